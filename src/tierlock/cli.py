@@ -1,0 +1,116 @@
+"""The command line: a parser factory, ``main(argv)``, and the one place where
+errors become messages and exit codes.
+
+Each command lives in ``tierlock.commands.<name>`` and provides ``HELP``,
+``add_arguments(parser)`` and ``run(args, ctx) -> int``; its module imports
+only what parsing needs, so ``tierlock probe`` or ``check`` never load rich.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import NoReturn
+
+from tierlock._version import __version__
+from tierlock.errors import EXIT_USAGE, TierlockError, UsageError
+from tierlock.output import UI
+from tierlock.tiers import Project, load_project
+
+COMMANDS = ("tiers", "init", "install")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises UsageError instead of exiting, so main() can return."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}", remedy=f"see: {self.prog} --help")
+
+
+@dataclass
+class Context:
+    """What a command gets besides its arguments."""
+
+    ui: UI
+    project_arg: str | None
+    _project: Project | None = field(default=None, repr=False)
+
+    def project(self) -> Project:
+        if self._project is None:
+            self._project = load_project(self.project_arg or ".")
+        return self._project
+
+
+def _common(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    default = argparse.SUPPRESS if suppress else None
+    parser.add_argument(
+        "--project",
+        metavar="DIR",
+        default=default,
+        help="project folder or pyproject.toml (default: nearest pyproject.toml upward)",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        default=default if suppress else False,
+        help="print one JSON document on stdout and nothing else there",
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", default=default if suppress else False, help="print less")
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", default=default if suppress else False, help="print more"
+    )
+
+
+def command_modules() -> dict[str, ModuleType]:
+    return {name: importlib.import_module(f"tierlock.commands.{name.replace('-', '_')}") for name in COMMANDS}
+
+
+def build_parser(prog: str = "tierlock") -> argparse.ArgumentParser:
+    """The argument parser with every subcommand."""
+    parser = _Parser(prog=prog, description="Fast base installs and opt-in dependency tiers from exact lockfiles.")
+    parser.add_argument("--version", action="version", version=f"tierlock {__version__}")
+    _common(parser, suppress=False)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, module in command_modules().items():
+        cmd = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        _common(cmd, suppress=True)
+        module.add_arguments(cmd)
+        cmd.set_defaults(_module=module)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
+    """Run tierlock with *argv*; return the exit code."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    json_mode = "--json" in args_list
+    ui = UI(json_mode=json_mode)
+    try:
+        parser = build_parser(prog)
+        args = parser.parse_args(args_list)
+        ui = UI(json_mode=args.json, quiet=args.quiet, verbose=args.verbose)
+        if getattr(args, "_module", None) is None:
+            parser.print_help(sys.stderr)
+            return EXIT_USAGE
+        ctx = Context(ui=ui, project_arg=args.project)
+        code: int = args._module.run(args, ctx)
+        return code
+    except TierlockError as err:
+        ui.error(err)
+        return err.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def entrypoint() -> NoReturn:
+    """The ``tierlock`` console script."""
+    sys.exit(main())
+
+
+def install_tier_entrypoint() -> NoReturn:
+    """The ``install-tier`` console script: exactly ``tierlock install``."""
+    sys.exit(main(["install", *sys.argv[1:]], prog="install-tier"))

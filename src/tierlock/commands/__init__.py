@@ -1,0 +1,1 @@
+"""One module per CLI command; see tierlock.cli for the protocol."""

@@ -1,0 +1,168 @@
+"""The one error hierarchy of tierlock.
+
+Every error carries structured fields (what, where, the remedy) and an exit
+code; the CLI turns them into messages in exactly one place
+(:func:`tierlock.cli.main`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_BACKEND = 3
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem found by a validator: what is wrong and where."""
+
+    message: str
+    where: str = ""
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+    hint: str | None = None
+
+    def render(self) -> str:
+        place = ""
+        if self.file:
+            place = self.file
+            if self.line is not None:
+                place += f":{self.line}"
+                if self.column is not None:
+                    place += f":{self.column}"
+        parts = [p for p in (place, self.where) if p]
+        prefix = " ".join(parts)
+        text = f"{prefix}: {self.message}" if prefix else self.message
+        if self.hint:
+            text += f" ({self.hint})"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "message": self.message,
+            "where": self.where,
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "hint": self.hint,
+        }
+
+
+class TierlockError(Exception):
+    """Root of every error tierlock raises on purpose."""
+
+    exit_code: int = EXIT_USAGE
+    kind: str = "error"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        remedy: str | None = None,
+        file: str | None = None,
+        line: int | None = None,
+        tier: str | None = None,
+        package: str | None = None,
+        problems: Sequence[Problem] = (),
+        detail: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.remedy = remedy
+        self.file = file
+        self.line = line
+        self.tier = tier
+        self.package = package
+        self.problems: tuple[Problem, ...] = tuple(problems)
+        self.detail = detail
+
+    def lines(self) -> list[str]:
+        """The human-readable message, one entry per line."""
+        out = [self.message]
+        out.extend(f"  - {p.render()}" for p in self.problems)
+        if self.detail:
+            out.extend(f"  | {d}" for d in self.detail.rstrip().splitlines())
+        if self.remedy:
+            out.append(f"  to fix: {self.remedy}")
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "message": self.message,
+            "exit_code": self.exit_code,
+            "file": self.file,
+            "line": self.line,
+            "tier": self.tier,
+            "package": self.package,
+            "remedy": self.remedy,
+            "problems": [p.to_dict() for p in self.problems],
+        }
+
+
+class ConfigError(TierlockError):
+    """pyproject.toml or a config table is missing or invalid (exit 2)."""
+
+    exit_code = EXIT_USAGE
+    kind = "config"
+
+
+class UsageError(TierlockError):
+    """Bad flags or arguments, an unknown tier (exit 2)."""
+
+    exit_code = EXIT_USAGE
+    kind = "usage"
+
+
+class UnknownTierError(UsageError):
+    """A tier name that the project does not declare."""
+
+    kind = "unknown-tier"
+
+    def __init__(self, name: str, declared: Iterable[str], *, file: str | None = None) -> None:
+        import difflib
+
+        names = sorted(declared)
+        hint = difflib.get_close_matches(name, names, n=1)
+        message = f"unknown tier {name!r}; declared tiers: {', '.join(names) or '(none)'}"
+        if hint:
+            message += f" (did you mean {hint[0]!r}?)"
+        super().__init__(
+            message,
+            tier=name,
+            file=file,
+            remedy="name a declared tier, or declare it under [tool.tierlock.tiers] (tierlock init proposes them)",
+        )
+
+
+class CheckFailed(TierlockError):
+    """A check ran and found problems (exit 1)."""
+
+    exit_code = EXIT_FAILED
+    kind = "check"
+
+
+class BackendError(TierlockError):
+    """An installer or lock backend (uv, pip, pip-tools) failed or is missing (exit 3)."""
+
+    exit_code = EXIT_BACKEND
+    kind = "backend"
+
+
+@dataclass
+class ProblemCollector:
+    """Collects problems so that validation reports every one at once."""
+
+    problems: list[Problem] = field(default_factory=list)
+
+    def add(self, message: str, where: str = "", **kwargs: Any) -> None:
+        self.problems.append(Problem(message, where, **kwargs))
+
+    def __bool__(self) -> bool:
+        return bool(self.problems)

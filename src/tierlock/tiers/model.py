@@ -1,0 +1,114 @@
+"""The tier model: pure, frozen data read from pyproject.toml."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from packaging.requirements import Requirement
+from packaging.utils import NormalizedName, canonicalize_name
+
+from tierlock.errors import UnknownTierError
+
+BASE: NormalizedName = canonicalize_name("base")
+
+LockFormat = Literal["requirements", "pylock"]
+BackendName = Literal["auto", "uv", "pip"]
+
+
+@dataclass(frozen=True)
+class Tier:
+    """One tier: its roots, where they come from, and what it gates.
+
+    ``requirements`` are the tier's own roots (for an opt-in tier, not those of
+    the tier it is layered on); :meth:`Project.closure_requirements` gives the
+    union along the layering chain.
+    """
+
+    name: NormalizedName
+    source: str
+    """``project.dependencies`` for base, else ``extra:NAME`` or ``group:NAME``."""
+    requirements: tuple[Requirement, ...]
+    layered_on: NormalizedName | None
+    probe: tuple[NormalizedName, ...]
+    """Distributions that must be consumable for the tier to count as present."""
+    import_roots: Mapping[NormalizedName, tuple[str, ...]]
+    tests: tuple[str, ...]
+    """Path globs, relative to the project root, of test files that need the tier."""
+    lockfile: Path
+    ci_required: bool
+    include_groups: tuple[str, ...] = ()
+    """Dependency groups pulled in through ``include-group`` (resolved)."""
+
+    @property
+    def is_base(self) -> bool:
+        return self.name == BASE
+
+    @property
+    def install_command(self) -> str:
+        return f"install-tier {self.name}"
+
+
+@dataclass(frozen=True)
+class Project:
+    """A project's declared tiers and the ``[tool.tierlock]`` settings."""
+
+    root: Path
+    pyproject: Path
+    name: NormalizedName | None
+    requires_python: str | None
+    tiers: Mapping[NormalizedName, Tier]
+    """Every tier, ``base`` first, then in declaration order."""
+    lock_dir: Path
+    format: LockFormat
+    backend: BackendName
+    ci_require: tuple[NormalizedName, ...]
+    configured: bool
+    """Whether pyproject.toml has a ``[tool.tierlock]`` table at all."""
+    runtime: Mapping[str, object] | None = field(default=None)
+    """The raw ``[tool.tierlock.runtime]`` table, validated by tierlock.validators."""
+
+    def tier(self, name: str) -> Tier:
+        """The tier called *name* (any spelling), or :class:`UnknownTierError`."""
+        key = canonicalize_name(name)
+        try:
+            return self.tiers[key]
+        except KeyError:
+            raise UnknownTierError(name, self.tiers, file=str(self.pyproject)) from None
+
+    def select(self, names: list[str] | tuple[str, ...] | None) -> list[Tier]:
+        """The named tiers (all when *names* is empty or None), in project order."""
+        if not names:
+            return list(self.tiers.values())
+        wanted = {self.tier(n).name for n in names}
+        return [t for t in self.tiers.values() if t.name in wanted]
+
+    def chain(self, name: str) -> list[Tier]:
+        """The tier and everything it is layered on, bottom (base) first."""
+        out: list[Tier] = []
+        tier: Tier | None = self.tier(name)
+        while tier is not None:
+            out.append(tier)
+            tier = self.tiers[tier.layered_on] if tier.layered_on else None
+        return list(reversed(out))
+
+    def closure_requirements(self, name: str) -> list[Requirement]:
+        """The roots of the tier and of every tier below it, without duplicates."""
+        seen: set[str] = set()
+        out: list[Requirement] = []
+        for tier in self.chain(name):
+            for req in tier.requirements:
+                key = str(req)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(req)
+        return out
+
+    def relpath(self, path: Path) -> str:
+        """*path* relative to the project root when it is inside it."""
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)

@@ -1,0 +1,1 @@
+"""Test helpers shared by the suite: real wheels, real venvs, a clean environment."""
