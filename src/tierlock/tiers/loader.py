@@ -464,9 +464,7 @@ def parse_project(data: Mapping[str, Any], *, pyproject: Path, text: str = "") -
     )
 
 
-def _no_source_message(
-    name: str, extras: Iterable[str], groups: Iterable[str], kind: str | None = None
-) -> str:
+def _no_source_message(name: str, extras: Iterable[str], groups: Iterable[str], kind: str | None = None) -> str:
     what = {"extra": "no extra", "group": "no dependency group"}.get(kind or "", "no extra or dependency group")
     return (
         f"{what} called {name!r}; extras: {', '.join(extras) or '(none)'}; "

@@ -1,0 +1,99 @@
+"""The lockfile data model shared by the reader, the check and the installer.
+
+Pure frozen data; parsing lives in the format modules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from packaging.markers import Marker
+from packaging.utils import NormalizedName
+from packaging.version import Version
+
+LockFormatName = Literal["requirements", "pylock"]
+
+
+@dataclass(frozen=True)
+class LockedFile:
+    """A wheel or sdist named by a pylock entry."""
+
+    kind: Literal["wheel", "sdist"]
+    filename: str
+    url: str | None
+    path: str | None
+    size: int | None
+    hashes: Mapping[str, str]
+    """Algorithm to hex digest, e.g. ``{"sha256": "..."}``."""
+
+
+@dataclass(frozen=True)
+class LockEntry:
+    """One pinned package of a lockfile."""
+
+    name: NormalizedName
+    version: Version
+    marker: Marker | None
+    hashes: tuple[str, ...]
+    """``algorithm:hexdigest`` strings, e.g. ``sha256:...``."""
+    line: int | None = None
+    """1-based line of the entry in the lockfile (its first line)."""
+    files: tuple[LockedFile, ...] = ()
+    """pylock only: the wheels and sdists with URLs, sizes and hashes."""
+
+    def applies(self, environment: Mapping[str, str] | None = None) -> bool:
+        """Whether the entry's marker holds in *environment* (default: this interpreter)."""
+        if self.marker is None:
+            return True
+        return self.marker.evaluate(dict(environment) if environment is not None else None)
+
+    @property
+    def pin(self) -> str:
+        return f"{self.name}=={self.version}"
+
+
+@dataclass(frozen=True)
+class LockHeader:
+    """What tierlock records about how a lockfile was made (see docs/reference/lockfile.md)."""
+
+    tier: str
+    inputs: tuple[str, ...]
+    """The tier's input requirements as locked, canonical and sorted."""
+    inputs_digest: str
+    layered_on: str | None
+    layered_on_digest: str | None
+    """Digest of the lockfile of the tier below, when this one was made."""
+    body_digest: str
+    backend: str
+    backend_version: str
+    platform: str | None
+    """Set for single-platform (pip-tools) locks: the platform it was made on."""
+    command: str
+    """The exact command that regenerates the lockfile (``tierlock lock brain``)."""
+    extra: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Lock:
+    """A parsed lockfile."""
+
+    path: Path
+    format: LockFormatName
+    header: LockHeader | None
+    entries: tuple[LockEntry, ...]
+    file_digest: str
+    """sha256 of the whole file's bytes (what receipts and layered tiers record)."""
+
+    def applicable(self, environment: Mapping[str, str] | None = None) -> list[LockEntry]:
+        """The entries whose markers hold in *environment*."""
+        return [e for e in self.entries if e.applies(environment)]
+
+    def get(self, name: str, environment: Mapping[str, str] | None = None) -> LockEntry | None:
+        """The applicable entry for distribution *name* (normalized), if any."""
+        for entry in self.entries:
+            if entry.name == name and entry.applies(environment):
+                return entry
+        return None
