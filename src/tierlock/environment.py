@@ -107,7 +107,7 @@ def current() -> Target:
         purelib=Path(paths["purelib"]),
         platlib=Path(paths["platlib"]),
         stdlib=Path(paths["stdlib"]),
-        marker_env=dict(default_environment()),
+        marker_env={k: str(v) for k, v in default_environment().items()},
         platform=sysconfig.get_platform(),
         version=(sys.version_info[0], sys.version_info[1], sys.version_info[2]),
     )
@@ -152,7 +152,9 @@ def _foreign_tags(python: Path) -> list[str]:
     from tierlock import subproc
 
     code = "import json\nfrom packaging import tags\nprint(json.dumps([str(t) for t in tags.sys_tags()]))"
-    env = {**os.environ, "PYTHONPATH": str(Path(__import__("packaging").__file__).parent.parent)}
+    import packaging
+
+    env = {**os.environ, "PYTHONPATH": str(Path(packaging.__path__[0]).parent)}
     result = subproc.run([python, "-c", code], what=f"asking {python} for its wheel tags", env=env)
     tags: list[str] = json.loads(result.stdout)
     return tags
