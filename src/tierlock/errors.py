@@ -128,7 +128,7 @@ class UnknownTierError(UsageError):
     def __init__(self, name: str, declared: Iterable[str], *, file: str | None = None) -> None:
         import difflib
 
-        names = sorted(declared)
+        names = list(declared)
         hint = difflib.get_close_matches(name, names, n=1)
         message = f"unknown tier {name!r}; declared tiers: {', '.join(names) or '(none)'}"
         if hint:

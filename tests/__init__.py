@@ -1,0 +1,1 @@
+"""tierlock test suite."""

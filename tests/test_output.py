@@ -1,0 +1,62 @@
+"""Output: rich on a terminal, plain lines in CI or when piped, one JSON document with --json."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from tierlock.errors import ConfigError, Problem
+from tierlock.output import UI
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+ROWS = [["base", "project.dependencies"], ["brain", "extra:brain"]]
+
+
+@pytest.mark.usefixtures("not_ci")
+def test_terminal_outside_ci_gets_a_rich_table() -> None:
+    out = FakeTerminal()
+    UI(stdout=out).table("tiers", ["tier", "source"], ROWS)
+    assert "┃" in out.getvalue() or "│" in out.getvalue()
+
+
+def test_terminal_in_ci_gets_plain_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CI", "true")
+    out = FakeTerminal()
+    UI(stdout=out).table("tiers", ["tier", "source"], ROWS)
+    assert out.getvalue().splitlines() == [
+        "tiers",
+        "tier   source",
+        "base   project.dependencies",
+        "brain  extra:brain",
+    ]
+
+
+def test_json_mode_hides_human_lines_and_writes_one_document() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    ui = UI(json_mode=True, stdout=out, stderr=err)
+    ui.line("hello")
+    ui.table("t", ["a"], [["b"]])
+    ui.emit_json({"ok": True})
+    assert json.loads(out.getvalue()) == {"ok": True}
+    with pytest.raises(RuntimeError):
+        ui.emit_json({"again": True})
+
+
+def test_error_goes_to_stderr_with_problems_and_remedy() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    UI(stdout=out, stderr=err).error(
+        ConfigError("bad table", problems=[Problem("unknown key 'x'", "[tool.tierlock].x")], remedy="edit it")
+    )
+    assert out.getvalue() == ""
+    assert err.getvalue().splitlines() == [
+        "ERROR bad table",
+        "  - [tool.tierlock].x: unknown key 'x'",
+        "  to fix: edit it",
+    ]
