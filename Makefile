@@ -10,10 +10,13 @@ STAMP := $(VENV)/.tierlock-dev-installed
 
 venv: $(STAMP)
 
+# After the editable install, dogfood the installer: install-tier makes the dev
+# tools exactly what the committed lockfiles/ pin (a no-op when they already are).
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=25.1"
 	$(BIN)/python -m pip install --quiet -e . --group dev
+	$(BIN)/install-tier --quiet test lint lock bench
 	@touch $(STAMP)
 
 demo: $(STAMP)
@@ -29,7 +32,11 @@ typecheck: $(STAMP)
 pytest: $(STAMP)
 	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
 
-test: lint typecheck pytest
+check-locks: $(STAMP)
+	$(BIN)/tierlock check
+	$(BIN)/tierlock --project examples/demo check
+
+test: lint typecheck check-locks pytest
 
 clean:
 	rm -rf $(VENV) .demo .mypy_cache .ruff_cache .pytest_cache

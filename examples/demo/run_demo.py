@@ -35,6 +35,52 @@ def run(*argv: str, expect: int | None = 0, env: dict[str, str] | None = None) -
 def main() -> None:
     say("The demo project declares a pure-Python base tier and a `brain` tier (numpy, compiled).")
     run("tierlock", "--project", "examples/demo", "tiers")
+    check_locks()
+    arm_brain()
+    validate_runtime_config()
+
+
+def validate_runtime_config() -> None:
+    say("The runtime config lists the setup (install-tier brain) and verification commands: it validates.")
+    run("tierlock", "validate", "examples/demo/tierlock.runtime.json")
+    say("A broken copy: every error at once, with line and column, and no secret echoed (exit 1).")
+    run("tierlock", "validate", "examples/demo/broken.runtime.json", expect=1)
+
+
+#: The scratch environment the demo arms (never the repository's own .venv).
+DEMO_VENV = REPO / ".demo" / "brain-venv"
+
+
+def arm_brain() -> None:
+    """install-tier: arm, run again (nothing changes), break numpy (a husk), repair."""
+    import shutil
+
+    shutil.rmtree(DEMO_VENV, ignore_errors=True)
+    DEMO_VENV.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(DEMO_VENV)], check=True)
+    python = str(DEMO_VENV.relative_to(REPO) / "bin" / "python")
+    target = ("--project", "examples/demo")
+    say("Arm the brain tier in a scratch venv: exact pins from the lockfile, --no-deps, hashes checked.")
+    run("install-tier", *target, "brain", "--python", python)
+    say("Run it again: the receipt and a stat of every installed file prove nothing is to do (no uv, no pip).")
+    run("install-tier", *target, "brain", "--python", python)
+    site = next((DEMO_VENV / "lib").glob("python3*/site-packages"))
+    compiled = sorted((site / "numpy").rglob("_multiarray_umath*.so"))
+    if not compiled:
+        print("demo: numpy has no _multiarray_umath*.so here; skipping the husk step", flush=True)
+        return
+    compiled[0].unlink()
+    say(f"Delete numpy's compiled {compiled[0].name}: .dist-info survives, `import numpy` fails - a husk.")
+    print("   (uv sync, uv pip sync, pip install and pip-sync all report nothing to do here)", flush=True)
+    run("tierlock", *target, "probe", "brain", "--python", python, expect=1)
+    say("install-tier sees the husk and repairs just numpy (a forced reinstall of that one package).")
+    run("install-tier", *target, "brain", "--python", python)
+    run("tierlock", *target, "status", "--python", python)
+
+
+def check_locks() -> None:
+    say("Each tier has a committed lockfile (exact pins, hashes, a header); the offline check proves they match.")
+    run("tierlock", "--project", "examples/demo", "check")
 
 
 if __name__ == "__main__":

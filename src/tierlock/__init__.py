@@ -7,8 +7,51 @@ Library API::
         print(tier.name, [str(r) for r in tier.requirements])
 """
 
+from typing import TYPE_CHECKING, Any
+
 from tierlock._version import __version__
 from tierlock.errors import TierlockError
-from tierlock.tiers import Project, Tier, load_project
 
-__all__ = ["Project", "Tier", "TierlockError", "__version__", "load_project"]
+if TYPE_CHECKING:
+    from tierlock.probing import DistributionProbe, TierProbe, probe, probe_distribution
+    from tierlock.tiers import Project, Tier, load_project
+    from tierlock.validators import ValidationResult, validate_runtime_config
+
+#: Names imported on first use (``tierlock.probe(...)``), so ``import tierlock`` stays light.
+_LAZY = {
+    "Project": "tierlock.tiers",
+    "Tier": "tierlock.tiers",
+    "load_project": "tierlock.tiers",
+    "probe": "tierlock.probing",
+    "probe_distribution": "tierlock.probing",
+    "TierProbe": "tierlock.probing",
+    "DistributionProbe": "tierlock.probing",
+    "validate_runtime_config": "tierlock.validators",
+    "ValidationResult": "tierlock.validators",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tierlock' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "DistributionProbe",
+    "Project",
+    "Tier",
+    "TierProbe",
+    "TierlockError",
+    "ValidationResult",
+    "__version__",
+    "load_project",
+    "probe",
+    "probe_distribution",
+    "validate_runtime_config",
+]

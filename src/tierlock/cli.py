@@ -14,14 +14,29 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from tierlock._version import __version__
 from tierlock.errors import EXIT_USAGE, TierlockError, UsageError
 from tierlock.output import UI
-from tierlock.tiers import Project, load_project
 
-COMMANDS = ("tiers", "init", "install")
+if TYPE_CHECKING:
+    from tierlock.tiers import Project
+
+COMMANDS = (
+    "tiers",
+    "init",
+    "install",
+    "status",
+    "remove",
+    "probe",
+    "admit",
+    "lock",
+    "check",
+    "validate",
+    "schema",
+    "setup-command",
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -41,6 +56,8 @@ class Context:
 
     def project(self) -> Project:
         if self._project is None:
+            from tierlock.tiers import load_project
+
             self._project = load_project(self.project_arg or ".")
         return self._project
 

@@ -3,22 +3,134 @@
 from __future__ import annotations
 
 import argparse
+import time
 from typing import TYPE_CHECKING
-
-from tierlock.errors import UsageError
 
 if TYPE_CHECKING:
     from tierlock.cli import Context
+    from tierlock.installer.fastpath import NoOp
+    from tierlock.installer.plan import Action
+    from tierlock.installer.run import Outcome
 
-HELP = "arm tiers in an environment from their lockfiles (not available yet)"
+HELP = "arm tiers in an environment exactly from their lockfiles, repairing husks"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("tiers", nargs="*", metavar="TIER")
+    parser.add_argument("tiers", nargs="*", metavar="TIER", help="the tiers to arm (with what they are layered on)")
+    target_arguments(parser)
+    parser.add_argument(
+        "--backend",
+        choices=("auto", "uv", "pip"),
+        default=None,
+        help="installer backend (default: [tool.tierlock].backend, else auto = uv when available, else pip)",
+    )
+    parser.add_argument("--dry-run", action="store_true", help="print the plan; install nothing, write nothing")
+
+
+def target_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--python",
+        metavar="PATH",
+        default=None,
+        help="the interpreter (or environment folder) to act on (default: the active venv, else this interpreter)",
+    )
+    parser.add_argument(
+        "--system",
+        action="store_true",
+        help="allow a target that is not a virtual environment (never an externally managed one)",
+    )
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
-    raise UsageError(
-        "installing tiers is not available yet in this version of tierlock; nothing was installed",
-        remedy="install the tier's packages with pip for now: pip install -e '.[TIER]'",
+    started = time.perf_counter()
+    if not args.dry_run and args.tiers:
+        # The no-op fast path: receipts and stat() only; no project loading, no planning, no subprocess.
+        from tierlock.installer import fastpath
+
+        noop, why = fastpath.try_noop(args.tiers, project_arg=ctx.project_arg, python=args.python, system=args.system)
+        if noop is not None:
+            return report_noop(noop, ctx, time.perf_counter() - started)
+        ctx.ui.detail(f"full plan: {why}")
+
+    from tierlock.installer.run import Request, install
+
+    project = ctx.project()
+    request = Request(
+        tiers=tuple(args.tiers),
+        python=args.python,
+        system=args.system,
+        backend=args.backend,
+        dry_run=args.dry_run,
     )
+    outcome = install(project, request, ctx.ui)
+    if ctx.ui.json_mode:
+        ctx.ui.emit_json(outcome.to_json())
+    else:
+        report(outcome, ctx)
+    return 0
+
+
+def report_noop(noop: NoOp, ctx: Context, duration: float) -> int:
+    if ctx.ui.json_mode:
+        ctx.ui.emit_json(
+            {
+                "ok": True,
+                "tier": " ".join(noop.tiers),
+                "tiers": noop.tiers,
+                "result": "unchanged",
+                "target": str(noop.prefix),
+                "package_count": noop.packages,
+                "counts": {"install": 0, "replace": 0, "repair": 0, "satisfied": noop.packages},
+                "packages": {
+                    "install": [],
+                    "replace": [],
+                    "repair": [],
+                    "satisfied": [{"name": n, "version": v, "reason": "receipt verified"} for n, v in noop.pins],
+                },
+                "files_checked": noop.files,
+                "backend": None,
+                "backend_version": None,
+                "waited_for_lock": False,
+                "receipts": [],
+                "duration_s": round(duration, 4),
+            }
+        )
+    else:
+        ctx.ui.line(
+            f"{', '.join(noop.tiers)}: already present ({noop.packages} package(s), "
+            f"{noop.files} file(s) checked against the receipt); nothing to do"
+        )
+    return 0
+
+
+def report(outcome: Outcome, ctx: Context) -> None:
+    ui = ctx.ui
+    tiers = ", ".join(outcome.tiers)
+    if outcome.result == "unchanged" and outcome.plan is None:
+        ui.line(
+            f"{tiers}: already present ({outcome.packages} package(s), "
+            f"{outcome.files_checked} file(s) checked against the receipt); nothing to do"
+        )
+        return
+    plan = outcome.plan
+    if plan is None:
+        return
+    if outcome.result == "planned":
+        rows = [[s.action, s.entry.name, str(s.entry.version), s.reason] for s in plan.steps]
+        counts = plan.counts()
+        summary = ", ".join(f"{n} to {a}" if a != "satisfied" else f"{n} satisfied" for a, n in counts.items())
+        ui.table(f"plan for {tiers} in {outcome.prefix}: {summary}", ["action", "package", "version", "why"], rows)
+        return
+    if outcome.result == "unchanged":
+        ui.line(f"{tiers}: already present ({outcome.packages} package(s) verified by the probe); nothing to do")
+        return
+    changed = ", ".join(f"{len(plan.of(a))} {done}" for a, done in _DONE if plan.of(a))
+    ui.line(
+        f"{tiers}: {outcome.result} - {changed} of {outcome.packages} package(s) with {outcome.backend} "
+        f"in {outcome.duration:.1f}s; verified by the probe, receipt written"
+    )
+    for step in plan.changes:
+        ui.detail(f"  {step.action}: {step.entry.pin} ({step.reason})")
+
+
+_DONE: tuple[tuple[Action, str], ...] = (("install", "installed"), ("replace", "replaced"), ("repair", "repaired"))

@@ -14,7 +14,10 @@ from packaging.markers import Marker
 from packaging.utils import NormalizedName
 from packaging.version import Version
 
+from tierlock.errors import ConfigError, Problem
+
 LockFormatName = Literal["requirements", "pylock"]
+ProblemKind = Literal["integrity", "header"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,8 @@ class LockEntry:
     """1-based line of the entry in the lockfile (its first line)."""
     files: tuple[LockedFile, ...] = ()
     """pylock only: the wheels and sdists with URLs, sizes and hashes."""
+    url: str | None = None
+    """For a direct reference (``name @ URL``): the URL; the version comes from its file name."""
 
     def applies(self, environment: Mapping[str, str] | None = None) -> bool:
         """Whether the entry's marker holds in *environment* (default: this interpreter)."""
@@ -65,7 +70,7 @@ class LockHeader:
     inputs_digest: str
     layered_on: str | None
     layered_on_digest: str | None
-    """Digest of the lockfile of the tier below, when this one was made."""
+    """Body digest of the lockfile of the tier below (its pins), when this one was made."""
     body_digest: str
     backend: str
     backend_version: str
@@ -74,6 +79,11 @@ class LockHeader:
     command: str
     """The exact command that regenerates the lockfile (``tierlock lock brain``)."""
     extra: Mapping[str, str] = field(default_factory=dict)
+    requires_python: str | None = None
+    """The project's ``requires-python`` when the lock was made."""
+    include_groups: tuple[str, ...] = ()
+    """Dependency groups pulled in through ``include-group`` (resolved) when the lock was made."""
+    format_version: int = 1
 
 
 @dataclass(frozen=True)
@@ -85,7 +95,19 @@ class Lock:
     header: LockHeader | None
     entries: tuple[LockEntry, ...]
     file_digest: str
-    """sha256 of the whole file's bytes (what receipts and layered tiers record)."""
+    """sha256 of the whole file's bytes (what receipts record)."""
+    body_digest: str = ""
+    """Digest of the body as read (``sha256:...``); differs from ``header.body_digest`` after a hand edit."""
+
+    @property
+    def hand_edited(self) -> bool:
+        """Whether the body no longer matches the digest its header recorded."""
+        return self.header is not None and self.header.body_digest != self.body_digest
+
+    @property
+    def universal(self) -> bool:
+        """Whether the lock holds markers for every platform (not a single-platform lock)."""
+        return self.header is None or self.header.platform is None
 
     def applicable(self, environment: Mapping[str, str] | None = None) -> list[LockEntry]:
         """The entries whose markers hold in *environment*."""
@@ -97,3 +119,33 @@ class Lock:
             if entry.name == name and entry.applies(environment):
                 return entry
         return None
+
+
+@dataclass(frozen=True)
+class ReadProblem:
+    """One thing wrong inside a lockfile, with its line (1-based) when it has one."""
+
+    kind: ProblemKind
+    line: int | None
+    detail: str
+
+
+class LockfileError(ConfigError):
+    """A lockfile that cannot be used as it is: unreadable, or with integrity problems (exit 2)."""
+
+    kind = "lockfile"
+
+    @classmethod
+    def from_problems(cls, path: Path, problems: list[ReadProblem], remedy: str | None = None) -> LockfileError:
+        if len(problems) == 1:
+            only = problems[0]
+            message = f"{path}{f':{only.line}' if only.line else ''}: {only.detail}"
+        else:
+            message = f"{path}: {len(problems)} problems in the lockfile"
+        return cls(
+            message,
+            file=str(path),
+            line=problems[0].line if problems else None,
+            problems=[Problem(p.detail, file=str(path), line=p.line) for p in problems],
+            remedy=remedy or "regenerate it: tierlock lock TIER (then run tierlock check)",
+        )

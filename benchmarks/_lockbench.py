@@ -1,0 +1,88 @@
+"""Shared set-up of the lock benchmarks: a ~90-package project and its wheels, generated offline."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.support.wheels import build_wheel  # noqa: E402
+
+BIN = Path(sys.executable).parent
+BASE_ROOTS = 9
+BRAIN_ROOTS = 9
+PER_ROOT = 5  # each root pulls in a chain of dependencies
+
+
+def env() -> dict[str, str]:
+    # As installed for real: bytecode caches are written and used (this machine sets PYTHONDONTWRITEBYTECODE).
+    clean = {
+        k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_")) and k != "PYTHONDONTWRITEBYTECODE"
+    }
+    clean.update({"PIP_CONFIG_FILE": os.devnull, "UV_NO_PROGRESS": "1"})  # [tool.uv] in the project is read
+    return clean
+
+
+def make_project(root: Path) -> tuple[Path, Path, int]:
+    """Write the wheels and the project; return (project folder, wheel folder, package count)."""
+    wheels = root / "wheels"
+    names: list[str] = []
+    roots: list[str] = []
+    for r in range(BASE_ROOTS + BRAIN_ROOTS):
+        chain = [f"pkg{r:02d}-{d}" for d in range(PER_ROOT)]
+        for depth, name in enumerate(chain):
+            requires = [f"{chain[depth + 1]}>=1"] if depth + 1 < len(chain) else []
+            if depth == 0 and r >= BASE_ROOTS:
+                requires.append(f"pkg{r - BASE_ROOTS:02d}-0>=1")  # brain roots share packages with base
+            for version in ("1.0", "1.1"):
+                build_wheel(wheels, name, version, requires=requires)
+            names.append(name)
+        roots.append(chain[0])
+    base = ", ".join(f'"{n}>=1"' for n in roots[:BASE_ROOTS])
+    brain = ", ".join(f'"{n}>=1"' for n in roots[BASE_ROOTS:])
+    project = root / "proj"
+    project.mkdir(parents=True, exist_ok=True)
+    (project / "pyproject.toml").write_text(
+        f"""[project]
+name = "bench"
+version = "0.1.0"
+requires-python = ">=3.11"
+dependencies = [{base}]
+
+[project.optional-dependencies]
+brain = [{brain}]
+
+[tool.uv]
+no-index = true
+find-links = ["{wheels}"]
+
+[tool.tierlock.tiers.brain]
+source = "extra:brain"
+""",
+        encoding="utf-8",
+    )
+    return project, wheels, len(names)
+
+
+def run(argv: Sequence[str | Path], cwd: Path | None = None, expect: int = 0) -> None:
+    proc = subprocess.run([str(a) for a in argv], cwd=cwd, env=env(), capture_output=True, text=True, check=False)
+    if proc.returncode != expect:
+        raise SystemExit(f"{' '.join(map(str, argv))} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
+
+
+def timed(argv: Sequence[str | Path], cwd: Path | None = None, repeat: int = 15) -> float:
+    """Median wall time in seconds over *repeat* runs (after one warm-up)."""
+    run(argv, cwd)
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run(argv, cwd)
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)

@@ -1,0 +1,181 @@
+"""install-tier against plain uv and pip, side by side, on a ~90-package tier (offline).
+
+Generates ~90 wheels (some with compiled-extension-named files) into a local
+folder, a project whose ``brain`` tier locks all of them (with real hashes),
+and empty virtual environments. Then, each command in a fresh process, median
+wall time over several runs:
+
+* **no-op**: ``install-tier brain`` on an armed environment (it also verifies
+  every installed file against the receipt) vs ``uv pip install --no-deps
+  --require-hashes -r brain.txt`` and vs the same ``pip install``;
+* **arming** from a warm cache into a fresh environment: ``install-tier brain
+  --backend uv`` vs plain ``uv pip install --no-deps -r brain.txt``, and
+  ``install-tier brain --backend pip`` vs ``pip install --no-deps
+  --require-hashes -r brain.txt``.
+
+Run: ``.venv/bin/python benchmarks/bench_install.py [--runs N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.support.tierproject import write_lock  # noqa: E402
+from tests.support.wheels import EXT_SUFFIX, build_wheel  # noqa: E402
+
+BIN = Path(sys.executable).parent
+PACKAGES = 90
+BASE = 10
+
+
+def make_world(root: Path) -> tuple[Path, Path, Path]:
+    """Wheels, a project with base (10) and brain (90 with base) locked, and an empty venv."""
+    wheels = root / "wheels"
+    pins: list[tuple[str, str, Path]] = []
+    for i in range(PACKAGES):
+        name = f"bpkg{i:02d}"
+        files: dict[str, bytes | str] = {
+            f"{name}/__init__.py": f"VALUE = {i}\n",
+            f"{name}/util.py": "def f():\n    return 1\n" * 20,
+        }
+        if i % 6 == 0:
+            files[f"{name}/_speed{EXT_SUFFIX}"] = b"\x7fELF" + bytes(range(256)) * 40
+        pins.append((name, "1.0", build_wheel(wheels, name, "1.0", files=files)))
+    project = root / "proj"
+    project.mkdir()
+    base = ", ".join(f'"{n}>=1"' for n, _, _ in pins[:BASE])
+    brain = ", ".join(f'"{n}>=1"' for n, _, _ in pins[BASE:])
+    (project / "pyproject.toml").write_text(
+        f"""[project]
+name = "bench"
+version = "0.1.0"
+requires-python = ">=3.11"
+dependencies = [{base}]
+
+[project.optional-dependencies]
+brain = [{brain}]
+
+[tool.tierlock.tiers.brain]
+source = "extra:brain"
+""",
+        encoding="utf-8",
+    )
+    write_lock(project, "base", pins[:BASE])
+    write_lock(project, "brain", pins)
+    empty = root / "empty-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(empty)], check=True)
+    return project, wheels, empty
+
+
+def environ(wheels: Path, cache: Path) -> dict[str, str]:
+    # As installed for real: bytecode caches are written and used (this machine sets PYTHONDONTWRITEBYTECODE).
+    drop = {"VIRTUAL_ENV", "PYTHONDONTWRITEBYTECODE"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_")) and k not in drop}
+    env.update(
+        {
+            "PIP_CONFIG_FILE": os.devnull,
+            "PIP_NO_INDEX": "1",
+            "PIP_FIND_LINKS": str(wheels),
+            "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+            "UV_NO_CONFIG": "1",
+            "UV_NO_INDEX": "1",
+            "UV_FIND_LINKS": str(wheels),
+            "UV_CACHE_DIR": str(cache),
+            "UV_NO_PROGRESS": "1",
+        }
+    )
+    return env
+
+
+def run(argv: Sequence[str | Path], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    proc = subprocess.run([str(a) for a in argv], env=env, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(map(str, argv))} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
+    return elapsed
+
+
+def median(samples: list[float]) -> float:
+    return statistics.median(samples)
+
+
+def fresh(empty: Path, dest: Path) -> Path:
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(empty, dest, symlinks=True)
+    return dest / "bin" / "python"
+
+
+def compare(label: str, ours: float, peer: float, peer_name: str, target: float) -> str:
+    ratio = ours / peer
+    verdict = "within" if ratio <= target else "over"
+    return (
+        f"{label:<44} tierlock {ours * 1000:8.1f} ms   {peer_name} {peer * 1000:8.1f} ms   "
+        f"ratio {ratio:5.2f}x  (target <= {target}x: {verdict})"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--runs", type=int, default=15, help="runs per no-op measurement (arming uses a third)")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="tierlock-bench-install-") as tmp:
+        root = Path(tmp)
+        project, wheels, empty = make_world(root)
+        env = environ(wheels, root / "uv-cache")
+        lock = project / "lockfiles" / "brain.txt"
+        tier: list[str | Path] = [BIN / "install-tier", "--project", project, "brain"]
+        uv: list[str | Path] = [BIN / "uv", "pip", "install", "--no-deps"]
+        pip: list[str | Path] = [sys.executable, "-m", "pip"]
+
+        # Warm the uv cache once.
+        python = fresh(empty, root / "warm")
+        run([*uv, "--python", python, "-r", lock], env)
+
+        # -- no-op on an armed environment
+        armed = fresh(empty, root / "armed")
+        run([*tier, "--python", armed], env)
+        noop_tier = [run([*tier, "--python", armed], env) for _ in range(args.runs)]
+        noop_uv = [run([*uv, "--require-hashes", "--python", armed, "-r", lock], env) for _ in range(args.runs)]
+        pip_runs = max(3, args.runs // 3)
+        noop_pip = [
+            run([*pip, "--python", armed, "install", "--no-deps", "--require-hashes", "-r", lock], env)
+            for _ in range(pip_runs)
+        ]
+
+        # -- arming a fresh environment from a warm cache
+        arm_runs = max(3, args.runs // 3)
+
+        def arm(command: Callable[[Path], list[str | Path]]) -> list[float]:
+            samples = []
+            for i in range(arm_runs):
+                target = fresh(empty, root / f"arm-{i}")
+                samples.append(run(command(target), env))
+            return samples
+
+        arm_tier_uv = arm(lambda p: [*tier, "--backend", "uv", "--python", p])
+        arm_uv = arm(lambda p: [*uv, "--python", p, "-r", lock])
+        arm_tier_pip = arm(lambda p: [*tier, "--backend", "pip", "--python", p])
+        arm_pip = arm(lambda p: [*pip, "--python", p, "install", "--no-deps", "--require-hashes", "-r", lock])
+
+    print(f"install benchmark: {PACKAGES} packages, medians of {args.runs} (no-op) / {arm_runs} (arming) runs")
+    print(compare("no-op: install-tier vs uv --require-hashes", median(noop_tier), median(noop_uv), "uv ", 1.0))
+    print(compare("no-op: install-tier vs pip --require-hashes", median(noop_tier), median(noop_pip), "pip", 0.1))
+    print(compare("arming (warm cache): --backend uv vs uv", median(arm_tier_uv), median(arm_uv), "uv ", 1.15))
+    print(compare("arming: --backend pip vs pip --require-hashes", median(arm_tier_pip), median(arm_pip), "pip", 1.05))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,139 @@
+"""Probe speed: in-process ``tierlock.probe`` of a ~90-package tier against ``pytest.importorskip``.
+
+Generates (offline) 90 small distributions -- each a package of 10 modules
+plus one compiled-extension-named file -- installs them for real with uv into
+a scratch folder, and writes a project whose ``big`` tier has 30 roots and a
+lockfile pinning all 90 (its closure). Then it measures, warm file cache:
+
+* ``tierlock.probe("big", project=..., closure=True)`` in this process
+  (roots and closure: 90 packages), median of many runs; also roots only;
+* ``pytest.importorskip(root)`` for the same 30 roots, each in a fresh
+  process (what a gated suite pays per root without tierlock), summed;
+
+and prints the ratio. Run: ``.venv/bin/python benchmarks/bench_probe.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.support.env import clean_env  # noqa: E402
+from tests.support.wheels import build_wheel  # noqa: E402
+
+PACKAGES = 90
+ROOTS = 30
+MODULES = 10
+RUNS = 200
+
+
+def generate(work: Path) -> tuple[Path, Path]:
+    """Wheels installed into *work*/site and a project at *work*/project; returns (site, project)."""
+    wheels = work / "wheels"
+    names = [f"benchpkg{i:02d}" for i in range(PACKAGES)]
+    for name in names:
+        files: dict[str, bytes | str] = {f"{name}/__init__.py": "VALUE = 1\n"}
+        for m in range(MODULES - 1):
+            files[f"{name}/mod{m}.py"] = f"X = {m}\n" * 20
+        files[f"{name}/_core.so"] = b"\x7fELF" + b"\0" * 4096
+        build_wheel(wheels, name, "1.0", files=files, extension=True)
+    site = work / "site"
+    uv = Path(sys.executable).parent / "uv"
+    subprocess.run(
+        [
+            str(uv),
+            "pip",
+            "install",
+            "--quiet",
+            "--no-index",
+            "--find-links",
+            str(wheels),
+            "--target",
+            str(site),
+            "--python",
+            sys.executable,
+            "--link-mode",
+            "copy",
+            *names,
+        ],
+        check=True,
+        env=clean_env(),
+    )
+    project = work / "project"
+    (project / "lockfiles").mkdir(parents=True)
+    roots = ", ".join(f'"{n}"' for n in names[:ROOTS])
+    (project / "pyproject.toml").write_text(
+        f'[project]\nname = "bench"\nversion = "0"\ndependencies = []\n'
+        f"[project.optional-dependencies]\nbig = [{roots}]\n"
+        '[tool.tierlock.tiers.big]\ntests = ["tests/big/**"]\n'
+    )
+    fake = "--hash=sha256:" + "0" * 64
+    (project / "lockfiles" / "big.txt").write_text("".join(f"{n}==1.0 {fake}\n" for n in names))
+    return site, project
+
+
+def timed_ms(fn: Callable[[], object], runs: int = RUNS) -> tuple[float, float]:
+    """(median, min) in milliseconds after one warm-up call."""
+    fn()  # warm the file cache and the imports
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples) * 1000, min(samples) * 1000
+
+
+def stat_floor(paths: list[str]) -> None:
+    """The least any files-based probe must do: one stat per installed file."""
+    for path in paths:
+        os.stat(path)
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory(prefix="tierlock-bench-probe-") as tmp:
+        site, project = generate(Path(tmp))
+        sys.path.insert(0, str(site))
+        import tierlock
+        from tierlock.tiers import load_project
+
+        loaded = load_project(project)
+        result = tierlock.probe("big", project=project, closure=True)
+        assert result.state == "present", [d.reasons for d in result.broken]
+        packages = len(result.checked)
+        files = result.files_checked
+
+        full, full_min = timed_ms(lambda: tierlock.probe("big", project=project, closure=True))
+        full_loaded, _ = timed_ms(lambda: tierlock.probe("big", project=loaded, closure=True))
+        roots_only, roots_min = timed_ms(lambda: tierlock.probe("big", project=loaded))
+        paths = [f.path for d in result.checked for f in d.files]
+        floor, _ = timed_ms(lambda: stat_floor(paths))
+
+        env = clean_env({"PYTHONPATH": str(site)})
+        roots = [f"benchpkg{i:02d}" for i in range(ROOTS)]
+        start = time.perf_counter()
+        for root in roots:
+            subprocess.run([sys.executable, "-c", f"import pytest; pytest.importorskip({root!r})"], check=True, env=env)
+        importorskip_ms = (time.perf_counter() - start) * 1000
+
+        print(f"tier: {ROOTS} roots, {packages} packages with the closure, {files} files checked")
+        print(f"tierlock.probe(closure=True), project path:    median {full:7.2f} ms (min {full_min:.2f}), {RUNS} runs")
+        print(f"tierlock.probe(closure=True), loaded Project:  median {full_loaded:7.2f} ms")
+        print(f"tierlock.probe(roots only),   loaded Project:  median {roots_only:7.2f} ms (min {roots_min:.2f})")
+        print(f"floor: os.stat of the same {len(paths)} files:  median {floor:7.2f} ms")
+        print(f"pytest.importorskip x {ROOTS} roots, fresh process each: {importorskip_ms:9.1f} ms")
+        print(f"ratio importorskip / probe(closure, project path): {importorskip_ms / full:7.0f}x")
+        print(f"ratio importorskip / probe(roots only):            {importorskip_ms / roots_only:7.0f}x")
+        print(f"(python {sys.version.split()[0]}, {os.cpu_count()} cpus)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+"""Measure `tierlock validate` against `check-jsonschema` on large runtime configs.
+
+Both tools run as command lines, side by side, on the same generated file
+(10,000 and 20,000 commands) and the same schema (the shipped
+runtime-config.schema.json): check-jsonschema checks structure only, tierlock
+checks every rule, with the checkout (cwd folders exist on disk). Prints the
+median wall time of each, the ratio tierlock / check-jsonschema (target:
+at most 1.0), and tierlock's 20k / 10k ratio (target: at most 2.2, linear).
+
+    .venv/bin/python benchmarks/bench_validate.py [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+SIZES = (10_000, 20_000)
+
+
+def make_config(folder: Path, commands: int) -> Path:
+    """A valid config of *commands* verification commands in *folder* (a checkout with its cwd folders)."""
+    (folder / "packages" / "app" / "tests").mkdir(parents=True, exist_ok=True)
+    (folder / "lib-root" / "packages" / "lib" / "tests").mkdir(parents=True, exist_ok=True)
+    verification = [
+        {
+            "key": f"check-{i}",
+            "repositoryId": "app" if i % 2 else "lib",
+            "command": "pytest",
+            "args": ["-q", f"tests/test_{i}.py", "--maxfail=1"],
+            "cwd": f"packages/{'app' if i % 2 else 'lib'}/tests",
+            "env": {"PYTHONHASHSEED": "0", "FEATURE": f"f{i % 7}"},
+            "timeoutMs": 600_000,
+            "label": f"Check {i}",
+            "policy": {"reuse": "snapshot-local", "inputs": ["src/**", f"tests/test_{i}.py"], "deterministic": True},
+        }
+        for i in range(commands)
+    ]
+    document = {
+        "schemaVersion": 1,
+        "repositories": [
+            {"id": "app", "path": ".", "scope": ["packages/app"]},
+            {"id": "lib", "path": "lib-root", "scope": ["packages/lib"]},
+        ],
+        "setup": [{"key": "arm", "repositoryId": "app", "command": "install-tier", "args": ["base"]}],
+        "verification": verification,
+    }
+    path = folder / "tierlock.runtime.json"
+    path.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    return path
+
+
+def timed(argv: list[str], expect: int = 0) -> float:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    start = time.perf_counter()
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != expect:
+        raise SystemExit(f"{argv[0]} exited {proc.returncode}:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+    from tierlock.validators.schema import schema_text
+
+    results: dict[int, tuple[float, float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        schema = Path(tmp) / "runtime-config.schema.json"
+        schema.write_text(schema_text(), encoding="utf-8")
+        for size in SIZES:
+            folder = Path(tmp) / f"n{size}"
+            folder.mkdir()
+            config = make_config(folder, size)
+            ours_argv = [str(BIN / "tierlock"), "validate", str(config), "--checkout", str(folder)]
+            peer_argv = [str(BIN / "check-jsonschema"), "--schemafile", str(schema), str(config)]
+            timed(ours_argv)  # warm the bytecode caches once
+            ours, peer = [], []
+            for _ in range(args.repeat):  # interleaved, so machine load hits both alike
+                ours.append(timed(ours_argv))
+                peer.append(timed(peer_argv))
+            results[size] = (statistics.median(ours), statistics.median(peer))
+            mib = config.stat().st_size / 2**20
+            print(
+                f"{size:>6} commands ({mib:.1f} MiB): tierlock validate {results[size][0]:.2f} s, "
+                f"check-jsonschema {results[size][1]:.2f} s, ratio {results[size][0] / results[size][1]:.2f}x "
+                "(target <= 1.0x)",
+                flush=True,
+            )
+    small, large = SIZES
+    print(
+        f"growth {large // 1000}k / {small // 1000}k: tierlock {results[large][0] / results[small][0]:.2f}x "
+        f"(target <= 2.2x), check-jsonschema {results[large][1] / results[small][1]:.2f}x"
+    )
+
+
+if __name__ == "__main__":
+    main()

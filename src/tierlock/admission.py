@@ -1,0 +1,135 @@
+"""The CI gate: lockfiles in sync, runtime config valid, required tiers present.
+
+:func:`admit` runs the three parts and returns an :class:`Admission`: one
+verdict per part with its denominators; it admits only when every part passes
+(a part with nothing to check, such as a project without a runtime config, is
+skipped).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from tierlock.probing import TierProbe
+    from tierlock.tiers import Project
+
+Verdict = Literal["pass", "fail", "skipped"]
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part of the gate: its verdict, its denominators and what failed."""
+
+    name: str
+    verdict: Verdict
+    counts: dict[str, int] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    remedy: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict in ("pass", "skipped")
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"verdict": self.verdict, **self.counts, "problems": self.problems}
+        if self.remedy:
+            out["remedy"] = self.remedy
+        return out
+
+
+@dataclass(frozen=True)
+class Admission:
+    """The gate's result."""
+
+    parts: tuple[Part, ...]
+    tiers: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(p.ok for p in self.parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "admitted": self.ok,
+            "tiers": list(self.tiers),
+            **{p.name: p.to_dict() for p in self.parts},
+        }
+
+
+def admit(project: Project, tiers: Sequence[str] = (), python: str | Path | None = None) -> Admission:
+    """Run the gate for *tiers* (default: the project's ``ci-require``, else every tier with tests)."""
+    names = [project.tier(t).name for t in tiers] if tiers else list(project.ci_require)
+    parts = (lockfile_part(project, names), runtime_part(project), probe_part(project, names, python))
+    return Admission(parts, tuple(names))
+
+
+def lockfile_part(project: Project, names: Sequence[str]) -> Part:
+    """The offline lockfile check (drift, hand edits, integrity, layering) of the admitted tiers."""
+    from tierlock.lockfiles.check import check
+
+    report = check(project, list(names) or None)
+    remedies = list(dict.fromkeys(f.remedy for f in report.findings))
+    counts = {
+        "tiers": len(report.tiers),
+        "lockfiles": report.lockfiles,
+        "packages": report.packages,
+    }
+    return Part(
+        "lockfiles",
+        "pass" if report.ok else "fail",
+        counts,
+        [f.render() for f in report.findings],
+        " && ".join(remedies) or None,
+    )
+
+
+def runtime_part(project: Project) -> Part:
+    """The runtime config of setup and verification commands, when the project has one."""
+    from tierlock.validators import discover, validate_runtime_config
+
+    path = discover(project.root)
+    if path is None:
+        return Part("runtime", "skipped", {"configs": 0, "commands": 0})
+    result = validate_runtime_config(path, project=project)
+    problems = []
+    for error in result.errors:
+        place = f"{error.file}:{error.line}" if error.file and error.line else (error.file or "")
+        problems.append(f"{place}: {error.where}: {error.message} [{error.rule}]".lstrip(": "))
+    counts = {"configs": 1, "commands": result.commands_checked}
+    remedy = None if result.ok else f"fix {project.relpath(path)}, then run: tierlock validate"
+    return Part("runtime", "pass" if result.ok else "fail", counts, problems, remedy)
+
+
+def probe_part(project: Project, names: Sequence[str], python: str | Path | None) -> Part:
+    """Every required tier present in the environment (roots and locked closure when locked)."""
+    from tierlock.probing import Prober
+    from tierlock.probing.tier import resolve_target
+
+    prober = Prober(project, resolve_target(python))
+    results: list[TierProbe] = []
+    for name in names:
+        tier = project.tier(name)
+        closure = tier.lockfile.is_file()
+        results.append(prober.probe(tier, closure=closure))
+    return probe_verdict(results)
+
+
+def probe_verdict(results: Sequence[TierProbe]) -> Part:
+    problems: list[str] = []
+    for r in results:
+        for d in r.broken:
+            why = "; ".join(d.reasons) or d.state
+            problems.append(f"tier {r.tier}: {d.name} {d.state}: {why}")
+    missing = [r for r in results if not r.present]
+    remedy = " && ".join(r.install_command for r in missing) or None
+    counts = {
+        "tiers": len(results),
+        "tiers_present": len(results) - len(missing),
+        "packages": sum(len(r.checked) for r in results),
+        "files_checked": sum(r.files_checked for r in results),
+    }
+    return Part("probe", "fail" if missing else "pass", counts, problems, remedy)

@@ -1,0 +1,44 @@
+"""``tierlock admit [--tier NAME...]``: the CI gate in one command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tierlock.cli import Context
+
+HELP = "the CI gate: lockfiles in sync, runtime config valid, required tiers present; one JSON line"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tier",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a tier that must be present (repeatable; default: the project's ci-require)",
+    )
+    parser.add_argument(
+        "--python", metavar="PATH", help="probe the environment of this interpreter (default: the running one)"
+    )
+
+
+def run(args: argparse.Namespace, ctx: Context) -> int:
+    from tierlock.admission import admit
+
+    result = admit(ctx.project(), args.tier, args.python)
+    document = result.to_dict()
+    if ctx.ui.json_mode:
+        ctx.ui.emit_json(document)
+    else:
+        for part in result.parts:
+            for problem in part.problems:
+                ctx.ui.note(f"admit: {part.name}: {problem}")
+            if part.remedy and not part.ok:
+                ctx.ui.note(f"admit: {part.name}: to fix: {part.remedy}")
+        # One JSON line on stdout, whatever the terminal: CI logs and scripts read it.
+        ctx.ui.stdout.write(json.dumps(document, separators=(",", ":")) + "\n")
+        ctx.ui.stdout.flush()
+    return 0 if result.ok else 1

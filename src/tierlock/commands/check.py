@@ -1,0 +1,39 @@
+"""``tierlock check [TIER...]``: offline drift and integrity check of the lockfiles."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tierlock.cli import Context
+
+HELP = "check offline that every tier's lockfile matches its declaration (exit 1 on any problem)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("tiers", nargs="*", metavar="TIER", help="tiers to check (default: every tier)")
+
+
+def run(args: argparse.Namespace, ctx: Context) -> int:
+    from tierlock.lockfiles.check import check
+
+    ctx.ui.fancy = False  # plain lines even on a terminal: the check never imports rich
+    project = ctx.project()
+    report = check(project, args.tiers)
+    if ctx.ui.json_mode:
+        ctx.ui.emit_json(report.to_dict())
+        return 0 if report.ok else 1
+    remedies: list[str] = []
+    for finding in report.findings:
+        ctx.ui.line(finding.render())
+        if finding.remedy not in remedies:
+            remedies.append(finding.remedy)
+    tiers = f"{len(report.tiers)} tier(s), {report.lockfiles} lockfile(s), {report.packages} package(s) checked"
+    if report.ok:
+        ctx.ui.line(f"ok: {tiers}; every lockfile matches its declaration")
+        return 0
+    ctx.ui.line(f"{len(report.findings)} problem(s): {tiers}")
+    for remedy in remedies:
+        ctx.ui.line(f"  to fix: {remedy}")
+    return 1

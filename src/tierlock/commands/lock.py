@@ -1,0 +1,85 @@
+"""``tierlock lock [TIER...]``: compile each tier's exact closure with hashes into its lockfile."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tierlock.cli import Context
+
+HELP = "compile each tier's exact closure (pins and hashes) into its lockfile"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("tiers", nargs="*", metavar="TIER", help="tiers to lock (default: every tier)")
+    parser.add_argument(
+        "--backend",
+        choices=("auto", "uv", "pip", "pip-tools"),
+        default=None,
+        help="uv (universal lock) or pip-tools (this platform only); default: [tool.tierlock].backend, else auto",
+    )
+    parser.add_argument(
+        "-U", "--upgrade", action="store_true", help="upgrade every package to its newest allowed version"
+    )
+    parser.add_argument(
+        "-P",
+        "--upgrade-package",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="upgrade this package only (repeatable); other pins are kept",
+    )
+    parser.add_argument("-i", "--index-url", metavar="URL", help="the package index (passed to the backend)")
+    parser.add_argument("--extra-index-url", action="append", default=[], metavar="URL", help="an extra index")
+    parser.add_argument("-f", "--find-links", action="append", default=[], metavar="DIR_OR_URL", help="find-links")
+    parser.add_argument("--no-index", action="store_true", help="use no index, only --find-links")
+
+
+def run(args: argparse.Namespace, ctx: Context) -> int:
+    from tierlock.lockfiles.backends import IndexOptions, choose
+    from tierlock.lockfiles.lock import LockOptions, lock_project
+
+    project = ctx.project()
+    for name in args.tiers:
+        project.tier(name)  # an unknown tier is a usage error before any work
+    backend = choose(args.backend or project.backend, log=ctx.ui.detail)
+    options = LockOptions(
+        upgrade=args.upgrade,
+        upgrade_packages=tuple(args.upgrade_package),
+        index=IndexOptions(
+            index_url=args.index_url,
+            extra_index_urls=tuple(args.extra_index_url),
+            find_links=tuple(_local(link) for link in args.find_links),
+            no_index=args.no_index,
+        ),
+    )
+    done = lock_project(project, args.tiers, backend, options, progress=ctx.ui.note)
+    if ctx.ui.json_mode:
+        ctx.ui.emit_json(
+            {
+                "ok": True,
+                "backend": backend.name,
+                "backend_version": backend.version(),
+                "universal": backend.universal,
+                "platform": backend.platform(),
+                "locked": [d.to_dict(project) for d in done],
+            }
+        )
+        return 0
+    for d in done:
+        what = "created" if d.created else ("updated" if d.changes else "unchanged pins")
+        extra = "" if d.reason == "requested" else f" ({d.reason})"
+        ctx.ui.line(f"{d.tier}: {project.relpath(d.path)}: {d.packages} package(s), {what}{extra}")
+        for change in d.changes:
+            ctx.ui.line(f"  {change}")
+    scope = "universal" if backend.universal else f"this platform only: {backend.platform()}"
+    ctx.ui.line(f"locked {len(done)} tier(s) with {backend.name} {backend.version()} ({scope})")
+    return 0
+
+
+def _local(link: str) -> str:
+    """A find-links folder relative to where the user stands (the backend runs elsewhere)."""
+    from pathlib import Path
+
+    return link if "://" in link else str(Path(link).resolve())

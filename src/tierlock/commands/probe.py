@@ -1,0 +1,67 @@
+"""``tierlock probe [TIER...]``: is each tier consumable here? Files only, no imports."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tierlock.cli import Context
+    from tierlock.probing import TierProbe
+
+HELP = "check from files alone (never importing) whether tiers are present, partial or absent"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("tiers", nargs="*", metavar="TIER", help="tiers to probe (default: every declared tier)")
+    parser.add_argument(
+        "--closure", action="store_true", help="also probe every package of the tier's lockfile for this environment"
+    )
+    parser.add_argument("--deep", action="store_true", help="also verify the RECORD hash of every installed file")
+    parser.add_argument(
+        "--python", metavar="PATH", help="probe the environment of this interpreter (default: the running one)"
+    )
+
+
+def document(results: list[TierProbe]) -> dict[str, Any]:
+    """The --json document."""
+    return {
+        "ok": all(r.present for r in results),
+        "python": str(results[0].python) if results else None,
+        "tiers_checked": len(results),
+        "packages_checked": sum(len(r.checked) for r in results),
+        "files_checked": sum(r.files_checked for r in results),
+        "tiers": [r.to_dict() for r in results],
+    }
+
+
+def run(args: argparse.Namespace, ctx: Context) -> int:
+    from tierlock.probing import probe_tiers
+
+    results = probe_tiers(args.tiers, ctx.project(), args.python, closure=args.closure, deep=args.deep)
+    if ctx.ui.json_mode:
+        ctx.ui.emit_json(document(results))
+    else:
+        render(results, ctx)
+    return 0 if all(r.present for r in results) else 1
+
+
+def render(results: list[TierProbe], ctx: Context) -> None:
+    rows = []
+    for r in results:
+        ok = sum(1 for d in r.checked if d.present)
+        rows.append([r.tier, r.state, f"{ok}/{len(r.checked)}", str(r.files_checked)])
+    python = results[0].python if results else None
+    ctx.ui.table(f"probe of {len(results)} tier(s) in {python}", ["tier", "state", "present", "files checked"], rows)
+    for r in results:
+        for d in r.checked:
+            label = f"{r.tier}: {d.name} {d.state}" + (f" {d.version}" if d.version else "")
+            for reason in d.reasons:
+                ctx.ui.line(f"  {label} — {reason}")
+            if ctx.ui.verbose or d.state == "present-editable":
+                for note in d.notes:
+                    ctx.ui.line(f"  {label} — note: {note}")
+        for note in r.notes:
+            ctx.ui.line(f"  {r.tier}: note: {note}")
+        if not r.present:
+            ctx.ui.line(f"  {r.tier} is {r.state}; to fix: {r.install_command}")

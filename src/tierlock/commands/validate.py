@@ -1,0 +1,86 @@
+"""``tierlock validate [FILE]``: check a runtime config against every rule at once."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from tierlock.errors import ConfigError
+
+if TYPE_CHECKING:
+    from tierlock.cli import Context
+
+HELP = "validate the runtime config (setup and verification commands): every error, with positions"
+FORMATS = ("text", "json", "github", "sarif")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "file",
+        nargs="?",
+        metavar="FILE",
+        help="a .json or .toml runtime config, or a pyproject.toml (default: discovered in the project folder)",
+    )
+    parser.add_argument("--format", choices=FORMATS, default=None, help="output format (default: text; --json: json)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--checkout",
+        metavar="DIR",
+        help="checkout root for the cwd rule (default: the git top level holding the config, else its folder)",
+    )
+    where.add_argument("--no-checkout", action="store_true", help="check cwd lexically only (no filesystem)")
+    parser.add_argument("--fail-fast", action="store_true", help="stop at the first error")
+
+
+def find_config(start: Path) -> Path:
+    """The runtime config discovered from *start* (its project folder, then *start* itself)."""
+    from tierlock.tiers import find_pyproject
+    from tierlock.validators import DISCOVERY, discover
+
+    folders = [start]
+    with contextlib.suppress(ConfigError):
+        folders.insert(0, find_pyproject(start).parent)
+    for folder in folders:
+        found = discover(folder)
+        if found is not None:
+            return found
+    raise ConfigError(
+        f"no runtime config found in {folders[0]}: looked for {', '.join(DISCOVERY[:2])} "
+        "and [tool.tierlock.runtime] in pyproject.toml",
+        remedy="create tierlock.runtime.json (docs/reference/runtime-config.md), or pass FILE",
+    )
+
+
+def run(args: argparse.Namespace, ctx: Context) -> int:
+    from tierlock.validators import validate_runtime_config
+    from tierlock.validators.report import RENDERERS
+
+    if args.file:
+        path = Path(args.file)
+        if not path.exists():
+            raise ConfigError(f"{path} does not exist", file=str(path), remedy="pass the path of a runtime config")
+    else:
+        path = find_config(Path(ctx.project_arg or "."))
+    checkout: Path | Literal[False] | None = None
+    if args.no_checkout:
+        checkout = False
+    elif args.checkout:
+        checkout = Path(args.checkout)
+        if not checkout.is_dir():
+            raise ConfigError(f"--checkout {checkout} is not a folder", remedy="pass the checkout root")
+    result = validate_runtime_config(path, checkout=checkout, fail_fast=args.fail_fast)
+    fmt = args.format or ("json" if ctx.ui.json_mode else "text")
+    rendered = RENDERERS[fmt](result)
+    if fmt in ("json", "sarif"):
+        ctx.ui.emit_json(rendered)
+        return result.exit_code
+    for note in result.notes:
+        ctx.ui.detail(note)
+    lines: list[str] = rendered
+    for i, line in enumerate(lines):
+        last = i == len(lines) - 1
+        style = ("bold green" if result.ok else "bold red") if last else "red"
+        ctx.ui.line(line, style=style)
+    return result.exit_code

@@ -1,0 +1,179 @@
+"""uv and pip behind one small interface.
+
+Both install exact ``name==version --hash=...`` lines from a temporary
+requirements file, always with ``--no-deps`` and hash checking, and repair by
+forcing a reinstall of just the named packages. The user's own pip/uv
+configuration (indexes, find-links, certificates, proxies) applies: the
+environment is passed through untouched.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Protocol
+
+from tierlock import subproc
+from tierlock.environment import Target
+from tierlock.errors import BackendError, UsageError
+
+BackendName = Literal["uv", "pip"]
+#: Overrides where tierlock looks for the uv executable.
+UV_ENV = "TIERLOCK_UV"
+
+
+class Backend(Protocol):
+    """An installer that puts exact pins into a target environment."""
+
+    @property
+    def name(self) -> BackendName: ...
+
+    def version(self) -> str: ...
+
+    def install_argv(self, target: Target, requirements: Path, *, reinstall: Sequence[str]) -> list[str]: ...
+
+    def uninstall_argv(self, target: Target, names: Sequence[str]) -> list[str]: ...
+
+
+@dataclass(frozen=True)
+class UvBackend:
+    executable: Path
+    name: BackendName = "uv"
+
+    def version(self) -> str:
+        out = subproc.run([self.executable, "--version"], what="uv --version").stdout.split()
+        return out[1] if len(out) > 1 else "?"
+
+    def install_argv(self, target: Target, requirements: Path, *, reinstall: Sequence[str]) -> list[str]:
+        argv = [str(self.executable), "pip", "install", "--python", str(target.python)]
+        argv += ["--no-deps", "--require-hashes", "-r", str(requirements)]
+        for name in reinstall:
+            argv += ["--reinstall-package", name]
+        return argv
+
+    def uninstall_argv(self, target: Target, names: Sequence[str]) -> list[str]:
+        return [str(self.executable), "pip", "uninstall", "--python", str(target.python), *names]
+
+
+@dataclass(frozen=True)
+class PipBackend:
+    """pip: the target's own pip when it has one, else this interpreter's pip with ``--python``."""
+
+    python: Path
+    """The interpreter that runs pip."""
+    target_flag: bool
+    """Whether pip runs from outside the target (``pip --python TARGET``)."""
+    name: BackendName = "pip"
+
+    #: The site folders of the interpreter that runs pip (to read pip's version without starting it).
+    sites: tuple[Path, ...] = ()
+
+    def version(self) -> str:
+        for site in self.sites:
+            for info in sorted(site.glob("pip-*.dist-info")):
+                return info.name[len("pip-") : -len(".dist-info")]
+        return "?"
+
+    def install_argv(self, target: Target, requirements: Path, *, reinstall: Sequence[str]) -> list[str]:
+        argv = [str(self.python), "-m", "pip"]
+        if self.target_flag:
+            argv += ["--python", str(target.python)]
+        argv += ["install", "--disable-pip-version-check", "--no-deps", "--require-hashes", "-r", str(requirements)]
+        if reinstall:
+            # Every line of the file is about to change anyway; forcing makes repairs reinstall.
+            argv.append("--force-reinstall")
+        return argv
+
+    def uninstall_argv(self, target: Target, names: Sequence[str]) -> list[str]:
+        argv = [str(self.python), "-m", "pip"]
+        if self.target_flag:
+            argv += ["--python", str(target.python)]
+        return [*argv, "uninstall", "--disable-pip-version-check", "-y", *names]
+
+
+def find_uv() -> Path | None:
+    """uv from ``$TIERLOCK_UV``, else beside this interpreter, else on PATH."""
+    override = os.environ.get(UV_ENV)
+    if override:
+        path = Path(override)
+        return path if path.is_file() and os.access(path, os.X_OK) else None
+    sibling = Path(sys.executable).parent / "uv"
+    if sibling.is_file():
+        return sibling
+    found = shutil.which("uv")
+    return Path(found) if found else None
+
+
+def _has_pip(folders: Sequence[Path]) -> bool:
+    return any((folder / "pip" / "__init__.py").is_file() for folder in folders)
+
+
+def find_pip(target: Target) -> PipBackend | None:
+    if _has_pip(target.site_paths):
+        return PipBackend(python=target.python, target_flag=False, sites=target.site_paths)
+    own = tuple(Path(p) for p in sys.path if p and Path(p).is_dir() and "site-packages" in p)
+    if _has_pip(own):
+        return PipBackend(python=Path(sys.executable), target_flag=True, sites=own)
+    return None
+
+
+def choose(preference: str, target: Target) -> Backend:
+    """The backend for *preference* (``auto``, ``uv`` or ``pip``), or BackendError when it is missing."""
+    if preference not in ("auto", "uv", "pip"):
+        raise UsageError(f"unknown backend {preference!r}; choose auto, uv or pip", remedy="pass --backend uv")
+    if preference in ("auto", "uv"):
+        uv = find_uv()
+        if uv is not None:
+            return UvBackend(uv)
+        if preference == "uv":
+            where = f"${UV_ENV}={os.environ[UV_ENV]}" if os.environ.get(UV_ENV) else "beside python or on PATH"
+            raise BackendError(
+                f"the uv backend was requested but uv is not installed ({where}); nothing was installed",
+                remedy="pip install uv, or pass --backend pip",
+            )
+    pip = find_pip(target)
+    if pip is not None:
+        return pip
+    raise BackendError(
+        f"no installer backend: uv is not installed and pip is neither in {target.prefix} nor beside tierlock; "
+        "nothing was installed",
+        remedy="pip install uv (or install pip into the target environment)",
+    )
+
+
+def execute(
+    backend: Backend,
+    target: Target,
+    lines: Sequence[str],
+    *,
+    reinstall: Sequence[str],
+    log: Callable[[str], None] | None = None,
+) -> subproc.Result:
+    """Run the backend on *lines* (a temporary requirements file); BackendError with the output tail on failure."""
+    with tempfile.TemporaryDirectory(prefix="tierlock-install-") as tmp:
+        requirements = Path(tmp) / "requirements.txt"
+        requirements.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        argv = backend.install_argv(target, requirements, reinstall=reinstall)
+        return subproc.run(
+            argv,
+            what=f"{backend.name} install into {target.prefix}",
+            remedy="fix the cause shown above, then run the same install-tier command again "
+            "(what was installed stays; the rerun completes it)",
+            log=log,
+        )
+
+
+def uninstall(
+    backend: Backend, target: Target, names: Sequence[str], *, log: Callable[[str], None] | None = None
+) -> subproc.Result:
+    return subproc.run(
+        backend.uninstall_argv(target, names),
+        what=f"{backend.name} uninstall from {target.prefix}",
+        remedy="fix the cause shown above, then run the same tierlock remove command again",
+        log=log,
+    )

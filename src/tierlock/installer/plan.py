@@ -1,0 +1,178 @@
+"""The install plan: a pure function from what the locks want and what is installed.
+
+Per locked package the plan says one of:
+
+* ``satisfied`` - the locked version is installed and the probe finds it whole;
+* ``install`` - nothing of that name is installed;
+* ``replace`` - another version is installed;
+* ``repair`` - the locked version is installed but the probe finds it partial
+  (missing or resized files, a missing compiled artifact, an empty import root).
+
+No filesystem, no subprocess: the edges (``run.py``) gather :class:`Installed`
+facts with the probe and hand them in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from packaging.utils import InvalidWheelFilename, NormalizedName, parse_wheel_filename
+from packaging.version import Version
+
+from tierlock.lockfiles.model import LockedFile, LockEntry
+
+Action = Literal["satisfied", "install", "replace", "repair"]
+ACTIONS: tuple[Action, ...] = ("install", "replace", "repair", "satisfied")
+State = Literal["present", "present-editable", "partial", "absent"]
+
+
+@dataclass(frozen=True)
+class Installed:
+    """What the probe found for one distribution in the target."""
+
+    name: NormalizedName
+    version: Version | None
+    """None when the metadata is unreadable (a husk without METADATA)."""
+    state: State
+    reasons: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Step:
+    """The decision for one locked package."""
+
+    entry: LockEntry
+    action: Action
+    reason: str
+    installed: Installed | None = None
+
+    @property
+    def name(self) -> NormalizedName:
+        return self.entry.name
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "name": self.entry.name,
+            "version": str(self.entry.version),
+            "installed_version": str(self.installed.version) if self.installed and self.installed.version else None,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Every locked package of the requested tiers with its action, sorted by name."""
+
+    steps: tuple[Step, ...]
+
+    def of(self, action: Action) -> list[Step]:
+        return [s for s in self.steps if s.action == action]
+
+    @property
+    def changes(self) -> list[Step]:
+        """The steps that need the backend (everything but ``satisfied``)."""
+        return [s for s in self.steps if s.action != "satisfied"]
+
+    @property
+    def is_noop(self) -> bool:
+        return not self.changes
+
+    def counts(self) -> dict[Action, int]:
+        return {a: len(self.of(a)) for a in ACTIONS}
+
+    def to_dict(self) -> dict[str, list[dict[str, object]]]:
+        return {a: [s.to_dict() for s in self.of(a)] for a in ACTIONS}
+
+
+class ConflictingPins(ValueError):
+    """Two locks pin one package to different versions."""
+
+    def __init__(self, name: str, first: LockEntry, second: LockEntry, where: tuple[str, str]) -> None:
+        super().__init__(f"{name} is pinned to {first.version} by {where[0]} and to {second.version} by {where[1]}")
+        self.name = name
+        self.where = where
+
+
+def merge_entries(locks: Sequence[tuple[str, Iterable[LockEntry]]]) -> list[LockEntry]:
+    """The union of the entries of several locks (already filtered by marker).
+
+    A package pinned identically by several locks appears once; pinned
+    differently, :class:`ConflictingPins` is raised - the tiers cannot be armed
+    together.
+    """
+    merged: dict[NormalizedName, tuple[str, LockEntry]] = {}
+    for label, entries in locks:
+        for entry in entries:
+            seen = merged.get(entry.name)
+            if seen is None:
+                merged[entry.name] = (label, entry)
+            elif seen[1].version != entry.version:
+                raise ConflictingPins(entry.name, seen[1], entry, (seen[0], label))
+    return [merged[name][1] for name in sorted(merged)]
+
+
+def make_plan(entries: Iterable[LockEntry], installed: Mapping[NormalizedName, Installed]) -> Plan:
+    """Decide, per locked entry, what the backend has to do."""
+    steps: list[Step] = []
+    for entry in sorted(entries, key=lambda e: e.name):
+        found = installed.get(entry.name)
+        steps.append(_decide(entry, found))
+    return Plan(tuple(steps))
+
+
+def _decide(entry: LockEntry, found: Installed | None) -> Step:
+    if found is None or found.state == "absent":
+        return Step(entry, "install", "not installed", found)
+    if found.version is None:
+        why = "; ".join(found.reasons) or "its metadata has no version"
+        return Step(entry, "repair", why, found)
+    if found.version != entry.version:
+        return Step(entry, "replace", f"{found.version} installed, {entry.version} locked", found)
+    if found.state == "partial":
+        return Step(entry, "repair", "; ".join(found.reasons) or "the probe finds it partial", found)
+    if found.state == "present-editable":
+        return Step(entry, "satisfied", "editable install of the locked version (kept)", found)
+    return Step(entry, "satisfied", "present", found)
+
+
+def compatible_wheel(entry: LockEntry, tags: frozenset[str]) -> LockedFile | None:
+    """pylock: the first wheel of *entry* whose tags the target accepts, if any."""
+    for file in entry.files:
+        if file.kind != "wheel":
+            continue
+        try:
+            _, _, _, wheel_tags = parse_wheel_filename(file.filename)
+        except InvalidWheelFilename:
+            continue
+        if any(str(t) in tags for t in wheel_tags):
+            return file
+    return None
+
+
+def unavailable(entries: Iterable[LockEntry], tags: frozenset[str]) -> list[LockEntry]:
+    """pylock entries that name files but none the target can install (no compatible wheel, no sdist)."""
+    out: list[LockEntry] = []
+    for entry in entries:
+        if not entry.files:
+            continue
+        if any(f.kind == "sdist" for f in entry.files):
+            continue
+        if compatible_wheel(entry, tags) is None:
+            out.append(entry)
+    return out
+
+
+def requirement_lines(steps: Iterable[Step]) -> list[str]:
+    """Exact ``name==version --hash=...`` lines for the backend's requirements file."""
+    lines: list[str] = []
+    for step in steps:
+        entry = step.entry
+        hashes = list(entry.hashes)
+        if not hashes:
+            for file in entry.files:
+                hashes.extend(f"{alg}:{digest}" for alg, digest in sorted(file.hashes.items()))
+        parts = [f"{entry.name}=={entry.version}"] + [f"--hash={h}" for h in dict.fromkeys(hashes)]
+        lines.append(" \\\n    ".join(parts))
+    return lines

@@ -1,0 +1,243 @@
+"""Receipts: what tierlock installed, recorded inside the target environment.
+
+One small JSON file per tier, ``<prefix>/tierlock/receipts/<tier>.json``,
+written atomically after a verified install. It records the tier, the digests
+of the lockfiles it was armed from, every package with its RECORD files and
+sizes, the backend, the tierlock version, the time and the interpreter.
+
+The no-op fast path (:func:`verify`) stats the recorded files instead of
+re-planning; it reads JSON and calls ``os.stat``, nothing more.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SCHEMA = 1
+RECEIPTS_DIR = ("tierlock", "receipts")
+_SKIP_SUFFIXES = (".pyc",)
+
+
+def receipts_dir(prefix: Path) -> Path:
+    return prefix.joinpath(*RECEIPTS_DIR)
+
+
+def receipt_path(prefix: Path, tier: str) -> Path:
+    return receipts_dir(prefix) / f"{tier}.json"
+
+
+def file_digest(path: Path) -> str:
+    """``sha256:<hex>`` of a file's bytes (how a receipt names the lockfile it came from)."""
+    return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@dataclass(frozen=True)
+class InstalledDist:
+    """One installed distribution as a receipt records it."""
+
+    name: str
+    version: str
+    site: str
+    """The site folder holding the ``.dist-info`` (RECORD paths are relative to it), relative to the prefix."""
+    dist_info: str
+    files: tuple[tuple[str, int], ...]
+    """RECORD entries that carry a size (``.pyc`` left out: they are regenerated)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "version": self.version,
+            "site": self.site,
+            "dist_info": self.dist_info,
+            "files": [list(f) for f in self.files],
+        }
+
+
+def read_record(site: Path, dist_info: str) -> tuple[tuple[str, int], ...]:
+    """The (path, size) pairs of a distribution's RECORD that have a size."""
+    out: list[tuple[str, int]] = []
+    try:
+        with (site / dist_info / "RECORD").open(encoding="utf-8", newline="") as handle:
+            for row in csv.reader(handle):
+                if len(row) < 3 or not row[2].strip():
+                    continue
+                if row[0].endswith(_SKIP_SUFFIXES):
+                    continue
+                try:
+                    out.append((row[0], int(row[2])))
+                except ValueError:
+                    continue
+    except FileNotFoundError:
+        return ()
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Receipt:
+    path: Path
+    data: Mapping[str, Any]
+
+    @property
+    def tier(self) -> str:
+        return str(self.data.get("tier", ""))
+
+    @property
+    def lockfiles(self) -> dict[str, str]:
+        """Tier name -> lockfile digest for the tier and every tier it is layered on."""
+        raw = self.data.get("lockfiles", {})
+        return {str(k): str(v.get("digest", "")) for k, v in raw.items() if isinstance(v, dict)}
+
+    @property
+    def lockfile_paths(self) -> dict[str, tuple[str, str]]:
+        """Tier name -> (lockfile path, digest)."""
+        raw = self.data.get("lockfiles", {})
+        return {
+            str(k): (str(v.get("path", "")), str(v.get("digest", ""))) for k, v in raw.items() if isinstance(v, dict)
+        }
+
+    @property
+    def pyproject(self) -> tuple[str, str]:
+        raw = self.data.get("pyproject", {})
+        return (str(raw.get("path", "")), str(raw.get("digest", ""))) if isinstance(raw, dict) else ("", "")
+
+    @property
+    def packages(self) -> list[dict[str, Any]]:
+        raw = self.data.get("packages", [])
+        return [p for p in raw if isinstance(p, dict)]
+
+    @property
+    def package_names(self) -> set[str]:
+        return {str(p.get("name")) for p in self.packages}
+
+    @property
+    def executable(self) -> str:
+        return str(self.data.get("interpreter", {}).get("executable", ""))
+
+    @property
+    def installed_at(self) -> str:
+        return str(self.data.get("installed_at", ""))
+
+
+def build(
+    *,
+    tier: str,
+    pyproject: tuple[str, str],
+    lockfiles: Mapping[str, tuple[str, str]],
+    packages: Sequence[InstalledDist],
+    backend: str,
+    backend_version: str,
+    interpreter: Mapping[str, Any],
+    project: str,
+    tierlock_version: str,
+    now: float | None = None,
+) -> dict[str, Any]:
+    """The receipt document (pure). *pyproject* and *lockfiles* (tier -> ...): (path, digest), bottom tier first."""
+    stamp = time.gmtime(time.time() if now is None else now)
+    return {
+        "schema": SCHEMA,
+        "tier": tier,
+        "lockfiles": {name: {"path": path, "digest": digest} for name, (path, digest) in lockfiles.items()},
+        "project": project,
+        "pyproject": {"path": pyproject[0], "digest": pyproject[1]},
+        "backend": {"name": backend, "version": backend_version},
+        "tierlock_version": tierlock_version,
+        "installed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", stamp),
+        "interpreter": dict(interpreter),
+        "package_count": len(packages),
+        "file_count": sum(len(p.files) for p in packages),
+        "packages": [p.to_dict() for p in sorted(packages, key=lambda p: p.name)],
+    }
+
+
+def write(prefix: Path, document: Mapping[str, Any]) -> Path:
+    from tierlock.fsutil import write_atomic
+
+    path = receipt_path(prefix, str(document["tier"]))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, (json.dumps(document, separators=(",", ":")) + "\n").encode())
+    return path
+
+
+def load(path: Path) -> Receipt | None:
+    """The receipt at *path*, or None when it is missing or unreadable (treated as no receipt)."""
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        return None
+    return Receipt(path, data)
+
+
+def load_all(prefix: Path) -> dict[str, Receipt]:
+    """Every readable receipt in the environment at *prefix*, by tier name."""
+    folder = receipts_dir(prefix)
+    out: dict[str, Receipt] = {}
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return out
+    for name in names:
+        if name.endswith(".json") and not name.startswith("."):
+            receipt = load(folder / name)
+            if receipt is not None:
+                out[receipt.tier or name[:-5]] = receipt
+    return out
+
+
+def remove(prefix: Path, tier: str) -> bool:
+    path = receipt_path(prefix, tier)
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class FastCheck:
+    ok: bool
+    packages: int
+    files: int
+    why: str = ""
+    """When not ok: the first difference found (the caller then re-plans in full)."""
+
+
+def verify(receipt: Receipt, *, prefix: Path, executable: str) -> FastCheck:
+    """Whether *receipt* still describes the environment at *prefix*: same interpreter, every file's size.
+
+    (The caller compares the pyproject and lockfile digests.)
+    """
+    if receipt.executable != executable:
+        return FastCheck(False, 0, 0, f"the receipt was written for {receipt.executable}")
+    files = 0
+    packages = receipt.packages
+    for package in packages:
+        site = os.path.join(prefix, str(package.get("site", "")))
+        for rel, size in package.get("files", []):
+            files += 1
+            try:
+                if os.stat(os.path.join(site, rel)).st_size != size:
+                    return FastCheck(False, len(packages), files, f"{package.get('name')}: {rel} changed size")
+            except OSError:
+                return FastCheck(False, len(packages), files, f"{package.get('name')}: {rel} is missing")
+    return FastCheck(True, len(packages), files)
+
+
+def recorded_paths(prefix: Path, receipts: Iterable[Receipt]) -> set[str]:
+    """Every file any of *receipts* records (absolute paths)."""
+    out: set[str] = set()
+    for receipt in receipts:
+        for package in receipt.packages:
+            site = os.path.join(prefix, str(package.get("site", "")))
+            for rel, _size in package.get("files", []):
+                out.add(os.path.normpath(os.path.join(site, rel)))
+    return out

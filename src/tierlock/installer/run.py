@@ -1,0 +1,533 @@
+"""Arming tiers: fail closed, plan, execute, verify, write the receipt.
+
+The one orchestrating function, :func:`install`, and its twin :func:`remove`.
+Everything they print goes through the UI; everything they start goes through
+:mod:`tierlock.subproc`; the only files they write live in the target
+environment (packages, ``tierlock/receipts/*.json``, ``tierlock/install.lock``).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from types import FrameType
+from typing import TYPE_CHECKING, Any, Literal
+
+from packaging.utils import NormalizedName
+
+from tierlock.errors import BackendError, UsageError
+from tierlock.installer import fastpath, receipts
+from tierlock.installer.plan import Plan
+
+if TYPE_CHECKING:
+    from tierlock.environment import Target
+    from tierlock.lockfiles.model import Lock, LockEntry
+    from tierlock.output import UI
+    from tierlock.tiers import Project, Tier
+
+Result = Literal["installed", "repaired", "unchanged", "planned"]
+
+
+@dataclass(frozen=True)
+class Request:
+    tiers: tuple[str, ...]
+    python: str | None = None
+    system: bool = False
+    backend: str | None = None
+    """``auto``, ``uv`` or ``pip``; None: the project's ``[tool.tierlock].backend``."""
+    dry_run: bool = False
+
+
+@dataclass
+class Outcome:
+    tiers: list[str]
+    result: Result
+    prefix: str
+    packages: int
+    files_checked: int = 0
+    plan: Plan | None = None
+    backend: str | None = None
+    backend_version: str | None = None
+    duration: float = 0.0
+    waited: bool = False
+    receipts: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        counts = self.plan.counts() if self.plan else {}
+        return {
+            "ok": True,
+            "tier": " ".join(self.tiers),
+            "tiers": self.tiers,
+            "result": self.result,
+            "target": self.prefix,
+            "package_count": self.packages,
+            "counts": counts,
+            "packages": self.plan.to_dict() if self.plan else {},
+            "files_checked": self.files_checked,
+            "backend": self.backend,
+            "backend_version": self.backend_version,
+            "waited_for_lock": self.waited,
+            "receipts": self.receipts,
+            "duration_s": round(self.duration, 4),
+        }
+
+
+# -- the fast path (see fastpath.py) -----------------------------------------------
+
+
+def executable_of(target: Target) -> str:
+    return os.path.abspath(target.python)
+
+
+# -- fail closed ---------------------------------------------------------------
+
+
+def fail_closed(project: Project, tiers: Sequence[Tier]) -> None:
+    """The offline drift check of the tiers and what they are layered on; any finding refuses the install."""
+    from tierlock.errors import CheckFailed, Problem
+    from tierlock.lockfiles import check as lockcheck
+
+    names = list(dict.fromkeys(str(t.name) for tier in tiers for t in project.chain(tier.name)))
+    report = lockcheck.check(project, names)
+    if report.ok:
+        return
+    first = report.findings[0]
+    raise CheckFailed(
+        f"the lockfiles of {', '.join(names)} do not match pyproject.toml "
+        f"({len(report.findings)} problem(s)); nothing was installed",
+        tier=first.tier,
+        file=first.file,
+        problems=[Problem(f"{f.tier}: {f.kind}: {f.detail}", file=f.file, line=f.line) for f in report.findings],
+        remedy=first.remedy,
+    )
+
+
+def load_locks(project: Project, tiers: Sequence[Tier], target: Target) -> dict[NormalizedName, Lock]:
+    """Each tier's lock, refusing a single-platform lock made for another platform."""
+    from tierlock import lockfiles
+
+    locks: dict[NormalizedName, Lock] = {}
+    for tier in tiers:
+        if not tier.lockfile.is_file():
+            raise UsageError(
+                f"tier {tier.name!r} has no lockfile at {project.relpath(tier.lockfile)}; nothing was installed",
+                tier=tier.name,
+                file=str(tier.lockfile),
+                remedy=f"tierlock lock {tier.name}",
+            )
+        lock = lockfiles.load(tier.lockfile)
+        mismatch = lockfiles.platform_mismatch(lock, target)
+        if mismatch:
+            raise UsageError(
+                f"tier {tier.name!r} cannot be installed here: {mismatch}; nothing was installed",
+                tier=tier.name,
+                file=str(tier.lockfile),
+                remedy=f"tierlock lock {tier.name} (on this platform)",
+            )
+        locks[tier.name] = lock
+    return locks
+
+
+def refuse_target(target: Target, *, system: bool) -> None:
+    if target.externally_managed:
+        raise UsageError(
+            f"{target.python} is an externally managed Python (PEP 668: {target.stdlib / 'EXTERNALLY-MANAGED'}); "
+            "tierlock will not install into it, even with --system",
+            remedy="python -m venv .venv && .venv/bin/install-tier TIER",
+        )
+    if not target.is_venv and not system:
+        raise UsageError(
+            f"{target.python} is not a virtual environment (prefix {target.prefix}); nothing was installed",
+            remedy="activate a virtual environment or pass --python PATH to one (or --system to install anyway)",
+        )
+
+
+# -- the plan ------------------------------------------------------------------
+
+
+def entries_for(locks: Mapping[NormalizedName, Lock], target: Target) -> list[LockEntry]:
+    from tierlock.installer.plan import ConflictingPins, merge_entries
+
+    try:
+        return merge_entries([(name, lock.applicable(target.marker_env)) for name, lock in locks.items()])
+    except ConflictingPins as exc:
+        raise UsageError(
+            f"tiers {exc.where[0]} and {exc.where[1]} cannot be armed together: {exc}",
+            remedy=f"install them one at a time (install-tier {exc.where[0]}), or lock them consistently",
+        ) from exc
+
+
+def import_roots(tiers: Sequence[Tier]) -> dict[NormalizedName, tuple[str, ...]]:
+    out: dict[NormalizedName, tuple[str, ...]] = {}
+    for tier in tiers:
+        out.update({k: tuple(v) for k, v in tier.import_roots.items()})
+    return out
+
+
+def plan_for(entries: Sequence[LockEntry], target: Target, roots: Mapping[NormalizedName, Sequence[str]]) -> Plan:
+    from tierlock.installer import inventory
+    from tierlock.installer.plan import make_plan, unavailable
+
+    # Only pylock entries name files; requirements locks never need the (subprocess-costly) tags.
+    missing = unavailable(entries, target.tags) if any(e.files for e in entries) else []
+    if missing:
+        names = ", ".join(e.pin for e in missing)
+        raise UsageError(
+            f"the lock names no file this interpreter can install for: {names} (platform {target.platform})",
+            remedy="lock on this platform (tierlock lock TIER) or use an interpreter the lock covers",
+        )
+    return make_plan(entries, inventory.states(entries, target.site_paths, roots))
+
+
+# -- interruption --------------------------------------------------------------
+
+
+@contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """Turn SIGTERM into KeyboardInterrupt while the backend runs (it is then stopped, no receipt is written)."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+# -- the orchestration ---------------------------------------------------------
+
+
+def install(project: Project, request: Request, ui: UI, *, progress: Callable[[str], None] | None = None) -> Outcome:
+    """Arm *request.tiers* in the target environment; see docs/reference/install.md."""
+    from tierlock import environment
+
+    say = progress or ui.note
+    started = time.perf_counter()
+    if not request.tiers:
+        raise UsageError(
+            f"name at least one tier to install; declared tiers: {', '.join(project.tiers)}",
+            remedy="install-tier TIER",
+        )
+    tiers = [project.tier(n) for n in dict.fromkeys(request.tiers)]
+    names: list[str] = [str(t.name) for t in tiers]
+    fail_closed(project, tiers)
+
+    if not request.dry_run:
+        noop, why = fastpath.try_noop(
+            names, project_arg=str(project.pyproject), python=request.python, system=request.system
+        )
+        if noop is not None:
+            return _unchanged(noop, started)
+        ui.detail(f"full plan: {why}")
+
+    target = environment.resolve(request.python)
+    refuse_target(target, system=request.system)
+    locks = load_locks(project, tiers, target)
+    entries = entries_for(locks, target)
+    roots = import_roots(tiers)
+
+    if request.dry_run:
+        plan = plan_for(entries, target, roots)
+        return Outcome(names, "planned", str(target.prefix), len(entries), plan=plan, duration=_since(started))
+
+    from tierlock.installer.locking import environment_lock
+
+    with environment_lock(target.prefix, on_wait=ui.note) as waited:
+        if waited:
+            noop, _ = fastpath.check(names, target.prefix, executable_of(target), project.pyproject)
+            if noop is not None:
+                outcome = _unchanged(noop, started)
+                outcome.waited = True
+                return outcome
+        say(f"planning {len(entries)} package(s) for {', '.join(names)} in {target.prefix}")
+        plan = plan_for(entries, target, roots)
+        backend_name = backend_version = None
+        if not plan.is_noop:
+            from tierlock.installer import backends
+
+            backend = backends.choose(request.backend or project.backend, target)
+            backend_name = backend.name
+            counts = plan.counts()
+            doing = (
+                f"{backend.name}: installing {counts['install']}, replacing {counts['replace']}, "
+                f"repairing {counts['repair']} of {len(plan.steps)} package(s)"
+            )
+            for step in plan.changes:
+                ui.detail(f"  {step.action} {step.entry.pin}: {step.reason}")
+            from tierlock.installer.plan import requirement_lines
+
+            with sigterm_interrupts(), ui.status(doing):
+                try:
+                    backends.execute(
+                        backend,
+                        target,
+                        requirement_lines(plan.changes),
+                        reinstall=[s.name for s in plan.of("repair")],
+                        log=ui.detail,
+                    )
+                except KeyboardInterrupt:
+                    ui.note(
+                        "interrupted: the backend was stopped and no receipt was written; "
+                        f"run install-tier {' '.join(names)} again to finish (it repairs what is half-installed)"
+                    )
+                    raise
+            backend_version = backend.version()
+        verify(entries, target, roots, names)
+        dists = _dists(entries, target)
+        written = write_receipts(
+            project,
+            tiers=tiers,
+            locks=locks,
+            target=target,
+            dists=dists,
+            backend=backend_name,
+            backend_version=backend_version,
+        )
+        result: Result = "unchanged"
+        if plan.of("install") or plan.of("replace"):
+            result = "installed"
+        elif plan.of("repair"):
+            result = "repaired"
+        return Outcome(
+            names,
+            result,
+            str(target.prefix),
+            len(entries),
+            sum(len(d.files) for d in dists),
+            plan=plan,
+            backend=backend_name,
+            backend_version=backend_version,
+            waited=waited,
+            receipts=written,
+            duration=_since(started),
+        )
+
+
+def _unchanged(noop: fastpath.NoOp, started: float) -> Outcome:
+    return Outcome(noop.tiers, "unchanged", str(noop.prefix), noop.packages, noop.files, duration=_since(started))
+
+
+def verify(
+    entries: Sequence[LockEntry],
+    target: Target,
+    roots: Mapping[NormalizedName, Sequence[str]],
+    names: list[str],
+) -> None:
+    """Probe every locked package again; anything not present fails the install (exit 3, no receipt)."""
+    after = plan_for(entries, target, roots)
+    if after.is_noop:
+        return
+    wrong = [f"{s.entry.pin}: {s.action} needed - {s.reason}" for s in after.changes]
+    from tierlock.errors import Problem
+
+    raise BackendError(
+        f"after installing, {len(wrong)} of {len(entries)} package(s) of {', '.join(names)} are still not present; "
+        "no receipt was written",
+        problems=[Problem(w) for w in wrong],
+        remedy=f"run install-tier {' '.join(names)} again; if it persists, check the backend output with -v",
+    )
+
+
+def _dists(entries: Sequence[LockEntry], target: Target) -> list[receipts.InstalledDist]:
+    from tierlock.installer import inventory
+
+    return inventory.installed_dists(entries, target.site_paths, target.prefix)
+
+
+def write_receipts(
+    project: Project,
+    *,
+    tiers: Sequence[Tier],
+    locks: Mapping[NormalizedName, Lock],
+    target: Target,
+    dists: Sequence[receipts.InstalledDist],
+    backend: str | None,
+    backend_version: str | None,
+) -> list[str]:
+    """One receipt per tier, unless an identical one (same lockfile, interpreter and files) is there already."""
+    from tierlock._version import __version__
+
+    written: list[str] = []
+    executable = executable_of(target)
+    pyproject = (str(project.pyproject), receipts.file_digest(project.pyproject))
+    for tier in tiers:
+        lock = locks[tier.name]
+        chain = {str(t.name): (str(t.lockfile), receipts.file_digest(t.lockfile)) for t in project.chain(tier.name)}
+        wanted = {e.name for e in lock.applicable(target.marker_env)}
+        tier_dists = [d for d in dists if d.name in wanted]
+        existing = receipts.load(receipts.receipt_path(target.prefix, tier.name))
+        if existing is not None:
+            current = [d.to_dict() for d in sorted(tier_dists, key=lambda d: d.name)]
+            if (
+                existing.lockfile_paths == chain
+                and existing.pyproject == pyproject
+                and existing.executable == executable
+                and existing.packages == current
+            ):
+                continue
+        document = receipts.build(
+            tier=tier.name,
+            pyproject=pyproject,
+            lockfiles=chain,
+            packages=tier_dists,
+            backend=backend or (str(existing.data.get("backend", {}).get("name")) if existing else "none"),
+            backend_version=backend_version or "",
+            interpreter={
+                "executable": executable,
+                "prefix": str(target.prefix),
+                "version": ".".join(str(v) for v in target.version),
+                "platform": target.platform,
+            },
+            project=str(project.root),
+            tierlock_version=__version__,
+        )
+        written.append(str(receipts.write(target.prefix, document)))
+    return written
+
+
+def _since(started: float) -> float:
+    return time.perf_counter() - started
+
+
+# -- status --------------------------------------------------------------------
+
+
+@dataclass
+class TierStatus:
+    tier: str
+    state: Literal["present", "partial", "absent", "no-lockfile"]
+    packages: int
+    satisfied: int
+    problems: list[str]
+    receipt: receipts.Receipt | None
+    stale: bool
+    """The receipt names another lockfile digest: installed from an older lock."""
+    remedy: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tier": self.tier,
+            "state": self.state,
+            "packages": self.packages,
+            "satisfied": self.satisfied,
+            "problems": self.problems,
+            "receipt": str(self.receipt.path) if self.receipt else None,
+            "installed_at": self.receipt.installed_at if self.receipt else None,
+            "older_lock": self.stale,
+            "remedy": self.remedy,
+        }
+
+
+def status(project: Project, names: Sequence[str], python: str | None) -> tuple[Target, list[TierStatus]]:
+    """Per tier: present, partial (what is wrong), absent, or installed from an older lock."""
+    from tierlock import environment, lockfiles
+
+    target = environment.resolve(python)
+    out: list[TierStatus] = []
+    for tier in project.select(list(names)):
+        receipt = receipts.load(receipts.receipt_path(target.prefix, tier.name))
+        if not tier.lockfile.is_file():
+            out.append(TierStatus(tier.name, "no-lockfile", 0, 0, [], receipt, False, f"tierlock lock {tier.name}"))
+            continue
+        lock = lockfiles.load(tier.lockfile)
+        entries = lock.applicable(target.marker_env)
+        plan = plan_for(entries, target, {k: tuple(v) for k, v in tier.import_roots.items()})
+        satisfied = len(plan.of("satisfied"))
+        stale = receipt is not None and receipt.lockfiles.get(tier.name) != receipts.file_digest(tier.lockfile)
+        state: Literal["present", "partial", "absent"]
+        if plan.is_noop:
+            state = "present"
+        elif len(plan.of("install")) == len(plan.steps):
+            state = "absent"
+        else:
+            state = "partial"
+        problems = [f"{s.entry.pin}: {s.reason}" for s in plan.changes if state == "partial"]
+        remedy = None if state == "present" and not stale else tier.install_command
+        out.append(TierStatus(tier.name, state, len(plan.steps), satisfied, problems, receipt, stale, remedy))
+    return target, out
+
+
+# -- remove --------------------------------------------------------------------
+
+
+@dataclass
+class Removal:
+    tier: str
+    prefix: str
+    remove: list[str]
+    keep: list[str]
+    dry_run: bool
+    backend: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": True,
+            "tier": self.tier,
+            "target": self.prefix,
+            "removed" if not self.dry_run else "would_remove": self.remove,
+            "kept": self.keep,
+            "dry_run": self.dry_run,
+            "backend": self.backend,
+        }
+
+
+#: Never uninstalled by ``tierlock remove``: the tools doing the work.
+PROTECTED = frozenset({"tierlock", "pip", "uv"})
+
+
+def remove(project: Project, tier_name: str, request: Request, ui: UI) -> Removal:
+    """Uninstall the packages of a tier's closure that neither base nor another armed tier needs."""
+    from tierlock import environment, lockfiles
+    from tierlock.installer import inventory
+    from tierlock.tiers.model import BASE
+
+    tier = project.tier(tier_name)
+    target = environment.resolve(request.python)
+    refuse_target(target, system=request.system)
+    all_receipts = receipts.load_all(target.prefix)
+    own = all_receipts.get(tier.name)
+    if own is not None:
+        closure = own.package_names
+    elif tier.lockfile.is_file():
+        closure = {e.name for e in lockfiles.load(tier.lockfile).applicable(target.marker_env)}
+    else:
+        raise UsageError(
+            f"tier {tier.name!r} has neither a receipt in {target.prefix} nor a lockfile; nothing to remove",
+            tier=tier.name,
+            remedy=f"tierlock lock {tier.name}",
+        )
+    needed: set[str] = set()
+    for name, receipt in all_receipts.items():
+        if name != tier.name:
+            needed |= receipt.package_names
+    base = project.tiers[BASE]
+    if tier.name != BASE and base.lockfile.is_file():
+        needed |= {e.name for e in lockfiles.load(base.lockfile).applicable(target.marker_env)}
+    installed = inventory.installed_names(target.site_paths)
+    remove_names = sorted(n for n in closure if n not in needed and n not in PROTECTED and n in installed)
+    keep = sorted(n for n in closure if n not in remove_names)
+    removal = Removal(tier.name, str(target.prefix), remove_names, keep, request.dry_run)
+    if request.dry_run:
+        return removal
+    from tierlock.installer.locking import environment_lock
+
+    with environment_lock(target.prefix, on_wait=ui.note):
+        if remove_names:
+            from tierlock.installer import backends
+
+            backend = backends.choose(request.backend or project.backend, target)
+            removal.backend = backend.name
+            with ui.status(f"{backend.name}: uninstalling {len(remove_names)} package(s) of {tier.name}"):
+                backends.uninstall(backend, target, remove_names, log=ui.detail)
+        receipts.remove(target.prefix, tier.name)
+    return removal

@@ -1,0 +1,214 @@
+"""Lock backends: ``uv pip compile`` and pip-tools' ``pip-compile`` behind one small Protocol.
+
+Each backend turns a :class:`CompileRequest` (an input file of roots, an
+optional constraints file, the output file holding the previous lock) into a
+compiled lockfile body. Every process goes through :func:`tierlock.subproc.run`.
+The user's own pip/uv configuration is respected: the environment is passed on
+untouched.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from tierlock import subproc
+from tierlock.errors import BackendError, UsageError
+from tierlock.lockfiles.platforms import platform_id
+
+UV_REMEDY = "install uv (pip install uv) or choose pip-tools: tierlock lock --backend pip"
+PIP_TOOLS_REMEDY = "install pip-tools (pip install pip-tools) or choose uv: tierlock lock --backend uv"
+
+
+@dataclass(frozen=True)
+class IndexOptions:
+    """Where packages come from; passed through to the backend as given."""
+
+    index_url: str | None = None
+    extra_index_urls: tuple[str, ...] = ()
+    find_links: tuple[str, ...] = ()
+    no_index: bool = False
+
+    def argv(self) -> list[str]:
+        out: list[str] = []
+        if self.index_url:
+            out += ["--index-url", self.index_url]
+        for url in self.extra_index_urls:
+            out += ["--extra-index-url", url]
+        for link in self.find_links:
+            out += ["--find-links", link]
+        if self.no_index:
+            out.append("--no-index")
+        return out
+
+
+@dataclass(frozen=True)
+class CompileRequest:
+    input_file: Path
+    output_file: Path
+    """Holds the previous lock (when any) so its pins are kept; the backend writes the new lock here."""
+    constraints: Path | None
+    format: str
+    python_version: str | None
+    upgrade: bool = False
+    upgrade_packages: tuple[str, ...] = ()
+    index: IndexOptions = field(default_factory=IndexOptions)
+    cwd: Path | None = None
+
+
+class Backend(Protocol):
+    name: str
+    """``uv`` or ``pip-tools`` (as recorded in lockfile headers)."""
+    universal: bool
+    """Whether the lock holds every platform (uv) or only the one it runs on (pip-tools)."""
+
+    def version(self) -> str: ...
+
+    def platform(self) -> str | None:
+        """The platform id a single-platform lock is made for (None when universal)."""
+        ...
+
+    def compile(self, request: CompileRequest) -> None: ...
+
+
+def _find(executable: str) -> str | None:
+    """*executable* next to the running interpreter (its venv), else on PATH."""
+    here = Path(sys.executable).parent / executable
+    if here.is_file() and os.access(here, os.X_OK):
+        return str(here)
+    return shutil.which(executable)
+
+
+@dataclass
+class UvBackend:
+    executable: str
+    log: Callable[[str], None] | None = None
+    name: str = "uv"
+    universal: bool = True
+    _version: str | None = None
+
+    def version(self) -> str:
+        if self._version is None:
+            out = subproc.run([self.executable, "--version"], what="uv --version", remedy=UV_REMEDY).stdout
+            match = re.search(r"\d+\.\d+[\w.+-]*", out)
+            self._version = match.group(0) if match else out.strip()
+        return self._version
+
+    def platform(self) -> str | None:
+        return None
+
+    def compile(self, request: CompileRequest) -> None:
+        argv: list[str | Path] = [self.executable, "pip", "compile", request.input_file]
+        argv += ["--output-file", request.output_file, "--universal", "--generate-hashes", "--no-header", "--quiet"]
+        if request.format == "pylock":
+            argv += ["--format", "pylock.toml"]
+        if request.python_version:
+            argv += ["--python-version", request.python_version]
+        if request.constraints is not None:
+            argv += ["--constraints", request.constraints]
+        if request.upgrade:
+            argv.append("--upgrade")
+        for name in request.upgrade_packages:
+            argv += ["--upgrade-package", name]
+        argv += request.index.argv()
+        subproc.run(argv, what="uv pip compile", cwd=request.cwd, remedy=_remedy(request), log=self.log)
+
+
+@dataclass
+class PipToolsBackend:
+    executable: str
+    log: Callable[[str], None] | None = None
+    name: str = "pip-tools"
+    universal: bool = False
+    _version: str | None = None
+
+    def version(self) -> str:
+        if self._version is None:
+            try:
+                from importlib.metadata import version
+
+                if Path(self.executable).parent == Path(sys.executable).parent:
+                    self._version = version("pip-tools")
+                    return self._version
+            except Exception:  # not importable here: ask the executable
+                pass
+            out = subproc.run([self.executable, "--version"], what="pip-compile --version", remedy=PIP_TOOLS_REMEDY)
+            match = re.search(r"\d+\.\d+[\w.+-]*", out.stdout)
+            self._version = match.group(0) if match else out.stdout.strip()
+        return self._version
+
+    def platform(self) -> str | None:
+        return platform_id()
+
+    def compile(self, request: CompileRequest) -> None:
+        if request.format == "pylock":
+            raise UsageError(
+                "pip-tools cannot write the pylock format",
+                remedy='lock with uv (tierlock lock --backend uv) or set format = "requirements" in [tool.tierlock]',
+            )
+        argv: list[str | Path] = [self.executable, request.input_file, "--output-file", request.output_file]
+        argv += ["--generate-hashes", "--no-header", "--quiet", "--allow-unsafe", "--strip-extras"]
+        argv += ["--no-emit-index-url", "--no-emit-find-links", "--no-emit-trusted-host"]
+        if request.constraints is not None:
+            argv += ["--constraint", request.constraints]
+        if request.upgrade:
+            argv.append("--upgrade")
+        for name in request.upgrade_packages:
+            argv += ["--upgrade-package", name]
+        argv += request.index.argv()
+        subproc.run(argv, what="pip-compile", cwd=request.cwd, remedy=_remedy(request), log=self.log)
+
+
+def _remedy(request: CompileRequest) -> str:
+    tier = request.input_file.stem
+    return (
+        "fix what the backend explains above (a conflicting requirement in pyproject.toml, an unreachable "
+        f"index, a missing package), then run: tierlock lock {tier}"
+    )
+
+
+def choose(name: str, *, log: Callable[[str], None] | None = None) -> Backend:
+    """The backend called *name* (``auto``, ``uv``, ``pip``/``pip-tools``), or a BackendError saying how to get it."""
+    if name in ("auto", "uv"):
+        uv = _find("uv")
+        if uv is not None:
+            return UvBackend(uv, log=log)
+        if name == "uv":
+            raise BackendError("the uv backend was chosen but uv is not installed", remedy=UV_REMEDY)
+    if name in ("auto", "pip", "pip-tools"):
+        pip_compile = _find("pip-compile")
+        if pip_compile is not None:
+            return PipToolsBackend(pip_compile, log=log)
+        if name != "auto":
+            raise BackendError(
+                "the pip-tools backend was chosen but pip-compile is not installed", remedy=PIP_TOOLS_REMEDY
+            )
+        raise BackendError(
+            "no lock backend: neither uv nor pip-compile (pip-tools) is installed",
+            remedy="install one of them: pip install uv  (or: pip install pip-tools)",
+        )
+    raise UsageError(f"unknown backend {name!r}; choose auto, uv or pip", remedy="tierlock lock --backend uv")
+
+
+def python_version_for(requires_python: str | None, known: Sequence[int] = tuple(range(8, 30))) -> str | None:
+    """The lowest ``3.X`` that *requires-python* allows (what a universal lock targets)."""
+    if not requires_python:
+        return None
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import Version
+
+    try:
+        spec = SpecifierSet(requires_python)
+    except InvalidSpecifier:
+        return None
+    for minor in known:
+        for micro in range(30):
+            if spec.contains(Version(f"3.{minor}.{micro}"), prereleases=True):
+                return f"3.{minor}" if micro == 0 else f"3.{minor}.{micro}"
+    return None

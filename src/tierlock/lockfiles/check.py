@@ -1,0 +1,232 @@
+"""The offline drift check: a project's declarations and its lockfiles, compared.
+
+:func:`findings` is pure (a :class:`Project` and the read lockfiles in, every
+problem out); :func:`read_locks` is the thin edge that reads the files. No
+backend process, no network, no resolver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from tierlock.lockfiles.digest import canonical_inputs, inputs_digest
+from tierlock.lockfiles.header import self_consistent
+from tierlock.lockfiles.model import Lock
+from tierlock.lockfiles.reader import ReadResult, read
+from tierlock.tiers import Project, Tier
+
+FindingKind = Literal["missing", "input-drift", "base-moved", "hand-edit", "integrity", "header", "layer-consistency"]
+KINDS: tuple[FindingKind, ...] = (
+    "missing",
+    "input-drift",
+    "base-moved",
+    "hand-edit",
+    "integrity",
+    "header",
+    "layer-consistency",
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem: which tier, what kind, where, what exactly, and the command that fixes it."""
+
+    tier: str
+    kind: FindingKind
+    file: str
+    line: int | None
+    detail: str
+    remedy: str
+
+    def render(self) -> str:
+        place = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{place}: {self.tier}: {self.kind}: {self.detail}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tier": self.tier,
+            "kind": self.kind,
+            "file": self.file,
+            "line": self.line,
+            "detail": self.detail,
+            "remedy": self.remedy,
+        }
+
+
+@dataclass(frozen=True)
+class Report:
+    findings: tuple[Finding, ...]
+    tiers: tuple[str, ...]
+    """The tiers checked (the denominator)."""
+    lockfiles: int
+    """How many lockfiles were read."""
+    packages: int
+    """How many locked entries were checked."""
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "tiers_checked": len(self.tiers),
+            "tiers": list(self.tiers),
+            "lockfiles_read": self.lockfiles,
+            "packages_checked": self.packages,
+            "problems": len(self.findings),
+            "by_kind": {k: n for k in KINDS if (n := sum(1 for f in self.findings if f.kind == k))},
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+
+def read_locks(project: Project, tiers: Sequence[Tier]) -> dict[str, ReadResult | None]:
+    """Read the lockfiles of *tiers* and of every tier they are layered on (None: missing)."""
+    out: dict[str, ReadResult | None] = {}
+    for tier in tiers:
+        for member in project.chain(tier.name):
+            if member.name not in out:
+                out[member.name] = read(member.lockfile) if member.lockfile.is_file() else None
+    return out
+
+
+def check(project: Project, names: Sequence[str] | None = None) -> Report:
+    """Check the named tiers (all when none) against their lockfiles."""
+    tiers = project.select(list(names) if names else None)
+    locks = read_locks(project, tiers)
+    return findings(project, tiers, locks)
+
+
+def expected_inputs(project: Project, tier: Tier) -> tuple[tuple[str, ...], str]:
+    """The canonical inputs of *tier* and their digest, as a lock made now would record them."""
+    inputs = canonical_inputs(project.closure_requirements(tier.name))
+    digest = inputs_digest(
+        inputs,
+        include_groups=tier.include_groups,
+        requires_python=project.requires_python,
+        layered_on=tier.layered_on,
+        format=project.format,
+    )
+    return inputs, digest
+
+
+def findings(project: Project, tiers: Sequence[Tier], locks: Mapping[str, ReadResult | None]) -> Report:
+    """Every problem of *tiers* given their read lockfiles (pure)."""
+    out: list[Finding] = []
+    packages = 0
+    for tier in tiers:
+        result = locks.get(tier.name)
+        file = project.relpath(tier.lockfile)
+        remedy = f"tierlock lock {tier.name}"
+        if result is None:
+            out.append(Finding(tier.name, "missing", file, None, f"no lockfile for tier {tier.name}", remedy))
+            continue
+        lock = result.lock
+        if (
+            lock.header is not None
+            and lock.header.tier == tier.name
+            and lock.header.command.startswith("tierlock lock")
+        ):
+            remedy = lock.header.command
+        packages += len(lock.entries)
+        for problem in result.problems:
+            out.append(Finding(tier.name, problem.kind, file, problem.line, problem.detail, remedy))
+        header = lock.header
+        if header is None:
+            continue
+        if header.tier != tier.name:
+            out.append(Finding(tier.name, "header", file, None, f"the header is for tier {header.tier!r}", remedy))
+            continue
+        if not self_consistent(header, lock.format):
+            detail = "the recorded inputs do not match the recorded inputs digest (the header was edited)"
+            out.append(Finding(tier.name, "header", file, None, detail, remedy))
+        inputs, digest = expected_inputs(project, tier)
+        if digest != header.inputs_digest:
+            changes = describe_drift(project, tier, header_inputs=header.inputs, inputs=inputs, lock=lock)
+            out.append(Finding(tier.name, "input-drift", file, None, f"{tier.name}: {changes}", remedy))
+        if header.body_digest != lock.body_digest:
+            detail = "the body no longer matches its recorded digest (edited by hand)"
+            out.append(Finding(tier.name, "hand-edit", file, None, detail, remedy))
+        lower = locks.get(tier.layered_on) if tier.layered_on else None
+        moved = lower is not None and header.layered_on_digest != lower.lock.body_digest
+        if tier.layered_on and header.layered_on == tier.layered_on and moved:
+            detail = f"the {tier.layered_on} lockfile changed since {tier.name} was locked"
+            out.append(Finding(tier.name, "base-moved", file, None, detail, remedy))
+        if lower is not None:
+            out.extend(_layer_consistency(project, tier, lock, lower.lock, remedy))
+    return Report(tuple(out), tuple(t.name for t in tiers), sum(1 for t in tiers if locks.get(t.name)), packages)
+
+
+def describe_drift(
+    project: Project, tier: Tier, *, header_inputs: Sequence[str], inputs: Sequence[str], lock: Lock
+) -> str:
+    """``numpy>=2 became numpy>=2.1; scipy added`` (and any changed setting)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    def keyed(items: Sequence[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for item in items:
+            try:
+                req = Requirement(item)
+                key = req.name if req.marker is None else f"{req.name}; {req.marker}"
+            except InvalidRequirement:
+                key = item
+            out[key if key not in out else item] = item
+        return out
+
+    before, after = keyed(header_inputs), keyed(inputs)
+    parts: list[str] = []
+    for key in sorted(set(before) | set(after)):
+        old, new = before.get(key), after.get(key)
+        if old == new:
+            continue
+        if old is None:
+            parts.append(f"{new} added")
+        elif new is None:
+            parts.append(f"{old} removed")
+        else:
+            parts.append(f"{old} became {new}")
+    header = lock.header
+    assert header is not None
+    if header.layered_on != tier.layered_on:
+        parts.append(f"layered on {header.layered_on or 'nothing'} became layered on {tier.layered_on or 'nothing'}")
+    from tierlock.lockfiles.digest import _canonical_specifiers
+
+    if _canonical_specifiers(header.requires_python) != _canonical_specifiers(project.requires_python):
+        parts.append(
+            f"requires-python {header.requires_python or '(none)'} became {project.requires_python or '(none)'}"
+        )
+    if sorted(header.include_groups) != sorted(tier.include_groups):
+        parts.append(
+            f"include-groups {', '.join(header.include_groups) or '(none)'} became "
+            f"{', '.join(tier.include_groups) or '(none)'}"
+        )
+    if lock.format != project.format:
+        parts.append(f"format {lock.format} became {project.format}")
+    return "; ".join(parts) or "the settings recorded in the header changed"
+
+
+def _layer_consistency(project: Project, tier: Tier, lock: Lock, lower: Lock, remedy: str) -> list[Finding]:
+    below: dict[str, list[Any]] = {}
+    for entry in lower.entries:
+        below.setdefault(entry.name, []).append(entry)
+    out: list[Finding] = []
+    for entry in lock.entries:
+        others = below.get(entry.name)
+        if not others or any(o.version == entry.version for o in others):
+            continue
+        from tierlock.lockfiles.markers import overlap
+
+        for other in others:
+            if overlap(entry.marker, other.marker):
+                detail = (
+                    f"{entry.name} is pinned to {entry.version} here but to {other.version} in the "
+                    f"{tier.layered_on} lockfile ({project.relpath(lower.path)}:{other.line})"
+                )
+                out.append(
+                    Finding(tier.name, "layer-consistency", project.relpath(lock.path), entry.line, detail, remedy)
+                )
+                break
+    return out

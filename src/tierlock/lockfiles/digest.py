@@ -1,0 +1,100 @@
+"""Digests: of files, of lockfile bodies, and of a tier's canonical inputs (pure).
+
+A digest is written ``sha256:<hex>``. The inputs digest covers everything in
+pyproject.toml that changes what a lock resolves to: the tier's requirements
+(its roots and those of the tiers below it), the dependency groups pulled in by
+``include-group``, ``requires-python``, the tier it is layered on and the
+lockfile format.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+PREFIX = "sha256:"
+
+
+def sha256(data: bytes) -> str:
+    return PREFIX + hashlib.sha256(data).hexdigest()
+
+
+def digest_file(path: str | Path) -> str:
+    """sha256 hex digest of the file's bytes (what :attr:`Lock.file_digest` holds)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def is_digest(value: str) -> bool:
+    hexpart = value[len(PREFIX) :]
+    return value.startswith(PREFIX) and len(hexpart) == 64 and all(c in "0123456789abcdef" for c in hexpart)
+
+
+def body_lines(lines: Iterable[str]) -> list[str]:
+    """The lines of a requirements body that carry meaning: no blank or comment-only lines."""
+    out = []
+    for line in lines:
+        text = line.rstrip()
+        if text and not text.lstrip().startswith("#"):
+            out.append(text)
+    return out
+
+
+def body_digest(lines: Iterable[str]) -> str:
+    """Digest of a requirements body, blind to comments, blank lines, trailing space and CRLF."""
+    return sha256("".join(f"{line}\n" for line in body_lines(lines)).encode())
+
+
+def canonical_requirement(req: Requirement) -> str:
+    """One spelling per requirement: canonical name, sorted extras, sorted specifiers, normalised marker."""
+    text: str = canonicalize_name(req.name)
+    if req.extras:
+        text += "[" + ",".join(sorted(canonicalize_name(e) for e in req.extras)) + "]"
+    if req.url:
+        text += f" @ {req.url}"
+        if req.marker is not None:
+            text += " "
+    else:
+        text += str(req.specifier)
+    if req.marker is not None:
+        text += f"; {req.marker}"
+    return text
+
+
+def canonical_inputs(requirements: Iterable[Requirement]) -> tuple[str, ...]:
+    """The canonical, sorted, de-duplicated input list recorded in a lockfile header."""
+    return tuple(sorted({canonical_requirement(r) for r in requirements}))
+
+
+def inputs_digest(
+    inputs: Sequence[str],
+    *,
+    include_groups: Sequence[str],
+    requires_python: str | None,
+    layered_on: str | None,
+    format: str,
+) -> str:
+    """Digest of the canonical inputs and the settings that change the result."""
+    document = {
+        "inputs": sorted(inputs),
+        "include-groups": sorted(canonicalize_name(g) for g in include_groups),
+        "requires-python": _canonical_specifiers(requires_python),
+        "layered-on": layered_on,
+        "format": format,
+    }
+    return sha256(json.dumps(document, sort_keys=True, separators=(",", ":")).encode())
+
+
+def _canonical_specifiers(text: str | None) -> str | None:
+    if text is None:
+        return None
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        return str(SpecifierSet(text))
+    except InvalidSpecifier:
+        return text.strip()

@@ -1,0 +1,259 @@
+"""``tierlock lock``: compile each tier's exact closure through a backend and write it atomically.
+
+A tier layered on another is compiled from its closure roots with the lower
+tier's pins as constraints, so shared packages carry identical pins; its
+lockfile holds the full closure. The lower tier is locked first when its
+lockfile is missing or stale. The backend works in a temporary folder; the
+lockfile is replaced only once the result has been read back and verified.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+import tomllib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from packaging.version import Version
+
+from tierlock.errors import BackendError
+from tierlock.fsutil import write_atomic
+from tierlock.lockfiles import pylock as pylock_format
+from tierlock.lockfiles import requirements as req_format
+from tierlock.lockfiles.backends import Backend, CompileRequest, IndexOptions, python_version_for
+from tierlock.lockfiles.check import expected_inputs, findings, read_locks
+from tierlock.lockfiles.model import Lock, LockEntry, LockHeader
+from tierlock.lockfiles.reader import read
+from tierlock.tiers import Project, Tier
+
+
+@dataclass(frozen=True)
+class LockOptions:
+    upgrade: bool = False
+    upgrade_packages: tuple[str, ...] = ()
+    index: IndexOptions = field(default_factory=IndexOptions)
+
+
+@dataclass(frozen=True)
+class Locked:
+    """What locking one tier did."""
+
+    tier: str
+    path: Path
+    packages: int
+    changes: tuple[str, ...]
+    """Pin changes against the previous lockfile: ``+scipy 1.14.1``, ``-six 1.16.0``, ``numpy 2.1.0 -> 2.2.0``."""
+    created: bool
+    reason: str
+    """``requested``, or why a tier below a requested one was locked first."""
+
+    def to_dict(self, project: Project) -> dict[str, object]:
+        return {
+            "tier": self.tier,
+            "lockfile": project.relpath(self.path),
+            "packages": self.packages,
+            "created": self.created,
+            "changes": list(self.changes),
+            "reason": self.reason,
+        }
+
+
+def plan(project: Project, names: Sequence[str] | None) -> list[tuple[Tier, str]]:
+    """The tiers to lock, lower tiers first: the requested ones, plus any missing or stale tier below them."""
+    requested = project.select(list(names) if names else None)
+    wanted = {t.name for t in requested}
+    order: list[tuple[Tier, str]] = []
+    seen: set[str] = set()
+    for tier in requested:
+        for member in project.chain(tier.name):
+            if member.name in seen:
+                continue
+            if member.name in wanted:
+                seen.add(member.name)
+                order.append((member, "requested"))
+                continue
+            stale = findings(project, [member], read_locks(project, [member])).findings
+            if stale or any(r in {m.name for m, _ in order} for r in _below(project, member)):
+                seen.add(member.name)
+                order.append((member, f"{stale[0].kind} below {tier.name}" if stale else f"below {tier.name}"))
+    return order
+
+
+def _below(project: Project, tier: Tier) -> list[str]:
+    return [t.name for t in project.chain(tier.name)[:-1]]
+
+
+def lock_project(
+    project: Project,
+    names: Sequence[str] | None,
+    backend: Backend,
+    options: LockOptions,
+    *,
+    progress: Callable[[str], None] | None = None,
+) -> list[Locked]:
+    """Lock the named tiers (all when none) and whatever below them needs it."""
+    if project.format == "pylock" and not backend.universal:
+        from tierlock.errors import UsageError
+
+        raise UsageError(
+            "pip-tools cannot write the pylock format",
+            remedy='lock with uv (tierlock lock --backend uv) or set format = "requirements" in [tool.tierlock]',
+        )
+    done: list[Locked] = []
+    for tier, reason in plan(project, names):
+        if progress is not None:
+            progress(f"locking {tier.name} with {backend.name} ({project.relpath(tier.lockfile)})")
+        done.append(lock_tier(project, tier, backend, options, reason=reason))
+    return done
+
+
+def lock_tier(
+    project: Project, tier: Tier, backend: Backend, options: LockOptions, *, reason: str = "requested"
+) -> Locked:
+    """Compile *tier* and replace its lockfile atomically (nothing is written when anything fails)."""
+    inputs, digest = expected_inputs(project, tier)
+    lower: Lock | None = None
+    if tier.layered_on is not None:
+        below = project.tier(tier.layered_on)
+        result = read(below.lockfile)
+        if result.problems:
+            raise BackendError(
+                f"cannot lock {tier.name}: the {below.name} lockfile it is layered on has problems",
+                file=str(below.lockfile),
+                remedy=f"tierlock lock {below.name}",
+            )
+        lower = result.lock
+    previous = read(tier.lockfile).lock if tier.lockfile.is_file() else None
+    with tempfile.TemporaryDirectory(prefix="tierlock-lock-") as tmp:
+        work = Path(tmp)
+        input_file = work / f"{tier.name}.in"
+        input_file.write_text("".join(f"{line}\n" for line in inputs), encoding="utf-8")
+        constraints = None
+        if lower is not None:
+            constraints = work / f"{lower_name(tier)}.constraints.txt"
+            constraints.write_text("".join(f"{req_format.entry_line(e)}\n" for e in lower.entries), encoding="utf-8")
+        output = work / tier.lockfile.name
+        if previous is not None and not options.upgrade:
+            shutil.copyfile(tier.lockfile, output)
+        request = CompileRequest(
+            input_file=input_file,
+            output_file=output,
+            constraints=constraints,
+            format=project.format,
+            python_version=python_version_for(project.requires_python),
+            upgrade=options.upgrade,
+            upgrade_packages=options.upgrade_packages,
+            index=options.index,
+            cwd=work,
+        )
+        backend.compile(request)
+        try:
+            compiled = output.read_text(encoding="utf-8-sig")
+        except FileNotFoundError:
+            raise BackendError(f"{backend.name} reported success but wrote no lockfile for {tier.name}") from None
+    header = LockHeader(
+        tier=tier.name,
+        inputs=inputs,
+        inputs_digest=digest,
+        layered_on=tier.layered_on,
+        layered_on_digest=lower.body_digest if lower is not None else None,
+        body_digest="",
+        backend=backend.name,
+        backend_version=backend.version(),
+        platform=backend.platform(),
+        command=regenerate_command(project, tier, backend),
+        requires_python=project.requires_python,
+        include_groups=tier.include_groups,
+    )
+    if project.format == "pylock":
+        document = tomllib.loads(compiled)
+        text = pylock_format.render(compiled, _with_body(header, pylock_format.body_digest(document)))
+        parsed = pylock_format.parse(text)
+    else:
+        body = _clean_body(compiled, tier)
+        from tierlock.lockfiles.digest import body_digest
+
+        text = req_format.render(_with_body(header, body_digest(body)), body)
+        parsed = req_format.parse(text)
+    if parsed.problems:
+        lines = [f"line {p.line}: {p.detail}" if p.line else p.detail for p in parsed.problems]
+        raise BackendError(
+            f"{backend.name} produced a lockfile for {tier.name} that cannot be trusted; nothing was written",
+            detail="\n".join(lines),
+            remedy="pin the offending requirement to a released version from an index (no editable or VCS entries)",
+            tier=tier.name,
+        )
+    tier.lockfile.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(tier.lockfile, text.encode("utf-8"))
+    return Locked(
+        tier=tier.name,
+        path=tier.lockfile,
+        packages=len(parsed.entries),
+        changes=tuple(pin_changes(previous, parsed.entries)),
+        created=previous is None,
+        reason=reason,
+    )
+
+
+def regenerate_command(project: Project, tier: Tier, backend: Backend) -> str:
+    """``tierlock lock TIER``, plus ``--backend`` when the configured choice would pick another backend."""
+    command = f"tierlock lock {tier.name}"
+    if backend.name == "pip-tools" and project.backend != "pip":
+        command += " --backend pip"
+    elif backend.name == "uv" and project.backend == "pip":
+        command += " --backend uv"
+    return command
+
+
+def lower_name(tier: Tier) -> str:
+    return tier.layered_on or "base"
+
+
+def _with_body(header: LockHeader, digest: str) -> LockHeader:
+    from dataclasses import replace
+
+    return replace(header, body_digest=digest)
+
+
+def _clean_body(compiled: str, tier: Tier) -> list[str]:
+    """The backend's body: no leading comment block, portable ``# via`` notes."""
+    lines = req_format.split_lines(compiled)
+    while lines and (not lines[0].strip() or lines[0].lstrip().startswith("#")):
+        lines.pop(0)
+    roots = re.compile(r"-r \S*" + re.escape(f"{tier.name}.in") + r"\b")
+    constraints = re.compile(r"-c \S*" + re.escape(f"{lower_name(tier)}.constraints.txt") + r"\b")
+    out = []
+    for line in lines:
+        if line.lstrip().startswith("#"):
+            line = roots.sub(f"tier {tier.name} (pyproject.toml)", line)
+            line = constraints.sub(f"{lower_name(tier)} lockfile", line)
+        out.append(line.rstrip())
+    return out
+
+
+def pin_changes(previous: Lock | None, entries: Sequence[LockEntry]) -> list[str]:
+    """The pin changes from *previous* to *entries*: ``+name v``, ``-name v``, ``name a -> b``."""
+
+    def pins(items: Sequence[LockEntry]) -> dict[str, list[str]]:
+        out: dict[str, set[Version]] = {}
+        for entry in items:
+            out.setdefault(entry.name, set()).add(entry.version)
+        return {name: [str(v) for v in sorted(versions)] for name, versions in out.items()}
+
+    new = pins(entries)
+    old = pins(previous.entries) if previous is not None else {}
+    changes: list[str] = []
+    for name in sorted(set(old) | set(new)):
+        before, after = old.get(name), new.get(name)
+        if before == after:
+            continue
+        if before is None:
+            changes.append(f"+{name} {', '.join(after or ())}")
+        elif after is None:
+            changes.append(f"-{name} {', '.join(before)}")
+        else:
+            changes.append(f"{name} {', '.join(before)} -> {', '.join(after)}")
+    return changes

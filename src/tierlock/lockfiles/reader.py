@@ -1,0 +1,83 @@
+"""Read a lockfile from disk into a :class:`Lock` (the thin edge over the pure parsers).
+
+:func:`read` is lenient: it returns what it could parse and every problem with
+its line (``tierlock check`` reports them all). :func:`load` is strict: it
+raises :class:`LockfileError` on any integrity problem, so an installer never
+acts on a lockfile it cannot trust.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from tierlock.lockfiles.model import Lock, LockfileError, LockFormatName, ReadProblem
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    lock: Lock
+    problems: tuple[ReadProblem, ...]
+
+
+def format_of(path: Path) -> LockFormatName:
+    """The format a lockfile path implies: ``pylock.*.toml`` (or any ``.toml``) is pylock."""
+    return "pylock" if path.suffix == ".toml" else "requirements"
+
+
+def read(path: str | Path) -> ReadResult:
+    """Read and parse *path*, collecting every problem (raises only when it cannot be read at all)."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise LockfileError(f"no lockfile at {path}", file=str(path), remedy="create it: tierlock lock TIER") from None
+    except OSError as exc:
+        raise LockfileError(f"cannot read {path}: {exc.strerror}", file=str(path)) from exc
+    fmt = format_of(path)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        problem = ReadProblem("integrity", None, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+        return ReadResult(_empty(path, fmt, data), (problem,))
+    if fmt == "pylock":
+        from tierlock.lockfiles import pylock
+
+        parsed = pylock.parse(text)
+    else:
+        from tierlock.lockfiles import requirements
+
+        parsed = requirements.parse(text)
+    problems = list(parsed.problems)
+    names = [e.name for e in parsed.entries]
+    if len(names) != len(set(names)):
+        from tierlock.lockfiles.requirements import duplicate_problems
+
+        problems.extend(duplicate_problems(parsed.entries))
+    lock = Lock(
+        path=path,
+        format=fmt,
+        header=parsed.header,
+        entries=tuple(parsed.entries),
+        file_digest=hashlib.sha256(data).hexdigest(),
+        body_digest=parsed.body_digest,
+    )
+    return ReadResult(lock, tuple(problems))
+
+
+def load(path: str | Path, *, require_header: bool = False) -> Lock:
+    """Read a lockfile for installing; raise :class:`LockfileError` listing every integrity problem.
+
+    A missing or mangled header is an error only with *require_header* (a plain
+    pip-tools lockfile with hashes is still installable).
+    """
+    result = read(path)
+    problems = [p for p in result.problems if require_header or p.kind != "header"]
+    if problems:
+        raise LockfileError.from_problems(result.lock.path, problems)
+    return result.lock
+
+
+def _empty(path: Path, fmt: LockFormatName, data: bytes) -> Lock:
+    return Lock(path=path, format=fmt, header=None, entries=(), file_digest=hashlib.sha256(data).hexdigest())

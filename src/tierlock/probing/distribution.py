@@ -1,0 +1,423 @@
+"""Probe one installed distribution from its files, never importing it.
+
+The verdict comes from the ``.dist-info`` folder alone: METADATA (name and
+version), RECORD (read here with :mod:`csv`, because
+``importlib.metadata.files()`` silently drops missing files on Python 3.12+),
+``direct_url.json`` for editable installs, the import roots, and the folder
+listing for pip's ``~`` leftovers. Every reason is collected; none stops the
+others.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import hashlib
+import importlib.machinery
+import json
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, NamedTuple
+from urllib.parse import unquote, urlparse
+
+from packaging.version import InvalidVersion, Version
+
+from tierlock.probing.site import DistInfoDir, SiteIndex, normalize, pip_leftover_of
+
+DistState = Literal["present", "present-editable", "partial", "absent"]
+
+_EXT_SUFFIXES = tuple({*importlib.machinery.EXTENSION_SUFFIXES, ".pyd", ".dll", ".dylib"})
+_SO_RE = re.compile(r"\.so(\.[0-9]+)*$")
+_SHOWN = 3
+"""How many file names a reason lists before saying 'and N more'."""
+
+
+class InstalledFile(NamedTuple):
+    """One file of RECORD that the probe checked."""
+
+    path: str
+    """Absolute path of the file."""
+    record_path: str
+    """The path as written in RECORD (relative to the site folder)."""
+    size: int | None
+    """The size RECORD gives, or None when RECORD gives none."""
+    hash: str | None
+    """RECORD's ``algorithm=urlsafe-b64-digest``, or None."""
+
+
+@dataclass(frozen=True)
+class DistributionProbe:
+    """What the files say about one distribution."""
+
+    name: str
+    """PEP 503 normalized name."""
+    state: DistState
+    reasons: list[str] = field(default_factory=list)
+    """Why the state is not ``present`` (every reason found); empty when present."""
+    notes: list[str] = field(default_factory=list)
+    """What the probe did not check and why (editable sources, no lockfile ...)."""
+    version: Version | None = None
+    locked_version: Version | None = None
+    dist_info_dir: str | None = None
+    """The ``.dist-info`` folder that was probed (the first on the path), as a string."""
+    files_checked: int = 0
+    records: tuple[tuple[str, str, int | None, str | None], ...] = ()
+    """Plain tuples behind :attr:`files` (cheap to build on the fast path)."""
+    editable_source: Path | None = None
+    import_roots: tuple[str, ...] = ()
+
+    @property
+    def present(self) -> bool:
+        return self.state in ("present", "present-editable")
+
+    @property
+    def dist_info(self) -> Path | None:
+        return Path(self.dist_info_dir) if self.dist_info_dir is not None else None
+
+    @property
+    def files(self) -> tuple[InstalledFile, ...]:
+        """The installed files checked, with their recorded sizes (for the installer's no-op path)."""
+        return tuple(InstalledFile(*r) for r in self.records)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "state": self.state,
+            "present": self.present,
+            "version": str(self.version) if self.version is not None else None,
+            "locked_version": str(self.locked_version) if self.locked_version is not None else None,
+            "dist_info": self.dist_info_dir,
+            "editable_source": str(self.editable_source) if self.editable_source is not None else None,
+            "import_roots": list(self.import_roots),
+            "files_checked": self.files_checked,
+            "reasons": list(self.reasons),
+            "notes": list(self.notes),
+        }
+
+
+def is_compiled(path: str) -> bool:
+    """Whether *path* names a compiled artifact (extension module or shared library)."""
+    return path.endswith(_EXT_SUFFIXES) or bool(_SO_RE.search(path))
+
+
+def probe_distribution(
+    name: str,
+    *,
+    paths: Sequence[Path] = (),
+    locked_version: Version | None = None,
+    import_roots: Sequence[str] = (),
+    deep: bool = False,
+    index: SiteIndex | None = None,
+) -> DistributionProbe:
+    """Decide from files whether distribution *name* is consumable on *paths*.
+
+    *paths* are the site folders to look in (``Target.site_paths``); pass a
+    prebuilt *index* instead to probe many distributions with one scan.
+    *import_roots* are the top-level import names to check (default: from
+    ``top_level.txt`` or RECORD). *deep* also verifies RECORD hashes.
+    """
+    if index is None:
+        index = SiteIndex.scan(paths)
+    key = normalize(name)
+    found = index.find(key)
+    if not found:
+        where = ", ".join(index.sites) or "(no site folders)"
+        return DistributionProbe(
+            key, "absent", [f"no .dist-info for {key} on the path ({where})"], locked_version=locked_version
+        )
+    return _Probe(
+        key, found=found, index=index, locked=locked_version, import_roots=tuple(import_roots), deep=deep
+    ).run()
+
+
+class _Probe:
+    """The checks for one distribution; each adds reasons, none stops the others."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        found: Sequence[DistInfoDir],
+        index: SiteIndex,
+        locked: Version | None,
+        import_roots: tuple[str, ...],
+        deep: bool,
+    ) -> None:
+        self.name = name
+        self.found = found
+        self.info = found[0]
+        self.index = index
+        self.locked = locked
+        self.declared_roots = import_roots
+        self.deep = deep
+        self.reasons: list[str] = []
+        self.notes: list[str] = []
+        self.version: Version | None = None
+        self.files: list[tuple[str, str, int | None, str | None]] = []
+        self.heads: dict[str, bool] = {}
+        """First parts of RECORD's paths, in order -> whether they are folders."""
+        self.alive: set[str] = set()
+        """First path parts of the Python modules found on disk (``pkg`` or ``mod.py``)."""
+        self.editable: Path | None = None
+        self.roots: tuple[str, ...] = ()
+
+    def run(self) -> DistributionProbe:
+        if len(self.found) > 1:
+            listed = ", ".join(d.path for d in self.found)
+            self.reasons.append(
+                f"{len(self.found)} .dist-info folders for {self.name} on the path ({listed}); "
+                "which one Python uses depends on the path order"
+            )
+        self._metadata()
+        self._editable()
+        record_rows = self._record()
+        if record_rows is not None:
+            self._files(record_rows)
+        self._import_roots(record_rows)
+        self._leftovers(record_rows or [])
+        if self.reasons:
+            state: DistState = "partial"
+        elif self.editable is not None:
+            state = "present-editable"
+        else:
+            state = "present"
+        return DistributionProbe(
+            name=self.name,
+            state=state,
+            reasons=self.reasons,
+            notes=self.notes,
+            version=self.version,
+            locked_version=self.locked,
+            dist_info_dir=self.info.path,
+            files_checked=len(self.files),
+            records=tuple(self.files),
+            editable_source=self.editable,
+            import_roots=self.roots,
+        )
+
+    # -- METADATA and version -------------------------------------------------
+    def _metadata(self) -> None:
+        path = os.path.join(self.info.path, "METADATA")
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                raw_version = _header(fh, "version")
+        except FileNotFoundError:
+            present = sorted(os.listdir(self.info.path)) if os.path.isdir(self.info.path) else []
+            only = f" (it holds only {', '.join(present)})" if present else " (it is empty)"
+            self.reasons.append(f"METADATA missing in {self.info.path}{only}: a husk left by an interrupted install")
+            return
+        except OSError as exc:
+            self.reasons.append(f"METADATA unreadable in {self.info.path}: {exc.strerror}")
+            return
+        if not raw_version:
+            self.reasons.append(f"METADATA in {self.info.path} has no Version")
+            return
+        try:
+            self.version = Version(raw_version)
+        except InvalidVersion:
+            self.reasons.append(f"METADATA version {raw_version!r} is not a valid version")
+            return
+        if self.locked is not None and self.version != self.locked:
+            detail = ""
+            if self.version.public == self.locked.public:
+                detail = " (the local version labels differ)"
+            self.reasons.append(f"installed version {self.version} differs from the locked {self.locked}{detail}")
+
+    # -- editable installs ----------------------------------------------------
+    def _editable(self) -> None:
+        path = os.path.join(self.info.path, "direct_url.json")
+        try:
+            with open(path, encoding="utf-8") as fh:
+                data = json.load(fh)
+        except (OSError, ValueError):
+            return
+        dir_info = data.get("dir_info") if isinstance(data, dict) else None
+        if not (isinstance(dir_info, dict) and dir_info.get("editable")):
+            return
+        url = data.get("url", "")
+        source = Path(unquote(urlparse(url).path)) if isinstance(url, str) and url.startswith("file:") else None
+        if source is None:
+            self.reasons.append(f"editable install with a source that is not a local folder: {url!r}")
+            return
+        self.editable = source
+        if not source.is_dir():
+            self.reasons.append(f"editable install whose source folder {source} is missing")
+        self.notes.append(f"editable install from {source}: its sources are not RECORD-checked")
+
+    # -- RECORD -----------------------------------------------------------------
+    def _record(self) -> list[list[str]] | None:
+        path = os.path.join(self.info.path, "RECORD")
+        try:
+            with open(path, encoding="utf-8", newline="") as fh:
+                return [row for row in csv.reader(fh) if row]
+        except FileNotFoundError:
+            self.reasons.append(f"RECORD missing in {self.info.path}: the installed files cannot be listed")
+        except (OSError, csv.Error, UnicodeDecodeError) as exc:
+            self.reasons.append(f"RECORD unreadable in {self.info.path}: {exc}")
+        return None
+
+    def _files(self, rows: list[list[str]]) -> None:
+        site = self.info.site
+        prefix = site if site.endswith(os.sep) else site + os.sep
+        missing: list[str] = []
+        resized: list[str] = []
+        mismatched: list[str] = []
+        stat, files, alive, heads = os.stat, self.files, self.alive, self.heads
+        for row in rows:
+            rel = row[0]
+            if rel.endswith(".pyc"):
+                continue  # byte-code caches: regenerated on import, often not installed at all
+            head, sep, _ = rel.partition("/")
+            if head not in heads:
+                heads[head] = bool(sep)
+            width = len(row)
+            recorded_hash = row[1] if width > 1 and row[1] else None
+            size_text = row[2] if width > 2 else ""
+            size = int(size_text) if size_text.isdigit() else None
+            if rel.startswith(("..", "/")) or "/../" in rel:
+                full = os.path.normpath(os.path.join(site, rel))
+            else:
+                full = prefix + rel
+            files.append((full, rel, size, recorded_hash))
+            try:
+                actual = stat(full).st_size
+            except OSError:
+                if is_compiled(rel):
+                    self.reasons.append(f"compiled artifact {rel} is missing")
+                else:
+                    missing.append(rel)
+                continue
+            if size is not None and actual != size:
+                resized.append(f"{rel} ({actual} bytes, RECORD says {size})")
+            elif self.deep and recorded_hash and not _hash_matches(full, recorded_hash):
+                mismatched.append(rel)
+            if rel.endswith(".py"):
+                alive.add(head)
+        _summarize(self.reasons, missing, "file listed in RECORD is missing", "files listed in RECORD are missing")
+        _summarize(self.reasons, resized, "file has another size than RECORD says", "files have other sizes")
+        _summarize(self.reasons, mismatched, "file does not match its RECORD hash", "files do not match their hashes")
+        if self.deep:
+            self.notes.append("hashes checked (--deep)")
+
+    # -- import roots -----------------------------------------------------------
+    def _import_roots(self, rows: list[list[str]] | None) -> None:
+        roots = self.declared_roots
+        declared = bool(roots)
+        if not roots:
+            roots = _roots_from_heads(self.heads) if rows is not None else self._roots_from_top_level()
+        self.roots = roots
+        if not roots:
+            if self.editable is not None:
+                self.notes.append("no import roots declared or recorded: only the source folder was checked")
+            return
+        places = [self.info.site]
+        if self.editable is not None:
+            places = [str(self.editable), str(self.editable / "src"), *self.index.sites]
+        alive = self.alive if self.editable is None else set()
+        for root in roots:
+            if root in alive or f"{root}.py" in alive:
+                continue  # a module file of it was just found on disk
+            verdict = _find_root(root, places)
+            if verdict == "ok":
+                continue
+            how = "declared" if declared else "recorded"
+            if verdict == "missing":
+                self.reasons.append(f"import root {root!r} ({how}) is missing from {places[0]}")
+            else:
+                self.reasons.append(f"import root {root!r} is an empty or namespace-only directory in {verdict}")
+
+    def _roots_from_top_level(self) -> tuple[str, ...]:
+        try:
+            with open(os.path.join(self.info.path, "top_level.txt"), encoding="utf-8") as fh:
+                names = [line.strip() for line in fh]
+        except OSError:
+            return ()
+        return tuple(n for n in names if n and n.isidentifier())
+
+    # -- pip leftovers ------------------------------------------------------------
+    def _leftovers(self, rows: list[list[str]]) -> None:
+        tildes = self.index.leftovers.get(self.info.site, ())
+        if not tildes:
+            return
+        tops = {os.path.basename(self.info.path), *self.roots}
+        tops.update(row[0].partition("/")[0] for row in rows if not row[0].startswith(".."))
+        for leftover in tildes:
+            if any(pip_leftover_of(leftover, top) for top in tops):
+                self.reasons.append(
+                    f"leftover {leftover} beside it in {self.info.site}: an interrupted pip uninstall or upgrade"
+                )
+
+
+def _header(lines: Iterable[str], wanted: str) -> str | None:
+    """The first value of header *wanted* in an RFC 822 style METADATA file."""
+    prefix = wanted + ":"
+    for text in lines:
+        if not text.strip():
+            return None  # end of the headers
+        if text[: len(prefix)].lower() == prefix:
+            return text[len(prefix) :].strip() or None
+    return None
+
+
+def _roots_from_heads(heads: dict[str, bool]) -> tuple[str, ...]:
+    """Import roots from the first parts of RECORD's paths (a folder when the flag is set)."""
+    out: list[str] = []
+    for head, folder in heads.items():
+        if folder:
+            name = head
+            if name.endswith((".dist-info", ".data", ".libs")) or name in ("__pycache__", ".."):
+                continue
+        elif head.endswith(".py"):
+            name = head[:-3]
+        elif head.endswith(_EXT_SUFFIXES):
+            name = head.split(".", 1)[0]
+        else:
+            continue
+        if name.isidentifier() and name not in out:
+            out.append(name)
+    return tuple(out)
+
+
+def _find_root(root: str, places: Sequence[str]) -> str:
+    """``ok``, ``missing``, or the folder where *root* is empty or namespace-only."""
+    hollow = ""
+    for place in places:
+        folder = os.path.join(place, root)
+        if os.path.isdir(folder):
+            if os.path.isfile(os.path.join(folder, "__init__.py")) or _has_module(folder):
+                return "ok"
+            hollow = hollow or folder
+            continue
+        if os.path.isfile(folder + ".py") or any(os.path.isfile(folder + s) for s in _EXT_SUFFIXES):
+            return "ok"
+    return hollow or "missing"
+
+
+def _has_module(folder: str) -> bool:
+    return any(any(n.endswith((".py", *_EXT_SUFFIXES)) for n in names) for _, _, names in os.walk(folder))
+
+
+def _hash_matches(path: str, recorded: str) -> bool:
+    algorithm, _, expected = recorded.partition("=")
+    try:
+        digest = hashlib.new(algorithm)
+    except ValueError:
+        return False
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode() == expected
+
+
+def _summarize(reasons: list[str], items: list[str], one: str, many: str) -> None:
+    if not items:
+        return
+    shown = ", ".join(items[:_SHOWN])
+    more = f" and {len(items) - _SHOWN} more" if len(items) > _SHOWN else ""
+    if len(items) == 1:
+        reasons.append(f"{one}: {shown}")
+    else:
+        reasons.append(f"{len(items)} {many}: {shown}{more}")

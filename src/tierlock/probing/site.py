@@ -1,0 +1,97 @@
+"""Where distributions are installed: one scan of the site folders.
+
+:class:`SiteIndex` lists every ``.dist-info`` folder on a set of import-path
+folders with :func:`os.scandir`, keyed by the PEP 503 normalized name taken
+from the folder name. Nothing is imported and nothing is read but folder
+listings; :mod:`tierlock.probing.distribution` reads the files it needs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_NORMALIZE = re.compile(r"[-_.]+")
+#: The characters pip puts between ``~`` and the kept tail of a name it moved
+#: aside during an uninstall (``pip._internal.utils.temp_dir.AdjacentTempDirectory``).
+_PIP_LEADING = frozenset("-~.=%0123456789")
+
+
+def normalize(name: str) -> str:
+    """PEP 503 normalization (what :func:`packaging.utils.canonicalize_name` does)."""
+    return _NORMALIZE.sub("-", name).lower()
+
+
+@dataclass(frozen=True)
+class DistInfoDir:
+    """One ``NAME-VERSION.dist-info`` folder found on the path."""
+
+    name: str
+    """PEP 503 normalized distribution name, from the folder name."""
+    folder_version: str
+    path: str
+    """Absolute path of the ``.dist-info`` folder."""
+    site: str
+    """The site folder that holds it (what RECORD paths are relative to)."""
+
+
+@dataclass
+class SiteIndex:
+    """Every ``.dist-info`` and every ``~`` leftover on a list of site folders."""
+
+    sites: tuple[str, ...]
+    dists: dict[str, list[DistInfoDir]] = field(default_factory=dict)
+    leftovers: dict[str, list[str]] = field(default_factory=dict)
+    """Site folder -> names of ``~``-prefixed entries in it."""
+
+    @classmethod
+    def scan(cls, paths: Iterable[Path | str]) -> SiteIndex:
+        """List the ``.dist-info`` folders of *paths* (in path order, each folder once)."""
+        seen: set[str] = set()
+        sites: list[str] = []
+        for entry in paths:
+            folder = os.fspath(entry)
+            real = os.path.realpath(folder)
+            if real in seen:
+                continue
+            seen.add(real)
+            sites.append(folder)
+        index = cls(tuple(sites))
+        for site in sites:
+            try:
+                with os.scandir(site) as it:
+                    names = [e.name for e in it]
+            except OSError:
+                continue
+            for name in names:
+                if name.startswith("~"):
+                    index.leftovers.setdefault(site, []).append(name)
+                if not name.endswith(".dist-info"):
+                    continue
+                stem = name[: -len(".dist-info")]
+                dist, _, version = stem.partition("-")
+                key = normalize(dist)
+                index.dists.setdefault(key, []).append(DistInfoDir(key, version, os.path.join(site, name), site))
+        return index
+
+    def find(self, name: str) -> Sequence[DistInfoDir]:
+        """The ``.dist-info`` folders for distribution *name*, first on the path first."""
+        return self.dists.get(normalize(name), ())
+
+
+def pip_leftover_of(leftover: str, name: str) -> bool:
+    """Whether *leftover* is a name pip made from *name* when moving it aside.
+
+    pip renames ``numpy`` to ``~umpy`` (or ``~-mpy``, ``~~mpy`` ...): ``~``,
+    then ``i - 1`` characters from a small set, then ``name[i:]``.
+    """
+    if len(leftover) != len(name) or not leftover.startswith("~") or leftover == name:
+        return False
+    common = 0
+    while common < len(name) - 1 and leftover[-1 - common] == name[-1 - common]:
+        common += 1
+    cut = len(name) - common
+    return cut >= 1 and all(ch in _PIP_LEADING for ch in leftover[1:cut])

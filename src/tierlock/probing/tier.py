@@ -1,0 +1,232 @@
+"""Probe a tier: every root distribution (and, with ``closure``, every locked package).
+
+A tier is **present** when every probed distribution is present, **absent**
+when none is installed at all, and **partial** otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from tierlock.errors import UsageError
+from tierlock.probing.distribution import DistributionProbe, probe_distribution
+from tierlock.probing.site import SiteIndex
+
+if TYPE_CHECKING:
+    from tierlock.environment import Target
+    from tierlock.lockfiles.model import Lock
+    from tierlock.tiers import Project, Tier
+
+TierState = Literal["present", "partial", "absent"]
+
+
+@dataclass(frozen=True)
+class TierProbe:
+    """The verdict for one tier in one environment."""
+
+    tier: str
+    state: TierState
+    roots: tuple[DistributionProbe, ...]
+    """One result per root distribution (the tier's ``probe`` list), in declaration order."""
+    closure: tuple[DistributionProbe, ...] = ()
+    """With ``closure=True``: the other locked packages that apply to the environment."""
+    lockfile: Path | None = None
+    lock_used: bool = False
+    """Whether installed versions were compared with the lockfile."""
+    notes: tuple[str, ...] = ()
+    python: Path | None = None
+    install_command: str = ""
+
+    @property
+    def present(self) -> bool:
+        return self.state == "present"
+
+    @property
+    def checked(self) -> tuple[DistributionProbe, ...]:
+        return self.roots + self.closure
+
+    @property
+    def files_checked(self) -> int:
+        return sum(d.files_checked for d in self.checked)
+
+    @property
+    def broken(self) -> list[DistributionProbe]:
+        """The probed distributions that are not present."""
+        return [d for d in self.checked if not d.present]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "tier": self.tier,
+            "state": self.state,
+            "present": self.present,
+            "python": str(self.python) if self.python else None,
+            "lockfile": str(self.lockfile) if self.lockfile else None,
+            "lock_used": self.lock_used,
+            "packages_checked": len(self.checked),
+            "files_checked": self.files_checked,
+            "notes": list(self.notes),
+            "install_command": self.install_command,
+            "roots": [d.to_dict() for d in self.roots],
+            "closure": [d.to_dict() for d in self.closure],
+        }
+
+
+def tier_state(results: Sequence[DistributionProbe]) -> TierState:
+    """present when all are present (or there is nothing to probe), absent when none is installed."""
+    if all(r.present for r in results):
+        return "present"
+    if all(r.state == "absent" for r in results):
+        return "absent"
+    return "partial"
+
+
+_LOCKS: dict[tuple[str, int, int], Lock] = {}
+
+
+def _load_lock(path: Path) -> Lock:
+    """``tierlock.lockfiles.load``, remembered while the file is unchanged (size and mtime)."""
+    from tierlock.lockfiles import load
+
+    st = path.stat()
+    key = (str(path), st.st_mtime_ns, st.st_size)
+    lock = _LOCKS.get(key)
+    if lock is None:
+        if len(_LOCKS) > 32:
+            _LOCKS.clear()
+        lock = _LOCKS[key] = load(path)
+    return lock
+
+
+class Prober:
+    """Probes tiers of one project in one environment, scanning the site folders once."""
+
+    def __init__(self, project: Project, target: Target) -> None:
+        self.project = project
+        self.target = target
+        self.index = SiteIndex.scan(target.site_paths)
+
+    def lock(self, tier: Tier) -> tuple[Lock | None, str | None]:
+        """The tier's lock, or None with the note saying why versions are not compared."""
+        where = self.project.relpath(tier.lockfile)
+        if not tier.lockfile.is_file():
+            return None, f"no lockfile at {where}: installed versions were not compared (tierlock lock {tier.name})"
+        return _load_lock(tier.lockfile), None
+
+    def probe(self, tier: Tier, *, closure: bool = False, deep: bool = False) -> TierProbe:
+        lock, note = self.lock(tier)
+        notes: list[str] = [note] if note else []
+        env: Mapping[str, str] = self.target.marker_env
+        if closure and lock is None:
+            raise UsageError(
+                f"--closure needs the lockfile of tier {tier.name}, but {note}",
+                tier=tier.name,
+                remedy=f"tierlock lock {tier.name}",
+            )
+        pins = {e.name: e for e in lock.applicable(env)} if lock is not None else {}
+        roots: list[DistributionProbe] = []
+        for name in tier.probe:
+            entry = pins.get(name)
+            if lock is not None and entry is None:
+                notes.append(f"{name} is not in {self.project.relpath(tier.lockfile)}: its version was not compared")
+            roots.append(
+                probe_distribution(
+                    name,
+                    index=self.index,
+                    locked_version=entry.version if entry else None,
+                    import_roots=tier.import_roots.get(name, ()),
+                    deep=deep,
+                )
+            )
+        others: list[DistributionProbe] = []
+        if closure and lock is not None:
+            skip = {*tier.probe, self.project.name}
+            for entry in pins.values():
+                if entry.name in skip:
+                    continue
+                skip.add(entry.name)
+                others.append(
+                    probe_distribution(
+                        entry.name,
+                        index=self.index,
+                        locked_version=entry.version,
+                        import_roots=tier.import_roots.get(entry.name, ()),
+                        deep=deep,
+                    )
+                )
+        if not tier.probe:
+            notes.append(f"tier {tier.name} has no roots to probe: present by definition")
+        return TierProbe(
+            tier=tier.name,
+            state=tier_state([*roots, *others]),
+            roots=tuple(roots),
+            closure=tuple(others),
+            lockfile=tier.lockfile,
+            lock_used=lock is not None,
+            notes=tuple(notes),
+            python=self.target.python,
+            install_command=tier.install_command,
+        )
+
+
+def resolve_target(python: str | Path | None) -> Target:
+    from tierlock import environment
+
+    return environment.current() if python is None else environment.inspect(python)
+
+
+_PROJECTS: dict[tuple[str, int, int], Project] = {}
+
+
+def resolve_project(project: Project | str | Path | None) -> Project:
+    """The project, loaded once per unchanged pyproject.toml (the model is frozen data)."""
+    from tierlock.tiers import Project, find_pyproject, load_project
+
+    if isinstance(project, Project):
+        return project
+    pyproject = find_pyproject(Path(project if project is not None else "."))
+    st = pyproject.stat()
+    key = (str(pyproject), st.st_mtime_ns, st.st_size)
+    loaded = _PROJECTS.get(key)
+    if loaded is None:
+        if len(_PROJECTS) > 32:
+            _PROJECTS.clear()
+        loaded = _PROJECTS[key] = load_project(pyproject)
+    return loaded
+
+
+def probe(
+    tier: str | Tier,
+    project: Project | str | Path | None = None,
+    python: str | Path | None = None,
+    closure: bool = False,
+    *,
+    deep: bool = False,
+) -> TierProbe:
+    """Whether *tier* of *project* is consumable in the environment of *python*.
+
+    *project* is a :class:`~tierlock.tiers.Project`, a folder or a
+    pyproject.toml (default: the nearest one upward from the working folder);
+    *python* an interpreter (default: this one, probed in-process). With
+    *closure*, every package of the tier's lockfile that applies to the
+    environment is probed too; *deep* verifies RECORD hashes.
+    """
+    proj = resolve_project(project)
+    the_tier = proj.tier(tier) if isinstance(tier, str) else tier
+    return Prober(proj, resolve_target(python)).probe(the_tier, closure=closure, deep=deep)
+
+
+def probe_tiers(
+    names: Sequence[str] | None,
+    project: Project | str | Path | None = None,
+    python: str | Path | None = None,
+    *,
+    closure: bool = False,
+    deep: bool = False,
+) -> list[TierProbe]:
+    """:func:`probe` for several tiers (all when *names* is empty), scanning the site folders once."""
+    proj = resolve_project(project)
+    prober = Prober(proj, resolve_target(python))
+    return [prober.probe(t, closure=closure, deep=deep) for t in proj.select(list(names or ()))]

@@ -1,0 +1,191 @@
+"""Renderers for a :class:`ValidationResult`: text, json, github, sarif.
+
+Each renderer is a pure function from the result to text lines or a JSON
+document. Every string that reaches the output passes :func:`redact` on the
+way, so even a credential that slipped into a key name is never echoed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tierlock._version import __version__
+from tierlock.validators.credentials import redact
+from tierlock.validators.model import RULE_NAMES, RULES, ValidationError, ValidationResult
+
+FORMATS = ("text", "json", "github", "sarif")
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFO_URI = "https://github.com/tierlock/tierlock/blob/main/docs/reference/runtime-config.md"
+
+
+def display_path(file: str | None) -> str:
+    """*file* relative to the working folder when it is inside it."""
+    if not file:
+        return "(document)"
+    try:
+        rel = os.path.relpath(file)
+    except ValueError:
+        return file
+    return file if rel.startswith("..") else rel.replace(os.sep, "/")
+
+
+def _scrub(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact(str(k)): _scrub(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub(v) for v in value]
+    return value
+
+
+def _place(error: ValidationError) -> str:
+    place = display_path(error.file) if error.file else ""
+    if error.line is not None:
+        place += f":{error.line}:{error.column or 1}"
+    return place
+
+
+def summary(result: ValidationResult) -> str:
+    name = display_path(result.source)
+    if not result.parsed:
+        return f"{name}: cannot be read as a runtime config"
+    if result.ok:
+        return f"{name}: valid ({result.commands_checked} command(s) checked)"
+    return f"{name}: {len(result.errors)} error(s) in {result.commands_checked} command(s) checked"
+
+
+def text_lines(result: ValidationResult) -> list[str]:
+    """Plain lines: ``file:line:col: RULE path: message (hint)``, then the summary."""
+    lines = []
+    for error in result.errors:
+        head = " ".join(p for p in (_place(error), error.rule) if p)
+        where = "" if not error.path else f" {error.where}"
+        text = f"{head}{where}: {error.message}"
+        if error.hint:
+            text += f" ({error.hint})"
+        lines.append(redact(text))
+    lines.append(redact(summary(result)))
+    return lines
+
+
+def json_document(result: ValidationResult) -> dict[str, Any]:
+    document = result.to_dict()
+    document["source"] = display_path(result.source) if result.source else None
+    for error in document["errors"]:
+        error["file"] = display_path(error["file"]) if error["file"] else None
+    scrubbed: dict[str, Any] = _scrub(document)
+    return scrubbed
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_lines(result: ValidationResult) -> list[str]:
+    """GitHub Actions workflow commands (``::error file=...,line=...::message``)."""
+    lines = []
+    for error in result.errors:
+        props = []
+        if error.file:
+            props.append(f"file={_escape_property(redact(display_path(error.file)))}")
+        if error.line is not None:
+            props.append(f"line={error.line}")
+            props.append(f"col={error.column or 1}")
+        props.append(f"title={_escape_property(redact(f'tierlock {error.rule} {error.where}'))}")
+        message = f"{error.where}: {error.message}" if error.path else error.message
+        if error.hint:
+            message += f" ({error.hint})"
+        lines.append(f"::error {','.join(props)}::{_escape_data(redact(message))}")
+    lines.append(_escape_data(redact(summary(result))))
+    return lines
+
+
+def sarif_document(result: ValidationResult) -> dict[str, Any]:
+    """SARIF 2.1.0 with one rule descriptor per rule id and a region per located error."""
+    rule_ids = list(RULES)
+    rules = [
+        {
+            "id": rid,
+            "name": RULE_NAMES[rid],
+            "shortDescription": {"text": RULES[rid]},
+            "helpUri": f"{INFO_URI}#{rid.lower()}",
+            "defaultConfiguration": {"level": "error"},
+        }
+        for rid in rule_ids
+    ]
+    results = []
+    for error in result.errors:
+        text = f"{error.where}: {error.message}" if error.path else error.message
+        if error.hint:
+            text += f" ({error.hint})"
+        location: dict[str, Any] = {
+            "logicalLocations": [{"fullyQualifiedName": error.where, "kind": "member"}],
+        }
+        if error.file:
+            physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(error.file)}}
+            if error.line is not None:
+                physical["region"] = {"startLine": error.line, "startColumn": error.column or 1}
+            location["physicalLocation"] = physical
+        entry: dict[str, Any] = {
+            "ruleId": error.rule,
+            "ruleIndex": rule_ids.index(error.rule),
+            "level": "error",
+            "message": {"text": text},
+            "locations": [location],
+            "properties": {"jsonPointer": error.pointer},
+        }
+        if error.related is not None and error.file:
+            entry["relatedLocations"] = [
+                {
+                    "id": 1,
+                    "message": {"text": "first occurrence"},
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _uri(error.file)},
+                        "region": {"startLine": error.related.line, "startColumn": error.related.column},
+                    },
+                }
+            ]
+        results.append(entry)
+    document = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "tierlock",
+                        "version": __version__,
+                        "informationUri": INFO_URI,
+                        "rules": rules,
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
+    }
+    scrubbed: dict[str, Any] = _scrub(document)
+    return scrubbed
+
+
+def _uri(file: str) -> str:
+    shown = display_path(file)
+    if Path(shown).is_absolute():
+        return Path(shown).as_uri()
+    return shown.replace(os.sep, "/").replace("%", "%25").replace(" ", "%20")
+
+
+RENDERERS: dict[str, Callable[[ValidationResult], Any]] = {
+    "text": text_lines,
+    "json": json_document,
+    "github": github_lines,
+    "sarif": sarif_document,
+}

@@ -1,0 +1,93 @@
+"""The cwd rule against a real checkout (RC015, RC016): symlinks followed.
+
+The only part of the validator that looks at the filesystem besides reading
+the config. Each distinct (repository, cwd) pair is resolved once, so a
+config of 10,000 commands that share a few folders costs a few ``realpath``
+calls, not 10,000.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from tierlock.validators.model import Finding
+from tierlock.validators.rules import commands, lexical_escape, repo_of, repositories
+
+
+def find_checkout(config_dir: Path) -> Path:
+    """The git top level that holds *config_dir*, else *config_dir* itself."""
+    start = config_dir.resolve()
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return start
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def check(document: Any, *, checkout: Path, config_dir: Path) -> list[Finding]:
+    """Findings of the cwd rule with the checkout on disk."""
+    out: list[Finding] = []
+    top = os.path.realpath(checkout)
+    repos = repositories(document)
+    roots: dict[str, tuple[str, list[str]]] = {}
+    if repos is not None:
+        for repo in repos:
+            if repo.id in roots or lexical_escape(repo.path) == "is an absolute path; it must be relative":
+                continue
+            root = os.path.realpath(os.path.join(config_dir, repo.path))
+            base = ("repositories", repo.index)
+            if not _within(root, top):
+                out.append(Finding("RC016", (*base, "path"), "leaves the checkout (symlinks followed)"))
+            elif not os.path.isdir(root):
+                out.append(Finding("RC016", (*base, "path"), "is not an existing folder in the checkout"))
+            scopes: list[str] = []
+            for i, scope in enumerate(repo.scope):
+                if lexical_escape(scope):
+                    continue  # reported by the lexical rule
+                real = os.path.realpath(os.path.join(root, scope))
+                if not _within(real, root):
+                    out.append(
+                        Finding("RC015", (*base, "scope", i), "scope folder leaves its repository (symlinks followed)")
+                    )
+                elif not os.path.isdir(real):
+                    out.append(Finding("RC015", (*base, "scope", i), "scope folder does not exist in the checkout"))
+                scopes.append(real)
+            roots[repo.id] = (root, scopes)
+    by_id = {r.id: r for r in repos or []}
+    verdicts: dict[tuple[str, str], str | None] = {}
+    for name, index, command in commands(document):
+        cwd = command.get("cwd")
+        if not isinstance(cwd, str) or not cwd.strip() or "\x00" in cwd or lexical_escape(cwd):
+            continue
+        if repos is None:
+            root, scopes, label = top, [], ""
+        else:
+            owner = repo_of(command, repos, by_id)
+            if owner is None or owner.id not in roots:
+                continue
+            root, scopes = roots[owner.id]
+            label = owner.id
+        memo = (label, cwd)
+        if memo not in verdicts:
+            verdicts[memo] = _verdict(root, scopes, cwd, label)
+        message = verdicts[memo]
+        if message:
+            out.append(Finding("RC015", (name, index, "cwd"), message))
+    return out
+
+
+def _verdict(root: str, scopes: list[str], cwd: str, repo: str) -> str | None:
+    target = os.path.realpath(os.path.join(root, cwd))
+    owner = f"repository {repo!r}" if repo else "the checkout"
+    if not _within(target, root):
+        return f"leaves {owner} once symlinks are followed"
+    if scopes and not any(_within(target, s) for s in scopes):
+        return f"is outside the scope folders of {owner} (symlinks followed)"
+    if not os.path.isdir(target):
+        return "is not an existing folder in the checkout"
+    return None

@@ -1,0 +1,165 @@
+"""Finding and reading a runtime config: JSON, TOML, or ``[tool.tierlock.runtime]``.
+
+Discovery order in a project folder (first found wins):
+
+1. ``tierlock.runtime.json``
+2. ``tierlock.runtime.toml``
+3. ``pyproject.toml`` with a ``[tool.tierlock.runtime]`` table
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from tierlock.validators import jsonpos, tomlpos
+from tierlock.validators.jsonpos import Duplicate, JsonPath
+
+DISCOVERY = ("tierlock.runtime.json", "tierlock.runtime.toml", "pyproject.toml")
+RUNTIME_TABLE: JsonPath = ("tool", "tierlock", "runtime")
+_TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
+
+Kind = Literal["json", "toml", "pyproject", "data"]
+
+
+class SourceError(Exception):
+    """The file cannot be read or parsed as a document (exit 2)."""
+
+    def __init__(self, message: str, *, line: int | None = None, column: int | None = None, rule: str = "RC000"):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+        self.rule = rule
+
+
+@dataclass
+class Source:
+    """A parsed runtime config and how to find a path's line and column in it."""
+
+    kind: Kind
+    value: Any
+    path: Path | None = None
+    locate: Callable[[JsonPath, bool], tuple[int, int] | None] = field(default=lambda path, key: None)
+    position: Callable[[int], tuple[int, int]] | None = None
+    duplicates: list[Duplicate] = field(default_factory=list)
+
+
+def has_runtime_table(pyproject: Path) -> bool:
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    tool = data.get("tool")
+    table = tool.get("tierlock") if isinstance(tool, dict) else None
+    return isinstance(table, dict) and "runtime" in table
+
+
+def discover(project_root: str | Path) -> Path | None:
+    """The runtime config of the project in *project_root*, or None (see the module docstring)."""
+    root = Path(project_root)
+    for name in DISCOVERY[:2]:
+        if (root / name).is_file():
+            return root / name
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file() and has_runtime_table(pyproject):
+        return pyproject
+    return None
+
+
+def _read(path: Path) -> str:
+    try:
+        size = path.stat().st_size
+        if size > jsonpos.MAX_BYTES:
+            raise SourceError(f"the file is larger than {jsonpos.MAX_BYTES} bytes", rule="RC013")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SourceError(f"cannot read the file: {exc.strerror or exc}") from exc
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")  # columns as editors count them
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise SourceError("the file is not UTF-8 text", line=line, column=column) from exc
+
+
+def load(path: Path) -> Source:
+    """Read and parse the runtime config at *path* (raises :class:`SourceError`)."""
+    text = _read(path)
+    if path.name == "pyproject.toml":
+        return _toml(text, path, RUNTIME_TABLE)
+    if path.suffix == ".toml" or (path.suffix != ".json" and not text.lstrip("\ufeff \t\r\n").startswith("{")):
+        return _toml(text, path, ())
+    return parse_json(text, path)
+
+
+def parse_json(text: str, path: Path | None = None) -> Source:
+    try:
+        doc = jsonpos.load(text)
+    except jsonpos.JsonParseError as exc:
+        line, column = jsonpos.LineIndex(text).position(exc.offset)
+        raise SourceError(exc.message, line=line, column=column, rule=exc.rule) from exc
+    return Source(
+        "json",
+        doc.value,
+        path,
+        locate=lambda p, key: doc.locate(p, key=key),
+        position=doc.position,
+        duplicates=doc.duplicates,
+    )
+
+
+def parse_toml(text: str, path: Path | None = None) -> Source:
+    return _toml(text, path, ())
+
+
+def _toml(text: str, path: Path | None, table: JsonPath) -> Source:
+    try:
+        data: Any = tomllib.loads(text.removeprefix("\ufeff"))
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        m = _TOML_POS.search(message)
+        line, column = (int(m.group(1)), int(m.group(2))) if m else (None, None)
+        if m is None and "end of document" in message:
+            line, column = text.count("\n") + 1, len(text) - text.rfind("\n")
+        message = _TOML_POS.sub("", message).replace("(at end of document)", "at the end of the document")
+        raise SourceError("invalid TOML: " + message.strip(), line=line, column=column) from exc
+    except RecursionError as exc:
+        raise SourceError("the document is nested too deeply", rule="RC013") from exc
+    positions: tomlpos.Positions | None = None
+
+    def locate(p: JsonPath, key: bool) -> tuple[int, int] | None:
+        nonlocal positions
+        if positions is None:
+            positions = tomlpos.locate(text)
+        return positions.locate((*table, *p), key=key)
+
+    for part in table:
+        data = data.get(part) if isinstance(data, dict) else None
+    if data is None:
+        raise SourceError("pyproject.toml has no [tool.tierlock.runtime] table")
+    bad = _non_finite_or_deep(data)
+    if bad is not None:
+        where = locate(bad[0], False)
+        raise SourceError(bad[1], line=where[0] if where else None, column=where[1] if where else None, rule="RC013")
+    return Source("pyproject" if table else "toml", data, path, locate=locate)
+
+
+def _non_finite_or_deep(value: Any) -> tuple[JsonPath, str] | None:
+    stack: list[tuple[Any, JsonPath]] = [(value, ())]
+    while stack:
+        node, path = stack.pop()
+        if len(path) > jsonpos.MAX_DEPTH:
+            return path, f"nested deeper than {jsonpos.MAX_DEPTH} levels"
+        if isinstance(node, float) and not math.isfinite(node):
+            return path, "nan and inf are refused: numbers must be finite"
+        if isinstance(node, dict):
+            stack.extend((v, (*path, k)) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, (*path, i)) for i, v in enumerate(node))
+    return None

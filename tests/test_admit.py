@@ -1,0 +1,160 @@
+"""``tierlock admit``: lockfiles checked offline, runtime config validated, required tiers probed.
+
+The project is locked for real with uv from a local wheel folder and its tiers
+installed for real into a virtual environment.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.env import make_venv, site_packages
+from tests.support.probe_env import uv_install
+from tests.support.wheels import EXT_SUFFIX, build_wheel
+from tierlock.cli import main
+
+PYPROJECT = """\
+[project]
+name = "gated"
+version = "0.1"
+requires-python = ">=3.11"
+dependencies = ["alpha"]
+
+[project.optional-dependencies]
+brain = ["beta"]
+
+[tool.tierlock]
+ci-require = ["brain"]
+
+[tool.tierlock.tiers.brain]
+tests = ["tests/brain/**"]
+"""
+
+RUNTIME = {
+    "schemaVersion": 1,
+    "repositories": [{"id": "gated", "path": "."}],
+    "setup": [{"key": "arm", "repositoryId": "gated", "command": "install-tier", "args": ["brain"]}],
+    "verification": [{"key": "unit", "repositoryId": "gated", "command": "pytest", "args": ["-q"]}],
+}
+
+
+@pytest.fixture(scope="module")
+def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    house = tmp_path_factory.mktemp("admit-wheels")
+    build_wheel(house, "alpha", "1.0")
+    build_wheel(house, "beta", "2.0", extension=True)
+    return house
+
+
+@pytest.fixture(scope="module")
+def locked(tmp_path_factory: pytest.TempPathFactory, wheels: Path) -> Path:
+    folder = tmp_path_factory.mktemp("admit-locked") / "gated"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text(PYPROJECT)
+    argv = ["--project", str(folder), "-q", "lock", "--backend", "uv", "--no-index", "--find-links", str(wheels)]
+    assert main(argv) == 0
+    return folder
+
+
+@pytest.fixture
+def project(tmp_path: Path, locked: Path) -> Path:
+    return Path(shutil.copytree(locked, tmp_path / "gated"))
+
+
+@pytest.fixture
+def python(tmp_path: Path, wheels: Path) -> Path:
+    python = make_venv(tmp_path / "venv")
+    uv_install(python, wheels, "alpha", "beta")
+    return python
+
+
+def admit(capsys: pytest.CaptureFixture[str], project: Path, python: Path, *extra: str) -> tuple[int, dict[str, Any]]:
+    code = main(["--project", str(project), "admit", "--python", str(python), *extra])
+    out = capsys.readouterr().out
+    assert len(out.splitlines()) == 1, out  # one JSON line
+    document: dict[str, Any] = json.loads(out)
+    return code, document
+
+
+def test_admit_passes_when_locks_config_and_tiers_are_in_order(
+    capsys: pytest.CaptureFixture[str], project: Path, python: Path
+) -> None:
+    (project / "tierlock.runtime.json").write_text(json.dumps(RUNTIME))
+    code, doc = admit(capsys, project, python)
+    assert code == 0, doc
+    assert doc["admitted"] is True
+    assert doc["tiers"] == ["brain"]
+    assert doc["lockfiles"]["verdict"] == "pass"
+    assert doc["lockfiles"]["tiers"] == 1
+    assert doc["lockfiles"]["packages"] >= 1
+    assert doc["runtime"] == {"verdict": "pass", "configs": 1, "commands": 2, "problems": []}
+    assert doc["probe"]["verdict"] == "pass"
+    assert doc["probe"]["tiers"] == doc["probe"]["tiers_present"] == 1
+    assert doc["probe"]["files_checked"] > 0
+
+
+def test_admit_skips_the_runtime_part_without_a_runtime_config(
+    capsys: pytest.CaptureFixture[str], project: Path, python: Path
+) -> None:
+    code, doc = admit(capsys, project, python)
+    assert code == 0
+    assert doc["runtime"] == {"verdict": "skipped", "configs": 0, "commands": 0, "problems": []}
+
+
+def test_admit_fails_when_the_required_tier_turns_partial(
+    capsys: pytest.CaptureFixture[str], project: Path, python: Path
+) -> None:
+    assert admit(capsys, project, python)[0] == 0
+    (site_packages(python.parent.parent) / "beta" / f"_core{EXT_SUFFIX}").unlink()
+    code, doc = admit(capsys, project, python)
+    assert code == 1
+    assert doc["admitted"] is False
+    assert doc["probe"]["verdict"] == "fail"
+    assert doc["probe"]["problems"] == [
+        f"tier brain: beta partial: compiled artifact beta/_core{EXT_SUFFIX} is missing"
+    ]
+    assert doc["probe"]["remedy"] == "install-tier brain"
+    assert doc["lockfiles"]["verdict"] == "pass"
+
+
+def test_admit_fails_on_lockfile_drift(capsys: pytest.CaptureFixture[str], project: Path, python: Path) -> None:
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('brain = ["beta"]', 'brain = ["beta>=2"]'))
+    code, doc = admit(capsys, project, python)
+    assert code == 1
+    assert doc["lockfiles"]["verdict"] == "fail"
+    assert any("input-drift" in p for p in doc["lockfiles"]["problems"]), doc["lockfiles"]
+    assert doc["probe"]["verdict"] == "pass"
+
+
+def test_admit_fails_on_an_invalid_runtime_config(
+    capsys: pytest.CaptureFixture[str], project: Path, python: Path
+) -> None:
+    broken = {**RUNTIME, "setup": [{"key": "arm", "repositoryId": "nowhere", "command": "install-tier"}]}
+    (project / "tierlock.runtime.json").write_text(json.dumps(broken))
+    code, doc = admit(capsys, project, python)
+    assert code == 1
+    assert doc["runtime"]["verdict"] == "fail"
+    assert doc["runtime"]["problems"], doc["runtime"]
+    assert "tierlock validate" in doc["runtime"]["remedy"]
+
+
+def test_admit_tier_option_replaces_ci_require(
+    capsys: pytest.CaptureFixture[str], project: Path, tmp_path: Path
+) -> None:
+    empty = make_venv(tmp_path / "empty")
+    code, doc = admit(capsys, project, empty, "--tier", "base")
+    assert code == 1
+    assert doc["tiers"] == ["base"]
+    assert doc["probe"]["problems"][0].startswith("tier base: alpha absent")
+
+
+def test_admit_json_mode_prints_one_document(capsys: pytest.CaptureFixture[str], project: Path, python: Path) -> None:
+    assert main(["--project", str(project), "admit", "--python", str(python), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert set(doc) == {"admitted", "tiers", "lockfiles", "runtime", "probe"}

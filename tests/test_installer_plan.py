@@ -1,0 +1,114 @@
+"""The install plan is a pure function: locked entries x installed facts -> actions."""
+
+from __future__ import annotations
+
+import pytest
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+from tierlock.installer.plan import (
+    ConflictingPins,
+    Installed,
+    State,
+    compatible_wheel,
+    make_plan,
+    merge_entries,
+    requirement_lines,
+    unavailable,
+)
+from tierlock.lockfiles.model import LockedFile, LockEntry
+
+HASH = "sha256:" + "a" * 64
+
+
+def entry(name: str, version: str, *, files: tuple[LockedFile, ...] = ()) -> LockEntry:
+    return LockEntry(canonicalize_name(name), Version(version), None, (HASH,) if not files else (), files=files)
+
+
+def found(name: str, version: str | None, state: State = "present", *reasons: str) -> Installed:
+    return Installed(canonicalize_name(name), Version(version) if version else None, state, reasons)
+
+
+def test_plan_decides_install_replace_repair_and_satisfied_per_package() -> None:
+    entries = [entry("numpy", "2.1.0"), entry("attrs", "24.2"), entry("scipy", "1.14"), entry("tqdm", "4.66")]
+    installed = {
+        canonicalize_name("attrs"): found("attrs", "23.1"),
+        canonicalize_name("numpy"): found("numpy", "2.1.0", "partial", "numpy/_core/_multiarray_umath.so is missing"),
+        canonicalize_name("tqdm"): found("tqdm", "4.66"),
+    }
+    plan = make_plan(entries, installed)
+    actions = {s.name: s.action for s in plan.steps}
+    assert actions == {"attrs": "replace", "numpy": "repair", "scipy": "install", "tqdm": "satisfied"}
+    assert [s.name for s in plan.steps] == ["attrs", "numpy", "scipy", "tqdm"]
+    assert "23.1 installed, 24.2 locked" in plan.of("replace")[0].reason
+    assert "_multiarray_umath" in plan.of("repair")[0].reason
+    assert plan.counts() == {"install": 1, "replace": 1, "repair": 1, "satisfied": 1}
+    assert not plan.is_noop
+
+
+def test_plan_with_everything_present_is_a_noop() -> None:
+    entries = [entry("a", "1"), entry("b", "2")]
+    plan = make_plan(entries, {e.name: found(e.name, str(e.version)) for e in entries})
+    assert plan.is_noop
+    assert plan.changes == []
+
+
+def test_a_husk_without_a_version_is_repaired_and_an_absent_verdict_is_installed() -> None:
+    entries = [entry("a", "1"), entry("b", "1")]
+    plan = make_plan(
+        entries,
+        {
+            entry("a", "1").name: found("a", None, "partial", "METADATA missing"),
+            entry("b", "1").name: found("b", None, "absent"),
+        },
+    )
+    assert [(s.name, s.action) for s in plan.steps] == [("a", "repair"), ("b", "install")]
+    assert plan.steps[0].reason == "METADATA missing"
+
+
+def test_an_editable_install_of_the_locked_version_is_kept_and_of_another_version_replaced() -> None:
+    plan = make_plan(
+        [entry("lib", "1.0"), entry("other", "2.0")],
+        {
+            canonicalize_name("lib"): found("lib", "1.0", "present-editable"),
+            canonicalize_name("other"): found("other", "1.5", "present-editable"),
+        },
+    )
+    assert [(s.name, s.action) for s in plan.steps] == [("lib", "satisfied"), ("other", "replace")]
+
+
+def test_a_local_version_label_is_another_version() -> None:
+    plan = make_plan([entry("torch", "2.4.0+cu121")], {canonicalize_name("torch"): found("torch", "2.4.0")})
+    assert plan.steps[0].action == "replace"
+
+
+def test_merge_keeps_one_entry_per_identical_pin_and_refuses_conflicting_pins() -> None:
+    merged = merge_entries([("test", [entry("a", "1"), entry("b", "1")]), ("lint", [entry("b", "1"), entry("c", "3")])])
+    assert [e.name for e in merged] == ["a", "b", "c"]
+    with pytest.raises(ConflictingPins, match="b is pinned to 1 by test and to 2 by lint"):
+        merge_entries([("test", [entry("b", "1")]), ("lint", [entry("b", "2")])])
+
+
+def test_requirement_lines_are_exact_pins_with_every_hash() -> None:
+    e = LockEntry(canonicalize_name("Foo_Bar"), Version("1.0"), None, (HASH, "sha256:" + "b" * 64))
+    plan = make_plan([e], {})
+    (line,) = requirement_lines(plan.changes)
+    assert line.splitlines()[0] == "foo-bar==1.0 \\"
+    assert f"--hash={HASH}" in line
+    assert "--hash=sha256:" + "b" * 64 in line
+
+
+def wheel(filename: str) -> LockedFile:
+    return LockedFile("wheel", filename, None, None, None, {"sha256": "c" * 64})
+
+
+def test_pylock_entries_pick_a_wheel_by_the_target_tags() -> None:
+    linux = wheel("native-1.0-cp311-cp311-manylinux_2_17_x86_64.whl")
+    windows = wheel("native-1.0-cp311-cp311-win_amd64.whl")
+    e = entry("native", "1.0", files=(windows, linux))
+    tags = frozenset({"cp311-cp311-manylinux_2_17_x86_64", "py3-none-any"})
+    assert compatible_wheel(e, tags) == linux
+    assert unavailable([e], tags) == []
+    assert unavailable([e], frozenset({"cp312-cp312-macosx_11_0_arm64"})) == [e]
+    (line,) = requirement_lines(make_plan([e], {}).changes)
+    assert "--hash=sha256:" + "c" * 64 in line

@@ -1,0 +1,200 @@
+"""Tier verdicts, the lockfile comparison, ``--closure``, and ``tierlock probe`` on the command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tierlock
+from tests.support.env import clean_env, make_venv, site_packages
+from tests.support.probe_env import uv_install
+from tests.support.wheels import EXT_SUFFIX, build_wheel
+from tierlock.cli import main
+from tierlock.errors import UsageError
+from tierlock.probing import probe as probe_function
+
+FAKE_HASH = "--hash=sha256:" + "0" * 64
+
+PYPROJECT = """\
+[project]
+name = "proj"
+version = "0.1"
+dependencies = ["alpha"]
+
+[project.optional-dependencies]
+brain = ["beta", "gamma"]
+
+[tool.tierlock.tiers.brain]
+tests = ["tests/brain/**"]
+"""
+
+
+@pytest.fixture(scope="module")
+def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    house = tmp_path_factory.mktemp("tier-wheels")
+    build_wheel(house, "alpha", "1.0")
+    build_wheel(house, "beta", "2.0", extension=True)
+    build_wheel(house, "gamma", "1.0+cu121")
+    build_wheel(house, "delta", "3.0")
+    return house
+
+
+@pytest.fixture
+def project(project_dir: Path) -> Path:
+    (project_dir / "pyproject.toml").write_text(PYPROJECT)
+    return project_dir
+
+
+@pytest.fixture
+def python(tmp_path: Path) -> Path:
+    return make_venv(tmp_path / "venv")
+
+
+def write_lock(project: Path, *pins: str) -> None:
+    (project / "lockfiles").mkdir(exist_ok=True)
+    (project / "lockfiles" / "brain.txt").write_text("".join(f"{pin} {FAKE_HASH}\n" for pin in pins))
+
+
+def test_tier_goes_absent_partial_present_as_its_roots_arrive(project: Path, python: Path, wheelhouse: Path) -> None:
+    assert tierlock.probe("brain", project=project, python=python).state == "absent"
+    uv_install(python, wheelhouse, "beta")
+    partial = tierlock.probe("brain", project=project, python=python)
+    assert partial.state == "partial"
+    assert [(r.name, r.state) for r in partial.roots] == [("beta", "present"), ("gamma", "absent")]
+    uv_install(python, wheelhouse, "gamma")
+    present = tierlock.probe("brain", project=project, python=python)
+    assert present.state == "present"
+    assert present.present
+    assert present.files_checked == sum(r.files_checked for r in present.roots) > 0
+    (site_packages(python.parent.parent) / "beta" / f"_core{EXT_SUFFIX}").unlink()
+    assert tierlock.probe("brain", project=project, python=python).state == "partial"
+
+
+def test_tier_probe_compares_installed_versions_with_the_lockfile(
+    project: Path, python: Path, wheelhouse: Path
+) -> None:
+    uv_install(python, wheelhouse, "beta", "gamma")
+    write_lock(project, "beta==2.0", "gamma==1.0+cu121")
+    assert tierlock.probe("brain", project=project, python=python).state == "present"
+    write_lock(project, "beta==2.0", "gamma==1.0")
+    result = tierlock.probe("brain", project=project, python=python)
+    assert result.lock_used
+    assert result.state == "partial"
+    gamma = result.roots[1]
+    assert gamma.reasons == [
+        "installed version 1.0+cu121 differs from the locked 1.0 (the local version labels differ)"
+    ]
+
+
+def test_tier_probe_without_a_lockfile_says_versions_were_not_compared(
+    project: Path, python: Path, wheelhouse: Path
+) -> None:
+    uv_install(python, wheelhouse, "beta", "gamma")
+    result = tierlock.probe("brain", project=project, python=python)
+    assert result.state == "present"
+    assert not result.lock_used
+    assert any("installed versions were not compared" in n for n in result.notes)
+
+
+def test_closure_probes_every_locked_package_beyond_the_roots(project: Path, python: Path, wheelhouse: Path) -> None:
+    uv_install(python, wheelhouse, "beta", "gamma")
+    write_lock(project, "beta==2.0", "delta==3.0", "gamma==1.0+cu121")
+    assert tierlock.probe("brain", project=project, python=python).state == "present"
+    result = tierlock.probe("brain", project=project, python=python, closure=True)
+    assert result.state == "partial"
+    assert [(d.name, d.state) for d in result.closure] == [("delta", "absent")]
+    uv_install(python, wheelhouse, "delta")
+    assert tierlock.probe("brain", project=project, python=python, closure=True).state == "present"
+
+
+def test_closure_without_a_lockfile_is_a_usage_error(project: Path) -> None:
+    with pytest.raises(UsageError, match="--closure needs the lockfile of tier brain"):
+        tierlock.probe("brain", project=project, closure=True)
+
+
+def test_probe_is_exported_lazily_from_the_package() -> None:
+    assert tierlock.probe is probe_function
+    with pytest.raises(AttributeError):
+        _ = tierlock.no_such_name
+
+
+def test_probe_command_exits_1_until_the_tier_is_present_and_reports_json(
+    project: Path, python: Path, wheelhouse: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["--project", str(project), "probe", "brain", "--python", str(python), "--json"]
+    assert main(argv) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["ok"] is False
+    assert doc["tiers"][0]["state"] == "absent"
+    assert doc["tiers"][0]["roots"][0]["reasons"][0].startswith("no .dist-info for beta")
+    uv_install(python, wheelhouse, "beta", "gamma")
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["ok"] is True
+    assert doc["tiers_checked"] == 1
+    assert doc["packages_checked"] == 2
+    assert doc["files_checked"] == doc["tiers"][0]["files_checked"] > 0
+
+
+def test_probe_command_names_each_broken_root_and_the_fix(
+    project: Path, python: Path, wheelhouse: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    uv_install(python, wheelhouse, "beta", "gamma")
+    (site_packages(python.parent.parent) / "beta" / f"_core{EXT_SUFFIX}").unlink()
+    assert main(["--project", str(project), "probe", "brain", "--python", str(python)]) == 1
+    out = capsys.readouterr().out
+    assert "brain  partial  1/2" in out
+    assert f"brain: beta partial 2.0 — compiled artifact beta/_core{EXT_SUFFIX} is missing" in out
+    assert "brain is partial; to fix: install-tier brain" in out
+
+
+def imported_modules(code: str, cwd: Path) -> set[str]:
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        cwd=cwd,
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    return {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import tierlock; tierlock.probe('brain', closure=True)",
+        "import sys; from tierlock.cli import main; sys.exit(main(['probe', '--json']))",
+        "import sys; from tierlock.cli import main; sys.exit(main(['probe']))",
+    ],
+    ids=["library", "cli-json", "cli-text"],
+)
+def test_probe_path_imports_none_of_rich_jsonschema_pip_uv(project: Path, code: str) -> None:
+    write_lock(project, "beta==2.0", "gamma==1.0")
+    modules = imported_modules(code, project)
+    assert "tierlock.probing.distribution" in modules  # the probe really ran
+    heavy = {m for m in modules if m.split(".")[0] in {"rich", "jsonschema", "pip", "uv"}}
+    assert heavy == set()
+
+
+def test_probe_of_an_unknown_tier_is_a_usage_error(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--project", str(project), "probe", "brian"]) == 2
+    assert "did you mean 'brain'?" in capsys.readouterr().err
+
+
+def test_probe_reads_the_lockfile_strictly(project: Path) -> None:
+    (project / "lockfiles").mkdir()
+    (project / "lockfiles" / "brain.txt").write_text("beta==2.0\n")
+    with pytest.raises(tierlock.TierlockError, match="an entry without hashes"):
+        tierlock.probe("brain", project=project)
+
+
+def test_project_argument_accepts_a_pyproject_path(project: Path) -> None:
+    result = tierlock.probe("brain", project=project / "pyproject.toml")
+    assert result.tier == "brain"
+    assert result.install_command == "install-tier brain"

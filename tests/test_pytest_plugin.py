@@ -1,0 +1,302 @@
+"""The pytest plugin, driven with ``pytester`` against a real install of the tier's root.
+
+The inner project's ``brain`` tier has one root, ``brainpkg``, installed by uv
+into a folder that is put on the path only when the tier should be present.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.support.probe_env import uv_install
+from tests.support.wheels import EXT_SUFFIX, build_wheel
+from tierlock.pytest_plugin import parse_strict_env, strictness
+
+PYPROJECT = """\
+[project]
+name = "inner"
+version = "0.1"
+dependencies = ["packaging"]
+
+[project.optional-dependencies]
+brain = ["brainpkg"]
+
+[tool.tierlock]
+ci-require = ["brain"]
+
+[tool.tierlock.tiers.brain]
+tests = ["tests/brain/**"]
+
+[tool.pytest.ini_options]
+addopts = ["--strict-markers"]
+"""
+
+CI_VARS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "TF_BUILD", "JENKINS_URL", "BUILD_ID")
+
+
+@pytest.fixture(scope="module")
+def brain_wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    house = tmp_path_factory.mktemp("brain-wheels")
+    build_wheel(house, "brainpkg", "1.0", extension=True)
+    return house
+
+
+@pytest.fixture
+def inner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """The inner project, run as on a laptop (no CI variables, no TIERLOCK_STRICT)."""
+    for key in (*CI_VARS, "TIERLOCK_STRICT", "PYTEST_XDIST_AUTO_NUM_WORKERS", "PYTEST_ADDOPTS"):
+        monkeypatch.delenv(key, raising=False)
+    pytester.makefile(".toml", pyproject=PYPROJECT)
+    (pytester.path / "tests" / "brain").mkdir(parents=True)
+    (pytester.path / "tests" / "test_base.py").write_text("def test_base():\n    assert True\n")
+    (pytester.path / "tests" / "brain" / "test_brain.py").write_text(
+        textwrap.dedent(
+            """\
+            from pathlib import Path
+
+            Path(__file__).with_name("imported.flag").touch()
+            import brainpkg
+
+
+            def test_brain():
+                assert brainpkg.__version__ == "1.0"
+            """
+        )
+    )
+    (pytester.path / "tests" / "test_marked.py").write_text(
+        "import pytest\n\n\n@pytest.mark.tier('brain')\ndef test_marked():\n    assert True\n"
+    )
+    return pytester
+
+
+def arm(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, wheels: Path) -> Path:
+    """Install brainpkg for real into a folder on the path (in-process and for subprocess runs)."""
+    target = pytester.path.parent / f"{pytester.path.name}-site"
+    uv_install(None, wheels, "brainpkg", target=target)
+    monkeypatch.syspath_prepend(str(target))
+    monkeypatch.setenv("PYTHONPATH", str(target))
+    return target
+
+
+def test_absent_tier_locally_is_not_collected_and_named_in_the_header(inner: pytest.Pytester) -> None:
+    result = inner.runpytest("-rs")
+    result.assert_outcomes(passed=1, skipped=1)
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(
+        [
+            "tierlock: base present · brain absent — 1 test file not collected; to run them: install-tier brain",
+            "tierlock: lenient (not CI)",
+            "tierlock: 1 test file not collected and 1 test skipped because brain absent; to run them: install-tier*",
+            "*SKIPPED*test_marked.py*tier brain is absent; to run these tests: install-tier brain",
+        ]
+    )
+    assert not (inner.path / "tests" / "brain" / "imported.flag").exists()
+
+
+def test_present_tier_runs_its_tests(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, brain_wheels: Path
+) -> None:
+    arm(inner, monkeypatch, brain_wheels)
+    result = inner.runpytest()
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(["tierlock: base present · brain present", "tierlock: every tier present (2 checked)"])
+
+
+def test_absent_tier_in_ci_fails_closed_before_collection(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "true")
+    result = inner.runpytest()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stderr.fnmatch_lines(
+        [
+            "tierlock: tier brain is required in CI (ci-require) but it is absent:",
+            "  - brainpkg: absent — no .dist-info for brainpkg on the path*",
+            "  to fix: install-tier brain",
+            "*(CI detected), because a skipped tier on a green run is silent coverage loss.*",
+        ]
+    )
+    assert "collected" not in result.stdout.str()
+
+
+def test_partial_tier_in_ci_fails_closed_naming_the_broken_root(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, brain_wheels: Path
+) -> None:
+    target = arm(inner, monkeypatch, brain_wheels)
+    monkeypatch.setenv("CI", "woodpecker")
+    inner.runpytest().assert_outcomes(passed=3)
+    (target / "brainpkg" / f"_core{EXT_SUFFIX}").unlink()
+    result = inner.runpytest()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stderr.fnmatch_lines(
+        [
+            "tierlock: tier brain is required in CI (ci-require) but it is partial:",
+            f"  - brainpkg: partial — compiled artifact brainpkg/_core{EXT_SUFFIX} is missing",
+            "  to fix: install-tier brain",
+            "*silent coverage loss*",
+        ]
+    )
+
+
+def test_partial_tier_locally_is_gated_and_its_reason_is_shown(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, brain_wheels: Path
+) -> None:
+    target = arm(inner, monkeypatch, brain_wheels)
+    (target / "brainpkg" / f"_core{EXT_SUFFIX}").unlink()
+    result = inner.runpytest()
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines(
+        [
+            "tierlock: base present · brain partial — 1 test file not collected; to run them: install-tier brain",
+            f"tierlock:   brain: brainpkg: partial — compiled artifact brainpkg/_core{EXT_SUFFIX} is missing",
+        ]
+    )
+
+
+def test_explicitly_named_file_of_an_absent_tier_is_never_imported(inner: pytest.Pytester) -> None:
+    result = inner.runpytest("tests/brain/test_brain.py", "-rs")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*SKIPPED*tests/brain/test_brain.py*not imported: tier brain is absent*"])
+    assert not (inner.path / "tests" / "brain" / "imported.flag").exists()
+
+
+def test_gating_keeps_ignore_working(inner: pytest.Pytester) -> None:
+    result = inner.runpytest("--ignore=tests/test_base.py")
+    result.assert_outcomes(skipped=1)  # only the marked test is left; --ignore still applies
+
+
+def test_without_the_plugin_the_gated_file_breaks_collection(inner: pytest.Pytester) -> None:
+    result = inner.runpytest("-p", "no:tierlock")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*ModuleNotFoundError: No module named 'brainpkg'*"])
+
+
+def test_lenient_flag_runs_a_base_only_ci_job_on_purpose(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "true")
+    result = inner.runpytest("--tierlock-lenient")
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines(["tierlock: lenient (--tierlock-lenient)"])
+
+
+def test_tierlock_strict_0_runs_a_base_only_ci_job_on_purpose(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("TIERLOCK_STRICT", "0")
+    result = inner.runpytest()
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines(["tierlock: lenient (TIERLOCK_STRICT=0)"])
+
+
+def test_strict_flag_fails_closed_on_a_laptop(inner: pytest.Pytester) -> None:
+    result = inner.runpytest("--tierlock-strict")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stderr.fnmatch_lines(
+        ["*(--tierlock-strict), because a skipped tier on a green run is silent coverage loss*"]
+    )
+
+
+def test_tierlock_strict_1_fails_closed_on_a_laptop(inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TIERLOCK_STRICT", "1")
+    result = inner.runpytest()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stderr.fnmatch_lines(["tierlock: tier brain is required in CI (ci-require) but it is absent:"])
+
+
+def test_ci_false_is_not_ci(inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CI", "false")
+    monkeypatch.setenv("GITLAB_CI", "true")
+    result = inner.runpytest()
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["tierlock: lenient (not CI)"])
+
+
+def test_both_overrides_at_once_are_a_usage_error(inner: pytest.Pytester) -> None:
+    result = inner.runpytest("--tierlock-strict", "--tierlock-lenient")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--tierlock-strict and --tierlock-lenient contradict each other*"])
+
+
+def test_unknown_tier_in_a_marker_is_a_usage_error(inner: pytest.Pytester) -> None:
+    (inner.path / "tests" / "test_marked.py").write_text(
+        "import pytest\n\n\n@pytest.mark.tier('brian')\ndef test_marked():\n    pass\n"
+    )
+    result = inner.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*unknown tier 'brian' in its tier marker; declared: base, brain*"])
+
+
+def test_project_without_a_tier_table_is_left_alone(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CI", "true")
+    pytester.makefile(".toml", pyproject='[project]\nname = "plain"\nversion = "0"\n[tool.pytest.ini_options]\n')
+    pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1)
+    assert "tierlock:" not in result.stdout.str()
+
+
+def test_xdist_controller_decides_once_and_workers_agree(inner: pytest.Pytester) -> None:
+    (inner.path / "tests" / "test_worker.py").write_text(
+        textwrap.dedent(
+            """\
+            def test_worker_got_the_controllers_decision(request):
+                decision = request.config.workerinput["tierlock"]
+                assert decision["states"] == {"base": "present", "brain": "absent"}
+                assert decision["gated"] == {"brain": ["tests/brain/**"]}
+            """
+        )
+    )
+    result = inner.runpytest_subprocess("-n", "2", "-p", "xdist")
+    result.assert_outcomes(passed=2, skipped=1)
+    result.stdout.fnmatch_lines(
+        [
+            "tierlock: base present · brain absent — 1 test file not collected; to run them: install-tier brain",
+            "tierlock: 1 test file not collected and 1 test skipped because brain absent*",
+        ]
+    )
+    assert not (inner.path / "tests" / "brain" / "imported.flag").exists()
+
+
+def test_xdist_run_in_ci_fails_closed_before_starting_workers(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "1")
+    result = inner.runpytest_subprocess("-n", "2", "-p", "xdist")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stderr.fnmatch_lines(["tierlock: tier brain is required in CI (ci-require) but it is absent:"])
+    assert "created: 2/2 workers" not in result.stdout.str()
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(None, None), ("", None), ("1", True), ("TRUE", True), ("yes", True), ("0", False), ("false", False)],
+)
+def test_tierlock_strict_values(value: str | None, expected: bool | None) -> None:
+    assert parse_strict_env(value) is expected
+
+
+def test_tierlock_strict_rejects_other_values() -> None:
+    with pytest.raises(pytest.UsageError, match="TIERLOCK_STRICT='maybe' is not understood"):
+        parse_strict_env("maybe")
+
+
+@pytest.mark.parametrize(
+    ("strict", "lenient", "environ", "expected"),
+    [
+        (False, False, {}, (False, "not CI")),
+        (False, False, {"CI": "true"}, (True, "CI detected")),
+        (False, False, {"JENKINS_URL": "x", "BUILD_ID": "7"}, (True, "CI detected")),
+        (False, False, {"CI": "true", "TIERLOCK_STRICT": "0"}, (False, "TIERLOCK_STRICT=0")),
+        (False, True, {"TIERLOCK_STRICT": "1"}, (False, "--tierlock-lenient")),
+        (True, False, {"CI": "0"}, (True, "--tierlock-strict")),
+    ],
+)
+def test_strictness_precedence_flags_then_env_then_ci(
+    strict: bool, lenient: bool, environ: dict[str, str], expected: tuple[bool, str]
+) -> None:
+    assert strictness(strict, lenient, environ) == expected
