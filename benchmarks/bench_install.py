@@ -3,7 +3,8 @@
 Generates ~90 wheels (some with compiled-extension-named files) into a local
 folder, a project whose ``brain`` tier locks all of them (with real hashes),
 and empty virtual environments. Then, each command in a fresh process, median
-wall time over several runs:
+wall time over several runs (tierlock's and the peer's runs interleaved, so a
+change in machine load affects both sides alike):
 
 * **no-op**: ``install-tier brain`` on an armed environment (it also verifies
   every installed file against the receipt) vs ``uv pip install --no-deps
@@ -144,31 +145,34 @@ def main(argv: Sequence[str] | None = None) -> None:
         python = fresh(empty, root / "warm")
         run([*uv, "--python", python, "-r", lock], env)
 
-        # -- no-op on an armed environment
+        # -- no-op on an armed environment (samples interleaved, so a change in machine load hits both sides)
         armed = fresh(empty, root / "armed")
         run([*tier, "--python", armed], env)
-        noop_tier = [run([*tier, "--python", armed], env) for _ in range(args.runs)]
-        noop_uv = [run([*uv, "--require-hashes", "--python", armed, "-r", lock], env) for _ in range(args.runs)]
+        noop_tier: list[float] = []
+        noop_uv: list[float] = []
+        noop_pip: list[float] = []
         pip_runs = max(3, args.runs // 3)
-        noop_pip = [
-            run([*pip, "--python", armed, "install", "--no-deps", "--require-hashes", "-r", lock], env)
-            for _ in range(pip_runs)
-        ]
+        for i in range(args.runs):
+            noop_tier.append(run([*tier, "--python", armed], env))
+            noop_uv.append(run([*uv, "--require-hashes", "--python", armed, "-r", lock], env))
+            if i < pip_runs:
+                pip_argv: list[str | Path] = [*pip, "--python", armed, "install", "--no-deps", "--require-hashes", "-r", lock]
+                noop_pip.append(run(pip_argv, env))
 
-        # -- arming a fresh environment from a warm cache
+        # -- arming a fresh environment from a warm cache (one round: each of the four, interleaved)
         arm_runs = max(3, args.runs // 3)
-
-        def arm(command: Callable[[Path], list[str | Path]]) -> list[float]:
-            samples = []
-            for i in range(arm_runs):
-                target = fresh(empty, root / f"arm-{i}")
-                samples.append(run(command(target), env))
-            return samples
-
-        arm_tier_uv = arm(lambda p: [*tier, "--backend", "uv", "--python", p])
-        arm_uv = arm(lambda p: [*uv, "--python", p, "-r", lock])
-        arm_tier_pip = arm(lambda p: [*tier, "--backend", "pip", "--python", p])
-        arm_pip = arm(lambda p: [*pip, "--python", p, "install", "--no-deps", "--require-hashes", "-r", lock])
+        commands: dict[str, Callable[[Path], list[str | Path]]] = {
+            "tier_uv": lambda p: [*tier, "--backend", "uv", "--python", p],
+            "uv": lambda p: [*uv, "--python", p, "-r", lock],
+            "tier_pip": lambda p: [*tier, "--backend", "pip", "--python", p],
+            "pip": lambda p: [*pip, "--python", p, "install", "--no-deps", "--require-hashes", "-r", lock],
+        }
+        arming: dict[str, list[float]] = {name: [] for name in commands}
+        for i in range(arm_runs):
+            for name, command in commands.items():
+                target = fresh(empty, root / f"arm-{name}-{i}")
+                arming[name].append(run(command(target), env))
+        arm_tier_uv, arm_uv, arm_tier_pip, arm_pip = (arming[n] for n in ("tier_uv", "uv", "tier_pip", "pip"))
 
     print(f"install benchmark: {PACKAGES} packages, medians of {args.runs} (no-op) / {arm_runs} (arming) runs")
     print(compare("no-op: install-tier vs uv --require-hashes", median(noop_tier), median(noop_uv), "uv ", 1.0))

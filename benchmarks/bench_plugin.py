@@ -20,6 +20,21 @@ from pathlib import Path
 
 RUNS = 21
 
+#: The plugin's own work for one run, timed inside a fresh process after pytest is imported.
+IN_PROCESS = """
+import sys, time
+import pytest
+start = time.perf_counter()
+import tierlock.pytest_plugin as plugin
+from tierlock.probing import probe_tiers
+from tierlock.tiers import load_project
+project = load_project(sys.argv[1])
+results = probe_tiers(None, project)
+gate = plugin._gate(project, results, False, "not CI")
+plugin.header_lines(gate)
+print((time.perf_counter() - start) * 1000)
+"""
+
 PYPROJECT = """\
 [project]
 name = "bench-plugin"
@@ -74,6 +89,18 @@ def main() -> None:
             f"{min_with - min_without:+6.1f} ms, median of paired differences {statistics.median(diffs):+6.1f} ms"
         )
         print(f"ratio with/without (medians): {med_with / med_without:.3f}")
+        work = [
+            float(
+                subprocess.run(
+                    [sys.executable, "-c", IN_PROCESS, str(project)], capture_output=True, text=True, check=True
+                ).stdout
+            )
+            for _ in range(RUNS)
+        ]
+        print(
+            f"plugin work in a fresh process (import, tier table, probe, header): median "
+            f"{statistics.median(work):6.1f} ms, min {min(work):6.1f} ms"
+        )
 
 
 if __name__ == "__main__":

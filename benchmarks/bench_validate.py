@@ -4,8 +4,9 @@ Both tools run as command lines, side by side, on the same generated file
 (10,000 and 20,000 commands) and the same schema (the shipped
 runtime-config.schema.json): check-jsonschema checks structure only, tierlock
 checks every rule, with the checkout (cwd folders exist on disk). Prints the
-median wall time of each, the ratio tierlock / check-jsonschema (target:
-at most 1.0), and tierlock's 20k / 10k ratio (target: at most 2.2, linear).
+median wall time (and CPU time, steadier on a loaded machine) of each, the
+ratio tierlock / check-jsonschema (target: at most 1.0), and the 20k / 10k
+growth (target for tierlock: at most 2.2, linear).
 
     .venv/bin/python benchmarks/bench_validate.py [--repeat N]
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -58,14 +60,18 @@ def make_config(folder: Path, commands: int) -> Path:
     return path
 
 
-def timed(argv: list[str], expect: int = 0) -> float:
+def timed(argv: list[str], expect: int = 0) -> tuple[float, float]:
+    """Wall time and CPU time (user + system) of one run of *argv*."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != expect:
         raise SystemExit(f"{argv[0]} exited {proc.returncode}:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
-    return elapsed
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed, cpu
 
 
 def main() -> None:
@@ -76,6 +82,7 @@ def main() -> None:
     from tierlock.validators.schema import schema_text
 
     results: dict[int, tuple[float, float]] = {}
+    cpu: dict[int, tuple[float, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         schema = Path(tmp) / "runtime-config.schema.json"
         schema.write_text(schema_text(), encoding="utf-8")
@@ -90,18 +97,21 @@ def main() -> None:
             for _ in range(args.repeat):  # interleaved, so machine load hits both alike
                 ours.append(timed(ours_argv))
                 peer.append(timed(peer_argv))
-            results[size] = (statistics.median(ours), statistics.median(peer))
+            results[size] = (statistics.median(t[0] for t in ours), statistics.median(t[0] for t in peer))
+            cpu[size] = (statistics.median(t[1] for t in ours), statistics.median(t[1] for t in peer))
             mib = config.stat().st_size / 2**20
             print(
                 f"{size:>6} commands ({mib:.1f} MiB): tierlock validate {results[size][0]:.2f} s, "
                 f"check-jsonschema {results[size][1]:.2f} s, ratio {results[size][0] / results[size][1]:.2f}x "
-                "(target <= 1.0x)",
+                f"(target <= 1.0x); CPU {cpu[size][0]:.2f} s vs {cpu[size][1]:.2f} s",
                 flush=True,
             )
     small, large = SIZES
     print(
         f"growth {large // 1000}k / {small // 1000}k: tierlock {results[large][0] / results[small][0]:.2f}x "
-        f"(target <= 2.2x), check-jsonschema {results[large][1] / results[small][1]:.2f}x"
+        f"(target <= 2.2x), check-jsonschema {results[large][1] / results[small][1]:.2f}x; "
+        f"in CPU time tierlock {cpu[large][0] / cpu[small][0]:.2f}x, "
+        f"check-jsonschema {cpu[large][1] / cpu[small][1]:.2f}x"
     )
 
 

@@ -290,6 +290,114 @@ def test_noop_install_imports_none_of_rich_jsonschema_pip_or_uv(world: World, ar
     assert "already present" in proc.stdout
 
 
+#: Run in a child: the ``install-tier`` console script's entry, with an audit hook that records every
+#: process the child would start, then the modules it loaded.
+FAST_PATH_CHILD = """
+import sys
+started = []
+def hook(event, args):
+    if event.startswith(("subprocess.", "os.posix_spawn", "os.fork", "os.exec", "os.spawn", "os.system")):
+        started.append(event)
+sys.addaudithook(hook)
+sys.argv = ["install-tier", *sys.argv[1:]]
+from tierlock import _entry
+try:
+    _entry.install_tier()
+except SystemExit as exc:
+    code = exc.code
+heavy = ("rich", "jsonschema", "pip", "uv", "argparse", "packaging", "tierlock.cli", "tierlock.installer.run")
+print("RESULT", [m for m in heavy if m in sys.modules], started, code)
+"""
+
+
+def test_the_console_script_proves_a_noop_before_argparse_importing_no_backend_and_starting_no_process(
+    world: World,
+) -> None:
+    assert world.install("brain").code == 0
+    args = ["brain", "--project", str(world.root), "--python", world.python]
+    proc = subprocess.run(
+        [sys.executable, "-c", FAST_PATH_CHILD, *args], env=world.sub_env(), capture_output=True, text=True, check=True
+    )
+    lines = proc.stdout.strip().splitlines()
+    assert lines[-1] == "RESULT [] [] 0", proc.stdout + proc.stderr
+    assert lines[0].startswith("brain: already present (3 package(s), ")
+
+
+def test_the_console_script_falls_back_to_the_full_path_when_a_file_is_missing(world: World) -> None:
+    assert world.install("brain").code == 0
+    (world.site / "helper" / "data.txt").unlink()
+    args = ["brain", "--project", str(world.root), "--python", world.python, "--json"]
+    proc = subprocess.run(
+        [sys.executable, "-c", FAST_PATH_CHILD, *args], env=world.sub_env(), capture_output=True, text=True, check=True
+    )
+    out, _, result = proc.stdout.rpartition("RESULT ")
+    assert json.loads(out)["result"] == "repaired", proc.stderr
+    assert "'tierlock.cli'" in result
+    assert "subprocess.Popen" in result
+    assert result.strip().endswith(" 0")
+
+
+def test_the_console_scripts_noop_json_matches_the_full_paths(world: World) -> None:
+    assert world.install("brain").code == 0
+    from_cli = world.install("brain").json
+    proc = subprocess.run(
+        [str(bin_dir() / "install-tier"), "brain", "--json", "--project", str(world.root), "--python", world.python],
+        env=world.sub_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    from_script = json.loads(proc.stdout)
+    for doc in (from_cli, from_script):
+        doc.pop("duration_s")
+    assert from_script == from_cli
+    assert from_script["result"] == "unchanged"
+
+
+@pytest.mark.parametrize(
+    ("argv", "command", "expected"),
+    [
+        (["brain"], False, (["brain"], None, None, False, False, False)),
+        (
+            ["brain", "gpu", "--python", "/v/bin/python", "--project=/p", "--system", "--json", "-q"],
+            False,
+            (["brain", "gpu"], "/p", "/v/bin/python", True, True, True),
+        ),
+        (["--backend", "uv", "brain"], False, (["brain"], None, None, False, False, False)),
+        (["--project", "/p", "install", "brain"], True, (["brain"], "/p", None, False, False, False)),
+        (["install", "--python", "/v", "brain"], True, (["brain"], None, "/v", False, False, False)),
+    ],
+)
+def test_the_entry_parses_a_plain_install_by_hand(argv: list[str], command: bool, expected: tuple[object, ...]) -> None:
+    from tierlock._entry import parse_install
+
+    args = parse_install(argv, command=command)
+    assert args is not None
+    assert (args.tiers, args.project, args.python, args.system, args.json, args.quiet) == expected
+
+
+@pytest.mark.parametrize(
+    ("argv", "command"),
+    [
+        ([], False),
+        (["brain", "--dry-run"], False),
+        (["brain", "-v"], False),
+        (["-h"], False),
+        (["--proj", "/p", "brain"], False),
+        (["brain", "--python", "/v", "gpu"], False),
+        (["brain", "--backend", "conda"], False),
+        (["brain", "--python"], False),
+        (["status", "brain"], True),
+        (["--python", "/v", "install", "brain"], True),
+        (["install"], True),
+    ],
+)
+def test_the_entry_leaves_everything_else_to_argparse(argv: list[str], command: bool) -> None:
+    from tierlock._entry import parse_install
+
+    assert parse_install(argv, command=command) is None
+
+
 def test_install_with_the_pip_backend_arms_the_tier(world: World) -> None:
     run = world.install("brain", "--backend", "pip")
     assert run.code == 0, run.err

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
+import tierlock
 from tierlock.environment import Target
 from tierlock.errors import UsageError
 from tierlock.installer import fastpath, receipts
@@ -51,7 +54,7 @@ def write_receipt(prefix: Path, site: Path, project: Path) -> receipts.Receipt:
         backend_version="0.0",
         interpreter={"executable": str(prefix / "bin" / "python")},
         project=str(project),
-        tierlock_version="0",
+        tierlock_version=tierlock.__version__,
     )
     path = receipts.write(prefix, doc)
     receipt = receipts.load(path)
@@ -127,7 +130,7 @@ def test_the_fast_path_steps_aside_for_another_interpreter_or_a_missing_receipt(
 
 def test_quick_target_guesses_only_virtual_environments(tmp_path: Path) -> None:
     prefix, _, _ = fake_env(tmp_path)
-    assert fastpath.quick_target(str(prefix), system=False) == (prefix, str(prefix / "bin" / "python"))
+    assert fastpath.quick_target(str(prefix), system=False) == (str(prefix), str(prefix / "bin" / "python"))
     assert fastpath.quick_target(str(tmp_path / "bin" / "python"), system=False) is None
 
 
@@ -184,3 +187,34 @@ def test_a_non_venv_interpreter_needs_system(tmp_path: Path) -> None:
     assert "--system" in (info.value.remedy or "")
     refuse_target(target(tmp_path, venv=False), system=True)
     refuse_target(target(tmp_path, venv=True), system=False)
+
+
+def test_the_fast_paths_json_reader_and_digest_agree_with_the_standard_library(tmp_path: Path) -> None:
+    prefix, site, project = fake_env(tmp_path)
+    receipt = write_receipt(prefix, site, project)
+    text = receipt.path.read_text(encoding="utf-8")
+    assert fastpath.loads(text) == json.loads(text)
+    assert fastpath.loads(' {"a": [1, 2.5, "\\u00e9", null, true]} \n') == {"a": [1, 2.5, "é", None, True]}
+    for bad in ("{ not json", '{"a": 1} trailing', '{"a": NaN}'):
+        with pytest.raises(ValueError):  # noqa: PT011 - any ValueError: the fast path then steps aside
+            fastpath.loads(bad)
+    lockfile = project / "lockfiles" / "brain.txt"
+    assert fastpath.digest(str(lockfile)) == "sha256:" + hashlib.sha256(lockfile.read_bytes()).hexdigest()
+
+
+def test_the_fast_path_steps_aside_for_a_receipt_written_by_another_tierlock_version(tmp_path: Path) -> None:
+    prefix, site, project = fake_env(tmp_path)
+    receipt = write_receipt(prefix, site, project)
+    doc = json.loads(receipt.path.read_text(encoding="utf-8"))
+    doc["tierlock_version"] = "0.0.1"
+    receipt.path.write_text(json.dumps(doc), encoding="utf-8")
+    noop, why = fastpath.check(["brain"], prefix, str(prefix / "bin" / "python"), project / "pyproject.toml")
+    assert noop is None
+    assert "installed by tierlock 0.0.1" in why
+
+
+def test_tier_names_are_normalized_like_packaging_does() -> None:
+    from packaging.utils import canonicalize_name
+
+    for name in ("Brain", "my_tier", "a.-_b", "GPU--Fast", "x"):
+        assert fastpath.canonical(name) == canonicalize_name(name)

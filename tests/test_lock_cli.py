@@ -7,15 +7,18 @@ import shutil
 import stat
 import subprocess
 import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
 from tests.support.env import bin_dir, clean_env, make_venv, site_packages
 from tests.support.lockproj import PYPROJECT, build_wheel_dir, offline, run_cli, run_json, write_project
+from tierlock import subproc
+from tierlock.cli import _named_command
 from tierlock.errors import BackendError
 from tierlock.lockfiles import load, platform_id
-from tierlock.lockfiles.backends import IndexOptions, UvBackend
+from tierlock.lockfiles.backends import IndexOptions, UvBackend, installed_version, matching_interpreter
 from tierlock.lockfiles.lock import LockOptions, lock_project
 from tierlock.tiers import load_project
 
@@ -193,6 +196,10 @@ def test_the_pylock_format_is_written_with_uv_and_read_through_packaging(
     code, doc = run_json(capsys, "--project", str(folder), "check", "brain")
     assert code == 1
     assert [(f["kind"], f["file"]) for f in doc["findings"]] == [("hand-edit", "lockfiles/pylock.brain.toml")]
+    code, doc = run_json(capsys, "--project", str(folder), "lock", "brain", *offline(wheels))
+    assert code == 0
+    assert [(d["tier"], d["created"], d["changes"]) for d in doc["locked"]] == [("brain", False, [])]
+    assert run_cli(capsys, "--project", str(folder), "check", "brain")[0] == 0
     code, _, err = run_cli(capsys, "--project", str(folder), "lock", "--backend", "pip", *offline(wheels))
     assert code == 2
     assert "pip-tools cannot write the pylock format" in err
@@ -293,3 +300,104 @@ def test_a_tier_without_requirements_gets_a_lockfile_with_only_its_header(
     assert lock.header is not None
     assert lock.header.inputs == ()
     assert run_cli(capsys, "--project", str(folder), "check")[0] == 0
+
+
+@pytest.fixture
+def started() -> Iterator[list[tuple[str, ...]]]:
+    """Every argv tierlock starts while the test runs."""
+    seen: list[tuple[str, ...]] = []
+
+    def observe(argv: Sequence[str]) -> None:
+        seen.append(tuple(argv))
+
+    subproc.observers.append(observe)
+    try:
+        yield seen
+    finally:
+        subproc.observers.remove(observe)
+
+
+def test_the_uv_version_comes_from_its_installed_distribution_without_a_process(
+    started: list[tuple[str, ...]],
+) -> None:
+    uv = bin_dir() / "uv"
+    reported = subprocess.run([uv, "--version"], capture_output=True, text=True, check=True).stdout.split()[1]
+    assert installed_version(str(uv), "uv") == reported
+    assert UvBackend(str(uv)).version() == reported
+    assert started == []
+
+
+def test_a_uv_that_no_installed_distribution_records_is_asked_for_its_version(
+    tmp_path: Path, started: list[tuple[str, ...]]
+) -> None:
+    fake = tmp_path / "uv"
+    fake.write_text('#!/bin/sh\necho "uv 9.8.7 (fake)"\n')
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    assert installed_version(str(fake), "uv") is None
+    assert UvBackend(str(fake)).version() == "9.8.7"
+    assert started == [(str(fake), "--version")]
+
+
+def test_a_locked_header_records_the_version_uv_itself_reports(uv_locked: Path) -> None:
+    header = load(uv_locked / "lockfiles/base.txt").header
+    assert header is not None
+    out = subprocess.run([bin_dir() / "uv", "--version"], capture_output=True, text=True, check=True).stdout
+    assert header.backend_version == out.split()[1]
+
+
+def test_uv_compiles_with_this_interpreter_when_it_is_the_version_the_lock_targets(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str], started: list[tuple[str, ...]]
+) -> None:
+    here = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    folder = write_project(
+        tmp_path / "proj", PYPROJECT.replace('requires-python = ">=3.11"', f'requires-python = ">={here}"')
+    )
+    assert run_cli(capsys, "--project", str(folder), "lock", "base", *offline(wheels))[0] == 0
+    (compile_argv,) = [a for a in started if a[1:3] == ("pip", "compile")]
+    assert compile_argv[compile_argv.index("--python-version") + 1] == here
+    assert compile_argv[compile_argv.index("--python") + 1] == sys.executable
+    assert matching_interpreter(here) == sys.executable
+    assert matching_interpreter("2.7") is None
+
+
+def test_uv_finds_its_own_interpreter_when_uv_python_chooses_one(
+    project: Path,
+    wheels: Path,
+    capsys: pytest.CaptureFixture[str],
+    started: list[tuple[str, ...]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("UV_PYTHON", sys.executable)
+    assert run_cli(capsys, "--project", str(project), "lock", "base", *offline(wheels))[0] == 0
+    (compile_argv,) = [a for a in started if a[1:3] == ("pip", "compile")]
+    assert "--python" not in compile_argv
+    assert matching_interpreter(f"{sys.version_info[0]}.{sys.version_info[1]}") is None
+
+
+@pytest.mark.parametrize(
+    ("argv", "command"),
+    [
+        (["lock", "base"], "lock"),
+        (["--project", "lock", "check"], "check"),
+        (["--pro", "lock", "-q", "check"], "check"),
+        (["--project=lock", "--json", "lock"], "lock"),
+        (["--help", "lock"], None),
+        (["--version"], None),
+        (["lokc"], None),
+        ([], None),
+    ],
+)
+def test_the_parser_is_built_for_the_named_command_only_when_that_is_certain(
+    argv: list[str], command: str | None
+) -> None:
+    assert _named_command(argv) == command
+
+
+def test_a_project_folder_named_like_a_command_does_not_confuse_the_parser(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_project(tmp_path / "lock")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(capsys, "--project", "lock", "tiers")
+    assert code == 0, err
+    assert "brain" in out

@@ -6,11 +6,14 @@ into a folder that is put on the path only when the tier should be present.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from tests.support.env import clean_env
 from tests.support.probe_env import uv_install
 from tests.support.wheels import EXT_SUFFIX, build_wheel
 from tierlock.pytest_plugin import parse_strict_env, strictness
@@ -31,7 +34,7 @@ ci-require = ["brain"]
 tests = ["tests/brain/**"]
 
 [tool.pytest.ini_options]
-addopts = ["--strict-markers"]
+addopts = ["--strict-markers", "-p", "no:hypothesispytest", "-p", "no:cacheprovider"]
 """
 
 CI_VARS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "TF_BUILD", "JENKINS_URL", "BUILD_ID")
@@ -300,3 +303,22 @@ def test_strictness_precedence_flags_then_env_then_ci(
     strict: bool, lenient: bool, environ: dict[str, str], expected: tuple[bool, str]
 ) -> None:
     assert strictness(strict, lenient, environ) == expected
+
+
+def test_plugin_path_imports_none_of_rich_jsonschema_pip_uv(inner: pytest.Pytester) -> None:
+    argv = [sys.executable, "-X", "importtime", "-m", "pytest", "-s", "-p", "no:xdist"]
+    proc = subprocess.run(argv, cwd=inner.path, capture_output=True, text=True, check=False, env=clean_env())
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "tierlock: base present · brain absent" in proc.stdout
+    modules = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    assert {"tierlock.ci", "tierlock.tiers.loader", "tierlock.probing.distribution"} <= modules  # the plugin ran
+    assert {m for m in modules if m.split(".")[0] in {"rich", "jsonschema", "pip", "uv"}} == set()
+
+
+def test_markers_listing_in_ci_lists_the_tier_marker_instead_of_failing(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "true")
+    result = inner.runpytest("--markers")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["@pytest.mark.tier(name): the test needs tier NAME*"])

@@ -330,3 +330,12 @@ def test_the_library_api_is_exported_lazily_from_tierlock() -> None:
     result = tierlock.validate_runtime_config(doc(cmd()), checkout=False)
     assert isinstance(result, tierlock.ValidationResult)
     assert result.ok
+
+
+def test_a_broken_pyproject_skips_the_tier_rule_with_a_note(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.tierlock]\nformat = "zip"\n')
+    config = tmp_path / "tierlock.runtime.json"
+    config.write_text('{"schemaVersion": 1, "verification": [], "setup": [{"command": "install-tier", "args": ["x"]}]}')
+    result = validate_runtime_config(config, checkout=False)
+    assert result.ok
+    assert any("has errors" in note and "RC017" in note for note in result.notes)

@@ -7,18 +7,23 @@ Library API::
         print(tier.name, [str(r) for r in tier.requirements])
 """
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
 from tierlock._version import __version__
-from tierlock.errors import TierlockError
 
+# Not ``typing.TYPE_CHECKING``: ``typing`` imports ``re``, and ``import tierlock`` is on every start-up path.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
+    from tierlock.errors import TierlockError
     from tierlock.probing import DistributionProbe, TierProbe, probe, probe_distribution
     from tierlock.tiers import Project, Tier, load_project
     from tierlock.validators import ValidationResult, validate_runtime_config
 
 #: Names imported on first use (``tierlock.probe(...)``), so ``import tierlock`` stays light.
 _LAZY = {
+    "TierlockError": "tierlock.errors",
     "Project": "tierlock.tiers",
     "Tier": "tierlock.tiers",
     "load_project": "tierlock.tiers",

@@ -15,39 +15,53 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tierlock.errors import UsageError
 
+if TYPE_CHECKING:
+    from tierlock import subproc
+
+#: What :func:`inspect` runs in the target: only ``os``, ``sys`` and ``sysconfig`` (no ``json``, no
+#: ``platform``, no ``importlib.metadata``: each costs milliseconds of the target's start-up). It prints
+#: NUL-separated fields - paths cannot hold a NUL - then the interpreter's ``sys.path``.
 _INSPECT = r"""
-import json, os, sys, sysconfig
-from importlib.metadata import version as _v
-env = {
-    "implementation_name": sys.implementation.name,
-    "implementation_version": "{0.major}.{0.minor}.{0.micro}".format(sys.implementation.version),
-    "os_name": os.name,
-    "platform_machine": __import__("platform").machine(),
-    "platform_release": __import__("platform").release(),
-    "platform_system": __import__("platform").system(),
-    "platform_version": __import__("platform").version(),
-    "python_full_version": __import__("platform").python_version(),
-    "platform_python_implementation": __import__("platform").python_implementation(),
-    "python_version": ".".join(__import__("platform").python_version_tuple()[:2]),
-    "sys_platform": sys.platform,
-}
-paths = sysconfig.get_paths()
-print(json.dumps({
-    "executable": sys.executable,
-    "prefix": sys.prefix,
-    "base_prefix": sys.base_prefix,
-    "path": [p for p in sys.path if p],
-    "purelib": paths["purelib"],
-    "platlib": paths["platlib"],
-    "stdlib": paths["stdlib"],
-    "marker_env": env,
-    "platform": sysconfig.get_platform(),
-    "version": list(sys.version_info[:3]),
-}))
+import os, sys, sysconfig
+i = sys.implementation
+v = i.version
+iv = "%d.%d.%d" % (v.major, v.minor, v.micro)
+if v.releaselevel != "final":
+    iv += v.releaselevel[0] + str(v.serial)
+impl = {"cpython": "CPython", "pypy": "PyPy"}.get(i.name)
+if impl is not None and hasattr(os, "uname"):
+    u = os.uname()
+    system, release, version, machine = u.sysname, u.release, u.version, u.machine
+    full = sys.version.split()[0]
+else:
+    import platform
+    impl, full = platform.python_implementation(), platform.python_version()
+    system, release, version, machine = platform.system(), platform.release(), platform.version(), platform.machine()
+p = sysconfig.get_paths()
+fields = [
+    sys.executable, sys.prefix, sys.base_prefix, p["purelib"], p["platlib"], p["stdlib"], sysconfig.get_platform(),
+    "%d.%d.%d" % sys.version_info[:3],
+    i.name, iv, os.name, machine, release, system, version, full, impl, "%d.%d" % sys.version_info[:2], sys.platform,
+]
+sys.stdout.write("\0".join(fields + [x for x in sys.path if x]))
 """
+_MARKERS = (
+    "implementation_name",
+    "implementation_version",
+    "os_name",
+    "platform_machine",
+    "platform_release",
+    "platform_system",
+    "platform_version",
+    "python_full_version",
+    "platform_python_implementation",
+    "python_version",
+    "sys_platform",
+)
 
 
 @dataclass(frozen=True)
@@ -113,39 +127,104 @@ def current() -> Target:
     )
 
 
-def inspect(python: str | Path) -> Target:
-    """Ask the interpreter at *python* once for its environment."""
-    from tierlock import subproc
-
+def interpreter(python: str | Path) -> Path:
+    """The executable *python* names (an environment folder means its ``bin/python``)."""
     exe = Path(python)
     if exe.is_dir():
         exe = exe / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    return exe
+
+
+class Pending:
+    """An inspection started in the background (:func:`start`); :meth:`target` waits for it."""
+
+    def __init__(self, exe: Path) -> None:
+        import threading
+
+        self.exe = exe
+        self._outcome: list[subproc.Result | BaseException] = []
+        self._thread = threading.Thread(target=self._ask, name="tierlock-inspect", daemon=True)
+        self._thread.start()
+
+    def _ask(self) -> None:
+        try:
+            self._outcome.append(_ask(self.exe))
+        except BaseException as exc:  # handed to the thread that waits for it
+            self._outcome.append(exc)
+
+    def target(self) -> Target:
+        self._thread.join()
+        outcome = self._outcome[0]
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return _parse(self.exe, outcome.stdout)
+
+
+def start(python: str | Path | None) -> Pending | None:
+    """Start asking the interpreter :func:`resolve` would ask, in the background; None when none is asked.
+
+    The caller does other work (loading the project, the drift check) while
+    the target starts, then passes the result to :func:`resolve`.
+    """
+    foreign = _foreign(python)
+    if foreign is None or not foreign.exists():
+        return None  # the running interpreter, or a missing one (resolve reports it)
+    return Pending(foreign)
+
+
+def inspect(python: str | Path, *, pending: Pending | None = None) -> Target:
+    """Ask the interpreter at *python* once for its environment (or collect what *pending* asked)."""
+    exe = interpreter(python)
+    if pending is not None and pending.exe == exe:
+        return pending.target()
     if not exe.exists():
         raise UsageError(f"no interpreter at {python}", remedy="pass --python PATH to a python executable")
-    result = subproc.run([exe, "-I", "-c", _INSPECT], what=f"inspecting {exe}")
-    data = json.loads(result.stdout)
+    return _parse(exe, _ask(exe).stdout)
+
+
+def _ask(exe: Path) -> subproc.Result:
+    from tierlock import subproc
+
+    return subproc.run([exe, "-I", "-c", _INSPECT], what=f"inspecting {exe}")
+
+
+def _parse(exe: Path, stdout: str) -> Target:
+    fields = stdout.split("\0")
+    if len(fields) < 8 + len(_MARKERS):
+        raise UsageError(f"{exe} did not describe its environment (it printed {stdout[:200]!r})")
+    _executable, prefix, base_prefix, purelib, platlib, stdlib, platform, version = fields[:8]
+    markers = fields[8 : 8 + len(_MARKERS)]
+    major, minor, micro = (int(v) for v in version.split("."))
     return Target(
         python=exe,
-        prefix=Path(data["prefix"]),
-        base_prefix=Path(data["base_prefix"]),
-        paths=tuple(Path(p) for p in data["path"]),
-        purelib=Path(data["purelib"]),
-        platlib=Path(data["platlib"]),
-        stdlib=Path(data["stdlib"]),
-        marker_env=data["marker_env"],
-        platform=data["platform"],
-        version=tuple(data["version"]),
+        prefix=Path(prefix),
+        base_prefix=Path(base_prefix),
+        paths=tuple(Path(p) for p in fields[8 + len(_MARKERS) :]),
+        purelib=Path(purelib),
+        platlib=Path(platlib),
+        stdlib=Path(stdlib),
+        marker_env=dict(zip(_MARKERS, markers, strict=True)),
+        platform=platform,
+        version=(major, minor, micro),
     )
 
 
-def resolve(python: str | Path | None = None) -> Target:
-    """The target: *python* when given, else the active virtual environment, else this interpreter."""
+def _foreign(python: str | Path | None) -> Path | None:
+    """The interpreter :func:`resolve` asks in a subprocess, or None when it describes this one in-process."""
     if python is not None:
-        return inspect(python)
+        return interpreter(python)
     active = os.environ.get("VIRTUAL_ENV")
     if active and Path(active).resolve() != Path(sys.prefix).resolve():
-        return inspect(Path(active))
-    return current()
+        return interpreter(Path(active))
+    return None
+
+
+def resolve(python: str | Path | None = None, *, pending: Pending | None = None) -> Target:
+    """The target: *python* when given, else the active virtual environment, else this interpreter."""
+    foreign = _foreign(python)
+    if foreign is None:
+        return current()
+    return inspect(foreign, pending=pending)
 
 
 def _foreign_tags(python: Path) -> list[str]:

@@ -43,14 +43,19 @@ def target_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
     started = time.perf_counter()
+    pending = None
     if not args.dry_run and args.tiers:
         # The no-op fast path: receipts and stat() only; no project loading, no planning, no subprocess.
+        # (The console scripts try it before argparse already, in tierlock._entry.)
         from tierlock.installer import fastpath
 
         noop, why = fastpath.try_noop(args.tiers, project_arg=ctx.project_arg, python=args.python, system=args.system)
         if noop is not None:
             return report_noop(noop, ctx, time.perf_counter() - started)
         ctx.ui.detail(f"full plan: {why}")
+        from tierlock import environment
+
+        pending = environment.start(args.python)  # the target starts while the project loads
 
     from tierlock.installer.run import Request, install
 
@@ -62,7 +67,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         backend=args.backend,
         dry_run=args.dry_run,
     )
-    outcome = install(project, request, ctx.ui)
+    outcome = install(project, request, ctx.ui, pending=pending)
     if ctx.ui.json_mode:
         ctx.ui.emit_json(outcome.to_json())
     else:
@@ -71,35 +76,12 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def report_noop(noop: NoOp, ctx: Context, duration: float) -> int:
+    from tierlock.installer import fastpath
+
     if ctx.ui.json_mode:
-        ctx.ui.emit_json(
-            {
-                "ok": True,
-                "tier": " ".join(noop.tiers),
-                "tiers": noop.tiers,
-                "result": "unchanged",
-                "target": str(noop.prefix),
-                "package_count": noop.packages,
-                "counts": {"install": 0, "replace": 0, "repair": 0, "satisfied": noop.packages},
-                "packages": {
-                    "install": [],
-                    "replace": [],
-                    "repair": [],
-                    "satisfied": [{"name": n, "version": v, "reason": "receipt verified"} for n, v in noop.pins],
-                },
-                "files_checked": noop.files,
-                "backend": None,
-                "backend_version": None,
-                "waited_for_lock": False,
-                "receipts": [],
-                "duration_s": round(duration, 4),
-            }
-        )
+        ctx.ui.emit_json(fastpath.to_json(noop, duration))
     else:
-        ctx.ui.line(
-            f"{', '.join(noop.tiers)}: already present ({noop.packages} package(s), "
-            f"{noop.files} file(s) checked against the receipt); nothing to do"
-        )
+        ctx.ui.line(fastpath.summary(noop))
     return 0
 
 

@@ -2,111 +2,234 @@
 
 A receipt records the digests of ``pyproject.toml`` and of every lockfile the
 tier was armed from (the tier and what it is layered on), the interpreter,
-and the size of every installed file. When all of them still match, the
-offline drift check would give the same verdict it gave at install time (it
-is a function of exactly those files), the plan would be all ``satisfied``,
-and the probe would find every file - so nothing is loaded, planned or
-started: this module stats files and uses only the standard library.
-Whenever anything differs, the caller goes the full way.
+the tierlock version and the size of every installed file. When all of them
+still match, the offline drift check would give the verdict it gave at install
+time (it is a function of exactly those files and of tierlock's own code), the
+plan would be all ``satisfied``, and the probe would find every file - so
+nothing is loaded, planned or started.
+
+This module is on the start-up path of the console scripts
+(:mod:`tierlock._entry`), before ``argparse`` and before :mod:`tierlock.cli`:
+it imports only ``os`` and ``sys`` (already loaded by the interpreter) and, on
+first use, the C parts of ``json`` and ``sha256``. Whenever anything differs,
+or anything is unexpected, the caller goes the full way.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
 
-from tierlock.installer import receipts
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import Any
+
+#: Where receipts live inside the target environment (as :mod:`tierlock.installer.receipts` writes them).
+RECEIPTS_DIR = ("tierlock", "receipts")
+SCHEMA = 1
 
 
-@dataclass(frozen=True)
 class NoOp:
-    tiers: list[str]
-    prefix: Path
-    packages: int
-    files: int
-    pins: list[tuple[str, str]]
-    """(name, version) of every package the receipts vouch for."""
+    """What the receipts vouch for: the tiers are present, nothing to do."""
+
+    __slots__ = ("files", "packages", "pins", "prefix", "tiers")
+
+    def __init__(self, tiers: list[str], prefix: str, packages: int, files: int, pins: list[tuple[str, str]]) -> None:
+        self.tiers = tiers
+        self.prefix = prefix
+        self.packages = packages
+        self.files = files
+        self.pins = pins
+        """(name, version) of every package the receipts vouch for."""
 
 
 def canonical(name: str) -> str:
-    """PEP 503 normalization (as :func:`packaging.utils.canonicalize_name`)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
+    """PEP 503 normalization (as :func:`packaging.utils.canonicalize_name`), without ``re``."""
+    out = []
+    run = False
+    for ch in name.lower():
+        if ch in "-_.":
+            if not run:
+                out.append("-")
+            run = True
+        else:
+            out.append(ch)
+            run = False
+    return "".join(out)
 
 
-def find_pyproject(project_arg: str | None) -> Path | None:
+def find_pyproject(project_arg: str | None) -> str | None:
     """The nearest ``pyproject.toml`` at or above the project argument (as the tier loader finds it)."""
-    start = Path(project_arg or ".").resolve()
-    if start.is_file():
+    start = os.path.realpath(project_arg or ".")
+    if os.path.isfile(start):
         return start
-    for folder in (start, *start.parents):
-        candidate = folder / "pyproject.toml"
-        if candidate.is_file():
+    folder = start
+    while True:
+        candidate = os.path.join(folder, "pyproject.toml")
+        if os.path.isfile(candidate):
             return candidate
-    return None
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
-def quick_target(python: str | None, system: bool) -> tuple[Path, str] | None:
+def _venv_python(prefix: str) -> str:
+    return os.path.join(prefix, "Scripts", "python.exe") if os.name == "nt" else os.path.join(prefix, "bin", "python")
+
+
+def quick_target(python: str | None, system: bool) -> tuple[str, str] | None:
     """The target's prefix and executable without asking the interpreter, when that is safe to guess.
 
     Only for virtual environments (a ``pyvenv.cfg`` beside ``bin/``) or this
     interpreter; anything else goes the full way through :func:`tierlock.environment.resolve`.
+    The executable is spelled as :func:`tierlock.environment.resolve` spells it (receipts record it so).
     """
     if python is not None:
-        exe = Path(python)
-        if exe.is_dir():
-            exe = exe / "bin" / "python"
-        exe = Path(os.path.abspath(exe))
-        prefix = exe.parent.parent
-        return (prefix, str(exe)) if (prefix / "pyvenv.cfg").is_file() else None
+        exe = _venv_python(python) if os.path.isdir(python) else python
+        exe = os.path.abspath(exe)
+        prefix = os.path.dirname(os.path.dirname(exe))
+        return (prefix, exe) if os.path.isfile(os.path.join(prefix, "pyvenv.cfg")) else None
     active = os.environ.get("VIRTUAL_ENV")
     if active and os.path.realpath(active) != os.path.realpath(sys.prefix):
-        prefix = Path(os.path.abspath(active))
-        return (prefix, str(prefix / "bin" / "python")) if (prefix / "pyvenv.cfg").is_file() else None
+        prefix = os.path.abspath(active)
+        exe = os.path.abspath(_venv_python(active))
+        return (prefix, exe) if os.path.isfile(os.path.join(prefix, "pyvenv.cfg")) else None
     if sys.prefix == sys.base_prefix and not system:
         return None
-    return Path(sys.prefix), os.path.abspath(sys.executable)
+    return sys.prefix, os.path.abspath(sys.executable)
+
+
+# -- reading without the heavy parts of the standard library ------------------------
+
+
+def digest(path: str) -> str:
+    """``sha256:<hex>`` of a file's bytes, as :func:`tierlock.installer.receipts.file_digest` spells it."""
+    try:  # the C implementation itself: no OpenSSL loading, no ``hashlib`` start-up
+        from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:  # Python 3.12+ (``_sha2``) or a build without it
+        from hashlib import sha256
+    with open(path, "rb") as handle:
+        data = handle.read()
+    return "sha256:" + str(sha256(data).hexdigest())
+
+
+class _ScanContext:
+    """What ``_json.make_scanner`` reads from a decoder: plain JSON, nothing hooked."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+
+    @staticmethod
+    def parse_constant(name: str) -> float:
+        raise ValueError(f"non-standard JSON constant {name}")
+
+
+def loads(text: str) -> Any:
+    """``json.loads`` through the C scanner alone (``json`` itself imports ``re``: milliseconds at start-up)."""
+    try:
+        from _json import make_scanner
+    except ImportError:
+        import json
+
+        return json.loads(text)
+    start = len(text) - len(text.lstrip(" \t\n\r"))
+    try:
+        value, end = make_scanner(_ScanContext())(text, start)  # type: ignore[arg-type]
+    except StopIteration as exc:
+        raise ValueError(f"no JSON value at offset {exc.value}") from None
+    if text[end:].strip(" \t\n\r"):
+        raise ValueError("extra data after the JSON document")
+    return value
+
+
+def load_receipt(path: str) -> dict[str, Any] | None:
+    """The receipt document at *path*, or None when missing, unreadable or of another schema."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = loads(handle.read())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        return None
+    return data
+
+
+def verify_files(packages: Iterable[dict[str, Any]], prefix: str) -> tuple[int, str]:
+    """Stat every recorded file; (files checked, the first difference or "")."""
+    stat = os.stat
+    files = 0
+    for package in packages:
+        site = os.path.join(prefix, str(package.get("site", ""))) + os.sep
+        for rel, size in package.get("files", ()):
+            files += 1
+            try:
+                if stat(site + rel).st_size != size:
+                    return files, f"{package.get('name')}: {rel} changed size"
+            except OSError:
+                return files, f"{package.get('name')}: {rel} is missing"
+    return files, ""
+
+
+# -- the check -----------------------------------------------------------------
 
 
 def check(
     tiers: Sequence[str],
-    prefix: Path,
+    prefix: str | os.PathLike[str],
     executable: str,
-    pyproject: Path,
+    pyproject: str | os.PathLike[str],
 ) -> tuple[NoOp | None, str]:
     """A :class:`NoOp` when every tier's receipt still holds, else None and the first difference."""
+    from tierlock._version import __version__
+
     if not tiers:
         return None, "no tier named"
+    prefix = os.fspath(prefix)
+    pyproject = os.fspath(pyproject)
     try:
-        pyproject_digest = receipts.file_digest(pyproject)
+        pyproject_digest = digest(pyproject)
     except OSError:
         return None, f"cannot read {pyproject}"
-    packages = files = 0
+    files = 0
     names: list[str] = []
     pins: dict[str, str] = {}
     for raw in dict.fromkeys(canonical(t) for t in tiers):
-        receipt = receipts.load(receipts.receipt_path(prefix, raw))
+        receipt = load_receipt(os.path.join(prefix, *RECEIPTS_DIR, f"{raw}.json"))
         if receipt is None:
             return None, f"no receipt for {raw} in {prefix}"
-        recorded = receipt.pyproject
-        if recorded != (str(pyproject), pyproject_digest):
+        recorded = receipt.get("pyproject")
+        if not isinstance(recorded, dict) or (recorded.get("path"), recorded.get("digest")) != (
+            pyproject,
+            pyproject_digest,
+        ):
             return None, f"{pyproject} changed since {raw} was installed"
-        for tier, (path, digest) in receipt.lockfile_paths.items():
+        if receipt.get("tierlock_version") != __version__:
+            return None, f"{raw} was installed by tierlock {receipt.get('tierlock_version')}, this is {__version__}"
+        interpreter = receipt.get("interpreter")
+        recorded_exe = interpreter.get("executable") if isinstance(interpreter, dict) else None
+        if recorded_exe != executable:
+            return None, f"the receipt was written for {recorded_exe}"
+        lockfiles = receipt.get("lockfiles")
+        if not isinstance(lockfiles, dict) or not lockfiles:
+            return None, f"the receipt of {raw} names no lockfile"
+        for tier, entry in lockfiles.items():
             try:
-                if receipts.file_digest(Path(path)) != digest:
+                if not isinstance(entry, dict) or digest(str(entry.get("path"))) != entry.get("digest"):
                     return None, f"the lockfile of {tier} changed since {raw} was installed"
             except OSError:
-                return None, f"cannot read {path}"
-        result = receipts.verify(receipt, prefix=prefix, executable=executable)
-        if not result.ok:
-            return None, result.why
-        packages += result.packages
-        files += result.files
+                return None, f"cannot read {entry.get('path')}"
+        packages = [p for p in receipt.get("packages", ()) if isinstance(p, dict)]
+        checked, why = verify_files(packages, prefix)
+        if why:
+            return None, why
+        files += checked
         names.append(raw)
-        pins.update((str(p.get("name")), str(p.get("version"))) for p in receipt.packages)
+        pins.update((str(p.get("name")), str(p.get("version"))) for p in packages)
     return NoOp(names, prefix, len(pins), files, sorted(pins.items())), ""
 
 
@@ -121,3 +244,39 @@ def try_noop(
     if target is None:
         return None, "the target needs inspecting"
     return check(tiers, target[0], target[1], pyproject)
+
+
+# -- what it prints ------------------------------------------------------------
+
+
+def summary(noop: NoOp) -> str:
+    """The line people see (the full path prints the same one)."""
+    return (
+        f"{', '.join(noop.tiers)}: already present ({noop.packages} package(s), "
+        f"{noop.files} file(s) checked against the receipt); nothing to do"
+    )
+
+
+def to_json(noop: NoOp, duration: float) -> dict[str, Any]:
+    """The ``--json`` document of a no-op (the same shape as a full install's)."""
+    return {
+        "ok": True,
+        "tier": " ".join(noop.tiers),
+        "tiers": noop.tiers,
+        "result": "unchanged",
+        "target": noop.prefix,
+        "package_count": noop.packages,
+        "counts": {"install": 0, "replace": 0, "repair": 0, "satisfied": noop.packages},
+        "packages": {
+            "install": [],
+            "replace": [],
+            "repair": [],
+            "satisfied": [{"name": n, "version": v, "reason": "receipt verified"} for n, v in noop.pins],
+        },
+        "files_checked": noop.files,
+        "backend": None,
+        "backend_version": None,
+        "waited_for_lock": False,
+        "receipts": [],
+        "duration_s": round(duration, 4),
+    }

@@ -9,13 +9,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from packaging.utils import NormalizedName
-from packaging.version import InvalidVersion, Version
 
 from tierlock.installer.plan import Installed
-from tierlock.installer.receipts import InstalledDist, read_record
+from tierlock.installer.receipts import InstalledDist
 from tierlock.lockfiles.model import LockEntry
+
+if TYPE_CHECKING:
+    from tierlock.probing import DistributionProbe
 
 
 def states(
@@ -24,55 +27,55 @@ def states(
     import_roots: Mapping[NormalizedName, Sequence[str]],
 ) -> dict[NormalizedName, Installed]:
     """The probe's verdict for each locked entry that has any ``.dist-info`` in the target (one scan)."""
+    return verdicts(probe_all(entries, site_paths, import_roots))
+
+
+def probe_all(
+    entries: Iterable[LockEntry],
+    site_paths: Sequence[Path],
+    import_roots: Mapping[NormalizedName, Sequence[str]],
+) -> dict[NormalizedName, DistributionProbe]:
+    """The probe of each locked entry that has any ``.dist-info`` in the target (one scan of the site folders)."""
     from tierlock.probing import SiteIndex, probe_distribution
 
     index = SiteIndex.scan(site_paths)
-    out: dict[NormalizedName, Installed] = {}
+    out: dict[NormalizedName, DistributionProbe] = {}
     for entry in entries:
         if not index.find(entry.name):
             continue
-        result = probe_distribution(
+        out[entry.name] = probe_distribution(
             entry.name,
             locked_version=entry.version,
             import_roots=tuple(import_roots.get(entry.name, ())),
             index=index,
         )
-        out[entry.name] = Installed(entry.name, result.version, result.state, tuple(result.reasons))
     return out
 
 
-def _version(value: object) -> Version | None:
-    if value is None:
-        return None
-    if isinstance(value, Version):
-        return value
-    try:
-        return Version(str(value))
-    except InvalidVersion:
-        return None
+def verdicts(probes: Mapping[NormalizedName, DistributionProbe]) -> dict[NormalizedName, Installed]:
+    """What the plan needs of each probe."""
+    return {
+        name: Installed(name, result.version, result.state, tuple(result.reasons)) for name, result in probes.items()
+    }
 
 
-def installed_dists(entries: Iterable[LockEntry], site_paths: Sequence[Path], prefix: Path) -> list[InstalledDist]:
-    """For each entry: its installed ``.dist-info`` at the locked version, with its RECORD files and sizes.
+def dists_of(
+    entries: Iterable[LockEntry], probes: Mapping[NormalizedName, DistributionProbe], prefix: Path
+) -> list[InstalledDist]:
+    """What a receipt records, from the probes that just verified the install (no second scan, no second read).
 
-    Site folders are recorded relative to *prefix* (so a copied environment keeps a meaningful receipt).
+    Each probe read RECORD and stat()ed its files; the receipt keeps the rows
+    with a size (``.pyc`` left out), the site folder relative to *prefix* and
+    the ``.dist-info`` folder name (what :func:`tierlock.installer.receipts.read_record` reads).
     """
-    from tierlock.probing import SiteIndex
-
-    index = SiteIndex.scan(site_paths)
     out: list[InstalledDist] = []
     for entry in entries:
-        for info in index.find(entry.name):
-            try:
-                matches = Version(info.folder_version) == entry.version
-            except InvalidVersion:
-                matches = False
-            if matches:
-                folder = os.path.basename(info.path)
-                files = read_record(Path(info.site), folder)
-                site = os.path.relpath(info.site, prefix)
-                out.append(InstalledDist(entry.name, str(entry.version), site, folder, files))
-                break
+        result = probes.get(entry.name)
+        if result is None or result.dist_info_dir is None or result.version != entry.version:
+            continue
+        site, folder = os.path.split(result.dist_info_dir)
+        files = tuple((rel, size) for _full, rel, size, _hash in result.records if size is not None)
+        out.append(InstalledDist(entry.name, str(entry.version), os.path.relpath(site, prefix), folder, files))
     return out
 
 

@@ -12,7 +12,6 @@ re-planning; it reads JSON and calls ``os.stat``, nothing more.
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 import os
 import time
@@ -36,7 +35,9 @@ def receipt_path(prefix: Path, tier: str) -> Path:
 
 def file_digest(path: Path) -> str:
     """``sha256:<hex>`` of a file's bytes (how a receipt names the lockfile it came from)."""
-    return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+    from tierlock.installer.fastpath import digest  # the same bytes, without loading OpenSSL
+
+    return digest(os.fspath(path))
 
 
 @dataclass(frozen=True)

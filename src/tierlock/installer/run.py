@@ -12,7 +12,7 @@ import os
 import signal
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Literal
@@ -24,9 +24,11 @@ from tierlock.installer import fastpath, receipts
 from tierlock.installer.plan import Plan
 
 if TYPE_CHECKING:
+    from tierlock import environment
     from tierlock.environment import Target
     from tierlock.lockfiles.model import Lock, LockEntry
     from tierlock.output import UI
+    from tierlock.probing import DistributionProbe
     from tierlock.tiers import Project, Tier
 
 Result = Literal["installed", "repaired", "unchanged", "planned"]
@@ -168,9 +170,9 @@ def import_roots(tiers: Sequence[Tier]) -> dict[NormalizedName, tuple[str, ...]]
     return out
 
 
-def plan_for(entries: Sequence[LockEntry], target: Target, roots: Mapping[NormalizedName, Sequence[str]]) -> Plan:
-    from tierlock.installer import inventory
-    from tierlock.installer.plan import make_plan, unavailable
+def check_installable(entries: Sequence[LockEntry], target: Target) -> None:
+    """pylock: refuse when an entry names files but none this interpreter can install."""
+    from tierlock.installer.plan import unavailable
 
     # Only pylock entries name files; requirements locks never need the (subprocess-costly) tags.
     missing = unavailable(entries, target.tags) if any(e.files for e in entries) else []
@@ -180,7 +182,23 @@ def plan_for(entries: Sequence[LockEntry], target: Target, roots: Mapping[Normal
             f"the lock names no file this interpreter can install for: {names} (platform {target.platform})",
             remedy="lock on this platform (tierlock lock TIER) or use an interpreter the lock covers",
         )
-    return make_plan(entries, inventory.states(entries, target.site_paths, roots))
+
+
+def plan_for(entries: Sequence[LockEntry], target: Target, roots: Mapping[NormalizedName, Sequence[str]]) -> Plan:
+    plan, _ = probe_and_plan(entries, target, roots)
+    return plan
+
+
+def probe_and_plan(
+    entries: Sequence[LockEntry], target: Target, roots: Mapping[NormalizedName, Sequence[str]]
+) -> tuple[Plan, dict[NormalizedName, DistributionProbe]]:
+    """The plan, and the probes it was made from (one scan of the site folders, each RECORD read once)."""
+    from tierlock.installer import inventory
+    from tierlock.installer.plan import make_plan
+
+    check_installable(entries, target)
+    probes = inventory.probe_all(entries, target.site_paths, roots)
+    return make_plan(entries, inventory.verdicts(probes)), probes
 
 
 # -- interruption --------------------------------------------------------------
@@ -207,8 +225,20 @@ def sigterm_interrupts() -> Iterator[None]:
 # -- the orchestration ---------------------------------------------------------
 
 
-def install(project: Project, request: Request, ui: UI, *, progress: Callable[[str], None] | None = None) -> Outcome:
-    """Arm *request.tiers* in the target environment; see docs/reference/install.md."""
+def install(
+    project: Project,
+    request: Request,
+    ui: UI,
+    *,
+    progress: Callable[[str], None] | None = None,
+    pending: environment.Pending | None = None,
+) -> Outcome:
+    """Arm *request.tiers* in the target environment; see docs/reference/install.md.
+
+    The caller has tried the receipts' no-op fast path (:mod:`tierlock.installer.fastpath`)
+    already; *pending* is the target's inspection when the caller started it
+    (:func:`tierlock.environment.start`), so it overlaps loading the project.
+    """
     from tierlock import environment
 
     say = progress or ui.note
@@ -220,17 +250,11 @@ def install(project: Project, request: Request, ui: UI, *, progress: Callable[[s
         )
     tiers = [project.tier(n) for n in dict.fromkeys(request.tiers)]
     names: list[str] = [str(t.name) for t in tiers]
+    if pending is None:
+        pending = environment.start(request.python)  # the target starts while the drift check runs
     fail_closed(project, tiers)
 
-    if not request.dry_run:
-        noop, why = fastpath.try_noop(
-            names, project_arg=str(project.pyproject), python=request.python, system=request.system
-        )
-        if noop is not None:
-            return _unchanged(noop, started)
-        ui.detail(f"full plan: {why}")
-
-    target = environment.resolve(request.python)
+    target = environment.resolve(request.python, pending=pending)
     refuse_target(target, system=request.system)
     locks = load_locks(project, tiers, target)
     entries = entries_for(locks, target)
@@ -250,7 +274,7 @@ def install(project: Project, request: Request, ui: UI, *, progress: Callable[[s
                 outcome.waited = True
                 return outcome
         say(f"planning {len(entries)} package(s) for {', '.join(names)} in {target.prefix}")
-        plan = plan_for(entries, target, roots)
+        plan, probes = probe_and_plan(entries, target, roots)
         backend_name = backend_version = None
         if not plan.is_noop:
             from tierlock.installer import backends
@@ -266,6 +290,7 @@ def install(project: Project, request: Request, ui: UI, *, progress: Callable[[s
                 ui.detail(f"  {step.action} {step.entry.pin}: {step.reason}")
             from tierlock.installer.plan import requirement_lines
 
+            version = _background(backend.version)  # asked while the backend installs
             with sigterm_interrupts(), ui.status(doing):
                 try:
                     backends.execute(
@@ -281,9 +306,9 @@ def install(project: Project, request: Request, ui: UI, *, progress: Callable[[s
                         f"run install-tier {' '.join(names)} again to finish (it repairs what is half-installed)"
                     )
                     raise
-            backend_version = backend.version()
-        verify(entries, target, roots, names)
-        dists = _dists(entries, target)
+            backend_version = version()
+            probes = verify(entries, target, roots, names)
+        dists = inventory_dists(entries, probes, target)
         written = write_receipts(
             project,
             tiers=tiers,
@@ -313,6 +338,26 @@ def install(project: Project, request: Request, ui: UI, *, progress: Callable[[s
         )
 
 
+def _background(work: Callable[[], str]) -> Callable[[], str | None]:
+    """Run *work* in a thread now; the returned function waits for its result (None when it failed)."""
+    import threading
+
+    box: list[str] = []
+
+    def run() -> None:
+        with suppress(Exception):  # the version is recorded, never essential
+            box.append(work())
+
+    thread = threading.Thread(target=run, name="tierlock-backend-version", daemon=True)
+    thread.start()
+
+    def result() -> str | None:
+        thread.join()
+        return box[0] if box else None
+
+    return result
+
+
 def _unchanged(noop: fastpath.NoOp, started: float) -> Outcome:
     return Outcome(noop.tiers, "unchanged", str(noop.prefix), noop.packages, noop.files, duration=_since(started))
 
@@ -322,11 +367,14 @@ def verify(
     target: Target,
     roots: Mapping[NormalizedName, Sequence[str]],
     names: list[str],
-) -> None:
-    """Probe every locked package again; anything not present fails the install (exit 3, no receipt)."""
-    after = plan_for(entries, target, roots)
+) -> dict[NormalizedName, DistributionProbe]:
+    """Probe every locked package again; anything not present fails the install (exit 3, no receipt).
+
+    Returns the probes (the receipt is written from what they read).
+    """
+    after, probes = probe_and_plan(entries, target, roots)
     if after.is_noop:
-        return
+        return probes
     wrong = [f"{s.entry.pin}: {s.action} needed - {s.reason}" for s in after.changes]
     from tierlock.errors import Problem
 
@@ -338,10 +386,12 @@ def verify(
     )
 
 
-def _dists(entries: Sequence[LockEntry], target: Target) -> list[receipts.InstalledDist]:
+def inventory_dists(
+    entries: Sequence[LockEntry], probes: Mapping[NormalizedName, DistributionProbe], target: Target
+) -> list[receipts.InstalledDist]:
     from tierlock.installer import inventory
 
-    return inventory.installed_dists(entries, target.site_paths, target.prefix)
+    return inventory.dists_of(entries, probes, target.prefix)
 
 
 def write_receipts(
@@ -372,6 +422,7 @@ def write_receipts(
                 existing.lockfile_paths == chain
                 and existing.pyproject == pyproject
                 and existing.executable == executable
+                and existing.data.get("tierlock_version") == __version__
                 and existing.packages == current
             ):
                 continue

@@ -85,6 +85,50 @@ def _find(executable: str) -> str | None:
     return shutil.which(executable)
 
 
+def installed_version(executable: str, distribution: str) -> str | None:
+    """The version of *distribution* when its RECORD lists *executable* with its exact size (no process).
+
+    Reads only this interpreter's site-packages: the executable must be one that
+    ``pip install uv`` put next to it. None when that cannot be established.
+    """
+    import sysconfig
+
+    exe = os.path.realpath(executable)
+    try:
+        size = os.stat(exe).st_size
+    except OSError:
+        return None
+    prefix = f"{distribution}-"
+    for site in dict.fromkeys((sysconfig.get_path("platlib"), sysconfig.get_path("purelib"))):
+        try:
+            infos = [e.name for e in os.scandir(site) if e.name.startswith(prefix) and e.name.endswith(".dist-info")]
+        except OSError:
+            continue
+        for info in infos:
+            try:
+                record = Path(site, info, "RECORD").read_text(encoding="utf-8")
+            except OSError:
+                continue
+            for line in record.splitlines():
+                path, _, rest = line.partition(",")
+                recorded = path.endswith(os.path.basename(executable)) and rest.rpartition(",")[2] == str(size)
+                if recorded and os.path.realpath(os.path.join(site, path)) == exe:
+                    return info[len(prefix) : -len(".dist-info")]
+    return None
+
+
+def matching_interpreter(python_version: str) -> str | None:
+    """This interpreter when it is one uv would pick for ``--python-version`` (spares uv its own search).
+
+    None when ``UV_PYTHON`` chooses the interpreter, or this one is another version.
+    """
+    if "UV_PYTHON" in os.environ or not sys.executable:
+        return None
+    wanted = python_version.split(".")
+    mine = [str(part) for part in sys.version_info[: len(wanted)]]
+    return sys.executable if wanted == mine else None
+
+
 @dataclass
 class UvBackend:
     executable: str
@@ -94,6 +138,9 @@ class UvBackend:
     _version: str | None = None
 
     def version(self) -> str:
+        """uv's version: from the distribution that installed it next to this interpreter, else ``uv --version``."""
+        if self._version is None:
+            self._version = installed_version(self.executable, "uv")
         if self._version is None:
             out = subproc.run([self.executable, "--version"], what="uv --version", remedy=UV_REMEDY).stdout
             match = re.search(r"\d+\.\d+[\w.+-]*", out)
@@ -110,6 +157,9 @@ class UvBackend:
             argv += ["--format", "pylock.toml"]
         if request.python_version:
             argv += ["--python-version", request.python_version]
+            interpreter = matching_interpreter(request.python_version)
+            if interpreter is not None:
+                argv += ["--python", interpreter]
         if request.constraints is not None:
             argv += ["--constraints", request.constraints]
         if request.upgrade:

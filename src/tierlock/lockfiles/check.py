@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tierlock.lockfiles.digest import canonical_inputs, inputs_digest
+from tierlock.lockfiles.digest import expected_inputs
 from tierlock.lockfiles.header import self_consistent
 from tierlock.lockfiles.model import Lock
 from tierlock.lockfiles.reader import ReadResult, read
@@ -97,19 +97,6 @@ def check(project: Project, names: Sequence[str] | None = None) -> Report:
     tiers = project.select(list(names) if names else None)
     locks = read_locks(project, tiers)
     return findings(project, tiers, locks)
-
-
-def expected_inputs(project: Project, tier: Tier) -> tuple[tuple[str, ...], str]:
-    """The canonical inputs of *tier* and their digest, as a lock made now would record them."""
-    inputs = canonical_inputs(project.closure_requirements(tier.name))
-    digest = inputs_digest(
-        inputs,
-        include_groups=tier.include_groups,
-        requires_python=project.requires_python,
-        layered_on=tier.layered_on,
-        format=project.format,
-    )
-    return inputs, digest
 
 
 def findings(project: Project, tiers: Sequence[Tier], locks: Mapping[str, ReadResult | None]) -> Report:

@@ -13,9 +13,13 @@ import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+
+if TYPE_CHECKING:
+    from tierlock.tiers import Project, Tier
 
 PREFIX = "sha256:"
 
@@ -87,6 +91,19 @@ def inputs_digest(
         "format": format,
     }
     return sha256(json.dumps(document, sort_keys=True, separators=(",", ":")).encode())
+
+
+def expected_inputs(project: Project, tier: Tier) -> tuple[tuple[str, ...], str]:
+    """The canonical inputs of *tier* and their digest, as a lock made now would record them."""
+    inputs = canonical_inputs(project.closure_requirements(tier.name))
+    digest = inputs_digest(
+        inputs,
+        include_groups=tier.include_groups,
+        requires_python=project.requires_python,
+        layered_on=tier.layered_on,
+        format=project.format,
+    )
+    return inputs, digest
 
 
 def _canonical_specifiers(text: str | None) -> str | None:

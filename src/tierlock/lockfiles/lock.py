@@ -12,21 +12,23 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
+import threading
 import tomllib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from packaging.version import Version
 
 from tierlock.errors import BackendError
 from tierlock.fsutil import write_atomic
+from tierlock.lockfiles import header as headers
 from tierlock.lockfiles import pylock as pylock_format
 from tierlock.lockfiles import requirements as req_format
 from tierlock.lockfiles.backends import Backend, CompileRequest, IndexOptions, python_version_for
-from tierlock.lockfiles.check import expected_inputs, findings, read_locks
-from tierlock.lockfiles.model import Lock, LockEntry, LockHeader
-from tierlock.lockfiles.reader import read
+from tierlock.lockfiles.digest import body_digest, expected_inputs
+from tierlock.lockfiles.model import Lock, LockEntry, LockfileError, LockHeader
+from tierlock.lockfiles.reader import format_of, read
 from tierlock.tiers import Project, Tier
 
 
@@ -75,6 +77,8 @@ def plan(project: Project, names: Sequence[str] | None) -> list[tuple[Tier, str]
                 seen.add(member.name)
                 order.append((member, "requested"))
                 continue
+            from tierlock.lockfiles.check import findings, read_locks
+
             stale = findings(project, [member], read_locks(project, [member])).findings
             if stale or any(r in {m.name for m, _ in order} for r in _below(project, member)):
                 seen.add(member.name)
@@ -113,7 +117,11 @@ def lock_project(
 def lock_tier(
     project: Project, tier: Tier, backend: Backend, options: LockOptions, *, reason: str = "requested"
 ) -> Locked:
-    """Compile *tier* and replace its lockfile atomically (nothing is written when anything fails)."""
+    """Compile *tier* and replace its lockfile atomically (nothing is written when anything fails).
+
+    The backend runs in the background while the previous lockfile is read and
+    the header is prepared; its result is then read back and verified.
+    """
     inputs, digest = expected_inputs(project, tier)
     lower: Lock | None = None
     if tier.layered_on is not None:
@@ -126,7 +134,7 @@ def lock_tier(
                 remedy=f"tierlock lock {below.name}",
             )
         lower = result.lock
-    previous = read(tier.lockfile).lock if tier.lockfile.is_file() else None
+    had_lockfile = tier.lockfile.is_file()
     with tempfile.TemporaryDirectory(prefix="tierlock-lock-") as tmp:
         work = Path(tmp)
         input_file = work / f"{tier.name}.in"
@@ -136,7 +144,7 @@ def lock_tier(
             constraints = work / f"{lower_name(tier)}.constraints.txt"
             constraints.write_text("".join(f"{req_format.entry_line(e)}\n" for e in lower.entries), encoding="utf-8")
         output = work / tier.lockfile.name
-        if previous is not None and not options.upgrade:
+        if had_lockfile and not options.upgrade:
             shutil.copyfile(tier.lockfile, output)
         request = CompileRequest(
             input_file=input_file,
@@ -149,34 +157,36 @@ def lock_tier(
             index=options.index,
             cwd=work,
         )
-        backend.compile(request)
+        compiling = _Background(backend.compile, request)
+        try:  # meanwhile: what does not depend on the result
+            previous = _read_bytes(tier.lockfile) if had_lockfile else None
+            header = LockHeader(
+                tier=tier.name,
+                inputs=inputs,
+                inputs_digest=digest,
+                layered_on=tier.layered_on,
+                layered_on_digest=lower.body_digest if lower is not None else None,
+                body_digest="",
+                backend=backend.name,
+                backend_version=backend.version(),
+                platform=backend.platform(),
+                command=regenerate_command(project, tier, backend),
+                requires_python=project.requires_python,
+                include_groups=tier.include_groups,
+            )
+        finally:
+            compiling.wait()
         try:
             compiled = output.read_text(encoding="utf-8-sig")
         except FileNotFoundError:
             raise BackendError(f"{backend.name} reported success but wrote no lockfile for {tier.name}") from None
-    header = LockHeader(
-        tier=tier.name,
-        inputs=inputs,
-        inputs_digest=digest,
-        layered_on=tier.layered_on,
-        layered_on_digest=lower.body_digest if lower is not None else None,
-        body_digest="",
-        backend=backend.name,
-        backend_version=backend.version(),
-        platform=backend.platform(),
-        command=regenerate_command(project, tier, backend),
-        requires_python=project.requires_python,
-        include_groups=tier.include_groups,
-    )
     if project.format == "pylock":
         document = tomllib.loads(compiled)
-        text = pylock_format.render(compiled, _with_body(header, pylock_format.body_digest(document)))
+        text = pylock_format.render(compiled, replace(header, body_digest=pylock_format.body_digest(document)))
         parsed = pylock_format.parse(text)
     else:
         body = _clean_body(compiled, tier)
-        from tierlock.lockfiles.digest import body_digest
-
-        text = req_format.render(_with_body(header, body_digest(body)), body)
+        text = req_format.render(replace(header, body_digest=body_digest(body)), body)
         parsed = req_format.parse(text)
     if parsed.problems:
         lines = [f"line {p.line}: {p.detail}" if p.line else p.detail for p in parsed.problems]
@@ -192,10 +202,32 @@ def lock_tier(
         tier=tier.name,
         path=tier.lockfile,
         packages=len(parsed.entries),
-        changes=tuple(pin_changes(previous, parsed.entries)),
+        changes=tuple(_changes(tier.lockfile, previous, parsed.body_digest, parsed.entries)),
         created=previous is None,
         reason=reason,
     )
+
+
+class _Background:
+    """Run ``call(argument)`` in a thread; :meth:`wait` joins it and re-raises what it raised."""
+
+    def __init__(self, call: Callable[[CompileRequest], None], argument: CompileRequest) -> None:
+        self._error: BaseException | None = None
+
+        def target() -> None:
+            try:
+                call(argument)
+            except BaseException as exc:  # handed to the waiting thread
+                self._error = exc
+
+        self._thread = threading.Thread(target=target, name="tierlock-backend", daemon=True)
+        self._thread.start()
+
+    def wait(self) -> None:
+        self._thread.join()
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
 
 
 def regenerate_command(project: Project, tier: Tier, backend: Backend) -> str:
@@ -210,12 +242,6 @@ def regenerate_command(project: Project, tier: Tier, backend: Backend) -> str:
 
 def lower_name(tier: Tier) -> str:
     return tier.layered_on or "base"
-
-
-def _with_body(header: LockHeader, digest: str) -> LockHeader:
-    from dataclasses import replace
-
-    return replace(header, body_digest=digest)
 
 
 def _clean_body(compiled: str, tier: Tier) -> list[str]:
@@ -234,9 +260,37 @@ def _clean_body(compiled: str, tier: Tier) -> list[str]:
     return out
 
 
+def _read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise LockfileError(f"cannot read {path}: {exc.strerror}", file=str(path)) from exc
+
+
+def _changes(path: Path, previous: bytes | None, body: str, entries: Sequence[LockEntry]) -> list[str]:
+    """The pin changes against the *previous* file's bytes (not parsed when its body digest equals *body*)."""
+    if previous is None:
+        return pin_changes(None, entries)
+    try:
+        text = previous.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return pin_changes(None, entries)
+    if format_of(path) == "pylock":
+        return _pin_diff(pylock_format.parse(text).entries, entries)
+    lines = req_format.split_lines(text)
+    if body_digest(lines[headers.parse_comment(lines)[1] :]) == body:
+        return []  # the same body: the same pins
+    return _pin_diff(req_format.parse(text).entries, entries)
+
+
 def pin_changes(previous: Lock | None, entries: Sequence[LockEntry]) -> list[str]:
     """The pin changes from *previous* to *entries*: ``+name v``, ``-name v``, ``name a -> b``."""
+    return _pin_diff(previous.entries if previous is not None else (), entries)
 
+
+def _pin_diff(before_entries: Sequence[LockEntry], entries: Sequence[LockEntry]) -> list[str]:
     def pins(items: Sequence[LockEntry]) -> dict[str, list[str]]:
         out: dict[str, set[Version]] = {}
         for entry in items:
@@ -244,7 +298,7 @@ def pin_changes(previous: Lock | None, entries: Sequence[LockEntry]) -> list[str
         return {name: [str(v) for v in sorted(versions)] for name, versions in out.items()}
 
     new = pins(entries)
-    old = pins(previous.entries) if previous is not None else {}
+    old = pins(before_entries)
     changes: list[str] = []
     for name in sorted(set(old) | set(new)):
         before, after = old.get(name), new.get(name)

@@ -17,7 +17,7 @@ import importlib.machinery
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NamedTuple
@@ -202,8 +202,7 @@ class _Probe:
     def _metadata(self) -> None:
         path = os.path.join(self.info.path, "METADATA")
         try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                raw_version = _header(fh, "version")
+            raw_version = _metadata_version(path)
         except FileNotFoundError:
             present = sorted(os.listdir(self.info.path)) if os.path.isdir(self.info.path) else []
             only = f" (it holds only {', '.join(present)})" if present else " (it is empty)"
@@ -229,6 +228,8 @@ class _Probe:
     # -- editable installs ----------------------------------------------------
     def _editable(self) -> None:
         path = os.path.join(self.info.path, "direct_url.json")
+        if not os.access(path, os.F_OK):
+            return  # the common case, without the cost of a failed open
         try:
             with open(path, encoding="utf-8") as fh:
                 data = json.load(fh)
@@ -248,54 +249,59 @@ class _Probe:
         self.notes.append(f"editable install from {source}: its sources are not RECORD-checked")
 
     # -- RECORD -----------------------------------------------------------------
-    def _record(self) -> list[list[str]] | None:
+    def _record(self) -> list[tuple[str, str, str]] | None:
         path = os.path.join(self.info.path, "RECORD")
         try:
-            with open(path, encoding="utf-8", newline="") as fh:
-                return [row for row in csv.reader(fh) if row]
+            with open(path, "rb", buffering=0) as fh:
+                text = fh.read().decode("utf-8")
+            return [
+                (r[0], r[1] if len(r) > 1 else "", r[2] if len(r) > 2 else "")
+                for r in csv.reader(text.splitlines())
+                if r
+            ]
         except FileNotFoundError:
             self.reasons.append(f"RECORD missing in {self.info.path}: the installed files cannot be listed")
         except (OSError, csv.Error, UnicodeDecodeError) as exc:
             self.reasons.append(f"RECORD unreadable in {self.info.path}: {exc}")
         return None
 
-    def _files(self, rows: list[list[str]]) -> None:
+    def _files(self, rows: list[tuple[str, str, str]]) -> None:
         site = self.info.site
         prefix = site if site.endswith(os.sep) else site + os.sep
+        # Byte-code caches are regenerated on import and often not installed at all: not checked.
+        rows = [r for r in rows if not r[0].endswith(".pyc")]
+        rels = [r[0] for r in rows]
+        paths = [
+            prefix + rel if not rel.startswith(("..", "/")) and "/../" not in rel else _outside(site, rel)
+            for rel in rels
+        ]
+        sizes = [int(r[2]) if r[2].isdigit() else None for r in rows]
+        hashes = [r[1] or None for r in rows]
+        self.files = list(zip(paths, rels, sizes, hashes, strict=True))
+        heads = self.heads
+        for rel in rels:
+            head, sep, _ = rel.partition("/")
+            if sep or head not in heads:
+                heads[head] = bool(sep)
         missing: list[str] = []
         resized: list[str] = []
         mismatched: list[str] = []
-        stat, files, alive, heads = os.stat, self.files, self.alive, self.heads
-        for row in rows:
-            rel = row[0]
-            if rel.endswith(".pyc"):
-                continue  # byte-code caches: regenerated on import, often not installed at all
-            head, sep, _ = rel.partition("/")
-            if head not in heads:
-                heads[head] = bool(sep)
-            width = len(row)
-            recorded_hash = row[1] if width > 1 and row[1] else None
-            size_text = row[2] if width > 2 else ""
-            size = int(size_text) if size_text.isdigit() else None
-            if rel.startswith(("..", "/")) or "/../" in rel:
-                full = os.path.normpath(os.path.join(site, rel))
-            else:
-                full = prefix + rel
-            files.append((full, rel, size, recorded_hash))
+        stat = os.stat
+        for full, rel, size, recorded_hash in self.files:
             try:
                 actual = stat(full).st_size
             except OSError:
-                if is_compiled(rel):
-                    self.reasons.append(f"compiled artifact {rel} is missing")
-                else:
-                    missing.append(rel)
+                missing.append(rel)
                 continue
             if size is not None and actual != size:
                 resized.append(f"{rel} ({actual} bytes, RECORD says {size})")
             elif self.deep and recorded_hash and not _hash_matches(full, recorded_hash):
                 mismatched.append(rel)
-            if rel.endswith(".py"):
-                alive.add(head)
+        gone = set(missing)
+        self.alive.update(rel.partition("/")[0] for rel in rels if rel.endswith(".py") and rel not in gone)
+        compiled = [rel for rel in missing if is_compiled(rel)]
+        self.reasons.extend(f"compiled artifact {rel} is missing" for rel in compiled)
+        missing = [rel for rel in missing if not is_compiled(rel)]
         _summarize(self.reasons, missing, "file listed in RECORD is missing", "files listed in RECORD are missing")
         _summarize(self.reasons, resized, "file has another size than RECORD says", "files have other sizes")
         _summarize(self.reasons, mismatched, "file does not match its RECORD hash", "files do not match their hashes")
@@ -303,7 +309,7 @@ class _Probe:
             self.notes.append("hashes checked (--deep)")
 
     # -- import roots -----------------------------------------------------------
-    def _import_roots(self, rows: list[list[str]] | None) -> None:
+    def _import_roots(self, rows: list[tuple[str, str, str]] | None) -> None:
         roots = self.declared_roots
         declared = bool(roots)
         if not roots:
@@ -338,7 +344,7 @@ class _Probe:
         return tuple(n for n in names if n and n.isidentifier())
 
     # -- pip leftovers ------------------------------------------------------------
-    def _leftovers(self, rows: list[list[str]]) -> None:
+    def _leftovers(self, rows: list[tuple[str, str, str]]) -> None:
         tildes = self.index.leftovers.get(self.info.site, ())
         if not tildes:
             return
@@ -351,15 +357,29 @@ class _Probe:
                 )
 
 
-def _header(lines: Iterable[str], wanted: str) -> str | None:
-    """The first value of header *wanted* in an RFC 822 style METADATA file."""
-    prefix = wanted + ":"
-    for text in lines:
-        if not text.strip():
-            return None  # end of the headers
-        if text[: len(prefix)].lower() == prefix:
-            return text[len(prefix) :].strip() or None
-    return None
+_HEAD = 8192
+
+
+def _metadata_version(path: str) -> str | None:
+    """The ``Version`` header of a METADATA file, reading no further than the headers need."""
+    with open(path, "rb", buffering=0) as fh:
+        data = fh.read(_HEAD)
+        if len(data) == _HEAD:
+            data = data[: data.rfind(b"\n") + 1]  # whole lines only; the rest is read below if needed
+        found, done = _version_header(data)
+        if not done:
+            found, _ = _version_header(data + fh.read())
+    return found
+
+
+def _version_header(data: bytes) -> tuple[str | None, bool]:
+    """(the Version value, whether the headers ended) in the RFC 822 style bytes *data*."""
+    for line in data.split(b"\n"):
+        if not line.strip():
+            return None, True  # end of the headers
+        if line[:8].lower() == b"version:":
+            return line[8:].decode("utf-8", "replace").strip() or None, True
+    return None, False
 
 
 def _roots_from_heads(heads: dict[str, bool]) -> tuple[str, ...]:
@@ -394,6 +414,11 @@ def _find_root(root: str, places: Sequence[str]) -> str:
         if os.path.isfile(folder + ".py") or any(os.path.isfile(folder + s) for s in _EXT_SUFFIXES):
             return "ok"
     return hollow or "missing"
+
+
+def _outside(site: str, rel: str) -> str:
+    """A RECORD path that leaves the site folder (``../../bin/tool``), made absolute."""
+    return os.path.normpath(os.path.join(site, rel))
 
 
 def _has_module(folder: str) -> bool:

@@ -29,19 +29,25 @@ def public_path(path: JsonPath) -> JsonPath:
 def _declared_tiers(
     src: source.Source, config_dir: Path | None, project: Project | None, notes: list[str]
 ) -> Collection[str] | None:
-    from tierlock.tiers import find_pyproject, load_project
+    from tierlock.tiers import load_project
 
     if project is None:
         if config_dir is None:
             return None
+        if src.kind == "pyproject" and src.path:
+            pyproject: Path | None = src.path
+        else:
+            start = config_dir.resolve()
+            pyproject = next(
+                (f / "pyproject.toml" for f in (start, *start.parents) if (f / "pyproject.toml").is_file()), None
+            )
+        if pyproject is None:
+            notes.append("no pyproject.toml found: tiers named by setup commands were not checked (RC017)")
+            return None
         try:
-            pyproject = src.path if src.kind == "pyproject" and src.path else find_pyproject(config_dir)
             project = load_project(pyproject)
         except TierlockError as err:
-            if isinstance(err, ConfigError) and "no pyproject.toml" in err.message:
-                notes.append("no pyproject.toml found: tiers named by setup commands were not checked (RC017)")
-            else:
-                notes.append(f"pyproject.toml has errors ({err.message}): tiers were not checked (RC017)")
+            notes.append(f"{pyproject} has errors ({err.message}): tiers were not checked (RC017)")
             return None
     return set(project.tiers)
 

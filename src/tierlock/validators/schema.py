@@ -12,6 +12,7 @@ jsonschema is imported here only, inside :func:`validator`.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from functools import cache
 from importlib import resources
@@ -164,8 +165,6 @@ def _unknown_keys(error: Any) -> list[str]:
     schema_node = error.schema
     known = set(schema_node.get("properties", {}))
     patterns = list(schema_node.get("patternProperties", {}))
-    import re
-
     return [
         k
         for k in error.instance

@@ -1,0 +1,142 @@
+"""The console scripts ``tierlock`` and ``install-tier``: the no-op fast path first, then the CLI.
+
+A second ``install-tier brain`` on an armed environment should cost little
+more than starting the interpreter. So, before ``argparse`` and before
+:mod:`tierlock.cli` (which imports every command module), :func:`fast_install`
+reads the arguments of a plain ``install`` by hand and asks
+:mod:`tierlock.installer.fastpath` whether the receipts in the target still
+hold. Only ``os``, ``sys`` and the C parts of ``json`` and ``sha256`` are
+loaded, and no process is started. Anything else - another command, an option
+it does not know (``-v``, ``--dry-run``, ``--help``, abbreviations), a receipt
+that does not match - goes to :func:`tierlock.cli.main`, which parses
+everything again and decides in full.
+"""
+
+from __future__ import annotations
+
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import NoReturn
+
+_VALUED = frozenset({"--project", "--python", "--backend"})
+_FLAGS = frozenset({"--system", "--json", "-q", "--quiet"})
+_BACKENDS = frozenset({"auto", "uv", "pip"})
+#: The options ``tierlock`` itself takes before the command.
+_GLOBAL = frozenset({"--project", "--json", "-q", "--quiet"})
+
+
+class Args:
+    """The arguments of a plain ``install`` (what the fast path needs)."""
+
+    __slots__ = ("json", "project", "python", "quiet", "system", "tiers")
+
+    def __init__(self) -> None:
+        self.tiers: list[str] = []
+        self.project: str | None = None
+        self.python: str | None = None
+        self.system = False
+        self.json = False
+        self.quiet = False
+
+
+def parse_install(argv: Sequence[str], *, command: bool) -> Args | None:
+    """The arguments of ``[tierlock] install TIER... [options]``, or None for anything this parser does not know.
+
+    With *command*, the first positional must be ``install`` (the ``tierlock``
+    script); without, every positional is a tier (``install-tier``). Tiers
+    must be one run of positionals, as argparse requires.
+    """
+    args = Args()
+    positionals: list[str] = []
+    closed = False
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        i += 1
+        if not token.startswith("-") or token == "-":
+            if closed and positionals[int(command) :]:
+                return None  # tiers split by an option: argparse's call
+            positionals.append(token)
+            continue
+        if positionals[int(command) :]:
+            closed = True
+        name, eq, value = token.partition("=")
+        if command and not positionals and name not in _GLOBAL:
+            return None
+        if name in _VALUED:
+            if not eq:
+                if i >= len(argv) or argv[i].startswith("-"):
+                    return None
+                value = argv[i]
+                i += 1
+            if name == "--project":
+                args.project = value
+            elif name == "--python":
+                args.python = value
+            elif value not in _BACKENDS:
+                return None
+        elif name in _FLAGS and not eq:
+            if name == "--system":
+                args.system = True
+            elif name == "--json":
+                args.json = True
+            else:
+                args.quiet = True
+        else:
+            return None
+    if command:
+        if not positionals or positionals[0] != "install":
+            return None
+        positionals = positionals[1:]
+    if not positionals:
+        return None
+    args.tiers = positionals
+    return args
+
+
+def fast_install(argv: Sequence[str], *, command: bool) -> int | None:
+    """Exit code 0 after printing "already present" when the receipts prove a no-op; else None."""
+    from time import perf_counter
+
+    started = perf_counter()
+    args = parse_install(argv, command=command)
+    if args is None:
+        return None
+    from tierlock.installer import fastpath
+
+    try:
+        noop, _why = fastpath.try_noop(args.tiers, project_arg=args.project, python=args.python, system=args.system)
+    except Exception:  # anything unexpected: the full path decides, and reports it properly
+        return None
+    if noop is None:
+        return None
+    if args.json:
+        import json
+
+        sys.stdout.write(json.dumps(fastpath.to_json(noop, perf_counter() - started), indent=2) + "\n")
+    elif not args.quiet:
+        sys.stdout.write(fastpath.summary(noop) + "\n")
+    return 0
+
+
+def tierlock() -> NoReturn:
+    """The ``tierlock`` console script."""
+    code = fast_install(sys.argv[1:], command=True)
+    if code is None:
+        from tierlock.cli import main
+
+        code = main()
+    sys.exit(code)
+
+
+def install_tier() -> NoReturn:
+    """The ``install-tier`` console script: exactly ``tierlock install``."""
+    code = fast_install(sys.argv[1:], command=False)
+    if code is None:
+        from tierlock.cli import main
+
+        code = main(["install", *sys.argv[1:]], prog="install-tier")
+    sys.exit(code)

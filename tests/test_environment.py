@@ -1,0 +1,42 @@
+"""The target environment: the in-process description and the one-subprocess inspection agree."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tierlock import environment, subproc
+from tierlock.errors import UsageError
+
+
+def test_inspecting_this_interpreter_gives_what_it_knows_about_itself() -> None:
+    here = environment.current()
+    asked = environment.inspect(sys.executable)
+    assert dict(asked.marker_env) == dict(here.marker_env)
+    for name in ("prefix", "base_prefix", "purelib", "platlib", "stdlib", "platform", "version"):
+        assert getattr(asked, name) == getattr(here, name), name
+    # The child runs isolated (-I): no PYTHONPATH, no script folder; pytest adds folders to this one's path.
+    assert set(asked.paths) <= set(here.paths)
+    assert asked.site_paths == tuple(p for p in here.site_paths if p in asked.paths)
+
+
+def test_an_inspection_started_early_is_collected_once_by_resolve(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[tuple[str, ...]] = []
+    monkeypatch.setattr(subproc, "observers", [lambda argv: seen.append(tuple(argv))])
+    pending = environment.start(sys.executable)
+    assert pending is not None
+    target = environment.resolve(sys.executable, pending=pending)
+    assert target.prefix == Path(sys.prefix)
+    assert len(seen) == 1
+
+
+def test_nothing_is_started_for_the_running_interpreter_or_a_missing_one(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    assert environment.start(None) is None
+    assert environment.start(tmp_path / "nope" / "python") is None
+    with pytest.raises(UsageError, match="no interpreter at"):
+        environment.resolve(tmp_path / "nope" / "python")
