@@ -156,7 +156,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             noop_tier.append(run([*tier, "--python", armed], env))
             noop_uv.append(run([*uv, "--require-hashes", "--python", armed, "-r", lock], env))
             if i < pip_runs:
-                pip_argv: list[str | Path] = [*pip, "--python", armed, "install", "--no-deps", "--require-hashes", "-r", lock]
+                pip_argv: list[str | Path] = [*pip, "--python", armed, "install", "--no-deps", "--require-hashes"]
+                pip_argv += ["-r", lock]
                 noop_pip.append(run(pip_argv, env))
 
         # -- arming a fresh environment from a warm cache (one round: each of the four, interleaved)

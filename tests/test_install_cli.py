@@ -90,7 +90,8 @@ class Run:
 
     @property
     def backend_runs(self) -> list[tuple[str, ...]]:
-        return [a for a in self.argv if any(Path(x).name in ("uv", "pip") or x == "pip" for x in a[:4])]
+        names = ("uv", "pip", "__pip-runner__.py")  # pip run by the target itself: pip's own runner script
+        return [a for a in self.argv if any(Path(x).name in names or x == "pip" for x in a[:4])]
 
 
 class World:

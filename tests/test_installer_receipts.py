@@ -218,3 +218,16 @@ def test_tier_names_are_normalized_like_packaging_does() -> None:
 
     for name in ("Brain", "my_tier", "a.-_b", "GPU--Fast", "x"):
         assert fastpath.canonical(name) == canonicalize_name(name)
+
+
+def test_a_receipt_of_an_unexpected_shape_sends_the_fast_path_the_full_way(tmp_path: Path) -> None:
+    prefix, site, project = fake_env(tmp_path)
+    receipt = write_receipt(prefix, site, project)
+    noop, why = fastpath.try_noop(["brain"], project_arg=str(project), python=str(prefix), system=False)
+    assert noop is not None, why
+    doc = json.loads(receipt.path.read_text(encoding="utf-8"))
+    doc["packages"][0]["files"] = [["pkg/__init__.py"]]
+    receipt.path.write_text(json.dumps(doc), encoding="utf-8")
+    noop, why = fastpath.try_noop(["brain"], project_arg=str(project), python=str(prefix), system=False)
+    assert noop is None
+    assert "could not be read" in why

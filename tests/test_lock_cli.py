@@ -233,6 +233,24 @@ def test_an_unreachable_index_fails_with_the_backend_output_and_writes_nothing(
     assert (project / "lockfiles/base.txt").read_bytes() == before
 
 
+def test_lock_respects_the_users_own_uv_settings_in_the_project(
+    project: Path, wheels: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No index flags on the command line: the project's uv.toml alone points uv at the local wheels.
+    monkeypatch.delenv("UV_NO_CONFIG", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-user-config"))
+    (project / "uv.toml").write_text(f'no-index = true\nfind-links = ["{wheels.as_posix()}"]\n', encoding="utf-8")
+    code, _, err = run_cli(capsys, "--project", str(project), "lock", "base", "--backend", "uv", "--upgrade")
+    assert code == 0, err
+    assert versions(project / "lockfiles/base.txt")["alpha"] == "1.1"
+    (project / "uv.toml").unlink()
+    code, _, err = run_cli(
+        capsys, "--project", str(project), "lock", "base", "--backend", "uv", "--upgrade", "--no-index"
+    )
+    assert code == 3  # without the user's settings there is nowhere to find alpha
+    assert "alpha" in err
+
+
 def test_a_missing_backend_is_a_clear_error_naming_how_to_get_it(
     project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -99,9 +99,16 @@ def gate_tests_without_brain() -> None:
 
 
 def gate_tests_with_brain() -> None:
-    """The demo's test run with the brain tier present: every test runs."""
-    # To be added with the installer work: run pytest against the armed venv
-    # (DEMO_VENV) so the plugin finds brain present and tests/brain runs.
+    """The demo's test run inside the armed scratch venv: brain is present, every test runs, CI passes."""
+    site = next((DEMO_VENV / "lib").glob("python3*/site-packages"), None)
+    if site is None:
+        return
+    # The scratch venv holds only the tiers; borrow pytest and tierlock from the dev venv through a .pth file.
+    tools = next((REPO / ".venv" / "lib").glob("python3*/site-packages"))
+    (site / "_demo_tools.pth").write_text(f"{tools}\n{REPO / 'src'}\n", encoding="utf-8")
+    python = str(DEMO_VENV.relative_to(REPO) / "bin" / "python")
+    say("With brain armed, the same test run collects tests/brain, and CI passes because nothing is missing.")
+    run(python, "-m", "pytest", "examples/demo", "-p", "no:cacheprovider", env={**LAPTOP, "CI": "true"})
 
 
 def check_locks() -> None:

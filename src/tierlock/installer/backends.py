@@ -65,7 +65,14 @@ class UvBackend:
 
 @dataclass(frozen=True)
 class PipBackend:
-    """pip: the target's own pip when it has one, else this interpreter's pip with ``--python``."""
+    """pip: the target's own pip when it has one, else this interpreter's pip run by the target.
+
+    Without a pip of its own, the target runs this interpreter's pip through
+    pip's ``__pip-runner__.py`` - exactly what ``pip --python TARGET`` does
+    after starting a first pip in this interpreter only to re-run itself
+    there (that first start costs a quarter of a second). With an older pip
+    that has no runner, ``python -m pip --python TARGET``.
+    """
 
     python: Path
     """The interpreter that runs pip."""
@@ -75,6 +82,16 @@ class PipBackend:
 
     #: The site folders of the interpreter that runs pip (to read pip's version without starting it).
     sites: tuple[Path, ...] = ()
+    runner: Path | None = None
+    """pip's ``__pip-runner__.py`` when the target runs this interpreter's pip."""
+
+    def _pip(self, target: Target) -> list[str]:
+        if self.runner is not None:
+            return [str(target.python), str(self.runner)]
+        argv = [str(self.python), "-m", "pip"]
+        if self.target_flag:
+            argv += ["--python", str(target.python)]
+        return argv
 
     def version(self) -> str:
         for site in self.sites:
@@ -83,9 +100,7 @@ class PipBackend:
         return "?"
 
     def install_argv(self, target: Target, requirements: Path, *, reinstall: Sequence[str]) -> list[str]:
-        argv = [str(self.python), "-m", "pip"]
-        if self.target_flag:
-            argv += ["--python", str(target.python)]
+        argv = self._pip(target)
         argv += ["install", "--disable-pip-version-check", "--no-deps", "--require-hashes", "-r", str(requirements)]
         if reinstall:
             # Every line of the file is about to change anyway; forcing makes repairs reinstall.
@@ -93,10 +108,7 @@ class PipBackend:
         return argv
 
     def uninstall_argv(self, target: Target, names: Sequence[str]) -> list[str]:
-        argv = [str(self.python), "-m", "pip"]
-        if self.target_flag:
-            argv += ["--python", str(target.python)]
-        return [*argv, "uninstall", "--disable-pip-version-check", "-y", *names]
+        return [*self._pip(target), "uninstall", "--disable-pip-version-check", "-y", *names]
 
 
 def _wheel_version(executable: Path) -> str | None:
@@ -153,7 +165,10 @@ def find_pip(target: Target) -> PipBackend | None:
         return PipBackend(python=target.python, target_flag=False, sites=target.site_paths)
     own = tuple(Path(p) for p in sys.path if p and Path(p).is_dir() and "site-packages" in p)
     if _has_pip(own):
-        return PipBackend(python=Path(sys.executable), target_flag=True, sites=own)
+        runner = next(
+            (f / "pip" / "__pip-runner__.py" for f in own if (f / "pip" / "__pip-runner__.py").is_file()), None
+        )
+        return PipBackend(python=Path(sys.executable), target_flag=True, sites=own, runner=runner)
     return None
 
 

@@ -243,7 +243,10 @@ def try_noop(
     target = quick_target(python, system)
     if target is None:
         return None, "the target needs inspecting"
-    return check(tiers, target[0], target[1], pyproject)
+    try:
+        return check(tiers, target[0], target[1], pyproject)
+    except (TypeError, ValueError, AttributeError) as exc:  # a receipt of an unexpected shape
+        return None, f"a receipt could not be read: {exc}"
 
 
 # -- what it prints ------------------------------------------------------------

@@ -11,13 +11,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from packaging.utils import NormalizedName
-
 from tierlock.installer.plan import Installed
 from tierlock.installer.receipts import InstalledDist
 from tierlock.lockfiles.model import LockEntry
 
 if TYPE_CHECKING:
+    from packaging.utils import NormalizedName
+
     from tierlock.probing import DistributionProbe
 
 

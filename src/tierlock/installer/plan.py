@@ -16,12 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
-
-from packaging.utils import InvalidWheelFilename, NormalizedName, parse_wheel_filename
-from packaging.version import Version
+from typing import TYPE_CHECKING, Literal
 
 from tierlock.lockfiles.model import LockedFile, LockEntry
+
+if TYPE_CHECKING:
+    from packaging.utils import NormalizedName
+    from packaging.version import Version
 
 Action = Literal["satisfied", "install", "replace", "repair"]
 ACTIONS: tuple[Action, ...] = ("install", "replace", "repair", "satisfied")
@@ -139,6 +140,8 @@ def _decide(entry: LockEntry, found: Installed | None) -> Step:
 
 def compatible_wheel(entry: LockEntry, tags: frozenset[str]) -> LockedFile | None:
     """pylock: the first wheel of *entry* whose tags the target accepts, if any."""
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+
     for file in entry.files:
         if file.kind != "wheel":
             continue

@@ -17,15 +17,16 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Literal
 
-from packaging.utils import NormalizedName
-
 from tierlock.errors import BackendError, UsageError
 from tierlock.installer import fastpath, receipts
 from tierlock.installer.plan import Plan
 
 if TYPE_CHECKING:
+    from packaging.utils import NormalizedName
+
     from tierlock import environment
     from tierlock.environment import Target
+    from tierlock.lockfiles import ReadResult
     from tierlock.lockfiles.model import Lock, LockEntry
     from tierlock.output import UI
     from tierlock.probing import DistributionProbe
@@ -88,15 +89,20 @@ def executable_of(target: Target) -> str:
 # -- fail closed ---------------------------------------------------------------
 
 
-def fail_closed(project: Project, tiers: Sequence[Tier]) -> None:
-    """The offline drift check of the tiers and what they are layered on; any finding refuses the install."""
+def fail_closed(project: Project, tiers: Sequence[Tier]) -> dict[str, ReadResult | None]:
+    """The offline drift check of the tiers and what they are layered on; any finding refuses the install.
+
+    Returns the lockfiles the check read (tier -> result), so they are not read twice.
+    """
     from tierlock.errors import CheckFailed, Problem
     from tierlock.lockfiles import check as lockcheck
 
     names = list(dict.fromkeys(str(t.name) for tier in tiers for t in project.chain(tier.name)))
-    report = lockcheck.check(project, names)
+    chain = project.select(names)
+    read = lockcheck.read_locks(project, chain)
+    report = lockcheck.findings(project, chain, read)
     if report.ok:
-        return
+        return read
     first = report.findings[0]
     raise CheckFailed(
         f"the lockfiles of {', '.join(names)} do not match pyproject.toml "
@@ -108,9 +114,12 @@ def fail_closed(project: Project, tiers: Sequence[Tier]) -> None:
     )
 
 
-def load_locks(project: Project, tiers: Sequence[Tier], target: Target) -> dict[NormalizedName, Lock]:
-    """Each tier's lock, refusing a single-platform lock made for another platform."""
+def load_locks(
+    project: Project, tiers: Sequence[Tier], target: Target, read: Mapping[str, ReadResult | None] | None = None
+) -> dict[NormalizedName, Lock]:
+    """Each tier's lock (from *read* when the drift check read it), refusing a lock made for another platform."""
     from tierlock import lockfiles
+    from tierlock.lockfiles.model import LockfileError
 
     locks: dict[NormalizedName, Lock] = {}
     for tier in tiers:
@@ -121,7 +130,14 @@ def load_locks(project: Project, tiers: Sequence[Tier], target: Target) -> dict[
                 file=str(tier.lockfile),
                 remedy=f"tierlock lock {tier.name}",
             )
-        lock = lockfiles.load(tier.lockfile)
+        known = (read or {}).get(tier.name)
+        if known is None:
+            lock = lockfiles.load(tier.lockfile)
+        else:  # as lockfiles.load() judges it: every problem but a header's refuses
+            problems = [p for p in known.problems if p.kind != "header"]
+            if problems:
+                raise LockfileError.from_problems(known.lock.path, problems)
+            lock = known.lock
         mismatch = lockfiles.platform_mismatch(lock, target)
         if mismatch:
             raise UsageError(
@@ -252,11 +268,11 @@ def install(
     names: list[str] = [str(t.name) for t in tiers]
     if pending is None:
         pending = environment.start(request.python)  # the target starts while the drift check runs
-    fail_closed(project, tiers)
+    read = fail_closed(project, tiers)
 
     target = environment.resolve(request.python, pending=pending)
     refuse_target(target, system=request.system)
-    locks = load_locks(project, tiers, target)
+    locks = load_locks(project, tiers, target, read)
     entries = entries_for(locks, target)
     roots = import_roots(tiers)
 

@@ -155,7 +155,9 @@ def lock_tier(
             upgrade=options.upgrade,
             upgrade_packages=options.upgrade_packages,
             index=options.index,
-            cwd=work,
+            # From the project folder, so the backend reads the user's own settings there
+            # (uv.toml / [tool.uv], [tool.pip-tools]) as it would when run by hand.
+            cwd=project.root,
         )
         compiling = _Background(backend.compile, request)
         try:  # meanwhile: what does not depend on the result
