@@ -41,7 +41,7 @@ def test_tiers_json_lists_the_demo_tiers_with_their_roots(capsys: pytest.Capture
     doc = json.loads(capsys.readouterr().out)
     tiers = {t["name"]: t for t in doc["tiers"]}
     assert list(tiers) == ["base", "brain"]
-    assert tiers["base"]["roots"] == ["attrs>=23.2"]
+    assert tiers["base"]["roots"] == ["tabulate>=0.9"]
     assert tiers["brain"]["roots"] == ["numpy>=2.0"]
     assert tiers["brain"]["layered_on"] == "base"
     assert tiers["brain"]["tests"] == ["tests/brain/**"]

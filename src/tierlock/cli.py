@@ -113,7 +113,9 @@ def build_parser(prog: str = "tierlock", *, only: str | None = None) -> argparse
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     modules = command_modules() if only is None else {only: _command_module(only)}
     for name, module in modules.items():
-        cmd = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        # `install-tier` is `tierlock install`: its usage and errors say `install-tier`.
+        named = {"prog": prog} if prog != "tierlock" and name == "install" else {}
+        cmd = sub.add_parser(name, help=module.HELP, description=module.HELP, **named)
         _common(cmd, suppress=True)
         module.add_arguments(cmd)
         cmd.set_defaults(_module=module)
@@ -141,13 +143,8 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `tierlock ... | head`: the reader left; not an error of ours
+        import os
 
-
-def entrypoint() -> NoReturn:
-    """The ``tierlock`` console script."""
-    sys.exit(main())
-
-
-def install_tier_entrypoint() -> NoReturn:
-    """The ``install-tier`` console script: exactly ``tierlock install``."""
-    sys.exit(main(["install", *sys.argv[1:]], prog="install-tier"))
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

@@ -254,6 +254,15 @@ class _Probe:
         try:
             with open(path, "rb", buffering=0) as fh:
                 text = fh.read().decode("utf-8")
+            if '"' not in text:
+                # No quoting anywhere, so no field holds a comma: the last two commas split each row.
+                rows: list[tuple[str, str, str]] = []
+                for line in text.splitlines():
+                    if line:
+                        parts = line.rsplit(",", 2)
+                        parts += [""] * (3 - len(parts))
+                        rows.append((parts[0], parts[1], parts[2]))
+                return rows
             return [
                 (r[0], r[1] if len(r) > 1 else "", r[2] if len(r) > 2 else "")
                 for r in csv.reader(text.splitlines())
@@ -266,46 +275,48 @@ class _Probe:
         return None
 
     def _files(self, rows: list[tuple[str, str, str]]) -> None:
+        """Stat every file RECORD lists (one tight loop: this is the probe's hot path)."""
         site = self.info.site
         prefix = site if site.endswith(os.sep) else site + os.sep
-        # Byte-code caches are regenerated on import and often not installed at all: not checked.
-        rows = [r for r in rows if not r[0].endswith(".pyc")]
-        rels = [r[0] for r in rows]
-        paths = [
-            prefix + rel if not rel.startswith(("..", "/")) and "/../" not in rel else _outside(site, rel)
-            for rel in rels
-        ]
-        sizes = [int(r[2]) if r[2].isdigit() else None for r in rows]
-        hashes = [r[1] or None for r in rows]
-        self.files = list(zip(paths, rels, sizes, hashes, strict=True))
         heads = self.heads
-        for rel in rels:
-            head, sep, _ = rel.partition("/")
-            if sep or head not in heads:
-                heads[head] = bool(sep)
+        alive = self.alive
+        deep = self.deep
+        files = self.files
+        append = files.append
         missing: list[str] = []
         resized: list[str] = []
         mismatched: list[str] = []
         stat = os.stat
-        for full, rel, size, recorded_hash in self.files:
+        for rel, recorded_hash, size_text in rows:
+            if rel.endswith(".pyc"):
+                continue  # byte-code caches are regenerated on import and often not installed at all
+            if rel.startswith(("..", "/")) or "/../" in rel:
+                full = _outside(site, rel)
+            else:
+                full = prefix + rel
+            size = int(size_text) if size_text.isdigit() else None
+            append((full, rel, size, recorded_hash or None))
+            head, sep, _ = rel.partition("/")
+            if sep or head not in heads:
+                heads[head] = bool(sep)
             try:
                 actual = stat(full).st_size
             except OSError:
                 missing.append(rel)
                 continue
+            if rel.endswith(".py"):
+                alive.add(head)
             if size is not None and actual != size:
                 resized.append(f"{rel} ({actual} bytes, RECORD says {size})")
-            elif self.deep and recorded_hash and not _hash_matches(full, recorded_hash):
+            elif deep and recorded_hash and not _hash_matches(full, recorded_hash):
                 mismatched.append(rel)
-        gone = set(missing)
-        self.alive.update(rel.partition("/")[0] for rel in rels if rel.endswith(".py") and rel not in gone)
         compiled = [rel for rel in missing if is_compiled(rel)]
         self.reasons.extend(f"compiled artifact {rel} is missing" for rel in compiled)
         missing = [rel for rel in missing if not is_compiled(rel)]
         _summarize(self.reasons, missing, "file listed in RECORD is missing", "files listed in RECORD are missing")
         _summarize(self.reasons, resized, "file has another size than RECORD says", "files have other sizes")
         _summarize(self.reasons, mismatched, "file does not match its RECORD hash", "files do not match their hashes")
-        if self.deep:
+        if deep:
             self.notes.append("hashes checked (--deep)")
 
     # -- import roots -----------------------------------------------------------

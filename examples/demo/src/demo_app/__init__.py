@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import attrs
+from dataclasses import dataclass
+
+from tabulate import tabulate
 
 
-@attrs.frozen
+@dataclass(frozen=True)
 class Score:
     name: str
     value: float
@@ -14,6 +16,11 @@ class Score:
 def mean(scores: list[Score]) -> float:
     """Base tier: plain Python."""
     return sum(s.value for s in scores) / len(scores) if scores else 0.0
+
+
+def report(scores: list[Score]) -> str:
+    """Base tier: a plain-text table (tabulate is pure Python)."""
+    return tabulate([(s.name, s.value) for s in scores], headers=["name", "score"])
 
 
 def normalized(scores: list[Score]) -> list[float]:
