@@ -103,3 +103,9 @@ def test_console_scripts_are_installed() -> None:
         )
         assert proc.returncode == 0, proc.stderr
         assert "usage:" in proc.stdout
+
+
+def test_install_tier_usage_names_install_tier(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["install", "--help"], prog="install-tier")
+    assert capsys.readouterr().out.startswith("usage: install-tier [-h]")

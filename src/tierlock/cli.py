@@ -114,8 +114,8 @@ def build_parser(prog: str = "tierlock", *, only: str | None = None) -> argparse
     modules = command_modules() if only is None else {only: _command_module(only)}
     for name, module in modules.items():
         # `install-tier` is `tierlock install`: its usage and errors say `install-tier`.
-        named = {"prog": prog} if prog != "tierlock" and name == "install" else {}
-        cmd = sub.add_parser(name, help=module.HELP, description=module.HELP, **named)
+        own_prog = prog if prog != "tierlock" and name == "install" else None
+        cmd = sub.add_parser(name, help=module.HELP, description=module.HELP, prog=own_prog)
         _common(cmd, suppress=True)
         module.add_arguments(cmd)
         cmd.set_defaults(_module=module)
