@@ -32,8 +32,11 @@ typecheck: $(STAMP)
 pytest: $(STAMP)
 	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
 
+# Dogfood the CI gate: every lockfile in sync, the runtime config valid, the
+# ci-require tiers (test, lint) present; then the demo's lockfiles.
 check-locks: $(STAMP)
 	$(BIN)/tierlock check
+	$(BIN)/tierlock admit
 	$(BIN)/tierlock --project examples/demo check
 
 test: lint typecheck check-locks pytest

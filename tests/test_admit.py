@@ -90,7 +90,7 @@ def test_admit_passes_when_locks_config_and_tiers_are_in_order(
     assert doc["admitted"] is True
     assert doc["tiers"] == ["brain"]
     assert doc["lockfiles"]["verdict"] == "pass"
-    assert doc["lockfiles"]["tiers"] == 1
+    assert doc["lockfiles"]["tiers"] == 2  # brain and the base it is layered on
     assert doc["lockfiles"]["packages"] >= 1
     assert doc["runtime"] == {"verdict": "pass", "configs": 1, "commands": 2, "problems": []}
     assert doc["probe"]["verdict"] == "pass"

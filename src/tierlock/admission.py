@@ -68,10 +68,12 @@ def admit(project: Project, tiers: Sequence[str] = (), python: str | Path | None
 
 
 def lockfile_part(project: Project, names: Sequence[str]) -> Part:
-    """The offline lockfile check (drift, hand edits, integrity, layering) of the admitted tiers."""
+    """The offline lockfile check (drift, hand edits, integrity, layering) of the admitted tiers
+    and of every tier they are layered on (a drifted base lock would arm a drifted tier)."""
     from tierlock.lockfiles.check import check
 
-    report = check(project, list(names) or None)
+    chain = list(dict.fromkeys(t.name for n in names for t in project.chain(n)))
+    report = check(project, chain or None)
     remedies = list(dict.fromkeys(f.remedy for f in report.findings))
     counts = {
         "tiers": len(report.tiers),
