@@ -1,13 +1,16 @@
 """Narrate tierlock's main job on examples/demo (run by `make demo`).
 
-Every step runs the real command line, shown as `$ ...`, in a scratch folder
-(.demo/) so the committed example is never modified.
+Every step runs the real command line, shown as `$ ...`. Installs go into a
+scratch virtual environment under .demo/ (never the repository's .venv), and
+the committed example is never modified. Arming the tiers downloads tabulate
+and numpy from the package index the first time.
 """
 
 from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +18,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "examples" / "demo"
 BIN = Path(sys.executable).parent
+#: The scratch environment the demo arms.
+DEMO_VENV = REPO / ".demo" / "venv"
+PYTHON = str(DEMO_VENV.relative_to(REPO) / "bin" / "python")
+PROJECT = ("--project", "examples/demo")
+#: A laptop: not CI (``CI=false`` wins over vendor variables) and no TIERLOCK_STRICT override (empty).
+LAPTOP = {"CI": "false", "TIERLOCK_STRICT": ""}
+CI = {**LAPTOP, "CI": "true"}
 
 
 def say(text: str) -> None:
@@ -34,39 +44,44 @@ def run(*argv: str, expect: int | None = 0, env: dict[str, str] | None = None) -
 
 
 def main() -> None:
-    say("The demo project declares a pure-Python base tier and a `brain` tier (numpy, compiled).")
-    run("tierlock", "--project", "examples/demo", "tiers")
-    check_locks()
+    say("The demo project declares a pure-Python base tier (tabulate) and a `brain` tier (numpy, compiled).")
+    run("tierlock", *PROJECT, "tiers")
+    say("Each tier has a committed lockfile (exact pins, hashes, a header); the offline check proves they match.")
+    run("tierlock", *PROJECT, "check")
+    make_scratch_venv()
+    say("A fresh environment gets the fast base install: exact pins from lockfiles/base.txt, hashes checked.")
+    run("install-tier", *PROJECT, "base", "--python", PYTHON)
     gate_tests_without_brain()
     arm_brain()
     gate_tests_with_brain()
     validate_runtime_config()
 
 
-def validate_runtime_config() -> None:
-    say("The runtime config lists the setup (install-tier brain) and verification commands: it validates.")
-    run("tierlock", "validate", "examples/demo/tierlock.runtime.json")
-    say("A broken copy: every error at once, with line and column, and no secret echoed (exit 1).")
-    run("tierlock", "validate", "examples/demo/broken.runtime.json", expect=1)
+def make_scratch_venv() -> None:
+    shutil.rmtree(DEMO_VENV, ignore_errors=True)
+    DEMO_VENV.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(DEMO_VENV)], check=True)
+    # The scratch venv holds only the demo's tiers; it borrows pytest and tierlock from the dev venv.
+    site = next((DEMO_VENV / "lib").glob("python3*/site-packages"))
+    tools = next((REPO / ".venv" / "lib").glob("python3*/site-packages"))
+    (site / "_demo_tools.pth").write_text(f"{tools}\n{REPO / 'src'}\n", encoding="utf-8")
 
 
-#: The scratch environment the demo arms (never the repository's own .venv).
-DEMO_VENV = REPO / ".demo" / "brain-venv"
+def gate_tests_without_brain() -> None:
+    say("Run the demo's tests without the brain tier: tests/brain is not collected (it imports numpy) and named.")
+    run(PYTHON, "-m", "pytest", "examples/demo", "-p", "no:cacheprovider", env=LAPTOP)
+    say("The same run in CI: brain is in ci-require and absent, so it fails closed before collection (exit 1).")
+    run(PYTHON, "-m", "pytest", "examples/demo", "-p", "no:cacheprovider", env=CI, expect=1)
+    say("A base-only CI job says so on purpose, and passes.")
+    run(PYTHON, "-m", "pytest", "examples/demo", "-p", "no:cacheprovider", "--tierlock-lenient", env=CI)
 
 
 def arm_brain() -> None:
     """install-tier: arm, run again (nothing changes), break numpy (a husk), repair."""
-    import shutil
-
-    shutil.rmtree(DEMO_VENV, ignore_errors=True)
-    DEMO_VENV.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(DEMO_VENV)], check=True)
-    python = str(DEMO_VENV.relative_to(REPO) / "bin" / "python")
-    target = ("--project", "examples/demo")
-    say("Arm the brain tier in a scratch venv: exact pins from the lockfile, --no-deps, hashes checked.")
-    run("install-tier", *target, "brain", "--python", python)
+    say("Arm the brain tier: exact pins from lockfiles/brain.txt, --no-deps, hashes checked, then verified.")
+    run("install-tier", *PROJECT, "brain", "--python", PYTHON)
     say("Run it again: the receipt and a stat of every installed file prove nothing is to do (no uv, no pip).")
-    run("install-tier", *target, "brain", "--python", python)
+    run("install-tier", *PROJECT, "brain", "--python", PYTHON)
     site = next((DEMO_VENV / "lib").glob("python3*/site-packages"))
     compiled = sorted((site / "numpy").rglob("_multiarray_umath*.so"))
     if not compiled:
@@ -75,45 +90,22 @@ def arm_brain() -> None:
     compiled[0].unlink()
     say(f"Delete numpy's compiled {compiled[0].name}: .dist-info survives, `import numpy` fails - a husk.")
     print("   (uv sync, uv pip sync, pip install and pip-sync all report nothing to do here)", flush=True)
-    run("tierlock", *target, "probe", "brain", "--python", python, expect=1)
+    run("tierlock", *PROJECT, "probe", "brain", "--python", PYTHON, expect=1)
     say("install-tier sees the husk and repairs just numpy (a forced reinstall of that one package).")
-    run("install-tier", *target, "brain", "--python", python)
-    run("tierlock", *target, "status", "--python", python)
-
-
-#: A laptop: not CI (``CI=false`` wins over vendor variables) and no TIERLOCK_STRICT override (empty).
-LAPTOP = {"CI": "false", "TIERLOCK_STRICT": ""}
-
-
-def gate_tests_without_brain() -> None:
-    """The demo's test run in this environment, where the brain tier (numpy) is not installed."""
-    if run("tierlock", "--project", "examples/demo", "-q", "probe", "brain", expect=None) == 0:
-        print("demo: numpy is installed in this environment; skipping the brain-absent test runs", flush=True)
-        return
-    say("Run the demo's tests without the brain tier: tests/brain is not collected (it imports numpy) and named.")
-    run("pytest", "examples/demo", "-p", "no:cacheprovider", env=LAPTOP)
-    say("The same run in CI: a ci-require tier is absent, so it fails closed before collection (exit 1).")
-    run("pytest", "examples/demo", "-p", "no:cacheprovider", env={**LAPTOP, "CI": "true"}, expect=1)
-    say("A base-only CI job says so on purpose, and passes.")
-    run("pytest", "examples/demo", "-p", "no:cacheprovider", "--tierlock-lenient", env={**LAPTOP, "CI": "true"})
+    run("install-tier", *PROJECT, "brain", "--python", PYTHON)
+    run("tierlock", *PROJECT, "status", "--python", PYTHON)
 
 
 def gate_tests_with_brain() -> None:
-    """The demo's test run inside the armed scratch venv: brain is present, every test runs, CI passes."""
-    site = next((DEMO_VENV / "lib").glob("python3*/site-packages"), None)
-    if site is None:
-        return
-    # The scratch venv holds only the tiers; borrow pytest and tierlock from the dev venv through a .pth file.
-    tools = next((REPO / ".venv" / "lib").glob("python3*/site-packages"))
-    (site / "_demo_tools.pth").write_text(f"{tools}\n{REPO / 'src'}\n", encoding="utf-8")
-    python = str(DEMO_VENV.relative_to(REPO) / "bin" / "python")
-    say("With brain armed, the same test run collects tests/brain, and CI passes because nothing is missing.")
-    run(python, "-m", "pytest", "examples/demo", "-p", "no:cacheprovider", env={**LAPTOP, "CI": "true"})
+    say("With brain armed, the same CI run collects tests/brain and passes: nothing required is missing.")
+    run(PYTHON, "-m", "pytest", "examples/demo", "-p", "no:cacheprovider", env=CI)
 
 
-def check_locks() -> None:
-    say("Each tier has a committed lockfile (exact pins, hashes, a header); the offline check proves they match.")
-    run("tierlock", "--project", "examples/demo", "check")
+def validate_runtime_config() -> None:
+    say("The runtime config lists the setup (install-tier brain) and verification commands: it validates.")
+    run("tierlock", "validate", "examples/demo/tierlock.runtime.json")
+    say("A broken copy: every error at once, with line and column, and no secret echoed (exit 1).")
+    run("tierlock", "validate", "examples/demo/broken.runtime.json", expect=1)
 
 
 if __name__ == "__main__":
