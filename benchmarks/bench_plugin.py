@@ -1,11 +1,17 @@
 """Plugin overhead: an empty pytest suite with the tierlock plugin and with ``-p no:tierlock``.
 
-Generates (offline) a project with a tier table -- a base tier and a ``brain``
-tier with a root that is not installed and a ``tests`` glob -- and an empty
-``tests/`` folder. Runs ``python -m pytest`` on it alternately with and
-without the plugin, many times, each a fresh process, and prints the medians,
-the minimums and the difference (the plugin's cost: import, tier table,
-probe, header). Run: ``.venv/bin/python benchmarks/bench_plugin.py``.
+Generates (offline) a fresh project with a tier table -- a base tier and a
+``brain`` tier with a root that is not installed and a ``tests`` glob -- and
+an empty ``tests/`` folder. Runs ``python -m pytest`` on it alternately with
+and without the plugin, many times, each a fresh process, both with pytest's
+default plugins (the cacheprovider included, so the plugin's cached tier model
+is used: one warm-up run of each side writes it and the byte-code caches, as
+any second run of a real project has them), and prints the medians, the
+minimums and the paired differences (the plugin's cost: import, tier model,
+probe, header). It then times the plugin's own work inside fresh processes
+that have imported pytest: with the cached model (the usual run) and without
+it (the first run, or ``-p no:cacheprovider``).
+Run: ``.venv/bin/python benchmarks/bench_plugin.py``.
 """
 
 from __future__ import annotations
@@ -20,19 +26,35 @@ from pathlib import Path
 
 RUNS = 21
 
-#: The plugin's own work for one run, timed inside a fresh process after pytest is imported.
+#: The plugin's own work for one run, timed inside a fresh process after pytest is imported:
+#: argv[1] the project folder, argv[2] "warm" (read the cache entry the pytest runs wrote) or "cold".
 IN_PROCESS = """
-import sys, time
+import json, sys, time
+from pathlib import Path
 import pytest
+
+class Cache:
+    def __init__(self, folder):
+        self.folder = folder
+    def get(self, key, default):
+        try:
+            return json.loads((self.folder / key).read_text())
+        except (OSError, ValueError):
+            return default
+    def set(self, key, value):
+        pass
+
+root = Path(sys.argv[1])
+cache = Cache(root / ".pytest_cache" / "v") if sys.argv[2] == "warm" else None
 start = time.perf_counter()
 import tierlock.pytest_plugin as plugin
-from tierlock.probing import probe_tiers
-from tierlock.tiers import load_project
-project = load_project(sys.argv[1])
-results = probe_tiers(None, project)
-gate = plugin._gate(project, results, False, "not CI")
+pyproject = root / "pyproject.toml"
+gate = plugin.gate_for(pyproject, pyproject.read_text(encoding="utf-8-sig"), cache, False, "not CI")
 plugin.header_lines(gate)
-print((time.perf_counter() - start) * 1000)
+elapsed = (time.perf_counter() - start) * 1000
+loader = "tierlock.tiers.loader" in sys.modules
+assert loader == (sys.argv[2] == "cold"), "the warm path must not load the tier model"
+print(elapsed)
 """
 
 PYPROJECT = """\
@@ -55,11 +77,19 @@ testpaths = ["tests"]
 """
 
 
+#: No CI variables; byte-code caches allowed (``PYTHONDONTWRITEBYTECODE`` would recompile every
+#: changed tierlock module on every run, which no ordinary install does).
+ENV = {
+    k: v
+    for k, v in os.environ.items()
+    if k not in {"CI", "TIERLOCK_STRICT", "PYTEST_ADDOPTS", "PYTHONDONTWRITEBYTECODE"}
+}
+
+
 def run_once(project: Path, *extra: str) -> float:
-    env = {k: v for k, v in os.environ.items() if k not in {"CI", "TIERLOCK_STRICT", "PYTEST_ADDOPTS"}}
-    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *extra]
+    argv = [sys.executable, "-m", "pytest", *extra]
     start = time.perf_counter()
-    proc = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, check=False)
+    proc = subprocess.run(argv, cwd=project, env=ENV, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - start
     assert proc.returncode == 5, proc.stdout + proc.stderr  # 5: no tests collected
     if not extra:
@@ -74,7 +104,8 @@ def main() -> None:
         (project / "tests" / "brain").mkdir(parents=True)
         with_plugin: list[float] = []
         without: list[float] = []
-        run_once(project)  # warm the file cache
+        run_once(project)  # warm-up: writes the cached tier model and the byte-code caches
+        run_once(project, "-p", "no:tierlock")
         for _ in range(RUNS):
             with_plugin.append(run_once(project))
             without.append(run_once(project, "-p", "no:tierlock"))
@@ -89,18 +120,23 @@ def main() -> None:
             f"{min_with - min_without:+6.1f} ms, median of paired differences {statistics.median(diffs):+6.1f} ms"
         )
         print(f"ratio with/without (medians): {med_with / med_without:.3f}")
-        work = [
-            float(
-                subprocess.run(
-                    [sys.executable, "-c", IN_PROCESS, str(project)], capture_output=True, text=True, check=True
-                ).stdout
+        for mode, what in (("warm", "cached tier model"), ("cold", "full load, no cache")):
+            work = [
+                float(
+                    subprocess.run(
+                        [sys.executable, "-c", IN_PROCESS, str(project), mode],
+                        env=ENV,
+                        capture_output=True,
+                        text=True,
+                        check=True,
+                    ).stdout
+                )
+                for _ in range(RUNS)
+            ]
+            print(
+                f"plugin work in a fresh process, {what} (import, tier model, probe, header): median "
+                f"{statistics.median(work):6.1f} ms, min {min(work):6.1f} ms"
             )
-            for _ in range(RUNS)
-        ]
-        print(
-            f"plugin work in a fresh process (import, tier table, probe, header): median "
-            f"{statistics.median(work):6.1f} ms, min {min(work):6.1f} ms"
-        )
 
 
 if __name__ == "__main__":

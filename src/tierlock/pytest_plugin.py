@@ -13,6 +13,11 @@ files (never importing), and then:
 Under pytest-xdist the controller decides once and hands the decision to its
 workers. Module top level stays light (no rich, jsonschema, packaging): the
 tier model and the probe are imported only for projects with a tier table.
+
+The parsed tier model is kept in pytest's cache (``.pytest_cache/v/tierlock/``)
+keyed by pyproject.toml, the lockfiles and the interpreter, so a warm run skips
+the loader and ``packaging.requirements``; the probe runs on every run, from
+the files (:mod:`tierlock.probing.facts`).
 """
 
 from __future__ import annotations
@@ -21,9 +26,8 @@ import fnmatch
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 
@@ -31,7 +35,7 @@ from tierlock.ci import is_ci
 
 if TYPE_CHECKING:
     from tierlock.probing import TierProbe
-    from tierlock.tiers import Project
+    from tierlock.probing.facts import ProjectFacts, TierVerdict
 
 _WIRE = "tierlock"
 _TRUE = {"1", "true", "yes", "on"}
@@ -69,35 +73,59 @@ def strictness(strict_flag: bool, lenient_flag: bool, environ: Mapping[str, str]
     return False, "not CI"
 
 
-@dataclass
 class Gate:
-    """The decision for one run, made once (by the xdist controller) and shared with workers."""
+    """The decision for one run, made once (by the xdist controller) and shared with workers.
 
-    root: str
-    strict: bool
-    why: str
-    states: dict[str, str]
-    """Tier name -> present / partial / absent, in project order."""
-    gated: dict[str, list[str]]
-    """Tier that is not present -> its test globs."""
-    install: dict[str, str]
-    """Tier -> the command that installs it."""
-    broken: dict[str, list[str]]
-    """Tier that is not present -> one line per missing or broken root."""
-    required: list[str] = field(default_factory=list)
-    """The ci-require tiers."""
-    expected: int = 0
-    """Gated test files among the collection arguments (counted before collection)."""
-    # Per-process counters (not sent to workers).
-    ignored: set[str] = field(default_factory=set)
-    skipped: int = 0
-    worker_ignored: int = 0
+    A plain class, not a dataclass: building a dataclass costs about a
+    millisecond at import, and this module is imported by every pytest run.
+    """
+
+    def __init__(
+        self,
+        *,
+        root: str,
+        strict: bool,
+        why: str,
+        states: dict[str, str],
+        gated: dict[str, list[str]],
+        install: dict[str, str],
+        broken: dict[str, list[str]],
+        required: list[str] | None = None,
+        expected: int = 0,
+    ) -> None:
+        self.root = root
+        self.strict = strict
+        self.why = why
+        self.states = states
+        """Tier name -> present / partial / absent, in project order."""
+        self.gated = gated
+        """Tier that is not present -> its test globs."""
+        self.install = install
+        """Tier -> the command that installs it."""
+        self.broken = broken
+        """Tier that is not present -> one line per missing or broken root."""
+        self.required: list[str] = [] if required is None else required
+        """The ci-require tiers."""
+        self.expected = expected
+        """Gated test files among the collection arguments (counted before collection)."""
+        # Per-process counters (not sent to workers).
+        self.ignored: set[str] = set()
+        self.skipped = 0
+        self.worker_ignored = 0
 
     def wire(self) -> dict[str, Any]:
-        data = asdict(self)
-        for key in ("ignored", "skipped", "worker_ignored"):
-            data.pop(key)
-        return data
+        """The decision as plain data (what :meth:`from_wire` takes), without the per-process counters."""
+        return {
+            "root": self.root,
+            "strict": self.strict,
+            "why": self.why,
+            "states": dict(self.states),
+            "gated": {k: list(v) for k, v in self.gated.items()},
+            "install": dict(self.install),
+            "broken": {k: list(v) for k, v in self.broken.items()},
+            "required": list(self.required),
+            "expected": self.expected,
+        }
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Gate:
@@ -186,26 +214,69 @@ def decide(config: pytest.Config) -> Gate | None:
         return None
     if "tierlock" not in text:
         return None
+    strict, why = strictness(config.getoption("tierlock_strict"), config.getoption("tierlock_lenient"), os.environ)
+    gate = gate_for(pyproject, text, getattr(config, "cache", None), strict, why)
+    if gate is not None:
+        gate.expected = count_gated_files(config, gate)
+    return gate
+
+
+class _Cache(Protocol):
+    """What the plugin uses of pytest's ``config.cache``."""
+
+    def get(self, key: str, default: Any) -> Any: ...
+
+    def set(self, key: str, value: object) -> None: ...
+
+
+def gate_for(pyproject: Path, text: str, cache: _Cache | None, strict: bool, why: str) -> Gate | None:
+    """The gate for the project of *pyproject* (its *text* already read), probing every tier now.
+
+    With a *cache* (pytest's cacheprovider) the tier model comes from it when
+    nothing it was derived from changed (:mod:`tierlock.probing.facts`);
+    otherwise the project is loaded in full and the cache entry rewritten. The
+    probe itself always runs, from the files.
+    """
+    from tierlock.probing import facts as model
+
+    key = model.base_key(pyproject, text)
+    name = model.cache_name(pyproject)
+    if cache is not None:
+        cached = model.from_entry(cache.get(name, None), key)
+        if cached is not None:
+            return _gate(cached, model.probe_facts(cached), strict, why) if cached.configured else None
     from tierlock.errors import TierlockError
     from tierlock.probing import probe_tiers
     from tierlock.tiers import load_project
 
-    strict, why = strictness(config.getoption("tierlock_strict"), config.getoption("tierlock_lenient"), os.environ)
     try:
         project = load_project(pyproject)
         if not project.configured:
+            _remember(cache, name, model.entry(key, {}, model.unconfigured(pyproject)))
             return None
+        stamps = model.lock_stamps([str(t.lockfile) for t in project.tiers.values()])
         results = probe_tiers(None, project)
     except TierlockError as err:
         raise pytest.UsageError("tierlock: " + "\n".join(err.lines())) from err
-    gate = _gate(project, results, strict, why)
-    gate.expected = count_gated_files(config, gate)
-    return gate
+    facts = model.facts_of(project, results)
+    _remember(cache, name, model.entry(key, stamps, facts))
+    return _gate(facts, results, strict, why)
 
 
-def _gate(project: Project, results: Sequence[TierProbe], strict: bool, why: str) -> Gate:
+def _remember(cache: _Cache | None, name: str, value: object) -> None:
+    """Write the cache entry, best effort: a read-only checkout must not fail the run (or warn as an error)."""
+    if cache is None:
+        return
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cache.set(name, value)
+
+
+def _gate(facts: ProjectFacts, results: Sequence[TierProbe] | Sequence[TierVerdict], strict: bool, why: str) -> Gate:
     gate = Gate(
-        root=str(project.root),
+        root=facts.root,
         strict=strict,
         why=why,
         states={r.tier: r.state for r in results},
@@ -216,9 +287,9 @@ def _gate(project: Project, results: Sequence[TierProbe], strict: bool, why: str
     for r in results:
         if r.present:
             continue
-        gate.gated[r.tier] = list(project.tier(r.tier).tests)
+        gate.gated[r.tier] = list(facts.tier(r.tier).tests)
         gate.broken[r.tier] = [f"{d.name}: {d.state} — {'; '.join(d.reasons) or d.state}" for d in r.broken]
-    gate.required = [str(t) for t in project.ci_require]
+    gate.required = list(facts.ci_require)
     return gate
 
 

@@ -8,11 +8,55 @@ Public API (also available as ``tierlock.probe`` and friends)::
         print(root.name, root.state, root.reasons, root.version, root.files_checked)
 
     probe_distribution("numpy", paths=target.site_paths, locked_version=Version("2.1.0"))
+
+The names are imported on first use, so that the pytest plugin's cache-hit
+path (:mod:`tierlock.probing.facts`) loads only what it runs.
 """
 
-from tierlock.probing.distribution import DistributionProbe, DistState, InstalledFile, is_compiled, probe_distribution
-from tierlock.probing.site import SiteIndex, normalize
-from tierlock.probing.tier import Prober, TierProbe, TierState, probe, probe_tiers, tier_state
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from tierlock.probing.distribution import (
+        DistributionProbe,
+        DistState,
+        InstalledFile,
+        TierState,
+        is_compiled,
+        probe_distribution,
+        tier_state,
+    )
+    from tierlock.probing.site import SiteIndex, normalize
+    from tierlock.probing.tier import Prober, TierProbe, probe, probe_tiers
+
+_LAZY = {
+    "DistState": "tierlock.probing.distribution",
+    "DistributionProbe": "tierlock.probing.distribution",
+    "InstalledFile": "tierlock.probing.distribution",
+    "is_compiled": "tierlock.probing.distribution",
+    "probe_distribution": "tierlock.probing.distribution",
+    "SiteIndex": "tierlock.probing.site",
+    "normalize": "tierlock.probing.site",
+    "Prober": "tierlock.probing.tier",
+    "TierProbe": "tierlock.probing.tier",
+    "TierState": "tierlock.probing.distribution",
+    "probe": "tierlock.probing.tier",
+    "probe_tiers": "tierlock.probing.tier",
+    "tier_state": "tierlock.probing.distribution",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tierlock.probing' has no attribute {name!r}")
+    # __import__, not importlib.import_module: the same import, but one that ``-X importtime`` reports.
+    value = getattr(__import__(module, fromlist=[name]), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DistState",

@@ -10,27 +10,29 @@ others.
 
 from __future__ import annotations
 
-import base64
-import csv
-import hashlib
 import importlib.machinery
-import json
 import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, NamedTuple
-from urllib.parse import unquote, urlparse
-
-from packaging.version import InvalidVersion, Version
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from tierlock.probing.site import DistInfoDir, SiteIndex, normalize, pip_leftover_of
 
+# csv, json, urllib.parse, hashlib and base64 are imported where they are needed (quoted
+# RECORDs, editable installs, --deep), and packaging.version only for versions that are more
+# than a release number: the common path reads files with plain string work.
+if TYPE_CHECKING:
+    from packaging.version import Version
+
 DistState = Literal["present", "present-editable", "partial", "absent"]
+TierState = Literal["present", "partial", "absent"]
 
 _EXT_SUFFIXES = tuple({*importlib.machinery.EXTENSION_SUFFIXES, ".pyd", ".dll", ".dylib"})
 _SO_RE = re.compile(r"\.so(\.[0-9]+)*$")
+_RELEASE_RE = re.compile(r"[0-9]+(?:\.[0-9]+)*")
+"""A PEP 440 version that is only a release number (``2.1.0``): compared without ``packaging``."""
 _SHOWN = 3
 """How many file names a reason lists before saying 'and N more'."""
 
@@ -59,8 +61,10 @@ class DistributionProbe:
     """Why the state is not ``present`` (every reason found); empty when present."""
     notes: list[str] = field(default_factory=list)
     """What the probe did not check and why (editable sources, no lockfile ...)."""
-    version: Version | None = None
-    locked_version: Version | None = None
+    version_text: str | None = None
+    """The installed version, normalized (``str(Version(...))``); None when missing or invalid."""
+    locked_text: str | None = None
+    """The locked version compared with, normalized; None when none was given."""
     dist_info_dir: str | None = None
     """The ``.dist-info`` folder that was probed (the first on the path), as a string."""
     files_checked: int = 0
@@ -72,6 +76,16 @@ class DistributionProbe:
     @property
     def present(self) -> bool:
         return self.state in ("present", "present-editable")
+
+    @property
+    def version(self) -> Version | None:
+        """The installed version (parsed on access)."""
+        return _parse(self.version_text)
+
+    @property
+    def locked_version(self) -> Version | None:
+        """The locked version the installed one was compared with."""
+        return _parse(self.locked_text)
 
     @property
     def dist_info(self) -> Path | None:
@@ -87,8 +101,8 @@ class DistributionProbe:
             "name": self.name,
             "state": self.state,
             "present": self.present,
-            "version": str(self.version) if self.version is not None else None,
-            "locked_version": str(self.locked_version) if self.locked_version is not None else None,
+            "version": self.version_text,
+            "locked_version": self.locked_text,
             "dist_info": self.dist_info_dir,
             "editable_source": str(self.editable_source) if self.editable_source is not None else None,
             "import_roots": list(self.import_roots),
@@ -96,6 +110,16 @@ class DistributionProbe:
             "reasons": list(self.reasons),
             "notes": list(self.notes),
         }
+
+
+def tier_state(results: Sequence[DistributionProbe]) -> TierState:
+    """A tier's state from its probed distributions: present when all are present (or there is
+    nothing to probe), absent when none is installed, else partial."""
+    if all(r.present for r in results):
+        return "present"
+    if all(r.state == "absent" for r in results):
+        return "absent"
+    return "partial"
 
 
 def is_compiled(path: str) -> bool:
@@ -107,7 +131,7 @@ def probe_distribution(
     name: str,
     *,
     paths: Sequence[Path] = (),
-    locked_version: Version | None = None,
+    locked_version: Version | str | None = None,
     import_roots: Sequence[str] = (),
     deep: bool = False,
     index: SiteIndex | None = None,
@@ -118,19 +142,44 @@ def probe_distribution(
     prebuilt *index* instead to probe many distributions with one scan.
     *import_roots* are the top-level import names to check (default: from
     ``top_level.txt`` or RECORD). *deep* also verifies RECORD hashes.
+    *locked_version* is a ``packaging`` Version or a version string.
     """
     if index is None:
         index = SiteIndex.scan(paths)
     key = normalize(name)
+    locked = _normalized(str(locked_version)) if locked_version is not None else None
     found = index.find(key)
     if not found:
         where = ", ".join(index.sites) or "(no site folders)"
-        return DistributionProbe(
-            key, "absent", [f"no .dist-info for {key} on the path ({where})"], locked_version=locked_version
-        )
-    return _Probe(
-        key, found=found, index=index, locked=locked_version, import_roots=tuple(import_roots), deep=deep
-    ).run()
+        return DistributionProbe(key, "absent", [f"no .dist-info for {key} on the path ({where})"], locked_text=locked)
+    return _Probe(key, found=found, index=index, locked=locked, import_roots=tuple(import_roots), deep=deep).run()
+
+
+def _parse(text: str | None) -> Version | None:
+    if text is None:
+        return None
+    from packaging.version import Version
+
+    return Version(text)
+
+
+def _release(text: str) -> tuple[int, ...] | None:
+    """A release-only version as numbers without trailing zeros (PEP 440 equality), else None."""
+    if _RELEASE_RE.fullmatch(text) is None:
+        return None
+    parts = [int(p) for p in text.split(".")]
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
+
+
+def _normalized(text: str) -> str:
+    """``str(Version(text))`` (raises ``InvalidVersion`` for an invalid one), without packaging for a release."""
+    if _RELEASE_RE.fullmatch(text) is not None:
+        return ".".join(str(int(p)) for p in text.split("."))
+    from packaging.version import Version
+
+    return str(Version(text))
 
 
 class _Probe:
@@ -142,7 +191,7 @@ class _Probe:
         *,
         found: Sequence[DistInfoDir],
         index: SiteIndex,
-        locked: Version | None,
+        locked: str | None,
         import_roots: tuple[str, ...],
         deep: bool,
     ) -> None:
@@ -155,7 +204,7 @@ class _Probe:
         self.deep = deep
         self.reasons: list[str] = []
         self.notes: list[str] = []
-        self.version: Version | None = None
+        self.version: str | None = None
         self.files: list[tuple[str, str, int | None, str | None]] = []
         self.heads: dict[str, bool] = {}
         """First parts of RECORD's paths, in order -> whether they are folders."""
@@ -189,8 +238,8 @@ class _Probe:
             state=state,
             reasons=self.reasons,
             notes=self.notes,
-            version=self.version,
-            locked_version=self.locked,
+            version_text=self.version,
+            locked_text=self.locked,
             dist_info_dir=self.info.path,
             files_checked=len(self.files),
             records=tuple(self.files),
@@ -214,22 +263,36 @@ class _Probe:
         if not raw_version:
             self.reasons.append(f"METADATA in {self.info.path} has no Version")
             return
+        locked = self.locked
+        installed = _release(raw_version)
+        if installed is not None and (locked is None or _release(locked) is not None):
+            # Release numbers only (the common case): PEP 440 equality without importing packaging.
+            self.version = _normalized(raw_version)
+            if locked is not None and installed != _release(locked):
+                self.reasons.append(f"installed version {self.version} differs from the locked {locked}")
+            return
+        from packaging.version import InvalidVersion, Version
+
         try:
-            self.version = Version(raw_version)
+            version = Version(raw_version)
         except InvalidVersion:
             self.reasons.append(f"METADATA version {raw_version!r} is not a valid version")
             return
-        if self.locked is not None and self.version != self.locked:
+        self.version = str(version)
+        if locked is not None and version != Version(locked):
             detail = ""
-            if self.version.public == self.locked.public:
+            if version.public == Version(locked).public:
                 detail = " (the local version labels differ)"
-            self.reasons.append(f"installed version {self.version} differs from the locked {self.locked}{detail}")
+            self.reasons.append(f"installed version {version} differs from the locked {locked}{detail}")
 
     # -- editable installs ----------------------------------------------------
     def _editable(self) -> None:
         path = os.path.join(self.info.path, "direct_url.json")
         if not os.access(path, os.F_OK):
             return  # the common case, without the cost of a failed open
+        import json
+        from urllib.parse import unquote, urlparse
+
         try:
             with open(path, encoding="utf-8") as fh:
                 data = json.load(fh)
@@ -250,6 +313,8 @@ class _Probe:
 
     # -- RECORD -----------------------------------------------------------------
     def _record(self) -> list[tuple[str, str, str]] | None:
+        import csv
+
         path = os.path.join(self.info.path, "RECORD")
         try:
             with open(path, "rb", buffering=0) as fh:
@@ -437,6 +502,9 @@ def _has_module(folder: str) -> bool:
 
 
 def _hash_matches(path: str, recorded: str) -> bool:
+    import base64
+    import hashlib
+
     algorithm, _, expected = recorded.partition("=")
     try:
         digest = hashlib.new(algorithm)

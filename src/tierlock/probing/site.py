@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 _NORMALIZE = re.compile(r"[-_.]+")
@@ -25,27 +24,51 @@ def normalize(name: str) -> str:
     return _NORMALIZE.sub("-", name).lower()
 
 
-@dataclass(frozen=True)
+# Plain classes, not dataclasses: building a dataclass costs about a millisecond at import,
+# and this module is on the pytest plugin's every-run path.
 class DistInfoDir:
     """One ``NAME-VERSION.dist-info`` folder found on the path."""
 
-    name: str
-    """PEP 503 normalized distribution name, from the folder name."""
-    folder_version: str
-    path: str
-    """Absolute path of the ``.dist-info`` folder."""
-    site: str
-    """The site folder that holds it (what RECORD paths are relative to)."""
+    __slots__ = ("folder_version", "name", "path", "site")
+
+    def __init__(self, name: str, folder_version: str, path: str, site: str) -> None:
+        self.name = name
+        """PEP 503 normalized distribution name, from the folder name."""
+        self.folder_version = folder_version
+        self.path = path
+        """Absolute path of the ``.dist-info`` folder."""
+        self.site = site
+        """The site folder that holds it (what RECORD paths are relative to)."""
+
+    def _key(self) -> tuple[str, str, str, str]:
+        return (self.name, self.folder_version, self.path, self.site)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DistInfoDir) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"DistInfoDir(name={self.name!r}, folder_version={self.folder_version!r}, path={self.path!r})"
 
 
-@dataclass
 class SiteIndex:
     """Every ``.dist-info`` and every ``~`` leftover on a list of site folders."""
 
-    sites: tuple[str, ...]
-    dists: dict[str, list[DistInfoDir]] = field(default_factory=dict)
-    leftovers: dict[str, list[str]] = field(default_factory=dict)
-    """Site folder -> names of ``~``-prefixed entries in it."""
+    def __init__(
+        self,
+        sites: tuple[str, ...],
+        dists: dict[str, list[DistInfoDir]] | None = None,
+        leftovers: dict[str, list[str]] | None = None,
+    ) -> None:
+        self.sites = sites
+        self.dists: dict[str, list[DistInfoDir]] = {} if dists is None else dists
+        self.leftovers: dict[str, list[str]] = {} if leftovers is None else leftovers
+        """Site folder -> names of ``~``-prefixed entries in it."""
+
+    def __repr__(self) -> str:
+        return f"SiteIndex(sites={self.sites!r}, {sum(map(len, self.dists.values()))} .dist-info folders)"
 
     @classmethod
     def scan(cls, paths: Iterable[Path | str]) -> SiteIndex:

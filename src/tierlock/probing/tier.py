@@ -9,18 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
-from tierlock.errors import UsageError
-from tierlock.probing.distribution import DistributionProbe, probe_distribution
+from tierlock.probing.distribution import DistributionProbe, TierState, probe_distribution, tier_state
 from tierlock.probing.site import SiteIndex
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
     from tierlock.lockfiles.model import Lock
     from tierlock.tiers import Project, Tier
-
-TierState = Literal["present", "partial", "absent"]
 
 
 @dataclass(frozen=True)
@@ -74,15 +71,6 @@ class TierProbe:
         }
 
 
-def tier_state(results: Sequence[DistributionProbe]) -> TierState:
-    """present when all are present (or there is nothing to probe), absent when none is installed."""
-    if all(r.present for r in results):
-        return "present"
-    if all(r.state == "absent" for r in results):
-        return "absent"
-    return "partial"
-
-
 _LOCKS: dict[tuple[str, int, int], Lock] = {}
 
 
@@ -120,6 +108,8 @@ class Prober:
         notes: list[str] = [note] if note else []
         env: Mapping[str, str] = self.target.marker_env
         if closure and lock is None:
+            from tierlock.errors import UsageError
+
             raise UsageError(
                 f"--closure needs the lockfile of tier {tier.name}, but {note}",
                 tier=tier.name,
