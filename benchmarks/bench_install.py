@@ -14,7 +14,12 @@ change in machine load affects both sides alike):
   ``install-tier brain --backend pip`` vs ``pip install --no-deps
   --require-hashes -r brain.txt``.
 
-Run: ``.venv/bin/python benchmarks/bench_install.py [--runs N]``.
+With ``--registry`` the same comparison runs on a real closure locked from
+the package index (numpy, scipy, rich, jsonschema, httpx and what they need:
+compiled wheels of real size) instead of the generated wheels; it needs the
+network for the lock and the first download, then runs from a warm cache.
+
+Run: ``.venv/bin/python benchmarks/bench_install.py [--runs N] [--registry]``.
 """
 
 from __future__ import annotations
@@ -80,23 +85,54 @@ source = "extra:brain"
     return project, wheels, empty
 
 
-def environ(wheels: Path, cache: Path) -> dict[str, str]:
+#: The real closure of the --registry variant (its brain tier).
+REGISTRY_BRAIN = ["numpy>=2", "scipy>=1.13", "rich>=13", "jsonschema>=4.20", "httpx>=0.27"]
+
+
+def make_registry_world(root: Path, env: dict[str, str]) -> tuple[Path, Path]:
+    """A project whose brain tier is a real closure, locked from the package index; and an empty venv."""
+    project = root / "proj"
+    project.mkdir()
+    brain = ", ".join(f'"{r}"' for r in REGISTRY_BRAIN)
+    (project / "pyproject.toml").write_text(
+        f"""[project]
+name = "bench"
+version = "0.1.0"
+requires-python = ">=3.11"
+dependencies = ["tabulate>=0.9"]
+
+[project.optional-dependencies]
+brain = [{brain}]
+
+[tool.tierlock.tiers.brain]
+source = "extra:brain"
+""",
+        encoding="utf-8",
+    )
+    run([BIN / "tierlock", "--project", project, "-q", "lock", "--backend", "uv"], env)
+    empty = root / "empty-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(empty)], check=True)
+    return project, empty
+
+
+def environ(wheels: Path | None, cache: Path) -> dict[str, str]:
+    """No PIP_*/UV_* from this machine; offline from *wheels* when given, else the default index."""
     # As installed for real: bytecode caches are written and used (this machine sets PYTHONDONTWRITEBYTECODE).
     drop = {"VIRTUAL_ENV", "PYTHONDONTWRITEBYTECODE"}
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_")) and k not in drop}
     env.update(
         {
             "PIP_CONFIG_FILE": os.devnull,
-            "PIP_NO_INDEX": "1",
-            "PIP_FIND_LINKS": str(wheels),
             "PIP_DISABLE_PIP_VERSION_CHECK": "1",
             "UV_NO_CONFIG": "1",
-            "UV_NO_INDEX": "1",
-            "UV_FIND_LINKS": str(wheels),
             "UV_CACHE_DIR": str(cache),
             "UV_NO_PROGRESS": "1",
         }
     )
+    if wheels is not None:
+        env.update(
+            {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels), "UV_NO_INDEX": "1", "UV_FIND_LINKS": str(wheels)}
+        )
     return env
 
 
@@ -131,19 +167,30 @@ def compare(label: str, ours: float, peer: float, peer_name: str, target: float)
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=15, help="runs per no-op measurement (arming uses a third)")
+    parser.add_argument("--registry", action="store_true", help="a real closure from the package index (network)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="tierlock-bench-install-") as tmp:
         root = Path(tmp)
-        project, wheels, empty = make_world(root)
-        env = environ(wheels, root / "uv-cache")
+        if args.registry:
+            env = environ(None, root / "uv-cache")
+            project, empty = make_registry_world(root, env)
+            what = f"a real closure from the index ({', '.join(REGISTRY_BRAIN)})"
+        else:
+            project, wheels, empty = make_world(root)
+            env = environ(wheels, root / "uv-cache")
+            what = "generated wheels from a local folder"
         lock = project / "lockfiles" / "brain.txt"
+        from tierlock.lockfiles import load
+
+        packages = len(load(lock).applicable())
         tier: list[str | Path] = [BIN / "install-tier", "--project", project, "brain"]
         uv: list[str | Path] = [BIN / "uv", "pip", "install", "--no-deps"]
         pip: list[str | Path] = [sys.executable, "-m", "pip"]
 
-        # Warm the uv cache once.
+        # Warm the uv and pip caches once.
         python = fresh(empty, root / "warm")
         run([*uv, "--python", python, "-r", lock], env)
+        run([*pip, "--python", fresh(empty, root / "warm-pip"), "install", "--no-deps", "-r", lock], env)
 
         # -- no-op on an armed environment (samples interleaved, so a change in machine load hits both sides)
         armed = fresh(empty, root / "armed")
@@ -175,7 +222,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                 arming[name].append(run(command(target), env))
         arm_tier_uv, arm_uv, arm_tier_pip, arm_pip = (arming[n] for n in ("tier_uv", "uv", "tier_pip", "pip"))
 
-    print(f"install benchmark: {PACKAGES} packages, medians of {args.runs} (no-op) / {arm_runs} (arming) runs")
+    print(f"install benchmark: {packages} packages, {what}")
+    print(f"medians of {args.runs} (no-op) / {arm_runs} (arming) runs")
     print(compare("no-op: install-tier vs uv --require-hashes", median(noop_tier), median(noop_uv), "uv ", 1.0))
     print(compare("no-op: install-tier vs pip --require-hashes", median(noop_tier), median(noop_pip), "pip", 0.1))
     print(compare("arming (warm cache): --backend uv vs uv", median(arm_tier_uv), median(arm_uv), "uv ", 1.15))

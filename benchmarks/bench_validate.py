@@ -62,7 +62,11 @@ def make_config(folder: Path, commands: int) -> Path:
 
 def timed(argv: list[str], expect: int = 0) -> tuple[float, float]:
     """Wall time and CPU time (user + system) of one run of *argv*."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k != "PYTHONDONTWRITEBYTECODE" and not k.startswith(("PIP_", "UV_"))  # neither side reads them
+    }
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
