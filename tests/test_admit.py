@@ -158,3 +158,19 @@ def test_admit_json_mode_prints_one_document(capsys: pytest.CaptureFixture[str],
     assert main(["--project", str(project), "admit", "--python", str(python), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert set(doc) == {"admitted", "tiers", "lockfiles", "runtime", "probe"}
+
+
+def test_admit_reports_an_untrusted_lockfile_as_a_failed_probe_in_its_json_line(
+    capsys: pytest.CaptureFixture[str], project: Path, python: Path
+) -> None:
+    assert admit(capsys, project, python)[0] == 0
+    (project / "lockfiles" / "brain.txt").write_text("beta==2.0\n")  # a hand edit: no header, no hashes
+    code, doc = admit(capsys, project, python)
+    assert code == 1
+    assert doc["admitted"] is False
+    assert doc["lockfiles"]["verdict"] == "fail"
+    assert doc["probe"]["verdict"] == "fail"
+    assert doc["probe"]["tiers"] == 1
+    assert doc["probe"]["tiers_present"] == 0
+    assert doc["probe"]["problems"][0].startswith("tier brain: not probed: ")
+    assert "an entry without hashes" in doc["probe"]["problems"][0]

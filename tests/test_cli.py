@@ -11,7 +11,7 @@ import pytest
 
 from tests.support.env import bin_dir, clean_env
 from tierlock import __version__
-from tierlock.cli import main
+from tierlock.cli import build_parser, main
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "examples" / "demo"
@@ -22,6 +22,13 @@ def test_version_flag_prints_the_version(capsys: pytest.CaptureFixture[str]) -> 
         main(["--version"])
     assert exc.value.code == 0
     assert capsys.readouterr().out.strip() == f"tierlock {__version__}"
+
+
+def test_version_with_json_is_one_json_document(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["--json", "--version"])
+    assert exc.value.code == 0
+    assert json.loads(capsys.readouterr().out) == {"ok": True, "version": __version__}
 
 
 def test_no_command_prints_help_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
@@ -84,6 +91,19 @@ def test_json_mode_error_is_still_one_json_document(project_dir: Path, capsys: p
     assert doc["error"]["problems"][0]["line"] == 1
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [["--json"], ["--json", "tiers", "--frobnicate"], ["--json", "nosuch"], ["tiers", "--json", "--project", "/"]],
+    ids=["no command", "unknown flag", "unknown command", "no project"],
+)
+def test_json_mode_usage_errors_are_one_json_document_on_stdout(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["ok"], doc["error"]["exit_code"]) == (False, 2)
+
+
 def test_python_dash_m_tierlock_runs_the_cli() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "tierlock", "--project", str(DEMO), "tiers", "--json"],
@@ -109,3 +129,39 @@ def test_install_tier_usage_names_install_tier(capsys: pytest.CaptureFixture[str
     with pytest.raises(SystemExit):
         main(["install", "--help"], prog="install-tier")
     assert capsys.readouterr().out.startswith("usage: install-tier [-h]")
+
+
+def _demo_commands() -> list[str]:
+    """The command lines examples/demo/run_demo.py runs, as it shows them."""
+    import ast
+
+    names = {"PROJECT": ["--project", "examples/demo"], "PYTHON": [".demo/venv/bin/python"]}
+    shown = []
+    for node in ast.walk(ast.parse((DEMO / "run_demo.py").read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "run":
+            words: list[str] = []
+            for arg in node.args:
+                if isinstance(arg, ast.Constant):
+                    words.append(str(arg.value))
+                else:
+                    inner = arg.value if isinstance(arg, ast.Starred) else arg
+                    assert isinstance(inner, ast.Name)
+                    words += names[inner.id]
+            env = next((k.value for k in node.keywords if k.arg == "env"), None)
+            ci = isinstance(env, ast.Name) and env.id == "CI"
+            shown.append(("CI=true " if ci else "") + " ".join(words))
+    return shown
+
+
+def test_the_tutorial_walks_through_every_command_the_demo_runs() -> None:
+    tutorial = (REPO / "docs" / "tutorial.md").read_text(encoding="utf-8")
+    shown = {line[2:].split("  #")[0].strip() for line in tutorial.splitlines() if line.startswith("$ ")}
+    commands = _demo_commands()
+    assert len(commands) >= 10
+    assert [c for c in commands if c not in shown] == []
+    parser = build_parser()
+    for line in sorted(shown):
+        words = line.split()
+        if words[0] in ("tierlock", "install-tier"):
+            argv = words[1:] if words[0] == "tierlock" else ["install", *words[1:]]
+            parser.parse_args(argv)  # every command the tutorial shows is a valid command line

@@ -60,6 +60,7 @@ lint = [{ include-group = "test" }, "ruff"]
         '[project.optional-dependencies]\r\ngpu = ["torch"]\r\n'
     ),
     "no_trailing_newline": '[project]\nname = "tight"\n[project.optional-dependencies]\nml = ["numpy"]',
+    "utf8_bom": '\ufeff[project]\nname = "bom"\n[project.optional-dependencies]\nml = ["numpy"]\n',
 }
 
 
@@ -75,8 +76,8 @@ def test_init_appends_a_table_and_keeps_every_other_byte(project_dir: Path, shap
     assert "[tool.tierlock]" in added
     if b"\r\n" in original:
         assert "\n" not in added.replace("\r\n", "")
-    data = tomllib.loads(after.decode())
-    before = tomllib.loads(original.decode())
+    data = tomllib.loads(after.decode("utf-8-sig"))
+    before = tomllib.loads(original.decode("utf-8-sig"))
     tier_table = data["tool"].pop("tierlock")
     if not data["tool"]:
         del data["tool"]
@@ -130,3 +131,11 @@ def test_init_refuses_an_inline_tool_table_without_writing(
     assert main(["--project", str(project_dir), "init"]) == 2
     assert path.read_bytes() == before
     assert "inline" in capsys.readouterr().err
+
+
+def test_init_keeps_the_mode_of_the_pyproject_it_rewrites(project_dir: Path) -> None:
+    path = project_dir / "pyproject.toml"
+    path.write_text(SHAPES["crlf_line_endings"], encoding="utf-8")
+    path.chmod(0o640)
+    assert main(["--project", str(project_dir), "init", "-q"]) == 0
+    assert path.stat().st_mode & 0o777 == 0o640

@@ -8,6 +8,7 @@ offline). After every scenario the project tree is byte-identical.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -459,6 +460,72 @@ def test_install_replaces_another_version_with_the_locked_one(
     assert not (world.site / "corelib-1.0.dist-info").exists()
 
 
+def test_without_python_the_active_venv_is_the_target_else_this_interpreter(world: World) -> None:
+    world.monkeypatch.setenv("VIRTUAL_ENV", str(world.venv))
+    run = world.cli("install", "--json", "brain", target=False)
+    assert run.code == 0, run.err
+    assert run.json["target"] == str(world.venv)
+    assert world.probe().state == "present"
+    again = world.cli("install", "--json", "brain", target=False)
+    assert again.json["result"] == "unchanged"
+    assert again.argv == []
+
+    world.monkeypatch.delenv("VIRTUAL_ENV")
+    planned = world.cli("install", "--json", "brain", "--dry-run", target=False)
+    assert planned.code == 0, planned.err
+    assert planned.json["target"] == sys.prefix
+    assert planned.json["result"] == "planned"
+    assert planned.backend_runs == []
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.usefixtures("not_ci")
+def test_on_a_terminal_install_shows_every_package_it_changes_and_plain_output_does_not(world: World) -> None:
+    from tierlock.installer.run import Request, install
+    from tierlock.output import UI
+
+    plain = world.cli("install", "base")
+    assert plain.code == 0, plain.err
+    assert "base: installed - 1 installed" in plain.out
+    assert "basepkg==1.0" not in plain.out + plain.err
+
+    out, err = FakeTerminal(), io.StringIO()
+    ui = UI(stdout=out, stderr=err)
+    assert ui.fancy
+    outcome = install(load_project(world.root), Request(("brain",), python=world.python), ui)
+    assert outcome.result == "installed"
+    shown = out.getvalue()
+    for pin in ("corelib==1.0", "helper==1.0"):
+        assert f"install {pin}: not installed" in shown
+    assert "basepkg==1.0" not in shown  # satisfied: not a change
+
+
+@pytest.mark.parametrize("backend", ["uv", "pip"])
+def test_a_direct_reference_in_the_lock_is_installed_from_its_url_not_the_index(
+    world: World, tmp_path: Path, wheels: dict[str, Path], backend: str
+) -> None:
+    from tests.support.tierproject import write_lock
+
+    base = [("basepkg", "1.0", wheels["basepkg-1.0"])]
+    pins = [*base, ("corelib", "1.0", wheels["corelib-1.0"]), ("helper", "1.0", wheels["helper-1.0"])]
+    write_lock(world.root, "brain", pins, urls={"helper"})
+    refreeze(world)
+    links = tmp_path / "links"  # the index does not have helper: only the lock's URL does
+    shutil.copytree(world.find_links, links)
+    for wheel in links.glob("helper-*.whl"):
+        wheel.unlink()
+    world.monkeypatch.setenv("UV_FIND_LINKS", str(links))
+    world.monkeypatch.setenv("PIP_FIND_LINKS", str(links))
+    run = world.install("brain", "--backend", backend)
+    assert run.code == 0, run.err
+    assert sorted(p["name"] for p in run.json["packages"]["install"]) == ["basepkg", "corelib", "helper"]
+    assert world.probe().state == "present"
+
+
 def test_dry_run_prints_the_plan_and_changes_nothing(world: World) -> None:
     before = env_snapshot(world.venv)
     run = world.cli("install", "brain", "--dry-run")
@@ -530,6 +597,27 @@ def test_install_without_a_tier_exits_2_listing_the_declared_tiers(world: World)
     assert "base, brain" in run.err
 
 
+def test_an_install_the_probe_still_finds_wrong_exits_3_saying_what_and_writes_no_receipt(world: World) -> None:
+    # The backend succeeds, but the tier declares an import root the locked wheel does not ship.
+    pyproject = world.root / "pyproject.toml"
+    text = pyproject.read_text(encoding="utf-8")
+    pyproject.write_text(
+        text.replace(
+            'tests = ["tests/brain/**"]', 'tests = ["tests/brain/**"]\nimport-roots = { helper = ["nosuchmod"] }'
+        ),
+        encoding="utf-8",
+    )
+    refreeze(world)
+    run = world.install("brain")
+    assert run.code == 3, run.err
+    assert "after installing, 1 of 3 package(s) of brain are still not present; no receipt was written" in run.err
+    assert "helper==1.0: repair needed - " in run.err
+    assert "nosuchmod" in run.err
+    assert len([a for a in run.backend_runs if "install" in a]) == 1
+    assert world.receipt() is None
+    assert (world.site / "helper-1.0.dist-info").is_dir()  # what was installed stays
+
+
 def test_an_unknown_tier_exits_2_listing_the_declared_tiers(world: World) -> None:
     run = world.cli("install", "brian")
     assert run.code == 2
@@ -563,6 +651,28 @@ def test_a_missing_backend_exits_3_and_installs_nothing(world: World) -> None:
     assert "uv is not installed" in run.err
     assert "--backend pip" in run.err
     assert changes(before, env_snapshot(world.site)) == []
+
+
+def test_a_failing_backend_never_echoes_the_password_of_the_users_index_url(world: World, tmp_path: Path) -> None:
+    # A backend that prints the configured index URL verbatim when it fails (older uv releases did).
+    stub = tmp_path / "uv"
+    stub.write_text(
+        '#!/bin/sh\n[ "$1" = --version ] && { echo "uv 0.0.1"; exit 0; }\n'
+        'echo "error: Failed to fetch: $UV_INDEX_URL/helper/" >&2\n'
+        'echo "  proxy: $HTTPS_PROXY" >&2\nexit 2\n',
+        encoding="utf-8",
+    )
+    stub.chmod(0o755)
+    world.monkeypatch.setenv("TIERLOCK_UV", str(stub))
+    world.monkeypatch.setenv("UV_INDEX_URL", "https://alice:hunter2@index.example/simple")
+    world.monkeypatch.setenv("HTTPS_PROXY", "http://s3cr3t-token@proxy.example:3128")
+    run = world.install("brain", "--backend", "uv")
+    assert run.code == 3
+    assert "Failed to fetch: https://alice:****@index.example/simple/helper/" in run.err
+    assert "proxy: http://****@proxy.example:3128" in run.err
+    assert "hunter2" not in run.err + run.out
+    assert "s3cr3t-token" not in run.err + run.out
+    assert world.receipt() is None
 
 
 def test_a_lock_made_for_another_platform_is_refused(world: World, wheels: dict[str, Path]) -> None:
@@ -693,6 +803,8 @@ def test_two_concurrent_installs_are_serialized_and_the_second_finds_nothing_to_
     doc2 = json.loads(out2)
     assert doc2["result"] == "unchanged"
     assert doc2["waited_for_lock"] is True
+    assert doc2["counts"] == {"install": 0, "replace": 0, "repair": 0, "satisfied": 3}
+    assert [p["name"] for p in doc2["packages"]["satisfied"]] == ["basepkg", "corelib", "helper"]
     assert world.probe().state == "present"
 
 
@@ -742,6 +854,29 @@ def test_remove_uninstalls_what_only_the_tier_needs_and_install_rearms_it(world:
 
     again = world.install("brain")
     assert again.code == 0, again.err
+    assert world.probe().state == "present"
+
+
+def test_prune_contract_a_sync_to_the_base_lock_leaves_the_tier_absent_and_install_rearms_it(
+    world: World, armed_venv: Path
+) -> None:
+    use_armed(world, armed_venv)
+    base_lock = world.root / "lockfiles" / "base.txt"
+    subprocess.run(
+        [str(bin_dir() / "uv"), "pip", "sync", "--python", world.python, str(base_lock)],
+        env=world.sub_env(),
+        capture_output=True,
+        check=True,
+    )
+    assert not (world.site / "helper").exists()
+    assert world.probe(closure=False).state == "absent"  # its roots are gone; base stays
+    status = world.cli("status", "--json")
+    assert {t["tier"]: t["state"] for t in status.json["tiers"]} == {"base": "present", "brain": "absent"}
+
+    rearm = world.install("brain")
+    assert rearm.code == 0, rearm.err
+    assert sorted(p["name"] for p in rearm.json["packages"]["install"]) == ["corelib", "helper"]
+    assert [p["name"] for p in rearm.json["packages"]["satisfied"]] == ["basepkg"]
     assert world.probe().state == "present"
 
 

@@ -98,6 +98,14 @@ def test_requirement_lines_are_exact_pins_with_every_hash() -> None:
     assert "--hash=sha256:" + "b" * 64 in line
 
 
+def test_a_direct_reference_of_the_lock_is_installed_from_its_url_with_its_hash() -> None:
+    url = "https://files.example/wheels/foo-1.0-py3-none-any.whl"
+    e = LockEntry(canonicalize_name("foo"), Version("1.0"), None, (HASH,), url=url)
+    (line,) = requirement_lines(make_plan([e], {}).changes)
+    assert line.splitlines()[0] == f"foo @ {url} \\"
+    assert f"--hash={HASH}" in line
+
+
 def wheel(filename: str) -> LockedFile:
     return LockedFile("wheel", filename, None, None, None, {"sha256": "c" * 64})
 

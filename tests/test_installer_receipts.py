@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 import threading
 import time
 from pathlib import Path
@@ -76,6 +78,17 @@ def test_a_receipt_is_written_atomically_inside_the_environment_and_read_back(tm
     assert receipt.package_names == {"pkg"}
     assert receipt.data["file_count"] == 3
     assert receipts.load_all(prefix).keys() == {"brain"}
+
+
+def test_a_new_receipt_is_readable_by_every_user_of_the_environment(tmp_path: Path) -> None:
+    # An image built as root, run as another user: the fast path and `status` must still read the receipt.
+    prefix, site, project = fake_env(tmp_path)
+    previous = os.umask(0o022)
+    try:
+        receipt = write_receipt(prefix, site, project)
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE(receipt.path.stat().st_mode) == 0o644
 
 
 def test_an_unreadable_receipt_counts_as_none(tmp_path: Path) -> None:
@@ -156,6 +169,14 @@ def test_a_second_holder_of_the_environment_lock_waits_and_says_so(tmp_path: Pat
     assert lock_path(tmp_path).is_file()
 
 
+def test_an_environment_tierlock_cannot_write_into_is_a_clear_error_not_a_traceback(tmp_path: Path) -> None:
+    (tmp_path / "tierlock").write_text("a file where the folder should be\n")
+    lock = environment_lock(tmp_path, on_wait=print)
+    with pytest.raises(UsageError, match=r"cannot write into the environment .*; nothing was changed") as info:
+        lock.__enter__()
+    assert "owns the environment" in (info.value.remedy or "")
+
+
 def target(tmp_path: Path, *, venv: bool, managed: bool = False) -> Target:
     stdlib = tmp_path / "lib" / "python3.11"
     stdlib.mkdir(parents=True, exist_ok=True)
@@ -179,6 +200,16 @@ def target(tmp_path: Path, *, venv: bool, managed: bool = False) -> Target:
 def test_an_externally_managed_interpreter_is_refused_even_with_system(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="externally managed Python \\(PEP 668"):
         refuse_target(target(tmp_path, venv=False, managed=True), system=True)
+
+
+def test_an_externally_managed_refusal_quotes_the_distributors_reason(tmp_path: Path) -> None:
+    with pytest.raises(UsageError) as info:
+        refuse_target(target(tmp_path, venv=False, managed=True), system=False)
+    assert "EXTERNALLY-MANAGED: use apt)" in info.value.message
+    marker = tmp_path / "lib" / "python3.11" / "EXTERNALLY-MANAGED"
+    marker.write_text("not an ini file at all\n")
+    with pytest.raises(UsageError, match=r"EXTERNALLY-MANAGED\); tierlock will not install"):
+        refuse_target(target(tmp_path, venv=False, managed=False), system=True)
 
 
 def test_a_non_venv_interpreter_needs_system(tmp_path: Path) -> None:

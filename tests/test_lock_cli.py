@@ -419,3 +419,49 @@ def test_a_project_folder_named_like_a_command_does_not_confuse_the_parser(
     code, out, err = run_cli(capsys, "--project", "lock", "tiers")
     assert code == 0, err
     assert "brain" in out
+
+
+def test_a_pip_tools_resolver_conflict_shows_pips_explanation_and_writes_nothing(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_project(
+        tmp_path / "proj", PYPROJECT.replace('brain = ["gamma>=1"]', 'brain = ["gamma>=1", "omega"]')
+    )
+    assert run_cli(capsys, "--project", str(folder), "lock", "base", "--backend", "pip", *offline(wheels))[0] == 0
+    code, _, err = run_cli(capsys, "--project", str(folder), "lock", "brain", "--backend", "pip", *offline(wheels))
+    assert code == 3
+    assert "conflicting dependencies" in err  # pip's own explanation, not only traceback frames
+    assert "beta<1" in err
+    assert "omega" in err
+    assert '  File "' not in err
+    assert "to fix:" in err
+    assert sorted(p.name for p in (folder / "lockfiles").iterdir()) == ["base.txt"]
+
+
+def test_a_new_lockfile_gets_the_mode_the_umask_allows_not_a_private_one(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_project(tmp_path / "proj")
+    umask = os.umask(0o022)
+    try:
+        assert run_cli(capsys, "--project", str(folder), "lock", "base", *offline(wheels))[0] == 0
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE((folder / "lockfiles/base.txt").stat().st_mode) == 0o644
+    (folder / "lockfiles/base.txt").chmod(0o640)  # a mode the user chose is kept on relock
+    assert run_cli(capsys, "--project", str(folder), "lock", "base", "-U", *offline(wheels))[0] == 0
+    assert stat.S_IMODE((folder / "lockfiles/base.txt").stat().st_mode) == 0o640
+
+
+def test_pip_tools_respects_the_users_own_pip_configuration(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No index flags on the command line: the user's pip.conf alone points pip-compile at the local wheels.
+    folder = write_project(tmp_path / "proj")
+    config = tmp_path / "pip.conf"
+    config.write_text(f"[global]\nno-index = true\nfind-links = {wheels}\n", encoding="utf-8")
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(config))
+    code, _, err = run_cli(capsys, "--project", str(folder), "lock", "base", "--backend", "pip")
+    assert code == 0, err
+    assert versions(folder / "lockfiles/base.txt") == {"alpha": "1.1", "beta": "2.0"}
+    assert str(wheels) not in (folder / "lockfiles/base.txt").read_text()  # the config is not written into the lock

@@ -231,7 +231,7 @@ def test_check_library_api_returns_findings_as_data(project: Path) -> None:
     (project / "lockfiles/brain.txt").unlink()
     report = check(load_project(project))
     assert not report.ok
-    assert [(f.tier, f.kind) for f in report.findings] == [("brain", "missing")]
+    assert [(f.tier, f.kind) for f in report.findings] == [("brain", "missing"), ("tools", "base-moved")]
     assert report.tiers == ("base", "brain", "tools")
 
 
@@ -252,3 +252,45 @@ def test_check_never_imports_rich_jsonschema_pip_or_uv_nor_starts_a_process(proj
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == {"rc": 1, "heavy": [], "started": 0}
+
+
+def test_a_layered_tier_whose_lower_lockfile_is_gone_is_reported_even_when_checked_alone(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "lockfiles/base.txt").unlink()
+    code, found = findings(capsys, project, "brain")
+    assert code == 1
+    assert kinds(found) == [("brain", "base-moved")]
+    assert "the base lockfile brain was locked on is gone (lockfiles/base.txt)" in found[0]["detail"]
+    assert found[0]["remedy"] == "tierlock lock brain"  # which locks the missing base first
+    code, found = findings(capsys, project)
+    assert kinds(found) == [("base", "missing"), ("brain", "base-moved")]
+
+
+def test_input_drift_pairs_a_changed_requirement_that_a_lower_tier_also_names(
+    project: Path, capsys: pytest.CaptureFixture[str], wheels: Path
+) -> None:
+    pyproject = project / "pyproject.toml"
+    edit(pyproject, 'brain = ["gamma>=1"]', 'brain = ["gamma>=1", "alpha>=1.1"]')
+    assert run_cli(capsys, "--project", str(project), "lock", "brain", *offline(wheels))[0] == 0
+    edit(pyproject, '"alpha>=1.1"', '"alpha>=1.0.5"')
+    code, found = findings(capsys, project, "brain")
+    assert code == 1
+    assert [f["detail"] for f in found] == ["brain: alpha>=1.1 became alpha>=1.0.5"]
+
+
+def test_a_hash_line_cut_off_from_its_requirement_says_so_with_its_line(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lock = project / "lockfiles/base.txt"
+    edit(lock, "beta==2.0 \\\n", "beta==2.0\n")
+    code, found = findings(capsys, project, "base")
+    assert code == 1
+    lines = lock.read_text().splitlines()
+    orphan = next(i for i, line in enumerate(lines, start=1) if i > 1 and lines[i - 2] == "beta==2.0")
+    integrity = [(f["line"], f["detail"]) for f in found if f["kind"] == "integrity"]
+    assert (
+        orphan,
+        "a --hash line that belongs to no requirement (is the '\\' at the end of the line above missing?)",
+    ) in integrity
+    assert (orphan - 1, "beta: an entry without hashes (--hash=sha256:...)") in integrity

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -171,6 +172,7 @@ def test_load_refuses_a_lockfile_with_an_integrity_problem_naming_file_and_line(
     rendered = "\n".join(err.lines())
     assert any(__import__("re").search(expected, p.message) for p in err.problems), rendered
     assert all(p.file == str(path) for p in err.problems)
+    assert err.remedy == "regenerate it: tierlock lock base (then run tierlock check)"  # the header's own command
     first_body_line = len(path.read_text().splitlines()) - len(body) + 1
     if "ends inside" not in expected:
         assert err.problems[-1].line is not None
@@ -359,3 +361,31 @@ def test_reading_a_lockfile_imports_no_rich_jsonschema_pip_or_uv(tmp_path: Path)
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("change", "key_line", "expected"),
+    [
+        (lambda t: t.replace('lock-version = "1.0"', 'lock-version = "2.0"'), 1, "pylock version 2.0 is not supported"),
+        (lambda t: t.replace("size = 63000", 'size = "big"'), 8, "expected int"),  # the line of `wheels = [`
+        (lambda t: t.replace("python_full_version >= '3.11'", "bad =="), 15, "Expected a marker variable"),
+        (lambda t: t.replace('version = "25.1.0"', 'version = "25.1.0"\nversion = "2"'), 8, "Cannot overwrite a value"),
+    ],
+)
+def test_a_bad_pylock_value_is_reported_at_the_line_of_its_key(
+    tmp_path: Path, change: Callable[[str], str], key_line: int, expected: str
+) -> None:
+    path = tmp_path / "pylock.base.toml"
+    path.write_text(change(PYLOCK))
+    problems = [p for p in read(path).problems if p.kind == "integrity"]  # PYLOCK has no tierlock header
+    assert [(p.line, expected in p.detail) for p in problems] == [(key_line, True)], problems
+    assert not problems[0].detail.endswith(" ")
+
+
+def test_a_mangled_pylock_header_is_reported_at_the_line_of_its_table(tmp_path: Path) -> None:
+    path = write_pylock(tmp_path)
+    path.write_text(path.read_text().replace('tier = "base"', "tier = 3"))
+    table = path.read_text().splitlines().index("[tool.tierlock]") + 1
+    problems = read(path).problems
+    assert problems
+    assert {(p.kind, p.line) for p in problems} == {("header", table)}

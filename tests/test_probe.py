@@ -17,7 +17,7 @@ from packaging.version import Version
 from tests.support.env import clean_env, make_venv, site_packages
 from tests.support.probe_env import build_c_extension_wheel, editable_project, uv_install
 from tests.support.wheels import EXT_SUFFIX, build_wheel
-from tierlock.probing import DistributionProbe, SiteIndex, probe_distribution
+from tierlock.probing import DistributionProbe, SiteIndex, is_compiled, probe_distribution
 from tierlock.probing.site import pip_leftover_of
 
 
@@ -28,6 +28,12 @@ def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     build_wheel(house, "beta", "2.0", extension=True)
     build_wheel(house, "gamma", "1.0+cu121")
     build_c_extension_wheel(house, "cext", "1.0")
+    build_wheel(house, "dpkg", "1.0", files={"dpkg/__init__.py": "X = 1\n", "licenses/LICENSE.txt": "MIT\n"})
+    vendored: dict[str, bytes | str] = {
+        "libpkg/__init__.py": "X = 1\n",
+        "libpkg.libs/libz-1a2b.so.1.2.13": b"\x7fELF" + b"\0" * 64,
+    }
+    build_wheel(house, "libpkg", "1.0", files=vendored)
     return house
 
 
@@ -97,6 +103,33 @@ def test_deleted_real_c_extension_turns_present_into_partial(venv: Path, wheelho
         [str(python), "-c", "import cext"], check=False, capture_output=True, text=True, env=clean_env()
     )
     assert broken.returncode != 0  # what the probe predicted without importing
+
+
+def test_deleted_vendored_shared_library_turns_present_into_partial(venv: Path, wheelhouse: Path) -> None:
+    site = install(venv, wheelhouse, "libpkg")
+    assert probe_in(site, "libpkg").state == "present"
+    (site / "libpkg.libs" / "libz-1a2b.so.1.2.13").unlink()
+    result = probe_in(site, "libpkg")
+    assert result.state == "partial"
+    assert result.reasons == ["compiled artifact libpkg.libs/libz-1a2b.so.1.2.13 is missing"]
+
+
+@pytest.mark.parametrize(
+    ("path", "compiled"),
+    [
+        (f"pkg/_core{EXT_SUFFIX}", True),
+        ("pkg/_core.abi3.so", True),
+        ("pkg.libs/libgomp-a34b3233.so.1.0.0", True),
+        ("pkg/_core.pyd", True),
+        ("pkg/bin/zlib.dll", True),
+        ("pkg/.dylibs/libomp.dylib", True),
+        ("pkg/__init__.py", False),
+        ("pkg/solver.source", False),
+        ("pkg/data.so.txt", False),
+    ],
+)
+def test_compiled_artifacts_are_recognised_by_their_suffix(path: str, compiled: bool) -> None:
+    assert is_compiled(path) is compiled
 
 
 def test_deleted_package_folder_with_dist_info_kept_is_partial(venv: Path, wheelhouse: Path) -> None:
@@ -223,6 +256,18 @@ def test_empty_import_root_folder_is_partial(venv: Path, wheelhouse: Path) -> No
     result = probe_in(site, "alpha", import_roots=["alpha"])
     assert result.state == "partial"
     assert any("import root 'alpha' is an empty or namespace-only directory" in r for r in result.reasons)
+
+
+def test_a_data_only_folder_at_the_top_of_site_packages_is_not_an_import_root(venv: Path, wheelhouse: Path) -> None:
+    site = install(venv, wheelhouse, "dpkg")
+    result = probe_in(site, "dpkg")
+    assert result.state == "present", result.reasons
+    assert result.import_roots == ("dpkg",)
+    (site / "dpkg" / "__init__.py").unlink()
+    broken = probe_in(site, "dpkg")
+    assert broken.state == "partial"
+    assert any("import root 'dpkg' is an empty or namespace-only directory" in r for r in broken.reasons)
+    assert not any("licenses" in r for r in broken.reasons)
 
 
 def test_missing_record_is_partial(venv: Path, wheelhouse: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 
 import tierlock
 from tests.support.env import clean_env, make_venv, site_packages
-from tests.support.probe_env import uv_install
+from tests.support.probe_env import editable_project, uv_install
 from tests.support.wheels import EXT_SUFFIX, build_wheel
 from tierlock.cli import main
 from tierlock.errors import UsageError
@@ -198,3 +199,26 @@ def test_project_argument_accepts_a_pyproject_path(project: Path) -> None:
     result = tierlock.probe("brain", project=project / "pyproject.toml")
     assert result.tier == "brain"
     assert result.install_command == "install-tier brain"
+
+
+def test_probe_command_says_an_editable_roots_sources_were_not_record_checked(
+    project_dir: Path, python: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project_dir / "pyproject.toml").write_text(
+        PYPROJECT.replace('brain = ["beta", "gamma"]', 'brain = ["edpkg"]')
+        + '[tool.tierlock.tiers.brain.import-roots]\nedpkg = ["edpkg"]\n'
+    )
+    source = editable_project(tmp_path / "edpkg")
+    uv_install(python, tmp_path, editable=source)
+    argv = ["--project", str(project_dir), "probe", "brain", "--python", str(python)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "brain  present  1/1" in out
+    assert f"brain: edpkg present-editable 0.3 — note: editable install from {source}: its sources are not" in out
+    assert main([*argv, "--json"]) == 0
+    root = json.loads(capsys.readouterr().out)["tiers"][0]["roots"][0]
+    assert root["state"] == "present-editable"
+    assert root["editable_source"] == str(source)
+    shutil.rmtree(source / "src" / "edpkg")
+    assert main(argv) == 1
+    assert "import root 'edpkg' (declared) is missing" in capsys.readouterr().out

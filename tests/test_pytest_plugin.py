@@ -166,6 +166,26 @@ def test_explicitly_named_file_of_an_absent_tier_is_never_imported(inner: pytest
     assert not (inner.path / "tests" / "brain" / "imported.flag").exists()
 
 
+@pytest.mark.parametrize(
+    "nodeid",
+    [
+        "tests/brain/test_brain.py::test_brain",
+        "tests/brain/test_brain.py::test_brain[1]",
+        "tests/brain/test_brain.py::TestBrain::test_it",
+    ],
+)
+def test_test_named_inside_an_absent_tiers_file_is_skipped_not_reported_missing(
+    inner: pytest.Pytester, nodeid: str
+) -> None:
+    result = inner.runpytest(nodeid, "-v", "-rs")  # what an IDE runs
+    result.assert_outcomes(skipped=1)
+    assert result.ret == 0
+    assert any(line.startswith(f"{nodeid} SKIPPED ") for line in result.outlines), result.outlines
+    reason = "named on the command line but not imported: tier brain is absent; to run these tests: install-tier brain"
+    assert f"SKIPPED [1] tests/brain/test_brain.py:1: {reason}" in result.outlines
+    assert not (inner.path / "tests" / "brain" / "imported.flag").exists()
+
+
 def test_gating_keeps_ignore_working(inner: pytest.Pytester) -> None:
     result = inner.runpytest("--ignore=tests/test_base.py")
     result.assert_outcomes(skipped=1)  # only the marked test is left; --ignore still applies
@@ -219,6 +239,16 @@ def test_ci_false_is_not_ci(inner: pytest.Pytester, monkeypatch: pytest.MonkeyPa
     result.stdout.fnmatch_lines(["tierlock: lenient (not CI)"])
 
 
+def test_an_empty_ci_does_not_hide_a_vendor_ci_variable(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "")
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    result = inner.runpytest()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stderr.fnmatch_lines(["tierlock: tier brain is required in CI (ci-require) but it is absent:"])
+
+
 def test_both_overrides_at_once_are_a_usage_error(inner: pytest.Pytester) -> None:
     result = inner.runpytest("--tierlock-strict", "--tierlock-lenient")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -241,6 +271,20 @@ def test_project_without_a_tier_table_is_left_alone(pytester: pytest.Pytester, m
     result = pytester.runpytest()
     result.assert_outcomes(passed=1)
     assert "tierlock:" not in result.stdout.str()
+
+
+def test_project_without_a_tier_table_is_left_alone_even_when_its_project_table_is_invalid(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makefile(
+        ".toml",
+        pyproject='# tierlock is used elsewhere\n[project]\nname = "plain"\nversion = "0"\n'
+        'dependencies = ["foo >>> 1"]\n[tool.pytest.ini_options]\n',
+    )
+    pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1)
+    assert "tierlock:" not in result.stdout.str() + result.stderr.str()
 
 
 def test_xdist_controller_decides_once_and_workers_agree(inner: pytest.Pytester) -> None:

@@ -19,7 +19,9 @@ from tests.support.env import clean_env
 from tests.support.probe_env import uv_install
 from tests.support.wheels import EXT_SUFFIX, build_wheel
 from tierlock.environment import current
-from tierlock.probing.facts import ProjectFacts, site_folders
+from tierlock.probing import probe_tiers
+from tierlock.probing.facts import ProjectFacts, facts_of, probe_facts, site_folders
+from tierlock.tiers import load_project
 
 PYPROJECT = """\
 [project]
@@ -264,3 +266,51 @@ def test_a_cache_that_cannot_be_written_neither_fails_nor_warns(inner: pytest.Py
         result.assert_outcomes(passed=1)
         result.stdout.fnmatch_lines([ABSENT_HEADER])
         result.stdout.no_fnmatch_line("*could not create cache path*")
+
+
+MODEL_PYPROJECT = """\
+[project]
+name = "model"
+version = "0.1"
+dependencies = ["alpha"]
+
+[project.optional-dependencies]
+brain = ["beta", "gamma"]
+
+[tool.tierlock.tiers.brain]
+tests = ["tests/brain/**"]
+"""
+
+
+def test_the_cached_model_gives_exactly_the_verdicts_of_the_full_probe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    house = tmp_path / "wheels"
+    build_wheel(house, "alpha", "1.0")
+    build_wheel(house, "beta", "2.0", extension=True)
+    build_wheel(house, "gamma", "1.0+cu121")
+    folder = tmp_path / "model"
+    (folder / "lockfiles").mkdir(parents=True)
+    (folder / "pyproject.toml").write_text(MODEL_PYPROJECT)
+    (folder / "lockfiles" / "brain.txt").write_text(f"beta==2.0 {FAKE_HASH}\ngamma==1.0+cu121 {FAKE_HASH}\n")
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    project = load_project(folder)
+    # The model is taken once, with nothing installed, and read back as the plugin reads its cache entry.
+    cached = ProjectFacts.from_json(json.loads(json.dumps(facts_of(project, probe_tiers(None, project)).to_json())))
+
+    def verdicts_agree() -> list[str]:
+        full = {r.tier: (r.state, [d.to_dict() for d in r.roots]) for r in probe_tiers(None, project)}
+        from_model = {v.tier: (v.state, [d.to_dict() for d in v.roots]) for v in probe_facts(cached)}
+        assert from_model == full
+        return [state for state, _ in full.values()]
+
+    assert verdicts_agree() == ["absent", "absent"]
+    uv_install(None, house, "beta", target=site)
+    assert verdicts_agree() == ["absent", "partial"]
+    uv_install(None, house, "alpha", "gamma", target=site)
+    assert verdicts_agree() == ["present", "present"]
+    (site / "beta" / f"_core{EXT_SUFFIX}").unlink()
+    (site / "gamma-1.0+cu121.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: gamma\nVersion: 1.0\n")
+    assert verdicts_agree() == ["present", "partial"]

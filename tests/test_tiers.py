@@ -329,3 +329,60 @@ def test_bad_import_roots_and_wrong_types_are_reported(project_dir: Path) -> Non
 def test_pyproject_with_bom_is_read(project_dir: Path) -> None:
     (project_dir / "pyproject.toml").write_bytes(b'\xef\xbb\xbf[project]\nname = "x"\ndependencies = ["attrs"]\n')
     assert [r.name for r in load_project(project_dir).tier("base").requirements] == ["attrs"]
+
+
+HEAD = '[project]\nname = "x"\nversion = "1"\n'
+BAD_INPUTS = [
+    (
+        "unknown key",
+        HEAD + "[tool.tierlock]\nlockdir = 'x'\n",
+        "[tool.tierlock].lockdir: unknown key 'lockdir' (did you mean 'lock-dir'?)",
+    ),
+    (
+        "wrong type",
+        HEAD + "[tool.tierlock]\nformat = 3\n",
+        "[tool.tierlock].format: must be one of requirements, pylock",
+    ),
+    (
+        "missing source",
+        HEAD + "[project.optional-dependencies]\nbrain = []\n[tool.tierlock.tiers.gpu]\n",
+        "[tool.tierlock.tiers.gpu]: no extra or dependency group called 'gpu'; extras: brain",
+    ),
+    (
+        "layered-on cycle",
+        HEAD + "[project.optional-dependencies]\na = []\nb = []\n"
+        "[tool.tierlock.tiers.a]\nlayered-on = 'b'\n[tool.tierlock.tiers.b]\nlayered-on = 'a'\n",
+        "layered-on forms a cycle: a -> b -> a",
+    ),
+    (
+        "unknown tier in ci-require",
+        HEAD + "[tool.tierlock]\nci-require = ['gpu']\n",
+        "[tool.tierlock].ci-require[0]: unknown tier 'gpu'",
+    ),
+    (
+        "bad requirement",
+        HEAD + "[project.optional-dependencies]\nbrain = ['numpy', 'scipy>>1']\n[tool.tierlock.tiers.brain]\n",
+        "[project.optional-dependencies].brain[1]: invalid requirement 'scipy>>1': Expected",
+    ),
+    (
+        "unresolvable include-group",
+        HEAD + "[dependency-groups]\nbrain = [{include-group = 'nope'}]\n[tool.tierlock.tiers.brain]\n",
+        "[dependency-groups].brain: cannot resolve dependency group: Dependency group 'nope' not found",
+    ),
+    ("invalid TOML", HEAD + "[tool.tierlock\n", "pyproject.toml:4:"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), [c[1:] for c in BAD_INPUTS], ids=[c[0] for c in BAD_INPUTS])
+def test_every_bad_input_exits_2_with_its_place_and_writes_nothing(
+    text: str, message: str, project_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tierlock.cli import main
+
+    path = project_dir / "pyproject.toml"
+    path.write_text(text, encoding="utf-8")
+    before = sorted(p.name for p in project_dir.iterdir())
+    assert main(["--project", str(project_dir), "tiers"]) == 2
+    assert message in capsys.readouterr().err
+    assert path.read_text(encoding="utf-8") == text
+    assert sorted(p.name for p in project_dir.iterdir()) == before

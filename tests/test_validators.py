@@ -37,6 +37,7 @@ ACCEPTED: list[tuple[str, dict[str, Any]]] = [
     ("setup is optional and may be empty", doc(cmd(), setup=[])),
     ("policy on a setup command has no effect", doc(cmd(), setup=[cmd(key="arm", policy={"reuse": "never"})])),
     ("1000.0 counts as 1000", doc(cmd(timeoutMs=1000.0))),
+    ("schemaVersion 1.0 is the number 1, as JSON.parse reads it", {"schemaVersion": 1.0, "verification": []}),
     ("largest timeout", doc(cmd(timeoutMs=2**53 - 1))),
     ("empty string arguments", doc(cmd(args=["", "-q"]))),
     ("env names", doc(cmd(env={"_X": "1", "PYTHONHASHSEED": "0", "PATH_EXTRA": ""}))),
@@ -97,6 +98,9 @@ REFUSED: list[tuple[str, Any, set[str]]] = [
     ("key of 129 characters", doc(cmd(key="k" * 129)), {"RC004"}),
     ("repositoryId with a slash", doc(cmd(repositoryId="a/b")), {"RC004"}),
     ("independentGroup empty", doc(cmd(policy={"independentGroup": ""})), {"RC004"}),
+    ("key with a trailing newline", doc(cmd(key="unit\n")), {"RC004"}),
+    ("repository id with a trailing newline", doc(repositories=[{"id": "app\n", "path": "."}]), {"RC004"}),
+    ("independentGroup with a trailing newline", doc(cmd(policy={"independentGroup": "g\n"})), {"RC004"}),
     # 5: non-empty strings
     ("empty command", doc(cmd(command="")), {"RC005"}),
     ("whitespace command", doc(cmd(command=" \t ")), {"RC005"}),
@@ -119,6 +123,7 @@ REFUSED: list[tuple[str, Any, set[str]]] = [
     # 9: env
     ("env name starting with a digit", doc(cmd(env={"1X": "a"})), {"RC009"}),
     ("env name with a dash", doc(cmd(env={"A-B": "a"})), {"RC009"}),
+    ("env name with a trailing newline", doc(cmd(env={"PATH\n": "a"})), {"RC009"}),
     ("env value a number", doc(cmd(env={"A": 1})), {"RC009"}),
     ("env value with NUL", doc(cmd(env={"A": "\x00"})), {"RC009"}),
     ("env token name", doc(cmd(env={"GITHUB_TOKEN": "x"})), {"RC009"}),
@@ -149,6 +154,7 @@ REFUSED: list[tuple[str, Any, set[str]]] = [
     ("Slack token inside an argument", doc(cmd(args=["--hook=" + SLACK])), {"RC014"}),
     ("private key in env", doc(cmd(env={"KEY_PEM": PEM})), {"RC014"}),
     ("URL with a password", doc(cmd(args=["--index-url", URL_PASSWORD])), {"RC014"}),
+    ("env name that is itself a credential", doc(cmd(env={GITHUB: "1"})), {"RC014"}),
     # 15: cwd, lexically
     ("cwd absolute", doc(cmd(cwd="/srv/app")), {"RC015"}),
     ("cwd Windows absolute", doc(cmd(cwd="C:\\work")), {"RC015"}),
@@ -339,3 +345,12 @@ def test_a_broken_pyproject_skips_the_tier_rule_with_a_note(tmp_path: Path) -> N
     result = validate_runtime_config(config, checkout=False)
     assert result.ok
     assert any("has errors" in note and "RC017" in note for note in result.notes)
+
+
+def test_schema_patterns_end_at_the_end_of_the_text_as_in_ecma_262() -> None:
+    from tierlock.validators.schema import python_pattern, schema
+
+    assert python_pattern("^[a-z]$") == "^[a-z]\\Z"
+    assert python_pattern("^a\\$") == "^a\\$"
+    # The published schema keeps ECMA-262 patterns for editors.
+    assert schema()["$defs"]["identifier"]["pattern"].endswith("$")

@@ -151,6 +151,15 @@ def test_validate_discovers_the_config_of_the_project(
     assert discover(tmp_path) == tmp_path / "tierlock.runtime.json"
 
 
+@pytest.mark.parametrize("fmt", ["text", "github"])
+def test_json_with_a_line_format_is_a_usage_error_reported_as_one_json_document(
+    capsys: pytest.CaptureFixture[str], broken: Path, fmt: str
+) -> None:
+    code, out, _ = run(capsys, "--json", "validate", str(broken), "--format", fmt)
+    document = json.loads(out)
+    assert (code, document["ok"], document["error"]["kind"]) == (2, False, "usage")
+
+
 def test_fail_fast_reports_one_error(capsys: pytest.CaptureFixture[str], broken: Path) -> None:
     code, out, _ = run(capsys, "--json", "validate", str(broken), "--no-checkout", "--fail-fast")
     assert code == 1

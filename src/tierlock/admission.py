@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
+    from tierlock.errors import TierlockError
     from tierlock.probing import TierProbe
     from tierlock.tiers import Project
 
@@ -108,30 +109,37 @@ def runtime_part(project: Project) -> Part:
 
 def probe_part(project: Project, names: Sequence[str], python: str | Path | None) -> Part:
     """Every required tier present in the environment (roots and locked closure when locked)."""
+    from tierlock.errors import TierlockError
     from tierlock.probing import Prober
     from tierlock.probing.tier import resolve_target
 
     prober = Prober(project, resolve_target(python))
     results: list[TierProbe] = []
+    failed: list[tuple[str, TierlockError]] = []
     for name in names:
         tier = project.tier(name)
         closure = tier.lockfile.is_file()
-        results.append(prober.probe(tier, closure=closure))
-    return probe_verdict(results)
+        try:
+            results.append(prober.probe(tier, closure=closure))
+        except TierlockError as err:  # a lockfile that cannot be trusted: the tier fails, the gate still reports
+            failed.append((tier.name, err))
+    return probe_verdict(results, failed)
 
 
-def probe_verdict(results: Sequence[TierProbe]) -> Part:
-    problems: list[str] = []
+def probe_verdict(results: Sequence[TierProbe], failed: Sequence[tuple[str, TierlockError]] = ()) -> Part:
+    """The probe part from the tiers probed (*results*) and the tiers that could not be probed (*failed*)."""
+    problems = [f"tier {tier}: not probed: {err.message}" for tier, err in failed]
     for r in results:
         for d in r.broken:
             why = "; ".join(d.reasons) or d.state
             problems.append(f"tier {r.tier}: {d.name} {d.state}: {why}")
     missing = [r for r in results if not r.present]
-    remedy = " && ".join(r.install_command for r in missing) or None
+    remedies = [err.remedy for _, err in failed if err.remedy] + [r.install_command for r in missing]
+    remedy = " && ".join(dict.fromkeys(remedies)) or None
     counts = {
-        "tiers": len(results),
+        "tiers": len(results) + len(failed),
         "tiers_present": len(results) - len(missing),
         "packages": sum(len(r.checked) for r in results),
         "files_checked": sum(r.files_checked for r in results),
     }
-    return Part("probe", "fail" if missing else "pass", counts, problems, remedy)
+    return Part("probe", "fail" if missing or failed else "pass", counts, problems, remedy)

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from tierlock._version import __version__
 from tierlock.errors import EXIT_USAGE, TierlockError, UsageError
@@ -42,6 +43,9 @@ COMMANDS = (
 class _Parser(argparse.ArgumentParser):
     """argparse that raises UsageError instead of exiting, so main() can return."""
 
+    json_output = False
+    """Set by main() when ``--json`` is on the command line (``--version`` then prints JSON)."""
+
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message}", remedy=f"see: {self.prog} --help")
 
@@ -60,6 +64,26 @@ class Context:
 
             self._project = load_project(self.project_arg or ".")
         return self._project
+
+
+class _Version(argparse.Action):
+    """``--version``: ``tierlock VERSION``, or with ``--json`` the one JSON document."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0, help=kwargs.get("help"))
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> NoReturn:
+        if getattr(parser, "json_output", False):
+            print(json.dumps({"ok": True, "version": __version__}))
+        else:
+            print(f"tierlock {__version__}")
+        parser.exit()
 
 
 def _common(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
@@ -108,7 +132,7 @@ def _named_command(argv: Sequence[str]) -> str | None:
 def build_parser(prog: str = "tierlock", *, only: str | None = None) -> argparse.ArgumentParser:
     """The argument parser with every subcommand (or just the one called *only*: a faster start)."""
     parser = _Parser(prog=prog, description="Fast base installs and opt-in dependency tiers from exact lockfiles.")
-    parser.add_argument("--version", action="version", version=f"tierlock {__version__}")
+    parser.add_argument("--version", action=_Version, help="print the version and exit")
     _common(parser, suppress=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     modules = command_modules() if only is None else {only: _command_module(only)}
@@ -129,10 +153,14 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
     ui = UI(json_mode=json_mode)
     try:
         parser = build_parser(prog, only=_named_command(args_list))
+        if isinstance(parser, _Parser):
+            parser.json_output = json_mode
         args = parser.parse_args(args_list)
         ui = UI(json_mode=args.json, quiet=args.quiet, verbose=args.verbose)
         if getattr(args, "_module", None) is None:
             parser.print_help(sys.stderr)
+            if args.json:  # stdout still carries its one document
+                raise UsageError(f"{prog}: no command given", remedy=f"see: {prog} --help")
             return EXIT_USAGE
         ctx = Context(ui=ui, project_arg=args.project)
         code: int = args._module.run(args, ctx)

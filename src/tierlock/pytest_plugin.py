@@ -247,13 +247,16 @@ def gate_for(pyproject: Path, text: str, cache: _Cache | None, strict: bool, why
             return _gate(cached, model.probe_facts(cached), strict, why) if cached.configured else None
     from tierlock.errors import TierlockError
     from tierlock.probing import probe_tiers
-    from tierlock.tiers import load_project
+    from tierlock.tiers.loader import parse_project, parse_toml
 
     try:
-        project = load_project(pyproject)
-        if not project.configured:
+        data = parse_toml(text, pyproject)
+        tool = data.get("tool")
+        if not (isinstance(tool, dict) and "tierlock" in tool):
+            # No tier table: leave the project alone, even when the rest of its pyproject would not load.
             _remember(cache, name, model.entry(key, {}, model.unconfigured(pyproject)))
             return None
+        project = parse_project(data, pyproject=pyproject, text=text)
         stamps = model.lock_stamps([str(t.lockfile) for t in project.tiers.values()])
         results = probe_tiers(None, project)
     except TierlockError as err:
@@ -334,14 +337,60 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 
 class GatedFile(pytest.File):
-    """Stands in for a test module of a tier that is not present; never imports it."""
+    """Stands in for a test module of a tier that is not present; never imports it.
+
+    Its one child is a skipped entry named after the file; when the command
+    line names tests inside it (``file.py::TestX::test_y``, as IDEs do), it
+    has skipped entries of those names instead, so pytest finds what it was
+    asked for without importing the module.
+    """
 
     reason: str = ""
 
     def collect(self) -> Iterable[pytest.Item | pytest.Collector]:
-        item = GatedItem.from_parent(self, name=self.path.name)
-        item.reason = self.reason
-        return [item]
+        chains = requested_names(self.config.args, self.config.invocation_params.dir, self.path)
+        return gated_children(self, chains or [[self.path.name]], self.reason)
+
+
+class GatedGroup(pytest.Collector):
+    """A class (or other collector) named on the command line inside a gated file."""
+
+    reason: str = ""
+    chains: tuple[tuple[str, ...], ...] = ()
+
+    def collect(self) -> Iterable[pytest.Item | pytest.Collector]:
+        return gated_children(self, self.chains, self.reason)
+
+
+def requested_names(args: Iterable[str], base: Path, path: Path) -> list[list[str]]:
+    """The ``::`` parts of the collection arguments that name tests inside the file *path*."""
+    out: list[list[str]] = []
+    for arg in args:
+        head, sep, rest = str(arg).partition("::")
+        if sep and rest and Path(os.path.abspath(base / head)) == path:
+            out.append(rest.split("::"))
+    return out
+
+
+def gated_children(
+    parent: pytest.Collector, chains: Sequence[Sequence[str]], reason: str
+) -> list[pytest.Item | pytest.Collector]:
+    """Skipped entries (and the collectors that hold them) for each chain of names below *parent*."""
+    tails: dict[str, list[tuple[str, ...]]] = {}
+    for chain in chains:
+        tails.setdefault(chain[0], []).append(tuple(chain[1:]))
+    out: list[pytest.Item | pytest.Collector] = []
+    for name, rest in tails.items():
+        deeper = [t for t in rest if t]
+        if deeper:
+            group = GatedGroup.from_parent(parent, name=name)
+            group.reason, group.chains = reason, tuple(deeper)
+            out.append(group)
+        else:
+            item = GatedItem.from_parent(parent, name=name)
+            item.reason = reason
+            out.append(item)
+    return out
 
 
 class GatedItem(pytest.Item):

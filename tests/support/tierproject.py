@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from tests.support.wheels import build_wheel
@@ -64,10 +64,11 @@ def _quoted(items: Sequence[str]) -> str:
     return ", ".join(f'"{i}"' for i in items)
 
 
-def body_lines(pins: Sequence[tuple[str, str, Path]]) -> list[str]:
+def body_lines(pins: Sequence[tuple[str, str, Path]], *, urls: Collection[str] = ()) -> list[str]:
+    """Pins with their wheel's hash; the names in *urls* as direct references to their wheel file."""
     lines: list[str] = []
     for name, version, wheel in sorted(pins):
-        lines.append(f"{name}=={version} \\")
+        lines.append(f"{name} @ {wheel.as_uri()} \\" if name in urls else f"{name}=={version} \\")
         lines.append(f"    --hash=sha256:{sha256(wheel)}")
     return lines
 
@@ -78,6 +79,7 @@ def write_lock(
     pins: Sequence[tuple[str, str, Path]],
     *,
     platform: str | None = None,
+    urls: Collection[str] = (),
 ) -> Path:
     """Write ``lockfiles/<tier>.txt`` with a tierlock header for the project at *root*."""
     from tierlock.lockfiles import digest, requirements
@@ -91,7 +93,7 @@ def write_lock(
     if spec.layered_on is not None:
         below = project.tiers[spec.layered_on].lockfile
         layered_digest = requirements.parse(below.read_text(encoding="utf-8")).body_digest
-    body = body_lines(pins)
+    body = body_lines(pins, urls=urls)
     header = LockHeader(
         tier=spec.name,
         inputs=inputs,

@@ -7,7 +7,7 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from tierlock.errors import ConfigError
+from tierlock.errors import ConfigError, UsageError
 
 if TYPE_CHECKING:
     from tierlock.cli import Context
@@ -57,6 +57,11 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     from tierlock.validators import validate_runtime_config
     from tierlock.validators.report import RENDERERS
 
+    if ctx.ui.json_mode and args.format in ("text", "github"):
+        raise UsageError(
+            f"--json and --format {args.format} conflict: with --json, stdout carries one JSON document",
+            remedy=f"drop --json to get {args.format} lines, or use --format json or sarif",
+        )
     if args.file:
         path = Path(args.file)
         if not path.exists():

@@ -274,7 +274,9 @@ def to_json(noop: NoOp, duration: float) -> dict[str, Any]:
             "install": [],
             "replace": [],
             "repair": [],
-            "satisfied": [{"name": n, "version": v, "reason": "receipt verified"} for n, v in noop.pins],
+            "satisfied": [
+                {"name": n, "version": v, "installed_version": v, "reason": "receipt verified"} for n, v in noop.pins
+            ],
         },
         "files_checked": noop.files,
         "backend": None,

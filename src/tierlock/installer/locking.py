@@ -29,8 +29,17 @@ def environment_lock(prefix: Path, *, on_wait: Callable[[str], None]) -> Iterato
     import fcntl
 
     path = lock_path(prefix)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        from tierlock.errors import UsageError
+
+        raise UsageError(
+            f"cannot write into the environment {prefix} ({path}: {exc.strerror or exc}); nothing was changed",
+            file=str(path),
+            remedy="run as the user who owns the environment, or pass --python PATH to one you can write to",
+        ) from exc
     waited = False
     try:
         try:

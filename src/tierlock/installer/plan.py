@@ -168,7 +168,11 @@ def unavailable(entries: Iterable[LockEntry], tags: frozenset[str]) -> list[Lock
 
 
 def requirement_lines(steps: Iterable[Step]) -> list[str]:
-    """Exact ``name==version --hash=...`` lines for the backend's requirements file."""
+    """Exact ``name==version --hash=...`` lines for the backend's requirements file.
+
+    A direct reference of the lock (``name @ URL``) stays one: the file at that
+    URL, hash-checked, not whatever an index has under that version.
+    """
     lines: list[str] = []
     for step in steps:
         entry = step.entry
@@ -176,6 +180,7 @@ def requirement_lines(steps: Iterable[Step]) -> list[str]:
         if not hashes:
             for file in entry.files:
                 hashes.extend(f"{alg}:{digest}" for alg, digest in sorted(file.hashes.items()))
-        parts = [f"{entry.name}=={entry.version}"] + [f"--hash={h}" for h in dict.fromkeys(hashes)]
+        pin = f"{entry.name} @ {entry.url}" if entry.url else f"{entry.name}=={entry.version}"
+        parts = [pin] + [f"--hash={h}" for h in dict.fromkeys(hashes)]
         lines.append(" \\\n    ".join(parts))
     return lines

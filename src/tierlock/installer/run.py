@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -58,8 +59,14 @@ class Outcome:
     duration: float = 0.0
     waited: bool = False
     receipts: list[str] = field(default_factory=list)
+    noop: fastpath.NoOp | None = None
+    """What the receipts vouched for, when they proved a no-op (no plan was made)."""
 
     def to_json(self) -> dict[str, Any]:
+        if self.plan is None and self.noop is not None:
+            document = fastpath.to_json(self.noop, self.duration)
+            document["waited_for_lock"] = self.waited
+            return document
         counts = self.plan.counts() if self.plan else {}
         return {
             "ok": True,
@@ -150,11 +157,25 @@ def load_locks(
     return locks
 
 
+def externally_managed_reason(marker: Path) -> str:
+    """The distributor's ``Error`` text from a PEP 668 ``EXTERNALLY-MANAGED`` file ("" when it gives none)."""
+    import configparser
+
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read(marker, encoding="utf-8")
+    except (configparser.Error, UnicodeDecodeError):
+        return ""
+    return " ".join(parser.get("externally-managed", "Error", fallback="").split())
+
+
 def refuse_target(target: Target, *, system: bool) -> None:
     if target.externally_managed:
+        marker = target.stdlib / "EXTERNALLY-MANAGED"
+        reason = externally_managed_reason(marker)
         raise UsageError(
-            f"{target.python} is an externally managed Python (PEP 668: {target.stdlib / 'EXTERNALLY-MANAGED'}); "
-            "tierlock will not install into it, even with --system",
+            f"{target.python} is an externally managed Python (PEP 668: {marker}"
+            f"{': ' + reason if reason else ''}); tierlock will not install into it, even with --system",
             remedy="python -m venv .venv && .venv/bin/install-tier TIER",
         )
     if not target.is_venv and not system:
@@ -268,7 +289,8 @@ def install(
     names: list[str] = [str(t.name) for t in tiers]
     if pending is None:
         pending = environment.start(request.python)  # the target starts while the drift check runs
-    read = fail_closed(project, tiers)
+    with _phase(ui, f"checking the lockfiles of {', '.join(names)}"):
+        read = fail_closed(project, tiers)
 
     target = environment.resolve(request.python, pending=pending)
     refuse_target(target, system=request.system)
@@ -290,7 +312,8 @@ def install(
                 outcome.waited = True
                 return outcome
         say(f"planning {len(entries)} package(s) for {', '.join(names)} in {target.prefix}")
-        plan, probes = probe_and_plan(entries, target, roots)
+        with _phase(ui, f"probing {len(entries)} package(s) in {target.prefix}"):
+            plan, probes = probe_and_plan(entries, target, roots)
         backend_name = backend_version = None
         if not plan.is_noop:
             from tierlock.installer import backends
@@ -302,8 +325,11 @@ def install(
                 f"{backend.name}: installing {counts['install']}, replacing {counts['replace']}, "
                 f"repairing {counts['repair']} of {len(plan.steps)} package(s)"
             )
-            for step in plan.changes:
-                ui.detail(f"  {step.action} {step.entry.pin}: {step.reason}")
+            for step in plan.changes:  # on a terminal, every package that changes; elsewhere with -v
+                if ui.fancy:
+                    ui.line(f"  {step.action} {step.entry.pin}: {step.reason}")
+                else:
+                    ui.detail(f"  {step.action} {step.entry.pin}: {step.reason}")
             from tierlock.installer.plan import requirement_lines
 
             version = _background(backend.version)  # asked while the backend installs
@@ -323,7 +349,8 @@ def install(
                     )
                     raise
             backend_version = version()
-            probes = verify(entries, target, roots, names)
+            with _phase(ui, f"verifying {len(entries)} package(s) with the probe"):
+                probes = verify(entries, target, roots, names)
         dists = inventory_dists(entries, probes, target)
         written = write_receipts(
             project,
@@ -354,6 +381,16 @@ def install(
         )
 
 
+@contextmanager
+def _phase(ui: UI, text: str) -> Iterator[None]:
+    """A spinner naming the phase on a terminal; nothing elsewhere (plain output keeps its few lines)."""
+    if ui.fancy and not ui.quiet:
+        with ui.status(text):
+            yield
+    else:
+        yield
+
+
 def _background(work: Callable[[], str]) -> Callable[[], str | None]:
     """Run *work* in a thread now; the returned function waits for its result (None when it failed)."""
     import threading
@@ -375,7 +412,9 @@ def _background(work: Callable[[], str]) -> Callable[[], str | None]:
 
 
 def _unchanged(noop: fastpath.NoOp, started: float) -> Outcome:
-    return Outcome(noop.tiers, "unchanged", str(noop.prefix), noop.packages, noop.files, duration=_since(started))
+    return Outcome(
+        noop.tiers, "unchanged", str(noop.prefix), noop.packages, noop.files, duration=_since(started), noop=noop
+    )
 
 
 def verify(
@@ -511,10 +550,12 @@ def status(project: Project, names: Sequence[str], python: str | None) -> tuple[
         plan = plan_for(entries, target, {k: tuple(v) for k, v in tier.import_roots.items()})
         satisfied = len(plan.of("satisfied"))
         stale = receipt is not None and receipt.lockfiles.get(tier.name) != receipts.file_digest(tier.lockfile)
+        # Absent, as the probe judges a tier: none of its roots is installed (what it is layered on may be).
+        roots = [s for s in plan.steps if s.name in tier.probe] or list(plan.steps)
         state: Literal["present", "partial", "absent"]
         if plan.is_noop:
             state = "present"
-        elif len(plan.of("install")) == len(plan.steps):
+        elif all(s.action == "install" for s in roots):
             state = "absent"
         else:
             state = "partial"

@@ -203,7 +203,8 @@ class PipToolsBackend:
                 remedy='lock with uv (tierlock lock --backend uv) or set format = "requirements" in [tool.tierlock]',
             )
         argv: list[str | Path] = [self.executable, request.input_file, "--output-file", request.output_file]
-        argv += ["--generate-hashes", "--no-header", "--quiet", "--allow-unsafe", "--strip-extras"]
+        # Not --quiet: that hides pip's explanation of a conflict or an unreachable index.
+        argv += ["--generate-hashes", "--no-header", "--allow-unsafe", "--strip-extras"]
         argv += ["--no-emit-index-url", "--no-emit-find-links", "--no-emit-trusted-host"]
         if request.constraints is not None:
             argv += ["--constraint", request.constraints]
@@ -212,7 +213,33 @@ class PipToolsBackend:
         for name in request.upgrade_packages:
             argv += ["--upgrade-package", name]
         argv += request.index.argv()
-        subproc.run(argv, what="pip-compile", cwd=request.cwd, remedy=_remedy(request), log=self.log)
+        result = subproc.run(argv, what="pip-compile", cwd=request.cwd, check=False, log=self.log)
+        if result.returncode != 0:
+            raise BackendError(
+                f"pip-compile failed (exit {result.returncode}): {subproc.display(result.argv)}",
+                detail=without_tracebacks(result.stdout + "\n" + result.stderr) or result.tail(),
+                remedy=_remedy(request),
+            )
+
+
+def without_tracebacks(text: str, lines: int = subproc.TAIL_LINES) -> str:
+    """*text* without Python traceback frames: pip's own explanation and the exception lines (pure).
+
+    pip-compile may die with a traceback whose 30-line tail holds only frames,
+    hiding the lines that say which requirements conflict or which index failed.
+    """
+    out: list[str] = []
+    in_frames = False
+    for line in text.splitlines():
+        if line.startswith("Traceback (most recent call last):"):
+            in_frames = True
+            continue
+        if in_frames and (not line.strip() or line.startswith(" ")):
+            continue  # a frame: '  File ...', its source line and its carets
+        in_frames = False
+        if line.strip() and not line.startswith("The above exception was the direct cause"):
+            out.append(line.rstrip())
+    return "\n".join(out[-lines:])
 
 
 def _remedy(request: CompileRequest) -> str:

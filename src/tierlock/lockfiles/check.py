@@ -141,6 +141,10 @@ def findings(project: Project, tiers: Sequence[Tier], locks: Mapping[str, ReadRe
         if tier.layered_on and header.layered_on == tier.layered_on and moved:
             detail = f"the {tier.layered_on} lockfile changed since {tier.name} was locked"
             out.append(Finding(tier.name, "base-moved", file, None, detail, remedy))
+        elif tier.layered_on and header.layered_on == tier.layered_on and tier.layered_on in locks and lower is None:
+            below = project.relpath(project.tier(tier.layered_on).lockfile)
+            detail = f"the {tier.layered_on} lockfile {tier.name} was locked on is gone ({below})"
+            out.append(Finding(tier.name, "base-moved", file, None, detail, remedy))
         if lower is not None:
             out.extend(_layer_consistency(project, tier, lock, lower.lock, remedy))
     return Report(tuple(out), tuple(t.name for t in tiers), sum(1 for t in tiers if locks.get(t.name)), packages)
@@ -152,29 +156,27 @@ def describe_drift(
     """``numpy>=2 became numpy>=2.1; scipy added`` (and any changed setting)."""
     from packaging.requirements import InvalidRequirement, Requirement
 
-    def keyed(items: Sequence[str]) -> dict[str, str]:
-        out: dict[str, str] = {}
+    def keyed(items: Sequence[str]) -> dict[str, list[str]]:
+        """Requirements by name and marker (a name may appear once per tier in the chain)."""
+        out: dict[str, list[str]] = {}
         for item in items:
             try:
                 req = Requirement(item)
                 key = req.name if req.marker is None else f"{req.name}; {req.marker}"
             except InvalidRequirement:
                 key = item
-            out[key if key not in out else item] = item
+            out.setdefault(key, []).append(item)
         return out
 
     before, after = keyed(header_inputs), keyed(inputs)
     parts: list[str] = []
     for key in sorted(set(before) | set(after)):
-        old, new = before.get(key), after.get(key)
-        if old == new:
-            continue
-        if old is None:
-            parts.append(f"{new} added")
-        elif new is None:
-            parts.append(f"{old} removed")
-        else:
+        olds = [r for r in before.get(key, []) if r not in after.get(key, [])]
+        news = [r for r in after.get(key, []) if r not in before.get(key, [])]
+        for old, new in zip(olds, news, strict=False):
             parts.append(f"{old} became {new}")
+        parts.extend(f"{old} removed" for old in olds[len(news) :])
+        parts.extend(f"{new} added" for new in news[len(olds) :])
     header = lock.header
     assert header is not None
     if header.layered_on != tier.layered_on:

@@ -45,15 +45,19 @@ def parse(text: str) -> Parsed:
     except tomllib.TOMLDecodeError as exc:
         match = _TOML_POS.search(str(exc))
         line = int(match.group(1)) if match else None
-        return Parsed(None, problems=[ReadProblem("integrity", line, f"invalid TOML: {_TOML_POS.sub('', str(exc))}")])
+        detail = _TOML_POS.sub("", str(exc)).strip()
+        return Parsed(None, problems=[ReadProblem("integrity", line, f"invalid TOML: {detail}")])
     tool = document.get("tool")
     table = tool.get("tierlock") if isinstance(tool, Mapping) else None
     header, problems = headers.from_table(table)
-    parsed = Parsed(header, problems=list(problems), body_digest=body_digest(document))
+    table_line = next((i for i, line in enumerate(lines, start=1) if line.strip() == "[tool.tierlock]"), None)
+    problems = [p if p.line is not None else ReadProblem(p.kind, table_line, p.detail) for p in problems]
+    parsed = Parsed(header, problems=problems, body_digest=body_digest(document))
     try:
         lock = Pylock.from_dict(document)
     except PylockValidationError as exc:
-        parsed.problems.append(ReadProblem("integrity", _locate(lines, exc.context), f"invalid pylock: {exc}"))
+        context = exc.context or ("lock-version" if "pylock version" in str(exc) else None)
+        parsed.problems.append(ReadProblem("integrity", _locate(lines, context), f"invalid pylock: {exc}"))
         return parsed
     package_lines = [i + 1 for i, line in enumerate(lines) if line.strip() == "[[packages]]"]
     for index, package in enumerate(lock.packages):
@@ -109,20 +113,34 @@ def _entry(package: Any, number: int | None, parsed: Parsed) -> None:
 
 
 def _locate(lines: list[str], context: str | None) -> int | None:
-    """The line of ``packages[N]`` named by a packaging validation context, when it names one."""
+    """The line a packaging validation context names (``packages[1].wheels[0].size``, ``lock-version``).
+
+    The key's own line when it can be found, else the line of the package it is in.
+    """
     if not context:
         return None
-    match = re.match(r"packages\[(\d+)\]", context)
-    if not match:
-        return None
-    index = int(match.group(1))
-    seen = -1
-    for number, line in enumerate(lines, start=1):
-        if line.strip() == "[[packages]]":
-            seen += 1
-            if seen == index:
+    match = re.match(r"packages\[(\d+)\]\.?([\w-]*)", context)
+    if match is None:  # a top-level key: its line before the first table
+        key = re.match(r"[\w-]+", context)
+        for number, line in enumerate(lines, start=1):
+            if line.lstrip().startswith("["):
+                break
+            if key and re.match(rf"\s*{re.escape(key.group(0))}\s*=", line):
                 return number
-    return None
+        return None
+    index, field = int(match.group(1)), match.group(2)
+    starts = [number for number, line in enumerate(lines, start=1) if line.strip() == "[[packages]]"]
+    if index >= len(starts):
+        return None
+    start = starts[index]
+    if field:
+        for number in range(start + 1, len(lines) + 1):
+            text = lines[number - 1].strip()
+            if text == "[[packages]]" or (text.startswith("[") and not text.startswith("[[packages.")):
+                break
+            if re.match(rf"{re.escape(field)}\s*=", text) or text in (f"[[packages.{field}]]", f"[packages.{field}]"):
+                return number
+    return start
 
 
 def render(text: str, header: LockHeader) -> str:

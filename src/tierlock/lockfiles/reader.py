@@ -75,7 +75,9 @@ def load(path: str | Path, *, require_header: bool = False) -> Lock:
     result = read(path)
     problems = [p for p in result.problems if require_header or p.kind != "header"]
     if problems:
-        raise LockfileError.from_problems(result.lock.path, problems)
+        header = result.lock.header
+        remedy = f"regenerate it: {header.command} (then run tierlock check)" if header is not None else None
+        raise LockfileError.from_problems(result.lock.path, problems, remedy)
     return result.lock
 
 

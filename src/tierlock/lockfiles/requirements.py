@@ -115,6 +115,14 @@ def _parse_line(text: str, number: int, parsed: Parsed) -> None:
             problems.append(
                 ReadProblem("integrity", number, f"a lockfile must be self-contained, not include files: {text!r}")
             )
+        elif option == "--hash":
+            problems.append(
+                ReadProblem(
+                    "integrity",
+                    number,
+                    "a --hash line that belongs to no requirement (is the '\\' at the end of the line above missing?)",
+                )
+            )
         elif option in KNOWN_OPTIONS:
             parsed.options.append((number, text))
         else:

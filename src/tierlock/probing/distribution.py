@@ -399,10 +399,15 @@ class _Probe:
         if self.editable is not None:
             places = [str(self.editable), str(self.editable / "src"), *self.index.sites]
         alive = self.alive if self.editable is None else set()
+        kept: list[str] = []
         for root in roots:
             if root in alive or f"{root}.py" in alive:
+                kept.append(root)
                 continue  # a module file of it was just found on disk
             verdict = _find_root(root, places)
+            if verdict != "ok" and not declared and self.heads.get(root) and not _records_a_module(self.files, root):
+                continue  # a data folder RECORD lists at the top of the site folder, not an import root
+            kept.append(root)
             if verdict == "ok":
                 continue
             how = "declared" if declared else "recorded"
@@ -410,6 +415,7 @@ class _Probe:
                 self.reasons.append(f"import root {root!r} ({how}) is missing from {places[0]}")
             else:
                 self.reasons.append(f"import root {root!r} is an empty or namespace-only directory in {verdict}")
+        self.roots = tuple(kept)
 
     def _roots_from_top_level(self) -> tuple[str, ...]:
         try:
@@ -490,6 +496,14 @@ def _find_root(root: str, places: Sequence[str]) -> str:
         if os.path.isfile(folder + ".py") or any(os.path.isfile(folder + s) for s in _EXT_SUFFIXES):
             return "ok"
     return hollow or "missing"
+
+
+def _records_a_module(files: Sequence[tuple[str, str, int | None, str | None]], folder: str) -> bool:
+    """Whether RECORD lists a Python module or an extension below the top-level *folder*."""
+    prefix = folder + "/"
+    return any(
+        rel.startswith(prefix) and (rel.endswith(".py") or rel.endswith(_EXT_SUFFIXES)) for _, rel, _, _ in files
+    )
 
 
 def _outside(site: str, rel: str) -> str:

@@ -31,6 +31,8 @@ def propose(text: str, path: Path, *, existing_test_dirs: frozenset[str] = froze
     """Append a ``[tool.tierlock]`` table to the pyproject *text*."""
     import tomlkit
 
+    bom = "\ufeff" if text.startswith("\ufeff") else ""  # read like load_project reads it, and kept
+    text = text.removeprefix(bom)
     data = parse_toml(text, path)
     tool = data.get("tool", {})
     if isinstance(tool, dict) and "tierlock" in tool:
@@ -88,7 +90,7 @@ def propose(text: str, path: Path, *, existing_test_dirs: frozenset[str] = froze
             remedy="move the [tool] entries into [tool.NAME] tables, then run: tierlock init",
         ) from exc
     parse_project(result, pyproject=path, text=new_text)  # the proposal must itself be valid
-    return Proposal(text=new_text, added=added, tiers=tuple(tiers))
+    return Proposal(text=bom + new_text, added=added, tiers=tuple(tiers))
 
 
 def test_dirs(root: Path) -> frozenset[str]:

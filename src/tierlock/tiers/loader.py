@@ -472,6 +472,13 @@ def _no_source_message(name: str, extras: Iterable[str], groups: Iterable[str], 
     )
 
 
+def _reason(exc: BaseException) -> str:
+    """What went wrong, from the leaves of an exception group (packaging wraps its reasons in one)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return "; ".join(_reason(e) for e in exc.exceptions)
+    return str(exc)
+
+
 def _resolve_group(
     r: _Reader, resolver: DependencyGroupResolver | None, group: str, groups_raw: Mapping[str, Any]
 ) -> tuple[list[Requirement], tuple[str, ...]]:
@@ -480,7 +487,7 @@ def _resolve_group(
     try:
         resolved = resolver.resolve(group)
     except Exception as exc:  # packaging raises ValueError/TypeError subclasses
-        r.problem(f"cannot resolve dependency group: {exc}", "dependency-groups", group)
+        r.problem(f"cannot resolve dependency group: {_reason(exc)}", "dependency-groups", group)
         return [], ()
     included: list[str] = []
     stack = [group]

@@ -41,11 +41,25 @@ def schema() -> dict[str, Any]:
     return document
 
 
+def python_pattern(pattern: str) -> str:
+    """*pattern* (ECMA-262, as editors read it) for Python's :func:`re.search`.
+
+    In ECMA-262 a final ``$`` is the end of the text; in Python it also matches
+    before a trailing newline, which would let ``"unit\\n"`` pass as an
+    identifier. The checking copy ends such patterns with ``\\Z`` instead.
+    """
+    if pattern.endswith("$") and not pattern.endswith("\\$"):
+        return pattern[:-1] + "\\Z"
+    return pattern
+
+
 def _inline(node: Any, defs: dict[str, Any]) -> Any:
     if isinstance(node, list):
         return [_inline(v, defs) for v in node]
     if not isinstance(node, dict):
         return node
+    if isinstance(node.get("pattern"), str):
+        node = {**node, "pattern": python_pattern(node["pattern"])}
     if "$ref" in node:
         target = _inline(defs[node["$ref"].rsplit("/", 1)[-1]], defs)
         rest = {k: _inline(v, defs) for k, v in node.items() if k != "$ref"}
