@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from packaging.utils import canonicalize_name
 from packaging.version import Version
@@ -10,11 +12,9 @@ from tierlock.installer.plan import (
     ConflictingPins,
     Installed,
     State,
-    compatible_wheel,
     make_plan,
     merge_entries,
     requirement_lines,
-    unavailable,
 )
 from tierlock.lockfiles.model import LockedFile, LockEntry
 
@@ -106,17 +106,53 @@ def test_a_direct_reference_of_the_lock_is_installed_from_its_url_with_its_hash(
     assert f"--hash={HASH}" in line
 
 
-def wheel(filename: str) -> LockedFile:
-    return LockedFile("wheel", filename, None, None, None, {"sha256": "c" * 64})
+PYLOCK = """\
+lock-version = "1.0"
+created-by = "tierlock-tests"
+requires-python = ">=3.11"
+
+[[packages]]
+name = "native"
+version = "1.0"
+
+[[packages.wheels]]
+name = "native-1.0-cp311-cp311-win_amd64.whl"
+url = "https://files.example/native-1.0-cp311-cp311-win_amd64.whl"
+hashes = {sha256 = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}
+
+[[packages.wheels]]
+name = "native-1.0-py3-none-any.whl"
+url = "https://files.example/native-1.0-py3-none-any.whl"
+hashes = {sha256 = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}
+"""
 
 
-def test_pylock_entries_pick_a_wheel_by_the_target_tags() -> None:
-    linux = wheel("native-1.0-cp311-cp311-manylinux_2_17_x86_64.whl")
-    windows = wheel("native-1.0-cp311-cp311-win_amd64.whl")
-    e = entry("native", "1.0", files=(windows, linux))
-    tags = frozenset({"cp311-cp311-manylinux_2_17_x86_64", "py3-none-any"})
-    assert compatible_wheel(e, tags) == linux
-    assert unavailable([e], tags) == []
-    assert unavailable([e], frozenset({"cp312-cp312-macosx_11_0_arm64"})) == [e]
-    (line,) = requirement_lines(make_plan([e], {}).changes)
-    assert "--hash=sha256:" + "c" * 64 in line
+def test_pylock_files_are_chosen_by_pylock_select_and_only_the_chosen_hash_is_kept(tmp_path: Path) -> None:
+    from tierlock import environment
+    from tierlock.installer.run import selected
+    from tierlock.lockfiles import read
+
+    path = tmp_path / "pylock.brain.toml"
+    path.write_text(PYLOCK, encoding="utf-8")
+    lock = read(path).lock
+    assert lock.pylock is not None
+    (entry,) = selected(lock, environment.current())
+    assert [f.filename for f in entry.files] == ["native-1.0-py3-none-any.whl"]
+    assert entry.hashes == ("sha256:" + "b" * 64,)
+    (line,) = requirement_lines(make_plan([entry], {}).changes)
+    assert "a" * 64 not in line
+
+
+def test_a_pylock_with_no_file_for_the_target_is_refused_naming_the_platform(tmp_path: Path) -> None:
+    from tierlock import environment
+    from tierlock.errors import UsageError
+    from tierlock.installer.run import selected
+    from tierlock.lockfiles import read
+
+    path = tmp_path / "pylock.brain.toml"
+    path.write_text(PYLOCK.replace("py3-none-any", "cp311-cp311-macosx_11_0_arm64"), encoding="utf-8")
+    target = environment.current()
+    with pytest.raises(UsageError) as exc:
+        selected(read(path).lock, target)
+    assert target.platform in exc.value.message
+    assert "nothing was installed" in exc.value.message

@@ -99,13 +99,18 @@ class Target:
         )
 
     @cached_property
-    def tags(self) -> frozenset[str]:
-        """Wheel tags this interpreter accepts (computed on first use)."""
+    def ordered_tags(self) -> tuple[str, ...]:
+        """Wheel tags this interpreter accepts, most preferred first (computed on first use)."""
         from packaging import tags
 
         if Path(self.python).resolve() == Path(sys.executable).resolve():
-            return frozenset(str(t) for t in tags.sys_tags())
-        return frozenset(str(t) for t in _foreign_tags(self.python))
+            return tuple(str(t) for t in tags.sys_tags())
+        return tuple(_foreign_tags(self.python))
+
+    @property
+    def tags(self) -> frozenset[str]:
+        """Wheel tags this interpreter accepts, as a set."""
+        return frozenset(self.ordered_tags)
 
 
 def current() -> Target:

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from tierlock.lockfiles.model import LockedFile, LockEntry
+from tierlock.lockfiles.model import LockEntry
 
 if TYPE_CHECKING:
     from packaging.utils import NormalizedName
@@ -136,35 +136,6 @@ def _decide(entry: LockEntry, found: Installed | None) -> Step:
     if found.state == "present-editable":
         return Step(entry, "satisfied", "editable install of the locked version (kept)", found)
     return Step(entry, "satisfied", "present", found)
-
-
-def compatible_wheel(entry: LockEntry, tags: frozenset[str]) -> LockedFile | None:
-    """pylock: the first wheel of *entry* whose tags the target accepts, if any."""
-    from packaging.utils import InvalidWheelFilename, parse_wheel_filename
-
-    for file in entry.files:
-        if file.kind != "wheel":
-            continue
-        try:
-            _, _, _, wheel_tags = parse_wheel_filename(file.filename)
-        except InvalidWheelFilename:
-            continue
-        if any(str(t) in tags for t in wheel_tags):
-            return file
-    return None
-
-
-def unavailable(entries: Iterable[LockEntry], tags: frozenset[str]) -> list[LockEntry]:
-    """pylock entries that name files but none the target can install (no compatible wheel, no sdist)."""
-    out: list[LockEntry] = []
-    for entry in entries:
-        if not entry.files:
-            continue
-        if any(f.kind == "sdist" for f in entry.files):
-            continue
-        if compatible_wheel(entry, tags) is None:
-            out.append(entry)
-    return out
 
 
 def requirement_lines(steps: Iterable[Step]) -> list[str]:

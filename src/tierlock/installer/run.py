@@ -192,7 +192,7 @@ def entries_for(locks: Mapping[NormalizedName, Lock], target: Target) -> list[Lo
     from tierlock.installer.plan import ConflictingPins, merge_entries
 
     try:
-        return merge_entries([(name, lock.applicable(target.marker_env)) for name, lock in locks.items()])
+        return merge_entries([(name, selected(lock, target)) for name, lock in locks.items()])
     except ConflictingPins as exc:
         raise UsageError(
             f"tiers {exc.where[0]} and {exc.where[1]} cannot be armed together: {exc}",
@@ -200,25 +200,59 @@ def entries_for(locks: Mapping[NormalizedName, Lock], target: Target) -> list[Lo
         ) from exc
 
 
+def selected(lock: Lock, target: Target) -> list[LockEntry]:
+    """The entries of *lock* to install into *target*.
+
+    requirements format: the entries whose markers hold. pylock: what
+    ``Pylock.select`` picks offline for the target's marker environment and
+    tags (most preferred first); each entry then carries just that file and
+    its hashes, so the backend can install nothing else.
+    """
+    if lock.pylock is None:
+        return lock.applicable(target.marker_env)
+    from dataclasses import replace
+
+    from packaging.pylock import PylockSelectError
+    from packaging.tags import Tag
+    from packaging.utils import canonicalize_name
+
+    tags = [Tag(*tag.split("-", 2)) for tag in target.ordered_tags]
+    try:
+        chosen = {
+            canonicalize_name(package.name): _filename(file)
+            for package, file in lock.pylock.select(environment=dict(target.marker_env), tags=tags)
+        }
+    except PylockSelectError as exc:
+        raise UsageError(
+            f"{lock.path.name}: {exc} (platform {target.platform}); nothing was installed",
+            file=str(lock.path),
+            remedy="lock on this platform (tierlock lock TIER) or use an interpreter the lock covers",
+        ) from exc
+    out: list[LockEntry] = []
+    for entry in lock.applicable(target.marker_env):
+        name = chosen.get(entry.name)
+        files = tuple(f for f in entry.files if f.filename == name)
+        if not files:
+            continue  # Pylock.select leaves it out for this environment
+        hashes = tuple(h for h in entry.hashes if h.partition(":")[2] in files[0].hashes.values())
+        out.append(replace(entry, files=files, hashes=hashes))
+    return out
+
+
+def _filename(file: Any) -> str | None:
+    """The file name of what ``Pylock.select`` chose (a wheel, an sdist or an archive)."""
+    name = getattr(file, "filename", None)
+    if isinstance(name, str):
+        return name
+    where = getattr(file, "url", None) or getattr(file, "path", None) or ""
+    return str(where).split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1] or None
+
+
 def import_roots(tiers: Sequence[Tier]) -> dict[NormalizedName, tuple[str, ...]]:
     out: dict[NormalizedName, tuple[str, ...]] = {}
     for tier in tiers:
         out.update({k: tuple(v) for k, v in tier.import_roots.items()})
     return out
-
-
-def check_installable(entries: Sequence[LockEntry], target: Target) -> None:
-    """pylock: refuse when an entry names files but none this interpreter can install."""
-    from tierlock.installer.plan import unavailable
-
-    # Only pylock entries name files; requirements locks never need the (subprocess-costly) tags.
-    missing = unavailable(entries, target.tags) if any(e.files for e in entries) else []
-    if missing:
-        names = ", ".join(e.pin for e in missing)
-        raise UsageError(
-            f"the lock names no file this interpreter can install for: {names} (platform {target.platform})",
-            remedy="lock on this platform (tierlock lock TIER) or use an interpreter the lock covers",
-        )
 
 
 def plan_for(entries: Sequence[LockEntry], target: Target, roots: Mapping[NormalizedName, Sequence[str]]) -> Plan:
@@ -233,7 +267,6 @@ def probe_and_plan(
     from tierlock.installer import inventory
     from tierlock.installer.plan import make_plan
 
-    check_installable(entries, target)
     probes = inventory.probe_all(entries, target.site_paths, roots)
     return make_plan(entries, inventory.verdicts(probes)), probes
 

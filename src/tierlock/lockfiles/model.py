@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from packaging.markers import Marker
 from packaging.utils import NormalizedName
@@ -98,6 +98,8 @@ class Lock:
     """sha256 of the whole file's bytes (what receipts record)."""
     body_digest: str = ""
     """Digest of the body as read (``sha256:...``); differs from ``header.body_digest`` after a hand edit."""
+    pylock: Any = field(default=None, compare=False, repr=False)
+    """pylock format: the validated :class:`packaging.pylock.Pylock`, whose ``select()`` picks the files."""
 
     @property
     def hand_edited(self) -> bool:

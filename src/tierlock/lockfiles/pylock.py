@@ -59,6 +59,7 @@ def parse(text: str) -> Parsed:
         context = exc.context or ("lock-version" if "pylock version" in str(exc) else None)
         parsed.problems.append(ReadProblem("integrity", _locate(lines, context), f"invalid pylock: {exc}"))
         return parsed
+    parsed.pylock = lock
     package_lines = [i + 1 for i, line in enumerate(lines) if line.strip() == "[[packages]]"]
     for index, package in enumerate(lock.packages):
         number = package_lines[index] if index < len(package_lines) else None

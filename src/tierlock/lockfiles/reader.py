@@ -62,6 +62,7 @@ def read(path: str | Path) -> ReadResult:
         entries=tuple(parsed.entries),
         file_digest=hashlib.sha256(data).hexdigest(),
         body_digest=parsed.body_digest,
+        pylock=parsed.pylock,
     )
     return ReadResult(lock, tuple(problems))
 

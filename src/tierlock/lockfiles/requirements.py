@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import (
@@ -55,6 +56,8 @@ class Parsed:
     problems: list[ReadProblem] = field(default_factory=list)
     body_digest: str = ""
     options: list[tuple[int, str]] = field(default_factory=list)
+    pylock: Any = None
+    """pylock format: the validated :class:`packaging.pylock.Pylock` (for ``Pylock.select``)."""
 
 
 def split_lines(text: str) -> list[str]:
