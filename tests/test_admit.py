@@ -174,3 +174,22 @@ def test_admit_reports_an_untrusted_lockfile_as_a_failed_probe_in_its_json_line(
     assert doc["probe"]["tiers_present"] == 0
     assert doc["probe"]["problems"][0].startswith("tier brain: not probed: ")
     assert "an entry without hashes" in doc["probe"]["problems"][0]
+
+
+def test_admit_says_the_probe_was_skipped_when_no_tier_is_required(
+    capsys: pytest.CaptureFixture[str], project: Path, python: Path
+) -> None:
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('ci-require = ["brain"]', "ci-require = []"))
+    code, doc = admit(capsys, project, python)
+    assert code == 0, doc
+    assert doc["tiers"] == []
+    assert doc["probe"] == {
+        "verdict": "skipped",
+        "tiers": 0,
+        "tiers_present": 0,
+        "packages": 0,
+        "files_checked": 0,
+        "problems": [],
+    }
+    assert doc["lockfiles"]["tiers"] == 2  # with nothing required, every lockfile is still checked

@@ -165,3 +165,18 @@ def test_the_tutorial_walks_through_every_command_the_demo_runs() -> None:
         if words[0] in ("tierlock", "install-tier"):
             argv = words[1:] if words[0] == "tierlock" else ["install", *words[1:]]
             parser.parse_args(argv)  # every command the tutorial shows is a valid command line
+
+
+def test_an_interrupted_json_run_still_prints_one_json_document(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tierlock.commands import tiers
+
+    def interrupted(*_: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tiers, "run", interrupted)
+    assert main(["--project", str(DEMO), "tiers", "--json"]) == 130
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["ok"] is False
+    assert "interrupted" in doc["error"]["message"]

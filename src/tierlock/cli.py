@@ -170,6 +170,8 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
         return err.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
+        if ui.json_mode:
+            ui.error(TierlockError("interrupted (Ctrl-C or SIGTERM); nothing more was done", remedy="run it again"))
         return 130
     except BrokenPipeError:  # `tierlock ... | head`: the reader left; not an error of ours
         import os

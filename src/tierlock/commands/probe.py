@@ -47,6 +47,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def render(results: list[TierProbe], ctx: Context) -> None:
+    ctx.ui.fancy = False  # plain lines even on a terminal: the probe never imports rich
     rows = []
     for r in results:
         ok = sum(1 for d in r.checked if d.present)
