@@ -9,13 +9,12 @@ Library API::
 
 from __future__ import annotations
 
+from tierlock import _lazy
 from tierlock._version import __version__
 
 # Not ``typing.TYPE_CHECKING``: ``typing`` imports ``re``, and ``import tierlock`` is on every start-up path.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from tierlock.errors import TierlockError
     from tierlock.probing import DistributionProbe, TierProbe, probe, probe_distribution
     from tierlock.tiers import Project, Tier, load_project
@@ -36,15 +35,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tierlock' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy.attributes(__name__, _LAZY)
 
 
 __all__ = [

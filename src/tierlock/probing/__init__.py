@@ -15,10 +15,10 @@ path (:mod:`tierlock.probing.facts`) loads only what it runs.
 
 from __future__ import annotations
 
+from tierlock import _lazy
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from tierlock.probing.distribution import (
         DistributionProbe,
         DistState,
@@ -48,14 +48,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tierlock.probing' has no attribute {name!r}")
-    # __import__, not importlib.import_module: the same import, but one that ``-X importtime`` reports.
-    value = getattr(__import__(module, fromlist=[name]), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy.attributes(__name__, _LAZY)
 
 
 __all__ = [

@@ -7,10 +7,10 @@ the pytest plugin on every run) does not pull in the loader and
 
 from __future__ import annotations
 
+from tierlock import _lazy
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from tierlock.tiers.loader import find_pyproject, load_project, parse_project
     from tierlock.tiers.model import BASE, Project, Tier
 
@@ -24,14 +24,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tierlock.tiers' has no attribute {name!r}")
-    # __import__, not importlib.import_module: the same import, but one that ``-X importtime`` reports.
-    value = getattr(__import__(module, fromlist=[name]), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy.attributes(__name__, _LAZY)
 
 
 __all__ = ["BASE", "Project", "Tier", "find_pyproject", "load_project", "parse_project"]
