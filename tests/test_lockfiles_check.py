@@ -215,8 +215,8 @@ def test_every_kind_at_once_in_human_output_with_remedies(project: Path, capsys:
     assert "brain: input-drift: brain: delta added" in out
     assert "base: hand-edit" in out
     assert re.search(r"problem\(s\): 3 tier\(s\), 2 lockfile\(s\), \d+ package\(s\) checked", out)
-    for tier in ("base", "brain", "tools"):
-        assert f"to fix: tierlock lock {tier}" in out
+    assert out.count("to fix:") == 1
+    assert "to fix: tierlock lock base brain tools" in out  # one command relocks all three
 
 
 def test_check_of_named_tiers_only_and_unknown_tier(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -294,3 +294,20 @@ def test_a_hash_line_cut_off_from_its_requirement_says_so_with_its_line(
         "a --hash line that belongs to no requirement (is the '\\' at the end of the line above missing?)",
     ) in integrity
     assert (orphan - 1, "beta: an entry without hashes (--hash=sha256:...)") in integrity
+
+
+def test_lock_remedies_of_several_tiers_merge_into_one_command() -> None:
+    from tierlock.lockfiles.check import merged_remedies
+
+    remedies = [
+        "tierlock lock base",
+        "tierlock lock brain",
+        "tierlock lock base",
+        "tierlock lock tools --backend pip",
+        "edit pyproject.toml",
+    ]
+    assert merged_remedies(remedies) == [
+        "tierlock lock base brain",
+        "tierlock lock tools --backend pip",
+        "edit pyproject.toml",
+    ]

@@ -71,11 +71,11 @@ def admit(project: Project, tiers: Sequence[str] = (), python: str | Path | None
 def lockfile_part(project: Project, names: Sequence[str]) -> Part:
     """The offline lockfile check (drift, hand edits, integrity, layering) of the admitted tiers
     and of every tier they are layered on (a drifted base lock would arm a drifted tier)."""
-    from tierlock.lockfiles.check import check
+    from tierlock.lockfiles.check import check, merged_remedies
 
     chain = list(dict.fromkeys(t.name for n in names for t in project.chain(n)))
     report = check(project, chain or None)
-    remedies = list(dict.fromkeys(f.remedy for f in report.findings))
+    remedies = merged_remedies(f.remedy for f in report.findings)
     counts = {
         "tiers": len(report.tiers),
         "lockfiles": report.lockfiles,

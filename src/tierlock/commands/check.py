@@ -16,7 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
-    from tierlock.lockfiles.check import check
+    from tierlock.lockfiles.check import check, merged_remedies
 
     ctx.ui.fancy = False  # plain lines even on a terminal: the check never imports rich
     project = ctx.project()
@@ -24,11 +24,9 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     if ctx.ui.json_mode:
         ctx.ui.emit_json(report.to_dict())
         return 0 if report.ok else 1
-    remedies: list[str] = []
     for finding in report.findings:
         ctx.ui.line(finding.render())
-        if finding.remedy not in remedies:
-            remedies.append(finding.remedy)
+    remedies = merged_remedies(f.remedy for f in report.findings)
     tiers = f"{len(report.tiers)} tier(s), {report.lockfiles} lockfile(s), {report.packages} package(s) checked"
     if report.ok:
         ctx.ui.line(f"ok: {tiers}; every lockfile matches its declaration")

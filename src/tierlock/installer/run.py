@@ -117,7 +117,7 @@ def fail_closed(project: Project, tiers: Sequence[Tier]) -> dict[str, ReadResult
         tier=first.tier,
         file=first.file,
         problems=[Problem(f"{f.tier}: {f.kind}: {f.detail}", file=f.file, line=f.line) for f in report.findings],
-        remedy=first.remedy,
+        remedy=" && ".join(lockcheck.merged_remedies(f.remedy for f in report.findings)),
     )
 
 

@@ -7,7 +7,7 @@ backend process, no network, no resolver.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -218,4 +218,33 @@ def _layer_consistency(project: Project, tier: Tier, lock: Lock, lower: Lock, re
                     Finding(tier.name, "layer-consistency", project.relpath(lock.path), entry.line, detail, remedy)
                 )
                 break
+    return out
+
+
+def merged_remedies(remedies: Iterable[str]) -> list[str]:
+    """The distinct remedies, with every ``tierlock lock TIER [flags]`` of one set of flags merged into one command.
+
+    Two missing lockfiles need one ``tierlock lock base brain``, not two commands.
+    """
+    order: list[str] = []
+    tiers: dict[str, list[str]] = {}
+    for remedy in remedies:
+        words = remedy.split()
+        if words[:2] == ["tierlock", "lock"] and len(words) >= 3 and not words[2].startswith("-"):
+            flags = " ".join(words[3:])
+            key = f"\0lock {flags}"
+            if key not in tiers:
+                tiers[key] = []
+                order.append(key)
+            if words[2] not in tiers[key]:
+                tiers[key].append(words[2])
+        elif remedy not in order:
+            order.append(remedy)
+    out: list[str] = []
+    for item in order:
+        if item in tiers:
+            flags = item.split(" ", 1)[1]
+            out.append(" ".join(["tierlock", "lock", *tiers[item], *([flags] if flags else [])]))
+        else:
+            out.append(item)
     return out
