@@ -251,6 +251,20 @@ def test_lock_respects_the_users_own_uv_settings_in_the_project(
     assert "alpha" in err
 
 
+def test_a_failing_lock_never_echoes_the_password_of_an_index_url(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("UV_HTTP_RETRIES", "0")
+    index = "http://alice:s3cret-pw@127.0.0.1:9/simple"
+    for extra in ((), ("-v",), ("--json",)):
+        code, out, err = run_cli(
+            capsys, "--project", str(project), *extra, "lock", "base", "--upgrade", "--index-url", index
+        )
+        assert code == 3
+        assert "s3cret-pw" not in out + err
+        assert "alice:****@127.0.0.1:9" in out + err  # the URL is still named, its password masked
+
+
 def test_a_missing_backend_is_a_clear_error_naming_how_to_get_it(
     project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

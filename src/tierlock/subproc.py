@@ -33,8 +33,33 @@ class Result:
         return "\n".join(text.splitlines()[-lines:])
 
 
+#: ``scheme://user:password@`` (or ``scheme://token@``) in a URL: the credentials part.
+_CREDENTIALS = r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^\s/@:'\"`<>]*)(?::[^\s/@'\"`<>]*)?@"
+
+
+def redact(text: str) -> str:
+    """*text* with the password of every URL masked (``https://user:****@host``), as pip masks its own.
+
+    A URL with a user only (``https://TOKEN@host``) has the user masked: that is where tokens go.
+    Every command line and output tail this module shows goes through it: an index or
+    proxy URL of the user's may carry a password, and a secret is never echoed.
+    """
+    if "@" not in text:
+        return text
+    import re
+
+    def mask(match: re.Match[str]) -> str:
+        user, whole = match.group("user"), match.group(0)
+        if whole[len(match.group("scheme")) + len(user)] == ":":
+            return f"{match.group('scheme')}{user}:****@"
+        return f"{match.group('scheme')}****@"
+
+    return re.sub(_CREDENTIALS, mask, text)
+
+
 def display(argv: Sequence[str]) -> str:
-    return " ".join(shlex.quote(str(a)) for a in argv)
+    """The command line as a person would type it, credentials masked."""
+    return redact(" ".join(shlex.quote(str(a)) for a in argv))
 
 
 def run(
@@ -76,7 +101,7 @@ def run(
     if check and proc.returncode != 0:
         raise BackendError(
             f"{what} failed (exit {proc.returncode}): {display(args)}",
-            detail=result.tail(),
+            detail=redact(result.tail()),
             remedy=remedy,
         )
     return result

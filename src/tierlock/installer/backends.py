@@ -13,8 +13,7 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
@@ -197,44 +196,6 @@ def choose(preference: str, target: Target) -> Backend:
     )
 
 
-#: ``scheme://user:password@`` (or ``scheme://token@``) in a URL: the credentials part.
-_CREDENTIALS = r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^\s/@:'\"`<>]*)(?::[^\s/@'\"`<>]*)?@"
-
-
-def redact(text: str) -> str:
-    """*text* with the password of every URL masked (``https://user:****@host``), as pip masks its own.
-
-    A URL with a user only (``https://TOKEN@host``) has the user masked: that is where tokens go.
-    """
-    import re
-
-    def mask(match: re.Match[str]) -> str:
-        user, whole = match.group("user"), match.group(0)
-        if whole[len(match.group("scheme")) + len(user)] == ":":
-            return f"{match.group('scheme')}{user}:****@"
-        return f"{match.group('scheme')}****@"
-
-    return re.sub(_CREDENTIALS, mask, text)
-
-
-@contextmanager
-def _redacted_failures() -> Iterator[None]:
-    """Mask credentials in what a failing backend printed: the user's index or proxy URL may carry a password."""
-    try:
-        yield
-    except BackendError as err:
-        raise BackendError(
-            redact(err.message),
-            remedy=err.remedy,
-            file=err.file,
-            line=err.line,
-            tier=err.tier,
-            package=err.package,
-            problems=err.problems,
-            detail=redact(err.detail) if err.detail else None,
-        ) from None
-
-
 def execute(
     backend: Backend,
     target: Target,
@@ -248,23 +209,22 @@ def execute(
         requirements = Path(tmp) / "requirements.txt"
         requirements.write_text("\n".join(lines) + "\n", encoding="utf-8")
         argv = backend.install_argv(target, requirements, reinstall=reinstall)
-        with _redacted_failures():
-            return subproc.run(
-                argv,
-                what=f"{backend.name} install into {target.prefix}",
-                remedy="fix the cause shown above, then run the same install-tier command again "
-                "(what was installed stays; the rerun completes it)",
-                log=log,
-            )
+        # subproc masks credentials in the command line and the output tail it shows.
+        return subproc.run(
+            argv,
+            what=f"{backend.name} install into {target.prefix}",
+            remedy="fix the cause shown above, then run the same install-tier command again "
+            "(what was installed stays; the rerun completes it)",
+            log=log,
+        )
 
 
 def uninstall(
     backend: Backend, target: Target, names: Sequence[str], *, log: Callable[[str], None] | None = None
 ) -> subproc.Result:
-    with _redacted_failures():
-        return subproc.run(
-            backend.uninstall_argv(target, names),
-            what=f"{backend.name} uninstall from {target.prefix}",
-            remedy="fix the cause shown above, then run the same tierlock remove command again",
-            log=log,
-        )
+    return subproc.run(
+        backend.uninstall_argv(target, names),
+        what=f"{backend.name} uninstall from {target.prefix}",
+        remedy="fix the cause shown above, then run the same tierlock remove command again",
+        log=log,
+    )
