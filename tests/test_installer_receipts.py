@@ -11,13 +11,17 @@ import time
 from pathlib import Path
 
 import pytest
+from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 import tierlock
 from tierlock.environment import Target
 from tierlock.errors import UsageError
-from tierlock.installer import fastpath, receipts
+from tierlock.installer import fastpath, inventory, receipts
 from tierlock.installer.locking import environment_lock, lock_path
 from tierlock.installer.run import refuse_target
+from tierlock.lockfiles.model import LockEntry
+from tierlock.probing import probe_distribution
 
 
 def fake_env(tmp_path: Path) -> tuple[Path, Path, Path]:
@@ -43,9 +47,16 @@ def fake_env(tmp_path: Path) -> tuple[Path, Path, Path]:
     return prefix, site, project
 
 
+def recorded(prefix: Path, site: Path) -> receipts.InstalledDist:
+    """What the installer records of pkg: from the probe that verified it (RECORD read once, by the probe)."""
+    entry = LockEntry(canonicalize_name("pkg"), Version("1.0"), None, ("sha256:" + "a" * 64,))
+    probe = probe_distribution("pkg", paths=[site])
+    (dist,) = inventory.dists_of([entry], {entry.name: probe}, prefix)
+    return dist
+
+
 def write_receipt(prefix: Path, site: Path, project: Path) -> receipts.Receipt:
-    files = receipts.read_record(site, "pkg-1.0.dist-info")
-    dist = receipts.InstalledDist("pkg", "1.0", str(site.relative_to(prefix)), "pkg-1.0.dist-info", files)
+    dist = recorded(prefix, site)
     lockfile = project / "lockfiles" / "brain.txt"
     doc = receipts.build(
         tier="brain",
@@ -65,8 +76,8 @@ def write_receipt(prefix: Path, site: Path, project: Path) -> receipts.Receipt:
 
 
 def test_record_sizes_are_read_and_pyc_and_sizeless_rows_left_out(tmp_path: Path) -> None:
-    _, site, _ = fake_env(tmp_path)
-    files = receipts.read_record(site, "pkg-1.0.dist-info")
+    prefix, site, _ = fake_env(tmp_path)
+    files = recorded(prefix, site).files
     assert files == (("pkg/__init__.py", 6), ("pkg/_core.so", 64), ("pkg-1.0.dist-info/METADATA", 23))
 
 

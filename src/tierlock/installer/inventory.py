@@ -21,15 +21,6 @@ if TYPE_CHECKING:
     from tierlock.probing import DistributionProbe
 
 
-def states(
-    entries: Iterable[LockEntry],
-    site_paths: Sequence[Path],
-    import_roots: Mapping[NormalizedName, Sequence[str]],
-) -> dict[NormalizedName, Installed]:
-    """The probe's verdict for each locked entry that has any ``.dist-info`` in the target (one scan)."""
-    return verdicts(probe_all(entries, site_paths, import_roots))
-
-
 def probe_all(
     entries: Iterable[LockEntry],
     site_paths: Sequence[Path],
@@ -66,7 +57,7 @@ def dists_of(
 
     Each probe read RECORD and stat()ed its files; the receipt keeps the rows
     with a size (``.pyc`` left out), the site folder relative to *prefix* and
-    the ``.dist-info`` folder name (what :func:`tierlock.installer.receipts.read_record` reads).
+    the ``.dist-info`` folder name.
     """
     out: list[InstalledDist] = []
     for entry in entries:

@@ -11,7 +11,6 @@ re-planning; it reads JSON and calls ``os.stat``, nothing more.
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import time
@@ -22,7 +21,6 @@ from typing import Any
 
 SCHEMA = 1
 RECEIPTS_DIR = ("tierlock", "receipts")
-_SKIP_SUFFIXES = (".pyc",)
 
 
 def receipts_dir(prefix: Path) -> Path:
@@ -60,25 +58,6 @@ class InstalledDist:
             "dist_info": self.dist_info,
             "files": [list(f) for f in self.files],
         }
-
-
-def read_record(site: Path, dist_info: str) -> tuple[tuple[str, int], ...]:
-    """The (path, size) pairs of a distribution's RECORD that have a size."""
-    out: list[tuple[str, int]] = []
-    try:
-        with (site / dist_info / "RECORD").open(encoding="utf-8", newline="") as handle:
-            for row in csv.reader(handle):
-                if len(row) < 3 or not row[2].strip():
-                    continue
-                if row[0].endswith(_SKIP_SUFFIXES):
-                    continue
-                try:
-                    out.append((row[0], int(row[2])))
-                except ValueError:
-                    continue
-    except FileNotFoundError:
-        return ()
-    return tuple(out)
 
 
 @dataclass(frozen=True)
