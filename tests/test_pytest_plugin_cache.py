@@ -20,7 +20,8 @@ from tests.support.probe_env import uv_install
 from tests.support.wheels import EXT_SUFFIX, build_wheel
 from tierlock.environment import current
 from tierlock.probing import probe_tiers
-from tierlock.probing.facts import ProjectFacts, facts_of, probe_facts, site_folders
+from tierlock.probing.facts import ProjectFacts, facts_of, probe_facts
+from tierlock.probing.site import site_folders
 from tierlock.tiers import load_project
 
 PYPROJECT = """\

@@ -93,10 +93,9 @@ class Target:
     @property
     def site_paths(self) -> tuple[Path, ...]:
         """The import-path folders that hold installed distributions (not the stdlib)."""
-        stdlib = str(self.stdlib)
-        return tuple(
-            p for p in self.paths if (not str(p).startswith(stdlib) or "site-packages" in str(p)) and p.is_dir()
-        )
+        from tierlock.probing.site import site_folders
+
+        return site_folders(str(self.stdlib), [str(p) for p in self.paths])
 
     @cached_property
     def ordered_tags(self) -> tuple[str, ...]:

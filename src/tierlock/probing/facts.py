@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from tierlock._version import __version__
 from tierlock.probing.distribution import DistributionProbe, TierState, probe_distribution, tier_state
-from tierlock.probing.site import SiteIndex
+from tierlock.probing.site import SiteIndex, site_folders
 
 if TYPE_CHECKING:
     from tierlock.probing.tier import TierProbe
@@ -208,23 +208,6 @@ def unconfigured(pyproject: Path) -> ProjectFacts:
 
 
 # -- probing from the facts (cache hit) -------------------------------------------------------
-def site_folders(stdlib: str, path: Sequence[str] | None = None) -> tuple[Path, ...]:
-    """The folders of *path* (default ``sys.path``) that hold installed distributions.
-
-    The same rule as :attr:`tierlock.environment.Target.site_paths`: not the
-    stdlib, unless a ``site-packages`` folder lives inside it.
-    """
-    out: list[Path] = []
-    for entry in sys.path if path is None else path:
-        if not entry:
-            continue
-        folder = Path(entry)
-        text = str(folder)
-        if (not text.startswith(stdlib) or "site-packages" in text) and folder.is_dir():
-            out.append(folder)
-    return tuple(out)
-
-
 class TierVerdict:
     """What the pytest gate needs of a :class:`~tierlock.probing.TierProbe` (the same attributes)."""
 

@@ -19,6 +19,25 @@ _NORMALIZE = re.compile(r"[-_.]+")
 _PIP_LEADING = frozenset("-~.=%0123456789")
 
 
+def site_folders(stdlib: str, path: Iterable[str] | None = None) -> tuple[Path, ...]:
+    """The folders of *path* (default ``sys.path``) that hold installed distributions.
+
+    Not the stdlib, unless a ``site-packages`` folder lives inside it; only
+    folders that exist. :attr:`tierlock.environment.Target.site_paths` and the
+    pytest plugin's cached model both use this rule.
+    """
+    import sys
+
+    out: list[Path] = []
+    for entry in sys.path if path is None else path:
+        if not entry:
+            continue
+        text = str(entry)
+        if (not text.startswith(stdlib) or "site-packages" in text) and os.path.isdir(text):
+            out.append(Path(text))
+    return tuple(out)
+
+
 def normalize(name: str) -> str:
     """PEP 503 normalization (what :func:`packaging.utils.canonicalize_name` does)."""
     return _NORMALIZE.sub("-", name).lower()
