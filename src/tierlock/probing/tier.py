@@ -6,10 +6,10 @@ when none is installed at all, and **partial** otherwise.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tierlock.probing.distribution import DistributionProbe, TierState, probe_distribution, tier_state
 from tierlock.probing.site import SiteIndex
@@ -71,21 +71,27 @@ class TierProbe:
         }
 
 
-_LOCKS: dict[tuple[str, int, int], Lock] = {}
+_T = TypeVar("_T")
+_MEMO: dict[tuple[str, str, int, int], Any] = {}
+
+
+def _while_unchanged(kind: str, path: Path, load: Callable[[Path], _T]) -> _T:
+    """``load(path)``, remembered while the file is unchanged (its size and mtime): the result is frozen data."""
+    st = path.stat()
+    key = (kind, str(path), st.st_mtime_ns, st.st_size)
+    value: _T | None = _MEMO.get(key)
+    if value is None:
+        if len(_MEMO) > 64:
+            _MEMO.clear()
+        value = _MEMO[key] = load(path)
+    return value
 
 
 def _load_lock(path: Path) -> Lock:
-    """``tierlock.lockfiles.load``, remembered while the file is unchanged (size and mtime)."""
+    """``tierlock.lockfiles.load``, remembered while the file is unchanged."""
     from tierlock.lockfiles import load
 
-    st = path.stat()
-    key = (str(path), st.st_mtime_ns, st.st_size)
-    lock = _LOCKS.get(key)
-    if lock is None:
-        if len(_LOCKS) > 32:
-            _LOCKS.clear()
-        lock = _LOCKS[key] = load(path)
-    return lock
+    return _while_unchanged("lock", path, load)
 
 
 class Prober:
@@ -167,9 +173,6 @@ def resolve_target(python: str | Path | None) -> Target:
     return environment.current() if python is None else environment.inspect(python)
 
 
-_PROJECTS: dict[tuple[str, int, int], Project] = {}
-
-
 def resolve_project(project: Project | str | Path | None) -> Project:
     """The project, loaded once per unchanged pyproject.toml (the model is frozen data)."""
     from tierlock.tiers import Project, find_pyproject, load_project
@@ -177,14 +180,7 @@ def resolve_project(project: Project | str | Path | None) -> Project:
     if isinstance(project, Project):
         return project
     pyproject = find_pyproject(Path(project if project is not None else "."))
-    st = pyproject.stat()
-    key = (str(pyproject), st.st_mtime_ns, st.st_size)
-    loaded = _PROJECTS.get(key)
-    if loaded is None:
-        if len(_PROJECTS) > 32:
-            _PROJECTS.clear()
-        loaded = _PROJECTS[key] = load_project(pyproject)
-    return loaded
+    return _while_unchanged("project", pyproject, load_project)
 
 
 def probe(
