@@ -512,6 +512,7 @@ def _expand_self(
     if project is None:
         return reqs
     out: list[Requirement] = []
+    seen: set[str] = set()
     seen_extras: set[NormalizedName] = set()
 
     def add(items: list[Requirement]) -> None:
@@ -522,7 +523,8 @@ def _expand_self(
                     if key in extras and key not in seen_extras:
                         seen_extras.add(key)
                         add(extras[key][1])
-            elif str(req) not in {str(o) for o in out}:
+            elif str(req) not in seen:
+                seen.add(str(req))
                 out.append(req)
 
     add(reqs)
