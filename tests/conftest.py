@@ -34,17 +34,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.fixture
 def not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
     """Run as on a laptop: no CI variables."""
-    for key in (
-        "CI",
-        "GITHUB_ACTIONS",
-        "GITLAB_CI",
-        "BUILDKITE",
-        "CIRCLECI",
-        "TF_BUILD",
-        "JENKINS_URL",
-        "BUILD_ID",
-        "TIERLOCK_STRICT",
-    ):
+    from tests.support.plugin_project import CI_VARS
+
+    for key in (*CI_VARS, "TIERLOCK_STRICT"):
         monkeypatch.delenv(key, raising=False)
 
 

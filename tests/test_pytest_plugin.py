@@ -14,44 +14,22 @@ from pathlib import Path
 import pytest
 
 from tests.support.env import clean_env
-from tests.support.probe_env import uv_install
-from tests.support.wheels import EXT_SUFFIX, build_wheel
+from tests.support.plugin_project import arm, build_brain_wheels, inner_pyproject, laptop
+from tests.support.wheels import EXT_SUFFIX
 from tierlock.pytest_plugin import parse_strict_env, strictness
 
-PYPROJECT = """\
-[project]
-name = "inner"
-version = "0.1"
-dependencies = ["packaging"]
-
-[project.optional-dependencies]
-brain = ["brainpkg"]
-
-[tool.tierlock]
-ci-require = ["brain"]
-
-[tool.tierlock.tiers.brain]
-tests = ["tests/brain/**"]
-
-[tool.pytest.ini_options]
-addopts = ["--strict-markers", "-p", "no:hypothesispytest", "-p", "no:cacheprovider"]
-"""
-
-CI_VARS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "TF_BUILD", "JENKINS_URL", "BUILD_ID")
+PYPROJECT = inner_pyproject(cacheprovider=False)
 
 
 @pytest.fixture(scope="module")
 def brain_wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    house = tmp_path_factory.mktemp("brain-wheels")
-    build_wheel(house, "brainpkg", "1.0", extension=True)
-    return house
+    return build_brain_wheels(tmp_path_factory.mktemp("brain-wheels"))
 
 
 @pytest.fixture
 def inner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     """The inner project, run as on a laptop (no CI variables, no TIERLOCK_STRICT)."""
-    for key in (*CI_VARS, "TIERLOCK_STRICT", "PYTEST_XDIST_AUTO_NUM_WORKERS", "PYTEST_ADDOPTS"):
-        monkeypatch.delenv(key, raising=False)
+    laptop(monkeypatch)
     pytester.makefile(".toml", pyproject=PYPROJECT)
     (pytester.path / "tests" / "brain").mkdir(parents=True)
     (pytester.path / "tests" / "test_base.py").write_text("def test_base():\n    assert True\n")
@@ -73,15 +51,6 @@ def inner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.
         "import pytest\n\n\n@pytest.mark.tier('brain')\ndef test_marked():\n    assert True\n"
     )
     return pytester
-
-
-def arm(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, wheels: Path) -> Path:
-    """Install brainpkg for real into a folder on the path (in-process and for subprocess runs)."""
-    target = pytester.path.parent / f"{pytester.path.name}-site"
-    uv_install(None, wheels, "brainpkg", target=target)
-    monkeypatch.syspath_prepend(str(target))
-    monkeypatch.setenv("PYTHONPATH", str(target))
-    return target
 
 
 def test_absent_tier_locally_is_not_collected_and_named_in_the_header(inner: pytest.Pytester) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.env import clean_env
+from tests.support.plugin_project import arm, build_brain_wheels, inner_pyproject, laptop
 from tests.support.probe_env import uv_install
 from tests.support.wheels import EXT_SUFFIX, build_wheel
 from tierlock.environment import current
@@ -24,42 +25,21 @@ from tierlock.probing.facts import ProjectFacts, facts_of, probe_facts
 from tierlock.probing.site import site_folders
 from tierlock.tiers import load_project
 
-PYPROJECT = """\
-[project]
-name = "inner"
-version = "0.1"
-dependencies = ["packaging"]
+PYPROJECT = inner_pyproject(cacheprovider=True)
 
-[project.optional-dependencies]
-brain = ["brainpkg"]
-
-[tool.tierlock]
-ci-require = ["brain"]
-
-[tool.tierlock.tiers.brain]
-tests = ["tests/brain/**"]
-
-[tool.pytest.ini_options]
-addopts = ["--strict-markers", "-p", "no:hypothesispytest"]
-"""
-
-CI_VARS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "TF_BUILD", "JENKINS_URL", "BUILD_ID")
 FAKE_HASH = "--hash=sha256:" + "0" * 64
 ABSENT_HEADER = "tierlock: base present · brain absent — 1 test file not collected; to run them: install-tier brain"
 
 
 @pytest.fixture(scope="module")
 def brain_wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    house = tmp_path_factory.mktemp("brain-wheels")
-    build_wheel(house, "brainpkg", "1.0", extension=True)
-    return house
+    return build_brain_wheels(tmp_path_factory.mktemp("brain-wheels"))
 
 
 @pytest.fixture
 def inner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     """The inner project on a laptop (no CI variables), with the cacheprovider on."""
-    for key in (*CI_VARS, "TIERLOCK_STRICT", "PYTEST_XDIST_AUTO_NUM_WORKERS", "PYTEST_ADDOPTS"):
-        monkeypatch.delenv(key, raising=False)
+    laptop(monkeypatch)
     pytester.makefile(".toml", pyproject=PYPROJECT)
     (pytester.path / "tests" / "brain").mkdir(parents=True)
     (pytester.path / "tests" / "test_base.py").write_text("def test_base():\n    assert True\n")
@@ -67,15 +47,6 @@ def inner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.
         "import brainpkg\n\n\ndef test_brain():\n    pass\n"
     )
     return pytester
-
-
-def arm(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, wheels: Path) -> Path:
-    """Install brainpkg for real into a folder on the path."""
-    target = pytester.path.parent / f"{pytester.path.name}-site"
-    uv_install(None, wheels, "brainpkg", target=target)
-    monkeypatch.syspath_prepend(str(target))
-    monkeypatch.setenv("PYTHONPATH", str(target))
-    return target
 
 
 def entry_file(pytester: pytest.Pytester) -> Path:

@@ -1,0 +1,65 @@
+"""The inner project the pytest-plugin tests run with ``pytester``, and what they share.
+
+Its ``brain`` tier has one root, ``brainpkg``; :func:`arm` installs it for
+real (uv, offline) into a folder put on the path, so the tier is present.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.probe_env import uv_install
+from tests.support.wheels import build_wheel
+
+#: Every variable tierlock's CI detection reads (tierlock.ci.is_ci).
+CI_VARS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "TF_BUILD", "JENKINS_URL", "BUILD_ID")
+
+_PYPROJECT = """\
+[project]
+name = "inner"
+version = "0.1"
+dependencies = ["packaging"]
+
+[project.optional-dependencies]
+brain = ["brainpkg"]
+
+[tool.tierlock]
+ci-require = ["brain"]
+
+[tool.tierlock.tiers.brain]
+tests = ["tests/brain/**"]
+
+[tool.pytest.ini_options]
+addopts = [{addopts}]
+"""
+
+
+def inner_pyproject(*, cacheprovider: bool) -> str:
+    """The inner project's pyproject.toml, with pytest's cacheprovider on or off."""
+    addopts = ["--strict-markers", "-p", "no:hypothesispytest"]
+    if not cacheprovider:
+        addopts += ["-p", "no:cacheprovider"]
+    return _PYPROJECT.format(addopts=", ".join(f'"{a}"' for a in addopts))
+
+
+def laptop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run as on a laptop: no CI variables, no TIERLOCK_STRICT, nothing from an outer pytest or xdist."""
+    for key in (*CI_VARS, "TIERLOCK_STRICT", "PYTEST_XDIST_AUTO_NUM_WORKERS", "PYTEST_ADDOPTS"):
+        monkeypatch.delenv(key, raising=False)
+
+
+def build_brain_wheels(house: Path) -> Path:
+    """A wheel of ``brainpkg`` 1.0 (with an extension-named file) in *house*."""
+    build_wheel(house, "brainpkg", "1.0", extension=True)
+    return house
+
+
+def arm(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, wheels: Path) -> Path:
+    """Install brainpkg for real into a folder on the path (in-process and for subprocess runs)."""
+    target = pytester.path.parent / f"{pytester.path.name}-site"
+    uv_install(None, wheels, "brainpkg", target=target)
+    monkeypatch.syspath_prepend(str(target))
+    monkeypatch.setenv("PYTHONPATH", str(target))
+    return target
