@@ -73,7 +73,7 @@ def lockfile_part(project: Project, names: Sequence[str]) -> Part:
     and of every tier they are layered on (a drifted base lock would arm a drifted tier)."""
     from tierlock.lockfiles.check import check, merged_remedies
 
-    chain = list(dict.fromkeys(t.name for n in names for t in project.chain(n)))
+    chain = [t.name for t in project.with_layers(names)]
     report = check(project, chain or None)
     remedies = merged_remedies(f.remedy for f in report.findings)
     counts = {

@@ -104,8 +104,8 @@ def fail_closed(project: Project, tiers: Sequence[Tier]) -> dict[str, ReadResult
     from tierlock.errors import CheckFailed, Problem
     from tierlock.lockfiles import check as lockcheck
 
-    names = list(dict.fromkeys(str(t.name) for tier in tiers for t in project.chain(tier.name)))
-    chain = project.select(names)
+    chain = project.with_layers(t.name for t in tiers)
+    names = [str(t.name) for t in chain]
     read = lockcheck.read_locks(project, chain)
     report = lockcheck.findings(project, chain, read)
     if report.ok:

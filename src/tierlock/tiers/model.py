@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -93,6 +93,11 @@ class Project:
             out.append(tier)
             tier = self.tiers[tier.layered_on] if tier.layered_on else None
         return list(reversed(out))
+
+    def with_layers(self, names: Iterable[str]) -> list[Tier]:
+        """The named tiers and every tier they are layered on, in project order (base first)."""
+        wanted = {t.name for name in names for t in self.chain(name)}
+        return [t for t in self.tiers.values() if t.name in wanted]
 
     def closure_requirements(self, name: str) -> list[Requirement]:
         """The roots of the tier and of every tier below it, without duplicates."""
