@@ -38,7 +38,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.support.tierproject import write_lock  # noqa: E402
+from tests.support.tierproject import write_lock, write_pyproject  # noqa: E402
 from tests.support.wheels import EXT_SUFFIX, build_wheel  # noqa: E402
 
 BIN = Path(sys.executable).parent
@@ -60,24 +60,7 @@ def make_world(root: Path) -> tuple[Path, Path, Path]:
             files[f"{name}/_speed{EXT_SUFFIX}"] = b"\x7fELF" + bytes(range(256)) * 40
         pins.append((name, "1.0", build_wheel(wheels, name, "1.0", files=files)))
     project = root / "proj"
-    project.mkdir()
-    base = ", ".join(f'"{n}>=1"' for n, _, _ in pins[:BASE])
-    brain = ", ".join(f'"{n}>=1"' for n, _, _ in pins[BASE:])
-    (project / "pyproject.toml").write_text(
-        f"""[project]
-name = "bench"
-version = "0.1.0"
-requires-python = ">=3.11"
-dependencies = [{base}]
-
-[project.optional-dependencies]
-brain = [{brain}]
-
-[tool.tierlock.tiers.brain]
-source = "extra:brain"
-""",
-        encoding="utf-8",
-    )
+    write_pyproject(project, base=[f"{n}>=1" for n, _, _ in pins[:BASE]], brain=[f"{n}>=1" for n, _, _ in pins[BASE:]])
     write_lock(project, "base", pins[:BASE])
     write_lock(project, "brain", pins)
     empty = root / "empty-venv"
@@ -92,23 +75,7 @@ REGISTRY_BRAIN = ["numpy>=2", "scipy>=1.13", "rich>=13", "jsonschema>=4.20", "ht
 def make_registry_world(root: Path, env: dict[str, str]) -> tuple[Path, Path]:
     """A project whose brain tier is a real closure, locked from the package index; and an empty venv."""
     project = root / "proj"
-    project.mkdir()
-    brain = ", ".join(f'"{r}"' for r in REGISTRY_BRAIN)
-    (project / "pyproject.toml").write_text(
-        f"""[project]
-name = "bench"
-version = "0.1.0"
-requires-python = ">=3.11"
-dependencies = ["tabulate>=0.9"]
-
-[project.optional-dependencies]
-brain = [{brain}]
-
-[tool.tierlock.tiers.brain]
-source = "extra:brain"
-""",
-        encoding="utf-8",
-    )
+    write_pyproject(project, base=["tabulate>=0.9"], brain=REGISTRY_BRAIN)
     run([BIN / "tierlock", "--project", project, "-q", "lock", "--backend", "uv"], env)
     empty = root / "empty-venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(empty)], check=True)
