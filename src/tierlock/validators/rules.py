@@ -234,12 +234,12 @@ def _env_and_values(base: JsonPath, command: Mapping[str, Any], out: list[Findin
                         at_key=True,
                     )
                 )
-            elif credential_kind(name):
+            elif kind := credential_kind(name):
                 out.append(
                     Finding(
                         "RC014",
                         (*base, "env", name),
-                        f"env name is a credential ({credential_kind(name)}): {NEVER_SAVED}",
+                        f"env name is a credential ({kind}): {NEVER_SAVED}",
                         at_key=True,
                     )
                 )
