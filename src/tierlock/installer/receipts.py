@@ -142,12 +142,8 @@ def write(prefix: Path, document: Mapping[str, Any]) -> Path:
 
     path = receipt_path(prefix, str(document["tier"]))
     path.parent.mkdir(parents=True, exist_ok=True)
-    new = not path.exists()
+    # A new receipt gets 0666 less the umask from write_atomic, readable like the packages beside it.
     write_atomic(path, (json.dumps(document, separators=(",", ":")) + "\n").encode())
-    if new:  # readable like the packages beside it (a temporary file starts 0600), so other users see it
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(path, 0o666 & ~mask)
     return path
 
 
