@@ -2,8 +2,9 @@
 errors become messages and exit codes.
 
 Each command lives in ``tierlock.commands.<name>`` and provides ``HELP``,
-``add_arguments(parser)`` and ``run(args, ctx) -> int``; its module imports
-only what parsing needs, so ``tierlock probe`` or ``check`` never load rich.
+``add_arguments(parser)`` and ``run(args, ctx) -> int`` (and ``PLAIN = True``
+for a fast path whose output stays plain even on a terminal); its module
+imports only what parsing needs, so ``tierlock probe`` or ``check`` never load rich.
 """
 
 from __future__ import annotations
@@ -156,14 +157,15 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
         if isinstance(parser, _Parser):
             parser.json_output = json_mode
         args = parser.parse_args(args_list)
-        ui = UI(json_mode=args.json, quiet=args.quiet, verbose=args.verbose)
-        if getattr(args, "_module", None) is None:
+        module = getattr(args, "_module", None)
+        ui = UI(json_mode=args.json, quiet=args.quiet, verbose=args.verbose, plain=getattr(module, "PLAIN", False))
+        if module is None:
             parser.print_help(sys.stderr)
             if args.json:  # stdout still carries its one document
                 raise UsageError(f"{prog}: no command given", remedy=f"see: {prog} --help")
             return EXIT_USAGE
         ctx = Context(ui=ui, project_arg=args.project)
-        code: int = args._module.run(args, ctx)
+        code: int = module.run(args, ctx)
         return code
     except TierlockError as err:
         ui.error(err)

@@ -25,15 +25,17 @@ class UI:
         json_mode: bool = False,
         quiet: bool = False,
         verbose: bool = False,
+        plain: bool = False,
         stdout: IO[str] | None = None,
         stderr: IO[str] | None = None,
     ) -> None:
+        """*plain*: plain lines even on a terminal (the fast paths, which never import rich)."""
         self.json_mode = json_mode
         self.quiet = quiet
         self.verbose = verbose
         self.stdout = stdout or sys.stdout
         self.stderr = stderr or sys.stderr
-        self.fancy = not json_mode and _isatty(self.stdout) and not is_ci()
+        self.fancy = not plain and not json_mode and _isatty(self.stdout) and not is_ci()
         self._json_written = False
         self._console: Any = None
 

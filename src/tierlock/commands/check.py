@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tierlock.cli import Context
 
+#: Plain lines even on a terminal: the check is a fast path and never imports rich.
+PLAIN = True
 HELP = "check offline that every tier's lockfile matches its declaration (exit 1 on any problem)"
 
 
@@ -18,7 +20,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from tierlock.lockfiles.check import check, merged_remedies
 
-    ctx.ui.fancy = False  # plain lines even on a terminal: the check never imports rich
     project = ctx.project()
     report = check(project, args.tiers)
     if ctx.ui.json_mode:

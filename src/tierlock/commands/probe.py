@@ -9,6 +9,8 @@ if TYPE_CHECKING:
     from tierlock.cli import Context
     from tierlock.probing import TierProbe
 
+#: Plain lines even on a terminal: the probe is a fast path and never imports rich.
+PLAIN = True
 HELP = "check from files alone (never importing) whether tiers are present, partial or absent"
 
 
@@ -47,7 +49,6 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def render(results: list[TierProbe], ctx: Context) -> None:
-    ctx.ui.fancy = False  # plain lines even on a terminal: the probe never imports rich
     rows = []
     for r in results:
         ok = sum(1 for d in r.checked if d.present)
