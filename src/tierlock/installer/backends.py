@@ -46,7 +46,9 @@ class UvBackend:
     name: BackendName = "uv"
 
     def version(self) -> str:
-        installed = _wheel_version(self.executable)
+        from tierlock.lockfiles.backends import installed_version
+
+        installed = installed_version(str(self.executable), "uv")
         if installed is not None:
             return installed
         out = subproc.run([self.executable, "--version"], what="uv --version").stdout.split()
@@ -109,38 +111,6 @@ class PipBackend:
 
     def uninstall_argv(self, target: Target, names: Sequence[str]) -> list[str]:
         return [*self._pip(target), "uninstall", "--disable-pip-version-check", "-y", *names]
-
-
-def _wheel_version(executable: Path) -> str | None:
-    """The version of the ``uv`` wheel that installed *executable*, read from its RECORD (no process started).
-
-    Only when a ``uv-*.dist-info`` on this interpreter's path records exactly
-    that file (same path, same size); else None and the caller asks ``uv --version``.
-    """
-    import csv
-
-    try:
-        real = os.path.realpath(executable)
-        size = os.stat(real).st_size
-    except OSError:
-        return None
-    for site in dict.fromkeys(p for p in sys.path if p and "-packages" in p):
-        try:
-            names = [n for n in os.listdir(site) if n.startswith("uv-") and n.endswith(".dist-info")]
-        except OSError:
-            continue
-        for name in names:
-            try:
-                with open(os.path.join(site, name, "RECORD"), encoding="utf-8", newline="") as handle:
-                    rows = list(csv.reader(handle))
-            except OSError:
-                continue
-            for row in rows:
-                if len(row) < 3 or not row[0].endswith(("/uv", "/uv.exe")):
-                    continue
-                if os.path.realpath(os.path.join(site, row[0])) == real and row[2] == str(size):
-                    return name[len("uv-") : -len(".dist-info")]
-    return None
 
 
 def find_uv() -> Path | None:
