@@ -276,14 +276,9 @@ def parse_project(data: Mapping[str, Any], *, pyproject: Path, text: str = "") -
         spelled[norm] = raw
 
     resolver = DependencyGroupResolver(groups_raw) if groups_raw else None
-    declared: dict[NormalizedName, dict[str, Any]] = {BASE: {}}
-    for norm, raw in spelled.items():
-        declared[norm] = {"raw": raw}
-    tiers_tbl = {norm: f"tool.tierlock.tiers.{spelled.get(norm, norm)}" for norm in declared}
-
     built: dict[NormalizedName, dict[str, Any]] = {}
-    for norm in declared:
-        where = tiers_tbl[norm]
+    for norm in dict.fromkeys([BASE, *spelled]):  # base first, then in declaration order
+        where = f"tool.tierlock.tiers.{spelled.get(norm, norm)}"
         body = tiers_raw.get(spelled[norm], {}) if norm in spelled else {}
         if not isinstance(body, dict):
             r.problem(f"must be a table, not {_type(body)}", where)
