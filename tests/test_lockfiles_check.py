@@ -58,11 +58,12 @@ def test_a_fresh_lock_passes_and_reports_its_denominators(project: Path, capsys:
     assert doc["ok"] is True
     assert doc["tiers_checked"] == 3
     assert doc["lockfiles_read"] == 3
-    assert doc["packages_checked"] == 3 + 4 + 5
+    assert doc["entries_checked"] == 3 + 4 + 5
+    assert doc["packages_checked"] == 5  # each distribution counted once across the lockfiles
     assert doc["findings"] == []
     code, out, _ = run_cli(capsys, "--project", str(project), "check")
     assert code == 0
-    assert "ok: 3 tier(s), 3 lockfile(s), 12 package(s) checked" in out
+    assert "ok: 3 tier(s) (every tier), 3 lockfile(s), 5 package(s) (12 lock entries) checked" in out
 
 
 def test_input_drift_names_each_added_removed_and_changed_requirement(
@@ -73,7 +74,8 @@ def test_input_drift_names_each_added_removed_and_changed_requirement(
     edit(pyproject, "\"winonly; sys_platform == 'win32'\"", "")
     code, found = findings(capsys, project, "brain")
     assert code == 1
-    assert kinds(found) == [("brain", "input-drift")]
+    assert kinds(found) == [("base", "input-drift"), ("brain", "input-drift")]  # brain and the base below it
+    found = found[1:]
     detail = found[0]["detail"]
     assert detail.startswith("brain: ")
     assert "gamma>=1 became gamma>=1.0.1" in detail
@@ -214,7 +216,7 @@ def test_every_kind_at_once_in_human_output_with_remedies(project: Path, capsys:
     assert "lockfiles/tools.txt: tools: missing: no lockfile for tier tools" in out
     assert "brain: input-drift: brain: delta added" in out
     assert "base: hand-edit" in out
-    assert re.search(r"problem\(s\): 3 tier\(s\), 2 lockfile\(s\), \d+ package\(s\) checked", out)
+    assert re.search(r"problem\(s\): 3 tier\(s\) \(every tier\), 2 lockfile\(s\), \d+ package\(s\) ", out)
     assert out.count("to fix:") == 1
     assert "to fix: tierlock lock base brain tools" in out  # one command relocks all three
 
@@ -260,7 +262,8 @@ def test_a_layered_tier_whose_lower_lockfile_is_gone_is_reported_even_when_check
     (project / "lockfiles/base.txt").unlink()
     code, found = findings(capsys, project, "brain")
     assert code == 1
-    assert kinds(found) == [("brain", "base-moved")]
+    assert kinds(found) == [("base", "missing"), ("brain", "base-moved")]  # brain and the base below it
+    found = found[1:]
     assert "the base lockfile brain was locked on is gone (lockfiles/base.txt)" in found[0]["detail"]
     assert found[0]["remedy"] == "tierlock lock brain"  # which locks the missing base first
     code, found = findings(capsys, project)

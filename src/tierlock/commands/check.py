@@ -14,11 +14,16 @@ HELP = "check offline that every tier's lockfile matches its declaration (exit 1
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("tiers", nargs="*", metavar="TIER", help="tiers to check (default: every tier)")
+    parser.add_argument(
+        "tiers",
+        nargs="*",
+        metavar="TIER",
+        help="tiers to check, with the tiers they are layered on (default: every tier)",
+    )
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
-    from tierlock.lockfiles.check import check, merged_remedies
+    from tierlock.lockfiles.check import check, counted, merged_remedies
 
     project = ctx.project()
     report = check(project, args.tiers)
@@ -28,7 +33,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     for finding in report.findings:
         ctx.ui.line(finding.render())
     remedies = merged_remedies(f.remedy for f in report.findings)
-    tiers = f"{len(report.tiers)} tier(s), {report.lockfiles} lockfile(s), {report.packages} package(s) checked"
+    tiers = counted(report)
     if report.ok:
         ctx.ui.line(f"ok: {tiers}; every lockfile matches its declaration")
         return 0

@@ -8,7 +8,7 @@ backend process, no network, no resolver.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from tierlock.lockfiles.digest import expected_inputs
@@ -17,7 +17,9 @@ from tierlock.lockfiles.model import Lock
 from tierlock.lockfiles.reader import ReadResult, read
 from tierlock.tiers import Project, Tier
 
-FindingKind = Literal["missing", "input-drift", "base-moved", "hand-edit", "integrity", "header", "layer-consistency"]
+FindingKind = Literal[
+    "missing", "input-drift", "base-moved", "hand-edit", "integrity", "header", "layer-consistency", "sibling-conflict"
+]
 KINDS: tuple[FindingKind, ...] = (
     "missing",
     "input-drift",
@@ -26,6 +28,7 @@ KINDS: tuple[FindingKind, ...] = (
     "integrity",
     "header",
     "layer-consistency",
+    "sibling-conflict",
 )
 
 
@@ -39,13 +42,17 @@ class Finding:
     line: int | None
     detail: str
     remedy: str
+    other_tier: str | None = None
+    """sibling-conflict: the other tier of the pair."""
+    packages: tuple[dict[str, object], ...] = ()
+    """sibling-conflict: every package the two locks pin differently (name, both versions, both places)."""
 
     def render(self) -> str:
         place = f"{self.file}:{self.line}" if self.line else self.file
         return f"{place}: {self.tier}: {self.kind}: {self.detail}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "tier": self.tier,
             "kind": self.kind,
             "file": self.file,
@@ -53,6 +60,10 @@ class Finding:
             "detail": self.detail,
             "remedy": self.remedy,
         }
+        if self.other_tier is not None:
+            out["other_tier"] = self.other_tier
+            out["packages"] = list(self.packages)
+        return out
 
 
 @dataclass(frozen=True)
@@ -63,7 +74,11 @@ class Report:
     lockfiles: int
     """How many lockfiles were read."""
     packages: int
-    """How many locked entries were checked."""
+    """How many distinct packages the lockfiles read pin (each counted once)."""
+    entries: int = 0
+    """How many lock entries were checked (a package forked under markers has several)."""
+    requested: tuple[str, ...] = ()
+    """The tiers named on the command line (empty: every tier)."""
 
     @property
     def ok(self) -> bool:
@@ -76,6 +91,8 @@ class Report:
             "tiers": list(self.tiers),
             "lockfiles_read": self.lockfiles,
             "packages_checked": self.packages,
+            "entries_checked": self.entries,
+            "scope": scope(self.tiers, self.requested),
             "problems": len(self.findings),
             "by_kind": {k: n for k in KINDS if (n := sum(1 for f in self.findings if f.kind == k))},
             "findings": [f.to_dict() for f in self.findings],
@@ -93,16 +110,66 @@ def read_locks(project: Project, tiers: Sequence[Tier]) -> dict[str, ReadResult 
 
 
 def check(project: Project, names: Sequence[str] | None = None) -> Report:
-    """Check the named tiers (all when none) against their lockfiles."""
-    tiers = project.select(list(names) if names else None)
+    """Check the named tiers and the tiers they are layered on (every tier when none) against their lockfiles.
+
+    Pairs of checked tiers that can be armed together are also compared (sibling conflicts).
+    """
+    tiers = project.with_layers(names) if names else project.select(None)
     locks = read_locks(project, tiers)
-    return findings(project, tiers, locks)
+    report = findings(project, tiers, locks)
+    from tierlock.lockfiles.siblings import conflicts
+
+    siblings = [
+        Finding(
+            c.first.name,
+            "sibling-conflict",
+            project.relpath(c.first.lockfile),
+            None,
+            c.detail(project),
+            c.remedy(project),
+            other_tier=c.second.name,
+            packages=tuple(d.to_dict(project, c.first_lock, c.second_lock) for d in c.packages),
+        )
+        for c in conflicts(project, tiers, locks)
+    ]
+    requested = tuple(project.tier(n).name for n in names) if names else ()
+    return replace(report, findings=report.findings + tuple(siblings), requested=requested)
+
+
+def scope(tiers: Sequence[str], requested: Sequence[str] = ()) -> str:
+    """What a check covered, counted one way everywhere: ``crypto and the base it is layered on``."""
+    if not requested:
+        return "every tier"
+    named = [t for t in tiers if t in requested]
+    below = [t for t in tiers if t not in requested]
+    if not below:
+        return _words(named)
+    who = "it is" if len(named) == 1 else "they are"
+    if len(below) == 1:
+        return f"{_words(named)} and the {below[0]} {who} layered on"
+    return f"{_words(named)} and the tiers {who} layered on ({_words(below)})"
+
+
+def counted(report: Report) -> str:
+    """``2 tier(s) (crypto and the base it is layered on), 2 lockfile(s), 4 package(s) (6 lock entries) checked``."""
+    entries = f" ({report.entries} lock entries)" if report.entries != report.packages else ""
+    return (
+        f"{len(report.tiers)} tier(s) ({scope(report.tiers, report.requested)}), {report.lockfiles} lockfile(s), "
+        f"{report.packages} package(s){entries} checked"
+    )
+
+
+def _words(names: Sequence[str]) -> str:
+    if len(names) <= 2:
+        return " and ".join(names)
+    return ", ".join(names[:-1]) + f" and {names[-1]}"
 
 
 def findings(project: Project, tiers: Sequence[Tier], locks: Mapping[str, ReadResult | None]) -> Report:
     """Every problem of *tiers* given their read lockfiles (pure)."""
     out: list[Finding] = []
-    packages = 0
+    entries = 0
+    names: set[str] = set()
     for tier in tiers:
         result = locks.get(tier.name)
         file = project.relpath(tier.lockfile)
@@ -117,7 +184,8 @@ def findings(project: Project, tiers: Sequence[Tier], locks: Mapping[str, ReadRe
             and lock.header.command.startswith("tierlock lock")
         ):
             remedy = lock.header.command
-        packages += len(lock.entries)
+        entries += len(lock.entries)
+        names.update(e.name for e in lock.entries)
         for problem in result.problems:
             out.append(Finding(tier.name, problem.kind, file, problem.line, problem.detail, remedy))
         header = lock.header
@@ -147,7 +215,8 @@ def findings(project: Project, tiers: Sequence[Tier], locks: Mapping[str, ReadRe
             out.append(Finding(tier.name, "base-moved", file, None, detail, remedy))
         if lower is not None:
             out.extend(_layer_consistency(project, tier, lock, lower.lock, remedy))
-    return Report(tuple(out), tuple(t.name for t in tiers), sum(1 for t in tiers if locks.get(t.name)), packages)
+    read_count = sum(1 for t in tiers if locks.get(t.name))
+    return Report(tuple(out), tuple(t.name for t in tiers), read_count, len(names), entries)
 
 
 def describe_drift(

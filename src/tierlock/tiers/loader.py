@@ -22,7 +22,7 @@ from packaging.utils import NormalizedName, canonicalize_name
 from tierlock.errors import ConfigError, Problem, ProblemCollector
 from tierlock.tiers.model import BASE, BackendName, LockFormat, Project, Tier
 
-TOP_KEYS = ("lock-dir", "format", "backend", "ci-require", "tiers", "runtime")
+TOP_KEYS = ("lock-dir", "format", "backend", "ci-require", "conflicts", "tiers", "runtime")
 TIER_KEYS = ("source", "layered-on", "probe", "import-roots", "tests")
 BASE_TIER_KEYS = ("probe", "import-roots", "tests")
 FORMATS: tuple[LockFormat, ...] = ("requirements", "pylock")
@@ -436,6 +436,8 @@ def parse_project(data: Mapping[str, Any], *, pyproject: Path, text: str = "") -
             else:
                 ci_require.append(name)
 
+    conflicts = _conflicts(r, table.get("conflicts"), tiers)
+
     if r.errors:
         raise ConfigError(
             f"{pyproject}: {len(r.errors.problems)} problem(s) in the tier declarations",
@@ -456,6 +458,7 @@ def parse_project(data: Mapping[str, Any], *, pyproject: Path, text: str = "") -
         ci_require=tuple(ci_require),
         configured=configured,
         runtime=runtime,
+        conflicts=conflicts,
     )
 
 
@@ -580,3 +583,49 @@ def _import_roots(r: _Reader, value: object, where: str) -> dict[NormalizedName,
                 good.append(name)
         out[norm] = tuple(good)
     return out
+
+
+def _conflicts(
+    r: _Reader, value: object, tiers: Mapping[NormalizedName, Tier]
+) -> tuple[frozenset[NormalizedName], ...]:
+    """``conflicts = [["polars", "pandas"]]``: sets of tiers never armed together (like ``[tool.uv].conflicts``)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        r.problem(f"must be an array of arrays of tier names, not {_type(value)}", "tool.tierlock", "conflicts")
+        return ()
+    out: list[frozenset[NormalizedName]] = []
+    for i, item in enumerate(value):
+        if not isinstance(item, list):
+            r.problem(
+                f'must be an array of tier names such as ["a", "b"], not {_type(item)}',
+                "tool.tierlock",
+                "conflicts",
+                i,
+            )
+            continue
+        names: list[NormalizedName] = []
+        before = len(r.errors.problems)
+        for entry in item:
+            if not isinstance(entry, str):
+                r.problem(f"must hold tier names (strings), not {_type(entry)}", "tool.tierlock", "conflicts", i)
+                continue
+            name = canonicalize_name(entry)
+            if name not in tiers:
+                close = difflib.get_close_matches(name, list(tiers), n=1)
+                r.problem(
+                    f"unknown tier {entry!r}; declared tiers: {', '.join(tiers)}",
+                    "tool.tierlock",
+                    "conflicts",
+                    i,
+                    hint=f"did you mean {close[0]!r}?" if close else None,
+                )
+            elif name == BASE:
+                r.problem("base is part of every tier; it cannot conflict with one", "tool.tierlock", "conflicts", i)
+            elif name not in names:
+                names.append(name)
+        if len(names) < 2 and len(r.errors.problems) == before:
+            r.problem("a conflict set needs at least two different tiers", "tool.tierlock", "conflicts", i)
+        elif len(names) >= 2:
+            out.append(frozenset(names))
+    return tuple(out)

@@ -69,6 +69,8 @@ class Project:
     """Whether pyproject.toml has a ``[tool.tierlock]`` table at all."""
     runtime: Mapping[str, object] | None = field(default=None)
     """The raw ``[tool.tierlock.runtime]`` table, validated by tierlock.validators."""
+    conflicts: tuple[frozenset[NormalizedName], ...] = ()
+    """Sets of tiers declared mutually exclusive (``[tool.tierlock].conflicts``): never armed together."""
 
     def tier(self, name: str) -> Tier:
         """The tier called *name* (any spelling), or :class:`UnknownTierError`."""
@@ -110,6 +112,18 @@ class Project:
                     seen.add(key)
                     out.append(req)
         return out
+
+    def exclusive(self, a: str, b: str) -> bool:
+        """Whether tiers *a* and *b* can never be armed together: a declared conflict between their layers."""
+        below_a = {t.name for t in self.chain(a)}
+        below_b = {t.name for t in self.chain(b)}
+        return any(
+            (x in below_a and y in below_b) or (y in below_a and x in below_b)
+            for declared in self.conflicts
+            for x in declared
+            for y in declared
+            if x != y
+        )
 
     def relpath(self, path: Path) -> str:
         """*path* relative to the project root when it is inside it."""
