@@ -18,7 +18,7 @@ from tierlock import subproc
 from tierlock.cli import _named_command
 from tierlock.errors import BackendError
 from tierlock.lockfiles import load, platform_id
-from tierlock.lockfiles.backends import IndexOptions, UvBackend, installed_version, matching_interpreter
+from tierlock.lockfiles.backends import IndexOptions, UvBackend, installed_version, lock_interpreter
 from tierlock.lockfiles.lock import LockOptions, lock_project
 from tierlock.tiers import load_project
 
@@ -377,19 +377,40 @@ def test_a_locked_header_records_the_version_uv_itself_reports(uv_locked: Path) 
     assert header.backend_version == out.split()[1]
 
 
-def test_uv_compiles_with_this_interpreter_when_it_is_the_version_the_lock_targets(
-    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str], started: list[tuple[str, ...]]
+@pytest.mark.parametrize("requires", [">={here}", ">=3.8", None])
+def test_uv_compiles_with_this_interpreter_and_never_downloads_one_whatever_the_lock_targets(
+    tmp_path: Path,
+    wheels: Path,
+    capsys: pytest.CaptureFixture[str],
+    started: list[tuple[str, ...]],
+    requires: str | None,
 ) -> None:
     here = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    folder = write_project(
-        tmp_path / "proj", PYPROJECT.replace('requires-python = ">=3.11"', f'requires-python = ">={here}"')
-    )
+    replacement = f'requires-python = "{requires.format(here=here)}"' if requires else ""
+    folder = write_project(tmp_path / "proj", PYPROJECT.replace('requires-python = ">=3.11"', replacement))
     assert run_cli(capsys, "--project", str(folder), "lock", "base", *offline(wheels))[0] == 0
     (compile_argv,) = [a for a in started if a[1:3] == ("pip", "compile")]
-    assert compile_argv[compile_argv.index("--python-version") + 1] == here
+    if requires:
+        expected = here if requires.startswith(">={") else "3.8"
+        assert compile_argv[compile_argv.index("--python-version") + 1] == expected
+    else:
+        assert "--python-version" not in compile_argv
     assert compile_argv[compile_argv.index("--python") + 1] == sys.executable
-    assert matching_interpreter(here) == sys.executable
-    assert matching_interpreter("2.7") is None
+    assert "--no-python-downloads" in compile_argv
+    assert lock_interpreter() == sys.executable
+
+
+def test_uv_may_download_an_interpreter_when_uv_python_downloads_asks_for_it(
+    project: Path,
+    wheels: Path,
+    capsys: pytest.CaptureFixture[str],
+    started: list[tuple[str, ...]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("UV_PYTHON_DOWNLOADS", "automatic")
+    assert run_cli(capsys, "--project", str(project), "lock", "base", *offline(wheels))[0] == 0
+    (compile_argv,) = [a for a in started if a[1:3] == ("pip", "compile")]
+    assert "--no-python-downloads" not in compile_argv
 
 
 def test_uv_finds_its_own_interpreter_when_uv_python_chooses_one(
@@ -403,7 +424,7 @@ def test_uv_finds_its_own_interpreter_when_uv_python_chooses_one(
     assert run_cli(capsys, "--project", str(project), "lock", "base", *offline(wheels))[0] == 0
     (compile_argv,) = [a for a in started if a[1:3] == ("pip", "compile")]
     assert "--python" not in compile_argv
-    assert matching_interpreter(f"{sys.version_info[0]}.{sys.version_info[1]}") is None
+    assert lock_interpreter() is None
 
 
 @pytest.mark.parametrize(

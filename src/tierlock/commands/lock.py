@@ -5,8 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from tierlock.errors import EXIT_BACKEND
+
 if TYPE_CHECKING:
     from tierlock.cli import Context
+    from tierlock.lockfiles.lock import NotLocked
 
 HELP = "compile each tier's exact closure (pins and hashes) into its lockfile"
 
@@ -38,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from tierlock.lockfiles.backends import IndexOptions, choose
-    from tierlock.lockfiles.lock import LockOptions, lock_project
+    from tierlock.lockfiles.lock import LockFailed, LockOptions, lock_project
 
     project = ctx.project()
     for name in args.tiers:
@@ -54,28 +57,41 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
             no_index=args.no_index,
         ),
     )
-    done = lock_project(project, args.tiers, backend, options, progress=ctx.ui.note)
+    try:
+        done = lock_project(project, args.tiers, backend, options, progress=ctx.ui.note)
+        failed: tuple[NotLocked, ...] = ()
+    except LockFailed as exc:  # every other tier was locked: report them, then every failure
+        done, failed = list(exc.locked), exc.failures
     if ctx.ui.json_mode:
         ctx.ui.emit_json(
             {
-                "ok": True,
+                "ok": not failed,
                 "backend": backend.name,
                 "backend_version": backend.version(),
                 "universal": backend.universal,
                 "platform": backend.platform(),
                 "locked": [d.to_dict(project) for d in done],
+                "failed": [f.to_dict() for f in failed],
             }
         )
-        return 0
+        return EXIT_BACKEND if failed else 0
     for d in done:
         what = "created" if d.created else ("updated" if d.changes else "unchanged pins")
         extra = "" if d.reason == "requested" else f" ({d.reason})"
-        ctx.ui.line(f"{d.tier}: {project.relpath(d.path)}: {d.packages} package(s), {what}{extra}")
+        ctx.ui.line(f"{d.tier}: {project.relpath(d.path)}: {d.counted}, {what}{extra}")
         for change in d.changes:
             ctx.ui.line(f"  {change}")
     scope = "universal" if backend.universal else f"this platform only: {backend.platform()}"
     ctx.ui.line(f"locked {len(done)} tier(s) with {backend.name} {backend.version()} ({scope})")
-    return 0
+    if not failed:
+        return 0
+    lines = [f"ERROR {len(failed)} tier(s) not locked (their lockfiles are unchanged):"]
+    for f in failed:
+        lines.append(f"  {f.tier}: {f.message}")
+        lines.extend(f"    | {line}" for line in (f.detail or "").splitlines())
+        lines.append(f"    to fix: {f.remedy}")
+    print("\n".join(lines), file=ctx.ui.stderr, flush=True)  # even with -q: these are errors
+    return EXIT_BACKEND
 
 
 def _local(link: str) -> str:

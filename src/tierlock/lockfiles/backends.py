@@ -117,16 +117,21 @@ def installed_version(executable: str, distribution: str) -> str | None:
     return None
 
 
-def matching_interpreter(python_version: str) -> str | None:
-    """This interpreter when it is one uv would pick for ``--python-version`` (spares uv its own search).
+def lock_interpreter() -> str | None:
+    """The interpreter uv resolves with: this one, unless ``UV_PYTHON`` chooses (spares uv its own search).
 
-    None when ``UV_PYTHON`` chooses the interpreter, or this one is another version.
+    A universal lock's target is ``--python-version``; the interpreter only
+    runs builds of source distributions, so any local one serves, and uv never
+    goes looking for (or downloading) one that matches the target version.
     """
     if "UV_PYTHON" in os.environ or not sys.executable:
         return None
-    wanted = python_version.split(".")
-    mine = [str(part) for part in sys.version_info[: len(wanted)]]
-    return sys.executable if wanted == mine else None
+    return sys.executable
+
+
+def python_downloads_off() -> bool:
+    """Whether to tell uv not to download interpreters: always, unless ``UV_PYTHON_DOWNLOADS`` asks otherwise."""
+    return "UV_PYTHON_DOWNLOADS" not in os.environ
 
 
 @dataclass
@@ -157,9 +162,11 @@ class UvBackend:
             argv += ["--format", "pylock.toml"]
         if request.python_version:
             argv += ["--python-version", request.python_version]
-            interpreter = matching_interpreter(request.python_version)
-            if interpreter is not None:
-                argv += ["--python", interpreter]
+        interpreter = lock_interpreter()
+        if interpreter is not None:
+            argv += ["--python", interpreter]
+        if python_downloads_off():
+            argv.append("--no-python-downloads")
         if request.constraints is not None:
             argv += ["--constraints", request.constraints]
         if request.upgrade:

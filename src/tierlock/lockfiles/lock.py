@@ -9,6 +9,7 @@ lockfile is replaced only once the result has been read back and verified.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import tempfile
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from tierlock.errors import BackendError
+from tierlock.errors import BackendError, Problem
 from tierlock.fsutil import write_atomic
 from tierlock.lockfiles import header as headers
 from tierlock.lockfiles import pylock as pylock_format
@@ -46,21 +47,62 @@ class Locked:
     tier: str
     path: Path
     packages: int
+    """Distinct packages pinned (each counted once)."""
+    entries: int
+    """Lock entries: a package forked under markers (two versions for two Pythons) has one per version."""
     changes: tuple[str, ...]
     """Pin changes against the previous lockfile: ``+scipy 1.14.1``, ``-six 1.16.0``, ``numpy 2.1.0 -> 2.2.0``."""
     created: bool
     reason: str
     """``requested``, or why a tier below a requested one was locked first."""
 
+    @property
+    def counted(self) -> str:
+        """``4 package(s)``, or ``4 package(s) in 8 lock entries`` when versions fork under markers."""
+        if self.entries == self.packages:
+            return f"{self.packages} package(s)"
+        return f"{self.packages} package(s) in {self.entries} lock entries"
+
     def to_dict(self, project: Project) -> dict[str, object]:
         return {
             "tier": self.tier,
             "lockfile": project.relpath(self.path),
             "packages": self.packages,
+            "entries": self.entries,
             "created": self.created,
             "changes": list(self.changes),
             "reason": self.reason,
         }
+
+
+@dataclass(frozen=True)
+class NotLocked:
+    """A tier whose lock failed (or could not start because a tier below it failed); its lockfile is untouched."""
+
+    tier: str
+    message: str
+    detail: str | None
+    remedy: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {"tier": self.tier, "message": self.message, "detail": self.detail, "remedy": self.remedy}
+
+
+class LockFailed(BackendError):
+    """Some tiers could not be locked; every other tier was locked (exit 3).
+
+    ``locked`` holds what succeeded, ``failures`` one entry (with its one remedy) per tier not locked.
+    """
+
+    def __init__(self, locked: Sequence[Locked], failures: Sequence[NotLocked]) -> None:
+        names = ", ".join(f.tier for f in failures)
+        super().__init__(
+            f"{len(failures)} tier(s) not locked: {names}; {len(locked)} tier(s) locked",
+            problems=[Problem(f"{f.message}; to fix: {f.remedy}", f.tier) for f in failures],
+            detail="\n".join(f"{f.tier}: {f.detail}" for f in failures if f.detail) or None,
+        )
+        self.locked = tuple(locked)
+        self.failures = tuple(failures)
 
 
 def plan(project: Project, names: Sequence[str] | None) -> list[tuple[Tier, str]]:
@@ -107,11 +149,39 @@ def lock_project(
             remedy='lock with uv (tierlock lock --backend uv) or set format = "requirements" in [tool.tierlock]',
         )
     done: list[Locked] = []
+    failures: list[NotLocked] = []
     for tier, reason in plan(project, names):
+        failed_below = next((f for f in failures if f.tier in _below(project, tier)), None)
+        if failed_below is not None:
+            failures.append(
+                NotLocked(
+                    tier.name,
+                    f"not locked: the {failed_below.tier} lock it is layered on failed",
+                    None,
+                    f"fix {failed_below.tier} first ({failed_below.remedy}), then run: tierlock lock {tier.name}",
+                )
+            )
+            continue
         if progress is not None:
             progress(f"locking {tier.name} with {backend.name} ({project.relpath(tier.lockfile)})")
-        done.append(lock_tier(project, tier, backend, options, reason=reason))
+        try:
+            done.append(lock_tier(project, tier, backend, options, reason=reason))
+        except (BackendError, LockfileError) as exc:
+            failures.append(_failure(project, tier, exc))
+    if failures:
+        raise LockFailed(done, failures)
     return done
+
+
+def _failure(project: Project, tier: Tier, exc: BackendError | LockfileError) -> NotLocked:
+    """What failed for *tier* and its one remedy (a better one when the tier reaches a local-only package)."""
+    from tierlock.tiers.reach import unlockable
+
+    local = unlockable(project, tier)
+    if local is not None:
+        return NotLocked(tier.name, f"{exc.message} ({local.reason})", exc.detail, local.remedy)
+    remedy = exc.remedy or f"tierlock lock {tier.name}"
+    return NotLocked(tier.name, exc.message, exc.detail, remedy)
 
 
 def lock_tier(
@@ -159,7 +229,13 @@ def lock_tier(
             # (uv.toml / [tool.uv], [tool.pip-tools]) as it would when run by hand.
             cwd=project.root,
         )
-        compiling = _Background(backend.compile, request)
+        # Nothing to resolve (no requirements, or none beyond the tier below): no backend call.
+        same_as_lower = lower is not None and expected_inputs(project, project.tier(lower_name(tier)))[0] == inputs
+        compiling = _Background(backend.compile, request) if inputs and not same_as_lower else None
+        if compiling is None:
+            text_below = _read_bytes(lower.path) if lower is not None and same_as_lower else None
+            known = text_below.decode("utf-8-sig") if text_below is not None else _empty_body(project)
+            output.write_text(known, encoding="utf-8")
         try:  # meanwhile: what does not depend on the result
             previous = _read_bytes(tier.lockfile) if had_lockfile else None
             header = LockHeader(
@@ -177,7 +253,8 @@ def lock_tier(
                 include_groups=tier.include_groups,
             )
         finally:
-            compiling.wait()
+            if compiling is not None:
+                compiling.wait()
         try:
             compiled = output.read_text(encoding="utf-8-sig")
         except FileNotFoundError:
@@ -203,11 +280,22 @@ def lock_tier(
     return Locked(
         tier=tier.name,
         path=tier.lockfile,
-        packages=len(parsed.entries),
+        packages=len({e.name for e in parsed.entries}),
+        entries=len(parsed.entries),
         changes=tuple(_changes(tier.lockfile, previous, parsed.body_digest, parsed.entries)),
         created=previous is None,
         reason=reason,
     )
+
+
+def _empty_body(project: Project) -> str:
+    """The lock of a tier with no requirements at all, as the backend would write it."""
+    if project.format != "pylock":
+        return ""
+    lines = ['lock-version = "1.0"', 'created-by = "uv"']
+    if project.requires_python:
+        lines.append(f"requires-python = {json.dumps(project.requires_python)}")
+    return "\n".join([*lines, "packages = []", ""])
 
 
 class _Background:

@@ -1,0 +1,177 @@
+"""``tierlock lock`` of many tiers: one failing tier does not stop the others; empty tiers need no backend."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from tests.support.lockproj import build_wheel_dir, offline, run_cli, run_json, write_project
+from tierlock import subproc
+from tierlock.lockfiles import load
+
+MANY = """\
+[project]
+name = "proj"
+version = "0.1.0"
+requires-python = ">=3.11"
+dependencies = ["delta<2"]
+
+[project.optional-dependencies]
+first = ["alpha"]
+broken = ["no-such-package>=1"]
+above = ["gamma"]
+last = ["beta"]
+
+[dependency-groups]
+empty = []
+
+[tool.tierlock.tiers.first]
+[tool.tierlock.tiers.broken]
+[tool.tierlock.tiers.above]
+layered-on = "broken"
+[tool.tierlock.tiers.last]
+[tool.tierlock.tiers.empty]
+"""
+
+WORKSPACE = """\
+[project]
+name = "proj"
+version = "0.1.0"
+requires-python = ">=3.11"
+dependencies = ["delta<2"]
+
+[project.optional-dependencies]
+brain = ["alpha"]
+
+[dependency-groups]
+dev = ["member-lib", "beta"]
+
+[tool.uv.workspace]
+members = ["packages/*"]
+
+[tool.uv.sources]
+member-lib = { workspace = true }
+
+[tool.tierlock.tiers.brain]
+[tool.tierlock.tiers.dev]
+"""
+
+
+@pytest.fixture(scope="module")
+def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_wheel_dir(tmp_path_factory.mktemp("wheels"))
+
+
+@pytest.fixture
+def started() -> Iterator[list[tuple[str, ...]]]:
+    seen: list[tuple[str, ...]] = []
+
+    def observe(argv: Sequence[str]) -> None:
+        seen.append(tuple(str(a) for a in argv))
+
+    subproc.observers.append(observe)
+    try:
+        yield seen
+    finally:
+        subproc.observers.remove(observe)
+
+
+def test_a_failing_tier_in_the_middle_locks_the_others_and_reports_every_failure_with_a_remedy(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_project(tmp_path / "proj", MANY)
+    code, out, err = run_cli(capsys, "--project", str(folder), "lock", *offline(wheels))
+    assert code == 3
+    for tier in ("base", "first", "last", "empty"):
+        assert (folder / f"lockfiles/{tier}.txt").is_file(), tier
+        assert re.search(rf"^{tier}: lockfiles/{tier}\.txt: \d+ package\(s\), created", out, re.M), out
+    assert not (folder / "lockfiles/broken.txt").exists()
+    assert not (folder / "lockfiles/above.txt").exists()
+    assert "ERROR 2 tier(s) not locked (their lockfiles are unchanged):" in err
+    assert "  broken: uv pip compile failed" in err
+    assert "no-such-package" in err  # uv's own explanation
+    assert "  above: not locked: the broken lock it is layered on failed" in err
+    assert err.count("to fix:") == 2
+    assert "then run: tierlock lock broken" in err
+    assert "then run: tierlock lock above" in err
+    code, doc = run_json(capsys, "--project", str(folder), "lock", *offline(wheels))
+    assert code == 3
+    assert doc["ok"] is False
+    assert [d["tier"] for d in doc["locked"]] == ["base", "first", "last", "empty"]
+    assert [(f["tier"], bool(f["remedy"])) for f in doc["failed"]] == [("broken", True), ("above", True)]
+
+
+def test_an_empty_tier_is_locked_without_a_backend_call(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str], started: list[tuple[str, ...]]
+) -> None:
+    folder = write_project(tmp_path / "proj", MANY.replace('broken = ["no-such-package>=1"]', 'broken = ["beta"]'))
+    code, _, err = run_cli(capsys, "--project", str(folder), "lock", "empty", *offline(wheels))
+    assert code == 0, err
+    compiles = [a for a in started if a[1:3] == ("pip", "compile")]
+    assert [Path(a[3]).name for a in compiles] == ["base.in"]  # the base below it, not the empty tier
+    lock = load(folder / "lockfiles/empty.txt")
+    assert [e.name for e in lock.entries] == ["delta"]  # layered on base: the full closure
+    code, out, _ = run_cli(capsys, "--project", str(folder), "check", "empty")
+    assert code == 0, out
+
+
+@pytest.mark.parametrize("fmt", ["requirements", "pylock"])
+def test_a_tier_with_no_requirements_at_all_gets_a_valid_empty_lock_without_a_backend(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str], started: list[tuple[str, ...]], fmt: str
+) -> None:
+    folder = write_project(
+        tmp_path / "proj",
+        f'[project]\nname = "proj"\nversion = "0"\nrequires-python = ">=3.11"\ndependencies = []\n\n'
+        f'[tool.tierlock]\nformat = "{fmt}"\n',
+    )
+    code, out, err = run_cli(capsys, "--project", str(folder), "lock", *offline(wheels))
+    assert code == 0, err
+    assert "base: lockfiles/" in out
+    assert "0 package(s), created" in out
+    assert [a for a in started if a[1:3] == ("pip", "compile")] == []
+    code, out, _ = run_cli(capsys, "--project", str(folder), "check")
+    assert code == 0, out
+
+
+def test_a_tier_reaching_a_workspace_member_is_named_with_a_remedy_that_works_when_applied(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_project(tmp_path / "proj", WORKSPACE)
+    member = folder / "packages/member-lib"
+    member.mkdir(parents=True)
+    (member / "pyproject.toml").write_text('[project]\nname = "member_lib"\nversion = "0.1"\n')
+    code, _, err = run_cli(capsys, "--project", str(folder), "lock", *offline(wheels))
+    assert code == 3
+    assert (folder / "lockfiles/brain.txt").is_file()
+    assert "it reaches member-lib, a workspace member (packages/member-lib), which no package index serves" in err
+    remedy = next(line for line in err.splitlines() if "to fix:" in line)
+    assert (
+        "remove member-lib from the dependency group dev in pyproject.toml, or remove [tool.tierlock.tiers.dev]"
+        in remedy
+    )
+    assert remedy.endswith("then run: tierlock lock")
+    # applied as printed (the second way): the lock passes
+    pyproject = folder / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace("[tool.tierlock.tiers.dev]\n", ""))
+    code, _, err = run_cli(capsys, "--project", str(folder), "lock", *offline(wheels))
+    assert code == 0, err
+
+
+def test_versions_forked_under_markers_are_counted_as_one_package_with_several_entries(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_project(
+        tmp_path / "proj",
+        '[project]\nname = "proj"\nversion = "0"\nrequires-python = ">=3.11"\n'
+        "dependencies = [\"beta<2; python_version < '3.12'\", \"beta>=2; python_version >= '3.12'\", \"delta\"]\n",
+    )
+    code, out, err = run_cli(capsys, "--project", str(folder), "lock", *offline(wheels))
+    assert code == 0, err
+    assert "base: lockfiles/base.txt: 2 package(s) in 3 lock entries, created" in out
+    code, doc = run_json(capsys, "--project", str(folder), "lock", *offline(wheels))
+    assert (doc["locked"][0]["packages"], doc["locked"][0]["entries"]) == (2, 3)
+    code, doc = run_json(capsys, "--project", str(folder), "check")
+    assert (doc["packages_checked"], doc["entries_checked"]) == (2, 3)
