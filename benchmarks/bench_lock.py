@@ -6,6 +6,12 @@ find-links folder with ``--upgrade`` (tierlock relocks over the lockfile its
 previous run wrote, as uv over its previous output); the medians of 9 runs
 each (after a warm-up) are printed with the ratio. Target: within 1.2x.
 
+Then a no-change lock of four tiers (base; brain, vision and speech layered on
+base): ``tierlock lock`` over fresh lockfiles against the same four ``uv pip
+compile`` runs started one after another by hand (the base compile, then each
+tier with the base lock as constraints, each over its previous output, with
+the interpreter named so uv does not search for one). Target: within 1.2x.
+
 For scale it also prints the floor no Python front end can go below: starting
 the interpreter and importing what any lock needs before uv can start (the CLI
 frame, ``tomllib``, ``subprocess``, ``tempfile`` and ``packaging.requirements``,
@@ -15,13 +21,15 @@ which the tier model parses requirements with).
 from __future__ import annotations
 
 import shutil
+import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._lockbench import BIN, make_project, timed
+from benchmarks._lockbench import BIN, make_project, run, timed
 
 FLOOR_IMPORTS = "import tierlock.cli, tomllib, subprocess, tempfile, packaging.requirements"
 
@@ -70,6 +78,71 @@ def main() -> None:
         print(f"ratio tierlock/uv:    {ours / peer:7.2f}x (target <= 1.2x)")
         print(f"floor (python + imports a lock needs): {floor * 1000:.1f} ms = {floor / peer:.2f}x of uv pip compile")
 
+    multi_tier()
+
+
+EXTRAS = {"vision": slice(9, 13), "speech": slice(13, 18)}
+
+
+def multi_tier(repeat: int = 9) -> None:
+    """A no-change lock of four tiers against the four uv compiles it stands for, run directly."""
+    with tempfile.TemporaryDirectory(prefix="tierlock-bench-lock4-") as tmp:
+        project, wheels, _ = make_project(Path(tmp))
+        pyproject = project / "pyproject.toml"
+        text = pyproject.read_text(encoding="utf-8")
+        from tierlock.tiers import load_project
+
+        brain = [str(r) for r in load_project(project).tier("brain").requirements]
+        extras = "".join(
+            f"{name} = [{', '.join(repr(r) for r in brain[part.start - 9 : part.stop - 9])}]\n"
+            for name, part in EXTRAS.items()
+        )
+        text = text.replace("[tool.uv]", f"{extras.replace(chr(39), chr(34))}\n[tool.uv]")
+        text += "".join(f'\n[tool.tierlock.tiers.{name}]\nsource = "extra:{name}"\n' for name in EXTRAS)
+        pyproject.write_text(text, encoding="utf-8")
+        model = load_project(project)
+        tiers = list(model.tiers)
+        ours_argv: list[str | Path] = [BIN / "tierlock", "--project", project, "-q", "lock", "--no-index", "-f", wheels]
+        run(ours_argv)  # the lockfiles exist: every later run changes nothing
+
+        work = Path(tmp) / "direct"
+        work.mkdir()
+        peer: list[list[str | Path]] = []
+        for name in tiers:
+            tier = model.tier(name)
+            inputs = work / f"{name}.in"
+            inputs.write_text("".join(f"{r}\n" for r in model.closure_requirements(name)), encoding="utf-8")
+            argv: list[str | Path] = [BIN / "uv", "pip", "compile", inputs, "-o", work / f"{name}.txt"]
+            argv += ["--universal", "--generate-hashes", "--no-header", "--quiet", "--python-version", "3.11"]
+            argv += ["--python", sys.executable, "--no-python-downloads", "--no-index", "--find-links", wheels]
+            if tier.layered_on:
+                argv += ["--constraints", work / f"{tier.layered_on}.txt"]
+            peer.append(argv)
+        for argv in peer:
+            run(argv, cwd=project)  # previous outputs exist: no-change compiles
+
+        def direct() -> None:
+            for argv in peer:
+                run(argv, cwd=project)
+
+        ours_samples: list[float] = []
+        peer_samples: list[float] = []
+        for _ in range(repeat):  # interleaved, so a change in machine load hits both sides
+            start = time.perf_counter()
+            run(ours_argv)
+            ours_samples.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            direct()
+            peer_samples.append(time.perf_counter() - start)
+        ours, theirs = statistics.median(ours_samples), statistics.median(peer_samples)
+        print(f"no-change lock of {len(tiers)} tiers ({', '.join(tiers)}):")
+        print(f"tierlock lock:                 {ours * 1000:7.1f} ms (median of {repeat})")
+        print(f"{len(peer)} uv pip compile, one by one: {theirs * 1000:7.1f} ms (median of {repeat})")
+        print(f"ratio tierlock/uv:             {ours / theirs:7.2f}x (target <= 1.2x)")
+
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--multi"]:
+        multi_tier()
+    else:
+        main()

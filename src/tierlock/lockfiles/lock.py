@@ -29,7 +29,7 @@ from tierlock.lockfiles import requirements as req_format
 from tierlock.lockfiles.backends import Backend, CompileRequest, IndexOptions, python_version_for
 from tierlock.lockfiles.digest import body_digest, expected_inputs
 from tierlock.lockfiles.model import Lock, LockEntry, LockfileError, LockHeader
-from tierlock.lockfiles.reader import format_of, read
+from tierlock.lockfiles.reader import ReadResult, format_of, read
 from tierlock.tiers import Project, Tier
 
 
@@ -148,29 +148,66 @@ def lock_project(
             "pip-tools cannot write the pylock format",
             remedy='lock with uv (tierlock lock --backend uv) or set format = "requirements" in [tool.tierlock]',
         )
-    done: list[Locked] = []
-    failures: list[NotLocked] = []
-    for tier, reason in plan(project, names):
-        failed_below = next((f for f in failures if f.tier in _below(project, tier)), None)
-        if failed_below is not None:
-            failures.append(
-                NotLocked(
-                    tier.name,
-                    f"not locked: the {failed_below.tier} lock it is layered on failed",
-                    None,
-                    f"fix {failed_below.tier} first ({failed_below.remedy}), then run: tierlock lock {tier.name}",
-                )
+    order = plan(project, names)
+    results: dict[str, Locked] = {}
+    failures: dict[str, NotLocked] = {}
+    pending = list(order)
+    while pending:
+        # A wave: every tier whose lower tiers in this plan are settled; siblings compile side by side.
+        planned = {t.name for t, _ in pending}
+        wave = [(t, r) for t, r in pending if not planned.intersection(_below(project, t))]
+        pending = [item for item in pending if item not in wave]
+        runnable = []
+        for tier, reason in wave:
+            failed_below = next((failures[b] for b in _below(project, tier) if b in failures), None)
+            if failed_below is None:
+                runnable.append((tier, reason))
+                continue
+            failures[tier.name] = NotLocked(
+                tier.name,
+                f"not locked: the {failed_below.tier} lock it is layered on failed",
+                None,
+                f"fix {failed_below.tier} first ({failed_below.remedy}), then run: tierlock lock {tier.name}",
             )
-            continue
+        for tier, outcome in _lock_wave(project, runnable, backend, options, progress):
+            if isinstance(outcome, Locked):
+                results[tier.name] = outcome
+            else:
+                failures[tier.name] = _failure(project, tier, outcome)
+    done = [results[t.name] for t, _ in order if t.name in results]
+    if failures:
+        raise LockFailed(done, [failures[t.name] for t, _ in order if t.name in failures])
+    return done
+
+
+#: Sibling tiers locked at once (each is one backend process, mostly waiting on its index).
+PARALLEL = 4
+
+
+def _lock_wave(
+    project: Project,
+    wave: Sequence[tuple[Tier, str]],
+    backend: Backend,
+    options: LockOptions,
+    progress: Callable[[str], None] | None,
+) -> list[tuple[Tier, Locked | BackendError | LockfileError]]:
+    """Lock the tiers of *wave* (none layered on another), side by side; each outcome in order."""
+
+    def one(item: tuple[Tier, str]) -> Locked | BackendError | LockfileError:
+        tier, reason = item
         if progress is not None:
             progress(f"locking {tier.name} with {backend.name} ({project.relpath(tier.lockfile)})")
         try:
-            done.append(lock_tier(project, tier, backend, options, reason=reason))
+            return lock_tier(project, tier, backend, options, reason=reason)
         except (BackendError, LockfileError) as exc:
-            failures.append(_failure(project, tier, exc))
-    if failures:
-        raise LockFailed(done, failures)
-    return done
+            return exc
+
+    if len(wave) <= 1:
+        return [(item[0], one(item)) for item in wave]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=min(PARALLEL, len(wave)), thread_name_prefix="tierlock-lock") as pool:
+        return list(zip((t for t, _ in wave), pool.map(one, wave), strict=True))
 
 
 def _failure(project: Project, tier: Tier, exc: BackendError | LockfileError) -> NotLocked:
@@ -196,7 +233,7 @@ def lock_tier(
     lower: Lock | None = None
     if tier.layered_on is not None:
         below = project.tier(tier.layered_on)
-        result = read(below.lockfile)
+        result = _read_lower(below.lockfile)
         if result.problems:
             raise BackendError(
                 f"cannot lock {tier.name}: the {below.name} lockfile it is layered on has problems",
@@ -286,6 +323,27 @@ def lock_tier(
         created=previous is None,
         reason=reason,
     )
+
+
+_LOWER: dict[tuple[str, int, int, int], ReadResult] = {}
+_LOWER_GUARD = threading.Lock()
+
+
+def _read_lower(path: Path) -> ReadResult:
+    """The lockfile a tier is layered on, read once while it stays the same file (siblings share it)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return read(path)
+    key = (str(path), st.st_ino, st.st_mtime_ns, st.st_size)
+    with _LOWER_GUARD:
+        cached = _LOWER.get(key)
+    if cached is None:
+        cached = read(path)
+        with _LOWER_GUARD:
+            _LOWER.clear()  # one lower lock at a time is what a lock run needs
+            _LOWER[key] = cached
+    return cached
 
 
 def _empty_body(project: Project) -> str:
