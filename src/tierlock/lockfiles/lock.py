@@ -149,6 +149,9 @@ def lock_project(
             remedy='lock with uv (tierlock lock --backend uv) or set format = "requirements" in [tool.tierlock]',
         )
     order = plan(project, names)
+    from tierlock.tiers.reach import project_local, unlockable
+
+    local = project_local(project)
     results: dict[str, Locked] = {}
     failures: dict[str, NotLocked] = {}
     pending = list(order)
@@ -160,6 +163,10 @@ def lock_project(
         runnable = []
         for tier, reason in wave:
             failed_below = next((failures[b] for b in _below(project, tier) if b in failures), None)
+            reach = unlockable(project, tier, local) if failed_below is None else None
+            if reach is not None:  # an index would not have it, or worse, a published namesake: no backend call
+                failures[tier.name] = NotLocked(tier.name, f"cannot be locked: {reach.reason}", None, reach.remedy)
+                continue
             if failed_below is None:
                 runnable.append((tier, reason))
                 continue
@@ -230,12 +237,7 @@ def _lock_wave(
 
 
 def _failure(project: Project, tier: Tier, exc: BackendError | LockfileError) -> NotLocked:
-    """What failed for *tier* and its one remedy (a better one when the tier reaches a local-only package)."""
-    from tierlock.tiers.reach import unlockable
-
-    local = unlockable(project, tier)
-    if local is not None:
-        return NotLocked(tier.name, f"{exc.message} ({local.reason})", exc.detail, local.remedy)
+    """What failed for *tier* and its one remedy."""
     remedy = exc.remedy or f"tierlock lock {tier.name}"
     return NotLocked(tier.name, exc.message, exc.detail, remedy)
 

@@ -93,22 +93,30 @@ def reached(requirements: Iterable[Requirement], local: Mapping[str, str]) -> tu
     return None
 
 
-def unlockable(project: Project, tier: Tier) -> Unlockable | None:
-    """Why *tier* cannot be locked from an index, when one of its roots (or its layers') is local-only."""
+def project_local(project: Project) -> dict[str, str]:
+    """:func:`local_packages` of *project*, read from its pyproject.toml and workspace members."""
     try:
         data = tomllib.loads(project.pyproject.read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return None
-    local = local_packages(data, workspace_members(project.root, data))
+        return {}
+    return local_packages(data, workspace_members(project.root, data))
+
+
+def unlockable(project: Project, tier: Tier, local: Mapping[str, str] | None = None) -> Unlockable | None:
+    """Why *tier* cannot be locked from an index, when one of its roots (or its layers') is local-only."""
+    local = project_local(project) if local is None else local
     found = reached(project.closure_requirements(tier.name), local)
     if found is None:
         return None
     name, what = found
     owner = next((t for t in project.chain(tier.name) if reached(t.requirements, {name: what})), tier)
     source = owner.source.replace("extra:", "the extra ").replace("group:", "the dependency group ")
+    if owner.is_base:
+        source = "[project].dependencies"
     return Unlockable(
         name,
         f"it reaches {name}, {what}, which no package index serves",
-        f"remove {name} from {source} in pyproject.toml, or remove [tool.tierlock.tiers.{owner.name}] "
-        f"(tiers lock from package indexes only), then run: tierlock lock",
+        f"remove {name} from {source} in pyproject.toml"
+        + ("" if owner.is_base else f", or remove [tool.tierlock.tiers.{owner.name}]")
+        + " (tiers lock from package indexes only), then run: tierlock lock",
     )
