@@ -1,8 +1,8 @@
 """Which test files need which import roots, read statically (``ast``; nothing is imported).
 
-A test file *needs* a root when it imports it at module level (not inside a
-``try``) or calls ``pytest.importorskip("root")`` at module level: the whole
-file then fails or skips without it. Imports inside functions gate one test,
+A test file *needs* a root when it imports it at module level, unconditionally
+(not under ``if`` nor ``try``), or calls ``pytest.importorskip("root")`` there:
+the whole file then fails or skips without it. Imports inside functions gate one test,
 not the file, and are left to the test itself.
 """
 
@@ -50,19 +50,14 @@ def needed_roots(source: str) -> frozenset[str]:
 
 
 def _module_level(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
-    """Statements that run when the module is imported; ``if`` blocks count, ``try`` blocks do not."""
+    """Statements that run unconditionally when the module is imported.
+
+    Imports under ``if`` (``if has_crypto:``, version switches, ``TYPE_CHECKING``)
+    and ``try`` are optional by construction, so they gate no file.
+    """
     for node in body:
-        if isinstance(node, ast.If):
-            if not _type_checking(node.test):  # imports for the type checker never run
-                yield from _module_level([*node.body, *node.orelse])
-        elif isinstance(node, ast.Import | ast.ImportFrom | ast.Assign | ast.Expr | ast.AnnAssign):
+        if isinstance(node, ast.Import | ast.ImportFrom | ast.Assign | ast.Expr | ast.AnnAssign):
             yield node
-
-
-def _type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
 
 
 def _importorskip_arg(node: ast.AST) -> str | None:
