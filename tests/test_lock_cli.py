@@ -384,7 +384,9 @@ def test_uv_compiles_with_this_interpreter_and_never_downloads_one_whatever_the_
     capsys: pytest.CaptureFixture[str],
     started: list[tuple[str, ...]],
     requires: str | None,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # no user uv.toml deciding for us
     here = f"{sys.version_info[0]}.{sys.version_info[1]}"
     replacement = f'requires-python = "{requires.format(here=here)}"' if requires else ""
     folder = write_project(tmp_path / "proj", PYPROJECT.replace('requires-python = ">=3.11"', replacement))
@@ -408,6 +410,15 @@ def test_uv_may_download_an_interpreter_when_uv_python_downloads_asks_for_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("UV_PYTHON_DOWNLOADS", "automatic")
+    assert run_cli(capsys, "--project", str(project), "lock", "base", *offline(wheels))[0] == 0
+    (compile_argv,) = [a for a in started if a[1:3] == ("pip", "compile")]
+    assert "--no-python-downloads" not in compile_argv
+
+
+def test_uv_may_download_an_interpreter_when_the_projects_uv_settings_say_so(
+    project: Path, wheels: Path, capsys: pytest.CaptureFixture[str], started: list[tuple[str, ...]]
+) -> None:
+    (project / "uv.toml").write_text('python-downloads = "manual"\n')
     assert run_cli(capsys, "--project", str(project), "lock", "base", *offline(wheels))[0] == 0
     (compile_argv,) = [a for a in started if a[1:3] == ("pip", "compile")]
     assert "--no-python-downloads" not in compile_argv

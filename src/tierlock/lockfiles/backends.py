@@ -129,9 +129,30 @@ def lock_interpreter() -> str | None:
     return sys.executable
 
 
-def python_downloads_off() -> bool:
-    """Whether to tell uv not to download interpreters: always, unless ``UV_PYTHON_DOWNLOADS`` asks otherwise."""
-    return "UV_PYTHON_DOWNLOADS" not in os.environ
+def python_downloads_off(project: Path | None = None) -> bool:
+    """Whether to tell uv not to download interpreters: yes, unless the user's uv settings decide.
+
+    Asked for means ``UV_PYTHON_DOWNLOADS`` is set, or ``python-downloads`` is
+    set in the project's ``uv.toml`` / ``[tool.uv]`` or the user's ``uv.toml``.
+    """
+    if "UV_PYTHON_DOWNLOADS" in os.environ:
+        return False
+    import tomllib
+
+    config_home = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    places: list[tuple[Path, tuple[str, ...]]] = [(config_home / "uv" / "uv.toml", ())]
+    if project is not None:
+        places += [(project / "uv.toml", ()), (project / "pyproject.toml", ("tool", "uv"))]
+    for path, keys in places:
+        try:
+            data: object = tomllib.loads(path.read_text(encoding="utf-8-sig"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            continue
+        for key in keys:
+            data = data.get(key) if isinstance(data, dict) else None
+        if isinstance(data, dict) and "python-downloads" in data:
+            return False
+    return True
 
 
 @dataclass
@@ -165,7 +186,7 @@ class UvBackend:
         interpreter = lock_interpreter()
         if interpreter is not None:
             argv += ["--python", interpreter]
-        if python_downloads_off():
+        if python_downloads_off(request.cwd):
             argv.append("--no-python-downloads")
         if request.constraints is not None:
             argv += ["--constraints", request.constraints]
