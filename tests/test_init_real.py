@@ -218,3 +218,27 @@ def test_a_marker_already_registered_is_left_alone_and_other_bytes_are_kept(tmp_
     assert MARKER in tomllib.loads(edit.text)["tool"]["pytest"]["ini_options"]["markers"]
     assert edit.text.endswith("[tool.x]\ny = 1\n")
     assert register(tmp_path, edit.text) is None
+
+
+def test_on_a_terminal_init_asks_which_groups_become_tiers(
+    frames: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tierlock.commands.init as command
+
+    asked: list[str] = []
+
+    def answer(prompt: str) -> str:
+        asked.append(prompt)
+        return "docs"
+
+    monkeypatch.setattr(command, "_interactive", lambda: True)
+    monkeypatch.setattr("builtins.input", answer)
+    capsys.readouterr()
+    assert main(["--project", str(frames), "init"]) == 0
+    out = capsys.readouterr().out
+    assert len(asked) == 1
+    assert "  tests  (tooling)" in out
+    assert "  plugins\n" in out  # not tooling by its name: listed, still only taken when named
+    assert "docs" in load_project(frames).tiers
+    assert "tests" not in load_project(frames).tiers
+    assert "left out 3 dependency group(s)" in out

@@ -377,6 +377,13 @@ def test_a_locked_header_records_the_version_uv_itself_reports(uv_locked: Path) 
     assert header.backend_version == out.split()[1]
 
 
+@pytest.fixture
+def no_user_uv_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No user uv.toml deciding python-downloads for the test."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+
+
+@pytest.mark.usefixtures("no_user_uv_config")
 @pytest.mark.parametrize("requires", [">={here}", ">=3.8", None])
 def test_uv_compiles_with_this_interpreter_and_never_downloads_one_whatever_the_lock_targets(
     tmp_path: Path,
@@ -384,9 +391,7 @@ def test_uv_compiles_with_this_interpreter_and_never_downloads_one_whatever_the_
     capsys: pytest.CaptureFixture[str],
     started: list[tuple[str, ...]],
     requires: str | None,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # no user uv.toml deciding for us
     here = f"{sys.version_info[0]}.{sys.version_info[1]}"
     replacement = f'requires-python = "{requires.format(here=here)}"' if requires else ""
     folder = write_project(tmp_path / "proj", PYPROJECT.replace('requires-python = ">=3.11"', replacement))
