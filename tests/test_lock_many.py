@@ -102,6 +102,13 @@ def test_a_failing_tier_in_the_middle_locks_the_others_and_reports_every_failure
     assert doc["ok"] is False
     assert [d["tier"] for d in doc["locked"]] == ["base", "first", "last", "empty"]
     assert [(f["tier"], bool(f["remedy"])) for f in doc["failed"]] == [("broken", True), ("above", True)]
+    # fixed as the remedy says, the printed command locks the tier and the one below it
+    pyproject = folder / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('"no-such-package>=1"', '"beta"'))
+    code, out, err = run_cli(capsys, "--project", str(folder), "lock", "above", *offline(wheels))
+    assert code == 0, err
+    assert (folder / "lockfiles/broken.txt").is_file()
+    assert (folder / "lockfiles/above.txt").is_file()
 
 
 def test_an_empty_tier_is_locked_without_a_backend_call(

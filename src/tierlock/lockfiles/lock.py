@@ -174,7 +174,8 @@ def lock_project(
                 tier.name,
                 f"not locked: the {failed_below.tier} lock it is layered on failed",
                 None,
-                f"fix {failed_below.tier} first ({failed_below.remedy}), then run: tierlock lock {tier.name}",
+                f"fix {failed_below.tier} as its remedy says, then run: tierlock lock {tier.name} "
+                f"(which locks {failed_below.tier} first)",
             )
         for tier, outcome in _lock_wave(project, runnable, backend, options, progress):
             if isinstance(outcome, Locked):
