@@ -242,3 +242,29 @@ def test_on_a_terminal_init_asks_which_groups_become_tiers(
     assert "docs" in load_project(frames).tiers
     assert "tests" not in load_project(frames).tiers
     assert "left out 3 dependency group(s)" in out
+
+
+def test_layers_follow_closures_the_projects_environment_knows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "app"
+    site = ".venv/lib/python3.11/site-packages"
+    write(
+        root,
+        {
+            "pyproject.toml": (
+                '[project]\nname = "app"\nversion = "0"\ndependencies = []\n\n[project.optional-dependencies]\n'
+                'pandas = ["pandas"]\ndask = ["dask[dataframe]"]\nplain = ["dask"]\n'
+            ),
+            f"{site}/pandas-2.0.dist-info/METADATA": "Name: pandas\nVersion: 2.0\nRequires-Dist: numpy>=1.22\n",
+            f"{site}/numpy-2.0.dist-info/METADATA": "Name: numpy\nVersion: 2.0\n",
+            f"{site}/dask-2024.8.dist-info/METADATA": (
+                'Name: dask\nVersion: 2024.8\nRequires-Dist: toolz\nRequires-Dist: pandas>=2; extra == "dataframe"\n'
+            ),
+            f"{site}/toolz-1.0.dist-info/METADATA": "Name: toolz\nVersion: 1.0\n",
+        },
+    )
+    doc = init_json(capsys, root, "--dry-run")
+    layered = {t["name"]: t["layered_on"] for t in doc["tiers"]}  # type: ignore[attr-defined]
+    # dask[dataframe] needs pandas (and numpy) through its metadata; plain dask does not
+    assert layered == {"pandas": None, "dask": "pandas", "plain": None}

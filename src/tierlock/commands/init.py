@@ -40,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
-    from tierlock.tiers.init import is_tooling, propose, test_dirs
+    from tierlock.tiers.init import environment_requires, is_tooling, propose, test_dirs
     from tierlock.tiers.loader import find_pyproject
     from tierlock.tiers.reach import workspace_members
     from tierlock.tiers.testimports import scan
@@ -73,6 +73,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         members=workspace_members(root, data),
         test_imports=scan(root),
         register_marker=not args.no_pytest_marker,
+        requires_of=environment_requires(root),
     )
     if not args.dry_run:
         if proposal.marker_file is not None and proposal.marker_text is not None:

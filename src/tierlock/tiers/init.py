@@ -130,6 +130,7 @@ def propose(
     members: Mapping[NormalizedName, str] | None = None,
     test_imports: Mapping[str, frozenset[str]] | None = None,
     register_marker: bool = False,
+    requires_of: Mapping[str, Sequence[Any]] | None = None,
 ) -> Proposal:
     """Append a ``[tool.tierlock]`` table to the pyproject *text*."""
     import tomlkit
@@ -174,7 +175,9 @@ def propose(
     tiers = [(t, s) for t, s in candidates if t in requirements]
     names_of = {t: _keys(requirements[t]) for t, _ in tiers}
     conflicts = _conflicts(data, tiers)
-    layered = _layering(names_of, conflicts)
+    # Layers from closures where the project's environment knows them (installed metadata), else from roots.
+    closures = {t: _closure(requirements[t], requires_of) | names_of[t] for t, _ in tiers} if requires_of else names_of
+    layered = _layering(closures, conflicts)
     base_roots = {canonicalize_name(r.name) for r in _base(data, path)}
     tests: dict[str, tuple[str, ...]] = {}
     for tier, _ in tiers:
@@ -310,6 +313,65 @@ def add_groups(
     new_text = tomlkit.dumps(document)
     parse_project(tomllib.loads(new_text), pyproject=path, text=new_text)
     return added, skipped, bom + new_text
+
+
+def _closure(requirements: Sequence[Any], requires_of: Mapping[str, Sequence[Any]]) -> set[str]:
+    """Names reachable from *requirements* through the installed metadata in *requires_of* (pure).
+
+    Universal, so it over-approximates: a dependency under a platform or
+    Python marker counts; one under an ``extra`` marker counts only when that
+    extra was asked for.
+    """
+    out: set[str] = set()
+    stack = [(canonicalize_name(r.name), frozenset(canonicalize_name(e) for e in r.extras)) for r in requirements]
+    seen: set[tuple[str, frozenset[str]]] = set()
+    while stack:
+        name, extras = stack.pop()
+        if (name, extras) in seen:
+            continue
+        seen.add((name, extras))
+        out.add(name)
+        for req in requires_of.get(name, ()):
+            marker = req.marker
+            if marker is not None and "extra" in str(marker) and not any(_holds(marker, e) for e in extras):
+                continue
+            stack.append((canonicalize_name(req.name), frozenset(canonicalize_name(e) for e in req.extras)))
+    return out
+
+
+def _holds(marker: Any, extra: str) -> bool:
+    try:
+        return bool(marker.evaluate({"extra": extra}))
+    except Exception:  # an undefined variable in an odd marker: not asked for
+        return False
+
+
+def environment_requires(root: Path) -> dict[str, list[Any]]:
+    """Requires-Dist of every distribution installed in the project's ``.venv`` (empty when there is none)."""
+    from email.parser import HeaderParser
+
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    out: dict[str, list[Any]] = {}
+    for site in [*sorted((root / ".venv").glob("lib/python*/site-packages")), root / ".venv/Lib/site-packages"]:
+        if not site.is_dir():
+            continue
+        for info in site.glob("*.dist-info"):
+            try:
+                headers = HeaderParser().parsestr((info / "METADATA").read_text(encoding="utf-8", errors="replace"))
+            except OSError:
+                continue
+            name = headers.get("Name")
+            if not name:
+                continue
+            reqs: list[Any] = []
+            for line in headers.get_all("Requires-Dist") or []:
+                try:
+                    reqs.append(Requirement(line))
+                except InvalidRequirement:
+                    continue
+            out[canonicalize_name(name)] = reqs
+    return out
 
 
 def _keys(requirements: Sequence[Any]) -> set[str]:
