@@ -7,8 +7,9 @@ so fast paths (probe, check, no-op install) never pay for it.
 from __future__ import annotations
 
 import json
+import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import IO, Any
 
@@ -28,15 +29,25 @@ class UI:
         plain: bool = False,
         stdout: IO[str] | None = None,
         stderr: IO[str] | None = None,
+        color: str = "auto",
     ) -> None:
-        """*plain*: plain lines even on a terminal (the fast paths, which never import rich)."""
+        """*plain*: plain lines even on a terminal (the fast paths, which never import rich).
+
+        *color*: ``auto`` (colours on a terminal outside CI, unless ``NO_COLOR`` is set), ``always``
+        (rich output even when piped or in CI), ``never`` (no colour codes at all).
+        """
         self.json_mode = json_mode
         self.quiet = quiet
         self.verbose = verbose
         self.stdout = stdout or sys.stdout
         self.stderr = stderr or sys.stderr
-        self.fancy = not plain and not json_mode and _isatty(self.stdout) and not is_ci()
+        self.color = color
+        self.no_color = color == "never" or (color == "auto" and bool(os.environ.get("NO_COLOR")))
+        forced = color == "always"
+        self.fancy = not plain and not json_mode and (forced or (_isatty(self.stdout) and not is_ci()))
         self._json_written = False
+        self.said_interrupted = False
+        """Whether a command already told the user it was interrupted (the CLI then does not say it again)."""
         self._console: Any = None
 
     # -- people ---------------------------------------------------------
@@ -44,7 +55,14 @@ class UI:
         if self._console is None:
             from rich.console import Console
 
-            self._console = Console(file=self.stdout, highlight=False)
+            forced = self.color == "always"
+            self._console = Console(
+                file=self.stdout,
+                highlight=False,
+                no_color=self.no_color,
+                force_terminal=True if forced else None,
+                color_system="standard" if forced else "auto",
+            )
         return self._console
 
     def line(self, text: str = "", *, style: str | None = None) -> None:
@@ -65,6 +83,8 @@ class UI:
 
     def note(self, text: str) -> None:
         """A line on stderr (progress, waiting, warnings); never on stdout."""
+        if text.startswith("interrupted"):
+            self.said_interrupted = True
         if not self.quiet:
             print(text, file=self.stderr, flush=True)
 
@@ -98,14 +118,50 @@ class UI:
                 self.note(text)
             yield
 
+    @contextmanager
+    def progress(self) -> Iterator[Callable[[str], None]]:
+        """A function showing each step of a long run: one spinner updated in place on a terminal, else notes."""
+        if not (self.fancy and not self.quiet):
+            yield self.note
+            return
+        status = self._rich().status("")
+        started = False
+
+        def update(text: str) -> None:
+            nonlocal started
+            status.update(text)
+            if not started:
+                status.start()
+                started = True
+
+        try:
+            yield update
+        finally:
+            if started:
+                status.stop()
+
+    @property
+    def json_written(self) -> bool:
+        """Whether this run already wrote its JSON document."""
+        return self._json_written
+
     # -- machines -------------------------------------------------------
-    def emit_json(self, document: Any) -> None:
-        """Write the one JSON document of this run to stdout."""
+    def emit_json(self, document: Any, *, one_line: bool = False) -> None:
+        """Write the one JSON document of this run to stdout (*one_line*: compact, on one line)."""
         if self._json_written:
             raise RuntimeError("a command wrote two JSON documents")
         self._json_written = True
-        json.dump(document, self.stdout, indent=2, sort_keys=False, default=str)
+        if one_line:
+            json.dump(document, self.stdout, separators=(",", ":"), default=str)
+        else:
+            json.dump(document, self.stdout, indent=2, sort_keys=False, default=str)
         self.stdout.write("\n")
+        self.stdout.flush()
+
+    @property
+    def terminal(self) -> bool:
+        """Whether stdout is an interactive terminal."""
+        return _isatty(self.stdout)
 
     # -- errors ---------------------------------------------------------
     def error(self, err: TierlockError) -> None:

@@ -34,6 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--extra-index-url", action="append", default=[], metavar="URL", help="an extra index")
     parser.add_argument("-f", "--find-links", action="append", default=[], metavar="DIR_OR_URL", help="find-links")
     parser.add_argument("--no-index", action="store_true", help="use no index, only --find-links")
+    parser.add_argument("--dry-run", action="store_true", help="show the diff each lockfile would get; write nothing")
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
@@ -43,6 +44,10 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     project = ctx.project()
     for name in args.tiers:
         project.tier(name)  # an unknown tier is a usage error before any work
+    if args.upgrade_package:
+        from tierlock.lockassist import check_upgrade_names
+
+        check_upgrade_names(project, args.upgrade_package, ctx.argv, ctx.prog)
     backend = choose(args.backend or project.backend, log=ctx.ui.detail)
     options = LockOptions(
         upgrade=args.upgrade,
@@ -54,7 +59,12 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
             no_index=args.no_index,
         ),
     )
-    done = lock_project(project, args.tiers, backend, options, progress=ctx.ui.note)
+    if args.dry_run:
+        from tierlock.commands.lock_dry_run import dry_run
+
+        return dry_run(project, args.tiers, backend, options, ctx)
+    with ctx.ui.progress() as progress:
+        done = lock_project(project, args.tiers, backend, options, progress=progress)
     if ctx.ui.json_mode:
         ctx.ui.emit_json(
             {

@@ -54,9 +54,9 @@ def propose(text: str, path: Path, *, existing_test_dirs: frozenset[str] = froze
             tiers.append((tier, f"{kind}:{name}"))
 
     table = tomlkit.table(is_super_table=False)
-    from tierlock.links import doc
+    from tierlock.links import doc as doc_url
 
-    table.add(tomlkit.comment(f"Dependency tiers, added by tierlock init; the keys: {doc('reference/config.md')}"))
+    table.add(tomlkit.comment(f"Dependency tiers, added by tierlock init; the keys: {doc_url('reference/config.md')}"))
     table.add("lock-dir", "lockfiles")
     table.add("format", "requirements")
     tiers_table = tomlkit.table(is_super_table=True)
