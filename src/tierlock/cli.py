@@ -38,6 +38,9 @@ COMMANDS = (
     "validate",
     "schema",
     "setup-command",
+    "export",
+    "matrix",
+    "completion",
 )
 
 
