@@ -135,11 +135,16 @@ def _named_command(argv: Sequence[str]) -> str | None:
             takes_value = False
         elif token in ("-h", "--help", "--version", "--"):
             return None
-        elif len(token) > 2 and "--project".startswith(token):
+        elif _takes_value(token):
             takes_value = True
         elif not token.startswith("-"):
             return token if token in COMMANDS else None
     return None
+
+
+def _takes_value(token: str) -> bool:
+    """Whether *token* is a global option (or its abbreviation) whose value is the next argument."""
+    return "=" not in token and len(token) > 2 and any(opt.startswith(token) for opt in ("--project", "--color"))
 
 
 def _unknown_command(argv: Sequence[str], prog: str) -> UsageError | None:
@@ -151,7 +156,7 @@ def _unknown_command(argv: Sequence[str], prog: str) -> UsageError | None:
         elif token in ("-h", "--help", "--version", "--"):
             return None
         elif token.startswith("-"):
-            takes_value = "=" not in token and len(token) > 2 and "--project".startswith(token)
+            takes_value = _takes_value(token)
         elif token in COMMANDS:
             return None
         else:

@@ -61,7 +61,7 @@ class UI:
                 highlight=False,
                 no_color=self.no_color,
                 force_terminal=True if forced else None,
-                color_system="standard" if forced else "auto",
+                color_system=None if self.no_color else ("standard" if forced else "auto"),
             )
         return self._console
 
@@ -96,16 +96,25 @@ class UI:
 
             table = Table(title=title, title_justify="left")
             for col in columns:
-                table.add_column(col)
+                table.add_column(col, overflow="fold")  # wrap long paths and globs; never cut them
             for row in rows:
                 table.add_row(*row)
             self._rich().print(table)
             return
-        widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(columns)]
         print(title, file=self.stdout)
-        print("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip(), file=self.stdout)
-        for row in rows:
-            print("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip(), file=self.stdout)
+        for line in plain_table(columns, rows, width=self._width()):
+            print(line, file=self.stdout)
+
+    def _width(self) -> int | None:
+        """The width plain tables wrap to: the terminal's, or ``COLUMNS``; None (never wrap) in a pipe."""
+        columns = os.environ.get("COLUMNS", "")
+        if columns.isdigit() and int(columns) > 0:
+            return int(columns)
+        if _isatty(self.stdout):
+            import shutil
+
+            return shutil.get_terminal_size().columns
+        return None
 
     @contextmanager
     def status(self, text: str) -> Iterator[None]:
@@ -177,3 +186,38 @@ def _isatty(stream: IO[str]) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+def plain_table(columns: Sequence[str], rows: Sequence[Sequence[str]], *, width: int | None = None) -> list[str]:
+    """Aligned plain lines; wider than *width*, the widest columns wrap onto continuation lines (pure).
+
+    Nothing is cut: a long path or glob continues on the next line, in its column.
+    """
+    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(columns)]
+    gap = 2 * (len(columns) - 1)
+    if width is not None:
+        floor = 8
+        while sum(widths) + gap > width:
+            widest = max(range(len(widths)), key=lambda i: widths[i])
+            if widths[widest] <= floor:
+                break
+            widths[widest] -= 1
+    out: list[str] = []
+    for row in [list(columns), *(list(r) for r in rows)]:
+        cells = [_fold(value, w) for value, w in zip(row, widths, strict=True)]
+        for n in range(max(len(c) for c in cells)):
+            parts = [(c[n] if n < len(c) else "").ljust(w) for c, w in zip(cells, widths, strict=True)]
+            out.append("  ".join(parts).rstrip())
+    return out
+
+
+def _fold(value: str, width: int) -> list[str]:
+    """*value* in pieces of at most *width* characters, broken after a space, ``/`` or ``,`` when one is near."""
+    pieces: list[str] = []
+    while len(value) > width:
+        cut = max(value.rfind(sep, 0, width) for sep in (" ", "/", ","))
+        cut = cut + 1 if cut >= width // 2 else width
+        pieces.append(value[:cut].rstrip())
+        value = value[cut:].lstrip(" ")
+    pieces.append(value)
+    return pieces
