@@ -118,3 +118,24 @@ def test_the_uv_extra_makes_lock_work_after_one_install(wheelhouse: Path, tmp_pa
     assert locked.returncode == 0, locked.stderr
     assert "with uv" in locked.stdout
     assert "# backend: uv " in (project / "lockfiles" / "base.txt").read_text()
+
+
+def test_a_uv_tool_install_of_the_wheel_with_the_uv_extra_locks_with_its_own_uv(
+    wheelhouse: Path, tmp_path: Path
+) -> None:
+    """The README's recommended install: an isolated tool whose uv comes along (no uv on PATH)."""
+    uv = Path(sys.executable).parent / "uv"
+    tools, bin_dir = tmp_path / "tools", tmp_path / "bin"
+    env = _offline_env(wheelhouse, bin_dir)
+    env.update({"UV_TOOL_DIR": str(tools), "UV_TOOL_BIN_DIR": str(bin_dir)})
+    wheel = wheelhouse / f"tierlock-{__version__}-py3-none-any.whl"
+    argv = [str(uv), "tool", "install", "--no-index", "--find-links", str(wheelhouse), f"{wheel}[uv]"]
+    installed = _run(argv, env)
+    assert installed.returncode == 0, installed.stderr
+    assert _run([str(bin_dir / "tierlock"), "--version"], env).stdout == f"tierlock {__version__}\n"
+
+    project = write_project(tmp_path / "proj", PROJECT)
+    wheels = build_wheel_dir(tmp_path / "wheels")
+    locked = _run([str(bin_dir / "tierlock"), "lock", "--no-index", "--find-links", str(wheels)], env, cwd=project)
+    assert locked.returncode == 0, locked.stderr
+    assert "with uv" in locked.stdout
