@@ -49,11 +49,10 @@ def _env(index: Path, tools: Path) -> dict[str, str]:
             "UV_OFFLINE": "1",
             "UV_FIND_LINKS": str(index),
             "PYTHONUNBUFFERED": "1",
-            "COLUMNS": "80",
             "NO_COLOR": "1",
         }
     )
-    for key in (*CI_VARS, "TIERLOCK_STRICT", "PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER"):
+    for key in (*CI_VARS, "TIERLOCK_STRICT", "PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER", "COLUMNS", "LINES"):
         env.pop(key, None)
     return env
 
