@@ -119,7 +119,7 @@ def test_admit_on_a_terminal_prints_a_summary_not_json(
     monkeypatch.setattr(sys, "stdout", terminal)
     assert main(["--project", str(locked), "admit"]) == 0
     lines = terminal.getvalue().splitlines()
-    assert lines[0].startswith("lockfiles: pass (3 tiers, 3 lockfiles, ")
+    assert lines[0].startswith("lockfiles: pass (tiers: 3, lockfiles: 3, packages: ")
     assert lines[1].startswith("runtime: skipped")
     assert lines[2].startswith("probe: skipped")
     assert lines[-1] == "admitted: no tier required"

@@ -9,7 +9,7 @@ def summary(result: Admission) -> list[str]:
     """One line per part with its verdict and denominators, then the decision."""
     lines = []
     for part in result.parts:
-        counts = ", ".join(f"{value} {key.replace('_', ' ')}" for key, value in part.counts.items())
+        counts = ", ".join(f"{key.replace('_', ' ')}: {value}" for key, value in part.counts.items())
         lines.append(f"{part.name}: {part.verdict}" + (f" ({counts})" if counts else ""))
     tiers = ", ".join(result.tiers) or "no tier required"
     lines.append(f"admitted: {tiers}" if result.ok else f"not admitted: {tiers}")
