@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.tierlock-dev-installed
 
-.PHONY: demo test lint typecheck pytest check-locks bench clean venv
+.PHONY: demo test lint typecheck pytest check-locks bench clean venv dist
 
 venv: $(STAMP)
 
@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=25.1"
 	$(BIN)/python -m pip install --quiet -e . --group dev
-	$(BIN)/install-tier --quiet test lint lock bench
+	$(BIN)/install-tier --quiet test lint lock bench dist
 	@touch $(STAMP)
 
 demo: $(STAMP)
@@ -41,5 +41,12 @@ check-locks: $(STAMP)
 
 test: lint typecheck check-locks pytest
 
+# The sdist and the wheel, into $(DIST): uv (the lock tier) builds with the locked
+# hatchling (the dist tier), without build isolation: offline and reproducible.
+DIST ?= dist
+dist: $(STAMP)
+	$(BIN)/uv build --no-build-isolation --python $(BIN)/python --out-dir $(DIST) --quiet
+	@ls $(DIST)
+
 clean:
-	rm -rf $(VENV) .demo .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) .demo .mypy_cache .ruff_cache .pytest_cache dist

@@ -157,7 +157,8 @@ def test_admit_tier_option_replaces_ci_require(
 def test_admit_json_mode_prints_one_document(capsys: pytest.CaptureFixture[str], project: Path, python: Path) -> None:
     assert main(["--project", str(project), "admit", "--python", str(python), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert set(doc) == {"admitted", "tiers", "lockfiles", "runtime", "probe"}
+    assert set(doc) == {"ok", "admitted", "tiers", "lockfiles", "runtime", "probe"}
+    assert doc["ok"] is True
 
 
 def test_admit_reports_an_untrusted_lockfile_as_a_failed_probe_in_its_json_line(

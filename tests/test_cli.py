@@ -153,8 +153,8 @@ def _demo_commands() -> list[str]:
     return shown
 
 
-def test_the_tutorial_walks_through_every_command_the_demo_runs() -> None:
-    tutorial = (REPO / "docs" / "tutorial.md").read_text(encoding="utf-8")
+def test_the_demo_page_walks_through_every_command_the_demo_runs() -> None:
+    tutorial = (REPO / "docs" / "demo.md").read_text(encoding="utf-8")
     shown = {line[2:].split("  #")[0].strip() for line in tutorial.splitlines() if line.startswith("$ ")}
     commands = _demo_commands()
     assert len(commands) >= 10

@@ -38,6 +38,9 @@ COMMANDS = (
     "validate",
     "schema",
     "setup-command",
+    "export",
+    "matrix",
+    "completion",
 )
 
 
@@ -58,6 +61,9 @@ class Context:
     ui: UI
     project_arg: str | None
     _project: Project | None = field(default=None, repr=False)
+    argv: tuple[str, ...] = ()
+    """The arguments as given (after the program name): remedies rebuild corrected command lines from them."""
+    prog: str = "tierlock"
 
     def project(self) -> Project:
         if self._project is None:
@@ -105,6 +111,12 @@ def _common(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     parser.add_argument(
         "-v", "--verbose", action="store_true", default=default if suppress else False, help="print more"
     )
+    parser.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default=default if suppress else "auto",
+        help="colour output: auto (on a terminal, unless NO_COLOR is set), always, never",
+    )
 
 
 def command_modules() -> dict[str, ModuleType]:
@@ -123,10 +135,42 @@ def _named_command(argv: Sequence[str]) -> str | None:
             takes_value = False
         elif token in ("-h", "--help", "--version", "--"):
             return None
-        elif len(token) > 2 and "--project".startswith(token):
+        elif _takes_value(token):
             takes_value = True
         elif not token.startswith("-"):
             return token if token in COMMANDS else None
+    return None
+
+
+def _takes_value(token: str) -> bool:
+    """Whether *token* is a global option (or its abbreviation) whose value is the next argument."""
+    return "=" not in token and len(token) > 2 and any(opt.startswith(token) for opt in ("--project", "--color"))
+
+
+def _unknown_command(argv: Sequence[str], prog: str) -> UsageError | None:
+    """A usage error for a mistyped command (with the corrected command line), or None."""
+    takes_value = False
+    for index, token in enumerate(argv):
+        if takes_value:
+            takes_value = False
+        elif token in ("-h", "--help", "--version", "--"):
+            return None
+        elif token.startswith("-"):
+            takes_value = _takes_value(token)
+        elif token in COMMANDS:
+            return None
+        else:
+            from tierlock.suggest import closest, corrected
+
+            match = closest(token, COMMANDS)
+            if match is None:
+                return UsageError(
+                    f"{prog}: unknown command {token!r}; commands: {', '.join(COMMANDS)}", remedy=f"see: {prog} --help"
+                )
+            return UsageError(
+                f"{prog}: unknown command {token!r} (did you mean {match!r}?)",
+                remedy=corrected(prog, argv, index, match),
+            )
     return None
 
 
@@ -153,27 +197,40 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
     json_mode = "--json" in args_list
     ui = UI(json_mode=json_mode)
     try:
-        parser = build_parser(prog, only=_named_command(args_list))
+        only = _named_command(args_list)
+        if only is None and prog == "tierlock":
+            unknown = _unknown_command(args_list, prog)
+            if unknown is not None:
+                raise unknown
+        parser = build_parser(prog, only=only)
         if isinstance(parser, _Parser):
             parser.json_output = json_mode
         args = parser.parse_args(args_list)
         module = getattr(args, "_module", None)
-        ui = UI(json_mode=args.json, quiet=args.quiet, verbose=args.verbose, plain=getattr(module, "PLAIN", False))
+        ui = UI(
+            json_mode=args.json,
+            quiet=args.quiet,
+            verbose=args.verbose,
+            plain=getattr(module, "PLAIN", False),
+            color=args.color,
+        )
         if module is None:
             parser.print_help(sys.stderr)
             if args.json:  # stdout still carries its one document
                 raise UsageError(f"{prog}: no command given", remedy=f"see: {prog} --help")
             return EXIT_USAGE
-        ctx = Context(ui=ui, project_arg=args.project)
+        ctx = Context(ui=ui, project_arg=args.project, argv=tuple(args_list), prog=prog)
         code: int = module.run(args, ctx)
         return code
     except TierlockError as err:
         ui.error(err)
         return err.exit_code
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        if ui.json_mode:
-            ui.error(TierlockError("interrupted (Ctrl-C or SIGTERM); nothing more was done", remedy="run it again"))
+        if not ui.said_interrupted:  # said once: by the command when it explained more, else here
+            print("interrupted", file=sys.stderr)
+        if ui.json_mode and not ui.json_written:
+            stopped = TierlockError("interrupted (Ctrl-C or SIGTERM); nothing more was done", remedy="run it again")
+            ui.emit_json({"ok": False, "error": stopped.to_dict()})
         return 130
     except BrokenPipeError:  # `tierlock ... | head`: the reader left; not an error of ours
         import os

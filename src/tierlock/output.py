@@ -7,8 +7,9 @@ so fast paths (probe, check, no-op install) never pay for it.
 from __future__ import annotations
 
 import json
+import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import IO, Any
 
@@ -28,15 +29,25 @@ class UI:
         plain: bool = False,
         stdout: IO[str] | None = None,
         stderr: IO[str] | None = None,
+        color: str = "auto",
     ) -> None:
-        """*plain*: plain lines even on a terminal (the fast paths, which never import rich)."""
+        """*plain*: plain lines even on a terminal (the fast paths, which never import rich).
+
+        *color*: ``auto`` (colours on a terminal outside CI, unless ``NO_COLOR`` is set), ``always``
+        (rich output even when piped or in CI), ``never`` (no colour codes at all).
+        """
         self.json_mode = json_mode
         self.quiet = quiet
         self.verbose = verbose
         self.stdout = stdout or sys.stdout
         self.stderr = stderr or sys.stderr
-        self.fancy = not plain and not json_mode and _isatty(self.stdout) and not is_ci()
+        self.color = color
+        self.no_color = color == "never" or (color == "auto" and bool(os.environ.get("NO_COLOR")))
+        forced = color == "always"
+        self.fancy = not plain and not json_mode and (forced or (_isatty(self.stdout) and not is_ci()))
         self._json_written = False
+        self.said_interrupted = False
+        """Whether a command already told the user it was interrupted (the CLI then does not say it again)."""
         self._console: Any = None
 
     # -- people ---------------------------------------------------------
@@ -44,7 +55,14 @@ class UI:
         if self._console is None:
             from rich.console import Console
 
-            self._console = Console(file=self.stdout, highlight=False)
+            forced = self.color == "always"
+            self._console = Console(
+                file=self.stdout,
+                highlight=False,
+                no_color=self.no_color,
+                force_terminal=True if forced else None,
+                color_system=None if self.no_color else ("standard" if forced else "auto"),
+            )
         return self._console
 
     def line(self, text: str = "", *, style: str | None = None) -> None:
@@ -65,6 +83,8 @@ class UI:
 
     def note(self, text: str) -> None:
         """A line on stderr (progress, waiting, warnings); never on stdout."""
+        if text.startswith("interrupted"):
+            self.said_interrupted = True
         if not self.quiet:
             print(text, file=self.stderr, flush=True)
 
@@ -76,16 +96,25 @@ class UI:
 
             table = Table(title=title, title_justify="left")
             for col in columns:
-                table.add_column(col)
+                table.add_column(col, overflow="fold")  # wrap long paths and globs; never cut them
             for row in rows:
                 table.add_row(*row)
             self._rich().print(table)
             return
-        widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(columns)]
         print(title, file=self.stdout)
-        print("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip(), file=self.stdout)
-        for row in rows:
-            print("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip(), file=self.stdout)
+        for line in plain_table(columns, rows, width=self._width()):
+            print(line, file=self.stdout)
+
+    def _width(self) -> int | None:
+        """The width plain tables wrap to: the terminal's, or ``COLUMNS``; None (never wrap) in a pipe."""
+        columns = os.environ.get("COLUMNS", "")
+        if columns.isdigit() and int(columns) > 0:
+            return int(columns)
+        if _isatty(self.stdout):
+            import shutil
+
+            return shutil.get_terminal_size().columns
+        return None
 
     @contextmanager
     def status(self, text: str) -> Iterator[None]:
@@ -98,14 +127,50 @@ class UI:
                 self.note(text)
             yield
 
+    @contextmanager
+    def progress(self) -> Iterator[Callable[[str], None]]:
+        """A function showing each step of a long run: one spinner updated in place on a terminal, else notes."""
+        if not (self.fancy and not self.quiet):
+            yield self.note
+            return
+        status = self._rich().status("")
+        started = False
+
+        def update(text: str) -> None:
+            nonlocal started
+            status.update(text)
+            if not started:
+                status.start()
+                started = True
+
+        try:
+            yield update
+        finally:
+            if started:
+                status.stop()
+
+    @property
+    def json_written(self) -> bool:
+        """Whether this run already wrote its JSON document."""
+        return self._json_written
+
     # -- machines -------------------------------------------------------
-    def emit_json(self, document: Any) -> None:
-        """Write the one JSON document of this run to stdout."""
+    def emit_json(self, document: Any, *, one_line: bool = False) -> None:
+        """Write the one JSON document of this run to stdout (*one_line*: compact, on one line)."""
         if self._json_written:
             raise RuntimeError("a command wrote two JSON documents")
         self._json_written = True
-        json.dump(document, self.stdout, indent=2, sort_keys=False, default=str)
+        if one_line:
+            json.dump(document, self.stdout, separators=(",", ":"), default=str)
+        else:
+            json.dump(document, self.stdout, indent=2, sort_keys=False, default=str)
         self.stdout.write("\n")
+        self.stdout.flush()
+
+    @property
+    def terminal(self) -> bool:
+        """Whether stdout is an interactive terminal."""
+        return _isatty(self.stdout)
 
     # -- errors ---------------------------------------------------------
     def error(self, err: TierlockError) -> None:
@@ -121,3 +186,38 @@ def _isatty(stream: IO[str]) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+def plain_table(columns: Sequence[str], rows: Sequence[Sequence[str]], *, width: int | None = None) -> list[str]:
+    """Aligned plain lines; wider than *width*, the widest columns wrap onto continuation lines (pure).
+
+    Nothing is cut: a long path or glob continues on the next line, in its column.
+    """
+    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(columns)]
+    gap = 2 * (len(columns) - 1)
+    if width is not None:
+        floor = 8
+        while sum(widths) + gap > width:
+            widest = max(range(len(widths)), key=lambda i: widths[i])
+            if widths[widest] <= floor:
+                break
+            widths[widest] -= 1
+    out: list[str] = []
+    for row in [list(columns), *(list(r) for r in rows)]:
+        cells = [_fold(value, w) for value, w in zip(row, widths, strict=True)]
+        for n in range(max(len(c) for c in cells)):
+            parts = [(c[n] if n < len(c) else "").ljust(w) for c, w in zip(cells, widths, strict=True)]
+            out.append("  ".join(parts).rstrip())
+    return out
+
+
+def _fold(value: str, width: int) -> list[str]:
+    """*value* in pieces of at most *width* characters, broken after a space, ``/`` or ``,`` when one is near."""
+    pieces: list[str] = []
+    while len(value) > width:
+        cut = max(value.rfind(sep, 0, width) for sep in (" ", "/", ","))
+        cut = cut + 1 if cut >= width // 2 else width
+        pieces.append(value[:cut].rstrip())
+        value = value[cut:].lstrip(" ")
+    pieces.append(value)
+    return pieces

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tierlock.cli import Context
 
-HELP = "the CI gate: lockfiles in sync, runtime config valid, required tiers present; one JSON line"
+HELP = "the CI gate: lockfiles in sync, runtime config valid, required tiers present; a summary or one JSON line"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,16 +29,21 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     from tierlock.admission import admit
 
     result = admit(ctx.project(), args.tier, args.python)
-    document = result.to_dict()
+    document = {"ok": result.ok, **result.to_dict()}
     if ctx.ui.json_mode:
-        ctx.ui.emit_json(document)
-    else:
-        for part in result.parts:
-            for problem in part.problems:
-                ctx.ui.note(f"admit: {part.name}: {problem}")
-            if part.remedy and not part.ok:
-                ctx.ui.note(f"admit: {part.name}: to fix: {part.remedy}")
-        # One JSON line on stdout, whatever the terminal: CI logs and scripts read it.
+        ctx.ui.emit_json(document, one_line=True)
+        return 0 if result.ok else 1
+    for part in result.parts:
+        for problem in part.problems:
+            ctx.ui.note(f"admit: {part.name}: {problem}")
+        if part.remedy and not part.ok:
+            ctx.ui.note(f"admit: {part.name}: to fix: {part.remedy}")
+    if ctx.ui.terminal:  # people: a summary
+        from tierlock.commands.admit_summary import summary
+
+        for line in summary(result):
+            ctx.ui.line(line)
+    else:  # CI logs and scripts: one JSON line
         ctx.ui.stdout.write(json.dumps(document, separators=(",", ":")) + "\n")
         ctx.ui.stdout.flush()
     return 0 if result.ok else 1

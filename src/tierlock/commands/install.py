@@ -20,10 +20,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     target_arguments(parser)
     parser.add_argument(
         "--backend",
-        choices=("auto", "uv", "pip"),
+        choices=("auto", "uv", "pip", "pip-tools"),
         default=None,
-        help="installer backend (default: [tool.tierlock].backend, else auto = uv when available, else pip)",
+        help="installer backend (default: [tool.tierlock].backend, else auto = uv when available, else pip; "
+        "pip-tools means pip)",
     )
+    from tierlock import indexopts
+
+    indexopts.add_arguments(parser)
     parser.add_argument("--dry-run", action="store_true", help="print the plan; install nothing, write nothing")
 
 
@@ -57,6 +61,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
 
         pending = environment.start(args.python)  # the target starts while the project loads
 
+    from tierlock import indexopts
     from tierlock.installer.run import Request, install
 
     project = ctx.project()
@@ -64,8 +69,9 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         tiers=tuple(args.tiers),
         python=args.python,
         system=args.system,
-        backend=args.backend,
+        backend="pip" if args.backend == "pip-tools" else args.backend,
         dry_run=args.dry_run,
+        index=indexopts.requirement_lines(indexopts.from_args(args)),
     )
     outcome = install(project, request, ctx.ui, pending=pending)
     if ctx.ui.json_mode:
@@ -111,8 +117,6 @@ def report(outcome: Outcome, ctx: Context) -> None:
         f"{tiers}: {outcome.result} - {changed} of {outcome.packages} package(s) with {outcome.backend} "
         f"in {outcome.duration:.1f}s; verified by the probe, receipt written"
     )
-    for step in plan.changes:
-        ui.detail(f"  {step.action}: {step.entry.pin} ({step.reason})")
 
 
 _DONE: tuple[tuple[Action, str], ...] = (("install", "installed"), ("replace", "replaced"), ("repair", "repaired"))

@@ -37,6 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--extra-index-url", action="append", default=[], metavar="URL", help="an extra index")
     parser.add_argument("-f", "--find-links", action="append", default=[], metavar="DIR_OR_URL", help="find-links")
     parser.add_argument("--no-index", action="store_true", help="use no index, only --find-links")
+    parser.add_argument("--dry-run", action="store_true", help="show the diff each lockfile would get; write nothing")
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
@@ -46,6 +47,10 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     project = ctx.project()
     for name in args.tiers:
         project.tier(name)  # an unknown tier is a usage error before any work
+    if args.upgrade_package:
+        from tierlock.lockassist import check_upgrade_names
+
+        check_upgrade_names(project, args.upgrade_package, ctx.argv, ctx.prog)
     backend = choose(args.backend or project.backend, log=ctx.ui.detail)
     options = LockOptions(
         upgrade=args.upgrade,
@@ -57,11 +62,16 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
             no_index=args.no_index,
         ),
     )
-    try:
-        done = lock_project(project, args.tiers, backend, options, progress=ctx.ui.note)
-        failed: tuple[NotLocked, ...] = ()
-    except LockFailed as exc:  # every other tier was locked: report them, then every failure
-        done, failed = list(exc.locked), exc.failures
+    if args.dry_run:
+        from tierlock.commands.lock_dry_run import dry_run
+
+        return dry_run(project, args.tiers, backend, options, ctx)
+    failed: tuple[NotLocked, ...] = ()
+    with ctx.ui.progress() as progress:
+        try:
+            done = lock_project(project, args.tiers, backend, options, progress=progress)
+        except LockFailed as exc:  # every other tier was locked: report them, then every failure
+            done, failed = list(exc.locked), exc.failures
     if ctx.ui.json_mode:
         ctx.ui.emit_json(
             {

@@ -46,10 +46,12 @@ def find_config(start: Path) -> Path:
         found = discover(folder)
         if found is not None:
             return found
+    from tierlock.links import doc
+
     raise ConfigError(
         f"no runtime config found in {folders[0]}: looked for {', '.join(DISCOVERY[:2])} "
         "and [tool.tierlock.runtime] in pyproject.toml",
-        remedy="create tierlock.runtime.json (docs/reference/runtime-config.md), or pass FILE",
+        remedy=f"create tierlock.runtime.json as described at {doc('reference/runtime-config.md')}, or pass FILE",
     )
 
 

@@ -44,6 +44,8 @@ class Request:
     backend: str | None = None
     """``auto``, ``uv`` or ``pip``; None: the project's ``[tool.tierlock].backend``."""
     dry_run: bool = False
+    index: tuple[str, ...] = ()
+    """Index option lines (``--index-url URL``, ``--no-index``) put before the pins the backend reads."""
 
 
 @dataclass
@@ -371,7 +373,7 @@ def install(
                     backends.execute(
                         backend,
                         target,
-                        requirement_lines(plan.changes),
+                        [*request.index, *requirement_lines(plan.changes)],
                         reinstall=[s.name for s in plan.of("repair")],
                         log=ui.detail,
                     )

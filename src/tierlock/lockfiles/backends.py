@@ -294,10 +294,9 @@ def choose(name: str, *, log: Callable[[str], None] | None = None) -> Backend:
             raise BackendError(
                 "the pip-tools backend was chosen but pip-compile is not installed", remedy=PIP_TOOLS_REMEDY
             )
-        raise BackendError(
-            "no lock backend: neither uv nor pip-compile (pip-tools) is installed",
-            remedy="install one of them: pip install uv  (or: pip install pip-tools)",
-        )
+        from tierlock import selfinstall
+
+        raise BackendError(selfinstall.NO_LOCK_BACKEND, remedy=selfinstall.no_lock_backend_remedy())
     raise UsageError(f"unknown backend {name!r}; choose auto, uv or pip", remedy="tierlock lock --backend uv")
 
 

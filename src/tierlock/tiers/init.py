@@ -192,7 +192,9 @@ def propose(
             tests[tier] = tuple(globs)
 
     table = tomlkit.table(is_super_table=False)
-    table.add(tomlkit.comment("Dependency tiers; see docs/reference/config.md. Added by tierlock init."))
+    from tierlock.links import doc as doc_url
+
+    table.add(tomlkit.comment(f"Dependency tiers, added by tierlock init; the keys: {doc_url('reference/config.md')}"))
     table.add("lock-dir", "lockfiles")
     table.add("format", "requirements")
     if conflicts:

@@ -170,10 +170,12 @@ def validate_runtime_config(
     if path.is_dir():
         found = source.discover(path)
         if found is None:
+            from tierlock.links import doc
+
             raise ConfigError(
                 f"no runtime config in {path}: looked for {', '.join(source.DISCOVERY[:2])} "
                 "and [tool.tierlock.runtime] in pyproject.toml",
-                remedy="create tierlock.runtime.json (see docs/reference/runtime-config.md)",
+                remedy=f"create tierlock.runtime.json as described at {doc('reference/runtime-config.md')}",
             )
         path = found
     try:

@@ -1,0 +1,42 @@
+"""How to add a package to the environment tierlock itself runs from (for remedies that must work as printed).
+
+tierlock is installed as a tool (pipx, ``uv tool``) or into a project's
+environment; a missing helper such as uv belongs next to it, where
+:func:`tierlock.lockfiles.backends.choose` looks first.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shlex
+import sys
+from pathlib import Path
+
+
+def install_command(package: str, *, prefix: str | None = None, executable: str | None = None) -> str:
+    """The one command that installs *package* into tierlock's own environment.
+
+    pipx environments get ``pipx inject tierlock PACKAGE``; an environment with
+    pip gets ``PYTHON -m pip install PACKAGE``; otherwise the ``uv`` extra is
+    named through pip on PATH.
+    """
+    prefix = prefix if prefix is not None else sys.prefix
+    executable = executable if executable is not None else sys.executable
+    parts = Path(prefix).parts
+    if "pipx" in parts and "venvs" in parts:
+        return f"pipx inject tierlock {package}"
+    if importlib.util.find_spec("pip") is not None:
+        return f"{shlex.quote(executable)} -m pip install {package}"
+    return f"pip install {package}"
+
+
+def no_lock_backend_remedy() -> str:
+    """The remedy when neither uv nor pip-compile can be found."""
+    return install_command("uv")
+
+
+NO_LOCK_BACKEND = (
+    "no lock backend: neither uv nor pip-compile (pip-tools) is installed next to tierlock or on PATH; "
+    "install tierlock with its uv extra (tierlock[uv]) "
+    "or add uv to tierlock's environment"
+)
