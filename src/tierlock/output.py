@@ -14,6 +14,7 @@ from typing import IO, Any
 
 from tierlock.ci import is_ci
 from tierlock.errors import TierlockError
+from tierlock.masking import mask_credentials, mask_json
 
 
 class UI:
@@ -51,6 +52,7 @@ class UI:
         """A line for people (hidden by --json and -q)."""
         if self.json_mode or self.quiet:
             return
+        text = mask_credentials(text)
         if self.fancy:
             from rich.text import Text
 
@@ -66,7 +68,7 @@ class UI:
     def note(self, text: str) -> None:
         """A line on stderr (progress, waiting, warnings); never on stdout."""
         if not self.quiet:
-            print(text, file=self.stderr, flush=True)
+            print(mask_credentials(text), file=self.stderr, flush=True)
 
     def table(self, title: str, columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
         if self.json_mode or self.quiet:
@@ -104,14 +106,16 @@ class UI:
         if self._json_written:
             raise RuntimeError("a command wrote two JSON documents")
         self._json_written = True
-        json.dump(document, self.stdout, indent=2, sort_keys=False, default=str)
+        # Credentials in URLs never reach the document, whatever it was built from.
+        document = mask_json(json.loads(json.dumps(document, default=str)))
+        json.dump(document, self.stdout, indent=2, sort_keys=False)
         self.stdout.write("\n")
 
     # -- errors ---------------------------------------------------------
     def error(self, err: TierlockError) -> None:
         lines = err.lines()
         for i, text in enumerate(lines):
-            print(("ERROR " if i == 0 else "") + text, file=self.stderr)
+            print(("ERROR " if i == 0 else "") + mask_credentials(text), file=self.stderr)
         if self.json_mode and not self._json_written:
             self.emit_json({"ok": False, "error": err.to_dict()})
 
