@@ -130,11 +130,17 @@ def _has_pip(folders: Sequence[Path]) -> bool:
     return any((folder / "pip" / "__init__.py").is_file() for folder in folders)
 
 
+def own_pip_sites() -> tuple[Path, ...]:
+    """The site folders of this interpreter when pip is installed there (else empty)."""
+    own = tuple(Path(p) for p in sys.path if p and Path(p).is_dir() and "site-packages" in p)
+    return own if _has_pip(own) else ()
+
+
 def find_pip(target: Target) -> PipBackend | None:
     if _has_pip(target.site_paths):
         return PipBackend(python=target.python, target_flag=False, sites=target.site_paths)
-    own = tuple(Path(p) for p in sys.path if p and Path(p).is_dir() and "site-packages" in p)
-    if _has_pip(own):
+    own = own_pip_sites()
+    if own:
         runner = next(
             (f / "pip" / "__pip-runner__.py" for f in own if (f / "pip" / "__pip-runner__.py").is_file()), None
         )

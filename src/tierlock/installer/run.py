@@ -44,6 +44,8 @@ class Request:
     backend: str | None = None
     """``auto``, ``uv`` or ``pip``; None: the project's ``[tool.tierlock].backend``."""
     dry_run: bool = False
+    replace_armed: bool = False
+    """Replace packages another armed tier pins (its receipt is then marked stale)."""
 
 
 @dataclass
@@ -91,6 +93,13 @@ class Outcome:
 
 def executable_of(target: Target) -> str:
     return os.path.abspath(target.python)
+
+
+def environment_of(target: Target) -> str:
+    """The environment's one name (receipts and the fast path compare it): see installer/target.py."""
+    from tierlock.installer.target import environment_key
+
+    return environment_key(target.prefix)
 
 
 # -- fail closed ---------------------------------------------------------------
@@ -320,15 +329,26 @@ def install(
         )
     tiers = [project.tier(n) for n in dict.fromkeys(request.tiers)]
     names: list[str] = [str(t.name) for t in tiers]
+    from tierlock.installer import target as where
+
+    location = where.locate(request.python, project)
     if pending is None:
-        pending = environment.start(request.python)  # the target starts while the drift check runs
+        pending = environment.start(location.python)  # the target starts while the drift check runs
     with _phase(ui, f"checking the lockfiles of {', '.join(names)}"):
         read = fail_closed(project, tiers)
 
-    target = environment.resolve(request.python, pending=pending)
+    if location.missing and location.folder is not None:
+        if request.dry_run:
+            raise UsageError(
+                f"the project environment {project.relpath(Path(location.folder))} does not exist yet; "
+                "a dry run creates nothing",
+                remedy=f"install-tier {' '.join(names)} (creates it), or pass --python PATH",
+            )
+        where.create(location.folder, project=project, backend=request.backend or project.backend, note=ui.note)
+    target = environment.resolve(location.python, pending=pending)
     refuse_target(target, system=request.system)
     locks = load_locks(project, tiers, target, read)
-    entries = entries_for(locks, target)
+    entries = project_itself_left_out(entries_for(locks, target), project)
     roots = import_roots(tiers)
 
     if request.dry_run:
@@ -339,7 +359,7 @@ def install(
 
     with environment_lock(target.prefix, on_wait=ui.note) as waited:
         if waited:
-            noop, _ = fastpath.check(names, target.prefix, executable_of(target), project.pyproject)
+            noop, _ = fastpath.check(names, target.prefix, environment_of(target), project.pyproject)
             if noop is not None:
                 outcome = _unchanged(noop, started)
                 outcome.waited = True
@@ -348,9 +368,16 @@ def install(
         with _phase(ui, f"probing {len(entries)} package(s) in {target.prefix}"):
             plan, probes = probe_and_plan(entries, target, roots)
         backend_name = backend_version = None
+        replaced_armed: dict[str, list[tuple[str, str, str]]] = {}
         if not plan.is_noop:
             from tierlock.installer import backends
 
+            command = _command(names, request)
+            where.refuse_self_harm(plan, target, command=command)
+            replaced_armed = armed_conflicts(project, plan, target, tiers)
+            if not request.replace_armed:
+                where.refuse_armed_conflicts(replaced_armed, names, command=command)
+            where.refuse_unwritable(target)
             backend = backends.choose(request.backend or project.backend, target)
             backend_name = backend.name
             counts = plan.counts()
@@ -384,6 +411,9 @@ def install(
             backend_version = version()
             with _phase(ui, f"verifying {len(entries)} package(s) with the probe"):
                 probes = verify(entries, target, roots, names)
+        for other, rows in replaced_armed.items():
+            where.mark_stale(target.prefix, other, by=names, packages=[name for name, _old, _new in rows])
+            ui.note(f"{other}: marked stale - arming {', '.join(names)} replaced {', '.join(n for n, _o, _n in rows)}")
         dists = inventory_dists(entries, probes, target)
         written = write_receipts(
             project,
@@ -412,6 +442,53 @@ def install(
             receipts=written,
             duration=_since(started),
         )
+
+
+def _command(names: Sequence[str], request: Request) -> str:
+    """The install-tier command of *request*, as a person would type it again."""
+    import shlex
+
+    argv = ["install-tier", *names]
+    if request.python is not None:
+        argv += ["--python", request.python]
+    if request.system:
+        argv.append("--system")
+    if request.backend is not None:
+        argv += ["--backend", request.backend]
+    return shlex.join(argv)
+
+
+def project_itself_left_out(entries: Sequence[LockEntry], project: Project) -> list[LockEntry]:
+    """The entries without the project's own distribution: it is never installed from the index."""
+    if project.name is None:
+        return list(entries)
+    return [e for e in entries if e.name != project.name]
+
+
+def armed_conflicts(
+    project: Project, plan: Plan, target: Target, tiers: Sequence[Tier]
+) -> dict[str, list[tuple[str, str, str]]]:
+    """Packages the plan replaces that another armed tier's receipt pins (and its current lock pins too)."""
+    from tierlock import lockfiles
+    from tierlock.installer import target as where
+
+    arming = {str(t.name) for t in project.with_layers(t.name for t in tiers)}
+    found = where.armed_conflicts(plan, receipts.load_all(target.prefix), sorted(arming))
+    out: dict[str, list[tuple[str, str, str]]] = {}
+    for other, rows in found.items():
+        locked: dict[str, str] = {}
+        from packaging.utils import canonicalize_name
+
+        tier = project.tiers.get(canonicalize_name(other))
+        if tier is not None and tier.lockfile.is_file():
+            try:
+                locked = {str(e.name): str(e.version) for e in lockfiles.load(tier.lockfile).entries}
+            except Exception:  # an unreadable lock: its receipt's pins are what counts
+                locked = {}
+        kept = [(n, old, new) for n, old, new in rows if locked.get(n) != new]
+        if kept:
+            out[other] = kept
+    return out
 
 
 @contextmanager
@@ -497,6 +574,7 @@ def write_receipts(
 
     written: list[str] = []
     executable = executable_of(target)
+    environment_key = environment_of(target)
     pyproject = (str(project.pyproject), receipts.file_digest(project.pyproject))
     for tier in tiers:
         lock = locks[tier.name]
@@ -509,7 +587,8 @@ def write_receipts(
             if (
                 existing.lockfile_paths == chain
                 and existing.pyproject == pyproject
-                and existing.executable == executable
+                and existing.data.get("interpreter", {}).get("environment") == environment_key
+                and "stale" not in existing.data
                 and existing.data.get("tierlock_version") == __version__
                 and existing.packages == current
             ):
@@ -523,6 +602,7 @@ def write_receipts(
             backend_version=backend_version or "",
             interpreter={
                 "executable": executable,
+                "environment": environment_key,
                 "prefix": str(target.prefix),
                 "version": ".".join(str(v) for v in target.version),
                 "platform": target.platform,
@@ -539,6 +619,21 @@ def _since(started: float) -> float:
 
 
 # -- status --------------------------------------------------------------------
+
+
+def resolve_existing(python: str | None, project: Project) -> Target:
+    """The target of a command that never creates it (status, remove): as install-tier locates it."""
+    from tierlock import environment
+    from tierlock.installer.target import locate
+
+    location = locate(python, project)
+    if location.missing and location.folder is not None:
+        raise UsageError(
+            f"the project environment {project.relpath(Path(location.folder))} does not exist "
+            "(no --python given and no virtual environment active)",
+            remedy="install-tier TIER (creates it), or pass --python PATH",
+        )
+    return environment.resolve(location.python)
 
 
 @dataclass
@@ -569,9 +664,10 @@ class TierStatus:
 
 def status(project: Project, names: Sequence[str], python: str | None) -> tuple[Target, list[TierStatus]]:
     """Per tier: present, partial (what is wrong), absent, or installed from an older lock."""
-    from tierlock import environment, lockfiles
+    from tierlock import lockfiles
+    from tierlock.installer.target import stale_reason
 
-    target = environment.resolve(python)
+    target = resolve_existing(python, project)
     out: list[TierStatus] = []
     for tier in project.select(list(names)):
         receipt = receipts.load(receipts.receipt_path(target.prefix, tier.name))
@@ -593,6 +689,9 @@ def status(project: Project, names: Sequence[str], python: str | None) -> tuple[
         else:
             state = "partial"
         problems = [f"{s.entry.pin}: {s.reason}" for s in plan.changes if state == "partial"]
+        marked = stale_reason(receipt)
+        if marked is not None:  # another tier replaced its packages on purpose (--replace-armed)
+            problems.insert(0, marked)
         remedy = None if state == "present" and not stale else tier.install_command
         out.append(TierStatus(tier.name, state, len(plan.steps), satisfied, problems, receipt, stale, remedy))
     return target, out
@@ -628,12 +727,12 @@ PROTECTED = frozenset({"tierlock", "pip", "uv"})
 
 def remove(project: Project, tier_name: str, request: Request, ui: UI) -> Removal:
     """Uninstall the packages of a tier's closure that neither base nor another armed tier needs."""
-    from tierlock import environment, lockfiles
+    from tierlock import lockfiles
     from tierlock.installer import inventory
     from tierlock.tiers.model import BASE
 
     tier = project.tier(tier_name)
-    target = environment.resolve(request.python)
+    target = resolve_existing(request.python, project)
     refuse_target(target, system=request.system)
     all_receipts = receipts.load_all(target.prefix)
     own = all_receipts.get(tier.name)
@@ -655,7 +754,12 @@ def remove(project: Project, tier_name: str, request: Request, ui: UI) -> Remova
     if tier.name != BASE and base.lockfile.is_file():
         needed |= {e.name for e in lockfiles.load(base.lockfile).applicable(target.marker_env)}
     installed = inventory.installed_names(target.site_paths)
-    remove_names = sorted(n for n in closure if n not in needed and n not in PROTECTED and n in installed)
+    from tierlock.installer.target import protected_names
+
+    protected = PROTECTED | protected_names(target)  # never what tierlock itself imports, where it runs from
+    if project.name is not None:
+        protected |= {str(project.name)}  # the project's own install is never removed
+    remove_names = sorted(n for n in closure if n not in needed and n not in protected and n in installed)
     keep = sorted(n for n in closure if n not in remove_names)
     removal = Removal(tier.name, str(target.prefix), remove_names, keep, request.dry_run)
     if request.dry_run:

@@ -69,6 +69,8 @@ class Project:
     """Whether pyproject.toml has a ``[tool.tierlock]`` table at all."""
     runtime: Mapping[str, object] | None = field(default=None)
     """The raw ``[tool.tierlock.runtime]`` table, validated by tierlock.validators."""
+    venv: str | None = field(default=None)
+    """``[tool.tierlock].venv``: the project's environment folder (relative to the root); None: ``.venv``."""
 
     def tier(self, name: str) -> Tier:
         """The tier called *name* (any spelling), or :class:`UnknownTierError`."""
