@@ -25,6 +25,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="installer backend (default: [tool.tierlock].backend, else auto = uv when available, else pip)",
     )
     parser.add_argument("--dry-run", action="store_true", help="print the plan; install nothing, write nothing")
+    parser.add_argument(
+        "--replace-armed",
+        action="store_true",
+        help="replace packages another armed tier pins, on purpose (that tier's receipt is marked stale)",
+    )
 
 
 def target_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,7 +37,8 @@ def target_arguments(parser: argparse.ArgumentParser) -> None:
         "--python",
         metavar="PATH",
         default=None,
-        help="the interpreter (or environment folder) to act on (default: the active venv, else this interpreter)",
+        help="the interpreter (or environment folder) to act on (default: the active venv, else the project's "
+        "environment: $TIERLOCK_PROJECT_ENVIRONMENT, [tool.tierlock].venv or .venv)",
     )
     parser.add_argument(
         "--system",
@@ -66,6 +72,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         system=args.system,
         backend=args.backend,
         dry_run=args.dry_run,
+        replace_armed=getattr(args, "replace_armed", False),
     )
     outcome = install(project, request, ctx.ui, pending=pending)
     if ctx.ui.json_mode:
