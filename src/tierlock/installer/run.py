@@ -675,7 +675,7 @@ def status(project: Project, names: Sequence[str], python: str | None) -> tuple[
             out.append(TierStatus(tier.name, "no-lockfile", 0, 0, [], receipt, False, f"tierlock lock {tier.name}"))
             continue
         lock = lockfiles.load(tier.lockfile)
-        entries = lock.applicable(target.marker_env)
+        entries = project_itself_left_out(lock.applicable(target.marker_env), project)
         plan = plan_for(entries, target, {k: tuple(v) for k, v in tier.import_roots.items()})
         satisfied = len(plan.of("satisfied"))
         stale = receipt is not None and receipt.lockfiles.get(tier.name) != receipts.file_digest(tier.lockfile)
