@@ -327,6 +327,23 @@ def test_arming_a_tier_that_would_replace_another_armed_tiers_pin_is_refused_nam
     assert "pinned by the armed tier(s) fast" in rearm.err
 
 
+def test_siblings_asked_together_are_refused_naming_every_package_and_the_remedy_arms_one(
+    world: World, wheels: dict[str, Path]
+) -> None:
+    _siblings(world, wheels)
+    run = world.cli("install", "brain", "fast")
+    assert run.code == 2, run.err
+    assert "tiers brain and fast cannot be armed together" in run.err
+    assert "corelib: brain pins 1.0, fast pins 2.0" in run.err
+    assert run.backend_runs == []
+    remedy = _remedy(run.err)
+    assert remedy[:2] == ["install-tier", "brain"]
+    armed = world.cli("install", *remedy[1:], target=False)
+    assert armed.code == 0, armed.err
+    assert world.receipt("brain") is not None
+    assert world.receipt("fast") is None
+
+
 def test_tiers_that_agree_arm_side_by_side(world: World) -> None:
     assert world.install("base").code == 0
     run = world.install("brain")

@@ -197,16 +197,19 @@ def refuse_target(target: Target, *, system: bool) -> None:
 # -- the plan ------------------------------------------------------------------
 
 
-def entries_for(locks: Mapping[NormalizedName, Lock], target: Target) -> list[LockEntry]:
+def entries_for(
+    locks: Mapping[NormalizedName, Lock], target: Target, request: Request | None = None
+) -> list[LockEntry]:
     from tierlock.installer.plan import ConflictingPins, merge_entries
 
+    chosen = [(str(name), selected(lock, target)) for name, lock in locks.items()]
     try:
-        return merge_entries([(name, selected(lock, target)) for name, lock in locks.items()])
+        return merge_entries(chosen)
     except ConflictingPins as exc:
-        raise UsageError(
-            f"tiers {exc.where[0]} and {exc.where[1]} cannot be armed together: {exc}",
-            remedy=f"install them one at a time (install-tier {exc.where[0]}), or lock them consistently",
-        ) from exc
+        from tierlock.installer.target import refuse_sibling_conflicts
+
+        refuse_sibling_conflicts(chosen, command=lambda tier: _command([tier], request or Request((tier,))))
+        raise UsageError(str(exc)) from exc  # not reached: every conflict is named above
 
 
 def selected(lock: Lock, target: Target) -> list[LockEntry]:
@@ -348,7 +351,7 @@ def install(
     target = environment.resolve(location.python, pending=pending)
     refuse_target(target, system=request.system)
     locks = load_locks(project, tiers, target, read)
-    entries = project_itself_left_out(entries_for(locks, target), project)
+    entries = project_itself_left_out(entries_for(locks, target, request), project)
     roots = import_roots(tiers)
 
     if request.dry_run:

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from tierlock.environment import Target
     from tierlock.installer.plan import Plan
     from tierlock.installer.receipts import Receipt
+    from tierlock.lockfiles.model import LockEntry
     from tierlock.tiers import Project
 
 #: Overrides where the project's environment is (absolute, or relative to the project root).
@@ -382,6 +383,34 @@ def refuse_armed_conflicts(
         problems=problems,
         remedy=f"{command} --replace-armed (replaces them on purpose; {tiers} is then marked stale), "
         "or lock the tiers consistently (layer one on the other, or align the requirement)",
+    )
+
+
+def refuse_sibling_conflicts(
+    chosen: Sequence[tuple[str, Sequence[LockEntry]]], *, command: Callable[[str], str]
+) -> None:
+    """Refuse (exit 2) tiers asked together whose locks pin a package differently, naming every such package."""
+    from tierlock.errors import Problem, UsageError
+
+    first: dict[str, tuple[str, str]] = {}
+    rows: list[tuple[str, str, str, str, str]] = []
+    for tier, entries in chosen:
+        for entry in entries:
+            seen = first.setdefault(str(entry.name), (tier, str(entry.version)))
+            if seen[1] != str(entry.version):
+                rows.append((str(entry.name), seen[0], seen[1], tier, str(entry.version)))
+    if not rows:
+        return
+    a, b = rows[0][1], rows[0][3]
+    raise UsageError(
+        f"tiers {a} and {b} cannot be armed together: their locks pin {len(rows)} package(s) differently "
+        f"({', '.join(r[0] for r in rows)}); nothing was installed",
+        tier=b,
+        package=rows[0][0],
+        problems=[Problem(f"{n}: {t1} pins {v1}, {t2} pins {v2}") for n, t1, v1, t2, v2 in rows],
+        remedy=f"{command(a)} (arms {a} alone); to arm both, lock them consistently: "
+        f'layer one on the other (layered-on = "{a}" under [tool.tierlock.tiers.{b}]) or align the requirements, '
+        f"then tierlock lock {b}",
     )
 
 
