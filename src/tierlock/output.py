@@ -73,6 +73,8 @@ class UI:
     def table(self, title: str, columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
         if self.json_mode or self.quiet:
             return
+        title = mask_credentials(title)
+        rows = [[mask_credentials(cell) for cell in row] for row in rows]
         if self.fancy:
             from rich.table import Table
 

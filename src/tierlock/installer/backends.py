@@ -202,7 +202,7 @@ def execute(
 _CAUSE = re.compile(
     r"(?i)(^\s*(error|caused by|hint)\b|hash mismatch|do not match the hashes|no matching distribution"
     r"|could not find a version|no solution found|conflict|resolutionimpossible|because .* (depends|requires)"
-    r"|is not available|not found in|permission denied|read-only file system|no space left"
+    r"|failed to |is not available|not found in|permission denied|read-only file system|no space left"
     r"|expected sha\d+|got\s+[0-9a-f]{16,}|^\s+\S+==\S+ from )"
 )
 _PIN = re.compile(r"`?([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s`:,]+)")
