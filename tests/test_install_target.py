@@ -314,7 +314,7 @@ def test_arming_a_tier_that_would_replace_another_armed_tiers_pin_is_refused_nam
     assert remedy[remedy.index("--python") + 1] == world.python
     again = world.cli("install", *remedy[1:], target=False)
     assert again.code == 0, again.err
-    assert "brain: marked stale - arming fast replaced corelib" in again.err
+    assert "brain: marked stale - arming fast replaces corelib" in again.err
     assert (world.site / "corelib-2.0.dist-info").is_dir()
 
     status = world.cli("status", "--json", "brain")

@@ -206,9 +206,12 @@ def entries_for(
     try:
         return merge_entries(chosen)
     except ConflictingPins as exc:
-        from tierlock.installer.target import refuse_sibling_conflicts
+        from tierlock.installer.target import install_command, refuse_sibling_conflicts
 
-        refuse_sibling_conflicts(chosen, command=lambda tier: _command([tier], request or Request((tier,))))
+        asked = request or Request(())
+        refuse_sibling_conflicts(
+            chosen, command=lambda t: install_command([t], asked.python, system=asked.system, backend=asked.backend)
+        )
         raise UsageError(str(exc)) from exc  # not reached: every conflict is named above
 
 
@@ -351,7 +354,7 @@ def install(
     target = environment.resolve(location.python, pending=pending)
     refuse_target(target, system=request.system)
     locks = load_locks(project, tiers, target, read)
-    entries = project_itself_left_out(entries_for(locks, target, request), project)
+    entries = where.project_itself_left_out(entries_for(locks, target, request), project)
     roots = import_roots(tiers)
 
     if request.dry_run:
@@ -375,13 +378,16 @@ def install(
         if not plan.is_noop:
             from tierlock.installer import backends
 
-            command = _command(names, request)
+            command = where.install_command(names, request.python, system=request.system, backend=request.backend)
             where.refuse_self_harm(plan, target, command=command)
-            replaced_armed = armed_conflicts(project, plan, target, tiers)
+            replaced_armed = where.armed_conflicts_for(project, plan, target, tiers)
             if not request.replace_armed:
                 where.refuse_armed_conflicts(replaced_armed, names, command=command)
             where.refuse_unwritable(target)
             backend = backends.choose(request.backend or project.backend, target)
+            for other, rows in replaced_armed.items():  # before the backend changes anything, even if it fails
+                where.mark_stale(target.prefix, other, by=names, packages=[name for name, _old, _new in rows])
+                ui.note(f"{other}: marked stale - arming {', '.join(names)} replaces {', '.join(r[0] for r in rows)}")
             backend_name = backend.name
             counts = plan.counts()
             doing = (
@@ -414,9 +420,6 @@ def install(
             backend_version = version()
             with _phase(ui, f"verifying {len(entries)} package(s) with the probe"):
                 probes = verify(entries, target, roots, names)
-        for other, rows in replaced_armed.items():
-            where.mark_stale(target.prefix, other, by=names, packages=[name for name, _old, _new in rows])
-            ui.note(f"{other}: marked stale - arming {', '.join(names)} replaced {', '.join(n for n, _o, _n in rows)}")
         dists = inventory_dists(entries, probes, target)
         written = write_receipts(
             project,
@@ -445,53 +448,6 @@ def install(
             receipts=written,
             duration=_since(started),
         )
-
-
-def _command(names: Sequence[str], request: Request) -> str:
-    """The install-tier command of *request*, as a person would type it again."""
-    import shlex
-
-    argv = ["install-tier", *names]
-    if request.python is not None:
-        argv += ["--python", request.python]
-    if request.system:
-        argv.append("--system")
-    if request.backend is not None:
-        argv += ["--backend", request.backend]
-    return shlex.join(argv)
-
-
-def project_itself_left_out(entries: Sequence[LockEntry], project: Project) -> list[LockEntry]:
-    """The entries without the project's own distribution: it is never installed from the index."""
-    if project.name is None:
-        return list(entries)
-    return [e for e in entries if e.name != project.name]
-
-
-def armed_conflicts(
-    project: Project, plan: Plan, target: Target, tiers: Sequence[Tier]
-) -> dict[str, list[tuple[str, str, str]]]:
-    """Packages the plan replaces that another armed tier's receipt pins (and its current lock pins too)."""
-    from tierlock import lockfiles
-    from tierlock.installer import target as where
-
-    arming = {str(t.name) for t in project.with_layers(t.name for t in tiers)}
-    found = where.armed_conflicts(plan, receipts.load_all(target.prefix), sorted(arming))
-    out: dict[str, list[tuple[str, str, str]]] = {}
-    for other, rows in found.items():
-        locked: dict[str, str] = {}
-        from packaging.utils import canonicalize_name
-
-        tier = project.tiers.get(canonicalize_name(other))
-        if tier is not None and tier.lockfile.is_file():
-            try:
-                locked = {str(e.name): str(e.version) for e in lockfiles.load(tier.lockfile).entries}
-            except Exception:  # an unreadable lock: its receipt's pins are what counts
-                locked = {}
-        kept = [(n, old, new) for n, old, new in rows if locked.get(n) != new]
-        if kept:
-            out[other] = kept
-    return out
 
 
 @contextmanager
@@ -624,21 +580,6 @@ def _since(started: float) -> float:
 # -- status --------------------------------------------------------------------
 
 
-def resolve_existing(python: str | None, project: Project) -> Target:
-    """The target of a command that never creates it (status, remove): as install-tier locates it."""
-    from tierlock import environment
-    from tierlock.installer.target import locate
-
-    location = locate(python, project)
-    if location.missing and location.folder is not None:
-        raise UsageError(
-            f"the project environment {project.relpath(Path(location.folder))} does not exist "
-            "(no --python given and no virtual environment active)",
-            remedy="install-tier TIER (creates it), or pass --python PATH",
-        )
-    return environment.resolve(location.python)
-
-
 @dataclass
 class TierStatus:
     tier: str
@@ -668,7 +609,7 @@ class TierStatus:
 def status(project: Project, names: Sequence[str], python: str | None) -> tuple[Target, list[TierStatus]]:
     """Per tier: present, partial (what is wrong), absent, or installed from an older lock."""
     from tierlock import lockfiles
-    from tierlock.installer.target import stale_reason
+    from tierlock.installer.target import project_itself_left_out, resolve_existing, stale_reason
 
     target = resolve_existing(python, project)
     out: list[TierStatus] = []
@@ -732,6 +673,7 @@ def remove(project: Project, tier_name: str, request: Request, ui: UI) -> Remova
     """Uninstall the packages of a tier's closure that neither base nor another armed tier needs."""
     from tierlock import lockfiles
     from tierlock.installer import inventory
+    from tierlock.installer.target import resolve_existing
     from tierlock.tiers.model import BASE
 
     tier = project.tier(tier_name)

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from tierlock.installer.plan import Plan
     from tierlock.installer.receipts import Receipt
     from tierlock.lockfiles.model import LockEntry
-    from tierlock.tiers import Project
+    from tierlock.tiers import Project, Tier
 
 #: Overrides where the project's environment is (absolute, or relative to the project root).
 PROJECT_ENV_VAR = "TIERLOCK_PROJECT_ENVIRONMENT"
@@ -436,3 +436,70 @@ def stale_reason(receipt: Receipt | None) -> str | None:
     by = ", ".join(str(t) for t in stale.get("replaced_by", ()))
     packages = ", ".join(str(p) for p in stale.get("packages", ()))
     return f"stale: arming {by} replaced {packages}"
+
+
+# -- helpers of the install, status and remove commands ------------------------------
+
+
+def install_command(names: Sequence[str], python: str | None, *, system: bool, backend: str | None) -> str:
+    """The install-tier command for *names* with the same target options, as a person would type it again."""
+    import shlex
+
+    argv = ["install-tier", *names]
+    if python is not None:
+        argv += ["--python", python]
+    if system:
+        argv.append("--system")
+    if backend is not None:
+        argv += ["--backend", backend]
+    return shlex.join(argv)
+
+
+def project_itself_left_out(entries: Sequence[LockEntry], project: Project) -> list[LockEntry]:
+    """The entries without the project's own distribution: it is never installed from the index."""
+    if project.name is None:
+        return list(entries)
+    return [e for e in entries if e.name != project.name]
+
+
+def armed_conflicts_for(
+    project: Project, plan: Plan, target: Target, tiers: Sequence[Tier]
+) -> dict[str, list[tuple[str, str, str]]]:
+    """Packages the plan replaces that another armed tier's receipt pins (unless its current lock pins the new one)."""
+    from packaging.utils import canonicalize_name
+
+    from tierlock import lockfiles
+    from tierlock.installer import receipts
+
+    arming = {str(t.name) for t in project.with_layers(t.name for t in tiers)}
+    found = armed_conflicts(plan, receipts.load_all(target.prefix), sorted(arming))
+    out: dict[str, list[tuple[str, str, str]]] = {}
+    for other, rows in found.items():
+        locked: dict[str, str] = {}
+        tier = project.tiers.get(canonicalize_name(other))
+        if tier is not None and tier.lockfile.is_file():
+            try:
+                locked = {str(e.name): str(e.version) for e in lockfiles.load(tier.lockfile).entries}
+            except Exception:  # an unreadable lock: its receipt's pins are what counts
+                locked = {}
+        kept = [(n, old, new) for n, old, new in rows if locked.get(n) != new]
+        if kept:
+            out[other] = kept
+    return out
+
+
+def resolve_existing(python: str | None, project: Project) -> Target:
+    """The target of a command that never creates it (status, remove): located as install-tier locates it."""
+    from pathlib import Path
+
+    from tierlock import environment
+    from tierlock.errors import UsageError
+
+    location = locate(python, project)
+    if location.missing and location.folder is not None:
+        raise UsageError(
+            f"the project environment {project.relpath(Path(location.folder))} does not exist "
+            "(no --python given and no virtual environment active)",
+            remedy="install-tier TIER (creates it), or pass --python PATH",
+        )
+    return environment.resolve(location.python)
