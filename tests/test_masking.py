@@ -43,10 +43,11 @@ def test_no_byte_of_a_password_survives_masking_however_it_is_written(  # noqa: 
     url = f"{scheme}://{user}:{password}@{host}{path}"
     text = f"{around[0]}{url}{around[1]}"
     assume(password not in text.replace(password, "", 1))  # the password is nowhere but in its place
+    assume(not scheme.startswith("git+") or path.startswith("/"))  # a VCS URL names a repository after its host
     masked = mask_credentials(text)
     assert not _exposed(password, masked), masked
     assert f"{scheme}://{user}:****@" in masked
-    if "@" not in path:  # else masked up to the last ``@``: when in doubt, mask
+    if "@" not in path or scheme.startswith("git+"):  # else masked up to the last ``@``: when in doubt, mask
         assert host in masked  # what follows the credentials stays readable
     assert has_password(text)
     assert credential_kind(text) == "URL with a password"
@@ -59,6 +60,7 @@ def test_no_byte_of_a_password_survives_masking_however_it_is_written(  # noqa: 
 def test_a_user_only_token_is_masked_whole(scheme: str, token: str, host: str, path: str) -> None:
     text = f"{scheme}://{token}@{host}{path}"
     assume(token not in text.replace(token, "", 1))
+    assume(not scheme.startswith("git+") or path.startswith("/"))
     masked = mask_credentials(text)
     assert not _exposed(token, masked), masked
     assert masked.startswith(f"{scheme}://****@")
@@ -73,13 +75,16 @@ def test_a_user_only_token_is_masked_whole(scheme: str, token: str, host: str, p
         ("https://alice:a/b@index.example", "https://alice:****@index.example"),
         ("http://s3cr3t-token@proxy.example:3128", "http://****@proxy.example:3128"),
         ("git+https://github.com/org/repo@v1.0", "git+https://github.com/org/repo@v1.0"),
-        ("git+https://u:t@github.com/org/repo@v1.0", "git+https://u:****@v1.0"),  # when in doubt, mask
+        ("git+https://u:t@github.com/org/repo@v1.0", "git+https://u:****@github.com/org/repo@v1.0"),
+        ("git+https://to.k/en@github.com/org/repo@main", "git+https://****@github.com/org/repo@main"),
+        ("https://registry.example/@scope/pkg", "https://****@scope/pkg"),  # when in doubt, mask
         ("see https://index.example/simple and mail me@example.com", None),
         (
             "two: https://a:b@h.example/x https://c:d@i.example/y",
             "two: https://a:****@h.example/x https://c:****@i.example/y",
         ),
         ("no url here @ all", None),
+        ("file:///home/me@corp/wheels/x-1.0-py3-none-any.whl", None),
     ],
 )
 def test_masking_examples(text: str, expected: str | None) -> None:
