@@ -142,7 +142,7 @@ def locate(python: str | None, project: Project) -> Location:
     active = os.environ.get("VIRTUAL_ENV")
     if active:  # the running environment itself is described in-process
         return Location(active_venv(), "VIRTUAL_ENV")
-    folder = project_environment(project.root, getattr(project, "venv", None))
+    folder = project_environment(project.root, project.venv)
     if is_running_environment(folder):
         return Location(None, "project", folder)  # tierlock runs from the project's own environment
     return Location(folder, "project", folder)
