@@ -460,7 +460,7 @@ def test_install_replaces_another_version_with_the_locked_one(
     assert not (world.site / "corelib-1.0.dist-info").exists()
 
 
-def test_without_python_the_active_venv_is_the_target_else_this_interpreter(world: World) -> None:
+def test_without_python_the_active_venv_is_the_target_else_the_projects_environment(world: World) -> None:
     world.monkeypatch.setenv("VIRTUAL_ENV", str(world.venv))
     run = world.cli("install", "--json", "brain", target=False)
     assert run.code == 0, run.err
@@ -472,10 +472,9 @@ def test_without_python_the_active_venv_is_the_target_else_this_interpreter(worl
 
     world.monkeypatch.delenv("VIRTUAL_ENV")
     planned = world.cli("install", "--json", "brain", "--dry-run", target=False)
-    assert planned.code == 0, planned.err
-    assert planned.json["target"] == sys.prefix
-    assert planned.json["result"] == "planned"
-    assert planned.backend_runs == []
+    assert planned.code == 2, planned.err  # never the interpreter running tierlock
+    assert "the project environment .venv does not exist yet" in planned.err
+    assert planned.argv == []
 
 
 class FakeTerminal(io.StringIO):

@@ -20,6 +20,7 @@ from tierlock.errors import UsageError
 from tierlock.installer import fastpath, inventory, receipts
 from tierlock.installer.locking import environment_lock, lock_path
 from tierlock.installer.run import refuse_target
+from tierlock.installer.target import environment_key
 from tierlock.lockfiles.model import LockEntry
 from tierlock.probing import probe_distribution
 
@@ -65,7 +66,7 @@ def write_receipt(prefix: Path, site: Path, project: Path) -> receipts.Receipt:
         packages=[dist],
         backend="uv",
         backend_version="0.0",
-        interpreter={"executable": str(prefix / "bin" / "python")},
+        interpreter={"executable": str(prefix / "bin" / "python"), "environment": environment_key(prefix)},
         project=str(project),
         tierlock_version=tierlock.__version__,
     )
@@ -113,7 +114,7 @@ def test_an_unreadable_receipt_counts_as_none(tmp_path: Path) -> None:
 def test_the_fast_path_holds_until_a_file_is_deleted_or_resized(tmp_path: Path) -> None:
     prefix, site, project = fake_env(tmp_path)
     write_receipt(prefix, site, project)
-    exe = str(prefix / "bin" / "python")
+    exe = environment_key(prefix)
     noop, why = fastpath.check(["brain"], prefix, exe, project / "pyproject.toml")
     assert noop is not None, why
     assert (noop.packages, noop.files) == (1, 3)
@@ -136,7 +137,7 @@ def test_the_fast_path_steps_aside_when_the_declaration_or_the_lock_changed(tmp_
     write_receipt(prefix, site, project)
     with (project / changed).open("a") as handle:
         handle.write("# edited\n")
-    noop, why = fastpath.check(["brain"], prefix, str(prefix / "bin" / "python"), project / "pyproject.toml")
+    noop, why = fastpath.check(["brain"], prefix, environment_key(prefix), project / "pyproject.toml")
     assert noop is None
     assert "changed since brain was installed" in why
 
@@ -144,17 +145,17 @@ def test_the_fast_path_steps_aside_when_the_declaration_or_the_lock_changed(tmp_
 def test_the_fast_path_steps_aside_for_another_interpreter_or_a_missing_receipt(tmp_path: Path) -> None:
     prefix, site, project = fake_env(tmp_path)
     write_receipt(prefix, site, project)
-    noop, why = fastpath.check(["brain"], prefix, "/elsewhere/bin/python", project / "pyproject.toml")
+    noop, why = fastpath.check(["brain"], prefix, "/elsewhere", project / "pyproject.toml")
     assert noop is None
     assert "written for" in why
-    noop, why = fastpath.check(["gpu"], prefix, str(prefix / "bin" / "python"), project / "pyproject.toml")
+    noop, why = fastpath.check(["gpu"], prefix, environment_key(prefix), project / "pyproject.toml")
     assert noop is None
     assert "no receipt for gpu" in why
 
 
 def test_quick_target_guesses_only_virtual_environments(tmp_path: Path) -> None:
     prefix, _, _ = fake_env(tmp_path)
-    assert fastpath.quick_target(str(prefix), system=False) == (str(prefix), str(prefix / "bin" / "python"))
+    assert fastpath.quick_target(str(prefix), system=False) == (str(prefix), environment_key(prefix))
     assert fastpath.quick_target(str(tmp_path / "bin" / "python"), system=False) is None
 
 
@@ -250,7 +251,7 @@ def test_the_fast_path_steps_aside_for_a_receipt_written_by_another_tierlock_ver
     doc = json.loads(receipt.path.read_text(encoding="utf-8"))
     doc["tierlock_version"] = "0.0.1"
     receipt.path.write_text(json.dumps(doc), encoding="utf-8")
-    noop, why = fastpath.check(["brain"], prefix, str(prefix / "bin" / "python"), project / "pyproject.toml")
+    noop, why = fastpath.check(["brain"], prefix, environment_key(prefix), project / "pyproject.toml")
     assert noop is None
     assert "installed by tierlock 0.0.1" in why
 

@@ -134,8 +134,11 @@ def current() -> Target:
 def interpreter(python: str | Path) -> Path:
     """The executable *python* names (an environment folder means its ``bin/python``)."""
     exe = Path(python)
+    own = "Scripts/python.exe" if os.name == "nt" else "bin/python"
     if exe.is_dir():
-        exe = exe / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+        exe = exe / own
+    elif not exe.name.startswith("python") and (exe.parent.parent / "pyvenv.cfg").is_file():
+        exe = exe.parent.parent / own  # one of the environment's console scripts: its interpreter
     return exe
 
 

@@ -15,6 +15,7 @@ from typing import IO, Any
 
 from tierlock.ci import is_ci
 from tierlock.errors import TierlockError
+from tierlock.masking import mask_credentials, mask_json
 
 
 class UI:
@@ -69,6 +70,7 @@ class UI:
         """A line for people (hidden by --json and -q)."""
         if self.json_mode or self.quiet:
             return
+        text = mask_credentials(text)
         if self.fancy:
             from rich.text import Text
 
@@ -86,11 +88,13 @@ class UI:
         if text.startswith("interrupted"):
             self.said_interrupted = True
         if not self.quiet:
-            print(text, file=self.stderr, flush=True)
+            print(mask_credentials(text), file=self.stderr, flush=True)
 
     def table(self, title: str, columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
         if self.json_mode or self.quiet:
             return
+        title = mask_credentials(title)
+        rows = [[mask_credentials(cell) for cell in row] for row in rows]
         if self.fancy:
             from rich.table import Table
 
@@ -160,10 +164,12 @@ class UI:
         if self._json_written:
             raise RuntimeError("a command wrote two JSON documents")
         self._json_written = True
+        # Credentials in URLs never reach the document, whatever it was built from.
+        document = mask_json(json.loads(json.dumps(document, default=str)))
         if one_line:
-            json.dump(document, self.stdout, separators=(",", ":"), default=str)
+            json.dump(document, self.stdout, separators=(",", ":"))
         else:
-            json.dump(document, self.stdout, indent=2, sort_keys=False, default=str)
+            json.dump(document, self.stdout, indent=2, sort_keys=False)
         self.stdout.write("\n")
         self.stdout.flush()
 
@@ -176,7 +182,7 @@ class UI:
     def error(self, err: TierlockError) -> None:
         lines = err.lines()
         for i, text in enumerate(lines):
-            print(("ERROR " if i == 0 else "") + text, file=self.stderr)
+            print(("ERROR " if i == 0 else "") + mask_credentials(text), file=self.stderr)
         if self.json_mode and not self._json_written:
             self.emit_json({"ok": False, "error": err.to_dict()})
 

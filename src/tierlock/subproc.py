@@ -33,28 +33,15 @@ class Result:
         return "\n".join(text.splitlines()[-lines:])
 
 
-#: ``scheme://user:password@`` (or ``scheme://token@``) in a URL: the credentials part.
-_CREDENTIALS = r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^\s/@:'\"`<>]*)(?::[^\s/@'\"`<>]*)?@"
-
-
 def redact(text: str) -> str:
-    """*text* with the password of every URL masked (``https://user:****@host``), as pip masks its own.
+    """*text* with the credentials of every URL masked (``https://user:****@host``): see :mod:`tierlock.masking`.
 
-    A URL with a user only (``https://TOKEN@host``) has the user masked: that is where tokens go.
     Every command line and output tail this module shows goes through it: an index or
     proxy URL of the user's may carry a password, and a secret is never echoed.
     """
-    if "@" not in text:
-        return text
-    import re
+    from tierlock.masking import mask_credentials
 
-    def mask(match: re.Match[str]) -> str:
-        user, whole = match.group("user"), match.group(0)
-        if whole[len(match.group("scheme")) + len(user)] == ":":
-            return f"{match.group('scheme')}{user}:****@"
-        return f"{match.group('scheme')}****@"
-
-    return re.sub(_CREDENTIALS, mask, text)
+    return mask_credentials(text)
 
 
 def display(argv: Sequence[str]) -> str:

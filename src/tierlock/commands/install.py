@@ -29,6 +29,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     indexopts.add_arguments(parser)
     parser.add_argument("--dry-run", action="store_true", help="print the plan; install nothing, write nothing")
+    parser.add_argument(
+        "--replace-armed",
+        action="store_true",
+        help="replace packages another armed tier pins, on purpose (that tier's receipt is marked stale)",
+    )
 
 
 def target_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,7 +41,8 @@ def target_arguments(parser: argparse.ArgumentParser) -> None:
         "--python",
         metavar="PATH",
         default=None,
-        help="the interpreter (or environment folder) to act on (default: the active venv, else this interpreter)",
+        help="the interpreter (or environment folder) to act on (default: the active venv, else the project's "
+        "environment: $TIERLOCK_PROJECT_ENVIRONMENT, [tool.tierlock].venv or .venv)",
     )
     parser.add_argument(
         "--system",
@@ -72,6 +78,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         backend="pip" if args.backend == "pip-tools" else args.backend,
         dry_run=args.dry_run,
         index=indexopts.requirement_lines(indexopts.from_args(args)),
+        replace_armed=getattr(args, "replace_armed", False),
     )
     outcome = install(project, request, ctx.ui, pending=pending)
     if ctx.ui.json_mode:

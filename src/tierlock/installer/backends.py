@@ -10,6 +10,7 @@ environment is passed through untouched.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -130,11 +131,17 @@ def _has_pip(folders: Sequence[Path]) -> bool:
     return any((folder / "pip" / "__init__.py").is_file() for folder in folders)
 
 
+def own_pip_sites() -> tuple[Path, ...]:
+    """The site folders of this interpreter when pip is installed there (else empty)."""
+    own = tuple(Path(p) for p in sys.path if p and Path(p).is_dir() and "site-packages" in p)
+    return own if _has_pip(own) else ()
+
+
 def find_pip(target: Target) -> PipBackend | None:
     if _has_pip(target.site_paths):
         return PipBackend(python=target.python, target_flag=False, sites=target.site_paths)
-    own = tuple(Path(p) for p in sys.path if p and Path(p).is_dir() and "site-packages" in p)
-    if _has_pip(own):
+    own = own_pip_sites()
+    if own:
         runner = next(
             (f / "pip" / "__pip-runner__.py" for f in own if (f / "pip" / "__pip-runner__.py").is_file()), None
         )
@@ -179,14 +186,58 @@ def execute(
         requirements = Path(tmp) / "requirements.txt"
         requirements.write_text("\n".join(lines) + "\n", encoding="utf-8")
         argv = backend.install_argv(target, requirements, reinstall=reinstall)
-        # subproc masks credentials in the command line and the output tail it shows.
-        return subproc.run(
-            argv,
-            what=f"{backend.name} install into {target.prefix}",
-            remedy="fix the cause shown above, then run the same install-tier command again "
-            "(what was installed stays; the rerun completes it)",
-            log=log,
-        )
+        what = f"{backend.name} install into {target.prefix}"
+        result = subproc.run(argv, what=what, log=log, check=False)
+        if result.returncode != 0:
+            raise failure(
+                what,
+                result,
+                remedy="fix the cause shown above, then run the same install-tier command again "
+                "(what was installed stays; the rerun completes it)",
+            )
+        return result
+
+
+#: Lines of uv's and pip's output that name why an install failed (the rest is context: hash lists, progress).
+_CAUSE = re.compile(
+    r"(?i)(^\s*(error|caused by|hint)\b|hash mismatch|do not match the hashes|no matching distribution"
+    r"|could not find a version|no solution found|conflict|resolutionimpossible|because .* (depends|requires)"
+    r"|failed to |is not available|not found in|permission denied|read-only file system|no space left"
+    r"|expected sha\d+|got\s+[0-9a-f]{16,}|^\s+\S+==\S+ from )"
+)
+_PIN = re.compile(r"`?([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s`:,]+)")
+MAX_CAUSES = 12
+
+
+def causes(output: str) -> list[str]:
+    """The lines of *output* that say why the backend failed, in order, without duplicates (at most 12)."""
+    found: list[str] = []
+    for raw in output.splitlines():
+        line = " ".join(raw.split())
+        if line and _CAUSE.search(raw) and line not in found:
+            found.append(line)
+    if len(found) > MAX_CAUSES:
+        found = [*found[: MAX_CAUSES - 1], f"... and {len(found) - MAX_CAUSES + 1} more line(s) (run with -v)"]
+    return found
+
+
+def failure(what: str, result: subproc.Result, *, remedy: str) -> BackendError:
+    """The error of a failed backend run: its cause lines first (from the whole output), then the tail."""
+    from tierlock.errors import Problem
+
+    found = [subproc.redact(c) for c in causes(result.stdout + "\n" + result.stderr)]
+    named = next(((c, m) for c in found if (m := _PIN.search(c))), None)
+    pin = named[1] if named else None
+    first = f": {found[0]}" if found else ""
+    if named is not None and named[0] != found[0]:
+        first += f" - {named[0]}"  # the line naming the package, when the first one does not
+    return BackendError(
+        f"{what} failed (exit {result.returncode}){first}; command: {subproc.display(result.argv)}",
+        package=pin.group(1) if pin else None,
+        problems=[Problem(c) for c in found],
+        detail=subproc.redact(result.tail()),
+        remedy=remedy,
+    )
 
 
 def uninstall(

@@ -75,30 +75,25 @@ def find_pyproject(project_arg: str | None) -> str | None:
         folder = parent
 
 
-def _venv_python(prefix: str) -> str:
-    return os.path.join(prefix, "Scripts", "python.exe") if os.name == "nt" else os.path.join(prefix, "bin", "python")
-
-
 def quick_target(python: str | None, system: bool) -> tuple[str, str] | None:
-    """The target's prefix and executable without asking the interpreter, when that is safe to guess.
+    """The target's prefix and environment key without asking the interpreter, when that is safe to guess.
 
-    Only for virtual environments (a ``pyvenv.cfg`` beside ``bin/``) or this
-    interpreter; anything else goes the full way through :func:`tierlock.environment.resolve`.
-    The executable is spelled as :func:`tierlock.environment.resolve` spells it (receipts record it so).
+    Only for virtual environments (a ``pyvenv.cfg`` beside ``bin/``, whatever spelling of its interpreter,
+    folder or scripts named it) or this interpreter; anything else goes the full way through
+    :func:`tierlock.environment.resolve`. The key is :func:`tierlock.installer.target.environment_key`.
     """
+    from tierlock.installer.target import environment_key, prefix_of
+
     if python is not None:
-        exe = _venv_python(python) if os.path.isdir(python) else python
-        exe = os.path.abspath(exe)
-        prefix = os.path.dirname(os.path.dirname(exe))
-        return (prefix, exe) if os.path.isfile(os.path.join(prefix, "pyvenv.cfg")) else None
+        found = prefix_of(python)
+        return (found, environment_key(found)) if found is not None else None
     active = os.environ.get("VIRTUAL_ENV")
     if active and os.path.realpath(active) != os.path.realpath(sys.prefix):
         prefix = os.path.abspath(active)
-        exe = os.path.abspath(_venv_python(active))
-        return (prefix, exe) if os.path.isfile(os.path.join(prefix, "pyvenv.cfg")) else None
+        return (prefix, environment_key(prefix)) if os.path.isfile(os.path.join(prefix, "pyvenv.cfg")) else None
     if sys.prefix == sys.base_prefix and not system:
         return None
-    return sys.prefix, os.path.abspath(sys.executable)
+    return sys.prefix, environment_key(sys.prefix)
 
 
 # -- reading without the heavy parts of the standard library ------------------------
@@ -181,10 +176,13 @@ def verify_files(packages: Iterable[dict[str, Any]], prefix: str) -> tuple[int, 
 def check(
     tiers: Sequence[str],
     prefix: str | os.PathLike[str],
-    executable: str,
+    environment: str,
     pyproject: str | os.PathLike[str],
 ) -> tuple[NoOp | None, str]:
-    """A :class:`NoOp` when every tier's receipt still holds, else None and the first difference."""
+    """A :class:`NoOp` when every tier's receipt still holds, else None and the first difference.
+
+    *environment* is the target's :func:`tierlock.installer.target.environment_key`.
+    """
     from tierlock._version import __version__
 
     if not tiers:
@@ -211,9 +209,11 @@ def check(
         if receipt.get("tierlock_version") != __version__:
             return None, f"{raw} was installed by tierlock {receipt.get('tierlock_version')}, this is {__version__}"
         interpreter = receipt.get("interpreter")
-        recorded_exe = interpreter.get("executable") if isinstance(interpreter, dict) else None
-        if recorded_exe != executable:
-            return None, f"the receipt was written for {recorded_exe}"
+        recorded = interpreter.get("environment") if isinstance(interpreter, dict) else None
+        if recorded != environment:
+            return None, f"the receipt was written for {recorded}"
+        if receipt.get("stale"):
+            return None, f"{raw} was marked stale: another tier replaced its packages"
         lockfiles = receipt.get("lockfiles")
         if not isinstance(lockfiles, dict) or not lockfiles:
             return None, f"the receipt of {raw} names no lockfile"
@@ -240,6 +240,12 @@ def try_noop(
     pyproject = find_pyproject(project_arg)
     if pyproject is None:
         return None, "no pyproject.toml"
+    if python is None and not os.environ.get("VIRTUAL_ENV"):
+        from tierlock.installer.target import quick_project_environment
+
+        python = quick_project_environment(pyproject)  # like the full path: the project's environment
+        if python is None:
+            return None, "the project environment needs locating"
     target = quick_target(python, system)
     if target is None:
         return None, "the target needs inspecting"

@@ -46,6 +46,8 @@ class Request:
     dry_run: bool = False
     index: tuple[str, ...] = ()
     """Index option lines (``--index-url URL``, ``--no-index``) put before the pins the backend reads."""
+    replace_armed: bool = False
+    """Replace packages another armed tier pins (its receipt is then marked stale)."""
 
 
 @dataclass
@@ -93,6 +95,13 @@ class Outcome:
 
 def executable_of(target: Target) -> str:
     return os.path.abspath(target.python)
+
+
+def environment_of(target: Target) -> str:
+    """The environment's one name (receipts and the fast path compare it): see installer/target.py."""
+    from tierlock.installer.target import environment_key
+
+    return environment_key(target.prefix)
 
 
 # -- fail closed ---------------------------------------------------------------
@@ -190,16 +199,22 @@ def refuse_target(target: Target, *, system: bool) -> None:
 # -- the plan ------------------------------------------------------------------
 
 
-def entries_for(locks: Mapping[NormalizedName, Lock], target: Target) -> list[LockEntry]:
+def entries_for(
+    locks: Mapping[NormalizedName, Lock], target: Target, request: Request | None = None
+) -> list[LockEntry]:
     from tierlock.installer.plan import ConflictingPins, merge_entries
 
+    chosen = [(str(name), selected(lock, target)) for name, lock in locks.items()]
     try:
-        return merge_entries([(name, selected(lock, target)) for name, lock in locks.items()])
+        return merge_entries(chosen)
     except ConflictingPins as exc:
-        raise UsageError(
-            f"tiers {exc.where[0]} and {exc.where[1]} cannot be armed together: {exc}",
-            remedy=f"install them one at a time (install-tier {exc.where[0]}), or lock them consistently",
-        ) from exc
+        from tierlock.installer.target import install_command, refuse_sibling_conflicts
+
+        asked = request or Request(())
+        refuse_sibling_conflicts(
+            chosen, command=lambda t: install_command([t], asked.python, system=asked.system, backend=asked.backend)
+        )
+        raise UsageError(str(exc)) from exc  # not reached: every conflict is named above
 
 
 def selected(lock: Lock, target: Target) -> list[LockEntry]:
@@ -322,15 +337,26 @@ def install(
         )
     tiers = [project.tier(n) for n in dict.fromkeys(request.tiers)]
     names: list[str] = [str(t.name) for t in tiers]
+    from tierlock.installer import target as where
+
+    location = where.locate(request.python, project)
     if pending is None:
-        pending = environment.start(request.python)  # the target starts while the drift check runs
+        pending = environment.start(location.python)  # the target starts while the drift check runs
     with _phase(ui, f"checking the lockfiles of {', '.join(names)}"):
         read = fail_closed(project, tiers)
 
-    target = environment.resolve(request.python, pending=pending)
+    if location.missing and location.folder is not None:
+        if request.dry_run:
+            raise UsageError(
+                f"the project environment {project.relpath(Path(location.folder))} does not exist yet; "
+                "a dry run creates nothing",
+                remedy=f"install-tier {' '.join(names)} (creates it), or pass --python PATH",
+            )
+        where.create(location.folder, project=project, backend=request.backend or project.backend, note=ui.note)
+    target = environment.resolve(location.python, pending=pending)
     refuse_target(target, system=request.system)
     locks = load_locks(project, tiers, target, read)
-    entries = entries_for(locks, target)
+    entries = where.project_itself_left_out(entries_for(locks, target, request), project)
     roots = import_roots(tiers)
 
     if request.dry_run:
@@ -341,7 +367,7 @@ def install(
 
     with environment_lock(target.prefix, on_wait=ui.note) as waited:
         if waited:
-            noop, _ = fastpath.check(names, target.prefix, executable_of(target), project.pyproject)
+            noop, _ = fastpath.check(names, target.prefix, environment_of(target), project.pyproject)
             if noop is not None:
                 outcome = _unchanged(noop, started)
                 outcome.waited = True
@@ -350,10 +376,20 @@ def install(
         with _phase(ui, f"probing {len(entries)} package(s) in {target.prefix}"):
             plan, probes = probe_and_plan(entries, target, roots)
         backend_name = backend_version = None
+        replaced_armed: dict[str, list[tuple[str, str, str]]] = {}
         if not plan.is_noop:
             from tierlock.installer import backends
 
+            command = where.install_command(names, request.python, system=request.system, backend=request.backend)
+            where.refuse_self_harm(plan, target, command=command)
+            replaced_armed = where.armed_conflicts_for(project, plan, target, tiers)
+            if not request.replace_armed:
+                where.refuse_armed_conflicts(replaced_armed, names, command=command)
+            where.refuse_unwritable(target)
             backend = backends.choose(request.backend or project.backend, target)
+            for other, rows in replaced_armed.items():  # before the backend changes anything, even if it fails
+                where.mark_stale(target.prefix, other, by=names, packages=[name for name, _old, _new in rows])
+                ui.note(f"{other}: marked stale - arming {', '.join(names)} replaces {', '.join(r[0] for r in rows)}")
             backend_name = backend.name
             counts = plan.counts()
             doing = (
@@ -499,6 +535,7 @@ def write_receipts(
 
     written: list[str] = []
     executable = executable_of(target)
+    environment_key = environment_of(target)
     pyproject = (str(project.pyproject), receipts.file_digest(project.pyproject))
     for tier in tiers:
         lock = locks[tier.name]
@@ -511,7 +548,8 @@ def write_receipts(
             if (
                 existing.lockfile_paths == chain
                 and existing.pyproject == pyproject
-                and existing.executable == executable
+                and existing.data.get("interpreter", {}).get("environment") == environment_key
+                and "stale" not in existing.data
                 and existing.data.get("tierlock_version") == __version__
                 and existing.packages == current
             ):
@@ -525,6 +563,7 @@ def write_receipts(
             backend_version=backend_version or "",
             interpreter={
                 "executable": executable,
+                "environment": environment_key,
                 "prefix": str(target.prefix),
                 "version": ".".join(str(v) for v in target.version),
                 "platform": target.platform,
@@ -571,9 +610,10 @@ class TierStatus:
 
 def status(project: Project, names: Sequence[str], python: str | None) -> tuple[Target, list[TierStatus]]:
     """Per tier: present, partial (what is wrong), absent, or installed from an older lock."""
-    from tierlock import environment, lockfiles
+    from tierlock import lockfiles
+    from tierlock.installer.target import project_itself_left_out, resolve_existing, stale_reason
 
-    target = environment.resolve(python)
+    target = resolve_existing(python, project)
     out: list[TierStatus] = []
     for tier in project.select(list(names)):
         receipt = receipts.load(receipts.receipt_path(target.prefix, tier.name))
@@ -581,7 +621,7 @@ def status(project: Project, names: Sequence[str], python: str | None) -> tuple[
             out.append(TierStatus(tier.name, "no-lockfile", 0, 0, [], receipt, False, f"tierlock lock {tier.name}"))
             continue
         lock = lockfiles.load(tier.lockfile)
-        entries = lock.applicable(target.marker_env)
+        entries = project_itself_left_out(lock.applicable(target.marker_env), project)
         plan = plan_for(entries, target, {k: tuple(v) for k, v in tier.import_roots.items()})
         satisfied = len(plan.of("satisfied"))
         stale = receipt is not None and receipt.lockfiles.get(tier.name) != receipts.file_digest(tier.lockfile)
@@ -595,6 +635,9 @@ def status(project: Project, names: Sequence[str], python: str | None) -> tuple[
         else:
             state = "partial"
         problems = [f"{s.entry.pin}: {s.reason}" for s in plan.changes if state == "partial"]
+        marked = stale_reason(receipt)
+        if marked is not None:  # another tier replaced its packages on purpose (--replace-armed)
+            problems.insert(0, marked)
         remedy = None if state == "present" and not stale else tier.install_command
         out.append(TierStatus(tier.name, state, len(plan.steps), satisfied, problems, receipt, stale, remedy))
     return target, out
@@ -630,12 +673,13 @@ PROTECTED = frozenset({"tierlock", "pip", "uv"})
 
 def remove(project: Project, tier_name: str, request: Request, ui: UI) -> Removal:
     """Uninstall the packages of a tier's closure that neither base nor another armed tier needs."""
-    from tierlock import environment, lockfiles
+    from tierlock import lockfiles
     from tierlock.installer import inventory
+    from tierlock.installer.target import resolve_existing
     from tierlock.tiers.model import BASE
 
     tier = project.tier(tier_name)
-    target = environment.resolve(request.python)
+    target = resolve_existing(request.python, project)
     refuse_target(target, system=request.system)
     all_receipts = receipts.load_all(target.prefix)
     own = all_receipts.get(tier.name)
@@ -657,7 +701,12 @@ def remove(project: Project, tier_name: str, request: Request, ui: UI) -> Remova
     if tier.name != BASE and base.lockfile.is_file():
         needed |= {e.name for e in lockfiles.load(base.lockfile).applicable(target.marker_env)}
     installed = inventory.installed_names(target.site_paths)
-    remove_names = sorted(n for n in closure if n not in needed and n not in PROTECTED and n in installed)
+    from tierlock.installer.target import protected_names
+
+    protected = PROTECTED | protected_names(target)  # never what tierlock itself imports, where it runs from
+    if project.name is not None:
+        protected |= {str(project.name)}  # the project's own install is never removed
+    remove_names = sorted(n for n in closure if n not in needed and n not in protected and n in installed)
     keep = sorted(n for n in closure if n not in remove_names)
     removal = Removal(tier.name, str(target.prefix), remove_names, keep, request.dry_run)
     if request.dry_run:

@@ -318,12 +318,15 @@ def lock_tier(
             compiled = output.read_text(encoding="utf-8-sig")
         except FileNotFoundError:
             raise BackendError(f"{backend.name} reported success but wrote no lockfile for {tier.name}") from None
+    from tierlock.lockfiles import itself
+
     if project.format == "pylock":
+        compiled = itself.without_project_pylock(compiled, project.name)  # never pinned from the index
         document = tomllib.loads(compiled)
         text = pylock_format.render(compiled, replace(header, body_digest=pylock_format.body_digest(document)))
         parsed = pylock_format.parse(text)
     else:
-        body = _clean_body(compiled, tier)
+        body = itself.without_project(_clean_body(compiled, tier), project.name)  # never pinned from the index
         text = req_format.render(replace(header, body_digest=body_digest(body)), body)
         parsed = req_format.parse(text)
     if parsed.problems:

@@ -22,7 +22,7 @@ from packaging.utils import NormalizedName, canonicalize_name
 from tierlock.errors import ConfigError, Problem, ProblemCollector
 from tierlock.tiers.model import BASE, BackendName, LockFormat, Project, Tier
 
-TOP_KEYS = ("lock-dir", "format", "backend", "ci-require", "conflicts", "tiers", "runtime")
+TOP_KEYS = ("lock-dir", "format", "backend", "ci-require", "conflicts", "tiers", "runtime", "venv")
 TIER_KEYS = ("source", "layered-on", "probe", "import-roots", "tests")
 BASE_TIER_KEYS = ("probe", "import-roots", "tests")
 FORMATS: tuple[LockFormat, ...] = ("requirements", "pylock")
@@ -248,6 +248,10 @@ def parse_project(data: Mapping[str, Any], *, pyproject: Path, text: str = "") -
             hint=f"did you mean {close[0]!r}?" if close else None,
         )
         backend = "auto"
+    venv = table.get("venv")
+    if venv is not None and (not isinstance(venv, str) or not venv.strip()):
+        r.problem("must be a non-empty string (a folder relative to the project root)", "tool.tierlock", "venv")
+        venv = None
     runtime = table.get("runtime")
     if runtime is not None and not isinstance(runtime, dict):
         r.problem(f"must be a table, not {_type(runtime)}", "tool.tierlock", "runtime")
@@ -459,6 +463,7 @@ def parse_project(data: Mapping[str, Any], *, pyproject: Path, text: str = "") -
         configured=configured,
         runtime=runtime,
         conflicts=conflicts,
+        venv=venv,
     )
 
 

@@ -71,6 +71,8 @@ class Project:
     """The raw ``[tool.tierlock.runtime]`` table, validated by tierlock.validators."""
     conflicts: tuple[frozenset[NormalizedName], ...] = ()
     """Sets of tiers declared mutually exclusive (``[tool.tierlock].conflicts``): never armed together."""
+    venv: str | None = field(default=None)
+    """``[tool.tierlock].venv``: the project's environment folder (relative to the root); None: ``.venv``."""
 
     def tier(self, name: str) -> Tier:
         """The tier called *name* (any spelling), or :class:`UnknownTierError`."""

@@ -65,7 +65,9 @@ def credential_name(name: str) -> str | None:
 def credential_kind(value: str) -> str | None:
     """What kind of credential *value* holds (anywhere in it), or None."""
     if _ANY_SHAPE.search(value) is None:
-        return None
+        from tierlock.masking import has_password
+
+        return "URL with a password" if has_password(value) else None
     for kind, pattern in _SHAPES:
         if pattern.search(value):
             return kind
@@ -74,4 +76,6 @@ def credential_kind(value: str) -> str | None:
 
 def redact(text: str) -> str:
     """*text* with every credential-shaped part replaced by ``[redacted]``."""
-    return _ANY_SHAPE.sub(REDACTED, text)
+    from tierlock.masking import mask_credentials
+
+    return _ANY_SHAPE.sub(REDACTED, mask_credentials(text))
