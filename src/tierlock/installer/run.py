@@ -571,7 +571,10 @@ def status(project: Project, names: Sequence[str], python: str | None) -> tuple[
     """Per tier: present, partial (what is wrong), absent, or installed from an older lock."""
     from tierlock import environment, lockfiles
 
+    from tierlock.probing import Prober
+
     target = environment.resolve(python)
+    prober = Prober(project, target)
     out: list[TierStatus] = []
     for tier in project.select(list(names)):
         receipt = receipts.load(receipts.receipt_path(target.prefix, tier.name))
@@ -583,17 +586,10 @@ def status(project: Project, names: Sequence[str], python: str | None) -> tuple[
         plan = plan_for(entries, target, {k: tuple(v) for k, v in tier.import_roots.items()})
         satisfied = len(plan.of("satisfied"))
         stale = receipt is not None and receipt.lockfiles.get(tier.name) != receipts.file_digest(tier.lockfile)
-        # Absent, as the probe judges a tier: none of its roots is installed (what it is layered on may be).
-        roots = [s for s in plan.steps if s.name in tier.probe] or list(plan.steps)
-        state: Literal["present", "partial", "absent"]
-        if plan.is_noop:
-            state = "present"
-        elif all(s.action == "install" for s in roots):
-            state = "absent"
-        else:
-            state = "partial"
-        problems = [f"{s.entry.pin}: {s.reason}" for s in plan.changes if state == "partial"]
-        remedy = None if state == "present" and not stale else tier.install_command
+        # The state is the probe's one verdict (the same as probe, admit and the pytest plugin).
+        state: Literal["present", "partial", "absent"] = prober.probe(tier).state
+        problems = [f"{s.entry.pin}: {s.reason}" for s in plan.changes if state != "absent"]
+        remedy = None if plan.is_noop and state == "present" and not stale else tier.install_command
         out.append(TierStatus(tier.name, state, len(plan.steps), satisfied, problems, receipt, stale, remedy))
     return target, out
 

@@ -135,6 +135,7 @@ def probe_distribution(
     import_roots: Sequence[str] = (),
     deep: bool = False,
     index: SiteIndex | None = None,
+    compiled_only: bool = False,
 ) -> DistributionProbe:
     """Decide from files whether distribution *name* is consumable on *paths*.
 
@@ -143,6 +144,9 @@ def probe_distribution(
     *import_roots* are the top-level import names to check (default: from
     ``top_level.txt`` or RECORD). *deep* also verifies RECORD hashes.
     *locked_version* is a ``packaging`` Version or a version string.
+    With *compiled_only* (how a tier's closure beyond its roots is probed),
+    only the compiled artifacts RECORD lists are stat-ed and the import roots
+    are not looked for; METADATA, the version and RECORD are checked as ever.
     """
     if index is None:
         index = SiteIndex.scan(paths)
@@ -152,7 +156,9 @@ def probe_distribution(
     if not found:
         where = ", ".join(index.sites) or "(no site folders)"
         return DistributionProbe(key, "absent", [f"no .dist-info for {key} on the path ({where})"], locked_text=locked)
-    return _Probe(key, found=found, index=index, locked=locked, import_roots=tuple(import_roots), deep=deep).run()
+    probe = _Probe(key, found=found, index=index, locked=locked, import_roots=tuple(import_roots), deep=deep)
+    probe.compiled_only = compiled_only
+    return probe.run()
 
 
 def _parse(text: str | None) -> Version | None:
@@ -212,6 +218,8 @@ class _Probe:
         """First path parts of the Python modules found on disk (``pkg`` or ``mod.py``)."""
         self.editable: Path | None = None
         self.roots: tuple[str, ...] = ()
+        self.compiled_only = False
+        """Stat only the compiled artifacts RECORD lists, and skip the import roots."""
 
     def run(self) -> DistributionProbe:
         if len(self.found) > 1:
@@ -224,8 +232,9 @@ class _Probe:
         self._editable()
         record_rows = self._record()
         if record_rows is not None:
-            self._files(record_rows)
-        self._import_roots(record_rows)
+            self._files([r for r in record_rows if is_compiled(r[0])] if self.compiled_only else record_rows)
+        if not self.compiled_only:
+            self._import_roots(record_rows)
         self._leftovers(record_rows or [])
         if self.reasons:
             state: DistState = "partial"
