@@ -156,10 +156,10 @@ def test_requirements_marked_away_on_the_target_are_not_required_anywhere(
     assert roots == ["alpha", "fork"]
     assert {d["name"]: d["locked_version"] for d in base["probe_doc"]["roots"]} == {"alpha": "1.0", "fork": "1.0"}
     for name, marker in [
-        ("oldshim", "python_version < \"3.11\""),
-        ("winshim", "sys_platform == \"win32\""),
-        ("machshim", "platform_machine == \"sparc64\""),
-        ("pypyshim", "implementation_name == \"pypy\""),
+        ("oldshim", 'python_version < "3.11"'),
+        ("winshim", 'sys_platform == "win32"'),
+        ("machshim", 'platform_machine == "sparc64"'),
+        ("pypyshim", 'implementation_name == "pypy"'),
     ]:
         assert any(n.startswith(f"{name} is not required here: its marker `{marker}`") for n in base["notes"]), (
             name,
@@ -202,21 +202,22 @@ def test_a_version_fork_under_markers_is_compared_with_the_entry_that_holds(
     assert verdicts(capsys, project, python, "base")["probe"] == "present"
 
 
+def version_of(python: Path) -> tuple[int, ...]:
+    code = "import platform; print(platform.python_version())"
+    out = subprocess.run([str(python), "-c", code], check=True, capture_output=True, text=True).stdout
+    return tuple(int(p) for p in out.strip().split("."))
+
+
 def test_markers_are_evaluated_for_the_target_interpreter_not_tierlocks_own(
     capsys: pytest.CaptureFixture[str], project: Path, tmp_path: Path, offline: None
 ) -> None:
     own = make_venv(tmp_path / "own")
-    own_version = subprocess.run(
-        [str(own), "-c", "import platform; print(platform.python_version())"], capture_output=True, text=True
-    ).stdout.strip()
     other = Path("/usr/bin/python3.11")
     if not other.exists():
         pytest.skip("needs a second CPython 3.11 at /usr/bin/python3.11")
-    other_version = subprocess.run(
-        [str(other), "-c", "import platform; print(platform.python_version())"], capture_output=True, text=True
-    ).stdout.strip()
-    older = tuple(int(p) for p in other_version.split(".")) < (3, 11, 5)
-    if older == (tuple(int(p) for p in own_version.split(".")) < (3, 11, 5)):
+    own_version, other_version = version_of(own), version_of(other)
+    older = other_version < (3, 11, 5)
+    if older == (own_version < (3, 11, 5)):
         pytest.skip(f"needs interpreters on both sides of 3.11.5 (have {own_version} and {other_version})")
     foreign = tmp_path / "foreign"
     subprocess.run([str(other), "-m", "venv", "--without-pip", str(foreign)], check=True)

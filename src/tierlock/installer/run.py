@@ -570,7 +570,6 @@ class TierStatus:
 def status(project: Project, names: Sequence[str], python: str | None) -> tuple[Target, list[TierStatus]]:
     """Per tier: present, partial (what is wrong), absent, or installed from an older lock."""
     from tierlock import environment, lockfiles
-
     from tierlock.probing import Prober
 
     target = environment.resolve(python)
