@@ -112,16 +112,6 @@ class DistributionProbe:
         }
 
 
-def tier_state(results: Sequence[DistributionProbe]) -> TierState:
-    """A tier's state from its probed distributions: present when all are present (or there is
-    nothing to probe), absent when none is installed, else partial."""
-    if all(r.present for r in results):
-        return "present"
-    if all(r.state == "absent" for r in results):
-        return "absent"
-    return "partial"
-
-
 def is_compiled(path: str) -> bool:
     """Whether *path* names a compiled artifact (extension module or shared library)."""
     return path.endswith(_EXT_SUFFIXES) or bool(_SO_RE.search(path))
