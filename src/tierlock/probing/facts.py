@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from tierlock._version import __version__
 from tierlock.probing.distribution import DistributionProbe, TierState
 from tierlock.probing.site import SiteIndex, site_folders
-from tierlock.probing.verdict import probe_parts, tier_verdict
+from tierlock.probing.verdict import Memo, probe_parts, tier_verdict
 
 if TYPE_CHECKING:
     from tierlock.probing.tier import TierProbe
@@ -253,11 +253,13 @@ def probe_facts(facts: ProjectFacts, paths: Sequence[Path] | None = None) -> lis
     """
     index = SiteIndex.scan(site_folders(facts.stdlib) if paths is None else paths)
     out: list[TierVerdict] = []
+    memo: Memo = {}
     for tier in facts.tiers:
         roots, closure = probe_parts(
             index,
             [(name, tier.locked.get(name), tier.import_roots.get(name, ())) for name in tier.probe],
             list(tier.closure.items()),
+            memo=memo,
         )
         out.append(TierVerdict(tier.name, tier_verdict(roots, closure), roots, tier.install_command, closure))
     return out

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from tierlock.probing.distribution import DistributionProbe, TierState
 from tierlock.probing.site import SiteIndex
-from tierlock.probing.verdict import Member, Root, probe_parts, tier_verdict
+from tierlock.probing.verdict import Member, Memo, Root, probe_parts, tier_verdict
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
@@ -104,6 +104,8 @@ class Prober:
         self.project = project
         self.target = target
         self.index = SiteIndex.scan(target.site_paths)
+        self.memo: Memo = {}
+        """Distributions probed so far with this index (tiers share most of their closures)."""
 
     def lock(self, tier: Tier) -> tuple[Lock | None, str | None]:
         """The tier's lock, or None with the note saying why versions are not compared."""
@@ -138,7 +140,7 @@ class Prober:
             roots.append((name, str(entry.version) if entry else None, tier.import_roots.get(name, ())))
         skip = {*needs.roots, self.project.name}
         others: list[Member] = [(e.name, str(e.version)) for e in pins.values() if e.name not in skip]
-        probed_roots, probed_closure = probe_parts(self.index, roots, others, full=closure, deep=deep)
+        probed_roots, probed_closure = probe_parts(self.index, roots, others, full=closure, deep=deep, memo=self.memo)
         if not tier.probe:
             notes.append(f"tier {tier.name} has no roots to probe: present by definition")
         elif not needs.roots and not others:

@@ -33,6 +33,10 @@ Member = tuple[str, str | None]
 """A closure package to probe: (name, locked version)."""
 
 
+Memo = dict[tuple[str, str | None, tuple[str, ...], bool, bool], DistributionProbe]
+"""Probes already made with one index (tiers layered on one another share most of their closure)."""
+
+
 def probe_parts(
     index: SiteIndex,
     roots: Sequence[Root],
@@ -40,16 +44,31 @@ def probe_parts(
     *,
     full: bool = False,
     deep: bool = False,
+    memo: Memo | None = None,
 ) -> tuple[tuple[DistributionProbe, ...], tuple[DistributionProbe, ...]]:
-    """The probes of the *roots* and of the rest of the *closure* (see the module docstring)."""
-    probed_roots = tuple(
-        probe_distribution(name, index=index, locked_version=locked, import_roots=imports, deep=deep)
-        for name, locked, imports in roots
-    )
-    probed_closure = tuple(
-        probe_distribution(name, index=index, locked_version=locked, deep=deep and full, compiled_only=not full)
-        for name, locked in closure
-    )
+    """The probes of the *roots* and of the rest of the *closure* (see the module docstring).
+
+    Pass the same *memo* for several tiers probed with one *index*, so that a
+    package shared by their closures is probed once.
+    """
+    seen: Memo = {} if memo is None else memo
+
+    def one(name: str, locked: str | None, imports: Sequence[str], whole: bool) -> DistributionProbe:
+        key = (name, locked, tuple(imports), whole, deep and whole)
+        found = seen.get(key)
+        if found is None:
+            found = seen[key] = probe_distribution(
+                name,
+                index=index,
+                locked_version=locked,
+                import_roots=imports,
+                deep=deep and whole,
+                compiled_only=not whole,
+            )
+        return found
+
+    probed_roots = tuple(one(name, locked, imports, True) for name, locked, imports in roots)
+    probed_closure = tuple(one(name, locked, (), full) for name, locked in closure)
     return probed_roots, probed_closure
 
 
