@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from packaging.markers import Marker, default_environment
 
+import tierlock
 from tierlock.lockfiles.markers import applies
 from tierlock.lockfiles.model import Lock
 from tierlock.lockfiles.requirements import parse
@@ -147,3 +148,16 @@ def test_a_root_the_lockfile_pins_only_under_markers_that_do_not_hold_is_not_req
     assert needs.roots == ("both",)
     assert [e.pin for e in needs.entries] == ["both==2.0"]
     assert needs.marked_away[0].startswith("alpha is not required here: base.txt pins it only under ")
+
+
+def test_a_tier_whose_only_requirement_is_marked_away_is_present_with_0_packages(project_dir: Path) -> None:
+    (project_dir / "pyproject.toml").write_text(
+        '[project]\nname = "proj"\nversion = "0.1"\ndependencies = []\n'
+        "[project.optional-dependencies]\nlegacy = [\"oldshim; python_version < '3.0'\"]\n"
+        "[tool.tierlock.tiers.legacy]\n"
+    )
+    result = tierlock.probe("legacy", project=project_dir)
+    assert result.state == "present"
+    assert result.checked == ()
+    assert result.notes[-1] == "nothing of tier legacy applies to this environment: present with 0 packages"
+    assert result.notes[-2].startswith('oldshim is not required here: its marker `python_version < "3.0"`')

@@ -176,6 +176,10 @@ def test_a_tier_whose_only_requirement_is_marked_away_is_present_with_nothing_to
     legacy = verdicts(capsys, project, python, "legacy")
     assert (legacy["probe"], legacy["status"], legacy["admit"]) == ("present", "present", "pass")
     assert legacy["probe_doc"]["roots"] == []
+    assert (
+        "tier legacy has no roots that apply to this environment: its verdict comes from its locked closure"
+        in (legacy["notes"])
+    )
     again = install(capsys, project, python, "legacy")
     assert again["result"] == "unchanged"
 

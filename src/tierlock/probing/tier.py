@@ -141,10 +141,14 @@ class Prober:
         skip = {*needs.roots, self.project.name}
         others: list[Member] = [(e.name, str(e.version)) for e in pins.values() if e.name not in skip]
         probed_roots, probed_closure = probe_parts(self.index, roots, others, full=closure, deep=deep, memo=self.memo)
-        if not tier.probe:
-            notes.append(f"tier {tier.name} has no roots to probe: present by definition")
-        elif not needs.roots and not others:
-            notes.append(f"nothing of tier {tier.name} applies to this environment: present with 0 packages")
+        if not needs.roots:
+            if others:
+                why = "has no roots to probe" if not tier.probe else "has no roots that apply to this environment"
+                notes.append(f"tier {tier.name} {why}: its verdict comes from its locked closure")
+            elif not tier.probe:
+                notes.append(f"tier {tier.name} has no roots to probe: present by definition")
+            else:
+                notes.append(f"nothing of tier {tier.name} applies to this environment: present with 0 packages")
         return TierProbe(
             tier=tier.name,
             state=tier_verdict(probed_roots, probed_closure),
