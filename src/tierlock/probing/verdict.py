@@ -11,7 +11,8 @@ A tier is probed in two parts, both from files (never importing):
   ``.pyd``, ``.dylib`` ...) there with its recorded size. Compiled code often
   lives in a dependency (polars keeps its runtime in ``polars-runtime-32``);
   those files are few and cheap to stat. With *full* (``probe --closure``)
-  every file of the closure is stat-ed too.
+  every file of the closure is stat-ed too. With *deep* (``probe --deep``)
+  every file that is checked is also compared with its RECORD hash.
 
 The tier is **absent** when every root is absent (or, without roots, every
 closure package), **present** when every probed distribution is present (a
@@ -54,7 +55,7 @@ def probe_parts(
     seen: Memo = {} if memo is None else memo
 
     def one(name: str, locked: str | None, imports: Sequence[str], whole: bool) -> DistributionProbe:
-        key = (name, locked, tuple(imports), whole, deep and whole)
+        key = (name, locked, tuple(imports), whole, deep)
         found = seen.get(key)
         if found is None:
             found = seen[key] = probe_distribution(
@@ -62,7 +63,7 @@ def probe_parts(
                 index=index,
                 locked_version=locked,
                 import_roots=imports,
-                deep=deep and whole,
+                deep=deep,
                 compiled_only=not whole,
             )
         return found
