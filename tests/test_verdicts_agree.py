@@ -311,3 +311,17 @@ def test_the_plugin_in_ci_agrees_on_markers_and_on_a_compiled_artifact_in_a_depe
                 "  to fix: install-tier frame",
             ]
         )
+
+
+def test_deep_compares_the_hash_of_a_dependencys_compiled_artifact(
+    capsys: pytest.CaptureFixture[str], project: Path, tmp_path: Path, offline: None
+) -> None:
+    python = make_venv(tmp_path / "venv")
+    install(capsys, project, python, "frame")
+    so = site_packages(python.parent.parent) / RUNTIME_SO
+    so.write_bytes(b"\0" * so.stat().st_size)  # same size, other bytes
+    assert cli(capsys, project, "probe", "frame", "--python", str(python), "--json")[0] == 0
+    code, doc = cli(capsys, project, "probe", "frame", "--deep", "--python", str(python), "--json")
+    assert code == 1
+    (tier,) = doc["tiers"]
+    assert [r for d in tier["closure"] for r in d["reasons"]] == [f"file does not match its RECORD hash: {RUNTIME_SO}"]
