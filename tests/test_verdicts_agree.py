@@ -325,3 +325,24 @@ def test_deep_compares_the_hash_of_a_dependencys_compiled_artifact(
     assert code == 1
     (tier,) = doc["tiers"]
     assert [r for d in tier["closure"] for r in d["reasons"]] == [f"file does not match its RECORD hash: {RUNTIME_SO}"]
+
+
+def test_without_python_probe_admit_and_status_judge_the_active_venv_as_install_tier_does(
+    capsys: pytest.CaptureFixture[str],
+    project: Path,
+    tmp_path: Path,
+    offline: None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    python = make_venv(tmp_path / "venv")
+    install(capsys, project, python, "frame")
+    (site_packages(python.parent.parent) / RUNTIME_SO).unlink()
+    monkeypatch.setenv("VIRTUAL_ENV", str(python.parent.parent))  # tierlock itself runs from another environment
+    code, probed = cli(capsys, project, "probe", "frame", "--json")
+    assert code == 1
+    assert probed["python"] == str(python)
+    assert probed["tiers"][0]["state"] == "partial"
+    assert cli(capsys, project, "status", "frame", "--json")[1]["tiers"][0]["state"] == "partial"
+    code, admitted = cli(capsys, project, "admit", "--tier", "frame")
+    assert code == 1
+    assert admitted["probe"]["problems"] == [f"tier frame: frame-runtime partial: {REASON}"]

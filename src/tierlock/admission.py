@@ -110,11 +110,12 @@ def runtime_part(project: Project) -> Part:
 def probe_part(project: Project, names: Sequence[str], python: str | Path | None) -> Part:
     """Every required tier present in the environment, by the probe's one definition
     (:mod:`tierlock.probing.verdict`: roots in full, compiled artifacts of the locked closure)."""
+    from tierlock import environment
     from tierlock.errors import TierlockError
     from tierlock.probing import Prober
-    from tierlock.probing.tier import resolve_target
 
-    prober = Prober(project, resolve_target(python))
+    # The same target as install-tier, status and probe (the active venv when no --python is given).
+    prober = Prober(project, environment.resolve(python))
     results: list[TierProbe] = []
     failed: list[tuple[str, TierlockError]] = []
     for name in names:

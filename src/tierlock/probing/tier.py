@@ -162,9 +162,12 @@ class Prober:
         )
 
 
-def resolve_target(python: str | Path | None) -> Target:
+def resolve_target(python: str | Path | Target | None) -> Target:
+    """*python* described (a :class:`~tierlock.environment.Target` is taken as it is); None: the running interpreter."""
     from tierlock import environment
 
+    if isinstance(python, environment.Target):
+        return python
     return environment.current() if python is None else environment.inspect(python)
 
 
@@ -181,7 +184,7 @@ def resolve_project(project: Project | str | Path | None) -> Project:
 def probe(
     tier: str | Tier,
     project: Project | str | Path | None = None,
-    python: str | Path | None = None,
+    python: str | Path | Target | None = None,
     closure: bool = False,
     *,
     deep: bool = False,
@@ -190,7 +193,8 @@ def probe(
 
     *project* is a :class:`~tierlock.tiers.Project`, a folder or a
     pyproject.toml (default: the nearest one upward from the working folder);
-    *python* an interpreter (default: this one, probed in-process). The
+    *python* an interpreter, or a :class:`~tierlock.environment.Target`
+    (default: this one, probed in-process). The
     roots are probed in full and every other package of the tier's lockfile
     that applies to the environment for its compiled artifacts; with
     *closure*, every file of those too. *deep* verifies RECORD hashes.
@@ -203,7 +207,7 @@ def probe(
 def probe_tiers(
     names: Sequence[str] | None,
     project: Project | str | Path | None = None,
-    python: str | Path | None = None,
+    python: str | Path | Target | None = None,
     *,
     closure: bool = False,
     deep: bool = False,
