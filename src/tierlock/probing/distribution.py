@@ -318,20 +318,21 @@ class _Probe:
         try:
             with open(path, "rb", buffering=0) as fh:
                 text = fh.read().decode("utf-8")
+            lines = text.splitlines()
+            if self.compiled_only and not self.index.leftovers.get(self.info.site):
+                # Only the compiled artifacts are wanted (and no leftover needs the other paths): skip the
+                # rows that cannot name one before splitting them. is_compiled() decides on what is left.
+                lines = [n for n in lines if ".so" in n or ".pyd" in n or ".dll" in n or ".dylib" in n]
             if '"' not in text:
                 # No quoting anywhere, so no field holds a comma: the last two commas split each row.
                 rows: list[tuple[str, str, str]] = []
-                for line in text.splitlines():
+                for line in lines:
                     if line:
                         parts = line.rsplit(",", 2)
                         parts += [""] * (3 - len(parts))
                         rows.append((parts[0], parts[1], parts[2]))
                 return rows
-            return [
-                (r[0], r[1] if len(r) > 1 else "", r[2] if len(r) > 2 else "")
-                for r in csv.reader(text.splitlines())
-                if r
-            ]
+            return [(r[0], r[1] if len(r) > 1 else "", r[2] if len(r) > 2 else "") for r in csv.reader(lines) if r]
         except FileNotFoundError:
             self.reasons.append(f"RECORD missing in {self.info.path}: the installed files cannot be listed")
         except (OSError, csv.Error, UnicodeDecodeError) as exc:
