@@ -37,6 +37,7 @@ requires-python = ">=3.11"
 dependencies = [
     "alpha",
     "oldshim; python_version < '3.11'",
+    "earlyshim; python_full_version < '3.11.1'",
     "winshim; sys_platform == 'win32'",
     "machshim; platform_machine == 'sparc64'",
     "pypyshim; implementation_name == 'pypy'",
@@ -70,7 +71,7 @@ REASON = f"compiled artifact {RUNTIME_SO} is missing"
 @pytest.fixture(scope="module")
 def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
     house = tmp_path_factory.mktemp("agree-wheels")
-    for name in ("alpha", "oldshim", "winshim", "machshim", "pypyshim", "patchshim"):
+    for name in ("alpha", "oldshim", "earlyshim", "winshim", "machshim", "pypyshim", "patchshim"):
         build_wheel(house, name, "1.0")
     build_wheel(house, "fork", "1.0")
     build_wheel(house, "fork", "2.0")
@@ -155,8 +156,11 @@ def test_requirements_marked_away_on_the_target_are_not_required_anywhere(
     roots = [d["name"] for d in base["probe_doc"]["roots"]]
     assert roots == ["alpha", "fork"]
     assert {d["name"]: d["locked_version"] for d in base["probe_doc"]["roots"]} == {"alpha": "1.0", "fork": "1.0"}
+    lock = (project / "lockfiles" / "base.txt").read_text()
+    assert "earlyshim==1.0 ; python_full_version < '3.11.1'" in lock  # locked, under a marker that fails here
     for name, marker in [
         ("oldshim", 'python_version < "3.11"'),
+        ("earlyshim", 'python_full_version < "3.11.1"'),
         ("winshim", 'sys_platform == "win32"'),
         ("machshim", 'platform_machine == "sparc64"'),
         ("pypyshim", 'implementation_name == "pypy"'),
