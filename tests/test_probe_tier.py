@@ -101,15 +101,28 @@ def test_tier_probe_without_a_lockfile_says_versions_were_not_compared(
     assert any("installed versions were not compared" in n for n in result.notes)
 
 
-def test_closure_probes_every_locked_package_beyond_the_roots(project: Path, python: Path, wheelhouse: Path) -> None:
+def test_every_locked_package_beyond_the_roots_is_probed_by_default(
+    project: Path, python: Path, wheelhouse: Path
+) -> None:
     uv_install(python, wheelhouse, "beta", "gamma")
     write_lock(project, "beta==2.0", "delta==3.0", "gamma==1.0+cu121")
+    for closure in (False, True):
+        result = tierlock.probe("brain", project=project, python=python, closure=closure)
+        assert result.state == "partial"
+        assert [(d.name, d.state) for d in result.closure] == [("delta", "absent")]
+    uv_install(python, wheelhouse, "delta")
+    assert tierlock.probe("brain", project=project, python=python).state == "present"
+    assert tierlock.probe("brain", project=project, python=python, closure=True).state == "present"
+
+
+def test_closure_flag_also_stats_the_plain_files_of_dependencies(project: Path, python: Path, wheelhouse: Path) -> None:
+    uv_install(python, wheelhouse, "beta", "gamma", "delta")
+    write_lock(project, "beta==2.0", "delta==3.0", "gamma==1.0+cu121")
+    (site_packages(python.parent.parent) / "delta" / "__init__.py").unlink()
     assert tierlock.probe("brain", project=project, python=python).state == "present"
     result = tierlock.probe("brain", project=project, python=python, closure=True)
     assert result.state == "partial"
-    assert [(d.name, d.state) for d in result.closure] == [("delta", "absent")]
-    uv_install(python, wheelhouse, "delta")
-    assert tierlock.probe("brain", project=project, python=python, closure=True).state == "present"
+    assert result.closure[0].reasons[0] == "file listed in RECORD is missing: delta/__init__.py"
 
 
 def test_closure_without_a_lockfile_is_a_usage_error(project: Path) -> None:
@@ -178,7 +191,7 @@ def imported_modules(code: str, cwd: Path) -> set[str]:
 def test_probe_path_imports_none_of_rich_jsonschema_pip_uv(project: Path, code: str) -> None:
     write_lock(project, "beta==2.0", "gamma==1.0")
     modules = imported_modules(code, project)
-    assert "tierlock.probing.distribution" in modules  # the probe really ran
+    assert {"tierlock.probing.distribution", "tierlock.probing.verdict", "tierlock.probing.required"} <= modules
     heavy = {m for m in modules if m.split(".")[0] in {"rich", "jsonschema", "pip", "uv"}}
     assert heavy == set()
 

@@ -108,19 +108,20 @@ def runtime_part(project: Project) -> Part:
 
 
 def probe_part(project: Project, names: Sequence[str], python: str | Path | None) -> Part:
-    """Every required tier present in the environment (roots and locked closure when locked)."""
+    """Every required tier present in the environment, by the probe's one definition
+    (:mod:`tierlock.probing.verdict`: roots in full, compiled artifacts of the locked closure)."""
     from tierlock.errors import TierlockError
+    from tierlock.installer.target import resolve_existing
     from tierlock.probing import Prober
-    from tierlock.probing.tier import resolve_target
 
-    prober = Prober(project, resolve_target(python))
+    # The same target as install-tier, status and probe: --python, else the active venv, else the project's own.
+    prober = Prober(project, resolve_existing(None if python is None else str(python), project))
     results: list[TierProbe] = []
     failed: list[tuple[str, TierlockError]] = []
     for name in names:
         tier = project.tier(name)
-        closure = tier.lockfile.is_file()
         try:
-            results.append(prober.probe(tier, closure=closure))
+            results.append(prober.probe(tier))  # the one verdict: the same as probe, status and the plugin
         except TierlockError as err:  # a lockfile that cannot be trusted: the tier fails, the gate still reports
             failed.append((tier.name, err))
     return probe_verdict(results, failed)

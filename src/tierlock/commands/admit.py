@@ -21,7 +21,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a tier that must be present (repeatable; default: the project's ci-require)",
     )
     parser.add_argument(
-        "--python", metavar="PATH", help="probe the environment of this interpreter (default: the running one)"
+        "--python",
+        metavar="PATH",
+        help="probe the environment of this interpreter or environment folder "
+        "(default: as for install-tier and status: the active venv, else this interpreter)",
     )
 
 

@@ -21,7 +21,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--deep", action="store_true", help="also verify the RECORD hash of every installed file")
     parser.add_argument(
-        "--python", metavar="PATH", help="probe the environment of this interpreter (default: the running one)"
+        "--python",
+        metavar="PATH",
+        help="probe the environment of this interpreter or environment folder "
+        "(default: as for install-tier and status: the active venv, else this interpreter)",
     )
 
 
@@ -38,9 +41,12 @@ def document(results: list[TierProbe]) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
+    from tierlock.installer.target import resolve_existing
     from tierlock.probing import probe_tiers
 
-    results = probe_tiers(args.tiers, ctx.project(), args.python, closure=args.closure, deep=args.deep)
+    # The same target as install-tier and status (--python, else the active venv, else the project's own).
+    target = resolve_existing(args.python, ctx.project())
+    results = probe_tiers(args.tiers, ctx.project(), target, closure=args.closure, deep=args.deep)
     if ctx.ui.json_mode:
         ctx.ui.emit_json(document(results))
     else:

@@ -612,8 +612,10 @@ def status(project: Project, names: Sequence[str], python: str | None) -> tuple[
     """Per tier: present, partial (what is wrong), absent, or installed from an older lock."""
     from tierlock import lockfiles
     from tierlock.installer.target import project_itself_left_out, resolve_existing, stale_reason
+    from tierlock.probing import Prober
 
     target = resolve_existing(python, project)
+    prober = Prober(project, target)
     out: list[TierStatus] = []
     for tier in project.select(list(names)):
         receipt = receipts.load(receipts.receipt_path(target.prefix, tier.name))
@@ -625,20 +627,13 @@ def status(project: Project, names: Sequence[str], python: str | None) -> tuple[
         plan = plan_for(entries, target, {k: tuple(v) for k, v in tier.import_roots.items()})
         satisfied = len(plan.of("satisfied"))
         stale = receipt is not None and receipt.lockfiles.get(tier.name) != receipts.file_digest(tier.lockfile)
-        # Absent, as the probe judges a tier: none of its roots is installed (what it is layered on may be).
-        roots = [s for s in plan.steps if s.name in tier.probe] or list(plan.steps)
-        state: Literal["present", "partial", "absent"]
-        if plan.is_noop:
-            state = "present"
-        elif all(s.action == "install" for s in roots):
-            state = "absent"
-        else:
-            state = "partial"
-        problems = [f"{s.entry.pin}: {s.reason}" for s in plan.changes if state == "partial"]
+        # The state is the probe's one verdict (the same as probe, admit and the pytest plugin).
+        state: Literal["present", "partial", "absent"] = prober.probe(tier).state
+        problems = [f"{s.entry.pin}: {s.reason}" for s in plan.changes if state != "absent"]
         marked = stale_reason(receipt)
         if marked is not None:  # another tier replaced its packages on purpose (--replace-armed)
             problems.insert(0, marked)
-        remedy = None if state == "present" and not stale else tier.install_command
+        remedy = None if plan.is_noop and state == "present" and not stale else tier.install_command
         out.append(TierStatus(tier.name, state, len(plan.steps), satisfied, problems, receipt, stale, remedy))
     return target, out
 

@@ -1,6 +1,13 @@
-"""Whether two environment markers can hold at once (pure, offline).
+"""Environment markers: the one evaluation for a target, and whether two markers can hold at once.
 
-Used to tell a universal lock's legitimate forks (``numpy==2.2 ; python_version
+:func:`applies` is how every part of tierlock (probe, admit, status, the
+pytest plugin, the installer) decides whether a requirement or a lockfile
+entry is needed in a target environment: its marker evaluated against the
+*target interpreter's* marker environment (``Target.marker_env``), never
+tierlock's own, with the tier's extras and dependency groups. A requirement or
+entry whose marker does not hold there is simply not required.
+
+:func:`overlap` tells a universal lock's legitimate forks (``numpy==2.2 ; python_version
 < "3.11"`` and ``numpy==2.3 ; python_version >= "3.11"``) from real duplicates.
 Both markers are evaluated on every environment built from the values they
 compare against (and values just beside them); if any environment satisfies
@@ -12,14 +19,48 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterable, Mapping
 
-from packaging.markers import Marker
+from packaging.markers import Marker, default_environment
+from packaging.utils import canonicalize_name
 
 _VERSION_VARS = ("python_version", "python_full_version", "implementation_version")
 _FORWARD = re.compile(r"\b([a-z_]+)\s*(?:<=|>=|==|!=|~=|===|<|>|not in|in)\s*\"([^\"]*)\"")
 _BACKWARD = re.compile(r"\"([^\"]*)\"\s*(?:not in|in)\s*([a-z_]+)\b")
 _LIMIT = 20000
 _OTHER = "tierlock-other"
+
+
+def applies(
+    marker: Marker | None,
+    environment: Mapping[str, str] | None = None,
+    *,
+    extras: Iterable[str] = (),
+    groups: Iterable[str] = (),
+) -> bool:
+    """Whether *marker* holds in *environment* (a PEP 508 marker environment; default: this interpreter's).
+
+    No marker holds everywhere. *extras* and *groups* are the extras and
+    dependency groups the tier brings in: ``extra == "x"`` holds when ``x`` is
+    one of *extras* (requirement markers, evaluated once per extra and once
+    without any), ``"x" in extras`` and ``"g" in dependency_groups`` (lockfile
+    markers, PEP 751) when they are in the sets. Names compare normalized.
+    """
+    if marker is None:
+        return True
+    env: dict[str, str | frozenset[str]] = {}
+    if environment is None:
+        env.update((k, str(v)) for k, v in default_environment().items())
+    else:
+        env.update(environment)
+    wanted = frozenset(canonicalize_name(e) for e in extras)
+    env["extras"] = wanted
+    env["dependency_groups"] = frozenset(canonicalize_name(g) for g in groups)
+    for extra in ("", *sorted(wanted)):
+        env["extra"] = extra
+        if marker.evaluate(env, context="lock_file"):
+            return True
+    return False
 
 
 def overlap(first: Marker | None, second: Marker | None) -> bool:

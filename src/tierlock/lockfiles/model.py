@@ -50,10 +50,13 @@ class LockEntry:
     """For a direct reference (``name @ URL``): the URL; the version comes from its file name."""
 
     def applies(self, environment: Mapping[str, str] | None = None) -> bool:
-        """Whether the entry's marker holds in *environment* (default: this interpreter)."""
+        """Whether the entry's marker holds in *environment* (default: this interpreter), as
+        :func:`tierlock.lockfiles.markers.applies` decides for every part of tierlock."""
         if self.marker is None:
             return True
-        return self.marker.evaluate(dict(environment) if environment is not None else None)
+        from tierlock.lockfiles.markers import applies
+
+        return applies(self.marker, environment)
 
     @property
     def pin(self) -> str:

@@ -26,10 +26,10 @@ if TYPE_CHECKING:
         TierState,
         is_compiled,
         probe_distribution,
-        tier_state,
     )
     from tierlock.probing.site import SiteIndex, normalize
     from tierlock.probing.tier import Prober, TierProbe, probe, probe_tiers
+    from tierlock.probing.verdict import probe_parts, tier_verdict
 
 _LAZY = {
     "DistState": "tierlock.probing.distribution",
@@ -44,7 +44,8 @@ _LAZY = {
     "TierState": "tierlock.probing.distribution",
     "probe": "tierlock.probing.tier",
     "probe_tiers": "tierlock.probing.tier",
-    "tier_state": "tierlock.probing.distribution",
+    "probe_parts": "tierlock.probing.verdict",
+    "tier_verdict": "tierlock.probing.verdict",
 }
 
 
@@ -63,6 +64,7 @@ __all__ = [
     "normalize",
     "probe",
     "probe_distribution",
+    "probe_parts",
     "probe_tiers",
-    "tier_state",
+    "tier_verdict",
 ]

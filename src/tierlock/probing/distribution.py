@@ -112,16 +112,6 @@ class DistributionProbe:
         }
 
 
-def tier_state(results: Sequence[DistributionProbe]) -> TierState:
-    """A tier's state from its probed distributions: present when all are present (or there is
-    nothing to probe), absent when none is installed, else partial."""
-    if all(r.present for r in results):
-        return "present"
-    if all(r.state == "absent" for r in results):
-        return "absent"
-    return "partial"
-
-
 def is_compiled(path: str) -> bool:
     """Whether *path* names a compiled artifact (extension module or shared library)."""
     return path.endswith(_EXT_SUFFIXES) or bool(_SO_RE.search(path))
@@ -135,6 +125,7 @@ def probe_distribution(
     import_roots: Sequence[str] = (),
     deep: bool = False,
     index: SiteIndex | None = None,
+    compiled_only: bool = False,
 ) -> DistributionProbe:
     """Decide from files whether distribution *name* is consumable on *paths*.
 
@@ -143,6 +134,9 @@ def probe_distribution(
     *import_roots* are the top-level import names to check (default: from
     ``top_level.txt`` or RECORD). *deep* also verifies RECORD hashes.
     *locked_version* is a ``packaging`` Version or a version string.
+    With *compiled_only* (how a tier's closure beyond its roots is probed),
+    only the compiled artifacts RECORD lists are stat-ed and the import roots
+    are not looked for; METADATA, the version and RECORD are checked as ever.
     """
     if index is None:
         index = SiteIndex.scan(paths)
@@ -152,7 +146,9 @@ def probe_distribution(
     if not found:
         where = ", ".join(index.sites) or "(no site folders)"
         return DistributionProbe(key, "absent", [f"no .dist-info for {key} on the path ({where})"], locked_text=locked)
-    return _Probe(key, found=found, index=index, locked=locked, import_roots=tuple(import_roots), deep=deep).run()
+    probe = _Probe(key, found=found, index=index, locked=locked, import_roots=tuple(import_roots), deep=deep)
+    probe.compiled_only = compiled_only
+    return probe.run()
 
 
 def _parse(text: str | None) -> Version | None:
@@ -212,6 +208,8 @@ class _Probe:
         """First path parts of the Python modules found on disk (``pkg`` or ``mod.py``)."""
         self.editable: Path | None = None
         self.roots: tuple[str, ...] = ()
+        self.compiled_only = False
+        """Stat only the compiled artifacts RECORD lists, and skip the import roots."""
 
     def run(self) -> DistributionProbe:
         if len(self.found) > 1:
@@ -224,8 +222,9 @@ class _Probe:
         self._editable()
         record_rows = self._record()
         if record_rows is not None:
-            self._files(record_rows)
-        self._import_roots(record_rows)
+            self._files([r for r in record_rows if is_compiled(r[0])] if self.compiled_only else record_rows)
+        if not self.compiled_only:
+            self._import_roots(record_rows)
         self._leftovers(record_rows or [])
         if self.reasons:
             state: DistState = "partial"
@@ -319,20 +318,21 @@ class _Probe:
         try:
             with open(path, "rb", buffering=0) as fh:
                 text = fh.read().decode("utf-8")
+            lines = text.splitlines()
+            if self.compiled_only and not self.index.leftovers.get(self.info.site):
+                # Only the compiled artifacts are wanted (and no leftover needs the other paths): skip the
+                # rows that cannot name one before splitting them. is_compiled() decides on what is left.
+                lines = [n for n in lines if ".so" in n or ".pyd" in n or ".dll" in n or ".dylib" in n]
             if '"' not in text:
                 # No quoting anywhere, so no field holds a comma: the last two commas split each row.
                 rows: list[tuple[str, str, str]] = []
-                for line in text.splitlines():
+                for line in lines:
                     if line:
                         parts = line.rsplit(",", 2)
                         parts += [""] * (3 - len(parts))
                         rows.append((parts[0], parts[1], parts[2]))
                 return rows
-            return [
-                (r[0], r[1] if len(r) > 1 else "", r[2] if len(r) > 2 else "")
-                for r in csv.reader(text.splitlines())
-                if r
-            ]
+            return [(r[0], r[1] if len(r) > 1 else "", r[2] if len(r) > 2 else "") for r in csv.reader(lines) if r]
         except FileNotFoundError:
             self.reasons.append(f"RECORD missing in {self.info.path}: the installed files cannot be listed")
         except (OSError, csv.Error, UnicodeDecodeError) as exc:

@@ -3,8 +3,9 @@
 Loading a project (``tierlock.tiers.load_project``: TOML, PEP 508
 requirements, markers, the lockfiles) costs tens of milliseconds of imports on
 every pytest start. The plugin therefore keeps the few facts the probe and the
-gate need -- per tier its name, probe roots, import roots, test globs, install
-command, lockfile and the locked versions of its roots that apply to this
+gate need -- per tier its name, the probe roots whose markers hold on this
+interpreter, import roots, test globs, install command, lockfile, the locked
+versions of its roots and the rest of its locked closure that apply to this
 interpreter -- in pytest's cache (``.pytest_cache/v/tierlock/``), keyed by
 everything they are derived from:
 
@@ -16,9 +17,10 @@ everything they are derived from:
 * tierlock's version and :data:`SCHEMA`.
 
 The cache holds the *model*, never a verdict: :func:`probe_facts` probes every
-root from its files on every run, exactly as :class:`~tierlock.probing.Prober`
-does. This module imports only :mod:`tierlock.probing.distribution` and
-:mod:`tierlock.probing.site`; its classes are plain classes, not dataclasses
+root and the compiled artifacts of the closure from their files on every run,
+exactly as :class:`~tierlock.probing.Prober` does (:mod:`tierlock.probing.verdict`).
+This module imports only :mod:`tierlock.probing.distribution`,
+:mod:`tierlock.probing.verdict` and :mod:`tierlock.probing.site`; its classes are plain classes, not dataclasses
 (building a dataclass costs about a millisecond at import, on every run).
 """
 
@@ -32,15 +34,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tierlock._version import __version__
-from tierlock.probing.distribution import DistributionProbe, TierState, probe_distribution, tier_state
+from tierlock.probing.distribution import DistributionProbe, TierState
 from tierlock.probing.site import SiteIndex, site_folders
+from tierlock.probing.verdict import Memo, probe_parts, tier_verdict
 
 if TYPE_CHECKING:
     from tierlock.probing.tier import TierProbe
     from tierlock.tiers import Project
 
 #: Bump when the cached shape or the meaning of a field changes.
-SCHEMA = 1
+SCHEMA = 2
 
 
 class TierFacts:
@@ -57,6 +60,7 @@ class TierFacts:
         lockfile: str,
         lock_used: bool,
         locked: Mapping[str, str | None],
+        closure: Mapping[str, str | None],
     ) -> None:
         self.name = name
         self.probe = probe
@@ -69,6 +73,8 @@ class TierFacts:
         """Whether the lockfile existed, so versions are compared."""
         self.locked = locked
         """Probe root -> the locked version that applies to this interpreter (None: not compared)."""
+        self.closure = closure
+        """The other lock entries that apply to this interpreter -> their locked versions."""
 
 
 class ProjectFacts:
@@ -106,6 +112,7 @@ class ProjectFacts:
                     "lockfile": t.lockfile,
                     "lock_used": t.lock_used,
                     "locked": dict(t.locked),
+                    "closure": dict(t.closure),
                 }
                 for t in self.tiers
             ],
@@ -127,6 +134,7 @@ class ProjectFacts:
 def _tier_from_json(data: object) -> TierFacts:
     tier = _dict(data)
     locked = {_str(k): (None if v is None else _str(v)) for k, v in _dict(tier["locked"]).items()}
+    closure = {_str(k): (None if v is None else _str(v)) for k, v in _dict(tier["closure"]).items()}
     return TierFacts(
         name=_str(tier["name"]),
         probe=_strs(tier["probe"]),
@@ -136,6 +144,7 @@ def _tier_from_json(data: object) -> TierFacts:
         lockfile=_str(tier["lockfile"]),
         lock_used=_bool(tier["lock_used"]),
         locked=locked,
+        closure=closure,
     )
 
 
@@ -177,16 +186,18 @@ def facts_of(project: Project, results: Sequence[TierProbe]) -> ProjectFacts:
     for tier in project.tiers.values():
         result = by_tier[tier.name]
         locked = {d.name: d.locked_text for d in result.roots}
+        probe = tuple(d.name for d in result.roots)  # the roots required on this interpreter (markers applied)
         tiers.append(
             TierFacts(
                 name=str(tier.name),
-                probe=tuple(str(p) for p in tier.probe),
-                import_roots={str(k): tuple(v) for k, v in tier.import_roots.items() if k in tier.probe},
+                probe=probe,
+                import_roots={str(k): tuple(v) for k, v in tier.import_roots.items() if k in probe},
                 tests=tuple(tier.tests),
                 install_command=tier.install_command,
                 lockfile=str(tier.lockfile),
                 lock_used=result.lock_used,
                 locked=locked,
+                closure={d.name: d.locked_text for d in result.closure},
             )
         )
     return ProjectFacts(
@@ -211,10 +222,18 @@ def unconfigured(pyproject: Path) -> ProjectFacts:
 class TierVerdict:
     """What the pytest gate needs of a :class:`~tierlock.probing.TierProbe` (the same attributes)."""
 
-    def __init__(self, tier: str, state: TierState, roots: tuple[DistributionProbe, ...], install_command: str) -> None:
+    def __init__(
+        self,
+        tier: str,
+        state: TierState,
+        roots: tuple[DistributionProbe, ...],
+        install_command: str,
+        closure: tuple[DistributionProbe, ...] = (),
+    ) -> None:
         self.tier = tier
         self.state: TierState = state
         self.roots = roots
+        self.closure = closure
         self.install_command = install_command
 
     @property
@@ -223,25 +242,26 @@ class TierVerdict:
 
     @property
     def broken(self) -> list[DistributionProbe]:
-        return [d for d in self.roots if not d.present]
+        return [d for d in (*self.roots, *self.closure) if not d.present]
 
 
 def probe_facts(facts: ProjectFacts, paths: Sequence[Path] | None = None) -> list[TierVerdict]:
     """Probe every tier of *facts* from the files on *paths* (default: this interpreter's site folders).
 
-    The same checks as :meth:`tierlock.probing.Prober.probe` without ``closure``
-    or ``deep``: every root, against its locked version when the tier has a lockfile.
+    The same verdict as :meth:`tierlock.probing.Prober.probe` without ``closure``
+    or ``deep`` (one definition: :mod:`tierlock.probing.verdict`).
     """
     index = SiteIndex.scan(site_folders(facts.stdlib) if paths is None else paths)
     out: list[TierVerdict] = []
+    memo: Memo = {}
     for tier in facts.tiers:
-        roots = tuple(
-            probe_distribution(
-                name, index=index, locked_version=tier.locked.get(name), import_roots=tier.import_roots.get(name, ())
-            )
-            for name in tier.probe
+        roots, closure = probe_parts(
+            index,
+            [(name, tier.locked.get(name), tier.import_roots.get(name, ())) for name in tier.probe],
+            list(tier.closure.items()),
+            memo=memo,
         )
-        out.append(TierVerdict(tier.name, tier_state(roots), roots, tier.install_command))
+        out.append(TierVerdict(tier.name, tier_verdict(roots, closure), roots, tier.install_command, closure))
     return out
 
 

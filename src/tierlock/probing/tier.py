@@ -1,18 +1,20 @@
-"""Probe a tier: every root distribution (and, with ``closure``, every locked package).
+"""Probe a tier: its roots in full and the compiled artifacts of the rest of its locked closure.
 
-A tier is **present** when every probed distribution is present, **absent**
-when none is installed at all, and **partial** otherwise.
+What is probed and how the verdict is reached is defined once, in
+:mod:`tierlock.probing.verdict`; which roots and lock entries apply to the
+target environment, in :mod:`tierlock.probing.required`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from tierlock.probing.distribution import DistributionProbe, TierState, probe_distribution, tier_state
+from tierlock.probing.distribution import DistributionProbe, TierState
 from tierlock.probing.site import SiteIndex
+from tierlock.probing.verdict import Member, Memo, Root, probe_parts, tier_verdict
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
@@ -29,7 +31,8 @@ class TierProbe:
     roots: tuple[DistributionProbe, ...]
     """One result per root distribution (the tier's ``probe`` list), in declaration order."""
     closure: tuple[DistributionProbe, ...] = ()
-    """With ``closure=True``: the other locked packages that apply to the environment."""
+    """The other locked packages that apply to the environment (their compiled artifacts; with
+    ``closure=True`` every file)."""
     lockfile: Path | None = None
     lock_used: bool = False
     """Whether installed versions were compared with the lockfile."""
@@ -101,6 +104,8 @@ class Prober:
         self.project = project
         self.target = target
         self.index = SiteIndex.scan(target.site_paths)
+        self.memo: Memo = {}
+        """Distributions probed so far with this index (tiers share most of their closures)."""
 
     def lock(self, tier: Tier) -> tuple[Lock | None, str | None]:
         """The tier's lock, or None with the note saying why versions are not compared."""
@@ -110,9 +115,12 @@ class Prober:
         return _load_lock(tier.lockfile), None
 
     def probe(self, tier: Tier, *, closure: bool = False, deep: bool = False) -> TierProbe:
+        """The tier's verdict (:mod:`tierlock.probing.verdict`); *closure* stats every file of the
+        closure, not only its compiled artifacts; *deep* verifies RECORD hashes."""
+        from tierlock.probing.required import required
+
         lock, note = self.lock(tier)
         notes: list[str] = [note] if note else []
-        env: Mapping[str, str] = self.target.marker_env
         if closure and lock is None:
             from tierlock.errors import UsageError
 
@@ -121,44 +129,31 @@ class Prober:
                 tier=tier.name,
                 remedy=f"tierlock lock {tier.name}",
             )
-        pins = {e.name: e for e in lock.applicable(env)} if lock is not None else {}
-        roots: list[DistributionProbe] = []
-        for name in tier.probe:
+        needs = required(self.project, tier, self.target.marker_env, lock)
+        notes.extend(needs.marked_away)
+        pins = {e.name: e for e in needs.entries}
+        roots: list[Root] = []
+        for name in needs.roots:
             entry = pins.get(name)
             if lock is not None and entry is None:
                 notes.append(f"{name} is not in {self.project.relpath(tier.lockfile)}: its version was not compared")
-            roots.append(
-                probe_distribution(
-                    name,
-                    index=self.index,
-                    locked_version=entry.version if entry else None,
-                    import_roots=tier.import_roots.get(name, ()),
-                    deep=deep,
-                )
-            )
-        others: list[DistributionProbe] = []
-        if closure and lock is not None:
-            skip = {*tier.probe, self.project.name}
-            for entry in pins.values():
-                if entry.name in skip:
-                    continue
-                skip.add(entry.name)
-                others.append(
-                    probe_distribution(
-                        entry.name,
-                        index=self.index,
-                        locked_version=entry.version,
-                        import_roots=tier.import_roots.get(entry.name, ()),
-                        deep=deep,
-                    )
-                )
-        if not tier.probe:
-            notes.append(f"tier {tier.name} has no roots to probe: present by definition")
+            roots.append((name, str(entry.version) if entry else None, tier.import_roots.get(name, ())))
+        skip = {*needs.roots, self.project.name}
+        others: list[Member] = [(e.name, str(e.version)) for e in pins.values() if e.name not in skip]
+        probed_roots, probed_closure = probe_parts(self.index, roots, others, full=closure, deep=deep, memo=self.memo)
+        if not needs.roots:
+            if others:
+                why = "has no roots to probe" if not tier.probe else "has no roots that apply to this environment"
+                notes.append(f"tier {tier.name} {why}: its verdict comes from its locked closure")
+            elif not tier.probe:
+                notes.append(f"tier {tier.name} has no roots to probe: present by definition")
+            else:
+                notes.append(f"nothing of tier {tier.name} applies to this environment: present with 0 packages")
         return TierProbe(
             tier=tier.name,
-            state=tier_state([*roots, *others]),
-            roots=tuple(roots),
-            closure=tuple(others),
+            state=tier_verdict(probed_roots, probed_closure),
+            roots=probed_roots,
+            closure=probed_closure,
             lockfile=tier.lockfile,
             lock_used=lock is not None,
             notes=tuple(notes),
@@ -167,9 +162,12 @@ class Prober:
         )
 
 
-def resolve_target(python: str | Path | None) -> Target:
+def resolve_target(python: str | Path | Target | None) -> Target:
+    """*python* described (a :class:`~tierlock.environment.Target` is taken as it is); None: the running interpreter."""
     from tierlock import environment
 
+    if isinstance(python, environment.Target):
+        return python
     return environment.current() if python is None else environment.inspect(python)
 
 
@@ -186,7 +184,7 @@ def resolve_project(project: Project | str | Path | None) -> Project:
 def probe(
     tier: str | Tier,
     project: Project | str | Path | None = None,
-    python: str | Path | None = None,
+    python: str | Path | Target | None = None,
     closure: bool = False,
     *,
     deep: bool = False,
@@ -195,9 +193,11 @@ def probe(
 
     *project* is a :class:`~tierlock.tiers.Project`, a folder or a
     pyproject.toml (default: the nearest one upward from the working folder);
-    *python* an interpreter (default: this one, probed in-process). With
-    *closure*, every package of the tier's lockfile that applies to the
-    environment is probed too; *deep* verifies RECORD hashes.
+    *python* an interpreter, or a :class:`~tierlock.environment.Target`
+    (default: this one, probed in-process). The
+    roots are probed in full and every other package of the tier's lockfile
+    that applies to the environment for its compiled artifacts; with
+    *closure*, every file of those too. *deep* verifies RECORD hashes.
     """
     proj = resolve_project(project)
     the_tier = proj.tier(tier) if isinstance(tier, str) else tier
@@ -207,7 +207,7 @@ def probe(
 def probe_tiers(
     names: Sequence[str] | None,
     project: Project | str | Path | None = None,
-    python: str | Path | None = None,
+    python: str | Path | Target | None = None,
     *,
     closure: bool = False,
     deep: bool = False,
