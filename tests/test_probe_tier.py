@@ -183,8 +183,8 @@ def imported_modules(code: str, cwd: Path) -> set[str]:
     "code",
     [
         "import tierlock; tierlock.probe('brain', closure=True)",
-        "import sys; from tierlock.cli import main; sys.exit(main(['probe', '--json']))",
-        "import sys; from tierlock.cli import main; sys.exit(main(['probe']))",
+        "import sys; from tierlock.cli import main; sys.exit(main(['probe', '--json', '--python', sys.executable]))",
+        "import sys; from tierlock.cli import main; sys.exit(main(['probe', '--python', sys.executable]))",
     ],
     ids=["library", "cli-json", "cli-text"],
 )

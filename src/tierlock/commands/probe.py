@@ -45,8 +45,10 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     from tierlock.probing import probe_tiers
 
     # The same target as install-tier and status (--python, else the active venv, else the project's own).
-    target = resolve_existing(args.python, ctx.project())
-    results = probe_tiers(args.tiers, ctx.project(), target, closure=args.closure, deep=args.deep)
+    project = ctx.project()
+    project.select(list(args.tiers or ()))  # an unknown tier is a usage error before the environment is looked at
+    target = resolve_existing(args.python, project)
+    results = probe_tiers(args.tiers, project, target, closure=args.closure, deep=args.deep)
     if ctx.ui.json_mode:
         ctx.ui.emit_json(document(results))
     else:
