@@ -38,6 +38,7 @@ COMMANDS = (
     "validate",
     "schema",
     "setup-command",
+    "census",
 )
 
 

@@ -22,17 +22,24 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
 
     project = ctx.project()
     report = check(project, args.tiers)
+    # The census (tierlock.census): importers outside their tier's tests globs, globs matching no file.
+    from tierlock.census import project_census
+
+    census = project_census(project, args.tiers).findings()
+    ok = report.ok and not census
     if ctx.ui.json_mode:
-        ctx.ui.emit_json(report.to_dict())
-        return 0 if report.ok else 1
+        ctx.ui.emit_json({**report.to_dict(), "ok": ok, "census": [f.to_dict() for f in census]})
+        return 0 if ok else 1
     for finding in report.findings:
         ctx.ui.line(finding.render())
+    for finding in census:
+        ctx.ui.line(f"{finding.render()}; to fix: {finding.remedy}")
     remedies = merged_remedies(f.remedy for f in report.findings)
     tiers = f"{len(report.tiers)} tier(s), {report.lockfiles} lockfile(s), {report.packages} package(s) checked"
-    if report.ok:
+    if ok:
         ctx.ui.line(f"ok: {tiers}; every lockfile matches its declaration")
         return 0
-    ctx.ui.line(f"{len(report.findings)} problem(s): {tiers}")
+    ctx.ui.line(f"{len(report.findings) + len(census)} problem(s): {tiers}")
     for remedy in remedies:
         ctx.ui.line(f"  to fix: {remedy}")
     return 1

@@ -1,0 +1,664 @@
+"""The census: which test files need which tier, read statically (never importing them).
+
+:func:`census` reads every test file and ``conftest.py`` under the given
+folders with :mod:`ast` and finds, per tier, the places that need it:
+
+* ``import root`` / ``from root.x import y`` of one of the tier's import roots,
+  at module level or inside a function, class or fixture;
+* ``pytest.importorskip("root...")``;
+* ``@pytest.mark.tier("name")`` (and ``pytestmark = pytest.mark.tier(...)``);
+* the use of a ``conftest.py`` fixture that needs a root (a parameter of that
+  name, ``usefixtures("name")``, or every file below the conftest for an
+  ``autouse`` fixture or a conftest importing a root at module level).
+
+Each tier then has the files its ``tests`` globs cover and the **importers
+outside them**: files that need the tier but that the gate does not know
+about. A file covered by the globs of a tier layered on this one is covered
+(that tier needs this one), so is a use inside a test marked
+``tier(...)``, and so is a file the project accepts on purpose
+(``[tool.tierlock.census.accept]``). A tier without ``tests`` globs gates
+nothing: its importers are listed, never findings.
+
+Cost: every file is read; only files whose text names a root, ``importorskip``,
+``tier`` or a root-needing fixture are parsed.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+#: pytest's default ``python_files`` and ``norecursedirs``.
+DEFAULT_PATTERNS = ("test_*.py", "*_test.py")
+#: (conftest, fixture) -> (line, root): the conftest fixtures that need an import root.
+Needs = dict[tuple[str, str], tuple[int, str]]
+SKIP_DIRS = ("*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules", "venv", "{arch}", "__pycache__")
+
+
+@dataclass(frozen=True)
+class CensusTier:
+    """What the census needs of one tier."""
+
+    name: str
+    roots: tuple[str, ...]
+    """Top-level import names."""
+    globs: tuple[str, ...]
+    covered_by: tuple[str, ...] = ()
+    """Other tiers whose globs or markers also cover this tier (those layered on it)."""
+    accept: tuple[str, ...] = ()
+    """Globs of files whose use of the tier is accepted outside its ``tests`` globs."""
+
+
+@dataclass(frozen=True)
+class Use:
+    """One place that needs a tier."""
+
+    file: str
+    line: int
+    how: str
+    """``import pyarrow``, ``importorskip('pyarrow')``, ``tier('arrow') marker``, ``fixture t (conftest.py:3 ...)``."""
+    module_level: bool = False
+
+    def render(self) -> str:
+        return f"{self.file}:{self.line}: {self.how}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "how": self.how, "module_level": self.module_level}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A census problem ``tierlock check`` reports: kind ``census-importer`` or ``census-glob``."""
+
+    tier: str
+    kind: str
+    file: str
+    line: int | None
+    detail: str
+    remedy: str
+
+    def render(self) -> str:
+        place = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{place}: {self.tier}: {self.kind}: {self.detail}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tier": self.tier,
+            "kind": self.kind,
+            "file": self.file,
+            "line": self.line,
+            "detail": self.detail,
+            "remedy": self.remedy,
+        }
+
+
+@dataclass
+class TierReport:
+    tier: str
+    globs: tuple[str, ...]
+    glob_matches: dict[str, int] = field(default_factory=dict)
+    covered: list[str] = field(default_factory=list)
+    inside: list[Use] = field(default_factory=list)
+    outside: list[Use] = field(default_factory=list)
+    accepted: list[Use] = field(default_factory=list)
+    fixtures: list[Use] = field(default_factory=list)
+
+    @property
+    def gates(self) -> bool:
+        return bool(self.globs)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tier": self.tier,
+            "globs": [{"glob": g, "files": self.glob_matches.get(g, 0)} for g in self.globs],
+            "covered": self.covered,
+            "importers_inside": [u.to_dict() for u in self.inside],
+            "importers_outside": [u.to_dict() for u in self.outside],
+            "accepted": [u.to_dict() for u in self.accepted],
+            "fixtures": [u.to_dict() for u in self.fixtures],
+        }
+
+
+@dataclass(frozen=True)
+class Census:
+    tiers: tuple[TierReport, ...]
+    files_read: int
+    files_parsed: int
+
+    def tier(self, name: str) -> TierReport:
+        for report in self.tiers:
+            if report.tier == name:
+                return report
+        raise KeyError(name)
+
+    def importer_files(self, tier: str) -> set[str]:
+        """Every file that needs *tier* (covered or not)."""
+        report = self.tier(tier)
+        return {u.file for u in (*report.inside, *report.outside, *report.accepted)}
+
+    def findings(self) -> list[Finding]:
+        out: list[Finding] = []
+        for report in self.tiers:
+            if not report.gates:
+                continue
+            for glob in report.globs:
+                if report.glob_matches.get(glob, 0) == 0:
+                    out.append(
+                        Finding(
+                            report.tier,
+                            "census-glob",
+                            "pyproject.toml",
+                            None,
+                            f"tests glob {glob!r} matches no file",
+                            f"fix the glob in [tool.tierlock.tiers.{report.tier}].tests (a typo gates nothing)",
+                        )
+                    )
+            for use in report.outside:
+                out.append(
+                    Finding(
+                        report.tier,
+                        "census-importer",
+                        use.file,
+                        use.line,
+                        f"needs tier {report.tier} ({use.how}) outside its tests globs",
+                        f'add "{use.file}" to [tool.tierlock.tiers.{report.tier}].tests'
+                        + ("" if use.module_level else f", or mark the test @pytest.mark.tier({report.tier!r})"),
+                    )
+                )
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        findings = self.findings()
+        return {
+            "ok": not findings,
+            "files_read": self.files_read,
+            "files_parsed": self.files_parsed,
+            "tiers": [t.to_dict() for t in self.tiers],
+            "findings": [f.to_dict() for f in findings],
+        }
+
+
+# -- reading one file ------------------------------------------------------------
+@dataclass
+class FileFacts:
+    """What one file says, whatever the tiers: the raw material of the census."""
+
+    imports: list[tuple[str, int, str, bool, str | None]] = field(default_factory=list)
+    """(root, line, how, module level, enclosing fixture name)."""
+    markers: list[tuple[str, int, bool]] = field(default_factory=list)
+    """(tier name as written, line, module level)."""
+    marked_lines: list[tuple[str, int, int]] = field(default_factory=list)
+    """(tier, first line, last line) of each function or class marked ``tier(...)``."""
+    fixtures: dict[str, tuple[int, bool, list[str]]] = field(default_factory=dict)
+    """Fixture name -> (line, autouse, the fixtures it requests)."""
+    uses: dict[str, int] = field(default_factory=dict)
+    """Fixture name requested (parameter or usefixtures) -> first line."""
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    if isinstance(node, ast.Call):
+        return _dotted(node.func)
+    return ""
+
+
+def _tier_mark(node: ast.expr) -> str | None:
+    """The tier named by ``pytest.mark.tier("x")`` / ``mark.tier(name="x")``."""
+    if not isinstance(node, ast.Call) or not _dotted(node.func).endswith("mark.tier"):
+        return None
+    args = [*node.args, *(k.value for k in node.keywords if k.arg == "name")]
+    if args and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str):
+        return args[0].value
+    return None
+
+
+def _fixture_info(func: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, bool] | None:
+    for deco in func.decorator_list:
+        name = _dotted(deco)
+        if name in ("pytest.fixture", "fixture", "pytest_asyncio.fixture"):
+            fixture_name, autouse = func.name, False
+            if isinstance(deco, ast.Call):
+                for kw in deco.keywords:
+                    if kw.arg == "name" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
+                        fixture_name = kw.value.value
+                    if kw.arg == "autouse" and isinstance(kw.value, ast.Constant):
+                        autouse = bool(kw.value.value)
+            return fixture_name, autouse
+    return None
+
+
+def read_file(source: str, filename: str = "<test>") -> FileFacts:
+    """The facts of one Python source (a file that does not parse has none)."""
+    facts = FileFacts()
+    try:
+        tree = ast.parse(source, filename)
+    except (SyntaxError, ValueError):
+        return facts
+    calls = "importorskip" in source or "mark.tier" in source
+    _visit(tree, facts, module_level=True, fixture=None, calls=calls)
+    return facts
+
+
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+_SIMPLE = (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return)
+
+
+def _visit(node: ast.AST, facts: FileFacts, *, module_level: bool, fixture: str | None, calls: bool = True) -> None:
+    """Walk the statements below *node* (not every expression: this runs on thousands of files).
+
+    Calls (``importorskip``, ``mark.tier``) are looked for only inside simple
+    statements, and only when *calls* (the text mentions them at all).
+    """
+    for name in _BODIES:
+        for child in getattr(node, name, ()):
+            if isinstance(child, ast.Import):
+                for alias in child.names:
+                    root = alias.name.split(".")[0]
+                    facts.imports.append((root, child.lineno, f"import {alias.name}", module_level, fixture))
+            elif isinstance(child, ast.ImportFrom):
+                if child.level == 0 and child.module:
+                    root = child.module.split(".")[0]
+                    facts.imports.append((root, child.lineno, f"from {child.module} import", module_level, fixture))
+            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                inner = _definition(child, facts, fixture)
+                _visit(child, facts, module_level=False, fixture=inner, calls=calls)
+            elif isinstance(child, _SIMPLE):
+                if calls:
+                    _calls(child, facts, module_level, fixture)
+            else:
+                _visit(child, facts, module_level=module_level, fixture=fixture, calls=calls)
+
+
+def _definition(
+    child: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, facts: FileFacts, fixture: str | None
+) -> str | None:
+    """Record a function or class's markers, fixture and requested fixtures; the fixture its body belongs to."""
+    end = getattr(child, "end_lineno", None) or child.lineno
+    first = min([child.lineno, *(d.lineno for d in child.decorator_list)])
+    for deco in child.decorator_list:
+        tier = _tier_mark(deco)
+        if tier is not None:
+            facts.markers.append((tier, deco.lineno, False))
+            facts.marked_lines.append((tier, first, end))
+        elif isinstance(deco, ast.Call) and _dotted(deco.func).endswith("mark.usefixtures"):
+            for arg in deco.args:
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    facts.uses.setdefault(arg.value, deco.lineno)
+    if isinstance(child, ast.ClassDef):
+        return fixture
+    params = [a.arg for a in (*child.args.posonlyargs, *child.args.args, *child.args.kwonlyargs)]
+    info = _fixture_info(child)
+    if info is not None:
+        facts.fixtures[info[0]] = (child.lineno, info[1], params)
+        return info[0]
+    for param in params:
+        facts.uses.setdefault(param, child.lineno)
+    return fixture
+
+
+def _calls(statement: ast.stmt, facts: FileFacts, module_level: bool, fixture: str | None) -> None:
+    for node in ast.walk(statement):
+        if not isinstance(node, ast.Call):
+            continue
+        name = _dotted(node.func)
+        if name in ("pytest.importorskip", "importorskip") and node.args:
+            arg = node.args[0]
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                root = arg.value.split(".")[0]
+                facts.imports.append((root, node.lineno, f"importorskip({arg.value!r})", module_level, fixture))
+        elif module_level:
+            tier = _tier_mark(node)
+            if tier is not None:
+                facts.markers.append((tier, node.lineno, True))
+
+
+# -- walking the tree -------------------------------------------------------------
+def _skip_dir(name: str) -> bool:
+    return any(fnmatch.fnmatch(name, p) for p in SKIP_DIRS) or name == "site-packages"
+
+
+def walk(root: str, folders: Iterable[str], patterns: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(test files and conftests, every file) below *folders*, as paths relative to *root*, sorted."""
+    tests: set[str] = set()
+    every: set[str] = set()
+    base = os.path.abspath(root)
+    cut = len(base) + 1
+    stack: list[str] = []
+    for folder in folders:
+        full = os.path.normpath(os.path.join(base, folder))
+        if os.path.isfile(full):
+            rel = full[cut:].replace(os.sep, "/")
+            every.add(rel)
+            if full.endswith(".py"):
+                tests.add(rel)
+        elif os.path.isdir(full):
+            stack.append(full)
+    seen: set[str] = set()
+    while stack:
+        folder = stack.pop()
+        if folder in seen:
+            continue
+        seen.add(folder)
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        if any(e.name == "pyvenv.cfg" for e in entries):
+            continue  # a virtual environment
+        for entry in entries:
+            name = entry.name
+            if entry.is_dir(follow_symlinks=False):
+                if not _skip_dir(name):
+                    stack.append(entry.path)
+                continue
+            rel = entry.path[cut:].replace(os.sep, "/")
+            every.add(rel)
+            if name == "conftest.py" or (name.endswith(".py") and any(fnmatch.fnmatch(name, p) for p in patterns)):
+                tests.add(rel)
+    return sorted(tests), sorted(every)
+
+
+def census(
+    root: str | os.PathLike[str],
+    tiers: Sequence[CensusTier],
+    *,
+    folders: Sequence[str] = (".",),
+    patterns: Sequence[str] = DEFAULT_PATTERNS,
+    limit_to: Iterable[str] | None = None,
+    report: Iterable[str] | None = None,
+) -> Census:
+    """The census of the test files below *folders* (relative to *root*) for *tiers*.
+
+    *limit_to* (relative paths) keeps only those test files as importers (a
+    pytest run's selection); the globs are still matched against every file.
+    *report* names the tiers reported (default: all of *tiers*).
+    """
+    from tierlock.tiers.globs import matches
+
+    base = os.fspath(root)
+    glob_folders = [_glob_stem(g) for t in tiers for g in t.globs]
+    tests, every = walk(base, [*folders, *[g for g in glob_folders if g]], patterns)
+    keep = set(limit_to) if limit_to is not None else None
+    roots: dict[str, list[str]] = {}
+    for tier in tiers:
+        for name in tier.roots:
+            roots.setdefault(name, []).append(tier.name)
+    words = [*roots, "importorskip", "mark.tier"]
+    texts: dict[str, str] = {}
+    for rel in tests:
+        try:
+            with open(os.path.join(base, rel), encoding="utf-8", errors="replace") as handle:
+                texts[rel] = handle.read()
+        except OSError:
+            continue
+    parsed: dict[str, FileFacts] = {}
+    for rel, text in texts.items():
+        if rel.endswith("conftest.py") or any(w in text for w in words):
+            parsed[rel] = read_file(text, rel)
+    needs = _fixture_needs(parsed, roots)
+    autouse = {key for key in needs if parsed[key[0]].fixtures.get(key[1], (0, False, []))[1]}
+    if needs:
+        names = {name for (_, name) in needs}
+        for rel, text in texts.items():
+            if rel in parsed:
+                continue
+            if any(n in text for n in names):
+                parsed[rel] = read_file(text, rel)
+            elif any(_below(rel, conftest) for conftest, _ in autouse):
+                parsed[rel] = FileFacts()  # needs the tier through an autouse fixture; nothing else to read
+
+    reports = []
+    by_name = {t.name: t for t in tiers}
+    reported = set(report) if report is not None else set(by_name)
+    for tier in tiers:
+        if tier.name not in reported:
+            continue
+        report = TierReport(tier.name, tier.globs)
+        for glob in tier.globs:
+            report.glob_matches[glob] = sum(1 for rel in every if matches(rel, (glob,)))
+        report.covered = [rel for rel in tests if matches(rel, tier.globs) and not rel.endswith("conftest.py")]
+        cover_globs = [g for name in (tier.name, *tier.covered_by) if name in by_name for g in by_name[name].globs]
+        cover_marks = {tier.name, *tier.covered_by}
+        for (conftest, fixture), (line, needed) in needs.items():
+            if root_tier(roots, needed, tier.name):
+                report.fixtures.append(Use(conftest, line, f"fixture {fixture} needs {needed}"))
+        for rel, facts in sorted(parsed.items()):
+            if keep is not None and rel not in keep:
+                continue
+            for use in _uses(rel, facts, tier, roots, (needs, autouse)):
+                if matches(rel, cover_globs) or (not use.module_level and _marked(facts, use.line, cover_marks)):
+                    report.inside.append(use)
+                elif tier.accept and matches(rel, tier.accept):
+                    report.accepted.append(use)
+                else:
+                    report.outside.append(use)
+        reports.append(report)
+    return Census(tuple(reports), len(texts), len(parsed))
+
+
+def root_tier(roots: Mapping[str, list[str]], root: str, tier: str) -> bool:
+    return tier in roots.get(root, ())
+
+
+def _glob_stem(glob: str) -> str:
+    """The folder (or file) a glob starts from: its text before the first wildcard, up to a ``/``."""
+    import re
+
+    text = glob.replace("\\", "/").strip()
+    while text.startswith("./"):
+        text = text[2:]
+    wild = re.search(r"[*?\[]", text)
+    if wild is None:
+        return text.rstrip("/")
+    head = text[: wild.start()]
+    return head.rsplit("/", 1)[0] if "/" in head else ""
+
+
+def _marked(facts: FileFacts, line: int, tiers: set[str]) -> bool:
+    from tierlock.probing import normalize
+
+    if any(normalize(t) in tiers and module for t, _, module in facts.markers):
+        return True
+    return any(normalize(t) in tiers and first <= line <= last for t, first, last in facts.marked_lines)
+
+
+def _fixture_needs(
+    parsed: Mapping[str, FileFacts], roots: Mapping[str, list[str]]
+) -> dict[tuple[str, str], tuple[int, str]]:
+    """(conftest, fixture) -> (line, root) for every conftest fixture that needs a root (also through another)."""
+    needs: Needs = {}
+    conftests = {rel: f for rel, f in parsed.items() if rel.endswith("conftest.py")}
+    for rel, facts in conftests.items():
+        for root, line, _how, _module, fixture in facts.imports:
+            if fixture is not None and root in roots and (rel, fixture) not in needs:
+                needs[(rel, fixture)] = (line, root)
+    changed = True
+    while changed:  # a fixture that requests a root-needing fixture it can see needs the root too
+        changed = False
+        for rel, facts in conftests.items():
+            for name, (line, _autouse, params) in facts.fixtures.items():
+                if (rel, name) in needs:
+                    continue
+                for param in params:
+                    found = _visible(needs, rel, param)
+                    if found is not None:
+                        needs[(rel, name)] = (line, needs[found][1])
+                        changed = True
+                        break
+    return needs
+
+
+def _visible(needs: Mapping[tuple[str, str], tuple[int, str]], rel: str, name: str) -> tuple[str, str] | None:
+    """The root-needing conftest fixture *name* that the file *rel* sees (the nearest conftest wins)."""
+    best: tuple[str, str] | None = None
+    for conftest, fixture in needs:
+        if fixture != name:
+            continue
+        if _below(rel, conftest) and (best is None or len(conftest) > len(best[0])):
+            best = (conftest, fixture)
+    return best
+
+
+def _uses(
+    rel: str,
+    facts: FileFacts,
+    tier: CensusTier,
+    roots: Mapping[str, list[str]],
+    fixtures: tuple[Needs, set[tuple[str, str]]],
+) -> list[Use]:
+    """Where the file *rel* needs *tier*; *fixtures* are the root-needing conftest fixtures and the autouse ones."""
+    needs, autouse = fixtures
+    from tierlock.probing import normalize
+
+    out: list[Use] = []
+    for root, line, how, module, _fixture in facts.imports:
+        if root_tier(roots, root, tier.name):
+            out.append(Use(rel, line, how, module))
+    for name, line, module in facts.markers:
+        if normalize(name) == tier.name:
+            out.append(Use(rel, line, f"tier({name!r}) marker", module))
+    if rel.endswith("conftest.py"):
+        return out
+    for (conftest, fixture), (fline, root) in needs.items():
+        if not root_tier(roots, root, tier.name):
+            continue
+        if not _below(rel, conftest) or _visible(needs, rel, fixture) != (conftest, fixture):
+            continue
+        used = facts.uses.get(fixture)
+        if (conftest, fixture) in autouse:
+            out.append(Use(rel, 1, f"autouse fixture {fixture} ({conftest}:{fline} needs {root})", True))
+        elif used is not None:
+            out.append(Use(rel, used, f"fixture {fixture} ({conftest}:{fline} needs {root})"))
+    return out
+
+
+def _below(rel: str, conftest: str) -> bool:
+    """Whether the file *rel* is in the folder of *conftest* (or below it)."""
+    folder = conftest.rsplit("/", 1)[0] if "/" in conftest else ""
+    return not folder or rel.startswith(folder + "/")
+
+
+# -- a project's census -----------------------------------------------------------
+def census_tiers(project: Any, accept: Mapping[str, Sequence[str]] | None = None) -> list[CensusTier]:
+    """The census view of a :class:`tierlock.tiers.Project`'s tiers.
+
+    A tier's import roots are its declared ``import-roots``, else each probe
+    distribution's name with ``-`` as ``_`` (declare ``import-roots`` when they
+    differ, as for ``pyyaml`` -> ``yaml``).
+    """
+    out: list[CensusTier] = []
+    for tier in project.tiers.values():
+        roots: list[str] = []
+        for dist in tier.probe:
+            roots.extend(tier.import_roots.get(dist) or (str(dist).replace("-", "_").replace(".", "_"),))
+        above = [t.name for t in project.tiers.values() if t.name != tier.name and tier in project.chain(t.name)]
+        out.append(
+            CensusTier(
+                name=str(tier.name),
+                roots=tuple(dict.fromkeys(roots)),
+                globs=tuple(tier.tests),
+                covered_by=tuple(str(a) for a in above),
+                accept=tuple((accept or {}).get(str(tier.name), ())),
+            )
+        )
+    return out
+
+
+def pytest_settings(root: str | os.PathLike[str]) -> tuple[list[str], list[str]]:
+    """(testpaths, python_files) from the project's pytest configuration (pyproject.toml or pytest.ini).
+
+    Without ``testpaths`` the census reads the whole project (minus
+    ``norecursedirs``'s defaults and virtual environments).
+    """
+    import configparser
+    import tomllib
+
+    base = os.fspath(root)
+    paths: list[str] = []
+    patterns: list[str] = []
+    ini = os.path.join(base, "pytest.ini")
+    if os.path.isfile(ini):
+        parser = configparser.ConfigParser()
+        parser.read(ini, encoding="utf-8")
+        if parser.has_section("pytest"):
+            paths = parser.get("pytest", "testpaths", fallback="").split()
+            patterns = parser.get("pytest", "python_files", fallback="").split()
+    else:
+        try:
+            with open(os.path.join(base, "pyproject.toml"), "rb") as handle:
+                data = tomllib.load(handle)
+        except (OSError, tomllib.TOMLDecodeError):
+            data = {}
+        tool = data.get("tool", {})
+        pytest_table = tool.get("pytest", {}) if isinstance(tool, dict) else {}
+        options = pytest_table.get("ini_options", pytest_table) if isinstance(pytest_table, dict) else {}
+        if isinstance(options, dict):
+            paths = _strings(options.get("testpaths"))
+            patterns = _strings(options.get("python_files"))
+    return paths or ["."], patterns or list(DEFAULT_PATTERNS)
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return value.split()
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    return []
+
+
+def accept_table(pyproject: str | os.PathLike[str], tiers: Iterable[str]) -> dict[str, list[str]]:
+    """``[tool.tierlock.census.accept]``: tier -> globs of files whose use of the tier is accepted.
+
+    A ``ConfigError`` names an unknown tier or a value that is not a list of globs.
+    """
+    import tomllib
+
+    from tierlock.errors import ConfigError
+
+    with open(pyproject, "rb") as handle:
+        data = tomllib.load(handle)
+    table = data.get("tool", {}).get("tierlock", {}).get("census", {})
+    where = "[tool.tierlock.census]"
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where} must be a table", file=str(pyproject), remedy=f"make {where} a table")
+    unknown = [k for k in table if k != "accept"]
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown key {unknown[0]!r} (known: accept)", file=str(pyproject), remedy=f"remove {unknown[0]!r}"
+        )
+    accept = table.get("accept", {})
+    if not isinstance(accept, dict):
+        raise ConfigError(f"{where}.accept must be a table of tier = [globs]", file=str(pyproject))
+    from tierlock.probing import normalize
+
+    known = set(tiers)
+    out: dict[str, list[str]] = {}
+    for name, globs in accept.items():
+        tier = normalize(name)
+        if tier not in known:
+            raise ConfigError(
+                f"{where}.accept: unknown tier {name!r}; declared: {', '.join(sorted(known))}",
+                file=str(pyproject),
+                remedy=f"remove {name!r} from {where}.accept or declare the tier",
+            )
+        if not isinstance(globs, list) or not all(isinstance(g, str) and g.strip() for g in globs):
+            raise ConfigError(f"{where}.accept.{name} must be a list of path globs", file=str(pyproject))
+        out[tier] = list(globs)
+    return out
+
+
+def project_census(project: Any, names: Sequence[str] | None = None) -> Census:
+    """The census of a :class:`tierlock.tiers.Project` (only the tiers *names* when given)."""
+    accept = accept_table(project.pyproject, project.tiers)
+    tiers = census_tiers(project, accept)
+    wanted = {str(project.tier(n).name) for n in names} if names else {t.name for t in tiers}
+    folders, patterns = pytest_settings(project.root)
+    # Every tier takes part (a tier layered on a named one covers its files); only the named ones are reported.
+    return census(project.root, tiers, folders=folders, patterns=patterns, report=wanted)
