@@ -52,7 +52,7 @@ def make_tree(root: Path) -> None:
         )
     (root / "tests" / "arrow").mkdir()
     for i in range(FILES):
-        folder = root / "tests" / ("arrow" if i % 100 == 0 else f"pkg{i % 40}")
+        where = root / "tests" / ("arrow" if i % 100 == 0 else f"pkg{i % 40}")
         text = PLAIN
         if i % 10 == 1:
             text += "def test_arrow():\n    import pyarrow.compute\n"
@@ -60,7 +60,7 @@ def make_tree(root: Path) -> None:
             text += "def test_fixture(table):\n    pass\n"
         if i % 50 == 3:
             text = "import pytest\npa = pytest.importorskip('pyarrow')\n" + text
-        (folder / f"test_mod{i}.py").write_text(text, encoding="utf-8")
+        (where / f"test_mod{i}.py").write_text(text, encoding="utf-8")
 
 
 def timed(command: list[str], runs: int = 7) -> float:

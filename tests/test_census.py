@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tests.support.tierproject import build_wheelhouse, make_project
 from tierlock.census import census, read_file
 from tierlock.cli import main
-from tests.support.tierproject import build_wheelhouse, make_project
 
 PYPROJECT = """\
 [project]
@@ -96,7 +97,7 @@ def shop(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def census_json(capsys: pytest.CaptureFixture[str], root: Path, *args: str) -> tuple[int, dict[str, object]]:
+def census_json(capsys: pytest.CaptureFixture[str], root: Path, *args: str) -> tuple[int, dict[str, Any]]:
     code = main(["--project", str(root), "--json", *args])
     return code, json.loads(capsys.readouterr().out)
 
@@ -106,7 +107,7 @@ def test_census_finds_importers_outside_the_globs_with_file_and_line(
 ) -> None:
     code, doc = census_json(capsys, shop, "census")
     assert code == 0
-    arrow = next(t for t in doc["tiers"] if t["tier"] == "arrow")  # type: ignore[union-attr,index]
+    arrow = next(t for t in doc["tiers"] if t["tier"] == "arrow")
     outside = {(u["file"], u["line"]) for u in arrow["importers_outside"]}
     assert outside == {
         ("shop/tests/test_mixed.py", 6),  # the conftest fixture `table`
@@ -125,7 +126,7 @@ def test_a_file_of_a_tier_layered_on_the_tier_and_a_marked_test_are_covered(
     shop: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _, doc = census_json(capsys, shop, "census")
-    arrow = next(t for t in doc["tiers"] if t["tier"] == "arrow")  # type: ignore[union-attr,index]
+    arrow = next(t for t in doc["tiers"] if t["tier"] == "arrow")
     inside = {u["file"] for u in arrow["importers_inside"]}
     assert inside == {"shop/tests/arrow/test_fs.py", "shop/tests/pandas/test_frame.py", "shop/tests/test_marked.py"}
 
@@ -136,12 +137,12 @@ def test_check_reports_importers_and_a_glob_matching_nothing_with_the_fix(
     code, doc = census_json(capsys, shop, "check", "arrow")
     assert code == 1
     census_findings = doc["census"]
-    kinds = {(f["kind"], f["file"]) for f in census_findings}  # type: ignore[union-attr]
+    kinds = {(f["kind"], f["file"]) for f in census_findings}
     assert ("census-glob", "pyproject.toml") in kinds
     assert ("census-importer", "shop/tests/test_skip.py") in kinds
-    glob = next(f for f in census_findings if f["kind"] == "census-glob")  # type: ignore[union-attr]
+    glob = next(f for f in census_findings if f["kind"] == "census-glob")
     assert "shop/tests/test_aroow_io.py" in glob["detail"]
-    skip = next(f for f in census_findings if f["file"] == "shop/tests/test_skip.py")  # type: ignore[union-attr]
+    skip = next(f for f in census_findings if f["file"] == "shop/tests/test_skip.py")
     assert skip["remedy"] == 'add "shop/tests/test_skip.py" to [tool.tierlock.tiers.arrow].tests'
 
 
@@ -159,16 +160,14 @@ def test_an_accepted_importer_is_no_finding(shop: Path, capsys: pytest.CaptureFi
     extra = '[tool.tierlock.census.accept]\narrow = ["shop/tests/test_skip.py"]\n'
     (shop / "pyproject.toml").write_text(PYPROJECT.format(extra=extra), encoding="utf-8")
     _, doc = census_json(capsys, shop, "check", "arrow")
-    files = {f["file"] for f in doc["census"]}  # type: ignore[union-attr]
+    files = {f["file"] for f in doc["census"]}
     assert "shop/tests/test_skip.py" not in files
     _, doc = census_json(capsys, shop, "census", "arrow")
-    accepted = doc["tiers"][0]["accepted"]  # type: ignore[index]
+    accepted = doc["tiers"][0]["accepted"]
     assert [u["file"] for u in accepted] == ["shop/tests/test_skip.py"]
 
 
-def test_an_accept_entry_for_an_unknown_tier_is_a_config_error(
-    shop: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_an_accept_entry_for_an_unknown_tier_is_a_config_error(shop: Path, capsys: pytest.CaptureFixture[str]) -> None:
     extra = '[tool.tierlock.census.accept]\narow = ["shop/tests/test_skip.py"]\n'
     (shop / "pyproject.toml").write_text(PYPROJECT.format(extra=extra), encoding="utf-8")
     code = main(["--project", str(shop), "census"])
@@ -204,7 +203,9 @@ def test_a_file_that_does_not_parse_is_read_as_having_nothing() -> None:
     assert read_file("def broken(:\n").imports == []
 
 
-def test_a_clean_locked_project_passes_check_with_its_census(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_clean_locked_project_passes_check_with_its_census(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     wheels = build_wheelhouse(tmp_path / "wheels")
     root = make_project(tmp_path / "app", wheels)
     write(root, "tests/brain/test_core.py", "import corelib\n")

@@ -420,26 +420,26 @@ def census(
     for tier in tiers:
         if tier.name not in reported:
             continue
-        report = TierReport(tier.name, tier.globs)
+        entry = TierReport(tier.name, tier.globs)
         for glob in tier.globs:
-            report.glob_matches[glob] = sum(1 for rel in every if matches(rel, (glob,)))
-        report.covered = [rel for rel in tests if matches(rel, tier.globs) and not rel.endswith("conftest.py")]
+            entry.glob_matches[glob] = sum(1 for rel in every if matches(rel, (glob,)))
+        entry.covered = [rel for rel in tests if matches(rel, tier.globs) and not rel.endswith("conftest.py")]
         cover_globs = [g for name in (tier.name, *tier.covered_by) if name in by_name for g in by_name[name].globs]
         cover_marks = {tier.name, *tier.covered_by}
         for (conftest, fixture), (line, needed) in needs.items():
             if root_tier(roots, needed, tier.name):
-                report.fixtures.append(Use(conftest, line, f"fixture {fixture} needs {needed}"))
+                entry.fixtures.append(Use(conftest, line, f"fixture {fixture} needs {needed}"))
         for rel, facts in sorted(parsed.items()):
             if keep is not None and rel not in keep:
                 continue
             for use in _uses(rel, facts, tier, roots, (needs, autouse)):
                 if matches(rel, cover_globs) or (not use.module_level and _marked(facts, use.line, cover_marks)):
-                    report.inside.append(use)
+                    entry.inside.append(use)
                 elif tier.accept and matches(rel, tier.accept):
-                    report.accepted.append(use)
+                    entry.accepted.append(use)
                 else:
-                    report.outside.append(use)
-        reports.append(report)
+                    entry.outside.append(use)
+        reports.append(entry)
     return Census(tuple(reports), len(texts), len(parsed))
 
 

@@ -32,8 +32,8 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         return 0 if ok else 1
     for finding in report.findings:
         ctx.ui.line(finding.render())
-    for finding in census:
-        ctx.ui.line(f"{finding.render()}; to fix: {finding.remedy}")
+    for problem in census:
+        ctx.ui.line(f"{problem.render()}; to fix: {problem.remedy}")
     remedies = merged_remedies(f.remedy for f in report.findings)
     tiers = f"{len(report.tiers)} tier(s), {report.lockfiles} lockfile(s), {report.packages} package(s) checked"
     if ok:
