@@ -373,17 +373,20 @@ def census(
     patterns: Sequence[str] = DEFAULT_PATTERNS,
     limit_to: Iterable[str] | None = None,
     report: Iterable[str] | None = None,
+    walk_globs: bool = True,
 ) -> Census:
     """The census of the test files below *folders* (relative to *root*) for *tiers*.
 
     *limit_to* (relative paths) keeps only those test files as importers (a
     pytest run's selection); the globs are still matched against every file.
-    *report* names the tiers reported (default: all of *tiers*).
+    *report* names the tiers reported (default: all of *tiers*). With
+    *walk_globs* the folders the globs name are read too (a glob can reach
+    outside the test paths); the pytest plugin reads only its selection.
     """
     from tierlock.tiers.globs import matches
 
     base = os.fspath(root)
-    glob_folders = [_glob_stem(g) for t in tiers for g in t.globs]
+    glob_folders = [_glob_stem(g) for t in tiers for g in t.globs] if walk_globs else []
     tests, every = walk(base, [*folders, *[g for g in glob_folders if g]], patterns)
     keep = set(limit_to) if limit_to is not None else None
     roots: dict[str, list[str]] = {}
