@@ -74,7 +74,9 @@ def test_present_tier_runs_its_tests(
     arm(inner, monkeypatch, brain_wheels)
     result = inner.runpytest()
     result.assert_outcomes(passed=3)
-    result.stdout.fnmatch_lines(["tierlock: brain present", "tierlock: every tier this run needs is present (2 tiers checked)"])
+    result.stdout.fnmatch_lines(
+        ["tierlock: brain present", "tierlock: every tier this run needs is present (2 tiers checked)"]
+    )
 
 
 def test_absent_tier_in_ci_fails_closed_before_collection(
