@@ -124,13 +124,23 @@ def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) 
             namespace.noconftest = True
     try:
         return (yield)
-    except Exception:
-        if gate is not None and gate.gated:
-            # A conftest that imports a missing tier's package: say what is missing before pytest's traceback.
-            missing = list(gate.gated)
-            states = ", ".join(f"{t} {gate.states[t]}" for t in missing)
-            sys.stderr.write(f"tierlock: {states}; to fix: {gate.remedy(missing)}\n")
+    except Exception as exc:
+        if gate is not None:
+            _explain(gate, exc)
         raise
+
+
+def _explain(gate: Gate, exc: BaseException) -> None:
+    """A conftest failed to import a missing tier's package: say which tier and its remedy before pytest's report."""
+    import re
+
+    text = f"{exc} {getattr(exc, 'cause', '')}"
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
+    missing = [t for t, names in gate.roots.items() if words.intersection(names)]
+    if missing:
+        states = ", ".join(f"{t} {gate.states[t]}" for t in missing)
+        sys.stderr.write(f"tierlock: {states}; to fix: {gate.remedy(missing)}\n")
+        sys.stderr.flush()
 
 
 @pytest.hookimpl(tryfirst=True)
