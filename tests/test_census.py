@@ -215,3 +215,32 @@ def test_a_clean_locked_project_passes_check_with_its_census(
     assert main(["--project", str(root), "check"]) == 1
     out = capsys.readouterr().out
     assert "tests/test_leak.py:2: brain: census-importer" in out
+
+
+class DictCache:
+    def __init__(self) -> None:
+        self.data: dict[str, object] = {}
+
+    def get(self, key: str, default: object) -> object:
+        return json.loads(json.dumps(self.data[key])) if key in self.data else default
+
+    def set(self, key: str, value: object) -> None:
+        self.data[key] = value
+
+
+def test_an_unchanged_file_is_neither_read_nor_parsed_again_and_a_changed_one_is(shop: Path) -> None:
+    from tierlock.census import census_tiers
+    from tierlock.tiers import load_project
+
+    project = load_project(shop)
+    tiers = census_tiers(project)
+    cache = DictCache()
+    first = census(shop, tiers, cache=cache)
+    second = census(shop, tiers, cache=cache)
+    assert second.files_parsed == 0
+    assert second.files_cached == second.files_read
+    assert second.to_dict()["tiers"] == first.to_dict()["tiers"]
+    write(shop, "shop/tests/test_plain.py", "import pyarrow\n\n\ndef test_plain():\n    pass\n")
+    third = census(shop, tiers, cache=cache)
+    assert third.files_parsed == 1
+    assert "shop/tests/test_plain.py" in {u.file for u in third.tier("arrow").outside}

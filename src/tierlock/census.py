@@ -30,7 +30,7 @@ import fnmatch
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 #: pytest's default ``python_files`` and ``norecursedirs``.
 DEFAULT_PATTERNS = ("test_*.py", "*_test.py")
@@ -128,6 +128,8 @@ class Census:
     tiers: tuple[TierReport, ...]
     files_read: int
     files_parsed: int
+    files_cached: int = 0
+    """Files whose facts came from the cache (unchanged size and mtime)."""
 
     def tier(self, name: str) -> TierReport:
         for report in self.tiers:
@@ -177,6 +179,7 @@ class Census:
             "ok": not findings,
             "files_read": self.files_read,
             "files_parsed": self.files_parsed,
+            "files_cached": self.files_cached,
             "tiers": [t.to_dict() for t in self.tiers],
             "findings": [f.to_dict() for f in findings],
         }
@@ -319,14 +322,129 @@ def _calls(statement: ast.stmt, facts: FileFacts, module_level: bool, fixture: s
                 facts.markers.append((tier, node.lineno, True))
 
 
+# -- the per-file cache --------------------------------------------------------------
+#: The cache key (pytest's cache layout: ``.pytest_cache/v/tierlock/census``).
+CACHE_KEY = "tierlock/census"
+_SCHEMA = 1
+
+
+class CensusCache(Protocol):
+    def get(self, key: str, default: Any) -> Any: ...
+
+    def set(self, key: str, value: object) -> None: ...
+
+
+def _facts_to_json(facts: FileFacts) -> list[Any]:
+    return [facts.imports, facts.markers, facts.marked_lines, facts.fixtures, facts.uses]
+
+
+def _facts_from_json(data: Any) -> FileFacts:
+    imports, markers, marked, fixtures, uses = data
+    return FileFacts(
+        imports=[(str(a), int(b), str(c), bool(d), None if e is None else str(e)) for a, b, c, d, e in imports],
+        markers=[(str(a), int(b), bool(c)) for a, b, c in markers],
+        marked_lines=[(str(a), int(b), int(c)) for a, b, c in marked],
+        fixtures={str(k): (int(v[0]), bool(v[1]), [str(p) for p in v[2]]) for k, v in fixtures.items()},
+        uses={str(k): int(v) for k, v in uses.items()},
+    )
+
+
+class _Memo:
+    """Per file: its size and mtime and its facts (None: its text named none of the words, so it was not parsed)."""
+
+    def __init__(self, value: Any) -> None:
+        ok = isinstance(value, dict) and value.get("schema") == _SCHEMA and isinstance(value.get("files"), dict)
+        self.old: dict[str, Any] = value["files"] if ok else {}
+        self.old_words: Any = value.get("words") if ok else None
+        self.words: list[str] | None = None
+        self.new: dict[str, Any] = {}
+        self.parsed = 0
+        self.reused = 0
+        self.changed = not ok
+
+    def facts(self, base: str, rel: str, stamp: list[int], words: list[str] | None) -> FileFacts | None:
+        """The facts of *rel* (None when its text names none of *words*; *words* None: always parse)."""
+        if words is not None:
+            self.words = words
+        old = self.old.get(rel)
+        if (
+            isinstance(old, list)
+            and len(old) == 2
+            and old[0] == stamp
+            and (old[1] is not None or self.old_words == words)
+        ):
+            try:
+                facts = None if old[1] is None else _facts_from_json(old[1])
+            except (TypeError, ValueError, KeyError, IndexError):
+                pass
+            else:
+                self.new[rel] = old
+                self.reused += 1
+                return facts
+        self.changed = True
+        try:
+            with open(os.path.join(base, rel), encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+        except OSError:
+            return None
+        if words is not None and not any(w in text for w in words):
+            self.new[rel] = [stamp, None]
+            return None
+        self.parsed += 1
+        facts = read_file(text, rel)
+        self.new[rel] = [stamp, _facts_to_json(facts)]
+        return facts
+
+    def entry(self) -> dict[str, Any]:
+        """The cache value: this run's files, plus the other files of the last run when the words did not change
+        (a subset run keeps what a whole run learnt; a stale entry is caught by its size and mtime)."""
+        kept = {k: v for k, v in self.old.items() if k not in self.new} if self.old_words == self.words else {}
+        return {"schema": _SCHEMA, "words": self.words, "files": {**kept, **self.new}}
+
+    @property
+    def dirty(self) -> bool:
+        return self.changed or self.old_words != self.words
+
+
+class FolderCache:
+    """pytest's cache layout under ``<root>/.pytest_cache/v``, used only when that folder exists (never made here)."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.folder = os.path.join(os.fspath(root), ".pytest_cache", "v")
+
+    def get(self, key: str, default: Any) -> Any:
+        import json
+
+        try:
+            with open(os.path.join(self.folder, key), encoding="utf-8") as handle:
+                return json.load(handle)
+        except (OSError, ValueError):
+            return default
+
+    def set(self, key: str, value: object) -> None:
+        import json
+
+        if not os.path.isdir(self.folder):
+            return
+        path = os.path.join(self.folder, key)
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            tmp = f"{path}.{os.getpid()}.tmp"
+            with open(tmp, "w", encoding="utf-8") as handle:
+                json.dump(value, handle, separators=(",", ":"))
+            os.replace(tmp, path)
+        except OSError:
+            return  # a read-only checkout: the census still runs, uncached
+
+
 # -- walking the tree -------------------------------------------------------------
 def _skip_dir(name: str) -> bool:
     return any(fnmatch.fnmatch(name, p) for p in SKIP_DIRS) or name == "site-packages"
 
 
-def walk(root: str, folders: Iterable[str], patterns: Sequence[str]) -> tuple[list[str], list[str]]:
-    """(test files and conftests, every file) below *folders*, as paths relative to *root*, sorted."""
-    tests: set[str] = set()
+def walk(root: str, folders: Iterable[str], patterns: Sequence[str]) -> tuple[dict[str, list[int]], list[str]]:
+    """(test files and conftests -> [size, mtime_ns], every file) below *folders*, relative to *root*, sorted."""
+    tests: dict[str, list[int]] = {}
     every: set[str] = set()
     base = os.path.abspath(root)
     cut = len(base) + 1
@@ -337,7 +455,8 @@ def walk(root: str, folders: Iterable[str], patterns: Sequence[str]) -> tuple[li
             rel = full[cut:].replace(os.sep, "/")
             every.add(rel)
             if full.endswith(".py"):
-                tests.add(rel)
+                st = os.stat(full)
+                tests[rel] = [st.st_size, st.st_mtime_ns]
         elif os.path.isdir(full):
             stack.append(full)
     seen: set[str] = set()
@@ -361,8 +480,12 @@ def walk(root: str, folders: Iterable[str], patterns: Sequence[str]) -> tuple[li
             rel = entry.path[cut:].replace(os.sep, "/")
             every.add(rel)
             if name == "conftest.py" or (name.endswith(".py") and any(fnmatch.fnmatch(name, p) for p in patterns)):
-                tests.add(rel)
-    return sorted(tests), sorted(every)
+                try:
+                    st = entry.stat()
+                except OSError:
+                    continue
+                tests[rel] = [st.st_size, st.st_mtime_ns]
+    return dict(sorted(tests.items())), sorted(every)
 
 
 def census(
@@ -374,6 +497,8 @@ def census(
     limit_to: Iterable[str] | None = None,
     report: Iterable[str] | None = None,
     walk_globs: bool = True,
+    cache: CensusCache | None = None,
+    cache_key: str = CACHE_KEY,
 ) -> Census:
     """The census of the test files below *folders* (relative to *root*) for *tiers*.
 
@@ -382,40 +507,42 @@ def census(
     *report* names the tiers reported (default: all of *tiers*). With
     *walk_globs* the folders the globs name are read too (a glob can reach
     outside the test paths); the pytest plugin reads only its selection.
+    With a *cache* (pytest's cache, or :class:`FolderCache`), a file whose
+    size and mtime are unchanged is neither read nor parsed again.
     """
     from tierlock.tiers.globs import matches
 
     base = os.fspath(root)
     glob_folders = [_glob_stem(g) for t in tiers for g in t.globs] if walk_globs else []
-    tests, every = walk(base, [*folders, *[g for g in glob_folders if g]], patterns)
+    stamps, every = walk(base, [*folders, *[g for g in glob_folders if g]], patterns)
+    tests = list(stamps)
     keep = set(limit_to) if limit_to is not None else None
     roots: dict[str, list[str]] = {}
     for tier in tiers:
         for name in tier.roots:
             roots.setdefault(name, []).append(tier.name)
-    words = [*roots, "importorskip", "mark.tier"]
-    texts: dict[str, str] = {}
-    for rel in tests:
-        try:
-            with open(os.path.join(base, rel), encoding="utf-8", errors="replace") as handle:
-                texts[rel] = handle.read()
-        except OSError:
-            continue
+    memo = _Memo(cache.get(cache_key, None) if cache is not None else None)
     parsed: dict[str, FileFacts] = {}
-    for rel, text in texts.items():
-        if rel.endswith("conftest.py") or any(w in text for w in words):
-            parsed[rel] = read_file(text, rel)
+    # Conftests first: the fixtures they define decide which words make a test file worth parsing.
+    for rel, stamp in stamps.items():
+        if rel.endswith("conftest.py"):
+            facts = memo.facts(base, rel, stamp, None)
+            if facts is not None:
+                parsed[rel] = facts
     needs = _fixture_needs(parsed, roots)
     autouse = {key for key in needs if parsed[key[0]].fixtures.get(key[1], (0, False, []))[1]}
-    if needs:
-        names = {name for (_, name) in needs}
-        for rel, text in texts.items():
-            if rel in parsed:
-                continue
-            if any(n in text for n in names):
-                parsed[rel] = read_file(text, rel)
-            elif any(_below(rel, conftest) for conftest, _ in autouse):
-                parsed[rel] = FileFacts()  # needs the tier through an autouse fixture; nothing else to read
+    words = sorted({*roots, "importorskip", "mark.tier", *(name for _, name in needs)})
+    for rel, stamp in stamps.items():
+        if rel in parsed:
+            continue
+        facts = memo.facts(base, rel, stamp, words)
+        if facts is not None:
+            parsed[rel] = facts
+        elif any(_below(rel, conftest) for conftest, _ in autouse):
+            parsed[rel] = FileFacts()  # needs the tier through an autouse fixture; nothing else to read
+    if cache is not None and memo.dirty:
+        cache.set(cache_key, memo.entry())
+    texts = stamps
 
     reports = []
     by_name = {t.name: t for t in tiers}
@@ -443,7 +570,7 @@ def census(
                 else:
                     entry.outside.append(use)
         reports.append(entry)
-    return Census(tuple(reports), len(texts), len(parsed))
+    return Census(tuple(reports), len(texts), memo.parsed, memo.reused)
 
 
 def root_tier(roots: Mapping[str, list[str]], root: str, tier: str) -> bool:
@@ -663,5 +790,6 @@ def project_census(project: Any, names: Sequence[str] | None = None) -> Census:
     tiers = census_tiers(project, accept)
     wanted = {str(project.tier(n).name) for n in names} if names else {t.name for t in tiers}
     folders, patterns = pytest_settings(project.root)
+    cache = FolderCache(project.root) if os.path.isdir(os.path.join(project.root, ".pytest_cache")) else None
     # Every tier takes part (a tier layered on a named one covers its files); only the named ones are reported.
-    return census(project.root, tiers, folders=folders, patterns=patterns, report=wanted)
+    return census(project.root, tiers, folders=folders, patterns=patterns, report=wanted, cache=cache)

@@ -361,7 +361,7 @@ def decide(config: pytest.Config, cache: _Cache | None, file_or_dir: Sequence[st
         return gate
     from tierlock.pytest_plugin.selection import weigh
 
-    weigh(gate, config, text, file_or_dir)
+    weigh(gate, config, text, file_or_dir, cache)
     return gate
 
 

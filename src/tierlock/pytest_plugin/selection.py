@@ -20,9 +20,12 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
+    from tierlock.census import CensusCache
     from tierlock.pytest_plugin.gate import Gate
 
 _SKIP_DIRS = {"__pycache__", "node_modules", "site-packages"}
+#: The plugin's census cache entry (its words are the missing tiers' roots, not every tier's as in ``check``).
+CACHE_KEY = "tierlock/census-pytest"
 
 
 def patterns(config: pytest.Config) -> list[str]:
@@ -96,8 +99,13 @@ def globbed_files(root: Path, globs: Sequence[str], paths: Sequence[str], pats: 
     return found
 
 
-def weigh(gate: Gate, config: pytest.Config, text: str, file_or_dir: Sequence[str]) -> None:
-    """Fill *gate*'s counts for this run's selection, and the tiers a strict run fails closed on."""
+def weigh(
+    gate: Gate, config: pytest.Config, text: str, file_or_dir: Sequence[str], cache: CensusCache | None = None
+) -> None:
+    """Fill *gate*'s counts for this run's selection, and the tiers a strict run fails closed on.
+
+    *cache* keeps the census's per-file facts (by size and mtime) between runs.
+    """
     root = Path(gate.root)
     pats = patterns(config)
     paths, named = selection(config, file_or_dir)
@@ -113,7 +121,7 @@ def weigh(gate: Gate, config: pytest.Config, text: str, file_or_dir: Sequence[st
     gate.named = sum(1 for path, _ in named if _rel_tier(gate, root, path) is not None)
     missing = [t for t, state in gate.states.items() if state != "present"]
     if missing:
-        _census(gate, root, text, paths, pats, globs=tiers_globs)
+        _census(gate, root, text, paths, pats, globs=tiers_globs, cache=cache)
     gate.failing = [
         t for t in gate.required if t in missing and gate.strict and (gate.globbed.get(t, 0) or gate.needed.get(t, 0))
     ]
@@ -128,7 +136,14 @@ def _rel_tier(gate: Gate, root: Path, path: str) -> str | None:
 
 
 def _census(
-    gate: Gate, root: Path, text: str, paths: Sequence[str], pats: Sequence[str], *, globs: dict[str, list[str]]
+    gate: Gate,
+    root: Path,
+    text: str,
+    paths: Sequence[str],
+    pats: Sequence[str],
+    *,
+    globs: dict[str, list[str]],
+    cache: CensusCache | None,
 ) -> None:
     """The census of the selection for the tiers that are not present (imports, importorskip, markers, fixtures)."""
     import tomllib
@@ -160,7 +175,9 @@ def _census(
         except ValueError:
             continue
     missing = [t for t in gate.states if t in gate.roots]
-    result = census(root, tiers, folders=folders, patterns=pats, report=missing, walk_globs=False)
+    result = census(
+        root, tiers, folders=folders, patterns=pats, report=missing, walk_globs=False, cache=cache, cache_key=CACHE_KEY
+    )
     for tier in missing:
         files = {f for f in result.importer_files(tier) if not matches(f, globs.get(tier, ()))}
         gate.needed[tier] = len(files)
