@@ -424,8 +424,8 @@ class FolderCache:
     def set(self, key: str, value: object) -> None:
         import json
 
-        if not os.path.isdir(self.folder):
-            return
+        if not os.path.isdir(os.path.dirname(self.folder)):
+            return  # no .pytest_cache: pytest makes it (with its .gitignore), never the census
         path = os.path.join(self.folder, key)
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -544,6 +544,8 @@ def census(
         cache.set(cache_key, memo.entry())
     texts = stamps
 
+    ordered = sorted(parsed.items())
+    via = {rel: _fixture_uses(rel, facts, needs, autouse) for rel, facts in ordered}
     reports = []
     by_name = {t.name: t for t in tiers}
     reported = set(report) if report is not None else set(by_name)
@@ -559,10 +561,10 @@ def census(
         for (conftest, fixture), (line, needed) in needs.items():
             if root_tier(roots, needed, tier.name):
                 entry.fixtures.append(Use(conftest, line, f"fixture {fixture} needs {needed}"))
-        for rel, facts in sorted(parsed.items()):
+        for rel, facts in ordered:
             if keep is not None and rel not in keep:
                 continue
-            for use in _uses(rel, facts, tier, roots, (needs, autouse)):
+            for use in _uses(rel, facts, tier, roots, via[rel]):
                 if matches(rel, cover_globs) or (not use.module_level and _marked(facts, use.line, cover_marks)):
                     entry.inside.append(use)
                 elif tier.accept and matches(rel, tier.accept):
@@ -641,10 +643,9 @@ def _uses(
     facts: FileFacts,
     tier: CensusTier,
     roots: Mapping[str, list[str]],
-    fixtures: tuple[Needs, set[tuple[str, str]]],
+    fixture_uses: Sequence[tuple[str, Use]],
 ) -> list[Use]:
-    """Where the file *rel* needs *tier*; *fixtures* are the root-needing conftest fixtures and the autouse ones."""
-    needs, autouse = fixtures
+    """Where the file *rel* needs *tier*; *fixture_uses* are its uses of root-needing conftest fixtures."""
     from tierlock.probing import normalize
 
     out: list[Use] = []
@@ -654,18 +655,27 @@ def _uses(
     for name, line, module in facts.markers:
         if normalize(name) == tier.name:
             out.append(Use(rel, line, f"tier({name!r}) marker", module))
-    if rel.endswith("conftest.py"):
-        return out
-    for (conftest, fixture), (fline, root) in needs.items():
-        if not root_tier(roots, root, tier.name):
+    out.extend(use for root, use in fixture_uses if root_tier(roots, root, tier.name))
+    return out
+
+
+def _fixture_uses(rel: str, facts: FileFacts, needs: Needs, autouse: set[tuple[str, str]]) -> list[tuple[str, Use]]:
+    """(root, use) for each root-needing conftest fixture the file *rel* requests (or gets through autouse)."""
+    if rel.endswith("conftest.py") or not needs:
+        return []
+    out: list[tuple[str, Use]] = []
+    names = {name for _, name in needs}
+    wanted = [n for n in facts.uses if n in names] + [n for c, n in autouse if _below(rel, c)]
+    for fixture in dict.fromkeys(wanted):
+        found = _visible(needs, rel, fixture)
+        if found is None:
             continue
-        if not _below(rel, conftest) or _visible(needs, rel, fixture) != (conftest, fixture):
-            continue
-        used = facts.uses.get(fixture)
-        if (conftest, fixture) in autouse:
-            out.append(Use(rel, 1, f"autouse fixture {fixture} ({conftest}:{fline} needs {root})", True))
-        elif used is not None:
-            out.append(Use(rel, used, f"fixture {fixture} ({conftest}:{fline} needs {root})"))
+        conftest = found[0]
+        fline, root = needs[found]
+        if found in autouse:
+            out.append((root, Use(rel, 1, f"autouse fixture {fixture} ({conftest}:{fline} needs {root})", True)))
+        elif fixture in facts.uses:
+            out.append((root, Use(rel, facts.uses[fixture], f"fixture {fixture} ({conftest}:{fline} needs {root})")))
     return out
 
 
