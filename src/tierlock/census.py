@@ -29,7 +29,6 @@ import ast
 import fnmatch
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 #: pytest's default ``python_files`` and ``norecursedirs``.
@@ -39,29 +38,44 @@ Needs = dict[tuple[str, str], tuple[int, str]]
 SKIP_DIRS = ("*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules", "venv", "{arch}", "__pycache__")
 
 
-@dataclass(frozen=True)
 class CensusTier:
-    """What the census needs of one tier."""
+    """What the census needs of one tier.
 
-    name: str
-    roots: tuple[str, ...]
-    """Top-level import names."""
-    globs: tuple[str, ...]
-    covered_by: tuple[str, ...] = ()
-    """Other tiers whose globs or markers also cover this tier (those layered on it)."""
-    accept: tuple[str, ...] = ()
-    """Globs of files whose use of the tier is accepted outside its ``tests`` globs."""
+    The classes of this module are plain classes, not dataclasses: the pytest
+    plugin imports it on runs where a tier is missing, and building a
+    dataclass costs about a millisecond at import.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        roots: tuple[str, ...],
+        globs: tuple[str, ...],
+        covered_by: tuple[str, ...] = (),
+        accept: tuple[str, ...] = (),
+    ) -> None:
+        self.name = name
+        self.roots = roots
+        """Top-level import names."""
+        self.globs = globs
+        self.covered_by = covered_by
+        """Other tiers whose globs or markers also cover this tier (those layered on it)."""
+        self.accept = accept
+        """Globs of files whose use of the tier is accepted outside its ``tests`` globs."""
 
 
-@dataclass(frozen=True)
 class Use:
     """One place that needs a tier."""
 
-    file: str
-    line: int
-    how: str
-    """``import pyarrow``, ``importorskip('pyarrow')``, ``tier('arrow') marker``, ``fixture t (conftest.py:3 ...)``."""
-    module_level: bool = False
+    def __init__(self, file: str, line: int, how: str, module_level: bool = False) -> None:
+        self.file = file
+        self.line = line
+        self.how = how
+        """``import pyarrow``, ``importorskip('pyarrow')``, ``tier('arrow') marker``, ``fixture t (...)``."""
+        self.module_level = module_level
+
+    def __repr__(self) -> str:
+        return f"Use({self.render()!r})"
 
     def render(self) -> str:
         return f"{self.file}:{self.line}: {self.how}"
@@ -70,16 +84,19 @@ class Use:
         return {"file": self.file, "line": self.line, "how": self.how, "module_level": self.module_level}
 
 
-@dataclass(frozen=True)
 class Finding:
     """A census problem ``tierlock check`` reports: kind ``census-importer`` or ``census-glob``."""
 
-    tier: str
-    kind: str
-    file: str
-    line: int | None
-    detail: str
-    remedy: str
+    def __init__(self, tier: str, kind: str, file: str, line: int | None, detail: str, remedy: str) -> None:  # noqa: PLR0917
+        self.tier = tier
+        self.kind = kind
+        self.file = file
+        self.line = line
+        self.detail = detail
+        self.remedy = remedy
+
+    def __repr__(self) -> str:
+        return f"Finding({self.render()!r})"
 
     def render(self) -> str:
         place = f"{self.file}:{self.line}" if self.line else self.file
@@ -96,16 +113,18 @@ class Finding:
         }
 
 
-@dataclass
 class TierReport:
-    tier: str
-    globs: tuple[str, ...]
-    glob_matches: dict[str, int] = field(default_factory=dict)
-    covered: list[str] = field(default_factory=list)
-    inside: list[Use] = field(default_factory=list)
-    outside: list[Use] = field(default_factory=list)
-    accepted: list[Use] = field(default_factory=list)
-    fixtures: list[Use] = field(default_factory=list)
+    """One tier's part of the census."""
+
+    def __init__(self, tier: str, globs: tuple[str, ...]) -> None:
+        self.tier = tier
+        self.globs = globs
+        self.glob_matches: dict[str, int] = {}
+        self.covered: list[str] = []
+        self.inside: list[Use] = []
+        self.outside: list[Use] = []
+        self.accepted: list[Use] = []
+        self.fixtures: list[Use] = []
 
     @property
     def gates(self) -> bool:
@@ -123,13 +142,17 @@ class TierReport:
         }
 
 
-@dataclass(frozen=True)
 class Census:
-    tiers: tuple[TierReport, ...]
-    files_read: int
-    files_parsed: int
-    files_cached: int = 0
-    """Files whose facts came from the cache (unchanged size and mtime)."""
+    """The census: per tier its report, and how many files were read, parsed and taken from the cache."""
+
+    def __init__(
+        self, tiers: tuple[TierReport, ...], files_read: int, files_parsed: int, files_cached: int = 0
+    ) -> None:
+        self.tiers = tiers
+        self.files_read = files_read
+        self.files_parsed = files_parsed
+        self.files_cached = files_cached
+        """Files whose facts came from the cache (unchanged size and mtime)."""
 
     def tier(self, name: str) -> TierReport:
         for report in self.tiers:
@@ -186,20 +209,28 @@ class Census:
 
 
 # -- reading one file ------------------------------------------------------------
-@dataclass
 class FileFacts:
     """What one file says, whatever the tiers: the raw material of the census."""
 
-    imports: list[tuple[str, int, str, bool, str | None]] = field(default_factory=list)
-    """(root, line, how, module level, enclosing fixture name)."""
-    markers: list[tuple[str, int, bool]] = field(default_factory=list)
-    """(tier name as written, line, module level)."""
-    marked_lines: list[tuple[str, int, int]] = field(default_factory=list)
-    """(tier, first line, last line) of each function or class marked ``tier(...)``."""
-    fixtures: dict[str, tuple[int, bool, list[str]]] = field(default_factory=dict)
-    """Fixture name -> (line, autouse, the fixtures it requests)."""
-    uses: dict[str, int] = field(default_factory=dict)
-    """Fixture name requested (parameter or usefixtures) -> first line."""
+    def __init__(
+        self,
+        *,
+        imports: list[tuple[str, int, str, bool, str | None]] | None = None,
+        markers: list[tuple[str, int, bool]] | None = None,
+        marked_lines: list[tuple[str, int, int]] | None = None,
+        fixtures: dict[str, tuple[int, bool, list[str]]] | None = None,
+        uses: dict[str, int] | None = None,
+    ) -> None:
+        self.imports = [] if imports is None else imports
+        """(root, line, how, module level, enclosing fixture name)."""
+        self.markers = [] if markers is None else markers
+        """(tier name as written, line, module level)."""
+        self.marked_lines = [] if marked_lines is None else marked_lines
+        """(tier, first line, last line) of each function or class marked ``tier(...)``."""
+        self.fixtures = {} if fixtures is None else fixtures
+        """Fixture name -> (line, autouse, the fixtures it requests)."""
+        self.uses = {} if uses is None else uses
+        """Fixture name requested (parameter or usefixtures) -> first line."""
 
 
 def _dotted(node: ast.expr) -> str:
