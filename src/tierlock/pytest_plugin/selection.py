@@ -113,11 +113,13 @@ def weigh(
     named_files = {p for p, _ in named}
     whole = [p for p in paths if p not in named_files]
     tiers_globs = {t: g for t, g in gate.globs.items() if g}
+    kept_out: set[str] = set()
     for tier, globs in tiers_globs.items():
         files = globbed_files(root, globs, paths, pats)
         gate.globbed[tier] = len(files)
         if tier in gate.gated:
-            gate.expected += len(globbed_files(root, globs, whole, pats))
+            kept_out.update(f for f in files if _inside(f, whole))
+    gate.expected = len(kept_out)  # a file two missing tiers gate is one file
     gate.named = sum(1 for path, _ in named if _rel_tier(gate, root, path) is not None)
     missing = [t for t, state in gate.states.items() if state != "present"]
     if missing:
