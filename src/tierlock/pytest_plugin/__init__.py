@@ -21,7 +21,6 @@ once and hands the decision to its workers.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Generator
 from pathlib import Path
@@ -111,17 +110,18 @@ def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) 
     :func:`pytest_cmdline_main` ends it with :data:`EXIT_TIER_MISSING` before
     any session starts (no traceback, no second ``Exit`` line, no workers).
     """
-    gate: Gate | None = None
+    # Every process decides here, xdist workers too: a worker cannot be told at this point from a pytest run
+    # started inside one (its environment says PYTEST_XDIST_WORKER as well); a worker then takes the
+    # controller's decision in pytest_configure, and only a run that is not a worker stops.
     namespace = early_config.known_args_namespace
-    if not os.environ.get("PYTEST_XDIST_WORKER"):
-        cache = early_cache(early_config)
-        gate = decide(early_config, cache, getattr(namespace, "file_or_dir", None) or [])
-        early_config.stash[_GATE] = gate
-        early_config.stash[_CACHE] = cache
-        if gate is not None and gate.strict and gate.failing and not _informational(namespace):
-            _fail_closed(gate)
-            early_config.stash[_STOP] = True
-            namespace.noconftest = True
+    cache = early_cache(early_config)
+    gate = decide(early_config, cache, getattr(namespace, "file_or_dir", None) or [])
+    early_config.stash[_GATE] = gate
+    early_config.stash[_CACHE] = cache
+    if gate is not None and gate.strict and gate.failing and not _informational(namespace):
+        _fail_closed(gate)
+        early_config.stash[_STOP] = True
+        namespace.noconftest = True
     try:
         return (yield)
     except Exception as exc:
@@ -146,7 +146,9 @@ def _explain(gate: Gate, exc: BaseException) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> int | None:
     """End a run that failed closed (its lines are printed already) with :data:`EXIT_TIER_MISSING`."""
-    return EXIT_TIER_MISSING if config.stash.get(_STOP, False) else None
+    if config.stash.get(_STOP, False) and getattr(config, "workerinput", None) is None:
+        return EXIT_TIER_MISSING
+    return None
 
 
 @pytest.hookimpl(trylast=True)

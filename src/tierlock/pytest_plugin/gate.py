@@ -300,6 +300,19 @@ def _gate(facts: ProjectFacts, results: Sequence[TierProbe] | Sequence[TierVerdi
     return gate
 
 
+class QuietCache:
+    """A cache whose writes never fail or warn (:func:`_remember`), for the census's per-file entry."""
+
+    def __init__(self, cache: _Cache) -> None:
+        self.cache = cache
+
+    def get(self, key: str, default: Any) -> Any:
+        return self.cache.get(key, default)
+
+    def set(self, key: str, value: object) -> None:
+        _remember(self.cache, key, value)
+
+
 class EarlyCache:
     """pytest's cache folder read before the cacheprovider is configured (the gate decides before conftests).
 
@@ -361,7 +374,7 @@ def decide(config: pytest.Config, cache: _Cache | None, file_or_dir: Sequence[st
         return gate
     from tierlock.pytest_plugin.selection import weigh
 
-    weigh(gate, config, text, file_or_dir, cache)
+    weigh(gate, config, text, file_or_dir, QuietCache(cache) if cache is not None else None)
     return gate
 
 
