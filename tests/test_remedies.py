@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.support.env import make_venv
+from tests.support.tierproject import build_wheelhouse, make_project
 from tierlock.admission import probe_verdict
+from tierlock.cli import main
 from tierlock.probing.distribution import DistributionProbe
 from tierlock.probing.tier import TierProbe
 from tierlock.remedies import covering, install_remedy, layers_from_pyproject
@@ -49,3 +57,27 @@ def test_admit_gives_one_command_for_several_absent_tiers() -> None:
     results = [_absent("arrow", "pyarrow"), _absent("polars", "polars"), _absent("pandas", "pandas")]
     part = probe_verdict(results, (), NARWHALS)
     assert part.remedy == "install-tier polars pandas"
+
+
+def test_admits_one_remedy_for_two_absent_tiers_arms_both_when_run_as_printed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wheels = build_wheelhouse(tmp_path / "wheels")
+    root = make_project(tmp_path / "app", wheels)
+    python = make_venv(tmp_path / "venv")
+    for key, value in {
+        "UV_NO_INDEX": "1",
+        "UV_FIND_LINKS": str(tmp_path / "wheels"),
+        "UV_CACHE_DIR": str(tmp_path / "uv-cache"),
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": str(tmp_path / "wheels"),
+    }.items():
+        monkeypatch.setenv(key, value)
+    admit = ["admit", "--project", str(root), "--python", str(python), "--tier", "base", "--tier", "brain"]
+    assert main(admit) == 1
+    remedy = json.loads(capsys.readouterr().out)["probe"]["remedy"]
+    assert remedy == "install-tier brain"  # base is armed with brain, which is layered on it
+    command = remedy.split()
+    assert main(["install", *command[1:], "--project", str(root), "--python", str(python)]) == 0
+    capsys.readouterr()
+    assert main(admit) == 0
