@@ -244,3 +244,16 @@ def test_an_unchanged_file_is_neither_read_nor_parsed_again_and_a_changed_one_is
     third = census(shop, tiers, cache=cache)
     assert third.files_parsed == 1
     assert "shop/tests/test_plain.py" in {u.file for u in third.tier("arrow").outside}
+
+
+def test_a_typod_glob_gets_the_closest_existing_folder_and_the_hint_clears_the_finding(
+    shop: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pyproject = shop / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('"shop/tests/test_aroow_io.py"', '"shop/tests/arow/**"'))
+    _, doc = census_json(capsys, shop, "check", "arrow")
+    glob = next(f for f in doc["census"] if f["kind"] == "census-glob")
+    assert glob["remedy"].endswith("did you mean 'shop/tests/arrow/**'?")
+    pyproject.write_text(pyproject.read_text().replace('"shop/tests/arow/**"', '"shop/tests/arrow/**"'))
+    _, doc = census_json(capsys, shop, "check", "arrow")
+    assert [f for f in doc["census"] if f["kind"] == "census-glob"] == []

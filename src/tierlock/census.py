@@ -120,6 +120,8 @@ class TierReport:
         self.tier = tier
         self.globs = globs
         self.glob_matches: dict[str, int] = {}
+        self.glob_hints: dict[str, str] = {}
+        """A glob matching no file -> the same glob over the closest existing folder or file."""
         self.covered: list[str] = []
         self.inside: list[Use] = []
         self.outside: list[Use] = []
@@ -179,7 +181,8 @@ class Census:
                             "pyproject.toml",
                             None,
                             f"tests glob {glob!r} matches no file",
-                            f"fix the glob in [tool.tierlock.tiers.{report.tier}].tests (a typo gates nothing)",
+                            f"fix the glob in [tool.tierlock.tiers.{report.tier}].tests (a typo gates nothing)"
+                            + (f"; did you mean {report.glob_hints[glob]!r}?" if glob in report.glob_hints else ""),
                         )
                     )
             for use in report.outside:
@@ -586,6 +589,10 @@ def census(
         entry = TierReport(tier.name, tier.globs)
         for glob in tier.globs:
             entry.glob_matches[glob] = sum(1 for rel in every if matches(rel, (glob,)))
+            if not entry.glob_matches[glob]:
+                hint = _glob_hint(glob, every)
+                if hint is not None:
+                    entry.glob_hints[glob] = hint
         entry.covered = [rel for rel in tests if matches(rel, tier.globs) and not rel.endswith("conftest.py")]
         cover_globs = [g for name in (tier.name, *tier.covered_by) if name in by_name for g in by_name[name].globs]
         cover_marks = {tier.name, *tier.covered_by}
@@ -622,6 +629,26 @@ def _glob_stem(glob: str) -> str:
         return text.rstrip("/")
     head = text[: wild.start()]
     return head.rsplit("/", 1)[0] if "/" in head else ""
+
+
+def _glob_hint(glob: str, every: Sequence[str]) -> str | None:
+    """The glob with its literal folder (or file) part replaced by the closest existing one, if any is close."""
+    import difflib
+
+    stem = _glob_stem(glob)
+    if not stem:
+        return None
+    places = set(every)
+    for rel in every:
+        parts = rel.split("/")
+        places.update("/".join(parts[:i]) for i in range(1, len(parts)))
+    close = difflib.get_close_matches(stem, sorted(places), n=1, cutoff=0.75)
+    if not close:
+        return None
+    text = glob.replace("\\", "/").strip()
+    while text.startswith("./"):
+        text = text[2:]
+    return close[0] + text[len(stem) :] if text.startswith(stem) else None
 
 
 def _marked(facts: FileFacts, line: int, tiers: set[str]) -> bool:
