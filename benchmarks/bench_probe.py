@@ -11,8 +11,10 @@ lockfile pinning all 90 (its closure). Then it measures, warm file cache:
   the other 60 packages of the closure);
 * ``pytest.importorskip(root)`` for the same 30 roots, each in a fresh
   process (what a gated suite pays per root without tierlock), summed;
+* the floor: one ``os.stat`` of each file the probe checks (the least any
+  files-based probe must do), and the probe's ratio to it (aim: within 2x);
 
-and prints the ratio. Run: ``.venv/bin/python benchmarks/bench_probe.py``.
+and prints the ratios. Run: ``.venv/bin/python benchmarks/bench_probe.py``.
 """
 
 from __future__ import annotations
@@ -114,10 +116,10 @@ def main() -> None:
         files = result.files_checked
 
         full, full_min = timed_ms(lambda: tierlock.probe("big", project=project, closure=True))
-        full_loaded, _ = timed_ms(lambda: tierlock.probe("big", project=loaded, closure=True))
+        full_loaded, full_loaded_min = timed_ms(lambda: tierlock.probe("big", project=loaded, closure=True))
         default, default_min = timed_ms(lambda: tierlock.probe("big", project=loaded))
         paths = [f.path for d in result.checked for f in d.files]
-        floor, _ = timed_ms(lambda: stat_floor(paths))
+        floor, floor_min = timed_ms(lambda: stat_floor(paths))
 
         env = clean_env({"PYTHONPATH": str(site)})
         roots = [f"benchpkg{i:02d}" for i in range(ROOTS)]
@@ -130,7 +132,11 @@ def main() -> None:
         print(f"tierlock.probe(closure=True), project path:    median {full:7.2f} ms (min {full_min:.2f}), {RUNS} runs")
         print(f"tierlock.probe(closure=True), loaded Project:  median {full_loaded:7.2f} ms")
         print(f"tierlock.probe() default,     loaded Project:  median {default:7.2f} ms (min {default_min:.2f})")
-        print(f"floor: os.stat of the same {len(paths)} files:  median {floor:7.2f} ms")
+        print(f"floor: os.stat of the same {len(paths)} files:  median {floor:7.2f} ms (min {floor_min:.2f})")
+        print(
+            f"ratio probe(closure, loaded Project) / floor:   medians {full_loaded / floor:5.2f}x, "
+            f"minimums {full_loaded_min / floor_min:5.2f}x (aim <= 2x)"
+        )
         print(f"pytest.importorskip x {ROOTS} roots, fresh process each: {importorskip_ms:9.1f} ms")
         print(f"ratio importorskip / probe(closure, project path): {importorskip_ms / full:7.0f}x")
         print(f"ratio importorskip / probe() default:              {importorskip_ms / default:7.0f}x")

@@ -16,7 +16,7 @@ import pytest
 from tests.support.env import clean_env
 from tests.support.plugin_project import arm, build_brain_wheels, inner_pyproject, laptop
 from tests.support.wheels import EXT_SUFFIX
-from tierlock.pytest_plugin import parse_strict_env, strictness
+from tierlock.pytest_plugin import EXIT_TIER_MISSING, parse_strict_env, strictness
 
 PYPROJECT = inner_pyproject(cacheprovider=False)
 
@@ -59,7 +59,7 @@ def test_absent_tier_locally_is_not_collected_and_named_in_the_header(inner: pyt
     assert result.ret == 0
     result.stdout.fnmatch_lines(
         [
-            "tierlock: base present · brain absent — 1 test file not collected; to run them: install-tier brain",
+            "tierlock: brain absent — 1 test file not collected; to run them: install-tier brain",
             "tierlock: lenient (not CI)",
             "tierlock: 1 test file not collected and 1 test skipped because brain absent; to run them: install-tier*",
             "*SKIPPED*test_marked.py*tier brain is absent; to run these tests: install-tier brain",
@@ -74,7 +74,9 @@ def test_present_tier_runs_its_tests(
     arm(inner, monkeypatch, brain_wheels)
     result = inner.runpytest()
     result.assert_outcomes(passed=3)
-    result.stdout.fnmatch_lines(["tierlock: base present · brain present", "tierlock: every tier present (2 checked)"])
+    result.stdout.fnmatch_lines(
+        ["tierlock: brain present", "tierlock: every tier this run needs is present (2 tiers checked)"]
+    )
 
 
 def test_absent_tier_in_ci_fails_closed_before_collection(
@@ -82,7 +84,7 @@ def test_absent_tier_in_ci_fails_closed_before_collection(
 ) -> None:
     monkeypatch.setenv("CI", "true")
     result = inner.runpytest()
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert result.ret == EXIT_TIER_MISSING
     result.stderr.fnmatch_lines(
         [
             "tierlock: tier brain is required in CI (ci-require) but it is absent:",
@@ -102,7 +104,7 @@ def test_partial_tier_in_ci_fails_closed_naming_the_broken_root(
     inner.runpytest().assert_outcomes(passed=3)
     (target / "brainpkg" / f"_core{EXT_SUFFIX}").unlink()
     result = inner.runpytest()
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert result.ret == EXIT_TIER_MISSING
     result.stderr.fnmatch_lines(
         [
             "tierlock: tier brain is required in CI (ci-require) but it is partial:",
@@ -122,7 +124,7 @@ def test_partial_tier_locally_is_gated_and_its_reason_is_shown(
     result.assert_outcomes(passed=1, skipped=1)
     result.stdout.fnmatch_lines(
         [
-            "tierlock: base present · brain partial — 1 test file not collected; to run them: install-tier brain",
+            "tierlock: brain partial — 1 test file not collected; to run them: install-tier brain",
             f"tierlock:   brain: brainpkg: partial — compiled artifact brainpkg/_core{EXT_SUFFIX} is missing",
         ]
     )
@@ -150,8 +152,11 @@ def test_test_named_inside_an_absent_tiers_file_is_skipped_not_reported_missing(
     result.assert_outcomes(skipped=1)
     assert result.ret == 0
     assert any(line.startswith(f"{nodeid} SKIPPED ") for line in result.outlines), result.outlines
-    reason = "named on the command line but not imported: tier brain is absent; to run these tests: install-tier brain"
+    reason = "in a gated file, not imported: tier brain is absent; to run these tests: install-tier brain"
     assert f"SKIPPED [1] tests/brain/test_brain.py:1: {reason}" in result.outlines
+    # One named test is one skipped test (not a file), in the header and in the summary.
+    result.stdout.fnmatch_lines(["tierlock: brain absent — 1 named test skipped; to run them: install-tier brain"])
+    result.stdout.fnmatch_lines(["tierlock: 0 test files not collected and 1 test skipped because brain absent*"])
     assert not (inner.path / "tests" / "brain" / "imported.flag").exists()
 
 
@@ -187,7 +192,7 @@ def test_tierlock_strict_0_runs_a_base_only_ci_job_on_purpose(
 
 def test_strict_flag_fails_closed_on_a_laptop(inner: pytest.Pytester) -> None:
     result = inner.runpytest("--tierlock-strict")
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert result.ret == EXIT_TIER_MISSING
     result.stderr.fnmatch_lines(
         ["*(--tierlock-strict), because a skipped tier on a green run is silent coverage loss*"]
     )
@@ -196,7 +201,7 @@ def test_strict_flag_fails_closed_on_a_laptop(inner: pytest.Pytester) -> None:
 def test_tierlock_strict_1_fails_closed_on_a_laptop(inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TIERLOCK_STRICT", "1")
     result = inner.runpytest()
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert result.ret == EXIT_TIER_MISSING
     result.stderr.fnmatch_lines(["tierlock: tier brain is required in CI (ci-require) but it is absent:"])
 
 
@@ -214,7 +219,7 @@ def test_an_empty_ci_does_not_hide_a_vendor_ci_variable(
     monkeypatch.setenv("CI", "")
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     result = inner.runpytest()
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert result.ret == EXIT_TIER_MISSING
     result.stderr.fnmatch_lines(["tierlock: tier brain is required in CI (ci-require) but it is absent:"])
 
 
@@ -271,7 +276,7 @@ def test_xdist_controller_decides_once_and_workers_agree(inner: pytest.Pytester)
     result.assert_outcomes(passed=2, skipped=1)
     result.stdout.fnmatch_lines(
         [
-            "tierlock: base present · brain absent — 1 test file not collected; to run them: install-tier brain",
+            "tierlock: brain absent — 1 test file not collected; to run them: install-tier brain",
             "tierlock: 1 test file not collected and 1 test skipped because brain absent*",
         ]
     )
@@ -283,7 +288,7 @@ def test_xdist_run_in_ci_fails_closed_before_starting_workers(
 ) -> None:
     monkeypatch.setenv("CI", "1")
     result = inner.runpytest_subprocess("-n", "2", "-p", "xdist")
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert result.ret == EXIT_TIER_MISSING
     result.stderr.fnmatch_lines(["tierlock: tier brain is required in CI (ci-require) but it is absent:"])
     assert "created: 2/2 workers" not in result.stdout.str()
 
@@ -322,7 +327,7 @@ def test_plugin_path_imports_none_of_rich_jsonschema_pip_uv(inner: pytest.Pytest
     argv = [sys.executable, "-X", "importtime", "-m", "pytest", "-s", "-p", "no:xdist"]
     proc = subprocess.run(argv, cwd=inner.path, capture_output=True, text=True, check=False, env=clean_env())
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "tierlock: base present · brain absent" in proc.stdout
+    assert "tierlock: brain absent" in proc.stdout
     modules = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
     assert {"tierlock.ci", "tierlock.tiers.loader", "tierlock.probing.distribution"} <= modules  # the plugin ran
     assert {m for m in modules if m.split(".")[0] in {"rich", "jsonschema", "pip", "uv"}} == set()

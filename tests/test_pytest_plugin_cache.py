@@ -23,12 +23,13 @@ from tierlock.environment import current
 from tierlock.probing import probe_tiers
 from tierlock.probing.facts import ProjectFacts, facts_of, probe_facts
 from tierlock.probing.site import site_folders
+from tierlock.pytest_plugin import EXIT_TIER_MISSING
 from tierlock.tiers import load_project
 
 PYPROJECT = inner_pyproject(cacheprovider=True)
 
 FAKE_HASH = "--hash=sha256:" + "0" * 64
-ABSENT_HEADER = "tierlock: base present · brain absent — 1 test file not collected; to run them: install-tier brain"
+ABSENT_HEADER = "tierlock: brain absent — 1 test file not collected; to run them: install-tier brain"
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +81,7 @@ def test_warm_cache_in_ci_still_fails_closed(inner: pytest.Pytester, monkeypatch
     inner.runpytest().assert_outcomes(passed=1)
     monkeypatch.setenv("CI", "true")
     result = inner.runpytest()
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert result.ret == EXIT_TIER_MISSING
     result.stderr.fnmatch_lines(["tierlock: tier brain is required in CI (ci-require) but it is absent:"])
 
 
@@ -93,7 +94,7 @@ def test_a_new_tier_in_pyproject_invalidates_the_cached_model(inner: pytest.Pyte
     (inner.path / "pyproject.toml").write_text(text)
     result = inner.runpytest()
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(["tierlock: base present · brain absent · vision absent — 2 test files not collected*"])
+    result.stdout.fnmatch_lines(["tierlock: brain absent · vision absent — 2 test files not collected*"])
 
 
 def test_a_new_tests_glob_in_pyproject_invalidates_the_cached_model(inner: pytest.Pytester) -> None:
@@ -103,7 +104,7 @@ def test_a_new_tests_glob_in_pyproject_invalidates_the_cached_model(inner: pytes
     (inner.path / "pyproject.toml").write_text(text)
     result = inner.runpytest()
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(["tierlock: base present · brain absent — 2 test files not collected*"])
+    result.stdout.fnmatch_lines(["tierlock: brain absent — 2 test files not collected*"])
 
 
 def test_a_new_locked_version_invalidates_the_cache_and_makes_the_root_partial(
@@ -118,7 +119,7 @@ def test_a_new_locked_version_invalidates_the_cache_and_makes_the_root_partial(
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(
         [
-            "tierlock: base present · brain partial — 1 test file not collected*",
+            "tierlock: brain partial — 1 test file not collected*",
             "tierlock:   brain: brainpkg: partial — installed version 1.0 differs from the locked 2.0",
         ]
     )
@@ -147,7 +148,7 @@ def test_a_file_deleted_after_the_cache_was_written_still_flips_the_verdict(
     result.assert_outcomes(passed=1)  # ... and the probe still ran
     result.stdout.fnmatch_lines(
         [
-            "tierlock: base present · brain partial — 1 test file not collected*",
+            "tierlock: brain partial — 1 test file not collected*",
             f"tierlock:   brain: brainpkg: partial — compiled artifact brainpkg/_core{EXT_SUFFIX} is missing",
         ]
     )

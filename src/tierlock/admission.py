@@ -8,7 +8,7 @@ skipped).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -124,11 +124,23 @@ def probe_part(project: Project, names: Sequence[str], python: str | Path | None
             results.append(prober.probe(tier))  # the one verdict: the same as probe, status and the plugin
         except TierlockError as err:  # a lockfile that cannot be trusted: the tier fails, the gate still reports
             failed.append((tier.name, err))
-    return probe_verdict(results, failed)
+    from tierlock.remedies import layers_of_project
+
+    return probe_verdict(results, failed, layers_of_project(project))
 
 
-def probe_verdict(results: Sequence[TierProbe], failed: Sequence[tuple[str, TierlockError]] = ()) -> Part:
-    """The probe part from the tiers probed (*results*) and the tiers that could not be probed (*failed*)."""
+def probe_verdict(
+    results: Sequence[TierProbe],
+    failed: Sequence[tuple[str, TierlockError]] = (),
+    layers: Mapping[str, str | None] | None = None,
+) -> Part:
+    """The probe part from the tiers probed (*results*) and the tiers that could not be probed (*failed*).
+
+    Every tier that is not present is armed by one command (:func:`tierlock.remedies.install_remedy`),
+    leaving out the tiers another of them is layered on (*layers*: tier -> the tier below it).
+    """
+    from tierlock.remedies import install_remedy
+
     if not results and not failed:  # nothing is required: say so rather than pass a check that could not fail
         return Part("probe", "skipped", {"tiers": 0, "tiers_present": 0, "packages": 0, "files_checked": 0})
     problems = [f"tier {tier}: not probed: {err.message}" for tier, err in failed]
@@ -137,12 +149,15 @@ def probe_verdict(results: Sequence[TierProbe], failed: Sequence[tuple[str, Tier
             why = "; ".join(d.reasons) or d.state
             problems.append(f"tier {r.tier}: {d.name} {d.state}: {why}")
     missing = [r for r in results if not r.present]
-    remedies = [err.remedy for _, err in failed if err.remedy] + [r.install_command for r in missing]
+    install = install_remedy([r.tier for r in missing], layers or {})
+    remedies = [err.remedy for _, err in failed if err.remedy] + ([install] if install else [])
     remedy = " && ".join(dict.fromkeys(remedies)) or None
+    distinct = {d.name: d.files_checked for r in results for d in r.checked}
     counts = {
         "tiers": len(results) + len(failed),
         "tiers_present": len(results) - len(missing),
-        "packages": sum(len(r.checked) for r in results),
-        "files_checked": sum(r.files_checked for r in results),
+        # A distribution in several tiers' closures (layers, shared dependencies) counts once.
+        "packages": len(distinct),
+        "files_checked": sum(distinct.values()),
     }
     return Part("probe", "fail" if missing or failed else "pass", counts, problems, remedy)

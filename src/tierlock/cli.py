@@ -41,6 +41,7 @@ COMMANDS = (
     "export",
     "matrix",
     "completion",
+    "census",
 )
 
 

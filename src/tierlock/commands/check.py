@@ -27,17 +27,24 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
 
     project = ctx.project()
     report = check(project, args.tiers)
+    # The census (tierlock.census): importers outside their tier's tests globs, globs matching no file.
+    from tierlock.census import project_census
+
+    census = project_census(project, args.tiers).findings()
+    ok = report.ok and not census
     if ctx.ui.json_mode:
-        ctx.ui.emit_json(report.to_dict())
-        return 0 if report.ok else 1
+        ctx.ui.emit_json({**report.to_dict(), "ok": ok, "census": [f.to_dict() for f in census]})
+        return 0 if ok else 1
     for finding in report.findings:
         ctx.ui.line(finding.render())
+    for problem in census:
+        ctx.ui.line(f"{problem.render()}; to fix: {problem.remedy}")
     remedies = merged_remedies(f.remedy for f in report.findings)
     tiers = counted(report)
-    if report.ok:
+    if ok:
         ctx.ui.line(f"ok: {tiers}; every lockfile matches its declaration")
         return 0
-    ctx.ui.line(f"{len(report.findings)} problem(s): {tiers}")
+    ctx.ui.line(f"{len(report.findings) + len(census)} problem(s): {tiers}")
     for remedy in remedies:
         ctx.ui.line(f"  to fix: {remedy}")
     return 1

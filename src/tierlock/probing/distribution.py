@@ -30,6 +30,9 @@ DistState = Literal["present", "present-editable", "partial", "absent"]
 TierState = Literal["present", "partial", "absent"]
 
 _EXT_SUFFIXES = tuple({*importlib.machinery.EXTENSION_SUFFIXES, ".pyd", ".dll", ".dylib"})
+#: Parsed RECORD rows per path, kept while the file's size, mtime and inode are unchanged: a process that
+#: probes again (admit's parts, a long-lived tool) stats RECORD instead of reading and splitting it. Read only.
+_RECORDS: dict[tuple[str, bool], tuple[tuple[int, int, int], list[tuple[str, str, str]]]] = {}
 _SO_RE = re.compile(r"\.so(\.[0-9]+)*$")
 _RELEASE_RE = re.compile(r"[0-9]+(?:\.[0-9]+)*")
 """A PEP 440 version that is only a release number (``2.1.0``): compared without ``packaging``."""
@@ -316,28 +319,42 @@ class _Probe:
 
         path = os.path.join(self.info.path, "RECORD")
         try:
-            with open(path, "rb", buffering=0) as fh:
-                text = fh.read().decode("utf-8")
-            lines = text.splitlines()
-            if self.compiled_only and not self.index.leftovers.get(self.info.site):
-                # Only the compiled artifacts are wanted (and no leftover needs the other paths): skip the
-                # rows that cannot name one before splitting them. is_compiled() decides on what is left.
-                lines = [n for n in lines if ".so" in n or ".pyd" in n or ".dll" in n or ".dylib" in n]
-            if '"' not in text:
-                # No quoting anywhere, so no field holds a comma: the last two commas split each row.
-                rows: list[tuple[str, str, str]] = []
-                for line in lines:
-                    if line:
-                        parts = line.rsplit(",", 2)
-                        parts += [""] * (3 - len(parts))
-                        rows.append((parts[0], parts[1], parts[2]))
-                return rows
-            return [(r[0], r[1] if len(r) > 1 else "", r[2] if len(r) > 2 else "") for r in csv.reader(lines) if r]
+            st = os.stat(path)
+            key = (st.st_size, st.st_mtime_ns, st.st_ino)
+            # Only the compiled artifacts are wanted (and no leftover needs the other paths): the rows that
+            # cannot name one are skipped before splitting them. is_compiled() decides on what is left.
+            compiled_only = self.compiled_only and not self.index.leftovers.get(self.info.site)
+            memo = _RECORDS.get((path, compiled_only))
+            if memo is not None and memo[0] == key:
+                return memo[1]
+            rows = self._parse_record(path, compiled_only=compiled_only)
+            _RECORDS[(path, compiled_only)] = (key, rows)
+            return rows
         except FileNotFoundError:
             self.reasons.append(f"RECORD missing in {self.info.path}: the installed files cannot be listed")
         except (OSError, csv.Error, UnicodeDecodeError) as exc:
             self.reasons.append(f"RECORD unreadable in {self.info.path}: {exc}")
         return None
+
+    @staticmethod
+    def _parse_record(path: str, *, compiled_only: bool = False) -> list[tuple[str, str, str]]:
+        import csv
+
+        with open(path, "rb", buffering=0) as fh:
+            text = fh.read().decode("utf-8")
+        lines = text.splitlines()
+        if compiled_only:
+            lines = [n for n in lines if ".so" in n or ".pyd" in n or ".dll" in n or ".dylib" in n]
+        if '"' not in text:
+            # No quoting anywhere, so no field holds a comma: the last two commas split each row.
+            rows: list[tuple[str, str, str]] = []
+            for line in lines:
+                if line:
+                    parts = line.rsplit(",", 2)
+                    parts += [""] * (3 - len(parts))
+                    rows.append((parts[0], parts[1], parts[2]))
+            return rows
+        return [(r[0], r[1] if len(r) > 1 else "", r[2] if len(r) > 2 else "") for r in csv.reader(lines) if r]
 
     def _files(self, rows: list[tuple[str, str, str]]) -> None:
         """Stat every file RECORD lists (one tight loop: this is the probe's hot path)."""

@@ -22,7 +22,7 @@ from packaging.utils import NormalizedName, canonicalize_name
 from tierlock.errors import ConfigError, Problem, ProblemCollector
 from tierlock.tiers.model import BASE, BackendName, LockFormat, Project, Tier
 
-TOP_KEYS = ("lock-dir", "format", "backend", "ci-require", "conflicts", "tiers", "runtime", "venv")
+TOP_KEYS = ("lock-dir", "format", "backend", "ci-require", "conflicts", "tiers", "runtime", "venv", "census")
 TIER_KEYS = ("source", "layered-on", "probe", "import-roots", "tests")
 BASE_TIER_KEYS = ("probe", "import-roots", "tests")
 FORMATS: tuple[LockFormat, ...] = ("requirements", "pylock")

@@ -1,0 +1,154 @@
+"""Gating at collection: test files of a tier that is not present are never imported.
+
+Folders a not-present tier's globs cover are not collected; a gated file
+named on the command line stands as a :class:`GatedFile` (never imported)
+whose children are skipped entries; tests marked ``tier(...)`` are skipped
+with the one command that arms every tier they need.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import pytest
+
+from tierlock.pytest_plugin.gate import Gate
+from tierlock.pytest_plugin.selection import is_test_file, patterns, test_files
+
+NOT_IMPORTED = "named on the command line but not imported:"
+#: The skip reason of a test named inside a gated file (``file.py::test``): one skipped test.
+NAMED_NOT_IMPORTED = "in a gated file, not imported:"
+
+
+def _rel(gate: Gate, path: Path) -> str | None:
+    try:
+        return path.relative_to(gate.root).as_posix()
+    except ValueError:
+        return None
+
+
+def ignore_collect(gate: Gate, collection_path: Path, config: pytest.Config) -> bool | None:
+    """True for a gated file or folder (never False: that would override ``--ignore`` and other plugins)."""
+    rel = _rel(gate, collection_path)
+    if not rel or rel == ".":
+        return None
+    if collection_path.is_dir():
+        if gate.tier_covering_dir(rel) is None:
+            return None
+        # pytest also asks about the siblings of a selected path: count only the files the run selected.
+        gate.ignored.update(str(p) for p in test_files(collection_path, patterns(config)) if gate.in_selection(str(p)))
+        return True
+    if gate.tier_of(rel) is None:
+        return None
+    if is_test_file(collection_path.name, patterns(config)) and gate.in_selection(str(collection_path)):
+        gate.ignored.add(str(collection_path))
+    return True
+
+
+class GatedFile(pytest.File):
+    """Stands in for a test module of a tier that is not present; never imports it.
+
+    Its one child is a skipped entry named after the file; when the command
+    line names tests inside it (``file.py::TestX::test_y``, as IDEs do), it
+    has skipped entries of those names instead (each one skipped test), so
+    pytest finds what it was asked for without importing the module.
+    """
+
+    reason: str = ""
+    named_reason: str = ""
+
+    def collect(self) -> Iterable[pytest.Item | pytest.Collector]:
+        chains = requested_names(self.config.args, self.config.invocation_params.dir, self.path)
+        if chains:
+            return gated_children(self, chains, self.named_reason)
+        return gated_children(self, [[self.path.name]], self.reason)
+
+
+class GatedGroup(pytest.Collector):
+    """A class (or other collector) named on the command line inside a gated file."""
+
+    reason: str = ""
+    chains: tuple[tuple[str, ...], ...] = ()
+
+    def collect(self) -> Iterable[pytest.Item | pytest.Collector]:
+        return gated_children(self, self.chains, self.reason)
+
+
+def requested_names(args: Iterable[str], base: Path, path: Path) -> list[list[str]]:
+    """The ``::`` parts of the collection arguments that name tests inside the file *path*."""
+    out: list[list[str]] = []
+    for arg in args:
+        head, sep, rest = str(arg).partition("::")
+        if sep and rest and Path(os.path.abspath(base / head)) == path:
+            out.append(rest.split("::"))
+    return out
+
+
+def gated_children(
+    parent: pytest.Collector, chains: Sequence[Sequence[str]], reason: str
+) -> list[pytest.Item | pytest.Collector]:
+    """Skipped entries (and the collectors that hold them) for each chain of names below *parent*."""
+    tails: dict[str, list[tuple[str, ...]]] = {}
+    for chain in chains:
+        tails.setdefault(chain[0], []).append(tuple(chain[1:]))
+    out: list[pytest.Item | pytest.Collector] = []
+    for name, rest in tails.items():
+        deeper = [t for t in rest if t]
+        if deeper:
+            group = GatedGroup.from_parent(parent, name=name)
+            group.reason, group.chains = reason, tuple(deeper)
+            out.append(group)
+        else:
+            item = GatedItem.from_parent(parent, name=name)
+            item.reason = reason
+            out.append(item)
+    return out
+
+
+class GatedItem(pytest.Item):
+    """One skipped entry for a gated file named on the command line, reported at the file."""
+
+    reason: str = ""
+
+    def runtest(self) -> None:
+        raise pytest.skip.Exception(self.reason, _use_item_location=True)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, self.name
+
+
+def make_module(gate: Gate, module_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    rel = _rel(gate, module_path)
+    tier = gate.tier_of(rel) if rel else None
+    if tier is None:
+        return None
+    node = GatedFile.from_parent(parent, path=module_path)
+    node.reason = f"{NOT_IMPORTED} {gate.reason(tier)}"
+    node.named_reason = f"{NAMED_NOT_IMPORTED} {gate.reason(tier)}"
+    if not requested_names(parent.config.args, parent.config.invocation_params.dir, module_path):
+        gate.ignored.add(str(module_path))  # the whole file: one file not collected
+    return node
+
+
+def skip_marked(gate: Gate, items: Sequence[pytest.Item]) -> None:
+    """Skip every test marked ``tier(...)`` for a tier that is not present (one reason for all it needs)."""
+    from tierlock.probing import normalize
+
+    for item in items:
+        names: list[str] = []
+        for marker in item.iter_markers("tier"):
+            name = marker.args[0] if marker.args else marker.kwargs.get("name")
+            if not isinstance(name, str):
+                raise pytest.UsageError(f"{item.nodeid}: the tier marker needs a tier name: @pytest.mark.tier('brain')")
+            tier = normalize(name)
+            if tier not in gate.states:
+                declared = ", ".join(gate.states)
+                raise pytest.UsageError(
+                    f"{item.nodeid}: unknown tier {name!r} in its tier marker; declared: {declared}"
+                )
+            names.append(tier)
+        missing = [t for t in dict.fromkeys(names) if gate.states[t] != "present"]
+        if missing:
+            item.add_marker(pytest.mark.skip(reason=gate.reason(missing)))

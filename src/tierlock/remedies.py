@@ -1,0 +1,80 @@
+"""One remedy for several missing tiers: the shortest command that arms them all.
+
+``install-tier polars pandas`` arms both tiers *and* every tier they are layered
+on (each lockfile holds its whole closure), so a tier that another named tier
+is layered on (directly or further down) is left out of the command. Every
+message that tells the user how to arm tiers (``admit``, the pytest plugin's
+header and summary, the skip reason of a test that needs several tiers) goes
+through :func:`install_remedy`.
+
+Pure and light: the pytest plugin imports it on every run that has something
+to say.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+#: The command that arms tiers (the twin of ``tierlock install``).
+INSTALL = "install-tier"
+
+
+def covering(tiers: Iterable[str], layers: Mapping[str, str | None]) -> list[str]:
+    """*tiers* without those that another of them is layered on (first-seen order, no duplicates).
+
+    *layers* maps a tier to the tier it is layered on (None or missing: none).
+    """
+    wanted = list(dict.fromkeys(tiers))
+    below: set[str] = set()
+    for tier in wanted:
+        seen = {tier}
+        lower = layers.get(tier)
+        while lower is not None and lower not in seen:
+            below.add(lower)
+            seen.add(lower)
+            lower = layers.get(lower)
+    return [t for t in wanted if t not in below]
+
+
+def install_remedy(tiers: Iterable[str], layers: Mapping[str, str | None]) -> str | None:
+    """``install-tier A B`` arming every tier in *tiers* with the fewest names; None when there are none."""
+    names = covering(tiers, layers)
+    return f"{INSTALL} {' '.join(names)}" if names else None
+
+
+def layers_of_project(project: object) -> dict[str, str | None]:
+    """Tier -> the tier it is layered on, for a :class:`tierlock.tiers.Project`."""
+    tiers = getattr(project, "tiers", {})
+    return {str(name): (str(t.layered_on) if t.layered_on else None) for name, t in tiers.items()}
+
+
+def layers_from_pyproject(data: Mapping[str, object]) -> dict[str, str | None]:
+    """Tier -> the tier it is layered on, read from a parsed pyproject.toml (opt-in tiers default to base).
+
+    Used by the pytest plugin, whose cached tier model does not carry the
+    layering; names are normalised as in PEP 503.
+    """
+    import re
+
+    def norm(name: str) -> str:
+        return re.sub(r"[-_.]+", "-", name).lower()
+
+    out: dict[str, str | None] = {"base": None}
+    project = data.get("project")
+    optional = project.get("optional-dependencies") if isinstance(project, dict) else None
+    groups = data.get("dependency-groups")
+    for table in (optional, groups):
+        if isinstance(table, dict):
+            for name in table:
+                out.setdefault(norm(str(name)), "base")
+    tool = data.get("tool")
+    tierlock = tool.get("tierlock") if isinstance(tool, dict) else None
+    declared = tierlock.get("tiers") if isinstance(tierlock, dict) else None
+    if isinstance(declared, dict):
+        for name, body in declared.items():
+            key = norm(str(name))
+            if key == "base":
+                continue
+            lower = body.get("layered-on", "base") if isinstance(body, dict) else "base"
+            out[key] = norm(lower) if isinstance(lower, str) else "base"
+    return out

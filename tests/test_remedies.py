@@ -1,0 +1,83 @@
+"""One shortest remedy for several missing tiers (tierlock.remedies)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.support.env import make_venv
+from tests.support.tierproject import build_wheelhouse, make_project
+from tierlock.admission import probe_verdict
+from tierlock.cli import main
+from tierlock.probing.distribution import DistributionProbe
+from tierlock.probing.tier import TierProbe
+from tierlock.remedies import covering, install_remedy, layers_from_pyproject
+
+NARWHALS = {"base": None, "arrow": "base", "polars": "base", "pandas": "arrow"}
+
+
+def test_a_tier_another_is_layered_on_is_left_out_of_the_command() -> None:
+    assert install_remedy(["arrow", "polars", "pandas"], NARWHALS) == "install-tier polars pandas"
+
+
+def test_base_is_left_out_when_an_opt_in_tier_is_named() -> None:
+    assert install_remedy(["base", "arrow"], NARWHALS) == "install-tier arrow"
+
+
+def test_one_tier_alone_is_named() -> None:
+    assert install_remedy(["arrow"], NARWHALS) == "install-tier arrow"
+
+
+def test_nothing_missing_gives_no_remedy() -> None:
+    assert install_remedy([], NARWHALS) is None
+
+
+def test_duplicates_and_cycles_do_not_loop_or_repeat() -> None:
+    assert covering(["a", "a", "b"], {"a": "b", "b": "a"}) == []
+    assert covering(["x", "x"], {}) == ["x"]
+
+
+def test_layers_are_read_from_pyproject_with_base_as_the_default() -> None:
+    data = {
+        "project": {"optional-dependencies": {"Arrow": [], "pandas": []}},
+        "dependency-groups": {"docs": []},
+        "tool": {"tierlock": {"tiers": {"pandas": {"layered-on": "arrow"}, "base": {"tests": []}}}},
+    }
+    assert layers_from_pyproject(data) == {"base": None, "arrow": "base", "pandas": "arrow", "docs": "base"}
+
+
+def _absent(tier: str, root: str) -> TierProbe:
+    root_probe = DistributionProbe(name=root, state="absent", reasons=["not installed"])
+    return TierProbe(tier=tier, state="absent", roots=(root_probe,), install_command=f"install-tier {tier}")
+
+
+def test_admit_gives_one_command_for_several_absent_tiers() -> None:
+    results = [_absent("arrow", "pyarrow"), _absent("polars", "polars"), _absent("pandas", "pandas")]
+    part = probe_verdict(results, (), NARWHALS)
+    assert part.remedy == "install-tier polars pandas"
+
+
+def test_admits_one_remedy_for_two_absent_tiers_arms_both_when_run_as_printed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wheels = build_wheelhouse(tmp_path / "wheels")
+    root = make_project(tmp_path / "app", wheels)
+    python = make_venv(tmp_path / "venv")
+    for key, value in {
+        "UV_NO_INDEX": "1",
+        "UV_FIND_LINKS": str(tmp_path / "wheels"),
+        "UV_CACHE_DIR": str(tmp_path / "uv-cache"),
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": str(tmp_path / "wheels"),
+    }.items():
+        monkeypatch.setenv(key, value)
+    admit = ["admit", "--project", str(root), "--python", str(python), "--tier", "base", "--tier", "brain"]
+    assert main(admit) == 1
+    remedy = json.loads(capsys.readouterr().out)["probe"]["remedy"]
+    assert remedy == "install-tier brain"  # base is armed with brain, which is layered on it
+    command = remedy.split()
+    assert main(["install", *command[1:], "--project", str(root), "--python", str(python)]) == 0
+    capsys.readouterr()
+    assert main(admit) == 0
