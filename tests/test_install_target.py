@@ -111,7 +111,7 @@ def test_status_and_remove_never_fall_back_to_tierlocks_own_interpreter(world: W
         run = world.cli(*command, target=False)
         assert run.code == 2, run.err
         assert "the project environment .venv does not exist" in run.err
-        assert "install-tier TIER" in run.err
+        assert "to fix: install-tier b" in run.err  # a command that runs as printed: base, or brain with it
 
 
 # -- 4. one environment, many spellings ------------------------------------------------------

@@ -113,19 +113,30 @@ def probe_part(project: Project, names: Sequence[str], python: str | Path | None
     from tierlock.errors import TierlockError
     from tierlock.installer.target import resolve_existing
     from tierlock.probing import Prober
+    from tierlock.remedies import layers_of_project
 
-    # The same target as install-tier, status and probe: --python, else the active venv, else the project's own.
-    prober = Prober(project, resolve_existing(None if python is None else str(python), project))
     results: list[TierProbe] = []
     failed: list[tuple[str, TierlockError]] = []
+    if not names:  # nothing required: no environment to look at
+        return probe_verdict(results, failed, layers_of_project(project))
+    # The same target as install-tier, status and probe: --python, else the active venv, else the project's own.
+    try:
+        target = resolve_existing(None if python is None else str(python), project, names)
+    except TierlockError as err:  # no environment at all: every required tier is absent, and the fix arms them
+        return Part(
+            "probe",
+            "fail",
+            {"tiers": len(names), "tiers_present": 0, "packages": 0, "files_checked": 0},
+            [err.message],
+            err.remedy,
+        )
+    prober = Prober(project, target)
     for name in names:
         tier = project.tier(name)
         try:
             results.append(prober.probe(tier))  # the one verdict: the same as probe, status and the plugin
         except TierlockError as err:  # a lockfile that cannot be trusted: the tier fails, the gate still reports
             failed.append((tier.name, err))
-    from tierlock.remedies import layers_of_project
-
     return probe_verdict(results, failed, layers_of_project(project))
 
 

@@ -46,8 +46,9 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
 
     # The same target as install-tier and status (--python, else the active venv, else the project's own).
     project = ctx.project()
-    project.select(list(args.tiers or ()))  # an unknown tier is a usage error before the environment is looked at
-    target = resolve_existing(args.python, project)
+    # An unknown tier is a usage error before the environment is looked at.
+    selected = [t.name for t in project.select(list(args.tiers or ()))]
+    target = resolve_existing(args.python, project, selected)
     results = probe_tiers(args.tiers, project, target, closure=args.closure, deep=args.deep)
     if ctx.ui.json_mode:
         ctx.ui.emit_json(document(results))

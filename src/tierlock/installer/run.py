@@ -614,10 +614,11 @@ def status(project: Project, names: Sequence[str], python: str | None) -> tuple[
     from tierlock.installer.target import project_itself_left_out, resolve_existing, stale_reason
     from tierlock.probing import Prober
 
-    target = resolve_existing(python, project)
+    selected = project.select(list(names))
+    target = resolve_existing(python, project, [t.name for t in selected])
     prober = Prober(project, target)
     out: list[TierStatus] = []
-    for tier in project.select(list(names)):
+    for tier in selected:
         receipt = receipts.load(receipts.receipt_path(target.prefix, tier.name))
         if not tier.lockfile.is_file():
             out.append(TierStatus(tier.name, "no-lockfile", 0, 0, [], receipt, False, f"tierlock lock {tier.name}"))

@@ -488,18 +488,22 @@ def armed_conflicts_for(
     return out
 
 
-def resolve_existing(python: str | None, project: Project) -> Target:
-    """The target of a command that never creates it (status, remove): located as install-tier locates it."""
+def resolve_existing(python: str | None, project: Project, tiers: Sequence[str] = ()) -> Target:
+    """The target of a command that never creates it (status, remove, probe, admit): located as install-tier
+    locates it. A missing project environment is a usage error whose fix arms *tiers* (base when none is
+    named) with ``install-tier``, which creates it."""
     from pathlib import Path
 
     from tierlock import environment
     from tierlock.errors import UsageError
+    from tierlock.remedies import install_remedy, layers_of_project
 
     location = locate(python, project)
     if location.missing and location.folder is not None:
+        remedy = install_remedy(tiers, layers_of_project(project)) or "install-tier base"
         raise UsageError(
             f"the project environment {project.relpath(Path(location.folder))} does not exist "
-            "(no --python given and no virtual environment active)",
-            remedy="install-tier TIER (creates it), or pass --python PATH",
+            "(no --python given and no virtual environment active); install-tier creates it",
+            remedy=remedy,
         )
     return environment.resolve(location.python)
