@@ -38,6 +38,8 @@ COMMANDS = (
     "validate",
     "schema",
     "setup-command",
+    "verify",
+    "verified",
 )
 
 

@@ -12,7 +12,10 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tierlock.tiers import Project
 
 #: Lockfile name -> the one command it implies (documented in docs/reference/runtime-config.md).
 LOCKFILE_COMMANDS: dict[str, tuple[str, ...]] = {
@@ -29,6 +32,7 @@ LOCKFILE_COMMANDS: dict[str, tuple[str, ...]] = {
     "go.sum": ("go", "mod", "download"),
 }
 TIERLOCK_COMMAND = ("install-tier", "base")
+"""For a tierlock project; every ``ci-require`` tier is appended (:func:`tierlock_command`)."""
 NEEDS_EXPLICIT = {"yarn.lock": "Yarn needs an explicit setup: its classic and Berry lockfiles need different flags"}
 
 
@@ -56,22 +60,40 @@ class Proposal:
         }
 
 
-def tierlock_lockfile(root: Path) -> str | None:
-    """The base tier's lockfile of the project at *root*, relative, if it exists."""
+def _tierlock_project(root: Path) -> Project | None:
     pyproject = root / "pyproject.toml"
     if not pyproject.is_file():
         return None
     from tierlock.errors import TierlockError
-    from tierlock.tiers import BASE, load_project
+    from tierlock.tiers import load_project
 
     try:
         project = load_project(pyproject)
     except TierlockError:
         return None
-    if not project.configured:
+    return project if project.configured else None
+
+
+def tierlock_lockfile(root: Path) -> str | None:
+    """The base tier's lockfile of the project at *root*, relative, if it exists."""
+    from tierlock.tiers import BASE
+
+    project = _tierlock_project(root)
+    if project is None:
         return None
     lockfile = project.tiers[BASE].lockfile
     return project.relpath(lockfile) if lockfile.is_file() else None
+
+
+def tierlock_command(root: Path) -> list[str]:
+    """``install-tier base`` plus every ``ci-require`` tier of the project at *root*.
+
+    The tiers CI requires are what a verification run needs armed: arming base
+    alone would leave their tests to fail closed (or be skipped) in the run.
+    """
+    project = _tierlock_project(root)
+    required = [str(t) for t in project.ci_require if t != "base"] if project is not None else []
+    return [*TIERLOCK_COMMAND, *dict.fromkeys(required)]
 
 
 def from_lockfiles(root: Path) -> Proposal:
@@ -88,8 +110,8 @@ def from_lockfiles(root: Path) -> Proposal:
     name = found[0]
     if name in NEEDS_EXPLICIT:
         return Proposal([], "none", NEEDS_EXPLICIT[name], found)
-    command = TIERLOCK_COMMAND if name == own else LOCKFILE_COMMANDS[name]
-    return Proposal([list(command)], "lockfile", f"the only lockfile at the root is {name}", found)
+    command = tierlock_command(root) if name == own else list(LOCKFILE_COMMANDS[name])
+    return Proposal([command], "lockfile", f"the only lockfile at the root is {name}", found)
 
 
 def propose(root: Path, config: dict[str, Any] | None, config_name: str | None) -> Proposal:

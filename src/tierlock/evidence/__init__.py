@@ -1,0 +1,9 @@
+"""Evidence: run the setup and verification commands and bind the result to the tree.
+
+``tierlock verify`` (:mod:`tierlock.evidence.verify`) validates the runtime
+config, runs its commands (:mod:`~tierlock.evidence.run`), and writes a
+receipt (:mod:`~tierlock.evidence.receipt`) bound to the commit and tree
+(:mod:`~tierlock.evidence.gitbind`). ``tierlock verified``
+(:mod:`~tierlock.evidence.gate`) reads the receipts and says whether the
+current tree was verified; it imports only the standard library.
+"""

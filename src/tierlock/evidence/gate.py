@@ -1,0 +1,248 @@
+"""``tierlock verified``: is there a passing, clean, bound receipt for exactly this tree and config?
+
+It runs no command but git's ``rev-parse`` (and ``diff-tree`` to name the
+files of a stale tree) and imports only the standard library: a pre-push
+hook or a publish step calls it.
+
+Receipts are read newest first. A receipt *matches* when its tree is the
+current commit's tree, its config file has the same digest now, and (with
+``--config-from REF``) it was made from the same content at REF. Runs with
+``--only`` or ``--allow-dirty`` never decide. The newest deciding match must
+have passed, been clean at start and end, and its setup's lockfiles must be
+unchanged since the setup ran.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tierlock.evidence import gitbind, receipt
+
+#: Every reason ``tierlock verified`` can give (documented in docs/reference/verify.md).
+REASONS = {
+    "verified": "a passing, clean, bound receipt matches the current tree and config",
+    "not-a-checkout": "the folder is not inside a git checkout, so no receipt can be bound to it",
+    "no-commit": "the repository has no commit yet",
+    "no-run": "no finished run of tierlock verify is recorded",
+    "stale": "the newest receipt is for another tree (the files that differ are named)",
+    "stale-config": "the runtime config changed since the newest receipt for this tree",
+    "config-from-differs": "the receipt was not made with --config-from at the same ref content",
+    "failed": "the newest run for this tree and config failed",
+    "blocked": "the newest run for this tree and config was blocked",
+    "interrupted": "the newest run for this tree and config was interrupted",
+    "unusable": "the newest run for this tree changed the tree while it ran, or was not bound",
+    "dirty": "only runs with --allow-dirty (or --only) exist for this tree",
+    "setup-stale": "the lockfiles changed since the setup ran: run the setup again",
+}
+
+
+@dataclass
+class Verdict:
+    ok: bool
+    reason: str
+    message: str
+    remedy: str | None
+    commit: str | None = None
+    tree: str | None = None
+    receipt: str | None = None
+    run_id: str | None = None
+    files: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.ok else 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "verified": self.ok,
+            "reason": self.reason,
+            "message": self.message,
+            "remedy": self.remedy,
+            "commit": self.commit,
+            "tree": self.tree,
+            "receipt": self.receipt,
+            "runId": self.run_id,
+            "files": self.files,
+        }
+
+
+def _digest(path: Path) -> str | None:
+    try:
+        return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def verify_command(config: str | None, config_from: str | None, evidence_dir: str | None, project: str | None) -> str:
+    """The ``tierlock verify`` line that makes the evidence this gate looks for."""
+    argv = ["tierlock"]
+    if project:
+        argv += ["--project", project]
+    argv.append("verify")
+    if config:
+        argv += ["--config", config]
+    if config_from:
+        argv += ["--config-from", config_from]
+    if evidence_dir:
+        argv += ["--evidence-dir", evidence_dir]
+    return shlex.join(argv)
+
+
+def _files(names: list[str]) -> str:
+    shown = ", ".join(names[: gitbind.MAX_LISTED])
+    return shown + (f" and {len(names) - gitbind.MAX_LISTED} more" if len(names) > gitbind.MAX_LISTED else "")
+
+
+def check(
+    start: Path,
+    *,
+    config: Path | None = None,
+    config_from: str | None = None,
+    evidence_dir: Path | None = None,
+    remedy: str = "tierlock verify",
+) -> Verdict:
+    """The gate's verdict for the checkout holding *start*."""
+    checkout = gitbind.find(start)
+    if checkout is None:
+        return Verdict(False, "not-a-checkout", f"{start} is not inside a git checkout", "git init && git add -A && git commit -m 'first commit'")
+    if checkout.commit is None:
+        return Verdict(False, "no-commit", f"{checkout.top} has no commit yet", "git add -A && git commit -m 'first commit'")
+    top = checkout.top
+    base = Verdict(False, "", "", remedy, checkout.commit, checkout.tree)
+    folder = evidence_dir or receipt.default_dir(checkout.git_dir, top)
+    config_rel = gitbind.relative(top, config) if config is not None else None
+    ref_blob: str | None = None
+    if config_from is not None:
+        rel_for_ref = config_rel
+        ref_blob = "?"
+        if rel_for_ref is None:
+            for _, document in receipt.receipts(folder):
+                rel_for_ref = (document.get("config") or {}).get("path")
+                break
+        if rel_for_ref is not None:
+            found = gitbind.git(top, "rev-parse", "--verify", "--quiet", f"{config_from}:{rel_for_ref}", check=False)
+            ref_blob = found.strip() or None
+    digests: dict[str, str | None] = {}
+    newest: dict[str, Any] | None = None
+    undecided: dict[str, Any] | None = None
+    for path, document in receipt.receipts(folder):
+        cfg = document.get("config") or {}
+        if newest is None:
+            newest = document
+        if document.get("tree") != checkout.tree or not document.get("bound"):
+            continue
+        cfg_path = cfg.get("path")
+        if config_rel is not None and cfg_path != config_rel:
+            continue
+        if not isinstance(cfg_path, str):
+            continue
+        if cfg_path not in digests:
+            digests[cfg_path] = _digest(top / cfg_path)
+        if cfg.get("digest") != digests[cfg_path]:
+            continue
+        if config_from is not None:
+            origin = cfg.get("from") or {}
+            if origin.get("ref") is None or origin.get("blob") != ref_blob:
+                continue
+        if document.get("only") or document.get("allowDirty") and not (document.get("clean") or {}).get("atStart"):
+            undecided = undecided or document
+            continue
+        return _decide(base, path, document, top)
+    if undecided is not None:
+        base.reason = "dirty"
+        base.message = (
+            f"the only runs for tree {checkout.tree[:12] if checkout.tree else '?'} were partial (--only) "
+            "or on a dirty tree (--allow-dirty); neither is evidence"
+        )
+        base.run_id = undecided.get("runId")
+        return base
+    if newest is None:
+        base.reason = "no-run"
+        base.message = f"no run of tierlock verify is recorded in {folder}"
+        return base
+    return _stale(base, newest, checkout, digests, config_from)
+
+
+def _stale(
+    base: Verdict, newest: dict[str, Any], checkout: gitbind.Checkout, digests: dict[str, str | None], ref: str | None
+) -> Verdict:
+    top = checkout.top
+    base.run_id = newest.get("runId")
+    if newest.get("tree") != checkout.tree:
+        base.reason = "stale"
+        old = newest.get("tree")
+        files = gitbind.tree_diff(top, old, checkout.tree or "") if isinstance(old, str) else None
+        base.files = files[: gitbind.MAX_LISTED * 5] if files else []
+        what = f": {_files(files)} differ" if files else ""
+        if not newest.get("bound"):
+            what = " (that run was not bound to a commit)"
+        base.message = (
+            f"the newest receipt is for tree {str(old)[:12]} (commit {str(newest.get('commit'))[:12]}), "
+            f"not the current commit {str(checkout.commit)[:12]}'s tree{what}"
+        )
+        return base
+    cfg = newest.get("config") or {}
+    if ref is not None and (cfg.get("from") or {}).get("ref") is None:
+        base.reason = "config-from-differs"
+        base.message = f"the receipts for this tree were not made with --config-from {ref}"
+        return base
+    if ref is not None:
+        base.reason = "config-from-differs"
+        base.message = f"the config committed at {ref} changed since the receipt was made"
+        return base
+    base.reason = "stale-config"
+    base.message = f"the runtime config {cfg.get('path')} changed since the newest receipt for this tree"
+    base.files = [str(cfg.get("path"))]
+    return base
+
+
+def _decide(base: Verdict, path: Path, document: dict[str, Any], top: Path) -> Verdict:
+    base.receipt = str(path)
+    base.run_id = document.get("runId")
+    result = document.get("result")
+    evidence = document.get("evidence") or {}
+    if result != "passed":
+        base.reason = result if result in ("failed", "blocked", "interrupted") else "failed"
+        failing = [
+            c.get("key") or c.get("command") for c in document.get("commands", []) if c.get("status") != "passed"
+        ]
+        which = f" ({', '.join(str(f) for f in failing)})" if failing else ""
+        base.message = f"the newest run for this tree and config {base.reason}{which}: receipt {path}"
+        if base.reason == "blocked":
+            action = (document.get("blocker") or {}).get("requiredAction") or "remove the blocker"
+            base.remedy = f"{action}; then: {base.remedy}"
+        elif base.reason == "failed":
+            base.remedy = f"fix the failing check(s){which} and commit; then: {base.remedy}"
+        return base
+    if not evidence.get("usable"):
+        base.reason = "unusable"
+        base.message = "the newest run for this tree is not evidence: " + "; ".join(evidence.get("reasons", []))
+        return base
+    setup = document.get("setup") or {}
+    lockfiles = setup.get("lockfiles")
+    if lockfiles is None:
+        base.reason = "setup-stale"
+        base.message = "the run used --no-setup and no earlier run recorded a setup: the environment is unproven"
+        return base
+    changed = sorted(rel for rel, digest in lockfiles.items() if _digest(top / rel) != digest)
+    if changed:
+        base.reason = "setup-stale"
+        base.files = changed
+        base.message = f"the lockfiles changed since the setup ran ({_files(changed)}): run the setup again"
+        return base
+    return Verdict(
+        True,
+        "verified",
+        f"commit {str(document.get('commit'))[:12]} (tree {str(document.get('tree'))[:12]}) was verified "
+        f"by run {document.get('runId')}",
+        None,
+        base.commit,
+        base.tree,
+        str(path),
+        document.get("runId"),
+    )

@@ -1,0 +1,145 @@
+"""The git side of evidence: which checkout, commit and tree, and whether it is clean.
+
+Every git call is a short ``git -C TOP ...`` without a shell, and without the
+optional index lock (``GIT_OPTIONAL_LOCKS=0``), so two runs on one checkout
+never trip over each other's ``git status``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+#: At most this many changed paths are listed in a message or a receipt.
+MAX_LISTED = 20
+
+
+class GitUnavailable(Exception):
+    """git is not installed, or the folder is not in a repository."""
+
+
+@dataclass(frozen=True)
+class Checkout:
+    """A git working tree: its top folder, its own git dir, and what HEAD holds."""
+
+    top: Path
+    git_dir: Path
+    """This working tree's git dir (``.git``, or ``.git/worktrees/NAME`` in a linked worktree)."""
+    commit: str | None
+    """HEAD's commit, or None in a repository without commits."""
+    tree: str | None
+    """HEAD's tree id, or None in a repository without commits."""
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["GIT_OPTIONAL_LOCKS"] = "0"
+    env.setdefault("LC_ALL", "C")
+    return env
+
+
+def git(top: Path, *args: str, check: bool = True) -> str:
+    """The stdout of ``git -C TOP ARGS`` (raises :class:`GitUnavailable` when it fails and *check*)."""
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(top), *args],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            env=_env(),
+            check=False,
+        )
+    except OSError as exc:
+        raise GitUnavailable(f"git cannot be run: {exc}") from exc
+    if check and proc.returncode != 0:
+        raise GitUnavailable(proc.stderr.strip() or f"git {' '.join(args)} failed (exit {proc.returncode})")
+    return proc.stdout
+
+
+def _oid(text: str) -> bool:
+    return len(text) >= 40 and all(c in "0123456789abcdef" for c in text)
+
+
+def find(start: Path) -> Checkout | None:
+    """The checkout holding *start*, or None outside a git repository (or without git)."""
+    try:
+        out = git(start, "rev-parse", "--show-toplevel", "--absolute-git-dir", "HEAD^{commit}", "HEAD^{tree}", check=False)
+    except GitUnavailable:
+        return None
+    lines = out.splitlines()
+    if len(lines) < 2 or not Path(lines[0]).is_absolute() or not Path(lines[1]).is_absolute():
+        return None
+    top, git_dir = Path(lines[0]), Path(lines[1])
+    if len(lines) == 4 and _oid(lines[2]) and _oid(lines[3]):
+        return Checkout(top, git_dir, lines[2], lines[3])
+    return Checkout(top, git_dir, None, None)
+
+
+def head(top: Path) -> tuple[str | None, str | None]:
+    """HEAD's (commit, tree) now."""
+    out = git(top, "rev-parse", "HEAD^{commit}", "HEAD^{tree}", check=False).split()
+    return (out[0], out[1]) if len(out) == 2 and _oid(out[0]) and _oid(out[1]) else (None, None)
+
+
+def changes(top: Path) -> list[str]:
+    """Paths that differ from HEAD: modified, staged, deleted, or untracked and not ignored."""
+    out = git(top, "status", "--porcelain=v1", "-z", "--untracked-files=normal", "--ignore-submodules=dirty")
+    paths: list[str] = []
+    entries = out.split("\0")
+    i = 0
+    while i < len(entries):
+        entry = entries[i]
+        i += 1
+        if len(entry) < 4:
+            continue
+        paths.append(entry[3:])
+        if entry[0] in "RC":  # a rename or copy is followed by its source path
+            i += 1
+    return paths
+
+
+def blob(top: Path, ref: str, path: str) -> tuple[str, bytes] | None:
+    """The (blob id, content) of *path* in *ref*, or None when *ref* has no such file.
+
+    Raises :class:`GitUnavailable` when *ref* itself does not resolve.
+    """
+    git(top, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    blob_id = git(top, "rev-parse", "--verify", "--quiet", f"{ref}:{path}", check=False).strip()
+    if not blob_id:
+        return None
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(top), "cat-file", "blob", blob_id],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            env=_env(),
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return blob_id, proc.stdout
+
+
+def resolve(top: Path, ref: str) -> str | None:
+    """The commit *ref* names, or None."""
+    out = git(top, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False).strip()
+    return out or None
+
+
+def tree_diff(top: Path, old: str, new: str) -> list[str] | None:
+    """Paths that differ between two trees (None when git cannot tell, e.g. a pruned tree)."""
+    try:
+        out = git(top, "diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new)
+    except GitUnavailable:
+        return None
+    return [p for p in out.split("\0") if p]
+
+
+def relative(top: Path, path: Path) -> str | None:
+    """*path* relative to *top* in git's spelling, or None when it lies outside."""
+    try:
+        return path.resolve().relative_to(top.resolve()).as_posix()
+    except ValueError:
+        return None
