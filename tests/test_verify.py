@@ -88,7 +88,9 @@ def test_a_passing_run_writes_a_bound_receipt_and_the_gate_accepts_that_tree(
     assert receipt["config"]["path"] == "tierlock.runtime.json"
     assert receipt["config"]["digest"].startswith("sha256:")
     [command] = receipt["commands"]
-    assert command["key"] == "unit" and command["label"] == "Unit" and command["commandSource"] == "worktree"
+    assert command["key"] == "unit"
+    assert command["label"] == "Unit"
+    assert command["commandSource"] == "worktree"
     assert (command["exitCode"], command["signal"], command["timedOut"]) == (0, None, False)
     log = Path(command["log"]["path"])
     assert log.read_text() == "all good\n"
@@ -105,29 +107,32 @@ def test_a_failing_check_exits_1_shows_the_tail_and_the_gate_says_failed(
     code = main(["--project", str(repo), "verify"])
     out = capsys.readouterr().out
     assert code == 1
-    assert "the assertion broke" in out and "line 49" in out and "line 5\n" not in out
+    assert "the assertion broke" in out
+    assert "line 49" in out
+    assert "line 5\n" not in out
     assert "FAILED: 1 of 2 verification check(s) failed (b)" in out
     code, doc = verify(capsys, repo)
     assert code == 1
     assert [c["status"] for c in doc["commands"]] == ["passed", "failed"]
-    assert doc["commands"][1]["exitCode"] == 4 and doc["commands"][1]["tail"][-1] == "the assertion broke"
+    assert doc["commands"][1]["exitCode"] == 4
+    assert doc["commands"][1]["tail"][-1] == "the assertion broke"
     code, gate = verified(capsys, repo)
     assert (code, gate["reason"]) == (1, "failed")
     assert "(b)" in gate["message"]
 
 
-def test_a_timeout_stops_the_whole_process_group_and_blocks(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
+def test_a_timeout_stops_the_whole_process_group_and_blocks(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     repo = make_repo(tmp_path / "r", {"hang.py": HANG}, [check("hang", "hang.py", str(pids), timeoutMs=1500)])
     code, doc = verify(capsys, repo)
     assert code == 3
     assert doc["result"] == "blocked"
     assert doc["blocker"]["kind"] == "timeout"
-    assert doc["blocker"]["key"] == "hang" and doc["blocker"]["log"] == doc["commands"][0]["log"]["path"]
+    assert doc["blocker"]["key"] == "hang"
+    assert doc["blocker"]["log"] == doc["commands"][0]["log"]["path"]
     assert doc["blocker"]["requiredAction"]
-    assert doc["commands"][0]["timedOut"] is True and doc["commands"][0]["status"] == "timed-out"
+    assert doc["commands"][0]["timedOut"] is True
+    assert doc["commands"][0]["status"] == "timed-out"
     leader, grandchild = (int(p) for p in pids.read_text().split())
     for pid in (leader, grandchild):
         assert not _alive(pid), f"process {pid} of the timed-out group is still running"
@@ -177,7 +182,8 @@ def test_a_failing_setup_blocks_and_no_verification_runs(capsys: pytest.CaptureF
     )
     code, doc = verify(capsys, repo)
     assert code == 3
-    assert doc["blocker"]["kind"] == "setup" and doc["blocker"]["list"] == "setup"
+    assert doc["blocker"]["kind"] == "setup"
+    assert doc["blocker"]["list"] == "setup"
     assert [(c["list"], c["key"]) for c in doc["commands"]] == [("setup", "arm")]
     assert receipt_of(doc)["setup"]["ok"] is False
 
@@ -192,7 +198,8 @@ def test_a_dirty_tree_is_refused_and_the_printed_remedy_fixes_it(
     code = main(["--project", str(repo), "verify"])
     err = capsys.readouterr().err
     assert code == 2
-    assert "notes.txt" in err and "ok.py" in err
+    assert "notes.txt" in err
+    assert "ok.py" in err
     assert not (repo / ".git" / "tierlock").exists()  # nothing ran
     remedy = next(line for line in err.splitlines() if "to fix:" in line).split("to fix:", 1)[1].strip()
     assert shell(remedy, tmp_path).returncode == 0
@@ -206,7 +213,8 @@ def test_a_receipt_of_a_dirty_run_never_satisfies_the_gate(capsys: pytest.Captur
     code, doc = verify(capsys, repo, "--allow-dirty")
     assert (code, doc["usable"]) == (0, False)
     receipt = receipt_of(doc)
-    assert receipt["allowDirty"] is True and receipt["clean"]["atStart"] is False
+    assert receipt["allowDirty"] is True
+    assert receipt["clean"]["atStart"] is False
     assert receipt["clean"]["dirtyFiles"] == ["ok.py"]
     code, gate = verified(capsys, repo)
     assert (code, gate["reason"]) == (1, "dirty")
@@ -219,14 +227,15 @@ def test_a_file_edited_during_the_run_makes_the_receipt_unusable(
     code = main(["--project", str(repo), "verify"])
     out = capsys.readouterr().out
     assert code == 0
-    assert "this receipt is not evidence" in out and "README.txt" in out
-    code, doc = verify(capsys, repo, "--allow-dirty")
-    receipt = receipt_of(doc)
-    assert receipt["clean"]["changedDuringRun"] is False  # already dirty the same way: no new change
+    assert "this receipt is not evidence" in out
+    assert "README.txt" in out
+    code, doc = verify(capsys, repo, "--allow-dirty")  # README.txt already dirty, and edited again
+    assert receipt_of(doc)["clean"]["changedDuringRun"] is True
     git(repo, "checkout", "README.txt")
     code, doc = verify(capsys, repo)
     receipt = receipt_of(doc)
-    assert receipt["clean"]["changedDuringRun"] is True and receipt["clean"]["changedFiles"] == ["README.txt"]
+    assert receipt["clean"]["changedDuringRun"] is True
+    assert receipt["clean"]["changedFiles"] == ["README.txt"]
     assert doc["usable"] is False
     code, gate = verified(capsys, repo)
     assert (code, gate["reason"]) == (1, "unusable")
@@ -244,7 +253,8 @@ def test_a_commit_after_the_run_is_stale_names_the_files_and_the_remedy_fixes_it
     code = main(["--project", str(repo), "verified"])
     err = capsys.readouterr().err
     assert code == 1
-    assert "not verified (stale)" in err and "lib/a.py" in err
+    assert "not verified (stale)" in err
+    assert "lib/a.py" in err
     remedy = next(line for line in err.splitlines() if "to fix:" in line).split("to fix:", 1)[1].strip()
     assert remedy == f"tierlock --project {repo} verify"
     ran = shell(remedy, tmp_path)
@@ -290,7 +300,8 @@ def test_config_from_a_ref_runs_the_check_a_branch_deleted_and_the_one_it_added(
         ("extra", "worktree", "passed"),
     ]
     origin = receipt_of(doc)["config"]["from"]
-    assert origin["ref"] == "main" and origin["commit"] == git(repo, "rev-parse", "main").strip()
+    assert origin["ref"] == "main"
+    assert origin["commit"] == git(repo, "rev-parse", "main").strip()
     # Replacing a ref check under the same key does not replace it either.
     write_config(repo, [check("unit", "ok.py"), check("strict", "ok.py")])
     commit_all(repo, "soften the strict check")
@@ -340,7 +351,9 @@ def test_an_invalid_config_runs_nothing_and_exits_2_with_the_validator_report(
     assert not (repo / ".git" / "tierlock").exists()
     code = main(["--project", str(repo), "verify"])
     err = capsys.readouterr().err
-    assert code == 2 and "RC008" in err and "nothing was run" in err
+    assert code == 2
+    assert "RC008" in err
+    assert "nothing was run" in err
 
 
 def test_outside_git_the_run_works_but_is_unbound(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -368,7 +381,8 @@ def test_credentials_and_config_env_values_are_masked_in_the_tail_and_json(
     for text in (captured.out + captured.err, json.dumps(doc), Path(doc["receipt"]).read_text()):
         assert "ghp_AAAA" not in text
         assert "prod-eu-west" not in text
-    assert "[redacted]" in captured.out and "[env DEPLOY_NAME]" in captured.out
+    assert "[redacted]" in captured.out
+    assert "[env DEPLOY_NAME]" in captured.out
     assert doc["commands"][0]["tail"] == ["token [redacted]", "value [env DEPLOY_NAME]"]
     assert "prod-eu-west" in Path(doc["commands"][0]["log"]["path"]).read_text()  # the log itself is the evidence
 
@@ -381,7 +395,8 @@ def test_only_runs_the_named_checks_and_its_receipt_is_not_evidence(
     assert (code, [c["key"] for c in doc["commands"]], doc["usable"]) == (0, ["unit"], False)
     assert verified(capsys, repo)[1]["reason"] == "dirty"
     code, doc = verify(capsys, repo, "--only", "unti")
-    assert code == 2 and "did you mean 'unit'" in doc["error"]["message"]
+    assert code == 2
+    assert "did you mean 'unit'" in doc["error"]["message"]
 
 
 def test_retention_keeps_the_newest_runs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -398,11 +413,13 @@ def test_setup_stale_when_the_lockfiles_changed_since_the_setup_ran(
         tmp_path / "r", {"ok.py": OK, "uv.lock": "v1\n"}, [check("unit", "ok.py")], setup=[check("sync", "ok.py")]
     )
     code, doc = verify(capsys, repo)
-    assert code == 0 and receipt_of(doc)["setup"]["lockfiles"] == {"uv.lock": _sha("v1\n")}
+    assert code == 0
+    assert receipt_of(doc)["setup"]["lockfiles"] == {"uv.lock": _sha("v1\n")}
     (repo / "uv.lock").write_text("v2\n")
     commit_all(repo, "bump the lock")
     code, doc = verify(capsys, repo, "--no-setup")
-    assert code == 0 and [c["list"] for c in doc["commands"]] == ["verification"]
+    assert code == 0
+    assert [c["list"] for c in doc["commands"]] == ["verification"]
     code, gate = verified(capsys, repo)
     assert (code, gate["reason"], gate["files"]) == (1, "setup-stale", ["uv.lock"])
     assert shell(gate["remedy"], tmp_path).returncode == 0
@@ -464,7 +481,8 @@ def test_two_runs_at_once_on_one_checkout_keep_both_receipts(tmp_path: Path) -> 
     assert documents[0]["runId"] != documents[1]["runId"]
     for d in documents:
         receipt = json.loads(Path(d["receipt"]).read_text())
-        assert receipt["result"] == "passed" and Path(receipt["commands"][0]["log"]["path"]).read_text() == "done\n"
+        assert receipt["result"] == "passed"
+        assert Path(receipt["commands"][0]["log"]["path"]).read_text() == "done\n"
 
 
 def test_the_gate_imports_nothing_heavy(tmp_path: Path) -> None:

@@ -24,7 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="the runtime config (default: discovered in the project folder, as in tierlock validate)",
     )
-    parser.add_argument("--only", nargs="+", metavar="KEY", help="run only these verification checks (setup still runs)")
+    parser.add_argument(
+        "--only", nargs="+", metavar="KEY", help="run only these verification checks (setup still runs)"
+    )
     parser.add_argument("--no-setup", action="store_true", help="skip the setup commands")
     parser.add_argument(
         "--allow-dirty",
@@ -106,7 +108,9 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         return err.exit_code
     view = _view(ctx)
     where = prepared.checkout
-    bound = f"commit {where.commit[:12]} (tree {where.tree[:12]})" if where and where.commit and where.tree else "unbound"
+    bound = (
+        f"commit {where.commit[:12]} (tree {where.tree[:12]})" if where and where.commit and where.tree else "unbound"
+    )
     view.line(
         f"verify: {len(prepared.setup) if not options.no_setup else 0} setup and {len(prepared.checks)} "
         f"verification command(s); {bound}",

@@ -109,9 +109,16 @@ def check(
     """The gate's verdict for the checkout holding *start*."""
     checkout = gitbind.find(start)
     if checkout is None:
-        return Verdict(False, "not-a-checkout", f"{start} is not inside a git checkout", "git init && git add -A && git commit -m 'first commit'")
+        return Verdict(
+            False,
+            "not-a-checkout",
+            f"{start} is not inside a git checkout",
+            "git init && git add -A && git commit -m 'first commit'",
+        )
     if checkout.commit is None:
-        return Verdict(False, "no-commit", f"{checkout.top} has no commit yet", "git add -A && git commit -m 'first commit'")
+        return Verdict(
+            False, "no-commit", f"{checkout.top} has no commit yet", "git add -A && git commit -m 'first commit'"
+        )
     top = checkout.top
     base = Verdict(False, "", "", remedy, checkout.commit, checkout.tree)
     folder = evidence_dir or receipt.default_dir(checkout.git_dir, top)
@@ -149,7 +156,7 @@ def check(
             origin = cfg.get("from") or {}
             if origin.get("ref") is None or origin.get("blob") != ref_blob:
                 continue
-        if document.get("only") or document.get("allowDirty") and not (document.get("clean") or {}).get("atStart"):
+        if document.get("only") or (document.get("allowDirty") and not (document.get("clean") or {}).get("atStart")):
             undecided = undecided or document
             continue
         return _decide(base, path, document, top)

@@ -65,7 +65,9 @@ def _oid(text: str) -> bool:
 def find(start: Path) -> Checkout | None:
     """The checkout holding *start*, or None outside a git repository (or without git)."""
     try:
-        out = git(start, "rev-parse", "--show-toplevel", "--absolute-git-dir", "HEAD^{commit}", "HEAD^{tree}", check=False)
+        out = git(
+            start, "rev-parse", "--show-toplevel", "--absolute-git-dir", "HEAD^{commit}", "HEAD^{tree}", check=False
+        )
     except GitUnavailable:
         return None
     lines = out.splitlines()

@@ -12,6 +12,7 @@ identical to a ref check.
 
 from __future__ import annotations
 
+import builtins
 import difflib
 import os
 import re
@@ -49,7 +50,7 @@ class Step:
         return self.key or self.label or self.command
 
     @property
-    def argv(self) -> list[str]:
+    def argv(self) -> builtins.list[str]:
         return [self.command, *self.args]
 
     def log_name(self, position: int) -> str:
@@ -99,9 +100,7 @@ def _same(a: Step, b: Step) -> bool:
 def merge(ref: list[Step], worktree: list[Step]) -> list[Step]:
     """The ref's checks, then the checks only the working tree adds."""
     ref_keys = {s.key for s in ref if s.key}
-    added = [
-        s for s in worktree if not (s.key in ref_keys if s.key else any(not r.key and _same(r, s) for r in ref))
-    ]
+    added = [s for s in worktree if not (s.key in ref_keys if s.key else any(not r.key and _same(r, s) for r in ref))]
     return [*ref, *added]
 
 

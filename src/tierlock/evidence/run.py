@@ -38,7 +38,7 @@ class Interrupts:
 
     @contextlib.contextmanager
     def active(self) -> Iterator[Interrupts]:
-        previous: dict[int, object] = {}
+        previous: dict[signal.Signals, object] = {}
         try:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 previous[sig] = signal.signal(sig, self._handle)

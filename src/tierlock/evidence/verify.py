@@ -75,6 +75,8 @@ class Prepared:
     evidence_dir: Path
     options: Options
     masked: list[tuple[str, str]] = field(default_factory=list)
+    dirty_state: dict[str, str] = field(default_factory=dict)
+    """Content digests of the dirty paths at the start (``--allow-dirty``)."""
     """(env name, value) of config env values masked in tails."""
 
 
@@ -110,7 +112,9 @@ def _validated(path: Path) -> dict[str, Any]:
     return config
 
 
-def _from_ref(top: Path, ref: str, rel: str, config_path: Path, config_dir: Path) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+def _from_ref(
+    top: Path, ref: str, rel: str, config_path: Path, config_dir: Path
+) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     """The normalized config committed at *ref* (None when *ref* has none) and where it came from."""
     from tierlock.validators import source as sources
     from tierlock.validators.core import validate_source
@@ -231,7 +235,20 @@ def prepare(options: Options) -> Prepared:
         evidence_dir=evidence_dir.resolve(),
         options=options,
         masked=sorted(set(masked), key=lambda p: -len(p[1])),
+        dirty_state=_snapshot(checkout.top, dirty) if checkout is not None and dirty else {},
     )
+
+
+def _snapshot(top: Path, paths: list[str]) -> dict[str, str]:
+    """sha256 (or a marker) of each changed path's content: a dirty file edited further is a change too."""
+    out: dict[str, str] = {}
+    for rel in paths:
+        path = top / rel
+        try:
+            out[rel] = _sha256(path.read_bytes()) if path.is_file() else ("folder" if path.is_dir() else "missing")
+        except OSError:
+            out[rel] = "unreadable"
+    return out
 
 
 def _now() -> str:
@@ -367,11 +384,12 @@ class Execution:
             kind, reason = runner.describe_spawn_error(outcome.spawn_error, step.command)
             with log.open("a", encoding="utf-8") as handle:
                 handle.write(reason + "\n")
-            action = (
-                f"install {step.command} or put it on PATH (run the setup first: tierlock verify without --no-setup)"
-                if kind == "toolchain"
-                else "check the machine (file descriptors, memory), then run tierlock verify again"
-            )
+            if kind != "toolchain":
+                action = "check the machine (file descriptors, memory), then run tierlock verify again"
+            elif step.list == "setup":
+                action = f"install {step.command} or put it on PATH, then run tierlock verify again"
+            else:
+                action = f"install {step.command} or put it on PATH (the setup list is the place to install it)"
             self._block(step, kind, reason, action, log)
             return "not-found" if kind == "toolchain" else "not-started"
         if outcome.interrupted:
@@ -475,7 +493,7 @@ def execute(prepared: Prepared, view: View) -> Result:
                     setup_info["ok"] = False
         document["setup"] = setup_info
         for step in p.checks:
-            if ex.interrupts.signum is not None or ex.blocker is not None and ex.blocker.kind == "setup":
+            if ex.interrupts.signum is not None or (ex.blocker is not None and ex.blocker.kind == "setup"):
                 break
             if not setup_info["ok"] and setup_info["ran"]:
                 break
@@ -495,7 +513,10 @@ def execute(prepared: Prepared, view: View) -> Result:
     if top is not None and bound:
         end_commit, end_tree = gitbind.head(top)
         now_changed = gitbind.changes(top)
-        changed = sorted(set(now_changed) ^ set(p.dirty)) if p.dirty else now_changed
+        changed = now_changed
+        if p.dirty:  # already dirty: what changed is a different set of paths, or their contents
+            now_state = _snapshot(top, now_changed)
+            changed = sorted(k for k in set(now_state) | set(p.dirty_state) if now_state.get(k) != p.dirty_state.get(k))
         moved = (end_commit, end_tree) != (p.checkout.commit, p.checkout.tree) if p.checkout else False
         document["clean"]["atEnd"] = not now_changed
         document["clean"]["changedDuringRun"] = bool(changed) or moved
@@ -508,7 +529,9 @@ def execute(prepared: Prepared, view: View) -> Result:
         if p.dirty:
             reasons.append("the working tree was dirty (--allow-dirty)")
     else:
-        reasons.append("not bound to a commit: " + ("no git checkout" if top is None else "the repository has no commit"))
+        reasons.append(
+            "not bound to a commit: " + ("no git checkout" if top is None else "the repository has no commit")
+        )
     if p.options.only:
         reasons.append(f"only some checks ran (--only {' '.join(p.options.only)})")
     if result != "passed":

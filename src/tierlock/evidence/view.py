@@ -25,7 +25,7 @@ def shown(step: Step) -> str:
 
 
 def verdict(record: dict[str, Any]) -> str:
-    status = record["status"]
+    status = str(record["status"])
     if status == "passed":
         return "ok"
     if status == "failed":
