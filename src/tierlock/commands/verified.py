@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -23,27 +21,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
-    from tierlock.evidence.gate import check, verify_command
+    from tierlock.evidence import gate
 
-    start = Path(ctx.project_arg or ".")
-    if start.is_file():
-        start = start.parent
-    remedy = verify_command(args.config, args.config_from, args.evidence_dir, ctx.project_arg)
-    verdict = check(
-        start.resolve() if start.exists() else start,
-        config=Path(args.config).resolve() if args.config else None,
-        config_from=args.config_from,
-        evidence_dir=Path(args.evidence_dir).resolve() if args.evidence_dir else None,
-        remedy=remedy,
+    code = gate.run(
+        ctx.project_arg,
+        args.config,
+        args.config_from,
+        args.evidence_dir,
+        json_mode=ctx.ui.json_mode,
+        quiet=ctx.ui.quiet,
+        stdout=ctx.ui.stdout,
     )
-    if ctx.ui.json_mode:
-        ctx.ui.stdout.write(json.dumps(verdict.to_dict(), separators=(",", ":")) + "\n")
-        ctx.ui._json_written = True
-        return verdict.exit_code
-    if verdict.ok:
-        ctx.ui.line(f"verified: {verdict.message}")
-    else:
-        ctx.ui.note(f"not verified ({verdict.reason}): {verdict.message}")
-        if verdict.remedy:
-            ctx.ui.note(f"  to fix: {verdict.remedy}")
-    return verdict.exit_code
+    ctx.ui._json_written = ctx.ui.json_mode  # the one line is written: the CLI must not add another
+    return code

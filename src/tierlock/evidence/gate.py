@@ -15,10 +15,9 @@ unchanged since the setup ran.
 from __future__ import annotations
 
 import hashlib
-import shlex
-from dataclasses import dataclass, field
+import sys
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from tierlock.evidence import gitbind, receipt
 
@@ -40,17 +39,30 @@ REASONS = {
 }
 
 
-@dataclass
 class Verdict:
-    ok: bool
-    reason: str
-    message: str
-    remedy: str | None
-    commit: str | None = None
-    tree: str | None = None
-    receipt: str | None = None
-    run_id: str | None = None
-    files: list[str] = field(default_factory=list)
+    """The gate's answer: ok, the reason (:data:`REASONS`), a message, and the command that fixes it."""
+
+    def __init__(
+        self,
+        ok: bool,
+        reason: str,
+        message: str,
+        remedy: str | None,
+        *,
+        commit: str | None = None,
+        tree: str | None = None,
+        receipt: str | None = None,
+        run_id: str | None = None,
+    ) -> None:
+        self.ok = ok
+        self.reason = reason
+        self.message = message
+        self.remedy = remedy
+        self.commit = commit
+        self.tree = tree
+        self.receipt = receipt
+        self.run_id = run_id
+        self.files: list[str] = []
 
     @property
     def exit_code(self) -> int:
@@ -80,6 +92,8 @@ def _digest(path: Path) -> str | None:
 
 def verify_command(config: str | None, config_from: str | None, evidence_dir: str | None, project: str | None) -> str:
     """The ``tierlock verify`` line that makes the evidence this gate looks for."""
+    import shlex
+
     argv = ["tierlock"]
     if project:
         argv += ["--project", project]
@@ -120,7 +134,7 @@ def check(
             False, "no-commit", f"{checkout.top} has no commit yet", "git add -A && git commit -m 'first commit'"
         )
     top = checkout.top
-    base = Verdict(False, "", "", remedy, checkout.commit, checkout.tree)
+    base = Verdict(False, "", "", remedy, commit=checkout.commit, tree=checkout.tree)
     folder = evidence_dir or receipt.default_dir(checkout.git_dir, top)
     config_rel = gitbind.relative(top, config) if config is not None else None
     ref_blob: str | None = None
@@ -248,8 +262,92 @@ def _decide(base: Verdict, path: Path, document: dict[str, Any], top: Path) -> V
         f"commit {str(document.get('commit'))[:12]} (tree {str(document.get('tree'))[:12]}) was verified "
         f"by run {document.get('runId')}",
         None,
-        base.commit,
-        base.tree,
-        str(path),
-        document.get("runId"),
+        commit=base.commit,
+        tree=base.tree,
+        receipt=str(path),
+        run_id=document.get("runId"),
     )
+
+
+def render(verdict: Verdict, *, json_mode: bool, quiet: bool, stdout: IO[str] | None = None) -> int:
+    """Print *verdict* (one JSON line with --json; else a line on stdout, or the reason on stderr)."""
+    out = stdout or sys.stdout
+    if json_mode:
+        import json
+
+        out.write(json.dumps(verdict.to_dict(), separators=(",", ":")) + "\n")
+    elif verdict.ok:
+        if not quiet:
+            out.write(f"verified: {verdict.message}\n")
+    else:
+        sys.stderr.write(f"not verified ({verdict.reason}): {verdict.message}\n")
+        if verdict.remedy:
+            sys.stderr.write(f"  to fix: {verdict.remedy}\n")
+    return verdict.exit_code
+
+
+#: Options of ``tierlock verified`` that take a value, as the fast path reads them.
+_VALUED = ("--project", "--config", "--config-from", "--evidence-dir")
+
+
+def fast(argv: list[str]) -> int | None:
+    """``tierlock verified [options]`` without argparse or the CLI; None for anything it does not know."""
+    values: dict[str, str] = {}
+    flags = {"--json": False, "-q": False}
+    command = None
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        i += 1
+        name, eq, value = token.partition("=")
+        if not token.startswith("-"):
+            if command is not None or token != "verified":
+                return None
+            command = token
+        elif name in _VALUED and (command is not None or name == "--project"):
+            if not eq:
+                if i >= len(argv) or argv[i].startswith("-"):
+                    return None
+                value = argv[i]
+                i += 1
+            if name in values:
+                return None
+            values[name] = value
+        elif token in ("--json", "-q", "--quiet"):
+            flags["-q" if token == "--quiet" else token] = True
+        else:
+            return None
+    if command is None:
+        return None
+    return run(
+        values.get("--project"),
+        values.get("--config"),
+        values.get("--config-from"),
+        values.get("--evidence-dir"),
+        json_mode=flags["--json"],
+        quiet=flags["-q"],
+    )
+
+
+def run(
+    project: str | None,
+    config: str | None,
+    config_from: str | None,
+    evidence_dir: str | None,
+    *,
+    json_mode: bool,
+    quiet: bool,
+    stdout: IO[str] | None = None,
+) -> int:
+    """The whole of ``tierlock verified``: check, print, return the exit code."""
+    start = Path(project or ".")
+    if start.is_file():
+        start = start.parent
+    verdict = check(
+        start.resolve() if start.exists() else start,
+        config=Path(config).resolve() if config else None,
+        config_from=config_from,
+        evidence_dir=Path(evidence_dir).resolve() if evidence_dir else None,
+        remedy=verify_command(config, config_from, evidence_dir, project),
+    )
+    return render(verdict, json_mode=json_mode, quiet=quiet, stdout=stdout)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 #: At most this many changed paths are listed in a message or a receipt.
 MAX_LISTED = 20
@@ -20,8 +20,7 @@ class GitUnavailable(Exception):
     """git is not installed, or the folder is not in a repository."""
 
 
-@dataclass(frozen=True)
-class Checkout:
+class Checkout(NamedTuple):
     """A git working tree: its top folder, its own git dir, and what HEAD holds."""
 
     top: Path

@@ -10,11 +10,8 @@ replaced atomically when it ends. Only the standard library is imported:
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import secrets
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,6 +38,8 @@ def default_dir(git_dir: Path | None, root: Path) -> Path:
 
 def new_run(evidence_dir: Path) -> tuple[str, Path]:
     """Create a fresh run folder; return (run id, folder). Concurrent runs never share one."""
+    import secrets
+
     evidence_dir.mkdir(parents=True, exist_ok=True)
     while True:
         now = time.time()
@@ -110,6 +109,8 @@ def _running(document: dict[str, Any] | None, folder: Path) -> bool:
 
 def prune(evidence_dir: Path, keep: int) -> list[Path]:
     """Delete all but the newest *keep* finished runs; never a run that may still be going."""
+    import shutil
+
     removed: list[Path] = []
     finished = 0
     for folder in runs(evidence_dir):
@@ -126,7 +127,4 @@ def prune(evidence_dir: Path, keep: int) -> list[Path]:
 def keep_from_env(default: int = DEFAULT_KEEP) -> int:
     """``TIERLOCK_EVIDENCE_KEEP`` when it is a positive integer, else *default*."""
     value = os.environ.get(KEEP_ENV, "").strip()
-    with contextlib.suppress(ValueError):
-        if int(value) >= 1:
-            return int(value)
-    return default
+    return int(value) if value.isdigit() and int(value) >= 1 else default
