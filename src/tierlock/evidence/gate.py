@@ -199,7 +199,7 @@ def _stale(
         old = newest.get("tree")
         files = gitbind.tree_diff(top, old, checkout.tree or "") if isinstance(old, str) else None
         base.files = files[: gitbind.MAX_LISTED * 5] if files else []
-        what = f": {_files(files)} differ" if files else ""
+        what = f"; changed since: {_files(files)}" if files else ""
         if not newest.get("bound"):
             what = " (that run was not bound to a commit)"
         base.message = (
