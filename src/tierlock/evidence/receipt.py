@@ -62,6 +62,20 @@ def write(folder: Path, document: dict[str, Any]) -> Path:
     return path
 
 
+def write_json(path: Path, document: dict[str, Any]) -> None:
+    from tierlock.fsutil import write_atomic
+
+    write_atomic(path, json.dumps(document, separators=(",", ":")).encode())
+
+
+def read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        document = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    return document if isinstance(document, dict) else None
+
+
 def read(path: Path) -> dict[str, Any] | None:
     """The receipt at *path*, or None when it is missing or not a receipt."""
     try:

@@ -13,6 +13,7 @@ import contextlib
 import errno
 import hashlib
 import os
+import select
 import signal
 import subprocess
 import time
@@ -103,6 +104,42 @@ def _stop_group(proc: subprocess.Popen[bytes], grace: float) -> None:
         time.sleep(0.01)
 
 
+class _Waiter:
+    """Wait for a child's exit with a timeout: on a pidfd when the system has them (woken the moment it
+    exits), else by :meth:`subprocess.Popen.wait`'s polling."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self.proc = proc
+        self.poller: select.poll | None = None
+        self.fd: int | None = None
+        if hasattr(os, "pidfd_open") and hasattr(select, "poll"):
+            try:
+                self.fd = os.pidfd_open(proc.pid)
+            except OSError:
+                self.fd = None
+            else:
+                self.poller = select.poll()
+                self.poller.register(self.fd, select.POLLIN)
+
+    def wait(self, timeout: float) -> bool:
+        """Whether the child exited (and was reaped) within *timeout* seconds."""
+        if self.poller is not None:
+            if not self.poller.poll(timeout * 1000):
+                return False
+            self.proc.wait()
+            return True
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
 def run(
     argv: Sequence[str],
     *,
@@ -130,6 +167,7 @@ def run(
             )
         except OSError as exc:
             return Outcome(None, None, False, False, time.monotonic() - started, spawn_error=exc)
+    waiter = _Waiter(proc)
     timed_out = interrupted = False
     deadline = None if timeout is None else started + timeout
     while True:
@@ -143,13 +181,12 @@ def run(
             _stop_group(proc, grace)
             break
         wait = TICK_SECONDS if deadline is None else max(0.0, min(TICK_SECONDS, deadline - now))
-        try:
-            proc.wait(timeout=wait)
-        except subprocess.TimeoutExpired:
+        if not waiter.wait(wait):
             if tick is not None:
                 tick(time.monotonic() - started)
             continue
         break
+    waiter.close()
     if not (timed_out or interrupted) and _group_alive(proc.pid):
         # The command exited and left processes behind in its group: they are not evidence, stop them.
         _stop_group(proc, grace)

@@ -93,12 +93,72 @@ def find_config(options: Options) -> Path:
                 remedy="pass the path of a runtime config with --config",
             )
         return options.config
+    start = options.project or Path(".")
+    folder = start.resolve()
+    if folder.is_file():  # a pyproject.toml
+        folder = folder.parent
+    first = next((f for f in (folder, *folder.parents) if (f / "pyproject.toml").is_file()), folder)
+    # The common case without importing the validator: the first folder discovery looks in holds a
+    # config file under one of the names it tries first. Anything else: the validator's own discovery.
+    found = next((first / n for n in VALIDATOR_DISCOVERY_FIRST if (first / n).is_file()), None)
+    if found is not None:
+        return found
     from tierlock.commands.validate import find_config as discover
 
     return discover(options.project or Path("."))
 
 
-def _validated(path: Path) -> dict[str, Any]:
+#: The first names of :data:`tierlock.validators.DISCOVERY` (a test keeps them equal).
+VALIDATOR_DISCOVERY_FIRST = ("tierlock.runtime.json", "tierlock.runtime.toml")
+VALIDATION_CACHE = ".validated.json"
+
+
+def _validation_key(path: Path, root: Path) -> str:
+    from tierlock._version import __version__
+
+    config_dir = path.resolve().parent
+    pyproject = next(
+        (f / "pyproject.toml" for f in (config_dir, *config_dir.parents) if (f / "pyproject.toml").is_file()), None
+    )
+    h = hashlib.sha256()
+    for part in (
+        __version__.encode(),
+        str(path.resolve()).encode(),
+        str(root).encode(),
+        path.read_bytes(),
+        pyproject.read_bytes() if pyproject is not None else b"-",
+    ):
+        h.update(hashlib.sha256(part).digest())
+    return h.hexdigest()
+
+
+def _folders(config: dict[str, Any], config_dir: Path, root: Path) -> list[list[str | bool]]:
+    """Each command's folder, where it resolves now (symlinks followed), and whether it exists."""
+    out: list[list[str | bool]] = []
+    for name in ("setup", "verification"):
+        for step in plan.steps(config, name, config_dir=config_dir, checkout=root):
+            out.append([str(step.cwd_path), os.path.realpath(step.cwd_path), step.cwd_path.is_dir()])
+    return out
+
+
+def _validated(path: Path, root: Path, cache: Path | None) -> dict[str, Any]:
+    """The normalized config, validated with every rule of tierlock validate.
+
+    A config whose bytes (and pyproject.toml's, and tierlock's version) were validated
+    before in this checkout, with every command folder resolving as it did then, is
+    not validated again: the verdict is recorded in the evidence folder (*cache*).
+    """
+    config_dir = path.resolve().parent
+    key = _validation_key(path, root)
+    if cache is not None:
+        cached = receipt.read_json(cache)
+        if cached is not None and cached.get("key") == key and isinstance(cached.get("config"), dict):
+            config: dict[str, Any] = cached["config"]
+            try:
+                if _folders(config, config_dir, root) == cached.get("folders"):
+                    return config
+            except (KeyError, TypeError):
+                pass
     from tierlock.validators import validate_runtime_config
 
     result = validate_runtime_config(path)
@@ -108,7 +168,14 @@ def _validated(path: Path) -> dict[str, Any]:
             result,
             remedy=f"fix the errors above, then: tierlock validate {path}",
         )
-    config: dict[str, Any] = result.config
+    config = result.config
+    if cache is not None:
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            document = {"key": key, "config": config, "folders": _folders(config, config_dir, root)}
+            receipt.write_json(cache, document)
+        except OSError:
+            pass  # the cache only saves time
     return config
 
 
@@ -156,14 +223,22 @@ def _from_ref(
 
 
 def lockfile_digests(root: Path, top: Path) -> dict[str, str]:
-    """sha256 of each recognised lockfile of the project at *root* (tier lockfiles and root lockfiles)."""
-    from tierlock.validators import setup_command
+    """sha256 of the tier lockfiles (every file in ``lock-dir``) and the recognised lockfiles at *root*."""
+    import tomllib
 
-    paths: list[Path] = []
-    project = setup_command._tierlock_project(root)
-    if project is not None:
-        paths.extend(t.lockfile for t in project.tiers.values())
-    paths.extend(root / name for name in [*setup_command.LOCKFILE_COMMANDS, *setup_command.NEEDS_EXPLICIT])
+    from tierlock.setup_derivation import LOCKFILE_COMMANDS, NEEDS_EXPLICIT
+
+    paths = [root / name for name in [*LOCKFILE_COMMANDS, *NEEDS_EXPLICIT]]
+    try:
+        data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        data = {}
+    table = data.get("tool", {}).get("tierlock") if isinstance(data.get("tool"), dict) else None
+    if isinstance(table, dict):
+        lock_dir = table.get("lock-dir", "lockfiles")
+        folder = root / (lock_dir if isinstance(lock_dir, str) and lock_dir.strip() else "lockfiles")
+        if folder.is_dir():
+            paths.extend(sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")))
     out: dict[str, str] = {}
     for path in paths:
         if path.is_file():
@@ -175,10 +250,11 @@ def lockfile_digests(root: Path, top: Path) -> dict[str, str]:
 def prepare(options: Options) -> Prepared:
     """Validate, bind and plan; raise (exit 2) on anything that refuses the run. Nothing runs here."""
     config_path = find_config(options)
-    config = _validated(config_path)
     config_dir = config_path.resolve().parent
     checkout = gitbind.find(config_dir)
     root = checkout.top if checkout is not None else config_dir
+    evidence_dir = (options.evidence_dir or receipt.default_dir(checkout.git_dir if checkout else None, root)).resolve()
+    config = _validated(config_path, root, evidence_dir / VALIDATION_CACHE if checkout is not None else None)
     dirty: list[str] = []
     if checkout is not None and checkout.commit is not None:
         dirty = gitbind.changes(checkout.top)
@@ -209,12 +285,11 @@ def prepare(options: Options) -> Prepared:
         setup = plan.steps(config, "setup", config_dir=config_dir, checkout=root)
         setup_source = {"source": "runtime-config", "reason": f"the setup list of {config_path.name}"}
     else:
-        from tierlock.validators.setup_command import from_lockfiles
+        from tierlock.setup_derivation import from_lockfiles
 
         proposal = from_lockfiles(config_dir)
         setup = plan.derived(proposal.commands, config_dir)
         setup_source = {"source": proposal.source, "reason": proposal.reason}
-    evidence_dir = options.evidence_dir or receipt.default_dir(checkout.git_dir if checkout else None, root)
     masked = [
         (name, value)
         for step in [*setup, *checks]
@@ -232,7 +307,7 @@ def prepare(options: Options) -> Prepared:
         setup=setup,
         setup_source=setup_source,
         checks=checks,
-        evidence_dir=evidence_dir.resolve(),
+        evidence_dir=evidence_dir,
         options=options,
         masked=sorted(set(masked), key=lambda p: -len(p[1])),
         dirty_state=_snapshot(checkout.top, dirty) if checkout is not None and dirty else {},
