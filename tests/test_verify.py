@@ -552,3 +552,27 @@ def test_the_fast_gate_and_the_cli_gate_print_the_same(tmp_path: Path) -> None:
     assert (fast.returncode, full.returncode) == (1, 1)
     assert json.loads(fast.stdout) == json.loads(full.stdout)
     assert json.loads(fast.stdout)["reason"] == "no-run"
+
+
+def test_a_command_is_found_on_its_own_path_or_by_a_relative_path_and_a_plain_file_is_not_run(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    repo = make_repo(tmp_path / "r", {"tools/tool": "#!/bin/sh\necho tool ran in $(pwd)\n", "tools/plain": "x\n"}, [])
+    (repo / "tools" / "tool").chmod(0o755)
+    write_config(
+        repo,
+        [
+            {"key": "on-path", "command": "tool", "env": {"PATH": f"{repo / 'tools'}{os.pathsep}/usr/bin:/bin"}},
+            {"key": "relative", "command": "../tools/tool", "cwd": "sub"},
+            {"key": "plain", "command": "./tools/plain"},
+        ],
+    )
+    (repo / "sub").mkdir()
+    (repo / "sub" / ".keep").write_text("")
+    commit_all(repo)
+    code, doc = verify(capsys, repo)
+    assert code == 3
+    assert [c["status"] for c in doc["commands"]] == ["passed", "passed", "not-executable"]
+    assert Path(doc["commands"][1]["log"]["path"]).read_text() == f"tool ran in {repo / 'sub'}\n"
+    assert doc["blocker"]["key"] == "plain"
+    assert "cannot be executed" in doc["blocker"]["reason"]

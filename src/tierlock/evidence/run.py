@@ -15,7 +15,6 @@ import hashlib
 import os
 import select
 import signal
-import subprocess
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -86,58 +85,124 @@ def _group_alive(pgid: int) -> bool:
     return _kill_group(pgid, 0)
 
 
-def _stop_group(proc: subprocess.Popen[bytes], grace: float) -> None:
-    """SIGTERM to the group, SIGKILL after *grace* seconds; then reap the leader."""
-    pgid = proc.pid
-    _kill_group(pgid, signal.SIGTERM)
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=0.05)
-        if proc.returncode is not None and not _group_alive(pgid):
-            return
-    _kill_group(pgid, signal.SIGKILL)
-    proc.wait()
-    # Members that outlived the leader are gone within a moment of SIGKILL.
-    end = time.monotonic() + 1.0
-    while _group_alive(pgid) and time.monotonic() < end:
-        time.sleep(0.01)
+class _Child:
+    """A started command: its pid (also its process group id) and, once reaped, its wait status."""
 
-
-class _Waiter:
-    """Wait for a child's exit with a timeout: on a pidfd when the system has them (woken the moment it
-    exits), else by :meth:`subprocess.Popen.wait`'s polling."""
-
-    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
-        self.proc = proc
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.status: int | None = None
         self.poller: select.poll | None = None
         self.fd: int | None = None
-        if hasattr(os, "pidfd_open") and hasattr(select, "poll"):
+        if hasattr(os, "pidfd_open"):
             try:
-                self.fd = os.pidfd_open(proc.pid)
+                self.fd = os.pidfd_open(pid)
             except OSError:
                 self.fd = None
             else:
                 self.poller = select.poll()
                 self.poller.register(self.fd, select.POLLIN)
 
-    def wait(self, timeout: float) -> bool:
-        """Whether the child exited (and was reaped) within *timeout* seconds."""
-        if self.poller is not None:
+    def wait(self, timeout: float | None) -> bool:
+        """Whether the child exited (and was reaped) within *timeout* seconds (None: wait for it)."""
+        if self.status is not None:
+            return True
+        if timeout is None:
+            self._reap(0)
+            return True
+        if self.poller is not None:  # woken the moment the child exits
             if not self.poller.poll(timeout * 1000):
                 return False
-            self.proc.wait()
+            self._reap(0)
             return True
-        try:
-            self.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return False
+        end = time.monotonic() + timeout  # no pidfd: poll waitpid
+        delay = 0.0005
+        while not self._reap(os.WNOHANG):
+            remaining = end - time.monotonic()
+            if remaining <= 0:
+                return False
+            time.sleep(min(delay, remaining))
+            delay = min(delay * 2, 0.05)
         return True
+
+    def _reap(self, flags: int) -> bool:
+        pid, status = os.waitpid(self.pid, flags)
+        if pid == 0:
+            return False
+        self.status = status
+        return True
+
+    @property
+    def returncode(self) -> int | None:
+        return None if self.status is None else os.waitstatus_to_exitcode(self.status)
 
     def close(self) -> None:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
+
+
+def _stop_group(child: _Child, grace: float) -> None:
+    """SIGTERM to the group, SIGKILL after *grace* seconds; then reap the leader."""
+    pgid = child.pid
+    _kill_group(pgid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        child.wait(0.05)
+        if child.status is not None and not _group_alive(pgid):
+            return
+        if child.status is not None:
+            time.sleep(0.01)
+    _kill_group(pgid, signal.SIGKILL)
+    child.wait(None)
+    # Members that outlived the leader are gone within a moment of SIGKILL.
+    end = time.monotonic() + 1.0
+    while _group_alive(pgid) and time.monotonic() < end:
+        time.sleep(0.01)
+
+
+def which(command: str, cwd: Path, env: Mapping[str, str]) -> str:
+    """The file *command* names: a path (relative to *cwd*) when it holds a slash, else found on the
+    command's own ``PATH``; raises :class:`FileNotFoundError` or :class:`PermissionError` as exec would."""
+    if "/" in command:
+        return str(cwd / command)
+    denied = None
+    for folder in env.get("PATH", os.defpath).split(os.pathsep):
+        candidate = os.path.join(cwd, folder or ".", command)  # a relative entry: from the cwd, as exec does
+        if os.path.isfile(candidate):
+            if os.access(candidate, os.X_OK):
+                return candidate
+            denied = candidate
+    if denied is not None:
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), denied)
+    raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), command)
+
+
+def _spawn(argv: Sequence[str], cwd: Path, env: Mapping[str, str], log: Path) -> int:
+    """Start *argv* with posix_spawn (much cheaper than fork + exec here): its own session and process
+    group, stdin from /dev/null, stdout and stderr both into *log*. Returns the pid."""
+    executable = which(argv[0], cwd, env)
+    out = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+    here = os.open(".", os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        # posix_spawn has no cwd in this Python: change ours around the call (one thread; signals only flag).
+        os.chdir(cwd)
+        try:
+            return os.posix_spawn(
+                executable,
+                list(argv),
+                dict(env),
+                file_actions=[
+                    (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                    (os.POSIX_SPAWN_DUP2, out, 1),
+                    (os.POSIX_SPAWN_DUP2, out, 2),
+                ],
+                setsid=True,
+            )
+        finally:
+            os.fchdir(here)
+    finally:
+        os.close(here)
+        os.close(out)
 
 
 def run(
@@ -153,44 +218,35 @@ def run(
 ) -> Outcome:
     """Run *argv* in *cwd* with *env*; its output goes to *log* (created or replaced)."""
     started = time.monotonic()
-    with log.open("wb") as out:
-        try:
-            proc = subprocess.Popen(
-                list(argv),
-                cwd=cwd,
-                env=dict(env),
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                close_fds=True,
-            )
-        except OSError as exc:
-            return Outcome(None, None, False, False, time.monotonic() - started, spawn_error=exc)
-    waiter = _Waiter(proc)
+    try:
+        child = _Child(_spawn(argv, cwd, env, log))
+    except OSError as exc:
+        log.touch()
+        return Outcome(None, None, False, False, time.monotonic() - started, spawn_error=exc)
     timed_out = interrupted = False
     deadline = None if timeout is None else started + timeout
-    while True:
-        if interrupts.signum is not None:
-            interrupted = True
-            _stop_group(proc, grace)
-            break
-        now = time.monotonic()
-        if deadline is not None and now >= deadline:
-            timed_out = True
-            _stop_group(proc, grace)
-            break
-        wait = TICK_SECONDS if deadline is None else max(0.0, min(TICK_SECONDS, deadline - now))
-        if not waiter.wait(wait):
+    try:
+        while True:
+            if interrupts.signum is not None:
+                interrupted = True
+                _stop_group(child, grace)
+                break
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
+                timed_out = True
+                _stop_group(child, grace)
+                break
+            wait = TICK_SECONDS if deadline is None else max(0.0, min(TICK_SECONDS, deadline - now))
+            if child.wait(wait):
+                break
             if tick is not None:
                 tick(time.monotonic() - started)
-            continue
-        break
-    waiter.close()
-    if not (timed_out or interrupted) and _group_alive(proc.pid):
-        # The command exited and left processes behind in its group: they are not evidence, stop them.
-        _stop_group(proc, grace)
-    code = proc.returncode
+        if not (timed_out or interrupted) and _group_alive(child.pid):
+            # The command exited and left processes behind in its group: they are not evidence, stop them.
+            _stop_group(child, grace)
+    finally:
+        child.close()
+    code = child.returncode
     duration = time.monotonic() - started
     if code is not None and code < 0:
         return Outcome(None, -code, timed_out, interrupted, duration)

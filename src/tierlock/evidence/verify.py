@@ -7,6 +7,7 @@ command starts; :func:`execute` runs the commands and returns the
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import time
@@ -466,7 +467,9 @@ class Execution:
             else:
                 action = f"install {step.command} or put it on PATH (the setup list is the place to install it)"
             self._block(step, kind, reason, action, log)
-            return "not-found" if kind == "toolchain" else "not-started"
+            if kind != "toolchain":
+                return "not-started"
+            return "not-found" if outcome.spawn_error.errno == errno.ENOENT else "not-executable"
         if outcome.interrupted:
             return "interrupted"
         if outcome.timed_out:
