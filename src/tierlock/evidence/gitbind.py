@@ -86,19 +86,33 @@ def head(top: Path) -> tuple[str | None, str | None]:
 
 def changes(top: Path) -> list[str]:
     """Paths that differ from HEAD: modified, staged, deleted, or untracked and not ignored."""
-    out = git(top, "status", "--porcelain=v1", "-z", "--untracked-files=normal", "--ignore-submodules=dirty")
+    return status(top)[1]
+
+
+def status(top: Path) -> tuple[str | None, list[str]]:
+    """(HEAD's commit, the paths that differ from it) from one ``git status``."""
+    out = git(
+        top, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal", "--ignore-submodules=dirty"
+    )
+    commit: str | None = None
     paths: list[str] = []
     entries = out.split("\0")
     i = 0
     while i < len(entries):
         entry = entries[i]
         i += 1
-        if len(entry) < 4:
-            continue
-        paths.append(entry[3:])
-        if entry[0] in "RC":  # a rename or copy is followed by its source path
+        kind = entry[:2]
+        if entry.startswith("# branch.oid "):
+            oid = entry[len("# branch.oid ") :]
+            commit = oid if _oid(oid) else None
+        elif kind in ("1 ", "u "):  # ordinary or unmerged: the path is the last of 8 or 10 fields
+            paths.append(entry.split(" ", 8 if kind == "1 " else 10)[-1])
+        elif kind == "2 ":  # renamed or copied: the path, then its origin as the next entry
+            paths.append(entry.split(" ", 9)[-1])
             i += 1
-    return paths
+        elif kind == "? ":
+            paths.append(entry[2:])
+    return commit, paths
 
 
 def blob(top: Path, ref: str, path: str) -> tuple[str, bytes] | None:

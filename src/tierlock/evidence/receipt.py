@@ -10,6 +10,7 @@ replaced atomically when it ends. Only the standard library is imported:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -38,13 +39,11 @@ def default_dir(git_dir: Path | None, root: Path) -> Path:
 
 def new_run(evidence_dir: Path) -> tuple[str, Path]:
     """Create a fresh run folder; return (run id, folder). Concurrent runs never share one."""
-    import secrets
-
     evidence_dir.mkdir(parents=True, exist_ok=True)
     while True:
         now = time.time()
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now)) + f".{int(now % 1 * 1e6):06d}Z"
-        run_id = f"{stamp}-{os.getpid()}-{secrets.token_hex(3)}"
+        run_id = f"{stamp}-{os.getpid()}-{os.urandom(3).hex()}"
         folder = evidence_dir / run_id
         try:
             folder.mkdir()
@@ -53,12 +52,18 @@ def new_run(evidence_dir: Path) -> tuple[str, Path]:
         return run_id, folder
 
 
-def write(folder: Path, document: dict[str, Any]) -> Path:
-    """Write *document* as ``receipt.json`` in *folder*, atomically."""
-    from tierlock.fsutil import write_atomic
-
+def write(folder: Path, document: dict[str, Any], *, durable: bool = True) -> Path:
+    """Write *document* as ``receipt.json`` in *folder*, atomically (*durable*: synced to disk first)."""
     path = folder / RECEIPT
-    write_atomic(path, (json.dumps(document, indent=2, sort_keys=False) + "\n").encode())
+    data = (json.dumps(document, indent=2, sort_keys=False) + "\n").encode()
+    if durable:
+        from tierlock.fsutil import write_atomic
+
+        write_atomic(path, data)
+    else:
+        tmp = folder / f".{RECEIPT}.{os.getpid()}.tmp"
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
     return path
 
 
@@ -123,8 +128,6 @@ def _running(document: dict[str, Any] | None, folder: Path) -> bool:
 
 def prune(evidence_dir: Path, keep: int) -> list[Path]:
     """Delete all but the newest *keep* finished runs; never a run that may still be going."""
-    import shutil
-
     removed: list[Path] = []
     finished = 0
     for folder in runs(evidence_dir):
@@ -133,9 +136,23 @@ def prune(evidence_dir: Path, keep: int) -> list[Path]:
             continue
         finished += 1
         if finished > keep:
-            shutil.rmtree(folder, ignore_errors=True)
+            _remove(folder)
             removed.append(folder)
     return removed
+
+
+def _remove(folder: Path) -> None:
+    """Delete a run folder (logs and the receipt: plain files; anything else is left alone)."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_file(follow_symlinks=False) or entry.is_symlink():
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+    with contextlib.suppress(OSError):
+        os.rmdir(folder)
 
 
 def keep_from_env(default: int = DEFAULT_KEEP) -> int:

@@ -225,15 +225,17 @@ def _from_ref(
 
 def lockfile_digests(root: Path, top: Path) -> dict[str, str]:
     """sha256 of the tier lockfiles (every file in ``lock-dir``) and the recognised lockfiles at *root*."""
-    import tomllib
-
     from tierlock.setup_derivation import LOCKFILE_COMMANDS, NEEDS_EXPLICIT
 
     paths = [root / name for name in [*LOCKFILE_COMMANDS, *NEEDS_EXPLICIT]]
-    try:
-        data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        data = {}
+    data: dict[str, Any] = {}
+    if (root / "pyproject.toml").is_file():
+        import tomllib
+
+        try:
+            data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8-sig"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            data = {}
     table = data.get("tool", {}).get("tierlock") if isinstance(data.get("tool"), dict) else None
     if isinstance(table, dict):
         lock_dir = table.get("lock-dir", "lockfiles")
@@ -553,7 +555,7 @@ def execute(prepared: Prepared, view: View) -> Result:
         "blocker": None,
         "evidence": {"usable": False, "reasons": ["the run has not finished"]},
     }
-    path = receipt.write(ex.folder, document)
+    path = receipt.write(ex.folder, document, durable=False)  # replaced, durably, when the run ends
     lockfiles = lockfile_digests(p.config_dir, p.root)
     setup_info: dict[str, Any] = {**p.setup_source, "ran": False, "ok": None, "fromRun": None, "lockfiles": lockfiles}
     with ex.interrupts.active():
@@ -589,13 +591,12 @@ def execute(prepared: Prepared, view: View) -> Result:
         result, code = "passed", 0
     reasons: list[str] = []
     if top is not None and bound:
-        end_commit, end_tree = gitbind.head(top)
-        now_changed = gitbind.changes(top)
+        end_commit, now_changed = gitbind.status(top)
         changed = now_changed
         if p.dirty:  # already dirty: what changed is a different set of paths, or their contents
             now_state = _snapshot(top, now_changed)
             changed = sorted(k for k in set(now_state) | set(p.dirty_state) if now_state.get(k) != p.dirty_state.get(k))
-        moved = (end_commit, end_tree) != (p.checkout.commit, p.checkout.tree) if p.checkout else False
+        moved = p.checkout is not None and end_commit != p.checkout.commit
         document["clean"]["atEnd"] = not now_changed
         document["clean"]["changedDuringRun"] = bool(changed) or moved
         document["clean"]["changedFiles"] = changed[: gitbind.MAX_LISTED]
