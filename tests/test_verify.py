@@ -353,9 +353,23 @@ def test_config_from_gate_requires_a_receipt_from_the_same_ref_content(
 
 def test_config_from_an_unknown_ref_is_a_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"ok.py": OK}, [check("unit", "ok.py")])
-    code, doc = verify(capsys, repo, "--config-from", "origin/nope")
+    code, doc = verify(capsys, repo, "--config-from", "nope")
     assert (code, doc["result"]) == (2, "refused")
-    assert "origin/nope" in doc["error"]["message"]
+    assert "nope" in doc["error"]["message"]
+
+
+def test_config_from_a_remote_branch_not_fetched_yet_names_the_fetch_that_fixes_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    upstream = make_repo(tmp_path / "upstream", {"ok.py": OK}, [check("unit", "ok.py")])
+    git(tmp_path, "clone", "-q", str(upstream), str(tmp_path / "clone"))
+    repo = tmp_path / "clone"
+    git(repo, "update-ref", "-d", "refs/remotes/origin/main")  # as if never fetched
+    code, doc = verify(capsys, repo, "--config-from", "origin/main")
+    assert (code, doc["error"]["remedy"]) == (2, f"git -C {repo} fetch origin")
+    assert shell(doc["error"]["remedy"], tmp_path).returncode == 0
+    code, doc = verify(capsys, repo, "--config-from", "origin/main")
+    assert (code, [c["commandSource"] for c in doc["commands"]]) == (0, ["ref"])
 
 
 def test_an_invalid_config_runs_nothing_and_exits_2_with_the_validator_report(
@@ -383,6 +397,10 @@ def test_outside_git_the_run_works_but_is_unbound(capsys: pytest.CaptureFixture[
     assert Path(doc["receipt"]).is_relative_to(folder / ".tierlock" / "evidence")
     code, gate = verified(capsys, folder)
     assert (code, gate["reason"]) == (1, "not-a-checkout")
+    assert shell(gate["remedy"], folder).returncode == 0
+    code, gate = verified(capsys, folder)
+    assert (code, gate["reason"]) == (1, "no-run")
+    assert ".tierlock" not in git(folder, "ls-files")  # the unbound evidence was not committed
 
 
 def test_credentials_and_config_env_values_are_masked_in_the_tail_and_json(
@@ -414,6 +432,7 @@ def test_only_runs_the_named_checks_and_its_receipt_is_not_evidence(
     code, doc = verify(capsys, repo, "--only", "unti")
     assert code == 2
     assert "did you mean 'unit'" in doc["error"]["message"]
+    assert shell(doc["error"]["remedy"], repo).returncode == 0
 
 
 def test_retention_keeps_the_newest_runs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

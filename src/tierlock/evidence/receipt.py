@@ -37,6 +37,15 @@ def default_dir(git_dir: Path | None, root: Path) -> Path:
     return root / ".tierlock" / "evidence"
 
 
+def ignore_outside_git(evidence_dir: Path) -> None:
+    """Outside git, the default folder lies in the tree: a ``.gitignore`` of ``*`` keeps it out of a later commit."""
+    if evidence_dir.parent.name == ".tierlock":
+        marker = evidence_dir.parent / ".gitignore"
+        if not marker.exists():
+            evidence_dir.parent.mkdir(parents=True, exist_ok=True)
+            marker.write_text("# tierlock evidence of unbound runs: never committed\n*\n", encoding="utf-8")
+
+
 def new_run(evidence_dir: Path) -> tuple[str, Path]:
     """Create a fresh run folder; return (run id, folder). Concurrent runs never share one."""
     evidence_dir.mkdir(parents=True, exist_ok=True)

@@ -190,10 +190,14 @@ def _from_ref(
     try:
         found = gitbind.blob(top, ref, rel)
     except gitbind.GitUnavailable:
-        raise UsageError(
-            f"--config-from {ref}: no such branch, tag or commit in {top}",
-            remedy="git branch --all   # lists the refs you can pass",
-        ) from None
+        remotes = gitbind.git(top, "remote", check=False).split()
+        remote = ref.split("/", 1)[0] if "/" in ref else None
+        remedy = (
+            f"git -C {top} fetch {remote}"
+            if remote in remotes
+            else "pass an existing branch, tag or commit (git branch --all lists them)"
+        )
+        raise UsageError(f"--config-from {ref}: no such branch, tag or commit in {top}", remedy=remedy) from None
     commit = gitbind.resolve(top, ref)
     where = {"ref": ref, "commit": commit, "path": rel, "blob": None}
     if found is None:
@@ -257,6 +261,8 @@ def prepare(options: Options) -> Prepared:
     checkout = gitbind.find(config_dir)
     root = checkout.top if checkout is not None else config_dir
     evidence_dir = (options.evidence_dir or receipt.default_dir(checkout.git_dir if checkout else None, root)).resolve()
+    if checkout is None and options.evidence_dir is None:
+        receipt.ignore_outside_git(evidence_dir)
     config = _validated(config_path, root, evidence_dir / VALIDATION_CACHE if checkout is not None else None)
     dirty: list[str] = []
     if checkout is not None and checkout.commit is not None:
