@@ -595,3 +595,33 @@ def test_a_command_is_found_on_its_own_path_or_by_a_relative_path_and_a_plain_fi
     assert Path(doc["commands"][1]["log"]["path"]).read_text() == f"tool ran in {repo / 'sub'}\n"
     assert doc["blocker"]["key"] == "plain"
     assert "cannot be executed" in doc["blocker"]["reason"]
+
+
+def test_plain_output_never_imports_rich_and_the_live_view_draws_on_a_terminal(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"ok.py": OK}, [check("unit", "ok.py", label="Unit")])
+    code = (
+        "import sys\nfrom tierlock.cli import main\n"
+        f"rc = main(['--project', {str(repo)!r}, 'verify'])\n"
+        "print('rich loaded' if 'rich' in sys.modules else 'no rich', rc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[-1] == "no rich 0"
+    assert "verification unit: ok in" in out
+    import io
+
+    from tierlock.evidence import plan, view
+
+    stream = io.StringIO()
+    live = view.make(json_mode=False, fancy=True, quiet=False, stream=stream)
+    assert isinstance(live, view.Live)
+    [step] = plan.steps(
+        {"verification": [{"command": "pytest", "args": ["-q"], "key": "unit", "cwd": "tests"}]},
+        "verification",
+        config_dir=repo,
+        checkout=repo,
+    )
+    live.started(step)
+    live.tick(step, 1.5)
+    live.finished(step, {"status": "failed", "exitCode": 1, "durationSeconds": 1.5})
+    live.close()
+    assert "verification unit: FAILED (exit 1) in 1.50 s  (cd tests && pytest -q)" in stream.getvalue()
