@@ -625,3 +625,19 @@ def test_plain_output_never_imports_rich_and_the_live_view_draws_on_a_terminal(t
     live.finished(step, {"status": "failed", "exitCode": 1, "durationSeconds": 1.5})
     live.close()
     assert "verification unit: FAILED (exit 1) in 1.50 s  (cd tests && pytest -q)" in stream.getvalue()
+
+
+def test_a_ref_check_whose_folder_is_gone_from_the_checkout_is_a_scope_blocker(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    repo = make_repo(tmp_path / "r", {"ok.py": OK, "pkg/ok.py": OK}, [check("pkg", "ok.py", cwd="pkg")])
+    git(repo, "checkout", "-q", "-b", "feature")
+    git(repo, "rm", "-q", "-r", "pkg")
+    write_config(repo, [check("unit", "ok.py")])
+    commit_all(repo, "drop pkg")
+    code, doc = verify(capsys, repo, "--config-from", "main")
+    assert code == 3
+    blocker = doc["blocker"]
+    assert (blocker["kind"], blocker["key"], blocker["cwd"]) == ("scope", "pkg", "pkg")
+    assert "not an existing folder" in blocker["reason"]
+    assert [(c["key"], c["status"]) for c in doc["commands"]] == [("pkg", "scope"), ("unit", "passed")]

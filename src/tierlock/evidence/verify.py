@@ -519,6 +519,28 @@ def _previous_setup(evidence_dir: Path) -> tuple[str | None, dict[str, str] | No
     return None, None
 
 
+def _tree_after(p: Prepared, document: dict[str, Any]) -> list[str]:
+    """Check the tree again at the end; record what changed in *document*; return why it is not evidence."""
+    assert p.checkout is not None
+    reasons: list[str] = []
+    end_commit, now_changed = gitbind.status(p.checkout.top)
+    changed = now_changed
+    if p.dirty:  # already dirty: what changed is a different set of paths, or their contents
+        now_state = _snapshot(p.checkout.top, now_changed)
+        changed = sorted(k for k in set(now_state) | set(p.dirty_state) if now_state.get(k) != p.dirty_state.get(k))
+    moved = end_commit != p.checkout.commit
+    document["clean"]["atEnd"] = not now_changed
+    document["clean"]["changedDuringRun"] = bool(changed) or moved
+    document["clean"]["changedFiles"] = changed[: gitbind.MAX_LISTED]
+    if moved:
+        reasons.append(f"HEAD moved during the run (now {end_commit or 'no commit'})")
+    if changed:
+        reasons.append(f"the working tree changed during the run: {', '.join(changed[: gitbind.MAX_LISTED])}")
+    if p.dirty:
+        reasons.append("the working tree was dirty (--allow-dirty)")
+    return reasons
+
+
 def execute(prepared: Prepared, view: View) -> Result:
     """Run the prepared commands; write and return the receipt."""
     from tierlock._version import __version__
@@ -564,7 +586,7 @@ def execute(prepared: Prepared, view: View) -> Result:
     path = receipt.write(ex.folder, document, durable=False)  # replaced, durably, when the run ends
     lockfiles = lockfile_digests(p.config_dir, p.root)
     setup_info: dict[str, Any] = {**p.setup_source, "ran": False, "ok": None, "fromRun": None, "lockfiles": lockfiles}
-    with ex.interrupts.active():
+    with ex.interrupts.active():  # until the receipt is written: a signal is recorded, never lost midway
         if p.options.no_setup and p.setup:
             setup_info["fromRun"], setup_info["lockfiles"] = _previous_setup(p.evidence_dir)
         elif p.options.no_setup:
@@ -586,51 +608,34 @@ def execute(prepared: Prepared, view: View) -> Result:
             record = ex.run_step(step)
             if p.options.fail_fast and record["status"] != "passed":
                 break
-    interrupted = ex.interrupts.signum is not None
-    if interrupted:
-        result, code = "interrupted", EXIT_INTERRUPTED
-    elif ex.blocker is not None:
-        result, code = "blocked", 3
-    elif any(r["status"] != "passed" for r in ex.records):
-        result, code = "failed", 1
-    else:
-        result, code = "passed", 0
-    reasons: list[str] = []
-    if top is not None and bound:
-        end_commit, now_changed = gitbind.status(top)
-        changed = now_changed
-        if p.dirty:  # already dirty: what changed is a different set of paths, or their contents
-            now_state = _snapshot(top, now_changed)
-            changed = sorted(k for k in set(now_state) | set(p.dirty_state) if now_state.get(k) != p.dirty_state.get(k))
-        moved = p.checkout is not None and end_commit != p.checkout.commit
-        document["clean"]["atEnd"] = not now_changed
-        document["clean"]["changedDuringRun"] = bool(changed) or moved
-        document["clean"]["changedFiles"] = changed[: gitbind.MAX_LISTED]
-        if moved:
-            reasons.append(f"HEAD moved during the run (now {end_commit or 'no commit'})")
-        if changed:
-            listed = ", ".join(changed[: gitbind.MAX_LISTED])
-            reasons.append(f"the working tree changed during the run: {listed}")
-        if p.dirty:
-            reasons.append("the working tree was dirty (--allow-dirty)")
-    else:
-        reasons.append(
-            "not bound to a commit: " + ("no git checkout" if top is None else "the repository has no commit")
+        interrupted = ex.interrupts.signum is not None
+        if interrupted:
+            result, code = "interrupted", EXIT_INTERRUPTED
+        elif ex.blocker is not None:
+            result, code = "blocked", 3
+        elif any(r["status"] != "passed" for r in ex.records):
+            result, code = "failed", 1
+        else:
+            result, code = "passed", 0
+        reasons = _tree_after(p, document) if top is not None and bound else []
+        if top is None or not bound:
+            reasons.append(
+                "not bound to a commit: " + ("no git checkout" if top is None else "the repository has no commit")
+            )
+        if p.options.only:
+            reasons.append(f"only some checks ran (--only {' '.join(p.options.only)})")
+        if result != "passed":
+            reasons.append(f"the run {result}")
+        document.update(
+            {
+                "result": result,
+                "ok": result == "passed",
+                "endedAt": _now(),
+                "durationSeconds": round(time.monotonic() - started, 3),
+                "blocker": ex.blocker.to_dict() if ex.blocker else None,
+                "evidence": {"usable": not reasons, "reasons": reasons},
+            }
         )
-    if p.options.only:
-        reasons.append(f"only some checks ran (--only {' '.join(p.options.only)})")
-    if result != "passed":
-        reasons.append(f"the run {result}")
-    document.update(
-        {
-            "result": result,
-            "ok": result == "passed",
-            "endedAt": _now(),
-            "durationSeconds": round(time.monotonic() - started, 3),
-            "blocker": ex.blocker.to_dict() if ex.blocker else None,
-            "evidence": {"usable": not reasons, "reasons": reasons},
-        }
-    )
-    receipt.write(ex.folder, document)
-    receipt.prune(p.evidence_dir, p.options.keep)
+        receipt.write(ex.folder, document)
+        receipt.prune(p.evidence_dir, p.options.keep)
     return Result(document, path, code)
