@@ -641,3 +641,16 @@ def test_a_ref_check_whose_folder_is_gone_from_the_checkout_is_a_scope_blocker(
     assert (blocker["kind"], blocker["key"], blocker["cwd"]) == ("scope", "pkg", "pkg")
     assert "not an existing folder" in blocker["reason"]
     assert [(c["key"], c["status"]) for c in doc["commands"]] == [("pkg", "scope"), ("unit", "passed")]
+
+
+def test_a_commit_made_during_the_run_makes_the_receipt_unusable(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    commits = (
+        "import subprocess\nsubprocess.run(['git', 'commit', '-q', '--allow-empty', '-m', 'during'], check=True)\n"
+    )
+    repo = make_repo(tmp_path / "r", {"commit.py": commits}, [check("commits", "commit.py")])
+    code, doc = verify(capsys, repo)
+    assert (code, doc["usable"]) == (0, False)
+    assert any("HEAD moved during the run" in r for r in doc["unusableBecause"])
+    assert receipt_of(doc)["clean"]["changedDuringRun"] is True
