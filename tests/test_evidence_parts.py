@@ -90,3 +90,15 @@ def test_the_tail_of_a_long_log_is_its_last_lines(tmp_path: Path) -> None:
     assert tail(log, 3) == ["line 99998", "line 99999", "no newline at the end"]
     log.write_bytes(b"")
     assert tail(log, 3) == []
+
+
+def test_a_credential_shaped_argument_is_detected_and_shown_redacted(tmp_path: Path) -> None:
+    from tierlock.evidence import plan, view
+    from tierlock.evidence.verify import credential_shaped
+
+    token = "ghp_" + "B" * 36
+    config = {"verification": [{"command": "deploy", "args": ["--token", token], "key": "d"}]}
+    assert credential_shaped(config) is True
+    assert credential_shaped({"verification": [{"command": "pytest", "args": ["-q"]}]}) is False
+    [step] = plan.steps(config, "verification", config_dir=tmp_path, checkout=tmp_path)
+    assert view.shown(step) == "deploy --token [redacted]"

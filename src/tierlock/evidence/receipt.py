@@ -76,10 +76,13 @@ def write(folder: Path, document: dict[str, Any], *, durable: bool = True) -> Pa
     return path
 
 
-def write_json(path: Path, document: dict[str, Any]) -> None:
+def write_json(path: Path, document: dict[str, Any], *, private: bool = False) -> None:
+    """Write *document* atomically (*private*: readable by its owner only)."""
     from tierlock.fsutil import write_atomic
 
     write_atomic(path, json.dumps(document, separators=(",", ":")).encode())
+    if private:
+        os.chmod(path, 0o600)
 
 
 def read_json(path: Path) -> dict[str, Any] | None:

@@ -76,6 +76,8 @@ class Prepared:
     evidence_dir: Path
     options: Options
     masked: list[tuple[str, str]] = field(default_factory=list)
+    redact_args: bool = False
+    """A command or argument is credential-shaped (accepted by the config): record and show them redacted."""
     dirty_state: dict[str, str] = field(default_factory=dict)
     """Content digests of the dirty paths at the start (``--allow-dirty``)."""
     """(env name, value) of config env values masked in tails."""
@@ -142,8 +144,21 @@ def _folders(config: dict[str, Any], config_dir: Path, root: Path) -> list[list[
     return out
 
 
-def _validated(path: Path, root: Path, cache: Path | None) -> dict[str, Any]:
-    """The normalized config, validated with every rule of tierlock validate.
+def credential_shaped(config: dict[str, Any]) -> bool:
+    """Whether a command or argument of *config* holds something the redactor masks (an accepted credential)."""
+    from tierlock.validators.credentials import redact
+
+    return any(
+        redact(text) != text
+        for name in ("setup", "verification")
+        for command in config.get(name, [])
+        for text in (command["command"], *command.get("args", []))
+    )
+
+
+def _validated(path: Path, root: Path, cache: Path | None) -> tuple[dict[str, Any], bool]:
+    """The normalized config, validated with every rule of tierlock validate, and whether it is
+    :func:`credential_shaped`.
 
     A config whose bytes (and pyproject.toml's, and tierlock's version) were validated
     before in this checkout, with every command folder resolving as it did then, is
@@ -157,7 +172,7 @@ def _validated(path: Path, root: Path, cache: Path | None) -> dict[str, Any]:
             config: dict[str, Any] = cached["config"]
             try:
                 if _folders(config, config_dir, root) == cached.get("folders"):
-                    return config
+                    return config, cached.get("credentialShaped") is not False
             except (KeyError, TypeError):
                 pass
     from tierlock.validators import validate_runtime_config
@@ -170,14 +185,16 @@ def _validated(path: Path, root: Path, cache: Path | None) -> dict[str, Any]:
             remedy=f"fix the errors above, then: tierlock validate {path}",
         )
     config = result.config
+    shaped = credential_shaped(config)
     if cache is not None:
         try:
             cache.parent.mkdir(parents=True, exist_ok=True)
-            document = {"key": key, "config": config, "folders": _folders(config, config_dir, root)}
-            receipt.write_json(cache, document)
+            folders = _folders(config, config_dir, root)
+            document = {"key": key, "config": config, "folders": folders, "credentialShaped": shaped}
+            receipt.write_json(cache, document, private=True)
         except OSError:
             pass  # the cache only saves time
-    return config
+    return config, shaped
 
 
 def _from_ref(
@@ -263,7 +280,7 @@ def prepare(options: Options) -> Prepared:
     evidence_dir = (options.evidence_dir or receipt.default_dir(checkout.git_dir if checkout else None, root)).resolve()
     if checkout is None and options.evidence_dir is None:
         receipt.ignore_outside_git(evidence_dir)
-    config = _validated(config_path, root, evidence_dir / VALIDATION_CACHE if checkout is not None else None)
+    config, shaped = _validated(config_path, root, evidence_dir / VALIDATION_CACHE if checkout is not None else None)
     dirty: list[str] = []
     if checkout is not None and checkout.commit is not None:
         dirty = gitbind.changes(checkout.top)
@@ -286,6 +303,7 @@ def prepare(options: Options) -> Prepared:
             )
         ref_config, config_from = _from_ref(checkout.top, options.config_from, rel, config_path, config_dir)
         if ref_config is not None:
+            shaped = shaped or credential_shaped(ref_config)
             ref_checks = plan.steps(ref_config, "verification", config_dir=config_dir, checkout=root, source="ref")
             checks = plan.merge(ref_checks, checks)
     checks = plan.select(checks, options.only)
@@ -320,6 +338,7 @@ def prepare(options: Options) -> Prepared:
         options=options,
         masked=sorted(set(masked), key=lambda p: -len(p[1])),
         dirty_state=_snapshot(checkout.top, dirty) if checkout is not None and dirty else {},
+        redact_args=shaped,
     )
 
 
@@ -404,6 +423,13 @@ class Execution:
             text = text.replace(value, f"[env {name}]")
         return redact(text)
 
+    def _shown(self, text: str) -> str:
+        if not self.p.redact_args:
+            return text
+        from tierlock.validators.credentials import redact
+
+        return redact(text)
+
     def _tail(self, log: Path) -> list[str]:
         return [self._mask(line) for line in runner.tail(log, TAIL_LINES)]
 
@@ -414,8 +440,8 @@ class Execution:
             "list": step.list,
             "key": step.key,
             "label": step.label,
-            "command": step.command,
-            "args": list(step.args),
+            "command": self._shown(step.command),
+            "args": [self._shown(a) for a in step.args],
             "cwd": step.cwd,
             "envNames": sorted(step.env),
             "commandSource": step.source,
@@ -506,7 +532,15 @@ class Execution:
     def _block(self, step: plan.Step, kind: str, reason: str, action: str, log: Path) -> None:
         if self.blocker is None:
             self.blocker = Blocker(
-                kind, reason, step.command, step.args, step.cwd, action, str(log), key=step.key, list=step.list
+                kind,
+                self._shown(reason),
+                self._shown(step.command),
+                tuple(self._shown(a) for a in step.args),
+                step.cwd,
+                self._shown(action),
+                str(log),
+                key=step.key,
+                list=step.list,
             )
 
 
