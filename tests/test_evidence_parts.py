@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.gitrepo import IDENTITY, git
-from tierlock.evidence import gitbind, receipt
+from tierlock.evidence import RECEIPT, RECEIPT_VERSION, gitbind, receipt
 from tierlock.evidence.run import tail
 
 
@@ -65,8 +65,8 @@ def test_a_linked_worktree_keeps_its_evidence_in_its_own_git_dir(tmp_path: Path)
 def _finished(evidence: Path, name: str, result: str = "passed", pid: int | None = None) -> Path:
     folder = evidence / name
     folder.mkdir(parents=True)
-    document = {"receiptVersion": receipt.RECEIPT_VERSION, "result": result, "pid": pid or 1}
-    (folder / receipt.RECEIPT).write_text(json.dumps(document))
+    document = {"receiptVersion": RECEIPT_VERSION, "result": result, "pid": pid or 1}
+    (folder / RECEIPT).write_text(json.dumps(document))
     (folder / "01-verification-x.log").write_text("log\n")
     return folder
 

@@ -15,11 +15,17 @@ unchanged since the setup ran.
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import sys
-from pathlib import Path
-from typing import IO, Any
 
-from tierlock.evidence import gitbind, receipt
+from tierlock.evidence import IN_GIT_DIR, MAX_LISTED, RECEIPT, RECEIPT_VERSION
+
+# Not ``typing``: it imports ``re``; this module stays on os, json and hashlib (and no pathlib, no subprocess).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import IO, Any
 
 #: Every reason ``tierlock verified`` can give (documented in docs/reference/verify.md).
 REASONS = {
@@ -83,17 +89,88 @@ class Verdict:
         }
 
 
-def _digest(path: Path) -> str | None:
+def _digest(path: str) -> str | None:
     try:
-        return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+        with open(path, "rb") as handle:
+            return "sha256:" + hashlib.sha256(handle.read()).hexdigest()
     except OSError:
         return None
 
 
+def _git(top: str, *args: str) -> tuple[int, str]:
+    """(exit status, stdout) of ``git -C TOP ARGS``: posix_spawn and a pipe, stderr discarded."""
+    env = dict(os.environ)
+    env["GIT_OPTIONAL_LOCKS"] = "0"
+    read, write = os.pipe()
+    try:
+        pid = os.posix_spawnp(
+            "git",
+            ["git", "-C", top, *args],
+            env,
+            file_actions=[
+                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_DUP2, write, 1),
+                (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+            ],
+        )
+    except OSError:
+        os.close(read)
+        os.close(write)
+        return 127, ""
+    os.close(write)
+    chunks = []
+    with os.fdopen(read, "rb") as pipe:
+        while chunk := pipe.read(65536):
+            chunks.append(chunk)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), b"".join(chunks).decode("utf-8", "replace")
+
+
+def _oid(text: str) -> bool:
+    return len(text) >= 40 and all(c in "0123456789abcdef" for c in text)
+
+
+def _find(start: str) -> tuple[str, str, str | None, str | None] | None:
+    """(top, git dir, HEAD commit, HEAD tree) of the checkout holding *start*, or None."""
+    _, out = _git(start, "rev-parse", "--show-toplevel", "--absolute-git-dir", "HEAD^{commit}", "HEAD^{tree}")
+    lines = out.splitlines()
+    if len(lines) < 2 or not os.path.isabs(lines[0]) or not os.path.isabs(lines[1]):
+        return None
+    if len(lines) == 4 and _oid(lines[2]) and _oid(lines[3]):
+        return lines[0], lines[1], lines[2], lines[3]
+    return lines[0], lines[1], None, None
+
+
+def _receipts(folder: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(path, receipt) of every finished run in *folder*, newest first (as :func:`receipt.receipts`)."""
+    try:
+        names = sorted((e.name for e in os.scandir(folder) if e.is_dir() and not e.name.startswith(".")), reverse=True)
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(folder, name, RECEIPT)
+        try:
+            with open(path, "rb") as handle:
+                document = json.loads(handle.read())
+        except (OSError, ValueError):
+            continue
+        if (
+            isinstance(document, dict)
+            and document.get("receiptVersion") == RECEIPT_VERSION
+            and document.get("result") != "running"
+        ):
+            yield path, document
+
+
+def _relative(top: str, path: str) -> str | None:
+    real, root = os.path.realpath(path), os.path.realpath(top)
+    if real == root or not real.startswith(root.rstrip(os.sep) + os.sep):
+        return None
+    return os.path.relpath(real, root).replace(os.sep, "/")
+
+
 def verify_command(config: str | None, config_from: str | None, evidence_dir: str | None, project: str | None) -> str:
     """The ``tierlock verify`` line that makes the evidence this gate looks for."""
-    import shlex
-
     argv = ["tierlock"]
     if project:
         argv += ["--project", project]
@@ -104,66 +181,72 @@ def verify_command(config: str | None, config_from: str | None, evidence_dir: st
         argv += ["--config-from", config_from]
     if evidence_dir:
         argv += ["--evidence-dir", evidence_dir]
-    return shlex.join(argv)
+    return " ".join(_quote(a) for a in argv)
+
+
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_")
+
+
+def _quote(text: str) -> str:
+    """*text* for a POSIX shell, as :func:`shlex.quote` quotes it (without importing re)."""
+    if text and all(c in _SAFE for c in text):
+        return text
+    return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
 def _files(names: list[str]) -> str:
-    shown = ", ".join(names[: gitbind.MAX_LISTED])
-    return shown + (f" and {len(names) - gitbind.MAX_LISTED} more" if len(names) > gitbind.MAX_LISTED else "")
+    shown = ", ".join(names[:MAX_LISTED])
+    return shown + (f" and {len(names) - MAX_LISTED} more" if len(names) > MAX_LISTED else "")
 
 
 def check(
-    start: Path,
+    start: str,
     *,
-    config: Path | None = None,
+    config: str | None = None,
     config_from: str | None = None,
-    evidence_dir: Path | None = None,
+    evidence_dir: str | None = None,
     remedy: str = "tierlock verify",
 ) -> Verdict:
-    """The gate's verdict for the checkout holding *start*."""
-    checkout = gitbind.find(start)
-    if checkout is None:
+    """The gate's verdict for the checkout holding the folder *start*."""
+    found = _find(start)
+    if found is None:
         return Verdict(
             False,
             "not-a-checkout",
             f"{start} is not inside a git checkout",
             "git init && git add -A && git commit -m 'first commit'",
         )
-    if checkout.commit is None:
-        return Verdict(
-            False, "no-commit", f"{checkout.top} has no commit yet", "git add -A && git commit -m 'first commit'"
-        )
-    top = checkout.top
-    base = Verdict(False, "", "", remedy, commit=checkout.commit, tree=checkout.tree)
-    folder = evidence_dir or receipt.default_dir(checkout.git_dir, top)
-    config_rel = gitbind.relative(top, config) if config is not None else None
+    top, git_dir, commit, tree = found
+    if commit is None:
+        return Verdict(False, "no-commit", f"{top} has no commit yet", "git add -A && git commit -m 'first commit'")
+    base = Verdict(False, "", "", remedy, commit=commit, tree=tree)
+    folder = evidence_dir or os.path.join(git_dir, *IN_GIT_DIR)
+    config_rel = _relative(top, config) if config is not None else None
     ref_blob: str | None = None
     if config_from is not None:
         rel_for_ref = config_rel
         ref_blob = "?"
         if rel_for_ref is None:
-            for _, document in receipt.receipts(folder):
+            for _, document in _receipts(folder):
                 rel_for_ref = (document.get("config") or {}).get("path")
                 break
         if rel_for_ref is not None:
-            found = gitbind.git(top, "rev-parse", "--verify", "--quiet", f"{config_from}:{rel_for_ref}", check=False)
-            ref_blob = found.strip() or None
+            _, out = _git(top, "rev-parse", "--verify", "--quiet", f"{config_from}:{rel_for_ref}")
+            ref_blob = out.strip() or None
     digests: dict[str, str | None] = {}
     newest: dict[str, Any] | None = None
     undecided: dict[str, Any] | None = None
-    for path, document in receipt.receipts(folder):
+    for path, document in _receipts(folder):
         cfg = document.get("config") or {}
         if newest is None:
             newest = document
-        if document.get("tree") != checkout.tree or not document.get("bound"):
+        if document.get("tree") != tree or not document.get("bound"):
             continue
         cfg_path = cfg.get("path")
-        if config_rel is not None and cfg_path != config_rel:
-            continue
-        if not isinstance(cfg_path, str):
+        if not isinstance(cfg_path, str) or (config_rel is not None and cfg_path != config_rel):
             continue
         if cfg_path not in digests:
-            digests[cfg_path] = _digest(top / cfg_path)
+            digests[cfg_path] = _digest(os.path.join(top, cfg_path))
         if cfg.get("digest") != digests[cfg_path]:
             continue
         if config_from is not None:
@@ -177,7 +260,7 @@ def check(
     if undecided is not None:
         base.reason = "dirty"
         base.message = (
-            f"the only runs for tree {checkout.tree[:12] if checkout.tree else '?'} were partial (--only) "
+            f"the only runs for tree {str(tree)[:12]} were partial (--only) "
             "or on a dirty tree (--allow-dirty); neither is evidence"
         )
         base.run_id = undecided.get("runId")
@@ -186,25 +269,25 @@ def check(
         base.reason = "no-run"
         base.message = f"no run of tierlock verify is recorded in {folder}"
         return base
-    return _stale(base, newest, checkout, digests, config_from)
+    return _stale(base, newest, top, config_from)
 
 
-def _stale(
-    base: Verdict, newest: dict[str, Any], checkout: gitbind.Checkout, digests: dict[str, str | None], ref: str | None
-) -> Verdict:
-    top = checkout.top
+def _stale(base: Verdict, newest: dict[str, Any], top: str, ref: str | None) -> Verdict:
     base.run_id = newest.get("runId")
-    if newest.get("tree") != checkout.tree:
+    if newest.get("tree") != base.tree:
         base.reason = "stale"
         old = newest.get("tree")
-        files = gitbind.tree_diff(top, old, checkout.tree or "") if isinstance(old, str) else None
-        base.files = files[: gitbind.MAX_LISTED * 5] if files else []
+        files: list[str] = []
+        if isinstance(old, str) and _oid(old):
+            status, out = _git(top, "diff-tree", "-r", "-z", "--name-only", "--no-renames", old, str(base.tree))
+            files = [p for p in out.split("\0") if p] if status == 0 else []
+        base.files = files[: MAX_LISTED * 5]
         what = f"; changed since: {_files(files)}" if files else ""
         if not newest.get("bound"):
             what = " (that run was not bound to a commit)"
         base.message = (
             f"the newest receipt is for tree {str(old)[:12]} (commit {str(newest.get('commit'))[:12]}), "
-            f"not the current commit {str(checkout.commit)[:12]}'s tree{what}"
+            f"not the current commit {str(base.commit)[:12]}'s tree{what}"
         )
         return base
     cfg = newest.get("config") or {}
@@ -222,8 +305,8 @@ def _stale(
     return base
 
 
-def _decide(base: Verdict, path: Path, document: dict[str, Any], top: Path) -> Verdict:
-    base.receipt = str(path)
+def _decide(base: Verdict, path: str, document: dict[str, Any], top: str) -> Verdict:
+    base.receipt = path
     base.run_id = document.get("runId")
     result = document.get("result")
     evidence = document.get("evidence") or {}
@@ -250,7 +333,7 @@ def _decide(base: Verdict, path: Path, document: dict[str, Any], top: Path) -> V
         base.reason = "setup-stale"
         base.message = "the run used --no-setup and no earlier run recorded a setup: the environment is unproven"
         return base
-    changed = sorted(rel for rel, digest in lockfiles.items() if _digest(top / rel) != digest)
+    changed = sorted(rel for rel, digest in lockfiles.items() if _digest(os.path.join(top, rel)) != digest)
     if changed:
         base.reason = "setup-stale"
         base.files = changed
@@ -264,7 +347,7 @@ def _decide(base: Verdict, path: Path, document: dict[str, Any], top: Path) -> V
         None,
         commit=base.commit,
         tree=base.tree,
-        receipt=str(path),
+        receipt=path,
         run_id=document.get("runId"),
     )
 
@@ -273,8 +356,6 @@ def render(verdict: Verdict, *, json_mode: bool, quiet: bool, stdout: IO[str] | 
     """Print *verdict* (one JSON line with --json; else a line on stdout, or the reason on stderr)."""
     out = stdout or sys.stdout
     if json_mode:
-        import json
-
         out.write(json.dumps(verdict.to_dict(), separators=(",", ":")) + "\n")
     elif verdict.ok:
         if not quiet:
@@ -340,14 +421,14 @@ def run(
     stdout: IO[str] | None = None,
 ) -> int:
     """The whole of ``tierlock verified``: check, print, return the exit code."""
-    start = Path(project or ".")
-    if start.is_file():
-        start = start.parent
+    start = os.path.abspath(project or ".")
+    if os.path.isfile(start):  # a pyproject.toml
+        start = os.path.dirname(start)
     verdict = check(
-        start.resolve() if start.exists() else start,
-        config=Path(config).resolve() if config else None,
+        start,
+        config=os.path.abspath(config) if config else None,
         config_from=config_from,
-        evidence_dir=Path(evidence_dir).resolve() if evidence_dir else None,
+        evidence_dir=os.path.abspath(evidence_dir) if evidence_dir else None,
         remedy=verify_command(config, config_from, evidence_dir, project),
     )
     return render(verdict, json_mode=json_mode, quiet=quiet, stdout=stdout)

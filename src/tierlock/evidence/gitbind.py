@@ -12,9 +12,6 @@ import subprocess
 from pathlib import Path
 from typing import NamedTuple
 
-#: At most this many changed paths are listed in a message or a receipt.
-MAX_LISTED = 20
-
 
 class GitUnavailable(Exception):
     """git is not installed, or the folder is not in a repository."""

@@ -18,14 +18,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-RECEIPT = "receipt.json"
-#: Version of the receipt document (documented in docs/reference/verify.md).
-RECEIPT_VERSION = 1
+from tierlock.evidence import IN_GIT_DIR, RECEIPT, RECEIPT_VERSION
+
 #: How many runs an evidence folder keeps by default (``--keep`` / ``TIERLOCK_EVIDENCE_KEEP``).
 DEFAULT_KEEP = 20
 KEEP_ENV = "TIERLOCK_EVIDENCE_KEEP"
-#: The evidence folder inside a git dir.
-IN_GIT_DIR = ("tierlock", "evidence")
 #: A folder of a run that never finished (no process left) is removed after this long, in seconds.
 ABANDONED_AFTER = 24 * 3600
 
