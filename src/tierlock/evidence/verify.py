@@ -285,7 +285,7 @@ def prepare(options: Options) -> Prepared:
     if checkout is not None and checkout.commit is not None:
         dirty = gitbind.changes(checkout.top)
         if dirty and not options.allow_dirty:
-            listed = ", ".join(dirty[: MAX_LISTED]) + (" ..." if len(dirty) > MAX_LISTED else "")
+            listed = ", ".join(dirty[:MAX_LISTED]) + (" ..." if len(dirty) > MAX_LISTED else "")
             raise DirtyTree(
                 f"the working tree of {checkout.top} has {len(dirty)} uncommitted change(s) ({listed}): "
                 "a receipt must belong to one commit's tree",
@@ -565,11 +565,11 @@ def _tree_after(p: Prepared, document: dict[str, Any]) -> list[str]:
     moved = end_commit != p.checkout.commit
     document["clean"]["atEnd"] = not now_changed
     document["clean"]["changedDuringRun"] = bool(changed) or moved
-    document["clean"]["changedFiles"] = changed[: MAX_LISTED]
+    document["clean"]["changedFiles"] = changed[:MAX_LISTED]
     if moved:
         reasons.append(f"HEAD moved during the run (now {end_commit or 'no commit'})")
     if changed:
-        reasons.append(f"the working tree changed during the run: {', '.join(changed[: MAX_LISTED])}")
+        reasons.append(f"the working tree changed during the run: {', '.join(changed[:MAX_LISTED])}")
     if p.dirty:
         reasons.append("the working tree was dirty (--allow-dirty)")
     return reasons
@@ -601,7 +601,7 @@ def execute(prepared: Prepared, view: View) -> Result:
         "clean": {
             "atStart": (not p.dirty) if bound else None,
             "atEnd": None,
-            "dirtyFiles": p.dirty[: MAX_LISTED],
+            "dirtyFiles": p.dirty[:MAX_LISTED],
             "changedDuringRun": None,
             "changedFiles": [],
         },
