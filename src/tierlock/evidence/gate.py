@@ -20,6 +20,7 @@ import os
 import sys
 
 from tierlock.evidence import IN_GIT_DIR, MAX_LISTED, RECEIPT, RECEIPT_VERSION
+from tierlock.evidence.gitcall import run_git
 
 # Not ``typing``: it imports ``re``; this module stays on os, json and hashlib (and no pathlib, no subprocess).
 TYPE_CHECKING = False
@@ -98,32 +99,9 @@ def _digest(path: str) -> str | None:
 
 
 def _git(top: str, *args: str) -> tuple[int, str]:
-    """(exit status, stdout) of ``git -C TOP ARGS``: posix_spawn and a pipe, stderr discarded."""
-    env = dict(os.environ)
-    env["GIT_OPTIONAL_LOCKS"] = "0"
-    read, write = os.pipe()
-    try:
-        pid = os.posix_spawnp(
-            "git",
-            ["git", "-C", top, *args],
-            env,
-            file_actions=[
-                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-                (os.POSIX_SPAWN_DUP2, write, 1),
-                (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
-            ],
-        )
-    except OSError:
-        os.close(read)
-        os.close(write)
-        return 127, ""
-    os.close(write)
-    chunks = []
-    with os.fdopen(read, "rb") as pipe:
-        while chunk := pipe.read(65536):
-            chunks.append(chunk)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), b"".join(chunks).decode("utf-8", "replace")
+    """(exit status, stdout) of ``git -C TOP ARGS``."""
+    status, out, _ = run_git(top, *args)
+    return status, out.decode("utf-8", "replace")
 
 
 def _oid(text: str) -> bool:

@@ -7,10 +7,10 @@ never trip over each other's ``git status``.
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 from typing import NamedTuple
+
+from tierlock.evidence.gitcall import run_git
 
 
 class GitUnavailable(Exception):
@@ -29,29 +29,15 @@ class Checkout(NamedTuple):
     """HEAD's tree id, or None in a repository without commits."""
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["GIT_OPTIONAL_LOCKS"] = "0"
-    env.setdefault("LC_ALL", "C")
-    return env
-
-
 def git(top: Path, *args: str, check: bool = True) -> str:
     """The stdout of ``git -C TOP ARGS`` (raises :class:`GitUnavailable` when it fails and *check*)."""
-    try:
-        proc = subprocess.run(
-            ["git", "-C", str(top), *args],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            env=_env(),
-            check=False,
-        )
-    except OSError as exc:
-        raise GitUnavailable(f"git cannot be run: {exc}") from exc
-    if check and proc.returncode != 0:
-        raise GitUnavailable(proc.stderr.strip() or f"git {' '.join(args)} failed (exit {proc.returncode})")
-    return proc.stdout
+    status, out, err = run_git(str(top), *args)
+    if status == 127 and not out:
+        raise GitUnavailable(f"git cannot be run: {err.decode(errors='replace').strip()}")
+    if check and status != 0:
+        message = err.decode(errors="replace").strip()
+        raise GitUnavailable(message or f"git {' '.join(args)} failed (exit {status})")
+    return out.decode("utf-8", errors="surrogateescape")
 
 
 def _oid(text: str) -> bool:
@@ -121,17 +107,10 @@ def blob(top: Path, ref: str, path: str) -> tuple[str, bytes] | None:
     blob_id = git(top, "rev-parse", "--verify", "--quiet", f"{ref}:{path}", check=False).strip()
     if not blob_id:
         return None
-    try:
-        proc = subprocess.run(
-            ["git", "-C", str(top), "cat-file", "blob", blob_id],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            env=_env(),
-            check=True,
-        )
-    except (OSError, subprocess.CalledProcessError):
+    status, data, _ = run_git(str(top), "cat-file", "blob", blob_id)
+    if status != 0:
         return None
-    return blob_id, proc.stdout
+    return blob_id, data
 
 
 def resolve(top: Path, ref: str) -> str | None:
