@@ -62,14 +62,17 @@ def write(folder: Path, document: dict[str, Any], *, durable: bool = True) -> Pa
     """Write *document* as ``receipt.json`` in *folder*, atomically (*durable*: synced to disk first)."""
     path = folder / RECEIPT
     data = (json.dumps(document, indent=2, sort_keys=False) + "\n").encode()
-    if durable:
-        from tierlock.fsutil import write_atomic
-
-        write_atomic(path, data)
-    else:
-        tmp = folder / f".{RECEIPT}.{os.getpid()}.tmp"
-        tmp.write_bytes(data)
+    tmp = folder / f".{RECEIPT}.{os.getpid()}.{os.urandom(3).hex()}.tmp"
+    try:
+        with tmp.open("wb") as handle:
+            handle.write(data)
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return path
 
 

@@ -114,6 +114,8 @@ def find_config(options: Options) -> Path:
 #: The first names of :data:`tierlock.validators.DISCOVERY` (a test keeps them equal).
 VALIDATOR_DISCOVERY_FIRST = ("tierlock.runtime.json", "tierlock.runtime.toml")
 VALIDATION_CACHE = ".validated.json"
+#: Changes whenever what the record holds changes: an older record is then simply not used.
+VALIDATION_CACHE_FORMAT = b"2"
 
 
 def _validation_key(path: Path, root: Path) -> str:
@@ -125,6 +127,7 @@ def _validation_key(path: Path, root: Path) -> str:
     )
     h = hashlib.sha256()
     for part in (
+        VALIDATION_CACHE_FORMAT,
         __version__.encode(),
         str(path.resolve()).encode(),
         str(root).encode(),
