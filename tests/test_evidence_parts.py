@@ -94,7 +94,7 @@ def test_the_tail_of_a_long_log_is_its_last_lines(tmp_path: Path) -> None:
 
 def test_a_credential_shaped_argument_is_detected_and_shown_redacted(tmp_path: Path) -> None:
     from tierlock.evidence import plan, view
-    from tierlock.evidence.verify import credential_shaped
+    from tierlock.evidence.config import credential_shaped
 
     token = "ghp_" + "B" * 36
     config = {"verification": [{"command": "deploy", "args": ["--token", token], "key": "d"}]}

@@ -553,7 +553,7 @@ def test_a_config_validated_before_is_validated_again_when_a_folder_or_the_confi
 
 
 def test_verify_discovers_the_config_under_the_names_the_validator_tries_first() -> None:
-    from tierlock.evidence.verify import VALIDATOR_DISCOVERY_FIRST
+    from tierlock.evidence.config import VALIDATOR_DISCOVERY_FIRST
     from tierlock.validators import DISCOVERY
 
     assert DISCOVERY[:2] == VALIDATOR_DISCOVERY_FIRST

@@ -80,7 +80,8 @@ def emit_line(ui: UI, document: dict[str, Any]) -> None:
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from tierlock.evidence import receipt
     from tierlock.evidence import run as runner
-    from tierlock.evidence.verify import InvalidConfig, Options, execute, prepare
+    from tierlock.evidence.config import InvalidConfig
+    from tierlock.evidence.verify import Options, execute, prepare
 
     if args.kill_grace is not None and args.kill_grace < 0:
         raise UsageError("--kill-grace must be 0 or more seconds", remedy="tierlock verify --kill-grace 5")
