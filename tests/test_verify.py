@@ -654,3 +654,22 @@ def test_a_commit_made_during_the_run_makes_the_receipt_unusable(
     assert (code, doc["usable"]) == (0, False)
     assert any("HEAD moved during the run" in r for r in doc["unusableBecause"])
     assert receipt_of(doc)["clean"]["changedDuringRun"] is True
+
+
+def test_config_from_a_ref_without_a_config_uses_the_working_trees(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "README.txt").write_text("before any config\n")
+    commit_all(repo, "no config yet")
+    git(repo, "tag", "bare")
+    (repo / "ok.py").write_text(OK)
+    write_config(repo, [check("unit", "ok.py")])
+    commit_all(repo, "add the config")
+    code, doc = verify(capsys, repo, "--config-from", "bare")
+    assert (code, [(c["key"], c["commandSource"]) for c in doc["commands"]]) == (0, [("unit", "worktree")])
+    origin = receipt_of(doc)["config"]["from"]
+    assert (origin["ref"], origin["blob"]) == ("bare", None)
+    assert verified(capsys, repo, "--config-from", "bare")[0] == 0
