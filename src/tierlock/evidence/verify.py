@@ -417,7 +417,7 @@ def execute(prepared: Prepared, view: View) -> Result:
         },
         "allowDirty": p.options.allow_dirty,
         "config": {
-            "path": (gitbind.relative(top, p.config_path) if top else None) or str(p.config_path),
+            "path": (gitbind.relative(top, p.config_path) if top else None) or str(p.config_path.resolve()),
             "digest": p.config_digest,
             "from": p.config_from,
         },
