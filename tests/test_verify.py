@@ -673,3 +673,24 @@ def test_config_from_a_ref_without_a_config_uses_the_working_trees(
     origin = receipt_of(doc)["config"]["from"]
     assert (origin["ref"], origin["blob"]) == ("bare", None)
     assert verified(capsys, repo, "--config-from", "bare")[0] == 0
+
+
+def test_a_second_interrupt_kills_a_group_that_ignores_sigterm_without_waiting_out_the_grace(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    stubborn = HANG.replace("import os,", "import signal; signal.signal(signal.SIGTERM, signal.SIG_IGN)\nimport os,")
+    repo = make_repo(tmp_path / "r", {"hang.py": stubborn}, [check("hang", "hang.py", str(pids))])
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tierlock", "--project", str(repo), "verify", "--json", "--kill-grace", "600"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _wait_for(pids)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.5)  # the first: SIGTERM to the group, which ignores it
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=120)  # far less than the 600 s grace: the second one kills
+    assert proc.returncode == 130
+    doc = json.loads(out)
+    assert (doc["result"], doc["commands"][0]["signal"]) == ("interrupted", signal.SIGKILL)
+    assert _live_members(int(pids.read_text().split()[0])) == []

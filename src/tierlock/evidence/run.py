@@ -28,13 +28,18 @@ TICK_SECONDS = 0.1
 
 
 class Interrupts:
-    """While active, SIGINT and SIGTERM set :attr:`signum` instead of stopping tierlock."""
+    """While active, SIGINT and SIGTERM set :attr:`signum` instead of stopping tierlock.
+
+    A second signal (Ctrl-C pressed again) cuts the grace period short: the group gets SIGKILL at once.
+    """
 
     def __init__(self) -> None:
         self.signum: int | None = None
+        self.count = 0
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         self.signum = signum
+        self.count += 1
 
     @contextlib.contextmanager
     def active(self) -> Iterator[Interrupts]:
@@ -141,12 +146,13 @@ class _Child:
             self.fd = None
 
 
-def _stop_group(child: _Child, grace: float) -> None:
-    """SIGTERM to the group, SIGKILL after *grace* seconds; then reap the leader."""
+def _stop_group(child: _Child, grace: float, interrupts: Interrupts | None = None) -> None:
+    """SIGTERM to the group, SIGKILL after *grace* seconds (or at once on a further interrupt); reap the leader."""
     pgid = child.pid
     _kill_group(pgid, signal.SIGTERM)
     deadline = time.monotonic() + grace
-    while time.monotonic() < deadline:
+    seen = interrupts.count if interrupts is not None else 0
+    while time.monotonic() < deadline and (interrupts is None or interrupts.count == seen):
         child.wait(0.05)
         if child.status is not None and not _group_alive(pgid):
             return
@@ -229,12 +235,12 @@ def run(
         while True:
             if interrupts.signum is not None:
                 interrupted = True
-                _stop_group(child, grace)
+                _stop_group(child, grace, interrupts)
                 break
             now = time.monotonic()
             if deadline is not None and now >= deadline:
                 timed_out = True
-                _stop_group(child, grace)
+                _stop_group(child, grace, interrupts)
                 break
             wait = TICK_SECONDS if deadline is None else max(0.0, min(TICK_SECONDS, deadline - now))
             if child.wait(wait):
@@ -243,7 +249,7 @@ def run(
                 tick(time.monotonic() - started)
         if not (timed_out or interrupted) and _group_alive(child.pid):
             # The command exited and left processes behind in its group: they are not evidence, stop them.
-            _stop_group(child, grace)
+            _stop_group(child, grace, interrupts)
     finally:
         child.close()
     code = child.returncode
