@@ -104,7 +104,8 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     except TierlockError as err:
         if not ctx.ui.json_mode:
             raise
-        ctx.ui.error(_silenced(err, ctx))
+        ctx.ui._json_written = True  # stderr gets the message; stdout gets the one line below
+        ctx.ui.error(err)
         emit_line(ctx.ui, {"ok": False, "result": "refused", "exitCode": err.exit_code, "error": err.to_dict()})
         return err.exit_code
     view = _view(ctx)
@@ -126,11 +127,6 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     else:
         _report(result, ctx)
     return result.exit_code
-
-
-def _silenced(err: TierlockError, ctx: Context) -> TierlockError:
-    ctx.ui._json_written = True  # stderr gets the message; stdout gets the one line below
-    return err
 
 
 def _view(ctx: Context) -> View:
