@@ -694,3 +694,24 @@ def test_a_second_interrupt_kills_a_group_that_ignores_sigterm_without_waiting_o
     doc = json.loads(out)
     assert (doc["result"], doc["commands"][0]["signal"]) == ("interrupted", signal.SIGKILL)
     assert _live_members(int(pids.read_text().split()[0])) == []
+
+
+def test_a_log_that_cannot_be_written_is_an_environment_blocker(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tierlock.evidence import receipt as receipt_module
+
+    repo = make_repo(tmp_path / "r", {"ok.py": OK}, [check("unit", "ok.py")])
+    real_new_run = receipt_module.new_run
+
+    def new_run_with_a_folder_where_the_log_goes(folder: Path) -> tuple[str, Path]:
+        run_id, run_folder = real_new_run(folder)
+        (run_folder / "01-verification-unit.log").mkdir()  # unwritable as a file, even for root
+        return run_id, run_folder
+
+    monkeypatch.setattr(receipt_module, "new_run", new_run_with_a_folder_where_the_log_goes)
+    code, doc = verify(capsys, repo)
+    assert code == 3
+    assert doc["blocker"]["kind"] == "environment"
+    assert "cannot be written" in doc["blocker"]["reason"]
+    assert doc["commands"][0]["status"] == "not-started"

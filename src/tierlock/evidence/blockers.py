@@ -16,7 +16,7 @@ KINDS = {
     "setup": "a setup command failed; verification did not run",
     "timeout": "a command ran longer than its timeoutMs and was stopped",
     "scope": "a command's cwd is no longer a folder inside the checkout",
-    "environment": "the run could not start a command or write its evidence",
+    "environment": "a command could not be started for another reason (its log cannot be written, the machine)",
 }
 
 

@@ -69,6 +69,8 @@ class Outcome:
     duration: float
     spawn_error: OSError | None = None
     """Set when the command could not be started (not found, not executable, ...)."""
+    stage: str = "exec"
+    """Where starting failed: ``log`` (the log file), ``cwd`` (the folder) or ``exec`` (the command)."""
 
     @property
     def ok(self) -> bool:
@@ -183,15 +185,32 @@ def which(command: str, cwd: Path, env: Mapping[str, str]) -> str:
     raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), command)
 
 
+class _SpawnError(Exception):
+    def __init__(self, stage: str, error: OSError) -> None:
+        super().__init__(str(error))
+        self.stage = stage
+        self.error = error
+
+
 def _spawn(argv: Sequence[str], cwd: Path, env: Mapping[str, str], log: Path) -> int:
     """Start *argv* with posix_spawn (much cheaper than fork + exec here): its own session and process
     group, stdin from /dev/null, stdout and stderr both into *log*. Returns the pid."""
-    executable = which(argv[0], cwd, env)
-    out = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
-    here = os.open(".", os.O_RDONLY | os.O_CLOEXEC)
     try:
-        # posix_spawn has no cwd in this Python: change ours around the call (one thread; signals only flag).
-        os.chdir(cwd)
+        out = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        raise _SpawnError("log", exc) from exc
+    here = None
+    try:
+        try:
+            executable = which(argv[0], cwd, env)
+        except OSError as exc:
+            raise _SpawnError("exec", exc) from exc
+        try:
+            here = os.open(".", os.O_RDONLY | os.O_CLOEXEC)
+            # posix_spawn has no cwd in this Python: change ours around the call (one thread; signals only flag).
+            os.chdir(cwd)
+        except OSError as exc:
+            raise _SpawnError("cwd", exc) from exc
         try:
             return os.posix_spawn(
                 executable,
@@ -204,10 +223,12 @@ def _spawn(argv: Sequence[str], cwd: Path, env: Mapping[str, str], log: Path) ->
                 ],
                 setsid=True,
             )
-        finally:
-            os.fchdir(here)
+        except OSError as exc:
+            raise _SpawnError("exec", exc) from exc
     finally:
-        os.close(here)
+        if here is not None:
+            os.fchdir(here)
+            os.close(here)
         os.close(out)
 
 
@@ -226,9 +247,9 @@ def run(
     started = time.monotonic()
     try:
         child = _Child(_spawn(argv, cwd, env, log))
-    except OSError as exc:
-        log.touch()
-        return Outcome(None, None, False, False, time.monotonic() - started, spawn_error=exc)
+    except _SpawnError as failed:
+        elapsed = time.monotonic() - started
+        return Outcome(None, None, False, False, elapsed, spawn_error=failed.error, stage=failed.stage)
     timed_out = interrupted = False
     deadline = None if timeout is None else started + timeout
     try:
@@ -259,8 +280,12 @@ def run(
     return Outcome(code, None, timed_out, interrupted, duration)
 
 
-def describe_spawn_error(exc: OSError, command: str) -> tuple[str, str]:
-    """(kind, reason) of a command that could not be started."""
+def describe_spawn_error(exc: OSError, command: str, stage: str = "exec") -> tuple[str, str]:
+    """(blocker kind, reason) of a command that could not be started."""
+    if stage == "log":
+        return "environment", f"the log {exc.filename or ''} cannot be written: {exc.strerror or exc}"
+    if stage == "cwd":
+        return "scope", f"cannot enter the command's folder: {exc.strerror or exc}"
     if exc.errno == errno.ENOENT:
         return "toolchain", f"{command!r} was not found (not on PATH, or no such file)"
     if exc.errno in (errno.EACCES, errno.EPERM):

@@ -7,6 +7,7 @@ command starts; :func:`execute` runs the commands and returns the
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import time
@@ -282,7 +283,10 @@ class Execution:
                 tick=lambda elapsed: self.view.tick(step, elapsed),
             )
             status = self._status(step, outcome, log)
-        size, sha = runner.digest_file(log)
+        try:
+            size, sha = runner.digest_file(log)
+        except OSError:  # the log could not be written (a blocker says so)
+            size, sha = 0, None
         record.update(
             {
                 "status": status,
@@ -301,16 +305,22 @@ class Execution:
 
     def _status(self, step: plan.Step, outcome: runner.Outcome, log: Path) -> str:
         if outcome.spawn_error is not None:
-            kind, reason = runner.describe_spawn_error(outcome.spawn_error, step.command)
-            with log.open("a", encoding="utf-8") as handle:
+            kind, reason = runner.describe_spawn_error(outcome.spawn_error, step.command, outcome.stage)
+            with contextlib.suppress(OSError), log.open("a", encoding="utf-8") as handle:
                 handle.write(reason + "\n")
-            if kind != "toolchain":
+            if kind == "scope":
+                action = "restore the folder, or fix cwd in the runtime config"
+            elif outcome.stage == "log":
+                action = f"make {log.parent} writable (or pass --evidence-dir), then run tierlock verify again"
+            elif kind != "toolchain":
                 action = "check the machine (file descriptors, memory), then run tierlock verify again"
             elif step.list == "setup":
                 action = f"install {step.command} or put it on PATH, then run tierlock verify again"
             else:
                 action = f"install {step.command} or put it on PATH (the setup list is the place to install it)"
             self._block(step, kind, reason, action, log)
+            if kind == "scope":
+                return "scope"
             if kind != "toolchain":
                 return "not-started"
             return "not-found" if outcome.spawn_error.errno == errno.ENOENT else "not-executable"
