@@ -127,7 +127,7 @@ def test_a_failing_check_exits_1_shows_the_tail_and_the_gate_says_failed(
 
 def test_a_timeout_stops_the_whole_process_group_and_blocks(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     pids = tmp_path / "pids"
-    repo = make_repo(tmp_path / "r", {"hang.py": HANG}, [check("hang", "hang.py", str(pids), timeoutMs=1500)])
+    repo = make_repo(tmp_path / "r", {"hang.py": HANG}, [check("hang", "hang.py", str(pids), timeoutMs=4000)])
     code, doc = verify(capsys, repo)
     assert code == 3
     assert doc["result"] == "blocked"
