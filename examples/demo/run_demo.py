@@ -55,6 +55,7 @@ def main() -> None:
     arm_brain()
     gate_tests_with_brain()
     validate_runtime_config()
+    verify_and_gate()
 
 
 def make_scratch_venv() -> None:
@@ -106,6 +107,52 @@ def validate_runtime_config() -> None:
     run("tierlock", "validate", "examples/demo/tierlock.runtime.json")
     say("A broken copy: every error at once, with line and column, and no secret echoed (exit 1).")
     run("tierlock", "validate", "examples/demo/broken.runtime.json", expect=1)
+
+
+#: A scratch git checkout of the demo for `tierlock verify` (evidence binds to a commit and its tree).
+CHECKOUT = REPO / ".demo" / "checkout"
+GIT_IDENTITY = {"GIT_AUTHOR_NAME": "Demo", "GIT_AUTHOR_EMAIL": "demo@example.invalid"}
+GIT_IDENTITY |= {"GIT_COMMITTER_NAME": "Demo", "GIT_COMMITTER_EMAIL": "demo@example.invalid"}
+
+
+def verify_and_gate() -> None:
+    """tierlock verify runs the config's setup and checks as evidence; tierlock verified is the gate."""
+    shutil.rmtree(CHECKOUT, ignore_errors=True)
+    shutil.copytree(DEMO, CHECKOUT, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    (CHECKOUT / ".gitignore").write_text("__pycache__/\n.pytest_cache/\n", encoding="utf-8")
+    # The scratch venv is the active one: install-tier arms it, and its pytest runs the checks.
+    pytest_script = DEMO_VENV / "bin" / "pytest"
+    pytest_script.write_text(f"#!{DEMO_VENV / 'bin' / 'python'}\nimport sys, pytest\nsys.exit(pytest.console_main())\n")
+    pytest_script.chmod(0o755)
+    env = {**os.environ, **LAPTOP, **GIT_IDENTITY, "VIRTUAL_ENV": str(DEMO_VENV)}
+    env["PATH"] = os.pathsep.join([str(DEMO_VENV / "bin"), str(BIN), env.get("PATH", "")])
+    for argv in (("init", "-q", "-b", "main"), ("add", "-A"), ("commit", "-q", "-m", "demo")):
+        subprocess.run(["git", "-C", str(CHECKOUT), *argv], check=True, env=env)
+    at = ("--project", str(CHECKOUT.relative_to(REPO)))
+
+    def step(*argv: str, expect: int = 0) -> None:
+        print(f"$ {' '.join(shlex.quote(a) for a in argv)}", flush=True)
+        exe = str(BIN / argv[0]) if (BIN / argv[0]).exists() else argv[0]
+        proc = subprocess.run([exe, *argv[1:]], cwd=REPO, env=env, check=False)
+        if proc.returncode != expect:
+            print(f"demo: expected exit {expect}, got {proc.returncode}", file=sys.stderr)
+            sys.exit(1)
+
+    say("A git checkout of the demo: `tierlock verify` runs the setup, then every check, each logged.")
+    print("   (the receipt is bound to the commit and its tree, and kept in .git/tierlock/evidence)", flush=True)
+    step("tierlock", *at, "verify")
+    say("The gate a pre-push hook calls: a passing, clean receipt for exactly this tree (exit 0).")
+    step("tierlock", *at, "verified")
+    scores = CHECKOUT / "src" / "demo_app" / "__init__.py"
+    scores.write_text(scores.read_text(encoding="utf-8") + "\n# a later change\n", encoding="utf-8")
+    subprocess.run(["git", "-C", str(CHECKOUT), "commit", "-q", "-am", "a later change"], check=True, env=env)
+    say("Commit a change: the receipt is stale, the gate names the file and the command to run (exit 1).")
+    step("tierlock", *at, "verified", expect=1)
+    say("For a program: one JSON line at the end (here, the gate's).")
+    step("tierlock", *at, "verified", "--json", expect=1)
+    say("Run the printed remedy as printed; the gate passes again.")
+    step("tierlock", *at, "verify", "--quiet")
+    step("tierlock", *at, "verified")
 
 
 if __name__ == "__main__":

@@ -42,6 +42,8 @@ COMMANDS = (
     "matrix",
     "completion",
     "census",
+    "verify",
+    "verified",
 )
 
 

@@ -1,101 +1,23 @@
-"""Which setup command a repository needs, without reading any lockfile.
+"""The setup derivation of ``tierlock setup-command``: see :mod:`tierlock.setup_derivation`."""
 
-An explicit, non-empty ``setup`` list in the runtime config wins. Otherwise exactly one
-recognised lockfile at the repository root names one fixed command
-(:data:`LOCKFILE_COMMANDS`); with none, or more than one, nothing is proposed
-and the proposal says why. Yarn is recognised but never proposed: its two
-lockfile formats (classic and Berry) need different flags.
-"""
+from tierlock.setup_derivation import (
+    LOCKFILE_COMMANDS,
+    NEEDS_EXPLICIT,
+    TIERLOCK_COMMAND,
+    Proposal,
+    from_lockfiles,
+    propose,
+    tierlock_command,
+    tierlock_lockfile,
+)
 
-from __future__ import annotations
-
-import shlex
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
-
-#: Lockfile name -> the one command it implies (documented in docs/reference/runtime-config.md).
-LOCKFILE_COMMANDS: dict[str, tuple[str, ...]] = {
-    "uv.lock": ("uv", "sync", "--locked"),
-    "poetry.lock": ("poetry", "sync"),
-    "pdm.lock": ("pdm", "sync"),
-    "Pipfile.lock": ("pipenv", "sync"),
-    "package-lock.json": ("npm", "ci", "--prefer-offline", "--no-audit", "--no-fund"),
-    "npm-shrinkwrap.json": ("npm", "ci", "--prefer-offline", "--no-audit", "--no-fund"),
-    "pnpm-lock.yaml": ("pnpm", "install", "--frozen-lockfile", "--prefer-offline"),
-    "bun.lock": ("bun", "install", "--frozen-lockfile"),
-    "bun.lockb": ("bun", "install", "--frozen-lockfile"),
-    "Cargo.lock": ("cargo", "fetch", "--locked"),
-    "go.sum": ("go", "mod", "download"),
-}
-TIERLOCK_COMMAND = ("install-tier", "base")
-NEEDS_EXPLICIT = {"yarn.lock": "Yarn needs an explicit setup: its classic and Berry lockfiles need different flags"}
-
-
-@dataclass
-class Proposal:
-    """The proposed setup commands (empty when nothing is proposed) and why."""
-
-    commands: list[list[str]]
-    source: str
-    """``runtime-config``, ``lockfile`` or ``none``."""
-    reason: str
-    lockfiles: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return self.source != "none"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "source": self.source,
-            "reason": self.reason,
-            "lockfiles": self.lockfiles,
-            "commands": [{"command": c[0], "args": c[1:], "line": shlex.join(c)} for c in self.commands],
-        }
-
-
-def tierlock_lockfile(root: Path) -> str | None:
-    """The base tier's lockfile of the project at *root*, relative, if it exists."""
-    pyproject = root / "pyproject.toml"
-    if not pyproject.is_file():
-        return None
-    from tierlock.errors import TierlockError
-    from tierlock.tiers import BASE, load_project
-
-    try:
-        project = load_project(pyproject)
-    except TierlockError:
-        return None
-    if not project.configured:
-        return None
-    lockfile = project.tiers[BASE].lockfile
-    return project.relpath(lockfile) if lockfile.is_file() else None
-
-
-def from_lockfiles(root: Path) -> Proposal:
-    found: list[str] = []
-    own = tierlock_lockfile(root)
-    if own:
-        found.append(own)
-    found.extend(name for name in [*LOCKFILE_COMMANDS, *NEEDS_EXPLICIT] if (root / name).is_file())
-    if not found:
-        known = ", ".join(["tierlock lockfiles", *LOCKFILE_COMMANDS, *NEEDS_EXPLICIT])
-        return Proposal([], "none", f"no recognised lockfile at the root (looked for: {known})")
-    if len(found) > 1:
-        return Proposal([], "none", f"several lockfiles at the root ({', '.join(found)}): say which in setup", found)
-    name = found[0]
-    if name in NEEDS_EXPLICIT:
-        return Proposal([], "none", NEEDS_EXPLICIT[name], found)
-    command = TIERLOCK_COMMAND if name == own else LOCKFILE_COMMANDS[name]
-    return Proposal([list(command)], "lockfile", f"the only lockfile at the root is {name}", found)
-
-
-def propose(root: Path, config: dict[str, Any] | None, config_name: str | None) -> Proposal:
-    """The setup commands for the repository at *root* (*config*: a valid normalized runtime config)."""
-    setup = config.get("setup", []) if config is not None else []
-    if setup:
-        commands = [[c["command"], *c["args"]] for c in setup]
-        return Proposal(commands, "runtime-config", f"the setup list of {config_name or 'the runtime config'}")
-    return from_lockfiles(root)
+__all__ = [
+    "LOCKFILE_COMMANDS",
+    "NEEDS_EXPLICIT",
+    "TIERLOCK_COMMAND",
+    "Proposal",
+    "from_lockfiles",
+    "propose",
+    "tierlock_command",
+    "tierlock_lockfile",
+]
