@@ -9,6 +9,7 @@ nothing (``dev``, ``docs``), and is run whole, on subsets and under xdist.
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 from pathlib import Path
 
@@ -249,6 +250,25 @@ def test_a_filterwarnings_naming_the_broken_tiers_package_gets_tierlocks_diagnos
     first = next(line for line in result.stderr.lines if line.strip())
     assert first == "tierlock: tier brain is required in CI (ci-require) but it is partial:"
     result.stderr.fnmatch_lines([f"  - brainpkg: partial — compiled artifact brainpkg/_core{EXT_SUFFIX} is missing"])
+    assert "Traceback" not in result.stderr.str()
+
+
+def test_a_failure_after_the_gate_failed_closed_ends_with_the_gates_exit_code(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, warning_wheels: Path
+) -> None:
+    # pytest 8 parses `filterwarnings = ["error", "ignore::pkg.Warning"]` inside pytest_load_initial_conftests,
+    # after the gate: importing the broken tier's package there raises. A plugin doing the same stands in for it.
+    laptop(monkeypatch)
+    write_project(pytester)
+    pytester.makepyfile(
+        importsbrain="def pytest_load_initial_conftests(early_config, parser, args):\n    import brainpkg\n"
+    )
+    broken_brain(pytester, monkeypatch, warning_wheels)
+    monkeypatch.setenv("PYTHONPATH", f"{os.environ['PYTHONPATH']}{os.pathsep}{pytester.path}")
+    monkeypatch.setenv("CI", "true")
+    result = pytester.runpytest_subprocess("-p", "importsbrain")
+    assert result.ret == EXIT_TIER_MISSING
+    result.stderr.fnmatch_lines(["tierlock: tier brain is required in CI (ci-require) but it is partial:"])
     assert "Traceback" not in result.stderr.str()
 
 

@@ -125,6 +125,10 @@ def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) 
     try:
         return (yield)
     except Exception as exc:
+        if early_config.stash.get(_STOP, False):
+            # The run fails closed and said so: what broke next (a `filterwarnings` entry or a conftest naming
+            # the missing tier's package) is a consequence, so the run ends with the gate's own code.
+            raise SystemExit(EXIT_TIER_MISSING) from None
         if gate is not None:
             _explain(gate, exc)
         raise
