@@ -129,7 +129,7 @@ hashes = {sha256 = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb
 
 def test_pylock_files_are_chosen_by_pylock_select_and_only_the_chosen_hash_is_kept(tmp_path: Path) -> None:
     from tierlock import environment
-    from tierlock.installer.run import selected
+    from tierlock.installer.lockload import selected
     from tierlock.lockfiles import read
 
     path = tmp_path / "pylock.brain.toml"
@@ -146,7 +146,7 @@ def test_pylock_files_are_chosen_by_pylock_select_and_only_the_chosen_hash_is_ke
 def test_a_pylock_with_no_file_for_the_target_is_refused_naming_the_platform(tmp_path: Path) -> None:
     from tierlock import environment
     from tierlock.errors import UsageError
-    from tierlock.installer.run import selected
+    from tierlock.installer.lockload import selected
     from tierlock.lockfiles import read
 
     path = tmp_path / "pylock.brain.toml"

@@ -122,9 +122,27 @@ def fast_install(argv: Sequence[str], *, command: bool) -> int | None:
     return 0
 
 
+def _fast(argv: Sequence[str], *, command: bool) -> int | None:
+    """:func:`fast_install` with SIGTERM made an interrupt; an interrupt exits 130 with one message."""
+    from tierlock import interrupts
+
+    interrupts.install()
+    try:
+        return fast_install(argv, command=command)
+    except KeyboardInterrupt:
+        from tierlock.errors import Interrupted
+        from tierlock.output import UI
+
+        err = Interrupted(
+            f"interrupted ({interrupts.name()}); nothing was changed", remedy="run the same command again"
+        )
+        UI(json_mode="--json" in argv).error(err)
+        return err.exit_code
+
+
 def tierlock() -> NoReturn:
     """The ``tierlock`` console script."""
-    code = fast_install(sys.argv[1:], command=True)
+    code = _fast(sys.argv[1:], command=True)
     if code is None:
         from tierlock.cli import main
 
@@ -134,7 +152,7 @@ def tierlock() -> NoReturn:
 
 def install_tier() -> NoReturn:
     """The ``install-tier`` console script: exactly ``tierlock install``."""
-    code = fast_install(sys.argv[1:], command=False)
+    code = _fast(sys.argv[1:], command=False)
     if code is None:
         from tierlock.cli import main
 

@@ -153,6 +153,9 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
     json_mode = "--json" in args_list
     ui = UI(json_mode=json_mode)
     try:
+        from tierlock import interrupts
+
+        interrupts.install()  # SIGTERM ends a command as Ctrl-C does: exit 130, one message
         parser = build_parser(prog, only=_named_command(args_list))
         if isinstance(parser, _Parser):
             parser.json_output = json_mode
@@ -171,10 +174,14 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
         ui.error(err)
         return err.exit_code
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        if ui.json_mode:
-            ui.error(TierlockError("interrupted (Ctrl-C or SIGTERM); nothing more was done", remedy="run it again"))
-        return 130
+        from tierlock import interrupts
+        from tierlock.errors import EXIT_INTERRUPTED, Interrupted
+
+        stopped = Interrupted(
+            f"interrupted ({interrupts.name()}); nothing more was done", remedy="run the same command again"
+        )
+        ui.error(stopped)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # `tierlock ... | head`: the reader left; not an error of ours
         import os
 

@@ -25,8 +25,13 @@ def probe_all(
     entries: Iterable[LockEntry],
     site_paths: Sequence[Path],
     import_roots: Mapping[NormalizedName, Sequence[str]],
+    *,
+    deep: bool = False,
 ) -> dict[NormalizedName, DistributionProbe]:
-    """The probe of each locked entry that has any ``.dist-info`` in the target (one scan of the site folders)."""
+    """The probe of each locked entry that has any ``.dist-info`` in the target (one scan of the site folders).
+
+    *deep* also checks every file's RECORD hash.
+    """
     from tierlock.probing import SiteIndex, probe_distribution
 
     index = SiteIndex.scan(site_paths)
@@ -39,6 +44,7 @@ def probe_all(
             locked_version=entry.version,
             import_roots=tuple(import_roots.get(entry.name, ())),
             index=index,
+            deep=deep,
         )
     return out
 
