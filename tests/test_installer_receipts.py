@@ -34,9 +34,10 @@ def fake_env(tmp_path: Path) -> tuple[Path, Path, Path]:
     dist = site / "pkg-1.0.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Name: pkg\nVersion: 1.0\n")
+    (dist / "INSTALLER").write_text("pip\n")
     (dist / "RECORD").write_text(
         "pkg/__init__.py,sha256=x,6\npkg/_core.so,sha256=y,64\npkg/__pycache__/__init__.cpython-311.pyc,,\n"
-        "pkg-1.0.dist-info/METADATA,sha256=z,23\npkg-1.0.dist-info/RECORD,,\n"
+        "pkg-1.0.dist-info/METADATA,sha256=z,23\npkg-1.0.dist-info/INSTALLER,,\npkg-1.0.dist-info/RECORD,,\n"
     )
     (prefix / "pyvenv.cfg").write_text("home = /usr/bin\n")
     (prefix / "bin").mkdir()

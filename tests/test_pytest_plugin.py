@@ -59,10 +59,13 @@ def test_absent_tier_locally_is_not_collected_and_named_in_the_header(inner: pyt
     assert result.ret == 0
     result.stdout.fnmatch_lines(
         [
-            "tierlock: base present · brain absent — 1 test file not collected; to run them: install-tier brain",
+            "tierlock: base present · brain absent — 1 test file not collected"
+            "; to run them: tierlock lock brain && install-tier brain",
             "tierlock: lenient (not CI)",
-            "tierlock: 1 test file not collected and 1 test skipped because brain absent; to run them: install-tier*",
-            "*SKIPPED*test_marked.py*tier brain is absent; to run these tests: install-tier brain",
+            "tierlock: 1 test file not collected and 1 test skipped because brain absent"
+            "; to run them: tierlock lock brain && install-tier*",
+            "*SKIPPED*test_marked.py*tier brain is absent"
+            "; to run these tests: tierlock lock brain && install-tier brain",
         ]
     )
     assert not (inner.path / "tests" / "brain" / "imported.flag").exists()
@@ -87,7 +90,7 @@ def test_absent_tier_in_ci_fails_closed_before_collection(
         [
             "tierlock: tier brain is required in CI (ci-require) but it is absent:",
             "  - brainpkg: absent — no .dist-info for brainpkg on the path*",
-            "  to fix: install-tier brain",
+            "  to fix: tierlock lock brain && install-tier brain",
             "*(CI detected), because a skipped tier on a green run is silent coverage loss.*",
         ]
     )
@@ -107,7 +110,7 @@ def test_partial_tier_in_ci_fails_closed_naming_the_broken_root(
         [
             "tierlock: tier brain is required in CI (ci-require) but it is partial:",
             f"  - brainpkg: partial — compiled artifact brainpkg/_core{EXT_SUFFIX} is missing",
-            "  to fix: install-tier brain",
+            "  to fix: tierlock lock brain && install-tier brain",
             "*silent coverage loss*",
         ]
     )
@@ -122,7 +125,8 @@ def test_partial_tier_locally_is_gated_and_its_reason_is_shown(
     result.assert_outcomes(passed=1, skipped=1)
     result.stdout.fnmatch_lines(
         [
-            "tierlock: base present · brain partial — 1 test file not collected; to run them: install-tier brain",
+            "tierlock: base present · brain partial — 1 test file not collected"
+            "; to run them: tierlock lock brain && install-tier brain",
             f"tierlock:   brain: brainpkg: partial — compiled artifact brainpkg/_core{EXT_SUFFIX} is missing",
         ]
     )
@@ -150,7 +154,10 @@ def test_test_named_inside_an_absent_tiers_file_is_skipped_not_reported_missing(
     result.assert_outcomes(skipped=1)
     assert result.ret == 0
     assert any(line.startswith(f"{nodeid} SKIPPED ") for line in result.outlines), result.outlines
-    reason = "named on the command line but not imported: tier brain is absent; to run these tests: install-tier brain"
+    reason = (
+        "named on the command line but not imported: tier brain is absent; "
+        "to run these tests: tierlock lock brain && install-tier brain"
+    )
     assert f"SKIPPED [1] tests/brain/test_brain.py:1: {reason}" in result.outlines
     assert not (inner.path / "tests" / "brain" / "imported.flag").exists()
 
@@ -271,7 +278,8 @@ def test_xdist_controller_decides_once_and_workers_agree(inner: pytest.Pytester)
     result.assert_outcomes(passed=2, skipped=1)
     result.stdout.fnmatch_lines(
         [
-            "tierlock: base present · brain absent — 1 test file not collected; to run them: install-tier brain",
+            "tierlock: base present · brain absent — 1 test file not collected"
+            "; to run them: tierlock lock brain && install-tier brain",
             "tierlock: 1 test file not collected and 1 test skipped because brain absent*",
         ]
     )

@@ -212,6 +212,9 @@ class _Probe:
         """First path parts of the Python modules found on disk (``pkg`` or ``mod.py``)."""
         self.editable: Path | None = None
         self.roots: tuple[str, ...] = ()
+        self.outside: list[str] = []
+        """RECORD paths that leave the site folder (console scripts in ``bin/``, data files)."""
+        self.record_lists_installer = False
 
     def run(self) -> DistributionProbe:
         if len(self.found) > 1:
@@ -227,6 +230,7 @@ class _Probe:
             self._files(record_rows)
         self._import_roots(record_rows)
         self._leftovers(record_rows or [])
+        self._finished(record_rows)
         if self.reasons:
             state: DistState = "partial"
         elif self.editable is not None:
@@ -319,6 +323,7 @@ class _Probe:
         try:
             with open(path, "rb", buffering=0) as fh:
                 text = fh.read().decode("utf-8")
+            self.record_lists_installer = ".dist-info/INSTALLER," in text
             if '"' not in text:
                 # No quoting anywhere, so no field holds a comma: the last two commas split each row.
                 rows: list[tuple[str, str, str]] = []
@@ -357,6 +362,7 @@ class _Probe:
                 continue  # byte-code caches are regenerated on import and often not installed at all
             if rel.startswith(("..", "/")) or "/../" in rel:
                 full = _outside(site, rel)
+                self.outside.append(rel)
             else:
                 full = prefix + rel
             size = int(size_text) if size_text.isdigit() else None
@@ -425,6 +431,39 @@ class _Probe:
             return ()
         return tuple(n for n in names if n and n.isidentifier())
 
+    # -- installs that never finished ------------------------------------------------
+    def _finished(self, rows: list[tuple[str, str, str]] | None) -> None:
+        """An installer writes INSTALLER, the console scripts and its own RECORD last: each missing one is a
+        sign that the install was killed before it finished (the files may all be there)."""
+        try:
+            names = set(os.listdir(self.info.path))
+        except OSError:
+            return
+        if "METADATA" not in names:
+            return  # a husk, reported already
+        if "INSTALLER" not in names:
+            self.reasons.append(
+                f"INSTALLER missing in {self.info.path}: the install never finished (it was interrupted)"
+            )
+        elif rows is not None and not self.record_lists_installer:
+            self.reasons.append(
+                f"RECORD in {self.info.path} is the wheel's own, not the installer's (it does not list INSTALLER): "
+                "the install never finished"
+            )
+        if "entry_points.txt" in names and rows is not None:
+            listed = {os.path.basename(rel) for rel in self.outside}
+            missing = [
+                script
+                for script in _console_scripts(os.path.join(self.info.path, "entry_points.txt"))
+                if script not in listed and f"{script}.exe" not in listed
+            ]
+            _summarize(
+                self.reasons,
+                missing,
+                "console script of its entry points is not installed",
+                "console scripts of its entry points are not installed",
+            )
+
     # -- pip leftovers ------------------------------------------------------------
     def _leftovers(self, rows: list[tuple[str, str, str]]) -> None:
         tildes = self.index.leftovers.get(self.info.site, ())
@@ -440,6 +479,25 @@ class _Probe:
 
 
 _HEAD = 8192
+
+
+def _console_scripts(path: str) -> list[str]:
+    """The script names of the ``[console_scripts]`` and ``[gui_scripts]`` sections of an entry_points.txt."""
+    out: list[str] = []
+    section = ""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for raw in fh:
+                line = raw.strip()
+                if not line or line.startswith(("#", ";")):
+                    continue
+                if line.startswith("["):
+                    section = line.strip("[]").strip()
+                elif section in ("console_scripts", "gui_scripts") and "=" in line:
+                    out.append(line.partition("=")[0].strip())
+    except OSError:
+        return []
+    return out
 
 
 def _metadata_version(path: str) -> str | None:
