@@ -76,10 +76,18 @@ def write_receipt(prefix: Path, site: Path, project: Path) -> receipts.Receipt:
     return receipt
 
 
-def test_record_sizes_are_read_and_pyc_and_sizeless_rows_left_out(tmp_path: Path) -> None:
+def test_record_sizes_are_read_and_pyc_and_sizeless_rows_left_out_and_record_itself_kept_with_its_size(
+    tmp_path: Path,
+) -> None:
     prefix, site, _ = fake_env(tmp_path)
     files = recorded(prefix, site).files
-    assert files == (("pkg/__init__.py", 6), ("pkg/_core.so", 64), ("pkg-1.0.dist-info/METADATA", 23))
+    record = site / "pkg-1.0.dist-info" / "RECORD"
+    assert files == (
+        ("pkg/__init__.py", 6),
+        ("pkg/_core.so", 64),
+        ("pkg-1.0.dist-info/METADATA", 23),
+        ("pkg-1.0.dist-info/RECORD", record.stat().st_size),
+    )
 
 
 def test_a_receipt_is_written_atomically_inside_the_environment_and_read_back(tmp_path: Path) -> None:
@@ -88,7 +96,7 @@ def test_a_receipt_is_written_atomically_inside_the_environment_and_read_back(tm
     assert receipt.path == prefix / "tierlock" / "receipts" / "brain.json"
     assert [p.name for p in receipt.path.parent.iterdir()] == ["brain.json"]  # no temporary left behind
     assert receipt.package_names == {"pkg"}
-    assert receipt.data["file_count"] == 3
+    assert receipt.data["file_count"] == 4
     assert receipts.load_all(prefix).keys() == {"brain"}
 
 
@@ -117,7 +125,7 @@ def test_the_fast_path_holds_until_a_file_is_deleted_or_resized(tmp_path: Path) 
     exe = str(prefix / "bin" / "python")
     noop, why = fastpath.check(["brain"], prefix, exe, project / "pyproject.toml")
     assert noop is not None, why
-    assert (noop.packages, noop.files) == (1, 3)
+    assert (noop.packages, noop.files) == (1, 4)
 
     (site / "pkg" / "__init__.py").write_text("x = 12\n")
     noop, why = fastpath.check(["brain"], prefix, exe, project / "pyproject.toml")

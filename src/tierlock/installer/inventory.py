@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -62,8 +63,9 @@ def dists_of(
     """What a receipt records, from the probes that just verified the install (no second scan, no second read).
 
     Each probe read RECORD and stat()ed its files; the receipt keeps the rows
-    with a size (``.pyc`` left out), the site folder relative to *prefix* and
-    the ``.dist-info`` folder name.
+    with a size (``.pyc`` left out) and RECORD itself with its size (a RECORD
+    swapped for the wheel's own is then seen by the no-op fast path), the site
+    folder relative to *prefix* and the ``.dist-info`` folder name.
     """
     out: list[InstalledDist] = []
     for entry in entries:
@@ -72,6 +74,9 @@ def dists_of(
             continue
         site, folder = os.path.split(result.dist_info_dir)
         files = tuple((rel, size) for _full, rel, size, _hash in result.records if size is not None)
+        record = os.path.join(result.dist_info_dir, "RECORD")
+        with suppress(OSError):  # RECORD gives no size of its own: recorded with the size it has now
+            files += ((f"{folder}/RECORD", os.stat(record).st_size),)
         out.append(InstalledDist(entry.name, str(entry.version), os.path.relpath(site, prefix), folder, files))
     return out
 
