@@ -113,7 +113,7 @@ def probe_part(project: Project, names: Sequence[str], python: str | Path | None
     from tierlock.probing import Prober
     from tierlock.probing.tier import resolve_target
 
-    prober = Prober(project, resolve_target(python))
+    prober = Prober(project, resolve_target(python), python=python)
     results: list[TierProbe] = []
     failed: list[tuple[str, TierlockError]] = []
     for name in names:

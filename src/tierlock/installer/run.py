@@ -264,7 +264,14 @@ def _install_locked(
             backend_name, backend_version = _execute(project, request, ui, target, plan)
             with _phase(ui, f"verifying {len(entries)} package(s) with the probe"):
                 probes = verification.verify(
-                    entries, target, roots, names, again=request.command(names), deep=request.deep
+                    entries,
+                    target,
+                    roots,
+                    names,
+                    again=request.command(names),
+                    deep=request.deep,
+                    before=probes,
+                    changed_names={s.name for s in plan.changes},
                 )
         dists = verification.inventory_dists(entries, probes, target)
         verification.require_intact(target, names)

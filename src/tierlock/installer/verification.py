@@ -9,7 +9,7 @@ writes no receipt).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from tierlock.errors import BackendError, Problem
@@ -80,16 +80,25 @@ def verify(
     *,
     again: str,
     deep: bool = False,
+    before: Mapping[NormalizedName, DistributionProbe] | None = None,
+    changed_names: Collection[str] = (),
 ) -> dict[NormalizedName, DistributionProbe]:
-    """Probe every locked package again; anything not present fails the install (exit 3, no receipt).
+    """Probe the packages the backend changed again; anything not present fails the install (exit 3, no receipt).
 
-    *again* is the command that reruns this install. Returns the probes (the
-    receipt is written from what they read).
+    *before* are the probes the plan was made from, under the same environment
+    lock: the backend installs only the *changed_names* (``--no-deps``, exact
+    lines), so the others keep those probes and are not probed twice. Without
+    *before*, every entry is probed. *again* is the command that reruns this
+    install. Returns the probes (the receipt is written from what they read).
     """
     require_intact(target, names)
-    after, probes = probe_and_plan(entries, target, roots, deep=deep)
+    changed = {str(n) for n in changed_names}
+    again_probed = [e for e in entries if str(e.name) in changed] if before is not None else list(entries)
+    after, probes = probe_and_plan(again_probed, target, roots, deep=deep)
     if after.is_noop:
         require_intact(target, names)
+        if before is not None:  # what the backend was not asked to touch keeps the probe made under the same lock
+            probes = {**{k: v for k, v in before.items() if str(k) not in changed}, **probes}
         return probes
     wrong = [f"{s.entry.pin}: {s.action} needed - {s.reason}" for s in after.changes]
     raise BackendError(
