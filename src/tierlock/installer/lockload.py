@@ -72,10 +72,11 @@ def load_locks(
         mismatch = lockfiles.platform_mismatch(lock, target)
         if mismatch:
             raise UsageError(
-                f"tier {tier.name!r} cannot be installed here: {mismatch}; nothing was installed",
+                f"tier {tier.name!r} cannot be installed here: {mismatch}; nothing was installed "
+                "(lock it again on this platform)",
                 tier=tier.name,
                 file=str(tier.lockfile),
-                remedy=f"tierlock lock {tier.name} (on this platform)",
+                remedy=f"tierlock lock {tier.name}",
             )
         locks[tier.name] = lock
     return locks
@@ -117,9 +118,10 @@ def selected(lock: Lock, target: Target) -> list[LockEntry]:
         }
     except PylockSelectError as exc:
         raise UsageError(
-            f"{lock.path.name}: {exc} (platform {target.platform}); nothing was installed",
+            f"{lock.path.name}: {exc} (platform {target.platform}); nothing was installed "
+            "(lock it again on this platform, or use an interpreter the lock covers)",
             file=str(lock.path),
-            remedy="lock on this platform (tierlock lock TIER) or use an interpreter the lock covers",
+            remedy=f"tierlock lock {lock.header.tier}" if lock.header else "tierlock lock",
         ) from exc
     out: list[LockEntry] = []
     for entry in lock.applicable(target.marker_env):

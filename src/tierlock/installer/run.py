@@ -184,7 +184,7 @@ def install(
             raise UsageError(
                 f"name at least one tier: none is armed in {target.prefix} (it holds no receipt); "
                 f"declared tiers: {', '.join(project.tiers)}",
-                remedy=Request((), request.python, request.system).command(["TIER"]),
+                remedy=Request((), request.python, request.system).command(["base"]),
             )
     tiers = [project.tier(n) for n in names]
     with _phase(ui, f"checking the lockfiles of {', '.join(names)}"):
@@ -207,8 +207,9 @@ def install(
     except KeyboardInterrupt:
         raise Interrupted(
             f"interrupted: {', '.join(names)} was not verified and no receipt was written "
-            "(a backend that was running had a grace period to stop)",
-            remedy=f"{request.command(names)} (it repairs what is half-installed)",
+            "(a backend that was running had a grace period to stop); the same command again "
+            "repairs what is half-installed",
+            remedy=request.command(names),
         ) from None
 
 
@@ -274,7 +275,7 @@ def _install_locked(
                     changed_names={s.name for s in plan.changes},
                 )
         dists = verification.inventory_dists(entries, probes, target)
-        verification.require_intact(target, names)
+        verification.require_intact(target, names, again=request.command(names))
         written = receipts.record(
             project,
             tiers=tiers,

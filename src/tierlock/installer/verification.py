@@ -59,16 +59,24 @@ def target_problems(target: Target) -> list[str]:
     return problems
 
 
-def require_intact(target: Target, names: Sequence[str]) -> None:
-    """BackendError (exit 3, no receipt) when the target lost its folder, interpreter or ``pyvenv.cfg``."""
+def require_intact(target: Target, names: Sequence[str], *, again: str) -> None:
+    """BackendError (exit 3, no receipt) when the target lost its folder, interpreter or ``pyvenv.cfg``.
+
+    The remedy recreates the environment in place with the interpreter it was made from (its installed
+    packages stay; tierlock needs no pip inside it), then reruns *again*.
+    """
     problems = target_problems(target)
     if not problems:
         return
+    import shlex
+
+    major, minor, _ = target.version
+    base = os.path.join(target.base_prefix, "bin", f"python{major}.{minor}")
     raise BackendError(
         f"the target environment {target.prefix} broke while {', '.join(names)} was being installed; "
         "nothing was verified and no receipt was written",
         problems=[Problem(p) for p in problems],
-        remedy="recreate the environment (python -m venv PATH), then run the same install-tier command again",
+        remedy=f"{shlex.join([base, '-m', 'venv', '--without-pip', str(target.prefix)])} && {again}",
     )
 
 
@@ -91,21 +99,21 @@ def verify(
     *before*, every entry is probed. *again* is the command that reruns this
     install. Returns the probes (the receipt is written from what they read).
     """
-    require_intact(target, names)
+    require_intact(target, names, again=again)
     changed = {str(n) for n in changed_names}
     again_probed = [e for e in entries if str(e.name) in changed] if before is not None else list(entries)
     after, probes = probe_and_plan(again_probed, target, roots, deep=deep)
     if after.is_noop:
-        require_intact(target, names)
+        require_intact(target, names, again=again)
         if before is not None:  # what the backend was not asked to touch keeps the probe made under the same lock
             probes = {**{k: v for k, v in before.items() if str(k) not in changed}, **probes}
         return probes
     wrong = [f"{s.entry.pin}: {s.action} needed - {s.reason}" for s in after.changes]
     raise BackendError(
         f"after installing, {len(wrong)} of {len(entries)} package(s) of {', '.join(names)} are still not present; "
-        "no receipt was written",
+        "no receipt was written (if a rerun does not fix it, -v shows the backend's output)",
         problems=[Problem(w) for w in wrong],
-        remedy=f"{again}; if it persists, check the backend output with -v",
+        remedy=again,
     )
 
 
