@@ -300,11 +300,14 @@ def test_after_the_lockfiles_move_armed_tiers_are_brought_up_to_date_in_one_run(
     assert {p["name"]: p["version"] for p in receipt.packages}["corelib"] == "2.0"
 
 
-def test_with_nothing_armed_and_no_tier_named_the_remedy_names_the_target(world: World) -> None:
+def test_with_nothing_armed_and_no_tier_named_the_remedy_arms_base_in_the_same_target(world: World) -> None:
     run = world.install()
     assert run.code == 2
     assert "none is armed" in run.json["error"]["message"]
-    assert run.json["error"]["remedy"] == f"install-tier TIER --python {world.python}"
+    remedy = run.json["error"]["remedy"]
+    assert remedy == f"install-tier base --python {world.python}"
+    assert run_remedy(world, remedy) == [0]
+    assert world.install().json["tiers"] == ["base"]  # now something is armed: no tier named re-arms it
 
 
 def test_status_reports_a_tier_a_plain_sync_pruned_with_the_command_that_rearms_it(
