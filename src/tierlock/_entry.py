@@ -140,6 +140,25 @@ def _fast(argv: Sequence[str], *, command: bool) -> int | None:
         return err.exit_code
 
 
+def _exit(code: int) -> NoReturn:
+    """End the process with *code* after flushing stdout and stderr, without the interpreter's teardown.
+
+    Freeing every module at exit costs about 20 ms of a one-shot command; by
+    now every file tierlock wrote is closed (context managers) and no thread of
+    it has work left. Under ``coverage`` the normal exit runs (it writes its data at exit).
+    """
+    if "coverage" in sys.modules:
+        sys.exit(code)
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        try:  # noqa: SIM105 (contextlib is an import more on the fast path)
+            stream.flush()
+        except (OSError, ValueError):  # a reader that left (`| head`), or a closed stream
+            pass
+    os._exit(code)
+
+
 def tierlock() -> NoReturn:
     """The ``tierlock`` console script."""
     code = _fast(sys.argv[1:], command=True)
@@ -147,7 +166,7 @@ def tierlock() -> NoReturn:
         from tierlock.cli import main
 
         code = main()
-    sys.exit(code)
+    _exit(code)
 
 
 def install_tier() -> NoReturn:
@@ -157,4 +176,4 @@ def install_tier() -> NoReturn:
         from tierlock.cli import main
 
         code = main(["install", *sys.argv[1:]], prog="install-tier")
-    sys.exit(code)
+    _exit(code)
