@@ -303,6 +303,7 @@ def hook(event, args):
 sys.addaudithook(hook)
 sys.argv = ["install-tier", *sys.argv[1:]]
 from tierlock import _entry
+_entry._exit = sys.exit  # the real exit skips the interpreter's teardown; this child reports after it
 try:
     _entry.install_tier()
 except SystemExit as exc:
