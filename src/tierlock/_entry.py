@@ -133,8 +133,9 @@ def _fast(argv: Sequence[str], *, command: bool) -> int | None:
         from tierlock.errors import Interrupted
         from tierlock.output import UI
 
+        prog = "tierlock" if command else "install-tier"
         err = Interrupted(
-            f"interrupted ({interrupts.name()}); nothing was changed", remedy="run the same command again"
+            f"interrupted ({interrupts.name()}); nothing was changed", remedy=interrupts.rerun(prog, argv)
         )
         UI(json_mode="--json" in argv).error(err)
         return err.exit_code

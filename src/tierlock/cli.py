@@ -152,10 +152,10 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     json_mode = "--json" in args_list
     ui = UI(json_mode=json_mode)
-    try:
-        from tierlock import interrupts
+    from tierlock import interrupts
 
-        interrupts.install()  # SIGTERM ends a command as Ctrl-C does: exit 130, one message
+    restore = interrupts.install()  # SIGTERM ends a command as Ctrl-C does: exit 130, one message
+    try:
         parser = build_parser(prog, only=_named_command(args_list))
         if isinstance(parser, _Parser):
             parser.json_output = json_mode
@@ -178,7 +178,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
         from tierlock.errors import EXIT_INTERRUPTED, Interrupted
 
         stopped = Interrupted(
-            f"interrupted ({interrupts.name()}); nothing more was done", remedy="run the same command again"
+            f"interrupted ({interrupts.name()}); nothing more was done", remedy=interrupts.rerun(prog, args_list)
         )
         ui.error(stopped)
         return EXIT_INTERRUPTED
@@ -187,3 +187,5 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    finally:
+        restore()
