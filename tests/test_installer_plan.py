@@ -156,3 +156,16 @@ def test_a_pylock_with_no_file_for_the_target_is_refused_naming_the_platform(tmp
         selected(read(path).lock, target)
     assert target.platform in exc.value.message
     assert "nothing was installed" in exc.value.message
+
+
+def test_forcing_turns_only_the_named_satisfied_steps_into_repairs() -> None:
+    entries = [entry("a", "1.0"), entry("b", "1.0"), entry("c", "2.0")]
+    plan = make_plan(entries, {e.name: found(e.name, "1.0") for e in entries})
+    assert [s.action for s in plan.steps] == ["satisfied", "satisfied", "replace"]
+    forced = plan.forced({"b", "c"})
+    assert [(s.action, s.reason) for s in forced.steps] == [
+        ("satisfied", "present"),
+        ("repair", "reinstall requested"),
+        ("replace", "1.0 installed, 2.0 locked"),
+    ]
+    assert plan.forced(set()) is plan

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -199,7 +199,7 @@ def install(
 
     if request.dry_run:
         plan, _ = verification.probe_and_plan(entries, target, roots, deep=request.deep)
-        plan = force(plan, forced)
+        plan = plan.forced(forced)
         return Outcome(names, "planned", str(target.prefix), len(entries), plan=plan, duration=_since(started))
     try:
         job = _Job(tiers, target, locks, entries, roots, forced)
@@ -251,7 +251,7 @@ def _install_locked(
         (progress or ui.note)(f"planning {len(entries)} package(s) for {', '.join(names)} in {target.prefix}")
         with _phase(ui, f"probing {len(entries)} package(s) in {target.prefix}"):
             plan, probes = verification.probe_and_plan(entries, target, roots, deep=request.deep)
-        plan = force(plan, forced)
+        plan = plan.forced(forced)
         backend_name = backend_version = None
         cleared: list[str] = []
         if not plan.is_noop:
@@ -348,17 +348,6 @@ def forced_names(request: Request, entries: Sequence[LockEntry]) -> frozenset[st
             remedy=request.command(list(request.tiers)) + fix,
         )
     return frozenset(wanted)
-
-
-def force(plan: Plan, names: frozenset[str]) -> Plan:
-    """*plan* with every satisfied step of *names* turned into a repair (a forced reinstall)."""
-    if not names:
-        return plan
-    steps = tuple(
-        replace(s, action="repair", reason="reinstall requested") if s.action == "satisfied" and s.name in names else s
-        for s in plan.steps
-    )
-    return Plan(steps)
 
 
 def _result(plan: Plan) -> Result:
