@@ -215,6 +215,8 @@ class _Probe:
         self.outside: list[str] = []
         """RECORD paths that leave the site folder (console scripts in ``bin/``, data files)."""
         self.record_lists_installer = False
+        self.listing: set[str] | None = None
+        """The names in the ``.dist-info`` folder (None when it cannot be listed)."""
 
     def run(self) -> DistributionProbe:
         if len(self.found) > 1:
@@ -224,6 +226,10 @@ class _Probe:
                 "which one Python uses depends on the path order"
             )
         self._metadata()
+        try:  # one listing serves the editable check and the unfinished-install checks
+            self.listing = set(os.listdir(self.info.path))
+        except OSError:
+            self.listing = None
         self._editable()
         record_rows = self._record()
         if record_rows is not None:
@@ -292,7 +298,7 @@ class _Probe:
     # -- editable installs ----------------------------------------------------
     def _editable(self) -> None:
         path = os.path.join(self.info.path, "direct_url.json")
-        if not os.access(path, os.F_OK):
+        if self.listing is not None and "direct_url.json" not in self.listing:
             return  # the common case, without the cost of a failed open
         import json
         from urllib.parse import unquote, urlparse
@@ -435,11 +441,8 @@ class _Probe:
     def _finished(self, rows: list[tuple[str, str, str]] | None) -> None:
         """An installer writes INSTALLER, the console scripts and its own RECORD last: each missing one is a
         sign that the install was killed before it finished (the files may all be there)."""
-        try:
-            names = set(os.listdir(self.info.path))
-        except OSError:
-            return
-        if "METADATA" not in names:
+        names = self.listing
+        if names is None or "METADATA" not in names:
             return  # a husk, reported already
         if "INSTALLER" not in names:
             self.reasons.append(
