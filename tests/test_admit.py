@@ -118,7 +118,7 @@ def test_admit_fails_when_the_required_tier_turns_partial(
     assert doc["probe"]["problems"] == [
         f"tier brain: beta partial: compiled artifact beta/_core{EXT_SUFFIX} is missing"
     ]
-    assert doc["probe"]["remedy"] == "install-tier brain"
+    assert doc["probe"]["remedy"] == f"install-tier brain --python {python}"
     assert doc["lockfiles"]["verdict"] == "pass"
 
 

@@ -303,6 +303,7 @@ def hook(event, args):
 sys.addaudithook(hook)
 sys.argv = ["install-tier", *sys.argv[1:]]
 from tierlock import _entry
+_entry._exit = sys.exit  # the real exit skips the interpreter's teardown; this child reports after it
 try:
     _entry.install_tier()
 except SystemExit as exc:
@@ -831,7 +832,7 @@ def test_status_reports_present_partial_absent_and_an_older_lock(world: World, a
     refreeze(world)
     older = world.cli("status", "--json", "brain")
     assert older.json["tiers"][0]["older_lock"] is True
-    assert older.json["tiers"][0]["remedy"] == "install-tier brain"
+    assert older.json["tiers"][0]["remedy"] == f"install-tier brain --python {world.python}"
 
 
 def test_remove_uninstalls_what_only_the_tier_needs_and_install_rearms_it(world: World, armed_venv: Path) -> None:

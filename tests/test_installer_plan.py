@@ -129,7 +129,7 @@ hashes = {sha256 = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb
 
 def test_pylock_files_are_chosen_by_pylock_select_and_only_the_chosen_hash_is_kept(tmp_path: Path) -> None:
     from tierlock import environment
-    from tierlock.installer.run import selected
+    from tierlock.installer.lockload import selected
     from tierlock.lockfiles import read
 
     path = tmp_path / "pylock.brain.toml"
@@ -146,7 +146,7 @@ def test_pylock_files_are_chosen_by_pylock_select_and_only_the_chosen_hash_is_ke
 def test_a_pylock_with_no_file_for_the_target_is_refused_naming_the_platform(tmp_path: Path) -> None:
     from tierlock import environment
     from tierlock.errors import UsageError
-    from tierlock.installer.run import selected
+    from tierlock.installer.lockload import selected
     from tierlock.lockfiles import read
 
     path = tmp_path / "pylock.brain.toml"
@@ -156,3 +156,16 @@ def test_a_pylock_with_no_file_for_the_target_is_refused_naming_the_platform(tmp
         selected(read(path).lock, target)
     assert target.platform in exc.value.message
     assert "nothing was installed" in exc.value.message
+
+
+def test_forcing_turns_only_the_named_satisfied_steps_into_repairs() -> None:
+    entries = [entry("a", "1.0"), entry("b", "1.0"), entry("c", "2.0")]
+    plan = make_plan(entries, {e.name: found(e.name, "1.0") for e in entries})
+    assert [s.action for s in plan.steps] == ["satisfied", "satisfied", "replace"]
+    forced = plan.forced({"b", "c"})
+    assert [(s.action, s.reason) for s in forced.steps] == [
+        ("satisfied", "present"),
+        ("repair", "reinstall requested"),
+        ("replace", "1.0 installed, 2.0 locked"),
+    ]
+    assert plan.forced(set()) is plan

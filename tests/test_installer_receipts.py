@@ -35,9 +35,10 @@ def fake_env(tmp_path: Path) -> tuple[Path, Path, Path]:
     dist = site / "pkg-1.0.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Name: pkg\nVersion: 1.0\n")
+    (dist / "INSTALLER").write_text("pip\n")
     (dist / "RECORD").write_text(
         "pkg/__init__.py,sha256=x,6\npkg/_core.so,sha256=y,64\npkg/__pycache__/__init__.cpython-311.pyc,,\n"
-        "pkg-1.0.dist-info/METADATA,sha256=z,23\npkg-1.0.dist-info/RECORD,,\n"
+        "pkg-1.0.dist-info/METADATA,sha256=z,23\npkg-1.0.dist-info/INSTALLER,,\npkg-1.0.dist-info/RECORD,,\n"
     )
     (prefix / "pyvenv.cfg").write_text("home = /usr/bin\n")
     (prefix / "bin").mkdir()
@@ -76,10 +77,18 @@ def write_receipt(prefix: Path, site: Path, project: Path) -> receipts.Receipt:
     return receipt
 
 
-def test_record_sizes_are_read_and_pyc_and_sizeless_rows_left_out(tmp_path: Path) -> None:
+def test_record_sizes_are_read_and_pyc_and_sizeless_rows_left_out_and_record_itself_kept_with_its_size(
+    tmp_path: Path,
+) -> None:
     prefix, site, _ = fake_env(tmp_path)
     files = recorded(prefix, site).files
-    assert files == (("pkg/__init__.py", 6), ("pkg/_core.so", 64), ("pkg-1.0.dist-info/METADATA", 23))
+    record = site / "pkg-1.0.dist-info" / "RECORD"
+    assert files == (
+        ("pkg/__init__.py", 6),
+        ("pkg/_core.so", 64),
+        ("pkg-1.0.dist-info/METADATA", 23),
+        ("pkg-1.0.dist-info/RECORD", record.stat().st_size),
+    )
 
 
 def test_a_receipt_is_written_atomically_inside_the_environment_and_read_back(tmp_path: Path) -> None:
@@ -88,7 +97,7 @@ def test_a_receipt_is_written_atomically_inside_the_environment_and_read_back(tm
     assert receipt.path == prefix / "tierlock" / "receipts" / "brain.json"
     assert [p.name for p in receipt.path.parent.iterdir()] == ["brain.json"]  # no temporary left behind
     assert receipt.package_names == {"pkg"}
-    assert receipt.data["file_count"] == 3
+    assert receipt.data["file_count"] == 4
     assert receipts.load_all(prefix).keys() == {"brain"}
 
 
@@ -117,7 +126,7 @@ def test_the_fast_path_holds_until_a_file_is_deleted_or_resized(tmp_path: Path) 
     exe = environment_key(prefix)
     noop, why = fastpath.check(["brain"], prefix, exe, project / "pyproject.toml")
     assert noop is not None, why
-    assert (noop.packages, noop.files) == (1, 3)
+    assert (noop.packages, noop.files) == (1, 4)
 
     (site / "pkg" / "__init__.py").write_text("x = 12\n")
     noop, why = fastpath.check(["brain"], prefix, exe, project / "pyproject.toml")

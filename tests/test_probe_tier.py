@@ -163,7 +163,8 @@ def test_probe_command_names_each_broken_root_and_the_fix(
     out = capsys.readouterr().out
     assert "brain  partial  1/2" in out
     assert f"brain: beta partial 2.0 — compiled artifact beta/_core{EXT_SUFFIX} is missing" in out
-    assert "brain is partial; to fix: install-tier brain" in out
+    # The fix names the interpreter probed, and locks first: this project has no lockfile yet.
+    assert f"brain is partial; to fix: tierlock lock brain && install-tier brain --python {python}" in out
 
 
 def imported_modules(code: str, cwd: Path) -> set[str]:
@@ -211,7 +212,7 @@ def test_probe_reads_the_lockfile_strictly(project: Path) -> None:
 def test_project_argument_accepts_a_pyproject_path(project: Path) -> None:
     result = tierlock.probe("brain", project=project / "pyproject.toml")
     assert result.tier == "brain"
-    assert result.install_command == "install-tier brain"
+    assert result.install_command == "tierlock lock brain && install-tier brain"  # no lockfile yet: lock first
 
 
 def test_probe_command_says_an_editable_roots_sources_were_not_record_checked(

@@ -30,12 +30,15 @@ PAIRS = [
 
 
 def install_by_hand(site: Path, version: str) -> None:
-    """A complete install of distribution ``alpha`` at *version*: METADATA, RECORD and one module."""
+    """A complete install of distribution ``alpha`` at *version*: METADATA, INSTALLER, RECORD and one module."""
     info = site / "alpha-0.dist-info"
     info.mkdir(parents=True)
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: alpha\nVersion: {version}\n\n")
+    (info / "INSTALLER").write_text("pip\n")
     (site / "alpha.py").write_text("X = 1\n")
-    (info / "RECORD").write_text("alpha.py,,6\nalpha-0.dist-info/METADATA,,\nalpha-0.dist-info/RECORD,,\n")
+    (info / "RECORD").write_text(
+        "alpha.py,,6\nalpha-0.dist-info/METADATA,,\nalpha-0.dist-info/INSTALLER,,4\nalpha-0.dist-info/RECORD,,\n"
+    )
 
 
 @pytest.mark.parametrize(("installed", "locked"), PAIRS)

@@ -61,8 +61,10 @@ def test_absent_tier_locally_is_not_collected_and_named_in_the_header(inner: pyt
         [
             "tierlock: brain absent — 1 test file not collected; to run them: install-tier brain",
             "tierlock: lenient (not CI)",
-            "tierlock: 1 test file not collected and 1 test skipped because brain absent; to run them: install-tier*",
-            "*SKIPPED*test_marked.py*tier brain is absent; to run these tests: install-tier brain",
+            "tierlock: 1 test file not collected and 1 test skipped because brain absent"
+            "; to run them: tierlock lock brain && install-tier*",
+            "*SKIPPED*test_marked.py*tier brain is absent"
+            "; to run these tests: tierlock lock brain && install-tier brain",
         ]
     )
     assert not (inner.path / "tests" / "brain" / "imported.flag").exists()
@@ -89,7 +91,7 @@ def test_absent_tier_in_ci_fails_closed_before_collection(
         [
             "tierlock: tier brain is required in CI (ci-require) but it is absent:",
             "  - brainpkg: absent — no .dist-info for brainpkg on the path*",
-            "  to fix: install-tier brain",
+            "  to fix: tierlock lock brain && install-tier brain",
             "*(CI detected), because a skipped tier on a green run is silent coverage loss.*",
         ]
     )
@@ -109,7 +111,7 @@ def test_partial_tier_in_ci_fails_closed_naming_the_broken_root(
         [
             "tierlock: tier brain is required in CI (ci-require) but it is partial:",
             f"  - brainpkg: partial — compiled artifact brainpkg/_core{EXT_SUFFIX} is missing",
-            "  to fix: install-tier brain",
+            "  to fix: tierlock lock brain && install-tier brain",
             "*silent coverage loss*",
         ]
     )

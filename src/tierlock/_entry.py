@@ -122,9 +122,47 @@ def fast_install(argv: Sequence[str], *, command: bool) -> int | None:
     return 0
 
 
+def _fast(argv: Sequence[str], *, command: bool) -> int | None:
+    """:func:`fast_install` with SIGTERM made an interrupt; an interrupt exits 130 with one message."""
+    from tierlock import interrupts
+
+    interrupts.install()
+    try:
+        return fast_install(argv, command=command)
+    except KeyboardInterrupt:
+        from tierlock.errors import Interrupted
+        from tierlock.output import UI
+
+        prog = "tierlock" if command else "install-tier"
+        err = Interrupted(
+            f"interrupted ({interrupts.name()}); nothing was changed", remedy=interrupts.rerun(prog, argv)
+        )
+        UI(json_mode="--json" in argv).error(err)
+        return err.exit_code
+
+
+def _exit(code: int) -> NoReturn:
+    """End the process with *code* after flushing stdout and stderr, without the interpreter's teardown.
+
+    Freeing every module at exit costs about 20 ms of a one-shot command; by
+    now every file tierlock wrote is closed (context managers) and no thread of
+    it has work left. Under ``coverage`` the normal exit runs (it writes its data at exit).
+    """
+    if "coverage" in sys.modules:
+        sys.exit(code)
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        try:  # noqa: SIM105 (contextlib is an import more on the fast path)
+            stream.flush()
+        except (OSError, ValueError):  # a reader that left (`| head`), or a closed stream
+            pass
+    os._exit(code)
+
+
 def tierlock() -> NoReturn:
     """The ``tierlock`` console script."""
-    code = fast_install(sys.argv[1:], command=True)
+    code = _fast(sys.argv[1:], command=True)
     if code is None and "verified" in sys.argv[1:]:  # the gate a pre-push hook calls: no argparse, no CLI
         from tierlock.evidence.gate import fast
 
@@ -133,14 +171,14 @@ def tierlock() -> NoReturn:
         from tierlock.cli import main
 
         code = main()
-    sys.exit(code)
+    _exit(code)
 
 
 def install_tier() -> NoReturn:
     """The ``install-tier`` console script: exactly ``tierlock install``."""
-    code = fast_install(sys.argv[1:], command=False)
+    code = _fast(sys.argv[1:], command=False)
     if code is None:
         from tierlock.cli import main
 
         code = main(["install", *sys.argv[1:]], prog="install-tier")
-    sys.exit(code)
+    _exit(code)

@@ -130,25 +130,28 @@ def probe_part(project: Project, names: Sequence[str], python: str | Path | None
             [err.message],
             err.remedy,
         )
-    prober = Prober(project, target)
+    prober = Prober(project, target, python=python)
     for name in names:
         tier = project.tier(name)
         try:
             results.append(prober.probe(tier))  # the one verdict: the same as probe, status and the plugin
         except TierlockError as err:  # a lockfile that cannot be trusted: the tier fails, the gate still reports
             failed.append((tier.name, err))
-    return probe_verdict(results, failed, layers_of_project(project))
+    return probe_verdict(results, failed, layers_of_project(project), python=python)
 
 
 def probe_verdict(
     results: Sequence[TierProbe],
     failed: Sequence[tuple[str, TierlockError]] = (),
     layers: Mapping[str, str | None] | None = None,
+    *,
+    python: str | Path | None = None,
 ) -> Part:
     """The probe part from the tiers probed (*results*) and the tiers that could not be probed (*failed*).
 
     Every tier that is not present is armed by one command (:func:`tierlock.remedies.install_remedy`),
-    leaving out the tiers another of them is layered on (*layers*: tier -> the tier below it).
+    leaving out the tiers another of them is layered on (*layers*: tier -> the tier below it), in the
+    environment that was probed (*python*, as the caller named it).
     """
     from tierlock.remedies import install_remedy
 
@@ -160,7 +163,7 @@ def probe_verdict(
             why = "; ".join(d.reasons) or d.state
             problems.append(f"tier {r.tier}: {d.name} {d.state}: {why}")
     missing = [r for r in results if not r.present]
-    install = install_remedy([r.tier for r in missing], layers or {})
+    install = install_remedy([r.tier for r in missing], layers or {}, python=python)
     remedies = [err.remedy for _, err in failed if err.remedy] + ([install] if install else [])
     remedy = " && ".join(dict.fromkeys(remedies)) or None
     distinct = {d.name: d.files_checked for r in results for d in r.checked}

@@ -199,6 +199,9 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     json_mode = "--json" in args_list
     ui = UI(json_mode=json_mode)
+    from tierlock import interrupts
+
+    restore = interrupts.install()  # SIGTERM ends a command as Ctrl-C does: exit 130, one message
     try:
         only = _named_command(args_list)
         if only is None and prog == "tierlock":
@@ -229,14 +232,19 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
         ui.error(err)
         return err.exit_code
     except KeyboardInterrupt:
-        if not ui.said_interrupted:  # said once: by the command when it explained more, else here
-            print("interrupted", file=sys.stderr)
-        if ui.json_mode and not ui.json_written:
-            stopped = TierlockError("interrupted (Ctrl-C or SIGTERM); nothing more was done", remedy="run it again")
-            ui.emit_json({"ok": False, "error": stopped.to_dict()})
-        return 130
+        from tierlock.errors import EXIT_INTERRUPTED, Interrupted
+
+        if ui.said_interrupted and (not ui.json_mode or ui.json_written):
+            return EXIT_INTERRUPTED  # said once already, by the command that explained more
+        stopped = Interrupted(
+            f"interrupted ({interrupts.name()}); nothing more was done", remedy=interrupts.rerun(prog, args_list)
+        )
+        ui.error(stopped)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # `tierlock ... | head`: the reader left; not an error of ours
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    finally:
+        restore()

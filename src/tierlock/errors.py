@@ -166,3 +166,13 @@ class ProblemCollector:
 
     def __bool__(self) -> bool:
         return bool(self.problems)
+
+
+EXIT_INTERRUPTED = 130
+
+
+class Interrupted(TierlockError):
+    """SIGINT or SIGTERM stopped the command (exit 130); the message says what was left and how to finish."""
+
+    exit_code = EXIT_INTERRUPTED
+    kind = "interrupted"

@@ -13,6 +13,7 @@ to say.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 
 #: The command that arms tiers (the twin of ``tierlock install``).
@@ -36,10 +37,21 @@ def covering(tiers: Iterable[str], layers: Mapping[str, str | None]) -> list[str
     return [t for t in wanted if t not in below]
 
 
-def install_remedy(tiers: Iterable[str], layers: Mapping[str, str | None]) -> str | None:
-    """``install-tier A B`` arming every tier in *tiers* with the fewest names; None when there are none."""
+def install_remedy(
+    tiers: Iterable[str], layers: Mapping[str, str | None], *, python: str | os.PathLike[str] | None = None
+) -> str | None:
+    """``install-tier A B`` arming every tier in *tiers* with the fewest names; None when there are none.
+
+    *python*: the environment that was looked at, as the caller named it (``--python X`` in the command).
+    """
     names = covering(tiers, layers)
-    return f"{INSTALL} {' '.join(names)}" if names else None
+    if not names:
+        return None
+    if python is None:
+        return f"{INSTALL} {' '.join(names)}"
+    import shlex
+
+    return shlex.join([INSTALL, *names, "--python", os.fspath(python)])
 
 
 def layers_of_project(project: object) -> dict[str, str | None]:

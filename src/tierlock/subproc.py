@@ -6,6 +6,7 @@ It logs the command with -v, captures output, and on failure raises
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import subprocess
@@ -67,24 +68,30 @@ def run(
     if log is not None:
         log(f"running: {display(args)}")
     try:
-        proc = subprocess.run(
+        proc = subprocess.Popen(
             args,
             cwd=cwd,
             env=dict(os.environ if env is None else env),
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            check=False,
             stdin=subprocess.DEVNULL,
-            timeout=timeout,
+            process_group=0,  # its own group: an interrupt reaches it through stop(), with a grace period
         )
     except FileNotFoundError as exc:
         raise BackendError(
             f"{what}: {args[0]} is not installed or not on PATH",
             remedy=remedy or f"install {Path(args[0]).name}",
         ) from exc
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired as exc:
+        stop(proc, grace=0)
         raise BackendError(f"{what} did not finish within {timeout:.0f} s", remedy=remedy) from exc
-    result = Result(args, proc.returncode, proc.stdout or "", proc.stderr or "")
+    except BaseException:  # KeyboardInterrupt (SIGINT, or SIGTERM through tierlock.interrupts)
+        stop(proc)
+        raise
+    result = Result(args, proc.returncode, stdout or "", stderr or "")
     if check and proc.returncode != 0:
         raise BackendError(
             f"{what} failed (exit {proc.returncode}): {display(args)}",
@@ -92,3 +99,32 @@ def run(
             remedy=remedy,
         )
     return result
+
+
+def stop(proc: subprocess.Popen[str], *, grace: float | None = None) -> None:
+    """Ask *proc*'s process group to stop (SIGINT, as Ctrl-C would), wait *grace* seconds, then kill the group.
+
+    The grace period lets a backend delete its own temporary folders. A second
+    interrupt while waiting cuts the wait short. Idempotent: a process that
+    already exited is only reaped.
+    """
+    import signal
+
+    from tierlock import interrupts
+
+    wait = interrupts.GRACE if grace is None else grace
+    for signum, seconds in ((signal.SIGINT, wait), (signal.SIGKILL, 10.0)):
+        if proc.poll() is not None:
+            break
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signum)
+        try:
+            proc.communicate(timeout=seconds)
+            break
+        except (subprocess.TimeoutExpired, KeyboardInterrupt):
+            continue
+        except ValueError:  # the pipes were closed by an earlier communicate()
+            with contextlib.suppress(subprocess.TimeoutExpired, KeyboardInterrupt):
+                proc.wait(timeout=seconds)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)  # anything the backend left running in its group

@@ -34,6 +34,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="replace packages another armed tier pins, on purpose (that tier's receipt is marked stale)",
     )
+    parser.add_argument(
+        "--armed",
+        action="store_true",
+        help="also every tier that has a receipt in the target (with no TIER named, this is the default)",
+    )
+    parser.add_argument(
+        "--deep",
+        action="store_true",
+        help="also compare every installed file with its RECORD hash and repair the packages that differ",
+    )
+    parser.add_argument("--reinstall", action="store_true", help="reinstall every package of the tiers")
+    parser.add_argument(
+        "--reinstall-package",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="reinstall this locked package even when it is whole (repeatable)",
+    )
 
 
 def target_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,7 +72,8 @@ def target_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, ctx: Context) -> int:
     started = time.perf_counter()
     pending = None
-    if not args.dry_run and args.tiers:
+    forcing = args.deep or args.reinstall or args.reinstall_package or args.armed
+    if not args.dry_run and args.tiers and not forcing:
         # The no-op fast path: receipts and stat() only; no project loading, no planning, no subprocess.
         # (The console scripts try it before argparse already, in tierlock._entry.)
         from tierlock.installer import fastpath
@@ -79,6 +98,10 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         dry_run=args.dry_run,
         index=indexopts.requirement_lines(indexopts.from_args(args)),
         replace_armed=getattr(args, "replace_armed", False),
+        deep=args.deep,
+        reinstall=args.reinstall,
+        reinstall_packages=tuple(args.reinstall_package),
+        armed=args.armed,
     )
     outcome = install(project, request, ctx.ui, pending=pending)
     if ctx.ui.json_mode:
@@ -119,6 +142,8 @@ def report(outcome: Outcome, ctx: Context) -> None:
     if outcome.result == "unchanged":
         ui.line(f"{tiers}: already present ({outcome.packages} package(s) verified by the probe); nothing to do")
         return
+    for path in outcome.cleared:
+        ui.line(f"  deleted {path}: left by an interrupted pip uninstall or upgrade")
     changed = ", ".join(f"{len(plan.of(a))} {done}" for a, done in _DONE if plan.of(a))
     ui.line(
         f"{tiers}: {outcome.result} - {changed} of {outcome.packages} package(s) with {outcome.backend} "

@@ -42,14 +42,15 @@ def document(results: list[TierProbe]) -> dict[str, Any]:
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from tierlock.installer.target import resolve_existing
-    from tierlock.probing import probe_tiers
+    from tierlock.probing import Prober
 
     # The same target as install-tier and status (--python, else the active venv, else the project's own).
     project = ctx.project()
     # An unknown tier is a usage error before the environment is looked at.
     selected = [t.name for t in project.select(list(args.tiers or ()))]
     target = resolve_existing(args.python, project, selected)
-    results = probe_tiers(args.tiers, project, target, closure=args.closure, deep=args.deep)
+    prober = Prober(project, target, python=args.python)  # remedies name --python as it was given
+    results = [prober.probe(t, closure=args.closure, deep=args.deep) for t in project.select(list(args.tiers or ()))]
     if ctx.ui.json_mode:
         ctx.ui.emit_json(document(results))
     else:

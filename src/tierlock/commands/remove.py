@@ -10,7 +10,7 @@ from tierlock.commands.install import target_arguments
 if TYPE_CHECKING:
     from tierlock.cli import Context
 
-HELP = "uninstall the packages of a tier that neither base nor another armed tier needs"
+HELP = "uninstall the packages of a tier that neither base, another armed tier, nor another installed package needs"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,7 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
-    from tierlock.installer.run import Request, remove
+    from tierlock.installer.removal import remove
+    from tierlock.installer.run import Request
 
     project = ctx.project()
     request = Request(
@@ -31,11 +32,28 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     if ctx.ui.json_mode:
         ctx.ui.emit_json(removal.to_json())
         return 0
+    if removal.layered:
+        layered = " ".join(removal.layered)
+        ctx.ui.line(
+            f"{removal.tier}: nothing removed - armed tier(s) {', '.join(removal.layered)} are layered on it "
+            f"and need all of its {len(removal.keep)} package(s); the receipt stays. To remove both: "
+            f"tierlock remove {layered}{_target(args)} && tierlock remove {removal.tier}{_target(args)}"
+        )
+        return 0
     names = ", ".join(removal.remove) or "(none)"
     if removal.dry_run:
         ctx.ui.line(f"{removal.tier}: would remove {len(removal.remove)} package(s): {names}")
     else:
-        ctx.ui.line(f"{removal.tier}: removed {len(removal.remove)} package(s): {names}; receipt deleted")
+        receipt = "receipt deleted" if removal.receipt_deleted else "there was no receipt"
+        ctx.ui.line(f"{removal.tier}: removed {len(removal.remove)} package(s): {names}; {receipt}")
     if removal.keep:
-        ctx.ui.line(f"kept {len(removal.keep)} package(s) that base or another armed tier needs")
+        kept = ", ".join(f"{name} ({why})" for name, why in sorted(removal.keep.items()))
+        ctx.ui.line(f"kept {len(removal.keep)} package(s): {kept}")
     return 0
+
+
+def _target(args: argparse.Namespace) -> str:
+    import shlex
+
+    out = f" --python {shlex.quote(args.python)}" if args.python else ""
+    return out + (" --system" if args.system else "")

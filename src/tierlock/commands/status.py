@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
-    from tierlock.installer.run import status
+    from tierlock.installer.status import status
 
     project = ctx.project()
     target, rows = status(project, args.tiers, args.python)
@@ -31,7 +31,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         return 0
     table = []
     for row in rows:
-        state = row.state + (" (older lock)" if row.stale else "")
+        state = row.state + (" (older lock)" if row.stale else "") + (" (pruned)" if row.pruned else "")
         receipt = row.receipt.installed_at if row.receipt else "-"
         packages = f"{row.satisfied}/{row.packages}" if row.packages else "-"
         table.append([row.tier, state, packages, receipt, row.remedy or "-"])

@@ -289,5 +289,6 @@ def to_json(noop: NoOp, duration: float) -> dict[str, Any]:
         "backend_version": None,
         "waited_for_lock": False,
         "receipts": [],
+        "leftovers_cleared": [],
         "duration_s": round(duration, 4),
     }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,8 +26,13 @@ def probe_all(
     entries: Iterable[LockEntry],
     site_paths: Sequence[Path],
     import_roots: Mapping[NormalizedName, Sequence[str]],
+    *,
+    deep: bool = False,
 ) -> dict[NormalizedName, DistributionProbe]:
-    """The probe of each locked entry that has any ``.dist-info`` in the target (one scan of the site folders)."""
+    """The probe of each locked entry that has any ``.dist-info`` in the target (one scan of the site folders).
+
+    *deep* also checks every file's RECORD hash.
+    """
     from tierlock.probing import SiteIndex, probe_distribution
 
     index = SiteIndex.scan(site_paths)
@@ -39,6 +45,7 @@ def probe_all(
             locked_version=entry.version,
             import_roots=tuple(import_roots.get(entry.name, ())),
             index=index,
+            deep=deep,
         )
     return out
 
@@ -56,8 +63,9 @@ def dists_of(
     """What a receipt records, from the probes that just verified the install (no second scan, no second read).
 
     Each probe read RECORD and stat()ed its files; the receipt keeps the rows
-    with a size (``.pyc`` left out), the site folder relative to *prefix* and
-    the ``.dist-info`` folder name.
+    with a size (``.pyc`` left out) and RECORD itself with its size (a RECORD
+    swapped for the wheel's own is then seen by the no-op fast path), the site
+    folder relative to *prefix* and the ``.dist-info`` folder name.
     """
     out: list[InstalledDist] = []
     for entry in entries:
@@ -66,6 +74,9 @@ def dists_of(
             continue
         site, folder = os.path.split(result.dist_info_dir)
         files = tuple((rel, size) for _full, rel, size, _hash in result.records if size is not None)
+        record = os.path.join(result.dist_info_dir, "RECORD")
+        with suppress(OSError):  # RECORD gives no size of its own: recorded with the size it has now
+            files += ((f"{folder}/RECORD", os.stat(record).st_size),)
         out.append(InstalledDist(entry.name, str(entry.version), os.path.relpath(site, prefix), folder, files))
     return out
 

@@ -14,7 +14,7 @@ facts with the probe and hand them in.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -85,6 +85,21 @@ class Plan:
 
     def to_dict(self) -> dict[str, list[dict[str, object]]]:
         return {a: [s.to_dict() for s in self.of(a)] for a in ACTIONS}
+
+    def forced(self, names: Collection[str]) -> Plan:
+        """This plan with every ``satisfied`` step of *names* turned into a ``repair`` (a forced reinstall)."""
+        if not names:
+            return self
+        from dataclasses import replace
+
+        return Plan(
+            tuple(
+                replace(s, action="repair", reason="reinstall requested")
+                if s.action == "satisfied" and s.name in names
+                else s
+                for s in self.steps
+            )
+        )
 
 
 class ConflictingPins(ValueError):

@@ -17,7 +17,14 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from packaging.utils import NormalizedName
+
+    from tierlock.environment import Target
+    from tierlock.lockfiles.model import Lock
+    from tierlock.tiers import Project, Tier
 
 SCHEMA = 1
 RECEIPTS_DIR = ("tierlock", "receipts")
@@ -138,10 +145,12 @@ def build(
 
 
 def write(prefix: Path, document: Mapping[str, Any]) -> Path:
+    """Write *document* atomically; never creates *prefix* itself (a vanished environment is an OSError)."""
     from tierlock.fsutil import write_atomic
 
     path = receipt_path(prefix, str(document["tier"]))
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.parent.mkdir(exist_ok=True)
+    path.parent.mkdir(exist_ok=True)
     # A new receipt gets 0666 less the umask from write_atomic, readable like the packages beside it.
     write_atomic(path, (json.dumps(document, separators=(",", ":")) + "\n").encode())
     return path
@@ -172,6 +181,88 @@ def load_all(prefix: Path) -> dict[str, Receipt]:
             if receipt is not None:
                 out[receipt.tier or name[:-5]] = receipt
     return out
+
+
+def clean_temporary(prefix: Path) -> list[str]:
+    """Delete the temporary files an earlier, killed receipt write left (``.<tier>.json.*.tmp``).
+
+    Called under the environment lock, where no other process is writing a receipt.
+    """
+    folder = receipts_dir(prefix)
+    removed: list[str] = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for name in names:
+        if name.startswith(".") and name.endswith(".tmp"):
+            try:
+                os.unlink(folder / name)
+            except OSError:
+                continue
+            removed.append(name)
+    return removed
+
+
+def executable_of(target: Target) -> str:
+    """The interpreter as a receipt records it."""
+    return os.path.abspath(target.python)
+
+
+def record(
+    project: Project,
+    *,
+    tiers: Sequence[Tier],
+    locks: Mapping[NormalizedName, Lock],
+    target: Target,
+    dists: Sequence[InstalledDist],
+    backend: str | None,
+    backend_version: str | None,
+) -> list[str]:
+    """One receipt per tier, unless an identical one (same lockfile, interpreter and files) is there already."""
+    from tierlock._version import __version__
+    from tierlock.installer.target import environment_key
+
+    written: list[str] = []
+    executable = executable_of(target)
+    environment = environment_key(target.prefix)  # one name whatever spelling reached it (the fast path's key)
+    pyproject = (str(project.pyproject), file_digest(project.pyproject))
+    for tier in tiers:
+        lock = locks[tier.name]
+        chain = {str(t.name): (str(t.lockfile), file_digest(t.lockfile)) for t in project.chain(tier.name)}
+        wanted = {e.name for e in lock.applicable(target.marker_env)}
+        tier_dists = [d for d in dists if d.name in wanted]
+        existing = load(receipt_path(target.prefix, tier.name))
+        if existing is not None:
+            current = [d.to_dict() for d in sorted(tier_dists, key=lambda d: d.name)]
+            if (
+                existing.lockfile_paths == chain
+                and existing.pyproject == pyproject
+                and existing.data.get("interpreter", {}).get("environment") == environment
+                and "stale" not in existing.data
+                and existing.data.get("tierlock_version") == __version__
+                and existing.packages == current
+            ):
+                continue
+        document = build(
+            tier=tier.name,
+            pyproject=pyproject,
+            lockfiles=chain,
+            packages=tier_dists,
+            backend=backend or (str(existing.data.get("backend", {}).get("name")) if existing else "none"),
+            backend_version=backend_version or "",
+            interpreter={
+                "executable": executable,
+                "environment": environment,
+                "prefix": str(target.prefix),
+                "version": ".".join(str(v) for v in target.version),
+                "platform": target.platform,
+            },
+            project=str(project.root),
+            tierlock_version=__version__,
+        )
+        written.append(str(write(target.prefix, document)))
+    return written
 
 
 def remove(prefix: Path, tier: str) -> bool:

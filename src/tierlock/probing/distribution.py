@@ -32,7 +32,7 @@ TierState = Literal["present", "partial", "absent"]
 _EXT_SUFFIXES = tuple({*importlib.machinery.EXTENSION_SUFFIXES, ".pyd", ".dll", ".dylib"})
 #: Parsed RECORD rows per path, kept while the file's size, mtime and inode are unchanged: a process that
 #: probes again (admit's parts, a long-lived tool) stats RECORD instead of reading and splitting it. Read only.
-_RECORDS: dict[tuple[str, bool], tuple[tuple[int, int, int], list[tuple[str, str, str]]]] = {}
+_RECORDS: dict[tuple[str, bool], tuple[tuple[int, int, int], list[tuple[str, str, str]], bool]] = {}
 _SO_RE = re.compile(r"\.so(\.[0-9]+)*$")
 _RELEASE_RE = re.compile(r"[0-9]+(?:\.[0-9]+)*")
 """A PEP 440 version that is only a release number (``2.1.0``): compared without ``packaging``."""
@@ -213,6 +213,11 @@ class _Probe:
         self.roots: tuple[str, ...] = ()
         self.compiled_only = False
         """Stat only the compiled artifacts RECORD lists, and skip the import roots."""
+        self.outside: list[str] = []
+        """RECORD paths that leave the site folder (console scripts in ``bin/``, data files)."""
+        self.record_lists_installer = False
+        self.listing: set[str] | None = None
+        """The names in the ``.dist-info`` folder (None when it cannot be listed)."""
 
     def run(self) -> DistributionProbe:
         if len(self.found) > 1:
@@ -222,6 +227,10 @@ class _Probe:
                 "which one Python uses depends on the path order"
             )
         self._metadata()
+        try:  # one listing serves the editable check and the unfinished-install checks
+            self.listing = set(os.listdir(self.info.path))
+        except OSError:
+            self.listing = None
         self._editable()
         record_rows = self._record()
         if record_rows is not None:
@@ -229,6 +238,7 @@ class _Probe:
         if not self.compiled_only:
             self._import_roots(record_rows)
         self._leftovers(record_rows or [])
+        self._finished(record_rows)
         if self.reasons:
             state: DistState = "partial"
         elif self.editable is not None:
@@ -290,7 +300,7 @@ class _Probe:
     # -- editable installs ----------------------------------------------------
     def _editable(self) -> None:
         path = os.path.join(self.info.path, "direct_url.json")
-        if not os.access(path, os.F_OK):
+        if self.listing is not None and "direct_url.json" not in self.listing:
             return  # the common case, without the cost of a failed open
         import json
         from urllib.parse import unquote, urlparse
@@ -325,11 +335,11 @@ class _Probe:
             # cannot name one are skipped before splitting them. is_compiled() decides on what is left.
             compiled_only = self.compiled_only and not self.index.leftovers.get(self.info.site)
             memo = _RECORDS.get((path, compiled_only))
-            if memo is not None and memo[0] == key:
-                return memo[1]
-            rows = self._parse_record(path, compiled_only=compiled_only)
-            _RECORDS[(path, compiled_only)] = (key, rows)
-            return rows
+            if memo is None or memo[0] != key:
+                memo = (key, *self._parse_record(path, compiled_only=compiled_only))
+                _RECORDS[(path, compiled_only)] = memo
+            self.record_lists_installer = memo[2]
+            return memo[1]
         except FileNotFoundError:
             self.reasons.append(f"RECORD missing in {self.info.path}: the installed files cannot be listed")
         except (OSError, csv.Error, UnicodeDecodeError) as exc:
@@ -337,11 +347,14 @@ class _Probe:
         return None
 
     @staticmethod
-    def _parse_record(path: str, *, compiled_only: bool = False) -> list[tuple[str, str, str]]:
+    def _parse_record(path: str, *, compiled_only: bool = False) -> tuple[list[tuple[str, str, str]], bool]:
+        """The rows of RECORD at *path* (only those that can name a compiled artifact, with *compiled_only*),
+        and whether it lists INSTALLER (an installer's RECORD does; the wheel's own does not)."""
         import csv
 
         with open(path, "rb", buffering=0) as fh:
             text = fh.read().decode("utf-8")
+        lists_installer = ".dist-info/INSTALLER," in text
         lines = text.splitlines()
         if compiled_only:
             lines = [n for n in lines if ".so" in n or ".pyd" in n or ".dll" in n or ".dylib" in n]
@@ -353,8 +366,9 @@ class _Probe:
                     parts = line.rsplit(",", 2)
                     parts += [""] * (3 - len(parts))
                     rows.append((parts[0], parts[1], parts[2]))
-            return rows
-        return [(r[0], r[1] if len(r) > 1 else "", r[2] if len(r) > 2 else "") for r in csv.reader(lines) if r]
+            return rows, lists_installer
+        quoted = [(r[0], r[1] if len(r) > 1 else "", r[2] if len(r) > 2 else "") for r in csv.reader(lines) if r]
+        return quoted, lists_installer
 
     def _files(self, rows: list[tuple[str, str, str]]) -> None:
         """Stat every file RECORD lists (one tight loop: this is the probe's hot path)."""
@@ -374,6 +388,7 @@ class _Probe:
                 continue  # byte-code caches are regenerated on import and often not installed at all
             if rel.startswith(("..", "/")) or "/../" in rel:
                 full = _outside(site, rel)
+                self.outside.append(rel)
             else:
                 full = prefix + rel
             size = int(size_text) if size_text.isdigit() else None
@@ -442,6 +457,37 @@ class _Probe:
             return ()
         return tuple(n for n in names if n and n.isidentifier())
 
+    # -- installs that never finished ------------------------------------------------
+    def _finished(self, rows: list[tuple[str, str, str]] | None) -> None:
+        """An installer writes INSTALLER, the console scripts and its own RECORD last: each missing one is a
+        sign that the install was killed before it finished (the files may all be there)."""
+        names = self.listing
+        if names is None or "METADATA" not in names:
+            return  # a husk, reported already
+        if "INSTALLER" not in names:
+            self.reasons.append(
+                f"INSTALLER missing in {self.info.path}: the install never finished (it was interrupted)"
+            )
+        elif rows is not None and not self.record_lists_installer:
+            self.reasons.append(
+                f"RECORD in {self.info.path} is the wheel's own, not the installer's (it does not list INSTALLER): "
+                "the install never finished"
+            )
+        if "entry_points.txt" in names and rows is not None and not self.compiled_only:
+            # (compiled-only probes of a closure read only the rows naming compiled files: scripts are not there)
+            listed = {os.path.basename(rel) for rel in self.outside}
+            missing = [
+                script
+                for script in _console_scripts(os.path.join(self.info.path, "entry_points.txt"))
+                if script not in listed and f"{script}.exe" not in listed
+            ]
+            _summarize(
+                self.reasons,
+                missing,
+                "console script of its entry points is not installed",
+                "console scripts of its entry points are not installed",
+            )
+
     # -- pip leftovers ------------------------------------------------------------
     def _leftovers(self, rows: list[tuple[str, str, str]]) -> None:
         tildes = self.index.leftovers.get(self.info.site, ())
@@ -457,6 +503,25 @@ class _Probe:
 
 
 _HEAD = 8192
+
+
+def _console_scripts(path: str) -> list[str]:
+    """The script names of the ``[console_scripts]`` and ``[gui_scripts]`` sections of an entry_points.txt."""
+    out: list[str] = []
+    section = ""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for raw in fh:
+                line = raw.strip()
+                if not line or line.startswith(("#", ";")):
+                    continue
+                if line.startswith("["):
+                    section = line.strip("[]").strip()
+                elif section in ("console_scripts", "gui_scripts") and "=" in line:
+                    out.append(line.partition("=")[0].strip())
+    except OSError:
+        return []
+    return out
 
 
 def _metadata_version(path: str) -> str | None:

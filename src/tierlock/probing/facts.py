@@ -193,7 +193,7 @@ def facts_of(project: Project, results: Sequence[TierProbe]) -> ProjectFacts:
                 probe=probe,
                 import_roots={str(k): tuple(v) for k, v in tier.import_roots.items() if k in probe},
                 tests=tuple(tier.tests),
-                install_command=tier.install_command,
+                install_command=result.install_command,
                 lockfile=str(tier.lockfile),
                 lock_used=result.lock_used,
                 locked=locked,

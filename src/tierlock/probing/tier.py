@@ -100,9 +100,11 @@ def _load_lock(path: Path) -> Lock:
 class Prober:
     """Probes tiers of one project in one environment, scanning the site folders once."""
 
-    def __init__(self, project: Project, target: Target) -> None:
+    def __init__(self, project: Project, target: Target, *, python: str | Path | None = None) -> None:
         self.project = project
         self.target = target
+        self.python = python
+        """The interpreter as the caller named it (None: the running one); remedies name it the same way."""
         self.index = SiteIndex.scan(target.site_paths)
         self.memo: Memo = {}
         """Distributions probed so far with this index (tiers share most of their closures)."""
@@ -158,8 +160,25 @@ class Prober:
             lock_used=lock is not None,
             notes=tuple(notes),
             python=self.target.python,
-            install_command=tier.install_command,
+            install_command=install_remedy(tier, python=self.python, deep=deep, locked=lock is not None),
         )
+
+
+def install_remedy(tier: Tier, *, python: str | Path | None, deep: bool, locked: bool) -> str:
+    """The command that makes *tier* present in the environment that was probed, run exactly as printed.
+
+    It names the interpreter when the probe was given one, repairs hash mismatches
+    when the probe was deep, and locks first when the tier has no lockfile yet.
+    """
+    import shlex
+
+    command = ["install-tier", str(tier.name)]
+    if python is not None:
+        command += ["--python", str(python)]
+    if deep:
+        command.append("--deep")
+    install = shlex.join(command)
+    return install if locked else f"tierlock lock {tier.name} && {install}"
 
 
 def resolve_target(python: str | Path | Target | None) -> Target:
@@ -201,7 +220,7 @@ def probe(
     """
     proj = resolve_project(project)
     the_tier = proj.tier(tier) if isinstance(tier, str) else tier
-    return Prober(proj, resolve_target(python)).probe(the_tier, closure=closure, deep=deep)
+    return Prober(proj, resolve_target(python), python=_named(python)).probe(the_tier, closure=closure, deep=deep)
 
 
 def probe_tiers(
@@ -214,5 +233,12 @@ def probe_tiers(
 ) -> list[TierProbe]:
     """:func:`probe` for several tiers (all when *names* is empty), scanning the site folders once."""
     proj = resolve_project(project)
-    prober = Prober(proj, resolve_target(python))
+    prober = Prober(proj, resolve_target(python), python=_named(python))
     return [prober.probe(t, closure=closure, deep=deep) for t in proj.select(list(names or ()))]
+
+
+def _named(python: str | Path | Target | None) -> str | Path | None:
+    """How remedies name the environment: as the caller named it (a described Target: as install-tier finds it)."""
+    from tierlock import environment
+
+    return None if isinstance(python, environment.Target) else python

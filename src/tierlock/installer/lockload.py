@@ -1,0 +1,155 @@
+"""Loading the locks of an install: the offline drift check, each tier's lock, the entries for the target.
+
+Every refusal here happens before anything changes in the target (exit 1 for
+drift, exit 2 for a missing lockfile, another platform or conflicting pins).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from tierlock.errors import UsageError
+
+if TYPE_CHECKING:
+    from packaging.utils import NormalizedName
+
+    from tierlock.environment import Target
+    from tierlock.installer.run import Request
+    from tierlock.lockfiles import ReadResult
+    from tierlock.lockfiles.model import Lock, LockEntry
+    from tierlock.tiers import Project, Tier
+
+
+def fail_closed(project: Project, tiers: Sequence[Tier]) -> dict[str, ReadResult | None]:
+    """The offline drift check of the tiers and what they are layered on; any finding refuses the install.
+
+    Returns the lockfiles the check read (tier -> result), so they are not read twice.
+    """
+    from tierlock.errors import CheckFailed, Problem
+    from tierlock.lockfiles import check as lockcheck
+
+    chain = project.with_layers(t.name for t in tiers)
+    names = [str(t.name) for t in chain]
+    read = lockcheck.read_locks(project, chain)
+    report = lockcheck.findings(project, chain, read)
+    if report.ok:
+        return read
+    first = report.findings[0]
+    raise CheckFailed(
+        f"the lockfiles of {', '.join(names)} do not match pyproject.toml "
+        f"({len(report.findings)} problem(s)); nothing was installed",
+        tier=first.tier,
+        file=first.file,
+        problems=[Problem(f"{f.tier}: {f.kind}: {f.detail}", file=f.file, line=f.line) for f in report.findings],
+        remedy=" && ".join(lockcheck.merged_remedies(f.remedy for f in report.findings)),
+    )
+
+
+def load_locks(
+    project: Project, tiers: Sequence[Tier], target: Target, read: Mapping[str, ReadResult | None] | None = None
+) -> dict[NormalizedName, Lock]:
+    """Each tier's lock (from *read* when the drift check read it), refusing a lock made for another platform."""
+    from tierlock import lockfiles
+    from tierlock.lockfiles.model import LockfileError
+
+    locks: dict[NormalizedName, Lock] = {}
+    for tier in tiers:
+        if not tier.lockfile.is_file():
+            raise UsageError(
+                f"tier {tier.name!r} has no lockfile at {project.relpath(tier.lockfile)}; nothing was installed",
+                tier=tier.name,
+                file=str(tier.lockfile),
+                remedy=f"tierlock lock {tier.name}",
+            )
+        known = (read or {}).get(tier.name)
+        if known is None:
+            lock = lockfiles.load(tier.lockfile)
+        else:  # as lockfiles.load() judges it: every problem but a header's refuses
+            problems = [p for p in known.problems if p.kind != "header"]
+            if problems:
+                raise LockfileError.from_problems(known.lock.path, problems)
+            lock = known.lock
+        mismatch = lockfiles.platform_mismatch(lock, target)
+        if mismatch:
+            raise UsageError(
+                f"tier {tier.name!r} cannot be installed here: {mismatch}; nothing was installed "
+                "(lock it again on this platform)",
+                tier=tier.name,
+                file=str(tier.lockfile),
+                remedy=f"tierlock lock {tier.name}",
+            )
+        locks[tier.name] = lock
+    return locks
+
+
+def entries_for(
+    locks: Mapping[NormalizedName, Lock], target: Target, request: Request | None = None
+) -> list[LockEntry]:
+    from tierlock.installer.plan import ConflictingPins, merge_entries
+
+    chosen = [(str(name), selected(lock, target)) for name, lock in locks.items()]
+    try:
+        return merge_entries(chosen)
+    except ConflictingPins as exc:
+        from tierlock.installer.target import install_command, refuse_sibling_conflicts
+
+        python, system, backend = (request.python, request.system, request.backend) if request else (None, False, None)
+        refuse_sibling_conflicts(chosen, command=lambda t: install_command([t], python, system=system, backend=backend))
+        raise UsageError(str(exc)) from exc  # not reached: every conflict is named above
+
+
+def selected(lock: Lock, target: Target) -> list[LockEntry]:
+    """The entries of *lock* to install into *target*.
+
+    requirements format: the entries whose markers hold. pylock: what
+    ``Pylock.select`` picks offline for the target's marker environment and
+    tags (most preferred first); each entry then carries just that file and
+    its hashes, so the backend can install nothing else.
+    """
+    if lock.pylock is None:
+        return lock.applicable(target.marker_env)
+    from dataclasses import replace
+
+    from packaging.pylock import PylockSelectError
+    from packaging.tags import Tag
+    from packaging.utils import canonicalize_name
+
+    tags = [Tag(*tag.split("-", 2)) for tag in target.ordered_tags]
+    try:
+        chosen = {
+            canonicalize_name(package.name): _filename(file)
+            for package, file in lock.pylock.select(environment=dict(target.marker_env), tags=tags)
+        }
+    except PylockSelectError as exc:
+        raise UsageError(
+            f"{lock.path.name}: {exc} (platform {target.platform}); nothing was installed "
+            "(lock it again on this platform, or use an interpreter the lock covers)",
+            file=str(lock.path),
+            remedy=f"tierlock lock {lock.header.tier}" if lock.header else "tierlock lock",
+        ) from exc
+    out: list[LockEntry] = []
+    for entry in lock.applicable(target.marker_env):
+        name = chosen.get(entry.name)
+        files = tuple(f for f in entry.files if f.filename == name)
+        if not files:
+            continue  # Pylock.select leaves it out for this environment
+        hashes = tuple(h for h in entry.hashes if h.partition(":")[2] in files[0].hashes.values())
+        out.append(replace(entry, files=files, hashes=hashes))
+    return out
+
+
+def _filename(file: Any) -> str | None:
+    """The file name of what ``Pylock.select`` chose (a wheel, an sdist or an archive)."""
+    name = getattr(file, "filename", None)
+    if isinstance(name, str):
+        return name
+    where = getattr(file, "url", None) or getattr(file, "path", None) or ""
+    return str(where).split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1] or None
+
+
+def import_roots(tiers: Sequence[Tier]) -> dict[NormalizedName, tuple[str, ...]]:
+    out: dict[NormalizedName, tuple[str, ...]] = {}
+    for tier in tiers:
+        out.update({k: tuple(v) for k, v in tier.import_roots.items()})
+    return out

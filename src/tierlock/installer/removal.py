@@ -1,0 +1,221 @@
+"""``tierlock remove``: uninstall what only one tier needs, decided under the environment lock.
+
+What to remove is decided while holding the environment's install lock, so a
+concurrent ``install-tier`` cannot change the picture in between, and it is
+decided from lockfiles, not receipts, so deleting a receipt never changes it:
+
+* the tier's packages are those of its lockfile that apply to the target (its
+  receipt's list only when the lockfile is gone);
+* kept is everything that base, or another armed tier, locks - a tier is
+  armed when it has a receipt or when every one of its probe roots is
+  installed (a tier whose receipt was deleted is still armed);
+* kept is everything another distribution that stays requires (its
+  ``Requires-Dist`` whose markers hold in the target), and what that needs in
+  turn, whether or not it belongs to a tier;
+* when an armed tier is layered on the tier, nothing is removed (that tier's
+  lock holds the whole closure) and the receipt stays.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from tierlock.errors import UsageError
+from tierlock.installer import receipts
+
+if TYPE_CHECKING:
+    from tierlock.environment import Target
+    from tierlock.installer.run import Request
+    from tierlock.output import UI
+    from tierlock.probing.site import SiteIndex
+    from tierlock.tiers import Project, Tier
+
+#: Never uninstalled by ``tierlock remove``: the tools doing the work.
+PROTECTED = frozenset({"tierlock", "pip", "uv"})
+
+
+@dataclass
+class Removal:
+    tier: str
+    prefix: str
+    remove: list[str]
+    keep: dict[str, str]
+    """Package -> why it stays (the tier or distribution that needs it)."""
+    dry_run: bool
+    layered: list[str] = field(default_factory=list)
+    """Armed tiers layered on this one: when any, nothing was removed."""
+    had_receipt: bool = False
+    receipt_deleted: bool = False
+    backend: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": True,
+            "tier": self.tier,
+            "target": self.prefix,
+            "removed" if not self.dry_run else "would_remove": self.remove,
+            "kept": sorted(self.keep),
+            "kept_because": dict(sorted(self.keep.items())),
+            "layered_tiers_armed": self.layered,
+            "receipt_deleted": self.receipt_deleted,
+            "dry_run": self.dry_run,
+            "backend": self.backend,
+        }
+
+
+def remove(project: Project, tier_name: str, request: Request, ui: UI) -> Removal:
+    """Uninstall the packages of a tier's closure that nothing staying in the environment needs."""
+    from tierlock.installer.run import refuse_target
+    from tierlock.installer.target import resolve_existing
+
+    tier = project.tier(tier_name)
+    target = resolve_existing(request.python, project, [tier.name])
+    refuse_target(target, system=request.system)
+    if request.dry_run:
+        return decide(project, tier, target, dry_run=True)
+    from tierlock.installer.locking import environment_lock
+
+    with environment_lock(target.prefix, on_wait=ui.note):
+        receipts.clean_temporary(target.prefix)
+        removal = decide(project, tier, target, dry_run=False)
+        if removal.layered:
+            return removal
+        if removal.remove:
+            from tierlock.installer import backends
+
+            backend = backends.choose(request.backend or project.backend, target)
+            removal.backend = backend.name
+            with ui.status(f"{backend.name}: uninstalling {len(removal.remove)} package(s) of {tier.name}"):
+                backends.uninstall(backend, target, removal.remove, log=ui.detail)
+        removal.receipt_deleted = receipts.remove(target.prefix, tier.name)
+    return removal
+
+
+def decide(project: Project, tier: Tier, target: Target, *, dry_run: bool) -> Removal:
+    """What removing *tier* from *target* uninstalls and keeps (reads files only; changes nothing)."""
+    from tierlock.probing.site import SiteIndex
+
+    index = SiteIndex.scan(target.site_paths)
+    found = receipts.load_all(target.prefix)
+    own = found.get(tier.name)
+    closure = _locked_names(tier, target)
+    if closure is None:
+        if own is None:
+            raise UsageError(
+                f"tier {tier.name!r} has neither a receipt in {target.prefix} nor a lockfile; nothing to remove",
+                tier=tier.name,
+                remedy=f"tierlock lock {tier.name}",
+            )
+        closure = own.package_names
+    removal = Removal(tier.name, str(target.prefix), [], {}, dry_run, had_receipt=own is not None)
+    keep = removal.keep
+    armed = [t for t in project.tiers.values() if t.name != tier.name and _armed(t, found, index)]
+    removal.layered = [str(t.name) for t in armed if tier.name in {c.name for c in project.chain(t.name)}]
+    if removal.layered:
+        removal.keep = dict.fromkeys(sorted(closure), f"needed by tier {removal.layered[0]}, layered on {tier.name}")
+        return removal
+    for other in [t for t in project.tiers.values() if t.is_base and t.name != tier.name] + armed:
+        names = _locked_names(other, target)
+        if names is None:
+            receipt = found.get(other.name)
+            names = receipt.package_names if receipt is not None else set()
+        for name in sorted(names & closure):
+            keep.setdefault(name, f"needed by tier {other.name}")
+    for name in sorted(closure & PROTECTED):
+        keep.setdefault(name, "a tool tierlock never removes")
+    from tierlock.installer.target import protected_names
+
+    for name in sorted(closure & protected_names(target)):  # never what tierlock imports, where it runs from
+        keep.setdefault(name, "tierlock itself runs with it from this environment")
+    if project.name is not None and project.name in closure:
+        keep.setdefault(str(project.name), "the project itself (its own install is never removed)")
+    candidates = {n for n in closure if n not in keep and index.find(n)}
+    for name, needer in needed_by_staying(index, candidates, target.marker_env).items():
+        keep.setdefault(name, f"needed by {needer}, which stays installed")
+    removal.remove = sorted(candidates - set(keep))
+    for name in closure - set(keep) - candidates:
+        keep.setdefault(name, "not installed")
+    removal.keep = {n: why for n, why in keep.items() if why != "not installed"}
+    return removal
+
+
+def _locked_names(tier: Tier, target: Target) -> set[str] | None:
+    """The names *tier*'s lockfile installs into *target*; None without a lockfile."""
+    if not tier.lockfile.is_file():
+        return None
+    from tierlock import lockfiles
+
+    return {str(e.name) for e in lockfiles.load(tier.lockfile).applicable(target.marker_env)}
+
+
+def _armed(tier: Tier, found: Mapping[str, receipts.Receipt], index: SiteIndex) -> bool:
+    """Whether *tier* is armed: it has a receipt, or every one of its probe roots is installed."""
+    if tier.name in found:
+        return True
+    return bool(tier.probe) and all(index.find(root) for root in tier.probe)
+
+
+def needed_by_staying(index: SiteIndex, candidates: Iterable[str], marker_env: Mapping[str, str]) -> dict[str, str]:
+    """Which of *candidates* a distribution that stays requires (directly or through another kept one).
+
+    Returns candidate -> the name of the staying distribution that needs it.
+    Requirements are each distribution's ``Requires-Dist`` whose marker holds in
+    the target (extras that were asked for at install time are not recorded
+    anywhere, so requirements under an ``extra`` marker do not count).
+    """
+    from tierlock.probing.site import normalize
+
+    pending = set(candidates)
+    kept: dict[str, str] = {}
+    staying = [name for name in index.dists if name not in pending]
+    while staying:
+        next_round: list[str] = []
+        for dist in staying:
+            for info in index.find(dist)[:1]:
+                for requirement in requires_dist(info.path, marker_env):
+                    name = normalize(requirement)
+                    if name in pending:
+                        pending.discard(name)
+                        kept[name] = dist
+                        next_round.append(name)
+        staying = next_round
+    return kept
+
+
+def requires_dist(dist_info: str, marker_env: Mapping[str, str]) -> list[str]:
+    """The names in a distribution's ``Requires-Dist`` headers whose markers hold in *marker_env*."""
+    from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    out: list[str] = []
+    for text in _headers(os.path.join(dist_info, "METADATA"), "requires-dist"):
+        try:
+            requirement = Requirement(text)
+        except InvalidRequirement:
+            continue
+        if requirement.marker is not None:
+            try:
+                if not requirement.marker.evaluate({**marker_env, "extra": ""}):
+                    continue
+            except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+                pass  # cannot tell: keep what it might need
+        out.append(requirement.name)
+    return out
+
+
+def _headers(path: str, name: str) -> Sequence[str]:
+    values: list[str] = []
+    prefix = name + ":"
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                if not line.strip():
+                    break
+                if line[: len(prefix)].lower() == prefix:
+                    values.append(line[len(prefix) :].strip())
+    except OSError:
+        return ()
+    return values

@@ -1,0 +1,92 @@
+"""``tierlock status``: per tier, present, partial (and why), absent, or installed from an older lock.
+
+A tier whose receipt is in the target but whose packages are gone (a plain
+``pip install -r`` or ``uv pip sync`` of another lock pruned them) is
+reported as such, with the command that re-arms it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from tierlock.installer import receipts, verification
+
+if TYPE_CHECKING:
+    from tierlock.environment import Target
+    from tierlock.tiers import Project
+
+
+@dataclass
+class TierStatus:
+    tier: str
+    state: Literal["present", "partial", "absent", "no-lockfile"]
+    packages: int
+    satisfied: int
+    problems: list[str]
+    receipt: receipts.Receipt | None
+    stale: bool
+    """The receipt names another lockfile digest: installed from an older lock."""
+    remedy: str | None
+    pruned: bool = False
+    """A receipt says the tier was armed, but its packages are gone or changed (removed outside tierlock)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tier": self.tier,
+            "state": self.state,
+            "packages": self.packages,
+            "satisfied": self.satisfied,
+            "problems": self.problems,
+            "receipt": str(self.receipt.path) if self.receipt else None,
+            "installed_at": self.receipt.installed_at if self.receipt else None,
+            "older_lock": self.stale,
+            "pruned": self.pruned,
+            "remedy": self.remedy,
+        }
+
+
+def status(project: Project, names: Sequence[str], python: str | None) -> tuple[Target, list[TierStatus]]:
+    """Per tier: present, partial (what is wrong), absent, or installed from an older lock."""
+    from tierlock import lockfiles
+    from tierlock.installer.target import project_itself_left_out, resolve_existing, stale_reason
+    from tierlock.probing import Prober
+
+    selected = project.select(list(names))
+    target = resolve_existing(python, project, [t.name for t in selected])
+    prober = Prober(project, target, python=python)
+    out: list[TierStatus] = []
+    for tier in selected:
+        receipt = receipts.load(receipts.receipt_path(target.prefix, tier.name))
+        if not tier.lockfile.is_file():
+            relock = f"tierlock lock {tier.name} && {rearm_command(tier.name, python)}"
+            out.append(TierStatus(tier.name, "no-lockfile", 0, 0, [], receipt, False, relock))
+            continue
+        lock = lockfiles.load(tier.lockfile)
+        entries = project_itself_left_out(lock.applicable(target.marker_env), project)
+        plan = verification.plan_for(entries, target, {k: tuple(v) for k, v in tier.import_roots.items()})
+        satisfied = len(plan.of("satisfied"))
+        stale = receipt is not None and receipt.lockfiles.get(tier.name) != receipts.file_digest(tier.lockfile)
+        # The state is the probe's one verdict (the same as probe, admit and the pytest plugin).
+        state: Literal["present", "partial", "absent"] = prober.probe(tier).state
+        problems = [f"{s.entry.pin}: {s.reason}" for s in plan.changes if state != "absent"]
+        marked = stale_reason(receipt)
+        if marked is not None:  # another tier replaced its packages on purpose (--replace-armed)
+            problems.insert(0, marked)
+        pruned = receipt is not None and state != "present"
+        if pruned and state == "absent":
+            problems.append(
+                f"armed on {receipt.installed_at if receipt else '?'} (its receipt is there), but its packages were "
+                "removed outside tierlock (a plain pip install -r or uv pip sync of another lock prunes them)"
+            )
+        remedy = None if plan.is_noop and state == "present" and not stale else rearm_command(tier.name, python)
+        out.append(TierStatus(tier.name, state, len(plan.steps), satisfied, problems, receipt, stale, remedy, pruned))
+    return target, out
+
+
+def rearm_command(tier: str, python: str | None) -> str:
+    """``install-tier TIER`` for the environment status looked at (``--python`` when it was given one)."""
+    import shlex
+
+    return shlex.join(["install-tier", tier, *(["--python", python] if python is not None else [])])

@@ -1,0 +1,125 @@
+"""Probing the target before and after the backend: the plan, the verification probe, the target's own health.
+
+Nothing is called present here that the probe has not just found whole, and
+nothing is verified in an environment whose interpreter or ``pyvenv.cfg``
+went away while the backend ran (the install then fails with exit 3 and
+writes no receipt).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from tierlock.errors import BackendError, Problem
+
+if TYPE_CHECKING:
+    from packaging.utils import NormalizedName
+
+    from tierlock.environment import Target
+    from tierlock.installer import receipts
+    from tierlock.installer.plan import Plan
+    from tierlock.lockfiles.model import LockEntry
+    from tierlock.probing import DistributionProbe
+
+
+def probe_and_plan(
+    entries: Sequence[LockEntry],
+    target: Target,
+    roots: Mapping[NormalizedName, Sequence[str]],
+    *,
+    deep: bool = False,
+) -> tuple[Plan, dict[NormalizedName, DistributionProbe]]:
+    """The plan, and the probes it was made from (one scan of the site folders, each RECORD read once).
+
+    *deep* also compares every file with its RECORD hash (``install-tier --deep``).
+    """
+    from tierlock.installer import inventory
+    from tierlock.installer.plan import make_plan
+
+    probes = inventory.probe_all(entries, target.site_paths, roots, deep=deep)
+    return make_plan(entries, inventory.verdicts(probes)), probes
+
+
+def plan_for(entries: Sequence[LockEntry], target: Target, roots: Mapping[NormalizedName, Sequence[str]]) -> Plan:
+    plan, _ = probe_and_plan(entries, target, roots)
+    return plan
+
+
+def target_problems(target: Target) -> list[str]:
+    """What is wrong with the target environment itself (empty when its interpreter and marker are there)."""
+    problems: list[str] = []
+    if not os.path.isdir(target.prefix):
+        return [f"the environment folder {target.prefix} is gone"]
+    if not os.access(target.python, os.X_OK):
+        problems.append(f"its interpreter {target.python} is gone")
+    if target.is_venv and not os.path.isfile(os.path.join(target.prefix, "pyvenv.cfg")):
+        problems.append(f"its marker {os.path.join(target.prefix, 'pyvenv.cfg')} is gone")
+    return problems
+
+
+def require_intact(target: Target, names: Sequence[str], *, again: str) -> None:
+    """BackendError (exit 3, no receipt) when the target lost its folder, interpreter or ``pyvenv.cfg``.
+
+    The remedy recreates the environment in place with the interpreter it was made from (its installed
+    packages stay; tierlock needs no pip inside it), then reruns *again*.
+    """
+    problems = target_problems(target)
+    if not problems:
+        return
+    import shlex
+
+    major, minor, _ = target.version
+    base = os.path.join(target.base_prefix, "bin", f"python{major}.{minor}")
+    raise BackendError(
+        f"the target environment {target.prefix} broke while {', '.join(names)} was being installed; "
+        "nothing was verified and no receipt was written",
+        problems=[Problem(p) for p in problems],
+        remedy=f"{shlex.join([base, '-m', 'venv', '--without-pip', str(target.prefix)])} && {again}",
+    )
+
+
+def verify(
+    entries: Sequence[LockEntry],
+    target: Target,
+    roots: Mapping[NormalizedName, Sequence[str]],
+    names: Sequence[str],
+    *,
+    again: str,
+    deep: bool = False,
+    before: Mapping[NormalizedName, DistributionProbe] | None = None,
+    changed_names: Collection[str] = (),
+) -> dict[NormalizedName, DistributionProbe]:
+    """Probe the packages the backend changed again; anything not present fails the install (exit 3, no receipt).
+
+    *before* are the probes the plan was made from, under the same environment
+    lock: the backend installs only the *changed_names* (``--no-deps``, exact
+    lines), so the others keep those probes and are not probed twice. Without
+    *before*, every entry is probed. *again* is the command that reruns this
+    install. Returns the probes (the receipt is written from what they read).
+    """
+    require_intact(target, names, again=again)
+    changed = {str(n) for n in changed_names}
+    again_probed = [e for e in entries if str(e.name) in changed] if before is not None else list(entries)
+    after, probes = probe_and_plan(again_probed, target, roots, deep=deep)
+    if after.is_noop:
+        require_intact(target, names, again=again)
+        if before is not None:  # what the backend was not asked to touch keeps the probe made under the same lock
+            probes = {**{k: v for k, v in before.items() if str(k) not in changed}, **probes}
+        return probes
+    wrong = [f"{s.entry.pin}: {s.action} needed - {s.reason}" for s in after.changes]
+    raise BackendError(
+        f"after installing, {len(wrong)} of {len(entries)} package(s) of {', '.join(names)} are still not present; "
+        "no receipt was written (if a rerun does not fix it, -v shows the backend's output)",
+        problems=[Problem(w) for w in wrong],
+        remedy=again,
+    )
+
+
+def inventory_dists(
+    entries: Sequence[LockEntry], probes: Mapping[NormalizedName, DistributionProbe], target: Target
+) -> list[receipts.InstalledDist]:
+    from tierlock.installer import inventory
+
+    return inventory.dists_of(entries, probes, target.prefix)
