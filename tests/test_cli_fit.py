@@ -167,7 +167,8 @@ def test_an_interrupt_is_announced_once_even_when_the_command_explained_it(
 
     monkeypatch.setattr(tiers, "run", silent)
     code, _, err = run_cli(capsys, "--project", str(locked), "tiers")
-    assert (code, err) == (130, "interrupted\n")
+    assert code == 130
+    assert err.count("interrupted") == 1
 
 
 @pytest.mark.slow

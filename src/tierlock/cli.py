@@ -234,12 +234,13 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
     except KeyboardInterrupt:
         from tierlock.errors import EXIT_INTERRUPTED, Interrupted
 
-        if ui.said_interrupted and (not ui.json_mode or ui.json_written):
-            return EXIT_INTERRUPTED  # said once already, by the command that explained more
         stopped = Interrupted(
             f"interrupted ({interrupts.name()}); nothing more was done", remedy=interrupts.rerun(prog, args_list)
         )
-        ui.error(stopped)
+        if not ui.said_interrupted:
+            ui.error(stopped)
+        elif ui.json_mode and not ui.json_written:  # said once already, by the command that explained more
+            ui.emit_json({"ok": False, "error": stopped.to_dict()})
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # `tierlock ... | head`: the reader left; not an error of ours
         import os
