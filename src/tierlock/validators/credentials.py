@@ -262,16 +262,16 @@ def spans(text: str) -> list[Span]:
 
 
 def credential_name(name: str) -> str | None:
-    """Why the env *name* holds a credential (the word it contains, or a description), or None."""
+    """Why the env *name* holds a credential (``contains 'token'``, ...), or None."""
     m = _NAME_RE.search(name)
     if m:
-        return repr(m.group().lower())
+        return f"contains {m.group().lower()!r}"
     upper = name.upper()
     if upper in PASSWORD_VARIABLES:
-        return "a well-known password variable"
+        return "is a well-known password variable"
     for suffix in PASSWORD_SUFFIXES:
         if upper.endswith(suffix):
-            return f"a password variable (ends in {suffix!r})"
+            return f"ends in {suffix!r}, as password variables do"
     return None
 
 

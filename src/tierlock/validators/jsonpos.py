@@ -52,12 +52,18 @@ class JsonParseError(Exception):
         self.rule = rule
 
 
+_LINE_BREAK = re.compile("\r\n?|\n")
+
+
 class LineIndex:
-    """Offsets to 1-based (line, column) pairs; columns count code points."""
+    """Offsets to 1-based (line, column) pairs; columns count code points.
+
+    A line ends at LF, CRLF or a lone CR (JSON allows CR-only files, and editors show them as lines).
+    """
 
     def __init__(self, text: str) -> None:
         self.starts = [0]
-        self.starts.extend(m.end() for m in re.finditer("\n", text))
+        self.starts.extend(m.end() for m in _LINE_BREAK.finditer(text))
 
     def position(self, offset: int) -> tuple[int, int]:
         line = bisect.bisect_right(self.starts, offset)

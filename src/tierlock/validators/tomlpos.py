@@ -38,7 +38,10 @@ class Positions:
                 return self.lines.position(self.values[sub])
             if sub in self.keys:
                 return self.lines.position(self.keys[sub])
-        return None
+        # A table that has no header of its own ([[a.b.c]] only): where its first part is written.
+        n = len(path)
+        inner = [at for p, at in (*self.values.items(), *self.keys.items()) if len(p) > n and p[:n] == path]
+        return self.lines.position(min(inner)) if inner else None
 
 
 class _Walker:
