@@ -226,9 +226,10 @@ def internal_error(document_or_path: object, exc: BaseException) -> ValidationRe
         f"internal error{place} ({type(exc).__name__}) while validating {shown}: "
         "this is a bug in tierlock, not in the config; please report it with the input"
     )
-    error = ValidationError("RC999", (), message, file=redact(str(name)) if name is not None else None, line=1, column=1)
+    file = redact(str(name)) if name is not None else None
+    error = ValidationError("RC999", (), message, file=file, line=1, column=1)
     return ValidationResult(
-        source=redact(str(name)) if name is not None else None,
+        source=file,
         errors=[error],
         config=None,
         parsed=False,

@@ -101,6 +101,12 @@ def _run(cls: str) -> re.Pattern[str]:
     return pattern
 
 
+def _end(run: re.Pattern[str], text: str, at: int) -> int:
+    """Where the run of *run*'s class that starts at *at* ends (a ``[...]*`` pattern always matches)."""
+    m = run.match(text, at)
+    return m.end() if m else at
+
+
 def _mixed(tail: str, need: str) -> bool:
     return all(_KINDS[kind].search(tail) for kind in need)
 
@@ -113,14 +119,14 @@ def _prefixed(text: str) -> Iterator[Span]:
         if not any(cue in text for cue in shape.cues):
             continue
         if shape.fixed:
-            for m in start.finditer(text):
-                yield m.start(), m.end(), shape.kind
+            for fixed in start.finditer(text):
+                yield fixed.start(), fixed.end(), shape.kind
             continue
         run = _run(shape.tail)
         i = 0
         while (m := start.search(text, i)) is not None:
             p, t = m.start(), m.start("tail")
-            end = run.match(text, m.end()).end()
+            end = _end(run, text, m.end())
             if not shape.mixed or _mixed(text[t:end], shape.mixed):
                 yield p, end, shape.kind
                 i = end
@@ -135,13 +141,13 @@ _B64URL = _run(_URLSAFE)
 def _jwts(text: str) -> Iterator[Span]:
     i = 0
     while (p := text.find("eyJ", i)) >= 0:
-        first = _B64URL.match(text, p + 3).end()
+        first = _end(_B64URL, text, p + 3)
         ok = first - p >= 11 and text.startswith(".eyJ", first)
         if ok:
-            second = _B64URL.match(text, first + 4).end()
+            second = _end(_B64URL, text, first + 4)
             ok = second - first - 1 >= 11 and text.startswith(".", second)
             if ok:
-                end = _B64URL.match(text, second + 1).end()
+                end = _end(_B64URL, text, second + 1)
                 yield p, end, "JSON Web Token"
                 i = end
                 continue

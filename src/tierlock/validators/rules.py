@@ -19,9 +19,9 @@ from typing import Any
 from packaging.utils import canonicalize_name
 
 from tierlock.validators.credentials import credential_kind, credential_name
-from tierlock.validators.text import js_trim, utf16_length
 from tierlock.validators.jsonpos import JsonPath
 from tierlock.validators.model import Finding
+from tierlock.validators.text import js_trim, utf16_length
 
 LISTS = ("setup", "verification")
 NEVER_SAVED = "credentials must be inherited from the process environment, never saved"
@@ -294,7 +294,8 @@ def _env_names(base: JsonPath, command: Mapping[str, Any], out: list[Finding]) -
         for name in env:
             why = credential_name(name)
             if why:
-                out.append(Finding("RC009", (*base, "env", name), f"env name {name!r} {why}: {NEVER_SAVED}", at_key=True))
+                message = f"env name {name!r} {why}: {NEVER_SAVED}"
+                out.append(Finding("RC009", (*base, "env", name), message, at_key=True))
 
 
 def _cwd(

@@ -27,7 +27,7 @@ _IDENTIFIER_FIELDS = {"key", "repositoryId", "independentGroup", "id"}
 _POLICY_LISTS = {"inputs", "toolchainInputs", "resources"}
 _TIMEOUT = "must be a positive integer no larger than 2^53-1 (9007199254740991)"
 _IDENTIFIER = "must be an identifier: a letter or digit, then at most 127 letters, digits, '.', '_' or '-'"
-_NON_EMPTY = "must be a non-empty string: not empty, not only whitespace (as JavaScript's trim sees it), and without NUL"
+_NON_EMPTY = "must be a non-empty string: not empty, not only whitespace (as JavaScript's trim sees it), without NUL"
 
 
 def schema_text() -> str:
