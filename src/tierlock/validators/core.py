@@ -137,10 +137,10 @@ def validate_source(
     errors: list[ValidationError] = []
     seen: set[tuple[str, JsonPath, str]] = set()
     for finding in findings:  # two keywords can say the same (minLength and pattern of an empty string)
-        error = _locate(finding, src, file)
-        if (error.rule, error.path, error.message) not in seen:
-            seen.add((error.rule, error.path, error.message))
-            errors.append(error)
+        same = (finding.rule, public_path(finding.path), finding.message)  # before redaction: distinct stay distinct
+        if same not in seen:
+            seen.add(same)
+            errors.append(_locate(finding, src, file))
     errors.sort(key=_order)
     if fail_fast:
         errors = errors[:1]

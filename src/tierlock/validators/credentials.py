@@ -222,15 +222,20 @@ def _b64_text(value: str) -> str | None:
 
 
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+_AWS_SECRET_NAMED = re.compile(r"(?i:secret_?access_?key)[\"':= \t]{0,5}([A-Za-z0-9/+]{40})")
 _WORDY = re.compile(r"[A-Za-z]+[0-9]*|[0-9]+")
 
 
 def _aws_secrets(text: str) -> Iterator[Span]:
-    """A run of exactly 40 base64 characters that looks random: an AWS secret access key.
+    """An AWS secret access key: 40 base64 characters that look random.
 
-    Not a commit hash (hex has no capitals), not base64 of ordinary text (it decodes to
-    printable text), not a path (every ``/`` segment a word).
+    Found when the 40 characters stand alone (no letter, digit, ``/`` or ``+`` on either side: glued
+    to those, they cannot be told from any longer identifier), or whatever follows them when they come
+    right after ``secret_access_key``. Not a commit hash (hex has no capitals), not base64 of ordinary
+    text (it decodes to printable text), not a path (every ``/`` segment a word).
     """
+    for m in _AWS_SECRET_NAMED.finditer(text):
+        yield m.start(1), m.end(1), "AWS secret access key"
     for m in _AWS_SECRET.finditer(text):
         value = m.group()
         if not _mixed(value, "uld"):
