@@ -188,10 +188,8 @@ def test_a_token_named_by_an_unknown_repository_id_is_echoed_in_no_format(tmp_pa
 def test_a_duplicate_env_name_that_is_a_token_is_redacted_in_the_library_result(tmp_path: Path) -> None:
     token = "x" + SHAPES["github"]
     path = tmp_path / "c.json"
-    path.write_text(
-        '{"schemaVersion": 1, "verification": [{"command": "run", "env": {"%s": "1", "%s": "2"}}]}' % (token, token),
-        encoding="utf-8",
-    )
+    env = f'{{"{token}": "1", "{token}": "2"}}'
+    path.write_text(f'{{"schemaVersion": 1, "verification": [{{"command": "run", "env": {env}}}]}}', encoding="utf-8")
     result = validate_runtime_config(path, checkout=False)
     assert "RC012" in {e.rule for e in result.errors}
     assert SHAPES["github"] not in library_text(result)
