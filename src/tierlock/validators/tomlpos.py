@@ -30,6 +30,8 @@ class Positions:
         self.lines = LineIndex(text)
 
     def locate(self, path: JsonPath, *, key: bool = False) -> tuple[int, int] | None:
+        if not path:
+            return 1, 1  # the document itself
         if key and path in self.keys:
             return self.lines.position(self.keys[path])
         for end in range(len(path), -1, -1):
@@ -110,13 +112,14 @@ class _Walker:
             if i >= len(text):
                 return self.out
             if text.startswith("[[", i):
+                at = i
                 parts, i = self.key(i + 2)
                 plain = self.resolve(parts[:-1])
                 full = (*plain, parts[-1])
                 self.aot[full] = self.aot.get(full, 0) + 1
                 table = (*full, self.aot[full] - 1)
-                self.out.values.setdefault(full, i)
-                self.out.values[table] = i
+                self.out.values.setdefault(full, at)
+                self.out.values[table] = at
                 i = text.find("\n", i)
             elif text.startswith("[", i):
                 at = i
