@@ -6,7 +6,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -179,7 +179,7 @@ def test_a_repository_path_leaving_the_checkout_through_dotdot_is_refused_lexica
 ) -> None:
     repos = [{"id": "x", "path": "packages/../../outside"}]
     document = config({"command": "pytest", "repositoryId": "x"}, repositories=repos)
-    target = checkout if checkout_arg == "checkout" else False
+    target: Path | Literal[False] = checkout if checkout_arg == "checkout" else False
     file_result = validate_runtime_config(write_config(checkout, document), checkout=target)
     assert ("RC016", "repositories[0].path") in rules_at(file_result)
     assert ("RC016", "repositories[0].path") in rules_at(validate_runtime_config(document, checkout=False))
