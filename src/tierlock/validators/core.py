@@ -56,6 +56,9 @@ def _declared_tiers(
         except TierlockError as err:
             notes.append(f"{pyproject} has errors ({err.message}): tiers were not checked (RC017)")
             return None
+        except (ValueError, RecursionError):  # tomllib on integers of 4300+ digits or very deep nesting
+            notes.append(f"{pyproject} cannot be read as TOML: tiers were not checked (RC017)")
+            return None
     return set(project.tiers)
 
 
