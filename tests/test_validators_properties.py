@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from pathlib import Path
@@ -111,7 +112,8 @@ def _check_file(path: Path, checkout: Path | bool) -> None:
     if not result.parsed:
         assert len(result.errors) == 1
     for error in result.errors:
-        assert error.line is not None and error.column is not None, error
+        assert error.line is not None, error
+        assert error.column is not None, error
     assert_formats_agree(result)
 
 
@@ -186,7 +188,7 @@ TOP_FIELDS = [("$schema",), ("x-owner", "team"), ("repositories", 0, "path"), ("
 
 def _plant(document: dict[str, Any], where: tuple[Any, ...], value: str) -> None:
     node: Any = document
-    for part, nxt in zip(where, where[1:], strict=False):
+    for part, nxt in itertools.pairwise(where):
         if isinstance(part, int):
             while len(node) <= part:
                 node.append([] if isinstance(nxt, int) else {})
@@ -210,7 +212,7 @@ def _plant(document: dict[str, Any], where: tuple[Any, ...], value: str) -> None
     as_key=st.booleans(),
     fmt=st.sampled_from(["json", "toml", "data"]),
 )
-def test_a_planted_credential_is_refused_and_appears_nowhere(
+def test_a_planted_credential_is_refused_and_appears_nowhere(  # noqa: PLR0917 - hypothesis gives each
     shape: str, glue: str, seed: int, where: tuple[Any, ...], as_key: bool, fmt: str, scratch: Path
 ) -> None:
     secret = shapes(random.Random(seed))[shape]
