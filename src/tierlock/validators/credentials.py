@@ -250,26 +250,29 @@ def _aws_secrets(text: str) -> Iterator[Span]:
 _B64_RUN_40 = re.compile(r"[A-Za-z0-9/+]{40}")
 
 
-def spans(text: str) -> list[Span]:
-    """Every credential-shaped part of *text*: (start, end, kind), in text order.
+def _find(text: str) -> Iterator[Span]:
+    """Credential-shaped parts of *text*, detector by detector (not in text order).
 
     Each detector runs only when the text holds its literal cue (``in`` is a fast
     substring search), so an ordinary string costs a handful of substring tests.
     """
-    found = list(_prefixed(text))
+    yield from _prefixed(text)
     if "eyJ" in text:
-        found.extend(_jwts(text))
+        yield from _jwts(text)
     if "//" in text:
-        found.extend(_url_passwords(text))
+        yield from _url_passwords(text)
     if "BEGIN" in text or "PuTTY" in text:
-        found.extend(_private_keys(text))
+        yield from _private_keys(text)
     lowered = text.lower()
     if "authorization" in lowered or "bearer" in lowered or "basic" in lowered:
-        found.extend(_authorization(text))
+        yield from _authorization(text)
     if len(text) >= 40 and _B64_RUN_40.search(text):
-        found.extend(_aws_secrets(text))
-    found.sort()
-    return found
+        yield from _aws_secrets(text)
+
+
+def spans(text: str) -> list[Span]:
+    """Every credential-shaped part of *text*: (start, end, kind), in text order."""
+    return sorted(_find(text))
 
 
 def credential_name(name: str) -> str | None:
@@ -287,9 +290,9 @@ def credential_name(name: str) -> str | None:
 
 
 def credential_kind(value: str) -> str | None:
-    """What kind of credential *value* holds (anywhere in it), or None."""
-    found = spans(value)
-    return found[0][2] if found else None
+    """What kind of credential *value* holds (anywhere in it; the first detector's), or None."""
+    first = next(_find(value), None)
+    return first[2] if first else None
 
 
 def redact(text: str) -> str:

@@ -16,7 +16,7 @@ from tierlock.validators.jsonpos import JsonPath, LineIndex
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 _WS = re.compile(r"[ \t]*")
-_BASIC = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_BASIC = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
 _LITERAL = re.compile(r"'[^'\n]*'")
 _SCALAR = re.compile(r"[^,\]}\s#]+(?:[ T][0-9][^,\]}\s#]*)?")
 
