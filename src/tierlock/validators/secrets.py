@@ -140,28 +140,42 @@ def check(document: Any) -> tuple[list[Finding], list[Accepted]]:
     out: list[Finding] = []
     allowed = allowances(document, out)
     accepted: list[Accepted] = []
-    stack: list[tuple[Any, JsonPath]] = [(document, ())]
+
+    def value(node: str, path: JsonPath) -> None:
+        kind = credential_kind(node)
+        if kind is None:
+            return
+        if path in allowed:
+            index, reason = allowed[path]
+            accepted.append(Accepted(path, kind, reason, index))
+        else:
+            out.append(Finding("RC014", path, f"{_what(path)} holds a credential ({kind}): {NEVER_SAVED}"))
+
+    if isinstance(document, str):
+        value(document, ())
+    # Containers only on the stack; a leaf string's path is built only when it holds a credential.
+    stack: list[tuple[Any, JsonPath]] = [(document, ())] if isinstance(document, dict | list) else []
     while stack:
         node, path = stack.pop()
-        if isinstance(node, str):
-            kind = credential_kind(node)
-            if kind is None:
-                continue
-            if path in allowed:
-                index, reason = allowed[path]
-                accepted.append(Accepted(path, kind, reason, index))
-            else:
-                out.append(Finding("RC014", path, f"{_what(path)} holds a credential ({kind}): {NEVER_SAVED}"))
-        elif len(path) > MAX_DEPTH:
+        if len(path) > MAX_DEPTH:
             continue  # deeper than any document tierlock parses (a mapping handed to the library)
-        elif isinstance(node, dict):
-            for key, value in node.items():
-                sub = (*path, key)
+        if isinstance(node, dict):
+            for key, child in node.items():
                 if isinstance(key, str) and (kind := credential_kind(key)) is not None:
                     name = "env name" if len(path) == 3 and path[2] == "env" else "key"
-                    out.append(Finding("RC014", sub, f"{name} is a credential ({kind}): {NEVER_SAVED}", at_key=True))
-                stack.append((value, sub))
-        elif isinstance(node, list):
-            stack.extend((value, (*path, i)) for i, value in enumerate(node))
+                    message = f"{name} is a credential ({kind}): {NEVER_SAVED}"
+                    out.append(Finding("RC014", (*path, key), message, at_key=True))
+                if isinstance(child, str):
+                    if credential_kind(child) is not None:
+                        value(child, (*path, key))
+                elif isinstance(child, dict | list):
+                    stack.append((child, (*path, key)))
+        else:
+            for i, child in enumerate(node):
+                if isinstance(child, str):
+                    if credential_kind(child) is not None:
+                        value(child, (*path, i))
+                elif isinstance(child, dict | list):
+                    stack.append((child, (*path, i)))
     accepted.sort(key=lambda a: a.allowance)
     return out, accepted
