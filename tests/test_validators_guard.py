@@ -42,3 +42,27 @@ def test_the_library_returns_the_internal_error_instead_of_raising(monkeypatch: 
     assert error.rule == "RC999"
     assert "rules" not in error.message or "KeyError" in error.message
     assert SECRET not in error.message
+
+
+def _self_referring() -> dict[str, Any]:
+    document: dict[str, Any] = {"schemaVersion": 1, "verification": []}
+    document["x-self"] = document
+    return document
+
+
+@pytest.mark.parametrize(
+    ("document", "where"),
+    [
+        ({1: 2}, "(document)"),
+        ({"schemaVersion": 1, "verification": [{"command": "x", "env": {1: "x"}}]}, "verification[0].env"),
+        ({"schemaVersion": 1, "verification": ({"command": "x"},)}, "verification"),
+        ({"schemaVersion": 1, "verification": [], "x-n": float("inf")}, "x-n"),
+        ({"schemaVersion": 1, "verification": [{"command": b"x"}]}, "verification[0].command"),
+        (_self_referring(), "x-self" + ".x-self" * 63),
+    ],
+    ids=["integer key", "integer env name", "tuple", "infinity", "bytes", "refers to itself"],
+)
+def test_a_mapping_that_is_not_json_data_is_refused_not_a_crash(document: Any, where: str) -> None:
+    result = validate_runtime_config(document, checkout=False)
+    assert (result.exit_code, result.internal_error) == (2, False)
+    assert [(e.rule, e.where) for e in result.errors] == [("RC000", where)]

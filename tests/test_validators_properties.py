@@ -56,7 +56,9 @@ def assert_formats_agree(result: ValidationResult) -> None:
     assert github[-1].endswith(text[-1].rsplit(": ", 1)[-1].replace("%", "%25"))
 
 
-json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12)
+json_scalars = (
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=12)
+)
 json_values = st.recursive(
     json_scalars,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),

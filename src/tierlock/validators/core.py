@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tierlock.errors import ConfigError, TierlockError
-from tierlock.validators import rules, schema, scope, secrets, source
+from tierlock.validators import jsonpos, rules, schema, scope, secrets, source
 from tierlock.validators.credentials import redact
 from tierlock.validators.jsonpos import JsonPath
 from tierlock.validators.model import (
@@ -249,6 +250,12 @@ def _validate(
 ) -> ValidationResult:
     if not isinstance(document_or_path, str | os.PathLike):
         value = dict(document_or_path) if isinstance(document_or_path, Mapping) else document_or_path
+        problem = _not_json(value)
+        if problem is not None:
+            error = ValidationError(
+                "RC000", tuple(redact(p) if isinstance(p, str) else p for p in problem[0]), problem[1]
+            )
+            return ValidationResult(source=None, errors=[error], config=None, parsed=False)
         src = source.Source("data", value)
         root = None if checkout is None or checkout is False else Path(checkout)
         return validate_source(src, checkout=root, config_dir=root, fail_fast=fail_fast, project=project)
@@ -279,6 +286,30 @@ def _validate(
     else:
         top = Path(checkout).resolve()
     return validate_source(src, checkout=top, config_dir=config_dir, fail_fast=fail_fast, project=project)
+
+
+_JSON_LEAVES = (str, int, float, bool, type(None))
+
+
+def _not_json(value: Any) -> tuple[JsonPath, str] | None:
+    """Where a parsed mapping handed to the library holds what no JSON or TOML document can, or None."""
+    stack: list[tuple[Any, JsonPath]] = [(value, ())]
+    while stack:
+        node, path = stack.pop()
+        if len(path) > jsonpos.MAX_DEPTH:
+            return path[: jsonpos.MAX_DEPTH], f"nested deeper than {jsonpos.MAX_DEPTH} levels (or refers to itself)"
+        if isinstance(node, float) and not math.isfinite(node):
+            return path, "is not JSON data: numbers must be finite"
+        if isinstance(node, dict):
+            for key, child in node.items():
+                if not isinstance(key, str):
+                    return path, f"is not JSON data: a key is {schema.type_name(key)}, not a string"
+                stack.append((child, (*path, key)))
+        elif isinstance(node, list):
+            stack.extend((child, (*path, i)) for i, child in enumerate(node))
+        elif not isinstance(node, _JSON_LEAVES):
+            return path, f"is not JSON data: {schema.type_name(node)}"
+    return None
 
 
 def normalize(document: Any) -> dict[str, Any]:
