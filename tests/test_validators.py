@@ -286,7 +286,6 @@ def test_every_rule_has_a_refusing_case() -> None:
 def test_the_validator_accepts(name: str, document: dict[str, Any], project: Project) -> None:
     result = validate_runtime_config(document, checkout=False, project=project)
     assert result.errors == [], name
-    assert result.ok
     assert result.config is not None
 
 
