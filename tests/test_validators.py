@@ -243,10 +243,10 @@ REFUSED: list[tuple[str, Any, set[str]]] = [
     ("repository without a path", doc(repositories=[{"id": "a"}]), {"RC016"}),
     ("repository path absolute", doc(repositories=[{"id": "a", "path": "/srv"}]), {"RC016"}),
     ("repository path that leaves through '..'", doc(repositories=[{"id": "a", "path": "x/../../y"}]), {"RC016"}),
-    ("an empty scope list", doc(repositories=[{"id": "a", "path": ".", "scope": []}]), {"RC016"}),
-    ("33 scopes", doc(repositories=[{"id": "a", "path": ".", "scope": [f"s{i}" for i in range(33)]}]), {"RC016"}),
+    ("an empty scope list", doc(repositories=[{"id": "a", "path": ".", "scope": []}]), {"RC015"}),
+    ("33 scopes", doc(repositories=[{"id": "a", "path": ".", "scope": [f"s{i}" for i in range(33)]}]), {"RC015"}),
     ("a scope of 513 emoji", doc(repositories=[{"id": "a", "path": ".", "scope": ["\U0001f600" * 513]}]), {"RC015"}),
-    ("a scope of 1025 characters", doc(repositories=[{"id": "a", "path": ".", "scope": ["s" * 1025]}]), {"RC016"}),
+    ("a scope of 1025 characters", doc(repositories=[{"id": "a", "path": ".", "scope": ["s" * 1025]}]), {"RC015"}),
     # 17: declared tiers
     ("install-tier of an unknown tier", doc(setup=[cmd(key="a", command="install-tier", args=["brian"])]), {"RC017"}),
     (

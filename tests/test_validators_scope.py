@@ -235,5 +235,5 @@ def test_a_nul_in_a_repository_path_read_from_a_file_is_reported(checkout: Path)
     repos = [{"id": "a", "path": "pack\x00ages", "scope": ["s\x00"]}]
     path = write_config(checkout, config({"command": "pytest", "repositoryId": "a"}, repositories=repos))
     result = validate_runtime_config(path, checkout=checkout)
-    assert {("RC016", "repositories[0].path"), ("RC016", "repositories[0].scope[0]")} <= rules_at(result)
+    assert {("RC005", "repositories[0].path"), ("RC005", "repositories[0].scope[0]")} <= rules_at(result)
     assert result.exit_code == 1

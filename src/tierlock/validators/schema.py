@@ -86,7 +86,14 @@ def rule_for(path: JsonPath, keyword: str) -> str:
     if head == "acceptedCredentials":
         return "RC018"
     if head == "repositories":
-        return "RC004" if len(path) == 3 and path[2] == "id" and keyword != "required" else "RC016"
+        field = path[2] if len(path) >= 3 else None
+        if field == "id" and len(path) == 3 and keyword != "required":
+            return "RC004"
+        if field in ("path", "scope") and keyword in ("pattern", "minLength"):
+            return "RC005"  # a non-empty string
+        if field == "scope" and keyword in ("minItems", "maxItems", "maxLength"):
+            return "RC015"
+        return "RC016"
     if head not in ("setup", "verification"):
         return "RC001"
     if len(path) == 1:
