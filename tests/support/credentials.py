@@ -93,6 +93,8 @@ BENIGN: tuple[str, ...] = (
     "--basic-auth-disabled",
     "Basic usage example",
     "Authorization: Bearer $GITHUB_TOKEN",
+    "checks the Authorization: header handling",
+    "Authorization: none",
     "Bearer ${TOKEN}",
     "akia",
     "ghp_",

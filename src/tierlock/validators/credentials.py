@@ -185,8 +185,14 @@ _BEARER = re.compile(f"(?i:bearer)[ \\t]+([{_TOKEN68}]*=*)")
 _BASIC = re.compile(r"(?i:basic)[ \t]+([A-Za-z0-9+/]*=*)")
 _COLON_HINT = re.compile("[O6opqr]")
 _LINE_END = re.compile(r"[\r\n]")
-#: A header value that names a variable the shell or the runner expands (``Bearer $TOKEN``), not a credential.
-_VARIABLE = re.compile(r"(?:[A-Za-z]{1,20}[ \t]+)?\$")
+#: A header value: an optional scheme (``Basic``, ``Bearer``, ``token``), then the credentials.
+_AUTH_VALUE = re.compile(r"(?:[A-Za-z][A-Za-z0-9-]{0,20}[ \t]+)?(\S+)")
+
+
+def _looks_issued(token: str) -> bool:
+    """Not a word: a digit, both capitals and small letters, or base64 padding (``Authorization: header
+    handling`` is prose; ``Bearer $TOKEN`` names a variable the shell or the runner expands)."""
+    return _mixed(token, "d") or _mixed(token, "ul") or token.endswith("=")
 
 
 def _authorization(text: str) -> Iterator[Span]:
@@ -195,7 +201,9 @@ def _authorization(text: str) -> Iterator[Span]:
     while (m := _AUTH_HEADER.search(text, i)) is not None:
         stop = _LINE_END.search(text, m.end())
         end = stop.start() if stop else len(text)
-        if _VARIABLE.match(text, m.end(), end) is None:
+        value = _AUTH_VALUE.match(text, m.end(), end)
+        token = value.group(1) if value else ""
+        if not token.startswith("$") and len(token) >= 8 and _looks_issued(token):
             yield m.start(), end, "HTTP Authorization header"
         i = max(end, m.end())
     for m in _BEARER.finditer(text):
