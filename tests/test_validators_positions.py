@@ -265,3 +265,16 @@ def test_json_with_cr_only_line_endings_reports_real_lines(tmp_path: Path) -> No
     broken.write_bytes(b'{\r  "schemaVersion": 1,\r  "verification": [\r    x\r  ]\r}')
     result = validate_runtime_config(broken, checkout=False)
     assert (result.errors[0].line, result.errors[0].column) == (4, 5)
+
+
+def test_a_pyproject_with_a_runtime_table_and_a_huge_integer_is_found_and_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tierlock.cli import main
+    from tierlock.validators import discover
+
+    text = "[project]\nname = 'p'\nx = " + "9" * 5000 + "\n[tool.tierlock.runtime]\nschemaVersion = 1\n"
+    write(tmp_path, "pyproject.toml", text)
+    assert discover(tmp_path) == tmp_path / "pyproject.toml"
+    assert main(["validate", "--project", str(tmp_path)]) == 2
+    assert "pyproject.toml:3:5 RC013: a number has too many digits" in capsys.readouterr().out

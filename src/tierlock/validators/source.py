@@ -50,11 +50,20 @@ class Source:
     duplicates: list[Duplicate] = field(default_factory=list)
 
 
+_RUNTIME_HEADER = re.compile(r"^[ \t]*\[\[?[ \t]*tool\.tierlock\.runtime\b", re.MULTILINE)
+
+
 def has_runtime_table(pyproject: Path) -> bool:
     try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        text = pyproject.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError):
         return False
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError, RecursionError):
+        # Broken TOML (ValueError: an integer of 4300+ digits) that names the table: validating it
+        # reports where it breaks, rather than "no runtime config".
+        return _RUNTIME_HEADER.search(text) is not None
     tool = data.get("tool")
     table = tool.get("tierlock") if isinstance(tool, dict) else None
     return isinstance(table, dict) and "runtime" in table
