@@ -339,3 +339,21 @@ def test_an_allowance_without_a_reason_or_for_the_wrong_place_is_refused(allowan
     result = validate_runtime_config(document, checkout=False)
     assert ("RC018", where) in {(e.rule, e.where) for e in result.errors}
     assert JWT not in library_text(result)
+
+
+def test_an_allowance_in_pyproject_points_into_the_runtime_table(tmp_path: Path) -> None:
+    path = tmp_path / "pyproject.toml"
+    path.write_text(
+        '[project]\nname = "p"\nversion = "1"\n\n'
+        "[tool.tierlock.runtime]\nschemaVersion = 1\n"
+        '[[tool.tierlock.runtime.verification]]\ncommand = "python"\n'
+        f'args = ["-m", "verify", "{JWT}"]\n'
+        "[[tool.tierlock.runtime.acceptedCredentials]]\n"
+        f'path = "/verification/0/args/2"\nreason = "{REASON}"\n',
+        encoding="utf-8",
+    )
+    result = validate_runtime_config(path, checkout=False)
+    assert result.ok, result.errors
+    [accepted] = result.accepted
+    assert (accepted.where, accepted.line) == ("verification[0].args[2]", 9)
+    assert JWT not in every_output(result)

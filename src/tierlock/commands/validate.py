@@ -91,6 +91,6 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     lines: list[str] = rendered
     for i, line in enumerate(lines):
         last = i == len(lines) - 1
-        style = ("bold green" if result.ok else "bold red") if last else "red"
+        style = ("bold green" if result.ok else "bold red") if last else "red" if i < len(result.errors) else "yellow"
         ctx.ui.line(line, style=style)
     return result.exit_code
