@@ -62,7 +62,7 @@ RULE_NAMES: dict[str, str] = {
 
 
 def dotted(path: JsonPath) -> str:
-    """*path* in the reference's style: ``verification[2].env.GITHUB_TOKEN``."""
+    """*path* in the specrails-core runtime config validator's style: ``verification[2].env.GITHUB_TOKEN``."""
     out = ""
     for part in path:
         if isinstance(part, int):
