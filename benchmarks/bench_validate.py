@@ -8,7 +8,11 @@ median wall time (and CPU time, steadier on a loaded machine) of each, the
 ratio tierlock / check-jsonschema (target: at most 1.0), and the 20k / 10k
 growth (target for tierlock: at most 2.2, linear).
 
-    .venv/bin/python benchmarks/bench_validate.py [--repeat N]
+Then the adversarial part: for each shape that once made a pattern quadratic
+(``a-a-a-…`` took 12 s at 64 KiB), a config whose one argument is 1 MiB of that
+shape, validated by both tools (target for tierlock: under 1 s each).
+
+    .venv/bin/python benchmarks/bench_validate.py [--repeat N] [--only commands|adversarial]
 """
 
 from __future__ import annotations
@@ -26,6 +30,34 @@ from pathlib import Path
 
 BIN = Path(sys.executable).parent
 SIZES = (10_000, 20_000)
+MIB = 1 << 20
+#: Repeated units that make a backtracking pattern retry from every position (1 MiB of each).
+ADVERSARIAL = (
+    "a-",
+    "a",
+    "a:",
+    "//a@",
+    "//a:",
+    "https://a:",
+    "a@",
+    "eyJ",
+    "eyJaaaaaaaaaaa.",
+    "ghp_",
+    "github_pat_",
+    "sk-",
+    "xoxb-",
+    "AKIA",
+    "AIza",
+    "-",
+    "-----BEGIN ",
+    "Bearer ",
+    "basic abcd ",
+    "authorization:",
+    "A1b/",
+    "a/",
+    " ",
+    "\ufeff",
+)
 
 
 def make_config(folder: Path, commands: int) -> Path:
@@ -61,7 +93,7 @@ def make_config(folder: Path, commands: int) -> Path:
 
 
 def timed(argv: list[str], expect: int = 0) -> tuple[float, float]:
-    """Wall time and CPU time (user + system) of one run of *argv*."""
+    """Wall time and CPU time (user + system) of one run of *argv* (*expect* -1: any exit code)."""
     env = {
         k: v
         for k, v in os.environ.items()
@@ -72,18 +104,52 @@ def timed(argv: list[str], expect: int = 0) -> tuple[float, float]:
     proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != expect:
+    if expect >= 0 and proc.returncode != expect:
         raise SystemExit(f"{argv[0]} exited {proc.returncode}:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return elapsed, cpu
 
 
+def adversarial(repeat: int) -> None:
+    """One 1 MiB argument of each adversarial shape: tierlock validate vs check-jsonschema, wall time."""
+    from tierlock.validators.schema import schema_text
+
+    worst = 0.0
+    with tempfile.TemporaryDirectory() as tmp:
+        schema = Path(tmp) / "runtime-config.schema.json"
+        schema.write_text(schema_text(), encoding="utf-8")
+        for unit in ADVERSARIAL:
+            argument = (unit * (MIB // len(unit) + 1))[:MIB]
+            document = {"schemaVersion": 1, "verification": [{"key": "k", "command": "run", "args": [argument]}]}
+            config = Path(tmp) / "adversarial.json"
+            config.write_text(json.dumps(document), encoding="utf-8")
+            ours_argv = [str(BIN / "tierlock"), "validate", str(config), "--no-checkout"]
+            peer_argv = [str(BIN / "check-jsonschema"), "--schemafile", str(schema), str(config)]
+            ours_runs = [timed(ours_argv, expect=-1) for _ in range(repeat)]
+            peer_runs = [timed(peer_argv, expect=-1) for _ in range(repeat)]
+            ours, ours_cpu = (statistics.median(t[i] for t in ours_runs) for i in (0, 1))
+            peer, peer_cpu = (statistics.median(t[i] for t in peer_runs) for i in (0, 1))
+            worst = max(worst, ours_cpu)
+            print(
+                f"1 MiB of {unit!r:<18} tierlock validate {ours:.2f} s wall, {ours_cpu:.2f} s CPU (target < 1 s); "
+                f"check-jsonschema {peer:.2f} s wall, {peer_cpu:.2f} s CPU; CPU ratio {ours_cpu / peer_cpu:.2f}x",
+                flush=True,
+            )
+    print(f"adversarial: slowest tierlock validate {worst:.2f} s CPU over {len(ADVERSARIAL)} shapes (target < 1 s)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--only", choices=("commands", "adversarial"))
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     from tierlock.validators.schema import schema_text
+
+    if args.only != "commands":
+        adversarial(args.repeat)
+    if args.only == "adversarial":
+        return
 
     results: dict[int, tuple[float, float]] = {}
     cpu: dict[int, tuple[float, float]] = {}

@@ -199,3 +199,82 @@ def test_toml_positions_follow_headers_dotted_keys_inline_tables_and_strings() -
     assert positions.locate(("arr", 1, "g")) == (10, 5)
     assert positions.locate(("arr", 1, "sub", "h")) == (12, 5)
     assert positions.locate(("b", 1, "c"), key=True) == (4, 4)
+
+
+# Every rejection has a position: missing keys, missing tables, nesting, size, huge integers, CR-only lines.
+
+
+def test_a_toml_document_missing_a_required_key_points_at_its_start(tmp_path: Path) -> None:
+    result = validate_runtime_config(write(tmp_path, "r.toml", "\n\n[[verification]]\ncommand = 'x'\n"), checkout=False)
+    assert located(result.errors) == {("RC001", "(document)", 1, 1)}
+
+
+def test_a_pyproject_runtime_table_missing_a_key_points_at_its_header(tmp_path: Path) -> None:
+    text = '[project]\nname = "p"\n\n[tool.tierlock.runtime]\nschemaVersion = 1\n'
+    result = validate_runtime_config(write(tmp_path, "pyproject.toml", text), checkout=False)
+    assert located(result.errors) == {("RC002", "(document)", 4, 1)}
+
+
+def test_a_pyproject_runtime_table_without_its_own_header_points_at_its_first_part(tmp_path: Path) -> None:
+    text = '[project]\nname = "p"\n\n[[tool.tierlock.runtime.verification]]\ncommand = "x"\n'
+    result = validate_runtime_config(write(tmp_path, "pyproject.toml", text), checkout=False)
+    assert located(result.errors) == {("RC001", "(document)", 4, 1)}
+
+
+def test_a_pyproject_without_the_runtime_table_is_refused_at_1_1(tmp_path: Path) -> None:
+    result = validate_runtime_config(write(tmp_path, "pyproject.toml", '[project]\nname = "p"\n'), checkout=False)
+    assert result.exit_code == 2
+    assert (result.errors[0].line, result.errors[0].column) == (1, 1)
+
+
+def test_toml_nesting_past_the_limit_has_a_position(tmp_path: Path) -> None:
+    text = "schemaVersion = 1\nverification = []\n\nx-deep = " + "[" * 70 + "]" * 70 + "\n"
+    result = validate_runtime_config(write(tmp_path, "r.toml", text), checkout=False)
+    assert (result.exit_code, result.errors[0].rule, result.errors[0].line) == (2, "RC013", 4)
+
+
+def test_toml_nesting_beyond_the_recursion_limit_has_a_position(tmp_path: Path) -> None:
+    text = "schemaVersion = 1\nverification = []\nx-deep = " + "[" * 5000 + "]" * 5000 + "\n"
+    result = validate_runtime_config(write(tmp_path, "r.toml", text), checkout=False)
+    assert (result.exit_code, result.errors[0].rule) == (2, "RC013")
+    assert (result.errors[0].line, result.errors[0].column) == (3, 10 + 64)
+
+
+def test_a_toml_integer_of_more_than_4300_digits_is_rc013_with_its_position(tmp_path: Path) -> None:
+    text = "schemaVersion = 1\nverification = []\nx-n = " + "7" * 5000 + "\n"
+    result = validate_runtime_config(write(tmp_path, "r.toml", text), checkout=False)
+    assert result.exit_code == 2
+    assert (result.errors[0].rule, result.errors[0].line, result.errors[0].column) == ("RC013", 3, 7)
+
+
+def test_an_oversized_file_is_refused_at_1_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jsonpos, "MAX_BYTES", 16)
+    path = write(tmp_path, "c.json", '{"schemaVersion": 1, "verification": []}')
+    result = validate_runtime_config(path, checkout=False)
+    assert result.exit_code == 2
+    assert (result.errors[0].rule, result.errors[0].line, result.errors[0].column) == ("RC013", 1, 1)
+
+
+def test_json_with_cr_only_line_endings_reports_real_lines(tmp_path: Path) -> None:
+    text = '{\r  "schemaVersion": 1,\r  "verification": [\r    {"command": "x", "timeoutMs": 0}\r  ]\r}'
+    path = tmp_path / "c.json"
+    path.write_bytes(text.encode())
+    result = validate_runtime_config(path, checkout=False)
+    assert located(result.errors) == {("RC008", "verification[0].timeoutMs", 4, 35)}
+    broken = tmp_path / "d.json"
+    broken.write_bytes(b'{\r  "schemaVersion": 1,\r  "verification": [\r    x\r  ]\r}')
+    result = validate_runtime_config(broken, checkout=False)
+    assert (result.errors[0].line, result.errors[0].column) == (4, 5)
+
+
+def test_a_pyproject_with_a_runtime_table_and_a_huge_integer_is_found_and_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tierlock.cli import main
+    from tierlock.validators import discover
+
+    text = "[project]\nname = 'p'\nx = " + "9" * 5000 + "\n[tool.tierlock.runtime]\nschemaVersion = 1\n"
+    write(tmp_path, "pyproject.toml", text)
+    assert discover(tmp_path) == tmp_path / "pyproject.toml"
+    assert main(["validate", "--project", str(tmp_path)]) == 2
+    assert "pyproject.toml:3:5 RC013: a number has too many digits" in capsys.readouterr().out

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -124,9 +125,115 @@ def test_without_git_the_default_checkout_is_the_config_folder(tmp_path: Path) -
     assert result.ok
 
 
-def test_ten_thousand_commands_sharing_a_cwd_resolve_it_once(checkout: Path) -> None:
-    commands = [{"key": f"k{i}", "command": "pytest", "cwd": "packages/app"} for i in range(2000)]
+def test_ten_thousand_commands_sharing_a_cwd_resolve_it_once(checkout: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    resolved: list[str] = []
+    real = os.path.realpath
+
+    def counting(path: Any, *args: Any, **kwargs: Any) -> Any:
+        resolved.append(os.fspath(path))
+        return real(path, *args, **kwargs)
+
+    commands = [{"key": f"k{i}", "command": "pytest", "cwd": "packages/app"} for i in range(10_000)]
     commands.append({"key": "bad", "command": "pytest", "cwd": "packages/none"})
-    result = validate_runtime_config(write_config(checkout, config(*commands)), checkout=checkout)
-    assert rules_at(result) == {("RC015", "verification[2000].cwd")}
-    assert result.commands_checked == 2001
+    path = write_config(checkout, config(*commands))
+    monkeypatch.setattr(os.path, "realpath", counting)
+    result = validate_runtime_config(path, checkout=checkout)
+    assert rules_at(result) == {("RC015", "verification[10000].cwd")}
+    assert result.commands_checked == 10_001
+    assert sum(1 for p in resolved if p.endswith(os.path.join("packages", "app"))) == 1
+    assert sum(1 for p in resolved if p.endswith(os.path.join("packages", "none"))) == 1
+
+
+def test_an_empty_repository_list_keeps_the_cwd_check_on(checkout: Path) -> None:
+    (checkout / "tmp-link").symlink_to(checkout.parent / "outside", target_is_directory=True)
+    commands = [
+        {"key": "a", "command": "pytest", "cwd": "tmp-link"},
+        {"key": "b", "command": "pytest", "cwd": "packages/nowhere"},
+        {"key": "c", "command": "pytest", "cwd": "packages/app"},
+    ]
+    result = validate_runtime_config(write_config(checkout, config(*commands, repositories=[])), checkout=checkout)
+    assert rules_at(result) == {("RC015", "verification[0].cwd"), ("RC015", "verification[1].cwd")}
+
+
+def test_a_symlink_to_a_sibling_whose_name_starts_like_the_checkout_is_refused(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    evil = tmp_path / "repo-evil"
+    (repo / "src").mkdir(parents=True)
+    evil.mkdir()
+    (repo / "sneaky").symlink_to(evil, target_is_directory=True)
+    repos_doc = config(
+        {"key": "a", "command": "pytest", "cwd": "sneaky"},
+    )
+    result = validate_runtime_config(write_config(repo, repos_doc), checkout=repo)
+    assert rules_at(result) == {("RC015", "verification[0].cwd")}
+    aliased = config(
+        {"key": "a", "command": "pytest", "repositoryId": "r"}, repositories=[{"id": "r", "path": "sneaky"}]
+    )
+    result = validate_runtime_config(write_config(repo, aliased), checkout=repo)
+    assert rules_at(result) == {("RC016", "repositories[0].path")}
+
+
+@pytest.mark.parametrize("checkout_arg", ["checkout", False])
+def test_a_repository_path_leaving_the_checkout_through_dotdot_is_refused_lexically(
+    checkout: Path, checkout_arg: Any
+) -> None:
+    repos = [{"id": "x", "path": "packages/../../outside"}]
+    document = config({"command": "pytest", "repositoryId": "x"}, repositories=repos)
+    target: Path | Literal[False] = checkout if checkout_arg == "checkout" else False
+    file_result = validate_runtime_config(write_config(checkout, document), checkout=target)
+    assert ("RC016", "repositories[0].path") in rules_at(file_result)
+    assert ("RC016", "repositories[0].path") in rules_at(validate_runtime_config(document, checkout=False))
+
+
+def test_the_no_checkout_flag_refuses_a_repository_path_with_dotdot(
+    checkout: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tierlock.cli import main
+
+    repos = [{"id": "x", "path": "../outside"}]
+    path = write_config(checkout, config({"command": "pytest", "repositoryId": "x"}, repositories=repos))
+    assert main(["validate", str(path), "--no-checkout"]) == 1
+    assert "repositories[0].path: repository path leaves its repository through '..'" in capsys.readouterr().out
+
+
+def test_a_scope_entry_that_is_a_symlink_is_refused_even_inside_the_repository(checkout: Path) -> None:
+    (checkout / "app-link").symlink_to(checkout / "packages" / "app", target_is_directory=True)
+    repos = [{"id": "app", "path": ".", "scope": ["app-link", "packages/lib"]}]
+    cmd = {"command": "pytest", "repositoryId": "app", "cwd": "packages/lib"}
+    result = validate_runtime_config(write_config(checkout, config(cmd, repositories=repos)), checkout=checkout)
+    assert rules_at(result) == {("RC015", "repositories[0].scope[0]")}
+    assert "symlink" in result.errors[0].message
+
+
+def test_two_repositories_that_are_one_folder_through_a_symlink_are_a_duplicate(checkout: Path) -> None:
+    (checkout / "app-alias").symlink_to(checkout / "packages" / "app", target_is_directory=True)
+    repos = [{"id": "app", "path": "packages/app"}, {"id": "alias", "path": "app-alias"}]
+    cmd = {"command": "pytest", "repositoryId": "app"}
+    result = validate_runtime_config(write_config(checkout, config(cmd, repositories=repos)), checkout=checkout)
+    assert rules_at(result) == {("RC016", "repositories[1].path")}
+    assert result.errors[0].related is not None
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        config({"command": "pytest"}, repositories=[{"id": "a", "path": "pack\x00ages"}]),
+        config({"command": "pytest"}, repositories=[{"id": "a", "path": ".", "scope": ["src\x00"]}]),
+        config({"command": "pytest", "cwd": "packages\x00/app"}),
+        config({"command": "pytest", "cwd": "packages/\udc80app"}),
+        config({"command": "pytest", "cwd": "packages/" + chr(0xD800) + "app"}),
+    ],
+    ids=["NUL in a repository path", "NUL in a scope", "NUL in cwd", "surrogate escape in cwd", "lone surrogate"],
+)
+def test_a_path_that_cannot_be_resolved_gives_a_report_not_a_crash(checkout: Path, document: dict[str, Any]) -> None:
+    result = validate_runtime_config(document, checkout=checkout)
+    assert result.exit_code == 1
+    assert not result.internal_error
+
+
+def test_a_nul_in_a_repository_path_read_from_a_file_is_reported(checkout: Path) -> None:
+    repos = [{"id": "a", "path": "pack\x00ages", "scope": ["s\x00"]}]
+    path = write_config(checkout, config({"command": "pytest", "repositoryId": "a"}, repositories=repos))
+    result = validate_runtime_config(path, checkout=checkout)
+    assert {("RC005", "repositories[0].path"), ("RC005", "repositories[0].scope[0]")} <= rules_at(result)
+    assert result.exit_code == 1

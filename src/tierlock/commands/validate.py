@@ -57,6 +57,7 @@ def find_config(start: Path) -> Path:
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from tierlock.validators import validate_runtime_config
+    from tierlock.validators.core import internal_error
     from tierlock.validators.report import RENDERERS
 
     if ctx.ui.json_mode and args.format in ("text", "github"):
@@ -77,9 +78,13 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         checkout = Path(args.checkout)
         if not checkout.is_dir():
             raise ConfigError(f"--checkout {checkout} is not a folder", remedy="pass the checkout root")
-    result = validate_runtime_config(path, checkout=checkout, fail_fast=args.fail_fast)
     fmt = args.format or ("json" if ctx.ui.json_mode else "text")
-    rendered = RENDERERS[fmt](result)
+    try:
+        result = validate_runtime_config(path, checkout=checkout, fail_fast=args.fail_fast)
+        rendered = RENDERERS[fmt](result)
+    except Exception as exc:  # the last-resort guard: an internal-error report (exit 3), never a traceback
+        result = internal_error(path, exc)
+        rendered = RENDERERS[fmt](result)
     if fmt in ("json", "sarif"):
         ctx.ui.emit_json(rendered)
         return result.exit_code
@@ -88,6 +93,6 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     lines: list[str] = rendered
     for i, line in enumerate(lines):
         last = i == len(lines) - 1
-        style = ("bold green" if result.ok else "bold red") if last else "red"
+        style = ("bold green" if result.ok else "bold red") if last else "red" if i < len(result.errors) else "yellow"
         ctx.ui.line(line, style=style)
     return result.exit_code

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tierlock.errors import ConfigError, TierlockError
-from tierlock.validators import rules, schema, scope, source
+from tierlock.validators import jsonpos, rules, schema, scope, secrets, source
 from tierlock.validators.credentials import redact
 from tierlock.validators.jsonpos import JsonPath
-from tierlock.validators.model import Finding, Location, ValidationError, ValidationResult, dotted
+from tierlock.validators.model import (
+    AcceptedCredential,
+    Finding,
+    Location,
+    ValidationError,
+    ValidationResult,
+    dotted,
+)
 
 if TYPE_CHECKING:
     from tierlock.tiers import Project
@@ -49,6 +57,9 @@ def _declared_tiers(
         except TierlockError as err:
             notes.append(f"{pyproject} has errors ({err.message}): tiers were not checked (RC017)")
             return None
+        except (ValueError, RecursionError):  # tomllib on integers of 4300+ digits or very deep nesting
+            notes.append(f"{pyproject} cannot be read as TOML: tiers were not checked (RC017)")
+            return None
     return set(project.tiers)
 
 
@@ -60,6 +71,8 @@ def _locate(err: Finding, src: source.Source, file: str | None) -> ValidationErr
         where = src.position(err.offset)
     else:
         where = src.locate(path, err.at_key and path == err.path)
+    if where is None and src.kind != "data":
+        where = (1, 1)  # every rejection in a file has a position: at worst the document's start
     related: Location | None = None
     if err.related_offset is not None and src.position is not None:
         related = Location(*src.position(err.related_offset))
@@ -70,7 +83,7 @@ def _locate(err: Finding, src: source.Source, file: str | None) -> ValidationErr
         err.rule,
         tuple(redact(p) if isinstance(p, str) else p for p in path),
         redact(err.message),
-        file=file,
+        file=redact(file) if file else None,
         line=where[0] if where else None,
         column=where[1] if where else None,
         hint=redact(err.hint) if err.hint else None,
@@ -113,11 +126,14 @@ def validate_source(
     document = src.value
     file = str(src.path) if src.path else None
     findings: list[Finding] = _duplicate_findings(src)
+    credential_findings, accepted = secrets.check(document)
     if not (fail_fast and findings):
         findings.extend(schema.findings(document, fail_fast=fail_fast))
     if not (fail_fast and findings):
+        findings.extend(credential_findings)
         tiers = declared_tiers if declared_tiers is not None else _declared_tiers(src, config_dir, project, notes)
-        findings.extend(rules.check(document, declared_tiers=tiers, lexical_scope=checkout is None))
+        depth = _depth_in(config_dir, checkout)
+        findings.extend(rules.check(document, declared_tiers=tiers, lexical_scope=checkout is None, config_depth=depth))
         if checkout is not None and config_dir is not None:
             findings.extend(scope.check(document, checkout=checkout, config_dir=config_dir))
     if checkout is None:
@@ -125,20 +141,43 @@ def validate_source(
     errors: list[ValidationError] = []
     seen: set[tuple[str, JsonPath, str]] = set()
     for finding in findings:  # two keywords can say the same (minLength and pattern of an empty string)
-        error = _locate(finding, src, file)
-        if (error.rule, error.path, error.message) not in seen:
-            seen.add((error.rule, error.path, error.message))
-            errors.append(error)
+        same = (finding.rule, public_path(finding.path), finding.message)  # before redaction: distinct stay distinct
+        if same not in seen:
+            seen.add(same)
+            errors.append(_locate(finding, src, file))
     errors.sort(key=_order)
     if fail_fast:
         errors = errors[:1]
     return ValidationResult(
-        source=file,
+        source=redact(file) if file else None,
         errors=errors,
         config=None if errors else normalize(document),
         commands_checked=rules.count_commands(document),
         checkout=checkout,
-        notes=notes,
+        notes=[redact(note) for note in notes],
+        accepted=[_locate_accepted(a, src, file) for a in accepted],
+    )
+
+
+def _depth_in(config_dir: Path | None, checkout: Path | None) -> int:
+    """How many folders below the checkout the config lies (how far up '..' may go), 0 when unknown."""
+    if config_dir is None or checkout is None:
+        return 0
+    try:
+        return len(Path(os.path.realpath(config_dir)).relative_to(os.path.realpath(checkout)).parts)
+    except ValueError:
+        return 0
+
+
+def _locate_accepted(accepted: secrets.Accepted, src: source.Source, file: str | None) -> AcceptedCredential:
+    where = src.locate(accepted.path, False) if src.kind != "data" else None
+    return AcceptedCredential(
+        accepted.path,
+        accepted.kind,
+        redact(accepted.reason),
+        file=redact(file) if file else None,
+        line=where[0] if where else None,
+        column=where[1] if where else None,
     )
 
 
@@ -151,6 +190,10 @@ def validate_runtime_config(
 ) -> ValidationResult:
     """Validate a runtime config and return every error at once.
 
+    Every input ends in a result. Should tierlock itself fail (a bug), the
+    result says so with one RC999 error naming the input and ``exit_code`` 3,
+    instead of a traceback.
+
     *document_or_path* is a parsed document (any JSON value), a config file
     (``.json``, ``.toml``, or a ``pyproject.toml`` with
     ``[tool.tierlock.runtime]``), or a project folder (discovered as in
@@ -161,8 +204,58 @@ def validate_runtime_config(
     with ``parsed=False`` and exit code 2; a folder without a config raises
     :class:`~tierlock.errors.ConfigError`.
     """
+    try:
+        return _validate(document_or_path, checkout, fail_fast=fail_fast, project=project)
+    except TierlockError:
+        raise
+    except Exception as exc:  # the last-resort guard: a report instead of a traceback
+        return internal_error(document_or_path, exc)
+
+
+def internal_error(document_or_path: object, exc: BaseException) -> ValidationResult:
+    """The result for an input tierlock failed on: exit 3, the input's name, where in tierlock it broke.
+
+    The exception's text is not shown: it may quote the document.
+    """
+    name = os.fspath(document_or_path) if isinstance(document_or_path, str | os.PathLike) else None
+    frame = exc.__traceback__
+    place = ""
+    while frame is not None:
+        code = frame.tb_frame.f_code.co_filename
+        if "tierlock" in code:
+            place = f" at {Path(code).name}:{frame.tb_lineno}"
+        frame = frame.tb_next
+    shown = redact(str(name)) if name is not None else "(document)"
+    message = (
+        f"internal error{place} ({type(exc).__name__}) while validating {shown}: "
+        "this is a bug in tierlock, not in the config; please report it with the input"
+    )
+    file = redact(str(name)) if name is not None else None
+    error = ValidationError("RC999", (), message, file=file, line=1, column=1)
+    return ValidationResult(
+        source=file,
+        errors=[error],
+        config=None,
+        parsed=False,
+        internal_error=True,
+    )
+
+
+def _validate(
+    document_or_path: Mapping[str, Any] | str | os.PathLike[str] | object,
+    checkout: str | Path | Literal[False] | None,
+    *,
+    fail_fast: bool,
+    project: Project | None,
+) -> ValidationResult:
     if not isinstance(document_or_path, str | os.PathLike):
         value = dict(document_or_path) if isinstance(document_or_path, Mapping) else document_or_path
+        problem = _not_json(value)
+        if problem is not None:
+            error = ValidationError(
+                "RC000", tuple(redact(p) if isinstance(p, str) else p for p in problem[0]), problem[1]
+            )
+            return ValidationResult(source=None, errors=[error], config=None, parsed=False)
         src = source.Source("data", value)
         root = None if checkout is None or checkout is False else Path(checkout)
         return validate_source(src, checkout=root, config_dir=root, fail_fast=fail_fast, project=project)
@@ -181,8 +274,11 @@ def validate_runtime_config(
     try:
         src = source.load(path)
     except source.SourceError as err:
-        error = ValidationError(err.rule, (), err.message, file=str(path), line=err.line, column=err.column)
-        return ValidationResult(source=str(path), errors=[error], config=None, parsed=False)
+        shown = redact(str(path))
+        error = ValidationError(
+            err.rule, (), redact(err.message), file=shown, line=err.line or 1, column=err.column or 1
+        )
+        return ValidationResult(source=shown, errors=[error], config=None, parsed=False)
     config_dir = path.resolve().parent
     top: Path | None
     if checkout is False:
@@ -192,6 +288,30 @@ def validate_runtime_config(
     else:
         top = Path(checkout).resolve()
     return validate_source(src, checkout=top, config_dir=config_dir, fail_fast=fail_fast, project=project)
+
+
+_JSON_LEAVES = (str, int, float, bool, type(None))
+
+
+def _not_json(value: Any) -> tuple[JsonPath, str] | None:
+    """Where a parsed mapping handed to the library holds what no JSON or TOML document can, or None."""
+    stack: list[tuple[Any, JsonPath]] = [(value, ())]
+    while stack:
+        node, path = stack.pop()
+        if len(path) > jsonpos.MAX_DEPTH:
+            return path[: jsonpos.MAX_DEPTH], f"nested deeper than {jsonpos.MAX_DEPTH} levels (or refers to itself)"
+        if isinstance(node, float) and not math.isfinite(node):
+            return path, "is not JSON data: numbers must be finite"
+        if isinstance(node, dict):
+            for key, child in node.items():
+                if not isinstance(key, str):
+                    return path, f"is not JSON data: a key is {schema.type_name(key)}, not a string"
+                stack.append((child, (*path, key)))
+        elif isinstance(node, list):
+            stack.extend((child, (*path, i)) for i, child in enumerate(node))
+        elif not isinstance(node, _JSON_LEAVES):
+            return path, f"is not JSON data: {schema.type_name(node)}"
+    return None
 
 
 def normalize(document: Any) -> dict[str, Any]:

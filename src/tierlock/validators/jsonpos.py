@@ -34,7 +34,8 @@ MAX_DEPTH = 64
 JsonPath = tuple[str | int, ...]
 
 _WS = re.compile(r"[ \t\n\r]*")
-_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
+#: Unrolled (a run of plain characters, then escape + run, repeated): one pass, no backtracking choice.
+_STRING = re.compile(r'"[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*"')
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
@@ -52,12 +53,18 @@ class JsonParseError(Exception):
         self.rule = rule
 
 
+_LINE_BREAK = re.compile("\r\n?|\n")
+
+
 class LineIndex:
-    """Offsets to 1-based (line, column) pairs; columns count code points."""
+    """Offsets to 1-based (line, column) pairs; columns count code points.
+
+    A line ends at LF, CRLF or a lone CR (JSON allows CR-only files, and editors show them as lines).
+    """
 
     def __init__(self, text: str) -> None:
         self.starts = [0]
-        self.starts.extend(m.end() for m in re.finditer("\n", text))
+        self.starts.extend(m.end() for m in _LINE_BREAK.finditer(text))
 
     def position(self, offset: int) -> tuple[int, int]:
         line = bisect.bisect_right(self.starts, offset)

@@ -28,10 +28,12 @@ RULES: dict[str, str] = {
     "RC011": "check keys are unique within setup, within verification, and across both",
     "RC012": "no JSON object repeats a key",
     "RC013": "numbers are finite, strings hold no lone surrogates, size and nesting stay within limits",
-    "RC014": "no credential-shaped value in args, env values or command",
+    "RC014": "no credential-shaped value in any string of the document (keys included)",
     "RC015": "cwd is relative, stays inside its repository (and scope), and exists in the checkout",
     "RC016": "repositories: unique ids and paths, and every repositoryId names one",
     "RC017": "setup commands that install tiers name tiers the project declares",
+    "RC018": "acceptedCredentials entries point at one credential-holding args entry or env value, with a reason",
+    "RC999": "tierlock failed on this input (a bug in tierlock: please report it)",
 }
 
 #: Short names for SARIF rule descriptors.
@@ -54,11 +56,13 @@ RULE_NAMES: dict[str, str] = {
     "RC015": "cwd-scope",
     "RC016": "repositories",
     "RC017": "declared-tiers",
+    "RC018": "accepted-credential",
+    "RC999": "internal-error",
 }
 
 
 def dotted(path: JsonPath) -> str:
-    """*path* in the reference's style: ``verification[2].env.GITHUB_TOKEN``."""
+    """*path* in the specrails-core runtime config validator's style: ``verification[2].env.GITHUB_TOKEN``."""
     out = ""
     for part in path:
         if isinstance(part, int):
@@ -133,6 +137,37 @@ class ValidationError:
         }
 
 
+@dataclass(frozen=True)
+class AcceptedCredential:
+    """A credential-shaped value accepted on purpose by ``acceptedCredentials`` (the value itself is never kept)."""
+
+    path: JsonPath
+    kind: str
+    reason: str
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+
+    @property
+    def where(self) -> str:
+        return dotted(self.path)
+
+    @property
+    def pointer(self) -> str:
+        return pointer(self.path)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.where,
+            "pointer": self.pointer,
+            "kind": self.kind,
+            "reason": self.reason,
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+        }
+
+
 @dataclass
 class ValidationResult:
     """What :func:`tierlock.validate_runtime_config` found.
@@ -149,13 +184,19 @@ class ValidationResult:
     parsed: bool = True
     checkout: Path | None = None
     notes: list[str] = field(default_factory=list)
+    accepted: list[AcceptedCredential] = field(default_factory=list)
+    """Credential-shaped values accepted on purpose, each with its reason (not errors)."""
+    internal_error: bool = False
+    """tierlock itself failed on this input (exit 3); ``errors`` holds one RC999 naming the input."""
 
     @property
     def ok(self) -> bool:
-        return self.parsed and not self.errors
+        return self.parsed and not self.errors and not self.internal_error
 
     @property
     def exit_code(self) -> int:
+        if self.internal_error:
+            return 3
         if not self.parsed:
             return 2
         return 1 if self.errors else 0
@@ -170,5 +211,6 @@ class ValidationResult:
             "commands_checked": self.commands_checked,
             "error_count": len(self.errors),
             "errors": [e.to_dict() for e in self.errors],
+            "accepted": [a.to_dict() for a in self.accepted],
             "notes": list(self.notes),
         }

@@ -14,7 +14,7 @@ from typing import Any
 
 from tierlock._version import __version__
 from tierlock.validators.credentials import redact
-from tierlock.validators.model import RULE_NAMES, RULES, ValidationError, ValidationResult
+from tierlock.validators.model import RULE_NAMES, RULES, AcceptedCredential, ValidationError, ValidationResult
 
 FORMATS = ("text", "json", "github", "sarif")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -51,11 +51,18 @@ def _place(error: ValidationError) -> str:
 
 def summary(result: ValidationResult) -> str:
     name = display_path(result.source)
+    if result.internal_error:
+        return f"{name}: tierlock failed on this input (exit 3); the config was not judged"
     if not result.parsed:
         return f"{name}: cannot be read as a runtime config"
+    accepted = f", {len(result.accepted)} credential(s) accepted on purpose" if result.accepted else ""
     if result.ok:
-        return f"{name}: valid ({result.commands_checked} command(s) checked)"
-    return f"{name}: {len(result.errors)} error(s) in {result.commands_checked} command(s) checked"
+        return f"{name}: valid ({result.commands_checked} command(s) checked{accepted})"
+    return f"{name}: {len(result.errors)} error(s) in {result.commands_checked} command(s) checked{accepted}"
+
+
+def _accepted_text(accepted: AcceptedCredential) -> str:
+    return f"{accepted.where}: {accepted.kind} accepted on purpose (acceptedCredentials): {accepted.reason}"
 
 
 def text_lines(result: ValidationResult) -> list[str]:
@@ -68,6 +75,12 @@ def text_lines(result: ValidationResult) -> list[str]:
         if error.hint:
             text += f" ({error.hint})"
         lines.append(redact(text))
+    for accepted in result.accepted:
+        place = display_path(accepted.file) if accepted.file else ""
+        if accepted.line is not None:
+            place += f":{accepted.line}:{accepted.column or 1}"
+        head = " ".join(p for p in (place, "accepted") if p)
+        lines.append(redact(f"{head} {_accepted_text(accepted)}"))
     lines.append(redact(summary(result)))
     return lines
 
@@ -104,6 +117,15 @@ def github_lines(result: ValidationResult) -> list[str]:
         if error.hint:
             message += f" ({error.hint})"
         lines.append(f"::error {','.join(props)}::{_escape_data(redact(message))}")
+    for accepted in result.accepted:
+        props = []
+        if accepted.file:
+            props.append(f"file={_escape_property(redact(display_path(accepted.file)))}")
+        if accepted.line is not None:
+            props.append(f"line={accepted.line}")
+            props.append(f"col={accepted.column or 1}")
+        props.append(f"title={_escape_property(redact(f'tierlock accepted credential {accepted.where}'))}")
+        lines.append(f"::notice {','.join(props)}::{_escape_data(redact(_accepted_text(accepted)))}")
     lines.append(_escape_data(redact(summary(result))))
     return lines
 
@@ -154,6 +176,24 @@ def sarif_document(result: ValidationResult) -> dict[str, Any]:
                 }
             ]
         results.append(entry)
+    for accepted in result.accepted:
+        place: dict[str, Any] = {"logicalLocations": [{"fullyQualifiedName": accepted.where, "kind": "member"}]}
+        if accepted.file:
+            spot: dict[str, Any] = {"artifactLocation": {"uri": _uri(accepted.file)}}
+            if accepted.line is not None:
+                spot["region"] = {"startLine": accepted.line, "startColumn": accepted.column or 1}
+            place["physicalLocation"] = spot
+        results.append(
+            {
+                "ruleId": "RC014",
+                "ruleIndex": rule_ids.index("RC014"),
+                "level": "note",
+                "message": {"text": _accepted_text(accepted)},
+                "locations": [place],
+                "properties": {"jsonPointer": accepted.pointer},
+                "suppressions": [{"kind": "inSource", "justification": accepted.reason}],
+            }
+        )
     document = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",

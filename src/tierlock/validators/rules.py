@@ -21,12 +21,17 @@ from packaging.utils import canonicalize_name
 from tierlock.validators.credentials import credential_kind, credential_name
 from tierlock.validators.jsonpos import JsonPath
 from tierlock.validators.model import Finding
+from tierlock.validators.text import js_trim, utf16_length
 
 LISTS = ("setup", "verification")
 NEVER_SAVED = "credentials must be inherited from the process environment, never saved"
 _TIER_NAME = re.compile(r"^([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])$")
 _PYTHON = re.compile(r"^python(?:\d+(?:\.\d+)*)?$")
 #: Options of ``install-tier`` / ``tierlock install`` that take a value (skipped when reading tier names).
+SCOPE_LENGTH = 1024
+LABEL_LENGTH = 256
+POLICY_ENTRY_LENGTH = 4096
+POLICY_LISTS = ("inputs", "toolchainInputs", "resources")
 VALUE_OPTIONS = frozenset({"--project", "--python", "-p", "--target", "--backend", "--lock-dir", "--format"})
 
 
@@ -73,8 +78,32 @@ def repositories(document: Any) -> list[Repo] | None:
     return out
 
 
-def lexical_escape(path: str) -> str | None:
-    """Why *path* is not a relative path that stays inside its base, or None."""
+def close_match(word: str, options: Collection[str]) -> str | None:
+    """The option *word* is a likely typo of (difflib is quadratic: long words get none)."""
+    if len(word) > 128:
+        return None
+    close = difflib.get_close_matches(word, list(options), n=1)
+    return close[0] if close else None
+
+
+def scope_problem(scope: str) -> str | None:
+    """Why a scope entry is not a plain relative folder path ('\\' read as '/'), or None."""
+    problem = lexical_escape(scope)
+    if problem:
+        return problem
+    parts = scope.replace("\\", "/").split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        return "has an empty, '.' or '..' segment; write the folder path plainly (packages/app)"
+    if len(scope) <= SCOPE_LENGTH < utf16_length(scope):  # longer in code points: the schema says so
+        return f"is longer than {SCOPE_LENGTH} characters (UTF-16 code units)"
+    return None
+
+
+def lexical_escape(path: str, depth: int = 0) -> str | None:
+    """Why *path* is not a relative path that stays inside its base, or None.
+
+    *depth* is how many folders the path may go up with '..' (the config's folder within the checkout).
+    """
     if path.startswith("\\\\"):
         return "is a Windows UNC or device path; it must be relative"
     if path.startswith(("/", "\\")):
@@ -83,14 +112,14 @@ def lexical_escape(path: str) -> str | None:
         return "is an absolute Windows path; it must be relative"
     if re.match(r"^[A-Za-z]:", path):
         return "is a drive-relative Windows path (C:x); it must be relative"
-    depth = 0
+    above = depth
     for part in re.split(r"[\\/]+", path):
         if part in ("", "."):
             continue
         if part == "..":
             depth -= 1
             if depth < 0:
-                return "leaves its repository through '..'"
+                return "leaves its repository through '..'" if above == 0 else "leaves the checkout through '..'"
         else:
             depth += 1
     return None
@@ -106,15 +135,26 @@ def inside(child: str, parent: str) -> bool:
     return parent in (".", child) or child.startswith(parent.rstrip("/") + "/")
 
 
-def check(document: Any, *, declared_tiers: Collection[str] | None = None, lexical_scope: bool = True) -> list[Finding]:
-    """Findings of every code rule; *lexical_scope* checks scope containment by text (no checkout)."""
+def check(
+    document: Any,
+    *,
+    declared_tiers: Collection[str] | None = None,
+    lexical_scope: bool = True,
+    config_depth: int = 0,
+) -> list[Finding]:
+    """Findings of every code rule; *lexical_scope* checks scope containment by text (no checkout).
+
+    *config_depth* is how deep the config's folder lies in the checkout (0 without one): how far up a
+    repository path may go with '..'.
+    """
     out: list[Finding] = []
     out.extend(_unique_keys(document))
+    _lengths(document, out)
     repos = repositories(document)
-    by_id = _repository_rules(document, repos, out)
+    by_id = _repository_rules(document, repos, out, config_depth)
     for name, index, command in commands(document):
         base: JsonPath = (name, index)
-        _env_and_values(base, command, out)
+        _env_names(base, command, out)
         _cwd(base, command, out, repos=repos, by_id=by_id, lexical_scope=lexical_scope)
         if name == "setup" and declared_tiers is not None:
             _tiers(base, command, declared_tiers, out)
@@ -150,7 +190,30 @@ def _unique_keys(document: Any) -> Iterator[Finding]:
             )
 
 
-def _repository_rules(document: Any, repos: list[Repo] | None, out: list[Finding]) -> dict[str, Repo]:
+def _lengths(document: Any, out: list[Finding]) -> None:
+    """label and policy entries counted in UTF-16 code units, as JavaScript counts them (RC006, RC010).
+
+    The schema counts code points; only what it lets through is reported here.
+    """
+    for name, index, command in commands(document):
+        label = command.get("label")
+        if isinstance(label, str) and len(label) <= LABEL_LENGTH < utf16_length(label):
+            message = f"is longer than {LABEL_LENGTH} characters (UTF-16 code units, as JavaScript counts them)"
+            out.append(Finding("RC006", (name, index, "label"), message))
+        policy = command.get("policy")
+        if not isinstance(policy, dict):
+            continue
+        for field in POLICY_LISTS:
+            entries = policy.get(field)
+            for i, entry in enumerate(entries if isinstance(entries, list) else []):
+                if isinstance(entry, str) and len(entry) <= POLICY_ENTRY_LENGTH < utf16_length(entry):
+                    message = f"is longer than {POLICY_ENTRY_LENGTH} characters (UTF-16 code units)"
+                    out.append(Finding("RC010", (name, index, "policy", field, i), message))
+
+
+def _repository_rules(
+    document: Any, repos: list[Repo] | None, out: list[Finding], config_depth: int = 0
+) -> dict[str, Repo]:
     by_id: dict[str, Repo] = {}
     if repos is None:
         return by_id
@@ -170,6 +233,8 @@ def _repository_rules(document: Any, repos: list[Repo] | None, out: list[Finding
             by_id[repo.id] = repo
         if repo.path.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", repo.path):
             out.append(Finding("RC016", (*base, "path"), "must be relative to the config file's folder"))
+        elif (problem := lexical_escape(repo.path, config_depth)) is not None:
+            out.append(Finding("RC016", (*base, "path"), f"repository path {problem}"))
         key = normal(repo.path)
         if key in by_path:
             out.append(
@@ -183,19 +248,21 @@ def _repository_rules(document: Any, repos: list[Repo] | None, out: list[Finding
         else:
             by_path[key] = repo
         for i, scope in enumerate(repo.scope):
-            problem = lexical_escape(scope)
+            if "\x00" in scope or not js_trim(scope):
+                continue  # the schema reports it
+            problem = scope_problem(scope)
             if problem:
                 out.append(Finding("RC015", (*base, "scope", i), f"scope folder {problem}"))
     for name, index, command in commands(document):
         rid = command.get("repositoryId")
         if isinstance(rid, str) and rid not in by_id:
-            close = difflib.get_close_matches(rid, list(by_id), n=1)
+            close = close_match(rid, by_id)
             out.append(
                 Finding(
                     "RC016",
                     (name, index, "repositoryId"),
                     f"names repository {rid!r}, which repositories does not declare",
-                    hint=f"did you mean {close[0]!r}?" if close else "declared: " + ", ".join(sorted(by_id)),
+                    hint=f"did you mean {close!r}?" if close else "declared: " + (", ".join(sorted(by_id)) or "none"),
                 )
             )
         elif rid is None and len(repos) > 1:
@@ -212,7 +279,7 @@ def _repository_rules(document: Any, repos: list[Repo] | None, out: list[Finding
 
 def repo_of(command: Mapping[str, Any], repos: list[Repo] | None, by_id: Mapping[str, Repo]) -> Repo | None:
     """The repository a command runs in (None: the checkout root, or unknown)."""
-    if repos is None:
+    if not repos:
         return None
     rid = command.get("repositoryId")
     if isinstance(rid, str):
@@ -220,47 +287,15 @@ def repo_of(command: Mapping[str, Any], repos: list[Repo] | None, by_id: Mapping
     return repos[0] if len(repos) == 1 else None
 
 
-def _env_and_values(base: JsonPath, command: Mapping[str, Any], out: list[Finding]) -> None:
+def _env_names(base: JsonPath, command: Mapping[str, Any], out: list[Finding]) -> None:
+    """RC009: env names that hold a credential (values of every field are RC014, see :mod:`.secrets`)."""
     env = command.get("env")
     if isinstance(env, dict):
-        for name, value in env.items():
-            word = credential_name(name)
-            if word:
-                out.append(
-                    Finding(
-                        "RC009",
-                        (*base, "env", name),
-                        f"env name {name!r} contains {word!r}: {NEVER_SAVED}",
-                        at_key=True,
-                    )
-                )
-            elif kind := credential_kind(name):
-                out.append(
-                    Finding(
-                        "RC014",
-                        (*base, "env", name),
-                        f"env name is a credential ({kind}): {NEVER_SAVED}",
-                        at_key=True,
-                    )
-                )
-            if isinstance(value, str):
-                kind = credential_kind(value)
-                if kind:
-                    out.append(Finding("RC014", (*base, "env", name), f"value is a credential ({kind}): {NEVER_SAVED}"))
-    args = command.get("args")
-    if isinstance(args, list):
-        for i, arg in enumerate(args):
-            if isinstance(arg, str):
-                kind = credential_kind(arg)
-                if kind:
-                    out.append(
-                        Finding("RC014", (*base, "args", i), f"argument is a credential ({kind}): {NEVER_SAVED}")
-                    )
-    cmd = command.get("command")
-    if isinstance(cmd, str):
-        kind = credential_kind(cmd)
-        if kind:
-            out.append(Finding("RC014", (*base, "command"), f"command holds a credential ({kind}): {NEVER_SAVED}"))
+        for name in env:
+            why = credential_name(name)
+            if why:
+                message = f"env name {name!r} {why}: {NEVER_SAVED}"
+                out.append(Finding("RC009", (*base, "env", name), message, at_key=True))
 
 
 def _cwd(
@@ -285,7 +320,7 @@ def _cwd(
                 )
             )
         return
-    if not isinstance(cwd, str) or not cwd.strip():
+    if not isinstance(cwd, str) or not js_trim(cwd) or "\x00" in cwd:
         return
     problem = lexical_escape(cwd)
     if problem:
@@ -332,13 +367,13 @@ def _tiers(base: JsonPath, command: Mapping[str, Any], declared: Collection[str]
             continue
         names = ", ".join(sorted(declared))
         if _TIER_NAME.match(tier) and credential_kind(tier) is None:
-            close = difflib.get_close_matches(canonicalize_name(tier), sorted(declared), n=1)
+            close = close_match(canonicalize_name(tier), sorted(declared))
             out.append(
                 Finding(
                     "RC017",
                     (*base, "args", index),
                     f"installs tier {tier!r}, which the project does not declare (declared: {names})",
-                    hint=f"did you mean {close[0]!r}?" if close else "declare it under [tool.tierlock.tiers]",
+                    hint=f"did you mean {close!r}?" if close else "declare it under [tool.tierlock.tiers]",
                 )
             )
         else:

@@ -27,7 +27,7 @@ _IDENTIFIER_FIELDS = {"key", "repositoryId", "independentGroup", "id"}
 _POLICY_LISTS = {"inputs", "toolchainInputs", "resources"}
 _TIMEOUT = "must be a positive integer no larger than 2^53-1 (9007199254740991)"
 _IDENTIFIER = "must be an identifier: a letter or digit, then at most 127 letters, digits, '.', '_' or '-'"
-_NON_EMPTY = "must be a non-empty string: not empty, not only whitespace, and without NUL"
+_NON_EMPTY = "must be a non-empty string: not empty, not only whitespace (as JavaScript's trim sees it), without NUL"
 
 
 def schema_text() -> str:
@@ -83,8 +83,17 @@ def rule_for(path: JsonPath, keyword: str) -> str:
     if not path or path[0] in ("schemaVersion", "$schema"):
         return "RC001"
     head = path[0]
+    if head == "acceptedCredentials":
+        return "RC018"
     if head == "repositories":
-        return "RC004" if len(path) == 3 and path[2] == "id" and keyword != "required" else "RC016"
+        field = path[2] if len(path) >= 3 else None
+        if field == "id" and len(path) == 3 and keyword != "required":
+            return "RC004"
+        if field in ("path", "scope") and keyword in ("pattern", "minLength"):
+            return "RC005"  # a non-empty string
+        if field == "scope" and keyword in ("minItems", "maxItems", "maxLength"):
+            return "RC015"
+        return "RC016"
     if head not in ("setup", "verification"):
         return "RC001"
     if len(path) == 1:
@@ -163,6 +172,8 @@ def _message(error: Any, path: JsonPath) -> str:
     if keyword == "enum":
         return "must be one of: " + ", ".join(str(v) for v in value)
     if keyword in ("pattern", "minLength"):
+        if path[:1] == ("acceptedCredentials",) and last == "path":
+            return "must be a JSON Pointer to one value, such as /verification/0/args/2"
         if last in _IDENTIFIER_FIELDS and isinstance(last, str):
             return _IDENTIFIER
         if field in ("args", "env"):
@@ -172,6 +183,8 @@ def _message(error: Any, path: JsonPath) -> str:
         return f"is longer than {value} characters"
     if keyword == "maxItems":
         return f"has more than {value} entries"
+    if keyword == "minItems":
+        return f"needs at least {value} entr{'y' if value == 1 else 'ies'}"
     return f"breaks the schema ({keyword})"  # pragma: no cover - every keyword the schema uses is named above
 
 

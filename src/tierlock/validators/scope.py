@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from tierlock.validators.model import Finding
-from tierlock.validators.rules import commands, lexical_escape, repo_of, repositories
+from tierlock.validators.rules import commands, lexical_escape, repo_of, repositories, scope_problem
+from tierlock.validators.text import js_trim
 
 
 def find_checkout(config_dir: Path) -> Path:
@@ -26,31 +27,80 @@ def find_checkout(config_dir: Path) -> Path:
 
 
 def _within(path: str, root: str) -> bool:
+    """*path* is *root* or inside it: compared by whole components (``/repo-evil`` is not inside ``/repo``)."""
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _real(path: str) -> str | None:
+    """*path* with symlinks resolved, or None when it cannot be a path (NUL, unencodable text)."""
+    if "\x00" in path:
+        return None
+    try:
+        return os.path.realpath(path)
+    except (ValueError, OSError, UnicodeError):
+        return None
+
+
+def _symlink_in(root: str, scope: str) -> str | None:
+    """The first folder of *scope* (below *root*) that is a symlink, or None."""
+    current = root
+    for part in scope.replace("\\", "/").split("/"):
+        current = os.path.join(current, part)
+        try:
+            if os.path.islink(current):
+                return current
+        except (ValueError, OSError):
+            return None
+    return None
 
 
 def check(document: Any, *, checkout: Path, config_dir: Path) -> list[Finding]:
     """Findings of the cwd rule with the checkout on disk."""
     out: list[Finding] = []
     top = os.path.realpath(checkout)
-    repos = repositories(document)
+    repos = repositories(document) or None  # an empty list runs every command in the checkout root
     roots: dict[str, tuple[str, list[str]]] = {}
+    seen_roots: dict[str, int] = {}
     if repos is not None:
         for repo in repos:
             if repo.id in roots or lexical_escape(repo.path) == "is an absolute path; it must be relative":
                 continue
-            root = os.path.realpath(os.path.join(config_dir, repo.path))
             base = ("repositories", repo.index)
+            root = _real(os.path.join(config_dir, repo.path))
+            if root is None:
+                continue  # the schema reports a NUL; nothing else can be resolved
             if not _within(root, top):
                 out.append(Finding("RC016", (*base, "path"), "leaves the checkout (symlinks followed)"))
             elif not os.path.isdir(root):
                 out.append(Finding("RC016", (*base, "path"), "is not an existing folder in the checkout"))
+            elif root in seen_roots:
+                first = seen_roots[root]
+                out.append(
+                    Finding(
+                        "RC016",
+                        (*base, "path"),
+                        f"is the same folder as repositories[{first}] once symlinks are followed",
+                        related=("repositories", first, "path"),
+                    )
+                )
+            seen_roots.setdefault(root, repo.index)
             scopes: list[str] = []
             for i, scope in enumerate(repo.scope):
-                if lexical_escape(scope):
-                    continue  # reported by the lexical rule
-                real = os.path.realpath(os.path.join(root, scope))
-                if not _within(real, root):
+                if scope_problem(scope) or not js_trim(scope):
+                    continue  # reported by the lexical rule or the schema
+                real = _real(os.path.join(root, scope))
+                if real is None:
+                    continue
+                link = _symlink_in(root, scope)
+                if link is not None:
+                    out.append(
+                        Finding(
+                            "RC015",
+                            (*base, "scope", i),
+                            "scope folder is (or goes through) a symlink; name the real folder",
+                        )
+                    )
+                elif not _within(real, root):
                     out.append(
                         Finding("RC015", (*base, "scope", i), "scope folder leaves its repository (symlinks followed)")
                     )
@@ -62,7 +112,7 @@ def check(document: Any, *, checkout: Path, config_dir: Path) -> list[Finding]:
     verdicts: dict[tuple[str, str], str | None] = {}
     for name, index, command in commands(document):
         cwd = command.get("cwd")
-        if not isinstance(cwd, str) or not cwd.strip() or "\x00" in cwd or lexical_escape(cwd):
+        if not isinstance(cwd, str) or not js_trim(cwd) or "\x00" in cwd or lexical_escape(cwd):
             continue
         if repos is None:
             root, scopes, label = top, [], ""
@@ -82,8 +132,10 @@ def check(document: Any, *, checkout: Path, config_dir: Path) -> list[Finding]:
 
 
 def _verdict(root: str, scopes: list[str], cwd: str, repo: str) -> str | None:
-    target = os.path.realpath(os.path.join(root, cwd))
+    target = _real(os.path.join(root, cwd))
     owner = f"repository {repo!r}" if repo else "the checkout"
+    if target is None:
+        return "cannot be resolved as a folder path"
     if not _within(target, root):
         return f"leaves {owner} once symlinks are followed"
     if scopes and not any(_within(target, s) for s in scopes):

@@ -50,11 +50,20 @@ class Source:
     duplicates: list[Duplicate] = field(default_factory=list)
 
 
+_RUNTIME_HEADER = re.compile(r"^[ \t]*\[\[?[ \t]*tool\.tierlock\.runtime\b", re.MULTILINE)
+
+
 def has_runtime_table(pyproject: Path) -> bool:
     try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        text = pyproject.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError):
         return False
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError, RecursionError):
+        # Broken TOML (ValueError: an integer of 4300+ digits) that names the table: validating it
+        # reports where it breaks, rather than "no runtime config".
+        return _RUNTIME_HEADER.search(text) is not None
     tool = data.get("tool")
     table = tool.get("tierlock") if isinstance(tool, dict) else None
     return isinstance(table, dict) and "runtime" in table
@@ -83,8 +92,8 @@ def _read(path: Path) -> str:
     try:
         return data.decode("utf-8").removeprefix("\ufeff")  # columns as editors count them
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        before = data[: exc.start].decode("utf-8", errors="replace")
+        line, column = jsonpos.LineIndex(before).position(len(before))
         raise SourceError("the file is not UTF-8 text", line=line, column=column) from exc
 
 
@@ -130,7 +139,13 @@ def _toml(text: str, path: Path | None, table: JsonPath) -> Source:
         message = _TOML_POS.sub("", message).replace("(at end of document)", "at the end of the document")
         raise SourceError("invalid TOML: " + message.strip(), line=line, column=column) from exc
     except RecursionError as exc:
-        raise SourceError("the document is nested too deeply", rule="RC013") from exc
+        line, column = _deepest(text)
+        raise SourceError(
+            f"nested deeper than {jsonpos.MAX_DEPTH} levels", line=line, column=column, rule="RC013"
+        ) from exc
+    except ValueError as exc:  # an integer of more digits than int() converts (sys.get_int_max_str_digits)
+        line, column = _long_number(text)
+        raise SourceError("a number has too many digits", line=line, column=column, rule="RC013") from exc
     positions: tomlpos.Positions | None = None
 
     def locate(p: JsonPath, key: bool) -> tuple[int, int] | None:
@@ -142,12 +157,48 @@ def _toml(text: str, path: Path | None, table: JsonPath) -> Source:
     for part in table:
         data = data.get(part) if isinstance(data, dict) else None
     if data is None:
-        raise SourceError("pyproject.toml has no [tool.tierlock.runtime] table")
+        raise SourceError("pyproject.toml has no [tool.tierlock.runtime] table", line=1, column=1)
     bad = _non_finite_or_deep(data)
     if bad is not None:
         where = locate(bad[0], False)
         raise SourceError(bad[1], line=where[0] if where else None, column=where[1] if where else None, rule="RC013")
     return Source("pyproject" if table else "toml", data, path, locate=locate)
+
+
+_DIGITS = re.compile(r"[0-9_]+")
+
+
+def _long_number(text: str) -> tuple[int, int]:
+    """Where the longest run of digits starts (the integer tomllib refused)."""
+    best = max(_DIGITS.finditer(text), key=lambda m: m.end() - m.start(), default=None)
+    return jsonpos.LineIndex(text).position(best.start() if best else 0)
+
+
+def _deepest(text: str) -> tuple[int, int]:
+    """Where brackets first nest deeper than the limit (strings and comments skipped), else 1:1."""
+    depth = 0
+    i = 0
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch in "\"'":
+            end = text.find(ch, i + 1)
+            while ch == '"' and end > 0 and text[end - 1] == "\\":
+                end = text.find(ch, end + 1)
+            i = n if end < 0 else end + 1
+            continue
+        if ch == "#":
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        if ch in "[{":
+            depth += 1
+            if depth > jsonpos.MAX_DEPTH:
+                return jsonpos.LineIndex(text).position(i)
+        elif ch in "]}":
+            depth -= 1
+        i += 1
+    return 1, 1
 
 
 def _non_finite_or_deep(value: Any) -> tuple[JsonPath, str] | None:

@@ -16,7 +16,7 @@ from tierlock.validators.jsonpos import JsonPath, LineIndex
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 _WS = re.compile(r"[ \t]*")
-_BASIC = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_BASIC = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
 _LITERAL = re.compile(r"'[^'\n]*'")
 _SCALAR = re.compile(r"[^,\]}\s#]+(?:[ T][0-9][^,\]}\s#]*)?")
 
@@ -30,6 +30,8 @@ class Positions:
         self.lines = LineIndex(text)
 
     def locate(self, path: JsonPath, *, key: bool = False) -> tuple[int, int] | None:
+        if not path:
+            return 1, 1  # the document itself
         if key and path in self.keys:
             return self.lines.position(self.keys[path])
         for end in range(len(path), -1, -1):
@@ -38,7 +40,10 @@ class Positions:
                 return self.lines.position(self.values[sub])
             if sub in self.keys:
                 return self.lines.position(self.keys[sub])
-        return None
+        # A table that has no header of its own ([[a.b.c]] only): where its first part is written.
+        n = len(path)
+        inner = [at for p, at in (*self.values.items(), *self.keys.items()) if len(p) > n and p[:n] == path]
+        return self.lines.position(min(inner)) if inner else None
 
 
 class _Walker:
@@ -107,13 +112,14 @@ class _Walker:
             if i >= len(text):
                 return self.out
             if text.startswith("[[", i):
+                at = i
                 parts, i = self.key(i + 2)
                 plain = self.resolve(parts[:-1])
                 full = (*plain, parts[-1])
                 self.aot[full] = self.aot.get(full, 0) + 1
                 table = (*full, self.aot[full] - 1)
-                self.out.values.setdefault(full, i)
-                self.out.values[table] = i
+                self.out.values.setdefault(full, at)
+                self.out.values[table] = at
                 i = text.find("\n", i)
             elif text.startswith("[", i):
                 at = i
