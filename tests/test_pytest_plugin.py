@@ -59,7 +59,10 @@ def test_absent_tier_locally_is_not_collected_and_named_in_the_header(inner: pyt
     assert result.ret == 0
     result.stdout.fnmatch_lines(
         [
-            "tierlock: brain absent — 1 test file not collected; to run them: install-tier brain",
+            (
+                "tierlock: brain absent — 1 test file not collected; "
+                "to run them: tierlock lock brain && install-tier brain"
+            ),
             "tierlock: lenient (not CI)",
             "tierlock: 1 test file not collected and 1 test skipped because brain absent"
             "; to run them: tierlock lock brain && install-tier*",
@@ -126,7 +129,10 @@ def test_partial_tier_locally_is_gated_and_its_reason_is_shown(
     result.assert_outcomes(passed=1, skipped=1)
     result.stdout.fnmatch_lines(
         [
-            "tierlock: brain partial — 1 test file not collected; to run them: install-tier brain",
+            (
+                "tierlock: brain partial — 1 test file not collected; "
+                "to run them: tierlock lock brain && install-tier brain"
+            ),
             f"tierlock:   brain: brainpkg: partial — compiled artifact brainpkg/_core{EXT_SUFFIX} is missing",
         ]
     )
@@ -154,10 +160,15 @@ def test_test_named_inside_an_absent_tiers_file_is_skipped_not_reported_missing(
     result.assert_outcomes(skipped=1)
     assert result.ret == 0
     assert any(line.startswith(f"{nodeid} SKIPPED ") for line in result.outlines), result.outlines
-    reason = "in a gated file, not imported: tier brain is absent; to run these tests: install-tier brain"
+    reason = (
+        "in a gated file, not imported: tier brain is absent; "
+        "to run these tests: tierlock lock brain && install-tier brain"
+    )
     assert f"SKIPPED [1] tests/brain/test_brain.py:1: {reason}" in result.outlines
     # One named test is one skipped test (not a file), in the header and in the summary.
-    result.stdout.fnmatch_lines(["tierlock: brain absent — 1 named test skipped; to run them: install-tier brain"])
+    result.stdout.fnmatch_lines(
+        ["tierlock: brain absent — 1 named test skipped; to run them: tierlock lock brain && install-tier brain"]
+    )
     result.stdout.fnmatch_lines(["tierlock: 0 test files not collected and 1 test skipped because brain absent*"])
     assert not (inner.path / "tests" / "brain" / "imported.flag").exists()
 
@@ -278,7 +289,10 @@ def test_xdist_controller_decides_once_and_workers_agree(inner: pytest.Pytester)
     result.assert_outcomes(passed=2, skipped=1)
     result.stdout.fnmatch_lines(
         [
-            "tierlock: brain absent — 1 test file not collected; to run them: install-tier brain",
+            (
+                "tierlock: brain absent — 1 test file not collected; "
+                "to run them: tierlock lock brain && install-tier brain"
+            ),
             "tierlock: 1 test file not collected and 1 test skipped because brain absent*",
         ]
     )

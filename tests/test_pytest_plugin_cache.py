@@ -29,7 +29,9 @@ from tierlock.tiers import load_project
 PYPROJECT = inner_pyproject(cacheprovider=True)
 
 FAKE_HASH = "--hash=sha256:" + "0" * 64
-ABSENT_HEADER = "tierlock: brain absent — 1 test file not collected; to run them: install-tier brain"
+ABSENT_HEADER = (
+    "tierlock: brain absent — 1 test file not collected; to run them: tierlock lock brain && install-tier brain"
+)
 
 
 @pytest.fixture(scope="module")

@@ -163,7 +163,8 @@ def probe_verdict(
             why = "; ".join(d.reasons) or d.state
             problems.append(f"tier {r.tier}: {d.name} {d.state}: {why}")
     missing = [r for r in results if not r.present]
-    install = install_remedy([r.tier for r in missing], layers or {}, python=python)
+    unlocked = [r.tier for r in missing if r.install_command.startswith("tierlock lock ")]  # no lockfile yet
+    install = install_remedy([r.tier for r in missing], layers or {}, python=python, unlocked=unlocked)
     remedies = [err.remedy for _, err in failed if err.remedy] + ([install] if install else [])
     remedy = " && ".join(dict.fromkeys(remedies)) or None
     distinct = {d.name: d.files_checked for r in results for d in r.checked}

@@ -78,8 +78,10 @@ def has_password(text: str) -> bool:
     """Whether some URL in *text* carries ``user:password`` credentials."""
     if "://" not in text or "@" not in text:
         return False
+    # ``user:password``, where the user certainly is one (no ``/``, ``?`` or ``#`` before the first ``:``:
+    # ``https://host/path:x@y`` is a path that holds an ``@``, not credentials).
     return any(
-        ":" in parts[0]
+        ":" in parts[0] and not any(c in parts[0].partition(":")[0] for c in "/?#")
         for m in _URL.finditer(text)
         if (parts := _split(m.group("rest"), m.group("scheme"))) is not None
     )

@@ -38,20 +38,28 @@ def covering(tiers: Iterable[str], layers: Mapping[str, str | None]) -> list[str
 
 
 def install_remedy(
-    tiers: Iterable[str], layers: Mapping[str, str | None], *, python: str | os.PathLike[str] | None = None
+    tiers: Iterable[str],
+    layers: Mapping[str, str | None],
+    *,
+    python: str | os.PathLike[str] | None = None,
+    unlocked: Iterable[str] = (),
 ) -> str | None:
     """``install-tier A B`` arming every tier in *tiers* with the fewest names; None when there are none.
 
     *python*: the environment that was looked at, as the caller named it (``--python X`` in the command).
+    *unlocked*: tiers without a lockfile yet, locked first (``tierlock lock A && install-tier A``).
     """
-    names = covering(tiers, layers)
+    wanted = list(tiers)
+    names = covering(wanted, layers)
     if not names:
         return None
-    if python is None:
-        return f"{INSTALL} {' '.join(names)}"
-    import shlex
+    command = f"{INSTALL} {' '.join(names)}"
+    if python is not None:
+        import shlex
 
-    return shlex.join([INSTALL, *names, "--python", os.fspath(python)])
+        command = shlex.join([INSTALL, *names, "--python", os.fspath(python)])
+    to_lock = [t for t in dict.fromkeys(unlocked) if t in wanted]
+    return f"tierlock lock {' '.join(to_lock)} && {command}" if to_lock else command
 
 
 def layers_of_project(project: object) -> dict[str, str | None]:

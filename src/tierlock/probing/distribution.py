@@ -354,7 +354,7 @@ class _Probe:
 
         with open(path, "rb", buffering=0) as fh:
             text = fh.read().decode("utf-8")
-        lists_installer = ".dist-info/INSTALLER," in text
+        lists_installer = ".dist-info/INSTALLER," in text or '.dist-info/INSTALLER",' in text  # plain or quoted
         lines = text.splitlines()
         if compiled_only:
             lines = [n for n in lines if ".so" in n or ".pyd" in n or ".dll" in n or ".dylib" in n]

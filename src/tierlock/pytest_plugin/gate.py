@@ -174,7 +174,8 @@ class Gate:
 
         names = list(tiers)
         layers = self.layers or dict.fromkeys(names)
-        return install_remedy(names, layers) or ", ".join(self.install[t] for t in names)
+        unlocked = [t for t in names if self.install.get(t, "").startswith("tierlock lock ")]  # no lockfile yet
+        return install_remedy(names, layers, unlocked=unlocked) or ", ".join(self.install[t] for t in names)
 
     def reason(self, tiers: str | Sequence[str]) -> str:
         names = [tiers] if isinstance(tiers, str) else list(tiers)

@@ -313,25 +313,26 @@ def credential_kind(value: str) -> str | None:
     first = next(_find(value), None)
     if first is not None:
         return first[2]
-    from tierlock.masking import has_password  # the one URL rule every output of tierlock masks with
+    from tierlock.masking import has_password  # the URL rule every output of tierlock masks with
 
     return "URL with a password" if has_password(value) else None
 
 
 def redact(text: str) -> str:
     """*text* with every credential-shaped part replaced by ``[redacted]``."""
-    from tierlock.masking import mask_credentials  # the one URL rule every output of tierlock masks with
+    from tierlock.masking import has_password, mask_credentials
 
-    text = mask_credentials(text)
     found = spans(text)
-    if not found:
-        return text
-    out: list[str] = []
-    at = 0
-    for start, end, _ in found:
-        if start >= at:
-            out.append(text[at:start])
-            out.append(REDACTED)
-        at = max(at, end)
-    out.append(text[at:])
-    return "".join(out)
+    if found:
+        out: list[str] = []
+        at = 0
+        for start, end, _ in found:
+            if start >= at:
+                out.append(text[at:start])
+                out.append(REDACTED)
+            at = max(at, end)
+        out.append(text[at:])
+        text = "".join(out)
+    # A URL password written in a way no shape above takes (``@``, ``/``, ``:`` inside it): masked as every
+    # output of tierlock masks it.
+    return mask_credentials(text) if has_password(text) else text
