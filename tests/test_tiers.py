@@ -386,3 +386,18 @@ def test_every_bad_input_exits_2_with_its_place_and_writes_nothing(
     assert message in capsys.readouterr().err
     assert path.read_text(encoding="utf-8") == text
     assert sorted(p.name for p in project_dir.iterdir()) == before
+
+
+@pytest.mark.parametrize(
+    ("value", "line", "why"),
+    [("1" * 5000, 5, "an integer of more than 4300 digits"), ("[" * 1200 + "]" * 1200, 5, "nesting deeper than 100")],
+    ids=["huge-integer", "deep-nesting"],
+)
+def test_a_pyproject_python_cannot_parse_is_a_config_error_with_its_line(
+    tmp_path: Path, value: str, line: int, why: str
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(f'[project]\nname = "x"\nversion = "1"\n[tool.other]\nv = {value}\n')
+    with pytest.raises(ConfigError) as exc:
+        load_project(tmp_path)
+    assert why in exc.value.message
+    assert exc.value.line == line

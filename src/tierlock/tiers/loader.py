@@ -83,6 +83,36 @@ def parse_toml(text: str, path: Path) -> dict[str, Any]:
             problems=[problem],
             remedy=f"fix the syntax at line {line}, column {column}" if line else "fix the TOML syntax",
         ) from exc
+    except (ValueError, RecursionError) as exc:  # an integer of over 4300 digits, nesting past the recursion limit
+        line, what = _unreadable_at(text, exc)
+        problem = Problem(f"cannot be read: {what}", file=str(path), line=line, column=1)
+        raise ConfigError(
+            f"{path} cannot be read as TOML: {what}",
+            file=str(path),
+            line=line,
+            problems=[problem],
+            remedy=f"shorten what starts at line {line}" if line else "shorten the document's values and nesting",
+        ) from exc
+
+
+def _unreadable_at(text: str, exc: BaseException) -> tuple[int | None, str]:
+    """Where a valid-looking document defeats the parser, and why (found by a linear scan, never a regex)."""
+    if isinstance(exc, RecursionError):
+        depth = 0
+        for i, char in enumerate(text):
+            if char in "[{":
+                depth += 1
+                if depth > 100:
+                    return text.count("\n", 0, i) + 1, "nesting deeper than 100 levels"
+            elif char in "]}":
+                depth = max(0, depth - 1)
+        return None, "nesting too deep"
+    run = 0
+    for i, char in enumerate(text):
+        run = run + 1 if char.isdigit() or (char == "_" and run) else 0
+        if run > 4300:
+            return text.count("\n", 0, i) + 1, "an integer of more than 4300 digits"
+    return None, "a value Python cannot convert"
 
 
 def where_key(table: str, key: str | None = None, index: int | None = None) -> str:
