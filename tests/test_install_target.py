@@ -236,7 +236,7 @@ def test_a_plan_that_would_break_tierlocks_own_environment_is_refused_before_any
     assert f"refusing to replace packaging {installed} with 20.0" in run.stderr
     assert "the environment tierlock runs from" in run.stderr
     assert "tierlock requires packaging>=" in run.stderr
-    assert "uv tool install tierlock" in run.stderr
+    assert "uv tool install 'tierlock[uv]" in run.stderr
     assert sorted(p.name for p in site.iterdir()) == before
     assert not (site.parent.parent.parent / "tierlock" / "receipts").exists()
 

@@ -115,16 +115,18 @@ def shop(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.P
     return pytester
 
 
-SUMMARY = (
-    "tierlock: 1 test file not collected and 3 tests skipped because brain absent; to run them: install-tier brain"
-)
+SUMMARY = "tierlock: 1 test file not collected and 3 tests skipped because brain absent; to run them: tierlock lock brain && install-tier brain"
 
 
 def test_a_full_run_counts_gated_files_markers_and_importorskip_of_the_tier(shop: pytest.Pytester) -> None:
     result = shop.runpytest("-rs")
     result.assert_outcomes(passed=2, skipped=3)
     result.stdout.fnmatch_lines(
-        ["tierlock: brain absent — 1 test file not collected; to run them: install-tier brain", "*", SUMMARY]
+        [
+            "tierlock: brain absent — 1 test file not collected; to run them: tierlock lock brain && install-tier brain",
+            "*",
+            SUMMARY,
+        ]
     )
 
 
@@ -153,7 +155,7 @@ def test_a_subset_run_of_the_mixed_file_counts_its_skips_and_no_file(shop: pytes
     result.stdout.fnmatch_lines(
         [
             "tierlock: 0 test files not collected and 2 tests skipped because brain absent; "
-            "to run them: install-tier brain"
+            "to run them: tierlock lock brain && install-tier brain"
         ]
     )
 
@@ -282,7 +284,7 @@ def test_a_conftest_importing_a_missing_tier_is_preceded_by_the_remedy(
     result = pytester.runpytest_subprocess()
     assert result.ret == pytest.ExitCode.USAGE_ERROR  # pytest's own verdict on a conftest that does not import
     first = next(line for line in result.stderr.lines if line.strip())
-    assert first == "tierlock: brain partial; to fix: install-tier brain"
+    assert first == "tierlock: brain partial; to fix: tierlock lock brain && install-tier brain"
 
 
 def test_a_test_marked_for_two_missing_tiers_gets_one_shortest_remedy(
@@ -302,4 +304,6 @@ def test_a_test_marked_for_two_missing_tiers_gets_one_shortest_remedy(
     )
     result = pytester.runpytest("-rs")
     result.assert_outcomes(skipped=1)
-    result.stdout.fnmatch_lines(["*tier docs is absent, dev is absent; to run these tests: install-tier docs"])
+    result.stdout.fnmatch_lines(
+        ["*tier docs is absent, dev is absent; to run these tests: tierlock lock docs dev && install-tier docs"]
+    )

@@ -30,6 +30,28 @@ def install_command(package: str, *, prefix: str | None = None, executable: str 
     return f"pip install {package}"
 
 
+def tool_requirement() -> str:
+    """``tierlock[uv]`` as this tierlock was installed: from its own source when it came from a folder, a wheel
+    or a repository (PEP 610 ``direct_url.json``), else by name from the package index."""
+    import json
+    from importlib import metadata
+
+    try:
+        text = metadata.distribution("tierlock").read_text("direct_url.json")
+        url = json.loads(text)["url"] if text else None
+    except (metadata.PackageNotFoundError, ValueError, KeyError, TypeError):
+        url = None
+    if isinstance(url, str) and url:
+        vcs = json.loads(text or "{}").get("vcs_info", {}).get("vcs")
+        return f"tierlock[uv] @ {vcs}+{url}" if vcs and not url.startswith(f"{vcs}+") else f"tierlock[uv] @ {url}"
+    return "tierlock[uv]"
+
+
+def tool_install_command() -> str:
+    """The command that installs this tierlock as a tool, isolated from any project (``uv tool install``)."""
+    return f"uv tool install {shlex.quote(tool_requirement())}"
+
+
 def no_lock_backend_remedy() -> str:
     """The remedy when neither uv nor pip-compile can be found."""
     return install_command("uv")

@@ -296,13 +296,15 @@ def refuse_self_harm(plan: Plan, target: Target, *, command: str) -> None:
     if first is None:
         return
     name, installed, version, spec = first
+    from tierlock.selfinstall import tool_install_command
+
     raise UsageError(
         f"refusing to replace {name} {installed} with {version} in {target.prefix}: that is the environment "
         f"tierlock runs from, and tierlock needs {name}{spec} ({len(wrong)} package(s)); nothing was changed",
         package=name,
         problems=wrong,
         remedy=(
-            f"install tierlock as a tool (uv tool install tierlock, or pipx install tierlock) and run {command} "
+            f"install tierlock as a tool ({tool_install_command()}) and run {command} "
             f"from there, or align the pin with {name}{spec} and run tierlock lock"
         ),
     )
