@@ -115,7 +115,8 @@ def shop(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.P
     return pytester
 
 
-SUMMARY = "tierlock: 1 test file not collected and 3 tests skipped because brain absent; to run them: tierlock lock brain && install-tier brain"
+REMEDY = "tierlock lock brain && install-tier brain"  # brain has no lockfile in these projects
+SUMMARY = f"tierlock: 1 test file not collected and 3 tests skipped because brain absent; to run them: {REMEDY}"
 
 
 def test_a_full_run_counts_gated_files_markers_and_importorskip_of_the_tier(shop: pytest.Pytester) -> None:
@@ -123,7 +124,7 @@ def test_a_full_run_counts_gated_files_markers_and_importorskip_of_the_tier(shop
     result.assert_outcomes(passed=2, skipped=3)
     result.stdout.fnmatch_lines(
         [
-            "tierlock: brain absent — 1 test file not collected; to run them: tierlock lock brain && install-tier brain",
+            f"tierlock: brain absent — 1 test file not collected; to run them: {REMEDY}",
             "*",
             SUMMARY,
         ]
