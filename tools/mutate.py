@@ -80,9 +80,7 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/pytest_plugin.py", "src/tierlock/plugin/gate.py", "src/tierlock/plugin/gating.py"),
         ("tests/test_pytest_plugin*.py", "tests/test_plugin_*.py"),
     ),
-    "census": Module(
-        ("src/tierlock/census.py", "src/tierlock/census"), ("tests/test_census*.py",)
-    ),
+    "census": Module(("src/tierlock/census.py", "src/tierlock/census"), ("tests/test_census*.py",)),
     "verify": Module(("src/tierlock/evidence",), ("tests/test_verif*.py", "tests/test_evidence*.py")),
 }
 
@@ -170,7 +168,8 @@ def annotation_spans(path: Path) -> list[tuple[tuple[int, int], tuple[int, int]]
             nodes.append(node.annotation)
     spans = []
     for n in nodes:
-        assert n.end_lineno is not None and n.end_col_offset is not None
+        assert n.end_lineno is not None
+        assert n.end_col_offset is not None
         spans.append(((n.lineno, n.col_offset), (n.end_lineno, n.end_col_offset)))
     return spans
 
@@ -224,8 +223,8 @@ def skip_annotations(session: Path, sources: Sequence[Path]) -> int:
                 start = tuple(mutation.start_pos)
                 inside = any(a <= start < b for a, b in spans.get(Path(mutation.module_path).as_posix(), ()))
                 if inside:
-                    result = WorkResult(output="type annotation (never evaluated)", worker_outcome=WorkerOutcome.SKIPPED)
-                    db.set_result(item.job_id, result)
+                    why = "type annotation (never evaluated)"
+                    db.set_result(item.job_id, WorkResult(output=why, worker_outcome=WorkerOutcome.SKIPPED))
                     skipped += 1
                     break
     return skipped
