@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.tierlock-dev-installed
 
-.PHONY: demo test lint typecheck pytest check-locks bench clean venv
+.PHONY: demo test lint typecheck pytest check-locks bench clean venv mutate mutate-report
 
 venv: $(STAMP)
 
@@ -23,8 +23,8 @@ demo: $(STAMP)
 	@$(BIN)/python examples/demo/run_demo.py
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks examples
-	$(BIN)/ruff format --check src tests benchmarks examples
+	$(BIN)/ruff check src tests benchmarks examples tools
+	$(BIN)/ruff format --check src tests benchmarks examples tools
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -41,5 +41,18 @@ check-locks: $(STAMP)
 
 test: lint typecheck check-locks pytest
 
+# Mutation testing, not part of `make test` (docs/howto/mutation-testing.md): arms the locked
+# mutate tier (cosmic-ray), then mutates one module in place and runs its fast tests per mutant.
+#   make mutate MODULE=installer/plan.py    one module (python tools/mutate.py --list names them)
+#   make mutate                             every module, one after the other (hours)
+#   make mutate-report [MODULE=...]         the scores of the sessions already run
+mutate: $(STAMP)
+	$(BIN)/install-tier --quiet mutate
+	$(BIN)/python tools/mutate.py $(if $(MODULE),$(MODULE),--all)
+
+mutate-report: $(STAMP)
+	$(BIN)/install-tier --quiet mutate
+	$(BIN)/python tools/mutate.py --report $(MODULE)
+
 clean:
-	rm -rf $(VENV) .demo .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) .demo .mypy_cache .ruff_cache .pytest_cache .mutate

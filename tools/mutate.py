@@ -178,7 +178,7 @@ def write_config(key: str, sources: Sequence[Path], tests: Sequence[str]) -> Pat
     WORK.mkdir(exist_ok=True)
     (WORK / ".gitignore").write_text("*\n", encoding="utf-8")
     command = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", *tests]
-    config = {
+    config: dict[str, object] = {
         "cosmic-ray": {
             "module-path": [p.relative_to(ROOT).as_posix() for p in sources],
             "timeout": TIMEOUT,
