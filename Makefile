@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.tierlock-dev-installed
 
-.PHONY: demo test lint typecheck pytest check-locks bench clean venv mutate mutate-report
+.PHONY: demo test lint typecheck pytest check-locks bench clean venv
 
 venv: $(STAMP)
 
@@ -39,8 +39,7 @@ check-locks: $(STAMP)
 	$(BIN)/tierlock admit
 	$(BIN)/tierlock --project examples/demo check
 
-test: lint typecheck check-locks pytest
-
+.PHONY: mutate mutate-report
 # Mutation testing, not part of `make test` (docs/howto/mutation-testing.md): arms the locked
 # mutate tier (cosmic-ray), then mutates one module in place and runs its fast tests per mutant.
 #   make mutate MODULE=installer/plan.py    one module (python tools/mutate.py --list names them)
@@ -54,5 +53,7 @@ mutate-report: $(STAMP)
 	$(BIN)/install-tier --quiet mutate
 	$(BIN)/python tools/mutate.py --report $(MODULE)
 
+test: lint typecheck check-locks pytest
+
 clean:
-	rm -rf $(VENV) .demo .mypy_cache .ruff_cache .pytest_cache .mutate
+	rm -rf $(VENV) .demo .mypy_cache .ruff_cache .pytest_cache
