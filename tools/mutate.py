@@ -14,11 +14,13 @@ install, pytester runs) sees the mutant. So the run refuses a module with uncomm
 puts the committed text back if it is stopped half-way. Sessions live in ``.mutate/`` (not committed);
 a rerun on the same commit resumes where the last one stopped.
 
-What is mutated: cosmic-ray's core operators, less two kinds of mutant that cannot change behaviour
-or only repeat another one (both are marked skipped before the run and not counted):
+What is mutated: cosmic-ray's core operators, less the mutants that cannot change behaviour or only
+repeat another one (marked skipped before the run and not counted):
 
 * anything inside a type annotation (every module has ``from __future__ import annotations``: an
-  annotation is never evaluated);
+  annotation is never evaluated), on a ``@dataclass(...)`` line (``frozen=True`` to ``False``: no
+  code assigns to these objects, mypy refuses it) or an ``if TYPE_CHECKING:`` line (the imports
+  under it then also run at run time: slower, the same behaviour);
 * binary operators replaced by the arithmetic ones no code here uses (``* / // % ** << >> ^``: each
   site is still mutated to ``+ - | &``), ``==``/``!=`` replaced by an ordering or identity test
   (the negation is kept), and ``is``/``is not`` replaced by ``==``/``!=`` (equal for ``None``).
@@ -210,8 +212,23 @@ def _toml(data: dict[str, object], prefix: str = "") -> str:
     return out
 
 
-def skip_annotations(session: Path, sources: Sequence[Path]) -> int:
-    """Mark the pending mutants that sit inside a type annotation as skipped; return how many."""
+EQUIVALENT_LINES = (
+    (re.compile(r"\s*@dataclass\("), "a dataclass option (frozen=, slots=): no code assigns to these objects"),
+    (re.compile(r"\s*if TYPE_CHECKING:"), "imports for the type checker only: at run time they only cost time"),
+)
+
+
+def equivalent(path: Path, start: tuple[int, int], spans: Sequence[tuple[tuple[int, int], tuple[int, int]]]) -> str:
+    """Why a mutant at *start* of *path* cannot change behaviour ("" when it can)."""
+    if any(a <= start < b for a, b in spans):
+        return "type annotation (never evaluated)"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    text = lines[start[0] - 1] if 0 < start[0] <= len(lines) else ""
+    return next((why for pattern, why in EQUIVALENT_LINES if pattern.match(text)), "")
+
+
+def skip_equivalent(session: Path, sources: Sequence[Path]) -> int:
+    """Mark the pending mutants that cannot change behaviour as skipped; return how many."""
     from cosmic_ray.work_db import WorkDB, use_db
     from cosmic_ray.work_item import WorkerOutcome, WorkResult
 
@@ -220,10 +237,9 @@ def skip_annotations(session: Path, sources: Sequence[Path]) -> int:
     with use_db(str(session), WorkDB.Mode.open) as db:
         for item in list(db.pending_work_items):
             for mutation in item.mutations:
-                start = tuple(mutation.start_pos)
-                inside = any(a <= start < b for a, b in spans.get(Path(mutation.module_path).as_posix(), ()))
-                if inside:
-                    why = "type annotation (never evaluated)"
+                rel = Path(mutation.module_path).as_posix()
+                why = equivalent(ROOT / rel, tuple(mutation.start_pos), spans.get(rel, ()))
+                if why:
                     db.set_result(item.job_id, WorkResult(output=why, worker_outcome=WorkerOutcome.SKIPPED))
                     skipped += 1
                     break
@@ -285,8 +301,8 @@ def run(key: str, *, fresh: bool) -> None:
     if not session.exists():
         cosmic("cosmic-ray", "init", str(config), str(session))
         cosmic("cr-filter-operators", str(session), str(config))
-        skipped = skip_annotations(session, sources)
-        print(f"mutate: {skipped} mutant(s) inside type annotations skipped", flush=True)
+        skipped = skip_equivalent(session, sources)
+        print(f"mutate: {skipped} equivalent mutant(s) skipped (annotations, dataclass options, TYPE_CHECKING)")
         meta.write_text(json.dumps({"commit": here, "module": key, "tests": tests}) + "\n", encoding="utf-8")
     with Restore(sources):
         cosmic("cosmic-ray", "baseline", str(config))
