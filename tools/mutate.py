@@ -77,9 +77,14 @@ MODULES: dict[str, Module] = {
         ("tests/test_validators*.py",),
     ),
     "tiers/loader.py": Module(("src/tierlock/tiers/loader.py",), ("tests/test_tiers.py", "tests/test_tier_model_*.py")),
-    # The gating part of the plugin: the plugin module itself, or its gating module once it is split out.
+    # The gating part of the plugin: the plugin module, or its gating modules once it is a package.
     "plugin": Module(
-        ("src/tierlock/pytest_plugin.py", "src/tierlock/plugin/gate.py", "src/tierlock/plugin/gating.py"),
+        (
+            "src/tierlock/pytest_plugin.py",
+            "src/tierlock/pytest_plugin/gate.py",
+            "src/tierlock/pytest_plugin/collect.py",
+            "src/tierlock/pytest_plugin/selection.py",
+        ),
         ("tests/test_pytest_plugin*.py", "tests/test_plugin_*.py"),
     ),
     "census": Module(("src/tierlock/census.py", "src/tierlock/census"), ("tests/test_census*.py",)),
