@@ -67,7 +67,8 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/lockfiles/check.py",), ("tests/test_lockfiles_check.py", "tests/test_sibling_conflicts.py")
     ),
     "lockfiles/requirements.py": Module(
-        ("src/tierlock/lockfiles/requirements.py",), ("tests/test_lockfiles_reader.py", "tests/test_installer_plan.py")
+        ("src/tierlock/lockfiles/requirements.py",),
+        ("tests/test_lockfiles_reader.py", "tests/test_lockfiles_requirements*.py", "tests/test_installer_plan.py"),
     ),
     "lockfiles/pylock.py": Module(
         ("src/tierlock/lockfiles/pylock.py",), ("tests/test_lockfiles_reader.py", "tests/test_installer_plan.py")
