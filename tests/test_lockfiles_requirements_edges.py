@@ -1,0 +1,58 @@
+"""Edges of the requirements-lockfile reader: the version of a direct reference comes from the file name of
+its URL whatever follows it (a ``#sha256=`` fragment, a ``?`` query, a trailing slash); continued lines
+join the same with or without a space before the backslash, and a file that ends inside one keeps its entry."""
+
+from __future__ import annotations
+
+import pytest
+from packaging.version import Version
+
+from tierlock.lockfiles import requirements
+
+H1 = "a" * 64
+
+
+@pytest.mark.parametrize(
+    ("url", "version"),
+    [
+        ("https://files.example/attrs-25.1.0-py3-none-any.whl", "25.1.0"),
+        (f"https://files.example/attrs-25.1.0-py3-none-any.whl#sha256={H1}", "25.1.0"),
+        ("https://files.example/attrs-25.1.0-py3-none-any.whl?token=abc", "25.1.0"),
+        ("https://files.example/attrs-25.1.0.tar.gz?x=1#egg=attrs", "25.1.0"),
+        ("https://files.example/dl/attrs-25.1.0.tar.gz/", "25.1.0"),
+    ],
+)
+def test_the_version_of_a_url_entry_comes_from_the_file_name_of_its_url(url: str, version: str) -> None:
+    parsed = requirements.parse(f"attrs @ {url} --hash=sha256:{H1}\n")
+    assert [p.detail for p in parsed.problems if p.kind != "header"] == []
+    (entry,) = parsed.entries
+    assert entry.version == Version(version)
+    assert entry.url == url
+
+
+@pytest.mark.parametrize("url", ["https://files.example/get?id=7", "file:attrs-25.1.0-py3-none-any.whl"])
+def test_a_url_whose_file_name_carries_no_version_is_an_integrity_problem_on_its_line(url: str) -> None:
+    body = f"attrs==1.0 --hash=sha256:{H1}\nattrs2 @ {url} --hash=sha256:{H1}\n"
+    (problem,) = [p for p in requirements.parse(body).problems if p.kind != "header"]
+    assert problem.kind == "integrity"
+    assert problem.line == 2
+    assert f"attrs2: the version of URL entry {url!r} cannot be known" in problem.detail
+
+
+@pytest.mark.parametrize("gap", ["", " ", "\t"])
+def test_a_continued_line_joins_the_same_with_or_without_a_space_before_the_backslash(gap: str) -> None:
+    parsed = requirements.parse(f"attrs==25.1.0{gap}\\\n    --hash=sha256:{H1}\nidna==3.10 --hash=sha256:{H1}\n")
+    assert [p.detail for p in parsed.problems if p.kind != "header"] == []
+    assert [(e.name, str(e.version), e.hashes, e.line) for e in parsed.entries] == [
+        ("attrs", "25.1.0", (f"sha256:{H1}",), 1),
+        ("idna", "3.10", (f"sha256:{H1}",), 3),
+    ]
+
+
+def test_a_file_that_ends_inside_a_continued_line_is_an_integrity_problem_and_keeps_the_entry() -> None:
+    parsed = requirements.parse(f"idna==3.10 --hash=sha256:{H1}\nattrs==25.1.0 \\\n    --hash=sha256:{H1} \\\n")
+    (problem,) = [p for p in parsed.problems if p.kind != "header"]
+    assert problem.kind == "integrity"
+    assert problem.line == 2
+    assert problem.detail.startswith("the file ends inside a continued line: 'attrs==25.1.0 --hash=sha256:")
+    assert [e.name for e in parsed.entries] == ["idna", "attrs"]
