@@ -56,3 +56,18 @@ def test_a_file_that_ends_inside_a_continued_line_is_an_integrity_problem_and_ke
     assert problem.line == 2
     assert problem.detail.startswith("the file ends inside a continued line: 'attrs==25.1.0 --hash=sha256:")
     assert [e.name for e in parsed.entries] == ["idna", "attrs"]
+
+
+@pytest.mark.parametrize(("algorithm", "digits"), [("sha256", 64), ("sha384", 96), ("sha512", 128)])
+def test_a_hash_of_each_accepted_algorithm_is_read_at_its_full_length_and_refused_one_digit_short(
+    algorithm: str, digits: int
+) -> None:
+    whole = requirements.parse(f"attrs==25.1.0 --hash={algorithm.upper()}:{'B' * digits}\n")
+    assert [p.detail for p in whole.problems if p.kind != "header"] == []
+    assert whole.entries[0].hashes == (f"{algorithm}:{'b' * digits}",)
+    short = requirements.parse(f"attrs==25.1.0 --hash={algorithm}:{'b' * (digits - 1)}\n")
+    (problem,) = [p for p in short.problems if p.kind != "header"]
+    assert (
+        problem.detail
+        == f"attrs: truncated {algorithm} hash ({digits - 1} hex digits, {digits} needed): {'b' * (digits - 1)}"
+    )
