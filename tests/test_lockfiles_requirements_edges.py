@@ -5,6 +5,7 @@ join the same with or without a space before the backslash, and a file that ends
 from __future__ import annotations
 
 import pytest
+from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import Version
 
 from tierlock.lockfiles import requirements
@@ -71,3 +72,38 @@ def test_a_hash_of_each_accepted_algorithm_is_read_at_its_full_length_and_refuse
         problem.detail
         == f"attrs: truncated {algorithm} hash ({digits - 1} hex digits, {digits} needed): {'b' * (digits - 1)}"
     )
+
+
+def test_a_comment_inside_a_continued_line_neither_ends_it_nor_stops_the_reading() -> None:
+    body = f"attrs==25.1.0 \\\n# a comment\n    --hash=sha256:{H1}\nidna==3.10 --hash=sha256:{H1}\n"
+    parsed = requirements.parse(body)
+    assert [p.detail for p in parsed.problems if p.kind != "header"] == []
+    assert [(e.name, e.hashes, e.line) for e in parsed.entries] == [
+        ("attrs", (f"sha256:{H1}",), 1),
+        ("idna", (f"sha256:{H1}",), 4),
+    ]
+
+
+def test_an_arbitrary_equality_pin_that_is_no_version_is_an_integrity_problem() -> None:
+    (problem,) = [p for p in requirements.parse(f"attrs===latest --hash=sha256:{H1}\n").problems if p.kind != "header"]
+    assert (problem.kind, problem.line, problem.detail) == ("integrity", 1, "attrs: 'latest' is not a valid version")
+
+
+def test_a_syntax_error_names_the_first_line_of_the_reason() -> None:
+    (problem,) = [p for p in requirements.parse(f"attrs=>1 --hash=sha256:{H1}\n").problems if p.kind != "header"]
+    with pytest.raises(InvalidRequirement) as reason:
+        Requirement("attrs=>1")
+    assert len(str(reason.value).strip().splitlines()) > 1  # packaging's reason spans lines; the first one is shown
+    assert problem.detail == f"syntax error: {str(reason.value).strip().splitlines()[0]}"
+
+
+def test_constraint_lines_keep_the_url_or_the_pin_and_the_marker_without_hashes() -> None:
+    body = (
+        f"attrs @ https://files.example/attrs-25.1.0-py3-none-any.whl --hash=sha256:{H1}\n"
+        f"idna==3.10 ; python_version >= '3.11' --hash=sha256:{H1}\n"
+    )
+    lines = [requirements.entry_line(e) for e in requirements.parse(body).entries]
+    assert lines == [
+        "attrs @ https://files.example/attrs-25.1.0-py3-none-any.whl",
+        'idna==3.10 ; python_version >= "3.11"',
+    ]
