@@ -107,3 +107,42 @@ def test_constraint_lines_keep_the_url_or_the_pin_and_the_marker_without_hashes(
         "attrs @ https://files.example/attrs-25.1.0-py3-none-any.whl",
         'idna==3.10 ; python_version >= "3.11"',
     ]
+
+
+@pytest.mark.parametrize("inputs", [("attrs",), ("attrs", "idna"), ("attrs", "idna", "rich")])
+def test_entries_are_numbered_by_their_line_in_the_file_whatever_the_length_of_the_header(
+    inputs: tuple[str, ...],
+) -> None:
+    from tierlock.lockfiles import digest
+    from tierlock.lockfiles.model import LockHeader
+
+    body = ["attrs==25.1.0 \\", f"    --hash=sha256:{H1}", f"idna==3.10 --hash=sha256:{H1}"]
+    header = LockHeader(
+        tier="base",
+        inputs=list(inputs),
+        inputs_digest="sha256:" + "0" * 64,
+        layered_on=None,
+        layered_on_digest=None,
+        body_digest=digest.body_digest(body),
+        backend="uv",
+        backend_version="test",
+        platform=None,
+        command="tierlock lock base",
+        requires_python=None,
+    )
+    text = requirements.render(header, body)
+    lines = text.splitlines()
+    parsed = requirements.parse(text)
+    assert [(e.name, e.line) for e in parsed.entries] == [
+        ("attrs", lines.index("attrs==25.1.0 \\") + 1),
+        ("idna", lines.index(f"idna==3.10 --hash=sha256:{H1}") + 1),
+    ]
+
+
+@pytest.mark.parametrize("algorithm", ["sha384", "sha512"])
+def test_a_hash_of_another_algorithm_with_the_length_of_a_sha256_one_is_refused(algorithm: str) -> None:
+    value = f"{algorithm}:{'b' * 64}"
+    assert len(value) == len(f"sha256:{'b' * 64}")
+    (problem,) = [p for p in requirements.parse(f"attrs==25.1.0 --hash={value}\n").problems if p.kind != "header"]
+    assert problem.kind == "integrity"
+    assert problem.detail.startswith("attrs: ")
