@@ -119,7 +119,7 @@ def test_entries_are_numbered_by_their_line_in_the_file_whatever_the_length_of_t
     body = ["attrs==25.1.0 \\", f"    --hash=sha256:{H1}", f"idna==3.10 --hash=sha256:{H1}"]
     header = LockHeader(
         tier="base",
-        inputs=list(inputs),
+        inputs=inputs,
         inputs_digest="sha256:" + "0" * 64,
         layered_on=None,
         layered_on_digest=None,
