@@ -132,3 +132,15 @@ def test_every_import_root_that_is_not_a_list_of_names_is_reported(project_dir: 
         "[tool.tierlock.tiers.gpu.import-roots].alpha",
         "[tool.tierlock.tiers.gpu.import-roots].beta",
     ]
+
+
+def test_a_ci_require_typo_is_refused_with_the_closest_tier(project_dir: Path) -> None:
+    (found,) = problems(project_dir, HEAD + '[tool.tierlock]\nci-require = ["gpux"]\n[tool.tierlock.tiers.gpu]\n')
+    assert found.message == "unknown tier 'gpux'; declared tiers: base, gpu"
+    assert found.hint == "did you mean 'gpu'?"
+
+
+def test_a_pyproject_that_is_not_utf8_is_a_config_error_naming_the_byte(project_dir: Path) -> None:
+    (project_dir / "pyproject.toml").write_bytes(b'[project]\nname = "caf\xe9"\n')
+    with pytest.raises(ConfigError, match=r"is not UTF-8 text \(invalid continuation byte at byte 21\)"):
+        load_project(project_dir)
