@@ -144,3 +144,91 @@ def test_a_pyproject_that_is_not_utf8_is_a_config_error_naming_the_byte(project_
     (project_dir / "pyproject.toml").write_bytes(b'[project]\nname = "caf\xe9"\n')
     with pytest.raises(ConfigError, match=r"is not UTF-8 text \(invalid continuation byte at byte 21\)"):
         load_project(project_dir)
+
+
+def test_a_toml_syntax_error_names_its_line_and_column_in_the_remedy(project_dir: Path) -> None:
+    (project_dir / "pyproject.toml").write_text('[project]\nname = "me"\nversion = \n', encoding="utf-8")
+    with pytest.raises(ConfigError) as exc:
+        load_project(project_dir)
+    assert exc.value.remedy == "fix the syntax at line 3, column 11"
+    assert exc.value.problems[0].line == 3
+
+
+def test_a_problem_is_placed_on_the_line_of_its_key(project_dir: Path) -> None:
+    (found,) = problems(project_dir, HEAD + "[tool.tierlock]\nlock-dirr = 'locks'\n")
+    assert found.message == "unknown key 'lock-dirr'"
+    assert found.hint == "did you mean 'lock-dir'?"
+    lines = (project_dir / "pyproject.toml").read_text(encoding="utf-8").splitlines()
+    assert found.line == lines.index("lock-dirr = 'locks'") + 1
+
+
+def test_every_bad_requirement_of_an_extra_is_reported(project_dir: Path) -> None:
+    text = HEAD.replace('gpu = ["alpha"]', 'gpu = [1, "not a requirement!", 2]') + "[tool.tierlock.tiers.gpu]\n"
+    assert [p.message.split(":")[0] for p in problems(project_dir, text)] == [
+        "must be a requirement string, not an integer",
+        "invalid requirement 'not a requirement!'",
+        "must be a requirement string, not an integer",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("5", 'must be "extra:NAME" or "group:NAME", not 5'),
+        ("'gpu'", 'must be "extra:NAME" or "group:NAME", not \'gpu\''),
+        ("'feature:gpu'", 'must start with "extra:" or "group:", not \'feature:\''),
+    ],
+)
+def test_a_source_that_names_no_extra_or_group_is_refused_saying_the_form(
+    project_dir: Path, source: str, message: str
+) -> None:
+    (found,) = problems(project_dir, HEAD + f"[tool.tierlock.tiers.gpu]\nsource = {source}\n")
+    assert found.message == message
+
+
+def test_a_runtime_key_that_is_not_a_table_is_refused(project_dir: Path) -> None:
+    (found,) = problems(project_dir, HEAD + "[tool.tierlock]\nruntime = 'tierlock.runtime.json'\n")
+    assert found.message == "must be a table, not a string"
+
+
+def test_every_layered_on_that_is_not_a_name_is_reported(project_dir: Path) -> None:
+    found = problems(
+        project_dir, HEAD + "[tool.tierlock.tiers.gpu]\nlayered-on = 1\n[tool.tierlock.tiers.cpu]\nlayered-on = 2\n"
+    )
+    assert [(p.message, p.where.split("]")[0]) for p in found] == [
+        ("must be a tier name, not an integer", "[tool.tierlock.tiers.gpu"),
+        ("must be a tier name, not an integer", "[tool.tierlock.tiers.cpu"),
+    ]
+
+
+def test_the_default_probe_names_each_distribution_once(project_dir: Path) -> None:
+    text = HEAD.replace('gpu = ["alpha"]', "gpu = ['alpha>=1', \"alpha<3; python_version < '4'\", 'me[cpu]']")
+    (project_dir / "pyproject.toml").write_text(text + "[tool.tierlock.tiers.gpu]\n", encoding="utf-8")
+    assert load_project(project_dir).tiers["gpu"].probe == ("alpha", "beta")  # type: ignore[index]
+
+
+def test_every_bad_probe_name_is_reported(project_dir: Path) -> None:
+    found = problems(project_dir, HEAD + "[tool.tierlock.tiers.gpu]\nprobe = ['a.b', 'A_B', 'bad name!', 'c', 'C']\n")
+    assert [p.message for p in found] == [
+        "'A_B' and 'a.b' are two spellings of one distribution ('a-b')",
+        "'bad name!' is not a valid distribution name",
+        "'C' and 'c' are two spellings of one distribution ('c')",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("conflicts", "messages"),
+    [
+        ('"gpu"', ["must be an array of arrays of tier names, not a string"]),
+        ('["gpu"]', ['must be an array of tier names such as ["a", "b"], not a string']),
+        (
+            '[[1, 2, "gpu", "cpu"]]',
+            ["must hold tier names (strings), not an integer", "must hold tier names (strings), not an integer"],
+        ),
+        ('[["base", "gpu", "cpu"]]', ["base is part of every tier; it cannot conflict with one"]),
+    ],
+)
+def test_every_malformed_conflict_set_is_reported_once(project_dir: Path, conflicts: str, messages: list[str]) -> None:
+    tiers = "[tool.tierlock.tiers.gpu]\n[tool.tierlock.tiers.cpu]\n"
+    found = problems(project_dir, HEAD + f"[tool.tierlock]\nconflicts = {conflicts}\n" + tiers)
+    assert [p.message for p in found] == messages
