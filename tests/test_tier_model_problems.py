@@ -220,7 +220,7 @@ def test_every_bad_probe_name_is_reported(project_dir: Path) -> None:
     ("conflicts", "messages"),
     [
         ('"gpu"', ["must be an array of arrays of tier names, not a string"]),
-        ('["gpu"]', ['must be an array of tier names such as ["a", "b"], not a string']),
+        ('["gpu", "cpu"]', ['must be an array of tier names such as ["a", "b"], not a string'] * 2),
         (
             '[[1, 2, "gpu", "cpu"]]',
             ["must hold tier names (strings), not an integer", "must hold tier names (strings), not an integer"],
@@ -232,3 +232,15 @@ def test_every_malformed_conflict_set_is_reported_once(project_dir: Path, confli
     tiers = "[tool.tierlock.tiers.gpu]\n[tool.tierlock.tiers.cpu]\n"
     found = problems(project_dir, HEAD + f"[tool.tierlock]\nconflicts = {conflicts}\n" + tiers)
     assert [p.message for p in found] == messages
+
+
+@pytest.mark.parametrize("lock_dir", ["5", "'  '"])
+def test_a_lock_dir_that_is_no_folder_name_is_refused(project_dir: Path, lock_dir: str) -> None:
+    (found,) = problems(project_dir, HEAD + f"[tool.tierlock]\nlock-dir = {lock_dir}\n")
+    assert found.message == "must be a non-empty string (a folder relative to the project root)"
+
+
+def test_dynamic_dependencies_are_refused_for_the_base_tier(project_dir: Path) -> None:
+    text = '[project]\nname = "me"\nversion = "0.1"\ndynamic = ["dependencies"]\n[tool.tierlock]\n'
+    (found,) = problems(project_dir, text)
+    assert found.message.startswith("the base tier needs static [project].dependencies")
