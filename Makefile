@@ -23,8 +23,8 @@ demo: $(STAMP)
 	@$(BIN)/python examples/demo/run_demo.py
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks examples
-	$(BIN)/ruff format --check src tests benchmarks examples
+	$(BIN)/ruff check src tests benchmarks examples tools
+	$(BIN)/ruff format --check src tests benchmarks examples tools
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -38,6 +38,20 @@ check-locks: $(STAMP)
 	$(BIN)/tierlock check
 	$(BIN)/tierlock admit
 	$(BIN)/tierlock --project examples/demo check
+
+.PHONY: mutate mutate-report
+# Mutation testing, not part of `make test` (docs/howto/mutation-testing.md): arms the locked
+# mutate tier (cosmic-ray), then mutates one module in place and runs its fast tests per mutant.
+#   make mutate MODULE=installer/plan.py    one module (python tools/mutate.py --list names them)
+#   make mutate                             every module, one after the other (hours)
+#   make mutate-report [MODULE=...]         the scores of the sessions already run
+mutate: $(STAMP)
+	$(BIN)/install-tier --quiet mutate
+	$(BIN)/python tools/mutate.py $(if $(MODULE),$(MODULE),--all)
+
+mutate-report: $(STAMP)
+	$(BIN)/install-tier --quiet mutate
+	$(BIN)/python tools/mutate.py --report $(MODULE)
 
 test: lint typecheck check-locks pytest
 

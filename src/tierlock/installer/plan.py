@@ -162,11 +162,8 @@ def requirement_lines(steps: Iterable[Step]) -> list[str]:
     lines: list[str] = []
     for step in steps:
         entry = step.entry
-        hashes = list(entry.hashes)
-        if not hashes:
-            for file in entry.files:
-                hashes.extend(f"{alg}:{digest}" for alg, digest in sorted(file.hashes.items()))
+        # Every entry carries its hashes: a pylock file without a usable hash is refused before any plan.
         pin = f"{entry.name} @ {entry.url}" if entry.url else f"{entry.name}=={entry.version}"
-        parts = [pin] + [f"--hash={h}" for h in dict.fromkeys(hashes)]
+        parts = [pin] + [f"--hash={h}" for h in dict.fromkeys(entry.hashes)]
         lines.append(" \\\n    ".join(parts))
     return lines

@@ -5,8 +5,8 @@ written atomically after a verified install. It records the tier, the digests
 of the lockfiles it was armed from, every package with its RECORD files and
 sizes, the backend, the tierlock version, the time and the interpreter.
 
-The no-op fast path (:func:`verify`) stats the recorded files instead of
-re-planning; it reads JSON and calls ``os.stat``, nothing more.
+The no-op fast path (:mod:`tierlock.installer.fastpath`) stats the recorded
+files instead of re-planning; it reads JSON and calls ``os.stat``, nothing more.
 """
 
 from __future__ import annotations
@@ -272,36 +272,6 @@ def remove(prefix: Path, tier: str) -> bool:
     except FileNotFoundError:
         return False
     return True
-
-
-@dataclass(frozen=True)
-class FastCheck:
-    ok: bool
-    packages: int
-    files: int
-    why: str = ""
-    """When not ok: the first difference found (the caller then re-plans in full)."""
-
-
-def verify(receipt: Receipt, *, prefix: Path, executable: str) -> FastCheck:
-    """Whether *receipt* still describes the environment at *prefix*: same interpreter, every file's size.
-
-    (The caller compares the pyproject and lockfile digests.)
-    """
-    if receipt.executable != executable:
-        return FastCheck(False, 0, 0, f"the receipt was written for {receipt.executable}")
-    files = 0
-    packages = receipt.packages
-    for package in packages:
-        site = os.path.join(prefix, str(package.get("site", "")))
-        for rel, size in package.get("files", []):
-            files += 1
-            try:
-                if os.stat(os.path.join(site, rel)).st_size != size:
-                    return FastCheck(False, len(packages), files, f"{package.get('name')}: {rel} changed size")
-            except OSError:
-                return FastCheck(False, len(packages), files, f"{package.get('name')}: {rel} is missing")
-    return FastCheck(True, len(packages), files)
 
 
 def recorded_paths(prefix: Path, receipts: Iterable[Receipt]) -> set[str]:

@@ -1,0 +1,78 @@
+"""``tools/mutate.py`` (``make mutate``): every listed module still exists with its tests, and the
+mutants it skips as equivalent are only the ones that cannot change behaviour."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("mutate_tool", ROOT / "tools" / "mutate.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["mutate_tool"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+NOT_YET = {"census", "verify"}  # listed ahead of the code they will mutate
+
+
+def test_every_listed_module_has_sources_and_fast_tests_on_this_commit(tool: ModuleType) -> None:
+    missing = [key for key in tool.MODULES if key not in NOT_YET and not (tool.sources_of(key) and tool.tests_of(key))]
+    assert missing == []
+
+
+def test_short_names_resolve_and_unknown_ones_are_refused_naming_the_choices(tool: ModuleType) -> None:
+    assert tool.resolve("plan") == "installer/plan.py"
+    assert tool.resolve("src/tierlock/tiers/loader.py") == "tiers/loader.py"
+    with pytest.raises(tool.Refused, match=r"unknown module 'nope'; one of: probing, installer/plan\.py"):
+        tool.resolve("nope")
+
+
+def test_only_annotations_dataclass_options_and_type_checking_imports_count_as_equivalent(
+    tool: ModuleType, tmp_path: Path
+) -> None:
+    source = tmp_path / "m.py"
+    source.write_text(
+        textwrap.dedent(
+            """\
+            from __future__ import annotations
+            from dataclasses import dataclass
+            if TYPE_CHECKING:
+                import os
+            @dataclass(frozen=True)
+            class A:
+                x: int | None = None
+            def f(a: int | str, b: bool = True) -> list[int] | None:
+                return [a + 1] if b and a != 0 else None
+            """
+        )
+    )
+    spans = tool.annotation_spans(source)
+    why = {
+        pos: tool.equivalent(source, pos, spans) for pos in [(3, 3), (5, 0), (7, 7), (8, 9), (8, 42), (9, 14), (9, 26)]
+    }
+    assert why[(3, 3)].startswith("imports for the type checker only")
+    assert why[(5, 0)].startswith("a dataclass option")
+    assert why[(7, 7)] == why[(8, 9)] == why[(8, 42)] == "type annotation (never evaluated)"
+    assert why[(9, 14)] == why[(9, 26)] == ""  # the body's + and != are real mutants
+
+
+def test_list_runs_without_the_mutate_tier() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "mutate.py"), "--list"], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "installer/plan.py: src/tierlock/installer/plan.py" in proc.stdout

@@ -1,0 +1,418 @@
+"""Mutation testing of the modules that decide "present", "valid" and "safe" (cosmic-ray, one module at a time).
+
+Usage (``make mutate MODULE=...`` calls this with the ``mutate`` tier armed)::
+
+    python tools/mutate.py installer/plan.py      # one module: mutate, test, print the score
+    python tools/mutate.py validators plugin      # several, one after the other
+    python tools/mutate.py --all                  # every module listed in MODULES
+    python tools/mutate.py --report [MODULE...]   # print the scores of the sessions already run
+    python tools/mutate.py --list                 # the modules, their sources and their test files
+
+cosmic-ray edits the module's file in place for each mutant and runs the module's fast test files
+(``pytest -x``, no xdist); every process a test starts (``tierlock`` subprocesses through the editable
+install, pytester runs) sees the mutant. So the run refuses a module with uncommitted changes, and
+puts the committed text back if it is stopped half-way. Sessions live in ``.mutate/`` (not committed);
+a rerun on the same commit resumes where the last one stopped.
+
+What is mutated: cosmic-ray's core operators, less the mutants that cannot change behaviour or only
+repeat another one (marked skipped before the run and not counted):
+
+* anything inside a type annotation (every module has ``from __future__ import annotations``: an
+  annotation is never evaluated), on a ``@dataclass(...)`` line (``frozen=True`` to ``False``: no
+  code assigns to these objects, mypy refuses it) or an ``if TYPE_CHECKING:`` line (the imports
+  under it then also run at run time: slower, the same behaviour);
+* binary operators replaced by the arithmetic ones no code here uses (``* / // % ** << >> ^``: each
+  site is still mutated to ``+ - | &``), ``==``/``!=`` replaced by an ordering or identity test
+  (the negation is kept), and ``is``/``is not`` replaced by ``==``/``!=`` (equal for ``None``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+
+ROOT = Path(__file__).resolve().parent.parent
+WORK = ROOT / ".mutate"
+TIMEOUT = 120.0
+"""Seconds one mutant's test run may take (a mutant that loops forever counts as killed)."""
+
+
+@dataclass(frozen=True)
+class Module:
+    sources: tuple[str, ...]
+    """Files or folders, relative to the repository (those missing on this commit are left out)."""
+    tests: tuple[str, ...]
+    """Globs of the fast test files that exercise the sources."""
+
+
+MODULES: dict[str, Module] = {
+    "probing": Module(("src/tierlock/probing",), ("tests/test_probe*.py", "tests/test_tier_model_edges.py")),
+    "installer/plan.py": Module(("src/tierlock/installer/plan.py",), ("tests/test_installer_plan*.py",)),
+    "installer/fastpath.py": Module(("src/tierlock/installer/fastpath.py",), ("tests/test_installer_receipts*.py",)),
+    "installer/receipts.py": Module(
+        ("src/tierlock/installer/receipts.py",), ("tests/test_installer_receipts*.py", "tests/test_receipts_*.py")
+    ),
+    "lockfiles/check.py": Module(
+        ("src/tierlock/lockfiles/check.py",), ("tests/test_lockfiles_check.py", "tests/test_sibling_conflicts.py")
+    ),
+    "lockfiles/requirements.py": Module(
+        ("src/tierlock/lockfiles/requirements.py",),
+        ("tests/test_lockfiles_reader.py", "tests/test_lockfiles_requirements*.py", "tests/test_installer_plan.py"),
+    ),
+    "lockfiles/pylock.py": Module(
+        ("src/tierlock/lockfiles/pylock.py",), ("tests/test_lockfiles_reader.py", "tests/test_installer_plan.py")
+    ),
+    "validators": Module(
+        tuple(f"src/tierlock/validators/{name}.py" for name in ("credentials", "scope", "rules", "report")),
+        ("tests/test_validators*.py",),
+    ),
+    "tiers/loader.py": Module(("src/tierlock/tiers/loader.py",), ("tests/test_tiers.py", "tests/test_tier_model_*.py")),
+    # The gating part of the plugin: the plugin module, or its gating modules once it is a package.
+    "plugin": Module(
+        (
+            "src/tierlock/pytest_plugin.py",
+            "src/tierlock/pytest_plugin/gate.py",
+            "src/tierlock/pytest_plugin/collect.py",
+            "src/tierlock/pytest_plugin/selection.py",
+        ),
+        ("tests/test_pytest_plugin*.py", "tests/test_plugin_*.py"),
+    ),
+    "census": Module(("src/tierlock/census.py", "src/tierlock/census"), ("tests/test_census*.py",)),
+    "verify": Module(("src/tierlock/evidence",), ("tests/test_verif*.py", "tests/test_evidence*.py")),
+}
+
+ALIASES = {
+    "plan": "installer/plan.py",
+    "fastpath": "installer/fastpath.py",
+    "receipts": "installer/receipts.py",
+    "check": "lockfiles/check.py",
+    "requirements": "lockfiles/requirements.py",
+    "pylock": "lockfiles/pylock.py",
+    "loader": "tiers/loader.py",
+    "pytest_plugin.py": "plugin",
+    "evidence": "verify",
+}
+
+EXCLUDED_OPERATORS = (
+    r"core/ReplaceBinaryOperator_\w+_(Mul|Div|FloorDiv|Mod|Pow|LShift|RShift|BitXor)$",
+    r"core/ReplaceComparisonOperator_(Eq|NotEq)_(Lt|LtE|Gt|GtE|Is|IsNot)$",
+    r"core/ReplaceComparisonOperator_(Is|IsNot)_(Eq|NotEq)$",
+)
+
+
+class Refused(Exception):
+    """The run cannot start (message says why and what to do)."""
+
+
+def resolve(name: str) -> str:
+    key = ALIASES.get(name.strip("/"), name.strip("/"))
+    if key.startswith("src/tierlock/"):
+        key = key[len("src/tierlock/") :]
+    if key not in MODULES:
+        raise Refused(f"unknown module {name!r}; one of: {', '.join(MODULES)}")
+    return key
+
+
+def session_stem(key: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", key).strip("-")
+
+
+def sources_of(key: str) -> list[Path]:
+    """The existing ``.py`` files of module *key*."""
+    out: list[Path] = []
+    for rel in MODULES[key].sources:
+        path = ROOT / rel
+        if path.is_dir():
+            out += sorted(p for p in path.rglob("*.py") if "__pycache__" not in p.parts)
+        elif path.is_file():
+            out.append(path)
+    return out
+
+
+def tests_of(key: str) -> list[str]:
+    found: list[str] = []
+    for pattern in MODULES[key].tests:
+        for path in sorted(ROOT.glob(pattern)):
+            rel = path.relative_to(ROOT).as_posix()
+            if rel not in found:
+                found.append(rel)
+    return found
+
+
+def commit() -> str:
+    out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False)
+    return out.stdout.strip() or "unknown"
+
+
+def uncommitted(paths: Sequence[Path]) -> list[str]:
+    rels = [p.relative_to(ROOT).as_posix() for p in paths]
+    proc = subprocess.run(
+        ["git", "status", "--porcelain", "--", *rels], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    return [line[3:] for line in proc.stdout.splitlines() if line.strip()]
+
+
+def annotation_spans(path: Path) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """(start, end) positions (line, column) of every type annotation in *path*."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    nodes: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            nodes.append(node.annotation)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns is not None:
+            nodes.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            nodes.append(node.annotation)
+    spans = []
+    for n in nodes:
+        assert n.end_lineno is not None
+        assert n.end_col_offset is not None
+        spans.append(((n.lineno, n.col_offset), (n.end_lineno, n.end_col_offset)))
+    return spans
+
+
+def write_config(key: str, sources: Sequence[Path], tests: Sequence[str]) -> Path:
+    WORK.mkdir(exist_ok=True)
+    (WORK / ".gitignore").write_text("*\n", encoding="utf-8")
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", *tests]
+    config: dict[str, object] = {
+        "cosmic-ray": {
+            "module-path": [p.relative_to(ROOT).as_posix() for p in sources],
+            "timeout": TIMEOUT,
+            "excluded-modules": [],
+            "test-command": shlex.join(command),
+            "distributor": {"name": "local"},
+            "filters": {"operators-filter": {"exclude-operators": list(EXCLUDED_OPERATORS)}},
+        }
+    }
+    path = WORK / f"{session_stem(key)}.toml"
+    path.write_text(_toml(config), encoding="utf-8")
+    return path
+
+
+def _toml(data: dict[str, object], prefix: str = "") -> str:
+    """The small TOML this config needs (tables of strings, numbers and lists of strings)."""
+    lines: list[str] = []
+    tables: list[tuple[str, dict[str, object]]] = []
+    for k, v in data.items():
+        if isinstance(v, dict):
+            tables.append((f"{prefix}{k}", v))
+        else:
+            lines.append(f"{k} = {json.dumps(v)}")
+    out = ""
+    if prefix and lines:
+        out += f"[{prefix.rstrip('.')}]\n" + "\n".join(lines) + "\n\n"
+    for name, table in tables:
+        out += _toml(table, f"{name}.")
+    return out
+
+
+EQUIVALENT_LINES = (
+    (re.compile(r"\s*@dataclass\("), "a dataclass option (frozen=, slots=): no code assigns to these objects"),
+    (re.compile(r"\s*if TYPE_CHECKING:"), "imports for the type checker only: at run time they only cost time"),
+)
+
+
+def equivalent(path: Path, start: tuple[int, int], spans: Sequence[tuple[tuple[int, int], tuple[int, int]]]) -> str:
+    """Why a mutant at *start* of *path* cannot change behaviour ("" when it can)."""
+    if any(a <= start < b for a, b in spans):
+        return "type annotation (never evaluated)"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    text = lines[start[0] - 1] if 0 < start[0] <= len(lines) else ""
+    return next((why for pattern, why in EQUIVALENT_LINES if pattern.match(text)), "")
+
+
+def skip_equivalent(session: Path, sources: Sequence[Path]) -> int:
+    """Mark the pending mutants that cannot change behaviour as skipped; return how many."""
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import WorkerOutcome, WorkResult
+
+    spans = {p.relative_to(ROOT).as_posix(): annotation_spans(p) for p in sources}
+    skipped = 0
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        for item in list(db.pending_work_items):
+            for mutation in item.mutations:
+                rel = Path(mutation.module_path).as_posix()
+                why = equivalent(ROOT / rel, tuple(mutation.start_pos), spans.get(rel, ()))
+                if why:
+                    db.set_result(item.job_id, WorkResult(output=why, worker_outcome=WorkerOutcome.SKIPPED))
+                    skipped += 1
+                    break
+    return skipped
+
+
+def cosmic(*args: str) -> None:
+    tool = Path(sys.executable).parent / args[0]
+    proc = subprocess.run([str(tool), *args[1:]], cwd=ROOT, check=False)
+    if proc.returncode != 0:
+        raise Refused(f"{' '.join(args)} exited {proc.returncode}")
+
+
+class Restore:
+    """Put the committed text of *sources* back however the run ends (cosmic-ray edits them in place)."""
+
+    def __init__(self, sources: Sequence[Path]) -> None:
+        self.saved = {p: p.read_bytes() for p in sources}
+
+    def __enter__(self) -> Restore:
+        self.previous = signal.signal(signal.SIGTERM, self._terminate)
+        return self
+
+    def _terminate(self, signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    def __exit__(self, *exc: object) -> None:
+        signal.signal(signal.SIGTERM, self.previous)
+        for path, data in self.saved.items():
+            if path.read_bytes() != data:
+                path.write_bytes(data)
+                print(f"mutate: restored {path.relative_to(ROOT)}", file=sys.stderr)
+
+
+def run(key: str, *, fresh: bool) -> None:
+    sources = sources_of(key)
+    if not sources:
+        raise Refused(f"{key}: none of {', '.join(MODULES[key].sources)} exists on this commit")
+    tests = tests_of(key)
+    if not tests:
+        raise Refused(f"{key}: no test file matches {', '.join(MODULES[key].tests)}")
+    dirty = uncommitted(sources)
+    if dirty:
+        raise Refused(f"{key}: commit or stash {', '.join(dirty)} first (mutants are written into the file in place)")
+    config = write_config(key, sources, tests)
+    session = WORK / f"{session_stem(key)}.sqlite"
+    meta = WORK / f"{session_stem(key)}.json"
+    here = commit()
+    if session.exists() and not fresh:
+        try:
+            same = json.loads(meta.read_text(encoding="utf-8")).get("commit") == here
+        except (OSError, ValueError):
+            same = False
+        if not same:
+            session.unlink()
+    elif session.exists():
+        session.unlink()
+    print(f"mutate: {key} at {here}: {len(sources)} file(s), tests: {' '.join(tests)}", flush=True)
+    if not session.exists():
+        cosmic("cosmic-ray", "init", str(config), str(session))
+        cosmic("cr-filter-operators", str(session), str(config))
+        skipped = skip_equivalent(session, sources)
+        print(f"mutate: {skipped} equivalent mutant(s) skipped (annotations, dataclass options, TYPE_CHECKING)")
+        meta.write_text(json.dumps({"commit": here, "module": key, "tests": tests}) + "\n", encoding="utf-8")
+    with Restore(sources):
+        cosmic("cosmic-ray", "baseline", str(config))
+        cosmic("cosmic-ray", "exec", str(config), str(session))
+
+
+@dataclass
+class Score:
+    killed: int = 0
+    survived: int = 0
+    skipped: int = 0
+    pending: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.killed + self.survived
+
+    def line(self, name: str) -> str:
+        pct = f"{100 * self.killed / self.total:.1f}%" if self.total else "-"
+        extra = f", {self.pending} not run yet" if self.pending else ""
+        return f"{name}: {self.killed}/{self.total} killed ({pct}), {self.skipped} skipped{extra}"
+
+
+def dump(session: Path) -> Iterator[tuple[dict[str, object], dict[str, object] | None]]:
+    tool = Path(sys.executable).parent / "cosmic-ray"
+    out = subprocess.run([str(tool), "dump", str(session)], cwd=ROOT, capture_output=True, text=True, check=True)
+    for line in out.stdout.splitlines():
+        item, result = json.loads(line)
+        yield item, result
+
+
+def report(key: str, *, survivors: bool = True) -> Score | None:
+    session = WORK / f"{session_stem(key)}.sqlite"
+    if not session.exists():
+        return None
+    meta = json.loads((WORK / f"{session_stem(key)}.json").read_text(encoding="utf-8"))
+    per_file: dict[str, Score] = {}
+    total = Score()
+    lived: list[str] = []
+    for item, result in dump(session):
+        mutations = item["mutations"]
+        assert isinstance(mutations, list)
+        mutation = mutations[0]
+        path = str(mutation["module_path"])
+        score = per_file.setdefault(path, Score())
+        for s in (score, total):
+            if result is None:
+                s.pending += 1
+            elif result["worker_outcome"] == "skipped":
+                s.skipped += 1
+            elif result.get("test_outcome") == "survived":
+                s.survived += 1
+            elif result["worker_outcome"] != "no-test":
+                s.killed += 1
+        if result is not None and result.get("test_outcome") == "survived":
+            line = int(mutation["start_pos"][0])
+            lived.append(f"  survived {path}:{line} {mutation['operator_name']} #{mutation['occurrence']}")
+            diff = str(result.get("diff") or "")
+            lived += [f"      {d}" for d in diff.splitlines() if d.startswith(("-", "+")) and d[1:2] not in "-+"]
+    print(total.line(f"{key} (commit {meta.get('commit')})"))
+    if len(per_file) > 1:
+        for path, score in sorted(per_file.items()):
+            print("  " + score.line(path))
+    if survivors:
+        print("\n".join(lived))
+    return total
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="tools/mutate.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("modules", nargs="*", help="modules to mutate (see --list)")
+    parser.add_argument("--all", action="store_true", help="every module, one after the other")
+    parser.add_argument("--report", action="store_true", help="only print the scores of sessions already run")
+    parser.add_argument("--fresh", action="store_true", help="start the module's session anew")
+    parser.add_argument("--list", action="store_true", help="list the modules")
+    args = parser.parse_args(argv)
+    try:
+        keys = list(MODULES) if args.all or (args.report and not args.modules) else [resolve(m) for m in args.modules]
+        if args.list:
+            for key in MODULES:
+                sources = [p.relative_to(ROOT).as_posix() for p in sources_of(key)] or ["(not on this commit)"]
+                print(f"{key}: {' '.join(sources)}\n    tests: {' '.join(tests_of(key))}")
+            return 0
+        if not keys:
+            parser.error("name a module (see --list), or --all")
+        if not args.report:
+            for key in keys:
+                if args.all and not sources_of(key):
+                    print(f"mutate: {key}: not on this commit, left out", flush=True)
+                    continue
+                run(key, fresh=args.fresh)
+        print("\nmutation score (killed/total):")
+        for key in keys:
+            if report(key, survivors=not args.all) is None and not args.report:
+                print(f"{key}: no session")
+    except Refused as exc:
+        print(f"mutate: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("mutate: interrupted; rerun the same command to resume", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    os.chdir(ROOT)
+    sys.exit(main())
