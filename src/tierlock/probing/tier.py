@@ -7,6 +7,7 @@ target environment, in :mod:`tierlock.probing.required`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -196,6 +197,8 @@ def resolve_project(project: Project | str | Path | None) -> Project:
 
     if isinstance(project, Project):
         return project
+    if project is not None and not isinstance(project, str | os.PathLike):
+        return project  # a Project of another import of this module (pytest's in-process runs re-import it)
     pyproject = find_pyproject(Path(project if project is not None else "."))
     return _while_unchanged("project", pyproject, load_project)
 
