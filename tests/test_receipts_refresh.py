@@ -91,3 +91,37 @@ def test_a_receipt_whose_recorded_sizes_changed_is_rewritten_with_the_sizes_on_d
     third = armed.install()  # the rewritten receipt proves a no-op again (the fast path)
     assert third["result"] == "unchanged"
     assert {p["reason"] for p in third["packages"]["satisfied"]} == {"receipt verified"}
+
+
+def _tamper(doc: dict[str, Any], field: str) -> None:
+    if field == "pyproject":
+        doc["pyproject"]["digest"] = "0" * 64
+    elif field == "lockfile":
+        doc["lockfiles"]["brain"]["digest"] = "0" * 64
+    elif field == "environment":
+        doc["interpreter"]["environment"] = "/somewhere/else"
+    elif field == "tierlock_version":
+        doc["tierlock_version"] = "0.0.0"
+    else:
+        doc["stale"] = {"replaced_by": ["other"], "packages": ["corelib"]}
+
+
+@pytest.mark.parametrize("field", ["pyproject", "lockfile", "environment", "tierlock_version", "stale"])
+def test_a_receipt_that_no_longer_matches_in_any_one_field_is_rewritten_and_trusted_again(
+    armed: Env, field: str
+) -> None:
+    path = receipts.receipt_path(armed.venv, "brain")
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    _tamper(doc, field)  # the same packages and files: only this one field says "not this receipt"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+
+    again = armed.install()  # the fast path refuses the receipt; the full path finds nothing to install
+
+    assert again["result"] == "unchanged", again
+    assert again["receipts"] == [str(path)]  # rewritten, with every field true again
+    rewritten = json.loads(path.read_text(encoding="utf-8"))
+    assert "stale" not in rewritten
+    assert rewritten["tierlock_version"] != "0.0.0"
+    assert "0" * 64 not in (rewritten["pyproject"]["digest"], rewritten["lockfiles"]["brain"]["digest"])
+    assert rewritten["interpreter"]["environment"] == os.path.realpath(armed.venv)
+    assert armed.install()["packages"]["satisfied"][0]["reason"] == "receipt verified"  # the no-op again
