@@ -102,8 +102,22 @@ class Location:
     column: int
 
 
+class _AtPath:
+    """What is placed by a JSON path: its dotted form (``setup[0].cwd``) and its JSON Pointer (``/setup/0/cwd``)."""
+
+    path: JsonPath
+
+    @property
+    def where(self) -> str:
+        return dotted(self.path)
+
+    @property
+    def pointer(self) -> str:
+        return pointer(self.path)
+
+
 @dataclass(frozen=True)
-class ValidationError:
+class ValidationError(_AtPath):
     """One error, located: rule id, path, message, and file/line/column when known."""
 
     rule: str
@@ -114,14 +128,6 @@ class ValidationError:
     column: int | None = None
     hint: str | None = None
     related: Location | None = None
-
-    @property
-    def where(self) -> str:
-        return dotted(self.path)
-
-    @property
-    def pointer(self) -> str:
-        return pointer(self.path)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -138,7 +144,7 @@ class ValidationError:
 
 
 @dataclass(frozen=True)
-class AcceptedCredential:
+class AcceptedCredential(_AtPath):
     """A credential-shaped value accepted on purpose by ``acceptedCredentials`` (the value itself is never kept)."""
 
     path: JsonPath
@@ -147,14 +153,6 @@ class AcceptedCredential:
     file: str | None = None
     line: int | None = None
     column: int | None = None
-
-    @property
-    def where(self) -> str:
-        return dotted(self.path)
-
-    @property
-    def pointer(self) -> str:
-        return pointer(self.path)
 
     def to_dict(self) -> dict[str, Any]:
         return {
