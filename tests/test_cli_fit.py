@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.env import make_venv
-from tests.support.lockproj import build_wheel_dir, offline, run_cli, write_project
+from tests.support.lockproj import build_wheel_dir, lock_offline, offline, run_cli, write_project
 from tierlock.cli import COMMANDS, main
 from tierlock.output import UI, plain_table
 
@@ -30,9 +30,7 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def locked(tmp_path_factory: pytest.TempPathFactory, wheels: Path) -> Path:
-    folder = write_project(tmp_path_factory.mktemp("locked") / "proj")
-    assert main(["--project", str(folder), "-q", "lock", "--backend", "uv", *offline(wheels)]) == 0
-    return folder
+    return lock_offline(tmp_path_factory.mktemp("locked") / "proj", wheels)
 
 
 # -- did you mean -------------------------------------------------------------

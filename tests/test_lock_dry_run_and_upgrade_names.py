@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.lockproj import build_wheel_dir, offline, run_cli, run_json, write_project
-from tierlock.cli import main
+from tests.support.lockproj import build_wheel_dir, lock_offline, offline, run_cli, run_json
 
 
 @pytest.fixture(scope="module")
@@ -21,9 +20,7 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def locked(tmp_path_factory: pytest.TempPathFactory, wheels: Path) -> Path:
-    folder = write_project(tmp_path_factory.mktemp("locked") / "proj")
-    assert main(["--project", str(folder), "-q", "lock", "--backend", "uv", *offline(wheels)]) == 0
-    return folder
+    return lock_offline(tmp_path_factory.mktemp("locked") / "proj", wheels)
 
 
 @pytest.fixture

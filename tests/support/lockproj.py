@@ -82,3 +82,12 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[
     except json.JSONDecodeError as exc:  # pragma: no cover - shows what went wrong
         raise AssertionError(f"not one JSON document:\n{out}\n{err}") from exc
     return code, document
+
+
+def lock_offline(folder: Path, wheels: Path) -> Path:
+    """Write the standard project into *folder* and lock it with uv from *wheels* (offline); return the folder."""
+    from tierlock.cli import main
+
+    write_project(folder)
+    assert main(["--project", str(folder), "-q", "lock", "--backend", "uv", *offline(wheels)]) == 0
+    return folder
