@@ -162,6 +162,17 @@ class _Reader:
         line = _locate(self.text, table, key) if self.text else None
         self.errors.add(message, where_key(table, key, index), file=str(self.pyproject), line=line, hint=hint)
 
+    def unknown_tier(self, written: str, known: Sequence[str], table: str, key: str, index: int | None = None) -> None:
+        """A tier name that names no declared tier, with the closest one as a hint."""
+        close = difflib.get_close_matches(canonicalize_name(written), list(known), n=1)
+        self.problem(
+            f"unknown tier {written!r}; declared tiers: {', '.join(known)}",
+            table,
+            key,
+            index,
+            hint=f"did you mean {close[0]!r}?" if close else None,
+        )
+
     def string_list(self, value: object, table: str, key: str) -> list[str] | None:
         if not isinstance(value, list):
             self.problem(f"must be an array of strings, not {_type(value)}", table, key)
@@ -385,13 +396,7 @@ def parse_project(data: Mapping[str, Any], *, pyproject: Path, text: str = "") -
             continue
         layer = canonicalize_name(raw_layer)
         if layer not in built:
-            close = difflib.get_close_matches(layer, list(built), n=1)
-            r.problem(
-                f"unknown tier {raw_layer!r}; declared tiers: {', '.join(built)}",
-                info["where"],
-                "layered-on",
-                hint=f"did you mean {close[0]!r}?" if close else None,
-            )
+            r.unknown_tier(raw_layer, list(built), info["where"], "layered-on")
             layers[norm] = BASE
         elif layer == norm:
             r.problem("a tier cannot be layered on itself", info["where"], "layered-on")
@@ -457,14 +462,7 @@ def parse_project(data: Mapping[str, Any], *, pyproject: Path, text: str = "") -
         for i, value in enumerate(values):
             name = canonicalize_name(value)
             if name not in tiers:
-                close = difflib.get_close_matches(name, list(tiers), n=1)
-                r.problem(
-                    f"unknown tier {value!r}; declared tiers: {', '.join(tiers)}",
-                    "tool.tierlock",
-                    "ci-require",
-                    i,
-                    hint=f"did you mean {close[0]!r}?" if close else None,
-                )
+                r.unknown_tier(value, list(tiers), "tool.tierlock", "ci-require", i)
             elif name in ci_require:
                 r.problem(f"tier {value!r} is listed twice", "tool.tierlock", "ci-require", i)
             else:
@@ -647,14 +645,7 @@ def _conflicts(
                 continue
             name = canonicalize_name(entry)
             if name not in tiers:
-                close = difflib.get_close_matches(name, list(tiers), n=1)
-                r.problem(
-                    f"unknown tier {entry!r}; declared tiers: {', '.join(tiers)}",
-                    "tool.tierlock",
-                    "conflicts",
-                    i,
-                    hint=f"did you mean {close[0]!r}?" if close else None,
-                )
+                r.unknown_tier(entry, list(tiers), "tool.tierlock", "conflicts", i)
             elif name == BASE:
                 r.problem("base is part of every tier; it cannot conflict with one", "tool.tierlock", "conflicts", i)
             elif name not in names:
