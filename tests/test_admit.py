@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.support.env import make_venv, site_packages
+from tests.support.lockproj import lock_offline
 from tests.support.probe_env import uv_install
 from tests.support.wheels import EXT_SUFFIX, build_wheel
 from tierlock.cli import main
@@ -53,12 +54,7 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def locked(tmp_path_factory: pytest.TempPathFactory, wheels: Path) -> Path:
-    folder = tmp_path_factory.mktemp("admit-locked") / "gated"
-    folder.mkdir()
-    (folder / "pyproject.toml").write_text(PYPROJECT)
-    argv = ["--project", str(folder), "-q", "lock", "--backend", "uv", "--no-index", "--find-links", str(wheels)]
-    assert main(argv) == 0
-    return folder
+    return lock_offline(tmp_path_factory.mktemp("admit-locked") / "gated", wheels, PYPROJECT)
 
 
 @pytest.fixture

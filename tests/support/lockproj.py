@@ -84,10 +84,10 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[
     return code, document
 
 
-def lock_offline(folder: Path, wheels: Path) -> Path:
-    """Write the standard project into *folder* and lock it with uv from *wheels* (offline); return the folder."""
+def lock_offline(folder: Path, wheels: Path, pyproject: str = PYPROJECT) -> Path:
+    """Write *pyproject* into *folder* and lock every tier with uv from *wheels* (offline); return the folder."""
     from tierlock.cli import main
 
-    write_project(folder)
+    write_project(folder, pyproject)
     assert main(["--project", str(folder), "-q", "lock", "--backend", "uv", *offline(wheels)]) == 0
     return folder
