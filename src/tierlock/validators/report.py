@@ -102,28 +102,29 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def _github_place(item: ValidationError | AcceptedCredential) -> list[str]:
+    """``file=``, ``line=`` and ``col=`` of a workflow command, for what is known of *item*'s place."""
+    props = []
+    if item.file:
+        props.append(f"file={_escape_property(redact(display_path(item.file)))}")
+    if item.line is not None:
+        props.append(f"line={item.line}")
+        props.append(f"col={item.column or 1}")
+    return props
+
+
 def github_lines(result: ValidationResult) -> list[str]:
     """GitHub Actions workflow commands (``::error file=...,line=...::message``)."""
     lines = []
     for error in result.errors:
-        props = []
-        if error.file:
-            props.append(f"file={_escape_property(redact(display_path(error.file)))}")
-        if error.line is not None:
-            props.append(f"line={error.line}")
-            props.append(f"col={error.column or 1}")
+        props = _github_place(error)
         props.append(f"title={_escape_property(redact(f'tierlock {error.rule} {error.where}'))}")
         message = f"{error.where}: {error.message}" if error.path else error.message
         if error.hint:
             message += f" ({error.hint})"
         lines.append(f"::error {','.join(props)}::{_escape_data(redact(message))}")
     for accepted in result.accepted:
-        props = []
-        if accepted.file:
-            props.append(f"file={_escape_property(redact(display_path(accepted.file)))}")
-        if accepted.line is not None:
-            props.append(f"line={accepted.line}")
-            props.append(f"col={accepted.column or 1}")
+        props = _github_place(accepted)
         props.append(f"title={_escape_property(redact(f'tierlock accepted credential {accepted.where}'))}")
         lines.append(f"::notice {','.join(props)}::{_escape_data(redact(_accepted_text(accepted)))}")
     lines.append(_escape_data(redact(summary(result))))
