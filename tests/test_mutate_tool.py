@@ -76,3 +76,24 @@ def test_list_runs_without_the_mutate_tier() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "installer/plan.py: src/tierlock/installer/plan.py" in proc.stdout
+
+
+def test_one_file_of_a_listed_module_is_a_module_of_its_own_with_the_modules_tests(tool: ModuleType) -> None:
+    assert tool.resolve("src/tierlock/evidence/run.py") == "evidence/run.py"
+    assert [p.relative_to(ROOT).as_posix() for p in tool.sources_of("evidence/run.py")] == [
+        "src/tierlock/evidence/run.py"
+    ]
+    assert tool.tests_of("evidence/run.py") == tool.tests_of("verify")
+    assert tool.resolve("validators/scope.py") == "validators/scope.py"
+    with pytest.raises(tool.Refused, match=r"unknown module 'cli\.py'"):
+        tool.resolve("cli.py")  # a file of no listed module
+
+
+def test_a_sampled_score_carries_the_95_percent_interval_of_the_proportion(tool: ModuleType) -> None:
+    low, high = tool.interval(90, 100)
+    assert (round(100 * low), round(100 * high)) == (83, 94)  # the Wilson interval of 90/100: 82.6%-94.4%
+    assert tool.interval(0, 0) == (0.0, 1.0)
+    assert tool.interval(10, 10)[1] == pytest.approx(1.0)
+    line = tool.Score(killed=90, survived=10, unsampled=400).line("verify")
+    assert line == "verify: 90/100 killed (90.0%; a sample of 100 of 500, 95% interval 83-94%), 0 skipped"
+    assert tool.Score(killed=9, survived=1).line("plan") == "plan: 9/10 killed (90.0%), 0 skipped"

@@ -31,7 +31,9 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import math
 import os
+import random
 import re
 import shlex
 import signal
@@ -116,12 +118,35 @@ class Refused(Exception):
 
 
 def resolve(name: str) -> str:
+    """The module key *name* stands for: a listed module, a short name, or one ``.py`` file of a listed module."""
     key = ALIASES.get(name.strip("/"), name.strip("/"))
     if key.startswith("src/tierlock/"):
         key = key[len("src/tierlock/") :]
-    if key not in MODULES:
-        raise Refused(f"unknown module {name!r}; one of: {', '.join(MODULES)}")
-    return key
+    if key in MODULES:
+        return key
+    if key.endswith(".py") and parent_of(key) is not None:
+        return key
+    raise Refused(f"unknown module {name!r}; one of: {', '.join(MODULES)} (or one .py file of theirs)")
+
+
+def parent_of(key: str) -> str | None:
+    """The listed module whose sources hold the file *key* (``evidence/run.py`` is part of ``verify``)."""
+    path = (ROOT / "src" / "tierlock" / key).resolve()
+    for parent, module in MODULES.items():
+        for rel in module.sources:
+            source = (ROOT / rel).resolve()
+            if path == source or source in path.parents:
+                return parent
+    return None
+
+
+def module(key: str) -> Module:
+    """The sources and tests of *key*: a listed module, or one of its files with the module's tests."""
+    if key in MODULES:
+        return MODULES[key]
+    parent = parent_of(key)
+    assert parent is not None, key
+    return Module((f"src/tierlock/{key}",), MODULES[parent].tests)
 
 
 def session_stem(key: str) -> str:
@@ -131,7 +156,7 @@ def session_stem(key: str) -> str:
 def sources_of(key: str) -> list[Path]:
     """The existing ``.py`` files of module *key*."""
     out: list[Path] = []
-    for rel in MODULES[key].sources:
+    for rel in module(key).sources:
         path = ROOT / rel
         if path.is_dir():
             out += sorted(p for p in path.rglob("*.py") if "__pycache__" not in p.parts)
@@ -142,7 +167,7 @@ def sources_of(key: str) -> list[Path]:
 
 def tests_of(key: str) -> list[str]:
     found: list[str] = []
-    for pattern in MODULES[key].tests:
+    for pattern in module(key).tests:
         for path in sorted(ROOT.glob(pattern)):
             rel = path.relative_to(ROOT).as_posix()
             if rel not in found:
@@ -252,6 +277,44 @@ def skip_equivalent(session: Path, sources: Sequence[Path]) -> int:
     return skipped
 
 
+NOT_SAMPLED = "not in the sample"
+
+
+def keep_sample(session: Path, key: str, size: int) -> int:
+    """Leave *size* pending mutants, drawn at random but the same for every run of *key*; return how many were left out.
+
+    The others are marked skipped with the output :data:`NOT_SAMPLED`, which the report counts apart: a sampled
+    score is an estimate of the module's (with its 95% interval), for a first look at a module too large to run
+    in one sitting.
+    """
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import WorkerOutcome, WorkResult
+
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        # Drawn over what each mutant is (file, operator, occurrence), not over cosmic-ray's random job ids.
+        pending = sorted(
+            (str(m.module_path), m.operator_name, m.occurrence, item.job_id)
+            for item in db.pending_work_items
+            for m in item.mutations[:1]
+        )
+        chosen = {row[3] for row in random.Random(key).sample(pending, min(size, len(pending)))}
+        left = [row[3] for row in pending if row[3] not in chosen]
+        for job in left:
+            db.set_result(job, WorkResult(output=NOT_SAMPLED, worker_outcome=WorkerOutcome.SKIPPED))
+    return len(left)
+
+
+def interval(killed: int, total: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion killed/total (as fractions)."""
+    if total == 0:
+        return (0.0, 1.0)
+    z = 1.959964
+    p = killed / total
+    centre = (p + z * z / (2 * total)) / (1 + z * z / total)
+    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / (1 + z * z / total)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
 def cosmic(*args: str) -> None:
     tool = Path(sys.executable).parent / args[0]
     proc = subprocess.run([str(tool), *args[1:]], cwd=ROOT, check=False)
@@ -280,13 +343,13 @@ class Restore:
                 print(f"mutate: restored {path.relative_to(ROOT)}", file=sys.stderr)
 
 
-def run(key: str, *, fresh: bool) -> None:
+def run(key: str, *, fresh: bool, sample: int | None = None) -> None:
     sources = sources_of(key)
     if not sources:
-        raise Refused(f"{key}: none of {', '.join(MODULES[key].sources)} exists on this commit")
+        raise Refused(f"{key}: none of {', '.join(module(key).sources)} exists on this commit")
     tests = tests_of(key)
     if not tests:
-        raise Refused(f"{key}: no test file matches {', '.join(MODULES[key].tests)}")
+        raise Refused(f"{key}: no test file matches {', '.join(module(key).tests)}")
     dirty = uncommitted(sources)
     if dirty:
         raise Refused(f"{key}: commit or stash {', '.join(dirty)} first (mutants are written into the file in place)")
@@ -296,7 +359,8 @@ def run(key: str, *, fresh: bool) -> None:
     here = commit()
     if session.exists() and not fresh:
         try:
-            same = json.loads(meta.read_text(encoding="utf-8")).get("commit") == here
+            kept = json.loads(meta.read_text(encoding="utf-8"))
+            same = kept.get("commit") == here and kept.get("sample") == sample
         except (OSError, ValueError):
             same = False
         if not same:
@@ -309,7 +373,11 @@ def run(key: str, *, fresh: bool) -> None:
         cosmic("cr-filter-operators", str(session), str(config))
         skipped = skip_equivalent(session, sources)
         print(f"mutate: {skipped} equivalent mutant(s) skipped (annotations, dataclass options, TYPE_CHECKING)")
-        meta.write_text(json.dumps({"commit": here, "module": key, "tests": tests}) + "\n", encoding="utf-8")
+        if sample is not None:
+            left = keep_sample(session, key, sample)
+            print(f"mutate: a sample of {sample} mutant(s) is run; {left} left out")
+        record = {"commit": here, "module": key, "tests": tests, "sample": sample}
+        meta.write_text(json.dumps(record) + "\n", encoding="utf-8")
     with Restore(sources):
         cosmic("cosmic-ray", "baseline", str(config))
         cosmic("cosmic-ray", "exec", str(config), str(session))
@@ -321,6 +389,7 @@ class Score:
     survived: int = 0
     skipped: int = 0
     pending: int = 0
+    unsampled: int = 0
 
     @property
     def total(self) -> int:
@@ -328,6 +397,10 @@ class Score:
 
     def line(self, name: str) -> str:
         pct = f"{100 * self.killed / self.total:.1f}%" if self.total else "-"
+        if self.unsampled:
+            low, high = interval(self.killed, self.total)
+            drawn = self.total + self.pending
+            pct += f"; a sample of {drawn} of {drawn + self.unsampled}, 95% interval {100 * low:.0f}-{100 * high:.0f}%"
         extra = f", {self.pending} not run yet" if self.pending else ""
         return f"{name}: {self.killed}/{self.total} killed ({pct}), {self.skipped} skipped{extra}"
 
@@ -357,6 +430,8 @@ def report(key: str, *, survivors: bool = True) -> Score | None:
         for s in (score, total):
             if result is None:
                 s.pending += 1
+            elif result["worker_outcome"] == "skipped" and result.get("output") == NOT_SAMPLED:
+                s.unsampled += 1
             elif result["worker_outcome"] == "skipped":
                 s.skipped += 1
             elif result.get("test_outcome") == "survived":
@@ -383,6 +458,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--all", action="store_true", help="every module, one after the other")
     parser.add_argument("--report", action="store_true", help="only print the scores of sessions already run")
     parser.add_argument("--fresh", action="store_true", help="start the module's session anew")
+    parser.add_argument(
+        "--sample",
+        type=int,
+        metavar="N",
+        help="run only N of the module's mutants, drawn at random (the same N for the same module): an estimate",
+    )
     parser.add_argument("--list", action="store_true", help="list the modules")
     args = parser.parse_args(argv)
     try:
@@ -399,7 +480,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if args.all and not sources_of(key):
                     print(f"mutate: {key}: not on this commit, left out", flush=True)
                     continue
-                run(key, fresh=args.fresh)
+                run(key, fresh=args.fresh, sample=args.sample)
         print("\nmutation score (killed/total):")
         for key in keys:
             if report(key, survivors=not args.all) is None and not args.report:
