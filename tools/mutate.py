@@ -77,7 +77,14 @@ MODULES: dict[str, Module] = {
     ),
     "validators": Module(
         tuple(f"src/tierlock/validators/{name}.py" for name in ("credentials", "scope", "rules", "report")),
-        ("tests/test_validators*.py",),
+        # The quick example tests first: with ``pytest -x`` most mutants die there, before the property tests.
+        (
+            "tests/test_validators.py",
+            "tests/test_validators_s*.py",
+            "tests/test_validators_positions.py",
+            "tests/test_validators_cli.py",
+            "tests/test_validators*.py",
+        ),
     ),
     "tiers/loader.py": Module(("src/tierlock/tiers/loader.py",), ("tests/test_tiers.py", "tests/test_tier_model_*.py")),
     # The gating part of the plugin: the plugin module, or its gating modules once it is a package.
@@ -91,7 +98,7 @@ MODULES: dict[str, Module] = {
         ("tests/test_pytest_plugin*.py", "tests/test_plugin_*.py"),
     ),
     "census": Module(("src/tierlock/census.py", "src/tierlock/census"), ("tests/test_census*.py",)),
-    "verify": Module(("src/tierlock/evidence",), ("tests/test_verif*.py", "tests/test_evidence*.py")),
+    "verify": Module(("src/tierlock/evidence",), ("tests/test_evidence*.py", "tests/test_verif*.py")),
 }
 
 ALIASES = {
