@@ -97,3 +97,51 @@ def test_a_sampled_score_carries_the_95_percent_interval_of_the_proportion(tool:
     line = tool.Score(killed=90, survived=10, unsampled=400).line("verify")
     assert line == "verify: 90/100 killed (90.0%; a sample of 100 of 500, 95% interval 83-94%), 0 skipped"
     assert tool.Score(killed=9, survived=1).line("plan") == "plan: 9/10 killed (90.0%), 0 skipped"
+
+
+def test_a_run_stopped_half_way_is_scored_as_the_random_sample_it_is(tool: ModuleType) -> None:
+    # cosmic-ray runs the pending mutants in random order, so the ones run so far are a random sample.
+    line = tool.Score(killed=45, survived=5, pending=150).line("plugin")
+    assert (
+        line == "plugin: 45/50 killed (90.0%; so far a random sample, 95% interval 79-96%), 0 skipped, 150 not run yet"
+    )
+
+
+def test_only_the_survivors_are_run_again_when_only_the_tests_changed(tool: ModuleType, tmp_path: Path) -> None:
+    import sqlite3
+
+    session = tmp_path / "s.sqlite"
+    with sqlite3.connect(session) as db:
+        db.execute(
+            "CREATE TABLE work_results (job_id VARCHAR PRIMARY KEY, test_outcome VARCHAR, worker_outcome VARCHAR)"
+        )
+        db.executemany(
+            "INSERT INTO work_results VALUES (?, ?, ?)",
+            [
+                ("a", "KILLED", "NORMAL"),
+                ("b", "SURVIVED", "NORMAL"),
+                ("c", None, "SKIPPED"),
+                ("d", "SURVIVED", "NORMAL"),
+            ],
+        )
+    assert tool.retest_survivors(session) == 2
+    with sqlite3.connect(session) as db:
+        assert sorted(r[0] for r in db.execute("SELECT job_id FROM work_results")) == ["a", "c"]
+
+
+def test_a_session_is_kept_only_while_the_mutated_sources_are_unchanged(tool: ModuleType) -> None:
+    gate = tool.sources_of("plugin")
+    assert tool.unchanged_since("HEAD", gate)
+    shallow = subprocess.run(
+        ["git", "rev-parse", "--is-shallow-repository"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    if shallow.stdout.strip() != "false":
+        pytest.skip("needs the history of the sources (not a shallow clone)")
+    first = subprocess.run(
+        ["git", "log", "--reverse", "--format=%H", "--", "src/tierlock/pytest_plugin/gate.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()[0]
+    assert not tool.unchanged_since(f"{first}~1", gate)  # before the file existed

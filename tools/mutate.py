@@ -284,6 +284,23 @@ def skip_equivalent(session: Path, sources: Sequence[Path]) -> int:
     return skipped
 
 
+def unchanged_since(old: str, sources: Sequence[Path]) -> bool:
+    """Whether no file of *sources* changed between commit *old* and the work tree's HEAD."""
+    rels = [p.relative_to(ROOT).as_posix() for p in sources]
+    proc = subprocess.run(
+        ["git", "diff", "--quiet", old, "HEAD", "--", *rels], cwd=ROOT, capture_output=True, check=False
+    )
+    return proc.returncode == 0
+
+
+def retest_survivors(session: Path) -> int:
+    """Forget the survivors' results so that ``cosmic-ray exec`` runs them again; return how many."""
+    import sqlite3
+
+    with sqlite3.connect(session) as db:
+        return db.execute("DELETE FROM work_results WHERE test_outcome = 'SURVIVED'").rowcount
+
+
 NOT_SAMPLED = "not in the sample"
 
 
@@ -367,10 +384,17 @@ def run(key: str, *, fresh: bool, sample: int | None = None) -> None:
     if session.exists() and not fresh:
         try:
             kept = json.loads(meta.read_text(encoding="utf-8"))
-            same = kept.get("commit") == here and kept.get("sample") == sample
         except (OSError, ValueError):
-            same = False
-        if not same:
+            kept = {}
+        if kept.get("sample") != sample or not kept.get("commit"):
+            session.unlink()
+        elif kept["commit"] != here and unchanged_since(str(kept["commit"]), sources):
+            # Only tests moved on: what was killed stays killed (tests are only added); the survivors run again.
+            again = retest_survivors(session)
+            kept["tests_at"] = here
+            meta.write_text(json.dumps(kept) + "\n", encoding="utf-8")
+            print(f"mutate: {key} unchanged since {kept['commit']}: its {again} survivor(s) run again with these tests")
+        elif kept["commit"] != here:
             session.unlink()
     elif session.exists():
         session.unlink()
@@ -408,6 +432,10 @@ class Score:
             low, high = interval(self.killed, self.total)
             drawn = self.total + self.pending
             pct += f"; a sample of {drawn} of {drawn + self.unsampled}, 95% interval {100 * low:.0f}-{100 * high:.0f}%"
+        if self.pending and not self.unsampled:
+            # cosmic-ray runs the pending mutants in random order: a run stopped half-way is a random sample.
+            low, high = interval(self.killed, self.total)
+            pct += f"; so far a random sample, 95% interval {100 * low:.0f}-{100 * high:.0f}%"
         extra = f", {self.pending} not run yet" if self.pending else ""
         return f"{name}: {self.killed}/{self.total} killed ({pct}), {self.skipped} skipped{extra}"
 
@@ -450,7 +478,8 @@ def report(key: str, *, survivors: bool = True) -> Score | None:
             lived.append(f"  survived {path}:{line} {mutation['operator_name']} #{mutation['occurrence']}")
             diff = str(result.get("diff") or "")
             lived += [f"      {d}" for d in diff.splitlines() if d.startswith(("-", "+")) and d[1:2] not in "-+"]
-    print(total.line(f"{key} (commit {meta.get('commit')})"))
+    tests_at = f", tests at {meta['tests_at']}" if meta.get("tests_at") else ""
+    print(total.line(f"{key} (commit {meta.get('commit')}{tests_at})"))
     if len(per_file) > 1:
         for path, score in sorted(per_file.items()):
             print("  " + score.line(path))
