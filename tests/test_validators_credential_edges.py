@@ -1,0 +1,39 @@
+"""Credential shapes at the edges the planted-secret tests do not reach: base64 without its padding,
+several keys in one value, and prose that only looks like a header."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from tierlock.validators.credentials import REDACTED, credential_kind, redact, spans
+
+_KEY_BODY = ("MIIEowIBAAKCAQEA1x", "MIIEpQIBAAKCAQEA9z")
+
+
+def _pem(body: str) -> str:
+    return f"-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----"
+
+
+@pytest.mark.parametrize("secret", [b"deploy:s3cretp", b"ci:hunter2", b"deploy:s3cretpw1"])
+def test_basic_credentials_are_found_with_their_base64_padding_left_off(secret: bytes) -> None:
+    token = base64.b64encode(secret).decode().rstrip("=")
+    assert len(token) % 4 in {2, 3, 0}
+    assert credential_kind(f"curl -H 'X-Auth: Basic {token}'") == "HTTP Basic credentials"
+    assert token not in redact(f"Basic {token}")
+
+
+def test_every_private_key_in_one_value_is_found_and_none_is_echoed() -> None:
+    text = _pem(_KEY_BODY[0]) + "\nand then\n" + _pem(_KEY_BODY[1])
+    kinds = [kind for _, _, kind in spans(text)]
+    assert kinds == ["private key", "private key"]
+    out = redact(text)
+    assert out == f"{REDACTED}\nand then\n{REDACTED}"
+
+
+@pytest.mark.parametrize("prose", ["Basic auth is on", "see Basic docs", "Basic test", "Basic demo"])
+def test_the_word_basic_before_an_ordinary_word_is_no_credential(prose: str) -> None:
+    assert spans(prose) == []
+    assert credential_kind(prose) is None
+    assert redact(prose) == prose
