@@ -37,3 +37,24 @@ def test_the_word_basic_before_an_ordinary_word_is_no_credential(prose: str) -> 
     assert spans(prose) == []
     assert credential_kind(prose) is None
     assert redact(prose) == prose
+
+
+_AWS = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"  # the secret access key of AWS's own examples
+
+
+def test_an_aws_secret_key_that_is_the_whole_value_is_found() -> None:
+    assert len(_AWS) == 40
+    assert credential_kind(_AWS) == "AWS secret access key"
+    assert redact(_AWS) == REDACTED
+
+
+def test_an_aws_secret_key_after_a_run_of_forty_that_is_no_key_is_still_found() -> None:
+    text = "a" * 40 + " " + "ABCDEFGHIJabcdefghij/KLMNOPQRST/uvwxyzabcd " + _AWS
+    assert [kind for _, _, kind in spans(text)] == ["AWS secret access key"]
+    assert redact(text).endswith(" " + REDACTED)
+
+
+@pytest.mark.parametrize("prose", ["Bearer v2 tokens are refused", "the Bearer authentication-scheme"])
+def test_the_word_bearer_before_a_short_or_wordy_token_is_no_credential(prose: str) -> None:
+    assert spans(prose) == []
+    assert redact(prose) == prose
