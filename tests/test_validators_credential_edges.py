@@ -58,3 +58,33 @@ def test_an_aws_secret_key_after_a_run_of_forty_that_is_no_key_is_still_found() 
 def test_the_word_bearer_before_a_short_or_wordy_token_is_no_credential(prose: str) -> None:
     assert spans(prose) == []
     assert redact(prose) == prose
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("eyJhbGciOiJ.eyJzdWIiOiJ.", True),  # the shortest taken: 11 characters before each dot
+        ("eyJhbGciOiJ.eyJzdWIiOiJ.SflKxwRJSMeKKF2QT4fw", True),
+        ("eyJhbGciOi.eyJzdWIiOiJ.SflKxwRJSMeKKF2QT4fw", False),  # a header of 10
+        ("eyJhbGciOiJ.eyJzdWIiOi.SflKxwRJSMeKKF2QT4fw", False),  # a payload of 10
+        ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0", False),  # no signature part
+        ("eyJhbGciOiJIUzI1NiJ9.abcdefghijklmnop.SflKxwRJSMeKKF2QT4fw", False),  # the payload is no JSON
+    ],
+)
+def test_a_json_web_token_is_three_dotted_parts_with_json_header_and_payload(text: str, found: bool) -> None:
+    assert (credential_kind(text) == "JSON Web Token") is found
+
+
+def test_basic_credentials_of_the_shortest_user_and_password_are_found() -> None:
+    assert base64.b64encode(b"a:b").decode() == "YTpi"
+    assert credential_kind("Basic YTpi") == "HTTP Basic credentials"
+
+
+def test_a_scope_is_measured_in_utf16_code_units_only_while_the_schema_has_not_refused_it() -> None:
+    from tierlock.validators.rules import SCOPE_LENGTH, scope_problem
+
+    assert scope_problem("a" * (SCOPE_LENGTH - 1) + "\U0001f600") == (
+        f"is longer than {SCOPE_LENGTH} characters (UTF-16 code units)"
+    )
+    assert scope_problem("a" * SCOPE_LENGTH) is None
+    assert scope_problem("a" * SCOPE_LENGTH + "\U0001f600") is None  # too long in code points: the schema's error
