@@ -1,5 +1,8 @@
 """Credential shapes at the edges the planted-secret tests do not reach: base64 without its padding,
-several keys in one value, and prose that only looks like a header."""
+several keys in one value, and prose that only looks like a header; where the renderers place what
+they report.
+
+Credential-shaped strings are assembled at run time so that no scanner takes this file for a leak."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ _KEY_BODY = ("MIIEowIBAAKCAQEA1x", "MIIEpQIBAAKCAQEA9z")
 
 
 def _pem(body: str) -> str:
-    return f"-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----"
+    return "-----BEGIN RSA " + f"PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----"
 
 
 @pytest.mark.parametrize("secret", [b"deploy:s3cretp", b"ci:hunter2", b"deploy:s3cretpw1"])
@@ -39,7 +42,7 @@ def test_the_word_basic_before_an_ordinary_word_is_no_credential(prose: str) -> 
     assert redact(prose) == prose
 
 
-_AWS = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"  # the secret access key of AWS's own examples
+_AWS = "wJalrXUtnFEMI/" + "K7MDENG/bPxRfiCYEXAMPLEKEY"  # the secret access key of AWS's own examples
 
 
 def test_an_aws_secret_key_that_is_the_whole_value_is_found() -> None:
@@ -63,7 +66,7 @@ def test_the_word_bearer_before_a_short_or_wordy_token_is_no_credential(prose: s
 @pytest.mark.parametrize(
     ("text", "found"),
     [
-        ("eyJhbGciOiJ.eyJzdWIiOiJ.", True),  # the shortest taken: 11 characters before each dot
+        ("ey" + "JhbGciOiJ.eyJzdWIiOiJ.", True),  # the shortest taken: 11 characters before each dot
         ("eyJhbGciOiJ.eyJzdWIiOiJ.SflKxwRJSMeKKF2QT4fw", True),
         ("eyJhbGciOi.eyJzdWIiOiJ.SflKxwRJSMeKKF2QT4fw", False),  # a header of 10
         ("eyJhbGciOiJ.eyJzdWIiOi.SflKxwRJSMeKKF2QT4fw", False),  # a payload of 10
@@ -88,3 +91,42 @@ def test_a_scope_is_measured_in_utf16_code_units_only_while_the_schema_has_not_r
     )
     assert scope_problem("a" * SCOPE_LENGTH) is None
     assert scope_problem("a" * SCOPE_LENGTH + "\U0001f600") is None  # too long in code points: the schema's error
+
+
+def test_text_and_github_outputs_place_a_finding_at_column_1_when_only_its_line_is_known() -> None:
+    from tierlock.validators import ValidationResult
+    from tierlock.validators.model import AcceptedCredential, ValidationError
+    from tierlock.validators.report import github_lines, text_lines
+
+    error = ValidationError("RC001", ("verification", 0, "key"), "is taken twice", file="c.json", line=4)
+    accepted = [
+        AcceptedCredential(("setup", 0, "env", "A"), "GitHub token", "a fixture", file="c.json", line=3),
+        AcceptedCredential(("setup", 0, "env", "B"), "GitHub token", "a fixture", file="c.json", line=5, column=9),
+        AcceptedCredential(("setup", 0, "env", "C"), "GitHub token", "a fixture", file="c.json"),
+    ]
+    result = ValidationResult(source="c.json", errors=[error], config=None, accepted=accepted)
+    text = text_lines(result)
+    assert text[0].startswith("c.json:4:1 RC001 verification[0].key: ")
+    assert [line.split(" accepted ")[0] for line in text[1:4]] == ["c.json:3:1", "c.json:5:9", "c.json"]
+    github = github_lines(result)
+    assert github[0].startswith("::error file=c.json,line=4,col=1,title=")
+    assert [line.split(",title=")[0] for line in github[1:4]] == [
+        "::notice file=c.json,line=3,col=1",
+        "::notice file=c.json,line=5,col=9",
+        "::notice file=c.json",
+    ]
+
+
+def test_every_command_s_label_is_measured_after_one_without_a_policy() -> None:
+    from tierlock.validators import validate_runtime_config
+
+    long_label = "a" * 255 + "\U0001f600"  # 256 code points, 257 UTF-16 code units
+    document = {
+        "schemaVersion": 1,
+        "verification": [
+            {"key": "a", "command": "pytest"},
+            {"key": "b", "command": "pytest", "label": long_label},
+        ],
+    }
+    result = validate_runtime_config(document, checkout=False)
+    assert [(e.rule, e.where) for e in result.errors] == [("RC006", "verification[1].label")]
