@@ -45,11 +45,12 @@ check-locks: $(STAMP)
 #   make mutate MODULE=installer/plan.py    one module (python tools/mutate.py --list names them)
 #   make mutate MODULE=evidence/run.py      one file of a module, with the module's tests
 #   make mutate MODULE=verify SAMPLE=200    a reproducible random sample of 200 mutants: an estimate
+#   make mutate MODULE=validators RETEST=1  after adding tests: only the survivors again, then stop
 #   make mutate                             every module, one after the other (hours)
 #   make mutate-report [MODULE=...]         the scores of the sessions already run
 mutate: $(STAMP)
 	$(BIN)/install-tier --quiet mutate
-	$(BIN)/python tools/mutate.py $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(MODULE),$(MODULE),--all)
+	$(BIN)/python tools/mutate.py $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(RETEST),--retest) $(if $(MODULE),$(MODULE),--all)
 
 mutate-report: $(STAMP)
 	$(BIN)/install-tier --quiet mutate

@@ -107,28 +107,6 @@ def test_a_run_stopped_half_way_is_scored_as_the_random_sample_it_is(tool: Modul
     )
 
 
-def test_only_the_survivors_are_run_again_when_only_the_tests_changed(tool: ModuleType, tmp_path: Path) -> None:
-    import sqlite3
-
-    session = tmp_path / "s.sqlite"
-    with sqlite3.connect(session) as db:
-        db.execute(
-            "CREATE TABLE work_results (job_id VARCHAR PRIMARY KEY, test_outcome VARCHAR, worker_outcome VARCHAR)"
-        )
-        db.executemany(
-            "INSERT INTO work_results VALUES (?, ?, ?)",
-            [
-                ("a", "KILLED", "NORMAL"),
-                ("b", "SURVIVED", "NORMAL"),
-                ("c", None, "SKIPPED"),
-                ("d", "SURVIVED", "NORMAL"),
-            ],
-        )
-    assert tool.retest_survivors(session) == 2
-    with sqlite3.connect(session) as db:
-        assert sorted(r[0] for r in db.execute("SELECT job_id FROM work_results")) == ["a", "c"]
-
-
 def test_a_session_is_kept_only_while_the_mutated_sources_are_unchanged(tool: ModuleType) -> None:
     gate = tool.sources_of("plugin")
     assert tool.unchanged_since("HEAD", gate)

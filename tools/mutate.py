@@ -214,16 +214,20 @@ def annotation_spans(path: Path) -> list[tuple[tuple[int, int], tuple[int, int]]
     return spans
 
 
+def test_command(tests: Sequence[str]) -> str:
+    """The command run once per mutant: the fast tests, stopping at the first failure, in one process."""
+    return shlex.join([sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", *tests])
+
+
 def write_config(key: str, sources: Sequence[Path], tests: Sequence[str]) -> Path:
     WORK.mkdir(exist_ok=True)
     (WORK / ".gitignore").write_text("*\n", encoding="utf-8")
-    command = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", *tests]
     config: dict[str, object] = {
         "cosmic-ray": {
             "module-path": [p.relative_to(ROOT).as_posix() for p in sources],
             "timeout": TIMEOUT,
             "excluded-modules": [],
-            "test-command": shlex.join(command),
+            "test-command": test_command(tests),
             "distributor": {"name": "local"},
             "filters": {"operators-filter": {"exclude-operators": list(EXCLUDED_OPERATORS)}},
         }
@@ -293,12 +297,21 @@ def unchanged_since(old: str, sources: Sequence[Path]) -> bool:
     return proc.returncode == 0
 
 
-def retest_survivors(session: Path) -> int:
-    """Forget the survivors' results so that ``cosmic-ray exec`` runs them again; return how many."""
-    import sqlite3
+def retest_survivors(session: Path, command: str) -> tuple[int, int]:
+    """Run the session's survivors again with the tests as they are now; return (how many, how many now killed)."""
+    from cosmic_ray.mutating import mutate_and_test
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import TestOutcome
 
-    with sqlite3.connect(session) as db:
-        return db.execute("DELETE FROM work_results WHERE test_outcome = 'SURVIVED'").rowcount
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        survivors = [item for item, result in db.completed_work_items if result.test_outcome == TestOutcome.SURVIVED]
+        killed = 0
+        for n, item in enumerate(survivors, 1):
+            result = mutate_and_test(item.mutations, command, TIMEOUT)
+            db.set_result(item.job_id, result)
+            killed += result.test_outcome == TestOutcome.KILLED
+            print(f"mutate: survivor {n}/{len(survivors)}: {result.test_outcome.value if result.test_outcome else '-'}")
+    return len(survivors), killed
 
 
 NOT_SAMPLED = "not in the sample"
@@ -367,7 +380,7 @@ class Restore:
                 print(f"mutate: restored {path.relative_to(ROOT)}", file=sys.stderr)
 
 
-def run(key: str, *, fresh: bool, sample: int | None = None) -> None:
+def run(key: str, *, fresh: bool, sample: int | None = None, retest_only: bool = False) -> None:
     sources = sources_of(key)
     if not sources:
         raise Refused(f"{key}: none of {', '.join(module(key).sources)} exists on this commit")
@@ -389,11 +402,16 @@ def run(key: str, *, fresh: bool, sample: int | None = None) -> None:
         if kept.get("sample") != sample or not kept.get("commit"):
             session.unlink()
         elif kept["commit"] != here and unchanged_since(str(kept["commit"]), sources):
-            # Only tests moved on: what was killed stays killed (tests are only added); the survivors run again.
-            again = retest_survivors(session)
+            # Only tests moved on: what was killed stays killed (tests are only added); the survivors run again,
+            # first, so that the mutants run so far stay a random sample of the module wherever the run stops.
+            print(f"mutate: {key} unchanged since {kept['commit']}: its survivors run again with the tests of {here}")
+            with Restore(sources):
+                again, killed = retest_survivors(session, test_command(tests))
             kept["tests_at"] = here
             meta.write_text(json.dumps(kept) + "\n", encoding="utf-8")
-            print(f"mutate: {key} unchanged since {kept['commit']}: its {again} survivor(s) run again with these tests")
+            print(f"mutate: {killed} of the {again} survivor(s) killed by the tests of {here}")
+            if retest_only:
+                return
         elif kept["commit"] != here:
             session.unlink()
     elif session.exists():
@@ -495,6 +513,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--report", action="store_true", help="only print the scores of sessions already run")
     parser.add_argument("--fresh", action="store_true", help="start the module's session anew")
     parser.add_argument(
+        "--retest",
+        action="store_true",
+        help="on a later commit with the same sources, only run the survivors again (with its tests), then stop",
+    )
+    parser.add_argument(
         "--sample",
         type=int,
         metavar="N",
@@ -516,7 +539,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if args.all and not sources_of(key):
                     print(f"mutate: {key}: not on this commit, left out", flush=True)
                     continue
-                run(key, fresh=args.fresh, sample=args.sample)
+                run(key, fresh=args.fresh, sample=args.sample, retest_only=args.retest)
         print("\nmutation score (killed/total):")
         for key in keys:
             if report(key, survivors=not args.all) is None and not args.report:
