@@ -130,3 +130,18 @@ def test_every_command_s_label_is_measured_after_one_without_a_policy() -> None:
     }
     result = validate_runtime_config(document, checkout=False)
     assert [(e.rule, e.where) for e in result.errors] == [("RC006", "verification[1].label")]
+
+
+def test_a_token_whose_start_closes_a_run_that_was_no_token_is_found() -> None:
+    # "hf_" + 30 small letters is no Hugging Face token (its tail must mix cases); the "hf" ending that run
+    # begins the real one.
+    real = "hf" + "_AbCdEfGhIjKlMnOpQrStUvWxYz0123"
+    text = "hf_" + "a" * 30 + real
+    assert [(start, kind) for start, _, kind in spans(text)] == [(33, "Hugging Face token")]
+    assert redact(text) == "hf_" + "a" * 30 + REDACTED
+
+
+def test_a_bearer_token_of_sixteen_characters_is_found() -> None:
+    token = "abcdefghijklmno1"
+    assert len(token) == 16
+    assert credential_kind(f"Bearer {token}") == "bearer token"
