@@ -7,6 +7,7 @@ Credential-shaped strings are assembled at run time so that no scanner takes thi
 from __future__ import annotations
 
 import base64
+from pathlib import Path
 
 import pytest
 
@@ -72,10 +73,15 @@ def test_the_word_bearer_before_a_short_or_wordy_token_is_no_credential(prose: s
         ("eyJhbGciOiJ.eyJzdWIiOi.SflKxwRJSMeKKF2QT4fw", False),  # a payload of 10
         ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0", False),  # no signature part
         ("eyJhbGciOiJIUzI1NiJ9.abcdefghijklmnop.SflKxwRJSMeKKF2QT4fw", False),  # the payload is no JSON
+        ("eyJhbGciOiJ.eyJ.abcdefghijklm.SflKxwRJSMeKKF2QT4fw", False),  # a payload of 3, then more dotted parts
+        ("eyJhbGci.eyJzdWIiOiJ.SflKxwRJSMeKKF2QT4fw", False),  # a header of 8
     ],
 )
-def test_a_json_web_token_is_three_dotted_parts_with_json_header_and_payload(text: str, found: bool) -> None:
-    assert (credential_kind(text) == "JSON Web Token") is found
+@pytest.mark.parametrize("before", ["", "token="])
+def test_a_json_web_token_is_three_dotted_parts_with_json_header_and_payload(
+    before: str, text: str, found: bool
+) -> None:
+    assert (credential_kind(before + text) == "JSON Web Token") is found
 
 
 def test_basic_credentials_of_the_shortest_user_and_password_are_found() -> None:
@@ -96,7 +102,7 @@ def test_a_scope_is_measured_in_utf16_code_units_only_while_the_schema_has_not_r
 def test_text_and_github_outputs_place_a_finding_at_column_1_when_only_its_line_is_known() -> None:
     from tierlock.validators import ValidationResult
     from tierlock.validators.model import AcceptedCredential, ValidationError
-    from tierlock.validators.report import github_lines, text_lines
+    from tierlock.validators.report import github_lines, sarif_document, text_lines
 
     error = ValidationError("RC001", ("verification", 0, "key"), "is taken twice", file="c.json", line=4)
     accepted = [
@@ -108,6 +114,16 @@ def test_text_and_github_outputs_place_a_finding_at_column_1_when_only_its_line_
     text = text_lines(result)
     assert text[0].startswith("c.json:4:1 RC001 verification[0].key: ")
     assert [line.split(" accepted ")[0] for line in text[1:4]] == ["c.json:3:1", "c.json:5:9", "c.json"]
+    sarif = sarif_document(result)["runs"][0]["results"]
+    places = [r["locations"][0].get("physicalLocation") for r in sarif if r["ruleId"] == "RC014"]
+    assert places == [
+        {"artifactLocation": {"uri": "c.json"}, "region": {"startLine": 3, "startColumn": 1}},
+        {"artifactLocation": {"uri": "c.json"}, "region": {"startLine": 5, "startColumn": 9}},
+        {"artifactLocation": {"uri": "c.json"}},
+    ]
+    no_file = AcceptedCredential(("setup", 0, "env", "D"), "GitHub token", "a fixture", line=2)
+    alone = sarif_document(ValidationResult(source=None, errors=[], config=None, accepted=[no_file]))
+    assert "physicalLocation" not in alone["runs"][0]["results"][0]["locations"][0]
     github = github_lines(result)
     assert github[0].startswith("::error file=c.json,line=4,col=1,title=")
     assert [line.split(",title=")[0] for line in github[1:4]] == [
@@ -145,3 +161,18 @@ def test_a_bearer_token_of_sixteen_characters_is_found() -> None:
     token = "abcdefghijklmno1"
     assert len(token) == 16
     assert credential_kind(f"Bearer {token}") == "bearer token"
+
+
+def test_every_scope_of_a_repository_is_checked_after_one_the_lexical_rule_refused(tmp_path: Path) -> None:
+    from tierlock.validators import validate_runtime_config
+
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real", target_is_directory=True)
+    document = {
+        "schemaVersion": 1,
+        "repositories": [{"id": "a", "path": ".", "scope": ["a/../real", "link"]}],
+        "verification": [],
+    }
+    result = validate_runtime_config(document, checkout=tmp_path)
+    where = {(e.rule, e.where) for e in result.errors}
+    assert ("RC015", "repositories[0].scope[1]") in where, where
