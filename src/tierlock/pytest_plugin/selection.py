@@ -158,18 +158,9 @@ def _census(
         gate.layers = layers_from_pyproject(tomllib.loads(text))
     except tomllib.TOMLDecodeError:
         gate.layers = {}
-    above: dict[str, list[str]] = {}
-    for tier in gate.states:
-        lower = gate.layers.get(tier)
-        seen = {tier}
-        while lower is not None and lower not in seen:
-            above.setdefault(lower, []).append(tier)
-            seen.add(lower)
-            lower = gate.layers.get(lower)
-    tiers = [
-        CensusTier(t, tuple(gate.roots.get(t, ())), tuple(globs.get(t, ())), tuple(above.get(t, ())))
-        for t in gate.states
-    ]
+    # No ``covered_by`` (the tiers layered on each): it only sorts a tier's importers into covered and
+    # uncovered, and the plugin counts both alike.
+    tiers = [CensusTier(t, tuple(gate.roots.get(t, ())), tuple(globs.get(t, ()))) for t in gate.states]
     folders = []
     for path in paths:
         try:
