@@ -10,7 +10,9 @@ from __future__ import annotations
 import pytest
 
 from tests.support.plugin_project import laptop
-from tierlock.pytest_plugin import EXIT_TIER_MISSING
+
+#: The exit code of a run that fails closed, as documented (pytest's own codes are 0 to 5).
+EXIT_TIER_MISSING = 6
 
 PYPROJECT = """\
 [project]
@@ -32,6 +34,7 @@ addopts = ["--strict-markers", "-p", "no:cacheprovider", "-p", "no:hypothesispyt
 """
 
 IMPORTS_BRAIN = "import brainpkg\n\n\ndef test_brain():\n    assert brainpkg\n"
+SKIPS_WITHOUT_BRAIN = 'import pytest\n\nbrainpkg = pytest.importorskip("brainpkg")\n\n\ndef test_uses():\n    assert brainpkg\n'
 
 
 def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tests: str) -> pytest.Pytester:
@@ -44,16 +47,23 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tests: s
 
 @pytest.fixture
 def file_glob(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    """brain's tests are the files ``tests/test_brain_*.py``: the glob's literal part names no folder."""
+    """brain's tests are the files ``tests/test_brain_*.py`` (the glob's literal part names no folder);
+    one more file, outside the glob, needs brain through ``importorskip``."""
     inner = project(pytester, monkeypatch, 'tests = ["tests/test_brain_*.py"]')
     (inner.path / "tests" / "test_brain_model.py").write_text(IMPORTS_BRAIN)
+    (inner.path / "tests" / "test_skips_without_brain.py").write_text(SKIPS_WITHOUT_BRAIN)
     return inner
 
 
 def test_a_glob_of_file_names_counts_its_files_in_the_header(file_glob: pytest.Pytester) -> None:
     result = file_glob.runpytest()
-    result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(["tierlock: brain absent — 1 test file not collected; to run them: *"])
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines(
+        [
+            "tierlock: brain absent — 1 test file not collected; to run them: *",
+            "tierlock: 1 test file not collected and 1 test skipped because brain absent; *",
+        ]
+    )
 
 
 def test_a_strict_run_selecting_files_of_a_glob_of_file_names_fails_closed(file_glob: pytest.Pytester) -> None:
@@ -62,18 +72,22 @@ def test_a_strict_run_selecting_files_of_a_glob_of_file_names_fails_closed(file_
     result.stderr.fnmatch_lines(
         [
             "tierlock: tier brain is required in CI (ci-require) but it is absent:",
-            "  this run selects 1 test file(s) that need it",
+            "  this run selects 2 test file(s) that need it",
         ]
     )
 
 
 def test_a_strict_run_weighs_only_the_files_it_selects(file_glob: pytest.Pytester) -> None:
     """A file beside the tier's, importing its root but not selected, does not make the run need the tier."""
-    (file_glob.path / "tests" / "test_uses_brain.py").write_text(IMPORTS_BRAIN)
     result = file_glob.runpytest("--tierlock-strict", "tests/test_base.py")
     result.assert_outcomes(passed=1)
     assert result.ret == 0
-    result.stdout.fnmatch_lines(["tierlock: brain absent (none of its tests selected)"])
+    result.stdout.fnmatch_lines(
+        [
+            "tierlock: brain absent (none of its tests selected)",
+            "tierlock: brain absent; none of its tests were selected",
+        ]
+    )
 
 
 @pytest.fixture
@@ -94,4 +108,4 @@ def test_a_strict_run_not_needing_a_required_tier_without_globs_runs(no_globs: p
 def test_a_strict_run_importing_a_required_tier_without_globs_fails_closed(no_globs: pytest.Pytester) -> None:
     result = no_globs.runpytest("--tierlock-strict")
     assert result.ret == EXIT_TIER_MISSING
-    result.stderr.fnmatch_lines(["*this run selects 1 test file(s) that need it"])
+    result.stderr.fnmatch_lines(["*this run selects 1 test file(s) that need it", "*Exit code 6.*"])
