@@ -34,7 +34,9 @@ addopts = ["--strict-markers", "-p", "no:cacheprovider", "-p", "no:hypothesispyt
 """
 
 IMPORTS_BRAIN = "import brainpkg\n\n\ndef test_brain():\n    assert brainpkg\n"
-SKIPS_WITHOUT_BRAIN = 'import pytest\n\nbrainpkg = pytest.importorskip("brainpkg")\n\n\ndef test_uses():\n    assert brainpkg\n'
+SKIPS_WITHOUT_BRAIN = (
+    'import pytest\n\nbrainpkg = pytest.importorskip("brainpkg")\n\n\ndef test_uses():\n    assert brainpkg\n'
+)
 
 
 def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tests: str) -> pytest.Pytester:
