@@ -1,5 +1,5 @@
 """The plugin on project shapes the main plugin tests do not have: no pyproject.toml, a tier table that does not
-load, ``python_files`` and ``testpaths`` of its own, a glob without a wildcard, a hidden folder
+load, ``python_files`` and ``testpaths`` of its own, a glob without a wildcard or in a dot folder, a hidden folder
 inside a gated one, and tests outside the rootdir.
 
 The ``brain`` tier (root ``brainpkg``, never installed) is required in CI; the counts in the header and summary,
@@ -117,12 +117,27 @@ def test_a_strict_run_of_the_testpaths_does_not_need_a_file_outside_them(pyteste
     result.stdout.fnmatch_lines(["tierlock: brain absent (none of its tests selected)"])
 
 
-def test_a_glob_without_a_wildcard_gates_its_one_file(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize("glob", ["tests/test_brain.py", "./tests/test_brain.py"])
+def test_a_glob_without_a_wildcard_gates_its_one_file(pytester: pytest.Pytester, glob: str) -> None:
     files = {"tests/test_base.py": PLAIN, "tests/test_brain.py": IMPORTS_BRAIN}
-    project(pytester, files, tests='["tests/test_brain.py"]')
+    project(pytester, files, tests=f'["{glob}"]')
     result = pytester.runpytest()
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["tierlock: brain absent — 1 test file not collected; *"])
+
+
+def test_a_gated_dot_folder_named_on_the_command_line_is_counted_and_fails_a_strict_run_closed(
+    pytester: pytest.Pytester,
+) -> None:
+    """pytest collects a dot folder it is given; the glob ``.brain/**`` starts in ``.brain``, not ``brain``."""
+    files = {"tests/test_base.py": PLAIN, ".brain/test_brain.py": IMPORTS_BRAIN}
+    project(pytester, files, tests='[".brain/**"]')
+    lenient = pytester.runpytest(".brain", "tests")
+    lenient.assert_outcomes(passed=1)
+    lenient.stdout.fnmatch_lines(["tierlock: brain absent — 1 test file not collected; *"])
+    strict = pytester.runpytest("--tierlock-strict", ".brain", "tests")
+    assert strict.ret == 6
+    strict.stderr.fnmatch_lines(["  this run selects 1 test file(s) that need it"])
 
 
 def test_tests_outside_the_rootdir_are_collected_as_usual(pytester: pytest.Pytester) -> None:

@@ -73,8 +73,9 @@ def selection(config: pytest.Config, file_or_dir: Sequence[str]) -> tuple[list[s
 
 
 def _stem(glob_text: str) -> str:
-    literal = re.split(r"[*?\[]", glob_text.replace("\\", "/"), maxsplit=1)[0].lstrip("./")
-    return literal.rstrip("/")
+    """The glob's text before its first wildcard, less a leading ``./`` only (``.brain/**`` starts in ``.brain``)."""
+    text = re.sub(r"^(?:\./)+", "", glob_text.replace("\\", "/").strip())
+    return re.split(r"[*?\[]", text, maxsplit=1)[0].rstrip("/")
 
 
 def _inside(path: str, folders: Sequence[str]) -> bool:
