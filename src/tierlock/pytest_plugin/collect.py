@@ -42,6 +42,10 @@ def ignore_collect(gate: Gate, collection_path: Path, config: pytest.Config) -> 
         return True
     if gate.tier_of(rel) is None:
         return None
+    if requested_names(config.args, config.invocation_params.dir, collection_path):
+        # Tests named inside it (``file.py::test``) stand as skipped entries (make_module), even when pytest
+        # reaches the file through a folder also named (``pytest tests/brain tests/brain/test_b.py::test_x``).
+        return None
     if is_test_file(collection_path.name, patterns(config)) and gate.in_selection(str(collection_path)):
         gate.ignored.add(str(collection_path))
     return True

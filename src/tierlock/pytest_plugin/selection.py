@@ -119,7 +119,7 @@ def weigh(
         files = globbed_files(root, globs, paths, pats)
         gate.globbed[tier] = len(files)
         if tier in gate.gated:
-            kept_out.update(f for f in files if _inside(f, whole))
+            kept_out.update(f for f in files if _inside(f, whole) and f not in named_files)
     gate.expected = len(kept_out)  # a file two missing tiers gate is one file
     gate.named = sum(1 for path, _ in named if _rel_tier(gate, root, path) is not None)
     missing = [t for t, state in gate.states.items() if state != "present"]
