@@ -31,7 +31,15 @@ DECIDED: dict[str, Any] = {
     "globs": {"brain": ["tests/brain/**"]},
 }
 
-BARE = {"root": "/project", "strict": False, "why": "not CI", "states": {}, "gated": {}, "install": {}, "broken": {}}
+BARE: dict[str, Any] = {
+    "root": "/project",
+    "strict": False,
+    "why": "not CI",
+    "states": {},
+    "gated": {},
+    "install": {},
+    "broken": {},
+}
 
 
 def test_every_field_of_a_decision_comes_back_from_the_wire() -> None:
