@@ -1,7 +1,8 @@
-"""A test named inside a gated file while its folder is named too: one skipped test, never imported.
+"""A test named inside a gated file while a folder above it is named too: one skipped test, never imported.
 
-pytest folds ``pytest tests/brain tests/brain/test_b.py::test_brain`` into the folder alone; the named test must
-still stand as one skipped test (as when it is named alone), and the folder's other files as files not collected.
+pytest folds ``pytest tests/brain tests/brain/test_b.py::test_brain`` (or ``pytest tests …``) into the folder
+alone; the named test must still stand as one skipped test (as when it is named alone), the gated folder's other
+files as files not collected, and no gated file is imported.
 """
 
 from __future__ import annotations
@@ -23,22 +24,46 @@ def test_brain():
     assert brainpkg
 """
 
+NAMED = "tests/brain/test_b.py::test_brain"
+DEEP = "tests/brain/sub/test_d.py::test_brain"
 
-def test_a_test_named_inside_a_gated_folder_also_named_is_one_skipped_test(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
+
+@pytest.fixture
+def inner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     laptop(monkeypatch)
     pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False))
-    (pytester.path / "tests" / "brain").mkdir(parents=True)
-    for name in ("test_b.py", "test_c.py"):
-        (pytester.path / "tests" / "brain" / name).write_text(IMPORTS_BRAIN)
-    result = pytester.runpytest("-rs", "-p", "no:randomly", "tests/brain", "tests/brain/test_b.py::test_brain")
-    result.assert_outcomes(skipped=1)
-    result.stdout.fnmatch_lines(
-        [
-            "tierlock: brain absent — 1 test file not collected and 1 named test skipped; to run them: *",
-            "tierlock: 1 test file not collected and 1 test skipped because brain absent; to run them: *",
-            "SKIPPED [[]1[]] tests/brain/test_b.py:1: in a gated file, not imported: tier brain is absent; *",
-        ]
+    brain = pytester.path / "tests" / "brain"
+    (brain / "sub").mkdir(parents=True)
+    for path in (brain / "test_b.py", brain / "test_c.py", brain / "sub" / "test_d.py"):
+        path.write_text(IMPORTS_BRAIN)
+    (pytester.path / "tests" / "test_base.py").write_text("def test_base():\n    assert True\n")
+    return pytester
+
+
+@pytest.mark.parametrize(
+    ("args", "passed", "skipped", "files"),
+    [
+        (("tests/brain", NAMED), 0, [NAMED], 2),
+        (("tests", NAMED), 1, [NAMED], 2),
+        (("tests", DEEP, NAMED), 1, [DEEP, NAMED], 1),
+        ((NAMED,), 0, [NAMED], 0),
+    ],
+)
+def test_a_test_named_inside_a_gated_folder_also_named_is_one_skipped_test(
+    inner: pytest.Pytester, args: tuple[str, ...], passed: int, skipped: list[str], files: int
+) -> None:
+    result = inner.runpytest("-rs", "-p", "no:randomly", *args)
+    result.assert_outcomes(passed=passed, skipped=len(skipped))
+    named = f"{len(skipped)} named test{'s' if len(skipped) > 1 else ''} skipped"
+    kept = f"{files} test file{'s' if files != 1 else ''} not collected"
+    header = f"tierlock: brain absent — {kept + ' and ' if files else ''}{named}; to run them: *"
+    summary = (
+        f"tierlock: {kept} and {len(skipped)} test{'s' if len(skipped) > 1 else ''} skipped because brain absent; *"
     )
-    assert sorted(Path(pytester.path).rglob("imported.flag")) == []
+    result.stdout.fnmatch_lines([header, summary])
+    for nodeid in skipped:
+        path = nodeid.split("::")[0]
+        result.stdout.fnmatch_lines(
+            [f"SKIPPED [[]1[]] {path}:1: in a gated file, not imported: tier brain is absent; *"]
+        )
+    assert sorted(Path(inner.path).rglob("imported.flag")) == []
