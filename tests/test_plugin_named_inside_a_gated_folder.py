@@ -34,7 +34,13 @@ def inner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.
     pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False))
     brain = pytester.path / "tests" / "brain"
     (brain / "sub").mkdir(parents=True)
-    for path in (brain / "test_b.py", brain / "test_c.py", brain / "sub" / "test_d.py"):
+    (brain / ".scratch").mkdir()  # pytest never recurses into a dot folder: not counted either
+    for path in (
+        brain / "test_b.py",
+        brain / "test_c.py",
+        brain / "sub" / "test_d.py",
+        brain / ".scratch" / "test_s.py",
+    ):
         path.write_text(IMPORTS_BRAIN)
     (pytester.path / "tests" / "test_base.py").write_text("def test_base():\n    assert True\n")
     return pytester

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tierlock.pytest_plugin.gate import Gate
-from tierlock.pytest_plugin.selection import is_test_file, patterns, test_files
+from tierlock.pytest_plugin.selection import is_test_file, patterns, test_files, walked
 
 NOT_IMPORTED = "named on the command line but not imported:"
 #: The skip reason of a test named inside a gated file (``file.py::test``): one skipped test.
@@ -35,8 +35,8 @@ def ignore_collect(gate: Gate, collection_path: Path, config: pytest.Config) -> 
     if not rel or rel == ".":
         return None
     if collection_path.is_dir():
-        if gate.tier_covering_dir(rel) is None:
-            return None
+        if not walked(collection_path.name) or gate.tier_covering_dir(rel) is None:
+            return None  # a dot folder inside a GatedFolder: pytest's norecursedirs keeps it out, uncounted
         if named_files_below(config, collection_path):
             return None  # collected as a GatedFolder (gated_folder), for the tests named inside it
         # pytest also asks about the siblings of a selected path: count only the files the run selected.

@@ -37,10 +37,15 @@ def is_test_file(name: str, pats: Sequence[str]) -> bool:
     return name.endswith(".py") and any(fnmatch.fnmatch(name, p) for p in pats)
 
 
+def walked(name: str) -> bool:
+    """Whether the counts walk into a folder of this name (pytest does not recurse into dot folders either)."""
+    return not name.startswith(".") and name not in _SKIP_DIRS
+
+
 def test_files(folder: Path, pats: Sequence[str]) -> list[Path]:
     out: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS]
+        dirnames[:] = [d for d in dirnames if walked(d)]
         out.extend(Path(dirpath, f) for f in filenames if is_test_file(f, pats))
     return out
 
