@@ -126,6 +126,17 @@ def test_a_glob_without_a_wildcard_gates_its_one_file(pytester: pytest.Pytester,
     result.stdout.fnmatch_lines(["tierlock: brain absent — 1 test file not collected; *"])
 
 
+def test_a_glob_with_a_wildcard_in_a_folder_name_is_searched_from_its_literal_folder(
+    pytester: pytest.Pytester,
+) -> None:
+    """``lib/*tests/**`` is searched in ``lib``, never in a ``tests`` folder that happens to exist."""
+    files = {"tests/test_base.py": PLAIN, "lib/brain_tests/test_brain.py": IMPORTS_BRAIN}
+    project(pytester, files, tests='["lib/*tests/**"]')
+    result = pytester.runpytest("tests", "lib")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["tierlock: brain absent — 1 test file not collected; *"])
+
+
 def test_a_gated_dot_folder_named_on_the_command_line_is_counted_and_fails_a_strict_run_closed(
     pytester: pytest.Pytester,
 ) -> None:
