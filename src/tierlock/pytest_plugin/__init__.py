@@ -191,16 +191,6 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    gate = _gate(parent.config)
-    if gate is None or not gate.gated:
-        return None
-    from tierlock.pytest_plugin.collect import gated_folder
-
-    return gated_folder(gate, path, parent)
-
-
-@pytest.hookimpl(tryfirst=True)
 def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     gate = _gate(parent.config)
     if gate is None or not gate.gated:

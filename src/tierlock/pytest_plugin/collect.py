@@ -36,9 +36,12 @@ def ignore_collect(gate: Gate, collection_path: Path, config: pytest.Config) -> 
         return None
     if collection_path.is_dir():
         if not walked(collection_path.name) or gate.tier_covering_dir(rel) is None:
-            return None  # a dot folder inside a GatedFolder: pytest's norecursedirs keeps it out, uncounted
-        if named_files_below(config, collection_path):
-            return None  # collected as a GatedFolder (gated_folder), for the tests named inside it
+            return None  # a dot folder (in a gated one entered for a named test): pytest's norecursedirs decides
+        if names_tests_below(config, collection_path):
+            # Tests named inside it (pytest folds ``tests/brain/test_b.py::test_x`` into a folder named above it):
+            # pytest enters it; its files are asked one by one, and the named ones stand as skipped entries. The
+            # conftest.py files on the way are pytest's initial conftests of that argument, loaded already.
+            return None
         # pytest also asks about the siblings of a selected path: count only the files the run selected.
         gate.ignored.update(str(p) for p in test_files(collection_path, patterns(config)) if gate.in_selection(str(p)))
         return True
@@ -53,60 +56,14 @@ def ignore_collect(gate: Gate, collection_path: Path, config: pytest.Config) -> 
     return True
 
 
-def named_files_below(config: pytest.Config, folder: Path) -> list[Path]:
-    """The files below *folder* that collection arguments name tests inside (``folder/…/file.py::test``)."""
+def names_tests_below(config: pytest.Config, folder: Path) -> bool:
+    """Whether a collection argument names tests inside a file below *folder* (``folder/…/file.py::test``)."""
     base = config.invocation_params.dir
-    out: list[Path] = []
     for arg in config.args:
         head, sep, rest = str(arg).partition("::")
-        path = Path(os.path.abspath(base / head))
-        if sep and rest and folder in path.parents and path not in out:
-            out.append(path)
-    return out
-
-
-def gated_folder(gate: Gate, path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    """A folder a not-present tier's globs cover, with tests named inside it: a :class:`GatedFolder`.
-
-    pytest folds ``tests/brain/test_b.py::test_x`` into an argument naming a folder above it; without this
-    the named test would vanish with its gated folder. Not a Directory: pytest loads no conftest.py for it
-    (beyond the initial conftests of the folders named on the command line).
-    """
-    rel = _rel(gate, path)
-    if not rel or rel == "." or gate.tier_covering_dir(rel) is None:
-        return None
-    if not named_files_below(parent.config, path):
-        return None
-    return GatedFolder.from_parent(parent, name=path.name, path=path, nodeid=rel)
-
-
-class GatedFolder(pytest.Collector):
-    """Collects a gated folder as pytest's ``Dir`` does, but is not a Directory, so loads no conftest.py.
-
-    Its files and folders go through the same hooks (``pytest_ignore_collect`` keeps its gated files out
-    and counts them; a file named on the command line stands as a :class:`GatedFile`).
-    """
-
-    def collect(self) -> Iterable[pytest.Item | pytest.Collector]:
-        session, ihook = self.session, self.ihook
-        out: list[pytest.Item | pytest.Collector] = []
-        for entry in sorted(os.scandir(self.path), key=lambda e: e.name):
-            path = Path(entry.path)
-            if entry.is_dir():
-                if not session.isinitpath(path, with_parents=True) and ihook.pytest_ignore_collect(
-                    collection_path=path, config=self.config
-                ):
-                    continue
-                col = ihook.pytest_collect_directory(path=path, parent=self)
-                if col is not None:
-                    out.append(col)
-            elif entry.is_file():
-                if not session.isinitpath(path) and ihook.pytest_ignore_collect(
-                    collection_path=path, config=self.config
-                ):
-                    continue
-                out.extend(ihook.pytest_collect_file(file_path=path, parent=self))
-        return out
+        if sep and rest and folder in Path(os.path.abspath(base / head)).parents:
+            return True
+    return False
 
 
 class GatedFile(pytest.File):
