@@ -73,3 +73,11 @@ def test_a_test_named_inside_a_gated_folder_also_named_is_one_skipped_test(
             [f"SKIPPED [[]1[]] {path}:1: in a gated file, not imported: tier brain is absent; *"]
         )
     assert sorted(Path(inner.path).rglob("imported.flag")) == []
+
+
+def test_a_test_named_outside_a_gated_folder_leaves_the_folder_and_its_conftest_alone(inner: pytest.Pytester) -> None:
+    (inner.path / "tests" / "brain" / "conftest.py").write_text(IMPORTS_BRAIN.split("\n\n\n", maxsplit=1)[0] + "\n")
+    result = inner.runpytest("-p", "no:randomly", "tests", "tests/test_base.py::test_base")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["tierlock: 3 test files not collected and 0 tests skipped because brain absent; *"])
+    assert sorted(Path(inner.path).rglob("imported.flag")) == []
