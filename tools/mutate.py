@@ -95,7 +95,8 @@ MODULES: dict[str, Module] = {
             "src/tierlock/pytest_plugin/collect.py",
             "src/tierlock/pytest_plugin/selection.py",
         ),
-        ("tests/test_pytest_plugin*.py", "tests/test_plugin_*.py"),
+        # The one unit test file first (no pytest run inside it), then the pytester ones.
+        ("tests/test_plugin_gate_wire.py", "tests/test_pytest_plugin*.py", "tests/test_plugin_*.py"),
     ),
     "census": Module(("src/tierlock/census.py", "src/tierlock/census"), ("tests/test_census*.py",)),
     "verify": Module(("src/tierlock/evidence",), ("tests/test_evidence*.py", "tests/test_verif*.py")),

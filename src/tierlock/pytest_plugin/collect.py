@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tierlock.pytest_plugin.gate import Gate
-from tierlock.pytest_plugin.selection import is_test_file, patterns, test_files
+from tierlock.pytest_plugin.selection import is_test_file, patterns, test_files, walked
 
 NOT_IMPORTED = "named on the command line but not imported:"
 #: The skip reason of a test named inside a gated file (``file.py::test``): one skipped test.
@@ -35,16 +35,35 @@ def ignore_collect(gate: Gate, collection_path: Path, config: pytest.Config) -> 
     if not rel or rel == ".":
         return None
     if collection_path.is_dir():
-        if gate.tier_covering_dir(rel) is None:
+        if not walked(collection_path.name) or gate.tier_covering_dir(rel) is None:
+            return None  # a dot folder (in a gated one entered for a named test): pytest's norecursedirs decides
+        if names_tests_below(config, collection_path):
+            # Tests named inside it (pytest folds ``tests/brain/test_b.py::test_x`` into a folder named above it):
+            # pytest enters it; its files are asked one by one, and the named ones stand as skipped entries. The
+            # conftest.py files on the way are pytest's initial conftests of that argument, loaded already.
             return None
         # pytest also asks about the siblings of a selected path: count only the files the run selected.
         gate.ignored.update(str(p) for p in test_files(collection_path, patterns(config)) if gate.in_selection(str(p)))
         return True
     if gate.tier_of(rel) is None:
         return None
+    if requested_names(config.args, config.invocation_params.dir, collection_path):
+        # Tests named inside it (``file.py::test``) stand as skipped entries (make_module), even when pytest
+        # reaches the file through a folder also named (``pytest tests/brain tests/brain/test_b.py::test_x``).
+        return None
     if is_test_file(collection_path.name, patterns(config)) and gate.in_selection(str(collection_path)):
         gate.ignored.add(str(collection_path))
     return True
+
+
+def names_tests_below(config: pytest.Config, folder: Path) -> bool:
+    """Whether a collection argument names tests inside a file below *folder* (``folder/…/file.py::test``)."""
+    base = config.invocation_params.dir
+    for arg in config.args:
+        head, sep, rest = str(arg).partition("::")
+        if sep and rest and folder in Path(os.path.abspath(base / head)).parents:
+            return True
+    return False
 
 
 class GatedFile(pytest.File):

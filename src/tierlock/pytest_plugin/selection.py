@@ -37,10 +37,15 @@ def is_test_file(name: str, pats: Sequence[str]) -> bool:
     return name.endswith(".py") and any(fnmatch.fnmatch(name, p) for p in pats)
 
 
+def walked(name: str) -> bool:
+    """Whether the counts walk into a folder of this name (pytest does not recurse into dot folders either)."""
+    return not name.startswith(".") and name not in _SKIP_DIRS
+
+
 def test_files(folder: Path, pats: Sequence[str]) -> list[Path]:
     out: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS]
+        dirnames[:] = [d for d in dirnames if walked(d)]
         out.extend(Path(dirpath, f) for f in filenames if is_test_file(f, pats))
     return out
 
@@ -73,8 +78,9 @@ def selection(config: pytest.Config, file_or_dir: Sequence[str]) -> tuple[list[s
 
 
 def _stem(glob_text: str) -> str:
-    literal = re.split(r"[*?\[]", glob_text.replace("\\", "/"), maxsplit=1)[0].lstrip("./")
-    return literal.rstrip("/")
+    """The glob's text before its first wildcard, less a leading ``./`` only (``.brain/**`` starts in ``.brain``)."""
+    text = re.sub(r"^(?:\./)+", "", glob_text.replace("\\", "/").strip())
+    return re.split(r"[*?\[]", text, maxsplit=1)[0].rstrip("/")
 
 
 def _inside(path: str, folders: Sequence[str]) -> bool:
@@ -118,7 +124,7 @@ def weigh(
         files = globbed_files(root, globs, paths, pats)
         gate.globbed[tier] = len(files)
         if tier in gate.gated:
-            kept_out.update(f for f in files if _inside(f, whole))
+            kept_out.update(f for f in files if _inside(f, whole) and f not in named_files)
     gate.expected = len(kept_out)  # a file two missing tiers gate is one file
     gate.named = sum(1 for path, _ in named if _rel_tier(gate, root, path) is not None)
     missing = [t for t, state in gate.states.items() if state != "present"]
@@ -158,18 +164,9 @@ def _census(
         gate.layers = layers_from_pyproject(tomllib.loads(text))
     except tomllib.TOMLDecodeError:
         gate.layers = {}
-    above: dict[str, list[str]] = {}
-    for tier in gate.states:
-        lower = gate.layers.get(tier)
-        seen = {tier}
-        while lower is not None and lower not in seen:
-            above.setdefault(lower, []).append(tier)
-            seen.add(lower)
-            lower = gate.layers.get(lower)
-    tiers = [
-        CensusTier(t, tuple(gate.roots.get(t, ())), tuple(globs.get(t, ())), tuple(above.get(t, ())))
-        for t in gate.states
-    ]
+    # No ``covered_by`` (the tiers layered on each): it only sorts a tier's importers into covered and
+    # uncovered, and the plugin counts both alike.
+    tiers = [CensusTier(t, tuple(gate.roots.get(t, ())), tuple(globs.get(t, ()))) for t in gate.states]
     folders = []
     for path in paths:
         try:

@@ -1,0 +1,66 @@
+"""The gate's decision as plain data (what an xdist controller hands its workers) comes back whole.
+
+A worker never decides: it takes :meth:`Gate.from_wire` of the controller's :meth:`Gate.wire`. Every field
+must survive the trip, the ci-require tiers and the tiers the run fails closed on included, and a gate made
+with only its required fields must hand on empty lists and tables, not ``None``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tierlock.pytest_plugin import Gate
+
+DECIDED: dict[str, Any] = {
+    "root": "/project",
+    "strict": True,
+    "why": "CI detected",
+    "states": {"base": "present", "brain": "absent"},
+    "gated": {"brain": ["tests/brain/**"]},
+    "install": {"brain": "install-tier brain"},
+    "broken": {"brain": ["brainpkg: absent — not installed"]},
+    "required": ["brain"],
+    "expected": 2,
+    "named": 1,
+    "selection": ["/project/tests"],
+    "roots": {"brain": ["brainpkg"]},
+    "needed": {"brain": 1},
+    "globbed": {"brain": 2},
+    "layers": {"base": None, "brain": "base"},
+    "failing": ["brain"],
+    "globs": {"brain": ["tests/brain/**"]},
+}
+
+BARE: dict[str, Any] = {
+    "root": "/project",
+    "strict": False,
+    "why": "not CI",
+    "states": {},
+    "gated": {},
+    "install": {},
+    "broken": {},
+}
+
+
+def test_every_field_of_a_decision_comes_back_from_the_wire() -> None:
+    gate = Gate.from_wire(DECIDED)
+    assert gate.wire() == DECIDED
+    assert Gate.from_wire(gate.wire()).wire() == DECIDED
+
+
+def test_a_gate_made_with_only_its_required_fields_hands_on_empty_lists_and_tables() -> None:
+    wired = Gate(**BARE).wire()
+    assert wired == {
+        **BARE,
+        "required": [],
+        "expected": 0,
+        "named": 0,
+        "selection": [],
+        "roots": {},
+        "needed": {},
+        "globbed": {},
+        "layers": {},
+        "failing": [],
+        "globs": {},
+    }
+    assert Gate.from_wire(wired).wire() == wired
