@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tierlock.tiers.globs import matches, may_contain
+from tierlock.tiers.globs import matches
 
 
 @pytest.mark.parametrize(
@@ -27,10 +27,3 @@ from tierlock.tiers.globs import matches, may_contain
 )
 def test_glob_matching(path: str, glob: str, expected: bool) -> None:
     assert matches(path, [glob]) is expected
-
-
-def test_folder_pruning_is_conservative() -> None:
-    assert may_contain("tests", ["tests/brain/**"])
-    assert may_contain("tests/brain", ["tests/brain/**"])
-    assert not may_contain("docs", ["tests/brain/**"])
-    assert may_contain("anything", ["**/test_brain.py"])

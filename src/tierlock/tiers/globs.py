@@ -56,13 +56,3 @@ def compile_glob(glob: str) -> re.Pattern[str]:
 def matches(path: str, globs: Iterable[str]) -> bool:
     """Whether the relative POSIX *path* matches any of *globs*."""
     return any(compile_glob(g).match(path) for g in globs)
-
-
-def may_contain(folder: str, globs: Iterable[str]) -> bool:
-    """Whether some file below *folder* could match one of *globs* (cheap, conservative)."""
-    prefix = folder.rstrip("/") + "/"
-    for glob in globs:
-        literal = re.split(r"[*?\[]", glob.replace("\\", "/").lstrip("./"), maxsplit=1)[0]
-        if literal.startswith(prefix) or prefix.startswith(literal) or not literal:
-            return True
-    return False
