@@ -105,10 +105,6 @@ class Receipt:
         return {str(p.get("name")) for p in self.packages}
 
     @property
-    def executable(self) -> str:
-        return str(self.data.get("interpreter", {}).get("executable", ""))
-
-    @property
     def installed_at(self) -> str:
         return str(self.data.get("installed_at", ""))
 
