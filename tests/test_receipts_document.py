@@ -55,6 +55,7 @@ def test_a_receipt_read_back_gives_each_field_it_was_built_with(tmp_path: Path) 
     assert [p["name"] for p in receipt.packages] == ["alpha", "zeta"]  # sorted by name
     assert receipt.package_names == {"alpha", "zeta"}
     assert receipt.installed_at == "1971-01-01T01:02:03Z"
+    assert receipt.backend == ("uv", "0.4.1")
     assert (receipt.data["package_count"], receipt.data["file_count"]) == (2, 2)
 
 
@@ -69,8 +70,10 @@ def test_a_receipt_of_an_unexpected_shape_reads_as_empty_fields(tmp_path: Path) 
     receipt = receipts.Receipt(tmp_path / "r.json", {"schema": 1, "lockfiles": {"brain": "not a table"}})
     assert (receipt.tier, receipt.lockfiles, receipt.lockfile_paths) == ("", {}, {})
     assert (receipt.pyproject, receipt.packages, receipt.installed_at) == (("", ""), [], "")
-    odd = receipts.Receipt(tmp_path / "r.json", {"pyproject": "x", "packages": ["x", {"name": "a"}]})
+    assert receipt.backend == ("none", "")
+    odd = receipts.Receipt(tmp_path / "r.json", {"pyproject": "x", "packages": ["x", {"name": "a"}], "backend": "uv"})
     assert (odd.pyproject, odd.packages, odd.package_names) == (("", ""), [{"name": "a"}], {"a"})
+    assert odd.backend == ("none", "")
 
 
 def test_removing_a_receipt_says_whether_there_was_one(tmp_path: Path) -> None:
