@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from packaging.utils import canonicalize_name
 
 from tests.support.venvshape import armed, project
 from tierlock.installer import fastpath
@@ -61,6 +62,17 @@ def test_every_spelling_of_one_venv_reaches_its_receipts(tmp_path: Path, clean: 
         assert found[1] == environment_key(venv), how
         assert os.path.isfile(os.path.join(found[0], "pyvenv.cfg")), how
         assert environment_key(noop_for(root, spelling).prefix) == environment_key(venv), how
+
+
+def test_every_spelling_of_a_tier_name_reaches_its_receipt(tmp_path: Path, clean: pytest.MonkeyPatch) -> None:
+    root = project(tmp_path / "proj")
+    armed(tmp_path / "venv", root, tier="my-tier")
+    for spelling in ("my-tier", "My_Tier", "MY.TIER", "my__tier", "my-._tier"):
+        noop, why = fastpath.try_noop([spelling], project_arg=str(root), python=str(tmp_path / "venv"), system=False)
+        assert noop is not None, (spelling, why)
+        assert noop.tiers == ["my-tier"]
+    for name in ("_x", "-x-", "..x", "x_", "A.b-C_d"):  # as packaging normalizes them, separators at the ends too
+        assert fastpath.canonical(name) == canonicalize_name(name)
 
 
 def test_the_active_venv_is_the_target_when_no_interpreter_is_named(tmp_path: Path, clean: pytest.MonkeyPatch) -> None:
