@@ -61,7 +61,9 @@ class Module:
 MODULES: dict[str, Module] = {
     "probing": Module(("src/tierlock/probing",), ("tests/test_probe*.py", "tests/test_tier_model_edges.py")),
     "installer/plan.py": Module(("src/tierlock/installer/plan.py",), ("tests/test_installer_plan*.py",)),
-    "installer/fastpath.py": Module(("src/tierlock/installer/fastpath.py",), ("tests/test_installer_receipts*.py",)),
+    "installer/fastpath.py": Module(
+        ("src/tierlock/installer/fastpath.py",), ("tests/test_installer_receipts*.py", "tests/test_fastpath_*.py")
+    ),
     "installer/receipts.py": Module(
         ("src/tierlock/installer/receipts.py",), ("tests/test_installer_receipts*.py", "tests/test_receipts_*.py")
     ),

@@ -105,8 +105,10 @@ class Receipt:
         return {str(p.get("name")) for p in self.packages}
 
     @property
-    def executable(self) -> str:
-        return str(self.data.get("interpreter", {}).get("executable", ""))
+    def backend(self) -> tuple[str, str]:
+        """(name, version) of the backend that installed the packages (``none`` when none ran)."""
+        raw = self.data.get("backend", {})
+        return (str(raw.get("name", "none")), str(raw.get("version", ""))) if isinstance(raw, dict) else ("none", "")
 
     @property
     def installed_at(self) -> str:
@@ -244,13 +246,19 @@ def record(
                 and existing.packages == current
             ):
                 continue
+        if backend:
+            backend_of = (backend, backend_version or "")
+        elif existing is not None:  # no backend ran: the packages are the ones the replaced receipt's backend installed
+            backend_of = existing.backend
+        else:
+            backend_of = ("none", "")
         document = build(
             tier=tier.name,
             pyproject=pyproject,
             lockfiles=chain,
             packages=tier_dists,
-            backend=backend or (str(existing.data.get("backend", {}).get("name")) if existing else "none"),
-            backend_version=backend_version or "",
+            backend=backend_of[0],
+            backend_version=backend_of[1],
             interpreter={
                 "executable": executable,
                 "environment": environment,
