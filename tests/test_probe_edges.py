@@ -52,3 +52,65 @@ def test_a_missing_file_listed_after_byte_code_rows_makes_the_package_partial(tm
     result = probe_distribution("alpha", paths=[site])
     assert result.state == "partial"
     assert any("alpha/_speedups.py" in reason for reason in result.reasons), result.reasons
+
+
+def _hand_site(tmp_path: Path, record: str, *, info: dict[str, str] | None = None, installer: bool = True) -> Path:
+    """A site folder holding alpha 1.0 (``alpha/__init__.py``) as an installer leaves it, with *record* as RECORD."""
+    site = tmp_path / "site"
+    dist_info = site / "alpha-1.0.dist-info"
+    (site / "alpha").mkdir(parents=True)
+    dist_info.mkdir()
+    (site / "alpha" / "__init__.py").write_text("")
+    (dist_info / "METADATA").write_text("Metadata-Version: 2.1\nName: alpha\nVersion: 1.0\n")
+    if installer:
+        (dist_info / "INSTALLER").write_text("pip\n")
+    for name, text in (info or {}).items():
+        (dist_info / name).write_text(text)
+    (dist_info / "RECORD").write_text(record)
+    return site
+
+
+_RECORD = (
+    "alpha/__init__.py,,0\nalpha-1.0.dist-info/METADATA,,\nalpha-1.0.dist-info/INSTALLER,,\n"
+    "alpha-1.0.dist-info/RECORD,,\n"
+)
+
+
+def test_a_quoted_record_with_short_rows_is_read_and_sizes_still_checked(tmp_path: Path) -> None:
+    record = '"alpha/__init__.py",,5\nalpha/x.py\nalpha-1.0.dist-info/METADATA,\nalpha-1.0.dist-info/INSTALLER,,\n'
+    (tmp_path / "a").mkdir()
+    site = _hand_site(tmp_path / "a", record)
+    (site / "alpha" / "x.py").write_text("")
+    result = probe_distribution("alpha", paths=[site], deep=True)
+    assert result.state == "partial"
+    assert any("alpha/__init__.py" in r and "size" in r for r in result.reasons), result.reasons
+
+
+def test_an_install_without_installer_is_partial_as_never_finished(tmp_path: Path) -> None:
+    result = probe_distribution("alpha", paths=[_hand_site(tmp_path, _RECORD, installer=False)])
+    assert result.state == "partial"
+    assert any("INSTALLER missing" in r for r in result.reasons), result.reasons
+
+
+def test_the_import_roots_come_from_record_not_from_a_stale_top_level_txt(tmp_path: Path) -> None:
+    result = probe_distribution("alpha", paths=[_hand_site(tmp_path, _RECORD, info={"top_level.txt": "beta\n"})])
+    assert result.state == "present", result.reasons
+
+
+def test_a_console_script_its_entry_points_name_but_record_does_not_list_makes_it_partial(tmp_path: Path) -> None:
+    entry_points = "[gui_scripts]\nalpha-gui = alpha:gui\n\n[console_scripts]\nalpha = alpha:main\n"
+    result = probe_distribution("alpha", paths=[_hand_site(tmp_path, _RECORD, info={"entry_points.txt": entry_points})])
+    assert result.state == "partial"
+    assert any("console scripts of its entry points are not installed" in r for r in result.reasons), result.reasons
+
+
+def test_importing_the_probe_package_loads_none_of_its_modules_nor_the_tier_model() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, tierlock.probing; "
+        "print(sorted(m for m in sys.modules if m.startswith(('tierlock.', 'packaging'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['tierlock._lazy', 'tierlock._version', 'tierlock.probing']"
