@@ -67,6 +67,9 @@ class CensusTier:
 class Use:
     """One place that needs a tier."""
 
+    marker = False
+    """A ``tier(...)`` marker of the tier itself: it gates what it marks, so it is never outside."""
+
     def __init__(self, file: str, line: int, how: str, module_level: bool = False) -> None:
         self.file = file
         self.line = line
@@ -603,7 +606,11 @@ def census(
             if keep is not None and rel not in keep:
                 continue
             for use in _uses(rel, facts, tier, roots, via[rel]):
-                if matches(rel, cover_globs) or (not use.module_level and _marked(facts, use.line, cover_marks)):
+                if (
+                    use.marker
+                    or matches(rel, cover_globs)
+                    or (not use.module_level and _marked(facts, use.line, cover_marks))
+                ):
                     entry.inside.append(use)
                 elif tier.accept and matches(rel, tier.accept):
                     entry.accepted.append(use)
@@ -712,7 +719,9 @@ def _uses(
             out.append(Use(rel, line, how, module))
     for name, line, module in facts.markers:
         if normalize(name) == tier.name:
-            out.append(Use(rel, line, f"tier({name!r}) marker", module))
+            use = Use(rel, line, f"tier({name!r}) marker", module)
+            use.marker = True
+            out.append(use)
     out.extend(use for root, use in fixture_uses if root_tier(roots, root, tier.name))
     return out
 
