@@ -33,8 +33,8 @@ from typing import Any, Protocol
 
 #: pytest's default ``python_files`` and ``norecursedirs``.
 DEFAULT_PATTERNS = ("test_*.py", "*_test.py")
-#: (conftest, fixture) -> (line, root): the conftest fixtures that need an import root.
-Needs = dict[tuple[str, str], tuple[int, str]]
+#: (conftest, fixture) -> {root: line}: the conftest fixtures that need import roots (each root once).
+Needs = dict[tuple[str, str], dict[str, int]]
 SKIP_DIRS = ("*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules", "venv", "{arch}", "__pycache__")
 
 
@@ -599,9 +599,10 @@ def census(
         entry.covered = [rel for rel in tests if matches(rel, tier.globs) and not rel.endswith("conftest.py")]
         cover_globs = [g for name in (tier.name, *tier.covered_by) if name in by_name for g in by_name[name].globs]
         cover_marks = {tier.name, *tier.covered_by}
-        for (conftest, fixture), (line, needed) in needs.items():
-            if root_tier(roots, needed, tier.name):
-                entry.fixtures.append(Use(conftest, line, f"fixture {fixture} needs {needed}"))
+        for (conftest, fixture), needed in needs.items():
+            for root, line in needed.items():
+                if root_tier(roots, root, tier.name):
+                    entry.fixtures.append(Use(conftest, line, f"fixture {fixture} needs {root}"))
         for rel, facts in ordered:
             if keep is not None and rel not in keep:
                 continue
@@ -666,33 +667,32 @@ def _marked(facts: FileFacts, line: int, tiers: set[str]) -> bool:
     return any(normalize(t) in tiers and first <= line <= last for t, first, last in facts.marked_lines)
 
 
-def _fixture_needs(
-    parsed: Mapping[str, FileFacts], roots: Mapping[str, list[str]]
-) -> dict[tuple[str, str], tuple[int, str]]:
-    """(conftest, fixture) -> (line, root) for every conftest fixture that needs a root (also through another)."""
+def _fixture_needs(parsed: Mapping[str, FileFacts], roots: Mapping[str, list[str]]) -> Needs:
+    """(conftest, fixture) -> {root: line} for every conftest fixture that needs roots (also through others)."""
     needs: Needs = {}
     conftests = {rel: f for rel, f in parsed.items() if rel.endswith("conftest.py")}
     for rel, facts in conftests.items():
         for root, line, _how, _module, fixture in facts.imports:
-            if fixture is not None and root in roots and (rel, fixture) not in needs:
-                needs[(rel, fixture)] = (line, root)
+            if fixture is not None and root in roots:
+                needs.setdefault((rel, fixture), {}).setdefault(root, line)
     changed = True
-    while changed:  # a fixture that requests a root-needing fixture it can see needs the root too
+    while changed:  # a fixture that requests root-needing fixtures it can see needs their roots too
         changed = False
         for rel, facts in conftests.items():
             for name, (line, _autouse, params) in facts.fixtures.items():
-                if (rel, name) in needs:
-                    continue
                 for param in params:
                     found = _visible(needs, rel, param)
-                    if found is not None:
-                        needs[(rel, name)] = (line, needs[found][1])
-                        changed = True
-                        break
+                    if found is None or found == (rel, name):
+                        continue
+                    mine = needs.setdefault((rel, name), {})
+                    for root in needs[found]:
+                        if root not in mine:
+                            mine[root] = line
+                            changed = True
     return needs
 
 
-def _visible(needs: Mapping[tuple[str, str], tuple[int, str]], rel: str, name: str) -> tuple[str, str] | None:
+def _visible(needs: Needs, rel: str, name: str) -> tuple[str, str] | None:
     """The root-needing conftest fixture *name* that the file *rel* sees (the nearest conftest wins)."""
     best: tuple[str, str] | None = None
     for conftest, fixture in needs:
@@ -738,11 +738,12 @@ def _fixture_uses(rel: str, facts: FileFacts, needs: Needs, autouse: set[tuple[s
         if found is None:
             continue
         conftest = found[0]
-        fline, root = needs[found]
-        if found in autouse:
-            out.append((root, Use(rel, 1, f"autouse fixture {fixture} ({conftest}:{fline} needs {root})", True)))
-        elif fixture in facts.uses:
-            out.append((root, Use(rel, facts.uses[fixture], f"fixture {fixture} ({conftest}:{fline} needs {root})")))
+        for root, fline in needs[found].items():
+            if found in autouse:
+                out.append((root, Use(rel, 1, f"autouse fixture {fixture} ({conftest}:{fline} needs {root})", True)))
+            elif fixture in facts.uses:
+                how = f"fixture {fixture} ({conftest}:{fline} needs {root})"
+                out.append((root, Use(rel, facts.uses[fixture], how)))
     return out
 
 
