@@ -137,6 +137,8 @@ def test_a_cache_entry_of_another_schema_is_not_trusted(tmp_path: Path, schema: 
         pytest.param([[["pyarrow", "one", "import pyarrow", True, None]], [], [], {}, {}], id="a-bad-line"),
         pytest.param([[], [], [], {"table": {"line": 4}}, {}], id="a-fixture-as-a-table"),
         pytest.param([[], [], [], {"table": [4, False]}, {}], id="a-fixture-too-short"),
+        pytest.param([[], [], [], [], {}], id="fixtures-as-a-list"),
+        pytest.param([[], [], [], {}, ["table"]], id="uses-as-a-list"),
     ],
 )
 def test_a_damaged_cache_entry_is_read_again_from_the_file(tmp_path: Path, facts: object) -> None:

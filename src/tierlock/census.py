@@ -412,7 +412,7 @@ class _Memo:
         ):
             try:
                 facts = None if old[1] is None else _facts_from_json(old[1])
-            except (TypeError, ValueError, KeyError, IndexError):
+            except (TypeError, ValueError, KeyError, IndexError, AttributeError):
                 pass
             else:
                 self.new[rel] = old
