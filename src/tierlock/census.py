@@ -150,9 +150,7 @@ class TierReport:
 class Census:
     """The census: per tier its report, and how many files were read, parsed and taken from the cache."""
 
-    def __init__(
-        self, tiers: tuple[TierReport, ...], files_read: int, files_parsed: int, files_cached: int = 0
-    ) -> None:
+    def __init__(self, tiers: tuple[TierReport, ...], files_read: int, files_parsed: int, files_cached: int) -> None:
         self.tiers = tiers
         self.files_read = files_read
         self.files_parsed = files_parsed
@@ -290,7 +288,7 @@ _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 _SIMPLE = (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return)
 
 
-def _visit(node: ast.AST, facts: FileFacts, *, module_level: bool, fixture: str | None, calls: bool = True) -> None:
+def _visit(node: ast.AST, facts: FileFacts, *, module_level: bool, fixture: str | None, calls: bool) -> None:
     """Walk the statements below *node* (not every expression: this runs on thousands of files).
 
     Calls (``importorskip``, ``mark.tier``) are looked for only inside simple
@@ -600,9 +598,9 @@ def census(
         cover_globs = [g for name in (tier.name, *tier.covered_by) if name in by_name for g in by_name[name].globs]
         cover_marks = {tier.name, *tier.covered_by}
         for (conftest, fixture), needed in needs.items():
-            for root, line in needed.items():
-                if root_tier(roots, root, tier.name):
-                    entry.fixtures.append(Use(conftest, line, f"fixture {fixture} needs {root}"))
+            for name, line in needed.items():
+                if root_tier(roots, name, tier.name):
+                    entry.fixtures.append(Use(conftest, line, f"fixture {fixture} needs {name}"))
         for rel, facts in ordered:
             if keep is not None and rel not in keep:
                 continue
