@@ -138,7 +138,7 @@ class TierReport:
     def to_dict(self) -> dict[str, Any]:
         return {
             "tier": self.tier,
-            "globs": [{"glob": g, "files": self.glob_matches.get(g, 0)} for g in self.globs],
+            "globs": [{"glob": g, "files": self.glob_matches[g]} for g in self.globs],
             "covered": self.covered,
             "importers_inside": [u.to_dict() for u in self.inside],
             "importers_outside": [u.to_dict() for u in self.outside],
@@ -174,7 +174,7 @@ class Census:
             if not report.gates:
                 continue
             for glob in report.globs:
-                if report.glob_matches.get(glob, 0) == 0:
+                if not report.glob_matches[glob]:
                     out.append(
                         Finding(
                             report.tier,
@@ -623,13 +623,18 @@ def root_tier(roots: Mapping[str, list[str]], root: str, tier: str) -> bool:
     return tier in roots.get(root, ())
 
 
+def _glob_text(glob: str) -> str:
+    """The glob as :func:`tierlock.tiers.globs.matches` reads it: ``/`` separators, no leading ``./``."""
+    import re
+
+    return re.sub(r"^(?:\./)+", "", glob.replace("\\", "/").strip())
+
+
 def _glob_stem(glob: str) -> str:
     """The folder (or file) a glob starts from: its text before the first wildcard, up to a ``/``."""
     import re
 
-    text = glob.replace("\\", "/").strip()
-    while text.startswith("./"):
-        text = text[2:]
+    text = _glob_text(glob)
     wild = re.search(r"[*?\[]", text)
     if wild is None:
         return text.rstrip("/")
@@ -651,9 +656,7 @@ def _glob_hint(glob: str, every: Sequence[str]) -> str | None:
     close = difflib.get_close_matches(stem, sorted(places), n=1, cutoff=0.75)
     if not close:
         return None
-    text = glob.replace("\\", "/").strip()
-    while text.startswith("./"):
-        text = text[2:]
+    text = _glob_text(glob)
     return close[0] + text[len(stem) :] if text.startswith(stem) else None
 
 
