@@ -223,7 +223,7 @@ class FileFacts:
         markers: list[tuple[str, int, bool]] | None = None,
         marked_lines: list[tuple[str, int, int]] | None = None,
         fixtures: dict[str, tuple[int, bool, list[str]]] | None = None,
-        uses: dict[str, int] | None = None,
+        uses: dict[str, list[int]] | None = None,
     ) -> None:
         self.imports = [] if imports is None else imports
         """(root, line, how, module level, enclosing fixture name)."""
@@ -234,7 +234,7 @@ class FileFacts:
         self.fixtures = {} if fixtures is None else fixtures
         """Fixture name -> (line, autouse, the fixtures it requests)."""
         self.uses = {} if uses is None else uses
-        """Fixture name requested (parameter or usefixtures) -> first line."""
+        """Fixture name requested (parameter or usefixtures) -> each line requesting it."""
 
 
 def _dotted(node: ast.expr) -> str:
@@ -328,7 +328,7 @@ def _definition(
         elif isinstance(deco, ast.Call) and _dotted(deco.func).endswith("mark.usefixtures"):
             for arg in deco.args:
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                    facts.uses.setdefault(arg.value, deco.lineno)
+                    _request(facts, arg.value, deco.lineno)
     if isinstance(child, ast.ClassDef):
         return fixture
     params = [a.arg for a in (*child.args.posonlyargs, *child.args.args, *child.args.kwonlyargs)]
@@ -337,8 +337,14 @@ def _definition(
         facts.fixtures[info[0]] = (child.lineno, info[1], params)
         return info[0]
     for param in params:
-        facts.uses.setdefault(param, child.lineno)
+        _request(facts, param, child.lineno)
     return fixture
+
+
+def _request(facts: FileFacts, fixture: str, line: int) -> None:
+    lines = facts.uses.setdefault(fixture, [])
+    if line not in lines:
+        lines.append(line)
 
 
 def _calls(statement: ast.stmt, facts: FileFacts, module_level: bool, fixture: str | None) -> None:
@@ -360,7 +366,7 @@ def _calls(statement: ast.stmt, facts: FileFacts, module_level: bool, fixture: s
 # -- the per-file cache --------------------------------------------------------------
 #: The cache key (pytest's cache layout: ``.pytest_cache/v/tierlock/census``).
 CACHE_KEY = "tierlock/census"
-_SCHEMA = 1
+_SCHEMA = 2
 
 
 class CensusCache(Protocol):
@@ -380,7 +386,7 @@ def _facts_from_json(data: Any) -> FileFacts:
         markers=[(str(a), int(b), bool(c)) for a, b, c in markers],
         marked_lines=[(str(a), int(b), int(c)) for a, b, c in marked],
         fixtures={str(k): (int(v[0]), bool(v[1]), [str(p) for p in v[2]]) for k, v in fixtures.items()},
-        uses={str(k): int(v) for k, v in uses.items()},
+        uses={str(k): [int(line) for line in v] for k, v in uses.items()},
     )
 
 
@@ -742,9 +748,9 @@ def _fixture_uses(rel: str, facts: FileFacts, needs: Needs, autouse: set[tuple[s
         for root, fline in needs[found].items():
             if found in autouse:
                 out.append((root, Use(rel, 1, f"autouse fixture {fixture} ({conftest}:{fline} needs {root})", True)))
-            elif fixture in facts.uses:
+            else:
                 how = f"fixture {fixture} ({conftest}:{fline} needs {root})"
-                out.append((root, Use(rel, facts.uses[fixture], how)))
+                out.extend((root, Use(rel, line, how)) for line in facts.uses.get(fixture, ()))
     return out
 
 
