@@ -33,8 +33,8 @@ from typing import Any, Protocol
 
 #: pytest's default ``python_files`` and ``norecursedirs``.
 DEFAULT_PATTERNS = ("test_*.py", "*_test.py")
-#: (conftest, fixture) -> (line, root): the conftest fixtures that need an import root.
-Needs = dict[tuple[str, str], tuple[int, str]]
+#: (conftest, fixture) -> {root: line}: the conftest fixtures that need import roots (each root once).
+Needs = dict[tuple[str, str], dict[str, int]]
 SKIP_DIRS = ("*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules", "venv", "{arch}", "__pycache__")
 
 
@@ -66,6 +66,9 @@ class CensusTier:
 
 class Use:
     """One place that needs a tier."""
+
+    marker = False
+    """A ``tier(...)`` marker of the tier itself: it gates what it marks, so it is never outside."""
 
     def __init__(self, file: str, line: int, how: str, module_level: bool = False) -> None:
         self.file = file
@@ -135,7 +138,7 @@ class TierReport:
     def to_dict(self) -> dict[str, Any]:
         return {
             "tier": self.tier,
-            "globs": [{"glob": g, "files": self.glob_matches.get(g, 0)} for g in self.globs],
+            "globs": [{"glob": g, "files": self.glob_matches[g]} for g in self.globs],
             "covered": self.covered,
             "importers_inside": [u.to_dict() for u in self.inside],
             "importers_outside": [u.to_dict() for u in self.outside],
@@ -147,9 +150,7 @@ class TierReport:
 class Census:
     """The census: per tier its report, and how many files were read, parsed and taken from the cache."""
 
-    def __init__(
-        self, tiers: tuple[TierReport, ...], files_read: int, files_parsed: int, files_cached: int = 0
-    ) -> None:
+    def __init__(self, tiers: tuple[TierReport, ...], files_read: int, files_parsed: int, files_cached: int) -> None:
         self.tiers = tiers
         self.files_read = files_read
         self.files_parsed = files_parsed
@@ -173,7 +174,7 @@ class Census:
             if not report.gates:
                 continue
             for glob in report.globs:
-                if report.glob_matches.get(glob, 0) == 0:
+                if not report.glob_matches[glob]:
                     out.append(
                         Finding(
                             report.tier,
@@ -222,7 +223,7 @@ class FileFacts:
         markers: list[tuple[str, int, bool]] | None = None,
         marked_lines: list[tuple[str, int, int]] | None = None,
         fixtures: dict[str, tuple[int, bool, list[str]]] | None = None,
-        uses: dict[str, int] | None = None,
+        uses: dict[str, list[int]] | None = None,
     ) -> None:
         self.imports = [] if imports is None else imports
         """(root, line, how, module level, enclosing fixture name)."""
@@ -233,7 +234,7 @@ class FileFacts:
         self.fixtures = {} if fixtures is None else fixtures
         """Fixture name -> (line, autouse, the fixtures it requests)."""
         self.uses = {} if uses is None else uses
-        """Fixture name requested (parameter or usefixtures) -> first line."""
+        """Fixture name requested (parameter or usefixtures) -> each line requesting it."""
 
 
 def _dotted(node: ast.expr) -> str:
@@ -287,7 +288,7 @@ _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 _SIMPLE = (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return)
 
 
-def _visit(node: ast.AST, facts: FileFacts, *, module_level: bool, fixture: str | None, calls: bool = True) -> None:
+def _visit(node: ast.AST, facts: FileFacts, *, module_level: bool, fixture: str | None, calls: bool) -> None:
     """Walk the statements below *node* (not every expression: this runs on thousands of files).
 
     Calls (``importorskip``, ``mark.tier``) are looked for only inside simple
@@ -327,7 +328,7 @@ def _definition(
         elif isinstance(deco, ast.Call) and _dotted(deco.func).endswith("mark.usefixtures"):
             for arg in deco.args:
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                    facts.uses.setdefault(arg.value, deco.lineno)
+                    _request(facts, arg.value, deco.lineno)
     if isinstance(child, ast.ClassDef):
         return fixture
     params = [a.arg for a in (*child.args.posonlyargs, *child.args.args, *child.args.kwonlyargs)]
@@ -336,8 +337,14 @@ def _definition(
         facts.fixtures[info[0]] = (child.lineno, info[1], params)
         return info[0]
     for param in params:
-        facts.uses.setdefault(param, child.lineno)
+        _request(facts, param, child.lineno)
     return fixture
+
+
+def _request(facts: FileFacts, fixture: str, line: int) -> None:
+    lines = facts.uses.setdefault(fixture, [])
+    if line not in lines:
+        lines.append(line)
 
 
 def _calls(statement: ast.stmt, facts: FileFacts, module_level: bool, fixture: str | None) -> None:
@@ -359,7 +366,7 @@ def _calls(statement: ast.stmt, facts: FileFacts, module_level: bool, fixture: s
 # -- the per-file cache --------------------------------------------------------------
 #: The cache key (pytest's cache layout: ``.pytest_cache/v/tierlock/census``).
 CACHE_KEY = "tierlock/census"
-_SCHEMA = 1
+_SCHEMA = 2
 
 
 class CensusCache(Protocol):
@@ -379,7 +386,7 @@ def _facts_from_json(data: Any) -> FileFacts:
         markers=[(str(a), int(b), bool(c)) for a, b, c in markers],
         marked_lines=[(str(a), int(b), int(c)) for a, b, c in marked],
         fixtures={str(k): (int(v[0]), bool(v[1]), [str(p) for p in v[2]]) for k, v in fixtures.items()},
-        uses={str(k): int(v) for k, v in uses.items()},
+        uses={str(k): [int(line) for line in v] for k, v in uses.items()},
     )
 
 
@@ -409,7 +416,7 @@ class _Memo:
         ):
             try:
                 facts = None if old[1] is None else _facts_from_json(old[1])
-            except (TypeError, ValueError, KeyError, IndexError):
+            except (TypeError, ValueError, KeyError, IndexError, AttributeError):
                 pass
             else:
                 self.new[rel] = old
@@ -596,14 +603,19 @@ def census(
         entry.covered = [rel for rel in tests if matches(rel, tier.globs) and not rel.endswith("conftest.py")]
         cover_globs = [g for name in (tier.name, *tier.covered_by) if name in by_name for g in by_name[name].globs]
         cover_marks = {tier.name, *tier.covered_by}
-        for (conftest, fixture), (line, needed) in needs.items():
-            if root_tier(roots, needed, tier.name):
-                entry.fixtures.append(Use(conftest, line, f"fixture {fixture} needs {needed}"))
+        for (conftest, fixture), needed in needs.items():
+            for name, line in needed.items():
+                if root_tier(roots, name, tier.name):
+                    entry.fixtures.append(Use(conftest, line, f"fixture {fixture} needs {name}"))
         for rel, facts in ordered:
             if keep is not None and rel not in keep:
                 continue
             for use in _uses(rel, facts, tier, roots, via[rel]):
-                if matches(rel, cover_globs) or (not use.module_level and _marked(facts, use.line, cover_marks)):
+                if (
+                    use.marker
+                    or matches(rel, cover_globs)
+                    or (not use.module_level and _marked(facts, use.line, cover_marks))
+                ):
                     entry.inside.append(use)
                 elif tier.accept and matches(rel, tier.accept):
                     entry.accepted.append(use)
@@ -617,13 +629,18 @@ def root_tier(roots: Mapping[str, list[str]], root: str, tier: str) -> bool:
     return tier in roots.get(root, ())
 
 
+def _glob_text(glob: str) -> str:
+    """The glob as :func:`tierlock.tiers.globs.matches` reads it: ``/`` separators, no leading ``./``."""
+    import re
+
+    return re.sub(r"^(?:\./)+", "", glob.replace("\\", "/").strip())
+
+
 def _glob_stem(glob: str) -> str:
     """The folder (or file) a glob starts from: its text before the first wildcard, up to a ``/``."""
     import re
 
-    text = glob.replace("\\", "/").strip()
-    while text.startswith("./"):
-        text = text[2:]
+    text = _glob_text(glob)
     wild = re.search(r"[*?\[]", text)
     if wild is None:
         return text.rstrip("/")
@@ -645,9 +662,7 @@ def _glob_hint(glob: str, every: Sequence[str]) -> str | None:
     close = difflib.get_close_matches(stem, sorted(places), n=1, cutoff=0.75)
     if not close:
         return None
-    text = glob.replace("\\", "/").strip()
-    while text.startswith("./"):
-        text = text[2:]
+    text = _glob_text(glob)
     return close[0] + text[len(stem) :] if text.startswith(stem) else None
 
 
@@ -659,33 +674,32 @@ def _marked(facts: FileFacts, line: int, tiers: set[str]) -> bool:
     return any(normalize(t) in tiers and first <= line <= last for t, first, last in facts.marked_lines)
 
 
-def _fixture_needs(
-    parsed: Mapping[str, FileFacts], roots: Mapping[str, list[str]]
-) -> dict[tuple[str, str], tuple[int, str]]:
-    """(conftest, fixture) -> (line, root) for every conftest fixture that needs a root (also through another)."""
+def _fixture_needs(parsed: Mapping[str, FileFacts], roots: Mapping[str, list[str]]) -> Needs:
+    """(conftest, fixture) -> {root: line} for every conftest fixture that needs roots (also through others)."""
     needs: Needs = {}
     conftests = {rel: f for rel, f in parsed.items() if rel.endswith("conftest.py")}
     for rel, facts in conftests.items():
         for root, line, _how, _module, fixture in facts.imports:
-            if fixture is not None and root in roots and (rel, fixture) not in needs:
-                needs[(rel, fixture)] = (line, root)
+            if fixture is not None and root in roots:
+                needs.setdefault((rel, fixture), {}).setdefault(root, line)
     changed = True
-    while changed:  # a fixture that requests a root-needing fixture it can see needs the root too
+    while changed:  # a fixture that requests root-needing fixtures it can see needs their roots too
         changed = False
         for rel, facts in conftests.items():
             for name, (line, _autouse, params) in facts.fixtures.items():
-                if (rel, name) in needs:
-                    continue
                 for param in params:
                     found = _visible(needs, rel, param)
-                    if found is not None:
-                        needs[(rel, name)] = (line, needs[found][1])
-                        changed = True
-                        break
+                    if found is None or found == (rel, name):
+                        continue
+                    mine = needs.setdefault((rel, name), {})
+                    for root in needs[found]:
+                        if root not in mine:
+                            mine[root] = line
+                            changed = True
     return needs
 
 
-def _visible(needs: Mapping[tuple[str, str], tuple[int, str]], rel: str, name: str) -> tuple[str, str] | None:
+def _visible(needs: Needs, rel: str, name: str) -> tuple[str, str] | None:
     """The root-needing conftest fixture *name* that the file *rel* sees (the nearest conftest wins)."""
     best: tuple[str, str] | None = None
     for conftest, fixture in needs:
@@ -712,7 +726,9 @@ def _uses(
             out.append(Use(rel, line, how, module))
     for name, line, module in facts.markers:
         if normalize(name) == tier.name:
-            out.append(Use(rel, line, f"tier({name!r}) marker", module))
+            use = Use(rel, line, f"tier({name!r}) marker", module)
+            use.marker = True
+            out.append(use)
     out.extend(use for root, use in fixture_uses if root_tier(roots, root, tier.name))
     return out
 
@@ -729,11 +745,12 @@ def _fixture_uses(rel: str, facts: FileFacts, needs: Needs, autouse: set[tuple[s
         if found is None:
             continue
         conftest = found[0]
-        fline, root = needs[found]
-        if found in autouse:
-            out.append((root, Use(rel, 1, f"autouse fixture {fixture} ({conftest}:{fline} needs {root})", True)))
-        elif fixture in facts.uses:
-            out.append((root, Use(rel, facts.uses[fixture], f"fixture {fixture} ({conftest}:{fline} needs {root})")))
+        for root, fline in needs[found].items():
+            if found in autouse:
+                out.append((root, Use(rel, 1, f"autouse fixture {fixture} ({conftest}:{fline} needs {root})", True)))
+            else:
+                how = f"fixture {fixture} ({conftest}:{fline} needs {root})"
+                out.extend((root, Use(rel, line, how)) for line in facts.uses.get(fixture, ()))
     return out
 
 

@@ -1,0 +1,44 @@
+"""A test marked ``tier(...)`` covers every line from its first decorator to its last line, both included."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from tierlock.census import CensusTier, census
+
+ARROW = CensusTier("arrow", ("pyarrow",), ("tests/arrow/**",))
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+
+
+def test_a_fixture_requested_by_the_first_decorator_of_a_marked_test_is_covered_by_its_marker(tmp_path: Path) -> None:
+    write(tmp_path, "tests/conftest.py", "import pytest\n\n@pytest.fixture\ndef table():\n    import pyarrow\n")
+    write(
+        tmp_path,
+        "tests/test_io.py",
+        """\
+        import pytest
+
+
+        @pytest.mark.usefixtures("table")
+        @pytest.mark.tier("arrow")
+        def test_marked():
+            pass
+
+
+        @pytest.mark.usefixtures("table")
+        def test_unmarked():
+            pass
+        """,
+    )
+    report = census(tmp_path, [ARROW]).tier("arrow")
+    assert [(u.file, u.line, u.how) for u in report.inside] == [
+        ("tests/test_io.py", 5, "tier('arrow') marker"),
+        ("tests/test_io.py", 4, "fixture table (tests/conftest.py:5 needs pyarrow)"),
+    ]
+    assert [(u.file, u.line) for u in report.outside] == [("tests/conftest.py", 5), ("tests/test_io.py", 10)]

@@ -1,0 +1,297 @@
+"""What the census reads in one test file: each form of import, importorskip, tier marker and fixture use.
+
+Every test writes real files and runs :func:`tierlock.census.census`; the expected uses are listed in full
+(file, line, how, module level), so a form read wrong, a wrong line or a use counted twice fails.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from tierlock.census import Census, CensusTier, census
+
+ARROW = CensusTier("arrow", ("pyarrow",), ("tests/arrow/**",))
+GPU = CensusTier("gpu", ("cupy",), ("tests/gpu/**",))
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+
+
+def uses(result: Census, tier: str, part: str) -> list[tuple[str, int, str, bool]]:
+    report = result.tier(tier)
+    return [(u.file, u.line, u.how, u.module_level) for u in getattr(report, part)]
+
+
+def test_every_import_form_of_a_root_is_a_use_with_its_line_and_a_relative_import_is_not(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "tests/test_forms.py",
+        """\
+        import os, pyarrow
+        from pyarrow.dataset import dataset
+        from .pyarrow import helper
+        from . import pyarrow as local
+        import pyarrowish
+
+
+        def test_inner():
+            if True:
+                try:
+                    import pyarrow.compute as pc
+                except ImportError:
+                    pass
+            with open(__file__):
+                from pyarrow import fs
+        """,
+    )
+    result = census(tmp_path, [ARROW])
+    assert uses(result, "arrow", "outside") == [
+        ("tests/test_forms.py", 1, "import pyarrow", True),
+        ("tests/test_forms.py", 2, "from pyarrow.dataset import", True),
+        ("tests/test_forms.py", 11, "import pyarrow.compute", False),
+        ("tests/test_forms.py", 15, "from pyarrow import", False),
+    ]
+
+
+def test_importorskip_is_a_use_with_a_positional_minversion_and_a_non_literal_name_is_none(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "tests/test_skips.py",
+        """\
+        import pytest
+
+        NAME = "pyarrow"
+        pa = pytest.importorskip("pyarrow.parquet", "10.0")
+        other = pytest.importorskip(NAME)
+        third = pytest.importorskip(3)
+        print("pyarrow")
+
+
+        def test_inner():
+            importorskip("pyarrow")
+        """,
+    )
+    result = census(tmp_path, [ARROW])
+    assert uses(result, "arrow", "outside") == [
+        ("tests/test_skips.py", 4, "importorskip('pyarrow.parquet')", True),
+        ("tests/test_skips.py", 11, "importorskip('pyarrow')", False),
+    ]
+
+
+def test_a_marked_test_covers_its_whole_body_and_only_its_own_body(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "tests/test_marks.py",
+        """\
+        import pytest
+
+
+        @pytest.mark.slow
+        @pytest.mark.tier("arrow")
+        def test_marked():
+            import pyarrow
+            assert pyarrow
+
+
+        def test_unmarked():
+            import pyarrow
+
+
+        @pytest.mark.tier(name="arrow")
+        def test_by_keyword(table):
+            from pyarrow import fs
+            return fs
+
+
+        @pytest.mark.tier("gpu")
+        def test_other_tier():
+            import pyarrow
+            assert pyarrow
+        """,
+    )
+    write(tmp_path, "tests/conftest.py", "import pytest\n\n@pytest.fixture\ndef table():\n    import pyarrow\n")
+    result = census(tmp_path, [ARROW, GPU])
+    assert uses(result, "arrow", "inside") == [
+        ("tests/test_marks.py", 7, "import pyarrow", False),
+        ("tests/test_marks.py", 17, "from pyarrow import", False),
+        ("tests/test_marks.py", 5, "tier('arrow') marker", False),
+        ("tests/test_marks.py", 15, "tier('arrow') marker", False),
+        ("tests/test_marks.py", 16, "fixture table (tests/conftest.py:5 needs pyarrow)", False),
+    ]
+    assert uses(result, "arrow", "outside") == [
+        ("tests/conftest.py", 5, "import pyarrow", False),
+        ("tests/test_marks.py", 12, "import pyarrow", False),
+        ("tests/test_marks.py", 23, "import pyarrow", False),
+    ]
+    assert uses(result, "gpu", "inside") == [("tests/test_marks.py", 21, "tier('gpu') marker", False)]
+
+
+def test_a_marked_class_covers_its_methods(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "tests/test_class.py",
+        """\
+        import pytest
+
+
+        @pytest.mark.tier("arrow")
+        class TestArrow:
+            def test_one(self):
+                import pyarrow
+                assert pyarrow
+
+            def test_two(self):
+                pass
+        """,
+    )
+    result = census(tmp_path, [ARROW])
+    assert uses(result, "arrow", "inside") == [
+        ("tests/test_class.py", 7, "import pyarrow", False),
+        ("tests/test_class.py", 4, "tier('arrow') marker", False),
+    ]
+    assert uses(result, "arrow", "outside") == []
+
+
+def test_a_tier_marker_names_its_tier_by_its_first_literal_argument_only(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "tests/test_odd_marks.py",
+        """\
+        import pytest
+
+        LEVEL = 3
+        TIER = "arrow"
+
+
+        @pytest.mark.tier("arrow", 3)
+        def test_extra_number():
+            import pyarrow
+            assert pyarrow
+
+
+        @pytest.mark.tier("arrow", LEVEL)
+        def test_extra_name():
+            import pyarrow
+            assert pyarrow
+
+
+        @pytest.mark.tier(TIER)
+        def test_not_a_literal():
+            import pyarrow
+            assert pyarrow
+
+
+        @pytest.mark.tier()
+        def test_no_name():
+            import pyarrow
+            assert pyarrow
+
+
+        @pytest.mark.parametrize("arrow", [1])
+        def test_parametrized(arrow):
+            import pyarrow
+            assert pyarrow
+
+
+        @pytest.mark.tier("Arrow")
+        def test_written_otherwise():
+            import pyarrow
+            assert pyarrow
+        """,
+    )
+    result = census(tmp_path, [ARROW])
+    inside = uses(result, "arrow", "inside")
+    assert sorted(line for _, line, how, _ in inside if how == "import pyarrow") == [9, 15, 39]
+    outside = uses(result, "arrow", "outside")
+    assert sorted(line for _, line, _, _ in outside) == [21, 27, 33]
+
+
+def test_conftest_fixture_forms_name_scope_autouse_and_usefixtures(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "tests/conftest.py",
+        """\
+        import pytest
+        import pytest_asyncio
+
+
+        @pytest.fixture(scope="session")
+        def table():
+            import pyarrow
+            return pyarrow.table({})
+
+
+        @pytest.fixture(name="frame", scope="module")
+        def _frame_impl():
+            import pyarrow
+            return pyarrow
+
+
+        @pytest_asyncio.fixture(autouse=False, params=[1, 2])
+        async def stream():
+            import pyarrow
+            return pyarrow
+
+
+        @pytest.fixture
+        def plain(tmp_path):
+            import os
+            return os
+        """,
+    )
+    write(tmp_path, "tests/test_table.py", "def test_t(table):\n    pass\n")
+    write(tmp_path, "tests/test_frame.py", "async def test_f(*, frame):\n    pass\n")
+    write(tmp_path, "tests/test_stream.py", "def test_s(stream, /):\n    pass\n")
+    write(tmp_path, "tests/test_impl_name.py", "def test_i(_frame_impl, session):\n    pass\n")
+    write(
+        tmp_path,
+        "tests/test_use.py",
+        """\
+        import pytest
+        FIXTURE = "table"
+
+
+        @pytest.mark.usefixtures("plain", "table")
+        def test_u():
+            pass
+
+
+        @pytest.mark.usefixtures(FIXTURE)
+        def test_v():
+            pass
+
+
+        @pytest.mark.skip("frame")
+        def test_w():
+            pass
+        """,
+    )
+    write(tmp_path, "tests/test_plain.py", "def test_p(plain, tmp_path):\n    pass\n")
+    result = census(tmp_path, [ARROW])
+    assert uses(result, "arrow", "outside") == [
+        ("tests/conftest.py", 7, "import pyarrow", False),
+        ("tests/conftest.py", 13, "import pyarrow", False),
+        ("tests/conftest.py", 19, "import pyarrow", False),
+        ("tests/test_frame.py", 1, "fixture frame (tests/conftest.py:13 needs pyarrow)", False),
+        ("tests/test_stream.py", 1, "fixture stream (tests/conftest.py:19 needs pyarrow)", False),
+        ("tests/test_table.py", 1, "fixture table (tests/conftest.py:7 needs pyarrow)", False),
+        ("tests/test_use.py", 5, "fixture table (tests/conftest.py:7 needs pyarrow)", False),
+    ]
+    assert [(u.file, u.line, u.how, u.module_level) for u in result.tier("arrow").fixtures] == [
+        ("tests/conftest.py", 7, "fixture table needs pyarrow", False),
+        ("tests/conftest.py", 13, "fixture frame needs pyarrow", False),
+        ("tests/conftest.py", 19, "fixture stream needs pyarrow", False),
+    ]
+
+
+def test_a_file_that_does_not_parse_or_holds_a_null_byte_has_no_use_and_the_rest_is_read(tmp_path: Path) -> None:
+    write(tmp_path, "tests/test_broken.py", "import pyarrow\ndef broken(:\n")
+    (tmp_path / "tests" / "test_null.py").write_bytes(b"import pyarrow\nx = '\x00'\n")
+    write(tmp_path, "tests/test_fine.py", "import pyarrow\n")
+    result = census(tmp_path, [ARROW])
+    assert uses(result, "arrow", "outside") == [("tests/test_fine.py", 1, "import pyarrow", True)]
+    assert (result.files_read, result.files_parsed) == (3, 3)
