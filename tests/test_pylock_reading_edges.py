@@ -40,7 +40,7 @@ def test_an_archive_is_a_wheel_or_an_sdist_named_by_the_last_part_of_its_url_or_
         (
             package("alpha", f'archive = {{ url = "{alpha}", hashes = {{ sha256 = "{H}" }} }}'),
             package("beta", f'archive = {{ url = "{beta}", hashes = {{ sha256 = "{H}" }} }}'),
-            package("gamma", f'archive = {{ path = "dist/gamma-1.0.zip", hashes = {{ sha256 = "{H}" }} }}'),
+            package("gamma", f'archive = {{ path = "gamma-1.0.zip", hashes = {{ sha256 = "{H}" }} }}'),
             package(
                 "delta", f'archive = {{ path = "wheels/delta-1.0-py3-none-any.whl", hashes = {{ sha256 = "{H}" }} }}'
             ),
@@ -51,7 +51,7 @@ def test_an_archive_is_a_wheel_or_an_sdist_named_by_the_last_part_of_its_url_or_
     assert files == [
         ("alpha", "wheel", "alpha-1.0-py3-none-any.whl", alpha, None),
         ("beta", "sdist", "beta-1.0.tar.gz", beta, None),
-        ("gamma", "sdist", "gamma-1.0.zip", None, "dist/gamma-1.0.zip"),
+        ("gamma", "sdist", "gamma-1.0.zip", None, "gamma-1.0.zip"),
         ("delta", "wheel", "delta-1.0-py3-none-any.whl", None, "wheels/delta-1.0-py3-none-any.whl"),
     ]
 
@@ -116,12 +116,29 @@ def test_the_three_packages_read_clean_at_their_lines(tmp_path: Path) -> None:
         (lambda t: t.replace('name = "beta"\n', ""), 9, "Missing required value in 'packages[1].name'"),
         # a field on the first line of the third package
         (lambda t: t.replace('name = "gamma"', "name = 3"), 15, "'packages[2].name'"),
-        # a field on the last line of the file
+        # a field on the last line of the file, of an even and an odd number of lines
         (lambda t: t + 'marker = "bad =="\n', 18, "'packages[2].marker'"),
+        (lambda t: t + 'requires-python = ">=3.11"\nmarker = "bad =="\n', 19, "'packages[2].marker'"),
+        # the last package's missing name: its [[packages]] line, not a key of a table below it
+        (lambda t: t.replace('name = "gamma"\n', ""), 14, "Missing required value in 'packages[2].name'"),
+        (
+            lambda t: t.replace('name = "gamma"\n', "") + '\n[tool.other]\nname = "x"\n',
+            14,
+            "Missing required value in 'packages[2].name'",
+        ),
         # a field of the second package (line 13) when the third has one of that name
         (lambda t: three(beta=("marker = 3",), gamma=("marker = \"os_name == 'posix'\"",)), 13, "'packages[1].marker'"),
     ],
-    ids=["top-level-key", "missing-field", "first-field", "last-line", "field-of-the-nth-package"],
+    ids=[
+        "top-level-key",
+        "missing-field",
+        "first-field",
+        "last-line-even",
+        "last-line-odd",
+        "missing-field-of-the-last",
+        "missing-field-before-a-tool-table",
+        "field-of-the-nth-package",
+    ],
 )
 def test_a_pylock_problem_is_placed_on_the_line_of_its_package_or_key(
     tmp_path: Path, change: object, line: int, detail: str
@@ -149,3 +166,6 @@ def test_packages_written_as_an_inline_array_are_read_with_no_line(tmp_path: Pat
     bad = inline.replace("size = 10", 'size = "big"')
     _, problems = read_text(tmp_path, TOP + bad)
     assert [(p.line, "'packages[0].wheels[0].size'" in p.detail) for p in problems] == [(None, True)]
+    second = inline.replace("}]\n", '}, { name = "beta", version = "1.0", marker = 3 }]\n')
+    _, problems = read_text(tmp_path, TOP + second)
+    assert [(p.line, "'packages[1].marker'" in p.detail) for p in problems] == [(None, True)]
