@@ -47,6 +47,21 @@ def problems_of(tmp_path: Path, text: str) -> list[tuple[int | None, str]]:
             6,
             "packages[0].archive.size",
         ),
+        (  # the wheels' table past the sdist's table of the same package
+            TOP
+            + package(
+                "alpha",
+                "[packages.sdist]",
+                'path = "dist/alpha-1.0.tar.gz"',
+                f'hashes = {{ sha256 = "{H}" }}',
+                "[[packages.wheels]]",
+                'path = "dist/alpha-1.0-py3-none-any.whl"',
+                'size = "big"',
+                f'hashes = {{ sha256 = "{H}" }}',
+            ),
+            9,
+            "packages[0].wheels[0].size",
+        ),
         (  # a dotted key of the package
             TOP
             + package(
@@ -80,7 +95,7 @@ def problems_of(tmp_path: Path, text: str) -> list[tuple[int | None, str]]:
             "packages[2].marker",
         ),
     ],
-    ids=["archive-table", "dotted-key", "subtable-key", "header-with-comment"],
+    ids=["archive-table", "wheels-table-past-the-sdist-table", "dotted-key", "subtable-key", "header-with-comment"],
 )
 def test_a_pylock_problem_is_placed_on_its_line_in_any_table_layout(
     tmp_path: Path, text: str, line: int, context: str
