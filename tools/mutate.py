@@ -75,7 +75,8 @@ MODULES: dict[str, Module] = {
         ("tests/test_lockfiles_reader.py", "tests/test_lockfiles_requirements*.py", "tests/test_installer_plan.py"),
     ),
     "lockfiles/pylock.py": Module(
-        ("src/tierlock/lockfiles/pylock.py",), ("tests/test_lockfiles_reader.py", "tests/test_installer_plan.py")
+        ("src/tierlock/lockfiles/pylock.py",),
+        ("tests/test_lockfiles_reader.py", "tests/test_installer_plan.py", "tests/test_pylock_*.py"),
     ),
     "validators": Module(
         tuple(f"src/tierlock/validators/{name}.py" for name in ("credentials", "scope", "rules", "report")),

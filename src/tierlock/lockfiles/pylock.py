@@ -50,7 +50,7 @@ def parse(text: str) -> Parsed:
     tool = document.get("tool")
     table = tool.get("tierlock") if isinstance(tool, Mapping) else None
     header, problems = headers.from_table(table)
-    table_line = next((i for i, line in enumerate(lines, start=1) if line.strip() == "[tool.tierlock]"), None)
+    table_line = next((i for i, line in enumerate(lines, start=1) if _header(line) == "[tool.tierlock]"), None)
     problems = [p if p.line is not None else ReadProblem(p.kind, table_line, p.detail) for p in problems]
     parsed = Parsed(header, problems=problems, body_digest=body_digest(document))
     try:
@@ -60,7 +60,7 @@ def parse(text: str) -> Parsed:
         parsed.problems.append(ReadProblem("integrity", _locate(lines, context), f"invalid pylock: {exc}"))
         return parsed
     parsed.pylock = lock
-    package_lines = [i + 1 for i, line in enumerate(lines) if line.strip() == "[[packages]]"]
+    package_lines = [i + 1 for i, line in enumerate(lines) if _header(line) == "[[packages]]"]
     for index, package in enumerate(lock.packages):
         number = package_lines[index] if index < len(package_lines) else None
         _entry(package, number, parsed)
@@ -113,10 +113,16 @@ def _entry(package: Any, number: int | None, parsed: Parsed) -> None:
     )
 
 
+def _header(line: str) -> str | None:
+    """The table a line opens (``[[packages]]``, ``[packages.archive]``), spaces and a comment removed; else None."""
+    text = line.split("#", 1)[0].strip()
+    return "".join(text.split()) if text.startswith("[") else None
+
+
 def _locate(lines: list[str], context: str | None) -> int | None:
     """The line a packaging validation context names (``packages[1].wheels[0].size``, ``lock-version``).
 
-    The key's own line when it can be found, else the line of the package it is in.
+    The key's own line (or its table's) when it can be found, else the line of the package it is in.
     """
     if not context:
         return None
@@ -124,22 +130,27 @@ def _locate(lines: list[str], context: str | None) -> int | None:
     if match is None:  # a top-level key: its line before the first table
         key = re.match(r"[\w-]+", context)
         for number, line in enumerate(lines, start=1):
-            if line.lstrip().startswith("["):
+            if _header(line) is not None:
                 break
             if key and re.match(rf"\s*{re.escape(key.group(0))}\s*=", line):
                 return number
         return None
     index, field = int(match.group(1)), match.group(2)
-    starts = [number for number, line in enumerate(lines, start=1) if line.strip() == "[[packages]]"]
+    starts = [number for number, line in enumerate(lines, start=1) if _header(line) == "[[packages]]"]
     if index >= len(starts):
         return None
     start = starts[index]
     if field:
+        in_subtable = False  # past a [packages.x] or [[packages.x]] header: its keys are not the package's
         for number in range(start + 1, len(lines) + 1):
-            text = lines[number - 1].strip()
-            if text == "[[packages]]" or (text.startswith("[") and not text.startswith("[[packages.")):
-                break
-            if re.match(rf"{re.escape(field)}\s*=", text) or text in (f"[[packages.{field}]]", f"[packages.{field}]"):
+            header = _header(lines[number - 1])
+            if header in (f"[[packages.{field}]]", f"[packages.{field}]"):
+                return number
+            if header is not None:
+                if not header.startswith(("[packages.", "[[packages.")):
+                    break  # the next package, or a table outside the packages
+                in_subtable = True
+            elif not in_subtable and re.match(rf"\s*{re.escape(field)}\s*[=.]", lines[number - 1]):
                 return number
     return start
 
