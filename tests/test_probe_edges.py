@@ -114,3 +114,61 @@ def test_importing_the_probe_package_loads_none_of_its_modules_nor_the_tier_mode
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "['tierlock._lazy', 'tierlock._version', 'tierlock.probing']"
+
+
+def _meta_site(tmp_path: Path, metadata: str, record: str = _RECORD) -> Path:
+    site = _hand_site(tmp_path, record)
+    (site / "alpha-1.0.dist-info" / "METADATA").write_text(metadata)
+    return site
+
+
+def test_the_version_is_read_from_the_headers_only_and_without_a_space_after_the_colon(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    tight = _meta_site(tmp_path / "a", "Metadata-Version: 2.1\nName: alpha\nVersion:1.0\n")
+    result = probe_distribution("alpha", paths=[tight], locked_version="1.0")
+    assert (result.state, result.version_text) == ("present", "1.0")
+    in_body = _meta_site(tmp_path / "b", "Metadata-Version: 2.1\nName: alpha\n\nVersion: 1.0\n")
+    result = probe_distribution("alpha", paths=[in_body], locked_version="1.0")
+    assert result.version_text is None
+    assert any("has no Version" in r for r in result.reasons), result.reasons
+
+
+def test_a_deep_probe_finds_a_file_changed_in_place_at_the_same_size(tmp_path: Path) -> None:
+    import base64
+    import hashlib
+
+    digest = base64.urlsafe_b64encode(hashlib.sha256(b"A = 1\n").digest()).rstrip(b"=").decode()
+    record = f"alpha/__init__.py,sha256={digest},6\n" + _RECORD.split("\n", 1)[1]
+    site = _hand_site(tmp_path, record)
+    (site / "alpha" / "__init__.py").write_text("A = 1\n")
+    same = probe_distribution("alpha", paths=[site], deep=True)
+    assert same.state == "present"
+    hashes = {f.record_path: f.hash for f in same.files}
+    assert hashes["alpha/__init__.py"] == f"sha256={digest}"
+    assert hashes["alpha-1.0.dist-info/METADATA"] is None  # RECORD gives none: None, not ""
+    (site / "alpha" / "__init__.py").write_text("A = 2\n")
+    result = probe_distribution("alpha", paths=[site], deep=True)
+    assert result.state == "partial"
+    assert any("alpha/__init__.py" in r for r in result.reasons), result.reasons
+
+
+def test_a_top_level_module_file_is_an_import_root_found_on_disk(tmp_path: Path) -> None:
+    record = "beta.py,,0\n" + _RECORD.split("\n", 1)[1]
+    site = _hand_site(tmp_path, record)
+    (site / "beta.py").write_text("")
+    result = probe_distribution("alpha", paths=[site])
+    assert (result.state, result.import_roots) == ("present", ("beta",))
+    (site / "gamma.py").write_text("")  # a declared root no RECORD row names: looked for on disk
+    declared = probe_distribution("alpha", paths=[site], import_roots=["gamma"])
+    assert declared.state == "present", declared.reasons
+    (site / "gamma.py").unlink()
+    assert probe_distribution("alpha", paths=[site], import_roots=["gamma"]).state != "present"
+
+
+def test_a_dist_info_folder_equals_only_another_dist_info_folder(tmp_path: Path) -> None:
+    from tierlock.probing import SiteIndex
+
+    found = SiteIndex.scan([_hand_site(tmp_path, _RECORD)]).find("alpha")
+    assert found[0] == SiteIndex.scan([tmp_path / "site"]).find("alpha")[0]
+    assert found[0] != "alpha-1.0.dist-info"
