@@ -9,7 +9,8 @@ folders with :mod:`ast` and finds, per tier, the places that need it:
 * ``@pytest.mark.tier("name")`` (and ``pytestmark = pytest.mark.tier(...)``);
 * the use of a ``conftest.py`` fixture that needs a root (a parameter of that
   name, ``usefixtures("name")``, or every file below the conftest for an
-  ``autouse`` fixture or a conftest importing a root at module level).
+  ``autouse`` fixture); a conftest importing a root at module level is an
+  importer itself (the file to gate or mark).
 
 Each tier then has the files its ``tests`` globs cover and the **importers
 outside them**: files that need the tier but that the gate does not know
