@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +75,7 @@ def test_a_run_id_shows_six_digits_of_its_second_so_run_ids_sort_by_time(
 ) -> None:
     """Even a moment a hair before the next second has six digits (a seventh would sort after 'Z')."""
     now = 1700000000 + fraction
-    monkeypatch.setattr(receipt.time, "time", lambda: now)
+    monkeypatch.setattr(time, "time", lambda: now)
     run_id, folder = receipt.new_run(tmp_path / "evidence")
     stamp = run_id.split("-", 1)[0]
     assert stamp == "20231114T221320." + f"{int(fraction * 1_000_000):06d}" + "Z"

@@ -13,7 +13,7 @@ import pytest
 
 from tests.support.gitrepo import IDENTITY, check, make_repo, write_config
 from tierlock.cli import main
-from tierlock.evidence import receipt
+from tierlock.evidence import RECEIPT_VERSION, receipt
 
 OK = "print('all good')\n"
 EXIT_3 = "raise SystemExit(3)\n"
@@ -96,10 +96,10 @@ def test_an_abandoned_run_recorded_with_pid_0_counts_as_finished_and_is_pruned(t
     """A receipt still "running" whose pid is 0 names no process: a day later it is an old run like any other."""
     evidence = tmp_path / "evidence"
     _, abandoned = receipt.new_run(evidence)
-    receipt.write(abandoned, {"receiptVersion": receipt.RECEIPT_VERSION, "result": "running", "pid": 0})
+    receipt.write(abandoned, {"receiptVersion": RECEIPT_VERSION, "result": "running", "pid": 0})
     two_days_ago = time.time() - 2 * 24 * 3600
     os.utime(abandoned, (two_days_ago, two_days_ago))
     _, finished = receipt.new_run(evidence)
-    receipt.write(finished, {"receiptVersion": receipt.RECEIPT_VERSION, "result": "passed", "pid": os.getpid()})
+    receipt.write(finished, {"receiptVersion": RECEIPT_VERSION, "result": "passed", "pid": os.getpid()})
     assert receipt.prune(evidence, keep=1) == [abandoned]
     assert list(evidence.iterdir()) == [finished]
