@@ -69,3 +69,14 @@ def test_a_missing_tool_blocks_yet_the_checks_after_it_still_run_and_fail_fast_d
     assert (code, ran) == (3, [("verification", "lint", "not-found"), ("verification", "a", "passed")])
     code, ran = _ran(capsys, repo, "--fail-fast")
     assert (code, ran) == (3, [("verification", "lint", "not-found")])
+
+
+def test_a_setup_tool_that_is_missing_stops_every_check(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    repo = make_repo(
+        tmp_path / "r",
+        {"ok.py": OK},
+        [check("a", "ok.py")],
+        [{"key": "arm", "command": "no-such-tool-tierlock"}],
+    )
+    code, ran = _ran(capsys, repo)
+    assert (code, ran) == (3, [("setup", "arm", "not-found")])
