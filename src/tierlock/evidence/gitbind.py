@@ -61,12 +61,6 @@ def find(start: Path) -> Checkout | None:
     return Checkout(top, git_dir, None, None)
 
 
-def head(top: Path) -> tuple[str | None, str | None]:
-    """HEAD's (commit, tree) now."""
-    out = git(top, "rev-parse", "HEAD^{commit}", "HEAD^{tree}", check=False).split()
-    return (out[0], out[1]) if len(out) == 2 and _oid(out[0]) and _oid(out[1]) else (None, None)
-
-
 def changes(top: Path) -> list[str]:
     """Paths that differ from HEAD: modified, staged, deleted, or untracked and not ignored."""
     return status(top)[1]
