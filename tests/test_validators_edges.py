@@ -163,14 +163,15 @@ def test_a_bearer_token_of_sixteen_characters_is_found() -> None:
     assert credential_kind(f"Bearer {token}") == "bearer token"
 
 
-def test_every_scope_of_a_repository_is_checked_after_one_the_lexical_rule_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize("first", ["a/../real", "real\x00x", "real\udc80"])  # refused lexically; cannot be a path
+def test_every_scope_of_a_repository_is_checked_after_one_that_is_refused(tmp_path: Path, first: str) -> None:
     from tierlock.validators import validate_runtime_config
 
     (tmp_path / "real").mkdir()
     (tmp_path / "link").symlink_to(tmp_path / "real", target_is_directory=True)
     document = {
         "schemaVersion": 1,
-        "repositories": [{"id": "a", "path": ".", "scope": ["a/../real", "link"]}],
+        "repositories": [{"id": "a", "path": ".", "scope": [first, "link"]}],
         "verification": [],
     }
     result = validate_runtime_config(document, checkout=tmp_path)
