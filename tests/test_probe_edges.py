@@ -31,6 +31,7 @@ def test_a_tilde_name_whose_last_letter_differs_is_no_leftover_of_the_package() 
     assert pip_leftover_of("~-mpy", "numpy")
     assert not pip_leftover_of("~umpx", "numpy")
     assert not pip_leftover_of("~umpy", "numpz")
+    assert not pip_leftover_of("~xmpy", "numpy")  # the one character pip put there is not one pip puts
 
 
 def test_a_missing_file_listed_after_byte_code_rows_makes_the_package_partial(tmp_path: Path) -> None:
@@ -172,3 +173,37 @@ def test_a_dist_info_folder_equals_only_another_dist_info_folder(tmp_path: Path)
     found = SiteIndex.scan([_hand_site(tmp_path, _RECORD)]).find("alpha")
     assert found[0] == SiteIndex.scan([tmp_path / "site"]).find("alpha")[0]
     assert found[0] != "alpha-1.0.dist-info"
+
+
+def test_a_version_after_eight_kib_of_headers_is_still_read(tmp_path: Path) -> None:
+    classifiers = "".join(f"Classifier: Topic :: Software Development :: Item {i:04d}\n" for i in range(200))
+    metadata = "Metadata-Version: 2.1\nName: alpha\n" + classifiers + "Version: 1.0\n\nA long description.\n"
+    assert len(metadata.encode()) > 8192
+    result = probe_distribution("alpha", paths=[_meta_site(tmp_path, metadata)], locked_version="1.0")
+    assert (result.state, result.version_text) == ("present", "1.0")
+
+
+def test_site_folders_are_existing_folders_outside_the_stdlib_unless_named_site_packages(tmp_path: Path) -> None:
+    from tierlock.probing.site import site_folders
+
+    stdlib = tmp_path / "lib" / "python3.11"
+    (stdlib / "site-packages").mkdir(parents=True)
+    (stdlib / "lib-dynload").mkdir()
+    user = tmp_path / "user-site"
+    user.mkdir()
+    (tmp_path / "python311.zip").write_bytes(b"")
+    entries = [
+        "",
+        str(tmp_path / "python311.zip"),
+        str(stdlib),
+        str(stdlib / "lib-dynload"),
+        str(stdlib / "site-packages"),
+        str(user),
+        str(tmp_path / "gone"),
+    ]
+    assert site_folders(str(stdlib), entries) == (stdlib / "site-packages", user)
+
+
+def test_a_version_on_the_last_line_without_a_newline_is_read(tmp_path: Path) -> None:
+    site = _meta_site(tmp_path, "Metadata-Version: 2.1\nName: alpha\nVersion: 1.0")
+    assert probe_distribution("alpha", paths=[site], locked_version="1.0").version_text == "1.0"

@@ -537,12 +537,19 @@ def _metadata_version(path: str) -> str | None:
 
 
 def _version_header(data: bytes) -> tuple[str | None, bool]:
-    """(the Version value, whether the headers ended) in the RFC 822 style bytes *data*."""
-    for line in data.split(b"\n"):
+    """(the Version value, whether the headers ended) in the RFC 822 style bytes *data*.
+
+    *data* may stop after any line: the empty piece after its last newline is not the blank line that
+    ends the headers.
+    """
+    *lines, last = data.split(b"\n")
+    for line in lines:
         if not line.strip():
             return None, True  # end of the headers
         if line[:8].lower() == b"version:":
             return line[8:].decode("utf-8", "replace").strip() or None, True
+    if last[:8].lower() == b"version:":  # the file's last line, without its newline
+        return last[8:].decode("utf-8", "replace").strip() or None, True
     return None, False
 
 
