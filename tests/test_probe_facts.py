@@ -1,0 +1,64 @@
+"""The pytest plugin's probe from cached facts (``tierlock.probing.facts``): the same verdict as the
+default probe (roots in full, the rest of the closure by its compiled files), and facts read back only
+in their own shape."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tierlock.probing.facts import ProjectFacts, TierFacts, probe_facts
+
+
+def _dist(site: Path, name: str, files: dict[str, str], missing: tuple[str, ...] = ()) -> None:
+    info = site / f"{name}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    (info / "INSTALLER").write_text("pip\n")
+    rows = []
+    for rel, text in files.items():
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site / rel).write_text(text)
+        rows.append(f"{rel},,")
+    rows += [f"{rel},," for rel in missing]
+    rows += [f"{name}-1.0.dist-info/{n},," for n in ("METADATA", "INSTALLER", "RECORD")]
+    (info / "RECORD").write_text("\n".join(rows) + "\n")
+
+
+def _facts(tmp_path: Path) -> ProjectFacts:
+    tier = TierFacts(
+        name="brain",
+        probe=("alpha",),
+        import_roots={},
+        tests=("tests/brain/**",),
+        install_command="install-tier brain",
+        lockfile="lockfiles/brain.txt",
+        lock_used=True,
+        locked={"alpha": "1.0"},
+        closure={"beta": "1.0"},
+    )
+    return ProjectFacts(root=str(tmp_path), configured=True, ci_require=(), tiers=(tier,), stdlib="/nowhere")
+
+
+def test_the_closure_beyond_the_roots_is_probed_by_its_compiled_files_only(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    _dist(site, "alpha", {"alpha/__init__.py": ""})
+    _dist(site, "beta", {"beta/__init__.py": ""}, missing=("beta/util.py",))  # a pure-Python file gone
+    [verdict] = probe_facts(_facts(tmp_path), [site])
+    assert (verdict.tier, verdict.state) == ("brain", "present")
+    (site / "alpha" / "__init__.py").unlink()  # a root's own file gone: partial
+    [verdict] = probe_facts(_facts(tmp_path), [site])
+    assert verdict.state == "partial"
+    assert [d.name for d in verdict.broken] == ["alpha"]
+
+
+def test_facts_read_back_are_the_facts_written_and_any_other_shape_is_refused(tmp_path: Path) -> None:
+    facts = _facts(tmp_path)
+    again = ProjectFacts.from_json(facts.to_json())
+    assert again.to_json() == facts.to_json()
+    for key, wrong in (("root", 1), ("configured", "yes"), ("ci_require", "brain"), ("tiers", {})):
+        data = facts.to_json()
+        data[key] = wrong
+        with pytest.raises(ValueError, match="expected"):
+            ProjectFacts.from_json(data)
