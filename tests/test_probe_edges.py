@@ -207,3 +207,10 @@ def test_site_folders_are_existing_folders_outside_the_stdlib_unless_named_site_
 def test_a_version_on_the_last_line_without_a_newline_is_read(tmp_path: Path) -> None:
     site = _meta_site(tmp_path, "Metadata-Version: 2.1\nName: alpha\nVersion: 1.0")
     assert probe_distribution("alpha", paths=[site], locked_version="1.0").version_text == "1.0"
+
+
+def test_a_dist_info_that_is_a_file_is_partial_with_its_reasons_not_a_crash(tmp_path: Path) -> None:
+    (tmp_path / "alpha-1.0.dist-info").write_text("not a folder")
+    result = probe_distribution("alpha", paths=[tmp_path])
+    assert result.state == "partial"
+    assert any(r.startswith("METADATA unreadable") and "Not a directory" in r for r in result.reasons), result.reasons
