@@ -214,3 +214,11 @@ def test_a_dist_info_that_is_a_file_is_partial_with_its_reasons_not_a_crash(tmp_
     result = probe_distribution("alpha", paths=[tmp_path])
     assert result.state == "partial"
     assert any(r.startswith("METADATA unreadable") and "Not a directory" in r for r in result.reasons), result.reasons
+
+
+def test_a_record_that_is_not_utf8_is_reported_unreadable(tmp_path: Path) -> None:
+    site = _hand_site(tmp_path, _RECORD)
+    (site / "alpha-1.0.dist-info" / "RECORD").write_bytes(b"alpha/\xff\xfe.py,,\n")
+    result = probe_distribution("alpha", paths=[site])
+    assert result.state == "partial"
+    assert any(r.startswith("RECORD unreadable") for r in result.reasons), result.reasons

@@ -46,10 +46,10 @@ def test_the_closure_beyond_the_roots_is_probed_by_its_compiled_files_only(tmp_p
     _dist(site, "alpha", {"alpha/__init__.py": ""})
     _dist(site, "beta", {"beta/__init__.py": ""}, missing=("beta/util.py",))  # a pure-Python file gone
     [verdict] = probe_facts(_facts(tmp_path), [site])
-    assert (verdict.tier, verdict.state) == ("brain", "present")
+    assert (verdict.tier, verdict.state, verdict.present) == ("brain", "present", True)
     (site / "alpha" / "__init__.py").unlink()  # a root's own file gone: partial
     [verdict] = probe_facts(_facts(tmp_path), [site])
-    assert verdict.state == "partial"
+    assert (verdict.state, verdict.present) == ("partial", False)
     assert [d.name for d in verdict.broken] == ["alpha"]
 
 
@@ -57,8 +57,22 @@ def test_facts_read_back_are_the_facts_written_and_any_other_shape_is_refused(tm
     facts = _facts(tmp_path)
     again = ProjectFacts.from_json(facts.to_json())
     assert again.to_json() == facts.to_json()
+    data = facts.to_json()
+    data["tiers"][0]["locked"] = {"alpha": None}  # not compared: no lock entry applies
+    data["tiers"][0]["closure"] = {"beta": None}
+    assert ProjectFacts.from_json(data).to_json() == data
     for key, wrong in (("root", 1), ("configured", "yes"), ("ci_require", "brain"), ("tiers", {})):
         data = facts.to_json()
         data[key] = wrong
         with pytest.raises(ValueError, match="expected"):
             ProjectFacts.from_json(data)
+
+
+def test_a_cache_entry_whose_facts_miss_a_field_is_not_used(tmp_path: Path) -> None:
+    from tierlock.probing.facts import entry, from_entry
+
+    key: list[object] = ["k", 1]
+    good = entry(key, {}, ProjectFacts(root=str(tmp_path), configured=True, ci_require=(), tiers=(), stdlib="/x"))
+    assert from_entry(good, key) is not None
+    broken = {**good, "facts": {"root": str(tmp_path)}}  # the other fields are missing
+    assert from_entry(broken, key) is None

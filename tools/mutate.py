@@ -59,7 +59,10 @@ class Module:
 
 
 MODULES: dict[str, Module] = {
-    "probing": Module(("src/tierlock/probing",), ("tests/test_probe*.py", "tests/test_tier_model_edges.py")),
+    "probing": Module(
+        ("src/tierlock/probing",),
+        ("tests/test_probe*.py", "tests/test_markers_required.py", "tests/test_tier_model_edges.py"),
+    ),
     "installer/plan.py": Module(("src/tierlock/installer/plan.py",), ("tests/test_installer_plan*.py",)),
     "installer/fastpath.py": Module(
         ("src/tierlock/installer/fastpath.py",), ("tests/test_installer_receipts*.py", "tests/test_fastpath_*.py")
