@@ -46,3 +46,13 @@ def project_dir(tmp_path: Path) -> Path:
     folder = tmp_path / "proj"
     folder.mkdir()
     return folder
+
+
+@pytest.fixture
+def git_identity(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A git author and committer for the commits a test makes, and the evidence kept at its default."""
+    from tests.support.gitrepo import IDENTITY
+
+    for key, value in IDENTITY.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("TIERLOCK_EVIDENCE_KEEP", raising=False)

@@ -20,11 +20,7 @@ OK = "print('all good')\n"
 SCRIPT = str(Path(sys.executable).parent / "tierlock")
 
 
-@pytest.fixture(autouse=True)
-def _identity(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key, value in IDENTITY.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.delenv("TIERLOCK_EVIDENCE_KEEP", raising=False)
+pytestmark = pytest.mark.usefixtures("git_identity")
 
 
 @pytest.fixture(scope="module")

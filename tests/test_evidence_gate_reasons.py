@@ -12,18 +12,14 @@ from typing import Any
 
 import pytest
 
-from tests.support.gitrepo import IDENTITY, check, commit_all, git, make_repo, write_config
+from tests.support.gitrepo import check, commit_all, git, make_repo, write_config
 from tierlock.cli import main
 
 OK = "print('all good')\n"
 EDIT = "open('README.txt', 'a').write('edited during the run\\n')\n"
 
 
-@pytest.fixture(autouse=True)
-def _identity(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key, value in IDENTITY.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.delenv("TIERLOCK_EVIDENCE_KEEP", raising=False)
+pytestmark = pytest.mark.usefixtures("git_identity")
 
 
 def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:

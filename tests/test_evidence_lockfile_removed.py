@@ -7,18 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.gitrepo import IDENTITY, check, commit_all, make_repo
+from tests.support.gitrepo import check, commit_all, make_repo
 from tierlock.cli import main
 
 OK = "print('all good')\n"
 
 
+pytestmark = pytest.mark.usefixtures("git_identity")
+
+
 def test_a_lockfile_deleted_since_the_setup_ran_makes_the_setup_stale(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    for key, value in IDENTITY.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.delenv("TIERLOCK_EVIDENCE_KEEP", raising=False)
     files = {"ok.py": OK, "uv.lock": "v1\n"}
     repo = make_repo(tmp_path / "r", files, [check("unit", "ok.py")], setup=[check("sync", "ok.py")])
     assert main(["--project", str(repo), "verify", "--json", "--kill-grace", "0.5"]) == 0

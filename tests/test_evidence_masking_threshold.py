@@ -8,18 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.gitrepo import IDENTITY, check, make_repo
+from tests.support.gitrepo import check, make_repo
 from tierlock.cli import main
 
 PRINTS = "import os\nprint('short', os.environ['SHORT'])\nprint('long', os.environ['LONG'])\nraise SystemExit(1)\n"
 
 
+pytestmark = pytest.mark.usefixtures("git_identity")
+
+
 def test_env_values_of_four_characters_are_masked_and_of_three_are_not(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    for key, value in IDENTITY.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.delenv("TIERLOCK_EVIDENCE_KEEP", raising=False)
     repo = make_repo(
         tmp_path / "r", {"prints.py": PRINTS}, [check("env", "prints.py", env={"SHORT": "xyz", "LONG": "wxyz"})]
     )

@@ -10,17 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.gitrepo import IDENTITY, check, make_repo
+from tests.support.gitrepo import check, make_repo
 from tierlock.cli import main
 
 OK = "print('all good')\n"
 
 
-@pytest.fixture(autouse=True)
-def _identity(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key, value in IDENTITY.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.delenv("TIERLOCK_EVIDENCE_KEEP", raising=False)
+pytestmark = pytest.mark.usefixtures("git_identity")
 
 
 @pytest.mark.parametrize(

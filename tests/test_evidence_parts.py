@@ -10,15 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.gitrepo import IDENTITY, git
+from tests.support.gitrepo import git
 from tierlock.evidence import RECEIPT, RECEIPT_VERSION, gitbind, receipt
 from tierlock.evidence.run import tail
 
-
-@pytest.fixture(autouse=True)
-def _identity(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key, value in IDENTITY.items():
-        monkeypatch.setenv(key, value)
+pytestmark = pytest.mark.usefixtures("git_identity")
 
 
 def test_status_names_renamed_staged_untracked_and_spaced_paths(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.gitrepo import IDENTITY, check, make_repo
+from tests.support.gitrepo import check, make_repo
 from tierlock.cli import main
 from tierlock.evidence.plan import Step
 from tierlock.evidence.verify import Options, execute, prepare
@@ -63,11 +63,7 @@ raise SystemExit(1)
 """
 
 
-@pytest.fixture(autouse=True)
-def _identity(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key, value in IDENTITY.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.delenv("TIERLOCK_EVIDENCE_KEEP", raising=False)
+pytestmark = pytest.mark.usefixtures("git_identity")
 
 
 def _verify(capsys: pytest.CaptureFixture[str], repo: Path) -> tuple[int, dict[str, Any]]:

@@ -9,17 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.gitrepo import IDENTITY, commit_all, make_repo
+from tests.support.gitrepo import commit_all, make_repo
 from tierlock.cli import main
 
 WHERE = "import os\nprint(os.getcwd())\n"
 
 
-@pytest.fixture(autouse=True)
-def _identity(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key, value in IDENTITY.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.delenv("TIERLOCK_EVIDENCE_KEEP", raising=False)
+pytestmark = pytest.mark.usefixtures("git_identity")
 
 
 def test_a_check_of_a_named_repository_runs_in_its_folder(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

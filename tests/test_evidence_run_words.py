@@ -3,16 +3,13 @@ unbound run is not evidence; and what a run leaves around a folder the user name
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.support.gitrepo import IDENTITY, check, make_repo, write_config
-from tierlock.cli import main
+from tests.support.gitrepo import check, cli_json, make_repo, write_config
 from tierlock.evidence import RECEIPT_VERSION, receipt
 
 OK = "print('all good')\n"
@@ -20,18 +17,7 @@ EXIT_3 = "raise SystemExit(3)\n"
 KILLED = "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n"
 
 
-@pytest.fixture(autouse=True)
-def _identity(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key, value in IDENTITY.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.delenv("TIERLOCK_EVIDENCE_KEEP", raising=False)
-
-
-def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, dict[str, Any]]:
-    capsys.readouterr()
-    code = main(argv)
-    document: dict[str, Any] = json.loads(capsys.readouterr().out)
-    return code, document
+pytestmark = pytest.mark.usefixtures("git_identity")
 
 
 @pytest.mark.parametrize(("script", "how"), [(EXIT_3, "exit 3"), (KILLED, "signal 9")], ids=["exit", "signal"])
@@ -41,7 +27,7 @@ def test_a_failed_setup_says_how_it_ended(
     repo = make_repo(
         tmp_path / "r", {"ok.py": OK, "arm.py": script}, [check("unit", "ok.py")], [check("arm", "arm.py")]
     )
-    code, doc = _json(capsys, ["--project", str(repo), "verify", "--json"])
+    code, doc = cli_json(capsys, ["--project", str(repo), "verify", "--json"])
     assert (code, doc["blocker"]["kind"]) == (3, "setup")
     assert doc["blocker"]["reason"] == f"setup command arm failed ({how}); verification did not run"
 
@@ -50,10 +36,10 @@ def test_the_gate_of_a_blocked_run_prints_the_blockers_action_then_verify(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     repo = make_repo(tmp_path / "r", {"ok.py": OK}, [{"key": "lint", "command": "no-such-tool-tierlock"}])
-    _, run = _json(capsys, ["--project", str(repo), "verify", "--json"])
+    _, run = cli_json(capsys, ["--project", str(repo), "verify", "--json"])
     action = run["blocker"]["requiredAction"]
     assert action.startswith("install no-such-tool-tierlock or put it on PATH")
-    code, gate = _json(capsys, ["--project", str(repo), "verified", "--json"])
+    code, gate = cli_json(capsys, ["--project", str(repo), "verified", "--json"])
     assert (code, gate["reason"]) == (1, "blocked")
     assert gate["remedy"] == f"{action}; then: tierlock --project {repo} verify"
 
@@ -65,11 +51,11 @@ def test_an_unbound_run_says_why_outside_git_and_in_a_repository_without_commits
     plain.mkdir()
     (plain / "ok.py").write_text(OK)
     write_config(plain, [check("unit", "ok.py")])
-    _, doc = _json(capsys, ["--project", str(plain), "verify", "--json"])
+    _, doc = cli_json(capsys, ["--project", str(plain), "verify", "--json"])
     assert (doc["result"], doc["usable"]) == ("passed", False)
     assert doc["unusableBecause"] == ["not bound to a commit: no git checkout"]
     fresh = make_repo(tmp_path / "fresh", {"ok.py": OK}, [check("unit", "ok.py")], commit=False)
-    _, doc = _json(capsys, ["--project", str(fresh), "verify", "--json"])
+    _, doc = cli_json(capsys, ["--project", str(fresh), "verify", "--json"])
     assert (doc["result"], doc["usable"]) == ("passed", False)
     assert doc["unusableBecause"] == ["not bound to a commit: the repository has no commit"]
 
@@ -85,7 +71,7 @@ def test_an_evidence_folder_the_user_names_gets_nothing_written_beside_it(
     write_config(plain, [check("unit", "ok.py")])
     for project in (repo, plain):
         chosen = tmp_path / f"{project.name}-runs" / ".tierlock" / "evidence"
-        code, doc = _json(capsys, ["--project", str(project), "verify", "--json", "--evidence-dir", str(chosen)])
+        code, doc = cli_json(capsys, ["--project", str(project), "verify", "--json", "--evidence-dir", str(chosen)])
         assert (code, doc["result"]) == (0, "passed")
         assert Path(doc["receipt"]).is_relative_to(chosen)
         assert [p.name for p in chosen.parent.iterdir()] == ["evidence"]

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.gitrepo import IDENTITY, check, commit_all, git, make_repo, write_config
+from tests.support.gitrepo import check, commit_all, git, make_repo, write_config
 from tierlock.cli import main
 
 OK = "print('all good')\n"
@@ -31,11 +31,7 @@ EDIT = "open('README.txt', 'a').write('edited during the run\\n')\n"
 SECRET = "import os\nprint('token ghp_' + 'A' * 36)\nprint('value', os.environ['DEPLOY_NAME'])\nraise SystemExit(1)\n"
 
 
-@pytest.fixture(autouse=True)
-def _identity(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key, value in IDENTITY.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.delenv("TIERLOCK_EVIDENCE_KEEP", raising=False)
+pytestmark = pytest.mark.usefixtures("git_identity")
 
 
 def verify(capsys: pytest.CaptureFixture[str], repo: Path, *args: str) -> tuple[int, dict[str, Any]]:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.gitrepo import IDENTITY, check, make_repo
+from tests.support.gitrepo import check, make_repo
 from tierlock.cli import main
 
 OK = "print('ok')\n"
@@ -36,10 +36,7 @@ source = "extra:gpu"
 """
 
 
-@pytest.fixture(autouse=True)
-def _identity(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key, value in IDENTITY.items():
-        monkeypatch.setenv(key, value)
+pytestmark = pytest.mark.usefixtures("git_identity")
 
 
 def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 #: A fixed identity, so commits work on any machine (and in remedies run by a shell).
 IDENTITY = {
     "GIT_AUTHOR_NAME": "Test",
@@ -68,3 +70,13 @@ def make_repo(
 def commit_all(repo: Path, message: str = "change") -> None:
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", message)
+
+
+def cli_json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, dict[str, Any]]:
+    """``tierlock ARGV`` (with ``--json``) in-process: (exit code, the one JSON document it printed)."""
+    from tierlock.cli import main
+
+    capsys.readouterr()
+    code = main(argv)
+    document: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return code, document
