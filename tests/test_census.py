@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.censusfiles import write
 from tests.support.tierproject import build_wheelhouse, make_project
 from tierlock.census import census, read_file
 from tierlock.cli import main
@@ -33,12 +33,6 @@ tests = ["shop/tests/pandas/**"]
 [tool.pytest.ini_options]
 testpaths = ["shop"]
 """
-
-
-def write(root: Path, rel: str, text: str) -> None:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
 
 
 @pytest.fixture

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.censusfiles import write
 from tierlock.census import CACHE_KEY, Census, CensusTier, FolderCache, census
 from tierlock.cli import main
 
@@ -34,12 +34,6 @@ class CountingCache:
     def set(self, key: str, value: object) -> None:
         self.writes += 1
         self.data[key] = json.loads(json.dumps(value))
-
-
-def write(root: Path, rel: str, text: str) -> None:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
 
 
 def tree(root: Path) -> None:

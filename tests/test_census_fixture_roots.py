@@ -6,23 +6,13 @@ a test using ``both(table, frame)`` was an importer of the ``arrow`` tier and no
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
-from tierlock.census import Census, CensusTier, census
+from tests.support.censusfiles import uses, write
+from tierlock.census import CensusTier, census
 
 ARROW = CensusTier("arrow", ("pyarrow",), ("gated/arrow/**",))
 POLARS = CensusTier("polars", ("polars",), ("gated/polars/**",))
-
-
-def write(root: Path, rel: str, text: str) -> None:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-
-
-def uses(result: Census, tier: str, part: str = "outside") -> list[tuple[str, int, str, bool]]:
-    return [(u.file, u.line, u.how, u.module_level) for u in getattr(result.tier(tier), part)]
 
 
 def test_a_fixture_requesting_two_root_needing_fixtures_needs_both_roots(tmp_path: Path) -> None:

@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
+from tests.support.censusfiles import write
 from tierlock.census import CensusTier, census
 
 ARROW = CensusTier("arrow", ("pyarrow",), ("tests/arrow/**",))
-
-
-def write(root: Path, rel: str, text: str) -> None:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
 
 
 def test_a_fixture_requested_by_the_first_decorator_of_a_marked_test_is_covered_by_its_marker(tmp_path: Path) -> None:

@@ -8,27 +8,16 @@ test @pytest.mark.tier('arrow')") asks; it covers the imports inside those tests
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from tierlock.census import Census, CensusTier, census
+from tests.support.censusfiles import uses, write
+from tierlock.census import CensusTier, census
 from tierlock.cli import main
 
 ARROW = CensusTier("arrow", ("pyarrow",), ("tests/arrow/**",))
 GPU = CensusTier("gpu", ("cupy",), ("tests/gpu/**",))
-
-
-def write(root: Path, rel: str, text: str) -> None:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-
-
-def uses(result: Census, tier: str, part: str) -> list[tuple[str, int, str, bool]]:
-    report = result.tier(tier)
-    return [(u.file, u.line, u.how, u.module_level) for u in getattr(report, part)]
 
 
 def test_a_module_pytestmark_covers_the_imports_inside_its_tests_but_not_its_module_level_ones(

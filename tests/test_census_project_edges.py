@@ -7,12 +7,12 @@ Through the ``tierlock census`` and ``tierlock check`` commands on real projects
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.censusfiles import write
 from tierlock.census import DEFAULT_PATTERNS, pytest_settings
 from tierlock.cli import main
 
@@ -43,12 +43,6 @@ tests = ["tests/gpu/**"]
 layered-on = "arrow"
 tests = ["tests/frames/**"]
 """
-
-
-def write(root: Path, rel: str, text: str = "import pyarrow\n") -> None:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
 
 
 def project(root: Path, extra: str = "") -> Path:

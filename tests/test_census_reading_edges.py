@@ -6,24 +6,13 @@ Every test writes real files and runs :func:`tierlock.census.census`; the expect
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
-from tierlock.census import Census, CensusTier, census
+from tests.support.censusfiles import uses, write
+from tierlock.census import CensusTier, census
 
 ARROW = CensusTier("arrow", ("pyarrow",), ("tests/arrow/**",))
 GPU = CensusTier("gpu", ("cupy",), ("tests/gpu/**",))
-
-
-def write(root: Path, rel: str, text: str) -> None:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-
-
-def uses(result: Census, tier: str, part: str) -> list[tuple[str, int, str, bool]]:
-    report = result.tier(tier)
-    return [(u.file, u.line, u.how, u.module_level) for u in getattr(report, part)]
 
 
 def test_every_import_form_of_a_root_is_a_use_with_its_line_and_a_relative_import_is_not(tmp_path: Path) -> None:

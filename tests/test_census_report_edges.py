@@ -6,21 +6,15 @@ remedy, rendering), as ``tierlock check`` prints them.
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 
+from tests.support.censusfiles import write
 from tierlock.census import Census, CensusTier, census
 
 ARROW = CensusTier("arrow", ("pyarrow",), ("tests/arrow/**",))
 POLARS = CensusTier("polars", ("polars",), ("tests/polars/**",))
-
-
-def write(root: Path, rel: str, text: str = "import pyarrow\n") -> None:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
 
 
 def where(result: Census, tier: str, part: str) -> list[tuple[str, int]]:

@@ -7,18 +7,12 @@ the files that should be read are, and only them, whatever comes first in the wa
 from __future__ import annotations
 
 import os
-import textwrap
 from pathlib import Path
 
+from tests.support.censusfiles import write
 from tierlock.census import Census, CensusTier, census
 
 ARROW = CensusTier("arrow", ("pyarrow",), ("tests/arrow/**",))
-
-
-def write(root: Path, rel: str, text: str = "import pyarrow\n") -> None:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
 
 
 def files(result: Census, tier: str = "arrow") -> list[str]:
