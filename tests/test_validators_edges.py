@@ -102,7 +102,7 @@ def test_a_scope_is_measured_in_utf16_code_units_only_while_the_schema_has_not_r
 def test_text_and_github_outputs_place_a_finding_at_column_1_when_only_its_line_is_known() -> None:
     from tierlock.validators import ValidationResult
     from tierlock.validators.model import AcceptedCredential, ValidationError
-    from tierlock.validators.report import github_lines, sarif_document, text_lines
+    from tierlock.validators.report import github_lines, json_document, sarif_document, text_lines
 
     error = ValidationError("RC001", ("verification", 0, "key"), "is taken twice", file="c.json", line=4)
     accepted = [
@@ -124,6 +124,7 @@ def test_text_and_github_outputs_place_a_finding_at_column_1_when_only_its_line_
     no_file = AcceptedCredential(("setup", 0, "env", "D"), "GitHub token", "a fixture", line=2)
     alone = sarif_document(ValidationResult(source=None, errors=[], config=None, accepted=[no_file]))
     assert "physicalLocation" not in alone["runs"][0]["results"][0]["locations"][0]
+    assert [e["file"] for e in json_document(result)["errors"]] == ["c.json"]
     github = github_lines(result)
     assert github[0].startswith("::error file=c.json,line=4,col=1,title=")
     assert [line.split(",title=")[0] for line in github[1:4]] == [
@@ -177,3 +178,42 @@ def test_every_scope_of_a_repository_is_checked_after_one_that_is_refused(tmp_pa
     result = validate_runtime_config(document, checkout=tmp_path)
     where = {(e.rule, e.where) for e in result.errors}
     assert ("RC015", "repositories[0].scope[1]") in where, where
+
+
+def test_a_google_api_key_is_its_thirty_five_characters_and_no_more() -> None:
+    key = "AI" + "za" + "SyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q"
+    assert len(key) == 39
+    assert spans(key + "_more-text") == [(0, 39, "Google API key")]
+    assert redact(key + "_more-text") == REDACTED + "_more-text"
+
+
+def test_a_gitlab_token_needs_twenty_characters_after_its_prefix() -> None:
+    prefix = "gl" + "pat-"
+    assert credential_kind(prefix + "a1B2c3D4e5F6g7H8i9J0") == "GitLab token"
+    assert credential_kind(prefix + "a1B2c3D4e5F6g7H8i9J") is None
+
+
+def test_a_json_web_token_without_signature_ends_at_its_last_dot() -> None:
+    token = "ey" + "JhbGciOiJ.eyJzdWIiOiJ."
+    assert redact(token + " next") == REDACTED + " next"
+    assert redact(token + "!next") == REDACTED + "!next"
+
+
+def test_a_cwd_holding_a_nul_is_refused_once_and_never_resolved(tmp_path: Path) -> None:
+    from tierlock.validators import validate_runtime_config
+
+    document = {"schemaVersion": 1, "verification": [{"key": "k", "command": "pytest", "cwd": "a\x00b"}]}
+    result = validate_runtime_config(document, checkout=tmp_path)
+    assert [e.where for e in result.errors] == ["verification[0].cwd"]
+
+
+def test_a_repository_entry_that_is_no_object_does_not_hide_the_ones_after_it() -> None:
+    from tierlock.validators import validate_runtime_config
+
+    document = {
+        "schemaVersion": 1,
+        "repositories": [1, {"id": "b", "path": "."}],
+        "verification": [{"key": "k", "command": "pytest", "repositoryId": "b"}],
+    }
+    result = validate_runtime_config(document, checkout=False)
+    assert [e.where for e in result.errors] == ["repositories[0]"]
