@@ -222,3 +222,19 @@ def test_a_record_that_is_not_utf8_is_reported_unreadable(tmp_path: Path) -> Non
     result = probe_distribution("alpha", paths=[site])
     assert result.state == "partial"
     assert any(r.startswith("RECORD unreadable") for r in result.reasons), result.reasons
+
+
+def test_a_site_folder_that_cannot_be_listed_does_not_hide_the_ones_after_it(tmp_path: Path) -> None:
+    from tierlock.probing import SiteIndex
+
+    site = _hand_site(tmp_path, _RECORD)
+    index = SiteIndex.scan([tmp_path / "gone", site])
+    assert [d.name for d in index.find("alpha")] == ["alpha"]
+
+
+def test_scripts_outside_the_site_folder_are_no_top_level_names_for_leftovers(tmp_path: Path) -> None:
+    record = "../../bin/alpha,,\n" + _RECORD
+    site = _hand_site(tmp_path, record)
+    (site / "~.").mkdir()  # pip's leftover shape for a two-character name: not one of this package's
+    result = probe_distribution("alpha", paths=[site])
+    assert not any("leftover" in r for r in result.reasons), result.reasons
