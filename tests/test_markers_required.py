@@ -158,6 +158,7 @@ def test_a_tier_whose_only_requirement_is_marked_away_is_present_with_0_packages
     )
     result = tierlock.probe("legacy", project=project_dir)
     assert result.state == "present"
+    assert result.to_dict()["lockfile"] == str(project_dir / "lockfiles" / "legacy.txt")  # where it would be
     assert result.checked == ()
     assert result.notes[-1] == "nothing of tier legacy applies to this environment: present with 0 packages"
     assert result.notes[-2].startswith('oldshim is not required here: its marker `python_version < "3.0"`')

@@ -238,3 +238,20 @@ def test_scripts_outside_the_site_folder_are_no_top_level_names_for_leftovers(tm
     (site / "~.").mkdir()  # pip's leftover shape for a two-character name: not one of this package's
     result = probe_distribution("alpha", paths=[site])
     assert not any("leftover" in r for r in result.reasons), result.reasons
+
+
+def test_missing_files_are_named_up_to_three_then_counted(tmp_path: Path) -> None:
+    two = "alpha/a.py,,\nalpha/b.py,,\n" + _RECORD
+    (tmp_path / "two").mkdir()
+    result = probe_distribution("alpha", paths=[_hand_site(tmp_path / "two", two)])
+    assert "2 files listed in RECORD are missing: alpha/a.py, alpha/b.py" in result.reasons
+    four = "alpha/a.py,,\nalpha/b.py,,\nalpha/c.py,,\nalpha/d.py,,\n" + _RECORD
+    (tmp_path / "four").mkdir()
+    result = probe_distribution("alpha", paths=[_hand_site(tmp_path / "four", four)])
+    assert "4 files listed in RECORD are missing: alpha/a.py, alpha/b.py, alpha/c.py and 1 more" in result.reasons
+
+
+def test_only_a_deep_probe_says_it_checked_the_hashes(tmp_path: Path) -> None:
+    site = _hand_site(tmp_path, _RECORD)
+    assert "hashes checked (--deep)" in probe_distribution("alpha", paths=[site], deep=True).notes
+    assert "hashes checked (--deep)" not in probe_distribution("alpha", paths=[site]).notes
