@@ -61,38 +61,55 @@ class Module:
 MODULES: dict[str, Module] = {
     "probing": Module(
         ("src/tierlock/probing",),
-        ("tests/test_probe*.py", "tests/test_markers_required.py", "tests/test_tier_model_edges.py"),
+        (
+            "tests/unit/probing/test_probe*.py",
+            "tests/unit/probing/test_markers_required.py",
+            "tests/unit/tiers/test_tier_model_edges.py",
+        ),
     ),
-    "installer/plan.py": Module(("src/tierlock/installer/plan.py",), ("tests/test_installer_plan*.py",)),
+    "installer/plan.py": Module(("src/tierlock/installer/plan.py",), ("tests/unit/installer/test_installer_plan*.py",)),
     "installer/fastpath.py": Module(
-        ("src/tierlock/installer/fastpath.py",), ("tests/test_installer_receipts*.py", "tests/test_fastpath_*.py")
+        ("src/tierlock/installer/fastpath.py",),
+        ("tests/unit/installer/test_installer_receipts*.py", "tests/unit/installer/test_fastpath_*.py"),
     ),
     "installer/receipts.py": Module(
-        ("src/tierlock/installer/receipts.py",), ("tests/test_installer_receipts*.py", "tests/test_receipts_*.py")
+        ("src/tierlock/installer/receipts.py",),
+        ("tests/unit/installer/test_installer_receipts*.py", "tests/unit/installer/test_receipts_*.py"),
     ),
     "lockfiles/check.py": Module(
-        ("src/tierlock/lockfiles/check.py",), ("tests/test_lockfiles_check.py", "tests/test_sibling_conflicts.py")
+        ("src/tierlock/lockfiles/check.py",),
+        ("tests/unit/lockfiles/test_lockfiles_check.py", "tests/unit/lockfiles/test_sibling_conflicts.py"),
     ),
     "lockfiles/requirements.py": Module(
         ("src/tierlock/lockfiles/requirements.py",),
-        ("tests/test_lockfiles_reader.py", "tests/test_lockfiles_requirements*.py", "tests/test_installer_plan.py"),
+        (
+            "tests/unit/lockfiles/test_lockfiles_reader.py",
+            "tests/unit/lockfiles/test_lockfiles_requirements*.py",
+            "tests/unit/installer/test_installer_plan.py",
+        ),
     ),
     "lockfiles/pylock.py": Module(
         ("src/tierlock/lockfiles/pylock.py",),
-        ("tests/test_lockfiles_reader.py", "tests/test_installer_plan.py", "tests/test_pylock_*.py"),
+        (
+            "tests/unit/lockfiles/test_lockfiles_reader.py",
+            "tests/unit/installer/test_installer_plan.py",
+            "tests/unit/lockfiles/test_pylock_*.py",
+        ),
     ),
     "validators": Module(
         tuple(f"src/tierlock/validators/{name}.py" for name in ("credentials", "scope", "rules", "report")),
         # The quick example tests first: with ``pytest -x`` most mutants die there, before the property tests.
         (
-            "tests/test_validators.py",
-            "tests/test_validators_s*.py",
-            "tests/test_validators_positions.py",
-            "tests/test_validators_cli.py",
-            "tests/test_validators*.py",
+            "tests/unit/validators/test_validators.py",
+            "tests/unit/validators/test_validators_s*.py",
+            "tests/unit/validators/test_validators_positions.py",
+            "tests/cli/test_validators_cli.py",
+            "tests/unit/validators/test_validators*.py",
         ),
     ),
-    "tiers/loader.py": Module(("src/tierlock/tiers/loader.py",), ("tests/test_tiers.py", "tests/test_tier_model_*.py")),
+    "tiers/loader.py": Module(
+        ("src/tierlock/tiers/loader.py",), ("tests/unit/tiers/test_tiers.py", "tests/unit/tiers/test_tier_model_*.py")
+    ),
     # The gating part of the plugin: the plugin module, or its gating modules once it is a package.
     "plugin": Module(
         (
@@ -102,10 +119,14 @@ MODULES: dict[str, Module] = {
             "src/tierlock/pytest_plugin/selection.py",
         ),
         # The one unit test file first (no pytest run inside it), then the pytester ones.
-        ("tests/test_plugin_gate_wire.py", "tests/test_pytest_plugin*.py", "tests/test_plugin_*.py"),
+        (
+            "tests/unit/plugin/test_plugin_gate_wire.py",
+            "tests/unit/plugin/test_pytest_plugin*.py",
+            "tests/unit/plugin/test_plugin_*.py",
+        ),
     ),
-    "census": Module(("src/tierlock/census.py", "src/tierlock/census"), ("tests/test_census*.py",)),
-    "verify": Module(("src/tierlock/evidence",), ("tests/test_evidence*.py", "tests/test_verif*.py")),
+    "census": Module(("src/tierlock/census.py", "src/tierlock/census"), ("tests/unit/census/test_census*.py",)),
+    "verify": Module(("src/tierlock/evidence",), ("tests/unit/evidence/test_evidence*.py", "tests/cli/test_verif*.py")),
 }
 
 ALIASES = {

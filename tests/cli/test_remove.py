@@ -10,9 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.env import bin_dir
-from tests.support.wheels import build_wheel
-from tests.test_install_cli import (  # noqa: F401  (fixtures shared with the installer's end-to-end tests)
+from tests.cli.test_install_cli import (  # noqa: F401  (fixtures shared with the installer's end-to-end tests)
     World,
     armed_venv,
     empty_venv,
@@ -24,6 +22,8 @@ from tests.test_install_cli import (  # noqa: F401  (fixtures shared with the in
     wheels,
     world,
 )
+from tests.support.env import bin_dir
+from tests.support.wheels import build_wheel
 from tierlock.installer import receipts
 from tierlock.installer.locking import environment_lock
 

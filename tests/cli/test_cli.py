@@ -13,7 +13,7 @@ from tests.support.env import bin_dir, clean_env
 from tierlock import __version__
 from tierlock.cli import build_parser, main
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "examples" / "demo"
 
 

@@ -15,10 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.env import bin_dir, clean_env, site_packages
-from tests.support.tierproject import tree_snapshot, write_lock, write_pyproject
-from tests.support.wheels import EXT_SUFFIX, build_wheel
-from tests.test_install_cli import (  # noqa: F401  (fixtures shared with the installer's end-to-end tests)
+from tests.cli.test_install_cli import (  # noqa: F401  (fixtures shared with the installer's end-to-end tests)
     Kit,
     Run,
     StallingIndex,
@@ -33,6 +30,9 @@ from tests.test_install_cli import (  # noqa: F401  (fixtures shared with the in
     wheels,
     world,
 )
+from tests.support.env import bin_dir, clean_env, site_packages
+from tests.support.tierproject import tree_snapshot, write_lock, write_pyproject
+from tests.support.wheels import EXT_SUFFIX, build_wheel
 from tierlock.cli import main
 
 pytestmark = pytest.mark.slow

@@ -24,7 +24,7 @@ from tests.support.wheels import build_wheel
 
 pytestmark = pytest.mark.slow
 
-PAGE = Path(__file__).resolve().parents[1] / "docs" / "tutorial.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "tutorial.md"
 
 TABULATE = 'def tabulate(rows):\n    return "\\n".join("  ".join(map(str, row)) for row in rows)\n'
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tierlock.selfinstall import tool_install_command, tool_requirement
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_the_tool_install_remedy_names_the_source_this_tierlock_was_installed_from() -> None:

@@ -20,10 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.env import bin_dir, clean_env, make_venv, site_packages
-from tests.support.tierproject import make_project, write_lock
-from tests.support.wheels import build_wheel
-from tests.test_install_cli import (  # noqa: F401 - the shared session fixtures
+from tests.cli.test_install_cli import (  # noqa: F401 - the shared session fixtures
     World,
     armed_venv,
     empty_venv,
@@ -36,6 +33,9 @@ from tests.test_install_cli import (  # noqa: F401 - the shared session fixtures
     wheels,
     world,
 )
+from tests.support.env import bin_dir, clean_env, make_venv, site_packages
+from tests.support.tierproject import make_project, write_lock
+from tests.support.wheels import build_wheel
 from tierlock.installer import receipts
 from tierlock.installer.target import PROJECT_ENV_VAR, environment_key
 

@@ -14,7 +14,7 @@ from tierlock.validators.report import github_lines
 from tierlock.validators.schema import schema, schema_text
 from tierlock.validators.setup_command import LOCKFILE_COMMANDS
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "examples" / "demo"
 BROKEN = {
     "schemaVersion": 1,

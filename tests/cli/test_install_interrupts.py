@@ -35,10 +35,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.test_install_cli import StallingIndex, World, index_env
 from tests.support.env import clean_env, make_venv, site_packages
 from tests.support.tierproject import tree_snapshot, write_lock, write_pyproject
 from tests.support.wheels import EXT_SUFFIX, build_wheel
-from tests.test_install_cli import StallingIndex, World, index_env
 from tierlock.cli import main
 from tierlock.installer import receipts
 
