@@ -257,9 +257,9 @@ def test_on_a_laptop_an_import_error_naming_the_root_is_a_skip_with_the_tiers_li
     assert "Traceback" not in result.stdout.str()
     result.stdout.fnmatch_lines(
         [
-            f"SKIPPED [[]1[]] testing/test_dyn.py*tier brain is absent; to run these tests: {REMEDY} "
-            "(ModuleNotFoundError: No module named 'brainpkg')",
             f"tierlock: 0 test files not collected and 1 test skipped because brain absent; to run them: {REMEDY}",
+            f"SKIPPED [[]1[]] testing/test_dyn.py:4: tier brain is absent; to run these tests: {REMEDY} "
+            "(ModuleNotFoundError: No module named 'brainpkg')",
         ]
     )
 
@@ -297,8 +297,8 @@ def test_a_package_that_says_its_binary_is_missing_gets_the_tiers_line_naming_it
     assert "Traceback" not in result.stdout.str()
     result.stdout.fnmatch_lines(
         [
-            "*tier brain is partial; to run these tests: * (ImportError: Brain binary is missing!)",
-            "tierlock: 0 test files not collected and 1 test skipped because brain partial; to run them: *",
+            "tierlock: 0 test files not collected and 1 test skipped because brain partial, damaged; to run them: *",
+            "SKIPPED*tier brain is partial, damaged; to run these tests: * (ImportError: Brain binary is missing!)",
         ]
     )
 

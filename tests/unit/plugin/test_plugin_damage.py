@@ -102,7 +102,7 @@ def test_on_a_laptop_damage_is_named_in_the_header_even_when_no_test_of_it_is_se
     assert result.ret == 0
     result.stdout.fnmatch_lines(
         [
-            "tierlock: brain damaged (none of its tests selected); to fix: install-tier brain",
+            "tierlock: brain absent, damaged (none of its tests selected); to fix: install-tier brain",
             f"tierlock:   brain: brainrt: partial — compiled artifact brainrt/_core{EXT_SUFFIX} is missing",
         ]
     )
