@@ -242,8 +242,18 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, A
     if gate is not None and (gate.owners or gate.job or gate.gated) and not report.passed:
         call = report.__dict__.get("call")
         excinfo = getattr(call, "excinfo", None)
-        attribute(gate, report, excinfo.value if excinfo else None, "collection")
+        kept = _kept_module(collector)
+        attribute(gate, report, excinfo.value if excinfo else None, "collection", kept=kept)
     return report
+
+
+def _kept_module(collector: pytest.Collector) -> bool:
+    """Whether the run keeps a test of the module *collector* stands for (``-k``, ``-m``, node ids; folders: yes)."""
+    path = getattr(collector, "path", None)
+    if not isinstance(collector, pytest.File) or path is None:
+        return True
+    selection = _selection(collector.config)
+    return not selection.narrows(str(path)) or bool(selection.kept_items(str(path)))
 
 
 class _Tally:

@@ -46,8 +46,15 @@ def _exception_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
 
 
-def attribute(gate: Gate, report: Any, exc: BaseException | None, when: str) -> None:
-    """Mark *report* when a missing tier caused it, and turn a failure into a skip unless the run fails on it."""
+def attribute(gate: Gate, report: Any, exc: BaseException | None, when: str, *, kept: bool = True) -> None:
+    """Mark *report* when a missing tier caused it, and turn a failure into a skip unless the run fails on it.
+
+    *kept* False: a module whose tests the run does not keep (``-k``, ``-m``) failed or skipped at
+    collection: pytest reports it all the same; it becomes a skip and is neither counted nor failed on.
+    """
+    if not kept:
+        _unneeded(gate, report, exc)
+        return
     if report.skipped:
         reason = _skip_reason(report)
         own = _own_tier(gate, reason)
@@ -67,6 +74,14 @@ def attribute(gate: Gate, report: Any, exc: BaseException | None, when: str) -> 
     if not gate.fails_closed_on(tier):
         report.outcome = "skipped"
         report.longrepr = (_where(report), _line(report), f"{gate.reason(tier)} ({detail})")
+
+
+def _unneeded(gate: Gate, report: Any, exc: BaseException | None) -> None:
+    hit = from_exception(exc, gate.owners) if report.failed and exc is not None else None
+    if hit is not None:
+        detail = _exception_text(_import_error(exc) or exc) if exc is not None else ""
+        report.outcome = "skipped"
+        report.longrepr = (_where(report), _line(report), f"{gate.reason(hit[0])} ({detail}; no test of it selected)")
 
 
 def _import_error(exc: BaseException) -> BaseException | None:

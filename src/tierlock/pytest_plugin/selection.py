@@ -154,17 +154,19 @@ class Selection:
         rel = os.path.relpath(path, self.rootdir).replace(os.sep, "/")
         if any(p.startswith(rel + "::") for p in self.deselect):
             return True
-        return self.named_only(path) > 0
+        return self.named_count(path) > 0 and not self.in_whole(path)
 
     def _whole(self) -> list[str]:
         named = {full for full, _ in self.named}
         return [p for p in self.paths if p not in named]
 
-    def named_only(self, path: str) -> int:
-        """How many node ids name tests inside the file at *path* when no whole argument selects it, else 0."""
-        if any(path == p or path.startswith(p.rstrip(os.sep) + os.sep) for p in self._whole()):
-            return 0
+    def named_count(self, path: str) -> int:
+        """How many node ids name tests inside the file at *path* (each one skipped test when the file is gated)."""
         return sum(1 for full, _ in self.named if full == path)
+
+    def in_whole(self, path: str) -> bool:
+        """Whether a whole argument (a file or folder, not a node id) selects the file at *path*."""
+        return any(path == p or path.startswith(p.rstrip(os.sep) + os.sep) for p in self._whole())
 
     def kept_items(self, path: str) -> list[StaticItem]:
         """The tests of the file at *path* this run keeps (node ids named, ``--deselect``, ``-k``, ``-m``)."""

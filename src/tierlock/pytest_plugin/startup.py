@@ -118,7 +118,7 @@ def _selected(files: set[str], selection: Selection) -> tuple[set[str], int]:
     for path in files:
         if not selection.selects(path):
             continue
-        only = selection.named_only(path)
+        only = selection.named_count(path)
         if only:
             named += only
         elif not selection.narrows(path) or selection.kept_items(path):
