@@ -61,6 +61,9 @@ def attribute(gate: Gate, report: Any, exc: BaseException | None, when: str, *, 
         hit = (own, "") if own is not None else from_skip_reason(reason, gate.owners, gate.words)
         if hit is not None:
             setattr(report, NEED, [hit[0], hit[1], f"skipped: {reason}"])
+            if own is None and isinstance(report.longrepr, tuple):
+                path, line, _ = report.longrepr
+                report.longrepr = (path, line, f"{reason} ({gate.reason(hit[0])})")
         return
     if not report.failed or exc is None:
         return
