@@ -66,7 +66,9 @@ def _count(gate: Gate, selection: Selection, path: str, tier: str) -> None:
     if selection.narrows(path) and not selection.kept_items(path):
         return
     gate.ignored.add(path)
-    gate.kept_by_tier.setdefault(tier, set()).add(path)
+    rel = os.path.relpath(path, gate.root).replace(os.sep, "/")
+    for each in gate.tiers_of(rel) or [tier]:
+        gate.kept_by_tier.setdefault(each, set()).add(path)
 
 
 def only_gated(gate: Gate, file_path: Path, collectors: list[pytest.Collector]) -> list[pytest.Collector]:

@@ -100,6 +100,11 @@ class Gate:
         self.python: str | None = rest.get("python")
         self.exact: bool = rest.get("exact", True)
         # Per process (not sent to workers): what this process kept out and attributed.
+        self.ci_require: list[str] = list(self.required)
+        """The project's ``ci-require`` tiers (``required`` becomes a matrix job's own tiers; damage uses both)."""
+        self.all_owners: dict[str, str] = {}
+        """Every tier's import roots -> the smallest tier providing each (decided before the wire)."""
+        self.all_words: dict[str, str] = {}
         self.version_only: set[str] = set()
         """Damaged tiers whose damage is only a version other than their lock (decided before the wire)."""
         self.ignored: set[str] = set()
@@ -136,6 +141,12 @@ class Gate:
             if matches(rel, globs):
                 return tier
         return None
+
+    def tiers_of(self, rel: str) -> list[str]:
+        """Every gated tier whose test globs match the relative path *rel*."""
+        from tierlock.tiers.globs import matches
+
+        return [tier for tier, globs in self.gated.items() if matches(rel, globs)]
 
     def tier_covering_dir(self, rel: str) -> str | None:
         """The gated tier whose globs cover every file below folder *rel*."""

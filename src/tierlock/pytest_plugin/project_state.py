@@ -101,6 +101,7 @@ def build(facts: ProjectFacts, results: Sequence[TierProbe] | Sequence[TierVerdi
         broken={},
     )
     gate.required = list(facts.ci_require)
+    gate.ci_require = list(facts.ci_require)
     gate.version_only = set()
     for r in results:
         tier = facts.tier(r.tier)
@@ -130,9 +131,14 @@ def _give_owners(gate: Gate, facts: ProjectFacts) -> None:
         for dist in tier.probe:
             for spelling in {dist.lower(), dist.lower().replace("-", "_")}:
                 words.setdefault(spelling, tier.name)
-    missing = {t for t, state in gate.states.items() if state != "present"}
-    gate.owners = {name: owner for name, owner in owners.items() if owner in missing}
-    gate.words = {name: owner for name, owner in words.items() if owner in missing}
+    gate.all_owners, gate.all_words = owners, words
+    restrict_owners(gate, {t for t, state in gate.states.items() if state != "present"})
+
+
+def restrict_owners(gate: Gate, tiers: set[str]) -> None:
+    """Keep the roots (and distribution names) of *tiers* only: those a run attributes skips and errors to."""
+    gate.owners = {name: owner for name, owner in gate.all_owners.items() if owner in tiers}
+    gate.words = {name: owner for name, owner in gate.all_words.items() if owner in tiers}
     gate.roots = {}
     for name, owner in gate.owners.items():
         gate.roots.setdefault(owner, []).append(name)

@@ -25,7 +25,7 @@ import pytest
 from tierlock.pytest_plugin.caches import Cache, QuietCache
 from tierlock.pytest_plugin.decision import Gate
 from tierlock.pytest_plugin.needs import needing_files
-from tierlock.pytest_plugin.project_state import gate_for, remedy_python
+from tierlock.pytest_plugin.project_state import gate_for, remedy_python, restrict_owners
 from tierlock.pytest_plugin.selection import Selection
 from tierlock.pytest_plugin.strictness import job_tiers, strictness
 
@@ -83,12 +83,21 @@ def _layers_and_job(gate: Gate, text: str) -> None:
     for tier in list(gate.damaged):
         if tier not in job and tier in gate.version_only:
             del gate.damaged[tier]  # another job's pin of a shared package: intended
+    restrict_owners(gate, {t for t, state in gate.states.items() if state != "present" or t not in job})
 
 
 def weigh(gate: Gate, selection: Selection, cache: QuietCache | None = None) -> None:
     """Fill *gate*'s counts for this run's selection, and the tiers a strict run fails closed on now."""
     root = Path(gate.root)
     gate.selection = list(selection.paths)
+    missing = [t for t in gate.states if t in gate.roots]
+    if missing:
+        found = needing_files(root, {t: gate.roots[t] for t in missing}, gate.globs, selection, cache)
+        gate.needed = {t: len(files) for t, files in found.items()}
+        for tier, files in found.items():
+            if gate.outside_job(tier) and files:
+                gate.gated[tier] = [*gate.gated.get(tier, []), *sorted(files)]  # another job runs them whole
+                gate.globs[tier] = [*gate.globs.get(tier, []), *sorted(files)]
     kept_out: set[str] = set()
     for tier, globs in gate.globs.items():
         counted, named = _selected(_globbed(root, globs, selection), selection)
@@ -97,12 +106,9 @@ def weigh(gate: Gate, selection: Selection, cache: QuietCache | None = None) -> 
             kept_out |= counted
             gate.named += named
     gate.expected = len(kept_out)  # a file two gated tiers share is one file
-    missing = [t for t, state in gate.states.items() if state != "present" and t in gate.roots]
-    if missing:
-        found = needing_files(root, {t: gate.roots[t] for t in missing}, gate.globs, selection, cache)
-        gate.needed = {t: len(files) for t, files in found.items()}
     gate.exact = selection.exact
-    gate.failing = [t for t in gate.required if gate.strict and t in gate.damaged]
+    damaged = [t for t in gate.states if t in gate.damaged and (t in gate.required or t in gate.ci_require)]
+    gate.failing = damaged if gate.strict else []
     if gate.exact:
         gate.failing += [
             t

@@ -80,7 +80,9 @@ def own_venv(tmp_path: Path) -> Path:
     return python
 
 
-def run(python: Path, folder: Path, *args: str, extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    python: Path, folder: Path, *args: str, extra: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     env = clean_env(extra)
     return subprocess.run(
         [str(python), "-m", "pytest", *args], cwd=folder, env=env, capture_output=True, text=True, check=False
