@@ -1,7 +1,7 @@
 """The run-time backstop: a test that needs a missing tier in a way no static reading sees still fails CI closed.
 
-Each project here reaches the ``brain`` tier (root ``brainpkg``, never installed unless a test arms it; its tests live in ``testing/``, a
-package name the outer suite does not use) the way
+Each project here reaches the ``brain`` tier (root ``brainpkg``, never installed unless a test arms it; its
+tests live in ``testing/``, a package name the outer suite does not use) the way
 a real test suite does, out of the census's sight: a conftest fixture behind an indirect parameter (fsspec), a
 conftest helper called from ``pytest_generate_tests`` parameters (narwhals), an availability flag in a helper
 module with ``skipif`` (PyJWT), an ``importorskip`` or ``import_module`` of a name computed at run time, an
