@@ -105,6 +105,8 @@ class Gate:
         self.all_owners: dict[str, str] = {}
         """Every tier's import roots -> the smallest tier providing each (decided before the wire)."""
         self.all_words: dict[str, str] = {}
+        self.working: set[str] = set()
+        """Root distributions installed whole in a tier whose closure is intact (they import fine)."""
         self.version_only: set[str] = set()
         """Damaged tiers whose damage is only a version other than their lock (decided before the wire)."""
         self.ignored: set[str] = set()

@@ -9,7 +9,9 @@ the states, the gate gets what the rest of the plugin attributes and prints:
   ``partial``; ``absent`` is only not armed);
 * **owners**: each import root (and distribution name) of a tier that is not
   present, given to the smallest tier that provides it (fewest roots, then
-  project order), so a missing ``pyarrow`` names ``arrow``, not ``full``;
+  project order), so a missing ``pyarrow`` names ``arrow``, not ``full``; a
+  root that is installed whole, in a tier whose closure is intact, imports
+  fine and is nobody's missing root (``pytest`` in a partial ``test`` tier);
 * **python**: the interpreter a remedy names with ``--python`` when
   ``install-tier`` would pick another environment by default.
 """
@@ -29,7 +31,7 @@ from tierlock.pytest_plugin.decision import Gate
 
 if TYPE_CHECKING:
     from tierlock.probing import DistributionProbe, TierProbe
-    from tierlock.probing.facts import ProjectFacts, TierFacts, TierVerdict
+    from tierlock.probing.facts import ProjectFacts, TierVerdict
 
 
 def gate_for(pyproject: Path, text: str, cache: Cache | None, strict: bool, why: str) -> Gate | None:
@@ -64,13 +66,6 @@ def gate_for(pyproject: Path, text: str, cache: Cache | None, strict: bool, why:
     facts = model.facts_of(project, results)
     remember(cache, name, model.entry(key, stamps, facts))
     return build(facts, results, strict, why)
-
-
-def _import_names(tier: TierFacts) -> list[str]:
-    names: list[str] = []
-    for dist in tier.probe:
-        names.extend(tier.import_roots.get(dist) or (dist.replace("-", "_").replace(".", "_"),))
-    return list(dict.fromkeys(names))
 
 
 def _line(d: DistributionProbe) -> str:
@@ -116,6 +111,9 @@ def build(facts: ProjectFacts, results: Sequence[TierProbe] | Sequence[TierVerdi
             continue
         gate.gated[r.tier] = list(tier.tests)
         gate.broken[r.tier] = [_line(d) for d in r.broken]
+        if all(d.present for d in r.closure):
+            # Only some roots are missing and nothing they need is broken: the present roots import fine.
+            gate.working |= {d.name for d in r.roots if d.present}
     _give_owners(gate, facts)
     return gate
 
@@ -126,11 +124,13 @@ def _give_owners(gate: Gate, facts: ProjectFacts) -> None:
     owners: dict[str, str] = {}
     words: dict[str, str] = {}
     for _, tier in ranked:
-        for name in _import_names(tier):
-            owners.setdefault(name, tier.name)
         for dist in tier.probe:
+            for name in tier.import_roots.get(dist) or (dist.replace("-", "_").replace(".", "_"),):
+                if name not in owners and dist not in gate.working:
+                    owners[name] = tier.name
             for spelling in {dist.lower(), dist.lower().replace("-", "_")}:
-                words.setdefault(spelling, tier.name)
+                if dist not in gate.working:
+                    words.setdefault(spelling, tier.name)
     gate.all_owners, gate.all_words = owners, words
     restrict_owners(gate, {t for t, state in gate.states.items() if state != "present"})
 
