@@ -95,10 +95,13 @@ def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) 
     A strict run that must fail closed says so now, loads no conftest, and
     :func:`pytest_cmdline_main` ends it with :data:`EXIT_TIER_MISSING` before
     any session starts (no traceback, no second ``Exit`` line, no workers).
+    Its command line is not parsed any further: the options a conftest would
+    have added (``--constructors``) must not turn the stop into a usage error.
     """
     # Every process decides here, xdist workers too: a worker cannot be told at this point from a pytest run
     # started inside one (its environment says PYTEST_XDIST_WORKER as well); a worker then takes the
-    # controller's decision in pytest_configure, and only a run that is not a worker stops.
+    # controller's decision in pytest_configure, and only a run that is not a worker stops. (No SystemExit here:
+    # pytester's in-process runs cannot report one raised this early.)
     namespace = early_config.known_args_namespace
     cache = early_cache(early_config)
     gate = decide(early_config, cache, getattr(namespace, "file_or_dir", None) or [])
@@ -108,6 +111,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) 
         _print_err(fail_closed_message(gate, gate.failing))
         early_config.stash[_STOP] = True
         namespace.noconftest = True
+        args[:] = []
     try:
         return (yield)
     except Exception as exc:
@@ -115,25 +119,11 @@ def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) 
             # The run fails closed and said so: what broke next (a `filterwarnings` entry or a conftest naming
             # the missing tier's package) is a consequence, so the run ends with the gate's own code.
             raise SystemExit(EXIT_TIER_MISSING) from None
-        if gate is not None:
-            _explain(gate, exc)
+        if gate is not None and _explain(gate, exc):
+            early_config.stash[_STOP] = True  # pytest_cmdline_main ends the run with the gate's code
+            args[:] = []
+            return None
         raise
-
-
-def _explain(gate: Gate, exc: BaseException) -> None:
-    """A conftest failed to import a missing tier's package: name the tier and its remedy (strict: exit 6)."""
-    from tierlock.pytest_plugin.attribution import from_exception
-
-    hit = from_exception(exc, gate.owners)
-    if hit is None:
-        return
-    tier, _ = hit
-    if gate.fails_closed_on(tier):
-        detail = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
-        gate.at_run[tier] = [["conftest.py", f"error while loading: {detail}", "failed"]]
-        _print_err(fail_closed_at_end(gate, [tier], {}))
-        raise SystemExit(EXIT_TIER_MISSING) from None
-    _print_err([f"tierlock: {tier} {gate.state_of(tier)}; to fix: {gate.remedy([tier])}"])
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -142,6 +132,27 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     if config.stash.get(_STOP, False) and getattr(config, "workerinput", None) is None:
         return EXIT_TIER_MISSING
     return None
+
+
+def _explain(gate: Gate, exc: BaseException) -> bool:
+    """A conftest failed to import a missing tier's package: name the tier and its remedy.
+
+    True when the run fails closed on it (strict, the tier required): its lines are printed, the run stops.
+    """
+    from tierlock.pytest_plugin.attribution import from_exception
+
+    hit = from_exception(exc, gate.owners)
+    if hit is None:
+        return False
+    tier, _ = hit
+    if gate.fails_closed_on(tier):
+        text = str(exc).strip()
+        detail = f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"
+        gate.at_run[tier] = [["conftest.py", f"error while loading: {detail}", "failed"]]
+        _print_err(fail_closed_at_end(gate, [tier], {}))
+        return True
+    _print_err([f"tierlock: {tier} {gate.state_of(tier)}; to fix: {gate.remedy([tier])}"])
+    return False
 
 
 @pytest.hookimpl(trylast=True)

@@ -345,3 +345,39 @@ def test_under_xdist_the_controller_fails_closed_on_what_its_workers_saw(
     result.stdout.fnmatch_lines(
         ["tierlock: tier brain is required in CI (ci-require) but it is absent; 2 tests of this run needed it:"]
     )
+
+
+# -- conftest files ---------------------------------------------------------------------------------------
+def test_a_conftest_importing_the_missing_root_fails_a_ci_run_closed_with_the_tiers_lines(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_files(inner.path, {"conftest.py": "import brainpkg\n"})
+    in_ci(monkeypatch)
+    result = inner.runpytest("testing/test_base.py")
+    assert result.ret == EXIT_TIER_MISSING
+    result.stderr.fnmatch_lines(
+        [
+            "tierlock: tier brain is required in CI (ci-require) but it is absent; 1 test of this run needed it:",
+            "  - conftest.py (error while loading: *No module named 'brainpkg'*)",
+            f"  to fix: {REMEDY}",
+        ]
+    )
+
+
+def test_a_run_that_stops_before_conftests_ignores_the_options_they_would_add(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_files(
+        inner.path,
+        {
+            "testing/conftest.py": (
+                "def pytest_addoption(parser):\n    parser.addoption('--constructors', default='all')\n"
+            ),
+            "testing/brain/test_brain.py": "import brainpkg\n\n\ndef test_brain():\n    pass\n",
+        },
+    )
+    in_ci(monkeypatch)
+    result = inner.runpytest("--constructors=pandas,brain")
+    assert result.ret == EXIT_TIER_MISSING
+    result.stderr.fnmatch_lines(["tierlock: tier brain is required in CI (ci-require) but it is absent:"])
+    assert "unrecognized arguments" not in result.stderr.str()
