@@ -46,7 +46,7 @@ def _part(gate: Gate, tier: str) -> str:
     if gate.outside_job(tier):
         return part + " (another matrix job)"
     if _missing(gate, tier) and not _selected(gate, tier):
-        part += " (none of its tests selected)"
+        part += " (none of its test files selected)"
     return part
 
 
@@ -103,8 +103,8 @@ def summary_lines(gate: Gate) -> list[str]:
     return lines
 
 
-def _required(gate: Gate) -> str:
-    return f"required in this matrix job ({JOB_TIERS_VAR})" if gate.job else "required in CI (ci-require)"
+def _required(gate: Gate, tier: str) -> str:
+    return f"required in this matrix job ({JOB_TIERS_VAR})" if tier in gate.job else "required in CI (ci-require)"
 
 
 def fail_closed_message(gate: Gate, failing: list[str]) -> list[str]:
@@ -112,11 +112,11 @@ def fail_closed_message(gate: Gate, failing: list[str]) -> list[str]:
     lines: list[str] = []
     for tier in failing:
         if tier in gate.damaged:
-            lines.append(f"tierlock: tier {tier} is {_required(gate)} and it is damaged:")
+            lines.append(f"tierlock: tier {tier} is {_required(gate, tier)} and it is damaged:")
             lines.extend(f"  - {line}" for line in gate.damaged[tier])
             lines.append("  damage is never intended, whatever this run selects")
             continue
-        lines.append(f"tierlock: tier {tier} is {_required(gate)} but it is {gate.states[tier]}:")
+        lines.append(f"tierlock: tier {tier} is {_required(gate, tier)} but it is {gate.states[tier]}:")
         lines.extend(f"  - {line}" for line in gate.broken[tier])
         needed = gate.globbed.get(tier, 0) + gate.needed.get(tier, 0)
         if needed:
@@ -139,7 +139,9 @@ def fail_closed_at_end(gate: Gate, failing: list[str], relpath: dict[str, str]) 
             entries += [f"{relpath.get(f, f)} (a test file of its globs)" for f in sorted(reached.get(tier, ()))]
         count = _plural(len(entries), "test")
         state = gate.state_of(tier)
-        lines.append(f"tierlock: tier {tier} is {_required(gate)} but it is {state}; {count} of this run needed it:")
+        lines.append(
+            f"tierlock: tier {tier} is {_required(gate, tier)} but it is {state}; {count} of this run needed it:"
+        )
         lines.extend(f"  - {entry}" for entry in entries[:_SHOWN])
         if len(entries) > _SHOWN:
             lines.append(f"  - and {len(entries) - _SHOWN} more")

@@ -34,9 +34,7 @@ WORDS = {"brainpkg": "brain", "pyyaml": "yaml-tier", "scikit-learn": "ml"}
         ("brainpkg.fs is not there", ("brain", "brainpkg")),
     ],
 )
-def test_a_skip_reason_naming_a_missing_root_is_attributed_to_its_tier(
-    reason: str, expected: tuple[str, str]
-) -> None:
+def test_a_skip_reason_naming_a_missing_root_is_attributed_to_its_tier(reason: str, expected: tuple[str, str]) -> None:
     assert from_skip_reason(reason, OWNERS, WORDS) == expected
 
 
@@ -162,3 +160,21 @@ def test_the_tests_of_a_file_are_read_with_their_marks_and_lines() -> None:
     assert keep(items[1], ["tests", "test_x.py"], "TestB and c", "slow")
     assert not keep(items[1], ["tests", "test_x.py"], "", "gpu")
     assert read_items("def broken(:\n", ["test"], ["Test"]) is None
+
+
+def test_other_names_beside_collect_ignore_are_not_read_as_ignores(tmp_path: Path) -> None:
+    (tmp_path / "conftest.py").write_text('other = ["a"]\ncollect_ignore = ["b"]\n')
+    assert read_collect_ignore(tmp_path / "conftest.py") == ([str(tmp_path / "b")], [])
+
+
+def test_the_chain_walk_stops_after_sixteen_exceptions() -> None:
+    def chain(depth: int) -> BaseException:
+        error: BaseException = ModuleNotFoundError("No module named 'brainpkg'", name="brainpkg")
+        for _ in range(depth - 1):
+            wrapper = RuntimeError("wrapped")
+            wrapper.__cause__ = error
+            error = wrapper
+        return error
+
+    assert from_exception(chain(16), OWNERS) == ("brain", "brainpkg")
+    assert from_exception(chain(17), OWNERS) is None

@@ -90,7 +90,7 @@ def test_a_tier_merely_not_armed_keeps_the_selection_rule(
     monkeypatch.setenv("CI", "true")
     result = inner.runpytest("tests/test_base.py")
     assert result.ret == 0
-    result.stdout.fnmatch_lines(["tierlock: brain absent (none of its tests selected)"])
+    result.stdout.fnmatch_lines(["tierlock: brain absent (none of its test files selected)"])
 
 
 def test_on_a_laptop_damage_is_named_in_the_header_even_when_no_test_of_it_is_selected(
@@ -102,7 +102,32 @@ def test_on_a_laptop_damage_is_named_in_the_header_even_when_no_test_of_it_is_se
     assert result.ret == 0
     result.stdout.fnmatch_lines(
         [
-            "tierlock: brain absent, damaged (none of its tests selected); to fix: install-tier brain",
+            "tierlock: brain absent, damaged (none of its test files selected); to fix: install-tier brain",
             f"tierlock:   brain: brainrt: partial — compiled artifact brainrt/_core{EXT_SUFFIX} is missing",
         ]
+    )
+
+
+def test_in_another_matrix_jobs_environment_a_shared_package_at_that_jobs_pin_is_not_damage(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, house: Path
+) -> None:
+    install(inner, monkeypatch, house, "brainpkg==2.0", "brainrt==1.0")  # the other job's tier pins brainpkg 2.0
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setenv("TIERLOCK_TIERS", "base")
+    result = inner.runpytest("tests/test_base.py")
+    assert result.ret == 0, result.stderr.str()
+    assert "damaged" not in result.stdout.str() + result.stderr.str()
+
+
+def test_in_another_matrix_jobs_environment_missing_files_are_still_damage(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, house: Path
+) -> None:
+    target = install(inner, monkeypatch, house, "brainrt==1.0")
+    (target / "brainrt" / f"_core{EXT_SUFFIX}").unlink()
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setenv("TIERLOCK_TIERS", "base")
+    result = inner.runpytest("tests/test_base.py")
+    assert result.ret == EXIT_TIER_MISSING
+    result.stderr.fnmatch_lines(
+        ["tierlock: tier brain is required in this matrix job (TIERLOCK_TIERS) and it is damaged:"]
     )

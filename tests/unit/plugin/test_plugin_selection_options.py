@@ -75,7 +75,7 @@ def test_a_ci_run_that_narrows_away_every_gated_test_passes(
     monkeypatch.setenv("CI", "true")
     result = inner.runpytest(*narrowing)
     assert result.ret in (0, pytest.ExitCode.NO_TESTS_COLLECTED), result.stderr.str()
-    result.stdout.fnmatch_lines(["tierlock: brain absent (none of its tests selected)"])
+    result.stdout.fnmatch_lines(["tierlock: brain absent (none of its test files selected)"])
     result.stdout.fnmatch_lines(["tierlock: brain absent; none of its tests were selected"])
     never_imported(inner)
 
@@ -178,3 +178,13 @@ def test_a_selected_folder_never_selects_a_gated_sibling_whose_name_starts_like_
     assert "not collected" not in result.stdout.str()
     monkeypatch.setenv("CI", "true")
     assert pytester.runpytest("tests/brain").ret == 0
+
+
+def test_a_ci_run_of_one_named_test_in_a_gated_file_counts_that_file_once(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "true")
+    result = inner.runpytest("tests/brain/test_brain.py::test_brain")
+    assert result.ret == EXIT_TIER_MISSING
+    result.stderr.fnmatch_lines(["  this run selects 1 test file(s) that need it"])
+    never_imported(inner)

@@ -169,7 +169,7 @@ def test_ci_run_of_an_unrelated_file_passes_and_says_the_tier_is_absent(
     assert result.ret == 0
     result.stdout.fnmatch_lines(
         [
-            "tierlock: brain absent (none of its tests selected)",
+            "tierlock: brain absent (none of its test files selected)",
             "tierlock: strict (CI detected)",
             "*",
             "tierlock: brain absent; none of its tests were selected",
