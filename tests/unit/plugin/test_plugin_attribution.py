@@ -56,7 +56,7 @@ def test_a_skip_reason_naming_no_missing_root_is_not_attributed(reason: str) -> 
 def raised(error: BaseException) -> BaseException:
     try:
         raise error
-    except BaseException as exc:  # noqa: BLE001 - the test wants the raised object, traceback and all
+    except BaseException as exc:
         return exc
 
 
@@ -65,13 +65,15 @@ def test_a_module_not_found_is_attributed_by_its_module_name() -> None:
 
 
 def test_an_import_error_deep_in_the_chain_is_found() -> None:
-    try:
+    def fixture() -> None:
         try:
             raise ModuleNotFoundError("No module named 'brainpkg'")
         except ModuleNotFoundError as inner:
             raise RuntimeError("the fixture broke") from inner
-    except RuntimeError as outer:
-        assert from_exception(outer, OWNERS) == ("brain", "brainpkg")
+
+    with pytest.raises(RuntimeError) as info:
+        fixture()
+    assert from_exception(info.value, OWNERS) == ("brain", "brainpkg")
 
 
 def test_an_import_error_wrapped_by_pytests_conftest_failure_is_found() -> None:
