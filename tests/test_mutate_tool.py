@@ -116,7 +116,7 @@ def test_a_session_is_kept_only_while_the_mutated_sources_are_unchanged(tool: Mo
     if shallow.stdout.strip() != "false":
         pytest.skip("needs the history of the sources (not a shallow clone)")
     first = subprocess.run(
-        ["git", "log", "--reverse", "--format=%H", "--", "src/tierlock/pytest_plugin/gate.py"],
+        ["git", "log", "--reverse", "--format=%H", "--", "src/tierlock/pytest_plugin/selection.py"],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -114,12 +114,23 @@ MODULES: dict[str, Module] = {
     "plugin": Module(
         (
             "src/tierlock/pytest_plugin.py",
-            "src/tierlock/pytest_plugin/gate.py",
-            "src/tierlock/pytest_plugin/collect.py",
-            "src/tierlock/pytest_plugin/selection.py",
+            *(
+                f"src/tierlock/pytest_plugin/{name}.py"
+                for name in (
+                    "strictness",
+                    "project_state",
+                    "selection",
+                    "startup",
+                    "decision",
+                    "collection",
+                    "attribution",
+                    "backstop",
+                )
+            ),
         ),
         # The one unit test file first (no pytest run inside it), then the pytester ones.
         (
+            "tests/unit/plugin/test_plugin_attribution.py",
             "tests/unit/plugin/test_plugin_gate_wire.py",
             "tests/unit/plugin/test_pytest_plugin*.py",
             "tests/unit/plugin/test_plugin_*.py",
