@@ -15,8 +15,8 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=25.1"
-	$(BIN)/python -m pip install --quiet -e . --group dev
-	$(BIN)/install-tier --quiet test lint lock bench dist
+	$(BIN)/python -m pip install --quiet -e ".[cli]" --group dev
+	$(BIN)/install-tier --quiet cli test lint lock bench dist
 	@touch $(STAMP)
 
 demo: $(STAMP)
