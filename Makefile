@@ -65,8 +65,8 @@ test: lint typecheck check-locks pytest test-lowest
 # requirement that a tool also needs (packaging, through build) would count as indirect and come in newest.
 # TIERLOCK_STRICT=0: tierlock's own tiers are deliberately not the locked versions in that venv.
 LOWEST := .venv-lowest
-LOWEST_TESTS ?= tests/unit/plugin tests/unit/tiers tests/unit/lockfiles tests/unit/installer/test_selfinstall.py \
-	tests/cli/test_cli.py tests/cli/test_lock_cli.py tests/cli/test_install_cli.py tests/cli/test_validators_cli.py \
+LOWEST_TESTS ?= tests/unit/plugin tests/unit/tiers/test_tiers.py tests/unit/tiers/test_tier_model_problems.py \
+	tests/unit/lockfiles tests/unit/installer/test_selfinstall.py tests/cli/test_cli.py tests/cli/test_lock_cli.py tests/cli/test_install_cli.py tests/cli/test_validators_cli.py \
 	tests/cli/test_admit.py
 $(LOWEST)/.tierlock-lowest: pyproject.toml $(STAMP)
 	rm -rf $(LOWEST)
