@@ -65,7 +65,7 @@ def test_an_extra_whose_every_requirement_is_installed_counts_and_so_does_what_i
     _dist(site, "rich", "15.0.0", "markdown-it-py>=2.2", "extra-only>=1; extra == 'jupyter'")
     _dist(site, "tomlkit", "0.15.2")
     _dist(site, "markdown-it-py", "4.3.0", "mdurl~=0.1")
-    needs: dict[str, list[Need]] = dict(needs_in(target))
+    needs = {str(name): found for name, found in needs_in(target).items()}
     assert needs["rich"] == [Need("tierlock 0.1.0", ">=13")]
     assert needs["tomlkit"] == [Need("tierlock 0.1.0", ">=0.13")]
     assert needs["markdown-it-py"] == [Need("rich 15.0.0", ">=2.2")]
