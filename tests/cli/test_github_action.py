@@ -4,7 +4,8 @@ It installs tierlock from this working tree (the action's own ref) as a tool, ar
 environment (created when missing), installs the pytest plugin there, runs ``tierlock admit`` and exports the
 environment (``VIRTUAL_ENV``), the job's tier set (``TIERLOCK_TIERS``) and the gate's strictness
 (``TIERLOCK_STRICT``), with the admit verdict as an output: ``pass`` for a tier it arms and for a damaged tier it
-repairs; ``fail`` for a tier it cannot arm, failing the step unless ``strict`` is ``false``.
+repairs; ``fail`` for a tier it cannot arm, failing the step unless ``strict`` is ``false``. The workflows the
+README and the how-to guides show use it as written.
 
 Offline: pip and uv read a local folder holding tierlock's dependencies, its build backend and the project's wheels.
 """
@@ -14,9 +15,12 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
+from tests.support import doctutorial
 from tests.support.dist import ROOT, dependency_wheels
 from tests.support.env import clean_env, site_packages
 from tests.support.ghaction import ActionRun, run_action
@@ -125,3 +129,37 @@ def test_a_tier_that_cannot_be_armed_fails_the_step_with_the_verdict(
     assert lenient.code == 0, lenient.log
     assert lenient.outputs["verdict"] == "fail"
     assert lenient.env["TIERLOCK_STRICT"] == "0"
+
+
+def _workflow_steps(page: Path, path: str) -> list[dict[str, Any]]:
+    """The steps of the workflow in the ``<!-- file: PATH -->`` block of a page (any job, or a bare ``steps:``)."""
+    blocks = [
+        s.content for s in doctutorial.parse(page.read_text(encoding="utf-8")) if s.kind == "file" and s.path == path
+    ]
+    assert len(blocks) == 1, f"{page}: one {path} block expected"
+    doc = yaml.safe_load(blocks[0])
+    jobs = doc["jobs"].values() if "jobs" in doc else [doc]
+    return [step for job in jobs for step in job.get("steps", [])]
+
+
+def _action_step(steps: list[dict[str, Any]]) -> dict[str, Any]:
+    ours = [s for s in steps if str(s.get("uses", "")).startswith("OWNER/tierlock@")]
+    assert len(ours) == 1
+    return ours[0]
+
+
+def test_the_documented_workflows_use_the_action_as_written(house: Path, runner_temp: Path, tmp_path: Path) -> None:
+    """The how-to's job runs here: its `with:` are the action's inputs and its test step finds the environment."""
+    howto = _workflow_steps(ROOT / "docs" / "howto" / "pre-commit-and-github-action.md", ".github/workflows/tests.yml")
+    readme = _workflow_steps(ROOT / "README.md", ".github/workflows/tests.yml")
+    matrix = _workflow_steps(ROOT / "docs" / "howto" / "ci-matrix.md", ".github/workflows/matrix.yml")
+    step = _action_step(howto)
+    assert _action_step(readme) == step
+    assert _action_step(matrix) == {"uses": step["uses"], "with": {"tier": "${{ matrix.tier }}"}}
+    assert howto[-1] == readme[-1] == matrix[-1] == {"run": "$VIRTUAL_ENV/bin/python -m pytest"}
+
+    root = _project(tmp_path, house)
+    run = _run(root, house, tmp_path, runner_temp, "howto", **step["with"])
+    assert run.code == 0, run.log
+    assert run.outputs["verdict"] == "pass"
+    assert (Path(run.env["VIRTUAL_ENV"]) / "bin" / "python").is_file()  # what the test step runs

@@ -3,7 +3,8 @@
 ``pre-commit try-repo`` installs the hooks from this working tree (uncommitted changes included) into its own
 virtualenv, as a user's ``repo:`` entry would, and runs them in a real git repository: a project whose lockfiles
 and runtime config are in order passes both hooks; one whose pyproject.toml drifted from its lockfiles and whose
-runtime config is invalid fails each, naming what is wrong; a change to no file a hook watches skips it.
+runtime config is invalid fails each, naming what is wrong; a change to no file a hook watches skips it. The
+``.pre-commit-config.yaml`` the README and the how-to show runs as written (pointed at this repository's commit).
 
 Offline: pip (inside pre-commit's virtualenv) reads a local folder holding tierlock's dependencies and its
 build backend, repacked from this environment.
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.support import doctutorial
 from tests.support.dist import ROOT, dependency_wheels
 from tests.support.env import bin_dir, clean_env
 from tests.support.repack import repack_closure
@@ -111,3 +113,33 @@ def test_a_change_to_no_watched_file_skips_both_hooks(hook_env: dict[str, str], 
     watched = _try_repo(root, hook_env, "tierlock-check", "--files", "lockfiles/base.txt")
     assert watched.returncode == 0, watched.stdout + watched.stderr
     assert "Passed" in watched.stdout
+
+
+def _snippet(page: Path, path: str) -> str:
+    """The content of the ``<!-- file: PATH -->`` block of a documentation page (the doc-runner's reading)."""
+    found = [
+        s.content for s in doctutorial.parse(page.read_text(encoding="utf-8")) if s.kind == "file" and s.path == path
+    ]
+    assert len(found) == 1, f"{page}: one {path} block expected"
+    return found[0]
+
+
+@pytest.mark.usefixtures("git_identity")
+def test_the_documented_pre_commit_config_runs_as_written(hook_env: dict[str, str], tmp_path: Path) -> None:
+    """The README's snippet is the how-to's; pointed at this repository's commit, pre-commit runs both hooks."""
+    howto = _snippet(ROOT / "docs" / "howto" / "pre-commit-and-github-action.md", ".pre-commit-config.yaml")
+    assert _snippet(ROOT / "README.md", ".pre-commit-config.yaml") == howto
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
+    config = howto.replace("https://github.com/OWNER/tierlock", str(ROOT)).replace("v0.1.0", head.stdout.strip())
+    root = _project(tmp_path / "demo")
+    (root / ".pre-commit-config.yaml").write_text(config, encoding="utf-8")
+    run = subprocess.run(
+        [str(bin_dir() / "pre-commit"), "run", "--all-files"],
+        cwd=root,
+        env=hook_env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.count("Passed") == 2, run.stdout
