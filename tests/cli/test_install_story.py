@@ -86,7 +86,7 @@ def test_make_dist_builds_an_sdist_and_a_wheel_with_the_console_scripts_and_the_
     for cli_dependency in ("rich>=13", "jsonschema>=4.18", "tomlkit>=0.13"):  # the uv extra is the cli extra + uv
         assert f"{cli_dependency}; extra == 'cli'" in requires
         assert f"{cli_dependency}; extra == 'uv'" in requires
-    assert "uv>=0.5; extra == 'uv'" in requires
+    assert "uv>=0.12.11; extra == 'uv'" in requires
 
 
 def _installed(python: Path, env: dict[str, str]) -> set[str]:
