@@ -61,18 +61,21 @@ test: lint typecheck check-locks pytest test-lowest
 # The declared lower bounds are real: a separate venv on the oldest supported Python gets the LOWEST version
 # each of tierlock's requirements allows (runtime, the cli and uv extras; then the test and lock groups) from
 # the package index (uv --resolution lowest-direct), tools/lowest.py checks every runtime floor is what is
-# installed, and the plugin's tests and a chosen part of the CLI's run there. Two installs: in one, a runtime
-# requirement that a tool also needs (packaging, through build) would count as indirect and come in newest.
+# installed, and the plugin's tests and a chosen part of the CLI's run there. Two installs, the second held to
+# what the first installed: otherwise a runtime requirement that a tool also needs (packaging, through build)
+# would count as indirect and come in newest.
 # TIERLOCK_STRICT=0: tierlock's own tiers are deliberately not the locked versions in that venv.
 LOWEST := .venv-lowest
 LOWEST_TESTS ?= tests/unit/plugin tests/unit/tiers/test_tiers.py tests/unit/tiers/test_tier_model_problems.py \
 	tests/unit/lockfiles tests/unit/installer/test_selfinstall.py tests/cli/test_cli.py tests/cli/test_lock_cli.py tests/cli/test_install_cli.py tests/cli/test_validators_cli.py \
 	tests/cli/test_admit.py
-$(LOWEST)/.tierlock-lowest: pyproject.toml $(STAMP)
+$(LOWEST)/.tierlock-lowest: pyproject.toml Makefile $(STAMP)
 	rm -rf $(LOWEST)
 	$(BIN)/python -m venv $(LOWEST)  # pip and setuptools only: nothing that needs packaging
 	$(BIN)/uv pip install --quiet --python $(LOWEST)/bin/python --resolution lowest-direct -e ".[uv]"
-	$(BIN)/uv pip install --quiet --python $(LOWEST)/bin/python --resolution lowest-direct --group test --group lock
+	$(BIN)/uv pip freeze --quiet --python $(LOWEST)/bin/python --exclude-editable > $(LOWEST)/floors.txt
+	$(BIN)/uv pip install --quiet --python $(LOWEST)/bin/python --resolution lowest-direct --group test --group lock \
+		--constraint $(LOWEST)/floors.txt
 	@touch $@
 
 test-lowest: $(LOWEST)/.tierlock-lowest
