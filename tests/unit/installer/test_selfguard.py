@@ -217,3 +217,53 @@ def test_declared_exclusions_name_the_tier_and_follow_markers(tmp_path: Path) ->
     env = dict(target.marker_env)
     assert declared_exclusions(project, ["brain"], "packaging", "26.4", env) == []  # not on this platform
     assert declared_exclusions(project, ["brain"], "basepkg", "1.0", env) == []
+
+
+def test_unreadable_lines_self_references_and_unmet_markers_hide_no_requirement_after_them(tmp_path: Path) -> None:
+    target, site = _target(tmp_path)
+    _dist(
+        site,
+        "tierlock",
+        "0.1.0",
+        "not a requirement ((",
+        "tierlock[cli]",
+        "winonly>=1; sys_platform == 'win32'",
+        "packaging>=26.1",
+    )
+    _dist(site, "packaging", "26.4")
+    assert needs_in(target) == {"packaging": [Need("tierlock 0.1.0", ">=26.1")]}
+
+
+def test_an_installed_version_that_already_breaks_tierlock_tells_nothing_about_the_declarations(
+    tmp_path: Path,
+) -> None:
+    target, site = _target(tmp_path)
+    _tierlock(site)
+    _dist(site, "packaging", "25.0")  # already too old for tierlock: no witness of what the tier allows
+    project = _project(tmp_path / "app", "packaging>=26")
+    with pytest.raises(UsageError) as caught:
+        refuse(
+            _plan(("packaging", "23.2", "25.0")), target, project=project, tiers=["brain"], command="install-tier brain"
+        )
+    assert len(caught.value.problems) == 1
+    assert caught.value.remedy == "tierlock lock base brain --upgrade-package packaging && install-tier brain"
+
+
+def test_in_the_environment_tierlock_runs_from_the_tool_install_comes_first(tmp_path: Path) -> None:
+    from tierlock.selfinstall import tool_install_command
+
+    target = resolve(None)  # the running interpreter: this checkout's tierlock with its extras
+    project = _project(tmp_path / "app", "packaging==23.2")
+    installed_now = __import__("packaging").__version__
+    with pytest.raises(UsageError) as caught:
+        refuse(
+            _plan(("packaging", "23.2", installed_now)),
+            target,
+            project=project,
+            tiers=["brain"],
+            command="install-tier brain",
+        )
+    assert "that is the environment tierlock runs from" in caught.value.message
+    remedy = caught.value.remedy or ""
+    assert remedy.startswith(tool_install_command() + " && ")
+    assert remedy.endswith(" -m pip uninstall --yes tierlock && install-tier brain")
