@@ -267,3 +267,23 @@ def test_in_the_environment_tierlock_runs_from_the_tool_install_comes_first(tmp_
     remedy = caught.value.remedy or ""
     assert remedy.startswith(tool_install_command() + " && ")
     assert remedy.endswith(" -m pip uninstall --yes tierlock && install-tier brain")
+
+
+def test_a_missing_requirement_hides_no_other_branch_and_the_headline_names_the_first_requirer(tmp_path: Path) -> None:
+    target, site = _target(tmp_path)
+    _dist(site, "tierlock", "0.1.0", "packaging>=26.1", "alpha", "gone>=1")
+    _dist(site, "alpha", "1.0", "beta>=2", "packaging>=26.0")
+    _dist(site, "beta", "2.0")
+    _dist(site, "packaging", "26.4")
+    needs = {str(name): found for name, found in needs_in(target).items()}
+    assert needs["beta"] == [Need("alpha 1.0", ">=2")]  # "gone" is not installed: alpha's needs still count
+    assert needs["packaging"] == [Need("tierlock 0.1.0", ">=26.1"), Need("alpha 1.0", ">=26.0")]
+    project = _project(tmp_path / "app", "oldlib")
+    with pytest.raises(UsageError) as caught:
+        refuse(
+            _plan(("packaging", "23.2", "26.4")), target, project=project, tiers=["brain"], command="install-tier brain"
+        )
+    assert "tierlock 0.1.0 is installed there and needs packaging>=26.1," in caught.value.message
+    assert caught.value.problems[0].render() == (
+        "packaging: 26.4 -> 23.2, but tierlock 0.1.0 requires packaging>=26.1, alpha 1.0 requires packaging>=26.0"
+    )
