@@ -68,6 +68,9 @@ MODULES: dict[str, Module] = {
         ),
     ),
     "installer/plan.py": Module(("src/tierlock/installer/plan.py",), ("tests/unit/installer/test_installer_plan*.py",)),
+    "installer/selfguard.py": Module(
+        ("src/tierlock/installer/selfguard.py",), ("tests/unit/installer/test_selfguard.py",)
+    ),
     "installer/fastpath.py": Module(
         ("src/tierlock/installer/fastpath.py",),
         ("tests/unit/installer/test_installer_receipts*.py", "tests/unit/installer/test_fastpath_*.py"),

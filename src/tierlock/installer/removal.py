@@ -126,10 +126,10 @@ def decide(project: Project, tier: Tier, target: Target, *, dry_run: bool) -> Re
             keep.setdefault(name, f"needed by tier {other.name}")
     for name in sorted(closure & PROTECTED):
         keep.setdefault(name, "a tool tierlock never removes")
-    from tierlock.installer.target import protected_names
+    from tierlock.installer.selfguard import protected_names
 
-    for name in sorted(closure & protected_names(target)):  # never what tierlock imports, where it runs from
-        keep.setdefault(name, "tierlock itself runs with it from this environment")
+    for name in sorted(closure & protected_names(target)):  # never what a tierlock installed there needs
+        keep.setdefault(name, "tierlock is installed in this environment and needs it")
     if project.name is not None and project.name in closure:
         keep.setdefault(str(project.name), "the project itself (its own install is never removed)")
     candidates = {n for n in closure if n not in keep and index.find(n)}

@@ -278,11 +278,11 @@ def _install_locked(
         backend_name = backend_version = None
         cleared: list[str] = []
         if not plan.is_noop:
-            from tierlock.installer import leftovers
+            from tierlock.installer import leftovers, selfguard
             from tierlock.installer import target as where
 
             command = request.command(names)
-            where.refuse_self_harm(plan, target, command=command)
+            selfguard.refuse(plan, target, project=project, tiers=names, command=command)
             replaced_armed = where.armed_conflicts_for(project, plan, target, tiers)
             if not request.replace_armed:
                 where.refuse_armed_conflicts(replaced_armed, names, command=command)
