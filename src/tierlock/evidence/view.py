@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import shlex
 import sys
+from collections.abc import Mapping
 from typing import IO, Any, Protocol
 
-from tierlock.evidence.plan import Step
+from tierlock.evidence.steps import Step
 
 
 def shown(step: Step) -> str:
@@ -24,7 +25,7 @@ def shown(step: Step) -> str:
     return redact(line)
 
 
-def verdict(record: dict[str, Any]) -> str:
+def verdict(record: Mapping[str, Any]) -> str:
     status = str(record["status"])
     if status == "passed":
         return "ok"
@@ -36,7 +37,7 @@ def verdict(record: dict[str, Any]) -> str:
 class View(Protocol):
     def started(self, step: Step) -> None: ...
     def tick(self, step: Step, elapsed: float) -> None: ...
-    def finished(self, step: Step, record: dict[str, Any]) -> None: ...
+    def finished(self, step: Step, record: Mapping[str, Any]) -> None: ...
     def line(self, text: str, style: str | None = None) -> None: ...
     def close(self) -> None: ...
 
@@ -50,7 +51,7 @@ class Silent:
     def tick(self, step: Step, elapsed: float) -> None:
         pass
 
-    def finished(self, step: Step, record: dict[str, Any]) -> None:
+    def finished(self, step: Step, record: Mapping[str, Any]) -> None:
         pass
 
     def line(self, text: str, style: str | None = None) -> None:
@@ -75,7 +76,7 @@ class Plain:
     def tick(self, step: Step, elapsed: float) -> None:
         pass
 
-    def finished(self, step: Step, record: dict[str, Any]) -> None:
+    def finished(self, step: Step, record: Mapping[str, Any]) -> None:
         self._print(f"{step.list} {step.name}: {verdict(record)} in {record['durationSeconds']:.2f} s")
 
     def line(self, text: str, style: str | None = None) -> None:
@@ -104,7 +105,7 @@ class Live:
 
         self.live.update(Text(f"{step.list} {step.name}: {shown(step)}  {elapsed:.1f} s", style="bold"))
 
-    def finished(self, step: Step, record: dict[str, Any]) -> None:
+    def finished(self, step: Step, record: Mapping[str, Any]) -> None:
         from rich.text import Text
 
         style = "green" if record["status"] == "passed" else "bold red"
