@@ -49,6 +49,15 @@ _NOT_FOUND = re.compile(r"(?:^|[\s:])([^\s:'\"]+): (?:command )?not found\s*$")
 _NO_MODULE = re.compile(r"\bModuleNotFoundError: No module named '([A-Za-z_][A-Za-z0-9_.]*)'")
 
 
+#: How a reason says where a failure came from.
+ON = {
+    "env-variable": "on an environment variable that is not set",
+    "credential": "on a credential",
+    "network": "on the network",
+    "toolchain": "on a command that was not found",
+}
+
+
 @dataclass(frozen=True)
 class Cause:
     """A blocker's kind, what the log says, the one thing to do, and the name involved (a variable, a command)."""

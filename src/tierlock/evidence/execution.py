@@ -136,7 +136,7 @@ class Execution:
         how = f"exit {outcome.exit_code}" if outcome.exit_code is not None else f"signal {outcome.signal}"
         cause = causes.blocker_cause(lines, outcome.exit_code)
         if cause is not None:
-            reason = f"{step.name} failed ({how}) on the {cause.kind}: {cause.line}"
+            reason = f"{step.name} failed ({how}) {causes.ON[cause.kind]}: {cause.line}"
             self._block(step, cause.kind, reason, causes.required_action(cause, step.command), log)
         elif step.list == "setup":
             reason = f"setup command {step.name} failed ({how}); verification did not run"

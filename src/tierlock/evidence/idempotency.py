@@ -78,7 +78,7 @@ def not_idempotent(twice: dict[str, Any]) -> str:
         total = counts["added"] + counts["removed"] + counts["changed"]
         if total:
             parts.append(
-                f"{counts['added']} added, {counts['removed']} removed, {counts['changed']} changed in the {part} "
-                f"({', '.join(counts['files'])})"
+                f"{total} file(s) in the {part} ({counts['added']} added, {counts['removed']} removed, "
+                f"{counts['changed']} changed: {', '.join(counts['files'])})"
             )
     return "the setup is not idempotent: its second run changed " + "; ".join(parts)

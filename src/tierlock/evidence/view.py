@@ -22,7 +22,12 @@ def shown(step: Step) -> str:
     line = shlex.join(step.argv)
     if step.cwd not in ("", "."):
         line = f"(cd {shlex.quote(step.cwd)} && {line})"
-    return redact(line)
+    return redact(escaped(line))
+
+
+def escaped(text: str) -> str:
+    """*text* with every control character written as an escape (``\\x1b``): none reaches a terminal raw."""
+    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
 
 
 def verdict(record: Mapping[str, Any]) -> str:
