@@ -7,6 +7,7 @@ the JSON config and adding a TOML one, by naming another file with ``--config``,
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -196,3 +197,19 @@ def test_an_explicit_empty_setup_at_the_base_means_no_setup_whatever_the_branch_
     assert code == 0
     assert [c["list"] for c in doc["commands"]] == ["verification"]
     assert not (repo / "out" / "branch-setup").exists()
+
+
+def test_the_gate_with_a_remote_branch_not_fetched_names_the_fetch_that_fixes_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    upstream = make_repo(tmp_path / "upstream", {"ok.py": OK}, [check("unit", "ok.py")])
+    git(tmp_path, "clone", "-q", str(upstream), str(tmp_path / "clone"))
+    repo = tmp_path / "clone"
+    assert verify_json(capsys, repo, "--config-from", "origin/main")[0] == 0
+    assert verified_json(capsys, repo, "--config-from", "origin/main")[0] == 0
+    git(repo, "update-ref", "-d", "refs/remotes/origin/main")  # as if never fetched
+    code, gate = verified_json(capsys, repo, "--config-from", "origin/main")
+    assert (code, gate["reason"], gate["remedy"]) == (1, "config-from-differs", f"git -C {repo} fetch origin")
+    assert "no such branch" in gate["message"]
+    assert subprocess.run(gate["remedy"], shell=True, capture_output=True, check=False).returncode == 0
+    assert verified_json(capsys, repo, "--config-from", "origin/main")[0] == 0

@@ -14,7 +14,7 @@ import errno
 import os
 from pathlib import Path
 
-from tierlock.evidence import RUN_MARK, activation, causes, process, steps, store, tails
+from tierlock.evidence import RUN_MARK, activation, process, steps, store, tails
 from tierlock.evidence.blockers import Blocker
 from tierlock.evidence.prepare import Prepared
 from tierlock.evidence.receipt import CommandRecord
@@ -133,6 +133,8 @@ class Execution:
 
     def _failed(self, step: steps.Step, outcome: process.Outcome, lines: tuple[str, ...], log: Path) -> None:
         """Blocks a failure the tail shows to be the machine's (or any failed setup command)."""
+        from tierlock.evidence import causes
+
         how = f"exit {outcome.exit_code}" if outcome.exit_code is not None else f"signal {outcome.signal}"
         cause = causes.blocker_cause(lines, outcome.exit_code)
         if cause is not None:

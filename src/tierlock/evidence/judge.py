@@ -106,7 +106,7 @@ class _Search:
         self.tree = tree
         self.config_rel = config_rel
         self.base = base
-        """None: no --config-from; else the base's (path, blob), or "?" when REF names no commit."""
+        """None: no --config-from; else the base's (path, blob), (None, None) when REF has no config."""
         self.digests: dict[str, str | None] = {}
 
     def matches(self, document: dict[str, Any]) -> bool:
@@ -149,7 +149,14 @@ def check(
         return Verdict(False, "no-commit", f"{top} has no commit yet", "git add -A && git commit -m 'first commit'")
     base = Verdict(False, "", "", remedy, commit=commit, tree=tree)
     folder = evidence_dir or os.path.join(git_dir, *IN_GIT_DIR)
-    ref_config = None if config_from is None else (_base_config(top, start, config_from) or "?")
+    ref_config = None if config_from is None else _base_config(top, start, config_from)
+    if config_from is not None and ref_config is None:
+        base.reason = "config-from-differs"
+        base.message = f"--config-from {config_from}: no such branch, tag or commit in {top}"
+        remote = config_from.split("/", 1)[0]
+        if "/" in config_from and remote in _git(top, "remote")[1].split():
+            base.remedy = f"git -C {quote(top)} fetch {quote(remote)}"
+        return base
     search = _Search(top, tree, _relative(top, config) if config is not None else None, ref_config)
     verdict = _search(base, search, folder, config_from)
     if verdict.ok and not head:

@@ -11,13 +11,15 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tierlock.errors import UsageError
 from tierlock.evidence import MAX_LISTED, activation, gitbind, steps, store
 from tierlock.evidence.config import VALIDATION_CACHE, Validated, find_config, sha256, validated
 from tierlock.evidence.process import GRACE_SECONDS
-from tierlock.evidence.refconfig import BaseConfig
+
+if TYPE_CHECKING:
+    from tierlock.evidence.refconfig import BaseConfig
 
 #: Config env values at least this long are masked in tails too (shorter ones, like "0", would mask noise).
 MIN_MASKED_VALUE = 4
@@ -29,7 +31,7 @@ class DirtyTree(UsageError):
     kind = "dirty-tree"
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # no comparison or repr: cheaper to define at start-up
 class Options:
     config: Path | None = None
     project: Path | None = None
@@ -47,7 +49,7 @@ class Options:
     """Install the tier a failing check misses, once, and verify again."""
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Prepared:
     """Everything decided before the first command runs."""
 

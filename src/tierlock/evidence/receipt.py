@@ -20,7 +20,7 @@ from tierlock.evidence.blockers import Blocker
 EXIT_CODES = {"passed": EXIT_OK, "failed": EXIT_FAILED, "blocked": EXIT_BACKEND, "interrupted": EXIT_INTERRUPTED}
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # no comparison or repr: cheaper to define at start-up
 class CommandRecord:
     """One command of the run: what ran, where, how it ended, and the shown tail of its log."""
 
@@ -95,7 +95,7 @@ SUMMARY_KEYS = (
 )
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Clean:
     """Whether the working tree was clean at the start and the end, and what changed while the run went."""
 
@@ -117,7 +117,7 @@ class Clean:
         }
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Receipt:
     """Everything a run records (docs/reference/verify.md, "The receipt")."""
 

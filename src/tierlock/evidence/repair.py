@@ -11,7 +11,6 @@ runs ``install-tier`` of those tiers once (:func:`installer`) and verifies again
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -87,6 +86,8 @@ def needs(records: Sequence[CommandRecord], project_root: Path) -> list[Need]:
 
 def installer(env_path: str | None) -> str:
     """The ``install-tier`` to run: the one beside the running tierlock, else the first on *env_path*."""
+    import shutil
+
     own = Path(sys.executable).parent / "install-tier"
     if own.is_file() and os.access(own, os.X_OK):
         return str(own)

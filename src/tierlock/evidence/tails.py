@@ -17,6 +17,7 @@ before it so a private key whose BEGIN line falls outside the tail is still seen
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Callable
@@ -36,19 +37,30 @@ LOOKBACK = 32 * 1024
 #: The chunk size of every full read of a log.
 CHUNK = 1 << 20
 
-_ESCAPES = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, erasing
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: window titles, hyperlinks
-    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS, SOS, PM, APC strings
-    r"|\x1b[ -/]*[0-~]?"  # any other escape
-    r"|\x9b[0-?]*[ -/]*[@-~]"  # the 8-bit CSI
+#: Terminal escape sequences: CSI (colours, cursor moves, erasing), OSC (titles, hyperlinks), DCS/SOS/PM/APC
+#: strings, any other escape, and the 8-bit CSI.
+_ESCAPES = (
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
+    r"|\x1b[ -/]*[0-~]?"
+    r"|\x9b[0-?]*[ -/]*[@-~]"
 )
 #: Control characters (but newline) and the invisible format characters that can split a token on screen.
-_CONTROLS = re.compile(
-    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]"
+_CONTROLS = (
+    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]"
 )
-_KEY_FOOTER = re.compile(r"-{3,5} ?END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)? ?-{3,5}|Private-MAC: ?[0-9a-fA-F]*")
-_KEY_HEADER = re.compile(r"-{3,5} ?BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY|PuTTY-User-Key-File-\d")
+_KEY_FOOTER = r"-{3,5} ?END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)? ?-{3,5}|Private-MAC: ?[0-9a-fA-F]*"
+_KEY_HEADER = r"-{3,5} ?BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY|PuTTY-User-Key-File-\d"
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """*pattern* compiled once, when a tail is first read (a run that passes never needs it)."""
+    return re.compile(pattern)
+
+
 REDACTED_KEY = "[redacted: private key]"
 
 
@@ -85,25 +97,25 @@ def digest(path: Path) -> tuple[int, str, int]:
 
 def clean(text: str) -> str:
     """*text* without terminal escapes or control characters; of a line rewritten with ``\\r``, its last state."""
-    text = _ESCAPES.sub("", text.replace("\r\n", "\n"))
+    text = _compiled(_ESCAPES).sub("", text.replace("\r\n", "\n"))
     if "\r" in text:
         text = "\n".join(line.rsplit("\r", 1)[-1] for line in text.split("\n"))
-    return _CONTROLS.sub("", text)
+    return _compiled(_CONTROLS).sub("", text)
 
 
 def redact_keys(text: str) -> str:
     """A private key's lines up to its END line, when its BEGIN line lies before *text*."""
-    footer = _KEY_FOOTER.search(text)
+    footer = _compiled(_KEY_FOOTER).search(text)
     if footer is None:
         return text
-    header = _KEY_HEADER.search(text, 0, footer.start())
+    header = _compiled(_KEY_HEADER).search(text, 0, footer.start())
     if header is not None:
         return text  # a whole key: the credential redactor takes it
     start = text.rfind("\n", 0, footer.start()) + 1
     while start > 0:  # back over the key's body: lines of base64 (or a PEM header line)
         before = text.rfind("\n", 0, start - 1) + 1
         line = text[before : start - 1]
-        if not re.fullmatch(r"[A-Za-z0-9+/=]*|[A-Za-z-]+: .*", line) or not line:
+        if not line or not _compiled(r"[A-Za-z0-9+/=]*|[A-Za-z-]+: .*").fullmatch(line):
             break
         start = before
     return text[:start] + REDACTED_KEY + text[footer.end() :]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tierlock.evidence import MAX_LISTED, escapees, gitbind, idempotency, repair, steps, store
+from tierlock.evidence import MAX_LISTED, escapees, gitbind, steps, store
 from tierlock.evidence.config import lockfile_digests
 from tierlock.evidence.execution import Execution
 from tierlock.evidence.prepare import Options, Prepared, prepare, snapshot_paths
@@ -31,7 +31,7 @@ __all__ = ["Options", "Prepared", "Result", "execute", "prepare"]
 ESCAPEE_GRACE = 2.0
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # no comparison or repr: cheaper to define at start-up
 class Result:
     receipt: Receipt
     receipt_path: Path
@@ -116,6 +116,8 @@ def _setup_stage(p: Prepared, ex: Execution) -> dict[str, Any]:
         return info
     info["ran"] = True
     if p.options.twice:
+        from tierlock.evidence import idempotency
+
         twice = idempotency.run_twice(p, ex, run_setup)
         info.update(ok=twice.ok, commandsRun=twice.commands_run, twice=twice.to_dict())
     else:
@@ -143,8 +145,10 @@ def _verification_stage(p: Prepared, ex: Execution) -> dict[str, Any]:
     _run_checks(p, ex)
     record: dict[str, Any] = {"attempted": False, "because": [], "tiers": [], "installs": [], "reVerified": False}
     record["firstRun"] = []
-    if not p.options.repair or ex.interrupted:
+    if not p.options.repair or ex.interrupted or all(r.status == "passed" for r in ex.records[first_at:]):
         return record
+    from tierlock.evidence import repair
+
     needs = repair.needs(ex.records[first_at:], p.project_root)
     record["because"] = [n.to_dict() for n in needs]
     tiers = list(dict.fromkeys(n.tier for n in needs if n.tier is not None))
@@ -197,6 +201,8 @@ def _conclude(p: Prepared, ex: Execution, receipt: Receipt) -> None:
         reasons.append(f"only some checks ran (--only {' '.join(p.options.only)})")
     twice = (receipt.setup or {}).get("twice")
     if twice is not None and not twice["idempotent"] and len(twice["runs"]) == 2:
+        from tierlock.evidence import idempotency
+
         reasons.append(idempotency.not_idempotent(twice))
     if receipt.result != "passed":
         reasons.append(f"the run {receipt.result}")
