@@ -199,7 +199,9 @@ def _report(result: Result, ctx: Context) -> None:
         "interrupted": "INTERRUPTED: the running command's process group was stopped",
     }[receipt.result]
     if receipt.result == "failed" and not failed:
-        summary = f"FAILED: {passed} of {len(checks)} verification check(s) passed, but the setup failed its check"
+        summary = (
+            f"FAILED: the setup is not idempotent (--twice); {passed} of {len(checks)} verification check(s) passed"
+        )
     ui.line(summary, style="bold green" if receipt.ok else "bold red")
     ui.line(f"receipt: {result.receipt_path}")
     if receipt.ok and not receipt.usable:
