@@ -285,7 +285,8 @@ def _decide(base: Verdict, path: str, document: dict[str, Any], top: str) -> Ver
     if document.get("result") != "passed":
         return _not_passed(base, path, document)
     problem = trust.contradiction(document)
-    if problem is None and not trust.commit_names_tree(top, document.get("commit"), document.get("tree")):
+    same_head = document.get("commit") == base.commit  # its tree matched HEAD's: HEAD's commit names it
+    if problem is None and not same_head and not trust.commit_names_tree(top, document.get("commit"), base.tree):
         problem = (
             f"its commit {str(document.get('commit'))[:12]} does not name its tree {str(document.get('tree'))[:12]}"
         )

@@ -151,7 +151,10 @@ def prune(evidence_dir: Path, keep: int) -> list[Path]:
     """Delete all but the newest *keep* finished runs; never a run that may still be going."""
     removed: list[Path] = []
     finished = 0
-    for folder in runs(evidence_dir):
+    folders = runs(evidence_dir)
+    if len(folders) <= keep:
+        return removed  # no more runs than kept: no receipt needs reading
+    for folder in folders:
         document = read(folder / RECEIPT)
         if _running(document, folder):
             continue
