@@ -123,3 +123,19 @@ def test_the_fast_gate_and_the_cli_gate_agree_on_an_uncommitted_change(tmp_path:
     assert answers[0] == answers[1]
     assert answers[2] == answers[3]
     assert (answers[0][0], answers[0][1]["reason"], answers[2][0]) == (1, "uncommitted", 0)
+
+
+def test_a_file_name_with_a_control_character_is_named_escaped(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from tierlock.cli import main
+
+    repo = _verified_repo(capsys, tmp_path)
+    (repo / "evil\x1b[2Jname.py").write_text("x\n")
+    capsys.readouterr()
+    assert main(["--project", str(repo), "verified"]) == 1
+    err = capsys.readouterr().err
+    assert "\x1b" not in err
+    assert "evil\\x1b[2Jname.py" in err
+    _, gate = verified_json(capsys, repo)
+    assert gate["files"] == ["evil\x1b[2Jname.py"]  # the data itself, escaped by JSON

@@ -21,11 +21,12 @@ from tests.support.gitrepo import check, commit_all, git, make_repo, receipt_of,
 OK = "print('ok')\n"
 FAIL = "raise SystemExit(1)\n"
 #: Starts a grandchild in a new session (out of the command's process group) that edits a tracked file
-#: after a pause; writes the grandchild's pid to argv[1] and exits 0 at once.
+#: after a pause (argv[2] seconds; a token on its command line); writes its pid to argv[1] and exits 0 at once.
 ESCAPE = """\
 import subprocess, sys
 code = "import time; time.sleep(float(__import__('sys').argv[1])); open('README.txt', 'a').write('edited later\\\\n')"
-child = subprocess.Popen([sys.executable, "-c", code, sys.argv[2]], start_new_session=True)
+token = "ghp_" + "E" * 36
+child = subprocess.Popen([sys.executable, "-c", code, sys.argv[2], "--token", token], start_new_session=True)
 open(sys.argv[1], "w").write(str(child.pid))
 """
 
@@ -135,6 +136,8 @@ def test_a_child_that_escapes_the_process_group_is_found_ended_and_reported(
     assert [e["pid"] for e in escaped] == [pid]
     assert escaped[0]["stopped"] is True
     assert doc["escapedProcesses"] == escaped
+    assert "--token [redacted]" in escaped[0]["command"]
+    assert "EEEEEEEE" not in Path(doc["receipt"]).read_text()
     time.sleep(3.5)  # past the moment it would have edited README.txt
     assert git(repo, "status", "--porcelain") == ""
     assert (repo / "README.txt").read_text() == "hi\n"

@@ -104,9 +104,17 @@ def verify_command(config: str | None, config_from: str | None, evidence_dir: st
     return " ".join(quote(a) for a in argv)
 
 
+def printable(text: str) -> str:
+    """*text* with every character that is not printable written as its escape (``\\x1b``): no file name or
+    command line reaches a terminal with a raw control character in it."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def listed(names: list[str]) -> str:
-    """*names* for a message: the first MAX_LISTED, then how many more."""
-    shown = ", ".join(names[:MAX_LISTED])
+    """*names* for a message: the first MAX_LISTED (printable), then how many more."""
+    shown = ", ".join(printable(name) for name in names[:MAX_LISTED])
     return shown + (f" and {len(names) - MAX_LISTED} more" if len(names) > MAX_LISTED else "")
 
 

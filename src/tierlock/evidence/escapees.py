@@ -71,14 +71,17 @@ def _signal(pid: int, signum: int) -> None:
 
 
 def end(run_id: str, grace: float, shown: Any = str) -> list[dict[str, Any]] | None:
-    """Stop every process still marked with *run_id*; what each was (*shown* redacts a command line).
+    """Stop every process still marked with *run_id*; what each was (its command line without control
+    characters, through *shown*: the run's redaction).
 
     None when processes cannot be looked for on this system.
     """
     pids = find(run_id)
     if pids is None:
         return None
-    found = [{"pid": pid, "command": shown(" ".join(_command_line(pid, PROC)))} for pid in pids]
+    from tierlock.evidence.tails import clean
+
+    found = [{"pid": pid, "command": shown(clean(" ".join(_command_line(pid, PROC))))} for pid in pids]
     for pid in pids:
         _signal(pid, signal.SIGTERM)
     deadline = time.monotonic() + grace

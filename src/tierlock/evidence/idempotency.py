@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tierlock.evidence import snapshot
+from tierlock.evidence.answer import listed
 
 if TYPE_CHECKING:
     from tierlock.evidence.execution import Execution
@@ -79,6 +80,6 @@ def not_idempotent(twice: dict[str, Any]) -> str:
         if total:
             parts.append(
                 f"{total} file(s) in the {part} ({counts['added']} added, {counts['removed']} removed, "
-                f"{counts['changed']} changed: {', '.join(counts['files'])})"
+                f"{counts['changed']} changed: {listed(counts['files'])})"
             )
     return "the setup is not idempotent: its second run changed " + "; ".join(parts)

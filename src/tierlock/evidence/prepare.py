@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tierlock.errors import UsageError
-from tierlock.evidence import MAX_LISTED, activation, gitbind, steps, store
+from tierlock.evidence import activation, gitbind, steps, store
+from tierlock.evidence.answer import listed
 from tierlock.evidence.config import VALIDATION_CACHE, Validated, find_config, sha256, validated
 from tierlock.evidence.process import GRACE_SECONDS
 
@@ -161,9 +162,8 @@ def _dirty(checkout: gitbind.Checkout | None, allow_dirty: bool, not_checked: li
         return []
     dirty = gitbind.changes(checkout.top, not_checked)
     if dirty and not allow_dirty:
-        listed = ", ".join(dirty[:MAX_LISTED]) + (" ..." if len(dirty) > MAX_LISTED else "")
         raise DirtyTree(
-            f"the working tree of {checkout.top} has {len(dirty)} uncommitted change(s) ({listed}): "
+            f"the working tree of {checkout.top} has {len(dirty)} uncommitted change(s) ({listed(dirty)}): "
             "a receipt must belong to one commit's tree",
             remedy=f"{stash_command(checkout.top, not_checked)}   # or commit; "
             "--allow-dirty runs anyway, and its receipt never satisfies tierlock verified",

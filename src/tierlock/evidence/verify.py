@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tierlock.evidence import MAX_LISTED, escapees, gitbind, steps, store
+from tierlock.evidence import escapees, gitbind, steps, store
+from tierlock.evidence.answer import listed
 from tierlock.evidence.config import lockfile_digests
 from tierlock.evidence.execution import Execution
 from tierlock.evidence.prepare import Options, Prepared, prepare, snapshot_paths
@@ -86,7 +87,7 @@ def execute(prepared: Prepared, view: View) -> Result:
         receipt.setup = _setup_stage(p, ex)
         if _may_verify(ex, receipt.setup):
             receipt.repair = _verification_stage(p, ex)
-        receipt.escaped = escapees.end(ex.run_id, min(p.options.grace, ESCAPEE_GRACE), ex.shown)
+        receipt.escaped = escapees.end(ex.run_id, min(p.options.grace, ESCAPEE_GRACE), ex.mask)
         _conclude(p, ex, receipt)
         receipt.duration = round(time.monotonic() - started, 3)
         store.write(ex.folder, receipt.to_dict())
@@ -235,7 +236,7 @@ def _tree_after(p: Prepared, clean: Clean) -> list[str]:
     if moved:
         reasons.append(f"HEAD moved during the run (now {end_commit or 'no commit'})")
     if changed:
-        reasons.append(f"the working tree changed during the run: {', '.join(changed[:MAX_LISTED])}")
+        reasons.append(f"the working tree changed during the run: {listed(changed)}")
     if p.dirty:
         reasons.append("the working tree was dirty (--allow-dirty)")
     return reasons

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Mapping
 from typing import IO, Any, Protocol
 
+from tierlock.evidence.answer import printable
 from tierlock.evidence.steps import Step
 
 
@@ -22,12 +23,7 @@ def shown(step: Step) -> str:
     line = shlex.join(step.argv)
     if step.cwd not in ("", "."):
         line = f"(cd {shlex.quote(step.cwd)} && {line})"
-    return redact(escaped(line))
-
-
-def escaped(text: str) -> str:
-    """*text* with every control character written as an escape (``\\x1b``): none reaches a terminal raw."""
-    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
+    return redact(printable(line))
 
 
 def verdict(record: Mapping[str, Any]) -> str:
