@@ -213,3 +213,23 @@ def test_the_gate_with_a_remote_branch_not_fetched_names_the_fetch_that_fixes_it
     assert "no such branch" in gate["message"]
     assert subprocess.run(gate["remedy"], shell=True, capture_output=True, check=False).returncode == 0
     assert verified_json(capsys, repo, "--config-from", "origin/main")[0] == 0
+
+
+def test_a_check_the_branch_repeats_runs_once_and_one_it_changes_runs_beside_the_bases(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    keyless = {"command": sys.executable, "args": ["ok.py"]}
+    repo = make_repo(tmp_path / "r", {"ok.py": OK, "fail.py": FAIL}, [dict(keyless), check("strict", "fail.py")])
+    git(repo, "checkout", "-q", "-b", "same")
+    (repo / "tierlock.runtime.json").write_text(
+        json.dumps({"schemaVersion": 1, "verification": [dict(keyless), {**keyless, "args": ["ok.py", "-v"]}]}),
+        encoding="utf-8",
+    )
+    commit_all(repo, "repeat the keyless check, add a changed one")
+    code, doc = verify_json(capsys, repo, "--config-from", "main")
+    assert code == 1
+    assert [(c["key"], c["args"], c["commandSource"]) for c in doc["commands"]] == [
+        (None, ["ok.py"], "ref"),
+        ("strict", ["fail.py"], "ref"),
+        (None, ["ok.py", "-v"], "worktree"),
+    ]

@@ -145,3 +145,32 @@ def test_every_evidence_file_is_readable_by_its_owner_only(capsys: pytest.Captur
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     assert verified_json(capsys, repo)[1]["reason"] == "failed"
+
+
+def test_an_accepted_credential_in_a_commands_arguments_is_recorded_and_shown_redacted(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    token = "ghp_" + "Kq7" * 12
+    repo = make_repo(tmp_path / "r", {"fail.py": "raise SystemExit(1)\n"}, [check("deploy", "fail.py", token)])
+    config = json.loads((repo / "tierlock.runtime.json").read_text())
+    config["acceptedCredentials"] = [{"path": "/verification/0/args/1", "reason": "a revoked example token"}]
+    (repo / "tierlock.runtime.json").write_text(json.dumps(config))
+    from tests.support.gitrepo import commit_all
+
+    commit_all(repo, "accept the token")
+    for text in _outputs(capsys, repo):
+        assert token not in text
+        assert "Kq7Kq7Kq7" not in text
+    _, doc = verify_json(capsys, repo)
+    assert doc["commands"][0]["args"] == ["fail.py", "[redacted]"]
+    assert doc["commands"][0]["command"] == sys.executable
+
+
+def test_a_validation_record_that_cannot_be_written_costs_only_time(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    repo = make_repo(tmp_path / "r", {"ok.py": "print('ok')\n"}, [check("unit", "ok.py")])
+    (repo / ".git" / "tierlock" / "evidence" / ".validated.json").mkdir(parents=True)
+    for _ in range(2):
+        code, doc = verify_json(capsys, repo)
+        assert (code, doc["usable"]) == (0, True)

@@ -61,6 +61,13 @@ def test_a_pyproject_counts_only_with_a_runtime_table(text: str, found: bool) ->
     assert discovery.runtime_table(text) is found
 
 
+def test_a_pyproject_is_read_up_to_64_mib_only(tmp_path: Path) -> None:
+    with (tmp_path / "pyproject.toml").open("w") as handle:
+        handle.write(("#" * 1023 + "\n") * (64 * 1024))  # 64 MiB of comments
+        handle.write(TABLE)  # past the cap
+    assert discovery.on_disk(str(tmp_path)) is None
+
+
 def test_a_folder_named_like_a_config_is_not_one(tmp_path: Path) -> None:
     (tmp_path / "tierlock.runtime.json").mkdir()
     (tmp_path / "tierlock.runtime.toml").write_text("schemaVersion = 1\n")

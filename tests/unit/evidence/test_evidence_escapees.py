@@ -65,6 +65,32 @@ def test_found_processes_are_ended_and_described(started: list[subprocess.Popen[
     assert escapees.end("run-c", 0.2) == []
 
 
+#: On SIGTERM, takes 0.3 s to clean up (writes argv[1]), then exits.
+TIDY = """\
+import signal, sys, time
+def tidy(signum, frame):
+    time.sleep(0.3)
+    open(sys.argv[1], "w").write("tidied")
+    raise SystemExit(0)
+signal.signal(signal.SIGTERM, tidy)
+open(sys.argv[2], "w")
+time.sleep(60)
+"""
+
+
+def test_an_escaped_process_gets_the_grace_period_to_end_on_sigterm_before_sigkill(
+    started: list[subprocess.Popen[bytes]], tmp_path: Path
+) -> None:
+    tidied, ready = tmp_path / "tidied", tmp_path / "ready"
+    proc = _start(started, TIDY, "run-d", str(tidied), str(ready))
+    while not ready.exists():
+        time.sleep(0.01)
+    [found] = escapees.end("run-d", 5.0) or []
+    assert (found["pid"], found["stopped"]) == (proc.pid, True)
+    assert tidied.read_text() == "tidied"
+    assert proc.wait(5) == 0
+
+
 def test_without_a_proc_folder_nothing_can_be_looked_for(tmp_path: Path) -> None:
     assert escapees.find("run", proc=str(tmp_path / "no-proc")) is None
     fake = tmp_path / "proc"

@@ -99,3 +99,12 @@ def test_a_sha256_repository_binds_its_receipts_and_the_gate_verifies_them(
     git(repo, "commit", "-q", "-am", "second")
     code, gate = cli_json(capsys, ["--project", str(repo), "verified", "--json"])
     assert (code, gate["reason"], gate["files"]) == (1, "stale", ["ok.py"])
+
+
+@pytest.mark.parametrize("data", ['{"receiptVersion": 99, "result": "passed"}', '["receiptVersion", 1]', "{", ""])
+def test_only_a_receipt_of_this_version_is_read(tmp_path: Path, data: str) -> None:
+    path = tmp_path / "receipt.json"
+    path.write_text(data)
+    assert store.read(path) is None
+    path.write_text('{"receiptVersion": 1, "result": "passed"}')
+    assert store.read(path) == {"receiptVersion": 1, "result": "passed"}

@@ -34,6 +34,7 @@ def _log(tmp_path: Path, data: bytes) -> Path:
         ("zero\u200bwidth \u202eflip", "zerowidth flip"),
         ("tab\there", "tabhere"),
         ("10%\r50%\r100%", "100%"),
+        ("10%\r50%\nnext line", "50%\nnext line"),
         ("one\r\ntwo", "one\ntwo"),
         ("\x1bc reset", " reset"),
     ],
@@ -78,12 +79,11 @@ def test_a_line_that_began_before_the_part_read_is_shown_from_its_first_space_wi
     tmp_path: Path,
 ) -> None:
     before = tails.WINDOW + tails.LOOKBACK + 5000
-    data = b"start " + b"s" * before + b" visible end\nnext\n"
+    line = b"start " + b"s" * before + b" visible end"
+    data = b"an earlier line\n" + line + b"\nnext\n"
     tail = tails.read(_log(tmp_path, data), str)
-    first = tail.lines[0]
-    assert first.startswith("visible end [... ")
-    assert int(first.split("[... ")[1].split(" ")[0]) == len(data) - len(b" visible end\nnext\n") + 1
-    assert tail.lines[1] == "next"
+    assert tail.lines == (f"visible end [... {len(line) - len(b'visible end')} characters cut]", "next")
+    assert (tail.cut_lines, tail.cut_chars) == (1, len(line) - len(b"visible end"))
 
 
 def test_a_line_without_a_space_that_began_before_the_part_read_shows_only_its_count(tmp_path: Path) -> None:
