@@ -43,7 +43,7 @@ check-locks: $(STAMP)
 # Mutation testing, not part of `make test` (docs/howto/mutation-testing.md): arms the locked
 # mutate tier (cosmic-ray), then mutates one module in place and runs its fast tests per mutant.
 #   make mutate MODULE=installer/plan.py    one module (python tools/mutate.py --list names them)
-#   make mutate MODULE=evidence/run.py      one file of a module, with the module's tests
+#   make mutate MODULE=evidence/process.py      one file of a module, with the module's tests
 #   make mutate MODULE=verify SAMPLE=200    a reproducible random sample of 200 mutants: an estimate
 #   make mutate MODULE=validators RETEST=1  after adding tests: only the survivors again, then stop
 #   make mutate                             every module, one after the other (hours)

@@ -179,7 +179,7 @@ def resolve(name: str) -> str:
 
 
 def parent_of(key: str) -> str | None:
-    """The listed module whose sources hold the file *key* (``evidence/run.py`` is part of ``verify``)."""
+    """The listed module whose sources hold the file *key* (``evidence/process.py`` is part of ``verify``)."""
     path = (ROOT / "src" / "tierlock" / key).resolve()
     for parent, module in MODULES.items():
         for rel in module.sources:

@@ -184,7 +184,7 @@ def tierlock() -> NoReturn:
     """The ``tierlock`` console script."""
     code = _fast(sys.argv[1:], command=True)
     if code is None and "verified" in sys.argv[1:]:  # the gate a pre-push hook calls: no argparse, no CLI
-        from tierlock.evidence.gate import fast
+        from tierlock.evidence.fastgate import fast
 
         code = fast(sys.argv[1:])
     if code is None:
