@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tierlock.errors import Interrupted, UsageError
-from tierlock.installer import fastpath, lockload, receipts, verification
+from tierlock.installer import fastpath, itself, lockload, receipts, verification
 from tierlock.installer.plan import Plan
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from tierlock import environment
     from tierlock.environment import Target
-    from tierlock.lockfiles.model import Lock, LockEntry
+    from tierlock.lockfiles.model import LocalPackage, Lock, LockEntry
     from tierlock.output import UI
     from tierlock.tiers import Project, Tier
 
@@ -54,6 +54,8 @@ class Request:
     """Index option lines (``--index-url URL``, ``--no-index``) put before the pins the backend reads."""
     replace_armed: bool = False
     """Replace packages another armed tier pins (its receipt is then marked stale)."""
+    install_project: bool = True
+    """Also arm the project itself from its tree (editable), as ``uv sync`` does (``--no-install-project``: not)."""
 
     def command(self, tiers: Sequence[str]) -> str:
         """The ``install-tier`` command line that repeats this request for *tiers* (printed in remedies)."""
@@ -68,6 +70,8 @@ class Request:
             parts += ["--backend", self.backend]
         if self.deep:
             parts.append("--deep")
+        if not self.install_project:
+            parts.append("--no-install-project")
         return shlex.join(parts)
 
 
@@ -88,6 +92,8 @@ class Outcome:
     """What the receipts vouched for, when they proved a no-op (no plan was made)."""
     cleared: list[str] = field(default_factory=list)
     """pip leftovers (``~name`` folders) of the repaired packages that were deleted."""
+    local: list[itself.LocalStep] = field(default_factory=list)
+    """The packages of the project's own tree (the project itself, workspace members): armed or already there."""
 
     def to_json(self) -> dict[str, Any]:
         if self.plan is None and self.noop is not None:
@@ -110,6 +116,7 @@ class Outcome:
             "waited_for_lock": self.waited,
             "receipts": self.receipts,
             "leftovers_cleared": self.cleared,
+            "local_packages": [s.to_dict() for s in self.local],
             "duration_s": round(self.duration, 4),
         }
 
@@ -219,13 +226,17 @@ def install(
     entries = where.project_itself_left_out(lockload.entries_for(locks, target, request), project)
     roots = lockload.import_roots(tiers)
     forced = forced_names(request, entries)
+    local = itself.wanted(locks.values(), project.name, install_project=request.install_project)
 
     if request.dry_run:
         plan, _ = verification.probe_and_plan(entries, target, roots, deep=request.deep)
         plan = plan.forced(forced)
-        return Outcome(names, "planned", str(target.prefix), len(entries), plan=plan, duration=_since(started))
+        steps = _local_plan(local, target)
+        return Outcome(
+            names, "planned", str(target.prefix), len(entries), plan=plan, duration=_since(started), local=steps
+        )
     try:
-        job = _Job(tiers, target, locks, entries, roots, forced)
+        job = _Job(tiers, target, locks, entries, roots, forced, tuple(local))
         return _install_locked(project, request, ui, job, started=started, progress=progress)
     except KeyboardInterrupt:
         raise Interrupted(
@@ -246,6 +257,8 @@ class _Job:
     entries: Sequence[LockEntry]
     roots: Mapping[NormalizedName, Sequence[str]]
     forced: frozenset[str]
+    local: tuple[LocalPackage, ...] = ()
+    """The packages of the project's tree to arm from their folders (:mod:`tierlock.installer.itself`)."""
 
 
 def _install_locked(
@@ -308,6 +321,8 @@ def _install_locked(
                     changed_names={s.name for s in plan.changes},
                 )
         dists = verification.inventory_dists(entries, probes, target)
+        local, backend_name, backend_version = _arm_local(project, request, ui, job, (backend_name, backend_version))
+        dists += itself.dists(local, target)
         verification.require_intact(target, names, again=request.command(names))
         written = receipts.record(
             project,
@@ -320,7 +335,7 @@ def _install_locked(
         )
         return Outcome(
             names,
-            _result(plan),
+            "installed" if _result(plan) == "unchanged" and itself.missing(local) else _result(plan),
             str(target.prefix),
             len(entries),
             sum(len(d.files) for d in dists),
@@ -331,6 +346,7 @@ def _install_locked(
             receipts=written,
             duration=_since(started),
             cleared=cleared,
+            local=local,
         )
 
 
@@ -340,6 +356,7 @@ def _execute(project: Project, request: Request, ui: UI, target: Target, plan: P
     from tierlock.installer.plan import requirement_lines
 
     backend = backends.choose(request.backend or project.backend, target)
+    index = request.index or lockload.index_lines([s.entry for s in plan.changes])
     counts = plan.counts()
     doing = (
         f"{backend.name}: installing {counts['install']}, replacing {counts['replace']}, "
@@ -352,11 +369,48 @@ def _execute(project: Project, request: Request, ui: UI, target: Target, plan: P
         backends.execute(
             backend,
             target,
-            [*request.index, *requirement_lines(plan.changes)],
+            [*index, *requirement_lines(plan.changes)],
             reinstall=[s.name for s in plan.of("repair")],
             log=ui.detail,
         )
     return backend.name, version()
+
+
+def _local_plan(local: Sequence[LocalPackage], target: Target) -> list[itself.LocalStep]:
+    from tierlock.probing import SiteIndex
+
+    return itself.plan(local, SiteIndex.scan(target.site_paths)) if local else []
+
+
+def _arm_local(
+    project: Project, request: Request, ui: UI, job: _Job, ran: tuple[str | None, str | None]
+) -> tuple[list[itself.LocalStep], str | None, str | None]:
+    """Arm the packages of the project's tree that are not installed from their folders; verify they are.
+
+    Returns the steps (as found before arming) and the backend that ran (the one before, when none had to).
+    """
+    from tierlock.errors import BackendError, Problem
+    from tierlock.installer import backends
+
+    steps = _local_plan(job.local, job.target)
+    if not itself.missing(steps):
+        return steps, ran[0], ran[1]
+    backend = backends.choose(request.backend or project.backend, job.target)
+    for step in steps:
+        if step.action == "install":
+            (ui.line if ui.fancy else ui.detail)(f"  from the project tree: {step.package.name}: {step.reason}")
+    with ui.status(f"{backend.name}: installing {len(itself.missing(steps))} package(s) from the project tree"):
+        itself.arm(steps, backend, job.target, request.index, log=ui.detail)
+    still = itself.missing(_local_plan(job.local, job.target))
+    if still:
+        names = [str(t.name) for t in job.tiers]
+        raise BackendError(
+            f"after installing from the project tree, {', '.join(still)} is still not installed as the lock says; "
+            "no receipt was written",
+            problems=[Problem(s) for s in still],
+            remedy=request.command(names),
+        )
+    return steps, ran[0] or backend.name, ran[1] if ran[0] else _background(backend.version)()
 
 
 def forced_names(request: Request, entries: Sequence[LockEntry]) -> frozenset[str]:

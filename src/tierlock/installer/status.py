@@ -15,7 +15,7 @@ from tierlock.installer import receipts, verification
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
-    from tierlock.tiers import Project
+    from tierlock.tiers import Project, Tier
 
 
 @dataclass
@@ -60,10 +60,10 @@ def status(project: Project, names: Sequence[str], python: str | None) -> tuple[
     for tier in selected:
         receipt = receipts.load(receipts.receipt_path(target.prefix, tier.name))
         if not tier.lockfile.is_file():
-            relock = f"tierlock lock {tier.name} && {rearm_command(tier.name, python)}"
+            relock = f"{relock_command(project, tier)} && {rearm_command(tier.name, python)}"
             out.append(TierStatus(tier.name, "no-lockfile", 0, 0, [], receipt, False, relock))
             continue
-        lock = lockfiles.load(tier.lockfile)
+        lock = lockfiles.load_tier(project, tier)
         entries = project_itself_left_out(lock.applicable(target.marker_env), project)
         plan = verification.plan_for(entries, target, {k: tuple(v) for k, v in tier.import_roots.items()})
         satisfied = len(plan.of("satisfied"))
@@ -83,6 +83,12 @@ def status(project: Project, names: Sequence[str], python: str | None) -> tuple[
         remedy = None if plan.is_noop and state == "present" and not stale else rearm_command(tier.name, python)
         out.append(TierStatus(tier.name, state, len(plan.steps), satisfied, problems, receipt, stale, remedy, pruned))
     return target, out
+
+
+def relock_command(project: Project, tier: Tier) -> str:
+    from tierlock.lockfiles.sources import remedy
+
+    return remedy(project, tier)
 
 
 def rearm_command(tier: str, python: str | None) -> str:
