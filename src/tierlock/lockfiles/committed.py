@@ -4,7 +4,8 @@ Every tier reads its part of the one file: what cannot be read is reported
 once, on the first tier it concerns. For uv.lock, what pyproject.toml declares
 differently from what the lock was made from (:mod:`tierlock.lockfiles.uvdrift`)
 is ``input-drift`` of the tier it concerns (the base tier for what concerns
-every tier), with ``uv lock`` as the remedy. tierlock never writes the file.
+every tier, or no tier), with ``uv lock`` as the remedy; a check of some tiers
+leaves out what only concerns the others. tierlock never writes the file.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def findings(project: Project, tiers: Sequence[Tier], locks: Mapping[str, ReadRe
     remedy = remedy_of(project)
     out: list[Finding] = []
     seen: set[tuple[str, int | None, str]] = set()
-    entries = 0
+    entries: set[tuple[str, str]] = set()
     names: set[str] = set()
     for tier in tiers:
         result = locks.get(tier.name)
@@ -37,7 +38,7 @@ def findings(project: Project, tiers: Sequence[Tier], locks: Mapping[str, ReadRe
             detail = f"no {file} ([tool.tierlock].lock names it), so tier {tier.name} has no closure"
             out.append(Finding(tier.name, "missing", file, None, detail, remedy))
             continue
-        entries += len(result.lock.entries)
+        entries.update((e.name, str(e.version)) for e in result.lock.entries)
         names.update(e.name for e in result.lock.entries)
         for problem in result.problems:
             key = (problem.kind, problem.line, problem.detail)
@@ -47,7 +48,7 @@ def findings(project: Project, tiers: Sequence[Tier], locks: Mapping[str, ReadRe
     if project.lock.name == "uv.lock" and any(locks.get(t.name) for t in tiers):
         out.extend(uv_drift(project, tiers, remedy))
     read = 1 if any(locks.get(t.name) for t in tiers) else 0
-    return Report(tuple(out), tuple(t.name for t in tiers), read, len(names), entries)
+    return Report(tuple(out), tuple(t.name for t in tiers), read, len(names), len(entries))
 
 
 def uv_drift(project: Project, tiers: Sequence[Tier], remedy: str) -> list[Finding]:
@@ -70,10 +71,13 @@ def uv_drift(project: Project, tiers: Sequence[Tier], remedy: str) -> list[Findi
     by_source = {t.source: t.name for t in tiers}
     file = project.relpath(project.lock)
     out: list[Finding] = []
+    every = {t.name for t in tiers} == set(project.tiers)
     for change in uvdrift.drift(lock, members, str(project.name or "")):
         tier = BASE if change.source in (None, "project.dependencies") else by_source.get(change.source or "")
+        if tier is None and every:
+            tier = BASE  # an extra or group that is no tier: the lock as a whole is out of date
         if tier is None or tier not in {t.name for t in tiers}:
-            continue  # another tier's declaration: this check's tiers still read what they declare
+            continue  # another tier's declaration: the tiers checked still read what they declare
         detail = f"{file} is out of date for pyproject.toml: {change.detail}"
         out.append(Finding(tier, "input-drift", file, change.line, detail, remedy))
     return out

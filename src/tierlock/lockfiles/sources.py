@@ -165,3 +165,29 @@ def _sha256_of(path: str) -> str:
             file=path,
             remedy="restore that folder, or lock again against what is there: uv lock",
         ) from exc
+
+
+def refuse_locking(project: Project, *, upgrade: bool = False, packages: Iterable[str] = ()) -> None:
+    """``tierlock lock`` on a project whose tiers read the lock it commits: UsageError naming the tool that locks.
+
+    tierlock never writes that file; ``uv lock`` (with the same upgrade flags) does.
+    """
+    from tierlock.errors import UsageError
+
+    path = project_lock(project)
+    if path is None:
+        return
+    where = project.relpath(path)
+    if path.name == "uv.lock":
+        command = ["uv", "lock", *(["--upgrade"] if upgrade else [])]
+        for name in packages:
+            command += ["--upgrade-package", name]
+        fix = " ".join(command)
+    else:
+        fix = f"regenerate {where} with the tool that wrote it (its own lock command)"
+    raise UsageError(
+        f"this project's tiers take their closures from {where} ([tool.tierlock].lock); tierlock reads it and "
+        "never writes it, so there is nothing for tierlock lock to do",
+        file=str(project.pyproject),
+        remedy=fix,
+    )
