@@ -103,10 +103,35 @@ def _pick(
             detail = f"{package.name} comes from a VCS checkout, which has no hash to verify; tierlock installs only what it can verify"
             problems.append(ReadProblem("integrity", line, detail))
             continue
+        before = len(parsed.entries)
         _entry(package, line, parsed)
+        if len(parsed.entries) > before:
+            parsed.entries[-1] = replace(parsed.entries[-1], index=_index(package, path))
         kept.append(package)
     problems.extend(parsed.problems)
     return kept, local, parsed.entries
+
+
+def _index(package: Any, path: Path) -> str | None:
+    """Where the package's files come from: its ``index``, else the one local folder all its files are in."""
+    if package.index:
+        return str(package.index)
+    folders = set()
+    for file in [*(package.wheels or ()), *([package.sdist] if package.sdist else [])]:
+        where = file.url or file.path
+        if where is None:
+            return None
+        if "://" in where and not where.startswith("file:"):
+            return None
+        local = Path(_file_path(where)) if where.startswith("file:") else (path.parent / where)
+        folders.add(str(local.resolve().parent))
+    return folders.pop() if len(folders) == 1 else None
+
+
+def _file_path(url: str) -> str:
+    from urllib.parse import unquote, urlsplit
+
+    return unquote(urlsplit(url).path)
 
 
 def _undeclared(pylock: Any, path: Path, extras: Iterable[str], groups: Iterable[str]) -> list[ReadProblem]:
