@@ -34,8 +34,8 @@ class Export:
 
 def collect(project: Project, names: Sequence[str]) -> Export:
     """The merged entries of the named tiers (every tier when none) and of the tiers below them."""
-    from tierlock.lockfiles.sources import load_tier, remedy, with_file_hashes
     from tierlock.lockfiles.requirements import entry_line, overlapping_duplicates
+    from tierlock.lockfiles.sources import load_tier, remedy, with_file_hashes
 
     tiers = project.with_layers(list(names) or list(project.tiers))
     merged: dict[tuple[str, str, str | None], tuple[LockEntry, list[str]]] = {}

@@ -88,7 +88,9 @@ def test_no_install_project_leaves_the_project_out_and_its_remedies_keep_the_fla
     assert Request(("brain",), install_project=False).command(["brain"]) == "install-tier brain --no-install-project"
 
 
-def test_a_project_that_is_not_a_package_is_never_built(wheels: dict[str, Path], env: dict[str, str], tmp_path: Path) -> None:
+def test_a_project_that_is_not_a_package_is_never_built(
+    wheels: dict[str, Path], env: dict[str, str], tmp_path: Path
+) -> None:
     root = make_project(tmp_path / "app", wheels)  # no [build-system]: nothing of its own to install
     result = tool("install-tier", ["brain", "--json"], root, env)
     assert result.returncode == 0, result.stderr

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.uvproject import build_wheelhouse as build_uv_wheelhouse
 from tests.support.uvproject import (
     copy_project,
     editable_source,
@@ -26,7 +27,6 @@ from tests.support.uvproject import (
     uv,
     uv_env,
 )
-from tests.support.uvproject import build_wheelhouse as build_uv_wheelhouse
 
 pytestmark = pytest.mark.slow
 
@@ -103,7 +103,8 @@ def test_on_another_python_the_tier_takes_that_pythons_fork(project: Path, env: 
 def test_install_tier_and_uv_sync_leave_each_other_nothing_to_do(project: Path, env: dict[str, str]) -> None:
     assert tool("install-tier", ["brain"], project, env).returncode == 0
     synced = uv(["sync", "--inexact", "--extra", "brain", "--no-default-groups"], project, env)
-    assert "Installed" not in synced.stderr and "Uninstalled" not in synced.stderr, synced.stderr
+    assert "Installed" not in synced.stderr, synced.stderr
+    assert "Uninstalled" not in synced.stderr, synced.stderr
     shutil.rmtree(project / ".venv" / "tierlock")  # no receipt: the full plan, not the fast path, decides
     again = tool("install-tier", ["brain", "--json"], project, env)
     document = json.loads(again.stdout)
@@ -111,14 +112,19 @@ def test_install_tier_and_uv_sync_leave_each_other_nothing_to_do(project: Path, 
     assert {p["action"] for p in document["local_packages"]} == {"satisfied"}
 
 
-def test_status_says_a_plain_uv_sync_pruned_the_tier_and_its_remedy_rearms_it(project: Path, env: dict[str, str]) -> None:
+def test_status_says_a_plain_uv_sync_pruned_the_tier_and_its_remedy_rearms_it(
+    project: Path, env: dict[str, str]
+) -> None:
     assert tool("install-tier", ["brain"], project, env).returncode == 0
     uv(["sync"], project, env)  # exact, no extra: removes what brain added
     status = tool("tierlock", ["status", "brain", "--json"], project, env)
     (row,) = json.loads(status.stdout)["tiers"]
-    assert row["state"] == "absent" and row["pruned"] is True
+    assert row["state"] == "absent"
+    assert row["pruned"] is True
     (why,) = [p for p in row["problems"] if "uv sync" in p]
-    assert "corelib" in why and "gamma" in why and "`uv sync --inexact` keeps brain" in why
+    assert "corelib" in why
+    assert "gamma" in why
+    assert "`uv sync --inexact` keeps brain" in why
     assert _sh(row["remedy"], project, env).returncode == 0
     assert "corelib" in installed(project / ".venv")
 
@@ -137,13 +143,15 @@ def test_a_member_of_the_workspace_is_armed_and_no_install_project_leaves_only_t
     result = tool("install-tier", ["base", "--no-install-project"], project, env)
     assert result.returncode == 0, result.stderr
     armed = installed(project / ".venv")
-    assert "proj" not in armed and armed["member"] == "0.2.0"
+    assert "proj" not in armed
+    assert armed["member"] == "0.2.0"
 
 
 def test_conflicting_extras_are_never_armed_together(project: Path, env: dict[str, str]) -> None:
     refused = tool("install-tier", ["brain", "old"], project, env)
     assert refused.returncode == 2, refused.stderr
-    assert "brain" in refused.stderr and "old" in refused.stderr
+    assert "brain" in refused.stderr
+    assert "old" in refused.stderr
     assert not (project / ".venv").exists() or "corelib" not in installed(project / ".venv")
     assert uv(["sync", "--extra", "brain", "--extra", "old"], project, env, check=False).returncode != 0
 
@@ -168,29 +176,45 @@ def test_probe_admit_export_and_matrix_read_the_tier_from_uv_lock(project: Path,
     assert tool("install-tier", ["brain"], project, env).returncode == 0
     probe = json.loads(tool("tierlock", ["probe", "brain", "--json"], project, env).stdout)
     (tier,) = probe["tiers"]
-    assert tier["state"] == "present" and tier["lock_used"] is True
+    assert tier["state"] == "present"
+    assert tier["lock_used"] is True
     assert {d["name"] for d in tier["roots"]} == {"gamma", "corelib"}
     admit = tool("tierlock", ["admit", "--tier", "brain"], project, {**env, "CI": "true"})
     assert admit.returncode == 0, admit.stdout + admit.stderr
     exported = tool("tierlock", ["export", "brain", "--hashes"], project, env)
-    assert "corelib==2.0" in exported.stdout and "--hash=sha256:" in exported.stdout
+    assert "corelib==2.0" in exported.stdout
+    assert "--hash=sha256:" in exported.stdout
     matrix = json.loads(tool("tierlock", ["matrix"], project, env).stdout)
     assert [job["tier"] for job in matrix["include"]] == ["base", "brain"]
 
 
 EDITS: list[tuple[str, Callable[[str], str]]] = [
     ("nothing", lambda t: t),
-    ("a comment and blank lines", lambda t: "# a comment\n\n" + t.replace("[dependency-groups]", "\n[dependency-groups]")),
+    (
+        "a comment and blank lines",
+        lambda t: "# a comment\n\n" + t.replace("[dependency-groups]", "\n[dependency-groups]"),
+    ),
     ("dependencies reordered and respelled", lambda t: t.replace('["alpha>=1", "winonly', '["Alpha >= 1.0", "winonly')),
-    ("marker quoting", lambda t: t.replace("\"winonly; sys_platform == 'win32'\"", "'winonly ; sys_platform == \"win32\"'")),
+    (
+        "marker quoting",
+        lambda t: t.replace("\"winonly; sys_platform == 'win32'\"", "'winonly ; sys_platform == \"win32\"'"),
+    ),
     ("a dependency added", lambda t: t.replace('"member"]', '"member", "beta"]')),
     ("a specifier changed in an extra", lambda t: t.replace('"corelib>=2"', '"corelib>=1"')),
     ("an extra added", lambda t: t.replace('old = ["corelib<2"]', 'old = ["corelib<2"]\nnew = ["beta"]')),
     ("a group changed", lambda t: t.replace('tools = ["beta"', 'tools = ["alpha"')),
     ("requires-python changed", lambda t: t.replace('requires-python = ">=3.11"', 'requires-python = ">=3.11.2"', 1)),
     ("the version changed", lambda t: t.replace('version = "0.1.0"', 'version = "0.2.0"')),
-    ("python_version spelled python_full_version", lambda t: t.replace("python_version < '3.12'", "python_full_version < '3.12'")),
-    ("a group's items reordered", lambda t: t.replace('tools = ["beta", { include-group = "test" }]', 'tools = [{ include-group = "test" }, "beta"]')),
+    (
+        "python_version spelled python_full_version",
+        lambda t: t.replace("python_version < '3.12'", "python_full_version < '3.12'"),
+    ),
+    (
+        "a group's items reordered",
+        lambda t: t.replace(
+            'tools = ["beta", { include-group = "test" }]', 'tools = [{ include-group = "test" }, "beta"]'
+        ),
+    ),
     ("an extra's name respelled", lambda t: t.replace("old = [", "Old = [")),
     ("a marker added", lambda t: t.replace('"corelib<2"]', "\"corelib<2; sys_platform != 'win32'\"]")),
     (
@@ -231,7 +255,10 @@ def test_check_names_what_changed(project: Path, env: dict[str, str]) -> None:
     pyproject.write_text(pyproject.read_text().replace('"corelib>=2"', '"corelib>=1"'), encoding="utf-8")
     check = tool("tierlock", ["check"], project, env)
     assert check.returncode == 1
-    assert "uv.lock: brain: input-drift: uv.lock is out of date for pyproject.toml: corelib>=2; extra == \"brain\"" in check.stdout
+    assert (
+        'uv.lock: brain: input-drift: uv.lock is out of date for pyproject.toml: corelib>=2; extra == "brain"'
+        in check.stdout
+    )
     assert "became corelib>=1 (extra brain)" in check.stdout
     assert "to fix: uv lock" in check.stdout
 

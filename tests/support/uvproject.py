@@ -147,7 +147,9 @@ def uv_env(wheels: Path, cache: Path, extra: Mapping[str, str] | None = None) ->
     return env
 
 
-def uv(args: Sequence[str], cwd: Path, env: Mapping[str, str], *, check: bool = True) -> subprocess.CompletedProcess[str]:
+def uv(
+    args: Sequence[str], cwd: Path, env: Mapping[str, str], *, check: bool = True
+) -> subprocess.CompletedProcess[str]:
     proc = subprocess.run([str(UV), *args], cwd=cwd, env=dict(env), capture_output=True, text=True, check=False)
     if check and proc.returncode != 0:
         raise AssertionError(f"uv {' '.join(args)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
@@ -156,7 +158,9 @@ def uv(args: Sequence[str], cwd: Path, env: Mapping[str, str], *, check: bool = 
 
 def tool(name: str, args: Sequence[str], cwd: Path, env: Mapping[str, str]) -> subprocess.CompletedProcess[str]:
     """Run this checkout's ``tierlock`` or ``install-tier`` console script as a user would."""
-    return subprocess.run([str(bin_dir() / name), *args], cwd=cwd, env=dict(env), capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [str(bin_dir() / name), *args], cwd=cwd, env=dict(env), capture_output=True, text=True, check=False
+    )
 
 
 def write_project(root: Path, pyproject: str = PYPROJECT, member: str = MEMBER) -> Path:

@@ -105,7 +105,11 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         ctx.ui.line(f"{verb} {uvinit.PLUGIN_DISTRIBUTION} (the pytest plugin) to the {plugin_group} dependency group")
     if not args.dry_run:
         uv = uvinit.uses_uv_lock(root)
-        ctx.ui.line(uvinit.next_step(plugin_group) if uv else "next: review the table, then run `tierlock tiers` and `tierlock lock`")
+        ctx.ui.line(
+            uvinit.next_step(plugin_group)
+            if uv
+            else "next: review the table, then run `tierlock tiers` and `tierlock lock`"
+        )
     return 0
 
 

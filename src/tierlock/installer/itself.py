@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from tierlock.installer.backends import Backend
     from tierlock.installer.receipts import InstalledDist
     from tierlock.lockfiles.model import LocalPackage, Lock
+    from tierlock.output import UI
     from tierlock.probing.site import SiteIndex
 
 
@@ -165,8 +166,52 @@ def dists(steps: Sequence[LocalStep], target: Target) -> list[InstalledDist]:
         files = tuple((rel, size) for _full, rel, size, _hash in result.records if size is not None)
         with suppress(OSError):
             files += ((f"{folder}/RECORD", os.stat(os.path.join(result.dist_info_dir, "RECORD")).st_size),)
-        out.append(InstalledDist(step.package.name, result.version_text, os.path.relpath(site, target.prefix), folder, files))
+        out.append(
+            InstalledDist(step.package.name, result.version_text, os.path.relpath(site, target.prefix), folder, files)
+        )
     return out
+
+
+def plan_in(packages: Sequence[LocalPackage], target: Target) -> list[LocalStep]:
+    """:func:`plan` against what *target* holds now (one scan of its site folders)."""
+    from tierlock.probing import SiteIndex
+
+    return plan(packages, SiteIndex.scan(target.site_paths)) if packages else []
+
+
+def arm_missing(
+    packages: Sequence[LocalPackage],
+    target: Target,
+    ui: UI,
+    backend: Callable[[], Backend],
+    *,
+    again: str,
+    index: Sequence[str] = (),
+) -> tuple[list[LocalStep], Backend | None]:
+    """Arm every local package not installed from its folder, then check they all are (BackendError if not).
+
+    Returns the steps as found before arming, and the backend when one ran.
+    """
+    from tierlock.errors import BackendError, Problem
+
+    steps = plan_in(packages, target)
+    if not missing(steps):
+        return steps, None
+    chosen = backend()
+    for step in steps:
+        if step.action == "install":
+            (ui.line if ui.fancy else ui.detail)(f"  from the project tree: {step.package.name}: {step.reason}")
+    with ui.status(f"{chosen.name}: installing {len(missing(steps))} package(s) from the project tree"):
+        arm(steps, chosen, target, index, log=ui.detail)
+    still = missing(plan_in(packages, target))
+    if still:
+        raise BackendError(
+            f"after installing from the project tree, {', '.join(still)} is still not installed as the lock says; "
+            "no receipt was written",
+            problems=[Problem(s) for s in still],
+            remedy=again,
+        )
+    return steps, chosen
 
 
 def missing(steps: Sequence[LocalStep]) -> list[str]:

@@ -78,7 +78,9 @@ def load_locks(
                 + (" (lock it again on this platform)" if project.lock is None else ""),
                 tier=tier.name,
                 file=str(tier.lockfile),
-                remedy=relock(project, tier) if project.lock is None else "install-tier --python PYTHON "
+                remedy=relock(project, tier)
+                if project.lock is None
+                else "install-tier --python PYTHON "
                 f"{tier.name} (an interpreter {project.relpath(lock.path)} was resolved for)",
             )
         locks[tier.name] = lock

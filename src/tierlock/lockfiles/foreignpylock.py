@@ -32,7 +32,9 @@ from tierlock.lockfiles.reader import ReadResult
 _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
-def read(path: Path, text: str, digest: str, root: str, extras: tuple[str, ...], groups: tuple[str, ...]) -> ReadResult:
+def read(
+    path: Path, text: str, digest: str, *, root: str, extras: tuple[str, ...], groups: tuple[str, ...]
+) -> ReadResult:
     """The tier's part of the pylock document *text* (the file at *path*)."""
     from packaging.pylock import Pylock, PylockValidationError
 
@@ -97,10 +99,15 @@ def _pick(
         if package.directory is not None:
             folder = (path.parent / package.directory.path).resolve()
             version = str(package.version) if package.version else None
-            local.append(LocalPackage(canonicalize_name(package.name), version, folder, bool(package.directory.editable)))
+            local.append(
+                LocalPackage(canonicalize_name(package.name), version, folder, bool(package.directory.editable))
+            )
             continue
         if package.vcs is not None:
-            detail = f"{package.name} comes from a VCS checkout, which has no hash to verify; tierlock installs only what it can verify"
+            detail = (
+                f"{package.name} comes from a VCS checkout, which has no hash to verify; "
+                "tierlock installs only what it can verify"
+            )
             problems.append(ReadProblem("integrity", line, detail))
             continue
         before = len(parsed.entries)
@@ -136,7 +143,9 @@ def _file_path(url: str) -> str:
 
 def _undeclared(pylock: Any, path: Path, extras: Iterable[str], groups: Iterable[str]) -> list[ReadProblem]:
     declared_extras = {canonicalize_name(e) for e in pylock.extras or ()}
-    declared_groups = {canonicalize_name(g) for g in [*(pylock.dependency_groups or ()), *(pylock.default_groups or ())]}
+    declared_groups = {
+        canonicalize_name(g) for g in [*(pylock.dependency_groups or ()), *(pylock.default_groups or ())]
+    }
     out: list[ReadProblem] = []
     for kind, names, declared in (("extra", extras, declared_extras), ("dependency group", groups, declared_groups)):
         for name in names:

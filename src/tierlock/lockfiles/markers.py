@@ -96,12 +96,7 @@ def _grid(
     texts: Sequence[str], *, extras: bool = False, requires_python: str | None = None
 ) -> list[dict[str, str]] | None:
     """Every environment worth trying for markers *texts* (None: more than ``_LIMIT``)."""
-    values: dict[str, set[str]] = {}
-    for text in texts:
-        for var, value in _FORWARD.findall(text):
-            values.setdefault(var, set()).add(value)
-        for value, var in _BACKWARD.findall(text):
-            values.setdefault(var, set()).add(value)
+    values = _literals(texts)
     versions: set[str] = set()
     strings: dict[str, list[str]] = {}
     for var, found in values.items():
@@ -132,6 +127,17 @@ def _grid(
             env.update(zip(names, combo, strict=True))
             grid.append(env)
     return grid
+
+
+def _literals(texts: Sequence[str]) -> dict[str, set[str]]:
+    """Variable -> the values the marker *texts* compare it with."""
+    values: dict[str, set[str]] = {}
+    for text in texts:
+        for var, value in _FORWARD.findall(text):
+            values.setdefault(var, set()).add(value)
+        for value, var in _BACKWARD.findall(text):
+            values.setdefault(var, set()).add(value)
+    return values
 
 
 def _allowed(versions: list[str], requires_python: str) -> list[str]:

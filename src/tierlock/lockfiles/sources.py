@@ -121,16 +121,16 @@ def _read_project_lock(
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         problem = ReadProblem("integrity", None, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
-        fmt = "uv" if path.name == "uv.lock" else "pylock"
-        return ReadResult(Lock(path, fmt, None, (), digest, f"sha256:{digest}"), (problem,))
+        empty = Lock(path, "uv" if path.name == "uv.lock" else "pylock", None, (), digest, f"sha256:{digest}")
+        return ReadResult(empty, (problem,))
     root = str(project.name or "")
     if path.name == "uv.lock":
         from tierlock.lockfiles import uvread
 
-        return uvread.read(path, text, digest, root, extras, groups)
+        return uvread.read(path, text, digest, root=root, extras=extras, groups=groups)
     from tierlock.lockfiles import foreignpylock
 
-    return foreignpylock.read(path, text, digest, root, extras, groups)
+    return foreignpylock.read(path, text, digest, root=root, extras=extras, groups=groups)
 
 
 def with_file_hashes(entries: Iterable[LockEntry]) -> list[LockEntry]:
@@ -148,8 +148,12 @@ def with_file_hashes(entries: Iterable[LockEntry]) -> list[LockEntry]:
         if not any(f.path and not f.hashes for f in entry.files):
             out.append(entry)
             continue
-        files = tuple(replace(f, hashes={"sha256": _sha256_of(f.path)}) if f.path and not f.hashes else f for f in entry.files)
-        hashes = tuple(dict.fromkeys([*entry.hashes, *(f"sha256:{f.hashes['sha256']}" for f in files if "sha256" in f.hashes)]))
+        files = tuple(
+            replace(f, hashes={"sha256": _sha256_of(f.path)}) if f.path and not f.hashes else f for f in entry.files
+        )
+        hashes = tuple(
+            dict.fromkeys([*entry.hashes, *(f"sha256:{f.hashes['sha256']}" for f in files if "sha256" in f.hashes)])
+        )
         out.append(replace(entry, files=files, hashes=hashes))
     return out
 

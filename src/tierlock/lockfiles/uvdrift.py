@@ -66,8 +66,12 @@ def drift(lock: UvLock, members: Sequence[Member], root: str) -> list[Drift]:
     out: list[Drift] = []
     requires_python = _requires_python(members)
     if not _same_range(lock.requires_python, requires_python):
-        out.append(Drift(None, f"requires-python {lock.requires_python or '(none)'} became {requires_python or '(none)'}"))
-    listed = set(lock.members) or {p.name for p in lock.packages if p.source_kind in ("editable", "virtual") and p.source_value == "."}
+        out.append(
+            Drift(None, f"requires-python {lock.requires_python or '(none)'} became {requires_python or '(none)'}")
+        )
+    listed = set(lock.members) or {
+        p.name for p in lock.packages if p.source_kind in ("editable", "virtual") and p.source_value == "."
+    }
     declared = {canonicalize_name(m.name) for m in members}
     for name in sorted(declared - listed):
         out.append(Drift(None, f"workspace member {name} added"))
@@ -98,8 +102,15 @@ def _member(member: Member, package: Package, requires_python: str | None, is_ro
     label = "" if is_root else f"{member.name}: "
     out: list[Drift] = []
     version = project.get("version")
-    if isinstance(version, str) and package.version is not None and "version" not in dynamic and _version_differs(version, package.version):
-        out.append(Drift(None if not is_root else "project.dependencies", f"{label}version {package.version} became {version}"))
+    if (
+        isinstance(version, str)
+        and package.version is not None
+        and "version" not in dynamic
+        and _version_differs(version, package.version)
+    ):
+        out.append(
+            Drift(None if not is_root else "project.dependencies", f"{label}version {package.version} became {version}")
+        )
     if not metadata or dynamic & {"dependencies", "optional-dependencies"}:
         return out
     own = _from_strings(project.get("dependencies", []) or [])
@@ -118,10 +129,12 @@ def _member(member: Member, package: Package, requires_python: str | None, is_ro
     return out
 
 
-def _groups(member: Member, metadata: Mapping[str, Any], requires_python: str | None, label: str, is_root: bool) -> list[Drift]:
-    declared = _declared_groups(member.data)
+def _groups(
+    member: Member, metadata: Mapping[str, Any], requires_python: str | None, label: str, is_root: bool
+) -> list[Drift]:
+    declared: dict[str, list[_Req]] = dict(_declared_groups(member.data))
     locked_raw = metadata.get("requires-dev", {}) or {}
-    locked = {canonicalize_name(g): _from_lock(v) for g, v in locked_raw.items()}
+    locked: dict[str, list[_Req]] = {canonicalize_name(g): _from_lock(v) for g, v in locked_raw.items()}
     out: list[Drift] = []
     for group in sorted(set(declared) | set(locked)):
         source = f"group:{group}" if is_root else None

@@ -33,14 +33,16 @@ def parsed(path: Path, text: str, digest: str) -> UvLock:
     return found
 
 
-def read(path: Path, text: str, digest: str, root: str, extras: tuple[str, ...], groups: tuple[str, ...]) -> ReadResult:
+def read(
+    path: Path, text: str, digest: str, *, root: str, extras: tuple[str, ...], groups: tuple[str, ...]
+) -> ReadResult:
     """The part of uv.lock that ``uv sync --extra E.. --group G.. --no-default-groups`` installs."""
     from tierlock.lockfiles.requirements import duplicate_problems
     from tierlock.lockfiles.uvselect import select
 
     lock = parsed(path, text, digest)
     if lock.version is not None and lock.version != SCHEMA:
-        return _exported(path, digest, lock, root, extras, groups)
+        return _exported(path, digest, lock, root=root, extras=extras, groups=groups)
     problems: list[ReadProblem] = list(lock.problems)
     selection = select(lock, root, extras, groups) if lock.packages or not problems else None
     entries = selection.entries if selection else ()
@@ -61,7 +63,7 @@ def read(path: Path, text: str, digest: str, root: str, extras: tuple[str, ...],
 
 
 def _exported(
-    path: Path, digest: str, lock: UvLock, root: str, extras: tuple[str, ...], groups: tuple[str, ...]
+    path: Path, digest: str, lock: UvLock, *, root: str, extras: tuple[str, ...], groups: tuple[str, ...]
 ) -> ReadResult:
     """A uv.lock of another schema, converted by uv itself (see the module docstring)."""
     from dataclasses import replace
@@ -76,7 +78,7 @@ def _exported(
         )
         empty = Lock(path, "uv", None, (), digest, f"sha256:{digest}", requires_python=lock.requires_python)
         return ReadResult(empty, (ReadProblem("integrity", 1, detail),))
-    result = foreignpylock.read(path, text, digest, root, (), ())
+    result = foreignpylock.read(path, text, digest, root=root, extras=(), groups=())
     converted = replace(result.lock, format="uv", file_digest=digest, body_digest=f"sha256:{digest}")
     return ReadResult(converted, result.problems)
 

@@ -58,11 +58,12 @@ def select(lock: UvLock, root: str, extras: Sequence[str] = (), groups: Sequence
     problems.extend(_undeclared(found[0], wanted_extras, wanted_groups))
     starts = [(start, "", ""), *((start, "extra", e) for e in wanted_extras)]
     starts += [(start, "group", g) for g in wanted_groups]
-    active = {(found[0].name, "extra", e) for e in wanted_extras} | {(found[0].name, "group", g) for g in wanted_groups}
+    active: set[tuple[str, str, str]] = {(found[0].name, "extra", e) for e in wanted_extras}
+    active.update((found[0].name, "group", g) for g in wanted_groups)
     graph = _Graph(lock, problems)
     # Pass 1 takes every other package's conflicting extras as active; pass 2 knows which ones the walk reached.
     reached = graph.walk(starts, _decider(found[0].name, active, None))
-    others = {(lock.packages[i].name, kind, name) for i, kind, name in reached if kind}
+    others: set[tuple[str, str, str]] = {(lock.packages[i].name, kind, name) for i, kind, name in reached if kind}
     conditions = graph.walk(starts, _decider(found[0].name, active, others))
     entries: list[LockEntry] = []
     local: list[LocalPackage] = []
@@ -92,7 +93,9 @@ def _undeclared(root: Package, extras: Iterable[str], groups: Iterable[str]) -> 
             out.append(ReadProblem("integrity", root.line, f"{root.name} has no extra {extra!r} in the lock"))
     for group in groups:
         if group not in declared_groups:
-            out.append(ReadProblem("integrity", root.line, f"{root.name} has no dependency group {group!r} in the lock"))
+            out.append(
+                ReadProblem("integrity", root.line, f"{root.name} has no dependency group {group!r} in the lock")
+            )
     return out
 
 
@@ -135,7 +138,8 @@ class _Graph:
         if len(candidates) == 1:
             return candidates[0]
         what = "no package" if not candidates else f"{len(candidates)} packages"
-        detail = f"{owner.name} depends on {dep.name}{f' {dep.version}' if dep.version else ''}, but the lock has {what} of that name"
+        version = f" {dep.version}" if dep.version else ""
+        detail = f"{owner.name} depends on {dep.name}{version}, but the lock has {what} of that name"
         self.problems.append(ReadProblem("integrity", owner.line, detail))
         return None
 
@@ -148,7 +152,9 @@ class _Graph:
             return package.groups.get(canonicalize_name(name), ())
         return package.dependencies
 
-    def walk(self, starts: Sequence[Vertex], decide: Callable[[str, str, str], bool | None]) -> dict[Vertex, set[Condition]]:
+    def walk(
+        self, starts: Sequence[Vertex], decide: Callable[[str, str, str], bool | None]
+    ) -> dict[Vertex, set[Condition]]:
         conditions: dict[Vertex, set[Condition]] = {v: {frozenset()} for v in starts}
         decided: dict[str, Marker | bool] = {}
         queue = deque(starts)
@@ -172,7 +178,9 @@ class _Graph:
         return conditions
 
 
-def _extend(conditions: dict[Vertex, set[Condition]], child: Vertex, parent: set[Condition], atom: tuple[str, ...]) -> bool:
+def _extend(
+    conditions: dict[Vertex, set[Condition]], child: Vertex, parent: set[Condition], atom: tuple[str, ...]
+) -> bool:
     """Add ``parent and atom`` to *child*'s conditions, keeping only the weakest (False when nothing new)."""
     known = conditions.setdefault(child, set())
     changed = False
@@ -189,7 +197,9 @@ def _extend(conditions: dict[Vertex, set[Condition]], child: Vertex, parent: set
 def _marker(conditions: set[Condition]) -> Marker | None:
     if not conditions or frozenset() in conditions:
         return None
-    alternatives = sorted(" and ".join(f"({m})" for m in sorted(c)) if len(c) > 1 else next(iter(c)) for c in conditions)
+    alternatives = sorted(
+        " and ".join(f"({m})" for m in sorted(c)) if len(c) > 1 else next(iter(c)) for c in conditions
+    )
     return Marker(alternatives[0] if len(alternatives) == 1 else " or ".join(f"({a})" for a in alternatives))
 
 
@@ -235,8 +245,8 @@ def _files(lock: UvLock, package: Package) -> tuple[LockedFile, ...]:
     if package.sdist is not None:
         raw.append(("sdist", package.sdist))
     for kind, file in raw:
-        url = file.get("url") if isinstance(file.get("url"), str) else None
-        path = file.get("path") if isinstance(file.get("path"), str) else None
+        url = str(file["url"]) if isinstance(file.get("url"), str) else None
+        path = str(file["path"]) if isinstance(file.get("path"), str) else None
         if path is not None and package.source_kind == "registry" and "://" not in package.source_value:
             path = str((lock.folder / package.source_value / path).resolve())
         elif path is None and package.source_kind == "path":

@@ -132,7 +132,6 @@ class Prober:
         notes: list[str] = [note] if note else []
         if closure and lock is None:
             from tierlock.errors import UsageError
-
             from tierlock.lockfiles.sources import remedy
 
             raise UsageError(

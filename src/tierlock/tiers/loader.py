@@ -442,7 +442,9 @@ def parse_project(data: Mapping[str, Any], *, pyproject: Path, text: str = "") -
             elif Path(glob).is_absolute() or glob.startswith(("/", "\\")):
                 r.problem(f"must be relative to the project root, not {glob!r}", where, "tests", i)
         suffix = ".txt" if fmt == "requirements" else ".toml"
-        lockfile = own_lock.path or lock_dir / (f"{norm}{suffix}" if fmt == "requirements" else f"pylock.{norm}{suffix}")
+        lockfile = own_lock.path or lock_dir / (
+            f"{norm}{suffix}" if fmt == "requirements" else f"pylock.{norm}{suffix}"
+        )
         tiers[norm] = Tier(
             name=norm,
             source=info["source"],

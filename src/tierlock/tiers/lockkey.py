@@ -56,7 +56,9 @@ def _path(r: _Problems, table: Mapping[str, Any], root: Path) -> Path | None:
     if raw is None:
         return None
     if not isinstance(raw, str) or not raw.strip():
-        r.problem('must be a path such as "uv.lock" or "pylock.toml" (relative to the project root)', "tool.tierlock", KEY)
+        r.problem(
+            'must be a path such as "uv.lock" or "pylock.toml" (relative to the project root)', "tool.tierlock", KEY
+        )
         return None
     if Path(raw).is_absolute() or raw.startswith(("/", "\\")) or ".." in Path(raw).parts:
         r.problem(f"must be a path inside the project, relative to its root, not {raw!r}", "tool.tierlock", KEY)

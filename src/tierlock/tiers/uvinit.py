@@ -76,7 +76,7 @@ def _add_plugin(document: Any) -> str | None:
     if groups is None:
         groups = tomlkit.table()
         document.add("dependency-groups", groups)
-    existing = {canonicalize_name(str(g)): str(g) for g in groups}
+    existing: dict[str, str] = {canonicalize_name(str(g)): str(g) for g in groups}
     name = next((existing[g] for g in TEST_GROUPS if g in existing), "test")
     if name not in groups:
         groups[name] = tomlkit.array()

@@ -152,13 +152,15 @@ def test_a_git_source_and_a_missing_package_are_problems_with_their_lines(tmp_pa
         (18, "vcs comes from git (https"),
     ]
     (lib,) = chosen.entries
-    assert lib.index == "https://example.org/simple" and lib.hashes == ("sha256:bb", "sha256:aa")
+    assert lib.index == "https://example.org/simple"
+    assert lib.hashes == ("sha256:bb", "sha256:aa")
     assert chosen.local == ()  # a virtual project installs nothing of its own
 
 
 def test_invalid_toml_and_a_package_without_a_version_are_reported_with_lines(tmp_path: Path) -> None:
     (broken,) = parse("version = 1\n[[package]\n", tmp_path / "uv.lock").problems
-    assert broken.line == 2 and broken.detail.startswith("invalid TOML")
+    assert broken.line == 2
+    assert broken.detail.startswith("invalid TOML")
     text = 'version = 1\n\n[[package]]\nname = "x"\nsource = { registry = "https://pypi.org/simple" }\n'
     (missing,) = parse(text, tmp_path / "uv.lock").problems
     assert (missing.line, missing.detail) == (3, "x: no version")
@@ -168,7 +170,7 @@ def test_another_schema_is_read_through_uv_or_named_as_unreadable(tmp_path: Path
     from tierlock.lockfiles.uvread import read
 
     text = DOC.replace("version = 1\n", "version = 2\n", 1)
-    result = read(tmp_path / "uv.lock", text, "0" * 64, "app", (), ())
+    result = read(tmp_path / "uv.lock", text, "0" * 64, root="app", extras=(), groups=())
     (problem,) = result.problems
     assert problem.detail.startswith("uv.lock schema version 2, but this tierlock reads version 1")
     assert result.lock.entries == ()

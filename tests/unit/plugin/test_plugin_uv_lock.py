@@ -18,7 +18,10 @@ from tests.support.uvproject import build_wheelhouse, locked_project, uv_env
 
 pytestmark = pytest.mark.slow
 
-ADDOPTS = '\n[tool.pytest.ini_options]\naddopts = ["-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:hypothesispytest"]\n'
+ADDOPTS = (
+    "\n[tool.pytest.ini_options]\n"
+    'addopts = ["-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:hypothesispytest"]\n'
+)
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +40,9 @@ def project(template: Path, pytester: pytest.Pytester, monkeypatch: pytest.Monke
     pyproject = pytester.path / "pyproject.toml"
     pyproject.write_text(pyproject.read_text() + ADDOPTS)
     (pytester.path / "tests" / "brain").mkdir(parents=True)
-    (pytester.path / "tests" / "brain" / "test_brain.py").write_text("import corelib\n\n\ndef test_brain():\n    pass\n")
+    (pytester.path / "tests" / "brain" / "test_brain.py").write_text(
+        "import corelib\n\n\ndef test_brain():\n    pass\n"
+    )
     (pytester.path / "tests" / "test_base.py").write_text("def test_base():\n    pass\n")
     return pytester
 
@@ -52,4 +57,6 @@ def test_a_ci_run_fails_closed_on_the_absent_tier(project: pytest.Pytester, monk
     monkeypatch.setenv("CI", "true")
     result = project.runpytest()
     assert result.ret == 6
-    result.stderr.fnmatch_lines(["tierlock: tier brain is required in CI (ci-require) but it is absent:", "*gamma*absent*"])
+    result.stderr.fnmatch_lines(
+        ["tierlock: tier brain is required in CI (ci-require) but it is absent:", "*gamma*absent*"]
+    )

@@ -63,7 +63,8 @@ def test_a_bad_lock_is_a_config_error_at_its_line(tmp_path: Path, value: str, sa
         load_project(_project(tmp_path, f"lock = {value}"))
     (problem,) = caught.value.problems
     assert problem.message == says
-    assert problem.where == "[tool.tierlock].lock" and problem.line == 14
+    assert problem.where == "[tool.tierlock].lock"
+    assert problem.line == 14
 
 
 def test_lock_dir_and_format_with_a_lock_are_named_as_meaningless(tmp_path: Path) -> None:
@@ -76,10 +77,14 @@ def test_lock_dir_and_format_with_a_lock_are_named_as_meaningless(tmp_path: Path
 
 
 def test_uvs_conflicts_between_the_projects_extras_are_conflicts_between_their_tiers(tmp_path: Path) -> None:
-    tail = '\n[tool.uv]\nconflicts = [[{ extra = "brain" }, { extra = "old" }], [{ package = "other", extra = "x" }, { group = "test" }]]\n'
+    tail = (
+        '\n[tool.uv]\nconflicts = [[{ extra = "brain" }, { extra = "old" }], '
+        '[{ package = "other", extra = "x" }, { group = "test" }]]\n'
+    )
     project = load_project(_project(tmp_path, 'lock = "uv.lock"', tail))
     assert project.conflicts == (frozenset({"brain", "old"}),)
-    assert project.exclusive("brain", "old") and not project.exclusive("brain", "test")
+    assert project.exclusive("brain", "old")
+    assert not project.exclusive("brain", "test")
     own = load_project(_project(tmp_path, "", tail))  # tierlock's own lockfiles: [tool.tierlock].conflicts only
     assert own.conflicts == ()
 

@@ -63,22 +63,29 @@ def test_init_reads_uv_lock_and_puts_the_plugin_in_the_test_group(
 ) -> None:
     data, out = _init(project_dir, groups, capsys)
     table = data["tool"]["tierlock"]  # type: ignore[index]
-    assert table["lock"] == "uv.lock" and "lock-dir" not in table and "format" not in table
+    assert table["lock"] == "uv.lock"
+    assert "lock-dir" not in table
+    assert "format" not in table
     assert table["tiers"]["local"] == {"source": "extra:local"}  # reaches a workspace member: uv.lock holds it
     assert data["dependency-groups"][chosen] == result  # type: ignore[index]
     assert f"added {PLUGIN_DISTRIBUTION} (the pytest plugin) to the {chosen} dependency group" in out
     assert "next: run `uv lock`" in out
     project = load_project(project_dir)
-    assert project.lock == project_dir / "uv.lock" and set(project.tiers) == {"base", "brain", "local"}
+    assert project.lock == project_dir / "uv.lock"
+    assert set(project.tiers) == {"base", "brain", "local"}
 
 
-def test_a_test_group_that_has_the_plugin_is_left_as_it_is(project_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_test_group_that_has_the_plugin_is_left_as_it_is(
+    project_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     data, out = _init(project_dir, 'test = ["pytest", "Tierlock>=0.1"]', capsys)
     assert data["dependency-groups"]["test"] == ["pytest", "Tierlock>=0.1"]  # type: ignore[index]
     assert "(the pytest plugin)" not in out
 
 
-def test_a_project_without_uv_lock_gets_tierlocks_own_lockfiles(project_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_project_without_uv_lock_gets_tierlocks_own_lockfiles(
+    project_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (project_dir / "pyproject.toml").write_text(PYPROJECT.format(groups='test = ["pytest"]'), encoding="utf-8")
     assert main(["--project", str(project_dir), "init", "--no-groups", "--no-pytest-marker"]) == 0
     data = tomllib.loads((project_dir / "pyproject.toml").read_text())
