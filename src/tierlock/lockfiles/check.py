@@ -173,6 +173,11 @@ def findings(project: Project, tiers: Sequence[Tier], locks: Mapping[str, ReadRe
         from tierlock.lockfiles import committed
 
         return committed.findings(project, tiers, locks)
+    return _own_findings(project, tiers, locks)
+
+
+def _own_findings(project: Project, tiers: Sequence[Tier], locks: Mapping[str, ReadResult | None]) -> Report:
+    """:func:`findings` for tierlock's own lockfiles, one per tier with its header."""
     out: list[Finding] = []
     entries = 0
     names: set[str] = set()
