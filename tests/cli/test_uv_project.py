@@ -270,3 +270,23 @@ def test_install_tier_fails_closed_on_a_stale_uv_lock(project: Path, env: dict[s
     assert result.returncode == 1
     assert "to fix: uv lock" in result.stderr
     assert not (project / ".venv").exists()
+
+
+@pytest.mark.parametrize("argv", [["probe", "--json"], ["check"], ["status"]], ids=["probe", "check", "status"])
+def test_reading_uv_lock_keeps_the_fast_paths_light(project: Path, env: dict[str, str], argv: list[str]) -> None:
+    import sys
+
+    code = f"import sys; from tierlock.cli import main; sys.exit(main({argv!r}))"
+    assert tool("install-tier", ["base"], project, env).returncode == 0
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    modules = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    assert "tierlock.lockfiles.uvselect" in modules
+    assert {m for m in modules if m.split(".")[0] in {"rich", "jsonschema", "pip", "uv"}} == set()
