@@ -290,3 +290,23 @@ def test_reading_uv_lock_keeps_the_fast_paths_light(project: Path, env: dict[str
     modules = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
     assert "tierlock.lockfiles.uvselect" in modules
     assert {m for m in modules if m.split(".")[0] in {"rich", "jsonschema", "pip", "uv"}} == set()
+
+
+def test_verify_arms_the_ci_tiers_from_uv_lock_and_binds_the_evidence(
+    project: Path, env: dict[str, str], git_identity: None
+) -> None:
+    from tests.support.gitrepo import IDENTITY, commit_all, git, write_config
+
+    write_config(project, [{"key": "imports", "command": ".venv/bin/python", "args": ["-c", "import corelib, proj"]}])
+    (project / ".gitignore").write_text(".venv/\n__pycache__/\n", encoding="utf-8")
+    git(project, "init", "-q", "-b", "main")
+    commit_all(project, "first")
+    evidence = project.parent / "evidence"
+    verify = tool("tierlock", ["verify", "--evidence-dir", str(evidence), "--json"], project, {**env, **IDENTITY})
+    document = json.loads(verify.stdout)
+    assert verify.returncode == 0, document
+    setup = json.loads(Path(document["receipt"]).read_text())["setup"]
+    assert setup["source"] == "lockfile"
+    assert "uv.lock" in setup["lockfiles"]
+    assert [c["args"] for c in document["commands"] if c["list"] == "setup"] == [["base", "brain"]]
+    assert tool("tierlock", ["verified", "--evidence-dir", str(evidence)], project, env).returncode == 0
