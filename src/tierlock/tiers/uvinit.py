@@ -87,8 +87,38 @@ def _add_plugin(document: Any) -> str | None:
                 return None
         except InvalidRequirement:
             continue
-    items.append(PLUGIN_DISTRIBUTION)
+    items.append(plugin_requirement(document.get("project", {}).get("requires-python")))
     return name
+
+
+def plugin_requirement(requires_python: object) -> str:
+    """The plugin's requirement for a project that supports *requires_python*: with a marker when the project
+    supports Pythons the plugin does not (so ``uv lock`` resolves, and older Pythons go without the gate)."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    lowest = _plugin_lowest_python()
+    try:
+        allowed = SpecifierSet(str(requires_python)) if isinstance(requires_python, str) else SpecifierSet()
+    except InvalidSpecifier:
+        return PLUGIN_DISTRIBUTION
+    major, minor = (int(p) for p in lowest.split(".")[:2])
+    older = [f"{major}.{m}.{micro}" for m in range(minor) for micro in (0, 99)]
+    if any(allowed.contains(v, prereleases=True) for v in older):
+        return f'{PLUGIN_DISTRIBUTION}; python_version >= "{major}.{minor}"'
+    return PLUGIN_DISTRIBUTION
+
+
+def _plugin_lowest_python() -> str:
+    """The lowest Python the plugin's distribution supports (its ``Requires-Python``: ``>=3.11`` -> ``3.11``)."""
+    import re
+    from importlib import metadata
+
+    try:
+        declared = metadata.metadata(PLUGIN_DISTRIBUTION).get("Requires-Python") or ""
+    except metadata.PackageNotFoundError:
+        declared = ""
+    found = re.search(r">=\s*(\d+\.\d+)", declared)
+    return found.group(1) if found else "3.11"
 
 
 _PLUGIN_NAMES = {canonicalize_name(PLUGIN_DISTRIBUTION), "tierlock", "pytest-tierlock"}

@@ -24,6 +24,7 @@ PYPROJECT = """\
 [project]
 name = "svc"
 version = "1.0"
+requires-python = "{requires}"
 dependencies = ["httpx", "member"]
 
 [project.optional-dependencies]
@@ -41,8 +42,10 @@ members = ["packages/member"]
 """
 
 
-def _init(root: Path, groups: str, capsys: pytest.CaptureFixture[str]) -> tuple[dict[str, object], str]:
-    (root / "pyproject.toml").write_text(PYPROJECT.format(groups=groups), encoding="utf-8")
+def _init(
+    root: Path, groups: str, capsys: pytest.CaptureFixture[str], requires: str = ">=3.11"
+) -> tuple[dict[str, object], str]:
+    (root / "pyproject.toml").write_text(PYPROJECT.format(groups=groups, requires=requires), encoding="utf-8")
     (root / "uv.lock").write_text("version = 1\n", encoding="utf-8")
     assert main(["--project", str(root), "init", "--no-groups", "--no-pytest-marker"]) == 0
     out = capsys.readouterr().out
@@ -75,6 +78,13 @@ def test_init_reads_uv_lock_and_puts_the_plugin_in_the_test_group(
     assert set(project.tiers) == {"base", "brain", "local"}
 
 
+def test_a_project_that_supports_older_pythons_gets_the_plugin_where_it_runs(
+    project_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data, _ = _init(project_dir, 'test = ["pytest"]', capsys, requires=">=3.9")
+    assert data["dependency-groups"]["test"] == ["pytest", f'{PLUGIN_DISTRIBUTION}; python_version >= "3.11"']  # type: ignore[index]
+
+
 def test_a_test_group_that_has_the_plugin_is_left_as_it_is(
     project_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -86,7 +96,9 @@ def test_a_test_group_that_has_the_plugin_is_left_as_it_is(
 def test_a_project_without_uv_lock_gets_tierlocks_own_lockfiles(
     project_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (project_dir / "pyproject.toml").write_text(PYPROJECT.format(groups='test = ["pytest"]'), encoding="utf-8")
+    (project_dir / "pyproject.toml").write_text(
+        PYPROJECT.format(groups='test = ["pytest"]', requires=">=3.11"), encoding="utf-8"
+    )
     assert main(["--project", str(project_dir), "init", "--no-groups", "--no-pytest-marker"]) == 0
     data = tomllib.loads((project_dir / "pyproject.toml").read_text())
     assert data["tool"]["tierlock"]["lock-dir"] == "lockfiles"
