@@ -114,8 +114,8 @@ def _plugin_lowest_python() -> str:
     from importlib import metadata
 
     try:
-        declared = metadata.metadata(PLUGIN_DISTRIBUTION).get("Requires-Python") or ""
-    except metadata.PackageNotFoundError:
+        declared = metadata.metadata(PLUGIN_DISTRIBUTION)["Requires-Python"] or ""
+    except (metadata.PackageNotFoundError, KeyError):
         declared = ""
     found = re.search(r">=\s*(\d+\.\d+)", declared)
     return found.group(1) if found else "3.11"
