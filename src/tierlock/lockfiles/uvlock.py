@@ -119,15 +119,19 @@ def source_key(kind: str, value: str) -> str:
     return f"{kind}:{value}"
 
 
-def parse(text: str, path: Path) -> UvLock:
-    """Read uv.lock *text* (the file at *path*); structural problems are collected, not raised."""
-    try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        match = _TOML_POS.search(str(exc))
-        detail = _TOML_POS.sub("", str(exc)).strip()
-        problem = ReadProblem("integrity", int(match.group(1)) if match else None, f"invalid TOML: {detail}")
-        return UvLock(path, None, 0, None, (), (problem,))
+def parse(text: str, path: Path, document: Mapping[str, Any] | None = None) -> UvLock:
+    """Read uv.lock *text* (the file at *path*); structural problems are collected, not raised.
+
+    *document* is the text already parsed as TOML (a cached copy), when the caller has it.
+    """
+    if document is None:
+        try:
+            document = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            match = _TOML_POS.search(str(exc))
+            detail = _TOML_POS.sub("", str(exc)).strip()
+            problem = ReadProblem("integrity", int(match.group(1)) if match else None, f"invalid TOML: {detail}")
+            return UvLock(path, None, 0, None, (), (problem,))
     problems: list[ReadProblem] = []
     version = document.get("version")
     if not isinstance(version, int) or isinstance(version, bool):

@@ -29,8 +29,50 @@ def parsed(path: Path, text: str, digest: str) -> UvLock:
     if found is None:
         if len(_PARSED) > 8:
             _PARSED.clear()
-        found = _PARSED[key] = parse(text, path)
+        document = _cached(path.parent, digest)
+        found = _PARSED[key] = parse(text, path, document)
+        if document is None and found.version is not None:
+            _remember(path.parent, digest, found.document)
     return found
+
+
+#: Where the parsed uv.lock is kept between runs: pytest's cache layout, only when that folder exists.
+CACHE = (".pytest_cache", "v", "tierlock", "uvlock")
+
+
+def _cached(root: Path, digest: str) -> dict[str, Any] | None:
+    """The TOML document of the uv.lock whose bytes have *digest*, from the cache (TOML is slow to parse; JSON
+    is not), or None."""
+    import json
+
+    try:
+        with open(root.joinpath(*CACHE), encoding="utf-8") as handle:
+            kept = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(kept, dict) or kept.get("digest") != digest or not isinstance(kept.get("document"), dict):
+        return None
+    document: dict[str, Any] = kept["document"]
+    return document
+
+
+def _remember(root: Path, digest: str, document: object) -> None:
+    """Keep the parsed document for the next run, when pytest's cache folder is there (never made here)."""
+    import json
+    import os
+    import tempfile
+
+    if not root.joinpath(*CACHE[:1]).is_dir():
+        return
+    folder = root.joinpath(*CACHE[:-1])
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(dir=folder, prefix=".uvlock-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump({"digest": digest, "document": document}, handle, default=str, separators=(",", ":"))
+        os.replace(temporary, folder / CACHE[-1])
+    except OSError:
+        return  # a read-only checkout: read uncached
 
 
 def read(

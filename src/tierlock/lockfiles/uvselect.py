@@ -17,6 +17,7 @@ nothing (their dependencies do).
 
 from __future__ import annotations
 
+import os
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -222,7 +223,7 @@ def _entry(lock: UvLock, package: Package, marker: Marker | None, problems: list
     if package.source_kind == "registry":
         index = _location(lock, package.source_value)
     elif package.source_kind == "path":
-        url = (lock.folder / package.source_value).resolve().as_uri()
+        url = Path(os.path.normpath(os.path.join(lock.folder, package.source_value))).as_uri()
     elif package.source_kind == "url":
         url = package.source_value
     else:
@@ -236,7 +237,7 @@ def _location(lock: UvLock, value: str) -> str:
     """A registry as the installer takes it: a URL as written, a folder of wheels as an absolute path."""
     if "://" in value:
         return value
-    return str((lock.folder / value).resolve())
+    return os.path.normpath(os.path.join(lock.folder, value))
 
 
 def _files(lock: UvLock, package: Package) -> tuple[LockedFile, ...]:
@@ -248,9 +249,9 @@ def _files(lock: UvLock, package: Package) -> tuple[LockedFile, ...]:
         url = str(file["url"]) if isinstance(file.get("url"), str) else None
         path = str(file["path"]) if isinstance(file.get("path"), str) else None
         if path is not None and package.source_kind == "registry" and "://" not in package.source_value:
-            path = str((lock.folder / package.source_value / path).resolve())
+            path = os.path.normpath(os.path.join(lock.folder, package.source_value, path))
         elif path is None and package.source_kind == "path":
-            path = str((lock.folder / package.source_value).resolve())
+            path = os.path.normpath(os.path.join(lock.folder, package.source_value))
         name = file.get("filename")
         filename = str(name) if isinstance(name, str) else _basename(str(url or path or package.source_value))
         algorithm, _, digest = str(file.get("hash") or "").partition(":")
