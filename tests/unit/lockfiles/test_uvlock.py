@@ -174,3 +174,31 @@ def test_another_schema_is_read_through_uv_or_named_as_unreadable(tmp_path: Path
     (problem,) = result.problems
     assert problem.detail.startswith("uv.lock schema version 2, but this tierlock reads version 1")
     assert result.lock.entries == ()
+
+
+def test_the_parsed_lock_is_kept_in_pytests_cache_folder_and_used_only_for_the_same_bytes(tmp_path: Path) -> None:
+    import hashlib
+
+    from tierlock.lockfiles import uvread
+
+    lock = tmp_path / "uv.lock"
+    lock.write_text(DOC)
+    digest = hashlib.sha256(DOC.encode()).hexdigest()
+    uvread._PARSED.clear()
+    uvread.parsed(lock, DOC, digest)
+    assert not (tmp_path / ".pytest_cache").exists()  # never made here
+    (tmp_path / ".pytest_cache").mkdir()
+    uvread._PARSED.clear()
+    uvread.parsed(lock, DOC, digest)
+    kept = tmp_path.joinpath(*uvread.CACHE)
+    assert kept.is_file()
+    kept.write_text(kept.read_text().replace('"lib"', '"cached-lib"'))
+    uvread._PARSED.clear()
+    assert {p.name for p in uvread.parsed(lock, DOC, digest).packages} == {"app", "cached-lib", "vcs"}
+    changed = DOC.replace('version = "2.0"', 'version = "2.1"')
+    uvread._PARSED.clear()
+    fresh = uvread.parsed(lock, changed, hashlib.sha256(changed.encode()).hexdigest())
+    assert {p.name for p in fresh.packages} == {"app", "lib", "vcs"}  # other bytes: parsed again
+    kept.write_text("not json")
+    uvread._PARSED.clear()
+    assert {p.name for p in uvread.parsed(lock, DOC, digest).packages} == {"app", "lib", "vcs"}
