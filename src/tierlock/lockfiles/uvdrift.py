@@ -66,9 +66,9 @@ def drift(lock: UvLock, members: Sequence[Member], root: str) -> list[Drift]:
     out: list[Drift] = []
     requires_python = _requires_python(members)
     if not _same_range(lock.requires_python, requires_python):
-        out.append(
-            Drift(None, f"requires-python {lock.requires_python or '(none)'} became {requires_python or '(none)'}")
-        )
+        own = _requires_python(members[:1])
+        shown = own if _same_range(own, requires_python) else requires_python  # the root's, when it decides
+        out.append(Drift(None, f"requires-python {lock.requires_python or '(none)'} became {shown or '(none)'}"))
     listed = set(lock.members) or {
         p.name for p in lock.packages if p.source_kind in ("editable", "virtual") and p.source_value == "."
     }
