@@ -31,7 +31,7 @@ from packaging.version import InvalidVersion, Version
 
 from tierlock.lockfiles.markers import specialise
 from tierlock.lockfiles.model import LocalPackage, LockedFile, LockEntry, ReadProblem
-from tierlock.lockfiles.uvlock import Dependency, Package, UvLock, conflict_atom
+from tierlock.lockfiles.uvlock import TREE_SOURCES, Dependency, Package, UvLock, conflict_atom
 
 #: A vertex of the walk: (package index, "" for its own dependencies or "extra"/"group", that name).
 Vertex = tuple[int, str, str]
@@ -49,23 +49,23 @@ class Selection:
 def select(lock: UvLock, root: str, extras: Sequence[str] = (), groups: Sequence[str] = ()) -> Selection:
     """What ``uv sync --extra E... --group G... --no-default-groups`` installs, for every platform."""
     problems: list[ReadProblem] = []
-    found = lock.named(root)
-    if not found:
+    project = _project(lock, root)
+    if project is None:
         detail = f"no package {canonicalize_name(root)!r}: the lock was made for another project or before it existed"
         return Selection((), (), (ReadProblem("integrity", None, detail),))
-    start = lock.packages.index(found[0])
+    start = lock.packages.index(project)
     wanted_extras = [canonicalize_name(e) for e in extras]
     wanted_groups = [canonicalize_name(g) for g in groups]
-    problems.extend(_undeclared(found[0], wanted_extras, wanted_groups))
+    problems.extend(_undeclared(project, wanted_extras, wanted_groups))
     starts = [(start, "", ""), *((start, "extra", e) for e in wanted_extras)]
     starts += [(start, "group", g) for g in wanted_groups]
-    active: set[tuple[str, str, str]] = {(found[0].name, "extra", e) for e in wanted_extras}
-    active.update((found[0].name, "group", g) for g in wanted_groups)
+    active: set[tuple[str, str, str]] = {(project.name, "extra", e) for e in wanted_extras}
+    active.update((project.name, "group", g) for g in wanted_groups)
     graph = _Graph(lock, problems)
     # Pass 1 takes every other package's conflicting extras as active; pass 2 knows which ones the walk reached.
-    reached = graph.walk(starts, _decider(found[0].name, active, None))
+    reached = graph.walk(starts, _decider(project.name, active, None))
     others: set[tuple[str, str, str]] = {(lock.packages[i].name, kind, name) for i, kind, name in reached if kind}
-    conditions = graph.walk(starts, _decider(found[0].name, active, others))
+    conditions = graph.walk(starts, _decider(project.name, active, others))
     entries: list[LockEntry] = []
     local: list[LocalPackage] = []
     for (index, kind, _name), condition in sorted(conditions.items()):
@@ -81,6 +81,13 @@ def select(lock: UvLock, root: str, extras: Sequence[str] = (), groups: Sequence
             if entry is not None:
                 entries.append(entry)
     return Selection(tuple(entries), tuple(local), tuple(dict.fromkeys(problems)))
+
+
+def _project(lock: UvLock, root: str) -> Package | None:
+    """The project's own package: the one of its name built from a folder (a release of it from an index that the
+    lock also holds is not the project)."""
+    found = lock.named(root)
+    return next((p for p in found if p.source_kind in TREE_SOURCES), found[0] if found else None)
 
 
 def _undeclared(root: Package, extras: Iterable[str], groups: Iterable[str]) -> list[ReadProblem]:

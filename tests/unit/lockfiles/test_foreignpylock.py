@@ -90,3 +90,15 @@ def test_an_invalid_document_is_one_problem_with_its_line(tmp_path: Path) -> Non
     (problem,) = read(tmp_path / "pylock.toml", broken, "0" * 64, root="proj", extras=(), groups=()).problems
     assert problem.line == 10
     assert problem.detail.startswith("invalid pylock")
+
+
+def test_each_entry_names_where_its_files_come_from(tmp_path: Path) -> None:
+    local = tmp_path / "wheels" / "beta-1.0-py3-none-any.whl"
+    text = (
+        MULTI
+        + '\n[[packages]]\nname = "beta"\nversion = "1.0"\n'
+        + f'wheels = [{{ url = "{local.as_uri()}", hashes = {{ sha256 = "{"d" * 64}" }} }}]\n'
+    )
+    result = read(tmp_path / "pylock.toml", text, "0" * 64, root="proj", extras=("brain",), groups=())
+    index = {str(e.name): e.index for e in result.lock.entries}
+    assert index == {"alpha": "https://pypi.org/simple", "corelib": None, "beta": str(tmp_path / "wheels")}

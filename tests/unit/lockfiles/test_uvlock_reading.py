@@ -144,3 +144,153 @@ def test_markers_are_equivalent_when_no_environment_tells_them_apart(
     b = Marker(second) if second else None
     assert equivalent(a, b, requires_python) is same
     assert equivalent(b, a, requires_python) is same
+
+
+GRAPH = """\
+version = 1
+revision = 5
+requires-python = ">=3.11"
+
+[[package]]
+name = "app"
+version = "3.0"
+source = { registry = "https://pypi.org/simple" }
+sdist = { url = "https://example.org/app-3.0.tar.gz", hash = "sha256:ff", size = 9 }
+
+[[package]]
+name = "app"
+version = "1.0"
+source = { editable = "." }
+dependencies = [
+    { name = "shared", marker = "sys_platform == 'linux'" },
+    { name = "tool", extra = ["fast"] },
+    { name = "twin", version = "1.0", source = { registry = "https://two.example/simple" } },
+]
+
+[[package]]
+name = "tool"
+version = "1.0"
+source = { registry = "https://pypi.org/simple" }
+dependencies = [{ name = "shared", marker = "sys_platform == 'win32'" }]
+wheels = [{ url = "https://example.org/tool-1.0-py3-none-any.whl", hash = "sha256:aa", size = 1 }]
+
+[package.optional-dependencies]
+fast = [{ name = "speedy", marker = "extra == 'extra-4-tool-fast'" }]
+slow = [{ name = "lazy" }]
+
+[[package]]
+name = "shared"
+version = "1.0"
+source = { registry = "https://pypi.org/simple" }
+wheels = [{ url = "https://example.org/shared-1.0-py3-none-any.whl", hash = "sha256:bb", size = 1 }]
+
+[[package]]
+name = "speedy"
+version = "1.0"
+source = { registry = "https://pypi.org/simple" }
+wheels = [{ url = "https://example.org/speedy-1.0-py3-none-any.whl", hash = "sha256:cc", size = 1 }]
+
+[[package]]
+name = "lazy"
+version = "1.0"
+source = { registry = "https://pypi.org/simple" }
+
+[[package]]
+name = "twin"
+version = "1.0"
+source = { registry = "https://one.example/simple" }
+
+[[package]]
+name = "twin"
+version = "1.0"
+source = { registry = "https://two.example/simple" }
+"""
+
+
+def _graph(tmp_path: Path) -> object:
+    return select(parse(GRAPH, tmp_path / "uv.lock"), "app")
+
+
+def test_a_package_reached_on_two_paths_holds_where_either_path_does(tmp_path: Path) -> None:
+    from tierlock.lockfiles.markers import applies
+
+    chosen = _graph(tmp_path)
+    shared = next(e for e in chosen.entries if e.name == "shared")  # type: ignore[attr-defined]
+    assert applies(shared.marker, {"sys_platform": "linux"})
+    assert applies(shared.marker, {"sys_platform": "win32"})
+    assert not applies(shared.marker, {"sys_platform": "darwin"})
+
+
+def test_the_project_is_its_folders_package_and_a_fork_by_source_follows_the_source_named(tmp_path: Path) -> None:
+    chosen = _graph(tmp_path)
+    assert [(p.name, p.version, p.editable) for p in chosen.local] == [("app", "1.0", True)]  # type: ignore[attr-defined]
+    twin = next(e for e in chosen.entries if e.name == "twin")  # type: ignore[attr-defined]
+    assert twin.index == "https://two.example/simple"
+    assert "app" not in {e.name for e in chosen.entries}  # type: ignore[attr-defined]
+
+
+def test_a_dependencys_own_extra_is_followed_and_its_conflict_marker_decided_by_the_walk(tmp_path: Path) -> None:
+    chosen = _graph(tmp_path)
+    names = {e.name for e in chosen.entries}  # type: ignore[attr-defined]
+    assert "speedy" in names  # tool[fast] reached: its extra-4-tool-fast marker holds
+    assert "lazy" not in names  # tool[slow] never asked for
+    speedy = next(e for e in chosen.entries if e.name == "speedy")  # type: ignore[attr-defined]
+    assert speedy.marker is None
+
+
+def test_file_sizes_and_urls_are_kept(tmp_path: Path) -> None:
+    chosen = _graph(tmp_path)
+    tool = next(e for e in chosen.entries if e.name == "tool")  # type: ignore[attr-defined]
+    (file,) = tool.files
+    assert (file.size, file.url, file.filename, file.hashes) == (
+        1,
+        "https://example.org/tool-1.0-py3-none-any.whl",
+        "tool-1.0-py3-none-any.whl",
+        {"sha256": "aa"},
+    )
+
+
+@pytest.mark.parametrize(
+    ("head", "problem"),
+    [
+        ("version = true\n", "no schema `version` (not a uv.lock?)"),
+        ('version = "1"\n', "no schema `version` (not a uv.lock?)"),
+        ("revision = 2\n", "no schema `version` (not a uv.lock?)"),
+    ],
+)
+def test_a_schema_version_must_be_an_integer(tmp_path: Path, head: str, problem: str) -> None:
+    lock = parse(head, tmp_path / "uv.lock")
+    assert [p.detail for p in lock.problems] == [problem]
+    assert lock.version is None
+
+
+def test_a_lock_without_a_revision_is_revision_zero(tmp_path: Path) -> None:
+    lock = parse("version = 1\n", tmp_path / "uv.lock")
+    assert (lock.version, lock.revision, lock.problems) == (1, 0, ())
+
+
+def test_markers_on_different_platforms_never_overlap_and_too_many_combinations_assume_the_worst() -> None:
+    from tierlock.lockfiles.markers import overlap
+
+    linux, windows = Marker('sys_platform == "linux"'), Marker('sys_platform == "win32"')
+    assert overlap(linux, windows) is False
+    assert overlap(linux, Marker('sys_platform == "linux" and python_version >= "3.12"')) is True
+    values = [f"v{i}" for i in range(30)]
+    wide = " or ".join(
+        f'(platform_machine == "{a}" and os_name == "{a}" and platform_release == "{a}")' for a in values
+    )
+    narrow = " or ".join(f'(platform_machine == "{a}" and os_name == "{b}")' for a in values for b in values[:1])
+    assert overlap(Marker(wide), Marker(narrow)) is True  # more than can be tried: assume they do
+    assert equivalent(Marker(wide), Marker(narrow)) is False  # and never claim they mean the same
+
+
+def test_requires_python_ranges_compare_by_the_versions_they_admit() -> None:
+    from tierlock.lockfiles.uvdrift import _same_range
+
+    assert _same_range(">=3.11", ">= 3.11.0")
+    assert _same_range(None, None)
+    assert not _same_range(None, ">=3.11")
+    assert not _same_range(">=3.11", None)
+    assert not _same_range(">=3.11", ">3.11")
+    assert not _same_range("<3.11", "<=3.10")
+    assert not _same_range(">=3.10.1", ">=3.10")
