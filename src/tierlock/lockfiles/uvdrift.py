@@ -313,7 +313,13 @@ def _requires_python(members: Sequence[Member]) -> str | None:
 
 
 def _same_range(first: str | None, second: str | None) -> bool:
-    """Whether two requires-python ranges admit the same Python versions (tried on every edge they name)."""
+    """Whether two requires-python ranges admit the same Python versions.
+
+    Where two ranges differ, the difference starts at an edge one of them names
+    (the edge itself, or just above it; ``~=3.11.2`` and ``==3.11.*`` also end at
+    the next minor version), or below every edge: each edge, the version just
+    above it, the next minor version, and 3.0.0 are tried.
+    """
     import re
 
     if (first or "") == (second or ""):
@@ -322,12 +328,10 @@ def _same_range(first: str | None, second: str | None) -> bool:
         a, b = SpecifierSet(first or ""), SpecifierSet(second or "")
     except InvalidSpecifier:
         return False
-    edges = {tuple(int(p) for p in v.split(".")) for v in re.findall(r"\d+(?:\.\d+)*", f"{first} {second}")}
     tried = {"3.0.0"}
-    for edge in edges:
-        major, minor, micro = (*edge, 0, 0)[:3]
+    for edge in re.findall(r"\d+(?:\.\d+)*", f"{first} {second}"):
+        major, minor, micro = (*(int(p) for p in edge.split(".")), 0, 0)[:3]
         tried.update({f"{major}.{minor}.{micro}", f"{major}.{minor}.{micro + 1}", f"{major}.{minor + 1}.0"})
-        tried.update({f"{major}.{max(minor - 1, 0)}.99", f"{major}.{minor}.{max(micro - 1, 0)}"})
     return all(a.contains(v, prereleases=True) == b.contains(v, prereleases=True) for v in tried)
 
 

@@ -294,3 +294,56 @@ def test_requires_python_ranges_compare_by_the_versions_they_admit() -> None:
     assert not _same_range(">=3.11", ">3.11")
     assert not _same_range("<3.11", "<=3.10")
     assert not _same_range(">=3.10.1", ">=3.10")
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [(">=3.11", ">3.11"), ("<=3.10", "<3.11"), (">=3.11", ""), ("<3.12", ""), ("~=3.11.2", ">=3.11.2")],
+)
+def test_requires_python_ranges_that_differ_anywhere_are_told_apart(first: str, second: str) -> None:
+    from tierlock.lockfiles.uvdrift import _same_range
+
+    assert not _same_range(first, second)
+    assert not _same_range(second, first)
+
+
+def test_a_revision_that_is_not_a_number_is_revision_zero(tmp_path: Path) -> None:
+    assert parse('version = 1\nrevision = "5"\n', tmp_path / "uv.lock").revision == 0
+    assert parse("version = 1\nrevision = true\n", tmp_path / "uv.lock").revision == 0
+
+
+WEAK = """\
+version = 1
+
+[[package]]
+name = "app"
+version = "1.0"
+source = { virtual = "." }
+dependencies = [
+    { name = "never", marker = "extra == 'extra-3-app-off'" },
+    { name = "lib", marker = "sys_platform == 'linux'" },
+    { name = "mid", marker = "sys_platform == 'linux'" },
+]
+
+[[package]]
+name = "mid"
+version = "1.0"
+source = { registry = "https://pypi.org/simple" }
+dependencies = [{ name = "lib", marker = "python_full_version >= '3.12'" }]
+
+[[package]]
+name = "lib"
+version = "1.0"
+source = { registry = "https://pypi.org/simple" }
+
+[[package]]
+name = "never"
+version = "1.0"
+source = { registry = "https://pypi.org/simple" }
+"""
+
+
+def test_an_edge_that_never_holds_skips_that_edge_only_and_a_narrower_path_adds_nothing(tmp_path: Path) -> None:
+    chosen = select(parse(WEAK, tmp_path / "uv.lock"), "app")
+    markers = {str(e.name): str(e.marker) for e in chosen.entries}
+    assert markers == {"lib": 'sys_platform == "linux"', "mid": 'sys_platform == "linux"'}  # never: extra off
