@@ -246,3 +246,29 @@ def test_a_missing_lock_is_one_finding_per_tier_whose_remedy_is_uv_lock(tmp_path
         ("brain", "missing", "uv lock"),
     ]
     assert report.lockfiles == 0
+
+
+def test_a_member_the_workspace_declares_and_the_lock_lacks_is_drift() -> None:
+    members = [
+        *_members(),
+        Member("extra-member", "packages/extra", tomllib.loads('[project]\nname = "extra-member"\n')),
+    ]
+    found = [(d.source, d.detail) for d in drift(_lock(), members, "proj")]  # type: ignore[arg-type]
+    assert found == [(None, "workspace member extra-member added")]
+
+
+def test_constraints_declared_after_locking_are_drift() -> None:
+    pyproject = PYPROJECT.replace("[tool.uv]\n", '[tool.uv]\nconstraint-dependencies = ["beta<2"]\n')
+    assert _drift(pyproject) == [(None, "[tool.uv].constraint-dependencies: beta<2 added")]
+
+
+def test_unreadable_items_of_the_lock_are_skipped_and_the_rest_read() -> None:
+    from tierlock.lockfiles.uvdrift import _from_lock, _version_differs
+
+    read = _from_lock(
+        [{"no": "name"}, "text", {"name": "a", "specifier": "not a specifier"}, {"name": "B", "extras": ["X"]}]
+    )
+    assert [(r.name, r.extras) for r in read] == [("b", ("x",))]
+    assert _version_differs("1.0", "1") is False
+    assert _version_differs("a.b", "a.b") is False
+    assert _version_differs("a.b", "a.c") is True

@@ -347,3 +347,63 @@ def test_an_edge_that_never_holds_skips_that_edge_only_and_a_narrower_path_adds_
     chosen = select(parse(WEAK, tmp_path / "uv.lock"), "app")
     markers = {str(e.name): str(e.marker) for e in chosen.entries}
     assert markers == {"lib": 'sys_platform == "linux"', "mid": 'sys_platform == "linux"'}  # never: extra off
+
+
+def test_an_encoded_conflict_without_a_name_is_no_conflict() -> None:
+    assert conflict_atom("extra-3-abc-") is None
+    assert conflict_atom("extra-3-abc-x") == ("abc", "extra", "x")
+
+
+def test_the_line_of_a_schema_problem_is_the_line_of_its_key(tmp_path: Path) -> None:
+    (problem,) = parse("# written by hand\n\nversion = true\n", tmp_path / "uv.lock").problems
+    assert problem.line == 3
+
+
+CYCLE = """\
+version = 1
+
+[[package]]
+name = "app"
+version = "1.0"
+source = { virtual = "." }
+dependencies = [
+    { name = "left", marker = "sys_platform == 'linux'" },
+    { name = "named", source = { registry = "https://other.example/simple" } },
+]
+
+[[package]]
+name = "left"
+version = "1.0"
+source = { registry = "https://pypi.org/simple" }
+dependencies = [{ name = "right" }, { name = "both", marker = "python_full_version >= '3.12'" }]
+
+[[package]]
+name = "right"
+version = "1.0"
+source = { registry = "https://pypi.org/simple" }
+dependencies = [{ name = "left" }]
+
+[[package]]
+name = "both"
+version = "1.0"
+source = { registry = "https://pypi.org/simple" }
+
+[[package]]
+name = "named"
+version = "1.0"
+source = { registry = "https://pypi.org/simple" }
+"""
+
+
+def test_a_dependency_cycle_ends_and_a_package_two_markers_deep_needs_both(tmp_path: Path) -> None:
+    from tierlock.lockfiles.markers import applies
+
+    chosen = select(parse(CYCLE, tmp_path / "uv.lock"), "app")
+    assert chosen.problems == ()
+    entries = {str(e.name): e for e in chosen.entries}
+    assert set(entries) == {"left", "right", "both", "named"}
+    both = entries["both"].marker
+    assert applies(both, {"sys_platform": "linux", "python_full_version": "3.12.1", "python_version": "3.12"})
+    assert not applies(both, {"sys_platform": "linux", "python_full_version": "3.11.7", "python_version": "3.11"})
+    assert not applies(both, {"sys_platform": "win32", "python_full_version": "3.12.1", "python_version": "3.12"})
+    assert entries["named"].index == "https://pypi.org/simple"  # the only package of the name, whatever source named
