@@ -121,7 +121,8 @@ MODULES: dict[str, Module] = {
         ),
     ),
     "tiers/loader.py": Module(
-        ("src/tierlock/tiers/loader.py",), ("tests/unit/tiers/test_tiers.py", "tests/unit/tiers/test_tier_model_*.py")
+        ("src/tierlock/tiers/loader.py", "src/tierlock/tiers/lockkey.py"),
+        ("tests/unit/tiers/test_tiers.py", "tests/unit/tiers/test_tier_model_*.py", "tests/unit/tiers/test_lockkey.py"),
     ),
     # The gating part of the plugin: the plugin module, or its gating modules once it is a package.
     "plugin": Module(
