@@ -103,3 +103,20 @@ def test_the_project_is_a_package_by_uvs_rule(tmp_path: Path, tail: str, package
     project = load_project(_project(tmp_path, "", tail))
     assert project.package is package
     assert project.version == "1.2"
+
+
+def test_only_the_projects_own_extras_and_groups_in_uvs_conflicts_become_tier_conflicts(tmp_path: Path) -> None:
+    tail = (
+        "\n[tool.uv]\nconflicts = [\n"
+        '  [{ package = "other", extra = "brain" }, { group = "test" }],\n'
+        '  ["not a table", { package = "Proj", extra = "brain" }, { extra = "old" }, { group = "test" }],\n'
+        "]\n"
+    )
+    project = load_project(_project(tmp_path, 'lock = "uv.lock"', tail))
+    assert project.conflicts == (frozenset({"brain", "old", "test"}),)
+
+
+def test_a_lock_path_with_a_leading_backslash_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_project(_project(tmp_path, 'lock = "\\\\\\\\share\\\\uv.lock"'))
+    assert "must be a path inside the project" in caught.value.problems[0].message
