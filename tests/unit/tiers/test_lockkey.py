@@ -110,10 +110,11 @@ def test_only_the_projects_own_extras_and_groups_in_uvs_conflicts_become_tier_co
         "\n[tool.uv]\nconflicts = [\n"
         '  [{ package = "other", extra = "brain" }, { group = "test" }],\n'
         '  ["not a table", { package = "Proj", extra = "brain" }, { extra = "old" }, { group = "test" }],\n'
+        '  [{ package = "other", extra = "x" }, { extra = "old" }, { group = "test" }],\n'
         "]\n"
     )
     project = load_project(_project(tmp_path, 'lock = "uv.lock"', tail))
-    assert project.conflicts == (frozenset({"brain", "old", "test"}),)
+    assert project.conflicts == (frozenset({"brain", "old", "test"}), frozenset({"old", "test"}))
 
 
 def test_a_lock_path_with_a_leading_backslash_is_refused(tmp_path: Path) -> None:
