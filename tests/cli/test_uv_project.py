@@ -310,3 +310,12 @@ def test_verify_arms_the_ci_tiers_from_uv_lock_and_binds_the_evidence(
     assert "uv.lock" in setup["lockfiles"]
     assert [c["args"] for c in document["commands"] if c["list"] == "setup"] == [["base", "brain"]]
     assert tool("tierlock", ["verified", "--evidence-dir", str(evidence)], project, env).returncode == 0
+
+
+def test_remove_takes_out_what_only_the_tier_needs_as_uv_lock_says(project: Path, env: dict[str, str]) -> None:
+    assert tool("install-tier", ["brain"], project, env).returncode == 0
+    removed = tool("tierlock", ["remove", "brain", "--json"], project, env)
+    assert removed.returncode == 0, removed.stderr
+    left = installed(project / ".venv")
+    assert {"corelib", "gamma", "delta"}.isdisjoint(left)
+    assert {"alpha", "beta", "member", "proj"} <= set(left)  # base and the project's tree stay

@@ -112,7 +112,11 @@ def decide(project: Project, tier: Tier, target: Target, *, dry_run: bool) -> Re
         closure = own.package_names
     removal = Removal(tier.name, str(target.prefix), [], {}, dry_run, had_receipt=own is not None)
     keep = removal.keep
-    armed = [t for t in project.tiers.values() if t.name != tier.name and _armed(t, found, index)]
+    armed = [  # a tier declared exclusive with this one is never armed beside it, whatever its roots suggest
+        t
+        for t in project.tiers.values()
+        if t.name != tier.name and not project.exclusive(tier.name, t.name) and _armed(t, found, index)
+    ]
     removal.layered = [str(t.name) for t in armed if tier.name in {c.name for c in project.chain(t.name)}]
     if removal.layered:
         removal.keep = dict.fromkeys(sorted(closure), f"needed by tier {removal.layered[0]}, layered on {tier.name}")
