@@ -99,6 +99,19 @@ MODULES: dict[str, Module] = {
             "tests/unit/lockfiles/test_pylock_*.py",
         ),
     ),
+    # A tier's closure and drift read from the lock the project commits (uv.lock, a PEP 751 pylock).
+    "lockfiles/uvlock": Module(
+        tuple(
+            f"src/tierlock/lockfiles/{name}.py"
+            for name in ("uvlock", "uvselect", "uvdrift", "committed", "foreignpylock", "markers")
+        ),
+        (
+            "tests/unit/lockfiles/test_uvlock_committed.py",
+            "tests/unit/lockfiles/test_uvlock_reading.py",
+            "tests/unit/lockfiles/test_foreignpylock.py",
+            "tests/unit/probing/test_markers_required.py",
+        ),
+    ),
     "validators": Module(
         tuple(f"src/tierlock/validators/{name}.py" for name in ("credentials", "scope", "rules", "report")),
         # The quick example tests first: with ``pytest -x`` most mutants die there, before the property tests.
@@ -111,7 +124,8 @@ MODULES: dict[str, Module] = {
         ),
     ),
     "tiers/loader.py": Module(
-        ("src/tierlock/tiers/loader.py",), ("tests/unit/tiers/test_tiers.py", "tests/unit/tiers/test_tier_model_*.py")
+        ("src/tierlock/tiers/loader.py", "src/tierlock/tiers/lockkey.py"),
+        ("tests/unit/tiers/test_tiers.py", "tests/unit/tiers/test_tier_model_*.py", "tests/unit/tiers/test_lockkey.py"),
     ),
     # The gating part of the plugin: the plugin module, or its gating modules once it is a package.
     "plugin": Module(
@@ -150,6 +164,7 @@ ALIASES = {
     "check": "lockfiles/check.py",
     "requirements": "lockfiles/requirements.py",
     "pylock": "lockfiles/pylock.py",
+    "uvlock": "lockfiles/uvlock",
     "loader": "tiers/loader.py",
     "pytest_plugin.py": "plugin",
     "evidence": "verify",

@@ -75,6 +75,11 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         register_marker=not args.no_pytest_marker,
         requires_of=environment_requires(root),
     )
+    from tierlock.tiers import uvinit
+
+    plugin_group: str | None = None
+    if uvinit.uses_uv_lock(root):  # the tiers read uv.lock, and the pytest plugin joins the lock
+        proposal, plugin_group = uvinit.for_uv_project(proposal, path)
     if not args.dry_run:
         if proposal.marker_file is not None and proposal.marker_text is not None:
             write_atomic(proposal.marker_file, proposal.marker_text.encode("utf-8"))
@@ -96,8 +101,15 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         ctx.ui.line(f"  to make some of them tiers, run: tierlock init --groups {names}  (name those you want)")
     if proposal.marker_file is not None:
         ctx.ui.line(f"{verb} the tier marker to {proposal.marker_file.name} {proposal.marker_where}")
+    if plugin_group is not None:
+        ctx.ui.line(f"{verb} {uvinit.PLUGIN_DISTRIBUTION} (the pytest plugin) to the {plugin_group} dependency group")
     if not args.dry_run:
-        ctx.ui.line("next: review the table, then run `tierlock tiers` and `tierlock lock`")
+        uv = uvinit.uses_uv_lock(root)
+        ctx.ui.line(
+            uvinit.next_step(plugin_group)
+            if uv
+            else "next: review the table, then run `tierlock tiers` and `tierlock lock`"
+        )
     return 0
 
 

@@ -165,7 +165,8 @@ def validated(path: Path, root: Path, cache: Path | None) -> Validated:
 
 
 def lockfile_digests(root: Path, top: Path) -> dict[str, str]:
-    """sha256 of the tier lockfiles (every file in ``lock-dir``) and the recognised lockfiles at *root*."""
+    """sha256 of the tier lockfiles (every file in ``lock-dir``, the ``lock`` the tiers read) and the recognised
+    lockfiles at *root*."""
     from tierlock.setup_derivation import LOCKFILE_COMMANDS, NEEDS_EXPLICIT
 
     paths = [root / name for name in [*LOCKFILE_COMMANDS, *NEEDS_EXPLICIT]]
@@ -183,6 +184,8 @@ def lockfile_digests(root: Path, top: Path) -> dict[str, str]:
         folder = root / (lock_dir if isinstance(lock_dir, str) and lock_dir.strip() else "lockfiles")
         if folder.is_dir():
             paths.extend(sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")))
+        if isinstance(table.get("lock"), str):  # [tool.tierlock].lock: the project's uv.lock or pylock
+            paths.append(root / table["lock"])
     out: dict[str, str] = {}
     for path in paths:
         if path.is_file():

@@ -40,6 +40,19 @@ class Backend(Protocol):
 
     def uninstall_argv(self, target: Target, names: Sequence[str]) -> list[str]: ...
 
+    def local_argv(
+        self, target: Target, folders: Sequence[tuple[Path, bool, str]], options: Sequence[str]
+    ) -> list[str]:
+        """Install packages from their folders ((folder, editable, name) each), ``--no-deps``."""
+        ...
+
+
+def _folders(folders: Sequence[tuple[Path, bool, str]]) -> list[str]:
+    out: list[str] = []
+    for folder, editable, _name in folders:
+        out += ["-e", str(folder)] if editable else [str(folder)]
+    return out
+
 
 @dataclass(frozen=True)
 class UvBackend:
@@ -64,6 +77,14 @@ class UvBackend:
 
     def uninstall_argv(self, target: Target, names: Sequence[str]) -> list[str]:
         return [str(self.executable), "pip", "uninstall", "--python", str(target.python), *names]
+
+    def local_argv(
+        self, target: Target, folders: Sequence[tuple[Path, bool, str]], options: Sequence[str]
+    ) -> list[str]:
+        argv = [str(self.executable), "pip", "install", "--python", str(target.python), "--no-deps", *options]
+        for _folder, _editable, name in folders:  # rebuilt even when uv finds the same version there
+            argv += ["--reinstall-package", name]
+        return argv + _folders(folders)
 
 
 @dataclass(frozen=True)
@@ -112,6 +133,12 @@ class PipBackend:
 
     def uninstall_argv(self, target: Target, names: Sequence[str]) -> list[str]:
         return [*self._pip(target), "uninstall", "--disable-pip-version-check", "-y", *names]
+
+    def local_argv(
+        self, target: Target, folders: Sequence[tuple[Path, bool, str]], options: Sequence[str]
+    ) -> list[str]:
+        argv = [*self._pip(target), "install", "--disable-pip-version-check", "--no-deps", *options]
+        return argv + _folders(folders)
 
 
 def find_uv() -> Path | None:

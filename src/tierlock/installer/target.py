@@ -389,7 +389,7 @@ def armed_conflicts_for(
         tier = project.tiers.get(canonicalize_name(other))
         if tier is not None and tier.lockfile.is_file():
             try:
-                locked = {str(e.name): str(e.version) for e in lockfiles.load(tier.lockfile).entries}
+                locked = {str(e.name): str(e.version) for e in lockfiles.load_tier(project, tier).entries}
             except Exception:  # an unreadable lock: its receipt's pins are what counts
                 locked = {}
         kept = [(n, old, new) for n, old, new in rows if locked.get(n) != new]
