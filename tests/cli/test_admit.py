@@ -59,7 +59,10 @@ def locked(tmp_path_factory: pytest.TempPathFactory, wheels: Path) -> Path:
 
 @pytest.fixture
 def project(tmp_path: Path, locked: Path) -> Path:
-    return Path(shutil.copytree(locked, tmp_path / "gated"))
+    root = Path(shutil.copytree(locked, tmp_path / "gated"))
+    (root / "tests" / "brain").mkdir(parents=True)
+    (root / "tests" / "brain" / "test_brain.py").write_text("import beta\n\n\ndef test_beta():\n    assert beta\n")
+    return root
 
 
 @pytest.fixture
@@ -153,7 +156,7 @@ def test_admit_tier_option_replaces_ci_require(
 def test_admit_json_mode_prints_one_document(capsys: pytest.CaptureFixture[str], project: Path, python: Path) -> None:
     assert main(["--project", str(project), "admit", "--python", str(python), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert set(doc) == {"ok", "admitted", "tiers", "lockfiles", "runtime", "probe"}
+    assert set(doc) == {"ok", "admitted", "tiers", "lockfiles", "runtime", "probe", "census"}
     assert doc["ok"] is True
 
 

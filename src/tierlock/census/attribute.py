@@ -64,6 +64,8 @@ def _test_uses(needs: Needs, rel: str, qual: str, module_auto: set[str]) -> list
     if klass:
         requests.extend((n, func.line) for n, _ in needs.autouse(rel, klass) if n not in module_auto)
     for name, line in dict.fromkeys(requests):
+        if name in module_auto:
+            continue  # counted once for the whole file
         for root, (_, where, at, _how) in needs.fixture(rel, name, klass).items():
             out.append(Use(rel, line, f"fixture {name} ({where}:{at} needs {root})", root=root, test=qual))
     return out
@@ -114,9 +116,11 @@ def sort_uses(
     """Sort the uses of *tier*'s roots in the file *rel* into its report's lists."""
     from tierlock.probing import normalize
 
+    seen: set[tuple[str, int]] = set()
     for name, line, test in markers:
-        if normalize(name) == tier.name:
-            use = Use(rel, line, f"tier({name!r}) marker", root="", test=test)
+        if normalize(name) == tier.name and (name, line) not in seen:  # a class's marker, once for its tests
+            seen.add((name, line))
+            use = Use(rel, line, f"tier({name!r}) marker", test is None, test=test)
             use.marker = True
             entry.inside.append(use)
             entry.markers += 1

@@ -80,13 +80,15 @@ def importer(tier: str, file: str, uses: list[Use], tests: list[tuple[str, int]]
         )
         finding.fix = {"tests": [glob]}
     elif any(u.scope != "test" for u in uses) or not tests or set(needing) >= {t for t, _ in tests}:
+        module = any(u.scope == "module" for u in uses)
         finding = Finding(
             tier,
             "census-importer",
             file,
             first.line,
             f"needs tier {tier} ({first.how}) outside its tests globs" + _more(uses),
-            f'add "{file}" to {where}',
+            f'add "{file}" to {where}'
+            + ("" if module else f", or mark its tests: pytestmark = pytest.mark.tier({tier!r})"),
         )
         finding.fix = {"tests": [file]}
     else:

@@ -55,8 +55,9 @@ def project(root: Path, extra: str = "") -> Path:
 
 
 def census_doc(capsys: pytest.CaptureFixture[str], root: Path, *tiers: str) -> dict[str, Any]:
-    assert main(["--project", str(root), "--json", "census", *tiers]) == 0
+    code = main(["--project", str(root), "--json", "census", *tiers])
     doc: dict[str, Any] = json.loads(capsys.readouterr().out)
+    assert code == (0 if doc["ok"] else 1)  # exit 1 exactly when the document says ok: false
     return doc
 
 
