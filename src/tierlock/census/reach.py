@@ -117,6 +117,7 @@ class Reach:
         self.facts = facts
         self.roots = frozenset(roots)
         self._needs: dict[str, dict[str, Need]] = {}
+        self._imports: dict[str, list[str]] = {}
         self._symbols: dict[tuple[str, str], tuple[str, str, str] | None] = {}
 
     # -- names ------------------------------------------------------------------------
@@ -208,21 +209,40 @@ class Reach:
 
     # -- modules ----------------------------------------------------------------------
     def module_needs(self, rel: str) -> dict[str, Need]:
-        """Root -> need, for what importing the project module *rel* imports, unguarded, at module level."""
+        """Root -> need, for what importing the project module *rel* imports, unguarded, at module level.
+
+        Every module the import runs (through any chain, cycles included) is
+        visited once, breadth first: the need named is the nearest.
+        """
         if rel in self._needs:
             return self._needs[rel]
-        self._needs[rel] = {}  # a cycle adds nothing
+        out: dict[str, Need] = {}
+        seen = {rel}
+        queue = [rel]
+        while queue:
+            here = queue.pop(0)
+            for root, need in self._own_needs(here).items():
+                out.setdefault(root, need)
+            for target in self._edges(here):
+                if target not in seen:
+                    seen.add(target)
+                    queue.append(target)
+        self._needs[rel] = out
+        return out
+
+    def _own_needs(self, rel: str) -> dict[str, Need]:
         out: dict[str, Need] = {}
         facts = self.facts.get(rel)
         if facts is not None:
             for root, line, how, scope, guards in facts.imports:
                 if not scope and root in self.roots and root not in out and not self.guarded(rel, guards):
                     out[root] = (root, rel, line, how)
-            for target, _how, _line in self.imported(rel, ""):
-                for root, need in self.module_needs(target).items():
-                    out.setdefault(root, need)
-        self._needs[rel] = out
         return out
+
+    def _edges(self, rel: str) -> list[str]:
+        if rel not in self._imports:
+            self._imports[rel] = [target for target, _how, _line in self.imported(rel, "")]
+        return self._imports[rel]
 
     def imported(self, rel: str, scope: str) -> list[tuple[str, str, int]]:
         """(project file, how, line) of each project module the scope *scope* of *rel* imports, unguarded."""
