@@ -79,49 +79,52 @@ def clean_env(block: Iterable[str], blocker: Path) -> dict[str, str]:
     return env
 
 
-def run_tests(
-    python: str, root: Path, nodeids: Sequence[str], block: Iterable[str], blocker: Path, extra: Sequence[str] = ()
-) -> list[str]:
-    """Run *nodeids* with *block* unimportable; every skip, error and failure message (with its node id)."""
-    if not nodeids:
+#: One test's result: ("classname::name", outcome, message); outcome: passed, skipped, error or failure.
+Case = tuple[str, str, str]
+
+
+def run_cases(  # noqa: PLR0917
+    python: str, root: Path, targets: Sequence[str], block: Iterable[str], blocker: Path, extra: Sequence[str] = ()
+) -> list[Case]:
+    """Run *targets* (files or folders) with *block* unimportable; each test's outcome and message."""
+    if not targets:
         return []
     report = root / ".census-bench.xml"
     command = [
         python, "-m", "pytest", "-p", "no:tierlock", "-p", "no:cacheprovider", "-p", "no:randomly",
-        "-p", "no:xdist", "-q", "-rs", "--no-header", f"--junitxml={report}", "-o", "addopts=", *extra, *nodeids,
+        "-p", "no:xdist", "-q", "--no-header", f"--junitxml={report}", "-o", "addopts=", *extra, *targets,
     ]  # fmt: skip
     out = subprocess.run(
-        command, cwd=root, env=clean_env(block, blocker), capture_output=True, text=True, timeout=1800, check=False
+        command, cwd=root, env=clean_env(block, blocker), capture_output=True, text=True, timeout=3600, check=False
     )
-    messages = [f"<output> {line}" for line in (out.stdout + out.stderr).splitlines() if "ERROR" in line]
+    cases: list[Case] = [
+        ("<output>", "error", line) for line in (out.stdout + out.stderr).splitlines() if "ERROR" in line
+    ]
     try:
         tree = ET.parse(report)
     except (OSError, ET.ParseError):
-        return [*messages, *(f"<output> {line}" for line in out.stdout.splitlines())]
+        return cases
+    report.unlink()
     for case in tree.iter("testcase"):
-        where = f"{case.get('classname', '')}::{case.get('name', '')}"
+        head = f"{case.get('classname', '')}::{case.get('name', '')}"
+        outcome, message = "passed", ""
         for child in case:
             if child.tag in ("skipped", "error", "failure"):
-                messages.append(f"{where} {child.get('message', '')} {child.text or ''}")
-    report.unlink()
-    return messages
+                outcome, message = child.tag, f"{child.get('message', '')} {child.text or ''}"
+        cases.append((head, outcome, message))
+    return cases
 
 
-def shows(messages: Iterable[str], roots: Iterable[str]) -> bool:
-    """Whether one of *messages* says one of *roots* is missing (import error, importorskip, a skip naming it)."""
-    for message in messages:
-        for root in roots:
-            if re.search(rf"(No module named '{root}\b|could not import '{root}\b|\b{root}\b)", message):
-                return True
-    return False
+def shows(message: str, roots: Iterable[str]) -> bool:
+    """Whether *message* says one of *roots* is missing (an import error, an importorskip, a skip naming it)."""
+    return any(re.search(rf"(No module named '{r}\b|could not import '{r}\b|\b{r}\b)", message) for r in roots)
 
 
-def belongs(message: str, module: str, test: str) -> bool:
-    """Whether a message (``classname::name text``) is about *test* of *module* (or the module failed whole)."""
-    head = message.split(" ", 1)[0]
-    if head.startswith("<output>") or head == f"::{module}" or head.startswith(f"::{module}."):
+def belongs(head: str, module: str, test: str) -> bool:
+    """Whether a test id (``classname::name``) is *test* of *module* (or the module failing whole)."""
+    if head == f"::{module}" or head.startswith(f"::{module}."):
         return True  # pytest's own lines, or a collection error of the module
-    if not (head.startswith(module + "::") or head.startswith(module + ".")):
+    if not head.startswith((module + "::", module + ".")):
         return False
     if not test:
         return True
@@ -131,14 +134,23 @@ def belongs(message: str, module: str, test: str) -> bool:
     return at >= 0 and head[at + len(want) :][:1] in ("", "[")
 
 
-def node_ids(finding: dict[str, Any]) -> list[str]:
-    fix = finding.get("fix", {})
-    if "mark" in fix:
-        return [f"{finding['file']}::{m['test'].replace('.', '::')}" for m in fix["mark"]]
-    out = []
-    for glob in fix.get("tests", [finding["file"]]):
-        out.append(glob[:-3] if glob.endswith("/**") else glob)
-    return out
+def targets(finding: dict[str, Any]) -> list[str]:
+    """The files (or folders) a finding's tests are in."""
+    globs = finding.get("fix", {}).get("tests", [finding["file"]])
+    return [g[:-3] if g.endswith("/**") else g for g in globs]
+
+
+def verdict(finding: dict[str, Any], blocked: list[Case], control: list[Case], roots: Iterable[str]) -> str:
+    """``true`` (a test of the finding shows the root missing), ``false``, or ``unverifiable`` (they do not run
+    with the tier either: skipped for another reason, or not collected)."""
+    file = finding["file"]
+    module = (file.rsplit("/", 1)[0] if file.endswith("conftest.py") else file.removesuffix(".py")).replace("/", ".")
+    tests = [m["test"] for m in finding.get("fix", {}).get("mark", [])] or [""]
+    mine = [c for c in blocked if any(belongs(c[0], module, t) for t in tests)]
+    if any(shows(c[2], roots) for c in mine):
+        return "true"
+    ran = [c for c in control if any(belongs(c[0], module, t) for t in tests) and c[1] in ("passed", "failure")]
+    return "false" if ran else "unverifiable"
 
 
 def tierlock_json(root: Path, *argv: str) -> dict[str, Any]:
@@ -160,28 +172,22 @@ def roots_by_tier(root: Path) -> dict[str, tuple[str, ...]]:
     return {t.name: t.roots for t in census_tiers(load_project(root))}
 
 
-def check(python: str, root: Path, findings: list[dict[str, Any]], blocker: Path) -> tuple[int, list[str]]:
-    """(true findings, the false ones described): each finding's tests run without its tier."""
+def check(python: str, root: Path, findings: list[dict[str, Any]], blocker: Path) -> dict[str, list[str]]:
+    """Each finding's tests run without its tier (and with it, as a control): the findings by verdict."""
     roots = roots_by_tier(root)
     by_tier: dict[str, list[dict[str, Any]]] = {}
     for finding in findings:
         if finding["kind"] == "census-importer":
             by_tier.setdefault(finding["tier"], []).append(finding)
-    true, false = 0, []
+    out: dict[str, list[str]] = {"true": [], "false": [], "unverifiable": []}
     for tier, items in by_tier.items():
-        ids = sorted({n for f in items for n in node_ids(f)})
-        messages = run_tests(python, root, ids, roots[tier], blocker)
+        files = sorted({t for f in items for t in targets(f)})
+        blocked = run_cases(python, root, files, roots[tier], blocker)
+        control = run_cases(python, root, files, (), blocker)
         for finding in items:
-            file = finding["file"]
-            module = (file.rsplit("/", 1)[0] if file.endswith("conftest.py") else file.removesuffix(".py")).replace(
-                "/", "."
-            )
-            tests = [m["test"] for m in finding.get("fix", {}).get("mark", [])] or [""]
-            if any(shows([m for m in messages if belongs(m, module, t)], roots[tier]) for t in tests):
-                true += 1
-            else:
-                false.append(f"{file}: {tier}: {finding['detail']}")
-    return true, false
+            found = verdict(finding, blocked, control, roots[tier])
+            out[found].append(f"{finding['file']}: {tier}: {finding['detail']}")
+    return out
 
 
 GREP = r"^\s*(?:import|from)\s+{root}\b|importorskip\(\s*['\"]{root}\b"
@@ -225,8 +231,12 @@ def recall(python: str, root: Path, findings: list[dict[str, Any]], blocker: Pat
         if rel.endswith("conftest.py"):  # its tests, less those the census already gates or reports
             target = rel.rsplit("/", 1)[0] if "/" in rel else "."
             extra = _known(project, providers[name], findings, listing.tests, target)
-        messages = run_tests(python, root, [target], [name], blocker, extra)
-        (missed if shows(messages, [name]) else not_needed).append(f"{rel} ({name})")
+        cases = run_cases(python, root, [target], [name], blocker, extra)
+        showing = [c[0] for c in cases if shows(c[2], [name])]
+        if showing:
+            missed.append(f"{rel} ({name}): {', '.join(showing[:5])}")
+        else:
+            not_needed.append(f"{rel} ({name})")
     return {"hits": len(hits), "gated": gated, "reported": reported_n, "not_needed": not_needed, "missed": missed}
 
 
@@ -280,7 +290,8 @@ def apply_remedies(root: Path, findings: list[dict[str, Any]]) -> int:
 
 
 def measure(name: str, checkout: Path, python: str, blocker: Path) -> dict[str, Any]:
-    commit = subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
+    git = ["git", "-C", str(checkout), "rev-parse", "HEAD"]
+    commit = subprocess.run(git, capture_output=True, text=True, check=False).stdout
     with tempfile.TemporaryDirectory(prefix=f"census-bench-{name}-") as tmp:
         root = Path(tmp) / name
         shutil.copytree(checkout, root, ignore=shutil.ignore_patterns(".git", ".venv", ".pytest_cache"))
@@ -289,11 +300,11 @@ def measure(name: str, checkout: Path, python: str, blocker: Path) -> dict[str, 
         elapsed = time.perf_counter() - start
         census = tierlock_json(root, "census")
         findings = census["findings"]
-        true, false = check(python, root, findings, blocker)
+        checked = check(python, root, findings, blocker)
         grep = recall(python, root, findings, blocker)
         applied = apply_remedies(root, findings)
         after = tierlock_json(root, "census")["findings"]
-        true_after, false_after = check(python, root, after, blocker)
+        checked_after = check(python, root, after, blocker)
         return {
             "project": name,
             "commit": commit.strip(),
@@ -302,13 +313,11 @@ def measure(name: str, checkout: Path, python: str, blocker: Path) -> dict[str, 
             "tiers": len(init["tiers"]),
             "ci_require": init["ci_require"],
             "findings": len(findings),
-            "true": true,
-            "false": false,
+            "checked": checked,
             "recall": grep,
             "remedies_applied": applied,
             "after_remedies": len(after),
-            "after_true": true_after,
-            "after_false": false_after,
+            "after": checked_after,
         }
 
 
@@ -323,13 +332,20 @@ def main(argv: Sequence[str]) -> None:
             grep = result["recall"]
             print(
                 f"{name} ({result['commit'][:12]}{'' if result['pinned'] else ', NOT the pinned commit'}): "
-                f"{result['tiers']} tiers, {result['findings']} findings after init, "
-                f"{result['true']} true, {len(result['false'])} false; grep: {grep['hits']} file/root pairs, "
+                f"{result['tiers']} tiers, {result['findings']} findings after init: "
+                f"{len(result['checked']['true'])} true, {len(result['checked']['false'])} false, "
+                f"{len(result['checked']['unverifiable'])} unverifiable; grep: {grep['hits']} file/root pairs, "
                 f"{grep['gated']} gated, {grep['reported']} reported, {len(grep['not_needed'])} not needed, "
                 f"{len(grep['missed'])} missed; after {result['remedies_applied']} remedies: "
-                f"{result['after_remedies']} findings ({len(result['after_false'])} false)"
+                f"{result['after_remedies']} findings ({len(result['after']['false'])} false)"
             )
-            for line in [*result["false"], *(f"missed: {m}" for m in grep["missed"]), *result["after_false"]]:
+            checked = result["checked"]
+            lines = [
+                *(f"false: {x}" for x in checked["false"]),
+                *(f"unverifiable: {x}" for x in checked["unverifiable"]),
+            ]
+            lines += [f"missed: {m}" for m in grep["missed"]] + [f"false after: {x}" for x in result["after"]["false"]]
+            for line in lines:
                 print(f"  {line}")
     print(json.dumps(results, indent=1))
 

@@ -31,9 +31,11 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     if args.fix and result.findings():
         from tierlock.census.fixing import apply
 
+        from tierlock.tiers import load_project
+
         changed = apply(project.root, project.pyproject, result.findings())
         before = len(result.findings())
-        result = project_census(ctx.project(), args.tiers)
+        result = project_census(load_project(project.pyproject), args.tiers)  # the table as it is now
         if not ctx.ui.json_mode:
             ctx.ui.line(f"fixed {before} finding(s) in {len(changed)} file(s): {', '.join(changed)}")
     findings = result.findings()
