@@ -193,7 +193,7 @@ class _Reader:
             if not isinstance(node, ast.Call):
                 continue
             name = dotted(node.func)
-            if name in ("pytest.importorskip", "importorskip") and node.args:
+            if (name == "importorskip" or name.endswith(".importorskip")) and node.args:
                 text = literal(node.args[0])
                 if text is not None:
                     how = f"importorskip({text!r})"
