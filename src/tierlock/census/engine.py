@@ -114,15 +114,19 @@ def _read(reading: _Reading, index: ModuleIndex, roots: Sequence[str]) -> Needs:
         reading.take(rel, listing.tests[rel], None, "tests")
     words = set(roots)
     pending = dict(reading.modules)
-    while pending:
+    reach: Reach | None = None
+    while pending or reach is None:
         taken = [rel for rel, stamp in pending.items() if reading.take(rel, stamp, sorted(words), "sources")]
         for rel in taken:
             del pending[rel]
-        more = _words(Reach(index, reading.parsed, roots), [*reading.modules, *conftests]) - words
+        if reach is not None and not taken:
+            break  # nothing new read: nothing new to follow
+        reach = Reach(index, reading.parsed, roots)
+        more = _words(reach, [*reading.modules, *conftests]) - words
         if not more:
             break
         words |= more
-    needs = Needs(Reach(index, reading.parsed, roots), conftests)
+    needs = Needs(reach, conftests)
     fixture_words = {name for _, name, _, _ in needs.needing()}
     autouse = [c for c, _, func, _ in needs.needing() if func.autouse]
     test_words = sorted({*words, "importorskip", "mark.tier", *fixture_words})

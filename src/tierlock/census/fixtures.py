@@ -37,6 +37,8 @@ class Needs:
         self.conftests = sorted(conftests, key=lambda c: -len(folder_of(c)))  # nearest first
         self._own: dict[tuple[str, str], list[Need]] = {}
         self._fixtures: dict[tuple[str, str, str, Def | None], dict[str, Need]] = {}
+        self._above: dict[str, list[str]] = {}
+        self._defs: dict[str, dict[str, list[str]]] = {}
         self.tiers: dict[tuple[str, str], list[tuple[str, int]]] = {}
         """(file, function) -> the tier markers its mark aliases add."""
 
@@ -51,11 +53,10 @@ class Needs:
     def _compute_own(self, rel: str, qual: str) -> list[Need]:
         facts = self.facts[rel]
         func = facts.module if qual == "" else facts.functions[qual]
-        roots = self.reach.roots
         out: list[Need] = []
         if qual:
-            for root, line, how, scope, guards in facts.imports:
-                if scope == qual and root in roots and not self.reach.guarded(rel, guards):
+            for root, line, how, _scope, guards in self.reach.scoped(rel)[0].get(qual, ()):
+                if not self.reach.guarded(rel, guards):
                     out.append((root, rel, line, how))
             for target, how, line in self.reach.imported(rel, qual):
                 out.extend(
@@ -109,15 +110,8 @@ class Needs:
             local = [(q, f) for q, f in facts.functions.items() if f.kind == "fixture" and f.fixture == name]
             out.extend((rel, q) for q, f in local if klass and q.startswith(f"{klass}."))
             out.extend((rel, q) for q, f in local if "." not in q)
-        for conftest in self.conftests:
-            if conftest != rel and below(rel, conftest):
-                cf = self.facts.get(conftest)
-                if cf is not None:
-                    out.extend(
-                        (conftest, q)
-                        for q, f in cf.functions.items()
-                        if f.kind == "fixture" and f.fixture == name and "." not in q
-                    )
+        for conftest in self.above(rel):
+            out.extend((conftest, q) for q in self._defined(conftest).get(name, ()))
         return out
 
     def fixture(self, rel: str, name: str, klass: str = "", after: Def | None = None) -> dict[str, Need]:
@@ -142,6 +136,23 @@ class Needs:
         self._fixtures[key] = out
         return out
 
+    def above(self, rel: str) -> list[str]:
+        """The conftests (read) whose folder holds *rel*, nearest first (not *rel* itself)."""
+        folder = folder_of(rel)
+        if folder not in self._above:
+            self._above[folder] = [c for c in self.conftests if below(rel, c) and self.facts.get(c) is not None]
+        return [c for c in self._above[folder] if c != rel]
+
+    def _defined(self, conftest: str) -> dict[str, list[str]]:
+        """Fixture name -> the module-level functions of *conftest* defining it."""
+        if conftest not in self._defs:
+            out: dict[str, list[str]] = {}
+            for qual, func in self.facts[conftest].functions.items():
+                if func.kind == "fixture" and func.fixture and "." not in qual:
+                    out.setdefault(func.fixture, []).append(qual)
+            self._defs[conftest] = out
+        return self._defs[conftest]
+
     def definition(self, rel: str, name: str, klass: str = "") -> Def | None:
         chain = self.chain(rel, name, klass)
         return chain[0] if chain else None
@@ -155,12 +166,10 @@ class Needs:
                 mine = "." not in qual or (klass and qual.startswith(f"{klass}."))
                 if func.kind == "fixture" and func.autouse and func.fixture and mine:
                     names[func.fixture] = None
-        for conftest in self.conftests:
-            if conftest != rel and below(rel, conftest):
-                cf = self.facts.get(conftest)
-                if cf is not None:
-                    auto = [f.fixture for f in cf.functions.values() if f.kind == "fixture" and f.autouse and f.fixture]
-                    names.update(dict.fromkeys(auto))
+        for conftest in self.above(rel):
+            cf = self.facts[conftest]
+            auto = [f.fixture for f in cf.functions.values() if f.kind == "fixture" and f.autouse and f.fixture]
+            names.update(dict.fromkeys(auto))
         out = []
         for name in names:
             found = self.definition(rel, name, klass)

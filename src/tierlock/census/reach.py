@@ -17,6 +17,7 @@ crypto_required`` makes ``@crypto_required`` the mark alias of
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from tierlock.census.marks import SPEC
 from tierlock.census.records import FileFacts, Func
@@ -118,6 +119,7 @@ class Reach:
         self.roots = frozenset(roots)
         self._needs: dict[str, dict[str, Need]] = {}
         self._imports: dict[str, list[str]] = {}
+        self._scoped: dict[str, tuple[dict[str, list[Any]], dict[str, list[Any]]]] = {}
         self._symbols: dict[tuple[str, str], tuple[str, str, str] | None] = {}
 
     # -- names ------------------------------------------------------------------------
@@ -232,11 +234,9 @@ class Reach:
 
     def _own_needs(self, rel: str) -> dict[str, Need]:
         out: dict[str, Need] = {}
-        facts = self.facts.get(rel)
-        if facts is not None:
-            for root, line, how, scope, guards in facts.imports:
-                if not scope and root in self.roots and root not in out and not self.guarded(rel, guards):
-                    out[root] = (root, rel, line, how)
+        for root, line, how, _scope, guards in self.scoped(rel)[0].get("", ()):
+            if root not in out and not self.guarded(rel, guards):
+                out[root] = (root, rel, line, how)
         return out
 
     def _edges(self, rel: str) -> list[str]:
@@ -246,16 +246,27 @@ class Reach:
 
     def imported(self, rel: str, scope: str) -> list[tuple[str, str, int]]:
         """(project file, how, line) of each project module the scope *scope* of *rel* imports, unguarded."""
-        facts = self.facts.get(rel)
         out: list[tuple[str, str, int]] = []
-        if facts is None:
-            return out
-        for module, level, names, line, where, guards in facts.modules:
-            if where != scope or self.guarded(rel, guards):
+        for module, level, names, line, _where, guards in self.scoped(rel)[1].get(scope, ()):
+            if self.guarded(rel, guards):
                 continue
             how = f"from {'.' * level}{module} import" if names else f"import {module}"
             out.extend((target, how, line) for target in self.index.resolve(module, level, names, rel))
         return out
+
+    def scoped(self, rel: str) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
+        """The imports and the module imports of *rel*, each by scope (a function's, or ``""``)."""
+        if rel not in self._scoped:
+            imports: dict[str, list[Any]] = {}
+            modules: dict[str, list[Any]] = {}
+            facts = self.facts.get(rel)
+            for item in facts.imports if facts is not None else ():
+                if item[0] in self.roots:
+                    imports.setdefault(item[3], []).append(item)
+            for entry in facts.modules if facts is not None else ():
+                modules.setdefault(entry[4], []).append(entry)
+            self._scoped[rel] = (imports, modules)
+        return self._scoped[rel]
 
     def interesting(self, rel: str) -> bool:
         """Whether the module *rel* needs a root at import, or defines a flag or a mark alias others can use."""
