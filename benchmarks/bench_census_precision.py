@@ -162,7 +162,8 @@ def tierlock_json(root: Path, *argv: str) -> dict[str, Any]:
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
         main(["--project", str(root), "--json", *argv])
-    return json.loads(buffer.getvalue())
+    document: dict[str, Any] = json.loads(buffer.getvalue())
+    return document
 
 
 def roots_by_tier(root: Path) -> dict[str, tuple[str, ...]]:
@@ -201,20 +202,14 @@ def recall(python: str, root: Path, findings: list[dict[str, Any]], blocker: Pat
     from tierlock.tiers.globs import matches
 
     project = load_project(root)
-    roots = roots_by_tier(root)
     folders, patterns = pytest_settings(root)
     listing = DiskTree(root).walk(folders, patterns)
     reported = {(f["file"], f["tier"]) for f in findings}
     providers: dict[str, list[str]] = {}
-    for tier, names in roots.items():
+    for tier, names in roots_by_tier(root).items():
         for name in names:
             providers.setdefault(name, []).append(tier)
-    hits: dict[tuple[str, str], None] = {}
-    for rel in listing.tests:
-        text = (root / rel).read_text(encoding="utf-8", errors="replace")
-        for name, tiers in providers.items():
-            if tiers != ["base"] and re.search(GREP.format(root=re.escape(name)), text, re.MULTILINE):
-                hits[(rel, name)] = None
+    hits = grep(root, listing.tests, [n for n, tiers in providers.items() if tiers != ["base"]])
     gated = reported_n = 0
     unexplained: list[tuple[str, str]] = []
     for rel, name in hits:
@@ -238,6 +233,16 @@ def recall(python: str, root: Path, findings: list[dict[str, Any]], blocker: Pat
         else:
             not_needed.append(f"{rel} ({name})")
     return {"hits": len(hits), "gated": gated, "reported": reported_n, "not_needed": not_needed, "missed": missed}
+
+
+def grep(root: Path, files: Iterable[str], names: Iterable[str]) -> list[tuple[str, str]]:
+    """(file, root) of each test file a grep finds importing (or importorskip-ing) one of *names*."""
+    patterns = {name: re.compile(GREP.format(root=re.escape(name)), re.MULTILINE) for name in names}
+    out = []
+    for rel in files:
+        text = (root / rel).read_text(encoding="utf-8", errors="replace")
+        out.extend((rel, name) for name, pattern in patterns.items() if pattern.search(text))
+    return out
 
 
 def _known(

@@ -14,6 +14,7 @@ import json
 import shlex
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -66,7 +67,7 @@ def inner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.
     return pytester
 
 
-def census(root: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, object]]:
+def census(root: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
     capsys.readouterr()
     code = main(["--project", str(root), "--json", "census"])
     return code, json.loads(capsys.readouterr().out)
@@ -79,7 +80,7 @@ def test_the_printed_fix_gates_a_conftest_fixtures_users_and_nothing_else(
     before.assert_outcomes(passed=2, errors=3)  # the fixture's users error without the tier
     code, doc = census(inner.path, capsys)
     assert code == 1
-    findings = {f["file"]: f for f in doc["findings"]}  # type: ignore[union-attr]
+    findings = {f["file"]: f for f in doc["findings"]}
     assert sorted(findings) == ["tests/test_all_use.py", "tests/test_some_use.py"]  # not the conftest, not the shadow
     assert findings["tests/test_all_use.py"]["fix"] == {"tests": ["tests/test_all_use.py"]}
     assert findings["tests/test_some_use.py"]["fix"] == {"mark": [{"test": "test_uses_the_model", "line": 1}]}
@@ -111,7 +112,7 @@ def test_a_conftest_needing_the_tier_at_import_is_gated_by_its_folder(
     (inner.path / "tests" / "test_plain.py").write_text("def test_plain():\n    assert True\n", encoding="utf-8")
     inner.runpytest().assert_outcomes(errors=1)  # the conftest breaks the collection
     code, doc = census(inner.path, capsys)
-    finding = doc["findings"][0]  # type: ignore[index]
+    finding = doc["findings"][0]
     assert (code, finding["file"], finding["fix"]) == (1, "tests/io/conftest.py", {"tests": ["tests/io/**"]})
     assert finding["remedy"].startswith('add "tests/io/**" to [tool.tierlock.tiers.brain].tests')
     assert main(["--project", str(inner.path), "census", "--fix"]) == 0

@@ -88,14 +88,16 @@ class _Reader:
             if self.calls:
                 self.called(child, scope, guards)
         else:
-            for name in ("body", "orelse", "finalbody", "handlers", "cases"):
-                inner = getattr(child, name, None)
-                if isinstance(inner, list):
-                    for sub in inner:
-                        if isinstance(sub, ast.stmt):
-                            self.statement(sub, scope, guards, cls)
-                        elif isinstance(sub, (ast.ExceptHandler, ast.match_case)):
-                            self.body(sub.body, scope, guards, cls)
+            self.nested(child, scope, guards, cls)
+
+    def nested(self, child: ast.stmt, scope: str, guards: tuple[str, ...], cls: Func | None) -> None:
+        """The statements inside a ``for``, ``while``, ``with`` or ``match``."""
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            for sub in getattr(child, name, None) or ():
+                if isinstance(sub, ast.stmt):
+                    self.statement(sub, scope, guards, cls)
+                elif isinstance(sub, (ast.ExceptHandler, ast.match_case)):
+                    self.body(sub.body, scope, guards, cls)
 
     def imported(self, node: ast.Import | ast.ImportFrom, scope: str, guards: tuple[str, ...]) -> None:
         facts = self.facts
@@ -139,20 +141,7 @@ class _Reader:
 
     def flags(self, node: ast.Try | ast.TryStar) -> None:
         """Availability flags of a module-level ``try: import x ... except ImportError: has_x = False``."""
-        tried: list[tuple[str, int, int]] = []
-        bound: set[str] = set()
-        truths: set[str] = set()
-        for stmt in node.body:
-            for sub in ast.walk(stmt):
-                if isinstance(sub, ast.Import):
-                    for alias in sub.names:
-                        tried.append((alias.name, 0, sub.lineno))
-                        bound.add(alias.asname or alias.name.split(".")[0])
-                elif isinstance(sub, ast.ImportFrom):
-                    tried.append((sub.module or "", sub.level, sub.lineno))
-                    bound.update(a.asname or a.name for a in sub.names)
-                elif isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Constant) and sub.value.value is True:
-                    truths.update(t.id for t in sub.targets if isinstance(t, ast.Name))
+        tried, bound = _tried(node.body)
         if not tried:
             return
         for handler in node.handlers:
@@ -161,7 +150,7 @@ class _Reader:
                     if not _assigns_nothing(sub):
                         continue
                     for target in sub.targets:  # type: ignore[attr-defined]
-                        if isinstance(target, ast.Name) and (target.id in bound or target.id in truths):
+                        if isinstance(target, ast.Name) and target.id in bound:
                             self.facts.flags[target.id] = tried
 
     def assigned(self, node: ast.Assign | ast.AnnAssign, guards: tuple[str, ...], cls: Func | None) -> None:
@@ -272,6 +261,23 @@ class _Reader:
             if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 module_refs.extend(refs(stmt, short))
         facts.module.refs = sorted(set(module_refs))
+
+
+def _tried(body: list[ast.stmt]) -> tuple[list[tuple[str, int, int]], set[str]]:
+    """(module, level, line) of each import in a ``try`` body, and the names it binds (``x = True`` too)."""
+    tried: list[tuple[str, int, int]] = []
+    bound: set[str] = set()
+    for stmt in body:
+        for sub in ast.walk(stmt):
+            if isinstance(sub, ast.Import):
+                tried.extend((alias.name, 0, sub.lineno) for alias in sub.names)
+                bound.update(alias.asname or alias.name.split(".")[0] for alias in sub.names)
+            elif isinstance(sub, ast.ImportFrom):
+                tried.append((sub.module or "", sub.level, sub.lineno))
+                bound.update(a.asname or a.name for a in sub.names)
+            elif isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Constant) and sub.value.value is True:
+                bound.update(t.id for t in sub.targets if isinstance(t, ast.Name))
+    return tried, bound
 
 
 def _assigns_nothing(node: ast.AST) -> bool:

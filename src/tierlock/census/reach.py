@@ -139,7 +139,7 @@ class Reach:
             return ("flag", rel, name)
         if name in facts.aliases:
             return ("alias", rel, name)
-        head, _, rest = name.partition(".")
+        head = name.partition(".")[0]
         if head in facts.bindings:  # import a.b [as x]: the longest module prefix that is a project file
             parts = [*facts.bindings[head].split("."), *name.split(".")[1:]]
             for cut in range(len(parts), 0, -1):
@@ -148,24 +148,28 @@ class Reach:
                     return self.symbol(found[-1], ".".join(parts[cut:]), depth + 1)
             return None
         for module, level, names, _line, scope, _guards in facts.modules:
-            if scope or not names:
-                continue
-            for original, bound in names:
+            for original, bound in names if not scope else ():
                 if bound == head or original == "*":
-                    found = self.index.resolve(module, level, [[original, bound]] if original != "*" else (), rel)
-                    if not found:
-                        continue
-                    target = found[-1]
-                    if original == "*":
-                        hit = self.symbol(target, name, depth + 1)
-                        if hit is not None:
-                            return hit
-                        continue
-                    sub = target.endswith((f"/{original}.py", f"/{original}/__init__.py"))
-                    if sub:
-                        return ("module", target, "") if not rest else self.symbol(target, rest, depth + 1)
-                    return self.symbol(target, original + (f".{rest}" if rest else ""), depth + 1)
+                    hit = self._imported_name(rel, (module, level, original, bound), name, depth)
+                    if hit is not None:
+                        return hit
         return None
+
+    def _imported_name(
+        self, rel: str, source: tuple[str, int, str, str], name: str, depth: int
+    ) -> tuple[str, str, str] | None:
+        """What *name* is, when it comes from ``from MODULE import ORIGINAL as BOUND`` (or ``*``) in *rel*."""
+        module, level, original, bound = source
+        found = self.index.resolve(module, level, [[original, bound]] if original != "*" else (), rel)
+        if not found:
+            return None
+        target = found[-1]
+        if original == "*":
+            return self.symbol(target, name, depth + 1)
+        rest = name.partition(".")[2]
+        if target.endswith((f"/{original}.py", f"/{original}/__init__.py")):  # a submodule
+            return ("module", target, "") if not rest else self.symbol(target, rest, depth + 1)
+        return self.symbol(target, original + (f".{rest}" if rest else ""), depth + 1)
 
     def guarded(self, rel: str, guards: Sequence[str]) -> bool:
         """Whether code under these guards runs only when what it imports is there (``try``, ``if has_x``)."""

@@ -30,7 +30,6 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     result = project_census(project, args.tiers)
     if args.fix and result.findings():
         from tierlock.census.fixing import apply
-
         from tierlock.tiers import load_project
 
         changed = apply(project.root, project.pyproject, result.findings())

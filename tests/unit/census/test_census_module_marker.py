@@ -1,8 +1,9 @@
 """A tier marker gates what it marks: the marker itself is never an importer outside the tier's globs.
 
 ``pytestmark = pytest.mark.tier("arrow")`` marks every test of its file, as the printed remedy (", or mark its
-tests: pytestmark = pytest.mark.tier('arrow')") asks when every test of the file needs the tier; it covers the imports inside those tests, never the module-level ones
-(the module would fail to import before any marker is seen), and it is not itself a finding.
+tests: pytestmark = pytest.mark.tier('arrow')") asks when every test of the file needs the tier; it covers the
+imports inside those tests, never the module-level ones (the module would fail to import before any marker is
+seen), and it is not itself a finding.
 """
 
 from __future__ import annotations

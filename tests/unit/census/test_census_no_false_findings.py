@@ -250,4 +250,7 @@ def test_a_helper_of_a_test_file_is_a_need_of_the_tests_that_call_it_and_of_no_o
     )
     result = census(tmp_path, [ARROW]).tier("arrow")
     assert sorted({(u.test, u.line) for u in result.outside}) == [("test_calls", 5), ("test_through_a_class", 5)]
-    assert {u.how for u in result.outside} == {"make_table(): import pyarrow", "Frames.build(): make_table(): import pyarrow"}
+    assert {u.how for u in result.outside} == {
+        "make_table(): import pyarrow",
+        "Frames.build(): make_table(): import pyarrow",
+    }

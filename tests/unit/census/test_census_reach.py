@@ -175,7 +175,8 @@ def test_project_modules_are_kept_in_the_cache_and_a_changed_one_is_read_again(t
     write(tmp_path, "tests/test_read.py", "import proj.readxml\n")
 
     class Cache:
-        data: dict[str, object] = {}
+        def __init__(self) -> None:
+            self.data: dict[str, object] = {}
 
         def get(self, key: str, default: object) -> object:
             return json.loads(json.dumps(self.data[key])) if key in self.data else default

@@ -52,7 +52,9 @@ def test_the_smallest_tier_that_gates_wins_over_a_smaller_one_that_gates_nothing
     write(tmp_path, "tests/test_io.py", "import pyarrow\n")
     quiet = CensusTier("arrow", ("pyarrow",), ())
     result = census(tmp_path, [FULL, quiet])
-    assert [(f.tier, f.file) for f in result.findings() if f.kind == "census-importer"] == [("full", "tests/test_io.py")]
+    assert [(f.tier, f.file) for f in result.findings() if f.kind == "census-importer"] == [
+        ("full", "tests/test_io.py")
+    ]
 
 
 PYPROJECT = """\

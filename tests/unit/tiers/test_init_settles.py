@@ -168,14 +168,16 @@ def test_tests_that_a_flag_skips_without_the_tier_are_its_tests(
         {
             "pyproject.toml": JWT,
             "jwt/__init__.py": "",
-            "jwt/algorithms.py": "try:\n    import cryptography\n    has_crypto = True\nexcept ImportError:\n    has_crypto = False\n",
+            "jwt/algorithms.py": (
+                "try:\n    import cryptography\n    has_crypto = True\nexcept ImportError:\n    has_crypto = False\n"
+            ),
             "tests/__init__.py": "",
             "tests/utils.py": "import pytest\nfrom jwt.algorithms import has_crypto\n\n"
             "crypto_required = pytest.mark.skipif(not has_crypto, reason='needs cryptography')\n",
             "tests/test_keys.py": "from .utils import crypto_required\n\npytestmark = crypto_required\n\n\n"
             "def test_rsa():\n    pass\n",
-            "tests/test_mixed.py": "from .utils import crypto_required\n\n\n@crypto_required\ndef test_rsa():\n    pass\n\n\n"
-            "def test_hmac():\n    pass\n",
+            "tests/test_mixed.py": "from .utils import crypto_required\n\n\n@crypto_required\n"
+            "def test_rsa():\n    pass\n\n\ndef test_hmac():\n    pass\n",
         },
     )
     _, doc = run_json(capsys, tmp_path, "init")
