@@ -70,6 +70,14 @@ def _pytest_options(base: str) -> dict[str, Any]:
     return options if isinstance(options, dict) else {}
 
 
+def _gates_by_markers(project: Any, tier: Any) -> bool:
+    """Whether an explicit ``ci-require`` tier gates its tests by markers: not one that carries a test runner,
+    a linter or a docs builder (``pytest``, ``ruff``...): that tier is what runs the suite, not a part of it."""
+    from tierlock.tiers.tooling import is_tooling_package
+
+    return tier.name in project.ci_require and not any(is_tooling_package(d) for d in tier.probe)
+
+
 def pytest_settings(root: str | os.PathLike[str]) -> tuple[list[str], list[str]]:
     """(testpaths, python_files) from the project's pytest configuration (pyproject.toml or pytest.ini).
 
@@ -149,7 +157,7 @@ def project_census(project: Any, names: Sequence[str] | None = None) -> Census:
     """The census of a :class:`tierlock.tiers.Project` (only the tiers *names* when given)."""
     accept = accept_table(project.pyproject, project.tiers)
     _, ci_declared = _census_table(project.pyproject)
-    required = [str(t) for t in project.ci_require] if ci_declared else []
+    required = [str(t.name) for t in project.tiers.values() if ci_declared and _gates_by_markers(project, t)]
     tiers = census_tiers(project, accept, required)
     wanted = {str(project.tier(n).name) for n in names} if names else {t.name for t in tiers}
     folders, patterns = pytest_settings(project.root)

@@ -131,7 +131,7 @@ def _print(ctx: Context, path: Path, proposal: Proposal, *, dry_run: bool) -> No
     if proposal.marker_file is not None:
         ctx.ui.line(f"{verb} the tier marker to {proposal.marker_file.name} {proposal.marker_where}")
     if not dry_run:
-        ctx.ui.line("next: review the table, then run `tierlock check` and `tierlock lock`")
+        ctx.ui.line("next: review the table, then run `tierlock tiers` and `tierlock lock`")
 
 
 def _add_sources(

@@ -96,3 +96,35 @@ def test_check_names_the_small_tier_of_an_aggregate_project(tmp_path: Path, caps
             ", or mark its tests: pytestmark = pytest.mark.tier('polars')",
         )
     ]
+
+
+REQUIRED = """\
+[project]
+name = "proj"
+version = "0.1"
+
+[project.optional-dependencies]
+crypto = ["cryptography"]
+
+[dependency-groups]
+test = ["pytest"]
+
+[tool.tierlock]
+ci-require = ["crypto", "test"]
+
+[tool.tierlock.tiers.crypto]
+
+[tool.tierlock.tiers.test]
+source = "group:test"
+"""
+
+
+def test_a_required_tier_gates_by_markers_but_the_tier_of_the_test_runner_gates_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(REQUIRED, encoding="utf-8")
+    write(tmp_path, "tests/test_keys.py", "import pytest\n\n\ndef test_rsa():\n    import cryptography\n")
+    assert main(["--project", str(tmp_path), "--json", "census"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert [(f["tier"], f["file"]) for f in doc["findings"]] == [("crypto", "tests/test_keys.py")]
+    assert [(t["tier"], t["gates"]) for t in doc["tiers"]] == [("base", False), ("crypto", True), ("test", False)]
