@@ -120,9 +120,7 @@ def sort_uses(
     for name, line, test in markers:
         if normalize(name) == tier.name and (name, line) not in seen:  # a class's marker, once for its tests
             seen.add((name, line))
-            use = Use(rel, line, f"tier({name!r}) marker", test is None, test=test)
-            use.marker = True
-            entry.inside.append(use)
+            entry.inside.append(Use(rel, line, f"tier({name!r}) marker", test is None, test=test))
             entry.markers += 1
     marked = [(normalize(name), test) for name, _, test in markers]
     for use in uses:

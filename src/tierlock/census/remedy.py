@@ -99,7 +99,7 @@ def importer(tier: str, file: str, uses: list[Use], tests: list[tuple[str, int]]
 
 def _mark(tier: str, file: str, uses: list[Use], tests: list[tuple[str, int]], needing: list[str]) -> Finding:
     at = dict(tests)
-    named = [f"{t} (line {at.get(t, 0)})" for t in needing[:SHOWN]]
+    named = [f"{t} (line {at[t]})" for t in needing[:SHOWN]]
     if len(needing) > SHOWN:
         named.append(f"and {len(needing) - SHOWN} more")
     others = len(tests) - len(needing)
@@ -113,7 +113,7 @@ def _mark(tier: str, file: str, uses: list[Use], tests: list[tuple[str, int]], n
         f"mark {count} @pytest.mark.tier({tier!r}): {', '.join(named)}; "
         f'or add "{file}" to [tool.tierlock.tiers.{tier}].tests, which also gates its {others} other test(s)',
     )
-    finding.fix = {"mark": [{"test": t, "line": at.get(t, 0)} for t in needing]}
+    finding.fix = {"mark": [{"test": t, "line": at[t]} for t in needing]}
     return finding
 
 

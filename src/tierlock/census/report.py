@@ -42,9 +42,6 @@ class CensusTier:
 class Use:
     """One place that needs a tier."""
 
-    marker = False
-    """A ``tier(...)`` marker of the tier itself: it gates what it marks, so it is never outside."""
-
     def __init__(
         self,
         file: str,
@@ -158,6 +155,7 @@ class TierReport:
             "importers_elsewhere": [u.to_dict() for u in self.elsewhere],
             "accepted": [u.to_dict() for u in self.accepted],
             "fixtures": [u.to_dict() for u in self.fixtures],
+            "markers": self.markers,
         }
 
 

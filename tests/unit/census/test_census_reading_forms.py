@@ -1,0 +1,180 @@
+"""Forms the census reads in a test file: literal fixture look-ups, skip conditions on ``find_spec``, what a
+``try`` that catches no import error means, class helpers, and how many tests a remedy names."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.support.censusfiles import write
+from tierlock.census import CensusTier, census
+from tierlock.cli import main
+
+ARROW = CensusTier("arrow", ("pyarrow",), ("tests/arrow/**",))
+
+
+def needing(root: Path) -> list[tuple[str | None, str]]:
+    return sorted((u.test, u.how) for u in census(root, [ARROW]).tier("arrow").outside)
+
+
+def test_a_fixture_looked_up_by_a_literal_name_is_requested_and_another_call_naming_it_is_not(tmp_path: Path) -> None:
+    write(tmp_path, "tests/conftest.py", "import pytest\n\n@pytest.fixture\ndef table():\n    import pyarrow\n")
+    write(
+        tmp_path,
+        "tests/test_lookup.py",
+        """\
+        def test_literal(request):
+            request.getfixturevalue("table")
+
+
+        def test_computed(request):
+            name = "tab" + "le"
+            request.getfixturevalue(name)
+
+
+        def test_printing():
+            print("table")
+        """,
+    )
+    assert needing(tmp_path) == [("test_literal", "fixture table (tests/conftest.py:5 needs pyarrow)")]
+
+
+def test_a_find_spec_of_a_submodule_in_a_skip_condition_needs_its_top_level_name(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "tests/test_spec.py",
+        """\
+        import importlib.util
+
+        import pytest
+
+
+        @pytest.mark.skipif(importlib.util.find_spec("pyarrow.parquet") is None, reason="no parquet")
+        def test_parquet():
+            pass
+        """,
+    )
+    assert needing(tmp_path) == [("test_parquet", "skipped without pyarrow (find_spec('pyarrow'))")]
+
+
+def test_a_try_that_catches_no_import_error_sets_no_flag(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "tests/test_value.py",
+        """\
+        import pytest
+
+        try:
+            import json
+        except ValueError:
+            HAS = False
+
+
+        @pytest.mark.skipif(not HAS, reason="never")
+        def test_flagged():
+            pass
+
+
+        def test_helper_try():
+            try:
+                import pyarrow
+            except ValueError:
+                pyarrow = None
+        """,
+    )
+    assert needing(tmp_path) == [("test_helper_try", "import pyarrow")]
+
+
+def test_a_class_helper_called_through_self_is_a_need_of_the_test_calling_it(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "tests/test_class_helper.py",
+        """\
+        class TestFrames:
+            def _table(self):
+                import pyarrow
+                return pyarrow
+
+            def test_uses(self):
+                self._table()
+
+            def test_plain(self):
+                pass
+
+
+        def _table():
+            return None
+
+
+        def test_module_level():
+            _table()
+        """,
+    )
+    assert needing(tmp_path) == [("TestFrames.test_uses", "TestFrames._table(): import pyarrow")]
+
+
+def test_a_remedy_names_five_tests_and_counts_the_others(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "p"\nversion = "0"\n[project.optional-dependencies]\narrow = ["pyarrow"]\n'
+        '[tool.tierlock.tiers.arrow]\ntests = ["tests/arrow/**"]\n',
+        encoding="utf-8",
+    )
+    write(tmp_path, "tests/arrow/test_a.py")
+    body = "".join(f"def test_{i}():\n    import pyarrow\n\n\n" for i in range(7)) + "def test_plain():\n    pass\n"
+    write(tmp_path, "tests/test_many.py", body)
+    assert main(["--project", str(tmp_path), "--json", "census"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    finding = doc["findings"][0]
+    assert finding["remedy"].startswith(
+        "mark the 7 tests @pytest.mark.tier('arrow'): test_0 (line 1), test_1 (line 5), test_2 (line 9), "
+        "test_3 (line 13), test_4 (line 17), and 2 more; "
+    )
+    assert finding["remedy"].endswith("which also gates its 1 other test(s)")
+    assert [m["line"] for m in finding["fix"]["mark"]] == [1, 5, 9, 13, 17, 21, 25]
+    arrow = next(t for t in doc["tiers"] if t["tier"] == "arrow")
+    assert arrow["importers_outside"][0] == {
+        "file": "tests/test_many.py",
+        "line": 2,
+        "how": "import pyarrow",
+        "module_level": False,
+        "scope": "test",
+        "test": "test_0",
+    }
+    assert arrow["markers"] == 0
+
+
+def test_tier_markers_are_counted_once_each(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "tests/test_marked.py",
+        """\
+        import pytest
+
+        pytestmark = pytest.mark.tier("arrow")
+
+
+        @pytest.mark.tier("arrow")
+        class TestA:
+            def test_one(self):
+                pass
+
+            def test_two(self):
+                pass
+        """,
+    )
+    assert census(tmp_path, [ARROW]).tier("arrow").markers == 2
+
+
+def test_with_many_roots_a_file_is_read_for_a_whole_name_or_a_marker_and_not_for_a_longer_name(
+    tmp_path: Path,
+) -> None:
+    tiers = [ARROW, *(CensusTier(f"t{i}", (f"root{i}",), ()) for i in range(40))]  # 41 roots: names are matched whole
+    write(tmp_path, "tests/test_longer.py", "import pyarrowish\n")
+    write(tmp_path, "tests/test_marked.py", "import pytest\n\n\n@pytest.mark.tier('arrow')\ndef test_m():\n    pass\n")
+    write(tmp_path, "tests/test_whole.py", "import pyarrow\n")
+    result = census(tmp_path, tiers)
+    assert result.files_parsed == 2
+    assert [(u.file, u.how) for u in result.tier("arrow").inside] == [("tests/test_marked.py", "tier('arrow') marker")]
+    assert [u.file for u in result.tier("arrow").outside] == ["tests/test_whole.py"]
