@@ -8,10 +8,14 @@ temporary folder; nothing of it is kept or committed here):
    marks) run in an environment where the tier's import roots cannot be
    imported (a meta-path blocker; ``find_spec`` answers None for them too);
    the finding is true when a test errors or skips naming one of those roots;
-3. **recall**: every test file that a grep finds importing (or
-   ``importorskip``-ing) a tier's root must be gated by a tier that provides
-   it, or be a finding; the others are run with that root blocked, and one
-   that then shows the root is *missed*;
+3. **recall**: every test file (``python_files``) that a grep finds
+   importing (or ``importorskip``-ing) a tier's root must be gated by a tier
+   that provides it, or be a finding; the others are run with that root
+   blocked, and one that then shows the root is *missed*. A ``conftest.py``
+   the grep finds is counted apart: what its fixtures need is attributed to
+   their users, and what its helpers need reaches tests only through names
+   looked up at run time (``pytest_generate_tests`` parametrizing backends):
+   out of static reach, left to the plugin's run-time backstop;
 4. **the census's own remedies** are applied as printed (a glob added to the
    tier's ``tests``, or ``@pytest.mark.tier(...)`` above each test named),
    the census runs again, and what remains is checked as in 2.
@@ -225,7 +229,9 @@ def recall(python: str, root: Path, findings: list[dict[str, Any]], blocker: Pat
     for tier, names in roots_by_tier(root).items():
         for name in names:
             providers.setdefault(name, []).append(tier)
-    hits = grep(root, listing.tests, [n for n, tiers in providers.items() if tiers != ["base"]])
+    everything = grep(root, listing.tests, [n for n, tiers in providers.items() if tiers != ["base"]])
+    hits = [(rel, name) for rel, name in everything if not rel.endswith("conftest.py")]
+    conftests = sorted({f"{rel} ({name})" for rel, name in everything if rel.endswith("conftest.py")})
     gated = reported_n = 0
     unexplained: list[tuple[str, str]] = []
     for rel, name in hits:
@@ -238,17 +244,20 @@ def recall(python: str, root: Path, findings: list[dict[str, Any]], blocker: Pat
             unexplained.append((rel, name))
     missed, not_needed = [], []
     for rel, name in unexplained:
-        target, extra = rel, []
-        if rel.endswith("conftest.py"):  # its tests, less those the census already gates or reports
-            target = rel.rsplit("/", 1)[0] if "/" in rel else "."
-            extra = _known(project, providers[name], findings, listing.tests, target)
-        cases = run_cases(python, root, [target], [name], blocker, extra)
+        cases = run_cases(python, root, [rel], [name], blocker)
         showing = [c[0] for c in cases if shows(c[2], [name])]
         if showing:
             missed.append(f"{rel} ({name}): {', '.join(showing[:5])}")
         else:
             not_needed.append(f"{rel} ({name})")
-    return {"hits": len(hits), "gated": gated, "reported": reported_n, "not_needed": not_needed, "missed": missed}
+    return {
+        "hits": len(hits),
+        "gated": gated,
+        "reported": reported_n,
+        "not_needed": not_needed,
+        "missed": missed,
+        "conftests": conftests,
+    }
 
 
 def grep(root: Path, files: Iterable[str], names: Iterable[str]) -> list[tuple[str, str]]:
@@ -258,24 +267,6 @@ def grep(root: Path, files: Iterable[str], names: Iterable[str]) -> list[tuple[s
     for rel in files:
         text = (root / rel).read_text(encoding="utf-8", errors="replace")
         out.extend((rel, name) for name, pattern in patterns.items() if pattern.search(text))
-    return out
-
-
-def _known(
-    project: Any, tiers: list[str], findings: list[dict[str, Any]], files: Iterable[str], folder: str
-) -> list[str]:
-    """``--ignore`` / ``--deselect`` options for what the census gates or reports of *tiers* below *folder*."""
-    from tierlock.tiers.globs import matches
-
-    inside = [f for f in files if folder == "." or f.startswith(folder + "/")]
-    out = [f"--ignore={f}" for f in inside if any(matches(f, project.tier(t).tests) for t in tiers)]
-    for finding in findings:
-        if finding["tier"] not in tiers or finding["file"] not in inside:
-            continue
-        fix = finding.get("fix", {})
-        if "tests" in fix:
-            out.append(f"--ignore={finding['file']}")
-        out.extend(f"--deselect={finding['file']}::{m['test'].replace('.', '::')}" for m in fix.get("mark", []))
     return out
 
 
@@ -322,7 +313,15 @@ def measure(name: str, checkout: Path, python: str, blocker: Path) -> dict[str, 
         census = tierlock_json(root, "census")
         findings = census["findings"]
         checked = check(python, root, findings, blocker)
+        print(f"{name}: precision: " + json.dumps({k: len(v) for k, v in checked.items()}), flush=True)
+        for verdict_name in ("false", "unverifiable"):
+            for line in checked[verdict_name]:
+                print(f"  {verdict_name}: {line}", flush=True)
         grep = recall(python, root, findings, blocker)
+        print(
+            f"{name}: recall: " + json.dumps({k: v if isinstance(v, int) else len(v) for k, v in grep.items()}),
+            flush=True,
+        )
         applied = apply_remedies(root, findings)
         after = tierlock_json(root, "census")["findings"]
         checked_after = check(python, root, after, blocker)
@@ -357,7 +356,8 @@ def main(argv: Sequence[str]) -> None:
                 f"{len(result['checked']['true'])} true, {len(result['checked']['false'])} false, "
                 f"{len(result['checked']['unverifiable'])} unverifiable; grep: {grep['hits']} file/root pairs, "
                 f"{grep['gated']} gated, {grep['reported']} reported, {len(grep['not_needed'])} not needed, "
-                f"{len(grep['missed'])} missed; after {result['remedies_applied']} remedies: "
+                f"{len(grep['missed'])} missed ({len(grep['conftests'])} conftest hits apart); "
+                f"after {result['remedies_applied']} remedies: "
                 f"{result['after_remedies']} findings ({len(result['after']['false'])} false)"
             )
             checked = result["checked"]
