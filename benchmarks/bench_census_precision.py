@@ -161,14 +161,18 @@ def targets(finding: dict[str, Any]) -> list[str]:
 
 
 def verdict(finding: dict[str, Any], blocked: list[Case], control: list[Case], roots: Iterable[str]) -> str:
-    """``true`` (a test of the finding shows the root missing), ``false``, or ``unverifiable`` (they do not run
-    with the tier either: skipped for another reason, or not collected)."""
+    """``true`` when a test of the finding, run without the root, says so (an import error, an importorskip, a
+    skip naming it) or passes with it and not without it; ``unverifiable`` when its tests do not run with the
+    tier either (skipped for another reason, not collected); else ``false``."""
     file = finding["file"]
     module = (file.rsplit("/", 1)[0] if file.endswith("conftest.py") else file.removesuffix(".py")).replace("/", ".")
     tests = [m["test"] for m in finding.get("fix", {}).get("mark", [])] or [""]
     mine = [c for c in blocked if any(belongs(c[0], module, t) for t in tests)]
     if any(shows(c[2], roots) for c in mine):
         return "true"
+    passed = {c[0] for c in control if c[1] == "passed" and any(belongs(c[0], module, t) for t in tests)}
+    if any(c[0] in passed and c[1] != "passed" for c in mine):
+        return "true"  # passes with the tier, not without it (a version check of the absent package skips it)
     ran = [c for c in control if any(belongs(c[0], module, t) for t in tests) and c[1] in ("passed", "failure")]
     return "false" if ran else "unverifiable"
 
@@ -203,10 +207,11 @@ def check(python: str, root: Path, findings: list[dict[str, Any]], blocker: Path
     out: dict[str, list[str]] = {"true": [], "false": [], "unverifiable": []}
     for tier, items in by_tier.items():
         files = sorted({t for f in items for t in targets(f)})
-        blocked = run_cases(python, root, files, roots[tier], blocker)
+        needed = sorted({r for f in items for r in f.get("roots", roots[tier])})  # not a tooling root it also has
+        blocked = run_cases(python, root, files, needed, blocker)
         control = run_cases(python, root, files, (), blocker)
         for finding in items:
-            found = verdict(finding, blocked, control, roots[tier])
+            found = verdict(finding, blocked, control, finding.get("roots", needed))
             out[found].append(f"{finding['file']}: {tier}: {finding['detail']}")
     return out
 
@@ -214,13 +219,15 @@ def check(python: str, root: Path, findings: list[dict[str, Any]], blocker: Path
 GREP = r"^\s*(?:import|from)\s+{root}\b|importorskip\(\s*['\"]{root}\b"
 
 
-def recall(python: str, root: Path, findings: list[dict[str, Any]], blocker: Path) -> dict[str, Any]:
+def recall(python: str, root: Path, census: dict[str, Any], blocker: Path) -> dict[str, Any]:
     """Grep the test files for each tier's roots; what the census neither gates nor reports is run."""
     from tierlock.census import pytest_settings
     from tierlock.census.tree import DiskTree
     from tierlock.tiers import load_project
     from tierlock.tiers.globs import matches
 
+    findings = census["findings"]
+    run_time = {(u["file"], u["root"]) for t in census["tiers"] for u in t["left_to_run_time"]}
     project = load_project(root)
     folders, patterns = pytest_settings(root)
     listing = DiskTree(root).walk(folders, patterns)
@@ -233,6 +240,7 @@ def recall(python: str, root: Path, findings: list[dict[str, Any]], blocker: Pat
     hits = [(rel, name) for rel, name in everything if not rel.endswith("conftest.py")]
     conftests = sorted({f"{rel} ({name})" for rel, name in everything if rel.endswith("conftest.py")})
     gated = reported_n = 0
+    by_name: list[str] = []
     unexplained: list[tuple[str, str]] = []
     for rel, name in hits:
         tiers = providers[name]
@@ -240,6 +248,8 @@ def recall(python: str, root: Path, findings: list[dict[str, Any]], blocker: Pat
             gated += 1
         elif any((rel, t) in reported for t in tiers):
             reported_n += 1
+        elif (rel, name) in run_time:
+            by_name.append(f"{rel} ({name})")
         else:
             unexplained.append((rel, name))
     missed, not_needed = [], []
@@ -257,6 +267,7 @@ def recall(python: str, root: Path, findings: list[dict[str, Any]], blocker: Pat
         "not_needed": not_needed,
         "missed": missed,
         "conftests": conftests,
+        "picked_by_name": by_name,
     }
 
 
@@ -317,7 +328,7 @@ def measure(name: str, checkout: Path, python: str, blocker: Path) -> dict[str, 
         for verdict_name in ("false", "unverifiable"):
             for line in checked[verdict_name]:
                 print(f"  {verdict_name}: {line}", flush=True)
-        grep = recall(python, root, findings, blocker)
+        grep = recall(python, root, census, blocker)
         print(
             f"{name}: recall: " + json.dumps({k: v if isinstance(v, int) else len(v) for k, v in grep.items()}),
             flush=True,
@@ -356,7 +367,8 @@ def main(argv: Sequence[str]) -> None:
                 f"{len(result['checked']['true'])} true, {len(result['checked']['false'])} false, "
                 f"{len(result['checked']['unverifiable'])} unverifiable; grep: {grep['hits']} file/root pairs, "
                 f"{grep['gated']} gated, {grep['reported']} reported, {len(grep['not_needed'])} not needed, "
-                f"{len(grep['missed'])} missed ({len(grep['conftests'])} conftest hits apart); "
+                f"{len(grep['missed'])} missed ({len(grep['conftests'])} conftest hits and "
+                f"{len(grep['picked_by_name'])} picked by name at run time apart); "
                 f"after {result['remedies_applied']} remedies: "
                 f"{result['after_remedies']} findings ({len(result['after']['false'])} false)"
             )

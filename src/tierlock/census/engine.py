@@ -173,6 +173,11 @@ def _report(
             entry.glob_hints[glob] = hint
     entry.covered = [rel for rel in listing.tests if matches(rel, tier.globs) and not rel.endswith("conftest.py")]
     entry.fixtures = fixture_uses(needs, tier)
+    entry.run_time = [
+        Use(rel, line, f"{how} (picked by name at run time)", root=root, test=qual)
+        for (rel, qual, root, line), how in sorted(needs.run_time.items())
+        if root in tier.roots and (keep is None or rel in keep)
+    ]
     for rel, (file_list, markers) in uses.items():
         if keep is None or rel in keep:
             sort_uses(entry, tier, known, rel=rel, uses=file_list, markers=markers, matches=matches)

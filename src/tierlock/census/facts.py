@@ -27,9 +27,11 @@ from tierlock.census.marks import (
     absent,
     catches_import_error,
     decorator,
+    dispatch,
     dotted,
     guard_names,
     kind_of,
+    leaves,
     literal,
     marks_of,
     refs,
@@ -70,6 +72,8 @@ class _Reader:
     def body(self, stmts: list[ast.stmt], scope: str, guards: tuple[str, ...], cls: Func | None) -> None:
         for child in stmts:
             self.statement(child, scope, guards, cls)
+            if scope and isinstance(child, ast.If) and leaves(child.body):
+                guards = (*guards, *dispatch(child.test))  # `if "x" not in name: return` guards what follows
 
     def statement(self, child: ast.stmt, scope: str, guards: tuple[str, ...], cls: Func | None) -> None:
         if isinstance(child, (ast.Import, ast.ImportFrom)):
@@ -125,7 +129,7 @@ class _Reader:
             func = self.facts.functions.get(scope)
             if func is not None:
                 func.skips.extend((n, node.lineno) for n in absent(node.test))
-        self.body(node.body, scope, inner, cls)
+        self.body(node.body, scope, (*inner, *dispatch(node.test)), cls)  # the branch taken for those names
         self.body(node.orelse, scope, inner, cls)
 
     def attempt(self, node: ast.Try | ast.TryStar, scope: str, guards: tuple[str, ...], cls: Func | None) -> None:

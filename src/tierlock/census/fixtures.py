@@ -37,6 +37,8 @@ class Needs:
         self.conftests = sorted(conftests, key=lambda c: -len(folder_of(c)))  # nearest first
         self._own: dict[tuple[str, str], list[Need]] = {}
         self._fixtures: dict[tuple[str, str, str, Def | None], dict[str, Need]] = {}
+        self.run_time: dict[tuple[str, str, str, int], str] = {}
+        """(file, function, root, line) -> how, of each need a condition picks by name (out of static reach)."""
         self._above: dict[str, list[str]] = {}
         self._defs: dict[str, dict[str, list[str]]] = {}
         self.tiers: dict[tuple[str, str], list[tuple[str, int]]] = {}
@@ -56,7 +58,11 @@ class Needs:
         out: list[Need] = []
         if qual:
             for root, line, how, _scope, guards in self.reach.scoped(rel)[0].get(qual, ()):
-                if not self.reach.guarded(rel, guards):
+                if self.reach.guarded(rel, guards):
+                    continue
+                if self.reach.dispatched(root, guards):  # picked by name at run time: the plugin's backstop
+                    self.run_time.setdefault((rel, qual, root, line), how)
+                else:
                     out.append((root, rel, line, how))
             for target, how, line in self.reach.imported(rel, qual):
                 out.extend(

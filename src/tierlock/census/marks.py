@@ -14,6 +14,9 @@ from tierlock.census.records import Func
 
 #: A skip token for ``find_spec("x")`` written inline: ``?x`` means "skipped when x is absent".
 SPEC = "?"
+#: A guard token for a string the condition around an import compares with: ``"pandas" in constructor_name``
+#: picks a backend by name at run time (``=pandas``).
+NAMED = "="
 FIXTURE_DECORATORS = ("pytest.fixture", "fixture", "pytest_asyncio.fixture")
 _IMPORT_ERRORS = ("ImportError", "ModuleNotFoundError", "Exception", "BaseException")
 
@@ -179,3 +182,18 @@ def spec_flag(value: ast.expr) -> str | None:
     if isinstance(value, ast.Compare) and len(value.ops) == 1 and isinstance(value.ops[0], ast.IsNot):
         return _spec(value.left)
     return None
+
+
+def dispatch(test: ast.expr) -> list[str]:
+    """``=text`` for each string a condition compares with (a backend picked by name: ``library == "dask"``)."""
+    return [NAMED + n.value.lower() for n in ast.walk(test) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+
+
+def leaves(body: list[ast.stmt]) -> bool:
+    """Whether a block ends the function or the test (``return``, ``raise``, ``pytest.skip(...)``)."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, (ast.Return, ast.Raise)):
+        return True
+    return isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and dotted(last.value.func).endswith("skip")

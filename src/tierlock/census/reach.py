@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from tierlock.census.marks import SPEC
+from tierlock.census.marks import NAMED, SPEC
 from tierlock.census.records import FileFacts, Func
 
 #: (root, file, line, how): one need, where it finally comes from.
@@ -174,12 +174,20 @@ class Reach:
     def guarded(self, rel: str, guards: Sequence[str]) -> bool:
         """Whether code under these guards runs only when what it imports is there (``try``, ``if has_x``)."""
         for guard in guards:
+            if guard.startswith(NAMED):
+                continue
             if guard == "try" or guard.startswith(SPEC):
                 return True
             hit = self.symbol(rel, guard)
             if hit is not None and hit[0] == "flag":
                 return True
         return False
+
+    @staticmethod
+    def dispatched(root: str, guards: Sequence[str]) -> bool:
+        """Whether code needing *root* runs only when a condition picks it by name (``"pandas" in name``)."""
+        wanted = root.lower()
+        return any(g.startswith(NAMED) and wanted in g[len(NAMED) :] for g in guards)
 
     def flag_needs(self, rel: str, name: str) -> list[Need]:
         """What the flag *name* of *rel* stands for: each root it tries to import (through project modules too)."""

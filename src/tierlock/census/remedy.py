@@ -94,6 +94,7 @@ def importer(tier: str, file: str, uses: list[Use], tests: list[tuple[str, int]]
     else:
         finding = _mark(tier, file, uses, tests, needing)
     finding.lines = lines
+    finding.roots = sorted({u.root for u in uses if u.root})
     return finding
 
 

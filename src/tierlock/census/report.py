@@ -75,6 +75,8 @@ class Use:
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"file": self.file, "line": self.line, "how": self.how, "module_level": self.module_level}
         out["scope"] = self.scope
+        if self.root:
+            out["root"] = self.root
         if self.test:
             out["test"] = self.test
         if self.tier:
@@ -93,6 +95,8 @@ class Finding:
         self.detail = detail
         self.remedy = remedy
         self.lines: list[int] = []
+        self.roots: list[str] = []
+        """The import roots the file needs (of the tier's)."""
         self.fix: dict[str, Any] = {}
         """What the remedy changes, as data: ``{"tests": [globs to add]}`` or ``{"mark": [tests]}``."""
 
@@ -114,6 +118,8 @@ class Finding:
         }
         if self.lines:
             out["lines"] = self.lines
+        if self.roots:
+            out["roots"] = self.roots
         if self.fix:
             out["fix"] = self.fix
         return out
@@ -136,6 +142,8 @@ class TierReport:
         """Uses outside its gates whose root a smaller tier provides (each names that tier)."""
         self.accepted: list[Use] = []
         self.fixtures: list[Use] = []
+        self.run_time: list[Use] = []
+        """Uses under a condition that picks the root by name (``if "pandas" in name``): left to the plugin."""
         self.markers = 0
         """``tier(...)`` markers of this tier in the tests read."""
         self._gates = bool(globs) if gates is None else gates
@@ -155,6 +163,7 @@ class TierReport:
             "importers_elsewhere": [u.to_dict() for u in self.elsewhere],
             "accepted": [u.to_dict() for u in self.accepted],
             "fixtures": [u.to_dict() for u in self.fixtures],
+            "left_to_run_time": [u.to_dict() for u in self.run_time],
             "markers": self.markers,
         }
 

@@ -140,6 +140,7 @@ def test_a_remedy_names_five_tests_and_counts_the_others(tmp_path: Path, capsys:
         "how": "import pyarrow",
         "module_level": False,
         "scope": "test",
+        "root": "pyarrow",
         "test": "test_0",
     }
     assert arrow["markers"] == 0
@@ -178,3 +179,43 @@ def test_with_many_roots_a_file_is_read_for_a_whole_name_or_a_marker_and_not_for
     assert result.files_parsed == 2
     assert [(u.file, u.how) for u in result.tier("arrow").inside] == [("tests/test_marked.py", "tier('arrow') marker")]
     assert [u.file for u in result.tier("arrow").outside] == ["tests/test_whole.py"]
+
+
+def test_a_root_a_condition_picks_by_name_is_left_to_run_time_and_listed(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "tests/test_backends.py",
+        """\
+        import pytest
+
+
+        def _namespace(name):
+            if "pyarrow" in name:
+                pytest.importorskip("pyarrow")
+            elif name == "other":
+                import pyarrow
+            return None
+
+
+        def test_each_backend(constructor):
+            _namespace(str(constructor))
+
+
+        def test_early_return(constructor):
+            if "pyarrow" not in str(constructor):
+                return
+            pytest.importorskip("pyarrow.compute")
+
+
+        def test_always():
+            if True:
+                pytest.importorskip("pyarrow")
+        """,
+    )
+    report = census(tmp_path, [ARROW]).tier("arrow")
+    assert [(u.test, u.how) for u in report.outside] == [
+        ("test_each_backend", "_namespace(): import pyarrow"),  # `name == "other"` names no root: a need
+        ("test_always", "importorskip('pyarrow')"),
+    ]
+    assert [(u.test, u.line) for u in report.run_time] == [("_namespace", 6), ("test_early_return", 19)]
+    assert report.run_time[0].how == "importorskip('pyarrow') (picked by name at run time)"

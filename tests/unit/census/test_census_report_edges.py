@@ -54,6 +54,7 @@ def test_findings_of_each_gating_tier_come_whole_with_their_remedies(tmp_path: P
             "detail": "needs tier arrow (import pyarrow) outside its tests globs and 1 more place(s)",
             "remedy": 'add "tests/test_io.py" to [tool.tierlock.tiers.arrow].tests',
             "lines": [2, 6],
+            "roots": ["pyarrow"],
             "fix": {"tests": ["tests/test_io.py"]},
         },
         {
@@ -73,6 +74,7 @@ def test_findings_of_each_gating_tier_come_whole_with_their_remedies(tmp_path: P
             "remedy": 'add "tests/test_io.py" to [tool.tierlock.tiers.polars].tests'
             ", or mark its tests: pytestmark = pytest.mark.tier('polars')",
             "lines": [5],
+            "roots": ["polars"],
             "fix": {"tests": ["tests/test_io.py"]},
         },
     ]
