@@ -47,15 +47,13 @@ def _spec(node: ast.expr) -> str | None:
 
 
 def present(node: ast.expr) -> list[str]:
-    """Names whose truth the condition *node* needs (``has_x``, ``x is not None``, ``has_a and has_b``)."""
+    """Names whose truth the condition *node* needs (``has_x``, ``has_a and has_b``, ``find_spec("x")``)."""
     spec = _spec(node)
     if spec is not None:
         return [SPEC + spec]
     name = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) else ""
     if name:
         return [name]
-    if _compares_to_nothing(node, (ast.IsNot, ast.NotEq)):
-        return present(node.left)  # type: ignore[attr-defined]
     if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
         return [n for value in node.values for n in present(value)]
     return []

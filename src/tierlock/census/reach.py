@@ -123,15 +123,15 @@ class Reach:
         self._symbols: dict[tuple[str, str], tuple[str, str, str] | None] = {}
 
     # -- names ------------------------------------------------------------------------
-    def symbol(self, rel: str, name: str, depth: int = 0) -> tuple[str, str, str] | None:
+    def symbol(self, rel: str, name: str) -> tuple[str, str, str] | None:
         """What *name* read in *rel* is: ``("flag" | "alias" | "module", file, name)``, or None."""
         key = (rel, name)
         if key not in self._symbols:
             self._symbols[key] = None  # a cycle of imports means nothing
-            self._symbols[key] = self._lookup(rel, name, depth) if depth < 12 else None
+            self._symbols[key] = self._lookup(rel, name)
         return self._symbols[key]
 
-    def _lookup(self, rel: str, name: str, depth: int) -> tuple[str, str, str] | None:
+    def _lookup(self, rel: str, name: str) -> tuple[str, str, str] | None:
         facts = self.facts.get(rel)
         if facts is None:
             return None
@@ -145,19 +145,17 @@ class Reach:
             for cut in range(len(parts), 0, -1):
                 found = self.index.resolve(".".join(parts[:cut]), 0, (), rel)
                 if found and cut < len(parts):
-                    return self.symbol(found[-1], ".".join(parts[cut:]), depth + 1)
+                    return self.symbol(found[-1], ".".join(parts[cut:]))
             return None
         for module, level, names, _line, scope, _guards in facts.modules:
             for original, bound in names if not scope else ():
                 if bound == head or original == "*":
-                    hit = self._imported_name(rel, (module, level, original, bound), name, depth)
+                    hit = self._imported_name(rel, (module, level, original, bound), name)
                     if hit is not None:
                         return hit
         return None
 
-    def _imported_name(
-        self, rel: str, source: tuple[str, int, str, str], name: str, depth: int
-    ) -> tuple[str, str, str] | None:
+    def _imported_name(self, rel: str, source: tuple[str, int, str, str], name: str) -> tuple[str, str, str] | None:
         """What *name* is, when it comes from ``from MODULE import ORIGINAL as BOUND`` (or ``*``) in *rel*."""
         module, level, original, bound = source
         found = self.index.resolve(module, level, [[original, bound]] if original != "*" else (), rel)
@@ -165,11 +163,11 @@ class Reach:
             return None
         target = found[-1]
         if original == "*":
-            return self.symbol(target, name, depth + 1)
+            return self.symbol(target, name)
         rest = name.partition(".")[2]
         if target.endswith((f"/{original}.py", f"/{original}/__init__.py")):  # a submodule
-            return ("module", target, "") if not rest else self.symbol(target, rest, depth + 1)
-        return self.symbol(target, original + (f".{rest}" if rest else ""), depth + 1)
+            return ("module", target, "") if not rest else self.symbol(target, rest)
+        return self.symbol(target, original + (f".{rest}" if rest else ""))
 
     def guarded(self, rel: str, guards: Sequence[str]) -> bool:
         """Whether code under these guards runs only when what it imports is there (``try``, ``if has_x``)."""

@@ -65,7 +65,7 @@ def importer(tier: str, file: str, uses: list[Use], tests: list[tuple[str, int]]
     where = f"[tool.tierlock.tiers.{tier}].tests"
     first = uses[0]
     lines = sorted({u.line for u in uses})
-    needing = list(dict.fromkeys(u.test for u in uses if u.scope == "test" and u.test))
+    needing = list(dict.fromkeys(u.test for u in uses if u.test))  # only a use of scope test names its test
     if file.endswith("conftest.py") and first.scope == "module":
         folder = file.rsplit("/", 1)[0] if "/" in file else ""
         glob = f"{folder}/**" if folder else "**"

@@ -219,3 +219,91 @@ def test_a_root_a_condition_picks_by_name_is_left_to_run_time_and_listed(tmp_pat
     ]
     assert [(u.test, u.line) for u in report.run_time] == [("_namespace", 6), ("test_early_return", 19)]
     assert report.run_time[0].how == "importorskip('pyarrow') (picked by name at run time)"
+
+
+def test_a_flag_is_only_a_name_the_try_binds_and_an_attribute_set_in_the_handler_is_none(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "tests/test_flags.py",
+        """\
+        import types
+
+        import pytest
+
+        state = types.SimpleNamespace()
+
+        try:
+            import pyarrow
+        except ImportError:
+            unrelated = None
+            state.arrow = None
+
+
+        @pytest.mark.skipif(not unrelated, reason="not a flag of pyarrow")
+        def test_unrelated():
+            pass
+        """,
+    )
+    assert needing(tmp_path) == []
+
+
+def test_a_name_imported_from_the_tests_package_and_an_import_after_a_guarded_one_are_followed(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, "proj/__init__.py", "")
+    write(tmp_path, "proj/arrowio.py", "import pyarrow\n")
+    write(tmp_path, "proj/lazy.py", "try:\n    import pyarrow\nexcept ImportError:\n    pyarrow = None\n")
+    write(
+        tmp_path,
+        "tests/__init__.py",
+        "import pytest\nfrom proj.lazy import pyarrow\n\nneeds_arrow = pytest.mark.skipif(pyarrow is None, reason='x')\n",
+    )
+    write(
+        tmp_path,
+        "tests/test_package_alias.py",
+        "from . import needs_arrow\n\n\n@needs_arrow\ndef test_a():\n    pass\n",
+    )
+    write(
+        tmp_path,
+        "tests/test_after_guarded.py",
+        """\
+        def test_b():
+            try:
+                import proj.lazy
+            except ImportError:
+                pass
+            import proj.arrowio
+        """,
+    )
+    result = census(tmp_path, [ARROW]).tier("arrow")
+    assert sorted((u.file, u.test) for u in result.outside) == [
+        ("tests/test_after_guarded.py", "test_b"),
+        ("tests/test_package_alias.py", "test_a"),
+    ]
+
+
+def test_a_modules_own_fixture_without_autouse_overrides_a_conftest_autouse_one(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "tests/conftest.py",
+        "import pytest\n\n@pytest.fixture(autouse=True)\ndef arm():\n    import pyarrow\n",
+    )
+    write(
+        tmp_path,
+        "tests/test_own.py",
+        "import pytest\n\n\n@pytest.fixture\ndef arm():\n    return None\n\n\ndef test_c():\n    pass\n",
+    )
+    write(tmp_path, "tests/test_other.py", "def test_d():\n    pass\n")
+    assert [u.file for u in census(tmp_path, [ARROW]).tier("arrow").outside] == ["tests/test_other.py"]
+
+
+def test_the_fix_keeps_the_line_endings_of_a_test_module() -> None:
+    from tierlock.census.fixing import add_marks
+
+    text = "import pytest\r\n\r\n\r\ndef test_a():\r\n    pass\r\n"
+    assert add_marks(text, [(4, "arrow")]) == (
+        "import pytest\r\n\r\n\r\n@pytest.mark.tier('arrow')\r\ndef test_a():\r\n    pass\r\n"
+    )
+    assert add_marks('"""Doc."""\nfrom __future__ import annotations\n\ndef test_b():\n    pass\n', [(4, "x")]) == (
+        '"""Doc."""\nfrom __future__ import annotations\nimport pytest\n\n@pytest.mark.tier(\'x\')\ndef test_b():\n    pass\n'
+    )
