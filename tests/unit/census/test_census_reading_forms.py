@@ -256,7 +256,8 @@ def test_a_name_imported_from_the_tests_package_and_an_import_after_a_guarded_on
     write(
         tmp_path,
         "tests/__init__.py",
-        "import pytest\nfrom proj.lazy import pyarrow\n\nneeds_arrow = pytest.mark.skipif(pyarrow is None, reason='x')\n",
+        "import pytest\nfrom proj.lazy import pyarrow\n\n"
+        "needs_arrow = pytest.mark.skipif(pyarrow is None, reason='x')\n",
     )
     write(
         tmp_path,
@@ -304,6 +305,8 @@ def test_the_fix_keeps_the_line_endings_of_a_test_module() -> None:
     assert add_marks(text, [(4, "arrow")]) == (
         "import pytest\r\n\r\n\r\n@pytest.mark.tier('arrow')\r\ndef test_a():\r\n    pass\r\n"
     )
-    assert add_marks('"""Doc."""\nfrom __future__ import annotations\n\ndef test_b():\n    pass\n', [(4, "x")]) == (
-        '"""Doc."""\nfrom __future__ import annotations\nimport pytest\n\n@pytest.mark.tier(\'x\')\ndef test_b():\n    pass\n'
+    source = '"""Doc."""\nfrom __future__ import annotations\n\ndef test_b():\n    pass\n'
+    assert add_marks(source, [(4, "x")]) == (
+        '"""Doc."""\nfrom __future__ import annotations\nimport pytest\n\n'
+        "@pytest.mark.tier('x')\ndef test_b():\n    pass\n"
     )
