@@ -214,8 +214,7 @@ class _Reader:
         if func.kind in ("test", "fixture"):
             args = node.args
             func.requests.extend((a.arg, node.lineno) for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
-            if cls is not None:
-                func.requests = [r for r in func.requests if r[0] not in ("self", "cls")]
+            func.requests = [r for r in func.requests if r[0] not in ("self", "cls")]  # a method's own argument
         if cls is not None and func.kind == "test":
             func.tiers.extend(cls.tiers)
             func.skips.extend(cls.skips)

@@ -34,7 +34,7 @@ class Needs:
     def __init__(self, reach: Reach, conftests: Sequence[str]) -> None:
         self.reach = reach
         self.facts: Mapping[str, FileFacts] = reach.facts
-        self.conftests = sorted(conftests, key=lambda c: -len(folder_of(c)))  # nearest first
+        self.conftests = sorted(conftests, key=lambda c: len(folder_of(c)), reverse=True)  # nearest first
         self._own: dict[tuple[str, str], list[Need]] = {}
         self._fixtures: dict[tuple[str, str, str, Def | None], dict[str, Need]] = {}
         self.run_time: dict[tuple[str, str, str, int], str] = {}

@@ -66,7 +66,7 @@ class ModuleIndex:
         out: list[str] = []
         folder = folder_of(rel)
         stop = self.basedir(rel)
-        while folder != stop and f"{folder}/__init__.py" in self.files:
+        while folder != stop:  # every folder below the base one holds an __init__.py
             out.append(f"{folder}/__init__.py")
             folder = folder_of(folder)
         return [p for p in reversed(out) if p != rel]

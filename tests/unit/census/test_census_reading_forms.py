@@ -310,3 +310,79 @@ def test_the_fix_keeps_the_line_endings_of_a_test_module() -> None:
         '"""Doc."""\nfrom __future__ import annotations\nimport pytest\n\n'
         "@pytest.mark.tier('x')\ndef test_b():\n    pass\n"
     )
+
+
+def test_a_flag_alone_in_a_module_and_an_alias_of_a_helper_submodule_reach_the_tests_naming_them(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, "proj/__init__.py", "")
+    write(
+        tmp_path, "proj/compat.py", "import importlib.util\n\nHAS_ARROW = bool(importlib.util.find_spec('pyarrow'))\n"
+    )
+    write(tmp_path, "tests/__init__.py", "")
+    write(
+        tmp_path,
+        "tests/helpers.py",
+        "import pytest\nfrom proj.compat import HAS_ARROW\n\n"
+        "needs_arrow = pytest.mark.skipif(not HAS_ARROW, reason='x')\n",
+    )
+    write(
+        tmp_path,
+        "tests/test_flag_only.py",
+        "import pytest\nfrom proj.compat import HAS_ARROW\n\n\n@pytest.mark.skipif(not HAS_ARROW, reason='x')\n"
+        "def test_flag():\n    pass\n",
+    )
+    write(
+        tmp_path,
+        "tests/test_submodule_alias.py",
+        "from tests import helpers\n\n\n@helpers.needs_arrow\ndef test_alias():\n    pass\n",
+    )
+    result = census(tmp_path, [ARROW]).tier("arrow")
+    assert sorted((u.file, u.test) for u in result.outside) == [
+        ("tests/test_flag_only.py", "test_flag"),
+        ("tests/test_submodule_alias.py", "test_alias"),
+    ]
+
+
+def test_a_class_pytestmark_marks_its_methods_and_a_helper_called_at_module_level_is_every_tests(
+    tmp_path: Path,
+) -> None:
+    write(
+        tmp_path,
+        "tests/test_class_mark.py",
+        """\
+        import pytest
+
+
+        class TestArrow:
+            other = 1
+            pytestmark = pytest.mark.tier("arrow")
+
+            def test_one(self):
+                import pyarrow
+        """,
+    )
+    write(
+        tmp_path,
+        "tests/test_module_helper.py",
+        """\
+        def make():
+            import pyarrow
+            return pyarrow
+
+
+        CASES = [make]
+
+
+        def test_uses_cases():
+            assert CASES
+        """,
+    )
+    result = census(tmp_path, [ARROW]).tier("arrow")
+    assert [(u.file, u.how) for u in result.inside] == [
+        ("tests/test_class_mark.py", "tier('arrow') marker"),
+        ("tests/test_class_mark.py", "import pyarrow"),
+    ]
+    assert [(u.file, u.scope, u.how) for u in result.outside] == [
+        ("tests/test_module_helper.py", "file", "make(): import pyarrow")
+    ]
