@@ -7,15 +7,19 @@ temporary folder; nothing of it is kept or committed here):
 2. **precision**: each finding's tests (the file, or the tests its remedy
    marks) run in an environment where the tier's import roots cannot be
    imported (a meta-path blocker; ``find_spec`` answers None for them too);
-   the finding is true when a test errors or skips naming one of those roots;
+   the finding is true when a test then fails to import one of those roots
+   (an import error, an `importorskip`), or passes with the tier and not
+   without it (a skip on an availability flag or on the absent version);
 3. **recall**: every test file (``python_files``) that a grep finds
    importing (or ``importorskip``-ing) a tier's root must be gated by a tier
    that provides it, or be a finding; the others are run with that root
-   blocked, and one that then shows the root is *missed*. A ``conftest.py``
+   blocked (and not), and one that then shows the root as above is *missed*. A ``conftest.py``
    the grep finds is counted apart: what its fixtures need is attributed to
    their users, and what its helpers need reaches tests only through names
    looked up at run time (``pytest_generate_tests`` parametrizing backends):
-   out of static reach, left to the plugin's run-time backstop;
+   out of static reach, left to the plugin's run-time backstop; so is a file
+   whose use the census lists as picked by name at run time
+   (``left_to_run_time``: ``if "dask" in str(constructor): import dask``);
 4. **the census's own remedies** are applied as printed (a glob added to the
    tier's ``tests``, or ``@pytest.mark.tier(...)`` above each test named),
    the census runs again, and what remains is checked as in 2.
@@ -134,8 +138,14 @@ def _run(  # noqa: PLR0917
 
 
 def shows(message: str, roots: Iterable[str]) -> bool:
-    """Whether *message* says one of *roots* is missing (an import error, an importorskip, a skip naming it)."""
-    return any(re.search(rf"(No module named '{r}\b|could not import '{r}\b|\b{r}\b)", message) for r in roots)
+    """Whether *message* says one of *roots* cannot be imported (an import error, an importorskip)."""
+    return any(re.search(rf"(No module named '{r}\b|could not import '{r}\b)", message) for r in roots)
+
+
+def differs(blocked: Iterable[Case], control: Iterable[Case]) -> list[str]:
+    """The tests that pass with the tier and do not without it (a skip condition on a flag, a version check)."""
+    passed = {c[0] for c in control if c[1] == "passed"}
+    return [c[0] for c in blocked if c[0] in passed and c[1] != "passed"]
 
 
 def belongs(head: str, module: str, test: str) -> bool:
@@ -168,11 +178,8 @@ def verdict(finding: dict[str, Any], blocked: list[Case], control: list[Case], r
     module = (file.rsplit("/", 1)[0] if file.endswith("conftest.py") else file.removesuffix(".py")).replace("/", ".")
     tests = [m["test"] for m in finding.get("fix", {}).get("mark", [])] or [""]
     mine = [c for c in blocked if any(belongs(c[0], module, t) for t in tests)]
-    if any(shows(c[2], roots) for c in mine):
+    if any(shows(c[2], roots) for c in mine) or differs(mine, control):
         return "true"
-    passed = {c[0] for c in control if c[1] == "passed" and any(belongs(c[0], module, t) for t in tests)}
-    if any(c[0] in passed and c[1] != "passed" for c in mine):
-        return "true"  # passes with the tier, not without it (a version check of the absent package skips it)
     ran = [c for c in control if any(belongs(c[0], module, t) for t in tests) and c[1] in ("passed", "failure")]
     return "false" if ran else "unverifiable"
 
@@ -256,6 +263,7 @@ def recall(python: str, root: Path, census: dict[str, Any], blocker: Path) -> di
     for rel, name in unexplained:
         cases = run_cases(python, root, [rel], [name], blocker)
         showing = [c[0] for c in cases if shows(c[2], [name])]
+        showing += differs(cases, run_cases(python, root, [rel], (), blocker))
         if showing:
             missed.append(f"{rel} ({name}): {', '.join(showing[:5])}")
         else:
