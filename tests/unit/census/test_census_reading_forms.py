@@ -386,3 +386,42 @@ def test_a_class_pytestmark_marks_its_methods_and_a_helper_called_at_module_leve
     assert [(u.file, u.scope, u.how) for u in result.outside] == [
         ("tests/test_module_helper.py", "file", "make(): import pyarrow")
     ]
+
+
+def test_a_remedy_for_fewer_tests_names_them_all_without_a_count(tmp_path: Path) -> None:
+    body = "def test_a():\n    import pyarrow\n\n\ndef test_b():\n    import pyarrow\n\n\ndef test_c():\n    pass\n"
+    write(tmp_path, "tests/test_few.py", body)
+    (finding,) = [f for f in census(tmp_path, [ARROW]).findings() if f.kind == "census-importer"]
+    assert finding.remedy == (
+        "mark the 2 tests @pytest.mark.tier('arrow'): test_a (line 1), test_b (line 5); "
+        'or add "tests/test_few.py" to [tool.tierlock.tiers.arrow].tests, which also gates its 1 other test(s)'
+    )
+
+
+def test_a_mark_assigned_in_a_class_body_is_no_alias_of_the_module(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "tests/test_class_alias.py",
+        """\
+        import pytest
+
+        try:
+            import pyarrow
+            HAS = True
+        except ImportError:
+            HAS = False
+
+
+        class Marks:
+            needs = pytest.mark.skipif(not HAS, reason="x")
+
+
+        needs = pytest.mark.slow
+
+
+        @needs
+        def test_slow():
+            pass
+        """,
+    )
+    assert needing(tmp_path) == []
