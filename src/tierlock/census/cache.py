@@ -16,7 +16,7 @@ from tierlock.census.facts import FileFacts, read_file
 
 #: The cache key (pytest's cache layout: ``.pytest_cache/v/tierlock/census``).
 CACHE_KEY = "tierlock/census"
-_SCHEMA = 3
+_SCHEMA = 4
 #: Kinds of file, each filtered by its own words (conftests are always parsed).
 KINDS = ("tests", "sources")
 

@@ -40,7 +40,7 @@ class Needs:
         self.run_time: dict[tuple[str, str, str, int], str] = {}
         """(file, function, root, line) -> how, of each need a condition picks by name (out of static reach)."""
         self._above: dict[str, list[str]] = {}
-        self._defs: dict[str, dict[str, list[str]]] = {}
+        self._defs: dict[tuple[str, bool], dict[str, list[str]]] = {}
         self.tiers: dict[tuple[str, str], list[tuple[str, int]]] = {}
         """(file, function) -> the tier markers its mark aliases add."""
 
@@ -111,11 +111,10 @@ class Needs:
     def chain(self, rel: str, name: str, klass: str) -> list[Def]:
         """The definitions of fixture *name* visible from a test of *rel* (in class *klass*), nearest first."""
         out: list[Def] = []
-        facts = self.facts.get(rel)
-        if facts is not None:
-            local = [(q, f) for q, f in facts.functions.items() if f.kind == "fixture" and f.fixture == name]
-            out.extend((rel, q) for q, f in local if klass and q.startswith(f"{klass}."))
-            out.extend((rel, q) for q, f in local if "." not in q)
+        if rel in self.facts:
+            local = self._defined(rel, everywhere=True).get(name, ())
+            out.extend((rel, q) for q in local if klass and q.startswith(f"{klass}."))
+            out.extend((rel, q) for q in local if "." not in q)
         for conftest in self.above(rel):
             out.extend((conftest, q) for q in self._defined(conftest).get(name, ()))
         return out
@@ -149,15 +148,16 @@ class Needs:
             self._above[folder] = [c for c in self.conftests if below(rel, c) and self.facts.get(c) is not None]
         return [c for c in self._above[folder] if c != rel]
 
-    def _defined(self, conftest: str) -> dict[str, list[str]]:
-        """Fixture name -> the module-level functions of *conftest* defining it."""
-        if conftest not in self._defs:
+    def _defined(self, rel: str, *, everywhere: bool = False) -> dict[str, list[str]]:
+        """Fixture name -> the module-level functions of *rel* defining it (*everywhere*: in classes too)."""
+        key = (rel, everywhere)
+        if key not in self._defs:
             out: dict[str, list[str]] = {}
-            for qual, func in self.facts[conftest].functions.items():
-                if func.kind == "fixture" and func.fixture and "." not in qual:
+            for qual, func in self.facts[rel].functions.items():
+                if func.kind == "fixture" and func.fixture and (everywhere or "." not in qual):
                     out.setdefault(func.fixture, []).append(qual)
-            self._defs[conftest] = out
-        return self._defs[conftest]
+            self._defs[key] = out
+        return self._defs[key]
 
     def definition(self, rel: str, name: str, klass: str = "") -> Def | None:
         chain = self.chain(rel, name, klass)

@@ -36,7 +36,8 @@ class Func:
         """Helpers of the file it refers to (recorded only when a helper of the file needs anything)."""
 
     def to_json(self) -> list[Any]:
-        return [
+        """The fields as a list, without the empty ones at its end (most functions ask for little)."""
+        out: list[Any] = [
             self.kind,
             self.line,
             self.end,
@@ -49,18 +50,27 @@ class Func:
             self.marks,
             self.refs,
         ]
+        while len(out) > 4 and not out[-1]:
+            out.pop()
+        return out
 
     @classmethod
     def from_json(cls, data: Any) -> Func:
-        kind, line, end, first, fixture, autouse, requests, tiers, skips, marks, refs = data
+        kind, line, end, first, *rest = data
         out = cls(str(kind), int(line), int(end), int(first))
+        fixture, autouse, requests, tiers, skips, marks, refs = list(rest) + [None] * (7 - len(rest))
         out.fixture = None if fixture is None else str(fixture)
         out.autouse = bool(autouse)
-        out.requests = [(str(n), int(ln)) for n, ln in requests]
-        out.tiers = [(str(n), int(ln)) for n, ln in tiers]
-        out.skips = [(str(n), int(ln)) for n, ln in skips]
-        out.marks = [(str(n), int(ln)) for n, ln in marks]
-        out.refs = [str(r) for r in refs]
+        if requests:
+            out.requests = [(str(n), int(ln)) for n, ln in requests]
+        if tiers:
+            out.tiers = [(str(n), int(ln)) for n, ln in tiers]
+        if skips:
+            out.skips = [(str(n), int(ln)) for n, ln in skips]
+        if marks:
+            out.marks = [(str(n), int(ln)) for n, ln in marks]
+        if refs:
+            out.refs = [str(r) for r in refs]
         return out
 
 
