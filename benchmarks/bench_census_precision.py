@@ -143,9 +143,10 @@ def shows(message: str, roots: Iterable[str]) -> bool:
 
 
 def differs(blocked: Iterable[Case], control: Iterable[Case]) -> list[str]:
-    """The tests that pass with the tier and do not without it (a skip condition on a flag, a version check)."""
-    passed = {c[0] for c in control if c[1] == "passed"}
-    return [c[0] for c in blocked if c[0] in passed and c[1] != "passed"]
+    """The tests that run with the tier (pass, or fail on their own) and not without it: skipped or
+    erroring (a skip condition on a flag, a version check of the absent package)."""
+    ran = {c[0]: c[1] for c in control if c[1] in ("passed", "failure")}
+    return [c[0] for c in blocked if c[0] in ran and c[1] in ("skipped", "error")]
 
 
 def belongs(head: str, module: str, test: str) -> bool:
