@@ -170,6 +170,10 @@ def write_project(root: Path, pyproject: str = PYPROJECT, member: str = MEMBER) 
     (root / "backend.py").write_text(BACKEND.format(name="proj", version="0.1.0"), encoding="utf-8")
     (root / "src" / "proj").mkdir(parents=True, exist_ok=True)
     (root / "src" / "proj" / "__init__.py").write_text("VALUE = 1\n", encoding="utf-8")
+    (root / "tests" / "brain").mkdir(parents=True, exist_ok=True)  # what brain's tests glob gates
+    (root / "tests" / "brain" / "test_gamma.py").write_text(
+        "import gamma\n\n\ndef test_gamma():\n    assert gamma.X == 1\n", encoding="utf-8"
+    )
     folder = root / "packages" / "member"
     (folder / "src" / "member").mkdir(parents=True, exist_ok=True)
     (folder / "pyproject.toml").write_text(member, encoding="utf-8")

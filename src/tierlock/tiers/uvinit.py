@@ -52,13 +52,12 @@ def for_uv_project(proposal: Proposal, path: Path) -> tuple[Proposal, str | None
     from tierlock.tiers.loader import parse_project
 
     parse_project(tomllib.loads(text), pyproject=path, text=text)  # the proposal must itself be valid
-    proposal = replace(
-        proposal,
-        text=bom + text,
-        added=added,
-        tiers=(*proposal.tiers, *((s.name, s.source) for s in proposal.skipped)),
-        skipped=(),
+    inferred = replace(
+        proposal.inferred,
+        tiers=[*proposal.inferred.tiers, *((s.name, s.source) for s in proposal.skipped)],
+        skipped=[],
     )
+    proposal = replace(proposal, text=bom + text, added=added, inferred=inferred)
     return proposal, group
 
 
