@@ -77,7 +77,9 @@ def test_the_printed_fix_gates_a_conftest_fixtures_users_and_nothing_else(
     inner: pytest.Pytester, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     before = inner.runpytest()
-    before.assert_outcomes(passed=2, errors=3)  # the fixture's users error without the tier
+    before.assert_outcomes(
+        passed=2, skipped=3
+    )  # the fixture's users fail on the tier: the backstop skips them (lenient)
     code, doc = census(inner.path, capsys)
     assert code == 1
     findings = {f["file"]: f for f in doc["findings"]}
@@ -110,7 +112,9 @@ def test_a_conftest_needing_the_tier_at_import_is_gated_by_its_folder(
     (sub / "conftest.py").write_text("import brainpkg\n", encoding="utf-8")
     (sub / "test_io.py").write_text("def test_io():\n    assert True\n", encoding="utf-8")
     (inner.path / "tests" / "test_plain.py").write_text("def test_plain():\n    assert True\n", encoding="utf-8")
-    inner.runpytest().assert_outcomes(errors=1)  # the conftest breaks the collection
+    inner.runpytest().assert_outcomes(
+        passed=1, skipped=1
+    )  # the conftest breaks the collection: the backstop skips it (lenient)
     code, doc = census(inner.path, capsys)
     finding = doc["findings"][0]
     assert (code, finding["file"], finding["fix"]) == (1, "tests/io/conftest.py", {"tests": ["tests/io/**"]})

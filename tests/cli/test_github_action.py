@@ -72,7 +72,13 @@ def _run(root: Path, links: Path, tmp_path: Path, runner_temp: Path, name: str, 
 
 
 def _project(tmp_path: Path, house: Path) -> Path:
-    return make_project(tmp_path / "app", {p.name.split("-py3")[0]: p for p in house.glob("*.whl")})
+    root = make_project(tmp_path / "app", {p.name.split("-py3")[0]: p for p in house.glob("*.whl")})
+    brain_tests = root / "tests" / "brain"
+    brain_tests.mkdir(parents=True)
+    (brain_tests / "test_core.py").write_text(
+        "import corelib\n\n\ndef test_core():\n    assert corelib\n", encoding="utf-8"
+    )
+    return root
 
 
 def test_an_armed_tier_passes_and_the_job_gets_its_environment_and_tier_set(

@@ -22,8 +22,10 @@ import pytest
 from tests.support.dist import dependency_wheels, make_dist
 from tests.support.env import clean_env
 from tests.support.lockproj import build_wheel_dir, write_project
+from tests.support.plugin_project import CI_VARS
 from tests.support.repack import repack_closure
 from tierlock._version import __version__
+from tierlock.pytest_plugin import EXIT_TIER_MISSING
 
 pytestmark = pytest.mark.slow
 
@@ -136,10 +138,15 @@ def test_the_plugin_alone_brings_only_packaging_into_a_test_environment_and_gate
     (project / "tests" / "brain" / "test_brain.py").write_text(
         "import brainpkg\n\n\ndef test_brain() -> None:\n    assert brainpkg\n", encoding="utf-8"
     )
-    run = _run([str(bin_dir / "python"), "-m", "pytest", "-p", "no:cacheprovider"], env, cwd=project)
+    laptop = {k: v for k, v in env.items() if k not in {*CI_VARS, "TIERLOCK_STRICT"}}
+    run = _run([str(bin_dir / "python"), "-m", "pytest", "-p", "no:cacheprovider"], laptop, cwd=project)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "tierlock: brain absent" in run.stdout
     assert "1 passed" in run.stdout
+    ci = _run(
+        [str(bin_dir / "python"), "-m", "pytest", "-p", "no:cacheprovider"], {**laptop, "CI": "true"}, cwd=project
+    )
+    assert ci.returncode == EXIT_TIER_MISSING, ci.stdout + ci.stderr  # the same run in CI fails closed
 
 
 def test_the_plugins_console_scripts_name_the_command_that_adds_the_cli_and_it_works_as_printed(

@@ -13,13 +13,12 @@ import os
 import re
 import shutil
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-from tierlock import subproc
+from tierlock import fsutil, subproc
 from tierlock.environment import Target
 from tierlock.errors import BackendError, UsageError
 
@@ -209,8 +208,8 @@ def execute(
     log: Callable[[str], None] | None = None,
 ) -> subproc.Result:
     """Run the backend on *lines* (a temporary requirements file); BackendError with the output tail on failure."""
-    with tempfile.TemporaryDirectory(prefix="tierlock-install-") as tmp:
-        requirements = Path(tmp) / "requirements.txt"
+    with fsutil.scratch_dir("tierlock-install-") as tmp:
+        requirements = tmp / "requirements.txt"
         requirements.write_text("\n".join(lines) + "\n", encoding="utf-8")
         argv = backend.install_argv(target, requirements, reinstall=reinstall)
         what = f"{backend.name} install into {target.prefix}"
