@@ -32,6 +32,18 @@ class Part:
     counts: dict[str, int] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     remedy: str | None = None
+    brief: list[str] | None = None
+    """The problems as a person reads them (each package's first reasons); None: the problems as they are.
+    ``--json`` always carries :attr:`problems` whole."""
+
+    def lines(self, *, verbose: bool) -> list[str]:
+        """The problems to print: all of them when *verbose*, else the first few and a count of the rest."""
+        from tierlock import volume
+
+        if verbose:
+            return list(self.problems)
+        shown = self.brief if self.brief is not None else self.problems
+        return volume.capped(shown, verbose=False, what="problem", hint=volume.CLI_HINT)
 
     @property
     def ok(self) -> bool:
@@ -183,11 +195,14 @@ def probe_verdict(
 
     if not results and not failed:  # nothing is required: say so rather than pass a check that could not fail
         return Part("probe", "skipped", {"tiers": 0, "tiers_present": 0, "packages": 0, "files_checked": 0})
+    from tierlock import volume
+
     problems = [f"tier {tier}: not probed: {err.message}" for tier, err in failed]
+    brief = list(problems)
     for r in results:
         for d in r.broken:
-            why = "; ".join(d.reasons) or d.state
-            problems.append(f"tier {r.tier}: {d.name} {d.state}: {why}")
+            problems.append(f"tier {r.tier}: {d.name} {d.state}: {volume.joined(d.reasons, verbose=True) or d.state}")
+            brief.append(f"tier {r.tier}: {d.name} {d.state}: {volume.joined(d.reasons, verbose=False) or d.state}")
     missing = [r for r in results if not r.present]
     unlocked = [r.tier for r in missing if r.install_command.startswith("tierlock lock ")]  # no lockfile yet
     install = install_remedy([r.tier for r in missing], layers or {}, python=python, unlocked=unlocked)
@@ -201,4 +216,4 @@ def probe_verdict(
         "packages": len(distinct),
         "files_checked": sum(distinct.values()),
     }
-    return Part("probe", "fail" if missing or failed else "pass", counts, problems, remedy)
+    return Part("probe", "fail" if missing or failed else "pass", counts, problems, remedy, brief)

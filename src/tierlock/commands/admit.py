@@ -37,7 +37,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         ctx.ui.emit_json(document, one_line=True)
         return 0 if result.ok else 1
     for part in result.parts:
-        for problem in part.problems:
+        for problem in part.lines(verbose=ctx.ui.verbose):
             ctx.ui.note(f"admit: {part.name}: {problem}")
         if part.remedy and not part.ok:
             ctx.ui.note(f"admit: {part.name}: to fix: {part.remedy}")

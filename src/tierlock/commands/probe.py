@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from tierlock import volume
+
 if TYPE_CHECKING:
     from tierlock.cli import Context
     from tierlock.probing import TierProbe
@@ -65,12 +67,21 @@ def render(results: list[TierProbe], ctx: Context) -> None:
         rows.append([r.tier, r.state, f"{ok}/{len(r.checked)}", str(r.files_checked)])
     python = results[0].python if results else None
     ctx.ui.table(f"probe of {len(results)} tier(s) in {python}", ["tier", "state", "present", "files checked"], rows)
+    verbose = ctx.ui.verbose
     for r in results:
-        for d in r.checked:
+        broken = [d for d in r.checked if d.reasons]
+        for d in broken if verbose else broken[: volume.PACKAGES]:
             label = f"{r.tier}: {d.name} {d.state}" + (f" {d.version}" if d.version else "")
-            for reason in d.reasons:
+            shown = d.reasons if verbose else d.reasons[: volume.REASONS]
+            for reason in shown:
                 ctx.ui.line(f"  {label} — {reason}")
+            if len(shown) < len(d.reasons):
+                ctx.ui.line(f"  {label} — {volume.more(len(d.reasons) - len(shown), 'reason', volume.CLI_HINT)}")
+        if not verbose and len(broken) > volume.PACKAGES:
+            ctx.ui.line(f"  {r.tier}: {volume.more(len(broken) - volume.PACKAGES, 'package', volume.CLI_HINT)}")
+        for d in r.checked:
             if ctx.ui.verbose or d.state == "present-editable":
+                label = f"{r.tier}: {d.name} {d.state}" + (f" {d.version}" if d.version else "")
                 for note in d.notes:
                     ctx.ui.line(f"  {label} — note: {note}")
         for note in r.notes:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from tierlock import volume
+
 if TYPE_CHECKING:
     from tierlock.cli import Context
 
@@ -37,6 +39,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         table.append([row.tier, state, packages, receipt, row.remedy or "-"])
     ctx.ui.table(f"tiers in {target.prefix}", ["tier", "state", "packages ok", "receipt", "to fix"], table)
     for row in rows:
-        for problem in row.problems:
+        shown = volume.capped(row.problems, verbose=ctx.ui.verbose, what="problem", hint=volume.CLI_HINT)
+        for problem in shown:
             ctx.ui.line(f"  {row.tier}: {problem}")
     return 0

@@ -108,7 +108,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) 
     early_config.stash[_GATE] = gate
     early_config.stash[_CACHE] = cache
     if gate is not None and gate.strict and gate.failing and not _informational(namespace):
-        _print_err(fail_closed_message(gate, gate.failing))
+        _print_err(fail_closed_message(gate, gate.failing, verbose=_verbose(namespace)))
         early_config.stash[_STOP] = True
         namespace.noconftest = True
         args[:] = []
@@ -179,8 +179,13 @@ def _configure(config: pytest.Config) -> None:
     gate = decide(config, getattr(config, "cache", None), [str(a) for a in config.args])
     config.stash[_GATE] = gate
     if gate is not None and gate.strict and gate.failing and not _informational(config.option):
-        _print_err(fail_closed_message(gate, gate.failing))
+        _print_err(fail_closed_message(gate, gate.failing, verbose=_verbose(config.option)))
         pytest.exit("tierlock: failing closed (see above)", returncode=EXIT_TIER_MISSING)
+
+
+def _verbose(namespace: object) -> bool:
+    """Whether the run asked for every line (``-v``): the plugin's listings are cut short otherwise."""
+    return int(getattr(namespace, "verbose", 0) or 0) > 0
 
 
 def _gate(config: pytest.Config) -> Gate | None:
@@ -283,7 +288,7 @@ class _Tally:
 # -- reporting -----------------------------------------------------------------
 def pytest_report_header(config: pytest.Config) -> list[str]:
     gate = _gate(config)
-    return [] if gate is None else header_lines(gate)
+    return [] if gate is None else header_lines(gate, verbose=_verbose(config.option))
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:

@@ -12,14 +12,17 @@ read before collection; the summary counts what happened, per tier:
 
 from __future__ import annotations
 
+from tierlock import volume
 from tierlock.pytest_plugin.decision import Gate
 from tierlock.pytest_plugin.strictness import COVERAGE_LOSS, EXIT_TIER_MISSING, JOB_TIERS_VAR
 
 NOT_IMPORTED = "named on the command line but not imported:"
 #: The skip reason of a test named inside a gated file (``file.py::test``): one skipped test.
 NAMED_NOT_IMPORTED = "in a gated file, not imported:"
-_SHOWN = 5
+_SHOWN = volume.PACKAGES
 """How many tests a fail-closed block names per tier before saying how many more."""
+#: How to see every line a listing cut short.
+HINT = "pytest -v lists them all"
 
 
 def _plural(count: int, word: str) -> str:
@@ -50,7 +53,13 @@ def _part(gate: Gate, tier: str) -> str:
     return part
 
 
-def header_lines(gate: Gate) -> list[str]:
+def _listing(lines: list[str], verbose: bool) -> list[str]:
+    """A tier's package lines: the first few, each with its first reasons (all of them with ``-v``)."""
+    shortened = [volume.shorten(line, verbose=verbose, hint=HINT) for line in lines]
+    return volume.capped(shortened, verbose=verbose, hint=HINT)
+
+
+def header_lines(gate: Gate, *, verbose: bool = False) -> list[str]:
     relevant = gate.relevant()
     if not relevant:
         line = f"tierlock: no tier gates a test of this run ({_plural(len(gate.states), 'tier')} checked)"
@@ -73,7 +82,7 @@ def header_lines(gate: Gate) -> list[str]:
     lines = [line, _mode(gate)]
     for tier in missing:
         shown = gate.damaged.get(tier) or [t for t in gate.broken.get(tier, []) if " absent — " not in t]
-        lines.extend(f"tierlock:   {tier}: {text}" for text in shown)
+        lines.extend(f"tierlock:   {tier}: {text}" for text in _listing(shown, verbose))
     return lines
 
 
@@ -107,17 +116,17 @@ def _required(gate: Gate, tier: str) -> str:
     return f"required in this matrix job ({JOB_TIERS_VAR})" if tier in gate.job else "required in CI (ci-require)"
 
 
-def fail_closed_message(gate: Gate, failing: list[str]) -> list[str]:
+def fail_closed_message(gate: Gate, failing: list[str], *, verbose: bool = False) -> list[str]:
     """The lines a strict run prints once before collection: what is missing or damaged, and the one fix."""
     lines: list[str] = []
     for tier in failing:
         if tier in gate.damaged:
             lines.append(f"tierlock: tier {tier} is {_required(gate, tier)} and it is damaged:")
-            lines.extend(f"  - {line}" for line in gate.damaged[tier])
+            lines.extend(f"  - {line}" for line in _listing(gate.damaged[tier], verbose))
             lines.append("  damage is never intended, whatever this run selects")
             continue
         lines.append(f"tierlock: tier {tier} is {_required(gate, tier)} but it is {gate.states[tier]}:")
-        lines.extend(f"  - {line}" for line in gate.broken[tier])
+        lines.extend(f"  - {line}" for line in _listing(gate.broken[tier], verbose))
         needed = gate.globbed.get(tier, 0) + gate.needed.get(tier, 0)
         if needed:
             lines.append(f"  this run selects {needed} test file(s) that need it")
