@@ -39,6 +39,10 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         ctx.ui.line(finding.render())
     for problem in census:
         ctx.ui.line(f"{problem.render()}; to fix: {problem.remedy}")
+    from tierlock.lockfiles.nobuild import notes
+
+    for note in notes(report.coverage):  # what a tier that may build would build from source
+        ctx.ui.line(note)
     remedies = merged_remedies(f.remedy for f in report.findings)
     tiers = counted(report)
     if ok:

@@ -22,7 +22,19 @@ from packaging.utils import NormalizedName, canonicalize_name
 from tierlock.errors import ConfigError, Problem, ProblemCollector
 from tierlock.tiers.model import BASE, BackendName, LockFormat, Project, Tier
 
-TOP_KEYS = ("lock-dir", "format", "backend", "ci-require", "conflicts", "tiers", "runtime", "venv", "census")
+TOP_KEYS = (
+    "lock-dir",
+    "format",
+    "backend",
+    "ci-require",
+    "conflicts",
+    "tiers",
+    "runtime",
+    "venv",
+    "census",
+    "platforms",
+    "no-build",
+)
 TIER_KEYS = ("source", "layered-on", "probe", "import-roots", "tests")
 BASE_TIER_KEYS = ("probe", "import-roots", "tests")
 FORMATS: tuple[LockFormat, ...] = ("requirements", "pylock")
@@ -469,6 +481,10 @@ def parse_project(data: Mapping[str, Any], *, pyproject: Path, text: str = "") -
                 ci_require.append(name)
 
     conflicts = _conflicts(r, table.get("conflicts"), tiers)
+    from tierlock.tiers.buildkeys import read_no_build, read_platforms
+
+    platforms = read_platforms(r, table.get("platforms"))
+    no_build = read_no_build(r, table.get("no-build"), list(tiers))
 
     if r.errors:
         raise ConfigError(
@@ -492,6 +508,8 @@ def parse_project(data: Mapping[str, Any], *, pyproject: Path, text: str = "") -
         runtime=runtime,
         conflicts=conflicts,
         venv=venv,
+        platforms=platforms,
+        no_build=no_build,
     )
 
 

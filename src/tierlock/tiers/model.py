@@ -11,6 +11,7 @@ from packaging.requirements import Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 
 from tierlock.errors import UnknownTierError
+from tierlock.tiers.platforms import Platform
 
 BASE: NormalizedName = canonicalize_name("base")
 
@@ -73,6 +74,14 @@ class Project:
     """Sets of tiers declared mutually exclusive (``[tool.tierlock].conflicts``): never armed together."""
     venv: str | None = field(default=None)
     """``[tool.tierlock].venv``: the project's environment folder (relative to the root); None: ``.venv``."""
+    platforms: tuple[Platform, ...] = ()
+    """``[tool.tierlock].platforms``: the platforms the project supports (none declared: nothing to prove)."""
+    no_build: tuple[NormalizedName, ...] = (BASE,)
+    """``[tool.tierlock].no-build``: the tiers that install from wheels only, never building from source."""
+
+    def builds(self, name: str) -> bool:
+        """Whether tier *name* may build packages from source (it is not in ``no-build``)."""
+        return self.tier(name).name not in self.no_build
 
     def tier(self, name: str) -> Tier:
         """The tier called *name* (any spelling), or :class:`UnknownTierError`."""
