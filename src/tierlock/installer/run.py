@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from tierlock.errors import Interrupted, UsageError
-from tierlock.installer import fastpath, lockload, receipts, verification
+from tierlock.errors import Interrupted, TierlockError, UsageError
+from tierlock.installer import builds, failures, fastpath, lockload, receipts, verification
 from tierlock.installer.plan import Plan
 
 if TYPE_CHECKING:
@@ -204,6 +204,7 @@ def install(
     tiers = [project.tier(n) for n in names]
     with _phase(ui, f"checking the lockfiles of {', '.join(names)}"):
         read = lockload.fail_closed(project, tiers)
+    rules = builds.policy(project, tiers, read)
     if target is None:
         if location.missing and location.folder is not None:
             if request.dry_run:
@@ -225,7 +226,7 @@ def install(
         plan = plan.forced(forced)
         return Outcome(names, "planned", str(target.prefix), len(entries), plan=plan, duration=_since(started))
     try:
-        job = _Job(tiers, target, locks, entries, roots, forced)
+        job = _Job(tiers, target, locks, entries, roots, forced, rules)
         return _install_locked(project, request, ui, job, started=started, progress=progress)
     except KeyboardInterrupt:
         raise Interrupted(
@@ -246,6 +247,8 @@ class _Job:
     entries: Sequence[LockEntry]
     roots: Mapping[NormalizedName, Sequence[str]]
     forced: frozenset[str]
+    rules: builds.Policy
+    """Which packages must come from wheels (their tier is no-build), and what the locks record of each."""
 
 
 def _install_locked(
@@ -295,7 +298,11 @@ def _install_locked(
             )
             for path in cleared:
                 ui.detail(f"  deleted {path}: left by an interrupted pip uninstall or upgrade")
-            backend_name, backend_version = _execute(project, request, ui, target, plan)
+            try:
+                backend_name, backend_version = _execute(project, request, ui, job, plan)
+            except TierlockError as exc:  # status reports it, with its remedy, until the tier installs
+                failures.write(target.prefix, names, exc.to_dict())
+                raise
             with _phase(ui, f"verifying {len(entries)} package(s) with the probe"):
                 probes = verification.verify(
                     entries,
@@ -309,6 +316,7 @@ def _install_locked(
                 )
         dists = verification.inventory_dists(entries, probes, target)
         verification.require_intact(target, names, again=request.command(names))
+        failures.clear(target.prefix, names)
         written = receipts.record(
             project,
             tiers=tiers,
@@ -334,12 +342,16 @@ def _install_locked(
         )
 
 
-def _execute(project: Project, request: Request, ui: UI, target: Target, plan: Plan) -> tuple[str, str | None]:
-    """Run the backend on the plan's changes; (backend name, its version)."""
-    from tierlock.installer import backends
+def _execute(project: Project, request: Request, ui: UI, job: _Job, plan: Plan) -> tuple[str, str | None]:
+    """Run the backend on the plan's changes (never building what a no-build tier holds); (its name, its version)."""
+    from tierlock.installer import backends, builds
     from tierlock.installer.plan import requirement_lines
 
+    target, names = job.target, [str(t.name) for t in job.tiers]
+    command = request.command(names)
     backend = backends.choose(request.backend or project.backend, target)
+    planned = builds.planned(job.rules, plan.changes, target)
+    builds.refuse(project, planned, target, command=command)  # before anything runs, as check explains it
     counts = plan.counts()
     doing = (
         f"{backend.name}: installing {counts['install']}, replacing {counts['replace']}, "
@@ -347,15 +359,23 @@ def _execute(project: Project, request: Request, ui: UI, target: Target, plan: P
     )
     for step in plan.changes:  # on a terminal, every package that changes; elsewhere with -v
         (ui.line if ui.fancy else ui.detail)(f"  {step.action} {step.entry.pin}: {step.reason}")
+    say = ui.line if ui.fancy else ui.note  # a build is said even without -v (beside the spinner on a terminal)
+    watcher = builds.Watcher(say, builds.announce(say, planned))
+    no_build = job.rules.flags(plan.changes)
     version = _background(backend.version)  # asked while the backend installs
     with ui.status(doing):
-        backends.execute(
-            backend,
-            target,
-            [*request.index, *requirement_lines(plan.changes)],
-            reinstall=[s.name for s in plan.of("repair")],
-            log=ui.detail,
-        )
+        try:
+            backends.execute(
+                backend,
+                target,
+                [*request.index, *requirement_lines(plan.changes)],
+                reinstall=[s.name for s in plan.of("repair")],
+                no_build=no_build,
+                log=ui.detail,
+                on_line=watcher,
+            )
+        except backends.InstallFailed as exc:
+            raise builds.explain(exc, tiers=names, rules=job.rules, command=command, no_build=no_build) from None
     return backend.name, version()
 
 

@@ -134,13 +134,21 @@ def tier_coverage(
     """The coverage of one tier's lock on every platform and Python version (nothing to say without a record)."""
     if not record.usable:
         return TierCoverage(tier, no_build, lockfile, record, record_file=record_file)
+    cells, gaps = gaps_of(lock.entries, record, platforms, pythons)
+    return TierCoverage(tier, no_build, lockfile, record, tuple(cells), tuple(gaps), record_file)
+
+
+def gaps_of(
+    entries: Sequence[LockEntry], record: Record, platforms: Sequence[Platform], pythons: Sequence[Python]
+) -> tuple[list[Cell], list[Gap]]:
+    """Per platform and Python version, the entries that apply and those without a wheel; and those as gaps."""
     cells: list[Cell] = []
     failing: dict[tuple[int, str], list[str]] = {}
     for platform in platforms:
         for python, micro in pythons:
             environment = platform.marker_environment(python, micro)
             accepted = platform.tags(python)
-            applicable = [(i, e) for i, e in enumerate(lock.entries) if e.applies(environment)]
+            applicable = [(i, e) for i, e in enumerate(entries) if e.applies(environment)]
             builds = [(i, e) for i, e in applicable if not _has_wheel(record.files_for(e), accepted)]
             names = tuple(str(e.name) for _, e in builds)
             cells.append(Cell(platform.name, version_text(python), len(applicable), names))
@@ -148,10 +156,10 @@ def tier_coverage(
                 failing.setdefault((index, platform.tag), []).append(version_text(python))
     order = {p.tag: i for i, p in enumerate(platforms)}
     gaps = [
-        _gap(lock.entries[index], record.files_for(lock.entries[index]), platforms[order[tag]], versions)
+        _gap(entries[index], record.files_for(entries[index]), platforms[order[tag]], versions)
         for (index, tag), versions in sorted(failing.items(), key=lambda item: (item[0][0], order[item[0][1]]))
     ]
-    return TierCoverage(tier, no_build, lockfile, record, tuple(cells), tuple(gaps), record_file)
+    return cells, gaps
 
 
 def _has_wheel(files: Sequence[LockedFile] | None, accepted: frozenset[str]) -> bool:
