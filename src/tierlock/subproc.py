@@ -132,6 +132,9 @@ def _stream(proc: subprocess.Popen[str], on_line: Callable[[str], None], timeout
     proc.wait(timeout=timeout)
     for reader in readers:
         reader.join()
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
     return "".join(lines["out"]), "".join(lines["err"])
 
 
