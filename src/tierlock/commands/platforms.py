@@ -78,7 +78,7 @@ def _parse(names: Sequence[str]) -> tuple[Platform, ...]:
 
 def document(project: Project, covered: Sequence[TierCoverage], ok: bool) -> dict[str, Any]:
     """The ``--json`` document: the platforms, the Python versions, each tier's cells and gaps with remedies."""
-    from tierlock.lockfiles.nobuild import by_package, remedies
+    from tierlock.lockfiles.nobuild import by_package, relock_command, remedies
     from tierlock.tiers.platforms import python_versions, version_text
 
     tiers = []
@@ -87,7 +87,7 @@ def document(project: Project, covered: Sequence[TierCoverage], ok: bool) -> dic
         fixes = {(g[0].name, g[0].version): remedies(project, coverage.tier, g) for g in by_package(coverage.gaps)}
         for gap, shown in zip(coverage.gaps, entry["gaps"], strict=True):
             shown["remedies"] = fixes[(gap.name, gap.version)]
-            shown["command"] = ["tierlock", "lock", coverage.tier]
+            shown["command"] = relock_command(project, coverage.tier).split()
         tiers.append(entry)
     return {
         "ok": ok,
@@ -107,8 +107,9 @@ def _text(ctx: Context, project: Project, covered: Sequence[TierCoverage]) -> No
     for coverage in covered:
         kind = "no-build" if coverage.no_build else "may build"
         title = f"{coverage.tier} ({kind}): {coverage.lockfile}"
-        if not coverage.record.usable:
-            ctx.ui.line(f"{title}: {record_problem(project, coverage)}; to fix: tierlock lock {coverage.tier}")
+        if not coverage.record.usable or coverage.single_platform is not None:
+            flag = " --backend uv" if coverage.single_platform is not None else ""
+            ctx.ui.line(f"{title}: {record_problem(project, coverage)}; to fix: tierlock lock {coverage.tier}{flag}")
             continue
         cells = {(c.platform, c.python): c for c in coverage.cells}
         rows = [[p.label, *(_cell(cells[(p.name, v)]) for v in pythons)] for p in project.platforms]
@@ -125,7 +126,7 @@ def _text(ctx: Context, project: Project, covered: Sequence[TierCoverage]) -> No
 
 def _package(ctx: Context, project: Project, coverage: TierCoverage, gaps: Sequence[Gap]) -> None:
     """One package's gaps: each platform with its Python versions and what exists; then every remedy."""
-    from tierlock.lockfiles.nobuild import remedies
+    from tierlock.lockfiles.nobuild import relock_command, remedies
 
     first = gaps[0]
     place = f"{coverage.lockfile}:{first.line}" if first.line else coverage.lockfile
@@ -137,7 +138,7 @@ def _package(ctx: Context, project: Project, coverage: TierCoverage, gaps: Seque
         return
     for fix in remedies(project, coverage.tier, gaps):
         ctx.ui.line(f"    to fix: {fix}")
-    ctx.ui.line(f"    then run: tierlock lock {coverage.tier}")
+    ctx.ui.line(f"    then run: {relock_command(project, coverage.tier)}")
 
 
 def _cell(cell: Any) -> str:

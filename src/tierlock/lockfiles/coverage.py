@@ -101,11 +101,13 @@ class TierCoverage:
     gaps: tuple[Gap, ...] = ()
     record_file: str | None = None
     """The artifact record's file relative to the project (requirements format), else None."""
+    single_platform: str | None = None
+    """The platform a single-platform lock (pip-tools) was made for: it proves nothing about others."""
 
     @property
     def proven(self) -> bool:
-        """Whether every package applies with a wheel everywhere (with a usable record)."""
-        return self.record.usable and not self.gaps
+        """Whether every package applies with a wheel everywhere (with a usable record of a universal lock)."""
+        return self.record.usable and self.single_platform is None and not self.gaps
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -114,6 +116,7 @@ class TierCoverage:
             "lockfile": self.lockfile,
             "record": self.record.state,
             "record_file": self.record_file,
+            "single_platform": self.single_platform,
             "proven": self.proven,
             "cells": [c.to_dict() for c in self.cells],
             "gaps": [g.to_dict() for g in self.gaps],
@@ -132,8 +135,9 @@ def tier_coverage(
     record_file: str | None = None,
 ) -> TierCoverage:
     """The coverage of one tier's lock on every platform and Python version (nothing to say without a record)."""
-    if not record.usable:
-        return TierCoverage(tier, no_build, lockfile, record, record_file=record_file)
+    single = lock.header.platform if lock.header is not None else None
+    if not record.usable or single is not None:
+        return TierCoverage(tier, no_build, lockfile, record, record_file=record_file, single_platform=single)
     cells, gaps = gaps_of(lock.entries, record, platforms, pythons)
     return TierCoverage(tier, no_build, lockfile, record, tuple(cells), tuple(gaps), record_file)
 

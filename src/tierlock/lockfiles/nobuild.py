@@ -73,18 +73,27 @@ def problems(project: Project, covered: Sequence[TierCoverage]) -> list[Coverage
         if not coverage.no_build:
             continue
         command = f"tierlock lock {coverage.tier}"
-        if not coverage.record.usable:
+        if coverage.single_platform is not None:
+            command += " --backend uv"  # pip-tools locks one platform: only a universal lock proves the others
+        if not coverage.record.usable or coverage.single_platform is not None:
             detail = record_problem(project, coverage)
             out.append(CoverageProblem(coverage.tier, "no-artifacts", coverage.lockfile, None, detail, command))
             continue
         fixes_of = {(g[0].name, g[0].version): remedies(project, coverage.tier, g) for g in by_package(coverage.gaps)}
+        relock = relock_command(project, coverage.tier)
         for gap in coverage.gaps:
             fixes = fixes_of[(gap.name, gap.version)]
             detail = f"{gap.describe()}; tier {coverage.tier} installs from wheels only (no-build)"
-            remedy = f"{short_remedy(gap, coverage.tier)}; then run: {command}"
-            facts = {**gap.to_dict(), "remedies": fixes, "command": command.split()}
+            remedy = f"{short_remedy(gap, coverage.tier)}; then run: {relock}"
+            facts = {**gap.to_dict(), "remedies": fixes, "command": relock.split()}
             out.append(CoverageProblem(coverage.tier, "no-wheel", coverage.lockfile, gap.line, detail, remedy, facts))
     return out
+
+
+def relock_command(project: Project, tier: str) -> str:
+    """``tierlock lock base brain``: after an edit of *tier*'s requirements, it and every tier layered on it."""
+    above = [str(t) for t in project.tiers if any(m.name == tier for m in project.chain(t))]
+    return " ".join(["tierlock", "lock", *above])
 
 
 def record_problem(project: Project, coverage: TierCoverage) -> str:
@@ -92,6 +101,11 @@ def record_problem(project: Project, coverage: TierCoverage) -> str:
     record: Record = coverage.record
     where = coverage.record_file or coverage.lockfile
     names = ", ".join(p.name for p in project.platforms)
+    if coverage.single_platform is not None:
+        return (
+            f"{coverage.lockfile} is a single-platform lock (pip-tools, made for {coverage.single_platform}): "
+            f"it proves nothing about {names}; a universal lock (uv) records every pin's files for all of them"
+        )
     if record.state == "absent":
         return (
             f"{coverage.lockfile} records no artifacts (the wheel files of each package and their tags), so no wheel "
@@ -198,17 +212,18 @@ def _quote(value: str) -> str:
 
 
 def notes(covered: Sequence[TierCoverage]) -> list[str]:
-    """For each tier that may build: what it builds from source, per platform (one line each)."""
+    """For each tier that may build: what it builds from source, per platform (one line each, in declared order)."""
     out: list[str] = []
     for coverage in covered:
         if coverage.no_build or not coverage.gaps:
             continue
-        by_platform: dict[str, list[Gap]] = {}
+        by_platform: dict[str, list[Gap]] = {c.platform: [] for c in coverage.cells}
         for gap in coverage.gaps:
-            by_platform.setdefault(gap.platform.name, []).append(gap)
+            by_platform[gap.platform.name].append(gap)
         for platform, gaps in by_platform.items():
-            listed = ", ".join(f"{g.name} {g.version} ({_brief(g)})" for g in gaps)
-            out.append(f"note: {coverage.tier} builds from source on {platform}: {listed}")
+            if gaps:
+                listed = ", ".join(f"{g.name} {g.version} ({_brief(g)})" for g in gaps)
+                out.append(f"note: {coverage.tier} builds from source on {platform}: {listed}")
     return out
 
 
