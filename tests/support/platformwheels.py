@@ -33,6 +33,8 @@ EVERY_PLATFORM = (
 )
 
 BACKEND = """\
+import base64
+import hashlib
 import os
 import subprocess
 import zipfile
@@ -56,12 +58,20 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     dist = NAME.replace("-", "_")
     wheel = f"{{dist}}-{{VERSION}}-py3-none-any.whl"
     info = f"{{dist}}-{{VERSION}}.dist-info"
+    contents = {{
+        f"{{dist}}/__init__.py": "BUILT = True\\n",
+        f"{{info}}/METADATA": f"Metadata-Version: 2.1\\nName: {{NAME}}\\nVersion: {{VERSION}}\\n",
+        f"{{info}}/WHEEL": "Wheel-Version: 1.0\\nGenerator: tests\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
+        f"{{info}}/top_level.txt": f"{{dist}}\\n",
+    }}
+    record = []
+    for path, text in contents.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+        record.append(f"{{path}},sha256={{digest}},{{len(text.encode())}}")
+    contents[f"{{info}}/RECORD"] = "\\n".join([*record, f"{{info}}/RECORD,,"]) + "\\n"
     with zipfile.ZipFile(os.path.join(wheel_directory, wheel), "w") as archive:
-        archive.writestr(f"{{dist}}/__init__.py", "BUILT = True\\n")
-        archive.writestr(f"{{info}}/METADATA", f"Metadata-Version: 2.1\\nName: {{NAME}}\\nVersion: {{VERSION}}\\n")
-        archive.writestr(f"{{info}}/WHEEL", "Wheel-Version: 1.0\\nGenerator: tests\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n")
-        archive.writestr(f"{{info}}/top_level.txt", f"{{dist}}\\n")
-        archive.writestr(f"{{info}}/RECORD", "")
+        for path, text in contents.items():
+            archive.writestr(path, text)
     return wheel
 """
 

@@ -17,9 +17,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+
+def _wrapped(pattern: str) -> re.Pattern[str]:
+    """*pattern* with each space matching any run of whitespace: uv wraps a build's long lines."""
+    return re.compile(pattern.replace(" ", r"\s+"))
+
+
 MissingKind = Literal["header", "pkg-config", "pkg-config-tool", "compiler", "build-dependency"]
 
-_FAILED_UV = re.compile(r"Failed to (?:download and )?build `([A-Za-z0-9._-]+)(?:==|@ ?)([^`\s]*)`")
+_FAILED_UV = _wrapped(r"Failed to (?:download and )?build `([A-Za-z0-9._-]+)(?:==|@ ?)([^`\s]*)`")
 _FAILED_PIP = re.compile(
     r"(?:Building wheel for|Failed building wheel for|Failed to build) ([A-Za-z0-9._-]+)|"
     r"(?:Collecting|Processing) (?:\S*/)?([A-Za-z0-9._-]+?)(?:==|-)(\d[^\s/]*?)(?:\.tar\.gz|\.zip)?(?:\s|$)"
@@ -28,25 +34,25 @@ _BUILD_BROKE = re.compile(
     r"Failed to (?:download and )?build `|did not run successfully|Failed building wheel|"
     r"metadata-generation-failed|subprocess-exited-with-error|The build backend returned an error"
 )
-_HEADER = re.compile(
+_HEADER = _wrapped(
     r"fatal error: [`'\"]?([\w./+-]+\.h(?:pp)?)[`'\"]?:? (?:No such file or directory|file not found)"
     r"|Cannot open include file: '([\w./+-]+)'"
 )
-_PKG_CONFIG = re.compile(
+_PKG_CONFIG = _wrapped(
     r"Package '?([\w.+-]+)'?,? (?:was not found in the pkg-config search path|required by '[^']*', not found)"
     r"|pkg-config --exists ([\w.+-]+)' returned non-zero"
 )
-_PKG_CONFIG_TOOL = re.compile(
+_PKG_CONFIG_TOOL = _wrapped(
     r"pkg-config: (?:command )?not found|Did not find pkg-config|No such file or directory: 'pkg-config'"
 )
-_COMPILER = re.compile(
+_COMPILER = _wrapped(
     r"error: command '(?:\S*/)?([\w.+-]*(?:gcc|cc|clang|g\+\+|c\+\+))' failed: No such file or directory"
     r"|unable to execute '(?:\S*/)?([\w.+-]+)': No such file or directory"
     r"|\b(gcc|cc|clang|g\+\+|c\+\+): (?:command )?not found"
     r"|(can't find Rust compiler|Cargo, the Rust package manager, is not installed|cargo: (?:command )?not found)"
     r"|(Microsoft Visual C\+\+ [\d.]+ or greater is required)"
 )
-_MODULE = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")
+_MODULE = _wrapped(r"ModuleNotFoundError: No module named '([\w.]+)'")
 
 #: Debian/Ubuntu packages for headers and pkg-config names that builds commonly lack.
 APT: Mapping[str, str] = {
@@ -77,14 +83,9 @@ APT: Mapping[str, str] = {
     "sql.h": "unixodbc-dev",
     "odbc": "unixodbc-dev",
 }
-#: Python modules a build imports and the distribution that provides them (with the bound that still has them).
-BUILD_MODULES: Mapping[str, str] = {
-    "pkg_resources": "setuptools<82",
-    "distutils": "setuptools",
-    "setuptools": "setuptools",
-    "Cython": "Cython",
-    "numpy": "numpy",
-    "wheel": "wheel",
+#: Modules a build imports that its build dependency dropped, and the constraint that brings them back.
+BUILD_CONSTRAINTS: Mapping[str, str] = {
+    "pkg_resources": "setuptools<82",  # setuptools 82 removed pkg_resources
 }
 
 
@@ -185,10 +186,9 @@ def apt_package(missing: Missing) -> str | None:
 def system_fix(missing: Missing) -> str:
     """What to install for *missing*, in words (when no ``apt-get install`` names it)."""
     if missing.kind == "build-dependency":
-        need = BUILD_MODULES.get(missing.name, missing.name)
         return (
-            f"give its build {need} (it imports {missing.name}): write {need!r} into a constraints file and "
-            "point UV_BUILD_CONSTRAINT (uv) or PIP_BUILD_CONSTRAINT (pip) at it"
+            f"its build imports {missing.name}, which its build requirements do not provide: "
+            "ask its maintainers to declare it"
         )
     if missing.kind == "compiler":
         if missing.name.startswith("Rust"):

@@ -106,7 +106,7 @@ def planned(rules: Policy, steps: Sequence[Step], target: Target) -> list[Build]
 
 def refuse(project: Project, builds: Sequence[Build], target: Target, *, command: str) -> None:
     """Stop before the backend when a no-build tier's package has no wheel for *target* (as check explains it)."""
-    from tierlock.lockfiles.nobuild import remedies
+    from tierlock.lockfiles.nobuild import relock_command, remedies
 
     refused = [b for b in builds if b.tier is not None]
     if not refused:
@@ -122,7 +122,7 @@ def refuse(project: Project, builds: Sequence[Build], target: Target, *, command
         tier=first.tier,
         package=str(first.entry.name),
         problems=[Problem(g.describe(), where=f"tier {b.tier}") for b, g in zip(refused[1:], gaps[1:], strict=True)],
-        remedy=f"{'; or '.join(fixes)}; then run: tierlock lock {first.tier} && {command}",
+        remedy=f"{'; or '.join(fixes)}; then run: {relock_command(project, first.tier)} && {command}",
     )
 
 
@@ -254,7 +254,13 @@ _NO_BUILD_PIP = re.compile(r"No matching distribution found for ([A-Za-z0-9._-]+
 
 
 def explain(
-    error: InstallFailed, *, tiers: Sequence[str], rules: Policy, command: str, no_build: Sequence[str]
+    error: InstallFailed,
+    *,
+    tiers: Sequence[str],
+    rules: Policy,
+    command: str,
+    no_build: Sequence[str],
+    backend: str = "uv",
 ) -> BackendError:
     """*error* of the backend, explained: a no-build refusal or a failed build, else *error* itself."""
     output = error.output
@@ -266,7 +272,7 @@ def explain(
     failure = diagnose(output)
     if failure is None:
         return error
-    return _build_failed(error, failure, tiers=tiers, command=command)
+    return _build_failed(error, failure, tiers=tiers, command=command, backend=backend)
 
 
 def _refused(error: InstallFailed, name: str, tier: str, command: str) -> BuildRefused:
@@ -286,7 +292,9 @@ def _refused(error: InstallFailed, name: str, tier: str, command: str) -> BuildR
     return fixed
 
 
-def _build_failed(error: InstallFailed, failure: BuildFailure, *, tiers: Sequence[str], command: str) -> BuildFailed:
+def _build_failed(
+    error: InstallFailed, failure: BuildFailure, *, tiers: Sequence[str], command: str, backend: str
+) -> BuildFailed:
     lacks = failure.lacks()
     said = f": its build lacks {lacks}" if lacks else " (its output above says why)"
     err = BuildFailed(
@@ -295,21 +303,37 @@ def _build_failed(error: InstallFailed, failure: BuildFailure, *, tiers: Sequenc
         tier=", ".join(tiers),
         problems=error.problems,
         detail=error.detail,
-        remedy=build_remedy(failure, command, debian=_debian()),
+        remedy=build_remedy(failure, command, debian=_debian(), backend=backend),
     )
     err.build = failure
     return err
 
 
-def build_remedy(failure: BuildFailure, command: str, *, debian: bool) -> str:
+def build_remedy(failure: BuildFailure, command: str, *, debian: bool, backend: str = "uv") -> str:
     """The fix that changes something (install what the build lacks), then the same install; then the way around."""
-    apt = [p for m in failure.missing if (p := apt_package(m)) is not None] if debian else []
-    words = [system_fix(m) for m in failure.missing if not debian or apt_package(m) is None]
-    if apt and not words:
-        first = f"apt-get install {' '.join(dict.fromkeys(apt))} && {command}"
-    elif failure.missing:
-        steps = ([f"apt-get install {' '.join(dict.fromkeys(apt))}"] if apt else []) + words
-        first = f"{'; '.join(steps)}; then run: {command}"
+    from tierlock.installer.buildfailure import BUILD_CONSTRAINTS
+
+    apt: list[str] = []
+    steps: list[str] = []
+    env: list[str] = []
+    words: list[str] = []
+    for missing in failure.missing:
+        constraint = BUILD_CONSTRAINTS.get(missing.name) if missing.kind == "build-dependency" else None
+        package = apt_package(missing) if debian else None
+        if constraint is not None:  # the build dependency dropped it: build with the release that has it
+            steps.append(f"printf '%s\\n' '{constraint}' > build-constraints.txt")
+            env.append(f"{'UV' if backend == 'uv' else 'PIP'}_BUILD_CONSTRAINT=build-constraints.txt")
+        elif package is not None:
+            apt.append(package)
+        else:
+            words.append(system_fix(missing))
+    if apt:
+        steps.insert(0, f"apt-get install {' '.join(dict.fromkeys(apt))}")
+    run = " && ".join([*steps, " ".join([*env, command])])
+    if words:
+        first = f"{'; '.join(words)}; then run: {run}"
+    elif steps:
+        first = run
     else:
         first = f"fix what the build output above says is missing, then run: {command}"
     name = failure.package or "the package"

@@ -375,7 +375,9 @@ def _execute(project: Project, request: Request, ui: UI, job: _Job, plan: Plan) 
                 on_line=watcher,
             )
         except backends.InstallFailed as exc:
-            raise builds.explain(exc, tiers=names, rules=job.rules, command=command, no_build=no_build) from None
+            raise builds.explain(
+                exc, tiers=names, rules=job.rules, command=command, no_build=no_build, backend=backend.name
+            ) from None
     return backend.name, version()
 
 
