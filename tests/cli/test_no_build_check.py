@@ -99,7 +99,7 @@ def gaps(document: dict[str, Any]) -> set[tuple[str, str, tuple[str, ...], str]]
 
 def then_run(remedy: str) -> list[str]:
     """The command a remedy ends with (``...; then run: tierlock lock base``), as argv without the program."""
-    command = remedy.rsplit("then run: ", 1)[1].split(" && ")[0]
+    command = remedy.rsplit("then run: ", 1)[1].split(" && ", maxsplit=1)[0]
     words = command.split()
     assert words[0] == "tierlock", remedy
     return words[1:]
