@@ -27,11 +27,11 @@ MissingKind = Literal["header", "pkg-config", "pkg-config-tool", "compiler", "bu
 
 _FAILED_UV = _wrapped(r"Failed to (?:download and )?build `([A-Za-z0-9._-]+)(?:==|@ ?)([^`\s]*)`")
 _FAILED_PIP = re.compile(
-    r"(?:Building wheel for|Failed building wheel for|Failed to build) ([A-Za-z0-9._-]+)|"
+    r"(?:Building wheel for|Failed building wheel for|Failed to build(?! installable)) ([A-Za-z0-9._-]+)|"
     r"(?:Collecting|Processing) (?:\S*/)?([A-Za-z0-9._-]+?)(?:==|-)(\d[^\s/]*?)(?:\.tar\.gz|\.zip)?(?:\s|$)"
 )
 _BUILD_BROKE = re.compile(
-    r"Failed to (?:download and )?build `|did not run successfully|Failed building wheel|"
+    r"Failed to (?:download and )?build\b|did not run successfully|Failed building wheel|"
     r"metadata-generation-failed|subprocess-exited-with-error|The build backend returned an error"
 )
 _HEADER = _wrapped(
@@ -40,8 +40,8 @@ _HEADER = _wrapped(
 )
 _PKG_CONFIG = _wrapped(
     r"Package '?([\w.+-]+)'?,? (?:was not found in the pkg-config search path|required by '[^']*', not found)"
-    r"|pkg-config --exists ([\w.+-]+)' returned non-zero"
 )
+_PKG_CONFIG_PROBE = _wrapped(r"pkg-config --exists ([\w.+-]+)' returned non-zero")
 _PKG_CONFIG_TOOL = _wrapped(
     r"pkg-config: (?:command )?not found|Did not find pkg-config|No such file or directory: 'pkg-config'"
 )
@@ -95,11 +95,14 @@ class Missing:
 
     kind: MissingKind
     name: str
+    alternatives: tuple[str, ...] = ()
+    """Other names that would do as well (a build that probes for ``mysqlclient``, then ``mariadb``)."""
 
     def text(self) -> str:
+        either = f" (or {', '.join(self.alternatives)})" if self.alternatives else ""
         return {
             "header": f"the C header {self.name}",
-            "pkg-config": f"the pkg-config package {self.name}",
+            "pkg-config": f"the pkg-config package {self.name}{either}",
             "pkg-config-tool": "pkg-config itself",
             "compiler": f"a compiler ({self.name})",
             "build-dependency": f"the build dependency {self.name}",
@@ -127,7 +130,10 @@ class BuildFailure:
         return {
             "package": self.package,
             "version": self.version,
-            "missing": [{"kind": m.kind, "name": m.name} for m in self.missing],
+            "missing": [
+                {"kind": m.kind, "name": m.name, **({"alternatives": list(m.alternatives)} if m.alternatives else {})}
+                for m in self.missing
+            ],
         }
 
 
@@ -157,7 +163,10 @@ def _missing(output: str) -> tuple[Missing, ...]:
     for match in _HEADER.finditer(output):
         found.append(Missing("header", match.group(1) or match.group(2)))
     for match in _PKG_CONFIG.finditer(output):
-        found.append(Missing("pkg-config", match.group(1) or match.group(2)))
+        found.append(Missing("pkg-config", match.group(1)))
+    probed = list(dict.fromkeys(m.group(1) for m in _PKG_CONFIG_PROBE.finditer(output)))
+    if probed:  # tried one name after another: any one of them does
+        found.append(Missing("pkg-config", probed[0], tuple(probed[1:])))
     if _PKG_CONFIG_TOOL.search(output):
         found.append(Missing("pkg-config-tool", "pkg-config"))
     for match in _COMPILER.finditer(output):
@@ -179,7 +188,7 @@ def apt_package(missing: Missing) -> str | None:
     if missing.kind == "compiler" and (missing.name in ("gcc", "cc", "g++", "c++") or missing.name.endswith("-gcc")):
         return "build-essential"
     if missing.kind in ("header", "pkg-config"):
-        return APT.get(missing.name)
+        return next((APT[n] for n in (missing.name, *missing.alternatives) if n in APT), None)
     return None
 
 

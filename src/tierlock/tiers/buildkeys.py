@@ -24,9 +24,8 @@ def read_platforms(r: _Reader, value: object) -> tuple[Platform, ...]:
     """``platforms = ["linux-x86_64", "manylinux_2_17_aarch64", ...]``: each once, each known."""
     if value is None:
         return ()
-    items = r.string_list(value, TABLE, "platforms")
     out: list[Platform] = []
-    for index, item in enumerate(items or ()):
+    for index, item in _strings(r, value, "platforms"):
         try:
             platform = parse(item)
         except ValueError as exc:
@@ -45,7 +44,7 @@ def read_no_build(r: _Reader, value: object, tiers: Collection[NormalizedName]) 
     if value is None:
         return (BASE,)
     out: list[NormalizedName] = []
-    for index, item in enumerate(r.string_list(value, TABLE, "no-build") or ()):
+    for index, item in _strings(r, value, "no-build"):
         name = canonicalize_name(item)
         if name not in tiers:
             r.unknown_tier(item, list(tiers), TABLE, "no-build", index)
@@ -54,3 +53,10 @@ def read_no_build(r: _Reader, value: object, tiers: Collection[NormalizedName]) 
         else:
             out.append(name)
     return tuple(out)
+
+
+def _strings(r: _Reader, value: object, key: str) -> list[tuple[int, str]]:
+    """The strings of the array *value* with their places in it (anything else is reported once, by its place)."""
+    if r.string_list(value, TABLE, key) is None or not isinstance(value, list):
+        return []
+    return [(index, item) for index, item in enumerate(value) if isinstance(item, str)]
