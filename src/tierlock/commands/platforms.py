@@ -127,12 +127,13 @@ def _text(ctx: Context, project: Project, covered: Sequence[TierCoverage]) -> No
 def _package(ctx: Context, project: Project, coverage: TierCoverage, gaps: Sequence[Gap]) -> None:
     """One package's gaps: each platform with its Python versions and what exists; then every remedy."""
     from tierlock.lockfiles.nobuild import relock_command, remedies
+    from tierlock.tiers.platforms import versions_text
 
     first = gaps[0]
     place = f"{coverage.lockfile}:{first.line}" if first.line else coverage.lockfile
     ctx.ui.line(f"  {first.name} {first.version} ({place}) has no wheel for:")
     for gap in gaps:
-        ctx.ui.line(f"    {gap.platform.label} on Python {', '.join(gap.pythons)}: the lock has {gap.what}")
+        ctx.ui.line(f"    {gap.platform.label} on Python {versions_text(gap.pythons)}: the lock has {gap.what}")
     if not coverage.no_build:
         ctx.ui.line(f"    ({coverage.tier} may build: it is built from source there)")
         return

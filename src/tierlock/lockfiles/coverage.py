@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from tierlock.lockfiles.artifacts import Record
 from tierlock.lockfiles.model import Lock, LockedFile, LockEntry
-from tierlock.tiers.platforms import Platform, version_text
+from tierlock.tiers.platforms import Platform, version_text, versions_text
 
 Exists = Literal["sdist-only", "other-wheels", "nothing", "unknown"]
 Python = tuple[tuple[int, int], int]
@@ -54,10 +54,8 @@ class Gap:
 
     def describe(self) -> str:
         """``natpkg 1.0 has no wheel for linux-x86_64-musl (musllinux_1_2_x86_64) on Python 3.12, 3.13: ...``."""
-        return (
-            f"{self.name} {self.version} has no wheel for {self.platform.label} on Python {', '.join(self.pythons)}: "
-            f"the lock has {self.what}"
-        )
+        where = f"{self.platform.label} on Python {versions_text(self.pythons)}"
+        return f"{self.name} {self.version} has no wheel for {where}: the lock has {self.what}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -205,10 +203,12 @@ def _gap(entry: LockEntry, files: Sequence[LockedFile] | None, platform: Platfor
 
 
 def nearest_tags(wheels: Iterable[str], platform: Platform, pythons: Sequence[str], limit: int = 3) -> tuple[str, ...]:
-    """The tags of *wheels* closest to *platform* at *pythons*: its platform first, then its Python, then its OS."""
-    accepted_platforms = set(platform.platform_tags())
+    """The tags of *wheels* closest to *platform* at *pythons*: its platform first, then its Python, its OS, its
+    machine."""
+    accepted = set(platform.platform_tags())
     versions = [tuple(int(p) for p in v.split(".")) for v in pythons]
     family = {"linux": ("manylinux", "musllinux"), "macos": ("macosx",), "windows": ("win",)}[platform.os]
+    machine = _machine(platform.tag)
     scored: dict[str, int] = {}
     for filename in wheels:
         shown = "-".join(filename[: -len(".whl")].split("-")[-3:])
@@ -218,11 +218,20 @@ def nearest_tags(wheels: Iterable[str], platform: Platform, pythons: Sequence[st
             fits_python = any(
                 f"{interpreter}-{abi}-{platform.platform_tags()[0]}" in platform.tags((v[0], v[1])) for v in versions
             )
-            same_os = plat.startswith(family) and (platform.libc != "musl" or plat.startswith("musllinux"))
-            score = max(score, 4 * (plat in accepted_platforms) + 2 * fits_python + same_os)
+            closeness = (
+                4 * (plat in accepted) + 2 * fits_python + plat.startswith(family) + (machine & _machine(plat) != set())
+            )
+            score = max(score, closeness)
         scored[shown] = max(score, scored.get(shown, 0))
     ranked = sorted(scored, key=lambda t: (-scored[t], t))
     return tuple(ranked[:limit])
+
+
+def _machine(tag: str) -> set[str]:
+    """The machines a platform tag is for (``universal2``: both Mac machines)."""
+    names = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64", "universal2": "both"}
+    found = {m for word, m in names.items() if word in tag.lower()}
+    return {"x86_64", "aarch64"} if "both" in found else found
 
 
 def builds_by_platform(coverage: TierCoverage) -> Mapping[str, list[Gap]]:

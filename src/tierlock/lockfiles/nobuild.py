@@ -19,7 +19,7 @@ from tierlock.lockfiles.coverage import Gap, TierCoverage, tier_coverage
 from tierlock.lockfiles.reader import ReadResult
 from tierlock.tiers import Project, Tier
 from tierlock.tiers.model import BASE
-from tierlock.tiers.platforms import Platform, python_versions
+from tierlock.tiers.platforms import Platform, python_versions, versions_text
 
 ProblemKind = Literal["no-wheel", "no-artifacts"]
 
@@ -125,7 +125,7 @@ def short_remedy(gap: Gap, tier: str) -> str:
 def remedies(project: Project, tier: str, gaps: Sequence[Gap]) -> list[str]:
     """Every way out of the *gaps* of one package, each a change after which its lock installs from wheels there."""
     first = gaps[0]
-    where = "; ".join(f"{g.platform.name} on Python {', '.join(g.pythons)}" for g in gaps)
+    where = _where(project, gaps)
     locked = f"the locked {first.version} has {has(gaps)}"
     out = [f"require a version of {first.name} that publishes wheels for {where} ({locked})"]
     marker = package_marker(project, gaps)
@@ -138,6 +138,14 @@ def remedies(project: Project, tier: str, gaps: Sequence[Gap]) -> list[str]:
     else:
         out.append(f"move {first.name} to a tier that may build, or take {tier} out of [tool.tierlock].no-build")
     return out
+
+
+def _where(project: Project, gaps: Sequence[Gap]) -> str:
+    """``every declared platform on Python 3.13, 3.14``, or each platform with its Python versions."""
+    same = {g.pythons for g in gaps}
+    if len(same) == 1 and {g.platform.tag for g in gaps} == {p.tag for p in project.platforms}:
+        return f"every declared platform on Python {versions_text(gaps[0].pythons)}"
+    return "; ".join(f"{g.platform.name} on Python {versions_text(g.pythons)}" for g in gaps)
 
 
 def has(gaps: Sequence[Gap]) -> str:
@@ -162,8 +170,13 @@ def package_marker(project: Project, gaps: Sequence[Gap]) -> str | None:
     Musl gaps are left out (markers cannot tell musl from glibc). None too when the
     marker would leave the package out on every declared platform and Python version.
     """
-    clauses = [clause for g in gaps if g.platform.libc != "musl" if (clause := _keep_clause(project, g, gaps))]
-    if not clauses or len(clauses) < sum(1 for g in gaps if g.platform.libc != "musl"):
+    glibc = [g for g in gaps if g.platform.libc != "musl"]
+    everywhere = {g.platform.tag for g in glibc} == {p.tag for p in project.platforms if p.libc != "musl"}
+    if glibc and everywhere and len({g.pythons for g in glibc}) == 1:  # the same Pythons on every platform
+        only = _python_clause(project, glibc[0].pythons)
+        return only if only and _holds_somewhere(project, only) else None
+    clauses = [clause for g in glibc if (clause := _keep_clause(project, g, gaps))]
+    if not clauses or len(clauses) < len(glibc):
         return None
     clauses = list(dict.fromkeys(clauses))
     marker = clauses[0] if len(clauses) == 1 else " and ".join(f"({c})" if " or " in c else c for c in clauses)
@@ -184,15 +197,23 @@ def _holds_somewhere(project: Project, marker: str) -> bool:
 
 def _keep_clause(project: Project, gap: Gap, gaps: Sequence[Gap]) -> str | None:
     """``sys_platform != 'win32'`` (or with ``python_version``): holds everywhere but where *gap* is."""
-    allowed = [f"{v[0]}.{v[1]}" for v, _ in python_versions(project.requires_python)]
     where = _platform_clause(project.platforms, gap, gaps)
-    failing = [allowed.index(v) for v in gap.pythons]
-    if failing == list(range(len(allowed))):
+    python = _python_clause(project, gap.pythons)
+    if python == "":
         return where
+    return None if python is None else f"{where} or {python}"
+
+
+def _python_clause(project: Project, pythons: Sequence[str]) -> str | None:
+    """``python_version < '3.13'``: holds on every allowed version but *pythons* ("": all of them; None: no range)."""
+    allowed = [f"{v[0]}.{v[1]}" for v, _ in python_versions(project.requires_python)]
+    failing = [allowed.index(v) for v in pythons]
+    if failing == list(range(len(allowed))):
+        return ""
     if failing == list(range(failing[0], len(allowed))):
-        return f"{where} or python_version < {_quote(gap.pythons[0])}"
+        return f"python_version < {_quote(pythons[0])}"
     if failing == list(range(len(failing))):
-        return f"{where} or python_version >= {_quote(allowed[len(failing)])}"
+        return f"python_version >= {_quote(allowed[len(failing)])}"
     return None
 
 
@@ -229,4 +250,4 @@ def notes(covered: Sequence[TierCoverage]) -> list[str]:
 
 def _brief(gap: Gap) -> str:
     what = {"sdist-only": "sdist only", "other-wheels": "no wheel there", "nothing": "no hashed file"}
-    return f"{what.get(gap.exists, 'not recorded')}, Python {', '.join(gap.pythons)}"
+    return f"{what.get(gap.exists, 'not recorded')}, Python {versions_text(gap.pythons)}"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -201,3 +201,12 @@ def python_versions(requires_python: str | None) -> list[tuple[tuple[int, int], 
 
 def version_text(python: tuple[int, int]) -> str:
     return f"{python[0]}.{python[1]}"
+
+
+def versions_text(versions: Sequence[str]) -> str:
+    """``3.10-3.14`` for a run of consecutive minor versions, else ``3.11, 3.13`` (pure)."""
+    minors = [int(v.split(".")[1]) for v in versions]
+    majors = {v.split(".")[0] for v in versions}
+    if len(versions) > 2 and len(majors) == 1 and minors == list(range(minors[0], minors[0] + len(minors))):
+        return f"{versions[0]}-{versions[-1]}"
+    return ", ".join(versions)

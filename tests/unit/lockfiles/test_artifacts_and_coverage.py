@@ -251,7 +251,7 @@ def test_the_nearest_tags_put_the_platform_first_then_the_python_then_the_os() -
         "cp311-cp311-manylinux_2_34_x86_64",
         "cp311-cp311-macosx_11_0_arm64",
     )
-    assert nearest_tags(wheels, MUSL, ["3.11"], limit=1) == ("cp311-cp311-macosx_11_0_arm64",)
+    assert nearest_tags(wheels, MUSL, ["3.11"], limit=1) == ("cp311-cp311-manylinux_2_34_x86_64",)  # linux, x86_64
     assert wheel_tags("not-a-wheel.whl") == frozenset()
 
 
