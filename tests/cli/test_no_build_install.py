@@ -161,7 +161,7 @@ def test_a_no_build_tier_stops_before_the_backend_with_the_explanation_check_giv
     assert row["problems"][0].startswith("the last install-tier of base failed")
     assert row["last_failure"]["error"]["kind"] == "no-build"
     remedy = row["remedy"]
-    assert remedy.startswith("require a version of sdonly that publishes wheels for manylinux_")
+    assert remedy.startswith("require a version of sdonly that publishes wheels for every declared platform on Python")
     # the remedy: a version with wheels, then the command it prints
     pyproject = folder / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace('"sdonly<2"', '"sdonly>=2"'))

@@ -112,34 +112,36 @@ def refuse(project: Project, builds: Sequence[Build], target: Target, *, command
     if not refused:
         return
     here = _with_target(project, target_platform(target))
-    gaps = [_gap(here, b, target) for b in refused]
-    first, gap = refused[0], gaps[0]
+    found = [_gaps(here, b, target) for b in refused]
+    first, (gap, everywhere) = refused[0], found[0]
     assert first.tier is not None
-    fixes = remedies(here, first.tier, [gap])
+    # The remedies check gives (every declared platform, and here), without its notes.
+    fixes = [f for f in remedies(here, first.tier, everywhere) if not f.startswith("(")]
     raise WheelsOnly(
         f"{gap.describe()}; tier {first.tier} installs from wheels only (no-build), so it would be built "
         f"from source here; nothing was installed",
         tier=first.tier,
         package=str(first.entry.name),
-        problems=[Problem(g.describe(), where=f"tier {b.tier}") for b, g in zip(refused[1:], gaps[1:], strict=True)],
+        problems=[
+            Problem(g.describe(), where=f"tier {b.tier}") for b, (g, _) in zip(refused[1:], found[1:], strict=True)
+        ],
         remedy=f"{'; or '.join(fixes)}; then run: {relock_command(project, first.tier)} && {command}",
     )
 
 
-def _gap(project: Project, build: Build, target: Target) -> Gap:
-    """*build*'s gap on the target's platform, over every Python version the project allows (as check finds it)."""
+def _gaps(project: Project, build: Build, target: Target) -> tuple[Gap, list[Gap]]:
+    """*build*'s gap on the target's platform, and its gaps everywhere (the target's platform last), as check says."""
     from tierlock.lockfiles.artifacts import Record, key
     from tierlock.lockfiles.coverage import gaps_of
     from tierlock.tiers.platforms import python_versions
 
-    entry = build.entry
+    entry = replace(build.entry, hashes=_hashes(build.files))
     record = Record("recorded", {key(entry): build.files})
-    platform = project.platforms[-1]
-    found = gaps_of(
-        [replace(entry, hashes=_hashes(build.files))], record, [platform], python_versions(project.requires_python)
-    )[1]
+    found = gaps_of([entry], record, project.platforms, python_versions(project.requires_python))[1]
     here = f"{target.version[0]}.{target.version[1]}"
-    return next((g for g in found if here in g.pythons), None) or gap_for(build, target)
+    mine = [g for g in found if g.platform.tag == project.platforms[-1].tag and here in g.pythons]
+    gap = mine[0] if mine else gap_for(build, target)
+    return gap, found if mine else [gap]
 
 
 def gap_for(build: Build, target: Target) -> Gap:
