@@ -101,7 +101,7 @@ def document(project: Project, covered: Sequence[TierCoverage], ok: bool) -> dic
 
 def _text(ctx: Context, project: Project, covered: Sequence[TierCoverage]) -> None:
     from tierlock.lockfiles.nobuild import by_package, record_problem
-    from tierlock.tiers.platforms import python_versions, version_text
+    from tierlock.tiers.platforms import python_versions, version_text, versions_text
 
     pythons = [version_text(v) for v, _ in python_versions(project.requires_python)]
     for coverage in covered:
@@ -121,7 +121,7 @@ def _text(ctx: Context, project: Project, covered: Sequence[TierCoverage]) -> No
         ctx.ui.line(f"{len(failing)} no-build tier(s) would build from source somewhere: {', '.join(failing)}")
     else:
         shown = ", ".join(p.name for p in project.platforms)
-        ctx.ui.line(f"ok: every no-build tier installs from wheels on {shown} (Python {', '.join(pythons)})")
+        ctx.ui.line(f"ok: every no-build tier installs from wheels on {shown} (Python {versions_text(pythons)})")
 
 
 def _package(ctx: Context, project: Project, coverage: TierCoverage, gaps: Sequence[Gap]) -> None:

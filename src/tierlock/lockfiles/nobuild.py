@@ -248,6 +248,18 @@ def notes(covered: Sequence[TierCoverage]) -> list[str]:
     return out
 
 
+def proven(covered: Sequence[TierCoverage]) -> str:
+    """``; base installs from wheels on 3 platform(s), Python 3.11-3.14`` for the proven no-build tiers ("": none)."""
+    tiers = [c for c in covered if c.no_build and c.proven]
+    if not tiers:
+        return ""
+    platforms = list(dict.fromkeys(c.platform for c in tiers[0].cells))
+    pythons = list(dict.fromkeys(c.python for c in tiers[0].cells))
+    names = ", ".join(c.tier for c in tiers)
+    verb = "installs" if len(tiers) == 1 else "install"
+    return f"; {names} {verb} from wheels on {len(platforms)} platform(s), Python {versions_text(pythons)}"
+
+
 def _brief(gap: Gap) -> str:
     what = {"sdist-only": "sdist only", "other-wheels": "no wheel there", "nothing": "no hashed file"}
     return f"{what.get(gap.exists, 'not recorded')}, Python {versions_text(gap.pythons)}"
