@@ -138,6 +138,20 @@ MODULES: dict[str, Module] = {
     ),
     "census": Module(("src/tierlock/census.py", "src/tierlock/census"), ("tests/unit/census/test_census*.py",)),
     "verify": Module(("src/tierlock/evidence",), ("tests/unit/evidence/test_evidence*.py", "tests/cli/test_verif*.py")),
+    "nobuild": Module(
+        (
+            "src/tierlock/lockfiles/artifacts.py",
+            "src/tierlock/lockfiles/coverage.py",
+            "src/tierlock/lockfiles/nobuild.py",
+            "src/tierlock/tiers/platforms.py",
+            "src/tierlock/installer/buildfailure.py",
+        ),
+        (
+            "tests/unit/lockfiles/test_artifacts_and_coverage.py",
+            "tests/unit/tiers/test_platforms.py",
+            "tests/unit/installer/test_buildfailure.py",
+        ),
+    ),
 }
 
 ALIASES = {
