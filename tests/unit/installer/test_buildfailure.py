@@ -220,3 +220,17 @@ def test_only_binary_names_the_no_build_packages_or_all_of_them() -> None:
     assert rules.flags([step("a"), step("b")]) == (":all:",)
     assert rules.flags([step("c")]) == ()
     assert rules.flags([]) == ()
+
+
+def test_pip_keeps_the_version_it_collected_for_the_wheel_it_builds_and_no_other() -> None:
+    building = "  Building wheel for {0} (pyproject.toml): started\nFailed building wheel for {0}\n"
+    same = "Collecting needsheader==1.0\n" + building.format("needsheader")
+    assert diagnose(same) == BuildFailure("needsheader", "1.0", ())
+    other = "Collecting first==1.0\n" + building.format("second")
+    assert diagnose(other) == BuildFailure("second", None, ())
+
+
+def test_a_missing_submodule_names_its_top_level_module() -> None:
+    found = diagnose("error: Failed to build `a==1`\n  ModuleNotFoundError: No module named 'pkg_resources.extern'\n")
+    assert found is not None
+    assert found.missing == (Missing("build-dependency", "pkg_resources"),)

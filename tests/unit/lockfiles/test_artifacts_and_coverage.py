@@ -436,3 +436,63 @@ def test_a_no_build_tier_without_a_usable_record_is_one_problem_with_the_command
     assert found[2].detail.startswith(
         "l/base.txt is a single-platform lock (pip-tools, made for linux-x86_64/cpython-3.11)"
     )
+
+
+def test_no_marker_when_one_of_the_platforms_gaps_has_scattered_pythons() -> None:
+    app = project(["linux-x86_64", "windows-x86_64"], requires=">=3.10,<3.14")
+    files = [wheel(f"s-1-cp{v}-cp{v}-win_amd64.whl") for v in ("310", "312")]
+    files += [wheel(f"s-1-cp{v}-cp{v}-manylinux_2_17_x86_64.whl") for v in ("310", "311", "312")]
+    scattered = entry("s", "1", files)
+    _, gaps = gaps_of([scattered], record(scattered), app.platforms, python_versions(">=3.10,<3.14"))  # type: ignore[attr-defined]
+    assert [(g.platform.name, g.pythons) for g in gaps] == [
+        ("linux-x86_64", ("3.13",)),
+        ("windows-x86_64", ("3.11", "3.13")),
+    ]
+    assert package_marker(app, gaps) is None  # type: ignore[arg-type]
+
+
+def test_another_machine_of_the_os_missing_as_many_pythons_or_more_leaves_the_machine_out_of_the_marker() -> None:
+    app = project(["linux-x86_64", "linux-aarch64", "macos-arm64"])
+    files = [wheel("m-1-cp311-cp311-manylinux_2_17_x86_64.whl")]
+    files += [wheel(f"m-1-cp{v}-cp{v}-macosx_11_0_arm64.whl") for v in ("311", "312")]
+    item = entry("m", "1", files)
+    _, gaps = gaps_of([item], record(item), app.platforms, PYTHONS)  # type: ignore[attr-defined]
+    assert [(g.platform.name, g.pythons) for g in gaps] == [
+        ("linux-x86_64", ("3.12",)),
+        ("linux-aarch64", ("3.11", "3.12")),
+    ]
+    assert package_marker(app, gaps) == (  # type: ignore[arg-type]
+        "(sys_platform != 'linux' or python_version < '3.12') and "
+        "(sys_platform != 'linux' or platform_machine != 'aarch64')"
+    )
+
+
+def test_the_proof_line_names_the_proven_no_build_tiers_their_platforms_and_pythons() -> None:
+    from tierlock.lockfiles.nobuild import proven
+
+    one = tier_coverage("base", lock(NAT), record(NAT), [LINUX, WIN], PYTHONS, no_build=True, lockfile="b")
+    two = tier_coverage("core", lock(NAT), record(NAT), [LINUX, WIN], PYTHONS, no_build=True, lockfile="c")
+    may = tier_coverage("brain", lock(SDIST), record(SDIST), [LINUX], PYTHONS, no_build=False, lockfile="d")
+    assert proven([one, may]) == "; base installs from wheels on 2 platform(s), Python 3.11, 3.12"
+    assert proven([one, two]) == "; base, core install from wheels on 2 platform(s), Python 3.11, 3.12"
+    assert proven([may]) == ""
+
+
+def test_a_listed_sdist_whose_hash_the_lock_has_is_recorded() -> None:
+    (file,) = SDIST.files
+    listing = (
+        '[[packages]]\nname = "sdonly"\nversion = "1.0"\n'
+        f'sdist = {{ url = "https://x/{file.filename}", hashes = {{ sha256 = "{file.hashes["sha256"]}" }} }}\n'
+        '[[packages]]\nname = "natpkg"\nversion = "1.0"\nwheels = []\n'
+    )
+    found = artifacts.from_listing([SDIST, NAT], listing)
+    assert [(f.kind, f.filename) for f in found[("sdonly", "1.0")]] == [("sdist", "sdonly-1.0.tar.gz")]
+    assert found[("natpkg", "1.0")] == ()
+
+
+def test_a_nearer_machine_outranks_another_machine_of_the_same_os_and_python() -> None:
+    wheels = ["p-1-cp312-cp312-manylinux_2_34_aarch64.whl", "p-1-cp312-cp312-manylinux_2_34_x86_64.whl"]
+    assert nearest_tags(wheels, LINUX, ["3.12"]) == (
+        "cp312-cp312-manylinux_2_34_x86_64",
+        "cp312-cp312-manylinux_2_34_aarch64",
+    )

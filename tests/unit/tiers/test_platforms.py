@@ -195,3 +195,16 @@ def test_platforms_must_be_an_array() -> None:
     with pytest.raises(ConfigError) as caught:
         load('[tool.tierlock]\nplatforms = "linux-x86_64"\n')
     assert caught.value.problems[0].message == "must be an array of strings, not a string"
+
+
+def test_consecutive_python_versions_read_as_a_range() -> None:
+    from tierlock.tiers.platforms import versions_text
+
+    assert versions_text(["3.10", "3.11", "3.12"]) == "3.10-3.12"
+    assert versions_text(["3.11", "3.12"]) == "3.11, 3.12"
+    assert versions_text(["3.10", "3.12", "3.13"]) == "3.10, 3.12, 3.13"
+    assert versions_text(["3.13"]) == "3.13"
+
+
+def test_the_marker_environment_defaults_to_the_first_release_of_a_version() -> None:
+    assert parse("linux-x86_64").marker_environment((3, 12))["python_full_version"] == "3.12.0"
