@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -344,41 +344,12 @@ def _install_locked(
 
 def _execute(project: Project, request: Request, ui: UI, job: _Job, plan: Plan) -> tuple[str, str | None]:
     """Run the backend on the plan's changes (never building what a no-build tier holds); (its name, its version)."""
-    from tierlock.installer import backends, builds
-    from tierlock.installer.plan import requirement_lines
+    from tierlock.installer import backendrun, backends
 
-    target, names = job.target, [str(t.name) for t in job.tiers]
-    command = request.command(names)
-    backend = backends.choose(request.backend or project.backend, target)
-    planned = builds.planned(job.rules, plan.changes, target)
-    builds.refuse(project, planned, target, command=command)  # before anything runs, as check explains it
-    counts = plan.counts()
-    doing = (
-        f"{backend.name}: installing {counts['install']}, replacing {counts['replace']}, "
-        f"repairing {counts['repair']} of {len(plan.steps)} package(s)"
-    )
-    for step in plan.changes:  # on a terminal, every package that changes; elsewhere with -v
-        (ui.line if ui.fancy else ui.detail)(f"  {step.action} {step.entry.pin}: {step.reason}")
-    say = ui.line if ui.fancy else ui.note  # a build is said even without -v (beside the spinner on a terminal)
-    watcher = builds.Watcher(say, builds.announce(say, planned))
-    no_build = job.rules.flags(plan.changes)
-    version = _background(backend.version)  # asked while the backend installs
-    with ui.status(doing):
-        try:
-            backends.execute(
-                backend,
-                target,
-                [*request.index, *requirement_lines(plan.changes)],
-                reinstall=[s.name for s in plan.of("repair")],
-                no_build=no_build,
-                log=ui.detail,
-                on_line=watcher,
-            )
-        except backends.InstallFailed as exc:
-            raise builds.explain(
-                exc, tiers=names, rules=job.rules, command=command, no_build=no_build, backend=backend.name
-            ) from None
-    return backend.name, version()
+    backend = backends.choose(request.backend or project.backend, job.target)
+    names = [str(t.name) for t in job.tiers]
+    step = backendrun.Step(job.target, names, job.rules, request.command(names), request.index)
+    return backendrun.run(project, ui, backend, plan, step)
 
 
 def forced_names(request: Request, entries: Sequence[LockEntry]) -> frozenset[str]:
@@ -419,26 +390,6 @@ def _phase(ui: UI, text: str) -> Iterator[None]:
             yield
     else:
         yield
-
-
-def _background(work: Callable[[], str]) -> Callable[[], str | None]:
-    """Run *work* in a thread now; the returned function waits for its result (None when it failed)."""
-    import threading
-
-    box: list[str] = []
-
-    def run() -> None:
-        with suppress(Exception):  # the version is recorded, never essential
-            box.append(work())
-
-    thread = threading.Thread(target=run, name="tierlock-backend-version", daemon=True)
-    thread.start()
-
-    def result() -> str | None:
-        thread.join()
-        return box[0] if box else None
-
-    return result
 
 
 def _unchanged(noop: fastpath.NoOp, started: float) -> Outcome:

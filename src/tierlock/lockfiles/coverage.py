@@ -11,7 +11,7 @@ built from source there. For a ``no-build`` tier a gap is a failure of
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
@@ -232,11 +232,3 @@ def _machine(tag: str) -> set[str]:
     names = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64", "universal2": "both"}
     found = {m for word, m in names.items() if word in tag.lower()}
     return {"x86_64", "aarch64"} if "both" in found else found
-
-
-def builds_by_platform(coverage: TierCoverage) -> Mapping[str, list[Gap]]:
-    """Platform name -> the gaps there, in declaration order."""
-    out: dict[str, list[Gap]] = {}
-    for gap in coverage.gaps:
-        out.setdefault(gap.platform.name, []).append(gap)
-    return out

@@ -234,3 +234,21 @@ def test_a_missing_submodule_names_its_top_level_module() -> None:
     found = diagnose("error: Failed to build `a==1`\n  ModuleNotFoundError: No module named 'pkg_resources.extern'\n")
     assert found is not None
     assert found.missing == (Missing("build-dependency", "pkg_resources"),)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["error: can't find Rust compiler", "/bin/sh: 1: cargo: not found"],
+)
+def test_any_of_rusts_messages_names_the_rust_toolchain(line: str) -> None:
+    found = diagnose(f"error: Failed to build `r==1`\n  {line}\n")
+    assert found is not None
+    assert found.missing == (Missing("compiler", "Rust (cargo, rustc)"),)
+
+
+def test_each_compiler_gets_its_own_words() -> None:
+    assert (
+        system_fix(Missing("compiler", "Microsoft Visual C++ Build Tools")) == "install the Microsoft C++ Build Tools"
+    )
+    assert system_fix(Missing("compiler", "clang")) == "install a C compiler (clang)"
+    assert system_fix(Missing("pkg-config-tool", "pkg-config")) == "install pkg-config"

@@ -496,3 +496,139 @@ def test_a_nearer_machine_outranks_another_machine_of_the_same_os_and_python() -
         "cp312-cp312-manylinux_2_34_x86_64",
         "cp312-cp312-manylinux_2_34_aarch64",
     )
+
+
+# -- what the mutation run asked for -------------------------------------------------------
+
+
+def read_result(found: Lock) -> object:
+    from tierlock.lockfiles.reader import ReadResult
+
+    return ReadResult(found, ())
+
+
+def test_project_coverage_covers_each_tier_with_a_lockfile_with_its_kind_and_record_file(tmp_path: Path) -> None:
+    from tierlock.lockfiles.nobuild import project_coverage
+
+    app = project(["linux-x86_64"], tiers=("base", "brain"))
+    root = app.root  # type: ignore[attr-defined]
+    brain = Lock(root / "lockfiles/brain.txt", "requirements", None, (NAT,), "", "sha256:body")
+    pylock = Lock(root / "lockfiles/pylock.brain.toml", "pylock", None, (NAT,), "")
+    tiers = list(app.tiers.values())  # type: ignore[attr-defined]
+    found = project_coverage(app, tiers, {"base": None, "brain": read_result(brain)})  # type: ignore[arg-type, dict-item]
+    assert [(c.tier, c.no_build, c.lockfile, c.record.state, c.record_file) for c in found] == [
+        ("brain", False, "lockfiles/brain.txt", "absent", "lockfiles/brain.artifacts.toml")
+    ]
+    found = project_coverage(app, tiers, {"base": read_result(pylock), "brain": None})  # type: ignore[arg-type, dict-item]
+    assert [(c.tier, c.no_build, c.record_file, c.proven) for c in found] == [("base", True, None, True)]
+    assert project_coverage(project([]), tiers, {"base": read_result(pylock)}) == []  # type: ignore[arg-type, dict-item]
+
+
+def test_problems_of_a_no_build_tier_after_a_tier_that_may_build_and_of_a_package_with_one_gap() -> None:
+    app = project(["linux-x86_64"], tiers=("base", "brain"))
+    brain = tier_coverage("brain", lock(SDIST), record(SDIST), [LINUX], PYTHONS, no_build=False, lockfile="c")
+    base = tier_coverage("base", lock(SDIST), record(SDIST), [LINUX], PYTHONS, no_build=True, lockfile="b")
+    (found,) = problems(app, [brain, base])  # type: ignore[arg-type]
+    assert (found.tier, found.kind, found.facts["package"]) == ("base", "no-wheel", "sdonly")
+    assert found.facts["remedies"][0] == (
+        "require a version of sdonly that publishes wheels for every declared platform on Python 3.11, 3.12 "
+        "(the locked 1.0 has only an sdist (sdonly-1.0.tar.gz))"
+    )
+
+
+def test_remedies_name_each_platform_with_its_own_pythons_when_they_differ_or_a_platform_has_a_wheel() -> None:
+    app = project(["linux-x86_64", "windows-x86_64", "macos-arm64"], requires=">=3.10,<3.14")
+    pythons = python_versions(">=3.10,<3.14")
+    files = [wheel(f"w-1-cp{v}-cp{v}-manylinux_2_17_x86_64.whl") for v in ("310", "311")]
+    files += [wheel(f"w-1-cp{v}-cp{v}-{p}.whl") for v in ("310", "311", "312", "313") for p in ("macosx_11_0_arm64",)]
+    item = entry("w", "1", files)
+    _, gaps = gaps_of([item], record(item), app.platforms, pythons)  # type: ignore[attr-defined]
+    assert remedies(app, "base", gaps)[0].startswith(  # type: ignore[arg-type]
+        "require a version of w that publishes wheels for linux-x86_64 on Python 3.12, 3.13; "
+        "windows-x86_64 on Python 3.10-3.13 ("
+    )
+    assert package_marker(app, gaps) == (  # type: ignore[arg-type]
+        "(sys_platform != 'linux' or python_version < '3.12') and sys_platform != 'win32'"
+    )
+    same = entry("v", "1", [wheel(f"v-1-cp{v}-cp{v}-macosx_11_0_arm64.whl") for v in ("310", "311", "312", "313")])
+    _, gaps = gaps_of([same], record(same), app.platforms, pythons)  # type: ignore[attr-defined]
+    assert remedies(app, "base", gaps)[0].startswith(  # type: ignore[arg-type]
+        "require a version of v that publishes wheels for linux-x86_64 on Python 3.10-3.13; windows-x86_64 on"
+    )
+
+
+def test_one_platform_one_gap_is_every_declared_platform() -> None:
+    app = project(["windows-x86_64"])
+    _, gaps = gaps_of([SDIST], record(SDIST), app.platforms, PYTHONS)  # type: ignore[attr-defined]
+    assert remedies(app, "base", gaps)[0].startswith(  # type: ignore[arg-type]
+        "require a version of sdonly that publishes wheels for every declared platform on Python 3.11, 3.12"
+    )
+
+
+def test_the_same_newest_pythons_missing_on_every_glibc_platform_is_a_python_marker_even_with_musl_declared() -> None:
+    app = project(["linux-x86_64", "windows-x86_64", "linux-x86_64-musl"], requires=">=3.10,<3.14")
+    pythons = python_versions(">=3.10,<3.14")
+    files = [wheel(f"n-1-cp{v}-cp{v}-{p}.whl") for v in ("310", "311") for p in ("manylinux_2_17_x86_64", "win_amd64")]
+    files += [wheel(f"n-1-cp{v}-cp{v}-musllinux_1_2_x86_64.whl") for v in ("310", "311", "312", "313")]
+    item = entry("n", "1", files)
+    _, gaps = gaps_of([item], record(item), app.platforms, pythons)  # type: ignore[attr-defined]
+    assert [(g.platform.name, g.pythons) for g in gaps] == [
+        ("linux-x86_64", ("3.12", "3.13")),
+        ("windows-x86_64", ("3.12", "3.13")),
+    ]
+    assert package_marker(app, gaps) == "python_version < '3.12'"  # type: ignore[arg-type]
+
+
+def test_a_may_build_tier_is_never_in_the_proof_line_even_when_it_has_every_wheel() -> None:
+    from tierlock.lockfiles.nobuild import proven
+
+    may = tier_coverage("brain", lock(NAT), record(NAT), [LINUX], PYTHONS, no_build=False, lockfile="d")
+    assert may.proven
+    assert proven([may]) == ""
+
+
+def test_a_wheel_list_no_longer_than_the_nearest_says_no_more() -> None:
+    two = entry("t", "1", [wheel(f"t-1-cp311-cp311-{p}.whl") for p in ("win_amd64", "win32")])
+    (gap,) = gaps_of([two], record(two), [LINUX], PYTHONS[:1])[1]
+    assert gap.what == "wheels only for cp311-cp311-win_amd64, cp311-cp311-win32"  # an x86_64 machine first
+
+
+def test_the_nearest_tags_weigh_platform_python_os_and_machine_in_that_order() -> None:
+    # accepted here and for this Python, over accepted here only
+    both = ["p-1-cp311-cp311-manylinux_2_17_x86_64.whl", "p-1-cp312-cp312-manylinux_2_17_x86_64.whl"]
+    assert nearest_tags(both, LINUX, ["3.12"])[0] == "cp312-cp312-manylinux_2_17_x86_64"
+    # this Python on another OS ties with this OS and machine for another Python (the name decides)
+    tied = ["p-1-cp312-cp312-win32.whl", "p-1-cp310-cp310-manylinux_2_34_x86_64.whl"]
+    assert nearest_tags(tied, LINUX, ["3.12"])[0] == "cp310-cp310-manylinux_2_34_x86_64"
+    # this Python outranks this OS alone
+    python = ["p-1-cp312-cp312-win32.whl", "p-1-cp310-cp310-manylinux_2_34_aarch64.whl"]
+    assert nearest_tags(python, LINUX, ["3.12"])[0] == "cp312-cp312-win32"
+    # this OS alone outranks nothing in common
+    os_only = ["p-1-cp310-cp310-macosx_10_9_i386.whl", "p-1-cp310-cp310-manylinux_2_34_aarch64.whl"]
+    assert nearest_tags(os_only, LINUX, ["3.12"])[0] == "cp310-cp310-manylinux_2_34_aarch64"
+
+
+def test_a_listed_file_named_by_its_path_or_its_url_drops_the_fragment_and_the_query() -> None:
+    sdist_file = sdist("natpkg-1.0.tar.gz")
+    plain = entry("natpkg", "1.0", [sdist_file])
+    digest_of = sdist_file.hashes["sha256"]
+    for where in (
+        f'path = "natpkg-1.0.tar.gz#sha256={digest_of}"',
+        f'url = "https://x/y/natpkg-1.0.tar.gz#sha256={digest_of}"',
+    ):
+        head = '[[packages]]\nname = "natpkg"\nversion = "1.0"\n'
+        listing = f'{head}sdist = {{ {where}, hashes = {{ sha256 = "{digest_of}" }} }}\n'
+        (found,) = artifacts.from_listing([plain], listing)[("natpkg", "1.0")]
+        assert found.filename == "natpkg-1.0.tar.gz", where
+    direct = LockEntry(
+        canonicalize_name("d"), Version("2"), None, ("sha256:" + "b" * 64,), url="https://x/d-2.tar.gz?t=1"
+    )
+    (file,) = Record("absent").files_for(direct) or ()
+    assert file.filename == "d-2.tar.gz"
+
+
+def test_a_file_with_several_hashes_is_recorded_by_its_sha256() -> None:
+    both = LockedFile("wheel", "b-1-py3-none-any.whl", None, None, None, {"sha512": "f" * 128, "sha256": "e" * 64})
+    item = entry("b", "1", [both])
+    text = artifacts.render("base.txt", "sha256:x", [item], {artifacts.key(item): (both,)})
+    assert f'hash = "sha256:{"e" * 64}"' in text

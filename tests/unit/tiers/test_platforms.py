@@ -208,3 +208,10 @@ def test_consecutive_python_versions_read_as_a_range() -> None:
 
 def test_the_marker_environment_defaults_to_the_first_release_of_a_version() -> None:
     assert parse("linux-x86_64").marker_environment((3, 12))["python_full_version"] == "3.12.0"
+
+
+def test_legacy_manylinux_names_and_musllinux_versions_read_right() -> None:
+    assert parse("manylinux2010_x86_64").tag == "manylinux_2_12_x86_64"
+    assert parse("manylinux2010_x86_64").version == (2, 12)
+    assert parse("musllinux_1_2_aarch64").version == (1, 2)
+    assert parse("manylinux_2_31_x86_64").version == (2, 31)
