@@ -14,13 +14,13 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import tempfile
 import threading
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from tierlock import fsutil
 from tierlock.errors import BackendError
 from tierlock.lockfiles import pylock as pylock_format
 from tierlock.lockfiles import requirements as req_format
@@ -89,8 +89,8 @@ def lock_tier(
 
     job = _Job(project, tier, backend, *expected_inputs(project, tier), _lower_lock(project, tier))
     had_lockfile = tier.lockfile.is_file()
-    with tempfile.TemporaryDirectory(prefix="tierlock-lock-") as tmp:
-        request = job.request(options, Path(tmp))
+    with fsutil.scratch_dir("tierlock-lock-") as work:
+        request = job.request(options, work)
         if had_lockfile and not options.upgrade:
             shutil.copyfile(tier.lockfile, request.output_file)
         compiling = job.start(request)
