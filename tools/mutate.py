@@ -172,7 +172,9 @@ MODULES: dict[str, Module] = {
             "src/tierlock/installer/buildfailure.py",
         ),
         (
-            "tests/unit/lockfiles/test_artifacts_and_coverage.py",
+            "tests/unit/lockfiles/test_artifact_record.py",
+            "tests/unit/lockfiles/test_wheel_coverage.py",
+            "tests/unit/lockfiles/test_no_build_proof.py",
             "tests/unit/tiers/test_platforms.py",
             "tests/unit/installer/test_buildfailure.py",
         ),
