@@ -163,6 +163,22 @@ MODULES: dict[str, Module] = {
         ),
     ),
     "verify": Module(("src/tierlock/evidence",), ("tests/unit/evidence/test_evidence*.py", "tests/cli/test_verif*.py")),
+    "nobuild": Module(
+        (
+            "src/tierlock/lockfiles/artifacts.py",
+            "src/tierlock/lockfiles/coverage.py",
+            "src/tierlock/lockfiles/nobuild.py",
+            "src/tierlock/tiers/platforms.py",
+            "src/tierlock/installer/buildfailure.py",
+        ),
+        (
+            "tests/unit/lockfiles/test_artifact_record.py",
+            "tests/unit/lockfiles/test_wheel_coverage.py",
+            "tests/unit/lockfiles/test_no_build_proof.py",
+            "tests/unit/tiers/test_platforms.py",
+            "tests/unit/installer/test_buildfailure.py",
+        ),
+    ),
 }
 
 ALIASES = {

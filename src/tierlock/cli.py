@@ -35,6 +35,7 @@ COMMANDS = (
     "admit",
     "lock",
     "check",
+    "platforms",
     "validate",
     "schema",
     "setup-command",

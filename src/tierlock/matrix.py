@@ -14,13 +14,30 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from tierlock.remedies import covering
 from tierlock.tiers import Project
 from tierlock.tiers.model import BASE
 
+if TYPE_CHECKING:
+    from tierlock.tiers.platforms import Platform
+
 #: The variable that tells the pytest plugin which tiers a job armed.
 JOB_TIERS_VAR = "TIERLOCK_TIERS"
+
+#: A GitHub-hosted runner per platform (OS, machine, libc), and the container a musl job runs in.
+RUNNERS: Mapping[tuple[str, str, str | None], tuple[str, str]] = {
+    ("linux", "x86_64", "glibc"): ("ubuntu-latest", ""),
+    ("linux", "aarch64", "glibc"): ("ubuntu-24.04-arm", ""),
+    ("linux", "x86_64", "musl"): ("ubuntu-latest", "python:{python}-alpine"),
+    ("linux", "aarch64", "musl"): ("ubuntu-24.04-arm", "python:{python}-alpine"),
+    ("macos", "arm64", None): ("macos-latest", ""),
+    ("macos", "x86_64", None): ("macos-15-intel", ""),
+    ("windows", "AMD64", None): ("windows-latest", ""),
+    ("windows", "ARM64", None): ("windows-11-arm", ""),
+    ("windows", "x86", None): ("windows-latest", ""),
+}
 
 
 @dataclass(frozen=True)
@@ -32,15 +49,26 @@ class Job:
     """Those tiers and everything they are layered on, base first: ``TIERLOCK_TIERS``."""
     install: str
     admit: str
+    platform: str | None = None
+    """A platform job: the declared platform it proves the tier installs on from wheels alone."""
+    runs_on: str = ""
+    """A platform job: the GitHub-hosted runner for it ("" when none is hosted)."""
+    container: str = ""
+    """A platform job: the container image it runs in (musl: Alpine), else ""."""
+    python: str = ""
+    """A platform job: the Python version to set up (the newest ``requires-python`` allows)."""
 
     def to_dict(self) -> dict[str, str]:
-        return {
+        document = {
             "name": self.name,
             "tier": self.tier,
             "tiers": " ".join(self.layers),
             "install": self.install,
             "admit": self.admit,
         }
+        if self.platform is not None:
+            document.update(platform=self.platform, runs_on=self.runs_on, container=self.container, python=self.python)
+        return document
 
 
 @dataclass(frozen=True)
@@ -104,6 +132,40 @@ def jobs(project: Project, needs: Mapping[str, set[str]] | None = None) -> list[
     return out
 
 
+def platform_jobs(project: Project) -> list[Job]:
+    """One job per no-build tier and declared platform: it installs the tier there, from wheels alone.
+
+    ``tierlock check`` proves from the lock that every package has a wheel on each
+    platform; these jobs prove it where it counts, on a machine of each.
+    """
+    from dataclasses import replace
+
+    from tierlock.tiers.platforms import python_versions, version_text
+
+    allowed = python_versions(project.requires_python)
+    python = version_text(allowed[-1][0]) if allowed else ""
+    out: list[Job] = []
+    for tier in (t for t in project.tiers if t in project.no_build):
+        base = _job(project, [str(tier)])
+        for platform in project.platforms:
+            runs_on, container = _runner(platform)
+            out.append(
+                replace(
+                    base,
+                    name=f"{tier} on {platform.name}",
+                    platform=platform.name,
+                    runs_on=runs_on,
+                    container=container.format(python=python),
+                    python=python,
+                )
+            )
+    return out
+
+
+def _runner(platform: Platform) -> tuple[str, str]:
+    return RUNNERS.get((platform.os, platform.arch, platform.libc), ("", ""))
+
+
 def coverage(project: Project, needs: Mapping[str, set[str]], planned: Sequence[Job]) -> Coverage:
     """Where each test file needing a required tier runs; a file whose tiers are in conflict runs nowhere."""
     required = {str(t) for t in project.ci_require} | {BASE}
@@ -140,6 +202,10 @@ def gitlab(planned: Sequence[Job]) -> str:
         lines.append(f"      {JOB_TIERS_VAR}: {_yaml(fields['tiers'])}")
         lines.append(f"      INSTALL: {_yaml(fields['install'])}")
         lines.append(f"      ADMIT: {_yaml(fields['admit'])}")
+        if job.platform is not None:
+            lines.append(f"      PLATFORM: {_yaml(job.platform)}")
+            lines.append(f"      IMAGE: {_yaml(job.container)}")
+            lines.append(f"      PYTHON: {_yaml(job.python)}")
     return "\n".join(lines) + "\n"
 
 

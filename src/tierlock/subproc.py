@@ -13,6 +13,7 @@ import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from tierlock.errors import BackendError
 
@@ -60,8 +61,13 @@ def run(
     remedy: str | None = None,
     log: Callable[[str], None] | None = None,
     timeout: float | None = None,
+    on_line: Callable[[str], None] | None = None,
 ) -> Result:
-    """Run *argv*; *what* names the step in error messages ("uv pip compile")."""
+    """Run *argv*; *what* names the step in error messages ("uv pip compile").
+
+    *on_line* is called with each line the process prints (stdout or stderr) as it
+    prints it: a long step (a build from source) can say what it is doing.
+    """
     args = tuple(str(a) for a in argv)
     for observer in observers:
         observer(args)
@@ -84,12 +90,15 @@ def run(
             remedy=remedy or f"install {Path(args[0]).name}",
         ) from exc
     try:
-        stdout, stderr = proc.communicate(timeout=timeout)
+        if on_line is None:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        else:
+            stdout, stderr = _stream(proc, on_line, timeout)
     except subprocess.TimeoutExpired as exc:
-        stop(proc, grace=0)
+        stop(proc, grace=0, reading=on_line is not None)
         raise BackendError(f"{what} did not finish within {timeout:.0f} s", remedy=remedy) from exc
     except BaseException:  # KeyboardInterrupt (SIGINT, or SIGTERM through tierlock.interrupts)
-        stop(proc)
+        stop(proc, reading=on_line is not None)
         raise
     result = Result(args, proc.returncode, stdout or "", stderr or "")
     if check and proc.returncode != 0:
@@ -101,12 +110,40 @@ def run(
     return result
 
 
-def stop(proc: subprocess.Popen[str], *, grace: float | None = None) -> None:
+def _stream(proc: subprocess.Popen[str], on_line: Callable[[str], None], timeout: float | None) -> tuple[str, str]:
+    """Read both pipes line by line (one thread each), handing every line to *on_line*; wait for the end."""
+    import threading
+
+    lines: dict[str, list[str]] = {"out": [], "err": []}
+    guard = threading.Lock()
+
+    def read(stream: IO[str] | None, into: list[str]) -> None:
+        for line in iter(stream.readline if stream is not None else str, ""):
+            into.append(line)
+            with guard, contextlib.suppress(Exception):  # a caller's mistake never loses the output
+                on_line(line.rstrip("\n"))
+
+    readers = [
+        threading.Thread(target=read, args=(proc.stdout, lines["out"]), daemon=True),
+        threading.Thread(target=read, args=(proc.stderr, lines["err"]), daemon=True),
+    ]
+    for reader in readers:
+        reader.start()
+    proc.wait(timeout=timeout)
+    for reader in readers:
+        reader.join()
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
+    return "".join(lines["out"]), "".join(lines["err"])
+
+
+def stop(proc: subprocess.Popen[str], *, grace: float | None = None, reading: bool = False) -> None:
     """Ask *proc*'s process group to stop (SIGINT, as Ctrl-C would), wait *grace* seconds, then kill the group.
 
     The grace period lets a backend delete its own temporary folders. A second
     interrupt while waiting cuts the wait short. Idempotent: a process that
-    already exited is only reaped.
+    already exited is only reaped. *reading*: other threads read its pipes (only wait).
     """
     import signal
 
@@ -119,7 +156,10 @@ def stop(proc: subprocess.Popen[str], *, grace: float | None = None) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signum)
         try:
-            proc.communicate(timeout=seconds)
+            if reading:
+                proc.wait(timeout=seconds)
+            else:
+                proc.communicate(timeout=seconds)
             break
         except (subprocess.TimeoutExpired, KeyboardInterrupt):
             continue

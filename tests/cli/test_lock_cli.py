@@ -210,14 +210,14 @@ def test_a_resolver_conflict_shows_the_explanation_and_writes_nothing(
 ) -> None:
     pyproject = project / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace('brain = ["gamma>=1"]', 'brain = ["gamma>=1", "omega"]'))
-    before = (project / "lockfiles/brain.txt").read_bytes()
+    before = {p.name: p.read_bytes() for p in (project / "lockfiles").iterdir()}
     code, _, err = run_cli(capsys, "--project", str(project), "lock", "brain", *offline(wheels))
     assert code == 3
     assert "No solution found" in err
     assert "omega" in err
     assert "to fix:" in err
-    assert (project / "lockfiles/brain.txt").read_bytes() == before
-    assert sorted(p.name for p in (project / "lockfiles").iterdir()) == ["base.txt", "brain.txt", "tools.txt"]
+    assert {p.name: p.read_bytes() for p in (project / "lockfiles").iterdir()} == before
+    assert sorted(before) == [f"{t}{s}" for t in ("base", "brain", "tools") for s in (".artifacts.toml", ".txt")]
 
 
 def test_an_unreachable_index_fails_with_the_backend_output_and_writes_nothing(
@@ -334,6 +334,11 @@ def test_a_tier_without_requirements_gets_a_lockfile_with_only_its_header(
     assert run_cli(capsys, "--project", str(folder), "check")[0] == 0
 
 
+def compiles(started: Sequence[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """The lock compiles among *started* (not the listing of the new pins' files that follows each)."""
+    return [a for a in started if a[1:3] == ("pip", "compile") and "--no-deps" not in a]
+
+
 @pytest.fixture
 def started() -> Iterator[list[tuple[str, ...]]]:
     """Every argv tierlock starts while the test runs."""
@@ -396,7 +401,7 @@ def test_uv_compiles_with_this_interpreter_and_never_downloads_one_whatever_the_
     replacement = f'requires-python = "{requires.format(here=here)}"' if requires else ""
     folder = write_project(tmp_path / "proj", PYPROJECT.replace('requires-python = ">=3.11"', replacement))
     assert run_cli(capsys, "--project", str(folder), "lock", "base", *offline(wheels))[0] == 0
-    (compile_argv,) = [a for a in started if a[1:3] == ("pip", "compile")]
+    (compile_argv,) = compiles(started)
     if requires:
         expected = here if requires.startswith(">={") else "3.8"
         assert compile_argv[compile_argv.index("--python-version") + 1] == expected
@@ -416,7 +421,7 @@ def test_uv_may_download_an_interpreter_when_uv_python_downloads_asks_for_it(
 ) -> None:
     monkeypatch.setenv("UV_PYTHON_DOWNLOADS", "automatic")
     assert run_cli(capsys, "--project", str(project), "lock", "base", *offline(wheels))[0] == 0
-    (compile_argv,) = [a for a in started if a[1:3] == ("pip", "compile")]
+    (compile_argv,) = compiles(started)
     assert "--no-python-downloads" not in compile_argv
 
 
@@ -425,7 +430,7 @@ def test_uv_may_download_an_interpreter_when_the_projects_uv_settings_say_so(
 ) -> None:
     (project / "uv.toml").write_text('python-downloads = "manual"\n')
     assert run_cli(capsys, "--project", str(project), "lock", "base", *offline(wheels))[0] == 0
-    (compile_argv,) = [a for a in started if a[1:3] == ("pip", "compile")]
+    (compile_argv,) = compiles(started)
     assert "--no-python-downloads" not in compile_argv
 
 
@@ -438,7 +443,7 @@ def test_uv_finds_its_own_interpreter_when_uv_python_chooses_one(
 ) -> None:
     monkeypatch.setenv("UV_PYTHON", sys.executable)
     assert run_cli(capsys, "--project", str(project), "lock", "base", *offline(wheels))[0] == 0
-    (compile_argv,) = [a for a in started if a[1:3] == ("pip", "compile")]
+    (compile_argv,) = compiles(started)
     assert "--python" not in compile_argv
     assert lock_interpreter() is None
 

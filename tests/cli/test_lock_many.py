@@ -117,7 +117,7 @@ def test_an_empty_tier_is_locked_without_a_backend_call(
     folder = write_project(tmp_path / "proj", MANY.replace('broken = ["no-such-package>=1"]', 'broken = ["beta"]'))
     code, _, err = run_cli(capsys, "--project", str(folder), "lock", "empty", *offline(wheels))
     assert code == 0, err
-    compiles = [a for a in started if a[1:3] == ("pip", "compile")]
+    compiles = [a for a in started if a[1:3] == ("pip", "compile") and "--no-deps" not in a]
     assert [Path(a[3]).name for a in compiles] == ["base.in"]  # the base below it, not the empty tier
     lock = load(folder / "lockfiles/empty.txt")
     assert [e.name for e in lock.entries] == ["delta"]  # layered on base: the full closure

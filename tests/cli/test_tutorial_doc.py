@@ -45,6 +45,9 @@ def _env(index: Path, tools: Path) -> dict[str, str]:
     env = clean_env(
         {
             "PATH": os.pathsep.join([str(tools), "/usr/bin", "/bin"]),
+            # uv's own cache, not the machine's: offline, uv answers from its cache, and a cache that once saw
+            # the registry would offer newer releases than the page shows.
+            "UV_CACHE_DIR": str(tools.parent / "uv-cache"),
             "PIP_NO_INDEX": "1",
             "PIP_FIND_LINKS": str(index),
             "UV_OFFLINE": "1",

@@ -44,12 +44,16 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         ctx.ui.line(f"{problem.render()}; to fix: {problem.remedy}")
     for warning in result.warnings:
         ctx.ui.line(f"warning: {warning.render()}; to fix: {warning.remedy}")
+    from tierlock.lockfiles.nobuild import notes, proven
+
+    for note in notes(report.coverage):  # what a tier that may build would build from source
+        ctx.ui.line(note)
     remedies = merged_remedies(f.remedy for f in report.findings)
     if any(f.fix for f in census):
         remedies.append("tierlock census --fix  (applies every census fix above)")
     tiers = counted(report)
     if ok:
-        ctx.ui.line(f"ok: {tiers}; every lockfile matches its declaration")
+        ctx.ui.line(f"ok: {tiers}; every lockfile matches its declaration{proven(report.coverage)}")
         return 0
     ctx.ui.line(f"{len(report.findings) + len(census)} problem(s): {tiers}")
     for remedy in remedies:

@@ -94,6 +94,10 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         ctx.ui.line(f"{d.tier}: {project.relpath(d.path)}: {d.counted}, {what}{extra}")
         for change in d.changes:
             ctx.ui.line(f"  {change}")
+        if d.sdist_only:  # built from source wherever they are installed: say it now, not at install time
+            ctx.ui.line(f"  only an sdist (built from source on install): {', '.join(d.sdist_only)}")
+        if d.artifacts.startswith("not recorded"):
+            ctx.ui.line(f"  artifacts {d.artifacts}")
     scope = "universal" if backend.universal else f"this platform only: {backend.platform()}"
     ctx.ui.line(f"locked {len(done)} tier(s) with {backend.name} {backend.version()} ({scope})")
     if not failed:

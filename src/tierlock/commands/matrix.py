@@ -23,6 +23,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="github: one line of JSON for fromJSON (default); gitlab: a parallel:matrix YAML block",
     )
     parser.add_argument(
+        "--platforms",
+        action="store_true",
+        help="one job per no-build tier (default: base) and declared platform ([tool.tierlock].platforms), "
+        "installing the tier there from wheels alone, with its runner and container",
+    )
+    parser.add_argument(
         "--check",
         action="store_true",
         help="prove from the census that every test file needing a ci-require tier runs in at least one job "
@@ -58,21 +64,51 @@ def census_needs(project: Project) -> dict[str, set[str]]:
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from tierlock import matrix
-    from tierlock.errors import EXIT_OK
 
     project = ctx.project()
+    if args.platforms:
+        planned = _platform_jobs(project)
+        return _emit(ctx, planned, args.format)
     needs = census_needs(project)
     planned = matrix.jobs(project, needs)
     if args.check:
         return _check(ctx, matrix.coverage(project, needs, planned), planned)
+    return _emit(ctx, planned, args.format)
+
+
+def _emit(ctx: Context, planned: list[Job], form: str) -> int:
+    from tierlock import matrix
+    from tierlock.errors import EXIT_OK
+
     if ctx.ui.json_mode:
         ctx.ui.emit_json({"ok": True, "jobs": [job.to_dict() for job in planned]})
         return EXIT_OK
-    if args.format == "gitlab":
+    if form == "gitlab":
         ctx.ui.stdout.write(matrix.gitlab(planned))
     else:
         ctx.ui.stdout.write(json.dumps(matrix.github(planned), separators=(",", ":")) + "\n")
     return EXIT_OK
+
+
+def _platform_jobs(project: Project) -> list[Job]:
+    from tierlock import matrix
+    from tierlock.errors import UsageError
+
+    if not project.platforms:
+        raise UsageError(
+            "--platforms: [tool.tierlock].platforms declares no platform to make jobs for",
+            file=str(project.pyproject),
+            remedy="declare them in pyproject.toml: [tool.tierlock] platforms = "
+            '["linux-x86_64", "macos-arm64", "windows-x86_64"], then run: tierlock matrix --platforms',
+        )
+    if not project.no_build:
+        raise UsageError(
+            "--platforms: no tier is no-build ([tool.tierlock].no-build = []): no tier must install from wheels",
+            file=str(project.pyproject),
+            remedy='list the tiers in pyproject.toml: [tool.tierlock] no-build = ["base"], '
+            "then run: tierlock matrix --platforms",
+        )
+    return matrix.platform_jobs(project)
 
 
 def _check(ctx: Context, found: Coverage, jobs: list[Job]) -> int:

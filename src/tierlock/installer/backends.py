@@ -25,6 +25,8 @@ from tierlock.errors import BackendError, UsageError
 BackendName = Literal["uv", "pip"]
 #: Overrides where tierlock looks for the uv executable.
 UV_ENV = "TIERLOCK_UV"
+#: ``no_build`` meaning every package: wheels only.
+ALL = ":all:"
 
 
 class Backend(Protocol):
@@ -35,7 +37,11 @@ class Backend(Protocol):
 
     def version(self) -> str: ...
 
-    def install_argv(self, target: Target, requirements: Path, *, reinstall: Sequence[str]) -> list[str]: ...
+    def install_argv(
+        self, target: Target, requirements: Path, *, reinstall: Sequence[str], no_build: Sequence[str] = ()
+    ) -> list[str]:
+        """The install command; *no_build*: the packages that must come from wheels (``[ALL]``: every one)."""
+        ...
 
     def uninstall_argv(self, target: Target, names: Sequence[str]) -> list[str]: ...
 
@@ -67,11 +73,18 @@ class UvBackend:
         out = subproc.run([self.executable, "--version"], what="uv --version").stdout.split()
         return out[1] if len(out) > 1 else "?"
 
-    def install_argv(self, target: Target, requirements: Path, *, reinstall: Sequence[str]) -> list[str]:
+    def install_argv(
+        self, target: Target, requirements: Path, *, reinstall: Sequence[str], no_build: Sequence[str] = ()
+    ) -> list[str]:
         argv = [str(self.executable), "pip", "install", "--python", str(target.python)]
         argv += ["--no-deps", "--require-hashes", "-r", str(requirements)]
         for name in reinstall:
             argv += ["--reinstall-package", name]
+        if ALL in no_build:
+            argv.append("--no-build")
+        else:
+            for name in no_build:
+                argv += ["--only-binary", name]
         return argv
 
     def uninstall_argv(self, target: Target, names: Sequence[str]) -> list[str]:
@@ -122,9 +135,13 @@ class PipBackend:
                 return info.name[len("pip-") : -len(".dist-info")]
         return "?"
 
-    def install_argv(self, target: Target, requirements: Path, *, reinstall: Sequence[str]) -> list[str]:
+    def install_argv(
+        self, target: Target, requirements: Path, *, reinstall: Sequence[str], no_build: Sequence[str] = ()
+    ) -> list[str]:
         argv = self._pip(target)
         argv += ["install", "--disable-pip-version-check", "--no-deps", "--require-hashes", "-r", str(requirements)]
+        if no_build:
+            argv += ["--only-binary", ALL if ALL in no_build else ",".join(no_build)]
         if reinstall:
             # Every line of the file is about to change anyway; forcing makes repairs reinstall.
             argv.append("--force-reinstall")
@@ -205,15 +222,21 @@ def execute(
     lines: Sequence[str],
     *,
     reinstall: Sequence[str],
+    no_build: Sequence[str] = (),
     log: Callable[[str], None] | None = None,
+    on_line: Callable[[str], None] | None = None,
 ) -> subproc.Result:
-    """Run the backend on *lines* (a temporary requirements file); BackendError with the output tail on failure."""
+    """Run the backend on *lines* (a temporary requirements file); :class:`InstallFailed` on failure.
+
+    *no_build*: packages that must come from wheels (``[ALL]``: every one). *on_line*
+    sees each line the backend prints, as it prints it.
+    """
     with fsutil.scratch_dir("tierlock-install-") as tmp:
         requirements = tmp / "requirements.txt"
         requirements.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        argv = backend.install_argv(target, requirements, reinstall=reinstall)
+        argv = backend.install_argv(target, requirements, reinstall=reinstall, no_build=no_build)
         what = f"{backend.name} install into {target.prefix}"
-        result = subproc.run(argv, what=what, log=log, check=False)
+        result = subproc.run(argv, what=what, log=log, check=False, on_line=on_line)
         if result.returncode != 0:
             raise failure(
                 what,
@@ -222,6 +245,12 @@ def execute(
                 "(what was installed stays; the rerun completes it)",
             )
         return result
+
+
+class InstallFailed(BackendError):
+    """The backend failed to install (exit 3); :attr:`output` is everything it printed (for the diagnosis)."""
+
+    output: str = ""
 
 
 #: Lines of uv's and pip's output that name why an install failed (the rest is context: hash lists, progress).
@@ -247,7 +276,7 @@ def causes(output: str) -> list[str]:
     return found
 
 
-def failure(what: str, result: subproc.Result, *, remedy: str) -> BackendError:
+def failure(what: str, result: subproc.Result, *, remedy: str) -> InstallFailed:
     """The error of a failed backend run: its cause lines first (from the whole output), then the tail."""
     from tierlock.errors import Problem
 
@@ -257,13 +286,15 @@ def failure(what: str, result: subproc.Result, *, remedy: str) -> BackendError:
     first = f": {found[0]}" if found else ""
     if named is not None and named[0] != found[0]:
         first += f" - {named[0]}"  # the line naming the package, when the first one does not
-    return BackendError(
+    error = InstallFailed(
         f"{what} failed (exit {result.returncode}){first}; command: {subproc.display(result.argv)}",
         package=pin.group(1) if pin else None,
         problems=[Problem(c) for c in found],
         detail=subproc.redact(result.tail()),
         remedy=remedy,
     )
+    error.output = result.stdout + "\n" + result.stderr
+    return error
 
 
 def uninstall(

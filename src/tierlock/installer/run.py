@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tierlock.errors import Interrupted, UsageError
-from tierlock.installer import fastpath, itself, lockload, receipts, verification
+from tierlock.errors import Interrupted, TierlockError, UsageError
+from tierlock.installer import builds, failures, fastpath, itself, lockload, receipts, verification
 from tierlock.installer.plan import Plan
 from tierlock.installer.request import Outcome, Request, Result
 
@@ -129,6 +129,7 @@ def install(
     tiers = [project.tier(n) for n in names]
     with _phase(ui, f"checking the lockfiles of {', '.join(names)}"):
         read = lockload.fail_closed(project, tiers)
+    rules = builds.policy(project, tiers, read)
     if target is None:
         target = _created(project, request, ui, location=location, pending=pending, names=names)
     refuse_target(target, system=request.system)
@@ -137,7 +138,7 @@ def install(
     roots = lockload.import_roots(tiers)
     forced = forced_names(request, entries)
     local = itself.wanted(locks.values(), project.name, install_project=request.install_project)
-    job = _Job(tiers, target, locks, entries, roots, forced, tuple(local))
+    job = _Job(tiers, target, locks, entries, roots, forced, rules, tuple(local))
     if request.dry_run:
         plan, _ = verification.probe_and_plan(entries, target, roots, deep=request.deep)
         steps = itself.plan_in(local, target)
@@ -190,6 +191,8 @@ class _Job:
     entries: Sequence[LockEntry]
     roots: Mapping[NormalizedName, Sequence[str]]
     forced: frozenset[str]
+    rules: builds.Policy
+    """Which packages must come from wheels (their tier is no-build), and what the locks record of each."""
     local: tuple[LocalPackage, ...] = ()
     """The packages of the project's tree to arm from their folders (:mod:`tierlock.installer.itself`)."""
 
@@ -229,6 +232,7 @@ def _install_locked(
         local, backend_name, backend_version = _arm_tree(project, request, ui, job, (backend_name, backend_version))
         dists += itself.dists(local, target)
         verification.require_intact(target, names, again=request.command(names))
+        failures.clear(target.prefix, names)
         written = receipts.record(
             project,
             tiers=tiers,
@@ -285,7 +289,11 @@ def _apply(
     cleared = leftovers.clear(target.site_paths, {s.name for s in plan.changes}, {str(k): v for k, v in probes.items()})
     for path in cleared:
         ui.detail(f"  deleted {path}: left by an interrupted pip uninstall or upgrade")
-    backend_name, backend_version = _execute(project, request, ui, target, plan)
+    try:
+        backend_name, backend_version = _execute(project, request, ui, job, plan)
+    except TierlockError as exc:  # status reports it, with its remedy, until the tier installs
+        failures.write(target.prefix, names, exc.to_dict())
+        raise
     with _phase(ui, f"verifying {len(entries)} package(s) with the probe"):
         after = verification.verify(
             entries,
@@ -316,7 +324,9 @@ def _arm_tree(
     )
     if backend is None or ran[0] is not None:
         return local, ran[0], ran[1]
-    return local, backend.name, _background(backend.version)()
+    from tierlock.installer.backendrun import background
+
+    return local, backend.name, background(backend.version)()
 
 
 def _backend(project: Project, request: Request, target: Target) -> Backend:
@@ -325,30 +335,15 @@ def _backend(project: Project, request: Request, target: Target) -> Backend:
     return backends.choose(request.backend or project.backend, target)
 
 
-def _execute(project: Project, request: Request, ui: UI, target: Target, plan: Plan) -> tuple[str, str | None]:
-    """Run the backend on the plan's changes; (backend name, its version)."""
-    from tierlock.installer import backends
-    from tierlock.installer.plan import requirement_lines
+def _execute(project: Project, request: Request, ui: UI, job: _Job, plan: Plan) -> tuple[str, str | None]:
+    """Run the backend on the plan's changes (never building what a no-build tier holds); (its name, its version)."""
+    from tierlock.installer import backendrun
 
-    backend = _backend(project, request, target)
+    backend = _backend(project, request, job.target)
+    names = [str(t.name) for t in job.tiers]
     index = request.index or lockload.index_lines([s.entry for s in plan.changes])
-    counts = plan.counts()
-    doing = (
-        f"{backend.name}: installing {counts['install']}, replacing {counts['replace']}, "
-        f"repairing {counts['repair']} of {len(plan.steps)} package(s)"
-    )
-    for step in plan.changes:  # on a terminal, every package that changes; elsewhere with -v
-        (ui.line if ui.fancy else ui.detail)(f"  {step.action} {step.entry.pin}: {step.reason}")
-    version = _background(backend.version)  # asked while the backend installs
-    with ui.status(doing):
-        backends.execute(
-            backend,
-            target,
-            [*index, *requirement_lines(plan.changes)],
-            reinstall=[s.name for s in plan.of("repair")],
-            log=ui.detail,
-        )
-    return backend.name, version()
+    step = backendrun.Step(job.target, names, job.rules, request.command(names), index)
+    return backendrun.run(project, ui, backend, plan, step)
 
 
 def forced_names(request: Request, entries: Sequence[LockEntry]) -> frozenset[str]:
@@ -389,26 +384,6 @@ def _phase(ui: UI, text: str) -> Iterator[None]:
             yield
     else:
         yield
-
-
-def _background(work: Callable[[], str]) -> Callable[[], str | None]:
-    """Run *work* in a thread now; the returned function waits for its result (None when it failed)."""
-    import threading
-
-    box: list[str] = []
-
-    def run() -> None:
-        with suppress(Exception):  # the version is recorded, never essential
-            box.append(work())
-
-    thread = threading.Thread(target=run, name="tierlock-backend-version", daemon=True)
-    thread.start()
-
-    def result() -> str | None:
-        thread.join()
-        return box[0] if box else None
-
-    return result
 
 
 def _unchanged(noop: fastpath.NoOp, started: float) -> Outcome:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from tierlock.installer import receipts, verification
+from tierlock.installer import failures, receipts, verification
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
@@ -31,6 +31,8 @@ class TierStatus:
     remedy: str | None
     pruned: bool = False
     """A receipt says the tier was armed, but its packages are gone or changed (removed outside tierlock)."""
+    last_failure: dict[str, Any] | None = None
+    """The last ``install-tier`` of the tier that failed, since it last installed (see installer/failures.py)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -44,6 +46,7 @@ class TierStatus:
             "older_lock": self.stale,
             "pruned": self.pruned,
             "remedy": self.remedy,
+            "last_failure": self.last_failure,
         }
 
 
@@ -79,8 +82,29 @@ def status(project: Project, names: Sequence[str], python: str | None) -> tuple[
         if pruned and receipt is not None and (state == "absent" or gone):
             problems.append(pruned_reason(project, tier.name, receipt.installed_at, gone))
         remedy = None if plan.is_noop and state == "present" and not stale else rearm_command(tier.name, python)
-        out.append(TierStatus(tier.name, state, len(plan.steps), satisfied, problems, receipt, stale, remedy, pruned))
+        row = TierStatus(tier.name, state, len(plan.steps), satisfied, problems, receipt, stale, remedy, pruned)
+        out.append(with_failure(row, failures.read(target.prefix, tier.name)))
     return target, out
+
+
+#: Failures whose remedy changes what made them fail (a build that lacked something, a refused build).
+EXPLAINED = ("build-failed", "no-build")
+
+
+def with_failure(row: TierStatus, failed: dict[str, Any] | None) -> TierStatus:
+    """*row* with the tier's last failed install as its first problem, and that failure's remedy as its own.
+
+    A tier that is present again keeps no failure (a later install succeeded some other way).
+    """
+    if failed is None or row.state == "present":
+        return row
+    error = failed["error"]
+    text = f"the last install-tier of {row.tier} failed ({failed.get('failed_at', '?')}): {error.get('message', '')}"
+    row.problems.insert(0, text)
+    row.last_failure = failed
+    if error.get("kind") in EXPLAINED and error.get("remedy"):  # its remedy changes what failed
+        row.remedy = str(error["remedy"])
+    return row
 
 
 def pruned_reason(project: Project, tier: str, installed_at: str, gone: Sequence[str]) -> str:

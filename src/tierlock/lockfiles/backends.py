@@ -203,13 +203,7 @@ class UvBackend:
         if request.format == "pylock":
             self.refuse_old_for_pylock()
             argv += ["--format", "pylock.toml"]
-        if request.python_version:
-            argv += ["--python-version", request.python_version]
-        interpreter = lock_interpreter()
-        if interpreter is not None:
-            argv += ["--python", interpreter]
-        if python_downloads_off(request.cwd):
-            argv.append("--no-python-downloads")
+        argv += _uv_target(request)
         if request.constraints is not None:
             argv += ["--constraint", request.constraints]  # the spelling every uv since 0.5 takes (not --constraints)
         if request.upgrade:
@@ -218,6 +212,45 @@ class UvBackend:
             argv += ["--upgrade-package", name]
         argv += request.index.argv()
         subproc.run(argv, what="uv pip compile", cwd=request.cwd, remedy=_remedy(request), log=self.log)
+
+
+def _uv_target(request: CompileRequest) -> list[str | Path]:
+    """The Python a universal uv lock targets, the interpreter that runs its builds, no interpreter downloads."""
+    argv: list[str | Path] = []
+    if request.python_version:
+        argv += ["--python-version", request.python_version]
+    interpreter = lock_interpreter()
+    if interpreter is not None:
+        argv += ["--python", interpreter]
+    if python_downloads_off(request.cwd):
+        argv.append("--no-python-downloads")
+    return argv
+
+
+def uv_executable(backend: Backend) -> str | None:
+    """uv to list a lock's files with: the backend itself when it is uv, else uv beside Python or on PATH."""
+    if isinstance(backend, UvBackend):
+        return backend.executable
+    return _find("uv")
+
+
+def list_files(uv: str, pinned: Path, request: CompileRequest, *, log: Callable[[str], None] | None = None) -> str:
+    """The files of every exact pin of *pinned*, as uv lists them in a pylock document (the same index settings).
+
+    ``--no-deps`` on exact pins resolves nothing new: it asks the index (or uv's
+    cache of what the lock just fetched) for each pinned version's wheels and sdist.
+    """
+    output = pinned.with_name("pylock.listing.toml")
+    argv: list[str | Path] = [uv, "pip", "compile", pinned, "--output-file", output, "--universal", "--no-deps"]
+    argv += ["--format", "pylock.toml", "--no-header", "--quiet", *_uv_target(request), *request.index.argv()]
+    subproc.run(
+        argv,
+        what="uv pip compile (listing the files of each pin)",
+        cwd=request.cwd,
+        remedy=f"fix what uv explains above, then run: tierlock lock {request.input_file.stem}",
+        log=log,
+    )
+    return output.read_text(encoding="utf-8")
 
 
 @dataclass

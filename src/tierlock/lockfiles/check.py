@@ -18,7 +18,16 @@ from tierlock.lockfiles.reader import ReadResult
 from tierlock.tiers import Project, Tier
 
 FindingKind = Literal[
-    "missing", "input-drift", "base-moved", "hand-edit", "integrity", "header", "layer-consistency", "sibling-conflict"
+    "missing",
+    "input-drift",
+    "base-moved",
+    "hand-edit",
+    "integrity",
+    "header",
+    "layer-consistency",
+    "sibling-conflict",
+    "no-artifacts",
+    "no-wheel",
 ]
 KINDS: tuple[FindingKind, ...] = (
     "missing",
@@ -29,6 +38,8 @@ KINDS: tuple[FindingKind, ...] = (
     "header",
     "layer-consistency",
     "sibling-conflict",
+    "no-artifacts",
+    "no-wheel",
 )
 
 
@@ -46,6 +57,8 @@ class Finding:
     """sibling-conflict: the other tier of the pair."""
     packages: tuple[dict[str, object], ...] = ()
     """sibling-conflict: every package the two locks pin differently (name, both versions, both places)."""
+    gap: Mapping[str, Any] | None = None
+    """no-wheel: the package, platform, Python versions, what exists, and every remedy."""
 
     def render(self) -> str:
         place = f"{self.file}:{self.line}" if self.line else self.file
@@ -63,6 +76,8 @@ class Finding:
         if self.other_tier is not None:
             out["other_tier"] = self.other_tier
             out["packages"] = list(self.packages)
+        if self.gap is not None:
+            out["gap"] = dict(self.gap)
         return out
 
 
@@ -79,6 +94,10 @@ class Report:
     """How many lock entries were checked (a package forked under markers has several)."""
     requested: tuple[str, ...] = ()
     """The tiers named on the command line (empty: every tier)."""
+    platforms: tuple[str, ...] = ()
+    """The declared platforms every no-build tier was proven on."""
+    coverage: tuple[Any, ...] = ()
+    """Each checked tier's wheel coverage (:class:`tierlock.lockfiles.coverage.TierCoverage`)."""
 
     @property
     def ok(self) -> bool:
@@ -96,6 +115,8 @@ class Report:
             "problems": len(self.findings),
             "by_kind": {k: n for k in KINDS if (n := sum(1 for f in self.findings if f.kind == k))},
             "findings": [f.to_dict() for f in self.findings],
+            "platforms": list(self.platforms),
+            "coverage": [c.to_dict() for c in self.coverage],
         }
 
 
@@ -135,7 +156,20 @@ def check(project: Project, names: Sequence[str] | None = None) -> Report:
         for c in conflicts(project, tiers, locks)
     ]
     requested = tuple(project.tier(n).name for n in names) if names else ()
-    return replace(report, findings=report.findings + tuple(siblings), requested=requested)
+    from tierlock.lockfiles.nobuild import problems, project_coverage
+
+    covered = project_coverage(project, tiers, locks)
+    wheels = [
+        Finding(p.tier, p.kind, p.file, p.line, p.detail, p.remedy, gap=p.facts or None)
+        for p in problems(project, covered)
+    ]
+    return replace(
+        report,
+        findings=report.findings + tuple(siblings) + tuple(wheels),
+        requested=requested,
+        platforms=tuple(p.name for p in project.platforms),
+        coverage=tuple(covered),
+    )
 
 
 def scope(tiers: Sequence[str], requested: Sequence[str] = ()) -> str:

@@ -23,7 +23,20 @@ from tierlock.errors import ConfigError, Problem, ProblemCollector
 from tierlock.tiers import lockkey
 from tierlock.tiers.model import BASE, BackendName, LockFormat, Project, Tier
 
-TOP_KEYS = ("lock-dir", "format", "backend", "ci-require", "conflicts", "tiers", "runtime", "venv", "census", "lock")
+TOP_KEYS = (
+    "lock-dir",
+    "format",
+    "backend",
+    "ci-require",
+    "conflicts",
+    "tiers",
+    "runtime",
+    "venv",
+    "census",
+    "platforms",
+    "no-build",
+    "lock",
+)
 TIER_KEYS = ("source", "layered-on", "probe", "import-roots", "tests")
 BASE_TIER_KEYS = ("probe", "import-roots", "tests")
 FORMATS: tuple[LockFormat, ...] = ("requirements", "pylock")
@@ -473,6 +486,10 @@ def parse_project(data: Mapping[str, Any], *, pyproject: Path, text: str = "") -
                 ci_require.append(name)
 
     conflicts = _conflicts(r, table.get("conflicts"), tiers)
+    from tierlock.tiers.buildkeys import read_no_build, read_platforms
+
+    platforms = read_platforms(r, table.get("platforms"))
+    no_build = read_no_build(r, table.get("no-build"), list(tiers))
     if own_lock.path is not None and own_lock.path.name == "uv.lock":
         sources = {name: tier.source for name, tier in tiers.items()}
         conflicts += tuple(c for c in lockkey.uv_conflicts(data, project_name, sources) if c not in conflicts)
@@ -499,6 +516,8 @@ def parse_project(data: Mapping[str, Any], *, pyproject: Path, text: str = "") -
         runtime=runtime,
         conflicts=conflicts,
         venv=venv,
+        platforms=platforms,
+        no_build=no_build,
         lock=own_lock.path,
         package=own_lock.package,
         version=own_lock.version,

@@ -11,6 +11,7 @@ from packaging.requirements import Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 
 from tierlock.errors import UnknownTierError
+from tierlock.tiers.platforms import Platform
 
 BASE: NormalizedName = canonicalize_name("base")
 
@@ -81,6 +82,14 @@ class Project:
     then installs it from its tree, editable, as ``uv sync`` does."""
     version: str | None = field(default=None)
     """The project's static ``[project].version`` (None when dynamic)."""
+    platforms: tuple[Platform, ...] = ()
+    """``[tool.tierlock].platforms``: the platforms the project supports (none declared: nothing to prove)."""
+    no_build: tuple[NormalizedName, ...] = (BASE,)
+    """``[tool.tierlock].no-build``: the tiers that install from wheels only, never building from source."""
+
+    def builds(self, name: str) -> bool:
+        """Whether tier *name* may build packages from source (it is not in ``no-build``)."""
+        return self.tier(name).name not in self.no_build
 
     def tier(self, name: str) -> Tier:
         """The tier called *name* (any spelling), or :class:`UnknownTierError`."""

@@ -1,0 +1,92 @@
+"""The backend step of an install: run uv or pip on the plan's changes, never building what a no-build tier holds.
+
+Before the backend starts, a no-build tier's package without a wheel for the
+target stops the install (:func:`tierlock.installer.builds.refuse`) and each
+package a tier that may build will build is announced; while it runs, its
+lines are read as they come (a build's start and end are said); a failure is
+explained (:func:`tierlock.installer.builds.explain`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import suppress
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tierlock.environment import Target
+    from tierlock.installer.backends import Backend
+    from tierlock.installer.builds import Policy
+    from tierlock.installer.plan import Plan
+    from tierlock.output import UI
+    from tierlock.tiers import Project
+
+
+@dataclass(frozen=True)
+class Step:
+    """What the backend step works from."""
+
+    target: Target
+    tiers: Sequence[str]
+    rules: Policy
+    command: str
+    """The ``install-tier`` command that repeats this install (remedies end with it)."""
+    index: Sequence[str] = ()
+    """Index option lines put before the pins the backend reads."""
+
+
+def run(project: Project, ui: UI, backend: Backend, plan: Plan, step: Step) -> tuple[str, str | None]:
+    """Run *backend* on *plan*'s changes; (its name, its version)."""
+    from tierlock.installer import backends, builds
+    from tierlock.installer.plan import requirement_lines
+
+    planned = builds.planned(step.rules, plan.changes, step.target)
+    builds.refuse(project, planned, step.target, command=step.command)  # before anything runs, as check explains it
+    counts = plan.counts()
+    doing = (
+        f"{backend.name}: installing {counts['install']}, replacing {counts['replace']}, "
+        f"repairing {counts['repair']} of {len(plan.steps)} package(s)"
+    )
+    for change in plan.changes:  # on a terminal, every package that changes; elsewhere with -v
+        (ui.line if ui.fancy else ui.detail)(f"  {change.action} {change.entry.pin}: {change.reason}")
+    say = ui.line if ui.fancy else ui.note  # a build is said even without -v (beside the spinner on a terminal)
+    watcher = builds.Watcher(say, builds.announce(say, planned))
+    no_build = step.rules.flags(plan.changes)
+    version = background(backend.version)  # asked while the backend installs
+    with ui.status(doing):
+        try:
+            backends.execute(
+                backend,
+                step.target,
+                [*step.index, *requirement_lines(plan.changes)],
+                reinstall=[s.name for s in plan.of("repair")],
+                no_build=no_build,
+                log=ui.detail,
+                on_line=watcher,
+            )
+        except backends.InstallFailed as exc:
+            raise builds.explain(
+                exc, tiers=step.tiers, rules=step.rules, command=step.command, no_build=no_build, backend=backend.name
+            ) from None
+    return backend.name, version()
+
+
+def background(work: Callable[[], str]) -> Callable[[], str | None]:
+    """Run *work* in a thread now; the returned function waits for its result (None when it failed)."""
+    import threading
+
+    box: list[str] = []
+
+    def target() -> None:
+        with suppress(Exception):  # the version is recorded, never essential
+            box.append(work())
+
+    thread = threading.Thread(target=target, name="tierlock-backend-version", daemon=True)
+    thread.start()
+
+    def result() -> str | None:
+        thread.join()
+        return box[0] if box else None
+
+    return result

@@ -1,0 +1,209 @@
+"""The artifact record: which files (wheels, an sdist) each locked package may be installed from.
+
+A pylock lockfile keeps them natively (each package's ``wheels`` and
+``sdist``). A requirements lockfile keeps only hashes, so ``tierlock lock``
+writes a sidecar beside it, ``<tier>.artifacts.toml``::
+
+    # The files each package of base.txt may be installed from, written by tierlock lock.
+    artifacts-version = 1
+    lockfile = "base.txt"
+    body-digest = "sha256:..."      # the body of base.txt this record belongs to
+
+    [[packages]]
+    name = "numpy"
+    version = "2.1.0"
+    wheels = [
+        { file = "numpy-2.1.0-cp311-cp311-win_amd64.whl", hash = "sha256:..." },
+    ]
+    sdist = { file = "numpy-2.1.0.tar.gz", hash = "sha256:..." }
+
+A file counts only when its hash is among the lock entry's hashes: an
+installer checking hashes can use no other. Reading needs no network and no
+backend; an older lockfile without a record still reads (its record is
+``absent``). Parsing and rendering are pure; :func:`record_of` is the edge
+that reads the sidecar.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from tierlock.lockfiles.model import Lock, LockedFile, LockEntry
+
+VERSION = 1
+SUFFIX = ".artifacts.toml"
+RecordState = Literal["recorded", "absent", "stale", "unreadable"]
+Key = tuple[str, str]
+"""(normalized name, version) of a lock entry."""
+
+
+def key(entry: LockEntry) -> Key:
+    return (str(entry.name), str(entry.version))
+
+
+def sidecar_path(lockfile: Path) -> Path:
+    """``lockfiles/base.txt`` -> ``lockfiles/base.artifacts.toml``."""
+    return lockfile.with_name(lockfile.name.rsplit(".", 1)[0] + SUFFIX)
+
+
+@dataclass(frozen=True)
+class Record:
+    """The files of every entry of one lock, and whether the record can be trusted."""
+
+    state: RecordState
+    files: Mapping[Key, tuple[LockedFile, ...]] = field(default_factory=dict)
+    path: Path | None = None
+    """The sidecar (requirements format); None when the lockfile holds the files itself (pylock)."""
+    detail: str = ""
+    """Why the record is stale or unreadable."""
+
+    @property
+    def usable(self) -> bool:
+        return self.state == "recorded"
+
+    def files_for(self, entry: LockEntry) -> tuple[LockedFile, ...] | None:
+        """The files *entry* may be installed from (hash among its hashes); None when the record does not say."""
+        if entry.url is not None:
+            return (_from_url(entry.url, entry.hashes),)
+        if not self.usable:
+            return None
+        recorded = self.files.get(key(entry))
+        if recorded is None:
+            return None
+        return tuple(f for f in recorded if _hashed(f, entry.hashes))
+
+
+def _hashed(file: LockedFile, hashes: Sequence[str]) -> bool:
+    return any(f"{algorithm}:{digest}" in hashes for algorithm, digest in file.hashes.items())
+
+
+def _from_url(url: str, hashes: Sequence[str]) -> LockedFile:
+    filename = url.split("#", 1)[0].split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    kind: Literal["wheel", "sdist"] = "wheel" if filename.endswith(".whl") else "sdist"
+    digests = dict(h.split(":", 1) for h in hashes if ":" in h)
+    return LockedFile(kind, filename, url, None, None, digests)
+
+
+def record_of(lock: Lock) -> Record:
+    """The record of *lock*: its own files (pylock), else its sidecar's (requirements)."""
+    if lock.format == "pylock":
+        return Record("recorded", {key(e): e.files for e in lock.entries})
+    path = sidecar_path(lock.path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        return Record("absent", path=path)
+    except (OSError, UnicodeDecodeError) as exc:
+        return Record("unreadable", path=path, detail=str(exc))
+    try:
+        digest, files = parse(text)
+    except ValueError as exc:
+        return Record("unreadable", path=path, detail=str(exc))
+    if digest != lock.body_digest:
+        return Record("stale", path=path, detail=f"it belongs to another body of {lock.path.name}")
+    return Record("recorded", files, path)
+
+
+def parse(text: str) -> tuple[str, dict[Key, tuple[LockedFile, ...]]]:
+    """The body digest a sidecar belongs to and its files; ValueError names what is wrong (and where)."""
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"invalid TOML: {exc}") from None
+    if document.get("artifacts-version") != VERSION:
+        raise ValueError(f"artifacts-version {document.get('artifacts-version')!r} is not {VERSION}")
+    digest = document.get("body-digest")
+    packages = document.get("packages", [])
+    if not isinstance(digest, str) or not isinstance(packages, list):
+        raise ValueError("body-digest must be a string and packages an array of tables")
+    files: dict[Key, tuple[LockedFile, ...]] = {}
+    for index, package in enumerate(packages):
+        where = f"packages[{index}]"
+        if not isinstance(package, dict) or not isinstance(package.get("name"), str):
+            raise ValueError(f"{where}: a table with a name is needed")
+        wheels = [_file(item, "wheel", f"{where}.wheels") for item in _list(package.get("wheels", []), where)]
+        sdist = package.get("sdist")
+        found = [*wheels, *([_file(sdist, "sdist", f"{where}.sdist")] if sdist is not None else [])]
+        files[(str(package["name"]), str(package.get("version", "")))] = tuple(found)
+    return digest, files
+
+
+def _list(value: object, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise ValueError(f"{where}.wheels must be an array")
+    return value
+
+
+def _file(item: object, kind: Literal["wheel", "sdist"], where: str) -> LockedFile:
+    if not isinstance(item, dict) or not isinstance(item.get("file"), str) or not isinstance(item.get("hash"), str):
+        raise ValueError(f"{where}: each file needs 'file' and 'hash' strings")
+    algorithm, _, digest = item["hash"].partition(":")
+    return LockedFile(kind, item["file"], None, None, None, {algorithm: digest})
+
+
+def render(
+    lockfile: str, body_digest: str, entries: Iterable[LockEntry], files: Mapping[Key, Sequence[LockedFile]]
+) -> str:
+    """The sidecar text for *entries* of the lockfile named *lockfile* (pure)."""
+    lines = [
+        f"# The files each package of {lockfile} may be installed from, written by tierlock lock.",
+        "# tierlock check reads it offline to prove where a tier installs without building; do not edit it.",
+        f"artifacts-version = {VERSION}",
+        f"lockfile = {json.dumps(lockfile)}",
+        f"body-digest = {json.dumps(body_digest)}",
+    ]
+    for entry in sorted(entries, key=lambda e: (e.name, e.version)):
+        if entry.url is not None:
+            continue  # a direct reference names its file itself
+        found = files.get(key(entry), ())
+        lines += [
+            "",
+            "[[packages]]",
+            f"name = {json.dumps(str(entry.name))}",
+            f"version = {json.dumps(str(entry.version))}",
+        ]
+        wheels = [f for f in found if f.kind == "wheel"]
+        lines.append("wheels = [" + ("" if wheels else "]"))
+        lines += [f"    {_inline(f)}," for f in sorted(wheels, key=lambda f: f.filename)]
+        if wheels:
+            lines.append("]")
+        sdist = next((f for f in found if f.kind == "sdist"), None)
+        if sdist is not None:
+            lines.append(f"sdist = {_inline(sdist)}")
+    return "\n".join(lines) + "\n"
+
+
+def _inline(file: LockedFile) -> str:
+    algorithm, digest = sorted(file.hashes.items())[0]
+    return f"{{ file = {json.dumps(file.filename)}, hash = {json.dumps(f'{algorithm}:{digest}')} }}"
+
+
+def from_listing(entries: Iterable[LockEntry], listing: str) -> dict[Key, tuple[LockedFile, ...]]:
+    """Each entry's files, from a pylock listing of the same pins (kept: the files whose hash the entry has)."""
+    from packaging.utils import canonicalize_name
+
+    document = tomllib.loads(listing)
+    listed: dict[Key, list[LockedFile]] = {}
+    for package in document.get("packages", []):
+        name, version = canonicalize_name(str(package.get("name", ""))), str(package.get("version", ""))
+        files = listed.setdefault((str(name), version), [])
+        files += [_listed(w, "wheel") for w in package.get("wheels", [])]
+        if package.get("sdist"):
+            files.append(_listed(package["sdist"], "sdist"))
+    out: dict[Key, tuple[LockedFile, ...]] = {}
+    for entry in entries:
+        candidates = listed.get(key(entry), [])
+        out[key(entry)] = tuple(f for f in candidates if _hashed(f, entry.hashes))
+    return out
+
+
+def _listed(item: Mapping[str, Any], kind: Literal["wheel", "sdist"]) -> LockedFile:
+    where = str(item.get("url") or item.get("path") or "")
+    filename = str(item.get("name") or where.split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1])
+    hashes = {str(a): str(h).lower() for a, h in dict(item.get("hashes") or {}).items()}
+    return LockedFile(kind, filename, item.get("url"), item.get("path"), item.get("size"), hashes)
