@@ -23,6 +23,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from tierlock.evidence import gate
 
+    if ctx.project_arg:
+        from tierlock.fsutil import existing
+
+        existing(ctx.project_arg)  # a named project that is not there is a usage error, not "not verified"
     code = gate.run(
         ctx.project_arg,
         args.config,

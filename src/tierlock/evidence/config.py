@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from tierlock import fsutil
 from tierlock.errors import ConfigError, TierlockError, UsageError
 from tierlock.evidence import gitbind, plan, receipt
 
@@ -30,16 +31,16 @@ def sha256(data: bytes) -> str:
 def find_config(config: Path | None, project: Path | None) -> Path:
     """*config* when given (it must exist), else the config discovered from *project* as ``tierlock validate`` does."""
     if config is not None:
-        if not config.is_file():
+        if not fsutil.regular_file(config):  # a FIFO or a folder is refused as such
             raise ConfigError(
                 f"{config} does not exist", file=str(config), remedy="pass the path of a runtime config with --config"
             )
         return config
     start = project or Path(".")
-    folder = start.resolve()
-    if folder.is_file():  # a pyproject.toml
-        folder = folder.parent
-    first = next((f for f in (folder, *folder.parents) if (f / "pyproject.toml").is_file()), folder)
+    try:  # a named project that does not exist, or whose pyproject.toml is a FIFO, is refused
+        first = fsutil.find_pyproject(start).parent
+    except fsutil.NoPyproject:
+        first = start.resolve()
     # The common case without importing the validator: the first folder discovery looks in holds a
     # config file under one of the names it tries first. Anything else: the validator's own discovery.
     found = next((first / n for n in VALIDATOR_DISCOVERY_FIRST if (first / n).is_file()), None)
@@ -70,8 +71,8 @@ def _validation_key(path: Path, root: Path) -> str:
         __version__.encode(),
         str(path.resolve()).encode(),
         str(root).encode(),
-        path.read_bytes(),
-        pyproject.read_bytes() if pyproject is not None else b"-",
+        fsutil.read_bytes(path),  # a FIFO or /dev/zero is refused, never waited on or read without end
+        fsutil.read_bytes(pyproject) if pyproject is not None else b"-",
     ):
         h.update(hashlib.sha256(part).digest())
     return h.hexdigest()

@@ -17,10 +17,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import sys
 
 from tierlock.evidence import IN_GIT_DIR, MAX_LISTED, RECEIPT, RECEIPT_VERSION
 from tierlock.evidence.gitcall import run_git
+
+#: The most a config file may hold to be read (:data:`tierlock.fsutil.MAX_BYTES`).
+MAX_BYTES = 64 * 1024 * 1024
 
 # Not ``typing``: it imports ``re``; this module stays on os, json and hashlib (and no pathlib, no subprocess).
 TYPE_CHECKING = False
@@ -92,7 +96,10 @@ class Verdict:
 
 def _digest(path: str) -> str | None:
     try:
-        with open(path, "rb") as handle:
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:  # a FIFO is never waited on
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
+                return None
             return "sha256:" + hashlib.sha256(handle.read()).hexdigest()
     except OSError:
         return None
@@ -376,8 +383,9 @@ def fast(argv: list[str]) -> int | None:
             flags["-q" if token == "--quiet" else token] = True
         else:
             return None
-    if command is None:
-        return None
+    project = values.get("--project")
+    if command is None or (project is not None and not (os.path.isdir(project) or os.path.isfile(project))):
+        return None  # the CLI decides (a named project that is not there: a usage error)
     return run(
         values.get("--project"),
         values.get("--config"),

@@ -22,7 +22,7 @@ from pathlib import Path
 from packaging.version import Version
 
 from tierlock.errors import BackendError, Problem
-from tierlock.fsutil import write_atomic
+from tierlock.fsutil import read_bytes, write_atomic
 from tierlock.lockfiles import header as headers
 from tierlock.lockfiles import pylock as pylock_format
 from tierlock.lockfiles import requirements as req_format
@@ -435,7 +435,7 @@ def _clean_body(compiled: str, tier: Tier) -> list[str]:
 
 def _read_bytes(path: Path) -> bytes | None:
     try:
-        return path.read_bytes()
+        return read_bytes(path)
     except FileNotFoundError:
         return None
     except OSError as exc:
