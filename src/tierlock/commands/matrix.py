@@ -30,7 +30,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         ctx.ui.emit_json({"ok": True, "jobs": [job.to_dict() for job in matrix.jobs(project)]})
         return 0
     if args.format == "gitlab":
-        ctx.ui.stdout.write(matrix.gitlab(project))
+        ctx.ui.write(matrix.gitlab(project))
     else:
-        ctx.ui.stdout.write(json.dumps(matrix.github(project), separators=(",", ":")) + "\n")
+        ctx.ui.write(json.dumps(matrix.github(project), separators=(",", ":")) + "\n")
     return 0

@@ -15,10 +15,19 @@ from tierlock.lockfiles.digest import expected_inputs
 from tierlock.lockfiles.header import self_consistent
 from tierlock.lockfiles.model import Lock
 from tierlock.lockfiles.reader import ReadResult, read
+from tierlock.lockfiles.sources import outside
 from tierlock.tiers import Project, Tier
 
 FindingKind = Literal[
-    "missing", "input-drift", "base-moved", "hand-edit", "integrity", "header", "layer-consistency", "sibling-conflict"
+    "missing",
+    "input-drift",
+    "base-moved",
+    "hand-edit",
+    "integrity",
+    "outside-project",
+    "header",
+    "layer-consistency",
+    "sibling-conflict",
 ]
 KINDS: tuple[FindingKind, ...] = (
     "missing",
@@ -26,6 +35,7 @@ KINDS: tuple[FindingKind, ...] = (
     "base-moved",
     "hand-edit",
     "integrity",
+    "outside-project",
     "header",
     "layer-consistency",
     "sibling-conflict",
@@ -188,6 +198,8 @@ def findings(project: Project, tiers: Sequence[Tier], locks: Mapping[str, ReadRe
         names.update(e.name for e in lock.entries)
         for problem in result.problems:
             out.append(Finding(tier.name, problem.kind, file, problem.line, problem.detail, remedy))
+        for line, detail, fix in outside(lock, project, remedy):  # a file:// wheel outside the project
+            out.append(Finding(tier.name, "outside-project", file, line, detail, fix))
         header = lock.header
         if header is None:
             continue
