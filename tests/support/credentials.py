@@ -160,4 +160,21 @@ BENIGN: tuple[str, ...] = (
     "PYTHONHASHSEED=0",
     "2026-11-30T14:36:30Z",
     "https://files.pythonhosted.org/packages/ab/cd/ef/numpy-2.1.3-cp311-cp311-manylinux_2_17_x86_64.whl",
+    # Near misses of the cloud shapes.
+    "sha512-" + base64.b64encode(bytes(range(64))).decode(),  # a Subresource Integrity digest (npm)
+    "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC" + "7vbqajDhA3" * 36 + "w== user@host",
+    "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBEm" + "a7Q" * 20 + "= ci",
+    "design=compact-layout-for-the-dashboard-widgets",
+    "--sig=ed25519",
+    "DISK0123456789ABCDEF0123456789ABCDEF",
+    "TASK_RUNNER_PARALLELISM",
+    "ACCESS_LOG_FORMAT=combined",
+    "AccountName=ciassets;EndpointSuffix=core.windows.net",
+    "dd_apikey_rotation_days=30",
+    "twilio-python",
+    "SG.example",
+    "pypi-simple-index-mirror-configuration-for-the-corporate-proxy",
+    "hf_hub_download_timeout_seconds_for_large_models",
+    "Basic usage: run --basic with 9 workers",
+    "MIIEvgIBADANBgkqhkiG9w0BAQEFAAOC",
 )

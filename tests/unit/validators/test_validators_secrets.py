@@ -66,6 +66,40 @@ def test_every_shape_is_found_and_redacted_whatever_it_is_glued_to(name: str, gl
     assert value not in shown
 
 
+def test_the_reference_lists_every_kind_of_credential_found() -> None:
+    from tierlock.secretshapes import SHAPES as TABLE
+
+    reference = (Path(__file__).resolve().parents[3] / "docs" / "reference" / "runtime-config.md").read_text("utf-8")
+    kinds = {credential_kind(value) for value in SHAPES.values()} | {shape.kind for shape in TABLE}
+    assert None not in kinds
+    missing = sorted(kind for kind in kinds if kind and f"\n| {kind} |" not in reference)
+    assert missing == []
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "SSHPASS",
+        "sshpass",
+        "SshPass",
+        "npm_config__auth",
+        "NPM_CONFIG__AUTH",
+        "Npm_Config__Auth",
+        "mysql_pwd",
+        "redisCli_Auth",
+        "pgpass",
+        "ldapPass",
+        "db_pass",
+        "gh_pat",
+    ],
+)
+def test_well_known_password_variables_are_refused_in_any_case(name: str) -> None:
+    result = validate_runtime_config(
+        {"schemaVersion": 1, "verification": [{"command": "run", "env": {name: "x"}}]}, checkout=False
+    )
+    assert [(e.rule, e.where) for e in result.errors] == [("RC009", f"verification[0].env.{name}")]
+
+
 @pytest.mark.parametrize("value", BENIGN)
 def test_ordinary_values_are_not_credentials(value: str) -> None:
     assert spans(value) == []
