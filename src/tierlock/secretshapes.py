@@ -193,10 +193,12 @@ def _private_keys(text: str) -> Iterator[Span]:
         m = _KEY_HEADER.search(text, end)
 
 
-#: The start of a private key's DER encoding in base64, without the PEM lines around it: (what follows
-#: ``MI…`` at a fixed distance, that distance). RSA PKCS#8 and PKCS#1, EC PKCS#8, Ed25519/X25519 PKCS#8.
-_DER_STARTS = (("IBADANBgkqhkiG9w0BAQEFAASC", 6), ("IBAAK", 6), ("AgEAMBMGByqGSM49AgEG", 4), ("MC4CAQAwBQYDK2V", 0))
-_DER = re.compile("|".join(re.escape(cue) for cue, _ in _DER_STARTS))
+#: The start of a private key's DER encoding in base64, without the PEM lines around it (a fixed-length
+#: pattern each): RSA PKCS#8 and PKCS#1, EC PKCS#8, Ed25519/X25519 PKCS#8. The literal parts are the cues.
+_DER_CUES = ("IBADANBgkqhkiG9w0BAQEFAASC", "IBAAK", "AgEAMBMGByqGSM49AgEG", "MC4CAQAwBQYDK2V")
+_DER = re.compile(
+    "MI[A-Za-z0-9+/]{4}(?:IBADANBgkqhkiG9w0BAQEFAASC|IBAAK)|MI[A-Za-z0-9+/]{2}AgEAMBMGByqGSM49AgEG|MC4CAQAwBQYDK2V"
+)
 _DER_BODY = _run(_B64 + "=\\\\\r\n")  # base64 lines, joined by newlines or by ``\n`` as a JSON string writes them
 
 
@@ -204,14 +206,9 @@ def _der_keys(text: str) -> Iterator[Span]:
     """A PEM body without its BEGIN/END lines (a service-account JSON's key pasted bare)."""
     i = 0
     while (m := _DER.search(text, i)) is not None:
-        back = dict(_DER_STARTS)[m.group()]
-        p = m.start() - back
-        if p >= 0 and (back == 0 or text.startswith("MI", p)):
-            end = _end(_DER_BODY, text, m.end())
-            yield p, end, "private key"
-            i = end
-        else:
-            i = m.start() + 1
+        end = _end(_DER_BODY, text, m.end())
+        yield m.start(), end, "private key"
+        i = end
 
 
 #: A service-account JSON's ``"private_key": "…"`` member (also JSON-escaped inside another string).
@@ -382,7 +379,7 @@ _CUES = re.compile(
     + "|".join(re.escape(cue) for shape in SHAPES if shape.nocase for cue in shape.cues)
     + ")|eyJ|//|BEGIN|PuTTY|[Bb][Ee][Aa][Rr][Ee][Rr]|[Bb][Aa][Ss][Ii][Cc]"
     + "|[Aa][Uu][Tt][Hh][Oo][Rr][Ii][Zz][Aa][Tt][Ii][Oo][Nn]|private_key|"
-    + "|".join(re.escape(cue) for cue, _ in _DER_STARTS)
+    + "|".join(_DER_CUES)
     + "|(?i:datadog|dd[_-]?ap|twilio)"
 )
 
@@ -411,7 +408,7 @@ def find(text: str) -> Iterator[Span]:
         yield from _url_passwords(text)
     if "BEGIN" in text or "PuTTY" in text:
         yield from _private_keys(text)
-    if _DER.search(text):
+    if any(cue in text for cue in _DER_CUES):
         yield from _der_keys(text)
     if "private_key" in text:
         yield from _json_private_keys(text)

@@ -162,7 +162,7 @@ BENIGN: tuple[str, ...] = (
     "https://files.pythonhosted.org/packages/ab/cd/ef/numpy-2.1.3-cp311-cp311-manylinux_2_17_x86_64.whl",
     # Near misses of the cloud shapes.
     "sha512-" + base64.b64encode(bytes(range(64))).decode(),  # a Subresource Integrity digest (npm)
-    "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC" + "7vbqajDhA3" * 36 + "w== user@host",
+    "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC" + "7vbqajDhA3" * 20 + "w== user@host",  # under 256: a label
     "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBEm" + "a7Q" * 20 + "= ci",
     "design=compact-layout-for-the-dashboard-widgets",
     "--sig=ed25519",

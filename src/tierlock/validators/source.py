@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tierlock import fsutil
+from tierlock.errors import ConfigError
 from tierlock.validators import jsonpos, tomlpos
 from tierlock.validators.jsonpos import Duplicate, JsonPath
 
@@ -56,11 +57,17 @@ _RUNTIME_HEADER = re.compile(r"^[ \t]*\[\[?[ \t]*tool\.tierlock\.runtime\b", re.
 
 
 def has_runtime_table(pyproject: Path) -> bool:
-    """Whether *pyproject* names ``[tool.tierlock.runtime]`` (a file that is not a regular one is refused)."""
+    """Whether *pyproject* names ``[tool.tierlock.runtime]``.
+
+    A file that is not a regular one is refused (:class:`~tierlock.fsutil.FileRefused`), and one that
+    cannot be read is a :class:`~tierlock.errors.ConfigError` that says why: never "no runtime config".
+    """
     try:
         text = fsutil.read_text(pyproject)
-    except (OSError, UnicodeDecodeError):
+    except (FileNotFoundError, UnicodeDecodeError):
         return False
+    except OSError as exc:
+        raise ConfigError(f"cannot read {pyproject}: {exc.strerror or exc}", file=str(pyproject)) from exc
     try:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, ValueError, RecursionError):

@@ -186,3 +186,18 @@ def test_any_bytes_as_a_uv_config_leave_the_choice_to_the_defaults_or_to_what_th
     folder.mkdir(exist_ok=True)
     (folder / "uv.toml").write_bytes(data)
     assert python_downloads_off(folder) in (True, False)
+
+
+def test_a_pyproject_that_cannot_be_read_is_said_so_not_taken_for_one_without_a_runtime_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tierlock.validators import discover
+
+    (tmp_path / "pyproject.toml").write_text("[tool.tierlock.runtime]\n", encoding="utf-8")
+
+    def denied(path: object, **kwargs: object) -> str:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(fsutil, "read_text", denied)
+    with pytest.raises(ConfigError, match=r"cannot read .*pyproject\.toml: Permission denied"):
+        discover(tmp_path)
