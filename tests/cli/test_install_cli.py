@@ -973,7 +973,10 @@ def test_a_pylock_tier_is_armed_from_the_wheels_chosen_by_the_target_tags(world:
         ),
         encoding="utf-8",
     )
-    locked = world.cli("lock", "brain", "--no-index", "--find-links", str(world.find_links), target=False)
+    wheels = Path(shutil.copytree(world.find_links, world.root / "wheels"))  # a pylock names files in the project
+    for key in ("UV_FIND_LINKS", "PIP_FIND_LINKS"):
+        world.monkeypatch.setenv(key, str(wheels))
+    locked = world.cli("lock", "brain", "--no-index", "--find-links", str(wheels), target=False)
     assert locked.code == 0, locked.err
     assert (world.root / "lockfiles" / "pylock.brain.toml").is_file()
     refreeze(world)

@@ -26,6 +26,7 @@ from tierlock.fsutil import read_bytes, write_atomic
 from tierlock.lockfiles import header as headers
 from tierlock.lockfiles import pylock as pylock_format
 from tierlock.lockfiles import requirements as req_format
+from tierlock.lockfiles import sources
 from tierlock.lockfiles.backends import Backend, CompileRequest, IndexOptions, python_version_for
 from tierlock.lockfiles.digest import body_digest, expected_inputs
 from tierlock.lockfiles.model import Lock, LockEntry, LockfileError, LockHeader
@@ -329,6 +330,7 @@ def lock_tier(
         body = itself.without_project(_clean_body(compiled, tier), project.name)  # never pinned from the index
         text = req_format.render(replace(header, body_digest=body_digest(body)), body)
         parsed = req_format.parse(text)
+    sources.refuse_foreign(project, tier, parsed.entries, backend.name)  # a wheelhouse outside the project
     if parsed.problems:
         lines = [f"line {p.line}: {p.detail}" if p.line else p.detail for p in parsed.problems]
         raise BackendError(

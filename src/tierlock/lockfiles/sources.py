@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-from tierlock.lockfiles.model import Lock, LockEntry
+from tierlock.lockfiles.model import Lock, LockEntry, LockfileError
 
 if TYPE_CHECKING:
-    from tierlock.tiers import Project
+    from tierlock.tiers import Project, Tier
 
 #: URL schemes of registry distributions (an index's files, a declared download).
 REGISTRY_SCHEMES = frozenset({"http", "https"})
@@ -70,20 +70,50 @@ def outside(lock: Lock, project: Project, remedy: str) -> list[tuple[int | None,
     """(line, what, the fix) of each entry of *lock* that names something other than a registry file or a
     file inside the project.
 
-    The fix is *remedy* (lock the tier again), unless the project itself declares that location: then
-    locking again would write it again, and the declaration is what to change.
+    The fix is *remedy* (lock the tier again: ``tierlock lock`` writes no such lock), unless the project
+    itself declares that location: then the declaration is what to change first.
     """
-    found: list[tuple[int | None, str, str]] = []
-    for entry in lock.entries:
+    return [
+        (entry.line, detail, f"{declared_fix(entry.name)}, then run: {remedy}" if declared else remedy)
+        for entry, detail, declared in foreign(lock.entries, lock.path.parent, project)
+    ]
+
+
+def foreign(entries: Sequence[LockEntry], base: Path, project: Project) -> list[tuple[LockEntry, str, bool]]:
+    """(entry, what, whether the project declares that location) of each entry naming something other
+    than a registry file or a file inside the project; paths are read from *base* (the lockfile's folder)."""
+    found: list[tuple[LockEntry, str, bool]] = []
+    for entry in entries:
         for location, is_path in _locations(entry):
-            why = problem(location, is_path=is_path, base=lock.path.parent, root=project.root)
+            why = problem(location, is_path=is_path, base=base, root=project.root)
             if why is not None:
-                fix = remedy
-                if _declared(project, entry.name, location):
-                    fix = f"point {entry.name} at a file inside the project in pyproject.toml, then run: {remedy}"
-                found.append((entry.line, f"{entry.name} {why}: {WHY}", fix))
+                found.append((entry, f"{entry.name} {why}: {WHY}", _declared(project, entry.name, location)))
                 break
     return found
+
+
+def declared_fix(name: str) -> str:
+    return f"point {name} at a file inside the project in pyproject.toml"
+
+
+#: What to do when a backend would lock files outside the project (a wheelhouse elsewhere on the machine).
+LOCAL_WHEELS_FIX = "put the wheels inside the project (for example in wheels/) and lock with --find-links wheels"
+
+
+def refuse_foreign(project: Project, tier: Tier, entries: Sequence[LockEntry], backend: str) -> None:
+    """Refuse to write a lock that names files outside the project (a pylock made from a ``--find-links``
+    folder elsewhere on the machine): ``tierlock check`` would refuse it, and ``tierlock lock`` must converge."""
+    found = foreign(entries, tier.lockfile.parent, project)
+    if not found:
+        return
+    declared = [entry.name for entry, _, is_declared in found if is_declared]
+    raise LockfileError(
+        f"{backend} would lock {tier.name} to {len(found)} file(s) outside the project; nothing was written",
+        file=str(tier.lockfile),
+        tier=tier.name,
+        detail="\n".join(detail for _, detail, _ in found),
+        remedy=declared_fix(declared[0]) if declared else LOCAL_WHEELS_FIX,
+    )
 
 
 def _declared(project: Project, name: str, location: str) -> bool:
@@ -91,4 +121,13 @@ def _declared(project: Project, name: str, location: str) -> bool:
     return any(r.url == location and r.name.lower() == name for t in project.tiers.values() for r in t.requirements)
 
 
-__all__: Sequence[str] = ["REGISTRY_SCHEMES", "WHY", "outside", "problem"]
+__all__: Sequence[str] = [
+    "LOCAL_WHEELS_FIX",
+    "REGISTRY_SCHEMES",
+    "WHY",
+    "declared_fix",
+    "foreign",
+    "outside",
+    "problem",
+    "refuse_foreign",
+]
