@@ -105,6 +105,7 @@ MODULES: dict[str, Module] = {
             *(f"src/tierlock/validators/{name}.py" for name in ("credentials", "scope", "rules", "report")),
             # The credential shapes and the one redaction every output passes (moved out of credentials.py).
             "src/tierlock/secretshapes.py",
+            "src/tierlock/secretkeys.py",
             "src/tierlock/redaction.py",
         ),
         # The quick example tests first: with ``pytest -x`` most mutants die there, before the property tests.

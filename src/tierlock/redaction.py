@@ -12,7 +12,8 @@ Only ``re`` and ``binascii`` are imported: the fast paths print through it.
 from __future__ import annotations
 
 from tierlock.masking import MASK, has_password, mask_credentials
-from tierlock.secretshapes import Span, find
+from tierlock.secretkeys import Span
+from tierlock.secretshapes import find
 
 REDACTED = "[redacted]"
 
