@@ -23,7 +23,7 @@ def spans(text: str) -> list[Span]:
     another (a PEM body inside its BEGIN and END lines) is not listed again."""
     out: list[Span] = []
     for span in sorted(find(text), key=lambda s: (s[0], -s[1])):
-        if not out or span[1] > out[-1][1] or span[0] >= out[-1][1]:
+        if not out or span[1] > out[-1][1]:  # spans are never empty: one past the last also ends after it
             out.append(span)
     return out
 

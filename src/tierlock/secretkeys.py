@@ -106,6 +106,8 @@ _BEARER = re.compile(f"(?i:bearer)[ \\t]+([{_TOKEN68}]*=*)")
 _BASIC = re.compile(r"(?i:basic)[ \t]+([A-Za-z0-9+/]*=*)")
 _COLON_HINT = re.compile("[O6opqr]")
 _LINE_END = re.compile(r"[\r\n]")
+#: What may close a quoted argument or a list around a header value.
+_CLOSING = "'\"`,;)]}"
 #: A header value: an optional scheme (``Basic``, ``Bearer``, ``token``), then the credentials.
 _AUTH_VALUE = re.compile(r"(?:[A-Za-z][A-Za-z0-9-]{0,20}[ \t]+)?(\S+)")
 
@@ -130,15 +132,15 @@ def _basic_credentials(token: str) -> bool:
 
 def authorization(text: str) -> Iterator[Span]:
     """``Authorization: …`` header values, ``Bearer <token>`` and ``Basic <base64 of user:password>``."""
-    i = 0
-    while (m := _AUTH_HEADER.search(text, i)) is not None:
+    m = _AUTH_HEADER.search(text)
+    while m is not None:
         stop = _LINE_END.search(text, m.end())
         end = stop.start() if stop else len(text)
         value = _AUTH_VALUE.match(text, m.end(), end)
-        token = value.group(1) if value else ""
+        token = value.group(1).rstrip(_CLOSING) if value else ""  # ``-H 'Authorization: … =='``: not the quote
         if not token.startswith("$") and len(token) >= 8 and _looks_issued(token):
             yield m.start(), end, "HTTP Authorization header"
-        i = max(end, m.end())
+        m = _AUTH_HEADER.search(text, max(end, m.end()))
     for m in _BEARER.finditer(text):
         token = m.group(1)
         if len(token) >= 16 and any(c.isdigit() for c in token):
@@ -149,9 +151,8 @@ def authorization(text: str) -> Iterator[Span]:
 
 
 def _b64_prefix(value: str) -> str:
-    """The longest printable text that *value*, decoded from base64, starts with ("" when it is no base64)."""
-    if len(value) % 4 == 1:
-        return ""
+    """The longest printable text that *value*, decoded from base64, starts with ("" when it is no base64:
+    a length of 4n+1 among them, which no padding makes whole)."""
     try:
         raw = binascii.a2b_base64(value + "=" * (-len(value) % 4), strict_mode=True)
     except binascii.Error:
@@ -201,7 +202,7 @@ def _aws_secrets(text: str) -> Iterator[Span]:
 
 #: 64 random bytes in base64 (88 characters, the last two ``==``), glued on the left or not.
 _AZURE_KEY = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{86,}==")
-_DIGEST_NAMES = ("sha512-", "sha512=", "sha512:")
+_DIGEST_NAMES = ("sha512-", "sha512=", "sha512:", "SHA512-", "SHA512=", "SHA512:")
 
 
 def _azure_keys(text: str) -> Iterator[Span]:
@@ -212,7 +213,7 @@ def _azure_keys(text: str) -> Iterator[Span]:
     """
     for m in _AZURE_KEY.finditer(text):
         key = m.group()[-88:]
-        if _ssh_blob(m.group()) or text[max(0, m.start() - 7) : m.start()].lower() in _DIGEST_NAMES:
+        if _ssh_blob(m.group()) or text.endswith(_DIGEST_NAMES, 0, m.start()):
             continue
         if mixed(key, "uld") and _b64_text(key) is None:
             yield m.start(), m.end(), "Azure storage account key"
