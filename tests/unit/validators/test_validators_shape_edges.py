@@ -108,11 +108,22 @@ def test_a_private_key_member_cut_before_its_closing_quote_is_redacted_to_the_en
     assert redact(text) == '{"private_' + 'key": "[redacted]'
 
 
-def test_an_aws_secret_key_after_a_forty_character_run_that_is_none_is_still_found() -> None:
+@pytest.mark.parametrize(
+    "before",
+    [
+        "0123456789" * 4,  # not mixed
+        "VGhlIHF1aWNrIGJyb3duIGZveCBqdW1wcyBvdmVy",  # base64 of ordinary text
+        "packages/MyApp2/src/components/Widget3/x",  # a path of words
+    ],
+    ids=["digits", "base64 of text", "path"],
+)
+def test_an_aws_secret_key_after_a_forty_character_run_that_is_none_is_still_found(before: str) -> None:
     key = "wJalr" + "XUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY"
-    text = "0123456789" * 4 + " " + key  # 40 digits first: not mixed, passed over
+    assert len(before) == 40
+    text = before + " " + key
     assert credential_kind(text) == "AWS secret access key"
     assert key not in redact(text)
+    assert before in redact(text)
 
 
 def test_a_private_key_member_escaped_inside_another_string_keeps_its_escaped_quotes() -> None:
