@@ -121,13 +121,15 @@ def _looks_issued(token: str) -> bool:
 def _basic_credentials(token: str) -> bool:
     """Whether *token* is base64 of ``user:password``, also with characters glued after it (``…ZktCx``).
 
-    The token as written, and its longest prefix of whole 4-character groups: base64 decodes group by
-    group, so the glued characters change only the bytes after the credentials.
+    Its base64 characters (the ``=`` after them set aside: ``…ZktC9===`` is padded wrongly, not less a
+    credential), and their longest prefix of whole 4-character groups: base64 decodes group by group,
+    so the glued characters change only the bytes after the credentials.
     """
-    if len(token) < 4 or not _COLON_HINT.search(token):  # base64 of a ':' holds one of these, whatever its place
+    data = token.rstrip("=")
+    if len(data) < 4 or not _COLON_HINT.search(data):  # base64 of a ":" holds one of these, whatever its place
         return False
-    whole = token[: len(token) - len(token) % 4]
-    return any(":" in _b64_prefix(candidate) for candidate in dict.fromkeys((token, whole)))
+    whole = data[: len(data) - len(data) % 4]
+    return any(":" in _b64_prefix(candidate) for candidate in dict.fromkeys((data, whole)))
 
 
 def authorization(text: str) -> Iterator[Span]:

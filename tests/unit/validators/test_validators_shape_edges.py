@@ -155,3 +155,11 @@ def test_the_rules_read_a_repository_path_from_the_configs_own_folder_by_default
 
     document = {"schemaVersion": 1, "repositories": [{"id": "a", "path": "sub/.."}], "verification": []}
     assert [f for f in rules.check(document) if f.rule == "RC016"] == []
+
+
+@pytest.mark.parametrize("padding", ["", "=", "==", "==="])
+def test_basic_credentials_glued_to_a_character_and_padded_any_way_are_found(padding: str) -> None:
+    """Found by hypothesis: ``Basic dXNl…ZktC9===`` (a glued ``9`` and wrong padding) was let through."""
+    value = "Basic dXNlcjpXOFVN" + "dGhyQUVTMTM2ZktC" + "9" + padding
+    assert credential_kind(value) == "HTTP Basic credentials"
+    assert "dXNlcjpXOFVNdGhyQUVTMTM2ZktC" not in redact(value)
