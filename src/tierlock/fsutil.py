@@ -1,4 +1,4 @@
-"""Small filesystem helpers: the one safe reader of the files tierlock is pointed at, and atomic writes.
+"""Small filesystem helpers: the one safe reader of the files tierlock is pointed at, scratch folders and atomic writes.
 
 Every config, ``pyproject.toml`` and lockfile tierlock reads goes through
 :func:`read_bytes`: a regular file (symlinks followed) of at most
@@ -14,10 +14,15 @@ file is refused rather than passed over for a parent folder's.
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from io import BufferedReader
 from pathlib import Path
 
+from tierlock import interrupts
 from tierlock.errors import ConfigError, UsageError
 
 #: The most tierlock reads of one file: 64 MiB.
@@ -107,6 +112,20 @@ def read_bytes(path: str | os.PathLike[str], *, limit: int = MAX_BYTES) -> bytes
     return b"".join(chunks)
 
 
+def open_regular(path: str | os.PathLike[str]) -> BufferedReader:
+    """The regular file at *path* opened for reading, whatever its size (a wheel to hash).
+
+    :class:`FileRefused` for anything else (a FIFO is never waited on); ``OSError`` as ``open()`` raises it.
+    """
+    name = os.fspath(path)
+    fd = os.open(name, _OPEN_FLAGS)
+    what = _what(name, os.fstat(fd).st_mode)
+    if what is not None:
+        os.close(fd)
+        raise FileRefused(name, what)
+    return os.fdopen(fd, "rb")
+
+
 def regular_file(path: str | os.PathLike[str]) -> bool:
     """Whether *path* is a regular file tierlock may read: False when nothing is there, and
     :class:`FileRefused` when something else is (a folder, a FIFO, a device, a file over :data:`MAX_BYTES`)."""
@@ -182,6 +201,36 @@ def find_pyproject(start: str | os.PathLike[str]) -> Path:
         f"no pyproject.toml in {resolved} or any folder above it",
         remedy="run tierlock inside a project, or pass --project DIR",
     )
+
+
+#: How many times a cleanup is retried when an interrupt lands between its steps.
+_CLEANUP_TRIES = 3
+
+
+@contextmanager
+def scratch_dir(prefix: str) -> Iterator[Path]:
+    """A temporary folder that is gone afterwards, also when SIGINT or SIGTERM lands during its removal."""
+    with interrupts.deferred():
+        path = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield path
+    finally:
+        remove_tree(path)
+
+
+def remove_tree(path: Path) -> None:
+    """Remove *path* and everything below it; an interrupt that lands meanwhile is raised after it is gone."""
+    interrupted: BaseException | None = None
+    for _ in range(_CLEANUP_TRIES):
+        try:
+            with interrupts.deferred():
+                shutil.rmtree(path, ignore_errors=True)
+        except KeyboardInterrupt as exc:  # landed just before the signals were held, or as they were released
+            interrupted = exc
+        if not path.exists():
+            break
+    if interrupted is not None:
+        raise interrupted
 
 
 def write_atomic(path: Path, data: bytes) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import tempfile
 import threading
 import tomllib
 from collections.abc import Callable, Sequence
@@ -21,12 +20,13 @@ from pathlib import Path
 
 from packaging.version import Version
 
+from tierlock import fsutil
 from tierlock.errors import BackendError, Problem
 from tierlock.fsutil import read_bytes, write_atomic
 from tierlock.lockfiles import header as headers
+from tierlock.lockfiles import origins
 from tierlock.lockfiles import pylock as pylock_format
 from tierlock.lockfiles import requirements as req_format
-from tierlock.lockfiles import sources
 from tierlock.lockfiles.backends import Backend, CompileRequest, IndexOptions, python_version_for
 from tierlock.lockfiles.digest import body_digest, expected_inputs
 from tierlock.lockfiles.model import Lock, LockEntry, LockfileError, LockHeader
@@ -265,8 +265,7 @@ def lock_tier(
             )
         lower = result.lock
     had_lockfile = tier.lockfile.is_file()
-    with tempfile.TemporaryDirectory(prefix="tierlock-lock-") as tmp:
-        work = Path(tmp)
+    with fsutil.scratch_dir("tierlock-lock-") as work:
         input_file = work / f"{tier.name}.in"
         input_file.write_text("".join(f"{line}\n" for line in inputs), encoding="utf-8")
         constraints = None
@@ -330,7 +329,7 @@ def lock_tier(
         body = itself.without_project(_clean_body(compiled, tier), project.name)  # never pinned from the index
         text = req_format.render(replace(header, body_digest=body_digest(body)), body)
         parsed = req_format.parse(text)
-    sources.refuse_foreign(project, tier, parsed.entries, backend.name)  # a wheelhouse outside the project
+    origins.refuse_foreign(project, tier, parsed.entries, backend.name)  # a wheelhouse outside the project
     if parsed.problems:
         lines = [f"line {p.line}: {p.detail}" if p.line else p.detail for p in parsed.problems]
         raise BackendError(

@@ -1,133 +1,198 @@
-"""Where a lock's packages come from: registry distributions, and files inside the project (pure).
+"""Where a tier's closure comes from, read for that tier: the one reader API of installers and probes.
 
-A lockfile names distributions an index serves (``name==version``, or a file
-URL of an index in a pylock) and, for a project's own packages, paths inside
-the project. A ``file:`` URL or a path that leads anywhere else
-(``file:///tmp/x.whl``, ``../../x.whl``, a symlink out of the project), a file
-on another host, or a URL of another scheme is a finding with its line: the
-body digest does not vouch for it, since a hand edit can recompute it.
+A tier's closure comes from tierlock's own lockfile for it
+(``lockfiles/<tier>.txt``, ``lockfiles/pylock.<tier>.toml``), or, with
+``[tool.tierlock].lock``, from the lock the project already commits: a
+``uv.lock`` (:mod:`tierlock.lockfiles.uvlock`) or a PEP 751 ``pylock.toml``
+written by another tool (:mod:`tierlock.lockfiles.foreignpylock`). Such a lock
+holds every extra and group at once; the tier's part is picked out by the
+extras and dependency groups of the tier and of every tier below it, and
+handed on as the same :class:`~tierlock.lockfiles.model.Lock` a tierlock
+lockfile gives, so everything downstream works unchanged.
 
-An ``https`` direct reference (``name @ https://…``) is what the project
-declared and is left alone.
+:func:`read_tier` is lenient (every problem, for ``tierlock check``),
+:func:`load_tier` strict (raises on any integrity problem). A parsed project
+lock is remembered while its file is unchanged (size and mtime), so the tiers of
+one command read it once. Light: no rich, jsonschema, pip or uv.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator, Sequence
+import hashlib
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
-from urllib.parse import unquote, urlsplit
+from typing import TYPE_CHECKING, Any
 
-from tierlock.lockfiles.model import Lock, LockEntry, LockfileError
+from tierlock import fsutil
+from tierlock.lockfiles.model import Lock, LockEntry, LockfileError, ReadProblem
+from tierlock.lockfiles.reader import ReadResult, load, read
 
 if TYPE_CHECKING:
     from tierlock.tiers import Project, Tier
 
-#: URL schemes of registry distributions (an index's files, a declared download).
-REGISTRY_SCHEMES = frozenset({"http", "https"})
-WHY = "a lock names registry distributions and files inside the project"
+_MEMO: dict[tuple[str, str, str], Any] = {}
 
 
-def _inside(path: str, root: str) -> bool:
-    """Whether *path* (symlinks followed) is *root* or lies under it, comparing whole path components."""
-    real, top = os.path.realpath(path), os.path.realpath(root)
-    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+def scope(project: Project, tier: Tier) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The extras and dependency groups the tier and the tiers below it bring in."""
+    extras: list[str] = []
+    groups: list[str] = []
+    for member in project.chain(tier.name):
+        kind, _, name = member.source.partition(":")
+        if kind == "extra":
+            extras.append(name)
+        elif kind == "group":
+            groups.append(name)
+    return tuple(dict.fromkeys(extras)), tuple(dict.fromkeys(groups))
 
 
-def problem(location: str, *, is_path: bool, base: Path, root: Path) -> str | None:
-    """Why *location* (a URL, or with *is_path* a path relative to *base*) is no registry file and no file
-    inside *root*, or None."""
-    if is_path:
-        path = location
-    else:
-        parts = urlsplit(location)
-        scheme = parts.scheme.lower()
-        if scheme in REGISTRY_SCHEMES:
-            return None
-        if scheme not in ("file", ""):
-            return f"names a {scheme}: URL ({location})"
-        if scheme == "file" and parts.netloc.lower() not in ("", "localhost"):
-            return f"names a file on another host ({location})"
-        path = unquote(parts.path if scheme == "file" else location)
-    resolved = path if os.path.isabs(path) else os.path.join(base, path)
-    if not _inside(resolved, os.fspath(root)):
-        return f"names a file outside the project ({location})"
-    return None
+def project_lock(project: Project) -> Path | None:
+    """The lock the project commits and names in ``[tool.tierlock].lock`` (None: tierlock's own lockfiles)."""
+    return project.lock
 
 
-def _locations(entry: LockEntry) -> Iterator[tuple[str, bool]]:
-    if entry.url:
-        yield entry.url, False
-    for file in entry.files:
-        if file.url:
-            yield file.url, False
-        if file.path:
-            yield file.path, True
+def remedy(project: Project, tier: Tier | None = None) -> str:
+    """The command that regenerates what a tier's closure is read from."""
+    path = project_lock(project)
+    if path is None:
+        return f"tierlock lock {tier.name}" if tier is not None else "tierlock lock"
+    return "uv lock" if path.name == "uv.lock" else f"regenerate {project.relpath(path)} with the tool that wrote it"
 
 
-def outside(lock: Lock, project: Project, remedy: str) -> list[tuple[int | None, str, str]]:
-    """(line, what, the fix) of each entry of *lock* that names something other than a registry file or a
-    file inside the project.
-
-    The fix is *remedy* (lock the tier again: ``tierlock lock`` writes no such lock), unless the project
-    itself declares that location: then the declaration is what to change first.
-    """
-    return [
-        (entry.line, detail, f"{declared_fix(entry.name)}, then run: {remedy}" if declared else remedy)
-        for entry, detail, declared in foreign(lock.entries, lock.path.parent, project)
-    ]
-
-
-def foreign(entries: Sequence[LockEntry], base: Path, project: Project) -> list[tuple[LockEntry, str, bool]]:
-    """(entry, what, whether the project declares that location) of each entry naming something other
-    than a registry file or a file inside the project; paths are read from *base* (the lockfile's folder)."""
-    found: list[tuple[LockEntry, str, bool]] = []
-    for entry in entries:
-        for location, is_path in _locations(entry):
-            why = problem(location, is_path=is_path, base=base, root=project.root)
-            if why is not None:
-                found.append((entry, f"{entry.name} {why}: {WHY}", _declared(project, entry.name, location)))
-                break
+def read_tier(project: Project, tier: Tier) -> ReadResult:
+    """The tier's lock, read leniently (every problem with its line); LockfileError when the file is missing."""
+    path = project_lock(project)
+    if path is None:
+        return _with_itself(project, read(tier.lockfile))
+    data = _bytes(path, project)
+    extras, groups = scope(project, tier)
+    key = (str(path), hashlib.sha256(data).hexdigest(), f"{project.name}|{','.join(extras)}|{','.join(groups)}")
+    found: ReadResult | None = _MEMO.get(key)
+    if found is None:
+        if len(_MEMO) > 64:
+            _MEMO.clear()
+        found = _MEMO[key] = _read_project_lock(project, path, data, extras, groups)
+        if path.name != "uv.lock":  # uv.lock says itself whether the project is installed (editable or virtual)
+            found = _MEMO[key] = _with_itself(project, found)
     return found
 
 
-def declared_fix(name: str) -> str:
-    return f"point {name} at a file inside the project in pyproject.toml"
+def load_tier(project: Project, tier: Tier) -> Lock:
+    """The tier's lock for installing: LockfileError naming every integrity problem (headers aside)."""
+    if project_lock(project) is None:
+        return _with_itself(project, ReadResult(load(tier.lockfile), ())).lock
+    result = read_tier(project, tier)
+    problems = [p for p in result.problems if p.kind != "header"]
+    if problems:
+        raise LockfileError.from_problems(result.lock.path, problems, remedy(project, tier))
+    return result.lock
 
 
-#: What to do when a backend would lock files outside the project (a wheelhouse elsewhere on the machine).
-LOCAL_WHEELS_FIX = "put the wheels inside the project (for example in wheels/) and lock with --find-links wheels"
+def _with_itself(project: Project, result: ReadResult) -> ReadResult:
+    """*result* with the project itself among its local packages when the project is a package."""
+    from dataclasses import replace
+
+    from tierlock.lockfiles.model import LocalPackage
+
+    lock = result.lock
+    if not project.package or project.name is None or any(p.name == project.name for p in lock.local):
+        return result
+    itself = LocalPackage(project.name, project.version, project.root, editable=True)
+    return ReadResult(replace(lock, local=(*lock.local, itself)), result.problems)
 
 
-def refuse_foreign(project: Project, tier: Tier, entries: Sequence[LockEntry], backend: str) -> None:
-    """Refuse to write a lock that names files outside the project (a pylock made from a ``--find-links``
-    folder elsewhere on the machine): ``tierlock check`` would refuse it, and ``tierlock lock`` must converge."""
-    found = foreign(entries, tier.lockfile.parent, project)
-    if not found:
+def _bytes(path: Path, project: Project) -> bytes:
+    try:
+        return fsutil.read_bytes(path)  # a FIFO or /dev/zero is refused (exit 2), never waited on or read
+    except FileNotFoundError:
+        raise LockfileError(
+            f"no lock at {project.relpath(path)} ([tool.tierlock].lock names it)",
+            file=str(path),
+            remedy=remedy(project),
+        ) from None
+    except OSError as exc:
+        raise LockfileError(f"cannot read {path}: {exc.strerror}", file=str(path)) from exc
+
+
+def _read_project_lock(
+    project: Project, path: Path, data: bytes, extras: tuple[str, ...], groups: tuple[str, ...]
+) -> ReadResult:
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        problem = ReadProblem("integrity", None, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+        empty = Lock(path, "uv" if path.name == "uv.lock" else "pylock", None, (), digest, f"sha256:{digest}")
+        return ReadResult(empty, (problem,))
+    root = str(project.name or "")
+    if path.name == "uv.lock":
+        from tierlock.lockfiles import uvread
+
+        return uvread.read(path, text, digest, root=root, extras=extras, groups=groups)
+    from tierlock.lockfiles import foreignpylock
+
+    return foreignpylock.read(path, text, digest, root=root, extras=extras, groups=groups)
+
+
+def with_file_hashes(entries: Iterable[LockEntry]) -> list[LockEntry]:
+    """*entries*, each file in a local folder that the lock names without a hash given its sha256.
+
+    uv.lock records no hash for the wheels of a local folder of wheels (a
+    find-links registry): uv trusts the folder. tierlock installs with hash
+    checking, so it hashes the very file the lock names, once, at install time.
+    A file that is not there is a LockfileError naming it.
+    """
+    from dataclasses import replace
+
+    out: list[LockEntry] = []
+    for entry in entries:
+        if not any(f.path and not f.hashes for f in entry.files):
+            out.append(entry)
+            continue
+        files = tuple(
+            replace(f, hashes={"sha256": _sha256_of(f.path)}) if f.path and not f.hashes else f for f in entry.files
+        )
+        hashes = tuple(
+            dict.fromkeys([*entry.hashes, *(f"sha256:{f.hashes['sha256']}" for f in files if "sha256" in f.hashes)])
+        )
+        out.append(replace(entry, files=files, hashes=hashes))
+    return out
+
+
+def _sha256_of(path: str) -> str:
+    try:
+        with fsutil.open_regular(path) as handle:  # a FIFO is refused, never waited on
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError as exc:
+        raise LockfileError(
+            f"the lock names {path}, which cannot be read ({exc.strerror}): the folder of wheels it was locked from "
+            "is gone or moved",
+            file=path,
+            remedy="restore that folder, or lock again against what is there: uv lock",
+        ) from exc
+
+
+def refuse_locking(project: Project, *, upgrade: bool = False, packages: Iterable[str] = ()) -> None:
+    """``tierlock lock`` on a project whose tiers read the lock it commits: UsageError naming the tool that locks.
+
+    tierlock never writes that file; ``uv lock`` (with the same upgrade flags) does.
+    """
+    from tierlock.errors import UsageError
+
+    path = project_lock(project)
+    if path is None:
         return
-    declared = [entry.name for entry, _, is_declared in found if is_declared]
-    raise LockfileError(
-        f"{backend} would lock {tier.name} to {len(found)} file(s) outside the project; nothing was written",
-        file=str(tier.lockfile),
-        tier=tier.name,
-        detail="\n".join(detail for _, detail, _ in found),
-        remedy=declared_fix(declared[0]) if declared else LOCAL_WHEELS_FIX,
+    where = project.relpath(path)
+    if path.name == "uv.lock":
+        command = ["uv", "lock", *(["--upgrade"] if upgrade else [])]
+        for name in packages:
+            command += ["--upgrade-package", name]
+        fix = " ".join(command)
+    else:
+        fix = f"regenerate {where} with the tool that wrote it (its own lock command)"
+    raise UsageError(
+        f"this project's tiers take their closures from {where} ([tool.tierlock].lock); tierlock reads it and "
+        "never writes it, so there is nothing for tierlock lock to do",
+        file=str(project.pyproject),
+        remedy=fix,
     )
-
-
-def _declared(project: Project, name: str, location: str) -> bool:
-    """Whether a tier of *project* names *name* at *location* itself (``name @ file:///…``)."""
-    return any(r.url == location and r.name.lower() == name for t in project.tiers.values() for r in t.requirements)
-
-
-__all__: Sequence[str] = [
-    "LOCAL_WHEELS_FIX",
-    "REGISTRY_SCHEMES",
-    "WHY",
-    "declared_fix",
-    "foreign",
-    "outside",
-    "problem",
-    "refuse_foreign",
-]

@@ -12,7 +12,7 @@ import pytest
 from tests.support.tierproject import write_pyproject
 from tierlock.lockfiles import read
 from tierlock.lockfiles.check import check
-from tierlock.lockfiles.sources import problem
+from tierlock.lockfiles.origins import problem
 from tierlock.tiers import load_project
 
 H = "a" * 64
