@@ -41,6 +41,7 @@ def find_config(config: Path | None, project: Path | None) -> Path:
     with contextlib.suppress(fsutil.NoPyproject):  # a named project that is not there, a FIFO pyproject: refused
         fsutil.find_pyproject(project or Path("."))
     start = str(project or Path("."))
+    _refuse_special(start)
     found = discovery.on_disk(start)
     if found is not None:
         return Path(found)
@@ -52,6 +53,17 @@ def find_config(config: Path | None, project: Path | None) -> Path:
         "and [tool.tierlock.runtime] in pyproject.toml",
         remedy=f"create tierlock.runtime.json as described at {doc('reference/runtime-config.md')}, or pass FILE",
     )
+
+
+def _refuse_special(start: str) -> None:
+    """Refuse what discovery would pass over: the first entry that exists in a folder it looks in (and any
+    ``pyproject.toml`` there) is a regular file of at most 64 MiB, else :class:`~tierlock.fsutil.FileRefused`
+    (a FIFO, a device, a folder), as ``tierlock validate`` says."""
+    for folder in discovery.folders(start):
+        first = next((n for n in discovery.NAMES if os.path.lexists(os.path.join(folder, n))), None)
+        if first is not None and fsutil.regular_file(os.path.join(folder, first)):
+            return
+        fsutil.regular_file(os.path.join(folder, discovery.PYPROJECT))
 
 
 VALIDATION_CACHE = ".validated.json"
