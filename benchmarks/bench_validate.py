@@ -57,6 +57,24 @@ ADVERSARIAL = (
     "a/",
     " ",
     "\ufeff",
+    # The cloud shapes and the Basic credentials glued to more characters.
+    "==",
+    "Aa1+==",
+    "AccountKey=",
+    "sig=",
+    "sig=A1a%",
+    "SG.",
+    "SK0",
+    "AC0a",
+    "hf_",
+    "pypi-",
+    '"private_key": "',
+    "IBAAK",
+    "MIIEvgIBADANBgkqhkiG9w0BAQEFAASC",
+    "dd_api_key=",
+    "twilio_auth_token=",
+    "Basic dXNlcjpw",
+    "basic O",
 )
 
 

@@ -113,11 +113,16 @@ def fast_install(argv: Sequence[str], *, command: bool) -> int | None:
         return None
     if noop is None:
         return None
-    if args.json:
+    if args.json:  # the document names the target's folder: through the one redaction, as every document
         import json
 
-        sys.stdout.write(json.dumps(fastpath.to_json(noop, perf_counter() - started), indent=2) + "\n")
+        from tierlock.redaction import redact_json
+
+        document = redact_json(fastpath.to_json(noop, perf_counter() - started))
+        sys.stdout.write(json.dumps(document, indent=2) + "\n")
     elif not args.quiet:
+        # Only counts and the names of tiers the project declares and already installed (canonical,
+        # lower case): the line is printed without importing ``re`` and the redaction (milliseconds here).
         sys.stdout.write(fastpath.summary(noop) + "\n")
     return 0
 

@@ -248,5 +248,24 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Exception as exc:  # a bug in tierlock: said as one, its traceback redacted like every other line
+        return _internal_error(ui, exc)
     finally:
         restore()
+
+
+def _internal_error(ui: UI, exc: Exception) -> int:
+    """Report an unexpected exception (exit 3): the traceback on stderr, through the one redaction."""
+    import traceback
+
+    from tierlock.errors import EXIT_BACKEND
+
+    err = TierlockError(
+        f"internal error ({type(exc).__name__}): this is a bug in tierlock, not in your project; "
+        "please report it with the command line and the lines below",
+        detail="".join(traceback.format_exception(exc)),
+    )
+    err.exit_code = EXIT_BACKEND
+    err.kind = "internal"
+    ui.error(err)
+    return EXIT_BACKEND

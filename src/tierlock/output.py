@@ -2,6 +2,11 @@
 
 rich is imported only when output goes to an interactive terminal outside CI,
 so fast paths (probe, check, no-op install) never pay for it.
+
+Every line and every JSON string that leaves through a :class:`UI` passes
+:func:`tierlock.redaction.redact` (URL credentials masked, every other
+credential-shaped part ``[redacted]``), whatever it was built from: a path or a
+tier name typed on the command line, a backend's output, a config's value.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from typing import IO, Any
 
 from tierlock.ci import is_ci
 from tierlock.errors import TierlockError
-from tierlock.masking import mask_credentials, mask_json
+from tierlock.redaction import redact, redact_json
 
 
 class UI:
@@ -70,7 +75,7 @@ class UI:
         """A line for people (hidden by --json and -q)."""
         if self.json_mode or self.quiet:
             return
-        text = mask_credentials(text)
+        text = redact(text)
         if self.fancy:
             from rich.text import Text
 
@@ -88,13 +93,13 @@ class UI:
         if text.startswith("interrupted"):
             self.said_interrupted = True
         if not self.quiet:
-            print(mask_credentials(text), file=self.stderr, flush=True)
+            print(redact(text), file=self.stderr, flush=True)
 
     def table(self, title: str, columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
         if self.json_mode or self.quiet:
             return
-        title = mask_credentials(title)
-        rows = [[mask_credentials(cell) for cell in row] for row in rows]
+        title = redact(title)
+        rows = [[redact(cell) for cell in row] for row in rows]
         if self.fancy:
             from rich.table import Table
 
@@ -163,15 +168,31 @@ class UI:
         """Write the one JSON document of this run to stdout (*one_line*: compact, on one line)."""
         if self._json_written:
             raise RuntimeError("a command wrote two JSON documents")
+        self._dump(document, one_line=one_line)
+
+    def json_line(self, document: Any) -> None:
+        """This run's document as one compact line, also after :meth:`error` said the error on stderr
+        (a command that words its own failure document); redacted as every document is."""
+        self._dump(document, one_line=True)
+
+    def _dump(self, document: Any, *, one_line: bool) -> None:
         self._json_written = True
-        # Credentials in URLs never reach the document, whatever it was built from.
-        document = mask_json(json.loads(json.dumps(document, default=str)))
+        # No credential reaches the document, whatever it was built from.
+        document = redact_json(json.loads(json.dumps(document, default=str)))
         if one_line:
             json.dump(document, self.stdout, separators=(",", ":"))
         else:
             json.dump(document, self.stdout, indent=2, sort_keys=False)
         self.stdout.write("\n")
         self.stdout.flush()
+
+    def write(self, text: str) -> None:
+        """Text for machines on stdout as it is (an export, a matrix, a completion script), redacted."""
+        self.stdout.write("".join(redact(line) for line in text.splitlines(keepends=True)))
+
+    def alert(self, lines: Sequence[str]) -> None:
+        """Error lines on stderr, shown even with -q (a command that reports several failures itself)."""
+        print("\n".join(redact(line) for line in lines), file=self.stderr, flush=True)
 
     @property
     def terminal(self) -> bool:
@@ -182,7 +203,7 @@ class UI:
     def error(self, err: TierlockError) -> None:
         lines = err.lines()
         for i, text in enumerate(lines):
-            print(("ERROR " if i == 0 else "") + mask_credentials(text), file=self.stderr)
+            print(("ERROR " if i == 0 else "") + redact(text), file=self.stderr)
         if self.json_mode and not self._json_written:
             self.emit_json({"ok": False, "error": err.to_dict()})
 

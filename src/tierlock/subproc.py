@@ -36,14 +36,15 @@ class Result:
 
 
 def redact(text: str) -> str:
-    """*text* with the credentials of every URL masked (``https://user:****@host``): see :mod:`tierlock.masking`.
+    """*text* through :func:`tierlock.redaction.redact`: URL credentials masked (``https://user:****@host``),
+    every other credential-shaped part ``[redacted]``.
 
     Every command line and output tail this module shows goes through it: an index or
     proxy URL of the user's may carry a password, and a secret is never echoed.
     """
-    from tierlock.masking import mask_credentials
+    from tierlock.redaction import redact as redacted
 
-    return mask_credentials(text)
+    return redacted(text)
 
 
 def display(argv: Sequence[str]) -> str:

@@ -16,7 +16,7 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -511,7 +511,10 @@ def test_a_direct_reference_in_the_lock_is_installed_from_its_url_not_the_index(
     from tests.support.tierproject import write_lock
 
     base = [("basepkg", "1.0", wheels["basepkg-1.0"])]
-    pins = [*base, ("corelib", "1.0", wheels["corelib-1.0"]), ("helper", "1.0", wheels["helper-1.0"])]
+    vendored = world.root / "vendor" / wheels["helper-1.0"].name  # a lock names files inside the project
+    vendored.parent.mkdir()
+    shutil.copy(wheels["helper-1.0"], vendored)
+    pins = [*base, ("corelib", "1.0", wheels["corelib-1.0"]), ("helper", "1.0", vendored)]
     write_lock(world.root, "brain", pins, urls={"helper"})
     refreeze(world)
     links = tmp_path / "links"  # the index does not have helper: only the lock's URL does
@@ -524,6 +527,65 @@ def test_a_direct_reference_in_the_lock_is_installed_from_its_url_not_the_index(
     assert run.code == 0, run.err
     assert sorted(p["name"] for p in run.json["packages"]["install"]) == ["basepkg", "corelib", "helper"]
     assert world.probe().state == "present"
+
+
+OUTSIDE: dict[str, Callable[[Path, Path], str]] = {
+    "file URL": lambda wheel, root: wheel.as_uri(),
+    "file URL through ..": lambda wheel, root: (root / ".." / "elsewhere" / wheel.name).as_uri(),
+    "file://localhost": lambda wheel, root: "file://localhost" + str(wheel),
+    "bare absolute path": lambda wheel, root: str(wheel),
+    "symlink out of the project": lambda wheel, root: _linked_out(wheel, root).as_uri(),
+}
+
+
+def _linked_out(wheel: Path, root: Path) -> Path:
+    link = root / "vendor"
+    link.symlink_to(wheel.parent, target_is_directory=True)
+    return link / wheel.name
+
+
+@pytest.mark.parametrize("how", sorted(OUTSIDE))
+def test_a_lock_rewritten_to_a_wheel_outside_the_project_is_a_finding_with_its_line_and_is_not_installed(
+    world: World, tmp_path: Path, wheels: dict[str, Path], how: str
+) -> None:
+    """The hand edit recomputes the body digest: only where the file lies gives it away."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    wheel = Path(shutil.copy(wheels["helper-1.0"], elsewhere))
+    lockfile = world.root / "lockfiles" / "brain.txt"
+    url = OUTSIDE[how](wheel, world.root)
+    text = lockfile.read_text(encoding="utf-8")
+    line = next(i for i, t in enumerate(text.splitlines(), start=1) if t.startswith("helper=="))
+    lockfile.write_text(text.replace("helper==1.0", f"helper @ {url}"), encoding="utf-8")
+    from tierlock.lockfiles import digest, requirements
+
+    body = requirements.split_lines(lockfile.read_text(encoding="utf-8"))
+    start = next(i for i, t in enumerate(body) if not t.startswith("#"))
+    recorded = requirements.parse(lockfile.read_text(encoding="utf-8")).header
+    assert recorded is not None
+    lockfile.write_text(
+        lockfile.read_text(encoding="utf-8").replace(recorded.body_digest, digest.body_digest(body[start:])),
+        encoding="utf-8",
+    )
+    refreeze(world)
+    check = world.cli("check", "--json", target=False)
+    assert check.code == 1, check.err
+    [found] = json.loads(check.out)["findings"]
+    assert (found["tier"], found["kind"], found["line"]) == ("brain", "outside-project", line)
+    assert found["detail"].startswith("helper names a file")
+    assert found["detail"].endswith("a lock names registry distributions and files inside the project")
+    assert found["remedy"] == "tierlock lock brain"
+    admit = world.cli("admit", "--tier", "brain", "--json")
+    assert admit.code == 1
+    lockfiles = json.loads(admit.out)["lockfiles"]
+    assert lockfiles["verdict"] == "fail"
+    assert any(f":{line}: brain: outside-project: helper names a" in p for p in lockfiles["problems"])
+    before = env_snapshot(world.venv)
+    run = world.install("brain")
+    assert run.code == 1, run.err
+    assert "outside-project" in run.err
+    assert run.backend_runs == []
+    assert changes(before, env_snapshot(world.venv)) == []
 
 
 def test_dry_run_prints_the_plan_and_changes_nothing(world: World) -> None:
@@ -911,7 +973,10 @@ def test_a_pylock_tier_is_armed_from_the_wheels_chosen_by_the_target_tags(world:
         ),
         encoding="utf-8",
     )
-    locked = world.cli("lock", "brain", "--no-index", "--find-links", str(world.find_links), target=False)
+    wheels = Path(shutil.copytree(world.find_links, world.root / "wheels"))  # a pylock names files in the project
+    for key in ("UV_FIND_LINKS", "PIP_FIND_LINKS"):
+        world.monkeypatch.setenv(key, str(wheels))
+    locked = world.cli("lock", "brain", "--no-index", "--find-links", str(wheels), target=False)
     assert locked.code == 0, locked.err
     assert (world.root / "lockfiles" / "pylock.brain.toml").is_file()
     refreeze(world)

@@ -179,6 +179,7 @@ def test_the_pylock_format_is_written_with_uv_and_read_through_packaging(
     tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = write_project(tmp_path / "proj", PYPROJECT.replace('lock-dir = "lockfiles"', 'format = "pylock"'))
+    wheels = Path(shutil.copytree(wheels, folder / "wheels"))  # a pylock names files inside the project
     code, _, err = run_cli(capsys, "--project", str(folder), "lock", "brain", *offline(wheels))
     assert code == 0, err
     lock = load(folder / "lockfiles/pylock.brain.toml")
@@ -203,6 +204,19 @@ def test_the_pylock_format_is_written_with_uv_and_read_through_packaging(
     code, _, err = run_cli(capsys, "--project", str(folder), "lock", "--backend", "pip", *offline(wheels))
     assert code == 2
     assert "pip-tools cannot write the pylock format" in err
+
+
+def test_a_pylock_from_a_wheelhouse_outside_the_project_is_not_written_and_says_where_to_put_it(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_project(tmp_path / "proj", PYPROJECT.replace('lock-dir = "lockfiles"', 'format = "pylock"'))
+    code, doc = run_json(capsys, "--project", str(folder), "lock", "brain", *offline(wheels))
+    assert code == 3  # as every tier the backend's output could not be locked for: the others are reported
+    failed = {f["tier"]: f for f in doc["failed"]}["base"]
+    assert "file(s) outside the project; nothing was written" in failed["message"]
+    assert "alpha names a file outside the project (file:///" in failed["detail"]
+    assert "put the wheels inside the project" in failed["remedy"]
+    assert not (folder / "lockfiles" / "pylock.base.toml").exists()
 
 
 def test_a_resolver_conflict_shows_the_explanation_and_writes_nothing(

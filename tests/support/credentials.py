@@ -61,7 +61,59 @@ def shapes(rng: random.Random = _RNG) -> dict[str, str]:
         "pgp": "-----BEGIN PGP " + "PRIVATE KEY BLOCK-----",
         "ssh2": "---- BEGIN SSH2 ENCRYPTED " + "PRIVATE KEY ----",
         "putty": "PuTTY-User-" + "Key-File-3: ssh-ed25519",
+        # Added with the cloud shapes; after the others, so their values stay what they were.
+        "basic-glued-x": "Basic dXNlcjpXOFVN" + "dGhyQUVTMTM2ZktC" + "x",
+        "basic-glued-9": "Basic dXNlcjpXOFVN" + "dGhyQUVTMTM2ZktC" + "9",
+        "basic-glued-slash": "Basic dXNlcjpXOFVN" + "dGhyQUVTMTM2ZktC" + "/",
+        "basic-empty-user": "Basic " + base64.b64encode(b":" + _tail(24, rng=rng).encode()).decode(),
+        "azure-storage-key": _azure_key(rng),
+        "azure-connection-string": "DefaultEndpointsProtocol=https;AccountName=ciassets;Account"
+        + "Key="
+        + _azure_key(rng)
+        + ";EndpointSuffix=core.windows.net",
+        "azure-service-bus": "Endpoint=sb://ci.servicebus.windows.net/;SharedAccessKeyName=send;SharedAccess"
+        + "Key="
+        + _b64(44, rng),
+        "azure-sas": "https://ci.blob.core.windows.net/c/b.tar?sv=2022-11-02&ss=b&srt=co&sp=rl&se=2026-12-01&si"
+        + "g="
+        + _tail(43, _ALNUM + "+/", rng).replace("+", "%2B").replace("/", "%2F")
+        + "%3D",
+        "gcp-service-account": '{"type": "service_account", "project_id": "ci", "private_'
+        + 'key": "-----BEGIN '
+        + "PRIVATE KEY-----\\nMIIEvgIBADANBgkqhkiG9w0BAQEFAASC"
+        + _b64(64, rng)
+        + '\\n-----END PRIVATE KEY-----\\n", "client_email": "ci@ci.iam.gserviceaccount.com"}',
+        "gcp-private-key-bare": '{"private_' + 'key": "' + _b64(120, rng) + '"}',
+        "private-key-der-rsa": "MIIEvgIBADANBgkqhkiG9w0BAQEFAASC" + _b64(120, rng),
+        "private-key-der-pkcs1": "MIIEowIBAAKCAQEA" + _b64(120, rng),
+        "private-key-der-ec": "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0w" + _b64(80, rng),
+        "private-key-der-ed25519": "MC4CAQAwBQYDK2VwBCIEI" + _b64(43, rng),
+        "datadog-api-key": "DD_API_" + "KEY=" + _hex(32, rng),
+        "datadog-app-key": "DD-APPLICATION-" + "KEY: " + _hex(40, rng),
+        "sendgrid": "SG." + _tail(22, _ALNUM + "_-", rng) + "." + _tail(43, _ALNUM + "_-", rng),
+        "twilio-api-key": "S" + "K" + _hex(32, rng),
+        "twilio-account": "A" + "C" + _hex(32, rng),
+        "twilio-auth-token": "TWILIO_AUTH_" + "TOKEN=" + _hex(32, rng),
+        "hugging-face-letters": "hf"
+        + "_"
+        + "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") for _ in range(33))
+        + "Q",
+        "pypi-any": "py" + "pi-" + _tail(80, _ALNUM + "_-", rng),
     }
+
+
+def _b64(n: int, rng: random.Random) -> str:
+    """*n* characters of random base64 (capitals, small letters and digits all there)."""
+    return _tail(n, _ALNUM + "+/", rng)
+
+
+def _hex(n: int, rng: random.Random) -> str:
+    return "".join(rng.choice("0123456789abcdef") for _ in range(n - 2)) + "a7"
+
+
+def _azure_key(rng: random.Random) -> str:
+    """64 random bytes in base64: 86 characters and ``==``, as Azure storage account keys are written."""
+    return base64.b64encode(bytes(rng.randrange(256) for _ in range(64))).decode()
 
 
 #: Glue: what a token may be stuck to (word characters included: no boundary protects).
@@ -108,4 +160,21 @@ BENIGN: tuple[str, ...] = (
     "PYTHONHASHSEED=0",
     "2026-11-30T14:36:30Z",
     "https://files.pythonhosted.org/packages/ab/cd/ef/numpy-2.1.3-cp311-cp311-manylinux_2_17_x86_64.whl",
+    # Near misses of the cloud shapes.
+    "sha512-" + base64.b64encode(bytes(range(64))).decode(),  # a Subresource Integrity digest (npm)
+    "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC" + "7vbqajDhA3" * 20 + "w== user@host",  # under 256: a label
+    "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBEm" + "a7Q" * 20 + "= ci",
+    "design=compact-layout-for-the-dashboard-widgets",
+    "--sig=ed25519",
+    "DISK0123456789ABCDEF0123456789ABCDEF",
+    "TASK_RUNNER_PARALLELISM",
+    "ACCESS_LOG_FORMAT=combined",
+    "AccountName=ciassets;EndpointSuffix=core.windows.net",
+    "dd_apikey_rotation_days=30",
+    "twilio-python",
+    "SG.example",
+    "pypi-simple-index-mirror-configuration-for-the-corporate-proxy",
+    "hf_hub_download_timeout_seconds_for_large_models",
+    "Basic usage: run --basic with 9 workers",
+    "MIIEvgIBADANBgkqhkiG9w0BAQEFAAOC",
 )

@@ -84,17 +84,17 @@ def apply(root: Path, pyproject: Path, findings: Sequence[Finding]) -> list[str]
             globs.setdefault(finding.tier, []).append(glob)
         for mark in finding.fix.get("mark", ()):
             marks.setdefault(finding.file, []).append((int(mark["line"]), finding.tier))
-    from tierlock.fsutil import write_atomic
+    from tierlock.fsutil import read_bytes, write_atomic
 
     changed = []
     if globs:
-        raw = pyproject.read_bytes().decode("utf-8")
+        raw = read_bytes(pyproject).decode("utf-8")
         bom = "\ufeff" if raw.startswith("\ufeff") else ""
         write_atomic(pyproject, (bom + add_globs(raw.removeprefix(bom), globs)).encode("utf-8"))
         changed.append(pyproject.name)
     for rel, items in marks.items():
         path = root / rel
-        text = path.read_bytes().decode("utf-8")
+        text = read_bytes(path).decode("utf-8")
         write_atomic(path, add_marks(text, items).encode("utf-8"))
         changed.append(rel)
     return changed

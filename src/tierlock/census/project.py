@@ -12,6 +12,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from tierlock import fsutil
 from tierlock.census.cache import CACHE_KEY, FolderCache, Memo
 from tierlock.census.engine import DEFAULT_PATHS, DEFAULT_PATTERNS, survey
 from tierlock.census.remedy import ci_warnings
@@ -60,9 +61,8 @@ def _pytest_options(base: str) -> dict[str, Any]:
         parser.read(ini, encoding="utf-8")
         return dict(parser["pytest"]) if parser.has_section("pytest") else {}
     try:
-        with open(os.path.join(base, "pyproject.toml"), "rb") as handle:
-            data = tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError):
+        data = tomllib.loads(fsutil.read_text(os.path.join(base, "pyproject.toml")))  # a FIFO is refused
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         data = {}
     tool = data.get("tool", {})
     pytest_table = tool.get("pytest", {}) if isinstance(tool, dict) else {}
@@ -109,8 +109,7 @@ def _census_table(pyproject: str | os.PathLike[str]) -> tuple[Any, bool]:
     """(``[tool.tierlock.census]``, whether ``ci-require`` is declared)."""
     import tomllib
 
-    with open(pyproject, "rb") as handle:
-        data = tomllib.load(handle)
+    data = tomllib.loads(fsutil.read_text(pyproject))  # the safe reader: a FIFO is refused, never waited on
     tierlock = data.get("tool", {}).get("tierlock", {})
     if not isinstance(tierlock, dict):
         return {}, False

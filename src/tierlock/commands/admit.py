@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -47,6 +46,5 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         for line in summary(result):
             ctx.ui.line(line)
     else:  # CI logs and scripts: one JSON line
-        ctx.ui.stdout.write(json.dumps(document, separators=(",", ":")) + "\n")
-        ctx.ui.stdout.flush()
+        ctx.ui.emit_json(document, one_line=True)
     return 0 if result.ok else 1

@@ -26,7 +26,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
 
     if args.list_tiers:
         for name in ctx.project().tiers:
-            ctx.ui.stdout.write(f"{name}\n")
+            ctx.ui.write(f"{name}\n")
         return 0
     if args.shell is None:
         raise UsageError("name a shell: bash, zsh or fish", remedy="tierlock completion bash")
@@ -34,5 +34,5 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     if ctx.ui.json_mode:
         ctx.ui.emit_json({"ok": True, "shell": args.shell, "script": text})
     else:
-        ctx.ui.stdout.write(text)
+        ctx.ui.write(text)
     return 0

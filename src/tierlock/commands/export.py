@@ -37,5 +37,5 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         write_atomic(Path(args.output), text.encode("utf-8"))
         ctx.ui.note(f"wrote {len(export.entries)} requirement(s) of {', '.join(export.tiers)} to {args.output}")
         return 0
-    ctx.ui.stdout.write(text)
+    ctx.ui.write(text)
     return 0

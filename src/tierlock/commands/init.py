@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tierlock.errors import ConfigError
-from tierlock.fsutil import write_atomic
+from tierlock.fsutil import read_bytes, write_atomic
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     from tierlock.tiers.reach import workspace_members
 
     path = find_pyproject(Path(ctx.project_arg or "."))
-    raw = path.read_bytes()
+    raw = read_bytes(path)  # at most 64 MiB
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

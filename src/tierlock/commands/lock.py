@@ -107,7 +107,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         lines.append(f"  {f.tier}: {f.message}")
         lines.extend(f"    | {line}" for line in (f.detail or "").splitlines())
         lines.append(f"    to fix: {f.remedy}")
-    print("\n".join(lines), file=ctx.ui.stderr, flush=True)  # even with -q: these are errors
+    ctx.ui.alert(lines)  # even with -q: these are errors
     return EXIT_BACKEND
 
 

@@ -84,9 +84,9 @@ def _emit(ctx: Context, planned: list[Job], form: str) -> int:
         ctx.ui.emit_json({"ok": True, "jobs": [job.to_dict() for job in planned]})
         return EXIT_OK
     if form == "gitlab":
-        ctx.ui.stdout.write(matrix.gitlab(planned))
+        ctx.ui.write(matrix.gitlab(planned))
     else:
-        ctx.ui.stdout.write(json.dumps(matrix.github(planned), separators=(",", ":")) + "\n")
+        ctx.ui.write(json.dumps(matrix.github(planned), separators=(",", ":")) + "\n")
     return EXIT_OK
 
 
@@ -125,16 +125,15 @@ def _check(ctx: Context, found: Coverage, jobs: list[Job]) -> int:
             }
         )
         return EXIT_OK if found.ok else EXIT_FAILED
-    out = ctx.ui.stdout
     for file, why in found.uncovered.items():
-        out.write(f"{file}: runs in no job: {why}\n")
+        ctx.ui.write(f"{file}: runs in no job: {why}\n")
     total = len(found.runs_in) + len(found.uncovered)
     if found.uncovered:
-        out.write(
+        ctx.ui.write(
             f"{len(found.uncovered)} of {total} test file(s) needing a ci-require tier run in no job of "
             f"{len(jobs)}\n  to fix: remove the conflict between those tiers from [tool.tierlock].conflicts, "
             "or split the file so each part needs tiers one job arms\n"
         )
         return EXIT_FAILED
-    out.write(f"every test file needing a ci-require tier runs in a job: {total} file(s), {len(jobs)} job(s)\n")
+    ctx.ui.write(f"every test file needing a ci-require tier runs in a job: {total} file(s), {len(jobs)} job(s)\n")
     return EXIT_OK

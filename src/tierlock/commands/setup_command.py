@@ -26,13 +26,17 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
 
     root = Path(args.dir or ctx.project_arg or ".")
     if not root.is_dir():
+        from tierlock.fsutil import existing
+
+        existing(root)  # nothing there ("no such folder") or a special file: said as such
         raise ConfigError(f"{root} is not a folder", remedy="pass the repository root")
     found = discover(root)
     config = None
     if found is not None:
         result = validate_runtime_config(found)
         if not result.parsed:
-            raise ConfigError(f"{display_path(str(found))} cannot be read", remedy=f"tierlock validate {found}")
+            why = result.errors[0].message if result.errors else "not a runtime config"
+            raise ConfigError(f"{display_path(str(found))} cannot be read: {why}", remedy=f"tierlock validate {found}")
         if not result.ok:
             raise CheckFailed(
                 f"{display_path(str(found))} is invalid ({len(result.errors)} error(s)); no setup proposed",

@@ -7,7 +7,7 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from tierlock.errors import ConfigError, UsageError
+from tierlock.errors import ConfigError, TierlockError, UsageError
 
 if TYPE_CHECKING:
     from tierlock.cli import Context
@@ -36,11 +36,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def find_config(start: Path) -> Path:
     """The runtime config discovered from *start* (its project folder, then *start* itself)."""
-    from tierlock.tiers import find_pyproject
+    from tierlock.fsutil import NoPyproject, find_pyproject
     from tierlock.validators import DISCOVERY, discover
 
     folders = [start]
-    with contextlib.suppress(ConfigError):
+    with contextlib.suppress(NoPyproject):  # a named folder that does not exist, a FIFO pyproject.toml: refused
         folders.insert(0, find_pyproject(start).parent)
     for folder in folders:
         found = discover(folder)
@@ -82,6 +82,8 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     try:
         result = validate_runtime_config(path, checkout=checkout, fail_fast=args.fail_fast)
         rendered = RENDERERS[fmt](result)
+    except TierlockError:  # a usage or configuration error (exit 2): said as such, not as a bug
+        raise
     except Exception as exc:  # the last-resort guard: an internal-error report (exit 3), never a traceback
         result = internal_error(path, exc)
         rendered = RENDERERS[fmt](result)

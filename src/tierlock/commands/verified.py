@@ -31,6 +31,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from tierlock.evidence import fastgate
 
+    if ctx.project_arg:
+        from tierlock.fsutil import existing
+
+        existing(ctx.project_arg)  # a named project that is not there is a usage error, not "not verified"
     code = fastgate.run(
         ctx.project_arg,
         args.config,

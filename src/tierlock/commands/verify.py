@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -85,9 +84,7 @@ def _positive(text: str) -> int:
 
 def emit_line(ui: UI, document: dict[str, Any]) -> None:
     """The one JSON line of ``--json`` (compact: a caller reads one line)."""
-    ui.stdout.write(json.dumps(document, separators=(",", ":"), default=str) + "\n")
-    ui.stdout.flush()
-    ui._json_written = True  # the CLI must not add a second document on an error
+    ui.json_line(document)  # redacted; the CLI then adds no second document on an error
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:

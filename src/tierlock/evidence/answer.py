@@ -120,14 +120,16 @@ def listed(names: list[str]) -> str:
 
 def render(verdict: Verdict, *, json_mode: bool, quiet: bool, stdout: IO[str] | None = None) -> int:
     """Print *verdict* (one JSON line with --json; else a line on stdout, or the reason on stderr)."""
+    from tierlock.redaction import redact, redact_json  # every line and field, as every command's
+
     out = stdout or sys.stdout
     if json_mode:
-        out.write(json.dumps(verdict.to_dict(), separators=(",", ":")) + "\n")
+        out.write(json.dumps(redact_json(verdict.to_dict()), separators=(",", ":")) + "\n")
     elif verdict.ok:
         if not quiet:
-            out.write(f"verified: {verdict.message}\n")
+            out.write(redact(f"verified: {verdict.message}") + "\n")
     else:
-        sys.stderr.write(f"not verified ({verdict.reason}): {verdict.message}\n")
+        sys.stderr.write(redact(f"not verified ({verdict.reason}): {verdict.message}") + "\n")
         if verdict.remedy:
-            sys.stderr.write(f"  to fix: {verdict.remedy}\n")
+            sys.stderr.write(redact(f"  to fix: {verdict.remedy}") + "\n")
     return verdict.exit_code

@@ -5,11 +5,13 @@ reused), and the lockfiles its setup depends on. The base's config at a git ref
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from tierlock import fsutil
 from tierlock.errors import ConfigError, TierlockError
 from tierlock.evidence import discovery, gitbind, steps, store
 
@@ -31,12 +33,15 @@ def sha256(data: bytes) -> str:
 def find_config(config: Path | None, project: Path | None) -> Path:
     """*config* when given (it must exist), else the config discovered from *project* (:mod:`.discovery`)."""
     if config is not None:
-        if not config.is_file():
+        if not fsutil.regular_file(config):  # a FIFO or a folder is refused as such
             raise ConfigError(
                 f"{config} does not exist", file=str(config), remedy="pass the path of a runtime config with --config"
             )
         return config
+    with contextlib.suppress(fsutil.NoPyproject):  # a named project that is not there, a FIFO pyproject: refused
+        fsutil.find_pyproject(project or Path("."))
     start = str(project or Path("."))
+    _refuse_special(start)
     found = discovery.on_disk(start)
     if found is not None:
         return Path(found)
@@ -48,6 +53,17 @@ def find_config(config: Path | None, project: Path | None) -> Path:
         "and [tool.tierlock.runtime] in pyproject.toml",
         remedy=f"create tierlock.runtime.json as described at {doc('reference/runtime-config.md')}, or pass FILE",
     )
+
+
+def _refuse_special(start: str) -> None:
+    """Refuse what discovery would pass over: the first entry that exists in a folder it looks in (and any
+    ``pyproject.toml`` there) is a regular file of at most 64 MiB, else :class:`~tierlock.fsutil.FileRefused`
+    (a FIFO, a device, a folder), as ``tierlock validate`` says."""
+    for folder in discovery.folders(start):
+        first = next((n for n in discovery.NAMES if os.path.lexists(os.path.join(folder, n))), None)
+        if first is not None and fsutil.regular_file(os.path.join(folder, first)):
+            return
+        fsutil.regular_file(os.path.join(folder, discovery.PYPROJECT))
 
 
 VALIDATION_CACHE = ".validated.json"
@@ -68,8 +84,8 @@ def _validation_key(path: Path, root: Path) -> str:
         __version__.encode(),
         str(path.resolve()).encode(),
         str(root).encode(),
-        path.read_bytes(),
-        pyproject.read_bytes() if pyproject is not None else b"-",
+        fsutil.read_bytes(path),  # a FIFO or /dev/zero is refused, never waited on or read without end
+        fsutil.read_bytes(pyproject) if pyproject is not None else b"-",
     ):
         h.update(hashlib.sha256(part).digest())
     return h.hexdigest()
@@ -175,7 +191,7 @@ def lockfile_digests(root: Path, top: Path) -> dict[str, str]:
         import tomllib
 
         try:
-            data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8-sig"))
+            data = tomllib.loads(fsutil.read_text(root / "pyproject.toml"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
             data = {}
     table = data.get("tool", {}).get("tierlock") if isinstance(data.get("tool"), dict) else None
@@ -190,5 +206,5 @@ def lockfile_digests(root: Path, top: Path) -> dict[str, str]:
     for path in paths:
         if path.is_file():
             rel = gitbind.relative(top, path) or str(path)
-            out[rel] = sha256(path.read_bytes())
+            out[rel] = sha256(fsutil.read_bytes(path))
     return out

@@ -48,8 +48,9 @@ def fast(argv: list[str]) -> int | None:
             flags[_FLAGS[token]] = True
         else:
             return None
-    if command is None:
-        return None
+    project = values.get("--project")
+    if command is None or (project is not None and not (os.path.isdir(project) or os.path.isfile(project))):
+        return None  # the CLI decides (a named project that is not there: a usage error)
     return run(
         values.get("--project"),
         values.get("--config"),

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 
 from tierlock.evidence import IN_GIT_DIR, MAX_LISTED, RECEIPT, RECEIPT_VERSION, discovery, trust
 from tierlock.evidence.answer import Verdict, listed, quote
@@ -30,10 +31,16 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
 
+#: The most a config file may hold to be read (:data:`tierlock.fsutil.MAX_BYTES`).
+MAX_BYTES = 64 * 1024 * 1024
+
 
 def _digest(path: str) -> str | None:
     try:
-        with open(path, "rb") as handle:
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:  # a FIFO is never waited on
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
+                return None
             return "sha256:" + hashlib.sha256(handle.read()).hexdigest()
     except OSError:
         return None

@@ -69,7 +69,9 @@ class Plain:
         self.stream = stream or sys.stdout
 
     def _print(self, text: str) -> None:
-        print(text, file=self.stream, flush=True)
+        from tierlock.redaction import redact
+
+        print(redact(text), file=self.stream, flush=True)
 
     def started(self, step: Step) -> None:
         self._print(f"{step.list} {step.name}: {shown(step)}")
@@ -119,7 +121,9 @@ class Live:
     def line(self, text: str, style: str | None = None) -> None:
         from rich.text import Text
 
-        self.console.print(Text(text, style=style or ""))
+        from tierlock.redaction import redact
+
+        self.console.print(Text(redact(text), style=style or ""))
 
     def close(self) -> None:
         self.live.stop()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import sys
+from stat import S_ISREG
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
 #: Where receipts live inside the target environment (as :mod:`tierlock.installer.receipts` writes them).
 RECEIPTS_DIR = ("tierlock", "receipts")
 SCHEMA = 1
+#: The most a config, pyproject.toml or lockfile may hold (:data:`tierlock.fsutil.MAX_BYTES`).
+MAX_BYTES = 64 * 1024 * 1024
 
 
 class NoOp:
@@ -64,11 +67,15 @@ def find_pyproject(project_arg: str | None) -> str | None:
     start = os.path.realpath(project_arg or ".")
     if os.path.isfile(start):
         return start
+    if not os.path.isdir(start):
+        return None  # no such folder, or a special file: the full path says which
     folder = start
     while True:
         candidate = os.path.join(folder, "pyproject.toml")
         if os.path.isfile(candidate):
             return candidate
+        if os.path.lexists(candidate):
+            return None  # a FIFO, a folder: the full path refuses it, never a parent folder's
         parent = os.path.dirname(folder)
         if parent == folder:
             return None
@@ -105,7 +112,10 @@ def digest(path: str) -> str:
         from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
     except ImportError:  # Python 3.12+ (``_sha2``) or a build without it
         from hashlib import sha256
-    with open(path, "rb") as handle:
+    with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:  # a FIFO is never waited on
+        info = os.fstat(handle.fileno())
+        if not S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
+            raise OSError(f"{path} is not a regular file of at most {MAX_BYTES} bytes")
         data = handle.read()
     return "sha256:" + str(sha256(data).hexdigest())
 

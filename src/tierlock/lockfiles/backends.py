@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from tierlock import subproc
+from tierlock import fsutil, subproc
 from tierlock.errors import BackendError, UsageError
 from tierlock.lockfiles.platforms import platform_id
 
@@ -149,7 +149,7 @@ def python_downloads_off(project: Path | None = None) -> bool:
         places += [(project / "uv.toml", ()), (project / "pyproject.toml", ("tool", "uv"))]
     for path, keys in places:
         try:
-            data: object = tomllib.loads(path.read_text(encoding="utf-8-sig"))
+            data: object = tomllib.loads(fsutil.read_text(path))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
             continue
         for key in keys:

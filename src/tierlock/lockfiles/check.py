@@ -14,6 +14,7 @@ from typing import Any, Literal
 from tierlock.lockfiles.digest import expected_inputs
 from tierlock.lockfiles.header import self_consistent
 from tierlock.lockfiles.model import Lock
+from tierlock.lockfiles.origins import outside
 from tierlock.lockfiles.reader import ReadResult
 from tierlock.tiers import Project, Tier
 
@@ -23,6 +24,7 @@ FindingKind = Literal[
     "base-moved",
     "hand-edit",
     "integrity",
+    "outside-project",
     "header",
     "layer-consistency",
     "sibling-conflict",
@@ -35,6 +37,7 @@ KINDS: tuple[FindingKind, ...] = (
     "base-moved",
     "hand-edit",
     "integrity",
+    "outside-project",
     "header",
     "layer-consistency",
     "sibling-conflict",
@@ -233,6 +236,8 @@ def _own_findings(project: Project, tiers: Sequence[Tier], locks: Mapping[str, R
         names.update(e.name for e in lock.entries)
         for problem in result.problems:
             out.append(Finding(tier.name, problem.kind, file, problem.line, problem.detail, remedy))
+        for line, detail, fix in outside(lock, project, remedy):  # a file:// wheel outside the project
+            out.append(Finding(tier.name, "outside-project", file, line, detail, fix))
         header = lock.header
         if header is None:
             continue

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from tierlock import fsutil
 from tierlock.lockfiles.reader import ReadResult
 from tierlock.lockfiles.sources import remedy as remedy_of
 
@@ -60,13 +61,13 @@ def uv_drift(project: Project, tiers: Sequence[Tier], remedy: str) -> list[Findi
     from tierlock.tiers.model import BASE
 
     assert project.lock is not None
-    data = project.lock.read_bytes()
+    data = fsutil.read_bytes(project.lock)  # the safe reader, as every lockfile's
     import hashlib
 
     lock = uvread.parsed(project.lock, data.decode("utf-8-sig", "replace"), hashlib.sha256(data).hexdigest())
     if lock.version != 1:
         return []  # another schema: read through uv, which judges its own lock
-    declared = tomllib.loads(project.pyproject.read_text(encoding="utf-8-sig"))
+    declared = tomllib.loads(fsutil.read_text(project.pyproject))
     members = uvdrift.members_of(project.root, declared, str(project.name or ""))
     by_source = {t.source: t.name for t in tiers}
     file = project.relpath(project.lock)

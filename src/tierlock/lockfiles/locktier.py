@@ -22,6 +22,7 @@ from pathlib import Path
 
 from tierlock import fsutil
 from tierlock.errors import BackendError
+from tierlock.lockfiles import origins
 from tierlock.lockfiles import pylock as pylock_format
 from tierlock.lockfiles import requirements as req_format
 from tierlock.lockfiles.backends import Backend, CompileRequest, IndexOptions, python_version_for
@@ -219,6 +220,7 @@ def _render(project: Project, tier: Tier, backend: Backend, compiled: str, heade
         body = itself.without_project(_clean_body(compiled, tier), project.name)  # never pinned from the index
         text = req_format.render(replace(header, body_digest=body_digest(body)), body)
         parsed = req_format.parse(text)
+    origins.refuse_foreign(project, tier, parsed.entries, backend.name)  # a wheelhouse outside the project
     if parsed.problems:
         lines = [f"line {p.line}: {p.detail}" if p.line else p.detail for p in parsed.problems]
         raise BackendError(
@@ -318,7 +320,7 @@ def _clean_body(compiled: str, tier: Tier) -> list[str]:
 
 def _read_bytes(path: Path) -> bytes | None:
     try:
-        return path.read_bytes()
+        return fsutil.read_bytes(path)
     except FileNotFoundError:
         return None
     except OSError as exc:

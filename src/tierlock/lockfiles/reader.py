@@ -12,6 +12,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from tierlock.fsutil import read_bytes
 from tierlock.lockfiles.model import Lock, LockfileError, LockFormatName, ReadProblem
 
 
@@ -30,7 +31,7 @@ def read(path: str | Path) -> ReadResult:
     """Read and parse *path*, collecting every problem (raises only when it cannot be read at all)."""
     path = Path(path)
     try:
-        data = path.read_bytes()
+        data = read_bytes(path)
     except FileNotFoundError:
         raise LockfileError(f"no lockfile at {path}", file=str(path), remedy="create it: tierlock lock TIER") from None
     except OSError as exc:

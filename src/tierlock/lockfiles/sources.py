@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tierlock import fsutil
 from tierlock.lockfiles.model import Lock, LockEntry, LockfileError, ReadProblem
 from tierlock.lockfiles.reader import ReadResult, load, read
 
@@ -102,7 +103,7 @@ def _with_itself(project: Project, result: ReadResult) -> ReadResult:
 
 def _bytes(path: Path, project: Project) -> bytes:
     try:
-        return path.read_bytes()
+        return fsutil.read_bytes(path)  # a FIFO or /dev/zero is refused (exit 2), never waited on or read
     except FileNotFoundError:
         raise LockfileError(
             f"no lock at {project.relpath(path)} ([tool.tierlock].lock names it)",
@@ -160,7 +161,7 @@ def with_file_hashes(entries: Iterable[LockEntry]) -> list[LockEntry]:
 
 def _sha256_of(path: str) -> str:
     try:
-        with open(path, "rb") as handle:
+        with fsutil.open_regular(path) as handle:  # a FIFO is refused, never waited on
             return hashlib.file_digest(handle, "sha256").hexdigest()
     except OSError as exc:
         raise LockfileError(

@@ -27,6 +27,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 
+from tierlock import fsutil
 from tierlock.lockfiles.markers import equivalent
 from tierlock.lockfiles.uvlock import Package, UvLock
 
@@ -353,7 +354,7 @@ def members_of(root: Path, data: Mapping[str, Any], name: str) -> list[Member]:
     out = [Member(name, ".", data)]
     for member, folder in workspace_members(root, data).items():
         try:
-            text = (root / folder / "pyproject.toml").read_text(encoding="utf-8-sig")
+            text = fsutil.read_text(root / folder / "pyproject.toml")  # a FIFO is refused
             out.append(Member(member, folder, tomllib.loads(text)))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
             continue

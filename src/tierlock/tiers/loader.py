@@ -19,6 +19,7 @@ from packaging.dependency_groups import DependencyGroupResolver
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 
+from tierlock import fsutil
 from tierlock.errors import ConfigError, Problem, ProblemCollector
 from tierlock.tiers import lockkey
 from tierlock.tiers.model import BASE, BackendName, LockFormat, Project, Tier
@@ -47,18 +48,8 @@ _TOML_POS_RE = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
 def find_pyproject(start: Path) -> Path:
-    """The nearest ``pyproject.toml`` at or above *start*."""
-    start = start.resolve()
-    if start.is_file():
-        return start
-    for folder in (start, *start.parents):
-        candidate = folder / "pyproject.toml"
-        if candidate.is_file():
-            return candidate
-    raise ConfigError(
-        f"no pyproject.toml in {start} or any folder above it",
-        remedy="run tierlock inside a project, or pass --project DIR",
-    )
+    """The nearest ``pyproject.toml`` at or above *start* (:func:`tierlock.fsutil.find_pyproject`)."""
+    return fsutil.find_pyproject(start)
 
 
 def load_project(path: str | Path = ".") -> Project:
@@ -68,7 +59,7 @@ def load_project(path: str | Path = ".") -> Project:
     """
     pyproject = find_pyproject(Path(path))
     try:
-        text = pyproject.read_text(encoding="utf-8-sig")
+        text = fsutil.read_text(pyproject)
     except OSError as exc:
         raise ConfigError(f"cannot read {pyproject}: {exc.strerror}", file=str(pyproject)) from exc
     except UnicodeDecodeError as exc:

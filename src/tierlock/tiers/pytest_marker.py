@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from tierlock import fsutil
+
 MARKER = "tier(name, ...): the test needs these dependency tiers (tierlock)"
 
 
@@ -47,7 +49,7 @@ def config_file(root: Path, pyproject_text: str) -> tuple[Path, str]:
             return root / "pyproject.toml", "tool.pytest"
     for name, section in (("tox.ini", "pytest"), ("setup.cfg", "tool:pytest")):
         path = root / name
-        if path.is_file() and _ini_section(path.read_text(encoding="utf-8-sig"), section) is not None:
+        if path.is_file() and _ini_section(fsutil.read_text(path), section) is not None:
             return path, section
     return root / "pyproject.toml", "tool.pytest.ini_options"
 
@@ -58,7 +60,7 @@ def register(root: Path, pyproject_text: str) -> MarkerEdit | None:
     if path.name == "pyproject.toml":
         text = _toml(pyproject_text, section)
     else:
-        text = _ini(path.read_text(encoding="utf-8"), section)
+        text = _ini(fsutil.read_text(path), section)
     if text is None:
         return None
     where = f"[{section}].markers" if path.name == "pyproject.toml" else f"[{section}] markers"

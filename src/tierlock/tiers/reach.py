@@ -19,6 +19,7 @@ from typing import Any
 from packaging.requirements import Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 
+from tierlock import fsutil
 from tierlock.tiers.model import Project, Tier
 
 
@@ -73,7 +74,7 @@ def workspace_members(root: Path, data: Mapping[str, Any]) -> dict[NormalizedNam
             if folder.resolve() in skip or folder.resolve() == root.resolve():
                 continue
             try:
-                member = tomllib.loads((folder / "pyproject.toml").read_text(encoding="utf-8-sig"))
+                member = tomllib.loads(fsutil.read_text(folder / "pyproject.toml"))  # a FIFO is refused
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
                 continue
             name = member.get("project", {}).get("name") if isinstance(member.get("project"), dict) else None

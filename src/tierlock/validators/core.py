@@ -8,6 +8,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from tierlock import fsutil
 from tierlock.errors import ConfigError, TierlockError
 from tierlock.validators import jsonpos, rules, schema, scope, secrets, source
 from tierlock.validators.credentials import redact
@@ -43,15 +44,13 @@ def _declared_tiers(
         if config_dir is None:
             return None
         if src.kind == "pyproject" and src.path:
-            pyproject: Path | None = src.path
+            pyproject: Path = src.path
         else:
-            start = config_dir.resolve()
-            pyproject = next(
-                (f / "pyproject.toml" for f in (start, *start.parents) if (f / "pyproject.toml").is_file()), None
-            )
-        if pyproject is None:
-            notes.append("no pyproject.toml found: tiers named by setup commands were not checked (RC017)")
-            return None
+            try:  # the nearest one that exists decides: one that is no regular file is refused, not passed over
+                pyproject = fsutil.find_pyproject(config_dir)
+            except fsutil.NoPyproject:
+                notes.append("no pyproject.toml found: tiers named by setup commands were not checked (RC017)")
+                return None
         try:
             project = load_project(pyproject)
         except TierlockError as err:
@@ -266,7 +265,7 @@ def _validate(
             from tierlock.links import doc
 
             raise ConfigError(
-                f"no runtime config in {path}: looked for {', '.join(source.DISCOVERY[:2])} "
+                f"{path} is a folder with no runtime config: looked for {', '.join(source.DISCOVERY[:2])} "
                 "and [tool.tierlock.runtime] in pyproject.toml",
                 remedy=f"create tierlock.runtime.json as described at {doc('reference/runtime-config.md')}",
             )

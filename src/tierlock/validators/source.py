@@ -10,6 +10,7 @@ Discovery order in a project folder (first found wins):
 from __future__ import annotations
 
 import math
+import os
 import re
 import tomllib
 from collections.abc import Callable
@@ -17,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from tierlock import fsutil
+from tierlock.errors import ConfigError
 from tierlock.validators import jsonpos, tomlpos
 from tierlock.validators.jsonpos import Duplicate, JsonPath
 
@@ -54,10 +57,17 @@ _RUNTIME_HEADER = re.compile(r"^[ \t]*\[\[?[ \t]*tool\.tierlock\.runtime\b", re.
 
 
 def has_runtime_table(pyproject: Path) -> bool:
+    """Whether *pyproject* names ``[tool.tierlock.runtime]``.
+
+    A file that is not a regular one is refused (:class:`~tierlock.fsutil.FileRefused`), and one that
+    cannot be read is a :class:`~tierlock.errors.ConfigError` that says why: never "no runtime config".
+    """
     try:
-        text = pyproject.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError):
+        text = fsutil.read_text(pyproject)
+    except (FileNotFoundError, UnicodeDecodeError):
         return False
+    except OSError as exc:
+        raise ConfigError(f"cannot read {pyproject}: {exc.strerror or exc}", file=str(pyproject)) from exc
     try:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, ValueError, RecursionError):
@@ -73,20 +83,23 @@ def discover(project_root: str | Path) -> Path | None:
     """The runtime config of the project in *project_root*, or None (see the module docstring)."""
     root = Path(project_root)
     for name in DISCOVERY[:2]:
-        if (root / name).is_file():
+        if os.path.lexists(root / name):  # a FIFO or a folder of that name is refused when read, not passed over
             return root / name
     pyproject = root / "pyproject.toml"
-    if pyproject.is_file() and has_runtime_table(pyproject):
+    if os.path.lexists(pyproject) and has_runtime_table(pyproject):
         return pyproject
     return None
 
 
 def _read(path: Path) -> str:
     try:
-        size = path.stat().st_size
-        if size > jsonpos.MAX_BYTES:
-            raise SourceError(f"the file is larger than {jsonpos.MAX_BYTES} bytes", rule="RC013")
-        data = path.read_bytes()
+        data = fsutil.read_bytes(path, limit=jsonpos.MAX_BYTES)
+    except fsutil.FileRefused as exc:
+        if exc.too_large:
+            limit = jsonpos.MAX_BYTES
+            size = f"{limit // 2**20} MiB" if limit % 2**20 == 0 else f"{limit} bytes"
+            raise SourceError(f"the file is larger than {size}", rule="RC013") from exc
+        raise SourceError(f"the file is {exc.what}, not a regular file: only regular files are read") from exc
     except OSError as exc:
         raise SourceError(f"cannot read the file: {exc.strerror or exc}") from exc
     try:

@@ -136,8 +136,9 @@ def test_project_is_found_upward_from_a_subfolder(project_dir: Path) -> None:
 
 
 def test_missing_pyproject_is_a_config_error(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
     with pytest.raises(ConfigError, match=r"no pyproject\.toml") as exc:
-        load_project(tmp_path / "nowhere")
+        load_project(tmp_path / "empty")
     assert exc.value.remedy == "run tierlock inside a project, or pass --project DIR"
 
 

@@ -237,3 +237,17 @@ def test_a_nul_in_a_repository_path_read_from_a_file_is_reported(checkout: Path)
     result = validate_runtime_config(path, checkout=checkout)
     assert {("RC005", "repositories[0].path"), ("RC005", "repositories[0].scope[0]")} <= rules_at(result)
     assert result.exit_code == 1
+
+
+def test_a_scope_refused_by_its_spelling_is_reported_once_not_resolved_as_well(tmp_path: Path) -> None:
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "outside").mkdir()
+    document = {
+        "schemaVersion": 1,
+        "repositories": [{"id": "app", "path": "repo", "scope": ["../outside"]}],
+        "verification": [{"command": "run", "repositoryId": "app"}],
+    }
+    result = validate_runtime_config(document, checkout=tmp_path)
+    assert [(e.rule, e.where) for e in result.errors if e.where.startswith("repositories")] == [
+        ("RC015", "repositories[0].scope[0]")
+    ]

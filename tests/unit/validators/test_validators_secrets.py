@@ -60,8 +60,44 @@ def test_every_shape_is_found_and_redacted_whatever_it_is_glued_to(name: str, gl
     text = glued(name, value, glue)
     assert credential_kind(text) is not None
     shown = redact(text)
-    assert REDACTED in shown
+    assert (
+        REDACTED in shown or "://****@" in shown or ":****@" in shown
+    )  # URL credentials: masked as every output masks them
     assert value not in shown
+
+
+def test_the_reference_lists_every_kind_of_credential_found() -> None:
+    from tierlock.secretshapes import SHAPES as TABLE
+
+    reference = (Path(__file__).resolve().parents[3] / "docs" / "reference" / "runtime-config.md").read_text("utf-8")
+    kinds = {credential_kind(value) for value in SHAPES.values()} | {shape.kind for shape in TABLE}
+    assert None not in kinds
+    missing = sorted(kind for kind in kinds if kind and f"\n| {kind} |" not in reference)
+    assert missing == []
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "SSHPASS",
+        "sshpass",
+        "SshPass",
+        "npm_config__auth",
+        "NPM_CONFIG__AUTH",
+        "Npm_Config__Auth",
+        "mysql_pwd",
+        "redisCli_Auth",
+        "pgpass",
+        "ldapPass",
+        "db_pass",
+        "gh_pat",
+    ],
+)
+def test_well_known_password_variables_are_refused_in_any_case(name: str) -> None:
+    result = validate_runtime_config(
+        {"schemaVersion": 1, "verification": [{"command": "run", "env": {name: "x"}}]}, checkout=False
+    )
+    assert [(e.rule, e.where) for e in result.errors] == [("RC009", f"verification[0].env.{name}")]
 
 
 @pytest.mark.parametrize("value", BENIGN)
@@ -239,7 +275,7 @@ def test_every_renderer_redacts_what_a_result_carries_raw(fmt: str, name: str) -
     rendered = RENDERERS[fmt](_raw_result(secret))
     text = json.dumps(rendered)
     assert SHAPES[name] not in text
-    assert REDACTED in text
+    assert REDACTED in text or ":****@" in text
 
 
 def test_a_secret_in_the_config_folder_name_is_echoed_in_no_format(

@@ -1,0 +1,203 @@
+"""The one safe reader (:mod:`tierlock.fsutil`): regular files of at most 64 MiB, anything else refused
+before a byte is read; the project file found without passing a refused one over; and every file reader
+of tierlock fuzzed over arbitrary bytes (a result or a configuration error, never another exception).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tierlock import fsutil
+from tierlock.errors import ConfigError, UsageError
+from tierlock.fsutil import FileRefused, NoPyproject, find_pyproject, read_bytes, read_text, regular_file
+
+FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def test_a_regular_file_is_read_whole_and_a_bom_is_dropped(tmp_path: Path) -> None:
+    path = tmp_path / "pyproject.toml"
+    path.write_bytes(b"\xef\xbb\xbf[project]\n")
+    assert read_bytes(path) == b"\xef\xbb\xbf[project]\n"
+    assert read_text(path) == "[project]\n"
+
+
+def test_a_symlink_to_a_regular_file_is_read(tmp_path: Path) -> None:
+    (tmp_path / "real.toml").write_text("x = 1\n", encoding="utf-8")
+    (tmp_path / "pyproject.toml").symlink_to(tmp_path / "real.toml")
+    assert read_text(tmp_path / "pyproject.toml") == "x = 1\n"
+
+
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    os.mkfifo(path)
+    with pytest.raises(FileRefused) as err:
+        read_bytes(path)
+    assert err.value.message == f"{path} is a named pipe (FIFO), not a regular file: tierlock reads only regular files"
+    assert err.value.exit_code == 2
+    assert err.value.file == str(path)
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom", "/dev/null"])
+def test_a_symlink_to_a_device_is_refused_and_says_where_it_leads(tmp_path: Path, device: str) -> None:
+    path = tmp_path / "c.json"
+    path.symlink_to(device)
+    with pytest.raises(FileRefused, match=f"is a symlink to {device}, a character device, not a regular file"):
+        read_bytes(path)
+
+
+def test_a_folder_is_refused_as_a_folder(tmp_path: Path) -> None:
+    (tmp_path / "dir.json").mkdir()
+    with pytest.raises(FileRefused, match=r"dir\.json is a folder, not a regular file"):
+        read_bytes(tmp_path / "dir.json")
+
+
+def test_a_file_over_the_limit_is_refused_by_its_size_before_it_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "big.toml"
+    with path.open("wb") as handle:
+        handle.truncate(fsutil.MAX_BYTES + 1)
+    with pytest.raises(FileRefused, match="is larger than 64 MiB") as err:
+        read_bytes(path)
+    assert err.value.too_large
+
+
+def test_the_limit_holds_to_the_byte(tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    path.write_bytes(b"x" * 17)
+    assert read_bytes(path, limit=17) == b"x" * 17
+    with pytest.raises(FileRefused, match="larger than"):
+        read_bytes(path, limit=16)
+
+
+def test_a_file_that_does_not_say_its_size_is_cut_at_the_limit(tmp_path: Path) -> None:
+    """/proc files report a size of 0 and go on: the read stops one byte past the limit."""
+    with pytest.raises(FileRefused, match="more than 16 bytes"):
+        read_bytes("/proc/self/status", limit=16)
+
+
+def test_a_missing_file_is_the_oserror_open_gives(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        read_bytes(tmp_path / "nowhere.json")
+    assert regular_file(tmp_path / "nowhere.json") is False
+
+
+def test_regular_file_refuses_what_it_would_not_read(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "fifo")
+    for path in (tmp_path / "fifo", tmp_path):
+        with pytest.raises(FileRefused):
+            regular_file(path)
+    (tmp_path / "ok.json").write_text("{}", encoding="utf-8")
+    assert regular_file(tmp_path / "ok.json") is True
+
+
+# -- the project file ----------------------------------------------------------------------------
+
+
+def test_the_nearest_pyproject_above_a_folder_is_found(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    assert find_pyproject(tmp_path / "a" / "b") == (tmp_path / "pyproject.toml").resolve()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "dangling symlink", "symlink to /dev/zero"])
+def test_a_nearer_pyproject_that_cannot_be_read_is_refused_not_passed_over(tmp_path: Path, kind: str) -> None:
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    child = tmp_path / "child"
+    child.mkdir()
+    near = child / "pyproject.toml"
+    if kind == "fifo":
+        os.mkfifo(near)
+    elif kind == "folder":
+        near.mkdir()
+    elif kind == "dangling symlink":
+        near.symlink_to(tmp_path / "gone.toml")
+    else:
+        near.symlink_to("/dev/zero")
+    with pytest.raises(ConfigError, match=r"pyproject\.toml is"):
+        find_pyproject(child)
+
+
+def test_a_named_project_that_does_not_exist_is_no_such_folder(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"^no such folder: .*nowhere$"):
+        find_pyproject(tmp_path / "nowhere")
+    with pytest.raises(UsageError, match=r"^no such file: .*pyproject\.toml$"):
+        find_pyproject(tmp_path / "nowhere" / "pyproject.toml")
+
+
+def test_a_named_project_that_is_a_fifo_is_refused(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pyproject.toml")
+    with pytest.raises(FileRefused, match="named pipe"):
+        find_pyproject(tmp_path / "pyproject.toml")
+
+
+def test_no_pyproject_anywhere_above_is_its_own_error(tmp_path: Path) -> None:
+    with pytest.raises(NoPyproject, match=r"no pyproject\.toml in"):
+        find_pyproject(tmp_path)
+
+
+# -- every reader over arbitrary bytes ------------------------------------------------------------
+
+
+@FUZZ
+@given(data=st.binary(max_size=400) | st.text(max_size=200).map(lambda t: ("[project]\n" + t).encode()))
+def test_any_bytes_as_a_pyproject_give_a_project_or_a_configuration_error(data: bytes, tmp_path: Path) -> None:
+    from tierlock.tiers import load_project
+
+    folder = tmp_path / "fuzz"
+    folder.mkdir(exist_ok=True)
+    (folder / "pyproject.toml").write_bytes(data)
+    failed: ConfigError | None = None
+    try:
+        load_project(folder)
+    except ConfigError as err:
+        failed = err
+    if failed is not None:
+        assert failed.exit_code == 2
+        assert str(folder / "pyproject.toml") in " ".join(failed.lines())
+
+
+@FUZZ
+@given(data=st.binary(max_size=400) | st.text(max_size=200).map(lambda t: ("pkg==1.0 \\\n" + t).encode()))
+def test_any_bytes_as_a_lockfile_give_a_read_result(data: bytes, tmp_path: Path) -> None:
+    from tierlock.lockfiles import read
+
+    for name in ("base.txt", "pylock.base.toml"):
+        path = tmp_path / name
+        path.write_bytes(data)
+        result = read(path)
+        assert all(p.kind in ("integrity", "header") for p in result.problems)
+
+
+@FUZZ
+@given(data=st.binary(max_size=400))
+def test_any_bytes_as_a_uv_config_leave_the_choice_to_the_defaults_or_to_what_they_say(
+    data: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tierlock.lockfiles.backends import python_downloads_off
+
+    monkeypatch.delenv("UV_PYTHON_DOWNLOADS", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    folder = tmp_path / "fuzz"
+    folder.mkdir(exist_ok=True)
+    (folder / "uv.toml").write_bytes(data)
+    assert python_downloads_off(folder) in (True, False)
+
+
+def test_a_pyproject_that_cannot_be_read_is_said_so_not_taken_for_one_without_a_runtime_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tierlock.validators import discover
+
+    (tmp_path / "pyproject.toml").write_text("[tool.tierlock.runtime]\n", encoding="utf-8")
+
+    def denied(path: object, **kwargs: object) -> str:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(fsutil, "read_text", denied)
+    with pytest.raises(ConfigError, match=r"cannot read .*pyproject\.toml: Permission denied"):
+        discover(tmp_path)
