@@ -146,8 +146,9 @@ def propose(
             remedy="edit the table by hand, or run: tierlock tiers",
         )
     project = data.get("project", {}) if isinstance(data.get("project"), dict) else {}
-    extras = [canonicalize_name(e) for e in (project.get("optional-dependencies") or {})]
-    all_group_names = [canonicalize_name(g) for g in (data.get("dependency-groups") or {})]
+    # One tier per normalised name (PEP 685, PEP 735): two spellings of one extra are one extra.
+    extras = list(dict.fromkeys(canonicalize_name(e) for e in (project.get("optional-dependencies") or {})))
+    all_group_names = list(dict.fromkeys(canonicalize_name(g) for g in (data.get("dependency-groups") or {})))
     wanted_groups = {canonicalize_name(g) for g in groups}
     unknown = sorted(wanted_groups - set(all_group_names))
     if unknown:
