@@ -168,7 +168,9 @@ def test_an_empty_probe_list_for_a_source_with_requirements_is_a_configuration_e
 
 
 def test_a_source_that_declares_nothing_may_have_nothing_to_probe(project_dir: Path) -> None:
-    text = '[project]\nname = "me"\nversion = "1"\n[dependency-groups]\nsqlite = []\nfile = [{include-group = "sqlite"}]\n'
+    text = (
+        '[project]\nname = "me"\nversion = "1"\n[dependency-groups]\nsqlite = []\nfile = [{include-group = "sqlite"}]\n'
+    )
     write(project_dir, text + "[tool.tierlock.tiers.sqlite]\n[tool.tierlock.tiers.file]\n")
     project = load_project(project_dir)
     assert project.tier("sqlite").probe == ()
