@@ -49,8 +49,8 @@ def imports(venv: Path, name: str, env: dict[str, str] | None = None) -> str:
     return proc.stdout.strip() if proc.returncode == 0 else proc.stderr.strip().splitlines()[-1]
 
 
-def probe(venv: Path, name: str, **kwargs: bool) -> DistributionProbe:
-    return probe_distribution(name, paths=[site_packages(venv)], **kwargs)
+def probe(venv: Path, name: str) -> DistributionProbe:
+    return probe_distribution(name, paths=[site_packages(venv)])
 
 
 @pytest.fixture(scope="module")
