@@ -307,6 +307,7 @@ def _install_locked(
                     before=probes,
                     changed_names={s.name for s in plan.changes},
                 )
+        verification.require_libraries(probes, names, again=request.command(names))
         dists = verification.inventory_dists(entries, probes, target)
         verification.require_intact(target, names, again=request.command(names))
         written = receipts.record(

@@ -33,8 +33,12 @@ import sys
 import weakref
 from collections import deque
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from tierlock.probing import elf, ldcache, libcache
+
+if TYPE_CHECKING:
+    from tierlock.probing.distribution import DistributionProbe
 
 #: ``e_machine`` and ELF class -> the Debian multiarch folder name of that target.
 MULTIARCH = {
@@ -330,3 +334,33 @@ def unresolved(
         return [m for path, rel in extensions for m in foreign.missing(path, rel, sites)]
     session = session_for(owner, sites, fresh=fresh)
     return [m for path, rel in extensions for m in session.missing(path, rel)]
+
+
+def only_libraries(result: DistributionProbe) -> bool:
+    """Whether everything wrong with a probed distribution is a library the system lacks (its files are
+    whole: reinstalling it cannot help)."""
+    return bool(result.missing_libraries) and len(result.reasons) == len(result.missing_libraries)
+
+
+def system_remedy(results: Iterable[DistributionProbe]) -> str | None:
+    """How to make these probed distributions present when all that is wrong is libraries the system lacks
+    (:mod:`tierlock.probing.provider`); None when anything else is wrong too, or nothing."""
+    broken = [d for d in results if not d.present]
+    if not broken or not all(only_libraries(d) for d in broken):
+        return None
+    from tierlock.probing import provider
+
+    return provider.remedy([lib for d in broken for _artifact, lib, _via in d.missing_libraries])
+
+
+def relied_outside(paths: Iterable[str], sites: Sequence[str]) -> list[tuple[str, int]]:
+    """The libraries outside the site folders that the extensions at *paths* were last found to rely on,
+    with their sizes (what a receipt records so that the no-op fast path notices one going away)."""
+    inside = tuple(dict.fromkeys(p + os.sep for s in sites for p in (os.path.normpath(s), os.path.realpath(s))))
+    out: dict[str, int] = {}
+    for path in paths:
+        verdict = _VERDICTS.get(path)
+        for library, (size, _mtime, _inode) in verdict[1] if verdict is not None else ():
+            if not os.path.normpath(library).startswith(inside):
+                out.setdefault(library, size)
+    return list(out.items())

@@ -110,8 +110,10 @@ def test_an_extension_whose_system_library_was_removed_is_partial_naming_the_lib
         assert broken.reasons == [
             f"compiled artifact {artifact} needs libtierdep.so.1, which the dynamic loader cannot find"
         ]
-        assert broken.missing_libraries == ((artifact, "libtierdep.so.1"),)
-        assert broken.to_dict()["missing_libraries"] == [{"artifact": artifact, "library": "libtierdep.so.1"}]
+        assert broken.missing_libraries == ((artifact, "libtierdep.so.1", None),)
+        assert broken.to_dict()["missing_libraries"] == [
+            {"artifact": artifact, "library": "libtierdep.so.1", "needed_by": None}
+        ]
     finally:
         shutil.move(aside, library)  # what the remedy asks: provide the library
     assert imports(venv, "syspkg") == "7"
@@ -156,7 +158,7 @@ def test_a_library_found_only_through_ld_library_path_counts_only_where_it_is_se
 ) -> None:
     uv_install(venv / "bin" / "python", built["house"], "ldpkg")
     assert "libloose.so.2: cannot open shared object file" in imports(venv, "ldpkg")
-    assert probe(venv, "ldpkg").missing_libraries == ((f"ldpkg/_native{EXT_SUFFIX}", "libloose.so.2"),)
+    assert probe(venv, "ldpkg").missing_libraries == ((f"ldpkg/_native{EXT_SUFFIX}", "libloose.so.2", None),)
 
     monkeypatch.setenv("LD_LIBRARY_PATH", f"/nonexistent:{built['ldpath']}")
     assert imports(venv, "ldpkg", {"LD_LIBRARY_PATH": os.environ["LD_LIBRARY_PATH"]}) == "7"
@@ -206,7 +208,7 @@ def test_a_new_process_reuses_the_kept_verdict_until_a_library_it_relies_on_is_g
     library, aside = built["system"], tmp_path / "aside.so"
     shutil.move(library, aside)
     try:
-        assert run() == ["partial", [[f"syspkg/_native{EXT_SUFFIX}", "libtierdep.so.1"]]]
+        assert run() == ["partial", [[f"syspkg/_native{EXT_SUFFIX}", "libtierdep.so.1", None]]]
     finally:
         shutil.move(aside, library)
     # A kept verdict that no longer tells the truth is trusted only without --deep.
@@ -215,7 +217,7 @@ def test_a_new_process_reuses_the_kept_verdict_until_a_library_it_relies_on_is_g
     shutil.move(library, aside)
     try:
         assert run() == ["present", []]
-        assert run("deep") == ["partial", [[f"syspkg/_native{EXT_SUFFIX}", "libtierdep.so.1"]]]
+        assert run("deep") == ["partial", [[f"syspkg/_native{EXT_SUFFIX}", "libtierdep.so.1", None]]]
     finally:
         shutil.move(aside, library)
 
@@ -231,7 +233,7 @@ def test_a_library_of_another_machine_is_passed_over_as_the_loader_passes_it_ove
     (impostor / "libloose.so.2").write_bytes(bytes(data))
     monkeypatch.setenv("LD_LIBRARY_PATH", str(impostor))
     assert "libloose.so.2: cannot open shared object file" in imports(venv, "ldpkg", {"LD_LIBRARY_PATH": str(impostor)})
-    assert probe(venv, "ldpkg").missing_libraries == ((f"ldpkg/_native{EXT_SUFFIX}", "libloose.so.2"),)
+    assert probe(venv, "ldpkg").missing_libraries == ((f"ldpkg/_native{EXT_SUFFIX}", "libloose.so.2", None),)
     monkeypatch.setenv("LD_LIBRARY_PATH", f"{impostor}:{built['ldpath']}")
     assert probe(venv, "ldpkg").state == "present"
 
