@@ -96,8 +96,9 @@ _Found = tuple[str, elf.ElfInfo, bool]
 """Where a library was found, what it needs, and whether that is looked up too (it lies in a site
 folder: a package brings it)."""
 
-_VERDICTS: dict[str, libcache.Kept] = {}
-"""The extensions found whole (every library found), by path: their identity and what they rely on."""
+_VERDICTS: dict[tuple[str, str], libcache.Kept] = {}
+"""The extensions found whole (every library found), by path and search environment: their identity and
+what they rely on."""
 _READ: dict[str, tuple[Identity, elf.ElfInfo | None]] = {}
 """What was read from each file, by path, with the identity it had."""
 _UNSAVED: list[Session] = []
@@ -139,6 +140,7 @@ class Session:
         self._files: dict[str, elf.ElfInfo | None] = {}
         self._found: dict[tuple[object, ...], _Found | None] = {}
         self.environment: list[object] = [list(sites), list(self.library_path), cache, list(_identity(cache) or ())]
+        self.key = repr(self.environment)
         self.store = libcache.path_for(sites)
         self.kept: dict[str, libcache.Kept] = {} if fresh else libcache.load(self.store, self.environment)
         self.learnt: dict[str, libcache.Kept] = {}
@@ -177,7 +179,7 @@ class Session:
         if identity is None:
             return []  # missing: the file checks report it
         if not self.fresh and (
-            self._still(_VERDICTS.get(artifact), identity) or self._still(self.kept.get(artifact), identity)
+            self._still(_VERDICTS.get((artifact, self.key)), identity) or self._still(self.kept.get(artifact), identity)
         ):
             return []
         info = self.read(artifact)
@@ -185,7 +187,7 @@ class Session:
             return []
         missing, relied = self._resolve(artifact, info, rel)
         if not missing:
-            verdict = _VERDICTS[artifact] = self.learnt[artifact] = (identity, relied)
+            verdict = _VERDICTS[artifact, self.key] = self.learnt[artifact] = (identity, relied)
             self.kept[artifact] = verdict
             if self not in _UNSAVED:
                 if not _UNSAVED:
@@ -331,7 +333,7 @@ def unresolved(
     if sys.platform in ("darwin", "win32"):
         from tierlock.probing import foreign
 
-        return [m for path, rel in extensions for m in foreign.missing(path, rel, sites)]
+        return [Missing(rel, lib) for path, rel in extensions for lib in foreign.missing(path, sites)]
     session = session_for(owner, sites, fresh=fresh)
     return [m for path, rel in extensions for m in session.missing(path, rel)]
 
@@ -357,10 +359,12 @@ def relied_outside(paths: Iterable[str], sites: Sequence[str]) -> list[tuple[str
     """The libraries outside the site folders that the extensions at *paths* were last found to rely on,
     with their sizes (what a receipt records so that the no-op fast path notices one going away)."""
     inside = tuple(dict.fromkeys(p + os.sep for s in sites for p in (os.path.normpath(s), os.path.realpath(s))))
+    wanted = set(paths)
     out: dict[str, int] = {}
-    for path in paths:
-        verdict = _VERDICTS.get(path)
-        for library, (size, _mtime, _inode) in verdict[1] if verdict is not None else ():
+    for (path, _environment), (_identity, relied) in _VERDICTS.items():
+        if path not in wanted:
+            continue
+        for library, (size, _mtime, _inode) in relied:
             if not os.path.normpath(library).startswith(inside):
                 out.setdefault(library, size)
     return list(out.items())

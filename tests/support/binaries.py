@@ -1,0 +1,151 @@
+"""Crafted binary files, byte by byte: ELF (any class and byte order), Mach-O (thin and universal), PE,
+and the loader cache. For the readers' unit tests where no compiler for the format exists here."""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+
+
+def elf(
+    *,
+    elf_class: int = 2,
+    little: bool = True,
+    machine: int = 62,
+    needed: Sequence[str] = (),
+    rpath: str | None = None,
+    runpath: str | None = None,
+    soname: str | None = None,
+    flags_1: int = 0,
+    xnum: bool = False,
+) -> bytes:
+    """An ELF shared object with one ``PT_LOAD`` mapping the whole file at address 0 and a dynamic section.
+
+    *xnum*: the program header count is given as ``PN_XNUM`` with the real count in section header 0.
+    """
+    order = "<" if little else ">"
+    wide = elf_class == 2
+    strings = b"\0"
+    offsets: dict[str, int] = {}
+    for text in [*needed, rpath, runpath, soname]:
+        if text is not None and text not in offsets:
+            offsets[text] = len(strings)
+            strings += text.encode() + b"\0"
+    entries = [(1, offsets[n]) for n in needed]
+    entries += [(15, offsets[rpath])] if rpath is not None else []
+    entries += [(29, offsets[runpath])] if runpath is not None else []
+    entries += [(14, offsets[soname])] if soname is not None else []
+    entries += [(0x6FFFFFFB, flags_1)] if flags_1 else []
+    header_size, phdr_size, shdr_size, dyn_entry = (64, 56, 64, 16) if wide else (52, 32, 40, 8)
+    phoff = header_size
+    shoff = phoff + 2 * phdr_size
+    strtab = shoff + shdr_size
+    dynamic = strtab + len(strings) + (-(strtab + len(strings)) % 8)
+    entries = [*entries, (5, strtab), (10, len(strings)), (0, 0)]
+    total = dynamic + len(entries) * dyn_entry
+    dyn_format = order + ("qQ" if wide else "iI")
+    body = b"".join(struct.pack(dyn_format, tag, value) for tag, value in entries)
+    ident = b"\x7fELF" + bytes([elf_class, 1 if little else 2, 1, 0]) + b"\0" * 8
+    phnum = 0xFFFF if xnum else 2
+    if wide:
+        header = struct.pack(order + "HHIQQQIHHHHHH", 3, machine, 1, 0, phoff, shoff, 0, 64, 56, phnum, 64, 1, 0)
+        load = struct.pack(order + "IIQQQQQQ", 1, 5, 0, 0, 0, total, total, 0x1000)
+        dyn = struct.pack(order + "IIQQQQQQ", 2, 6, dynamic, dynamic, dynamic, len(body), len(body), 8)
+        section = struct.pack(order + "IIQQQQIIQQ", 0, 0, 0, 0, 0, 0, 0, 2, 0, 0)
+    else:
+        header = struct.pack(order + "HHIIIIIHHHHHH", 3, machine, 1, 0, phoff, shoff, 0, 52, 32, phnum, 40, 1, 0)
+        load = struct.pack(order + "IIIIIIII", 1, 0, 0, 0, total, total, 5, 0x1000)
+        dyn = struct.pack(order + "IIIIIIII", 2, dynamic, dynamic, dynamic, len(body), len(body), 6, 4)
+        section = struct.pack(order + "IIIIIIIIII", 0, 0, 0, 0, 0, 0, 0, 2, 0, 0)
+    data = ident + header + load + dyn + section + strings
+    return data + b"\0" * (dynamic - len(data)) + body
+
+
+def macho(
+    libraries: Sequence[tuple[str, int]], rpaths: Sequence[str] = (), *, wide: bool = True, little: bool = True
+) -> bytes:
+    """A thin Mach-O file with one load command per (library, command) and per rpath."""
+    order = "<" if little else ">"
+    commands = b""
+    for text, cmd in [*libraries, *((r, 0x8000001C) for r in rpaths)]:
+        name = text.encode() + b"\0"
+        fixed = 12 if cmd == 0x8000001C else 24
+        size = fixed + len(name) + (-(fixed + len(name)) % 8)
+        if cmd == 0x8000001C:
+            commands += struct.pack(order + "III", cmd, size, fixed) + name.ljust(size - fixed, b"\0")
+        else:
+            commands += struct.pack(order + "IIIIII", cmd, size, fixed, 2, 0x10000, 0x10000) + name.ljust(
+                size - fixed, b"\0"
+            )
+    count = len(libraries) + len(rpaths)
+    magic = 0xFEEDFACF if wide else 0xFEEDFACE
+    header = struct.pack(order + "IiiIIII", magic, 0x01000007, 3, 6, count, len(commands), 0)
+    return header + (b"\0\0\0\0" if wide else b"") + commands
+
+
+def fat(*thin: bytes) -> bytes:
+    """A universal Mach-O file holding the *thin* files (big-endian fat header, 32-bit arch table)."""
+    table = b""
+    offset = 4096
+    body = b""
+    for item in thin:
+        table += struct.pack(">iiIII", 0x01000007, 3, offset + len(body), len(item), 12)
+        body += item + b"\0" * (-len(item) % 4096)
+    header = struct.pack(">II", 0xCAFEBABE, len(thin)) + table
+    return header + b"\0" * (offset - len(header)) + body
+
+
+def pe(imports: Sequence[str], delayed: Sequence[str] = (), *, wide: bool = True) -> bytes:
+    """A PE file with one section holding an import table for *imports* and a delay-import table."""
+    optional_size = 240 if wide else 224
+    lfanew = 64
+    section_table = lfanew + 24 + optional_size
+    raw = 0x400
+    rva = 0x1000
+    names = b""
+    name_rva: dict[str, int] = {}
+    for dll in [*imports, *delayed]:
+        name_rva[dll] = rva + 0x200 + len(names)
+        names += dll.encode() + b"\0"
+    table = b"".join(struct.pack("<IIIII", 0, 0, 0, name_rva[d], 0) for d in imports) + b"\0" * 20
+    delay = b"".join(struct.pack("<IIIIIIII", 1, name_rva[d], 0, 0, 0, 0, 0, 0) for d in delayed) + b"\0" * 32
+    delay_at = rva + 0x100
+    content = table.ljust(0x100, b"\0") + delay.ljust(0x100, b"\0") + names
+    directories = [(0, 0)] * 16
+    directories[1] = (rva, len(table))
+    if delayed:
+        directories[13] = (delay_at, len(delay))
+    start = 112 if wide else 96
+    optional = bytearray(optional_size)
+    struct.pack_into("<H", optional, 0, 0x20B if wide else 0x10B)
+    struct.pack_into("<I", optional, start - 4, 16)
+    for i, (address, size) in enumerate(directories):
+        struct.pack_into("<II", optional, start + i * 8, address, size)
+    coff = b"PE\0\0" + struct.pack("<HHIIIHH", 0x8664, 1, 0, 0, 0, optional_size, 0x2022)
+    section = struct.pack("<8sIIIIIIHHI", b".idata", len(content), rva, len(content), raw, 0, 0, 0, 0, 0x40000040)
+    dos = bytearray(64)
+    dos[:2] = b"MZ"
+    struct.pack_into("<I", dos, 0x3C, lfanew)
+    head = bytes(dos) + coff + bytes(optional) + section
+    assert len(head) == section_table + 40
+    return head.ljust(raw, b"\0") + content
+
+
+def ld_cache(entries: Sequence[tuple[str, str]], *, layout: str = "new", flags: int = 0x0303) -> bytes:
+    """An ``ld.so.cache`` in the ``new`` layout, the ``old`` one, or ``both`` (old, then new, aligned)."""
+    strings = b""
+    positions: list[tuple[int, int]] = []
+    for name, path in entries:
+        positions.append((len(strings), len(strings) + len(name) + 1))
+        strings += name.encode() + b"\0" + path.encode() + b"\0"
+    new_head = 48 + 24 * len(entries)
+    new = struct.pack("=20sII4xI12x", b"glibc-ld.so.cache1.1", len(entries), len(strings), 0)
+    new += b"".join(struct.pack("=iIIIQ", flags, new_head + k, new_head + v, 0, 0) for k, v in positions)
+    new += strings
+    old = b"ld.so-1.7.0\0" + struct.pack("=I", len(entries))
+    old += b"".join(struct.pack("=iII", flags, k, v) for k, v in positions)
+    if layout == "new":
+        return new
+    if layout == "old":
+        return old + strings
+    return old + b"\0" * (-len(old) % 8) + new
