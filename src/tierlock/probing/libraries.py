@@ -30,8 +30,6 @@ from __future__ import annotations
 
 import os
 import sys
-import weakref
-from collections import deque
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -212,10 +210,9 @@ class Session:
         missing: list[Missing] = []
         relied: dict[str, Identity] = {}
         loaded: set[str] = set()
-        queue: deque[tuple[str, elf.ElfInfo, tuple[str, ...]]] = deque([(artifact, info, ())])
+        queue: list[tuple[str, elf.ElfInfo, tuple[str, ...]]] = [(artifact, info, ())]
         seen = {os.path.normpath(artifact)}
-        while queue:
-            path, obj, chain = queue.popleft()
+        for path, obj, chain in queue:  # the loader's breadth-first order; the loop sees what is appended
             origin = os.path.dirname(path)
             rpath = () if obj.runpath else (*_expand(obj.rpath, origin, obj), *chain)
             for name in obj.needed:
@@ -307,14 +304,16 @@ def _expand(paths: Iterable[str], origin: str, obj: elf.ElfInfo) -> tuple[str, .
     return tuple(out)
 
 
-_SESSIONS: weakref.WeakKeyDictionary[object, Session] = weakref.WeakKeyDictionary()
+_LAST: list[tuple[object, Session]] = []
+"""The session of the last probe round, with the site index it belongs to (a new index: a new round)."""
 
 
 def session_for(owner: object, sites: Sequence[str], *, fresh: bool = False) -> Session:
     """The session of one probe round (*owner*: the site index it shares), made on first use."""
-    found = _SESSIONS.get(owner)
-    if found is None or found.fresh != fresh:
-        found = _SESSIONS[owner] = Session(sites, fresh=fresh)
+    if _LAST and _LAST[0][0] is owner and _LAST[0][1].fresh == fresh:
+        return _LAST[0][1]
+    found = Session(sites, fresh=fresh)
+    _LAST[:] = [(owner, found)]
     return found
 
 
