@@ -59,6 +59,8 @@ class Module:
 
 
 MODULES: dict[str, Module] = {
+    # The whole folder: the distribution and tier probes, and the shared-library lookup (elf, ldcache,
+    # libcache, libraries, foreign, provider).
     "probing": Module(
         ("src/tierlock/probing",),
         (
@@ -107,8 +109,10 @@ MODULES: dict[str, Module] = {
             "tests/unit/validators/test_validators*.py",
         ),
     ),
+    # The loader and the readers it is made of (one per settings key).
     "tiers/loader.py": Module(
-        ("src/tierlock/tiers/loader.py",), ("tests/unit/tiers/test_tiers.py", "tests/unit/tiers/test_tier_model_*.py")
+        tuple(f"src/tierlock/tiers/{name}.py" for name in ("loader", "reader", "metadata", "settings", "tierkeys")),
+        ("tests/unit/tiers/test_tiers.py", "tests/unit/tiers/test_tier_model_*.py"),
     ),
     # The gating part of the plugin: the plugin module, or its gating modules once it is a package.
     "plugin": Module(
