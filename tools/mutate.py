@@ -64,6 +64,9 @@ MODULES: dict[str, Module] = {
     "probing": Module(
         ("src/tierlock/probing",),
         (
+            # The library lookup's quick unit tests first (no install): most of its mutants die there.
+            "tests/unit/probing/test_probe_binaries.py",
+            "tests/unit/probing/test_probe_library_lookup.py",
             "tests/unit/probing/test_probe*.py",
             "tests/unit/probing/test_markers_required.py",
             "tests/unit/tiers/test_tier_model_edges.py",
