@@ -31,12 +31,9 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from tierlock.probing import elf, ldcache, libcache
-
-if TYPE_CHECKING:
-    from tierlock.probing.distribution import DistributionProbe
 
 #: ``e_machine`` and ELF class -> the Debian multiarch folder name of that target.
 MULTIARCH = {
@@ -337,13 +334,27 @@ def unresolved(
     return [m for path, rel in extensions for m in session.missing(path, rel)]
 
 
-def only_libraries(result: DistributionProbe) -> bool:
+class Probed(Protocol):
+    """What the remedies need of a :class:`~tierlock.probing.distribution.DistributionProbe` (named by its
+    shape, so that this module, which the distribution probe imports, imports nothing of it)."""
+
+    @property
+    def present(self) -> bool: ...
+
+    @property
+    def reasons(self) -> list[str]: ...
+
+    @property
+    def missing_libraries(self) -> tuple[tuple[str, str, str | None], ...]: ...
+
+
+def only_libraries(result: Probed) -> bool:
     """Whether everything wrong with a probed distribution is a library the system lacks (its files are
     whole: reinstalling it cannot help)."""
     return bool(result.missing_libraries) and len(result.reasons) == len(result.missing_libraries)
 
 
-def system_remedy(results: Iterable[DistributionProbe]) -> str | None:
+def system_remedy(results: Iterable[Probed]) -> str | None:
     """How to make these probed distributions present when all that is wrong is libraries the system lacks
     (:mod:`tierlock.probing.provider`); None when anything else is wrong too, or nothing."""
     broken = [d for d in results if not d.present]
