@@ -114,3 +114,24 @@ def test_a_removed_system_library_fails_install_probe_and_status_until_provided_
     assert scene.run(*shlex.split(then)).returncode == 0  # the second half, exactly as printed
     assert scene.imports()
     assert scene.run("tierlock", "probe", "brain", "--python", str(scene.venv / "bin" / "python")).returncode == 0
+
+
+def test_a_first_install_without_the_system_library_installs_then_stops_naming_it_and_writes_no_receipt(
+    scene: Scene, tmp_path: Path
+) -> None:
+    aside = tmp_path / "aside"
+    shutil.move(scene.library, aside)
+    first = scene.install()
+    assert first.returncode == 1
+    assert "corelib needs libtierdep.so.1" in first.stderr
+    assert "no receipt was written" in first.stderr
+    assert not (scene.venv / "tierlock" / "receipts" / "brain.json").exists()
+    assert (scene.venv / "lib").exists()  # the packages are installed: only the system library is missing
+    again = scene.install()  # nothing a reinstall could fix: the same answer, no backend run
+    assert again.returncode == 1
+    assert "uv: installing" not in again.stdout + again.stderr  # no backend ran
+    then = again.stderr.split("; then run: ", 1)[1].strip()
+    shutil.move(aside, scene.library)
+    assert scene.run(*shlex.split(then)).returncode == 0
+    assert (scene.venv / "tierlock" / "receipts" / "brain.json").exists()
+    assert scene.imports()
