@@ -59,7 +59,7 @@ def read_metadata(r: Reader, data: Mapping[str, Any]) -> Metadata:
         extras=extras,
         groups=groups,
         group_table=group_table,
-        resolver=_resolver(r, group_table),
+        resolver=_resolver(group_table),
     )
 
 
@@ -124,14 +124,10 @@ def _at(r: Reader, group: str) -> str:
     return f"{group!r} (line {line})" if line is not None else repr(group)
 
 
-def _resolver(r: Reader, table: Mapping[str, Any]) -> DependencyGroupResolver | None:
-    if not table:
-        return None
-    try:
-        return DependencyGroupResolver(table)
-    except Exception as exc:  # packaging raises ValueError/TypeError subclasses, grouped
-        r.problem(f"cannot be read: {_reason(exc)}", GROUPS_TABLE)
-        return None
+def _resolver(table: Mapping[str, Any]) -> DependencyGroupResolver | None:
+    """The resolver of *table*; its only check at construction, two spellings of one name, was made above
+    (each group's own problems are found when it is resolved, :func:`resolve_group`)."""
+    return DependencyGroupResolver(table) if table else None
 
 
 def _reason(exc: BaseException) -> str:
