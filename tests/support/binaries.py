@@ -18,10 +18,17 @@ def elf(
     soname: str | None = None,
     flags_1: int = 0,
     xnum: bool = False,
+    split: bool = False,
+    phentsize: int | None = None,
+    phnum: int | None = None,
+    strsz: int | None = None,
 ) -> bytes:
     """An ELF shared object with one ``PT_LOAD`` mapping the whole file at address 0 and a dynamic section.
 
-    *xnum*: the program header count is given as ``PN_XNUM`` with the real count in section header 0.
+    *xnum*: the program header count is given as ``PN_XNUM`` with the real count in section header 0;
+    *split*: two ``PT_LOAD`` segments, the second starting at the string table and mapped at another
+    address (``DT_STRTAB`` is then that segment's first address); *phentsize*, *phnum*, *strsz*: those
+    header fields as given instead of their true values.
     """
     order = "<" if little else ">"
     wide = elf_class == 2
@@ -38,26 +45,36 @@ def elf(
     entries += [(0x6FFFFFFB, flags_1)] if flags_1 else []
     header_size, phdr_size, shdr_size, dyn_entry = (64, 56, 64, 16) if wide else (52, 32, 40, 8)
     phoff = header_size
-    shoff = phoff + 2 * phdr_size
+    headers = 3 if split else 2
+    shoff = phoff + headers * phdr_size
     strtab = shoff + shdr_size
     dynamic = strtab + len(strings) + (-(strtab + len(strings)) % 8)
-    entries = [*entries, (5, strtab), (10, len(strings)), (0, 0)]
+    moved = 0x10000 if split else 0  # where the second segment maps the string table and what follows
+    entries = [*entries, (5, strtab + moved), (10, len(strings) if strsz is None else strsz), (0, 0)]
     total = dynamic + len(entries) * dyn_entry
     dyn_format = order + ("qQ" if wide else "iI")
     body = b"".join(struct.pack(dyn_format, tag, value) for tag, value in entries)
     ident = b"\x7fELF" + bytes([elf_class, 1 if little else 2, 1, 0]) + b"\0" * 8
-    phnum = 0xFFFF if xnum else 2
+    count = 0xFFFF if xnum else (headers if phnum is None else phnum)
+    entsize = phdr_size if phentsize is None else phentsize
+    first = strtab if split else total  # the first segment stops at the string table when split
     if wide:
-        header = struct.pack(order + "HHIQQQIHHHHHH", 3, machine, 1, 0, phoff, shoff, 0, 64, 56, phnum, 64, 1, 0)
-        load = struct.pack(order + "IIQQQQQQ", 1, 5, 0, 0, 0, total, total, 0x1000)
-        dyn = struct.pack(order + "IIQQQQQQ", 2, 6, dynamic, dynamic, dynamic, len(body), len(body), 8)
-        section = struct.pack(order + "IIQQQQIIQQ", 0, 0, 0, 0, 0, 0, 0, 2, 0, 0)
+        fields = (3, machine, 1, 0, phoff, shoff, 0, 64, entsize, count, 64, 1, 0)
+        header = struct.pack(order + "HHIQQQIHHHHHH", *fields)
+        loads = struct.pack(order + "IIQQQQQQ", 1, 5, 0, 0, 0, first, first, 0x1000)
+        if split:
+            loads += struct.pack(order + "IIQQQQQQ", 1, 5, strtab, strtab + moved, 0, total - strtab, total - strtab, 8)
+        dyn = struct.pack(order + "IIQQQQQQ", 2, 6, dynamic, dynamic + moved, 0, len(body), len(body), 8)
+        section = struct.pack(order + "IIQQQQIIQQ", 0, 0, 0, 0, 0, 0, 0, headers, 0, 0)
     else:
-        header = struct.pack(order + "HHIIIIIHHHHHH", 3, machine, 1, 0, phoff, shoff, 0, 52, 32, phnum, 40, 1, 0)
-        load = struct.pack(order + "IIIIIIII", 1, 0, 0, 0, total, total, 5, 0x1000)
-        dyn = struct.pack(order + "IIIIIIII", 2, dynamic, dynamic, dynamic, len(body), len(body), 6, 4)
-        section = struct.pack(order + "IIIIIIIIII", 0, 0, 0, 0, 0, 0, 0, 2, 0, 0)
-    data = ident + header + load + dyn + section + strings
+        fields = (3, machine, 1, 0, phoff, shoff, 0, 52, entsize, count, 40, 1, 0)
+        header = struct.pack(order + "HHIIIIIHHHHHH", *fields)
+        loads = struct.pack(order + "IIIIIIII", 1, 0, 0, 0, first, first, 5, 0x1000)
+        if split:
+            loads += struct.pack(order + "IIIIIIII", 1, strtab, strtab + moved, 0, total - strtab, total - strtab, 5, 8)
+        dyn = struct.pack(order + "IIIIIIII", 2, dynamic, dynamic + moved, 0, len(body), len(body), 6, 4)
+        section = struct.pack(order + "IIIIIIIIII", 0, 0, 0, 0, 0, 0, 0, headers, 0, 0)
+    data = ident + header + loads + dyn + section + strings
     return data + b"\0" * (dynamic - len(data)) + body
 
 
@@ -95,9 +112,10 @@ def fat(*thin: bytes) -> bytes:
     return header + b"\0" * (offset - len(header)) + body
 
 
-def pe(imports: Sequence[str], delayed: Sequence[str] = (), *, wide: bool = True) -> bytes:
-    """A PE file with one section holding an import table for *imports* and a delay-import table."""
-    optional_size = 240 if wide else 224
+def pe(imports: Sequence[str], delayed: Sequence[str] = (), *, wide: bool = True, directories: int = 16) -> bytes:
+    """A PE file with one section holding an import table for *imports* (none without imports) and a
+    delay-import table; its optional header holds *directories* data directories."""
+    optional_size = (112 if wide else 96) + 8 * directories
     lfanew = 64
     section_table = lfanew + 24 + optional_size
     raw = 0x400
@@ -111,15 +129,16 @@ def pe(imports: Sequence[str], delayed: Sequence[str] = (), *, wide: bool = True
     delay = b"".join(struct.pack("<IIIIIIII", 1, name_rva[d], 0, 0, 0, 0, 0, 0) for d in delayed) + b"\0" * 32
     delay_at = rva + 0x100
     content = table.ljust(0x100, b"\0") + delay.ljust(0x100, b"\0") + names
-    directories = [(0, 0)] * 16
-    directories[1] = (rva, len(table))
+    entries = [(0, 0)] * 16
+    if imports:
+        entries[1] = (rva, len(table))
     if delayed:
-        directories[13] = (delay_at, len(delay))
+        entries[13] = (delay_at, len(delay))
     start = 112 if wide else 96
     optional = bytearray(optional_size)
     struct.pack_into("<H", optional, 0, 0x20B if wide else 0x10B)
-    struct.pack_into("<I", optional, start - 4, 16)
-    for i, (address, size) in enumerate(directories):
+    struct.pack_into("<I", optional, start - 4, directories)
+    for i, (address, size) in enumerate(entries[:directories]):
         struct.pack_into("<II", optional, start + i * 8, address, size)
     coff = b"PE\0\0" + struct.pack("<HHIIIHH", 0x8664, 1, 0, 0, 0, optional_size, 0x2022)
     section = struct.pack("<8sIIIIIIHHI", b".idata", len(content), rva, len(content), raw, 0, 0, 0, 0, 0x40000040)

@@ -135,9 +135,7 @@ def _pe(read: Read) -> list[str] | None:
         return None
     sections, optional_size = struct.unpack_from("<H", coff, 6)[0], struct.unpack_from("<H", coff, 20)[0]
     optional = read(lfanew + 24, optional_size)
-    if len(optional) < 2:
-        return None
-    wide = struct.unpack_from("<H", optional, 0)[0] == 0x20B
+    wide = struct.unpack_from("<H", optional, 0)[0] == 0x20B  # (an optional header cut short: struct.error)
     directories = 112 if wide else 96
     table = read(lfanew + 24 + optional_size, min(sections, 96) * 40)
     spans: list[tuple[int, int, int, int]] = [
@@ -153,9 +151,7 @@ def _pe(read: Read) -> list[str] | None:
     out: list[str] = []
     for index, entry, name_at in ((1, 20, 12), (13, 32, 4)):  # imports, delay-load imports
         where = directories + index * 8
-        if where + 8 > len(optional):
-            continue
-        rva = struct.unpack_from("<I", optional, where)[0]
+        rva = struct.unpack_from("<I", optional, where)[0] if where + 8 <= len(optional) else 0
         start = offset(rva) if rva else None
         if start is None:
             continue

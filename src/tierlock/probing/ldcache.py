@@ -68,8 +68,7 @@ def _add(out: dict[str, list[str]], flags: int, name: str | None, path: str | No
 
 
 def _string(data: bytes, offset: int) -> str | None:
-    if not 0 <= offset < len(data):
-        return None
+    """The NUL-terminated string at *offset* (never negative: unsigned fields), or None when there is none."""
     end = data.find(b"\0", offset)
     if end < 0:
         return None

@@ -15,8 +15,10 @@ library up in glibc's order:
    unless the object says ``DF_1_NODEFLIB``.
 
 A candidate counts only when it is an ELF file of the same class, byte order and machine (the loader
-skips the others). A library found in a site folder (a wheel's ``.libs`` folder, a library beside the
-extension) is followed in turn: what it needs must be found too. ``libpython`` is taken as given (the
+skips the others). A library found through a search path (a wheel's ``.libs`` folder through
+``$ORIGIN``, a runpath, ``LD_LIBRARY_PATH``) is followed in turn: what it needs must be found too; one
+from the loader cache or a default folder is the system's, and its own needs are left to its package
+manager. ``libpython`` is taken as given (the
 interpreter provides it). Mach-O (macOS) and PE (Windows) extensions are read and looked up by
 :mod:`tierlock.probing.foreign` on the system they belong to.
 
@@ -88,8 +90,9 @@ class Missing:
 
 
 _Found = tuple[str, elf.ElfInfo, bool]
-"""Where a library was found, what it needs, and whether that is looked up too (it lies in a site
-folder: a package brings it)."""
+"""Where a library was found, what it needs, and whether that is looked up too (it was found through a
+search path or a path of its own; a library of the loader cache or a default folder is the system's, whose
+own needs are its package manager's business)."""
 
 _VERDICTS: dict[tuple[str, str], libcache.Kept] = {}
 """The extensions found whole (every library found), by path and search environment: their identity and
@@ -117,6 +120,9 @@ class Session:
     With *fresh* (``--deep``), nothing learnt by earlier probes is trusted: every file is read again.
     """
 
+    last: Session | None = None
+    """The session of the last probe round (a new site index: a new round)."""
+
     def __init__(
         self,
         sites: Sequence[str],
@@ -125,11 +131,12 @@ class Session:
         library_path: str | None = None,
         cache: str = ldcache.PATH,
     ) -> None:
-        self.sites = tuple(dict.fromkeys(p + os.sep for s in sites for p in (os.path.normpath(s), os.path.realpath(s))))
         value = os.environ.get("LD_LIBRARY_PATH", "") if library_path is None else library_path
         self.library_path = tuple(p or "." for p in value.split(":")) if value else ()
         self.cache_path = cache
         self.fresh = fresh
+        self.owner: object = None
+        """The site index of the probe round this session serves."""
         self._cache: dict[str, tuple[str, ...]] | None = None
         self._ids: dict[str, Identity | None] = {}
         self._files: dict[str, elf.ElfInfo | None] = {}
@@ -241,18 +248,20 @@ class Session:
 
     def _search(self, name: str, obj: elf.ElfInfo, origin: str, paths: tuple[Sequence[str], ...]) -> _Found | None:
         if "/" in name:
-            return self._first(_expand((name,), origin, obj), obj)
-        found = self._first((os.path.join(folder, name) for folders in paths for folder in folders), obj)
+            return self._first(_expand((name,), origin, obj), obj, follow=True)
+        found = self._first((os.path.join(f, name) for folders in paths for f in folders), obj, follow=True)
         if found is not None or obj.nodeflib:
             return found
-        return self._first((*self.cache.get(name, ()), *(os.path.join(d, name) for d in default_folders(obj))), obj)
+        system = (*self.cache.get(name, ()), *(os.path.join(d, name) for d in default_folders(obj)))
+        return self._first(system, obj, follow=False)
 
-    def _first(self, candidates: Iterable[str], obj: elf.ElfInfo) -> _Found | None:
-        """The first of *candidates* the loader would take for *obj* (an ELF file of its class and machine)."""
+    def _first(self, candidates: Iterable[str], obj: elf.ElfInfo, *, follow: bool) -> _Found | None:
+        """The first of *candidates* the loader would take for *obj* (an ELF file of its class and machine);
+        *follow*: its own needs are looked up too (found through a search path, not the system's own)."""
         for candidate in candidates:
             info = self.read(candidate)
             if info is not None and obj.compatible(info):
-                return (candidate, info, os.path.normpath(candidate).startswith(self.sites))
+                return (candidate, info, follow)
         return None
 
     def save(self) -> None:
@@ -301,16 +310,14 @@ def _expand(paths: Iterable[str], origin: str, obj: elf.ElfInfo) -> tuple[str, .
     return tuple(out)
 
 
-_LAST: list[tuple[object, Session]] = []
-"""The session of the last probe round, with the site index it belongs to (a new index: a new round)."""
-
-
 def session_for(owner: object, sites: Sequence[str], *, fresh: bool = False) -> Session:
     """The session of one probe round (*owner*: the site index it shares), made on first use."""
-    if _LAST and _LAST[0][0] is owner and _LAST[0][1].fresh == fresh:
-        return _LAST[0][1]
+    last = Session.last
+    if last is not None and last.owner is owner and last.fresh == fresh:
+        return last
     found = Session(sites, fresh=fresh)
-    _LAST[:] = [(owner, found)]
+    found.owner = owner
+    Session.last = found
     return found
 
 

@@ -254,3 +254,88 @@ def test_a_file_of_neither_format_needs_nothing_that_can_be_told(tmp_path: Path)
     (tmp_path / "x.so").write_bytes(b"\x7fELF")
     assert foreign.missing(str(tmp_path / "x.so"), []) == []
     assert foreign.missing(str(tmp_path / "gone.so"), []) == []
+
+
+@pytest.mark.parametrize(("elf_class", "little"), [(1, False), (2, True)])
+def test_a_string_table_at_the_very_start_of_a_second_segment_is_found_at_its_file_offset(
+    elf_class: int, little: bool
+) -> None:
+    info = elf.parse_bytes(binaries.elf(elf_class=elf_class, little=little, needed=["libseg.so.1"], split=True))
+    assert info is not None
+    assert info.needed == ("libseg.so.1",)
+
+
+@pytest.mark.parametrize(("elf_class", "little"), [(1, False), (1, True), (2, False)])
+def test_pn_xnum_is_read_for_every_class_and_byte_order(elf_class: int, little: bool) -> None:
+    info = elf.parse_bytes(binaries.elf(elf_class=elf_class, little=little, needed=["libx.so.1"], xnum=True))
+    assert info is not None
+    assert info.needed == ("libx.so.1",)
+
+
+@pytest.mark.parametrize(
+    ("fields", "why"),
+    [
+        ({"phentsize": 55}, "64-bit program headers shorter than 56 bytes"),
+        ({"phentsize": 31, "elf_class": 1}, "32-bit program headers shorter than 32 bytes"),
+        ({"phnum": 4097}, "more program headers than any real file"),
+        ({"phnum": 0}, "no program headers"),
+    ],
+)
+def test_implausible_program_headers_leave_the_file_without_dynamic_information(
+    fields: dict[str, int], why: str
+) -> None:
+    info = elf.parse_bytes(binaries.elf(needed=["libq.so.1"], **fields))  # type: ignore[arg-type]
+    assert info is not None, why
+    assert (info.dynamic, info.needed) == (False, ()), why
+
+
+def test_a_name_at_or_past_the_end_of_the_string_table_makes_the_names_unreadable() -> None:
+    whole = binaries.elf(needed=["liba.so.1", "libb.so.1"])
+    assert elf.parse_bytes(whole) is not None
+    # "\0liba.so.1\0libb.so.1\0": libb starts at 11; a table of 11 bytes ends where it starts.
+    assert elf.parse_bytes(binaries.elf(needed=["liba.so.1", "libb.so.1"], strsz=11)) is None
+    info = elf.parse_bytes(binaries.elf(needed=["liba.so.1", "libb.so.1"], strsz=12))
+    assert info is not None
+    assert info.needed == ("liba.so.1", "libb.so.1")
+
+
+@pytest.mark.parametrize("data", [0, 3, 255])
+def test_a_byte_order_that_is_neither_little_nor_big_is_no_elf_file(data: int) -> None:
+    whole = bytearray(binaries.elf(needed=["liba.so"]))
+    whole[5] = data
+    assert elf.parse_bytes(bytes(whole)) is None
+
+
+def test_a_second_program_header_cut_short_is_left_out_and_the_first_kept() -> None:
+    whole = binaries.elf(needed=["liba.so.1"])
+    cut = elf.parse_bytes(whole[: 64 + 56 + 20])  # the PT_LOAD whole, the PT_DYNAMIC cut
+    assert cut is not None
+    assert (cut.dynamic, cut.needed) == (False, ())
+
+
+def test_a_loader_cache_entry_whose_path_has_no_end_is_left_out() -> None:
+    data = binaries.ld_cache([("liba.so.1", "/lib/liba.so.1"), ("libz.so.1", "/lib/libz.so.1")])
+    assert ldcache.parse(data[:-1]) == {"liba.so.1": ("/lib/liba.so.1",)}
+
+
+def test_an_upward_and_a_reexported_library_are_libraries_too() -> None:
+    data = binaries.macho(
+        [("@rpath/libup.dylib", 0x80000023), ("@rpath/libre.dylib", REEXPORT), ("@rpath/lazy.dylib", 0x20)]
+    )
+    assert foreign.macho(lambda o, s: data[o : o + s]) == (
+        [("@rpath/libup.dylib", False), ("@rpath/libre.dylib", False), ("@rpath/lazy.dylib", False)],
+        [],
+    )
+
+
+def test_a_pe_file_without_an_import_table_still_names_its_delay_loaded_dlls() -> None:
+    data = binaries.pe([], ["late.dll"])
+    assert foreign.pe(lambda o, s: data[o : o + s]) == ["late.dll"]
+
+
+@pytest.mark.parametrize(("directories", "expected"), [(2, ["a.dll"]), (1, []), (14, ["a.dll", "b.dll"])])
+def test_a_pe_optional_header_with_few_data_directories_is_read_as_far_as_it_goes(
+    directories: int, expected: list[str]
+) -> None:
+    data = binaries.pe(["a.dll"], ["b.dll"], wide=False, directories=directories)
+    assert foreign.pe(lambda o, s: data[o : o + s]) == expected

@@ -301,3 +301,75 @@ def test_the_system_libraries_an_extension_relies_on_are_listed_for_its_receipt(
         (str(outside), outside.stat().st_size)
     ]
     assert str(inside) not in dict(libraries.relied_outside([str(ext)], [str(site)]))
+
+
+def test_what_a_library_from_a_search_path_needs_is_looked_up_too_but_not_what_a_system_library_needs(
+    tmp_path: Path,
+) -> None:
+    opt = tmp_path / "opt"
+    lib(opt, "libmid.so.1", needed=["libgone.so.1"])
+    ext = lib(tmp_path / "site" / "pkg", "_ext.so", needed=["libmid.so.1"], runpath=str(opt))
+    assert missing(tmp_path, ext) == [("libgone.so.1", "libmid.so.1")]
+    cache = tmp_path / "ld.so.cache"
+    system = lib(tmp_path / "sys", "libsysmid.so.1", needed=["libgone.so.1"])
+    cache.write_bytes(binaries.ld_cache([("libsysmid.so.1", str(system))]))
+    trusting = lib(tmp_path / "site" / "pkg", "_sys.so", needed=["libsysmid.so.1"])
+    assert missing(tmp_path, trusting, cache=cache) == []
+
+
+@pytest.mark.parametrize(
+    ("machine", "elf_class", "multiarch", "platform"),
+    [
+        (62, 2, "x86_64-linux-gnu", "x86_64"),
+        (62, 1, "x86_64-linux-gnux32", "x86_64"),
+        (3, 1, "i386-linux-gnu", "i686"),
+        (183, 2, "aarch64-linux-gnu", "aarch64"),
+        (40, 1, "arm-linux-gnueabihf", "armv7l"),
+        (21, 2, "powerpc64le-linux-gnu", "ppc64le"),
+        (22, 2, "s390x-linux-gnu", "s390x"),
+        (243, 2, "riscv64-linux-gnu", "riscv64"),
+        (258, 2, "loongarch64-linux-gnu", ""),
+    ],
+)
+def test_each_machine_searches_its_debian_multiarch_folders_and_names_its_platform(
+    tmp_path: Path, machine: int, elf_class: int, multiarch: str, platform: str
+) -> None:
+    obj = elf.ElfInfo(elf_class, True, machine)
+    assert libraries.default_folders(obj)[:2] == (f"/lib/{multiarch}", f"/usr/lib/{multiarch}")
+    folder = tmp_path / "site" / "pkg" / (platform or "none")
+    lib(folder, "libplat.so.1", elf_class=elf_class, machine=machine)
+    ext = lib(
+        tmp_path / "site" / "pkg",
+        "_ext.so",
+        needed=["libplat.so.1"],
+        rpath="$ORIGIN/$PLATFORM",
+        elf_class=elf_class,
+        machine=machine,
+    )
+    assert missing(tmp_path, ext) == ([] if platform else [("libplat.so.1", None)])
+
+
+def test_a_file_changed_without_changing_its_identity_is_read_again_only_by_a_deep_probe(tmp_path: Path) -> None:
+    ext = lib(tmp_path / "site" / "pkg", "_ext.so", needed=["liba.so.1"])
+    before = os.stat(ext)
+    first = session(tmp_path).read(str(ext))
+    assert first is not None
+    assert first.needed == ("liba.so.1",)
+    with open(ext, "r+b") as fh:  # the same size, inode and mtime: only the bytes differ
+        fh.write(binaries.elf(needed=["libb.so.1"]))
+    os.utime(ext, ns=(before.st_atime_ns, before.st_mtime_ns))
+    kept = session(tmp_path).read(str(ext))
+    fresh = libraries.Session([str(tmp_path / "site")], fresh=True, library_path="").read(str(ext))
+    assert kept is not None
+    assert fresh is not None
+    assert (kept.needed, fresh.needed) == (("liba.so.1",), ("libb.so.1",))
+
+
+def test_one_probe_round_shares_one_session_and_a_new_index_or_depth_starts_another() -> None:
+    index, other = object(), object()
+    first = libraries.session_for(index, ["/site"])
+    assert libraries.session_for(index, ["/site"]) is first
+    deep = libraries.session_for(index, ["/site"], fresh=True)
+    assert deep is not first
+    assert deep.fresh
+    assert libraries.session_for(other, ["/site"]) is not deep
