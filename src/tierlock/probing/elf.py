@@ -141,7 +141,7 @@ def _parse(read: Read) -> ElfInfo | None:
     if phnum == PN_XNUM:  # the real count is in the first section header
         info = read(shoff + shdr_info, 4)
         phnum = struct.unpack(order + "I", info)[0] if len(info) == 4 else 0
-    if phoff == 0 or phnum == 0 or phnum > _MAX_HEADERS or phentsize < phdr_size:
+    if phoff == 0 or phnum == 0 or phnum > _MAX_HEADERS or phentsize != phdr_size:  # glibc's checks too
         return base
     table = read(phoff, phnum * phentsize)
     loads: list[tuple[int, int, int]] = []

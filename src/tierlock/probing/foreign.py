@@ -47,9 +47,7 @@ def macho(read: Read) -> tuple[list[tuple[str, bool]], list[str]] | None:
     """The libraries a Mach-O file loads ((path, weak) pairs) and its ``LC_RPATH`` entries; None when
     *read* gives no Mach-O file. A universal file gives the union over its architectures."""
     try:
-        head = read(0, 8)
-        if len(head) < 8:
-            return None
+        head = read(0, 8)  # (fewer bytes: struct.error)
         magic = struct.unpack(">I", head[:4])[0]
         if magic in (FAT_MAGIC, FAT_MAGIC_64):
             return _fat(read, magic == FAT_MAGIC_64, struct.unpack(">I", head[4:8])[0])
@@ -62,7 +60,7 @@ def _fat(read: Read, wide: bool, count: int) -> tuple[list[tuple[str, bool]], li
     if count == 0 or count > _MAX_ARCHES:
         return None  # (Java class files share the magic; they count far more "architectures")
     size, offset_at = (32, 8) if wide else (20, 8)
-    table = read(8, count * size)
+    table = read(8, _MAX_ARCHES * 32)
     libraries: list[tuple[str, bool]] = []
     rpaths: list[str] = []
     for i in range(min(count, len(table) // size)):

@@ -339,3 +339,20 @@ def test_a_pe_optional_header_with_few_data_directories_is_read_as_far_as_it_goe
 ) -> None:
     data = binaries.pe(["a.dll"], ["b.dll"], wide=False, directories=directories)
     assert foreign.pe(lambda o, s: data[o : o + s]) == expected
+
+
+def test_a_loader_cache_that_counts_more_entries_than_it_holds_keeps_those_it_holds() -> None:
+    data = bytearray(binaries.ld_cache([("liba.so.1", "/lib/liba.so.1"), ("libb.so.1", "/lib/libb.so.1")]))
+    data[20:24] = (1000).to_bytes(4, "little")  # nlibs
+    table = ldcache.parse(bytes(data))
+    assert table["liba.so.1"] == ("/lib/liba.so.1",)
+    assert table["libb.so.1"] == ("/lib/libb.so.1",)
+
+
+@pytest.mark.parametrize("entsize", [64, 48])
+def test_program_headers_of_another_size_than_the_class_gives_are_refused_as_the_loader_refuses_them(
+    entsize: int,
+) -> None:
+    info = elf.parse_bytes(binaries.elf(needed=["libq.so.1"], phentsize=entsize))
+    assert info is not None
+    assert (info.dynamic, info.needed) == (False, ())

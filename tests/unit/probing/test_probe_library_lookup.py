@@ -373,3 +373,11 @@ def test_one_probe_round_shares_one_session_and_a_new_index_or_depth_starts_anot
     assert deep is not first
     assert deep.fresh
     assert libraries.session_for(other, ["/site"]) is not deep
+
+
+def test_a_dpkg_file_list_without_an_architecture_names_its_package_whole(tmp_path: Path) -> None:
+    root = fake_root(tmp_path, "var", "lib", "dpkg", "status")
+    info = root / "var" / "lib" / "dpkg" / "info"
+    info.mkdir()
+    (info / "libfoo1.list").write_text("/usr/lib/libfoo.so.1\n")
+    assert provider.dpkg_owner("libfoo.so.1", str(root)) == "libfoo1"
