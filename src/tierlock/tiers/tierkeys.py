@@ -87,9 +87,10 @@ def source(r: Reader, meta: Metadata, tier: NormalizedName, where: str, body: Ma
         if "dependencies" in meta.dynamic:
             r.problem("the base tier needs static [project].dependencies, but they are dynamic", "project", "dynamic")
         return Source("project.dependencies", meta.dependencies, meta.dependencies)
-    kind, name = _kind_and_name(r, meta, tier, where, body.get("source"))
-    if kind is None or name is None:
+    named = _kind_and_name(r, meta, tier, where, body.get("source"))
+    if named is None:
         return Source("project.dependencies")
+    kind, name = named
     include: tuple[NormalizedName, ...] = ()
     if kind == "extra":
         if "optional-dependencies" in meta.dynamic:
@@ -103,7 +104,8 @@ def source(r: Reader, meta: Metadata, tier: NormalizedName, where: str, body: Ma
 
 def _kind_and_name(
     r: Reader, meta: Metadata, tier: NormalizedName, where: str, value: object
-) -> tuple[str | None, NormalizedName | None]:
+) -> tuple[str, NormalizedName] | None:
+    """("extra" or "group", its normalised name), or None when the source names none (the problem reported)."""
     if value is None:
         in_extra, in_group = tier in meta.extras, tier in meta.groups
         if in_extra and in_group:
@@ -112,22 +114,22 @@ def _kind_and_name(
                 f'source = "extra:{tier}" or source = "group:{tier}"',
                 where,
             )
-            return None, None
+            return None
         if not (in_extra or in_group):
             r.problem(_no_source_message(tier, meta), where)
-            return None, None
+            return None
         return ("extra" if in_extra else "group"), tier
     if not isinstance(value, str) or ":" not in value:
         r.problem(f'must be "extra:NAME" or "group:NAME", not {value!r}', where, "source")
-        return None, None
+        return None
     kind, _, name_raw = value.partition(":")
     name = canonicalize_name(name_raw.strip())
     if kind not in ("extra", "group"):
         r.problem(f'must start with "extra:" or "group:", not {kind + ":"!r}', where, "source")
-        return None, None
+        return None
     if name not in (meta.extras if kind == "extra" else meta.groups):
         r.problem(_no_source_message(name, meta, kind), where, "source")
-        return None, None
+        return None
     return kind, name
 
 

@@ -40,3 +40,10 @@ def test_a_nesting_too_deep_is_placed_on_the_line_of_its_hundred_and_first_openi
     first = 5 + before.count("\n")  # the line of "v = ["
     assert "nesting deeper than 100 levels" in exc.value.message
     assert exc.value.line == first + 100
+    assert (exc.value.problems[0].line, exc.value.problems[0].column) == (first + 100, 1)
+
+
+@pytest.mark.parametrize(("table", "venv"), [("", None), ('venv = "envs/dev"\n', "envs/dev")])
+def test_the_project_environment_folder_is_read_as_written(project_dir: Path, table: str, venv: str | None) -> None:
+    (project_dir / "pyproject.toml").write_text(HEAD + "[tool.tierlock]\n" + table, encoding="utf-8")
+    assert load_project(project_dir).venv == venv
