@@ -107,6 +107,7 @@ def existing(site: Path) -> list[str]:
 
 def run(site: Path, files: list[str], cache: str) -> tuple[float, float, int]:
     env = clean_env({"TIERLOCK_CACHE_DIR": cache, "PYTHONPATH": str(REPO / "src")})
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed for real: byte code written and used
     out = subprocess.run(
         [sys.executable, "-c", MEASURE, str(site), *files], env=env, capture_output=True, text=True, check=True
     ).stdout.split()

@@ -76,7 +76,7 @@ def test_a_removed_system_library_fails_install_probe_and_status_until_provided_
 ) -> None:
     assert scene.install().returncode == 0
     assert scene.imports()
-    assert list((tmp_path / "cache").glob("libraries-*.json"))  # the console script kept what its probe learnt
+    assert list((tmp_path / "cache").glob("libraries-*.marshal"))  # the console script kept what its probe learnt
     receipt = json.loads((scene.venv / "tierlock" / "receipts" / "brain.json").read_text())
     (corelib,) = [p for p in receipt["packages"] if p["name"] == "corelib"]
     assert any(rel.endswith("/opt/lib/libtierdep.so.1") for rel, _size in corelib["files"])

@@ -8,17 +8,20 @@ what is kept.
 
 One file per set of site folders, in ``$TIERLOCK_CACHE_DIR`` (an empty value: no cache), else the
 user's cache folder (``$XDG_CACHE_HOME/tierlock``, ``~/.cache/tierlock``; ``~/Library/Caches/tierlock``
-on macOS; ``%LOCALAPPDATA%\\tierlock`` on Windows). It is written once, when the process ends, and
-only when something new was learnt; a cache that cannot be read or written is no cache.
+on macOS; ``%LOCALAPPDATA%\\tierlock`` on Windows), in :mod:`marshal`'s format (read with no import,
+in well under a millisecond), with the Python version that wrote it in its key. It is written once, when
+the process ends, and only when something new was learnt; a cache that cannot be read or written is no
+cache.
 """
 
 from __future__ import annotations
 
+import marshal  # loaded by every interpreter at start-up (it reads the byte code): no import cost
 import os
 import sys
 from collections.abc import Mapping, Sequence
 
-SCHEMA = 1
+SCHEMA = 2
 
 Identity = tuple[int, int, int]
 Kept = tuple[Identity, tuple[tuple[str, Identity], ...]]
@@ -47,27 +50,30 @@ def path_for(sites: Sequence[str]) -> str | None:
     import zlib  # a name for the file, not a digest to trust: the file names its sites again
 
     data = "\0".join(sites).encode("utf-8", "surrogateescape")
-    return os.path.join(where, f"libraries-{zlib.crc32(data):08x}{zlib.adler32(data):08x}.json")
+    return os.path.join(where, f"libraries-{zlib.crc32(data):08x}{zlib.adler32(data):08x}.marshal")
 
 
 def load(path: str | None, environment: list[object]) -> dict[str, Kept]:
     """The verdicts kept in *path* for *environment* (empty when there are none or they cannot be read)."""
     if path is None:
         return {}
-    import json
-
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-        if data["schema"] != SCHEMA or data["environment"] != environment:
+        with open(path, "rb") as fh:
+            data = marshal.loads(fh.read())
+        if data["schema"] != SCHEMA or data["environment"] != _key(environment):
             return {}
         libraries = data["libraries"]
         return {
             artifact: (_identity(entry[0]), tuple((libraries[i], _identity(rest)) for i, *rest in entry[1]))
             for artifact, entry in data["verdicts"].items()
         }
-    except (OSError, ValueError, KeyError, TypeError, IndexError):
+    except (OSError, ValueError, EOFError, KeyError, TypeError, IndexError):
         return {}
+
+
+def _key(environment: list[object]) -> list[object]:
+    """The environment as it is kept: with the running Python's version (``marshal``'s format may change)."""
+    return [*environment, list(sys.version_info[:2])]
 
 
 def _identity(values: Sequence[object]) -> Identity:
@@ -81,12 +87,10 @@ def save(path: str | None, environment: list[object], verdicts: Mapping[str, Kep
     """Write *verdicts* to *path* (atomically; nothing happens when it cannot be written)."""
     if path is None:
         return
-    import json
-
     libraries: dict[str, int] = {}
     document = {
         "schema": SCHEMA,
-        "environment": environment,
+        "environment": _key(environment),
         "verdicts": {
             artifact: [list(identity), [[libraries.setdefault(lib, len(libraries)), *was] for lib, was in relied]]
             for artifact, (identity, relied) in verdicts.items()
@@ -96,8 +100,8 @@ def save(path: str | None, environment: list[object], verdicts: Mapping[str, Kep
     temporary = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(temporary, "w", encoding="utf-8") as fh:
-            json.dump(document, fh, separators=(",", ":"))
+        with open(temporary, "wb") as fh:
+            fh.write(marshal.dumps(document))
         os.replace(temporary, path)
     except OSError:
         from contextlib import suppress

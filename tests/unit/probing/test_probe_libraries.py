@@ -9,6 +9,7 @@ the probe says partial and names the library; where it works, the probe says pre
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import shutil
 import subprocess
@@ -202,8 +203,8 @@ def test_a_new_process_reuses_the_kept_verdict_until_a_library_it_relies_on_is_g
         return list(json.loads(proc.stdout))
 
     assert run() == ["present", []]
-    (kept,) = cache.glob("libraries-*.json")
-    document = json.loads(kept.read_text())
+    (kept,) = cache.glob("libraries-*.marshal")
+    document = marshal.loads(kept.read_bytes())
     assert str(built["system"]) in document["libraries"]
     library, aside = built["system"], tmp_path / "aside.so"
     shutil.move(library, aside)
@@ -213,7 +214,7 @@ def test_a_new_process_reuses_the_kept_verdict_until_a_library_it_relies_on_is_g
         shutil.move(aside, library)
     # A kept verdict that no longer tells the truth is trusted only without --deep.
     document["verdicts"] = {k: [v[0], []] for k, v in document["verdicts"].items()}
-    kept.write_text(json.dumps(document))
+    kept.write_bytes(marshal.dumps(document))
     shutil.move(library, aside)
     try:
         assert run() == ["present", []]

@@ -4,7 +4,7 @@ count as extensions, the verdicts kept on disk, and the remedy that names the sy
 
 from __future__ import annotations
 
-import json
+import marshal
 import os
 from pathlib import Path
 
@@ -187,12 +187,15 @@ def test_a_kept_file_that_is_damaged_or_for_another_environment_is_no_cache(tmp_
     libcache.save(str(path), environment, {"/x/_ext.so": ((1, 2, 3), (("/lib/liba.so", (4, 5, 6)),))})
     assert libcache.load(str(path), environment) == {"/x/_ext.so": ((1, 2, 3), (("/lib/liba.so", (4, 5, 6)),))}
     assert libcache.load(str(path), [*environment[:3], [1, 1, 1]]) == {}
-    document = json.loads(path.read_text())
+    document = marshal.loads(path.read_bytes())
     for damage in ({"schema": 99}, {"verdicts": {"/x": [[1, 2], []]}}, {"verdicts": {"/x": [[1, 2, "3"], []]}}):
-        path.write_text(json.dumps({**document, **damage}))
+        path.write_bytes(marshal.dumps({**document, **damage}))
         assert libcache.load(str(path), environment) == {}
-    path.write_text("{")
-    assert libcache.load(str(path), environment) == {}
+    for broken in (b"", b"{", marshal.dumps([1, 2]), marshal.dumps(document)[:-5]):
+        path.write_bytes(broken)
+        assert libcache.load(str(path), environment) == {}
+    path.write_bytes(marshal.dumps({**document, "environment": [*document["environment"][:-1], [2, 7]]}))
+    assert libcache.load(str(path), environment) == {}  # written by another Python
     assert libcache.load(None, environment) == {}
     (tmp_path / "file").write_text("x")  # a file where the cache folder would go: nothing is written, nothing raised
     libcache.save(str(tmp_path / "file" / "sub" / "kept.json"), environment, {})
@@ -214,6 +217,7 @@ def test_the_cache_folder_follows_the_platforms_convention(monkeypatch: pytest.M
     assert a is not None
     assert a != b
     assert a.startswith("/home/me/.cache/tierlock/libraries-")
+    assert a.endswith(".marshal")
 
 
 def probe_of(
