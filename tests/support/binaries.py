@@ -79,11 +79,17 @@ def elf(
 
 
 def macho(
-    libraries: Sequence[tuple[str, int]], rpaths: Sequence[str] = (), *, wide: bool = True, little: bool = True
+    libraries: Sequence[tuple[str, int]],
+    rpaths: Sequence[str] = (),
+    *,
+    wide: bool = True,
+    little: bool = True,
+    first: bytes = b"",
 ) -> bytes:
-    """A thin Mach-O file with one load command per (library, command) and per rpath."""
+    """A thin Mach-O file with one load command per (library, command) and per rpath, after the raw
+    load command *first* (when given: counted as one)."""
     order = "<" if little else ">"
-    commands = b""
+    commands = first
     for text, cmd in [*libraries, *((r, 0x8000001C) for r in rpaths)]:
         name = text.encode() + b"\0"
         fixed = 12 if cmd == 0x8000001C else 24
@@ -94,7 +100,7 @@ def macho(
             commands += struct.pack(order + "IIIIII", cmd, size, fixed, 2, 0x10000, 0x10000) + name.ljust(
                 size - fixed, b"\0"
             )
-    count = len(libraries) + len(rpaths)
+    count = len(libraries) + len(rpaths) + (1 if first else 0)
     magic = 0xFEEDFACF if wide else 0xFEEDFACE
     header = struct.pack(order + "IiiIIII", magic, 0x01000007, 3, 6, count, len(commands), 0)
     return header + (b"\0\0\0\0" if wide else b"") + commands
@@ -112,28 +118,47 @@ def fat(*thin: bytes) -> bytes:
     return header + b"\0" * (offset - len(header)) + body
 
 
-def pe(imports: Sequence[str], delayed: Sequence[str] = (), *, wide: bool = True, directories: int = 16) -> bytes:
+def pe(
+    imports: Sequence[str],
+    delayed: Sequence[str] = (),
+    *,
+    wide: bool = True,
+    directories: int = 16,
+    lfanew: int = 64,
+    raw: int = 0x400,
+    names_first: bool = False,
+    stale: Sequence[str] = (),
+) -> bytes:
     """A PE file with one section holding an import table for *imports* (none without imports) and a
-    delay-import table; its optional header holds *directories* data directories."""
+    delay-import table.
+
+    *directories*: the data directories its optional header holds; *lfanew*: where the PE header
+    starts; *raw*: the section's file offset; *names_first*: the DLL names lie before the tables in the
+    section (else after); *stale*: descriptors written after the import table's all-zero end.
+    """
     optional_size = (112 if wide else 96) + 8 * directories
-    lfanew = 64
-    section_table = lfanew + 24 + optional_size
-    raw = 0x400
     rva = 0x1000
     names = b""
-    name_rva: dict[str, int] = {}
-    for dll in [*imports, *delayed]:
-        name_rva[dll] = rva + 0x200 + len(names)
+    name_at: dict[str, int] = {}
+    for dll in [*imports, *delayed, *stale]:
+        name_at[dll] = len(names)
         names += dll.encode() + b"\0"
-    table = b"".join(struct.pack("<IIIII", 0, 0, 0, name_rva[d], 0) for d in imports) + b"\0" * 20
-    delay = b"".join(struct.pack("<IIIIIIII", 1, name_rva[d], 0, 0, 0, 0, 0, 0) for d in delayed) + b"\0" * 32
-    delay_at = rva + 0x100
-    content = table.ljust(0x100, b"\0") + delay.ljust(0x100, b"\0") + names
+    names_rva = rva if names_first else rva + 0x200
+    tables_rva = rva + 0x200 if names_first else rva
+
+    def named(dll: str) -> int:
+        return names_rva + name_at[dll]
+
+    table = b"".join(struct.pack("<IIIII", 0, 0, 0, named(d), 0) for d in imports) + b"\0" * 20
+    table += b"".join(struct.pack("<IIIII", 0, 0, 0, named(d), 0) for d in stale)
+    delay = b"".join(struct.pack("<IIIIIIII", 1, named(d), 0, 0, 0, 0, 0, 0) for d in delayed) + b"\0" * 32
+    tables = table.ljust(0x100, b"\0") + delay.ljust(0x100, b"\0")
+    content = names.ljust(0x200, b"\0") + tables if names_first else tables + names
     entries = [(0, 0)] * 16
     if imports:
-        entries[1] = (rva, len(table))
+        entries[1] = (tables_rva, len(table))
     if delayed:
-        entries[13] = (delay_at, len(delay))
+        entries[13] = (tables_rva + 0x100, len(delay))
     start = 112 if wide else 96
     optional = bytearray(optional_size)
     struct.pack_into("<H", optional, 0, 0x20B if wide else 0x10B)
@@ -142,11 +167,11 @@ def pe(imports: Sequence[str], delayed: Sequence[str] = (), *, wide: bool = True
         struct.pack_into("<II", optional, start + i * 8, address, size)
     coff = b"PE\0\0" + struct.pack("<HHIIIHH", 0x8664, 1, 0, 0, 0, optional_size, 0x2022)
     section = struct.pack("<8sIIIIIIHHI", b".idata", len(content), rva, len(content), raw, 0, 0, 0, 0, 0x40000040)
-    dos = bytearray(64)
+    dos = bytearray(lfanew)
     dos[:2] = b"MZ"
     struct.pack_into("<I", dos, 0x3C, lfanew)
     head = bytes(dos) + coff + bytes(optional) + section
-    assert len(head) == section_table + 40
+    assert len(head) <= raw
     return head.ljust(raw, b"\0") + content
 
 

@@ -131,14 +131,13 @@ def _pe(read: Read) -> list[str] | None:
     coff = read(lfanew, 24)
     if len(coff) < 24 or coff[:4] != b"PE\0\0":
         return None
-    sections, optional_size = struct.unpack_from("<H", coff, 6)[0], struct.unpack_from("<H", coff, 20)[0]
+    sections, optional_size = struct.unpack_from("<H12xH", coff, 6)  # NumberOfSections, SizeOfOptionalHeader
     optional = read(lfanew + 24, optional_size)
     wide = struct.unpack_from("<H", optional, 0)[0] == 0x20B  # (an optional header cut short: struct.error)
     directories = 112 if wide else 96
-    table = read(lfanew + 24 + optional_size, min(sections, 96) * 40)
-    spans: list[tuple[int, int, int, int]] = [
-        struct.unpack_from("<IIII", table, i * 40 + 8) for i in range(len(table) // 40)
-    ]
+    table = read(lfanew + 24 + optional_size, min(sections, 96) * 40)  # (cut short: struct.error)
+    # Each section header: Name, VirtualSize, VirtualAddress, SizeOfRawData, PointerToRawData, and the rest.
+    spans: list[tuple[int, int, int, int]] = [f[1:5] for f in struct.iter_unpack("<8sIIIIIIHHI", table)]
 
     def offset(rva: int) -> int | None:
         for virtual_size, address, raw_size, raw in spans:

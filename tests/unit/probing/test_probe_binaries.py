@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import struct
 import subprocess
 from pathlib import Path
 
@@ -356,3 +357,28 @@ def test_program_headers_of_another_size_than_the_class_gives_are_refused_as_the
     info = elf.parse_bytes(binaries.elf(needed=["libq.so.1"], phentsize=entsize))
     assert info is not None
     assert (info.dynamic, info.needed) == (False, ())
+
+
+@pytest.mark.parametrize(("lfanew", "raw"), [(0xE8, 0x600), (0x80, 0x400), (0x40, 0x1400)])
+def test_a_pe_file_is_read_wherever_its_pe_header_and_its_section_lie(lfanew: int, raw: int) -> None:
+    data = binaries.pe(["a.dll", "b.dll"], ["c.dll"], lfanew=lfanew, raw=raw, names_first=True)
+    assert foreign.pe(lambda o, s: data[o : o + s]) == ["a.dll", "b.dll", "c.dll"]
+
+
+def test_the_import_table_ends_at_its_all_zero_descriptor_and_a_cut_one_ends_it_too() -> None:
+    data = binaries.pe(["a.dll"], stale=["stale.dll"])
+    assert foreign.pe(lambda o, s: data[o : o + s]) == ["a.dll"]
+    first = binaries.pe(["a.dll", "b.dll"], names_first=True)
+    cut = first[: 0x400 + 0x200 + 20 + 14]  # the names, the first descriptor whole, the second cut in its Name
+    assert foreign.pe(lambda o, s: cut[o : o + s]) == ["a.dll"]
+
+
+def test_a_section_table_cut_short_is_no_pe_file_that_can_be_read() -> None:
+    data = binaries.pe(["a.dll"])
+    head = data[: 64 + 24 + 240 + 20]  # the section header cut in the middle
+    assert foreign.pe(lambda o, s: head[o : o + s]) is None
+
+
+def test_an_unknown_load_command_of_eight_bytes_is_stepped_over() -> None:
+    data = binaries.macho([("@rpath/liba.dylib", LOAD)], first=struct.pack("<II", 0x2A, 8))
+    assert foreign.macho(lambda o, s: data[o : o + s]) == ([("@rpath/liba.dylib", False)], [])
