@@ -251,6 +251,17 @@ def test_a_pe_extension_finds_dlls_beside_it_in_a_libs_folder_and_in_the_system_
     assert foreign.missing(str(extension), [str(site)], system=str(system)) == ["gone.dll", "late-gone.dll"]
 
 
+def test_a_pe_extension_looks_in_every_site_s_libs_folders_past_one_it_cannot_read(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    (site / "pkg").mkdir(parents=True)
+    (site / "pkg.libs").mkdir()
+    (site / "pkg.libs" / "libopenblas-abc.dll").write_bytes(b"x")
+    extension = site / "pkg" / "_ext.cp311-win_amd64.pyd"
+    extension.write_bytes(binaries.pe(["libopenblas-abc.dll"], []))
+    sites = [str(tmp_path / "gone-site"), str(site)]
+    assert foreign.missing(str(extension), sites, system=str(tmp_path / "System32")) == []
+
+
 def test_a_file_of_neither_format_needs_nothing_that_can_be_told(tmp_path: Path) -> None:
     (tmp_path / "x.so").write_bytes(b"\x7fELF")
     assert foreign.missing(str(tmp_path / "x.so"), []) == []
