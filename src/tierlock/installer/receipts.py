@@ -232,7 +232,7 @@ def record(
     for tier in tiers:
         lock = locks[tier.name]
         chain = {str(t.name): (str(t.lockfile), file_digest(t.lockfile)) for t in project.chain(tier.name)}
-        wanted = {e.name for e in lock.applicable(target.marker_env)}
+        wanted = {e.name for e in lock.applicable(target.marker_env)} | {p.name for p in lock.local}
         tier_dists = [d for d in dists if d.name in wanted]
         existing = load(receipt_path(target.prefix, tier.name))
         if existing is not None:

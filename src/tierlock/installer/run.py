@@ -15,103 +15,28 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING
 
 from tierlock.errors import Interrupted, UsageError
-from tierlock.installer import fastpath, lockload, receipts, verification
+from tierlock.installer import fastpath, itself, lockload, receipts, verification
 from tierlock.installer.plan import Plan
+from tierlock.installer.request import Outcome, Request, Result
+
+__all__ = ["Outcome", "Request", "Result", "install"]
 
 if TYPE_CHECKING:
     from packaging.utils import NormalizedName
 
     from tierlock import environment
     from tierlock.environment import Target
-    from tierlock.lockfiles.model import Lock, LockEntry
+    from tierlock.installer.backends import Backend
+    from tierlock.installer.target import Location
+    from tierlock.lockfiles.model import LocalPackage, Lock, LockEntry
     from tierlock.output import UI
+    from tierlock.probing import DistributionProbe
     from tierlock.tiers import Project, Tier
-
-Result = Literal["installed", "repaired", "unchanged", "planned"]
-
-
-@dataclass(frozen=True)
-class Request:
-    tiers: tuple[str, ...]
-    python: str | None = None
-    system: bool = False
-    backend: str | None = None
-    """``auto``, ``uv`` or ``pip``; None: the project's ``[tool.tierlock].backend``."""
-    dry_run: bool = False
-    deep: bool = False
-    """Also compare every installed file with its RECORD hash, and repair what differs."""
-    reinstall: bool = False
-    """Reinstall every package of the tiers, whole or not."""
-    reinstall_packages: tuple[str, ...] = ()
-    armed: bool = False
-    """Also every tier that has a receipt in the target (``--armed``)."""
-    index: tuple[str, ...] = ()
-    """Index option lines (``--index-url URL``, ``--no-index``) put before the pins the backend reads."""
-    replace_armed: bool = False
-    """Replace packages another armed tier pins (its receipt is then marked stale)."""
-
-    def command(self, tiers: Sequence[str]) -> str:
-        """The ``install-tier`` command line that repeats this request for *tiers* (printed in remedies)."""
-        import shlex
-
-        parts = ["install-tier", *tiers]
-        if self.python is not None:
-            parts += ["--python", self.python]
-        if self.system:
-            parts.append("--system")
-        if self.backend is not None:
-            parts += ["--backend", self.backend]
-        if self.deep:
-            parts.append("--deep")
-        return shlex.join(parts)
-
-
-@dataclass
-class Outcome:
-    tiers: list[str]
-    result: Result
-    prefix: str
-    packages: int
-    files_checked: int = 0
-    plan: Plan | None = None
-    backend: str | None = None
-    backend_version: str | None = None
-    duration: float = 0.0
-    waited: bool = False
-    receipts: list[str] = field(default_factory=list)
-    noop: fastpath.NoOp | None = None
-    """What the receipts vouched for, when they proved a no-op (no plan was made)."""
-    cleared: list[str] = field(default_factory=list)
-    """pip leftovers (``~name`` folders) of the repaired packages that were deleted."""
-
-    def to_json(self) -> dict[str, Any]:
-        if self.plan is None and self.noop is not None:
-            document = fastpath.to_json(self.noop, self.duration)
-            document["waited_for_lock"] = self.waited
-            return document
-        counts = self.plan.counts() if self.plan else {}
-        return {
-            "ok": True,
-            "tier": " ".join(self.tiers),
-            "tiers": self.tiers,
-            "result": self.result,
-            "target": self.prefix,
-            "package_count": self.packages,
-            "counts": counts,
-            "packages": self.plan.to_dict() if self.plan else {},
-            "files_checked": self.files_checked,
-            "backend": self.backend,
-            "backend_version": self.backend_version,
-            "waited_for_lock": self.waited,
-            "receipts": self.receipts,
-            "leftovers_cleared": self.cleared,
-            "duration_s": round(self.duration, 4),
-        }
 
 
 def executable_of(target: Target) -> str:
@@ -205,27 +130,22 @@ def install(
     with _phase(ui, f"checking the lockfiles of {', '.join(names)}"):
         read = lockload.fail_closed(project, tiers)
     if target is None:
-        if location.missing and location.folder is not None:
-            if request.dry_run:
-                raise UsageError(
-                    f"the project environment {project.relpath(Path(location.folder))} does not exist yet; "
-                    "a dry run creates nothing",
-                    remedy=request.command(names),
-                )
-            where.create(location.folder, project=project, backend=request.backend or project.backend, note=ui.note)
-        target = environment.resolve(location.python, pending=pending)
+        target = _created(project, request, ui, location=location, pending=pending, names=names)
     refuse_target(target, system=request.system)
     locks = lockload.load_locks(project, tiers, target, read)
     entries = where.project_itself_left_out(lockload.entries_for(locks, target, request), project)
     roots = lockload.import_roots(tiers)
     forced = forced_names(request, entries)
-
+    local = itself.wanted(locks.values(), project.name, install_project=request.install_project)
+    job = _Job(tiers, target, locks, entries, roots, forced, tuple(local))
     if request.dry_run:
         plan, _ = verification.probe_and_plan(entries, target, roots, deep=request.deep)
+        steps = itself.plan_in(local, target)
         plan = plan.forced(forced)
-        return Outcome(names, "planned", str(target.prefix), len(entries), plan=plan, duration=_since(started))
+        return Outcome(
+            names, "planned", str(target.prefix), len(entries), plan=plan, duration=_since(started), local=steps
+        )
     try:
-        job = _Job(tiers, target, locks, entries, roots, forced)
         return _install_locked(project, request, ui, job, started=started, progress=progress)
     except KeyboardInterrupt:
         raise Interrupted(
@@ -234,6 +154,30 @@ def install(
             "repairs what is half-installed",
             remedy=request.command(names),
         ) from None
+
+
+def _created(
+    project: Project,
+    request: Request,
+    ui: UI,
+    *,
+    location: Location,
+    pending: environment.Pending | None,
+    names: Sequence[str],
+) -> Target:
+    """The target of an install, the project environment created first when it is missing (never by a dry run)."""
+    from tierlock import environment
+    from tierlock.installer import target as where
+
+    if location.missing and location.folder is not None:
+        if request.dry_run:
+            raise UsageError(
+                f"the project environment {project.relpath(Path(location.folder))} does not exist yet; "
+                "a dry run creates nothing",
+                remedy=request.command(names),
+            )
+        where.create(location.folder, project=project, backend=request.backend or project.backend, note=ui.note)
+    return environment.resolve(location.python, pending=pending)
 
 
 @dataclass(frozen=True)
@@ -246,6 +190,8 @@ class _Job:
     entries: Sequence[LockEntry]
     roots: Mapping[NormalizedName, Sequence[str]]
     forced: frozenset[str]
+    local: tuple[LocalPackage, ...] = ()
+    """The packages of the project's tree to arm from their folders (:mod:`tierlock.installer.itself`)."""
 
 
 def _install_locked(
@@ -278,37 +224,11 @@ def _install_locked(
         backend_name = backend_version = None
         cleared: list[str] = []
         if not plan.is_noop:
-            from tierlock.installer import leftovers
-            from tierlock.installer import target as where
-
-            command = request.command(names)
-            where.refuse_self_harm(plan, target, command=command)
-            replaced_armed = where.armed_conflicts_for(project, plan, target, tiers)
-            if not request.replace_armed:
-                where.refuse_armed_conflicts(replaced_armed, names, command=command)
-            where.refuse_unwritable(target)
-            for other, rows in replaced_armed.items():  # before the backend changes anything, even if it fails
-                where.mark_stale(target.prefix, other, by=names, packages=[name for name, _old, _new in rows])
-                ui.note(f"{other}: marked stale - arming {', '.join(names)} replaces {', '.join(r[0] for r in rows)}")
-            cleared = leftovers.clear(
-                target.site_paths, {s.name for s in plan.changes}, {str(k): v for k, v in probes.items()}
-            )
-            for path in cleared:
-                ui.detail(f"  deleted {path}: left by an interrupted pip uninstall or upgrade")
-            backend_name, backend_version = _execute(project, request, ui, target, plan)
-            with _phase(ui, f"verifying {len(entries)} package(s) with the probe"):
-                probes = verification.verify(
-                    entries,
-                    target,
-                    roots,
-                    names,
-                    again=request.command(names),
-                    deep=request.deep,
-                    before=probes,
-                    changed_names={s.name for s in plan.changes},
-                )
+            probes, cleared, backend_name, backend_version = _apply(project, request, ui, job, plan=plan, probes=probes)
         verification.require_libraries(probes, names, again=request.command(names))
         dists = verification.inventory_dists(entries, probes, target)
+        local, backend_name, backend_version = _arm_tree(project, request, ui, job, (backend_name, backend_version))
+        dists += itself.dists(local, target)
         verification.require_intact(target, names, again=request.command(names))
         written = receipts.record(
             project,
@@ -321,7 +241,7 @@ def _install_locked(
         )
         return Outcome(
             names,
-            _result(plan),
+            "installed" if _result(plan) == "unchanged" and itself.missing(local) else _result(plan),
             str(target.prefix),
             len(entries),
             sum(len(d.files) for d in dists),
@@ -332,7 +252,78 @@ def _install_locked(
             receipts=written,
             duration=_since(started),
             cleared=cleared,
+            local=local,
         )
+
+
+def _apply(
+    project: Project,
+    request: Request,
+    ui: UI,
+    job: _Job,
+    *,
+    plan: Plan,
+    probes: Mapping[NormalizedName, DistributionProbe],
+) -> tuple[dict[NormalizedName, DistributionProbe], list[str], str, str | None]:
+    """Carry out a plan with changes: refuse what must not happen, run the backend, verify with the probe.
+
+    Returns the probes after it, the pip leftovers deleted, and the backend's name and version.
+    """
+    from tierlock.installer import leftovers, selfguard
+    from tierlock.installer import target as where
+
+    tiers, target, entries, roots = job.tiers, job.target, job.entries, job.roots
+    names = [str(t.name) for t in tiers]
+    command = request.command(names)
+    selfguard.refuse(plan, target, project=project, tiers=names, command=command)
+    replaced_armed = where.armed_conflicts_for(project, plan, target, tiers)
+    if not request.replace_armed:
+        where.refuse_armed_conflicts(replaced_armed, names, command=command)
+    where.refuse_unwritable(target)
+    for other, rows in replaced_armed.items():  # before the backend changes anything, even if it fails
+        where.mark_stale(target.prefix, other, by=names, packages=[name for name, _old, _new in rows])
+        ui.note(f"{other}: marked stale - arming {', '.join(names)} replaces {', '.join(r[0] for r in rows)}")
+    cleared = leftovers.clear(target.site_paths, {s.name for s in plan.changes}, {str(k): v for k, v in probes.items()})
+    for path in cleared:
+        ui.detail(f"  deleted {path}: left by an interrupted pip uninstall or upgrade")
+    backend_name, backend_version = _execute(project, request, ui, target, plan)
+    with _phase(ui, f"verifying {len(entries)} package(s) with the probe"):
+        after = verification.verify(
+            entries,
+            target,
+            roots,
+            names,
+            again=command,
+            deep=request.deep,
+            before=probes,
+            changed_names={s.name for s in plan.changes},
+        )
+    return after, cleared, backend_name, backend_version
+
+
+def _arm_tree(
+    project: Project, request: Request, ui: UI, job: _Job, ran: tuple[str | None, str | None]
+) -> tuple[list[itself.LocalStep], str | None, str | None]:
+    """Arm the packages of the project's tree (:func:`tierlock.installer.itself.arm_missing`); the steps as found,
+    and the backend that ran (*ran*: the one that installed the pins, if any)."""
+    names = [str(t.name) for t in job.tiers]
+    local, backend = itself.arm_missing(
+        job.local,
+        job.target,
+        ui,
+        lambda: _backend(project, request, job.target),
+        again=request.command(names),
+        index=request.index,
+    )
+    if backend is None or ran[0] is not None:
+        return local, ran[0], ran[1]
+    return local, backend.name, _background(backend.version)()
+
+
+def _backend(project: Project, request: Request, target: Target) -> Backend:
+    from tierlock.installer import backends
+
+    return backends.choose(request.backend or project.backend, target)
 
 
 def _execute(project: Project, request: Request, ui: UI, target: Target, plan: Plan) -> tuple[str, str | None]:
@@ -340,7 +331,8 @@ def _execute(project: Project, request: Request, ui: UI, target: Target, plan: P
     from tierlock.installer import backends
     from tierlock.installer.plan import requirement_lines
 
-    backend = backends.choose(request.backend or project.backend, target)
+    backend = _backend(project, request, target)
+    index = request.index or lockload.index_lines([s.entry for s in plan.changes])
     counts = plan.counts()
     doing = (
         f"{backend.name}: installing {counts['install']}, replacing {counts['replace']}, "
@@ -353,7 +345,7 @@ def _execute(project: Project, request: Request, ui: UI, target: Target, plan: P
         backends.execute(
             backend,
             target,
-            [*request.index, *requirement_lines(plan.changes)],
+            [*index, *requirement_lines(plan.changes)],
             reinstall=[s.name for s in plan.of("repair")],
             log=ui.detail,
         )

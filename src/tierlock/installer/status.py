@@ -15,7 +15,7 @@ from tierlock.installer import receipts, verification
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
-    from tierlock.tiers import Project
+    from tierlock.tiers import Project, Tier
 
 
 @dataclass
@@ -61,10 +61,10 @@ def status(project: Project, names: Sequence[str], python: str | None) -> tuple[
     for tier in selected:
         receipt = receipts.load(receipts.receipt_path(target.prefix, tier.name))
         if not tier.lockfile.is_file():
-            relock = f"tierlock lock {tier.name} && {rearm_command(tier.name, python)}"
+            relock = f"{relock_command(project, tier)} && {rearm_command(tier.name, python)}"
             out.append(TierStatus(tier.name, "no-lockfile", 0, 0, [], receipt, False, relock))
             continue
-        lock = lockfiles.load(tier.lockfile)
+        lock = lockfiles.load_tier(project, tier)
         entries = project_itself_left_out(lock.applicable(target.marker_env), project)
         plan = verification.plan_for(entries, target, {k: tuple(v) for k, v in tier.import_roots.items()})
         satisfied = len(plan.of("satisfied"))
@@ -79,16 +79,33 @@ def status(project: Project, names: Sequence[str], python: str | None) -> tuple[
         if marked is not None:  # another tier replaced its packages on purpose (--replace-armed)
             problems.insert(0, marked)
         pruned = receipt is not None and state != "present" and not (lacking and plan.is_noop)
-        if pruned and state == "absent":
-            problems.append(
-                f"armed on {receipt.installed_at if receipt else '?'} (its receipt is there), but its packages were "
-                "removed outside tierlock (a plain pip install -r or uv pip sync of another lock prunes them)"
-            )
+        gone = [str(s.name) for s in plan.of("install")]
+        if pruned and receipt is not None and (state == "absent" or gone):
+            problems.append(pruned_reason(project, tier.name, receipt.installed_at, gone))
         remedy = None if plan.is_noop and state == "present" and not stale else rearm_command(tier.name, python)
         if plan.is_noop and not stale and system_remedy(probed.checked):  # a system library: no reinstall helps
             remedy = probed.install_command
         out.append(TierStatus(tier.name, state, len(plan.steps), satisfied, problems, receipt, stale, remedy, pruned))
     return target, out
+
+
+def pruned_reason(project: Project, tier: str, installed_at: str, gone: Sequence[str]) -> str:
+    """Why a tier with a receipt lost packages: who prunes them, and (on a uv project) how to keep them."""
+    which = f" ({', '.join(gone)})" if gone else ""
+    said = f"armed on {installed_at} (its receipt is there), but packages{which} were removed outside tierlock"
+    if project.lock is not None and project.lock.name == "uv.lock":
+        return (
+            f"{said}: a plain `uv sync` makes the environment exactly uv.lock's default selection (the project's "
+            f"dependencies and default groups) and removes the rest; `uv sync --inexact` keeps {tier}, "
+            f"and `uv run` keeps it too"
+        )
+    return f"{said} (a plain pip install -r or uv pip sync of another lock prunes them)"
+
+
+def relock_command(project: Project, tier: Tier) -> str:
+    from tierlock.lockfiles.sources import remedy
+
+    return remedy(project, tier)
 
 
 def rearm_command(tier: str, python: str | None) -> str:

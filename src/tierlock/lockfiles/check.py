@@ -16,7 +16,7 @@ from packaging.utils import canonicalize_name
 from tierlock.lockfiles.digest import expected_inputs
 from tierlock.lockfiles.header import self_consistent
 from tierlock.lockfiles.model import Lock
-from tierlock.lockfiles.reader import ReadResult, read
+from tierlock.lockfiles.reader import ReadResult
 from tierlock.tiers import Project, Tier
 
 FindingKind = Literal[
@@ -103,11 +103,13 @@ class Report:
 
 def read_locks(project: Project, tiers: Sequence[Tier]) -> dict[str, ReadResult | None]:
     """Read the lockfiles of *tiers* and of every tier they are layered on (None: missing)."""
+    from tierlock.lockfiles.sources import read_tier
+
     out: dict[str, ReadResult | None] = {}
     for tier in tiers:
         for member in project.chain(tier.name):
             if member.name not in out:
-                out[member.name] = read(member.lockfile) if member.lockfile.is_file() else None
+                out[member.name] = read_tier(project, member) if member.lockfile.is_file() else None
     return out
 
 
@@ -169,6 +171,15 @@ def _words(names: Sequence[str]) -> str:
 
 def findings(project: Project, tiers: Sequence[Tier], locks: Mapping[str, ReadResult | None]) -> Report:
     """Every problem of *tiers* given their read lockfiles (pure)."""
+    if project.lock is not None:  # the lock the project commits: its own tool's drift
+        from tierlock.lockfiles import committed
+
+        return committed.findings(project, tiers, locks)
+    return _own_findings(project, tiers, locks)
+
+
+def _own_findings(project: Project, tiers: Sequence[Tier], locks: Mapping[str, ReadResult | None]) -> Report:
+    """:func:`findings` for tierlock's own lockfiles, one per tier with its header."""
     out: list[Finding] = []
     entries = 0
     names: set[str] = set()

@@ -112,9 +112,15 @@ class Prober:
 
     def lock(self, tier: Tier) -> tuple[Lock | None, str | None]:
         """The tier's lock, or None with the note saying why versions are not compared."""
+        from tierlock.lockfiles.sources import remedy
+
         where = self.project.relpath(tier.lockfile)
         if not tier.lockfile.is_file():
-            return None, f"no lockfile at {where}: installed versions were not compared (tierlock lock {tier.name})"
+            return None, f"no lockfile at {where}: installed versions were not compared ({remedy(self.project, tier)})"
+        if self.project.lock is not None:  # the project's own lock (uv.lock, pylock): the tier's part of it
+            from tierlock.lockfiles import load_tier
+
+            return load_tier(self.project, tier), None
         return _load_lock(tier.lockfile), None
 
     def probe(self, tier: Tier, *, closure: bool = False, deep: bool = False) -> TierProbe:
@@ -127,11 +133,12 @@ class Prober:
         notes: list[str] = [note] if note else []
         if closure and lock is None:
             from tierlock.errors import UsageError
+            from tierlock.lockfiles.sources import remedy
 
             raise UsageError(
                 f"--closure needs the lockfile of tier {tier.name}, but {note}",
                 tier=tier.name,
-                remedy=f"tierlock lock {tier.name}",
+                remedy=remedy(self.project, tier),
             )
         needs = required(self.project, tier, self.target.marker_env, lock)
         notes.extend(needs.marked_away)
@@ -139,7 +146,7 @@ class Prober:
         roots: list[Root] = []
         for name in needs.roots:
             entry = pins.get(name)
-            if lock is not None and entry is None:
+            if lock is not None and entry is None and name not in {p.name for p in lock.local}:
                 notes.append(f"{name} is not in {self.project.relpath(tier.lockfile)}: its version was not compared")
             roots.append((name, str(entry.version) if entry else None, tier.import_roots.get(name, ())))
         skip = {*needs.roots, self.project.name}
@@ -163,11 +170,21 @@ class Prober:
             notes=tuple(notes),
             python=self.target.python,
             install_command=system_remedy((*probed_roots, *probed_closure))
-            or install_remedy(tier, python=self.python, deep=deep, locked=lock is not None),
+            or install_remedy(
+                tier, python=self.python, deep=deep, locked=lock is not None, relock=_relock(self.project, tier)
+            ),
         )
 
 
-def install_remedy(tier: Tier, *, python: str | Path | None, deep: bool, locked: bool) -> str:
+def _relock(project: Project, tier: Tier) -> str:
+    from tierlock.lockfiles.sources import remedy
+
+    return remedy(project, tier)
+
+
+def install_remedy(
+    tier: Tier, *, python: str | Path | None, deep: bool, locked: bool, relock: str | None = None
+) -> str:
     """The command that makes *tier* present in the environment that was probed, run exactly as printed.
 
     It names the interpreter when the probe was given one, repairs hash mismatches
@@ -181,7 +198,7 @@ def install_remedy(tier: Tier, *, python: str | Path | None, deep: bool, locked:
     if deep:
         command.append("--deep")
     install = shlex.join(command)
-    return install if locked else f"tierlock lock {tier.name} && {install}"
+    return install if locked else f"{relock or f'tierlock lock {tier.name}'} && {install}"
 
 
 def resolve_target(python: str | Path | Target | None) -> Target:

@@ -4,7 +4,8 @@
 out); :func:`load_project` is the thin edge that finds and reads the file.
 Each setting has its own small reader: the standard metadata in
 :mod:`tierlock.tiers.metadata`, the project-wide ``[tool.tierlock]`` keys in
-:mod:`tierlock.tiers.settings`, each tier's keys in
+:mod:`tierlock.tiers.settings` (``lock``, the project's own lock, in
+:mod:`tierlock.tiers.lockkey`), each tier's keys in
 :mod:`tierlock.tiers.tierkeys`. Validation collects every problem and raises
 one :class:`ConfigError`.
 """
@@ -19,7 +20,7 @@ from typing import Any
 from packaging.utils import NormalizedName
 
 from tierlock.errors import ConfigError
-from tierlock.tiers import settings, tierkeys
+from tierlock.tiers import lockkey, settings, tierkeys
 from tierlock.tiers.metadata import read_metadata
 from tierlock.tiers.model import LockFormat, Project, Tier
 from tierlock.tiers.reader import Reader, parse_toml, where_key
@@ -63,12 +64,14 @@ def parse_project(data: Mapping[str, Any], *, pyproject: Path, text: str = "") -
     """Build the :class:`Project` from a parsed pyproject document (pure).
 
     The settings are read in the order their problems are reported: the standard metadata, the
-    project-wide keys, each tier's source, the layering, each tier's other keys, then the keys that
-    name tiers (``ci-require``, ``conflicts``).
+    project-wide keys (``lock`` first: :mod:`tierlock.tiers.lockkey`), each tier's source, the
+    layering, each tier's other keys, then the keys that name tiers (``ci-require``, ``conflicts``,
+    and with ``lock = "uv.lock"`` uv's own conflicts).
     """
     r = Reader(pyproject, text)
     meta = read_metadata(r, data)
     table, configured = settings.tool_table(r, data)
+    own_lock = lockkey.read(r, data, table, pyproject.parent)  # lock: the project's uv.lock or pylock
     lock_dir = settings.lock_dir(r, table, pyproject.parent)
     fmt = settings.lock_format(r, table)
     backend = settings.backend(r, table)
@@ -78,10 +81,13 @@ def parse_project(data: Mapping[str, Any], *, pyproject: Path, text: str = "") -
     layers = tierkeys.layers(r, declared)
     tiers: dict[NormalizedName, Tier] = {}
     for norm, info in declared.items():
-        lockfile = lock_dir / _lockfile_name(norm, fmt)
+        lockfile = own_lock.path or lock_dir / _lockfile_name(norm, fmt)
         tiers[norm] = _tier(r, info, name=norm, project=meta.name, layered_on=layers.get(norm), lockfile=lockfile)
     ci_require = settings.ci_require(r, table, tiers)
     conflicts = settings.conflicts(r, table, tiers)
+    if own_lock.path is not None and own_lock.path.name == "uv.lock":
+        sources = {name: tier.source for name, tier in tiers.items()}
+        conflicts += tuple(c for c in lockkey.uv_conflicts(data, meta.name, sources) if c not in conflicts)
     r.raise_if_any()
     return Project(
         root=pyproject.parent,
@@ -97,6 +103,9 @@ def parse_project(data: Mapping[str, Any], *, pyproject: Path, text: str = "") -
         runtime=runtime,
         conflicts=conflicts,
         venv=venv,
+        lock=own_lock.path,
+        package=own_lock.package,
+        version=own_lock.version,
     )
 
 

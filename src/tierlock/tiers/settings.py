@@ -17,7 +17,7 @@ from tierlock.tiers.model import BASE, BackendName, LockFormat, Tier
 from tierlock.tiers.reader import Reader, type_name
 
 TABLE = "tool.tierlock"
-TOP_KEYS = ("lock-dir", "format", "backend", "ci-require", "conflicts", "tiers", "runtime", "venv", "census")
+TOP_KEYS = ("lock-dir", "format", "backend", "ci-require", "conflicts", "tiers", "runtime", "venv", "census", "lock")
 FORMATS: tuple[LockFormat, ...] = ("requirements", "pylock")
 BACKENDS: tuple[BackendName, ...] = ("auto", "uv", "pip")
 

@@ -203,3 +203,25 @@ def test_init_writes_tiers_that_each_probe_their_driver(project_dir: Path) -> No
         "postgresql-psycopg2binary": ("psycopg2-binary",),
         "mssql-pymssql": ("pymssql",),
     }
+
+
+def test_with_the_project_s_uv_lock_uv_conflicts_in_a_legacy_spelling_keep_the_normalised_tiers_apart(
+    project_dir: Path,
+) -> None:
+    text = SQLALCHEMY_SHAPE + textwrap.dedent(
+        """\
+        [tool.uv]
+        conflicts = [[{ extra = "postgresql_psycopg2binary" }, { extra = "MSSQL.pymssql" }]]
+
+        [tool.tierlock]
+        lock = "uv.lock"
+
+        [tool.tierlock.tiers.postgresql-psycopg2binary]
+        [tool.tierlock.tiers.mssql-pymssql]
+        """
+    )
+    write(project_dir, text)
+    project = load_project(project_dir)
+    assert project.conflicts == (frozenset({"postgresql-psycopg2binary", "mssql-pymssql"}),)
+    assert {t.lockfile for t in project.tiers.values()} == {project_dir / "uv.lock"}
+    assert [str(r) for r in project.tier("postgresql_psycopg2binary").requirements] == ["psycopg2-binary"]
