@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,6 +19,16 @@ os.environ["PIP_CONFIG_FILE"] = os.devnull
 os.environ["UV_NO_CONFIG"] = "1"
 os.environ["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
 os.environ.pop("VIRTUAL_ENV", None)
+# The probe keeps its shared-library verdicts in the user's cache folder: the suite keeps its own.
+_CACHE = tempfile.mkdtemp(prefix="tierlock-test-cache-")
+os.environ["TIERLOCK_CACHE_DIR"] = _CACHE
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _own_cache_folder() -> Iterator[None]:
+    """The suite's cache folder, removed when the session ends."""
+    yield
+    shutil.rmtree(_CACHE, ignore_errors=True)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -59,9 +59,14 @@ class Module:
 
 
 MODULES: dict[str, Module] = {
+    # The whole folder: the distribution and tier probes, and the shared-library lookup (elf, ldcache,
+    # libcache, libraries, foreign, provider).
     "probing": Module(
         ("src/tierlock/probing",),
         (
+            # The library lookup's quick unit tests first (no install): most of its mutants die there.
+            "tests/unit/probing/test_probe_binaries.py",
+            "tests/unit/probing/test_probe_library_lookup.py",
             "tests/unit/probing/test_probe*.py",
             "tests/unit/probing/test_markers_required.py",
             "tests/unit/tiers/test_tier_model_edges.py",
@@ -134,8 +139,12 @@ MODULES: dict[str, Module] = {
             "tests/unit/validators/test_masking.py",
         ),
     ),
+    # The loader and the readers it is made of (one per settings key, the lock key's among them).
     "tiers/loader.py": Module(
-        ("src/tierlock/tiers/loader.py", "src/tierlock/tiers/lockkey.py"),
+        tuple(
+            f"src/tierlock/tiers/{name}.py"
+            for name in ("loader", "reader", "metadata", "settings", "tierkeys", "lockkey")
+        ),
         ("tests/unit/tiers/test_tiers.py", "tests/unit/tiers/test_tier_model_*.py", "tests/unit/tiers/test_lockkey.py"),
     ),
     # The gating part of the plugin: the plugin module, or its gating modules once it is a package.

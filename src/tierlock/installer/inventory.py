@@ -51,10 +51,20 @@ def probe_all(
 
 
 def verdicts(probes: Mapping[NormalizedName, DistributionProbe]) -> dict[NormalizedName, Installed]:
-    """What the plan needs of each probe."""
-    return {
-        name: Installed(name, result.version, result.state, tuple(result.reasons)) for name, result in probes.items()
-    }
+    """What the plan needs of each probe.
+
+    A distribution whose files are whole but which needs a library the system lacks is no work for the
+    backend (reinstalling it brings no system library): the plan counts it as present, and
+    :func:`tierlock.installer.verification.require_libraries` stops the install with the remedy.
+    """
+    from tierlock.probing.libraries import only_libraries
+
+    out: dict[NormalizedName, Installed] = {}
+    for name, result in probes.items():
+        whole = result.state == "partial" and only_libraries(result)
+        state = "present" if whole else result.state
+        out[name] = Installed(name, result.version, state, () if whole else tuple(result.reasons))
+    return out
 
 
 def dists_of(
@@ -67,6 +77,8 @@ def dists_of(
     swapped for the wheel's own is then seen by the no-op fast path), the site
     folder relative to *prefix* and the ``.dist-info`` folder name.
     """
+    from tierlock.probing.libraries import relied_outside
+
     out: list[InstalledDist] = []
     for entry in entries:
         result = probes.get(entry.name)
@@ -74,6 +86,9 @@ def dists_of(
             continue
         site, folder = os.path.split(result.dist_info_dir)
         files = tuple((rel, size) for _full, rel, size, _hash in result.records if size is not None)
+        # The system libraries its extensions rely on: the no-op fast path then notices one going away.
+        compiled = [full for full, _rel, _size, _hash in result.records]
+        files += tuple((os.path.relpath(lib, site), size) for lib, size in relied_outside(compiled, [site]))
         record = os.path.join(result.dist_info_dir, "RECORD")
         with suppress(OSError):  # RECORD gives no size of its own: recorded with the size it has now
             files += ((f"{folder}/RECORD", os.stat(record).st_size),)

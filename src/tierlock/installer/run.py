@@ -228,6 +228,7 @@ def _install_locked(
         cleared: list[str] = []
         if not plan.is_noop:
             probes, cleared, backend_name, backend_version = _apply(project, request, ui, job, plan=plan, probes=probes)
+        verification.require_libraries(probes, names, again=request.command(names))
         dists = verification.inventory_dists(entries, probes, target)
         local, backend_name, backend_version = _arm_tree(project, request, ui, job, (backend_name, backend_version))
         dists += itself.dists(local, target)

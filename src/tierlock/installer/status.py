@@ -55,6 +55,7 @@ def status(project: Project, names: Sequence[str], python: str | None) -> tuple[
     from tierlock import lockfiles
     from tierlock.installer.target import project_itself_left_out, resolve_existing, stale_reason
     from tierlock.probing import Prober
+    from tierlock.probing.libraries import only_libraries, system_remedy
 
     selected = project.select(list(names))
     target = resolve_existing(python, project, [t.name for t in selected])
@@ -72,16 +73,21 @@ def status(project: Project, names: Sequence[str], python: str | None) -> tuple[
         satisfied = len(plan.of("satisfied"))
         stale = receipt is not None and receipt.lockfiles.get(tier.name) != receipts.file_digest(tier.lockfile)
         # The state is the probe's one verdict (the same as probe, admit and the pytest plugin).
-        state: Literal["present", "partial", "absent"] = prober.probe(tier).state
+        probed = prober.probe(tier)
+        state: Literal["present", "partial", "absent"] = probed.state
         problems = [f"{s.entry.pin}: {s.reason}" for s in plan.changes if state != "absent"]
+        lacking = [f"{d.name}: {r}" for d in probed.checked if only_libraries(d) for r in d.reasons]
+        problems += lacking
         marked = stale_reason(receipt)
         if marked is not None:  # another tier replaced its packages on purpose (--replace-armed)
             problems.insert(0, marked)
-        pruned = receipt is not None and state != "present"
+        pruned = receipt is not None and state != "present" and not (lacking and plan.is_noop)
         gone = [str(s.name) for s in plan.of("install")]
         if pruned and receipt is not None and (state == "absent" or gone):
             problems.append(pruned_reason(project, tier.name, receipt.installed_at, gone))
         remedy = None if plan.is_noop and state == "present" and not stale else rearm_command(tier.name, python)
+        if plan.is_noop and not stale and system_remedy(probed.checked):  # a system library: no reinstall helps
+            remedy = probed.install_command
         row = TierStatus(tier.name, state, len(plan.steps), satisfied, problems, receipt, stale, remedy, pruned)
         out.append(with_failure(row, failures.read(target.prefix, tier.name)))
     return target, out

@@ -117,6 +117,30 @@ def verify(
     )
 
 
+def require_libraries(probes: Mapping[NormalizedName, DistributionProbe], names: Sequence[str], *, again: str) -> None:
+    """CheckFailed (exit 1, no receipt) when an installed package needs a shared library the system lacks.
+
+    Its files are whole, so no reinstall helps: the remedy provides the library (the system package when
+    it can be told, :mod:`tierlock.probing.provider`), then runs *again*, which then writes the receipt.
+    """
+    lacking = [d for d in probes.values() if d.missing_libraries]
+    if not lacking:
+        return
+    from tierlock.errors import CheckFailed
+    from tierlock.probing import provider
+    from tierlock.probing.libraries import Missing
+
+    libraries = list(dict.fromkeys(lib for d in lacking for _artifact, lib, _via in d.missing_libraries))
+    command = provider.command(libraries)
+    raise CheckFailed(
+        f"{', '.join(names)}: installed, but {', '.join(d.name for d in lacking)} needs {', '.join(libraries)}, "
+        "which the dynamic loader cannot find on this system; no receipt was written",
+        package=lacking[0].name,
+        problems=[Problem(f"{d.name}: {Missing(*m).describe()}") for d in lacking for m in d.missing_libraries],
+        remedy=f"{command} && {again}" if command else f"{provider.remedy(libraries)}; then run: {again}",
+    )
+
+
 def inventory_dists(
     entries: Sequence[LockEntry], probes: Mapping[NormalizedName, DistributionProbe], target: Target
 ) -> list[receipts.InstalledDist]:

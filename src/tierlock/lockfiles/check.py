@@ -11,6 +11,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from packaging.utils import canonicalize_name
+
 from tierlock.lockfiles.digest import expected_inputs
 from tierlock.lockfiles.header import self_consistent
 from tierlock.lockfiles.model import Lock
@@ -306,7 +308,7 @@ def describe_drift(
         parts.append(
             f"requires-python {header.requires_python or '(none)'} became {project.requires_python or '(none)'}"
         )
-    if sorted(header.include_groups) != sorted(tier.include_groups):
+    if sorted(canonicalize_name(g) for g in header.include_groups) != sorted(tier.include_groups):  # PEP 735 names
         parts.append(
             f"include-groups {', '.join(header.include_groups) or '(none)'} became "
             f"{', '.join(tier.include_groups) or '(none)'}"

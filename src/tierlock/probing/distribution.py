@@ -75,6 +75,9 @@ class DistributionProbe:
     """Plain tuples behind :attr:`files` (cheap to build on the fast path)."""
     editable_source: Path | None = None
     import_roots: tuple[str, ...] = ()
+    missing_libraries: tuple[tuple[str, str, str | None], ...] = ()
+    """(compiled artifact, library, the library that needs it or None) for each shared library an extension
+    needs that the dynamic loader cannot find (each is also one of the reasons)."""
 
     @property
     def present(self) -> bool:
@@ -112,6 +115,9 @@ class DistributionProbe:
             "files_checked": self.files_checked,
             "reasons": list(self.reasons),
             "notes": list(self.notes),
+            "missing_libraries": [
+                {"artifact": a, "library": lib, "needed_by": via} for a, lib, via in self.missing_libraries
+            ],
         }
 
 
@@ -218,6 +224,7 @@ class _Probe:
         self.record_lists_installer = False
         self.listing: set[str] | None = None
         """The names in the ``.dist-info`` folder (None when it cannot be listed)."""
+        self.libraries: tuple[tuple[str, str, str | None], ...] = ()
 
     def run(self) -> DistributionProbe:
         if len(self.found) > 1:
@@ -235,6 +242,11 @@ class _Probe:
         record_rows = self._record()
         if record_rows is not None:
             self._files([r for r in record_rows if is_compiled(r[0])] if self.compiled_only else record_rows)
+            from tierlock.probing import libraries  # what each extension needs, found as the dynamic loader would
+
+            needs = libraries.unresolved(self.index, self.index.sites, [r[:2] for r in self.files], fresh=self.deep)
+            self.reasons.extend(m.describe() for m in needs)
+            self.libraries = tuple((m.artifact, m.library, m.via) for m in needs)
         if not self.compiled_only:
             self._import_roots(record_rows)
         self._leftovers(record_rows or [])
@@ -257,6 +269,7 @@ class _Probe:
             records=tuple(self.files),
             editable_source=self.editable,
             import_roots=self.roots,
+            missing_libraries=self.libraries,
         )
 
     # -- METADATA and version -------------------------------------------------

@@ -126,6 +126,7 @@ class Prober:
     def probe(self, tier: Tier, *, closure: bool = False, deep: bool = False) -> TierProbe:
         """The tier's verdict (:mod:`tierlock.probing.verdict`); *closure* stats every file of the
         closure, not only its compiled artifacts; *deep* verifies RECORD hashes."""
+        from tierlock.probing.libraries import system_remedy
         from tierlock.probing.required import required
 
         lock, note = self.lock(tier)
@@ -168,7 +169,8 @@ class Prober:
             lock_used=lock is not None,
             notes=tuple(notes),
             python=self.target.python,
-            install_command=install_remedy(
+            install_command=system_remedy((*probed_roots, *probed_closure))
+            or install_remedy(
                 tier, python=self.python, deep=deep, locked=lock is not None, relock=_relock(self.project, tier)
             ),
         )

@@ -15,7 +15,7 @@ from tierlock.tiers.model import BASE
 from tierlock.tiers.platforms import Platform, parse
 
 if TYPE_CHECKING:
-    from tierlock.tiers.loader import _Reader
+    from tierlock.tiers.reader import Reader as _Reader
 
 TABLE = "tool.tierlock"
 

@@ -79,17 +79,20 @@ def choose(
     """(candidate (tier, source) pairs, groups left out, tooling extras left out)."""
     project = data.get("project", {}) if isinstance(data.get("project"), dict) else {}
     raw_extras = project.get("optional-dependencies") or {}
-    extra_names = [canonicalize_name(e) for e in raw_extras]
-    group_names = [canonicalize_name(g) for g in (data.get("dependency-groups") or {})]
+    # One tier per normalised name (PEP 685, PEP 735): two spellings of one extra are one extra.
+    extra_names = list(dict.fromkeys(canonicalize_name(e) for e in raw_extras))
+    group_names = list(dict.fromkeys(canonicalize_name(g) for g in (data.get("dependency-groups") or {})))
     wanted_groups = {canonicalize_name(g) for g in groups}
     wanted_extras = {canonicalize_name(e) for e in extras}
     _known(path, "dependency group", wanted_groups, group_names, "--groups")
     _known(path, "extra", wanted_extras, extra_names, "--extras")
     own = str(project.get("name", ""))
     tooling = tuple(
-        canonicalize_name(e)
-        for e, reqs in raw_extras.items()
-        if canonicalize_name(e) not in wanted_extras and is_tooling_extra(e, reqs, own)
+        dict.fromkeys(
+            canonicalize_name(e)
+            for e, reqs in raw_extras.items()
+            if canonicalize_name(e) not in wanted_extras and is_tooling_extra(e, reqs, own)
+        )
     )
     chosen_groups = group_names if all_groups else [g for g in group_names if g in wanted_groups]
     candidates: list[tuple[str, str]] = []

@@ -198,12 +198,12 @@ def _wanted(data: Mapping[str, Any], path: Path, kind: str, asked: Asked) -> lis
     declared: list[str]
     wanted: list[str]
     if kind == "group":
-        declared = [canonicalize_name(g) for g in (data.get("dependency-groups") or {})]
+        declared = list(dict.fromkeys(canonicalize_name(g) for g in (data.get("dependency-groups") or {})))
         wanted = declared if asked.all_groups else [canonicalize_name(g) for g in asked.groups]
         flag, what = "--groups", "dependency group"
     else:
         project = data.get("project", {}) if isinstance(data.get("project"), dict) else {}
-        declared = [canonicalize_name(e) for e in (project.get("optional-dependencies") or {})]
+        declared = list(dict.fromkeys(canonicalize_name(e) for e in (project.get("optional-dependencies") or {})))
         wanted = [canonicalize_name(e) for e in asked.extras]
         flag, what = "--extras", "extra"
     unknown = [g for g in wanted if g not in declared]

@@ -1,0 +1,110 @@
+"""The library verdicts of earlier probes, kept on disk so that a new process need not read every extension again.
+
+A verdict is kept only when every library was found; it names the identity (size, mtime, inode) of
+the extension and of every library it was found to rely on, and the search environment
+(``LD_LIBRARY_PATH``, the loader cache's identity). A later probe stats those files and reuses the
+verdict only when none changed; anything else is looked up again. A probe with ``--deep`` ignores
+what is kept.
+
+One file per set of site folders, in ``$TIERLOCK_CACHE_DIR`` (an empty value: no cache), else the
+user's cache folder (``$XDG_CACHE_HOME/tierlock``, ``~/.cache/tierlock``; ``~/Library/Caches/tierlock``
+on macOS; ``%LOCALAPPDATA%\\tierlock`` on Windows), in :mod:`marshal`'s format (read with no import,
+in well under a millisecond), with the Python version that wrote it in its key. It is written once, when
+the process ends, and only when something new was learnt; a cache that cannot be read or written is no
+cache.
+"""
+
+from __future__ import annotations
+
+import marshal  # loaded by every interpreter at start-up (it reads the byte code): no import cost
+import os
+import sys
+from collections.abc import Mapping, Sequence
+
+SCHEMA = 2
+
+Identity = tuple[int, int, int]
+Kept = tuple[Identity, tuple[tuple[str, Identity], ...]]
+"""An extension's identity and every library it relies on, with theirs."""
+
+
+def folder() -> str | None:
+    """Where the cache files live (None: caching is off)."""
+    explicit = os.environ.get("TIERLOCK_CACHE_DIR")
+    if explicit is not None:
+        return explicit or None
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA")
+    elif sys.platform == "darwin":
+        base = os.path.join(os.path.expanduser("~"), "Library", "Caches")
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "tierlock") if base else None
+
+
+def path_for(sites: Sequence[str]) -> str | None:
+    """The cache file of the site folders *sites* (None: caching is off)."""
+    where = folder()
+    if where is None:
+        return None
+    import zlib  # a name for the file, not a digest to trust: the file names its sites again
+
+    data = "\0".join(sites).encode("utf-8", "surrogateescape")
+    return os.path.join(where, f"libraries-{zlib.crc32(data):08x}{zlib.adler32(data):08x}.marshal")
+
+
+def load(path: str | None, environment: list[object]) -> dict[str, Kept]:
+    """The verdicts kept in *path* for *environment* (empty when there are none or they cannot be read)."""
+    if path is None:
+        return {}
+    try:
+        with open(path, "rb") as fh:
+            data = marshal.loads(fh.read())
+        if data["schema"] != SCHEMA or data["environment"] != _key(environment):
+            return {}
+        libraries = data["libraries"]
+        return {
+            artifact: (_identity(entry[0]), tuple((libraries[i], _identity(rest)) for i, *rest in entry[1]))
+            for artifact, entry in data["verdicts"].items()
+        }
+    except (OSError, ValueError, EOFError, KeyError, TypeError, IndexError):
+        return {}
+
+
+def _key(environment: list[object]) -> list[object]:
+    """The environment as it is kept: with the running Python's version (``marshal``'s format may change)."""
+    return [*environment, list(sys.version_info[:2])]
+
+
+def _identity(values: Sequence[object]) -> Identity:
+    size, mtime, inode = values
+    if not (isinstance(size, int) and isinstance(mtime, int) and isinstance(inode, int)):
+        raise TypeError("an identity is three integers")
+    return (size, mtime, inode)
+
+
+def save(path: str | None, environment: list[object], verdicts: Mapping[str, Kept]) -> None:
+    """Write *verdicts* to *path* (atomically; nothing happens when it cannot be written)."""
+    if path is None:
+        return
+    libraries: dict[str, int] = {}
+    document = {
+        "schema": SCHEMA,
+        "environment": _key(environment),
+        "verdicts": {
+            artifact: [list(identity), [[libraries.setdefault(lib, len(libraries)), *was] for lib, was in relied]]
+            for artifact, (identity, relied) in verdicts.items()
+        },
+    }
+    document["libraries"] = list(libraries)
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(temporary, "wb") as fh:
+            fh.write(marshal.dumps(document))
+        os.replace(temporary, path)
+    except OSError:
+        from contextlib import suppress
+
+        with suppress(OSError):
+            os.unlink(temporary)

@@ -1,0 +1,387 @@
+"""Whether the shared libraries a compiled extension needs can be found, the way the dynamic loader finds them.
+
+An extension module whose file is whole can still fail to import: ``import MySQLdb`` fails with
+``libmariadb.so.3: cannot open shared object file`` once the system library is gone. This module
+reads each extension's needs without loading it (:mod:`tierlock.probing.elf`) and looks every needed
+library up in glibc's order:
+
+1. a library already loaded for this extension (by the name asked for or its ``DT_SONAME``);
+2. ``DT_RPATH`` of the object that needs it and of the objects that loaded it (only when the object
+   has no ``DT_RUNPATH``), with ``$ORIGIN`` (the object's folder), ``$LIB`` and ``$PLATFORM`` expanded;
+3. ``LD_LIBRARY_PATH`` (as this process has it: the environment the probe runs in);
+4. ``DT_RUNPATH`` of the object that needs it;
+5. the loader cache, ``/etc/ld.so.cache`` (:mod:`tierlock.probing.ldcache`), then the default folders
+   (``/lib/<multiarch>``, ``/usr/lib/<multiarch>``, ``/lib64``, ``/usr/lib64``, ``/lib``, ``/usr/lib``),
+   unless the object says ``DF_1_NODEFLIB``.
+
+A candidate counts only when it is an ELF file of the same class, byte order and machine (the loader
+skips the others). A library found through a search path (a wheel's ``.libs`` folder through
+``$ORIGIN``, a runpath, ``LD_LIBRARY_PATH``) is followed in turn: what it needs must be found too; one
+from the loader cache or a default folder is the system's, and its own needs are left to its package
+manager. ``libpython`` is taken as given (the
+interpreter provides it). Mach-O (macOS) and PE (Windows) extensions are read and looked up by
+:mod:`tierlock.probing.foreign` on the system they belong to.
+
+Cheap by design: an extension's verdict is kept for the process with the identity (size, mtime,
+inode) of the extension and of every library it was found to rely on; a later probe stats those
+files again and reuses the verdict when none changed. Within one probe (one site index) every
+candidate file is opened at most once and every search is made once.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+from tierlock.probing import elf, ldcache, libcache
+
+#: ``e_machine`` and ELF class -> the Debian multiarch folder name of that target.
+MULTIARCH = {
+    (62, 2): "x86_64-linux-gnu",
+    (62, 1): "x86_64-linux-gnux32",
+    (3, 1): "i386-linux-gnu",
+    (183, 2): "aarch64-linux-gnu",
+    (40, 1): "arm-linux-gnueabihf",
+    (21, 2): "powerpc64le-linux-gnu",
+    (22, 2): "s390x-linux-gnu",
+    (243, 2): "riscv64-linux-gnu",
+    (258, 2): "loongarch64-linux-gnu",
+}
+#: ``e_machine`` -> what ``$PLATFORM`` expands to.
+PLATFORMS = {62: "x86_64", 3: "i686", 183: "aarch64", 40: "armv7l", 21: "ppc64le", 22: "s390x", 243: "riscv64"}
+_PROVIDED = ("libpython",)
+"""Libraries the interpreter itself provides (linked in, or loaded before any extension)."""
+
+Identity = libcache.Identity
+"""A file's size, mtime and inode: while they are unchanged, so is what was read from it."""
+
+
+class Missing:
+    """A library the loader cannot find for one compiled extension."""
+
+    __slots__ = ("artifact", "library", "via")
+
+    def __init__(self, artifact: str, library: str, via: str | None = None) -> None:
+        self.artifact = artifact
+        """The extension's path as RECORD gives it (relative to the site folder)."""
+        self.library = library
+        """The name it asks for (``libmariadb.so.3``)."""
+        self.via = via
+        """The file name of the library that needs it, when that is not the extension itself."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Missing) and (self.artifact, self.library, self.via) == (
+            other.artifact,
+            other.library,
+            other.via,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.artifact, self.library, self.via))
+
+    def __repr__(self) -> str:
+        return f"Missing({self.artifact!r}, {self.library!r}, {self.via!r})"
+
+    def describe(self) -> str:
+        through = f" (through {self.via})" if self.via else ""
+        return f"compiled artifact {self.artifact} needs {self.library}{through}, which the dynamic loader cannot find"
+
+
+_Found = tuple[str, elf.ElfInfo, bool]
+"""Where a library was found, what it needs, and whether that is looked up too (it was found through a
+search path or a path of its own; a library of the loader cache or a default folder is the system's, whose
+own needs are its package manager's business)."""
+
+_VERDICTS: dict[tuple[str, str], libcache.Kept] = {}
+"""The extensions found whole (every library found), by path and search environment: their identity and
+what they rely on."""
+_READ: dict[str, tuple[Identity, elf.ElfInfo | None]] = {}
+"""What was read from each file, by path, with the identity it had."""
+_UNSAVED: list[Session] = []
+"""Sessions that learnt verdicts not yet on disk (written when the process ends)."""
+
+
+def is_extension(rel: str) -> bool:
+    """Whether the RECORD path *rel* names an extension module (imported by Python) rather than a library
+    that one loads (``libfoo.so.1``, ``libfoo.so``, ``.dylib``, ``.dll``: checked through the extensions)."""
+    name = rel.rpartition("/")[2]
+    if name.endswith(".pyd"):
+        return True
+    if not name.endswith(".so"):
+        return False
+    return not name.startswith("lib") or ".cpython-" in name or ".abi3." in name or ".pypy" in name
+
+
+class Session:
+    """The lookups of one probe: the environment's search paths, every candidate opened once, every search made once.
+
+    With *fresh* (``--deep``), nothing learnt by earlier probes is trusted: every file is read again.
+    """
+
+    last: Session | None = None
+    """The session of the last probe round (a new site index: a new round)."""
+
+    def __init__(
+        self,
+        sites: Sequence[str],
+        *,
+        fresh: bool = False,
+        library_path: str | None = None,
+        cache: str = ldcache.PATH,
+    ) -> None:
+        value = os.environ.get("LD_LIBRARY_PATH", "") if library_path is None else library_path
+        self.library_path = tuple(p or "." for p in value.split(":")) if value else ()
+        self.cache_path = cache
+        self.fresh = fresh
+        self.owner: object = None
+        """The site index of the probe round this session serves."""
+        self._cache: dict[str, tuple[str, ...]] | None = None
+        self._ids: dict[str, Identity | None] = {}
+        self._files: dict[str, elf.ElfInfo | None] = {}
+        self._found: dict[tuple[object, ...], _Found | None] = {}
+        self.environment: list[object] = [list(sites), list(self.library_path), cache, list(_identity(cache) or ())]
+        self.key = repr(self.environment)
+        self.store = libcache.path_for(sites)
+        self.kept: dict[str, libcache.Kept] = {} if fresh else libcache.load(self.store, self.environment)
+        self.learnt: dict[str, libcache.Kept] = {}
+
+    @property
+    def cache(self) -> dict[str, tuple[str, ...]]:
+        if self._cache is None:
+            self._cache = ldcache.load(self.cache_path)
+        return self._cache
+
+    def identity(self, path: str) -> Identity | None:
+        """The identity of the file at *path* (stat-ed once per session; None when there is none)."""
+        if path not in self._ids:
+            self._ids[path] = _identity(path)
+        return self._ids[path]
+
+    def read(self, path: str) -> elf.ElfInfo | None:
+        """The dynamic section of the file at *path* (opened once per session, and not again while it is unchanged)."""
+        if path in self._files:
+            return self._files[path]
+        identity = self.identity(path)
+        info = None
+        if identity is not None:
+            memo = None if self.fresh else _READ.get(path)
+            if memo is not None and memo[0] == identity:
+                info = memo[1]
+            else:
+                info = elf.read_file(path)
+                _READ[path] = (identity, info)
+        self._files[path] = info
+        return info
+
+    def missing(self, artifact: str, rel: str) -> list[Missing]:
+        """The libraries the extension at *artifact* needs and the loader cannot find (*rel*: how to name it)."""
+        identity = self.identity(artifact)
+        if identity is None:
+            return []  # missing: the file checks report it
+        if not self.fresh and (
+            self._still(_VERDICTS.get((artifact, self.key)), identity) or self._still(self.kept.get(artifact), identity)
+        ):
+            return []
+        info = self.read(artifact)
+        if info is None or not info.needed:
+            return []
+        missing, relied = self._resolve(artifact, info, rel)
+        if not missing:
+            verdict = _VERDICTS[artifact, self.key] = self.learnt[artifact] = (identity, relied)
+            self.kept[artifact] = verdict
+            if self not in _UNSAVED:
+                if not _UNSAVED:
+                    import atexit
+
+                    atexit.register(save_all)
+                _UNSAVED.append(self)
+        return missing
+
+    def _still(self, verdict: libcache.Kept | None, identity: Identity) -> bool:
+        """Whether a verdict is about this very file and every library it relies on is unchanged."""
+        return (
+            verdict is not None
+            and verdict[0] == identity
+            and all(self.identity(path) == was for path, was in verdict[1])
+        )
+
+    def _resolve(
+        self, artifact: str, info: elf.ElfInfo, rel: str
+    ) -> tuple[list[Missing], tuple[tuple[str, Identity], ...]]:
+        """Every library of the extension's tree, breadth first as the loader loads them."""
+        missing: list[Missing] = []
+        relied: dict[str, Identity] = {}
+        loaded: set[str] = set()
+        queue: list[tuple[str, elf.ElfInfo, tuple[str, ...]]] = [(artifact, info, ())]
+        seen = {os.path.normpath(artifact)}
+        for path, obj, chain in queue:  # the loader's breadth-first order; the loop sees what is appended
+            origin = os.path.dirname(path)
+            rpath = () if obj.runpath else (*_expand(obj.rpath, origin, obj), *chain)
+            for name in obj.needed:
+                if name in loaded or name.startswith(_PROVIDED):
+                    continue
+                found = self.find(name, obj, origin, rpath)
+                if found is None:
+                    missing.append(Missing(rel, name, None if path == artifact else os.path.basename(path)))
+                    continue
+                where, lib, followed = found
+                loaded.update(n for n in (name, lib.soname) if n)
+                relied[where] = self.identity(where) or (0, 0, 0)
+                if followed and os.path.normpath(where) not in seen:
+                    seen.add(os.path.normpath(where))
+                    queue.append((where, lib, rpath if not obj.runpath else chain))
+        return missing, tuple(relied.items())
+
+    def find(self, name: str, obj: elf.ElfInfo, origin: str, rpath: Sequence[str]) -> _Found | None:
+        """Where the loader finds *name* for *obj* (in folder *origin*, searching *rpath* first), or None.
+
+        Remembered for the session: extensions of one folder share their searches.
+        """
+        runpath = _expand(obj.runpath, origin, obj)
+        key: tuple[object, ...] = (name, tuple(rpath), runpath, obj.nodeflib, obj.elf_class, obj.little_endian)
+        key += (obj.machine, origin) if "/" in name else (obj.machine,)
+        if key not in self._found:
+            self._found[key] = self._search(name, obj, origin, (rpath, self.library_path, runpath))
+        return self._found[key]
+
+    def _search(self, name: str, obj: elf.ElfInfo, origin: str, paths: tuple[Sequence[str], ...]) -> _Found | None:
+        if "/" in name:
+            return self._first(_expand((name,), origin, obj), obj, follow=True)
+        found = self._first((os.path.join(f, name) for folders in paths for f in folders), obj, follow=True)
+        if found is not None or obj.nodeflib:
+            return found
+        system = (*self.cache.get(name, ()), *(os.path.join(d, name) for d in default_folders(obj)))
+        return self._first(system, obj, follow=False)
+
+    def _first(self, candidates: Iterable[str], obj: elf.ElfInfo, *, follow: bool) -> _Found | None:
+        """The first of *candidates* the loader would take for *obj* (an ELF file of its class and machine);
+        *follow*: its own needs are looked up too (found through a search path, not the system's own)."""
+        for candidate in candidates:
+            info = self.read(candidate)
+            if info is not None and obj.compatible(info):
+                return (candidate, info, follow)
+        return None
+
+    def save(self) -> None:
+        """Write what this session learnt, with what it found kept, to its cache file."""
+        if self.learnt:
+            libcache.save(self.store, self.environment, self.kept)
+            self.learnt = {}
+
+
+def save_all() -> None:
+    """Write the verdicts every session of this process learnt (run when the process ends)."""
+    while _UNSAVED:
+        _UNSAVED.pop().save()
+
+
+def _identity(path: str) -> Identity | None:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def default_folders(obj: elf.ElfInfo) -> tuple[str, ...]:
+    """The folders the loader searches last for a library of *obj*'s machine and class."""
+    arch = MULTIARCH.get((obj.machine, obj.elf_class))
+    multiarch = (f"/lib/{arch}", f"/usr/lib/{arch}") if arch else ()
+    wide = ("/lib64", "/usr/lib64") if obj.elf_class == elf.ELFCLASS64 else ("/lib32", "/usr/lib32")
+    return (*multiarch, *wide, "/lib", "/usr/lib")
+
+
+def _expand(paths: Iterable[str], origin: str, obj: elf.ElfInfo) -> tuple[str, ...]:
+    """*paths* with the dynamic string tokens replaced (``$LIB`` and ``$PLATFORM`` by every likely value)."""
+    out: list[str] = []
+    for path in paths:
+        variants = [path.replace("${ORIGIN}", origin).replace("$ORIGIN", origin)]
+        if "LIB" in path:
+            arch = MULTIARCH.get((obj.machine, obj.elf_class))
+            libs = [f"lib/{arch}"] if arch else []
+            libs += ["lib64", "lib"] if obj.elf_class == elf.ELFCLASS64 else ["lib32", "lib"]
+            variants = [v.replace("${LIB}", lib).replace("$LIB", lib) for v in variants for lib in libs]
+        if "PLATFORM" in path:
+            platform = PLATFORMS.get(obj.machine, "")
+            variants = [v.replace("${PLATFORM}", platform).replace("$PLATFORM", platform) for v in variants]
+        out.extend(v for v in variants if v not in out)
+    return tuple(out)
+
+
+def session_for(owner: object, sites: Sequence[str], *, fresh: bool = False) -> Session:
+    """The session of one probe round (*owner*: the site index it shares), made on first use."""
+    last = Session.last
+    if last is not None and last.owner is owner and last.fresh == fresh:
+        return last
+    found = Session(sites, fresh=fresh)
+    found.owner = owner
+    Session.last = found
+    return found
+
+
+def unresolved(
+    owner: object, sites: Sequence[str], files: Iterable[tuple[str, str]], *, fresh: bool = False
+) -> list[Missing]:
+    """The needed libraries the loader cannot find, for each extension module among *files* ((path, rel) pairs).
+
+    ELF extensions are looked up on Linux and the other ELF systems; Mach-O and PE ones on macOS and
+    Windows (:mod:`tierlock.probing.foreign`). An extension that is missing or unreadable is left to
+    the file checks. *fresh* (``--deep``) trusts nothing learnt before.
+    """
+    extensions = [(path, rel) for path, rel in files if is_extension(rel)]
+    if not extensions:
+        return []
+    if sys.platform in ("darwin", "win32"):
+        from tierlock.probing import foreign
+
+        return [Missing(rel, lib) for path, rel in extensions for lib in foreign.missing(path, sites)]
+    session = session_for(owner, sites, fresh=fresh)
+    return [m for path, rel in extensions for m in session.missing(path, rel)]
+
+
+class Probed(Protocol):
+    """What the remedies need of a :class:`~tierlock.probing.distribution.DistributionProbe` (named by its
+    shape, so that this module, which the distribution probe imports, imports nothing of it)."""
+
+    @property
+    def present(self) -> bool: ...
+
+    @property
+    def reasons(self) -> list[str]: ...
+
+    @property
+    def missing_libraries(self) -> tuple[tuple[str, str, str | None], ...]: ...
+
+
+def only_libraries(result: Probed) -> bool:
+    """Whether everything wrong with a probed distribution is a library the system lacks (its files are
+    whole: reinstalling it cannot help)."""
+    return bool(result.missing_libraries) and len(result.reasons) == len(result.missing_libraries)
+
+
+def system_remedy(results: Iterable[Probed]) -> str | None:
+    """How to make these probed distributions present when all that is wrong is libraries the system lacks
+    (:mod:`tierlock.probing.provider`); None when anything else is wrong too, or nothing."""
+    broken = [d for d in results if not d.present]
+    if not broken or not all(only_libraries(d) for d in broken):
+        return None
+    from tierlock.probing import provider
+
+    return provider.remedy([lib for d in broken for _artifact, lib, _via in d.missing_libraries])
+
+
+def relied_outside(paths: Iterable[str], sites: Sequence[str]) -> list[tuple[str, int]]:
+    """The libraries outside the site folders that the extensions at *paths* were last found to rely on,
+    with their sizes (what a receipt records so that the no-op fast path notices one going away)."""
+    inside = tuple(dict.fromkeys(p + os.sep for s in sites for p in (os.path.normpath(s), os.path.realpath(s))))
+    wanted = set(paths)
+    out: dict[str, int] = {}
+    for (path, _environment), (_identity, relied) in _VERDICTS.items():
+        if path not in wanted:
+            continue
+        for library, (size, _mtime, _inode) in relied:
+            if not os.path.normpath(library).startswith(inside):
+                out.setdefault(library, size)
+    return list(out.items())
