@@ -1,0 +1,117 @@
+"""A tier whose closure requires the project itself (fsspec's ``gs`` tier: gcsfs requires fsspec).
+
+The project ``app`` (an in-tree build backend, so it installs editable
+offline) has a ``gs`` tier whose root ``gcsfslike`` requires ``app>=0.2``.
+tierlock never installs the project from the index, so the verdict says
+whether the project is installed in the target and whether its version
+satisfies the requirement, with the command that installs it (uv's, as the
+project's backend is uv); ``install-tier`` writes no receipt until it is
+there. Every printed command is run as printed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.env import make_venv
+from tests.support.probe_env import editable_project
+from tests.support.tierproject import write_lock
+from tests.support.verdicts import cli_json, every_verdict, offline_env, run_remedy
+from tests.support.wheels import build_wheel
+from tierlock.installer import receipts
+
+TIERS = """
+requires-python = ">=3.9"
+dependencies = []
+
+[project.optional-dependencies]
+gs = ["gcsfslike>=1"]
+
+[tool.tierlock]
+lock-dir = "lockfiles"
+backend = "uv"
+
+[tool.tierlock.tiers.gs]
+"""
+
+
+@pytest.fixture(scope="module")
+def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    house = tmp_path_factory.mktemp("itself-wheels")
+    build_wheel(house, "gcsfslike", "1.0", requires=["app>=0.2"])
+    build_wheel(house, "app", "0.2.0")  # what a resolver finds on the index; never installed by tierlock
+    return house
+
+
+@pytest.fixture
+def project(tmp_path: Path, wheelhouse: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, dict[str, str]]:
+    """(project root, the venv's python, the offline settings): the gs tier locked, nothing installed."""
+    root = editable_project(tmp_path / "app", name="app", version="0.2.0")
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8") + TIERS, encoding="utf-8")
+    write_lock(root, "base", [])
+    pins = [("app", "0.2.0", wheelhouse / "app-0.2.0-py3-none-any.whl")]
+    pins.append(("gcsfslike", "1.0", wheelhouse / "gcsfslike-1.0-py3-none-any.whl"))
+    write_lock(root, "gs", pins)
+    offline = offline_env(wheelhouse, tmp_path / "uv-cache")
+    for key, value in offline.items():
+        monkeypatch.setenv(key, value)
+    return root, make_venv(tmp_path / "venv"), offline
+
+
+def test_a_tier_that_needs_the_project_says_it_is_not_installed_and_its_remedy_installs_it(
+    project: tuple[Path, Path, dict[str, str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root, python, offline = project
+    code, done = cli_json(capsys, root, "install", "gs", "--python", str(python))
+    assert code == 1, done
+    error = done["error"]
+    assert "the project itself" in error["message"]
+    assert "app is not installed in this environment (gcsfslike 1.0 requires app>=0.2)" in error["message"]
+    assert receipts.load(receipts.receipt_path(python.parent.parent, "gs")) is None
+
+    broken = every_verdict(capsys, root, python, "gs")
+    assert broken.states == ("partial", "partial", "partial", "fail")
+    project_doc = broken.probe["project"]
+    assert (project_doc["name"], project_doc["state"]) == ("app", "absent")
+    assert project_doc["reasons"] == [
+        f"the project app is not installed in this environment (gcsfslike 1.0 requires app>=0.2; its source is {root})"
+    ]
+    remedy = broken.probe["install_command"]
+    assert remedy.endswith(f"pip install --python {python} --no-deps -e {root}")
+    assert broken.status["remedy"] == broken.admit["probe"]["remedy"] == remedy
+    assert error["remedy"] == f"{remedy} && install-tier gs --python {python}"
+
+    fixed = run_remedy(error["remedy"], cwd=root, env=offline)
+    assert fixed.returncode == 0, fixed.stderr
+    healed = every_verdict(capsys, root, python, "gs")
+    assert healed.states == ("present", "present", "present", "pass")
+    assert healed.probe["project"]["state"] == "present-editable"
+    code, again = cli_json(capsys, root, "install", "gs", "--python", str(python))
+    assert (code, again["result"]) == (0, "unchanged")
+
+
+def test_an_installed_project_older_than_the_tier_requires_is_partial_and_its_remedy_reinstalls_it(
+    project: tuple[Path, Path, dict[str, str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root, python, offline = project
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8").replace('"0.2.0"', '"0.1.0"'), encoding="utf-8")
+    old = run_remedy(f"uv pip install --python {python} --no-deps -e {root}", cwd=root, env=offline)
+    assert old.returncode == 0, old.stderr
+    pyproject.write_text(pyproject.read_text(encoding="utf-8").replace('"0.1.0"', '"0.2.0"'), encoding="utf-8")
+    code, done = cli_json(capsys, root, "install", "gs", "--python", str(python))
+    assert code == 1, done
+
+    broken = every_verdict(capsys, root, python, "gs")
+    assert broken.states == ("partial", "partial", "partial", "fail")
+    assert broken.probe["project"]["reasons"] == [
+        "the project app is installed at 0.1.0, which does not satisfy app>=0.2 (required by gcsfslike 1.0)"
+    ]
+    fixed = run_remedy(broken.probe["install_command"], cwd=root, env=offline)
+    assert fixed.returncode == 0, fixed.stderr
+    assert every_verdict(capsys, root, python, "gs").states == ("present", "present", "present", "pass")
+    code, armed = cli_json(capsys, root, "install", "gs", "--python", str(python))
+    assert (code, armed["result"]) == (0, "unchanged"), armed
