@@ -123,6 +123,7 @@ def test_deep_sees_a_closure_file_rewritten_with_its_size_and_its_remedy_repairs
 ) -> None:
     root, python, offline = armed
     six = site_packages(python.parent.parent) / "six.py"
+    six.unlink()  # replaced, not edited in place: uv links installed files to its cache
     six.write_text("PY2 = True\n" * 10, encoding="utf-8")  # the same size, other bytes
     where = ("--python", str(python))
     code, probed = cli_json(capsys, root, "probe", "pandas", *where)
@@ -153,8 +154,10 @@ def test_status_says_per_tier_in_words_what_is_wrong_and_how_to_fix_it(
     assert any(line.startswith("base: present") and "1 package" in line for line in lines), lines
     first = next(i for i, line in enumerate(lines) if line.startswith("pandas:"))
     assert lines[first].startswith("pandas: partial — 2 of 3 packages broken"), lines
-    assert lines[first + 1 : first + 4] == [
+    site = site_packages(python.parent.parent)
+    assert lines[first + 1 : first + 5] == [
         "  pandaslike 2.2.3: file listed in RECORD is missing: pandaslike/__init__.py",
+        f"  pandaslike 2.2.3: import root 'pandaslike' (recorded) is missing from {site}",
         f"  python-dateutil 2.9.0: file listed in RECORD is missing: {PARSER}",
         f"  to fix: install-tier pandas --python {python}",
     ], lines

@@ -19,23 +19,23 @@ from tierlock.lockfiles.model import LockEntry
 if TYPE_CHECKING:
     from packaging.utils import NormalizedName
 
+    from tierlock.environment import Target
     from tierlock.probing import DistributionProbe
 
 
 def probe_all(
     entries: Iterable[LockEntry],
-    site_paths: Sequence[Path],
+    target: Target,
     import_roots: Mapping[NormalizedName, Sequence[str]],
     *,
     deep: bool = False,
 ) -> dict[NormalizedName, DistributionProbe]:
-    """The probe of each locked entry that has any ``.dist-info`` in the target (one scan of the site folders).
-
-    *deep* also checks every file's RECORD hash.
+    """The probe of each locked entry that has any ``.dist-info`` in *target* (one scan of its site folders,
+    extension modules judged by its suffixes). *deep* also checks every file's RECORD hash.
     """
     from tierlock.probing import SiteIndex, probe_distribution
 
-    index = SiteIndex.scan(site_paths)
+    index = SiteIndex.scan(target.site_paths, target.ext_suffixes)
     out: dict[NormalizedName, DistributionProbe] = {}
     for entry in entries:
         if not index.find(entry.name):

@@ -1,8 +1,14 @@
-"""``tierlock status``: per tier, present, partial (and why), absent, or installed from an older lock.
+"""``tierlock status``: per tier, the probe's verdict (present, partial and why, absent), with what the receipt says.
 
-A tier whose receipt is in the target but whose packages are gone (a plain
-``pip install -r`` or ``uv pip sync`` of another lock pruned them) is
-reported as such, with the command that re-arms it.
+The state, the packages and the problems are the probe's own
+(:class:`~tierlock.probing.Prober`: the same verdict as ``probe``, ``admit``,
+the install verification and the pytest plugin, over every file of the
+tier's locked closure; with *deep*, their hashes too). The receipt adds when
+the tier was armed, whether its lock changed since (an older lock), whether
+another tier replaced its packages (stale), and whether its packages were
+removed outside tierlock (a plain ``pip install -r`` or ``uv pip sync`` of
+another lock prunes them). Every tier that is not present comes with the one
+command that re-arms it.
 """
 
 from __future__ import annotations
@@ -11,11 +17,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from tierlock.installer import receipts, verification
+from tierlock.installer import receipts
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
-    from tierlock.tiers import Project
+    from tierlock.probing import DistributionProbe, TierProbe
+    from tierlock.tiers import Project, Tier
 
 
 @dataclass
@@ -23,7 +30,9 @@ class TierStatus:
     tier: str
     state: Literal["present", "partial", "absent", "no-lockfile"]
     packages: int
+    """The distributions the probe looked at (the tier's closure in this environment, the project when needed)."""
     satisfied: int
+    """Those of them that are present."""
     problems: list[str]
     receipt: receipts.Receipt | None
     stale: bool
@@ -31,6 +40,7 @@ class TierStatus:
     remedy: str | None
     pruned: bool = False
     """A receipt says the tier was armed, but its packages are gone or changed (removed outside tierlock)."""
+    files_checked: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -38,6 +48,7 @@ class TierStatus:
             "state": self.state,
             "packages": self.packages,
             "satisfied": self.satisfied,
+            "files_checked": self.files_checked,
             "problems": self.problems,
             "receipt": str(self.receipt.path) if self.receipt else None,
             "installed_at": self.receipt.installed_at if self.receipt else None,
@@ -47,10 +58,11 @@ class TierStatus:
         }
 
 
-def status(project: Project, names: Sequence[str], python: str | None) -> tuple[Target, list[TierStatus]]:
-    """Per tier: present, partial (what is wrong), absent, or installed from an older lock."""
-    from tierlock import lockfiles
-    from tierlock.installer.target import project_itself_left_out, resolve_existing, stale_reason
+def status(
+    project: Project, names: Sequence[str], python: str | None, *, deep: bool = False
+) -> tuple[Target, list[TierStatus]]:
+    """Per tier: the probe's verdict (*deep*: with RECORD hashes) and what its receipt adds."""
+    from tierlock.installer.target import resolve_existing
     from tierlock.probing import Prober
 
     selected = project.select(list(names))
@@ -63,26 +75,39 @@ def status(project: Project, names: Sequence[str], python: str | None) -> tuple[
             relock = f"tierlock lock {tier.name} && {rearm_command(tier.name, python)}"
             out.append(TierStatus(tier.name, "no-lockfile", 0, 0, [], receipt, False, relock))
             continue
-        lock = lockfiles.load(tier.lockfile)
-        entries = project_itself_left_out(lock.applicable(target.marker_env), project)
-        plan = verification.plan_for(entries, target, {k: tuple(v) for k, v in tier.import_roots.items()})
-        satisfied = len(plan.of("satisfied"))
-        stale = receipt is not None and receipt.lockfiles.get(tier.name) != receipts.file_digest(tier.lockfile)
-        # The state is the probe's one verdict (the same as probe, admit and the pytest plugin).
-        state: Literal["present", "partial", "absent"] = prober.probe(tier).state
-        problems = [f"{s.entry.pin}: {s.reason}" for s in plan.changes if state != "absent"]
-        marked = stale_reason(receipt)
-        if marked is not None:  # another tier replaced its packages on purpose (--replace-armed)
-            problems.insert(0, marked)
-        pruned = receipt is not None and state != "present"
-        if pruned and state == "absent":
-            problems.append(
-                f"armed on {receipt.installed_at if receipt else '?'} (its receipt is there), but its packages were "
-                "removed outside tierlock (a plain pip install -r or uv pip sync of another lock prunes them)"
-            )
-        remedy = None if plan.is_noop and state == "present" and not stale else rearm_command(tier.name, python)
-        out.append(TierStatus(tier.name, state, len(plan.steps), satisfied, problems, receipt, stale, remedy, pruned))
+        out.append(_one(tier, prober.probe(tier, deep=deep), receipt, python))
     return target, out
+
+
+def _one(tier: Tier, result: TierProbe, receipt: receipts.Receipt | None, python: str | None) -> TierStatus:
+    from tierlock.installer.target import stale_reason
+
+    older = receipt is not None and receipt.lockfiles.get(tier.name) != receipts.file_digest(tier.lockfile)
+    problems = [f"{label(d)}: {reason}" for d in result.broken for reason in d.reasons]
+    marked = stale_reason(receipt)
+    if marked is not None:  # another tier replaced its packages on purpose (--replace-armed)
+        problems.insert(0, marked)
+    pruned = receipt is not None and not result.present
+    if pruned and result.state == "absent":
+        problems.append(
+            f"armed on {receipt.installed_at if receipt else '?'} (its receipt is there), but its packages were "
+            "removed outside tierlock (a plain pip install -r or uv pip sync of another lock prunes them)"
+        )
+    remedy = None
+    if not result.present:
+        remedy = result.install_command
+    elif older or marked is not None:
+        remedy = rearm_command(tier.name, python)
+    checked = result.checked
+    satisfied = sum(1 for d in checked if d.present)
+    return TierStatus(
+        tier.name, result.state, len(checked), satisfied, problems, receipt, older, remedy, pruned, result.files_checked
+    )
+
+
+def label(dist: DistributionProbe) -> str:
+    """``name version`` of a probed distribution (its name alone when no version was read)."""
+    return f"{dist.name} {dist.version_text}" if dist.version_text else dist.name
 
 
 def rearm_command(tier: str, python: str | None) -> str:
@@ -90,3 +115,34 @@ def rearm_command(tier: str, python: str | None) -> str:
     import shlex
 
     return shlex.join(["install-tier", tier, *(["--python", python] if python is not None else [])])
+
+
+def lines(target: Target, rows: Sequence[TierStatus]) -> list[str]:
+    """The readable report: a line per tier saying its state in words, then what is wrong and the fix."""
+    version = ".".join(str(v) for v in target.version)
+    out = [f"tiers in {target.prefix} ({target.python}, Python {version})"]
+    for row in rows:
+        out.append(f"{row.tier}: {_summary(row)}")
+        out.extend(f"  {problem}" for problem in row.problems)
+        if row.remedy:
+            out.append(f"  to fix: {row.remedy}")
+    return out
+
+
+def _summary(row: TierStatus) -> str:
+    if row.state == "no-lockfile":
+        return "no lockfile yet: versions cannot be compared"
+    packages = f"{row.packages} package{'' if row.packages == 1 else 's'}"
+    files = f"{row.files_checked} file{'' if row.files_checked == 1 else 's'} checked"
+    broken = row.packages - row.satisfied
+    if row.state == "present":
+        words = f"present — {packages}, {files}"
+    elif row.state == "partial":
+        words = f"partial — {broken} of {packages} broken, {files}"
+    else:
+        words = f"absent — {broken} of {packages} not installed, {files}"
+    if row.receipt is not None:
+        words += f"; armed {row.receipt.installed_at}"
+    if row.stale:
+        words += " from an older lock"
+    return words

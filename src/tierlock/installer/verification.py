@@ -38,7 +38,7 @@ def probe_and_plan(
     from tierlock.installer import inventory
     from tierlock.installer.plan import make_plan
 
-    probes = inventory.probe_all(entries, target.site_paths, roots, deep=deep)
+    probes = inventory.probe_all(entries, target, roots, deep=deep)
     return make_plan(entries, inventory.verdicts(probes)), probes
 
 

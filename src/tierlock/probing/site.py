@@ -38,6 +38,13 @@ def site_folders(stdlib: str, path: Iterable[str] | None = None) -> tuple[Path, 
     return tuple(out)
 
 
+def own_suffixes() -> tuple[str, ...]:
+    """The running interpreter's extension-module suffixes (``_imp.extension_suffixes()``)."""
+    import _imp
+
+    return tuple(_imp.extension_suffixes())
+
+
 def normalize(name: str) -> str:
     """PEP 503 normalization (what :func:`packaging.utils.canonicalize_name` does)."""
     return _NORMALIZE.sub("-", name).lower()
@@ -80,8 +87,12 @@ class SiteIndex:
         sites: tuple[str, ...],
         dists: dict[str, list[DistInfoDir]] | None = None,
         leftovers: dict[str, list[str]] | None = None,
+        suffixes: Sequence[str] | None = None,
     ) -> None:
         self.sites = sites
+        self.suffixes: tuple[str, ...] = own_suffixes() if suffixes is None else tuple(suffixes)
+        """The target's extension-module suffixes (``Target.ext_suffixes``; default: the running interpreter's,
+        which is the target when the probe runs inside it, as the pytest plugin does)."""
         self.dists: dict[str, list[DistInfoDir]] = {} if dists is None else dists
         self.leftovers: dict[str, list[str]] = {} if leftovers is None else leftovers
         """Site folder -> names of ``~``-prefixed entries in it."""
@@ -90,8 +101,9 @@ class SiteIndex:
         return f"SiteIndex(sites={self.sites!r}, {sum(map(len, self.dists.values()))} .dist-info folders)"
 
     @classmethod
-    def scan(cls, paths: Iterable[Path | str]) -> SiteIndex:
-        """List the ``.dist-info`` folders of *paths* (in path order, each folder once)."""
+    def scan(cls, paths: Iterable[Path | str], suffixes: Sequence[str] | None = None) -> SiteIndex:
+        """List the ``.dist-info`` folders of *paths* (in path order, each folder once), for a target whose
+        extension-module suffixes are *suffixes* (default: the running interpreter's)."""
         seen: set[str] = set()
         sites: list[str] = []
         for entry in paths:
@@ -101,7 +113,7 @@ class SiteIndex:
                 continue
             seen.add(real)
             sites.append(folder)
-        index = cls(tuple(sites))
+        index = cls(tuple(sites), suffixes=suffixes)
         for site in sites:
             try:
                 with os.scandir(site) as it:
