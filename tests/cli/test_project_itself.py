@@ -69,7 +69,10 @@ def test_a_tier_that_needs_the_project_says_it_is_not_installed_and_its_remedy_i
     assert code == 1, done
     error = done["error"]
     assert "the project itself" in error["message"]
-    assert "app is not installed in this environment (gcsfslike 1.0 requires app>=0.2)" in error["message"]
+    assert (
+        f"app is not installed in this environment (gcsfslike 1.0 requires app>=0.2; its source is {root})"
+        in (error["message"])
+    )
     assert receipts.load(receipts.receipt_path(python.parent.parent, "gs")) is None
 
     broken = every_verdict(capsys, root, python, "gs")

@@ -81,6 +81,17 @@ def dists_of(
     return out
 
 
+def project_dist(probe: DistributionProbe, prefix: Path) -> list[InstalledDist]:
+    """What a receipt records of the project itself, installed from its source (marked as such: its version is
+    its source's, not a lock's)."""
+    if probe.dist_info_dir is None or probe.version_text is None:
+        return []
+    site, folder = os.path.split(probe.dist_info_dir)
+    files = tuple((rel, size) for _full, rel, size, _hash in probe.records if size is not None)
+    relsite = os.path.relpath(site, prefix)
+    return [InstalledDist(probe.name, probe.version_text, relsite, folder, files, project=True)]
+
+
 def installed_names(site_paths: Sequence[Path]) -> set[str]:
     """Normalized names of every distribution with a ``.dist-info`` on *site_paths*."""
     from tierlock.probing import SiteIndex

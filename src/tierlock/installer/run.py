@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -28,8 +28,10 @@ if TYPE_CHECKING:
 
     from tierlock import environment
     from tierlock.environment import Target
+    from tierlock.installer.location import Location
     from tierlock.lockfiles.model import Lock, LockEntry
     from tierlock.output import UI
+    from tierlock.probing import DistributionProbe
     from tierlock.tiers import Project, Tier
 
 Result = Literal["installed", "repaired", "unchanged", "planned"]
@@ -119,8 +121,8 @@ def executable_of(target: Target) -> str:
 
 
 def environment_of(target: Target) -> str:
-    """The environment's one name (receipts and the fast path compare it): see installer/target.py."""
-    from tierlock.installer.target import environment_key
+    """The environment's one name (receipts and the fast path compare it): see installer/location.py."""
+    from tierlock.installer.location import environment_key
 
     return environment_key(target.prefix)
 
@@ -140,7 +142,9 @@ def externally_managed_reason(marker: Path) -> str:
     return " ".join(parser.get("externally-managed", "Error", fallback="").split())
 
 
-def refuse_target(target: Target, *, system: bool) -> None:
+def refuse_target(target: Target, *, system: bool, again: Callable[[str], str] | None = None) -> None:
+    """Refuse (exit 2) an externally managed Python, and one that is no venv without ``--system``. *again* is
+    the same install with another ``--python`` (for a link to a venv's interpreter that runs outside it)."""
     if target.externally_managed:
         marker = target.stdlib / "EXTERNALLY-MANAGED"
         reason = externally_managed_reason(marker)
@@ -150,6 +154,16 @@ def refuse_target(target: Target, *, system: bool) -> None:
             remedy="python -m venv .venv && .venv/bin/install-tier TIER",
         )
     if not target.is_venv and not system:
+        from tierlock.installer.location import linked_venv_python
+
+        linked = linked_venv_python(target.python)
+        if linked is not None and again is not None:
+            raise UsageError(
+                f"{target.python} is not a virtual environment (prefix {target.prefix}): it is a link to {linked}, "
+                "but Python finds a venv beside the path it is started from, so through the link it runs as its "
+                "base interpreter (as uv and pip then treat it); nothing was installed",
+                remedy=again(linked),
+            )
         raise UsageError(
             f"{target.python} is not a virtual environment (prefix {target.prefix}); nothing was installed",
             remedy="activate a virtual environment or pass --python PATH to one (or --system to install anyway)",
@@ -182,12 +196,13 @@ def install(
     (:func:`tierlock.environment.start`), so it overlaps loading the project.
     """
     from tierlock import environment
-    from tierlock.installer import target as where
+    from tierlock.installer.location import locate
 
     started = time.perf_counter()
     names: list[str] = list(dict.fromkeys(str(project.tier(n).name) for n in request.tiers))
     # --python, else the active venv, else the project's own environment (never tierlock's by accident).
-    location = where.locate(request.python, project)
+    location = locate(request.python, project)
+    refuse_incomplete(project, request, location, names)
     if pending is None:
         pending = environment.start(location.python)  # the target starts while the drift check runs
     target: Target | None = None
@@ -205,18 +220,12 @@ def install(
     with _phase(ui, f"checking the lockfiles of {', '.join(names)}"):
         read = lockload.fail_closed(project, tiers)
     if target is None:
-        if location.missing and location.folder is not None:
-            if request.dry_run:
-                raise UsageError(
-                    f"the project environment {project.relpath(Path(location.folder))} does not exist yet; "
-                    "a dry run creates nothing",
-                    remedy=request.command(names),
-                )
-            where.create(location.folder, project=project, backend=request.backend or project.backend, note=ui.note)
-        target = environment.resolve(location.python, pending=pending)
-    refuse_target(target, system=request.system)
+        target = _created(project, request, ui, location, names=names, pending=pending)
+    refuse_target(target, system=request.system, again=lambda python: replace(request, python=python).command(names))
     locks = lockload.load_locks(project, tiers, target, read)
-    entries = where.project_itself_left_out(lockload.entries_for(locks, target, request), project)
+    entries = lockload.entries_for(locks, target, request)
+    itself = [e for e in entries if e.name == project.name]
+    entries = [e for e in entries if e.name != project.name]  # never installed from the index
     roots = lockload.import_roots(tiers)
     forced = forced_names(request, entries)
 
@@ -225,7 +234,7 @@ def install(
         plan = plan.forced(forced)
         return Outcome(names, "planned", str(target.prefix), len(entries), plan=plan, duration=_since(started))
     try:
-        job = _Job(tiers, target, locks, entries, roots, forced)
+        job = _Job(tiers, target, locks, entries, roots, forced, bool(itself))
         return _install_locked(project, request, ui, job, started=started, progress=progress)
     except KeyboardInterrupt:
         raise Interrupted(
@@ -234,6 +243,39 @@ def install(
             "repairs what is half-installed",
             remedy=request.command(names),
         ) from None
+
+
+def refuse_incomplete(project: Project, request: Request, location: Location, names: Sequence[str]) -> None:
+    """Refuse (exit 2) a project environment that is there but unusable, with the command that recreates it."""
+    if location.problem is None or location.folder is None:
+        return
+    from tierlock.installer.location import recreate_command
+
+    again = request.command(names or ["base"])
+    raise UsageError(
+        f"the project environment {project.relpath(Path(location.folder))} {location.problem}; nothing was "
+        "installed (neither uv venv nor python -m venv creates an environment over it)",
+        remedy=f"{recreate_command(location.folder)} && {again}",
+    )
+
+
+def _created(
+    project: Project, request: Request, ui: UI, location: Location, *, names: Sequence[str], pending: Any
+) -> Target:
+    """The target, after creating the project environment when it is missing."""
+    from tierlock import environment
+
+    if location.missing and location.folder is not None:
+        if request.dry_run:
+            raise UsageError(
+                f"the project environment {project.relpath(Path(location.folder))} does not exist yet; "
+                "a dry run creates nothing",
+                remedy=request.command(names),
+            )
+        from tierlock.installer.creation import create
+
+        create(location.folder, project=project, backend=request.backend or project.backend, note=ui.note)
+    return environment.resolve(location.python, pending=pending)
 
 
 @dataclass(frozen=True)
@@ -246,6 +288,8 @@ class _Job:
     entries: Sequence[LockEntry]
     roots: Mapping[NormalizedName, Sequence[str]]
     forced: frozenset[str]
+    pins_project: bool = False
+    """The locks pin the project itself: a package of the tiers may require it (verified after the backend)."""
 
 
 def _install_locked(
@@ -278,36 +322,12 @@ def _install_locked(
         backend_name = backend_version = None
         cleared: list[str] = []
         if not plan.is_noop:
-            from tierlock.installer import leftovers
-            from tierlock.installer import target as where
-
-            command = request.command(names)
-            where.refuse_self_harm(plan, target, command=command)
-            replaced_armed = where.armed_conflicts_for(project, plan, target, tiers)
-            if not request.replace_armed:
-                where.refuse_armed_conflicts(replaced_armed, names, command=command)
-            where.refuse_unwritable(target)
-            for other, rows in replaced_armed.items():  # before the backend changes anything, even if it fails
-                where.mark_stale(target.prefix, other, by=names, packages=[name for name, _old, _new in rows])
-                ui.note(f"{other}: marked stale - arming {', '.join(names)} replaces {', '.join(r[0] for r in rows)}")
-            cleared = leftovers.clear(
-                target.site_paths, {s.name for s in plan.changes}, {str(k): v for k, v in probes.items()}
+            probes, backend_name, backend_version, cleared = _change(
+                project, request, ui, job, plan=plan, probes=probes
             )
-            for path in cleared:
-                ui.detail(f"  deleted {path}: left by an interrupted pip uninstall or upgrade")
-            backend_name, backend_version = _execute(project, request, ui, target, plan)
-            with _phase(ui, f"verifying {len(entries)} package(s) with the probe"):
-                probes = verification.verify(
-                    entries,
-                    target,
-                    roots,
-                    names,
-                    again=request.command(names),
-                    deep=request.deep,
-                    before=probes,
-                    changed_names={s.name for s in plan.changes},
-                )
         dists = verification.inventory_dists(entries, probes, target)
+        if job.pins_project:
+            dists += verification.require_project(project, target, probes, names, again=request.command(names))
         verification.require_intact(target, names, again=request.command(names))
         written = receipts.record(
             project,
@@ -332,6 +352,50 @@ def _install_locked(
             duration=_since(started),
             cleared=cleared,
         )
+
+
+def _change(
+    project: Project,
+    request: Request,
+    ui: UI,
+    job: _Job,
+    *,
+    plan: Plan,
+    probes: dict[NormalizedName, DistributionProbe],
+) -> tuple[dict[NormalizedName, DistributionProbe], str, str | None, list[str]]:
+    """Refuse what must not happen, run the backend on the plan's changes, verify them with the probe.
+
+    Returns the probes the receipt is written from, the backend and its version, and the pip leftovers deleted.
+    """
+    from tierlock.installer import leftovers
+    from tierlock.installer import target as where
+
+    target, names = job.target, [str(t.name) for t in job.tiers]
+    command = request.command(names)
+    where.refuse_self_harm(plan, target, command=command)
+    replaced_armed = where.armed_conflicts_for(project, plan, target, job.tiers)
+    if not request.replace_armed:
+        where.refuse_armed_conflicts(replaced_armed, names, command=command)
+    where.refuse_unwritable(target)
+    for other, rows in replaced_armed.items():  # before the backend changes anything, even if it fails
+        where.mark_stale(target.prefix, other, by=names, packages=[name for name, _old, _new in rows])
+        ui.note(f"{other}: marked stale - arming {', '.join(names)} replaces {', '.join(r[0] for r in rows)}")
+    cleared = leftovers.clear(target.site_paths, {s.name for s in plan.changes}, {str(k): v for k, v in probes.items()})
+    for path in cleared:
+        ui.detail(f"  deleted {path}: left by an interrupted pip uninstall or upgrade")
+    backend_name, backend_version = _execute(project, request, ui, target, plan)
+    with _phase(ui, f"verifying {len(job.entries)} package(s) with the probe"):
+        probes = verification.verify(
+            job.entries,
+            target,
+            job.roots,
+            names,
+            again=command,
+            deep=request.deep,
+            before=probes,
+            changed_names={s.name for s in plan.changes},
+        )
+    return probes, backend_name, backend_version, cleared
 
 
 def _execute(project: Project, request: Request, ui: UI, target: Target, plan: Plan) -> tuple[str, str | None]:

@@ -62,7 +62,7 @@ def status(
     project: Project, names: Sequence[str], python: str | None, *, deep: bool = False
 ) -> tuple[Target, list[TierStatus]]:
     """Per tier: the probe's verdict (*deep*: with RECORD hashes) and what its receipt adds."""
-    from tierlock.installer.target import resolve_existing
+    from tierlock.installer.location import resolve_existing
     from tierlock.probing import Prober
 
     selected = project.select(list(names))

@@ -15,7 +15,7 @@ import pytest
 
 from tests.support.venvshape import armed, project
 from tierlock.installer import fastpath, receipts
-from tierlock.installer.target import environment_key
+from tierlock.installer.location import environment_key
 
 
 @pytest.fixture
@@ -58,9 +58,9 @@ def test_an_untouched_receipt_holds(venv: Path) -> None:
             lambda d: d.update(stale={"replaced_by": ["gpu"]}),
             "brain was marked stale: another tier replaced its packages",
         ),
-        (lambda d: d.pop("lockfiles"), "the receipt of brain names no lockfile"),
-        (lambda d: d.update(lockfiles={}), "the receipt of brain names no lockfile"),
-        (lambda d: d.update(lockfiles=["x"]), "the receipt of brain names no lockfile"),
+        (lambda d: d.pop("lockfiles"), "the receipt of brain names no lockfile of brain"),
+        (lambda d: d.update(lockfiles={}), "the receipt of brain names no lockfile of brain"),
+        (lambda d: d.update(lockfiles=["x"]), "the receipt of brain names no lockfile of brain"),
         (lambda d: d["lockfiles"].update(base="x"), "the lockfile of base changed since brain was installed"),
         (
             lambda d: d["lockfiles"]["brain"].update(digest="sha256:0"),
