@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
 _SO_RE = re.compile(r"\.so(\.[0-9]+)*$")
 _OTHER_LIBS = (".pyd", ".dll", ".dylib")
@@ -41,11 +42,21 @@ def module_name(filename: str, suffixes: Sequence[str]) -> str | None:
     return None
 
 
-def check_artifact(rel: str, suffixes: Sequence[str]) -> str | None:
-    """What is wrong with the compiled file *rel* (a RECORD path, there with its recorded size) for a target that
-    imports *suffixes*; None when nothing is."""
-    found = _TAGGED.search(rel)
-    if found is None or rel.endswith(tuple(suffixes)):
-        return None
+def check_artifact(path: str, rel: str, suffixes: Sequence[str], loadable: AbstractSet[str]) -> str | None:
+    """What is wrong with the compiled file at *path* (RECORD's *rel*, there with its recorded size) for a target
+    that imports *suffixes*; None when nothing is. *loadable*: the modules (``pkg/_core``) the distribution
+    provides to this target (:func:`module_path`), so that a build for another Python beside the target's own
+    is no fault. Called for every compiled file of every probe."""
+    if _TAGGED.search(rel) is None or module_name(rel.rpartition("/")[2], suffixes) is not None:
+        return None  # no extension module built for one Python, or one this target imports
+    if module_path(rel) in loadable:
+        return None  # another Python's build beside one this target imports
     wanted = ", ".join(suffixes) or "no extension modules"
     return f"compiled extension {rel} is built for another Python (this one imports {wanted})"
+
+
+def module_path(rel: str) -> str:
+    """The module a RECORD path would provide, as a path without its endings (``pkg/_core``)."""
+    folder, _, name = rel.rpartition("/")
+    stem = name.split(".", 1)[0]
+    return f"{folder}/{stem}" if folder else stem

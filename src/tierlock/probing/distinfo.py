@@ -25,6 +25,7 @@ import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from tierlock.probing import compiled, metadata, record, roots
 from tierlock.probing.site import DistInfoDir
@@ -43,19 +44,24 @@ class DistInfo:
         "heads",
         "key",
         "listing",
+        "loadable",
         "meta_resized",
         "outside",
         "path",
+        "paths",
         "problems",
         "providers",
         "record_problem",
+        "recorded_roots",
         "records",
         "rows",
         "site",
+        "sizes",
         "source",
         "source_problem",
         "unfinished",
         "version_raw",
+        "whole",
     )
 
     def __init__(self, info: DistInfoDir, key: tuple[object, ...]) -> None:
@@ -79,43 +85,70 @@ class DistInfo:
         self.rows: tuple[tuple[str, int | None, str], ...] = ()
         """(absolute path, size, RECORD path) of the files a probe stats: :attr:`records` but METADATA and RECORD,
         whose identity is the folder's key."""
+        self.paths: tuple[str, ...] = ()
+        """METADATA, RECORD, then the absolute paths of :attr:`rows`: one ``stat`` each, in C (:func:`os.stat`
+        mapped over them), confirms the facts and the files at once."""
+        self.sizes: list[int] | None = None
+        """Their recorded sizes, when RECORD gives every one (else None: the probe compares them row by row)."""
         self.compiled: tuple[tuple[str, str], ...] = ()
         """(absolute path, RECORD path) of the compiled artifacts RECORD lists."""
         self.heads: dict[str, bool] = {}
         """First parts of RECORD's paths, in order -> whether they are folders."""
+        self.loadable: frozenset[str] = frozenset()
+        """The modules (``pkg/_core``) RECORD's ``.py`` files and extension modules provide to the target."""
         self.providers: dict[str, list[str]] = {}
         """Top-level module -> the RECORD paths that provide it on the target."""
         self.outside: list[str] = []
         """RECORD paths that leave the site folder (console scripts in ``bin/``, data files)."""
         self.unfinished: list[str] = []
         """Signs that an installer never finished (INSTALLER, its own RECORD, the console scripts)."""
+        self.recorded_roots: tuple[str, ...] = ()
+        """The import roots RECORD's first path parts name (``top_level.txt``'s without a RECORD)."""
+        self.whole: dict[tuple[str | None, tuple[str, ...]], Any] = {}
+        """(locked version, declared roots) -> the verdict last given when the distribution was found whole
+        (:func:`tierlock.probing.distribution.probe_distribution` keeps and reuses it)."""
 
     @property
     def files_checked(self) -> int:
         return len(self.records)
 
 
-def read(info: DistInfoDir, suffixes: Sequence[str]) -> DistInfo:
-    """The facts of the folder *info* for a target importing *suffixes*: kept ones while the folder is
-    unchanged, else read now."""
-    key = _identity(info.path)
+def read(info: DistInfoDir, suffixes: Sequence[str], *, again: bool = False) -> tuple[DistInfo, bool]:
+    """The facts of the folder *info* for a target importing *suffixes*, and whether the caller must still
+    confirm METADATA's and RECORD's identity (:func:`own_unchanged`): kept facts are given on one ``stat`` of
+    the folder, and the caller stats those two files with the others anyway. *again*: read them now."""
     memo_key = (info.path, tuple(suffixes))
-    kept = _MEMO.get(memo_key)
-    if kept is not None and kept.key == key:
-        return kept
+    kept = None if again else _MEMO.get(memo_key)
+    if kept is not None:
+        try:
+            st = os.stat(info.path)
+        except OSError:
+            st = None
+        if st is not None and kept.key[0] == (st.st_ino, st.st_size, st.st_mtime_ns):
+            return kept, True
+    key = _identity(info.path)
     facts = _build(info, key, suffixes)
     if _settled(key):
         if len(_MEMO) >= _KEEP:
             _MEMO.clear()
         _MEMO[memo_key] = facts
-    return facts
+    return facts, False
+
+
+def own_unchanged(facts: DistInfo, metadata_stat: os.stat_result, record_stat: os.stat_result) -> bool:
+    """Whether METADATA and RECORD (stat-ed by the caller) are the files *facts* were read from."""
+    return facts.key[1] == (metadata_stat.st_ino, metadata_stat.st_size, metadata_stat.st_mtime_ns) and facts.key[
+        2
+    ] == (record_stat.st_ino, record_stat.st_size, record_stat.st_mtime_ns)
 
 
 def _identity(path: str) -> tuple[object, ...]:
+    """(inode, size, modification time) of the folder, its METADATA and its RECORD (None for one missing)."""
     out: list[object] = []
-    for place in (path, os.path.join(path, "METADATA"), os.path.join(path, "RECORD")):
+    stat = os.stat
+    for place in (path, f"{path}{os.sep}METADATA", f"{path}{os.sep}RECORD"):
         try:
-            st = os.stat(place)
+            st = stat(place)
         except OSError:
             out.append(None)
             continue
@@ -140,6 +173,9 @@ def _build(info: DistInfoDir, key: tuple[object, ...], suffixes: Sequence[str]) 
     rows, lists_installer = _record(facts)
     if rows is not None:
         _files(facts, rows, suffixes)
+        facts.recorded_roots = roots.roots_from_heads(facts.heads, suffixes)
+    else:
+        facts.recorded_roots = roots.roots_from_top_level(facts.path)
     _unfinished(facts, rows is not None, lists_installer)
     return facts
 
@@ -224,8 +260,16 @@ def _files(facts: DistInfo, rows: list[record.Row], suffixes: Sequence[str]) -> 
         checked.append((full, size, rel))
     facts.records = tuple(records)
     facts.rows = tuple(checked)
+    facts.paths = (f"{facts.path}{os.sep}METADATA", f"{facts.path}{os.sep}RECORD", *(full for full, _s, _r in checked))
+    sizes = [size for _full, size, _rel in checked]
+    facts.sizes = [int(size) for size in sizes if size is not None] if None not in sizes else None
     facts.compiled = tuple((full, rel) for full, rel, _s, _h in records if compiled.is_compiled(rel))
     facts.providers = roots.providers((rel for _f, rel, _s, _h in records), suffixes)
+    facts.loadable = frozenset(
+        compiled.module_path(rel)
+        for _f, rel, _s, _h in records
+        if rel.endswith(".py") or compiled.module_name(rel.rpartition("/")[2], suffixes) is not None
+    )
 
 
 def _unfinished(facts: DistInfo, has_record: bool, lists_installer: bool) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
@@ -32,6 +33,11 @@ TierState = Literal["present", "partial", "absent"]
 
 _SHOWN = 3
 """How many file names a reason lists before saying 'and N more'."""
+_SIZE = attrgetter("st_size")
+_WHOLE: tuple[list[str], list[str], list[str]] = ([], [], [])
+"""What :func:`_stat_rows` answers when every file is there with its size (never mutated)."""
+_STALE: tuple[list[str], list[str], list[str]] = ([], [], [])
+"""What :func:`_stat_rows` answers when the facts it was given are no longer the folder's (compared by identity)."""
 
 
 class InstalledFile(NamedTuple):
@@ -148,8 +154,23 @@ def _probe(
     declared: tuple[str, ...],
     deep: bool,
 ) -> DistributionProbe:
-    """The checks of one distribution; each adds reasons, none stops the others."""
-    facts = distinfo.read(found[0], index.suffixes)
+    """The checks of one distribution; each adds reasons, none stops the others.
+
+    A distribution found whole (one ``.dist-info``, every file there with its size, its import roots provided
+    by those files, no pip leftover beside it) gives the same verdict as the last time its unchanged folder was
+    found whole with the same lock and roots: that verdict is kept with the folder's facts and given again.
+    """
+    facts, confirm = distinfo.read(found[0], index.suffixes)
+    stats = _stat_rows(facts, confirm) if facts.record_problem is None else None
+    if stats is _STALE:  # METADATA or RECORD changed under a folder that did not: read them again
+        facts, _ = distinfo.read(found[0], index.suffixes, again=True)
+        stats = _stat_rows(facts, False) if facts.record_problem is None else None
+    key = (locked, declared)
+    if stats is None or stats[0] or stats[1] or deep or len(found) > 1 or index.leftovers.get(facts.site):
+        pass  # something to say, or to look at on disk: the full checks below
+    elif key in facts.whole:
+        again: DistributionProbe = facts.whole[key]
+        return again
     reasons: list[str] = []
     notes: list[str] = []
     if len(found) > 1:
@@ -165,15 +186,17 @@ def _probe(
         reasons.extend(wrong)
     editable = _editable(facts, reasons, notes)
     gone: frozenset[str] = frozenset()
-    if facts.record_problem is not None:
-        reasons.append(facts.record_problem)
+    if stats is None:
+        reasons.append(str(facts.record_problem))
     else:
-        gone = _files(facts, index.suffixes, deep, reasons, notes)
-    kept = _import_roots(facts, index, declared=declared, editable=editable, gone=gone, reasons=reasons, notes=notes)
+        gone = _file_reasons(facts, stats, index.suffixes, deep=deep, reasons=reasons, notes=notes)
+    kept, looked = _import_roots(
+        facts, index, declared=declared, editable=editable, gone=gone, reasons=reasons, notes=notes
+    )
     _leftovers(facts, kept, index, reasons)
     reasons.extend(facts.unfinished)
     state: DistState = "partial" if reasons else ("present-editable" if editable is not None else "present")
-    return DistributionProbe(
+    result = DistributionProbe(
         name=name,
         state=state,
         reasons=reasons,
@@ -186,6 +209,9 @@ def _probe(
         editable_source=editable,
         import_roots=kept,
     )
+    if state == "present" and not looked and not deep and len(found) == 1 and stats is not None:
+        facts.whole[key] = result
+    return result
 
 
 def _editable(facts: distinfo.DistInfo, reasons: list[str], notes: list[str]) -> Path | None:
@@ -201,10 +227,22 @@ def _editable(facts: distinfo.DistInfo, reasons: list[str], notes: list[str]) ->
     return source
 
 
-def _files(
-    facts: distinfo.DistInfo, suffixes: Sequence[str], deep: bool, reasons: list[str], notes: list[str]
-) -> frozenset[str]:
-    """Stat every file RECORD lists (one tight loop: this is the probe's hot path); the RECORD paths missing."""
+def _stat_rows(facts: distinfo.DistInfo, confirm: bool) -> tuple[list[str], list[str], list[str]]:
+    """Stat every file RECORD lists (this is the probe's hot path): (the RECORD paths missing, the sizes that
+    differ as reasons say them, the RECORD paths resized). With *confirm*, METADATA and RECORD are stat-ed
+    first, and :data:`_STALE` is the answer when they are not the files the facts were read from."""
+    found = None
+    if facts.sizes is not None and facts.meta_resized is None:
+        try:  # the common case, every file there with its size: the stats gathered in C
+            found = list(map(os.stat, facts.paths))
+        except OSError:
+            found = None  # one is missing: the loop below says which
+    if confirm:
+        own = found[:2] if found is not None else _own_stats(facts)
+        if own is None or not distinfo.own_unchanged(facts, own[0], own[1]):
+            return _STALE
+    if found is not None and list(map(_SIZE, found[2:])) == facts.sizes:
+        return _WHOLE
     stat = os.stat
     missing: list[str] = []
     resized: list[str] = []
@@ -221,10 +259,32 @@ def _files(
     if facts.meta_resized is not None:
         resized.append(facts.meta_resized)
         changed.append(facts.meta_resized.partition(" (")[0])
+    return missing, resized, changed
+
+
+def _own_stats(facts: distinfo.DistInfo) -> list[os.stat_result] | None:
+    """The stats of METADATA and RECORD, or None when one cannot be stat-ed."""
+    try:
+        return [os.stat(facts.paths[0]), os.stat(facts.paths[1])]
+    except OSError:
+        return None
+
+
+def _file_reasons(
+    facts: distinfo.DistInfo,
+    stats: tuple[list[str], list[str], list[str]],
+    suffixes: Sequence[str],
+    *,
+    deep: bool,
+    reasons: list[str],
+    notes: list[str],
+) -> frozenset[str]:
+    """The reasons the stat of every file (and with *deep* its hash) gives; the RECORD paths missing."""
+    missing, resized, changed = stats
     gone = frozenset(missing)
     reasons.extend(f"compiled artifact {rel} is missing" for rel in missing if is_compiled(rel))
-    for _full, rel in facts.compiled:
-        wrong = compiled.check_artifact(rel, suffixes) if rel not in gone else None
+    for full, rel in facts.compiled:
+        wrong = compiled.check_artifact(full, rel, suffixes, facts.loadable) if rel not in gone else None
         if wrong is not None:
             reasons.append(wrong)
     plain = [rel for rel in missing if not is_compiled(rel)]
@@ -251,25 +311,23 @@ def _import_roots(
     gone: frozenset[str],
     reasons: list[str],
     notes: list[str],
-) -> tuple[str, ...]:
-    """The import roots (declared, else recorded), each found: by a RECORD file that is there, else on disk."""
-    names = declared
-    if not names:
-        recorded = facts.record_problem is None
-        names = (
-            roots.roots_from_heads(facts.heads, index.suffixes) if recorded else roots.roots_from_top_level(facts.path)
-        )
+) -> tuple[tuple[str, ...], bool]:
+    """The import roots (declared, else recorded), each found: by a RECORD file that is there, else on disk;
+    and whether any was looked for on disk."""
+    names = declared or facts.recorded_roots
     if not names:
         if editable is not None:
             notes.append("no import roots declared or recorded: only the source folder was checked")
-        return ()
+        return (), False
     places = [facts.site] if editable is None else [str(editable), str(editable / "src"), *index.sites]
     kept: list[str] = []
+    looked = False
     for root in names:
         provided = facts.providers.get(root, ()) if editable is None else ()
         if any(rel not in gone for rel in provided):
             kept.append(root)  # a module file of it is there
             continue
+        looked = True
         verdict = roots.find_root(root, places, index.suffixes)
         if verdict != "ok" and not declared and facts.heads.get(root) and not facts.providers.get(root):
             continue  # a data folder RECORD lists at the top of the site folder, not an import root
@@ -279,7 +337,7 @@ def _import_roots(
             reasons.append(f"import root {root!r} ({how}) is missing from {places[0]}")
         elif verdict != "ok":
             reasons.append(f"import root {root!r} is an empty or namespace-only directory in {verdict}")
-    return tuple(kept)
+    return tuple(kept), looked
 
 
 def _leftovers(facts: distinfo.DistInfo, kept: Sequence[str], index: SiteIndex, reasons: list[str]) -> None:

@@ -8,6 +8,7 @@ is the numbers without trailing zeros.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ def parse(text: str | None) -> Version | None:
     return Version(text)
 
 
+@lru_cache(maxsize=4096)
 def release(text: str) -> tuple[int, ...] | None:
     """A release-only version as numbers without trailing zeros (PEP 440 equality), else None."""
     if _RELEASE_RE.fullmatch(text) is None:
@@ -36,6 +38,7 @@ def release(text: str) -> tuple[int, ...] | None:
     return tuple(parts)
 
 
+@lru_cache(maxsize=4096)
 def normalized(text: str) -> str:
     """``str(Version(text))`` (raises ``InvalidVersion`` for an invalid one), without packaging for a release."""
     if _RELEASE_RE.fullmatch(text) is not None:
@@ -45,24 +48,26 @@ def normalized(text: str) -> str:
     return str(Version(text))
 
 
-def version_reasons(raw: str, locked: str | None) -> tuple[str | None, list[str]]:
-    """(the installed version normalized or None, what is wrong with it) for METADATA's *raw* Version."""
+@lru_cache(maxsize=4096)
+def version_reasons(raw: str, locked: str | None) -> tuple[str | None, tuple[str, ...]]:
+    """(the installed version normalized or None, what is wrong with it) for METADATA's *raw* Version
+    (remembered: a pure function of two short strings)."""
     installed = release(raw)
     if installed is not None and (locked is None or release(locked) is not None):
         version = normalized(raw)
         if locked is not None and installed != release(locked):
-            return version, [f"installed version {version} differs from the locked {locked}"]
-        return version, []
+            return version, (f"installed version {version} differs from the locked {locked}",)
+        return version, ()
     from packaging.version import InvalidVersion, Version
 
     try:
         parsed = Version(raw)
     except InvalidVersion:
-        return None, [f"METADATA version {raw!r} is not a valid version"]
+        return None, (f"METADATA version {raw!r} is not a valid version",)
     if locked is None or parsed == Version(locked):
-        return str(parsed), []
+        return str(parsed), ()
     detail = " (the local version labels differ)" if parsed.public == Version(locked).public else ""
-    return str(parsed), [f"installed version {parsed} differs from the locked {locked}{detail}"]
+    return str(parsed), (f"installed version {parsed} differs from the locked {locked}{detail}",)
 
 
 def metadata_version(path: str) -> str | None:

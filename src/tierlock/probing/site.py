@@ -47,7 +47,8 @@ def own_suffixes() -> tuple[str, ...]:
 
 def normalize(name: str) -> str:
     """PEP 503 normalization (what :func:`packaging.utils.canonicalize_name` does)."""
-    return _NORMALIZE.sub("-", name).lower()
+    key = name.lower().replace("_", "-").replace(".", "-")
+    return key if "--" not in key else _NORMALIZE.sub("-", name).lower()
 
 
 # Plain classes, not dataclasses: building a dataclass costs about a millisecond at import,
@@ -114,21 +115,20 @@ class SiteIndex:
             seen.add(real)
             sites.append(folder)
         index = cls(tuple(sites), suffixes=suffixes)
+        dists = index.dists
         for site in sites:
             try:
-                with os.scandir(site) as it:
-                    names = [e.name for e in it]
+                names = os.listdir(site)
             except OSError:
                 continue
-            for name in names:
-                if name.startswith("~"):
-                    index.leftovers.setdefault(site, []).append(name)
-                if not name.endswith(".dist-info"):
-                    continue
-                stem = name[: -len(".dist-info")]
-                dist, _, version = stem.partition("-")
+            prefix = site if site.endswith(os.sep) else site + os.sep
+            tildes = [name for name in names if name.startswith("~")]
+            if tildes:
+                index.leftovers[site] = tildes
+            for name in [name for name in names if name.endswith(".dist-info")]:
+                dist, _, version = name[:-10].partition("-")
                 key = normalize(dist)
-                index.dists.setdefault(key, []).append(DistInfoDir(key, version, os.path.join(site, name), site))
+                dists.setdefault(key, []).append(DistInfoDir(key, version, prefix + name, site))
         return index
 
     def find(self, name: str) -> Sequence[DistInfoDir]:
