@@ -1,7 +1,9 @@
 """A tier whose closure requires the project itself (fsspec's ``gs`` tier: gcsfs requires fsspec).
 
 The project ``app`` (an in-tree build backend, so it installs editable
-offline) has a ``gs`` tier whose root ``gcsfslike`` requires ``app>=0.2``.
+offline) has a ``gs`` tier whose root ``gcsfslike`` requires ``app>=0.2``,
+locked as tierlock locks it (the project's pin left out, one comment line
+saying so) and as another tool would (the project pinned from the index).
 tierlock never installs the project from the index, so the verdict says
 whether the project is installed in the target and whether its version
 satisfies the requirement, with the command that installs it (uv's, as the
@@ -45,16 +47,20 @@ def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return house
 
 
-@pytest.fixture
-def project(tmp_path: Path, wheelhouse: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, dict[str, str]]:
+@pytest.fixture(params=["itself", "pinned"])
+def project(
+    request: pytest.FixtureRequest, tmp_path: Path, wheelhouse: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Path, Path, dict[str, str]]:
     """(project root, the venv's python, the offline settings): the gs tier locked, nothing installed."""
     root = editable_project(tmp_path / "app", name="app", version="0.2.0")
     pyproject = root / "pyproject.toml"
     pyproject.write_text(pyproject.read_text(encoding="utf-8") + TIERS, encoding="utf-8")
     write_lock(root, "base", [])
-    pins = [("app", "0.2.0", wheelhouse / "app-0.2.0-py3-none-any.whl")]
-    pins.append(("gcsfslike", "1.0", wheelhouse / "gcsfslike-1.0-py3-none-any.whl"))
-    write_lock(root, "gs", pins)
+    gcsfslike = ("gcsfslike", "1.0", wheelhouse / "gcsfslike-1.0-py3-none-any.whl")
+    if request.param == "itself":  # as tierlock locks it: the project's pin left out, a comment says so
+        write_lock(root, "gs", [gcsfslike], itself="app")
+    else:  # as another tool locks it: the project pinned from the index
+        write_lock(root, "gs", [("app", "0.2.0", wheelhouse / "app-0.2.0-py3-none-any.whl"), gcsfslike])
     offline = offline_env(wheelhouse, tmp_path / "uv-cache")
     for key, value in offline.items():
         monkeypatch.setenv(key, value)
@@ -111,7 +117,9 @@ def test_an_installed_project_older_than_the_tier_requires_is_partial_and_its_re
     broken = every_verdict(capsys, root, python, "gs")
     assert broken.states == ("partial", "partial", "partial", "fail")
     assert broken.probe["project"]["reasons"] == [
-        "the project app is installed at 0.1.0, which does not satisfy app>=0.2 (required by gcsfslike 1.0)"
+        "the project app is installed at 0.1.0, which does not satisfy app>=0.2 (required by gcsfslike 1.0) "
+        "(an editable install of this source: installing it again reads its version anew; if that is still "
+        "0.1.0, the lock chose packages for a newer app than this checkout)"
     ]
     fixed = run_remedy(broken.probe["install_command"], cwd=root, env=offline)
     assert fixed.returncode == 0, fixed.stderr

@@ -197,6 +197,7 @@ def install(
     """
     from tierlock import environment
     from tierlock.installer.location import locate
+    from tierlock.lockfiles.itself import reaches_project
 
     started = time.perf_counter()
     names: list[str] = list(dict.fromkeys(str(project.tier(n).name) for n in request.tiers))
@@ -223,9 +224,8 @@ def install(
         target = _created(project, request, ui, location, names=names, pending=pending)
     refuse_target(target, system=request.system, again=lambda python: replace(request, python=python).command(names))
     locks = lockload.load_locks(project, tiers, target, read)
-    entries = lockload.entries_for(locks, target, request)
-    itself = [e for e in entries if e.name == project.name]
-    entries = [e for e in entries if e.name != project.name]  # never installed from the index
+    entries = [e for e in lockload.entries_for(locks, target, request) if e.name != project.name]  # never pinned
+    itself = any(reaches_project(lock, project.name) for lock in locks.values())
     roots = lockload.import_roots(tiers)
     forced = forced_names(request, entries)
 
@@ -234,7 +234,7 @@ def install(
         plan = plan.forced(forced)
         return Outcome(names, "planned", str(target.prefix), len(entries), plan=plan, duration=_since(started))
     try:
-        job = _Job(tiers, target, locks, entries, roots, forced, bool(itself))
+        job = _Job(tiers, target, locks, entries, roots, forced, itself)
         return _install_locked(project, request, ui, job, started=started, progress=progress)
     except KeyboardInterrupt:
         raise Interrupted(

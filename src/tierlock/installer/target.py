@@ -258,13 +258,6 @@ def install_command(names: Sequence[str], python: str | None, *, system: bool, b
     return shlex.join(argv)
 
 
-def project_itself_left_out(entries: Sequence[LockEntry], project: Project) -> list[LockEntry]:
-    """The entries without the project's own distribution: it is never installed from the index."""
-    if project.name is None:
-        return list(entries)
-    return [e for e in entries if e.name != project.name]
-
-
 def armed_conflicts_for(
     project: Project, plan: Plan, target: Target, tiers: Sequence[Tier]
 ) -> dict[str, list[tuple[str, str, str]]]:

@@ -238,9 +238,9 @@ def _pins_project(project: Project, tier: Tier) -> bool:
     """Whether the tier's lockfile pins the project itself (read again: the probe remembers it while unchanged)."""
     if project.name is None or not tier.lockfile.is_file():
         return False
-    from tierlock.probing.tier import _load_lock
+    from tierlock.probing.tier import _load_lock, _reaches_project
 
-    return any(e.name == project.name for e in _load_lock(tier.lockfile).entries)
+    return _reaches_project(_load_lock(tier.lockfile), project.name)
 
 
 def unconfigured(pyproject: Path) -> ProjectFacts:

@@ -73,6 +73,11 @@ def project_probe(
         return found
     required = ", ".join(f"{spec} (required by {who} {v})" for who, v, spec in needs if (who, spec) in unmet)
     reason = f"the project {name} is installed at {found.version_text}, which does not satisfy {required}"
+    if found.editable_source is not None and Path(found.editable_source).resolve() == root.resolve():
+        reason += (
+            " (an editable install of this source: installing it again reads its version anew; if that is still "
+            f"{found.version_text}, the lock chose packages for a newer {name} than this checkout)"
+        )
     return DistributionProbe(
         name,
         "partial",

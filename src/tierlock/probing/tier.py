@@ -156,7 +156,7 @@ class Prober:
         others: list[Member] = [(e.name, str(e.version)) for e in pins.values() if e.name not in skip]
         probed_roots, probed_closure = probe_parts(self.index, roots, others, deep=deep, memo=self.memo)
         notes.extend(_empty_notes(tier, bool(needs.roots), bool(others)))
-        itself = self._project(probed_roots + probed_closure, self.project.name in pins, deep)
+        itself = self._project(probed_roots + probed_closure, _reaches_project(lock, self.project.name), deep)
         state = tier_verdict(probed_roots, probed_closure, itself)
         install = install_remedy(tier, python=self.python, deep=deep, locked=lock is not None)
         fix = self._project_command() if itself is not None and not itself.present else None
@@ -190,6 +190,15 @@ class Prober:
 
         python = self.target.python
         return install_command(python, self.project.root, self.project.backend, self.target.site_paths)
+
+
+def _reaches_project(lock: Lock | None, name: str | None) -> bool:
+    """Whether the tier's lockfile pins the project or says it left the pin out (read once per unchanged file)."""
+    if lock is None or name is None:
+        return False
+    from tierlock.lockfiles.itself import reaches_project
+
+    return _while_unchanged(f"itself:{name}", lock.path, lambda _path: reaches_project(lock, name))
 
 
 def _empty_notes(tier: Tier, has_roots: bool, has_others: bool) -> list[str]:
