@@ -34,11 +34,18 @@ def is_compiled(path: str) -> bool:
 
 def module_name(filename: str, suffixes: Sequence[str]) -> str | None:
     """The module the file *filename* (a base name) provides as an extension module to a target that imports
-    *suffixes*, or None (another ABI's build, a plain shared library, not compiled)."""
+    *suffixes*, or None (another ABI's build, a plain shared library, not compiled, no importable name)."""
+    stem = _stem(filename, suffixes)
+    return stem if stem is not None and stem.isidentifier() else None
+
+
+def _stem(filename: str, suffixes: Sequence[str]) -> str | None:
+    """*filename* without the first of *suffixes* it ends with, when that suffix accounts for its whole
+    ending (``x.cpython-312-….so`` ends with ``.so``, but that is not what makes it an extension for ``.so``)."""
     for suffix in suffixes:
         if filename.endswith(suffix) and len(filename) > len(suffix):
             stem = filename[: -len(suffix)]
-            return stem if stem.isidentifier() else None
+            return stem if "." not in stem else None
     return None
 
 
@@ -47,12 +54,17 @@ def check_artifact(path: str, rel: str, suffixes: Sequence[str], loadable: Abstr
     that imports *suffixes*; None when nothing is. *loadable*: the modules (``pkg/_core``) the distribution
     provides to this target (:func:`module_path`), so that a build for another Python beside the target's own
     is no fault. Called for every compiled file of every probe."""
-    if _TAGGED.search(rel) is None or module_name(rel.rpartition("/")[2], suffixes) is not None:
+    if _TAGGED.search(rel) is None or loads(rel, suffixes):
         return None  # no extension module built for one Python, or one this target imports
     if module_path(rel) in loadable:
         return None  # another Python's build beside one this target imports
     wanted = ", ".join(suffixes) or "no extension modules"
     return f"compiled extension {rel} is built for another Python (this one imports {wanted})"
+
+
+def loads(rel: str, suffixes: Sequence[str]) -> bool:
+    """Whether the target (importing *suffixes*) loads the file at RECORD path *rel* as an extension module."""
+    return _stem(rel.rpartition("/")[2], suffixes) is not None
 
 
 def module_path(rel: str) -> str:

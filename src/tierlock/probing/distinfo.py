@@ -268,7 +268,7 @@ def _files(facts: DistInfo, rows: list[record.Row], suffixes: Sequence[str]) -> 
     facts.loadable = frozenset(
         compiled.module_path(rel)
         for _f, rel, _s, _h in records
-        if rel.endswith(".py") or compiled.module_name(rel.rpartition("/")[2], suffixes) is not None
+        if rel.endswith(".py") or compiled.loads(rel, suffixes)
     )
 
 

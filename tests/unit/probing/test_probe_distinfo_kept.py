@@ -113,3 +113,15 @@ def test_a_build_for_another_python_beside_the_targets_own_is_no_fault(tmp_path:
     (site / other).write_bytes(b"\x7fELF")
     record.write_text(f"{other},,4\n" + record.read_text())
     assert probe_distribution("alpha", paths=[site]).state == "present"
+
+
+def test_a_compiled_module_whose_name_is_no_identifier_still_suits_its_python(tmp_path: Path) -> None:
+    # mypyc names its shared runtime after a hash: 6ec57f84c680d3a3778b__mypyc.cpython-311-x86_64-linux-gnu.so
+    site = _site(tmp_path)
+    record = site / "alpha-1.0.dist-info" / "RECORD"
+    runtime = f"6ec57f84c680d3a3778b__mypyc{EXT_SUFFIX}"
+    (site / runtime).write_bytes(b"\x7fELF")
+    record.write_text(f"{runtime},,4\n" + record.read_text())
+    result = probe_distribution("alpha", paths=[site])
+    assert result.state == "present", result.reasons
+    assert "6ec57f84c680d3a3778b__mypyc" not in result.import_roots
