@@ -266,9 +266,7 @@ def _files(facts: DistInfo, rows: list[record.Row], suffixes: Sequence[str]) -> 
     facts.compiled = tuple((full, rel) for full, rel, _s, _h in records if compiled.is_compiled(rel))
     facts.providers = roots.providers((rel for _f, rel, _s, _h in records), suffixes)
     facts.loadable = frozenset(
-        compiled.module_path(rel)
-        for _f, rel, _s, _h in records
-        if rel.endswith(".py") or compiled.loads(rel, suffixes)
+        compiled.module_path(rel) for _f, rel, _s, _h in records if rel.endswith(".py") or compiled.loads(rel, suffixes)
     )
 
 
