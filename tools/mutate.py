@@ -69,8 +69,16 @@ MODULES: dict[str, Module] = {
     ),
     "installer/plan.py": Module(("src/tierlock/installer/plan.py",), ("tests/unit/installer/test_installer_plan*.py",)),
     "installer/fastpath.py": Module(
-        ("src/tierlock/installer/fastpath.py",),
+        ("src/tierlock/installer/fastpath.py", "src/tierlock/installer/pinscan.py"),
         ("tests/unit/installer/test_installer_receipts*.py", "tests/unit/installer/test_fastpath_*.py"),
+    ),
+    "installer/location.py": Module(
+        ("src/tierlock/installer/location.py",),
+        (
+            "tests/unit/installer/test_installer_target.py",
+            "tests/unit/installer/test_fastpath_every_spelling.py",
+            "tests/unit/installer/test_location_*.py",
+        ),
     ),
     "installer/receipts.py": Module(
         ("src/tierlock/installer/receipts.py",),
@@ -133,6 +141,7 @@ ALIASES = {
     "plan": "installer/plan.py",
     "fastpath": "installer/fastpath.py",
     "receipts": "installer/receipts.py",
+    "location": "installer/location.py",
     "check": "lockfiles/check.py",
     "requirements": "lockfiles/requirements.py",
     "pylock": "lockfiles/pylock.py",

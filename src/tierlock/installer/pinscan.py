@@ -36,11 +36,11 @@ def _requirements(text: str, canonical: Callable[[str], str]) -> Pins | None:
         spec = line.rstrip("\\").split(";", 1)[0].strip()
         if " @ " in spec:
             name, version = spec.split(" @ ", 1)[0], None
-        elif "==" in spec.split(" ", 1)[0] and "," not in spec:
-            name, _, pinned = spec.split(" ", 1)[0].partition("==")  # options may follow: --hash=...
-            version = pinned or None
         else:
-            return None
+            name, equal, pinned = spec.split(" ", 1)[0].partition("==")  # options may follow: --hash=...
+            if not equal or not pinned or "," in pinned:
+                return None  # no exact pin
+            version = pinned
         name = name.split("[", 1)[0].strip()
         if not name:
             return None
