@@ -125,3 +125,43 @@ def test_a_compiled_module_whose_name_is_no_identifier_still_suits_its_python(tm
     result = probe_distribution("alpha", paths=[site])
     assert result.state == "present", result.reasons
     assert "6ec57f84c680d3a3778b__mypyc" not in result.import_roots
+
+
+def test_a_verdict_given_again_still_sees_a_leftover_or_a_second_dist_info_appear(tmp_path: Path) -> None:
+    site = _site(tmp_path)
+    assert probe_distribution("alpha", paths=[site]).state == "present"
+    assert probe_distribution("alpha", paths=[site]).state == "present"  # given again
+    (site / "~lpha").mkdir()
+    assert any(r.startswith("leftover ~lpha beside it") for r in probe_distribution("alpha", paths=[site]).reasons)
+    (site / "~lpha").rmdir()
+    other = _site(tmp_path / "other")
+    two = probe_distribution("alpha", paths=[site, other])
+    assert two.reasons[0].startswith("2 .dist-info folders for alpha on the path")
+
+
+def test_an_editable_install_is_never_given_again_without_looking_at_its_source(tmp_path: Path) -> None:
+    site = _site(tmp_path)
+    source = tmp_path / "checkout"
+    (source / "alpha").mkdir(parents=True)
+    (source / "alpha" / "__init__.py").write_text("")
+    info = site / "alpha-1.0.dist-info"
+    (info / "direct_url.json").write_text(f'{{"url": "{source.as_uri()}", "dir_info": {{"editable": true}}}}')
+    for path in (info, info / "direct_url.json"):
+        os.utime(path, (OLD, OLD))
+    assert probe_distribution("alpha", paths=[site]).state == "present-editable"
+    assert probe_distribution("alpha", paths=[site]).state == "present-editable"
+    (source / "alpha" / "__init__.py").unlink()
+    (source / "alpha").rmdir()
+    source.rmdir()
+    gone = probe_distribution("alpha", paths=[site])
+    assert gone.reasons == [f"editable install whose source folder {source} is missing"]
+
+
+def test_console_scripts_an_installer_never_wrote_are_named_up_to_three_then_counted(tmp_path: Path) -> None:
+    site = _site(tmp_path)
+    info = site / "alpha-1.0.dist-info"
+    scripts = "".join(f"tool{i} = alpha:main\n" for i in range(5))
+    (info / "entry_points.txt").write_text(f"[console_scripts]\n{scripts}")
+    assert probe_distribution("alpha", paths=[site]).reasons == [
+        "5 console scripts of its entry points are not installed: tool0, tool1, tool2 and 2 more"
+    ]
