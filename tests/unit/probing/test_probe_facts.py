@@ -78,3 +78,23 @@ def test_a_cache_entry_whose_facts_miss_a_field_is_not_used(tmp_path: Path) -> N
     assert from_entry(good, key) is not None
     broken = {**good, "facts": {"root": str(tmp_path)}}  # the other fields are missing
     assert from_entry(broken, key) is None
+
+
+def test_a_tier_of_the_facts_is_found_by_its_name(tmp_path: Path) -> None:
+    first = _facts(tmp_path).tiers[0]
+    second = TierFacts(
+        name="gs",
+        probe=(),
+        import_roots={},
+        tests=(),
+        install_command="install-tier gs",
+        lockfile="lockfiles/gs.txt",
+        lock_used=False,
+        locked={},
+        closure={},
+    )
+    facts = ProjectFacts(root=str(tmp_path), configured=True, ci_require=(), tiers=(first, second), stdlib="/x")
+    assert facts.tier("gs") is second
+    assert facts.tier("brain") is first
+    with pytest.raises(KeyError):
+        facts.tier("other")

@@ -129,3 +129,11 @@ def test_the_command_that_installs_the_project_follows_the_backend_and_runs_as_p
     (site / "pip").mkdir(parents=True)
     (site / "pip" / "__init__.py").write_text("")
     assert install_command(python, root, "pip", [site]) == f"{python} -m pip install --no-deps -e '{root}'"
+
+
+def test_a_requiring_package_whose_metadata_went_away_requires_nothing(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    _dist(site, "gcsfs", "1.0", ("app>=0.2",))
+    found = _probed(site, "gcsfs")
+    (site / "gcsfs-1.0.dist-info" / "METADATA").unlink()
+    assert needs_of("app", found, LINUX) == []

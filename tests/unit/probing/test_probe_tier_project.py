@@ -156,3 +156,20 @@ def test_the_plugins_verdict_carries_the_tiers_own_command_when_the_project_is_f
     broken = {v.tier: v for v in probe_facts(facts, [site])}["gs"]
     assert broken.broken == [broken.project]
     assert broken.install_command.endswith(f"install --no-deps -e {root}")
+
+
+def test_a_prober_probes_a_tier_without_a_lockfile_by_its_roots_unless_asked_for_the_closure(
+    world: tuple[Path, Path],
+) -> None:
+    from tierlock.errors import UsageError
+    from tierlock.probing import Prober
+    from tierlock.tiers import load_project
+
+    root, site = world
+    (root / "lockfiles" / "gs.txt").unlink()
+    project = load_project(root)
+    prober = Prober(project, _target(site))
+    result = prober.probe(project.tier("gs"))
+    assert (result.state, result.lock_used) == ("present", False)
+    with pytest.raises(UsageError, match="--closure needs the lockfile of tier gs"):
+        prober.probe(project.tier("gs"), closure=True)
