@@ -16,6 +16,7 @@ SUFFIXES = (".cpython-313-x86_64-linux-gnu.so", ".abi3.so", ".so")
 def test_the_modules_record_paths_provide_are_named_for_the_target() -> None:
     rels = [
         "six.py",
+        "typing_extensions.py",
         "pkg/__init__.py",
         "pkg/sub/mod.py",
         "_cffi_backend.cpython-313-x86_64-linux-gnu.so",
@@ -31,6 +32,7 @@ def test_the_modules_record_paths_provide_are_named_for_the_target() -> None:
     ]
     assert providers(rels, SUFFIXES) == {
         "six": ["six.py"],
+        "typing_extensions": ["typing_extensions.py"],
         "pkg": ["pkg/__init__.py", "pkg/sub/mod.py"],
         "_cffi_backend": ["_cffi_backend.cpython-313-x86_64-linux-gnu.so"],
         "_rust": ["_rust.abi3.so"],
