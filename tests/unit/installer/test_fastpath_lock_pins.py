@@ -89,3 +89,9 @@ def test_an_empty_requirements_lock_pins_nothing_and_a_pylock_value_keeps_its_qu
     assert scan("lockfiles/base.txt", "# only comments\n\n", canonical) == {}
     odd = '[[packages]]\nname = "alpha"\nversion = "1.0\'\n'
     assert scan("lockfiles/pylock.x.toml", odd, canonical) == {"alpha": {None}}
+
+
+def test_a_marker_right_after_the_pin_and_a_value_of_one_quote_are_read_as_written() -> None:
+    assert scan("l.txt", 'fork==1.0;python_version<"3.99"\n', canonical) == {"fork": {"1.0"}}
+    assert scan("pylock.x.toml", '[[packages]]\nname = "\n', canonical) is None
+    assert scan("pylock.x.toml", '[[packages]]\nname = ""\nversion = "1"\n', canonical) == {"": {"1"}}
