@@ -47,6 +47,7 @@ class DistInfo:
         "loadable",
         "meta_resized",
         "outside",
+        "own",
         "path",
         "paths",
         "problems",
@@ -67,6 +68,8 @@ class DistInfo:
     def __init__(self, info: DistInfoDir, key: tuple[object, ...]) -> None:
         self.path = info.path
         self.site = info.site
+        self.own = (f"{info.path}{os.sep}METADATA", f"{info.path}{os.sep}RECORD")
+        """METADATA's and RECORD's paths."""
         self.key = key
         self.meta_resized: str | None = None
         """``METADATA-PATH (N bytes, RECORD says M)`` when METADATA has another size than RECORD says (checked once,
@@ -86,8 +89,7 @@ class DistInfo:
         """(absolute path, size, RECORD path) of the files a probe stats: :attr:`records` but METADATA and RECORD,
         whose identity is the folder's key."""
         self.paths: tuple[str, ...] = ()
-        """METADATA, RECORD, then the absolute paths of :attr:`rows`: one ``stat`` each, in C (:func:`os.stat`
-        mapped over them), confirms the facts and the files at once."""
+        """The absolute paths of :attr:`rows`: one ``stat`` each, in C (:func:`os.stat` mapped over them)."""
         self.sizes: list[int] | None = None
         """Their recorded sizes, when RECORD gives every one (else None: the probe compares them row by row)."""
         self.compiled: tuple[tuple[str, str], ...] = ()
@@ -117,7 +119,7 @@ def read(info: DistInfoDir, suffixes: Sequence[str], *, again: bool = False) -> 
     """The facts of the folder *info* for a target importing *suffixes*, and whether the caller must still
     confirm METADATA's and RECORD's identity (:func:`own_unchanged`): kept facts are given on one ``stat`` of
     the folder, and the caller stats those two files with the others anyway. *again*: read them now."""
-    memo_key = (info.path, tuple(suffixes))
+    memo_key = (info.path, suffixes if isinstance(suffixes, tuple) else tuple(suffixes))
     kept = None if again else _MEMO.get(memo_key)
     if kept is not None:
         try:
@@ -135,11 +137,19 @@ def read(info: DistInfoDir, suffixes: Sequence[str], *, again: bool = False) -> 
     return facts, False
 
 
-def own_unchanged(facts: DistInfo, metadata_stat: os.stat_result, record_stat: os.stat_result) -> bool:
-    """Whether METADATA and RECORD (stat-ed by the caller) are the files *facts* were read from."""
-    return facts.key[1] == (metadata_stat.st_ino, metadata_stat.st_size, metadata_stat.st_mtime_ns) and facts.key[
-        2
-    ] == (record_stat.st_ino, record_stat.st_size, record_stat.st_mtime_ns)
+def own_unchanged(facts: DistInfo) -> bool:
+    """Whether METADATA and RECORD are still the files *facts* were read from (one ``stat`` each: the ones every
+    probe of the folder makes of them anyway, as of every file RECORD lists)."""
+    try:
+        meta = os.stat(facts.own[0])
+        record = os.stat(facts.own[1])
+    except OSError:
+        return False
+    return (meta.st_ino, meta.st_size, meta.st_mtime_ns) == facts.key[1] and (
+        record.st_ino,
+        record.st_size,
+        record.st_mtime_ns,
+    ) == facts.key[2]
 
 
 def _identity(path: str) -> tuple[object, ...]:
@@ -260,7 +270,7 @@ def _files(facts: DistInfo, rows: list[record.Row], suffixes: Sequence[str]) -> 
         checked.append((full, size, rel))
     facts.records = tuple(records)
     facts.rows = tuple(checked)
-    facts.paths = (f"{facts.path}{os.sep}METADATA", f"{facts.path}{os.sep}RECORD", *(full for full, _s, _r in checked))
+    facts.paths = tuple(full for full, _size, _rel in checked)
     sizes = [size for _full, size, _rel in checked]
     facts.sizes = [int(size) for size in sizes if size is not None] if None not in sizes else None
     facts.compiled = tuple((full, rel) for full, rel, _s, _h in records if compiled.is_compiled(rel))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
+from operator import attrgetter, eq
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
@@ -231,18 +231,14 @@ def _stat_rows(facts: distinfo.DistInfo, confirm: bool) -> tuple[list[str], list
     """Stat every file RECORD lists (this is the probe's hot path): (the RECORD paths missing, the sizes that
     differ as reasons say them, the RECORD paths resized). With *confirm*, METADATA and RECORD are stat-ed
     first, and :data:`_STALE` is the answer when they are not the files the facts were read from."""
-    found = None
+    if confirm and not distinfo.own_unchanged(facts):
+        return _STALE
     if facts.sizes is not None and facts.meta_resized is None:
-        try:  # the common case, every file there with its size: the stats gathered in C
-            found = list(map(os.stat, facts.paths))
+        try:  # the common case, every file there with its size: stat and compare in C, keeping nothing
+            if all(map(eq, map(_SIZE, map(os.stat, facts.paths)), facts.sizes)):
+                return _WHOLE
         except OSError:
-            found = None  # one is missing: the loop below says which
-    if confirm:
-        own = found[:2] if found is not None else _own_stats(facts)
-        if own is None or not distinfo.own_unchanged(facts, own[0], own[1]):
-            return _STALE
-    if found is not None and list(map(_SIZE, found[2:])) == facts.sizes:
-        return _WHOLE
+            pass  # one is missing: the loop below says which
     stat = os.stat
     missing: list[str] = []
     resized: list[str] = []
@@ -260,14 +256,6 @@ def _stat_rows(facts: distinfo.DistInfo, confirm: bool) -> tuple[list[str], list
         resized.append(facts.meta_resized)
         changed.append(facts.meta_resized.partition(" (")[0])
     return missing, resized, changed
-
-
-def _own_stats(facts: distinfo.DistInfo) -> list[os.stat_result] | None:
-    """The stats of METADATA and RECORD, or None when one cannot be stat-ed."""
-    try:
-        return [os.stat(facts.paths[0]), os.stat(facts.paths[1])]
-    except OSError:
-        return None
 
 
 def _file_reasons(

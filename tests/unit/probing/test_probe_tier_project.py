@@ -89,7 +89,7 @@ def test_a_closure_that_reaches_the_project_needs_it_installed_and_the_fix_insta
     assert not result.needs_install
     assert result.project_command == result.install_command
     assert result.install_command.endswith(f"install --no-deps -e {root}")
-    assert result.to_dict()["project"]["state"] == "absent"
+    assert result.to_dict()["project"] == result.project.to_dict()
 
     _dist(site, "app", "0.2.0")
     again = tierlock.probe("gs", project=root, python=_target(site))
