@@ -19,7 +19,7 @@ import os
 import sys
 import sysconfig
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -144,18 +144,30 @@ class Target:
 
 
 def current() -> Target:
-    """The running interpreter, described in-process."""
+    """The running interpreter, described in-process (what cannot change while it runs is worked out once;
+    its import path is read each time: a program may change ``sys.path``)."""
+    paths = tuple(Path(p) for p in sys.path if p)
+    known = _CURRENT.get(sys.executable)
+    if known is None or known.paths != paths:
+        known = _CURRENT[sys.executable] = _current(paths) if known is None else replace(known, paths=paths)
+    return known
+
+
+_CURRENT: dict[str, Target] = {}
+
+
+def _current(paths: tuple[Path, ...]) -> Target:
     from packaging.markers import default_environment
 
-    paths = sysconfig.get_paths()
+    folders = sysconfig.get_paths()
     return Target(
         python=Path(sys.executable),
         prefix=Path(sys.prefix),
         base_prefix=Path(sys.base_prefix),
-        paths=tuple(Path(p) for p in sys.path if p),
-        purelib=Path(paths["purelib"]),
-        platlib=Path(paths["platlib"]),
-        stdlib=Path(paths["stdlib"]),
+        paths=paths,
+        purelib=Path(folders["purelib"]),
+        platlib=Path(folders["platlib"]),
+        stdlib=Path(folders["stdlib"]),
         marker_env={k: str(v) for k, v in default_environment().items()},
         platform=sysconfig.get_platform(),
         version=(sys.version_info[0], sys.version_info[1], sys.version_info[2]),
