@@ -14,7 +14,8 @@ import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
@@ -182,7 +183,7 @@ def execute(
     log: Callable[[str], None] | None = None,
 ) -> subproc.Result:
     """Run the backend on *lines* (a temporary requirements file); BackendError with the output tail on failure."""
-    with tempfile.TemporaryDirectory(prefix="tierlock-install-") as tmp:
+    with _scratch("tierlock-install-") as tmp:
         requirements = Path(tmp) / "requirements.txt"
         requirements.write_text("\n".join(lines) + "\n", encoding="utf-8")
         argv = backend.install_argv(target, requirements, reinstall=reinstall)
@@ -196,6 +197,20 @@ def execute(
                 "(what was installed stays; the rerun completes it)",
             )
         return result
+
+
+@contextmanager
+def _scratch(prefix: str) -> Iterator[str]:
+    """A temporary folder, deleted afterwards even when an interrupt lands while it is being deleted."""
+    folder = tempfile.mkdtemp(prefix=prefix)
+    try:
+        yield folder
+    finally:
+        try:
+            shutil.rmtree(folder, ignore_errors=True)
+        except KeyboardInterrupt:  # SIGINT/SIGTERM during the deletion: finish it, then stop
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
 
 
 #: Lines of uv's and pip's output that name why an install failed (the rest is context: hash lists, progress).
