@@ -69,7 +69,7 @@ class Removal:
 def remove(project: Project, tier_name: str, request: Request, ui: UI) -> Removal:
     """Uninstall the packages of a tier's closure that nothing staying in the environment needs."""
     from tierlock.installer.location import resolve_existing
-    from tierlock.installer.run import refuse_target
+    from tierlock.installer.preflight import refuse_target
 
     tier = project.tier(tier_name)
     target = resolve_existing(request.python, project, [tier.name])

@@ -299,33 +299,21 @@ def probe_facts(facts: ProjectFacts, paths: Sequence[Path] | None = None) -> lis
             list(tier.closure.items()),
             memo=memo,
         )
-        itself, command = _project(facts, tier, index, (*roots, *closure))
+        itself, command = (None, None)
+        if tier.pins_project and facts.name is not None:
+            from tierlock.probing.project import in_running_interpreter
+
+            itself, command = in_running_interpreter(
+                facts.name,
+                Path(facts.root),
+                index,
+                (*roots, *closure),
+                backend=facts.backend,
+                install=tier.install_command,
+            )
         state = tier_verdict(roots, closure, itself)
         out.append(TierVerdict(tier.name, state, roots, command or tier.install_command, closure, project=itself))
     return out
-
-
-def _project(
-    facts: ProjectFacts, tier: TierFacts, index: SiteIndex, probed: Sequence[DistributionProbe]
-) -> tuple[DistributionProbe | None, str | None]:
-    """The project itself when the tier's closure needs it, and the command that fixes the tier if it is not
-    installed as required (:mod:`tierlock.probing.project`, as the full probe does)."""
-    if not tier.pins_project or facts.name is None:
-        return None, None
-    from packaging.markers import default_environment
-
-    from tierlock.probing.project import install_command, needs_of, project_probe
-
-    environment = {k: str(v) for k, v in default_environment().items()}
-    needs = needs_of(facts.name, probed, environment)
-    if not needs:
-        return None, None
-    itself = project_probe(facts.name, Path(facts.root), index, needs)
-    if itself.present:
-        return itself, None
-    fix = install_command(sys.executable, Path(facts.root), facts.backend, [Path(s) for s in index.sites])
-    broken = any(not d.present for d in probed)
-    return itself, f"{fix} && {tier.install_command}" if broken else fix
 
 
 # -- the cache entry ------------------------------------------------------------------------------

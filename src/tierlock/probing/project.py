@@ -92,6 +92,25 @@ def project_probe(
     )
 
 
+def in_running_interpreter(
+    name: str, root: Path, index: SiteIndex, probed: Sequence[DistributionProbe], *, backend: str, install: str
+) -> tuple[DistributionProbe | None, str | None]:
+    """The project's verdict when the probe runs inside the target (the pytest plugin), and the command that
+    fixes the tier when the project is not installed as required (*install* arms the tier)."""
+    import sys
+
+    from packaging.markers import default_environment
+
+    needs = needs_of(name, probed, {k: str(v) for k, v in default_environment().items()})
+    if not needs:
+        return None, None
+    itself = project_probe(name, root, index, needs)
+    if itself.present:
+        return itself, None
+    fix = install_command(sys.executable, root, backend, [Path(s) for s in index.sites])
+    return itself, f"{fix} && {install}" if any(not d.present for d in probed) else fix
+
+
 def _satisfies(version: str | None, spec: str) -> bool:
     from packaging.requirements import Requirement
     from packaging.version import InvalidVersion
