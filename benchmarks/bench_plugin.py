@@ -10,7 +10,9 @@ any second run of a real project has them), and prints the medians, the
 minimums and the paired differences (the plugin's cost: import, tier model,
 probe, header). It then times the plugin's own work inside fresh processes
 that have imported pytest: with the cached model (the usual run) and without
-it (the first run, or ``-p no:cacheprovider``).
+it (the first run, or ``-p no:cacheprovider``). Last, the run-time backstop on a green run: a suite of
+:data:`TESTS` passing tests in a project whose tier is present, with and without the plugin; the plugin's
+cost per test is that difference less the empty suite's.
 Run: ``.venv/bin/python benchmarks/bench_plugin.py``.
 """
 
@@ -25,6 +27,8 @@ import time
 from pathlib import Path
 
 RUNS = 21
+GREEN_RUNS = 11
+TESTS = 1000
 
 #: The plugin's own work for one run, timed inside a fresh process after pytest is imported:
 #: argv[1] the project folder, argv[2] "warm" (read the cache entry the pytest runs wrote) or "cold".
@@ -47,10 +51,12 @@ class Cache:
 root = Path(sys.argv[1])
 cache = Cache(root / ".pytest_cache" / "v") if sys.argv[2] == "warm" else None
 start = time.perf_counter()
-import tierlock.pytest_plugin as plugin
+import tierlock.pytest_plugin
+from tierlock.pytest_plugin.messages import header_lines
+from tierlock.pytest_plugin.project_state import gate_for
 pyproject = root / "pyproject.toml"
-gate = plugin.gate_for(pyproject, pyproject.read_text(encoding="utf-8-sig"), cache, False, "not CI")
-plugin.header_lines(gate)
+gate = gate_for(pyproject, pyproject.read_text(encoding="utf-8-sig"), cache, False, "not CI")
+header_lines(gate)
 elapsed = (time.perf_counter() - start) * 1000
 loader = "tierlock.tiers.loader" in sys.modules
 assert loader == (sys.argv[2] == "cold"), "the warm path must not load the tier model"
@@ -86,15 +92,38 @@ ENV = {
 }
 
 
-def run_once(project: Path, *extra: str) -> float:
-    argv = [sys.executable, "-m", "pytest", *extra]
+#: A green run: the brain tier's root (packaging) is installed, and every test passes.
+GREEN_PYPROJECT = PYPROJECT.replace('brain = ["not-installed-anywhere"]', 'brain = ["packaging"]')
+GREEN_TEST = "import pytest\n\n\n@pytest.mark.parametrize('n', range({count}))\ndef test_green(n):\n    assert n >= 0\n"
+
+
+def run_once(project: Path, *extra: str, expect: int = 5) -> float:
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", *extra]
     start = time.perf_counter()
     proc = subprocess.run(argv, cwd=project, env=ENV, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - start
-    assert proc.returncode == 5, proc.stdout + proc.stderr  # 5: no tests collected
-    if not extra:
-        assert "tierlock: no tier gates a test of this run" in proc.stdout, proc.stdout
+    assert proc.returncode == expect, proc.stdout + proc.stderr  # 5: no tests collected
     return elapsed * 1000
+
+
+def paired(project: Path, runs: int, expect: int) -> tuple[list[float], list[float]]:
+    """Alternating runs with and without the plugin (after one warm-up of each)."""
+    run_once(project, expect=expect)
+    run_once(project, "-p", "no:tierlock", expect=expect)
+    with_plugin: list[float] = []
+    without: list[float] = []
+    for _ in range(runs):
+        with_plugin.append(run_once(project, expect=expect))
+        without.append(run_once(project, "-p", "no:tierlock", expect=expect))
+    return with_plugin, without
+
+
+def green_suite(folder: Path) -> Path:
+    (folder / "pyproject.toml").write_text(GREEN_PYPROJECT)
+    (folder / "tests").mkdir()
+    for i in range(10):
+        (folder / "tests" / f"test_green_{i}.py").write_text(GREEN_TEST.format(count=TESTS // 10))
+    return folder
 
 
 def main() -> None:
@@ -102,13 +131,7 @@ def main() -> None:
         project = Path(tmp)
         (project / "pyproject.toml").write_text(PYPROJECT)
         (project / "tests" / "brain").mkdir(parents=True)
-        with_plugin: list[float] = []
-        without: list[float] = []
-        run_once(project)  # warm-up: writes the cached tier model and the byte-code caches
-        run_once(project, "-p", "no:tierlock")
-        for _ in range(RUNS):
-            with_plugin.append(run_once(project))
-            without.append(run_once(project, "-p", "no:tierlock"))
+        with_plugin, without = paired(project, RUNS, 5)
         med_with, med_without = statistics.median(with_plugin), statistics.median(without)
         min_with, min_without = min(with_plugin), min(without)
         diffs = [a - b for a, b in zip(with_plugin, without, strict=True)]
@@ -137,6 +160,20 @@ def main() -> None:
                 f"plugin work in a fresh process, {what} (import, tier model, probe, header): median "
                 f"{statistics.median(work):6.1f} ms, min {min(work):6.1f} ms"
             )
+        empty_cost = statistics.median(diffs)
+    with tempfile.TemporaryDirectory(prefix="tierlock-bench-green-") as tmp:
+        green_with, green_without = paired(green_suite(Path(tmp)), GREEN_RUNS, 0)
+        green_diffs = [a - b for a, b in zip(green_with, green_without, strict=True)]
+        green_cost = statistics.median(green_diffs)
+        print(
+            f"green suite of {TESTS} passing tests, {GREEN_RUNS} alternating runs each: with tierlock median "
+            f"{statistics.median(green_with):7.1f} ms, without {statistics.median(green_without):7.1f} ms, "
+            f"median of paired differences {green_cost:+6.1f} ms"
+        )
+        print(
+            f"run-time cost beyond the empty suite's: {green_cost - empty_cost:+6.1f} ms for {TESTS} tests "
+            f"({(green_cost - empty_cost) * 1000 / TESTS:+.1f} us per test)"
+        )
 
 
 if __name__ == "__main__":

@@ -68,6 +68,9 @@ MODULES: dict[str, Module] = {
         ),
     ),
     "installer/plan.py": Module(("src/tierlock/installer/plan.py",), ("tests/unit/installer/test_installer_plan*.py",)),
+    "installer/selfguard.py": Module(
+        ("src/tierlock/installer/selfguard.py",), ("tests/unit/installer/test_selfguard.py",)
+    ),
     "installer/fastpath.py": Module(
         ("src/tierlock/installer/fastpath.py", "src/tierlock/installer/pinscan.py"),
         ("tests/unit/installer/test_installer_receipts*.py", "tests/unit/installer/test_fastpath_*.py"),
@@ -104,6 +107,19 @@ MODULES: dict[str, Module] = {
             "tests/unit/lockfiles/test_pylock_*.py",
         ),
     ),
+    # A tier's closure and drift read from the lock the project commits (uv.lock, a PEP 751 pylock).
+    "lockfiles/uvlock": Module(
+        tuple(
+            f"src/tierlock/lockfiles/{name}.py"
+            for name in ("uvlock", "uvselect", "uvdrift", "committed", "foreignpylock", "markers")
+        ),
+        (
+            "tests/unit/lockfiles/test_uvlock_committed.py",
+            "tests/unit/lockfiles/test_uvlock_reading.py",
+            "tests/unit/lockfiles/test_foreignpylock.py",
+            "tests/unit/probing/test_markers_required.py",
+        ),
+    ),
     "validators": Module(
         tuple(f"src/tierlock/validators/{name}.py" for name in ("credentials", "scope", "rules", "report")),
         # The quick example tests first: with ``pytest -x`` most mutants die there, before the property tests.
@@ -116,24 +132,44 @@ MODULES: dict[str, Module] = {
         ),
     ),
     "tiers/loader.py": Module(
-        ("src/tierlock/tiers/loader.py",), ("tests/unit/tiers/test_tiers.py", "tests/unit/tiers/test_tier_model_*.py")
+        ("src/tierlock/tiers/loader.py", "src/tierlock/tiers/lockkey.py"),
+        ("tests/unit/tiers/test_tiers.py", "tests/unit/tiers/test_tier_model_*.py", "tests/unit/tiers/test_lockkey.py"),
     ),
     # The gating part of the plugin: the plugin module, or its gating modules once it is a package.
     "plugin": Module(
         (
             "src/tierlock/pytest_plugin.py",
-            "src/tierlock/pytest_plugin/gate.py",
-            "src/tierlock/pytest_plugin/collect.py",
-            "src/tierlock/pytest_plugin/selection.py",
+            *(
+                f"src/tierlock/pytest_plugin/{name}.py"
+                for name in (
+                    "strictness",
+                    "project_state",
+                    "selection",
+                    "startup",
+                    "decision",
+                    "collection",
+                    "attribution",
+                    "backstop",
+                )
+            ),
         ),
         # The one unit test file first (no pytest run inside it), then the pytester ones.
         (
+            "tests/unit/plugin/test_plugin_attribution.py",
             "tests/unit/plugin/test_plugin_gate_wire.py",
             "tests/unit/plugin/test_pytest_plugin*.py",
             "tests/unit/plugin/test_plugin_*.py",
         ),
     ),
-    "census": Module(("src/tierlock/census.py", "src/tierlock/census"), ("tests/unit/census/test_census*.py",)),
+    # The census package: every part decides what a finding is (the unit tests first, then its CLI ones).
+    "census": Module(
+        ("src/tierlock/census",),
+        (
+            "tests/unit/census/test_census*.py",
+            "tests/unit/tiers/test_init_settles.py",
+            "tests/cli/test_census_remedies.py",
+        ),
+    ),
     "verify": Module(("src/tierlock/evidence",), ("tests/unit/evidence/test_evidence*.py", "tests/cli/test_verif*.py")),
 }
 
@@ -145,6 +181,7 @@ ALIASES = {
     "check": "lockfiles/check.py",
     "requirements": "lockfiles/requirements.py",
     "pylock": "lockfiles/pylock.py",
+    "uvlock": "lockfiles/uvlock",
     "loader": "tiers/loader.py",
     "pytest_plugin.py": "plugin",
     "evidence": "verify",
@@ -174,7 +211,7 @@ def resolve(name: str) -> str:
 
 
 def parent_of(key: str) -> str | None:
-    """The listed module whose sources hold the file *key* (``evidence/run.py`` is part of ``verify``)."""
+    """The listed module whose sources hold the file *key* (``evidence/process.py`` is part of ``verify``)."""
     path = (ROOT / "src" / "tierlock" / key).resolve()
     for parent, module in MODULES.items():
         for rel in module.sources:

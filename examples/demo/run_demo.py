@@ -123,12 +123,13 @@ def verify_and_gate() -> None:
     shutil.rmtree(CHECKOUT, ignore_errors=True)
     shutil.copytree(DEMO, CHECKOUT, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
     (CHECKOUT / ".gitignore").write_text("__pycache__/\n.pytest_cache/\n", encoding="utf-8")
-    # The scratch venv is the active one: install-tier arms it, and its pytest runs the checks.
+    # The scratch venv is the active one: install-tier arms it, and verify runs every command with it
+    # activated (its bin first on PATH), so the checks' pytest is its own.
     pytest_script = DEMO_VENV / "bin" / "pytest"
     pytest_script.write_text(f"#!{DEMO_VENV / 'bin' / 'python'}\nimport sys, pytest\nsys.exit(pytest.console_main())\n")
     pytest_script.chmod(0o755)
     env = {**os.environ, **LAPTOP, **GIT_IDENTITY, "VIRTUAL_ENV": str(DEMO_VENV)}
-    env["PATH"] = os.pathsep.join([str(DEMO_VENV / "bin"), str(BIN), env.get("PATH", "")])
+    env["PATH"] = os.pathsep.join([str(BIN), env.get("PATH", "")])
     for argv in (("init", "-q", "-b", "main"), ("add", "-A"), ("commit", "-q", "-m", "demo")):
         subprocess.run(["git", "-C", str(CHECKOUT), *argv], check=True, env=env)
     at = ("--project", str(CHECKOUT.relative_to(REPO)))

@@ -160,17 +160,35 @@ def _exit(code: int) -> NoReturn:
     os._exit(code)
 
 
+def _cli(argv: list[str], prog: str | None = None) -> int:
+    """:func:`tierlock.cli.main`, or exit 2 naming the command that installs the CLI's dependencies.
+
+    ``pip install tierlock`` alone is the pytest plugin (packaging is all it needs); the no-op fast path
+    above works there too, everything else needs the ``cli`` extra.
+    """
+    from tierlock.selfinstall import missing_cli_error, missing_cli_modules
+
+    missing = missing_cli_modules()
+    if missing:
+        from tierlock.output import UI
+
+        err = missing_cli_error(missing)
+        UI(json_mode="--json" in argv, plain=True).error(err)  # plain: rich may be what is missing
+        return err.exit_code
+    from tierlock.cli import main
+
+    return main(argv) if prog is None else main(argv, prog=prog)
+
+
 def tierlock() -> NoReturn:
     """The ``tierlock`` console script."""
     code = _fast(sys.argv[1:], command=True)
     if code is None and "verified" in sys.argv[1:]:  # the gate a pre-push hook calls: no argparse, no CLI
-        from tierlock.evidence.gate import fast
+        from tierlock.evidence.fastgate import fast
 
         code = fast(sys.argv[1:])
     if code is None:
-        from tierlock.cli import main
-
-        code = main()
+        code = _cli(sys.argv[1:])
     _exit(code)
 
 
@@ -178,7 +196,5 @@ def install_tier() -> NoReturn:
     """The ``install-tier`` console script: exactly ``tierlock install``."""
     code = _fast(sys.argv[1:], command=False)
     if code is None:
-        from tierlock.cli import main
-
-        code = main(["install", *sys.argv[1:]], prog="install-tier")
+        code = _cli(["install", *sys.argv[1:]], prog="install-tier")
     _exit(code)

@@ -1,9 +1,11 @@
-"""The CI gate: lockfiles in sync, runtime config valid, required tiers present.
+"""The CI gate: lockfiles in sync, runtime config valid, required tiers present, every test that needs one gated.
 
-:func:`admit` runs the three parts and returns an :class:`Admission`: one
+:func:`admit` runs the four parts and returns an :class:`Admission`: one
 verdict per part with its denominators; it admits only when every part passes
 (a part with nothing to check, such as a project without a runtime config, is
-skipped).
+skipped). The census part is ``tierlock check``'s census of the same tiers as
+the lockfile part: a test that needs a tier outside its gates fails it, unless
+``[tool.tierlock.census.accept]`` accepts it on purpose.
 """
 
 from __future__ import annotations
@@ -64,7 +66,12 @@ class Admission:
 def admit(project: Project, tiers: Sequence[str] = (), python: str | Path | None = None) -> Admission:
     """Run the gate for *tiers* (default: the project's ``ci-require``, else every tier with tests)."""
     names = [project.tier(t).name for t in tiers] if tiers else list(project.ci_require)
-    parts = (lockfile_part(project, names), runtime_part(project), probe_part(project, names, python))
+    parts = (
+        lockfile_part(project, names),
+        runtime_part(project),
+        probe_part(project, names, python),
+        census_part(project, names),
+    )
     return Admission(parts, tuple(names))
 
 
@@ -88,6 +95,25 @@ def lockfile_part(project: Project, names: Sequence[str]) -> Part:
         [f.render() for f in report.findings],
         " && ".join(remedies) or None,
     )
+
+
+def census_part(project: Project, names: Sequence[str]) -> Part:
+    """The census of the admitted tiers and those they are layered on (every tier when none is required)."""
+    from tierlock.census import project_census
+
+    chain = [t.name for t in project.with_layers(names)]
+    result = project_census(project, chain or None)
+    findings = result.findings()
+    counts = {
+        "tiers": len(result.tiers),
+        "files": result.files_read,
+        "findings": len(findings),
+        "accepted": sum(len({u.file for u in r.accepted}) for r in result.tiers),
+    }
+    remedies = ["tierlock census --fix"] if any(f.fix for f in findings) else []
+    remedies.extend(f.remedy for f in findings if not f.fix)
+    problems = [f"{f.render()}; to fix: {f.remedy}" for f in findings]
+    return Part("census", "fail" if findings else "pass", counts, problems, "; ".join(dict.fromkeys(remedies)) or None)
 
 
 def runtime_part(project: Project) -> Part:

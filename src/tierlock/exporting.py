@@ -34,8 +34,8 @@ class Export:
 
 def collect(project: Project, names: Sequence[str]) -> Export:
     """The merged entries of the named tiers (every tier when none) and of the tiers below them."""
-    from tierlock.lockfiles.reader import load
     from tierlock.lockfiles.requirements import entry_line, overlapping_duplicates
+    from tierlock.lockfiles.sources import load_tier, remedy, with_file_hashes
 
     tiers = project.with_layers(list(names) or list(project.tiers))
     merged: dict[tuple[str, str, str | None], tuple[LockEntry, list[str]]] = {}
@@ -46,10 +46,11 @@ def collect(project: Project, names: Sequence[str]) -> Export:
                 f"tier {tier.name} has no lockfile yet ({project.relpath(tier.lockfile)})",
                 tier=tier.name,
                 file=str(tier.lockfile),
-                remedy=f"tierlock lock {tier.name}",
+                remedy=remedy(project, tier),
             )
-        lockfiles.append(project.relpath(tier.lockfile))
-        for entry in load(tier.lockfile).entries:
+        if project.relpath(tier.lockfile) not in lockfiles:
+            lockfiles.append(project.relpath(tier.lockfile))
+        for entry in with_file_hashes(load_tier(project, tier).entries):
             key = (entry.name, str(entry.version), entry.url)
             if key in merged:
                 known, owners = merged[key]

@@ -3,8 +3,42 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+from tierlock import interrupts
+
+#: How many times a cleanup is retried when an interrupt lands between its steps.
+_CLEANUP_TRIES = 3
+
+
+@contextmanager
+def scratch_dir(prefix: str) -> Iterator[Path]:
+    """A temporary folder that is gone afterwards, also when SIGINT or SIGTERM lands during its removal."""
+    with interrupts.deferred():
+        path = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield path
+    finally:
+        remove_tree(path)
+
+
+def remove_tree(path: Path) -> None:
+    """Remove *path* and everything below it; an interrupt that lands meanwhile is raised after it is gone."""
+    interrupted: BaseException | None = None
+    for _ in range(_CLEANUP_TRIES):
+        try:
+            with interrupts.deferred():
+                shutil.rmtree(path, ignore_errors=True)
+        except KeyboardInterrupt as exc:  # landed just before the signals were held, or as they were released
+            interrupted = exc
+        if not path.exists():
+            break
+    if interrupted is not None:
+        raise interrupted
 
 
 def write_atomic(path: Path, data: bytes) -> None:

@@ -56,6 +56,29 @@ def _nothing() -> None:
     return None
 
 
+class deferred:
+    """Hold SIGINT and SIGTERM back while a cleanup runs; a signal that came meanwhile lands right after.
+
+    A ``KeyboardInterrupt`` in the middle of removing a temporary folder would
+    leave half of it behind. Where threads cannot block signals (Windows, or
+    not the main thread) this does nothing and the cleanup runs as before.
+    """
+
+    def __enter__(self) -> None:
+        import _signal as signal  # type: ignore[import-not-found,unused-ignore]
+
+        self._previous: object = None
+        mask = getattr(signal, "pthread_sigmask", None)
+        if mask is not None:
+            self._previous = mask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+
+    def __exit__(self, *exc: object) -> None:
+        import _signal as signal  # type: ignore[import-not-found,unused-ignore]
+
+        if self._previous is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, self._previous)
+
+
 def rerun(prog: str, argv: Sequence[str]) -> str:
     """The command line that runs the interrupted command again (``install-tier`` is ``tierlock install``)."""
     import shlex

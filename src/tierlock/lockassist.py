@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import shutil
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
+from tierlock import fsutil
 from tierlock.errors import UsageError
 from tierlock.tiers import Project
 
@@ -78,8 +78,7 @@ def scratch_copy(
 ) -> Iterator[tuple[Project, Callable[[], list[Diff]], Callable[[str], str]]]:
     """A copy of *project* whose lockfiles are copies in a temporary folder, a function diffing them, and one
     that shows the real lockfile paths in a text naming the copies."""
-    with tempfile.TemporaryDirectory(prefix="tierlock-dry-run-") as tmp:
-        folder = Path(tmp)
+    with fsutil.scratch_dir("tierlock-dry-run-") as folder:
         tiers = {}
         originals: dict[str, Path] = {}
         for key, tier in project.tiers.items():

@@ -1,27 +1,35 @@
 """``tierlock matrix``: one CI job per tier combination worth testing, as the CI's own job matrix (pure).
 
-The jobs: the base tier alone, then each ``ci-require`` tier with the tiers it
-is layered on. Each job carries the command that arms it and the gate that
-proves it (``tierlock admit --tier``), so the union of the jobs covers every
-required tier while each runner installs only one closure. In a job, tests of
-the other tiers are not collected: run pytest lenient there
-(``TIERLOCK_STRICT=0``); the per-job ``admit`` is the fail-closed gate.
+The jobs: the base tier alone, each ``ci-require`` tier with the tiers it is
+layered on, and one job for each set of required tiers that some test file
+needs together (httpx's ``tests/test_decoders.py`` needs ``brotli`` and
+``zstd``) when no job has them all, unless they are declared in conflict.
+Each job carries its tier set for ``TIERLOCK_TIERS`` (the pytest plugin then
+collects only the tests of those tiers and is strict about them), the command
+that arms it and the gate that proves it. :func:`coverage` proves from the
+census that every test file needing a required tier runs in at least one job.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
+from tierlock.remedies import covering
 from tierlock.tiers import Project
 from tierlock.tiers.model import BASE
+
+#: The variable that tells the pytest plugin which tiers a job armed.
+JOB_TIERS_VAR = "TIERLOCK_TIERS"
 
 
 @dataclass(frozen=True)
 class Job:
     name: str
     tier: str
+    """The tiers this job is for (one, or several joined with ``+``)."""
     layers: tuple[str, ...]
-    """The tier and everything it is layered on, base first."""
+    """Those tiers and everything they are layered on, base first: ``TIERLOCK_TIERS``."""
     install: str
     admit: str
 
@@ -35,36 +43,101 @@ class Job:
         }
 
 
-def jobs(project: Project) -> list[Job]:
-    """Base alone, then each ci-require tier with its layers (in project order)."""
-    names = [BASE, *(t for t in project.tiers if t in project.ci_require and t != BASE)]
-    out: list[Job] = []
+@dataclass(frozen=True)
+class Coverage:
+    """Which job runs each test file that needs a required tier, and the files no job can run."""
+
+    runs_in: dict[str, str] = field(default_factory=dict)
+    """Test file -> the first job that has every tier it needs."""
+    uncovered: dict[str, str] = field(default_factory=dict)
+    """Test file -> why no job runs it."""
+
+    @property
+    def ok(self) -> bool:
+        return not self.uncovered
+
+
+def _job(project: Project, names: Sequence[str]) -> Job:
+    layers: list[str] = []
     for name in names:
-        layers = tuple(t.name for t in project.chain(name))
-        out.append(
-            Job(
-                name=name,
-                tier=name,
-                layers=layers,
-                install=f"install-tier {name}",
-                admit=f"tierlock admit --tier {name}",
-            )
-        )
+        for tier in project.chain(name):
+            if str(tier.name) not in layers:
+                layers.append(str(tier.name))
+    ordered = tuple(t for t in project.tiers if t in layers)
+    return Job(
+        name="+".join(names),
+        tier="+".join(names),
+        layers=ordered,
+        install=f"install-tier {' '.join(names)}",
+        admit="tierlock admit " + " ".join(f"--tier {n}" for n in names),
+    )
+
+
+def _layers(project: Project) -> dict[str, str | None]:
+    return {str(n): (str(t.layered_on) if t.layered_on else None) for n, t in project.tiers.items()}
+
+
+def conflict_of(project: Project, names: Sequence[str]) -> frozenset[str] | None:
+    """A declared conflict among *names* (or among the tiers they are layered on), else None."""
+    below = {str(t.name) for n in names for t in project.chain(n)}
+    for declared in project.conflicts:
+        if len(declared & below) >= 2:
+            return frozenset(str(d) for d in declared)
+    return None
+
+
+def jobs(project: Project, needs: Mapping[str, set[str]] | None = None) -> list[Job]:
+    """Base alone, each ci-require tier with its layers, then each set of tiers a test file needs together.
+
+    *needs*: test file -> the tiers it needs (from the census); without it, no combined job.
+    """
+    names = [BASE, *(t for t in project.tiers if t in project.ci_require and t != BASE)]
+    out = [_job(project, [name]) for name in names]
+    required = {str(t) for t in project.ci_require} | {BASE}
+    for file in sorted(needs or {}):
+        wanted = (needs or {})[file] & required
+        if not wanted or any(wanted <= set(j.layers) for j in out):
+            continue
+        combined = covering([t for t in project.tiers if t in wanted], _layers(project))
+        if conflict_of(project, combined) is None:
+            out.append(_job(project, combined))
     return out
 
 
-def github(project: Project) -> dict[str, object]:
+def coverage(project: Project, needs: Mapping[str, set[str]], planned: Sequence[Job]) -> Coverage:
+    """Where each test file needing a required tier runs; a file whose tiers are in conflict runs nowhere."""
+    required = {str(t) for t in project.ci_require} | {BASE}
+    result = Coverage()
+    for file in sorted(needs):
+        wanted = needs[file] & required
+        if not wanted - {BASE}:
+            continue
+        job = next((j for j in planned if wanted <= set(j.layers)), None)
+        if job is not None:
+            result.runs_in[file] = job.name
+            continue
+        conflict = conflict_of(project, sorted(wanted))
+        why = (
+            f"needs {' and '.join(sorted(wanted))}, declared in conflict ({', '.join(sorted(conflict))})"
+            if conflict is not None
+            else f"needs {' and '.join(sorted(wanted))}, and no job arms them together"
+        )
+        result.uncovered[file] = why
+    return result
+
+
+def github(planned: Sequence[Job]) -> dict[str, object]:
     """A GitHub Actions ``strategy.matrix`` (``include`` entries) for ``fromJSON``."""
-    return {"include": [job.to_dict() for job in jobs(project)]}
+    return {"include": [job.to_dict() for job in planned]}
 
 
-def gitlab(project: Project) -> str:
-    """A GitLab CI ``parallel: matrix:`` block (YAML), one entry per job."""
+def gitlab(planned: Sequence[Job]) -> str:
+    """A GitLab CI ``parallel: matrix:`` block (YAML), one entry per job; ``TIERLOCK_TIERS`` is set per job."""
     lines = ["parallel:", "  matrix:"]
-    for job in jobs(project):
+    for job in planned:
         fields = job.to_dict()
         lines.append(f"    - TIER: {_yaml(fields['tier'])}")
-        lines.append(f"      TIERS: {_yaml(fields['tiers'])}")
+        lines.append(f"      {JOB_TIERS_VAR}: {_yaml(fields['tiers'])}")
         lines.append(f"      INSTALL: {_yaml(fields['install'])}")
         lines.append(f"      ADMIT: {_yaml(fields['admit'])}")
     return "\n".join(lines) + "\n"

@@ -106,7 +106,7 @@ def from_lockfiles(root: Path) -> Proposal:
     own = tierlock_lockfile(root)
     if own:
         found.append(own)
-    found.extend(name for name in [*LOCKFILE_COMMANDS, *NEEDS_EXPLICIT] if (root / name).is_file())
+    found.extend(name for name in [*LOCKFILE_COMMANDS, *NEEDS_EXPLICIT] if (root / name).is_file() and name != own)
     if not found:
         known = ", ".join(["tierlock lockfiles", *LOCKFILE_COMMANDS, *NEEDS_EXPLICIT])
         return Proposal([], "none", f"no recognised lockfile at the root (looked for: {known})")

@@ -59,7 +59,10 @@ def locked(tmp_path_factory: pytest.TempPathFactory, wheels: Path) -> Path:
 
 @pytest.fixture
 def project(tmp_path: Path, locked: Path) -> Path:
-    return Path(shutil.copytree(locked, tmp_path / "gated"))
+    root = Path(shutil.copytree(locked, tmp_path / "gated"))
+    (root / "tests" / "brain").mkdir(parents=True)
+    (root / "tests" / "brain" / "test_brain.py").write_text("import beta\n\n\ndef test_beta():\n    assert beta\n")
+    return root
 
 
 @pytest.fixture
@@ -153,7 +156,7 @@ def test_admit_tier_option_replaces_ci_require(
 def test_admit_json_mode_prints_one_document(capsys: pytest.CaptureFixture[str], project: Path, python: Path) -> None:
     assert main(["--project", str(project), "admit", "--python", str(python), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert set(doc) == {"ok", "admitted", "tiers", "lockfiles", "runtime", "probe"}
+    assert set(doc) == {"ok", "admitted", "tiers", "lockfiles", "runtime", "probe", "census"}
     assert doc["ok"] is True
 
 
@@ -190,3 +193,87 @@ def test_admit_says_the_probe_was_skipped_when_no_tier_is_required(
         "problems": [],
     }
     assert doc["lockfiles"]["tiers"] == 2  # with nothing required, every lockfile is still checked
+
+
+def test_admit_fails_on_a_census_finding_and_an_accept_entry_admits_it_on_purpose(
+    capsys: pytest.CaptureFixture[str], project: Path, python: Path
+) -> None:
+    (project / "tests" / "test_leak.py").write_text("def test_leak():\n    import beta\n")
+    code, doc = admit(capsys, project, python)
+    assert code == 1
+    assert doc["admitted"] is False
+    assert doc["census"]["verdict"] == "fail"
+    assert doc["census"]["findings"] == 1
+    assert doc["census"]["problems"] == [
+        "tests/test_leak.py:2: brain: census-importer: needs tier brain (import beta) outside its tests globs"
+        '; to fix: add "tests/test_leak.py" to [tool.tierlock.tiers.brain].tests'
+        ", or mark its tests: pytestmark = pytest.mark.tier('brain')"
+    ]
+    assert doc["census"]["remedy"] == "tierlock census --fix"
+    assert main(["--project", str(project), "census"]) == 1  # check and census agree with the gate
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + '\n[tool.tierlock.census.accept]\nbrain = ["tests/test_leak.py"]\n')
+    capsys.readouterr()
+    code, doc = admit(capsys, project, python)
+    assert code == 0, doc
+    assert doc["census"] == {"verdict": "pass", "tiers": 2, "files": 2, "findings": 0, "accepted": 1, "problems": []}
+
+
+TWO_TIERS = (
+    PYPROJECT.replace('brain = ["beta"]', 'brain = ["beta"]\nvision = ["gamma"]').replace(
+        'ci-require = ["brain"]', 'ci-require = ["brain", "vision"]'
+    )
+    + '\n[tool.tierlock.tiers.vision]\ntests = ["tests/vision/**"]\n'
+)
+
+
+@pytest.fixture(scope="module")
+def two_tiers(tmp_path_factory: pytest.TempPathFactory, wheels: Path) -> Path:
+    build_wheel(wheels, "gamma", "3.0", extension=True)
+    return lock_offline(tmp_path_factory.mktemp("admit-two") / "gated", wheels, TWO_TIERS)
+
+
+def test_admit_counts_every_denominator_exactly_with_one_required_tier_missing(
+    capsys: pytest.CaptureFixture[str], two_tiers: Path, python: Path, tmp_path: Path
+) -> None:
+    root = Path(shutil.copytree(two_tiers, tmp_path / "two"))
+    for tier, module in (("brain", "beta"), ("vision", "gamma")):
+        (root / "tests" / tier).mkdir(parents=True)
+        (root / "tests" / tier / f"test_{tier}.py").write_text(f"import {module}\n")
+    (root / "tests" / "test_plain.py").write_text("def test_plain():\n    pass\n")
+    (root / "tierlock.runtime.json").write_text(json.dumps(RUNTIME))
+    code, doc = admit(capsys, root, python)  # alpha and beta installed, gamma (vision) is not
+    assert code == 1
+    assert doc["tiers"] == ["brain", "vision"]
+    # Each count is the gate's denominator: a wrong one lies about what was checked.
+    assert {k: v for k, v in doc["lockfiles"].items() if k not in ("problems",)} == {
+        "verdict": "pass",
+        "tiers": 3,  # base, brain, vision
+        "lockfiles": 3,
+        "packages": 3,  # alpha, beta, gamma
+    }
+    assert {k: doc["runtime"][k] for k in ("verdict", "configs", "commands")} == {
+        "verdict": "pass",
+        "configs": 1,
+        "commands": 2,
+    }
+    probe = doc["probe"]
+    assert (probe["verdict"], probe["tiers"], probe["tiers_present"]) == ("fail", 2, 1)
+    assert probe["packages"] == 3  # alpha, beta, gamma: each once though alpha is in both closures
+    site = site_packages(python.parent.parent)
+
+    def paths(dist: str) -> list[str]:
+        return [r.split(",")[0] for r in (site / f"{dist}.dist-info" / "RECORD").read_text().splitlines() if r]
+
+    # The root beta in full, the closure's alpha for its compiled artifacts only (none), gamma absent: nothing.
+    expected = [p for p in paths("beta-2.0") if not p.endswith(".pyc")] + [
+        p for p in paths("alpha-1.0") if EXT_SUFFIX in p
+    ]
+    assert probe["files_checked"] == len(expected) > 0
+    assert {k: v for k, v in doc["census"].items() if k != "problems"} == {
+        "verdict": "pass",
+        "tiers": 3,
+        "files": 3,
+        "findings": 0,
+        "accepted": 0,
+    }

@@ -192,7 +192,7 @@ def test_matrix_for_gitlab_is_a_parallel_matrix_block(capsys: pytest.CaptureFixt
         "parallel:",
         "  matrix:",
         '    - TIER: "base"',
-        '      TIERS: "base"',
+        '      TIERLOCK_TIERS: "base"',
         '      INSTALL: "install-tier base"',
         '      ADMIT: "tierlock admit --tier base"',
     ]

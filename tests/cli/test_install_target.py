@@ -37,6 +37,7 @@ from tests.cli.test_install_cli import (  # noqa: F401 - the shared session fixt
 from tests.support.env import bin_dir, clean_env, make_venv, site_packages
 from tests.support.tierproject import make_project, write_lock
 from tests.support.wheels import build_wheel
+from tierlock._version import __version__
 from tierlock.installer import receipts
 from tierlock.installer.location import PROJECT_ENV_VAR, environment_key
 
@@ -179,12 +180,12 @@ def self_env(tmp_path: Path) -> Path:
     from packaging.utils import canonicalize_name
 
     import tierlock
-    from tierlock.installer.target import runtime_requirements
+    from tests.support.repack import closure as installed_closure
 
     venv = tmp_path / "selfenv"
     make_venv(venv)
     site = site_packages(venv)
-    closure = {str(n) for n in runtime_requirements()}
+    closure = {canonicalize_name(n) for n in installed_closure(["tierlock"], extras=["cli"])}
     for dist in metadata.distributions():
         name = canonicalize_name(dist.metadata["Name"])
         if name == "tierlock":
@@ -233,7 +234,8 @@ def test_a_plan_that_would_break_tierlocks_own_environment_is_refused_before_any
     assert run.returncode == 2, run.stderr
     assert f"refusing to replace packaging {installed} with 20.0" in run.stderr
     assert "the environment tierlock runs from" in run.stderr
-    assert "tierlock requires packaging>=" in run.stderr
+    assert f"tierlock {__version__} requires packaging>=" in run.stderr, run.stderr
+    assert "base declares packaging==20.0: it and tierlock cannot share one environment" in run.stderr
     assert "uv tool install 'tierlock[uv]" in run.stderr
     assert sorted(p.name for p in site.iterdir()) == before
     assert not (site.parent.parent.parent / "tierlock" / "receipts").exists()

@@ -10,6 +10,7 @@ output, run this module with ``TIERLOCK_UPDATE_DOCS=1`` and review the diff.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -72,8 +73,12 @@ def test_the_tutorial_runs_as_written_and_every_output_matches(index: Path, tmp_
     commands = [c for s in steps for c in s.commands]
     assert len(commands) >= 15, "the tutorial lost its commands"
     root = tmp_path / "work"
-    root.mkdir()
-    results = doctutorial.run(steps, root, _env(index, _tools(tmp_path / "tools")))
+    (root / "tierlock" / "dist").mkdir(parents=True)  # the clone beside the project, with the wheel it built
+    for wheel in index.glob("tierlock-*.whl"):
+        shutil.copy(wheel, root / "tierlock" / "dist")
+    env = _env(index, _tools(tmp_path / "tools"))
+    env["UV_CACHE_DIR"] = str(tmp_path / "uv-cache")  # never the user's cache
+    results = doctutorial.run(steps, root, env)
     if os.environ.get("TIERLOCK_UPDATE_DOCS") == "1":
         PAGE.write_text(doctutorial.rewrite(text, results, root), encoding="utf-8")
         return

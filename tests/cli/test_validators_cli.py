@@ -166,6 +166,7 @@ def test_fail_fast_reports_one_error(capsys: pytest.CaptureFixture[str], broken:
     assert json.loads(out)["error_count"] == 1
 
 
+@pytest.mark.tier("cli")
 def test_schema_prints_the_shipped_draft_2020_12_schema(capsys: pytest.CaptureFixture[str]) -> None:
     from jsonschema import Draft202012Validator
 

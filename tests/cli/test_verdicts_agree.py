@@ -29,7 +29,7 @@ from tests.support.lockproj import lock_offline
 from tests.support.plugin_project import laptop
 from tests.support.wheels import EXT_SUFFIX, build_wheel
 from tierlock.cli import main
-from tierlock.pytest_plugin.gate import EXIT_TIER_MISSING
+from tierlock.pytest_plugin.strictness import EXIT_TIER_MISSING
 
 PYPROJECT = """\
 [project]
@@ -309,7 +309,7 @@ def test_the_plugin_in_ci_agrees_on_markers_and_on_a_compiled_artifact_in_a_depe
         assert result.ret == EXIT_TIER_MISSING
         result.stderr.fnmatch_lines(
             [
-                "tierlock: tier frame is required in CI (ci-require) but it is partial:",
+                "tierlock: tier frame is required in CI (ci-require) and it is damaged:",
                 f"  - frame-runtime: partial — {REASON}",
                 "  to fix: install-tier frame",
             ]

@@ -84,6 +84,7 @@ def test_a_passing_run_writes_a_bound_receipt_and_the_gate_accepts_that_tree(
         "dirtyFiles": [],
         "changedDuringRun": False,
         "changedFiles": [],
+        "notChecked": [],
     }
     assert receipt["config"]["path"] == "tierlock.runtime.json"
     assert receipt["config"]["digest"].startswith("sha256:")
@@ -549,10 +550,10 @@ def test_a_config_validated_before_is_validated_again_when_a_folder_or_the_confi
 
 
 def test_verify_discovers_the_config_under_the_names_the_validator_tries_first() -> None:
-    from tierlock.evidence.config import VALIDATOR_DISCOVERY_FIRST
+    from tierlock.evidence import discovery
     from tierlock.validators import DISCOVERY
 
-    assert DISCOVERY[:2] == VALIDATOR_DISCOVERY_FIRST
+    assert (*discovery.NAMES, discovery.PYPROJECT) == DISCOVERY
 
 
 def test_the_fast_gate_and_the_cli_gate_print_the_same(tmp_path: Path) -> None:
@@ -605,12 +606,12 @@ def test_plain_output_never_imports_rich_and_the_live_view_draws_on_a_terminal(t
     assert "verification unit: ok in" in out
     import io
 
-    from tierlock.evidence import plan, view
+    from tierlock.evidence import steps, view
 
     stream = io.StringIO()
     live = view.make(json_mode=False, fancy=True, quiet=False, stream=stream)
     assert isinstance(live, view.Live)
-    [step] = plan.steps(
+    [step] = steps.steps(
         {"verification": [{"command": "pytest", "args": ["-q"], "key": "unit", "cwd": "tests"}]},
         "verification",
         config_dir=repo,
@@ -695,17 +696,17 @@ def test_a_second_interrupt_kills_a_group_that_ignores_sigterm_without_waiting_o
 def test_a_log_that_cannot_be_written_is_an_environment_blocker(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tierlock.evidence import receipt as receipt_module
+    from tierlock.evidence import store
 
     repo = make_repo(tmp_path / "r", {"ok.py": OK}, [check("unit", "ok.py")])
-    real_new_run = receipt_module.new_run
+    real_new_run = store.new_run
 
     def new_run_with_a_folder_where_the_log_goes(folder: Path) -> tuple[str, Path]:
         run_id, run_folder = real_new_run(folder)
         (run_folder / "01-verification-unit.log").mkdir()  # unwritable as a file, even for root
         return run_id, run_folder
 
-    monkeypatch.setattr(receipt_module, "new_run", new_run_with_a_folder_where_the_log_goes)
+    monkeypatch.setattr(store, "new_run", new_run_with_a_folder_where_the_log_goes)
     code, doc = verify(capsys, repo)
     assert code == 3
     assert doc["blocker"]["kind"] == "environment"

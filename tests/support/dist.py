@@ -28,14 +28,26 @@ def make_dist(dest: Path) -> list[Path]:
 
 
 def dependency_wheels(dest: Path, *, extras: tuple[str, ...] = ("uv",)) -> list[Path]:
-    """Wheels of tierlock's dependencies (and of its *extras*), repacked from this environment."""
+    """Wheels of tierlock's dependencies (and of its *extras*, ``tierlock[cli]`` inside one expanded), repacked
+    from this environment."""
     from importlib.metadata import requires
 
     from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
 
     roots: list[str] = []
-    for line in requires("tierlock") or ():
-        req = Requirement(line)
-        if req.marker is None or any(req.marker.evaluate({"extra": e}) for e in extras):
-            roots.append(req.name)
+    wanted, seen = list(extras), set[str]()
+    lines = requires("tierlock") or []
+    while True:
+        for line in lines:
+            req = Requirement(line)
+            if req.marker is not None and not any(req.marker.evaluate({"extra": e}) for e in wanted):
+                continue
+            if canonicalize_name(req.name) == "tierlock":  # a self-reference: tierlock[cli]
+                wanted.extend(e for e in req.extras if e not in wanted)
+            elif req.name not in roots:
+                roots.append(req.name)
+        if set(wanted) == seen:
+            break
+        seen = set(wanted)
     return repack_closure(roots, dest)

@@ -80,3 +80,33 @@ def cli_json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, 
     code = main(argv)
     document: dict[str, Any] = json.loads(capsys.readouterr().out)
     return code, document
+
+
+def verify_json(capsys: pytest.CaptureFixture[str], repo: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    """``tierlock --project REPO verify --json ARGS`` in-process: (exit code, its one JSON line)."""
+    from tierlock.cli import main
+
+    capsys.readouterr()
+    code = main(["--project", str(repo), "verify", "--json", "--kill-grace", "0.5", *args])
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1, out
+    document: dict[str, Any] = json.loads(out)
+    return code, document
+
+
+def verified_json(capsys: pytest.CaptureFixture[str], repo: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    """``tierlock --project REPO verified --json ARGS`` in-process: (exit code, its one JSON line)."""
+    from tierlock.cli import main
+
+    capsys.readouterr()
+    code = main(["--project", str(repo), "verified", "--json", *args])
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1, out
+    document: dict[str, Any] = json.loads(out)
+    return code, document
+
+
+def receipt_of(document: Mapping[str, Any]) -> dict[str, Any]:
+    """The receipt a ``verify --json`` line names."""
+    loaded: dict[str, Any] = json.loads(Path(document["receipt"]).read_text(encoding="utf-8"))
+    return loaded

@@ -6,6 +6,7 @@ real (uv, offline) into a folder put on the path, so the tier is present.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -45,9 +46,12 @@ def inner_pyproject(*, cacheprovider: bool) -> str:
 
 
 def laptop(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Run as on a laptop: no CI variables, no TIERLOCK_STRICT, nothing from an outer pytest or xdist."""
-    for key in (*CI_VARS, "TIERLOCK_STRICT", "PYTEST_XDIST_AUTO_NUM_WORKERS", "PYTEST_ADDOPTS"):
+    """Run as on a laptop: no CI variables, no TIERLOCK_STRICT or TIERLOCK_TIERS, nothing from an outer pytest or
+    xdist, and this interpreter's environment active (``VIRTUAL_ENV``), so that it is the one ``install-tier``
+    acts on by default and the plugin's remedies need no ``--python``."""
+    for key in (*CI_VARS, "TIERLOCK_STRICT", "TIERLOCK_TIERS", "PYTEST_XDIST_AUTO_NUM_WORKERS", "PYTEST_ADDOPTS"):
         monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
 
 
 def build_brain_wheels(house: Path) -> Path:
@@ -63,3 +67,13 @@ def arm(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, wheels: Path
     monkeypatch.syspath_prepend(str(target))
     monkeypatch.setenv("PYTHONPATH", str(target))
     return target
+
+
+def write_files(root: Path, files: dict[str, str]) -> None:
+    """Write each relative path of *files* below *root* (folders made as needed)."""
+    import textwrap
+
+    for rel, body in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(body), encoding="utf-8")

@@ -1,4 +1,4 @@
-"""``tierlock census [TIER...]``: which test files need which tier, read statically."""
+"""``tierlock census [TIER...] [--fix]``: which test files need which tier, read statically (exit 1 on a finding)."""
 
 from __future__ import annotations
 
@@ -6,15 +6,21 @@ import argparse
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from tierlock.census import Census
     from tierlock.cli import Context
 
 #: Plain lines even on a terminal: the census runs in every CI job (through check) and never imports rich.
 PLAIN = True
-HELP = "list, per tier, the test files its globs cover and the files outside them that import its roots"
+HELP = "list, per tier, the test files its globs cover and the files outside them that need it (exit 1 on a finding)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("tiers", nargs="*", metavar="TIER", help="tiers to report (default: every tier)")
+    parser.add_argument(
+        "--fix",
+        action="store_true",
+        help="apply each finding's fix: add the files to the tier's tests globs, mark the tests named",
+    )
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
@@ -22,9 +28,31 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
 
     project = ctx.project()
     result = project_census(project, args.tiers)
+    if args.fix and result.findings():
+        from tierlock.census.fixing import apply
+        from tierlock.tiers import load_project
+
+        changed = apply(project.root, project.pyproject, result.findings())
+        before = len(result.findings())
+        result = project_census(load_project(project.pyproject), args.tiers)  # the table as it is now
+        if not ctx.ui.json_mode:
+            ctx.ui.line(f"fixed {before} finding(s) in {len(changed)} file(s): {', '.join(changed)}")
+    findings = result.findings()
     if ctx.ui.json_mode:
         ctx.ui.emit_json(result.to_dict())
-        return 0
+        return 1 if findings else 0
+    _report(ctx, result)
+    for warning in result.warnings:
+        ctx.ui.line(f"warning: {warning.render()}; to fix: {warning.remedy}")
+    ctx.ui.line(
+        f"census: {result.files_read} test file(s) read, {result.files_parsed} parsed, "
+        f"{len(result.tiers)} tier(s), {len(findings)} problem(s)"
+        + ("; see: tierlock check, or fix them all: tierlock census --fix" if findings else "")
+    )
+    return 1 if findings else 0
+
+
+def _report(ctx: Context, result: Census) -> None:
     for report in result.tiers:
         globs = ", ".join(f"{g} ({report.glob_matches.get(g, 0)} files)" for g in report.globs) or "none"
         ctx.ui.line(f"tier {report.tier}: tests globs: {globs}")
@@ -33,19 +61,16 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
             ctx.ui.line(f"    {rel}")
         files = len({u.file for u in report.outside})
         if report.outside and not report.gates:
-            ctx.ui.line(f"  {files} file(s) import its roots; it gates no tests (no tests globs), so none is a problem")
+            ctx.ui.line(f"  {files} file(s) need it; it gates no tests (no tests globs, not in ci-require): no problem")
         elif report.outside:
-            ctx.ui.line(f"  importers outside its globs: {files} file(s)")
+            ctx.ui.line(f"  needed outside its globs: {files} file(s)")
             ctx.ui.line("\n".join(f"    {u.render()}" for u in report.outside))
+        if report.elsewhere:
+            smaller = sorted({u.tier for u in report.elsewhere})
+            ctx.ui.line(f"  {len(report.elsewhere)} use(s) of its roots belong to a smaller tier: {', '.join(smaller)}")
         if report.fixtures:
             ctx.ui.line("  conftest fixtures needing it (their users need the tier too):")
             ctx.ui.line("\n".join(f"    {u.render()}" for u in report.fixtures))
         if report.accepted:
             ctx.ui.line("  accepted ([tool.tierlock.census.accept]):")
             ctx.ui.line("\n".join(f"    {u.render()}" for u in report.accepted))
-    findings = result.findings()
-    ctx.ui.line(
-        f"census: {result.files_read} test file(s) read, {result.files_parsed} parsed, "
-        f"{len(result.tiers)} tier(s), {len(findings)} problem(s)" + ("; see: tierlock check" if findings else "")
-    )
-    return 0

@@ -30,16 +30,23 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     # The census (tierlock.census): importers outside their tier's tests globs, globs matching no file.
     from tierlock.census import project_census
 
-    census = project_census(project, args.tiers).findings()
+    result = project_census(project, args.tiers)
+    census = result.findings()
     ok = report.ok and not census
     if ctx.ui.json_mode:
-        ctx.ui.emit_json({**report.to_dict(), "ok": ok, "census": [f.to_dict() for f in census]})
+        document = {**report.to_dict(), "ok": ok, "census": [f.to_dict() for f in census]}
+        document["census_warnings"] = [w.to_dict() for w in result.warnings]
+        ctx.ui.emit_json(document)
         return 0 if ok else 1
     for finding in report.findings:
         ctx.ui.line(finding.render())
     for problem in census:
         ctx.ui.line(f"{problem.render()}; to fix: {problem.remedy}")
+    for warning in result.warnings:
+        ctx.ui.line(f"warning: {warning.render()}; to fix: {warning.remedy}")
     remedies = merged_remedies(f.remedy for f in report.findings)
+    if any(f.fix for f in census):
+        remedies.append("tierlock census --fix  (applies every census fix above)")
     tiers = counted(report)
     if ok:
         ctx.ui.line(f"ok: {tiers}; every lockfile matches its declaration")

@@ -11,8 +11,9 @@ from tierlock.errors import ConfigError
 from tierlock.fsutil import write_atomic
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
+    from tierlock.census import Census, CensusTier
     from tierlock.cli import Context
     from tierlock.tiers.init import Proposal
 
@@ -30,6 +31,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--all-groups", action="store_true", help="turn every dependency group into a tier")
     parser.add_argument(
+        "--extras",
+        nargs="+",
+        default=[],
+        metavar="NAME",
+        help="also turn these extras into tiers when they only carry tooling (dev, docs, test runners)",
+    )
+    parser.add_argument(
         "--no-groups", action="store_true", help="propose the extras only, without asking about dependency groups"
     )
     parser.add_argument(
@@ -40,10 +48,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
-    from tierlock.tiers.init import environment_requires, is_tooling, propose, test_dirs
-    from tierlock.tiers.loader import find_pyproject
+    from tierlock.tiers.init import Around, Asked, environment_requires, is_tooling, propose, test_dirs
+    from tierlock.tiers.loader import find_pyproject, parse_toml
     from tierlock.tiers.reach import workspace_members
-    from tierlock.tiers.testimports import scan
 
     path = find_pyproject(Path(ctx.project_arg or "."))
     raw = path.read_bytes()
@@ -52,29 +59,27 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path} is not UTF-8 text", file=str(path)) from exc
     root = path.parent
-    from tierlock.tiers.loader import parse_toml
-
     data = parse_toml(text.removeprefix("\ufeff"), path)
     groups = list(args.groups)
     all_groups = bool(args.all_groups)
     declared = [str(g) for g in (data.get("dependency-groups") or {})]
-    asked = bool(groups or all_groups or args.no_groups)
+    asked = bool(groups or all_groups or args.no_groups or args.extras)
     if declared and not asked and not ctx.ui.json_mode and _interactive():
         groups = _ask(ctx, declared, is_tooling)
     tool = data.get("tool")
-    if isinstance(tool, dict) and "tierlock" in tool and (groups or all_groups):
-        return _add_groups(args, ctx, path, text, data, groups=groups)
+    if isinstance(tool, dict) and "tierlock" in tool and (groups or all_groups or args.extras):
+        return _add_sources(args, ctx, path, text, data, groups=groups)
     proposal = propose(
         text,
         path,
-        existing_test_dirs=test_dirs(root),
-        groups=groups,
-        all_groups=all_groups,
-        members=workspace_members(root, data),
-        test_imports=scan(root),
-        register_marker=not args.no_pytest_marker,
-        requires_of=environment_requires(root),
+        Asked(groups, args.extras, all_groups, register_marker=not args.no_pytest_marker),
+        Around(workspace_members(root, data), environment_requires(root), test_dirs(root), _census_of(root)),
     )
+    from tierlock.tiers import uvinit
+
+    plugin_group: str | None = None
+    if uvinit.uses_uv_lock(root):  # the tiers read uv.lock, and the pytest plugin joins the lock
+        proposal, plugin_group = uvinit.for_uv_project(proposal, path)
     if not args.dry_run:
         if proposal.marker_file is not None and proposal.marker_text is not None:
             write_atomic(proposal.marker_file, proposal.marker_text.encode("utf-8"))
@@ -82,11 +87,40 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     if ctx.ui.json_mode:
         ctx.ui.emit_json(_document(path, proposal, written=not args.dry_run))
         return 0
-    verb = "would add" if args.dry_run else "added"
+    _print(ctx, path, proposal, dry_run=args.dry_run, plugin_group=plugin_group)
+    return 0
+
+
+def _census_of(root: Path) -> Callable[[Sequence[CensusTier]], Census]:
+    """The census of the project's tests (its pytest settings, its own modules) for the tiers init proposes."""
+
+    def run(tiers: Sequence[CensusTier]) -> Census:
+        from tierlock.census import census, import_paths, pytest_settings
+
+        folders, patterns = pytest_settings(root)
+        return census(root, tiers, folders=folders, patterns=patterns, paths=import_paths(root))
+
+    return run
+
+
+def _print(ctx: Context, path: Path, proposal: Proposal, *, dry_run: bool, plugin_group: str | None) -> None:
+    from tierlock.tiers import uvinit
+
+    verb = "would add" if dry_run else "added"
+    inferred = proposal.inferred
     ctx.ui.line(f"{verb} [tool.tierlock] to {path} with {len(proposal.tiers)} tier(s) besides base:")
     ctx.ui.line(proposal.added.replace("\r\n", "\n").strip("\n"))
     for skipped in proposal.skipped:
         ctx.ui.line(f"skipped {skipped.source}: {skipped.reason}")
+    for tier, parts in inferred.aggregates.items():
+        ctx.ui.line(f"tier {tier} aggregates {', '.join(parts)}: it gets no tests of its own (theirs cover it)")
+    if inferred.extras_left_out:
+        names = " ".join(inferred.extras_left_out)
+        ctx.ui.line(
+            f"left out {len(inferred.extras_left_out)} extra(s) that only carry tooling (linters, docs builders, "
+            f"test runners): {', '.join(inferred.extras_left_out)}"
+        )
+        ctx.ui.line(f"  to make some of them tiers, run: tierlock init --extras {names}  (name those you want)")
     if proposal.groups_left_out:
         names = " ".join(proposal.groups_left_out)
         ctx.ui.line(
@@ -94,14 +128,26 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
             f"{', '.join(proposal.groups_left_out)}"
         )
         ctx.ui.line(f"  to make some of them tiers, run: tierlock init --groups {names}  (name those you want)")
+    for tier, files in inferred.unsettled.items():
+        tests = sum(len(u.tests) for u in files)
+        ctx.ui.line(
+            f"not settled: tier {tier}: {tests} test(s) in {len(files)} file(s) need it beside tests that do not "
+            "(a tests glob would gate those too); mark them @pytest.mark.tier("
+            f"{tier!r}), listed by: tierlock census {tier}"
+        )
     if proposal.marker_file is not None:
         ctx.ui.line(f"{verb} the tier marker to {proposal.marker_file.name} {proposal.marker_where}")
-    if not args.dry_run:
-        ctx.ui.line("next: review the table, then run `tierlock tiers` and `tierlock lock`")
-    return 0
+    if plugin_group is not None:
+        ctx.ui.line(f"{verb} {uvinit.PLUGIN_DISTRIBUTION} (the pytest plugin) to the {plugin_group} dependency group")
+    if not dry_run:
+        ctx.ui.line(
+            uvinit.next_step(plugin_group)
+            if uvinit.uses_uv_lock(path.parent)
+            else "next: review the table, then run `tierlock tiers` and `tierlock lock`"
+        )
 
 
-def _add_groups(
+def _add_sources(
     args: argparse.Namespace,
     ctx: Context,
     path: Path,
@@ -110,13 +156,12 @@ def _add_groups(
     *,
     groups: list[str],
 ) -> int:
-    """An existing table: add tiers for the named groups (tomlkit round-trip; every other byte kept)."""
-    from tierlock.tiers.init import add_groups
+    """An existing table: add tiers for the named groups and extras (tomlkit round-trip; every other byte kept)."""
+    from tierlock.tiers.init import Asked, add_sources
     from tierlock.tiers.reach import workspace_members
 
-    added, skipped, new_text = add_groups(
-        text, path, groups, all_groups=bool(args.all_groups), members=workspace_members(path.parent, data)
-    )
+    asked = Asked(groups, args.extras, bool(args.all_groups))
+    added, skipped, new_text = add_sources(text, path, asked, workspace_members(path.parent, data))
     if not args.dry_run and added:
         write_atomic(path, new_text.encode("utf-8"))
     if ctx.ui.json_mode:
@@ -135,11 +180,12 @@ def _add_groups(
     for s in skipped:
         ctx.ui.line(f"skipped {s.source}: {s.reason}")
     if not added and not skipped:
-        ctx.ui.line("every named group is already a tier; nothing changed")
+        ctx.ui.line("every named group and extra is already a tier; nothing changed")
     return 0
 
 
 def _document(path: Path, proposal: Proposal, *, written: bool) -> dict[str, object]:
+    inferred = proposal.inferred
     return {
         "pyproject": str(path),
         "written": written,
@@ -148,13 +194,21 @@ def _document(path: Path, proposal: Proposal, *, written: bool) -> dict[str, obj
             {
                 "name": n,
                 "source": s,
-                "layered_on": proposal.layered.get(n),
-                "tests": list(proposal.tests.get(n, ())),
+                "layered_on": inferred.layered.get(n),
+                "tests": list(inferred.tests.get(n, ())),
+                "import_roots": {d: list(r) for d, r in inferred.import_roots.get(n, {}).items()},
+                "aggregates": list(inferred.aggregates.get(n, ())),
             }
             for n, s in proposal.tiers
         ],
+        "ci_require": list(inferred.ci_require),
+        "unsettled": {
+            tier: [{"file": u.file, "tests": list(u.tests), "other_tests": u.others} for u in files]
+            for tier, files in inferred.unsettled.items()
+        },
         "skipped": [{"name": s.name, "source": s.source, "reason": s.reason} for s in proposal.skipped],
         "groups_left_out": list(proposal.groups_left_out),
+        "extras_left_out": list(inferred.extras_left_out),
         "conflicts": [list(c) for c in proposal.conflicts],
         "pytest_marker": (
             {"file": str(proposal.marker_file), "where": proposal.marker_where} if proposal.marker_file else None

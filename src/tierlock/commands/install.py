@@ -44,6 +44,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also compare every installed file with its RECORD hash and repair the packages that differ",
     )
+    parser.add_argument(
+        "--no-install-project",
+        action="store_true",
+        help="do not install the project itself from its tree (by default a project that is a package is "
+        "installed editable, as uv sync does; workspace members the lock reaches still are)",
+    )
     parser.add_argument("--reinstall", action="store_true", help="reinstall every package of the tiers")
     parser.add_argument(
         "--reinstall-package",
@@ -102,6 +108,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         reinstall=args.reinstall,
         reinstall_packages=tuple(args.reinstall_package),
         armed=args.armed,
+        install_project=not getattr(args, "no_install_project", False),
     )
     outcome = install(project, request, ctx.ui, pending=pending)
     if ctx.ui.json_mode:

@@ -47,6 +47,9 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     project = ctx.project()
     for name in args.tiers:
         project.tier(name)  # an unknown tier is a usage error before any work
+    from tierlock.lockfiles.sources import refuse_locking
+
+    refuse_locking(project, upgrade=args.upgrade, packages=args.upgrade_package)  # uv.lock is uv's to write
     if args.upgrade_package:
         from tierlock.lockassist import check_upgrade_names
 

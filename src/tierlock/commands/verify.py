@@ -11,6 +11,7 @@ from tierlock.errors import TierlockError, UsageError
 
 if TYPE_CHECKING:
     from tierlock.cli import Context
+    from tierlock.evidence.receipt import Receipt
     from tierlock.evidence.verify import Result
     from tierlock.evidence.view import View
     from tierlock.output import UI
@@ -36,12 +37,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--config-from",
         metavar="REF",
-        help="also run every verification check of the config committed at REF (e.g. origin/main)",
+        help="run the setup and every verification check of the config REF holds (e.g. origin/main), "
+        "found at REF as discovery finds it, whatever file the branch uses",
     )
     parser.add_argument(
         "--evidence-dir",
         metavar="DIR",
-        help="where run folders go (default: <git dir>/tierlock/evidence, outside the working tree)",
+        help="where run folders go (default: <git dir>/tierlock/evidence, outside the working tree; "
+        "a folder inside the tree is left out of the tree check)",
     )
     parser.add_argument(
         "--keep",
@@ -58,6 +61,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="after a timeout or an interrupt, wait this long between SIGTERM and SIGKILL (default: 5)",
     )
     parser.add_argument("--fail-fast", action="store_true", help="stop at the first verification check that fails")
+    parser.add_argument(
+        "--twice",
+        action="store_true",
+        help="run the setup twice and fail unless the second run changes nothing (in the environment and the tree)",
+    )
+    parser.add_argument(
+        "--no-repair",
+        action="store_true",
+        help="do not install a tier a failing check misses (by default: once, through install-tier, then verify again)",
+    )
 
 
 def _positive(text: str) -> int:
@@ -78,8 +91,7 @@ def emit_line(ui: UI, document: dict[str, Any]) -> None:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
-    from tierlock.evidence import receipt
-    from tierlock.evidence import run as runner
+    from tierlock.evidence import process, store
     from tierlock.evidence.config import InvalidConfig
     from tierlock.evidence.verify import Options, execute, prepare
 
@@ -93,9 +105,11 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         allow_dirty=args.allow_dirty,
         config_from=args.config_from,
         evidence_dir=Path(args.evidence_dir) if args.evidence_dir else None,
-        keep=args.keep or receipt.keep_from_env(),
-        grace=runner.GRACE_SECONDS if args.kill_grace is None else args.kill_grace,
+        keep=args.keep or store.keep_from_env(),
+        grace=process.GRACE_SECONDS if args.kill_grace is None else args.kill_grace,
         fail_fast=args.fail_fast,
+        twice=args.twice,
+        repair=not args.no_repair,
     )
     try:
         prepared = prepare(options)
@@ -113,9 +127,10 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     bound = (
         f"commit {where.commit[:12]} (tree {where.tree[:12]})" if where and where.commit and where.tree else "unbound"
     )
+    runs = 0 if options.no_setup else len(prepared.setup) * (2 if options.twice else 1)
     view.line(
-        f"verify: {len(prepared.setup) if not options.no_setup else 0} setup and {len(prepared.checks)} "
-        f"verification command(s); {bound}",
+        f"verify: {runs} setup and {len(prepared.checks)} verification command(s); {bound}; "
+        f"environment {prepared.target.path} ({prepared.target.source})",
         "bold",
     )
     try:
@@ -154,30 +169,77 @@ def _invalid(err: Any, ctx: Context) -> int:
 
 
 def _report(result: Result, ctx: Context) -> None:
-    doc = result.document
+    receipt = result.receipt
     ui = ctx.ui
-    for record in doc["commands"]:
-        if record["status"] != "passed" and record["tail"]:
-            ui.line(f"--- last lines of {record['log']['path']} ---", style="bold")
-            for text in record["tail"]:
+    for record in receipt.commands:
+        if record.status != "passed" and record.tail:
+            ui.line(f"--- last lines of {record.log['path']} ---", style="bold")
+            for text in record.tail:
                 ui.line(text)
-            ui.line("---")
-    blocker = doc["blocker"]
+            cut = record.tail_cut or {}
+            if cut.get("lines") or cut.get("characters"):
+                ui.line(
+                    f"--- {cut.get('lines', 0)} earlier line(s) and {cut.get('characters', 0)} character(s) not shown"
+                )
+            else:
+                ui.line("---")
+    _report_stages(receipt, ctx)
+    blocker = receipt.blocker
     if blocker:
-        ui.line(f"blocked ({blocker['kind']}): {blocker['reason']}", style="bold red")
-        ui.line(f"  to fix: {blocker['requiredAction']}")
-        ui.line(f"  log: {blocker['log']}")
-    checks = [c for c in doc["commands"] if c["list"] == "verification"]
-    failed = [c.get("key") or c["command"] for c in checks if c["status"] != "passed"]
+        ui.line(f"blocked ({blocker.kind}): {blocker.reason}", style="bold red")
+        ui.line(f"  to fix: {blocker.required_action}")
+        ui.line(f"  log: {blocker.log}")
+    checks = [c for c in receipt.commands if c.list == "verification"]
+    failed = [c.name for c in checks if c.status != "passed"]
     passed = len(checks) - len(failed)
-    style = "bold green" if doc["ok"] else "bold red"
     summary = {
         "passed": f"passed: {passed} of {len(checks)} verification check(s)",
         "failed": f"FAILED: {len(failed)} of {len(checks)} verification check(s) failed ({', '.join(failed)})",
         "blocked": f"BLOCKED: {passed} of {len(checks)} verification check(s) passed; no verdict",
         "interrupted": "INTERRUPTED: the running command's process group was stopped",
-    }[doc["result"]]
-    ui.line(summary, style=style)
+    }[receipt.result]
+    if receipt.result == "failed" and not failed:
+        summary = (
+            f"FAILED: the setup is not idempotent (--twice); {passed} of {len(checks)} verification check(s) passed"
+        )
+    ui.line(summary, style="bold green" if receipt.ok else "bold red")
     ui.line(f"receipt: {result.receipt_path}")
-    if doc["ok"] and not doc["evidence"]["usable"]:
-        ui.line("this receipt is not evidence: " + "; ".join(doc["evidence"]["reasons"]), style="bold yellow")
+    if receipt.ok and not receipt.usable:
+        ui.line("this receipt is not evidence: " + "; ".join(receipt.reasons), style="bold yellow")
+
+
+def _report_stages(receipt: Receipt, ctx: Context) -> None:
+    """The twice record, the repair and the processes that escaped, each in a line or two."""
+    ui = ctx.ui
+    twice = (receipt.setup or {}).get("twice")
+    if twice is not None:
+        counts = [
+            f"run {run['run']}: "
+            + ", ".join(
+                f"{part} +{run[part]['added']} -{run[part]['removed']} ~{run[part]['changed']}"
+                for part in ("environment", "tree")
+            )
+            for run in twice["runs"]
+        ]
+        ui.line(f"setup twice ({twice['commandsRun']} command(s) run): " + "; ".join(counts))
+        if not twice["idempotent"] and len(twice["runs"]) == 2:
+            from tierlock.evidence.idempotency import not_idempotent
+
+            ui.line(not_idempotent(twice), style="bold red")
+        elif twice["idempotent"]:
+            first = (
+                "the environment was already set up (run 1 changed nothing)"
+                if twice["alreadySetUp"]
+                else ("run 1 set the environment up")
+            )
+            ui.line(f"the setup is idempotent: {first}; run 2 changed nothing", style="green")
+    repair = receipt.repair or {}
+    if repair.get("attempted"):
+        again = "verified again" if repair["reVerified"] else "not verified again"
+        ui.line(f"repaired: install-tier {' '.join(repair['tiers'])} ({again}; only the second run counts)")
+    for escaped in receipt.escaped or []:
+        ui.line(
+            f"a process escaped its command's group and was {'stopped' if escaped['stopped'] else 'NOT stopped'}: "
+            f"pid {escaped['pid']} {escaped['command']}",
+            style="bold yellow",
+        )

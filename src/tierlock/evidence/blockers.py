@@ -2,7 +2,9 @@
 
 A blocker has a ``kind`` (:data:`KINDS`), a ``reason``, the command, its
 args and cwd, a ``requiredAction`` sentence and the path of the command's
-log. Any blocker makes ``tierlock verify`` exit 3.
+log. Any blocker makes ``tierlock verify`` exit 3. Which failures are
+``network``, ``credential`` and ``env-variable`` is read from the command's
+log tail (:mod:`tierlock.evidence.causes`).
 """
 
 from __future__ import annotations
@@ -12,10 +14,13 @@ from typing import Any
 
 #: Every blocker kind (documented in docs/reference/verify.md).
 KINDS = {
-    "toolchain": "a command was not found, or cannot be executed",
+    "toolchain": "a command was not found, or cannot be executed (also: a shell's exit 127, command not found)",
     "setup": "a setup command failed; verification did not run",
     "timeout": "a command ran longer than its timeoutMs and was stopped",
     "scope": "a command's cwd is no longer a folder inside the checkout",
+    "network": "a command failed on the network: a connection refused or reset, a name that does not resolve",
+    "credential": "a command was refused its credentials: 401, 403, authentication failed",
+    "env-variable": "a command needs an environment variable that is not set",
     "environment": "a command could not be started for another reason (its log cannot be written, the machine)",
 }
 

@@ -1,5 +1,6 @@
 """The runtime config as ``tierlock verify`` reads it: found, validated (or its recorded verdict
-reused), read at a git ref for ``--config-from``, and the lockfiles its setup depends on.
+reused), and the lockfiles its setup depends on. The base's config at a git ref
+(``--config-from``) is read by :mod:`tierlock.evidence.refconfig`.
 """
 
 from __future__ import annotations
@@ -7,10 +8,10 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from tierlock.errors import ConfigError, TierlockError, UsageError
-from tierlock.evidence import gitbind, plan, receipt
+from tierlock.errors import ConfigError, TierlockError
+from tierlock.evidence import discovery, gitbind, steps, store
 
 
 class InvalidConfig(TierlockError):
@@ -28,33 +29,30 @@ def sha256(data: bytes) -> str:
 
 
 def find_config(config: Path | None, project: Path | None) -> Path:
-    """*config* when given (it must exist), else the config discovered from *project* as ``tierlock validate`` does."""
+    """*config* when given (it must exist), else the config discovered from *project* (:mod:`.discovery`)."""
     if config is not None:
         if not config.is_file():
             raise ConfigError(
                 f"{config} does not exist", file=str(config), remedy="pass the path of a runtime config with --config"
             )
         return config
-    start = project or Path(".")
-    folder = start.resolve()
-    if folder.is_file():  # a pyproject.toml
-        folder = folder.parent
-    first = next((f for f in (folder, *folder.parents) if (f / "pyproject.toml").is_file()), folder)
-    # The common case without importing the validator: the first folder discovery looks in holds a
-    # config file under one of the names it tries first. Anything else: the validator's own discovery.
-    found = next((first / n for n in VALIDATOR_DISCOVERY_FIRST if (first / n).is_file()), None)
+    start = str(project or Path("."))
+    found = discovery.on_disk(start)
     if found is not None:
-        return found
-    from tierlock.commands.validate import find_config as discover
+        return Path(found)
+    from tierlock.links import doc
 
-    return discover(project or Path("."))
+    folder = discovery.folders(start)[0]
+    raise ConfigError(
+        f"no runtime config found in {folder}: looked for {', '.join(discovery.NAMES)} "
+        "and [tool.tierlock.runtime] in pyproject.toml",
+        remedy=f"create tierlock.runtime.json as described at {doc('reference/runtime-config.md')}, or pass FILE",
+    )
 
 
-#: The first names of :data:`tierlock.validators.DISCOVERY` (a test keeps them equal).
-VALIDATOR_DISCOVERY_FIRST = ("tierlock.runtime.json", "tierlock.runtime.toml")
 VALIDATION_CACHE = ".validated.json"
 #: Changes whenever what the record holds changes: an older record is then simply not used.
-VALIDATION_CACHE_FORMAT = b"2"
+VALIDATION_CACHE_FORMAT = b"3"
 
 
 def _validation_key(path: Path, root: Path) -> str:
@@ -81,7 +79,7 @@ def _folders(config: dict[str, Any], config_dir: Path, root: Path) -> list[list[
     """Each command's folder, where it resolves now (symlinks followed), and whether it exists."""
     out: list[list[str | bool]] = []
     for name in ("setup", "verification"):
-        for step in plan.steps(config, name, config_dir=config_dir, checkout=root):
+        for step in steps.steps(config, name, config_dir=config_dir, checkout=root):
             out.append([str(step.cwd_path), os.path.realpath(step.cwd_path), step.cwd_path.is_dir()])
     return out
 
@@ -98,9 +96,30 @@ def credential_shaped(config: dict[str, Any]) -> bool:
     )
 
 
-def validated(path: Path, root: Path, cache: Path | None) -> tuple[dict[str, Any], bool]:
-    """The normalized config, validated with every rule of tierlock validate, and whether it is
-    :func:`credential_shaped`.
+class Validated(NamedTuple):
+    """A config that passed every rule of ``tierlock validate``."""
+
+    config: dict[str, Any]
+    """The normalized config."""
+    shaped: bool
+    """Whether a command or argument is :func:`credential_shaped`."""
+    setup_declared: bool
+    """Whether the file has a ``setup`` key at all (``"setup": []`` means no setup; no key: derive one)."""
+
+
+def setup_declared(path: Path) -> bool:
+    """Whether the runtime config at *path* names a ``setup`` list (an empty one included)."""
+    from tierlock.validators.source import SourceError, load
+
+    try:
+        document = load(path).value  # of a pyproject.toml: its [tool.tierlock.runtime] table
+    except SourceError:
+        return False
+    return isinstance(document, dict) and "setup" in document
+
+
+def validated(path: Path, root: Path, cache: Path | None) -> Validated:
+    """The normalized config, validated with every rule of tierlock validate (see :class:`Validated`).
 
     A config whose bytes (and pyproject.toml's, and tierlock's version) were validated
     before in this checkout, with every command folder resolving as it did then, is
@@ -109,12 +128,13 @@ def validated(path: Path, root: Path, cache: Path | None) -> tuple[dict[str, Any
     config_dir = path.resolve().parent
     key = _validation_key(path, root)
     if cache is not None:
-        cached = receipt.read_json(cache)
+        cached = store.read_json(cache)
         if cached is not None and cached.get("key") == key and isinstance(cached.get("config"), dict):
             config: dict[str, Any] = cached["config"]
             try:
                 if _folders(config, config_dir, root) == cached.get("folders"):
-                    return config, cached.get("credentialShaped") is not False
+                    shaped = cached.get("credentialShaped") is not False
+                    return Validated(config, shaped, cached.get("setupDeclared") is not False)
             except (KeyError, TypeError):
                 pass
     from tierlock.validators import validate_runtime_config
@@ -127,67 +147,26 @@ def validated(path: Path, root: Path, cache: Path | None) -> tuple[dict[str, Any
             remedy=f"fix the errors above, then: tierlock validate {path}",
         )
     config = result.config
-    shaped = credential_shaped(config)
+    found = Validated(config, credential_shaped(config), setup_declared(path))
     if cache is not None:
         try:
             cache.parent.mkdir(parents=True, exist_ok=True)
-            folders = _folders(config, config_dir, root)
-            document = {"key": key, "config": config, "folders": folders, "credentialShaped": shaped}
-            receipt.write_json(cache, document, private=True)
+            document = {
+                "key": key,
+                "config": config,
+                "folders": _folders(config, config_dir, root),
+                "credentialShaped": found.shaped,
+                "setupDeclared": found.setup_declared,
+            }
+            store.write_json(cache, document, private=True)
         except OSError:
             pass  # the cache only saves time
-    return config, shaped
-
-
-def from_ref(
-    top: Path, ref: str, rel: str, config_path: Path, config_dir: Path
-) -> tuple[dict[str, Any] | None, dict[str, Any]]:
-    """The normalized config committed at *ref* (None when *ref* has none) and where it came from."""
-    from tierlock.validators import source as sources
-    from tierlock.validators.core import validate_source
-
-    try:
-        found = gitbind.blob(top, ref, rel)
-    except gitbind.GitUnavailable:
-        remotes = gitbind.git(top, "remote", check=False).split()
-        remote = ref.split("/", 1)[0] if "/" in ref else None
-        remedy = (
-            f"git -C {top} fetch {remote}"
-            if remote in remotes
-            else "pass an existing branch, tag or commit (git branch --all lists them)"
-        )
-        raise UsageError(f"--config-from {ref}: no such branch, tag or commit in {top}", remedy=remedy) from None
-    commit = gitbind.resolve(top, ref)
-    where = {"ref": ref, "commit": commit, "path": rel, "blob": None}
-    if found is None:
-        return None, where
-    blob_id, data = found
-    where["blob"] = blob_id
-    text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
-    name = f"{ref}:{rel}"
-    try:
-        if config_path.name == "pyproject.toml":
-            src = sources._toml(text, Path(name), sources.RUNTIME_TABLE)
-        elif config_path.suffix == ".toml":
-            src = sources.parse_toml(text, Path(name))
-        else:
-            src = sources.parse_json(text, Path(name))
-    except sources.SourceError as err:
-        raise ConfigError(
-            f"{name} cannot be read: {err.message}", file=name, line=err.line, remedy=f"git show {name}"
-        ) from None
-    result = validate_source(src, checkout=None, config_dir=config_dir)
-    if not result.ok or result.config is None:
-        raise InvalidConfig(
-            f"the config committed at {ref} ({name}) is invalid ({len(result.errors)} error(s)): nothing was run",
-            result,
-            remedy=f"fix it on {ref}, or pass another --config-from",
-        )
-    return result.config, where
+    return found
 
 
 def lockfile_digests(root: Path, top: Path) -> dict[str, str]:
-    """sha256 of the tier lockfiles (every file in ``lock-dir``) and the recognised lockfiles at *root*."""
+    """sha256 of the tier lockfiles (every file in ``lock-dir``, the ``lock`` the tiers read) and the recognised
+    lockfiles at *root*."""
     from tierlock.setup_derivation import LOCKFILE_COMMANDS, NEEDS_EXPLICIT
 
     paths = [root / name for name in [*LOCKFILE_COMMANDS, *NEEDS_EXPLICIT]]
@@ -205,6 +184,8 @@ def lockfile_digests(root: Path, top: Path) -> dict[str, str]:
         folder = root / (lock_dir if isinstance(lock_dir, str) and lock_dir.strip() else "lockfiles")
         if folder.is_dir():
             paths.extend(sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")))
+        if isinstance(table.get("lock"), str):  # [tool.tierlock].lock: the project's uv.lock or pylock
+            paths.append(root / table["lock"])
     out: dict[str, str] = {}
     for path in paths:
         if path.is_file():

@@ -61,15 +61,29 @@ def find(start: Path) -> Checkout | None:
     return Checkout(top, git_dir, None, None)
 
 
-def changes(top: Path) -> list[str]:
+def changes(top: Path, not_checked: list[str] | None = None) -> list[str]:
     """Paths that differ from HEAD: modified, staged, deleted, or untracked and not ignored."""
-    return status(top)[1]
+    return status(top, not_checked)[1]
 
 
-def status(top: Path) -> tuple[str | None, list[str]]:
-    """(HEAD's commit, the paths that differ from it) from one ``git status``."""
+def pathspec(not_checked: list[str] | None) -> list[str]:
+    """The pathspec of the whole tree but the folders *not_checked* (relative to the top)."""
+    if not not_checked:
+        return []
+    return ["--", ".", *(f":(exclude,literal){rel}" for rel in not_checked)]
+
+
+def status(top: Path, not_checked: list[str] | None = None) -> tuple[str | None, list[str]]:
+    """(HEAD's commit, the paths that differ from it) from one ``git status``; *not_checked*: folders left out."""
     out = git(
-        top, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal", "--ignore-submodules=dirty"
+        top,
+        "status",
+        "--porcelain=v2",
+        "--branch",
+        "-z",
+        "--untracked-files=normal",
+        "--ignore-submodules=dirty",
+        *pathspec(not_checked),
     )
     commit: str | None = None
     paths: list[str] = []
@@ -90,21 +104,6 @@ def status(top: Path) -> tuple[str | None, list[str]]:
         elif kind == "? ":
             paths.append(entry[2:])
     return commit, paths
-
-
-def blob(top: Path, ref: str, path: str) -> tuple[str, bytes] | None:
-    """The (blob id, content) of *path* in *ref*, or None when *ref* has no such file.
-
-    Raises :class:`GitUnavailable` when *ref* itself does not resolve.
-    """
-    git(top, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
-    blob_id = git(top, "rev-parse", "--verify", "--quiet", f"{ref}:{path}", check=False).strip()
-    if not blob_id:
-        return None
-    status, data, _ = run_git(str(top), "cat-file", "blob", blob_id)
-    if status != 0:
-        return None
-    return blob_id, data
 
 
 def resolve(top: Path, ref: str) -> str | None:

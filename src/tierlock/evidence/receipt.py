@@ -1,173 +1,206 @@
-"""Where evidence lives, and the receipts in it: ids, atomic writes, reading, retention.
+"""The receipt of one run of ``tierlock verify``, as a type: what each command did, and the verdict.
 
-Each run gets a folder ``<evidence dir>/<run id>/`` holding one log per
-command and ``receipt.json``. The run id sorts by start time
-(``20261130T143000.123456Z-<pid>-<random>``), so the newest run is the last
-name. A receipt is written when the run starts (``"result": "running"``) and
-replaced atomically when it ends. Only the standard library is imported:
-``tierlock verified`` reads receipts on its fast path.
+:class:`Receipt` is written when the run starts (``result`` ``running``) and again when it
+ends (:mod:`tierlock.evidence.store` writes it); :meth:`Receipt.to_dict` is the document
+described in docs/reference/verify.md, :meth:`Receipt.summary` the ``--json`` line.
+Each result has its exit code (:data:`EXIT_CODES`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import time
-from collections.abc import Iterator
-from pathlib import Path
+import builtins
+from dataclasses import dataclass, field
 from typing import Any
 
-from tierlock.evidence import IN_GIT_DIR, RECEIPT, RECEIPT_VERSION
+from tierlock.errors import EXIT_BACKEND, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from tierlock.evidence import MAX_LISTED, RECEIPT_VERSION
+from tierlock.evidence.blockers import Blocker
 
-#: How many runs an evidence folder keeps by default (``--keep`` / ``TIERLOCK_EVIDENCE_KEEP``).
-DEFAULT_KEEP = 20
-KEEP_ENV = "TIERLOCK_EVIDENCE_KEEP"
-#: A folder of a run that never finished (no process left) is removed after this long, in seconds.
-ABANDONED_AFTER = 24 * 3600
-
-
-def default_dir(git_dir: Path | None, root: Path) -> Path:
-    """``<git dir>/tierlock/evidence``; outside git, ``<root>/.tierlock/evidence``."""
-    if git_dir is not None:
-        return git_dir.joinpath(*IN_GIT_DIR)
-    return root / ".tierlock" / "evidence"
+#: The exit code of each result: a blocker is exit 3, as a backend that failed.
+EXIT_CODES = {"passed": EXIT_OK, "failed": EXIT_FAILED, "blocked": EXIT_BACKEND, "interrupted": EXIT_INTERRUPTED}
 
 
-def ignore_outside_git(evidence_dir: Path) -> None:
-    """Outside git, the default folder lies in the tree: a ``.gitignore`` of ``*`` keeps it out of a later commit."""
-    if evidence_dir.parent.name == ".tierlock":
-        marker = evidence_dir.parent / ".gitignore"
-        if not marker.exists():
-            evidence_dir.parent.mkdir(parents=True, exist_ok=True)
-            marker.write_text("# tierlock evidence of unbound runs: never committed\n*\n", encoding="utf-8")
+@dataclass(eq=False, repr=False)  # no comparison or repr: cheaper to define at start-up
+class CommandRecord:
+    """One command of the run: what ran, where, how it ended, and the shown tail of its log."""
+
+    list: str
+    key: str | None
+    label: str | None
+    command: str
+    args: builtins.list[str]
+    cwd: str
+    env_names: builtins.list[str]
+    command_source: str
+    config_file: str | None
+    timeout_ms: int | None
+    status: str = "running"
+    exit_code: int | None = None
+    signal: int | None = None
+    timed_out: bool = False
+    interrupted: bool = False
+    duration: float = 0.0
+    log: dict[str, Any] = field(default_factory=dict)
+    tail: builtins.list[str] = field(default_factory=builtins.list)
+    tail_cut: dict[str, int] | None = None
+    env_activated: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.key or self.command
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "list": self.list,
+            "key": self.key,
+            "label": self.label,
+            "command": self.command,
+            "args": self.args,
+            "cwd": self.cwd,
+            "envNames": self.env_names,
+            "commandSource": self.command_source,
+            "configFile": self.config_file,
+            "timeoutMs": self.timeout_ms,
+            "envActivated": self.env_activated,
+            "status": self.status,
+            "exitCode": self.exit_code,
+            "signal": self.signal,
+            "timedOut": self.timed_out,
+            "interrupted": self.interrupted,
+            "durationSeconds": round(self.duration, 3),
+            "log": self.log,
+            "tail": self.tail,
+            "tailCut": self.tail_cut,
+        }
 
 
-def new_run(evidence_dir: Path) -> tuple[str, Path]:
-    """Create a fresh run folder; return (run id, folder). Concurrent runs never share one."""
-    evidence_dir.mkdir(parents=True, exist_ok=True)
-    while True:
-        now = time.time()
-        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now)) + f".{int(now % 1 * 1e6):06d}Z"
-        run_id = f"{stamp}-{os.getpid()}-{os.urandom(3).hex()}"
-        folder = evidence_dir / run_id
-        try:
-            folder.mkdir()
-        except FileExistsError:  # pragma: no cover - same microsecond, pid and random bytes
-            continue
-        return run_id, folder
+#: The fields of a command in the ``--json`` line.
+SUMMARY_KEYS = (
+    "list",
+    "key",
+    "label",
+    "command",
+    "args",
+    "cwd",
+    "commandSource",
+    "configFile",
+    "status",
+    "exitCode",
+    "signal",
+    "timedOut",
+    "durationSeconds",
+    "log",
+    "tail",
+    "tailCut",
+)
 
 
-def write(folder: Path, document: dict[str, Any], *, durable: bool = True) -> Path:
-    """Write *document* as ``receipt.json`` in *folder*, atomically (*durable*: synced to disk first)."""
-    path = folder / RECEIPT
-    data = (json.dumps(document, indent=2, sort_keys=False) + "\n").encode()
-    tmp = folder / f".{RECEIPT}.{os.getpid()}.{os.urandom(3).hex()}.tmp"
-    try:
-        with tmp.open("wb") as handle:
-            handle.write(data)
-            if durable:
-                handle.flush()
-                os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return path
+@dataclass(eq=False, repr=False)
+class Clean:
+    """Whether the working tree was clean at the start and the end, and what changed while the run went."""
+
+    at_start: bool | None
+    dirty_files: builtins.list[str]
+    not_checked: builtins.list[str]
+    at_end: bool | None = None
+    changed_during_run: bool | None = None
+    changed_files: builtins.list[str] = field(default_factory=builtins.list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "atStart": self.at_start,
+            "atEnd": self.at_end,
+            "dirtyFiles": self.dirty_files[:MAX_LISTED],
+            "changedDuringRun": self.changed_during_run,
+            "changedFiles": self.changed_files[:MAX_LISTED],
+            "notChecked": self.not_checked,
+        }
 
 
-def write_json(path: Path, document: dict[str, Any], *, private: bool = False) -> None:
-    """Write *document* atomically (*private*: readable by its owner only)."""
-    from tierlock.fsutil import write_atomic
+@dataclass(eq=False, repr=False)
+class Receipt:
+    """Everything a run records (docs/reference/verify.md, "The receipt")."""
 
-    write_atomic(path, json.dumps(document, separators=(",", ":")).encode())
-    if private:
-        os.chmod(path, 0o600)
+    run_id: str
+    pid: int
+    tierlock_version: str
+    started_at: str
+    bound: bool
+    checkout: str | None
+    commit: str | None
+    tree: str | None
+    clean: Clean
+    allow_dirty: bool
+    config: dict[str, Any]
+    only: builtins.list[str] | None
+    environment: dict[str, Any]
+    result: str = "running"
+    ended_at: str | None = None
+    duration: float | None = None
+    setup: dict[str, Any] | None = None
+    commands: builtins.list[CommandRecord] = field(default_factory=builtins.list)
+    repair: dict[str, Any] | None = None
+    escaped: builtins.list[dict[str, Any]] | None = None
+    blocker: Blocker | None = None
+    reasons: builtins.list[str] = field(default_factory=lambda: ["the run has not finished"])
 
+    @property
+    def ok(self) -> bool:
+        return self.result == "passed"
 
-def read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        document = json.loads(path.read_bytes())
-    except (OSError, ValueError):
-        return None
-    return document if isinstance(document, dict) else None
+    @property
+    def usable(self) -> bool:
+        return not self.reasons
 
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES.get(self.result, EXIT_FAILED)
 
-def read(path: Path) -> dict[str, Any] | None:
-    """The receipt at *path*, or None when it is missing or not a receipt."""
-    try:
-        document = json.loads(path.read_bytes())
-    except (OSError, ValueError):
-        return None
-    return document if isinstance(document, dict) and document.get("receiptVersion") == RECEIPT_VERSION else None
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "receiptVersion": RECEIPT_VERSION,
+            "runId": self.run_id,
+            "pid": self.pid,
+            "tierlockVersion": self.tierlock_version,
+            "result": self.result,
+            "ok": self.ok,
+            "startedAt": self.started_at,
+            "endedAt": self.ended_at,
+            "durationSeconds": self.duration,
+            "bound": self.bound,
+            "checkout": self.checkout,
+            "commit": self.commit,
+            "tree": self.tree,
+            "clean": self.clean.to_dict(),
+            "allowDirty": self.allow_dirty,
+            "config": self.config,
+            "only": self.only,
+            "environment": self.environment,
+            "setup": self.setup,
+            "commands": [c.to_dict() for c in self.commands],
+            "repair": self.repair,
+            "escapedProcesses": self.escaped,
+            "blocker": self.blocker.to_dict() if self.blocker else None,
+            "evidence": {"usable": self.usable, "reasons": self.reasons},
+        }
 
-
-def runs(evidence_dir: Path) -> list[Path]:
-    """The run folders, newest first."""
-    try:
-        names = [e.name for e in os.scandir(evidence_dir) if e.is_dir() and not e.name.startswith(".")]
-    except OSError:
-        return []
-    return [evidence_dir / name for name in sorted(names, reverse=True)]
-
-
-def receipts(evidence_dir: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
-    """(path, receipt) of every finished run, newest first."""
-    for folder in runs(evidence_dir):
-        document = read(folder / RECEIPT)
-        if document is not None and document.get("result") != "running":
-            yield folder / RECEIPT, document
-
-
-def _running(document: dict[str, Any] | None, folder: Path) -> bool:
-    """Whether the run in *folder* may still be going (its process lives, or it is recent)."""
-    if document is not None and document.get("result") != "running":
-        return False
-    pid = document.get("pid") if document else None
-    if isinstance(pid, int) and pid > 0:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:  # pragma: no cover - another user's process
-            return True
-        return True
-    try:
-        return time.time() - folder.stat().st_mtime < ABANDONED_AFTER
-    except OSError:
-        return False
-
-
-def prune(evidence_dir: Path, keep: int) -> list[Path]:
-    """Delete all but the newest *keep* finished runs; never a run that may still be going."""
-    removed: list[Path] = []
-    finished = 0
-    for folder in runs(evidence_dir):
-        document = read(folder / RECEIPT)
-        if _running(document, folder):
-            continue
-        finished += 1
-        if finished > keep:
-            _remove(folder)
-            removed.append(folder)
-    return removed
-
-
-def _remove(folder: Path) -> None:
-    """Delete a run folder (logs and the receipt: plain files; anything else is left alone)."""
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return
-    for entry in entries:
-        if entry.is_file(follow_symlinks=False) or entry.is_symlink():
-            with contextlib.suppress(OSError):
-                os.unlink(entry.path)
-    with contextlib.suppress(OSError):
-        os.rmdir(folder)
-
-
-def keep_from_env(default: int = DEFAULT_KEEP) -> int:
-    """``TIERLOCK_EVIDENCE_KEEP`` when it is a positive integer, else *default*."""
-    value = os.environ.get(KEEP_ENV, "").strip()
-    return int(value) if value.isdigit() and int(value) >= 1 else default
+    def summary(self, receipt_path: str) -> dict[str, Any]:
+        """The ``--json`` line: the result without the per-command details a reader rarely needs."""
+        return {
+            "ok": self.ok,
+            "result": self.result,
+            "exitCode": self.exit_code,
+            "runId": self.run_id,
+            "bound": self.bound,
+            "commit": self.commit,
+            "tree": self.tree,
+            "usable": self.usable,
+            "unusableBecause": self.reasons,
+            "receipt": receipt_path,
+            "environment": self.environment,
+            "commands": [{k: v for k, v in c.to_dict().items() if k in SUMMARY_KEYS} for c in self.commands],
+            "twice": (self.setup or {}).get("twice"),
+            "repair": self.repair,
+            "escapedProcesses": self.escaped,
+            "blocker": self.blocker.to_dict() if self.blocker else None,
+        }

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import shlex
 import sys
+from collections.abc import Mapping
 from typing import IO, Any, Protocol
 
-from tierlock.evidence.plan import Step
+from tierlock.evidence.answer import printable
+from tierlock.evidence.steps import Step
 
 
 def shown(step: Step) -> str:
@@ -21,10 +23,10 @@ def shown(step: Step) -> str:
     line = shlex.join(step.argv)
     if step.cwd not in ("", "."):
         line = f"(cd {shlex.quote(step.cwd)} && {line})"
-    return redact(line)
+    return redact(printable(line))
 
 
-def verdict(record: dict[str, Any]) -> str:
+def verdict(record: Mapping[str, Any]) -> str:
     status = str(record["status"])
     if status == "passed":
         return "ok"
@@ -36,7 +38,7 @@ def verdict(record: dict[str, Any]) -> str:
 class View(Protocol):
     def started(self, step: Step) -> None: ...
     def tick(self, step: Step, elapsed: float) -> None: ...
-    def finished(self, step: Step, record: dict[str, Any]) -> None: ...
+    def finished(self, step: Step, record: Mapping[str, Any]) -> None: ...
     def line(self, text: str, style: str | None = None) -> None: ...
     def close(self) -> None: ...
 
@@ -50,7 +52,7 @@ class Silent:
     def tick(self, step: Step, elapsed: float) -> None:
         pass
 
-    def finished(self, step: Step, record: dict[str, Any]) -> None:
+    def finished(self, step: Step, record: Mapping[str, Any]) -> None:
         pass
 
     def line(self, text: str, style: str | None = None) -> None:
@@ -75,7 +77,7 @@ class Plain:
     def tick(self, step: Step, elapsed: float) -> None:
         pass
 
-    def finished(self, step: Step, record: dict[str, Any]) -> None:
+    def finished(self, step: Step, record: Mapping[str, Any]) -> None:
         self._print(f"{step.list} {step.name}: {verdict(record)} in {record['durationSeconds']:.2f} s")
 
     def line(self, text: str, style: str | None = None) -> None:
@@ -104,7 +106,7 @@ class Live:
 
         self.live.update(Text(f"{step.list} {step.name}: {shown(step)}  {elapsed:.1f} s", style="bold"))
 
-    def finished(self, step: Step, record: dict[str, Any]) -> None:
+    def finished(self, step: Step, record: Mapping[str, Any]) -> None:
         from rich.text import Text
 
         style = "green" if record["status"] == "passed" else "bold red"

@@ -13,14 +13,12 @@ import os
 import re
 import shutil
 import sys
-import tempfile
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-from tierlock import subproc
+from tierlock import fsutil, subproc
 from tierlock.environment import Target
 from tierlock.errors import BackendError, UsageError
 
@@ -40,6 +38,19 @@ class Backend(Protocol):
     def install_argv(self, target: Target, requirements: Path, *, reinstall: Sequence[str]) -> list[str]: ...
 
     def uninstall_argv(self, target: Target, names: Sequence[str]) -> list[str]: ...
+
+    def local_argv(
+        self, target: Target, folders: Sequence[tuple[Path, bool, str]], options: Sequence[str]
+    ) -> list[str]:
+        """Install packages from their folders ((folder, editable, name) each), ``--no-deps``."""
+        ...
+
+
+def _folders(folders: Sequence[tuple[Path, bool, str]]) -> list[str]:
+    out: list[str] = []
+    for folder, editable, _name in folders:
+        out += ["-e", str(folder)] if editable else [str(folder)]
+    return out
 
 
 @dataclass(frozen=True)
@@ -65,6 +76,14 @@ class UvBackend:
 
     def uninstall_argv(self, target: Target, names: Sequence[str]) -> list[str]:
         return [str(self.executable), "pip", "uninstall", "--python", str(target.python), *names]
+
+    def local_argv(
+        self, target: Target, folders: Sequence[tuple[Path, bool, str]], options: Sequence[str]
+    ) -> list[str]:
+        argv = [str(self.executable), "pip", "install", "--python", str(target.python), "--no-deps", *options]
+        for _folder, _editable, name in folders:  # rebuilt even when uv finds the same version there
+            argv += ["--reinstall-package", name]
+        return argv + _folders(folders)
 
 
 @dataclass(frozen=True)
@@ -113,6 +132,12 @@ class PipBackend:
 
     def uninstall_argv(self, target: Target, names: Sequence[str]) -> list[str]:
         return [*self._pip(target), "uninstall", "--disable-pip-version-check", "-y", *names]
+
+    def local_argv(
+        self, target: Target, folders: Sequence[tuple[Path, bool, str]], options: Sequence[str]
+    ) -> list[str]:
+        argv = [*self._pip(target), "install", "--disable-pip-version-check", "--no-deps", *options]
+        return argv + _folders(folders)
 
 
 def find_uv() -> Path | None:
@@ -183,8 +208,8 @@ def execute(
     log: Callable[[str], None] | None = None,
 ) -> subproc.Result:
     """Run the backend on *lines* (a temporary requirements file); BackendError with the output tail on failure."""
-    with _scratch("tierlock-install-") as tmp:
-        requirements = Path(tmp) / "requirements.txt"
+    with fsutil.scratch_dir("tierlock-install-") as tmp:
+        requirements = tmp / "requirements.txt"
         requirements.write_text("\n".join(lines) + "\n", encoding="utf-8")
         argv = backend.install_argv(target, requirements, reinstall=reinstall)
         what = f"{backend.name} install into {target.prefix}"
@@ -197,20 +222,6 @@ def execute(
                 "(what was installed stays; the rerun completes it)",
             )
         return result
-
-
-@contextmanager
-def _scratch(prefix: str) -> Iterator[str]:
-    """A temporary folder, deleted afterwards even when an interrupt lands while it is being deleted."""
-    folder = tempfile.mkdtemp(prefix=prefix)
-    try:
-        yield folder
-    finally:
-        try:
-            shutil.rmtree(folder, ignore_errors=True)
-        except KeyboardInterrupt:  # SIGINT/SIGTERM during the deletion: finish it, then stop
-            shutil.rmtree(folder, ignore_errors=True)
-            raise
 
 
 #: Lines of uv's and pip's output that name why an install failed (the rest is context: hash lists, progress).

@@ -349,5 +349,6 @@ def to_json(noop: NoOp, duration: float) -> dict[str, Any]:
         "waited_for_lock": False,
         "receipts": [],
         "leftovers_cleared": [],
+        "local_packages": [],
         "duration_s": round(duration, 4),
     }

@@ -52,6 +52,7 @@ def load_locks(
     """Each tier's lock (from *read* when the drift check read it), refusing a lock made for another platform."""
     from tierlock import lockfiles
     from tierlock.lockfiles.model import LockfileError
+    from tierlock.lockfiles.sources import remedy as relock
 
     locks: dict[NormalizedName, Lock] = {}
     for tier in tiers:
@@ -60,24 +61,27 @@ def load_locks(
                 f"tier {tier.name!r} has no lockfile at {project.relpath(tier.lockfile)}; nothing was installed",
                 tier=tier.name,
                 file=str(tier.lockfile),
-                remedy=f"tierlock lock {tier.name}",
+                remedy=relock(project, tier),
             )
         known = (read or {}).get(tier.name)
         if known is None:
-            lock = lockfiles.load(tier.lockfile)
+            lock = lockfiles.load_tier(project, tier)
         else:  # as lockfiles.load() judges it: every problem but a header's refuses
             problems = [p for p in known.problems if p.kind != "header"]
             if problems:
-                raise LockfileError.from_problems(known.lock.path, problems)
+                raise LockfileError.from_problems(known.lock.path, problems, relock(project, tier))
             lock = known.lock
         mismatch = lockfiles.platform_mismatch(lock, target)
         if mismatch:
             raise UsageError(
-                f"tier {tier.name!r} cannot be installed here: {mismatch}; nothing was installed "
-                "(lock it again on this platform)",
+                f"tier {tier.name!r} cannot be installed here: {mismatch}; nothing was installed"
+                + (" (lock it again on this platform)" if project.lock is None else ""),
                 tier=tier.name,
                 file=str(tier.lockfile),
-                remedy=f"tierlock lock {tier.name}",
+                remedy=relock(project, tier)
+                if project.lock is None
+                else "install-tier --python PYTHON "
+                f"{tier.name} (an interpreter {project.relpath(lock.path)} was resolved for)",
             )
         locks[tier.name] = lock
     return locks
@@ -108,6 +112,10 @@ def selected(lock: Lock, target: Target) -> list[LockEntry]:
     its hashes, so the backend can install nothing else.
     """
     if lock.pylock is None:
+        if lock.format == "uv":  # a folder of wheels uv.lock names without hashes: hashed here, once
+            from tierlock.lockfiles.sources import with_file_hashes
+
+            return with_file_hashes(lock.applicable(target.marker_env))
         return lock.applicable(target.marker_env)
     from dataclasses import replace
 
@@ -146,6 +154,32 @@ def _filename(file: Any) -> str | None:
         return name
     where = getattr(file, "url", None) or getattr(file, "path", None) or ""
     return str(where).split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1] or None
+
+
+#: The index a lock that names PyPI means: whatever the installer is configured with (PyPI by default).
+_PYPI = ("https://pypi.org/simple", "https://pypi.org/simple/")
+
+
+def index_lines(entries: Sequence[LockEntry]) -> tuple[str, ...]:
+    """Option lines that point the backend at the registries a project's lock names for *entries*.
+
+    A registry other than PyPI becomes ``--extra-index-url`` (the user's own index
+    configuration stays first; hashes pin every file), a local folder of wheels
+    ``--find-links``; when every registry named is a local folder, ``--no-index``
+    too (nothing comes from an index). Entries without a registry (tierlock's own
+    lockfiles) add nothing: the installer's configuration decides, as always.
+    """
+    named = [e.index for e in entries if e.index is not None]
+    if not named:
+        return ()
+    lines: list[str] = []
+    for where in dict.fromkeys(named):
+        if "://" not in where:
+            lines.append(f"--find-links {where}")
+        elif where not in _PYPI:
+            lines.append(f"--extra-index-url {where}")
+    needs_index = any(e.index is None and e.url is None for e in entries) or any("://" in i for i in named)
+    return tuple(lines if needs_index else ["--no-index", *lines])
 
 
 def import_roots(tiers: Sequence[Tier]) -> dict[NormalizedName, tuple[str, ...]]:

@@ -14,7 +14,7 @@ from tierlock.installer import receipts
 if TYPE_CHECKING:
     from tierlock.environment import Target
     from tierlock.installer.location import Location
-    from tierlock.installer.run import Request
+    from tierlock.installer.request import Request
     from tierlock.lockfiles.model import LockEntry
     from tierlock.output import UI
     from tierlock.tiers import Project

@@ -57,7 +57,7 @@ class InstalledDist:
     files: tuple[tuple[str, int], ...]
     """RECORD entries that carry a size (``.pyc`` left out: they are regenerated)."""
     project: bool = False
-    """The project itself, installed from its source (a package of the tier requires it)."""
+    """Installed from the project's tree (the project itself, a workspace member): no lock pins its version."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -234,6 +234,7 @@ def record(
     """One receipt per tier, unless an identical one (same lockfile, interpreter and files) is there already."""
     from tierlock._version import __version__
     from tierlock.installer.location import environment_key
+    from tierlock.lockfiles.itself import reaches_project
 
     written: list[str] = []
     environment = environment_key(target.prefix)  # one name whatever spelling reached it (the fast path's key)
@@ -241,7 +242,9 @@ def record(
     for tier in tiers:
         lock = locks[tier.name]
         chain = {str(t.name): (str(t.lockfile), file_digest(t.lockfile)) for t in project.chain(tier.name)}
-        wanted = {e.name for e in lock.applicable(target.marker_env)}
+        wanted: set[str] = {e.name for e in lock.applicable(target.marker_env)} | {p.name for p in lock.local}
+        if reaches_project(lock, project.name):  # the project itself, when a package of the tier requires it
+            wanted |= {d.name for d in dists if d.project}
         tier_dists = sorted((d for d in dists if d.name in wanted), key=lambda d: d.name)
         left_out = sorted({str(e.name) for e in lock.entries} - {d.name for d in tier_dists})
         existing = load(receipt_path(target.prefix, tier.name))

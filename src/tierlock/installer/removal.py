@@ -101,24 +101,28 @@ def decide(project: Project, tier: Tier, target: Target, *, dry_run: bool) -> Re
     index = SiteIndex.scan(target.site_paths, target.ext_suffixes)
     found = receipts.load_all(target.prefix)
     own = found.get(tier.name)
-    closure = _locked_names(tier, target)
+    closure = _locked_names(project, tier, target)
     if closure is None:
         if own is None:
             raise UsageError(
                 f"tier {tier.name!r} has neither a receipt in {target.prefix} nor a lockfile; nothing to remove",
                 tier=tier.name,
-                remedy=f"tierlock lock {tier.name}",
+                remedy=lockfiles_remedy(project, tier),
             )
         closure = own.package_names
     removal = Removal(tier.name, str(target.prefix), [], {}, dry_run, had_receipt=own is not None)
     keep = removal.keep
-    armed = [t for t in project.tiers.values() if t.name != tier.name and _armed(t, found, index)]
+    armed = [  # a tier declared exclusive with this one is never armed beside it, whatever its roots suggest
+        t
+        for t in project.tiers.values()
+        if t.name != tier.name and not project.exclusive(tier.name, t.name) and _armed(t, found, index)
+    ]
     removal.layered = [str(t.name) for t in armed if tier.name in {c.name for c in project.chain(t.name)}]
     if removal.layered:
         removal.keep = dict.fromkeys(sorted(closure), f"needed by tier {removal.layered[0]}, layered on {tier.name}")
         return removal
     for other in [t for t in project.tiers.values() if t.is_base and t.name != tier.name] + armed:
-        names = _locked_names(other, target)
+        names = _locked_names(project, other, target)
         if names is None:
             receipt = found.get(other.name)
             names = receipt.package_names if receipt is not None else set()
@@ -126,10 +130,10 @@ def decide(project: Project, tier: Tier, target: Target, *, dry_run: bool) -> Re
             keep.setdefault(name, f"needed by tier {other.name}")
     for name in sorted(closure & PROTECTED):
         keep.setdefault(name, "a tool tierlock never removes")
-    from tierlock.installer.target import protected_names
+    from tierlock.installer.selfguard import protected_names
 
-    for name in sorted(closure & protected_names(target)):  # never what tierlock imports, where it runs from
-        keep.setdefault(name, "tierlock itself runs with it from this environment")
+    for name in sorted(closure & protected_names(target)):  # never what a tierlock installed there needs
+        keep.setdefault(name, "tierlock is installed in this environment and needs it")
     if project.name is not None and project.name in closure:
         keep.setdefault(str(project.name), "the project itself (its own install is never removed)")
     candidates = {n for n in closure if n not in keep and index.find(n)}
@@ -142,13 +146,19 @@ def decide(project: Project, tier: Tier, target: Target, *, dry_run: bool) -> Re
     return removal
 
 
-def _locked_names(tier: Tier, target: Target) -> set[str] | None:
+def lockfiles_remedy(project: Project, tier: Tier) -> str:
+    from tierlock.lockfiles.sources import remedy
+
+    return remedy(project, tier)
+
+
+def _locked_names(project: Project, tier: Tier, target: Target) -> set[str] | None:
     """The names *tier*'s lockfile installs into *target*; None without a lockfile."""
     if not tier.lockfile.is_file():
         return None
     from tierlock import lockfiles
 
-    return {str(e.name) for e in lockfiles.load(tier.lockfile).applicable(target.marker_env)}
+    return {str(e.name) for e in lockfiles.load_tier(project, tier).applicable(target.marker_env)}
 
 
 def _armed(tier: Tier, found: Mapping[str, receipts.Receipt], index: SiteIndex) -> bool:

@@ -16,105 +16,29 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING
 
 from tierlock.errors import Interrupted, UsageError
-from tierlock.installer import fastpath, lockload, receipts, verification
+from tierlock.installer import fastpath, itself, lockload, receipts, verification
 from tierlock.installer.plan import Plan
 from tierlock.installer.preflight import armed_tiers, created, forced_names, refuse_incomplete, refuse_target
+from tierlock.installer.request import Outcome, Request, Result
+
+__all__ = ["Outcome", "Request", "Result", "install"]
 
 if TYPE_CHECKING:
     from packaging.utils import NormalizedName
 
     from tierlock import environment
     from tierlock.environment import Target
-    from tierlock.lockfiles.model import Lock, LockEntry
+    from tierlock.installer.backends import Backend
+    from tierlock.installer.receipts import InstalledDist
+    from tierlock.lockfiles.model import LocalPackage, Lock, LockEntry
     from tierlock.output import UI
     from tierlock.probing import DistributionProbe
     from tierlock.tiers import Project, Tier
-
-Result = Literal["installed", "repaired", "unchanged", "planned"]
-
-
-@dataclass(frozen=True)
-class Request:
-    tiers: tuple[str, ...]
-    python: str | None = None
-    system: bool = False
-    backend: str | None = None
-    """``auto``, ``uv`` or ``pip``; None: the project's ``[tool.tierlock].backend``."""
-    dry_run: bool = False
-    deep: bool = False
-    """Also compare every installed file with its RECORD hash, and repair what differs."""
-    reinstall: bool = False
-    """Reinstall every package of the tiers, whole or not."""
-    reinstall_packages: tuple[str, ...] = ()
-    armed: bool = False
-    """Also every tier that has a receipt in the target (``--armed``)."""
-    index: tuple[str, ...] = ()
-    """Index option lines (``--index-url URL``, ``--no-index``) put before the pins the backend reads."""
-    replace_armed: bool = False
-    """Replace packages another armed tier pins (its receipt is then marked stale)."""
-
-    def command(self, tiers: Sequence[str]) -> str:
-        """The ``install-tier`` command line that repeats this request for *tiers* (printed in remedies)."""
-        import shlex
-
-        parts = ["install-tier", *tiers]
-        if self.python is not None:
-            parts += ["--python", self.python]
-        if self.system:
-            parts.append("--system")
-        if self.backend is not None:
-            parts += ["--backend", self.backend]
-        if self.deep:
-            parts.append("--deep")
-        return shlex.join(parts)
-
-
-@dataclass
-class Outcome:
-    tiers: list[str]
-    result: Result
-    prefix: str
-    packages: int
-    files_checked: int = 0
-    plan: Plan | None = None
-    backend: str | None = None
-    backend_version: str | None = None
-    duration: float = 0.0
-    waited: bool = False
-    receipts: list[str] = field(default_factory=list)
-    noop: fastpath.NoOp | None = None
-    """What the receipts vouched for, when they proved a no-op (no plan was made)."""
-    cleared: list[str] = field(default_factory=list)
-    """pip leftovers (``~name`` folders) of the repaired packages that were deleted."""
-
-    def to_json(self) -> dict[str, Any]:
-        if self.plan is None and self.noop is not None:
-            document = fastpath.to_json(self.noop, self.duration)
-            document["waited_for_lock"] = self.waited
-            return document
-        counts = self.plan.counts() if self.plan else {}
-        return {
-            "ok": True,
-            "tier": " ".join(self.tiers),
-            "tiers": self.tiers,
-            "result": self.result,
-            "target": self.prefix,
-            "package_count": self.packages,
-            "counts": counts,
-            "packages": self.plan.to_dict() if self.plan else {},
-            "files_checked": self.files_checked,
-            "backend": self.backend,
-            "backend_version": self.backend_version,
-            "waited_for_lock": self.waited,
-            "receipts": self.receipts,
-            "leftovers_cleared": self.cleared,
-            "duration_s": round(self.duration, 4),
-        }
 
 
 def executable_of(target: Target) -> str:
@@ -126,9 +50,6 @@ def environment_of(target: Target) -> str:
     from tierlock.installer.location import environment_key
 
     return environment_key(target.prefix)
-
-
-# -- the target ----------------------------------------------------------------
 
 
 # -- the orchestration ---------------------------------------------------------
@@ -178,16 +99,19 @@ def install(
     refuse_target(target, system=request.system, again=lambda python: replace(request, python=python).command(names))
     locks = lockload.load_locks(project, tiers, target, read)
     entries = [e for e in lockload.entries_for(locks, target, request) if e.name != project.name]  # never pinned
-    itself = any(reaches_project(lock, project.name) for lock in locks.values())
+    pins_project = any(reaches_project(lock, project.name) for lock in locks.values())
     roots = lockload.import_roots(tiers)
     forced = forced_names(request, entries)
-
+    local = itself.wanted(locks.values(), project.name, install_project=request.install_project)
+    job = _Job(tiers, target, locks, entries, roots, forced, tuple(local), pins_project)
     if request.dry_run:
         plan, _ = verification.probe_and_plan(entries, target, roots, deep=request.deep)
+        steps = itself.plan_in(local, target)
         plan = plan.forced(forced)
-        return Outcome(names, "planned", str(target.prefix), len(entries), plan=plan, duration=_since(started))
+        return Outcome(
+            names, "planned", str(target.prefix), len(entries), plan=plan, duration=_since(started), local=steps
+        )
     try:
-        job = _Job(tiers, target, locks, entries, roots, forced, itself)
         return _install_locked(project, request, ui, job, started=started, progress=progress)
     except KeyboardInterrupt:
         raise Interrupted(
@@ -208,8 +132,10 @@ class _Job:
     entries: Sequence[LockEntry]
     roots: Mapping[NormalizedName, Sequence[str]]
     forced: frozenset[str]
+    local: tuple[LocalPackage, ...] = ()
+    """The packages of the project's tree to arm from their folders (:mod:`tierlock.installer.itself`)."""
     pins_project: bool = False
-    """The locks pin the project itself: a package of the tiers may require it (verified after the backend)."""
+    """The locks reach the project itself: a package of the tiers may require it (verified after the backend)."""
 
 
 def _install_locked(
@@ -242,12 +168,12 @@ def _install_locked(
         backend_name = backend_version = None
         cleared: list[str] = []
         if not plan.is_noop:
-            probes, backend_name, backend_version, cleared = _change(
-                project, request, ui, job, plan=plan, probes=probes
-            )
+            probes, cleared, backend_name, backend_version = _apply(project, request, ui, job, plan=plan, probes=probes)
         dists = verification.inventory_dists(entries, probes, target)
+        local, backend_name, backend_version = _arm_tree(project, request, ui, job, (backend_name, backend_version))
+        dists += itself.dists(local, target)
         if job.pins_project:
-            dists += verification.require_project(project, target, probes, names, again=request.command(names))
+            dists += _required_project(project, target, probes, names, dists, again=request.command(names))
         verification.require_intact(target, names, again=request.command(names))
         written = receipts.record(
             project,
@@ -260,7 +186,7 @@ def _install_locked(
         )
         return Outcome(
             names,
-            _result(plan),
+            "installed" if _result(plan) == "unchanged" and itself.missing(local) else _result(plan),
             str(target.prefix),
             len(entries),
             sum(len(d.files) for d in dists),
@@ -271,29 +197,31 @@ def _install_locked(
             receipts=written,
             duration=_since(started),
             cleared=cleared,
+            local=local,
         )
 
 
-def _change(
+def _apply(
     project: Project,
     request: Request,
     ui: UI,
     job: _Job,
     *,
     plan: Plan,
-    probes: dict[NormalizedName, DistributionProbe],
-) -> tuple[dict[NormalizedName, DistributionProbe], str, str | None, list[str]]:
-    """Refuse what must not happen, run the backend on the plan's changes, verify them with the probe.
+    probes: Mapping[NormalizedName, DistributionProbe],
+) -> tuple[dict[NormalizedName, DistributionProbe], list[str], str, str | None]:
+    """Carry out a plan with changes: refuse what must not happen, run the backend, verify with the probe.
 
-    Returns the probes the receipt is written from, the backend and its version, and the pip leftovers deleted.
+    Returns the probes after it, the pip leftovers deleted, and the backend's name and version.
     """
-    from tierlock.installer import leftovers
+    from tierlock.installer import leftovers, selfguard
     from tierlock.installer import target as where
 
-    target, names = job.target, [str(t.name) for t in job.tiers]
+    tiers, target, entries, roots = job.tiers, job.target, job.entries, job.roots
+    names = [str(t.name) for t in tiers]
     command = request.command(names)
-    where.refuse_self_harm(plan, target, command=command)
-    replaced_armed = where.armed_conflicts_for(project, plan, target, job.tiers)
+    selfguard.refuse(plan, target, project=project, tiers=names, command=command)
+    replaced_armed = where.armed_conflicts_for(project, plan, target, tiers)
     if not request.replace_armed:
         where.refuse_armed_conflicts(replaced_armed, names, command=command)
     where.refuse_unwritable(target)
@@ -304,18 +232,43 @@ def _change(
     for path in cleared:
         ui.detail(f"  deleted {path}: left by an interrupted pip uninstall or upgrade")
     backend_name, backend_version = _execute(project, request, ui, target, plan)
-    with _phase(ui, f"verifying {len(job.entries)} package(s) with the probe"):
-        probes = verification.verify(
-            job.entries,
+    with _phase(ui, f"verifying {len(entries)} package(s) with the probe"):
+        after = verification.verify(
+            entries,
             target,
-            job.roots,
+            roots,
             names,
             again=command,
             deep=request.deep,
             before=probes,
             changed_names={s.name for s in plan.changes},
         )
-    return probes, backend_name, backend_version, cleared
+    return after, cleared, backend_name, backend_version
+
+
+def _arm_tree(
+    project: Project, request: Request, ui: UI, job: _Job, ran: tuple[str | None, str | None]
+) -> tuple[list[itself.LocalStep], str | None, str | None]:
+    """Arm the packages of the project's tree (:func:`tierlock.installer.itself.arm_missing`); the steps as found,
+    and the backend that ran (*ran*: the one that installed the pins, if any)."""
+    names = [str(t.name) for t in job.tiers]
+    local, backend = itself.arm_missing(
+        job.local,
+        job.target,
+        ui,
+        lambda: _backend(project, request, job.target),
+        again=request.command(names),
+        index=request.index,
+    )
+    if backend is None or ran[0] is not None:
+        return local, ran[0], ran[1]
+    return local, backend.name, _background(backend.version)()
+
+
+def _backend(project: Project, request: Request, target: Target) -> Backend:
+    from tierlock.installer import backends
+
+    return backends.choose(request.backend or project.backend, target)
 
 
 def _execute(project: Project, request: Request, ui: UI, target: Target, plan: Plan) -> tuple[str, str | None]:
@@ -323,7 +276,8 @@ def _execute(project: Project, request: Request, ui: UI, target: Target, plan: P
     from tierlock.installer import backends
     from tierlock.installer.plan import requirement_lines
 
-    backend = backends.choose(request.backend or project.backend, target)
+    backend = _backend(project, request, target)
+    index = request.index or lockload.index_lines([s.entry for s in plan.changes])
     counts = plan.counts()
     doing = (
         f"{backend.name}: installing {counts['install']}, replacing {counts['replace']}, "
@@ -336,11 +290,27 @@ def _execute(project: Project, request: Request, ui: UI, target: Target, plan: P
         backends.execute(
             backend,
             target,
-            [*request.index, *requirement_lines(plan.changes)],
+            [*index, *requirement_lines(plan.changes)],
             reinstall=[s.name for s in plan.of("repair")],
             log=ui.detail,
         )
     return backend.name, version()
+
+
+def _required_project(
+    project: Project,
+    target: Target,
+    probes: Mapping[NormalizedName, DistributionProbe],
+    names: Sequence[str],
+    dists: Sequence[InstalledDist],
+    *,
+    again: str,
+) -> list[InstalledDist]:
+    """The project itself as a package of the tiers requires it (:func:`verification.require_project`: exit 1
+    when it is missing or too old), recorded once: not again when it was armed from the project's tree."""
+    found = verification.require_project(project, target, probes, names, again=again)
+    armed = {str(d.name) for d in dists}
+    return [d for d in found if str(d.name) not in armed]
 
 
 def _result(plan: Plan) -> Result:

@@ -72,14 +72,16 @@ def status(
     for tier in selected:
         receipt = receipts.load(receipts.receipt_path(target.prefix, tier.name))
         if not tier.lockfile.is_file():
-            relock = f"tierlock lock {tier.name} && {rearm_command(tier.name, python)}"
+            relock = f"{relock_command(project, tier)} && {rearm_command(tier.name, python)}"
             out.append(TierStatus(tier.name, "no-lockfile", 0, 0, [], receipt, False, relock))
             continue
-        out.append(_one(tier, prober.probe(tier, deep=deep), receipt, python))
+        out.append(_one(project, tier, prober.probe(tier, deep=deep), receipt, python))
     return target, out
 
 
-def _one(tier: Tier, result: TierProbe, receipt: receipts.Receipt | None, python: str | None) -> TierStatus:
+def _one(
+    project: Project, tier: Tier, result: TierProbe, receipt: receipts.Receipt | None, python: str | None
+) -> TierStatus:
     from tierlock.installer.target import stale_reason
 
     older = receipt is not None and receipt.lockfiles.get(tier.name) != receipts.file_digest(tier.lockfile)
@@ -88,11 +90,9 @@ def _one(tier: Tier, result: TierProbe, receipt: receipts.Receipt | None, python
     if marked is not None:  # another tier replaced its packages on purpose (--replace-armed)
         problems.insert(0, marked)
     pruned = receipt is not None and not result.present
-    if pruned and result.state == "absent":
-        problems.append(
-            f"armed on {receipt.installed_at if receipt else '?'} (its receipt is there), but its packages were "
-            "removed outside tierlock (a plain pip install -r or uv pip sync of another lock prunes them)"
-        )
+    gone = [str(d.name) for d in result.broken if d.state == "absent"]
+    if pruned and receipt is not None and (result.state == "absent" or gone):
+        problems.append(pruned_reason(project, tier.name, receipt.installed_at, gone))
     remedy = None
     if not result.present:
         remedy = result.install_command
@@ -108,6 +108,25 @@ def _one(tier: Tier, result: TierProbe, receipt: receipts.Receipt | None, python
 def label(dist: DistributionProbe) -> str:
     """``name version`` of a probed distribution (its name alone when no version was read)."""
     return f"{dist.name} {dist.version_text}" if dist.version_text else dist.name
+
+
+def pruned_reason(project: Project, tier: str, installed_at: str, gone: Sequence[str]) -> str:
+    """Why a tier with a receipt lost packages: who prunes them, and (on a uv project) how to keep them."""
+    which = f" ({', '.join(gone)})" if gone else ""
+    said = f"armed on {installed_at} (its receipt is there), but packages{which} were removed outside tierlock"
+    if project.lock is not None and project.lock.name == "uv.lock":
+        return (
+            f"{said}: a plain `uv sync` makes the environment exactly uv.lock's default selection (the project's "
+            f"dependencies and default groups) and removes the rest; `uv sync --inexact` keeps {tier}, "
+            f"and `uv run` keeps it too"
+        )
+    return f"{said} (a plain pip install -r or uv pip sync of another lock prunes them)"
+
+
+def relock_command(project: Project, tier: Tier) -> str:
+    from tierlock.lockfiles.sources import remedy
+
+    return remedy(project, tier)
 
 
 def rearm_command(tier: str, python: str | None) -> str:

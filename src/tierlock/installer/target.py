@@ -1,8 +1,5 @@
 """What install-tier refuses to do in a target, and the small helpers of the install, status and remove commands.
 
-* :func:`refuse_self_harm`: a plan that would replace what tierlock itself
-  imports, in the environment tierlock runs from, with a version outside its
-  own requirements.
 * :func:`refuse_unwritable`: site-packages the backend could not write into.
 * :func:`armed_conflicts`: packages another armed tier pins that a plan would replace.
 * :func:`refuse_sibling_conflicts`: tiers asked together whose locks disagree.
@@ -18,104 +15,11 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from pathlib import Path
 
-    from packaging.utils import NormalizedName
-
     from tierlock.environment import Target
     from tierlock.installer.plan import Plan
     from tierlock.installer.receipts import Receipt
     from tierlock.lockfiles.model import LockEntry
     from tierlock.tiers import Project, Tier
-
-
-# -- never break tierlock ------------------------------------------------------------
-
-
-def runtime_requirements() -> dict[NormalizedName, list[tuple[str, str]]]:
-    """tierlock's runtime closure as installed here: name -> [(who requires it, specifier)]."""
-    from importlib import metadata
-
-    from packaging.markers import default_environment
-    from packaging.requirements import InvalidRequirement, Requirement
-    from packaging.utils import canonicalize_name
-
-    env = {k: str(v) for k, v in default_environment().items()}
-    env["extra"] = ""
-    out: dict[NormalizedName, list[tuple[str, str]]] = {}
-    seen: set[str] = set()
-    queue = ["tierlock"]
-    while queue:
-        name = queue.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        try:
-            requires = metadata.requires(name) or []
-        except metadata.PackageNotFoundError:
-            continue
-        for line in requires:
-            try:
-                req = Requirement(line)
-            except InvalidRequirement:
-                continue
-            if req.marker is not None and not req.marker.evaluate(env):
-                continue
-            key = canonicalize_name(req.name)
-            out.setdefault(key, []).append((name, str(req.specifier)))
-            queue.append(key)
-    return out
-
-
-def refuse_self_harm(plan: Plan, target: Target, *, command: str) -> None:
-    """Refuse (exit 2) a plan that would put a version tierlock cannot run with into its own environment."""
-    from tierlock.installer.location import is_running_environment
-
-    if not is_running_environment(target.prefix):
-        return
-    from packaging.specifiers import SpecifierSet
-
-    from tierlock.errors import Problem, UsageError
-
-    closure = runtime_requirements()
-    wrong: list[Problem] = []
-    first: tuple[str, str, str, str] | None = None
-    for step in plan.changes:
-        needs = closure.get(step.name)
-        if not needs or step.entry.version is None:
-            continue
-        version = str(step.entry.version)
-        broken = [(who, spec) for who, spec in needs if spec and not SpecifierSet(spec).contains(version, True)]
-        if not broken:
-            continue
-        found = step.installed.version if step.installed is not None else None
-        installed = str(found) if found is not None else "(not installed)"
-        required = ", ".join(f"{who} requires {step.name}{spec}" for who, spec in broken)
-        wrong.append(Problem(f"{step.name}: {installed} -> {version}, but {required}"))
-        if first is None:
-            first = (str(step.name), installed, version, broken[0][1])
-    if first is None:
-        return
-    name, installed, version, spec = first
-    from tierlock.selfinstall import tool_install_command
-
-    raise UsageError(
-        f"refusing to replace {name} {installed} with {version} in {target.prefix}: that is the environment "
-        f"tierlock runs from, and tierlock needs {name}{spec} ({len(wrong)} package(s)); nothing was changed",
-        package=name,
-        problems=wrong,
-        remedy=(
-            f"install tierlock as a tool ({tool_install_command()}) and run {command} "
-            f"from there, or align the pin with {name}{spec} and run tierlock lock"
-        ),
-    )
-
-
-def protected_names(target: Target) -> frozenset[str]:
-    """What ``remove`` must keep in *target*: tierlock's runtime closure when it runs from there, else nothing."""
-    from tierlock.installer.location import is_running_environment
-
-    if not is_running_environment(target.prefix):
-        return frozenset()
-    return frozenset(str(n) for n in runtime_requirements())
 
 
 # -- a site-packages the backend can write into ------------------------------------
@@ -275,7 +179,7 @@ def armed_conflicts_for(
         tier = project.tiers.get(canonicalize_name(other))
         if tier is not None and tier.lockfile.is_file():
             try:
-                locked = {str(e.name): str(e.version) for e in lockfiles.load(tier.lockfile).entries}
+                locked = {str(e.name): str(e.version) for e in lockfiles.load_tier(project, tier).entries}
             except Exception:  # an unreadable lock: its receipt's pins are what counts
                 locked = {}
         kept = [(n, old, new) for n, old, new in rows if locked.get(n) != new]

@@ -1,13 +1,16 @@
 """Lockfiles: exact tier closures with hashes, read, written and checked.
 
-The reader API for installers: :func:`load` (strict) and :func:`read`
-(lenient, for ``tierlock check``), the data model, :func:`digest_file` and
+The reader API for installers: :func:`load_tier` (strict) and :func:`read_tier`
+(lenient, for ``tierlock check``) give a tier's lock, from tierlock's own
+lockfile or from the lock the project commits (uv.lock, a PEP 751 pylock);
+:func:`load` and :func:`read` read one lockfile; the data model, :func:`digest_file` and
 :func:`platform_mismatch`. Importing this package stays light: no rich,
 jsonschema, pip or uv.
 """
 
 from tierlock.lockfiles.digest import digest_file
 from tierlock.lockfiles.model import (
+    LocalPackage,
     Lock,
     LockedFile,
     LockEntry,
@@ -18,8 +21,10 @@ from tierlock.lockfiles.model import (
 )
 from tierlock.lockfiles.platforms import platform_id, platform_mismatch
 from tierlock.lockfiles.reader import ReadResult, format_of, load, read
+from tierlock.lockfiles.sources import load_tier, read_tier
 
 __all__ = [
+    "LocalPackage",
     "Lock",
     "LockEntry",
     "LockFormatName",
@@ -31,7 +36,9 @@ __all__ = [
     "digest_file",
     "format_of",
     "load",
+    "load_tier",
     "platform_id",
     "platform_mismatch",
     "read",
+    "read_tier",
 ]

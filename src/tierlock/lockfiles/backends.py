@@ -24,6 +24,10 @@ from tierlock.lockfiles.platforms import platform_id
 
 UV_REMEDY = "install uv (pip install uv) or choose pip-tools: tierlock lock --backend pip"
 PIP_TOOLS_REMEDY = "install pip-tools (pip install pip-tools) or choose uv: tierlock lock --backend uv"
+#: The oldest uv whose ``pip compile --format pylock.toml`` writes a hash for every wheel (also those found
+#: through ``--find-links``); older ones write a lock that ``packaging.pylock`` rightly refuses. The ``uv``
+#: extra requires it; a uv found on PATH is checked (``make test-lowest`` runs the pylock tests on it).
+PYLOCK_MIN_UV = "0.12.11"
 
 
 @dataclass(frozen=True)
@@ -176,10 +180,28 @@ class UvBackend:
     def platform(self) -> str | None:
         return None
 
+    def refuse_old_for_pylock(self) -> None:
+        """Refuse (exit 3) a uv older than :data:`PYLOCK_MIN_UV` for a pylock lock, naming both versions."""
+        from packaging.version import InvalidVersion, Version
+
+        try:
+            old = Version(self.version()) < Version(PYLOCK_MIN_UV)
+        except InvalidVersion:
+            return  # a uv that does not say its version: let it try
+        if old:
+            from tierlock.selfinstall import install_command
+
+            raise BackendError(
+                f"uv {self.version()} ({self.executable}) cannot write a pylock lockfile with a hash for every "
+                f"wheel; the pylock format needs uv {PYLOCK_MIN_UV} or newer; no lockfile was changed",
+                remedy=install_command(f"'uv>={PYLOCK_MIN_UV}'"),
+            )
+
     def compile(self, request: CompileRequest) -> None:
         argv: list[str | Path] = [self.executable, "pip", "compile", request.input_file]
         argv += ["--output-file", request.output_file, "--universal", "--generate-hashes", "--no-header", "--quiet"]
         if request.format == "pylock":
+            self.refuse_old_for_pylock()
             argv += ["--format", "pylock.toml"]
         if request.python_version:
             argv += ["--python-version", request.python_version]
@@ -189,7 +211,7 @@ class UvBackend:
         if python_downloads_off(request.cwd):
             argv.append("--no-python-downloads")
         if request.constraints is not None:
-            argv += ["--constraints", request.constraints]
+            argv += ["--constraint", request.constraints]  # the spelling every uv since 0.5 takes (not --constraints)
         if request.upgrade:
             argv.append("--upgrade")
         for name in request.upgrade_packages:

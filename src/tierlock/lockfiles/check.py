@@ -8,104 +8,26 @@ backend process, no network, no resolver.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Literal
+from dataclasses import replace
+from typing import Any
 
 from tierlock.lockfiles.digest import expected_inputs
+from tierlock.lockfiles.findings import Finding, Report, scope
 from tierlock.lockfiles.header import self_consistent
 from tierlock.lockfiles.model import Lock
-from tierlock.lockfiles.reader import ReadResult, read
+from tierlock.lockfiles.reader import ReadResult
 from tierlock.tiers import Project, Tier
-
-FindingKind = Literal[
-    "missing", "input-drift", "base-moved", "hand-edit", "integrity", "header", "layer-consistency", "sibling-conflict"
-]
-KINDS: tuple[FindingKind, ...] = (
-    "missing",
-    "input-drift",
-    "base-moved",
-    "hand-edit",
-    "integrity",
-    "header",
-    "layer-consistency",
-    "sibling-conflict",
-)
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One problem: which tier, what kind, where, what exactly, and the command that fixes it."""
-
-    tier: str
-    kind: FindingKind
-    file: str
-    line: int | None
-    detail: str
-    remedy: str
-    other_tier: str | None = None
-    """sibling-conflict: the other tier of the pair."""
-    packages: tuple[dict[str, object], ...] = ()
-    """sibling-conflict: every package the two locks pin differently (name, both versions, both places)."""
-
-    def render(self) -> str:
-        place = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{place}: {self.tier}: {self.kind}: {self.detail}"
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "tier": self.tier,
-            "kind": self.kind,
-            "file": self.file,
-            "line": self.line,
-            "detail": self.detail,
-            "remedy": self.remedy,
-        }
-        if self.other_tier is not None:
-            out["other_tier"] = self.other_tier
-            out["packages"] = list(self.packages)
-        return out
-
-
-@dataclass(frozen=True)
-class Report:
-    findings: tuple[Finding, ...]
-    tiers: tuple[str, ...]
-    """The tiers checked (the denominator)."""
-    lockfiles: int
-    """How many lockfiles were read."""
-    packages: int
-    """How many distinct packages the lockfiles read pin (each counted once)."""
-    entries: int = 0
-    """How many lock entries were checked (a package forked under markers has several)."""
-    requested: tuple[str, ...] = ()
-    """The tiers named on the command line (empty: every tier)."""
-
-    @property
-    def ok(self) -> bool:
-        return not self.findings
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "tiers_checked": len(self.tiers),
-            "tiers": list(self.tiers),
-            "lockfiles_read": self.lockfiles,
-            "packages_checked": self.packages,
-            "entries_checked": self.entries,
-            "scope": scope(self.tiers, self.requested),
-            "problems": len(self.findings),
-            "by_kind": {k: n for k in KINDS if (n := sum(1 for f in self.findings if f.kind == k))},
-            "findings": [f.to_dict() for f in self.findings],
-        }
 
 
 def read_locks(project: Project, tiers: Sequence[Tier]) -> dict[str, ReadResult | None]:
     """Read the lockfiles of *tiers* and of every tier they are layered on (None: missing)."""
+    from tierlock.lockfiles.sources import read_tier
+
     out: dict[str, ReadResult | None] = {}
     for tier in tiers:
         for member in project.chain(tier.name):
             if member.name not in out:
-                out[member.name] = read(member.lockfile) if member.lockfile.is_file() else None
+                out[member.name] = read_tier(project, member) if member.lockfile.is_file() else None
     return out
 
 
@@ -136,20 +58,6 @@ def check(project: Project, names: Sequence[str] | None = None) -> Report:
     return replace(report, findings=report.findings + tuple(siblings), requested=requested)
 
 
-def scope(tiers: Sequence[str], requested: Sequence[str] = ()) -> str:
-    """What a check covered, counted one way everywhere: ``crypto and the base it is layered on``."""
-    if not requested:
-        return "every tier"
-    named = [t for t in tiers if t in requested]
-    below = [t for t in tiers if t not in requested]
-    if not below:
-        return _words(named)
-    who = "it is" if len(named) == 1 else "they are"
-    if len(below) == 1:
-        return f"{_words(named)} and the {below[0]} {who} layered on"
-    return f"{_words(named)} and the tiers {who} layered on ({_words(below)})"
-
-
 def counted(report: Report) -> str:
     """``2 tier(s) (crypto and the base it is layered on), 2 lockfile(s), 4 package(s) (6 lock entries) checked``."""
     entries = f" ({report.entries} lock entries)" if report.entries != report.packages else ""
@@ -159,14 +67,17 @@ def counted(report: Report) -> str:
     )
 
 
-def _words(names: Sequence[str]) -> str:
-    if len(names) <= 2:
-        return " and ".join(names)
-    return ", ".join(names[:-1]) + f" and {names[-1]}"
-
-
 def findings(project: Project, tiers: Sequence[Tier], locks: Mapping[str, ReadResult | None]) -> Report:
     """Every problem of *tiers* given their read lockfiles (pure)."""
+    if project.lock is not None:  # the lock the project commits: its own tool's drift
+        from tierlock.lockfiles import committed
+
+        return committed.findings(project, tiers, locks)
+    return _own_findings(project, tiers, locks)
+
+
+def _own_findings(project: Project, tiers: Sequence[Tier], locks: Mapping[str, ReadResult | None]) -> Report:
+    """:func:`findings` for tierlock's own lockfiles, one per tier with its header."""
     out: list[Finding] = []
     entries = 0
     names: set[str] = set()

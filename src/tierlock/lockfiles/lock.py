@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import tempfile
 import threading
 import tomllib
 from collections.abc import Callable, Sequence
@@ -21,6 +20,7 @@ from pathlib import Path
 
 from packaging.version import Version
 
+from tierlock import fsutil
 from tierlock.errors import BackendError, Problem
 from tierlock.fsutil import write_atomic
 from tierlock.lockfiles import header as headers
@@ -264,8 +264,7 @@ def lock_tier(
             )
         lower = result.lock
     had_lockfile = tier.lockfile.is_file()
-    with tempfile.TemporaryDirectory(prefix="tierlock-lock-") as tmp:
-        work = Path(tmp)
+    with fsutil.scratch_dir("tierlock-lock-") as work:
         input_file = work / f"{tier.name}.in"
         input_file.write_text("".join(f"{line}\n" for line in inputs), encoding="utf-8")
         constraints = None

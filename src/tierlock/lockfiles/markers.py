@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from packaging.markers import Marker, default_environment
 from packaging.utils import canonicalize_name
@@ -67,43 +68,91 @@ def overlap(first: Marker | None, second: Marker | None) -> bool:
     """Whether some environment satisfies both markers (no marker holds everywhere)."""
     if first is None or second is None:
         return True
-    values: dict[str, set[str]] = {}
-    for text in (str(first), str(second)):
-        for var, value in _FORWARD.findall(text):
-            values.setdefault(var, set()).add(value)
-        for value, var in _BACKWARD.findall(text):
-            values.setdefault(var, set()).add(value)
+    grid = _grid((str(first), str(second)))
+    if grid is None:
+        return True  # too many combinations to try: assume the worst
+    return any(_holds(first, env) and _holds(second, env) for env in grid)
+
+
+def equivalent(first: Marker | None, second: Marker | None, requires_python: str | None = None) -> bool:
+    """Whether the two markers hold in exactly the same environments (None holds everywhere).
+
+    Tried on every environment built from the values they compare against (and
+    values just beside them, ``extra`` included), among the Python versions
+    *requires_python* allows: another spelling of one condition
+    (``python_version < "3.11"`` / ``python_full_version < "3.11"``) is equivalent.
+    Too many combinations to try: equivalent only when spelled alike.
+    """
+    if str(first) == str(second):
+        return True
+    texts = tuple(str(m) for m in (first, second) if m is not None)
+    grid = _grid(texts, extras=True, requires_python=requires_python)
+    if grid is None:
+        return False
+    return all(_holds_or_true(first, env) == _holds_or_true(second, env) for env in grid)
+
+
+def _grid(
+    texts: Sequence[str], *, extras: bool = False, requires_python: str | None = None
+) -> list[dict[str, str]] | None:
+    """Every environment worth trying for markers *texts* (None: more than ``_LIMIT``)."""
+    values = _literals(texts)
     versions: set[str] = set()
     strings: dict[str, list[str]] = {}
     for var, found in values.items():
         if var in _VERSION_VARS:
             versions.update(found)
-        elif var != "extra":
+        elif var != "extra" or extras:
             candidates = {_OTHER}
             for value in found:
                 candidates.add(value)
                 candidates.update(v for v in re.split(r"[\s,]+", value) if v)
             strings[var] = sorted(candidates)
+    if requires_python and versions:
+        versions.update(re.findall(r"\d+(?:\.\d+)*", requires_python))  # the allowed range's own edges
     version_candidates = _python_candidates(versions) if versions else ["3.12.0"]
+    if requires_python:
+        version_candidates = _allowed(version_candidates, requires_python)
     names = list(strings)
     total = len(version_candidates)
     for var in names:
         total *= len(strings[var])
     if total > _LIMIT:
-        return True  # too many combinations to try: assume the worst
+        return None
+    grid: list[dict[str, str]] = []
     for full in version_candidates:
         short = ".".join(full.split(".")[:2])
         for combo in itertools.product(*(strings[n] for n in names)):
-            env = {
-                "python_version": short,
-                "python_full_version": full,
-                "implementation_version": full,
-                "extra": "",
-                **dict(zip(names, combo, strict=True)),
-            }
-            if _holds(first, env) and _holds(second, env):
-                return True
-    return False
+            env = {"python_version": short, "python_full_version": full, "implementation_version": full, "extra": ""}
+            env.update(zip(names, combo, strict=True))
+            grid.append(env)
+    return grid
+
+
+def _literals(texts: Sequence[str]) -> dict[str, set[str]]:
+    """Variable -> the values the marker *texts* compare it with."""
+    values: dict[str, set[str]] = {}
+    for text in texts:
+        for var, value in _FORWARD.findall(text):
+            values.setdefault(var, set()).add(value)
+        for value, var in _BACKWARD.findall(text):
+            values.setdefault(var, set()).add(value)
+    return values
+
+
+def _allowed(versions: list[str], requires_python: str) -> list[str]:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        allowed = SpecifierSet(requires_python)
+    except InvalidSpecifier:
+        return versions
+    kept = [v for v in versions if allowed.contains(v, prereleases=True)]
+    return kept or versions
+
+
+def _holds_or_true(marker: Marker | None, env: dict[str, str]) -> bool:
+    return True if marker is None else _holds(marker, env)
 
 
 def _holds(marker: Marker, env: dict[str, str]) -> bool:
@@ -130,3 +179,59 @@ def _python_candidates(literals: set[str]) -> list[str]:
         if minor > 0:
             out.add(f"{major}.{minor - 1}.99")
     return sorted(out) or ["3.12.0"]
+
+
+def specialise(marker: Marker | None, decide: Callable[[str, str, str], bool | None]) -> Marker | bool:
+    """*marker* with the atoms *decide* knows replaced by their truth, simplified.
+
+    *decide* gets each atom as ``(variable, operator, value)`` (a variable on
+    the right, as in ``"x" in extras``, comes as ``(variable, "in", "x")``) and
+    returns True or False for the atoms it can decide (a lock's extras and
+    dependency groups, known once the tier is), None to keep the atom. The result
+    is True when the marker holds whatever the environment, False when it never
+    holds, else the marker of the atoms that remain (environment variables only).
+    """
+    if marker is None:
+        return True
+    result = _specialise_list(getattr(marker, "_markers", None), decide)
+    if isinstance(result, bool):
+        return result
+    return Marker(result)
+
+
+def _specialise_list(items: object, decide: Callable[[str, str, str], bool | None]) -> str | bool:
+    """A marker expression (packaging's parsed form: atoms, nested lists, ``and``/``or``) as text or a truth."""
+    if not isinstance(items, list):
+        raise ValueError(f"unexpected marker structure: {items!r}")
+    alternatives: list[list[str | bool]] = [[]]
+    for item in items:
+        if item == "or":
+            alternatives.append([])
+        elif item == "and":
+            continue
+        elif isinstance(item, list):
+            alternatives[-1].append(_specialise_list(item, decide))
+        elif isinstance(item, tuple) and len(item) == 3:
+            alternatives[-1].append(_specialise_atom(item, decide))
+        else:
+            raise ValueError(f"unexpected marker part: {item!r}")
+    kept: list[str] = []
+    for alternative in alternatives:
+        if False in alternative:
+            continue
+        parts = [p for p in alternative if isinstance(p, str)]
+        if not parts:
+            return True  # one alternative holds whatever the environment
+        kept.append(parts[0] if len(parts) == 1 else " and ".join(f"({p})" for p in parts))
+    if not kept:
+        return False
+    return kept[0] if len(kept) == 1 else " or ".join(f"({k})" for k in kept)
+
+
+def _specialise_atom(atom: tuple[Any, Any, Any], decide: Callable[[str, str, str], bool | None]) -> str | bool:
+    left, op, right = atom
+    text = f"{left.serialize()} {op.serialize()} {right.serialize()}"
+    left_is_var = type(left).__name__ == "Variable"
+    variable, value = (left.value, right.value) if left_is_var else (right.value, left.value)
+    verdict = decide(str(variable), str(op.value), str(value))
+    return text if verdict is None else verdict

@@ -16,7 +16,7 @@ from packaging.version import Version
 
 from tierlock.errors import ConfigError, Problem
 
-LockFormatName = Literal["requirements", "pylock"]
+LockFormatName = Literal["requirements", "pylock", "uv"]
 ProblemKind = Literal["integrity", "header"]
 
 
@@ -48,6 +48,9 @@ class LockEntry:
     """pylock only: the wheels and sdists with URLs, sizes and hashes."""
     url: str | None = None
     """For a direct reference (``name @ URL``): the URL; the version comes from its file name."""
+    index: str | None = None
+    """Where a project's own lock (uv.lock) says the files come from: a registry URL, or a folder of
+    wheels (find-links) as an absolute path. None: wherever the installer is configured to look."""
 
     def applies(self, environment: Mapping[str, str] | None = None) -> bool:
         """Whether the entry's marker holds in *environment* (default: this interpreter), as
@@ -61,6 +64,22 @@ class LockEntry:
     @property
     def pin(self) -> str:
         return f"{self.name}=={self.version}"
+
+
+@dataclass(frozen=True)
+class LocalPackage:
+    """A package of the project's own tree (the project itself, a workspace member, a path dependency).
+
+    It is built from its folder, never fetched from an index: ``install-tier``
+    installs it the way ``uv sync`` does (editable when the lock says so), without
+    its dependencies (they are entries of the same lock).
+    """
+
+    name: NormalizedName
+    version: str | None
+    """None when the version is dynamic (computed at build time)."""
+    path: Path
+    editable: bool
 
 
 @dataclass(frozen=True)
@@ -103,6 +122,10 @@ class Lock:
     """Digest of the body as read (``sha256:...``); differs from ``header.body_digest`` after a hand edit."""
     pylock: Any = field(default=None, compare=False, repr=False)
     """pylock format: the validated :class:`packaging.pylock.Pylock`, whose ``select()`` picks the files."""
+    local: tuple[LocalPackage, ...] = ()
+    """Packages of the project's own tree the tier needs (built from their folders, not pinned by hash)."""
+    requires_python: str | None = None
+    """The Python versions the lock was resolved for (a project's own lock records it; None: any)."""
 
     @property
     def hand_edited(self) -> bool:

@@ -123,9 +123,15 @@ class Prober:
 
     def lock(self, tier: Tier) -> tuple[Lock | None, str | None]:
         """The tier's lock, or None with the note saying why versions are not compared."""
+        from tierlock.lockfiles.sources import remedy
+
         where = self.project.relpath(tier.lockfile)
         if not tier.lockfile.is_file():
-            return None, f"no lockfile at {where}: installed versions were not compared (tierlock lock {tier.name})"
+            return None, f"no lockfile at {where}: installed versions were not compared ({remedy(self.project, tier)})"
+        if self.project.lock is not None:  # the project's own lock (uv.lock, pylock): the tier's part of it
+            from tierlock.lockfiles import load_tier
+
+            return load_tier(self.project, tier), None
         return _load_lock(tier.lockfile), None
 
     def probe(self, tier: Tier, *, closure: bool = False, deep: bool = False) -> TierProbe:
@@ -137,11 +143,12 @@ class Prober:
         notes: list[str] = [note] if note else []
         if closure and lock is None:
             from tierlock.errors import UsageError
+            from tierlock.lockfiles.sources import remedy
 
             raise UsageError(
                 f"--closure needs the lockfile of tier {tier.name}, but {note}",
                 tier=tier.name,
-                remedy=f"tierlock lock {tier.name}",
+                remedy=remedy(self.project, tier),
             )
         needs = required(self.project, tier, self.target.marker_env, lock)
         notes.extend(needs.marked_away)
@@ -149,7 +156,7 @@ class Prober:
         roots: list[Root] = []
         for name in needs.roots:
             entry = pins.get(name)
-            if lock is not None and entry is None:
+            if lock is not None and entry is None and name not in {p.name for p in lock.local}:
                 notes.append(f"{name} is not in {self.project.relpath(tier.lockfile)}: its version was not compared")
             roots.append((name, str(entry.version) if entry else None, tier.import_roots.get(name, ())))
         skip = {*needs.roots, self.project.name}
@@ -158,7 +165,9 @@ class Prober:
         notes.extend(_empty_notes(tier, bool(needs.roots), bool(others)))
         itself = self._project(probed_roots + probed_closure, _reaches_project(lock, self.project.name), deep)
         state = tier_verdict(probed_roots, probed_closure, itself)
-        install = install_remedy(tier, python=self.python, deep=deep, locked=lock is not None)
+        install = install_remedy(
+            tier, python=self.python, deep=deep, locked=lock is not None, relock=_relock(self.project, tier)
+        )
         fix = self._project_command() if itself is not None and not itself.present else None
         broken = any(not d.present for d in (*probed_roots, *probed_closure))
         return TierProbe(
@@ -213,7 +222,15 @@ def _empty_notes(tier: Tier, has_roots: bool, has_others: bool) -> list[str]:
     return [f"nothing of tier {tier.name} applies to this environment: present with 0 packages"]
 
 
-def install_remedy(tier: Tier, *, python: str | Path | None, deep: bool, locked: bool) -> str:
+def _relock(project: Project, tier: Tier) -> str:
+    from tierlock.lockfiles.sources import remedy
+
+    return remedy(project, tier)
+
+
+def install_remedy(
+    tier: Tier, *, python: str | Path | None, deep: bool, locked: bool, relock: str | None = None
+) -> str:
     """The command that makes *tier* present in the environment that was probed, run exactly as printed.
 
     It names the interpreter when the probe was given one, repairs hash mismatches
@@ -227,7 +244,7 @@ def install_remedy(tier: Tier, *, python: str | Path | None, deep: bool, locked:
     if deep:
         command.append("--deep")
     install = shlex.join(command)
-    return install if locked else f"tierlock lock {tier.name} && {install}"
+    return install if locked else f"{relock or f'tierlock lock {tier.name}'} && {install}"
 
 
 def resolve_target(python: str | Path | Target | None) -> Target:

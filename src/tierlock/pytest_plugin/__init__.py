@@ -5,17 +5,23 @@ files (never importing), in the earliest hook a plugin gets
 (``pytest_load_initial_conftests``, before conftests are imported), and then:
 
 * does not collect the test files of a tier that is not present (its
-  ``tests`` globs), and skips tests marked ``@pytest.mark.tier("name")``;
-* prints a header line and a summary line with the counts, naming only the
-  tiers that matter in this run;
+  ``tests`` globs), by any collector, and skips tests marked
+  ``@pytest.mark.tier("name")``;
 * in CI (or with ``--tierlock-strict`` / ``TIERLOCK_STRICT=1``) stops before
-  conftests and collection, with exit code 6, when the run selects tests of a
-  ``ci-require`` tier that is absent or partial: a skipped tier on a green run
-  is silent coverage loss.
+  conftests and collection, with exit code 6, when a ``ci-require`` tier is
+  damaged, or when the run selects tests of one that is absent or partial;
+* attributes, while the run goes, every skip, error or failure a missing
+  tier causes (the backstop): a strict run then ends with exit code 6 naming
+  each test; a lenient one counts it as a skip with the tier's remedy;
+* prints a header line and a summary line per tier with the counts.
 
-The modules: :mod:`.gate` (the decision), :mod:`.selection` (what the run
-selects, the census), :mod:`.collect` (gating at collection) and
-:mod:`.report` (header and summary). Under pytest-xdist the controller decides
+The modules, in the order the data flows: :mod:`.strictness` (the mode and a
+matrix job's tiers), :mod:`.project_state` (probe, damage, owners),
+:mod:`.selection` and :mod:`.static_items` (what the run selects),
+:mod:`.needs` (the census of the selection), :mod:`.startup` (the decision,
+a :class:`~.decision.Gate`), :mod:`.collection` (gating at collection),
+:mod:`.attribution` and :mod:`.backstop` (the run-time backstop) and
+:mod:`.messages` (what is printed). Under pytest-xdist the controller decides
 once and hands the decision to its workers.
 """
 
@@ -28,49 +34,30 @@ from typing import Any
 
 import pytest
 
-from tierlock.pytest_plugin.collect import (
-    NOT_IMPORTED,
-    GatedFile,
-    GatedGroup,
-    GatedItem,
-    gated_children,
-    requested_names,
-)
-from tierlock.pytest_plugin.gate import (
-    COVERAGE_LOSS,
-    EXIT_TIER_MISSING,
-    Gate,
-    decide,
-    early_cache,
-    fail_closed_message,
-    gate_for,
-    parse_strict_env,
-    strictness,
-)
-from tierlock.pytest_plugin.report import header_lines, summary_line
+from tierlock.pytest_plugin.backstop import attribute, failing_at_end, relpath, tally
+from tierlock.pytest_plugin.caches import early_cache
+from tierlock.pytest_plugin.decision import Gate
+from tierlock.pytest_plugin.messages import fail_closed_at_end, fail_closed_message, header_lines, summary_lines
+from tierlock.pytest_plugin.selection import Selection
+from tierlock.pytest_plugin.startup import decide
+from tierlock.pytest_plugin.strictness import COVERAGE_LOSS, EXIT_TIER_MISSING, parse_strict_env, strictness
 
 __all__ = [
     "COVERAGE_LOSS",
     "EXIT_TIER_MISSING",
-    "NOT_IMPORTED",
     "Gate",
-    "GatedFile",
-    "GatedGroup",
-    "GatedItem",
     "fail_closed_message",
-    "gate_for",
-    "gated_children",
     "header_lines",
     "parse_strict_env",
-    "requested_names",
     "strictness",
-    "summary_line",
+    "summary_lines",
 ]
 
 _WIRE = "tierlock"
 _GATE = pytest.StashKey["Gate | None"]()
 _CACHE = pytest.StashKey[Any]()
 _STOP = pytest.StashKey[bool]()
+_SELECTION = pytest.StashKey[Selection]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -79,7 +66,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--tierlock-strict",
         action="store_true",
         default=False,
-        help="fail before collection when the run selects tests of a ci-require tier that is absent or partial "
+        help="fail when the run needs a ci-require tier that is absent or partial, or one is damaged "
         "(the default in CI)",
     )
     group.addoption(
@@ -96,9 +83,8 @@ def _informational(namespace: Any) -> bool:
     return any(getattr(namespace, name, False) for name in names)
 
 
-def _fail_closed(gate: Gate) -> None:
-    """Print the fail-closed lines, once."""
-    sys.stderr.write("\n".join(fail_closed_message(gate, gate.failing)) + "\n")
+def _print_err(lines: list[str]) -> None:
+    sys.stderr.write("\n".join(lines) + "\n")
     sys.stderr.flush()
 
 
@@ -109,19 +95,23 @@ def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) 
     A strict run that must fail closed says so now, loads no conftest, and
     :func:`pytest_cmdline_main` ends it with :data:`EXIT_TIER_MISSING` before
     any session starts (no traceback, no second ``Exit`` line, no workers).
+    Its command line is not parsed any further: the options a conftest would
+    have added (``--constructors``) must not turn the stop into a usage error.
     """
     # Every process decides here, xdist workers too: a worker cannot be told at this point from a pytest run
     # started inside one (its environment says PYTEST_XDIST_WORKER as well); a worker then takes the
-    # controller's decision in pytest_configure, and only a run that is not a worker stops.
+    # controller's decision in pytest_configure, and only a run that is not a worker stops. (No SystemExit here:
+    # pytester's in-process runs cannot report one raised this early.)
     namespace = early_config.known_args_namespace
     cache = early_cache(early_config)
     gate = decide(early_config, cache, getattr(namespace, "file_or_dir", None) or [])
     early_config.stash[_GATE] = gate
     early_config.stash[_CACHE] = cache
     if gate is not None and gate.strict and gate.failing and not _informational(namespace):
-        _fail_closed(gate)
+        _print_err(fail_closed_message(gate, gate.failing))
         early_config.stash[_STOP] = True
         namespace.noconftest = True
+        args[:] = []
     try:
         return (yield)
     except Exception as exc:
@@ -129,22 +119,11 @@ def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) 
             # The run fails closed and said so: what broke next (a `filterwarnings` entry or a conftest naming
             # the missing tier's package) is a consequence, so the run ends with the gate's own code.
             raise SystemExit(EXIT_TIER_MISSING) from None
-        if gate is not None:
-            _explain(gate, exc)
+        if gate is not None and _explain(gate, exc):
+            early_config.stash[_STOP] = True  # pytest_cmdline_main ends the run with the gate's code
+            args[:] = []
+            return None
         raise
-
-
-def _explain(gate: Gate, exc: BaseException) -> None:
-    """A conftest failed to import a missing tier's package: say which tier and its remedy before pytest's report."""
-    import re
-
-    text = f"{exc} {getattr(exc, 'cause', '')}"
-    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
-    missing = [t for t, names in gate.roots.items() if words.intersection(names)]
-    if missing:
-        states = ", ".join(f"{t} {gate.states[t]}" for t in missing)
-        sys.stderr.write(f"tierlock: {states}; to fix: {gate.remedy(missing)}\n")
-        sys.stderr.flush()
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -155,9 +134,37 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     return None
 
 
+def _explain(gate: Gate, exc: BaseException) -> bool:
+    """A conftest failed to import a missing tier's package: name the tier and its remedy.
+
+    True when the run fails closed on it (strict, the tier required): its lines are printed, the run stops.
+    """
+    from tierlock.pytest_plugin.attribution import from_exception
+
+    hit = from_exception(exc, gate.owners)
+    if hit is None:
+        return False
+    tier, _ = hit
+    if gate.fails_closed_on(tier):
+        text = str(exc).strip()
+        detail = f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"
+        gate.at_run[tier] = [["conftest.py", f"error while loading: {detail}", "failed"]]
+        _print_err(fail_closed_at_end(gate, [tier], {}))
+        return True
+    _print_err([f"tierlock: {tier} {gate.state_of(tier)}; to fix: {gate.remedy([tier])}"])
+    return False
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "tier(name): the test needs tier NAME; skipped when the tier is not present")
+    _configure(config)
+    gate = _gate(config)
+    if gate is not None:
+        config.pluginmanager.register(_Tally(gate), "tierlock-tally")
+
+
+def _configure(config: pytest.Config) -> None:
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None:
         wire = workerinput.get(_WIRE)
@@ -172,7 +179,7 @@ def pytest_configure(config: pytest.Config) -> None:
     gate = decide(config, getattr(config, "cache", None), [str(a) for a in config.args])
     config.stash[_GATE] = gate
     if gate is not None and gate.strict and gate.failing and not _informational(config.option):
-        _fail_closed(gate)
+        _print_err(fail_closed_message(gate, gate.failing))
         pytest.exit("tierlock: failing closed (see above)", returncode=EXIT_TIER_MISSING)
 
 
@@ -180,14 +187,22 @@ def _gate(config: pytest.Config) -> Gate | None:
     return config.stash.get(_GATE, None)
 
 
+def _selection(config: pytest.Config) -> Selection:
+    if _SELECTION not in config.stash:
+        config.stash[_SELECTION] = Selection(config, [str(a) for a in config.args])
+    return config.stash[_SELECTION]
+
+
 # -- collection ----------------------------------------------------------------
+@pytest.hookimpl(trylast=True)
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Asked last: a path pytest itself ignores (``--ignore``, ``collect_ignore`` ...) is never counted here."""
     gate = _gate(config)
     if gate is None or not gate.gated:
         return None
-    from tierlock.pytest_plugin.collect import ignore_collect
+    from tierlock.pytest_plugin.collection import ignore_collect
 
-    return ignore_collect(gate, collection_path, config)
+    return ignore_collect(gate, collection_path, config, _selection(config))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -195,18 +210,74 @@ def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> 
     gate = _gate(parent.config)
     if gate is None or not gate.gated:
         return None
-    from tierlock.pytest_plugin.collect import make_module
+    from tierlock.pytest_plugin.collection import make_module
 
-    return make_module(gate, module_path, parent)
+    return make_module(gate, module_path, parent, _selection(parent.config))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Generator[None, list[Any], list[Any]]:
+    """A gated file keeps only its stand-in: no other collector (``--doctest-modules``) ever imports it."""
+    collectors = yield
+    gate = _gate(parent.config)
+    if gate is None or not gate.gated or not collectors:
+        return collectors
+    from tierlock.pytest_plugin.collection import only_gated
+
+    return only_gated(gate, file_path, collectors)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     gate = _gate(config)
     if gate is None:
         return
-    from tierlock.pytest_plugin.collect import skip_marked
+    from tierlock.pytest_plugin.collection import skip_marked
 
     skip_marked(gate, items)
+
+
+# -- the run-time backstop -------------------------------------------------------
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+    report = yield
+    gate = _gate(item.config)
+    if gate is not None and (gate.owners or gate.job or gate.gated):
+        attribute(gate, report, call.excinfo.value if call.excinfo else None, call.when)
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, Any, Any]:
+    report = yield
+    gate = _gate(collector.config)
+    if gate is not None and (gate.owners or gate.job or gate.gated) and not report.passed:
+        call = report.__dict__.get("call")
+        excinfo = getattr(call, "excinfo", None)
+        kept = _kept_module(collector)
+        attribute(gate, report, excinfo.value if excinfo else None, "collection", kept=kept)
+    return report
+
+
+def _kept_module(collector: pytest.Collector) -> bool:
+    """Whether the run keeps a test of the module *collector* stands for (``-k``, ``-m``, node ids; folders: yes)."""
+    path = getattr(collector, "path", None)
+    if not isinstance(collector, pytest.File) or path is None:
+        return True
+    selection = _selection(collector.config)
+    return not selection.narrows(str(path)) or bool(selection.kept_items(str(path)))
+
+
+class _Tally:
+    """Keeps this session's attributed reports (report hooks get no config: one per config, nested runs apart)."""
+
+    def __init__(self, gate: Gate) -> None:
+        self.gate = gate
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        tally(self.gate, report)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        tally(self.gate, report)
 
 
 # -- reporting -----------------------------------------------------------------
@@ -217,8 +288,15 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     gate = _gate(config)
-    if gate is not None:
-        terminalreporter.write_line(summary_line(gate, terminalreporter.stats.get("skipped", [])))
+    if gate is None:
+        return
+    for line in summary_lines(gate):
+        terminalreporter.write_line(line)
+    failing = failing_at_end(gate)
+    if failing:
+        files = {f: relpath(gate, f) for t in failing for f in gate.reached().get(t, ())}
+        for line in fail_closed_at_end(gate, failing, files):
+            terminalreporter.write_line(line)
 
 
 # -- pytest-xdist: the controller decides, workers agree ------------------------
@@ -234,11 +312,19 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
     gate = _gate(node.config)
     output = getattr(node, "workeroutput", None) or {}
     if gate is not None and _WIRE in output:
-        gate.worker_ignored = max(gate.worker_ignored, int(output[_WIRE]))
+        kept = output[_WIRE]
+        gate.worker_ignored = max(gate.worker_ignored, len({f for files in kept.values() for f in files}))
+        for tier, files in kept.items():
+            gate.worker_kept.setdefault(tier, set()).update(files)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     gate = _gate(session.config)
+    if gate is None:
+        return
     workeroutput = getattr(session.config, "workeroutput", None)
-    if gate is not None and workeroutput is not None:
-        workeroutput[_WIRE] = len(gate.ignored)
+    if workeroutput is not None:
+        workeroutput[_WIRE] = {t: sorted(files) for t, files in gate.kept_by_tier.items()}
+        return
+    if failing_at_end(gate):
+        session.exitstatus = EXIT_TIER_MISSING

@@ -1,182 +1,255 @@
-"""What the run selects, weighed against the tiers: gated files, named tests, census importers.
+"""What the run selects, read as pytest reads it, before anything is collected.
 
-:func:`weigh` fills a :class:`~tierlock.pytest_plugin.gate.Gate` before
-collection: per tier the selected test files its globs match, the tests named
-with ``file.py::test`` inside gated files, and (only when a tier is not
-present) the census of the selection -- files that import the tier's roots,
-mark tests ``tier(...)`` or use a conftest fixture that needs it. A strict run
-fails closed only on a required tier the selection needs.
+A :class:`Selection` holds the run's collection arguments (files, folders,
+node ids; else ``testpaths`` from the rootdir, else the invocation folder)
+and every option that narrows them: ``--ignore``, ``--ignore-glob``,
+``--deselect``, ``-k``, ``-m``, ``norecursedirs``, ``--doctest-modules``
+(every ``.py`` file is then collected, not only ``python_files``) and the
+``collect_ignore`` / ``collect_ignore_glob`` lists of conftest files, read
+with :mod:`ast` when they are literal. A list computed at run time makes the
+selection not :attr:`~Selection.exact`: the gate then counts at collection
+(where pytest has applied it) and leaves the failing to the run-time backstop.
+
+It feeds the gate and imports nothing of it.
 """
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import os
-import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 import pytest
 
-if TYPE_CHECKING:
-    from tierlock.census import CensusCache
-    from tierlock.pytest_plugin.gate import Gate
+from tierlock.pytest_plugin.static_items import StaticItem, keep, read_items
 
 _SKIP_DIRS = {"__pycache__", "node_modules", "site-packages"}
-#: The plugin's census cache entry (its words are the missing tiers' roots, not every tier's as in ``check``).
-CACHE_KEY = "tierlock/census-pytest"
+_NOT_DOCTESTED = {"conftest.py", "setup.py", "__main__.py"}
+_DEFAULT_NORECURSE = ["*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules", "venv", "{arch}"]
 
 
-def patterns(config: pytest.Config) -> list[str]:
-    value = config.getini("python_files")
-    return [str(v) for v in value] if isinstance(value, list) else ["test_*.py", "*_test.py"]
-
-
-def is_test_file(name: str, pats: Sequence[str]) -> bool:
-    return name.endswith(".py") and any(fnmatch.fnmatch(name, p) for p in pats)
-
-
-def walked(name: str) -> bool:
-    """Whether the counts walk into a folder of this name (pytest does not recurse into dot folders either)."""
-    return not name.startswith(".") and name not in _SKIP_DIRS
-
-
-def test_files(folder: Path, pats: Sequence[str]) -> list[Path]:
-    out: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = [d for d in dirnames if walked(d)]
-        out.extend(Path(dirpath, f) for f in filenames if is_test_file(f, pats))
-    return out
-
-
-def selection(config: pytest.Config, file_or_dir: Sequence[str]) -> tuple[list[str], list[tuple[str, str]]]:
-    """(the selected paths, absolute; the ``(path, rest)`` of arguments naming tests with ``::``).
-
-    Without arguments pytest collects ``testpaths`` (when run from the
-    rootdir) or the invocation folder; so does this.
-    """
-    base = config.invocation_params.dir
-    args = [str(a) for a in file_or_dir if not str(a).startswith("-")]
-    named: list[tuple[str, str]] = []
-    paths: list[str] = []
-    for arg in args:
-        head, sep, rest = arg.partition("::")
-        full = os.path.abspath(base / head)
-        paths.append(full)
-        if sep and rest:
-            named.append((full, rest))
-    if not paths:
-        testpaths = config.getini("testpaths") if base == config.rootpath else []
-        import glob
-
-        for entry in testpaths or []:
-            paths.extend(os.path.abspath(p) for p in sorted(glob.glob(str(config.rootpath / str(entry)))))
-        if not paths:
-            paths.append(str(base))
-    return paths, named
-
-
-def _stem(glob_text: str) -> str:
-    """The glob's text before its first wildcard, less a leading ``./`` only (``.brain/**`` starts in ``.brain``)."""
-    text = re.sub(r"^(?:\./)+", "", glob_text.replace("\\", "/").strip())
-    return re.split(r"[*?\[]", text, maxsplit=1)[0].rstrip("/")
-
-
-def _inside(path: str, folders: Sequence[str]) -> bool:
-    return any(path == f or path.startswith(f.rstrip(os.sep) + os.sep) for f in folders)
-
-
-def globbed_files(root: Path, globs: Sequence[str], paths: Sequence[str], pats: Sequence[str]) -> set[str]:
-    """Test files of the selection (*paths*) that *globs* match, walking only below the globs' folders."""
-    from tierlock.tiers.globs import matches
-
-    found: set[str] = set()
-    for glob_text in globs:
-        start = root / _stem(glob_text)
-        while not start.exists() and start != root:
-            start = start.parent
-        candidates = [start] if start.is_file() else test_files(start, pats)
-        for path in candidates:
-            text = str(path)
-            rel = path.relative_to(root).as_posix()
-            if matches(rel, globs) and _inside(text, paths) and is_test_file(path.name, pats):
-                found.add(text)
-    return found
-
-
-def weigh(
-    gate: Gate, config: pytest.Config, text: str, file_or_dir: Sequence[str], cache: CensusCache | None = None
-) -> None:
-    """Fill *gate*'s counts for this run's selection, and the tiers a strict run fails closed on.
-
-    *cache* keeps the census's per-file facts (by size and mtime) between runs.
-    """
-    root = Path(gate.root)
-    pats = patterns(config)
-    paths, named = selection(config, file_or_dir)
-    gate.selection = paths
-    named_files = {p for p, _ in named}
-    whole = [p for p in paths if p not in named_files]
-    tiers_globs = {t: g for t, g in gate.globs.items() if g}
-    kept_out: set[str] = set()
-    for tier, globs in tiers_globs.items():
-        files = globbed_files(root, globs, paths, pats)
-        gate.globbed[tier] = len(files)
-        if tier in gate.gated:
-            kept_out.update(f for f in files if _inside(f, whole) and f not in named_files)
-    gate.expected = len(kept_out)  # a file two missing tiers gate is one file
-    gate.named = sum(1 for path, _ in named if _rel_tier(gate, root, path) is not None)
-    missing = [t for t, state in gate.states.items() if state != "present"]
-    if missing:
-        _census(gate, root, text, paths, pats, globs=tiers_globs, cache=cache)
-    gate.failing = [
-        t for t in gate.required if t in missing and gate.strict and (gate.globbed.get(t, 0) or gate.needed.get(t, 0))
-    ]
-
-
-def _rel_tier(gate: Gate, root: Path, path: str) -> str | None:
+def _ini_list(config: pytest.Config, name: str, default: Sequence[str]) -> list[str]:
     try:
-        rel = Path(path).relative_to(root).as_posix()
+        value = config.getini(name)
     except ValueError:
-        return None
-    return gate.tier_of(rel)
+        return list(default)
+    return [str(v) for v in value] if isinstance(value, list) else list(default)
 
 
-def _census(
-    gate: Gate,
-    root: Path,
-    text: str,
-    paths: Sequence[str],
-    pats: Sequence[str],
-    *,
-    globs: dict[str, list[str]],
-    cache: CensusCache | None,
-) -> None:
-    """The census of the selection for the tiers that are not present (imports, importorskip, markers, fixtures)."""
-    import tomllib
+def _option(config: pytest.Config, name: str, default: Any) -> Any:
+    namespace = getattr(config, "known_args_namespace", None)
+    value = getattr(namespace, name, None)
+    return config.getoption(name, default) if value is None else value
 
-    from tierlock.census import CensusTier, census
-    from tierlock.remedies import layers_from_pyproject
-    from tierlock.tiers.globs import matches
 
-    try:
-        gate.layers = layers_from_pyproject(tomllib.loads(text))
-    except tomllib.TOMLDecodeError:
-        gate.layers = {}
-    # No ``covered_by`` (the tiers layered on each): it only sorts a tier's importers into covered and
-    # uncovered, and the plugin counts both alike.
-    tiers = [CensusTier(t, tuple(gate.roots.get(t, ())), tuple(globs.get(t, ()))) for t in gate.states]
-    folders = []
-    for path in paths:
+class Selection:
+    """The run's selection (see the module docstring); built by :meth:`from_config`."""
+
+    def __init__(self, config: pytest.Config, file_or_dir: Sequence[str]) -> None:
+        self.rootdir = str(config.rootpath)
+        self.base = config.invocation_params.dir
+        self.patterns = _ini_list(config, "python_files", ["test_*.py", "*_test.py"])
+        self.functions = _ini_list(config, "python_functions", ["test"])
+        self.classes = _ini_list(config, "python_classes", ["Test"])
+        self.norecurse = _ini_list(config, "norecursedirs", _DEFAULT_NORECURSE)
+        self.doctest = bool(_option(config, "doctestmodules", False))
+        self.ignore = [os.path.abspath(self.base / str(p)) for p in (_option(config, "ignore", None) or [])]
+        self.ignore_glob = [os.path.abspath(self.base / str(p)) for p in (_option(config, "ignore_glob", None) or [])]
+        self.deselect = [str(p) for p in (_option(config, "deselect", None) or [])]
+        self.keyword = str(_option(config, "keyword", "") or "")
+        self.markexpr = str(_option(config, "markexpr", "") or "")
+        self.paths, self.named = self._arguments(config, file_or_dir)
+        self.exact = True
+        """False when a conftest computes ``collect_ignore`` at run time (or ``-k``/``-m`` can see too little)."""
+        self._conftest_cache: dict[str, tuple[list[str], list[str]] | None] = {}
+
+    def _arguments(self, config: pytest.Config, file_or_dir: Sequence[str]) -> tuple[list[str], list[tuple[str, str]]]:
+        named: list[tuple[str, str]] = []
+        paths: list[str] = []
+        for arg in (str(a) for a in file_or_dir if not str(a).startswith("-")):
+            head, sep, rest = arg.partition("::")
+            full = os.path.abspath(self.base / head)
+            paths.append(full)
+            if sep and rest:
+                named.append((full, rest))
+        if not paths:
+            import glob
+
+            testpaths = _ini_list(config, "testpaths", []) if self.base == config.rootpath else []
+            for entry in testpaths:
+                paths.extend(os.path.abspath(p) for p in sorted(glob.glob(str(config.rootpath / entry))))
+            if not paths:
+                paths.append(str(self.base))
+        return paths, named
+
+    # -- which files -------------------------------------------------------------------
+    def collects(self, name: str) -> bool:
+        """Whether pytest collects a file of this name (``python_files``, or any module with doctest-modules)."""
+        if not name.endswith(".py"):
+            return False
+        if self.doctest and name not in _NOT_DOCTESTED:
+            return True
+        return any(fnmatch.fnmatch(name, p) for p in self.patterns)
+
+    def walked(self, name: str) -> bool:
+        """Whether collection enters a folder of this name (``norecursedirs``, and folders never holding tests)."""
+        return name not in _SKIP_DIRS and not any(fnmatch.fnmatch(name, p) for p in self.norecurse)
+
+    def files(self, folder: Path) -> list[Path]:
+        """The files pytest would collect below *folder* (before ignores)."""
+        out: list[Path] = []
+        for dirpath, dirnames, filenames in os.walk(folder):
+            dirnames[:] = [d for d in dirnames if self.walked(d)]
+            out.extend(Path(dirpath, f) for f in filenames if self.collects(f))
+        return out
+
+    def inside(self, path: str) -> bool:
+        """Whether the absolute *path* is (below) a collection argument, comparing whole path components."""
+        return any(path == p or path.startswith(p.rstrip(os.sep) + os.sep) for p in self.paths)
+
+    def ignored(self, path: str) -> bool:
+        """``--ignore``, ``--ignore-glob``, the conftests' literal ``collect_ignore``: on *path* or a folder above."""
+        root = Path(self.rootdir)
+        chain = [path, *(str(p) for p in Path(path).parents if p == root or root in p.parents)]
+        for candidate in chain:
+            if candidate in self.ignore or any(fnmatch.fnmatch(candidate, g) for g in self.ignore_glob):
+                return True
+        return self._conftest_ignored(chain)
+
+    def _conftest_ignored(self, chain: Sequence[str]) -> bool:
+        for folder in chain[1:]:
+            lists = self._conftest_lists(folder)
+            if lists is None:
+                continue
+            plain, globs = lists
+            if any(c in plain for c in chain) or any(fnmatch.fnmatch(c, g) for c in chain for g in globs):
+                return True
+        return False
+
+    def _conftest_lists(self, folder: str) -> tuple[list[str], list[str]] | None:
+        if folder not in self._conftest_cache:
+            found = read_collect_ignore(Path(folder) / "conftest.py")
+            if found is None:
+                self.exact = False
+            self._conftest_cache[folder] = found
+        return self._conftest_cache[folder]
+
+    def deselected(self, rel: str) -> bool:
+        """Whether ``--deselect`` removes every test of the file at *rel* (a prefix of its node ids)."""
+        return any(rel.startswith(p) for p in self.deselect)
+
+    def selects(self, path: str) -> bool:
+        """Whether the run collects the file at the absolute *path* as a whole (before ``-k``/``-m``)."""
+        rel = os.path.relpath(path, self.rootdir).replace(os.sep, "/")
+        return self.inside(path) and not self.ignored(path) and not self.deselected(rel)
+
+    # -- which tests of a file ------------------------------------------------------------
+    def narrows(self, path: str) -> bool:
+        """Whether only some tests of the file at *path* may be selected (node ids, ``-k``, ``-m``, ``--deselect``)."""
+        if self.keyword.strip() or self.markexpr.strip():
+            return True
+        rel = os.path.relpath(path, self.rootdir).replace(os.sep, "/")
+        if any(p.startswith(rel + "::") for p in self.deselect):
+            return True
+        return self.named_count(path) > 0 and not self.in_whole(path)
+
+    def _whole(self) -> list[str]:
+        named = {full for full, _ in self.named}
+        return [p for p in self.paths if p not in named]
+
+    def named_count(self, path: str) -> int:
+        """How many node ids name tests inside the file at *path* (each one skipped test when the file is gated)."""
+        return sum(1 for full, _ in self.named if full == path)
+
+    def in_whole(self, path: str) -> bool:
+        """Whether a whole argument (a file or folder, not a node id) selects the file at *path*."""
+        return any(path == p or path.startswith(p.rstrip(os.sep) + os.sep) for p in self._whole())
+
+    def kept_items(self, path: str) -> list[StaticItem]:
+        """The tests of the file at *path* this run keeps (node ids named, ``--deselect``, ``-k``, ``-m``)."""
         try:
-            folders.append(os.path.relpath(path, root))
-        except ValueError:
-            continue
-    missing = [t for t in gate.states if t in gate.roots]
-    result = census(
-        root, tiers, folders=folders, patterns=pats, report=missing, walk_globs=False, cache=cache, cache_key=CACHE_KEY
+            source = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return []
+        items = read_items(source, self.functions, self.classes) or []
+        rel = os.path.relpath(path, self.rootdir).replace(os.sep, "/")
+        parents = [*rel.split("/")[:-1], Path(path).name]
+        chains = [rest.split("::") for full, rest in self.named if full == path]
+        whole = path in self._whole() or any(path.startswith(p.rstrip(os.sep) + os.sep) for p in self._whole())
+        out = []
+        for item in items:
+            nodeid = "::".join((rel, *item.chain))
+            if not whole and not any(_names(item.chain, chain) for chain in chains):
+                continue
+            if any(nodeid.startswith(p) for p in self.deselect):
+                continue
+            if keep(item, parents, self.keyword, self.markexpr):
+                out.append(item)
+        return out
+
+
+def _names(chain: Sequence[str], requested: Sequence[str]) -> bool:
+    """Whether a node id's parts (*requested*; ``test_x[1]`` is ``test_x``) name the test *chain* or its class."""
+    parts = [r.split("[", 1)[0] for r in requested]
+    return list(chain[: len(parts)]) == parts
+
+
+def read_collect_ignore(conftest: Path) -> tuple[list[str], list[str]] | None:
+    """A conftest's literal ``collect_ignore`` and ``collect_ignore_glob`` as absolute paths; None when computed.
+
+    A missing conftest, or one that does not mention them, gives two empty lists.
+    """
+    try:
+        source = conftest.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return [], []
+    if "collect_ignore" not in source:
+        return [], []
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    found: dict[str, list[str]] = {"collect_ignore": [], "collect_ignore_glob": []}
+    literal = 0
+    for node in tree.body:
+        hit = _literal_ignore(node)
+        if hit is not None:
+            name, values = hit
+            found[name] = values if isinstance(node, ast.Assign) else found[name] + values
+            literal += 1
+    mentions = sum(1 for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id.startswith("collect_ignore"))
+    if mentions != literal:
+        return None  # computed, conditional or changed somewhere else: only pytest knows
+    folder = conftest.parent
+    return (
+        [os.path.abspath(folder / p) for p in found["collect_ignore"]],
+        [os.path.abspath(folder / p) for p in found["collect_ignore_glob"]],
     )
-    for tier in missing:
-        files = {f for f in result.importer_files(tier) if not matches(f, globs.get(tier, ()))}
-        gate.needed[tier] = len(files)
+
+
+def _literal_ignore(node: ast.stmt) -> tuple[str, list[str]] | None:
+    """(name, values) of ``name = [...]``, ``name += [...]``, ``name.append(...)`` / ``.extend([...])`` with strings."""
+    value: ast.expr | None = None
+    name: str | None = None
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        name, value = node.targets[0].id, node.value
+    elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add):
+        name, value = node.target.id, node.value
+    elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        call = node.value
+        func = call.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and len(call.args) == 1:
+            name = func.value.id
+            arg = call.args[0]
+            value = ast.List(elts=[arg], ctx=ast.Load()) if func.attr == "append" else arg
+            if func.attr not in ("append", "extend"):
+                return None
+    if name not in ("collect_ignore", "collect_ignore_glob") or value is None:
+        return None
+    if not isinstance(value, (ast.List, ast.Tuple)):
+        return None
+    values = [e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return (name, values) if len(values) == len(value.elts) else None

@@ -20,9 +20,10 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 
 from tierlock.errors import ConfigError, Problem, ProblemCollector
+from tierlock.tiers import lockkey
 from tierlock.tiers.model import BASE, BackendName, LockFormat, Project, Tier
 
-TOP_KEYS = ("lock-dir", "format", "backend", "ci-require", "conflicts", "tiers", "runtime", "venv", "census")
+TOP_KEYS = ("lock-dir", "format", "backend", "ci-require", "conflicts", "tiers", "runtime", "venv", "census", "lock")
 TIER_KEYS = ("source", "layered-on", "probe", "import-roots", "tests")
 BASE_TIER_KEYS = ("probe", "import-roots", "tests")
 FORMATS: tuple[LockFormat, ...] = ("requirements", "pylock")
@@ -263,6 +264,7 @@ def parse_project(data: Mapping[str, Any], *, pyproject: Path, text: str = "") -
         r.problem(f"must be a table, not {_type(table)}", "tool", "tierlock")
         table = {}
     r.unknown_keys(table, TOP_KEYS, "tool.tierlock")
+    own_lock = lockkey.read(r, data, table, root)  # [tool.tierlock].lock: the project's uv.lock or pylock
 
     lock_dir_raw = table.get("lock-dir", "lockfiles")
     if not isinstance(lock_dir_raw, str) or not lock_dir_raw.strip():
@@ -440,7 +442,9 @@ def parse_project(data: Mapping[str, Any], *, pyproject: Path, text: str = "") -
             elif Path(glob).is_absolute() or glob.startswith(("/", "\\")):
                 r.problem(f"must be relative to the project root, not {glob!r}", where, "tests", i)
         suffix = ".txt" if fmt == "requirements" else ".toml"
-        lockfile = lock_dir / (f"{norm}{suffix}" if fmt == "requirements" else f"pylock.{norm}{suffix}")
+        lockfile = own_lock.path or lock_dir / (
+            f"{norm}{suffix}" if fmt == "requirements" else f"pylock.{norm}{suffix}"
+        )
         tiers[norm] = Tier(
             name=norm,
             source=info["source"],
@@ -469,6 +473,9 @@ def parse_project(data: Mapping[str, Any], *, pyproject: Path, text: str = "") -
                 ci_require.append(name)
 
     conflicts = _conflicts(r, table.get("conflicts"), tiers)
+    if own_lock.path is not None and own_lock.path.name == "uv.lock":
+        sources = {name: tier.source for name, tier in tiers.items()}
+        conflicts += tuple(c for c in lockkey.uv_conflicts(data, project_name, sources) if c not in conflicts)
 
     if r.errors:
         raise ConfigError(
@@ -492,6 +499,9 @@ def parse_project(data: Mapping[str, Any], *, pyproject: Path, text: str = "") -
         runtime=runtime,
         conflicts=conflicts,
         venv=venv,
+        lock=own_lock.path,
+        package=own_lock.package,
+        version=own_lock.version,
     )
 
 

@@ -73,6 +73,14 @@ class Project:
     """Sets of tiers declared mutually exclusive (``[tool.tierlock].conflicts``): never armed together."""
     venv: str | None = field(default=None)
     """``[tool.tierlock].venv``: the project's environment folder (relative to the root); None: ``.venv``."""
+    lock: Path | None = field(default=None)
+    """``[tool.tierlock].lock``: the lock the project commits (uv.lock, a PEP 751 pylock) that every tier's
+    closure comes from; None: tierlock's own lockfiles (one per tier)."""
+    package: bool = field(default=False)
+    """Whether the project is a package (a ``[build-system]``, or ``[tool.uv].package``): ``install-tier``
+    then installs it from its tree, editable, as ``uv sync`` does."""
+    version: str | None = field(default=None)
+    """The project's static ``[project].version`` (None when dynamic)."""
 
     def tier(self, name: str) -> Tier:
         """The tier called *name* (any spelling), or :class:`UnknownTierError`."""

@@ -36,18 +36,14 @@ def test_the_nearest_conftest_defining_a_fixture_wins_and_a_sibling_folders_conf
     write(tmp_path, "tests/iox/test_x.py", "def test_x(frame):\n    pass\n")
     write(tmp_path, "tests/io/test_io.py", "def test_io(frame, everywhere):\n    pass\n")
     result = census(tmp_path, [ARROW, POLARS])
+    # A conftest's fixture is no use of the conftest: its users are (a glob on the conftest would gate nothing).
     assert uses(result, "arrow") == [
-        ("conftest.py", 5, "import pyarrow", False),
-        ("tests/conftest.py", 5, "import pyarrow", False),
-        ("tests/io/conftest.py", 5, "import pyarrow", False),
-        ("tests/io/test_io.py", 1, "fixture frame (tests/io/conftest.py:5 needs pyarrow)", False),
         ("tests/io/test_io.py", 1, "fixture everywhere (conftest.py:5 needs pyarrow)", False),
+        ("tests/io/test_io.py", 1, "fixture frame (tests/io/conftest.py:5 needs pyarrow)", False),
         ("tests/other/test_o.py", 1, "fixture table (tests/conftest.py:5 needs pyarrow)", False),
     ]
     assert uses(result, "polars") == [
-        ("tests/aa/conftest.py", 5, "import polars", False),
         ("tests/aa/test_a.py", 1, "fixture table (tests/aa/conftest.py:5 needs polars)", False),
-        ("tests/zz/conftest.py", 5, "import polars", False),
         ("tests/zz/test_z.py", 1, "fixture table (tests/zz/conftest.py:5 needs polars)", False),
     ]
 
@@ -86,14 +82,13 @@ def test_a_chain_of_fixtures_defined_outermost_first_needs_the_root_across_conft
     write(tmp_path, "tests/test_deeper.py", "def test_x(deeper):\n    pass\n")
     result = census(tmp_path, [ARROW])
     assert uses(result, "arrow") == [
-        ("tests/conftest.py", 16, "import pyarrow", False),
         ("tests/deep/test_deep.py", 1, "fixture deeper (tests/deep/conftest.py:4 needs pyarrow)", False),
         ("tests/test_outer.py", 1, "fixture outer (tests/conftest.py:5 needs pyarrow)", False),
     ]
     assert uses(result, "arrow", "fixtures") == [
-        ("tests/conftest.py", 16, "fixture inner needs pyarrow", False),
-        ("tests/conftest.py", 10, "fixture middle needs pyarrow", False),
         ("tests/conftest.py", 5, "fixture outer needs pyarrow", False),
+        ("tests/conftest.py", 10, "fixture middle needs pyarrow", False),
+        ("tests/conftest.py", 16, "fixture inner needs pyarrow", False),
         ("tests/deep/conftest.py", 4, "fixture deeper needs pyarrow", False),
     ]
 
@@ -124,17 +119,21 @@ def test_an_autouse_fixture_makes_each_file_below_its_conftest_an_importer_once_
     write(tmp_path, "tests/test_outside.py", "def test_d():\n    pass\n")
     result = census(tmp_path, [ARROW])
     how = "autouse fixture arm (tests/io/conftest.py:5 needs pyarrow)"
+    # Every test of a file below the conftest needs it: a glob or a module's pytestmark gates it (not only a glob).
     assert uses(result, "arrow") == [
-        ("tests/conftest.py", 5, "import pyarrow", False),
-        ("tests/io/sub/test_deep.py", 1, how, True),
-        ("tests/io/test_asks.py", 1, how, True),
+        ("tests/io/sub/test_deep.py", 1, how, False),
+        ("tests/io/test_asks.py", 1, how, False),
         ("tests/io/test_asks.py", 1, "fixture table (tests/conftest.py:5 needs pyarrow)", False),
-        ("tests/io/test_plain.py", 1, how, True),
+        ("tests/io/test_plain.py", 1, how, False),
     ]
+    assert {u.scope for u in result.tier("arrow").outside if u.how == how} == {"file"}
     # Only the two files naming a word of the census were parsed; the autouse ones were not.
     assert (result.files_read, result.files_parsed) == (6, 3)
     remedies = {f.file: f.remedy for f in result.findings() if f.file == "tests/io/test_plain.py"}
-    assert remedies == {"tests/io/test_plain.py": 'add "tests/io/test_plain.py" to [tool.tierlock.tiers.arrow].tests'}
+    assert remedies == {
+        "tests/io/test_plain.py": 'add "tests/io/test_plain.py" to [tool.tierlock.tiers.arrow].tests, '
+        "or mark its tests: pytestmark = pytest.mark.tier('arrow')"
+    }
 
 
 def test_a_conftest_importing_a_root_at_module_level_is_an_importer_itself(tmp_path: Path) -> None:

@@ -52,24 +52,20 @@ def test_a_fixture_requesting_two_root_needing_fixtures_needs_both_roots(tmp_pat
     write(tmp_path, "tests/test_direct.py", "def test_d(direct):\n    pass\n")
     result = census(tmp_path, [ARROW, POLARS])
     assert uses(result, "arrow") == [
-        ("tests/conftest.py", 6, "import pyarrow", False),
-        ("tests/conftest.py", 24, "import pyarrow", False),
         ("tests/test_both.py", 1, "fixture both (tests/conftest.py:17 needs pyarrow)", False),
         ("tests/test_direct.py", 1, "fixture direct (tests/conftest.py:24 needs pyarrow)", False),
     ]
     assert uses(result, "polars") == [
-        ("tests/conftest.py", 12, "import polars", False),
-        ("tests/conftest.py", 25, "import polars", False),
         ("tests/test_both.py", 1, "fixture both (tests/conftest.py:17 needs polars)", False),
         ("tests/test_direct.py", 1, "fixture direct (tests/conftest.py:25 needs polars)", False),
     ]
     assert uses(result, "arrow", "fixtures") == [
         ("tests/conftest.py", 6, "fixture table needs pyarrow", False),
-        ("tests/conftest.py", 24, "fixture direct needs pyarrow", False),
         ("tests/conftest.py", 17, "fixture both needs pyarrow", False),
+        ("tests/conftest.py", 24, "fixture direct needs pyarrow", False),
     ]
     assert uses(result, "polars", "fixtures") == [
         ("tests/conftest.py", 12, "fixture frame needs polars", False),
-        ("tests/conftest.py", 25, "fixture direct needs polars", False),
         ("tests/conftest.py", 17, "fixture both needs polars", False),
+        ("tests/conftest.py", 25, "fixture direct needs polars", False),
     ]

@@ -32,7 +32,7 @@ def test_a_fixture_requested_by_the_first_decorator_of_a_marked_test_is_covered_
     )
     report = census(tmp_path, [ARROW]).tier("arrow")
     assert [(u.file, u.line, u.how) for u in report.inside] == [
-        ("tests/test_io.py", 5, "tier('arrow') marker"),
         ("tests/test_io.py", 4, "fixture table (tests/conftest.py:5 needs pyarrow)"),
+        ("tests/test_io.py", 5, "tier('arrow') marker"),
     ]
-    assert [(u.file, u.line) for u in report.outside] == [("tests/conftest.py", 5), ("tests/test_io.py", 10)]
+    assert [(u.file, u.line, u.test) for u in report.outside] == [("tests/test_io.py", 10, "test_unmarked")]

@@ -1,8 +1,9 @@
 """A tier marker gates what it marks: the marker itself is never an importer outside the tier's globs.
 
-``pytestmark = pytest.mark.tier("arrow")`` marks every test of its file, as the printed remedy (", or mark the
-test @pytest.mark.tier('arrow')") asks; it covers the imports inside those tests, never the module-level ones
-(the module would fail to import before any marker is seen), and it is not itself a finding.
+``pytestmark = pytest.mark.tier("arrow")`` marks every test of its file, as the printed remedy (", or mark its
+tests: pytestmark = pytest.mark.tier('arrow')") asks when every test of the file needs the tier; it covers the
+imports inside those tests, never the module-level ones (the module would fail to import before any marker is
+seen), and it is not itself a finding.
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ def test_a_module_pytestmark_covers_the_imports_inside_its_tests_but_not_its_mod
     )
     result = census(tmp_path, [ARROW])
     assert uses(result, "arrow", "inside") == [
-        ("tests/test_module_mark.py", 8, "import pyarrow.compute", False),
         ("tests/test_module_mark.py", 4, "tier('arrow') marker", True),
+        ("tests/test_module_mark.py", 8, "import pyarrow.compute", False),
     ]
     assert uses(result, "arrow", "outside") == [("tests/test_module_mark.py", 2, "import pyarrow", True)]
 
@@ -91,7 +92,7 @@ def test_marking_the_module_as_the_remedy_offers_clears_the_finding(
             "tests/test_io.py",
             5,
             'add "tests/test_io.py" to [tool.tierlock.tiers.arrow].tests'
-            ", or mark the test @pytest.mark.tier('arrow')",
+            ", or mark its tests: pytestmark = pytest.mark.tier('arrow')",
         )
     ]
     write(

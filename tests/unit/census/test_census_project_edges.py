@@ -55,8 +55,9 @@ def project(root: Path, extra: str = "") -> Path:
 
 
 def census_doc(capsys: pytest.CaptureFixture[str], root: Path, *tiers: str) -> dict[str, Any]:
-    assert main(["--project", str(root), "--json", "census", *tiers]) == 0
+    code = main(["--project", str(root), "--json", "census", *tiers])
     doc: dict[str, Any] = json.loads(capsys.readouterr().out)
+    assert code == (0 if doc["ok"] else 1)  # exit 1 exactly when the document says ok: false
     return doc
 
 
@@ -207,3 +208,10 @@ def test_accepted_globs_of_a_tier_spelled_otherwise_apply_to_that_tier(
     report = doc["tiers"][0]
     assert [u["file"] for u in report["accepted"]] == ["tests/compat/test_optional.py"]
     assert outside(doc, "arrow") == [("tests/gpu/test_g.py", 2, "import pyarrow")]
+
+
+def test_the_import_path_is_the_root_src_and_pytests_pythonpath(tmp_path: Path) -> None:
+    from tierlock.census import import_paths
+
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["lib", ".", "./tools/"]\n')
+    assert import_paths(tmp_path) == ["", "src", "lib", "tools"]

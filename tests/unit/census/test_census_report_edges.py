@@ -46,22 +46,16 @@ def test_findings_of_each_gating_tier_come_whole_with_their_remedies(tmp_path: P
             "remedy": "fix the glob in [tool.tierlock.tiers.arrow].tests (a typo gates nothing)"
             "; did you mean 'tests/arrow/**'?",
         },
-        {
+        {  # one finding per tier and file, with each line
             "tier": "arrow",
             "kind": "census-importer",
             "file": "tests/test_io.py",
             "line": 2,
-            "detail": "needs tier arrow (import pyarrow) outside its tests globs",
+            "detail": "needs tier arrow (import pyarrow) outside its tests globs and 1 more place(s)",
             "remedy": 'add "tests/test_io.py" to [tool.tierlock.tiers.arrow].tests',
-        },
-        {
-            "tier": "arrow",
-            "kind": "census-importer",
-            "file": "tests/test_io.py",
-            "line": 6,
-            "detail": "needs tier arrow (import pyarrow) outside its tests globs",
-            "remedy": 'add "tests/test_io.py" to [tool.tierlock.tiers.arrow].tests'
-            ", or mark the test @pytest.mark.tier('arrow')",
+            "lines": [2, 6],
+            "roots": ["pyarrow"],
+            "fix": {"tests": ["tests/test_io.py"]},
         },
         {
             "tier": "polars",
@@ -71,30 +65,24 @@ def test_findings_of_each_gating_tier_come_whole_with_their_remedies(tmp_path: P
             "detail": "tests glob 'tests/polars/**' matches no file",
             "remedy": "fix the glob in [tool.tierlock.tiers.polars].tests (a typo gates nothing)",
         },
-        {
-            "tier": "polars",
-            "kind": "census-importer",
-            "file": "tests/conftest.py",
-            "line": 5,
-            "detail": "needs tier polars (import polars) outside its tests globs",
-            "remedy": 'add "tests/conftest.py" to [tool.tierlock.tiers.polars].tests'
-            ", or mark the test @pytest.mark.tier('polars')",
-        },
-        {
+        {  # the conftest's fixture is no finding of the conftest: its one user is
             "tier": "polars",
             "kind": "census-importer",
             "file": "tests/test_io.py",
             "line": 5,
             "detail": "needs tier polars (fixture table (tests/conftest.py:5 needs polars)) outside its tests globs",
             "remedy": 'add "tests/test_io.py" to [tool.tierlock.tiers.polars].tests'
-            ", or mark the test @pytest.mark.tier('polars')",
+            ", or mark its tests: pytestmark = pytest.mark.tier('polars')",
+            "lines": [5],
+            "roots": ["polars"],
+            "fix": {"tests": ["tests/test_io.py"]},
         },
     ]
     rendered = [f.render() for f in result.findings()]
     assert rendered[0] == "pyproject.toml: arrow: census-glob: tests glob 'nowhere/**' matches no file"
-    assert (
-        rendered[2]
-        == "tests/test_io.py:2: arrow: census-importer: needs tier arrow (import pyarrow) outside its tests globs"
+    assert rendered[2] == (
+        "tests/test_io.py:2: arrow: census-importer: needs tier arrow (import pyarrow) outside its tests globs"
+        " and 1 more place(s)"
     )
     assert repr(result.findings()[2]) == f"Finding({rendered[2]!r})"
     assert result.to_dict()["ok"] is False

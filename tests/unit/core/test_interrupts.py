@@ -70,3 +70,49 @@ def test_a_command_ended_by_sigterm_exits_130_with_one_message_and_a_json_exit_c
         "ERROR interrupted (SIGTERM); nothing more was done",
         "  to fix: tierlock tiers --json",
     ]
+
+
+def test_a_signal_during_a_deferred_cleanup_lands_after_the_cleanup_finished() -> None:
+    done = []
+    with pytest.raises(KeyboardInterrupt):
+        with interrupts.deferred():
+            signal.raise_signal(signal.SIGINT)  # held back: the cleanup goes on
+            done.append("cleaned")
+    assert done == ["cleaned"]
+
+
+def test_a_scratch_folder_is_gone_when_an_interrupt_lands_in_the_middle_of_its_removal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from tierlock import fsutil
+
+    monkeypatch.setattr(fsutil.tempfile, "tempdir", str(tmp_path))
+    real_rmtree = shutil.rmtree
+    calls: list[str] = []
+
+    def rmtree_hit_by_ctrl_c(path: Path, ignore_errors: bool = False) -> None:
+        calls.append(str(path))
+        for child in sorted(Path(path).iterdir())[:1]:
+            child.unlink()  # half-way through...
+        signal.raise_signal(signal.SIGINT)  # ...Ctrl-C arrives
+        real_rmtree(path, ignore_errors=ignore_errors)
+
+    monkeypatch.setattr(fsutil.shutil, "rmtree", rmtree_hit_by_ctrl_c)
+    with pytest.raises(KeyboardInterrupt):
+        with fsutil.scratch_dir("tierlock-install-") as folder:
+            for name in ("a", "b", "c"):
+                (folder / name).write_text(name)
+    assert list(tmp_path.iterdir()) == []
+    assert len(calls) == 1
+
+
+def test_a_scratch_folder_interrupted_in_its_body_is_removed_and_the_interrupt_goes_on(tmp_path: Path) -> None:
+    from tierlock import fsutil
+
+    with pytest.raises(KeyboardInterrupt):
+        with fsutil.scratch_dir("tierlock-lock-") as folder:
+            (folder / "lock.txt").write_text("x")
+            raise KeyboardInterrupt
+    assert not folder.exists()

@@ -65,6 +65,8 @@ def test_admits_one_remedy_for_two_absent_tiers_arms_both_when_run_as_printed(
 ) -> None:
     wheels = build_wheelhouse(tmp_path / "wheels")
     root = make_project(tmp_path / "app", wheels)
+    (root / "tests" / "brain").mkdir(parents=True)
+    (root / "tests" / "brain" / "test_core.py").write_text("import corelib\n")  # what brain's tests glob gates
     python = make_venv(tmp_path / "venv")
     for key, value in {
         "UV_NO_INDEX": "1",

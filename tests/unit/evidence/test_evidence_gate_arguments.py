@@ -14,7 +14,7 @@ import pytest
 
 from tests.support.gitrepo import IDENTITY, check, git, make_repo
 from tierlock.cli import main
-from tierlock.evidence import gate
+from tierlock.evidence import fastgate
 
 OK = "print('all good')\n"
 SCRIPT = str(Path(sys.executable).parent / "tierlock")
@@ -83,7 +83,7 @@ def test_every_argument_order_the_fast_path_reads_gives_the_clis_answer(
     capsys: pytest.CaptureFixture[str], verified_repo: Path, template: list[str]
 ) -> None:
     argv = _argv(template, verified_repo)
-    fast = _printed(capsys, lambda: gate.fast(argv))
+    fast = _printed(capsys, lambda: fastgate.fast(argv))
     full = _printed(capsys, lambda: main(argv))
     assert fast[0] is not None, "the fast path left a form it knows to the CLI"
     assert fast == full
@@ -115,7 +115,7 @@ def test_the_fast_path_answers_for_the_options_it_was_given(
     )
     try:
         for argv, reason in cases:
-            code, out, _ = _printed(capsys, lambda argv=argv: gate.fast(argv))  # type: ignore[misc]
+            code, out, _ = _printed(capsys, lambda argv=argv: fastgate.fast(argv))  # type: ignore[misc]
             assert (code, json.loads(out)["reason"]) == (1, reason), argv
     finally:
         other.unlink()
@@ -154,7 +154,7 @@ def test_a_form_the_fast_path_does_not_know_is_left_to_the_cli(
     capsys: pytest.CaptureFixture[str], verified_repo: Path, template: list[str]
 ) -> None:
     argv = _argv(template, verified_repo)
-    code, out, err = _printed(capsys, lambda: gate.fast(argv))
+    code, out, err = _printed(capsys, lambda: fastgate.fast(argv))
     assert (code, out, err) == (None, "", "")
 
 

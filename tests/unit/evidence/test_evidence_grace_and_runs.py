@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.gitrepo import check, cli_json, make_repo
-from tierlock.evidence.receipt import runs
+from tierlock.evidence.store import runs
 
 pytestmark = pytest.mark.usefixtures("git_identity")
 

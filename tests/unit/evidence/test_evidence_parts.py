@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.gitrepo import git
-from tierlock.evidence import RECEIPT, RECEIPT_VERSION, gitbind, receipt
-from tierlock.evidence.run import tail
+from tierlock.evidence import RECEIPT, RECEIPT_VERSION, gitbind, store, tails
 
 pytestmark = pytest.mark.usefixtures("git_identity")
 
@@ -54,8 +53,8 @@ def test_a_linked_worktree_keeps_its_evidence_in_its_own_git_dir(tmp_path: Path)
     main_checkout, linked = gitbind.find(repo), gitbind.find(tmp_path / "wt")
     assert main_checkout is not None
     assert linked is not None
-    assert receipt.default_dir(main_checkout.git_dir, repo) == repo / ".git" / "tierlock" / "evidence"
-    assert receipt.default_dir(linked.git_dir, linked.top).parent.parent == repo / ".git" / "worktrees" / "wt"
+    assert store.default_dir(main_checkout.git_dir, repo) == repo / ".git" / "tierlock" / "evidence"
+    assert store.default_dir(linked.git_dir, linked.top).parent.parent == repo / ".git" / "worktrees" / "wt"
 
 
 def _finished(evidence: Path, name: str, result: str = "passed", pid: int | None = None) -> Path:
@@ -74,27 +73,29 @@ def test_retention_never_removes_a_run_that_is_still_going(tmp_path: Path) -> No
         [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
     )
     crashed = _finished(tmp_path, "20251231T000000.000000Z-1-aaaaaa", result="running", pid=int(dead.stdout))
-    removed = receipt.prune(tmp_path, 2)
+    removed = store.prune(tmp_path, 2)
     assert sorted(removed) == sorted([old[0], old[1], crashed])
     assert going.is_dir()
-    assert [p.name for p in receipt.runs(tmp_path)] == [going.name, old[3].name, old[2].name]
+    assert [p.name for p in store.runs(tmp_path)] == [going.name, old[3].name, old[2].name]
 
 
 def test_the_tail_of_a_long_log_is_its_last_lines(tmp_path: Path) -> None:
     log = tmp_path / "x.log"
     log.write_bytes(b"".join(b"line %d\r\n" % i for i in range(100_000)) + b"no newline at the end")
-    assert tail(log, 3) == ["line 99998", "line 99999", "no newline at the end"]
+    tail = tails.read(log, str)
+    assert tail.lines[-3:] == ("line 99998", "line 99999", "no newline at the end")
+    assert (len(tail.lines), tail.cut_lines, tail.cut_chars) == (tails.TAIL_LINES, 100_001 - tails.TAIL_LINES, 0)
     log.write_bytes(b"")
-    assert tail(log, 3) == []
+    assert tails.read(log, str) == tails.Tail((), 0, 0)
 
 
 def test_a_credential_shaped_argument_is_detected_and_shown_redacted(tmp_path: Path) -> None:
-    from tierlock.evidence import plan, view
+    from tierlock.evidence import steps, view
     from tierlock.evidence.config import credential_shaped
 
     token = "ghp_" + "B" * 36
     config = {"verification": [{"command": "deploy", "args": ["--token", token], "key": "d"}]}
     assert credential_shaped(config) is True
     assert credential_shaped({"verification": [{"command": "pytest", "args": ["-q"]}]}) is False
-    [step] = plan.steps(config, "verification", config_dir=tmp_path, checkout=tmp_path)
+    [step] = steps.steps(config, "verification", config_dir=tmp_path, checkout=tmp_path)
     assert view.shown(step) == "deploy --token [redacted]"

@@ -11,6 +11,7 @@ import json
 import os
 import signal
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ import pytest
 
 from tests.support.gitrepo import check, make_repo
 from tierlock.cli import main
-from tierlock.evidence.plan import Step
+from tierlock.evidence.steps import Step
 from tierlock.evidence.verify import Options, execute, prepare
 
 #: Starts a grandchild that ignores SIGTERM; once it has said so (its pid in argv[1]), exits 0 or sleeps (argv[2]).
@@ -130,7 +131,8 @@ def test_the_run_ends_while_a_killed_member_of_the_group_waits_for_a_parent_outs
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     """A zombie keeps its group in existence until it is reaped: the stop gives up after SIGKILL instead of
-    waiting for a parent that may never reap it (here one that lives on in another group)."""
+    waiting for a parent that may never reap it (here one that lives on in another group, until the run
+    ends it as a process that escaped its group)."""
     pid_file = tmp_path / "holder"
     repo = make_repo(
         tmp_path / "r",
@@ -142,11 +144,12 @@ def test_the_run_ends_while_a_killed_member_of_the_group_waits_for_a_parent_outs
         holder, member = _pids(pid_file)
         ended = pid_file.with_name("holder.ended").exists()
         assert not ended, "the run waited until the process holding the killed member had ended"
-        assert _alive(holder)
+        assert not _alive(holder)
         assert not _alive(member)
     finally:
         _kill(_pids(pid_file))
     assert (code, doc["result"]) == (0, "passed")
+    assert [(e["pid"], e["stopped"]) for e in doc["escapedProcesses"]] == [(holder, True)]
 
 
 class _Ticks:
@@ -163,7 +166,7 @@ class _Ticks:
         self.elapsed.append(elapsed)
         self.go.touch()
 
-    def finished(self, step: Step, record: dict[str, Any]) -> None:
+    def finished(self, step: Step, record: Mapping[str, Any]) -> None:
         pass
 
     def line(self, text: str, style: str | None = None) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.gitrepo import check, cli_json, git, make_repo, write_config
-from tierlock.evidence import receipt
+from tierlock.evidence import store
 
 OK = "print('all good')\n"
 
@@ -42,7 +42,7 @@ def test_the_keep_variable_counts_when_it_is_a_positive_whole_number(
     monkeypatch: pytest.MonkeyPatch, value: str, kept: int
 ) -> None:
     monkeypatch.setenv("TIERLOCK_EVIDENCE_KEEP", value)
-    assert receipt.keep_from_env() == kept
+    assert store.keep_from_env() == kept
 
 
 def test_the_keep_variable_keeps_that_many_runs(
@@ -62,7 +62,7 @@ def test_a_run_id_shows_six_digits_of_its_second_so_run_ids_sort_by_time(
     """Even a moment a hair before the next second has six digits (a seventh would sort after 'Z')."""
     now = 1700000000 + fraction
     monkeypatch.setattr(time, "time", lambda: now)
-    run_id, folder = receipt.new_run(tmp_path / "evidence")
+    run_id, folder = store.new_run(tmp_path / "evidence")
     stamp = run_id.split("-", 1)[0]
     assert stamp == "20231114T221320." + f"{int(fraction * 1_000_000):06d}" + "Z"
     assert folder == tmp_path / "evidence" / run_id
@@ -99,3 +99,12 @@ def test_a_sha256_repository_binds_its_receipts_and_the_gate_verifies_them(
     git(repo, "commit", "-q", "-am", "second")
     code, gate = cli_json(capsys, ["--project", str(repo), "verified", "--json"])
     assert (code, gate["reason"], gate["files"]) == (1, "stale", ["ok.py"])
+
+
+@pytest.mark.parametrize("data", ['{"receiptVersion": 99, "result": "passed"}', '["receiptVersion", 1]', "{", ""])
+def test_only_a_receipt_of_this_version_is_read(tmp_path: Path, data: str) -> None:
+    path = tmp_path / "receipt.json"
+    path.write_text(data)
+    assert store.read(path) is None
+    path.write_text('{"receiptVersion": 1, "result": "passed"}')
+    assert store.read(path) == {"receiptVersion": 1, "result": "passed"}

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.gitrepo import check, cli_json, make_repo, write_config
-from tierlock.evidence import RECEIPT_VERSION, receipt
+from tierlock.evidence import RECEIPT_VERSION, store
 
 OK = "print('all good')\n"
 EXIT_3 = "raise SystemExit(3)\n"
@@ -81,11 +81,29 @@ def test_an_evidence_folder_the_user_names_gets_nothing_written_beside_it(
 def test_an_abandoned_run_recorded_with_pid_0_counts_as_finished_and_is_pruned(tmp_path: Path) -> None:
     """A receipt still "running" whose pid is 0 names no process: a day later it is an old run like any other."""
     evidence = tmp_path / "evidence"
-    _, abandoned = receipt.new_run(evidence)
-    receipt.write(abandoned, {"receiptVersion": RECEIPT_VERSION, "result": "running", "pid": 0})
+    _, abandoned = store.new_run(evidence)
+    store.write(abandoned, {"receiptVersion": RECEIPT_VERSION, "result": "running", "pid": 0})
     two_days_ago = time.time() - 2 * 24 * 3600
     os.utime(abandoned, (two_days_ago, two_days_ago))
-    _, finished = receipt.new_run(evidence)
-    receipt.write(finished, {"receiptVersion": RECEIPT_VERSION, "result": "passed", "pid": os.getpid()})
-    assert receipt.prune(evidence, keep=1) == [abandoned]
+    _, finished = store.new_run(evidence)
+    store.write(finished, {"receiptVersion": RECEIPT_VERSION, "result": "passed", "pid": os.getpid()})
+    assert store.prune(evidence, keep=1) == [abandoned]
     assert list(evidence.iterdir()) == [finished]
+
+
+def test_a_run_folder_without_a_receipt_yet_is_never_pruned_while_it_is_recent(tmp_path: Path) -> None:
+    """A run that has just made its folder (no receipt yet) may be going: retention leaves it for a day."""
+    evidence = tmp_path / "evidence"
+    _, starting = store.new_run(evidence)
+    finished = []
+    for _ in range(2):
+        _, folder = store.new_run(evidence)
+        store.write(folder, {"receiptVersion": RECEIPT_VERSION, "result": "passed", "pid": os.getpid()})
+        finished.append(folder)
+    assert store.prune(evidence, keep=1) == [finished[0]]
+    assert sorted(evidence.iterdir()) == sorted([starting, finished[1]])
+    two_days_ago = time.time() - 2 * 24 * 3600
+    os.utime(starting, (two_days_ago, two_days_ago))
+    _, newest = store.new_run(evidence)
+    store.write(newest, {"receiptVersion": RECEIPT_VERSION, "result": "passed", "pid": os.getpid()})
+    assert store.prune(evidence, keep=1) == [finished[1], starting]

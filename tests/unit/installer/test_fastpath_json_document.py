@@ -52,6 +52,7 @@ def test_the_json_document_of_a_noop_lists_every_package_as_satisfied_by_its_rec
         "waited_for_lock": False,
         "receipts": [],
         "leftovers_cleared": [],
+        "local_packages": [],
         "duration_s": 0.1235,  # seconds, to the tenth of a millisecond, like a full install's
     }
     full = Outcome(["brain"], "unchanged", str(tmp_path / "venv"), 1, duration=0.123456).to_json()

@@ -1,11 +1,19 @@
-"""The tool-install remedy names this tierlock's own source, so it installs what runs now."""
+"""The tool-install remedy names this tierlock's own source, so it installs what runs now; the command that adds
+the CLI's dependencies fits the kind of environment tierlock is in (a uv tool, pipx, a venv with pip)."""
 
 from __future__ import annotations
 
 import shlex
 from pathlib import Path
 
-from tierlock.selfinstall import tool_install_command, tool_requirement
+from tierlock.selfinstall import (
+    CLI_MODULES,
+    cli_install_command,
+    missing_cli_error,
+    missing_cli_modules,
+    tool_install_command,
+    tool_requirement,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -14,3 +22,40 @@ def test_the_tool_install_remedy_names_the_source_this_tierlock_was_installed_fr
     # The test environment holds an editable install of this checkout (make venv: pip install -e .).
     assert tool_requirement() == f"tierlock[uv] @ {ROOT.as_uri()}"
     assert shlex.split(tool_install_command()) == ["uv", "tool", "install", f"tierlock[uv] @ {ROOT.as_uri()}"]
+
+
+def test_the_cli_remedy_reinstalls_a_uv_tool_with_the_uv_extra(tmp_path: Path) -> None:
+    (tmp_path / "uv-receipt.toml").write_text("[tool]\n", encoding="utf-8")
+    command = cli_install_command(prefix=str(tmp_path), executable=str(tmp_path / "bin" / "python"))
+    assert shlex.split(command) == ["uv", "tool", "install", "--force", f"tierlock[uv] @ {ROOT.as_uri()}"]
+
+
+def test_the_cli_remedy_reinstalls_a_pipx_environment_with_the_uv_extra(tmp_path: Path) -> None:
+    prefix = tmp_path / "pipx" / "venvs" / "tierlock"
+    command = cli_install_command(prefix=str(prefix), executable=str(prefix / "bin" / "python"))
+    assert shlex.split(command) == ["pipx", "install", "--force", f"tierlock[uv] @ {ROOT.as_uri()}"]
+
+
+def test_the_cli_remedy_adds_the_cli_extra_with_the_environments_own_pip(tmp_path: Path) -> None:
+    python = tmp_path / "bin" / "python"
+    command = cli_install_command(prefix=str(tmp_path), executable=str(python))
+    assert shlex.split(command) == [str(python), "-m", "pip", "install", f"tierlock[cli] @ {ROOT.as_uri()}"]
+
+
+def test_the_cli_modules_are_the_cli_extras_requirements() -> None:
+    from importlib.metadata import requires
+
+    from packaging.requirements import Requirement
+
+    extra = [Requirement(r).name for r in requires("tierlock") or () if "extra == 'cli'" in r or 'extra == "cli"' in r]
+    assert sorted(extra) == sorted(CLI_MODULES)
+    assert missing_cli_modules() == []
+
+
+def test_the_missing_cli_error_names_every_missing_module_and_the_remedy() -> None:
+    err = missing_cli_error(["rich", "tomlkit"])
+    assert err.exit_code == 2
+    assert "needs rich, tomlkit (the cli extra), which are not installed in" in err.message
+    assert err.package == "rich"
+    assert err.remedy == cli_install_command()
+    assert "which is not installed" in missing_cli_error(["jsonschema"]).message

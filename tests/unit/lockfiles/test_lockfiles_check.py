@@ -314,3 +314,59 @@ def test_lock_remedies_of_several_tiers_merge_into_one_command() -> None:
         "tierlock lock tools --backend pip",
         "edit pyproject.toml",
     ]
+
+
+def test_a_remedy_that_is_not_one_tierlock_lock_of_a_tier_is_kept_whole() -> None:
+    from tierlock.lockfiles.check import merged_remedies
+
+    remedies = [
+        "tierlock lock",
+        "tierlock lock --upgrade",
+        "uv lock",
+        "tierlock lock base",
+        "uv lock",
+        "tierlock checks x",
+    ]
+    assert merged_remedies(remedies) == [
+        "tierlock lock",
+        "tierlock lock --upgrade",
+        "uv lock",
+        "tierlock lock base",
+        "tierlock checks x",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("tiers", "requested", "said"),
+    [
+        (("base", "brain"), (), "every tier"),
+        (("brain",), ("brain",), "brain"),
+        (("base", "brain"), ("brain",), "brain and the base it is layered on"),
+        (("base", "a", "b"), ("a", "b"), "a and b and the base they are layered on"),
+        (("base", "mid", "top"), ("top",), "top and the tiers it is layered on (base and mid)"),
+        (("base", "x", "y", "z", "w"), ("w",), "w and the tiers it is layered on (base, x, y and z)"),
+    ],
+)
+def test_the_scope_of_a_check_is_said_in_words(tiers: tuple[str, ...], requested: tuple[str, ...], said: str) -> None:
+    from tierlock.lockfiles.findings import scope
+
+    assert scope(tiers, requested) == said
+
+
+def test_a_lockfile_whose_header_is_for_another_tier_is_one_header_finding(project: Path) -> None:
+    lockfiles = project / "lockfiles"
+    (lockfiles / "brain.txt").write_text((lockfiles / "base.txt").read_text(encoding="utf-8"), encoding="utf-8")
+    report = check(load_project(project), ["brain"])
+    found = [(f.tier, f.kind, f.detail) for f in report.findings if f.tier == "brain"]
+    assert found == [("brain", "header", "the header is for tier 'base'")]
+    remedies = {f.remedy for f in report.findings if f.tier == "brain"}
+    assert remedies == {"tierlock lock brain"}  # not the command of the other tier's header
+
+
+def test_a_lockfile_without_a_header_does_not_stop_the_check_of_the_tiers_after_it(project: Path) -> None:
+    base = project / "lockfiles" / "base.txt"
+    base.write_text("\n".join(line for line in base.read_text().splitlines() if not line.startswith("#")) + "\n")
+    edit(project / "pyproject.toml", 'brain = ["gamma>=1"]', 'brain = ["gamma>=1", "delta<2"]')
+    report = check(load_project(project), ["brain"])
+    assert ("base", "header") in [(f.tier, f.kind) for f in report.findings]
+    assert ("brain", "input-drift") in [(f.tier, f.kind) for f in report.findings]

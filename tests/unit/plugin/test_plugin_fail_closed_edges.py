@@ -86,7 +86,7 @@ def test_a_strict_run_weighs_only_the_files_it_selects(file_glob: pytest.Pyteste
     assert result.ret == 0
     result.stdout.fnmatch_lines(
         [
-            "tierlock: brain absent (none of its tests selected)",
+            "tierlock: brain absent (none of its test files selected)",
             "tierlock: brain absent; none of its tests were selected",
         ]
     )
@@ -104,7 +104,7 @@ def test_a_strict_run_not_needing_a_required_tier_without_globs_runs(no_globs: p
     result = no_globs.runpytest("--tierlock-strict", "tests/test_base.py")
     result.assert_outcomes(passed=1)
     assert result.ret == 0
-    result.stdout.fnmatch_lines(["tierlock: brain absent (none of its tests selected)", "tierlock: strict (*"])
+    result.stdout.fnmatch_lines(["tierlock: brain absent (none of its test files selected)", "tierlock: strict (*"])
 
 
 def test_a_strict_run_importing_a_required_tier_without_globs_fails_closed(no_globs: pytest.Pytester) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tierlock.pytest_plugin import Gate
 
 DECIDED: dict[str, Any] = {
@@ -29,6 +31,12 @@ DECIDED: dict[str, Any] = {
     "layers": {"base": None, "brain": "base"},
     "failing": ["brain"],
     "globs": {"brain": ["tests/brain/**"]},
+    "damaged": {"brain": ["brainrt: partial — compiled artifact brainrt/_core.so is missing"]},
+    "owners": {"brainpkg": "brain"},
+    "words": {"brainpkg": "brain"},
+    "job": ["base", "brain"],
+    "python": "/venv/bin/python",
+    "exact": False,
 }
 
 BARE: dict[str, Any] = {
@@ -48,6 +56,11 @@ def test_every_field_of_a_decision_comes_back_from_the_wire() -> None:
     assert Gate.from_wire(gate.wire()).wire() == DECIDED
 
 
+def test_a_field_the_decision_does_not_know_is_refused() -> None:
+    with pytest.raises(TypeError, match="unknown fields of a decision: colour"):
+        Gate.from_wire({**BARE, "colour": "blue"})
+
+
 def test_a_gate_made_with_only_its_required_fields_hands_on_empty_lists_and_tables() -> None:
     wired = Gate(**BARE).wire()
     assert wired == {
@@ -62,5 +75,11 @@ def test_a_gate_made_with_only_its_required_fields_hands_on_empty_lists_and_tabl
         "layers": {},
         "failing": [],
         "globs": {},
+        "damaged": {},
+        "owners": {},
+        "words": {},
+        "job": [],
+        "python": None,
+        "exact": True,
     }
     assert Gate.from_wire(wired).wire() == wired

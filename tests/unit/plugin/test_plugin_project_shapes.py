@@ -114,7 +114,7 @@ def test_a_strict_run_of_the_testpaths_does_not_need_a_file_outside_them(pyteste
     result = pytester.runpytest("--tierlock-strict")
     result.assert_outcomes(passed=1)
     assert result.ret == 0
-    result.stdout.fnmatch_lines(["tierlock: brain absent (none of its tests selected)"])
+    result.stdout.fnmatch_lines(["tierlock: brain absent (none of its test files selected)"])
 
 
 @pytest.mark.parametrize("glob", ["tests/test_brain.py", "./tests/test_brain.py"])

@@ -112,7 +112,7 @@ def test_partial_tier_in_ci_fails_closed_naming_the_broken_root(
     assert result.ret == EXIT_TIER_MISSING
     result.stderr.fnmatch_lines(
         [
-            "tierlock: tier brain is required in CI (ci-require) but it is partial:",
+            "tierlock: tier brain is required in CI (ci-require) and it is damaged:",
             f"  - brainpkg: partial — compiled artifact brainpkg/_core{EXT_SUFFIX} is missing",
             "  to fix: tierlock lock brain && install-tier brain",
             "*silent coverage loss*",
@@ -130,7 +130,7 @@ def test_partial_tier_locally_is_gated_and_its_reason_is_shown(
     result.stdout.fnmatch_lines(
         [
             (
-                "tierlock: brain partial — 1 test file not collected; "
+                "tierlock: brain partial, damaged — 1 test file not collected; "
                 "to run them: tierlock lock brain && install-tier brain"
             ),
             f"tierlock:   brain: brainpkg: partial — compiled artifact brainpkg/_core{EXT_SUFFIX} is missing",

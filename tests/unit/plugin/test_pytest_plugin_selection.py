@@ -169,7 +169,7 @@ def test_ci_run_of_an_unrelated_file_passes_and_says_the_tier_is_absent(
     assert result.ret == 0
     result.stdout.fnmatch_lines(
         [
-            "tierlock: brain absent (none of its tests selected)",
+            "tierlock: brain absent (none of its test files selected)",
             "tierlock: strict (CI detected)",
             "*",
             "tierlock: brain absent; none of its tests were selected",
@@ -183,7 +183,7 @@ def test_ci_run_of_an_unrelated_file_passes_and_says_the_tier_is_absent(
         "inner/tests/test_mixed.py",
         "inner/tests/test_skip.py",
         "inner/tests/brain",
-        "inner/tests/test_mixed.py::test_plain",
+        "inner/tests/test_mixed.py::test_with_model",
     ],
 )
 def test_ci_run_selecting_a_test_that_needs_the_tier_fails_closed_once(
@@ -200,15 +200,25 @@ def test_ci_run_selecting_a_test_that_needs_the_tier_fails_closed_once(
     assert "collected" not in result.stdout.str()
 
 
+@pytest.mark.parametrize("narrowing", [["inner/tests/test_mixed.py::test_plain"], ["-k", "plain or other"]])
+def test_ci_run_keeping_only_tests_that_need_no_tier_in_a_file_that_has_some_passes(
+    shop: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, narrowing: list[str]
+) -> None:
+    monkeypatch.setenv("CI", "true")
+    result = shop.runpytest(*narrowing)
+    assert result.ret == 0, result.stderr.str()
+    assert result.parseoutcomes()["passed"] >= 1
+    result.stdout.fnmatch_lines(["tierlock: brain absent; none of its tests were selected"])
+
+
 def test_the_census_names_the_fixture_and_the_importorskip_importers(
     shop: pytest.Pytester, capsys: pytest.CaptureFixture[str]
 ) -> None:
     write_project(shop, extra_glob=', "inner/tests/brian/**"')
-    assert main(["--project", str(shop.path), "--json", "census", "brain"]) == 0
+    assert main(["--project", str(shop.path), "--json", "census", "brain"]) == 1  # findings: exit 1
     brain = json.loads(capsys.readouterr().out)["tiers"][0]
     outside = {(u["file"], u["line"]) for u in brain["importers_outside"]}
-    assert outside == {
-        ("inner/tests/conftest.py", 6),
+    assert outside == {  # the conftest's fixture is no use of the conftest: its user is
         ("inner/tests/test_mixed.py", 8),
         ("inner/tests/test_skip.py", 3),
     }
@@ -251,7 +261,7 @@ def test_a_filterwarnings_naming_the_broken_tiers_package_gets_tierlocks_diagnos
     result = pytester.runpytest_subprocess()
     assert result.ret == EXIT_TIER_MISSING
     first = next(line for line in result.stderr.lines if line.strip())
-    assert first == "tierlock: tier brain is required in CI (ci-require) but it is partial:"
+    assert first == "tierlock: tier brain is required in CI (ci-require) and it is damaged:"
     result.stderr.fnmatch_lines([f"  - brainpkg: partial — compiled artifact brainpkg/_core{EXT_SUFFIX} is missing"])
     assert "Traceback" not in result.stderr.str()
 
@@ -271,7 +281,7 @@ def test_a_failure_after_the_gate_failed_closed_ends_with_the_gates_exit_code(
     monkeypatch.setenv("CI", "true")
     result = pytester.runpytest_subprocess("-p", "importsbrain")
     assert result.ret == EXIT_TIER_MISSING
-    result.stderr.fnmatch_lines(["tierlock: tier brain is required in CI (ci-require) but it is partial:"])
+    result.stderr.fnmatch_lines(["tierlock: tier brain is required in CI (ci-require) and it is damaged:"])
     assert "Traceback" not in result.stderr.str()
 
 
@@ -285,7 +295,7 @@ def test_a_conftest_importing_a_missing_tier_is_preceded_by_the_remedy(
     result = pytester.runpytest_subprocess()
     assert result.ret == pytest.ExitCode.USAGE_ERROR  # pytest's own verdict on a conftest that does not import
     first = next(line for line in result.stderr.lines if line.strip())
-    assert first == "tierlock: brain partial; to fix: tierlock lock brain && install-tier brain"
+    assert first == "tierlock: brain partial, damaged; to fix: tierlock lock brain && install-tier brain"
 
 
 def test_a_test_marked_for_two_missing_tiers_gets_one_shortest_remedy(

@@ -13,7 +13,7 @@ import pytest
 from tierlock.cli import main
 from tierlock.tiers import load_project
 from tierlock.tiers.pytest_marker import MARKER, register
-from tierlock.tiers.testimports import globs_for, needed_roots
+from tierlock.tiers.testimports import compact, globs_for
 
 FRAMES = """\
 [project]
@@ -132,37 +132,26 @@ def test_uv_conflicts_become_declared_exclusions_and_contained_roots_become_laye
     assert model.tier("sql").layered_on == "pyarrow"
 
 
-def test_tests_globs_come_from_module_level_imports_and_importorskip_only(
+def test_tests_globs_come_from_files_whose_every_test_needs_the_tier_and_the_others_are_unsettled(
     frames: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    (frames / "tests" / "test_mixed.py").write_text(
+        "import pytest\n\n\ndef test_plain():\n    pass\n\n\ndef test_frames():\n    pytest.importorskip('modin')\n"
+    )
     doc = init_json(capsys, frames)
     tests = {t["name"]: t["tests"] for t in doc["tiers"]}  # type: ignore[attr-defined]
     assert tests["polars"] == ["tests/polars/**"]  # every test file of the folder needs polars
     assert tests["pandas"] == ["tests/test_both.py", "tests/test_pandas_io.py"]
-    assert tests["pyarrow"] == ["tests/test_both.py"]  # not the function-level, try or TYPE_CHECKING imports
+    # at import, or in each of its tests; not the try or TYPE_CHECKING imports
+    assert tests["pyarrow"] == ["tests/test_both.py", "tests/test_lazy_inside.py"]
     assert tests["modin"] == []
+    assert doc["unsettled"] == {
+        "modin": [{"file": "tests/test_mixed.py", "tests": ["test_frames"], "other_tests": 1}],
+    }
+    assert doc["ci_require"] == ["pandas", "pyarrow", "polars", "modin"]
 
 
-def test_static_reading_of_imports() -> None:
-    source = textwrap.dedent(
-        """\
-        import os.path
-        from numpy.linalg import norm
-        from . import sibling
-        import pytest
-        if HAVE_SCIPY:
-            import scipy
-        torch = pytest.importorskip("torch.nn")
-        try:
-            import optional
-        except ImportError:
-            pass
-        def f():
-            import lazy
-        """
-    )
-    assert needed_roots(source) == {"os", "numpy", "pytest", "torch"}  # not what runs only under if/try/def
-    assert needed_roots("def broken(:\n") == frozenset()
+def test_globs_name_a_folder_whose_every_test_file_is_chosen_and_files_one_by_one_otherwise() -> None:
     imports = {
         "a/t1.py": frozenset({"x"}),
         "a/t2.py": frozenset({"x"}),
@@ -170,6 +159,10 @@ def test_static_reading_of_imports() -> None:
         "b/t4.py": frozenset(),
     }
     assert globs_for(["x"], imports) == ["a/**", "b/t3.py"]
+    files = ["a/t1.py", "a/t2.py", "b/t3.py", "b/c/t5.py", "b/t4.py"]
+    assert compact(["b/c/**", "a/t1.py"], files) == ["a/t1.py", "b/c/**"]  # a conftest's folder stays a folder
+    assert compact(["b/c/**", "b/t3.py", "b/t4.py"], files) == ["b/**"]
+    assert compact(["**"], files) == ["**"]
 
 
 SUITE = """\

@@ -204,6 +204,7 @@ def _plant(document: dict[str, Any], where: tuple[Any, ...], value: str) -> None
         node[last] = value
 
 
+@pytest.mark.tier("cli")
 @SETTINGS
 @given(
     shape=st.sampled_from(sorted(SHAPES)),

@@ -145,6 +145,7 @@ def _merge(into: dict[str, Any], part: dict[str, Any]) -> bool:
     return True
 
 
+@pytest.mark.tier("cli")
 @pytest.mark.parametrize("fmt", ["json", "toml", "pyproject", "data"])
 @pytest.mark.parametrize(("field", "plant"), FIELD_PLANTS, ids=[f for f, _ in FIELD_PLANTS])
 def test_a_credential_in_any_string_field_is_refused_and_never_echoed(

@@ -1,7 +1,7 @@
 """Run one command as evidence: directly (no shell), in its own process group, logged.
 
 The command's stdout and stderr go, interleaved and unbounded, to one log
-file; stdin is closed. A timeout sends SIGTERM to the whole group, then
+file readable by its owner only; stdin is closed. A timeout sends SIGTERM to the whole group, then
 SIGKILL after a grace period. :class:`Interrupts` turns SIGINT/SIGTERM sent
 to tierlock into a flag the wait loop checks, so the running group is
 stopped the same way and the run is recorded as interrupted.
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import os
 import select
 import signal
@@ -196,7 +195,8 @@ def _spawn(argv: Sequence[str], cwd: Path, env: Mapping[str, str], log: Path) ->
     """Start *argv* with posix_spawn (much cheaper than fork + exec here): its own session and process
     group, stdin from /dev/null, stdout and stderr both into *log*. Returns the pid."""
     try:
-        out = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+        out = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        os.fchmod(out, 0o600)  # raw output: never readable by others, whatever the umask or an older file
     except OSError as exc:
         raise _SpawnError("log", exc) from exc
     here = None
@@ -293,35 +293,3 @@ def describe_spawn_error(exc: OSError, command: str, stage: str = "exec") -> tup
     if exc.errno == errno.ENOEXEC:
         return "toolchain", f"{command!r} is not an executable this system can run"
     return "environment", f"{command!r} could not be started: {exc.strerror or exc}"
-
-
-def digest_file(path: Path) -> tuple[int, str]:
-    """(size, sha256 hex) of *path*."""
-    h = hashlib.sha256()
-    size = 0
-    with path.open("rb") as handle:
-        while chunk := handle.read(1 << 20):
-            size += len(chunk)
-            h.update(chunk)
-    return size, h.hexdigest()
-
-
-def tail(path: Path, lines: int) -> list[str]:
-    """The last *lines* lines of *path* (read from the end: logs are unbounded)."""
-    try:
-        with path.open("rb") as handle:
-            handle.seek(0, os.SEEK_END)
-            end = handle.tell()
-            block = 8192
-            data = b""
-            pos = end
-            while pos > 0 and data.count(b"\n") <= lines:
-                step = min(block, pos)
-                pos -= step
-                handle.seek(pos)
-                data = handle.read(step) + data
-                block *= 2
-    except OSError:
-        return []
-    text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
-    return text.rstrip("\n").split("\n")[-lines:] if text.strip() else []

@@ -22,7 +22,8 @@ from typing import Any
 from tierlock.errors import UsageError
 
 Source = str
-"""``worktree`` (the config in the working tree), ``ref`` (the config committed at --config-from) or ``derived``."""
+"""``worktree`` (the config in the working tree), ``ref`` (the config committed at --config-from),
+``derived`` (a setup derived from the lockfiles) or ``repair`` (the install of a missing tier)."""
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,7 @@ class Step:
     """One command to run."""
 
     list: str
-    """``setup`` or ``verification``."""
+    """``setup``, ``verification`` or ``repair``."""
     index: int
     key: str | None
     label: str | None
@@ -43,6 +44,8 @@ class Step:
     env: dict[str, str] = field(repr=False)
     timeout_ms: int | None
     source: Source
+    config_file: str | None = None
+    """The config the command comes from: ``REF:PATH`` for a ref's, the path for the working tree's."""
 
     @property
     def name(self) -> str:
@@ -67,7 +70,13 @@ def _root(config: dict[str, Any], command: dict[str, Any], config_dir: Path, che
 
 
 def steps(
-    config: dict[str, Any], name: str, *, config_dir: Path, checkout: Path, source: Source = "worktree"
+    config: dict[str, Any],
+    name: str,
+    *,
+    config_dir: Path,
+    checkout: Path,
+    source: Source = "worktree",
+    config_file: str | None = None,
 ) -> list[Step]:
     """The commands of list *name* (``setup`` or ``verification``) of a normalized *config*."""
     out: list[Step] = []
@@ -87,6 +96,7 @@ def steps(
                 env=dict(command.get("env") or {}),
                 timeout_ms=command.get("timeoutMs"),
                 source=source,
+                config_file=config_file,
             )
         )
     return out
@@ -127,6 +137,11 @@ def derived(commands: list[list[str]], root: Path) -> list[Step]:
         Step("setup", i, None, "derived from the lockfiles", c[0], tuple(c[1:]), ".", root, {}, None, "derived")
         for i, c in enumerate(commands)
     ]
+
+
+def repair(executable: str, tiers: list[str], root: Path) -> Step:
+    """The one install of the tiers a verification found missing (``install-tier TIER...``)."""
+    return Step("repair", 0, None, "install the missing tiers", executable, tuple(tiers), ".", root, {}, None, "repair")
 
 
 def inside(path: Path, top: Path) -> bool:

@@ -1,9 +1,13 @@
-"""Gating at collection: test files of a tier that is not present are never imported.
+"""Gating at collection: test files of a gated tier are never imported, by any collector.
 
-Folders a not-present tier's globs cover are not collected; a gated file
-named on the command line stands as a :class:`GatedFile` (never imported)
-whose children are skipped entries; tests marked ``tier(...)`` are skipped
-with the one command that arms every tier they need.
+Asked last (after pytest's own ``--ignore``, ``--ignore-glob``,
+``collect_ignore`` and ``norecursedirs``), folders a gated tier's globs cover
+are not collected; a gated file named on the command line stands as a
+:class:`GatedFile` (never imported) whose children are skipped entries, and
+every other collector of it (``--doctest-modules``) is dropped; tests marked
+``tier(...)`` are skipped with the one command that arms every tier they
+need. The files kept out are counted as the selection reads them
+(``--deselect``, ``-k``, ``-m``), per tier.
 """
 
 from __future__ import annotations
@@ -14,12 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from tierlock.pytest_plugin.gate import Gate
-from tierlock.pytest_plugin.selection import is_test_file, patterns, test_files, walked
-
-NOT_IMPORTED = "named on the command line but not imported:"
-#: The skip reason of a test named inside a gated file (``file.py::test``): one skipped test.
-NAMED_NOT_IMPORTED = "in a gated file, not imported:"
+from tierlock.pytest_plugin.decision import Gate
+from tierlock.pytest_plugin.messages import NAMED_NOT_IMPORTED, NOT_IMPORTED
+from tierlock.pytest_plugin.selection import Selection
 
 
 def _rel(gate: Gate, path: Path) -> str | None:
@@ -29,31 +30,53 @@ def _rel(gate: Gate, path: Path) -> str | None:
         return None
 
 
-def ignore_collect(gate: Gate, collection_path: Path, config: pytest.Config) -> bool | None:
+def ignore_collect(gate: Gate, collection_path: Path, config: pytest.Config, selection: Selection) -> bool | None:
     """True for a gated file or folder (never False: that would override ``--ignore`` and other plugins)."""
     rel = _rel(gate, collection_path)
     if not rel or rel == ".":
         return None
     if collection_path.is_dir():
-        if not walked(collection_path.name) or gate.tier_covering_dir(rel) is None:
+        tier = gate.tier_covering_dir(rel)
+        if not selection.walked(collection_path.name) or tier is None:
             return None  # a dot folder (in a gated one entered for a named test): pytest's norecursedirs decides
         if names_tests_below(config, collection_path):
             # Tests named inside it (pytest folds ``tests/brain/test_b.py::test_x`` into a folder named above it):
             # pytest enters it; its files are asked one by one, and the named ones stand as skipped entries. The
             # conftest.py files on the way are pytest's initial conftests of that argument, loaded already.
             return None
-        # pytest also asks about the siblings of a selected path: count only the files the run selected.
-        gate.ignored.update(str(p) for p in test_files(collection_path, patterns(config)) if gate.in_selection(str(p)))
+        for path in selection.files(collection_path):
+            _count(gate, selection, str(path), gate.tier_of(path.relative_to(gate.root).as_posix()) or tier)
         return True
-    if gate.tier_of(rel) is None:
+    tier = gate.tier_of(rel)
+    if tier is None:
         return None
     if requested_names(config.args, config.invocation_params.dir, collection_path):
         # Tests named inside it (``file.py::test``) stand as skipped entries (make_module), even when pytest
         # reaches the file through a folder also named (``pytest tests/brain tests/brain/test_b.py::test_x``).
         return None
-    if is_test_file(collection_path.name, patterns(config)) and gate.in_selection(str(collection_path)):
-        gate.ignored.add(str(collection_path))
+    if selection.collects(collection_path.name):
+        _count(gate, selection, str(collection_path), tier)
     return True
+
+
+def _count(gate: Gate, selection: Selection, path: str, tier: str) -> None:
+    """Count a file kept out when the run selects a test of it (pytest also asks about a selected path's siblings)."""
+    if not selection.selects(path):
+        return
+    if selection.narrows(path) and not selection.kept_items(path):
+        return
+    gate.ignored.add(path)
+    rel = os.path.relpath(path, gate.root).replace(os.sep, "/")
+    for each in gate.tiers_of(rel) or [tier]:
+        gate.kept_by_tier.setdefault(each, set()).add(path)
+
+
+def only_gated(gate: Gate, file_path: Path, collectors: list[pytest.Collector]) -> list[pytest.Collector]:
+    """The collectors of a gated file, less every one that would import it (``--doctest-modules``)."""
+    rel = _rel(gate, file_path)
+    if not rel or gate.tier_of(rel) is None:
+        return collectors
+    return [c for c in collectors if isinstance(c, GatedFile)]
 
 
 def names_tests_below(config: pytest.Config, folder: Path) -> bool:
@@ -138,7 +161,10 @@ class GatedItem(pytest.Item):
         return self.path, 0, self.name
 
 
-def make_module(gate: Gate, module_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+def make_module(
+    gate: Gate, module_path: Path, parent: pytest.Collector, selection: Selection
+) -> pytest.Collector | None:
+    """A :class:`GatedFile` for a gated test module named on the command line (never imported)."""
     rel = _rel(gate, module_path)
     tier = gate.tier_of(rel) if rel else None
     if tier is None:
@@ -147,7 +173,7 @@ def make_module(gate: Gate, module_path: Path, parent: pytest.Collector) -> pyte
     node.reason = f"{NOT_IMPORTED} {gate.reason(tier)}"
     node.named_reason = f"{NAMED_NOT_IMPORTED} {gate.reason(tier)}"
     if not requested_names(parent.config.args, parent.config.invocation_params.dir, module_path):
-        gate.ignored.add(str(module_path))  # the whole file: one file not collected
+        _count(gate, selection, str(module_path), tier)  # the whole file: one file not collected
     return node
 
 
@@ -168,6 +194,6 @@ def skip_marked(gate: Gate, items: Sequence[pytest.Item]) -> None:
                     f"{item.nodeid}: unknown tier {name!r} in its tier marker; declared: {declared}"
                 )
             names.append(tier)
-        missing = [t for t in dict.fromkeys(names) if gate.states[t] != "present"]
+        missing = [t for t in dict.fromkeys(names) if gate.states[t] != "present" or gate.outside_job(t)]
         if missing:
             item.add_marker(pytest.mark.skip(reason=gate.reason(missing)))

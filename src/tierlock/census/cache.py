@@ -1,0 +1,149 @@
+"""The census's per-file memory: facts by size and mtime, so an unchanged file is neither read nor parsed again.
+
+The census never stores anything itself: it reads an earlier entry through a
+:class:`Memo` and hands back the new entry (:meth:`Memo.entry`); the caller
+keeps it in a :class:`CensusCache` (pytest's cache, or :class:`FolderCache`
+under ``.pytest_cache``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from tierlock.census.facts import FileFacts, read_file
+
+#: The cache key (pytest's cache layout: ``.pytest_cache/v/tierlock/census``).
+CACHE_KEY = "tierlock/census"
+_SCHEMA = 4
+#: Kinds of file, each filtered by its own words (conftests are always parsed).
+KINDS = ("tests", "sources")
+
+
+class CensusCache(Protocol):
+    def get(self, key: str, default: Any) -> Any: ...
+
+    def set(self, key: str, value: object) -> None: ...
+
+
+def _valid(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and value.get("schema") == _SCHEMA
+        and isinstance(value.get("files"), dict)
+        and isinstance(value.get("words"), dict)
+    )
+
+
+class Memo:
+    """Per file: [size, mtime] and its facts (None: its text named none of the words of its kind, so unparsed)."""
+
+    def __init__(self, value: Any = None) -> None:
+        ok = _valid(value)
+        self.old: dict[str, Any] = value["files"] if ok else {}
+        self.old_words: dict[str, Any] = value["words"] if ok else {}
+        self.words: dict[str, set[str]] = {}
+        self.new: dict[str, Any] = {}
+        self.parsed: set[str] = set()
+        """Files parsed in this run."""
+        self.reused: set[str] = set()
+        """Files whose entry was taken from the cache."""
+        self.changed = not ok
+
+    def facts(
+        self,
+        rel: str,
+        stamp: list[int],
+        read: Callable[[str], str | None],
+        words: Sequence[str] | None = None,
+        kind: str = "tests",
+    ) -> FileFacts | None:
+        """The facts of *rel* (None when its text names none of *words*; *words* None: always parse)."""
+        if words is not None:
+            self.words.setdefault(kind, set()).update(words)
+        old = self.old.get(rel)
+        if isinstance(old, list) and len(old) == 2 and old[0] == stamp and self._still(old[1], words, kind):
+            try:
+                facts = None if old[1] is None else FileFacts.from_json(old[1])
+            except (TypeError, ValueError, KeyError, IndexError, AttributeError):
+                pass
+            else:
+                self.new[rel] = old
+                self.reused.add(rel)
+                return facts
+        self.changed = True
+        text = read(rel)
+        if text is None:
+            return None
+        if words is not None and not _names_any(text, words):
+            self.new[rel] = [stamp, None]
+            return None
+        self.parsed.add(rel)
+        self.reused.discard(rel)
+        facts = read_file(text, rel)
+        self.new[rel] = [stamp, facts.to_json()]
+        return facts
+
+    def _still(self, facts: Any, words: Sequence[str] | None, kind: str) -> bool:
+        """Whether a cached entry still answers: facts always; "names none" only if no word is new since."""
+        if facts is not None:
+            return True
+        if words is None:
+            return False
+        known = self.old_words.get(kind)
+        return isinstance(known, list) and set(words) <= set(known)
+
+    def entry(self) -> dict[str, Any]:
+        """The cache value: this run's files, plus the other files of the last run when the words did not change
+        (a subset run keeps what a whole run learnt; a stale entry is caught by its size and mtime)."""
+        words = {k: sorted(v) for k, v in self.words.items()}
+        kept = {k: v for k, v in self.old.items() if k not in self.new} if self.old_words == words else {}
+        return {"schema": _SCHEMA, "words": words, "files": {**kept, **self.new}}
+
+    @property
+    def dirty(self) -> bool:
+        return self.changed or self.old_words != {k: sorted(v) for k, v in self.words.items()}
+
+
+def _names_any(text: str, words: Sequence[str]) -> bool:
+    if len(words) <= 40:
+        return any(w in text for w in words)
+    import re
+
+    wanted = set(words)
+    dotted = [w for w in words if not w.isidentifier()]
+    if any(w in text for w in dotted):
+        return True
+    return not wanted.isdisjoint(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
+
+
+class FolderCache:
+    """pytest's cache layout under ``<root>/.pytest_cache/v``, used only when that folder exists (never made here)."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.folder = os.path.join(os.fspath(root), ".pytest_cache", "v")
+
+    def get(self, key: str, default: Any) -> Any:
+        import json
+
+        try:
+            with open(os.path.join(self.folder, key), encoding="utf-8") as handle:
+                return json.load(handle)
+        except (OSError, ValueError):
+            return default
+
+    def set(self, key: str, value: object) -> None:
+        import json
+
+        if not os.path.isdir(os.path.dirname(self.folder)):
+            return  # no .pytest_cache: pytest makes it (with its .gitignore), never the census
+        path = os.path.join(self.folder, key)
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            tmp = f"{path}.{os.getpid()}.tmp"
+            with open(tmp, "w", encoding="utf-8") as handle:
+                json.dump(value, handle, separators=(",", ":"))
+            os.replace(tmp, path)
+        except OSError:
+            return  # a read-only checkout: the census still runs, uncached

@@ -1,0 +1,221 @@
+"""The census itself: read what is needed, follow it, and report per tier (files come from an injected tree).
+
+:func:`survey` never touches the disk: it gets the files from a
+:class:`~tierlock.census.tree.Tree` and the earlier per-file facts from a
+:class:`~tierlock.census.cache.Memo`, and returns the new cache entry in
+:attr:`Census.cache_entry` for the caller to keep.
+
+What is read, cheapest first:
+
+1. every ``conftest.py`` (its fixtures decide which words matter);
+2. the project's own modules whose text names a tier's root, then those
+   naming a module, flag or mark alias found so far, until nothing new turns
+   up (a module naming none of them cannot need a root);
+3. every test file whose text names a root, ``importorskip``, ``mark.tier``,
+   a conftest fixture that needs a root, or one of those modules, flags and
+   aliases. Unparsed files need nothing (or only an autouse fixture).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+from tierlock.census.attribute import Marker, Tiers, by_line, file_uses, fixture_uses, glob_matches, sort_uses
+from tierlock.census.cache import Memo
+from tierlock.census.facts import FileFacts
+from tierlock.census.fixtures import Needs, below
+from tierlock.census.reach import ModuleIndex, Reach
+from tierlock.census.report import Census, CensusTier, TierReport, Use
+from tierlock.census.tree import Listing, Tree
+
+#: pytest's default ``python_files``.
+DEFAULT_PATTERNS = ("test_*.py", "*_test.py")
+#: Where project modules are looked for by default (the root and ``src/``).
+DEFAULT_PATHS = ("", "src")
+
+
+class _Reading:
+    """The files read in one census and what they say."""
+
+    def __init__(self, tree: Tree, listing: Listing, modules: Mapping[str, list[int]], memo: Memo) -> None:
+        self.listing = listing
+        self.modules = modules
+        self.memo = memo
+        self.parsed: dict[str, FileFacts] = {}
+        self._texts: dict[str, str | None] = {}
+        self._tree = tree
+
+    def read(self, rel: str) -> str | None:
+        if rel not in self._texts:
+            self._texts[rel] = self._tree.read(rel)
+        return self._texts[rel]
+
+    def take(self, rel: str, stamp: list[int], words: Sequence[str] | None, kind: str) -> bool:
+        facts = self.memo.facts(rel, stamp, self.read, words, kind)
+        if facts is not None:
+            self.parsed[rel] = facts
+        return facts is not None
+
+
+def survey(
+    tree: Tree,
+    tiers: Sequence[CensusTier],
+    *,
+    folders: Sequence[str] = (".",),
+    patterns: Sequence[str] = DEFAULT_PATTERNS,
+    paths: Sequence[str] = DEFAULT_PATHS,
+    limit_to: Iterable[str] | None = None,
+    report: Iterable[str] | None = None,
+    walk_globs: bool = True,
+    memo: Memo | None = None,
+) -> Census:
+    """The census of the test files below *folders* for *tiers* (see :func:`tierlock.census.census`)."""
+    from tierlock.tiers.globs import matches
+
+    memo = Memo() if memo is None else memo
+    stems = [_glob_stem(g) for t in tiers for g in t.globs] if walk_globs else []
+    listing = tree.walk([*folders, *[s for s in stems if s]], patterns)
+    modules = {**tree.modules(paths), **listing.sources}
+    for rel in listing.tests:
+        modules.pop(rel, None)
+    known = Tiers(tiers)
+    reading = _Reading(tree, listing, modules, memo)
+    index = ModuleIndex([*listing.tests, *modules], paths)
+    needs = _read(reading, index, sorted(known.providers))
+    keep = set(limit_to) if limit_to is not None else None
+    uses = {rel: file_uses(needs, rel) for rel in sorted(reading.parsed) if rel in listing.tests}
+    reported = set(report) if report is not None else set(known.by_name)
+    reports = []
+    for tier in tiers:
+        if tier.name in reported:
+            reports.append(_report(tier, known, needs, uses=uses, listing=listing, keep=keep, matches=matches))
+    tests = set(listing.tests)
+    result = Census(
+        tuple(reports),
+        len(listing.tests),
+        len(memo.parsed & tests),
+        len(memo.reused & tests),
+    )
+    result.modules_read = len(modules)
+    result.test_files = [rel for rel in listing.tests if not rel.endswith("conftest.py")]
+    for rel, facts in reading.parsed.items():
+        if rel in tests and facts.functions:
+            result.tests[rel] = [(q, facts.functions[q].first) for q in facts.tests()]
+    result.cache_entry = memo.entry() if memo.dirty else None
+    return result
+
+
+def _read(reading: _Reading, index: ModuleIndex, roots: Sequence[str]) -> Needs:
+    """Read the conftests, the project modules that matter and the test files that matter; their needs."""
+    listing = reading.listing
+    conftests = [rel for rel in listing.tests if rel.endswith("conftest.py")]
+    for rel in conftests:
+        reading.take(rel, listing.tests[rel], None, "tests")
+    words = set(roots)
+    pending = dict(reading.modules)
+    reach: Reach | None = None
+    while pending or reach is None:
+        taken = [rel for rel, stamp in pending.items() if reading.take(rel, stamp, sorted(words), "sources")]
+        for rel in taken:
+            del pending[rel]
+        if reach is not None and not taken:
+            break  # nothing new read: nothing new to follow
+        reach = Reach(index, reading.parsed, roots)
+        more = _words(reach, [*reading.modules, *conftests]) - words
+        if not more:
+            break
+        words |= more
+    needs = Needs(reach, conftests)
+    fixture_words = {name for _, name, _, _ in needs.needing()}
+    autouse = [c for c, _, func, _ in needs.needing() if func.autouse]
+    test_words = sorted({*words, "importorskip", "mark.tier", *fixture_words})
+    for rel, stamp in listing.tests.items():
+        if rel in reading.parsed:
+            continue
+        if not reading.take(rel, stamp, test_words, "tests") and any(below(rel, c) for c in autouse):
+            reading.parsed[rel] = FileFacts()  # needs a tier through an autouse fixture; nothing else to read
+    return Needs(Reach(index, reading.parsed, roots), conftests)
+
+
+def _words(reach: Reach, rels: Iterable[str]) -> set[str]:
+    """Words a file must name to reach the interesting modules among *rels*: their names, flags and aliases."""
+    out: set[str] = set()
+    for rel in rels:
+        facts = reach.facts.get(rel)
+        if facts is None or not reach.interesting(rel):
+            continue
+        stem = rel[: -len("/__init__.py")] if rel.endswith("/__init__.py") else rel[: -len(".py")]
+        out.add(stem.rsplit("/", 1)[-1])
+        out.update(facts.flags)
+        out.update(facts.aliases)
+        for _module, _level, names, _line, scope, _guards in facts.modules:
+            if not scope:
+                out.update(bound for _, bound in names if bound != "*" and reach.exported(rel, bound))
+    return out
+
+
+def _report(
+    tier: CensusTier,
+    known: Tiers,
+    needs: Needs,
+    *,
+    uses: Mapping[str, tuple[list[Use], list[Marker]]],
+    listing: Listing,
+    keep: set[str] | None,
+    matches: Callable[[str, Sequence[str]], bool],
+) -> TierReport:
+    entry = TierReport(tier.name, tier.globs, gates=tier.gates)
+    entry.glob_matches = dict(glob_matches(tier, listing.every, matches))
+    for glob, count in entry.glob_matches.items():
+        hint = None if count else _glob_hint(glob, listing.every)
+        if hint is not None:
+            entry.glob_hints[glob] = hint
+    entry.covered = [rel for rel in listing.tests if matches(rel, tier.globs) and not rel.endswith("conftest.py")]
+    entry.fixtures = fixture_uses(needs, tier)
+    entry.run_time = [
+        Use(rel, line, f"{how} (picked by name at run time)", root=root, test=qual)
+        for (rel, qual, root, line), how in sorted(needs.run_time.items())
+        if root in tier.roots and (keep is None or rel in keep)
+    ]
+    for rel, (file_list, markers) in uses.items():
+        if keep is None or rel in keep:
+            sort_uses(entry, tier, known, rel=rel, uses=file_list, markers=markers, matches=matches)
+    entry.inside = by_line(entry.inside)
+    entry.outside = by_line(entry.outside)
+    entry.elsewhere = by_line(entry.elsewhere)
+    entry.accepted = by_line(entry.accepted)
+    return entry
+
+
+def _glob_text(glob: str) -> str:
+    """The glob as :func:`tierlock.tiers.globs.matches` reads it: ``/`` separators, no leading ``./``."""
+    return re.sub(r"^(?:\./)+", "", glob.replace("\\", "/").strip())
+
+
+def _glob_stem(glob: str) -> str:
+    """The folder (or file) a glob starts from: its text before the first wildcard, up to a ``/``."""
+    text = _glob_text(glob)
+    wild = re.search(r"[*?\[]", text)
+    if wild is None:
+        return text.rstrip("/")
+    head = text[: wild.start()]
+    return head.rsplit("/", 1)[0] if "/" in head else ""
+
+
+def _glob_hint(glob: str, every: Sequence[str]) -> str | None:
+    """The glob with its literal folder (or file) part replaced by the closest existing one, if any is close."""
+    import difflib
+
+    stem = _glob_stem(glob)
+    if not stem:
+        return None
+    places = set(every)
+    for rel in every:
+        parts = rel.split("/")
+        places.update("/".join(parts[:i]) for i in range(1, len(parts)))
+    close = difflib.get_close_matches(stem, sorted(places), n=1, cutoff=0.75)
+    if not close:
+        return None
+    text = _glob_text(glob)
+    return close[0] + text[len(stem) :] if text.startswith(stem) else None

@@ -1,0 +1,288 @@
+"""What one Python file says, read with :mod:`ast` (never imported): the raw material of the census.
+
+:func:`read_file` records, whatever the tiers:
+
+* every import and ``pytest.importorskip`` with its line, the function it is
+  in (its *scope*; ``""`` is the module, class bodies included: they run at
+  import) and its *guards*: the names tested by the ``if`` statements around
+  it, or ``try`` for an import under ``try: ... except ImportError``.
+  Imports under ``if TYPE_CHECKING:`` never run and are not recorded;
+* availability flags: ``try: import x ... except ImportError: has_x = False``
+  (or ``x = None``) and ``has_x = find_spec("x") is not None``;
+* mark aliases: ``needs_x = pytest.mark.skipif(not has_x, ...)`` or
+  ``pytest.mark.tier("x")`` bound to a name at module level;
+* each function: a test (``test*``, in a module or a ``Test*`` class), a
+  fixture, a pytest hook or a helper; the fixtures it requests (parameters,
+  ``usefixtures``, ``request.getfixturevalue("literal")``), its ``tier``
+  markers, the flags whose absence skips it, the aliases it is marked with,
+  and (when a helper needs anything) the helpers it refers to.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+
+from tierlock.census.marks import (
+    absent,
+    catches_import_error,
+    decorator,
+    dispatch,
+    dotted,
+    guard_names,
+    kind_of,
+    leaves,
+    literal,
+    marks_of,
+    refs,
+    skips,
+    spec_flag,
+    type_checking,
+)
+from tierlock.census.records import FileFacts, Func
+
+__all__ = ["FileFacts", "Func", "read_file"]
+
+_STDLIB = frozenset(sys.stdlib_module_names)
+
+
+def read_file(source: str, filename: str = "<test>") -> FileFacts:
+    """The facts of one Python source (a file that does not parse has none)."""
+    facts = FileFacts()
+    try:
+        tree = ast.parse(source, filename)
+    except (SyntaxError, ValueError):
+        return facts
+    calls = any(w in source for w in ("importorskip", "mark.", "getfixturevalue", "skip", "find_spec"))
+    reader = _Reader(facts, calls)
+    reader.body(tree.body, "", (), None)
+    reader.refer(tree)
+    return facts
+
+
+class _Reader:
+    """One pass over the statements (expressions are looked into only where a call or a mark can be)."""
+
+    def __init__(self, facts: FileFacts, calls: bool) -> None:
+        self.facts = facts
+        self.calls = calls
+        self.nodes: dict[str, ast.AST] = {}
+        """Qualified name -> its node, for :meth:`refer`."""
+
+    def body(self, stmts: list[ast.stmt], scope: str, guards: tuple[str, ...], cls: Func | None) -> None:
+        for child in stmts:
+            self.statement(child, scope, guards, cls)
+            if scope and isinstance(child, ast.If) and leaves(child.body):
+                guards = (*guards, *dispatch(child.test))  # `if "x" not in name: return` guards what follows
+
+    def statement(self, child: ast.stmt, scope: str, guards: tuple[str, ...], cls: Func | None) -> None:
+        if isinstance(child, (ast.Import, ast.ImportFrom)):
+            self.imported(child, scope, guards)
+        elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.function(child, scope, guards, cls)
+        elif isinstance(child, ast.ClassDef):
+            self.klass(child, scope, guards)
+        elif isinstance(child, ast.If):
+            self.branch(child, scope, guards, cls)
+        elif isinstance(child, (ast.Try, ast.TryStar)):
+            self.attempt(child, scope, guards, cls)
+        elif isinstance(child, (ast.Assign, ast.AnnAssign)) and not scope:
+            self.assigned(child, guards, cls)
+        elif isinstance(child, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return)):
+            if self.calls:
+                self.called(child, scope, guards)
+        else:
+            self.nested(child, scope, guards, cls)
+
+    def nested(self, child: ast.stmt, scope: str, guards: tuple[str, ...], cls: Func | None) -> None:
+        """The statements inside a ``for``, ``while``, ``with`` or ``match``."""
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            for sub in getattr(child, name, None) or ():
+                if isinstance(sub, ast.stmt):
+                    self.statement(sub, scope, guards, cls)
+                elif isinstance(sub, (ast.ExceptHandler, ast.match_case)):
+                    self.body(sub.body, scope, guards, cls)
+
+    def imported(self, node: ast.Import | ast.ImportFrom, scope: str, guards: tuple[str, ...]) -> None:
+        facts = self.facts
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                root = alias.name.split(".")[0]
+                facts.imports.append((root, node.lineno, f"import {alias.name}", scope, list(guards)))
+                facts.modules.append((alias.name, 0, [], node.lineno, scope, list(guards)))
+                if not scope:
+                    bound = alias.asname or root
+                    facts.bindings[bound] = alias.name if alias.asname else root
+            return
+        module = node.module or ""
+        if node.level == 0 and module:
+            facts.imports.append((module.split(".")[0], node.lineno, f"from {module} import", scope, list(guards)))
+        names = [[a.name, a.asname or a.name] for a in node.names]
+        facts.modules.append((module, node.level, names, node.lineno, scope, list(guards)))
+
+    def branch(self, node: ast.If, scope: str, guards: tuple[str, ...], cls: Func | None) -> None:
+        if type_checking(node.test):
+            self.body(node.orelse, scope, guards, cls)
+            return
+        inner = (*guards, *guard_names(node.test))
+        if scope and self.calls and any(skips(s) for s in node.body):
+            func = self.facts.functions.get(scope)
+            if func is not None:
+                func.skips.extend((n, node.lineno) for n in absent(node.test))
+        self.body(node.body, scope, (*inner, *dispatch(node.test)), cls)  # the branch taken for those names
+        self.body(node.orelse, scope, inner, cls)
+
+    def attempt(self, node: ast.Try | ast.TryStar, scope: str, guards: tuple[str, ...], cls: Func | None) -> None:
+        caught = any(catches_import_error(h) for h in node.handlers)
+        inner = (*guards, "try") if caught else guards
+        self.body(node.body, scope, inner, cls)
+        for handler in node.handlers:
+            self.body(handler.body, scope, guards, cls)
+        self.body(node.orelse, scope, inner, cls)
+        self.body(node.finalbody, scope, guards, cls)
+        if caught and not scope:
+            self.flags(node)
+
+    def flags(self, node: ast.Try | ast.TryStar) -> None:
+        """Availability flags of a module-level ``try: import x ... except ImportError: has_x = False``."""
+        tried, bound = _tried(node.body)
+        if not tried:
+            return
+        for handler in node.handlers:
+            for stmt in handler.body:
+                for sub in ast.walk(stmt):
+                    if not _assigns_nothing(sub):
+                        continue
+                    for target in sub.targets:  # type: ignore[attr-defined]
+                        if isinstance(target, ast.Name) and target.id in bound:
+                            self.facts.flags[target.id] = tried
+
+    def assigned(self, node: ast.Assign | ast.AnnAssign, guards: tuple[str, ...], cls: Func | None) -> None:
+        """Module (or class body) assignments: ``pytestmark``, mark aliases, ``find_spec`` flags, calls."""
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        value = node.value
+        if value is None:
+            return
+        if "pytestmark" in names:
+            if cls is None:  # a class's pytestmark was read with the class
+                marks_of(value, self.facts.module, node.lineno, decorator=False)
+        else:
+            spec = spec_flag(value)
+            if spec is not None and cls is None:
+                for name in names:
+                    self.facts.flags[name] = [(spec, 0, node.lineno)]
+            elif cls is None and isinstance(value, ast.Call) and ".mark." in f".{dotted(value.func)}":
+                alias = Func("alias", node.lineno, node.lineno)
+                marks_of(value, alias, node.lineno, decorator=False)
+                if alias.tiers or alias.skips or alias.marks:
+                    for name in names:
+                        self.facts.aliases[name] = alias
+        if self.calls:
+            self.called(node, "", guards)
+
+    def called(self, statement: ast.stmt, scope: str, guards: tuple[str, ...]) -> None:
+        for node in ast.walk(statement):
+            if not isinstance(node, ast.Call):
+                continue
+            name = dotted(node.func)
+            if (name == "importorskip" or name.endswith(".importorskip")) and node.args:
+                text = literal(node.args[0])
+                if text is not None:
+                    how = f"importorskip({text!r})"
+                    self.facts.imports.append((text.split(".")[0], node.lineno, how, scope, list(guards)))
+            elif name.endswith("getfixturevalue") and node.args and scope in self.facts.functions:
+                text = literal(node.args[0])
+                if text is not None:
+                    self.facts.functions[scope].requests.append((text, node.lineno))
+
+    def function(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: str, guards: tuple[str, ...], cls: Func | None
+    ) -> None:
+        if scope:  # a function inside a function: part of its scope
+            self.body(node.body, scope, guards, None)
+            return
+        qual = f"{self._class}.{node.name}" if cls is not None else node.name
+        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        func = Func(
+            kind_of(node, cls, self._class), node.lineno, getattr(node, "end_lineno", None) or node.lineno, first
+        )
+        for deco in node.decorator_list:
+            decorator(deco, func)
+        if func.kind == "fixture" and func.fixture is None:
+            func.fixture = node.name
+        if func.kind in ("test", "fixture"):
+            args = node.args
+            func.requests.extend((a.arg, node.lineno) for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
+            func.requests = [r for r in func.requests if r[0] not in ("self", "cls")]  # a method's own argument
+        if cls is not None and func.kind == "test":
+            func.tiers.extend(cls.tiers)
+            func.skips.extend(cls.skips)
+            func.marks.extend(cls.marks)
+            func.requests.extend(cls.requests)
+        self.facts.functions[qual] = func
+        self.nodes[qual] = node
+        self.body(node.body, qual, guards, None)
+
+    _class = ""
+
+    def klass(self, node: ast.ClassDef, scope: str, guards: tuple[str, ...]) -> None:
+        if scope or self._class:  # a class inside a function or a class: its statements belong there
+            self.body(node.body, scope, guards, None)
+            return
+        marks = Func("class", node.lineno, getattr(node, "end_lineno", None) or node.lineno)
+        for deco in node.decorator_list:
+            decorator(deco, marks)
+        for stmt in node.body:  # pytestmark anywhere in the class body applies to every method
+            if isinstance(stmt, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "pytestmark" for t in stmt.targets
+            ):
+                marks_of(stmt.value, marks, stmt.lineno, decorator=False)
+        self._class = node.name
+        try:
+            tests = node.name.startswith("Test")
+            self.body(node.body, "", guards, marks if tests else Func("helpers", node.lineno, node.lineno))
+        finally:
+            self._class = ""
+
+    def refer(self, tree: ast.Module) -> None:
+        """Record which helpers each function (and the module) refers to, when a helper needs anything."""
+        facts = self.facts
+        helpers = {q for q, f in facts.functions.items() if f.kind == "helper"}
+        needy = {scope for root, _, _, scope, _ in facts.imports if scope in helpers and root not in _STDLIB}
+        needy.update(
+            s for m, lv, _, _, s, _ in facts.modules if s in helpers and (lv or m.split(".")[0] not in _STDLIB)
+        )
+        needy.update(q for q in helpers if facts.functions[q].skips)
+        if not needy:
+            return
+        short = {q.rsplit(".", 1)[-1] for q in helpers} | {q.split(".", 1)[0] for q in helpers if "." in q}
+        for qual, node in self.nodes.items():
+            facts.functions[qual].refs = refs(node, short)
+        module_refs: list[str] = []
+        for stmt in tree.body:
+            if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                module_refs.extend(refs(stmt, short))
+        facts.module.refs = sorted(set(module_refs))
+
+
+def _tried(body: list[ast.stmt]) -> tuple[list[tuple[str, int, int]], set[str]]:
+    """(module, level, line) of each import in a ``try`` body, and the names it binds (``x = True`` too)."""
+    tried: list[tuple[str, int, int]] = []
+    bound: set[str] = set()
+    for stmt in body:
+        for sub in ast.walk(stmt):
+            if isinstance(sub, ast.Import):
+                tried.extend((alias.name, 0, sub.lineno) for alias in sub.names)
+                bound.update(alias.asname or alias.name.split(".")[0] for alias in sub.names)
+            elif isinstance(sub, ast.ImportFrom):
+                tried.append((sub.module or "", sub.level, sub.lineno))
+                bound.update(a.asname or a.name for a in sub.names)
+            elif isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Constant) and sub.value.value is True:
+                bound.update(t.id for t in sub.targets if isinstance(t, ast.Name))
+    return tried, bound
+
+
+def _assigns_nothing(node: ast.AST) -> bool:
+    """``name = None`` / ``name = False``."""
+    return isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value in (None, False)

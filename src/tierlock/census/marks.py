@@ -1,0 +1,197 @@
+"""Conditions and marks, read from :mod:`ast` nodes: what a decorator, a ``pytestmark`` or an ``if`` says.
+
+``skipif(not has_x)``, ``skipif(x is None)`` and ``if not has_x: pytest.skip()``
+skip when ``has_x`` (or ``x``) is false: the test needs what the flag stands
+for. ``skipif(has_x)`` is the opposite (the test runs only without it) and
+needs nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from tierlock.census.records import Func
+
+#: A skip token for ``find_spec("x")`` written inline: ``?x`` means "skipped when x is absent".
+SPEC = "?"
+#: A guard token for a string the condition around an import compares with: ``"pandas" in constructor_name``
+#: picks a backend by name at run time (``=pandas``).
+NAMED = "="
+FIXTURE_DECORATORS = ("pytest.fixture", "fixture", "pytest_asyncio.fixture")
+_IMPORT_ERRORS = ("ImportError", "ModuleNotFoundError", "Exception", "BaseException")
+
+
+def dotted(node: ast.expr) -> str:
+    """``a.b.c`` for a name or attribute chain (a call: its function's name); ``""`` otherwise."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = dotted(node.value)
+        return f"{head}.{node.attr}" if head else ""
+    if isinstance(node, ast.Call):
+        return dotted(node.func)
+    return ""
+
+
+def literal(node: ast.expr | None) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
+def _spec(node: ast.expr) -> str | None:
+    """The module of ``find_spec("x")`` / ``importlib.util.find_spec("x")``."""
+    if isinstance(node, ast.Call) and dotted(node.func).endswith("find_spec") and node.args:
+        return literal(node.args[0])
+    return None
+
+
+def present(node: ast.expr) -> list[str]:
+    """Names whose truth the condition *node* needs (``has_x``, ``has_a and has_b``, ``find_spec("x")``)."""
+    spec = _spec(node)
+    if spec is not None:
+        return [SPEC + spec]
+    name = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) else ""
+    if name:
+        return [name]
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+        return [n for value in node.values for n in present(value)]
+    return []
+
+
+def _compares_to_nothing(node: ast.expr, ops: tuple[type[ast.cmpop], ...]) -> bool:
+    """``x is None`` / ``x == False`` (with *ops* ``Is``, ``Eq``) or ``x is not None`` (``IsNot``, ``NotEq``)."""
+    if not isinstance(node, ast.Compare) or len(node.ops) != 1 or not isinstance(node.ops[0], ops):
+        return False
+    other = node.comparators[0]
+    return isinstance(other, ast.Constant) and other.value in (None, False)
+
+
+def absent(node: ast.expr) -> list[str]:
+    """Names whose absence makes the condition *node* true (``not has_x``, ``x is None``, ``... or not has_y``)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return present(node.operand)
+    if _compares_to_nothing(node, (ast.Is, ast.Eq)):
+        return present(node.left)  # type: ignore[attr-defined]
+    if isinstance(node, ast.BoolOp):
+        return [n for value in node.values for n in absent(value)]
+    return []
+
+
+def guard_names(node: ast.expr) -> list[str]:
+    """Every name and attribute chain read in *node* (the guards of an ``if``)."""
+    out = []
+    for sub in ast.walk(node):
+        if isinstance(sub, (ast.Name, ast.Attribute)):
+            name = dotted(sub)
+            if name:
+                out.append(name)
+    return out
+
+
+def type_checking(node: ast.expr) -> bool:
+    return dotted(node) in ("TYPE_CHECKING", "typing.TYPE_CHECKING", "t.TYPE_CHECKING")
+
+
+def catches_import_error(handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(dotted(k).rsplit(".", 1)[-1] in _IMPORT_ERRORS for k in kinds)
+
+
+def refs(node: ast.AST, wanted: set[str]) -> list[str]:
+    out: set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and sub.id in wanted:
+            out.add(sub.id)
+        elif isinstance(sub, ast.Attribute) and sub.attr in wanted and dotted(sub.value) in ("self", "cls"):
+            out.add(sub.attr)
+    return sorted(out)
+
+
+def kind_of(node: ast.FunctionDef | ast.AsyncFunctionDef, cls: Func | None, klass: str) -> str:
+    if any(dotted(d) in FIXTURE_DECORATORS for d in node.decorator_list):
+        return "fixture"
+    if node.name.startswith("pytest_"):
+        return "hook"
+    if node.name.startswith("test") and (cls is None or (klass.startswith("Test") and cls.kind == "class")):
+        return "test"
+    return "helper"
+
+
+def decorator(deco: ast.expr, func: Func) -> None:
+    name = dotted(deco)
+    if name in FIXTURE_DECORATORS:
+        func.fixture = None
+        if isinstance(deco, ast.Call):
+            for kw in deco.keywords:
+                if kw.arg == "name" and literal(kw.value) is not None:
+                    func.fixture = literal(kw.value)
+                if kw.arg == "autouse" and isinstance(kw.value, ast.Constant):
+                    func.autouse = bool(kw.value.value)
+        return
+    marks_of(deco, func, deco.lineno, decorator=True)
+
+
+def marks_of(value: ast.expr, into: Func, line: int, *, decorator: bool) -> None:
+    """The marks in a decorator or a ``pytestmark`` value (a mark, a name, or a list of them)."""
+    items = value.elts if isinstance(value, (ast.List, ast.Tuple)) and not decorator else [value]
+    for item in items:
+        if isinstance(item, (ast.Name, ast.Attribute)):
+            name = dotted(item)
+            if name and not name.startswith(("pytest.", "mark.")):
+                into.marks.append((name, line))
+            continue
+        tier = _tier_mark(item)
+        if tier is not None:
+            into.tiers.append((tier, line))
+        for sub in ast.walk(item):
+            if not isinstance(sub, ast.Call):
+                continue
+            name = dotted(sub.func)
+            if name.endswith("mark.skipif"):
+                conditions = [*sub.args[:1], *(k.value for k in sub.keywords if k.arg == "condition")]
+                into.skips.extend((n, line) for c in conditions for n in absent(c))
+            elif name.endswith("mark.usefixtures"):
+                into.requests.extend((t, line) for t in (literal(a) for a in sub.args) if t is not None)
+
+
+def _tier_mark(node: ast.expr) -> str | None:
+    """The tier named by ``pytest.mark.tier("x")`` / ``mark.tier(name="x")``."""
+    if not isinstance(node, ast.Call) or not dotted(node.func).endswith("mark.tier"):
+        return None
+    args = [*node.args, *(k.value for k in node.keywords if k.arg == "name")]
+    return literal(args[0]) if args else None
+
+
+def skips(stmt: ast.stmt) -> bool:
+    """Whether the statement calls ``pytest.skip(...)``."""
+    return any(isinstance(n, ast.Call) and dotted(n.func) in ("pytest.skip", "skip") for n in ast.walk(stmt))
+
+
+def spec_flag(value: ast.expr) -> str | None:
+    """The module of ``find_spec("x") is not None`` / ``bool(find_spec("x"))`` / ``find_spec("x")``."""
+    if isinstance(value, ast.Call) and dotted(value.func) == "bool" and value.args:
+        value = value.args[0]
+    spec = _spec(value)
+    if spec is not None:
+        return spec
+    if isinstance(value, ast.Compare) and len(value.ops) == 1 and isinstance(value.ops[0], ast.IsNot):
+        return _spec(value.left)
+    return None
+
+
+def dispatch(test: ast.expr) -> list[str]:
+    """``=text`` for each string a condition compares with (a backend picked by name: ``library == "dask"``)."""
+    return [NAMED + n.value.lower() for n in ast.walk(test) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+
+
+def leaves(body: list[ast.stmt]) -> bool:
+    """Whether a block ends the function or the test (``return``, ``raise``, ``pytest.skip(...)``)."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, (ast.Return, ast.Raise)):
+        return True
+    return isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and dotted(last.value.func).endswith("skip")

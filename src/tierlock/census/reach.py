@@ -1,0 +1,296 @@
+"""Reach through the project's own modules: what importing a first-party module needs, and what a name means.
+
+A test that imports ``proj.readxml`` needs what ``proj/readxml.py`` imports
+at module level, unguarded, and so on through the project's own modules
+(``proj/__init__.py`` included: importing ``proj.readxml`` runs it first).
+A module is first-party when its file is in the project: below the project
+root, ``src/``, pytest's ``pythonpath``, or the first folder above the test
+file without an ``__init__.py`` (where pytest's default import mode puts it).
+
+Names are followed the same way: ``from jwt.algorithms import has_crypto``
+makes ``has_crypto`` the flag that ``jwt/algorithms.py`` sets in its
+``try: import cryptography ... except ImportError``; ``from .utils import
+crypto_required`` makes ``@crypto_required`` the mark alias of
+``tests/utils.py``. Everything is memoised: each module is looked at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from tierlock.census.marks import NAMED, SPEC
+from tierlock.census.records import FileFacts, Func
+
+#: (root, file, line, how): one need, where it finally comes from.
+Need = tuple[str, str, int, str]
+
+
+def folder_of(rel: str) -> str:
+    return rel.rsplit("/", 1)[0] if "/" in rel else ""
+
+
+def _join(*parts: str) -> str:
+    return "/".join(p for p in parts if p)
+
+
+class ModuleIndex:
+    """Which project file a module name stands for, from the list of every ``.py`` file known."""
+
+    def __init__(self, files: Iterable[str], paths: Sequence[str] = ("",)) -> None:
+        self.files = set(files)
+        self.paths = tuple(dict.fromkeys(paths))
+        """Folders on the import path (relative to the root; ``""`` is the root)."""
+        self._basedirs: dict[str, str] = {}
+        self._resolved: dict[tuple[str, int, tuple[str, ...], str], list[str]] = {}
+
+    def locate(self, module: str, folder: str) -> str | None:
+        stem = _join(folder, *module.split("."))
+        for candidate in (f"{stem}.py", f"{stem}/__init__.py"):
+            if candidate in self.files:
+                return candidate
+        return None
+
+    def basedir(self, rel: str) -> str:
+        """The first folder above *rel* without an ``__init__.py`` (pytest's default rootdir insertion)."""
+        folder = folder_of(rel)
+        if folder not in self._basedirs:
+            here = folder
+            while here and f"{here}/__init__.py" in self.files:
+                here = folder_of(here)
+            self._basedirs[folder] = here
+        return self._basedirs[folder]
+
+    def packages(self, rel: str) -> list[str]:
+        """The ``__init__.py`` files that run before the module *rel* (its packages, outermost first)."""
+        out: list[str] = []
+        folder = folder_of(rel)
+        stop = self.basedir(rel)
+        while folder != stop:  # every folder below the base one holds an __init__.py
+            out.append(f"{folder}/__init__.py")
+            folder = folder_of(folder)
+        return [p for p in reversed(out) if p != rel]
+
+    def resolve(self, module: str, level: int, names: Sequence[Sequence[str]], importer: str) -> list[str]:
+        """The project files that run when *importer* executes this import (none: not first-party)."""
+        folder = folder_of(importer)
+        key = (module, level, tuple(n for n, _ in names), folder if level else self.basedir(importer))
+        found = self._resolved.get(key)
+        if found is None:
+            found = self._resolved[key] = self._resolve(module, level, names, importer)
+        return found
+
+    def _resolve(self, module: str, level: int, names: Sequence[Sequence[str]], importer: str) -> list[str]:
+        if level:
+            folder = folder_of(importer)
+            for _ in range(level - 1):
+                folder = folder_of(folder)
+            base = _join(folder, *module.split(".")) if module else folder
+            target = self.locate(module, folder) if module else (f"{folder}/__init__.py" if folder else None)
+            if target is not None and target not in self.files:
+                target = None
+            found = [target] if target else []
+            return found + self._submodules(base, names)
+        parts = module.split(".")
+        for path in (self.basedir(importer), *self.paths):
+            if self.locate(parts[0], path) is None:
+                continue
+            chain = [self.locate(".".join(parts[: i + 1]), path) for i in range(len(parts))]
+            found = [c for c in chain if c is not None]
+            return found + self._submodules(_join(path, *parts), names)
+        return []
+
+    def _submodules(self, base: str, names: Sequence[Sequence[str]]) -> list[str]:
+        out = []
+        for name, _bound in names:
+            if name != "*":
+                for candidate in (f"{base}/{name}.py", f"{base}/{name}/__init__.py"):
+                    if candidate in self.files:
+                        out.append(candidate)
+        return out
+
+
+class Reach:
+    """Import-time needs of project modules, and what a name read in a file stands for."""
+
+    def __init__(self, index: ModuleIndex, facts: Mapping[str, FileFacts], roots: Iterable[str]) -> None:
+        self.index = index
+        self.facts = facts
+        self.roots = frozenset(roots)
+        self._needs: dict[str, dict[str, Need]] = {}
+        self._imports: dict[str, list[str]] = {}
+        self._scoped: dict[str, tuple[dict[str, list[Any]], dict[str, list[Any]]]] = {}
+        self._symbols: dict[tuple[str, str], tuple[str, str, str] | None] = {}
+
+    # -- names ------------------------------------------------------------------------
+    def symbol(self, rel: str, name: str) -> tuple[str, str, str] | None:
+        """What *name* read in *rel* is: ``("flag" | "alias" | "module", file, name)``, or None."""
+        key = (rel, name)
+        if key not in self._symbols:
+            self._symbols[key] = None  # a cycle of imports means nothing
+            self._symbols[key] = self._lookup(rel, name)
+        return self._symbols[key]
+
+    def _lookup(self, rel: str, name: str) -> tuple[str, str, str] | None:
+        facts = self.facts.get(rel)
+        if facts is None:
+            return None
+        if name in facts.flags:
+            return ("flag", rel, name)
+        if name in facts.aliases:
+            return ("alias", rel, name)
+        head = name.partition(".")[0]
+        if head in facts.bindings:  # import a.b [as x]: the longest module prefix that is a project file
+            parts = [*facts.bindings[head].split("."), *name.split(".")[1:]]
+            for cut in range(len(parts), 0, -1):
+                found = self.index.resolve(".".join(parts[:cut]), 0, (), rel)
+                if found and cut < len(parts):
+                    return self.symbol(found[-1], ".".join(parts[cut:]))
+            return None
+        for module, level, names, _line, scope, _guards in facts.modules:
+            for original, bound in names if not scope else ():
+                if bound == head or original == "*":
+                    hit = self._imported_name(rel, (module, level, original, bound), name)
+                    if hit is not None:
+                        return hit
+        return None
+
+    def _imported_name(self, rel: str, source: tuple[str, int, str, str], name: str) -> tuple[str, str, str] | None:
+        """What *name* is, when it comes from ``from MODULE import ORIGINAL as BOUND`` (or ``*``) in *rel*."""
+        module, level, original, bound = source
+        found = self.index.resolve(module, level, [[original, bound]] if original != "*" else (), rel)
+        if not found:
+            return None
+        target = found[-1]
+        if original == "*":
+            return self.symbol(target, name)
+        rest = name.partition(".")[2]
+        if target.endswith((f"/{original}.py", f"/{original}/__init__.py")):  # a submodule
+            return ("module", target, "") if not rest else self.symbol(target, rest)
+        return self.symbol(target, original + (f".{rest}" if rest else ""))
+
+    def guarded(self, rel: str, guards: Sequence[str]) -> bool:
+        """Whether code under these guards runs only when what it imports is there (``try``, ``if has_x``)."""
+        for guard in guards:
+            if guard.startswith(NAMED):
+                continue
+            if guard == "try" or guard.startswith(SPEC):
+                return True
+            hit = self.symbol(rel, guard)
+            if hit is not None and hit[0] == "flag":
+                return True
+        return False
+
+    @staticmethod
+    def dispatched(root: str, guards: Sequence[str]) -> bool:
+        """Whether code needing *root* runs only when a condition picks it by name (``"pandas" in name``)."""
+        wanted = root.lower()
+        return any(g.startswith(NAMED) and wanted in g[len(NAMED) :] for g in guards)
+
+    def flag_needs(self, rel: str, name: str) -> list[Need]:
+        """What the flag *name* of *rel* stands for: each root it tries to import (through project modules too)."""
+        facts = self.facts[rel]
+        out: dict[str, Need] = {}
+        for module, level, line in facts.flags.get(name, ()):
+            found = self.index.resolve(module, level, (), rel) if module else []
+            if found:
+                for target in found:
+                    for root, need in self.module_needs(target).items():
+                        out.setdefault(root, need)
+            elif level == 0 and module.split(".")[0] in self.roots:
+                root = module.split(".")[0]
+                out.setdefault(root, (root, rel, line, f"tries {root}"))
+        return list(out.values())
+
+    def skip_needs(self, rel: str, name: str) -> list[Need]:
+        """The roots whose absence the skip condition name *name* (read in *rel*) stands for."""
+        if name.startswith(SPEC):
+            root = name[len(SPEC) :].split(".", maxsplit=1)[0]
+            return [(root, rel, 0, f"find_spec({root!r})")] if root in self.roots else []
+        hit = self.symbol(rel, name)
+        if hit is None or hit[0] != "flag":
+            return []
+        return self.flag_needs(hit[1], hit[2])
+
+    def alias(self, rel: str, name: str) -> tuple[str, Func] | None:
+        """The mark alias *name* read in *rel*: (the file defining it, its marks)."""
+        hit = self.symbol(rel, name)
+        if hit is None or hit[0] != "alias":
+            return None
+        return hit[1], self.facts[hit[1]].aliases[hit[2]]
+
+    # -- modules ----------------------------------------------------------------------
+    def module_needs(self, rel: str) -> dict[str, Need]:
+        """Root -> need, for what importing the project module *rel* imports, unguarded, at module level.
+
+        Every module the import runs (through any chain, cycles included) is
+        visited once, breadth first: the need named is the nearest.
+        """
+        if rel in self._needs:
+            return self._needs[rel]
+        out: dict[str, Need] = {}
+        seen = {rel}
+        queue = [rel]
+        while queue:
+            here = queue.pop(0)
+            for root, need in self._own_needs(here).items():
+                out.setdefault(root, need)
+            for target in self._edges(here):
+                if target not in seen:
+                    seen.add(target)
+                    queue.append(target)
+        self._needs[rel] = out
+        return out
+
+    def _own_needs(self, rel: str) -> dict[str, Need]:
+        out: dict[str, Need] = {}
+        for root, line, how, _scope, guards in self.scoped(rel)[0].get("", ()):
+            if root not in out and not self.guarded(rel, guards):
+                out[root] = (root, rel, line, how)
+        return out
+
+    def _edges(self, rel: str) -> list[str]:
+        if rel not in self._imports:
+            self._imports[rel] = [target for target, _how, _line in self.imported(rel, "")]
+        return self._imports[rel]
+
+    def imported(self, rel: str, scope: str) -> list[tuple[str, str, int]]:
+        """(project file, how, line) of each project module the scope *scope* of *rel* imports, unguarded."""
+        out: list[tuple[str, str, int]] = []
+        for module, level, names, line, _where, guards in self.scoped(rel)[1].get(scope, ()):
+            if self.guarded(rel, guards):
+                continue
+            how = f"from {'.' * level}{module} import" if names else f"import {module}"
+            out.extend((target, how, line) for target in self.index.resolve(module, level, names, rel))
+        return out
+
+    def scoped(self, rel: str) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
+        """The imports and the module imports of *rel*, each by scope (a function's, or ``""``)."""
+        if rel not in self._scoped:
+            imports: dict[str, list[Any]] = {}
+            modules: dict[str, list[Any]] = {}
+            facts = self.facts.get(rel)
+            for item in facts.imports if facts is not None else ():
+                if item[0] in self.roots:
+                    imports.setdefault(item[3], []).append(item)
+            for entry in facts.modules if facts is not None else ():
+                modules.setdefault(entry[4], []).append(entry)
+            self._scoped[rel] = (imports, modules)
+        return self._scoped[rel]
+
+    def interesting(self, rel: str) -> bool:
+        """Whether the module *rel* needs a root at import, or defines a flag or a mark alias others can use."""
+        facts = self.facts.get(rel)
+        if facts is None:
+            return False
+        return bool(self.module_needs(rel) or facts.flags or facts.aliases) or any(
+            self.exported(rel, bound)
+            for _module, _level, names, _line, scope, _guards in facts.modules
+            if not scope
+            for _original, bound in names
+        )
+
+    def exported(self, rel: str, name: str) -> bool:
+        """Whether the name *name* of *rel* is a flag or a mark alias (its own or imported)."""
+        hit = self.symbol(rel, name)
+        return hit is not None and hit[0] in ("flag", "alias")

@@ -1,0 +1,124 @@
+"""The facts of one file as data: its functions (:class:`Func`) and what it says (:class:`FileFacts`).
+
+Both are plain classes with a JSON form (the per-file cache keeps them
+between runs), not dataclasses: the pytest plugin imports the census, and
+building dataclasses costs time at import.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class Func:
+    """One function (or method) of a file: what kind it is and what it asks for."""
+
+    __slots__ = ("autouse", "end", "first", "fixture", "kind", "line", "marks", "refs", "requests", "skips", "tiers")
+
+    def __init__(self, kind: str, line: int, end: int, first: int | None = None) -> None:
+        self.kind = kind
+        """``test``, ``fixture``, ``hook``, ``helper`` or ``module`` (the module's own marks and references)."""
+        self.line = line
+        self.end = end
+        self.first = line if first is None else first
+        """The first line of its decorators (where a new decorator goes)."""
+        self.fixture: str | None = None
+        self.autouse = False
+        self.requests: list[tuple[str, int]] = []
+        """Fixtures it requests, with the line of each request."""
+        self.tiers: list[tuple[str, int]] = []
+        """``tier(...)`` markers (its own and its class's), as written."""
+        self.skips: list[tuple[str, int]] = []
+        """Names whose absence skips it (``skipif(not has_x)``); ``?x``: ``find_spec("x")`` written inline."""
+        self.marks: list[tuple[str, int]] = []
+        """Decorators that are plain names (mark aliases such as ``@needs_x``)."""
+        self.refs: list[str] = []
+        """Helpers of the file it refers to (recorded only when a helper of the file needs anything)."""
+
+    def to_json(self) -> list[Any]:
+        """The fields as a list, without the empty ones at its end (most functions ask for little)."""
+        out: list[Any] = [
+            self.kind,
+            self.line,
+            self.end,
+            self.first,
+            self.fixture,
+            self.autouse,
+            self.requests,
+            self.tiers,
+            self.skips,
+            self.marks,
+            self.refs,
+        ]
+        while len(out) > 4 and not out[-1]:
+            out.pop()
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any) -> Func:
+        kind, line, end, first, *rest = data
+        out = cls(str(kind), int(line), int(end), int(first))
+        fixture, autouse, requests, tiers, skips, marks, refs = list(rest) + [None] * (7 - len(rest))
+        out.fixture = None if fixture is None else str(fixture)
+        out.autouse = bool(autouse)
+        if requests:
+            out.requests = [(str(n), int(ln)) for n, ln in requests]
+        if tiers:
+            out.tiers = [(str(n), int(ln)) for n, ln in tiers]
+        if skips:
+            out.skips = [(str(n), int(ln)) for n, ln in skips]
+        if marks:
+            out.marks = [(str(n), int(ln)) for n, ln in marks]
+        if refs:
+            out.refs = [str(r) for r in refs]
+        return out
+
+
+class FileFacts:
+    """What one file says (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.imports: list[tuple[str, int, str, str, list[str]]] = []
+        """(top-level name, line, how, scope, guards) of each import and importorskip."""
+        self.modules: list[tuple[str, int, list[list[str]], int, str, list[str]]] = []
+        """(module, relative level, [[name, bound as]...] of a from-import, line, scope, guards): for reach."""
+        self.bindings: dict[str, str] = {}
+        """Module-level name -> the module an ``import a.b`` / ``import a.b as x`` binds it to (``a`` / ``a.b``)."""
+        self.flags: dict[str, list[tuple[str, int, int]]] = {}
+        """Availability flag -> the (module, level, line) its truth stands for."""
+        self.aliases: dict[str, Func] = {}
+        """Mark alias -> its marks (``tiers``, ``skips``, ``marks``), line."""
+        self.functions: dict[str, Func] = {}
+        """Qualified name (``test_x``, ``TestX.test_y``) -> the function."""
+        self.module = Func("module", 1, 1)
+        """The module's ``pytestmark`` and the helpers referred to at module level."""
+
+    def tests(self) -> list[str]:
+        return [name for name, f in self.functions.items() if f.kind == "test"]
+
+    def to_json(self) -> list[Any]:
+        return [
+            self.imports,
+            self.modules,
+            self.bindings,
+            dict(self.flags),
+            {k: v.to_json() for k, v in self.aliases.items()},
+            {k: v.to_json() for k, v in self.functions.items()},
+            self.module.to_json(),
+        ]
+
+    @classmethod
+    def from_json(cls, data: Any) -> FileFacts:
+        imports, modules, bindings, flags, aliases, functions, module = data
+        out = cls()
+        out.imports = [(str(a), int(b), str(c), str(d), [str(g) for g in e]) for a, b, c, d, e in imports]
+        out.modules = [
+            (str(a), int(b), [[str(n), str(s)] for n, s in c], int(d), str(e), [str(g) for g in f])
+            for a, b, c, d, e, f in modules
+        ]
+        out.bindings = {str(k): str(v) for k, v in bindings.items()}
+        out.flags = {str(k): [(str(m), int(lv), int(ln)) for m, lv, ln in v] for k, v in flags.items()}
+        out.aliases = {str(k): Func.from_json(v) for k, v in aliases.items()}
+        out.functions = {str(k): Func.from_json(v) for k, v in functions.items()}
+        out.module = Func.from_json(module)
+        return out

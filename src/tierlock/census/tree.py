@@ -1,0 +1,143 @@
+"""The files the census reads: the only part of it that touches the disk.
+
+:class:`DiskTree` lists the test folders (test files and ``conftest.py`` with
+their size and mtime, the project's other Python files, every file for the
+globs), the project's own packages on its import path, and reads a file's
+text. The census takes any object with these three methods (:class:`Tree`),
+so a test or another tool can hand it files from elsewhere.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+#: pytest's default ``norecursedirs`` (and bytecode folders).
+SKIP_DIRS = ("*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules", "venv", "{arch}", "__pycache__")
+
+
+class Listing:
+    """What a walk of the test folders found, relative to the root, sorted."""
+
+    def __init__(self, tests: dict[str, list[int]], sources: dict[str, list[int]], every: list[str]) -> None:
+        self.tests = tests
+        """Test files and conftests -> [size, mtime_ns]."""
+        self.sources = sources
+        """Other ``.py`` files (helpers the tests import) -> [size, mtime_ns]."""
+        self.every = every
+        """Every file (what the ``tests`` globs are matched against)."""
+
+
+class Tree(Protocol):
+    def walk(self, folders: Iterable[str], patterns: Sequence[str]) -> Listing: ...
+
+    def modules(self, paths: Sequence[str]) -> dict[str, list[int]]: ...
+
+    def read(self, rel: str) -> str | None: ...
+
+
+def skip_dir(name: str) -> bool:
+    return any(fnmatch.fnmatch(name, p) for p in SKIP_DIRS) or name == "site-packages"
+
+
+class DiskTree:
+    """The project's files on disk, below *root*."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.base = os.path.abspath(os.fspath(root))
+        self.cut = len(self.base) + 1
+
+    def _rel(self, path: str) -> str:
+        return path[self.cut :].replace(os.sep, "/")
+
+    def read(self, rel: str) -> str | None:
+        try:
+            with open(os.path.join(self.base, rel), encoding="utf-8", errors="replace") as handle:
+                return handle.read()
+        except OSError:
+            return None
+
+    def walk(self, folders: Iterable[str], patterns: Sequence[str]) -> Listing:
+        tests: dict[str, list[int]] = {}
+        sources: dict[str, list[int]] = {}
+        every: set[str] = set()
+        stack: list[str] = []
+        for folder in folders:
+            full = os.path.normpath(os.path.join(self.base, folder))
+            if os.path.isfile(full):
+                rel = self._rel(full)
+                every.add(rel)
+                if full.endswith(".py"):
+                    st = os.stat(full)
+                    tests[rel] = [st.st_size, st.st_mtime_ns]
+            elif os.path.isdir(full):
+                stack.append(full)
+        for entry in self._files(stack, every):
+            name = entry.name
+            if not name.endswith(".py"):
+                continue
+            try:
+                st = entry.stat()
+            except OSError:
+                continue
+            test = name == "conftest.py" or any(fnmatch.fnmatch(name, p) for p in patterns)
+            (tests if test else sources)[self._rel(entry.path)] = [st.st_size, st.st_mtime_ns]
+        return Listing(dict(sorted(tests.items())), dict(sorted(sources.items())), sorted(every))
+
+    def _files(self, stack: list[str], every: set[str]) -> Iterable[os.DirEntry[str]]:
+        """Every file below the folders on *stack* (adding each to *every*), skipping pytest's skipped folders."""
+        seen: set[str] = set()
+        while stack:
+            folder = stack.pop()
+            if folder in seen:
+                continue
+            seen.add(folder)
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            if any(e.name == "pyvenv.cfg" for e in entries):
+                continue  # a virtual environment
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    if not skip_dir(entry.name):
+                        stack.append(entry.path)
+                    continue
+                every.add(self._rel(entry.path))
+                yield entry
+
+    def modules(self, paths: Sequence[str]) -> dict[str, list[int]]:
+        """The ``.py`` files of the packages (folders with ``__init__.py``) and modules directly on *paths*."""
+        out: dict[str, list[int]] = {}
+        packages: list[str] = []
+        for path in paths:
+            folder = os.path.normpath(os.path.join(self.base, path))
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    if not skip_dir(entry.name) and os.path.isfile(os.path.join(entry.path, "__init__.py")):
+                        packages.append(entry.path)
+                elif entry.name.endswith(".py"):
+                    self._stamp(entry, out)
+        for entry in self._files(packages, set()):
+            if entry.name.endswith(".py"):
+                self._stamp(entry, out)
+        return dict(sorted(out.items()))
+
+    def _stamp(self, entry: os.DirEntry[str], out: dict[str, list[int]]) -> None:
+        try:
+            st = entry.stat()
+        except OSError:
+            return
+        out[self._rel(entry.path)] = [st.st_size, st.st_mtime_ns]
+
+
+def walk(root: str, folders: Iterable[str], patterns: Sequence[str]) -> tuple[dict[str, list[int]], list[str]]:
+    """(test files and conftests -> [size, mtime_ns], every file) below *folders*, relative to *root*, sorted."""
+    listing = DiskTree(root).walk(folders, patterns)
+    return listing.tests, listing.every

@@ -1,0 +1,98 @@
+"""The base's runtime config for ``--config-from REF``: found at REF by the base's own rules, validated.
+
+The base's config is discovered in REF's tree exactly as the working tree's is on disk
+(:func:`tierlock.evidence.discovery.at_ref`): whichever file the base uses, whatever file or
+``--config`` the branch names. Its verification checks always run, and its setup is the
+run's setup (:mod:`tierlock.evidence.prepare`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tierlock.errors import ConfigError, UsageError
+from tierlock.evidence import discovery, gitbind
+from tierlock.evidence.config import InvalidConfig, credential_shaped
+
+
+@dataclass(frozen=True)
+class BaseConfig:
+    """The config REF holds (None when it holds none), and where it came from."""
+
+    config: dict[str, Any] | None
+    where: dict[str, Any]
+    """``{"ref", "commit", "path", "blob"}`` as the receipt records it (``path``/``blob`` null without a config)."""
+    config_dir: Path
+    setup_declared: bool = False
+    shaped: bool = False
+
+    @property
+    def name(self) -> str:
+        """``REF:PATH``, as git spells a file at a ref."""
+        return f"{self.where['ref']}:{self.where['path']}"
+
+
+def _unknown_ref(top: Path, ref: str) -> UsageError:
+    remotes = gitbind.git(top, "remote", check=False).split()
+    remote = ref.split("/", 1)[0] if "/" in ref else None
+    remedy = (
+        f"git -C {top} fetch {remote}"
+        if remote in remotes
+        else "pass an existing branch, tag or commit (git branch --all lists them)"
+    )
+    return UsageError(f"--config-from {ref}: no such branch, tag or commit in {top}", remedy=remedy)
+
+
+def _parse(name: str, path: str, data: bytes) -> Any:
+    """The source of the config file *path* (its text *data*), parsed as its name says."""
+    from tierlock.validators import source as sources
+
+    text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    try:
+        if Path(path).name == discovery.PYPROJECT:
+            return sources._toml(text, Path(name), sources.RUNTIME_TABLE)
+        if path.endswith(".toml"):
+            return sources.parse_toml(text, Path(name))
+        return sources.parse_json(text, Path(name))
+    except sources.SourceError as err:
+        raise ConfigError(
+            f"{name} cannot be read: {err.message}", file=name, line=err.line, remedy=f"git show {name}"
+        ) from None
+
+
+def read(top: Path, ref: str, start: Path) -> BaseConfig:
+    """The base config at *ref* for a run started from *start* (the project folder), validated."""
+    from tierlock.validators.core import validate_source
+
+    folders = discovery.in_tree(str(top), str(start))
+    try:
+        found = discovery.at_ref(str(top), ref, folders)
+    except LookupError:
+        raise _unknown_ref(top, ref) from None
+    where: dict[str, Any] = {"ref": ref, "commit": gitbind.resolve(top, ref), "path": None, "blob": None}
+    if found is None:
+        return BaseConfig(None, where, top / (folders[0] if folders else ""))
+    path, blob = found
+    where.update(path=path, blob=blob)
+    status, data = _blob(top, blob)
+    name = f"{ref}:{path}"
+    src = _parse(name, path, data if status == 0 else b"")
+    config_dir = (top / path).parent
+    result = validate_source(src, checkout=None, config_dir=config_dir)
+    if not result.ok or result.config is None:
+        raise InvalidConfig(
+            f"the config committed at {ref} ({name}) is invalid ({len(result.errors)} error(s)): nothing was run",
+            result,
+            remedy=f"fix it on {ref}, or pass another --config-from",
+        )
+    declared = isinstance(src.value, dict) and "setup" in src.value
+    return BaseConfig(result.config, where, config_dir, declared, credential_shaped(result.config))
+
+
+def _blob(top: Path, blob: str) -> tuple[int, bytes]:
+    from tierlock.evidence.gitcall import run_git
+
+    status, data, _ = run_git(str(top), "cat-file", "blob", blob)
+    return status, data

@@ -1,0 +1,230 @@
+"""The packages of the project's own tree: armed from their folders, as ``uv sync`` arms them.
+
+``uv sync`` installs the project itself into its environment (editable) and
+every workspace member or path dependency the lock reaches, each from its
+folder and without resolving anything (their dependencies are in the lock
+too). ``install-tier`` does the same once the tier's pinned packages are in:
+the :class:`~tierlock.lockfiles.model.LocalPackage` list of the tiers' locks
+(the project itself for a project that is a package, see
+:func:`tierlock.lockfiles.sources.read_tier`), each one that is not already
+installed from that very folder (``direct_url.json``), in one backend call with
+``--no-deps``. ``--no-install-project`` leaves the project itself out (the other
+local packages are dependencies and stay), like ``uv sync --no-install-project``.
+
+Nothing here resolves, and nothing is fetched but the build backends the
+folders declare (through the user's own index configuration).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from tierlock.environment import Target
+    from tierlock.installer.backends import Backend
+    from tierlock.installer.receipts import InstalledDist
+    from tierlock.lockfiles.model import LocalPackage, Lock
+    from tierlock.output import UI
+    from tierlock.probing.site import SiteIndex
+
+
+@dataclass(frozen=True)
+class LocalStep:
+    package: LocalPackage
+    action: Literal["satisfied", "install"]
+    reason: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "name": self.package.name,
+            "path": str(self.package.path),
+            "editable": self.package.editable,
+            "version": self.package.version,
+            "action": self.action,
+            "reason": self.reason,
+        }
+
+
+def wanted(locks: Iterable[Lock], project_name: str | None, *, install_project: bool) -> list[LocalPackage]:
+    """The local packages of *locks* (once each), without the project itself unless *install_project*."""
+    out: dict[str, LocalPackage] = {}
+    for lock in locks:
+        for package in lock.local:
+            if install_project or package.name != project_name:
+                out.setdefault(str(package.name), package)
+    return [out[name] for name in sorted(out)]
+
+
+def plan(packages: Sequence[LocalPackage], index: SiteIndex) -> list[LocalStep]:
+    """Per local package: satisfied (installed from its folder, the same way and version) or install (why)."""
+    return [_decide(package, index) for package in packages]
+
+
+def _decide(package: LocalPackage, index: SiteIndex) -> LocalStep:
+    found = index.find(package.name)
+    if not found:
+        return LocalStep(package, "install", "not installed")
+    info = found[0]
+    origin = _origin(info.path)
+    how = "editable" if package.editable else "from its folder"
+    if origin is None or _same_folder(origin[0], package.path) is False:
+        where = f"from {origin[0]}" if origin else "from an index or a wheel"
+        return LocalStep(package, "install", f"installed {where}, not {how} from {package.path}")
+    if origin[1] != package.editable:
+        return LocalStep(package, "install", f"installed {'editable' if origin[1] else 'as a copy'}, not {how}")
+    if package.version is not None and not _same_version(info.folder_version, package.version):
+        return LocalStep(package, "install", f"{info.folder_version} installed, {package.version} in its folder")
+    return LocalStep(package, "satisfied", f"installed {how} from {package.path}")
+
+
+def _origin(dist_info: str) -> tuple[str, bool] | None:
+    """(the folder URL, editable) that ``direct_url.json`` records, or None (not installed from a folder)."""
+    try:
+        with open(os.path.join(dist_info, "direct_url.json"), encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    url = data.get("url") if isinstance(data, dict) else None
+    dir_info = data.get("dir_info") if isinstance(data, dict) else None
+    if not isinstance(url, str) or not url.startswith("file:") or not isinstance(dir_info, dict):
+        return None
+    return url, bool(dir_info.get("editable"))
+
+
+def _same_folder(url: str, folder: Path) -> bool:
+    from urllib.parse import unquote, urlsplit
+
+    try:
+        return os.path.samefile(unquote(urlsplit(url).path), folder)
+    except OSError:
+        return False
+
+
+def _same_version(installed: str, declared: str) -> bool:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(installed) == Version(declared)
+    except InvalidVersion:
+        return installed == declared
+
+
+def arm(
+    steps: Sequence[LocalStep],
+    backend: Backend,
+    target: Target,
+    index: Sequence[str],
+    *,
+    log: Callable[[str], None] | None = None,
+) -> None:
+    """Install every ``install`` step from its folder: one backend call, ``--no-deps`` (BackendError on failure)."""
+    from tierlock import subproc
+    from tierlock.installer.backends import failure
+
+    packages = [s.package for s in steps if s.action == "install"]
+    if not packages:
+        return
+    argv = backend.local_argv(target, [(p.path, p.editable, str(p.name)) for p in packages], _options(index))
+    what = f"{backend.name} install of {', '.join(p.name for p in packages)} from the project tree into {target.prefix}"
+    result = subproc.run(argv, what=what, log=log, check=False)
+    if result.returncode != 0:
+        raise failure(
+            what,
+            result,
+            remedy="fix the cause shown above (a build backend the index does not serve, a broken pyproject.toml), "
+            "then run the same install-tier command again, or skip the project with --no-install-project",
+        )
+
+
+def _options(lines: Sequence[str]) -> list[str]:
+    """Index option lines (``--index-url URL``) as arguments (the build backends come from there too)."""
+    out: list[str] = []
+    for line in lines:
+        out.extend(line.split(" ", 1))
+    return out
+
+
+def dists(steps: Sequence[LocalStep], target: Target) -> list[InstalledDist]:
+    """What a receipt records of the local packages, read after they were armed (the fast path stats them)."""
+    from contextlib import suppress
+
+    from tierlock.installer.receipts import InstalledDist
+    from tierlock.probing import SiteIndex, probe_distribution
+
+    index = SiteIndex.scan(target.site_paths)
+    out: list[InstalledDist] = []
+    for step in steps:
+        result = probe_distribution(step.package.name, index=index)
+        if result.dist_info_dir is None or result.version_text is None:
+            continue
+        site, folder = os.path.split(result.dist_info_dir)
+        files = tuple((rel, size) for _full, rel, size, _hash in result.records if size is not None)
+        with suppress(OSError):
+            files += ((f"{folder}/RECORD", os.stat(os.path.join(result.dist_info_dir, "RECORD")).st_size),)
+        out.append(
+            InstalledDist(
+                step.package.name,
+                result.version_text,
+                os.path.relpath(site, target.prefix),
+                folder,
+                files,
+                project=True,  # from the project tree: its version is its folder's, no lock pins it
+            )
+        )
+    return out
+
+
+def plan_in(packages: Sequence[LocalPackage], target: Target) -> list[LocalStep]:
+    """:func:`plan` against what *target* holds now (one scan of its site folders)."""
+    from tierlock.probing import SiteIndex
+
+    return plan(packages, SiteIndex.scan(target.site_paths)) if packages else []
+
+
+def arm_missing(
+    packages: Sequence[LocalPackage],
+    target: Target,
+    ui: UI,
+    backend: Callable[[], Backend],
+    *,
+    again: str,
+    index: Sequence[str] = (),
+) -> tuple[list[LocalStep], Backend | None]:
+    """Arm every local package not installed from its folder, then check they all are (BackendError if not).
+
+    Returns the steps as found before arming, and the backend when one ran.
+    """
+    from tierlock.errors import BackendError, Problem
+
+    steps = plan_in(packages, target)
+    if not missing(steps):
+        return steps, None
+    chosen = backend()
+    for step in steps:
+        if step.action == "install":
+            (ui.line if ui.fancy else ui.detail)(f"  from the project tree: {step.package.name}: {step.reason}")
+    with ui.status(f"{chosen.name}: installing {len(missing(steps))} package(s) from the project tree"):
+        arm(steps, chosen, target, index, log=ui.detail)
+    still = missing(plan_in(packages, target))
+    if still:
+        raise BackendError(
+            f"after installing from the project tree, {', '.join(still)} is still not installed as the lock says; "
+            "no receipt was written",
+            problems=[Problem(s) for s in still],
+            remedy=again,
+        )
+    return steps, chosen
+
+
+def missing(steps: Sequence[LocalStep]) -> list[str]:
+    """``name (why)`` of every local package that is not installed as wanted."""
+    return [f"{s.package.name} ({s.reason})" for s in steps if s.action == "install"]
+
+
+def by_name(steps: Iterable[LocalStep]) -> Mapping[str, LocalStep]:
+    return {str(s.package.name): s for s in steps}

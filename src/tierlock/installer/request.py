@@ -1,0 +1,101 @@
+"""What ``install-tier`` is asked (:class:`Request`) and what it did (:class:`Outcome`, its ``--json`` document)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from tierlock.installer import fastpath
+
+if TYPE_CHECKING:
+    from tierlock.installer.itself import LocalStep
+    from tierlock.installer.plan import Plan
+
+Result = Literal["installed", "repaired", "unchanged", "planned"]
+
+
+@dataclass(frozen=True)
+class Request:
+    tiers: tuple[str, ...]
+    python: str | None = None
+    system: bool = False
+    backend: str | None = None
+    """``auto``, ``uv`` or ``pip``; None: the project's ``[tool.tierlock].backend``."""
+    dry_run: bool = False
+    deep: bool = False
+    """Also compare every installed file with its RECORD hash, and repair what differs."""
+    reinstall: bool = False
+    """Reinstall every package of the tiers, whole or not."""
+    reinstall_packages: tuple[str, ...] = ()
+    armed: bool = False
+    """Also every tier that has a receipt in the target (``--armed``)."""
+    index: tuple[str, ...] = ()
+    """Index option lines (``--index-url URL``, ``--no-index``) put before the pins the backend reads."""
+    replace_armed: bool = False
+    """Replace packages another armed tier pins (its receipt is then marked stale)."""
+    install_project: bool = True
+    """Also arm the project itself from its tree (editable), as ``uv sync`` does (``--no-install-project``: not)."""
+
+    def command(self, tiers: Sequence[str]) -> str:
+        """The ``install-tier`` command line that repeats this request for *tiers* (printed in remedies)."""
+        import shlex
+
+        parts = ["install-tier", *tiers]
+        if self.python is not None:
+            parts += ["--python", self.python]
+        if self.system:
+            parts.append("--system")
+        if self.backend is not None:
+            parts += ["--backend", self.backend]
+        if self.deep:
+            parts.append("--deep")
+        if not self.install_project:
+            parts.append("--no-install-project")
+        return shlex.join(parts)
+
+
+@dataclass
+class Outcome:
+    tiers: list[str]
+    result: Result
+    prefix: str
+    packages: int
+    files_checked: int = 0
+    plan: Plan | None = None
+    backend: str | None = None
+    backend_version: str | None = None
+    duration: float = 0.0
+    waited: bool = False
+    receipts: list[str] = field(default_factory=list)
+    noop: fastpath.NoOp | None = None
+    """What the receipts vouched for, when they proved a no-op (no plan was made)."""
+    cleared: list[str] = field(default_factory=list)
+    """pip leftovers (``~name`` folders) of the repaired packages that were deleted."""
+    local: list[LocalStep] = field(default_factory=list)
+    """The packages of the project's own tree (the project itself, workspace members): armed or already there."""
+
+    def to_json(self) -> dict[str, Any]:
+        if self.plan is None and self.noop is not None:
+            document = fastpath.to_json(self.noop, self.duration)
+            document["waited_for_lock"] = self.waited
+            return document
+        counts = self.plan.counts() if self.plan else {}
+        return {
+            "ok": True,
+            "tier": " ".join(self.tiers),
+            "tiers": self.tiers,
+            "result": self.result,
+            "target": self.prefix,
+            "package_count": self.packages,
+            "counts": counts,
+            "packages": self.plan.to_dict() if self.plan else {},
+            "files_checked": self.files_checked,
+            "backend": self.backend,
+            "backend_version": self.backend_version,
+            "waited_for_lock": self.waited,
+            "receipts": self.receipts,
+            "leftovers_cleared": self.cleared,
+            "local_packages": [s.to_dict() for s in self.local],
+            "duration_s": round(self.duration, 4),
+        }

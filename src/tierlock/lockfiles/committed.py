@@ -1,0 +1,83 @@
+"""The offline check of a lock the project commits (``[tool.tierlock].lock``): its drift is its tool's drift.
+
+Every tier reads its part of the one file: what cannot be read is reported
+once, on the first tier it concerns. For uv.lock, what pyproject.toml declares
+differently from what the lock was made from (:mod:`tierlock.lockfiles.uvdrift`)
+is ``input-drift`` of the tier it concerns (the base tier for what concerns
+every tier, or no tier), with ``uv lock`` as the remedy; a check of some tiers
+leaves out what only concerns the others. tierlock never writes the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from tierlock.lockfiles.reader import ReadResult
+from tierlock.lockfiles.sources import remedy as remedy_of
+
+if TYPE_CHECKING:
+    from tierlock.lockfiles.findings import Finding, Report
+    from tierlock.tiers import Project, Tier
+
+
+def findings(project: Project, tiers: Sequence[Tier], locks: Mapping[str, ReadResult | None]) -> Report:
+    """Every problem of *tiers* given their parts of the project's lock (*locks*, None: the file is missing)."""
+    from tierlock.lockfiles.findings import Finding, Report
+
+    assert project.lock is not None
+    file = project.relpath(project.lock)
+    remedy = remedy_of(project)
+    out: list[Finding] = []
+    seen: set[tuple[str, int | None, str]] = set()
+    entries: set[tuple[str, str]] = set()
+    names: set[str] = set()
+    for tier in tiers:
+        result = locks.get(tier.name)
+        if result is None:
+            detail = f"no {file} ([tool.tierlock].lock names it), so tier {tier.name} has no closure"
+            out.append(Finding(tier.name, "missing", file, None, detail, remedy))
+            continue
+        entries.update((e.name, str(e.version)) for e in result.lock.entries)
+        names.update(e.name for e in result.lock.entries)
+        for problem in result.problems:
+            key = (problem.kind, problem.line, problem.detail)
+            if key not in seen:
+                seen.add(key)
+                out.append(Finding(tier.name, problem.kind, file, problem.line, problem.detail, remedy))
+    if project.lock.name == "uv.lock" and any(locks.get(t.name) for t in tiers):
+        out.extend(uv_drift(project, tiers, remedy))
+    read = 1 if any(locks.get(t.name) for t in tiers) else 0
+    return Report(tuple(out), tuple(t.name for t in tiers), read, len(names), len(entries))
+
+
+def uv_drift(project: Project, tiers: Sequence[Tier], remedy: str) -> list[Finding]:
+    """uv.lock's drift from pyproject.toml, as findings of the checked tiers it concerns."""
+    import tomllib
+
+    from tierlock.lockfiles import uvdrift, uvread
+    from tierlock.lockfiles.findings import Finding
+    from tierlock.tiers.model import BASE
+
+    assert project.lock is not None
+    data = project.lock.read_bytes()
+    import hashlib
+
+    lock = uvread.parsed(project.lock, data.decode("utf-8-sig", "replace"), hashlib.sha256(data).hexdigest())
+    if lock.version != 1:
+        return []  # another schema: read through uv, which judges its own lock
+    declared = tomllib.loads(project.pyproject.read_text(encoding="utf-8-sig"))
+    members = uvdrift.members_of(project.root, declared, str(project.name or ""))
+    by_source = {t.source: t.name for t in tiers}
+    file = project.relpath(project.lock)
+    out: list[Finding] = []
+    every = {t.name for t in tiers} == set(project.tiers)
+    for change in uvdrift.drift(lock, members, str(project.name or "")):
+        tier = BASE if change.source in (None, "project.dependencies") else by_source.get(change.source or "")
+        if tier is None and every:
+            tier = BASE  # an extra or group that is no tier: the lock as a whole is out of date
+        if tier is None or tier not in {t.name for t in tiers}:
+            continue  # another tier's declaration: the tiers checked still read what they declare
+        detail = f"{file} is out of date for pyproject.toml: {change.detail}"
+        out.append(Finding(tier, "input-drift", file, change.line, detail, remedy))
+    return out

@@ -1,0 +1,139 @@
+"""The run-time backstop: every skip, error or failure caused by a missing tier is attributed, then counted or failed.
+
+Whatever the start-up decision saw, each report of the run (collection,
+setup, call, teardown) is read with :mod:`.attribution`. A report that a
+missing tier caused gets ``tierlock_need`` ``[tier, root, what happened]``
+(plain data, so it reaches an xdist controller with the report), and then:
+
+* for a tier this run fails closed on (strict, required, not present), the
+  report keeps its outcome and the run ends with exit code 6, the test named;
+* otherwise an error or failure becomes a skip whose reason names the tier
+  and its remedy (on a laptop: one line per tier, not a traceback).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from tierlock.pytest_plugin.attribution import from_exception, from_skip_reason
+from tierlock.pytest_plugin.decision import Gate
+
+#: What every tierlock skip reason holds.
+TIER_REASON = "; to run these tests: "
+#: The report attribute that carries the attribution (``[tier, root, what happened]``).
+NEED = "tierlock_need"
+
+
+def _skip_reason(report: Any) -> str:
+    longrepr = getattr(report, "longrepr", None)
+    text = str(longrepr[2]) if isinstance(longrepr, tuple) and len(longrepr) == 3 else ""
+    return text.removeprefix("Skipped: ")
+
+
+def _own_tier(gate: Gate, reason: str) -> str | None:
+    """The first tier a tierlock skip reason names (``tier brain is absent; to run these tests: ...``)."""
+    if TIER_REASON not in reason:
+        return None
+    for tier in gate.states:
+        if f"tier {tier} is " in reason or f", {tier} is " in reason or f"tier {tier} runs " in reason:
+            return tier
+    return None
+
+
+def _exception_text(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
+
+
+def attribute(gate: Gate, report: Any, exc: BaseException | None, when: str, *, kept: bool = True) -> None:
+    """Mark *report* when a missing tier caused it, and turn a failure into a skip unless the run fails on it.
+
+    *kept* False: a module whose tests the run does not keep (``-k``, ``-m``) failed or skipped at
+    collection: pytest reports it all the same; it becomes a skip and is neither counted nor failed on.
+    """
+    if not kept:
+        _unneeded(gate, report, exc)
+        return
+    if report.skipped:
+        reason = _skip_reason(report)
+        own = _own_tier(gate, reason)
+        hit = (own, "") if own is not None else from_skip_reason(reason, gate.owners, gate.words)
+        if hit is not None:
+            setattr(report, NEED, [hit[0], hit[1], f"skipped: {reason}"])
+            if own is None and isinstance(report.longrepr, tuple):
+                path, line, _ = report.longrepr
+                report.longrepr = (path, line, f"{reason} ({gate.reason(hit[0])})")
+        return
+    if not report.failed or exc is None:
+        return
+    hit = from_exception(exc, gate.owners)
+    if hit is None:
+        return
+    tier, root = hit
+    verb = "failed" if when == "call" else "error"
+    detail = _exception_text(_import_error(exc) or exc)
+    setattr(report, NEED, [tier, root, f"{verb} in {when}: {detail}"])
+    if not gate.fails_closed_on(tier):
+        report.outcome = "skipped"
+        report.longrepr = (_where(report), _line(report), f"{gate.reason(tier)} ({detail})")
+
+
+def _unneeded(gate: Gate, report: Any, exc: BaseException | None) -> None:
+    hit = from_exception(exc, gate.owners) if report.failed and exc is not None else None
+    if hit is not None:
+        detail = _exception_text(_import_error(exc) or exc) if exc is not None else ""
+        report.outcome = "skipped"
+        report.longrepr = (_where(report), _line(report), f"{gate.reason(hit[0])} ({detail}; no test of it selected)")
+
+
+def _import_error(exc: BaseException) -> BaseException | None:
+    seen = 0
+    current: BaseException | None = exc
+    while current is not None and seen < 16:
+        if isinstance(current, ImportError):
+            return current
+        current = current.__cause__ or current.__context__ or getattr(current, "cause", None)
+        seen += 1
+    return None
+
+
+def _where(report: Any) -> str:
+    location = getattr(report, "location", None)
+    if location:
+        return str(location[0])
+    return str(getattr(report, "fspath", "") or report.nodeid.split("::")[0])
+
+
+def _line(report: Any) -> int:
+    location = getattr(report, "location", None)
+    if location and location[1] is not None:
+        return int(location[1]) + 1
+    return 1
+
+
+def tally(gate: Gate, report: Any) -> None:
+    """Keep an attributed report (in the process that reports: the xdist controller, or the run itself)."""
+    need = getattr(report, NEED, None)
+    if not (isinstance(need, list) and len(need) == 3):
+        return
+    tier, _, what = need
+    entry = [report.nodeid or _where(report), what, report.outcome]
+    entries = gate.at_run.setdefault(str(tier), [])
+    if entry not in entries:
+        entries.append(entry)
+
+
+def failing_at_end(gate: Gate) -> list[str]:
+    """The tiers this run fails closed on after it ran: needed at run time, or gated files pytest reached."""
+    out = [t for t in gate.at_run if gate.fails_closed_on(t)]
+    if not gate.exact:
+        out += [t for t, files in gate.reached().items() if files and gate.fails_closed_on(t) and t not in out]
+    return [t for t in gate.states if t in out]
+
+
+def relpath(gate: Gate, path: str) -> str:
+    try:
+        return os.path.relpath(path, gate.root)
+    except ValueError:
+        return path

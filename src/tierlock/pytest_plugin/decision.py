@@ -1,0 +1,223 @@
+"""The gate's decision for one pytest run, as plain data: tier states, what the run selects, strict or not.
+
+Made once, before conftests load, by the xdist controller or a plain run
+(:mod:`.startup`), and handed to xdist workers as plain data
+(:meth:`Gate.wire`). Light at import: a plain class, not a dataclass
+(building a dataclass costs about a millisecond, and every pytest run imports
+this module).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+#: Every field of the decision and its empty value (what :meth:`Gate.wire` hands on).
+_DEFAULTS: dict[str, Any] = {
+    "required": [],
+    "expected": 0,
+    "named": 0,
+    "selection": [],
+    "roots": {},
+    "needed": {},
+    "globbed": {},
+    "layers": {},
+    "failing": [],
+    "globs": {},
+    "damaged": {},
+    "owners": {},
+    "words": {},
+    "job": [],
+    "python": None,
+    "exact": True,
+}
+
+
+class Gate:
+    """The decision for one run, made once (by the xdist controller) and shared with workers.
+
+    Required: ``root`` (the project folder), ``strict``, ``why`` (what decided
+    the mode), ``states`` (tier -> present / partial / absent, in project
+    order), ``gated`` (tier whose test files are not collected -> its globs),
+    ``install`` (tier -> the command that arms it) and ``broken`` (tier not
+    present -> one line per missing or broken package). The rest default to
+    empty (see :data:`_DEFAULTS`):
+
+    * ``required``: the tiers whose absence fails a strict run (``ci-require``,
+      or a matrix job's own tiers); ``failing``: those the selection needs;
+    * ``expected`` / ``named``: gated test files, and tests named inside them,
+      in the selection (counted before collection); ``selection``: the run's
+      collection arguments as absolute paths;
+    * ``roots`` / ``owners`` / ``words``: per tier not present its import
+      roots; import root -> its tier; distribution name -> its tier (each
+      root given to the smallest tier that provides it);
+    * ``needed`` / ``globbed``: per tier the selected files that need it
+      (census) and that its globs match; ``globs``: every tier's globs;
+    * ``layers``: tier -> the tier it is layered on; ``damaged``: tier ->
+      its damage lines; ``job``: a matrix job's tiers; ``python``: the
+      interpreter a remedy must name (None: the default target);
+    * ``exact``: whether the counts before collection are the run's own
+      (False when ``-k``/``-m`` or a computed ``collect_ignore`` narrow it).
+    """
+
+    def __init__(
+        self,
+        *,
+        root: str,
+        strict: bool,
+        why: str,
+        states: dict[str, str],
+        gated: dict[str, list[str]],
+        install: dict[str, str],
+        broken: dict[str, list[str]],
+        **rest: Any,
+    ) -> None:
+        unknown = set(rest) - set(_DEFAULTS)
+        if unknown:
+            raise TypeError(f"unknown fields of a decision: {', '.join(sorted(unknown))}")
+        self.root = root
+        self.strict = strict
+        self.why = why
+        self.states = states
+        self.gated = gated
+        self.install = install
+        self.broken = broken
+        self.required: list[str] = rest.get("required", [])
+        self.expected: int = rest.get("expected", 0)
+        self.named: int = rest.get("named", 0)
+        self.selection: list[str] = rest.get("selection", [])
+        self.roots: dict[str, list[str]] = rest.get("roots", {})
+        self.needed: dict[str, int] = rest.get("needed", {})
+        self.globbed: dict[str, int] = rest.get("globbed", {})
+        self.layers: dict[str, str | None] = rest.get("layers", {})
+        self.failing: list[str] = rest.get("failing", [])
+        self.globs: dict[str, list[str]] = rest.get("globs", {})
+        self.damaged: dict[str, list[str]] = rest.get("damaged", {})
+        self.owners: dict[str, str] = rest.get("owners", {})
+        self.words: dict[str, str] = rest.get("words", {})
+        self.job: list[str] = rest.get("job", [])
+        self.python: str | None = rest.get("python")
+        self.exact: bool = rest.get("exact", True)
+        # Per process (not sent to workers): what this process kept out and attributed.
+        self.ci_require: list[str] = list(self.required)
+        """The project's ``ci-require`` tiers (``required`` becomes a matrix job's own tiers; damage uses both)."""
+        self.all_owners: dict[str, str] = {}
+        """Every tier's import roots -> the smallest tier providing each (decided before the wire)."""
+        self.all_words: dict[str, str] = {}
+        self.working: set[str] = set()
+        """Root distributions installed whole in a tier whose closure is intact (they import fine)."""
+        self.version_only: set[str] = set()
+        """Damaged tiers whose damage is only a version other than their lock (decided before the wire)."""
+        self.ignored: set[str] = set()
+        self.worker_ignored = 0
+        self.kept_by_tier: dict[str, set[str]] = {}
+        """Tier -> gated files this process kept out."""
+        self.worker_kept: dict[str, set[str]] = {}
+        """Tier -> gated files the xdist workers kept out."""
+        self.at_run: dict[str, list[list[str]]] = {}
+        """Tier -> ``[node id, what happened, outcome]`` of each report a missing tier caused."""
+
+    def wire(self) -> dict[str, Any]:
+        """The decision as plain data (what :meth:`from_wire` takes), without the per-process counters."""
+        out: dict[str, Any] = {}
+        for name in ("root", "strict", "why", "states", "gated", "install", "broken", *_DEFAULTS):
+            value = getattr(self, name)
+            if isinstance(value, dict):
+                value = {k: list(v) if isinstance(v, list) else v for k, v in value.items()}
+            elif isinstance(value, list):
+                value = list(value)
+            out[name] = value
+        return out
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> Gate:
+        return cls(**dict(data))
+
+    # -- which tier ----------------------------------------------------------------
+    def tier_of(self, rel: str) -> str | None:
+        """The gated tier whose test globs match the relative path *rel*."""
+        from tierlock.tiers.globs import matches
+
+        for tier, globs in self.gated.items():
+            if matches(rel, globs):
+                return tier
+        return None
+
+    def tiers_of(self, rel: str) -> list[str]:
+        """Every gated tier whose test globs match the relative path *rel*."""
+        from tierlock.tiers.globs import matches
+
+        return [tier for tier, globs in self.gated.items() if matches(rel, globs)]
+
+    def tier_covering_dir(self, rel: str) -> str | None:
+        """The gated tier whose globs cover every file below folder *rel*."""
+        from tierlock.tiers.globs import compile_glob, matches
+
+        for tier, globs in self.gated.items():
+            if matches(rel, globs):
+                return tier
+            for glob in globs:
+                stem = glob.replace("\\", "/").rstrip("/")
+                if stem.endswith("/**") and compile_glob(stem[:-3]).match(rel):
+                    return tier
+        return None
+
+    def fails_closed_on(self, tier: str) -> bool:
+        """Whether a test needing *tier* fails this run closed: strict, the tier required and not present."""
+        return self.strict and tier in self.required and self.states.get(tier) != "present"
+
+    def outside_job(self, tier: str) -> bool:
+        """Whether *tier* belongs to another matrix job (its tests are not collected here)."""
+        return bool(self.job) and tier not in self.job
+
+    # -- what to say ---------------------------------------------------------------
+    def remedy(self, tiers: Iterable[str]) -> str:
+        """The one command that arms every tier in *tiers* (leaving out those another is layered on)."""
+        from tierlock.remedies import install_remedy
+
+        names = list(tiers)
+        layers = self.layers or dict.fromkeys(names)
+        unlocked = [t for t in names if self.install.get(t, "").startswith("tierlock lock ")]  # no lockfile yet
+        command = install_remedy(names, layers, python=self.python, unlocked=unlocked)
+        return command or ", ".join(self.install[t] for t in names)
+
+    def state_of(self, tier: str) -> str:
+        """The tier's state as the output names it: present, partial or absent, and ``, damaged`` when it is."""
+        state = self.states.get(tier, "unknown")
+        return f"{state}, damaged" if tier in self.damaged else state
+
+    def reason(self, tiers: str | Sequence[str]) -> str:
+        names = [tiers] if isinstance(tiers, str) else list(tiers)
+        others = [t for t in names if self.outside_job(t)]
+        if others and len(others) == len(names):
+            listed = ", ".join(others)
+            return (
+                f"tier {listed} runs in another matrix job (not in TIERLOCK_TIERS); to run these tests: tierlock matrix"
+            )
+        states = ", ".join(f"{t} is {self.state_of(t)}" for t in names)
+        return f"tier {states}; to run these tests: {self.remedy(names)}"
+
+    def relevant(self) -> list[str]:
+        """The tiers worth naming in this run: they gate something it selected, CI requires them, or damaged."""
+        out = []
+        for tier in self.states:
+            required = self.strict and tier in self.required
+            if self.globbed.get(tier, 0) or self.needed.get(tier, 0) or required or tier in self.damaged:
+                out.append(tier)
+        return out
+
+    def in_selection(self, path: str) -> bool:
+        """Whether the absolute *path* is (below) one of the run's collection arguments (whole path components)."""
+        return any(path == s or path.startswith(s.rstrip(os.sep) + os.sep) for s in self.selection)
+
+    @property
+    def not_collected(self) -> int:
+        return max(len(self.ignored), self.worker_ignored)
+
+    def reached(self) -> dict[str, set[str]]:
+        """Tier -> the gated files kept out of this run (by this process or its xdist workers)."""
+        out = {t: set(files) for t, files in self.kept_by_tier.items()}
+        for tier, files in self.worker_kept.items():
+            out.setdefault(tier, set()).update(files)
+        return out

@@ -1,0 +1,153 @@
+"""What the plugin prints: the header, the summary, and the lines of a run that fails closed.
+
+The header and the summary name only the tiers that matter in this run
+(:meth:`Gate.relevant`), damaged tiers always. The header says what the gate
+read before collection; the summary counts what happened, per tier:
+
+* test files not collected (gated files the run selected);
+* tests skipped because the tier is missing: tests marked ``tier(...)``,
+  tests named inside a gated file, and every skip, error or failure the
+  run-time backstop attributed to the tier.
+"""
+
+from __future__ import annotations
+
+from tierlock.pytest_plugin.decision import Gate
+from tierlock.pytest_plugin.strictness import COVERAGE_LOSS, EXIT_TIER_MISSING, JOB_TIERS_VAR
+
+NOT_IMPORTED = "named on the command line but not imported:"
+#: The skip reason of a test named inside a gated file (``file.py::test``): one skipped test.
+NAMED_NOT_IMPORTED = "in a gated file, not imported:"
+_SHOWN = 5
+"""How many tests a fail-closed block names per tier before saying how many more."""
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' if count != 1 else ''}"
+
+
+def _mode(gate: Gate) -> str:
+    mode = f"tierlock: {'strict' if gate.strict else 'lenient'} ({gate.why})"
+    if gate.job:
+        mode += f"; matrix job {JOB_TIERS_VAR}={' '.join(gate.job)}: other tiers' tests are not collected"
+    return mode
+
+
+def _missing(gate: Gate, tier: str) -> bool:
+    return gate.states.get(tier) != "present" or tier in gate.damaged
+
+
+def _selected(gate: Gate, tier: str) -> bool:
+    return bool(gate.globbed.get(tier) or gate.needed.get(tier))
+
+
+def _part(gate: Gate, tier: str) -> str:
+    part = f"{tier} {gate.state_of(tier)}"
+    if gate.outside_job(tier):
+        return part + " (another matrix job)"
+    if _missing(gate, tier) and not _selected(gate, tier):
+        part += " (none of its test files selected)"
+    return part
+
+
+def header_lines(gate: Gate) -> list[str]:
+    relevant = gate.relevant()
+    if not relevant:
+        line = f"tierlock: no tier gates a test of this run ({_plural(len(gate.states), 'tier')} checked)"
+        return [line, _mode(gate)]
+    line = "tierlock: " + " · ".join(_part(gate, t) for t in relevant)
+    counted = []
+    if not gate.exact:
+        counted.append("its test files are counted at collection (a conftest computes collect_ignore)")
+    elif gate.expected:
+        counted.append(f"{_plural(gate.expected, 'test file')} not collected")
+    if gate.named:
+        counted.append(f"{_plural(gate.named, 'named test')} skipped")
+    missing = [t for t in relevant if _missing(gate, t) and not gate.outside_job(t)]
+    needed = [t for t in missing if _selected(gate, t)]
+    fix = [t for t in missing if t in gate.damaged and t not in needed]
+    if needed:
+        line += f" — {' and '.join(counted) + '; ' if counted else ''}to run them: {gate.remedy(needed)}"
+    elif fix:
+        line += f"; to fix: {gate.remedy(fix)}"
+    lines = [line, _mode(gate)]
+    for tier in missing:
+        shown = gate.damaged.get(tier) or [t for t in gate.broken.get(tier, []) if " absent — " not in t]
+        lines.extend(f"tierlock:   {tier}: {text}" for text in shown)
+    return lines
+
+
+def _skipped(gate: Gate, tier: str) -> int:
+    return sum(1 for _, what, outcome in gate.at_run.get(tier, []) if outcome == "skipped" and NOT_IMPORTED not in what)
+
+
+def summary_lines(gate: Gate) -> list[str]:
+    """One line per tier that is missing here: what the run left out because of it, and its remedy."""
+    reached = gate.reached()
+    missing = [t for t in gate.relevant() if _missing(gate, t) or gate.outside_job(t)]
+    missing += [t for t in gate.at_run if t not in missing]
+    if not missing:
+        return [f"tierlock: every tier this run needs is present ({_plural(len(gate.states), 'tier')} checked)"]
+    lines = []
+    for tier in missing:
+        files, skipped = len(reached.get(tier, ())), _skipped(gate, tier)
+        why = f"{tier} runs in another matrix job" if gate.outside_job(tier) else f"{tier} {gate.state_of(tier)}"
+        if not files and not skipped:
+            lines.append(f"tierlock: {why}; none of its tests were selected")
+            continue
+        fix = "tierlock matrix" if gate.outside_job(tier) else gate.remedy([tier])
+        lines.append(
+            f"tierlock: {_plural(files, 'test file')} not collected and {_plural(skipped, 'test')} skipped "
+            f"because {why}; to run them: {fix}"
+        )
+    return lines
+
+
+def _required(gate: Gate, tier: str) -> str:
+    return f"required in this matrix job ({JOB_TIERS_VAR})" if tier in gate.job else "required in CI (ci-require)"
+
+
+def fail_closed_message(gate: Gate, failing: list[str]) -> list[str]:
+    """The lines a strict run prints once before collection: what is missing or damaged, and the one fix."""
+    lines: list[str] = []
+    for tier in failing:
+        if tier in gate.damaged:
+            lines.append(f"tierlock: tier {tier} is {_required(gate, tier)} and it is damaged:")
+            lines.extend(f"  - {line}" for line in gate.damaged[tier])
+            lines.append("  damage is never intended, whatever this run selects")
+            continue
+        lines.append(f"tierlock: tier {tier} is {_required(gate, tier)} but it is {gate.states[tier]}:")
+        lines.extend(f"  - {line}" for line in gate.broken[tier])
+        needed = gate.globbed.get(tier, 0) + gate.needed.get(tier, 0)
+        if needed:
+            lines.append(f"  this run selects {needed} test file(s) that need it")
+    lines.append(f"  to fix: {gate.remedy(failing)}")
+    lines.append(
+        f"tierlock: stopping before collection ({gate.why}), because {COVERAGE_LOSS}. "
+        f"Exit code {EXIT_TIER_MISSING}. To run without the tier on purpose: --tierlock-lenient or TIERLOCK_STRICT=0."
+    )
+    return lines
+
+
+def fail_closed_at_end(gate: Gate, failing: list[str], relpath: dict[str, str]) -> list[str]:
+    """The lines of a strict run that found, while it ran, tests needing a missing tier (each test named)."""
+    lines: list[str] = []
+    reached = gate.reached()
+    for tier in failing:
+        entries = [f"{nodeid} ({what})" for nodeid, what, _ in gate.at_run.get(tier, [])]
+        if not gate.exact:
+            entries += [f"{relpath.get(f, f)} (a test file of its globs)" for f in sorted(reached.get(tier, ()))]
+        count = _plural(len(entries), "test")
+        state = gate.state_of(tier)
+        lines.append(
+            f"tierlock: tier {tier} is {_required(gate, tier)} but it is {state}; {count} of this run needed it:"
+        )
+        lines.extend(f"  - {entry}" for entry in entries[:_SHOWN])
+        if len(entries) > _SHOWN:
+            lines.append(f"  - and {len(entries) - _SHOWN} more")
+    lines.append(f"  to fix: {gate.remedy(failing)}")
+    lines.append(
+        f"tierlock: failing closed ({gate.why}), because {COVERAGE_LOSS}. Exit code {EXIT_TIER_MISSING}. "
+        "To run without the tier on purpose: --tierlock-lenient or TIERLOCK_STRICT=0."
+    )
+    return lines

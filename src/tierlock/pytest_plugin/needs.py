@@ -1,0 +1,111 @@
+"""Which selected test files need a tier that is not present: the census of the selection, before collection.
+
+The census (:func:`tierlock.census.census`) reads the selected files and the
+conftest files above them (a fixture defined higher up counts), for the
+roots each missing tier owns. A file whose use sits inside a test the run
+does not keep (a node id naming another test, ``-k``, ``-m``,
+``--deselect``) does not need the tier in this run; a use at module level
+needs it whenever any test of the file is kept.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tierlock.pytest_plugin.selection import Selection
+
+if TYPE_CHECKING:
+    from tierlock.census import CensusCache
+
+#: The plugin's census cache entry (its words are the missing tiers' roots, not every tier's as in ``check``).
+CACHE_KEY = "tierlock/census-pytest"
+
+
+def _folders(root: Path, selection: Selection) -> list[str]:
+    """The selection relative to *root*, with every conftest.py between *root* and a selected path."""
+    out: list[str] = []
+    for path in selection.paths:
+        try:
+            rel = os.path.relpath(path, root)
+        except ValueError:
+            continue
+        if rel.startswith(".."):
+            continue
+        out.append(rel)
+        for parent in Path(path).parents:
+            if parent != root and root not in parent.parents:
+                break
+            if (parent / "conftest.py").is_file():
+                out.append(os.path.relpath(parent / "conftest.py", root))
+    return list(dict.fromkeys(out))
+
+
+def needing_files(
+    root: Path,
+    roots: Mapping[str, Sequence[str]],
+    globs: Mapping[str, Sequence[str]],
+    selection: Selection,
+    cache: CensusCache | None,
+) -> dict[str, set[str]]:
+    """Tier -> the selected files (relative) outside its globs that need it in this run.
+
+    *roots*: tier -> the import roots it owns.
+    """
+    from tierlock.census import CensusTier, census
+    from tierlock.tiers.globs import matches
+
+    tiers = [CensusTier(t, tuple(names), tuple(globs.get(t, ()))) for t, names in roots.items()]
+    if not tiers:
+        return {}
+    result = census(
+        root,
+        tiers,
+        folders=_folders(root, selection),
+        patterns=selection.patterns,
+        report=list(roots),
+        walk_globs=False,
+        cache=cache,
+        cache_key=CACHE_KEY,
+    )
+    out: dict[str, set[str]] = {}
+    for tier in roots:
+        report = result.tier(tier)
+        uses = [*report.inside, *report.outside, *report.accepted]
+        files: set[str] = set()
+        for rel in {u.file for u in uses}:
+            if rel.endswith("conftest.py") or matches(rel, globs.get(tier, ())):
+                continue
+            full = str(root / rel)
+            if selection.selects(full) and _kept(full, [u for u in uses if u.file == rel], selection):
+                files.add(rel)
+        out[tier] = files
+    return out
+
+
+def _kept(path: str, uses: Sequence[Any], selection: Selection) -> bool:
+    """Whether a use of the tier in the file at *path* lies in a test this run keeps."""
+    if not selection.narrows(path):
+        return True
+    kept = selection.kept_items(path)
+    if not kept:
+        return False
+    if any(u.module_level for u in uses):
+        return True
+    return any(item.spans(u.line) for u in uses for item in kept) or any(
+        not any(item.spans(u.line) for item in kept) and _outside_every_test(path, u.line, selection) for u in uses
+    )
+
+
+def _outside_every_test(path: str, line: int, selection: Selection) -> bool:
+    """A use in a helper, not in any test: the whole file may need it (conservative)."""
+    from tierlock.pytest_plugin.static_items import read_items
+
+    try:
+        source = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return True
+    items = read_items(source, selection.functions, selection.classes) or []
+    return not any(item.spans(line) for item in items)

@@ -1,0 +1,173 @@
+"""The project's tiers as this interpreter has them: probed once per run, from files, into a :class:`Gate`.
+
+The tier model comes from pytest's cache when nothing it was derived from
+changed (:mod:`tierlock.probing.facts`); the probe itself always runs. Beside
+the states, the gate gets what the rest of the plugin attributes and prints:
+
+* **damage**: an installed distribution of a tier's locked closure that is
+  missing files or sits at another version than the lock (a probe verdict of
+  ``partial``; ``absent`` is only not armed);
+* **owners**: each import root (and distribution name) of a tier that is not
+  present, given to the smallest tier that provides it (fewest roots, then
+  project order), so a missing ``pyarrow`` names ``arrow``, not ``full``; a
+  root that is installed whole, in a tier whose closure is intact, imports
+  fine and is nobody's missing root (``pytest`` in a partial ``test`` tier);
+* **python**: the interpreter a remedy names with ``--python`` when
+  ``install-tier`` would pick another environment by default.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tierlock.pytest_plugin.caches import Cache, remember
+from tierlock.pytest_plugin.decision import Gate
+
+if TYPE_CHECKING:
+    from tierlock.probing import DistributionProbe, TierProbe
+    from tierlock.probing.facts import ProjectFacts, TierVerdict
+
+
+def gate_for(pyproject: Path, text: str, cache: Cache | None, strict: bool, why: str) -> Gate | None:
+    """The gate for the project of *pyproject* (its *text* already read), probing every tier now.
+
+    None for a project without a ``[tool.tierlock]`` table.
+    """
+    from tierlock.probing import facts as model
+
+    key = model.base_key(pyproject, text)
+    name = model.cache_name(pyproject)
+    if cache is not None:
+        cached = model.from_entry(cache.get(name, None), key)
+        if cached is not None:
+            return build(cached, model.probe_facts(cached), strict, why) if cached.configured else None
+    from tierlock.errors import TierlockError
+    from tierlock.probing import probe_tiers
+    from tierlock.tiers.loader import parse_project, parse_toml
+
+    try:
+        data = parse_toml(text, pyproject)
+        tool = data.get("tool")
+        if not (isinstance(tool, dict) and "tierlock" in tool):
+            # No tier table: leave the project alone, even when the rest of its pyproject would not load.
+            remember(cache, name, model.entry(key, {}, model.unconfigured(pyproject)))
+            return None
+        project = parse_project(data, pyproject=pyproject, text=text)
+        stamps = model.lock_stamps([str(t.lockfile) for t in project.tiers.values()])
+        results = probe_tiers(None, project)
+    except TierlockError as err:
+        raise pytest.UsageError("tierlock: " + "\n".join(err.lines())) from err
+    facts = model.facts_of(project, results)
+    remember(cache, name, model.entry(key, stamps, facts))
+    return build(facts, results, strict, why)
+
+
+def _line(d: DistributionProbe) -> str:
+    return f"{d.name}: {d.state} — {'; '.join(d.reasons) or d.state}"
+
+
+def damage(result: TierProbe | TierVerdict) -> list[DistributionProbe]:
+    """The installed distributions of the tier's closure that are broken or at another version than the lock."""
+    return [d for d in (*result.roots, *result.closure) if d.state == "partial"]
+
+
+def version_only(broken: Sequence[DistributionProbe]) -> bool:
+    """Whether every damaged distribution is intact but at another version than the lock (another job's pin)."""
+    return all(
+        d.version_text is not None and d.locked_text not in (None, d.version_text) and len(d.reasons) == 1
+        for d in broken
+    )
+
+
+def build(facts: ProjectFacts, results: Sequence[TierProbe] | Sequence[TierVerdict], strict: bool, why: str) -> Gate:
+    gate = Gate(
+        root=facts.root,
+        strict=strict,
+        why=why,
+        states={r.tier: r.state for r in results},
+        gated={},
+        install={r.tier: r.install_command for r in results},
+        broken={},
+    )
+    gate.required = list(facts.ci_require)
+    gate.ci_require = list(facts.ci_require)
+    gate.version_only = set()
+    for r in results:
+        tier = facts.tier(r.tier)
+        if tier.tests:
+            gate.globs[r.tier] = list(tier.tests)
+        broken = damage(r)
+        if broken:
+            gate.damaged[r.tier] = [_line(d) for d in broken]
+            if version_only(broken):
+                gate.version_only.add(r.tier)
+        if r.present:
+            continue
+        gate.gated[r.tier] = list(tier.tests)
+        gate.broken[r.tier] = [_line(d) for d in r.broken]
+        if all(d.present for d in r.closure):
+            # Only some roots are missing and nothing they need is broken: the present roots import fine.
+            gate.working |= {d.name for d in r.roots if d.present}
+    _give_owners(gate, facts)
+    return gate
+
+
+def _give_owners(gate: Gate, facts: ProjectFacts) -> None:
+    """Each root to the smallest tier providing it (fewest roots, then project order), kept when not present."""
+    ranked = sorted(enumerate(facts.tiers), key=lambda pair: (len(pair[1].probe), pair[0]))
+    owners: dict[str, str] = {}
+    words: dict[str, str] = {}
+    for _, tier in ranked:
+        for dist in tier.probe:
+            for name in tier.import_roots.get(dist) or (dist.replace("-", "_").replace(".", "_"),):
+                if name not in owners and dist not in gate.working:
+                    owners[name] = tier.name
+            for spelling in {dist.lower(), dist.lower().replace("-", "_")}:
+                if dist not in gate.working:
+                    words.setdefault(spelling, tier.name)
+    gate.all_owners, gate.all_words = owners, words
+    restrict_owners(gate, {t for t, state in gate.states.items() if state != "present"})
+
+
+def restrict_owners(gate: Gate, tiers: set[str]) -> None:
+    """Keep the roots (and distribution names) of *tiers* only: those a run attributes skips and errors to."""
+    gate.owners = {name: owner for name, owner in gate.all_owners.items() if owner in tiers}
+    gate.words = {name: owner for name, owner in gate.all_words.items() if owner in tiers}
+    gate.roots = {}
+    for name, owner in gate.owners.items():
+        gate.roots.setdefault(owner, []).append(name)
+
+
+def remedy_python(root: str, text: str) -> str | None:
+    """``sys.executable`` when ``install-tier`` would pick another environment by default, else None.
+
+    The default is the active virtual environment, else the project's
+    (``$TIERLOCK_PROJECT_ENVIRONMENT``, ``[tool.tierlock].venv``, ``.venv``).
+    """
+    from tierlock.installer.location import environment_key, project_environment
+
+    active = os.environ.get("VIRTUAL_ENV")
+    if active:
+        default = active
+    else:
+        default = project_environment(root, _configured_venv(text))
+    if environment_key(default) == environment_key(sys.prefix):
+        return None
+    return sys.executable
+
+
+def _configured_venv(text: str) -> str | None:
+    import tomllib
+
+    try:
+        tool = tomllib.loads(text).get("tool", {})
+    except tomllib.TOMLDecodeError:
+        return None
+    venv = tool.get("tierlock", {}).get("venv") if isinstance(tool, dict) else None
+    return venv if isinstance(venv, str) else None

@@ -1,0 +1,151 @@
+"""The decision at start-up: probe the tiers, read the selection, and say whether a strict run stops now.
+
+Made in the earliest hook the plugin gets, before any conftest is imported.
+A strict run stops before collection (exit 6) when:
+
+* a required tier is **damaged** (whatever the run selects: damage is never
+  intended), or
+* the selection, read exactly (:attr:`Selection.exact`), holds test files of
+  a required tier that is not present: files its globs match, or files the
+  census finds needing it.
+
+Anything the static reading cannot see is left to the run-time backstop
+(:mod:`.backstop`). In a matrix job (``TIERLOCK_TIERS``) the required tiers
+are the job's own; every other tier's tests are not collected.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from tierlock.pytest_plugin.caches import Cache, QuietCache
+from tierlock.pytest_plugin.decision import Gate
+from tierlock.pytest_plugin.needs import needing_files
+from tierlock.pytest_plugin.project_state import gate_for, remedy_python, restrict_owners
+from tierlock.pytest_plugin.selection import Selection
+from tierlock.pytest_plugin.strictness import job_tiers, strictness
+
+
+def decide(config: pytest.Config, cache: Cache | None, file_or_dir: Sequence[str]) -> Gate | None:
+    """Probe the tiers of the project at the rootdir and weigh them against the run's selection.
+
+    None when the project has no tier table. *file_or_dir* are the run's
+    positional arguments (empty: ``testpaths``, else the invocation folder).
+    """
+    pyproject = config.rootpath / "pyproject.toml"
+    try:
+        text = pyproject.read_text(encoding="utf-8-sig")
+    except OSError:
+        return None
+    if "tierlock" not in text:
+        return None
+    strict, why = strictness(_flag(config, "tierlock_strict"), _flag(config, "tierlock_lenient"), os.environ)
+    gate = gate_for(pyproject, text, cache, strict, why)
+    if gate is None:
+        return gate
+    _layers_and_job(gate, text)
+    if any(state != "present" for state in gate.states.values()) or gate.damaged:
+        gate.python = remedy_python(gate.root, text)
+    weigh(gate, Selection(config, file_or_dir), QuietCache(cache) if cache is not None else None)
+    return gate
+
+
+def _flag(config: pytest.Config, name: str) -> bool:
+    namespace = getattr(config, "known_args_namespace", None)
+    value = getattr(namespace, name, None)
+    if value is None:
+        value = config.getoption(name, False)
+    return bool(value)
+
+
+def _layers_and_job(gate: Gate, text: str) -> None:
+    """The tiers' layering (for the shortest remedy), and a matrix job's tiers, required and alone collected."""
+    import tomllib
+
+    from tierlock.remedies import layers_from_pyproject
+
+    try:
+        gate.layers = layers_from_pyproject(tomllib.loads(text))
+    except tomllib.TOMLDecodeError:
+        gate.layers = {}
+    job = job_tiers(os.environ, list(gate.states), gate.layers)
+    if job is None:
+        return
+    gate.job = job
+    gate.required = [t for t in gate.states if t in job]
+    for tier, globs in gate.globs.items():
+        if tier not in job:
+            gate.gated[tier] = list(globs)  # another job runs them, present here or not
+    for tier in list(gate.damaged):
+        if tier not in job and tier in gate.version_only:
+            del gate.damaged[tier]  # another job's pin of a shared package: intended
+    restrict_owners(gate, {t for t, state in gate.states.items() if state != "present" or t not in job})
+
+
+def weigh(gate: Gate, selection: Selection, cache: QuietCache | None = None) -> None:
+    """Fill *gate*'s counts for this run's selection, and the tiers a strict run fails closed on now."""
+    root = Path(gate.root)
+    gate.selection = list(selection.paths)
+    missing = [t for t in gate.states if t in gate.roots]
+    if missing:
+        found = needing_files(root, {t: gate.roots[t] for t in missing}, gate.globs, selection, cache)
+        gate.needed = {t: len(files) for t, files in found.items()}
+        for tier, files in found.items():
+            if gate.outside_job(tier) and files:
+                gate.gated[tier] = [*gate.gated.get(tier, []), *sorted(files)]  # another job runs them whole
+                gate.globs[tier] = [*gate.globs.get(tier, []), *sorted(files)]
+    kept_out: set[str] = set()
+    for tier, globs in gate.globs.items():
+        counted, named = _selected(_globbed(root, globs, selection), selection)
+        gate.globbed[tier] = len(counted) + named
+        if tier in gate.gated:
+            kept_out |= counted
+            gate.named += named
+    gate.expected = len(kept_out)  # a file two gated tiers share is one file
+    gate.exact = selection.exact
+    damaged = [t for t in gate.states if t in gate.damaged and (t in gate.required or t in gate.ci_require)]
+    gate.failing = damaged if gate.strict else []
+    if gate.exact:
+        gate.failing += [
+            t
+            for t in gate.required
+            if gate.fails_closed_on(t) and t not in gate.failing and (gate.globbed.get(t) or gate.needed.get(t))
+        ]
+
+
+def _selected(files: set[str], selection: Selection) -> tuple[set[str], int]:
+    """(the files the run collects whole or in part, the node ids naming tests in files it reaches only so)."""
+    counted: set[str] = set()
+    named = 0
+    for path in files:
+        if not selection.selects(path):
+            continue
+        only = selection.named_count(path)
+        if only:
+            named += only
+        elif not selection.narrows(path) or selection.kept_items(path):
+            counted.add(path)
+    return counted, named
+
+
+def _globbed(root: Path, globs: Sequence[str], selection: Selection) -> set[str]:
+    """Files pytest would collect that *globs* match, walking only below the globs' folders."""
+    import re
+
+    from tierlock.tiers.globs import matches
+
+    found: set[str] = set()
+    for glob_text in globs:
+        stem = re.split(r"[*?\[]", re.sub(r"^(?:\./)+", "", glob_text.replace("\\", "/").strip()), maxsplit=1)[0]
+        start = root / stem.rstrip("/")
+        while not start.exists() and start != root:
+            start = start.parent
+        candidates = [start] if start.is_file() else selection.files(start)
+        for path in candidates:
+            if selection.collects(path.name) and matches(path.relative_to(root).as_posix(), globs):
+                found.add(str(path))
+    return found

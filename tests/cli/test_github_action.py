@@ -1,0 +1,171 @@
+"""The composite GitHub Action (``action.yml``): its plain-shell steps run in order here, with GitHub's variables.
+
+It installs tierlock from this working tree (the action's own ref) as a tool, arms the tiers in the project's
+environment (created when missing), installs the pytest plugin there, runs ``tierlock admit`` and exports the
+environment (``VIRTUAL_ENV``), the job's tier set (``TIERLOCK_TIERS``) and the gate's strictness
+(``TIERLOCK_STRICT``), with the admit verdict as an output: ``pass`` for a tier it arms and for a damaged tier it
+repairs; ``fail`` for a tier it cannot arm, failing the step unless ``strict`` is ``false``. The workflows the
+README and the how-to guides show use it as written.
+
+Offline: pip and uv read a local folder holding tierlock's dependencies, its build backend and the project's wheels.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.support import doctutorial
+from tests.support.dist import ROOT, dependency_wheels
+from tests.support.env import clean_env, site_packages
+from tests.support.ghaction import ActionRun, run_action
+from tests.support.repack import repack_closure
+from tests.support.tierproject import build_wheelhouse, make_project
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def house(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tierlock's dependencies (uv too), its build backend and the project's wheels, in one folder."""
+    folder = tmp_path_factory.mktemp("action-house")
+    dependency_wheels(folder)
+    repack_closure(["hatchling"], folder)
+    build_wheelhouse(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def runner_temp(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One RUNNER_TEMP for the module: the action installs its tool there once, as on one runner."""
+    return tmp_path_factory.mktemp("runner-temp")
+
+
+def _env(links: Path, cache: Path) -> dict[str, str]:
+    return clean_env(
+        {
+            "PIP_NO_INDEX": "1",
+            "PIP_FIND_LINKS": str(links),
+            "UV_OFFLINE": "1",  # uv has no variable for --no-index: offline, with a cache of this test's own
+            "UV_FIND_LINKS": str(links),
+            "UV_CACHE_DIR": str(cache),
+            "PATH": os.pathsep.join(["/usr/bin", "/bin"]),
+            "NO_COLOR": "1",
+        }
+    )
+
+
+def _run(root: Path, links: Path, tmp_path: Path, runner_temp: Path, name: str, **inputs: str) -> ActionRun:
+    return run_action(
+        ROOT / "action.yml",
+        inputs,
+        cwd=root,
+        env=_env(links, tmp_path / "uv-cache"),
+        workdir=tmp_path / name,
+        runner_temp=runner_temp,
+    )
+
+
+def _project(tmp_path: Path, house: Path) -> Path:
+    root = make_project(tmp_path / "app", {p.name.split("-py3")[0]: p for p in house.glob("*.whl")})
+    brain_tests = root / "tests" / "brain"
+    brain_tests.mkdir(parents=True)
+    (brain_tests / "test_core.py").write_text(
+        "import corelib\n\n\ndef test_core():\n    assert corelib\n", encoding="utf-8"
+    )
+    return root
+
+
+def test_an_armed_tier_passes_and_the_job_gets_its_environment_and_tier_set(
+    house: Path, runner_temp: Path, tmp_path: Path
+) -> None:
+    root = _project(tmp_path, house)
+    run = _run(root, house, tmp_path, runner_temp, "first", tier="brain")
+    assert run.code == 0, run.log
+    venv = root / ".venv"
+    assert run.outputs["verdict"] == "pass", run.log
+    assert run.outputs["environment"] == str(venv)
+    assert run.outputs["tiers"] == "base brain"
+    assert '"admitted":true' in run.outputs["admit"]
+    assert run.env == {"TIERLOCK_TIERS": "base brain", "TIERLOCK_STRICT": "1", "VIRTUAL_ENV": str(venv)}
+    assert run.path == [str(runner_temp / "tierlock-action" / "bin")]  # tierlock for the job's later steps
+    installed = {p.name for p in site_packages(venv).glob("*.dist-info")}
+    assert {"corelib-1.0.dist-info", "helper-1.0.dist-info", "basepkg-1.0.dist-info"} <= installed
+    assert any(name.startswith("tierlock-") for name in installed)  # the pytest plugin, for the gate
+
+    again = _run(root, house, tmp_path, runner_temp, "again", tier="brain")
+    assert again.code == 0, again.log
+    assert "already present" in again.log or "unchanged" in again.log
+
+
+def test_a_damaged_tier_is_repaired_and_passes(house: Path, runner_temp: Path, tmp_path: Path) -> None:
+    root = _project(tmp_path, house)
+    assert _run(root, house, tmp_path, runner_temp, "arm", tiers="brain").code == 0
+    compiled = next((site_packages(root / ".venv") / "corelib").glob("_core*"))
+    compiled.unlink()  # a husk: the .dist-info stays, the compiled file is gone
+    run = _run(root, house, tmp_path, runner_temp, "repair", tiers="brain")
+    assert run.code == 0, run.log
+    assert "brain: repaired" in run.log
+    assert run.outputs["verdict"] == "pass"
+    assert compiled.is_file()
+
+
+def test_a_tier_that_cannot_be_armed_fails_the_step_with_the_verdict(
+    house: Path, runner_temp: Path, tmp_path: Path
+) -> None:
+    root = _project(tmp_path, house)
+    links = tmp_path / "without-corelib"
+    shutil.copytree(house, links)
+    for wheel in links.glob("corelib-*.whl"):
+        wheel.unlink()  # the index lacks a package of the tier: it stays absent
+    run = _run(root, links, tmp_path, runner_temp, "strict", tier="brain")
+    assert run.code == 1, run.log
+    assert run.outputs["verdict"] == "fail"
+    assert run.steps["arm"]["armed"] == "false"
+    assert "::error::install-tier:" in run.log
+    assert '"admitted":false' in run.outputs["admit"]
+    assert run.env["TIERLOCK_TIERS"] == "base brain"
+
+    lenient = _run(root, links, tmp_path, runner_temp, "lenient", tier="brain", strict="false")
+    assert lenient.code == 0, lenient.log
+    assert lenient.outputs["verdict"] == "fail"
+    assert lenient.env["TIERLOCK_STRICT"] == "0"
+
+
+def _workflow_steps(page: Path, path: str) -> list[dict[str, Any]]:
+    """The steps of the workflow in the ``<!-- file: PATH -->`` block of a page (any job, or a bare ``steps:``)."""
+    blocks = [
+        s.content for s in doctutorial.parse(page.read_text(encoding="utf-8")) if s.kind == "file" and s.path == path
+    ]
+    assert len(blocks) == 1, f"{page}: one {path} block expected"
+    doc = yaml.safe_load(blocks[0])
+    jobs = doc["jobs"].values() if "jobs" in doc else [doc]
+    return [step for job in jobs for step in job.get("steps", [])]
+
+
+def _action_step(steps: list[dict[str, Any]]) -> dict[str, Any]:
+    ours = [s for s in steps if str(s.get("uses", "")).startswith("OWNER/tierlock@")]
+    assert len(ours) == 1
+    return {"uses": ours[0]["uses"], "with": ours[0]["with"]}  # an `id:` is the job's own business
+
+
+def test_the_documented_workflows_use_the_action_as_written(house: Path, runner_temp: Path, tmp_path: Path) -> None:
+    """The how-to's job runs here: its `with:` are the action's inputs and its test step finds the environment."""
+    howto = _workflow_steps(ROOT / "docs" / "howto" / "pre-commit-and-github-action.md", ".github/workflows/tests.yml")
+    readme = _workflow_steps(ROOT / "README.md", ".github/workflows/tests.yml")
+    matrix = _workflow_steps(ROOT / "docs" / "howto" / "ci-matrix.md", ".github/workflows/matrix.yml")
+    step = _action_step(howto)
+    assert _action_step(readme) == step
+    assert _action_step(matrix) == {"uses": step["uses"], "with": {"tier": "${{ matrix.tier }}"}}
+    assert howto[-1] == readme[-1] == matrix[-1] == {"run": "$VIRTUAL_ENV/bin/python -m pytest"}
+
+    root = _project(tmp_path, house)
+    run = _run(root, house, tmp_path, runner_temp, "howto", **step["with"])
+    assert run.code == 0, run.log
+    assert run.outputs["verdict"] == "pass"
+    assert (Path(run.env["VIRTUAL_ENV"]) / "bin" / "python").is_file()  # what the test step runs

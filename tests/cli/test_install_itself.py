@@ -1,0 +1,110 @@
+"""``install-tier`` arms the project itself from its tree, editable and without dependencies, as ``uv sync`` does.
+
+A project that is a package (it has a ``[build-system]``) gets installed
+editable after its tier's pinned packages, with uv or pip, into a real
+virtual environment; ``--no-install-project`` leaves it out, and a project that
+is not a package is never built. The receipt covers the project's own
+install, so the no-op fast path notices when it is gone.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.support.env import bin_dir, clean_env
+from tests.support.probe_env import BACKEND
+from tests.support.tierproject import build_wheelhouse, make_project
+from tests.support.uvproject import editable_source, installed, tool
+
+pytestmark = pytest.mark.slow
+
+BUILD_SYSTEM = '\n[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n'
+
+
+@pytest.fixture(scope="module")
+def wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return build_wheelhouse(tmp_path_factory.mktemp("wheelhouse"))
+
+
+@pytest.fixture
+def env(wheels: dict[str, Path], tmp_path: Path) -> dict[str, str]:
+    folder = str(next(iter(wheels.values())).parent)
+    cache = str(tmp_path / "cache")
+    extra = {"UV_NO_INDEX": "1", "UV_FIND_LINKS": folder, "UV_CACHE_DIR": cache, "PIP_NO_INDEX": "1"}
+    return clean_env({**extra, "PIP_FIND_LINKS": folder, "PATH": f"{bin_dir()}:/usr/bin:/bin"})
+
+
+def _package(root: Path, wheels: dict[str, Path]) -> Path:
+    make_project(root, wheels)
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + BUILD_SYSTEM, encoding="utf-8")
+    (root / "backend.py").write_text(BACKEND.format(name="app", version="0.1.0"), encoding="utf-8")
+    (root / "src" / "app").mkdir(parents=True)
+    (root / "src" / "app" / "__init__.py").write_text("VALUE = 1\n", encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("backend", ["uv", "pip"])
+def test_the_project_itself_is_armed_editable_from_its_tree(
+    wheels: dict[str, Path], env: dict[str, str], tmp_path: Path, backend: str
+) -> None:
+    root = _package(tmp_path / "app", wheels)
+    result = tool("install-tier", ["brain", "--backend", backend, "--json"], root, env)
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert [(p["name"], p["action"], p["editable"]) for p in document["local_packages"]] == [("app", "install", True)]
+    assert editable_source(root / ".venv", "app") == root.as_uri()
+    assert installed(root / ".venv")["corelib"] == "1.0"
+    again = tool("install-tier", ["brain", "--backend", backend], root, env)
+    assert "nothing to do" in again.stdout
+
+
+def test_the_fast_path_notices_the_project_is_gone_and_install_tier_arms_it_again(
+    wheels: dict[str, Path], env: dict[str, str], tmp_path: Path
+) -> None:
+    root = _package(tmp_path / "app", wheels)
+    assert tool("install-tier", ["brain"], root, env).returncode == 0
+    site = next((root / ".venv" / "lib").glob("python3*/site-packages"))
+    shutil.rmtree(next(site.glob("app-*.dist-info")))
+    again = tool("install-tier", ["brain", "--json"], root, env)
+    assert json.loads(again.stdout)["result"] == "installed", again.stdout
+    assert editable_source(root / ".venv", "app") == root.as_uri()
+
+
+def test_no_install_project_leaves_the_project_out_and_its_remedies_keep_the_flag(
+    wheels: dict[str, Path], env: dict[str, str], tmp_path: Path
+) -> None:
+    root = _package(tmp_path / "app", wheels)
+    result = tool("install-tier", ["brain", "--no-install-project", "--json"], root, env)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["local_packages"] == []
+    assert "app" not in installed(root / ".venv")
+    from tierlock.installer.run import Request
+
+    assert Request(("brain",), install_project=False).command(["brain"]) == "install-tier brain --no-install-project"
+
+
+def test_a_project_that_is_not_a_package_is_never_built(
+    wheels: dict[str, Path], env: dict[str, str], tmp_path: Path
+) -> None:
+    root = make_project(tmp_path / "app", wheels)  # no [build-system]: nothing of its own to install
+    result = tool("install-tier", ["brain", "--json"], root, env)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["local_packages"] == []
+    assert "app" not in installed(root / ".venv")
+
+
+def test_a_project_whose_build_fails_gets_the_backends_reason_and_a_way_past_it(
+    wheels: dict[str, Path], env: dict[str, str], tmp_path: Path
+) -> None:
+    root = _package(tmp_path / "app", wheels)
+    (root / "backend.py").write_text("raise RuntimeError('the build backend is broken')\n", encoding="utf-8")
+    result = tool("install-tier", ["brain"], root, env)
+    assert result.returncode == 3
+    assert "from the project tree" in result.stderr
+    assert "--no-install-project" in result.stderr
+    assert tool("install-tier", ["brain", "--no-install-project"], root, env).returncode == 0

@@ -1,0 +1,182 @@
+"""Which missing tier a skip reason or an exception points to (the backstop's evidence), read without pytest runs.
+
+``owners`` maps an import root of a tier that is not present to that tier; ``words`` maps its distribution names.
+A root must stand as a whole word; an ``ImportError`` is found anywhere in the exception's chain, by its module
+name, its message or the module that raised it; a literal ``collect_ignore`` is read from a conftest, a computed one
+is not.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import pytest
+
+from tierlock.pytest_plugin.attribution import from_exception, from_skip_reason
+from tierlock.pytest_plugin.selection import read_collect_ignore
+from tierlock.pytest_plugin.static_items import keep, read_items
+
+OWNERS = {"brainpkg": "brain", "yaml": "yaml-tier"}
+WORDS = {"brainpkg": "brain", "pyyaml": "yaml-tier", "scikit-learn": "ml"}
+
+
+@pytest.mark.parametrize(
+    ("reason", "expected"),
+    [
+        ("could not import 'brainpkg.fs': No module named 'brainpkg'", ("brain", "brainpkg")),
+        ("could not import 'yaml': No module named 'yaml'", ("yaml-tier", "yaml")),
+        ("Requires brainpkg library installed", ("brain", "brainpkg")),
+        ("Requires Brainpkg installed", ("brain", "Brainpkg")),
+        ("needs PyYAML", ("yaml-tier", "PyYAML")),
+        ("needs scikit-learn >= 1.4", ("ml", "scikit-learn")),
+        ("brainpkg.fs is not there", ("brain", "brainpkg")),
+    ],
+)
+def test_a_skip_reason_naming_a_missing_root_is_attributed_to_its_tier(reason: str, expected: tuple[str, str]) -> None:
+    assert from_skip_reason(reason, OWNERS, WORDS) == expected
+
+
+@pytest.mark.parametrize(
+    "reason",
+    [
+        "needs network access",
+        "needs mybrainpkg",
+        "needs brainpkg2 or brainpkg_extra",
+        "could not import 'notbrainpkg': No module named 'notbrainpkg'",
+        "could not import 'other': No module named 'brainpkg'",  # the module asked for is what counts
+        "",
+    ],
+)
+def test_a_skip_reason_naming_no_missing_root_is_not_attributed(reason: str) -> None:
+    assert from_skip_reason(reason, OWNERS, WORDS) is None
+
+
+def raised(error: BaseException) -> BaseException:
+    try:
+        raise error
+    except BaseException as exc:
+        return exc
+
+
+def test_a_module_not_found_is_attributed_by_its_module_name() -> None:
+    assert from_exception(raised(ModuleNotFoundError("x", name="brainpkg.sub")), OWNERS) == ("brain", "brainpkg")
+
+
+def test_an_import_error_deep_in_the_chain_is_found() -> None:
+    def fixture() -> None:
+        try:
+            raise ModuleNotFoundError("No module named 'brainpkg'")
+        except ModuleNotFoundError as inner:
+            raise RuntimeError("the fixture broke") from inner
+
+    with pytest.raises(RuntimeError) as info:
+        fixture()
+    assert from_exception(info.value, OWNERS) == ("brain", "brainpkg")
+
+
+def test_an_import_error_wrapped_by_pytests_conftest_failure_is_found() -> None:
+    wrapper = RuntimeError("conftest failed")
+    wrapper.cause = ImportError("cannot import name 'fit' from 'brainpkg.model'")  # type: ignore[attr-defined]
+    assert from_exception(wrapper, OWNERS) == ("brain", "brainpkg")
+
+
+def test_an_import_error_raised_inside_the_roots_own_module_is_attributed_to_it(tmp_path: Path) -> None:
+    package = tmp_path / "brainpkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("raise ImportError('Brain binary is missing!')\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        with pytest.raises(ImportError) as info:
+            importlib.import_module("brainpkg")
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("brainpkg", None)
+    assert from_exception(info.value, OWNERS) == ("brain", "brainpkg")
+
+
+@pytest.mark.parametrize(
+    "error",
+    [ValueError("brainpkg is wrong"), ModuleNotFoundError("No module named 'numpy'", name="numpy"), None],
+)
+def test_other_errors_are_not_attributed(error: BaseException | None) -> None:
+    assert from_exception(raised(error) if error is not None else None, OWNERS) is None
+
+
+def test_a_cycle_in_the_chain_ends_the_walk() -> None:
+    first, second = RuntimeError("a"), RuntimeError("b")
+    first.__context__, second.__context__ = second, first
+    assert from_exception(first, OWNERS) is None
+
+
+# -- what the selection reads statically ----------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("source", "plain", "globs"),
+    [
+        ('collect_ignore = ["brain", "x.py"]\n', ["brain", "x.py"], []),
+        ('collect_ignore = []\ncollect_ignore.append("brain")\n', ["brain"], []),
+        ('collect_ignore = ["a"]\ncollect_ignore += ["b"]\ncollect_ignore.extend(["c"])\n', ["a", "b", "c"], []),
+        ('collect_ignore_glob = ["brain/*"]\n', [], ["brain/*"]),
+        ("import os\n", [], []),
+    ],
+)
+def test_a_literal_collect_ignore_is_read_from_a_conftest(
+    tmp_path: Path, source: str, plain: list[str], globs: list[str]
+) -> None:
+    (tmp_path / "conftest.py").write_text(source)
+    assert read_collect_ignore(tmp_path / "conftest.py") == (
+        [str(tmp_path / p) for p in plain],
+        [str(tmp_path / g) for g in globs],
+    )
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import sys\ncollect_ignore = []\nif sys.platform == 'x':\n    collect_ignore.append('brain')\n",
+        "collect_ignore = [name for name in ('a',)]\n",
+        "def pytest_configure(config):\n    collect_ignore.append('x')\ncollect_ignore = []\n",
+        "collect_ignore = [\n",
+    ],
+)
+def test_a_computed_collect_ignore_is_not_read(tmp_path: Path, source: str) -> None:
+    (tmp_path / "conftest.py").write_text(source)
+    assert read_collect_ignore(tmp_path / "conftest.py") is None
+
+
+def test_the_tests_of_a_file_are_read_with_their_marks_and_lines() -> None:
+    source = (
+        "import pytest\n\npytestmark = pytest.mark.slow\n\n\n@pytest.mark.gpu\ndef test_a():\n    pass\n\n\n"
+        "class TestB:\n    def test_c(self):\n        pass\n\n    def helper(self):\n        pass\n\n\n"
+        "def helper():\n    pass\n"
+    )
+    items = read_items(source, ["test"], ["Test"])
+    assert items is not None
+    assert [(i.chain, i.first, i.last, sorted(i.marks)) for i in items] == [
+        (("test_a",), 6, 8, ["gpu", "slow"]),
+        (("TestB", "test_c"), 12, 13, ["slow"]),
+    ]
+    assert keep(items[0], ["tests", "test_x.py"], "test_x", "")
+    assert not keep(items[0], ["tests", "test_x.py"], "not slow", "")
+    assert keep(items[1], ["tests", "test_x.py"], "TestB and c", "slow")
+    assert not keep(items[1], ["tests", "test_x.py"], "", "gpu")
+    assert read_items("def broken(:\n", ["test"], ["Test"]) is None
+
+
+def test_other_names_beside_collect_ignore_are_not_read_as_ignores(tmp_path: Path) -> None:
+    (tmp_path / "conftest.py").write_text('other = ["a"]\ncollect_ignore = ["b"]\n')
+    assert read_collect_ignore(tmp_path / "conftest.py") == ([str(tmp_path / "b")], [])
+
+
+def test_the_chain_walk_stops_after_sixteen_exceptions() -> None:
+    def chain(depth: int) -> BaseException:
+        error: BaseException = ModuleNotFoundError("No module named 'brainpkg'", name="brainpkg")
+        for _ in range(depth - 1):
+            wrapper = RuntimeError("wrapped")
+            wrapper.__cause__ = error
+            error = wrapper
+        return error
+
+    assert from_exception(chain(16), OWNERS) == ("brain", "brainpkg")
+    assert from_exception(chain(17), OWNERS) is None
