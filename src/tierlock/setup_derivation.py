@@ -17,7 +17,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from tierlock.tiers import Project
@@ -38,6 +38,7 @@ LOCKFILE_COMMANDS: dict[str, tuple[str, ...]] = {
 }
 TIERLOCK_COMMAND = ("install-tier", "base")
 """For a tierlock project; every ``ci-require`` tier is appended (:func:`tierlock_command`)."""
+PYPROJECT = "pyproject.toml"
 NEEDS_EXPLICIT = {"yarn.lock": "Yarn needs an explicit setup: its classic and Berry lockfiles need different flags"}
 
 
@@ -65,48 +66,85 @@ class Proposal:
         }
 
 
-def _tierlock_project(root: Path) -> Project | None:
-    pyproject = root / "pyproject.toml"
-    if not pyproject.is_file():
+class Tree(Protocol):
+    """The files of a folder: on disk (:class:`Folder`), or as a commit holds them (``--config-from``)."""
+
+    @property
+    def root(self) -> Path: ...
+
+    def is_file(self, rel: str) -> bool: ...
+
+    def read_text(self, rel: str) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class Folder:
+    """A folder on disk."""
+
+    root: Path
+
+    def is_file(self, rel: str) -> bool:
+        return (self.root / rel).is_file()
+
+    def read_text(self, rel: str) -> str | None:
+        try:
+            return (self.root / rel).read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+
+def _tree(root: Path | Tree) -> Tree:
+    return Folder(root) if isinstance(root, Path) else root
+
+
+def _tierlock_project(tree: Tree) -> Project | None:
+    if not tree.is_file(PYPROJECT):
+        return None
+    text = tree.read_text(PYPROJECT)
+    if text is None:
         return None
     from tierlock.errors import TierlockError
-    from tierlock.tiers import load_project
+    from tierlock.tiers.loader import parse_project, parse_toml
 
+    pyproject = tree.root / PYPROJECT
     try:
-        project = load_project(pyproject)
+        project = parse_project(parse_toml(text, pyproject), pyproject=pyproject, text=text)
     except TierlockError:
         return None
     return project if project.configured else None
 
 
-def tierlock_lockfile(root: Path) -> str | None:
+def tierlock_lockfile(root: Path | Tree) -> str | None:
     """The base tier's lockfile of the project at *root*, relative, if it exists."""
-    project = _tierlock_project(root)
+    tree = _tree(root)
+    project = _tierlock_project(tree)
     if project is None:
         return None
     from tierlock.tiers import BASE
 
-    lockfile = project.tiers[BASE].lockfile
-    return project.relpath(lockfile) if lockfile.is_file() else None
+    rel = project.relpath(project.tiers[BASE].lockfile)
+    return rel if tree.is_file(rel) else None
 
 
-def tierlock_command(root: Path) -> list[str]:
+def tierlock_command(root: Path | Tree) -> list[str]:
     """``install-tier base`` plus every ``ci-require`` tier of the project at *root*.
 
     The tiers CI requires are what a verification run needs armed: arming base
     alone would leave their tests to fail closed (or be skipped) in the run.
     """
-    project = _tierlock_project(root)
+    project = _tierlock_project(_tree(root))
     required = [str(t) for t in project.ci_require if t != "base"] if project is not None else []
     return [*TIERLOCK_COMMAND, *dict.fromkeys(required)]
 
 
-def from_lockfiles(root: Path) -> Proposal:
+def from_lockfiles(root: Path | Tree) -> Proposal:
+    """The one setup command the lockfiles at *root* (a folder, or a commit's tree) name, or why there is none."""
+    tree = _tree(root)
     found: list[str] = []
-    own = tierlock_lockfile(root)
+    own = tierlock_lockfile(tree)
     if own:
         found.append(own)
-    found.extend(name for name in [*LOCKFILE_COMMANDS, *NEEDS_EXPLICIT] if (root / name).is_file() and name != own)
+    found.extend(name for name in [*LOCKFILE_COMMANDS, *NEEDS_EXPLICIT] if name != own and tree.is_file(name))
     if not found:
         known = ", ".join(["tierlock lockfiles", *LOCKFILE_COMMANDS, *NEEDS_EXPLICIT])
         return Proposal([], "none", f"no recognised lockfile at the root (looked for: {known})")
@@ -115,7 +153,7 @@ def from_lockfiles(root: Path) -> Proposal:
     name = found[0]
     if name in NEEDS_EXPLICIT:
         return Proposal([], "none", NEEDS_EXPLICIT[name], found)
-    command = tierlock_command(root) if name == own else list(LOCKFILE_COMMANDS[name])
+    command = tierlock_command(tree) if name == own else list(LOCKFILE_COMMANDS[name])
     return Proposal([command], "lockfile", f"the only lockfile at the root is {name}", found)
 
 

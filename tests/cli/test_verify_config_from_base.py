@@ -233,3 +233,48 @@ def test_a_check_the_branch_repeats_runs_once_and_one_it_changes_runs_beside_the
         ("strict", ["fail.py"], "ref"),
         (None, ["ok.py", "-v"], "worktree"),
     ]
+
+
+def test_a_setup_derived_for_the_base_comes_from_the_lockfiles_the_base_holds(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The base's config has no setup list: the setup is the base's lockfile's, whatever the branch left."""
+    repo = make_repo(tmp_path / "r", {"ok.py": OK, "Cargo.lock": "version = 3\n"}, [check("unit", "ok.py")])
+    git(repo, "checkout", "-q", "-b", "no-lockfile")
+    git(repo, "rm", "-q", "Cargo.lock")
+    commit_all(repo, "the branch drops the lockfile, and with it the derived setup")
+    code, doc = verify_json(capsys, repo, "--no-setup")
+    assert code == 0
+    assert receipt_of(doc)["setup"]["source"] == "none"  # on its own, the branch derives nothing
+    code, doc = verify_json(capsys, repo, "--config-from", "main")
+    setup = [c for c in doc["commands"] if c["list"] == "setup"]
+    assert [(c["command"], c["args"]) for c in setup] == [("cargo", ["fetch", "--locked"])], doc["commands"]
+    recorded = receipt_of(doc)["setup"]
+    assert recorded["source"] == "lockfile"
+    main_commit = git(repo, "rev-parse", "main").strip()
+    assert f"derived from the lockfiles at {main_commit[:12]}" in recorded["reason"]
+
+
+def test_the_base_s_ci_required_tiers_are_armed_even_when_the_branch_drops_them(tmp_path: Path) -> None:
+    from tierlock.evidence import refconfig
+    from tierlock.setup_derivation import from_lockfiles
+
+    repo = tmp_path / "r"
+    (repo / "locks").mkdir(parents=True)
+    (repo / "locks" / "base.txt").write_text("", encoding="utf-8")
+    pyproject = (
+        '[project]\nname = "app"\nversion = "1"\n[project.optional-dependencies]\nbrain = ["corelib"]\n'
+        '[tool.tierlock]\nlock-dir = "locks"\nci-require = ["brain"]\n[tool.tierlock.tiers.brain]\n'
+        'source = "extra:brain"\n'
+    )
+    (repo / "pyproject.toml").write_text(pyproject, encoding="utf-8")
+    git(repo, "init", "-q", "-b", "main")
+    commit_all(repo, "brain is required in CI")
+    git(repo, "checkout", "-q", "-b", "drop")
+    (repo / "pyproject.toml").write_text(pyproject.replace('ci-require = ["brain"]\n', ""), encoding="utf-8")
+    commit_all(repo, "the branch drops the requirement")
+    assert from_lockfiles(repo).commands == [["install-tier", "base"]]
+    base = refconfig.read(repo, "main", repo)
+    derived = from_lockfiles(refconfig.tree(repo, base))
+    assert derived.commands == [["install-tier", "base", "brain"]]
+    assert derived.lockfiles == ["locks/base.txt"]

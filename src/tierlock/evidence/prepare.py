@@ -20,7 +20,7 @@ from tierlock.evidence.config import VALIDATION_CACHE, Validated, find_config, s
 from tierlock.evidence.process import GRACE_SECONDS
 
 if TYPE_CHECKING:
-    from tierlock.evidence.refconfig import BaseConfig
+    from tierlock.evidence.refconfig import BaseConfig, RefTree
 
 #: Config env values at least this long are masked in tails too (shorter ones, like "0", would mask noise).
 MIN_MASKED_VALUE = 4
@@ -194,12 +194,14 @@ def _setup(
 ) -> tuple[list[steps.Step], dict[str, Any]]:
     """The setup steps and where they come from: the base's (``--config-from``), the config's, or derived."""
     if base is not None and base.config is not None:
+        from tierlock.evidence import refconfig
+
         if base.setup_declared:
             setup = steps.steps(
                 base.config, "setup", config_dir=base.config_dir, checkout=root, source="ref", config_file=base.name
             )
             return setup, {"source": "ref", "reason": _listed(base.name, setup)}
-        return _derived(config_dir, f"{base.name} has no setup list: ")
+        return _derived(config_dir, f"{base.name} has no setup list: ", refconfig.tree(root, base))
     if found.setup_declared:
         setup = steps.steps(found.config, "setup", config_dir=config_dir, checkout=root, config_file=config_file)
         return setup, {"source": "runtime-config", "reason": _listed(Path(config_file).name, setup)}
@@ -210,10 +212,13 @@ def _listed(name: str, setup: list[steps.Step]) -> str:
     return f"the setup list of {name}" if setup else f"the setup list of {name} is explicitly empty: no setup"
 
 
-def _derived(config_dir: Path, why: str) -> tuple[list[steps.Step], dict[str, Any]]:
+def _derived(config_dir: Path, why: str, base: RefTree | None = None) -> tuple[list[steps.Step], dict[str, Any]]:
+    """The setup the lockfiles name: the base's at its commit (``--config-from``), else the tree's."""
     from tierlock.setup_derivation import from_lockfiles
 
-    proposal = from_lockfiles(config_dir)
+    proposal = from_lockfiles(base if base is not None else config_dir)
+    if base is not None:
+        why += f"derived from the lockfiles at {base.commit[:12]}: "
     return steps.derived(proposal.commands, config_dir), {"source": proposal.source, "reason": why + proposal.reason}
 
 

@@ -91,6 +91,45 @@ def read(top: Path, ref: str, start: Path) -> BaseConfig:
     return BaseConfig(result.config, where, config_dir, declared, credential_shaped(result.config))
 
 
+@dataclass
+class RefTree:
+    """The files of the folder *folder* (relative to *top*) as the commit *commit* holds them.
+
+    :func:`tierlock.setup_derivation.from_lockfiles` reads it like a folder on disk, so
+    the setup of ``--config-from`` is derived from the base's lockfiles and
+    ``ci-require``, never from what the branch changed them to.
+    """
+
+    top: Path
+    commit: str
+    folder: str
+
+    @property
+    def root(self) -> Path:
+        return self.top / self.folder
+
+    def _spec(self, rel: str) -> str:
+        return f"{self.commit}:{discovery._join(self.folder, rel)}"
+
+    def is_file(self, rel: str) -> bool:
+        from tierlock.evidence.gitcall import run_git
+
+        status, out, _ = run_git(str(self.top), "cat-file", "-t", self._spec(rel))
+        return status == 0 and out.strip() == b"blob"
+
+    def read_text(self, rel: str) -> str | None:
+        from tierlock.evidence.gitcall import run_git
+
+        status, data, _ = run_git(str(self.top), "cat-file", "blob", self._spec(rel))
+        return data.decode("utf-8", errors="replace").removeprefix("\ufeff") if status == 0 else None
+
+
+def tree(top: Path, base: BaseConfig) -> RefTree:
+    """The base's config folder as its commit holds it (the checkout top when the base has no config)."""
+    folder = gitbind.relative(top, base.config_dir) or ""
+    return RefTree(top, str(base.where["commit"]), "" if folder == "." else folder)
+
+
 def _blob(top: Path, blob: str) -> tuple[int, bytes]:
     from tierlock.evidence.gitcall import run_git
 

@@ -74,10 +74,14 @@ def test_a_command_ended_by_sigterm_exits_130_with_one_message_and_a_json_exit_c
 
 def test_a_signal_during_a_deferred_cleanup_lands_after_the_cleanup_finished() -> None:
     done = []
-    with pytest.raises(KeyboardInterrupt):
+
+    def cleanup() -> None:
         with interrupts.deferred():
             signal.raise_signal(signal.SIGINT)  # held back: the cleanup goes on
             done.append("cleaned")
+
+    with pytest.raises(KeyboardInterrupt):
+        cleanup()
     assert done == ["cleaned"]
 
 
@@ -85,10 +89,11 @@ def test_a_scratch_folder_is_gone_when_an_interrupt_lands_in_the_middle_of_its_r
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import shutil
+    import tempfile
 
     from tierlock import fsutil
 
-    monkeypatch.setattr(fsutil.tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     real_rmtree = shutil.rmtree
     calls: list[str] = []
 
@@ -99,11 +104,15 @@ def test_a_scratch_folder_is_gone_when_an_interrupt_lands_in_the_middle_of_its_r
         signal.raise_signal(signal.SIGINT)  # ...Ctrl-C arrives
         real_rmtree(path, ignore_errors=ignore_errors)
 
-    monkeypatch.setattr(fsutil.shutil, "rmtree", rmtree_hit_by_ctrl_c)
-    with pytest.raises(KeyboardInterrupt):
+    monkeypatch.setattr(shutil, "rmtree", rmtree_hit_by_ctrl_c)
+
+    def install() -> None:
         with fsutil.scratch_dir("tierlock-install-") as folder:
             for name in ("a", "b", "c"):
                 (folder / name).write_text(name)
+
+    with pytest.raises(KeyboardInterrupt):
+        install()
     assert list(tmp_path.iterdir()) == []
     assert len(calls) == 1
 
@@ -111,8 +120,15 @@ def test_a_scratch_folder_is_gone_when_an_interrupt_lands_in_the_middle_of_its_r
 def test_a_scratch_folder_interrupted_in_its_body_is_removed_and_the_interrupt_goes_on(tmp_path: Path) -> None:
     from tierlock import fsutil
 
-    with pytest.raises(KeyboardInterrupt):
+    used: list[Path] = []
+
+    def lock() -> None:
         with fsutil.scratch_dir("tierlock-lock-") as folder:
+            used.append(folder)
             (folder / "lock.txt").write_text("x")
             raise KeyboardInterrupt
-    assert not folder.exists()
+
+    with pytest.raises(KeyboardInterrupt):
+        lock()
+    assert used
+    assert not used[0].exists()
