@@ -7,8 +7,9 @@ saying so) and as another tool would (the project pinned from the index).
 tierlock never installs the project from the index, so the verdict says
 whether the project is installed in the target and whether its version
 satisfies the requirement, with the command that installs it (uv's, as the
-project's backend is uv); ``install-tier`` writes no receipt until it is
-there. Every printed command is run as printed.
+project's backend is uv). ``install-tier`` arms the project from its tree
+(editable, as ``uv sync`` does); with ``--no-install-project`` it writes no
+receipt until the project is there. Every printed command is run as printed.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ def test_a_tier_that_needs_the_project_says_it_is_not_installed_and_its_remedy_i
     project: tuple[Path, Path, dict[str, str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     root, python, offline = project
-    code, done = cli_json(capsys, root, "install", "gs", "--python", str(python))
+    code, done = cli_json(capsys, root, "install", "gs", "--python", str(python), "--no-install-project")
     assert code == 1, done
     error = done["error"]
     assert "the project itself" in error["message"]
@@ -91,15 +92,32 @@ def test_a_tier_that_needs_the_project_says_it_is_not_installed_and_its_remedy_i
     remedy = broken.probe["install_command"]
     assert remedy.endswith(f"pip install --python {python} --no-deps -e {root}")
     assert broken.status["remedy"] == broken.admit["probe"]["remedy"] == remedy
-    assert error["remedy"] == f"{remedy} && install-tier gs --python {python}"
+    assert error["remedy"] == f"{remedy} && install-tier gs --python {python} --no-install-project"
 
     fixed = run_remedy(error["remedy"], cwd=root, env=offline)
     assert fixed.returncode == 0, fixed.stderr
     healed = every_verdict(capsys, root, python, "gs")
     assert healed.states == ("present", "present", "present", "pass")
     assert healed.probe["project"]["state"] == "present-editable"
-    code, again = cli_json(capsys, root, "install", "gs", "--python", str(python))
+    code, again = cli_json(capsys, root, "install", "gs", "--python", str(python), "--no-install-project")
     assert (code, again["result"]) == (0, "unchanged")
+
+
+def test_install_tier_arms_the_project_a_tier_needs_from_its_tree_and_every_verdict_agrees(
+    project: tuple[Path, Path, dict[str, str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root, python, _offline = project
+    code, done = cli_json(capsys, root, "install", "gs", "--python", str(python))
+    assert (code, done["result"]) == (0, "installed"), done
+    assert [(s["name"], s["editable"]) for s in done["local_packages"]] == [("app", True)]
+    armed = every_verdict(capsys, root, python, "gs")
+    assert armed.states == ("present", "present", "present", "pass")
+    assert armed.probe["project"]["state"] == "present-editable"
+    receipt = receipts.load(receipts.receipt_path(python.parent.parent, "gs"))
+    assert receipt is not None
+    assert sorted(p["name"] for p in receipt.packages) == ["app", "gcsfslike"]
+    code, again = cli_json(capsys, root, "install", "gs", "--python", str(python))
+    assert (code, again["result"]) == (0, "unchanged"), again
 
 
 def test_an_installed_project_older_than_the_tier_requires_is_partial_and_its_remedy_reinstalls_it(
@@ -111,7 +129,7 @@ def test_an_installed_project_older_than_the_tier_requires_is_partial_and_its_re
     old = run_remedy(f"uv pip install --python {python} --no-deps -e {root}", cwd=root, env=offline)
     assert old.returncode == 0, old.stderr
     pyproject.write_text(pyproject.read_text(encoding="utf-8").replace('"0.1.0"', '"0.2.0"'), encoding="utf-8")
-    code, done = cli_json(capsys, root, "install", "gs", "--python", str(python))
+    code, done = cli_json(capsys, root, "install", "gs", "--python", str(python), "--no-install-project")
     assert code == 1, done
 
     broken = every_verdict(capsys, root, python, "gs")
@@ -124,5 +142,19 @@ def test_an_installed_project_older_than_the_tier_requires_is_partial_and_its_re
     fixed = run_remedy(broken.probe["install_command"], cwd=root, env=offline)
     assert fixed.returncode == 0, fixed.stderr
     assert every_verdict(capsys, root, python, "gs").states == ("present", "present", "present", "pass")
-    code, armed = cli_json(capsys, root, "install", "gs", "--python", str(python))
+    code, armed = cli_json(capsys, root, "install", "gs", "--python", str(python), "--no-install-project")
     assert (code, armed["result"]) == (0, "unchanged"), armed
+
+
+def test_install_tier_rearms_an_editable_project_older_than_its_source_when_the_tier_needs_it(
+    project: tuple[Path, Path, dict[str, str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root, python, offline = project
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8").replace('"0.2.0"', '"0.1.0"'), encoding="utf-8")
+    old = run_remedy(f"uv pip install --python {python} --no-deps -e {root}", cwd=root, env=offline)
+    assert old.returncode == 0, old.stderr
+    pyproject.write_text(pyproject.read_text(encoding="utf-8").replace('"0.1.0"', '"0.2.0"'), encoding="utf-8")
+    code, done = cli_json(capsys, root, "install", "gs", "--python", str(python))
+    assert (code, done["result"]) == (0, "installed"), done
+    assert every_verdict(capsys, root, python, "gs").states == ("present", "present", "present", "pass")

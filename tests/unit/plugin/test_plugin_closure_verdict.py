@@ -80,7 +80,7 @@ def test_a_file_lost_from_a_dependency_of_the_root_gates_the_tier_and_fails_clos
     local.assert_outcomes(passed=1)
     local.stdout.fnmatch_lines(
         [
-            "tierlock: brain partial — 1 test file not collected*",
+            "tierlock: brain partial, damaged — 1 test file not collected*",
             f"tierlock:   brain: brainutil: partial — file listed in RECORD is missing: {LOST}",
         ]
     )
@@ -89,7 +89,7 @@ def test_a_file_lost_from_a_dependency_of_the_root_gates_the_tier_and_fails_clos
     assert strict.ret == EXIT_TIER_MISSING
     strict.stderr.fnmatch_lines(
         [
-            "tierlock: tier brain is required in CI (ci-require) but it is partial:",
+            "tierlock: tier brain is required in CI (ci-require) and it is damaged:",
             f"  - brainutil: partial — file listed in RECORD is missing: {LOST}",
         ]
     )
