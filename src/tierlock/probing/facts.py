@@ -236,11 +236,9 @@ def facts_of(project: Project, results: Sequence[TierProbe]) -> ProjectFacts:
 
 def _pins_project(project: Project, tier: Tier) -> bool:
     """Whether the tier's lockfile pins the project itself (read again: the probe remembers it while unchanged)."""
-    if project.name is None or not tier.lockfile.is_file():
-        return False
-    from tierlock.probing.tier import _load_lock, _reaches_project
+    from tierlock.probing.tier import pins_project
 
-    return _reaches_project(_load_lock(tier.lockfile), project.name)
+    return pins_project(project, tier)
 
 
 def unconfigured(pyproject: Path) -> ProjectFacts:

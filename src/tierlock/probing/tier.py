@@ -109,6 +109,23 @@ def _load_lock(path: Path) -> Lock:
     return _while_unchanged("lock", path, load)
 
 
+def tier_lock(project: Project, tier: Tier) -> Lock:
+    """The lock of a tier whose lockfile is there: its part of the project's own lock (uv.lock, pylock) when the
+    project names one, else its own lockfile (remembered while unchanged)."""
+    if project.lock is not None:
+        from tierlock.lockfiles import load_tier
+
+        return load_tier(project, tier)
+    return _load_lock(tier.lockfile)
+
+
+def pins_project(project: Project, tier: Tier) -> bool:
+    """Whether the closure of *tier* reaches the project itself (its lock pins it or says it left the pin out)."""
+    if project.name is None or not tier.lockfile.is_file():
+        return False
+    return _reaches_project(tier_lock(project, tier), project.name)
+
+
 class Prober:
     """Probes tiers of one project in one environment, scanning the site folders once."""
 
@@ -128,11 +145,7 @@ class Prober:
         where = self.project.relpath(tier.lockfile)
         if not tier.lockfile.is_file():
             return None, f"no lockfile at {where}: installed versions were not compared ({remedy(self.project, tier)})"
-        if self.project.lock is not None:  # the project's own lock (uv.lock, pylock): the tier's part of it
-            from tierlock.lockfiles import load_tier
-
-            return load_tier(self.project, tier), None
-        return _load_lock(tier.lockfile), None
+        return tier_lock(self.project, tier), None
 
     def probe(self, tier: Tier, *, closure: bool = False, deep: bool = False) -> TierProbe:
         """The tier's verdict (:mod:`tierlock.probing.verdict`): every file of its closure; *deep* also
