@@ -88,7 +88,7 @@ MODULES: dict[str, Module] = {
         ("tests/unit/installer/test_installer_receipts*.py", "tests/unit/installer/test_receipts_*.py"),
     ),
     "lockfiles/check.py": Module(
-        ("src/tierlock/lockfiles/check.py",),
+        ("src/tierlock/lockfiles/check.py", "src/tierlock/lockfiles/findings.py"),
         ("tests/unit/lockfiles/test_lockfiles_check.py", "tests/unit/lockfiles/test_sibling_conflicts.py"),
     ),
     "lockfiles/requirements.py": Module(
