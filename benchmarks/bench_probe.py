@@ -5,14 +5,15 @@ plus one compiled-extension-named file -- installs them for real with uv into
 a scratch folder, and writes a project whose ``big`` tier has 30 roots and a
 lockfile pinning all 90 (its closure). Then it measures, warm file cache:
 
-* ``tierlock.probe("big", project=..., closure=True)`` in this process
-  (every file of roots and closure: 90 packages), median of many runs; also
-  the default probe (every file of the 30 roots, the compiled artifacts of
-  the other 60 packages of the closure);
+* ``tierlock.probe("big", project=...)`` in this process (every file of the
+  roots and of the rest of the closure: 90 packages; ``closure=True`` is the
+  same verdict), median of many runs, from the project path and from a loaded
+  Project;
 * ``pytest.importorskip(root)`` for the same 30 roots, each in a fresh
   process (what a gated suite pays per root without tierlock), summed;
 * the floor: one ``os.stat`` of each file the probe checks (the least any
-  files-based probe must do), and the probe's ratio to it (aim: within 2x);
+  files-based probe must do), and the probe's ratio to it (aim: within 1.5x;
+  ``bench_probe_closure.py`` measures it with the variants alternating);
 
 and prints the ratios. Run: ``.venv/bin/python benchmarks/bench_probe.py``.
 """
@@ -105,6 +106,7 @@ def stat_floor(paths: list[str]) -> None:
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="tierlock-bench-probe-") as tmp:
         site, project = generate(Path(tmp))
+        time.sleep(1.5)  # installed files older than the file system's clock tick: what the probe may remember
         sys.path.insert(0, str(site))
         import tierlock
         from tierlock.tiers import load_project
@@ -135,7 +137,7 @@ def main() -> None:
         print(f"floor: os.stat of the same {len(paths)} files:  median {floor:7.2f} ms (min {floor_min:.2f})")
         print(
             f"ratio probe(closure, loaded Project) / floor:   medians {full_loaded / floor:5.2f}x, "
-            f"minimums {full_loaded_min / floor_min:5.2f}x (aim <= 2x)"
+            f"minimums {full_loaded_min / floor_min:5.2f}x (aim <= 1.5x)"
         )
         print(f"pytest.importorskip x {ROOTS} roots, fresh process each: {importorskip_ms:9.1f} ms")
         print(f"ratio importorskip / probe(closure, project path): {importorskip_ms / full:7.0f}x")

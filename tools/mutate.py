@@ -77,15 +77,23 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/installer/selfguard.py",), ("tests/unit/installer/test_selfguard.py",)
     ),
     "installer/fastpath.py": Module(
-        ("src/tierlock/installer/fastpath.py",),
+        ("src/tierlock/installer/fastpath.py", "src/tierlock/installer/pinscan.py"),
         ("tests/unit/installer/test_installer_receipts*.py", "tests/unit/installer/test_fastpath_*.py"),
+    ),
+    "installer/location.py": Module(
+        ("src/tierlock/installer/location.py",),
+        (
+            "tests/unit/installer/test_installer_target.py",
+            "tests/unit/installer/test_fastpath_every_spelling.py",
+            "tests/unit/installer/test_location_*.py",
+        ),
     ),
     "installer/receipts.py": Module(
         ("src/tierlock/installer/receipts.py",),
         ("tests/unit/installer/test_installer_receipts*.py", "tests/unit/installer/test_receipts_*.py"),
     ),
     "lockfiles/check.py": Module(
-        ("src/tierlock/lockfiles/check.py", "src/tierlock/lockfiles/origins.py"),
+        ("src/tierlock/lockfiles/check.py", "src/tierlock/lockfiles/findings.py", "src/tierlock/lockfiles/origins.py"),
         (
             "tests/unit/lockfiles/test_lockfiles_check.py",
             "tests/unit/lockfiles/test_sibling_conflicts.py",
@@ -205,6 +213,7 @@ ALIASES = {
     "plan": "installer/plan.py",
     "fastpath": "installer/fastpath.py",
     "receipts": "installer/receipts.py",
+    "location": "installer/location.py",
     "check": "lockfiles/check.py",
     "requirements": "lockfiles/requirements.py",
     "pylock": "lockfiles/pylock.py",

@@ -149,7 +149,7 @@ def probe_part(project: Project, names: Sequence[str], python: str | Path | None
     """Every required tier present in the environment, by the probe's one definition
     (:mod:`tierlock.probing.verdict`: roots in full, compiled artifacts of the locked closure)."""
     from tierlock.errors import TierlockError
-    from tierlock.installer.target import resolve_existing
+    from tierlock.installer.location import resolve_existing
     from tierlock.probing import Prober
     from tierlock.remedies import layers_of_project
 
@@ -205,8 +205,10 @@ def probe_verdict(
             brief.append(f"tier {r.tier}: {d.name} {d.state}: {volume.joined(d.reasons, verbose=False) or d.state}")
     missing = [r for r in results if not r.present]
     unlocked = [r.tier for r in missing if r.install_command.startswith("tierlock lock ")]  # no lockfile yet
-    install = install_remedy([r.tier for r in missing], layers or {}, python=python, unlocked=unlocked)
-    remedies = [err.remedy for _, err in failed if err.remedy] + ([install] if install else [])
+    arm = [r.tier for r in missing if r.needs_install or r.project_command is None]
+    install = install_remedy(arm, layers or {}, python=python, unlocked=unlocked)
+    itself = [r.project_command for r in missing if r.project_command]  # the project itself, before the tiers
+    remedies = [err.remedy for _, err in failed if err.remedy] + itself + ([install] if install else [])
     remedy = " && ".join(dict.fromkeys(remedies)) or None
     distinct = {d.name: d.files_checked for r in results for d in r.checked}
     counts = {

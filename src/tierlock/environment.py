@@ -1,32 +1,41 @@
 """The target environment: where tiers are probed and installed.
 
-:func:`current` describes the running interpreter in-process (no subprocess:
-the fast path). :func:`inspect` asks another interpreter once, through the
-subprocess helper, for its paths, marker environment and tags.
+Every fact about a target (its paths, marker environment, extension-module
+suffixes, wheel tags) comes from the target interpreter itself, never from
+the Python tierlock runs on. :func:`current` describes the running
+interpreter in-process (no subprocess: the fast path). :func:`inspect` asks
+another interpreter once, through the subprocess helper, for everything at
+once, and remembers the answer by the interpreter's identity (its path, its
+file, its ``pyvenv.cfg`` and its site folders, which change when a ``.pth``
+file comes or goes): the parts of one command that describe the same
+interpreter start it once. The wheel tags are computed from the reported
+facts in this process (:mod:`tierlock.wheeltags`): packaging need not import
+on the target (it does not on 3.9).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import sysconfig
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tierlock.errors import UsageError
+from tierlock.wheeltags import own_libc
 
 if TYPE_CHECKING:
     from tierlock import subproc
 
-#: What :func:`inspect` runs in the target: only ``os``, ``sys`` and ``sysconfig`` (no ``json``, no
-#: ``platform``, no ``importlib.metadata``: each costs milliseconds of the target's start-up). It prints
-#: NUL-separated fields - paths cannot hold a NUL - then the interpreter's ``sys.path``.
+#: What :func:`inspect` runs in the target: only ``os``, ``sys``, ``sysconfig`` and ``_imp`` (no ``json``, no
+#: ``platform``, no ``importlib.metadata``: each costs milliseconds of the target's start-up), on every Python
+#: tierlock supports as a target (3.8+). It prints NUL-separated fields - paths cannot hold a NUL - then the
+#: interpreter's ``sys.path``.
 _INSPECT = r"""
-import os, sys, sysconfig
+import os, sys, sysconfig, _imp
 i = sys.implementation
 v = i.version
 iv = "%d.%d.%d" % (v.major, v.minor, v.micro)
@@ -41,11 +50,17 @@ else:
     import platform
     impl, full = platform.python_implementation(), platform.python_version()
     system, release, version, machine = platform.system(), platform.release(), platform.version(), platform.machine()
+try:
+    libc = os.confstr("CS_GNU_LIBC_VERSION") or ""
+except (AttributeError, ValueError, OSError):
+    libc = ""
 p = sysconfig.get_paths()
 fields = [
     sys.executable, sys.prefix, sys.base_prefix, p["purelib"], p["platlib"], p["stdlib"], sysconfig.get_platform(),
     "%d.%d.%d" % sys.version_info[:3],
     i.name, iv, os.name, machine, release, system, version, full, impl, "%d.%d" % sys.version_info[:2], sys.platform,
+    "\1".join(_imp.extension_suffixes()), sysconfig.get_config_var("EXT_SUFFIX") or "", libc,
+    "64" if sys.maxsize > 2 ** 32 else "32",
 ]
 sys.stdout.write("\0".join(fields + [x for x in sys.path if x]))
 """
@@ -62,11 +77,21 @@ _MARKERS = (
     "python_version",
     "sys_platform",
 )
+_HEAD = 8
+"""The fields before the marker values; the target's own facts follow the markers."""
+_FACTS = 4
+"""Extension suffixes, ``EXT_SUFFIX``, the C library, the pointer width."""
+
+
+def _own_suffixes() -> tuple[str, ...]:
+    import _imp
+
+    return tuple(_imp.extension_suffixes())
 
 
 @dataclass(frozen=True)
 class Target:
-    """An interpreter and its environment."""
+    """An interpreter and its environment, as the interpreter reports them."""
 
     python: Path
     prefix: Path
@@ -80,6 +105,14 @@ class Target:
     platform: str
     """``sysconfig.get_platform()``, e.g. ``linux-x86_64``."""
     version: tuple[int, int, int]
+    ext_suffixes: tuple[str, ...] = field(default_factory=_own_suffixes)
+    """The file endings the interpreter imports an extension module from (``_imp.extension_suffixes()``:
+    ``.cpython-313-x86_64-linux-gnu.so``, ``.abi3.so``, ``.so``), most specific first."""
+    ext_suffix: str = field(default_factory=lambda: str(sysconfig.get_config_var("EXT_SUFFIX") or ""))
+    """``sysconfig.get_config_var("EXT_SUFFIX")``: the interpreter's ABI, for its wheel tags."""
+    libc: str = field(default_factory=own_libc)
+    """``os.confstr("CS_GNU_LIBC_VERSION")`` (``glibc 2.36``), or "" where there is none."""
+    bits: int = 64 if sys.maxsize > 2**32 else 32
 
     @property
     def is_venv(self) -> bool:
@@ -99,12 +132,10 @@ class Target:
 
     @cached_property
     def ordered_tags(self) -> tuple[str, ...]:
-        """Wheel tags this interpreter accepts, most preferred first (computed on first use)."""
-        from packaging import tags
+        """Wheel tags this interpreter accepts, most preferred first (computed on first use, in this process)."""
+        from tierlock import wheeltags
 
-        if Path(self.python).resolve() == Path(sys.executable).resolve():
-            return tuple(str(t) for t in tags.sys_tags())
-        return tuple(_foreign_tags(self.python))
+        return wheeltags.ordered_tags(self)
 
     @property
     def tags(self) -> frozenset[str]:
@@ -113,18 +144,30 @@ class Target:
 
 
 def current() -> Target:
-    """The running interpreter, described in-process."""
+    """The running interpreter, described in-process (what cannot change while it runs is worked out once;
+    its import path is read each time: a program may change ``sys.path``)."""
+    paths = tuple(Path(p) for p in sys.path if p)
+    known = _CURRENT.get(sys.executable)
+    if known is None or known.paths != paths:
+        known = _CURRENT[sys.executable] = _current(paths) if known is None else replace(known, paths=paths)
+    return known
+
+
+_CURRENT: dict[str, Target] = {}
+
+
+def _current(paths: tuple[Path, ...]) -> Target:
     from packaging.markers import default_environment
 
-    paths = sysconfig.get_paths()
+    folders = sysconfig.get_paths()
     return Target(
         python=Path(sys.executable),
         prefix=Path(sys.prefix),
         base_prefix=Path(sys.base_prefix),
-        paths=tuple(Path(p) for p in sys.path if p),
-        purelib=Path(paths["purelib"]),
-        platlib=Path(paths["platlib"]),
-        stdlib=Path(paths["stdlib"]),
+        paths=paths,
+        purelib=Path(folders["purelib"]),
+        platlib=Path(folders["platlib"]),
+        stdlib=Path(folders["stdlib"]),
         marker_env={k: str(v) for k, v in default_environment().items()},
         platform=sysconfig.get_platform(),
         version=(sys.version_info[0], sys.version_info[1], sys.version_info[2]),
@@ -149,13 +192,13 @@ class Pending:
         import threading
 
         self.exe = exe
-        self._outcome: list[subproc.Result | BaseException] = []
+        self._outcome: list[Target | BaseException] = []
         self._thread = threading.Thread(target=self._ask, name="tierlock-inspect", daemon=True)
         self._thread.start()
 
     def _ask(self) -> None:
         try:
-            self._outcome.append(_ask(self.exe))
+            self._outcome.append(_described(self.exe))
         except BaseException as exc:  # handed to the thread that waits for it
             self._outcome.append(exc)
 
@@ -164,7 +207,7 @@ class Pending:
         outcome = self._outcome[0]
         if isinstance(outcome, BaseException):
             raise outcome
-        return _parse(self.exe, outcome.stdout)
+        return outcome
 
 
 def start(python: str | Path | None) -> Pending | None:
@@ -185,8 +228,88 @@ def inspect(python: str | Path, *, pending: Pending | None = None) -> Target:
     if pending is not None and pending.exe == exe:
         return pending.target()
     if not exe.exists():
-        raise UsageError(f"no interpreter at {python}", remedy="pass --python PATH to a python executable")
-    return _parse(exe, _ask(exe).stdout)
+        raise UsageError(f"no interpreter at {exe}{_why_none(exe)}", remedy=_remedy_for_none(exe))
+    return _described(exe)
+
+
+# -- one inspection per interpreter identity ---------------------------------------------------
+
+_SEEN: dict[str, tuple[tuple[object, ...], Target]] = {}
+
+
+def _stamp(exe: Path, target: Target | None) -> tuple[object, ...]:
+    """What the interpreter's answer depends on: its file, its ``pyvenv.cfg``, its site folders' listings."""
+    out: list[object] = []
+    places = [str(exe), *(os.path.join(d, "pyvenv.cfg") for d in _cfg_folders(exe))]
+    if target is not None:
+        places += [str(target.purelib), str(target.platlib)]
+    for place in places:
+        try:
+            st = os.stat(place)
+        except OSError:
+            out.append(None)
+            continue
+        out.append((st.st_ino, st.st_mtime_ns, st.st_size))
+    return tuple(out)
+
+
+def _described(exe: Path) -> Target:
+    """The target at *exe*: remembered while its identity (:func:`_stamp`) holds, else asked now."""
+    key = os.path.abspath(exe)
+    seen = _SEEN.get(key)
+    if seen is not None and seen[0] == _stamp(exe, seen[1]):
+        return seen[1]
+    target = _parse(exe, _ask(exe).stdout)
+    _SEEN[key] = (_stamp(exe, target), target)
+    return target
+
+
+def _cfg_folders(exe: Path) -> tuple[str, str]:
+    """Where the interpreter at *exe* looks for ``pyvenv.cfg``: beside the path it is started from, and one up
+    (symlinks are not followed first: a link to a venv's interpreter elsewhere runs as the base interpreter)."""
+    folder = os.path.dirname(os.path.abspath(exe))
+    return folder, os.path.dirname(folder)
+
+
+def _why_none(exe: Path) -> str:
+    """Why there is no interpreter at *exe* when its environment is still there."""
+    prefix = os.path.dirname(os.path.dirname(os.path.abspath(exe)))
+    if os.path.isfile(os.path.join(prefix, "pyvenv.cfg")):
+        return f": the environment {prefix} has a pyvenv.cfg, but its interpreter is gone"
+    return ""
+
+
+def _remedy_for_none(exe: Path) -> str:
+    """Recreate the interpreter of a venv that lost it (its packages stay), else name one."""
+    prefix = os.path.dirname(os.path.dirname(os.path.abspath(exe)))
+    base = base_of(prefix)
+    if base is None:
+        return "pass --python PATH to a python executable"
+    import shlex
+
+    return shlex.join([base, "-m", "venv", "--without-pip", prefix]) + " (recreates its interpreter; its packages stay)"
+
+
+def base_of(prefix: str | os.PathLike[str]) -> str | None:
+    """The interpreter a venv at *prefix* was made from (``home`` and ``version`` in its ``pyvenv.cfg``), when
+    that interpreter is still there; None otherwise."""
+    values: dict[str, str] = {}
+    try:
+        with open(os.path.join(prefix, "pyvenv.cfg"), encoding="utf-8") as handle:
+            for line in handle:
+                key, sep, value = line.partition("=")
+                if sep:
+                    values[key.strip().lower()] = value.strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    home = values.get("home", "")
+    version = values.get("version_info") or values.get("version") or ""
+    names = [f"python{'.'.join(version.split('.')[:2])}"] if version else []
+    for name in [*names, "python3"]:
+        candidate = os.path.join(home, name)
+        if home and os.access(candidate, os.X_OK):
+            return candidate
+    return None
 
 
 def _ask(exe: Path) -> subproc.Result:
@@ -197,22 +320,28 @@ def _ask(exe: Path) -> subproc.Result:
 
 def _parse(exe: Path, stdout: str) -> Target:
     fields = stdout.split("\0")
-    if len(fields) < 8 + len(_MARKERS):
+    fixed = _HEAD + len(_MARKERS) + _FACTS
+    if len(fields) < fixed:
         raise UsageError(f"{exe} did not describe its environment (it printed {stdout[:200]!r})")
-    _executable, prefix, base_prefix, purelib, platlib, stdlib, platform, version = fields[:8]
-    markers = fields[8 : 8 + len(_MARKERS)]
+    _executable, prefix, base_prefix, purelib, platlib, stdlib, platform, version = fields[:_HEAD]
+    markers = fields[_HEAD : _HEAD + len(_MARKERS)]
+    suffixes, ext_suffix, libc, bits = fields[_HEAD + len(_MARKERS) : fixed]
     major, minor, micro = (int(v) for v in version.split("."))
     return Target(
         python=exe,
         prefix=Path(prefix),
         base_prefix=Path(base_prefix),
-        paths=tuple(Path(p) for p in fields[8 + len(_MARKERS) :]),
+        paths=tuple(Path(p) for p in fields[fixed:]),
         purelib=Path(purelib),
         platlib=Path(platlib),
         stdlib=Path(stdlib),
         marker_env=dict(zip(_MARKERS, markers, strict=True)),
         platform=platform,
         version=(major, minor, micro),
+        ext_suffixes=tuple(s for s in suffixes.split("\1") if s),
+        ext_suffix=ext_suffix,
+        libc=libc,
+        bits=int(bits),
     )
 
 
@@ -232,15 +361,3 @@ def resolve(python: str | Path | None = None, *, pending: Pending | None = None)
     if foreign is None:
         return current()
     return inspect(foreign, pending=pending)
-
-
-def _foreign_tags(python: Path) -> list[str]:
-    from tierlock import subproc
-
-    code = "import json\nfrom packaging import tags\nprint(json.dumps([str(t) for t in tags.sys_tags()]))"
-    import packaging
-
-    env = {**os.environ, "PYTHONPATH": str(Path(packaging.__path__[0]).parent)}
-    result = subproc.run([python, "-c", code], what=f"asking {python} for its wheel tags", env=env)
-    tags: list[str] = json.loads(result.stdout)
-    return tags

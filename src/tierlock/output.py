@@ -92,8 +92,9 @@ class UI:
         """A line on stderr (progress, waiting, warnings); never on stdout."""
         if text.startswith("interrupted"):
             self.said_interrupted = True
-        if not self.quiet:
-            print(redact(text), file=self.stderr, flush=True)
+        if not self.quiet:  # one write: an interrupt between the text and its newline would glue the next line on
+            self.stderr.write(redact(text) + "\n")
+            self.stderr.flush()
 
     def table(self, title: str, columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
         if self.json_mode or self.quiet:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tierlock.lockfiles.check import scope
+from tierlock.lockfiles.findings import scope
 
 
 @pytest.mark.parametrize(

@@ -886,7 +886,7 @@ def test_status_reports_present_partial_absent_and_an_older_lock(world: World, a
     (next((world.site / "corelib").glob(f"*{EXT_SUFFIX}"))).unlink()
     partial = world.cli("status", "brain")
     assert "partial" in partial.out
-    assert "corelib==1.0" in partial.out
+    assert "corelib 1.0: " in partial.out
     assert "install-tier brain" in partial.out
 
     lockfile = world.root / "lockfiles" / "brain.txt"

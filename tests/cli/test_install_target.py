@@ -2,7 +2,8 @@
 """The environment install-tier acts on, and what it refuses to do there (real uv, real pip, real venvs).
 
 * no ``--python`` and no active venv: the project's environment, created when missing;
-* every spelling of one environment is one target for the receipts' fast path;
+* every spelling of one environment is one target for the receipts' fast path (a link elsewhere to its
+  interpreter is not one of them: it runs as the base interpreter, tests/cli/test_target_identity.py);
 * tierlock never replaces what it itself imports, in the environment it runs from;
 * arming a tier never silently breaks another armed tier (``--replace-armed`` marks it stale);
 * a backend failure says why; an unwritable site-packages is refused before the backend runs.
@@ -38,7 +39,7 @@ from tests.support.tierproject import make_project, write_lock
 from tests.support.wheels import build_wheel
 from tierlock._version import __version__
 from tierlock.installer import receipts
-from tierlock.installer.target import PROJECT_ENV_VAR, environment_key
+from tierlock.installer.location import PROJECT_ENV_VAR, environment_key
 
 
 def _install_tier(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -124,15 +125,12 @@ def test_every_spelling_of_one_environment_takes_the_fast_path(world: World, arm
     assert first.code == 0, first.err
     link_dir = world.root.parent / "link-to-venv"
     link_dir.symlink_to(world.venv)
-    link_exe = world.root.parent / "py-link"
-    link_exe.symlink_to(world.venv / "bin" / "python")
     spellings = [
         world.venv / "bin" / "python",
         world.venv / "bin" / "python3",
         world.venv,
         link_dir,
         link_dir / "bin" / "python",
-        link_exe,
         Path(os.path.relpath(world.venv, Path.cwd())),
     ]
     for spelling in spellings:

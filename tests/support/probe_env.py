@@ -84,13 +84,24 @@ def build_c_extension_wheel(dest: Path, name: str = "cext", version: str = "1.0"
 
 
 BACKEND = '''
-"""A build backend with no requirements: writes an editable wheel whose .pth points at src/."""
+"""A build backend with no requirements: writes an editable wheel whose .pth points at src/.
+
+The version is read from pyproject.toml when the wheel is built (as a real backend does)."""
 import base64, hashlib, os, zipfile
 
 NAME, VERSION = {name!r}, {version!r}
 
 
+def _version():
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "pyproject.toml")) as fh:
+        for line in fh:
+            if line.startswith("version = "):
+                return line.split('"')[1]
+    return VERSION
+
+
 def _wheel(directory, files):
+    VERSION = _version()
     dist = f"{{NAME}}-{{VERSION}}.dist-info"
     files = dict(files)
     files[f"{{dist}}/METADATA"] = f"Metadata-Version: 2.1\\nName: {{NAME}}\\nVersion: {{VERSION}}\\n"

@@ -80,8 +80,10 @@ def write_lock(
     *,
     platform: str | None = None,
     urls: Collection[str] = (),
+    itself: str | None = None,
 ) -> Path:
-    """Write ``lockfiles/<tier>.txt`` with a tierlock header for the project at *root*."""
+    """Write ``lockfiles/<tier>.txt`` with a tierlock header for the project at *root*; *itself*: the project's
+    name, whose pin tierlock leaves out of a closure that reaches it (one comment line says so)."""
     from tierlock.lockfiles import digest, requirements
     from tierlock.lockfiles.model import LockHeader
     from tierlock.tiers import load_project
@@ -94,6 +96,10 @@ def write_lock(
         below = project.tiers[spec.layered_on].lockfile
         layered_digest = requirements.parse(below.read_text(encoding="utf-8")).body_digest
     body = body_lines(pins, urls=urls)
+    if itself is not None:
+        from tierlock.lockfiles.itself import comment
+
+        body.append(comment(itself))
     header = LockHeader(
         tier=spec.name,
         inputs=inputs,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import tierlock
 from tierlock.installer import receipts
-from tierlock.installer.target import environment_key
+from tierlock.installer.location import environment_key
 
 
 def venv_shaped(prefix: Path) -> receipts.InstalledDist:

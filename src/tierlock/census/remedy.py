@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tierlock.census.report import Finding, Use
+from tierlock.census.finding import Finding, Use
 
 if TYPE_CHECKING:
     from tierlock.census.report import Census, TierReport

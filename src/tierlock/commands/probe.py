@@ -43,7 +43,7 @@ def document(results: list[TierProbe]) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
-    from tierlock.installer.target import resolve_existing
+    from tierlock.installer.location import resolve_existing
     from tierlock.probing import Prober
 
     # The same target as install-tier and status (--python, else the active venv, else the project's own).

@@ -1,11 +1,9 @@
-"""``tierlock status [TIER...]``: per tier, present, partial, absent, or installed from an older lock."""
+"""``tierlock status [TIER...]``: per tier, present, partial (and why), absent, or installed from an older lock."""
 
 from __future__ import annotations
 
 import argparse
 from typing import TYPE_CHECKING
-
-from tierlock import volume
 
 if TYPE_CHECKING:
     from tierlock.cli import Context
@@ -19,27 +17,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--python",
         metavar="PATH",
         default=None,
-        help="the interpreter (or environment folder) to inspect (default: the active venv, else this interpreter)",
+        help="the interpreter (or environment folder) to inspect (default: the active venv, else the project's "
+        "environment, as for install-tier)",
     )
+    parser.add_argument("--deep", action="store_true", help="also verify the RECORD hash of every installed file")
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
-    from tierlock.installer.status import status
+    from tierlock.installer.status import lines, status
 
     project = ctx.project()
-    target, rows = status(project, args.tiers, args.python)
+    target, rows = status(project, args.tiers, args.python, deep=args.deep)
     if ctx.ui.json_mode:
         ctx.ui.emit_json({"ok": True, "target": str(target.prefix), "tiers": [r.to_json() for r in rows]})
         return 0
-    table = []
-    for row in rows:
-        state = row.state + (" (older lock)" if row.stale else "") + (" (pruned)" if row.pruned else "")
-        receipt = row.receipt.installed_at if row.receipt else "-"
-        packages = f"{row.satisfied}/{row.packages}" if row.packages else "-"
-        table.append([row.tier, state, packages, receipt, row.remedy or "-"])
-    ctx.ui.table(f"tiers in {target.prefix}", ["tier", "state", "packages ok", "receipt", "to fix"], table)
-    for row in rows:
-        shown = volume.capped(row.problems, verbose=ctx.ui.verbose, what="problem", hint=volume.CLI_HINT)
-        for problem in shown:
-            ctx.ui.line(f"  {row.tier}: {problem}")
+    for line in lines(target, rows, verbose=ctx.ui.verbose):
+        ctx.ui.line(line)
     return 0

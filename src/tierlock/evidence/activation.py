@@ -66,7 +66,7 @@ def _configured_venv(project_root: Path) -> str | None:
 
 def locate(project_root: Path, environ: Mapping[str, str] | None = None) -> Target:
     """The target environment for a project at *project_root* (see the module docstring)."""
-    from tierlock.installer.target import project_environment
+    from tierlock.installer.location import project_environment
 
     environ = os.environ if environ is None else environ
     active = environ.get("VIRTUAL_ENV")

@@ -87,36 +87,59 @@ def quick_target(python: str | None, system: bool) -> tuple[str, str] | None:
 
     Only for virtual environments (a ``pyvenv.cfg`` beside ``bin/``, whatever spelling of its interpreter,
     folder or scripts named it) or this interpreter; anything else goes the full way through
-    :func:`tierlock.environment.resolve`. The key is :func:`tierlock.installer.target.environment_key`.
+    :func:`tierlock.environment.resolve`. The key is :func:`tierlock.installer.location.environment_key`.
     """
-    from tierlock.installer.target import environment_key, prefix_of
+    from tierlock.installer.location import OWN_PYTHON, environment_key, prefix_of
 
     if python is not None:
         found = prefix_of(python)
-        return (found, environment_key(found)) if found is not None else None
+        if found is None or not os.path.exists(_interpreter(python, found)):
+            return None  # no venv's interpreter (or a deleted one): the full path says which
+        return found, environment_key(found)
     active = os.environ.get("VIRTUAL_ENV")
     if active and os.path.realpath(active) != os.path.realpath(sys.prefix):
         prefix = os.path.abspath(active)
-        return (prefix, environment_key(prefix)) if os.path.isfile(os.path.join(prefix, "pyvenv.cfg")) else None
+        whole = os.path.isfile(os.path.join(prefix, "pyvenv.cfg")) and os.path.exists(os.path.join(prefix, OWN_PYTHON))
+        return (prefix, environment_key(prefix)) if whole else None
     if sys.prefix == sys.base_prefix and not system:
         return None
     return sys.prefix, environment_key(sys.prefix)
+
+
+def _interpreter(python: str, prefix: str) -> str:
+    """The interpreter *python* names in the environment at *prefix* (as :func:`tierlock.environment.interpreter`:
+    the folder or one of its console scripts means its ``bin/python``)."""
+    from tierlock.installer.location import OWN_PYTHON
+
+    if os.path.isdir(python) or not os.path.basename(python).startswith("python"):
+        return os.path.join(prefix, OWN_PYTHON)
+    return python
 
 
 # -- reading without the heavy parts of the standard library ------------------------
 
 
 def digest(path: str) -> str:
-    """``sha256:<hex>`` of a file's bytes, as :func:`tierlock.installer.receipts.file_digest` spells it."""
+    """``sha256:<hex>`` of a file's bytes, as :func:`tierlock.installer.receipts.file_digest` spells it.
+
+    Only a regular file of at most :data:`MAX_BYTES` is read (a FIFO is never waited on)."""
+    return _digest_of(_read_regular(path))
+
+
+def _read_regular(path: str) -> bytes:
+    """The bytes of *path*, a regular file of at most :data:`MAX_BYTES` (OSError otherwise, never a wait)."""
+    with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
+            raise OSError(f"{path} is not a regular file of at most {MAX_BYTES} bytes")
+        return handle.read()
+
+
+def _digest_of(data: bytes) -> str:
     try:  # the C implementation itself: no OpenSSL loading, no ``hashlib`` start-up
         from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
     except ImportError:  # Python 3.12+ (``_sha2``) or a build without it
         from hashlib import sha256
-    with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:  # a FIFO is never waited on
-        info = os.fstat(handle.fileno())
-        if not S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
-            raise OSError(f"{path} is not a regular file of at most {MAX_BYTES} bytes")
-        data = handle.read()
     return "sha256:" + str(sha256(data).hexdigest())
 
 
@@ -191,10 +214,8 @@ def check(
 ) -> tuple[NoOp | None, str]:
     """A :class:`NoOp` when every tier's receipt still holds, else None and the first difference.
 
-    *environment* is the target's :func:`tierlock.installer.target.environment_key`.
+    *environment* is the target's :func:`tierlock.installer.location.environment_key`.
     """
-    from tierlock._version import __version__
-
     if not tiers:
         return None, "no tier named"
     prefix = os.fspath(prefix)
@@ -210,30 +231,11 @@ def check(
         receipt = load_receipt(os.path.join(prefix, *RECEIPTS_DIR, f"{raw}.json"))
         if receipt is None:
             return None, f"no receipt for {raw} in {prefix}"
-        recorded = receipt.get("pyproject")
-        if not isinstance(recorded, dict) or (recorded.get("path"), recorded.get("digest")) != (
-            pyproject,
-            pyproject_digest,
-        ):
-            return None, f"{pyproject} changed since {raw} was installed"
-        if receipt.get("tierlock_version") != __version__:
-            return None, f"{raw} was installed by tierlock {receipt.get('tierlock_version')}, this is {__version__}"
-        interpreter = receipt.get("interpreter")
-        recorded = interpreter.get("environment") if isinstance(interpreter, dict) else None
-        if recorded != environment:
-            return None, f"the receipt was written for {recorded}"
-        if receipt.get("stale"):
-            return None, f"{raw} was marked stale: another tier replaced its packages"
-        lockfiles = receipt.get("lockfiles")
-        if not isinstance(lockfiles, dict) or not lockfiles:
-            return None, f"the receipt of {raw} names no lockfile"
-        for tier, entry in lockfiles.items():
-            try:
-                if not isinstance(entry, dict) or digest(str(entry.get("path"))) != entry.get("digest"):
-                    return None, f"the lockfile of {tier} changed since {raw} was installed"
-            except OSError:
-                return None, f"cannot read {entry.get('path')}"
+        why = _holds(raw, receipt, environment, (pyproject, pyproject_digest))
         packages = [p for p in receipt.get("packages", ()) if isinstance(p, dict)]
+        why = why or _lock_matches(raw, receipt, packages)
+        if why:
+            return None, why
         checked, why = verify_files(packages, prefix)
         if why:
             return None, why
@@ -241,6 +243,69 @@ def check(
         names.append(raw)
         pins.update((str(p.get("name")), str(p.get("version"))) for p in packages)
     return NoOp(names, prefix, len(pins), files, sorted(pins.items())), ""
+
+
+def _holds(raw: str, receipt: dict[str, Any], environment: str, pyproject: tuple[str, str]) -> str:
+    """Why the receipt of tier *raw* does not vouch for this project, tierlock and environment ("" when it does)."""
+    from tierlock._version import __version__
+
+    if receipt.get("tier") != raw:
+        return f"the receipt {raw}.json is tier {receipt.get('tier')!r}'s"
+    recorded = receipt.get("pyproject")
+    if not isinstance(recorded, dict) or (recorded.get("path"), recorded.get("digest")) != pyproject:
+        return f"{pyproject[0]} changed since {raw} was installed"
+    if receipt.get("tierlock_version") != __version__:
+        return f"{raw} was installed by tierlock {receipt.get('tierlock_version')}, this is {__version__}"
+    interpreter = receipt.get("interpreter")
+    written_for = interpreter.get("environment") if isinstance(interpreter, dict) else None
+    if written_for != environment:
+        return f"the receipt was written for {written_for}"
+    if receipt.get("stale"):
+        return f"{raw} was marked stale: another tier replaced its packages"
+    return ""
+
+
+def _lock_matches(raw: str, receipt: dict[str, Any], packages: list[dict[str, Any]]) -> str:
+    """Why the lockfiles do not match the receipt ("" when every digest holds and its packages are exactly what
+    the tier's own lockfile pins, less what the install left out for this environment)."""
+    lockfiles = receipt.get("lockfiles")
+    if not isinstance(lockfiles, dict) or not isinstance(lockfiles.get(raw), dict):
+        return f"the receipt of {raw} names no lockfile of {raw}"
+    own = ""
+    for tier, entry in lockfiles.items():
+        if not isinstance(entry, dict):
+            return f"the lockfile of {tier} changed since {raw} was installed"
+        path = str(entry.get("path"))
+        try:
+            data = _read_regular(path)
+        except OSError:
+            return f"cannot read {path}"
+        if _digest_of(data) != entry.get("digest"):
+            return f"the lockfile of {tier} changed since {raw} was installed"
+        if tier == raw:
+            own = data.decode("utf-8", "replace")
+    return _packages_match(raw, str(lockfiles[raw].get("path")), own, receipt, packages)
+
+
+def _packages_match(raw: str, path: str, text: str, receipt: dict[str, Any], packages: list[dict[str, Any]]) -> str:
+    from tierlock.installer.pinscan import scan
+
+    pins = scan(path, text, canonical)
+    left_out = receipt.get("left_out")
+    if pins is None or not isinstance(left_out, list):
+        return f"the receipt of {raw} cannot be compared with {path} here"
+    vouched = {canonical(str(name)) for name in left_out}
+    for package in packages:
+        name = canonical(str(package.get("name")))
+        vouched.add(name)
+        if package.get("project"):
+            continue  # the project itself: installed from its source, at its source's version
+        versions = pins.get(name)
+        if versions is None or (None not in versions and str(package.get("version")) not in versions):
+            return f"the receipt of {raw} vouches for {name} {package.get('version')}, which {path} does not pin"
+    if set(pins) - vouched:
+        return f"{path} pins {', '.join(sorted(set(pins) - vouched))}, which the receipt of {raw} does not vouch for"
+    return ""
 
 
 def try_noop(
@@ -251,7 +316,7 @@ def try_noop(
     if pyproject is None:
         return None, "no pyproject.toml"
     if python is None and not os.environ.get("VIRTUAL_ENV"):
-        from tierlock.installer.target import quick_project_environment
+        from tierlock.installer.location import quick_project_environment
 
         python = quick_project_environment(pyproject)  # like the full path: the project's environment
         if python is None:

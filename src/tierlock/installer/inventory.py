@@ -19,23 +19,23 @@ from tierlock.lockfiles.model import LockEntry
 if TYPE_CHECKING:
     from packaging.utils import NormalizedName
 
+    from tierlock.environment import Target
     from tierlock.probing import DistributionProbe
 
 
 def probe_all(
     entries: Iterable[LockEntry],
-    site_paths: Sequence[Path],
+    target: Target,
     import_roots: Mapping[NormalizedName, Sequence[str]],
     *,
     deep: bool = False,
 ) -> dict[NormalizedName, DistributionProbe]:
-    """The probe of each locked entry that has any ``.dist-info`` in the target (one scan of the site folders).
-
-    *deep* also checks every file's RECORD hash.
+    """The probe of each locked entry that has any ``.dist-info`` in *target* (one scan of its site folders,
+    extension modules judged by its suffixes). *deep* also checks every file's RECORD hash.
     """
     from tierlock.probing import SiteIndex, probe_distribution
 
-    index = SiteIndex.scan(site_paths)
+    index = SiteIndex.scan(target.site_paths, target.ext_suffixes)
     out: dict[NormalizedName, DistributionProbe] = {}
     for entry in entries:
         if not index.find(entry.name):
@@ -94,6 +94,17 @@ def dists_of(
             files += ((f"{folder}/RECORD", os.stat(record).st_size),)
         out.append(InstalledDist(entry.name, str(entry.version), os.path.relpath(site, prefix), folder, files))
     return out
+
+
+def project_dist(probe: DistributionProbe, prefix: Path) -> list[InstalledDist]:
+    """What a receipt records of the project itself, installed from its source (marked as such: its version is
+    its source's, not a lock's)."""
+    if probe.dist_info_dir is None or probe.version_text is None:
+        return []
+    site, folder = os.path.split(probe.dist_info_dir)
+    files = tuple((rel, size) for _full, rel, size, _hash in probe.records if size is not None)
+    relsite = os.path.relpath(site, prefix)
+    return [InstalledDist(probe.name, probe.version_text, relsite, folder, files, project=True)]
 
 
 def installed_names(site_paths: Sequence[Path]) -> set[str]:

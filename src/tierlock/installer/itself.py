@@ -167,7 +167,14 @@ def dists(steps: Sequence[LocalStep], target: Target) -> list[InstalledDist]:
         with suppress(OSError):
             files += ((f"{folder}/RECORD", os.stat(os.path.join(result.dist_info_dir, "RECORD")).st_size),)
         out.append(
-            InstalledDist(step.package.name, result.version_text, os.path.relpath(site, target.prefix), folder, files)
+            InstalledDist(
+                step.package.name,
+                result.version_text,
+                os.path.relpath(site, target.prefix),
+                folder,
+                files,
+                project=True,  # from the project tree: its version is its folder's, no lock pins it
+            )
         )
     return out
 

@@ -56,15 +56,20 @@ class InstalledDist:
     dist_info: str
     files: tuple[tuple[str, int], ...]
     """RECORD entries that carry a size (``.pyc`` left out: they are regenerated)."""
+    project: bool = False
+    """Installed from the project's tree (the project itself, a workspace member): no lock pins its version."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "name": self.name,
             "version": self.version,
             "site": self.site,
             "dist_info": self.dist_info,
             "files": [list(f) for f in self.files],
         }
+        if self.project:
+            out["project"] = True
+        return out
 
 
 @dataclass(frozen=True)
@@ -127,8 +132,12 @@ def build(
     project: str,
     tierlock_version: str,
     now: float | None = None,
+    left_out: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The receipt document (pure). *pyproject* and *lockfiles* (tier -> ...): (path, digest), bottom tier first."""
+    """The receipt document (pure). *pyproject* and *lockfiles* (tier -> ...): (path, digest), bottom tier first.
+    *left_out*: the names the tier's lockfile pins that were not installed here (markers that do not hold, a
+    wheel the target's tags do not select, the project itself), so that the packages and *left_out* are
+    exactly the lockfile's pins (the no-op fast path checks it)."""
     stamp = time.gmtime(time.time() if now is None else now)
     return {
         "schema": SCHEMA,
@@ -143,6 +152,7 @@ def build(
         "package_count": len(packages),
         "file_count": sum(len(p.files) for p in packages),
         "packages": [p.to_dict() for p in sorted(packages, key=lambda p: p.name)],
+        "left_out": sorted(left_out),
     }
 
 
@@ -223,29 +233,24 @@ def record(
 ) -> list[str]:
     """One receipt per tier, unless an identical one (same lockfile, interpreter and files) is there already."""
     from tierlock._version import __version__
-    from tierlock.installer.target import environment_key
+    from tierlock.installer.location import environment_key
+    from tierlock.lockfiles.itself import reaches_project
 
     written: list[str] = []
-    executable = executable_of(target)
     environment = environment_key(target.prefix)  # one name whatever spelling reached it (the fast path's key)
     pyproject = (str(project.pyproject), file_digest(project.pyproject))
     for tier in tiers:
         lock = locks[tier.name]
         chain = {str(t.name): (str(t.lockfile), file_digest(t.lockfile)) for t in project.chain(tier.name)}
-        wanted = {e.name for e in lock.applicable(target.marker_env)} | {p.name for p in lock.local}
-        tier_dists = [d for d in dists if d.name in wanted]
+        wanted: set[str] = {e.name for e in lock.applicable(target.marker_env)} | {p.name for p in lock.local}
+        if reaches_project(lock, project.name):  # the project itself, when a package of the tier requires it
+            wanted |= {d.name for d in dists if d.project}
+        tier_dists = sorted((d for d in dists if d.name in wanted), key=lambda d: d.name)
+        left_out = sorted({str(e.name) for e in lock.entries} - {d.name for d in tier_dists})
         existing = load(receipt_path(target.prefix, tier.name))
-        if existing is not None:
-            current = [d.to_dict() for d in sorted(tier_dists, key=lambda d: d.name)]
-            if (
-                existing.lockfile_paths == chain
-                and existing.pyproject == pyproject
-                and existing.data.get("interpreter", {}).get("environment") == environment
-                and "stale" not in existing.data
-                and existing.data.get("tierlock_version") == __version__
-                and existing.packages == current
-            ):
-                continue
+        same = {"lockfiles": chain, "pyproject": pyproject, "environment": environment, "left_out": left_out}
+        if existing is not None and _same(existing, same, [d.to_dict() for d in tier_dists]):
+            continue
         if backend:
             backend_of = (backend, backend_version or "")
         elif existing is not None:  # no backend ran: the packages are the ones the replaced receipt's backend installed
@@ -260,7 +265,7 @@ def record(
             backend=backend_of[0],
             backend_version=backend_of[1],
             interpreter={
-                "executable": executable,
+                "executable": executable_of(target),
                 "environment": environment,
                 "prefix": str(target.prefix),
                 "version": ".".join(str(v) for v in target.version),
@@ -268,9 +273,25 @@ def record(
             },
             project=str(project.root),
             tierlock_version=__version__,
+            left_out=left_out,
         )
         written.append(str(write(target.prefix, document)))
     return written
+
+
+def _same(existing: Receipt, wanted: Mapping[str, Any], packages: list[dict[str, Any]]) -> bool:
+    """Whether *existing* already says what a new receipt would (then it is not rewritten)."""
+    from tierlock._version import __version__
+
+    return (
+        existing.lockfile_paths == wanted["lockfiles"]
+        and existing.pyproject == wanted["pyproject"]
+        and existing.data.get("interpreter", {}).get("environment") == wanted["environment"]
+        and existing.data.get("left_out") == wanted["left_out"]
+        and "stale" not in existing.data
+        and existing.data.get("tierlock_version") == __version__
+        and existing.packages == packages
+    )
 
 
 def remove(prefix: Path, tier: str) -> bool:

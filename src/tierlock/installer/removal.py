@@ -68,8 +68,8 @@ class Removal:
 
 def remove(project: Project, tier_name: str, request: Request, ui: UI) -> Removal:
     """Uninstall the packages of a tier's closure that nothing staying in the environment needs."""
-    from tierlock.installer.run import refuse_target
-    from tierlock.installer.target import resolve_existing
+    from tierlock.installer.location import resolve_existing
+    from tierlock.installer.preflight import refuse_target
 
     tier = project.tier(tier_name)
     target = resolve_existing(request.python, project, [tier.name])
@@ -98,7 +98,7 @@ def decide(project: Project, tier: Tier, target: Target, *, dry_run: bool) -> Re
     """What removing *tier* from *target* uninstalls and keeps (reads files only; changes nothing)."""
     from tierlock.probing.site import SiteIndex
 
-    index = SiteIndex.scan(target.site_paths)
+    index = SiteIndex.scan(target.site_paths, target.ext_suffixes)
     found = receipts.load_all(target.prefix)
     own = found.get(tier.name)
     closure = _locked_names(project, tier, target)

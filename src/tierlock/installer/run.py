@@ -1,7 +1,8 @@
 """Arming tiers: fail closed, plan, execute, verify, write the receipt.
 
 The one orchestrating function, :func:`install`. Its parts live beside it:
-:mod:`~tierlock.installer.lockload` (drift check, locks, entries),
+:mod:`~tierlock.installer.preflight` (the target, the tiers, the project
+environment), :mod:`~tierlock.installer.lockload` (drift check, locks, entries),
 :mod:`~tierlock.installer.verification` (the probe before and after the
 backend), :mod:`~tierlock.installer.receipts` and
 :mod:`~tierlock.installer.leftovers`. Everything it prints goes through the
@@ -15,13 +16,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tierlock.errors import Interrupted, TierlockError, UsageError
 from tierlock.installer import builds, failures, fastpath, itself, lockload, receipts, verification
 from tierlock.installer.plan import Plan
+from tierlock.installer.preflight import armed_tiers, created, forced_names, refuse_incomplete, refuse_target
 from tierlock.installer.request import Outcome, Request, Result
 
 __all__ = ["Outcome", "Request", "Result", "install"]
@@ -32,7 +34,7 @@ if TYPE_CHECKING:
     from tierlock import environment
     from tierlock.environment import Target
     from tierlock.installer.backends import Backend
-    from tierlock.installer.target import Location
+    from tierlock.installer.receipts import InstalledDist
     from tierlock.lockfiles.model import LocalPackage, Lock, LockEntry
     from tierlock.output import UI
     from tierlock.probing import DistributionProbe
@@ -44,49 +46,10 @@ def executable_of(target: Target) -> str:
 
 
 def environment_of(target: Target) -> str:
-    """The environment's one name (receipts and the fast path compare it): see installer/target.py."""
-    from tierlock.installer.target import environment_key
+    """The environment's one name (receipts and the fast path compare it): see installer/location.py."""
+    from tierlock.installer.location import environment_key
 
     return environment_key(target.prefix)
-
-
-# -- the target ----------------------------------------------------------------
-
-
-def externally_managed_reason(marker: Path) -> str:
-    """The distributor's ``Error`` text from a PEP 668 ``EXTERNALLY-MANAGED`` file ("" when it gives none)."""
-    import configparser
-
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        parser.read(marker, encoding="utf-8")
-    except (configparser.Error, UnicodeDecodeError):
-        return ""
-    return " ".join(parser.get("externally-managed", "Error", fallback="").split())
-
-
-def refuse_target(target: Target, *, system: bool) -> None:
-    if target.externally_managed:
-        marker = target.stdlib / "EXTERNALLY-MANAGED"
-        reason = externally_managed_reason(marker)
-        raise UsageError(
-            f"{target.python} is an externally managed Python (PEP 668: {marker}"
-            f"{': ' + reason if reason else ''}); tierlock will not install into it, even with --system",
-            remedy="python -m venv .venv && .venv/bin/install-tier TIER",
-        )
-    if not target.is_venv and not system:
-        raise UsageError(
-            f"{target.python} is not a virtual environment (prefix {target.prefix}); nothing was installed",
-            remedy="activate a virtual environment or pass --python PATH to one (or --system to install anyway)",
-        )
-
-
-def armed_tiers(project: Project, target: Target, ui: UI) -> list[str]:
-    """The declared tiers that have a receipt in *target*, bottom of each chain first."""
-    found = receipts.load_all(target.prefix)
-    for name in sorted(set(found) - set(project.tiers)):
-        ui.note(f"{target.prefix} has a receipt for tier {name!r}, which pyproject.toml no longer declares: skipped")
-    return [name for name in project.tiers if name in found]
 
 
 # -- the orchestration ---------------------------------------------------------
@@ -107,12 +70,14 @@ def install(
     (:func:`tierlock.environment.start`), so it overlaps loading the project.
     """
     from tierlock import environment
-    from tierlock.installer import target as where
+    from tierlock.installer.location import locate
+    from tierlock.lockfiles.itself import reaches_project
 
     started = time.perf_counter()
     names: list[str] = list(dict.fromkeys(str(project.tier(n).name) for n in request.tiers))
     # --python, else the active venv, else the project's own environment (never tierlock's by accident).
-    location = where.locate(request.python, project)
+    location = locate(request.python, project)
+    refuse_incomplete(project, request, location, names)
     if pending is None:
         pending = environment.start(location.python)  # the target starts while the drift check runs
     target: Target | None = None
@@ -131,14 +96,15 @@ def install(
         read = lockload.fail_closed(project, tiers)
     rules = builds.policy(project, tiers, read)
     if target is None:
-        target = _created(project, request, ui, location=location, pending=pending, names=names)
-    refuse_target(target, system=request.system)
+        target = created(project, request, ui, location, names=names, pending=pending)
+    refuse_target(target, system=request.system, again=lambda python: replace(request, python=python).command(names))
     locks = lockload.load_locks(project, tiers, target, read)
-    entries = where.project_itself_left_out(lockload.entries_for(locks, target, request), project)
+    entries = [e for e in lockload.entries_for(locks, target, request) if e.name != project.name]  # never pinned
+    pins_project = any(reaches_project(lock, project.name) for lock in locks.values())
     roots = lockload.import_roots(tiers)
     forced = forced_names(request, entries)
     local = itself.wanted(locks.values(), project.name, install_project=request.install_project)
-    job = _Job(tiers, target, locks, entries, roots, forced, rules, tuple(local))
+    job = _Job(tiers, target, locks, entries, roots, forced, rules, tuple(local), pins_project)
     if request.dry_run:
         plan, _ = verification.probe_and_plan(entries, target, roots, deep=request.deep)
         steps = itself.plan_in(local, target)
@@ -157,30 +123,6 @@ def install(
         ) from None
 
 
-def _created(
-    project: Project,
-    request: Request,
-    ui: UI,
-    *,
-    location: Location,
-    pending: environment.Pending | None,
-    names: Sequence[str],
-) -> Target:
-    """The target of an install, the project environment created first when it is missing (never by a dry run)."""
-    from tierlock import environment
-    from tierlock.installer import target as where
-
-    if location.missing and location.folder is not None:
-        if request.dry_run:
-            raise UsageError(
-                f"the project environment {project.relpath(Path(location.folder))} does not exist yet; "
-                "a dry run creates nothing",
-                remedy=request.command(names),
-            )
-        where.create(location.folder, project=project, backend=request.backend or project.backend, note=ui.note)
-    return environment.resolve(location.python, pending=pending)
-
-
 @dataclass(frozen=True)
 class _Job:
     """What the part under the lock works from (all read before the lock is taken)."""
@@ -195,6 +137,8 @@ class _Job:
     """Which packages must come from wheels (their tier is no-build), and what the locks record of each."""
     local: tuple[LocalPackage, ...] = ()
     """The packages of the project's tree to arm from their folders (:mod:`tierlock.installer.itself`)."""
+    pins_project: bool = False
+    """The locks reach the project itself: a package of the tiers may require it (verified after the backend)."""
 
 
 def _install_locked(
@@ -232,6 +176,8 @@ def _install_locked(
         dists = verification.inventory_dists(entries, probes, target)
         local, backend_name, backend_version = _arm_tree(project, request, ui, job, (backend_name, backend_version))
         dists += itself.dists(local, target)
+        if job.pins_project:
+            dists += _required_project(project, target, probes, names, dists, again=request.command(names))
         verification.require_intact(target, names, again=request.command(names))
         failures.clear(target.prefix, names)
         written = receipts.record(
@@ -347,28 +293,20 @@ def _execute(project: Project, request: Request, ui: UI, job: _Job, plan: Plan) 
     return backendrun.run(project, ui, backend, plan, step)
 
 
-def forced_names(request: Request, entries: Sequence[LockEntry]) -> frozenset[str]:
-    """The packages ``--reinstall`` / ``--reinstall-package`` name (every one must be in the tiers' locks)."""
-    if request.reinstall:
-        return frozenset(e.name for e in entries)
-    from tierlock.probing.site import normalize
-
-    known = {str(e.name) for e in entries}
-    wanted = {normalize(n) for n in request.reinstall_packages}
-    unknown = sorted(wanted - known)
-    if unknown:
-        import difflib
-
-        close = difflib.get_close_matches(unknown[0], sorted(known), n=1)
-        fix = f" --reinstall-package {close[0]}" if close else " --reinstall"
-        locked = ", ".join(sorted(known)) or "(none)"
-        raise UsageError(
-            f"--reinstall-package {', '.join(unknown)}: not in the locks of "
-            f"{', '.join(request.tiers) or 'these tiers'} for this target; the locked packages are {locked}",
-            package=unknown[0],
-            remedy=request.command(list(request.tiers)) + fix,
-        )
-    return frozenset(wanted)
+def _required_project(
+    project: Project,
+    target: Target,
+    probes: Mapping[NormalizedName, DistributionProbe],
+    names: Sequence[str],
+    dists: Sequence[InstalledDist],
+    *,
+    again: str,
+) -> list[InstalledDist]:
+    """The project itself as a package of the tiers requires it (:func:`verification.require_project`: exit 1
+    when it is missing or too old), recorded once: not again when it was armed from the project's tree."""
+    found = verification.require_project(project, target, probes, names, again=again)
+    armed = {str(d.name) for d in dists}
+    return [d for d in found if str(d.name) not in armed]
 
 
 def _result(plan: Plan) -> Result:

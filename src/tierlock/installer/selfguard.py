@@ -169,7 +169,7 @@ def remedy(
         layers = " ".join(str(t.name) for t in project.with_layers(tiers))
         upgrades = " ".join(f"--upgrade-package {p}" for p in packages)
         return f"tierlock lock {layers} {upgrades} && {command}"
-    from tierlock.installer.target import is_running_environment
+    from tierlock.installer.location import is_running_environment
 
     steps = [_uninstall(target), command]
     if is_running_environment(target.prefix):
@@ -185,7 +185,7 @@ def refuse(plan: Plan, target: Target, *, project: Project, tiers: Sequence[str]
     if not needs:
         return
     from tierlock.errors import Problem, UsageError
-    from tierlock.installer.target import is_running_environment
+    from tierlock.installer.location import is_running_environment
 
     problems: list[Problem] = []
     bad: list[str] = []

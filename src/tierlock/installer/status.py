@@ -1,8 +1,14 @@
-"""``tierlock status``: per tier, present, partial (and why), absent, or installed from an older lock.
+"""``tierlock status``: per tier, the probe's verdict (present, partial and why, absent), with what the receipt says.
 
-A tier whose receipt is in the target but whose packages are gone (a plain
-``pip install -r`` or ``uv pip sync`` of another lock pruned them) is
-reported as such, with the command that re-arms it.
+The state, the packages and the problems are the probe's own
+(:class:`~tierlock.probing.Prober`: the same verdict as ``probe``, ``admit``,
+the install verification and the pytest plugin, over every file of the
+tier's locked closure; with *deep*, their hashes too). The receipt adds when
+the tier was armed, whether its lock changed since (an older lock), whether
+another tier replaced its packages (stale), and whether its packages were
+removed outside tierlock (a plain ``pip install -r`` or ``uv pip sync`` of
+another lock prunes them). Every tier that is not present comes with the one
+command that re-arms it.
 """
 
 from __future__ import annotations
@@ -11,10 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from tierlock.installer import failures, receipts, verification
+from tierlock.installer import failures, receipts
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
+    from tierlock.probing import DistributionProbe, TierProbe
     from tierlock.tiers import Project, Tier
 
 
@@ -23,7 +30,9 @@ class TierStatus:
     tier: str
     state: Literal["present", "partial", "absent", "no-lockfile"]
     packages: int
+    """The distributions the probe looked at (the tier's closure in this environment, the project when needed)."""
     satisfied: int
+    """Those of them that are present."""
     problems: list[str]
     receipt: receipts.Receipt | None
     stale: bool
@@ -31,6 +40,7 @@ class TierStatus:
     remedy: str | None
     pruned: bool = False
     """A receipt says the tier was armed, but its packages are gone or changed (removed outside tierlock)."""
+    files_checked: int = 0
     last_failure: dict[str, Any] | None = None
     """The last ``install-tier`` of the tier that failed, since it last installed (see installer/failures.py)."""
 
@@ -40,6 +50,7 @@ class TierStatus:
             "state": self.state,
             "packages": self.packages,
             "satisfied": self.satisfied,
+            "files_checked": self.files_checked,
             "problems": self.problems,
             "receipt": str(self.receipt.path) if self.receipt else None,
             "installed_at": self.receipt.installed_at if self.receipt else None,
@@ -50,12 +61,12 @@ class TierStatus:
         }
 
 
-def status(project: Project, names: Sequence[str], python: str | None) -> tuple[Target, list[TierStatus]]:
-    """Per tier: present, partial (what is wrong), absent, or installed from an older lock."""
-    from tierlock import lockfiles
-    from tierlock.installer.target import project_itself_left_out, resolve_existing, stale_reason
+def status(
+    project: Project, names: Sequence[str], python: str | None, *, deep: bool = False
+) -> tuple[Target, list[TierStatus]]:
+    """Per tier: the probe's verdict (*deep*: with RECORD hashes) and what its receipt adds."""
+    from tierlock.installer.location import resolve_existing
     from tierlock.probing import Prober
-    from tierlock.probing.libraries import only_libraries, system_remedy
 
     selected = project.select(list(names))
     target = resolve_existing(python, project, [t.name for t in selected])
@@ -67,28 +78,7 @@ def status(project: Project, names: Sequence[str], python: str | None) -> tuple[
             relock = f"{relock_command(project, tier)} && {rearm_command(tier.name, python)}"
             out.append(TierStatus(tier.name, "no-lockfile", 0, 0, [], receipt, False, relock))
             continue
-        lock = lockfiles.load_tier(project, tier)
-        entries = project_itself_left_out(lock.applicable(target.marker_env), project)
-        plan = verification.plan_for(entries, target, {k: tuple(v) for k, v in tier.import_roots.items()})
-        satisfied = len(plan.of("satisfied"))
-        stale = receipt is not None and receipt.lockfiles.get(tier.name) != receipts.file_digest(tier.lockfile)
-        # The state is the probe's one verdict (the same as probe, admit and the pytest plugin).
-        probed = prober.probe(tier)
-        state: Literal["present", "partial", "absent"] = probed.state
-        problems = [f"{s.entry.pin}: {s.reason}" for s in plan.changes if state != "absent"]
-        lacking = [f"{d.name}: {r}" for d in probed.checked if only_libraries(d) for r in d.reasons]
-        problems += lacking
-        marked = stale_reason(receipt)
-        if marked is not None:  # another tier replaced its packages on purpose (--replace-armed)
-            problems.insert(0, marked)
-        pruned = receipt is not None and state != "present" and not (lacking and plan.is_noop)
-        gone = [str(s.name) for s in plan.of("install")]
-        if pruned and receipt is not None and (state == "absent" or gone):
-            problems.append(pruned_reason(project, tier.name, receipt.installed_at, gone))
-        remedy = None if plan.is_noop and state == "present" and not stale else rearm_command(tier.name, python)
-        if plan.is_noop and not stale and system_remedy(probed.checked):  # a system library: no reinstall helps
-            remedy = probed.install_command
-        row = TierStatus(tier.name, state, len(plan.steps), satisfied, problems, receipt, stale, remedy, pruned)
+        row = _one(project, tier, prober.probe(tier, deep=deep), receipt, python)
         out.append(with_failure(row, failures.read(target.prefix, tier.name)))
     return target, out
 
@@ -111,6 +101,40 @@ def with_failure(row: TierStatus, failed: dict[str, Any] | None) -> TierStatus:
     if error.get("kind") in EXPLAINED and error.get("remedy"):  # its remedy changes what failed
         row.remedy = str(error["remedy"])
     return row
+
+
+def _one(
+    project: Project, tier: Tier, result: TierProbe, receipt: receipts.Receipt | None, python: str | None
+) -> TierStatus:
+    from tierlock.installer.target import stale_reason
+
+    older = receipt is not None and receipt.lockfiles.get(tier.name) != receipts.file_digest(tier.lockfile)
+    problems = [f"{label(d)}: {reason}" for d in result.broken for reason in d.reasons]
+    marked = stale_reason(receipt)
+    if marked is not None:  # another tier replaced its packages on purpose (--replace-armed)
+        problems.insert(0, marked)
+    from tierlock.probing.libraries import only_libraries
+
+    # A system library that went away is not a prune: every file of the tier is still there.
+    pruned = receipt is not None and not result.present and not all(only_libraries(d) for d in result.broken)
+    gone = [str(d.name) for d in result.broken if d.state == "absent"]
+    if pruned and receipt is not None and (result.state == "absent" or gone):
+        problems.append(pruned_reason(project, tier.name, receipt.installed_at, gone))
+    remedy = None
+    if not result.present:
+        remedy = result.install_command
+    elif older or marked is not None:
+        remedy = rearm_command(tier.name, python)
+    checked = result.checked
+    satisfied = sum(1 for d in checked if d.present)
+    return TierStatus(
+        tier.name, result.state, len(checked), satisfied, problems, receipt, older, remedy, pruned, result.files_checked
+    )
+
+
+def label(dist: DistributionProbe) -> str:
+    """``name version`` of a probed distribution (its name alone when no version was read)."""
+    return f"{dist.name} {dist.version_text}" if dist.version_text else dist.name
 
 
 def pruned_reason(project: Project, tier: str, installed_at: str, gone: Sequence[str]) -> str:
@@ -137,3 +161,39 @@ def rearm_command(tier: str, python: str | None) -> str:
     import shlex
 
     return shlex.join(["install-tier", tier, *(["--python", python] if python is not None else [])])
+
+
+def lines(target: Target, rows: Sequence[TierStatus], *, verbose: bool = False) -> list[str]:
+    """The readable report: a line per tier saying its state in words, then what is wrong and the fix.
+
+    A tier's problems are cut at :data:`tierlock.volume.PACKAGES` unless *verbose*."""
+    from tierlock import volume
+
+    version = ".".join(str(v) for v in target.version)
+    out = [f"tiers in {target.prefix} ({target.python}, Python {version})"]
+    for row in rows:
+        out.append(f"{row.tier}: {_summary(row)}")
+        shown = volume.capped(row.problems, verbose=verbose, what="problem", hint=volume.CLI_HINT)
+        out.extend(f"  {problem}" for problem in shown)
+        if row.remedy:
+            out.append(f"  to fix: {row.remedy}")
+    return out
+
+
+def _summary(row: TierStatus) -> str:
+    if row.state == "no-lockfile":
+        return "no lockfile yet: versions cannot be compared"
+    packages = f"{row.packages} package{'' if row.packages == 1 else 's'}"
+    files = f"{row.files_checked} file{'' if row.files_checked == 1 else 's'} checked"
+    broken = row.packages - row.satisfied
+    if row.state == "present":
+        words = f"present — {packages}, {files}"
+    elif row.state == "partial":
+        words = f"partial — {broken} of {packages} broken, {files}"
+    else:
+        words = f"absent — {broken} of {packages} not installed, {files}"
+    if row.receipt is not None:
+        words += f"; armed {row.receipt.installed_at}"
+    if row.stale:
+        words += " from an older lock"
+    return words

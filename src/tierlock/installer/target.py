@@ -1,24 +1,14 @@
-"""Which environment tierlock acts on, and what it refuses to do there.
+"""What install-tier refuses to do in a target, and the small helpers of the install, status and remove commands.
 
-* :func:`locate`: ``--python``, else the active virtual environment, else the
-  project's own environment (``$TIERLOCK_PROJECT_ENVIRONMENT``, else
-  ``[tool.tierlock].venv``, else ``.venv`` beside ``pyproject.toml``) - like uv,
-  never the interpreter that happens to run tierlock.
-* :func:`create`: the project environment, when ``install-tier`` finds it missing.
-* :func:`environment_key`: one name per environment whatever spelling reached it
-  (``venv/bin/python``, ``venv/bin/python3``, ``venv``, a symlink): receipts
-  and the no-op fast path compare it.
 * :func:`refuse_unwritable`: site-packages the backend could not write into.
 * :func:`armed_conflicts`: packages another armed tier pins that a plan would replace.
+* :func:`refuse_sibling_conflicts`: tiers asked together whose locks disagree.
 
-This module is imported by the no-op fast path: at module level it needs only
-``os`` and ``sys``; everything else is imported where it is used.
+Where the target is and under which name: :mod:`tierlock.installer.location`;
+creating the project environment: :mod:`tierlock.installer.creation`.
 """
 
 from __future__ import annotations
-
-import os
-import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,199 +20,6 @@ if TYPE_CHECKING:
     from tierlock.installer.receipts import Receipt
     from tierlock.lockfiles.model import LockEntry
     from tierlock.tiers import Project, Tier
-
-#: Overrides where the project's environment is (absolute, or relative to the project root).
-PROJECT_ENV_VAR = "TIERLOCK_PROJECT_ENVIRONMENT"
-DEFAULT_VENV = ".venv"
-
-
-# -- one name per environment --------------------------------------------------------
-
-
-def _has_cfg(prefix: str) -> bool:
-    return os.path.isfile(os.path.join(prefix, "pyvenv.cfg"))
-
-
-def prefix_of(python: str) -> str | None:
-    """The virtual environment *python* belongs to (an interpreter, a script in ``bin/``, or the folder), or None.
-
-    A symlink to a venv's interpreter is followed one link at a time (never to
-    the base interpreter the venv's own ``bin/python`` points at).
-    """
-    path = os.path.abspath(python)
-    if os.path.isdir(path):
-        return path if _has_cfg(path) else None
-    for _ in range(16):
-        prefix = os.path.dirname(os.path.dirname(path))
-        if _has_cfg(prefix):
-            return prefix
-        if not os.path.islink(path):
-            return None
-        path = os.path.join(os.path.dirname(path), os.readlink(path))
-    return None
-
-
-def environment_key(prefix: str | os.PathLike[str]) -> str:
-    """The one name of the environment at *prefix*: its real path (symlinks and ``..`` resolved)."""
-    return os.path.realpath(os.fspath(prefix))
-
-
-# -- where -------------------------------------------------------------------------
-
-
-def _configured_venv(pyproject_text: str) -> str | None:
-    """``[tool.tierlock].venv`` read without a TOML parser when the file's text makes that certain, else None."""
-    for raw in pyproject_text.splitlines():
-        line = raw.strip()
-        if line.startswith("venv") and line[4:].lstrip().startswith("="):
-            return ""  # a key of that name somewhere: the full path reads it properly
-    return None
-
-
-def project_environment(root: str | os.PathLike[str], configured: str | None) -> str:
-    """The project's environment folder: ``$TIERLOCK_PROJECT_ENVIRONMENT``, else *configured*, else ``.venv``."""
-    chosen = os.environ.get(PROJECT_ENV_VAR) or configured or DEFAULT_VENV
-    return os.path.normpath(os.path.join(os.fspath(root), os.path.expanduser(chosen)))
-
-
-def quick_project_environment(pyproject: str) -> str | None:
-    """:func:`project_environment` for the fast path (no TOML parsing), or None when the full path must decide."""
-    root = os.path.dirname(pyproject)
-    if not os.environ.get(PROJECT_ENV_VAR):
-        try:
-            with open(pyproject, encoding="utf-8") as handle:
-                if _configured_venv(handle.read()) is not None:
-                    return None
-        except (OSError, UnicodeDecodeError):
-            return None
-    folder = project_environment(root, None)
-    return folder if _has_cfg(folder) else None
-
-
-def active_venv() -> str | None:
-    """The active virtual environment (``VIRTUAL_ENV``) unless it is the one running tierlock."""
-    active = os.environ.get("VIRTUAL_ENV")
-    if active and os.path.realpath(active) != os.path.realpath(sys.prefix):
-        return active
-    return None
-
-
-def is_running_environment(prefix: str | os.PathLike[str]) -> bool:
-    """Whether *prefix* is the environment tierlock itself runs from."""
-    return environment_key(prefix) == environment_key(sys.prefix)
-
-
-class Location:
-    """Where a command acts: the ``python`` to hand to :func:`tierlock.environment.resolve`, and why."""
-
-    __slots__ = ("folder", "python", "source")
-
-    def __init__(self, python: str | None, source: str, folder: str | None = None) -> None:
-        self.python = python
-        """None: the running interpreter (described in-process)."""
-        self.source = source
-        """``--python``, ``VIRTUAL_ENV`` or ``project``."""
-        self.folder = folder
-        """The project environment's folder (``project`` only)."""
-
-    @property
-    def missing(self) -> bool:
-        return self.folder is not None and not _has_cfg(self.folder)
-
-
-def locate(python: str | None, project: Project) -> Location:
-    """``--python``, else the active venv, else the project's environment (see the module docstring)."""
-    if python is not None:
-        return Location(python, "--python")
-    active = os.environ.get("VIRTUAL_ENV")
-    if active:  # the running environment itself is described in-process
-        return Location(active_venv(), "VIRTUAL_ENV")
-    folder = project_environment(project.root, project.venv)
-    if is_running_environment(folder):
-        return Location(None, "project", folder)  # tierlock runs from the project's own environment
-    return Location(folder, "project", folder)
-
-
-# -- creating the project environment ------------------------------------------------
-
-
-def _satisfies(version: tuple[int, int, int], requires_python: str | None) -> bool:
-    if not requires_python:
-        return True
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
-    try:
-        return SpecifierSet(requires_python).contains(".".join(map(str, version)), prereleases=True)
-    except InvalidSpecifier:
-        return True
-
-
-def base_interpreter() -> str:
-    """The interpreter this one was made from (a venv's base), for ``python -m venv``."""
-    return str(getattr(sys, "_base_executable", None) or sys.executable)
-
-
-def choose_interpreter(requires_python: str | None) -> str | None:
-    """An interpreter satisfying *requires-python*: this one's base, else a ``python3.N`` on PATH (newest first)."""
-    import shutil
-
-    if _satisfies((sys.version_info[0], sys.version_info[1], sys.version_info[2]), requires_python):
-        return base_interpreter()
-    for minor in range(20, 7, -1):
-        found = shutil.which(f"python3.{minor}")
-        if found and _satisfies((3, minor, 99), requires_python):
-            return found
-    return None
-
-
-def create(folder: str, *, project: Project, backend: str, note: Callable[[str], None]) -> None:
-    """Create the project environment at *folder* (``uv venv`` with the uv backend, else ``python -m venv``)."""
-    from pathlib import Path
-
-    from tierlock import subproc
-    from tierlock.errors import BackendError, UsageError
-    from tierlock.installer import backends
-
-    shown = project.relpath(Path(folder))
-    uv = backends.find_uv() if backend in ("auto", "uv") else None
-    if backend == "uv" and uv is None:
-        raise BackendError(
-            f"the uv backend was requested but uv is not installed; the project environment {shown} "
-            "was not created and nothing was installed",
-            remedy="pip install uv, or pass --backend pip",
-        )
-    interpreter = choose_interpreter(project.requires_python)
-    if uv is not None:
-        request = interpreter or project.requires_python or ""
-        argv: list[str] = [str(uv), "venv", folder]
-        if request:
-            argv += ["--python", request]
-        how = "uv venv"
-    else:
-        if interpreter is None:
-            raise UsageError(
-                f"no Python satisfying requires-python {project.requires_python!r} was found to create the "
-                f"project environment {shown}; nothing was installed",
-                file=str(project.pyproject),
-                remedy=f"python3.X -m venv {folder} (a Python that satisfies {project.requires_python})",
-            )
-        argv = [interpreter, "-m", "venv", folder]
-        if backends.own_pip_sites():
-            argv.insert(3, "--without-pip")  # tierlock's own pip installs into it
-        how = "python -m venv"
-    result = subproc.run(
-        argv,
-        what=f"creating the project environment {shown}",
-        remedy=f"create it yourself ({'uv venv' if uv else 'python -m venv'} {folder}), then run the same command",
-        check=False,
-    )
-    if result.returncode != 0 or not _has_cfg(folder):
-        raise BackendError(
-            f"creating the project environment {shown} failed (exit {result.returncode}): {subproc.display(argv)}",
-            detail=subproc.redact(result.tail()),
-            remedy=f"create it yourself ({how} {folder}), then run the same command",
-        )
-    note(f"created the project environment {shown} with {how} ({interpreter or project.requires_python or 'python'})")
 
 
 # -- a site-packages the backend can write into ------------------------------------
@@ -365,13 +162,6 @@ def install_command(names: Sequence[str], python: str | None, *, system: bool, b
     return shlex.join(argv)
 
 
-def project_itself_left_out(entries: Sequence[LockEntry], project: Project) -> list[LockEntry]:
-    """The entries without the project's own distribution: it is never installed from the index."""
-    if project.name is None:
-        return list(entries)
-    return [e for e in entries if e.name != project.name]
-
-
 def armed_conflicts_for(
     project: Project, plan: Plan, target: Target, tiers: Sequence[Tier]
 ) -> dict[str, list[tuple[str, str, str]]]:
@@ -396,24 +186,3 @@ def armed_conflicts_for(
         if kept:
             out[other] = kept
     return out
-
-
-def resolve_existing(python: str | None, project: Project, tiers: Sequence[str] = ()) -> Target:
-    """The target of a command that never creates it (status, remove, probe, admit): located as install-tier
-    locates it. A missing project environment is a usage error whose fix arms *tiers* (base when none is
-    named) with ``install-tier``, which creates it."""
-    from pathlib import Path
-
-    from tierlock import environment
-    from tierlock.errors import UsageError
-    from tierlock.remedies import install_remedy, layers_of_project
-
-    location = locate(python, project)
-    if location.missing and location.folder is not None:
-        remedy = install_remedy(tiers, layers_of_project(project)) or "install-tier base"
-        raise UsageError(
-            f"the project environment {project.relpath(Path(location.folder))} does not exist "
-            "(no --python given and no virtual environment active); install-tier creates it",
-            remedy=remedy,
-        )
-    return environment.resolve(location.python)

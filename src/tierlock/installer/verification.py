@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from tierlock.installer.plan import Plan
     from tierlock.lockfiles.model import LockEntry
     from tierlock.probing import DistributionProbe
+    from tierlock.tiers import Project
 
 
 def probe_and_plan(
@@ -38,7 +39,7 @@ def probe_and_plan(
     from tierlock.installer import inventory
     from tierlock.installer.plan import make_plan
 
-    probes = inventory.probe_all(entries, target.site_paths, roots, deep=deep)
+    probes = inventory.probe_all(entries, target, roots, deep=deep)
     return make_plan(entries, inventory.verdicts(probes)), probes
 
 
@@ -147,3 +148,36 @@ def inventory_dists(
     from tierlock.installer import inventory
 
     return inventory.dists_of(entries, probes, target.prefix)
+
+
+def require_project(
+    project: Project,
+    target: Target,
+    probes: Mapping[NormalizedName, DistributionProbe],
+    names: Sequence[str],
+    *,
+    again: str,
+) -> list[receipts.InstalledDist]:
+    """The project itself, when an installed package of the tiers requires it (:mod:`tierlock.probing.project`):
+    what the receipt records of it when it is installed as required (its files, so the no-op path sees it go),
+    else CheckFailed (exit 1, no receipt) with the command that installs it and then this install again."""
+    from tierlock.errors import CheckFailed
+    from tierlock.installer import inventory
+    from tierlock.probing import SiteIndex
+    from tierlock.probing.project import install_command, needs_of, project_probe
+
+    name = project.name
+    needs = needs_of(name, list(probes.values()), target.marker_env) if name is not None else []
+    if name is None or not needs:
+        return []
+    index = SiteIndex.scan(target.site_paths, target.ext_suffixes)
+    found = project_probe(name, project.root, index, needs)
+    if not found.present:
+        fix = install_command(target.python, project.root, project.backend, target.site_paths)
+        raise CheckFailed(
+            f"{', '.join(names)} needs the project itself: {'; '.join(found.reasons)}; its packages are "
+            "installed and verified, no receipt was written (tierlock never installs the project from an index)",
+            package=name,
+            remedy=f"{fix} && {again}",
+        )
+    return inventory.project_dist(found, target.prefix)

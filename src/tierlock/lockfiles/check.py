@@ -8,121 +8,18 @@ backend process, no network, no resolver.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Literal
+from dataclasses import replace
+from typing import Any
 
 from packaging.utils import canonicalize_name
 
 from tierlock.lockfiles.digest import expected_inputs
+from tierlock.lockfiles.findings import Finding, Report, scope
 from tierlock.lockfiles.header import self_consistent
 from tierlock.lockfiles.model import Lock
 from tierlock.lockfiles.origins import outside
 from tierlock.lockfiles.reader import ReadResult
 from tierlock.tiers import Project, Tier
-
-FindingKind = Literal[
-    "missing",
-    "input-drift",
-    "base-moved",
-    "hand-edit",
-    "integrity",
-    "outside-project",
-    "header",
-    "layer-consistency",
-    "sibling-conflict",
-    "no-artifacts",
-    "no-wheel",
-]
-KINDS: tuple[FindingKind, ...] = (
-    "missing",
-    "input-drift",
-    "base-moved",
-    "hand-edit",
-    "integrity",
-    "outside-project",
-    "header",
-    "layer-consistency",
-    "sibling-conflict",
-    "no-artifacts",
-    "no-wheel",
-)
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One problem: which tier, what kind, where, what exactly, and the command that fixes it."""
-
-    tier: str
-    kind: FindingKind
-    file: str
-    line: int | None
-    detail: str
-    remedy: str
-    other_tier: str | None = None
-    """sibling-conflict: the other tier of the pair."""
-    packages: tuple[dict[str, object], ...] = ()
-    """sibling-conflict: every package the two locks pin differently (name, both versions, both places)."""
-    gap: Mapping[str, Any] | None = None
-    """no-wheel: the package, platform, Python versions, what exists, and every remedy."""
-
-    def render(self) -> str:
-        place = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{place}: {self.tier}: {self.kind}: {self.detail}"
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "tier": self.tier,
-            "kind": self.kind,
-            "file": self.file,
-            "line": self.line,
-            "detail": self.detail,
-            "remedy": self.remedy,
-        }
-        if self.other_tier is not None:
-            out["other_tier"] = self.other_tier
-            out["packages"] = list(self.packages)
-        if self.gap is not None:
-            out["gap"] = dict(self.gap)
-        return out
-
-
-@dataclass(frozen=True)
-class Report:
-    findings: tuple[Finding, ...]
-    tiers: tuple[str, ...]
-    """The tiers checked (the denominator)."""
-    lockfiles: int
-    """How many lockfiles were read."""
-    packages: int
-    """How many distinct packages the lockfiles read pin (each counted once)."""
-    entries: int = 0
-    """How many lock entries were checked (a package forked under markers has several)."""
-    requested: tuple[str, ...] = ()
-    """The tiers named on the command line (empty: every tier)."""
-    platforms: tuple[str, ...] = ()
-    """The declared platforms every no-build tier was proven on."""
-    coverage: tuple[Any, ...] = ()
-    """Each checked tier's wheel coverage (:class:`tierlock.lockfiles.coverage.TierCoverage`)."""
-
-    @property
-    def ok(self) -> bool:
-        return not self.findings
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "tiers_checked": len(self.tiers),
-            "tiers": list(self.tiers),
-            "lockfiles_read": self.lockfiles,
-            "packages_checked": self.packages,
-            "entries_checked": self.entries,
-            "scope": scope(self.tiers, self.requested),
-            "problems": len(self.findings),
-            "by_kind": {k: n for k in KINDS if (n := sum(1 for f in self.findings if f.kind == k))},
-            "findings": [f.to_dict() for f in self.findings],
-            "platforms": list(self.platforms),
-            "coverage": [c.to_dict() for c in self.coverage],
-        }
 
 
 def read_locks(project: Project, tiers: Sequence[Tier]) -> dict[str, ReadResult | None]:
@@ -177,20 +74,6 @@ def check(project: Project, names: Sequence[str] | None = None) -> Report:
     )
 
 
-def scope(tiers: Sequence[str], requested: Sequence[str] = ()) -> str:
-    """What a check covered, counted one way everywhere: ``crypto and the base it is layered on``."""
-    if not requested:
-        return "every tier"
-    named = [t for t in tiers if t in requested]
-    below = [t for t in tiers if t not in requested]
-    if not below:
-        return _words(named)
-    who = "it is" if len(named) == 1 else "they are"
-    if len(below) == 1:
-        return f"{_words(named)} and the {below[0]} {who} layered on"
-    return f"{_words(named)} and the tiers {who} layered on ({_words(below)})"
-
-
 def counted(report: Report) -> str:
     """``2 tier(s) (crypto and the base it is layered on), 2 lockfile(s), 4 package(s) (6 lock entries) checked``."""
     entries = f" ({report.entries} lock entries)" if report.entries != report.packages else ""
@@ -198,12 +81,6 @@ def counted(report: Report) -> str:
         f"{len(report.tiers)} tier(s) ({scope(report.tiers, report.requested)}), {report.lockfiles} lockfile(s), "
         f"{report.packages} package(s){entries} checked"
     )
-
-
-def _words(names: Sequence[str]) -> str:
-    if len(names) <= 2:
-        return " and ".join(names)
-    return ", ".join(names[:-1]) + f" and {names[-1]}"
 
 
 def findings(project: Project, tiers: Sequence[Tier], locks: Mapping[str, ReadResult | None]) -> Report:

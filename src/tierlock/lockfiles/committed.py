@@ -18,13 +18,13 @@ from tierlock.lockfiles.reader import ReadResult
 from tierlock.lockfiles.sources import remedy as remedy_of
 
 if TYPE_CHECKING:
-    from tierlock.lockfiles.check import Finding, Report
+    from tierlock.lockfiles.findings import Finding, Report
     from tierlock.tiers import Project, Tier
 
 
 def findings(project: Project, tiers: Sequence[Tier], locks: Mapping[str, ReadResult | None]) -> Report:
     """Every problem of *tiers* given their parts of the project's lock (*locks*, None: the file is missing)."""
-    from tierlock.lockfiles.check import Finding, Report
+    from tierlock.lockfiles.findings import Finding, Report
 
     assert project.lock is not None
     file = project.relpath(project.lock)
@@ -57,7 +57,7 @@ def uv_drift(project: Project, tiers: Sequence[Tier], remedy: str) -> list[Findi
     import tomllib
 
     from tierlock.lockfiles import uvdrift, uvread
-    from tierlock.lockfiles.check import Finding
+    from tierlock.lockfiles.findings import Finding
     from tierlock.tiers.model import BASE
 
     assert project.lock is not None

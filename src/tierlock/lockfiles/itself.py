@@ -10,14 +10,19 @@ taken out of the lockfile and one comment line says where the project went::
     # app: the project itself - not pinned; it comes from the project tree (pip install -e .)
 
 :func:`without_project` does it for a requirements body, :func:`without_project_pylock`
-for a pylock document (its ``[[packages]]`` entry is dropped).
+for a pylock document (its ``[[packages]]`` entry is dropped). :func:`reaches_project` reads it back: the
+probe then checks that the project is installed as the closure requires.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from packaging.utils import canonicalize_name
+
+if TYPE_CHECKING:
+    from tierlock.lockfiles.model import Lock
 
 MARKER = "the project itself"
 
@@ -78,3 +83,18 @@ def without_project_pylock(text: str, project: str | None) -> str:
         array.append(package)
     document["packages"] = array
     return comment(name) + "\n" + tomlkit.dumps(document)
+
+
+def reaches_project(lock: Lock, project: str | None) -> bool:
+    """Whether the tier's closure reaches the project: its lockfile pins it (another tool's lock) or says it
+    left the pin out (the comment above)."""
+    if not project:
+        return False
+    name = canonicalize_name(project)
+    if any(entry.name == name for entry in lock.entries):
+        return True
+    try:
+        text = lock.path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return f"# {name}: {MARKER}" in text

@@ -19,12 +19,12 @@ from tierlock import _lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from tierlock.probing.compiled import is_compiled
     from tierlock.probing.distribution import (
         DistributionProbe,
         DistState,
         InstalledFile,
         TierState,
-        is_compiled,
         probe_distribution,
     )
     from tierlock.probing.site import SiteIndex, normalize
@@ -35,7 +35,7 @@ _LAZY = {
     "DistState": "tierlock.probing.distribution",
     "DistributionProbe": "tierlock.probing.distribution",
     "InstalledFile": "tierlock.probing.distribution",
-    "is_compiled": "tierlock.probing.distribution",
+    "is_compiled": "tierlock.probing.compiled",
     "probe_distribution": "tierlock.probing.distribution",
     "SiteIndex": "tierlock.probing.site",
     "normalize": "tierlock.probing.site",

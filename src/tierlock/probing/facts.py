@@ -17,8 +17,9 @@ everything they are derived from:
 * tierlock's version and :data:`SCHEMA`.
 
 The cache holds the *model*, never a verdict: :func:`probe_facts` probes every
-root and the compiled artifacts of the closure from their files on every run,
-exactly as :class:`~tierlock.probing.Prober` does (:mod:`tierlock.probing.verdict`).
+file of every root and of the rest of the closure on every run, and the project
+itself when the closure needs it, exactly as :class:`~tierlock.probing.Prober`
+does (:mod:`tierlock.probing.verdict`).
 This module imports only :mod:`tierlock.probing.distribution`,
 :mod:`tierlock.probing.verdict` and :mod:`tierlock.probing.site`; its classes are plain classes, not dataclasses
 (building a dataclass costs about a millisecond at import, on every run).
@@ -40,10 +41,10 @@ from tierlock.probing.verdict import Memo, probe_parts, tier_verdict
 
 if TYPE_CHECKING:
     from tierlock.probing.tier import TierProbe
-    from tierlock.tiers import Project
+    from tierlock.tiers import Project, Tier
 
 #: Bump when the cached shape or the meaning of a field changes.
-SCHEMA = 2
+SCHEMA = 3
 
 
 class TierFacts:
@@ -61,6 +62,7 @@ class TierFacts:
         lock_used: bool,
         locked: Mapping[str, str | None],
         closure: Mapping[str, str | None],
+        pins_project: bool = False,
     ) -> None:
         self.name = name
         self.probe = probe
@@ -75,13 +77,23 @@ class TierFacts:
         """Probe root -> the locked version that applies to this interpreter (None: not compared)."""
         self.closure = closure
         """The other lock entries that apply to this interpreter -> their locked versions."""
+        self.pins_project = pins_project
+        """Whether the lockfile pins the project itself (its closure may require it)."""
 
 
 class ProjectFacts:
     """A project's tiers for the probe; ``configured`` is False without a ``[tool.tierlock]`` table."""
 
     def __init__(
-        self, *, root: str, configured: bool, ci_require: tuple[str, ...], tiers: tuple[TierFacts, ...], stdlib: str
+        self,
+        *,
+        root: str,
+        configured: bool,
+        ci_require: tuple[str, ...],
+        tiers: tuple[TierFacts, ...],
+        stdlib: str,
+        name: str | None = None,
+        backend: str = "auto",
     ) -> None:
         self.root = root
         self.configured = configured
@@ -89,6 +101,10 @@ class ProjectFacts:
         self.tiers = tiers
         self.stdlib = stdlib
         """This interpreter's stdlib folder (``sysconfig``), to tell site folders from the stdlib."""
+        self.name = name
+        """The project's normalized name (None without one)."""
+        self.backend = backend
+        """The project's installer backend (``auto``, ``uv``, ``pip``): for the command that installs it."""
 
     def tier(self, name: str) -> TierFacts:
         for tier in self.tiers:
@@ -102,6 +118,8 @@ class ProjectFacts:
             "configured": self.configured,
             "ci_require": list(self.ci_require),
             "stdlib": self.stdlib,
+            "name": self.name,
+            "backend": self.backend,
             "tiers": [
                 {
                     "name": t.name,
@@ -113,6 +131,7 @@ class ProjectFacts:
                     "lock_used": t.lock_used,
                     "locked": dict(t.locked),
                     "closure": dict(t.closure),
+                    "pins_project": t.pins_project,
                 }
                 for t in self.tiers
             ],
@@ -128,6 +147,8 @@ class ProjectFacts:
             ci_require=_strs(top["ci_require"]),
             stdlib=_str(top["stdlib"]),
             tiers=tuple(_tier_from_json(t) for t in _list(top["tiers"])),
+            name=None if top["name"] is None else _str(top["name"]),
+            backend=_str(top["backend"]),
         )
 
 
@@ -145,6 +166,7 @@ def _tier_from_json(data: object) -> TierFacts:
         lock_used=_bool(tier["lock_used"]),
         locked=locked,
         closure=closure,
+        pins_project=_bool(tier["pins_project"]),
     )
 
 
@@ -198,6 +220,7 @@ def facts_of(project: Project, results: Sequence[TierProbe]) -> ProjectFacts:
                 lock_used=result.lock_used,
                 locked=locked,
                 closure={d.name: d.locked_text for d in result.closure},
+                pins_project=_pins_project(project, tier),
             )
         )
     return ProjectFacts(
@@ -206,7 +229,16 @@ def facts_of(project: Project, results: Sequence[TierProbe]) -> ProjectFacts:
         ci_require=tuple(str(t) for t in project.ci_require),
         tiers=tuple(tiers),
         stdlib=sysconfig.get_paths()["stdlib"],
+        name=project.name,
+        backend=project.backend,
     )
+
+
+def _pins_project(project: Project, tier: Tier) -> bool:
+    """Whether the tier's lockfile pins the project itself (read again: the probe remembers it while unchanged)."""
+    from tierlock.probing.tier import pins_project
+
+    return pins_project(project, tier)
 
 
 def unconfigured(pyproject: Path) -> ProjectFacts:
@@ -229,12 +261,15 @@ class TierVerdict:
         roots: tuple[DistributionProbe, ...],
         install_command: str,
         closure: tuple[DistributionProbe, ...] = (),
+        *,
+        project: DistributionProbe | None = None,
     ) -> None:
         self.tier = tier
         self.state: TierState = state
         self.roots = roots
         self.closure = closure
         self.install_command = install_command
+        self.project = project
 
     @property
     def present(self) -> bool:
@@ -242,14 +277,15 @@ class TierVerdict:
 
     @property
     def broken(self) -> list[DistributionProbe]:
-        return [d for d in (*self.roots, *self.closure) if not d.present]
+        itself = (self.project,) if self.project is not None else ()
+        return [d for d in (*self.roots, *self.closure, *itself) if not d.present]
 
 
 def probe_facts(facts: ProjectFacts, paths: Sequence[Path] | None = None) -> list[TierVerdict]:
     """Probe every tier of *facts* from the files on *paths* (default: this interpreter's site folders).
 
-    The same verdict as :meth:`tierlock.probing.Prober.probe` without ``closure``
-    or ``deep`` (one definition: :mod:`tierlock.probing.verdict`).
+    The same verdict as :meth:`tierlock.probing.Prober.probe` without ``deep``
+    (one definition: :mod:`tierlock.probing.verdict`).
     """
     index = SiteIndex.scan(site_folders(facts.stdlib) if paths is None else paths)
     out: list[TierVerdict] = []
@@ -261,7 +297,20 @@ def probe_facts(facts: ProjectFacts, paths: Sequence[Path] | None = None) -> lis
             list(tier.closure.items()),
             memo=memo,
         )
-        out.append(TierVerdict(tier.name, tier_verdict(roots, closure), roots, tier.install_command, closure))
+        itself, command = (None, None)
+        if tier.pins_project and facts.name is not None:
+            from tierlock.probing.project import in_running_interpreter
+
+            itself, command = in_running_interpreter(
+                facts.name,
+                Path(facts.root),
+                index,
+                (*roots, *closure),
+                backend=facts.backend,
+                install=tier.install_command,
+            )
+        state = tier_verdict(roots, closure, itself)
+        out.append(TierVerdict(tier.name, state, roots, command or tier.install_command, closure, project=itself))
     return out
 
 

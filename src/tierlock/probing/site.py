@@ -38,9 +38,17 @@ def site_folders(stdlib: str, path: Iterable[str] | None = None) -> tuple[Path, 
     return tuple(out)
 
 
+def own_suffixes() -> tuple[str, ...]:
+    """The running interpreter's extension-module suffixes (``_imp.extension_suffixes()``)."""
+    import _imp
+
+    return tuple(_imp.extension_suffixes())
+
+
 def normalize(name: str) -> str:
     """PEP 503 normalization (what :func:`packaging.utils.canonicalize_name` does)."""
-    return _NORMALIZE.sub("-", name).lower()
+    key = name.lower().replace("_", "-").replace(".", "-")
+    return key if "--" not in key else _NORMALIZE.sub("-", name).lower()
 
 
 # Plain classes, not dataclasses: building a dataclass costs about a millisecond at import,
@@ -80,8 +88,12 @@ class SiteIndex:
         sites: tuple[str, ...],
         dists: dict[str, list[DistInfoDir]] | None = None,
         leftovers: dict[str, list[str]] | None = None,
+        suffixes: Sequence[str] | None = None,
     ) -> None:
         self.sites = sites
+        self.suffixes: tuple[str, ...] = own_suffixes() if suffixes is None else tuple(suffixes)
+        """The target's extension-module suffixes (``Target.ext_suffixes``; default: the running interpreter's,
+        which is the target when the probe runs inside it, as the pytest plugin does)."""
         self.dists: dict[str, list[DistInfoDir]] = {} if dists is None else dists
         self.leftovers: dict[str, list[str]] = {} if leftovers is None else leftovers
         """Site folder -> names of ``~``-prefixed entries in it."""
@@ -90,38 +102,71 @@ class SiteIndex:
         return f"SiteIndex(sites={self.sites!r}, {sum(map(len, self.dists.values()))} .dist-info folders)"
 
     @classmethod
-    def scan(cls, paths: Iterable[Path | str]) -> SiteIndex:
-        """List the ``.dist-info`` folders of *paths* (in path order, each folder once)."""
-        seen: set[str] = set()
-        sites: list[str] = []
+    def scan(cls, paths: Iterable[Path | str], suffixes: Sequence[str] | None = None) -> SiteIndex:
+        """List the ``.dist-info`` folders of *paths* (in path order, each folder once), for a target whose
+        extension-module suffixes are *suffixes* (default: the running interpreter's).
+
+        A folder's listing is kept per process while the folder is unchanged (its inode, size and modification
+        time, older than a second): a folder gains or loses an entry only by changing them."""
+        seen: set[object] = set()
+        sites: list[tuple[str, os.stat_result | None]] = []
         for entry in paths:
             folder = os.fspath(entry)
-            real = os.path.realpath(folder)
-            if real in seen:
-                continue
-            seen.add(real)
-            sites.append(folder)
-        index = cls(tuple(sites))
-        for site in sites:
             try:
-                with os.scandir(site) as it:
-                    names = [e.name for e in it]
+                st: os.stat_result | None = os.stat(folder)
             except OSError:
+                st = None
+            same: object = (st.st_dev, st.st_ino) if st is not None else os.path.realpath(folder)
+            if same in seen:
                 continue
-            for name in names:
-                if name.startswith("~"):
-                    index.leftovers.setdefault(site, []).append(name)
-                if not name.endswith(".dist-info"):
-                    continue
-                stem = name[: -len(".dist-info")]
-                dist, _, version = stem.partition("-")
-                key = normalize(dist)
-                index.dists.setdefault(key, []).append(DistInfoDir(key, version, os.path.join(site, name), site))
+            seen.add(same)
+            sites.append((folder, st))
+        index = cls(tuple(site for site, _ in sites), suffixes=suffixes)
+        dists = index.dists
+        for site, st in sites:
+            listed = _listing(site, st) if st is not None else None
+            if listed is None:
+                continue
+            found, tildes = listed
+            if tildes:
+                index.leftovers[site] = list(tildes)
+            for info in found:
+                dists.setdefault(info.name, []).append(info)
         return index
 
     def find(self, name: str) -> Sequence[DistInfoDir]:
         """The ``.dist-info`` folders for distribution *name*, first on the path first."""
         return self.dists.get(normalize(name), ())
+
+
+_LISTED: dict[str, tuple[tuple[int, int, int], tuple[DistInfoDir, ...], tuple[str, ...]]] = {}
+_SETTLED_NS = 1_000_000_000
+
+
+def _listing(site: str, st: os.stat_result) -> tuple[tuple[DistInfoDir, ...], tuple[str, ...]] | None:
+    """The ``.dist-info`` folders and ``~`` leftovers of *site* (stat-ed as *st*), kept while it is unchanged."""
+    import time
+
+    stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
+    kept = _LISTED.get(site)
+    if kept is not None and kept[0] == stamp:
+        return kept[1], kept[2]
+    try:
+        names = os.listdir(site)
+    except OSError:
+        return None
+    prefix = site if site.endswith(os.sep) else site + os.sep
+    found: list[DistInfoDir] = []
+    for name in [name for name in names if name.endswith(".dist-info")]:
+        dist, _, version = name[:-10].partition("-")
+        key = normalize(dist)
+        found.append(DistInfoDir(key, version, prefix + name, site))
+    listed = (tuple(found), tuple(name for name in names if name.startswith("~")))
+    if st.st_mtime_ns < time.time_ns() - _SETTLED_NS:
+        if len(_LISTED) > 256:
+            _LISTED.clear()
+        _LISTED[site] = (stamp, *listed)
+    return listed
 
 
 def pip_leftover_of(leftover: str, name: str) -> bool:

@@ -1,8 +1,9 @@
-"""Probe a tier: its roots in full and the compiled artifacts of the rest of its locked closure.
+"""Probe a tier: its roots, every file of the rest of its locked closure, and the project when the closure needs it.
 
 What is probed and how the verdict is reached is defined once, in
 :mod:`tierlock.probing.verdict`; which roots and lock entries apply to the
-target environment, in :mod:`tierlock.probing.required`.
+target environment, in :mod:`tierlock.probing.required`; the project itself,
+in :mod:`tierlock.probing.project`.
 """
 
 from __future__ import annotations
@@ -32,14 +33,18 @@ class TierProbe:
     roots: tuple[DistributionProbe, ...]
     """One result per root distribution (the tier's ``probe`` list), in declaration order."""
     closure: tuple[DistributionProbe, ...] = ()
-    """The other locked packages that apply to the environment (their compiled artifacts; with
-    ``closure=True`` every file)."""
+    """The other locked packages that apply to the environment, probed like the roots."""
     lockfile: Path | None = None
     lock_used: bool = False
     """Whether installed versions were compared with the lockfile."""
     notes: tuple[str, ...] = ()
     python: Path | None = None
     install_command: str = ""
+    """The one command that makes the tier present (it installs the project first when that is missing)."""
+    project: DistributionProbe | None = None
+    """The project itself, when a package of the closure requires it (None otherwise)."""
+    project_command: str | None = None
+    """The command that installs the project, when :attr:`project` is not present."""
 
     @property
     def present(self) -> bool:
@@ -47,7 +52,12 @@ class TierProbe:
 
     @property
     def checked(self) -> tuple[DistributionProbe, ...]:
-        return self.roots + self.closure
+        return self.roots + self.closure + ((self.project,) if self.project is not None else ())
+
+    @property
+    def needs_install(self) -> bool:
+        """Whether ``install-tier`` has work: a root or closure package is not present."""
+        return any(not d.present for d in (*self.roots, *self.closure))
 
     @property
     def files_checked(self) -> int:
@@ -72,6 +82,7 @@ class TierProbe:
             "install_command": self.install_command,
             "roots": [d.to_dict() for d in self.roots],
             "closure": [d.to_dict() for d in self.closure],
+            "project": self.project.to_dict() if self.project is not None else None,
         }
 
 
@@ -98,6 +109,23 @@ def _load_lock(path: Path) -> Lock:
     return _while_unchanged("lock", path, load)
 
 
+def tier_lock(project: Project, tier: Tier) -> Lock:
+    """The lock of a tier whose lockfile is there: its part of the project's own lock (uv.lock, pylock) when the
+    project names one, else its own lockfile (remembered while unchanged)."""
+    if project.lock is not None:
+        from tierlock.lockfiles import load_tier
+
+        return load_tier(project, tier)
+    return _load_lock(tier.lockfile)
+
+
+def pins_project(project: Project, tier: Tier) -> bool:
+    """Whether the closure of *tier* reaches the project itself (its lock pins it or says it left the pin out)."""
+    if project.name is None or not tier.lockfile.is_file():
+        return False
+    return _reaches_project(tier_lock(project, tier), project.name)
+
+
 class Prober:
     """Probes tiers of one project in one environment, scanning the site folders once."""
 
@@ -106,7 +134,7 @@ class Prober:
         self.target = target
         self.python = python
         """The interpreter as the caller named it (None: the running one); remedies name it the same way."""
-        self.index = SiteIndex.scan(target.site_paths)
+        self.index = SiteIndex.scan(target.site_paths, target.ext_suffixes)
         self.memo: Memo = {}
         """Distributions probed so far with this index (tiers share most of their closures)."""
 
@@ -117,15 +145,11 @@ class Prober:
         where = self.project.relpath(tier.lockfile)
         if not tier.lockfile.is_file():
             return None, f"no lockfile at {where}: installed versions were not compared ({remedy(self.project, tier)})"
-        if self.project.lock is not None:  # the project's own lock (uv.lock, pylock): the tier's part of it
-            from tierlock.lockfiles import load_tier
-
-            return load_tier(self.project, tier), None
-        return _load_lock(tier.lockfile), None
+        return tier_lock(self.project, tier), None
 
     def probe(self, tier: Tier, *, closure: bool = False, deep: bool = False) -> TierProbe:
-        """The tier's verdict (:mod:`tierlock.probing.verdict`); *closure* stats every file of the
-        closure, not only its compiled artifacts; *deep* verifies RECORD hashes."""
+        """The tier's verdict (:mod:`tierlock.probing.verdict`): every file of its closure; *deep* also
+        verifies RECORD hashes. *closure* (``probe --closure``) is the default now; it still needs a lockfile."""
         from tierlock.probing.libraries import system_remedy
         from tierlock.probing.required import required
 
@@ -151,29 +175,66 @@ class Prober:
             roots.append((name, str(entry.version) if entry else None, tier.import_roots.get(name, ())))
         skip = {*needs.roots, self.project.name}
         others: list[Member] = [(e.name, str(e.version)) for e in pins.values() if e.name not in skip]
-        probed_roots, probed_closure = probe_parts(self.index, roots, others, full=closure, deep=deep, memo=self.memo)
-        if not needs.roots:
-            if others:
-                why = "has no roots to probe" if not tier.probe else "has no roots that apply to this environment"
-                notes.append(f"tier {tier.name} {why}: its verdict comes from its locked closure")
-            elif not tier.probe:
-                notes.append(f"tier {tier.name} has no roots to probe: present by definition")
-            else:
-                notes.append(f"nothing of tier {tier.name} applies to this environment: present with 0 packages")
+        probed_roots, probed_closure = probe_parts(self.index, roots, others, deep=deep, memo=self.memo)
+        notes.extend(_empty_notes(tier, bool(needs.roots), bool(others)))
+        itself = self._project(probed_roots + probed_closure, _reaches_project(lock, self.project.name), deep)
+        state = tier_verdict(probed_roots, probed_closure, itself)
+        # Only a shared library the system lacks is wrong: no reinstall helps, the library does.
+        install = system_remedy((*probed_roots, *probed_closure)) or install_remedy(
+            tier, python=self.python, deep=deep, locked=lock is not None, relock=_relock(self.project, tier)
+        )
+        fix = self._project_command() if itself is not None and not itself.present else None
+        broken = any(not d.present for d in (*probed_roots, *probed_closure))
         return TierProbe(
             tier=tier.name,
-            state=tier_verdict(probed_roots, probed_closure),
+            state=state,
             roots=probed_roots,
             closure=probed_closure,
             lockfile=tier.lockfile,
             lock_used=lock is not None,
             notes=tuple(notes),
             python=self.target.python,
-            install_command=system_remedy((*probed_roots, *probed_closure))
-            or install_remedy(
-                tier, python=self.python, deep=deep, locked=lock is not None, relock=_relock(self.project, tier)
-            ),
+            install_command=(f"{fix} && {install}" if broken else fix) if fix else install,
+            project=itself,
+            project_command=fix,
         )
+
+    def _project(self, probed: Sequence[DistributionProbe], pinned: bool, deep: bool) -> DistributionProbe | None:
+        """The project itself, when its lock pins it and an installed package of the closure requires it."""
+        name = self.project.name
+        if not pinned or name is None:
+            return None
+        from tierlock.probing.project import needs_of, project_probe
+
+        needs = needs_of(name, probed, self.target.marker_env)
+        return project_probe(name, self.project.root, self.index, needs, deep=deep) if needs else None
+
+    def _project_command(self) -> str:
+        from tierlock.probing.project import install_command
+
+        python = self.target.python
+        return install_command(python, self.project.root, self.project.backend, self.target.site_paths)
+
+
+def _reaches_project(lock: Lock | None, name: str | None) -> bool:
+    """Whether the tier's lockfile pins the project or says it left the pin out (read once per unchanged file)."""
+    if lock is None or name is None:
+        return False
+    from tierlock.lockfiles.itself import reaches_project
+
+    return _while_unchanged(f"itself:{name}", lock.path, lambda _path: reaches_project(lock, name))
+
+
+def _empty_notes(tier: Tier, has_roots: bool, has_others: bool) -> list[str]:
+    """Why a tier without roots that apply here has the verdict it has."""
+    if has_roots:
+        return []
+    if has_others:
+        why = "has no roots to probe" if not tier.probe else "has no roots that apply to this environment"
+        return [f"tier {tier.name} {why}: its verdict comes from its locked closure"]
+    if not tier.probe:
+        return [f"tier {tier.name} has no roots to probe: present by definition"]
+    return [f"nothing of tier {tier.name} applies to this environment: present with 0 packages"]
 
 
 def _relock(project: Project, tier: Tier) -> str:

@@ -1,18 +1,18 @@
-"""The one definition of a tier's verdict, shared by ``tierlock probe``, ``admit``, ``status`` and the pytest plugin.
+"""The one definition of a tier's verdict, shared by ``tierlock probe``, ``admit``, ``status``, the install
+verification and the pytest plugin.
 
-A tier is probed in two parts, both from files (never importing):
+A tier is probed from files (never importing), every distribution of it the same way:
 
 * its **roots** (the ``probe`` distributions whose requirement applies to the
-  target environment): every file RECORD lists is stat-ed, the version
-  compared with the lock, the import roots looked for;
-* the rest of its **closure** (every other lockfile entry whose marker holds
-  in the target environment): installed, at the locked version, METADATA and
-  RECORD readable, and every compiled artifact RECORD lists (``.so``,
-  ``.pyd``, ``.dylib`` ...) there with its recorded size. Compiled code often
-  lives in a dependency (polars keeps its runtime in ``polars-runtime-32``);
-  those files are few and cheap to stat. With *full* (``probe --closure``)
-  every file of the closure is stat-ed too. With *deep* (``probe --deep``)
-  every file that is checked is also compared with its RECORD hash.
+  target environment) and the rest of its **closure** (every other lockfile
+  entry whose marker holds in the target environment): installed, at the
+  locked version, METADATA and RECORD readable, every file RECORD lists there
+  with its recorded size (a ``.py`` file lost from a dependency breaks
+  ``import`` as surely as a lost ``.so``), the import roots found (the
+  declared ones for a root, the recorded ones otherwise). With *deep*
+  (``--deep``) every file is also compared with its RECORD hash;
+* the **project itself**, when a package of the closure requires it
+  (:mod:`tierlock.probing.project`).
 
 The tier is **absent** when every root is absent (or, without roots, every
 closure package), **present** when every probed distribution is present (a
@@ -34,7 +34,7 @@ Member = tuple[str, str | None]
 """A closure package to probe: (name, locked version)."""
 
 
-Memo = dict[tuple[str, str | None, tuple[str, ...], bool, bool], DistributionProbe]
+Memo = dict[tuple[str, str | None, tuple[str, ...], bool], DistributionProbe]
 """Probes already made with one index (tiers layered on one another share most of their closure)."""
 
 
@@ -43,7 +43,6 @@ def probe_parts(
     roots: Sequence[Root],
     closure: Sequence[Member],
     *,
-    full: bool = False,
     deep: bool = False,
     memo: Memo | None = None,
 ) -> tuple[tuple[DistributionProbe, ...], tuple[DistributionProbe, ...]]:
@@ -54,31 +53,29 @@ def probe_parts(
     """
     seen: Memo = {} if memo is None else memo
 
-    def one(name: str, locked: str | None, imports: Sequence[str], whole: bool) -> DistributionProbe:
-        key = (name, locked, tuple(imports), whole, deep)
+    def one(name: str, locked: str | None, imports: Sequence[str]) -> DistributionProbe:
+        key = (name, locked, tuple(imports), deep)
         found = seen.get(key)
         if found is None:
             found = seen[key] = probe_distribution(
-                name,
-                index=index,
-                locked_version=locked,
-                import_roots=imports,
-                deep=deep,
-                compiled_only=not whole,
+                name, index=index, locked_version=locked, import_roots=imports, deep=deep
             )
         return found
 
-    probed_roots = tuple(one(name, locked, imports, True) for name, locked, imports in roots)
-    probed_closure = tuple(one(name, locked, (), full) for name, locked in closure)
+    probed_roots = tuple(one(name, locked, imports) for name, locked, imports in roots)
+    probed_closure = tuple(one(name, locked, ()) for name, locked in closure)
     return probed_roots, probed_closure
 
 
-def tier_verdict(roots: Sequence[DistributionProbe], closure: Sequence[DistributionProbe]) -> TierState:
-    """Absent when every root is absent (without roots: every closure package), present when
-    everything probed is present (or nothing was), else partial."""
+def tier_verdict(
+    roots: Sequence[DistributionProbe], closure: Sequence[DistributionProbe], project: DistributionProbe | None = None
+) -> TierState:
+    """Absent when every root is absent (without roots: every closure package), present when everything
+    probed is present (or nothing was), else partial. *project*: the project itself, when the closure needs it."""
     decisive = roots or closure
     if decisive and all(d.state == "absent" for d in decisive):
         return "absent"
-    if all(d.present for d in roots) and all(d.present for d in closure):
+    everything = (*roots, *closure, *((project,) if project is not None else ()))
+    if all(d.present for d in everything):
         return "present"
     return "partial"

@@ -150,7 +150,7 @@ def remedy_python(root: str, text: str) -> str | None:
     The default is the active virtual environment, else the project's
     (``$TIERLOCK_PROJECT_ENVIRONMENT``, ``[tool.tierlock].venv``, ``.venv``).
     """
-    from tierlock.installer.target import environment_key, project_environment
+    from tierlock.installer.location import environment_key, project_environment
 
     active = os.environ.get("VIRTUAL_ENV")
     if active:

@@ -25,6 +25,7 @@ def test_inspecting_this_interpreter_gives_what_it_knows_about_itself() -> None:
 def test_an_inspection_started_early_is_collected_once_by_resolve(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[tuple[str, ...]] = []
     monkeypatch.setattr(subproc, "observers", [lambda argv: seen.append(tuple(argv))])
+    monkeypatch.setattr(environment, "_SEEN", {})  # nothing remembered from other tests
     pending = environment.start(sys.executable)
     assert pending is not None
     target = environment.resolve(sys.executable, pending=pending)
@@ -40,3 +41,21 @@ def test_nothing_is_started_for_the_running_interpreter_or_a_missing_one(
     assert environment.start(tmp_path / "nope" / "python") is None
     with pytest.raises(UsageError, match="no interpreter at"):
         environment.resolve(tmp_path / "nope" / "python")
+
+
+def test_one_interpreter_is_asked_once_until_its_site_folder_or_its_file_changes(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from tests.support.env import make_venv
+
+    python = make_venv(tmp_path / "venv")
+    seen: list[tuple[str, ...]] = []
+    monkeypatch.setattr(subproc, "observers", [lambda argv: seen.append(tuple(argv))])
+    first = environment.inspect(python)
+    assert environment.inspect(tmp_path / "venv") is first  # another spelling, the same interpreter
+    assert len(seen) == 1
+    (first.purelib / "extra.pth").write_text(str(tmp_path / "elsewhere") + "\n")
+    (tmp_path / "elsewhere").mkdir()
+    again = environment.inspect(python)
+    assert len(seen) == 2
+    assert tmp_path / "elsewhere" in again.paths

@@ -19,7 +19,7 @@ from packaging.utils import canonicalize_name
 
 from tests.support.venvshape import armed, project
 from tierlock.installer import fastpath
-from tierlock.installer.target import PROJECT_ENV_VAR, environment_key
+from tierlock.installer.location import PROJECT_ENV_VAR, environment_key
 
 
 @pytest.fixture
@@ -52,10 +52,12 @@ def test_every_spelling_of_one_venv_reaches_its_receipts(tmp_path: Path, clean: 
         "a console script": str(venv / "bin" / "install-tier"),
         "a symlink to the venv": str(tmp_path / "link-to-venv"),
         "an interpreter through that symlink": str(tmp_path / "link-to-venv" / "bin" / "python"),
-        "a symlink to its interpreter": str(tmp_path / "py"),
-        "a symlink to an interpreter through the venv's symlink": str(tmp_path / "py-of-link"),
         "relative to the working directory": os.path.relpath(venv / "bin" / "python"),
     }
+    # A link elsewhere to its interpreter runs as the base interpreter (pyvenv.cfg is looked for beside the
+    # path Python is started from): not this venv, so the full path decides (and refuses it as no venv).
+    for link in ("py", "py-of-link"):
+        assert fastpath.quick_target(str(tmp_path / link), system=False) is None, link
     for how, spelling in spellings.items():
         found = fastpath.quick_target(spelling, system=False)
         assert found is not None, how

@@ -16,8 +16,8 @@ import pytest
 
 from tests.support.venvshape import armed, project
 from tierlock.installer import fastpath
+from tierlock.installer.location import environment_key
 from tierlock.installer.run import Outcome
-from tierlock.installer.target import environment_key
 
 
 def _noop(tmp_path: Path) -> fastpath.NoOp:

@@ -15,7 +15,7 @@ import pytest
 
 from tests.support.venvshape import armed, project
 from tierlock.installer import fastpath, receipts
-from tierlock.installer.target import environment_key
+from tierlock.installer.location import environment_key
 
 
 @pytest.fixture
@@ -58,9 +58,9 @@ def test_an_untouched_receipt_holds(venv: Path) -> None:
             lambda d: d.update(stale={"replaced_by": ["gpu"]}),
             "brain was marked stale: another tier replaced its packages",
         ),
-        (lambda d: d.pop("lockfiles"), "the receipt of brain names no lockfile"),
-        (lambda d: d.update(lockfiles={}), "the receipt of brain names no lockfile"),
-        (lambda d: d.update(lockfiles=["x"]), "the receipt of brain names no lockfile"),
+        (lambda d: d.pop("lockfiles"), "the receipt of brain names no lockfile of brain"),
+        (lambda d: d.update(lockfiles={}), "the receipt of brain names no lockfile of brain"),
+        (lambda d: d.update(lockfiles=["x"]), "the receipt of brain names no lockfile of brain"),
         (lambda d: d["lockfiles"].update(base="x"), "the lockfile of base changed since brain was installed"),
         (
             lambda d: d["lockfiles"]["brain"].update(digest="sha256:0"),
@@ -119,3 +119,22 @@ def test_the_json_reader_refuses_what_the_standard_library_refuses() -> None:
         with pytest.raises(ValueError):  # noqa: PT011
             fastpath.loads(bad)
     assert fastpath.loads('\n\t {"a": -1e3} \r\n') == {"a": -1000.0}
+
+
+def test_a_receipt_vouches_only_for_exactly_the_lockfiles_pins_and_says_which_differ(venv: Path) -> None:
+    lock = venv.parent / "proj" / "lockfiles" / "brain.txt"
+    edit(venv, lambda d: d["packages"].append({"name": "other", "version": "2.0", "site": "", "files": []}))
+    assert check(venv) == (None, f"the receipt of brain vouches for other 2.0, which {lock} does not pin")
+    edit(venv, lambda d: d["packages"].pop())
+    edit(venv, lambda d: d["packages"][0].update(version="9.9"))
+    assert check(venv) == (None, f"the receipt of brain vouches for pkg 9.9, which {lock} does not pin")
+    edit(venv, lambda d: d["packages"][0].update(version="1.0"))
+    text = lock.read_text(encoding="utf-8")
+    lock.write_text(text + f"zeta==1.0 --hash=sha256:{'b' * 64}\nalpha==2.0 --hash=sha256:{'c' * 64}\n")
+    edit(venv, lambda d: d["lockfiles"]["brain"].update(digest=receipts.file_digest(lock)))
+    assert check(venv) == (None, f"{lock} pins alpha, zeta, which the receipt of brain does not vouch for")
+    edit(venv, lambda d: d.update(left_out=["zeta", "Alpha"]))  # left out here: markers, tags
+    noop, why = check(venv)
+    assert noop is not None, why
+    edit(venv, lambda d: d.pop("left_out"))
+    assert check(venv) == (None, f"the receipt of brain cannot be compared with {lock} here")

@@ -13,7 +13,7 @@ import pytest
 
 from tests.support.venvshape import armed, project
 from tierlock.installer import fastpath, receipts
-from tierlock.installer.target import environment_key
+from tierlock.installer.location import environment_key
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import stat
+import sys
 import threading
 import time
 from pathlib import Path
@@ -18,9 +19,9 @@ import tierlock
 from tierlock.environment import Target
 from tierlock.errors import UsageError
 from tierlock.installer import fastpath, inventory, receipts
+from tierlock.installer.location import environment_key
 from tierlock.installer.locking import environment_lock, lock_path
-from tierlock.installer.run import refuse_target
-from tierlock.installer.target import environment_key
+from tierlock.installer.preflight import refuse_target
 from tierlock.lockfiles.model import LockEntry
 from tierlock.probing import probe_distribution
 
@@ -42,6 +43,7 @@ def fake_env(tmp_path: Path) -> tuple[Path, Path, Path]:
     )
     (prefix / "pyvenv.cfg").write_text("home = /usr/bin\n")
     (prefix / "bin").mkdir()
+    (prefix / "bin" / "python").symlink_to(sys.executable)  # like a venv's: a link to the base interpreter
     project = tmp_path / "proj"
     (project / "lockfiles").mkdir(parents=True)
     (project / "pyproject.toml").write_text('[project]\nname = "p"\n')

@@ -10,7 +10,7 @@ import pytest
 from tierlock import load_project
 from tierlock.errors import ConfigError
 from tierlock.installer.backends import causes
-from tierlock.installer.target import PROJECT_ENV_VAR, environment_key, locate, prefix_of
+from tierlock.installer.location import PROJECT_ENV_VAR, environment_key, linked_venv_python, locate, prefix_of
 
 
 def _venv(folder: Path) -> Path:
@@ -31,13 +31,25 @@ def _project(folder: Path, table: str = "") -> Path:
 def test_every_spelling_of_a_venv_names_its_prefix(tmp_path: Path) -> None:
     venv = _venv(tmp_path / "venv")
     (tmp_path / "link").symlink_to(venv)
-    (tmp_path / "py").symlink_to(venv / "bin" / "python")
-    for spelling in ("venv", "venv/bin/python", "venv/bin/python3", "venv/bin/install-tier", "link", "py"):
+    for spelling in ("venv", "venv/bin/python", "venv/bin/python3", "venv/bin/install-tier", "link", "link/bin/python"):
         found = prefix_of(str(tmp_path / spelling))
         assert found is not None, spelling
         assert environment_key(found) == environment_key(venv), spelling
     assert prefix_of(str(tmp_path)) is None
-    assert prefix_of(str(tmp_path / "venv" / "nothing-here")) is None
+    assert prefix_of(str(tmp_path / "elsewhere" / "bin" / "python")) is None
+
+
+def test_a_link_elsewhere_to_a_venvs_interpreter_is_no_venv_but_says_which_it_links_to(tmp_path: Path) -> None:
+    # Python finds pyvenv.cfg beside the path it is started from: through this link it runs as the base.
+    venv = _venv(tmp_path / "venv")
+    (tmp_path / "py").symlink_to(venv / "bin" / "python")
+    (tmp_path / "py3").symlink_to(venv / "bin" / "python3")  # a link to a link inside the venv
+    for link in ("py", "py3"):
+        assert prefix_of(str(tmp_path / link)) is None, link
+        assert linked_venv_python(tmp_path / link) is not None, link
+    assert linked_venv_python(tmp_path / "py") == str(venv / "bin" / "python")
+    assert linked_venv_python(venv / "bin" / "python") is None  # run by its own path, it is the venv
+    assert linked_venv_python(sys.executable if not Path(sys.executable).is_symlink() else tmp_path) is None
 
 
 def test_without_python_or_an_active_venv_the_project_environment_is_the_target(

@@ -119,3 +119,21 @@ def test_a_tier_whose_receipt_still_holds_is_skipped_and_the_next_tier_still_rec
         str(receipts.receipt_path(target.prefix, "brain"))
     ]
     assert _brain(target).packages[0]["files"] == [["pkg.py", 2]]
+
+
+def test_a_receipt_names_what_its_lockfile_pins_that_was_not_installed_here(tmp_path: Path) -> None:
+    root, target = _project(tmp_path / "proj"), _target(tmp_path / "venv")
+    lock = root / "lockfiles" / "brain.txt"
+    lock.write_text(
+        lock.read_text(encoding="utf-8") + f"winonly==1.0 ; sys_platform == 'win32' --hash=sha256:{'c' * 64}\n"
+    )
+    _record(root, target, 1, "uv", "0.4.1")
+    assert _brain(target).data["left_out"] == ["winonly"]  # pkg was installed; basepkg is not brain's pin
+    assert _brain(target).package_names == {"pkg"}
+
+
+def test_the_project_itself_is_marked_in_the_receipt_and_nothing_else_is() -> None:
+    itself = receipts.InstalledDist("app", "0.2.0.dev1", "lib/site", "app-0.2.0.dev1.dist-info", (), project=True)
+    other = receipts.InstalledDist("pkg", "1.0", "lib/site", "pkg-1.0.dist-info", ())
+    assert itself.to_dict()["project"] is True
+    assert "project" not in other.to_dict()

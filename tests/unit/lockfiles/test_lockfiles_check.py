@@ -348,7 +348,7 @@ def test_a_remedy_that_is_not_one_tierlock_lock_of_a_tier_is_kept_whole() -> Non
     ],
 )
 def test_the_scope_of_a_check_is_said_in_words(tiers: tuple[str, ...], requested: tuple[str, ...], said: str) -> None:
-    from tierlock.lockfiles.check import scope
+    from tierlock.lockfiles.findings import scope
 
     assert scope(tiers, requested) == said
 

@@ -41,16 +41,18 @@ def _facts(tmp_path: Path) -> ProjectFacts:
     return ProjectFacts(root=str(tmp_path), configured=True, ci_require=(), tiers=(tier,), stdlib="/nowhere")
 
 
-def test_the_closure_beyond_the_roots_is_probed_by_its_compiled_files_only(tmp_path: Path) -> None:
+def test_every_file_of_the_closure_beyond_the_roots_is_probed(tmp_path: Path) -> None:
     site = tmp_path / "site"
     _dist(site, "alpha", {"alpha/__init__.py": ""})
-    _dist(site, "beta", {"beta/__init__.py": ""}, missing=("beta/util.py",))  # a pure-Python file gone
+    _dist(site, "beta", {"beta/__init__.py": ""})
     [verdict] = probe_facts(_facts(tmp_path), [site])
     assert (verdict.tier, verdict.state, verdict.present) == ("brain", "present", True)
-    (site / "alpha" / "__init__.py").unlink()  # a root's own file gone: partial
+    record = site / "beta-1.0.dist-info" / "RECORD"
+    record.write_text("beta/util.py,,\n" + record.read_text())  # a pure-Python file it lists, gone
     [verdict] = probe_facts(_facts(tmp_path), [site])
     assert (verdict.state, verdict.present) == ("partial", False)
-    assert [d.name for d in verdict.broken] == ["alpha"]
+    assert [d.name for d in verdict.broken] == ["beta"]
+    assert verdict.broken[0].reasons == ["file listed in RECORD is missing: beta/util.py"]
 
 
 def test_facts_read_back_are_the_facts_written_and_any_other_shape_is_refused(tmp_path: Path) -> None:
@@ -76,3 +78,23 @@ def test_a_cache_entry_whose_facts_miss_a_field_is_not_used(tmp_path: Path) -> N
     assert from_entry(good, key) is not None
     broken = {**good, "facts": {"root": str(tmp_path)}}  # the other fields are missing
     assert from_entry(broken, key) is None
+
+
+def test_a_tier_of_the_facts_is_found_by_its_name(tmp_path: Path) -> None:
+    first = _facts(tmp_path).tiers[0]
+    second = TierFacts(
+        name="gs",
+        probe=(),
+        import_roots={},
+        tests=(),
+        install_command="install-tier gs",
+        lockfile="lockfiles/gs.txt",
+        lock_used=False,
+        locked={},
+        closure={},
+    )
+    facts = ProjectFacts(root=str(tmp_path), configured=True, ci_require=(), tiers=(first, second), stdlib="/x")
+    assert facts.tier("gs") is second
+    assert facts.tier("brain") is first
+    with pytest.raises(KeyError):
+        facts.tier("other")

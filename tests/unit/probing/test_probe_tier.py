@@ -115,14 +115,16 @@ def test_every_locked_package_beyond_the_roots_is_probed_by_default(
     assert tierlock.probe("brain", project=project, python=python, closure=True).state == "present"
 
 
-def test_closure_flag_also_stats_the_plain_files_of_dependencies(project: Path, python: Path, wheelhouse: Path) -> None:
+def test_the_plain_files_of_dependencies_are_stat_ed_with_or_without_the_closure_flag(
+    project: Path, python: Path, wheelhouse: Path
+) -> None:
     uv_install(python, wheelhouse, "beta", "gamma", "delta")
     write_lock(project, "beta==2.0", "delta==3.0", "gamma==1.0+cu121")
     (site_packages(python.parent.parent) / "delta" / "__init__.py").unlink()
-    assert tierlock.probe("brain", project=project, python=python).state == "present"
-    result = tierlock.probe("brain", project=project, python=python, closure=True)
-    assert result.state == "partial"
-    assert result.closure[0].reasons[0] == "file listed in RECORD is missing: delta/__init__.py"
+    for closure in (False, True):
+        result = tierlock.probe("brain", project=project, python=python, closure=closure)
+        assert result.state == "partial"
+        assert result.closure[0].reasons[0] == "file listed in RECORD is missing: delta/__init__.py"
 
 
 def test_closure_without_a_lockfile_is_a_usage_error(project: Path) -> None:

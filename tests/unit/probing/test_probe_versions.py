@@ -63,3 +63,11 @@ def test_an_invalid_installed_version_is_partial(tmp_path: Path) -> None:
     assert result.state == "partial"
     assert result.reasons == ["METADATA version '1.0-what' is not a valid version"]
     assert result.version is None
+
+
+def test_a_release_installed_against_a_local_lock_says_only_the_labels_differ(tmp_path: Path) -> None:
+    install_by_hand(tmp_path, "2.0")
+    result = probe_distribution("alpha", paths=[tmp_path], locked_version="2.0+cu121")
+    assert result.reasons == [
+        "installed version 2.0 differs from the locked 2.0+cu121 (the local version labels differ)"
+    ]

@@ -1,0 +1,92 @@
+"""Creating the project environment, when ``install-tier`` finds it missing: ``uv venv`` with the uv backend,
+else ``python -m venv``, with an interpreter that satisfies the project's ``requires-python``."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from tierlock.tiers import Project
+
+
+def _satisfies(version: tuple[int, int, int], requires_python: str | None) -> bool:
+    if not requires_python:
+        return True
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        return SpecifierSet(requires_python).contains(".".join(map(str, version)), prereleases=True)
+    except InvalidSpecifier:
+        return True
+
+
+def base_interpreter() -> str:
+    """The interpreter this one was made from (a venv's base), for ``python -m venv``."""
+    return str(getattr(sys, "_base_executable", None) or sys.executable)
+
+
+def choose_interpreter(requires_python: str | None) -> str | None:
+    """An interpreter satisfying *requires-python*: this one's base, else a ``python3.N`` on PATH (newest first)."""
+    import shutil
+
+    if _satisfies((sys.version_info[0], sys.version_info[1], sys.version_info[2]), requires_python):
+        return base_interpreter()
+    for minor in range(20, 7, -1):
+        found = shutil.which(f"python3.{minor}")
+        if found and _satisfies((3, minor, 99), requires_python):
+            return found
+    return None
+
+
+def create(folder: str, *, project: Project, backend: str, note: Callable[[str], None]) -> None:
+    """Create the project environment at *folder* (``uv venv`` with the uv backend, else ``python -m venv``)."""
+    from pathlib import Path
+
+    from tierlock import subproc
+    from tierlock.errors import BackendError, UsageError
+    from tierlock.installer import backends
+
+    shown = project.relpath(Path(folder))
+    uv = backends.find_uv() if backend in ("auto", "uv") else None
+    if backend == "uv" and uv is None:
+        raise BackendError(
+            f"the uv backend was requested but uv is not installed; the project environment {shown} "
+            "was not created and nothing was installed",
+            remedy="pip install uv, or pass --backend pip",
+        )
+    interpreter = choose_interpreter(project.requires_python)
+    if uv is not None:
+        request = interpreter or project.requires_python or ""
+        argv: list[str] = [str(uv), "venv", folder]
+        if request:
+            argv += ["--python", request]
+        how = "uv venv"
+    else:
+        if interpreter is None:
+            raise UsageError(
+                f"no Python satisfying requires-python {project.requires_python!r} was found to create the "
+                f"project environment {shown}; nothing was installed",
+                file=str(project.pyproject),
+                remedy=f"python3.X -m venv {folder} (a Python that satisfies {project.requires_python})",
+            )
+        argv = [interpreter, "-m", "venv", folder]
+        if backends.own_pip_sites():
+            argv.insert(3, "--without-pip")  # tierlock's own pip installs into it
+        how = "python -m venv"
+    result = subproc.run(
+        argv,
+        what=f"creating the project environment {shown}",
+        remedy=f"create it yourself ({'uv venv' if uv else 'python -m venv'} {folder}), then run the same command",
+        check=False,
+    )
+    if result.returncode != 0 or not os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
+        raise BackendError(
+            f"creating the project environment {shown} failed (exit {result.returncode}): {subproc.display(argv)}",
+            detail=subproc.redact(result.tail()),
+            remedy=f"create it yourself ({how} {folder}), then run the same command",
+        )
+    note(f"created the project environment {shown} with {how} ({interpreter or project.requires_python or 'python'})")

@@ -1,0 +1,307 @@
+"""What one ``.dist-info`` folder says, read once and kept while the folder is unchanged.
+
+:func:`read` gathers everything the probe derives from the folder's own
+files - the METADATA version, RECORD's rows (with their absolute paths,
+sizes and hashes, and which of them provide an import root on the target),
+the console scripts an installer must have written, an editable install's
+source, and the reasons any of these are wrong - into a :class:`DistInfo`.
+It is kept per process, keyed by the folder's identity (its inode and
+modification time, and the inode, size and modification time of METADATA
+and RECORD) and by the target's extension suffixes, so a probe that meets
+the folder again stats it instead of reading and splitting its files: what
+remains per probe is one ``stat`` of each installed file
+(:mod:`tierlock.probing.distribution`).
+
+A folder touched in the last second is read but not kept (a file rewritten
+within the file system's clock tick keeps its modification time: git's
+"racy" entries). ``entry_points.txt`` and ``direct_url.json`` are read with
+the folder; rewriting them in place, which no installer does, is not noticed
+until the folder changes.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tierlock.probing import compiled, metadata, record, roots
+from tierlock.probing.site import DistInfoDir
+
+_KEEP = 4096
+"""How many folders are kept per process (then the memory starts again)."""
+_RACY_NS = 1_000_000_000
+_MEMO: dict[tuple[str, tuple[str, ...]], DistInfo] = {}
+
+
+class DistInfo:
+    """Everything the probe derives from one ``.dist-info`` folder's own files (plain class: built per folder)."""
+
+    __slots__ = (
+        "compiled",
+        "heads",
+        "key",
+        "listing",
+        "loadable",
+        "meta_resized",
+        "outside",
+        "own",
+        "path",
+        "paths",
+        "problems",
+        "providers",
+        "record_problem",
+        "recorded_roots",
+        "records",
+        "rows",
+        "site",
+        "sizes",
+        "source",
+        "source_problem",
+        "unfinished",
+        "version_raw",
+        "whole",
+    )
+
+    def __init__(self, info: DistInfoDir, key: tuple[object, ...]) -> None:
+        self.path = info.path
+        self.site = info.site
+        self.own = (f"{info.path}{os.sep}METADATA", f"{info.path}{os.sep}RECORD")
+        """METADATA's and RECORD's paths."""
+        self.key = key
+        self.meta_resized: str | None = None
+        """``METADATA-PATH (N bytes, RECORD says M)`` when METADATA has another size than RECORD says (checked once,
+        here: its identity is in the key)."""
+        self.problems: list[str] = []
+        """What is wrong with METADATA (missing, unreadable, no Version)."""
+        self.version_raw: str | None = None
+        self.listing: frozenset[str] | None = None
+        """The names in the folder (None when it cannot be listed)."""
+        self.source: Path | None = None
+        """An editable install's source folder."""
+        self.source_problem: str | None = None
+        self.record_problem: str | None = None
+        self.records: tuple[tuple[str, str, int | None, str | None], ...] = ()
+        """(absolute path, RECORD path, size, hash) of every file RECORD lists, byte-code caches left out."""
+        self.rows: tuple[tuple[str, int | None, str], ...] = ()
+        """(absolute path, size, RECORD path) of the files a probe stats: :attr:`records` but METADATA and RECORD,
+        whose identity is the folder's key."""
+        self.paths: tuple[str, ...] = ()
+        """The absolute paths of :attr:`rows`: one ``stat`` each, in C (:func:`os.stat` mapped over them)."""
+        self.sizes: list[int] | None = None
+        """Their recorded sizes, when RECORD gives every one (else None: the probe compares them row by row)."""
+        self.compiled: tuple[tuple[str, str], ...] = ()
+        """(absolute path, RECORD path) of the compiled artifacts RECORD lists."""
+        self.heads: dict[str, bool] = {}
+        """First parts of RECORD's paths, in order -> whether they are folders."""
+        self.loadable: frozenset[str] = frozenset()
+        """The modules (``pkg/_core``) RECORD's ``.py`` files and extension modules provide to the target."""
+        self.providers: dict[str, list[str]] = {}
+        """Top-level module -> the RECORD paths that provide it on the target."""
+        self.outside: list[str] = []
+        """RECORD paths that leave the site folder (console scripts in ``bin/``, data files)."""
+        self.unfinished: list[str] = []
+        """Signs that an installer never finished (INSTALLER, its own RECORD, the console scripts)."""
+        self.recorded_roots: tuple[str, ...] = ()
+        """The import roots RECORD's first path parts name (``top_level.txt``'s without a RECORD)."""
+        self.whole: dict[tuple[str | None, tuple[str, ...]], Any] = {}
+        """(locked version, declared roots) -> the verdict last given when the distribution was found whole
+        (:func:`tierlock.probing.distribution.probe_distribution` keeps and reuses it)."""
+
+    @property
+    def files_checked(self) -> int:
+        return len(self.records)
+
+
+def read(info: DistInfoDir, suffixes: Sequence[str], *, again: bool = False) -> tuple[DistInfo, bool]:
+    """The facts of the folder *info* for a target importing *suffixes*, and whether the caller must still
+    confirm METADATA's and RECORD's identity (:func:`own_unchanged`): kept facts are given on one ``stat`` of
+    the folder, and the caller stats those two files with the others anyway. *again*: read them now."""
+    memo_key = (info.path, suffixes if isinstance(suffixes, tuple) else tuple(suffixes))
+    kept = None if again else _MEMO.get(memo_key)
+    if kept is not None:
+        try:
+            st = os.stat(info.path)
+        except OSError:
+            st = None
+        if st is not None and kept.key[0] == (st.st_ino, st.st_size, st.st_mtime_ns):
+            return kept, True
+    key = _identity(info.path)
+    facts = _build(info, key, suffixes)
+    if _settled(key):
+        if len(_MEMO) >= _KEEP:
+            _MEMO.clear()
+        _MEMO[memo_key] = facts
+    return facts, False
+
+
+def own_unchanged(facts: DistInfo) -> bool:
+    """Whether METADATA and RECORD are still the files *facts* were read from (one ``stat`` each: the ones every
+    probe of the folder makes of them anyway, as of every file RECORD lists)."""
+    try:
+        meta = os.stat(facts.own[0])
+        record = os.stat(facts.own[1])
+    except OSError:
+        return False
+    return (meta.st_ino, meta.st_size, meta.st_mtime_ns) == facts.key[1] and (
+        record.st_ino,
+        record.st_size,
+        record.st_mtime_ns,
+    ) == facts.key[2]
+
+
+def _identity(path: str) -> tuple[object, ...]:
+    """(inode, size, modification time) of the folder, its METADATA and its RECORD (None for one missing)."""
+    out: list[object] = []
+    stat = os.stat
+    for place in (path, f"{path}{os.sep}METADATA", f"{path}{os.sep}RECORD"):
+        try:
+            st = stat(place)
+        except OSError:
+            out.append(None)
+            continue
+        out.append((st.st_ino, st.st_size, st.st_mtime_ns))
+    return tuple(out)
+
+
+def _settled(key: tuple[object, ...]) -> bool:
+    """Whether nothing the key names was modified within the last second (else a rewrite could hide)."""
+    newest = max((part[2] for part in key if isinstance(part, tuple)), default=0)
+    return isinstance(newest, int) and newest < time.time_ns() - _RACY_NS
+
+
+def _build(info: DistInfoDir, key: tuple[object, ...], suffixes: Sequence[str]) -> DistInfo:
+    facts = DistInfo(info, key)
+    _metadata(facts)
+    try:  # one listing serves the editable check and the unfinished-install checks
+        facts.listing = frozenset(os.listdir(info.path))
+    except OSError:
+        facts.listing = None
+    _editable(facts)
+    rows, lists_installer = _record(facts)
+    if rows is not None:
+        _files(facts, rows, suffixes)
+        facts.recorded_roots = roots.roots_from_heads(facts.heads, suffixes)
+    else:
+        facts.recorded_roots = roots.roots_from_top_level(facts.path)
+    _unfinished(facts, rows is not None, lists_installer)
+    return facts
+
+
+def _metadata(facts: DistInfo) -> None:
+    path = os.path.join(facts.path, "METADATA")
+    try:
+        facts.version_raw = metadata.metadata_version(path)
+    except FileNotFoundError:
+        present = sorted(os.listdir(facts.path)) if os.path.isdir(facts.path) else []
+        only = f" (it holds only {', '.join(present)})" if present else " (it is empty)"
+        facts.problems.append(f"METADATA missing in {facts.path}{only}: a husk left by an interrupted install")
+        return
+    except OSError as exc:
+        facts.problems.append(f"METADATA unreadable in {facts.path}: {exc.strerror}")
+        return
+    if not facts.version_raw:
+        facts.problems.append(f"METADATA in {facts.path} has no Version")
+
+
+def _editable(facts: DistInfo) -> None:
+    if facts.listing is not None and "direct_url.json" not in facts.listing:
+        return  # the common case, without the cost of a failed open
+    import json
+    from urllib.parse import unquote, urlparse
+
+    try:
+        with open(os.path.join(facts.path, "direct_url.json"), encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return
+    dir_info = data.get("dir_info") if isinstance(data, dict) else None
+    if not (isinstance(dir_info, dict) and dir_info.get("editable")):
+        return
+    url = data.get("url", "")
+    if isinstance(url, str) and url.startswith("file:"):
+        facts.source = Path(unquote(urlparse(url).path))
+    else:
+        facts.source_problem = f"editable install with a source that is not a local folder: {url!r}"
+
+
+def _record(facts: DistInfo) -> tuple[list[record.Row] | None, bool]:
+    import csv
+
+    try:
+        rows, lists_installer = record.read_rows(os.path.join(facts.path, "RECORD"))
+    except FileNotFoundError:
+        facts.record_problem = f"RECORD missing in {facts.path}: the installed files cannot be listed"
+    except (OSError, csv.Error, UnicodeDecodeError) as exc:
+        facts.record_problem = f"RECORD unreadable in {facts.path}: {exc}"
+    else:
+        return rows, lists_installer
+    return None, False
+
+
+def _files(facts: DistInfo, rows: list[record.Row], suffixes: Sequence[str]) -> None:
+    """The absolute paths, sizes and kinds of RECORD's rows (byte-code caches left out: they are regenerated)."""
+    site = facts.site
+    prefix = site if site.endswith(os.sep) else site + os.sep
+    own = {os.path.join(facts.path, "METADATA"), os.path.join(facts.path, "RECORD")}
+    records: list[tuple[str, str, int | None, str | None]] = []
+    checked: list[tuple[str, int | None, str]] = []
+    heads = facts.heads
+    for rel, recorded_hash, size_text in rows:
+        if rel.endswith(".pyc"):
+            continue
+        if rel.startswith(("..", "/")) or "/../" in rel:
+            full = os.path.normpath(os.path.join(site, rel))
+            facts.outside.append(rel)
+        else:
+            full = prefix + rel
+        size = int(size_text) if size_text.isdigit() else None
+        records.append((full, rel, size, recorded_hash or None))
+        head, sep, _ = rel.partition("/")
+        if sep or head not in heads:
+            heads[head] = bool(sep)
+        stamp = facts.key[1] if full.endswith("METADATA") else facts.key[2]
+        if full in own and isinstance(stamp, tuple):
+            if size is not None and stamp[1] != size:
+                facts.meta_resized = f"{rel} ({stamp[1]} bytes, RECORD says {size})"
+            continue
+        checked.append((full, size, rel))
+    facts.records = tuple(records)
+    facts.rows = tuple(checked)
+    facts.paths = tuple(full for full, _size, _rel in checked)
+    sizes = [size for _full, size, _rel in checked]
+    facts.sizes = [int(size) for size in sizes if size is not None] if None not in sizes else None
+    facts.compiled = tuple((full, rel) for full, rel, _s, _h in records if compiled.is_compiled(rel))
+    facts.providers = roots.providers((rel for _f, rel, _s, _h in records), suffixes)
+    facts.loadable = frozenset(
+        compiled.module_path(rel) for _f, rel, _s, _h in records if rel.endswith(".py") or compiled.loads(rel, suffixes)
+    )
+
+
+def _unfinished(facts: DistInfo, has_record: bool, lists_installer: bool) -> None:
+    """An installer writes INSTALLER, the console scripts and its own RECORD last: each missing one is a sign
+    that the install was killed before it finished (the files may all be there)."""
+    names = facts.listing
+    if names is None or "METADATA" not in names:
+        return  # a husk, reported already
+    if "INSTALLER" not in names:
+        facts.unfinished.append(f"INSTALLER missing in {facts.path}: the install never finished (it was interrupted)")
+    elif has_record and not lists_installer:
+        facts.unfinished.append(
+            f"RECORD in {facts.path} is the wheel's own, not the installer's (it does not list INSTALLER): "
+            "the install never finished"
+        )
+    if "entry_points.txt" in names and has_record:
+        listed = {os.path.basename(rel) for rel in facts.outside}
+        missing = [
+            script
+            for script in metadata.console_scripts(os.path.join(facts.path, "entry_points.txt"))
+            if script not in listed and f"{script}.exe" not in listed
+        ]
+        if len(missing) == 1:
+            facts.unfinished.append(f"console script of its entry points is not installed: {missing[0]}")
+        elif missing:
+            shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+            facts.unfinished.append(f"{len(missing)} console scripts of its entry points are not installed: {shown}")

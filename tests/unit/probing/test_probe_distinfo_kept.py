@@ -1,0 +1,167 @@
+"""What a ``.dist-info`` folder says is read once and kept while the folder is unchanged; any change is seen.
+
+The facts are kept per process, keyed by the folder's identity and the
+target's extension suffixes, only once the folder is older than the file
+system's clock tick (here: its files are dated back). A probe that finds them
+kept stats the folder, METADATA, RECORD and every installed file - nothing is
+read again - and still sees a METADATA rewritten in place, a file gone, an
+INSTALLER removed, and another target's suffixes.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.wheels import EXT_SUFFIX
+from tierlock.probing import SiteIndex, distinfo, probe_distribution
+
+OLD = time.time() - 60
+
+
+def _site(tmp_path: Path) -> Path:
+    site = tmp_path / "site"
+    info = site / "alpha-1.0.dist-info"
+    (site / "alpha").mkdir(parents=True)
+    info.mkdir()
+    files = {
+        "alpha/__init__.py": "X = 1\n",
+        f"_alpha_speedups{EXT_SUFFIX}": "\x7fELF" + "\0" * 60,
+        "alpha-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: alpha\nVersion: 1.0\n",
+        "alpha-1.0.dist-info/INSTALLER": "uv\n",
+    }
+    rows = []
+    for rel, text in files.items():
+        (site / rel).write_text(text)
+        rows.append(f"{rel},,{len(text.encode())}")
+    rows.append("alpha-1.0.dist-info/RECORD,,")
+    (info / "RECORD").write_text("\n".join(rows) + "\n")
+    for folder, dirs, names in os.walk(site):
+        for name in [*dirs, *names]:
+            os.utime(os.path.join(folder, name), (OLD, OLD))
+    return site
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every time a folder's files are read (not merely stat-ed)."""
+    seen: list[str] = []
+    build = distinfo._build
+
+    def counting(info: object, key: object, suffixes: object) -> distinfo.DistInfo:
+        seen.append(str(getattr(info, "path", "")))
+        return build(info, key, suffixes)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(distinfo, "_build", counting)
+    return seen
+
+
+def test_an_unchanged_folder_is_read_once_and_its_verdict_given_again(tmp_path: Path, reads: list[str]) -> None:
+    site = _site(tmp_path)
+    first = probe_distribution("alpha", paths=[site], locked_version="1.0")
+    again = probe_distribution("alpha", paths=[site], locked_version="1.0")
+    assert (first.state, again.state) == ("present", "present")
+    assert len(reads) == 1
+    assert again.files_checked == first.files_checked == 5
+
+
+def test_a_metadata_rewritten_in_place_is_read_again(tmp_path: Path, reads: list[str]) -> None:
+    site = _site(tmp_path)
+    assert probe_distribution("alpha", paths=[site], locked_version="1.0").state == "present"
+    metadata = site / "alpha-1.0.dist-info" / "METADATA"
+    metadata.write_text(metadata.read_text().replace("1.0", "2.0"))  # the same size, the folder untouched
+    result = probe_distribution("alpha", paths=[site], locked_version="1.0")
+    assert result.reasons == ["installed version 2.0 differs from the locked 1.0"]
+    assert len(reads) == 2
+
+
+def test_a_file_gone_or_an_installer_removed_is_seen_with_the_folder_kept(tmp_path: Path, reads: list[str]) -> None:
+    site = _site(tmp_path)
+    assert probe_distribution("alpha", paths=[site]).state == "present"
+    (site / "alpha" / "__init__.py").unlink()
+    assert probe_distribution("alpha", paths=[site]).reasons[0] == (
+        "file listed in RECORD is missing: alpha/__init__.py"
+    )
+    assert len(reads) == 1  # the folder itself did not change
+    (site / "alpha" / "__init__.py").write_text("X = 1\n")
+    (site / "alpha-1.0.dist-info" / "INSTALLER").unlink()
+    assert any(r.startswith("INSTALLER missing in") for r in probe_distribution("alpha", paths=[site]).reasons)
+    assert len(reads) == 2
+
+
+def test_the_kept_facts_are_the_targets_own(tmp_path: Path, reads: list[str]) -> None:
+    site = _site(tmp_path)
+    own = SiteIndex.scan([site], (EXT_SUFFIX, ".abi3.so", ".so"))
+    other = SiteIndex.scan([site], (".cpython-39-x86_64-linux-gnu.so", ".abi3.so", ".so"))
+    assert probe_distribution("alpha", index=own).import_roots == ("alpha", "_alpha_speedups")
+    built_elsewhere = probe_distribution("alpha", index=other)
+    assert built_elsewhere.import_roots == ("alpha",)  # no module a 3.9 interpreter imports
+    assert built_elsewhere.reasons == [
+        f"compiled extension _alpha_speedups{EXT_SUFFIX} is built for another Python "
+        "(this one imports .cpython-39-x86_64-linux-gnu.so, .abi3.so, .so)"
+    ]
+    assert len(reads) == 2
+
+
+def test_a_build_for_another_python_beside_the_targets_own_is_no_fault(tmp_path: Path) -> None:
+    site = _site(tmp_path)
+    record = site / "alpha-1.0.dist-info" / "RECORD"
+    other = "_alpha_speedups.cpython-39-x86_64-linux-gnu.so"
+    (site / other).write_bytes(b"\x7fELF")
+    record.write_text(f"{other},,4\n" + record.read_text())
+    assert probe_distribution("alpha", paths=[site]).state == "present"
+
+
+def test_a_compiled_module_whose_name_is_no_identifier_still_suits_its_python(tmp_path: Path) -> None:
+    # mypyc names its shared runtime after a hash: 6ec57f84c680d3a3778b__mypyc.cpython-311-x86_64-linux-gnu.so
+    site = _site(tmp_path)
+    record = site / "alpha-1.0.dist-info" / "RECORD"
+    runtime = f"6ec57f84c680d3a3778b__mypyc{EXT_SUFFIX}"
+    (site / runtime).write_bytes(b"\x7fELF")
+    record.write_text(f"{runtime},,4\n" + record.read_text())
+    result = probe_distribution("alpha", paths=[site])
+    assert result.state == "present", result.reasons
+    assert "6ec57f84c680d3a3778b__mypyc" not in result.import_roots
+
+
+def test_a_verdict_given_again_still_sees_a_leftover_or_a_second_dist_info_appear(tmp_path: Path) -> None:
+    site = _site(tmp_path)
+    assert probe_distribution("alpha", paths=[site]).state == "present"
+    assert probe_distribution("alpha", paths=[site]).state == "present"  # given again
+    (site / "~lpha").mkdir()
+    assert any(r.startswith("leftover ~lpha beside it") for r in probe_distribution("alpha", paths=[site]).reasons)
+    (site / "~lpha").rmdir()
+    other = _site(tmp_path / "other")
+    two = probe_distribution("alpha", paths=[site, other])
+    assert two.reasons[0].startswith("2 .dist-info folders for alpha on the path")
+
+
+def test_an_editable_install_is_never_given_again_without_looking_at_its_source(tmp_path: Path) -> None:
+    site = _site(tmp_path)
+    source = tmp_path / "checkout"
+    (source / "alpha").mkdir(parents=True)
+    (source / "alpha" / "__init__.py").write_text("")
+    info = site / "alpha-1.0.dist-info"
+    (info / "direct_url.json").write_text(f'{{"url": "{source.as_uri()}", "dir_info": {{"editable": true}}}}')
+    for path in (info, info / "direct_url.json"):
+        os.utime(path, (OLD, OLD))
+    assert probe_distribution("alpha", paths=[site]).state == "present-editable"
+    assert probe_distribution("alpha", paths=[site]).state == "present-editable"
+    (source / "alpha" / "__init__.py").unlink()
+    (source / "alpha").rmdir()
+    source.rmdir()
+    gone = probe_distribution("alpha", paths=[site])
+    assert gone.reasons == [f"editable install whose source folder {source} is missing"]
+
+
+def test_console_scripts_an_installer_never_wrote_are_named_up_to_three_then_counted(tmp_path: Path) -> None:
+    site = _site(tmp_path)
+    info = site / "alpha-1.0.dist-info"
+    scripts = "".join(f"tool{i} = alpha:main\n" for i in range(5))
+    (info / "entry_points.txt").write_text(f"[console_scripts]\n{scripts}")
+    assert probe_distribution("alpha", paths=[site]).reasons == [
+        "5 console scripts of its entry points are not installed: tool0, tool1, tool2 and 2 more"
+    ]
