@@ -55,13 +55,14 @@ def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def pylocked(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> Path:
     """The project locked once with uv in the pylock format: every cffi wheel listed, the target's tags choose."""
     folder = tmp_path_factory.mktemp("abi-pylock") / "app"
-    return lock_offline(folder, wheelhouse, PYPROJECT.format(format='format = "pylock"\n'))
+    inside = shutil.copytree(wheelhouse, folder / "wheels")  # a lock names files inside the project only
+    return lock_offline(folder, Path(inside), PYPROJECT.format(format='format = "pylock"\n'))
 
 
 def project_for(fmt: str, target: Interpreter, pylocked: Path, wheelhouse: Path, folder: Path) -> Path:
     """The project in *fmt*: the shared pylock, or a requirements lock pinning the wheels of *target*."""
     if fmt == "pylock":
-        return Path(shutil.copytree(pylocked, folder))
+        return pylocked  # used in place: its lock names the wheels inside it by their absolute file URLs
     folder.mkdir()
     (folder / "pyproject.toml").write_text(PYPROJECT.format(format=""), encoding="utf-8")
     cffi = wheelhouse / f"cffi-1.17.1-{target.cp_tag}.whl"
