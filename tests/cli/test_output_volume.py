@@ -154,17 +154,3 @@ def test_a_strict_run_names_five_missing_packages_and_pytest_v_names_them_all(
     loud = inner.runpytest_subprocess("-p", "no:cacheprovider", "-v")
     assert loud.ret == EXIT_TIER_MISSING
     assert len([line for line in loud.errlines if line.startswith("  - wide")]) == len(WIDE), loud.errlines
-
-
-def test_the_volume_helpers_cut_only_past_their_limits() -> None:
-    reasons = [f"r{n}" for n in range(volume.REASONS)]
-    assert volume.joined(reasons, verbose=False) == "; ".join(reasons)
-    longer = [*reasons, "r9"]
-    assert volume.joined(longer, verbose=False, hint="h") == "; ".join([*reasons, "and 1 more reason (h)"])
-    assert volume.joined(longer, verbose=True) == "; ".join(longer)
-    lines = [f"l{n}" for n in range(volume.PACKAGES + 2)]
-    assert volume.capped(lines, verbose=False) == [*lines[: volume.PACKAGES], "and 2 more packages"]
-    assert volume.capped(lines[: volume.PACKAGES], verbose=False) == lines[: volume.PACKAGES]
-    assert volume.capped(lines, verbose=True) == lines
-    assert volume.shorten("a: partial — x; y; z; w", verbose=False) == "a: partial — x; y; z; and 1 more reason"
-    assert volume.shorten("no dash here", verbose=False) == "no dash here"
