@@ -201,3 +201,42 @@ def test_a_pyproject_that_cannot_be_read_is_said_so_not_taken_for_one_without_a_
     monkeypatch.setattr(fsutil, "read_text", denied)
     with pytest.raises(ConfigError, match=r"cannot read .*pyproject\.toml: Permission denied"):
         discover(tmp_path)
+
+
+def test_the_limit_is_the_documented_64_mib() -> None:
+    assert fsutil.MAX_BYTES == 64 * 1024 * 1024
+
+
+def test_open_regular_opens_a_file_of_any_size_and_refuses_a_fifo(tmp_path: Path) -> None:
+    wheel = tmp_path / "big.whl"
+    wheel.write_bytes(b"PK" + b"\0" * 10)
+    with fsutil.open_regular(wheel) as handle:
+        assert handle.read() == b"PK" + b"\0" * 10
+    fifo = tmp_path / "pipe.whl"
+    os.mkfifo(fifo)
+    with pytest.raises(FileRefused, match="FIFO"):
+        fsutil.open_regular(fifo)
+
+
+def test_write_atomic_keeps_an_existing_files_mode_and_gives_a_new_one_the_umasks(tmp_path: Path) -> None:
+    kept = tmp_path / "kept.txt"
+    kept.write_bytes(b"old")
+    kept.chmod(0o640)
+    fsutil.write_atomic(kept, b"new")
+    assert (kept.read_bytes(), kept.stat().st_mode & 0o7777) == (b"new", 0o640)
+    previous = os.umask(0o027)
+    try:
+        fresh = tmp_path / "fresh.txt"
+        fsutil.write_atomic(fresh, b"x")
+    finally:
+        os.umask(previous)
+    assert fresh.stat().st_mode & 0o7777 == 0o640
+    assert os.umask(previous) == previous  # the process's umask is put back
+
+
+def test_write_atomic_that_fails_leaves_no_temporary_file(tmp_path: Path) -> None:
+    target = tmp_path / "folder"
+    target.mkdir()
+    with pytest.raises(OSError):
+        fsutil.write_atomic(target, b"data")  # a folder cannot be replaced by a file
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder"]
