@@ -155,7 +155,7 @@ def test_a_no_build_tier_stops_before_the_backend_with_the_explanation_check_giv
     assert not list(site_packages(folder / ".venv").glob("purepkg*"))
     # status says why, with the remedy, in text and JSON
     code, out, _ = run_cli(capsys, "--project", str(folder), "status", "base")
-    assert "base: the last install-tier of base failed" in out
+    assert "\n  the last install-tier of base failed" in out  # first among the tier's problems
     code, document = run_json(capsys, "--project", str(folder), "status", "base")
     (row,) = document["tiers"]
     assert row["problems"][0].startswith("the last install-tier of base failed")
@@ -225,7 +225,7 @@ def test_a_failed_build_names_the_missing_header_status_reports_it_and_the_remed
     remedy = err.split("to fix: ", 1)[1]
     assert remedy.startswith(f"install the development package that provides {HEADER}")
     code, out, _ = run_cli(capsys, "--project", str(folder), "status", "brain")
-    assert "brain: the last install-tier of brain failed" in out
+    assert "\n  the last install-tier of brain failed" in out
     code, document = run_json(capsys, "--project", str(folder), "status", "brain")
     (row,) = document["tiers"]
     assert row["state"] == "absent"

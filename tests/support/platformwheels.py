@@ -6,7 +6,7 @@ its file name. An sdist here is a real source distribution with static metadata
 (``PKG-INFO`` 2.2 and a ``[project]`` table, so a lock reads it without building)
 and an in-tree build backend that needs nothing from an index; its build can
 compile a C file with gcc (and fail for a missing header) or import a module that
-is not there. :func:`simple_index` writes a PEP 503 index (``file://``) with a
+is not there. :func:`simple_index` serves a PEP 503 index (HTTP on 127.0.0.1) with a
 sha256 on every link, as a registry serves them: locks made from it carry every
 file's hash.
 """
@@ -117,20 +117,38 @@ def build_sdist(
 
 
 def simple_index(files: Path, dest: Path) -> str:
-    """A PEP 503 simple index in *dest* over every wheel and sdist in *files*; its ``file://`` URL."""
+    """A PEP 503 simple index over every wheel and sdist in *files*, served over HTTP on 127.0.0.1; its URL.
+
+    Served, not ``file://``: a lock names registry distributions and files inside the project, and a
+    registry is reached over HTTP (the server is a daemon thread that lives as long as the test process).
+    """
+    import shutil
+    import threading
+    from functools import partial
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            del format, args
+
     by_name: dict[str, list[Path]] = {}
+    (dest / "files").mkdir(parents=True, exist_ok=True)
     for path in sorted(files.iterdir()):
         if path.name.endswith((".whl", ".tar.gz")):
             project = re.split(r"-\d", path.name, maxsplit=1)[0]
             by_name.setdefault(canonicalize_name(project), []).append(path)
-    dest.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, dest / "files" / path.name)
+    simple = dest / "simple"
+    simple.mkdir(exist_ok=True)
     for name, paths in by_name.items():
         links = "".join(
-            f'<a href="{p.resolve().as_uri()}#sha256={hashlib.sha256(p.read_bytes()).hexdigest()}">{p.name}</a>\n'
+            f'<a href="/files/{p.name}#sha256={hashlib.sha256(p.read_bytes()).hexdigest()}">{p.name}</a>\n'
             for p in paths
         )
-        (dest / name).mkdir(exist_ok=True)
-        (dest / name / "index.html").write_text(f"<html><body>\n{links}</body></html>\n", encoding="utf-8")
+        (simple / name).mkdir(exist_ok=True)
+        (simple / name / "index.html").write_text(f"<html><body>\n{links}</body></html>\n", encoding="utf-8")
     listing = "".join(f'<a href="{n}/">{n}</a>\n' for n in sorted(by_name))
-    (dest / "index.html").write_text(f"<html><body>\n{listing}</body></html>\n", encoding="utf-8")
-    return dest.resolve().as_uri()
+    (simple / "index.html").write_text(f"<html><body>\n{listing}</body></html>\n", encoding="utf-8")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Quiet, directory=str(dest)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}/simple"

@@ -237,6 +237,6 @@ def test_write_atomic_keeps_an_existing_files_mode_and_gives_a_new_one_the_umask
 def test_write_atomic_that_fails_leaves_no_temporary_file(tmp_path: Path) -> None:
     target = tmp_path / "folder"
     target.mkdir()
-    with pytest.raises(OSError):
+    with pytest.raises(IsADirectoryError):
         fsutil.write_atomic(target, b"data")  # a folder cannot be replaced by a file
     assert sorted(p.name for p in tmp_path.iterdir()) == ["folder"]
