@@ -240,3 +240,17 @@ def test_write_atomic_that_fails_leaves_no_temporary_file(tmp_path: Path) -> Non
     with pytest.raises(IsADirectoryError):
         fsutil.write_atomic(target, b"data")  # a folder cannot be replaced by a file
     assert sorted(p.name for p in tmp_path.iterdir()) == ["folder"]
+
+
+def test_regular_file_takes_a_file_of_exactly_the_limit_and_refuses_one_byte_more(tmp_path: Path) -> None:
+    at_limit = tmp_path / "at.toml"
+    with at_limit.open("wb") as handle:
+        handle.truncate(fsutil.MAX_BYTES)  # sparse: no disk spent
+    assert regular_file(at_limit) is True
+    over = tmp_path / "over.toml"
+    with over.open("wb") as handle:
+        handle.truncate(fsutil.MAX_BYTES + 1)
+    with pytest.raises(FileRefused, match="bytes"):
+        regular_file(over)
+    assert regular_file(tmp_path / "absent.toml") is False
+    assert regular_file(tmp_path / "absent" / "deeper.toml") is False
