@@ -32,7 +32,8 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _pip_lock(wheels: Path, dest: Path) -> Path:
     """``pip lock`` (real pip, offline) of alpha and gamma[fast]: a lock for one selection."""
-    probe = subprocess.run([sys.executable, "-m", "pip", "lock", "--help"], env=clean_env(), capture_output=True)
+    argv = [sys.executable, "-m", "pip", "lock", "--help"]
+    probe = subprocess.run(argv, env=clean_env(), capture_output=True, check=False)
     if probe.returncode != 0:  # the lowest-versions venv: its pip came with the interpreter
         pytest.skip(f"this interpreter's pip has no `pip lock` (pip 25.1 and later): {sys.executable}")
     subprocess.run(
