@@ -155,9 +155,10 @@ def _exit(code: int) -> NoReturn:
     """
     if "coverage" in sys.modules:
         sys.exit(code)
-    libraries = sys.modules.get("tierlock.probing.libraries")
-    if libraries is not None:  # the library verdicts this run learnt (written at exit; os._exit skips atexit)
-        libraries.save_all()
+    for kept in ("tierlock.probing.libraries", "tierlock.probing.distcache"):
+        module = sys.modules.get(kept)
+        if module is not None:  # what this run learnt (written at exit; os._exit skips atexit)
+            module.save_all()
     import os
 
     for stream in (sys.stdout, sys.stderr):

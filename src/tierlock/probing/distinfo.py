@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tierlock.probing import compiled, metadata, record, roots
+from tierlock.probing import compiled, distcache, metadata, record, roots
 from tierlock.probing.site import DistInfoDir
 
 _KEEP = 4096
@@ -129,8 +129,13 @@ def read(info: DistInfoDir, suffixes: Sequence[str], *, again: bool = False) -> 
         if st is not None and kept.key[0] == (st.st_ino, st.st_size, st.st_mtime_ns):
             return kept, True
     key = _identity(info.path)
-    facts = _build(info, key, suffixes)
-    if _settled(key):
+    settled = _settled(key)
+    facts = None if again or not settled else distcache.get(info, memo_key[1], key)
+    if facts is None:
+        facts = _build(info, key, suffixes)
+        if settled:
+            distcache.put(facts, memo_key[1])
+    if settled:
         if len(_MEMO) >= _KEEP:
             _MEMO.clear()
         _MEMO[memo_key] = facts

@@ -165,3 +165,78 @@ def test_console_scripts_an_installer_never_wrote_are_named_up_to_three_then_cou
     assert probe_distribution("alpha", paths=[site]).reasons == [
         "5 console scripts of its entry points are not installed: tool0, tool1, tool2 and 2 more"
     ]
+
+
+# -- kept across processes (on disk) ---------------------------------------------------------------
+
+
+def _new_process() -> None:
+    """What a new process starts from: the facts written at exit, nothing in memory."""
+    from tierlock.probing import distcache
+
+    distcache.save_all()
+    distinfo._MEMO.clear()
+    distcache._FILES.clear()
+
+
+@pytest.fixture
+def kept_on_disk(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(folder))
+    monkeypatch.setattr(distinfo, "_MEMO", {})
+    from tierlock.probing import distcache
+
+    monkeypatch.setattr(distcache, "_FILES", {})
+    return folder
+
+
+def test_a_second_process_takes_an_unchanged_folders_facts_from_disk_without_reading_record(
+    tmp_path: Path, reads: list[str], kept_on_disk: Path
+) -> None:
+    site = _site(tmp_path)
+    first = probe_distribution("alpha", paths=[site], locked_version="1.0")
+    _new_process()
+    again = probe_distribution("alpha", paths=[site], locked_version="1.0")
+    assert len(reads) == 1
+    assert [p.name for p in kept_on_disk.iterdir()][0].startswith("distinfo-")
+    assert (again.state, again.files_checked, again.records) == (first.state, first.files_checked, first.records)
+    assert again.import_roots == first.import_roots
+
+
+def test_a_file_gone_is_seen_by_a_process_that_took_the_facts_from_disk(
+    tmp_path: Path, reads: list[str], kept_on_disk: Path
+) -> None:
+    site = _site(tmp_path)
+    assert probe_distribution("alpha", paths=[site], locked_version="1.0").state == "present"
+    _new_process()
+    (site / f"_alpha_speedups{EXT_SUFFIX}").unlink()
+    result = probe_distribution("alpha", paths=[site], locked_version="1.0")
+    assert result.state == "partial"
+    assert any("_alpha_speedups" in reason for reason in result.reasons)
+    assert len(reads) == 1  # the facts came from disk; the verdict came from the stat of every file
+
+
+def test_a_record_rewritten_is_read_again_by_the_next_process(
+    tmp_path: Path, reads: list[str], kept_on_disk: Path
+) -> None:
+    site = _site(tmp_path)
+    assert probe_distribution("alpha", paths=[site], locked_version="1.0").state == "present"
+    _new_process()
+    record = site / "alpha-1.0.dist-info" / "RECORD"
+    record.write_text(record.read_text() + "alpha/extra.py,,3\n")
+    os.utime(record, (OLD + 1, OLD + 1))
+    result = probe_distribution("alpha", paths=[site], locked_version="1.0")
+    assert len(reads) == 2
+    assert result.state == "partial" and any("alpha/extra.py" in reason for reason in result.reasons)
+
+
+def test_another_targets_suffixes_are_kept_apart(tmp_path: Path, reads: list[str], kept_on_disk: Path) -> None:
+    site = _site(tmp_path)
+    index = SiteIndex.scan([site])
+    other = SiteIndex.scan([site], suffixes=(".cpython-39-x86_64-linux-gnu.so", ".abi3.so", ".so"))
+    assert probe_distribution("alpha", index=index, locked_version="1.0").state == "present"
+    _new_process()
+    probe_distribution("alpha", index=other, locked_version="1.0")
+    assert len(reads) == 2
+    _new_process()
+    assert len(list(kept_on_disk.iterdir())) == 2
