@@ -97,7 +97,9 @@ def make_project(root: Path) -> tuple[Path, Path]:
     for tier in ("brain", "viz"):  # a test file per tier, importing one of its roots (the census reads them)
         tests = project / "tests" / tier
         tests.mkdir(parents=True, exist_ok=True)
-        (tests / f"test_{tier}.py").write_text(f"import {tier}pkg00\n\n\ndef test_it():\n    assert {tier}pkg00.VALUE == 0\n")
+        (tests / f"test_{tier}.py").write_text(
+            f"import {tier}pkg00\n\n\ndef test_it():\n    assert {tier}pkg00.VALUE == 0\n"
+        )
     (project / "tests" / "test_plain.py").write_text("def test_plain():\n    assert True\n", encoding="utf-8")
     write_lock(project, "base", pins["base"])
     write_lock(project, "brain", [*pins["base"], *pins["brain"]])
@@ -149,7 +151,7 @@ def load() -> str:
         return "unknown"
 
 
-def ratio_line(label: str, ours: float, peer: float, peer_name: str, goal: str, within: bool) -> str:
+def ratio_line(label: str, ours: float, peer: float, peer_name: str, goal: str, *, within: bool) -> str:
     verdict = "met" if within else "NOT met"
     return (
         f"{label:<40} tierlock {ours * 1000:8.1f} ms   {peer_name:<22} {peer * 1000:8.1f} ms   "

@@ -17,6 +17,7 @@ that cannot be read or written is no cache.
 
 from __future__ import annotations
 
+import contextlib
 import marshal  # loaded by every interpreter at start-up: no import cost
 import os
 import sys
@@ -116,7 +117,5 @@ def save(exe: str, cfg_folders: tuple[str, ...], sites: tuple[str, ...], answer:
             fh.write(marshal.dumps(document))
         os.replace(temporary, path)
     except (OSError, ValueError):
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(temporary)
-        except OSError:
-            pass

@@ -17,6 +17,7 @@ cache.
 
 from __future__ import annotations
 
+import contextlib
 import marshal  # loaded by every interpreter at start-up: no import cost
 import os
 import sys
@@ -85,10 +86,8 @@ class _File:
                 fh.write(marshal.dumps({"key": self.key, "entries": self.entries}))
             os.replace(temporary, self.path)
         except (OSError, ValueError):
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(temporary)
-            except OSError:
-                pass
         self.dirty = False
 
 

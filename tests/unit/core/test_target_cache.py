@@ -57,7 +57,8 @@ def test_a_second_command_takes_the_answer_from_disk_without_starting_the_interp
     second = _command(python)
     assert len(started) == 1
     assert second == first
-    assert second.paths == first.paths and second.marker_env == first.marker_env
+    assert second.paths == first.paths
+    assert second.marker_env == first.marker_env
 
 
 @pytest.mark.parametrize("change", ["pth-added", "pth-edited-in-place", "pyvenv-cfg"])
@@ -73,7 +74,8 @@ def test_a_change_the_answer_depends_on_starts_the_interpreter_again(
     _age(pth, target.purelib)
     started.clear()
     before = _command(python)
-    assert _command(python) == before and len(started) == 1
+    assert _command(python) == before
+    assert len(started) == 1
     if change == "pth-added":
         (target.purelib / "more.pth").write_text(str(extra) + "\n")
     elif change == "pth-edited-in-place":

@@ -198,7 +198,7 @@ def test_a_second_process_takes_an_unchanged_folders_facts_from_disk_without_rea
     _new_process()
     again = probe_distribution("alpha", paths=[site], locked_version="1.0")
     assert len(reads) == 1
-    assert [p.name for p in kept_on_disk.iterdir()][0].startswith("distinfo-")
+    assert next(p.name for p in kept_on_disk.iterdir()).startswith("distinfo-")
     assert (again.state, again.files_checked, again.records) == (first.state, first.files_checked, first.records)
     assert again.import_roots == first.import_roots
 
@@ -227,7 +227,8 @@ def test_a_record_rewritten_is_read_again_by_the_next_process(
     os.utime(record, (OLD + 1, OLD + 1))
     result = probe_distribution("alpha", paths=[site], locked_version="1.0")
     assert len(reads) == 2
-    assert result.state == "partial" and any("alpha/extra.py" in reason for reason in result.reasons)
+    assert result.state == "partial"
+    assert any("alpha/extra.py" in reason for reason in result.reasons)
 
 
 def test_another_targets_suffixes_are_kept_apart(tmp_path: Path, reads: list[str], kept_on_disk: Path) -> None:
