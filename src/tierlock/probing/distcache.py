@@ -117,7 +117,7 @@ def get(info: DistInfoDir, suffixes: tuple[str, ...], key: tuple[object, ...]) -
         return None
     try:
         return _restore(info, key, entry)
-    except (ValueError, TypeError, IndexError):
+    except (ValueError, TypeError):  # an entry of another shape (its length is checked first)
         return None
 
 

@@ -241,3 +241,109 @@ def test_another_targets_suffixes_are_kept_apart(tmp_path: Path, reads: list[str
     assert len(reads) == 2
     _new_process()
     assert len(list(kept_on_disk.iterdir())) == 2
+
+
+def test_a_record_row_without_a_size_still_has_every_file_stat_ed_from_kept_facts(
+    tmp_path: Path, reads: list[str], kept_on_disk: Path
+) -> None:
+    site = _site(tmp_path)
+    record = site / "alpha-1.0.dist-info" / "RECORD"
+    rows = record.read_text().splitlines()
+    first = rows[0].split(",")[0]
+    rows[0] = f"{first},,"  # the first file listed without a size; the others with theirs
+    record.write_text("\n".join(rows) + "\n")
+    os.utime(record, (OLD, OLD))
+    assert probe_distribution("alpha", paths=[site], locked_version="1.0").state == "present"
+    _new_process()
+    (site / f"_alpha_speedups{EXT_SUFFIX}").unlink()  # listed after the size-less row
+    result = probe_distribution("alpha", paths=[site], locked_version="1.0")
+    assert len(reads) == 1
+    assert result.state == "partial"
+
+
+def test_an_editable_installs_source_is_given_again_from_kept_facts(
+    tmp_path: Path, reads: list[str], kept_on_disk: Path
+) -> None:
+    site = _site(tmp_path)
+    source = tmp_path / "src-tree"
+    source.mkdir()
+    info = site / "alpha-1.0.dist-info"
+    (info / "direct_url.json").write_text(f'{{"url": "{source.as_uri()}", "dir_info": {{"editable": true}}}}')
+    for path in (info / "direct_url.json", info):
+        os.utime(path, (OLD, OLD))
+    first = probe_distribution("alpha", paths=[site], locked_version="1.0")
+    _new_process()
+    again = probe_distribution("alpha", paths=[site], locked_version="1.0")
+    assert len(reads) == 1
+    assert again.editable_source == first.editable_source == source
+    assert again.state == first.state
+
+
+def test_kept_facts_of_another_schema_are_not_used(
+    tmp_path: Path, reads: list[str], kept_on_disk: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tierlock.probing import distcache
+
+    site = _site(tmp_path)
+    probe_distribution("alpha", paths=[site], locked_version="1.0")
+    _new_process()
+    monkeypatch.setattr(distcache, "SCHEMA", distcache.SCHEMA + 1)
+    assert probe_distribution("alpha", paths=[site], locked_version="1.0").state == "present"
+    assert len(reads) == 2
+
+
+def test_a_kept_entry_of_another_shape_is_read_again(tmp_path: Path, reads: list[str], kept_on_disk: Path) -> None:
+    import marshal
+
+    from tierlock.probing import distcache
+
+    site = _site(tmp_path)
+    probe_distribution("alpha", paths=[site], locked_version="1.0")
+    _new_process()
+    (kept,) = kept_on_disk.iterdir()
+    data = marshal.loads(kept.read_bytes())
+    for entry in data["entries"].values():
+        entry[2 + distcache._PLAIN.index("records")] = [1]  # rows that are not (path, rel, size, hash)
+    kept.write_bytes(marshal.dumps(data))
+    assert probe_distribution("alpha", paths=[site], locked_version="1.0").state == "present"
+    assert len(reads) == 2
+
+
+def test_every_folder_is_kept_up_to_the_limit_and_then_the_memory_starts_again(
+    tmp_path: Path, reads: list[str], kept_on_disk: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tierlock.probing import distcache
+
+    monkeypatch.setattr(distcache, "_KEEP", 2)
+    sites = [_site(tmp_path / str(i)) for i in range(3)]
+    for site in sites[:2]:
+        probe_distribution("alpha", paths=[site], locked_version="1.0")
+    entries = {path for f in distcache._FILES.values() for path in f.entries}
+    assert len(entries) == 2  # one file per site folder, one folder in each
+    _new_process()
+    for site in sites[:2]:
+        probe_distribution("alpha", paths=[site], locked_version="1.0")
+    assert len(reads) == 2  # both kept
+
+
+def test_one_site_folder_keeps_as_many_folders_as_the_limit_allows(
+    tmp_path: Path, reads: list[str], kept_on_disk: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tierlock.probing import distcache
+
+    monkeypatch.setattr(distcache, "_KEEP", 2)
+    site = _site(tmp_path)
+    for name in ("beta", "gamma"):  # two more folders in the same site
+        info = site / f"{name}-1.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+        (info / "INSTALLER").write_text("uv\n")
+        (info / "RECORD").write_text(f"{name}-1.0.dist-info/METADATA,,\n{name}-1.0.dist-info/RECORD,,\n")
+        for path in (*info.iterdir(), info):
+            os.utime(path, (OLD, OLD))
+    for name in ("alpha", "beta"):
+        probe_distribution(name, paths=[site], locked_version="1.0")
+    (kept,) = distcache._FILES.values()
+    assert len(kept.entries) == 2
+    probe_distribution("gamma", paths=[site], locked_version="1.0")
+    assert len(kept.entries) == 1  # the limit reached: the memory started again with the newest
