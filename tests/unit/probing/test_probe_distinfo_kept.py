@@ -347,3 +347,23 @@ def test_one_site_folder_keeps_as_many_folders_as_the_limit_allows(
     assert len(kept.entries) == 2
     probe_distribution("gamma", paths=[site], locked_version="1.0")
     assert len(kept.entries) == 1  # the limit reached: the memory started again with the newest
+
+
+def test_a_library_user_s_process_writes_what_it_learnt_when_it_ends(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from tests.support.env import clean_env
+
+    site = _site(tmp_path)
+    cache = tmp_path / "cache"
+    code = f"from tierlock.probing import probe_distribution; probe_distribution('alpha', paths=[{str(site)!r}])"
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        env=clean_env({"TIERLOCK_CACHE_DIR": str(cache)}),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert [p.name.startswith("distinfo-") for p in cache.iterdir()] == [True]
