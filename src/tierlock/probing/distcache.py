@@ -21,7 +21,6 @@ import contextlib
 import marshal  # loaded by every interpreter at start-up: no import cost
 import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -33,7 +32,7 @@ _KEEP = 4096
 """At most this many folders per file (then it starts again)."""
 
 #: The fields kept as they are (the rest are derived from them when the facts are given again).
-_PLAIN = (
+PLAIN = (
     "meta_resized",
     "problems",
     "version_raw",
@@ -110,15 +109,13 @@ def _file(site: str, suffixes: tuple[str, ...]) -> _File:
     return kept
 
 
-def get(info: DistInfoDir, suffixes: tuple[str, ...], key: tuple[object, ...]) -> DistInfo | None:
-    """The facts kept for the folder *info* when its identity is still *key*; else None."""
+def get(info: DistInfoDir, suffixes: tuple[str, ...], key: tuple[object, ...]) -> list[Any] | None:
+    """The entry kept for the folder *info* when its identity is still *key* (the source folder, then the
+    fields named in :data:`PLAIN`); else None. :func:`tierlock.probing.distinfo.read` rebuilds the facts."""
     entry = _file(info.site, suffixes).entries.get(info.path)
-    if entry is None or tuple(entry[0]) != key:
+    if not isinstance(entry, list) or len(entry) != 2 + len(PLAIN) or tuple(entry[0]) != key:
         return None
-    try:
-        return _restore(info, key, entry)
-    except (ValueError, TypeError):  # an entry of another shape (its length is checked first)
-        return None
+    return entry
 
 
 def put(facts: DistInfo, suffixes: tuple[str, ...]) -> None:
@@ -129,7 +126,7 @@ def put(facts: DistInfo, suffixes: tuple[str, ...]) -> None:
     if len(kept.entries) >= _KEEP:
         kept.entries.clear()
     source = None if facts.source is None else str(facts.source)
-    kept.entries[facts.path] = [list(facts.key), source, *(getattr(facts, name) for name in _PLAIN)]
+    kept.entries[facts.path] = [list(facts.key), source, *(getattr(facts, name) for name in PLAIN)]
     if not kept.dirty:
         kept.dirty = True
         if not _UNSAVED:
@@ -137,25 +134,6 @@ def put(facts: DistInfo, suffixes: tuple[str, ...]) -> None:
 
             atexit.register(save_all)
         _UNSAVED.append(kept)
-
-
-def _restore(info: DistInfoDir, key: tuple[object, ...], entry: list[Any]) -> DistInfo:
-    from tierlock.probing.distinfo import DistInfo
-
-    if len(entry) != 2 + len(_PLAIN):
-        raise ValueError("an entry of another shape")
-    facts = DistInfo(info, key)
-    facts.source = None if entry[1] is None else Path(entry[1])
-    for name, value in zip(_PLAIN, entry[2:], strict=True):
-        setattr(facts, name, value)
-    # As distinfo._files: METADATA and RECORD are left out of the rows stat-ed when the key has their identity.
-    own = {path for path, identity in zip(facts.own, key[1:3], strict=True) if isinstance(identity, tuple)}
-    checked = tuple((full, size, rel) for full, rel, size, _hash in facts.records if full not in own)
-    facts.rows = checked
-    facts.paths = tuple(full for full, _size, _rel in checked)
-    sizes = [size for _full, size, _rel in checked]
-    facts.sizes = [int(size) for size in sizes if size is not None] if None not in sizes else None
-    return facts
 
 
 def save_all() -> None:

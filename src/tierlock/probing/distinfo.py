@@ -130,7 +130,7 @@ def read(info: DistInfoDir, suffixes: Sequence[str], *, again: bool = False) -> 
             return kept, True
     key = _identity(info.path)
     settled = _settled(key)
-    facts = None if again or not settled else distcache.get(info, memo_key[1], key)
+    facts = None if again or not settled else _kept(info, memo_key[1], key)
     if facts is None:
         facts = _build(info, key, suffixes)
         if settled:
@@ -140,6 +140,29 @@ def read(info: DistInfoDir, suffixes: Sequence[str], *, again: bool = False) -> 
             _MEMO.clear()
         _MEMO[memo_key] = facts
     return facts, False
+
+
+def _kept(info: DistInfoDir, suffixes: tuple[str, ...], key: tuple[object, ...]) -> DistInfo | None:
+    """The facts an earlier process kept for the folder (:mod:`tierlock.probing.distcache`), when its identity is
+    still *key*; None when none are kept or the entry is of another shape."""
+    entry = distcache.get(info, suffixes, key)
+    if entry is None:
+        return None
+    facts = DistInfo(info, key)
+    try:
+        facts.source = None if entry[1] is None else Path(entry[1])
+        for name, value in zip(distcache.PLAIN, entry[2:], strict=True):
+            setattr(facts, name, value)
+        # As _files: METADATA and RECORD are left out of the rows stat-ed when the key has their identity.
+        own = {path for path, identity in zip(facts.own, key[1:3], strict=True) if isinstance(identity, tuple)}
+        checked = tuple((full, size, rel) for full, rel, size, _hash in facts.records if full not in own)
+    except (ValueError, TypeError):
+        return None
+    facts.rows = checked
+    facts.paths = tuple(full for full, _size, _rel in checked)
+    sizes = [size for _full, size, _rel in checked]
+    facts.sizes = [int(size) for size in sizes if size is not None] if None not in sizes else None
+    return facts
 
 
 def own_unchanged(facts: DistInfo) -> bool:

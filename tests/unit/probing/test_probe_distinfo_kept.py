@@ -303,7 +303,7 @@ def test_a_kept_entry_of_another_shape_is_read_again(tmp_path: Path, reads: list
     (kept,) = kept_on_disk.iterdir()
     data = marshal.loads(kept.read_bytes())
     for entry in data["entries"].values():
-        entry[2 + distcache._PLAIN.index("records")] = [1]  # rows that are not (path, rel, size, hash)
+        entry[2 + distcache.PLAIN.index("records")] = [1]  # rows that are not (path, rel, size, hash)
     kept.write_bytes(marshal.dumps(data))
     assert probe_distribution("alpha", paths=[site], locked_version="1.0").state == "present"
     assert len(reads) == 2
