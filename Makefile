@@ -39,6 +39,15 @@ check-locks: $(STAMP)
 	$(BIN)/tierlock admit
 	$(BIN)/tierlock --project examples/demo check
 
+# Every benchmark, each printing tierlock beside its peer and the ratio (not part of `make test`; minutes;
+# docs/benchmarks.md). The --registry ones need the package index and say so when offline.
+BENCH_OFFLINE := bench_cli bench_arm bench_install bench_probe_closure bench_probe bench_lock bench_check bench_uvlock \
+	bench_plugin bench_libraries bench_census bench_verify bench_validate
+bench: $(STAMP)
+	@for b in $(BENCH_OFFLINE); do echo "== $$b"; $(BIN)/python benchmarks/$$b.py || exit 1; done
+	@echo "== bench_arm --registry dataframe"; $(BIN)/python benchmarks/bench_arm.py --registry dataframe
+	@echo "== bench_arm --registry compiled"; $(BIN)/python benchmarks/bench_arm.py --registry compiled
+
 .PHONY: mutate mutate-report
 # Mutation testing, not part of `make test` (docs/howto/mutation-testing.md): arms the locked
 # mutate tier (cosmic-ray), then mutates one module in place and runs its fast tests per mutant.

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,6 +22,8 @@ BIN = Path(sys.executable).parent
 BASE_ROOTS = 9
 BRAIN_ROOTS = 9
 PER_ROOT = 5  # each root pulls in a chain of dependencies
+_CACHE = tempfile.mkdtemp(prefix="tierlock-bench-uv-cache-")
+atexit.register(shutil.rmtree, _CACHE, True)
 
 
 def env() -> dict[str, str]:
@@ -27,6 +32,7 @@ def env() -> dict[str, str]:
         k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_")) and k != "PYTHONDONTWRITEBYTECODE"
     }
     clean.update({"PIP_CONFIG_FILE": os.devnull, "UV_NO_PROGRESS": "1"})  # [tool.uv] in the project is read
+    clean["UV_CACHE_DIR"] = _CACHE  # the benchmark's own uv cache, not this machine's
     return clean
 
 

@@ -155,9 +155,10 @@ def _exit(code: int) -> NoReturn:
     """
     if "coverage" in sys.modules:
         sys.exit(code)
-    libraries = sys.modules.get("tierlock.probing.libraries")
-    if libraries is not None:  # the library verdicts this run learnt (written at exit; os._exit skips atexit)
-        libraries.save_all()
+    for kept in ("tierlock.probing.libraries", "tierlock.probing.distcache"):
+        module = sys.modules.get(kept)
+        if module is not None:  # what this run learnt (written at exit; os._exit skips atexit)
+            module.save_all()
     import os
 
     for stream in (sys.stdout, sys.stderr):
@@ -188,8 +189,28 @@ def _cli(argv: list[str], prog: str | None = None) -> int:
     return main(argv) if prog is None else main(argv, prog=prog)
 
 
+def version(argv: Sequence[str]) -> int | None:
+    """``tierlock --version`` (alone, or with ``--json``): printed before anything else is imported; else None.
+
+    The answer is the one :func:`tierlock.cli.main` gives for the same arguments (``tierlock VERSION``, or
+    with ``--json`` one JSON document); any other argument goes there.
+    """
+    if "--version" not in argv or not set(argv) <= {"--version", "--json"}:
+        return None
+    from tierlock._version import __version__
+
+    if "--json" in argv:
+        sys.stdout.write('{"ok": true, "version": "%s"}\n' % __version__)  # noqa: UP031 (json costs an import)
+    else:
+        sys.stdout.write(f"tierlock {__version__}\n")
+    return 0
+
+
 def tierlock() -> NoReturn:
     """The ``tierlock`` console script."""
+    code = version(sys.argv[1:])
+    if code is not None:
+        _exit(code)
     code = _fast(sys.argv[1:], command=True)
     if code is None and "verified" in sys.argv[1:]:  # the gate a pre-push hook calls: no argparse, no CLI
         from tierlock.evidence.fastgate import fast

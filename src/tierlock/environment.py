@@ -259,9 +259,26 @@ def _described(exe: Path) -> Target:
     seen = _SEEN.get(key)
     if seen is not None and seen[0] == _stamp(exe, seen[1]):
         return seen[1]
-    target = _parse(exe, _ask(exe).stdout)
+    target = _parse(exe, _answer(exe))
     _SEEN[key] = (_stamp(exe, target), target)
     return target
+
+
+def _answer(exe: Path) -> str:
+    """What the interpreter at *exe* says about itself: kept from an earlier command while nothing it depends
+    on changed (:mod:`tierlock.targetcache`), else asked now and kept."""
+    from tierlock import targetcache
+
+    key = os.path.abspath(exe)
+    folders = _cfg_folders(exe)
+    kept = targetcache.load(key, folders)
+    if kept is not None:
+        return kept
+    answer = _ask(exe).stdout
+    target = _parse(exe, answer)
+    sites = tuple(dict.fromkeys((str(target.purelib), str(target.platlib))))
+    targetcache.save(key, folders, sites, answer)
+    return answer
 
 
 def _cfg_folders(exe: Path) -> tuple[str, str]:

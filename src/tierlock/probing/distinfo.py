@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tierlock.probing import compiled, metadata, record, roots
+from tierlock.probing import compiled, distcache, metadata, record, roots
 from tierlock.probing.site import DistInfoDir
 
 _KEEP = 4096
@@ -129,12 +129,40 @@ def read(info: DistInfoDir, suffixes: Sequence[str], *, again: bool = False) -> 
         if st is not None and kept.key[0] == (st.st_ino, st.st_size, st.st_mtime_ns):
             return kept, True
     key = _identity(info.path)
-    facts = _build(info, key, suffixes)
-    if _settled(key):
+    settled = _settled(key)
+    facts = None if again or not settled else _kept(info, memo_key[1], key)
+    if facts is None:
+        facts = _build(info, key, suffixes)
+        if settled:
+            distcache.put(facts, memo_key[1])
+    if settled:
         if len(_MEMO) >= _KEEP:
             _MEMO.clear()
         _MEMO[memo_key] = facts
     return facts, False
+
+
+def _kept(info: DistInfoDir, suffixes: tuple[str, ...], key: tuple[object, ...]) -> DistInfo | None:
+    """The facts an earlier process kept for the folder (:mod:`tierlock.probing.distcache`), when its identity is
+    still *key*; None when none are kept or the entry is of another shape."""
+    entry = distcache.get(info, suffixes, key)
+    if entry is None:
+        return None
+    facts = DistInfo(info, key)
+    try:
+        facts.source = None if entry[1] is None else Path(entry[1])
+        for name, value in zip(distcache.PLAIN, entry[2:], strict=True):
+            setattr(facts, name, value)
+        # As _files: METADATA and RECORD are left out of the rows stat-ed when the key has their identity.
+        own = {path for path, identity in zip(facts.own, key[1:3], strict=True) if isinstance(identity, tuple)}
+        checked = tuple((full, size, rel) for full, rel, size, _hash in facts.records if full not in own)
+    except (ValueError, TypeError):
+        return None
+    facts.rows = checked
+    facts.paths = tuple(full for full, _size, _rel in checked)
+    sizes = [size for _full, size, _rel in checked]
+    facts.sizes = [int(size) for size in sizes if size is not None] if None not in sizes else None
+    return facts
 
 
 def own_unchanged(facts: DistInfo) -> bool:

@@ -26,6 +26,7 @@ def test_an_inspection_started_early_is_collected_once_by_resolve(monkeypatch: p
     seen: list[tuple[str, ...]] = []
     monkeypatch.setattr(subproc, "observers", [lambda argv: seen.append(tuple(argv))])
     monkeypatch.setattr(environment, "_SEEN", {})  # nothing remembered from other tests
+    monkeypatch.setenv("TIERLOCK_CACHE_DIR", "")  # nor kept on disk by them
     pending = environment.start(sys.executable)
     assert pending is not None
     target = environment.resolve(sys.executable, pending=pending)

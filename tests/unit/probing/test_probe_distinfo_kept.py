@@ -165,3 +165,205 @@ def test_console_scripts_an_installer_never_wrote_are_named_up_to_three_then_cou
     assert probe_distribution("alpha", paths=[site]).reasons == [
         "5 console scripts of its entry points are not installed: tool0, tool1, tool2 and 2 more"
     ]
+
+
+# -- kept across processes (on disk) ---------------------------------------------------------------
+
+
+def _new_process() -> None:
+    """What a new process starts from: the facts written at exit, nothing in memory."""
+    from tierlock.probing import distcache
+
+    distcache.save_all()
+    distinfo._MEMO.clear()
+    distcache._FILES.clear()
+
+
+@pytest.fixture
+def kept_on_disk(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(folder))
+    monkeypatch.setattr(distinfo, "_MEMO", {})
+    from tierlock.probing import distcache
+
+    monkeypatch.setattr(distcache, "_FILES", {})
+    return folder
+
+
+def test_a_second_process_takes_an_unchanged_folders_facts_from_disk_without_reading_record(
+    tmp_path: Path, reads: list[str], kept_on_disk: Path
+) -> None:
+    site = _site(tmp_path)
+    first = probe_distribution("alpha", paths=[site], locked_version="1.0")
+    _new_process()
+    again = probe_distribution("alpha", paths=[site], locked_version="1.0")
+    assert len(reads) == 1
+    assert next(p.name for p in kept_on_disk.iterdir()).startswith("distinfo-")
+    assert (again.state, again.files_checked, again.records) == (first.state, first.files_checked, first.records)
+    assert again.import_roots == first.import_roots
+
+
+def test_a_file_gone_is_seen_by_a_process_that_took_the_facts_from_disk(
+    tmp_path: Path, reads: list[str], kept_on_disk: Path
+) -> None:
+    site = _site(tmp_path)
+    assert probe_distribution("alpha", paths=[site], locked_version="1.0").state == "present"
+    _new_process()
+    (site / f"_alpha_speedups{EXT_SUFFIX}").unlink()
+    result = probe_distribution("alpha", paths=[site], locked_version="1.0")
+    assert result.state == "partial"
+    assert any("_alpha_speedups" in reason for reason in result.reasons)
+    assert len(reads) == 1  # the facts came from disk; the verdict came from the stat of every file
+
+
+def test_a_record_rewritten_is_read_again_by_the_next_process(
+    tmp_path: Path, reads: list[str], kept_on_disk: Path
+) -> None:
+    site = _site(tmp_path)
+    assert probe_distribution("alpha", paths=[site], locked_version="1.0").state == "present"
+    _new_process()
+    record = site / "alpha-1.0.dist-info" / "RECORD"
+    record.write_text(record.read_text() + "alpha/extra.py,,3\n")
+    os.utime(record, (OLD + 1, OLD + 1))
+    result = probe_distribution("alpha", paths=[site], locked_version="1.0")
+    assert len(reads) == 2
+    assert result.state == "partial"
+    assert any("alpha/extra.py" in reason for reason in result.reasons)
+
+
+def test_another_targets_suffixes_are_kept_apart(tmp_path: Path, reads: list[str], kept_on_disk: Path) -> None:
+    site = _site(tmp_path)
+    index = SiteIndex.scan([site])
+    other = SiteIndex.scan([site], suffixes=(".cpython-39-x86_64-linux-gnu.so", ".abi3.so", ".so"))
+    assert probe_distribution("alpha", index=index, locked_version="1.0").state == "present"
+    _new_process()
+    probe_distribution("alpha", index=other, locked_version="1.0")
+    assert len(reads) == 2
+    _new_process()
+    assert len(list(kept_on_disk.iterdir())) == 2
+
+
+def test_a_record_row_without_a_size_still_has_every_file_stat_ed_from_kept_facts(
+    tmp_path: Path, reads: list[str], kept_on_disk: Path
+) -> None:
+    site = _site(tmp_path)
+    record = site / "alpha-1.0.dist-info" / "RECORD"
+    rows = record.read_text().splitlines()
+    first = rows[0].split(",")[0]
+    rows[0] = f"{first},,"  # the first file listed without a size; the others with theirs
+    record.write_text("\n".join(rows) + "\n")
+    os.utime(record, (OLD, OLD))
+    assert probe_distribution("alpha", paths=[site], locked_version="1.0").state == "present"
+    _new_process()
+    (site / f"_alpha_speedups{EXT_SUFFIX}").unlink()  # listed after the size-less row
+    result = probe_distribution("alpha", paths=[site], locked_version="1.0")
+    assert len(reads) == 1
+    assert result.state == "partial"
+
+
+def test_an_editable_installs_source_is_given_again_from_kept_facts(
+    tmp_path: Path, reads: list[str], kept_on_disk: Path
+) -> None:
+    site = _site(tmp_path)
+    source = tmp_path / "src-tree"
+    source.mkdir()
+    info = site / "alpha-1.0.dist-info"
+    (info / "direct_url.json").write_text(f'{{"url": "{source.as_uri()}", "dir_info": {{"editable": true}}}}')
+    for path in (info / "direct_url.json", info):
+        os.utime(path, (OLD, OLD))
+    first = probe_distribution("alpha", paths=[site], locked_version="1.0")
+    _new_process()
+    again = probe_distribution("alpha", paths=[site], locked_version="1.0")
+    assert len(reads) == 1
+    assert again.editable_source == first.editable_source == source
+    assert again.state == first.state
+
+
+def test_kept_facts_of_another_schema_are_not_used(
+    tmp_path: Path, reads: list[str], kept_on_disk: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tierlock.probing import distcache
+
+    site = _site(tmp_path)
+    probe_distribution("alpha", paths=[site], locked_version="1.0")
+    _new_process()
+    monkeypatch.setattr(distcache, "SCHEMA", distcache.SCHEMA + 1)
+    assert probe_distribution("alpha", paths=[site], locked_version="1.0").state == "present"
+    assert len(reads) == 2
+
+
+def test_a_kept_entry_of_another_shape_is_read_again(tmp_path: Path, reads: list[str], kept_on_disk: Path) -> None:
+    import marshal
+
+    from tierlock.probing import distcache
+
+    site = _site(tmp_path)
+    probe_distribution("alpha", paths=[site], locked_version="1.0")
+    _new_process()
+    (kept,) = kept_on_disk.iterdir()
+    data = marshal.loads(kept.read_bytes())
+    for entry in data["entries"].values():
+        entry[2 + distcache.PLAIN.index("records")] = [1]  # rows that are not (path, rel, size, hash)
+    kept.write_bytes(marshal.dumps(data))
+    assert probe_distribution("alpha", paths=[site], locked_version="1.0").state == "present"
+    assert len(reads) == 2
+
+
+def test_every_folder_is_kept_up_to_the_limit_and_then_the_memory_starts_again(
+    tmp_path: Path, reads: list[str], kept_on_disk: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tierlock.probing import distcache
+
+    monkeypatch.setattr(distcache, "_KEEP", 2)
+    sites = [_site(tmp_path / str(i)) for i in range(3)]
+    for site in sites[:2]:
+        probe_distribution("alpha", paths=[site], locked_version="1.0")
+    entries = {path for f in distcache._FILES.values() for path in f.entries}
+    assert len(entries) == 2  # one file per site folder, one folder in each
+    _new_process()
+    for site in sites[:2]:
+        probe_distribution("alpha", paths=[site], locked_version="1.0")
+    assert len(reads) == 2  # both kept
+
+
+def test_one_site_folder_keeps_as_many_folders_as_the_limit_allows(
+    tmp_path: Path, reads: list[str], kept_on_disk: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tierlock.probing import distcache
+
+    monkeypatch.setattr(distcache, "_KEEP", 2)
+    site = _site(tmp_path)
+    for name in ("beta", "gamma"):  # two more folders in the same site
+        info = site / f"{name}-1.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+        (info / "INSTALLER").write_text("uv\n")
+        (info / "RECORD").write_text(f"{name}-1.0.dist-info/METADATA,,\n{name}-1.0.dist-info/RECORD,,\n")
+        for path in (*info.iterdir(), info):
+            os.utime(path, (OLD, OLD))
+    for name in ("alpha", "beta"):
+        probe_distribution(name, paths=[site], locked_version="1.0")
+    (kept,) = distcache._FILES.values()
+    assert len(kept.entries) == 2
+    probe_distribution("gamma", paths=[site], locked_version="1.0")
+    assert len(kept.entries) == 1  # the limit reached: the memory started again with the newest
+
+
+def test_a_library_user_s_process_writes_what_it_learnt_when_it_ends(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from tests.support.env import clean_env
+
+    site = _site(tmp_path)
+    cache = tmp_path / "cache"
+    code = f"from tierlock.probing import probe_distribution; probe_distribution('alpha', paths=[{str(site)!r}])"
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        env=clean_env({"TIERLOCK_CACHE_DIR": str(cache)}),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert [p.name.startswith("distinfo-") for p in cache.iterdir()] == [True]

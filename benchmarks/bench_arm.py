@@ -1,0 +1,119 @@
+"""Arming a tier into a fresh environment from a warm cache: ``install-tier`` vs ``uv pip install --require-hashes``.
+
+Offline (the default): the ``brain`` tier of the generated 3-tier project of ``bench_cli.py`` (13 packages,
+some with compiled-extension files), from a local wheel folder. ``install-tier brain --backend uv`` (which
+also verifies every installed file, writes its receipts and checks the lock's drift) against plain ``uv pip
+install --no-deps --require-hashes -r brain.txt``, each into a fresh copy of an empty venv, the runs
+interleaved; goal: at most uv + 100 ms.
+
+``--registry dataframe`` and ``--registry compiled`` do the same on a real closure locked from the package
+index: a data-frame tier (pandas, pyarrow) and a large compiled tier (scipy, scikit-learn, pyarrow, OpenCV);
+goal for the large one: at most 1.15x uv. They need the network for the lock and the first download (then
+they run from the warm cache); offline they say so and are skipped.
+
+Run: ``.venv/bin/python benchmarks/bench_arm.py [--runs N] [--registry dataframe|compiled]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import socket
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._cliworld import BIN, environ, load, make_project, make_venv, ratio_line, run
+
+REGISTRY = {
+    "dataframe": ["pandas>=2.2", "pyarrow>=17"],
+    "compiled": ["scipy>=1.13", "scikit-learn>=1.5", "pyarrow>=17", "opencv-python-headless>=4.10"],
+}
+
+
+def online(host: str = "pypi.org") -> bool:
+    try:
+        with socket.create_connection((host, 443), timeout=3):
+            return True
+    except OSError:
+        return False
+
+
+def registry_project(root: Path, roots: list[str], env: dict[str, str]) -> Path:
+    project = root / "proj"
+    project.mkdir(parents=True)
+    quoted = ", ".join(f'"{r}"' for r in roots)
+    (project / "pyproject.toml").write_text(
+        f'[project]\nname = "app"\nversion = "0.1.0"\nrequires-python = ">=3.11"\ndependencies = []\n\n'
+        f"[project.optional-dependencies]\nbrain = [{quoted}]\n\n[tool.tierlock.tiers.brain]\n"
+        'source = "extra:brain"\n',
+        encoding="utf-8",
+    )
+    run([BIN / "tierlock", "--project", project, "-q", "lock", "--backend", "uv"], env)
+    return project
+
+
+def fresh(empty: Path, dest: Path) -> Path:
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(empty, dest, symlinks=True)
+    return dest / "bin" / "python"
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--runs", type=int, default=5, help="fresh environments armed by each side")
+    parser.add_argument("--registry", choices=sorted(REGISTRY), help="a real closure from the package index")
+    args = parser.parse_args(argv)
+    if args.registry and not online():
+        print(
+            f"skipped: --registry {args.registry} locks and downloads from the package index; pypi.org is not "
+            "reachable from here (offline)"
+        )
+        return
+    print(f"load average before: {load()}")
+    with tempfile.TemporaryDirectory(prefix="tierlock-bench-arm-") as tmp:
+        root = Path(tmp)
+        if args.registry:
+            env = environ(root / "uv-cache")
+            project = registry_project(root, REGISTRY[args.registry], env)
+            what, goal = f"{args.registry} tier from the index ({', '.join(REGISTRY[args.registry])})", 1.15
+        else:
+            project, wheels = make_project(root)
+            env = environ(root / "uv-cache", wheels)
+            what, goal = "the generated brain tier, offline", 0.0
+        lock = project / "lockfiles" / "brain.txt"
+        empty = root / "empty"
+        make_venv(empty)
+        tier: list[str | Path] = [BIN / "install-tier", "--project", project, "brain", "--backend", "uv"]
+        uv: list[str | Path] = [BIN / "uv", "pip", "install", "--no-deps", "--require-hashes", "-r", lock]
+        run([*uv, "--python", fresh(empty, root / "warm")], env)  # the cache warmed once
+        ours: list[float] = []
+        peer: list[float] = []
+        for i in range(args.runs):
+            ours.append(run([*tier, "--python", fresh(empty, root / f"t{i}")], env))
+            peer.append(run([*uv, "--python", fresh(empty, root / f"u{i}")], env))
+            shutil.rmtree(root / f"t{i}")
+            shutil.rmtree(root / f"u{i}")
+        from tierlock.lockfiles import load as load_lock
+
+        packages = len(load_lock(lock).applicable())
+    mine, theirs = sorted(ours)[len(ours) // 2], sorted(peer)[len(peer) // 2]
+    print(f"arming {what}: {packages} packages, medians of {args.runs}; load average after: {load()}")
+    if goal:
+        print(
+            ratio_line(
+                "install-tier brain", mine, theirs, "uv pip install", f"<= {goal}x", within=mine <= goal * theirs
+            )
+        )
+    else:
+        line = ratio_line(
+            "install-tier brain", mine, theirs, "uv pip install", "<= uv + 100 ms", within=mine <= theirs + 0.1
+        )
+        print(f"{line}; difference {(mine - theirs) * 1000:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,116 @@
+"""The read-only commands as whole processes, side by side with the bare interpreter and ``uv pip check``.
+
+On a generated 3-tier project (base, ``brain`` with compiled-extension files, ``viz``; 19 packages, all
+armed in one environment, offline), each of these in a fresh process, the runs interleaved so a change in
+the machine's load hits every side alike, medians printed with the ratio against the goals:
+
+* ``tierlock --version`` vs ``python -c pass`` (goal: at most 2x the bare interpreter);
+* ``tierlock check``, ``admit``, ``probe`` and ``status`` (``--python`` the armed environment) vs
+  ``python -c pass`` (goal: each at most 5x) and vs ``uv pip check --python`` (for scale).
+
+Each command's second and later runs find the facts an earlier run kept (``$TIERLOCK_CACHE_DIR``, here a
+folder of the benchmark's own): that is the every-keystroke case. ``--cold`` empties it before every run.
+``--baseline SRC`` also runs another tierlock's sources (``git archive REV src | tar -x -C DIR`` gives
+``DIR/src``) through ``python -c`` on ``PYTHONPATH`` beside this checkout's, for a before/after in one run.
+
+Run: ``.venv/bin/python benchmarks/bench_cli.py [--runs N] [--cold] [--baseline DIR/src]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._cliworld import BIN, REPO, interleaved, load, make_world, ratio_line, run
+
+COMMANDS = ("check", "admit", "probe", "status")
+ENTRY = "import sys; from tierlock._entry import tierlock; tierlock()"
+
+
+def argv_of(command: str, project: Path, python: Path) -> list[str | Path]:
+    if command == "--version":
+        return ["--version"]
+    target: list[str | Path] = [] if command == "check" else ["--python", python]
+    return ["--project", project, command, *target]
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--runs", type=int, default=15, help="runs of each command (after one warm-up)")
+    parser.add_argument("--cold", action="store_true", help="empty tierlock's cache folder before every run")
+    parser.add_argument("--baseline", type=Path, help="another tierlock's src folder, run beside this one")
+    args = parser.parse_args(argv)
+    print(f"load average before: {load()}")
+    with tempfile.TemporaryDirectory(prefix="tierlock-bench-cli-") as tmp:
+        root = Path(tmp)
+        project, _wheels, python, env = make_world(root)
+        cache = Path(env["TIERLOCK_CACHE_DIR"])
+
+        def measure(
+            argv: Sequence[str | Path], expect: int = 0, extra: dict[str, str] | None = None
+        ) -> Callable[[], float]:
+            def once() -> float:
+                if args.cold:
+                    shutil.rmtree(cache, ignore_errors=True)
+                return run(argv, {**env, **(extra or {})}, expect=expect)
+
+            return once
+
+        commands: dict[str, Callable[[], float]] = {
+            "python -c pass": measure([sys.executable, "-c", "pass"]),
+            "uv pip check": measure([BIN / "uv", "pip", "check", "--python", python]),
+        }
+        for command in ("--version", *COMMANDS):
+            commands[command] = measure([BIN / "tierlock", *argv_of(command, project, python)])
+            if args.baseline is not None:
+                for label, src in (("new", REPO / "src"), ("old", args.baseline)):
+                    code = [
+                        sys.executable,
+                        "-c",
+                        ENTRY.replace(
+                            "tierlock()", f"sys.argv[1:] = {_strs(argv_of(command, project, python))!r}; tierlock()"
+                        ),
+                    ]
+                    commands[f"{command} ({label}, -c)"] = measure(code, extra={"PYTHONPATH": str(src)})
+        medians = interleaved(commands, args.runs)
+    bare, uv = medians["python -c pass"], medians["uv pip check"]
+    print(f"CLI latency, 3 tiers (19 packages), medians of {args.runs} runs, {'cold' if args.cold else 'warm'} cache")
+    print(f"python -c pass {bare * 1000:.1f} ms; uv pip check {uv * 1000:.1f} ms; load average after: {load()}")
+    print(
+        ratio_line(
+            "tierlock --version",
+            medians["--version"],
+            bare,
+            "python -c pass",
+            "<= 2x",
+            within=medians["--version"] <= 2 * bare,
+        )
+    )
+    for command in COMMANDS:
+        ours = medians[command]
+        print(ratio_line(f"tierlock {command}", ours, bare, "python -c pass", "<= 5x", within=ours <= 5 * bare))
+        print(
+            ratio_line(f"tierlock {command}", ours, uv, "uv pip check", "for scale", within=True).replace(": met", "")
+        )
+    if args.baseline is not None:
+        print("before/after (both through python -c, PYTHONPATH to each src):")
+        for command in ("--version", *COMMANDS):
+            new, old = medians[f"{command} (new, -c)"], medians[f"{command} (old, -c)"]
+            print(
+                f"  {command:<10} this checkout {new * 1000:7.1f} ms   baseline {old * 1000:7.1f} ms"
+                f"   {new / old:5.2f}x"
+            )
+
+
+def _strs(argv: Sequence[str | Path]) -> list[str]:
+    return [str(a) for a in argv]
+
+
+if __name__ == "__main__":
+    main()

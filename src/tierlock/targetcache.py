@@ -1,0 +1,121 @@
+"""What a target interpreter said about itself, kept on disk so that the next command need not start it again.
+
+:func:`tierlock.environment.inspect` starts the target interpreter once per
+process to learn its paths, markers and extension suffixes: 20-30 ms of every
+``probe``, ``status`` or ``admit --python``. The answer depends only on files
+(the interpreter is run with ``-I``: no environment variable, no user site)
+and on the machine (``os.uname()``, the C library). It is kept here, in the
+user's cache folder (:func:`tierlock.probing.libcache.folder`: ``$TIERLOCK_CACHE_DIR``,
+an empty value turning the cache off), with the identity (inode, size,
+modification time) of everything it depends on: the interpreter's file, the
+``pyvenv.cfg`` beside it and one up, its site folders (a ``.pth`` file coming
+or going changes their listing) and every ``.pth`` file in them (one edited in
+place). A kept answer is used only when every one of those is unchanged and
+the machine is the same; anything else starts the interpreter again. A file
+that cannot be read or written is no cache.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal  # loaded by every interpreter at start-up: no import cost
+import os
+import sys
+import time
+
+SCHEMA = 1
+_RACY_NS = 1_000_000_000
+
+
+def _path(exe: str) -> str | None:
+    from tierlock.probing.libcache import folder
+
+    where = folder()
+    if where is None:
+        return None
+    import zlib  # a name for the file, not a digest to trust: the file names the interpreter again
+
+    data = exe.encode("utf-8", "surrogateescape")
+    return os.path.join(where, f"target-{zlib.crc32(data):08x}{zlib.adler32(data):08x}.marshal")
+
+
+def _identity(place: str) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(place)
+    except (OSError, ValueError):
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def stamp(exe: str, cfg_folders: tuple[str, ...], sites: tuple[str, ...]) -> list[object]:
+    """Everything the interpreter's answer depends on, as it is now (stats only, and one listing per site)."""
+    out: list[object] = [_machine()]
+    for place in (exe, *(os.path.join(d, "pyvenv.cfg") for d in cfg_folders), *sites):
+        out.append(_identity(place))
+    for site in sites:
+        try:
+            names = sorted(n for n in os.listdir(site) if n.endswith(".pth"))
+        except OSError:
+            continue
+        out.extend((name, _identity(os.path.join(site, name))) for name in names)
+    return out
+
+
+def _settled(now: list[object]) -> bool:
+    """Whether nothing *now* names was modified within the last second."""
+    newest = 0
+    for part in now[1:]:
+        identity = part[1] if isinstance(part, tuple) and len(part) == 2 else part
+        if isinstance(identity, tuple):
+            newest = max(newest, identity[2])
+    return newest < time.time_ns() - _RACY_NS
+
+
+def _machine() -> list[object]:
+    """The machine the interpreter runs on: its kernel (the ``platform_release`` marker) and C library."""
+    try:
+        libc = os.confstr("CS_GNU_LIBC_VERSION") or ""
+    except (AttributeError, ValueError, OSError):
+        libc = ""
+    uname = list(os.uname()) if hasattr(os, "uname") else []
+    return [*uname, libc, list(sys.version_info[:2])]
+
+
+def load(exe: str, cfg_folders: tuple[str, ...]) -> str | None:
+    """The answer the interpreter at *exe* gave, when everything it depends on is unchanged; else None."""
+    path = _path(exe)
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            data = marshal.loads(fh.read())
+        if data["schema"] != SCHEMA or data["exe"] != exe:
+            return None
+        sites = tuple(data["sites"])
+        if data["stamp"] != stamp(exe, cfg_folders, sites):
+            return None
+        answer = data["answer"]
+    except (OSError, ValueError, EOFError, KeyError, TypeError):
+        return None
+    return answer if isinstance(answer, str) else None
+
+
+def save(exe: str, cfg_folders: tuple[str, ...], sites: tuple[str, ...], answer: str) -> None:
+    """Keep *answer* for the interpreter at *exe* (atomically; nothing happens when it cannot be written)."""
+    path = _path(exe)
+    if path is None:
+        return
+    now = stamp(exe, cfg_folders, sites)
+    if not _settled(now):
+        return  # something changed within the last second: a change in the same clock tick could hide
+    document = {"schema": SCHEMA, "exe": exe, "sites": list(sites), "stamp": now}
+    document["answer"] = answer
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(temporary, "wb") as fh:
+            fh.write(marshal.dumps(document))
+        os.replace(temporary, path)
+    except (OSError, ValueError):
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)

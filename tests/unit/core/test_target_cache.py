@@ -1,0 +1,111 @@
+"""A target interpreter's answer is kept on disk: the next command does not start it while nothing it depends
+on changed, and starts it again when its file, its pyvenv.cfg, its site folder or a .pth file in it changes.
+
+Each "command" here is a fresh in-process memory (``environment._SEEN`` emptied); the subprocesses the
+inspection starts are counted through the subprocess helper's observers. Files are dated back a minute,
+as an install older than the file system's clock tick is.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.env import make_venv
+from tierlock import environment, subproc, targetcache
+from tierlock.environment import Target
+
+OLD = time.time() - 60
+
+
+def _age(*paths: Path) -> None:
+    for path in paths:
+        os.utime(path, (OLD, OLD), follow_symlinks=False)
+
+
+@pytest.fixture
+def started(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[tuple[str, ...]]:
+    """The interpreters started; the cache in a folder of its own."""
+    monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(tmp_path / "cache"))
+    seen: list[tuple[str, ...]] = []
+    monkeypatch.setattr(subproc, "observers", [lambda argv: seen.append(tuple(argv))])
+    return seen
+
+
+def _command(python: Path) -> Target:
+    environment._SEEN.clear()  # a new process: nothing in memory
+    return environment.inspect(python)
+
+
+def _armed_venv(tmp_path: Path) -> Path:
+    python = make_venv(tmp_path / "venv")
+    target = environment.inspect(python)
+    environment._SEEN.clear()
+    _age(target.purelib, target.prefix / "pyvenv.cfg")
+    return python
+
+
+def test_a_second_command_takes_the_answer_from_disk_without_starting_the_interpreter(
+    tmp_path: Path, started: list[tuple[str, ...]]
+) -> None:
+    python = _armed_venv(tmp_path)
+    started.clear()
+    first = _command(python)
+    second = _command(python)
+    assert len(started) == 1
+    assert second == first
+    assert second.paths == first.paths
+    assert second.marker_env == first.marker_env
+
+
+@pytest.mark.parametrize("change", ["pth-added", "pth-edited-in-place", "pyvenv-cfg"])
+def test_a_change_the_answer_depends_on_starts_the_interpreter_again(
+    tmp_path: Path, started: list[tuple[str, ...]], change: str
+) -> None:
+    python = _armed_venv(tmp_path)
+    target = environment.inspect(python)
+    extra = tmp_path / "elsewhere"
+    extra.mkdir()
+    pth = target.purelib / "extra.pth"
+    pth.write_text(str(tmp_path) + "\n")
+    _age(pth, target.purelib)
+    started.clear()
+    before = _command(python)
+    assert _command(python) == before
+    assert len(started) == 1
+    if change == "pth-added":
+        (target.purelib / "more.pth").write_text(str(extra) + "\n")
+    elif change == "pth-edited-in-place":
+        pth.write_text(str(extra) + "\n")
+        _age(target.purelib)  # the folder's listing did not change: only the file did
+    else:
+        cfg = target.prefix / "pyvenv.cfg"
+        cfg.write_text(cfg.read_text() + "include-system-site-packages = true\n")
+    after = _command(python)
+    assert len(started) == 2
+    assert after != before
+
+
+def test_an_empty_cache_folder_setting_keeps_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("TIERLOCK_CACHE_DIR", "")
+    seen: list[tuple[str, ...]] = []
+    monkeypatch.setattr(subproc, "observers", [lambda argv: seen.append(tuple(argv))])
+    python = _armed_venv(tmp_path)
+    seen.clear()
+    _command(python)
+    _command(python)
+    assert len(seen) == 2
+    assert targetcache.load(str(python), ("a", "b")) is None
+
+
+def test_a_cache_file_that_cannot_be_read_is_no_cache(tmp_path: Path, started: list[tuple[str, ...]]) -> None:
+    python = _armed_venv(tmp_path)
+    _command(python)
+    for kept in (tmp_path / "cache").iterdir():
+        kept.write_bytes(b"not marshal")
+    started.clear()
+    assert _command(python).python == python
+    assert len(started) == 1
