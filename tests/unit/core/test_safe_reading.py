@@ -224,13 +224,13 @@ def test_write_atomic_keeps_an_existing_files_mode_and_gives_a_new_one_the_umask
     kept.chmod(0o640)
     fsutil.write_atomic(kept, b"new")
     assert (kept.read_bytes(), kept.stat().st_mode & 0o7777) == (b"new", 0o640)
-    previous = os.umask(0o027)
+    previous = os.umask(0o002)
     try:
         fresh = tmp_path / "fresh.txt"
         fsutil.write_atomic(fresh, b"x")
     finally:
         os.umask(previous)
-    assert fresh.stat().st_mode & 0o7777 == 0o640
+    assert fresh.stat().st_mode & 0o7777 == 0o664  # what open() would give: 0666 less the umask
     assert os.umask(previous) == previous  # the process's umask is put back
 
 
@@ -254,3 +254,20 @@ def test_regular_file_takes_a_file_of_exactly_the_limit_and_refuses_one_byte_mor
         regular_file(over)
     assert regular_file(tmp_path / "absent.toml") is False
     assert regular_file(tmp_path / "absent" / "deeper.toml") is False
+
+
+def test_a_file_over_the_limit_says_the_limit_in_mib_and_how_to_fix_it(tmp_path: Path) -> None:
+    over = tmp_path / "huge.json"
+    with over.open("wb") as handle:
+        handle.truncate(fsutil.MAX_BYTES + 1)
+    with pytest.raises(FileRefused) as refused:
+        read_bytes(over)
+    assert refused.value.message.startswith(f"{over} is larger than 64 MiB (")
+    assert refused.value.remedy == f"make {over} smaller than 64 MiB"
+
+
+def test_a_named_project_that_is_a_dangling_symlink_says_where_it_leads(tmp_path: Path) -> None:
+    link = tmp_path / "proj"
+    link.symlink_to(tmp_path / "gone")
+    with pytest.raises(UsageError, match=r"is a symlink to .*gone, which does not exist"):
+        fsutil.existing(link)
