@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tierlock import located
+
 
 class Use:
     """One place that needs a tier."""
@@ -74,18 +76,10 @@ class Finding:
         return f"Finding({self.render()!r})"
 
     def render(self) -> str:
-        place = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{place}: {self.tier}: {self.kind}: {self.detail}"
+        return located.render(self)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "tier": self.tier,
-            "kind": self.kind,
-            "file": self.file,
-            "line": self.line,
-            "detail": self.detail,
-            "remedy": self.remedy,
-        }
+        out = located.fields(self)
         if self.lines:
             out["lines"] = self.lines
         if self.roots:

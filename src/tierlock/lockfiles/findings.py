@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
+
+from tierlock import located
 
 FindingKind = Literal[
     "missing",
@@ -23,19 +25,8 @@ FindingKind = Literal[
     "no-artifacts",
     "no-wheel",
 ]
-KINDS: tuple[FindingKind, ...] = (
-    "missing",
-    "input-drift",
-    "base-moved",
-    "hand-edit",
-    "integrity",
-    "outside-project",
-    "header",
-    "layer-consistency",
-    "sibling-conflict",
-    "no-artifacts",
-    "no-wheel",
-)
+KINDS: tuple[FindingKind, ...] = get_args(FindingKind)
+"""Every kind, in the order reports count them."""
 
 
 @dataclass(frozen=True)
@@ -56,18 +47,10 @@ class Finding:
     """no-wheel: the package, platform, Python versions, what exists, and every remedy."""
 
     def render(self) -> str:
-        place = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{place}: {self.tier}: {self.kind}: {self.detail}"
+        return located.render(self)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "tier": self.tier,
-            "kind": self.kind,
-            "file": self.file,
-            "line": self.line,
-            "detail": self.detail,
-            "remedy": self.remedy,
-        }
+        out = located.fields(self)
         if self.other_tier is not None:
             out["other_tier"] = self.other_tier
             out["packages"] = list(self.packages)
