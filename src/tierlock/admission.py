@@ -52,7 +52,10 @@ class Part:
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"verdict": self.verdict, **self.counts, "problems": self.problems}
         if self.remedy:
+            from tierlock.remedies import argv_of
+
             out["remedy"] = self.remedy
+            out["remedy_argv"] = argv_of(self.remedy)
         return out
 
 

@@ -98,3 +98,30 @@ def layers_from_pyproject(data: Mapping[str, object]) -> dict[str, str | None]:
             lower = body.get("layered-on", "base") if isinstance(body, dict) else "base"
             out[key] = norm(lower) if isinstance(lower, str) else "base"
     return out
+
+
+def argv_of(remedy: str | None) -> list[list[str]] | None:
+    """A printed remedy as the commands it runs (``--json``'s ``remedy_argv``), or None when it is prose.
+
+    Each command is an argv list; a chain (``A && B``) is several, run in order, each only when the one before
+    succeeded. A remedy is a command when it is exactly what :func:`shlex.join` prints for those lists, joined
+    by `` && `` (every command tierlock prints is built that way); anything else (an edit to make, a choice
+    to take) is prose, and tools cannot run it: None.
+    """
+    import shlex
+
+    if not remedy:
+        return None
+    try:
+        tokens = shlex.split(remedy)
+    except ValueError:
+        return None
+    parts: list[list[str]] = [[]]
+    for token in tokens:
+        if token == "&&":
+            parts.append([])
+        else:
+            parts[-1].append(token)
+    if not all(parts) or " && ".join(shlex.join(p) for p in parts) != remedy:
+        return None
+    return parts

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from tierlock.installer import failures, receipts
+from tierlock.remedies import argv_of
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
@@ -57,6 +58,7 @@ class TierStatus:
             "older_lock": self.stale,
             "pruned": self.pruned,
             "remedy": self.remedy,
+            "remedy_argv": argv_of(self.remedy),
             "last_failure": self.last_failure,
         }
 
