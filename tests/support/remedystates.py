@@ -197,7 +197,10 @@ def _delete_so(scene: Scene) -> None:
 
 
 def _zero_file(scene: Scene) -> None:
-    (scene.site / "helper" / "data.txt").write_bytes(b"")
+    """A file emptied by a new inode (uv hard-links from its cache: writing in place would empty the cache too)."""
+    path = scene.site / "helper" / "data.txt"
+    path.unlink()
+    path.write_bytes(b"")
 
 
 def _hand_upgrade(scene: Scene) -> None:
