@@ -179,6 +179,11 @@ def load(path: Path) -> Receipt | None:
     return Receipt(path, data)
 
 
+def load_tier(prefix: Path, tier: str) -> Receipt | None:
+    """The receipt of *tier* in the environment at *prefix*, or None."""
+    return load(receipt_path(prefix, tier))
+
+
 def load_all(prefix: Path) -> dict[str, Receipt]:
     """Every readable receipt in the environment at *prefix*, by tier name."""
     folder = receipts_dir(prefix)
