@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tierlock.errors import Interrupted, TierlockError, UsageError
+from tierlock.errors import BackendError, Interrupted, TierlockError, UsageError
 from tierlock.installer import builds, failures, fastpath, itself, lockload, receipts, verification
 from tierlock.installer.plan import Plan
 from tierlock.installer.preflight import armed_tiers, created, forced_names, refuse_incomplete, refuse_target
@@ -180,15 +180,19 @@ def _install_locked(
             dists += _required_project(project, target, probes, names, dists, again=request.command(names))
         verification.require_intact(target, names, again=request.command(names))
         failures.clear(target.prefix, names)
-        written = receipts.record(
-            project,
-            tiers=tiers,
-            locks=locks,
-            target=target,
-            dists=dists,
-            backend=backend_name,
-            backend_version=backend_version,
-        )
+        try:
+            written = receipts.record(
+                project,
+                tiers=tiers,
+                locks=locks,
+                target=target,
+                dists=dists,
+                backend=backend_name,
+                backend_version=backend_version,
+            )
+        except BackendError as exc:  # the system refused the receipt (disk full, a file-size limit)
+            exc.remedy = exc.remedy or request.command(names)
+            raise
         return Outcome(
             names,
             "installed" if _result(plan) == "unchanged" and itself.missing(local) else _result(plan),
