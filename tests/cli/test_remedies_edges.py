@@ -156,3 +156,15 @@ def test_install_says_receipt_written_only_when_it_wrote_one(husk: Scene) -> Non
     again = husk.run(["install-tier", "brain", *husk.where()])
     assert again.returncode == 0, again.stderr
     assert "receipt written" in again.stdout
+
+
+@pytest.mark.parametrize("name", ["admit", "probe"])
+def test_the_help_of_admit_and_probe_names_the_environment_they_act_on(name: str) -> None:
+    from tests.support.env import bin_dir, clean_env
+
+    done = subprocess.run(
+        [str(bin_dir() / "tierlock"), name, "--help"], capture_output=True, text=True, check=True, env=clean_env()
+    )
+    flat = " ".join(done.stdout.split())
+    assert "the active venv, else the project's environment" in flat
+    assert "else this interpreter" not in flat
