@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from tierlock.errors import BackendError
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import threading
-
-from tierlock.errors import BackendError
 
 TAIL_LINES = 30
 

@@ -1,10 +1,10 @@
-"""Ctrl-C or SIGTERM during ``tierlock lock`` ends every backend with its process group, and leaves no
-``tierlock-lock-*`` folder: the tiers of a wave are locked in threads, and the interrupt lands in the main one.
+"""Ctrl-C or SIGTERM during ``tierlock lock`` ends every backend with its process group and leaves no
+``tierlock-lock-*`` folder: the tiers of a wave are locked in threads, the interrupt lands in the main one.
 
 Base has no requirements (locked without a backend), so the three tiers above it are locked side by side,
-each in its own thread. The index is a local server that accepts connections and never answers, so ``uv pip compile`` is still
-waiting on it when the signal arrives; the test then looks for any process still running that was started
-for this project, and for any scratch folder left in the run's own TMPDIR.
+each in its own thread. The index is a local server that accepts connections and never answers, so
+``uv pip compile`` is still waiting on it when the signal arrives; the test then looks for any process
+still running that was started for this project, and for any scratch folder left in the run's own TMPDIR.
 """
 
 from __future__ import annotations

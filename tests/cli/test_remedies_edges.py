@@ -21,9 +21,11 @@ from pathlib import Path
 import pytest
 
 from tests.support.remedyscene import (  # noqa: F401  (session fixtures)
+    Parts,
     scene_for,
     walk_cache,
     walk_layouts,
+    walk_parts,
     walk_venv,
     walk_wheels,
 )
@@ -34,8 +36,8 @@ HUSK = next(s for s in STATES if s.name == "husk: a deleted .so")
 
 
 @pytest.fixture
-def husk(tmp_path: Path, walk_layouts: dict[str, Path], walk_venv: Path, walk_wheels: Path, walk_cache: Path) -> Scene:
-    return scene_for(HUSK, tmp_path, walk_layouts, walk_venv, walk_wheels, walk_cache)
+def husk(tmp_path: Path, walk_parts: Parts) -> Scene:
+    return scene_for(HUSK, tmp_path, walk_parts)
 
 
 def _file_size_limit(limit: int) -> None:
@@ -125,16 +127,10 @@ def _emptied(scene: Scene) -> None:
     ids=["deleted-so", "emptied-file", "hand-upgrade", "another-tools-sync"],
 )
 def test_pruned_is_said_only_when_another_tool_removed_packages(
-    tmp_path: Path,
-    walk_layouts: dict[str, Path],
-    walk_venv: Path,
-    walk_wheels: Path,
-    walk_cache: Path,
-    change: object,
-    pruned: bool,
+    tmp_path: Path, walk_parts: Parts, change: object, pruned: bool
 ) -> None:
     state = State("armed", "single", lambda scene: scene.arm("brain"), ("status", "brain"), present("brain"))
-    scene = scene_for(state, tmp_path, walk_layouts, walk_venv, walk_wheels, walk_cache)
+    scene = scene_for(state, tmp_path, walk_parts)
     assert callable(change)
     change(scene)
     done = scene.tierlock("status", "brain", "--json")

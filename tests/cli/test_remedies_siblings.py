@@ -1,5 +1,6 @@
 # ruff: noqa: F811  (the walker's session fixtures are imported and redefined as parameters)
-"""Every printed remedy converges: two tiers that pin one package differently, with and without a declared conflict.
+"""Every printed remedy converges:
+two tiers that pin one package differently, with and without a declared conflict.
 
 Each state is built with the real CLI and real uv in a real venv (offline), then
 walked: the remedy printed by the state's command (human and ``--json``) is run
@@ -14,9 +15,11 @@ from pathlib import Path
 import pytest
 
 from tests.support.remedyscene import (  # noqa: F401  (session fixtures)
+    Parts,
     scene_for,
     walk_cache,
     walk_layouts,
+    walk_parts,
     walk_state,
     walk_venv,
     walk_wheels,
@@ -24,14 +27,9 @@ from tests.support.remedyscene import (  # noqa: F401  (session fixtures)
 from tests.support.remedystates import State, by_layout, state_id
 
 
-@pytest.mark.parametrize("state", by_layout("siblings","exclusive"), ids=state_id)
+@pytest.mark.parametrize("state", by_layout("siblings", "exclusive"), ids=state_id)
 def test_the_printed_remedy_reaches_the_healthy_state_in_three_steps(
-    state: State,
-    tmp_path: Path,
-    walk_layouts: dict[str, Path],
-    walk_venv: Path,
-    walk_wheels: Path,
-    walk_cache: Path,
+    state: State, tmp_path: Path, walk_parts: Parts
 ) -> None:
-    scene = scene_for(state, tmp_path, walk_layouts, walk_venv, walk_wheels, walk_cache)
+    scene = scene_for(state, tmp_path, walk_parts)
     assert walk_state(state, scene) <= 3

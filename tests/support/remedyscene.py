@@ -7,6 +7,7 @@ are copies (a few milliseconds), the packages come from the shared uv cache.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -43,12 +44,27 @@ def walk_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def scene_for(state: State, tmp_path: Path, layouts: dict[str, Path], venv: Path, wheels: Path, cache: Path) -> Scene:
+@dataclass(frozen=True)
+class Parts:
+    """What every scene of a session is built from."""
+
+    layouts: dict[str, Path]
+    venv: Path
+    wheels: Path
+    cache: Path
+
+
+@pytest.fixture(scope="session")
+def walk_parts(walk_layouts: dict[str, Path], walk_venv: Path, walk_wheels: Path, walk_cache: Path) -> Parts:
+    return Parts(walk_layouts, walk_venv, walk_wheels, walk_cache)
+
+
+def scene_for(state: State, tmp_path: Path, parts: Parts) -> Scene:
     """A fresh copy of the state's project and a pristine venv, then the state's setup run on them."""
-    root = copy_tree(layouts[state.layout], tmp_path / "project")
+    root = copy_tree(parts.layouts[state.layout], tmp_path / "project")
     where = root / ".venv" if state.project_venv else tmp_path / "venv"
-    copy_tree(venv, where)
-    scene = Scene(state.name, root, where, wheels, cache, use_python=not state.project_venv)
+    copy_tree(parts.venv, where)
+    scene = Scene(state.name, root, where, parts.wheels, parts.cache, use_python=not state.project_venv)
     state.setup(scene)
     return scene
 

@@ -345,7 +345,11 @@ STATES: list[State] = [
         present(B),
     ),
     State(
-        "interrupted --replace-armed", "siblings", _then(_armed(B), _interrupted_replace), ("status", "fast"), present("fast")
+        "interrupted --replace-armed",
+        "siblings",
+        _then(_armed(B), _interrupted_replace),
+        ("status", "fast"),
+        present("fast"),
     ),
     State(
         "interrupted --replace-armed, the tier it did not replace",

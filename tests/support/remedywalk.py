@@ -140,7 +140,7 @@ def json_remedies(document: Any) -> list[tuple[str | None, Any]]:
 
     def visit(node: Any) -> None:
         if isinstance(node, dict):
-            if "remedy" in node and node["remedy"]:
+            if node.get("remedy"):
                 found.append((node["remedy"], node.get("remedy_argv", "missing")))
             for value in node.values():
                 visit(value)

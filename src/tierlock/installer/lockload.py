@@ -117,7 +117,8 @@ def way_out(first: str, second: str, target: Target, request: Request | None) ->
     unnamed = [t for t in (second, first) if t not in request.tiers]
     drop = (stale or unnamed or [second])[0]
     where = (["--python", request.python] if request.python else []) + (["--system"] if request.system else [])
-    return f"{shlex.join(['tierlock', 'remove', drop, *where])} && {request.command([t for t in request.tiers if t != drop])}"
+    again = request.command([t for t in request.tiers if t != drop])
+    return f"{shlex.join(['tierlock', 'remove', drop, *where])} && {again}"
 
 
 def selected(lock: Lock, target: Target) -> list[LockEntry]:

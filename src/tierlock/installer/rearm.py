@@ -60,7 +60,9 @@ def blocking(
 
 def with_flag(command: str) -> str:
     """*command* (one printed command, or a chain) with ``--replace-armed`` on its last part."""
-    return command if command.split(" && ")[-1].split()[-1:] == [FLAG] else f"{command} {shlex.quote(FLAG)}"
+    return (
+        command if command.rsplit(" && ", maxsplit=1)[-1].split()[-1:] == [FLAG] else f"{command} {shlex.quote(FLAG)}"
+    )
 
 
 def remedy(project: Project, prefix: Path, probed: TierProbe) -> str:

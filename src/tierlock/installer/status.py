@@ -82,7 +82,7 @@ def status(
             relock = f"{relock_command(project, tier)} && {rearm_command(tier.name, python)}"
             out.append(TierStatus(tier.name, "no-lockfile", 0, 0, [], receipt, False, relock))
             continue
-        row = _one(project, tier, prober.probe(tier, deep=deep), receipt, python, target.prefix)
+        row = _one(project, tier, prober.probe(tier, deep=deep), receipt, python, prefix=target.prefix)
         out.append(with_failure(row, failures.read(target.prefix, tier.name)))
     return target, out
 
@@ -113,6 +113,7 @@ def _one(
     result: TierProbe,
     receipt: receipts.Receipt | None,
     python: str | None,
+    *,
     prefix: Path,
 ) -> TierStatus:
     from tierlock.installer import rearm

@@ -74,9 +74,7 @@ class SiblingConflict:
         )
 
 
-def remedies(
-    project: Project, found: Sequence[SiblingConflict], locks: Mapping[str, ReadResult | None]
-) -> list[str]:
+def remedies(project: Project, found: Sequence[SiblingConflict], locks: Mapping[str, ReadResult | None]) -> list[str]:
     """One remedy per conflict, with at most one ``layered-on`` suggested per tier across all of them.
 
     A layering (upper on lower) is suggested only where it keeps what upper was layered on and the lock would

@@ -212,7 +212,9 @@ def test_a_layering_that_could_not_lock_is_never_suggested_conflicts_are(
         pyproject = folder / "pyproject.toml"
         original = pyproject.read_text()
         pyproject.write_text(
-            original.replace(f"[tool.tierlock.tiers.{upper}]\n", f'[tool.tierlock.tiers.{upper}]\nlayered-on = "{lower}"\n')
+            original.replace(
+                f"[tool.tierlock.tiers.{upper}]\n", f'[tool.tierlock.tiers.{upper}]\nlayered-on = "{lower}"\n'
+            )
         )
         code, _out, _err = run_cli(capsys, "--project", str(folder), "lock", upper, *offline(wheels))
         assert code != 0
