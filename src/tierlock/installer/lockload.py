@@ -103,7 +103,7 @@ def entries_for(
 
 
 def way_out(first: str, second: str, target: Target, request: Request | None) -> str:
-    """The command that gets past two tiers whose locks disagree: arm the later one alone; with ``--armed``
+    """The command that gets past two tiers whose locks disagree: arm the first one alone; with ``--armed``
     (both hold receipts), remove one of them first (the one marked stale, else one not named), then re-arm."""
     import shlex
 
@@ -112,7 +112,7 @@ def way_out(first: str, second: str, target: Target, request: Request | None) ->
 
     if request is None or not request.armed:
         python, system, backend = (request.python, request.system, request.backend) if request else (None, False, None)
-        return install_command([second], python, system=system, backend=backend)
+        return install_command([first], python, system=system, backend=backend)
     stale = [t for t in (first, second) if "stale" in getattr(receipts.load_tier(target.prefix, t), "data", {})]
     unnamed = [t for t in (second, first) if t not in request.tiers]
     drop = (stale or unnamed or [second])[0]
