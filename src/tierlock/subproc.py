@@ -86,23 +86,7 @@ def run(
         observer(args)
     if log is not None:
         log(f"running: {display(args)}")
-    try:
-        proc = subprocess.Popen(
-            args,
-            cwd=cwd,
-            env=dict(os.environ if env is None else env),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            stdin=subprocess.DEVNULL,
-            process_group=0,  # its own group: an interrupt reaches it through stop(), with a grace period
-        )
-    except FileNotFoundError as exc:
-        raise BackendError(
-            f"{what}: {args[0]} is not installed or not on PATH",
-            remedy=remedy or f"install {Path(args[0]).name}",
-        ) from exc
-    _live[proc.pid] = proc
+    proc = _start(args, cwd=cwd, env=env, what=what, remedy=remedy)
     try:
         if on_line is None:
             stdout, stderr = proc.communicate(timeout=timeout)
@@ -124,6 +108,30 @@ def run(
             remedy=remedy,
         )
     return result
+
+
+def _start(
+    args: tuple[str, ...], *, cwd: Path | None, env: Mapping[str, str] | None, what: str, remedy: str | None
+) -> subprocess.Popen[str]:
+    """Start *args* in its own process group, registered in :data:`_live` until :func:`run` reaps it."""
+    try:
+        proc = subprocess.Popen(
+            args,
+            cwd=cwd,
+            env=dict(os.environ if env is None else env),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            process_group=0,  # its own group: an interrupt reaches it through stop(), with a grace period
+        )
+    except FileNotFoundError as exc:
+        raise BackendError(
+            f"{what}: {args[0]} is not installed or not on PATH",
+            remedy=remedy or f"install {Path(args[0]).name}",
+        ) from exc
+    _live[proc.pid] = proc
+    return proc
 
 
 def _stream(proc: subprocess.Popen[str], on_line: Callable[[str], None], timeout: float | None) -> tuple[str, str]:
