@@ -124,4 +124,17 @@ def argv_of(remedy: str | None) -> list[list[str]] | None:
             parts[-1].append(token)
     if not all(parts) or " && ".join(shlex.join(p) for p in parts) != remedy:
         return None
-    return parts
+    return parts if all(_program(p[0]) for p in parts) else None
+
+
+#: The programs a remedy runs (a path to one counts too): anything else reads as words, not a command.
+PROGRAMS = frozenset(
+    {"tierlock", "install-tier", "uv", "pip", "pip3", "python", "python3", "apt-get", "apt", "dnf", "yum",
+     "brew", "apk", "pacman", "zypper", "conda", "sudo", "git", "chmod", "chattr", "rm", "pre-commit"}
+)  # fmt: skip
+
+
+def _program(word: str) -> bool:
+    import re
+
+    return "/" in word or word in PROGRAMS or re.fullmatch(r"python3\.\d+", word) is not None
