@@ -101,3 +101,107 @@ def test_a_printed_remedy_is_an_argv_list_only_when_it_is_exactly_a_command(
     remedy: str | None, argv: list[list[str]] | None
 ) -> None:
     assert argv_of(remedy) == argv
+
+
+def test_a_tier_skipped_first_does_not_hide_a_later_blocking_one() -> None:
+    armed = {"base": receipt("base", corelib="2.0"), "fast": receipt("fast", corelib="2.0")}
+    assert blocking({"corelib": "1.0"}, {"corelib": "2.0"}, armed, skip=["base"]) == {"fast": ["corelib"]}
+
+
+def test_the_flag_goes_on_the_last_command_of_a_chain_whose_first_has_it() -> None:
+    chain = "install-tier a --replace-armed && install-tier b"
+    assert with_flag(chain) == chain + " --replace-armed"
+
+
+# -- remedy(): the probe's command, with the flag when the receipts in the environment need it --------------
+
+SIBLINGS = """\
+[project]
+name = "app"
+version = "0.1.0"
+requires-python = ">=3.11"
+dependencies = []
+
+[project.optional-dependencies]
+brain = ["corelib>=1"]
+fast = ["corelib>=1"]
+
+[tool.tierlock]
+lock-dir = "lockfiles"
+
+[tool.tierlock.tiers.brain]
+[tool.tierlock.tiers.fast]
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    from tests.support.tierproject import write_lock
+    from tests.support.wheels import build_wheel
+
+    (tmp_path / "pyproject.toml").write_text(SIBLINGS)
+    one = build_wheel(tmp_path / "wheels", "corelib", "1.0")
+    two = build_wheel(tmp_path / "wheels", "corelib", "2.0")
+    write_lock(tmp_path, "base", [])
+    write_lock(tmp_path, "brain", [("corelib", "1.0", one)])
+    write_lock(tmp_path, "fast", [("corelib", "2.0", two)])
+    return tmp_path
+
+
+def _write_receipt(prefix: Path, tier: str, **pins: str) -> None:
+    from tierlock.installer import receipts
+
+    folder = receipts.receipts_dir(prefix)
+    folder.mkdir(parents=True, exist_ok=True)
+    packages = [{"name": n, "version": v, "site": "", "dist_info": "", "files": []} for n, v in pins.items()]
+    receipts.write(prefix, {"schema": receipts.SCHEMA, "tier": tier, "packages": packages})
+
+
+def _probe(command: str, *, installed: str | None = "2.0", present: bool = False) -> Any:
+    from tierlock.probing import DistributionProbe, TierProbe
+
+    state = "present" if present else "partial"
+    dist = DistributionProbe("corelib", state, version_text=installed, locked_text="1.0")
+    return TierProbe("brain", state, (dist,), install_command=command)
+
+
+def _remedy(root: Path, prefix: Path, probed: Any) -> str:
+    from tierlock.installer.rearm import remedy
+    from tierlock.tiers import load_project
+
+    return remedy(load_project(root), prefix, probed)
+
+
+def test_re_arming_over_another_armed_tiers_pin_carries_the_flag(project: Path, tmp_path: Path) -> None:
+    _write_receipt(tmp_path / "env", "fast", corelib="2.0")
+    assert _remedy(project, tmp_path / "env", _probe("install-tier brain")) == "install-tier brain --replace-armed"
+    chain = "uv pip install -e . && install-tier brain"
+    assert _remedy(project, tmp_path / "env", _probe(chain)) == chain + " --replace-armed"
+
+
+def test_no_flag_without_receipts_when_present_or_for_another_kind_of_remedy(project: Path, tmp_path: Path) -> None:
+    env = tmp_path / "env"
+    assert _remedy(project, env, _probe("install-tier brain")) == "install-tier brain"
+    _write_receipt(env, "fast", corelib="2.0")
+    assert _remedy(project, env, _probe("install-tier brain", present=True)) == "install-tier brain"
+    assert _remedy(project, env, _probe("apt-get install libx")) == "apt-get install libx"
+    assert _remedy(project, env, _probe("install-tier brain", installed="1.0")) == "install-tier brain"
+
+
+def test_a_receipt_whose_tiers_current_lock_moved_to_the_same_pin_needs_no_flag(
+    project: Path, tmp_path: Path
+) -> None:
+    from tests.support.tierproject import write_lock
+    from tests.support.wheels import build_wheel
+
+    write_lock(project, "fast", [("corelib", "1.0", build_wheel(tmp_path / "w2", "corelib", "1.0"))])
+    _write_receipt(tmp_path / "env", "fast", corelib="2.0")
+    assert _remedy(project, tmp_path / "env", _probe("install-tier brain")) == "install-tier brain"
+
+
+def test_a_receipt_of_an_undeclared_or_unlocked_tier_still_counts(project: Path, tmp_path: Path) -> None:
+    _write_receipt(tmp_path / "env", "gone", corelib="2.0")
+    assert _remedy(project, tmp_path / "env", _probe("install-tier brain")).endswith(" --replace-armed")
+    (project / "lockfiles" / "fast.txt").unlink()
+    _write_receipt(tmp_path / "env2", "fast", corelib="2.0")
+    assert _remedy(project, tmp_path / "env2", _probe("install-tier brain")).endswith(" --replace-armed")
