@@ -188,9 +188,7 @@ def test_no_flag_without_receipts_when_present_or_for_another_kind_of_remedy(pro
     assert _remedy(project, env, _probe("install-tier brain", installed="1.0")) == "install-tier brain"
 
 
-def test_a_receipt_whose_tiers_current_lock_moved_to_the_same_pin_needs_no_flag(
-    project: Path, tmp_path: Path
-) -> None:
+def test_a_receipt_whose_tiers_current_lock_moved_to_the_same_pin_needs_no_flag(project: Path, tmp_path: Path) -> None:
     from tests.support.tierproject import write_lock
     from tests.support.wheels import build_wheel
 
