@@ -203,3 +203,30 @@ def test_a_receipt_of_an_undeclared_or_unlocked_tier_still_counts(project: Path,
     (project / "lockfiles" / "fast.txt").unlink()
     _write_receipt(tmp_path / "env2", "fast", corelib="2.0")
     assert _remedy(project, tmp_path / "env2", _probe("install-tier brain")).endswith(" --replace-armed")
+
+
+def test_one_command_covers_the_tiers_others_are_layered_on() -> None:
+    from tierlock.remedies import covering, install_remedy
+
+    layers: dict[str, str | None] = {"base": None, "brain": "base", "fast": "brain", "side": "base"}
+    assert covering(["brain", "fast", "side", "fast"], layers) == ["fast", "side"]
+    assert install_remedy(["brain", "fast"], layers, python="/v b/python") == "install-tier fast --python '/v b/python'"
+    assert install_remedy(["brain"], layers, unlocked=["brain"]) == "tierlock lock brain && install-tier brain"
+    assert install_remedy([], layers) is None
+
+
+def test_the_layers_read_from_a_pyproject_follow_layered_on_and_default_to_base() -> None:
+    from tierlock.remedies import layers_from_pyproject
+
+    data = {
+        "project": {"optional-dependencies": {"Brain_X": []}},
+        "dependency-groups": {"tools": []},
+        "tool": {"tierlock": {"tiers": {"base": {}, "fast": {"layered-on": "Brain.X"}, "odd": {"layered-on": 3}}}},
+    }
+    assert layers_from_pyproject(data) == {
+        "base": None,
+        "brain-x": "base",
+        "tools": "base",
+        "fast": "brain-x",
+        "odd": "base",
+    }
