@@ -211,7 +211,12 @@ def present(tier: str) -> Healthy:
     """Healthy: the probe says *tier* is present and the reading prints no remedy."""
 
     def check(scene: Scene, reading: Reading) -> bool:
-        return reading.remedy is None and reading.code == 0 and scene.probe_state(tier) == "present"
+        if reading.remedy is not None or reading.code != 0:
+            return False
+        rows = reading.document.get("tiers") if isinstance(reading.document, dict) else None
+        if reading.argv[1] == "probe" and isinstance(rows, list) and len(rows) == 1:
+            return bool(rows[0]["state"] == "present")  # the probe's own answer: no need to ask it again
+        return scene.probe_state(tier) == "present"
 
     return check
 
