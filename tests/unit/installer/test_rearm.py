@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -160,7 +160,7 @@ def _write_receipt(prefix: Path, tier: str, **pins: str) -> None:
 def _probe(command: str, *, installed: str | None = "2.0", present: bool = False) -> Any:
     from tierlock.probing import DistributionProbe, TierProbe
 
-    state = "present" if present else "partial"
+    state: Literal["present", "partial"] = "present" if present else "partial"
     dist = DistributionProbe("corelib", state, version_text=installed, locked_text="1.0")
     return TierProbe("brain", state, (dist,), install_command=command)
 
