@@ -14,7 +14,7 @@ to say.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 #: The command that arms tiers (the twin of ``tierlock install``).
 INSTALL = "install-tier"
@@ -43,14 +43,23 @@ def install_remedy(
     *,
     python: str | os.PathLike[str] | None = None,
     unlocked: Iterable[str] = (),
+    exclusive: Callable[[str, str], bool] | None = None,
 ) -> str | None:
     """``install-tier A B`` arming every tier in *tiers* with the fewest names; None when there are none.
 
     *python*: the environment that was looked at, as the caller named it (``--python X`` in the command).
     *unlocked*: tiers without a lockfile yet, locked first (``tierlock lock A && install-tier A``).
+    *exclusive*: whether two tiers are declared in ``conflicts`` (never armed together: install-tier refuses
+    them in one command); a tier exclusive with one named before it is left out.
     """
     wanted = list(tiers)
     names = covering(wanted, layers)
+    if exclusive is not None:
+        kept: list[str] = []
+        for name in names:
+            if not any(exclusive(name, other) for other in kept):
+                kept.append(name)
+        names = kept
     if not names:
         return None
     command = f"{INSTALL} {' '.join(names)}"

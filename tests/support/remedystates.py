@@ -268,11 +268,17 @@ def _install_staying(scene: Scene) -> None:
     scene.uv_pip("install", "staying==1.0", "--no-deps")
 
 
-def _done_when(check: Callable[[Scene, Reading], bool]) -> Healthy:
-    """Healthy: the command exits 0 without a remedy, and *check* holds."""
+def _no_project_environment(scene: Scene) -> None:
+    shutil.rmtree(scene.venv)
+
+
+def _done_when(check: Callable[[Scene, Reading], bool], *, remedy_allowed: bool = False) -> Healthy:
+    """Healthy: the command exits 0 without a remedy (*remedy_allowed*: a report may still name one per
+    tier), and *check* holds."""
 
     def healthy(scene: Scene, reading: Reading) -> bool:
-        return reading.code == 0 and reading.remedy is None and check(scene, reading)
+        quiet = remedy_allowed or reading.remedy is None
+        return reading.code == 0 and quiet and check(scene, reading)
 
     return healthy
 
@@ -367,6 +373,22 @@ STATES: list[State] = [
         _then(_armed(B), _armed("fast", flags=("--replace-armed",))),
         ("install-tier", "--armed"),
         _armed_ok(),
+    ),
+    State(
+        "declared conflict: no project environment, status of every tier",
+        "exclusive",
+        _no_project_environment,
+        ("status",),
+        _done_when(lambda scene, _r: scene.python.exists(), remedy_allowed=True),
+        True,
+    ),
+    State(
+        "no project environment, admit of one tier",
+        "exclusive",
+        _no_project_environment,
+        ("admit", "--tier", "brain"),
+        _done_when(lambda scene, _r: scene.python.exists()),
+        True,
     ),
     # -- aggregates, partial roots, extras
     State("aggregate without receipt: remove a", "aggregate", _armed("a", "b"), ("remove", "a"), _without("alib")),

@@ -174,15 +174,12 @@ def read(scene: Scene, argv: Sequence[str]) -> Reading:
         raise AssertionError(f"{scene.name}: {argv} --json is not one JSON document:\n{machine.stdout}") from exc
     lines = remedy_lines(human.stdout + human.stderr)
     pairs = json_remedies(document)
-    assert len(lines) <= 1, f"{scene.name}: {argv} prints {len(lines)} remedies for one state: {lines}"
+    assert len(pairs) >= len(lines), f"{scene.name}: {argv} prints {lines} but its --json carries {pairs}"
+    for line, (text, carried) in zip(lines, pairs, strict=False):  # one per tier when several are reported
+        assert text == line, f"{scene.name}: human `{line}` vs json `{text}`"
+        assert carried == split_chain(line), f"{scene.name}: remedy_argv {carried!r} is not `{line}` split"
     remedy = lines[0] if lines else None
-    argv_list: list[list[str]] | None = None
-    if remedy is not None:
-        assert pairs, f"{scene.name}: {argv} prints `{remedy}` but its --json carries no remedy"
-        text, carried = pairs[0]
-        assert text == remedy, f"{scene.name}: human `{remedy}` vs json `{text}`"
-        assert carried == split_chain(remedy), f"{scene.name}: remedy_argv {carried!r} is not `{remedy}` split"
-        argv_list = carried
+    argv_list = split_chain(remedy) if remedy is not None else None
     return Reading(tuple(argv), human.returncode, human.stdout + human.stderr, document, remedy, argv_list)
 
 

@@ -230,3 +230,15 @@ def test_the_layers_read_from_a_pyproject_follow_layered_on_and_default_to_base(
         "fast": "brain-x",
         "odd": "base",
     }
+
+
+def test_one_command_never_names_two_tiers_declared_in_conflict() -> None:
+    from tierlock.remedies import install_remedy
+
+    layers: dict[str, str | None] = {"base": None, "brain": "base", "fast": "base", "side": "base"}
+
+    def exclusive(a: str, b: str) -> bool:
+        return {a, b} == {"brain", "fast"}
+
+    assert install_remedy(["brain", "fast", "side"], layers, exclusive=exclusive) == "install-tier brain side"
+    assert install_remedy(["fast", "brain"], layers, exclusive=exclusive) == "install-tier fast"
