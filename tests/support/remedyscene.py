@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.env import make_venv
-from tests.support.remedystates import LAYOUTS, State, build_wheels, write_layout
+from tests.support.remedylayouts import LAYOUTS, build_wheels, write_layout
+from tests.support.remedystates import State
 from tests.support.remedywalk import Scene, command, copy_tree, walk
 
 
