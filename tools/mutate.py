@@ -96,6 +96,10 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/installer/receipts.py",),
         ("tests/unit/installer/test_installer_receipts*.py", "tests/unit/installer/test_receipts_*.py"),
     ),
+    "installer/rearm.py": Module(
+        ("src/tierlock/installer/rearm.py", "src/tierlock/remedies.py"),
+        ("tests/unit/installer/test_rearm.py", "tests/unit/plugin/test_plugin_remedy.py"),
+    ),
     "lockfiles/check.py": Module(
         ("src/tierlock/lockfiles/check.py", "src/tierlock/lockfiles/findings.py", "src/tierlock/lockfiles/origins.py"),
         (

@@ -10,7 +10,7 @@ the lockfile part: a test that needs a tier outside its gates fails it, unless
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -52,7 +52,10 @@ class Part:
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"verdict": self.verdict, **self.counts, "problems": self.problems}
         if self.remedy:
+            from tierlock.remedies import argv_of
+
             out["remedy"] = self.remedy
+            out["remedy_argv"] = argv_of(self.remedy)
         return out
 
 
@@ -156,7 +159,7 @@ def probe_part(project: Project, names: Sequence[str], python: str | Path | None
     results: list[TierProbe] = []
     failed: list[tuple[str, TierlockError]] = []
     if not names:  # nothing required: no environment to look at
-        return probe_verdict(results, failed, layers_of_project(project))
+        return probe_verdict(results, failed, layers_of_project(project), exclusive=project.exclusive)
     # The same target as install-tier, status and probe: --python, else the active venv, else the project's own.
     try:
         target = resolve_existing(None if python is None else str(python), project, names)
@@ -175,7 +178,7 @@ def probe_part(project: Project, names: Sequence[str], python: str | Path | None
             results.append(prober.probe(tier))  # the one verdict: the same as probe, status and the plugin
         except TierlockError as err:  # a lockfile that cannot be trusted: the tier fails, the gate still reports
             failed.append((tier.name, err))
-    return probe_verdict(results, failed, layers_of_project(project), python=python)
+    return probe_verdict(results, failed, layers_of_project(project), python=python, exclusive=project.exclusive)
 
 
 def probe_verdict(
@@ -184,6 +187,7 @@ def probe_verdict(
     layers: Mapping[str, str | None] | None = None,
     *,
     python: str | Path | None = None,
+    exclusive: Callable[[str, str], bool] | None = None,
 ) -> Part:
     """The probe part from the tiers probed (*results*) and the tiers that could not be probed (*failed*).
 
@@ -206,7 +210,7 @@ def probe_verdict(
     missing = [r for r in results if not r.present]
     unlocked = [r.tier for r in missing if r.install_command.startswith("tierlock lock ")]  # no lockfile yet
     arm = [r.tier for r in missing if r.needs_install or r.project_command is None]
-    install = install_remedy(arm, layers or {}, python=python, unlocked=unlocked)
+    install = install_remedy(arm, layers or {}, python=python, unlocked=unlocked, exclusive=exclusive)
     itself = [r.project_command for r in missing if r.project_command]  # the project itself, before the tiers
     remedies = [err.remedy for _, err in failed if err.remedy] + itself + ([install] if install else [])
     remedy = " && ".join(dict.fromkeys(remedies)) or None

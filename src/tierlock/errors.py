@@ -102,8 +102,15 @@ class TierlockError(Exception):
             "tier": self.tier,
             "package": self.package,
             "remedy": self.remedy,
+            "remedy_argv": _argv(self.remedy),
             "problems": [p.to_dict() for p in self.problems],
         }
+
+
+def _argv(remedy: str | None) -> list[list[str]] | None:
+    from tierlock.remedies import argv_of
+
+    return argv_of(remedy)
 
 
 class ConfigError(TierlockError):

@@ -14,7 +14,7 @@ to say.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 #: The command that arms tiers (the twin of ``tierlock install``).
 INSTALL = "install-tier"
@@ -43,14 +43,23 @@ def install_remedy(
     *,
     python: str | os.PathLike[str] | None = None,
     unlocked: Iterable[str] = (),
+    exclusive: Callable[[str, str], bool] | None = None,
 ) -> str | None:
     """``install-tier A B`` arming every tier in *tiers* with the fewest names; None when there are none.
 
     *python*: the environment that was looked at, as the caller named it (``--python X`` in the command).
     *unlocked*: tiers without a lockfile yet, locked first (``tierlock lock A && install-tier A``).
+    *exclusive*: whether two tiers are declared in ``conflicts`` (never armed together: install-tier refuses
+    them in one command); a tier exclusive with one named before it is left out.
     """
     wanted = list(tiers)
     names = covering(wanted, layers)
+    if exclusive is not None:
+        kept: list[str] = []
+        for name in names:
+            if not any(exclusive(name, other) for other in kept):
+                kept.append(name)
+        names = kept
     if not names:
         return None
     command = f"{INSTALL} {' '.join(names)}"
@@ -98,3 +107,43 @@ def layers_from_pyproject(data: Mapping[str, object]) -> dict[str, str | None]:
             lower = body.get("layered-on", "base") if isinstance(body, dict) else "base"
             out[key] = norm(lower) if isinstance(lower, str) else "base"
     return out
+
+
+def argv_of(remedy: str | None) -> list[list[str]] | None:
+    """A printed remedy as the commands it runs (``--json``'s ``remedy_argv``), or None when it is prose.
+
+    Each command is an argv list; a chain (``A && B``) is several, run in order, each only when the one before
+    succeeded. A remedy is a command when it is exactly what :func:`shlex.join` prints for those lists, joined
+    by `` && `` (every command tierlock prints is built that way); anything else (an edit to make, a choice
+    to take) is prose, and tools cannot run it: None.
+    """
+    import shlex
+
+    if not remedy:
+        return None
+    try:
+        tokens = shlex.split(remedy)
+    except ValueError:
+        return None
+    parts: list[list[str]] = [[]]
+    for token in tokens:
+        if token == "&&":
+            parts.append([])
+        else:
+            parts[-1].append(token)
+    if not all(parts) or " && ".join(shlex.join(p) for p in parts) != remedy:
+        return None
+    return parts if all(_program(p[0]) for p in parts) else None
+
+
+#: The programs a remedy runs (a path to one counts too): anything else reads as words, not a command.
+PROGRAMS = frozenset(
+    {"tierlock", "install-tier", "uv", "pip", "pip3", "python", "python3", "apt-get", "apt", "dnf", "yum",
+     "brew", "apk", "pacman", "zypper", "conda", "sudo", "git", "chmod", "chattr", "rm", "pre-commit"}
+)  # fmt: skip
+
+
+def _program(word: str) -> bool:
+    import re
+
+    return "/" in word or word in PROGRAMS or re.fullmatch(r"python3\.\d+", word) is not None

@@ -17,10 +17,20 @@ from typing import IO
 
 from tierlock.errors import BackendError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import threading
+
 TAIL_LINES = 30
 
 #: Observers called with each argv before it starts (tests count backend runs with it).
 observers: list[Callable[[Sequence[str]], None]] = []
+
+#: Every process :func:`run` started that has not been reaped yet, by pid, whatever thread started it:
+#: :func:`stop_all` ends them when the main thread is interrupted while worker threads wait on them.
+_live: dict[int, subprocess.Popen[str]] = {}
+_stopping: list[bool] = []
+"""Non-empty while :func:`stop_all` ends the processes: :func:`run` then starts nothing new."""
 
 
 @dataclass(frozen=True)
@@ -70,10 +80,40 @@ def run(
     prints it: a long step (a build from source) can say what it is doing.
     """
     args = tuple(str(a) for a in argv)
+    if _stopping:  # the command is being interrupted: a worker thread starts nothing more
+        raise KeyboardInterrupt
     for observer in observers:
         observer(args)
     if log is not None:
         log(f"running: {display(args)}")
+    proc = _start(args, cwd=cwd, env=env, what=what, remedy=remedy)
+    try:
+        if on_line is None:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        else:
+            stdout, stderr = _stream(proc, on_line, timeout)
+    except subprocess.TimeoutExpired as exc:
+        stop(proc, grace=0, reading=on_line is not None)
+        raise BackendError(f"{what} did not finish within {timeout:.0f} s", remedy=remedy) from exc
+    except BaseException:  # KeyboardInterrupt (SIGINT, or SIGTERM through tierlock.interrupts)
+        stop(proc, reading=on_line is not None)
+        raise
+    finally:
+        _live.pop(proc.pid, None)
+    result = Result(args, proc.returncode, stdout or "", stderr or "")
+    if check and proc.returncode != 0:
+        raise BackendError(
+            f"{what} failed (exit {proc.returncode}): {display(args)}",
+            detail=redact(result.tail()),
+            remedy=remedy,
+        )
+    return result
+
+
+def _start(
+    args: tuple[str, ...], *, cwd: Path | None, env: Mapping[str, str] | None, what: str, remedy: str | None
+) -> subprocess.Popen[str]:
+    """Start *args* in its own process group, registered in :data:`_live` until :func:`run` reaps it."""
     try:
         proc = subprocess.Popen(
             args,
@@ -90,25 +130,8 @@ def run(
             f"{what}: {args[0]} is not installed or not on PATH",
             remedy=remedy or f"install {Path(args[0]).name}",
         ) from exc
-    try:
-        if on_line is None:
-            stdout, stderr = proc.communicate(timeout=timeout)
-        else:
-            stdout, stderr = _stream(proc, on_line, timeout)
-    except subprocess.TimeoutExpired as exc:
-        stop(proc, grace=0, reading=on_line is not None)
-        raise BackendError(f"{what} did not finish within {timeout:.0f} s", remedy=remedy) from exc
-    except BaseException:  # KeyboardInterrupt (SIGINT, or SIGTERM through tierlock.interrupts)
-        stop(proc, reading=on_line is not None)
-        raise
-    result = Result(args, proc.returncode, stdout or "", stderr or "")
-    if check and proc.returncode != 0:
-        raise BackendError(
-            f"{what} failed (exit {proc.returncode}): {display(args)}",
-            detail=redact(result.tail()),
-            remedy=remedy,
-        )
-    return result
+    _live[proc.pid] = proc
+    return proc
 
 
 def _stream(proc: subprocess.Popen[str], on_line: Callable[[str], None], timeout: float | None) -> tuple[str, str]:
@@ -169,3 +192,59 @@ def stop(proc: subprocess.Popen[str], *, grace: float | None = None, reading: bo
                 proc.wait(timeout=seconds)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)  # anything the backend left running in its group
+
+
+def stop_all(grace: float | None = None) -> None:
+    """End every process :func:`run` started that still runs, in any thread, each with its process group.
+
+    Called by the main thread when an interrupt lands while worker threads wait on backends (``tierlock
+    lock`` locks sibling tiers in threads): each group is asked to stop (SIGINT), given *grace* seconds
+    (default :data:`tierlock.interrupts.GRACE`) to delete its own temporary folders, then killed. The waiting
+    threads see their process end and clean up after themselves; :func:`run` starts nothing new meanwhile.
+    """
+    import signal
+    import time
+
+    from tierlock import interrupts
+
+    _stopping.append(True)
+    wait = interrupts.GRACE if grace is None else grace
+    procs = list(_live.values())
+    for signum, seconds in ((signal.SIGINT, wait), (signal.SIGKILL, 10.0)):
+        running = [p for p in procs if p.poll() is None]
+        for proc in running:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signum)
+        deadline = time.monotonic() + seconds
+        try:
+            while any(p.poll() is None for p in running) and time.monotonic() < deadline:
+                time.sleep(0.02)
+        except KeyboardInterrupt:  # a second interrupt: no more grace
+            continue
+    for proc in procs:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)  # anything a backend left running in its group
+
+
+def join_workers(threads: Sequence[threading.Thread]) -> None:
+    """Wait for *threads*, which run backends through :func:`run`; when the wait is interrupted, end their
+    processes (:func:`stop_all`), let the threads clean up, and raise the interrupt."""
+    try:
+        for thread in threads:
+            thread.join()
+    except BaseException:
+        end_workers(threads)
+        raise
+
+
+def end_workers(threads: Sequence[threading.Thread]) -> None:
+    """:func:`stop_all`, then wait for *threads* to finish their cleanup (signals held back meanwhile)."""
+    from tierlock import interrupts
+
+    try:
+        stop_all()
+        with interrupts.deferred():
+            for thread in threads:
+                thread.join(timeout=30.0)
+    finally:
+        _stopping.clear()

@@ -84,14 +84,15 @@ def test_deleting_a_receipt_never_changes_what_remove_deletes(world: World, arme
     assert installed(world) == {"basepkg"}
 
 
-def test_removing_a_tier_an_armed_tier_is_layered_on_removes_nothing_and_says_why(
+def test_removing_a_tier_an_armed_tier_is_layered_on_is_refused_with_the_command_that_removes_both(
     world: World, armed_venv: Path
 ) -> None:
     use_armed(world, armed_venv)
     run = world.cli("remove", "base", "--backend", "pip")
-    assert run.code == 0, run.err
-    assert "base: nothing removed - armed tier(s) brain are layered on it" in run.out
-    assert f"tierlock remove brain --python {world.python} && tierlock remove base --python {world.python}" in run.out
+    assert run.code == 2, run.err
+    assert "base: nothing removed - armed tier(s) brain are layered on it" in run.err
+    both = f"tierlock remove brain --python {world.python} && tierlock remove base --python {world.python}"
+    assert f"to fix: {both}" in run.err
     assert installed(world) == {"basepkg", "corelib", "helper"}
     assert world.receipt() is not None
     assert world.probe().state == "present"

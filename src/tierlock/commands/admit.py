@@ -23,7 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--python",
         metavar="PATH",
         help="probe the environment of this interpreter or environment folder "
-        "(default: as for install-tier and status: the active venv, else this interpreter)",
+        "(default: as for install-tier and status: the active venv, else the project's environment: "
+        "$TIERLOCK_PROJECT_ENVIRONMENT, [tool.tierlock].venv or .venv)",
     )
 
 

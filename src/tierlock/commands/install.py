@@ -152,9 +152,10 @@ def report(outcome: Outcome, ctx: Context) -> None:
     for path in outcome.cleared:
         ui.line(f"  deleted {path}: left by an interrupted pip uninstall or upgrade")
     changed = ", ".join(f"{len(plan.of(a))} {done}" for a, done in _DONE if plan.of(a))
+    receipt = "receipt written" if outcome.receipts else "receipt unchanged (it already said this)"
     ui.line(
         f"{tiers}: {outcome.result} - {changed} of {outcome.packages} package(s) with {outcome.backend} "
-        f"in {outcome.duration:.1f}s; verified by the probe, receipt written"
+        f"in {outcome.duration:.1f}s; verified by the probe, {receipt}"
     )
 
 

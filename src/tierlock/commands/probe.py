@@ -8,8 +8,11 @@ from typing import TYPE_CHECKING, Any
 from tierlock import volume
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from tierlock.cli import Context
     from tierlock.probing import TierProbe
+    from tierlock.tiers import Project
 
 #: Plain lines even on a terminal: the probe is a fast path and never imports rich.
 PLAIN = True
@@ -26,7 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--python",
         metavar="PATH",
         help="probe the environment of this interpreter or environment folder "
-        "(default: as for install-tier and status: the active venv, else this interpreter)",
+        "(default: as for install-tier and status: the active venv, else the project's environment: "
+        "$TIERLOCK_PROJECT_ENVIRONMENT, [tool.tierlock].venv or .venv)",
     )
 
 
@@ -42,6 +46,17 @@ def document(results: list[TierProbe]) -> dict[str, Any]:
     }
 
 
+def _rearmable(project: Project, prefix: Path, probed: TierProbe) -> TierProbe:
+    """*probed* with the install command install-tier accepts here (``--replace-armed`` when another armed
+    tier pins what it replaces: :mod:`tierlock.installer.rearm`)."""
+    from dataclasses import replace
+
+    from tierlock.installer import rearm
+
+    command = rearm.remedy(project, prefix, probed)
+    return probed if command == probed.install_command else replace(probed, install_command=command)
+
+
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from tierlock.installer.location import resolve_existing
     from tierlock.probing import Prober
@@ -53,6 +68,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     target = resolve_existing(args.python, project, selected)
     prober = Prober(project, target, python=args.python)  # remedies name --python as it was given
     results = [prober.probe(t, closure=args.closure, deep=args.deep) for t in project.select(list(args.tiers or ()))]
+    results = [_rearmable(project, target.prefix, r) for r in results]
     if ctx.ui.json_mode:
         ctx.ui.emit_json(document(results))
     else:

@@ -32,11 +32,11 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     if ctx.ui.json_mode:
         ctx.ui.emit_json(removal.to_json())
         return 0
-    if removal.layered:
+    if removal.layered:  # a dry run: the removal itself is refused (installer/removal.py)
         layered = " ".join(removal.layered)
         ctx.ui.line(
-            f"{removal.tier}: nothing removed - armed tier(s) {', '.join(removal.layered)} are layered on it "
-            f"and need all of its {len(removal.keep)} package(s); the receipt stays. To remove both: "
+            f"{removal.tier}: would remove nothing - armed tier(s) {', '.join(removal.layered)} are layered on it "
+            f"and need all of its {len(removal.keep)} package(s). To remove both: "
             f"tierlock remove {layered}{_target(args)} && tierlock remove {removal.tier}{_target(args)}"
         )
         return 0

@@ -224,7 +224,7 @@ def resolve_existing(python: str | None, project: Project, tiers: Sequence[str] 
 
     location = locate(python, project)
     if location.folder is not None and (location.missing or location.problem is not None):
-        arm = install_remedy(tiers, layers_of_project(project)) or "install-tier base"
+        arm = install_remedy(tiers, layers_of_project(project), exclusive=project.exclusive) or "install-tier base"
         shown = project.relpath(Path(location.folder))
         if location.problem is not None:
             raise UsageError(

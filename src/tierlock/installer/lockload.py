@@ -96,11 +96,29 @@ def entries_for(
     try:
         return merge_entries(chosen)
     except ConflictingPins as exc:
-        from tierlock.installer.target import install_command, refuse_sibling_conflicts
+        from tierlock.installer.target import refuse_sibling_conflicts
 
-        python, system, backend = (request.python, request.system, request.backend) if request else (None, False, None)
-        refuse_sibling_conflicts(chosen, command=lambda t: install_command([t], python, system=system, backend=backend))
+        refuse_sibling_conflicts(chosen, command=lambda a, b: way_out(a, b, target, request))
         raise UsageError(str(exc)) from exc  # not reached: every conflict is named above
+
+
+def way_out(first: str, second: str, target: Target, request: Request | None) -> str:
+    """The command that gets past two tiers whose locks disagree: arm the first one alone; with ``--armed``
+    (both hold receipts), remove one of them first (the one marked stale, else one not named), then re-arm."""
+    import shlex
+
+    from tierlock.installer import receipts
+    from tierlock.installer.target import install_command
+
+    if request is None or not request.armed:
+        python, system, backend = (request.python, request.system, request.backend) if request else (None, False, None)
+        return install_command([first], python, system=system, backend=backend)
+    stale = [t for t in (first, second) if "stale" in getattr(receipts.load_tier(target.prefix, t), "data", {})]
+    unnamed = [t for t in (second, first) if t not in request.tiers]
+    drop = (stale or unnamed or [second])[0]
+    where = (["--python", request.python] if request.python else []) + (["--system"] if request.system else [])
+    again = request.command([t for t in request.tiers if t != drop])
+    return f"{shlex.join(['tierlock', 'remove', drop, *where])} && {again}"
 
 
 def selected(lock: Lock, target: Target) -> list[LockEntry]:

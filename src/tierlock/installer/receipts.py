@@ -157,14 +157,30 @@ def build(
 
 
 def write(prefix: Path, document: Mapping[str, Any]) -> Path:
-    """Write *document* atomically; never creates *prefix* itself (a vanished environment is an OSError)."""
+    """Write *document* atomically; never creates *prefix* itself.
+
+    A write the system refuses (a disk full, a file-size limit, a vanished environment) is a
+    :class:`~tierlock.errors.BackendError` (exit 3) naming the receipt: the packages are installed and
+    verified, only the receipt is missing, and the same command again writes it.
+    """
     from tierlock.fsutil import write_atomic
 
     path = receipt_path(prefix, str(document["tier"]))
-    path.parent.parent.mkdir(exist_ok=True)
-    path.parent.mkdir(exist_ok=True)
-    # A new receipt gets 0666 less the umask from write_atomic, readable like the packages beside it.
-    write_atomic(path, (json.dumps(document, separators=(",", ":")) + "\n").encode())
+    try:
+        path.parent.parent.mkdir(exist_ok=True)
+        path.parent.mkdir(exist_ok=True)
+        # A new receipt gets 0666 less the umask from write_atomic, readable like the packages beside it.
+        write_atomic(path, (json.dumps(document, separators=(",", ":")) + "\n").encode())
+    except OSError as exc:
+        from tierlock.errors import BackendError
+
+        raise BackendError(
+            f"could not write the receipt {path} ({exc.strerror or exc}); the packages of tier "
+            f"{document['tier']} are installed and verified, but without a receipt the no-op fast path and "
+            "status cannot vouch for them",
+            tier=str(document["tier"]),
+            file=str(path),
+        ) from None
     return path
 
 
@@ -177,6 +193,11 @@ def load(path: Path) -> Receipt | None:
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         return None
     return Receipt(path, data)
+
+
+def load_tier(prefix: Path, tier: str) -> Receipt | None:
+    """The receipt of *tier* in the environment at *prefix*, or None."""
+    return load(receipt_path(prefix, tier))
 
 
 def load_all(prefix: Path) -> dict[str, Receipt]:

@@ -7,13 +7,19 @@ decided from lockfiles, not receipts, so deleting a receipt never changes it:
 * the tier's packages are those of its lockfile that apply to the target (its
   receipt's list only when the lockfile is gone);
 * kept is everything that base, or another armed tier, locks - a tier is
-  armed when it has a receipt or when every one of its probe roots is
-  installed (a tier whose receipt was deleted is still armed);
+  armed when it has a receipt, or when every one of its probe roots is
+  installed and not every one of them is a package some tier's receipt
+  records (a tier whose receipt was deleted is still armed; an aggregate such
+  as ``all = ["proj[a,b]"]`` whose roots are there only because ``a`` and
+  ``b`` were armed is not, nor is a tier with only some roots installed);
 * kept is everything another distribution that stays requires (its
   ``Requires-Dist`` whose markers hold in the target), and what that needs in
-  turn, whether or not it belongs to a tier;
+  turn, whether or not it belongs to a tier; a requirement with extras
+  (``ibis-framework[duckdb]``) keeps what those extras of it require too
+  (conservatively: every extra any staying package asks for);
 * when an armed tier is layered on the tier, nothing is removed (that tier's
-  lock holds the whole closure) and the receipt stays.
+  lock holds the whole closure): the command is refused (exit 2) with the
+  command that removes both, top first.
 """
 
 from __future__ import annotations
@@ -77,12 +83,17 @@ def remove(project: Project, tier_name: str, request: Request, ui: UI) -> Remova
     if request.dry_run:
         return decide(project, tier, target, dry_run=True)
     from tierlock.installer.locking import environment_lock
+    from tierlock.installer.target import refuse_unwritable
 
+    refuse_unwritable(target, doing="remove from", done="nothing was removed")
     with environment_lock(target.prefix, on_wait=ui.note):
         receipts.clean_temporary(target.prefix)
         removal = decide(project, tier, target, dry_run=False)
         if removal.layered:
-            return removal
+            refuse_layered(removal, request)
+        # The receipt goes first: an interrupted uninstall leaves a tier without a receipt (absent or partial,
+        # re-armed by install-tier), never one whose receipt claims packages tierlock itself removed.
+        removal.receipt_deleted = receipts.remove(target.prefix, tier.name)
         if removal.remove:
             from tierlock.installer import backends
 
@@ -90,8 +101,21 @@ def remove(project: Project, tier_name: str, request: Request, ui: UI) -> Remova
             removal.backend = backend.name
             with ui.status(f"{backend.name}: uninstalling {len(removal.remove)} package(s) of {tier.name}"):
                 backends.uninstall(backend, target, removal.remove, log=ui.detail)
-        removal.receipt_deleted = receipts.remove(target.prefix, tier.name)
     return removal
+
+
+def refuse_layered(removal: Removal, request: Request) -> None:
+    """Refuse (exit 2) removing a tier armed tiers are layered on, with the command that removes them all."""
+    import shlex
+
+    where = (["--python", request.python] if request.python else []) + (["--system"] if request.system else [])
+    steps = [shlex.join(["tierlock", "remove", t, *where]) for t in [*removal.layered, removal.tier]]
+    raise UsageError(
+        f"{removal.tier}: nothing removed - armed tier(s) {', '.join(removal.layered)} are layered on it and need "
+        f"all of its {len(removal.keep)} package(s); the receipt stays",
+        tier=removal.tier,
+        remedy=" && ".join(steps),
+    )
 
 
 def decide(project: Project, tier: Tier, target: Target, *, dry_run: bool) -> Removal:
@@ -112,10 +136,11 @@ def decide(project: Project, tier: Tier, target: Target, *, dry_run: bool) -> Re
         closure = own.package_names
     removal = Removal(tier.name, str(target.prefix), [], {}, dry_run, had_receipt=own is not None)
     keep = removal.keep
+    recorded = {n for r in found.values() for n in r.package_names}
     armed = [  # a tier declared exclusive with this one is never armed beside it, whatever its roots suggest
         t
         for t in project.tiers.values()
-        if t.name != tier.name and not project.exclusive(tier.name, t.name) and _armed(t, found, index)
+        if t.name != tier.name and not project.exclusive(tier.name, t.name) and _armed(t, found, index, recorded)
     ]
     removal.layered = [str(t.name) for t in armed if tier.name in {c.name for c in project.chain(t.name)}]
     if removal.layered:
@@ -138,7 +163,8 @@ def decide(project: Project, tier: Tier, target: Target, *, dry_run: bool) -> Re
         keep.setdefault(str(project.name), "the project itself (its own install is never removed)")
     candidates = {n for n in closure if n not in keep and index.find(n)}
     for name, needer in needed_by_staying(index, candidates, target.marker_env).items():
-        keep.setdefault(name, f"needed by {needer}, which stays installed")
+        through = " (through an extra; every extra a staying package asks for is kept)" if "[" in needer else ""
+        keep.setdefault(name, f"needed by {needer}, which stays installed{through}")
     removal.remove = sorted(candidates - set(keep))
     for name in closure - set(keep) - candidates:
         keep.setdefault(name, "not installed")
@@ -161,46 +187,63 @@ def _locked_names(project: Project, tier: Tier, target: Target) -> set[str] | No
     return {str(e.name) for e in lockfiles.load_tier(project, tier).applicable(target.marker_env)}
 
 
-def _armed(tier: Tier, found: Mapping[str, receipts.Receipt], index: SiteIndex) -> bool:
-    """Whether *tier* is armed: it has a receipt, or every one of its probe roots is installed."""
+def _armed(tier: Tier, found: Mapping[str, receipts.Receipt], index: SiteIndex, recorded: set[str]) -> bool:
+    """Whether *tier* is armed: it has a receipt, or every one of its probe roots is installed and not all of
+    them are packages a receipt records (those are there because the tiers of the receipts were armed)."""
     if tier.name in found:
         return True
-    return bool(tier.probe) and all(index.find(root) for root in tier.probe)
+    roots = [str(root) for root in tier.probe]
+    return bool(roots) and all(index.find(root) for root in roots) and not set(roots) <= recorded
 
 
 def needed_by_staying(index: SiteIndex, candidates: Iterable[str], marker_env: Mapping[str, str]) -> dict[str, str]:
     """Which of *candidates* a distribution that stays requires (directly or through another kept one).
 
-    Returns candidate -> the name of the staying distribution that needs it.
-    Requirements are each distribution's ``Requires-Dist`` whose marker holds in
-    the target (extras that were asked for at install time are not recorded
-    anywhere, so requirements under an ``extra`` marker do not count).
+    Returns candidate -> who needs it: the staying distribution's name, or ``name[extra]`` when it is needed
+    through an extra a staying package asks for. Requirements are each distribution's ``Requires-Dist`` whose
+    marker holds in the target; under an ``extra`` marker they count when some staying distribution requires
+    the package with that extra (which extras were asked for at install time is recorded nowhere, so every
+    extra any staying requirement names is kept, conservatively).
     """
     from tierlock.probing.site import normalize
 
     pending = set(candidates)
     kept: dict[str, str] = {}
-    staying = [name for name in index.dists if name not in pending]
+    extras: dict[str, set[str]] = {}
+    staying = [(name, name) for name in index.dists if name not in pending]
     while staying:
-        next_round: list[str] = []
-        for dist in staying:
+        next_round: list[tuple[str, str]] = []
+        for dist, _why in staying:
             for info in index.find(dist)[:1]:
-                for requirement in requires_dist(info.path, marker_env):
-                    name = normalize(requirement)
+                for name, asked in requirements_of(info.path, marker_env, extras.get(dist, set())):
+                    name = normalize(name)
+                    new = set(asked) - extras.get(name, set())
+                    if new:
+                        extras.setdefault(name, set()).update(new)
+                        if name not in pending and name not in kept:  # staying already: its extras count now
+                            next_round.append((name, name))
                     if name in pending:
                         pending.discard(name)
-                        kept[name] = dist
-                        next_round.append(name)
+                        kept[name] = dist if not extras.get(dist) else f"{dist}[{','.join(sorted(extras[dist]))}]"
+                        next_round.append((name, dist))
         staying = next_round
     return kept
 
 
 def requires_dist(dist_info: str, marker_env: Mapping[str, str]) -> list[str]:
-    """The names in a distribution's ``Requires-Dist`` headers whose markers hold in *marker_env*."""
+    """The names in a distribution's ``Requires-Dist`` headers whose markers hold in *marker_env* (no extra)."""
+    return [name for name, _extras in requirements_of(dist_info, marker_env, set())]
+
+
+def requirements_of(
+    dist_info: str, marker_env: Mapping[str, str], extras: set[str]
+) -> list[tuple[str, frozenset[str]]]:
+    """(name, the extras asked of it) for each ``Requires-Dist`` whose marker holds in *marker_env*, with no
+    extra or with one of *extras* (the extras of this distribution that a staying package asks for)."""
     from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
     from packaging.requirements import InvalidRequirement, Requirement
 
-    out: list[str] = []
+    out: list[tuple[str, frozenset[str]]] = []
     for text in _headers(os.path.join(dist_info, "METADATA"), "requires-dist"):
         try:
             requirement = Requirement(text)
@@ -208,11 +251,11 @@ def requires_dist(dist_info: str, marker_env: Mapping[str, str]) -> list[str]:
             continue
         if requirement.marker is not None:
             try:
-                if not requirement.marker.evaluate({**marker_env, "extra": ""}):
+                if not any(requirement.marker.evaluate({**marker_env, "extra": e}) for e in ["", *sorted(extras)]):
                     continue
             except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
                 pass  # cannot tell: keep what it might need
-        out.append(requirement.name)
+        out.append((requirement.name, frozenset(requirement.extras)))
     return out
 
 

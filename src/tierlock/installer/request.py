@@ -52,6 +52,10 @@ class Request:
             parts.append("--deep")
         if not self.install_project:
             parts.append("--no-install-project")
+        if self.replace_armed:  # the same request again: what it was allowed to replace, it still may
+            parts.append("--replace-armed")
+        if self.armed:
+            parts.append("--armed")
         return shlex.join(parts)
 
 

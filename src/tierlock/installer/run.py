@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tierlock.errors import Interrupted, TierlockError, UsageError
+from tierlock.errors import BackendError, Interrupted, TierlockError, UsageError
 from tierlock.installer import builds, failures, fastpath, itself, lockload, receipts, verification
 from tierlock.installer.plan import Plan
 from tierlock.installer.preflight import armed_tiers, created, forced_names, refuse_incomplete, refuse_target
@@ -153,7 +153,7 @@ def _install_locked(
     """The part under the environment lock: re-plan, run the backend, verify, write the receipts."""
     from tierlock.installer.locking import environment_lock
 
-    tiers, target, locks, entries, roots, forced = job.tiers, job.target, job.locks, job.entries, job.roots, job.forced
+    tiers, target, entries, roots, forced = job.tiers, job.target, job.entries, job.roots, job.forced
 
     names = [str(t.name) for t in tiers]
     with environment_lock(target.prefix, on_wait=ui.note) as waited:
@@ -180,15 +180,7 @@ def _install_locked(
             dists += _required_project(project, target, probes, names, dists, again=request.command(names))
         verification.require_intact(target, names, again=request.command(names))
         failures.clear(target.prefix, names)
-        written = receipts.record(
-            project,
-            tiers=tiers,
-            locks=locks,
-            target=target,
-            dists=dists,
-            backend=backend_name,
-            backend_version=backend_version,
-        )
+        written = _record(project, request, job, dists, (backend_name, backend_version))
         return Outcome(
             names,
             "installed" if _result(plan) == "unchanged" and itself.missing(local) else _result(plan),
@@ -204,6 +196,25 @@ def _install_locked(
             cleared=cleared,
             local=local,
         )
+
+
+def _record(
+    project: Project, request: Request, job: _Job, dists: Sequence[InstalledDist], ran: tuple[str | None, str | None]
+) -> list[str]:
+    """The receipts (:func:`receipts.record`); one the system will not write is exit 3 with this command again."""
+    try:
+        return receipts.record(
+            project,
+            tiers=job.tiers,
+            locks=job.locks,
+            target=job.target,
+            dists=dists,
+            backend=ran[0],
+            backend_version=ran[1],
+        )
+    except BackendError as exc:  # the system refused the receipt (disk full, a file-size limit)
+        exc.remedy = exc.remedy or request.command([str(t.name) for t in job.tiers])
+        raise
 
 
 def _apply(

@@ -18,8 +18,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from tierlock.installer import failures, receipts
+from tierlock.remedies import argv_of
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from tierlock.environment import Target
     from tierlock.probing import DistributionProbe, TierProbe
     from tierlock.tiers import Project, Tier
@@ -57,6 +60,7 @@ class TierStatus:
             "older_lock": self.stale,
             "pruned": self.pruned,
             "remedy": self.remedy,
+            "remedy_argv": argv_of(self.remedy),
             "last_failure": self.last_failure,
         }
 
@@ -78,7 +82,7 @@ def status(
             relock = f"{relock_command(project, tier)} && {rearm_command(tier.name, python)}"
             out.append(TierStatus(tier.name, "no-lockfile", 0, 0, [], receipt, False, relock))
             continue
-        row = _one(project, tier, prober.probe(tier, deep=deep), receipt, python)
+        row = _one(project, tier, prober.probe(tier, deep=deep), receipt, python, prefix=target.prefix)
         out.append(with_failure(row, failures.read(target.prefix, tier.name)))
     return target, out
 
@@ -104,26 +108,34 @@ def with_failure(row: TierStatus, failed: dict[str, Any] | None) -> TierStatus:
 
 
 def _one(
-    project: Project, tier: Tier, result: TierProbe, receipt: receipts.Receipt | None, python: str | None
+    project: Project,
+    tier: Tier,
+    result: TierProbe,
+    receipt: receipts.Receipt | None,
+    python: str | None,
+    *,
+    prefix: Path,
 ) -> TierStatus:
+    from tierlock.installer import rearm
     from tierlock.installer.target import stale_reason
 
     older = receipt is not None and receipt.lockfiles.get(tier.name) != receipts.file_digest(tier.lockfile)
     problems = [f"{label(d)}: {reason}" for d in result.broken for reason in d.reasons]
-    marked = stale_reason(receipt)
-    if marked is not None:  # another tier replaced its packages on purpose (--replace-armed)
+    # Marked stale by another tier's --replace-armed, and its packages are really replaced (an interrupted
+    # --replace-armed marks the tier before its backend runs: a tier that is still whole is not stale).
+    marked = None if result.present else stale_reason(receipt)
+    if marked is not None:
         problems.insert(0, marked)
-    from tierlock.probing.libraries import only_libraries
-
-    # A system library that went away is not a prune: every file of the tier is still there.
-    pruned = receipt is not None and not result.present and not all(only_libraries(d) for d in result.broken)
+    # Pruned: a receipt says the tier was armed and whole packages are gone (another tool's sync removed them);
+    # a deleted file, an emptied one or a hand change of version is said by the probe's own reasons.
     gone = [str(d.name) for d in result.broken if d.state == "absent"]
-    if pruned and receipt is not None and (result.state == "absent" or gone):
+    pruned = receipt is not None and bool(gone)
+    if pruned and receipt is not None:
         problems.append(pruned_reason(project, tier.name, receipt.installed_at, gone))
     remedy = None
     if not result.present:
-        remedy = result.install_command
-    elif older or marked is not None:
+        remedy = rearm.remedy(project, prefix, result)
+    elif older:
         remedy = rearm_command(tier.name, python)
     checked = result.checked
     satisfied = sum(1 for d in checked if d.present)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 # -- a site-packages the backend can write into ------------------------------------
 
 
-def refuse_unwritable(target: Target) -> None:
+def refuse_unwritable(target: Target, *, doing: str = "install into", done: str = "nothing was installed") -> None:
     """Refuse (exit 2) a target whose site-packages cannot be written, before any backend runs."""
     import tempfile
 
@@ -43,7 +43,7 @@ def refuse_unwritable(target: Target) -> None:
                 reason = f"is not writable ({exc.strerror or exc})"
         if reason:
             raise UsageError(
-                f"cannot install into {target.prefix}: its site-packages {folder} {reason}; nothing was installed",
+                f"cannot {doing} {target.prefix}: its site-packages {folder} {reason}; {done}",
                 remedy=f"make {folder} writable (or pass --python PATH to an environment you own), "
                 "then run the same command",
             )
@@ -55,9 +55,13 @@ def refuse_unwritable(target: Target) -> None:
 def armed_conflicts(
     plan: Plan, armed: Mapping[str, Receipt], arming: Sequence[str]
 ) -> dict[str, list[tuple[str, str, str]]]:
-    """Per other armed tier: (package, the version its receipt pins, the version the plan installs)."""
+    """Per other armed tier: (package, the version its receipt pins, the version the plan installs).
+
+    Only steps that put another version in place count (install, replace): a repair or a satisfied package
+    keeps the version that is installed, so it replaces nothing another tier holds."""
     out: dict[str, list[tuple[str, str, str]]] = {}
-    planned = {str(s.name): str(s.entry.version) for s in plan.steps if s.entry.version is not None}
+    changing = [s for s in plan.steps if s.action in ("install", "replace") and s.entry.version is not None]
+    planned = {str(s.name): str(s.entry.version) for s in changing}
     for tier, receipt in armed.items():
         if tier in arming:
             continue
@@ -94,11 +98,31 @@ def refuse_armed_conflicts(
 
 
 def refuse_sibling_conflicts(
-    chosen: Sequence[tuple[str, Sequence[LockEntry]]], *, command: Callable[[str], str]
+    chosen: Sequence[tuple[str, Sequence[LockEntry]]], *, command: Callable[[str, str], str]
 ) -> None:
-    """Refuse (exit 2) tiers asked together whose locks pin a package differently, naming every such package."""
+    """Refuse (exit 2) tiers asked together whose locks pin a package differently, naming the first such pair
+    and every package that pair disagrees on; *command* (tier -> the command that arms it alone) is the remedy."""
     from tierlock.errors import Problem, UsageError
 
+    rows = disagreeing(chosen)
+    if not rows:
+        return
+    a, b = rows[0][1], rows[0][3]
+    rows = [r for r in rows if (r[1], r[3]) == (a, b)]
+    raise UsageError(
+        f"tiers {a} and {b} cannot be armed together: their locks pin {len(rows)} package(s) differently "
+        f"({', '.join(r[0] for r in rows)}); nothing was installed. To arm both, lock them consistently (layer "
+        f"one on the other, or align the requirements); tiers never armed together belong in [tool.tierlock] "
+        "conflicts",
+        tier=b,
+        package=rows[0][0],
+        problems=[Problem(f"{n}: {t1} pins {v1}, {t2} pins {v2}") for n, t1, v1, t2, v2 in rows],
+        remedy=command(a, b),
+    )
+
+
+def disagreeing(chosen: Sequence[tuple[str, Sequence[LockEntry]]]) -> list[tuple[str, str, str, str, str]]:
+    """(package, first tier, its version, later tier, its version) for each pin a later tier gives differently."""
     first: dict[str, tuple[str, str]] = {}
     rows: list[tuple[str, str, str, str, str]] = []
     for tier, entries in chosen:
@@ -106,19 +130,7 @@ def refuse_sibling_conflicts(
             seen = first.setdefault(str(entry.name), (tier, str(entry.version)))
             if seen[1] != str(entry.version):
                 rows.append((str(entry.name), seen[0], seen[1], tier, str(entry.version)))
-    if not rows:
-        return
-    a, b = rows[0][1], rows[0][3]
-    raise UsageError(
-        f"tiers {a} and {b} cannot be armed together: their locks pin {len(rows)} package(s) differently "
-        f"({', '.join(r[0] for r in rows)}); nothing was installed",
-        tier=b,
-        package=rows[0][0],
-        problems=[Problem(f"{n}: {t1} pins {v1}, {t2} pins {v2}") for n, t1, v1, t2, v2 in rows],
-        remedy=f"{command(a)} (arms {a} alone); to arm both, lock them consistently: "
-        f'layer one on the other (layered-on = "{a}" under [tool.tierlock.tiers.{b}]) or align the requirements, '
-        f"then tierlock lock {b}",
-    )
+    return rows
 
 
 def mark_stale(prefix: Path, tier: str, *, by: Sequence[str], packages: Sequence[str]) -> None:

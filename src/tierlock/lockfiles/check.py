@@ -42,8 +42,9 @@ def check(project: Project, names: Sequence[str] | None = None) -> Report:
     tiers = project.with_layers(names) if names else project.select(None)
     locks = read_locks(project, tiers)
     report = findings(project, tiers, locks)
-    from tierlock.lockfiles.siblings import conflicts
+    from tierlock.lockfiles.siblings import conflicts, remedies
 
+    found = conflicts(project, tiers, locks)
     siblings = [
         Finding(
             c.first.name,
@@ -51,11 +52,11 @@ def check(project: Project, names: Sequence[str] | None = None) -> Report:
             project.relpath(c.first.lockfile),
             None,
             c.detail(project),
-            c.remedy(project),
+            remedy,
             other_tier=c.second.name,
             packages=tuple(d.to_dict(project, c.first_lock, c.second_lock) for d in c.packages),
         )
-        for c in conflicts(project, tiers, locks)
+        for c, remedy in zip(found, remedies(project, found, locks), strict=True)
     ]
     requested = tuple(project.tier(n).name for n in names) if names else ()
     from tierlock.lockfiles.nobuild import problems, project_coverage

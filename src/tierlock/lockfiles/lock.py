@@ -189,8 +189,9 @@ def _lock_wave(
     ]
     for thread in threads:
         thread.start()
-    for thread in threads:
-        thread.join()
+    from tierlock import subproc
+
+    subproc.join_workers(threads)  # an interrupt ends their backends with their process groups first
     if errors:
         raise errors[0]
     return [(tier, outcome) for (tier, _), outcome in zip(wave, outcomes, strict=True) if outcome is not None]

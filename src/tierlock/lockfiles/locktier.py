@@ -98,9 +98,12 @@ def lock_tier(
         try:  # meanwhile: what does not depend on the result
             previous = _read_bytes(tier.lockfile) if had_lockfile else None
             header = job.header()
-        finally:
+        except BaseException:
             if compiling is not None:
-                compiling.wait()
+                compiling.cancel()
+            raise
+        if compiling is not None:
+            compiling.wait()
         text, parsed = _render(project, tier, backend, _compiled(request.output_file, backend, tier), header)
         record = recording.record(project, tier, backend=backend, request=request, text=text, parsed=parsed)
     recording.write(tier.lockfile, text, record)
@@ -282,10 +285,20 @@ class _Background:
             self._error = exc
 
     def wait(self) -> None:
-        self._thread.join()
+        """Join the thread (an interrupt meanwhile ends its backend: :func:`tierlock.subproc.join_workers`)."""
+        from tierlock import subproc
+
+        subproc.join_workers([self._thread])
         if self._error is not None:
             error, self._error = self._error, None
             raise error
+
+    def cancel(self) -> None:
+        """End the backend with its process group and wait for the thread to clean up; drop what it raised."""
+        from tierlock import subproc
+
+        subproc.end_workers([self._thread])
+        self._error = None
 
 
 def regenerate_command(project: Project, tier: Tier, backend: Backend) -> str:

@@ -54,20 +54,81 @@ class SiblingConflict:
             f"{len(self.packages)} package(s): " + "; ".join(parts)
         )
 
-    def remedy(self, project: Project) -> str:
+    def remedy(self, project: Project, layering: tuple[Tier, Tier] | None = None) -> str:
+        """What resolves the pair: *layering* (upper, lower) when one was found that locks
+        (:func:`remedies`), else aligning the requirements or declaring the tiers in conflict."""
         names = ", ".join(d.name for d in self.packages)
         exclusive = f'conflicts = [["{self.first.name}", "{self.second.name}"]] in [tool.tierlock]'
-        upper, lower = _layering(project, self.first, self.second)
-        if upper is not None and lower is not None:
+        if layering is not None:
+            upper, lower = layering
             return (
                 f'layer one on the other: set layered-on = "{lower.name}" in [tool.tierlock.tiers.{upper.name}], '
                 f"then run: tierlock lock {upper.name} (or align the requirements of {names} in both tiers; "
                 f"tiers never armed together are declared with {exclusive})"
             )
         return (
-            f"align the requirements of {names} in both tiers, then run: tierlock lock {self.first.name} "
-            f"{self.second.name} (tiers never armed together are declared with {exclusive})"
+            f"the tiers cannot be layered one on the other (each one's requirements exclude the other's pins, or "
+            f"another layering is suggested for them): declare them with {exclusive} when they are never armed "
+            f"together, or align the requirements of {names} in both tiers, then run: tierlock lock "
+            f"{self.first.name} {self.second.name}"
         )
+
+
+def remedies(project: Project, found: Sequence[SiblingConflict], locks: Mapping[str, ReadResult | None]) -> list[str]:
+    """One remedy per conflict, with at most one ``layered-on`` suggested per tier across all of them.
+
+    A layering (upper on lower) is suggested only where it keeps what upper was layered on and the lock would
+    succeed as far as the project says: every requirement of upper's closure accepts lower's pins. A pair
+    that the layering suggested for an earlier pair resolves (the lower tier pins what the other side pins)
+    gets that same suggestion; a pair with no such layering is offered ``conflicts`` instead.
+    """
+    chosen: dict[str, Tier] = {}
+    out: list[str] = []
+    for conflict in found:
+        layering = _settled(conflict, chosen, locks) or _layering(project, conflict, chosen, locks)
+        if layering is not None:
+            chosen.setdefault(str(layering[0].name), layering[1])
+        out.append(conflict.remedy(project, layering))
+    return out
+
+
+def _settled(
+    conflict: SiblingConflict, chosen: Mapping[str, Tier], locks: Mapping[str, ReadResult | None]
+) -> tuple[Tier, Tier] | None:
+    """The layering chosen already for one side of *conflict*, when it resolves this pair too."""
+    for side, other in ((conflict.first, conflict.second_lock), (conflict.second, conflict.first_lock)):
+        lower = chosen.get(str(side.name))
+        read = locks.get(lower.name) if lower is not None else None
+        if lower is None or read is None:
+            continue
+        pins = {str(e.name): e.version for e in read.lock.entries}
+        wanted = {str(e.name): e.version for e in other.entries}
+        if all(pins.get(d.name) == wanted.get(d.name) for d in conflict.packages):
+            return side, lower
+    return None
+
+
+def _layering(
+    project: Project, conflict: SiblingConflict, chosen: Mapping[str, Tier], locks: Mapping[str, ReadResult | None]
+) -> tuple[Tier, Tier] | None:
+    for upper, lower in _directions(project, conflict.first, conflict.second):
+        taken = chosen.get(str(upper.name))
+        read = locks.get(lower.name)
+        if (taken is None or taken.name == lower.name) and read is not None and accepts(project, upper, read.lock):
+            return upper, lower
+    return None
+
+
+def accepts(project: Project, upper: Tier, lower: Lock) -> bool:
+    """Whether every requirement of *upper*'s closure accepts the version *lower* pins of its package."""
+    from packaging.utils import canonicalize_name
+
+    pins = {str(e.name): e.version for e in lower.entries}
+    for requirement in project.closure_requirements(upper.name):
+        version = pins.get(canonicalize_name(requirement.name))
+        if version is not None and not requirement.specifier.contains(version, prereleases=True):
+            return False
+    return True
 
 
 def can_arm_together(project: Project, first: Tier, second: Tier) -> bool:
@@ -112,13 +173,14 @@ def disagreements(first: Sequence[LockEntry], second: Sequence[LockEntry]) -> li
     return sorted(out, key=lambda d: d.name)
 
 
-def _layering(project: Project, first: Tier, second: Tier) -> tuple[Tier | None, Tier | None]:
-    """(upper, lower): layering *upper* on *lower* keeps everything *upper* was layered on."""
+def _directions(project: Project, first: Tier, second: Tier) -> list[tuple[Tier, Tier]]:
+    """(upper, lower) pairs where layering *upper* on *lower* keeps everything *upper* was layered on."""
+    out: list[tuple[Tier, Tier]] = []
     if second.layered_on in {t.name for t in project.chain(first.name)}:
-        return second, first
+        out.append((second, first))
     if first.layered_on in {t.name for t in project.chain(second.name)}:
-        return first, second
-    return None, None
+        out.append((first, second))
+    return out
 
 
 def _place(project: Project, lock: Lock, entry: LockEntry) -> str:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from tierlock.probing.distribution import DistributionProbe, TierState
 from tierlock.probing.site import SiteIndex
 from tierlock.probing.verdict import Member, Memo, Root, probe_parts, tier_verdict
+from tierlock.remedies import argv_of
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
@@ -80,6 +81,8 @@ class TierProbe:
             "files_checked": self.files_checked,
             "notes": list(self.notes),
             "install_command": self.install_command,
+            "remedy": None if self.present else self.install_command,
+            "remedy_argv": None if self.present else argv_of(self.install_command),
             "roots": [d.to_dict() for d in self.roots],
             "closure": [d.to_dict() for d in self.closure],
             "project": self.project.to_dict() if self.project is not None else None,
@@ -191,7 +194,7 @@ class Prober:
             roots=probed_roots,
             closure=probed_closure,
             lockfile=tier.lockfile,
-            lock_used=lock is not None,
+            lock_used=lock is None,
             notes=tuple(notes),
             python=self.target.python,
             install_command=(f"{fix} && {install}" if broken else fix) if fix else install,

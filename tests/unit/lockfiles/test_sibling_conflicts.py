@@ -168,3 +168,54 @@ def test_a_bad_conflicts_key_is_a_config_error_naming_the_place(tmp_path: Path, 
     rendered = "\n".join(caught.value.lines())
     assert message in rendered
     assert "[tool.tierlock].conflicts" in rendered
+
+
+def test_each_tier_gets_one_layered_on_value_across_every_sibling_conflict(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _code, doc = run_json(capsys, "--project", str(project), "check")
+    found = [f for f in doc["findings"] if f["kind"] == "sibling-conflict"]
+    assert len(found) == 2
+    # right disagrees with left and with upper (which is layered on left): one layering resolves both
+    assert [f["remedy"].split(", then run")[0] for f in found] == [
+        'layer one on the other: set layered-on = "left" in [tool.tierlock.tiers.right]'
+    ] * 2
+
+
+EXCLUDING = """\
+[project]
+name = "proj"
+version = "0.1.0"
+requires-python = ">=3.11"
+dependencies = []
+
+[project.optional-dependencies]
+old = ["beta<2"]
+new = ["beta>=2"]
+
+[tool.tierlock.tiers.old]
+[tool.tierlock.tiers.new]
+"""
+
+
+def test_a_layering_that_could_not_lock_is_never_suggested_conflicts_are(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_project(tmp_path / "proj", EXCLUDING)
+    assert main(["--project", str(folder), "-q", "lock", "--backend", "uv", *offline(wheels)]) == 0
+    _code, doc = run_json(capsys, "--project", str(folder), "check")
+    (finding,) = [f for f in doc["findings"] if f["kind"] == "sibling-conflict"]
+    assert "layered-on" not in finding["remedy"]
+    assert 'conflicts = [["old", "new"]] in [tool.tierlock]' in finding["remedy"]
+    # and both directions really fail to lock
+    for upper, lower in (("new", "old"), ("old", "new")):
+        pyproject = folder / "pyproject.toml"
+        original = pyproject.read_text()
+        pyproject.write_text(
+            original.replace(
+                f"[tool.tierlock.tiers.{upper}]\n", f'[tool.tierlock.tiers.{upper}]\nlayered-on = "{lower}"\n'
+            )
+        )
+        code, _out, _err = run_cli(capsys, "--project", str(folder), "lock", upper, *offline(wheels))
+        assert code != 0
+        pyproject.write_text(original)

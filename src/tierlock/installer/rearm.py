@@ -1,0 +1,96 @@
+"""The remedy that re-arms a tier, with what install-tier needs to accept it (pure over receipts and the probe).
+
+``install-tier X`` refuses to replace a package another armed tier's receipt
+pins (:func:`tierlock.installer.target.refuse_armed_conflicts`). A remedy that
+re-arms X in such an environment (a tier made stale by ``--replace-armed``, an
+interrupted ``install-tier X --replace-armed``, a sibling armed first) would be
+refused as printed, so it carries ``--replace-armed`` exactly when install-tier
+would refuse without it: a package of X's lock, installed at another version
+(or not at all), that another armed tier's receipt pins at a version its own
+current lock does not pin too. A package already at X's version replaces
+nothing (a husk repair of it is never refused).
+
+Fast path: JSON receipts and the lock the probe read already; no subprocess.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from tierlock.installer import receipts
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tierlock.probing import TierProbe
+    from tierlock.tiers import Project
+
+FLAG = "--replace-armed"
+
+
+def blocking(
+    locked: Mapping[str, str],
+    installed: Mapping[str, str | None],
+    armed: Mapping[str, receipts.Receipt],
+    *,
+    skip: Sequence[str],
+    others_locked: Mapping[str, Mapping[str, str]] | None = None,
+) -> dict[str, list[str]]:
+    """Per other armed tier: the packages arming a tier whose lock pins *locked* (name -> version) replaces.
+
+    *installed*: name -> the version in the environment (None or missing: not installed). *skip*: the tier
+    and the tiers it is layered on. *others_locked*: per other tier, what its current lock pins (a receipt
+    pin its lock moved to the new version too is not a conflict, as install-tier decides).
+    """
+    out: dict[str, list[str]] = {}
+    for tier, receipt in armed.items():
+        if tier in skip:
+            continue
+        current = (others_locked or {}).get(tier, {})
+        for package in receipt.packages:
+            name, version = str(package.get("name")), str(package.get("version"))
+            new = locked.get(name)
+            if new is None or new == version or installed.get(name) == new or current.get(name) == new:
+                continue
+            out.setdefault(tier, []).append(name)
+    return out
+
+
+def with_flag(command: str) -> str:
+    """*command* (one printed command, or a chain) with ``--replace-armed`` on its last part."""
+    return (
+        command if command.rsplit(" && ", maxsplit=1)[-1].split()[-1:] == [FLAG] else f"{command} {shlex.quote(FLAG)}"
+    )
+
+
+def remedy(project: Project, prefix: Path, probed: TierProbe) -> str:
+    """The probe's install command for *probed*, with ``--replace-armed`` when install-tier needs it."""
+    command = probed.install_command
+    if probed.present or not command.split(" && ")[-1].startswith("install-tier "):
+        return command
+    armed = receipts.load_all(prefix)
+    if not armed:
+        return command
+    locked = {str(d.name): d.locked_text for d in probed.checked if d.locked_text}
+    installed = {str(d.name): d.version_text for d in probed.checked}
+    skip = [str(t.name) for t in project.chain(probed.tier)]
+    others = {name: _locked(project, name) for name in armed if name not in skip}
+    found = blocking({k: v for k, v in locked.items() if v}, installed, armed, skip=skip, others_locked=others)
+    return with_flag(command) if found else command
+
+
+def _locked(project: Project, tier: str) -> dict[str, str]:
+    """What *tier*'s current lock pins (empty when it is not declared or has no readable lock)."""
+    from packaging.utils import canonicalize_name
+
+    spec = project.tiers.get(canonicalize_name(tier))
+    if spec is None or not spec.lockfile.is_file():
+        return {}
+    from tierlock import lockfiles
+
+    try:
+        return {str(e.name): str(e.version) for e in lockfiles.load_tier(project, spec).entries}
+    except Exception:  # an unreadable lock: its receipt's pins are what counts
+        return {}
