@@ -194,7 +194,7 @@ class Prober:
             roots=probed_roots,
             closure=probed_closure,
             lockfile=tier.lockfile,
-            lock_used=lock is None,
+            lock_used=lock is not None,
             notes=tuple(notes),
             python=self.target.python,
             install_command=(f"{fix} && {install}" if broken else fix) if fix else install,
