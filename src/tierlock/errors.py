@@ -11,10 +11,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+#: The exit codes of every command, named once; ``docs/reference/cli.md`` explains them.
 EXIT_OK = 0
+#: The check ran and failed (invalid config, drift, a tier absent or partial where required).
 EXIT_FAILED = 1
+#: Usage or configuration error (bad flags, no pyproject, unknown tier).
 EXIT_USAGE = 2
+#: An installer backend (uv, pip) or another tool tierlock runs failed.
 EXIT_BACKEND = 3
+#: A pytest run that failed closed: a tier it needs is missing (pytest's own codes are 0 to 5).
+EXIT_TIER_MISSING = 6
+#: SIGINT or SIGTERM stopped the command.
+EXIT_INTERRUPTED = 130
 
 
 @dataclass(frozen=True)
@@ -166,9 +174,6 @@ class ProblemCollector:
 
     def __bool__(self) -> bool:
         return bool(self.problems)
-
-
-EXIT_INTERRUPTED = 130
 
 
 class Interrupted(TierlockError):

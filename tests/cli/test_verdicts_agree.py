@@ -29,7 +29,7 @@ from tests.support.lockproj import lock_offline
 from tests.support.plugin_project import laptop
 from tests.support.wheels import EXT_SUFFIX, build_wheel
 from tierlock.cli import main
-from tierlock.pytest_plugin.strictness import EXIT_TIER_MISSING
+from tierlock.errors import EXIT_TIER_MISSING
 
 PYPROJECT = """\
 [project]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from tierlock.errors import EXIT_BACKEND
+from tierlock.errors import EXIT_BACKEND, EXIT_OK
 
 if TYPE_CHECKING:
     from tierlock.cli import Context
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     scope = "universal" if backend.universal else f"this platform only: {backend.platform()}"
     ctx.ui.line(f"locked {len(done)} tier(s) with {backend.name} {backend.version()} ({scope})")
     if not failed:
-        return 0
+        return EXIT_OK
     lines = [f"ERROR {len(failed)} tier(s) not locked (their lockfiles are unchanged):"]
     for f in failed:
         lines.append(f"  {f.tier}: {f.message}")

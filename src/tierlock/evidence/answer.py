@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sys
 
+from tierlock.errors import EXIT_FAILED, EXIT_OK
 from tierlock.evidence import MAX_LISTED
 
 # Not ``typing``: it imports ``re``; this module stays on os, json and hashlib (and no pathlib, no subprocess).
@@ -62,7 +63,7 @@ class Verdict:
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.ok else 1
+        return EXIT_OK if self.ok else EXIT_FAILED
 
     def to_dict(self) -> dict[str, Any]:
         return {
