@@ -23,8 +23,8 @@ from packaging.utils import (
 )
 from packaging.version import InvalidVersion, Version
 
-from tierlock.lockfiles import header as headers
 from tierlock.lockfiles.digest import body_digest
+from tierlock.lockfiles.header import parse_comment, render_comment
 from tierlock.lockfiles.model import LockEntry, LockHeader, ReadProblem
 
 #: Hash algorithms pip accepts with --require-hashes, and their hex lengths.
@@ -70,7 +70,7 @@ def parse(text: str) -> Parsed:
     lines = split_lines(text)
     if not any(line.strip() for line in lines):
         return Parsed(None, problems=[ReadProblem("integrity", None, "the lockfile is empty")])
-    header, header_end, problems = headers.parse_comment(lines)
+    header, header_end, problems = parse_comment(lines)
     body = lines[header_end:]
     parsed = Parsed(header, problems=list(problems), body_digest=body_digest(body))
     for number, logical in _logical_lines(body, header_end + 1, parsed.problems):
@@ -229,7 +229,7 @@ def _first_line(text: str) -> str:
 
 def render(header: LockHeader, body: Sequence[str]) -> str:
     """The whole lockfile text: the header comment block, then the body lines."""
-    lines = [*headers.render_comment(header), *body]
+    lines = [*render_comment(header), *body]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

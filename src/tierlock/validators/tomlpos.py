@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import tomllib
 
 from tierlock.validators.jsonpos import JsonPath, LineIndex
 
@@ -78,7 +79,6 @@ class _Walker:
             return parts, i
 
     def simple_key(self, i: int) -> tuple[str, int]:
-        import tomllib
 
         text = self.text
         for pattern in (_BASIC, _LITERAL):
