@@ -57,17 +57,17 @@ LAZY_IMPORTS: dict[str, str] = {
         f"tierlock.lockfiles.{name}": _LOCKS
         for name in (
             "artifacts",
-            "backends",
+            "resolvers",
             "check",
             "committed",
             "coverage",
             "digest",
             "foreignpylock",
             "markers",
-            "model",
+            "locks",
             "nobuild",
             "pylock",
-            "reader",
+            "fileread",
             "requirements",
             "sources",
             "uvdrift",
@@ -76,7 +76,7 @@ LAZY_IMPORTS: dict[str, str] = {
     },
     **{
         f"tierlock.census.{name}": "check runs the census on every project: its rarer branches load their own"
-        for name in ("attribute", "cache", "engine", "project", "report")
+        for name in ("attribute", "cache", "engine", "projectcensus", "report")
     },
     **{
         f"tierlock.probing{name}": _FAST

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from packaging.markers import Marker
 
 from tierlock.errors import CheckFailed
-from tierlock.lockfiles.model import LockEntry
+from tierlock.lockfiles.locks import LockEntry
 from tierlock.lockfiles.requirements import entry_line, overlapping_duplicates
 from tierlock.lockfiles.sources import load_tier, remedy, with_file_hashes
 from tierlock.tiers import Project

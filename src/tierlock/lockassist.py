@@ -20,7 +20,7 @@ from packaging.utils import canonicalize_name
 
 from tierlock import fsutil
 from tierlock.errors import UsageError
-from tierlock.lockfiles.reader import read
+from tierlock.lockfiles.fileread import read
 from tierlock.suggest import closest, corrected
 from tierlock.tiers import Project
 

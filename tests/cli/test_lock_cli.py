@@ -18,8 +18,8 @@ from tierlock import subproc
 from tierlock.cli import _named_command
 from tierlock.errors import BackendError
 from tierlock.lockfiles import load, platform_id
-from tierlock.lockfiles.backends import IndexOptions, UvBackend, installed_version, lock_interpreter
 from tierlock.lockfiles.lock import LockOptions, lock_project
+from tierlock.lockfiles.resolvers import IndexOptions, UvBackend, installed_version, lock_interpreter
 from tierlock.tiers import load_project
 
 

@@ -28,8 +28,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from tierlock.census.cache import CACHE_KEY, CensusCache, FolderCache, Memo
 from tierlock.census.engine import DEFAULT_PATHS, DEFAULT_PATTERNS, survey
-from tierlock.census.facts import FileFacts, read_file
-from tierlock.census.project import accept_table, census_tiers, import_paths, project_census, pytest_settings
+from tierlock.census.filefacts import FileFacts, read_file
+from tierlock.census.projectcensus import accept_table, census_tiers, import_paths, project_census, pytest_settings
 from tierlock.census.report import Census, CensusTier, Finding, TierReport, Use
 from tierlock.census.tree import SKIP_DIRS, DiskTree, Tree, walk
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from tierlock.census.reach import Need, Reach, folder_of
+from tierlock.census.firstparty import Need, Reach, folder_of
 from tierlock.census.records import FileFacts, Func
 
 #: (file, qualified name) of a fixture definition.

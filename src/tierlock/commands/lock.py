@@ -41,8 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
-    from tierlock.lockfiles.backends import IndexOptions, choose
     from tierlock.lockfiles.lock import LockFailed, LockOptions, lock_project
+    from tierlock.lockfiles.resolvers import IndexOptions, choose
 
     project = ctx.project()
     for name in args.tiers:

@@ -9,8 +9,8 @@ from tierlock.errors import EXIT_OK
 
 if TYPE_CHECKING:
     from tierlock.cli import Context
-    from tierlock.lockfiles.backends import Backend
     from tierlock.lockfiles.lock import LockOptions
+    from tierlock.lockfiles.resolvers import Backend
     from tierlock.tiers import Project
 
 

@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from tierlock.validators import discover, validate_runtime_config
-    from tierlock.validators.report import display_path
+    from tierlock.validators.renderers import display_path
     from tierlock.validators.setup_command import propose
 
     root = Path(args.dir or ctx.project_arg or ".")

@@ -10,7 +10,7 @@ from tierlock.errors import EXIT_USAGE, TierlockError, UsageError
 
 if TYPE_CHECKING:
     from tierlock.cli import Context
-    from tierlock.evidence.receipt import Receipt
+    from tierlock.evidence.runreceipt import Receipt
     from tierlock.evidence.verify import Result
     from tierlock.evidence.view import View
     from tierlock.output import UI
@@ -148,7 +148,7 @@ def _view(ctx: Context) -> View:
 
 
 def _invalid(err: Any, ctx: Context) -> int:
-    from tierlock.validators.report import RENDERERS
+    from tierlock.validators.renderers import RENDERERS
 
     result = err.result
     if ctx.ui.json_mode:

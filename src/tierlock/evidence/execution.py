@@ -17,7 +17,7 @@ from pathlib import Path
 from tierlock.evidence import RUN_MARK, activation, causes, process, steps, store, tails
 from tierlock.evidence.blockers import Blocker
 from tierlock.evidence.prepare import Prepared
-from tierlock.evidence.receipt import CommandRecord
+from tierlock.evidence.runreceipt import CommandRecord
 from tierlock.evidence.view import View
 from tierlock.validators.credentials import redact
 

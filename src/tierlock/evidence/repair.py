@@ -22,7 +22,7 @@ from packaging.utils import canonicalize_name
 
 from tierlock.errors import TierlockError
 from tierlock.evidence import causes
-from tierlock.evidence.receipt import CommandRecord
+from tierlock.evidence.runreceipt import CommandRecord
 from tierlock.tiers import load_project
 
 if TYPE_CHECKING:

@@ -24,7 +24,7 @@ from tierlock.evidence.answer import listed
 from tierlock.evidence.config import lockfile_digests
 from tierlock.evidence.execution import Execution
 from tierlock.evidence.prepare import Options, Prepared, prepare, snapshot_paths
-from tierlock.evidence.receipt import Clean, CommandRecord, Receipt
+from tierlock.evidence.runreceipt import Clean, CommandRecord, Receipt
 from tierlock.evidence.view import View
 
 __all__ = ["Options", "Prepared", "Result", "execute", "prepare"]

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tierlock.lockfiles.digest import inputs_digest, is_digest
-from tierlock.lockfiles.model import LockHeader, ReadProblem
+from tierlock.lockfiles.locks import LockHeader, ReadProblem
 
 MARKER = "tierlock-header"
 VERSION = 1

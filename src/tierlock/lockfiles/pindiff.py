@@ -9,9 +9,9 @@ from packaging.version import Version
 
 from tierlock.lockfiles import pylock, requirements
 from tierlock.lockfiles.digest import body_digest
+from tierlock.lockfiles.fileread import format_of
 from tierlock.lockfiles.header import parse_comment
-from tierlock.lockfiles.model import Lock, LockEntry
-from tierlock.lockfiles.reader import format_of
+from tierlock.lockfiles.locks import Lock, LockEntry
 
 
 def changes(path: Path, previous: bytes | None, body: str, entries: Sequence[LockEntry]) -> list[str]:

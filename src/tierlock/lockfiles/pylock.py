@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from tierlock.lockfiles.digest import sha256
 from tierlock.lockfiles.header import from_table, to_table
-from tierlock.lockfiles.model import LockedFile, LockEntry, LockHeader, ReadProblem
+from tierlock.lockfiles.locks import LockedFile, LockEntry, LockHeader, ReadProblem
 from tierlock.lockfiles.requirements import HASH_LENGTHS, Parsed, split_lines
 
 _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")

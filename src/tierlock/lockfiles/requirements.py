@@ -25,7 +25,7 @@ from packaging.version import InvalidVersion, Version
 
 from tierlock.lockfiles.digest import body_digest
 from tierlock.lockfiles.header import parse_comment, render_comment
-from tierlock.lockfiles.model import LockEntry, LockHeader, ReadProblem
+from tierlock.lockfiles.locks import LockEntry, LockHeader, ReadProblem
 
 #: Hash algorithms pip accepts with --require-hashes, and their hex lengths.
 HASH_LENGTHS = {"sha256": 64, "sha384": 96, "sha512": 128}

@@ -20,7 +20,7 @@ from tierlock.probing.verdict import Member, Memo, Root, probe_parts, tier_verdi
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
-    from tierlock.lockfiles.model import Lock
+    from tierlock.lockfiles.locks import Lock
     from tierlock.tiers import Project, Tier
 
 

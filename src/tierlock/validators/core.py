@@ -15,7 +15,7 @@ from tierlock.tiers import load_project
 from tierlock.validators import jsonpos, rules, schema, scope, secrets, source
 from tierlock.validators.credentials import redact
 from tierlock.validators.jsonpos import JsonPath
-from tierlock.validators.model import (
+from tierlock.validators.results import (
     AcceptedCredential,
     Finding,
     Location,

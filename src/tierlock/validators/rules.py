@@ -20,7 +20,7 @@ from packaging.utils import canonicalize_name
 
 from tierlock.validators.credentials import credential_kind, credential_name
 from tierlock.validators.jsonpos import JsonPath
-from tierlock.validators.model import Finding
+from tierlock.validators.results import Finding
 from tierlock.validators.text import js_trim, utf16_length
 
 LISTS = ("setup", "verification")

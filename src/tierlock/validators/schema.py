@@ -19,7 +19,7 @@ from importlib import resources
 from typing import Any
 
 from tierlock.validators.jsonpos import JsonPath
-from tierlock.validators.model import Finding
+from tierlock.validators.results import Finding
 
 SCHEMA_RESOURCE = "runtime-config.schema.json"
 _ANNOTATIONS = {"description", "title", "$comment"}

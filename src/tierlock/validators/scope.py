@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tierlock.validators.model import Finding
+from tierlock.validators.results import Finding
 from tierlock.validators.rules import commands, lexical_escape, repo_of, repositories, scope_problem
 from tierlock.validators.text import js_trim
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from tierlock.validators.credentials import credential_kind
 from tierlock.validators.jsonpos import MAX_DEPTH, JsonPath
-from tierlock.validators.model import Finding, dotted
+from tierlock.validators.results import Finding, dotted
 from tierlock.validators.rules import LISTS as _LISTS
 from tierlock.validators.rules import NEVER_SAVED
 from tierlock.validators.text import js_trim

@@ -13,7 +13,7 @@ from packaging.version import Version
 from tests.support.lockproj import build_wheel_dir, offline, run_cli, run_json, write_project
 from tierlock.cli import main
 from tierlock.errors import ConfigError
-from tierlock.lockfiles.model import LockEntry
+from tierlock.lockfiles.locks import LockEntry
 from tierlock.lockfiles.siblings import can_arm_together, disagreements
 from tierlock.tiers import load_project
 

@@ -101,8 +101,8 @@ def test_a_scope_is_measured_in_utf16_code_units_only_while_the_schema_has_not_r
 
 def test_text_and_github_outputs_place_a_finding_at_column_1_when_only_its_line_is_known() -> None:
     from tierlock.validators import ValidationResult
-    from tierlock.validators.model import AcceptedCredential, ValidationError
-    from tierlock.validators.report import github_lines, json_document, sarif_document, text_lines
+    from tierlock.validators.renderers import github_lines, json_document, sarif_document, text_lines
+    from tierlock.validators.results import AcceptedCredential, ValidationError
 
     error = ValidationError("RC001", ("verification", 0, "key"), "is taken twice", file="c.json", line=4)
     accepted = [

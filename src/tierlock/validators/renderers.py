@@ -14,7 +14,7 @@ from typing import Any
 
 from tierlock._version import __version__
 from tierlock.validators.credentials import redact
-from tierlock.validators.model import RULE_NAMES, RULES, AcceptedCredential, ValidationError, ValidationResult
+from tierlock.validators.results import RULE_NAMES, RULES, AcceptedCredential, ValidationError, ValidationResult
 
 FORMATS = ("text", "json", "github", "sarif")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
