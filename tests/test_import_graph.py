@@ -336,3 +336,17 @@ def test_the_rename_finder_finds_a_module_imported_under_another_name() -> None:
     tree = ast.parse("from tierlock.installer import target as where\nfrom tierlock.errors import Problem as P\n")
     modules = {"tierlock.installer.target": Path(), "tierlock.errors": Path()}
     assert _renamed_modules("m", tree, modules) == ["tierlock.installer.target as where"]
+
+
+#: Basenames still shared by two packages, kept while their owners reshape them; none may join them.
+_SHARED_NAMES_LEFT = {"itself", "metadata"}
+
+
+def test_no_two_packages_hold_a_module_of_the_same_name() -> None:
+    """A command module and the core it drives may share a name (``commands/verify.py``, ``evidence/verify.py``)."""
+    seen: dict[str, list[str]] = {}
+    for name in _modules():
+        parts = name.split(".")
+        if len(parts) > 2 and parts[1] != "commands" and parts[-1] not in _SHARED_NAMES_LEFT:
+            seen.setdefault(parts[-1], []).append(name)
+    assert {base: names for base, names in seen.items() if len(names) > 1} == {}
