@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import run_cli
 from tests.support.env import bin_dir, clean_env
-from tests.support.lockproj import run_cli, write_project
+from tests.support.lockproj import write_project
 from tierlock.cli import COMMANDS
 
 PYPROJECT = """\

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.lockproj import build_wheel_dir, offline, run_cli, run_json, write_project
+from tests.support.cli import cli_json, run_cli
+from tests.support.lockproj import offline, write_project
 from tierlock import subproc
 from tierlock.lockfiles import load
 
@@ -60,11 +61,6 @@ member-lib = { workspace = true }
 """
 
 
-@pytest.fixture(scope="module")
-def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_wheel_dir(tmp_path_factory.mktemp("wheels"))
-
-
 @pytest.fixture
 def started() -> Iterator[list[tuple[str, ...]]]:
     seen: list[tuple[str, ...]] = []
@@ -97,7 +93,7 @@ def test_a_failing_tier_in_the_middle_locks_the_others_and_reports_every_failure
     assert err.count("to fix:") == 2
     assert "then run: tierlock lock broken" in err
     assert "then run: tierlock lock above" in err
-    code, doc = run_json(capsys, "--project", str(folder), "lock", *offline(wheels))
+    code, doc = cli_json(capsys, "--project", str(folder), "lock", *offline(wheels))
     assert code == 3
     assert doc["ok"] is False
     assert [d["tier"] for d in doc["locked"]] == ["base", "first", "last", "empty"]
@@ -179,7 +175,7 @@ def test_versions_forked_under_markers_are_counted_as_one_package_with_several_e
     code, out, err = run_cli(capsys, "--project", str(folder), "lock", *offline(wheels))
     assert code == 0, err
     assert "base: lockfiles/base.txt: 2 package(s) in 3 lock entries, created" in out
-    code, doc = run_json(capsys, "--project", str(folder), "lock", *offline(wheels))
+    code, doc = cli_json(capsys, "--project", str(folder), "lock", *offline(wheels))
     assert (doc["locked"][0]["packages"], doc["locked"][0]["entries"]) == (2, 3)
-    code, doc = run_json(capsys, "--project", str(folder), "check")
+    code, doc = cli_json(capsys, "--project", str(folder), "check")
     assert (doc["packages_checked"], doc["entries_checked"]) == (2, 3)

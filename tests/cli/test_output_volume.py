@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import run_cli
 from tests.support.env import make_venv, site_packages
-from tests.support.lockproj import lock_offline, run_cli
+from tests.support.lockproj import lock_offline
 from tests.support.plugin_project import laptop
 from tests.support.wheels import EXT_SUFFIX, build_wheel
 from tierlock import volume

@@ -72,16 +72,6 @@ def commit_all(repo: Path, message: str = "change") -> None:
     git(repo, "commit", "-q", "-m", message)
 
 
-def cli_json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, dict[str, Any]]:
-    """``tierlock ARGV`` (with ``--json``) in-process: (exit code, the one JSON document it printed)."""
-    from tierlock.cli import main
-
-    capsys.readouterr()
-    code = main(argv)
-    document: dict[str, Any] = json.loads(capsys.readouterr().out)
-    return code, document
-
-
 def verify_json(capsys: pytest.CaptureFixture[str], repo: Path, *args: str) -> tuple[int, dict[str, Any]]:
     """``tierlock --project REPO verify --json ARGS`` in-process: (exit code, its one JSON line)."""
     from tierlock.cli import main

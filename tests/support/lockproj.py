@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-import pytest
 
 from tests.support.wheels import build_wheel
 
@@ -63,25 +59,6 @@ def write_project(folder: Path, pyproject: str = PYPROJECT) -> Path:
 def offline(wheels: Path) -> list[str]:
     """The lock options that resolve from *wheels* only."""
     return ["--no-index", "--find-links", str(wheels)]
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """Run ``tierlock`` in-process; return (exit code, stdout, stderr)."""
-    from tierlock.cli import main
-
-    capsys.readouterr()
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:
-    code, out, err = run_cli(capsys, *argv, "--json")
-    try:
-        document: dict[str, Any] = json.loads(out)
-    except json.JSONDecodeError as exc:  # pragma: no cover - shows what went wrong
-        raise AssertionError(f"not one JSON document:\n{out}\n{err}") from exc
-    return code, document
 
 
 def lock_offline(folder: Path, wheels: Path, pyproject: str = PYPROJECT) -> Path:

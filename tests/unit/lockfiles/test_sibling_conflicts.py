@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -10,7 +9,8 @@ from packaging.markers import Marker
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from tests.support.lockproj import build_wheel_dir, offline, run_cli, run_json, write_project
+from tests.support.cli import cli_json, run_cli
+from tests.support.lockproj import offline, write_project
 from tierlock.cli import main
 from tierlock.errors import ConfigError
 from tierlock.lockfiles.locks import LockEntry
@@ -37,26 +37,16 @@ layered-on = "left"
 
 
 @pytest.fixture(scope="module")
-def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_wheel_dir(tmp_path_factory.mktemp("wheels"))
-
-
-@pytest.fixture(scope="module")
 def locked(tmp_path_factory: pytest.TempPathFactory, wheels: Path) -> Path:
     folder = write_project(tmp_path_factory.mktemp("siblings") / "proj", SIBLINGS)
     assert main(["--project", str(folder), "-q", "lock", "--backend", "uv", *offline(wheels)]) == 0
     return folder
 
 
-@pytest.fixture
-def project(tmp_path: Path, locked: Path) -> Path:
-    return Path(shutil.copytree(locked, tmp_path / "proj"))
-
-
 def test_check_reports_siblings_whose_locks_pin_a_package_differently(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, doc = run_json(capsys, "--project", str(project), "check")
+    code, doc = cli_json(capsys, "--project", str(project), "check")
     assert code == 1
     found = [f for f in doc["findings"] if f["kind"] == "sibling-conflict"]
     # left/right disagree on beta; upper (layered on left) inherits left's beta, so it disagrees with right too
@@ -125,7 +115,7 @@ def test_tiers_declared_in_conflict_are_not_compared_nor_the_tiers_layered_on_th
             '[tool.tierlock]\nconflicts = [["right", "left"]]\n\n[tool.tierlock.tiers.left]',
         )
     )
-    code, doc = run_json(capsys, "--project", str(project), "check")
+    code, doc = cli_json(capsys, "--project", str(project), "check")
     assert (code, doc["findings"]) == (0, [])
     model = load_project(project)
     assert not can_arm_together(model, model.tier("upper"), model.tier("right"))
@@ -135,10 +125,10 @@ def test_tiers_declared_in_conflict_are_not_compared_nor_the_tiers_layered_on_th
 def test_a_named_pair_is_compared_and_a_single_tier_only_with_its_layers(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, doc = run_json(capsys, "--project", str(project), "check", "left", "right")
+    code, doc = cli_json(capsys, "--project", str(project), "check", "left", "right")
     assert code == 1
     assert [f["kind"] for f in doc["findings"]] == ["sibling-conflict"]
-    code, doc = run_json(capsys, "--project", str(project), "check", "upper")
+    code, doc = cli_json(capsys, "--project", str(project), "check", "upper")
     assert (code, doc["tiers"], doc["scope"]) == (
         0,
         ["base", "left", "upper"],
