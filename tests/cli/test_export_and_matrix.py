@@ -13,6 +13,7 @@ import pytest
 from tests.support.cli import cli_json, run_cli
 from tests.support.env import clean_env
 from tests.support.lockproj import write_project
+from tests.support.pyproject import pyproject
 
 
 def test_export_of_a_tier_prints_its_closure_with_the_layers_below(
@@ -109,30 +110,19 @@ def test_an_unknown_tier_to_export_is_a_usage_error_with_a_suggestion(
     assert "did you mean 'brain'?" in err
 
 
-MATRIX_PYPROJECT = """\
-[project]
-name = "m"
-version = "0.1"
-dependencies = ["alpha"]
-
-[project.optional-dependencies]
-brain = ["gamma"]
-gpu = ["delta"]
-docs = ["beta"]
-
-[tool.tierlock]
-ci-require = ["brain", "gpu"]
-
-[tool.tierlock.tiers.brain]
-source = "extra:brain"
-
-[tool.tierlock.tiers.gpu]
-source = "extra:gpu"
-layered-on = "brain"
-
-[tool.tierlock.tiers.docs]
-source = "extra:docs"
-"""
+MATRIX_PYPROJECT = pyproject(
+    name="m",
+    version="0.1",
+    requires_python=None,
+    dependencies=["alpha"],
+    extras={"brain": ["gamma"], "gpu": ["delta"], "docs": ["beta"]},
+    tierlock={"ci-require": ["brain", "gpu"]},
+    tiers={
+        "brain": {"source": "extra:brain"},
+        "gpu": {"source": "extra:gpu", "layered-on": "brain"},
+        "docs": {"source": "extra:docs"},
+    },
+)
 
 
 def test_matrix_has_base_alone_and_each_ci_required_tier_with_its_layers(

@@ -10,32 +10,16 @@ import pytest
 
 from tests.support.cli import cli_json, run_cli
 from tests.support.lockproj import offline, write_project
+from tests.support.pyproject import pyproject
 from tierlock import subproc
 from tierlock.lockfiles import load
 
-MANY = """\
-[project]
-name = "proj"
-version = "0.1.0"
-requires-python = ">=3.11"
-dependencies = ["delta<2"]
-
-[project.optional-dependencies]
-first = ["alpha"]
-broken = ["no-such-package>=1"]
-above = ["gamma"]
-last = ["beta"]
-
-[dependency-groups]
-empty = []
-
-[tool.tierlock.tiers.first]
-[tool.tierlock.tiers.broken]
-[tool.tierlock.tiers.above]
-layered-on = "broken"
-[tool.tierlock.tiers.last]
-[tool.tierlock.tiers.empty]
-"""
+MANY = pyproject(
+    dependencies=["delta<2"],
+    extras={"first": ["alpha"], "broken": ["no-such-package>=1"], "above": ["gamma"], "last": ["beta"]},
+    groups={"empty": []},
+    tiers={"first": {}, "broken": {}, "above": {"layered-on": "broken"}, "last": {}, "empty": {}},
+)
 
 WORKSPACE = """\
 [project]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from tests.support.pyproject import pyproject
 from tests.support.wheels import build_wheel
 
 #: Every wheel the lock tests resolve from: name -> [(version, requires)].
@@ -17,30 +18,13 @@ WHEELS: dict[str, list[tuple[str, Sequence[str]]]] = {
     "winonly": [("1.0", [])],
 }
 
-PYPROJECT = """\
-[project]
-name = "proj"
-version = "0.1.0"
-requires-python = ">=3.11"
-dependencies = ["alpha>=1", "winonly; sys_platform == 'win32'"]
-
-[project.optional-dependencies]
-brain = ["gamma>=1"]
-
-[dependency-groups]
-extra-tools = ["delta<2"]
-tools = [{ include-group = "extra-tools" }]
-
-[tool.tierlock]
-lock-dir = "lockfiles"
-
-[tool.tierlock.tiers.brain]
-source = "extra:brain"
-
-[tool.tierlock.tiers.tools]
-source = "group:tools"
-layered-on = "brain"
-"""
+PYPROJECT = pyproject(
+    dependencies=["alpha>=1", "winonly; sys_platform == 'win32'"],
+    extras={"brain": ["gamma>=1"]},
+    groups={"extra-tools": ["delta<2"], "tools": [{"include-group": "extra-tools"}]},
+    tierlock={"lock-dir": "lockfiles"},
+    tiers={"brain": {"source": "extra:brain"}, "tools": {"source": "group:tools", "layered-on": "brain"}},
+)
 
 
 def build_wheel_dir(dest: Path) -> Path:

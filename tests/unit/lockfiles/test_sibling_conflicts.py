@@ -11,29 +11,18 @@ from packaging.version import Version
 
 from tests.support.cli import cli_json, run_cli
 from tests.support.lockproj import offline, write_project
+from tests.support.pyproject import pyproject
 from tierlock.cli import main
 from tierlock.errors import ConfigError
 from tierlock.lockfiles.locks import LockEntry
 from tierlock.lockfiles.siblings import can_arm_together, disagreements
 from tierlock.tiers import load_project
 
-SIBLINGS = """\
-[project]
-name = "proj"
-version = "0.1.0"
-requires-python = ">=3.11"
-dependencies = ["delta<2"]
-
-[project.optional-dependencies]
-left = ["alpha==1.0", "beta<2"]
-right = ["gamma>=1", "beta"]
-upper = ["alpha"]
-
-[tool.tierlock.tiers.left]
-[tool.tierlock.tiers.right]
-[tool.tierlock.tiers.upper]
-layered-on = "left"
-"""
+SIBLINGS = pyproject(
+    dependencies=["delta<2"],
+    extras={"left": ["alpha==1.0", "beta<2"], "right": ["gamma>=1", "beta"], "upper": ["alpha"]},
+    tiers={"left": {}, "right": {}, "upper": {"layered-on": "left"}},
+)
 
 
 @pytest.fixture(scope="module")
