@@ -31,3 +31,10 @@ def cli_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any]:
         return code, json.loads(out)
     except json.JSONDecodeError as exc:  # pragma: no cover - shows what went wrong
         raise AssertionError(f"not one JSON document from {args}:\n{out}\n{err}") from exc
+
+
+def one_json_line(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any]:
+    """``tierlock ARGV`` in-process for a command that prints one JSON line: (exit code, that document)."""
+    code, out, _err = run_cli(capsys, *argv)
+    assert out.count("\n") == 1, out
+    return code, json.loads(out)
