@@ -1,6 +1,7 @@
 """Suite-wide isolation from this machine's pip/uv configuration, and shared fixtures.
 
-The shared set, for any test module: ``wheels`` (the lock tests' wheel folder), ``locked`` (the
+The shared set, for any test module: ``wheels`` (the lock tests' wheel folder), ``wheelhouse`` and
+``uv_wheelhouse`` (the install and uv tests' wheels), ``locked`` (the
 sample project locked once from it: read it, never change it), ``project`` (a copy of ``locked`` to
 change), and ``cli`` / ``cli_json`` (``tierlock`` run in-process). A module that needs other wheels or
 another project defines its own fixture of the same name, which wins inside that module.
@@ -92,6 +93,22 @@ def locked(tmp_path_factory: pytest.TempPathFactory, wheels: Path) -> Path:
     from tests.support.lockproj import lock_offline
 
     return lock_offline(tmp_path_factory.mktemp("locked") / "proj", wheels)
+
+
+@pytest.fixture(scope="session")
+def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The install tests' wheels (``tests/support/tierproject.py``), ``name-version`` -> file, built once."""
+    from tests.support.tierproject import build_wheelhouse
+
+    return build_wheelhouse(tmp_path_factory.mktemp("wheelhouse"))
+
+
+@pytest.fixture(scope="session")
+def uv_wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The uv project tests' wheel folder (``tests/support/uvproject.py``), built once."""
+    from tests.support.uvproject import build_uv_wheelhouse
+
+    return build_uv_wheelhouse(tmp_path_factory.mktemp("uv-wheelhouse"))
 
 
 @pytest.fixture
