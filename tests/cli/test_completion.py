@@ -19,6 +19,7 @@ PYPROJECT = pyproject(
     name="p",
     version="1",
     requires_python=None,
+    dependencies=None,
     extras={"brain": ["numpy"], "bravo": ["scipy"]},
     tiers={"brain": {"source": "extra:brain"}, "bravo": {"source": "extra:bravo"}},
 )

@@ -1,6 +1,7 @@
 """A ``pyproject.toml`` for a test, built from what the test cares about (one builder, not a template per file).
 
-:func:`pyproject` writes ``[project]`` (name, version, requires-python, dependencies), the extras, the
+:func:`pyproject` writes ``[project]`` (name, version, requires-python and dependencies, each left out
+when None), the extras, the
 dependency groups, ``[tool.tierlock]`` and one table per tier, in that order, a blank line between
 tables; *tail* is appended as written (``[tool.uv]``, ``[tool.pytest.ini_options]``...). A test that is
 about the file's own text (a line number, a comment, a broken table) keeps its text as written.
@@ -47,7 +48,7 @@ def pyproject(
     name: str = "proj",
     version: str = "0.1.0",
     requires_python: str | None = ">=3.11",
-    dependencies: Sequence[str] = (),
+    dependencies: Sequence[str] | None = (),
     extras: Mapping[str, Sequence[str]] | None = None,
     groups: Mapping[str, Sequence[object]] | None = None,
     tierlock: Mapping[str, object] | None = None,
@@ -58,7 +59,8 @@ def pyproject(
     project: dict[str, object] = {"name": name, "version": version}
     if requires_python is not None:
         project["requires-python"] = requires_python
-    project["dependencies"] = list(dependencies)
+    if dependencies is not None:
+        project["dependencies"] = list(dependencies)
     tables = [_table("project", project)]
     if extras:
         tables.append(_table("project.optional-dependencies", extras))
