@@ -11,18 +11,34 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-#: The exit codes of every command, named once; ``docs/reference/cli.md`` explains them.
-EXIT_OK = 0
-#: The check ran and failed (invalid config, drift, a tier absent or partial where required).
-EXIT_FAILED = 1
-#: Usage or configuration error (bad flags, no pyproject, unknown tier).
-EXIT_USAGE = 2
-#: An installer backend (uv, pip) or another tool tierlock runs failed.
-EXIT_BACKEND = 3
-#: A pytest run that failed closed: a tier it needs is missing (pytest's own codes are 0 to 5).
-EXIT_TIER_MISSING = 6
-#: SIGINT or SIGTERM stopped the command.
-EXIT_INTERRUPTED = 130
+# The exit codes are defined in :mod:`tierlock.exitcodes` (which imports nothing, for the fast
+# paths) and named here, beside the errors that carry them.
+from tierlock.exitcodes import (
+    EXIT_BACKEND,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_TIER_MISSING,
+    EXIT_USAGE,
+)
+
+__all__ = [
+    "EXIT_BACKEND",
+    "EXIT_FAILED",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_TIER_MISSING",
+    "EXIT_USAGE",
+    "BackendError",
+    "CheckFailed",
+    "ConfigError",
+    "Interrupted",
+    "Problem",
+    "ProblemCollector",
+    "TierlockError",
+    "UnknownTierError",
+    "UsageError",
+]
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 import sys
 
-from tierlock.errors import EXIT_FAILED, EXIT_OK
 from tierlock.evidence import MAX_LISTED
+from tierlock.exitcodes import EXIT_FAILED, EXIT_OK
 
 # Not ``typing``: it imports ``re``; this module stays on os, json and hashlib (and no pathlib, no subprocess).
 TYPE_CHECKING = False
