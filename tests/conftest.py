@@ -1,12 +1,20 @@
-"""Suite-wide isolation from this machine's pip/uv configuration, and shared fixtures."""
+"""Suite-wide isolation from this machine's pip/uv configuration, and shared fixtures.
+
+The shared set, for any test module: ``wheels`` (the lock tests' wheel folder), ``wheelhouse`` and
+``uv_wheelhouse`` (the install and uv tests' wheels), ``locked`` (the
+sample project locked once from it: read it, never change it), ``project`` (a copy of ``locked`` to
+change), and ``cli`` / ``cli_json`` (``tierlock`` run in-process). A module that needs other wheels or
+another project defines its own fixture of the same name, which wins inside that module.
+"""
 
 from __future__ import annotations
 
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -69,3 +77,57 @@ def git_identity(monkeypatch: pytest.MonkeyPatch) -> None:
     for key, value in IDENTITY.items():
         monkeypatch.setenv(key, value)
     monkeypatch.delenv("TIERLOCK_EVIDENCE_KEEP", raising=False)
+
+
+@pytest.fixture(scope="session")
+def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The lock tests' wheel folder (``tests/support/lockproj.py``: ``WHEELS``), built once per session."""
+    from tests.support.lockproj import build_wheel_dir
+
+    return build_wheel_dir(tmp_path_factory.mktemp("wheels"))
+
+
+@pytest.fixture(scope="session")
+def locked(tmp_path_factory: pytest.TempPathFactory, wheels: Path) -> Path:
+    """The sample project (``lockproj.PYPROJECT``) locked once with uv from ``wheels``: read it, never change it."""
+    from tests.support.lockproj import lock_offline
+
+    return lock_offline(tmp_path_factory.mktemp("locked") / "proj", wheels)
+
+
+@pytest.fixture(scope="session")
+def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The install tests' wheels (``tests/support/tierproject.py``), ``name-version`` -> file, built once."""
+    from tests.support.tierproject import build_wheelhouse
+
+    return build_wheelhouse(tmp_path_factory.mktemp("wheelhouse"))
+
+
+@pytest.fixture(scope="session")
+def uv_wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The uv project tests' wheel folder (``tests/support/uvproject.py``), built once."""
+    from tests.support.uvproject import build_uv_wheelhouse
+
+    return build_uv_wheelhouse(tmp_path_factory.mktemp("uv-wheelhouse"))
+
+
+@pytest.fixture
+def project(tmp_path: Path, locked: Path) -> Path:
+    """A copy of ``locked`` for this test to change."""
+    return Path(shutil.copytree(locked, tmp_path / "proj"))
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
+    """``cli(*argv)``: ``tierlock ARGV`` in-process, (exit code, stdout, stderr)."""
+    from tests.support.cli import run_cli
+
+    return lambda *argv: run_cli(capsys, *argv)
+
+
+@pytest.fixture
+def cli_json(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, Any]]:
+    """``cli_json(*argv)``: ``tierlock ARGV --json`` in-process, (exit code, the one JSON document)."""
+    from tests.support.cli import cli_json as run
+
+    return lambda *argv: run(capsys, *argv)

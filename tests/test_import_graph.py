@@ -1,4 +1,4 @@
-"""No import circles in ``src/tierlock``, function-level imports included.
+"""The import rules of ``src/tierlock``: no circles, lazy imports only where listed, no renamed modules.
 
 Function-level imports keep start-up fast, but they hide circles (the
 installer's fast path, receipts and target once imported each other). The
@@ -6,16 +6,172 @@ graph is read from the sources with :mod:`ast`: every ``import`` and ``from
 ... import`` anywhere in a module (imports under ``if TYPE_CHECKING:`` are
 left out: they never run), a name a package loads lazily (its ``_LAZY`` table)
 counted as an import of the module that defines it.
+
+A module keeps imports inside its functions only when it is listed in
+:data:`LAZY_IMPORTS` with the reason; every other module imports at its top,
+where a reader sees what it depends on. ``docs/explanation/architecture.md``
+explains the rules.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
+_COMMAND = "a command module: the CLI imports every one to build its parser, so the command's work loads when it runs"
+_FAST = "on a fast path (probe, check, the pytest plugin, a no-op install, verified): a slower branch loads its own"
+_INSTALL = "on the install path, whose no-op must not load the backends, builds or the lock readers"
+_LOCKS = "read by check on every run: the formats, backends and tools of one lock load only for that lock"
+_TOMLKIT = "writes TOML with tomlkit (heavy), loaded only when a file is written"
 
+#: The modules that keep imports inside functions, and why. Any other module imports at its top.
+LAZY_IMPORTS: dict[str, str] = {
+    "tierlock._entry": "the console script: a no-op install and verified run on os and sys alone, the CLI loads after",
+    "tierlock.cli": "parses the arguments before any command loads; the suggestions and tiers load on a mistake",
+    "tierlock.errors": "imported everywhere: difflib loads only for a did-you-mean hint",
+    "tierlock.output": "rich loads only for a terminal; plain lines and JSON never need it",
+    "tierlock.remedies": "imported by the plugin: re and shlex load only when a remedy is rendered",
+    "tierlock.interrupts": "installed by every command before it starts: the signal modules load when it is armed",
+    "tierlock.subproc": "the one subprocess helper: threads and redaction load only when a process is started",
+    "tierlock.environment": _FAST,
+    "tierlock.selfinstall": _FAST,
+    "tierlock.wheeltags": _FAST,
+    "tierlock.admission": "admit runs the probe, check, census and validators only for the parts a job asks about",
+    "tierlock.evidence.answer": "verified from the pre-push hook: redaction (re) loads only when a line is printed",
+    "tierlock.evidence.discovery": "verified from the pre-push hook: tomllib and re load only for a TOML config",
+    "tierlock.evidence.view": "rich loads only when a terminal shows live progress",
+    "tierlock.validators.schema": "jsonschema (heavy) loads only when a document is checked, not to print the schema",
+    "tierlock.census.fixing": _TOMLKIT,
+    "tierlock.tiers.init": _TOMLKIT,
+    "tierlock.tiers.pytest_marker": _TOMLKIT,
+    "tierlock.tiers.rendering": _TOMLKIT,
+    "tierlock.tiers.uvinit": _TOMLKIT,
+    "tierlock.lockfiles.itself": _TOMLKIT,
+    "tierlock.tiers.platforms": _FAST,
+    "tierlock.lockfiles.lock": "the lock worker: the check and the reach load only when a lock is written",
+    "tierlock.lockfiles.locktier": "the lock worker: the pin diff loads only when a lock is written",
+    **{
+        f"tierlock.lockfiles.{name}": _LOCKS
+        for name in (
+            "artifacts",
+            "resolvers",
+            "check",
+            "committed",
+            "coverage",
+            "digest",
+            "foreignpylock",
+            "markers",
+            "locks",
+            "nobuild",
+            "pylock",
+            "fileread",
+            "requirements",
+            "sources",
+            "uvdrift",
+            "uvread",
+        )
+    },
+    **{
+        f"tierlock.census.{name}": "check runs the census on every project: its rarer branches load their own"
+        for name in ("attribute", "cache", "engine", "projectcensus", "report")
+    },
+    **{
+        f"tierlock.probing{name}": _FAST
+        for name in (
+            ".distinfo",
+            ".distribution",
+            ".facts",
+            ".libcache",
+            ".libraries",
+            ".metadata",
+            ".project",
+            ".record",
+            ".required",
+            ".site",
+            ".tier",
+        )
+    },
+    **{
+        f"tierlock.pytest_plugin{name}": "the pytest plugin: each test run pays its start-up; a branch loads its own"
+        for name in (
+            "",
+            ".caches",
+            ".collection",
+            ".decision",
+            ".needs",
+            ".project_state",
+            ".selection",
+            ".startup",
+            ".static_items",
+        )
+    },
+    **{
+        f"tierlock.installer.{name}": _INSTALL
+        for name in (
+            "backendrun",
+            "backends",
+            "builds",
+            "creation",
+            "fastpath",
+            "inventory",
+            "itself",
+            "leftovers",
+            "location",
+            "locking",
+            "lockload",
+            "plan",
+            "preflight",
+            "receipts",
+            "removal",
+            "request",
+            "run",
+            "selfguard",
+            "status",
+            "target",
+            "verification",
+        )
+    },
+    **{
+        f"tierlock.commands.{name}": _COMMAND
+        for name in (
+            "admit",
+            "census",
+            "check",
+            "completion",
+            "export",
+            "init",
+            "install",
+            "lock",
+            "lock_dry_run",
+            "matrix",
+            "platforms",
+            "probe",
+            "remove",
+            "schema",
+            "setup_command",
+            "status",
+            "validate",
+            "verified",
+            "verify",
+        )
+    },
+}
+
+#: Modules that may import a command module: the CLI and its entry points.
+_ABOVE_COMMANDS = ("tierlock.cli", "tierlock._entry", "tierlock.__main__", "tierlock.commands")
+#: Modules of other work that still rename a module at import; none may join them.
+_RENAMES_LEFT = {"tierlock.installer.lockload", "tierlock.installer.run", "tierlock.lockfiles.locktier"}
+
+
+@functools.cache
+def _trees() -> dict[str, ast.Module]:
+    return {name: ast.parse(path.read_text(encoding="utf-8")) for name, path in _modules().items()}
+
+
+@functools.cache
 def _modules() -> dict[str, Path]:
     out: dict[str, Path] = {}
     for path in SRC.rglob("*.py"):
@@ -41,9 +197,27 @@ def _type_checking_only(tree: ast.Module) -> set[int]:
     return skip
 
 
+def _function_level_imports() -> dict[str, list[str]]:
+    """Module -> the modules it imports inside its functions (``TYPE_CHECKING`` blocks left out)."""
+    found: dict[str, list[str]] = {}
+    for name, tree in _trees().items():
+        skip = _type_checking_only(tree)
+        for function in ast.walk(tree):
+            if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in ast.walk(function):
+                if id(node) in skip:
+                    continue
+                if isinstance(node, ast.ImportFrom):
+                    found.setdefault(name, []).append(node.module or ".")
+                elif isinstance(node, ast.Import):
+                    found.setdefault(name, []).extend(alias.name for alias in node.names)
+    return found
+
+
 def _graph() -> dict[str, set[str]]:
     modules = _modules()
-    trees = {name: ast.parse(path.read_text(encoding="utf-8")) for name, path in modules.items()}
+    trees = _trees()
     lazy = {name: _lazy(tree) for name, tree in trees.items()}
     graph: dict[str, set[str]] = {}
     for name, tree in trees.items():
@@ -110,3 +284,69 @@ def test_no_module_of_tierlock_imports_itself_through_others() -> None:
 
 def test_the_circle_finder_finds_a_circle() -> None:
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_only_the_listed_fast_path_modules_import_inside_functions() -> None:
+    unlisted = {name: sorted(set(mods)) for name, mods in _function_level_imports().items() if name not in LAZY_IMPORTS}
+    assert unlisted == {}, "import these at the top of the module, or list the module in LAZY_IMPORTS with the reason"
+
+
+def test_every_module_listed_for_lazy_imports_still_has_them_and_says_why() -> None:
+    found = _function_level_imports()
+    assert sorted(name for name in LAZY_IMPORTS if name not in found) == []
+    assert [name for name, why in LAZY_IMPORTS.items() if len(why) < 20] == []
+
+
+def test_nothing_below_the_commands_imports_a_command_module() -> None:
+    graph = _graph()
+    offenders = {
+        name: sorted(m for m in targets if m.startswith("tierlock.commands"))
+        for name, targets in graph.items()
+        if not name.startswith(_ABOVE_COMMANDS)
+    }
+    assert {name: found for name, found in offenders.items() if found} == {}
+    assert "tierlock.commands.verify" not in graph["tierlock.evidence.config"]
+
+
+def _renamed_modules(name: str, tree: ast.Module, modules: dict[str, Path]) -> list[str]:
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [f"{a.name} as {a.asname}" for a in node.names if a.asname and a.name in modules]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found += [
+                f"{node.module}.{a.name} as {a.asname}"
+                for a in node.names
+                if a.asname and a.asname != a.name and f"{node.module}.{a.name}" in modules
+            ]
+    return found
+
+
+def test_no_module_is_imported_under_another_name() -> None:
+    modules = _modules()
+    renamed = {}
+    for name, tree in _trees().items():
+        found = _renamed_modules(name, tree, modules)
+        if found and name not in _RENAMES_LEFT:
+            renamed[name] = found
+    assert renamed == {}, "import the module under its own name (rename a clashing local instead)"
+
+
+def test_the_rename_finder_finds_a_module_imported_under_another_name() -> None:
+    tree = ast.parse("from tierlock.installer import target as where\nfrom tierlock.errors import Problem as P\n")
+    modules = {"tierlock.installer.target": Path(), "tierlock.errors": Path()}
+    assert _renamed_modules("m", tree, modules) == ["tierlock.installer.target as where"]
+
+
+#: Basenames still shared by two packages, kept while their owners reshape them; none may join them.
+_SHARED_NAMES_LEFT = {"itself", "metadata"}
+
+
+def test_no_two_packages_hold_a_module_of_the_same_name() -> None:
+    """A command module and the core it drives may share a name (``commands/verify.py``, ``evidence/verify.py``)."""
+    seen: dict[str, list[str]] = {}
+    for name in _modules():
+        parts = name.split(".")
+        if len(parts) > 2 and parts[1] != "commands" and parts[-1] not in _SHARED_NAMES_LEFT:
+            seen.setdefault(parts[-1], []).append(name)
+    assert {base: names for base, names in seen.items() if len(names) > 1} == {}

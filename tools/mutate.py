@@ -139,7 +139,7 @@ MODULES: dict[str, Module] = {
     ),
     "validators": Module(
         (
-            *(f"src/tierlock/validators/{name}.py" for name in ("credentials", "scope", "rules", "report")),
+            *(f"src/tierlock/validators/{name}.py" for name in ("credentials", "scope", "rules", "renderers")),
             # The credential shapes and the one redaction every output passes (moved out of credentials.py).
             "src/tierlock/secretshapes.py",
             "src/tierlock/secretkeys.py",

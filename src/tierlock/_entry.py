@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import sys
 
+from tierlock.exitcodes import EXIT_OK
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -124,7 +126,7 @@ def fast_install(argv: Sequence[str], *, command: bool) -> int | None:
         # Only counts and the names of tiers the project declares and already installed (canonical,
         # lower case): the line is printed without importing ``re`` and the redaction (milliseconds here).
         sys.stdout.write(fastpath.summary(noop) + "\n")
-    return 0
+    return EXIT_OK
 
 
 def _fast(argv: Sequence[str], *, command: bool) -> int | None:

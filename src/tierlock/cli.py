@@ -19,7 +19,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from tierlock._version import __version__
-from tierlock.errors import EXIT_USAGE, TierlockError, UsageError
+from tierlock.errors import EXIT_BACKEND, EXIT_OK, EXIT_USAGE, TierlockError, UsageError
 from tierlock.output import UI
 
 if TYPE_CHECKING:
@@ -247,7 +247,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+        return EXIT_OK
     except Exception as exc:  # a bug in tierlock: said as one, its traceback redacted like every other line
         return _internal_error(ui, exc)
     finally:
@@ -257,8 +257,6 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
 def _internal_error(ui: UI, exc: Exception) -> int:
     """Report an unexpected exception (exit 3): the traceback on stderr, through the one redaction."""
     import traceback
-
-    from tierlock.errors import EXIT_BACKEND
 
     err = TierlockError(
         f"internal error ({type(exc).__name__}): this is a bug in tierlock, not in your project; "

@@ -11,10 +11,34 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_BACKEND = 3
+# The exit codes are defined in :mod:`tierlock.exitcodes` (which imports nothing, for the fast
+# paths) and named here, beside the errors that carry them.
+from tierlock.exitcodes import (
+    EXIT_BACKEND,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_TIER_MISSING,
+    EXIT_USAGE,
+)
+
+__all__ = [
+    "EXIT_BACKEND",
+    "EXIT_FAILED",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_TIER_MISSING",
+    "EXIT_USAGE",
+    "BackendError",
+    "CheckFailed",
+    "ConfigError",
+    "Interrupted",
+    "Problem",
+    "ProblemCollector",
+    "TierlockError",
+    "UnknownTierError",
+    "UsageError",
+]
 
 
 @dataclass(frozen=True)
@@ -173,9 +197,6 @@ class ProblemCollector:
 
     def __bool__(self) -> bool:
         return bool(self.problems)
-
-
-EXIT_INTERRUPTED = 130
 
 
 class Interrupted(TierlockError):

@@ -10,10 +10,14 @@ installer could satisfy.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from packaging.markers import Marker
 
 from tierlock.errors import CheckFailed
-from tierlock.lockfiles.model import LockEntry
+from tierlock.lockfiles.locks import LockEntry
+from tierlock.lockfiles.requirements import entry_line, overlapping_duplicates
+from tierlock.lockfiles.sources import load_tier, remedy, with_file_hashes
 from tierlock.tiers import Project
 
 
@@ -34,8 +38,6 @@ class Export:
 
 def collect(project: Project, names: Sequence[str]) -> Export:
     """The merged entries of the named tiers (every tier when none) and of the tiers below them."""
-    from tierlock.lockfiles.requirements import entry_line, overlapping_duplicates
-    from tierlock.lockfiles.sources import load_tier, remedy, with_file_hashes
 
     tiers = project.with_layers(list(names) or list(project.tiers))
     merged: dict[tuple[str, str, str | None], tuple[LockEntry, list[str]]] = {}
@@ -79,9 +81,6 @@ def collect(project: Project, names: Sequence[str]) -> Export:
 
 def _union(a: LockEntry, b: LockEntry) -> LockEntry:
     """One entry for one pin read from two lockfiles: markers joined with ``or``, hashes merged."""
-    from dataclasses import replace
-
-    from packaging.markers import Marker
 
     if a.marker is None or b.marker is None:
         marker = None
@@ -94,7 +93,6 @@ def _union(a: LockEntry, b: LockEntry) -> LockEntry:
 
 def requirements_text(export: Export, *, hashes: bool) -> str:
     """A requirements file: ``name==version ; marker`` lines (with ``--hash`` options when *hashes*)."""
-    from tierlock.lockfiles.requirements import entry_line
 
     lines = [f"# tierlock export: tiers {', '.join(export.tiers)} from {', '.join(export.lockfiles)}"]
     for item in export.entries:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tierlock.lockfiles.backends import IndexOptions
+from tierlock.lockfiles.resolvers import IndexOptions
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

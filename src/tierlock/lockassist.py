@@ -20,12 +20,13 @@ from packaging.utils import canonicalize_name
 
 from tierlock import fsutil
 from tierlock.errors import UsageError
+from tierlock.lockfiles.fileread import read
+from tierlock.suggest import closest, corrected
 from tierlock.tiers import Project
 
 
 def known_packages(project: Project) -> set[str]:
     """Every package name in any lockfile of the project, and every root a tier declares (normalized)."""
-    from tierlock.lockfiles.reader import read
 
     names: set[str] = set()
     for tier in project.tiers.values():
@@ -41,7 +42,6 @@ def check_upgrade_names(project: Project, names: Sequence[str], argv: Sequence[s
     for name in names:
         if canonicalize_name(name) in known:
             continue
-        from tierlock.suggest import closest, corrected
 
         match = closest(canonicalize_name(name), sorted(known))
         where = "in no lockfile and no tier of this project"

@@ -12,13 +12,15 @@ census that every test file needing a required tier runs in at least one job.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from tierlock.remedies import covering
 from tierlock.tiers import Project
 from tierlock.tiers.model import BASE
+from tierlock.tiers.platforms import python_versions, version_text
 
 if TYPE_CHECKING:
     from tierlock.tiers.platforms import Platform
@@ -138,9 +140,6 @@ def platform_jobs(project: Project) -> list[Job]:
     ``tierlock check`` proves from the lock that every package has a wheel on each
     platform; these jobs prove it where it counts, on a machine of each.
     """
-    from dataclasses import replace
-
-    from tierlock.tiers.platforms import python_versions, version_text
 
     allowed = python_versions(project.requires_python)
     python = version_text(allowed[-1][0]) if allowed else ""
@@ -210,6 +209,5 @@ def gitlab(planned: Sequence[Job]) -> str:
 
 
 def _yaml(value: str) -> str:
-    import json
 
     return json.dumps(value)  # a JSON string is a YAML double-quoted scalar

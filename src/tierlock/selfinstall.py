@@ -2,7 +2,7 @@
 
 tierlock is installed as a tool (pipx, ``uv tool``) or into a project's
 environment; a missing helper such as uv belongs next to it, where
-:func:`tierlock.lockfiles.backends.choose` looks first.
+:func:`tierlock.lockfiles.resolvers.choose` looks first.
 """
 
 from __future__ import annotations

@@ -19,6 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from tierlock.errors import TierlockError
+from tierlock.tiers import BASE
+from tierlock.tiers.loader import parse_project, parse_toml
+
 if TYPE_CHECKING:
     from tierlock.tiers import Project
 
@@ -103,8 +107,6 @@ def _tierlock_project(tree: Tree) -> Project | None:
     text = tree.read_text(PYPROJECT)
     if text is None:
         return None
-    from tierlock.errors import TierlockError
-    from tierlock.tiers.loader import parse_project, parse_toml
 
     pyproject = tree.root / PYPROJECT
     try:
@@ -120,7 +122,6 @@ def tierlock_lockfile(root: Path | Tree) -> str | None:
     project = _tierlock_project(tree)
     if project is None:
         return None
-    from tierlock.tiers import BASE
 
     rel = project.relpath(project.tiers[BASE].lockfile)
     return rel if tree.is_file(rel) else None

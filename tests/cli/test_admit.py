@@ -16,25 +16,18 @@ import pytest
 from tests.support.env import make_venv, site_packages
 from tests.support.lockproj import lock_offline
 from tests.support.probe_env import uv_install
+from tests.support.pyproject import pyproject
 from tests.support.wheels import EXT_SUFFIX, build_wheel
 from tierlock.cli import main
 
-PYPROJECT = """\
-[project]
-name = "gated"
-version = "0.1"
-requires-python = ">=3.11"
-dependencies = ["alpha"]
-
-[project.optional-dependencies]
-brain = ["beta"]
-
-[tool.tierlock]
-ci-require = ["brain"]
-
-[tool.tierlock.tiers.brain]
-tests = ["tests/brain/**"]
-"""
+PYPROJECT = pyproject(
+    name="gated",
+    version="0.1",
+    dependencies=["alpha"],
+    extras={"brain": ["beta"]},
+    tierlock={"ci-require": ["brain"]},
+    tiers={"brain": {"tests": ["tests/brain/**"]}},
+)
 
 RUNTIME = {
     "schemaVersion": 1,
@@ -219,11 +212,13 @@ def test_admit_fails_on_a_census_finding_and_an_accept_entry_admits_it_on_purpos
     assert doc["census"] == {"verdict": "pass", "tiers": 2, "files": 2, "findings": 0, "accepted": 1, "problems": []}
 
 
-TWO_TIERS = (
-    PYPROJECT.replace('brain = ["beta"]', 'brain = ["beta"]\nvision = ["gamma"]').replace(
-        'ci-require = ["brain"]', 'ci-require = ["brain", "vision"]'
-    )
-    + '\n[tool.tierlock.tiers.vision]\ntests = ["tests/vision/**"]\n'
+TWO_TIERS = pyproject(
+    name="gated",
+    version="0.1",
+    dependencies=["alpha"],
+    extras={"brain": ["beta"], "vision": ["gamma"]},
+    tierlock={"ci-require": ["brain", "vision"]},
+    tiers={"brain": {"tests": ["tests/brain/**"]}, "vision": {"tests": ["tests/vision/**"]}},
 )
 
 

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import run_cli
 from tests.support.env import make_venv
-from tests.support.lockproj import build_wheel_dir, lock_offline, offline, run_cli, write_project
+from tests.support.lockproj import offline, write_project
 from tierlock.cli import COMMANDS, main
 from tierlock.output import UI, plain_table
 
@@ -21,16 +22,6 @@ from tierlock.output import UI, plain_table
 class FakeTerminal(io.StringIO):
     def isatty(self) -> bool:
         return True
-
-
-@pytest.fixture(scope="module")
-def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_wheel_dir(tmp_path_factory.mktemp("wheels"))
-
-
-@pytest.fixture(scope="module")
-def locked(tmp_path_factory: pytest.TempPathFactory, wheels: Path) -> Path:
-    return lock_offline(tmp_path_factory.mktemp("locked") / "proj", wheels)
 
 
 # -- did you mean -------------------------------------------------------------

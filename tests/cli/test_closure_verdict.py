@@ -21,9 +21,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import cli_json
 from tests.support.env import make_venv, site_packages
 from tests.support.tierproject import write_lock
-from tests.support.verdicts import cli_json, every_verdict, offline_env, run_remedy
+from tests.support.verdicts import every_verdict, offline_env, run_remedy
 from tests.support.wheels import build_wheel
 from tierlock.cli import main
 
@@ -89,7 +90,7 @@ def armed(
     for key, value in offline.items():
         monkeypatch.setenv(key, value)
     python = make_venv(tmp_path / "venv")
-    code, done = cli_json(capsys, root, "install", "pandas", "--python", str(python))
+    code, done = cli_json(capsys, "--project", str(root), "install", "pandas", "--python", str(python))
     assert code == 0, done
     return root, python, offline
 
@@ -126,11 +127,11 @@ def test_deep_sees_a_closure_file_rewritten_with_its_size_and_its_remedy_repairs
     six.unlink()  # replaced, not edited in place: uv links installed files to its cache
     six.write_text("PY2 = True\n" * 10, encoding="utf-8")  # the same size, other bytes
     where = ("--python", str(python))
-    code, probed = cli_json(capsys, root, "probe", "pandas", *where)
+    code, probed = cli_json(capsys, "--project", str(root), "probe", "pandas", *where)
     assert (code, probed["tiers"][0]["state"]) == (0, "present")  # stat and size only
-    code, deep = cli_json(capsys, root, "probe", "pandas", "--deep", *where)
+    code, deep = cli_json(capsys, "--project", str(root), "probe", "pandas", "--deep", *where)
     assert (code, deep["tiers"][0]["state"]) == (1, "partial")
-    code, status = cli_json(capsys, root, "status", "pandas", "--deep", *where)
+    code, status = cli_json(capsys, "--project", str(root), "status", "pandas", "--deep", *where)
     assert (code, status["tiers"][0]["state"]) == (0, "partial")
     assert status["tiers"][0]["problems"] == ["six 1.17.0: file does not match its RECORD hash: six.py"]
     remedy = deep["tiers"][0]["install_command"]
@@ -138,7 +139,7 @@ def test_deep_sees_a_closure_file_rewritten_with_its_size_and_its_remedy_repairs
 
     fixed = run_remedy(remedy, cwd=root, env=offline)
     assert fixed.returncode == 0, fixed.stderr
-    code, again = cli_json(capsys, root, "status", "pandas", "--deep", *where)
+    code, again = cli_json(capsys, "--project", str(root), "status", "pandas", "--deep", *where)
     assert again["tiers"][0]["state"] == "present"
 
 

@@ -9,22 +9,20 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import run_cli
 from tests.support.env import bin_dir, clean_env
-from tests.support.lockproj import run_cli, write_project
+from tests.support.lockproj import write_project
+from tests.support.pyproject import pyproject
 from tierlock.cli import COMMANDS
 
-PYPROJECT = """\
-[project]
-name = "p"
-version = "1"
-[project.optional-dependencies]
-brain = ["numpy"]
-bravo = ["scipy"]
-[tool.tierlock.tiers.brain]
-source = "extra:brain"
-[tool.tierlock.tiers.bravo]
-source = "extra:bravo"
-"""
+PYPROJECT = pyproject(
+    name="p",
+    version="1",
+    requires_python=None,
+    dependencies=None,
+    extras={"brain": ["numpy"], "bravo": ["scipy"]},
+    tiers={"brain": {"source": "extra:brain"}, "bravo": {"source": "extra:bravo"}},
+)
 
 
 def _script(capsys: pytest.CaptureFixture[str], shell: str) -> str:

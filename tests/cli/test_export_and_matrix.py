@@ -4,30 +4,16 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.cli import cli_json, run_cli
 from tests.support.env import clean_env
-from tests.support.lockproj import build_wheel_dir, lock_offline, run_cli, run_json, write_project
-
-
-@pytest.fixture(scope="module")
-def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_wheel_dir(tmp_path_factory.mktemp("wheels"))
-
-
-@pytest.fixture(scope="module")
-def locked(tmp_path_factory: pytest.TempPathFactory, wheels: Path) -> Path:
-    return lock_offline(tmp_path_factory.mktemp("locked") / "proj", wheels)
-
-
-@pytest.fixture
-def project(tmp_path: Path, locked: Path) -> Path:
-    return Path(shutil.copytree(locked, tmp_path / "proj"))
+from tests.support.lockproj import write_project
+from tests.support.pyproject import pyproject
 
 
 def test_export_of_a_tier_prints_its_closure_with_the_layers_below(
@@ -45,7 +31,7 @@ def test_export_of_a_tier_prints_its_closure_with_the_layers_below(
 
 
 def test_export_without_a_tier_covers_every_tier(capsys: pytest.CaptureFixture[str], locked: Path) -> None:
-    code, doc = run_json(capsys, "--project", str(locked), "export")
+    code, doc = cli_json(capsys, "--project", str(locked), "export")
     assert code == 0
     assert doc["ok"] is True
     assert doc["tiers"] == ["base", "brain", "tools"]
@@ -124,30 +110,19 @@ def test_an_unknown_tier_to_export_is_a_usage_error_with_a_suggestion(
     assert "did you mean 'brain'?" in err
 
 
-MATRIX_PYPROJECT = """\
-[project]
-name = "m"
-version = "0.1"
-dependencies = ["alpha"]
-
-[project.optional-dependencies]
-brain = ["gamma"]
-gpu = ["delta"]
-docs = ["beta"]
-
-[tool.tierlock]
-ci-require = ["brain", "gpu"]
-
-[tool.tierlock.tiers.brain]
-source = "extra:brain"
-
-[tool.tierlock.tiers.gpu]
-source = "extra:gpu"
-layered-on = "brain"
-
-[tool.tierlock.tiers.docs]
-source = "extra:docs"
-"""
+MATRIX_PYPROJECT = pyproject(
+    name="m",
+    version="0.1",
+    requires_python=None,
+    dependencies=["alpha"],
+    extras={"brain": ["gamma"], "gpu": ["delta"], "docs": ["beta"]},
+    tierlock={"ci-require": ["brain", "gpu"]},
+    tiers={
+        "brain": {"source": "extra:brain"},
+        "gpu": {"source": "extra:gpu", "layered-on": "brain"},
+        "docs": {"source": "extra:docs"},
+    },
+)
 
 
 def test_matrix_has_base_alone_and_each_ci_required_tier_with_its_layers(

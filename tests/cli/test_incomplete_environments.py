@@ -21,9 +21,10 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_install_cli import index_env, uv_cache, wheel_dir, wheels  # noqa: F401 - session fixtures
+from tests.support.cli import cli_json
 from tests.support.env import bin_dir, clean_env
 from tests.support.tierproject import make_project
-from tests.support.verdicts import cli_json, run_remedy
+from tests.support.verdicts import run_remedy
 
 
 def _uv_venv(venv: Path) -> None:
@@ -90,7 +91,7 @@ def test_an_incomplete_project_environment_is_named_and_the_printed_command_recr
     remedy = next(line for line in run.stderr.splitlines() if "to fix:" in line).split("to fix:", 1)[1].strip()
     assert remedy.endswith("&& install-tier brain")
 
-    code, probed = cli_json(capsys, root, "probe", "brain")
+    code, probed = cli_json(capsys, "--project", str(root), "probe", "brain")
     assert code == 2
     assert what in probed["error"]["message"]
     assert probed["error"]["remedy"] == remedy
@@ -98,7 +99,7 @@ def test_an_incomplete_project_environment_is_named_and_the_printed_command_recr
     fixed = run_remedy(remedy, cwd=root, env=offline)
     assert fixed.returncode == 0, fixed.stderr
     assert (venv / "pyvenv.cfg").is_file()
-    code, probed = cli_json(capsys, root, "probe", "brain")
+    code, probed = cli_json(capsys, "--project", str(root), "probe", "brain")
     assert (code, probed["tiers"][0]["state"]) == (0, "present")
     again = subprocess.run(["install-tier", "brain"], cwd=root, env=env, capture_output=True, text=True, check=False)
     assert again.returncode == 0, again.stderr

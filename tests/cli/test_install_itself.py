@@ -17,7 +17,7 @@ import pytest
 
 from tests.support.env import bin_dir, clean_env
 from tests.support.probe_env import BACKEND
-from tests.support.tierproject import build_wheelhouse, make_project
+from tests.support.tierproject import make_project
 from tests.support.uvproject import editable_source, installed, tool
 
 pytestmark = pytest.mark.slow
@@ -25,21 +25,16 @@ pytestmark = pytest.mark.slow
 BUILD_SYSTEM = '\n[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n'
 
 
-@pytest.fixture(scope="module")
-def wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    return build_wheelhouse(tmp_path_factory.mktemp("wheelhouse"))
-
-
 @pytest.fixture
-def env(wheels: dict[str, Path], tmp_path: Path) -> dict[str, str]:
-    folder = str(next(iter(wheels.values())).parent)
+def env(wheelhouse: dict[str, Path], tmp_path: Path) -> dict[str, str]:
+    folder = str(next(iter(wheelhouse.values())).parent)
     cache = str(tmp_path / "cache")
     extra = {"UV_NO_INDEX": "1", "UV_FIND_LINKS": folder, "UV_CACHE_DIR": cache, "PIP_NO_INDEX": "1"}
     return clean_env({**extra, "PIP_FIND_LINKS": folder, "PATH": f"{bin_dir()}:/usr/bin:/bin"})
 
 
-def _package(root: Path, wheels: dict[str, Path]) -> Path:
-    make_project(root, wheels)
+def _package(root: Path, wheelhouse: dict[str, Path]) -> Path:
+    make_project(root, wheelhouse)
     pyproject = root / "pyproject.toml"
     pyproject.write_text(pyproject.read_text() + BUILD_SYSTEM, encoding="utf-8")
     (root / "backend.py").write_text(BACKEND.format(name="app", version="0.1.0"), encoding="utf-8")
@@ -50,9 +45,9 @@ def _package(root: Path, wheels: dict[str, Path]) -> Path:
 
 @pytest.mark.parametrize("backend", ["uv", "pip"])
 def test_the_project_itself_is_armed_editable_from_its_tree(
-    wheels: dict[str, Path], env: dict[str, str], tmp_path: Path, backend: str
+    wheelhouse: dict[str, Path], env: dict[str, str], tmp_path: Path, backend: str
 ) -> None:
-    root = _package(tmp_path / "app", wheels)
+    root = _package(tmp_path / "app", wheelhouse)
     result = tool("install-tier", ["brain", "--backend", backend, "--json"], root, env)
     assert result.returncode == 0, result.stderr
     document = json.loads(result.stdout)
@@ -64,9 +59,9 @@ def test_the_project_itself_is_armed_editable_from_its_tree(
 
 
 def test_the_fast_path_notices_the_project_is_gone_and_install_tier_arms_it_again(
-    wheels: dict[str, Path], env: dict[str, str], tmp_path: Path
+    wheelhouse: dict[str, Path], env: dict[str, str], tmp_path: Path
 ) -> None:
-    root = _package(tmp_path / "app", wheels)
+    root = _package(tmp_path / "app", wheelhouse)
     assert tool("install-tier", ["brain"], root, env).returncode == 0
     site = next((root / ".venv" / "lib").glob("python3*/site-packages"))
     shutil.rmtree(next(site.glob("app-*.dist-info")))
@@ -76,9 +71,9 @@ def test_the_fast_path_notices_the_project_is_gone_and_install_tier_arms_it_agai
 
 
 def test_no_install_project_leaves_the_project_out_and_its_remedies_keep_the_flag(
-    wheels: dict[str, Path], env: dict[str, str], tmp_path: Path
+    wheelhouse: dict[str, Path], env: dict[str, str], tmp_path: Path
 ) -> None:
-    root = _package(tmp_path / "app", wheels)
+    root = _package(tmp_path / "app", wheelhouse)
     result = tool("install-tier", ["brain", "--no-install-project", "--json"], root, env)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["local_packages"] == []
@@ -89,9 +84,9 @@ def test_no_install_project_leaves_the_project_out_and_its_remedies_keep_the_fla
 
 
 def test_a_project_that_is_not_a_package_is_never_built(
-    wheels: dict[str, Path], env: dict[str, str], tmp_path: Path
+    wheelhouse: dict[str, Path], env: dict[str, str], tmp_path: Path
 ) -> None:
-    root = make_project(tmp_path / "app", wheels)  # no [build-system]: nothing of its own to install
+    root = make_project(tmp_path / "app", wheelhouse)  # no [build-system]: nothing of its own to install
     result = tool("install-tier", ["brain", "--json"], root, env)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["local_packages"] == []
@@ -99,9 +94,9 @@ def test_a_project_that_is_not_a_package_is_never_built(
 
 
 def test_a_project_whose_build_fails_gets_the_backends_reason_and_a_way_past_it(
-    wheels: dict[str, Path], env: dict[str, str], tmp_path: Path
+    wheelhouse: dict[str, Path], env: dict[str, str], tmp_path: Path
 ) -> None:
-    root = _package(tmp_path / "app", wheels)
+    root = _package(tmp_path / "app", wheelhouse)
     (root / "backend.py").write_text("raise RuntimeError('the build backend is broken')\n", encoding="utf-8")
     result = tool("install-tier", ["brain"], root, env)
     assert result.returncode == 3

@@ -12,20 +12,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import cli_json, run_cli
 from tests.support.env import bin_dir, clean_env, make_venv, site_packages
-from tests.support.lockproj import PYPROJECT, build_wheel_dir, offline, run_cli, run_json, write_project
+from tests.support.lockproj import PYPROJECT, offline, write_project
 from tierlock import subproc
 from tierlock.cli import _named_command
 from tierlock.errors import BackendError
 from tierlock.lockfiles import load, platform_id
-from tierlock.lockfiles.backends import IndexOptions, UvBackend, installed_version, lock_interpreter
 from tierlock.lockfiles.lock import LockOptions, lock_project
+from tierlock.lockfiles.resolvers import IndexOptions, UvBackend, installed_version, lock_interpreter
 from tierlock.tiers import load_project
-
-
-@pytest.fixture(scope="session")
-def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_wheel_dir(tmp_path_factory.mktemp("wheels"))
 
 
 @pytest.fixture(scope="session")
@@ -38,31 +34,16 @@ def old_wheels(tmp_path_factory: pytest.TempPathFactory, wheels: Path) -> Path:
     return folder
 
 
-@pytest.fixture(scope="session")
-def uv_locked(tmp_path_factory: pytest.TempPathFactory, wheels: Path) -> Path:
-    """The sample project locked once with uv; tests copy it."""
-    folder = write_project(tmp_path_factory.mktemp("uv-locked") / "proj")
-    from tierlock.cli import main
-
-    assert main(["--project", str(folder), "-q", "lock", "--backend", "uv", *offline(wheels)]) == 0
-    return folder
-
-
-@pytest.fixture
-def project(tmp_path: Path, uv_locked: Path) -> Path:
-    return Path(shutil.copytree(uv_locked, tmp_path / "proj"))
-
-
 def versions(path: Path) -> dict[str, str]:
     return {e.name: str(e.version) for e in load(path).entries}
 
 
-def test_lock_writes_each_tier_with_its_full_closure_hashes_and_header(uv_locked: Path) -> None:
-    base, brain, tools = (load(uv_locked / "lockfiles" / f"{t}.txt") for t in ("base", "brain", "tools"))
+def test_lock_writes_each_tier_with_its_full_closure_hashes_and_header(locked: Path) -> None:
+    base, brain, tools = (load(locked / "lockfiles" / f"{t}.txt") for t in ("base", "brain", "tools"))
     assert {e.name for e in base.entries} == {"alpha", "beta", "winonly"}
     assert {e.name for e in brain.entries} == {"alpha", "beta", "gamma", "winonly"}
     assert {e.name for e in tools.entries} == {"alpha", "beta", "gamma", "winonly", "delta"}
-    assert versions(uv_locked / "lockfiles/tools.txt")["delta"] == "1.0"
+    assert versions(locked / "lockfiles/tools.txt")["delta"] == "1.0"
     for lock in (base, brain, tools):
         assert lock.header is not None
         assert all(e.hashes and e.hashes[0].startswith("sha256:") for e in lock.entries)
@@ -84,18 +65,18 @@ def test_lock_writes_each_tier_with_its_full_closure_hashes_and_header(uv_locked
     assert tools.header.layered_on == "brain"
     assert tools.header.include_groups == ("extra-tools",)
     for shared in ("alpha", "beta"):
-        assert versions(uv_locked / "lockfiles/brain.txt")[shared] == versions(uv_locked / "lockfiles/base.txt")[shared]
-    text = (uv_locked / "lockfiles/brain.txt").read_text()
+        assert versions(locked / "lockfiles/brain.txt")[shared] == versions(locked / "lockfiles/base.txt")[shared]
+    text = (locked / "lockfiles/brain.txt").read_text()
     assert "# via tier brain (pyproject.toml)" in text
     assert "/tmp" not in text  # no temporary paths leak into committed lockfiles
 
 
 def test_a_tier_lockfile_alone_installs_the_tier_with_pip_require_hashes(
-    uv_locked: Path, wheels: Path, tmp_path: Path
+    locked: Path, wheels: Path, tmp_path: Path
 ) -> None:
     python = make_venv(tmp_path / "venv")
     argv: list[str | Path] = [bin_dir() / "uv", "pip", "install", "--python", python, "--no-deps"]
-    argv += ["--require-hashes", "-r", uv_locked / "lockfiles/brain.txt", *offline(wheels)]
+    argv += ["--require-hashes", "-r", locked / "lockfiles/brain.txt", *offline(wheels)]
     subprocess.run(argv, check=True, env=clean_env(), capture_output=True)
     installed = {p.name.split("-")[0] for p in site_packages(tmp_path / "venv").glob("*.dist-info")}
     assert installed == {"alpha", "beta", "gamma"}
@@ -110,7 +91,7 @@ def test_lock_keeps_existing_pins_and_upgrades_only_when_asked(
     # Newer versions are available now, but the existing pins still hold.
     assert run_cli(capsys, "--project", str(folder), "lock", "base", *offline(wheels))[0] == 0
     assert versions(folder / "lockfiles/base.txt") == {"alpha": "1.0", "beta": "1.0", "winonly": "1.0"}
-    code, doc = run_json(capsys, "--project", str(folder), "lock", "base", "-P", "beta", *offline(wheels))
+    code, doc = cli_json(capsys, "--project", str(folder), "lock", "base", "-P", "beta", *offline(wheels))
     assert code == 0
     assert doc["locked"][0]["changes"] == ["beta 1.0 -> 2.0"]
     assert versions(folder / "lockfiles/base.txt") == {"alpha": "1.0", "beta": "2.0", "winonly": "1.0"}
@@ -124,7 +105,7 @@ def test_locking_a_layered_tier_locks_a_missing_or_stale_base_first(
     tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = write_project(tmp_path / "proj")
-    code, doc = run_json(capsys, "--project", str(folder), "lock", "brain", *offline(wheels))
+    code, doc = cli_json(capsys, "--project", str(folder), "lock", "brain", *offline(wheels))
     assert code == 0
     assert [(d["tier"], d["reason"]) for d in doc["locked"]] == [
         ("base", "missing below brain"),
@@ -134,7 +115,7 @@ def test_locking_a_layered_tier_locks_a_missing_or_stale_base_first(
     # The base declaration changes: locking brain relocks base first.
     pyproject = folder / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace('"alpha>=1"', '"alpha>=1", "delta"'))
-    code, doc = run_json(capsys, "--project", str(folder), "lock", "brain", *offline(wheels))
+    code, doc = cli_json(capsys, "--project", str(folder), "lock", "brain", *offline(wheels))
     assert code == 0
     assert [(d["tier"], d["reason"]) for d in doc["locked"]] == [
         ("base", "input-drift below brain"),
@@ -170,7 +151,7 @@ def test_pip_tools_makes_a_single_platform_lock_that_records_the_platform(
     assert run_cli(capsys, "--project", str(folder), "check", "base", "brain")[0] == 0
     edit = folder / "pyproject.toml"
     edit.write_text(edit.read_text().replace('"gamma>=1"', '"gamma>=1", "delta"'))
-    code, doc = run_json(capsys, "--project", str(folder), "check", "brain")
+    code, doc = cli_json(capsys, "--project", str(folder), "check", "brain")
     assert code == 1
     assert doc["findings"][0]["remedy"] == "tierlock lock brain --backend pip"
 
@@ -194,10 +175,10 @@ def test_the_pylock_format_is_written_with_uv_and_read_through_packaging(
     assert run_cli(capsys, "--project", str(folder), "check", "base", "brain")[0] == 0
     pylock = folder / "lockfiles/pylock.brain.toml"
     pylock.write_text(pylock.read_text().replace('name = "gamma"', 'name = "gamma"\nrequires-python = ">=3.11"'))
-    code, doc = run_json(capsys, "--project", str(folder), "check", "brain")
+    code, doc = cli_json(capsys, "--project", str(folder), "check", "brain")
     assert code == 1
     assert [(f["kind"], f["file"]) for f in doc["findings"]] == [("hand-edit", "lockfiles/pylock.brain.toml")]
-    code, doc = run_json(capsys, "--project", str(folder), "lock", "brain", *offline(wheels))
+    code, doc = cli_json(capsys, "--project", str(folder), "lock", "brain", *offline(wheels))
     assert code == 0
     assert [(d["tier"], d["created"], d["changes"]) for d in doc["locked"]] == [("brain", False, [])]
     assert run_cli(capsys, "--project", str(folder), "check", "brain")[0] == 0
@@ -210,7 +191,7 @@ def test_a_pylock_from_a_wheelhouse_outside_the_project_is_not_written_and_says_
     tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = write_project(tmp_path / "proj", PYPROJECT.replace('lock-dir = "lockfiles"', 'format = "pylock"'))
-    code, doc = run_json(capsys, "--project", str(folder), "lock", "brain", *offline(wheels))
+    code, doc = cli_json(capsys, "--project", str(folder), "lock", "brain", *offline(wheels))
     assert code == 3  # as every tier the backend's output could not be locked for: the others are reported
     failed = {f["tier"]: f for f in doc["failed"]}["base"]
     assert "file(s) outside the project; nothing was written" in failed["message"]
@@ -389,8 +370,8 @@ def test_a_uv_that_no_installed_distribution_records_is_asked_for_its_version(
     assert started == [(str(fake), "--version")]
 
 
-def test_a_locked_header_records_the_version_uv_itself_reports(uv_locked: Path) -> None:
-    header = load(uv_locked / "lockfiles/base.txt").header
+def test_a_locked_header_records_the_version_uv_itself_reports(locked: Path) -> None:
+    header = load(locked / "lockfiles/base.txt").header
     assert header is not None
     out = subprocess.run([bin_dir() / "uv", "--version"], capture_output=True, text=True, check=True).stdout
     assert header.backend_version == out.split()[1]

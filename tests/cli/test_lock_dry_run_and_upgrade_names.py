@@ -5,27 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import shlex
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.support.lockproj import build_wheel_dir, lock_offline, offline, run_cli, run_json
-
-
-@pytest.fixture(scope="module")
-def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_wheel_dir(tmp_path_factory.mktemp("wheels"))
-
-
-@pytest.fixture(scope="module")
-def locked(tmp_path_factory: pytest.TempPathFactory, wheels: Path) -> Path:
-    return lock_offline(tmp_path_factory.mktemp("locked") / "proj", wheels)
-
-
-@pytest.fixture
-def project(tmp_path: Path, locked: Path) -> Path:
-    return Path(shutil.copytree(locked, tmp_path / "proj"))
+from tests.support.cli import cli_json, run_cli
+from tests.support.lockproj import offline
 
 
 def _snapshot(folder: Path) -> dict[str, tuple[str, int]]:
@@ -59,7 +44,7 @@ def test_dry_run_json_carries_each_diff_and_an_unchanged_lock_has_an_empty_one(
     capsys: pytest.CaptureFixture[str], project: Path, wheels: Path
 ) -> None:
     before = _snapshot(project)
-    code, doc = run_json(capsys, "--project", str(project), "lock", "--dry-run", *offline(wheels))
+    code, doc = cli_json(capsys, "--project", str(project), "lock", "--dry-run", *offline(wheels))
     assert code == 0
     assert doc["ok"] is True
     assert doc["dry_run"] is True

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import run_cli
 from tests.support.env import bin_dir, clean_env, make_venv, site_packages
-from tests.support.lockproj import offline, run_cli, write_project
+from tests.support.lockproj import offline, write_project
 from tests.support.tierproject import write_lock
 from tests.support.wheels import build_wheel
 from tierlock.lockfiles import load

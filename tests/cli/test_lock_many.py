@@ -8,33 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.lockproj import build_wheel_dir, offline, run_cli, run_json, write_project
+from tests.support.cli import cli_json, run_cli
+from tests.support.lockproj import offline, write_project
+from tests.support.pyproject import pyproject
 from tierlock import subproc
 from tierlock.lockfiles import load
 
-MANY = """\
-[project]
-name = "proj"
-version = "0.1.0"
-requires-python = ">=3.11"
-dependencies = ["delta<2"]
-
-[project.optional-dependencies]
-first = ["alpha"]
-broken = ["no-such-package>=1"]
-above = ["gamma"]
-last = ["beta"]
-
-[dependency-groups]
-empty = []
-
-[tool.tierlock.tiers.first]
-[tool.tierlock.tiers.broken]
-[tool.tierlock.tiers.above]
-layered-on = "broken"
-[tool.tierlock.tiers.last]
-[tool.tierlock.tiers.empty]
-"""
+MANY = pyproject(
+    dependencies=["delta<2"],
+    extras={"first": ["alpha"], "broken": ["no-such-package>=1"], "above": ["gamma"], "last": ["beta"]},
+    groups={"empty": []},
+    tiers={"first": {}, "broken": {}, "above": {"layered-on": "broken"}, "last": {}, "empty": {}},
+)
 
 WORKSPACE = """\
 [project]
@@ -58,11 +43,6 @@ member-lib = { workspace = true }
 [tool.tierlock.tiers.brain]
 [tool.tierlock.tiers.dev]
 """
-
-
-@pytest.fixture(scope="module")
-def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_wheel_dir(tmp_path_factory.mktemp("wheels"))
 
 
 @pytest.fixture
@@ -97,7 +77,7 @@ def test_a_failing_tier_in_the_middle_locks_the_others_and_reports_every_failure
     assert err.count("to fix:") == 2
     assert "then run: tierlock lock broken" in err
     assert "then run: tierlock lock above" in err
-    code, doc = run_json(capsys, "--project", str(folder), "lock", *offline(wheels))
+    code, doc = cli_json(capsys, "--project", str(folder), "lock", *offline(wheels))
     assert code == 3
     assert doc["ok"] is False
     assert [d["tier"] for d in doc["locked"]] == ["base", "first", "last", "empty"]
@@ -179,7 +159,7 @@ def test_versions_forked_under_markers_are_counted_as_one_package_with_several_e
     code, out, err = run_cli(capsys, "--project", str(folder), "lock", *offline(wheels))
     assert code == 0, err
     assert "base: lockfiles/base.txt: 2 package(s) in 3 lock entries, created" in out
-    code, doc = run_json(capsys, "--project", str(folder), "lock", *offline(wheels))
+    code, doc = cli_json(capsys, "--project", str(folder), "lock", *offline(wheels))
     assert (doc["locked"][0]["packages"], doc["locked"][0]["entries"]) == (2, 3)
-    code, doc = run_json(capsys, "--project", str(folder), "check")
+    code, doc = cli_json(capsys, "--project", str(folder), "check")
     assert (doc["packages_checked"], doc["entries_checked"]) == (2, 3)

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.lockproj import run_cli, write_project
+from tests.support.cli import run_cli
+from tests.support.lockproj import write_project
 from tests.support.plugin_project import laptop, write_files
 from tests.support.probe_env import uv_install
 from tests.support.wheels import build_wheel

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.lockproj import run_cli, run_json, write_project
+from tests.support.cli import cli_json, run_cli
+from tests.support.lockproj import write_project
 from tests.support.platformwheels import build_sdist, native_wheels, simple_index
 from tests.support.wheels import build_wheel
 
@@ -111,7 +112,7 @@ def test_check_names_each_package_without_a_wheel_with_its_platform_python_versi
 ) -> None:
     folder = project(tmp_path / "app", index, [*BASE, "glibconly", "sdonly<2", "abi3pkg", "oldpy"], fmt=fmt)
     lock(capsys, folder)
-    code, document = run_json(capsys, "--project", str(folder), "check")
+    code, document = cli_json(capsys, "--project", str(folder), "check")
     assert code == 1
     musl, mac, win = "linux-x86_64-musl", "macos-arm64", "windows-x86_64"
     assert gaps(document) == {
@@ -164,7 +165,7 @@ def test_a_version_with_wheels_is_a_remedy_that_converges(
 ) -> None:
     folder = project(tmp_path / "app", index, [*BASE, "sdonly<2"])
     lock(capsys, folder)
-    code, document = run_json(capsys, "--project", str(folder), "check")
+    code, document = cli_json(capsys, "--project", str(folder), "check")
     finding = document["findings"][0]
     assert finding["gap"]["remedies"][0].startswith("require a version of sdonly that publishes wheels for")
     pyproject = folder / "pyproject.toml"
@@ -198,7 +199,7 @@ def test_musl_is_its_own_platform_no_marker_tells_it_and_moving_the_package_to_a
 ) -> None:
     folder = project(tmp_path / "app", index, [*BASE, "glibconly"], platforms='["linux-x86_64", "linux-x86_64-musl"]')
     lock(capsys, folder)
-    code, document = run_json(capsys, "--project", str(folder), "platforms")
+    code, document = cli_json(capsys, "--project", str(folder), "platforms")
     assert code == 1
     (tier,) = [t for t in document["tiers"] if t["tier"] == "base"]
     (gap,) = tier["gaps"]
@@ -226,7 +227,7 @@ def test_a_glibc_newer_than_the_declared_one_is_no_wheel_for_it(
 ) -> None:
     folder = project(tmp_path / "app", index, ["newglibc"], platforms='["linux-x86_64", "manylinux_2_34_x86_64"]')
     lock(capsys, folder)
-    code, document = run_json(capsys, "--project", str(folder), "check")
+    code, document = cli_json(capsys, "--project", str(folder), "check")
     assert code == 1
     assert gaps(document) == {("newglibc", "linux-x86_64", ("3.11", "3.12"), "other-wheels")}  # 2.28 < 2.34
 
@@ -237,7 +238,7 @@ def test_an_older_lockfile_without_a_record_still_reads_and_check_says_to_lock_i
     folder = project(tmp_path / "app", index, BASE)
     lock(capsys, folder)
     (folder / "lockfiles/base.artifacts.toml").unlink()
-    code, document = run_json(capsys, "--project", str(folder), "check")
+    code, document = cli_json(capsys, "--project", str(folder), "check")
     assert code == 1
     (finding,) = [f for f in document["findings"] if f["tier"] == "base"]
     assert finding["kind"] == "no-artifacts"
@@ -255,7 +256,7 @@ def test_a_record_of_another_body_is_stale_and_locking_again_rewrites_it(
     lock(capsys, folder)
     record = folder / "lockfiles/base.artifacts.toml"
     record.write_text(record.read_text().replace('body-digest = "sha256:', 'body-digest = "sha256:0'), encoding="utf-8")
-    code, document = run_json(capsys, "--project", str(folder), "check")
+    code, document = cli_json(capsys, "--project", str(folder), "check")
     assert code == 1
     (finding,) = document["findings"]
     assert finding["kind"] == "no-artifacts"
@@ -269,7 +270,7 @@ def test_without_declared_platforms_check_proves_nothing_and_passes_as_before(
 ) -> None:
     folder = project(tmp_path / "app", index, [*BASE, "sdonly<2"], platforms="[]")
     lock(capsys, folder)
-    code, document = run_json(capsys, "--project", str(folder), "check")
+    code, document = cli_json(capsys, "--project", str(folder), "check")
     assert code == 0
     assert document["platforms"] == []
     assert document["coverage"] == []
@@ -307,7 +308,7 @@ def test_a_pip_tools_lock_records_nothing_and_check_says_a_universal_lock_proves
     assert code == 0, err
     assert "artifacts not recorded: a single-platform lock (pip-tools)" in out
     assert not (folder / "lockfiles/base.artifacts.toml").exists()  # an old record never outlives its lock
-    code, document = run_json(capsys, "--project", str(folder), "check", "base")
+    code, document = cli_json(capsys, "--project", str(folder), "check", "base")
     assert code == 1
     (finding,) = document["findings"]
     assert finding["kind"] == "no-artifacts"

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import cli_json, run_cli
 from tests.support.env import clean_env, make_venv, site_packages
-from tests.support.lockproj import run_cli, run_json, write_project
+from tests.support.lockproj import write_project
 from tests.support.platformwheels import build_sdist, simple_index
 from tests.support.wheels import build_wheel
 from tierlock import subproc
@@ -141,7 +142,7 @@ def test_a_no_build_tier_stops_before_the_backend_with_the_explanation_check_giv
     tmp_path: Path, capsys: pytest.CaptureFixture[str], started: list[tuple[str, ...]]
 ) -> None:
     folder = app(tmp_path, capsys, ["purepkg", "sdonly<2"], [])
-    _, check = run_json(capsys, "--project", str(folder), "check", "base")
+    _, check = cli_json(capsys, "--project", str(folder), "check", "base")
     assert check["findings"][0]["detail"].startswith("sdonly 1.0 has no wheel for linux-x86_64 (manylinux_2_28_x86_64)")
     code, out, err = run_cli(capsys, "--project", str(folder), "install", "base")
     assert code == 1, err
@@ -156,7 +157,7 @@ def test_a_no_build_tier_stops_before_the_backend_with_the_explanation_check_giv
     # status says why, with the remedy, in text and JSON
     code, out, _ = run_cli(capsys, "--project", str(folder), "status", "base")
     assert "\n  the last install-tier of base failed" in out  # first among the tier's problems
-    code, document = run_json(capsys, "--project", str(folder), "status", "base")
+    code, document = cli_json(capsys, "--project", str(folder), "status", "base")
     (row,) = document["tiers"]
     assert row["problems"][0].startswith("the last install-tier of base failed")
     assert row["last_failure"]["error"]["kind"] == "no-build"
@@ -169,7 +170,7 @@ def test_a_no_build_tier_stops_before_the_backend_with_the_explanation_check_giv
     assert command == "tierlock lock base brain && install-tier base"
     done = shell(folder, command)
     assert done.returncode == 0, done.stderr
-    code, document = run_json(capsys, "--project", str(folder), "status", "base")
+    code, document = cli_json(capsys, "--project", str(folder), "status", "base")
     assert document["tiers"][0]["state"] == "present"
     assert document["tiers"][0]["last_failure"] is None
 
@@ -210,7 +211,7 @@ def test_a_lock_without_a_record_installs_with_the_no_build_option_and_explains_
     assert "sdonly has no wheel for this environment and tier base installs from wheels only (no-build)" in err
     assert "--no-build" in installs(started)[0]
     assert "then run: tierlock lock base && install-tier base" in err
-    code, document = run_json(capsys, "--project", str(folder), "status", "base")
+    code, document = cli_json(capsys, "--project", str(folder), "status", "base")
     assert document["tiers"][0]["last_failure"]["error"]["kind"] == "no-build"
 
 
@@ -226,7 +227,7 @@ def test_a_failed_build_names_the_missing_header_status_reports_it_and_the_remed
     assert remedy.startswith(f"install the development package that provides {HEADER}")
     code, out, _ = run_cli(capsys, "--project", str(folder), "status", "brain")
     assert "\n  the last install-tier of brain failed" in out
-    code, document = run_json(capsys, "--project", str(folder), "status", "brain")
+    code, document = cli_json(capsys, "--project", str(folder), "status", "brain")
     (row,) = document["tiers"]
     assert row["state"] == "absent"
     assert row["last_failure"]["error"]["build"] == {
@@ -243,7 +244,7 @@ def test_a_failed_build_names_the_missing_header_status_reports_it_and_the_remed
     assert command == f"install-tier brain --backend {backend}"
     done = shell(folder, command, {"CPATH": str(include)})
     assert done.returncode == 0, done.stderr
-    code, document = run_json(capsys, "--project", str(folder), "status", "brain")
+    code, document = cli_json(capsys, "--project", str(folder), "status", "brain")
     assert (document["tiers"][0]["state"], document["tiers"][0]["last_failure"]) == ("present", None)
 
 
@@ -257,7 +258,7 @@ def test_a_build_that_imports_a_module_its_build_dependency_dropped_gets_a_build
         "legacybuild 1.0 could not be built from source for brain: its build lacks the build dependency pkg_resources"
         in err
     )
-    _, document = run_json(capsys, "--project", str(folder), "status", "brain")
+    _, document = cli_json(capsys, "--project", str(folder), "status", "brain")
     remedy = document["tiers"][0]["remedy"]
     command = remedy.split("; or ", 1)[0]
     assert command == (
@@ -275,6 +276,6 @@ def test_a_build_importing_an_undeclared_module_names_it(tmp_path: Path, capsys:
     assert code == 3, err
     assert "its build lacks the build dependency tierlock_missing_build_module" in err
     assert "its build imports tierlock_missing_build_module, which its build requirements do not provide" in err
-    _, document = run_json(capsys, "--project", str(folder), "status", "brain")
+    _, document = cli_json(capsys, "--project", str(folder), "status", "brain")
     missing = document["tiers"][0]["last_failure"]["error"]["build"]["missing"]
     assert missing == [{"kind": "build-dependency", "name": "tierlock_missing_build_module"}]

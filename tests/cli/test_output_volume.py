@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import run_cli
 from tests.support.env import make_venv, site_packages
-from tests.support.lockproj import lock_offline, run_cli
+from tests.support.lockproj import lock_offline
 from tests.support.plugin_project import laptop
 from tests.support.wheels import EXT_SUFFIX, build_wheel
 from tierlock import volume
-from tierlock.pytest_plugin.strictness import EXIT_TIER_MISSING
+from tierlock.errors import EXIT_TIER_MISSING
 
 WIDE = [f"wide{n:02d}" for n in range(1, 9)]
 COMPILED = [f"bulky/_part{n:02d}{EXT_SUFFIX}" for n in range(12)]

@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import cli_json
 from tests.support.env import make_venv
 from tests.support.probe_env import editable_project
 from tests.support.tierproject import write_lock
-from tests.support.verdicts import cli_json, every_verdict, offline_env, run_remedy
+from tests.support.verdicts import every_verdict, offline_env, run_remedy
 from tests.support.wheels import build_wheel
 from tierlock.installer import receipts
 
@@ -72,7 +73,9 @@ def test_a_tier_that_needs_the_project_says_it_is_not_installed_and_its_remedy_i
     project: tuple[Path, Path, dict[str, str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     root, python, offline = project
-    code, done = cli_json(capsys, root, "install", "gs", "--python", str(python), "--no-install-project")
+    code, done = cli_json(
+        capsys, "--project", str(root), "install", "gs", "--python", str(python), "--no-install-project"
+    )
     assert code == 1, done
     error = done["error"]
     assert "the project itself" in error["message"]
@@ -99,7 +102,9 @@ def test_a_tier_that_needs_the_project_says_it_is_not_installed_and_its_remedy_i
     healed = every_verdict(capsys, root, python, "gs")
     assert healed.states == ("present", "present", "present", "pass")
     assert healed.probe["project"]["state"] == "present-editable"
-    code, again = cli_json(capsys, root, "install", "gs", "--python", str(python), "--no-install-project")
+    code, again = cli_json(
+        capsys, "--project", str(root), "install", "gs", "--python", str(python), "--no-install-project"
+    )
     assert (code, again["result"]) == (0, "unchanged")
 
 
@@ -107,7 +112,7 @@ def test_install_tier_arms_the_project_a_tier_needs_from_its_tree_and_every_verd
     project: tuple[Path, Path, dict[str, str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     root, python, _offline = project
-    code, done = cli_json(capsys, root, "install", "gs", "--python", str(python))
+    code, done = cli_json(capsys, "--project", str(root), "install", "gs", "--python", str(python))
     assert (code, done["result"]) == (0, "installed"), done
     assert [(s["name"], s["editable"]) for s in done["local_packages"]] == [("app", True)]
     armed = every_verdict(capsys, root, python, "gs")
@@ -116,7 +121,7 @@ def test_install_tier_arms_the_project_a_tier_needs_from_its_tree_and_every_verd
     receipt = receipts.load(receipts.receipt_path(python.parent.parent, "gs"))
     assert receipt is not None
     assert sorted(p["name"] for p in receipt.packages) == ["app", "gcsfslike"]
-    code, again = cli_json(capsys, root, "install", "gs", "--python", str(python))
+    code, again = cli_json(capsys, "--project", str(root), "install", "gs", "--python", str(python))
     assert (code, again["result"]) == (0, "unchanged"), again
 
 
@@ -129,7 +134,9 @@ def test_an_installed_project_older_than_the_tier_requires_is_partial_and_its_re
     old = run_remedy(f"uv pip install --python {python} --no-deps -e {root}", cwd=root, env=offline)
     assert old.returncode == 0, old.stderr
     pyproject.write_text(pyproject.read_text(encoding="utf-8").replace('"0.1.0"', '"0.2.0"'), encoding="utf-8")
-    code, done = cli_json(capsys, root, "install", "gs", "--python", str(python), "--no-install-project")
+    code, done = cli_json(
+        capsys, "--project", str(root), "install", "gs", "--python", str(python), "--no-install-project"
+    )
     assert code == 1, done
 
     broken = every_verdict(capsys, root, python, "gs")
@@ -142,7 +149,9 @@ def test_an_installed_project_older_than_the_tier_requires_is_partial_and_its_re
     fixed = run_remedy(broken.probe["install_command"], cwd=root, env=offline)
     assert fixed.returncode == 0, fixed.stderr
     assert every_verdict(capsys, root, python, "gs").states == ("present", "present", "present", "pass")
-    code, armed = cli_json(capsys, root, "install", "gs", "--python", str(python), "--no-install-project")
+    code, armed = cli_json(
+        capsys, "--project", str(root), "install", "gs", "--python", str(python), "--no-install-project"
+    )
     assert (code, armed["result"]) == (0, "unchanged"), armed
 
 
@@ -155,6 +164,6 @@ def test_install_tier_rearms_an_editable_project_older_than_its_source_when_the_
     old = run_remedy(f"uv pip install --python {python} --no-deps -e {root}", cwd=root, env=offline)
     assert old.returncode == 0, old.stderr
     pyproject.write_text(pyproject.read_text(encoding="utf-8").replace('"0.1.0"', '"0.2.0"'), encoding="utf-8")
-    code, done = cli_json(capsys, root, "install", "gs", "--python", str(python))
+    code, done = cli_json(capsys, "--project", str(root), "install", "gs", "--python", str(python))
     assert (code, done["result"]) == (0, "installed"), done
     assert every_verdict(capsys, root, python, "gs").states == ("present", "present", "present", "pass")

@@ -31,9 +31,10 @@ from tests.cli.test_install_cli import (  # noqa: F401 - the shared session fixt
     wheels,
     world,
 )
+from tests.support.cli import cli_json
 from tests.support.env import bin_dir, clean_env, site_packages
 from tests.support.tierproject import tree_snapshot, write_lock
-from tests.support.verdicts import cli_json, run_remedy
+from tests.support.verdicts import run_remedy
 from tests.support.wheels import build_wheel
 from tierlock.installer import receipts
 
@@ -63,11 +64,11 @@ def test_a_symlink_to_a_venvs_python_is_the_base_interpreter_it_reports_for_ever
     assert run.backend_runs == []
     assert error["remedy"] == shlex.join(["install-tier", "brain", "--python", str(world.venv / "bin" / "python")])
 
-    code, probed = cli_json(capsys, world.root, "probe", "brain", "--python", str(link))
+    code, probed = cli_json(capsys, "--project", str(world.root), "probe", "brain", "--python", str(link))
     assert (code, probed["tiers"][0]["state"]) == (1, "absent")
-    code, status = cli_json(capsys, world.root, "status", "brain", "--python", str(link))
+    code, status = cli_json(capsys, "--project", str(world.root), "status", "brain", "--python", str(link))
     assert (code, status["target"], status["tiers"][0]["state"]) == (0, base, "absent")
-    code, admitted = cli_json(capsys, world.root, "admit", "--tier", "brain", "--python", str(link))
+    code, admitted = cli_json(capsys, "--project", str(world.root), "admit", "--tier", "brain", "--python", str(link))
     assert (code, admitted["probe"]["verdict"]) == (1, "fail")
 
     fixed = run_remedy(error["remedy"], cwd=world.root)
@@ -97,7 +98,7 @@ def test_a_venv_whose_interpreter_was_deleted_has_no_interpreter_for_every_comma
     assert "already present" not in script.stdout
     assert message in script.stderr
     for argv in (("probe", "brain"), ("status", "brain"), ("admit", "--tier", "brain")):
-        code, doc = cli_json(capsys, world.root, *argv, "--python", str(world.venv))
+        code, doc = cli_json(capsys, "--project", str(world.root), *argv, "--python", str(world.venv))
         text = json.dumps(doc)
         assert code in (1, 2), (argv, doc)
         assert message in text, (argv, doc)

@@ -17,10 +17,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import cli_json
 from tests.support.interpreters import VERSIONS, Interpreter, crypto_wheels, interpreter, make_venv_with
 from tests.support.lockproj import lock_offline
 from tests.support.tierproject import write_lock
-from tests.support.verdicts import cli_json, every_verdict, offline_env, run_remedy
+from tests.support.verdicts import every_verdict, offline_env, run_remedy
 
 PYPROJECT = """\
 [project]
@@ -90,7 +91,7 @@ def test_a_tier_on_another_python_is_present_everywhere_and_its_remedy_converges
         monkeypatch.setenv(key, value)
     python = make_venv_with(target.python, tmp_path / "venv")
 
-    code, done = cli_json(capsys, root, "install", "crypto", "--python", str(python))
+    code, done = cli_json(capsys, "--project", str(root), "install", "crypto", "--python", str(python))
     assert code == 0, done["error"]
     assert done["result"] == "installed"
     site = next((tmp_path / "venv" / "lib").glob("python3*/site-packages"))
@@ -102,7 +103,7 @@ def test_a_tier_on_another_python_is_present_everywhere_and_its_remedy_converges
     assert whole.states == ("present", "present", "present", "pass"), whole.reasons
     assert whole.admit_code == 0
     assert whole.probe["files_checked"] == whole.closure["files_checked"]
-    code, again = cli_json(capsys, root, "install", "crypto", "--python", str(python))
+    code, again = cli_json(capsys, "--project", str(root), "install", "crypto", "--python", str(python))
     assert (code, again["result"]) == (0, "unchanged")
 
     backend.unlink()

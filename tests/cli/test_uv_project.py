@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.uvproject import build_wheelhouse as build_uv_wheelhouse
 from tests.support.uvproject import (
     copy_project,
     editable_source,
@@ -32,18 +31,13 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_uv_wheelhouse(tmp_path_factory.mktemp("uvwheels"))
-
-
-@pytest.fixture(scope="module")
 def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("uvcache")
 
 
 @pytest.fixture(scope="module")
-def env(wheels: Path, cache: Path) -> dict[str, str]:
-    return uv_env(wheels, cache)
+def env(uv_wheelhouse: Path, cache: Path) -> dict[str, str]:
+    return uv_env(uv_wheelhouse, cache)
 
 
 @pytest.fixture(scope="module")

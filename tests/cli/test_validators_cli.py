@@ -10,7 +10,7 @@ import pytest
 
 from tierlock.cli import main
 from tierlock.validators import discover
-from tierlock.validators.report import github_lines
+from tierlock.validators.renderers import github_lines
 from tierlock.validators.schema import schema, schema_text
 from tierlock.validators.setup_command import LOCKFILE_COMMANDS
 
@@ -86,7 +86,7 @@ def test_github_output_is_workflow_commands_with_escaping(capsys: pytest.Capture
 
 
 def test_github_escaping_of_data_and_properties() -> None:
-    from tierlock.validators.model import ValidationError, ValidationResult
+    from tierlock.validators.results import ValidationError, ValidationResult
 
     error = ValidationError("RC001", ("a:b,c",), "50% wrong\r\nnext", file="dir,x/c:f.json", line=1, column=2)
     [line, _] = github_lines(ValidationResult("dir,x/c:f.json", [error], None))

@@ -24,12 +24,12 @@ from typing import Any
 
 import pytest
 
+from tests.support.cli import run_cli
 from tests.support.env import bin_dir, clean_env, make_venv, site_packages
 from tests.support.lockproj import lock_offline
 from tests.support.plugin_project import laptop
 from tests.support.wheels import EXT_SUFFIX, build_wheel
-from tierlock.cli import main
-from tierlock.pytest_plugin.strictness import EXIT_TIER_MISSING
+from tierlock.errors import EXIT_TIER_MISSING
 
 PYPROJECT = """\
 [project]
@@ -106,9 +106,8 @@ def offline(monkeypatch: pytest.MonkeyPatch, wheels: Path, tmp_path: Path) -> No
 
 
 def cli(capsys: pytest.CaptureFixture[str], project: Path, *argv: str) -> tuple[int, Any]:
-    capsys.readouterr()
-    code = main(["--project", str(project), *argv])
-    out = capsys.readouterr().out
+    """``tierlock --project PROJECT ARGV``: (exit code, the JSON it printed; ``admit`` prints JSON in a pipe)."""
+    code, out, _err = run_cli(capsys, "--project", str(project), *argv)
     return code, json.loads(out)
 
 

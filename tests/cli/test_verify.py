@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.gitrepo import check, commit_all, git, make_repo, write_config
+from tests.support.gitrepo import check, commit_all, git, make_repo, verified_json, verify_json, write_config
 from tierlock.cli import main
 
 OK = "print('all good')\n"
@@ -32,25 +32,6 @@ SECRET = "import os\nprint('token ghp_' + 'A' * 36)\nprint('value', os.environ['
 
 
 pytestmark = pytest.mark.usefixtures("git_identity")
-
-
-def verify(capsys: pytest.CaptureFixture[str], repo: Path, *args: str) -> tuple[int, dict[str, Any]]:
-    """``tierlock verify --json`` in-process: (exit code, the one JSON line)."""
-    capsys.readouterr()
-    code = main(["--project", str(repo), "verify", "--json", "--kill-grace", "0.5", *args])
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1, out
-    document: dict[str, Any] = json.loads(out)
-    return code, document
-
-
-def verified(capsys: pytest.CaptureFixture[str], repo: Path, *args: str) -> tuple[int, dict[str, Any]]:
-    capsys.readouterr()
-    code = main(["--project", str(repo), "verified", "--json", *args])
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1, out
-    document: dict[str, Any] = json.loads(out)
-    return code, document
 
 
 def _runs(repo: Path) -> list[Path]:
@@ -72,7 +53,7 @@ def test_a_passing_run_writes_a_bound_receipt_and_the_gate_accepts_that_tree(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     repo = make_repo(tmp_path / "r", {"ok.py": OK}, [check("unit", "ok.py", label="Unit")])
-    code, doc = verify(capsys, repo)
+    code, doc = verify_json(capsys, repo)
     assert (code, doc["ok"], doc["result"], doc["usable"]) == (0, True, "passed", True)
     head = git(repo, "rev-parse", "HEAD", "HEAD^{tree}").split()
     assert [doc["commit"], doc["tree"]] == head
@@ -97,7 +78,7 @@ def test_a_passing_run_writes_a_bound_receipt_and_the_gate_accepts_that_tree(
     assert log.read_text() == "all good\n"
     assert command["log"]["size"] == len("all good\n")
     assert git(repo, "status", "--porcelain") == ""  # evidence never dirties the tree
-    code, gate = verified(capsys, repo)
+    code, gate = verified_json(capsys, repo)
     assert (code, gate["reason"], gate["runId"]) == (0, "verified", doc["runId"])
 
 
@@ -112,12 +93,12 @@ def test_a_failing_check_exits_1_shows_the_tail_and_the_gate_says_failed(
     assert "line 49" in out
     assert "line 5\n" not in out
     assert "FAILED: 1 of 2 verification check(s) failed (b)" in out
-    code, doc = verify(capsys, repo)
+    code, doc = verify_json(capsys, repo)
     assert code == 1
     assert [c["status"] for c in doc["commands"]] == ["passed", "failed"]
     assert doc["commands"][1]["exitCode"] == 4
     assert doc["commands"][1]["tail"][-1] == "the assertion broke"
-    code, gate = verified(capsys, repo)
+    code, gate = verified_json(capsys, repo)
     assert (code, gate["reason"]) == (1, "failed")
     assert "(b)" in gate["message"]
 
@@ -125,7 +106,7 @@ def test_a_failing_check_exits_1_shows_the_tail_and_the_gate_says_failed(
 def test_a_timeout_stops_the_whole_process_group_and_blocks(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     repo = make_repo(tmp_path / "r", {"hang.py": HANG}, [check("hang", "hang.py", str(pids), timeoutMs=4000)])
-    code, doc = verify(capsys, repo)
+    code, doc = verify_json(capsys, repo)
     assert code == 3
     assert doc["result"] == "blocked"
     assert doc["blocker"]["kind"] == "timeout"
@@ -174,7 +155,7 @@ def test_a_command_that_does_not_exist_is_a_toolchain_blocker(
         {"ok.py": OK},
         [{"key": "lint", "command": "no-such-tool-tierlock", "args": ["--check"]}, check("unit", "ok.py")],
     )
-    code, doc = verify(capsys, repo)
+    code, doc = verify_json(capsys, repo)
     assert code == 3
     blocker = doc["blocker"]
     assert (blocker["kind"], blocker["command"], blocker["args"], blocker["cwd"]) == (
@@ -194,7 +175,7 @@ def test_a_failing_setup_blocks_and_no_verification_runs(capsys: pytest.CaptureF
         [check("unit", "ok.py")],
         setup=[check("arm", "fail.py")],
     )
-    code, doc = verify(capsys, repo)
+    code, doc = verify_json(capsys, repo)
     assert code == 3
     assert doc["blocker"]["kind"] == "setup"
     assert doc["blocker"]["list"] == "setup"
@@ -217,20 +198,20 @@ def test_a_dirty_tree_is_refused_and_the_printed_remedy_fixes_it(
     assert _runs(repo) == []  # nothing ran
     remedy = next(line for line in err.splitlines() if "to fix:" in line).split("to fix:", 1)[1].strip()
     assert shell(remedy, tmp_path).returncode == 0
-    code, doc = verify(capsys, repo)
+    code, doc = verify_json(capsys, repo)
     assert (code, doc["usable"]) == (0, True)
 
 
 def test_a_receipt_of_a_dirty_run_never_satisfies_the_gate(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"ok.py": OK}, [check("unit", "ok.py")])
     (repo / "ok.py").write_text(OK + "raise SystemExit(0)\n")
-    code, doc = verify(capsys, repo, "--allow-dirty")
+    code, doc = verify_json(capsys, repo, "--allow-dirty")
     assert (code, doc["usable"]) == (0, False)
     receipt = receipt_of(doc)
     assert receipt["allowDirty"] is True
     assert receipt["clean"]["atStart"] is False
     assert receipt["clean"]["dirtyFiles"] == ["ok.py"]
-    code, gate = verified(capsys, repo)
+    code, gate = verified_json(capsys, repo)
     assert (code, gate["reason"]) == (1, "dirty")
 
 
@@ -243,15 +224,15 @@ def test_a_file_edited_during_the_run_makes_the_receipt_unusable(
     assert code == 0
     assert "this receipt is not evidence" in out
     assert "README.txt" in out
-    code, doc = verify(capsys, repo, "--allow-dirty")  # README.txt already dirty, and edited again
+    code, doc = verify_json(capsys, repo, "--allow-dirty")  # README.txt already dirty, and edited again
     assert receipt_of(doc)["clean"]["changedDuringRun"] is True
     git(repo, "checkout", "README.txt")
-    code, doc = verify(capsys, repo)
+    code, doc = verify_json(capsys, repo)
     receipt = receipt_of(doc)
     assert receipt["clean"]["changedDuringRun"] is True
     assert receipt["clean"]["changedFiles"] == ["README.txt"]
     assert doc["usable"] is False
-    code, gate = verified(capsys, repo)
+    code, gate = verified_json(capsys, repo)
     assert (code, gate["reason"]) == (1, "unusable")
     assert "README.txt" in gate["message"]
 
@@ -260,7 +241,7 @@ def test_a_commit_after_the_run_is_stale_names_the_files_and_the_remedy_fixes_it
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     repo = make_repo(tmp_path / "r", {"ok.py": OK, "lib/a.py": "A = 1\n"}, [check("unit", "ok.py")])
-    assert verify(capsys, repo)[0] == 0
+    assert verify_json(capsys, repo)[0] == 0
     (repo / "lib" / "a.py").write_text("A = 2\n")
     commit_all(repo)
     capsys.readouterr()
@@ -273,25 +254,25 @@ def test_a_commit_after_the_run_is_stale_names_the_files_and_the_remedy_fixes_it
     assert remedy == f"tierlock --project {repo} verify"
     ran = shell(remedy, tmp_path)
     assert ran.returncode == 0, ran.stderr
-    assert verified(capsys, repo)[0] == 0
+    assert verified_json(capsys, repo)[0] == 0
 
 
 def test_the_gate_says_no_run_and_the_remedy_makes_one(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"ok.py": OK}, [check("unit", "ok.py")])
-    code, gate = verified(capsys, repo)
+    code, gate = verified_json(capsys, repo)
     assert (code, gate["reason"]) == (1, "no-run")
     assert shell(gate["remedy"], tmp_path).returncode == 0
-    assert verified(capsys, repo)[0] == 0
+    assert verified_json(capsys, repo)[0] == 0
 
 
 def test_a_config_change_makes_the_receipt_stale(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"ok.py": OK}, [check("unit", "ok.py")])
-    assert verify(capsys, repo)[0] == 0
+    assert verify_json(capsys, repo)[0] == 0
     write_config(repo, [check("unit", "ok.py"), check("again", "ok.py")])
-    code, gate = verified(capsys, repo)  # uncommitted: the tree is the same, the config is not
+    code, gate = verified_json(capsys, repo)  # uncommitted: the tree is the same, the config is not
     assert (code, gate["reason"]) == (1, "stale-config")
     commit_all(repo)
-    code, gate = verified(capsys, repo)
+    code, gate = verified_json(capsys, repo)
     assert (code, gate["reason"], gate["files"]) == (1, "stale", ["tierlock.runtime.json"])
 
 
@@ -304,9 +285,9 @@ def test_config_from_a_ref_runs_the_check_a_branch_deleted_and_the_one_it_added(
     git(repo, "checkout", "-q", "-b", "feature")
     write_config(repo, [check("unit", "ok.py"), check("extra", "ok.py")])  # drops "strict", adds "extra"
     commit_all(repo, "drop the strict check")
-    code, doc = verify(capsys, repo)
+    code, doc = verify_json(capsys, repo)
     assert (code, [c["key"] for c in doc["commands"]]) == (0, ["unit", "extra"])
-    code, doc = verify(capsys, repo, "--config-from", "main")
+    code, doc = verify_json(capsys, repo, "--config-from", "main")
     assert code == 1
     assert [(c["key"], c["commandSource"], c["status"]) for c in doc["commands"]] == [
         ("unit", "ref", "passed"),
@@ -319,7 +300,7 @@ def test_config_from_a_ref_runs_the_check_a_branch_deleted_and_the_one_it_added(
     # Replacing a ref check under the same key does not replace it either.
     write_config(repo, [check("unit", "ok.py"), check("strict", "ok.py")])
     commit_all(repo, "soften the strict check")
-    code, doc = verify(capsys, repo, "--config-from", "main")
+    code, doc = verify_json(capsys, repo, "--config-from", "main")
     assert code == 1
     assert [(c["key"], c["commandSource"], c["status"]) for c in doc["commands"]] == [
         ("unit", "ref", "passed"),
@@ -334,23 +315,23 @@ def test_config_from_gate_requires_a_receipt_from_the_same_ref_content(
     git(repo, "checkout", "-q", "-b", "feature")
     (repo / "feature.txt").write_text("x\n")
     commit_all(repo)
-    assert verify(capsys, repo)[0] == 0
-    code, gate = verified(capsys, repo, "--config-from", "main")
+    assert verify_json(capsys, repo)[0] == 0
+    code, gate = verified_json(capsys, repo, "--config-from", "main")
     assert (code, gate["reason"]) == (1, "config-from-differs")
     assert shell(gate["remedy"], tmp_path).returncode == 0
-    assert verified(capsys, repo, "--config-from", "main")[0] == 0
-    assert verified(capsys, repo)[0] == 0
+    assert verified_json(capsys, repo, "--config-from", "main")[0] == 0
+    assert verified_json(capsys, repo)[0] == 0
     git(repo, "checkout", "-q", "main")
     write_config(repo, [check("unit", "ok.py"), check("more", "ok.py")])
     commit_all(repo, "main adds a check")
     git(repo, "checkout", "-q", "feature")
-    code, gate = verified(capsys, repo, "--config-from", "main")
+    code, gate = verified_json(capsys, repo, "--config-from", "main")
     assert (code, gate["reason"]) == (1, "config-from-differs")
 
 
 def test_config_from_an_unknown_ref_is_a_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"ok.py": OK}, [check("unit", "ok.py")])
-    code, doc = verify(capsys, repo, "--config-from", "nope")
+    code, doc = verify_json(capsys, repo, "--config-from", "nope")
     assert (code, doc["result"]) == (2, "refused")
     assert "nope" in doc["error"]["message"]
 
@@ -362,10 +343,10 @@ def test_config_from_a_remote_branch_not_fetched_yet_names_the_fetch_that_fixes_
     git(tmp_path, "clone", "-q", str(upstream), str(tmp_path / "clone"))
     repo = tmp_path / "clone"
     git(repo, "update-ref", "-d", "refs/remotes/origin/main")  # as if never fetched
-    code, doc = verify(capsys, repo, "--config-from", "origin/main")
+    code, doc = verify_json(capsys, repo, "--config-from", "origin/main")
     assert (code, doc["error"]["remedy"]) == (2, f"git -C {repo} fetch origin")
     assert shell(doc["error"]["remedy"], tmp_path).returncode == 0
-    code, doc = verify(capsys, repo, "--config-from", "origin/main")
+    code, doc = verify_json(capsys, repo, "--config-from", "origin/main")
     assert (code, [c["commandSource"] for c in doc["commands"]]) == (0, ["ref"])
 
 
@@ -373,7 +354,7 @@ def test_an_invalid_config_runs_nothing_and_exits_2_with_the_validator_report(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     repo = make_repo(tmp_path / "r", {"ok.py": OK}, [check("unit", "ok.py", timeoutMs=-1)])
-    code, doc = verify(capsys, repo)
+    code, doc = verify_json(capsys, repo)
     assert (code, doc["result"]) == (2, "invalid-config")
     assert [e["rule"] for e in doc["validation"]["errors"]] == ["RC008"]
     assert _runs(repo) == []
@@ -389,13 +370,13 @@ def test_outside_git_the_run_works_but_is_unbound(capsys: pytest.CaptureFixture[
     folder.mkdir()
     (folder / "ok.py").write_text(OK)
     write_config(folder, [check("unit", "ok.py")])
-    code, doc = verify(capsys, folder)
+    code, doc = verify_json(capsys, folder)
     assert (code, doc["bound"], doc["commit"], doc["usable"]) == (0, False, None, False)
     assert Path(doc["receipt"]).is_relative_to(folder / ".tierlock" / "evidence")
-    code, gate = verified(capsys, folder)
+    code, gate = verified_json(capsys, folder)
     assert (code, gate["reason"]) == (1, "not-a-checkout")
     assert shell(gate["remedy"], folder).returncode == 0
-    code, gate = verified(capsys, folder)
+    code, gate = verified_json(capsys, folder)
     assert (code, gate["reason"]) == (1, "no-run")
     assert ".tierlock" not in git(folder, "ls-files")  # the unbound evidence was not committed
 
@@ -408,7 +389,7 @@ def test_credentials_and_config_env_values_are_masked_in_the_tail_and_json(
     )
     code = main(["--project", str(repo), "verify"])
     captured = capsys.readouterr()
-    code, doc = verify(capsys, repo)
+    code, doc = verify_json(capsys, repo)
     assert code == 1
     for text in (captured.out + captured.err, json.dumps(doc), Path(doc["receipt"]).read_text()):
         assert "ghp_AAAA" not in text
@@ -423,10 +404,10 @@ def test_only_runs_the_named_checks_and_its_receipt_is_not_evidence(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     repo = make_repo(tmp_path / "r", {"ok.py": OK, "fail.py": FAIL}, [check("unit", "ok.py"), check("b", "fail.py")])
-    code, doc = verify(capsys, repo, "--only", "unit")
+    code, doc = verify_json(capsys, repo, "--only", "unit")
     assert (code, [c["key"] for c in doc["commands"]], doc["usable"]) == (0, ["unit"], False)
-    assert verified(capsys, repo)[1]["reason"] == "dirty"
-    code, doc = verify(capsys, repo, "--only", "unti")
+    assert verified_json(capsys, repo)[1]["reason"] == "dirty"
+    code, doc = verify_json(capsys, repo, "--only", "unti")
     assert code == 2
     assert "did you mean 'unit'" in doc["error"]["message"]
     assert shell(doc["error"]["remedy"], repo).returncode == 0
@@ -434,7 +415,7 @@ def test_only_runs_the_named_checks_and_its_receipt_is_not_evidence(
 
 def test_retention_keeps_the_newest_runs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"ok.py": OK}, [check("unit", "ok.py")])
-    ids = [verify(capsys, repo, "--keep", "2")[1]["runId"] for _ in range(3)]
+    ids = [verify_json(capsys, repo, "--keep", "2")[1]["runId"] for _ in range(3)]
     evidence = repo / ".git" / "tierlock" / "evidence"
     assert sorted(p.name for p in evidence.iterdir() if p.is_dir()) == sorted(ids[1:])
 
@@ -445,18 +426,18 @@ def test_setup_stale_when_the_lockfiles_changed_since_the_setup_ran(
     repo = make_repo(
         tmp_path / "r", {"ok.py": OK, "uv.lock": "v1\n"}, [check("unit", "ok.py")], setup=[check("sync", "ok.py")]
     )
-    code, doc = verify(capsys, repo)
+    code, doc = verify_json(capsys, repo)
     assert code == 0
     assert receipt_of(doc)["setup"]["lockfiles"] == {"uv.lock": _sha("v1\n")}
     (repo / "uv.lock").write_text("v2\n")
     commit_all(repo, "bump the lock")
-    code, doc = verify(capsys, repo, "--no-setup")
+    code, doc = verify_json(capsys, repo, "--no-setup")
     assert code == 0
     assert [c["list"] for c in doc["commands"]] == ["verification"]
-    code, gate = verified(capsys, repo)
+    code, gate = verified_json(capsys, repo)
     assert (code, gate["reason"], gate["files"]) == (1, "setup-stale", ["uv.lock"])
     assert shell(gate["remedy"], tmp_path).returncode == 0
-    assert verified(capsys, repo)[0] == 0
+    assert verified_json(capsys, repo)[0] == 0
 
 
 def _sha(text: str) -> str:
@@ -536,16 +517,16 @@ def test_a_config_validated_before_is_validated_again_when_a_folder_or_the_confi
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     repo = make_repo(tmp_path / "r", {"sub/ok.py": OK}, [check("unit", "ok.py", cwd="sub")])
-    assert verify(capsys, repo)[0] == 0
-    assert verify(capsys, repo)[0] == 0  # the recorded verdict for the same bytes and folders
+    assert verify_json(capsys, repo)[0] == 0
+    assert verify_json(capsys, repo)[0] == 0  # the recorded verdict for the same bytes and folders
     (repo / "sub" / "ok.py").rename(repo / "ok.py")
     (repo / "sub").rmdir()
     commit_all(repo, "move ok.py up")
-    code, doc = verify(capsys, repo)
+    code, doc = verify_json(capsys, repo)
     assert (code, [e["rule"] for e in doc["validation"]["errors"]]) == (2, ["RC015"])
     (repo / "sub").symlink_to(tmp_path)  # exists again, but leaves the checkout
     commit_all(repo, "a symlink out")
-    code, doc = verify(capsys, repo)
+    code, doc = verify_json(capsys, repo)
     assert (code, [e["rule"] for e in doc["validation"]["errors"]]) == (2, ["RC015"])
 
 
@@ -586,7 +567,7 @@ def test_a_command_is_found_on_its_own_path_or_by_a_relative_path_and_a_plain_fi
     (repo / "sub").mkdir()
     (repo / "sub" / ".keep").write_text("")
     commit_all(repo)
-    code, doc = verify(capsys, repo)
+    code, doc = verify_json(capsys, repo)
     assert code == 3
     assert [c["status"] for c in doc["commands"]] == ["passed", "passed", "not-executable"]
     assert Path(doc["commands"][1]["log"]["path"]).read_text() == f"tool ran in {repo / 'sub'}\n"
@@ -632,7 +613,7 @@ def test_a_ref_check_whose_folder_is_gone_from_the_checkout_is_a_scope_blocker(
     git(repo, "rm", "-q", "-r", "pkg")
     write_config(repo, [check("unit", "ok.py")])
     commit_all(repo, "drop pkg")
-    code, doc = verify(capsys, repo, "--config-from", "main")
+    code, doc = verify_json(capsys, repo, "--config-from", "main")
     assert code == 3
     blocker = doc["blocker"]
     assert (blocker["kind"], blocker["key"], blocker["cwd"]) == ("scope", "pkg", "pkg")
@@ -647,7 +628,7 @@ def test_a_commit_made_during_the_run_makes_the_receipt_unusable(
         "import subprocess\nsubprocess.run(['git', 'commit', '-q', '--allow-empty', '-m', 'during'], check=True)\n"
     )
     repo = make_repo(tmp_path / "r", {"commit.py": commits}, [check("commits", "commit.py")])
-    code, doc = verify(capsys, repo)
+    code, doc = verify_json(capsys, repo)
     assert (code, doc["usable"]) == (0, False)
     assert any("HEAD moved during the run" in r for r in doc["unusableBecause"])
     assert receipt_of(doc)["clean"]["changedDuringRun"] is True
@@ -665,11 +646,11 @@ def test_config_from_a_ref_without_a_config_uses_the_working_trees(
     (repo / "ok.py").write_text(OK)
     write_config(repo, [check("unit", "ok.py")])
     commit_all(repo, "add the config")
-    code, doc = verify(capsys, repo, "--config-from", "bare")
+    code, doc = verify_json(capsys, repo, "--config-from", "bare")
     assert (code, [(c["key"], c["commandSource"]) for c in doc["commands"]]) == (0, [("unit", "worktree")])
     origin = receipt_of(doc)["config"]["from"]
     assert (origin["ref"], origin["blob"]) == ("bare", None)
-    assert verified(capsys, repo, "--config-from", "bare")[0] == 0
+    assert verified_json(capsys, repo, "--config-from", "bare")[0] == 0
 
 
 def test_a_second_interrupt_kills_a_group_that_ignores_sigterm_without_waiting_out_the_grace(tmp_path: Path) -> None:
@@ -707,7 +688,7 @@ def test_a_log_that_cannot_be_written_is_an_environment_blocker(
         return run_id, run_folder
 
     monkeypatch.setattr(store, "new_run", new_run_with_a_folder_where_the_log_goes)
-    code, doc = verify(capsys, repo)
+    code, doc = verify_json(capsys, repo)
     assert code == 3
     assert doc["blocker"]["kind"] == "environment"
     assert "cannot be written" in doc["blocker"]["reason"]

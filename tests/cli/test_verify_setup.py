@@ -6,12 +6,11 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.support.cli import cli_json
 from tests.support.gitrepo import check, make_repo
-from tierlock.cli import main
 
 OK = "print('ok')\n"
 PYPROJECT = """\
@@ -39,18 +38,11 @@ source = "extra:gpu"
 pytestmark = pytest.mark.usefixtures("git_identity")
 
 
-def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:
-    capsys.readouterr()
-    code = main([*argv, "--json"])
-    document: dict[str, Any] = json.loads(capsys.readouterr().out)
-    return code, document
-
-
 def test_setup_command_arms_base_and_every_ci_require_tier(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(PYPROJECT)
     (tmp_path / "lockfiles").mkdir()
     (tmp_path / "lockfiles" / "base.txt").write_text("")
-    code, document = _json(capsys, "setup-command", str(tmp_path))
+    code, document = cli_json(capsys, "setup-command", str(tmp_path))
     assert (code, [c["line"] for c in document["commands"]]) == (0, ["install-tier base brain gpu"])
 
 
@@ -58,7 +50,7 @@ def test_setup_command_arms_base_alone_without_ci_require(capsys: pytest.Capture
     (tmp_path / "pyproject.toml").write_text(PYPROJECT.replace('ci-require = ["brain", "gpu"]\n', ""))
     (tmp_path / "lockfiles").mkdir()
     (tmp_path / "lockfiles" / "base.txt").write_text("")
-    code, document = _json(capsys, "setup-command", str(tmp_path))
+    code, document = cli_json(capsys, "setup-command", str(tmp_path))
     assert (code, [c["line"] for c in document["commands"]]) == (0, ["install-tier base"])
 
 
@@ -73,7 +65,7 @@ def test_verify_derives_the_setup_from_the_one_lockfile_when_the_config_has_none
     from tests.support.gitrepo import commit_all
 
     commit_all(repo)
-    code, document = _json(capsys, "--project", str(repo), "verify")
+    code, document = cli_json(capsys, "--project", str(repo), "verify")
     setup = json.loads(Path(document["receipt"]).read_text())["setup"]
     assert (setup["source"], setup["ran"]) == ("lockfile", True)
     assert code == 3
@@ -92,7 +84,7 @@ def test_a_derived_setup_whose_tool_is_missing_is_a_toolchain_blocker(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     repo = make_repo(tmp_path / "r", {"ok.py": OK, "go.sum": ""}, [check("unit", "ok.py")])
-    code, document = _json(capsys, "--project", str(repo), "verify")
+    code, document = cli_json(capsys, "--project", str(repo), "verify")
     assert code == 3
     assert (document["blocker"]["kind"], document["blocker"]["command"]) == ("toolchain", "go")
     assert [c["list"] for c in document["commands"]] == ["setup"]
@@ -102,7 +94,7 @@ def test_without_any_lockfile_nothing_is_installed_and_the_reason_is_recorded(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     repo = make_repo(tmp_path / "r", {"ok.py": OK}, [check("unit", "ok.py")])
-    code, document = _json(capsys, "--project", str(repo), "verify")
+    code, document = cli_json(capsys, "--project", str(repo), "verify")
     assert code == 0
     setup = json.loads(Path(document["receipt"]).read_text())["setup"]
     assert setup["source"] == "none"

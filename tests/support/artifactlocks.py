@@ -11,7 +11,7 @@ from packaging.version import Version
 
 from tierlock.lockfiles import artifacts
 from tierlock.lockfiles.artifacts import Record
-from tierlock.lockfiles.model import Lock, LockedFile, LockEntry, LockHeader
+from tierlock.lockfiles.locks import Lock, LockedFile, LockEntry, LockHeader
 from tierlock.tiers.platforms import parse, python_versions
 
 LINUX, MUSL, MAC, WIN = (parse(n) for n in ("linux-x86_64", "linux-x86_64-musl", "macos-arm64", "windows-x86_64"))

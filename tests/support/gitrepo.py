@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.cli import one_json_line
+
 #: A fixed identity, so commits work on any machine (and in remedies run by a shell).
 IDENTITY = {
     "GIT_AUTHOR_NAME": "Test",
@@ -72,38 +74,14 @@ def commit_all(repo: Path, message: str = "change") -> None:
     git(repo, "commit", "-q", "-m", message)
 
 
-def cli_json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, dict[str, Any]]:
-    """``tierlock ARGV`` (with ``--json``) in-process: (exit code, the one JSON document it printed)."""
-    from tierlock.cli import main
-
-    capsys.readouterr()
-    code = main(argv)
-    document: dict[str, Any] = json.loads(capsys.readouterr().out)
-    return code, document
-
-
 def verify_json(capsys: pytest.CaptureFixture[str], repo: Path, *args: str) -> tuple[int, dict[str, Any]]:
     """``tierlock --project REPO verify --json ARGS`` in-process: (exit code, its one JSON line)."""
-    from tierlock.cli import main
-
-    capsys.readouterr()
-    code = main(["--project", str(repo), "verify", "--json", "--kill-grace", "0.5", *args])
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1, out
-    document: dict[str, Any] = json.loads(out)
-    return code, document
+    return one_json_line(capsys, "--project", str(repo), "verify", "--json", "--kill-grace", "0.5", *args)
 
 
 def verified_json(capsys: pytest.CaptureFixture[str], repo: Path, *args: str) -> tuple[int, dict[str, Any]]:
     """``tierlock --project REPO verified --json ARGS`` in-process: (exit code, its one JSON line)."""
-    from tierlock.cli import main
-
-    capsys.readouterr()
-    code = main(["--project", str(repo), "verified", "--json", *args])
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1, out
-    document: dict[str, Any] = json.loads(out)
-    return code, document
+    return one_json_line(capsys, "--project", str(repo), "verified", "--json", *args)
 
 
 def receipt_of(document: Mapping[str, Any]) -> dict[str, Any]:

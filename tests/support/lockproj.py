@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-import pytest
-
+from tests.support.pyproject import pyproject
 from tests.support.wheels import build_wheel
 
 #: Every wheel the lock tests resolve from: name -> [(version, requires)].
@@ -21,30 +18,13 @@ WHEELS: dict[str, list[tuple[str, Sequence[str]]]] = {
     "winonly": [("1.0", [])],
 }
 
-PYPROJECT = """\
-[project]
-name = "proj"
-version = "0.1.0"
-requires-python = ">=3.11"
-dependencies = ["alpha>=1", "winonly; sys_platform == 'win32'"]
-
-[project.optional-dependencies]
-brain = ["gamma>=1"]
-
-[dependency-groups]
-extra-tools = ["delta<2"]
-tools = [{ include-group = "extra-tools" }]
-
-[tool.tierlock]
-lock-dir = "lockfiles"
-
-[tool.tierlock.tiers.brain]
-source = "extra:brain"
-
-[tool.tierlock.tiers.tools]
-source = "group:tools"
-layered-on = "brain"
-"""
+PYPROJECT = pyproject(
+    dependencies=["alpha>=1", "winonly; sys_platform == 'win32'"],
+    extras={"brain": ["gamma>=1"]},
+    groups={"extra-tools": ["delta<2"], "tools": [{"include-group": "extra-tools"}]},
+    tierlock={"lock-dir": "lockfiles"},
+    tiers={"brain": {"source": "extra:brain"}, "tools": {"source": "group:tools", "layered-on": "brain"}},
+)
 
 
 def build_wheel_dir(dest: Path) -> Path:
@@ -63,25 +43,6 @@ def write_project(folder: Path, pyproject: str = PYPROJECT) -> Path:
 def offline(wheels: Path) -> list[str]:
     """The lock options that resolve from *wheels* only."""
     return ["--no-index", "--find-links", str(wheels)]
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """Run ``tierlock`` in-process; return (exit code, stdout, stderr)."""
-    from tierlock.cli import main
-
-    capsys.readouterr()
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:
-    code, out, err = run_cli(capsys, *argv, "--json")
-    try:
-        document: dict[str, Any] = json.loads(out)
-    except json.JSONDecodeError as exc:  # pragma: no cover - shows what went wrong
-        raise AssertionError(f"not one JSON document:\n{out}\n{err}") from exc
-    return code, document
 
 
 def lock_offline(folder: Path, wheels: Path, pyproject: str = PYPROJECT) -> Path:

@@ -85,7 +85,7 @@ def write_lock(
     """Write ``lockfiles/<tier>.txt`` with a tierlock header for the project at *root*; *itself*: the project's
     name, whose pin tierlock leaves out of a closure that reaches it (one comment line says so)."""
     from tierlock.lockfiles import digest, requirements
-    from tierlock.lockfiles.model import LockHeader
+    from tierlock.lockfiles.locks import LockHeader
     from tierlock.tiers import load_project
 
     project = load_project(root)

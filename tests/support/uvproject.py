@@ -92,7 +92,7 @@ backend-path = ["."]
 """
 
 
-def build_wheelhouse(dest: Path) -> Path:
+def build_uv_wheelhouse(dest: Path) -> Path:
     for name, versions in WHEELS.items():
         for version, requires, extension in versions:
             files = None

@@ -8,7 +8,6 @@ first on the ``PATH``.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 from collections.abc import Mapping
@@ -18,19 +17,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.cli import cli_json
 from tests.support.env import bin_dir, clean_env
-from tierlock.cli import main
-
-
-def cli_json(capsys: pytest.CaptureFixture[str], root: Path, *argv: str) -> tuple[int, Any]:
-    """``tierlock --project ROOT ARGV --json`` in-process: (exit code, the JSON document)."""
-    capsys.readouterr()
-    code = main(["--project", str(root), *argv, "--json"])
-    out, err = capsys.readouterr()
-    try:
-        return code, json.loads(out)
-    except json.JSONDecodeError as exc:  # pragma: no cover - shows what went wrong
-        raise AssertionError(f"not one JSON document from {argv}:\n{out}\n{err}") from exc
 
 
 @dataclass(frozen=True)
@@ -56,15 +44,15 @@ class Verdicts:
 
 def every_verdict(capsys: pytest.CaptureFixture[str], root: Path, python: Path | str, tier: str) -> Verdicts:
     where = ("--python", str(python))
-    code, probed = cli_json(capsys, root, "probe", tier, *where)
+    code, probed = cli_json(capsys, "--project", str(root), "probe", tier, *where)
     (probe,) = probed["tiers"]
     assert code == (0 if probe["state"] == "present" else 1), probe
-    _code, closure_doc = cli_json(capsys, root, "probe", tier, "--closure", *where)
+    _code, closure_doc = cli_json(capsys, "--project", str(root), "probe", tier, "--closure", *where)
     (closure,) = closure_doc["tiers"]
-    code, stat = cli_json(capsys, root, "status", tier, *where)
+    code, stat = cli_json(capsys, "--project", str(root), "status", tier, *where)
     assert code == 0, stat
     (status,) = stat["tiers"]
-    admit_code, admitted = cli_json(capsys, root, "admit", "--tier", tier, *where)
+    admit_code, admitted = cli_json(capsys, "--project", str(root), "admit", "--tier", tier, *where)
     return Verdicts(probe, closure, status, admitted, admit_code)
 
 

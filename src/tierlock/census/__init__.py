@@ -2,9 +2,9 @@
 
 The parts, each readable on its own:
 
-* :mod:`.facts` — one file read with :mod:`ast`: imports (guarded or not),
+* :mod:`.filefacts` — one file read with :mod:`ast`: imports (guarded or not),
   availability flags, mark aliases, tests, fixtures and helpers;
-* :mod:`.reach` — through the project's own modules: what importing one
+* :mod:`.firstparty` — through the project's own modules: what importing one
   needs, and what a name imported from one stands for;
 * :mod:`.fixtures` — what a test needs through the fixtures it requests
   (looked up as pytest does) and the helpers it calls;
@@ -13,7 +13,7 @@ The parts, each readable on its own:
 * :mod:`.remedy` — the findings ``tierlock check`` reports, with their fix;
 * :mod:`.cache` and :mod:`.tree` — the per-file cache and the disk, both
   injected into :func:`.engine.survey`;
-* :mod:`.project` — a :class:`tierlock.tiers.Project`'s census.
+* :mod:`.projectcensus` — a :class:`tierlock.tiers.Project`'s census.
 
 What stays out of static reach (a fixture looked up by a name computed at run
 time, ``pytest_generate_tests`` choosing backends, a decoder the library
@@ -28,8 +28,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from tierlock.census.cache import CACHE_KEY, CensusCache, FolderCache, Memo
 from tierlock.census.engine import DEFAULT_PATHS, DEFAULT_PATTERNS, survey
-from tierlock.census.facts import FileFacts, read_file
-from tierlock.census.project import accept_table, census_tiers, import_paths, project_census, pytest_settings
+from tierlock.census.filefacts import FileFacts, read_file
+from tierlock.census.projectcensus import accept_table, census_tiers, import_paths, project_census, pytest_settings
 from tierlock.census.report import Census, CensusTier, Finding, TierReport, Use
 from tierlock.census.tree import SKIP_DIRS, DiskTree, Tree, walk
 

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from tierlock.census.facts import FileFacts, read_file
+from tierlock.census.filefacts import FileFacts, read_file
 
 #: The cache key (pytest's cache layout: ``.pytest_cache/v/tierlock/census``).
 CACHE_KEY = "tierlock/census"

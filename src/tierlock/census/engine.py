@@ -23,9 +23,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from tierlock.census.attribute import Marker, Tiers, by_line, file_uses, fixture_uses, glob_matches, sort_uses
 from tierlock.census.cache import Memo
-from tierlock.census.facts import FileFacts
+from tierlock.census.filefacts import FileFacts
+from tierlock.census.firstparty import ModuleIndex, Reach
 from tierlock.census.fixtures import Needs, below
-from tierlock.census.reach import ModuleIndex, Reach
 from tierlock.census.report import Census, CensusTier, TierReport, Use
 from tierlock.census.tree import Listing, Tree
 

@@ -11,12 +11,15 @@ Pure over texts (:func:`add_globs`, :func:`add_marks`); :func:`apply` reads and 
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from tierlock.census.report import Finding
+from tierlock.fsutil import read_bytes, write_atomic
+from tierlock.probing import normalize
 
 
 def add_globs(text: str, globs: Mapping[str, Sequence[str]]) -> str:
@@ -37,7 +40,6 @@ def add_globs(text: str, globs: Mapping[str, Sequence[str]]) -> str:
 
 
 def _tier_table(tiers: Any, tier: str) -> Any:
-    from tierlock.probing import normalize
 
     for name in tiers:
         if normalize(name) == tier:
@@ -60,7 +62,6 @@ def add_marks(text: str, marks: Iterable[tuple[int, str]]) -> str:
 
 def _with_pytest(text: str, newline: str) -> str:
     """``import pytest`` after the docstring and ``from __future__`` imports (where an import may go)."""
-    import ast
 
     tree = ast.parse(text)
     after = 0
@@ -84,7 +85,6 @@ def apply(root: Path, pyproject: Path, findings: Sequence[Finding]) -> list[str]
             globs.setdefault(finding.tier, []).append(glob)
         for mark in finding.fix.get("mark", ()):
             marks.setdefault(finding.file, []).append((int(mark["line"]), finding.tier))
-    from tierlock.fsutil import read_bytes, write_atomic
 
     changed = []
     if globs:

@@ -1,7 +1,7 @@
 """Fixtures and functions: what each test needs, through what it imports, calls, is marked with and requests.
 
 A function's *own* needs (:meth:`Needs.own`) are its unguarded imports and
-``importorskip`` calls, the project modules it imports (:mod:`.reach`), the
+``importorskip`` calls, the project modules it imports (:mod:`.firstparty`), the
 flags whose absence skips it, its mark aliases, and the helpers of its file
 it refers to. A fixture is looked up as pytest does, from the requesting
 test: a fixture of the test's class, then of its module, then of the nearest
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from tierlock.census.reach import Need, Reach, folder_of
+from tierlock.census.firstparty import Need, Reach, folder_of
 from tierlock.census.records import FileFacts, Func
 
 #: (file, qualified name) of a fixture definition.

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from tierlock.errors import EXIT_FAILED, EXIT_OK
+
 if TYPE_CHECKING:
     from tierlock.cli import Context
 
@@ -35,7 +37,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     document = {"ok": result.ok, **result.to_dict()}
     if ctx.ui.json_mode:
         ctx.ui.emit_json(document, one_line=True)
-        return 0 if result.ok else 1
+        return EXIT_OK if result.ok else EXIT_FAILED
     for part in result.parts:
         for problem in part.lines(verbose=ctx.ui.verbose):
             ctx.ui.note(f"admit: {part.name}: {problem}")
@@ -48,4 +50,4 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
             ctx.ui.line(line)
     else:  # CI logs and scripts: one JSON line
         ctx.ui.emit_json(document, one_line=True)
-    return 0 if result.ok else 1
+    return EXIT_OK if result.ok else EXIT_FAILED

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from tierlock.errors import EXIT_FAILED, EXIT_OK
+
 if TYPE_CHECKING:
     from tierlock.census import Census
     from tierlock.cli import Context
@@ -40,7 +42,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     findings = result.findings()
     if ctx.ui.json_mode:
         ctx.ui.emit_json(result.to_dict())
-        return 1 if findings else 0
+        return EXIT_FAILED if findings else EXIT_OK
     _report(ctx, result)
     for warning in result.warnings:
         ctx.ui.line(f"warning: {warning.render()}; to fix: {warning.remedy}")
@@ -49,7 +51,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         f"{len(result.tiers)} tier(s), {len(findings)} problem(s)"
         + ("; see: tierlock check, or fix them all: tierlock census --fix" if findings else "")
     )
-    return 1 if findings else 0
+    return EXIT_FAILED if findings else EXIT_OK
 
 
 def _report(ctx: Context, result: Census) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from tierlock.errors import EXIT_FAILED, EXIT_OK
+
 if TYPE_CHECKING:
     from tierlock.cli import Context
 
@@ -37,7 +39,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         document = {**report.to_dict(), "ok": ok, "census": [f.to_dict() for f in census]}
         document["census_warnings"] = [w.to_dict() for w in result.warnings]
         ctx.ui.emit_json(document)
-        return 0 if ok else 1
+        return EXIT_OK if ok else EXIT_FAILED
     for finding in report.findings:
         ctx.ui.line(finding.render())
     for problem in census:
@@ -54,8 +56,8 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     tiers = counted(report)
     if ok:
         ctx.ui.line(f"ok: {tiers}; every lockfile matches its declaration{proven(report.coverage)}")
-        return 0
+        return EXIT_OK
     ctx.ui.line(f"{len(report.findings) + len(census)} problem(s): {tiers}")
     for remedy in remedies:
         ctx.ui.line(f"  to fix: {remedy}")
-    return 1
+    return EXIT_FAILED

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from tierlock.errors import EXIT_OK
+
 if TYPE_CHECKING:
     from tierlock.cli import Context
 
@@ -27,7 +29,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     if args.list_tiers:
         for name in ctx.project().tiers:
             ctx.ui.write(f"{name}\n")
-        return 0
+        return EXIT_OK
     if args.shell is None:
         raise UsageError("name a shell: bash, zsh or fish", remedy="tierlock completion bash")
     text = script(args.shell, build_parser())
@@ -35,4 +37,4 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         ctx.ui.emit_json({"ok": True, "shell": args.shell, "script": text})
     else:
         ctx.ui.write(text)
-    return 0
+    return EXIT_OK

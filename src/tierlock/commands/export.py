@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from tierlock.errors import EXIT_OK
+
 if TYPE_CHECKING:
     from tierlock.cli import Context
 
@@ -27,7 +29,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     export = collect(project, args.tiers)
     if ctx.ui.json_mode:
         ctx.ui.emit_json(to_json(export))
-        return 0
+        return EXIT_OK
     text = requirements_text(export, hashes=args.hashes)
     if args.output:
         from pathlib import Path
@@ -36,6 +38,6 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
 
         write_atomic(Path(args.output), text.encode("utf-8"))
         ctx.ui.note(f"wrote {len(export.entries)} requirement(s) of {', '.join(export.tiers)} to {args.output}")
-        return 0
+        return EXIT_OK
     ctx.ui.write(text)
-    return 0
+    return EXIT_OK

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tierlock.errors import ConfigError
+from tierlock.errors import EXIT_OK, ConfigError
 from tierlock.fsutil import read_bytes, write_atomic
 
 if TYPE_CHECKING:
@@ -86,9 +86,9 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         write_atomic(path, proposal.text.encode("utf-8"))
     if ctx.ui.json_mode:
         ctx.ui.emit_json(_document(path, proposal, written=not args.dry_run))
-        return 0
+        return EXIT_OK
     _print(ctx, path, proposal, dry_run=args.dry_run, plugin_group=plugin_group)
-    return 0
+    return EXIT_OK
 
 
 def _census_of(root: Path) -> Callable[[Sequence[CensusTier]], Census]:
@@ -173,7 +173,7 @@ def _add_sources(
                 "skipped": [{"name": s.name, "source": s.source, "reason": s.reason} for s in skipped],
             }
         )
-        return 0
+        return EXIT_OK
     verb = "would add" if args.dry_run else "added"
     for name, source in added:
         ctx.ui.line(f"{verb} tier {name} ({source}) to [tool.tierlock.tiers] in {path}")
@@ -181,7 +181,7 @@ def _add_sources(
         ctx.ui.line(f"skipped {s.source}: {s.reason}")
     if not added and not skipped:
         ctx.ui.line("every named group and extra is already a tier; nothing changed")
-    return 0
+    return EXIT_OK
 
 
 def _document(path: Path, proposal: Proposal, *, written: bool) -> dict[str, object]:

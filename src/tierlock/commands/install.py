@@ -6,6 +6,8 @@ import argparse
 import time
 from typing import TYPE_CHECKING
 
+from tierlock.errors import EXIT_OK
+
 if TYPE_CHECKING:
     from tierlock.cli import Context
     from tierlock.installer.fastpath import NoOp
@@ -115,7 +117,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         ctx.ui.emit_json(outcome.to_json())
     else:
         report(outcome, ctx)
-    return 0
+    return EXIT_OK
 
 
 def report_noop(noop: NoOp, ctx: Context, duration: float) -> int:
@@ -125,7 +127,7 @@ def report_noop(noop: NoOp, ctx: Context, duration: float) -> int:
         ctx.ui.emit_json(fastpath.to_json(noop, duration))
     else:
         ctx.ui.line(fastpath.summary(noop))
-    return 0
+    return EXIT_OK
 
 
 def report(outcome: Outcome, ctx: Context) -> None:

@@ -5,11 +5,15 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from tierlock.errors import EXIT_BACKEND
+from tierlock.errors import EXIT_BACKEND, EXIT_OK
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from tierlock.cli import Context
-    from tierlock.lockfiles.lock import NotLocked
+    from tierlock.lockfiles.lock import Locked, LockOptions, NotLocked
+    from tierlock.lockfiles.resolvers import Backend
+    from tierlock.tiers.model import Project
 
 HELP = "compile each tier's exact closure (pins and hashes) into its lockfile"
 
@@ -41,8 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
-    from tierlock.lockfiles.backends import IndexOptions, choose
-    from tierlock.lockfiles.lock import LockFailed, LockOptions, lock_project
+    from tierlock.lockfiles.lock import LockFailed, lock_project
+    from tierlock.lockfiles.resolvers import choose
 
     project = ctx.project()
     for name in args.tiers:
@@ -55,16 +59,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
 
         check_upgrade_names(project, args.upgrade_package, ctx.argv, ctx.prog)
     backend = choose(args.backend or project.backend, log=ctx.ui.detail)
-    options = LockOptions(
-        upgrade=args.upgrade,
-        upgrade_packages=tuple(args.upgrade_package),
-        index=IndexOptions(
-            index_url=args.index_url,
-            extra_index_urls=tuple(args.extra_index_url),
-            find_links=tuple(_local(link) for link in args.find_links),
-            no_index=args.no_index,
-        ),
-    )
+    options = _options(args)
     if args.dry_run:
         from tierlock.commands.lock_dry_run import dry_run
 
@@ -87,7 +82,31 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
                 "failed": [f.to_dict() for f in failed],
             }
         )
-        return EXIT_BACKEND if failed else 0
+        return EXIT_BACKEND if failed else EXIT_OK
+    _report(done, failed, backend, project, ctx)
+    return EXIT_BACKEND if failed else EXIT_OK
+
+
+def _options(args: argparse.Namespace) -> LockOptions:
+    from tierlock.lockfiles.lock import LockOptions
+    from tierlock.lockfiles.resolvers import IndexOptions
+
+    return LockOptions(
+        upgrade=args.upgrade,
+        upgrade_packages=tuple(args.upgrade_package),
+        index=IndexOptions(
+            index_url=args.index_url,
+            extra_index_urls=tuple(args.extra_index_url),
+            find_links=tuple(_local(link) for link in args.find_links),
+            no_index=args.no_index,
+        ),
+    )
+
+
+def _report(
+    done: Sequence[Locked], failed: Sequence[NotLocked], backend: Backend, project: Project, ctx: Context
+) -> None:
+    """The lines a person reads: each tier locked and its pin changes, then every tier not locked."""
     for d in done:
         what = "created" if d.created else ("updated" if d.changes else "unchanged pins")
         extra = "" if d.reason == "requested" else f" ({d.reason})"
@@ -101,14 +120,13 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     scope = "universal" if backend.universal else f"this platform only: {backend.platform()}"
     ctx.ui.line(f"locked {len(done)} tier(s) with {backend.name} {backend.version()} ({scope})")
     if not failed:
-        return 0
+        return
     lines = [f"ERROR {len(failed)} tier(s) not locked (their lockfiles are unchanged):"]
     for f in failed:
         lines.append(f"  {f.tier}: {f.message}")
         lines.extend(f"    | {line}" for line in (f.detail or "").splitlines())
         lines.append(f"    to fix: {f.remedy}")
     ctx.ui.alert(lines)  # even with -q: these are errors
-    return EXIT_BACKEND
 
 
 def _local(link: str) -> str:

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from tierlock.errors import EXIT_OK
+
 if TYPE_CHECKING:
     from tierlock.cli import Context
-    from tierlock.lockfiles.backends import Backend
     from tierlock.lockfiles.lock import LockOptions
+    from tierlock.lockfiles.resolvers import Backend
     from tierlock.tiers import Project
 
 
@@ -39,11 +41,11 @@ def dry_run(project: Project, names: Sequence[str], backend: Backend, options: L
                 ],
             }
         )
-        return 0
+        return EXIT_OK
     for d, c in zip(done, changes, strict=True):
         what = "would be created" if d.created else ("would change" if c.diff else "would not change")
         ctx.ui.line(f"{d.tier}: {c.lockfile}: {d.packages} package(s), {what}")
         for line in c.diff.splitlines():
             ctx.ui.line(line)
     ctx.ui.line(f"dry run: {len(done)} tier(s) locked with {backend.name}; nothing was written")
-    return 0
+    return EXIT_OK

@@ -6,6 +6,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from tierlock import volume
+from tierlock.errors import EXIT_FAILED, EXIT_OK
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -73,7 +74,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         ctx.ui.emit_json(document(results))
     else:
         render(results, ctx)
-    return 0 if all(r.present for r in results) else 1
+    return EXIT_OK if all(r.present for r in results) else EXIT_FAILED
 
 
 def render(results: list[TierProbe], ctx: Context) -> None:

@@ -6,6 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from tierlock.commands.install import target_arguments
+from tierlock.errors import EXIT_OK
 
 if TYPE_CHECKING:
     from tierlock.cli import Context
@@ -31,7 +32,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     removal = remove(project, args.tier, request, ctx.ui)
     if ctx.ui.json_mode:
         ctx.ui.emit_json(removal.to_json())
-        return 0
+        return EXIT_OK
     if removal.layered:  # a dry run: the removal itself is refused (installer/removal.py)
         layered = " ".join(removal.layered)
         ctx.ui.line(
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
             f"and need all of its {len(removal.keep)} package(s). To remove both: "
             f"tierlock remove {layered}{_target(args)} && tierlock remove {removal.tier}{_target(args)}"
         )
-        return 0
+        return EXIT_OK
     names = ", ".join(removal.remove) or "(none)"
     if removal.dry_run:
         ctx.ui.line(f"{removal.tier}: would remove {len(removal.remove)} package(s): {names}")
@@ -49,7 +50,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     if removal.keep:
         kept = ", ".join(f"{name} ({why})" for name, why in sorted(removal.keep.items()))
         ctx.ui.line(f"kept {len(removal.keep)} package(s): {kept}")
-    return 0
+    return EXIT_OK
 
 
 def _target(args: argparse.Namespace) -> str:

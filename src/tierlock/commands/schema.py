@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from tierlock.errors import EXIT_OK
+
 if TYPE_CHECKING:
     from tierlock.cli import Context
 
@@ -19,4 +21,4 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     from tierlock.validators.schema import schema
 
     ctx.ui.emit_json(schema())
-    return 0
+    return EXIT_OK

@@ -7,7 +7,7 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tierlock.errors import CheckFailed, ConfigError
+from tierlock.errors import EXIT_FAILED, EXIT_OK, CheckFailed, ConfigError
 
 if TYPE_CHECKING:
     from tierlock.cli import Context
@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from tierlock.validators import discover, validate_runtime_config
-    from tierlock.validators.report import display_path
+    from tierlock.validators.renderers import display_path
     from tierlock.validators.setup_command import propose
 
     root = Path(args.dir or ctx.project_arg or ".")
@@ -50,4 +50,4 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         for command in proposal.commands:
             ctx.ui.line(shlex.join(command))
         ctx.ui.note(("" if proposal.ok else "no setup command proposed: ") + proposal.reason)
-    return 0 if proposal.ok else 1
+    return EXIT_OK if proposal.ok else EXIT_FAILED

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from tierlock.errors import EXIT_OK
+
 if TYPE_CHECKING:
     from tierlock.cli import Context
 
@@ -30,7 +32,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     target, rows = status(project, args.tiers, args.python, deep=args.deep)
     if ctx.ui.json_mode:
         ctx.ui.emit_json({"ok": True, "target": str(target.prefix), "tiers": [r.to_json() for r in rows]})
-        return 0
+        return EXIT_OK
     for line in lines(target, rows, verbose=ctx.ui.verbose):
         ctx.ui.line(line)
-    return 0
+    return EXIT_OK

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from tierlock.errors import EXIT_OK
+
 if TYPE_CHECKING:
     from tierlock.cli import Context
     from tierlock.tiers import Project
@@ -52,7 +54,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     data = describe(project)
     if ctx.ui.json_mode:
         ctx.ui.emit_json(data)
-        return 0
+        return EXIT_OK
     rows = [
         [
             t["name"],
@@ -69,4 +71,4 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     ctx.ui.table(title, ["tier", "source", "roots", "layered-on", "lockfile", "ci", "tests"], rows)
     if not project.configured:
         ctx.ui.line("no [tool.tierlock] table yet: only the base tier; run `tierlock init` to propose tiers")
-    return 0
+    return EXIT_OK

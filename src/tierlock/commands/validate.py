@@ -58,7 +58,7 @@ def find_config(start: Path) -> Path:
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from tierlock.validators import validate_runtime_config
     from tierlock.validators.core import internal_error
-    from tierlock.validators.report import RENDERERS
+    from tierlock.validators.renderers import RENDERERS
 
     if ctx.ui.json_mode and args.format in ("text", "github"):
         raise UsageError(

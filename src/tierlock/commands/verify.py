@@ -6,11 +6,11 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tierlock.errors import TierlockError, UsageError
+from tierlock.errors import EXIT_USAGE, TierlockError, UsageError
 
 if TYPE_CHECKING:
     from tierlock.cli import Context
-    from tierlock.evidence.receipt import Receipt
+    from tierlock.evidence.runreceipt import Receipt
     from tierlock.evidence.verify import Result
     from tierlock.evidence.view import View
     from tierlock.output import UI
@@ -148,7 +148,7 @@ def _view(ctx: Context) -> View:
 
 
 def _invalid(err: Any, ctx: Context) -> int:
-    from tierlock.validators.report import RENDERERS
+    from tierlock.validators.renderers import RENDERERS
 
     result = err.result
     if ctx.ui.json_mode:
@@ -156,13 +156,13 @@ def _invalid(err: Any, ctx: Context) -> int:
         ctx.ui.error(err)
         emit_line(
             ctx.ui,
-            {"ok": False, "result": "invalid-config", "exitCode": 2, "validation": RENDERERS["json"](result)},
+            {"ok": False, "result": "invalid-config", "exitCode": EXIT_USAGE, "validation": RENDERERS["json"](result)},
         )
-        return 2
+        return EXIT_USAGE
     for line in RENDERERS["text"](result):
         ctx.ui.note(line)
     ctx.ui.error(err)
-    return 2
+    return EXIT_USAGE
 
 
 def _report(result: Result, ctx: Context) -> None:

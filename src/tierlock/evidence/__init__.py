@@ -5,7 +5,7 @@ at a ref: :mod:`~tierlock.evidence.refconfig`), plans the commands (:mod:`~tierl
 :mod:`~tierlock.evidence.prepare`), runs them in the target environment
 (:mod:`~tierlock.evidence.activation`, :mod:`~tierlock.evidence.process`,
 :mod:`~tierlock.evidence.execution`, :mod:`~tierlock.evidence.verify`) and writes a receipt
-(:mod:`~tierlock.evidence.receipt`) into the evidence folder (:mod:`~tierlock.evidence.store`), bound
+(:mod:`~tierlock.evidence.runreceipt`) into the evidence folder (:mod:`~tierlock.evidence.store`), bound
 to the commit and tree (:mod:`~tierlock.evidence.gitbind`). ``tierlock verified``
 (:mod:`~tierlock.evidence.fastgate`, :mod:`~tierlock.evidence.judge`) reads the receipts and says
 whether the tree as it stands was verified; it imports only the standard library.

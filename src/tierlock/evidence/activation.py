@@ -13,10 +13,13 @@ environment's pytest, never one found elsewhere on the inherited ``PATH``. A com
 from __future__ import annotations
 
 import os
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from tierlock.installer.location import project_environment
 
 BIN = "Scripts" if os.name == "nt" else "bin"
 
@@ -52,7 +55,6 @@ def _configured_venv(project_root: Path) -> str | None:
     pyproject = project_root / "pyproject.toml"
     if not pyproject.is_file():
         return None
-    import tomllib
 
     try:
         data = tomllib.loads(pyproject.read_text(encoding="utf-8-sig"))
@@ -66,7 +68,6 @@ def _configured_venv(project_root: Path) -> str | None:
 
 def locate(project_root: Path, environ: Mapping[str, str] | None = None) -> Target:
     """The target environment for a project at *project_root* (see the module docstring)."""
-    from tierlock.installer.location import project_environment
 
     environ = os.environ if environ is None else environ
     active = environ.get("VIRTUAL_ENV")

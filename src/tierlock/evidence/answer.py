@@ -9,6 +9,7 @@ import json
 import sys
 
 from tierlock.evidence import MAX_LISTED
+from tierlock.exitcodes import EXIT_FAILED, EXIT_OK
 
 # Not ``typing``: it imports ``re``; this module stays on os, json and hashlib (and no pathlib, no subprocess).
 TYPE_CHECKING = False
@@ -62,7 +63,7 @@ class Verdict:
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.ok else 1
+        return EXIT_OK if self.ok else EXIT_FAILED
 
     def to_dict(self) -> dict[str, Any]:
         return {

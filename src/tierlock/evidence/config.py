@@ -8,12 +8,19 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import tomllib
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from tierlock import fsutil
+from tierlock._version import __version__
 from tierlock.errors import ConfigError, TierlockError
 from tierlock.evidence import discovery, gitbind, steps, store
+from tierlock.links import doc
+from tierlock.setup_derivation import LOCKFILE_COMMANDS, NEEDS_EXPLICIT
+from tierlock.validators import validate_runtime_config
+from tierlock.validators.credentials import redact
+from tierlock.validators.source import SourceError, load
 
 
 class InvalidConfig(TierlockError):
@@ -45,7 +52,6 @@ def find_config(config: Path | None, project: Path | None) -> Path:
     found = discovery.on_disk(start)
     if found is not None:
         return Path(found)
-    from tierlock.links import doc
 
     folder = discovery.folders(start)[0]
     raise ConfigError(
@@ -72,7 +78,6 @@ VALIDATION_CACHE_FORMAT = b"3"
 
 
 def _validation_key(path: Path, root: Path) -> str:
-    from tierlock._version import __version__
 
     config_dir = path.resolve().parent
     pyproject = next(
@@ -102,7 +107,6 @@ def _folders(config: dict[str, Any], config_dir: Path, root: Path) -> list[list[
 
 def credential_shaped(config: dict[str, Any]) -> bool:
     """Whether a command or argument of *config* holds something the redactor masks (an accepted credential)."""
-    from tierlock.validators.credentials import redact
 
     return any(
         redact(text) != text
@@ -125,7 +129,6 @@ class Validated(NamedTuple):
 
 def setup_declared(path: Path) -> bool:
     """Whether the runtime config at *path* names a ``setup`` list (an empty one included)."""
-    from tierlock.validators.source import SourceError, load
 
     try:
         document = load(path).value  # of a pyproject.toml: its [tool.tierlock.runtime] table
@@ -153,7 +156,6 @@ def validated(path: Path, root: Path, cache: Path | None) -> Validated:
                     return Validated(config, shaped, cached.get("setupDeclared") is not False)
             except (KeyError, TypeError):
                 pass
-    from tierlock.validators import validate_runtime_config
 
     result = validate_runtime_config(path)
     if not result.ok or result.config is None:
@@ -183,13 +185,10 @@ def validated(path: Path, root: Path, cache: Path | None) -> Validated:
 def lockfile_digests(root: Path, top: Path) -> dict[str, str]:
     """sha256 of the tier lockfiles (every file in ``lock-dir``, the ``lock`` the tiers read) and the recognised
     lockfiles at *root*."""
-    from tierlock.setup_derivation import LOCKFILE_COMMANDS, NEEDS_EXPLICIT
 
     paths = [root / name for name in [*LOCKFILE_COMMANDS, *NEEDS_EXPLICIT]]
     data: dict[str, Any] = {}
     if (root / "pyproject.toml").is_file():
-        import tomllib
-
         try:
             data = tomllib.loads(fsutil.read_text(root / "pyproject.toml"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):

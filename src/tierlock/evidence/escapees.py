@@ -16,6 +16,7 @@ import time
 from typing import Any
 
 from tierlock.evidence import RUN_MARK
+from tierlock.evidence.tails import clean
 
 PROC = "/proc"
 
@@ -79,7 +80,6 @@ def end(run_id: str, grace: float, shown: Any = str) -> list[dict[str, Any]] | N
     pids = find(run_id)
     if pids is None:
         return None
-    from tierlock.evidence.tails import clean
 
     found = [{"pid": pid, "command": shown(clean(" ".join(_command_line(pid, PROC))))} for pid in pids]
     for pid in pids:

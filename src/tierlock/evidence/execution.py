@@ -14,11 +14,12 @@ import errno
 import os
 from pathlib import Path
 
-from tierlock.evidence import RUN_MARK, activation, process, steps, store, tails
+from tierlock.evidence import RUN_MARK, activation, causes, process, steps, store, tails
 from tierlock.evidence.blockers import Blocker
 from tierlock.evidence.prepare import Prepared
-from tierlock.evidence.receipt import CommandRecord
+from tierlock.evidence.runreceipt import CommandRecord
 from tierlock.evidence.view import View
+from tierlock.validators.credentials import redact
 
 SCOPE_ACTION = "restore the folder, or fix cwd in the runtime config"
 
@@ -47,7 +48,6 @@ class Execution:
 
     def mask(self, text: str) -> str:
         """*text* with the config's env values named and every credential-shaped part redacted."""
-        from tierlock.validators.credentials import redact
 
         for name, value in self.p.masked:
             text = text.replace(value, f"[env {name}]")
@@ -57,7 +57,6 @@ class Execution:
         """A command or argument as recorded: redacted when the config holds a credential-shaped one."""
         if not self.p.redact_args:
             return text
-        from tierlock.validators.credentials import redact
 
         return redact(text)
 
@@ -133,7 +132,6 @@ class Execution:
 
     def _failed(self, step: steps.Step, outcome: process.Outcome, lines: tuple[str, ...], log: Path) -> None:
         """Blocks a failure the tail shows to be the machine's (or any failed setup command)."""
-        from tierlock.evidence import causes
 
         how = f"exit {outcome.exit_code}" if outcome.exit_code is not None else f"signal {outcome.signal}"
         cause = causes.blocker_cause(lines, outcome.exit_code)

@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tierlock.errors import UsageError
-from tierlock.evidence import activation, gitbind, steps, store
+from tierlock.evidence import activation, gitbind, refconfig, steps, store
 from tierlock.evidence.answer import listed
 from tierlock.evidence.config import VALIDATION_CACHE, Validated, find_config, sha256, validated
 from tierlock.evidence.process import GRACE_SECONDS
+from tierlock.setup_derivation import from_lockfiles
 
 if TYPE_CHECKING:
     from tierlock.evidence.refconfig import BaseConfig, RefTree
@@ -178,7 +179,6 @@ def stash_command(top: Path, not_checked: list[str]) -> str:
 
 
 def _base(options: Options, checkout: gitbind.Checkout | None) -> BaseConfig:
-    from tierlock.evidence import refconfig
 
     ref = str(options.config_from)
     if checkout is None:
@@ -194,8 +194,6 @@ def _setup(
 ) -> tuple[list[steps.Step], dict[str, Any]]:
     """The setup steps and where they come from: the base's (``--config-from``), the config's, or derived."""
     if base is not None and base.config is not None:
-        from tierlock.evidence import refconfig
-
         if base.setup_declared:
             setup = steps.steps(
                 base.config, "setup", config_dir=base.config_dir, checkout=root, source="ref", config_file=base.name
@@ -214,7 +212,6 @@ def _listed(name: str, setup: list[steps.Step]) -> str:
 
 def _derived(config_dir: Path, why: str, base: RefTree | None = None) -> tuple[list[steps.Step], dict[str, Any]]:
     """The setup the lockfiles name: the base's at its commit (``--config-from``), else the tree's."""
-    from tierlock.setup_derivation import from_lockfiles
 
     proposal = from_lockfiles(base if base is not None else config_dir)
     if base is not None:

@@ -15,6 +15,9 @@ from typing import Any
 from tierlock.errors import ConfigError, UsageError
 from tierlock.evidence import discovery, gitbind
 from tierlock.evidence.config import InvalidConfig, credential_shaped
+from tierlock.evidence.gitcall import run_git
+from tierlock.validators import source
+from tierlock.validators.core import validate_source
 
 
 @dataclass(frozen=True)
@@ -47,16 +50,15 @@ def _unknown_ref(top: Path, ref: str) -> UsageError:
 
 def _parse(name: str, path: str, data: bytes) -> Any:
     """The source of the config file *path* (its text *data*), parsed as its name says."""
-    from tierlock.validators import source as sources
 
     text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
     try:
         if Path(path).name == discovery.PYPROJECT:
-            return sources._toml(text, Path(name), sources.RUNTIME_TABLE)
+            return source._toml(text, Path(name), source.RUNTIME_TABLE)
         if path.endswith(".toml"):
-            return sources.parse_toml(text, Path(name))
-        return sources.parse_json(text, Path(name))
-    except sources.SourceError as err:
+            return source.parse_toml(text, Path(name))
+        return source.parse_json(text, Path(name))
+    except source.SourceError as err:
         raise ConfigError(
             f"{name} cannot be read: {err.message}", file=name, line=err.line, remedy=f"git show {name}"
         ) from None
@@ -64,7 +66,6 @@ def _parse(name: str, path: str, data: bytes) -> Any:
 
 def read(top: Path, ref: str, start: Path) -> BaseConfig:
     """The base config at *ref* for a run started from *start* (the project folder), validated."""
-    from tierlock.validators.core import validate_source
 
     folders = discovery.in_tree(str(top), str(start))
     try:
@@ -112,13 +113,11 @@ class RefTree:
         return f"{self.commit}:{discovery._join(self.folder, rel)}"
 
     def is_file(self, rel: str) -> bool:
-        from tierlock.evidence.gitcall import run_git
 
         status, out, _ = run_git(str(self.top), "cat-file", "-t", self._spec(rel))
         return status == 0 and out.strip() == b"blob"
 
     def read_text(self, rel: str) -> str | None:
-        from tierlock.evidence.gitcall import run_git
 
         status, data, _ = run_git(str(self.top), "cat-file", "blob", self._spec(rel))
         return data.decode("utf-8", errors="replace").removeprefix("\ufeff") if status == 0 else None
@@ -131,7 +130,6 @@ def tree(top: Path, base: BaseConfig) -> RefTree:
 
 
 def _blob(top: Path, blob: str) -> tuple[int, bytes]:
-    from tierlock.evidence.gitcall import run_git
 
     status, data, _ = run_git(str(top), "cat-file", "blob", blob)
     return status, data

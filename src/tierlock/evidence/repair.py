@@ -11,14 +11,19 @@ runs ``install-tier`` of those tiers once (:func:`installer`) and verifies again
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from packaging.utils import canonicalize_name
+
+from tierlock.errors import TierlockError
 from tierlock.evidence import causes
-from tierlock.evidence.receipt import CommandRecord
+from tierlock.evidence.runreceipt import CommandRecord
+from tierlock.tiers import load_project
 
 if TYPE_CHECKING:
     from tierlock.tiers import Project
@@ -41,8 +46,6 @@ class Need:
 def _project(root: Path) -> Project | None:
     if not (root / "pyproject.toml").is_file():
         return None
-    from tierlock.errors import TierlockError
-    from tierlock.tiers import load_project
 
     try:
         project = load_project(root / "pyproject.toml")
@@ -53,7 +56,6 @@ def _project(root: Path) -> Project | None:
 
 def provider(project: Project, missing: str, name: str) -> str | None:
     """The first tier (in the project's order) that provides the module or command *name*."""
-    from packaging.utils import canonicalize_name
 
     wanted = canonicalize_name(name)
     for tier in project.tiers.values():
@@ -86,7 +88,6 @@ def needs(records: Sequence[CommandRecord], project_root: Path) -> list[Need]:
 
 def installer(env_path: str | None) -> str:
     """The ``install-tier`` to run: the one beside the running tierlock, else the first on *env_path*."""
-    import shutil
 
     own = Path(sys.executable).parent / "install-tier"
     if own.is_file() and os.access(own, os.X_OK):

@@ -13,6 +13,7 @@ identical to a ref check.
 from __future__ import annotations
 
 import builtins
+import difflib
 import os
 import re
 from dataclasses import dataclass, field
@@ -120,8 +121,6 @@ def select(checks: list[Step], only: list[str] | None) -> list[Step]:
     keys = [s.key for s in checks if s.key]
     for wanted in only:
         if wanted not in keys:
-            import difflib
-
             close = difflib.get_close_matches(wanted, keys, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise UsageError(

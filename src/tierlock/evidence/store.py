@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tierlock.evidence import IN_GIT_DIR, RECEIPT, RECEIPT_VERSION
+from tierlock.fsutil import write_atomic
 
 #: How many runs an evidence folder keeps by default (``--keep`` / ``TIERLOCK_EVIDENCE_KEEP``).
 DEFAULT_KEEP = 20
@@ -79,7 +80,6 @@ def write(folder: Path, document: dict[str, Any], *, durable: bool = True) -> Pa
 
 def write_json(path: Path, document: dict[str, Any], *, private: bool = False) -> None:
     """Write *document* atomically (*private*: readable by its owner only)."""
-    from tierlock.fsutil import write_atomic
 
     write_atomic(path, json.dumps(document, separators=(",", ":")).encode())
     if private:

@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tierlock.evidence import escapees, gitbind, steps, store
+from tierlock._version import __version__
+from tierlock.evidence import escapees, gitbind, idempotency, repair, steps, store
 from tierlock.evidence.answer import listed
 from tierlock.evidence.config import lockfile_digests
 from tierlock.evidence.execution import Execution
 from tierlock.evidence.prepare import Options, Prepared, prepare, snapshot_paths
-from tierlock.evidence.receipt import Clean, CommandRecord, Receipt
+from tierlock.evidence.runreceipt import Clean, CommandRecord, Receipt
 from tierlock.evidence.view import View
 
 __all__ = ["Options", "Prepared", "Result", "execute", "prepare"]
@@ -55,7 +56,6 @@ def _now() -> str:
 
 
 def _start(p: Prepared, ex: Execution) -> Receipt:
-    from tierlock._version import __version__
 
     top = p.top
     return Receipt(
@@ -117,8 +117,6 @@ def _setup_stage(p: Prepared, ex: Execution) -> dict[str, Any]:
         return info
     info["ran"] = True
     if p.options.twice:
-        from tierlock.evidence import idempotency
-
         twice = idempotency.run_twice(p, ex, run_setup)
         info.update(ok=twice.ok, commandsRun=twice.commands_run, twice=twice.to_dict())
     else:
@@ -148,7 +146,6 @@ def _verification_stage(p: Prepared, ex: Execution) -> dict[str, Any]:
     record["firstRun"] = []
     if not p.options.repair or ex.interrupted or all(r.status == "passed" for r in ex.records[first_at:]):
         return record
-    from tierlock.evidence import repair
 
     needs = repair.needs(ex.records[first_at:], p.project_root)
     record["because"] = [n.to_dict() for n in needs]
@@ -202,8 +199,6 @@ def _conclude(p: Prepared, ex: Execution, receipt: Receipt) -> None:
         reasons.append(f"only some checks ran (--only {' '.join(p.options.only)})")
     twice = (receipt.setup or {}).get("twice")
     if twice is not None and not twice["idempotent"] and len(twice["runs"]) == 2:
-        from tierlock.evidence import idempotency
-
         reasons.append(idempotency.not_idempotent(twice))
     if receipt.result != "passed":
         reasons.append(f"the run {receipt.result}")

@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from tierlock.installer.plan import Step
     from tierlock.lockfiles.artifacts import Record
     from tierlock.lockfiles.coverage import Gap
-    from tierlock.lockfiles.model import Lock, LockedFile, LockEntry
-    from tierlock.lockfiles.reader import ReadResult
+    from tierlock.lockfiles.fileread import ReadResult
+    from tierlock.lockfiles.locks import Lock, LockedFile, LockEntry
     from tierlock.tiers import Project, Tier
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from tierlock.installer.plan import Installed
 from tierlock.installer.receipts import InstalledDist
-from tierlock.lockfiles.model import LockEntry
+from tierlock.lockfiles.locks import LockEntry
 
 if TYPE_CHECKING:
     from packaging.utils import NormalizedName

@@ -4,7 +4,7 @@
 every workspace member or path dependency the lock reaches, each from its
 folder and without resolving anything (their dependencies are in the lock
 too). ``install-tier`` does the same once the tier's pinned packages are in:
-the :class:`~tierlock.lockfiles.model.LocalPackage` list of the tiers' locks
+the :class:`~tierlock.lockfiles.locks.LocalPackage` list of the tiers' locks
 (the project itself for a project that is a package, see
 :func:`tierlock.lockfiles.sources.read_tier`), each one that is not already
 installed from that very folder (``direct_url.json``), in one backend call with
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from tierlock.environment import Target
     from tierlock.installer.backends import Backend
     from tierlock.installer.receipts import InstalledDist
-    from tierlock.lockfiles.model import LocalPackage, Lock
+    from tierlock.lockfiles.locks import LocalPackage, Lock
     from tierlock.output import UI
     from tierlock.probing.site import SiteIndex
 

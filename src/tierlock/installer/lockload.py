@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from tierlock.environment import Target
     from tierlock.installer.run import Request
     from tierlock.lockfiles import ReadResult
-    from tierlock.lockfiles.model import Lock, LockEntry
+    from tierlock.lockfiles.locks import Lock, LockEntry
     from tierlock.tiers import Project, Tier
 
 
@@ -51,7 +51,7 @@ def load_locks(
 ) -> dict[NormalizedName, Lock]:
     """Each tier's lock (from *read* when the drift check read it), refusing a lock made for another platform."""
     from tierlock import lockfiles
-    from tierlock.lockfiles.model import LockfileError
+    from tierlock.lockfiles.locks import LockfileError
     from tierlock.lockfiles.sources import remedy as relock
 
     locks: dict[NormalizedName, Lock] = {}

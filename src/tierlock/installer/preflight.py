@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from tierlock.environment import Target
     from tierlock.installer.location import Location
     from tierlock.installer.request import Request
-    from tierlock.lockfiles.model import LockEntry
+    from tierlock.lockfiles.locks import LockEntry
     from tierlock.output import UI
     from tierlock.tiers import Project
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from packaging.utils import NormalizedName
 
     from tierlock.environment import Target
-    from tierlock.lockfiles.model import Lock
+    from tierlock.lockfiles.locks import Lock
     from tierlock.tiers import Project, Tier
 
 SCHEMA = 1

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from tierlock.environment import Target
     from tierlock.installer.backends import Backend
     from tierlock.installer.receipts import InstalledDist
-    from tierlock.lockfiles.model import LocalPackage, Lock, LockEntry
+    from tierlock.lockfiles.locks import LocalPackage, Lock, LockEntry
     from tierlock.output import UI
     from tierlock.probing import DistributionProbe
     from tierlock.tiers import Project, Tier

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from tierlock.environment import Target
     from tierlock.installer.plan import Plan
     from tierlock.installer.receipts import Receipt
-    from tierlock.lockfiles.model import LockEntry
+    from tierlock.lockfiles.locks import LockEntry
     from tierlock.tiers import Project, Tier
 
 

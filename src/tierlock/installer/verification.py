@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from tierlock.environment import Target
     from tierlock.installer import receipts
     from tierlock.installer.plan import Plan
-    from tierlock.lockfiles.model import LockEntry
+    from tierlock.lockfiles.locks import LockEntry
     from tierlock.probing import DistributionProbe
     from tierlock.tiers import Project
 

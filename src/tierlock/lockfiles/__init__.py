@@ -9,7 +9,9 @@ jsonschema, pip or uv.
 """
 
 from tierlock.lockfiles.digest import digest_file
-from tierlock.lockfiles.model import (
+from tierlock.lockfiles.fileread import ReadResult, format_of, load, read
+from tierlock.lockfiles.lockplatform import platform_id, platform_mismatch
+from tierlock.lockfiles.locks import (
     LocalPackage,
     Lock,
     LockedFile,
@@ -19,8 +21,6 @@ from tierlock.lockfiles.model import (
     LockHeader,
     ReadProblem,
 )
-from tierlock.lockfiles.platforms import platform_id, platform_mismatch
-from tierlock.lockfiles.reader import ReadResult, format_of, load, read
 from tierlock.lockfiles.sources import load_tier, read_tier
 
 __all__ = [

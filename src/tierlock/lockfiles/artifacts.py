@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from tierlock.lockfiles.model import Lock, LockedFile, LockEntry
+from tierlock.lockfiles.locks import Lock, LockedFile, LockEntry
 
 VERSION = 1
 SUFFIX = ".artifacts.toml"

@@ -14,11 +14,11 @@ from typing import Any
 from packaging.utils import canonicalize_name
 
 from tierlock.lockfiles.digest import expected_inputs
+from tierlock.lockfiles.fileread import ReadResult
 from tierlock.lockfiles.findings import Finding, Report, scope
 from tierlock.lockfiles.header import self_consistent
-from tierlock.lockfiles.model import Lock
+from tierlock.lockfiles.locks import Lock
 from tierlock.lockfiles.origins import outside
-from tierlock.lockfiles.reader import ReadResult
 from tierlock.tiers import Project, Tier
 
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from tierlock import fsutil
-from tierlock.lockfiles.reader import ReadResult
+from tierlock.lockfiles.fileread import ReadResult
 from tierlock.lockfiles.sources import remedy as remedy_of
 
 if TYPE_CHECKING:

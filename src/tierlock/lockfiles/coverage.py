@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from tierlock.lockfiles.artifacts import Record
-from tierlock.lockfiles.model import Lock, LockedFile, LockEntry
+from tierlock.lockfiles.locks import Lock, LockedFile, LockEntry
 from tierlock.tiers.platforms import Platform, version_text, versions_text
 
 Exists = Literal["sdist-only", "other-wheels", "nothing", "unknown"]

@@ -10,7 +10,7 @@ as it does for tierlock's own pylock lockfiles. A lock made for one selection
 package), and a tier that needs an extra or a group gets a problem saying so.
 
 A ``directory`` package (the project itself, a path dependency) becomes a
-:class:`~tierlock.lockfiles.model.LocalPackage`; a VCS one cannot be hash-checked
+:class:`~tierlock.lockfiles.locks.LocalPackage`; a VCS one cannot be hash-checked
 and is a problem.
 """
 
@@ -25,9 +25,9 @@ from typing import Any
 
 from packaging.utils import canonicalize_name
 
+from tierlock.lockfiles.fileread import ReadResult
+from tierlock.lockfiles.locks import LocalPackage, Lock, ReadProblem
 from tierlock.lockfiles.markers import specialise
-from tierlock.lockfiles.model import LocalPackage, Lock, ReadProblem
-from tierlock.lockfiles.reader import ReadResult
 
 _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
 

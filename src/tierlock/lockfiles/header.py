@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tierlock.lockfiles.digest import inputs_digest, is_digest
-from tierlock.lockfiles.model import LockHeader, ReadProblem
+from tierlock.lockfiles.locks import LockHeader, ReadProblem
 
 MARKER = "tierlock-header"
 VERSION = 1
@@ -74,17 +74,7 @@ def parse_comment(lines: Sequence[str]) -> tuple[LockHeader | None, int, list[Re
     Returns the header (None when there is none or it is mangled), the number
     of lines it spans from the top, and the problems found.
     """
-    start = None
-    for index, line in enumerate(lines):
-        text = line.strip()
-        if not text:
-            continue
-        if not text.startswith("#"):
-            break
-        key, _, _ = text[1:].strip().partition(":")
-        if key.strip() == MARKER:
-            start = index
-            break
+    start = _marker_line(lines)
     if start is None:
         return None, 0, [ReadProblem("header", None, "no tierlock header: this lockfile was not made by tierlock lock")]
     scalars: dict[str, str] = {}
@@ -99,18 +89,9 @@ def parse_comment(lines: Sequence[str]) -> tuple[LockHeader | None, int, list[Re
             break
         end = index + 1
         key, _, value = text[1:].strip().partition(":")
-        key, value = key.strip(), value.strip()
-        number = index + 1
-        if key in _LISTS:
-            lists[key].append(value)
-        elif key in _SCALARS:
-            if key in scalars:
-                problems.append(ReadProblem("header", number, f"header key {key!r} appears twice"))
-            scalars[key] = value
-        elif key.startswith("x-"):
-            extra[key[2:]] = value
-        else:
-            problems.append(ReadProblem("header", number, f"unknown header key {key!r}"))
+        problem = _take(key.strip(), value.strip(), scalars, lists, extra)
+        if problem:
+            problems.append(ReadProblem("header", index + 1, problem))
     where = start + 1
     if version_text != str(VERSION):
         problems.append(
@@ -118,6 +99,38 @@ def parse_comment(lines: Sequence[str]) -> tuple[LockHeader | None, int, list[Re
         )
     header = _build(scalars, lists, extra, where, problems)
     return (None if problems else header), end, problems
+
+
+def _marker_line(lines: Sequence[str]) -> int | None:
+    """The index of the header's first line among the leading comments, None when there is none."""
+    for index, line in enumerate(lines):
+        text = line.strip()
+        if not text:
+            continue
+        if not text.startswith("#"):
+            return None
+        key, _, _ = text[1:].strip().partition(":")
+        if key.strip() == MARKER:
+            return index
+    return None
+
+
+def _take(
+    key: str, value: str, scalars: dict[str, str], lists: dict[str, list[str]], extra: dict[str, str]
+) -> str | None:
+    """Record one ``# key: value`` line of the header; the problem with it, if any."""
+    if key in _LISTS:
+        lists[key].append(value)
+    elif key in _SCALARS:
+        if key in scalars:
+            scalars[key] = value
+            return f"header key {key!r} appears twice"
+        scalars[key] = value
+    elif key.startswith("x-"):
+        extra[key[2:]] = value
+    else:
+        return f"unknown header key {key!r}"
+    return None
 
 
 def _build(
@@ -202,24 +215,32 @@ def from_table(table: object) -> tuple[LockHeader | None, list[ReadProblem]]:
     lists: dict[str, list[str]] = {"input": [], "include-group": []}
     extra: dict[str, str] = {}
     for key, value in table.items():
-        if key == MARKER:
-            if value != VERSION:
-                problems.append(ReadProblem("header", None, f"unsupported header version {value!r}"))
-        elif key in ("inputs", "include-groups"):
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                problems.append(ReadProblem("header", None, f"[tool.tierlock].{key} must be an array of strings"))
-            else:
-                lists["input" if key == "inputs" else "include-group"] = list(value)
-        elif key in _SCALARS:
-            if not isinstance(value, str):
-                problems.append(ReadProblem("header", None, f"[tool.tierlock].{key} must be a string"))
-            else:
-                scalars[key] = value
-        elif key.startswith("x-") and isinstance(value, str):
-            extra[key[2:]] = value
-        else:
-            problems.append(ReadProblem("header", None, f"unknown key [tool.tierlock].{key}"))
+        problem = _take_table_item(str(key), value, scalars, lists, extra)
+        if problem:
+            problems.append(ReadProblem("header", None, problem))
     if MARKER not in table:
         problems.append(ReadProblem("header", None, f"[tool.tierlock] lacks {MARKER!r}"))
     header = _build(scalars, lists, extra, None, problems)
     return (None if problems else header), problems
+
+
+def _take_table_item(
+    key: str, value: object, scalars: dict[str, str], lists: dict[str, list[str]], extra: dict[str, str]
+) -> str | None:
+    """Record one item of ``[tool.tierlock]``; the problem with it, if any."""
+    if key == MARKER:
+        return None if value == VERSION else f"unsupported header version {value!r}"
+    if key in ("inputs", "include-groups"):
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            return f"[tool.tierlock].{key} must be an array of strings"
+        lists["input" if key == "inputs" else "include-group"] = list(value)
+        return None
+    if key in _SCALARS:
+        if not isinstance(value, str):
+            return f"[tool.tierlock].{key} must be a string"
+        scalars[key] = value
+        return None
+    if key.startswith("x-") and isinstance(value, str):
+        extra[key[2:]] = value
+        return None
+    return f"unknown key [tool.tierlock].{key}"

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from packaging.utils import canonicalize_name
 
 if TYPE_CHECKING:
-    from tierlock.lockfiles.model import Lock
+    from tierlock.lockfiles.locks import Lock
 
 MARKER = "the project itself"
 

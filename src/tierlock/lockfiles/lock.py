@@ -14,10 +14,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tierlock.errors import BackendError, Problem
-from tierlock.lockfiles.backends import Backend
+from tierlock.lockfiles.locks import LockfileError
 from tierlock.lockfiles.locktier import Locked, LockOptions, lock_tier, lower_name, regenerate_command
-from tierlock.lockfiles.model import LockfileError
 from tierlock.lockfiles.pindiff import pin_changes
+from tierlock.lockfiles.resolvers import Backend
 from tierlock.tiers import Project, Tier
 
 __all__ = [

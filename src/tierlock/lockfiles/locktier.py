@@ -25,11 +25,11 @@ from tierlock.errors import BackendError
 from tierlock.lockfiles import origins
 from tierlock.lockfiles import pylock as pylock_format
 from tierlock.lockfiles import requirements as req_format
-from tierlock.lockfiles.backends import Backend, CompileRequest, IndexOptions, python_version_for
 from tierlock.lockfiles.digest import body_digest, expected_inputs
-from tierlock.lockfiles.model import Lock, LockfileError, LockHeader
-from tierlock.lockfiles.reader import ReadResult, read
+from tierlock.lockfiles.fileread import ReadResult, read
+from tierlock.lockfiles.locks import Lock, LockfileError, LockHeader
 from tierlock.lockfiles.requirements import Parsed
+from tierlock.lockfiles.resolvers import Backend, CompileRequest, IndexOptions, python_version_for
 from tierlock.tiers import Project, Tier
 
 

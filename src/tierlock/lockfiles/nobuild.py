@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from tierlock.lockfiles.artifacts import Record, record_of
 from tierlock.lockfiles.coverage import Gap, TierCoverage, tier_coverage
-from tierlock.lockfiles.reader import ReadResult
+from tierlock.lockfiles.fileread import ReadResult
 from tierlock.tiers import Project, Tier
 from tierlock.tiers.model import BASE
 from tierlock.tiers.platforms import Platform, python_versions, versions_text

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-from tierlock.lockfiles.model import Lock, LockEntry, LockfileError
+from tierlock.lockfiles.locks import Lock, LockEntry, LockfileError
 
 if TYPE_CHECKING:
     from tierlock.tiers import Project, Tier

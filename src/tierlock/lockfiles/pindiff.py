@@ -7,12 +7,11 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from tierlock.lockfiles import header as headers
-from tierlock.lockfiles import pylock as pylock_format
-from tierlock.lockfiles import requirements as req_format
+from tierlock.lockfiles import pylock, requirements
 from tierlock.lockfiles.digest import body_digest
-from tierlock.lockfiles.model import Lock, LockEntry
-from tierlock.lockfiles.reader import format_of
+from tierlock.lockfiles.fileread import format_of
+from tierlock.lockfiles.header import parse_comment
+from tierlock.lockfiles.locks import Lock, LockEntry
 
 
 def changes(path: Path, previous: bytes | None, body: str, entries: Sequence[LockEntry]) -> list[str]:
@@ -24,11 +23,11 @@ def changes(path: Path, previous: bytes | None, body: str, entries: Sequence[Loc
     except UnicodeDecodeError:
         return pin_changes(None, entries)
     if format_of(path) == "pylock":
-        return pin_diff(pylock_format.parse(text).entries, entries)
-    lines = req_format.split_lines(text)
-    if body_digest(lines[headers.parse_comment(lines)[1] :]) == body:
+        return pin_diff(pylock.parse(text).entries, entries)
+    lines = requirements.split_lines(text)
+    if body_digest(lines[parse_comment(lines)[1] :]) == body:
         return []  # the same body: the same pins
-    return pin_diff(req_format.parse(text).entries, entries)
+    return pin_diff(requirements.parse(text).entries, entries)
 
 
 def pin_changes(previous: Lock | None, entries: Sequence[LockEntry]) -> list[str]:

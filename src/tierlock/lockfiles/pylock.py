@@ -13,9 +13,9 @@ import tomllib
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from tierlock.lockfiles import header as headers
 from tierlock.lockfiles.digest import sha256
-from tierlock.lockfiles.model import LockedFile, LockEntry, LockHeader, ReadProblem
+from tierlock.lockfiles.header import from_table, to_table
+from tierlock.lockfiles.locks import LockedFile, LockEntry, LockHeader, ReadProblem
 from tierlock.lockfiles.requirements import HASH_LENGTHS, Parsed, split_lines
 
 _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
@@ -49,7 +49,7 @@ def parse(text: str) -> Parsed:
         return Parsed(None, problems=[ReadProblem("integrity", line, f"invalid TOML: {detail}")])
     tool = document.get("tool")
     table = tool.get("tierlock") if isinstance(tool, Mapping) else None
-    header, problems = headers.from_table(table)
+    header, problems = from_table(table)
     table_line = next((i for i, line in enumerate(lines, start=1) if _header(line) == "[tool.tierlock]"), None)
     problems = [p if p.line is not None else ReadProblem(p.kind, table_line, p.detail) for p in problems]
     parsed = Parsed(header, problems=problems, body_digest=body_digest(document))
@@ -165,7 +165,7 @@ def render(text: str, header: LockHeader) -> str:
         tool = tomlkit.table(is_super_table=True)
         document["tool"] = tool
     table = tomlkit.table()
-    for key, value in headers.to_table(header).items():
+    for key, value in to_table(header).items():
         table[key] = value
     tool["tierlock"] = table
     return tomlkit.dumps(document)

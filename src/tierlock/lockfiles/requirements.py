@@ -23,9 +23,9 @@ from packaging.utils import (
 )
 from packaging.version import InvalidVersion, Version
 
-from tierlock.lockfiles import header as headers
 from tierlock.lockfiles.digest import body_digest
-from tierlock.lockfiles.model import LockEntry, LockHeader, ReadProblem
+from tierlock.lockfiles.header import parse_comment, render_comment
+from tierlock.lockfiles.locks import LockEntry, LockHeader, ReadProblem
 
 #: Hash algorithms pip accepts with --require-hashes, and their hex lengths.
 HASH_LENGTHS = {"sha256": 64, "sha384": 96, "sha512": 128}
@@ -70,7 +70,7 @@ def parse(text: str) -> Parsed:
     lines = split_lines(text)
     if not any(line.strip() for line in lines):
         return Parsed(None, problems=[ReadProblem("integrity", None, "the lockfile is empty")])
-    header, header_end, problems = headers.parse_comment(lines)
+    header, header_end, problems = parse_comment(lines)
     body = lines[header_end:]
     parsed = Parsed(header, problems=list(problems), body_digest=body_digest(body))
     for number, logical in _logical_lines(body, header_end + 1, parsed.problems):
@@ -109,27 +109,7 @@ def _logical_lines(body: Sequence[str], first: int, problems: list[ReadProblem])
 def _parse_line(text: str, number: int, parsed: Parsed) -> None:
     problems = parsed.problems
     if text.startswith("-"):
-        option = re.split(r"[\s=]", text, maxsplit=1)[0]
-        if option in ("-e", "--editable"):
-            problems.append(
-                ReadProblem("integrity", number, f"an editable entry cannot be locked with hashes: {text!r}")
-            )
-        elif option in ("-r", "--requirement", "-c", "--constraint"):
-            problems.append(
-                ReadProblem("integrity", number, f"a lockfile must be self-contained, not include files: {text!r}")
-            )
-        elif option == "--hash":
-            problems.append(
-                ReadProblem(
-                    "integrity",
-                    number,
-                    "a --hash line that belongs to no requirement (is the '\\' at the end of the line above missing?)",
-                )
-            )
-        elif option in KNOWN_OPTIONS:
-            parsed.options.append((number, text))
-        else:
-            problems.append(ReadProblem("integrity", number, f"unknown option line {option!r}"))
+        _option_line(text, number, parsed)
         return
     req_text, hashes, bad = _split_options(text)
     for option in bad:
@@ -140,14 +120,7 @@ def _parse_line(text: str, number: int, parsed: Parsed) -> None:
         problems.append(ReadProblem("integrity", number, f"syntax error: {_first_line(str(exc))}"))
         return
     name = canonicalize_name(req.name)
-    good_hashes: list[str] = []
-    for value in hashes:
-        error = _hash_problem(value)
-        if error:
-            problems.append(ReadProblem("integrity", number, f"{name}: {error}"))
-        else:
-            algorithm, _, hexdigest = value.partition(":")
-            good_hashes.append(f"{algorithm.lower()}:{hexdigest.lower()}")
+    good_hashes = _good_hashes(hashes, name, number, problems)
     if not hashes:
         what = "a URL entry" if req.url else "an entry"
         problems.append(ReadProblem("integrity", number, f"{name}: {what} without hashes (--hash=sha256:...)"))
@@ -164,6 +137,40 @@ def _parse_line(text: str, number: int, parsed: Parsed) -> None:
             url=req.url,
         )
     )
+
+
+#: Why an option line cannot stand in a lockfile, by the option.
+_REFUSED_OPTIONS = {
+    **dict.fromkeys(("-e", "--editable"), "an editable entry cannot be locked with hashes: {text!r}"),
+    **dict.fromkeys(
+        ("-r", "--requirement", "-c", "--constraint"), "a lockfile must be self-contained, not include files: {text!r}"
+    ),
+    "--hash": "a --hash line that belongs to no requirement (is the '\\' at the end of the line above missing?)",
+}
+
+
+def _option_line(text: str, number: int, parsed: Parsed) -> None:
+    """A line that starts with ``-``: kept when pip knows the option and a lockfile may hold it."""
+    option = re.split(r"[\s=]", text, maxsplit=1)[0]
+    if option in _REFUSED_OPTIONS:
+        parsed.problems.append(ReadProblem("integrity", number, _REFUSED_OPTIONS[option].format(text=text)))
+    elif option in KNOWN_OPTIONS:
+        parsed.options.append((number, text))
+    else:
+        parsed.problems.append(ReadProblem("integrity", number, f"unknown option line {option!r}"))
+
+
+def _good_hashes(hashes: Sequence[str], name: str, number: int, problems: list[ReadProblem]) -> list[str]:
+    """The well-formed hashes, normalised to lower case; a problem for each of the others."""
+    good: list[str] = []
+    for value in hashes:
+        error = _hash_problem(value)
+        if error:
+            problems.append(ReadProblem("integrity", number, f"{name}: {error}"))
+        else:
+            algorithm, _, hexdigest = value.partition(":")
+            good.append(f"{algorithm.lower()}:{hexdigest.lower()}")
+    return good
 
 
 def _split_options(text: str) -> tuple[str, list[str], list[str]]:
@@ -229,7 +236,7 @@ def _first_line(text: str) -> str:
 
 def render(header: LockHeader, body: Sequence[str]) -> str:
     """The whole lockfile text: the header comment block, then the body lines."""
-    lines = [*headers.render_comment(header), *body]
+    lines = [*render_comment(header), *body]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
+from tierlock.lockfiles.fileread import ReadResult
+from tierlock.lockfiles.locks import Lock, LockEntry
 from tierlock.lockfiles.markers import overlap
-from tierlock.lockfiles.model import Lock, LockEntry
-from tierlock.lockfiles.reader import ReadResult
 from tierlock.tiers import Project, Tier
 
 

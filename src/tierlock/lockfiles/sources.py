@@ -7,7 +7,7 @@ A tier's closure comes from tierlock's own lockfile for it
 written by another tool (:mod:`tierlock.lockfiles.foreignpylock`). Such a lock
 holds every extra and group at once; the tier's part is picked out by the
 extras and dependency groups of the tier and of every tier below it, and
-handed on as the same :class:`~tierlock.lockfiles.model.Lock` a tierlock
+handed on as the same :class:`~tierlock.lockfiles.locks.Lock` a tierlock
 lockfile gives, so everything downstream works unchanged.
 
 :func:`read_tier` is lenient (every problem, for ``tierlock check``),
@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tierlock import fsutil
-from tierlock.lockfiles.model import Lock, LockEntry, LockfileError, ReadProblem
-from tierlock.lockfiles.reader import ReadResult, load, read
+from tierlock.lockfiles.fileread import ReadResult, load, read
+from tierlock.lockfiles.locks import Lock, LockEntry, LockfileError, ReadProblem
 
 if TYPE_CHECKING:
     from tierlock.tiers import Project, Tier
@@ -92,7 +92,7 @@ def _with_itself(project: Project, result: ReadResult) -> ReadResult:
     """*result* with the project itself among its local packages when the project is a package."""
     from dataclasses import replace
 
-    from tierlock.lockfiles.model import LocalPackage
+    from tierlock.lockfiles.locks import LocalPackage
 
     lock = result.lock
     if not project.package or project.name is None or any(p.name == project.name for p in lock.local):

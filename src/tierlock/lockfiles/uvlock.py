@@ -38,7 +38,7 @@ from typing import Any
 from packaging.markers import InvalidMarker, Marker
 from packaging.utils import NormalizedName, canonicalize_name
 
-from tierlock.lockfiles.model import ReadProblem
+from tierlock.lockfiles.locks import ReadProblem
 
 #: The uv.lock schema this reader understands (any revision of it).
 SCHEMA = 1

@@ -1,4 +1,4 @@
-"""A tier's :class:`~tierlock.lockfiles.model.Lock` out of uv.lock: parse once, pick the tier's part.
+"""A tier's :class:`~tierlock.lockfiles.locks.Lock` out of uv.lock: parse once, pick the tier's part.
 
 uv.lock is read as TOML (:mod:`tierlock.lockfiles.uvlock`) and the tier's
 closure picked out of it (:mod:`tierlock.lockfiles.uvselect`); uv is neither
@@ -15,8 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tierlock.lockfiles.model import Lock, ReadProblem
-from tierlock.lockfiles.reader import ReadResult
+from tierlock.lockfiles.fileread import ReadResult
+from tierlock.lockfiles.locks import Lock, ReadProblem
 from tierlock.lockfiles.uvlock import SCHEMA, UvLock, parse
 
 _PARSED: dict[tuple[str, str], UvLock] = {}
@@ -129,7 +129,7 @@ def export_pylock(path: Path, extras: tuple[str, ...], groups: tuple[str, ...]) 
     """``uv export --frozen --format pylock.toml`` of the tier's part: (the text, "") or (None, why not)."""
     from tierlock import subproc
     from tierlock.errors import BackendError
-    from tierlock.lockfiles.backends import _find
+    from tierlock.lockfiles.resolvers import _find
 
     uv = _find("uv")
     if uv is None:

@@ -11,7 +11,7 @@ the environment only, so an entry applies to a target exactly when ``uv sync``
 would install it there.
 
 Packages of the project's tree (``editable``, ``directory``) become
-:class:`~tierlock.lockfiles.model.LocalPackage`; ``virtual`` ones install
+:class:`~tierlock.lockfiles.locks.LocalPackage`; ``virtual`` ones install
 nothing (their dependencies do).
 """
 
@@ -29,8 +29,8 @@ from packaging.markers import Marker
 from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from tierlock.lockfiles.locks import LocalPackage, LockedFile, LockEntry, ReadProblem
 from tierlock.lockfiles.markers import specialise
-from tierlock.lockfiles.model import LocalPackage, LockedFile, LockEntry, ReadProblem
 from tierlock.lockfiles.uvlock import TREE_SOURCES, Dependency, Package, UvLock, conflict_atom
 
 #: A vertex of the walk: (package index, "" for its own dependencies or "extra"/"group", that name).

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from packaging.utils import NormalizedName
 
-    from tierlock.lockfiles.model import Lock, LockEntry
+    from tierlock.lockfiles.locks import Lock, LockEntry
     from tierlock.tiers import Project, Tier
 
 

@@ -21,7 +21,7 @@ from tierlock.remedies import argv_of
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
-    from tierlock.lockfiles.model import Lock
+    from tierlock.lockfiles.locks import Lock
     from tierlock.tiers import Project, Tier
 
 

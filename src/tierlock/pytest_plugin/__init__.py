@@ -34,13 +34,14 @@ from typing import Any
 
 import pytest
 
+from tierlock.errors import EXIT_TIER_MISSING
 from tierlock.pytest_plugin.backstop import attribute, failing_at_end, relpath, tally
 from tierlock.pytest_plugin.caches import early_cache
 from tierlock.pytest_plugin.decision import Gate
 from tierlock.pytest_plugin.messages import fail_closed_at_end, fail_closed_message, header_lines, summary_lines
 from tierlock.pytest_plugin.selection import Selection
 from tierlock.pytest_plugin.startup import decide
-from tierlock.pytest_plugin.strictness import COVERAGE_LOSS, EXIT_TIER_MISSING, parse_strict_env, strictness
+from tierlock.pytest_plugin.strictness import COVERAGE_LOSS, parse_strict_env, strictness
 
 __all__ = [
     "COVERAGE_LOSS",

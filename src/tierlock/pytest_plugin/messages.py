@@ -13,8 +13,9 @@ read before collection; the summary counts what happened, per tier:
 from __future__ import annotations
 
 from tierlock import volume
+from tierlock.errors import EXIT_TIER_MISSING
 from tierlock.pytest_plugin.decision import Gate
-from tierlock.pytest_plugin.strictness import COVERAGE_LOSS, EXIT_TIER_MISSING, JOB_TIERS_VAR
+from tierlock.pytest_plugin.strictness import COVERAGE_LOSS, JOB_TIERS_VAR
 
 NOT_IMPORTED = "named on the command line but not imported:"
 #: The skip reason of a test named inside a gated file (``file.py::test``): one skipped test.

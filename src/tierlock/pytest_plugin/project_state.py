@@ -39,14 +39,14 @@ def gate_for(pyproject: Path, text: str, cache: Cache | None, strict: bool, why:
 
     None for a project without a ``[tool.tierlock]`` table.
     """
-    from tierlock.probing import facts as model
+    from tierlock.probing import facts
 
-    key = model.base_key(pyproject, text)
-    name = model.cache_name(pyproject)
+    key = facts.base_key(pyproject, text)
+    name = facts.cache_name(pyproject)
     if cache is not None:
-        cached = model.from_entry(cache.get(name, None), key)
+        cached = facts.from_entry(cache.get(name, None), key)
         if cached is not None:
-            return build(cached, model.probe_facts(cached), strict, why) if cached.configured else None
+            return build(cached, facts.probe_facts(cached), strict, why) if cached.configured else None
     from tierlock.errors import TierlockError
     from tierlock.probing import probe_tiers
     from tierlock.tiers.loader import parse_project, parse_toml
@@ -56,16 +56,16 @@ def gate_for(pyproject: Path, text: str, cache: Cache | None, strict: bool, why:
         tool = data.get("tool")
         if not (isinstance(tool, dict) and "tierlock" in tool):
             # No tier table: leave the project alone, even when the rest of its pyproject would not load.
-            remember(cache, name, model.entry(key, {}, model.unconfigured(pyproject)))
+            remember(cache, name, facts.entry(key, {}, facts.unconfigured(pyproject)))
             return None
         project = parse_project(data, pyproject=pyproject, text=text)
-        stamps = model.lock_stamps([str(t.lockfile) for t in project.tiers.values()])
+        stamps = facts.lock_stamps([str(t.lockfile) for t in project.tiers.values()])
         results = probe_tiers(None, project)
     except TierlockError as err:
         raise pytest.UsageError("tierlock: " + "\n".join(err.lines())) from err
-    facts = model.facts_of(project, results)
-    remember(cache, name, model.entry(key, stamps, facts))
-    return build(facts, results, strict, why)
+    found = facts.facts_of(project, results)
+    remember(cache, name, facts.entry(key, stamps, found))
+    return build(found, results, strict, why)
 
 
 def _line(d: DistributionProbe) -> str:

@@ -18,9 +18,6 @@ from tierlock.ci import is_ci
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
-#: The exit code of a run that fails closed (pytest's own codes are 0 to 5): a CI log tells
-#: "tier missing" from "tests failed" (1) by it.
-EXIT_TIER_MISSING = 6
 COVERAGE_LOSS = "a skipped tier on a green run is silent coverage loss"
 #: The variable that names the tiers of a matrix job.
 JOB_TIERS_VAR = "TIERLOCK_TIERS"

@@ -30,6 +30,7 @@ from packaging.utils import NormalizedName, canonicalize_name
 from tierlock.errors import ConfigError
 from tierlock.tiers.loader import parse_project
 from tierlock.tiers.reach import local_packages, reached
+from tierlock.tiers.testimports import compact
 from tierlock.tiers.tooling import import_names, is_tooling_extra
 
 if TYPE_CHECKING:
@@ -208,7 +209,6 @@ def census_roots(data: Mapping[str, Any], path: Path, inferred: Inferred) -> dic
 
 def tests_from(census: Census) -> tuple[dict[str, tuple[str, ...]], dict[str, list[Unsettled]]]:
     """Per tier: the globs of the files that need it whole, and the files where only some tests need it."""
-    from tierlock.tiers.testimports import compact
 
     tests: dict[str, tuple[str, ...]] = {}
     unsettled: dict[str, list[Unsettled]] = {}

@@ -13,14 +13,18 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from email.parser import HeaderParser
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 
+from tierlock.census import CensusTier
 from tierlock.errors import ConfigError
 from tierlock.tiers.inference import Inferred, Skipped, Unsettled, census_roots, infer, lockable, settle
 from tierlock.tiers.loader import parse_project, parse_toml
+from tierlock.tiers.pytest_marker import register
 from tierlock.tiers.reach import local_packages
 from tierlock.tiers.rendering import append, newline_of, table
 from tierlock.tiers.tooling import KNOWN_IMPORT_NAMES, TOOLING_WORDS, import_names, is_tooling
@@ -135,8 +139,6 @@ def propose(text: str, path: Path, asked: Asked | None = None, around: Around | 
     new_text, added = append(text, table(inferred), path)
     marker_file = marker_where = marker_text = None
     if asked.register_marker:
-        from tierlock.tiers.pytest_marker import register
-
         edit = register(path.parent, text)
         if edit is not None:
             marker_file, marker_where = edit.file, edit.where
@@ -151,7 +153,6 @@ def propose(text: str, path: Path, asked: Asked | None = None, around: Around | 
 
 def _census_tiers(data: Mapping[str, Any], path: Path, inferred: Inferred) -> list[CensusTier]:
     """The proposed tiers as the census sees them: their import names, gating (so each need finds its tier)."""
-    from tierlock.census import CensusTier
 
     roots = census_roots(data, path, inferred)
     return [CensusTier(t, roots[t], (), required=True) for t, _ in inferred.tiers]
@@ -231,9 +232,6 @@ def add_groups(
 
 def environment_requires(root: Path) -> dict[str, list[Any]]:
     """Requires-Dist of every distribution installed in the project's ``.venv`` (empty when there is none)."""
-    from email.parser import HeaderParser
-
-    from packaging.requirements import InvalidRequirement, Requirement
 
     out: dict[str, list[Any]] = {}
     for site in [*sorted((root / ".venv").glob("lib/python*/site-packages")), root / ".venv/Lib/site-packages"]:

@@ -13,6 +13,7 @@ inserting lines, so every other byte stays as it was.
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +33,6 @@ class MarkerEdit:
 
 def config_file(root: Path, pyproject_text: str) -> tuple[Path, str]:
     """The file pytest takes its configuration from in *root*, and the section it reads."""
-    import tomllib
 
     for name, section in (("pytest.ini", "pytest"), (".pytest.ini", "pytest")):
         if (root / name).is_file():

@@ -12,14 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from tierlock.errors import ConfigError
+from tierlock.links import doc as doc_url
 from tierlock.tiers.inference import Inferred
 
 
 def table(inferred: Inferred) -> str:
     """The ``[tool.tierlock]`` table (with ``\\n`` line endings), as TOML text."""
     import tomlkit
-
-    from tierlock.links import doc as doc_url
 
     body = tomlkit.table(is_super_table=False)
     body.add(tomlkit.comment(f"Dependency tiers, added by tierlock init; the keys: {doc_url('reference/config.md')}"))

@@ -14,15 +14,20 @@ Two changes to what :func:`tierlock.tiers.init.propose` proposes:
 
 from __future__ import annotations
 
+import json
+import re
 import tomllib
 from dataclasses import replace
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 
 from tierlock.tiers.init import Proposal
+from tierlock.tiers.loader import parse_project
 
 #: The distribution that carries tierlock's pytest plugin (the one name to change when it gets its own).
 PLUGIN_DISTRIBUTION = "tierlock"
@@ -49,7 +54,6 @@ def for_uv_project(proposal: Proposal, path: Path) -> tuple[Proposal, str | None
     document = tomlkit.parse(before)
     group = _add_plugin(document)
     text = tomlkit.dumps(document).replace("\r\n", "\n").replace("\n", newline) + added
-    from tierlock.tiers.loader import parse_project
 
     parse_project(tomllib.loads(text), pyproject=path, text=text)  # the proposal must itself be valid
     inferred = replace(
@@ -62,7 +66,6 @@ def for_uv_project(proposal: Proposal, path: Path) -> tuple[Proposal, str | None
 
 
 def _quoted(value: str) -> str:
-    import json
 
     return json.dumps(value)
 
@@ -93,7 +96,6 @@ def _add_plugin(document: Any) -> str | None:
 def plugin_requirement(requires_python: object) -> str:
     """The plugin's requirement for a project that supports *requires_python*: with a marker when the project
     supports Pythons the plugin does not (so ``uv lock`` resolves, and older Pythons go without the gate)."""
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
     lowest = _plugin_lowest_python()
     try:
@@ -109,8 +111,6 @@ def plugin_requirement(requires_python: object) -> str:
 
 def _plugin_lowest_python() -> str:
     """The lowest Python the plugin's distribution supports (its ``Requires-Python``: ``>=3.11`` -> ``3.11``)."""
-    import re
-    from importlib import metadata
 
     try:
         declared = metadata.metadata(PLUGIN_DISTRIBUTION)["Requires-Python"] or ""

@@ -10,7 +10,7 @@ validation (see :mod:`tierlock.validators.schema`).
 """
 
 from tierlock.validators.core import validate_runtime_config
-from tierlock.validators.model import RULES, ValidationError, ValidationResult
+from tierlock.validators.results import RULES, ValidationError, ValidationResult
 from tierlock.validators.source import DISCOVERY, discover
 
 __all__ = ["DISCOVERY", "RULES", "ValidationError", "ValidationResult", "discover", "validate_runtime_config"]

@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from tierlock import fsutil
 from tierlock.errors import ConfigError, TierlockError
+from tierlock.links import doc
+from tierlock.tiers import load_project
 from tierlock.validators import jsonpos, rules, schema, scope, secrets, source
 from tierlock.validators.credentials import redact
 from tierlock.validators.jsonpos import JsonPath
-from tierlock.validators.model import (
+from tierlock.validators.results import (
     AcceptedCredential,
     Finding,
     Location,
@@ -38,7 +40,6 @@ def public_path(path: JsonPath) -> JsonPath:
 def _declared_tiers(
     src: source.Source, config_dir: Path | None, project: Project | None, notes: list[str]
 ) -> Collection[str] | None:
-    from tierlock.tiers import load_project
 
     if project is None:
         if config_dir is None:
@@ -262,8 +263,6 @@ def _validate(
     if path.is_dir():
         found = source.discover(path)
         if found is None:
-            from tierlock.links import doc
-
             raise ConfigError(
                 f"{path} is a folder with no runtime config: looked for {', '.join(source.DISCOVERY[:2])} "
                 "and [tool.tierlock.runtime] in pyproject.toml",

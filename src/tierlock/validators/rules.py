@@ -20,7 +20,7 @@ from packaging.utils import canonicalize_name
 
 from tierlock.validators.credentials import credential_kind, credential_name
 from tierlock.validators.jsonpos import JsonPath
-from tierlock.validators.model import Finding
+from tierlock.validators.results import Finding
 from tierlock.validators.text import js_trim, utf16_length
 
 LISTS = ("setup", "verification")
@@ -219,40 +219,43 @@ def _repository_rules(
         return by_id
     by_path: dict[str, Repo] = {}
     for repo in repos:
-        base: JsonPath = ("repositories", repo.index)
-        if repo.id in by_id:
-            out.append(
-                Finding(
-                    "RC016",
-                    (*base, "id"),
-                    f"repository id {repo.id!r} is used twice (first at repositories[{by_id[repo.id].index}])",
-                    related=("repositories", by_id[repo.id].index, "id"),
-                )
-            )
-        else:
-            by_id[repo.id] = repo
-        if repo.path.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", repo.path):
-            out.append(Finding("RC016", (*base, "path"), "must be relative to the config file's folder"))
-        elif (problem := lexical_escape(repo.path, config_depth)) is not None:
-            out.append(Finding("RC016", (*base, "path"), f"repository path {problem}"))
-        key = normal(repo.path)
-        if key in by_path:
-            out.append(
-                Finding(
-                    "RC016",
-                    (*base, "path"),
-                    f"repository path is used twice (first at repositories[{by_path[key].index}])",
-                    related=("repositories", by_path[key].index, "path"),
-                )
-            )
-        else:
-            by_path[key] = repo
-        for i, scope in enumerate(repo.scope):
-            if "\x00" in scope or not js_trim(scope):
-                continue  # the schema reports it
-            problem = scope_problem(scope)
-            if problem:
-                out.append(Finding("RC015", (*base, "scope", i), f"scope folder {problem}"))
+        _repository_entry(repo, by_id, by_path, out, config_depth)
+    _repository_references(document, repos, by_id, out)
+    return by_id
+
+
+def _repository_entry(
+    repo: Repo, by_id: dict[str, Repo], by_path: dict[str, Repo], out: list[Finding], config_depth: int
+) -> None:
+    """RC016 for a repeated id or path and a path that is absolute or escapes, RC015 for a bad scope."""
+    base: JsonPath = ("repositories", repo.index)
+    if repo.id in by_id:
+        first = by_id[repo.id].index
+        message = f"repository id {repo.id!r} is used twice (first at repositories[{first}])"
+        out.append(Finding("RC016", (*base, "id"), message, related=("repositories", first, "id")))
+    else:
+        by_id[repo.id] = repo
+    if repo.path.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", repo.path):
+        out.append(Finding("RC016", (*base, "path"), "must be relative to the config file's folder"))
+    elif (problem := lexical_escape(repo.path, config_depth)) is not None:
+        out.append(Finding("RC016", (*base, "path"), f"repository path {problem}"))
+    key = normal(repo.path)
+    if key in by_path:
+        first = by_path[key].index
+        message = f"repository path is used twice (first at repositories[{first}])"
+        out.append(Finding("RC016", (*base, "path"), message, related=("repositories", first, "path")))
+    else:
+        by_path[key] = repo
+    for i, scope in enumerate(repo.scope):
+        if "\x00" in scope or not js_trim(scope):
+            continue  # the schema reports it
+        problem = scope_problem(scope)
+        if problem:
+            out.append(Finding("RC015", (*base, "scope", i), f"scope folder {problem}"))
+
+
+def _repository_references(document: Any, repos: list[Repo], by_id: dict[str, Repo], out: list[Finding]) -> None:
+    """RC016 for a command naming an undeclared repository, or naming none when several are declared."""
     for name, index, command in commands(document):
         rid = command.get("repositoryId")
         if isinstance(rid, str) and rid not in by_id:
@@ -266,15 +269,8 @@ def _repository_rules(
                 )
             )
         elif rid is None and len(repos) > 1:
-            out.append(
-                Finding(
-                    "RC016",
-                    (name, index),
-                    "names no repositoryId, but repositories lists several",
-                    hint="add repositoryId",
-                )
-            )
-    return by_id
+            message = "names no repositoryId, but repositories lists several"
+            out.append(Finding("RC016", (name, index), message, hint="add repositoryId"))
 
 
 def repo_of(command: Mapping[str, Any], repos: list[Repo] | None, by_id: Mapping[str, Repo]) -> Repo | None:

@@ -19,7 +19,7 @@ from importlib import resources
 from typing import Any
 
 from tierlock.validators.jsonpos import JsonPath
-from tierlock.validators.model import Finding
+from tierlock.validators.results import Finding
 
 SCHEMA_RESOURCE = "runtime-config.schema.json"
 _ANNOTATIONS = {"description", "title", "$comment"}
@@ -86,40 +86,50 @@ def rule_for(path: JsonPath, keyword: str) -> str:
     if head == "acceptedCredentials":
         return "RC018"
     if head == "repositories":
-        field = path[2] if len(path) >= 3 else None
-        if field == "id" and len(path) == 3 and keyword != "required":
-            return "RC004"
-        if field in ("path", "scope") and keyword in ("pattern", "minLength"):
-            return "RC005"  # a non-empty string
-        if field == "scope" and keyword in ("minItems", "maxItems", "maxLength"):
-            return "RC015"
-        return "RC016"
+        return _repository_rule(path, keyword)
     if head not in ("setup", "verification"):
         return "RC001"
     if len(path) == 1:
         return "RC002"
     if len(path) == 2:
         return "RC003"
-    name = path[2]
-    if name in ("key", "repositoryId"):
+    return _command_field_rule(path, keyword)
+
+
+def _repository_rule(path: JsonPath, keyword: str) -> str:
+    field = path[2] if len(path) >= 3 else None
+    if field == "id" and len(path) == 3 and keyword != "required":
         return "RC004"
-    if name in ("command", "cwd"):
-        return "RC005"
+    if field in ("path", "scope") and keyword in ("pattern", "minLength"):
+        return "RC005"  # a non-empty string
+    if field == "scope" and keyword in ("minItems", "maxItems", "maxLength"):
+        return "RC015"
+    return "RC016"
+
+
+#: The rule of an error in a command's field, by the field's name (``label`` and ``policy`` decide further).
+_FIELD_RULES = {
+    "key": "RC004",
+    "repositoryId": "RC004",
+    "command": "RC005",
+    "cwd": "RC005",
+    "args": "RC007",
+    "timeoutMs": "RC008",
+    "env": "RC009",
+}
+
+
+def _command_field_rule(path: JsonPath, keyword: str) -> str:
+    name = path[2]
     if name == "label":
         return "RC006" if keyword == "maxLength" else "RC005"
-    if name == "args":
-        return "RC007"
-    if name == "timeoutMs":
-        return "RC008"
-    if name == "env":
-        return "RC009"
     if name == "policy":
         if len(path) >= 4 and path[3] == "independentGroup":
             return "RC004"
         if len(path) >= 5 and path[3] in _POLICY_LISTS and keyword != "maxLength":
             return "RC005"
         return "RC010"
-    return "RC003"
+    return _FIELD_RULES.get(name, "RC003") if isinstance(name, str) else "RC003"
 
 
 def type_name(value: object) -> str:

@@ -12,8 +12,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tierlock.validators.model import Finding
-from tierlock.validators.rules import commands, lexical_escape, repo_of, repositories, scope_problem
+from tierlock.validators.results import Finding
+from tierlock.validators.rules import Repo, commands, lexical_escape, repo_of, repositories, scope_problem
 from tierlock.validators.text import js_trim
 
 
@@ -59,57 +59,72 @@ def check(document: Any, *, checkout: Path, config_dir: Path) -> list[Finding]:
     out: list[Finding] = []
     top = os.path.realpath(checkout)
     repos = repositories(document) or None  # an empty list runs every command in the checkout root
+    roots = _repository_roots(repos, config_dir, top, out) if repos is not None else {}
+    out += _cwd_findings(document, repos, roots, top)
+    return out
+
+
+def _repository_roots(
+    repos: list[Repo], config_dir: Path, top: str, out: list[Finding]
+) -> dict[str, tuple[str, list[str]]]:
+    """Repo id -> its real folder and real scope folders; a finding in *out* for each that is wrong."""
     roots: dict[str, tuple[str, list[str]]] = {}
     seen_roots: dict[str, int] = {}
-    if repos is not None:
-        for repo in repos:
-            if repo.id in roots or lexical_escape(repo.path) == "is an absolute path; it must be relative":
-                continue
-            base = ("repositories", repo.index)
-            root = _real(os.path.join(config_dir, repo.path))
-            if root is None:
-                continue  # the schema reports a NUL; nothing else can be resolved
-            if not _within(root, top):
-                out.append(Finding("RC016", (*base, "path"), "leaves the checkout (symlinks followed)"))
-            elif not os.path.isdir(root):
-                out.append(Finding("RC016", (*base, "path"), "is not an existing folder in the checkout"))
-            elif root in seen_roots:
-                first = seen_roots[root]
-                out.append(
-                    Finding(
-                        "RC016",
-                        (*base, "path"),
-                        f"is the same folder as repositories[{first}] once symlinks are followed",
-                        related=("repositories", first, "path"),
-                    )
-                )
-            seen_roots.setdefault(root, repo.index)
-            scopes: list[str] = []
-            for i, scope in enumerate(repo.scope):
-                if scope_problem(scope) or not js_trim(scope):
-                    continue  # reported by the lexical rule or the schema
-                real = _real(os.path.join(root, scope))
-                if real is None:
-                    continue
-                link = _symlink_in(root, scope)
-                if link is not None:
-                    out.append(
-                        Finding(
-                            "RC015",
-                            (*base, "scope", i),
-                            "scope folder is (or goes through) a symlink; name the real folder",
-                        )
-                    )
-                elif not _within(real, root):
-                    out.append(
-                        Finding("RC015", (*base, "scope", i), "scope folder leaves its repository (symlinks followed)")
-                    )
-                elif not os.path.isdir(real):
-                    out.append(Finding("RC015", (*base, "scope", i), "scope folder does not exist in the checkout"))
-                scopes.append(real)
-            roots[repo.id] = (root, scopes)
+    for repo in repos:
+        if repo.id in roots or lexical_escape(repo.path) == "is an absolute path; it must be relative":
+            continue
+        root = _real(os.path.join(config_dir, repo.path))
+        if root is None:
+            continue  # the schema reports a NUL; nothing else can be resolved
+        found = _root_finding(repo.index, root, top, seen_roots)
+        if found is not None:
+            out.append(found)
+        seen_roots.setdefault(root, repo.index)
+        roots[repo.id] = (root, _real_scopes(repo, root, out))
+    return roots
+
+
+def _root_finding(index: int, root: str, top: str, seen_roots: dict[str, int]) -> Finding | None:
+    where = ("repositories", index, "path")
+    if not _within(root, top):
+        return Finding("RC016", where, "leaves the checkout (symlinks followed)")
+    if not os.path.isdir(root):
+        return Finding("RC016", where, "is not an existing folder in the checkout")
+    if root in seen_roots:
+        first = seen_roots[root]
+        message = f"is the same folder as repositories[{first}] once symlinks are followed"
+        return Finding("RC016", where, message, related=("repositories", first, "path"))
+    return None
+
+
+def _real_scopes(repo: Repo, root: str, out: list[Finding]) -> list[str]:
+    """The real folders of *repo*'s scope; a finding in *out* for each that is a symlink, leaves or is missing."""
+    scopes: list[str] = []
+    for i, scope in enumerate(repo.scope):
+        if scope_problem(scope) or not js_trim(scope):
+            continue  # reported by the lexical rule or the schema
+        real = _real(os.path.join(root, scope))
+        if real is None:
+            continue
+        where = ("repositories", repo.index, "scope", i)
+        if _symlink_in(root, scope) is not None:
+            out.append(Finding("RC015", where, "scope folder is (or goes through) a symlink; name the real folder"))
+        elif not _within(real, root):
+            out.append(Finding("RC015", where, "scope folder leaves its repository (symlinks followed)"))
+        elif not os.path.isdir(real):
+            out.append(Finding("RC015", where, "scope folder does not exist in the checkout"))
+        scopes.append(real)
+    return scopes
+
+
+def _cwd_findings(
+    document: Any, repos: list[Repo] | None, roots: dict[str, tuple[str, list[str]]], top: str
+) -> list[Finding]:
+    """RC015 for each command whose ``cwd`` resolves outside its repository or scope (one verdict per folder)."""
+    out: list[Finding] = []
     by_id = {r.id: r for r in repos or []}
     verdicts: dict[tuple[str, str], str | None] = {}
+    scopes: list[str]
     for name, index, command in commands(document):
         cwd = command.get("cwd")
         if not isinstance(cwd, str) or not js_trim(cwd) or "\x00" in cwd or lexical_escape(cwd):

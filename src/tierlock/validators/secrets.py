@@ -15,12 +15,13 @@ accepted exceptions, and, like every value, never echoed.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from tierlock.validators.credentials import credential_kind
 from tierlock.validators.jsonpos import MAX_DEPTH, JsonPath
-from tierlock.validators.model import Finding, dotted
+from tierlock.validators.results import Finding, dotted
 from tierlock.validators.rules import LISTS as _LISTS
 from tierlock.validators.rules import NEVER_SAVED
 from tierlock.validators.text import js_trim
@@ -140,42 +141,35 @@ def check(document: Any) -> tuple[list[Finding], list[Accepted]]:
     out: list[Finding] = []
     allowed = allowances(document, out)
     accepted: list[Accepted] = []
-
-    def value(node: str, path: JsonPath) -> None:
-        kind = credential_kind(node)
-        if kind is None:
-            return
-        if path in allowed:
+    for path, kind, at_key in _credentials(document):
+        if at_key:
+            name = "env name" if len(path) == 4 and path[2] == "env" else "key"
+            out.append(Finding("RC014", path, f"{name} is a credential ({kind}): {NEVER_SAVED}", at_key=True))
+        elif path in allowed:
             index, reason = allowed[path]
             accepted.append(Accepted(path, kind, reason, index))
         else:
             out.append(Finding("RC014", path, f"{_what(path)} holds a credential ({kind}): {NEVER_SAVED}"))
+    accepted.sort(key=lambda a: a.allowance)
+    return out, accepted
 
-    if isinstance(document, str):
-        value(document, ())
+
+def _credentials(document: Any) -> Iterator[tuple[JsonPath, str, bool]]:
+    """Each credential-shaped key or string of *document*: its path, its kind, and whether it is a key."""
+    if isinstance(document, str) and (kind := credential_kind(document)) is not None:
+        yield (), kind, False
     # Containers only on the stack; a leaf string's path is built only when it holds a credential.
     stack: list[tuple[Any, JsonPath]] = [(document, ())] if isinstance(document, dict | list) else []
     while stack:
         node, path = stack.pop()
         if len(path) > MAX_DEPTH:
             continue  # deeper than any document tierlock parses (a mapping handed to the library)
-        if isinstance(node, dict):
-            for key, child in node.items():
-                if isinstance(key, str) and (kind := credential_kind(key)) is not None:
-                    name = "env name" if len(path) == 3 and path[2] == "env" else "key"
-                    message = f"{name} is a credential ({kind}): {NEVER_SAVED}"
-                    out.append(Finding("RC014", (*path, key), message, at_key=True))
-                if isinstance(child, str):
-                    if credential_kind(child) is not None:
-                        value(child, (*path, key))
-                elif isinstance(child, dict | list):
-                    stack.append((child, (*path, key)))
-        else:
-            for i, child in enumerate(node):
-                if isinstance(child, str):
-                    if credential_kind(child) is not None:
-                        value(child, (*path, i))
-                elif isinstance(child, dict | list):
-                    stack.append((child, (*path, i)))
-    accepted.sort(key=lambda a: a.allowance)
-    return out, accepted
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, child in items:
+            if isinstance(key, str) and (kind := credential_kind(key)) is not None:
+                yield (*path, key), kind, True
+            if isinstance(child, str):
+                if (kind := credential_kind(child)) is not None:
+                    yield (*path, key), kind, False
+            elif isinstance(child, dict | list):
+                stack.append((child, (*path, key)))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import tomllib
 
 from tierlock.validators.jsonpos import JsonPath, LineIndex
 
@@ -78,7 +79,6 @@ class _Walker:
             return parts, i
 
     def simple_key(self, i: int) -> tuple[str, int]:
-        import tomllib
 
         text = self.text
         for pattern in (_BASIC, _LITERAL):
@@ -146,46 +146,59 @@ class _Walker:
         text = self.text
         self.out.values[path] = i
         if text.startswith('"""', i) or text.startswith("'''", i):
-            quote = text[i : i + 3]
-            j = i + 3
-            while True:
-                end = text.find(quote, j)
-                if end < 0:
-                    return len(text)
-                if quote == '"""' and _escaped(text, end):
-                    j = end + 1
-                    continue
-                while text.startswith(quote[0], end + 3):
-                    end += 1
-                return end + 3
+            return self.multiline(i)
         for pattern in (_BASIC, _LITERAL):
             m = pattern.match(text, i)
             if m:
                 return m.end()
         if text.startswith("[", i):
-            index = 0
-            i += 1
-            while True:
-                i = self.ws(i, newlines=True)
-                if i >= len(text) or text.startswith("]", i):
-                    return i + 1
-                if text.startswith(",", i):
-                    i += 1
-                    continue
-                i = self.value(i, (*path, index))
-                index += 1
+            return self.array(i + 1, path)
         if text.startswith("{", i):
-            i += 1
-            while True:
-                i = self.ws(i, newlines=True)
-                if i >= len(text) or text.startswith("}", i):
-                    return i + 1
-                if text.startswith(",", i):
-                    i += 1
-                    continue
-                i = self.keyval(i, path)
+            return self.inline_table(i + 1, path)
         m = _SCALAR.match(text, i)
         return m.end() if m else i + 1
+
+    def multiline(self, i: int) -> int:
+        """The end of the multi-line string that starts at *i* (the text's end when it is not closed)."""
+        text = self.text
+        quote = text[i : i + 3]
+        j = i + 3
+        while True:
+            end = text.find(quote, j)
+            if end < 0:
+                return len(text)
+            if quote == '"""' and _escaped(text, end):
+                j = end + 1
+                continue
+            while text.startswith(quote[0], end + 3):
+                end += 1
+            return end + 3
+
+    def array(self, i: int, path: JsonPath) -> int:
+        """The end of the array whose items start at *i*; each item's position recorded under its index."""
+        text = self.text
+        index = 0
+        while True:
+            i = self.ws(i, newlines=True)
+            if i >= len(text) or text.startswith("]", i):
+                return i + 1
+            if text.startswith(",", i):
+                i += 1
+                continue
+            i = self.value(i, (*path, index))
+            index += 1
+
+    def inline_table(self, i: int, path: JsonPath) -> int:
+        """The end of the inline table whose pairs start at *i*; each key and value recorded."""
+        text = self.text
+        while True:
+            i = self.ws(i, newlines=True)
+            if i >= len(text) or text.startswith("}", i):
+                return i + 1
+            if text.startswith(",", i):
+                i += 1
+                continue
+            i = self.keyval(i, path)
 
 
 def _escaped(text: str, quote_at: int) -> bool:

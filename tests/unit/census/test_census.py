@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from tests.support.censusfiles import write
+from tests.support.cli import cli_json
 from tests.support.tierproject import build_wheelhouse, make_project
 from tierlock.census import census, read_file
 from tierlock.cli import main
@@ -92,8 +93,7 @@ def shop(tmp_path: Path) -> Path:
 
 
 def census_json(capsys: pytest.CaptureFixture[str], root: Path, *args: str) -> tuple[int, dict[str, Any]]:
-    code = main(["--project", str(root), "--json", *args])
-    return code, json.loads(capsys.readouterr().out)
+    return cli_json(capsys, "--project", str(root), "--json", *args)
 
 
 def test_census_finds_importers_outside_the_globs_with_file_and_line(

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.support.censusfiles import write
+from tests.support.pyproject import pyproject
 from tierlock.census import CACHE_KEY, Census, CensusTier, FolderCache, census
 from tierlock.cli import main
 
@@ -188,17 +189,14 @@ def test_a_folder_cache_that_cannot_be_written_leaves_the_census_uncached(tmp_pa
     assert not [n for n in os.listdir(tmp_path / ".pytest_cache") if n.endswith(".tmp")]
 
 
-PYPROJECT = """\
-[project]
-name = "shop"
-version = "0.1"
-
-[project.optional-dependencies]
-arrow = ["pyarrow"]
-
-[tool.tierlock.tiers.arrow]
-tests = ["tests/arrow/**"]
-"""
+PYPROJECT = pyproject(
+    name="shop",
+    version="0.1",
+    requires_python=None,
+    dependencies=None,
+    extras={"arrow": ["pyarrow"]},
+    tiers={"arrow": {"tests": ["tests/arrow/**"]}},
+)
 
 
 def test_the_census_command_uses_the_projects_pytest_cache_when_there_is_one(

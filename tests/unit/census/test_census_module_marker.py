@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.censusfiles import uses, write
+from tests.support.pyproject import pyproject
 from tierlock.census import CensusTier, census
 from tierlock.cli import main
 
@@ -66,17 +67,14 @@ def test_a_module_pytestmark_of_another_tier_covers_nothing(tmp_path: Path) -> N
     assert uses(result, "gpu", "outside") == []
 
 
-PYPROJECT = """\
-[project]
-name = "shop"
-version = "0.1"
-
-[project.optional-dependencies]
-arrow = ["pyarrow"]
-
-[tool.tierlock.tiers.arrow]
-tests = ["tests/arrow/**"]
-"""
+PYPROJECT = pyproject(
+    name="shop",
+    version="0.1",
+    requires_python=None,
+    dependencies=None,
+    extras={"arrow": ["pyarrow"]},
+    tiers={"arrow": {"tests": ["tests/arrow/**"]}},
+)
 
 
 def test_marking_the_module_as_the_remedy_offers_clears_the_finding(

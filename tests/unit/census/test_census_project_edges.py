@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.support.censusfiles import write
+from tests.support.cli import cli_json
 from tierlock.census import DEFAULT_PATTERNS, pytest_settings
 from tierlock.cli import main
 
@@ -55,10 +56,9 @@ def project(root: Path, extra: str = "") -> Path:
 
 
 def census_doc(capsys: pytest.CaptureFixture[str], root: Path, *tiers: str) -> dict[str, Any]:
-    code = main(["--project", str(root), "--json", "census", *tiers])
-    doc: dict[str, Any] = json.loads(capsys.readouterr().out)
+    code, doc = cli_json(capsys, "--project", str(root), "--json", "census", *tiers)
     assert code == (0 if doc["ok"] else 1)  # exit 1 exactly when the document says ok: false
-    return doc
+    return dict(doc)
 
 
 def outside(doc: dict[str, Any], tier: str) -> list[tuple[str, int, str]]:

@@ -178,7 +178,7 @@ def test_any_bytes_as_a_lockfile_give_a_read_result(data: bytes, tmp_path: Path)
 def test_any_bytes_as_a_uv_config_leave_the_choice_to_the_defaults_or_to_what_they_say(
     data: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tierlock.lockfiles.backends import python_downloads_off
+    from tierlock.lockfiles.resolvers import python_downloads_off
 
     monkeypatch.delenv("UV_PYTHON_DOWNLOADS", raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))

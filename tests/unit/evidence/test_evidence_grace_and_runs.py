@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.gitrepo import check, cli_json, make_repo
+from tests.support.cli import cli_json
+from tests.support.gitrepo import check, make_repo
 from tierlock.evidence.store import runs
 
 pytestmark = pytest.mark.usefixtures("git_identity")
@@ -32,7 +33,7 @@ def test_a_command_stopped_at_its_timeout_may_end_cleanly_on_sigterm_within_the_
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     repo = make_repo(tmp_path / "r", {"graceful.py": GRACEFUL}, [check("slow", "graceful.py", timeoutMs=1000)])
-    code, doc = cli_json(capsys, ["--project", str(repo), "verify", "--json", "--kill-grace", "10"])
+    code, doc = cli_json(capsys, "--project", str(repo), "verify", "--json", "--kill-grace", "10")
     assert code != 0
     assert (doc["commands"][0]["status"], doc["commands"][0]["exitCode"]) == ("timed-out", 0)  # its own clean exit
     assert (repo / "out" / "terminated").read_text() == "cleaned up"

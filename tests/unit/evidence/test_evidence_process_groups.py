@@ -7,7 +7,6 @@ parent that moved to another group, and a command whose end the live view is ask
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import time
@@ -17,8 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.gitrepo import check, make_repo
-from tierlock.cli import main
+from tests.support.gitrepo import check, make_repo, verify_json
 from tierlock.evidence.steps import Step
 from tierlock.evidence.verify import Options, execute, prepare
 
@@ -67,13 +65,6 @@ raise SystemExit(1)
 pytestmark = pytest.mark.usefixtures("git_identity")
 
 
-def _verify(capsys: pytest.CaptureFixture[str], repo: Path) -> tuple[int, dict[str, Any]]:
-    capsys.readouterr()
-    code = main(["--project", str(repo), "verify", "--json", "--kill-grace", "0.5"])
-    document: dict[str, Any] = json.loads(capsys.readouterr().out)
-    return code, document
-
-
 def _alive(pid: int) -> bool:
     """Whether *pid* runs (a zombie does not: it only waits for its reaper)."""
     try:
@@ -98,7 +89,7 @@ def test_a_grandchild_that_ignores_sigterm_left_behind_by_a_passing_command_is_k
     pid_file = tmp_path / "grandchild"
     repo = make_repo(tmp_path / "r", {"stubborn.py": STUBBORN}, [check("leave", "stubborn.py", str(pid_file), "exit")])
     try:
-        code, doc = _verify(capsys, repo)
+        code, doc = verify_json(capsys, repo)
         [grandchild] = _pids(pid_file)
         assert not _alive(grandchild), "a process the command left behind outlived the run"
     finally:
@@ -116,7 +107,7 @@ def test_a_timeout_of_1500_ms_stops_a_group_that_ignores_sigterm_and_the_blocker
         [check("slow", "stubborn.py", str(pid_file), "sleep", timeoutMs=1500)],
     )
     try:
-        code, doc = _verify(capsys, repo)
+        code, doc = verify_json(capsys, repo)
         [grandchild] = _pids(pid_file)
         assert not _alive(grandchild), "a process of the timed-out group outlived the run"
     finally:
@@ -140,7 +131,7 @@ def test_the_run_ends_while_a_killed_member_of_the_group_waits_for_a_parent_outs
         [check("leave", "leave.py", str(pid_file))],
     )
     try:
-        code, doc = _verify(capsys, repo)
+        code, doc = verify_json(capsys, repo)
         holder, member = _pids(pid_file)
         ended = pid_file.with_name("holder.ended").exists()
         assert not ended, "the run waited until the process holding the killed member had ended"

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.gitrepo import check, cli_json, git, make_repo, write_config
+from tests.support.cli import cli_json
+from tests.support.gitrepo import check, git, make_repo, write_config
 from tierlock.evidence import store
 
 OK = "print('all good')\n"
@@ -25,7 +26,7 @@ def test_outside_git_an_existing_tierlock_folder_without_its_gitignore_gets_one_
     (folder / ".tierlock").mkdir(parents=True)  # made by hand, or its .gitignore deleted
     (folder / "ok.py").write_text(OK)
     write_config(folder, [check("unit", "ok.py")])
-    code, doc = cli_json(capsys, ["--project", str(folder), "verify", "--json"])
+    code, doc = cli_json(capsys, "--project", str(folder), "verify", "--json")
     assert (code, doc["result"], doc["bound"]) == (0, "passed", False)
     assert (folder / ".tierlock" / ".gitignore").read_text().splitlines()[-1] == "*"
     assert Path(doc["receipt"]).is_relative_to(folder / ".tierlock" / "evidence")
@@ -50,7 +51,7 @@ def test_the_keep_variable_keeps_that_many_runs(
 ) -> None:
     repo = make_repo(tmp_path / "r", {"ok.py": OK}, [check("unit", "ok.py")])
     monkeypatch.setenv("TIERLOCK_EVIDENCE_KEEP", "2")
-    ids = [cli_json(capsys, ["--project", str(repo), "verify", "--json"])[1]["runId"] for _ in range(3)]
+    ids = [cli_json(capsys, "--project", str(repo), "verify", "--json")[1]["runId"] for _ in range(3)]
     kept = sorted(p.name for p in (repo / ".git" / "tierlock" / "evidence").iterdir() if not p.name.startswith("."))
     assert kept == ids[1:]
 
@@ -90,14 +91,14 @@ def test_a_sha256_repository_binds_its_receipts_and_the_gate_verifies_them(
     git(repo, "commit", "-q", "-m", "first")
     commit = git(repo, "rev-parse", "HEAD").strip()
     assert len(commit) == 64
-    code, doc = cli_json(capsys, ["--project", str(repo), "verify", "--json"])
+    code, doc = cli_json(capsys, "--project", str(repo), "verify", "--json")
     assert (code, doc["result"], doc["bound"], doc["usable"], doc["commit"]) == (0, "passed", True, True, commit)
     assert doc["tree"] == git(repo, "rev-parse", "HEAD^{tree}").strip()
-    code, gate = cli_json(capsys, ["--project", str(repo), "verified", "--json"])
+    code, gate = cli_json(capsys, "--project", str(repo), "verified", "--json")
     assert (code, gate["reason"], gate["commit"]) == (0, "verified", commit)
     (repo / "ok.py").write_text(OK + "# changed\n")
     git(repo, "commit", "-q", "-am", "second")
-    code, gate = cli_json(capsys, ["--project", str(repo), "verified", "--json"])
+    code, gate = cli_json(capsys, "--project", str(repo), "verified", "--json")
     assert (code, gate["reason"], gate["files"]) == (1, "stale", ["ok.py"])
 
 

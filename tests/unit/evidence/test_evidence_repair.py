@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tierlock.evidence import repair
-from tierlock.evidence.receipt import CommandRecord
+from tierlock.evidence.runreceipt import CommandRecord
 
 PYPROJECT = """\
 [project]

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.gitrepo import check, cli_json, make_repo, write_config
+from tests.support.cli import cli_json
+from tests.support.gitrepo import check, make_repo, write_config
 from tierlock.evidence import RECEIPT_VERSION, store
 
 OK = "print('all good')\n"
@@ -27,7 +28,7 @@ def test_a_failed_setup_says_how_it_ended(
     repo = make_repo(
         tmp_path / "r", {"ok.py": OK, "arm.py": script}, [check("unit", "ok.py")], [check("arm", "arm.py")]
     )
-    code, doc = cli_json(capsys, ["--project", str(repo), "verify", "--json"])
+    code, doc = cli_json(capsys, "--project", str(repo), "verify", "--json")
     assert (code, doc["blocker"]["kind"]) == (3, "setup")
     assert doc["blocker"]["reason"] == f"setup command arm failed ({how}); verification did not run"
 
@@ -36,10 +37,10 @@ def test_the_gate_of_a_blocked_run_prints_the_blockers_action_then_verify(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     repo = make_repo(tmp_path / "r", {"ok.py": OK}, [{"key": "lint", "command": "no-such-tool-tierlock"}])
-    _, run = cli_json(capsys, ["--project", str(repo), "verify", "--json"])
+    _, run = cli_json(capsys, "--project", str(repo), "verify", "--json")
     action = run["blocker"]["requiredAction"]
     assert action.startswith("install no-such-tool-tierlock or put it on PATH")
-    code, gate = cli_json(capsys, ["--project", str(repo), "verified", "--json"])
+    code, gate = cli_json(capsys, "--project", str(repo), "verified", "--json")
     assert (code, gate["reason"]) == (1, "blocked")
     assert gate["remedy"] == f"{action}; then: tierlock --project {repo} verify"
 
@@ -51,11 +52,11 @@ def test_an_unbound_run_says_why_outside_git_and_in_a_repository_without_commits
     plain.mkdir()
     (plain / "ok.py").write_text(OK)
     write_config(plain, [check("unit", "ok.py")])
-    _, doc = cli_json(capsys, ["--project", str(plain), "verify", "--json"])
+    _, doc = cli_json(capsys, "--project", str(plain), "verify", "--json")
     assert (doc["result"], doc["usable"]) == ("passed", False)
     assert doc["unusableBecause"] == ["not bound to a commit: no git checkout"]
     fresh = make_repo(tmp_path / "fresh", {"ok.py": OK}, [check("unit", "ok.py")], commit=False)
-    _, doc = cli_json(capsys, ["--project", str(fresh), "verify", "--json"])
+    _, doc = cli_json(capsys, "--project", str(fresh), "verify", "--json")
     assert (doc["result"], doc["usable"]) == ("passed", False)
     assert doc["unusableBecause"] == ["not bound to a commit: the repository has no commit"]
 
@@ -71,7 +72,7 @@ def test_an_evidence_folder_the_user_names_gets_nothing_written_beside_it(
     write_config(plain, [check("unit", "ok.py")])
     for project in (repo, plain):
         chosen = tmp_path / f"{project.name}-runs" / ".tierlock" / "evidence"
-        code, doc = cli_json(capsys, ["--project", str(project), "verify", "--json", "--evidence-dir", str(chosen)])
+        code, doc = cli_json(capsys, "--project", str(project), "verify", "--json", "--evidence-dir", str(chosen))
         assert (code, doc["result"]) == (0, "passed")
         assert Path(doc["receipt"]).is_relative_to(chosen)
         assert [p.name for p in chosen.parent.iterdir()] == ["evidence"]

@@ -3,14 +3,13 @@ the setup and every check, a missing tool blocks but the other checks still run.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.cli import cli_json
 from tests.support.gitrepo import check, make_repo
-from tierlock.cli import main
 
 OK = "print('all good')\n"
 FAIL = "raise SystemExit(1)\n"
@@ -20,9 +19,7 @@ pytestmark = pytest.mark.usefixtures("git_identity")
 
 
 def _ran(capsys: pytest.CaptureFixture[str], repo: Path, *args: str) -> tuple[int, list[tuple[str, Any, str]]]:
-    capsys.readouterr()
-    code = main(["--project", str(repo), "verify", "--json", *args])
-    document = json.loads(capsys.readouterr().out)
+    code, document = cli_json(capsys, "--project", str(repo), "verify", "--json", *args)
     return code, [(c["list"], c["key"], c["status"]) for c in document["commands"]]
 
 

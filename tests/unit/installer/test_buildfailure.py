@@ -210,7 +210,7 @@ def test_only_binary_names_the_no_build_packages_or_all_of_them() -> None:
     from packaging.version import Version
 
     from tierlock.installer.plan import Step
-    from tierlock.lockfiles.model import LockEntry
+    from tierlock.lockfiles.locks import LockEntry
 
     def step(name: str) -> Step:
         return Step(LockEntry(canonicalize_name(name), Version("1"), None, ()), "install", "not installed")

@@ -16,7 +16,7 @@ from tierlock.installer.plan import (
     merge_entries,
     requirement_lines,
 )
-from tierlock.lockfiles.model import LockedFile, LockEntry
+from tierlock.lockfiles.locks import LockedFile, LockEntry
 
 HASH = "sha256:" + "a" * 64
 

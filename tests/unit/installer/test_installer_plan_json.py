@@ -6,7 +6,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from tierlock.installer.plan import Installed, State, make_plan
-from tierlock.lockfiles.model import LockEntry
+from tierlock.lockfiles.locks import LockEntry
 
 HASH = "sha256:" + "a" * 64
 

@@ -22,7 +22,7 @@ from tierlock.installer import fastpath, inventory, receipts
 from tierlock.installer.location import environment_key
 from tierlock.installer.locking import environment_lock, lock_path
 from tierlock.installer.preflight import refuse_target
-from tierlock.lockfiles.model import LockEntry
+from tierlock.lockfiles.locks import LockEntry
 from tierlock.probing import probe_distribution
 
 

@@ -18,13 +18,8 @@ from typing import Any
 import pytest
 
 from tests.support.env import bin_dir, clean_env, make_venv
-from tests.support.tierproject import build_wheelhouse, make_project
+from tests.support.tierproject import make_project
 from tierlock.installer import receipts
-
-
-@pytest.fixture(scope="module")
-def wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    return build_wheelhouse(tmp_path_factory.mktemp("wheels"))
 
 
 @pytest.fixture(scope="module")
@@ -33,13 +28,13 @@ def uv_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 class Env:
-    def __init__(self, root: Path, venv: Path, wheels: Path, cache: Path) -> None:
-        self.root, self.venv, self.wheels, self.cache = root, venv, wheels, cache
+    def __init__(self, root: Path, venv: Path, wheelhouse: Path, cache: Path) -> None:
+        self.root, self.venv, self.wheelhouse, self.cache = root, venv, wheelhouse, cache
 
     def install(self) -> dict[str, Any]:
         argv = [str(bin_dir() / "tierlock"), "install", "brain", "--json", "--project", str(self.root)]
         argv += ["--python", str(self.venv / "bin" / "python")]
-        env = clean_env({"UV_NO_INDEX": "1", "UV_FIND_LINKS": str(self.wheels), "UV_CACHE_DIR": str(self.cache)})
+        env = clean_env({"UV_NO_INDEX": "1", "UV_FIND_LINKS": str(self.wheelhouse), "UV_CACHE_DIR": str(self.cache)})
         proc = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
         assert proc.returncode == 0, proc.stderr
         doc: dict[str, Any] = json.loads(proc.stdout)
@@ -52,10 +47,10 @@ class Env:
 
 
 @pytest.fixture
-def armed(tmp_path: Path, wheels: dict[str, Path], uv_cache: Path) -> Env:
-    root = make_project(tmp_path / "proj", wheels)
+def armed(tmp_path: Path, wheelhouse: dict[str, Path], uv_cache: Path) -> Env:
+    root = make_project(tmp_path / "proj", wheelhouse)
     make_venv(tmp_path / "venv")
-    env = Env(root, tmp_path / "venv", next(iter(wheels.values())).parent, uv_cache)
+    env = Env(root, tmp_path / "venv", next(iter(wheelhouse.values())).parent, uv_cache)
     assert env.install()["result"] == "installed"
     return env
 

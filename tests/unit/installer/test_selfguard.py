@@ -28,7 +28,7 @@ from tierlock.installer.selfguard import (
     needs_in,
     refuse,
 )
-from tierlock.lockfiles.model import LockEntry
+from tierlock.lockfiles.locks import LockEntry
 from tierlock.tiers import Project, load_project
 
 

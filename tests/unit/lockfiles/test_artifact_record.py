@@ -21,7 +21,7 @@ from tests.support.artifactlocks import (
 )
 from tierlock.lockfiles import artifacts
 from tierlock.lockfiles.artifacts import Record, record_of, sidecar_path
-from tierlock.lockfiles.model import Lock, LockedFile, LockEntry
+from tierlock.lockfiles.locks import Lock, LockedFile, LockEntry
 
 
 def test_the_sidecar_sits_beside_the_lockfile() -> None:

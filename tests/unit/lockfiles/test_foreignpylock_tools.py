@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.env import clean_env
-from tests.support.uvproject import build_wheelhouse, installed, locked_project, tool, uv, uv_env
+from tests.support.uvproject import installed, locked_project, tool, uv, uv_env
 from tierlock.lockfiles.foreignpylock import read
 
 pytestmark = pytest.mark.slow
@@ -25,19 +25,26 @@ def _names(result: object) -> list[str]:
     return sorted(str(e.name) for e in result.lock.entries)  # type: ignore[attr-defined]
 
 
-@pytest.fixture(scope="module")
-def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_wheelhouse(tmp_path_factory.mktemp("wheels"))
-
-
-def _pip_lock(wheels: Path, dest: Path) -> Path:
+def _pip_lock(uv_wheelhouse: Path, dest: Path) -> Path:
     """``pip lock`` (real pip, offline) of alpha and gamma[fast]: a lock for one selection."""
     argv = [sys.executable, "-m", "pip", "lock", "--help"]
     probe = subprocess.run(argv, env=clean_env(), capture_output=True, check=False)
     if probe.returncode != 0:  # the lowest-versions venv: its pip came with the interpreter
         pytest.skip(f"this interpreter's pip has no `pip lock` (pip 25.1 and later): {sys.executable}")
     subprocess.run(
-        [sys.executable, "-m", "pip", "lock", "--no-index", "-f", str(wheels), "alpha", "gamma[fast]", "-o", str(dest)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "lock",
+            "--no-index",
+            "-f",
+            str(uv_wheelhouse),
+            "alpha",
+            "gamma[fast]",
+            "-o",
+            str(dest),
+        ],
         check=True,
         env=clean_env(),
         capture_output=True,
@@ -46,20 +53,22 @@ def _pip_lock(wheels: Path, dest: Path) -> Path:
 
 
 def test_a_lock_pip_wrote_serves_the_base_tier_whole_and_names_the_tiers_it_cannot(
-    wheels: Path, tmp_path: Path
+    uv_wheelhouse: Path, tmp_path: Path
 ) -> None:
-    path = _pip_lock(wheels, tmp_path / "pylock.toml")
+    path = _pip_lock(uv_wheelhouse, tmp_path / "pylock.toml")
     text = path.read_text()
     base = read(path, text, "0" * 64, root="proj", extras=(), groups=())
     assert _names(base) == ["alpha", "beta", "delta", "gamma"]
     assert base.problems == ()
-    assert {e.index for e in base.lock.entries} == {str(wheels.resolve())}
+    assert {e.index for e in base.lock.entries} == {str(uv_wheelhouse.resolve())}
     (problem,) = read(path, text, "0" * 64, root="proj", extras=("brain",), groups=()).problems
     assert "it declares no extras or dependency groups: it was locked for one selection" in problem.detail
 
 
-def test_install_tier_from_a_pylock_uv_exported_gives_what_uv_pip_sync_gives(wheels: Path, tmp_path: Path) -> None:
-    env = uv_env(wheels, tmp_path / "cache")
+def test_install_tier_from_a_pylock_uv_exported_gives_what_uv_pip_sync_gives(
+    uv_wheelhouse: Path, tmp_path: Path
+) -> None:
+    env = uv_env(uv_wheelhouse, tmp_path / "cache")
     root = locked_project(tmp_path / "proj", env)
     uv(
         ["export", "--frozen", "--format", "pylock.toml", "--no-default-groups", "-o", "pylock.toml", "--quiet"],

@@ -12,29 +12,10 @@ from typing import Any
 
 import pytest
 
-from tests.support.lockproj import build_wheel_dir, offline, run_cli, run_json, write_project
+from tests.support.cli import cli_json, run_cli
+from tests.support.lockproj import offline
 from tierlock.lockfiles.check import check
 from tierlock.tiers import load_project
-
-
-@pytest.fixture(scope="session")
-def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_wheel_dir(tmp_path_factory.mktemp("check-wheels"))
-
-
-@pytest.fixture(scope="session")
-def locked(tmp_path_factory: pytest.TempPathFactory, wheels: Path) -> Path:
-    """The sample project locked once with uv; every test works on a copy."""
-    folder = write_project(tmp_path_factory.mktemp("check-locked") / "proj")
-    from tierlock.cli import main
-
-    assert main(["--project", str(folder), "-q", "lock", "--backend", "uv", *offline(wheels)]) == 0
-    return folder
-
-
-@pytest.fixture
-def project(tmp_path: Path, locked: Path) -> Path:
-    return Path(shutil.copytree(locked, tmp_path / "proj"))
 
 
 def edit(path: Path, old: str, new: str, count: int = 1) -> None:
@@ -44,7 +25,7 @@ def edit(path: Path, old: str, new: str, count: int = 1) -> None:
 
 
 def findings(capsys: pytest.CaptureFixture[str], project: Path, *tiers: str) -> tuple[int, list[dict[str, Any]]]:
-    code, doc = run_json(capsys, "--project", str(project), "check", *tiers)
+    code, doc = cli_json(capsys, "--project", str(project), "check", *tiers)
     return code, doc["findings"]
 
 
@@ -53,7 +34,7 @@ def kinds(found: list[dict[str, Any]]) -> list[tuple[str, str]]:
 
 
 def test_a_fresh_lock_passes_and_reports_its_denominators(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, doc = run_json(capsys, "--project", str(project), "check")
+    code, doc = cli_json(capsys, "--project", str(project), "check")
     assert code == 0
     assert doc["ok"] is True
     assert doc["tiers_checked"] == 3

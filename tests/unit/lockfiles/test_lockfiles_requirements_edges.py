@@ -114,7 +114,7 @@ def test_entries_are_numbered_by_their_line_in_the_file_whatever_the_length_of_t
     inputs: tuple[str, ...],
 ) -> None:
     from tierlock.lockfiles import digest
-    from tierlock.lockfiles.model import LockHeader
+    from tierlock.lockfiles.locks import LockHeader
 
     body = ["attrs==25.1.0 \\", f"    --hash=sha256:{H1}", f"idna==3.10 --hash=sha256:{H1}"]
     header = LockHeader(

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tierlock.errors import BackendError
-from tierlock.lockfiles.backends import PYLOCK_MIN_UV, CompileRequest, UvBackend
+from tierlock.lockfiles.resolvers import PYLOCK_MIN_UV, CompileRequest, UvBackend
 
 
 def _fake_uv(folder: Path, version: str) -> Path:

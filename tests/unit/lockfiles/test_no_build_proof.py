@@ -25,7 +25,7 @@ from tests.support.artifactlocks import (
 )
 from tierlock.lockfiles.artifacts import Record
 from tierlock.lockfiles.coverage import gaps_of, tier_coverage
-from tierlock.lockfiles.model import Lock
+from tierlock.lockfiles.locks import Lock
 from tierlock.lockfiles.nobuild import notes, package_marker, problems, relock_command, remedies
 from tierlock.tiers.platforms import python_versions
 
@@ -204,7 +204,7 @@ def test_the_proof_line_names_the_proven_no_build_tiers_their_platforms_and_pyth
 
 
 def read_result(found: Lock) -> object:
-    from tierlock.lockfiles.reader import ReadResult
+    from tierlock.lockfiles.fileread import ReadResult
 
     return ReadResult(found, ())
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -10,35 +9,20 @@ from packaging.markers import Marker
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from tests.support.lockproj import build_wheel_dir, offline, run_cli, run_json, write_project
+from tests.support.cli import cli_json, run_cli
+from tests.support.lockproj import offline, write_project
+from tests.support.pyproject import pyproject
 from tierlock.cli import main
 from tierlock.errors import ConfigError
-from tierlock.lockfiles.model import LockEntry
+from tierlock.lockfiles.locks import LockEntry
 from tierlock.lockfiles.siblings import can_arm_together, disagreements
 from tierlock.tiers import load_project
 
-SIBLINGS = """\
-[project]
-name = "proj"
-version = "0.1.0"
-requires-python = ">=3.11"
-dependencies = ["delta<2"]
-
-[project.optional-dependencies]
-left = ["alpha==1.0", "beta<2"]
-right = ["gamma>=1", "beta"]
-upper = ["alpha"]
-
-[tool.tierlock.tiers.left]
-[tool.tierlock.tiers.right]
-[tool.tierlock.tiers.upper]
-layered-on = "left"
-"""
-
-
-@pytest.fixture(scope="module")
-def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_wheel_dir(tmp_path_factory.mktemp("wheels"))
+SIBLINGS = pyproject(
+    dependencies=["delta<2"],
+    extras={"left": ["alpha==1.0", "beta<2"], "right": ["gamma>=1", "beta"], "upper": ["alpha"]},
+    tiers={"left": {}, "right": {}, "upper": {"layered-on": "left"}},
+)
 
 
 @pytest.fixture(scope="module")
@@ -48,15 +32,10 @@ def locked(tmp_path_factory: pytest.TempPathFactory, wheels: Path) -> Path:
     return folder
 
 
-@pytest.fixture
-def project(tmp_path: Path, locked: Path) -> Path:
-    return Path(shutil.copytree(locked, tmp_path / "proj"))
-
-
 def test_check_reports_siblings_whose_locks_pin_a_package_differently(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, doc = run_json(capsys, "--project", str(project), "check")
+    code, doc = cli_json(capsys, "--project", str(project), "check")
     assert code == 1
     found = [f for f in doc["findings"] if f["kind"] == "sibling-conflict"]
     # left/right disagree on beta; upper (layered on left) inherits left's beta, so it disagrees with right too
@@ -125,7 +104,7 @@ def test_tiers_declared_in_conflict_are_not_compared_nor_the_tiers_layered_on_th
             '[tool.tierlock]\nconflicts = [["right", "left"]]\n\n[tool.tierlock.tiers.left]',
         )
     )
-    code, doc = run_json(capsys, "--project", str(project), "check")
+    code, doc = cli_json(capsys, "--project", str(project), "check")
     assert (code, doc["findings"]) == (0, [])
     model = load_project(project)
     assert not can_arm_together(model, model.tier("upper"), model.tier("right"))
@@ -135,10 +114,10 @@ def test_tiers_declared_in_conflict_are_not_compared_nor_the_tiers_layered_on_th
 def test_a_named_pair_is_compared_and_a_single_tier_only_with_its_layers(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, doc = run_json(capsys, "--project", str(project), "check", "left", "right")
+    code, doc = cli_json(capsys, "--project", str(project), "check", "left", "right")
     assert code == 1
     assert [f["kind"] for f in doc["findings"]] == ["sibling-conflict"]
-    code, doc = run_json(capsys, "--project", str(project), "check", "upper")
+    code, doc = cli_json(capsys, "--project", str(project), "check", "upper")
     assert (code, doc["tiers"], doc["scope"]) == (
         0,
         ["base", "left", "upper"],

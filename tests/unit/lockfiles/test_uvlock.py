@@ -14,7 +14,7 @@ import pytest
 from packaging.markers import Marker
 from packaging.requirements import Requirement
 
-from tests.support.uvproject import build_wheelhouse, locked_project, uv, uv_env
+from tests.support.uvproject import locked_project, uv, uv_env
 from tierlock.lockfiles.markers import applies
 from tierlock.lockfiles.uvlock import parse
 from tierlock.lockfiles.uvselect import select
@@ -23,8 +23,8 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def uv_project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
-    wheels = build_wheelhouse(tmp_path_factory.mktemp("wheels"))
+def uv_project(tmp_path_factory: pytest.TempPathFactory, uv_wheelhouse: Path) -> tuple[Path, dict[str, str]]:
+    wheels = uv_wheelhouse
     env = uv_env(wheels, tmp_path_factory.mktemp("cache"))
     return locked_project(tmp_path_factory.mktemp("lock") / "proj", env), env
 

@@ -24,7 +24,7 @@ from tests.support.artifactlocks import (
 )
 from tierlock.lockfiles.artifacts import Record
 from tierlock.lockfiles.coverage import gaps_of, nearest_tags, tier_coverage, wheel_tags
-from tierlock.lockfiles.model import LockEntry
+from tierlock.lockfiles.locks import LockEntry
 
 
 def test_a_glibc_wheel_covers_glibc_only_and_a_marker_limits_where_a_package_applies() -> None:

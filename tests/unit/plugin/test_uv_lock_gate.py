@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.plugin_project import laptop
-from tests.support.uvproject import build_wheelhouse, locked_project, uv_env
+from tests.support.uvproject import locked_project, uv_env
 
 pytestmark = pytest.mark.slow
 
@@ -25,8 +25,8 @@ ADDOPTS = (
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    wheels = build_wheelhouse(tmp_path_factory.mktemp("wheels"))
+def template(tmp_path_factory: pytest.TempPathFactory, uv_wheelhouse: Path) -> Path:
+    wheels = uv_wheelhouse
     env = uv_env(wheels, tmp_path_factory.mktemp("cache"))
     return locked_project(tmp_path_factory.mktemp("lock") / "proj", env)
 

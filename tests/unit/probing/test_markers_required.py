@@ -8,8 +8,8 @@ import pytest
 from packaging.markers import Marker, default_environment
 
 import tierlock
+from tierlock.lockfiles.locks import Lock
 from tierlock.lockfiles.markers import applies
-from tierlock.lockfiles.model import Lock
 from tierlock.lockfiles.requirements import parse
 from tierlock.probing.required import required, scope
 from tierlock.tiers import load_project

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.unit.probing.test_markers_required import LINUX_311, PYPROJECT
-from tierlock.lockfiles.model import Lock
+from tierlock.lockfiles.locks import Lock
 from tierlock.lockfiles.requirements import parse
 from tierlock.probing import probe_distribution
 from tierlock.probing.required import required

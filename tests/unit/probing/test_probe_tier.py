@@ -13,6 +13,7 @@ import pytest
 import tierlock
 from tests.support.env import clean_env, make_venv, site_packages
 from tests.support.probe_env import editable_project, uv_install
+from tests.support.pyproject import pyproject
 from tests.support.wheels import EXT_SUFFIX, build_wheel
 from tierlock.cli import main
 from tierlock.errors import UsageError
@@ -20,18 +21,13 @@ from tierlock.probing import probe as probe_function
 
 FAKE_HASH = "--hash=sha256:" + "0" * 64
 
-PYPROJECT = """\
-[project]
-name = "proj"
-version = "0.1"
-dependencies = ["alpha"]
-
-[project.optional-dependencies]
-brain = ["beta", "gamma"]
-
-[tool.tierlock.tiers.brain]
-tests = ["tests/brain/**"]
-"""
+PYPROJECT = pyproject(
+    version="0.1",
+    requires_python=None,
+    dependencies=["alpha"],
+    extras={"brain": ["beta", "gamma"]},
+    tiers={"brain": {"tests": ["tests/brain/**"]}},
+)
 
 
 @pytest.fixture(scope="module")

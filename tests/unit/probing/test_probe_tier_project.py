@@ -13,25 +13,20 @@ from pathlib import Path
 import pytest
 
 import tierlock
+from tests.support.pyproject import pyproject
 from tierlock.environment import Target
 from tierlock.lockfiles.itself import comment
 from tierlock.probing import probe_distribution
 
 FAKE_HASH = "--hash=sha256:" + "0" * 64
-PYPROJECT = """\
-[project]
-name = "app"
-version = "0.2.0"
-dependencies = []
-
-[project.optional-dependencies]
-gs = ["gcsfslike"]
-
-[tool.tierlock]
-backend = "pip"
-
-[tool.tierlock.tiers.gs]
-"""
+PYPROJECT = pyproject(
+    name="app",
+    version="0.2.0",
+    requires_python=None,
+    extras={"gs": ["gcsfslike"]},
+    tierlock={"backend": "pip"},
+    tiers={"gs": {}},
+)
 
 
 def _dist(site: Path, name: str, version: str, requires: tuple[str, ...] = ()) -> None:

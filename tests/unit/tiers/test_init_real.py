@@ -3,13 +3,13 @@ test globs read statically, and the ``tier`` marker registered where pytest read
 
 from __future__ import annotations
 
-import json
 import textwrap
 import tomllib
 from pathlib import Path
 
 import pytest
 
+from tests.support.cli import cli_json
 from tierlock.cli import main
 from tierlock.tiers import load_project
 from tierlock.tiers.pytest_marker import MARKER, register
@@ -82,10 +82,9 @@ def frames(tmp_path: Path) -> Path:
 
 
 def init_json(capsys: pytest.CaptureFixture[str], root: Path, *argv: str) -> dict[str, object]:
-    capsys.readouterr()
-    assert main(["--project", str(root), "--json", "init", *argv]) == 0
-    doc: dict[str, object] = json.loads(capsys.readouterr().out)
-    return doc
+    code, doc = cli_json(capsys, "--project", str(root), "--json", "init", *argv)
+    assert code == 0
+    return dict(doc)
 
 
 def test_extras_become_tiers_and_groups_are_left_out_without_a_terminal_saying_how(

@@ -8,12 +8,12 @@ need a backend beside tests that do not).
 
 from __future__ import annotations
 
-import json
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from tests.support.cli import cli_json
 from tierlock.cli import main
 from tierlock.tiers import load_project
 
@@ -71,10 +71,7 @@ def fsx(tmp_path: Path) -> Path:
 
 
 def run_json(capsys: pytest.CaptureFixture[str], root: Path, *argv: str) -> tuple[int, dict[str, object]]:
-    capsys.readouterr()
-    code = main(["--project", str(root), "--json", *argv])
-    doc: dict[str, object] = json.loads(capsys.readouterr().out)
-    return code, doc
+    return cli_json(capsys, "--project", str(root), "--json", *argv)
 
 
 def test_extras_that_only_carry_tooling_are_left_out_with_the_command_that_adds_them(

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.uvproject import build_wheelhouse, tool, uv, uv_env, write_project
+from tests.support.uvproject import build_uv_wheelhouse, tool, uv, uv_env, write_project
 from tests.support.wheels import build_wheel
 from tierlock.cli import main
 from tierlock.tiers import load_project
@@ -107,7 +107,7 @@ def test_a_project_without_uv_lock_gets_tierlocks_own_lockfiles(
 
 @pytest.mark.slow
 def test_after_init_uv_lock_carries_the_plugin_and_a_plain_uv_sync_keeps_it(tmp_path: Path) -> None:
-    wheels = build_wheelhouse(tmp_path / "wheels")
+    wheels = build_uv_wheelhouse(tmp_path / "wheels")
     build_wheel(wheels, PLUGIN_DISTRIBUTION, "0.1.0")  # stands in for the plugin's distribution on the index
     env = uv_env(wheels, tmp_path / "cache")
     root = write_project(tmp_path / "proj")

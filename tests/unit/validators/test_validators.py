@@ -428,3 +428,31 @@ def test_schema_patterns_end_at_the_end_of_the_text_as_in_ecma_262() -> None:
     assert python_pattern("^a\\$") == "^a\\$"
     # The published schema keeps ECMA-262 patterns for editors.
     assert schema()["$defs"]["identifier"]["pattern"].endswith("$")
+
+
+def test_every_undeclared_tier_of_one_install_is_named_not_only_the_first(project: Project) -> None:
+    document = doc(setup=[cmd(key="a", command="install-tier", args=["brain", "brian", "bran"])])
+    errors = validate_runtime_config(document, checkout=False, project=project).errors
+    assert [(e.rule, e.where) for e in errors] == [("RC017", "setup[0].args[1]"), ("RC017", "setup[0].args[2]")]
+
+
+def test_a_policy_entry_one_utf16_unit_over_the_limit_is_refused_and_one_at_it_is_not() -> None:
+    at_limit = "a" * 4094 + "\U0001f600"  # 4095 characters, 4096 UTF-16 code units
+    over = "a" * 4095 + "\U0001f600"  # 4096 characters, 4097 UTF-16 code units
+    result = validate_runtime_config(doc(cmd(policy={"inputs": [at_limit, over]})), checkout=False)
+    assert [(e.rule, e.where) for e in result.errors] == [("RC010", "verification[0].policy.inputs[1]")]
+
+
+def test_a_repository_id_longer_than_128_characters_gets_the_declared_list_not_a_guess() -> None:
+    declared = "a" * 128
+    document = doc(cmd(repositoryId=declared + "b"), repositories=[{"id": declared, "path": "."}])
+    [error] = [e for e in validate_runtime_config(document, checkout=False).errors if e.rule == "RC016"]
+    assert error.hint == f"declared: {declared}"
+    [near] = [
+        e
+        for e in validate_runtime_config(
+            doc(cmd(repositoryId=declared[:-1] + "b"), repositories=[{"id": declared, "path": "."}]), checkout=False
+        ).errors
+        if e.rule == "RC016"
+    ]
+    assert near.hint == f"did you mean {declared!r}?"

@@ -101,8 +101,8 @@ def test_a_scope_is_measured_in_utf16_code_units_only_while_the_schema_has_not_r
 
 def test_text_and_github_outputs_place_a_finding_at_column_1_when_only_its_line_is_known() -> None:
     from tierlock.validators import ValidationResult
-    from tierlock.validators.model import AcceptedCredential, ValidationError
-    from tierlock.validators.report import github_lines, json_document, sarif_document, text_lines
+    from tierlock.validators.renderers import github_lines, json_document, sarif_document, text_lines
+    from tierlock.validators.results import AcceptedCredential, ValidationError
 
     error = ValidationError("RC001", ("verification", 0, "key"), "is taken twice", file="c.json", line=4)
     accepted = [
@@ -217,3 +217,35 @@ def test_a_repository_entry_that_is_no_object_does_not_hide_the_ones_after_it() 
     }
     result = validate_runtime_config(document, checkout=False)
     assert [e.where for e in result.errors] == ["repositories[0]"]
+
+
+def test_json_and_sarif_show_files_from_the_working_folder_and_each_error_with_its_place_hint_and_first_occurrence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tierlock.validators import ValidationResult
+    from tierlock.validators.renderers import json_document, sarif_document
+    from tierlock.validators.results import Location, ValidationError
+
+    monkeypatch.chdir(tmp_path)
+    file = str(tmp_path / "conf" / "c.json")
+    twice = ValidationError(
+        "RC004",
+        ("verification", 1, "key"),
+        "is taken twice",
+        file=file,
+        line=9,
+        column=3,
+        hint="rename one",
+        related=Location(4, 3),
+    )
+    whole = ValidationError("RC001", (), "must be an object")
+    result = ValidationResult(source=file, errors=[twice, whole], config=None)
+    document = json_document(result)
+    assert document["source"] == "conf/c.json"
+    assert [e["file"] for e in document["errors"]] == ["conf/c.json", None]
+    assert json_document(ValidationResult(source=None, errors=[], config=None))["source"] is None
+    first, second = sarif_document(result)["runs"][0]["results"]
+    assert first["message"]["text"] == "verification[1].key: is taken twice (rename one)"
+    assert second["message"]["text"] == "must be an object"
+    place = {"artifactLocation": {"uri": "conf/c.json"}, "region": {"startLine": 4, "startColumn": 3}}
+    assert first["relatedLocations"] == [{"id": 1, "message": {"text": "first occurrence"}, "physicalLocation": place}]

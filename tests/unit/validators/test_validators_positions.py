@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tierlock.validators import jsonpos, tomlpos, validate_runtime_config
-from tierlock.validators.model import ValidationError
+from tierlock.validators.results import ValidationError
 
 
 def located(errors: list[ValidationError]) -> set[tuple[str, str, int | None, int | None]]:

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from tests.support.credentials import BENIGN, GLUES, shapes
 from tierlock.validators import ValidationResult, validate_runtime_config
-from tierlock.validators.report import github_lines, json_document, sarif_document, text_lines
+from tierlock.validators.renderers import github_lines, json_document, sarif_document, text_lines
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

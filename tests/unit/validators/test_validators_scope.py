@@ -251,3 +251,25 @@ def test_a_scope_refused_by_its_spelling_is_reported_once_not_resolved_as_well(t
     assert [(e.rule, e.where) for e in result.errors if e.where.startswith("repositories")] == [
         ("RC015", "repositories[0].scope[0]")
     ]
+
+
+def test_an_absolute_repository_path_is_reported_once_as_absolute_and_never_resolved(checkout: Path) -> None:
+    outside = str(checkout.parent / "outside")
+    repos = [{"id": "app", "path": outside}]
+    path = write_config(checkout, config({"command": "pytest", "repositoryId": "app"}, repositories=repos))
+    result = validate_runtime_config(path, checkout=checkout)
+    found = [e.message for e in result.errors if e.where == "repositories[0].path"]
+    assert found == ["must be relative to the config file's folder"]
+
+
+def test_a_command_naming_an_unknown_repository_does_not_stop_the_cwd_check_of_the_next(checkout: Path) -> None:
+    (checkout / "packages" / "app" / "out").symlink_to(checkout.parent / "outside", target_is_directory=True)
+    repos = [{"id": "app", "path": "packages/app"}]
+    commands = (
+        {"command": "pytest", "repositoryId": "nope", "cwd": "tests"},
+        {"command": "pytest", "repositoryId": "app", "cwd": "out"},
+    )
+    path = write_config(checkout, config(*commands, repositories=repos))
+    result = validate_runtime_config(path, checkout=checkout)
+    assert ("RC016", "verification[0].repositoryId") in rules_at(result)
+    assert ("RC015", "verification[1].cwd") in rules_at(result)

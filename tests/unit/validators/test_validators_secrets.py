@@ -16,8 +16,8 @@ from tests.support.credentials import BENIGN, GLUES, shapes
 from tierlock.cli import main
 from tierlock.validators import ValidationResult, validate_runtime_config
 from tierlock.validators.credentials import REDACTED, credential_kind, redact, spans
-from tierlock.validators.model import AcceptedCredential, Location, ValidationError
-from tierlock.validators.report import RENDERERS, github_lines, json_document, sarif_document, text_lines
+from tierlock.validators.renderers import RENDERERS, github_lines, json_document, sarif_document, text_lines
+from tierlock.validators.results import AcceptedCredential, Location, ValidationError
 
 SHAPES = shapes()
 #: Characters an AWS secret access key is made of: glued to these, 40 of them are no longer a shape.

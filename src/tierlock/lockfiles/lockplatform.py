@@ -10,7 +10,7 @@ import sys
 import sysconfig
 from typing import TYPE_CHECKING
 
-from tierlock.lockfiles.model import Lock
+from tierlock.lockfiles.locks import Lock
 
 if TYPE_CHECKING:
     from tierlock.environment import Target

@@ -20,7 +20,7 @@ from typing import Protocol
 
 from tierlock import fsutil, subproc
 from tierlock.errors import BackendError, UsageError
-from tierlock.lockfiles.platforms import platform_id
+from tierlock.lockfiles.lockplatform import platform_id
 
 UV_REMEDY = "install uv (pip install uv) or choose pip-tools: tierlock lock --backend pip"
 PIP_TOOLS_REMEDY = "install pip-tools (pip install pip-tools) or choose uv: tierlock lock --backend uv"

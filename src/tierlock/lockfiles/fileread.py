@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tierlock.fsutil import read_bytes
-from tierlock.lockfiles.model import Lock, LockfileError, LockFormatName, ReadProblem
+from tierlock.lockfiles.locks import Lock, LockfileError, LockFormatName, ReadProblem
 
 
 @dataclass(frozen=True)

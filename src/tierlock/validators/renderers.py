@@ -14,7 +14,7 @@ from typing import Any
 
 from tierlock._version import __version__
 from tierlock.validators.credentials import redact
-from tierlock.validators.model import RULE_NAMES, RULES, AcceptedCredential, ValidationError, ValidationResult
+from tierlock.validators.results import RULE_NAMES, RULES, AcceptedCredential, ValidationError, ValidationResult
 
 FORMATS = ("text", "json", "github", "sarif")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -144,77 +144,58 @@ def sarif_document(result: ValidationResult) -> dict[str, Any]:
         }
         for rid in rule_ids
     ]
-    results = []
-    for error in result.errors:
-        text = f"{error.where}: {error.message}" if error.path else error.message
-        if error.hint:
-            text += f" ({error.hint})"
-        location: dict[str, Any] = {
-            "logicalLocations": [{"fullyQualifiedName": error.where, "kind": "member"}],
-        }
-        if error.file:
-            physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(error.file)}}
-            if error.line is not None:
-                physical["region"] = {"startLine": error.line, "startColumn": error.column or 1}
-            location["physicalLocation"] = physical
-        entry: dict[str, Any] = {
-            "ruleId": error.rule,
-            "ruleIndex": rule_ids.index(error.rule),
-            "level": "error",
-            "message": {"text": text},
-            "locations": [location],
-            "properties": {"jsonPointer": error.pointer},
-        }
-        if error.related is not None and error.file:
-            entry["relatedLocations"] = [
-                {
-                    "id": 1,
-                    "message": {"text": "first occurrence"},
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": _uri(error.file)},
-                        "region": {"startLine": error.related.line, "startColumn": error.related.column},
-                    },
-                }
-            ]
-        results.append(entry)
-    for accepted in result.accepted:
-        place: dict[str, Any] = {"logicalLocations": [{"fullyQualifiedName": accepted.where, "kind": "member"}]}
-        if accepted.file:
-            spot: dict[str, Any] = {"artifactLocation": {"uri": _uri(accepted.file)}}
-            if accepted.line is not None:
-                spot["region"] = {"startLine": accepted.line, "startColumn": accepted.column or 1}
-            place["physicalLocation"] = spot
-        results.append(
-            {
-                "ruleId": "RC014",
-                "ruleIndex": rule_ids.index("RC014"),
-                "level": "note",
-                "message": {"text": _accepted_text(accepted)},
-                "locations": [place],
-                "properties": {"jsonPointer": accepted.pointer},
-                "suppressions": [{"kind": "inSource", "justification": accepted.reason}],
-            }
-        )
+    results = [_sarif_error(error, rule_ids) for error in result.errors]
+    results += [_sarif_accepted(accepted, rule_ids) for accepted in result.accepted]
+    driver = {"name": "tierlock", "version": __version__, "informationUri": INFO_URI, "rules": rules}
     document = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "tierlock",
-                        "version": __version__,
-                        "informationUri": INFO_URI,
-                        "rules": rules,
-                    }
-                },
-                "columnKind": "unicodeCodePoints",
-                "results": results,
-            }
-        ],
+        "runs": [{"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results}],
     }
     scrubbed: dict[str, Any] = _scrub(document)
     return scrubbed
+
+
+def _sarif_location(where: str, file: str | None, line: int | None, column: int | None) -> dict[str, Any]:
+    """A SARIF location: the JSON path, and the file and region when known."""
+    location: dict[str, Any] = {"logicalLocations": [{"fullyQualifiedName": where, "kind": "member"}]}
+    if file:
+        physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(file)}}
+        if line is not None:
+            physical["region"] = {"startLine": line, "startColumn": column or 1}
+        location["physicalLocation"] = physical
+    return location
+
+
+def _sarif_error(error: ValidationError, rule_ids: list[str]) -> dict[str, Any]:
+    text = f"{error.where}: {error.message}" if error.path else error.message
+    if error.hint:
+        text += f" ({error.hint})"
+    entry: dict[str, Any] = {
+        "ruleId": error.rule,
+        "ruleIndex": rule_ids.index(error.rule),
+        "level": "error",
+        "message": {"text": text},
+        "locations": [_sarif_location(error.where, error.file, error.line, error.column)],
+        "properties": {"jsonPointer": error.pointer},
+    }
+    if error.related is not None and error.file:
+        region = {"startLine": error.related.line, "startColumn": error.related.column}
+        physical = {"artifactLocation": {"uri": _uri(error.file)}, "region": region}
+        entry["relatedLocations"] = [{"id": 1, "message": {"text": "first occurrence"}, "physicalLocation": physical}]
+    return entry
+
+
+def _sarif_accepted(accepted: AcceptedCredential, rule_ids: list[str]) -> dict[str, Any]:
+    return {
+        "ruleId": "RC014",
+        "ruleIndex": rule_ids.index("RC014"),
+        "level": "note",
+        "message": {"text": _accepted_text(accepted)},
+        "locations": [_sarif_location(accepted.where, accepted.file, accepted.line, accepted.column)],
+        "properties": {"jsonPointer": accepted.pointer},
+        "suppressions": [{"kind": "inSource", "justification": accepted.reason}],
+    }
 
 
 def _uri(file: str) -> str:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tierlock.errors import EXIT_BACKEND, EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from tierlock.validators.jsonpos import JsonPath
 
 _PLAIN_KEY = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]*")
@@ -194,10 +195,10 @@ class ValidationResult:
     @property
     def exit_code(self) -> int:
         if self.internal_error:
-            return 3
+            return EXIT_BACKEND
         if not self.parsed:
-            return 2
-        return 1 if self.errors else 0
+            return EXIT_USAGE
+        return EXIT_FAILED if self.errors else EXIT_OK
 
     def to_dict(self) -> dict[str, Any]:
         """The report as data (without the config: it holds env values)."""
