@@ -9,7 +9,7 @@ from packaging.version import Version
 
 from tierlock.errors import UsageError
 from tierlock.installer.target import disagreeing, refuse_sibling_conflicts
-from tierlock.lockfiles.model import LockEntry
+from tierlock.lockfiles.locks import LockEntry
 from tierlock.remedies import argv_of
 
 

@@ -152,7 +152,7 @@ def test_a_bad_conflicts_key_is_a_config_error_naming_the_place(tmp_path: Path, 
 def test_each_tier_gets_one_layered_on_value_across_every_sibling_conflict(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _code, doc = run_json(capsys, "--project", str(project), "check")
+    _code, doc = cli_json(capsys, "--project", str(project), "check")
     found = [f for f in doc["findings"] if f["kind"] == "sibling-conflict"]
     assert len(found) == 2
     # right disagrees with left and with upper (which is layered on left): one layering resolves both
@@ -182,7 +182,7 @@ def test_a_layering_that_could_not_lock_is_never_suggested_conflicts_are(
 ) -> None:
     folder = write_project(tmp_path / "proj", EXCLUDING)
     assert main(["--project", str(folder), "-q", "lock", "--backend", "uv", *offline(wheels)]) == 0
-    _code, doc = run_json(capsys, "--project", str(folder), "check")
+    _code, doc = cli_json(capsys, "--project", str(folder), "check")
     (finding,) = [f for f in doc["findings"] if f["kind"] == "sibling-conflict"]
     assert "layered-on" not in finding["remedy"]
     assert 'conflicts = [["old", "new"]] in [tool.tierlock]' in finding["remedy"]
