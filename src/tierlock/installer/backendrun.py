@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from tierlock.installer.backends import Backend
     from tierlock.installer.builds import Policy
     from tierlock.installer.plan import Plan
-    from tierlock.output import UI
+    from tierlock.installer.progress import Progress
     from tierlock.tiers import Project
 
 
@@ -36,7 +36,7 @@ class Step:
     """Index option lines put before the pins the backend reads."""
 
 
-def run(project: Project, ui: UI, backend: Backend, plan: Plan, step: Step) -> tuple[str, str | None]:
+def run(project: Project, ui: Progress, backend: Backend, plan: Plan, step: Step) -> tuple[str, str | None]:
     """Run *backend* on *plan*'s changes; (its name, its version)."""
     from tierlock.installer import backends, builds
     from tierlock.installer.plan import requirement_lines

@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from tierlock.environment import Target
     from tierlock.installer.backends import Backend
+    from tierlock.installer.progress import Progress
     from tierlock.installer.receipts import InstalledDist
     from tierlock.lockfiles.locks import LocalPackage, Lock
-    from tierlock.output import UI
     from tierlock.probing.site import SiteIndex
 
 
@@ -189,7 +189,7 @@ def plan_in(packages: Sequence[LocalPackage], target: Target) -> list[LocalStep]
 def arm_missing(
     packages: Sequence[LocalPackage],
     target: Target,
-    ui: UI,
+    ui: Progress,
     backend: Callable[[], Backend],
     *,
     again: str,

@@ -14,9 +14,9 @@ from tierlock.installer import receipts
 if TYPE_CHECKING:
     from tierlock.environment import Target
     from tierlock.installer.location import Location
+    from tierlock.installer.progress import Progress
     from tierlock.installer.request import Request
     from tierlock.lockfiles.locks import LockEntry
-    from tierlock.output import UI
     from tierlock.tiers import Project
 
 
@@ -60,7 +60,7 @@ def refuse_target(target: Target, *, system: bool, again: Callable[[str], str] |
         )
 
 
-def armed_tiers(project: Project, target: Target, ui: UI) -> list[str]:
+def armed_tiers(project: Project, target: Target, ui: Progress) -> list[str]:
     """The declared tiers that have a receipt in *target*, bottom of each chain first."""
     found = receipts.load_all(target.prefix)
     for name in sorted(set(found) - set(project.tiers)):
@@ -83,7 +83,7 @@ def refuse_incomplete(project: Project, request: Request, location: Location, na
 
 
 def created(
-    project: Project, request: Request, ui: UI, location: Location, *, names: Sequence[str], pending: Any
+    project: Project, request: Request, ui: Progress, location: Location, *, names: Sequence[str], pending: Any
 ) -> Target:
     """The target, after creating the project environment when it is missing."""
     from tierlock import environment

@@ -34,8 +34,8 @@ from tierlock.installer import receipts
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
+    from tierlock.installer.progress import Progress
     from tierlock.installer.run import Request
-    from tierlock.output import UI
     from tierlock.probing.site import SiteIndex
     from tierlock.tiers import Project, Tier
 
@@ -72,7 +72,7 @@ class Removal:
         }
 
 
-def remove(project: Project, tier_name: str, request: Request, ui: UI) -> Removal:
+def remove(project: Project, tier_name: str, request: Request, ui: Progress) -> Removal:
     """Uninstall the packages of a tier's closure that nothing staying in the environment needs."""
     from tierlock.installer.location import resolve_existing
     from tierlock.installer.preflight import refuse_target

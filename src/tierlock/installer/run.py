@@ -5,9 +5,10 @@ The one orchestrating function, :func:`install`. Its parts live beside it:
 environment), :mod:`~tierlock.installer.lockload` (drift check, locks, entries),
 :mod:`~tierlock.installer.verification` (the probe before and after the
 backend), :mod:`~tierlock.installer.receipts` and
-:mod:`~tierlock.installer.leftovers`. Everything it prints goes through the
-UI; everything it starts goes through :mod:`tierlock.subproc`; the only files
-it writes live in the target environment (packages,
+:mod:`~tierlock.installer.leftovers`. Everything it says goes through a
+:class:`~tierlock.installer.progress.Progress` (the CLI passes its UI);
+everything it starts goes through :mod:`tierlock.subproc`; the only files it
+writes live in the target environment (packages,
 ``tierlock/receipts/*.json``, ``tierlock/install.lock``).
 """
 
@@ -34,9 +35,9 @@ if TYPE_CHECKING:
     from tierlock import environment
     from tierlock.environment import Target
     from tierlock.installer.backends import Backend
+    from tierlock.installer.progress import Progress
     from tierlock.installer.receipts import InstalledDist
     from tierlock.lockfiles.locks import LocalPackage, Lock, LockEntry
-    from tierlock.output import UI
     from tierlock.probing import DistributionProbe
     from tierlock.tiers import Project, Tier
 
@@ -58,7 +59,7 @@ def environment_of(target: Target) -> str:
 def install(
     project: Project,
     request: Request,
-    ui: UI,
+    ui: Progress,
     *,
     progress: Callable[[str], None] | None = None,
     pending: environment.Pending | None = None,
@@ -144,7 +145,7 @@ class _Job:
 def _install_locked(
     project: Project,
     request: Request,
-    ui: UI,
+    ui: Progress,
     job: _Job,
     *,
     started: float,
@@ -220,7 +221,7 @@ def _record(
 def _apply(
     project: Project,
     request: Request,
-    ui: UI,
+    ui: Progress,
     job: _Job,
     *,
     plan: Plan,
@@ -267,7 +268,7 @@ def _apply(
 
 
 def _arm_tree(
-    project: Project, request: Request, ui: UI, job: _Job, ran: tuple[str | None, str | None]
+    project: Project, request: Request, ui: Progress, job: _Job, ran: tuple[str | None, str | None]
 ) -> tuple[list[itself.LocalStep], str | None, str | None]:
     """Arm the packages of the project's tree (:func:`tierlock.installer.itself.arm_missing`); the steps as found,
     and the backend that ran (*ran*: the one that installed the pins, if any)."""
@@ -293,7 +294,7 @@ def _backend(project: Project, request: Request, target: Target) -> Backend:
     return backends.choose(request.backend or project.backend, target)
 
 
-def _execute(project: Project, request: Request, ui: UI, job: _Job, plan: Plan) -> tuple[str, str | None]:
+def _execute(project: Project, request: Request, ui: Progress, job: _Job, plan: Plan) -> tuple[str, str | None]:
     """Run the backend on the plan's changes (never building what a no-build tier holds); (its name, its version)."""
     from tierlock.installer import backendrun
 
@@ -327,7 +328,7 @@ def _result(plan: Plan) -> Result:
 
 
 @contextmanager
-def _phase(ui: UI, text: str) -> Iterator[None]:
+def _phase(ui: Progress, text: str) -> Iterator[None]:
     """A spinner naming the phase on a terminal; nothing elsewhere (plain output keeps its few lines)."""
     if ui.fancy and not ui.quiet:
         with ui.status(text):
