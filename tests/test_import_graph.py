@@ -49,7 +49,7 @@ LAZY_IMPORTS: dict[str, str] = {
     "tierlock.tiers.pytest_marker": _TOMLKIT,
     "tierlock.tiers.rendering": _TOMLKIT,
     "tierlock.tiers.uvinit": _TOMLKIT,
-    "tierlock.lockfiles.itself": _TOMLKIT,
+    "tierlock.lockfiles.projectpin": _TOMLKIT,
     "tierlock.tiers.platforms": _FAST,
     "tierlock.targetcache": "asked by each command naming an interpreter: zlib and the cache folder load on a miss",
     "tierlock.installer.rearm": "status and probe ask it per tier: packaging loads only for a receipt it must read",
@@ -121,13 +121,13 @@ LAZY_IMPORTS: dict[str, str] = {
             "creation",
             "fastpath",
             "inventory",
-            "itself",
             "leftovers",
             "location",
             "locking",
             "lockload",
             "plan",
             "preflight",
+            "projecttree",
             "receipts",
             "removal",
             "request",
@@ -167,7 +167,7 @@ LAZY_IMPORTS: dict[str, str] = {
 #: Modules that may import a command module: the CLI and its entry points.
 _ABOVE_COMMANDS = ("tierlock.cli", "tierlock._entry", "tierlock.__main__", "tierlock.commands")
 #: Modules of other work that still rename a module at import; none may join them.
-_RENAMES_LEFT = {"tierlock.installer.lockload", "tierlock.installer.run", "tierlock.lockfiles.locktier"}
+_RENAMES_LEFT: set[str] = set()
 
 
 @functools.cache
@@ -343,7 +343,7 @@ def test_the_rename_finder_finds_a_module_imported_under_another_name() -> None:
 
 
 #: Basenames still shared by two packages, kept while their owners reshape them; none may join them.
-_SHARED_NAMES_LEFT = {"itself", "metadata"}
+_SHARED_NAMES_LEFT: set[str] = set()
 
 
 def test_no_two_packages_hold_a_module_of_the_same_name() -> None:

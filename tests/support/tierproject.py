@@ -97,7 +97,7 @@ def write_lock(
         layered_digest = requirements.parse(below.read_text(encoding="utf-8")).body_digest
     body = body_lines(pins, urls=urls)
     if itself is not None:
-        from tierlock.lockfiles.itself import comment
+        from tierlock.lockfiles.projectpin import comment
 
         body.append(comment(itself))
     header = LockHeader(

@@ -27,12 +27,12 @@ def fail_closed(project: Project, tiers: Sequence[Tier]) -> dict[str, ReadResult
     Returns the lockfiles the check read (tier -> result), so they are not read twice.
     """
     from tierlock.errors import CheckFailed, Problem
-    from tierlock.lockfiles import check as lockcheck
+    from tierlock.lockfiles.check import findings, merged_remedies, read_locks
 
     chain = project.with_layers(t.name for t in tiers)
     names = [str(t.name) for t in chain]
-    read = lockcheck.read_locks(project, chain)
-    report = lockcheck.findings(project, chain, read)
+    read = read_locks(project, chain)
+    report = findings(project, chain, read)
     if report.ok:
         return read
     first = report.findings[0]
@@ -42,7 +42,7 @@ def fail_closed(project: Project, tiers: Sequence[Tier]) -> dict[str, ReadResult
         tier=first.tier,
         file=first.file,
         problems=[Problem(f"{f.tier}: {f.kind}: {f.detail}", file=f.file, line=f.line) for f in report.findings],
-        remedy=" && ".join(lockcheck.merged_remedies(f.remedy for f in report.findings)),
+        remedy=" && ".join(merged_remedies(f.remedy for f in report.findings)),
     )
 
 

@@ -255,7 +255,7 @@ def record(
     """One receipt per tier, unless an identical one (same lockfile, interpreter and files) is there already."""
     from tierlock._version import __version__
     from tierlock.installer.location import environment_key
-    from tierlock.lockfiles.itself import reaches_project
+    from tierlock.lockfiles.projectpin import reaches_project
 
     written: list[str] = []
     environment = environment_key(target.prefix)  # one name whatever spelling reached it (the fast path's key)

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from tierlock.installer import fastpath
 
 if TYPE_CHECKING:
-    from tierlock.installer.itself import LocalStep
     from tierlock.installer.plan import Plan
+    from tierlock.installer.projecttree import LocalStep
 
 Result = Literal["installed", "repaired", "unchanged", "planned"]
 

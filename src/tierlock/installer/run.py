@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tierlock.errors import BackendError, Interrupted, TierlockError, UsageError
-from tierlock.installer import builds, failures, fastpath, itself, lockload, receipts, verification
+from tierlock.installer import builds, failures, fastpath, lockload, projecttree, receipts, verification
 from tierlock.installer.plan import Plan
 from tierlock.installer.preflight import armed_tiers, created, forced_names, refuse_incomplete, refuse_target
 from tierlock.installer.request import Outcome, Request, Result
@@ -72,7 +72,7 @@ def install(
     """
     from tierlock import environment
     from tierlock.installer.location import locate
-    from tierlock.lockfiles.itself import reaches_project
+    from tierlock.lockfiles.projectpin import reaches_project
 
     started = time.perf_counter()
     names: list[str] = list(dict.fromkeys(str(project.tier(n).name) for n in request.tiers))
@@ -104,11 +104,11 @@ def install(
     pins_project = any(reaches_project(lock, project.name) for lock in locks.values())
     roots = lockload.import_roots(tiers)
     forced = forced_names(request, entries)
-    local = itself.wanted(locks.values(), project.name, install_project=request.install_project)
+    local = projecttree.wanted(locks.values(), project.name, install_project=request.install_project)
     job = _Job(tiers, target, locks, entries, roots, forced, rules, tuple(local), pins_project)
     if request.dry_run:
         plan, _ = verification.probe_and_plan(entries, target, roots, deep=request.deep)
-        steps = itself.plan_in(local, target)
+        steps = projecttree.plan_in(local, target)
         plan = plan.forced(forced)
         return Outcome(
             names, "planned", str(target.prefix), len(entries), plan=plan, duration=_since(started), local=steps
@@ -137,7 +137,7 @@ class _Job:
     rules: builds.Policy
     """Which packages must come from wheels (their tier is no-build), and what the locks record of each."""
     local: tuple[LocalPackage, ...] = ()
-    """The packages of the project's tree to arm from their folders (:mod:`tierlock.installer.itself`)."""
+    """The packages of the project's tree to arm from their folders (:mod:`tierlock.installer.projecttree`)."""
     pins_project: bool = False
     """The locks reach the project itself: a package of the tiers may require it (verified after the backend)."""
 
@@ -176,7 +176,7 @@ def _install_locked(
         verification.require_libraries(probes, names, again=request.command(names))
         dists = verification.inventory_dists(entries, probes, target)
         local, backend_name, backend_version = _arm_tree(project, request, ui, job, (backend_name, backend_version))
-        dists += itself.dists(local, target)
+        dists += projecttree.dists(local, target)
         if job.pins_project:
             dists += _required_project(project, target, probes, names, dists, again=request.command(names))
         verification.require_intact(target, names, again=request.command(names))
@@ -184,7 +184,7 @@ def _install_locked(
         written = _record(project, request, job, dists, (backend_name, backend_version))
         return Outcome(
             names,
-            "installed" if _result(plan) == "unchanged" and itself.missing(local) else _result(plan),
+            "installed" if _result(plan) == "unchanged" and projecttree.missing(local) else _result(plan),
             str(target.prefix),
             len(entries),
             sum(len(d.files) for d in dists),
@@ -232,18 +232,18 @@ def _apply(
     Returns the probes after it, the pip leftovers deleted, and the backend's name and version.
     """
     from tierlock.installer import leftovers, selfguard
-    from tierlock.installer import target as where
+    from tierlock.installer.target import armed_conflicts_for, mark_stale, refuse_armed_conflicts, refuse_unwritable
 
     tiers, target, entries, roots = job.tiers, job.target, job.entries, job.roots
     names = [str(t.name) for t in tiers]
     command = request.command(names)
     selfguard.refuse(plan, target, project=project, tiers=names, command=command)
-    replaced_armed = where.armed_conflicts_for(project, plan, target, tiers)
+    replaced_armed = armed_conflicts_for(project, plan, target, tiers)
     if not request.replace_armed:
-        where.refuse_armed_conflicts(replaced_armed, names, command=command)
-    where.refuse_unwritable(target)
+        refuse_armed_conflicts(replaced_armed, names, command=command)
+    refuse_unwritable(target)
     for other, rows in replaced_armed.items():  # before the backend changes anything, even if it fails
-        where.mark_stale(target.prefix, other, by=names, packages=[name for name, _old, _new in rows])
+        mark_stale(target.prefix, other, by=names, packages=[name for name, _old, _new in rows])
         ui.note(f"{other}: marked stale - arming {', '.join(names)} replaces {', '.join(r[0] for r in rows)}")
     cleared = leftovers.clear(target.site_paths, {s.name for s in plan.changes}, {str(k): v for k, v in probes.items()})
     for path in cleared:
@@ -269,11 +269,11 @@ def _apply(
 
 def _arm_tree(
     project: Project, request: Request, ui: Progress, job: _Job, ran: tuple[str | None, str | None]
-) -> tuple[list[itself.LocalStep], str | None, str | None]:
-    """Arm the packages of the project's tree (:func:`tierlock.installer.itself.arm_missing`); the steps as found,
+) -> tuple[list[projecttree.LocalStep], str | None, str | None]:
+    """Arm the packages of the project's tree (:func:`tierlock.installer.projecttree.arm_missing`); the steps as found,
     and the backend that ran (*ran*: the one that installed the pins, if any)."""
     names = [str(t.name) for t in job.tiers]
-    local, backend = itself.arm_missing(
+    local, backend = projecttree.arm_missing(
         job.local,
         job.target,
         ui,

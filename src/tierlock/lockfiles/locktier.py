@@ -22,9 +22,7 @@ from pathlib import Path
 
 from tierlock import fsutil
 from tierlock.errors import BackendError
-from tierlock.lockfiles import origins
-from tierlock.lockfiles import pylock as pylock_format
-from tierlock.lockfiles import requirements as req_format
+from tierlock.lockfiles import origins, pylock, requirements
 from tierlock.lockfiles.digest import body_digest, expected_inputs
 from tierlock.lockfiles.fileread import ReadResult, read
 from tierlock.lockfiles.locks import Lock, LockfileError, LockHeader
@@ -154,7 +152,7 @@ class _Job:
         constraints = None
         if lower is not None:
             constraints = work / f"{lower_name(tier)}.constraints.txt"
-            constraints.write_text("".join(f"{req_format.entry_line(e)}\n" for e in lower.entries), encoding="utf-8")
+            constraints.write_text("".join(f"{requirements.entry_line(e)}\n" for e in lower.entries), encoding="utf-8")
         return CompileRequest(
             input_file=input_file,
             output_file=work / tier.lockfile.name,
@@ -212,17 +210,17 @@ def _compiled(output: Path, backend: Backend, tier: Tier) -> str:
 
 def _render(project: Project, tier: Tier, backend: Backend, compiled: str, header: LockHeader) -> tuple[str, Parsed]:
     """The lockfile text in the project's format with its header, parsed back; refused when it cannot be trusted."""
-    from tierlock.lockfiles import itself
+    from tierlock.lockfiles import projectpin
 
     if project.format == "pylock":
-        compiled = itself.without_project_pylock(compiled, project.name)  # never pinned from the index
+        compiled = projectpin.without_project_pylock(compiled, project.name)  # never pinned from the index
         document = tomllib.loads(compiled)
-        text = pylock_format.render(compiled, replace(header, body_digest=pylock_format.body_digest(document)))
-        parsed = pylock_format.parse(text)
+        text = pylock.render(compiled, replace(header, body_digest=pylock.body_digest(document)))
+        parsed = pylock.parse(text)
     else:
-        body = itself.without_project(_clean_body(compiled, tier), project.name)  # never pinned from the index
-        text = req_format.render(replace(header, body_digest=body_digest(body)), body)
-        parsed = req_format.parse(text)
+        body = projectpin.without_project(_clean_body(compiled, tier), project.name)  # never pinned from the index
+        text = requirements.render(replace(header, body_digest=body_digest(body)), body)
+        parsed = requirements.parse(text)
     origins.refuse_foreign(project, tier, parsed.entries, backend.name)  # a wheelhouse outside the project
     if parsed.problems:
         lines = [f"line {p.line}: {p.detail}" if p.line else p.detail for p in parsed.problems]
@@ -317,7 +315,7 @@ def lower_name(tier: Tier) -> str:
 
 def _clean_body(compiled: str, tier: Tier) -> list[str]:
     """The backend's body: no leading comment block, portable ``# via`` notes."""
-    lines = req_format.split_lines(compiled)
+    lines = requirements.split_lines(compiled)
     while lines and (not lines[0].strip() or lines[0].lstrip().startswith("#")):
         lines.pop(0)
     roots = re.compile(r"-r \S*" + re.escape(f"{tier.name}.in") + r"\b")

@@ -223,7 +223,7 @@ def _reaches_project(lock: Lock | None, name: str | None) -> bool:
     """Whether the tier's lockfile pins the project or says it left the pin out (read once per unchanged file)."""
     if lock is None or name is None:
         return False
-    from tierlock.lockfiles.itself import reaches_project
+    from tierlock.lockfiles.projectpin import reaches_project
 
     return _while_unchanged(f"itself:{name}", lock.path, lambda _path: reaches_project(lock, name))
 

@@ -3,7 +3,7 @@
 :func:`parse_project` is pure (a parsed TOML document in, a :class:`Project`
 out); :func:`load_project` is the thin edge that finds and reads the file.
 Each setting has its own small reader: the standard metadata in
-:mod:`tierlock.tiers.metadata`, the project-wide ``[tool.tierlock]`` keys in
+:mod:`tierlock.tiers.projectmeta`, the project-wide ``[tool.tierlock]`` keys in
 :mod:`tierlock.tiers.settings` (``lock``, the project's own lock, in
 :mod:`tierlock.tiers.lockkey`), each tier's keys in
 :mod:`tierlock.tiers.tierkeys`. Validation collects every problem and raises
@@ -22,8 +22,8 @@ from packaging.utils import NormalizedName
 from tierlock import fsutil
 from tierlock.errors import ConfigError
 from tierlock.tiers import buildkeys, lockkey, settings, tierkeys
-from tierlock.tiers.metadata import read_metadata
 from tierlock.tiers.model import LockFormat, Project, Tier
+from tierlock.tiers.projectmeta import read_metadata
 from tierlock.tiers.reader import Reader, parse_toml, where_key
 
 __all__ = ["find_pyproject", "load_project", "parse_project", "parse_toml", "where_key"]

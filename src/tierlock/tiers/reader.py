@@ -1,7 +1,7 @@
 """Reading one pyproject document: TOML with the place of a syntax error, and a reader that collects
 every problem at its place (table, key, index, line) instead of stopping at the first.
 
-The readers of the settings (:mod:`tierlock.tiers.metadata`, :mod:`tierlock.tiers.settings`,
+The readers of the settings (:mod:`tierlock.tiers.projectmeta`, :mod:`tierlock.tiers.settings`,
 :mod:`tierlock.tiers.tierkeys`) take a :class:`Reader` and report through it.
 """
 

@@ -17,9 +17,9 @@ from typing import Any
 from packaging.requirements import Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 
-from tierlock.tiers import metadata
-from tierlock.tiers.metadata import Metadata
+from tierlock.tiers import projectmeta
 from tierlock.tiers.model import BASE
+from tierlock.tiers.projectmeta import Metadata
 from tierlock.tiers.reader import Reader, type_name, valid_name
 
 TIER_KEYS = ("source", "layered-on", "probe", "import-roots", "tests")
@@ -98,8 +98,8 @@ def source(r: Reader, meta: Metadata, tier: NormalizedName, where: str, body: Ma
             r.problem(message, "project", "dynamic")
         declared = meta.extras[name]
     else:
-        declared, include = metadata.resolve_group(r, meta, name)
-    return Source(f"{kind}:{name}", tuple(metadata.expand_self(declared, meta)), declared, include)
+        declared, include = projectmeta.resolve_group(r, meta, name)
+    return Source(f"{kind}:{name}", tuple(projectmeta.expand_self(declared, meta)), declared, include)
 
 
 def _kind_and_name(

@@ -15,7 +15,7 @@ import pytest
 import tierlock
 from tests.support.pyproject import pyproject
 from tierlock.environment import Target
-from tierlock.lockfiles.itself import comment
+from tierlock.lockfiles.projectpin import comment
 from tierlock.probing import probe_distribution
 
 FAKE_HASH = "--hash=sha256:" + "0" * 64
