@@ -65,30 +65,12 @@ def parse_install(argv: Sequence[str], *, command: bool) -> Args | None:
             continue
         if positionals[int(command) :]:
             closed = True
-        name, eq, value = token.partition("=")
-        if command and not positionals and name not in _GLOBAL:
+        if command and not positionals and token.partition("=")[0] not in _GLOBAL:
             return None
-        if name in _VALUED:
-            if not eq:
-                if i >= len(argv) or argv[i].startswith("-"):
-                    return None
-                value = argv[i]
-                i += 1
-            if name == "--project":
-                args.project = value
-            elif name == "--python":
-                args.python = value
-            elif value not in _BACKENDS:
-                return None
-        elif name in _FLAGS and not eq:
-            if name == "--system":
-                args.system = True
-            elif name == "--json":
-                args.json = True
-            else:
-                args.quiet = True
-        else:
+        taken = _option(args, token, argv, i)
+        if taken is None:
             return None
+        i += taken
     if command:
         if not positionals or positionals[0] != "install":
             return None
@@ -97,6 +79,34 @@ def parse_install(argv: Sequence[str], *, command: bool) -> Args | None:
         return None
     args.tiers = positionals
     return args
+
+
+def _option(args: Args, token: str, argv: Sequence[str], i: int) -> int | None:
+    """Set the option *token* (``--name`` or ``--name=value``) on *args*; how many more words it took (0 or 1),
+    or None when it is not one this parser knows."""
+    name, eq, value = token.partition("=")
+    if name in _VALUED:
+        taken = 0
+        if not eq:
+            if i >= len(argv) or argv[i].startswith("-"):
+                return None
+            value, taken = argv[i], 1
+        if name == "--project":
+            args.project = value
+        elif name == "--python":
+            args.python = value
+        elif value not in _BACKENDS:
+            return None
+        return taken
+    if name not in _FLAGS or eq:
+        return None
+    if name == "--system":
+        args.system = True
+    elif name == "--json":
+        args.json = True
+    else:
+        args.quiet = True
+    return 0
 
 
 def fast_install(argv: Sequence[str], *, command: bool) -> int | None:

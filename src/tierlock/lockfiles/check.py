@@ -118,35 +118,45 @@ def _own_findings(project: Project, tiers: Sequence[Tier], locks: Mapping[str, R
             out.append(Finding(tier.name, problem.kind, file, problem.line, problem.detail, remedy))
         for line, detail, fix in outside(lock, project, remedy):  # a file:// wheel outside the project
             out.append(Finding(tier.name, "outside-project", file, line, detail, fix))
-        header = lock.header
-        if header is None:
-            continue
-        if header.tier != tier.name:
-            out.append(Finding(tier.name, "header", file, None, f"the header is for tier {header.tier!r}", remedy))
-            continue
-        if not self_consistent(header, lock.format):
-            detail = "the recorded inputs do not match the recorded inputs digest (the header was edited)"
-            out.append(Finding(tier.name, "header", file, None, detail, remedy))
-        inputs, digest = expected_inputs(project, tier)
-        if digest != header.inputs_digest:
-            changes = describe_drift(project, tier, header_inputs=header.inputs, inputs=inputs, lock=lock)
-            out.append(Finding(tier.name, "input-drift", file, None, f"{tier.name}: {changes}", remedy))
-        if header.body_digest != lock.body_digest:
-            detail = "the body no longer matches its recorded digest (edited by hand)"
-            out.append(Finding(tier.name, "hand-edit", file, None, detail, remedy))
-        lower = locks.get(tier.layered_on) if tier.layered_on else None
-        moved = lower is not None and header.layered_on_digest != lower.lock.body_digest
-        if tier.layered_on and header.layered_on == tier.layered_on and moved:
-            detail = f"the {tier.layered_on} lockfile changed since {tier.name} was locked"
-            out.append(Finding(tier.name, "base-moved", file, None, detail, remedy))
-        elif tier.layered_on and header.layered_on == tier.layered_on and tier.layered_on in locks and lower is None:
-            below = project.relpath(project.tier(tier.layered_on).lockfile)
-            detail = f"the {tier.layered_on} lockfile {tier.name} was locked on is gone ({below})"
-            out.append(Finding(tier.name, "base-moved", file, None, detail, remedy))
-        if lower is not None:
-            out.extend(_layer_consistency(project, tier, lock, lower.lock, remedy))
+        out.extend(_header_findings(project, tier, result, locks, remedy))
     read_count = sum(1 for t in tiers if locks.get(t.name))
     return Report(tuple(out), tuple(t.name for t in tiers), read_count, len(names), entries)
+
+
+def _header_findings(
+    project: Project, tier: Tier, result: ReadResult, locks: Mapping[str, ReadResult | None], remedy: str
+) -> list[Finding]:
+    """What the tier's header says against the project and the lock below: drift, a hand edit, a moved base."""
+    lock = result.lock
+    header = lock.header
+    file = project.relpath(tier.lockfile)
+    if header is None:
+        return []
+    if header.tier != tier.name:
+        return [Finding(tier.name, "header", file, None, f"the header is for tier {header.tier!r}", remedy)]
+    out: list[Finding] = []
+    if not self_consistent(header, lock.format):
+        detail = "the recorded inputs do not match the recorded inputs digest (the header was edited)"
+        out.append(Finding(tier.name, "header", file, None, detail, remedy))
+    inputs, digest = expected_inputs(project, tier)
+    if digest != header.inputs_digest:
+        changes = describe_drift(project, tier, header_inputs=header.inputs, inputs=inputs, lock=lock)
+        out.append(Finding(tier.name, "input-drift", file, None, f"{tier.name}: {changes}", remedy))
+    if header.body_digest != lock.body_digest:
+        detail = "the body no longer matches its recorded digest (edited by hand)"
+        out.append(Finding(tier.name, "hand-edit", file, None, detail, remedy))
+    lower = locks.get(tier.layered_on) if tier.layered_on else None
+    moved = lower is not None and header.layered_on_digest != lower.lock.body_digest
+    if tier.layered_on and header.layered_on == tier.layered_on and moved:
+        detail = f"the {tier.layered_on} lockfile changed since {tier.name} was locked"
+        out.append(Finding(tier.name, "base-moved", file, None, detail, remedy))
+    elif tier.layered_on and header.layered_on == tier.layered_on and tier.layered_on in locks and lower is None:
+        below = project.relpath(project.tier(tier.layered_on).lockfile)
+        detail = f"the {tier.layered_on} lockfile {tier.name} was locked on is gone ({below})"
+        out.append(Finding(tier.name, "base-moved", file, None, detail, remedy))
+    if lower is not None:
+        out.extend(_layer_consistency(project, tier, lock, lower.lock, remedy))
+    return out
 
 
 def describe_drift(
