@@ -149,6 +149,49 @@ def compare(label: str, ours: float, peer: float, peer_name: str, target: float)
     )
 
 
+Argv = list[str | Path]
+
+
+def _noop(
+    root: Path, empty: Path, env: dict[str, str], runs: int, *, tier: Argv, uv: Argv, pip: Argv, lock: Path
+) -> tuple[list[float], list[float], list[float], list[float]]:
+    """The no-op on an armed environment: install-tier, its floor, uv and pip (samples interleaved, so a change
+    in machine load hits every side)."""
+    armed = fresh(empty, root / "armed")
+    run([*tier, "--python", armed], env)
+    floor = floor_command(armed, root / "recorded.txt")
+    noop_tier: list[float] = []
+    noop_floor: list[float] = []
+    noop_uv: list[float] = []
+    noop_pip: list[float] = []
+    pip_runs = max(3, runs // 3)
+    for i in range(runs):
+        noop_tier.append(run([*tier, "--python", armed], env))
+        noop_floor.append(run(floor, env))
+        noop_uv.append(run([*uv, "--require-hashes", "--python", armed, "-r", lock], env))
+        if i < pip_runs:
+            noop_pip.append(run([*pip, "--python", armed, "install", "--no-deps", "--require-hashes", "-r", lock], env))
+    return noop_tier, noop_floor, noop_uv, noop_pip
+
+
+def _arming(
+    root: Path, empty: Path, env: dict[str, str], runs: int, *, tier: Argv, uv: Argv, pip: Argv, lock: Path
+) -> dict[str, list[float]]:
+    """Arming a fresh environment from a warm cache: each of the four, interleaved, *runs* rounds."""
+    commands: dict[str, Callable[[Path], Argv]] = {
+        "tier_uv": lambda p: [*tier, "--backend", "uv", "--python", p],
+        "uv": lambda p: [*uv, "--python", p, "-r", lock],
+        "tier_pip": lambda p: [*tier, "--backend", "pip", "--python", p],
+        "pip": lambda p: [*pip, "--python", p, "install", "--no-deps", "--require-hashes", "-r", lock],
+    }
+    arming: dict[str, list[float]] = {name: [] for name in commands}
+    for i in range(runs):
+        for name, command in commands.items():
+            target = fresh(empty, root / f"arm-{name}-{i}")
+            arming[name].append(run(command(target), env))
+    return arming
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=15, help="runs per no-op measurement (arming uses a third)")
@@ -177,37 +220,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         run([*uv, "--python", python, "-r", lock], env)
         run([*pip, "--python", fresh(empty, root / "warm-pip"), "install", "--no-deps", "-r", lock], env)
 
-        # -- no-op on an armed environment (samples interleaved, so a change in machine load hits both sides)
-        armed = fresh(empty, root / "armed")
-        run([*tier, "--python", armed], env)
-        floor = floor_command(armed, root / "recorded.txt")
-        noop_tier: list[float] = []
-        noop_uv: list[float] = []
-        noop_pip: list[float] = []
-        noop_floor: list[float] = []
-        pip_runs = max(3, args.runs // 3)
-        for i in range(args.runs):
-            noop_tier.append(run([*tier, "--python", armed], env))
-            noop_floor.append(run(floor, env))
-            noop_uv.append(run([*uv, "--require-hashes", "--python", armed, "-r", lock], env))
-            if i < pip_runs:
-                pip_argv: list[str | Path] = [*pip, "--python", armed, "install", "--no-deps", "--require-hashes"]
-                pip_argv += ["-r", lock]
-                noop_pip.append(run(pip_argv, env))
+        noop_tier, noop_floor, noop_uv, noop_pip = _noop(
+            root, empty, env, args.runs, tier=tier, uv=uv, pip=pip, lock=lock
+        )
 
-        # -- arming a fresh environment from a warm cache (one round: each of the four, interleaved)
         arm_runs = max(3, args.runs // 3)
-        commands: dict[str, Callable[[Path], list[str | Path]]] = {
-            "tier_uv": lambda p: [*tier, "--backend", "uv", "--python", p],
-            "uv": lambda p: [*uv, "--python", p, "-r", lock],
-            "tier_pip": lambda p: [*tier, "--backend", "pip", "--python", p],
-            "pip": lambda p: [*pip, "--python", p, "install", "--no-deps", "--require-hashes", "-r", lock],
-        }
-        arming: dict[str, list[float]] = {name: [] for name in commands}
-        for i in range(arm_runs):
-            for name, command in commands.items():
-                target = fresh(empty, root / f"arm-{name}-{i}")
-                arming[name].append(run(command(target), env))
+        arming = _arming(root, empty, env, arm_runs, tier=tier, uv=uv, pip=pip, lock=lock)
         arm_tier_uv, arm_uv, arm_tier_pip, arm_pip = (arming[n] for n in ("tier_uv", "uv", "tier_pip", "pip"))
 
     print(f"install benchmark: {packages} packages, {what}")

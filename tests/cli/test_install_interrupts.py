@@ -32,6 +32,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -154,6 +155,41 @@ def send(proc: subprocess.Popen[str], signum: int) -> None:
         proc.send_signal(signal.SIGTERM)  # a supervisor signals the process
 
 
+def _reach(point: str, scenario: str, world: World, proc: subprocess.Popen[str], index: StallingIndex) -> None:
+    """Wait until the install is at *point* (of *scenario*): where the signal will land."""
+    site = site_packages(world.venv)
+    if point == "download":
+        assert index.requested.wait(60), "the backend never asked for the wheel"
+    elif point == "lock-taken":
+        wait_for((world.venv / "tierlock" / "install.lock").exists, proc, "the environment lock")
+    elif point == "after-backend":  # the backend has exited; tierlock verifies and writes the receipt
+        wait_for((world.venv / "tierlock" / "install.lock").exists, proc, "the environment lock")
+        wait_for(lambda: bool(children(proc.pid)), proc, "the backend's start")
+        wait_for(lambda: not children(proc.pid), proc, "the backend's exit")
+    elif scenario == "fresh":
+        wait_for((site / "bulky").is_dir, proc, "writing bulky")
+    else:
+        moved = site / "~ulky"
+        wait_for(lambda: moved.exists() or not (site / "bulky-1.0.dist-info").exists(), proc, "the upgrade")
+
+
+def _nothing_false(world: World, code: int, document: dict[str, Any], err: str, before: Any) -> None:
+    """A finished install is whole with its receipt; an interrupted one says so once and wrote no receipt."""
+    if code == 0:  # the install finished before the signal landed: then it is whole, with its receipt
+        assert document["result"] == "installed"
+        assert world.receipt() is not None
+        return
+    assert code == 130, err
+    assert document["ok"] is False
+    assert document["error"]["exit_code"] == code
+    assert document["error"]["kind"] == "interrupted"
+    assert [line for line in err.splitlines() if line.startswith("ERROR")] == [
+        f"ERROR {document['error']['message']}"
+    ], err
+    after = world.receipt()
+    assert (after.data if after else None) == (before.data if before else None), "a receipt was written"
+
+
 #: (scenario, point, signal): every point with both backends; each backend sees both signals.
 CASES = [
     ("fresh", "lock-taken", signal.SIGTERM),
@@ -180,37 +216,13 @@ def test_an_interrupt_leaves_nothing_false_and_a_rerun_ends_present_under_a_deep
     with StallingIndex(world.find_links, hold=hold) as index:
         env = world.sub_env(links=index.url, cache=tmp_path / "cache", TMPDIR=str(temp))
         proc = world.spawn("install", "brain", "--json", "--backend", backend, env=env, new_session=True)
-        if point == "download":
-            assert index.requested.wait(60), "the backend never asked for the wheel"
-        elif point == "lock-taken":
-            wait_for((world.venv / "tierlock" / "install.lock").exists, proc, "the environment lock")
-        elif point == "after-backend":  # the backend has exited; tierlock verifies and writes the receipt
-            wait_for((world.venv / "tierlock" / "install.lock").exists, proc, "the environment lock")
-            wait_for(lambda: bool(children(proc.pid)), proc, "the backend's start")
-            wait_for(lambda: not children(proc.pid), proc, "the backend's exit")
-        elif scenario == "fresh":
-            wait_for((site / "bulky").is_dir, proc, "writing bulky")
-        else:
-            moved = site / "~ulky"
-            wait_for(lambda: moved.exists() or not (site / "bulky-1.0.dist-info").exists(), proc, "the upgrade")
+        _reach(point, scenario, world, proc, index)
         send(proc, signum)
         out, err = proc.communicate(timeout=90)
         index.release.set()
 
     document = json.loads(out)
-    if proc.returncode == 0:  # the install finished before the signal landed: then it is whole, with its receipt
-        assert document["result"] == "installed"
-        assert world.receipt() is not None
-    else:
-        assert proc.returncode == 130, err
-        assert document["ok"] is False
-        assert document["error"]["exit_code"] == proc.returncode
-        assert document["error"]["kind"] == "interrupted"
-        assert [line for line in err.splitlines() if line.startswith("ERROR")] == [
-            f"ERROR {document['error']['message']}"
-        ], err
-        after = world.receipt()
-        assert (after.data if after else None) == (before.data if before else None), "a receipt was written"
+    _nothing_false(world, proc.returncode, document, err, before)
     folder = receipts.receipts_dir(world.venv)
     assert not list(folder.glob("*.tmp")) if folder.is_dir() else True
     # pip keeps the files an interrupted upgrade moved aside in pip-uninstall-* (for a rollback that

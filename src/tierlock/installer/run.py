@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tierlock.errors import BackendError, Interrupted, TierlockError, UsageError
 from tierlock.installer import builds, failures, fastpath, lockload, projecttree, receipts, verification
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from tierlock import environment
     from tierlock.environment import Target
     from tierlock.installer.backends import Backend
+    from tierlock.installer.location import Location
     from tierlock.installer.progress import Progress
     from tierlock.installer.receipts import InstalledDist
     from tierlock.lockfiles.locks import LocalPackage, Lock, LockEntry
@@ -81,17 +82,7 @@ def install(
     refuse_incomplete(project, request, location, names)
     if pending is None:
         pending = environment.start(location.python)  # the target starts while the drift check runs
-    target: Target | None = None
-    if (request.armed or not names) and not location.missing:
-        target = environment.resolve(location.python, pending=pending)
-        names = list(dict.fromkeys([*armed_tiers(project, target, ui), *names]))
-    if not names:
-        where_ = target.prefix if target is not None else project.relpath(Path(location.folder or "."))
-        raise UsageError(
-            f"name at least one tier: none is armed in {where_} (it holds no receipt); "
-            f"declared tiers: {', '.join(project.tiers)}",
-            remedy=Request((), request.python, request.system).command(["base"]),
-        )
+    target, names = _named_tiers(project, request, ui, location, names=names, pending=pending)
     tiers = [project.tier(n) for n in names]
     with _phase(ui, f"checking the lockfiles of {', '.join(names)}"):
         read = lockload.fail_closed(project, tiers)
@@ -122,6 +113,27 @@ def install(
             "repairs what is half-installed",
             remedy=request.command(names),
         ) from None
+
+
+def _named_tiers(
+    project: Project, request: Request, ui: Progress, location: Location, *, names: list[str], pending: Any
+) -> tuple[Target | None, list[str]]:
+    """The tiers to arm (with ``--armed``, the target's armed tiers first) and the target when it had to be read
+    for them; a usage error when there is none."""
+    from tierlock import environment
+
+    target: Target | None = None
+    if (request.armed or not names) and not location.missing:
+        target = environment.resolve(location.python, pending=pending)
+        names = list(dict.fromkeys([*armed_tiers(project, target, ui), *names]))
+    if not names:
+        where_ = target.prefix if target is not None else project.relpath(Path(location.folder or "."))
+        raise UsageError(
+            f"name at least one tier: none is armed in {where_} (it holds no receipt); "
+            f"declared tiers: {', '.join(project.tiers)}",
+            remedy=Request((), request.python, request.system).command(["base"]),
+        )
+    return target, names
 
 
 @dataclass(frozen=True)

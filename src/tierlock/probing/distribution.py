@@ -180,19 +180,8 @@ def _probe(
     elif key in facts.whole:
         again: DistributionProbe = facts.whole[key]
         return again
-    reasons: list[str] = []
+    reasons, version = _folder_reasons(name, found, facts, locked)
     notes: list[str] = []
-    if len(found) > 1:
-        listed = ", ".join(d.path for d in found)
-        reasons.append(
-            f"{len(found)} .dist-info folders for {name} on the path ({listed}); "
-            "which one Python uses depends on the path order"
-        )
-    reasons.extend(facts.problems)
-    version = None
-    if facts.version_raw:
-        version, wrong = metadata.version_reasons(facts.version_raw, locked)
-        reasons.extend(wrong)
     editable = _editable(facts, reasons, notes)
     gone: frozenset[str] = frozenset()
     if stats is None:
@@ -223,6 +212,26 @@ def _probe(
     if state == "present" and not looked and not deep and len(found) == 1 and stats is not None:
         facts.whole[key] = result
     return result
+
+
+def _folder_reasons(
+    name: str, found: Sequence[DistInfoDir], facts: distinfo.DistInfo, locked: str | None
+) -> tuple[list[str], str | None]:
+    """What the ``.dist-info`` folders say before a file is looked at: more than one folder, a broken
+    METADATA, a version other than the lock's; and the version read."""
+    reasons: list[str] = []
+    if len(found) > 1:
+        listed = ", ".join(d.path for d in found)
+        reasons.append(
+            f"{len(found)} .dist-info folders for {name} on the path ({listed}); "
+            "which one Python uses depends on the path order"
+        )
+    reasons.extend(facts.problems)
+    version = None
+    if facts.version_raw:
+        version, wrong = metadata.version_reasons(facts.version_raw, locked)
+        reasons.extend(wrong)
+    return reasons, version
 
 
 def _libraries(facts: distinfo.DistInfo, index: SiteIndex, deep: bool) -> list[Missing]:
