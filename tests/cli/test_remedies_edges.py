@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (the walker's session fixtures are imported and redefined as parameters)
 """The ends of the remedy walk that are not a re-armed tier: refusals that say so, and labels that say what
 happened.
 
@@ -20,15 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.remedyscene import (  # noqa: F401  (session fixtures)
-    Parts,
-    scene_for,
-    walk_cache,
-    walk_layouts,
-    walk_parts,
-    walk_venv,
-    walk_wheels,
-)
+from tests.support.remedyscene import Parts, scene_for
 from tests.support.remedystates import STATES, State, so_of
 from tests.support.remedywalk import Scene, command, present, run_remedy, walk
 

@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (the walker's session fixtures are imported and redefined as parameters)
 """Every printed remedy converges:
 two tiers that pin one package differently, with and without a declared conflict.
 
@@ -14,16 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.remedyscene import (  # noqa: F401  (session fixtures)
-    Parts,
-    scene_for,
-    walk_cache,
-    walk_layouts,
-    walk_parts,
-    walk_state,
-    walk_venv,
-    walk_wheels,
-)
+from tests.support.remedyscene import Parts, scene_for, walk_state
 from tests.support.remedystates import State, by_layout, state_id
 
 
