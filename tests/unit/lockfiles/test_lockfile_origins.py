@@ -12,6 +12,7 @@ import pytest
 from tests.support.tierproject import write_pyproject
 from tierlock.lockfiles import read
 from tierlock.lockfiles.check import check
+from tierlock.lockfiles.locks import LockfileError
 from tierlock.lockfiles.origins import problem
 from tierlock.tiers import load_project
 
@@ -129,3 +130,24 @@ def test_a_location_the_project_declares_itself_is_fixed_in_pyproject_not_by_loc
     [found] = [f for f in check(project, ["brain"]).findings if f.kind == "outside-project"]
     assert found.line == 1
     assert found.remedy == "point helper at a file inside the project in pyproject.toml, then run: tierlock lock brain"
+
+
+def test_a_lock_a_backend_would_write_naming_a_declared_outside_file_is_refused_with_the_pyproject_fix(
+    root: Path,
+) -> None:
+    from tierlock.lockfiles.origins import refuse_foreign
+
+    outside = root.parent / "elsewhere" / "helper-1.0-py3-none-any.whl"
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text(encoding="utf-8").replace('"helper>=1"', f'"helper @ {outside.as_uri()}"'),
+        encoding="utf-8",
+    )
+    project = load_project(root)
+    tier = project.tier("brain")
+    tier.lockfile.write_text(f"helper @ {outside.as_uri()} --hash=sha256:{H}\n", encoding="utf-8")
+    entries = read(tier.lockfile).lock.entries
+    with pytest.raises(LockfileError) as refused:
+        refuse_foreign(project, tier, entries, "uv")
+    assert refused.value.message == "uv would lock brain to 1 file(s) outside the project; nothing was written"
+    assert refused.value.remedy == "point helper at a file inside the project in pyproject.toml"

@@ -289,10 +289,11 @@ def test_lock_remedies_of_several_tiers_merge_into_one_command() -> None:
         "tierlock lock base",
         "tierlock lock tools --backend pip",
         "edit pyproject.toml",
+        "tierlock lock docs --backend pip",
     ]
     assert merged_remedies(remedies) == [
         "tierlock lock base brain",
-        "tierlock lock tools --backend pip",
+        "tierlock lock tools docs --backend pip",  # one set of flags: one command
         "edit pyproject.toml",
     ]
 
@@ -326,6 +327,7 @@ def test_a_remedy_that_is_not_one_tierlock_lock_of_a_tier_is_kept_whole() -> Non
         (("base", "a", "b"), ("a", "b"), "a and b and the base they are layered on"),
         (("base", "mid", "top"), ("top",), "top and the tiers it is layered on (base and mid)"),
         (("base", "x", "y", "z", "w"), ("w",), "w and the tiers it is layered on (base, x, y and z)"),
+        (("base", "x", "y", "w"), ("w",), "w and the tiers it is layered on (base, x and y)"),
     ],
 )
 def test_the_scope_of_a_check_is_said_in_words(tiers: tuple[str, ...], requested: tuple[str, ...], said: str) -> None:
@@ -351,3 +353,23 @@ def test_a_lockfile_without_a_header_does_not_stop_the_check_of_the_tiers_after_
     report = check(load_project(project), ["brain"])
     assert ("base", "header") in [(f.tier, f.kind) for f in report.findings]
     assert ("brain", "input-drift") in [(f.tier, f.kind) for f in report.findings]
+
+
+def test_input_drift_keys_a_requirement_by_its_name_and_marker_and_lists_the_unmarked_one_first(
+    project: Path, capsys: pytest.CaptureFixture[str], wheels: Path
+) -> None:
+    pyproject = project / "pyproject.toml"
+    marked = "gamma>=1; python_version < '3.10'"
+    edit(pyproject, 'brain = ["gamma>=1"]', f'brain = ["gamma>=1", "{marked}"]')
+    assert run_cli(capsys, "--project", str(project), "lock", "brain", *offline(wheels))[0] == 0
+    edit(
+        pyproject,
+        f'brain = ["gamma>=1", "{marked}"]',
+        'brain = ["gamma>=1.0.1", "gamma>=1.0.2; python_version < \'3.10\'"]',
+    )
+    code, found = findings(capsys, project, "brain")
+    assert code == 1
+    assert [f["detail"] for f in found] == [
+        "brain: gamma>=1 became gamma>=1.0.1; "
+        'gamma>=1; python_version < "3.10" became gamma>=1.0.2; python_version < "3.10"'
+    ]
