@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from tierlock import fsutil
 from tierlock.errors import TierlockError
 from tierlock.tiers import BASE
 from tierlock.tiers.loader import parse_project, parse_toml
@@ -91,9 +92,10 @@ class Folder:
         return (self.root / rel).is_file()
 
     def read_text(self, rel: str) -> str | None:
+        """The file's text through the safe reader (a FIFO or an oversized file is no file here)."""
         try:
-            return (self.root / rel).read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError):
+            return fsutil.read_text(self.root / rel)
+        except (OSError, UnicodeDecodeError, TierlockError):
             return None
 
 
