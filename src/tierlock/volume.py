@@ -23,9 +23,7 @@ SEPARATOR = "; "
 
 def joined(reasons: Sequence[str], *, verbose: bool, hint: str = "") -> str:
     """*reasons* on one line: the first :data:`REASONS`, then "and N more" (all of them when *verbose*)."""
-    if verbose or len(reasons) <= REASONS:
-        return SEPARATOR.join(reasons)
-    return SEPARATOR.join([*reasons[:REASONS], more(len(reasons) - REASONS, "reason", hint)])
+    return SEPARATOR.join(capped(reasons, verbose=verbose, what="reason", hint=hint, limit=REASONS))
 
 
 def shorten(line: str, *, verbose: bool, hint: str = "") -> str:
@@ -36,11 +34,13 @@ def shorten(line: str, *, verbose: bool, hint: str = "") -> str:
     return head + dash + joined(tail.split(SEPARATOR), verbose=verbose, hint=hint)
 
 
-def capped(lines: Sequence[str], *, verbose: bool, what: str = "package", hint: str = "") -> list[str]:
-    """The first :data:`PACKAGES` *lines*, then one line counting the rest (all of them when *verbose*)."""
-    if verbose or len(lines) <= PACKAGES:
+def capped(
+    lines: Sequence[str], *, verbose: bool, what: str = "package", hint: str = "", limit: int = PACKAGES
+) -> list[str]:
+    """The first *limit* *lines*, then one line counting the rest (all of them when *verbose*)."""
+    if verbose or len(lines) <= limit:
         return list(lines)
-    return [*lines[:PACKAGES], more(len(lines) - PACKAGES, what, hint)]
+    return [*lines[:limit], more(len(lines) - limit, what, hint)]
 
 
 def more(count: int, what: str, hint: str = "") -> str:

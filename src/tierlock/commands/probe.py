@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from tierlock.cli import Context
-    from tierlock.probing import TierProbe
+    from tierlock.probing import DistributionProbe, TierProbe
     from tierlock.tiers import Project
 
 #: Plain lines even on a terminal: the probe is a fast path and never imports rich.
@@ -65,10 +65,10 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     # The same target as install-tier and status (--python, else the active venv, else the project's own).
     project = ctx.project()
     # An unknown tier is a usage error before the environment is looked at.
-    selected = [t.name for t in project.select(list(args.tiers or ()))]
-    target = resolve_existing(args.python, project, selected)
+    tiers = project.select(list(args.tiers or ()))
+    target = resolve_existing(args.python, project, [t.name for t in tiers])
     prober = Prober(project, target, python=args.python)  # remedies name --python as it was given
-    results = [prober.probe(t, closure=args.closure, deep=args.deep) for t in project.select(list(args.tiers or ()))]
+    results = [prober.probe(t, closure=args.closure, deep=args.deep) for t in tiers]
     results = [_rearmable(project, target.prefix, r) for r in results]
     if ctx.ui.json_mode:
         ctx.ui.emit_json(document(results))
@@ -88,20 +88,21 @@ def render(results: list[TierProbe], ctx: Context) -> None:
     for r in results:
         broken = [d for d in r.checked if d.reasons]
         for d in broken if verbose else broken[: volume.PACKAGES]:
-            label = f"{r.tier}: {d.name} {d.state}" + (f" {d.version}" if d.version else "")
-            shown = d.reasons if verbose else d.reasons[: volume.REASONS]
-            for reason in shown:
-                ctx.ui.line(f"  {label} — {reason}")
-            if len(shown) < len(d.reasons):
-                ctx.ui.line(f"  {label} — {volume.more(len(d.reasons) - len(shown), 'reason', volume.CLI_HINT)}")
+            shown = volume.capped(d.reasons, verbose=verbose, what="reason", hint=volume.CLI_HINT, limit=volume.REASONS)
+            for text in shown:
+                ctx.ui.line(f"  {_label(r.tier, d)} — {text}")
         if not verbose and len(broken) > volume.PACKAGES:
             ctx.ui.line(f"  {r.tier}: {volume.more(len(broken) - volume.PACKAGES, 'package', volume.CLI_HINT)}")
         for d in r.checked:
-            if ctx.ui.verbose or d.state == "present-editable":
-                label = f"{r.tier}: {d.name} {d.state}" + (f" {d.version}" if d.version else "")
+            if verbose or d.state == "present-editable":
                 for note in d.notes:
-                    ctx.ui.line(f"  {label} — note: {note}")
+                    ctx.ui.line(f"  {_label(r.tier, d)} — note: {note}")
         for note in r.notes:
             ctx.ui.line(f"  {r.tier}: note: {note}")
         if not r.present:
             ctx.ui.line(f"  {r.tier} is {r.state}; to fix: {r.install_command}")
+
+
+def _label(tier: str, dist: DistributionProbe) -> str:
+    """``brain: numpy partial 2.3.3``: the tier, the package, its state and the version read."""
+    return f"{tier}: {dist.name} {dist.state}" + (f" {dist.version}" if dist.version else "")
