@@ -8,6 +8,7 @@ run's setup (:mod:`tierlock.evidence.prepare`).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -112,13 +113,20 @@ class RefTree:
     def _spec(self, rel: str) -> str:
         return f"{self.commit}:{discovery._join(self.folder, rel)}"
 
-    def is_file(self, rel: str) -> bool:
+    @functools.cached_property
+    def _files(self) -> frozenset[str]:
+        """Every file below the folder at the commit, relative to the folder (one ``git ls-tree`` for all)."""
+        prefix = f"{self.folder}/" if self.folder else ""
+        status, out, _ = run_git(str(self.top), "ls-tree", "-r", "-z", "--name-only", self.commit, "--", prefix or ".")
+        if status != 0:
+            return frozenset()
+        names = out.decode("utf-8", "surrogateescape").split("\0")
+        return frozenset(name[len(prefix) :] for name in names if name.startswith(prefix) and name)
 
-        status, out, _ = run_git(str(self.top), "cat-file", "-t", self._spec(rel))
-        return status == 0 and out.strip() == b"blob"
+    def is_file(self, rel: str) -> bool:
+        return rel in self._files
 
     def read_text(self, rel: str) -> str | None:
-
         status, data, _ = run_git(str(self.top), "cat-file", "blob", self._spec(rel))
         return data.decode("utf-8", errors="replace").removeprefix("\ufeff") if status == 0 else None
 
