@@ -209,5 +209,4 @@ def gitlab(planned: Sequence[Job]) -> str:
 
 
 def _yaml(value: str) -> str:
-
     return json.dumps(value)  # a JSON string is a YAML double-quoted scalar

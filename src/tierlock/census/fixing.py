@@ -40,7 +40,6 @@ def add_globs(text: str, globs: Mapping[str, Sequence[str]]) -> str:
 
 
 def _tier_table(tiers: Any, tier: str) -> Any:
-
     for name in tiers:
         if normalize(name) == tier:
             return tiers[name]

@@ -78,7 +78,6 @@ VALIDATION_CACHE_FORMAT = b"3"
 
 
 def _validation_key(path: Path, root: Path) -> str:
-
     config_dir = path.resolve().parent
     pyproject = next(
         (f / "pyproject.toml" for f in (config_dir, *config_dir.parents) if (f / "pyproject.toml").is_file()), None

@@ -179,7 +179,6 @@ def stash_command(top: Path, not_checked: list[str]) -> str:
 
 
 def _base(options: Options, checkout: gitbind.Checkout | None) -> BaseConfig:
-
     ref = str(options.config_from)
     if checkout is None:
         raise UsageError(

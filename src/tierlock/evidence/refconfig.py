@@ -138,6 +138,5 @@ def tree(top: Path, base: BaseConfig) -> RefTree:
 
 
 def _blob(top: Path, blob: str) -> tuple[int, bytes]:
-
     status, data, _ = run_git(str(top), "cat-file", "blob", blob)
     return status, data

@@ -56,7 +56,6 @@ def _now() -> str:
 
 
 def _start(p: Prepared, ex: Execution) -> Receipt:
-
     top = p.top
     return Receipt(
         run_id=ex.run_id,

@@ -66,7 +66,6 @@ def for_uv_project(proposal: Proposal, path: Path) -> tuple[Proposal, str | None
 
 
 def _quoted(value: str) -> str:
-
     return json.dumps(value)
 
 

@@ -79,7 +79,6 @@ class _Walker:
             return parts, i
 
     def simple_key(self, i: int) -> tuple[str, int]:
-
         text = self.text
         for pattern in (_BASIC, _LITERAL):
             m = pattern.match(text, i)
