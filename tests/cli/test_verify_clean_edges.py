@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,35 @@ def test_an_evidence_dir_that_is_the_working_tree_itself_is_refused_before_anyth
     assert (code, doc["result"]) == (2, "refused")
     assert "--evidence-dir" in doc["error"]["message"]
     assert git(repo, "status", "--porcelain") == ""
+
+
+@pytest.mark.parametrize("shape", ["a file", "under a file", "read-only", "the default under a file"])
+def test_an_evidence_dir_that_cannot_be_a_folder_is_a_usage_error_before_anything_runs(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, shape: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))  # where a remedy may send the evidence
+    marker = tmp_path / "ran"
+    repo = make_repo(tmp_path / "r", {"ok.py": f"open({str(marker)!r}, 'w').close()\n"}, [check("unit", "ok.py")])
+    blocker = tmp_path / "afile"
+    blocker.write_text("not a folder\n")
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    (tmp_path / "tmp").mkdir()
+    chosen = {"a file": blocker, "under a file": blocker / "evidence", "read-only": locked / "evidence"}.get(shape)
+    if shape == "read-only" and os.access(locked, os.W_OK):
+        pytest.skip("this user writes into a 0500 folder (root without a read-only mount)")
+    if chosen is None:
+        (repo / ".git" / "tierlock").write_text("in the way of the default evidence folder\n")
+    code, doc = verify_json(capsys, repo, *(["--evidence-dir", str(chosen)] if chosen else []))
+    assert (code, doc["result"]) == (2, "refused"), doc
+    assert doc["error"]["kind"] == "usage", doc
+    assert str(chosen or "") in doc["error"]["message"]
+    assert not marker.exists()  # nothing ran
+    (remedy,) = doc["error"]["remedy_argv"]
+    assert remedy[:4] == ["tierlock", "--project", str(repo), "verify"]
+    code, doc = verify_json(capsys, repo, *remedy[4:])
+    assert (code, doc["result"]) == (0, "passed"), doc
+    assert marker.exists()
 
 
 def _edit_receipt(doc: dict[str, Any], **changes: Any) -> None:

@@ -8,14 +8,16 @@ the target environment and the evidence folder. Nothing runs here.
 
 from __future__ import annotations
 
+import os
 import shlex
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tierlock.errors import UsageError
 from tierlock.evidence import activation, gitbind, refconfig, steps, store
-from tierlock.evidence.answer import listed
+from tierlock.evidence.answer import listed, verify_command
 from tierlock.evidence.config import VALIDATION_CACHE, Validated, find_config, sha256, validated
 from tierlock.evidence.process import GRACE_SECONDS
 from tierlock.setup_derivation import from_lockfiles
@@ -142,6 +144,7 @@ def prepare(options: Options) -> Prepared:
 def _evidence_dir(options: Options, checkout: gitbind.Checkout | None, root: Path) -> tuple[Path, list[str]]:
     """The evidence folder, and the folder inside the tree to leave out of the tree check (when it lies there)."""
     evidence_dir = (options.evidence_dir or store.default_dir(checkout.git_dir if checkout else None, root)).resolve()
+    _refuse_unwritable(evidence_dir, options, root)
     if checkout is None:
         if options.evidence_dir is None:
             store.ignore_outside_git(evidence_dir)
@@ -155,6 +158,30 @@ def _evidence_dir(options: Options, checkout: gitbind.Checkout | None, root: Pat
     if rel is None or gitbind.relative(checkout.git_dir, evidence_dir) is not None:
         return evidence_dir, []  # outside the tree, or in the git dir: git status never shows it
     return evidence_dir, [rel]
+
+
+def _refuse_unwritable(evidence_dir: Path, options: Options, root: Path) -> None:
+    """Refuse (exit 2, before anything runs) an evidence folder that cannot be made (a file on its path, no access).
+
+    The remedy drops a chosen ``--evidence-dir`` (the default folder), or moves the default one to the temporary folder.
+    """
+    existing = evidence_dir
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if existing.is_dir() and os.access(existing, os.W_OK | os.X_OK):
+        return
+    problem = "is not a folder" if not existing.is_dir() else "is not writable"
+    why = problem if existing == evidence_dir else f"cannot be made: {existing} {problem}"
+    config = str(options.config) if options.config is not None else None
+    instead = (
+        None
+        if options.evidence_dir is not None
+        else str(Path(tempfile.gettempdir()) / f"tierlock-evidence-{root.name}")
+    )
+    raise UsageError(
+        f"evidence folder {evidence_dir} {why}: nothing was run",
+        remedy=verify_command(config, options.config_from, instead, str(root)),
+    )
 
 
 def _dirty(checkout: gitbind.Checkout | None, allow_dirty: bool, not_checked: list[str]) -> list[str]:
