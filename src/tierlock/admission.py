@@ -84,7 +84,7 @@ def admit(project: Project, tiers: Sequence[str] = (), python: str | Path | None
     parts = (
         lockfile_part(project, names),
         runtime_part(project),
-        probe_part(project, names, python),
+        probe_part(project, names, python, chosen=bool(tiers)),
         census_part(project, names),
     )
     return Admission(parts, tuple(names))
@@ -148,9 +148,12 @@ def runtime_part(project: Project) -> Part:
     return Part("runtime", "pass" if result.ok else "fail", counts, problems, remedy)
 
 
-def probe_part(project: Project, names: Sequence[str], python: str | Path | None) -> Part:
+def probe_part(project: Project, names: Sequence[str], python: str | Path | None, *, chosen: bool = True) -> Part:
     """Every required tier present in the environment, by the probe's one definition
-    (:mod:`tierlock.probing.verdict`: roots in full, compiled artifacts of the locked closure)."""
+    (:mod:`tierlock.probing.verdict`: roots in full, compiled artifacts of the locked closure).
+
+    Unless the tiers were *chosen* (``--tier``), a ``ci-require`` that names tiers declared in conflict
+    can never pass in one environment: the part says so and admits one job's tiers (:func:`one_job`)."""
     from tierlock.errors import TierlockError
     from tierlock.installer.location import resolve_existing
     from tierlock.probing import Prober
@@ -178,7 +181,44 @@ def probe_part(project: Project, names: Sequence[str], python: str | Path | None
             results.append(prober.probe(tier))  # the one verdict: the same as probe, status and the plugin
         except TierlockError as err:  # a lockfile that cannot be trusted: the tier fails, the gate still reports
             failed.append((tier.name, err))
-    return probe_verdict(results, failed, layers_of_project(project), python=python, exclusive=project.exclusive)
+    job = None if chosen else one_job(project, names, [r.tier for r in results if r.present])
+    if job is None:
+        return probe_verdict(results, failed, layers_of_project(project), python=python, exclusive=project.exclusive)
+    part = probe_verdict(
+        [r for r in results if r.tier in job],
+        [(tier, err) for tier, err in failed if tier in job],
+        layers_of_project(project),
+        python=python,
+        exclusive=project.exclusive,
+    )
+    return _apart(part, project, names, job, python)
+
+
+def one_job(project: Project, names: Sequence[str], present: Sequence[str]) -> list[str] | None:
+    """The required tiers one environment can hold when *names* include tiers declared in conflict, those
+    *present* first (the job this environment already is); None when one environment can hold them all."""
+    job: list[str] = []
+    for name in [*present, *(n for n in names if n not in present)]:
+        if not any(project.exclusive(name, other) for other in job):
+            job.append(name)
+    return None if len(job) == len(names) else [n for n in names if n in job]
+
+
+def _apart(part: Part, project: Project, names: Sequence[str], job: Sequence[str], python: str | Path | None) -> Part:
+    """The probe part of *job*, failed: the gate of every required tier can never pass in one environment."""
+    import shlex
+
+    apart = [n for n in names if n not in job]
+    pairs = sorted({" and ".join(sorted((a, b))) for a in job for b in apart if project.exclusive(a, b)})
+    line = (
+        f"ci-require names {', '.join(names)}, but conflicts keeps {'; '.join(pairs)} apart: no one environment "
+        f"holds them all, so this gate cannot pass here; admit one job's tiers in each CI job (tierlock matrix "
+        f"lists the jobs): here {', '.join(job)}"
+    )
+    admit = ["tierlock", "admit", *(a for n in job for a in ("--tier", n))]
+    admit += ["--python", str(python)] if python is not None else []
+    remedy = " && ".join([*([part.remedy] if part.remedy else []), shlex.join(admit)])
+    return Part("probe", "fail", part.counts, [line, *part.problems], remedy, [line, *(part.brief or part.problems)])
 
 
 def probe_verdict(
