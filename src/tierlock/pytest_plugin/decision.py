@@ -29,6 +29,7 @@ _DEFAULTS: dict[str, Any] = {
     "owners": {},
     "words": {},
     "job": [],
+    "apart": {},
     "python": None,
     "exact": True,
 }
@@ -55,7 +56,9 @@ class Gate:
     * ``needed`` / ``globbed``: per tier the selected files that need it
       (census) and that its globs match; ``globs``: every tier's globs;
     * ``layers``: tier -> the tier it is layered on; ``damaged``: tier ->
-      its damage lines; ``job``: a matrix job's tiers; ``python``: the
+      its damage lines; ``job``: a matrix job's tiers; ``apart``: tier not
+      present -> the present tier it is declared in conflict with (outside a
+      matrix job: this environment holds the other one); ``python``: the
       interpreter a remedy must name (None: the default target);
     * ``exact``: whether the counts before collection are the run's own
       (False when ``-k``/``-m`` or a computed ``collect_ignore`` narrow it).
@@ -97,6 +100,7 @@ class Gate:
         self.owners: dict[str, str] = rest.get("owners", {})
         self.words: dict[str, str] = rest.get("words", {})
         self.job: list[str] = rest.get("job", [])
+        self.apart: dict[str, str] = rest.get("apart", {})
         self.python: str | None = rest.get("python")
         self.exact: bool = rest.get("exact", True)
         # Per process (not sent to workers): what this process kept out and attributed.
@@ -177,14 +181,22 @@ class Gate:
         from tierlock.remedies import install_remedy
 
         names = list(tiers)
+        # A required tier kept apart from another required one, present here: no one environment holds both.
+        jobs = [t for t in names if self.strict and self.apart.get(t) in self.required]
+        names = [t for t in names if t not in jobs]
         layers = self.layers or dict.fromkeys(names)
         unlocked = [t for t in names if self.install.get(t, "").startswith("tierlock lock ")]  # no lockfile yet
         command = install_remedy(names, layers, python=self.python, unlocked=unlocked)
-        return command or ", ".join(self.install[t] for t in names)
+        if command and any(t in self.apart for t in names):
+            command += " --replace-armed"  # the tier it conflicts with is armed: replaced on purpose
+        command = command or ", ".join(self.install[t] for t in names)
+        return " && ".join(c for c in (command, "tierlock matrix" if jobs else "") if c)
 
     def state_of(self, tier: str) -> str:
         """The tier's state as the output names it: present, partial or absent, and ``, damaged`` when it is."""
         state = self.states.get(tier, "unknown")
+        if tier in self.apart:
+            return f"{state}, declared in conflict with {self.apart[tier]} (present here)"
         return f"{state}, damaged" if tier in self.damaged else state
 
     def reason(self, tiers: str | Sequence[str]) -> str:

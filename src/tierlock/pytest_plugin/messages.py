@@ -128,6 +128,11 @@ def fail_closed_message(gate: Gate, failing: list[str], *, verbose: bool = False
             continue
         lines.append(f"tierlock: tier {tier} is {_required(gate, tier)} but it is {gate.states[tier]}:")
         lines.extend(f"  - {line}" for line in _listing(gate.broken[tier], verbose))
+        if tier in gate.apart:
+            lines.append(
+                f"  it is declared in conflict with {gate.apart[tier]}, present here: one environment never holds "
+                f"both; test each in its own job ({JOB_TIERS_VAR})"
+            )
         needed = gate.globbed.get(tier, 0) + gate.needed.get(tier, 0)
         if needed:
             lines.append(f"  this run selects {needed} test file(s) that need it")

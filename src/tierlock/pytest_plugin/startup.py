@@ -47,7 +47,7 @@ def decide(config: pytest.Config, cache: Cache | None, file_or_dir: Sequence[str
     gate = gate_for(pyproject, text, cache, strict, why)
     if gate is None:
         return gate
-    _layers_and_job(gate, text)
+    _layers_and_job(gate, text, pyproject)
     if any(state != "present" for state in gate.states.values()) or gate.damaged:
         gate.python = remedy_python(gate.root, text)
     weigh(gate, Selection(config, file_or_dir), QuietCache(cache) if cache is not None else None)
@@ -62,8 +62,9 @@ def _flag(config: pytest.Config, name: str) -> bool:
     return bool(value)
 
 
-def _layers_and_job(gate: Gate, text: str) -> None:
-    """The tiers' layering (for the shortest remedy), and a matrix job's tiers, required and alone collected."""
+def _layers_and_job(gate: Gate, text: str, pyproject: Path) -> None:
+    """The tiers' layering (for the shortest remedy), and a matrix job's tiers, required and alone collected;
+    outside a matrix job, the tiers kept apart from a present one (:func:`_apart`)."""
     import tomllib
 
     from tierlock.remedies import layers_from_pyproject
@@ -74,6 +75,7 @@ def _layers_and_job(gate: Gate, text: str) -> None:
         gate.layers = {}
     job = job_tiers(os.environ, list(gate.states), gate.layers)
     if job is None:
+        _apart(gate, text, pyproject)
         return
     gate.job = job
     gate.required = [t for t in gate.states if t in job]
@@ -84,6 +86,32 @@ def _layers_and_job(gate: Gate, text: str) -> None:
         if tier not in job and tier in gate.version_only:
             del gate.damaged[tier]  # another job's pin of a shared package: intended
     restrict_owners(gate, {t for t, state in gate.states.items() if state != "present" or t not in job})
+
+
+def _apart(gate: Gate, text: str, pyproject: Path) -> None:
+    """Each tier not present that is declared in conflict with a present one: this environment holds the other.
+
+    Its remedy is then never a plain install (which the armed tier's receipt refuses, or which would undo a
+    required tier); the version its conflicting tier pins is intended, not damage. The full tier model is
+    loaded only here, when a tier is missing and the project declares conflicts.
+    """
+    present = [t for t, state in gate.states.items() if state == "present"]
+    missing = [t for t, state in gate.states.items() if state != "present"]
+    if not present or not missing or "conflicts" not in text:
+        return
+    from tierlock.errors import TierlockError
+    from tierlock.tiers import load_project
+
+    try:
+        project = load_project(pyproject)
+    except TierlockError:
+        return  # the plain remedies stand; tierlock check names what is wrong with the project
+    for tier in missing:
+        other = next((p for p in present if project.exclusive(tier, p)), None)
+        if other is not None:
+            gate.apart[tier] = other
+            if tier in gate.version_only:
+                gate.damaged.pop(tier, None)  # the other tier's pin of a shared package: intended
 
 
 def weigh(gate: Gate, selection: Selection, cache: QuietCache | None = None) -> None:

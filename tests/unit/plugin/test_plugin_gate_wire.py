@@ -35,6 +35,7 @@ DECIDED: dict[str, Any] = {
     "owners": {"brainpkg": "brain"},
     "words": {"brainpkg": "brain"},
     "job": ["base", "brain"],
+    "apart": {"fast": "brain"},
     "python": "/venv/bin/python",
     "exact": False,
 }
@@ -78,6 +79,7 @@ def test_a_gate_made_with_only_its_required_fields_hands_on_empty_lists_and_tabl
         "damaged": {},
         "owners": {},
         "words": {},
+        "apart": {},
         "job": [],
         "python": None,
         "exact": True,
