@@ -147,15 +147,18 @@ def _fast(argv: Sequence[str], *, command: bool) -> int | None:
     try:
         return fast_install(argv, command=command)
     except KeyboardInterrupt:
-        from tierlock.errors import Interrupted
-        from tierlock.output import UI
+        return _interrupted(argv, "tierlock" if command else "install-tier")
 
-        prog = "tierlock" if command else "install-tier"
-        err = Interrupted(
-            f"interrupted ({interrupts.name()}); nothing was changed", remedy=interrupts.rerun(prog, argv)
-        )
-        UI(json_mode="--json" in argv).error(err)
-        return err.exit_code
+
+def _interrupted(argv: Sequence[str], prog: str) -> int:
+    """Exit 130 with one message naming the command to run again."""
+    from tierlock import interrupts
+    from tierlock.errors import Interrupted
+    from tierlock.output import UI
+
+    err = Interrupted(f"interrupted ({interrupts.name()}); nothing was changed", remedy=interrupts.rerun(prog, argv))
+    UI(json_mode="--json" in argv).error(err)
+    return err.exit_code
 
 
 def _exit(code: int) -> NoReturn:
@@ -201,6 +204,22 @@ def _cli(argv: list[str], prog: str | None = None) -> int:
     return main(argv) if prog is None else main(argv, prog=prog)
 
 
+def _kept(argv: list[str]) -> int:
+    """A read-only command (check, probe, status, admit): its kept answer when everything it rests on is
+    unchanged (:mod:`tierlock.keptrun`), else :func:`_cli`, recorded so the next run can be answered so."""
+    from tierlock import keptrun
+
+    if keptrun.command_of(argv) is None:
+        return _cli(argv)
+    try:
+        code = keptrun.replay(argv)
+    except KeyboardInterrupt:
+        return _interrupted(argv, "tierlock")
+    if code is not None:
+        return code
+    return keptrun.run(argv, lambda: _cli(argv))
+
+
 def version(argv: Sequence[str]) -> int | None:
     """``tierlock --version`` (alone, or with ``--json``): printed before anything else is imported; else None.
 
@@ -229,7 +248,7 @@ def tierlock() -> NoReturn:
 
         code = fast(sys.argv[1:])
     if code is None:
-        code = _cli(sys.argv[1:])
+        code = _kept(sys.argv[1:])
     _exit(code)
 
 

@@ -1,0 +1,238 @@
+"""A read-only command's answer, kept with everything it looked at, given again while none of it changed.
+
+``tierlock check``, ``probe``, ``status`` and ``admit`` print what follows
+from files: the project's pyproject.toml, lockfiles and test files, and the
+target environment's dist-info folders and installed files. Loading the
+tier model, the lockfile model, packaging and the census to work that out
+again costs a hundred milliseconds of imports; this module makes a command
+that has run once cost little more than starting the interpreter, without
+trusting anything it has not checked again.
+
+The first run is *recorded*: a :func:`sys.addaudithook` hook and wrappers of
+:func:`os.stat`, :func:`os.lstat` and :func:`os.access` note every file the
+command opened, every path it looked up, every folder it listed, and every
+environment variable it read (``os.environ`` is watched); its output and exit
+code are captured as they are written. The entry kept (``runs-*.marshal``
+in tierlock's cache folder, ``$TIERLOCK_CACHE_DIR``) holds:
+
+* a digest of the bytes of every file opened (pyproject.toml, each lockfile,
+  ``uv.lock``, requirement files, test files, receipts, RECORD files ...);
+* the kind, size, modification time and inode of every path looked up (every
+  installed file of the locked closure the probe checks, missing ones too);
+* the names in every folder listed, and with :func:`os.scandir` each entry's
+  kind, size, modification time and inode;
+* the value (or absence) of every environment variable read;
+* the command line, the working folder, the interpreter, tierlock's version.
+
+The next run with the same command line does all of those reads, lookups and
+listings again - every file of the locked closure is stat-ed again, every
+lockfile digested again - and prints the kept answer only when every one is
+as it was; anything different, and the command runs in full (and is
+recorded again). A run is never kept when it wrote a file outside the cache
+folder, started a process, opened a connection, changed folder, ended with
+another exit code than 0 or 1, wrote to a terminal, or when anything it
+looked at was modified less than two seconds before it started (a change
+within the file system's clock resolution could go unseen).
+Files read by the import system and tierlock's own cache files are not
+part of the key: the caches are themselves keyed by what they rest on, and
+that is recorded.
+"""
+
+from __future__ import annotations
+
+import marshal  # loaded by every interpreter at start-up (it reads byte code): no import cost
+import os
+import sys
+
+from tierlock._version import __version__
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+#: Bump when the kept entry's shape or meaning changes.
+SCHEMA = 1
+#: The commands whose answer may be kept.
+COMMANDS = frozenset({"check", "probe", "status", "admit"})
+#: Global options that take a value (``--project DIR``), to find the command on a command line.
+_VALUED = ("--project", "--color")
+#: Audit events that change something outside the process (with a path first: allowed in the cache folder).
+WRITES = frozenset(
+    {"os.remove", "os.rename", "os.mkdir", "os.rmdir", "os.truncate", "os.chmod", "os.chown", "os.utime"}
+    | {"os.link", "os.symlink", "shutil.rmtree", "shutil.copyfile", "shutil.move", "shutil.copytree"}
+)
+#: Audit event prefixes that make a run's answer more than a function of what it read.
+EFFECTS = ("subprocess.", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.system", "os.kill", "socket.")
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+#: Files up to this size are known by a digest of their bytes; larger ones by their size, time and inode.
+DIGESTED = 1 << 20
+#: How recent (ns) a modification may be before a run is not kept: within the file system's clock resolution.
+SETTLE_NS = 2_000_000_000
+
+
+def command_of(argv: Sequence[str]) -> str | None:
+    """The command *argv* runs when it is one whose answer may be kept (exact names only), else None."""
+    takes_value = False
+    for token in argv:
+        if takes_value:
+            takes_value = False
+        elif token.startswith("-"):
+            if token in ("-h", "--help", "--version", "--"):
+                return None
+            takes_value = token in _VALUED
+        else:
+            return token if token in COMMANDS else None
+    return None
+
+
+def folder() -> str | None:
+    """tierlock's cache folder (None: caching is off): :func:`tierlock.probing.libcache.folder`."""
+    from tierlock.probing.libcache import folder as cache_folder
+
+    return cache_folder()
+
+
+def entry_path(where: str, argv: Sequence[str]) -> str:
+    """The file that keeps the answer of *argv* run here (one per command line, folder and interpreter)."""
+    data = "\0".join([*argv, os.getcwd(), sys.executable, sys.version, __version__]).encode("utf-8", "surrogateescape")
+    return os.path.join(where, f"runs-{_sha256(data).hexdigest()[:24]}.marshal")
+
+
+def _sha256(data: bytes) -> Any:
+    try:
+        from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:  # Python 3.12+ (``_sha2``) or a build without it
+        from hashlib import sha256
+    return sha256(data)
+
+
+def who(argv: Sequence[str]) -> list[object]:
+    """What an entry is for besides what the run read: the command line, folder, interpreter and tierlock."""
+    return [SCHEMA, list(argv), os.getcwd(), sys.executable, sys.version, __version__]
+
+
+# -- what a path is now ---------------------------------------------------------------------------------
+def stat_sig(path: str, *, follow: bool = True) -> tuple[int, ...]:
+    """A path's kind, size, modification time (ns), inode and device; ``(-errno,)`` when it cannot be looked up.
+
+    A folder's size and time are left out (they change whenever an entry is added or removed): what a
+    command learns from a folder's entries it learns by listing it, and a listing is kept apart.
+    """
+    try:
+        st = os.stat(path, follow_symlinks=follow)
+    except OSError as exc:
+        return (-(exc.errno or 1),)
+    if st.st_mode & 0o170000 == 0o040000:
+        return (st.st_mode, 0, 0, st.st_ino, st.st_dev)
+    return (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
+
+
+def digest(path: str) -> bytes | tuple[int, ...] | int:
+    """The sha256 of a file's bytes, or ``-errno`` when it cannot be read.
+
+    A file larger than :data:`DIGESTED` (a compiled library whose header the probe reads) is known by its
+    :func:`stat_sig` instead, the identity :mod:`tierlock.probing.libcache` keeps its verdicts by.
+    """
+    try:
+        with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if st.st_size > DIGESTED:
+                return (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
+            data = fh.read()
+    except OSError as exc:
+        return -(exc.errno or 1)
+    return bytes(_sha256(data).digest())
+
+
+def listing(path: str) -> tuple[str, ...] | int:
+    """The sorted names in a folder (:func:`os.listdir`), or ``-errno``."""
+    try:
+        return tuple(sorted(os.listdir(path)))
+    except OSError as exc:
+        return -(exc.errno or 1)
+
+
+def scan(path: str) -> tuple[tuple[str, tuple[int, ...]], ...] | int:
+    """The sorted entries of a folder with each one's :func:`stat_sig` (:func:`os.scandir` hands out its
+    entries' ``stat()`` without :func:`os.stat`), or ``-errno``."""
+    try:
+        names = sorted(os.listdir(path))
+    except OSError as exc:
+        return -(exc.errno or 1)
+    return tuple((name, stat_sig(os.path.join(path, name))) for name in names)
+
+
+# -- giving a kept answer ---------------------------------------------------------------------------------
+def load(path: str) -> dict[str, Any] | None:
+    try:
+        with open(path, "rb") as fh:
+            data = marshal.loads(fh.read())
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def holds(entry: dict[str, Any], argv: Sequence[str]) -> bool:
+    """Whether every environment variable, path, folder and file *entry* rests on is as it was."""
+    try:
+        if entry["who"] != who(argv):
+            return False
+        environ = os.environ
+        if any(environ.get(name) != value for name, value in entry["env"].items()):
+            return False
+        for table, current in (
+            ("stats", stat_sig),
+            ("lstats", _lstat_sig),
+            ("lists", listing),
+            ("scans", scan),
+            ("files", digest),
+        ):
+            if any(current(path) != was for path, was in entry[table].items()):
+                return False
+        return isinstance(entry["out"], list) and isinstance(entry["code"], int)
+    except (KeyError, TypeError, AttributeError):
+        return False
+
+
+def _lstat_sig(path: str) -> tuple[int, ...]:
+    return stat_sig(path, follow=False)
+
+
+def replay(argv: Sequence[str]) -> int | None:
+    """Print the kept answer of *argv* and return its exit code, when one is kept and still holds; else None."""
+    if _terminal():
+        return None
+    where = folder()
+    if where is None:
+        return None
+    entry = load(entry_path(where, argv))
+    if entry is None or not holds(entry, argv):
+        return None
+    streams = {1: sys.stdout, 2: sys.stderr}
+    for fd, text in entry["out"]:
+        streams[fd].write(text)
+    code: int = entry["code"]
+    return code
+
+
+def _terminal() -> bool:
+    """Whether stdout or stderr is a terminal (output then depends on its width and colours: never kept)."""
+    try:
+        return sys.stdout.isatty() or sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return True
+
+
+def run(argv: Sequence[str], command: Callable[[], int]) -> int:
+    """*command*'s exit code, printing what it prints; recorded and kept when it is a function of what it read."""
+    where = None if _terminal() else folder()
+    if where is None:
+        return command()
+    from tierlock.keptrecord import Recorder
+
+    recorder = Recorder(where)
+    with recorder:
+        code = command()
+    recorder.keep(entry_path(where, argv), who(argv), code)
+    return code
