@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from benchmarks._cliworld import make_world
+
 from tests.support.env import clean_env
 
 ENTRY = "import sys; sys.argv[1:] = {argv!r}; from tierlock._entry import tierlock; tierlock()"
@@ -190,7 +190,8 @@ def test_a_file_changed_in_place_with_the_same_size_is_seen(kept: World) -> None
     try:
         after, _ = kept.run(argv)
         assert after.returncode == 1
-        assert "viz" in after.stdout and "partial" in after.stdout
+        assert "viz" in after.stdout
+        assert "partial" in after.stdout
     finally:
         _restore(module, text, kept)
 
