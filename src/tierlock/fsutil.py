@@ -131,6 +131,19 @@ def _identity(info: os.stat_result) -> tuple[int, ...]:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
+def kept_bytes(path: str | os.PathLike[str]) -> bytes | None:
+    """The bytes :func:`read_bytes` gave for *path* in this :func:`reading_once` block while the file is
+    unchanged (None when it was not read, or changed since, or outside such a block)."""
+    if not _ONCE:
+        return None
+    name = os.fspath(path)
+    kept = _ONCE[-1].get(name)
+    try:
+        return kept[1] if kept is not None and kept[0] == _identity(os.stat(name)) else None
+    except OSError:
+        return None
+
+
 @contextmanager
 def reading_once() -> Iterator[None]:
     """Within this block, :func:`read_bytes` reads a file once and gives the same bytes again while the file's
