@@ -202,9 +202,11 @@ class Recorder:
         """The entry to keep (None when the run may not be kept)."""
         if self.tainted is not None or code not in (0, 1):
             return None
-        code_files = {str(f) for m in list(sys.modules.values()) for f in _module_files(m)}
+        modules = list(sys.modules.values())
+        code_files = {str(f) for m in modules for f in _module_files(m)}
+        sources = {str(m.__file__) for m in modules if getattr(m, "__file__", None)}
         files = {path: digest(path) for path in sorted(self.opened - code_files)}
-        stats = {path: stat_sig(path) for path in sorted(self.stats)}
+        stats = {path: stat_sig(path) for path in sorted(self.stats | sources)}
         lstats = {path: stat_sig(path, follow=False) for path in sorted(self.lstats)}
         lists = {path: listing(path) for path in sorted(self.listed)}
         scans = {path: scan(path) for path in sorted(self.scanned)}

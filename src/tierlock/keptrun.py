@@ -22,7 +22,9 @@ in tierlock's cache folder, ``$TIERLOCK_CACHE_DIR``) holds:
 * the names in every folder listed, and with :func:`os.scandir` each entry's
   kind, size, modification time and inode;
 * the value (or absence) of every environment variable read;
-* the command line, the working folder, the interpreter, tierlock's version.
+* the size, time and inode of the source file of every module the run imported (tierlock's own code,
+  packaging, the standard library: a changed module, and the answer is worked out again);
+* the command line, the working folder, the interpreter, its module search path, tierlock's version.
 
 The next run with the same command line does all of those reads, lookups and
 listings again - every file of the locked closure is stat-ed again, every
@@ -33,9 +35,9 @@ folder, started a process, opened a connection, changed folder, ended with
 another exit code than 0 or 1, wrote to a terminal, or when anything it
 looked at was modified less than two seconds before it started (a change
 within the file system's clock resolution could go unseen).
-Files read by the import system and tierlock's own cache files are not
-part of the key: the caches are themselves keyed by what they rest on, and
-that is recorded.
+Files read by the import system are known by their look-up, not their bytes;
+tierlock's own cache files are not part of the key: the caches are themselves
+keyed by what they rest on, and that is recorded.
 """
 
 from __future__ import annotations
@@ -108,8 +110,9 @@ def _sha256(data: bytes) -> Any:
 
 
 def who(argv: Sequence[str]) -> list[object]:
-    """What an entry is for besides what the run read: the command line, folder, interpreter and tierlock."""
-    return [SCHEMA, list(argv), os.getcwd(), sys.executable, sys.version, __version__]
+    """What an entry is for besides what the run read: the command line, folder, interpreter, where modules
+    are imported from, and tierlock's version."""
+    return [SCHEMA, list(argv), os.getcwd(), sys.executable, sys.version, __version__, list(sys.path)]
 
 
 # -- what a path is now ---------------------------------------------------------------------------------
