@@ -184,17 +184,31 @@ def _exit(code: int) -> NoReturn:
     os._exit(code)
 
 
+#: The import names of the ``cli`` extra, as :data:`tierlock.selfinstall.CLI_MODULES` names them.
+CLI_MODULES = ("rich", "jsonschema", "tomlkit")
+
+
+def _missing_cli() -> list[str]:
+    """The modules of the ``cli`` extra that cannot be found here, found without importing them (nor
+    ``importlib.util``: the finders on :data:`sys.meta_path` are asked directly)."""
+    return [name for name in CLI_MODULES if name not in sys.modules and not any(_finds(f, name) for f in sys.meta_path)]
+
+
+def _finds(finder: object, name: str) -> bool:
+    find_spec = getattr(finder, "find_spec", None)
+    return find_spec is not None and find_spec(name, None) is not None
+
+
 def _cli(argv: list[str], prog: str | None = None) -> int:
     """:func:`tierlock.cli.main`, or exit 2 naming the command that installs the CLI's dependencies.
 
     ``pip install tierlock`` alone is the pytest plugin (packaging is all it needs); the no-op fast path
     above works there too, everything else needs the ``cli`` extra.
     """
-    from tierlock.selfinstall import missing_cli_error, missing_cli_modules
-
-    missing = missing_cli_modules()
+    missing = _missing_cli()
     if missing:
         from tierlock.output import UI
+        from tierlock.selfinstall import missing_cli_error
 
         err = missing_cli_error(missing)
         UI(json_mode="--json" in argv, plain=True).error(err)  # plain: rich may be what is missing
