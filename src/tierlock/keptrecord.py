@@ -146,8 +146,10 @@ class Recorder:
         return text if os.path.isabs(text) else os.path.join(self.cwd, text)
 
     def _ours(self, path: str) -> bool:
-        """Whether *path* is in tierlock's cache folder or is compiled byte code (the import system's)."""
-        return path.startswith(self.cache) or os.path.basename(os.path.dirname(path)) == "__pycache__"
+        """Whether *path* is in tierlock's cache folder (or one of the folders it is made in) or is compiled byte
+        code (the import system's)."""
+        inside = path.startswith(self.cache) or self.cache.startswith(os.path.join(path, ""))  # or it is made
+        return inside or "__pycache__" in (os.path.basename(path), _parent(path))
 
     def _stat(self, path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
         self._noted(path, self.stats if kwargs.get("follow_symlinks", True) else self.lstats, kwargs)
@@ -202,9 +204,7 @@ class Recorder:
         """The entry to keep (None when the run may not be kept)."""
         if self.tainted is not None or code not in (0, 1):
             return None
-        modules = list(sys.modules.values())
-        code_files = {str(f) for m in modules for f in _module_files(m)}
-        sources = {str(m.__file__) for m in modules if getattr(m, "__file__", None)}
+        code_files, sources = module_files()
         files = {path: digest(path) for path in sorted(self.opened - code_files)}
         stats = {path: stat_sig(path) for path in sorted(self.stats | sources)}
         lstats = {path: stat_sig(path, follow=False) for path in sorted(self.lstats)}
@@ -242,6 +242,19 @@ class Recorder:
                 os.unlink(temporary)
 
 
-def _module_files(module: object) -> tuple[str, ...]:
-    """The files the import system read for *module* (its source and byte code)."""
-    return tuple(f for f in (getattr(module, "__file__", None), getattr(module, "__cached__", None)) if f)
+def _parent(path: str) -> str:
+    return os.path.basename(os.path.dirname(path))
+
+
+def module_files() -> tuple[set[str], set[str]]:
+    """The files the import system read for the modules loaded (source and byte code), and their sources."""
+    read: set[str] = set()
+    sources: set[str] = set()
+    for module in list(sys.modules.values()):
+        source, cached = getattr(module, "__file__", None), getattr(module, "__cached__", None)
+        if isinstance(source, str):
+            sources.add(source)
+            read.add(source)
+        if isinstance(cached, str):
+            read.add(cached)
+    return read, sources
