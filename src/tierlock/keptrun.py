@@ -15,8 +15,12 @@ environment variable it read (``os.environ`` is watched); its output and exit
 code are captured as they are written. The entry kept (``runs-*.marshal``
 in tierlock's cache folder, ``$TIERLOCK_CACHE_DIR``) holds:
 
-* a digest of the bytes of every file opened (pyproject.toml, each lockfile,
-  ``uv.lock``, requirement files, test files, receipts, RECORD files ...);
+* the identity (kind, size, modification time in ns, inode, device) and a
+  digest of the bytes of every file opened (pyproject.toml, each lockfile,
+  ``uv.lock``, requirement files, test files, receipts, RECORD files ...): an
+  unchanged identity is an unchanged file (any write moves the time, and a
+  file modified within two seconds of the run is never kept); a changed one is
+  read and digested again, so a checkout that rewrote it unchanged keeps the answer;
 * the kind, size, modification time and inode of every path looked up (every
   installed file of the locked closure the probe checks, missing ones too);
 * the names in every folder listed, and with :func:`os.scandir` each entry's
@@ -156,14 +160,14 @@ def listing(path: str) -> tuple[str, ...] | int:
         return -(exc.errno or 1)
 
 
-def scan(path: str) -> tuple[tuple[str, tuple[int, ...]], ...] | int:
+def scan(path: str, look: Callable[[str], tuple[int, ...]] = stat_sig) -> tuple[tuple[str, tuple[int, ...]], ...] | int:
     """The sorted entries of a folder with each one's :func:`stat_sig` (:func:`os.scandir` hands out its
     entries' ``stat()`` without :func:`os.stat`), or ``-errno``."""
     try:
         names = sorted(os.listdir(path))
     except OSError as exc:
         return -(exc.errno or 1)
-    return tuple((name, stat_sig(os.path.join(path, name))) for name in names)
+    return tuple((name, look(os.path.join(path, name))) for name in names)
 
 
 # -- giving a kept answer ---------------------------------------------------------------------------------
@@ -177,29 +181,38 @@ def load(path: str) -> dict[str, Any] | None:
 
 
 def holds(entry: dict[str, Any], argv: Sequence[str]) -> bool:
-    """Whether every environment variable, path, folder and file *entry* rests on is as it was."""
+    """Whether every environment variable, path, folder and file *entry* rests on is as it was.
+
+    A file read is the same when its identity (:func:`stat_sig`) is, or else when its bytes are (a checkout
+    that rewrote it unchanged); each path is looked up once however many tables name it.
+    """
     try:
         if entry["who"] != who(argv):
             return False
         environ = os.environ
         if any(environ.get(name) != value for name, value in entry["env"].items()):
             return False
-        for table, current in (
-            ("stats", stat_sig),
-            ("lstats", _lstat_sig),
-            ("lists", listing),
-            ("scans", scan),
-            ("files", digest),
-        ):
-            if any(current(path) != was for path, was in entry[table].items()):
-                return False
+        looked: dict[str, tuple[int, ...]] = {}
+
+        def sig(path: str) -> tuple[int, ...]:
+            found = looked.get(path)
+            if found is None:
+                found = looked[path] = stat_sig(path)
+            return found
+
+        if any(sig(path) != was for path, was in entry["stats"].items()):
+            return False
+        if any(stat_sig(path, follow=False) != was for path, was in entry["lstats"].items()):
+            return False
+        if any(listing(path) != was for path, was in entry["lists"].items()):
+            return False
+        if any(scan(path, sig) != was for path, was in entry["scans"].items()):
+            return False
+        if any(sig(path) != was and digest(path) != bytes_were for path, (was, bytes_were) in entry["files"].items()):
+            return False
         return isinstance(entry["out"], list) and isinstance(entry["code"], int)
-    except (KeyError, TypeError, AttributeError):
+    except (KeyError, TypeError, ValueError, AttributeError):
         return False
-
-
-def _lstat_sig(path: str) -> tuple[int, ...]:
-    return stat_sig(path, follow=False)
 
 
 def replay(argv: Sequence[str]) -> int | None:
