@@ -231,7 +231,9 @@ def _kept(argv: list[str]) -> int:
         return _interrupted(argv, "tierlock")
     if code is not None:
         return code
-    return keptrun.run(argv, lambda: _cli(argv))
+    from tierlock import keptrecord
+
+    return keptrecord.run(argv, lambda: _cli(argv))
 
 
 def version(argv: Sequence[str]) -> int | None:

@@ -6,15 +6,31 @@ this module watches the run and writes the entry.
 
 from __future__ import annotations
 
+import contextlib
 import marshal
 import os
 import sys
 import time
 
-from tierlock.keptrun import EFFECTS, SCHEMA, SETTLE_NS, WRITE_FLAGS, WRITES, digest, listing, scan, stat_sig
+from tierlock.keptrun import (
+    EFFECTS,
+    SCHEMA,
+    SETTLE_NS,
+    WRITE_FLAGS,
+    WRITES,
+    digest,
+    entry_path,
+    listing,
+    scan,
+    stat_sig,
+    terminal,
+    who,
+)
+from tierlock.probing.libcache import folder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
     from types import TracebackType
     from typing import Any, TextIO
 
@@ -236,9 +252,7 @@ class Recorder:
                 fh.write(marshal.dumps(entry))
             os.replace(temporary, path)
         except (OSError, ValueError):
-            from contextlib import suppress
-
-            with suppress(OSError):
+            with contextlib.suppress(OSError):
                 os.unlink(temporary)
 
 
@@ -258,3 +272,16 @@ def module_files() -> tuple[set[str], set[str]]:
         if isinstance(cached, str):
             read.add(cached)
     return read, sources
+
+
+def run(argv: Sequence[str], command: Callable[[], int]) -> int:
+    """*command*'s exit code, printing what it prints; recorded and kept when it is a function of what it read
+    (the next run of *argv* may then be answered by :func:`tierlock.keptrun.replay`)."""
+    where = None if terminal() else folder()
+    if where is None:
+        return command()
+    recorder = Recorder(where)
+    with recorder:
+        code = command()
+    recorder.keep(entry_path(where, argv), who(argv), code)
+    return code

@@ -51,6 +51,12 @@ import os
 import sys
 
 from tierlock._version import __version__
+from tierlock.probing.libcache import folder
+
+try:  # the C implementation itself: no OpenSSL loading, no ``hashlib`` start-up
+    from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
+except ImportError:  # Python 3.12+ (``_sha2``) or a build without it
+    from hashlib import sha256
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -92,13 +98,6 @@ def command_of(argv: Sequence[str]) -> str | None:
     return None
 
 
-def folder() -> str | None:
-    """tierlock's cache folder (None: caching is off): :func:`tierlock.probing.libcache.folder`."""
-    from tierlock.probing.libcache import folder as cache_folder
-
-    return cache_folder()
-
-
 def entry_path(where: str, argv: Sequence[str]) -> str:
     """The file that keeps the answer of *argv* run here (one per command line, folder and interpreter)."""
     data = "\0".join([*argv, os.getcwd(), sys.executable, sys.version, __version__]).encode("utf-8", "surrogateescape")
@@ -106,10 +105,6 @@ def entry_path(where: str, argv: Sequence[str]) -> str:
 
 
 def _sha256(data: bytes) -> Any:
-    try:
-        from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # Python 3.12+ (``_sha2``) or a build without it
-        from hashlib import sha256
     return sha256(data)
 
 
@@ -217,7 +212,7 @@ def holds(entry: dict[str, Any], argv: Sequence[str]) -> bool:
 
 def replay(argv: Sequence[str]) -> int | None:
     """Print the kept answer of *argv* and return its exit code, when one is kept and still holds; else None."""
-    if _terminal():
+    if terminal():
         return None
     where = folder()
     if where is None:
@@ -232,23 +227,9 @@ def replay(argv: Sequence[str]) -> int | None:
     return code
 
 
-def _terminal() -> bool:
+def terminal() -> bool:
     """Whether stdout or stderr is a terminal (output then depends on its width and colours: never kept)."""
     try:
         return sys.stdout.isatty() or sys.stderr.isatty()
     except (AttributeError, ValueError):
         return True
-
-
-def run(argv: Sequence[str], command: Callable[[], int]) -> int:
-    """*command*'s exit code, printing what it prints; recorded and kept when it is a function of what it read."""
-    where = None if _terminal() else folder()
-    if where is None:
-        return command()
-    from tierlock.keptrecord import Recorder
-
-    recorder = Recorder(where)
-    with recorder:
-        code = command()
-    recorder.keep(entry_path(where, argv), who(argv), code)
-    return code

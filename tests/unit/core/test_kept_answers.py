@@ -269,9 +269,9 @@ def test_the_next_run_prints_the_kept_answer_and_returns_its_code(
     scene: Scene, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(scene.cache))
-    monkeypatch.setattr(keptrun, "_terminal", lambda: False)
+    monkeypatch.setattr(keptrecord, "terminal", lambda: False)
     assert keptrun.replay(ARGV) is None
-    assert keptrun.run(ARGV, scene.command) == 1
+    assert keptrecord.run(ARGV, scene.command) == 1
     first = capsys.readouterr()
     assert keptrun.replay(ARGV) == 1
     assert capsys.readouterr() == first
@@ -283,22 +283,22 @@ def test_a_run_that_may_not_be_kept_removes_the_entry_it_replaces(
     scene: Scene, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(scene.cache))
-    monkeypatch.setattr(keptrun, "_terminal", lambda: False)
-    keptrun.run(ARGV, scene.command)
+    monkeypatch.setattr(keptrecord, "terminal", lambda: False)
+    keptrecord.run(ARGV, scene.command)
     path = Path(keptrun.entry_path(str(scene.cache), ARGV))
     assert path.is_file()
-    keptrun.run(ARGV, _writes_outside(scene))
+    keptrecord.run(ARGV, _writes_outside(scene))
     assert not path.exists()
 
 
 def test_nothing_is_kept_on_a_terminal_or_without_a_cache_folder(scene: Scene, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(scene.cache))
-    monkeypatch.setattr(keptrun, "_terminal", lambda: True)
-    assert keptrun.run(ARGV, scene.command) == 1
+    monkeypatch.setattr(keptrecord, "terminal", lambda: True)
+    assert keptrecord.run(ARGV, scene.command) == 1
     assert not scene.cache.exists()
-    monkeypatch.setattr(keptrun, "_terminal", lambda: False)
+    monkeypatch.setattr(keptrecord, "terminal", lambda: False)
     monkeypatch.setenv("TIERLOCK_CACHE_DIR", "")
-    assert keptrun.run(ARGV, scene.command) == 1
+    assert keptrecord.run(ARGV, scene.command) == 1
     assert keptrun.replay(ARGV) is None
 
 
