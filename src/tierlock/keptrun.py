@@ -99,9 +99,10 @@ def command_of(argv: Sequence[str]) -> str | None:
 
 
 def entry_path(where: str, argv: Sequence[str]) -> str:
-    """The file that keeps the answer of *argv* run here (one per command line, folder and interpreter)."""
-    data = "\0".join([*argv, os.getcwd(), sys.executable, sys.version, __version__]).encode("utf-8", "surrogateescape")
-    return os.path.join(where, f"runs-{_sha256(data).hexdigest()[:24]}.marshal")
+    """The file that keeps the answer of *argv* run here (one per command line, folder, interpreter and module
+    search path: two setups that run the same command take turns with none)."""
+    data = "\0".join([*argv, "", os.getcwd(), sys.executable, sys.version, __version__, "", *sys.path])
+    return os.path.join(where, f"runs-{_sha256(data.encode('utf-8', 'surrogateescape')).hexdigest()[:24]}.marshal")
 
 
 def _sha256(data: bytes) -> Any:

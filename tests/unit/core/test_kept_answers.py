@@ -329,3 +329,11 @@ def test_a_large_file_is_known_by_its_size_time_and_inode(tmp_path: Path) -> Non
     assert isinstance(keptrun.digest(str(small)), bytes)
     assert keptrun.digest(str(tmp_path / "missing")) == -2
     assert keptrun.stat_sig(str(tmp_path / "missing")) == (-2,)
+
+
+def test_another_module_search_path_keeps_its_own_entry(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A console script and ``python -c`` with ``PYTHONPATH`` running the same command do not take turns."""
+    here = keptrun.entry_path(str(tmp_path), ARGV)
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    assert keptrun.entry_path(str(tmp_path), ARGV) != here
+    assert keptrun.entry_path(str(tmp_path), [*ARGV, "x"]) != keptrun.entry_path(str(tmp_path), ARGV)
