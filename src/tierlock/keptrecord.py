@@ -221,7 +221,7 @@ class Recorder:
         if self.tainted is not None or code not in (0, 1):
             return None
         code_files, sources = module_files()
-        files = {path: (stat_sig(path), digest(path)) for path in sorted(self.opened - code_files)}
+        files = {path: (stat_sig(path), digest(path)) for path in sorted(self.opened & code_files)}
         stats = {path: stat_sig(path) for path in sorted(self.stats | sources)}
         lstats = {path: stat_sig(path, follow=False) for path in sorted(self.lstats)}
         lists = {path: listing(path) for path in sorted(self.listed)}
