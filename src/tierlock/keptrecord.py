@@ -21,6 +21,7 @@ from tierlock.keptrun import (
     digest,
     entry_path,
     listing,
+    modified_since,
     scan,
     stat_sig,
     terminal,
@@ -161,11 +162,13 @@ class Recorder:
             return None
         return text if os.path.isabs(text) else os.path.join(self.cwd, text)
 
-    def _ours(self, path: str) -> bool:
-        """Whether *path* is in tierlock's cache folder (or one of the folders it is made in) or is compiled byte
-        code (the import system's)."""
-        inside = path.startswith(self.cache) or self.cache.startswith(os.path.join(path, ""))  # or it is made
-        return inside or "__pycache__" in (os.path.basename(path), _parent(path))
+    def _ours(self, path: str, *, writing: bool = False) -> bool:
+        """Whether *path* is in tierlock's cache folder; when *writing*, also one of the folders the cache folder
+        is made in, or compiled byte code (the import system's)."""
+        if path.startswith(self.cache) or path == self.cache[:-1]:
+            return True
+        made = self.cache.startswith(os.path.join(path, ""))
+        return writing and (made or "__pycache__" in (os.path.basename(path), _parent(path)))
 
     def _stat(self, path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
         self._noted(path, self.stats if kwargs.get("follow_symlinks", True) else self.lstats, kwargs)
@@ -199,7 +202,7 @@ class Recorder:
         elif event in WRITES:
             for arg in args:
                 path = self._path(arg) if isinstance(arg, (str, bytes, os.PathLike)) else None
-                if path is not None and not self._ours(path):
+                if path is not None and not self._ours(path, writing=True):
                     self.taint(f"{event} {path}")
         elif event.startswith(EFFECTS) or event == "os.chdir":
             self.taint(event)
@@ -210,7 +213,7 @@ class Recorder:
             return
         writes = any(c in mode for c in "wax+") if mode is not None else bool(flags & WRITE_FLAGS)
         if writes:
-            if not self._ours(path):
+            if not self._ours(path, writing=True):
                 self.taint(f"opened {path} to write")
         elif not self._ours(path):
             self.opened.add(path)
@@ -221,7 +224,7 @@ class Recorder:
         if self.tainted is not None or code not in (0, 1):
             return None
         code_files, sources = module_files()
-        files = {path: (stat_sig(path), digest(path)) for path in sorted(self.opened & code_files)}
+        files = {path: (stat_sig(path), digest(path)) for path in sorted(self.opened - code_files)}
         stats = {path: stat_sig(path) for path in sorted(self.stats | sources)}
         lstats = {path: stat_sig(path, follow=False) for path in sorted(self.lstats)}
         lists = {path: listing(path) for path in sorted(self.listed)}
@@ -229,7 +232,7 @@ class Recorder:
         settled = self.started - SETTLE_NS
         looked = [*stats.values(), *lstats.values(), *(stat_sig(p) for p in (*files, *lists, *scans))]
         looked += [sig for entries in scans.values() if isinstance(entries, tuple) for _name, sig in entries]
-        if any(len(sig) > 2 and sig[2] >= settled for sig in looked):
+        if any(modified_since(sig, settled) for sig in looked):
             return None  # modified too recently to be sure a later change would be seen
         return {"who": who, "env": dict(self.env), "stats": stats, "lstats": lstats, "lists": lists, "scans": scans} | {
             "files": files,

@@ -127,10 +127,21 @@ def stat_sig(path: str, *, follow: bool = True) -> tuple[int, ...]:
     try:
         st = os.stat(path, follow_symlinks=follow)
     except OSError as exc:
-        return (-(exc.errno or 1),)
+        return (failed(exc),)
     if st.st_mode & 0o170000 == 0o040000:
-        return (st.st_mode, 0, 0, st.st_ino, st.st_dev)
+        return (st.st_mode, st.st_ino, st.st_dev)
     return (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
+
+
+def failed(exc: OSError) -> int:
+    """What a look-up, read or listing that failed is known by: its negative ``errno``."""
+    return -(exc.errno or 1)
+
+
+def modified_since(sig: tuple[int, ...], since_ns: int) -> bool:
+    """Whether the file whose :func:`stat_sig` is *sig* was modified at or after *since_ns* (folders and
+    paths that could not be looked up: no)."""
+    return len(sig) == 5 and sig[2] >= since_ns
 
 
 def digest(path: str) -> bytes | tuple[int, ...] | int:
@@ -146,7 +157,7 @@ def digest(path: str) -> bytes | tuple[int, ...] | int:
                 return (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
             data = fh.read()
     except OSError as exc:
-        return -(exc.errno or 1)
+        return failed(exc)
     return bytes(_sha256(data).digest())
 
 
@@ -155,7 +166,7 @@ def listing(path: str) -> tuple[str, ...] | int:
     try:
         return tuple(sorted(os.listdir(path)))
     except OSError as exc:
-        return -(exc.errno or 1)
+        return failed(exc)
 
 
 def scan(path: str, look: Callable[[str], tuple[int, ...]] = stat_sig) -> tuple[tuple[str, tuple[int, ...]], ...] | int:
@@ -164,7 +175,7 @@ def scan(path: str, look: Callable[[str], tuple[int, ...]] = stat_sig) -> tuple[
     try:
         names = sorted(os.listdir(path))
     except OSError as exc:
-        return -(exc.errno or 1)
+        return failed(exc)
     return tuple((name, look(os.path.join(path, name))) for name in names)
 
 

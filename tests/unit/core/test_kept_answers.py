@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tierlock import keptrecord, keptrun
+from tierlock import fsutil, keptrecord, keptrun
 from tierlock.keptrecord import Recorder
 
 OLD = time.time() - 60
@@ -40,17 +40,28 @@ class Scene:
         (self.listed / "a").write_text("a")
         self.scanned.mkdir()
         (self.scanned / "b").write_text("b")
+        self.raw = root / "raw.bin"
+        self.raw.write_bytes(b"raw")
+        self.link = root / "link"
+        self.link.symlink_to(self.data)
         self.age()
 
     def age(self) -> None:
         for path in (self.data, self.looked, self.listed / "a", self.scanned / "b", self.listed, self.scanned):
             if path.exists():
                 os.utime(path, (OLD, OLD))
+        for path in (self.raw, self.link):
+            if os.path.lexists(path):
+                os.utime(path, (OLD, OLD), follow_symlinks=False)
 
     def command(self) -> int:
         print(self.data.read_text().strip(), os.environ.get("KEPT_TEST_VALUE"))
         print("looked", os.path.exists(self.looked), file=sys.stderr)
         print(sorted(os.listdir(self.listed)), [e.name for e in os.scandir(self.scanned)])
+        print(fsutil.read_bytes(self.raw), os.path.islink(self.link), os.path.isdir(self.root))  # os.open, lstat
+        fd = os.open(self.data, os.O_RDONLY)
+        print(os.environ.get("KEPT_TEST_MISSING"), os.stat(fd).st_size)  # a descriptor looked up
+        os.close(fd)
         return 1
 
     def record(self, command: Callable[[], int] | None = None, code: int | None = None) -> dict[str, Any] | None:
@@ -65,6 +76,7 @@ def scene(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Scene:
     """The scene; the modules this test process loaded are left out of the key (some may have been written
     just now by other tests), but for one test that checks a module of its own."""
     monkeypatch.setenv("KEPT_TEST_VALUE", "v1")
+    monkeypatch.delenv("KEPT_TEST_MISSING", raising=False)
     monkeypatch.setattr(keptrecord, "module_files", lambda: (set(), set()))
     return Scene(tmp_path)
 
@@ -136,9 +148,34 @@ def _value_gone(_scene: Scene) -> None:
     del os.environ["KEPT_TEST_VALUE"]
 
 
+def _value_appears(_scene: Scene) -> None:
+    os.environ["KEPT_TEST_MISSING"] = "now"
+
+
+def _raw_rewritten(scene: Scene) -> None:
+    scene.raw.write_bytes(b"RAW")
+
+
+def _relinked(scene: Scene) -> None:
+    scene.link.unlink()
+    scene.link.symlink_to(scene.looked)
+    os.utime(scene.link, (OLD, OLD), follow_symlinks=False)
+
+
 @pytest.mark.parametrize(
     "change",
-    [_rewrite, _remove_looked, _grow_looked, _add_to_listed, _edit_in_scanned, _other_value, _value_gone],
+    [
+        _rewrite,
+        _remove_looked,
+        _grow_looked,
+        _add_to_listed,
+        _edit_in_scanned,
+        _other_value,
+        _value_gone,
+        _value_appears,
+        _raw_rewritten,
+        _relinked,
+    ],
 )
 def test_the_entry_stops_holding_when_anything_it_rests_on_changes(
     scene: Scene, change: Callable[[Scene], None]
@@ -213,6 +250,22 @@ def _reads_the_whole_environment(_scene: Scene) -> Callable[[], int]:
     return command
 
 
+def _links_a_file(scene: Scene) -> Callable[[], int]:
+    def command() -> int:
+        os.symlink(scene.data, scene.root / "another-link")
+        return 0
+
+    return command
+
+
+def _opens_to_write(scene: Scene) -> Callable[[], int]:
+    def command() -> int:
+        os.close(os.open(scene.root / "made", os.O_WRONLY | os.O_CREAT))
+        return 0
+
+    return command
+
+
 def _writes_bytes(_scene: Scene) -> Callable[[], int]:
     def command() -> int:
         sys.stdout.buffer.write(b"")
@@ -223,7 +276,16 @@ def _writes_bytes(_scene: Scene) -> Callable[[], int]:
 
 @pytest.mark.parametrize(
     "doing",
-    [_writes_outside, _starts_a_process, _changes_folder, _removes_a_file, _reads_the_whole_environment, _writes_bytes],
+    [
+        _writes_outside,
+        _starts_a_process,
+        _changes_folder,
+        _removes_a_file,
+        _reads_the_whole_environment,
+        _writes_bytes,
+        _links_a_file,
+        _opens_to_write,
+    ],
 )
 def test_a_run_with_an_effect_or_an_unseen_input_is_not_kept(scene: Scene, doing: Callable[[Scene], Any]) -> None:
     assert scene.record(doing(scene)) is None
@@ -322,9 +384,9 @@ def test_only_the_read_only_commands_are_kept(argv: list[str], command: str | No
 
 def test_a_large_file_is_known_by_its_size_time_and_inode(tmp_path: Path) -> None:
     big = tmp_path / "big.so"
-    big.write_bytes(b"\0" * (keptrun.DIGESTED + 1))
+    big.write_bytes(b"\0" * ((1 << 20) + 1))
     small = tmp_path / "small.txt"
-    small.write_bytes(b"\0" * keptrun.DIGESTED)
+    small.write_bytes(b"\0" * (1 << 20))
     assert keptrun.digest(str(big)) == keptrun.stat_sig(str(big))
     assert isinstance(keptrun.digest(str(small)), bytes)
     assert keptrun.digest(str(tmp_path / "missing")) == -2
@@ -337,3 +399,89 @@ def test_another_module_search_path_keeps_its_own_entry(monkeypatch: pytest.Monk
     monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
     assert keptrun.entry_path(str(tmp_path), ARGV) != here
     assert keptrun.entry_path(str(tmp_path), [*ARGV, "x"]) != keptrun.entry_path(str(tmp_path), ARGV)
+
+
+def test_a_folder_looked_up_holds_when_entries_come_and_go(scene: Scene) -> None:
+    """A folder is known by its kind and inode when looked up: what is in it counts only when it is listed."""
+    entry = scene.record()
+    assert entry is not None
+    assert str(scene.root) in entry["stats"]
+    (scene.root / "new-file").write_text("n")  # the folder's size and time move
+    assert keptrun.holds(entry, ARGV)
+
+
+def test_what_a_run_reads_is_noted_as_it_was_read(scene: Scene) -> None:
+    entry = scene.record()
+    assert entry is not None
+    assert entry["env"]["KEPT_TEST_MISSING"] is None  # read and absent
+    assert str(scene.raw) in entry["files"]  # read through os.open (the safe reader)
+    assert str(scene.link) in entry["lstats"]
+    assert not any(isinstance(path, int) for path in entry["stats"])  # a descriptor looked up is not a path
+
+
+def test_paths_in_the_cache_folder_are_not_part_of_the_key(scene: Scene) -> None:
+    scene.cache.mkdir()
+    kept = scene.cache / "facts.marshal"
+    kept.write_bytes(b"x")
+    os.utime(kept, (OLD, OLD))
+
+    def command() -> int:
+        os.stat(kept)
+        kept.read_bytes()
+        os.listdir(scene.cache)
+        return 0
+
+    entry = scene.record(command)
+    assert entry is not None
+    assert [t for t in ("stats", "files", "lists") if any(p.startswith(str(scene.cache)) for p in entry[t])] == []
+
+
+def test_a_folder_the_cache_folder_is_in_is_part_of_the_key(scene: Scene) -> None:
+    """Only writes may make the cache folder's parents; listing the project around it is still seen."""
+    scene.cache.mkdir()
+
+    def command() -> int:
+        return len(os.listdir(scene.root)) * 0
+
+    entry = scene.record(command)
+    assert entry is not None
+    assert str(scene.root) in entry["lists"]
+    (scene.root / "added").write_text("a")
+    assert not keptrun.holds(entry, ARGV)
+
+
+def test_the_answer_is_never_kept_for_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Stream:
+        def __init__(self, tty: bool) -> None:
+            self.tty = tty
+
+        def isatty(self) -> bool:
+            return self.tty
+
+    for out, err in ((True, False), (False, True), (True, True)):
+        monkeypatch.setattr(sys, "stdout", Stream(out))
+        monkeypatch.setattr(sys, "stderr", Stream(err))
+        assert keptrun.terminal()
+    monkeypatch.setattr(sys, "stdout", Stream(False))
+    monkeypatch.setattr(sys, "stderr", Stream(False))
+    assert not keptrun.terminal()
+    assert keptrun.replay(ARGV) is None or True  # no terminal: decided by the entry (none here)
+
+
+def test_the_machine_is_named_without_its_host_name() -> None:
+    uname = os.uname()
+    machine = keptrun.who(ARGV)[-1]
+    assert machine == [uname.sysname, uname.release, uname.version, uname.machine]
+
+
+def test_a_missing_folder_lists_as_its_error(tmp_path: Path) -> None:
+    missing = str(tmp_path / "missing")
+    assert keptrun.listing(missing) == keptrun.scan(missing) == -2
+    assert keptrun.failed(OSError("no errno")) == -1
+
+
+def test_a_modification_counts_only_for_a_file_from_the_given_time() -> None:
+    assert keptrun.modified_since((0o100644, 1, 10, 1, 1), 10)
+    assert not keptrun.modified_since((0o100644, 1, 9, 1, 1), 10)
+    assert not keptrun.modified_since((0o040755, 99, 99), 10)
+    assert not keptrun.modified_since((-2,), -5)
