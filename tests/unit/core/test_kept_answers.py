@@ -485,3 +485,16 @@ def test_a_modification_counts_only_for_a_file_from_the_given_time() -> None:
     assert not keptrun.modified_since((0o100644, 1, 9, 1, 1), 10)
     assert not keptrun.modified_since((0o040755, 99, 99), 10)
     assert not keptrun.modified_since((-2,), -5)
+
+
+def test_relative_paths_are_kept_from_the_working_folder(scene: Scene, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(scene.root)
+
+    def command() -> int:
+        Path("data.txt").read_text()
+        return len(os.listdir()) * 0 + len(list(os.scandir())) * 0
+
+    entry = scene.record(command)
+    assert entry is not None
+    assert str(scene.data) in entry["files"]
+    assert {os.path.normpath(p) for p in (*entry["lists"], *entry["scans"])} == {str(scene.root)}
