@@ -10,6 +10,11 @@ loaded, and no process is started. Anything else - another command, an option
 it does not know (``-v``, ``--dry-run``, ``--help``, abbreviations), a receipt
 that does not match - goes to :func:`tierlock.cli.main`, which parses
 everything again and decides in full.
+
+The read-only commands (``check``, ``probe``, ``status``, ``admit``) are
+answered from what an earlier run kept when everything it looked at is
+unchanged (:mod:`tierlock.keptrun`); otherwise they run in full, recorded
+(:mod:`tierlock.keptrecord`).
 """
 
 from __future__ import annotations
