@@ -11,10 +11,8 @@ the command read - and the answer follows the change.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,11 +20,11 @@ import pytest
 from benchmarks._cliworld import make_world
 
 from tests.support.env import clean_env
+from tests.support.kept import backdate
 
 ENTRY = "import sys; sys.argv[1:] = {argv!r}; from tierlock._entry import tierlock; tierlock()"
 #: What the full path imports and a kept answer does not need.
 HEAVY = {"tierlock.tiers.loader", "tierlock.lockfiles.check", "tierlock.census", "packaging.requirements", "argparse"}
-OLD = time.time() - 60
 
 
 class World:
@@ -55,15 +53,6 @@ class World:
         modules = {line.split("|")[-1].strip() for line in lines if line.startswith("import time:")}
         stderr = "\n".join(line for line in lines if not line.startswith("import time:"))
         return subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout, stderr), modules
-
-
-def backdate(*roots: Path) -> None:
-    """Date every file and folder under *roots* a minute back (symlinks themselves, not their targets)."""
-    for root in roots:
-        for folder, dirs, names in os.walk(root):
-            for name in [*dirs, *names]:
-                os.utime(os.path.join(folder, name), (OLD, OLD), follow_symlinks=False)
-        os.utime(root, (OLD, OLD))
 
 
 @pytest.fixture(scope="module")
