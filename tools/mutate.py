@@ -77,6 +77,9 @@ MODULES: dict[str, Module] = {
     "fsutil.py": Module(
         ("src/tierlock/fsutil.py",), ("tests/unit/core/test_interrupts.py", "tests/unit/core/test_safe_reading.py")
     ),
+    "keptrun": Module(
+        ("src/tierlock/keptrun.py", "src/tierlock/keptrecord.py"), ("tests/unit/core/test_kept_answers.py",)
+    ),
     "installer/selfguard.py": Module(
         ("src/tierlock/installer/selfguard.py",), ("tests/unit/installer/test_selfguard.py",)
     ),

@@ -10,6 +10,11 @@ loaded, and no process is started. Anything else - another command, an option
 it does not know (``-v``, ``--dry-run``, ``--help``, abbreviations), a receipt
 that does not match - goes to :func:`tierlock.cli.main`, which parses
 everything again and decides in full.
+
+The read-only commands (``check``, ``probe``, ``status``, ``admit``) are
+answered from what an earlier run kept when everything it looked at is
+unchanged (:mod:`tierlock.keptrun`); otherwise they run in full, recorded
+(:mod:`tierlock.keptrecord`).
 """
 
 from __future__ import annotations
@@ -147,15 +152,18 @@ def _fast(argv: Sequence[str], *, command: bool) -> int | None:
     try:
         return fast_install(argv, command=command)
     except KeyboardInterrupt:
-        from tierlock.errors import Interrupted
-        from tierlock.output import UI
+        return _interrupted(argv, "tierlock" if command else "install-tier")
 
-        prog = "tierlock" if command else "install-tier"
-        err = Interrupted(
-            f"interrupted ({interrupts.name()}); nothing was changed", remedy=interrupts.rerun(prog, argv)
-        )
-        UI(json_mode="--json" in argv).error(err)
-        return err.exit_code
+
+def _interrupted(argv: Sequence[str], prog: str) -> int:
+    """Exit 130 with one message naming the command to run again."""
+    from tierlock import interrupts
+    from tierlock.errors import Interrupted
+    from tierlock.output import UI
+
+    err = Interrupted(f"interrupted ({interrupts.name()}); nothing was changed", remedy=interrupts.rerun(prog, argv))
+    UI(json_mode="--json" in argv).error(err)
+    return err.exit_code
 
 
 def _exit(code: int) -> NoReturn:
@@ -181,17 +189,31 @@ def _exit(code: int) -> NoReturn:
     os._exit(code)
 
 
+#: The import names of the ``cli`` extra, as :data:`tierlock.selfinstall.CLI_MODULES` names them.
+CLI_MODULES = ("rich", "jsonschema", "tomlkit")
+
+
+def _missing_cli() -> list[str]:
+    """The modules of the ``cli`` extra that cannot be found here, found without importing them (nor
+    ``importlib.util``: the finders on :data:`sys.meta_path` are asked directly)."""
+    return [name for name in CLI_MODULES if name not in sys.modules and not any(_finds(f, name) for f in sys.meta_path)]
+
+
+def _finds(finder: object, name: str) -> bool:
+    find_spec = getattr(finder, "find_spec", None)
+    return find_spec is not None and find_spec(name, None) is not None
+
+
 def _cli(argv: list[str], prog: str | None = None) -> int:
     """:func:`tierlock.cli.main`, or exit 2 naming the command that installs the CLI's dependencies.
 
     ``pip install tierlock`` alone is the pytest plugin (packaging is all it needs); the no-op fast path
     above works there too, everything else needs the ``cli`` extra.
     """
-    from tierlock.selfinstall import missing_cli_error, missing_cli_modules
-
-    missing = missing_cli_modules()
+    missing = _missing_cli()
     if missing:
         from tierlock.output import UI
+        from tierlock.selfinstall import missing_cli_error
 
         err = missing_cli_error(missing)
         UI(json_mode="--json" in argv, plain=True).error(err)  # plain: rich may be what is missing
@@ -199,6 +221,24 @@ def _cli(argv: list[str], prog: str | None = None) -> int:
     from tierlock.cli import main
 
     return main(argv) if prog is None else main(argv, prog=prog)
+
+
+def _kept(argv: list[str]) -> int:
+    """A read-only command (check, probe, status, admit): its kept answer when everything it rests on is
+    unchanged (:mod:`tierlock.keptrun`), else :func:`_cli`, recorded so the next run can be answered so."""
+    from tierlock import keptrun
+
+    if keptrun.command_of(argv) is None:
+        return _cli(argv)
+    try:
+        code = keptrun.replay(argv)
+    except KeyboardInterrupt:
+        return _interrupted(argv, "tierlock")
+    if code is not None:
+        return code
+    from tierlock import keptrecord
+
+    return keptrecord.run(argv, lambda: _cli(argv))
 
 
 def version(argv: Sequence[str]) -> int | None:
@@ -229,7 +269,7 @@ def tierlock() -> NoReturn:
 
         code = fast(sys.argv[1:])
     if code is None:
-        code = _cli(sys.argv[1:])
+        code = _kept(sys.argv[1:])
     _exit(code)
 
 

@@ -227,7 +227,10 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
                 raise UsageError(f"{prog}: no command given", remedy=f"see: {prog} --help")
             return EXIT_USAGE
         ctx = Context(ui=ui, project_arg=args.project, argv=tuple(args_list), prog=prog)
-        code: int = module.run(args, ctx)
+        from tierlock.fsutil import reading_once
+
+        with reading_once():  # each lockfile (and pyproject.toml, each test file) read once per command
+            code: int = module.run(args, ctx)
         return code
     except TierlockError as err:
         ui.error(err)

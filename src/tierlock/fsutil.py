@@ -86,9 +86,15 @@ def read_bytes(path: str | os.PathLike[str], *, limit: int = MAX_BYTES) -> bytes
     (``FileNotFoundError``, ``PermissionError``).
     """
     name = os.fspath(path)
-    what = _what(name, os.stat(name).st_mode)
+    looked = os.stat(name)
+    what = _what(name, looked.st_mode)
     if what is not None:
         raise FileRefused(name, what)
+    memo = _ONCE[-1] if _ONCE else None
+    if memo is not None:
+        kept = memo.get(name)
+        if kept is not None and kept[0] == _identity(looked) and len(kept[1]) <= limit:
+            return kept[1]
     fd = os.open(name, _OPEN_FLAGS)
     try:
         info = os.fstat(fd)
@@ -109,7 +115,45 @@ def read_bytes(path: str | os.PathLike[str], *, limit: int = MAX_BYTES) -> bytes
         os.close(fd)
     if got > limit:
         raise FileRefused(name, f"more than {limit} bytes", too_large=True)
-    return b"".join(chunks)
+    data = b"".join(chunks)
+    if memo is not None and got <= _ONCE_BYTES:
+        memo[name] = (_identity(info), data)
+    return data
+
+
+#: The files read during :func:`reading_once` (path -> identity and bytes); innermost last.
+_ONCE: list[dict[str, tuple[tuple[int, ...], bytes]]] = []
+#: Files larger than this are read each time (the memo is for pyproject.toml, lockfiles, test files).
+_ONCE_BYTES = 8 * 1024 * 1024
+
+
+def _identity(info: os.stat_result) -> tuple[int, ...]:
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+def kept_bytes(path: str | os.PathLike[str]) -> bytes | None:
+    """The bytes :func:`read_bytes` gave for *path* in this :func:`reading_once` block while the file is
+    unchanged (None when it was not read, or changed since, or outside such a block)."""
+    if not _ONCE:
+        return None
+    name = os.fspath(path)
+    kept = _ONCE[-1].get(name)
+    try:
+        return kept[1] if kept is not None and kept[0] == _identity(os.stat(name)) else None
+    except OSError:
+        return None
+
+
+@contextmanager
+def reading_once() -> Iterator[None]:
+    """Within this block, :func:`read_bytes` reads a file once and gives the same bytes again while the file's
+    identity (device, inode, size, times) is unchanged: one command reads each lockfile once, however many of
+    its parts need it. Outside (the pytest plugin, a long-lived caller), every call reads the file."""
+    _ONCE.append({})
+    try:
+        yield
+    finally:
+        _ONCE.pop()
 
 
 def open_regular(path: str | os.PathLike[str]) -> BufferedReader:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.kept import backdate, entries
 from tests.support.uvproject import (
     copy_project,
     editable_source,
@@ -313,3 +314,35 @@ def test_remove_takes_out_what_only_the_tier_needs_as_uv_lock_says(project: Path
     left = installed(project / ".venv")
     assert {"corelib", "gamma", "delta"}.isdisjoint(left)
     assert {"alpha", "beta", "member", "proj"} <= set(left)  # base and the project's tree stay
+
+
+KEPT_EDITS = {
+    "uv.lock": (
+        "uv.lock",
+        '{ name = "corelib", marker = "extra == \'brain\'", specifier = ">=2" }',
+        '{ name = "corelib", marker = "extra == \'brain\'", specifier = ">=1" }',
+    ),
+    "member-pyproject": ("packages/member/pyproject.toml", '"beta<2"', '"beta<3"'),
+}
+
+
+@pytest.mark.parametrize("edit", list(KEPT_EDITS.values()), ids=list(KEPT_EDITS))
+def test_a_kept_check_follows_an_edit_of_uv_lock_and_of_a_members_pyproject(
+    project: Path, env: dict[str, str], tmp_path: Path, edit: tuple[str, str, str]
+) -> None:
+    edited, old, new = edit
+    kept = {**env, "TIERLOCK_CACHE_DIR": str(tmp_path / "kept")}
+    backdate(project)
+    first = tool("tierlock", ["check"], project, kept)
+    assert first.returncode == 0, first.stdout + first.stderr
+    recorded = entries(tmp_path / "kept")
+    again = tool("tierlock", ["check"], project, kept)
+    assert (again.returncode, again.stdout) == (0, first.stdout)
+    assert entries(tmp_path / "kept") == recorded != {}  # answered from the kept entry, not recorded again
+    path = project / edited
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    after = tool("tierlock", ["check"], project, kept)
+    assert after.returncode == 1, after.stdout
+    assert "input-drift" in after.stdout

@@ -40,9 +40,11 @@ def receipt_path(prefix: Path, tier: str) -> Path:
 
 def file_digest(path: Path) -> str:
     """``sha256:<hex>`` of a file's bytes (how a receipt names the lockfile it came from)."""
-    from tierlock.installer.fastpath import digest  # the same bytes, without loading OpenSSL
+    from tierlock.fsutil import kept_bytes
+    from tierlock.installer.fastpath import _digest_of, digest  # the same bytes, without loading OpenSSL
 
-    return digest(os.fspath(path))
+    data = kept_bytes(path)  # the bytes this command already read (each lockfile is read once per command)
+    return digest(os.fspath(path)) if data is None else _digest_of(data)
 
 
 @dataclass(frozen=True)

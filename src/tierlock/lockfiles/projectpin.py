@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING
 
 from packaging.utils import canonicalize_name
 
+from tierlock.fsutil import FileRefused, read_bytes
+
 if TYPE_CHECKING:
     from tierlock.lockfiles.locks import Lock
 
@@ -93,8 +95,8 @@ def reaches_project(lock: Lock, project: str | None) -> bool:
     name = canonicalize_name(project)
     if any(entry.name == name for entry in lock.entries):
         return True
-    try:
-        text = lock.path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    try:  # through the safe reader: the bytes the lockfile model was read from, not a second read
+        text = read_bytes(lock.path).decode("utf-8", errors="replace")
+    except (OSError, FileRefused):
         return False
     return f"# {name}: {MARKER}" in text

@@ -271,3 +271,89 @@ def test_a_named_project_that_is_a_dangling_symlink_says_where_it_leads(tmp_path
     link.symlink_to(tmp_path / "gone")
     with pytest.raises(UsageError, match=r"is a symlink to .*gone, which does not exist"):
         fsutil.existing(link)
+
+
+# -- one read per file per command (fsutil.reading_once) ------------------------------------------------
+@pytest.fixture
+def opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every file the safe reader opens."""
+    seen: list[str] = []
+    real = os.open
+
+    def counting(path: str, flags: int, *args: int) -> int:
+        seen.append(os.fspath(path))
+        return real(path, flags, *args)
+
+    monkeypatch.setattr(os, "open", counting)
+    return seen
+
+
+def test_within_one_command_a_file_is_read_once(tmp_path: Path, opens: list[str]) -> None:
+    lock = tmp_path / "brain.txt"
+    lock.write_bytes(b"numpy==2.0\n")
+    with fsutil.reading_once():
+        assert read_bytes(lock) == read_bytes(lock) == b"numpy==2.0\n"
+        assert fsutil.kept_bytes(lock) == b"numpy==2.0\n"
+    assert opens == [str(lock)]
+
+
+def test_outside_a_command_every_read_opens_the_file(tmp_path: Path, opens: list[str]) -> None:
+    lock = tmp_path / "brain.txt"
+    lock.write_bytes(b"a\n")
+    assert read_bytes(lock) == read_bytes(lock)
+    assert opens == [str(lock), str(lock)]
+    assert fsutil.kept_bytes(lock) is None
+
+
+def test_a_file_changed_within_the_command_is_read_again(tmp_path: Path, opens: list[str]) -> None:
+    lock = tmp_path / "brain.txt"
+    lock.write_bytes(b"numpy==2.0\n")
+    with fsutil.reading_once():
+        read_bytes(lock)
+        lock.write_bytes(b"numpy==2.1\n")  # the same size; another modification time or change time
+        os.utime(lock, ns=(1, 1))
+        assert fsutil.kept_bytes(lock) is None
+        assert read_bytes(lock) == b"numpy==2.1\n"
+        lock.unlink()
+        assert fsutil.kept_bytes(lock) is None
+        with pytest.raises(FileNotFoundError):
+            read_bytes(lock)
+    assert opens == [str(lock), str(lock)]
+
+
+def test_a_kept_file_is_still_refused_over_a_smaller_limit(tmp_path: Path) -> None:
+    lock = tmp_path / "brain.txt"
+    lock.write_bytes(b"x" * 100)
+    with fsutil.reading_once():
+        assert len(read_bytes(lock)) == 100
+        with pytest.raises(FileRefused):
+            read_bytes(lock, limit=99)
+        assert read_bytes(lock, limit=100) == b"x" * 100
+
+
+def test_a_file_never_read_is_not_kept_and_blocks_nest(tmp_path: Path, opens: list[str]) -> None:
+    lock = tmp_path / "brain.txt"
+    lock.write_bytes(b"a\n")
+    with fsutil.reading_once():
+        assert fsutil.kept_bytes(lock) is None
+        read_bytes(lock)
+        with fsutil.reading_once():
+            assert fsutil.kept_bytes(lock) is None  # an inner block starts empty
+            read_bytes(lock)
+        assert fsutil.kept_bytes(lock) == b"a\n"
+    assert fsutil.kept_bytes(lock) is None
+    assert len(opens) == 2
+
+
+def test_a_file_over_the_memo_size_is_read_each_time(
+    tmp_path: Path, opens: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fsutil, "_ONCE_BYTES", 4)
+    big, small = tmp_path / "big", tmp_path / "small"
+    big.write_bytes(b"12345")
+    small.write_bytes(b"1234")
+    with fsutil.reading_once():
+        for _ in range(2):
+            read_bytes(big)
+            read_bytes(small)
+    assert opens == [str(big), str(small), str(big)]

@@ -59,3 +59,10 @@ def test_the_missing_cli_error_names_every_missing_module_and_the_remedy() -> No
     assert err.package == "rich"
     assert err.remedy == cli_install_command()
     assert "which is not installed" in missing_cli_error(["jsonschema"]).message
+
+
+def test_the_console_script_looks_for_the_cli_extras_modules_as_selfinstall_names_them() -> None:
+    from tierlock import _entry, selfinstall
+
+    assert _entry.CLI_MODULES == selfinstall.CLI_MODULES
+    assert _entry._missing_cli() == selfinstall.missing_cli_modules() == []

@@ -1,0 +1,290 @@
+"""Recording a read-only command for :mod:`tierlock.keptrun`: what it read, looked up, listed, and printed.
+
+Only a run that is a function of what it looked at is kept (see :mod:`tierlock.keptrun` for the rules);
+this module watches the run and writes the entry.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import os
+import sys
+import time
+
+from tierlock.keptrun import (
+    EFFECTS,
+    SCHEMA,
+    SETTLE_NS,
+    WRITE_FLAGS,
+    WRITES,
+    digest,
+    entry_path,
+    listing,
+    modified_since,
+    scan,
+    stat_sig,
+    terminal,
+    who,
+)
+from tierlock.probing.libcache import folder
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from types import TracebackType
+    from typing import Any, TextIO
+
+_real_stat = os.stat
+_real_lstat = os.lstat
+_real_access = os.access
+#: The recorder of the run in progress (an audit hook cannot be removed: it asks this).
+_active: list[Recorder] = []
+#: Whether :func:`_hook` was added to this process (once: it stays).
+_hooked: list[bool] = []
+
+
+def _hook(event: str, args: tuple[Any, ...]) -> None:
+    if _active:
+        _active[0].event(event, args)
+
+
+class _Tee:
+    """A text stream that notes what is written to it (the run's output, to give again)."""
+
+    def __init__(self, stream: TextIO, fd: int, recorder: Recorder) -> None:
+        self._stream = stream
+        self._fd = fd
+        self._recorder = recorder
+
+    def write(self, text: str) -> int:
+        self._recorder.out.append((self._fd, text))
+        return self._stream.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "buffer":  # bytes written past the text layer would not be seen
+            self._recorder.taint("wrote to a stream's bytes")
+        return getattr(self._stream, name)
+
+
+class _WatchedEnviron(os._Environ[str]):
+    """``os.environ`` that notes every variable read (and the whole of it when it is iterated)."""
+
+    recorder: Recorder
+
+    def __getitem__(self, key: str) -> str:
+        try:
+            value = super().__getitem__(key)
+        except KeyError:
+            self.recorder.env.setdefault(key, None)
+            raise
+        self.recorder.env.setdefault(key, value)
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        if isinstance(key, str):
+            self.recorder.env.setdefault(key, super().get(key))
+        return super().__contains__(key)
+
+    def __iter__(self) -> Any:
+        self.recorder.taint_env()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self.recorder.taint_env()
+        return super().__len__()
+
+    def copy(self) -> dict[str, str]:
+        self.recorder.taint_env()
+        return super().copy()
+
+
+class Recorder:
+    """The run in progress: what it read, looked up, listed and printed, and whether it may be kept."""
+
+    def __init__(self, cache: str) -> None:
+        self.cache = os.path.join(os.path.abspath(cache), "")
+        self.cwd = os.getcwd()
+        self.started = time.time_ns()
+        self.opened: set[str] = set()
+        self.stats: set[str] = set()
+        self.lstats: set[str] = set()
+        self.listed: set[str] = set()
+        self.scanned: set[str] = set()
+        self.env: dict[str, str | None] = {}
+        self.out: list[tuple[int, str]] = []
+        self.tainted: str | None = None
+        self._saved: tuple[Any, ...] = ()
+
+    # -- watching ------------------------------------------------------------------------------------
+    def __enter__(self) -> Recorder:
+        if not _hooked:
+            sys.addaudithook(_hook)
+            _hooked.append(True)
+        environ = os.environ
+        watched = _WatchedEnviron(
+            environ._data,  # type: ignore[attr-defined]
+            environ.encodekey,
+            environ.decodekey,
+            environ.encodevalue,
+            environ.decodevalue,
+        )
+        watched.recorder = self
+        self._saved = (environ, sys.stdout, sys.stderr)
+        os.environ = watched  # noqa: B003 (the same variables: it shares their table)
+        sys.stdout = _Tee(sys.stdout, 1, self)
+        sys.stderr = _Tee(sys.stderr, 2, self)
+        os.stat, os.lstat, os.access = self._stat, self._lstat, self._access
+        _active.append(self)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        _active.clear()
+        os.stat, os.lstat, os.access = _real_stat, _real_lstat, _real_access
+        os.environ, sys.stdout, sys.stderr = self._saved
+        if kind is not None:
+            self.taint(f"ended with {kind.__name__}")
+
+    def taint(self, why: str) -> None:
+        if self.tainted is None:
+            self.tainted = why
+
+    def taint_env(self) -> None:
+        self.taint("read the whole environment")
+
+    def _path(self, path: Any) -> str | None:
+        """*path* as an absolute ``str`` (None for a file descriptor or anything else)."""
+        if isinstance(path, int) or path is None:
+            return None
+        try:
+            text = os.fsdecode(path)
+        except TypeError:
+            return None
+        return text if os.path.isabs(text) else os.path.join(self.cwd, text)
+
+    def _ours(self, path: str, *, writing: bool = False) -> bool:
+        """Whether *path* is in tierlock's cache folder; when *writing*, also one of the folders the cache folder
+        is made in, or compiled byte code (the import system's)."""
+        if path.startswith(self.cache) or path == self.cache[:-1]:
+            return True
+        made = self.cache.startswith(os.path.join(path, ""))
+        return writing and (made or "__pycache__" in (os.path.basename(path), _parent(path)))
+
+    def _stat(self, path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        self._noted(path, self.stats if kwargs.get("follow_symlinks", True) else self.lstats, kwargs)
+        return _real_stat(path, *args, **kwargs)
+
+    def _lstat(self, path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        self._noted(path, self.lstats, kwargs)
+        return _real_lstat(path, *args, **kwargs)
+
+    def _access(self, path: Any, mode: int, *args: Any, **kwargs: Any) -> bool:
+        self._noted(path, self.stats, kwargs)
+        return _real_access(path, mode, *args, **kwargs)
+
+    def _noted(self, path: Any, table: set[str], kwargs: dict[str, Any]) -> None:
+        if kwargs.get("dir_fd") is not None:
+            self.taint("looked a path up relative to a folder descriptor")
+            return
+        text = self._path(path)
+        if text is not None and not self._ours(text):
+            table.add(text)
+
+    def event(self, event: str, args: tuple[Any, ...]) -> None:
+        if event == "open":
+            self._open(*args[:3])
+        elif event in ("os.listdir", "os.scandir"):
+            path = self._path("." if not args or args[0] is None else args[0])
+            if path is None:
+                self.taint(f"{event} of a folder descriptor")
+            elif not self._ours(path):
+                (self.listed if event == "os.listdir" else self.scanned).add(path)
+        elif event in WRITES:
+            for arg in args:
+                path = self._path(arg) if isinstance(arg, (str, bytes, os.PathLike)) else None
+                if path is not None and not self._ours(path, writing=True):
+                    self.taint(f"{event} {path}")
+        elif event.startswith(EFFECTS) or event == "os.chdir":
+            self.taint(event)
+
+    def _open(self, given: Any, mode: str | None, flags: int) -> None:
+        path = self._path(given)
+        if path is None:
+            return
+        writes = any(c in mode for c in "wax+") if mode is not None else bool(flags & WRITE_FLAGS)
+        if writes:
+            if not self._ours(path, writing=True):
+                self.taint(f"opened {path} to write")
+        elif not self._ours(path):
+            self.opened.add(path)
+
+    # -- keeping ------------------------------------------------------------------------------------------
+    def entry(self, who: list[object], code: int) -> dict[str, Any] | None:
+        """The entry to keep (None when the run may not be kept)."""
+        if self.tainted is not None or code not in (0, 1):
+            return None
+        code_files, sources = module_files()
+        files = {path: (stat_sig(path), digest(path)) for path in sorted(self.opened - code_files)}
+        stats = {path: stat_sig(path) for path in sorted(self.stats | sources)}
+        lstats = {path: stat_sig(path, follow=False) for path in sorted(self.lstats)}
+        lists = {path: listing(path) for path in sorted(self.listed)}
+        scans = {path: scan(path) for path in sorted(self.scanned)}
+        settled = self.started - SETTLE_NS
+        looked = [*stats.values(), *lstats.values(), *(stat_sig(p) for p in (*files, *lists, *scans))]
+        looked += [sig for entries in scans.values() if isinstance(entries, tuple) for _name, sig in entries]
+        if any(modified_since(sig, settled) for sig in looked):
+            return None  # modified too recently to be sure a later change would be seen
+        return {"who": who, "env": dict(self.env), "stats": stats, "lstats": lstats, "lists": lists, "scans": scans} | {
+            "files": files,
+            "out": list(self.out),
+            "code": code,
+            "schema": SCHEMA,
+        }
+
+    def keep(self, path: str, who: list[object], code: int) -> None:
+        """Write the entry for this run to *path* (atomically), or remove a stale one when it may not be kept."""
+        entry = self.entry(who, code)
+        temporary = f"{path}.{os.getpid()}.tmp"
+        try:
+            if entry is None:
+                if os.path.exists(path):
+                    os.unlink(path)
+                return
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(temporary, "wb") as fh:
+                fh.write(marshal.dumps(entry))
+            os.replace(temporary, path)
+        except (OSError, ValueError):
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+
+
+def _parent(path: str) -> str:
+    return os.path.basename(os.path.dirname(path))
+
+
+def module_files() -> tuple[set[str], set[str]]:
+    """The files the import system read for the modules loaded (source and byte code), and their sources."""
+    read: set[str] = set()
+    sources: set[str] = set()
+    for module in list(sys.modules.values()):
+        source, cached = getattr(module, "__file__", None), getattr(module, "__cached__", None)
+        if isinstance(source, str):
+            sources.add(source)
+            read.add(source)
+        if isinstance(cached, str):
+            read.add(cached)
+    return read, sources
+
+
+def run(argv: Sequence[str], command: Callable[[], int]) -> int:
+    """*command*'s exit code, printing what it prints; recorded and kept when it is a function of what it read
+    (the next run of *argv* may then be answered by :func:`tierlock.keptrun.replay`)."""
+    where = None if terminal() else folder()
+    if where is None:
+        return command()
+    recorder = Recorder(where)
+    with recorder:
+        code = command()
+    recorder.keep(entry_path(where, argv), who(argv), code)
+    return code

@@ -1,0 +1,249 @@
+"""A read-only command's answer, kept with everything it looked at, given again while none of it changed.
+
+``tierlock check``, ``probe``, ``status`` and ``admit`` print what follows
+from files: the project's pyproject.toml, lockfiles and test files, and the
+target environment's dist-info folders and installed files. Loading the
+tier model, the lockfile model, packaging and the census to work that out
+again costs a hundred milliseconds of imports; this module makes a command
+that has run once cost little more than starting the interpreter, without
+trusting anything it has not checked again.
+
+The first run is *recorded*: a :func:`sys.addaudithook` hook and wrappers of
+:func:`os.stat`, :func:`os.lstat` and :func:`os.access` note every file the
+command opened, every path it looked up, every folder it listed, and every
+environment variable it read (``os.environ`` is watched); its output and exit
+code are captured as they are written. The entry kept (``runs-*.marshal``
+in tierlock's cache folder, ``$TIERLOCK_CACHE_DIR``) holds:
+
+* the identity (kind, size, modification time in ns, inode, device) and a
+  digest of the bytes of every file opened (pyproject.toml, each lockfile,
+  ``uv.lock``, requirement files, test files, receipts, RECORD files ...): an
+  unchanged identity is an unchanged file (any write moves the time, and a
+  file modified within two seconds of the run is never kept); a changed one is
+  read and digested again, so a checkout that rewrote it unchanged keeps the answer;
+* the kind, size, modification time and inode of every path looked up (every
+  installed file of the locked closure the probe checks, missing ones too);
+* the names in every folder listed, and with :func:`os.scandir` each entry's
+  kind, size, modification time and inode;
+* the value (or absence) of every environment variable read;
+* the size, time and inode of the source file of every module the run imported (tierlock's own code,
+  packaging, the standard library: a changed module, and the answer is worked out again);
+* the command line, the working folder, the interpreter, its module search path, tierlock's version.
+
+The next run with the same command line does all of those reads, lookups and
+listings again - every file of the locked closure is stat-ed again, every
+lockfile digested again - and prints the kept answer only when every one is
+as it was; anything different, and the command runs in full (and is
+recorded again). A run is never kept when it wrote a file outside the cache
+folder, started a process, opened a connection, changed folder, ended with
+another exit code than 0 or 1, wrote to a terminal, or when anything it
+looked at was modified less than two seconds before it started (a change
+within the file system's clock resolution could go unseen).
+Files read by the import system are known by their look-up, not their bytes;
+tierlock's own cache files are not part of the key: the caches are themselves
+keyed by what they rest on, and that is recorded.
+"""
+
+from __future__ import annotations
+
+import marshal  # loaded by every interpreter at start-up (it reads byte code): no import cost
+import os
+import sys
+
+from tierlock._version import __version__
+from tierlock.probing.libcache import folder
+
+try:  # the C implementation itself: no OpenSSL loading, no ``hashlib`` start-up
+    from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
+except ImportError:  # Python 3.12+ (``_sha2``) or a build without it
+    from hashlib import sha256
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+#: Bump when the kept entry's shape or meaning changes.
+SCHEMA = 1
+#: The commands whose answer may be kept.
+COMMANDS = frozenset({"check", "probe", "status", "admit"})
+#: Global options that take a value (``--project DIR``), to find the command on a command line.
+_VALUED = ("--project", "--color")
+#: Audit events that change something outside the process (with a path first: allowed in the cache folder).
+WRITES = frozenset(
+    {"os.remove", "os.rename", "os.mkdir", "os.rmdir", "os.truncate", "os.chmod", "os.chown", "os.utime"}
+    | {"os.link", "os.symlink", "shutil.rmtree", "shutil.copyfile", "shutil.move", "shutil.copytree"}
+)
+#: Audit event prefixes that make a run's answer more than a function of what it read.
+EFFECTS = ("subprocess.", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.system", "os.kill", "socket.")
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+#: Files up to this size are known by a digest of their bytes; larger ones by their size, time and inode.
+DIGESTED = 1 << 20
+#: How recent (ns) a modification may be before a run is not kept: within the file system's clock resolution.
+SETTLE_NS = 2_000_000_000
+
+
+def command_of(argv: Sequence[str]) -> str | None:
+    """The command *argv* runs when it is one whose answer may be kept (exact names only), else None."""
+    takes_value = False
+    for token in argv:
+        if takes_value:
+            takes_value = False
+        elif token.startswith("-"):
+            if token in ("-h", "--help", "--version", "--"):
+                return None
+            takes_value = token in _VALUED
+        else:
+            return token if token in COMMANDS else None
+    return None
+
+
+def entry_path(where: str, argv: Sequence[str]) -> str:
+    """The file that keeps the answer of *argv* run here (one per command line, folder, interpreter and module
+    search path: two setups that run the same command take turns with none)."""
+    data = "\0".join([*argv, "", os.getcwd(), sys.executable, sys.version, __version__, "", *sys.path])
+    return os.path.join(where, f"runs-{_sha256(data.encode('utf-8', 'surrogateescape')).hexdigest()[:24]}.marshal")
+
+
+def _sha256(data: bytes) -> Any:
+    return sha256(data)
+
+
+def who(argv: Sequence[str]) -> list[object]:
+    """What an entry is for besides what the run read: the command line, folder, interpreter, where modules
+    are imported from, tierlock's version, and the machine (``os.uname()`` but the host name: the values
+    behind PEP 508 markers)."""
+    machine = list(os.uname())[:1] + list(os.uname())[2:] if hasattr(os, "uname") else [sys.platform]
+    return [SCHEMA, list(argv), os.getcwd(), sys.executable, sys.version, __version__, list(sys.path), machine]
+
+
+# -- what a path is now ---------------------------------------------------------------------------------
+def stat_sig(path: str, *, follow: bool = True) -> tuple[int, ...]:
+    """A path's kind, size, modification time (ns), inode and device; ``(-errno,)`` when it cannot be looked up.
+
+    A folder's size and time are left out (they change whenever an entry is added or removed): what a
+    command learns from a folder's entries it learns by listing it, and a listing is kept apart.
+    """
+    try:
+        st = os.stat(path, follow_symlinks=follow)
+    except OSError as exc:
+        return (failed(exc),)
+    if st.st_mode & 0o170000 == 0o040000:
+        return (st.st_mode, st.st_ino, st.st_dev)
+    return (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
+
+
+def failed(exc: OSError) -> int:
+    """What a look-up, read or listing that failed is known by: its negative ``errno``."""
+    return -(exc.errno or 1)
+
+
+def modified_since(sig: tuple[int, ...], since_ns: int) -> bool:
+    """Whether the file whose :func:`stat_sig` is *sig* was modified at or after *since_ns* (folders and
+    paths that could not be looked up: no)."""
+    return len(sig) == 5 and sig[2] >= since_ns
+
+
+def digest(path: str) -> bytes | tuple[int, ...] | int:
+    """The sha256 of a file's bytes, or ``-errno`` when it cannot be read.
+
+    A file larger than :data:`DIGESTED` (a compiled library whose header the probe reads) is known by its
+    :func:`stat_sig` instead, the identity :mod:`tierlock.probing.libcache` keeps its verdicts by.
+    """
+    try:
+        with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if st.st_size > DIGESTED:
+                return (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
+            data = fh.read()
+    except OSError as exc:
+        return failed(exc)
+    return bytes(_sha256(data).digest())
+
+
+def listing(path: str) -> tuple[str, ...] | int:
+    """The sorted names in a folder (:func:`os.listdir`), or ``-errno``."""
+    try:
+        return tuple(sorted(os.listdir(path)))
+    except OSError as exc:
+        return failed(exc)
+
+
+def scan(path: str, look: Callable[[str], tuple[int, ...]] = stat_sig) -> tuple[tuple[str, tuple[int, ...]], ...] | int:
+    """The sorted entries of a folder with each one's :func:`stat_sig` (:func:`os.scandir` hands out its
+    entries' ``stat()`` without :func:`os.stat`), or ``-errno``."""
+    try:
+        names = sorted(os.listdir(path))
+    except OSError as exc:
+        return failed(exc)
+    return tuple((name, look(os.path.join(path, name))) for name in names)
+
+
+# -- giving a kept answer ---------------------------------------------------------------------------------
+def load(path: str) -> dict[str, Any] | None:
+    try:
+        with open(path, "rb") as fh:
+            data = marshal.loads(fh.read())
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def holds(entry: dict[str, Any], argv: Sequence[str]) -> bool:
+    """Whether every environment variable, path, folder and file *entry* rests on is as it was.
+
+    A file read is the same when its identity (:func:`stat_sig`) is, or else when its bytes are (a checkout
+    that rewrote it unchanged); each path is looked up once however many tables name it.
+    """
+    try:
+        if entry["who"] != who(argv):
+            return False
+        environ = os.environ
+        if any(environ.get(name) != value for name, value in entry["env"].items()):
+            return False
+        looked: dict[str, tuple[int, ...]] = {}
+
+        def sig(path: str) -> tuple[int, ...]:
+            found = looked.get(path)
+            if found is None:
+                found = looked[path] = stat_sig(path)
+            return found
+
+        if any(sig(path) != was for path, was in entry["stats"].items()):
+            return False
+        if any(stat_sig(path, follow=False) != was for path, was in entry["lstats"].items()):
+            return False
+        if any(listing(path) != was for path, was in entry["lists"].items()):
+            return False
+        if any(scan(path, sig) != was for path, was in entry["scans"].items()):
+            return False
+        if any(sig(path) != was and digest(path) != bytes_were for path, (was, bytes_were) in entry["files"].items()):
+            return False
+        return isinstance(entry["out"], list) and isinstance(entry["code"], int)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return False
+
+
+def replay(argv: Sequence[str]) -> int | None:
+    """Print the kept answer of *argv* and return its exit code, when one is kept and still holds; else None."""
+    if terminal():
+        return None
+    where = folder()
+    if where is None:
+        return None
+    entry = load(entry_path(where, argv))
+    if entry is None or not holds(entry, argv):
+        return None
+    streams = {1: sys.stdout, 2: sys.stderr}
+    for fd, text in entry["out"]:
+        streams[fd].write(text)
+    code: int = entry["code"]
+    return code
+
+
+def terminal() -> bool:
+    """Whether stdout or stderr is a terminal (output then depends on its width and colours: never kept)."""
+    try:
+        return sys.stdout.isatty() or sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return True
