@@ -198,7 +198,11 @@ def from_listing(entries: Iterable[LockEntry], listing: str) -> dict[Key, tuple[
     out: dict[Key, tuple[LockedFile, ...]] = {}
     for entry in entries:
         candidates = listed.get(key(entry), [])
-        out[key(entry)] = tuple(f for f in candidates if _hashed(f, entry.hashes))
+        # The same file found twice (two find-links naming one folder) is one artifact, recorded once.
+        unique: dict[tuple[str, str, tuple[tuple[str, str], ...]], LockedFile] = {}
+        for file in candidates:
+            unique.setdefault((file.kind, file.filename, tuple(sorted(file.hashes.items()))), file)
+        out[key(entry)] = tuple(f for f in unique.values() if _hashed(f, entry.hashes))
     return out
 
 

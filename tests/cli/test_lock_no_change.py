@@ -1,0 +1,137 @@
+"""A ``tierlock lock`` that changes nothing: one resolver run per tier, the same bytes as a full lock writes.
+
+Real uv against the lock tests' local wheel folder. The artifact record of an
+unchanged body is kept from the record already written when that record names
+a file for every hash of every entry (what listing the files again would
+find); anything less and the files are listed again.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from tests.support.cli import run_cli
+from tests.support.lockproj import lock_offline, offline
+from tierlock import subproc
+
+
+@pytest.fixture
+def started() -> Iterator[list[tuple[str, ...]]]:
+    seen: list[tuple[str, ...]] = []
+
+    def observe(argv: Sequence[str]) -> None:
+        seen.append(tuple(str(a) for a in argv))
+
+    subproc.observers.append(observe)
+    try:
+        yield seen
+    finally:
+        subproc.observers.remove(observe)
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((folder / "lockfiles").iterdir())}
+
+
+def resolver_runs(started: Sequence[tuple[str, ...]]) -> list[str]:
+    """The tier each ``uv pip compile`` started for (its input file's stem), listings marked."""
+    return [
+        Path(argv[3]).name.split(".")[0] + (" (listing)" if "--no-deps" in argv else "")
+        for argv in started
+        if argv[1:3] == ("pip", "compile")
+    ]
+
+
+def relock(capsys: pytest.CaptureFixture[str], folder: Path, wheels: Path, *more: str) -> None:
+    code, out, err = run_cli(capsys, "--project", str(folder), "-q", "lock", "--backend", "uv", *offline(wheels), *more)
+    assert code == 0, out + err
+
+
+def test_a_no_change_lock_starts_the_resolver_once_per_tier_and_writes_the_same_bytes(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str], started: list[tuple[str, ...]]
+) -> None:
+    folder = lock_offline(tmp_path / "proj", wheels)
+    before = snapshot(folder)
+    started.clear()
+    relock(capsys, folder, wheels)
+    assert sorted(resolver_runs(started)) == ["base", "brain", "tools"]
+    assert snapshot(folder) == before
+
+
+def test_an_upgrade_that_changes_nothing_also_starts_the_resolver_once(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str], started: list[tuple[str, ...]]
+) -> None:
+    folder = lock_offline(tmp_path / "proj", wheels)
+    before = snapshot(folder)
+    started.clear()
+    relock(capsys, folder, wheels, "base", "--upgrade")
+    assert resolver_runs(started) == ["base"]
+    assert snapshot(folder) == before
+
+
+def test_a_kept_record_is_byte_for_byte_the_record_a_full_listing_writes(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = lock_offline(tmp_path / "proj", wheels)
+    relock(capsys, folder, wheels)
+    fresh = tmp_path / "fresh"
+    shutil.copytree(folder, fresh)
+    for record in (fresh / "lockfiles").glob("*.artifacts.toml"):
+        record.unlink()
+    relock(capsys, fresh, wheels)
+    assert snapshot(fresh) == snapshot(folder)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda text: text.replace("\n[[packages]]", "\n[[garbage]]", 1), id="a package dropped"),
+        pytest.param(
+            lambda text: "".join(line for line in text.splitlines(keepends=True) if ".whl" not in line).replace(
+                "wheels = [\n]", "wheels = []"
+            ),
+            id="files dropped",
+        ),
+        pytest.param(lambda text: text.replace('body-digest = "sha256:', 'body-digest = "sha256:0'), id="stale"),
+        pytest.param(lambda text: text.replace("artifacts-version = 1", "artifacts-version = ["), id="unreadable"),
+        pytest.param(None, id="missing"),
+    ],
+)
+def test_a_record_that_does_not_cover_every_hash_of_an_unchanged_lock_is_listed_again(
+    tmp_path: Path,
+    wheels: Path,
+    capsys: pytest.CaptureFixture[str],
+    started: list[tuple[str, ...]],
+    damage: object,
+) -> None:
+    folder = lock_offline(tmp_path / "proj", wheels)
+    before = snapshot(folder)
+    record = folder / "lockfiles" / "base.artifacts.toml"
+    if callable(damage):
+        damaged = damage(record.read_text(encoding="utf-8"))
+        assert damaged != record.read_text(encoding="utf-8")
+        record.write_text(damaged, encoding="utf-8")
+    else:
+        record.unlink()
+    started.clear()
+    relock(capsys, folder, wheels, "base")
+    assert resolver_runs(started) == ["base", "base (listing)"]
+    assert snapshot(folder) == before
+
+
+def test_a_folder_named_twice_records_each_file_once_and_a_relock_keeps_the_record(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str], started: list[tuple[str, ...]]
+) -> None:
+    folder = lock_offline(tmp_path / "proj", wheels)
+    before = snapshot(folder)
+    started.clear()
+    relock(capsys, folder, wheels, "base", "--find-links", str(wheels))
+    assert resolver_runs(started) == ["base"]
+    assert snapshot(folder) == before
+    (folder / "lockfiles" / "base.artifacts.toml").unlink()
+    relock(capsys, folder, wheels, "base", "--find-links", str(wheels))
+    assert snapshot(folder) == before  # listed from both, each file once
