@@ -135,3 +135,52 @@ def test_a_folder_named_twice_records_each_file_once_and_a_relock_keeps_the_reco
     (folder / "lockfiles" / "base.artifacts.toml").unlink()
     relock(capsys, folder, wheels, "base", "--find-links", str(wheels))
     assert snapshot(folder) == before  # listed from both, each file once
+
+
+@pytest.fixture(scope="module")
+def old_wheels(tmp_path_factory: pytest.TempPathFactory, wheels: Path) -> Path:
+    """Only the oldest version of each package."""
+    folder = tmp_path_factory.mktemp("old-wheels")
+    for wheel in wheels.glob("*-1.0-*.whl"):
+        shutil.copy(wheel, folder)
+    return folder
+
+
+def test_a_tier_compiled_against_a_lower_lockfile_that_then_changes_is_compiled_again_as_one_by_one_would(
+    tmp_path: Path,
+    wheels: Path,
+    old_wheels: Path,
+    capsys: pytest.CaptureFixture[str],
+    started: list[tuple[str, ...]],
+) -> None:
+    folder = lock_offline(tmp_path / "proj", old_wheels)
+    one_by_one = tmp_path / "one-by-one"
+    shutil.copytree(folder, one_by_one)
+    started.clear()
+    relock(capsys, folder, wheels, "--upgrade")
+    assert sorted(r for r in resolver_runs(started) if "listing" not in r) == [
+        "base",
+        "brain",
+        "brain",
+        "tools",
+        "tools",
+    ]  # brain and tools first against the old lockfiles below them, then against the new ones
+    for tier in ("base", "brain", "tools"):
+        relock(capsys, one_by_one, wheels, tier, "--upgrade")
+    assert snapshot(folder) == snapshot(one_by_one)
+    assert "beta==2.0" in (folder / "lockfiles" / "tools.txt").read_text(encoding="utf-8")
+    assert run_cli(capsys, "--project", str(folder), "check")[0] == 0
+
+
+def test_a_tier_compiled_against_a_lower_lockfile_whose_lock_then_fails_is_not_written(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = lock_offline(tmp_path / "proj", wheels)
+    before = snapshot(folder)
+    pyproject = folder / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('"alpha>=1"', '"alpha>=1", "no-such-package>=1"'))
+    code, out, err = run_cli(capsys, "--project", str(folder), "lock", "--backend", "uv", *offline(wheels))
+    assert code == 3, out + err
+    assert "brain: not locked: the base lock it is layered on failed" in err
+    assert "tools: not locked: the base lock it is layered on failed" in err
+    assert snapshot(folder) == before

@@ -80,9 +80,22 @@ class Locked:
 
 
 def lock_tier(
-    project: Project, tier: Tier, backend: Backend, options: LockOptions, *, reason: str = "requested"
+    project: Project,
+    tier: Tier,
+    backend: Backend,
+    options: LockOptions,
+    *,
+    reason: str = "requested",
+    slots: threading.Semaphore | None = None,
+    settled: Callable[[Lock | None], None] | None = None,
 ) -> Locked:
-    """Compile *tier* and replace its lockfile (and artifact record) atomically; nothing is written on failure."""
+    """Compile *tier* and replace its lockfile (and artifact record) atomically; nothing is written on failure.
+
+    *slots* bounds the backends running at once. *settled*, when given, is
+    called with the lock of the tier below as compiled against, once the
+    compile is done and before anything is written; what it raises ends the
+    lock with nothing written.
+    """
     from tierlock.lockfiles import recording
     from tierlock.lockfiles.pindiff import changes
 
@@ -92,7 +105,7 @@ def lock_tier(
         request = job.request(options, work)
         if had_lockfile and not options.upgrade:
             shutil.copyfile(tier.lockfile, request.output_file)
-        compiling = job.start(request)
+        compiling = job.start(request, slots)
         try:  # meanwhile: what does not depend on the result
             previous = _read_bytes(tier.lockfile) if had_lockfile else None
             header = job.header()
@@ -102,6 +115,8 @@ def lock_tier(
             raise
         if compiling is not None:
             compiling.wait()
+        if settled is not None:
+            settled(job.lower)
         text, parsed = _render(project, tier, backend, _compiled(request.output_file, backend, tier), header)
         record = recording.record(project, tier, backend=backend, request=request, text=text, parsed=parsed)
     recording.write(tier.lockfile, text, record)
@@ -167,7 +182,7 @@ class _Job:
             cwd=self.project.root,
         )
 
-    def start(self, request: CompileRequest) -> _Background | None:
+    def start(self, request: CompileRequest, slots: threading.Semaphore | None = None) -> _Background | None:
         """Start the backend in the background, or write the known result (None) when there is nothing to resolve.
 
         Nothing to resolve: no requirements, or none beyond the tier below (its body is this one's).
@@ -177,7 +192,7 @@ class _Job:
             self.inputs
         )
         if self.inputs and not same_as_lower:
-            return _Background(self.backend.compile, request)
+            return _Background(_bounded(self.backend.compile, slots), request)
         text_below = _read_bytes(lower.path) if lower is not None and same_as_lower else None
         known = text_below.decode("utf-8-sig") if text_below is not None else _empty_body(project)
         request.output_file.write_text(known, encoding="utf-8")
@@ -262,6 +277,20 @@ def _empty_body(project: Project) -> str:
     if project.requires_python:
         lines.append(f"requires-python = {json.dumps(project.requires_python)}")
     return "\n".join([*lines, "packages = []", ""])
+
+
+def _bounded(
+    call: Callable[[CompileRequest], None], slots: threading.Semaphore | None
+) -> Callable[[CompileRequest], None]:
+    """*call*, run only while one of *slots* is free (always, without slots)."""
+    if slots is None:
+        return call
+
+    def bounded(request: CompileRequest) -> None:
+        with slots:
+            call(request)
+
+    return bounded
 
 
 @dataclass
