@@ -184,3 +184,14 @@ def test_a_tier_compiled_against_a_lower_lockfile_whose_lock_then_fails_is_not_w
     assert "brain: not locked: the base lock it is layered on failed" in err
     assert "tools: not locked: the base lock it is layered on failed" in err
     assert snapshot(folder) == before
+
+
+def test_a_no_change_lock_leaves_every_file_untouched(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = lock_offline(tmp_path / "proj", wheels)
+    files = sorted((folder / "lockfiles").iterdir())
+    before = [(p.name, p.stat().st_ino, p.stat().st_mtime_ns) for p in files]
+    relock(capsys, folder, wheels)
+    assert [(p.name, p.stat().st_ino, p.stat().st_mtime_ns) for p in files] == before
+    assert sorted((folder / "lockfiles").iterdir()) == files  # and no temporary file left beside them

@@ -113,11 +113,25 @@ def sdist_only(entries: list[LockEntry], files: dict[artifacts.Key, tuple[Locked
 
 
 def write(lockfile: Path, text: str, recorded: Recorded) -> None:
-    """Replace the record, then the lockfile (a record left newer than its lockfile reads as stale, never as true)."""
+    """Replace the record, then the lockfile (a record left newer than its lockfile reads as stale, never as true).
+
+    A file whose bytes are already these is left as it is: a lock that changes
+    nothing touches nothing (what watches the files, or caches them by their
+    identity, sees no change).
+    """
     lockfile.parent.mkdir(parents=True, exist_ok=True)
     if recorded.sidecar is not None:
         if recorded.text is not None:
-            write_atomic(recorded.sidecar, recorded.text.encode("utf-8"))
+            _replace(recorded.sidecar, recorded.text.encode("utf-8"))
         else:
             recorded.sidecar.unlink(missing_ok=True)
-    write_atomic(lockfile, text.encode("utf-8"))
+    _replace(lockfile, text.encode("utf-8"))
+
+
+def _replace(path: Path, data: bytes) -> None:
+    try:
+        if path.read_bytes() == data:
+            return
+    except OSError:
+        pass  # missing or unreadable: written anew
+    write_atomic(path, data)
