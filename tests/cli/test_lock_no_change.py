@@ -195,3 +195,60 @@ def test_a_no_change_lock_leaves_every_file_untouched(
     relock(capsys, folder, wheels)
     assert [(p.name, p.stat().st_ino, p.stat().st_mtime_ns) for p in files] == before
     assert sorted((folder / "lockfiles").iterdir()) == files  # and no temporary file left beside them
+
+
+def test_a_second_lock_uses_the_compiles_it_started_before_reading_the_project(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str], started: list[tuple[str, ...]]
+) -> None:
+    folder = lock_offline(tmp_path / "proj", wheels)
+    relock(capsys, folder, wheels)  # this command line's first run: its compiles are remembered
+    before = snapshot(folder)
+    started.clear()
+    argv = ["--project", str(folder), "-v", "lock", "--backend", "uv", *offline(wheels)]
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 0, out + err
+    assert sorted(resolver_runs(started)) == ["base", "brain", "tools"]
+    assert err.count("(started before the project was read)") == 3
+    assert snapshot(folder) == before
+
+
+def test_a_compile_started_early_for_inputs_that_changed_since_is_not_used(
+    tmp_path: Path,
+    wheels: Path,
+    capsys: pytest.CaptureFixture[str],
+    started: list[tuple[str, ...]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    folder = lock_offline(tmp_path / "proj", wheels)
+    relock(capsys, folder, wheels)
+    pyproject = folder / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('"alpha>=1"', '"alpha>=1", "delta<2"'))
+    fresh = tmp_path / "fresh"
+    shutil.copytree(folder, fresh)
+    started.clear()
+    relock(capsys, folder, wheels)
+    assert sorted(r for r in resolver_runs(started) if "listing" not in r).count("base") == 2  # early, then anew
+    assert "delta==1.0" in (folder / "lockfiles" / "base.txt").read_text(encoding="utf-8")
+    monkeypatch.setenv("TIERLOCK_CACHE_DIR", "")  # nothing remembered: locked from scratch
+    relock(capsys, fresh, wheels)
+    assert snapshot(folder) == snapshot(fresh)
+
+
+def test_a_compile_started_early_keeps_the_pins_of_the_lockfile_as_it_is_now_not_as_remembered(
+    tmp_path: Path,
+    wheels: Path,
+    old_wheels: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    folder = lock_offline(tmp_path / "proj", old_wheels)
+    relock(capsys, folder, wheels)  # remembered: the compiles over the old pins
+    assert "beta==1.0" in (folder / "lockfiles" / "base.txt").read_text(encoding="utf-8")
+    relock(capsys, folder, wheels, "base", "-P", "beta")  # another command line: base.txt pins beta 2.0 now
+    fresh = tmp_path / "fresh"
+    shutil.copytree(folder, fresh)
+    relock(capsys, folder, wheels)  # the remembered command line, over today's lockfiles
+    assert "beta==2.0" in (folder / "lockfiles" / "base.txt").read_text(encoding="utf-8")
+    monkeypatch.setenv("TIERLOCK_CACHE_DIR", "")
+    relock(capsys, fresh, wheels)
+    assert snapshot(folder) == snapshot(fresh)

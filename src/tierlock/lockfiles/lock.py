@@ -183,7 +183,16 @@ class _Runs:
             thread.start()
         from tierlock import subproc
 
-        subproc.join_workers(threads)
+        try:
+            # Waiting on each run's event, not on its thread: an interrupt landing in Thread.join() can mark
+            # the thread as ended while it still runs (CPython 3.11), and it would then outlive the command.
+            for run in self.order:
+                run.done.wait()
+        except BaseException:
+            subproc.end_workers(threads)  # their backends end, the threads clean up, then the interrupt
+            raise
+        for thread in threads:
+            thread.join()
         if errors:
             raise errors[0]
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from tierlock import fsutil
+from tierlock import fsutil, lockstart
 from tierlock.errors import BackendError
 from tierlock.lockfiles import origins, pylock, requirements
 from tierlock.lockfiles.digest import body_digest, expected_inputs
@@ -182,7 +182,7 @@ class _Job:
             cwd=self.project.root,
         )
 
-    def start(self, request: CompileRequest, slots: threading.Semaphore | None = None) -> _Background | None:
+    def start(self, request: CompileRequest, slots: threading.Semaphore | None = None) -> _Background | _Adopted | None:
         """Start the backend in the background, or write the known result (None) when there is nothing to resolve.
 
         Nothing to resolve: no requirements, or none beyond the tier below (its body is this one's).
@@ -192,7 +192,7 @@ class _Job:
             self.inputs
         )
         if self.inputs and not same_as_lower:
-            return _Background(_bounded(self.backend.compile, slots), request)
+            return _compile(self.backend, request, self.tier.lockfile, slots)
         text_below = _read_bytes(lower.path) if lower is not None and same_as_lower else None
         known = text_below.decode("utf-8-sig") if text_below is not None else _empty_body(project)
         request.output_file.write_text(known, encoding="utf-8")
@@ -277,6 +277,71 @@ def _empty_body(project: Project) -> str:
     if project.requires_python:
         lines.append(f"requires-python = {json.dumps(project.requires_python)}")
     return "\n".join([*lines, "packages = []", ""])
+
+
+def _compile(
+    backend: Backend, request: CompileRequest, lockfile: Path, slots: threading.Semaphore | None
+) -> _Background | _Adopted:
+    """Start *request*'s compile, or take the one :mod:`tierlock.lockstart` started early when it is exactly it.
+
+    *lockfile* is the tier's; its bytes are in the request's output file when they are the previous lock.
+    """
+    from tierlock.lockfiles.resolvers import UV_COMPILE, UvBackend, compile_remedy
+
+    if not isinstance(backend, UvBackend):
+        return _Background(_bounded(backend.compile, slots), request)
+    work = str(request.input_file.parent)
+    argv = backend.command(request)
+    seeded = request.output_file.is_file()
+    files = [(request.input_file.name, request.input_file.read_text(encoding="utf-8"))]
+    if request.constraints is not None:
+        files.append((request.constraints.name, request.constraints.read_text(encoding="utf-8")))
+    command = lockstart.Command(
+        tier=request.input_file.stem,
+        argv=tuple(a.replace(work, lockstart.WORK) for a in argv),
+        files=tuple(files),
+        seed=str(lockfile) if seeded else None,
+        lockfile=str(lockfile),
+        existed=lockfile.is_file(),
+        cwd=str(request.cwd),
+        what=UV_COMPILE,
+        remedy=compile_remedy(request),
+    )
+    started = lockstart.take(command, request.output_file.read_bytes() if seeded else None)
+    if started is None:
+        return _Background(_bounded(backend.compile, slots), request)
+    if backend.log is not None:
+        from tierlock.subproc import display
+
+        backend.log(f"running: {display(argv)} (started before the project was read)")
+    return _Adopted(started, request.output_file)
+
+
+@dataclass
+class _Adopted:
+    """A compile started early (:mod:`tierlock.lockstart`): :meth:`wait` hands over its lock, or what it raised."""
+
+    started: lockstart.Started
+    output: Path
+
+    def wait(self) -> None:
+        from tierlock import subproc
+
+        try:
+            subproc.join_workers([self.started.thread] if self.started.thread is not None else [])
+            if self.started.error is not None:
+                raise self.started.error
+            produced = self.started.work / self.output.name
+            if produced.is_file():  # else, as when uv runs here, no lock (or only the previous one) is read back
+                shutil.copyfile(produced, self.output)
+        finally:
+            shutil.rmtree(self.started.work, ignore_errors=True)
+
+    def cancel(self) -> None:
+        from tierlock import subproc
+
+        subproc.end_workers([self.started.thread] if self.started.thread is not None else [])
+        shutil.rmtree(self.started.work, ignore_errors=True)
 
 
 def _bounded(
