@@ -15,6 +15,7 @@ holds costs one uv run, never a different lockfile.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -22,6 +23,10 @@ import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tierlock import subproc
+from tierlock.fsutil import write_atomic
+from tierlock.probing.libcache import folder
 
 VERSION = 2
 WORK = "{work}"
@@ -72,8 +77,6 @@ class Started:
     error: BaseException | None = None
 
     def run(self) -> None:
-        from tierlock import subproc
-
         try:
             argv = [a.replace(WORK, str(self.work)) for a in self.command.argv]
             subproc.run(argv, what=self.command.what, cwd=Path(self.command.cwd), remedy=self.command.remedy)
@@ -99,13 +102,9 @@ _state = _State()
 
 
 def _cache_path(key: str) -> str | None:
-    from tierlock.probing.libcache import folder
-
     where = folder()
     if where is None:
         return None
-    import hashlib
-
     return os.path.join(where, f"lock-{hashlib.sha256(key.encode('utf-8', 'surrogateescape')).hexdigest()[:20]}.json")
 
 
@@ -194,8 +193,6 @@ def threads() -> list[threading.Thread]:
 
 def finish() -> None:
     """Wait for the early compiles nobody took and remove their folders; remember this run's commands."""
-    from tierlock import subproc
-
     subproc.join_workers(threads())
     _clear()
     _remember()
@@ -203,8 +200,6 @@ def finish() -> None:
 
 def abandon() -> None:
     """End the early compiles nobody took (the lock is being interrupted or failed) and remove their folders."""
-    from tierlock import subproc
-
     if threads():
         subproc.end_workers(threads())
     _clear()
@@ -224,8 +219,6 @@ def _remember() -> None:
     document = {"version": VERSION, "key": _state.key, "commands": commands}
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        from tierlock.fsutil import write_atomic
-
         write_atomic(Path(path), json.dumps(document).encode("utf-8"))
     except OSError:
         pass  # a cache: a run that cannot write it is only slower next time
