@@ -27,6 +27,7 @@ from pathlib import Path
 from tierlock import subproc
 from tierlock.fsutil import write_atomic
 from tierlock.probing.libcache import folder
+from tierlock.redaction import credential_kind
 
 VERSION = 2
 WORK = "{work}"
@@ -212,13 +213,16 @@ def _clear() -> None:
 
 
 def _remember() -> None:
+    """Write this run's commands (not one that carries a credential: a password never lands on disk)."""
     path = _state.path
     commands = [c.to_json() for c in sorted(_state.ran.values(), key=lambda c: c.tier)]
-    if path is None or commands == _state.remembered:
+    commands = [c for c in commands if credential_kind(json.dumps(c)) is None]
+    if path is None or commands == _state.remembered or credential_kind(_state.key) is not None:
         return
     document = {"version": VERSION, "key": _state.key, "commands": commands}
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         write_atomic(Path(path), json.dumps(document).encode("utf-8"))
+        os.chmod(path, 0o600)  # the project's requirements and paths: for this user only
     except OSError:
         pass  # a cache: a run that cannot write it is only slower next time
