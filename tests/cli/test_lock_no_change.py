@@ -9,12 +9,15 @@ find); anything less and the files are listed again.
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
 from tests.support.cli import run_cli
+from tests.support.env import clean_env
 from tests.support.lockproj import lock_offline, offline
 from tierlock import subproc
 
@@ -252,3 +255,24 @@ def test_a_compile_started_early_keeps_the_pins_of_the_lockfile_as_it_is_now_not
     monkeypatch.setenv("TIERLOCK_CACHE_DIR", "")
     relock(capsys, fresh, wheels)
     assert snapshot(folder) == snapshot(fresh)
+
+
+def test_a_lock_imports_no_rich_tomlkit_jsonschema_pip_or_census_whether_or_not_it_writes(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = lock_offline(tmp_path / "proj", wheels)
+    argv = ["--project", str(folder), "-q", "lock", "--backend", "uv", *offline(wheels)]
+    entry = f"import sys; sys.argv[1:] = {argv!r}; from tierlock._entry import tierlock; tierlock()"
+    env = clean_env({"TIERLOCK_CACHE_DIR": str(tmp_path / "cache")})
+    for run in ("remembers its compiles", "starts them early", "writes", "changes nothing"):
+        if run == "writes":
+            (folder / "lockfiles" / "brain.txt").unlink()
+        proc = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", entry], capture_output=True, text=True, env=env, check=False
+        )
+        assert proc.returncode == 0, proc.stderr
+        lines = [line for line in proc.stderr.splitlines() if line.startswith("import time:")]
+        modules = {line.split("|")[-1].strip() for line in lines}
+        heavy = {m for m in modules if m.split(".")[0] in {"rich", "tomlkit", "jsonschema", "pip", "uv"}}
+        assert heavy == set(), run
+        assert not {m for m in modules if m.startswith(("tierlock.census", "tierlock.installer"))}, run
