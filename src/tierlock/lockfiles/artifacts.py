@@ -27,6 +27,7 @@ that reads the sidecar.
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -131,6 +132,41 @@ def parse(text: str) -> tuple[str, dict[Key, tuple[LockedFile, ...]]]:
         found = [*wheels, *([_file(sdist, "sdist", f"{where}.sdist")] if sdist is not None else [])]
         files[(str(package["name"]), str(package.get("version", "")))] = tuple(found)
     return digest, files
+
+
+_STRING = r'"(?:[^"\\]|\\.)*"'
+_FILE = re.compile(rf"^\s*(sdist = )?\{{ file = ({_STRING}), hash = ({_STRING}) \}},?$")
+_FIELD = re.compile(rf"^(name|version|body-digest) = ({_STRING})$")
+_PLAIN = ("# ", "artifacts-version = ", "lockfile = ", "[[packages]]", "wheels = [", "]")
+
+
+def parse_rendered(text: str) -> tuple[str, dict[Key, tuple[LockedFile, ...]]] | None:
+    """What :func:`parse` reads, for a sidecar laid out as :func:`render` writes it, without a TOML parser.
+
+    None when a line is not one :func:`render` writes. The caller checks the
+    result by rendering it again (it is exact only when that gives *text* back).
+    """
+    digest, name, version = "", "", ""
+    files: dict[Key, list[LockedFile]] = {}
+    for line in text.splitlines():
+        found, field_ = _FILE.match(line), _FIELD.match(line)
+        if found is not None:
+            algorithm, _, value = json.loads(found[3]).partition(":")
+            kind: Literal["wheel", "sdist"] = "sdist" if found[1] else "wheel"
+            file = LockedFile(kind, json.loads(found[2]), None, None, None, {algorithm: value})
+            files.setdefault((name, version), []).append(file)
+        elif field_ is not None:
+            value = json.loads(field_[2])
+            if field_[1] == "body-digest":
+                digest = value
+            elif field_[1] == "name":
+                name, version = value, ""
+            else:
+                version = value
+                files.setdefault((name, version), [])
+        elif line and not line.startswith(_PLAIN):
+            return None
+    return digest, {k: tuple(v) for k, v in files.items()}
 
 
 def _list(value: object, where: str) -> list[Any]:

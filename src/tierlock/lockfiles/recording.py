@@ -64,7 +64,7 @@ def record(
         return Recorded(sidecar, None, False, missing=SINGLE_PLATFORM)
     uv = uv_executable(backend)
     listed: dict[artifacts.Key, tuple[LockedFile, ...]] = {}
-    kept = kept_files(sidecar, parsed) if any(e.url is None for e in entries) else None
+    kept = kept_files(sidecar, tier.lockfile.name, parsed) if any(e.url is None for e in entries) else None
     if kept is not None:
         listed = kept
     elif any(e.url is None for e in entries):
@@ -77,17 +77,29 @@ def record(
     return Recorded(sidecar, sidecar_text, False, sdist_only(entries, listed))
 
 
-def kept_files(sidecar: Path, parsed: Parsed) -> dict[artifacts.Key, tuple[LockedFile, ...]] | None:
-    """The files the record at *sidecar* gives each entry of *parsed*, when listing again would find just those.
+def kept_files(sidecar: Path, lockfile: str, parsed: Parsed) -> dict[artifacts.Key, tuple[LockedFile, ...]] | None:
+    """The files the record at *sidecar* (of *lockfile*) gives each entry of *parsed*, when listing again would
+    find just those.
 
     That is: the record belongs to this very body and, for every entry not
     named by URL, holds one file for each of the entry's hashes and no other.
     None otherwise (no record, unreadable, stale, or a hash without its file).
     """
     try:
-        digest, files = artifacts.parse(sidecar.read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        text = sidecar.read_text(encoding="utf-8-sig")
+        quick = artifacts.parse_rendered(text)  # the record as written by lock: no TOML parser needed
+        kept = _covering(*quick, parsed) if quick is not None else None
+        if kept is not None and artifacts.render(lockfile, parsed.body_digest, parsed.entries, kept) == text:
+            return kept
+        return _covering(*artifacts.parse(text), parsed)
+    except (OSError, ValueError):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         return None
+
+
+def _covering(
+    digest: str, files: dict[artifacts.Key, tuple[LockedFile, ...]], parsed: Parsed
+) -> dict[artifacts.Key, tuple[LockedFile, ...]] | None:
+    """*files* of each entry of *parsed*, when they belong to its body and carry each of its hashes once."""
     if digest != parsed.body_digest:
         return None
     kept: dict[artifacts.Key, tuple[LockedFile, ...]] = {}

@@ -195,3 +195,22 @@ def test_a_file_listed_twice_by_two_sources_is_recorded_once_in_the_order_first_
         (first.filename, f"a/{first.filename}"),
         (second.filename, f"a/{second.filename}"),
     ]
+
+
+def test_a_sidecar_as_lock_writes_it_reads_the_same_without_a_toml_parser() -> None:
+    text = artifacts.render("base.txt", "sha256:body", [NAT, SDIST], {artifacts.key(e): e.files for e in (NAT, SDIST)})
+    assert artifacts.parse_rendered(text) == artifacts.parse(text)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        pytest.param(lambda t: t.replace('name = "natpkg"', 'name="natpkg"'), id="another spacing"),
+        pytest.param(lambda t: t + "extra = 1\n", id="a key lock never writes"),
+        pytest.param(lambda t: t.replace("    { file", "    {file", 1), id="a file written by hand"),
+    ],
+)
+def test_a_sidecar_laid_out_otherwise_is_left_to_the_toml_parser(edit: object) -> None:
+    text = artifacts.render("base.txt", "sha256:body", [NAT, SDIST], {artifacts.key(e): e.files for e in (NAT, SDIST)})
+    assert callable(edit)
+    assert artifacts.parse_rendered(edit(text)) is None
