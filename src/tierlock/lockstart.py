@@ -9,8 +9,8 @@ next run starts those commands at once, each in its own scratch folder, while
 the project is read. When the lock comes to compile a tier, it takes the early
 compile only when it is exactly the one it would start now: the same
 arguments, the same input and constraints bytes, the same previous lockfile.
-Otherwise the early compile is left to finish unused. A memory that no longer
-holds costs one uv run, never a different lockfile.
+Otherwise the early compile is not used, and is ended once the lock is done. A
+memory that no longer holds costs one uv run, never a different lockfile.
 """
 
 from __future__ import annotations
@@ -193,7 +193,10 @@ def threads() -> list[threading.Thread]:
 
 
 def finish() -> None:
-    """Wait for the early compiles nobody took and remove their folders; remember this run's commands."""
+    """End the early compiles nobody took (the lock is done: they are of no use) and remove their folders;
+    remember this run's commands."""
+    if any(t.is_alive() for t in threads()):
+        subproc.end_workers(threads())  # a stale command waiting on a slow index does not hold the lock up
     subproc.join_workers(threads())
     _clear()
     _remember()
