@@ -116,9 +116,13 @@ _OUTPUT = frozenset({"-q", "--quiet", "-v", "--verbose", "--json"})
 def start(argv: tuple[str, ...]) -> None:
     """Start the compiles the last ``tierlock lock`` with *argv* in this folder ran (nothing when there were none).
 
-    Imports nothing beyond the standard library and :mod:`tierlock.subproc`: it runs before the project is read.
+    Imports little beyond the standard library and :mod:`tierlock.subproc`: it runs before the project is read.
     """
-    key = json.dumps([os.getcwd(), [a for a in argv if a not in _OUTPUT]])
+    try:
+        key = json.dumps([os.getcwd(), [a for a in argv if a not in _OUTPUT]])
+    except OSError:  # the current folder is gone: nothing to remember it by (the lock says what is wrong)
+        _state.reset("", None)
+        return
     _state.reset(key, _cache_path(key))  # one lock per process; another one (the tests run many) starts afresh
     if _state.path is None:
         return
