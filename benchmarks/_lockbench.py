@@ -24,6 +24,8 @@ BRAIN_ROOTS = 9
 PER_ROOT = 5  # each root pulls in a chain of dependencies
 _CACHE = tempfile.mkdtemp(prefix="tierlock-bench-uv-cache-")
 atexit.register(shutil.rmtree, _CACHE, True)
+_OWN_CACHE = tempfile.mkdtemp(prefix="tierlock-bench-cache-")
+atexit.register(shutil.rmtree, _OWN_CACHE, True)
 
 
 def env() -> dict[str, str]:
@@ -33,6 +35,7 @@ def env() -> dict[str, str]:
     }
     clean.update({"PIP_CONFIG_FILE": os.devnull, "UV_NO_PROGRESS": "1"})  # [tool.uv] in the project is read
     clean["UV_CACHE_DIR"] = _CACHE  # the benchmark's own uv cache, not this machine's
+    clean["TIERLOCK_CACHE_DIR"] = _OWN_CACHE  # and tierlock's own (what lock remembers of its last run)
     return clean
 
 
@@ -85,10 +88,25 @@ def run(argv: Sequence[str | Path], cwd: Path | None = None, expect: int = 0) ->
 
 def timed(argv: Sequence[str | Path], cwd: Path | None = None, repeat: int = 15) -> float:
     """Median wall time in seconds over *repeat* runs (after one warm-up)."""
-    run(argv, cwd)
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
+    return interleaved([argv], cwd, repeat)[0]
+
+
+def interleaved(argvs: Sequence[Sequence[str | Path]], cwd: Path | None = None, repeat: int = 15) -> list[float]:
+    """The median wall time in seconds of each command, run in turn *repeat* times (after one warm-up each).
+
+    Taking turns, a change in the machine's load hits every command alike.
+    """
+    for argv in argvs:
         run(argv, cwd)
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+    samples: list[list[float]] = [[] for _ in argvs]
+    for _ in range(repeat):
+        for argv, taken in zip(argvs, samples, strict=True):
+            start = time.perf_counter()
+            run(argv, cwd)
+            taken.append(time.perf_counter() - start)
+    return [statistics.median(taken) for taken in samples]
+
+
+def load() -> str:
+    """The machine's load averages (1, 5, 15 minutes), as the figures are recorded with them."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())

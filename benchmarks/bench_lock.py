@@ -3,8 +3,11 @@
 Uses the generated ~90-package project of bench_check (offline wheels). Both
 sides compile the base tier's roots universally with hashes from the same
 find-links folder with ``--upgrade`` (tierlock relocks over the lockfile its
-previous run wrote, as uv over its previous output); the medians of 9 runs
-each (after a warm-up) are printed with the ratio. Target: within 1.2x.
+previous run wrote, as uv over its previous output); the two take turns, and
+the medians of 9 runs each (after a warm-up) are printed with the ratio and
+the machine's load. Target: within 1.2x. tierlock keeps what it remembers of
+its last run (the uv commands it starts before reading the project) in a
+cache folder of the benchmark's own, as uv keeps its cache.
 
 Then a no-change lock of four tiers (base; brain, vision and speech layered on
 base): ``tierlock lock`` over fresh lockfiles against the same four ``uv pip
@@ -29,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._lockbench import BIN, make_project, run, timed
+from benchmarks._lockbench import BIN, interleaved, load, make_project, run
 
 FLOOR_IMPORTS = "import tierlock.cli, tomllib, subprocess, tempfile, packaging.requirements"
 
@@ -68,10 +71,9 @@ def main() -> None:
             "--generate-hashes",
         ]
         peer_argv += ["--python-version", "3.11", "--no-index", "--find-links", wheels, "--quiet", "--upgrade"]
-        ours = timed(ours_argv, repeat=9)
         shutil.rmtree(lockdir, ignore_errors=True)
-        peer = timed(peer_argv, repeat=9)
-        floor = timed([sys.executable, "-c", FLOOR_IMPORTS], repeat=9)
+        print(f"load average before: {load()}")
+        ours, peer, floor = interleaved([ours_argv, peer_argv, [sys.executable, "-c", FLOOR_IMPORTS]], repeat=9)
         print(f"base tier roots: {len(roots)}")
         print(f"tierlock lock base:   {ours * 1000:7.1f} ms (median)")
         print(f"uv pip compile:       {peer * 1000:7.1f} ms (median)")
@@ -139,6 +141,7 @@ def multi_tier(repeat: int = 9) -> None:
         print(f"tierlock lock:                 {ours * 1000:7.1f} ms (median of {repeat})")
         print(f"{len(peer)} uv pip compile, one by one: {theirs * 1000:7.1f} ms (median of {repeat})")
         print(f"ratio tierlock/uv:             {ours / theirs:7.2f}x (target <= 1.2x)")
+        print(f"load average after: {load()}")
 
 
 if __name__ == "__main__":

@@ -45,6 +45,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
+    from tierlock import lockstart
+
+    try:
+        if not args.dry_run:
+            lockstart.start(ctx.argv)  # the last run's uv compiles, while the project is read (each checked first)
+        code = _run(args, ctx)
+    except BaseException:
+        lockstart.abandon()
+        raise
+    lockstart.finish()
+    return code
+
+
+def _run(args: argparse.Namespace, ctx: Context) -> int:
     from tierlock.lockfiles.lock import LockFailed, lock_project
     from tierlock.lockfiles.resolvers import choose
 

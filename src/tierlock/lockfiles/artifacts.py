@@ -27,6 +27,7 @@ that reads the sidecar.
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -133,6 +134,41 @@ def parse(text: str) -> tuple[str, dict[Key, tuple[LockedFile, ...]]]:
     return digest, files
 
 
+_STRING = r'"(?:[^"\\]|\\.)*"'
+_FILE = re.compile(rf"^\s*(sdist = )?\{{ file = ({_STRING}), hash = ({_STRING}) \}},?$")
+_FIELD = re.compile(rf"^(name|version|body-digest) = ({_STRING})$")
+_PLAIN = ("# ", "artifacts-version = ", "lockfile = ", "[[packages]]", "wheels = [", "]")
+
+
+def parse_rendered(text: str) -> tuple[str, dict[Key, tuple[LockedFile, ...]]] | None:
+    """What :func:`parse` reads, for a sidecar laid out as :func:`render` writes it, without a TOML parser.
+
+    None when a line is not one :func:`render` writes. The caller checks the
+    result by rendering it again (it is exact only when that gives *text* back).
+    """
+    digest, name, version = "", "", ""
+    files: dict[Key, list[LockedFile]] = {}
+    for line in text.splitlines():
+        found, field_ = _FILE.match(line), _FIELD.match(line)
+        if found is not None:
+            algorithm, _, value = json.loads(found[3]).partition(":")
+            kind: Literal["wheel", "sdist"] = "sdist" if found[1] else "wheel"
+            file = LockedFile(kind, json.loads(found[2]), None, None, None, {algorithm: value})
+            files.setdefault((name, version), []).append(file)
+        elif field_ is not None:
+            value = json.loads(field_[2])
+            if field_[1] == "body-digest":
+                digest = value
+            elif field_[1] == "name":
+                name, version = value, ""
+            else:
+                version = value
+                files.setdefault((name, version), [])
+        elif line and not line.startswith(_PLAIN):
+            return None
+    return digest, {k: tuple(v) for k, v in files.items()}
+
+
 def _list(value: object, where: str) -> list[Any]:
     if not isinstance(value, list):
         raise ValueError(f"{where}.wheels must be an array")
@@ -198,7 +234,11 @@ def from_listing(entries: Iterable[LockEntry], listing: str) -> dict[Key, tuple[
     out: dict[Key, tuple[LockedFile, ...]] = {}
     for entry in entries:
         candidates = listed.get(key(entry), [])
-        out[key(entry)] = tuple(f for f in candidates if _hashed(f, entry.hashes))
+        # The same file found twice (two find-links naming one folder) is one artifact, recorded once.
+        unique: dict[tuple[str, str, tuple[tuple[str, str], ...]], LockedFile] = {}
+        for file in candidates:
+            unique.setdefault((file.kind, file.filename, tuple(sorted(file.hashes.items()))), file)
+        out[key(entry)] = tuple(f for f in unique.values() if _hashed(f, entry.hashes))
     return out
 
 

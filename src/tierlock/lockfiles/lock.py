@@ -10,11 +10,11 @@ artifacts, write) is :func:`tierlock.lockfiles.locktier.lock_tier`.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from tierlock.errors import BackendError, Problem
-from tierlock.lockfiles.locks import LockfileError
+from tierlock.lockfiles.locks import Lock, LockfileError
 from tierlock.lockfiles.locktier import Locked, LockOptions, lock_tier, lower_name, regenerate_command
 from tierlock.lockfiles.pindiff import pin_changes
 from tierlock.lockfiles.resolvers import Backend
@@ -108,93 +108,166 @@ def lock_project(
             remedy='lock with uv (tierlock lock --backend uv) or set format = "requirements" in [tool.tierlock]',
         )
     order = plan(project, names)
-    from tierlock.tiers.reach import project_local, unlockable
-
-    local = project_local(project)
-    results: dict[str, Locked] = {}
-    failures: dict[str, NotLocked] = {}
-    pending = list(order)
-    while pending:
-        # A wave: every tier whose lower tiers in this plan are settled; siblings compile side by side.
-        planned = {t.name for t, _ in pending}
-        wave = [(t, r) for t, r in pending if not planned.intersection(_below(project, t))]
-        pending = [item for item in pending if item not in wave]
-        runnable = []
-        for tier, reason in wave:
-            failed_below = next((failures[b] for b in _below(project, tier) if b in failures), None)
-            reach = unlockable(project, tier, local) if failed_below is None else None
-            if reach is not None:  # an index would not have it, or worse, a published namesake: no backend call
-                failures[tier.name] = NotLocked(tier.name, f"cannot be locked: {reach.reason}", None, reach.remedy)
-                continue
-            if failed_below is None:
-                runnable.append((tier, reason))
-                continue
-            failures[tier.name] = NotLocked(
-                tier.name,
-                f"not locked: the {failed_below.tier} lock it is layered on failed",
-                None,
-                f"fix {failed_below.tier} as its remedy says, then run: tierlock lock {tier.name} "
-                f"(which locks {failed_below.tier} first)",
-            )
-        for tier, outcome in _lock_wave(project, runnable, backend, options, progress):
-            if isinstance(outcome, Locked):
-                results[tier.name] = outcome
-            else:
-                failures[tier.name] = _failure(project, tier, outcome)
-    done = [results[t.name] for t, _ in order if t.name in results]
+    runs = _Runs(project, backend, options, progress, [_Run(tier, reason) for tier, reason in order])
+    runs.run_all()
+    done = [r.outcome for r in runs.runs.values() if isinstance(r.outcome, Locked)]
+    failures = [r.outcome for r in runs.runs.values() if isinstance(r.outcome, NotLocked)]
     if failures:
-        raise LockFailed(done, [failures[t.name] for t, _ in order if t.name in failures])
+        raise LockFailed(done, failures)
     return done
 
 
-#: Sibling tiers locked at once (each is one backend process, mostly waiting on its index).
+#: Backend processes run at once (each mostly waits on its index, or on uv's cache).
 PARALLEL = 4
 
 
-def _lock_wave(
-    project: Project,
-    wave: Sequence[tuple[Tier, str]],
-    backend: Backend,
-    options: LockOptions,
-    progress: Callable[[str], None] | None,
-) -> list[tuple[Tier, Locked | BackendError | LockfileError]]:
-    """Lock the tiers of *wave* (none layered on another), side by side; each outcome in order."""
+@dataclass
+class _Run:
+    """One tier of the plan: settled (``done``) once it is locked or known not to be."""
 
-    def one(item: tuple[Tier, str]) -> Locked | BackendError | LockfileError:
-        tier, reason = item
-        if progress is not None:
-            progress(f"locking {tier.name} with {backend.name} ({project.relpath(tier.lockfile)})")
+    tier: Tier
+    reason: str
+    done: threading.Event = field(default_factory=threading.Event)
+    outcome: Locked | NotLocked | None = None
+    announced: bool = False
+
+
+class _Redo(Exception):
+    """A compile made against the old lockfile of the tier below, which has changed since: compile again."""
+
+
+@dataclass
+class _Runs:
+    """Every tier of the plan, each in its own thread (at most :data:`PARALLEL` backends at once).
+
+    A tier layered on another tier of the plan does not wait for it to be
+    locked: it is compiled at once against the lockfile below as it stands
+    (what a lock that changes nothing there would write), then waits. When the
+    tier below is settled and its lockfile is byte for byte the one compiled
+    against, the result is written; when it changed, or failed, the compile is
+    redone against the new lockfile, or the tier is not locked. Either way the
+    lockfile written is the one locking the tiers one after another writes.
+    """
+
+    project: Project
+    backend: Backend
+    options: LockOptions
+    progress: Callable[[str], None] | None
+    order: list[_Run]
+    runs: dict[str, _Run] = field(init=False)
+    slots: threading.Semaphore = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.runs = {r.tier.name: r for r in self.order}
+        self.slots = threading.Semaphore(PARALLEL)
+
+    def run_all(self) -> None:
+        """Settle every run; an interrupt ends their backends with their process groups first."""
+        from tierlock.tiers.reach import project_local
+
+        local = project_local(self.project)
+        if len(self.order) == 1:
+            self.settle(self.order[0], local)
+            return
+        errors: list[BaseException] = []
+
+        def work(run: _Run) -> None:
+            try:
+                self.settle(run, local)
+            except BaseException as exc:  # handed to the waiting thread
+                errors.append(exc)
+
+        # Plain threads (concurrent.futures would import logging, ~20 ms, for nothing).
+        threads = [threading.Thread(target=work, args=(r,), name="tierlock-lock", daemon=True) for r in self.order]
+        for thread in threads:
+            thread.start()
+        from tierlock import subproc
+
         try:
-            return lock_tier(project, tier, backend, options, reason=reason)
+            # Waiting on each run's event, not on its thread: an interrupt landing in Thread.join() can mark
+            # the thread as ended while it still runs (CPython 3.11), and it would then outlive the command.
+            for run in self.order:
+                run.done.wait()
+        except BaseException:
+            subproc.end_workers(threads)  # their backends end, the threads clean up, then the interrupt
+            raise
+        for thread in threads:
+            thread.join()
+        if errors:
+            raise errors[0]
+
+    def settle(self, run: _Run, local: Mapping[str, str]) -> None:
+        try:
+            run.outcome = self.outcome(run, local)
+        finally:
+            run.done.set()  # whatever happened, the tiers above stop waiting
+
+    def outcome(self, run: _Run, local: Mapping[str, str]) -> Locked | NotLocked:
+        from tierlock.tiers.reach import unlockable
+
+        tier = run.tier
+        reach = unlockable(self.project, tier, local)
+        if reach is None and tier.layered_on in self.runs and self.runs[tier.layered_on].tier.lockfile.is_file():
+            early = self.ahead(run)
+            if early is not None:
+                return early
+        failed = self.failed_below(run)
+        if failed is not None:
+            return failed
+        if reach is not None:  # an index would not have it, or worse, a published namesake: no backend call
+            return NotLocked(tier.name, f"cannot be locked: {reach.reason}", None, reach.remedy)
+        try:
+            return self.lock(run)
         except (BackendError, LockfileError) as exc:
-            return exc
+            return _failure(self.project, tier, exc)
 
-    if len(wave) <= 1:
-        return [(item[0], one(item)) for item in wave]
-    # Plain threads (concurrent.futures would import logging, ~20 ms, for nothing).
-    outcomes: list[Locked | BackendError | LockfileError | None] = [None] * len(wave)
-    errors: list[BaseException] = []
+    def ahead(self, run: _Run) -> Locked | None:
+        """*run* compiled against the lockfile below as it stands; None when that must be redone (or failed)."""
 
-    def work(indexes: Sequence[int]) -> None:
+        def settled(used: Lock | None) -> None:
+            if self.failed_below(run) is not None or not _same_file(self.runs[run.tier.layered_on or ""].tier, used):
+                raise _Redo
+
         try:
-            for i in indexes:
-                outcomes[i] = one(wave[i])
-        except BaseException as exc:  # handed to the waiting thread
-            errors.append(exc)
+            return self.lock(run, settled)
+        except (_Redo, BackendError, LockfileError):  # judged once the tier below is settled, by compiling again
+            return None
 
-    lanes = min(PARALLEL, len(wave))
-    threads = [
-        threading.Thread(target=work, args=(range(lane, len(wave), lanes),), name="tierlock-lock", daemon=True)
-        for lane in range(lanes)
-    ]
-    for thread in threads:
-        thread.start()
-    from tierlock import subproc
+    def lock(self, run: _Run, settled: Callable[[Lock | None], None] | None = None) -> Locked:
+        if self.progress is not None and not run.announced:
+            run.announced = True
+            self.progress(
+                f"locking {run.tier.name} with {self.backend.name} ({self.project.relpath(run.tier.lockfile)})"
+            )
+        return lock_tier(
+            self.project, run.tier, self.backend, self.options, reason=run.reason, slots=self.slots, settled=settled
+        )
 
-    subproc.join_workers(threads)  # an interrupt ends their backends with their process groups first
-    if errors:
-        raise errors[0]
-    return [(tier, outcome) for (tier, _), outcome in zip(wave, outcomes, strict=True) if outcome is not None]
+    def failed_below(self, run: _Run) -> NotLocked | None:
+        """Wait for the planned tiers below *run*; the failure of the lowest that failed, as *run*'s own."""
+        below = [self.runs[name] for name in _below(self.project, run.tier) if name in self.runs]
+        for other in below:
+            other.done.wait()
+        failed = next((o for o in below if not isinstance(o.outcome, Locked)), None)
+        if failed is None:
+            return None
+        name, tier = failed.tier.name, run.tier.name
+        return NotLocked(
+            tier,
+            f"not locked: the {name} lock it is layered on failed",
+            None,
+            f"fix {name} as its remedy says, then run: tierlock lock {tier} (which locks {name} first)",
+        )
+
+
+def _same_file(tier: Tier, used: Lock | None) -> bool:
+    """Whether *tier*'s lockfile is still byte for byte the one *used* was read from."""
+    from tierlock.lockfiles.digest import digest_file
+
+    try:
+        return used is not None and digest_file(tier.lockfile) == used.file_digest
+    except OSError:
+        return False
 
 
 def _failure(project: Project, tier: Tier, exc: BackendError | LockfileError) -> NotLocked:

@@ -23,6 +23,7 @@ from pathlib import Path
 from tierlock import fsutil
 from tierlock.errors import BackendError
 from tierlock.lockfiles import origins, pylock, requirements
+from tierlock.lockfiles.compiling import Compiling, start_compile
 from tierlock.lockfiles.digest import body_digest, expected_inputs
 from tierlock.lockfiles.fileread import ReadResult, read
 from tierlock.lockfiles.locks import Lock, LockfileError, LockHeader
@@ -80,9 +81,22 @@ class Locked:
 
 
 def lock_tier(
-    project: Project, tier: Tier, backend: Backend, options: LockOptions, *, reason: str = "requested"
+    project: Project,
+    tier: Tier,
+    backend: Backend,
+    options: LockOptions,
+    *,
+    reason: str = "requested",
+    slots: threading.Semaphore | None = None,
+    settled: Callable[[Lock | None], None] | None = None,
 ) -> Locked:
-    """Compile *tier* and replace its lockfile (and artifact record) atomically; nothing is written on failure."""
+    """Compile *tier* and replace its lockfile (and artifact record) atomically; nothing is written on failure.
+
+    *slots* bounds the backends running at once. *settled*, when given, is
+    called with the lock of the tier below as compiled against, once the
+    compile is done and before anything is written; what it raises ends the
+    lock with nothing written.
+    """
     from tierlock.lockfiles import recording
     from tierlock.lockfiles.pindiff import changes
 
@@ -92,7 +106,7 @@ def lock_tier(
         request = job.request(options, work)
         if had_lockfile and not options.upgrade:
             shutil.copyfile(tier.lockfile, request.output_file)
-        compiling = job.start(request)
+        compiling = job.start(request, slots)
         try:  # meanwhile: what does not depend on the result
             previous = _read_bytes(tier.lockfile) if had_lockfile else None
             header = job.header()
@@ -102,6 +116,8 @@ def lock_tier(
             raise
         if compiling is not None:
             compiling.wait()
+        if settled is not None:
+            settled(job.lower)
         text, parsed = _render(project, tier, backend, _compiled(request.output_file, backend, tier), header)
         record = recording.record(project, tier, backend=backend, request=request, text=text, parsed=parsed)
     recording.write(tier.lockfile, text, record)
@@ -167,7 +183,7 @@ class _Job:
             cwd=self.project.root,
         )
 
-    def start(self, request: CompileRequest) -> _Background | None:
+    def start(self, request: CompileRequest, slots: threading.Semaphore | None = None) -> Compiling | None:
         """Start the backend in the background, or write the known result (None) when there is nothing to resolve.
 
         Nothing to resolve: no requirements, or none beyond the tier below (its body is this one's).
@@ -177,7 +193,7 @@ class _Job:
             self.inputs
         )
         if self.inputs and not same_as_lower:
-            return _Background(self.backend.compile, request)
+            return start_compile(self.backend, request, self.tier.lockfile, slots)
         text_below = _read_bytes(lower.path) if lower is not None and same_as_lower else None
         known = text_below.decode("utf-8-sig") if text_below is not None else _empty_body(project)
         request.output_file.write_text(known, encoding="utf-8")
@@ -262,41 +278,6 @@ def _empty_body(project: Project) -> str:
     if project.requires_python:
         lines.append(f"requires-python = {json.dumps(project.requires_python)}")
     return "\n".join([*lines, "packages = []", ""])
-
-
-@dataclass
-class _Background:
-    """Run ``call(argument)`` in a thread; :meth:`wait` joins it and re-raises what it raised."""
-
-    call: Callable[[CompileRequest], None]
-    argument: CompileRequest
-
-    def __post_init__(self) -> None:
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._target, name="tierlock-backend", daemon=True)
-        self._thread.start()
-
-    def _target(self) -> None:
-        try:
-            self.call(self.argument)
-        except BaseException as exc:  # handed to the waiting thread
-            self._error = exc
-
-    def wait(self) -> None:
-        """Join the thread (an interrupt meanwhile ends its backend: :func:`tierlock.subproc.join_workers`)."""
-        from tierlock import subproc
-
-        subproc.join_workers([self._thread])
-        if self._error is not None:
-            error, self._error = self._error, None
-            raise error
-
-    def cancel(self) -> None:
-        """End the backend with its process group and wait for the thread to clean up; drop what it raised."""
-        from tierlock import subproc
-
-        subproc.end_workers([self._thread])
-        self._error = None
 
 
 def regenerate_command(project: Project, tier: Tier, backend: Backend) -> str:

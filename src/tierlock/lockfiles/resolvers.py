@@ -28,6 +28,8 @@ PIP_TOOLS_REMEDY = "install pip-tools (pip install pip-tools) or choose uv: tier
 #: through ``--find-links``); older ones write a lock that ``packaging.pylock`` rightly refuses. The ``uv``
 #: extra requires it; a uv found on PATH is checked (``make test-lowest`` runs the pylock tests on it).
 PYLOCK_MIN_UV = "0.12.11"
+#: What a uv compile is called in error messages.
+UV_COMPILE = "uv pip compile"
 
 
 @dataclass(frozen=True)
@@ -198,6 +200,12 @@ class UvBackend:
             )
 
     def compile(self, request: CompileRequest) -> None:
+        subproc.run(
+            self.command(request), what=UV_COMPILE, cwd=request.cwd, remedy=compile_remedy(request), log=self.log
+        )
+
+    def command(self, request: CompileRequest) -> list[str]:
+        """The ``uv pip compile`` command line that :meth:`compile` runs for *request*."""
         argv: list[str | Path] = [self.executable, "pip", "compile", request.input_file]
         argv += ["--output-file", request.output_file, "--universal", "--generate-hashes", "--no-header", "--quiet"]
         if request.format == "pylock":
@@ -211,7 +219,7 @@ class UvBackend:
         for name in request.upgrade_packages:
             argv += ["--upgrade-package", name]
         argv += request.index.argv()
-        subproc.run(argv, what="uv pip compile", cwd=request.cwd, remedy=_remedy(request), log=self.log)
+        return [str(a) for a in argv]
 
 
 def _uv_target(request: CompileRequest) -> list[str | Path]:
@@ -301,7 +309,7 @@ class PipToolsBackend:
             raise BackendError(
                 f"pip-compile failed (exit {result.returncode}): {subproc.display(result.argv)}",
                 detail=without_tracebacks(result.stdout + "\n" + result.stderr) or result.tail(),
-                remedy=_remedy(request),
+                remedy=compile_remedy(request),
             )
 
 
@@ -325,7 +333,7 @@ def without_tracebacks(text: str, lines: int = subproc.TAIL_LINES) -> str:
     return "\n".join(out[-lines:])
 
 
-def _remedy(request: CompileRequest) -> str:
+def compile_remedy(request: CompileRequest) -> str:
     tier = request.input_file.stem
     return (
         "fix what the backend explains above (a conflicting requirement in pyproject.toml, an unreachable "

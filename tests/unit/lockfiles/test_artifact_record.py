@@ -179,3 +179,38 @@ def test_a_file_with_several_hashes_is_recorded_by_its_sha256() -> None:
     item = entry("b", "1", [both])
     text = artifacts.render("base.txt", "sha256:x", [item], {artifacts.key(item): (both,)})
     assert f'hash = "sha256:{"e" * 64}"' in text
+
+
+def test_a_file_listed_twice_by_two_sources_is_recorded_once_in_the_order_first_listed() -> None:
+    first, second = NAT.files[0], NAT.files[1]
+    both = entry("natpkg", "1.0", [first, second])
+
+    def wheel_at(folder: str, file: LockedFile) -> str:
+        return f'{{ path = "{folder}/{file.filename}", hashes = {{ sha256 = "{file.hashes["sha256"]}" }} }}'
+
+    files = [wheel_at("a", first), wheel_at("a", second), wheel_at("b", first), wheel_at("b", second)]
+    listing = f'[[packages]]\nname = "natpkg"\nversion = "1.0"\nwheels = [{", ".join(files)}]\n'
+    found = artifacts.from_listing([both], listing)[("natpkg", "1.0")]
+    assert [(f.filename, f.path) for f in found] == [
+        (first.filename, f"a/{first.filename}"),
+        (second.filename, f"a/{second.filename}"),
+    ]
+
+
+def test_a_sidecar_as_lock_writes_it_reads_the_same_without_a_toml_parser() -> None:
+    text = artifacts.render("base.txt", "sha256:body", [NAT, SDIST], {artifacts.key(e): e.files for e in (NAT, SDIST)})
+    assert artifacts.parse_rendered(text) == artifacts.parse(text)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        pytest.param(lambda t: t.replace('name = "natpkg"', 'name="natpkg"'), id="another spacing"),
+        pytest.param(lambda t: t + "extra = 1\n", id="a key lock never writes"),
+        pytest.param(lambda t: t.replace("    { file", "    {file", 1), id="a file written by hand"),
+    ],
+)
+def test_a_sidecar_laid_out_otherwise_is_left_to_the_toml_parser(edit: object) -> None:
+    text = artifacts.render("base.txt", "sha256:body", [NAT, SDIST], {artifacts.key(e): e.files for e in (NAT, SDIST)})
+    assert callable(edit)
+    assert artifacts.parse_rendered(edit(text)) is None
