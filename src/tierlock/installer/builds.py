@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tierlock.errors import BackendError, CheckFailed, Problem
-from tierlock.installer.buildfailure import BuildFailure, apt_package, diagnose, system_fix
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
     from tierlock.installer.backends import InstallFailed
+    from tierlock.installer.buildfailure import BuildFailure
     from tierlock.installer.plan import Step
     from tierlock.lockfiles.artifacts import Record
     from tierlock.lockfiles.coverage import Gap
@@ -271,6 +271,8 @@ def explain(
         name = next(g for g in refused.groups() if g)
         tier = rules.no_build.get(name.lower().replace("_", "-"), "")
         return _refused(error, name, tier, command)
+    from tierlock.installer.buildfailure import diagnose  # only when the backend failed: its patterns are many
+
     failure = diagnose(output)
     if failure is None:
         return error
@@ -313,7 +315,7 @@ def _build_failed(
 
 def build_remedy(failure: BuildFailure, command: str, *, debian: bool, backend: str = "uv") -> str:
     """The fix that changes something (install what the build lacks), then the same install; then the way around."""
-    from tierlock.installer.buildfailure import BUILD_CONSTRAINTS
+    from tierlock.installer.buildfailure import BUILD_CONSTRAINTS, apt_package, system_fix
 
     apt: list[str] = []
     steps: list[str] = []
