@@ -238,19 +238,12 @@ _SEEN: dict[str, tuple[tuple[object, ...], Target]] = {}
 
 
 def _stamp(exe: Path, target: Target | None) -> tuple[object, ...]:
-    """What the interpreter's answer depends on: its file, its ``pyvenv.cfg``, its site folders' listings."""
-    out: list[object] = []
-    places = [str(exe), *(os.path.join(d, "pyvenv.cfg") for d in _cfg_folders(exe))]
-    if target is not None:
-        places += [str(target.purelib), str(target.platlib)]
-    for place in places:
-        try:
-            st = os.stat(place)
-        except OSError:
-            out.append(None)
-            continue
-        out.append((st.st_ino, st.st_mtime_ns, st.st_size))
-    return tuple(out)
+    """What the interpreter's answer depends on: its file, its ``pyvenv.cfg``, its site folders' ``.pth`` files
+    and ``sitecustomize`` (:func:`tierlock.targetcache.stamp`; a package installed there changes none of them)."""
+    from tierlock import targetcache
+
+    sites = tuple(dict.fromkeys((str(target.purelib), str(target.platlib)))) if target is not None else ()
+    return tuple(targetcache.stamp(os.path.abspath(exe), _cfg_folders(exe), sites))
 
 
 def _described(exe: Path) -> Target:

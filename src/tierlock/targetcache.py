@@ -8,11 +8,14 @@ and on the machine (``os.uname()``, the C library). It is kept here, in the
 user's cache folder (:func:`tierlock.probing.libcache.folder`: ``$TIERLOCK_CACHE_DIR``,
 an empty value turning the cache off), with the identity (inode, size,
 modification time) of everything it depends on: the interpreter's file, the
-``pyvenv.cfg`` beside it and one up, its site folders (a ``.pth`` file coming
-or going changes their listing) and every ``.pth`` file in them (one edited in
-place). A kept answer is used only when every one of those is unchanged and
-the machine is the same; anything else starts the interpreter again. A file
-that cannot be read or written is no cache.
+``pyvenv.cfg`` beside it and one up, its site folders (each by its inode: the
+same folder), and in them every ``.pth`` file and ``sitecustomize`` (the only
+entries of a site folder that change what the interpreter says: one coming,
+going or edited in place). Installing or removing a package changes none of
+them, so the command after an install does not start the interpreter again. A
+kept answer is used only when every one of those is unchanged and the machine
+is the same; anything else starts the interpreter again. A file that cannot be
+read or written is no cache.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import os
 import sys
 import time
 
-SCHEMA = 1
+SCHEMA = 2
 _RACY_NS = 1_000_000_000
 
 
@@ -50,11 +53,14 @@ def _identity(place: str) -> tuple[int, int, int] | None:
 def stamp(exe: str, cfg_folders: tuple[str, ...], sites: tuple[str, ...]) -> list[object]:
     """Everything the interpreter's answer depends on, as it is now (stats only, and one listing per site)."""
     out: list[object] = [_machine()]
-    for place in (exe, *(os.path.join(d, "pyvenv.cfg") for d in cfg_folders), *sites):
+    for place in (exe, *(os.path.join(d, "pyvenv.cfg") for d in cfg_folders)):
         out.append(_identity(place))
     for site in sites:
+        found = _identity(site)
+        out.append(found[:1] if found is not None else None)  # the same folder; what it holds is listed below
+    for site in sites:
         try:
-            names = sorted(n for n in os.listdir(site) if n.endswith(".pth"))
+            names = sorted(n for n in os.listdir(site) if n.endswith(".pth") or n.startswith("sitecustomize"))
         except OSError:
             continue
         out.extend((name, _identity(os.path.join(site, name))) for name in names)
@@ -66,7 +72,7 @@ def _settled(now: list[object]) -> bool:
     newest = 0
     for part in now[1:]:
         identity = part[1] if isinstance(part, tuple) and len(part) == 2 else part
-        if isinstance(identity, tuple):
+        if isinstance(identity, tuple) and len(identity) == 3:
             newest = max(newest, identity[2])
     return newest < time.time_ns() - _RACY_NS
 
