@@ -1,5 +1,6 @@
 """A target interpreter's answer is kept on disk: the next command does not start it while nothing it depends
-on changed, and starts it again when its file, its pyvenv.cfg, its site folder or a .pth file in it changes.
+on changed (a package installed changes nothing it depends on), and starts it again when its file, its
+pyvenv.cfg, or a .pth file or sitecustomize in its site folder changes.
 
 Each "command" here is a fresh in-process memory (``environment._SEEN`` emptied); the subprocesses the
 inspection starts are counted through the subprocess helper's observers. Files are dated back a minute,
@@ -109,3 +110,31 @@ def test_a_cache_file_that_cannot_be_read_is_no_cache(tmp_path: Path, started: l
     started.clear()
     assert _command(python).python == python
     assert len(started) == 1
+
+
+def test_a_package_installed_in_the_site_folder_keeps_the_answer(tmp_path: Path, started: list[tuple[str, ...]]) -> None:
+    python = _armed_venv(tmp_path)
+    target = _command(python)
+    info = target.purelib / "newpkg-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Name: newpkg\nVersion: 1.0\n")
+    (target.purelib / "newpkg.py").write_text("X = 1\n")
+    _age(info / "METADATA", info, target.purelib / "newpkg.py", target.purelib)
+    started.clear()
+    assert _command(python) == target
+    assert started == []
+
+
+def test_a_sitecustomize_coming_to_the_site_folder_starts_the_interpreter_again(
+    tmp_path: Path, started: list[tuple[str, ...]]
+) -> None:
+    python = _armed_venv(tmp_path)
+    target = _command(python)
+    extra = tmp_path / "added-by-sitecustomize"
+    custom = target.purelib / "sitecustomize.py"
+    custom.write_text(f"import sys\nsys.path.append({str(extra)!r})\n")
+    _age(custom, target.purelib)
+    started.clear()
+    after = _command(python)
+    assert len(started) == 1
+    assert str(extra) in [str(p) for p in after.paths]
