@@ -267,11 +267,24 @@ def _answer(exe: Path) -> str:
     kept = targetcache.load(key, folders)
     if kept is not None:
         return kept
+    told = targetcache.from_sibling(key, folders)  # a new venv made like one asked before: no start
+    if told is not None:
+        try:
+            sites = _sites(_parse(exe, told))
+        except (UsageError, ValueError):
+            sites = ()
+        if sites and targetcache.plain(sites):
+            targetcache.save(key, folders, sites, told)
+            return told
     answer = _ask(exe).stdout
-    target = _parse(exe, answer)
-    sites = tuple(dict.fromkeys((str(target.purelib), str(target.platlib))))
+    sites = _sites(_parse(exe, answer))
     targetcache.save(key, folders, sites, answer)
+    targetcache.remember_venv(key, folders, sites, answer)
     return answer
+
+
+def _sites(target: Target) -> tuple[str, ...]:
+    return tuple(dict.fromkeys((str(target.purelib), str(target.platlib))))
 
 
 def _cfg_folders(exe: Path) -> tuple[str, str]:

@@ -106,11 +106,11 @@ def planned(rules: Policy, steps: Sequence[Step], target: Target) -> list[Build]
 
 def refuse(project: Project, builds: Sequence[Build], target: Target, *, command: str) -> None:
     """Stop before the backend when a no-build tier's package has no wheel for *target* (as check explains it)."""
-    from tierlock.lockfiles.nobuild import relock_command, remedies
-
     refused = [b for b in builds if b.tier is not None]
     if not refused:
         return
+    from tierlock.lockfiles.nobuild import relock_command, remedies
+
     here = _with_target(project, target_platform(target))
     found = [_gaps(here, b, target) for b in refused]
     first, (gap, everywhere) = refused[0], found[0]
