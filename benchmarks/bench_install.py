@@ -116,7 +116,7 @@ def run(argv: Sequence[str | Path], env: dict[str, str]) -> float:
     return elapsed
 
 
-def load() -> str:
+def machine_load() -> str:
     """The machine's 1, 5 and 15 minute load averages (the figures mean little without them)."""
     try:
         return " ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -206,7 +206,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=15, help="runs per no-op measurement (arming uses a third)")
     parser.add_argument("--registry", action="store_true", help="a real closure from the package index (network)")
     args = parser.parse_args(argv)
-    before = load()
+    before = machine_load()
     with tempfile.TemporaryDirectory(prefix="tierlock-bench-install-") as tmp:
         root = Path(tmp)
         if args.registry:
@@ -240,7 +240,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         arm_tier_uv, arm_uv, arm_tier_pip, arm_pip = (arming[n] for n in ("tier_uv", "uv", "tier_pip", "pip"))
 
     print(f"install benchmark: {packages} packages, {what}")
-    print(f"medians of {args.runs} (no-op) / {arm_runs} (arming) runs; load average before {before}, after {load()}")
+    after = machine_load()
+    print(f"medians of {args.runs} (no-op) / {arm_runs} (arming) runs; load average before {before}, after {after}")
     print(compare("no-op: install-tier vs uv --require-hashes", median(noop_tier), median(noop_uv), "uv ", 1.0))
     print(compare("no-op: install-tier vs pip --require-hashes", median(noop_tier), median(noop_pip), "pip", 0.1))
     print(compare("no-op: install-tier vs its floor", median(noop_tier), median(noop_floor), "floor", 1.25))
