@@ -197,9 +197,11 @@ def announce(note: Callable[[str], None], builds: Sequence[Build]) -> set[str]:
     return said
 
 
-_UV_BUILDING = re.compile(r"^\s*Building ([A-Za-z0-9._-]+)==(\S+)")
-_UV_BUILT = re.compile(r"^\s*Built ([A-Za-z0-9._-]+)==(\S+)")
-_PIP_WHEEL_FOR = re.compile(r"^\s*Building wheel for ([A-Za-z0-9._-]+) \(.*\): (started|finished with status 'done')")
+# Patterns as text: ``re`` compiles (and caches) each at its first use - while the backend runs, or when it failed -
+# not when arming imports this module.
+_UV_BUILDING = r"^\s*Building ([A-Za-z0-9._-]+)==(\S+)"
+_UV_BUILT = r"^\s*Built ([A-Za-z0-9._-]+)==(\S+)"
+_PIP_WHEEL_FOR = r"^\s*Building wheel for ([A-Za-z0-9._-]+) \(.*\): (started|finished with status 'done')"
 
 
 @dataclass
@@ -211,8 +213,8 @@ class Watcher:
     started: dict[str, float] = field(default_factory=dict)
 
     def __call__(self, line: str) -> None:
-        building = _UV_BUILDING.match(line)
-        pip = _PIP_WHEEL_FOR.match(line)
+        building = re.match(_UV_BUILDING, line)
+        pip = re.match(_PIP_WHEEL_FOR, line)
         if building is not None or (pip is not None and pip.group(2) == "started"):
             name = building.group(1) if building is not None else pip.group(1) if pip is not None else ""
             self.started[name] = time.monotonic()
@@ -220,7 +222,7 @@ class Watcher:
                 self.said.add(name)
                 self.note(f"building {name} from source; this can take minutes")
             return
-        built = _UV_BUILT.match(line)
+        built = re.match(_UV_BUILT, line)
         if built is not None or (pip is not None and pip.group(2) != "started"):
             name = built.group(1) if built is not None else pip.group(1) if pip is not None else ""
             seconds = time.monotonic() - self.started.pop(name, time.monotonic())
@@ -251,8 +253,8 @@ class BuildFailed(BackendError):
         return document
 
 
-_NO_BUILD_UV = re.compile(r"Wheels are required for `([A-Za-z0-9._-]+)`|`([A-Za-z0-9._-]+)==[^`]*` .*--no-build")
-_NO_BUILD_PIP = re.compile(r"No matching distribution found for ([A-Za-z0-9._-]+)==(\S+)")
+_NO_BUILD_UV = r"Wheels are required for `([A-Za-z0-9._-]+)`|`([A-Za-z0-9._-]+)==[^`]*` .*--no-build"
+_NO_BUILD_PIP = r"No matching distribution found for ([A-Za-z0-9._-]+)==(\S+)"
 
 
 def explain(
@@ -266,7 +268,7 @@ def explain(
 ) -> BackendError:
     """*error* of the backend, explained: a no-build refusal or a failed build, else *error* itself."""
     output = error.output
-    refused = _NO_BUILD_UV.search(output) or (_NO_BUILD_PIP.search(output) if no_build else None)
+    refused = re.search(_NO_BUILD_UV, output) or (re.search(_NO_BUILD_PIP, output) if no_build else None)
     if refused is not None:
         name = next(g for g in refused.groups() if g)
         tier = rules.no_build.get(name.lower().replace("_", "-"), "")
