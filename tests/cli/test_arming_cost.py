@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -27,14 +28,19 @@ import pytest
 from tests.cli.test_install_cli import (  # noqa: F401  (fixtures shared with the installer's end-to-end tests)
     World,
     empty_venv,
+    index_env,
     kit,
     uv_cache,
     wheel_dir,
     wheels,
     world,
 )
+from tests.support import binaries
+from tests.support.tierproject import write_lock, write_pyproject
+from tests.support.wheels import EXT_SUFFIX, build_wheel
 from tierlock import environment
-from tierlock.probing import record
+from tierlock.cli import main
+from tierlock.probing import libraries, record
 
 pytestmark = pytest.mark.slow
 
@@ -133,3 +139,31 @@ def test_arming_imports_no_interactive_library_no_metadata_reader_and_no_build_d
 
 
 _SCRIPT = "import sys\nsys.argv[0] = 'install-tier'\nfrom tierlock._entry import install_tier\ninstall_tier()\n"
+
+
+def test_arming_a_second_fresh_environment_with_the_same_files_stats_its_extensions_instead_of_reading_them(
+    tmp_path: Path, empty_venv: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wheels = tmp_path / "wheels"
+    native = binaries.elf(needed=["libc.so.6"])  # a real dynamic section: its verdict is learnt and kept
+    wheel = build_wheel(wheels, "elfpkg", "1.0", files={"elfpkg/__init__.py": "", f"elfpkg/_n{EXT_SUFFIX}": native})
+    root = tmp_path / "proj"
+    write_pyproject(root, base=[], brain=["elfpkg>=1"])
+    write_lock(root, "base", [])
+    write_lock(root, "brain", [("elfpkg", "1.0", wheel)])
+    for key, value in index_env(wheels, tmp_path / "uv-cache").items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("UV_LINK_MODE", "hardlink")  # uv's default here: the same files, linked from its cache
+
+    def arm(venv: Path) -> int:
+        shutil.copytree(empty_venv, venv, symlinks=True)
+        python = str(venv / "bin" / "python")
+        return main(["install", "brain", "--project", str(root), "--python", python, "--backend", "uv"])
+
+    assert arm(tmp_path / "first") == 0
+    libraries.save_all()  # what the process does at its end
+    libraries._VERDICTS.clear()  # and a new process remembers nothing
+    _records, opened = _counting_reads(monkeypatch, tmp_path / "second")
+    assert arm(tmp_path / "second") == 0
+    monkeypatch.undo()
+    assert [p for p in opened if p.endswith(".so")] == []  # the library verdict carried over: a stat of each file

@@ -385,3 +385,61 @@ def test_a_dpkg_file_list_without_an_architecture_names_its_package_whole(tmp_pa
     info.mkdir()
     (info / "libfoo1.list").write_text("/usr/lib/libfoo.so.1\n")
     assert provider.dpkg_owner("libfoo.so.1", str(root)) == "libfoo1"
+
+
+def _two_environments(tmp_path: Path, *, link: bool) -> tuple[Path, Path, Path]:
+    """An extension relying on a library beside it and one outside the site folders, learnt in environment a;
+    environment b gets the same files at the same places (hard links, as uv makes them) or copies of them."""
+    site_a, site_b = tmp_path / "a" / "site", tmp_path / "b" / "site"
+    outside = lib(tmp_path / "opt", "libout.so.1")
+    dep = lib(site_a / "pkg.libs", "libk.so.1")
+    ext = lib(
+        site_a / "pkg", "_ext.so", needed=["libk.so.1", "libout.so.1"], runpath=f"$ORIGIN/../pkg.libs:{outside.parent}"
+    )
+    first = libraries.Session([str(site_a)], library_path="", cache=str(tmp_path / "none"))
+    assert first.missing(str(ext), "pkg/_ext.so") == []
+    libraries.save_all()
+    libraries._VERDICTS.clear()
+    for path in (dep, ext):
+        twin = site_b / path.relative_to(site_a)
+        twin.parent.mkdir(parents=True, exist_ok=True)
+        if link:
+            os.link(path, twin)
+        else:
+            twin.write_bytes(path.read_bytes())
+    return site_b, site_b / "pkg" / "_ext.so", outside
+
+
+def test_a_verdict_learnt_in_one_environment_holds_where_another_has_the_same_files_at_the_same_places(
+    tmp_path: Path,
+) -> None:
+    site, ext, outside = _two_environments(tmp_path, link=True)
+    second = libraries.Session([str(site)], library_path="", cache=str(tmp_path / "none"))
+    assert second.missing(str(ext), "pkg/_ext.so") == []
+    assert second._files == {}  # nothing was opened: a stat of the extension and of each library it relies on
+    assert str(ext) in second.kept  # and kept for this environment itself from now on
+    assert libraries.relied_outside([str(ext)], [str(site)]) == [(str(outside), outside.stat().st_size)]
+
+
+def test_a_verdict_from_another_environment_is_not_taken_where_a_file_is_not_the_same_or_is_gone(
+    tmp_path: Path,
+) -> None:
+    site, ext, _outside = _two_environments(tmp_path, link=False)
+    copied = libraries.Session([str(site)], library_path="", cache=str(tmp_path / "none"))
+    assert copied.missing(str(ext), "pkg/_ext.so") == []
+    assert str(ext) in copied._files  # read again: its own inode
+    libraries._VERDICTS.clear()
+    (site / "pkg.libs" / "libk.so.1").unlink()
+    gone = libraries.Session([str(site)], library_path="", cache=str(tmp_path / "none"))
+    assert [m.library for m in gone.missing(str(ext), "pkg/_ext.so")] == ["libk.so.1"]
+
+
+def test_a_kept_place_names_its_site_folder_by_position_and_a_missing_one_is_no_place(tmp_path: Path) -> None:
+    from tierlock.probing.libmoved import Moved
+
+    moved = Moved([str(tmp_path / "purelib"), str(tmp_path / "platlib")], ["env"])
+    assert moved.relative(str(tmp_path / "platlib" / "pkg" / "_ext.so")) == "@1/pkg/_ext.so"
+    assert moved.relative(str(tmp_path / "purelibx" / "pkg.so")) is None
+    assert moved.absolute("@1/pkg/_ext.so") == str(tmp_path / "platlib" / "pkg" / "_ext.so")
+    assert moved.absolute("@2/pkg/_ext.so") is None
+    assert moved.absolute("/usr/lib/libc.so.6") == "/usr/lib/libc.so.6"
