@@ -315,7 +315,23 @@ def test_every_spelling_of_an_installed_tierlock_folder_is_seen_in_the_listing(t
     assert holds_tierlock([str(tmp_path / "missing"), str(tmp_path / "site")])
 
 
-@pytest.mark.parametrize("folder", ["tierlock_extras-1.0.dist-info", "tierlockx-1.0.dist-info", "tierlock-0.1.0.data"])
+@pytest.mark.parametrize(
+    "folder",
+    [
+        "tierlock_extras-1.0.dist-info",
+        "tierlockx-1.0.dist-info",
+        "tierlock-0.1.0.data",
+        "tierlock.plugins.egg-info",  # a develop install of a project named tierlock.plugins
+    ],
+)
 def test_a_folder_of_another_project_is_no_installed_tierlock(tmp_path: Path, folder: str) -> None:
     (tmp_path / folder).mkdir()
     assert not holds_tierlock([str(tmp_path)])
+
+
+def test_a_prerelease_the_declaration_allows_is_no_exclusion(tmp_path: Path) -> None:
+    target, _site = _target(tmp_path)
+    project = _project(tmp_path / "app", "packaging<27")
+    env = dict(target.marker_env)
+    assert declared_exclusions(project, ["brain"], "packaging", "26.5rc1", env) == []
+    assert declared_exclusions(project, ["brain"], "packaging", "27.0rc1", env) == ["brain declares packaging<27"]
