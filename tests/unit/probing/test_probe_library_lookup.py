@@ -442,4 +442,20 @@ def test_a_kept_place_names_its_site_folder_by_position_and_a_missing_one_is_no_
     assert moved.relative(str(tmp_path / "purelibx" / "pkg.so")) is None
     assert moved.absolute("@1/pkg/_ext.so") == str(tmp_path / "platlib" / "pkg" / "_ext.so")
     assert moved.absolute("@2/pkg/_ext.so") is None
+    assert moved.absolute("@3/pkg/_ext.so") is None
+    assert moved.absolute("@x/pkg/_ext.so") is None
+
+
+def test_kept_places_only_looked_up_are_not_written_again(tmp_path: Path) -> None:
+    from tierlock.probing.libmoved import Moved
+
+    moved = Moved([str(tmp_path / "site")], ["env"])
+    assert moved.get(str(tmp_path / "site" / "pkg" / "_ext.so")) is None
+    moved.save()
+    assert moved.store is not None
+    assert not os.path.exists(moved.store)  # nothing learnt: nothing written
+    moved.learn(str(tmp_path / "site" / "pkg" / "_ext.so"), ((1, 2, 3), (("/usr/lib/libc.so.6", (4, 5, 6)),)))
+    moved.save()
+    again = Moved([str(tmp_path / "other")], ["env"])
+    assert again.get(str(tmp_path / "other" / "pkg" / "_ext.so")) == ((1, 2, 3), (("/usr/lib/libc.so.6", (4, 5, 6)),))
     assert moved.absolute("/usr/lib/libc.so.6") == "/usr/lib/libc.so.6"
