@@ -456,6 +456,11 @@ def test_kept_places_only_looked_up_are_not_written_again(tmp_path: Path) -> Non
     assert not os.path.exists(moved.store)  # nothing learnt: nothing written
     moved.learn(str(tmp_path / "site" / "pkg" / "_ext.so"), ((1, 2, 3), (("/usr/lib/libc.so.6", (4, 5, 6)),)))
     moved.save()
+    written = Path(moved.store).read_bytes()
+    Path(moved.store).unlink()
+    moved.save()  # written once: nothing new since
+    assert not os.path.exists(moved.store)
+    Path(moved.store).write_bytes(written)
     again = Moved([str(tmp_path / "other")], ["env"])
     assert again.get(str(tmp_path / "other" / "pkg" / "_ext.so")) == ((1, 2, 3), (("/usr/lib/libc.so.6", (4, 5, 6)),))
     assert moved.absolute("/usr/lib/libc.so.6") == "/usr/lib/libc.so.6"
