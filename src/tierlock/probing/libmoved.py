@@ -29,7 +29,7 @@ class Moved:
         self.environment = environment
         self.store = libcache.path_for((repr(environment),), kind="moved-libraries")
         self._kept: dict[str, libcache.Kept] | None = None
-        self._learnt = False
+        self._learnt: dict[str, libcache.Kept] = {}
 
     def _verdicts(self) -> dict[str, libcache.Kept]:
         if self._kept is None:  # read on the first extension the environment's own verdicts do not know
@@ -74,10 +74,14 @@ class Moved:
         if key is None:
             return
         relied = tuple((self.relative(library) or library, identity) for library, identity in verdict[1])
-        self._verdicts()[key] = (verdict[0], relied)
-        self._learnt = True
+        self._verdicts()[key] = self._learnt[key] = (verdict[0], relied)
 
     def save(self) -> None:
-        if self._learnt and self._kept is not None:
-            libcache.save(self.store, self.environment, self._kept)
-            self._learnt = False
+        """Add what this environment learnt to the file as it is now (other processes and sessions write it too:
+        what they kept stays)."""
+        if not self._learnt:
+            return
+        kept = libcache.load(self.store, self.environment)
+        kept.update(self._learnt)
+        libcache.save(self.store, self.environment, kept)
+        self._learnt = {}

@@ -464,3 +464,18 @@ def test_kept_places_only_looked_up_are_not_written_again(tmp_path: Path) -> Non
     again = Moved([str(tmp_path / "other")], ["env"])
     assert again.get(str(tmp_path / "other" / "pkg" / "_ext.so")) == ((1, 2, 3), (("/usr/lib/libc.so.6", (4, 5, 6)),))
     assert moved.absolute("/usr/lib/libc.so.6") == "/usr/lib/libc.so.6"
+
+
+def test_two_environments_that_learn_in_one_process_both_keep_what_they_learnt(tmp_path: Path) -> None:
+    from tierlock.probing.libmoved import Moved
+
+    one, two = Moved([str(tmp_path / "one")], ["env"]), Moved([str(tmp_path / "two")], ["env"])
+    assert one.get(str(tmp_path / "one" / "a.so")) is None  # each read the file before the other wrote it
+    assert two.get(str(tmp_path / "two" / "b.so")) is None
+    one.learn(str(tmp_path / "one" / "a.so"), ((1, 1, 1), ()))
+    two.learn(str(tmp_path / "two" / "b.so"), ((2, 2, 2), ()))
+    one.save()
+    two.save()
+    three = Moved([str(tmp_path / "three")], ["env"])
+    assert three.get(str(tmp_path / "three" / "a.so")) == ((1, 1, 1), ())
+    assert three.get(str(tmp_path / "three" / "b.so")) == ((2, 2, 2), ())
