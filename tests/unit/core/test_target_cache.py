@@ -125,7 +125,7 @@ def test_a_package_installed_in_the_site_folder_keeps_the_answer(
     info.mkdir()
     (info / "METADATA").write_text("Name: newpkg\nVersion: 1.0\n")
     (target.purelib / "newpkg.py").write_text("X = 1\n")
-    _age(info / "METADATA", info, target.purelib / "newpkg.py", target.purelib)
+    _age(info / "METADATA", info, target.purelib / "newpkg.py")  # the site folder itself: modified just now
     started.clear()
     assert _command(python) == target
     assert started == []
