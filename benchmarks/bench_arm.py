@@ -4,7 +4,8 @@ Offline (the default): the ``brain`` tier of the generated 3-tier project of ``b
 some with compiled-extension files), from a local wheel folder. ``install-tier brain --backend uv`` (which
 also verifies every installed file, writes its receipts and checks the lock's drift) against plain ``uv pip
 install --no-deps --require-hashes -r brain.txt``, each into a fresh copy of an empty venv, the runs
-interleaved; goal: at most uv + 100 ms.
+interleaved; goal: at most uv + 100 ms. Both start warm: uv's cache holds the wheels, and tierlock's cache
+(``$TIERLOCK_CACHE_DIR``) what it learnt of a venv made like these (one run of each before the timed ones).
 
 ``--registry dataframe`` and ``--registry compiled`` do the same on a real closure locked from the package
 index: a data-frame tier (pandas, pyarrow) and a large compiled tier (scipy, scikit-learn, pyarrow, OpenCV);
@@ -89,7 +90,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         make_venv(empty)
         tier: list[str | Path] = [BIN / "install-tier", "--project", project, "brain", "--backend", "uv"]
         uv: list[str | Path] = [BIN / "uv", "pip", "install", "--no-deps", "--require-hashes", "-r", lock]
-        run([*uv, "--python", fresh(empty, root / "warm")], env)  # the cache warmed once
+        run([*uv, "--python", fresh(empty, root / "warm")], env)  # the caches warmed once: uv's
+        run([*tier, "--python", fresh(empty, root / "warm-tier")], env)  # and tierlock's (what it keeps of a venv)
         ours: list[float] = []
         peer: list[float] = []
         for i in range(args.runs):

@@ -97,6 +97,7 @@ def environ(wheels: Path | None, cache: Path) -> dict[str, str]:
             "UV_NO_CONFIG": "1",
             "UV_CACHE_DIR": str(cache),
             "UV_NO_PROGRESS": "1",
+            "TIERLOCK_CACHE_DIR": str(cache.parent / "tierlock-cache"),  # tierlock's own, as uv has its own
         }
     )
     if wheels is not None:
@@ -113,6 +114,14 @@ def run(argv: Sequence[str | Path], env: dict[str, str]) -> float:
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(map(str, argv))} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
     return elapsed
+
+
+def machine_load() -> str:
+    """The machine's 1, 5 and 15 minute load averages (the figures mean little without them)."""
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "unknown"
 
 
 def median(samples: list[float]) -> float:
@@ -197,6 +206,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=15, help="runs per no-op measurement (arming uses a third)")
     parser.add_argument("--registry", action="store_true", help="a real closure from the package index (network)")
     args = parser.parse_args(argv)
+    before = machine_load()
     with tempfile.TemporaryDirectory(prefix="tierlock-bench-install-") as tmp:
         root = Path(tmp)
         if args.registry:
@@ -215,9 +225,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         uv: list[str | Path] = [BIN / "uv", "pip", "install", "--no-deps"]
         pip: list[str | Path] = [sys.executable, "-m", "pip"]
 
-        # Warm the uv and pip caches once.
+        # Warm the uv, pip and tierlock caches once.
         python = fresh(empty, root / "warm")
         run([*uv, "--python", python, "-r", lock], env)
+        run([*tier, "--backend", "uv", "--python", fresh(empty, root / "warm-tier")], env)
         run([*pip, "--python", fresh(empty, root / "warm-pip"), "install", "--no-deps", "-r", lock], env)
 
         noop_tier, noop_floor, noop_uv, noop_pip = _noop(
@@ -229,7 +240,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         arm_tier_uv, arm_uv, arm_tier_pip, arm_pip = (arming[n] for n in ("tier_uv", "uv", "tier_pip", "pip"))
 
     print(f"install benchmark: {packages} packages, {what}")
-    print(f"medians of {args.runs} (no-op) / {arm_runs} (arming) runs")
+    after = machine_load()
+    print(f"medians of {args.runs} (no-op) / {arm_runs} (arming) runs; load average before {before}, after {after}")
     print(compare("no-op: install-tier vs uv --require-hashes", median(noop_tier), median(noop_uv), "uv ", 1.0))
     print(compare("no-op: install-tier vs pip --require-hashes", median(noop_tier), median(noop_pip), "pip", 0.1))
     print(compare("no-op: install-tier vs its floor", median(noop_tier), median(noop_floor), "floor", 1.25))

@@ -52,6 +52,7 @@ LAZY_IMPORTS: dict[str, str] = {
     "tierlock.lockfiles.projectpin": _TOMLKIT,
     "tierlock.tiers.platforms": _FAST,
     "tierlock.targetcache": "asked by each command naming an interpreter: zlib and the cache folder load on a miss",
+    "tierlock.indexopts": "in install-tier's parser: the lock backends load only when an index option is given",
     "tierlock.installer.rearm": "status and probe ask it per tier: packaging loads only for a receipt it must read",
     "tierlock.lockfiles.lock": "the lock worker: the check and the reach load only when a lock is written",
     "tierlock.lockfiles.locktier": "the lock worker: the pin diff loads only when a lock is written",

@@ -238,19 +238,12 @@ _SEEN: dict[str, tuple[tuple[object, ...], Target]] = {}
 
 
 def _stamp(exe: Path, target: Target | None) -> tuple[object, ...]:
-    """What the interpreter's answer depends on: its file, its ``pyvenv.cfg``, its site folders' listings."""
-    out: list[object] = []
-    places = [str(exe), *(os.path.join(d, "pyvenv.cfg") for d in _cfg_folders(exe))]
-    if target is not None:
-        places += [str(target.purelib), str(target.platlib)]
-    for place in places:
-        try:
-            st = os.stat(place)
-        except OSError:
-            out.append(None)
-            continue
-        out.append((st.st_ino, st.st_mtime_ns, st.st_size))
-    return tuple(out)
+    """What the interpreter's answer depends on: its file, its ``pyvenv.cfg``, its site folders' ``.pth`` files
+    and ``sitecustomize`` (:func:`tierlock.targetcache.stamp`; a package installed there changes none of them)."""
+    from tierlock import targetcache
+
+    sites = tuple(dict.fromkeys((str(target.purelib), str(target.platlib)))) if target is not None else ()
+    return tuple(targetcache.stamp(os.path.abspath(exe), _cfg_folders(exe), sites))
 
 
 def _described(exe: Path) -> Target:
@@ -274,11 +267,24 @@ def _answer(exe: Path) -> str:
     kept = targetcache.load(key, folders)
     if kept is not None:
         return kept
+    told = targetcache.from_sibling(key, folders)  # a new venv made like one asked before: no start
+    if told is not None:
+        try:
+            sites = _sites(_parse(exe, told))
+        except (UsageError, ValueError):
+            sites = ()
+        if sites and targetcache.plain(sites):
+            targetcache.save(key, folders, sites, told)
+            return told
     answer = _ask(exe).stdout
-    target = _parse(exe, answer)
-    sites = tuple(dict.fromkeys((str(target.purelib), str(target.platlib))))
+    sites = _sites(_parse(exe, answer))
     targetcache.save(key, folders, sites, answer)
+    targetcache.remember_venv(key, folders, sites, answer)
     return answer
+
+
+def _sites(target: Target) -> tuple[str, ...]:
+    return tuple(dict.fromkeys((str(target.purelib), str(target.platlib))))
 
 
 def _cfg_folders(exe: Path) -> tuple[str, str]:

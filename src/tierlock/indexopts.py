@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tierlock.lockfiles.resolvers import IndexOptions
+if TYPE_CHECKING:  # the parser of install-tier is built without the lock backends (imported when options are given)
+    from tierlock.lockfiles.resolvers import IndexOptions
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -17,6 +19,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def from_args(args: argparse.Namespace) -> IndexOptions:
+    from tierlock.lockfiles.resolvers import IndexOptions
+
     return IndexOptions(
         index_url=args.index_url,
         extra_index_urls=tuple(args.extra_index_url),
@@ -28,6 +32,11 @@ def from_args(args: argparse.Namespace) -> IndexOptions:
 def local(link: str) -> str:
     """A find-links folder relative to where the user stands (the backend runs elsewhere)."""
     return link if "://" in link else str(Path(link).resolve())
+
+
+def given(args: argparse.Namespace) -> bool:
+    """Whether any index option is on the command line."""
+    return bool(args.index_url or args.extra_index_url or args.find_links or args.no_index)
 
 
 def requirement_lines(options: IndexOptions) -> tuple[str, ...]:

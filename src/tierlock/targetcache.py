@@ -8,11 +8,14 @@ and on the machine (``os.uname()``, the C library). It is kept here, in the
 user's cache folder (:func:`tierlock.probing.libcache.folder`: ``$TIERLOCK_CACHE_DIR``,
 an empty value turning the cache off), with the identity (inode, size,
 modification time) of everything it depends on: the interpreter's file, the
-``pyvenv.cfg`` beside it and one up, its site folders (a ``.pth`` file coming
-or going changes their listing) and every ``.pth`` file in them (one edited in
-place). A kept answer is used only when every one of those is unchanged and
-the machine is the same; anything else starts the interpreter again. A file
-that cannot be read or written is no cache.
+``pyvenv.cfg`` beside it and one up, its site folders (each by its inode: the
+same folder), and in them every ``.pth`` file and ``sitecustomize`` (the only
+entries of a site folder that change what the interpreter says: one coming,
+going or edited in place). Installing or removing a package changes none of
+them, so the command after an install does not start the interpreter again. A
+kept answer is used only when every one of those is unchanged and the machine
+is the same; anything else starts the interpreter again. A file that cannot be
+read or written is no cache.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import os
 import sys
 import time
 
-SCHEMA = 1
+SCHEMA = 2
 _RACY_NS = 1_000_000_000
 
 
@@ -50,11 +53,14 @@ def _identity(place: str) -> tuple[int, int, int] | None:
 def stamp(exe: str, cfg_folders: tuple[str, ...], sites: tuple[str, ...]) -> list[object]:
     """Everything the interpreter's answer depends on, as it is now (stats only, and one listing per site)."""
     out: list[object] = [_machine()]
-    for place in (exe, *(os.path.join(d, "pyvenv.cfg") for d in cfg_folders), *sites):
+    for place in (exe, *(os.path.join(d, "pyvenv.cfg") for d in cfg_folders)):
         out.append(_identity(place))
     for site in sites:
+        found = _identity(site)
+        out.append(found[:1] if found is not None else None)  # the same folder; what it holds is listed below
+    for site in sites:
         try:
-            names = sorted(n for n in os.listdir(site) if n.endswith(".pth"))
+            names = sorted(n for n in os.listdir(site) if n.endswith(".pth") or n.startswith("sitecustomize"))
         except OSError:
             continue
         out.extend((name, _identity(os.path.join(site, name))) for name in names)
@@ -66,7 +72,7 @@ def _settled(now: list[object]) -> bool:
     newest = 0
     for part in now[1:]:
         identity = part[1] if isinstance(part, tuple) and len(part) == 2 else part
-        if isinstance(identity, tuple):
+        if isinstance(identity, tuple) and len(identity) == 3:
             newest = max(newest, identity[2])
     return newest < time.time_ns() - _RACY_NS
 
@@ -119,3 +125,113 @@ def save(exe: str, cfg_folders: tuple[str, ...], sites: tuple[str, ...], answer:
     except (OSError, ValueError):
         with contextlib.suppress(OSError):
             os.unlink(temporary)
+
+
+# -- a new virtual environment, told by one made from the same interpreter ------------------------------------
+
+#: Lines of ``pyvenv.cfg`` that say how the environment was made; the interpreter does not read them.
+_UNREAD = frozenset({"command", "prompt"})
+
+
+def _venv(exe: str, cfg_folders: tuple[str, ...]) -> tuple[str, str] | None:
+    """(the prefix of the virtual environment *exe* runs in, what its answer depends on besides that prefix).
+
+    None when it is no plain venv whose answer follows from another's: no ``pyvenv.cfg`` one up from the
+    interpreter (or one beside it), the system site-packages in view (their ``.pth`` files would count), or an
+    interpreter file of its own (``--copies``: nothing shared to key on).
+    """
+    if len(cfg_folders) != 2 or os.path.exists(os.path.join(cfg_folders[0], "pyvenv.cfg")):
+        return None
+    prefix = cfg_folders[1]
+    try:
+        with open(os.path.join(prefix, "pyvenv.cfg"), encoding="utf-8") as fh:
+            text = fh.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+    lines: list[str] = []
+    for line in text.splitlines():
+        key, _, value = (part.strip() for part in line.partition("="))
+        if key.lower() == "include-system-site-packages" and value.lower() != "false":
+            return None
+        if key.lower() not in _UNREAD and line.strip():
+            lines.append(f"{key.lower()}={value}")
+    real = os.path.realpath(exe)
+    identity = _identity(real)
+    if identity is None or real.startswith(prefix + os.sep) or identity[2] >= time.time_ns() - _RACY_NS:
+        return None
+    return prefix, repr([_machine(), real, identity, sorted(lines)])
+
+
+def _venv_path(key: str) -> str | None:
+    from tierlock.probing.libcache import folder
+
+    where = folder()
+    if where is None:
+        return None
+    import zlib
+
+    data = key.encode("utf-8", "surrogateescape")
+    return os.path.join(where, f"venv-{zlib.crc32(data):08x}{zlib.adler32(data):08x}.marshal")
+
+
+def plain(sites: tuple[str, ...]) -> bool:
+    """Whether every site folder is there and holds no ``.pth`` file and no ``sitecustomize`` (nothing that
+    changes what the interpreter says)."""
+    for site in sites:
+        try:
+            names = os.listdir(site)
+        except OSError:
+            return False
+        if any(n.endswith(".pth") or n.startswith("sitecustomize") for n in names):
+            return False
+    return True
+
+
+def _moved(answer: str, old: str, new: str) -> str | None:
+    """*answer* with every field that is *old* or under it moved to *new*; None when *old* shows up elsewhere."""
+    out: list[str] = []
+    for field in answer.split("\0"):
+        if field == old or field.startswith(old + os.sep):
+            field = new + field[len(old) :]
+        elif old in field:
+            return None
+        out.append(field)
+    return "\0".join(out)
+
+
+def remember_venv(exe: str, cfg_folders: tuple[str, ...], sites: tuple[str, ...], answer: str) -> None:
+    """Keep *answer* of a plain venv (:func:`plain` site folders) as what any venv made like it says."""
+    made = _venv(exe, cfg_folders)
+    path = _venv_path(made[1]) if made is not None else None
+    if made is None or path is None or not plain(sites) or _moved(answer, made[0], made[0]) is None:
+        return
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(temporary, "wb") as fh:
+            fh.write(marshal.dumps({"schema": SCHEMA, "key": made[1], "prefix": made[0], "answer": answer}))
+        os.replace(temporary, path)
+    except (OSError, ValueError):
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+
+
+def from_sibling(exe: str, cfg_folders: tuple[str, ...]) -> str | None:
+    """What the venv interpreter at *exe* would say, from another venv made from the same interpreter with the
+    same ``pyvenv.cfg`` (its prefix moved to this one); None when there is none. The caller checks the answer's
+    site folders with :func:`plain` before trusting it."""
+    made = _venv(exe, cfg_folders)
+    path = _venv_path(made[1]) if made is not None else None
+    if made is None or path is None:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            data = marshal.loads(fh.read())
+        if data["schema"] != SCHEMA or data["key"] != made[1]:
+            return None
+        answer, prefix = data["answer"], data["prefix"]
+    except (OSError, ValueError, EOFError, KeyError, TypeError):
+        return None
+    if not isinstance(answer, str) or not isinstance(prefix, str):
+        return None
+    return _moved(answer, prefix, made[0])

@@ -104,7 +104,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         system=args.system,
         backend="pip" if args.backend == "pip-tools" else args.backend,
         dry_run=args.dry_run,
-        index=indexopts.requirement_lines(indexopts.from_args(args)),
+        index=indexopts.requirement_lines(indexopts.from_args(args)) if indexopts.given(args) else (),
         replace_armed=getattr(args, "replace_armed", False),
         deep=args.deep,
         reinstall=args.reinstall,

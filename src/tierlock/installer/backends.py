@@ -254,13 +254,13 @@ class InstallFailed(BackendError):
 
 
 #: Lines of uv's and pip's output that name why an install failed (the rest is context: hash lists, progress).
-_CAUSE = re.compile(
+_CAUSE = (  # compiled (and cached by re) at its first use: only a failed run reads it
     r"(?i)(^\s*(error|caused by|hint)\b|hash mismatch|do not match the hashes|no matching distribution"
     r"|could not find a version|no solution found|conflict|resolutionimpossible|because .* (depends|requires)"
     r"|failed to |is not available|not found in|permission denied|read-only file system|no space left"
     r"|expected sha\d+|got\s+[0-9a-f]{16,}|^\s+\S+==\S+ from )"
 )
-_PIN = re.compile(r"`?([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s`:,]+)")
+_PIN = r"`?([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s`:,]+)"
 MAX_CAUSES = 12
 
 
@@ -269,7 +269,7 @@ def causes(output: str) -> list[str]:
     found: list[str] = []
     for raw in output.splitlines():
         line = " ".join(raw.split())
-        if line and _CAUSE.search(raw) and line not in found:
+        if line and re.search(_CAUSE, raw) and line not in found:
             found.append(line)
     if len(found) > MAX_CAUSES:
         found = [*found[: MAX_CAUSES - 1], f"... and {len(found) - MAX_CAUSES + 1} more line(s) (run with -v)"]
@@ -281,7 +281,7 @@ def failure(what: str, result: subproc.Result, *, remedy: str) -> InstallFailed:
     from tierlock.errors import Problem
 
     found = [subproc.redact(c) for c in causes(result.stdout + "\n" + result.stderr)]
-    named = next(((c, m) for c in found if (m := _PIN.search(c))), None)
+    named = next(((c, m) for c in found if (m := re.search(_PIN, c))), None)
     pin = named[1] if named else None
     first = f": {found[0]}" if found else ""
     if named is not None and named[0] != found[0]:

@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tierlock.errors import BackendError, CheckFailed, Problem
-from tierlock.installer.buildfailure import BuildFailure, apt_package, diagnose, system_fix
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
     from tierlock.installer.backends import InstallFailed
+    from tierlock.installer.buildfailure import BuildFailure
     from tierlock.installer.plan import Step
     from tierlock.lockfiles.artifacts import Record
     from tierlock.lockfiles.coverage import Gap
@@ -106,11 +106,11 @@ def planned(rules: Policy, steps: Sequence[Step], target: Target) -> list[Build]
 
 def refuse(project: Project, builds: Sequence[Build], target: Target, *, command: str) -> None:
     """Stop before the backend when a no-build tier's package has no wheel for *target* (as check explains it)."""
-    from tierlock.lockfiles.nobuild import relock_command, remedies
-
     refused = [b for b in builds if b.tier is not None]
     if not refused:
         return
+    from tierlock.lockfiles.nobuild import relock_command, remedies
+
     here = _with_target(project, target_platform(target))
     found = [_gaps(here, b, target) for b in refused]
     first, (gap, everywhere) = refused[0], found[0]
@@ -197,9 +197,11 @@ def announce(note: Callable[[str], None], builds: Sequence[Build]) -> set[str]:
     return said
 
 
-_UV_BUILDING = re.compile(r"^\s*Building ([A-Za-z0-9._-]+)==(\S+)")
-_UV_BUILT = re.compile(r"^\s*Built ([A-Za-z0-9._-]+)==(\S+)")
-_PIP_WHEEL_FOR = re.compile(r"^\s*Building wheel for ([A-Za-z0-9._-]+) \(.*\): (started|finished with status 'done')")
+# Patterns as text: ``re`` compiles (and caches) each at its first use - while the backend runs, or when it failed -
+# not when arming imports this module.
+_UV_BUILDING = r"^\s*Building ([A-Za-z0-9._-]+)==(\S+)"
+_UV_BUILT = r"^\s*Built ([A-Za-z0-9._-]+)==(\S+)"
+_PIP_WHEEL_FOR = r"^\s*Building wheel for ([A-Za-z0-9._-]+) \(.*\): (started|finished with status 'done')"
 
 
 @dataclass
@@ -211,8 +213,8 @@ class Watcher:
     started: dict[str, float] = field(default_factory=dict)
 
     def __call__(self, line: str) -> None:
-        building = _UV_BUILDING.match(line)
-        pip = _PIP_WHEEL_FOR.match(line)
+        building = re.match(_UV_BUILDING, line)
+        pip = re.match(_PIP_WHEEL_FOR, line)
         if building is not None or (pip is not None and pip.group(2) == "started"):
             name = building.group(1) if building is not None else pip.group(1) if pip is not None else ""
             self.started[name] = time.monotonic()
@@ -220,7 +222,7 @@ class Watcher:
                 self.said.add(name)
                 self.note(f"building {name} from source; this can take minutes")
             return
-        built = _UV_BUILT.match(line)
+        built = re.match(_UV_BUILT, line)
         if built is not None or (pip is not None and pip.group(2) != "started"):
             name = built.group(1) if built is not None else pip.group(1) if pip is not None else ""
             seconds = time.monotonic() - self.started.pop(name, time.monotonic())
@@ -251,8 +253,8 @@ class BuildFailed(BackendError):
         return document
 
 
-_NO_BUILD_UV = re.compile(r"Wheels are required for `([A-Za-z0-9._-]+)`|`([A-Za-z0-9._-]+)==[^`]*` .*--no-build")
-_NO_BUILD_PIP = re.compile(r"No matching distribution found for ([A-Za-z0-9._-]+)==(\S+)")
+_NO_BUILD_UV = r"Wheels are required for `([A-Za-z0-9._-]+)`|`([A-Za-z0-9._-]+)==[^`]*` .*--no-build"
+_NO_BUILD_PIP = r"No matching distribution found for ([A-Za-z0-9._-]+)==(\S+)"
 
 
 def explain(
@@ -266,11 +268,13 @@ def explain(
 ) -> BackendError:
     """*error* of the backend, explained: a no-build refusal or a failed build, else *error* itself."""
     output = error.output
-    refused = _NO_BUILD_UV.search(output) or (_NO_BUILD_PIP.search(output) if no_build else None)
+    refused = re.search(_NO_BUILD_UV, output) or (re.search(_NO_BUILD_PIP, output) if no_build else None)
     if refused is not None:
         name = next(g for g in refused.groups() if g)
         tier = rules.no_build.get(name.lower().replace("_", "-"), "")
         return _refused(error, name, tier, command)
+    from tierlock.installer.buildfailure import diagnose  # only when the backend failed: its patterns are many
+
     failure = diagnose(output)
     if failure is None:
         return error
@@ -313,7 +317,7 @@ def _build_failed(
 
 def build_remedy(failure: BuildFailure, command: str, *, debian: bool, backend: str = "uv") -> str:
     """The fix that changes something (install what the build lacks), then the same install; then the way around."""
-    from tierlock.installer.buildfailure import BUILD_CONSTRAINTS
+    from tierlock.installer.buildfailure import BUILD_CONSTRAINTS, apt_package, system_fix
 
     apt: list[str] = []
     steps: list[str] = []

@@ -25,6 +25,7 @@ lose tierlock, the command first installs tierlock as a tool.
 
 from __future__ import annotations
 
+import os
 import shlex
 from dataclasses import dataclass
 
@@ -68,6 +69,24 @@ def installed(paths: Iterable[str]) -> dict[NormalizedName, Distribution]:
     return out
 
 
+def holds_tierlock(paths: Iterable[str]) -> bool:
+    """Whether a ``.dist-info`` or ``.egg-info`` named for tierlock is in one of the folders *paths* (a listing each).
+
+    Matches what :func:`installed` finds by folder name (``tierlock-0.1.0.dist-info``, ``Tierlock.egg-info``); a
+    folder that cannot be listed holds nothing :func:`installed` could read either.
+    """
+    for path in paths:
+        try:
+            names = os.listdir(path)
+        except OSError:
+            continue
+        for name in names:
+            low = name.lower()
+            if low.endswith((".dist-info", ".egg-info")) and low.rsplit(".", 1)[0].split("-")[0] == TIERLOCK:
+                return True
+    return False
+
+
 def _requirements(dist: Distribution) -> list[Requirement]:
     from packaging.requirements import InvalidRequirement, Requirement
 
@@ -101,9 +120,12 @@ def extras_in_use(dist: Distribution, found: Mapping[NormalizedName, object], en
 
 def needs_in(target: Target) -> dict[NormalizedName, list[Need]]:
     """What every tierlock installed in *target* needs there, transitively: name -> [Need] (empty: none installed)."""
+    paths = [str(p) for p in target.site_paths]
+    if not holds_tierlock(paths):
+        return {}  # the common case: one listing per site folder, no importlib.metadata (18 ms), no metadata read
     from packaging.utils import canonicalize_name
 
-    found = installed(str(p) for p in target.site_paths)
+    found = installed(paths)
     env = dict(target.marker_env)
     out: dict[NormalizedName, list[Need]] = {}
     queue: list[tuple[NormalizedName, tuple[str, ...]]] = []

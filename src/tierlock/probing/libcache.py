@@ -42,15 +42,15 @@ def folder() -> str | None:
     return os.path.join(base, "tierlock") if base else None
 
 
-def path_for(sites: Sequence[str]) -> str | None:
-    """The cache file of the site folders *sites* (None: caching is off)."""
+def path_for(sites: Sequence[str], kind: str = "libraries") -> str | None:
+    """The cache file of the site folders *sites* (None: caching is off); *kind* begins its name."""
     where = folder()
     if where is None:
         return None
     import zlib  # a name for the file, not a digest to trust: the file names its sites again
 
     data = "\0".join(sites).encode("utf-8", "surrogateescape")
-    return os.path.join(where, f"libraries-{zlib.crc32(data):08x}{zlib.adler32(data):08x}.marshal")
+    return os.path.join(where, f"{kind}-{zlib.crc32(data):08x}{zlib.adler32(data):08x}.marshal")
 
 
 def load(path: str | None, environment: list[object]) -> dict[str, Kept]:

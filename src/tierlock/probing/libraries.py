@@ -24,7 +24,9 @@ interpreter provides it). Mach-O (macOS) and PE (Windows) extensions are read an
 
 Cheap by design: an extension's verdict is kept for the process with the identity (size, mtime,
 inode) of the extension and of every library it was found to rely on; a later probe stats those
-files again and reuses the verdict when none changed. Within one probe (one site index) every
+files again and reuses the verdict when none changed (kept on disk for the environment by
+:mod:`tierlock.probing.libcache`, and for any environment with the same files at the same places of
+its site folder by :mod:`tierlock.probing.libmoved`). Within one probe (one site index) every
 candidate file is opened at most once and every search is made once.
 """
 
@@ -35,7 +37,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from tierlock.probing import elf, ldcache, libcache
+from tierlock.probing import elf, ldcache, libcache, libmoved
 
 #: ``e_machine`` and ELF class -> the Debian multiarch folder name of that target.
 MULTIARCH = {
@@ -146,6 +148,8 @@ class Session:
         self.store = libcache.path_for(sites)
         self.kept: dict[str, libcache.Kept] = {} if fresh else libcache.load(self.store, self.environment)
         self.learnt: dict[str, libcache.Kept] = {}
+        self.moved = libmoved.Moved(sites, self.environment[1:])
+        """What other environments learnt, by the place in the site folder (:mod:`tierlock.probing.libmoved`)."""
 
     @property
     def cache(self) -> dict[str, tuple[str, ...]]:
@@ -180,24 +184,42 @@ class Session:
         identity = self.identity(artifact)
         if identity is None:
             return []  # missing: the file checks report it
-        if not self.fresh and (
-            self._still(_VERDICTS.get((artifact, self.key)), identity) or self._still(self.kept.get(artifact), identity)
-        ):
+        if not self.fresh and self._known(artifact, identity):
             return []
         info = self.read(artifact)
-        if info is None or not info.needed:
+        if info is None:
             return []
-        missing, relied = self._resolve(artifact, info, rel)
+        missing, relied = self._resolve(artifact, info, rel)  # needing nothing is a verdict too: kept
         if not missing:
-            verdict = _VERDICTS[artifact, self.key] = self.learnt[artifact] = (identity, relied)
-            self.kept[artifact] = verdict
-            if self not in _UNSAVED:
-                if not _UNSAVED:
-                    import atexit
-
-                    atexit.register(save_all)
-                _UNSAVED.append(self)
+            self._learn(artifact, (identity, relied))
+            self.moved.learn(artifact, (identity, relied))
         return missing
+
+    def _known(self, artifact: str, identity: Identity) -> bool:
+        """Whether a verdict learnt before still holds: this process's, this environment's kept one, or one
+        learnt at the same place of another environment's site folder (each library stat-ed once)."""
+        if self._still(_VERDICTS.get((artifact, self.key)), identity):
+            return True
+        kept = self.kept.get(artifact)
+        if self._still(kept, identity):
+            assert kept is not None
+            _VERDICTS[artifact, self.key] = kept  # what relied_outside gives the receipt
+            return True
+        moved = self.moved.get(artifact)
+        if self._still(moved, identity):
+            assert moved is not None
+            self._learn(artifact, moved)
+            return True
+        return False
+
+    def _learn(self, artifact: str, verdict: libcache.Kept) -> None:
+        _VERDICTS[artifact, self.key] = self.learnt[artifact] = self.kept[artifact] = verdict
+        if self not in _UNSAVED:
+            if not _UNSAVED:
+                import atexit
+
+                atexit.register(save_all)
+            _UNSAVED.append(self)
 
     def _still(self, verdict: libcache.Kept | None, identity: Identity) -> bool:
         """Whether a verdict is about this very file and every library it relies on is unchanged."""
@@ -269,6 +291,7 @@ class Session:
         if self.learnt:
             libcache.save(self.store, self.environment, self.kept)
             self.learnt = {}
+        self.moved.save()
 
 
 def save_all() -> None:

@@ -1,5 +1,6 @@
 """A target interpreter's answer is kept on disk: the next command does not start it while nothing it depends
-on changed, and starts it again when its file, its pyvenv.cfg, its site folder or a .pth file in it changes.
+on changed (a package installed changes nothing it depends on), and starts it again when its file, its
+pyvenv.cfg, or a .pth file or sitecustomize in its site folder changes.
 
 Each "command" here is a fresh in-process memory (``environment._SEEN`` emptied); the subprocesses the
 inspection starts are counted through the subprocess helper's observers. Files are dated back a minute,
@@ -9,6 +10,8 @@ as an install older than the file system's clock tick is.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -53,9 +56,11 @@ def test_a_second_command_takes_the_answer_from_disk_without_starting_the_interp
 ) -> None:
     python = _armed_venv(tmp_path)
     started.clear()
-    first = _command(python)
+    first = _command(python)  # started, or told by the kept answer of the venv as it was made (same interpreter)
+    assert len(started) <= 1
+    started.clear()
     second = _command(python)
-    assert len(started) == 1
+    assert started == []
     assert second == first
     assert second.paths == first.paths
     assert second.marker_env == first.marker_env
@@ -109,3 +114,97 @@ def test_a_cache_file_that_cannot_be_read_is_no_cache(tmp_path: Path, started: l
     started.clear()
     assert _command(python).python == python
     assert len(started) == 1
+
+
+def test_a_package_installed_in_the_site_folder_keeps_the_answer(
+    tmp_path: Path, started: list[tuple[str, ...]]
+) -> None:
+    python = _armed_venv(tmp_path)
+    target = _command(python)
+    info = target.purelib / "newpkg-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Name: newpkg\nVersion: 1.0\n")
+    (target.purelib / "newpkg.py").write_text("X = 1\n")
+    _age(info / "METADATA", info, target.purelib / "newpkg.py")  # the site folder itself: modified just now
+    started.clear()
+    assert _command(python) == target
+    assert started == []
+
+
+def test_a_sitecustomize_coming_to_the_site_folder_starts_the_interpreter_again(
+    tmp_path: Path, started: list[tuple[str, ...]]
+) -> None:
+    python = _armed_venv(tmp_path)
+    target = _command(python)
+    extra = tmp_path / "added-by-sitecustomize"
+    custom = target.purelib / "sitecustomize.py"
+    custom.write_text(f"import sys\nsys.path.append({str(extra)!r})\n")
+    _age(custom, target.purelib)
+    started.clear()
+    after = _command(python)
+    assert len(started) == 1
+    assert str(extra) in [str(p) for p in after.paths]
+
+
+def _fresh_venv(path: Path, base: str = sys.executable) -> Path:
+    """A venv made by *base* (``python -m venv --without-pip``), dated back as an older install is."""
+    subprocess.run([base, "-m", "venv", "--without-pip", str(path)], check=True)
+    python = path / "bin" / "python"
+    _age(path / "pyvenv.cfg", *path.glob("lib/python*/site-packages"))
+    return python
+
+
+def _asked(python: Path) -> Target:
+    """What the interpreter says when it is started (no cache at all)."""
+    environment._SEEN.clear()
+    folder = os.environ["TIERLOCK_CACHE_DIR"]
+    os.environ["TIERLOCK_CACHE_DIR"] = ""
+    try:
+        return environment.inspect(python)
+    finally:
+        os.environ["TIERLOCK_CACHE_DIR"] = folder
+
+
+def test_a_new_venv_made_like_one_asked_before_is_described_without_starting_it(
+    tmp_path: Path, started: list[tuple[str, ...]]
+) -> None:
+    _command(_fresh_venv(tmp_path / "first"))
+    second = _fresh_venv(tmp_path / "second")
+    started.clear()
+    told = _command(second)
+    assert started == []
+    assert told == _asked(second)
+    assert told.prefix == tmp_path / "second"
+    assert str(told.purelib).startswith(str(tmp_path / "second"))
+
+
+@pytest.mark.parametrize("difference", ["pth-file", "system-site-packages", "another-python"])
+def test_a_new_venv_that_differs_from_the_one_asked_before_is_started(
+    tmp_path: Path, started: list[tuple[str, ...]], difference: str
+) -> None:
+    _command(_fresh_venv(tmp_path / "first"))
+    base = sys.executable
+    if difference == "another-python":
+        others = [
+            p
+            for p in Path("/root/.pyenv/versions").glob("3.1[0-3]*/bin/python3")
+            if p.resolve() != Path(sys.executable).resolve()
+        ]
+        if not others:
+            pytest.skip("no other Python installed")
+        base = str(others[0])
+    second = _fresh_venv(tmp_path / "second", base)
+    if difference == "pth-file":
+        (site,) = (tmp_path / "second").glob("lib/python*/site-packages")
+        (site / "extra.pth").write_text(str(tmp_path) + "\n")
+        _age(site / "extra.pth", site)
+    elif difference == "system-site-packages":
+        cfg = tmp_path / "second" / "pyvenv.cfg"
+        cfg.write_text(
+            cfg.read_text().replace("include-system-site-packages = false", "include-system-site-packages = true")
+        )
+        _age(cfg)
+    started.clear()
+    told = _command(second)
+    assert len(started) == 1
+    assert told == _asked(second)

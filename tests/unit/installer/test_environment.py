@@ -54,9 +54,10 @@ def test_one_interpreter_is_asked_once_until_its_site_folder_or_its_file_changes
     monkeypatch.setattr(subproc, "observers", [lambda argv: seen.append(tuple(argv))])
     first = environment.inspect(python)
     assert environment.inspect(tmp_path / "venv") is first  # another spelling, the same interpreter
-    assert len(seen) == 1
+    asked = len(seen)
+    assert asked <= 1  # none when a venv made like it was asked before (tierlock.targetcache.from_sibling)
     (first.purelib / "extra.pth").write_text(str(tmp_path / "elsewhere") + "\n")
     (tmp_path / "elsewhere").mkdir()
     again = environment.inspect(python)
-    assert len(seen) == 2
+    assert len(seen) == asked + 1
     assert tmp_path / "elsewhere" in again.paths

@@ -24,6 +24,7 @@ from tierlock.installer.selfguard import (
     broken_needs_version,
     declared_exclusions,
     extras_in_use,
+    holds_tierlock,
     installed,
     needs_in,
     refuse,
@@ -287,3 +288,50 @@ def test_a_missing_requirement_hides_no_other_branch_and_the_headline_names_the_
     assert caught.value.problems[0].render() == (
         "packaging: 26.4 -> 23.2, but tierlock 0.1.0 requires packaging>=26.1, alpha 1.0 requires packaging>=26.0"
     )
+
+
+def test_a_target_without_tierlock_is_judged_from_its_listing_without_reading_any_metadata(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target, site = _target(tmp_path)
+    _dist(site, "packaging", "23.2")
+    _dist(site, "tierlock-extras", "1.0")  # another project whose name only starts with tierlock
+    from importlib import metadata
+
+    def refuse_to_read(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the installed distributions' metadata was read")
+
+    monkeypatch.setattr(metadata, "distributions", refuse_to_read)
+    assert needs_in(target) == {}
+
+
+@pytest.mark.parametrize(
+    "folder",
+    ["tierlock-0.1.0.dist-info", "Tierlock-0.1.0.dist-info", "tierlock.egg-info", "tierlock-0.1-py3.11.egg-info"],
+)
+def test_every_spelling_of_an_installed_tierlock_folder_is_seen_in_the_listing(tmp_path: Path, folder: str) -> None:
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / folder).mkdir()
+    assert holds_tierlock([str(tmp_path / "missing"), str(tmp_path / "site")])
+
+
+@pytest.mark.parametrize(
+    "folder",
+    [
+        "tierlock_extras-1.0.dist-info",
+        "tierlockx-1.0.dist-info",
+        "tierlock-0.1.0.data",
+        "tierlock.plugins.egg-info",  # a develop install of a project named tierlock.plugins
+    ],
+)
+def test_a_folder_of_another_project_is_no_installed_tierlock(tmp_path: Path, folder: str) -> None:
+    (tmp_path / folder).mkdir()
+    assert not holds_tierlock([str(tmp_path)])
+
+
+def test_a_prerelease_the_declaration_allows_is_no_exclusion(tmp_path: Path) -> None:
+    target, _site = _target(tmp_path)
+    project = _project(tmp_path / "app", "packaging<27")
+    env = dict(target.marker_env)
+    assert declared_exclusions(project, ["brain"], "packaging", "26.5rc1", env) == []
+    assert declared_exclusions(project, ["brain"], "packaging", "27.0rc1", env) == ["brain declares packaging<27"]

@@ -385,3 +385,97 @@ def test_a_dpkg_file_list_without_an_architecture_names_its_package_whole(tmp_pa
     info.mkdir()
     (info / "libfoo1.list").write_text("/usr/lib/libfoo.so.1\n")
     assert provider.dpkg_owner("libfoo.so.1", str(root)) == "libfoo1"
+
+
+def _two_environments(tmp_path: Path, *, link: bool) -> tuple[Path, Path, Path]:
+    """An extension relying on a library beside it and one outside the site folders, learnt in environment a;
+    environment b gets the same files at the same places (hard links, as uv makes them) or copies of them."""
+    site_a, site_b = tmp_path / "a" / "site", tmp_path / "b" / "site"
+    outside = lib(tmp_path / "opt", "libout.so.1")
+    dep = lib(site_a / "pkg.libs", "libk.so.1")
+    ext = lib(
+        site_a / "pkg", "_ext.so", needed=["libk.so.1", "libout.so.1"], runpath=f"$ORIGIN/../pkg.libs:{outside.parent}"
+    )
+    first = libraries.Session([str(site_a)], library_path="", cache=str(tmp_path / "none"))
+    assert first.missing(str(ext), "pkg/_ext.so") == []
+    libraries.save_all()
+    libraries._VERDICTS.clear()
+    for path in (dep, ext):
+        twin = site_b / path.relative_to(site_a)
+        twin.parent.mkdir(parents=True, exist_ok=True)
+        if link:
+            os.link(path, twin)
+        else:
+            twin.write_bytes(path.read_bytes())
+    return site_b, site_b / "pkg" / "_ext.so", outside
+
+
+def test_a_verdict_learnt_in_one_environment_holds_where_another_has_the_same_files_at_the_same_places(
+    tmp_path: Path,
+) -> None:
+    site, ext, outside = _two_environments(tmp_path, link=True)
+    second = libraries.Session([str(site)], library_path="", cache=str(tmp_path / "none"))
+    assert second.missing(str(ext), "pkg/_ext.so") == []
+    assert second._files == {}  # nothing was opened: a stat of the extension and of each library it relies on
+    assert str(ext) in second.kept  # and kept for this environment itself from now on
+    assert libraries.relied_outside([str(ext)], [str(site)]) == [(str(outside), outside.stat().st_size)]
+
+
+def test_a_verdict_from_another_environment_is_not_taken_where_a_file_is_not_the_same_or_is_gone(
+    tmp_path: Path,
+) -> None:
+    site, ext, _outside = _two_environments(tmp_path, link=False)
+    copied = libraries.Session([str(site)], library_path="", cache=str(tmp_path / "none"))
+    assert copied.missing(str(ext), "pkg/_ext.so") == []
+    assert str(ext) in copied._files  # read again: its own inode
+    libraries._VERDICTS.clear()
+    (site / "pkg.libs" / "libk.so.1").unlink()
+    gone = libraries.Session([str(site)], library_path="", cache=str(tmp_path / "none"))
+    assert [m.library for m in gone.missing(str(ext), "pkg/_ext.so")] == ["libk.so.1"]
+
+
+def test_a_kept_place_names_its_site_folder_by_position_and_a_missing_one_is_no_place(tmp_path: Path) -> None:
+    from tierlock.probing.libmoved import Moved
+
+    moved = Moved([str(tmp_path / "purelib"), str(tmp_path / "platlib")], ["env"])
+    assert moved.relative(str(tmp_path / "platlib" / "pkg" / "_ext.so")) == "@1/pkg/_ext.so"
+    assert moved.relative(str(tmp_path / "purelibx" / "pkg.so")) is None
+    assert moved.absolute("@1/pkg/_ext.so") == str(tmp_path / "platlib" / "pkg" / "_ext.so")
+    assert moved.absolute("@2/pkg/_ext.so") is None
+    assert moved.absolute("@3/pkg/_ext.so") is None
+    assert moved.absolute("@x/pkg/_ext.so") is None
+
+
+def test_kept_places_only_looked_up_are_not_written_again(tmp_path: Path) -> None:
+    from tierlock.probing.libmoved import Moved
+
+    moved = Moved([str(tmp_path / "site")], ["env"])
+    assert moved.get(str(tmp_path / "site" / "pkg" / "_ext.so")) is None
+    moved.save()
+    assert moved.store is not None
+    assert not os.path.exists(moved.store)  # nothing learnt: nothing written
+    moved.learn(str(tmp_path / "site" / "pkg" / "_ext.so"), ((1, 2, 3), (("/usr/lib/libc.so.6", (4, 5, 6)),)))
+    moved.save()
+    written = Path(moved.store).read_bytes()
+    Path(moved.store).unlink()
+    moved.save()  # written once: nothing new since
+    assert not os.path.exists(moved.store)
+    Path(moved.store).write_bytes(written)
+    again = Moved([str(tmp_path / "other")], ["env"])
+    assert again.get(str(tmp_path / "other" / "pkg" / "_ext.so")) == ((1, 2, 3), (("/usr/lib/libc.so.6", (4, 5, 6)),))
+    assert moved.absolute("/usr/lib/libc.so.6") == "/usr/lib/libc.so.6"
+
+
+def test_two_environments_that_learn_in_one_process_both_keep_what_they_learnt(tmp_path: Path) -> None:
+    from tierlock.probing.libmoved import Moved
+
+    one, two = Moved([str(tmp_path / "one")], ["env"]), Moved([str(tmp_path / "two")], ["env"])
+    assert one.get(str(tmp_path / "one" / "a.so")) is None  # each read the file before the other wrote it
+    assert two.get(str(tmp_path / "two" / "b.so")) is None
+    one.learn(str(tmp_path / "one" / "a.so"), ((1, 1, 1), ()))
+    two.learn(str(tmp_path / "two" / "b.so"), ((2, 2, 2), ()))
+    one.save()
+    two.save()
+    three = Moved([str(tmp_path / "three")], ["env"])
+    assert three.get(str(tmp_path / "three" / "a.so")) == ((1, 1, 1), ())
+    assert three.get(str(tmp_path / "three" / "b.so")) == ((2, 2, 2), ())
