@@ -190,6 +190,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/plugin/test_plugin_gate_wire.py",
             "tests/unit/plugin/test_pytest_plugin*.py",
             "tests/unit/plugin/test_plugin_*.py",
+            "tests/cli/test_matrix_jobs.py",
         ),
     ),
     # The census package: every part decides what a finding is (the unit tests first, then its CLI ones).

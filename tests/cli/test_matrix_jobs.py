@@ -181,3 +181,18 @@ def test_an_unknown_tier_in_the_job_variable_is_a_usage_error(
     result = job.runpytest()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*TIERLOCK_TIERS='base brotly' names brotly, not a tier of this project*"])
+
+
+def test_a_jobs_own_missing_tier_is_found_by_a_skip_in_a_helper_and_fails_the_job_closed(
+    job: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    job.makepyfile(
+        **{
+            "decoder_needs": "import pytest\n\n\ndef zstd():\n    return pytest.importorskip('zstan' + 'dard')\n",
+            "tests/test_via_helper": "import decoder_needs\n\n\ndef test_it():\n    decoder_needs.zstd()\n",
+        }
+    )
+    monkeypatch.setenv("TIERLOCK_TIERS", "zstd")
+    monkeypatch.syspath_prepend(str(job.path))
+    result = job.runpytest("tests/test_via_helper.py")  # no file of zstd's globs: nothing stops the run early
+    assert result.ret == EXIT_TIER_MISSING, result.stdout.str() + result.stderr.str()
