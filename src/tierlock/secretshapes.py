@@ -14,6 +14,7 @@ docs/reference/runtime-config.md; :mod:`tierlock.redaction` redacts them.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -110,12 +111,15 @@ def _start(shape: Shape) -> re.Pattern[str]:
     return re.compile(f"(?:{shape.start})(?P<tail>[{shape.tail}]{{{shape.min_tail}}})")
 
 
-_STARTS = [(s, _start(s), tuple(c.lower() for c in s.cues) if s.nocase else s.cues) for s in SHAPES]
+@functools.cache
+def _starts() -> list[tuple[Shape, re.Pattern[str], tuple[str, ...]]]:
+    """Each shape's start pattern, compiled when a text first holds a cue (most runs print none)."""
+    return [(s, _start(s), tuple(c.lower() for c in s.cues) if s.nocase else s.cues) for s in SHAPES]
 
 
 def _prefixed(text: str) -> Iterator[Span]:
     lowered = ""
-    for shape, start, cues in _STARTS:
+    for shape, start, cues in _starts():
         if shape.nocase:
             lowered = lowered or text.lower()
         if not any(cue in (lowered if shape.nocase else text) for cue in cues):
