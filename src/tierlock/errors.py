@@ -8,7 +8,6 @@ code; the CLI turns them into messages in exactly one place
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 # The exit codes are defined in :mod:`tierlock.exitcodes` (which imports nothing, for the fast
@@ -41,16 +40,63 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+_PROBLEM_FIELDS = ("message", "where", "file", "line", "column", "hint")
+
+
 class Problem:
-    """One problem found by a validator: what is wrong and where."""
+    """One problem found by a validator: what is wrong and where (immutable, compared and hashed by value).
+
+    A plain class written out rather than a frozen dataclass: this module is imported by every command, and
+    building a dataclass costs its import (``dataclasses`` loads ``inspect``) and an ``exec`` per class.
+    """
+
+    __match_args__ = ("message", "where", "file", "line", "column", "hint")
 
     message: str
-    where: str = ""
-    file: str | None = None
-    line: int | None = None
-    column: int | None = None
-    hint: str | None = None
+    where: str
+    file: str | None
+    line: int | None
+    column: int | None
+    hint: str | None
+
+    def __init__(  # noqa: PLR0917 (the dataclass's signature: callers pass message and where by position)
+        self,
+        message: str,
+        where: str = "",
+        file: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        hint: str | None = None,
+    ) -> None:
+        set_field = object.__setattr__
+        set_field(self, "message", message)
+        set_field(self, "where", where)
+        set_field(self, "file", file)
+        set_field(self, "line", line)
+        set_field(self, "column", column)
+        set_field(self, "hint", hint)
+
+    def _values(self) -> tuple[object, ...]:
+        return (self.message, self.where, self.file, self.line, self.column, self.hint)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={value!r}" for name, value in zip(_PROBLEM_FIELDS, self._values(), strict=True))
+        return f"{type(self).__qualname__}({shown})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            assert isinstance(other, Problem)
+            return self._values() == other._values()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}")
 
     def render(self) -> str:
         place = ""
@@ -186,11 +232,22 @@ class BackendError(TierlockError):
     kind = "backend"
 
 
-@dataclass
 class ProblemCollector:
     """Collects problems so that validation reports every one at once."""
 
-    problems: list[Problem] = field(default_factory=list)
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value (as a dataclass would be)
+
+    def __init__(self, problems: list[Problem] | None = None) -> None:
+        self.problems: list[Problem] = [] if problems is None else problems
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(problems={self.problems!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            assert isinstance(other, ProblemCollector)
+            return self.problems == other.problems
+        return NotImplemented
 
     def add(self, message: str, where: str = "", **kwargs: Any) -> None:
         self.problems.append(Problem(message, where, **kwargs))

@@ -17,7 +17,6 @@ running machine's libc, never from a stated one.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -131,6 +130,8 @@ def _from_tag(name: str, tag: str) -> Platform | None:
 
 
 def _unknown(text: str) -> str:
+    import difflib  # a did-you-mean hint for a mistyped platform: every command loads this module
+
     hint = difflib.get_close_matches(text.strip().lower(), list(SHORT_NAMES), n=1)
     if text.strip().lower().startswith("linux_"):
         why = "names no libc; write manylinux_2_X_ARCH (glibc) or musllinux_1_X_ARCH (musl)"
