@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from tierlock.masking import MASK
 from tierlock.secretkeys import (
     DER_CUES,
+    LazyPattern,
     Span,
     authorization,
     der_keys,
@@ -142,26 +143,24 @@ def _prefixed(text: str) -> Iterator[Span]:
                 i = max(p + 1, end - (t - p) + 1)
 
 
-_B64URL = run_of(_URLSAFE)
-
-
 def _jwts(text: str) -> Iterator[Span]:
+    b64url = run_of(_URLSAFE)
     i = 0
     while (p := text.find("eyJ", i)) >= 0:
-        first = run_end(_B64URL, text, p + 3)
+        first = run_end(b64url, text, p + 3)
         ok = first - p >= 11 and text.startswith(".eyJ", first)
         if ok:
-            second = run_end(_B64URL, text, first + 4)
+            second = run_end(b64url, text, first + 4)
             ok = second - first - 1 >= 11 and text.startswith(".", second)
             if ok:
-                end = run_end(_B64URL, text, second + 1)
+                end = run_end(b64url, text, second + 1)
                 yield p, end, "JSON Web Token"
                 i = end
                 continue
         i = max(p + 1, first - 2)
 
 
-_AUTHORITY = re.compile(r"//([^/?#\s:]*:[^/?#\s]*)@")
+_AUTHORITY = LazyPattern(r"//([^/?#\s:]*:[^/?#\s]*)@")
 
 
 def _url_passwords(text: str) -> Iterator[Span]:
