@@ -20,6 +20,7 @@ from tierlock.exitcodes import (
     EXIT_TIER_MISSING,
     EXIT_USAGE,
 )
+from tierlock.frozen import Frozen
 
 __all__ = [
     "EXIT_BACKEND",
@@ -40,16 +41,10 @@ __all__ = [
 ]
 
 
-_PROBLEM_FIELDS = ("message", "where", "file", "line", "column", "hint")
+class Problem(Frozen):
+    """One problem found by a validator: what is wrong and where (immutable, compared and hashed by value)."""
 
-
-class Problem:
-    """One problem found by a validator: what is wrong and where (immutable, compared and hashed by value).
-
-    A plain class written out rather than a frozen dataclass: this module is imported by every command, and
-    building a dataclass costs its import (``dataclasses`` loads ``inspect``) and an ``exec`` per class.
-    """
-
+    _fields = ("message", "where", "file", "line", "column", "hint")
     __match_args__ = ("message", "where", "file", "line", "column", "hint")
 
     message: str
@@ -68,35 +63,7 @@ class Problem:
         column: int | None = None,
         hint: str | None = None,
     ) -> None:
-        set_field = object.__setattr__
-        set_field(self, "message", message)
-        set_field(self, "where", where)
-        set_field(self, "file", file)
-        set_field(self, "line", line)
-        set_field(self, "column", column)
-        set_field(self, "hint", hint)
-
-    def _values(self) -> tuple[object, ...]:
-        return (self.message, self.where, self.file, self.line, self.column, self.hint)
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={value!r}" for name, value in zip(_PROBLEM_FIELDS, self._values(), strict=True))
-        return f"{type(self).__qualname__}({shown})"
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is self.__class__:
-            assert isinstance(other, Problem)
-            return self._values() == other._values()
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot delete field {name!r}")
+        self._init(message, where, file, line, column, hint)
 
     def render(self) -> str:
         place = ""
