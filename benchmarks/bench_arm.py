@@ -12,7 +12,11 @@ index: a data-frame tier (pandas, pyarrow) and a large compiled tier (scipy, sci
 goal for the large one: at most 1.15x uv. They need the network for the lock and the first download (then
 they run from the warm cache); offline they say so and are skipped.
 
-Run: ``.venv/bin/python benchmarks/bench_arm.py [--runs N] [--registry dataframe|compiled]``.
+``--baseline SRC`` also arms through another tierlock's sources (``git archive REV src | tar -x -C DIR``
+gives ``DIR/src``) and through this checkout's, both by ``python -c`` on ``PYTHONPATH``, interleaved with
+the rest: a before/after of tierlock's own cost in one run.
+
+Run: ``.venv/bin/python benchmarks/bench_arm.py [--runs N] [--registry dataframe|compiled] [--baseline DIR/src]``.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._cliworld import BIN, environ, load, make_project, make_venv, ratio_line, run
+from benchmarks._cliworld import BIN, REPO, environ, load, make_project, make_venv, ratio_line, run
 
 REGISTRY = {
     "dataframe": ["pandas>=2.2", "pyarrow>=17"],
@@ -67,6 +71,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=5, help="fresh environments armed by each side")
     parser.add_argument("--registry", choices=sorted(REGISTRY), help="a real closure from the package index")
+    parser.add_argument("--baseline", type=Path, help="another tierlock's src folder, armed through beside this one")
     args = parser.parse_args(argv)
     if args.registry and not online():
         print(
@@ -92,13 +97,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         uv: list[str | Path] = [BIN / "uv", "pip", "install", "--no-deps", "--require-hashes", "-r", lock]
         run([*uv, "--python", fresh(empty, root / "warm")], env)  # the caches warmed once: uv's
         run([*tier, "--python", fresh(empty, root / "warm-tier")], env)  # and tierlock's (what it keeps of a venv)
-        ours: list[float] = []
-        peer: list[float] = []
-        for i in range(args.runs):
-            ours.append(run([*tier, "--python", fresh(empty, root / f"t{i}")], env))
-            peer.append(run([*uv, "--python", fresh(empty, root / f"u{i}")], env))
-            shutil.rmtree(root / f"t{i}")
-            shutil.rmtree(root / f"u{i}")
+        sides: dict[str, list[str | Path]] = {"tierlock": tier, "uv": uv}
+        if args.baseline is not None:
+            for label, src in (("new", REPO / "src"), ("old", args.baseline)):
+                sides[label] = [sys.executable, "-c", _ENTRY, str(src), *tier[1:]]
+        times = _interleaved(sides, empty, root, env, args.runs)
+        ours, peer = times["tierlock"], times["uv"]
         from tierlock.lockfiles import load as load_lock
 
         packages = len(load_lock(lock).applicable())
@@ -115,6 +119,29 @@ def main(argv: Sequence[str] | None = None) -> None:
             "install-tier brain", mine, theirs, "uv pip install", "<= uv + 100 ms", within=mine <= theirs + 0.1
         )
         print(f"{line}; difference {(mine - theirs) * 1000:.0f} ms")
+    if args.baseline is not None:
+        new, old = (sorted(times[k])[len(times[k]) // 2] for k in ("new", "old"))
+        print(
+            f"before/after (both through python -c, PYTHONPATH to each src): this checkout {new * 1000:.1f} ms, "
+            f"baseline {old * 1000:.1f} ms, {new / old:.2f}x; uv {theirs * 1000:.1f} ms"
+        )
+
+
+#: ``install-tier`` through ``python -c``: the first argument is the src folder to import tierlock from.
+_ENTRY = "import sys; sys.path.insert(0, sys.argv.pop(1)); from tierlock._entry import install_tier; install_tier()"
+
+
+def _interleaved(
+    sides: dict[str, list[str | Path]], empty: Path, root: Path, env: dict[str, str], runs: int
+) -> dict[str, list[float]]:
+    """Seconds of each side arming a fresh copy of *empty*, run after run, the sides interleaved."""
+    times: dict[str, list[float]] = {name: [] for name in sides}
+    for i in range(runs):
+        for name, argv in sides.items():
+            dest = root / f"{name}-{i}"
+            times[name].append(run([*argv, "--python", fresh(empty, dest)], env))
+            shutil.rmtree(dest)
+    return times
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ import importlib
 import json
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -58,16 +57,40 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}", remedy=f"see: {self.prog} --help")
 
 
-@dataclass
 class Context:
-    """What a command gets besides its arguments."""
+    """What a command gets besides its arguments (a plain class: ``dataclasses`` would load ``inspect``)."""
 
-    ui: UI
-    project_arg: str | None
-    _project: Project | None = field(default=None, repr=False)
-    argv: tuple[str, ...] = ()
-    """The arguments as given (after the program name): remedies rebuild corrected command lines from them."""
-    prog: str = "tierlock"
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
+
+    def __init__(
+        self,
+        ui: UI,
+        project_arg: str | None,
+        _project: Project | None = None,
+        argv: tuple[str, ...] = (),
+        prog: str = "tierlock",
+    ) -> None:
+        self.ui = ui
+        self.project_arg = project_arg
+        self._project = _project
+        self.argv = argv
+        """The arguments as given (after the program name): remedies rebuild corrected command lines from them."""
+        self.prog = prog
+
+    def _values(self) -> tuple[object, ...]:
+        return (self.ui, self.project_arg, self._project, self.argv, self.prog)
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__qualname__}(ui={self.ui!r}, project_arg={self.project_arg!r}, "
+            f"argv={self.argv!r}, prog={self.prog!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            assert isinstance(other, Context)
+            return self._values() == other._values()
+        return NotImplemented
 
     def project(self) -> Project:
         if self._project is None:

@@ -8,7 +8,6 @@ code; the CLI turns them into messages in exactly one place
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 # The exit codes are defined in :mod:`tierlock.exitcodes` (which imports nothing, for the fast
@@ -21,6 +20,7 @@ from tierlock.exitcodes import (
     EXIT_TIER_MISSING,
     EXIT_USAGE,
 )
+from tierlock.frozen import Frozen
 
 __all__ = [
     "EXIT_BACKEND",
@@ -41,16 +41,29 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Problem:
-    """One problem found by a validator: what is wrong and where."""
+class Problem(Frozen):
+    """One problem found by a validator: what is wrong and where (immutable, compared and hashed by value)."""
+
+    _fields = ("message", "where", "file", "line", "column", "hint")
+    __match_args__ = ("message", "where", "file", "line", "column", "hint")
 
     message: str
-    where: str = ""
-    file: str | None = None
-    line: int | None = None
-    column: int | None = None
-    hint: str | None = None
+    where: str
+    file: str | None
+    line: int | None
+    column: int | None
+    hint: str | None
+
+    def __init__(  # noqa: PLR0917 (the dataclass's signature: callers pass message and where by position)
+        self,
+        message: str,
+        where: str = "",
+        file: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        hint: str | None = None,
+    ) -> None:
+        self._init(message, where, file, line, column, hint)
 
     def render(self) -> str:
         place = ""
@@ -186,11 +199,22 @@ class BackendError(TierlockError):
     kind = "backend"
 
 
-@dataclass
 class ProblemCollector:
     """Collects problems so that validation reports every one at once."""
 
-    problems: list[Problem] = field(default_factory=list)
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value (as a dataclass would be)
+
+    def __init__(self, problems: list[Problem] | None = None) -> None:
+        self.problems: list[Problem] = [] if problems is None else problems
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(problems={self.problems!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            assert isinstance(other, ProblemCollector)
+            return self.problems == other.problems
+        return NotImplemented
 
     def add(self, message: str, where: str = "", **kwargs: Any) -> None:
         self.problems.append(Problem(message, where, **kwargs))

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
-from tierlock import fsutil
+from tierlock import scratch
 from tierlock.errors import UsageError
 from tierlock.lockfiles.fileread import read
 from tierlock.suggest import closest, corrected
@@ -78,7 +78,7 @@ def scratch_copy(
 ) -> Iterator[tuple[Project, Callable[[], list[Diff]], Callable[[str], str]]]:
     """A copy of *project* whose lockfiles are copies in a temporary folder, a function diffing them, and one
     that shows the real lockfile paths in a text naming the copies."""
-    with fsutil.scratch_dir("tierlock-dry-run-") as folder:
+    with scratch.scratch_dir("tierlock-dry-run-") as folder:
         tiers = {}
         originals: dict[str, Path] = {}
         for key, tier in project.tiers.items():
@@ -87,12 +87,12 @@ def scratch_copy(
                 shutil.copyfile(tier.lockfile, copy)
             tiers[key] = dataclasses.replace(tier, lockfile=copy)
             originals[tier.name] = tier.lockfile
-        scratch = dataclasses.replace(project, tiers=tiers)
+        copied = dataclasses.replace(project, tiers=tiers)
 
         def diffs() -> list[Diff]:
             out: list[Diff] = []
             for name, original in originals.items():
-                new = scratch.tiers[canonicalize_name(name)].lockfile
+                new = copied.tiers[canonicalize_name(name)].lockfile
                 if not new.is_file():
                     continue
                 rel = project.relpath(original)
@@ -104,8 +104,8 @@ def scratch_copy(
 
         def real(text: str) -> str:
             for name, original in originals.items():
-                copy = str(scratch.tiers[canonicalize_name(name)].lockfile)
+                copy = str(copied.tiers[canonicalize_name(name)].lockfile)
                 text = text.replace(copy, project.relpath(original))
             return text
 
-        yield scratch, diffs, real
+        yield copied, diffs, real

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tierlock import subproc
-from tierlock.fsutil import write_atomic
 from tierlock.probing.libcache import folder
 from tierlock.redaction import credential_kind
+from tierlock.scratch import write_atomic
 
 VERSION = 2
 WORK = "{work}"

@@ -9,13 +9,43 @@ from __future__ import annotations
 
 import binascii
 import re
+import sys
 from collections.abc import Iterator
 
 _B64 = "A-Za-z0-9+/"
 Span = tuple[int, int, str]
-_KINDS = {"u": re.compile("[A-Z]"), "l": re.compile("[a-z]"), "d": re.compile("[0-9]")}
 _RUNS: dict[str, re.Pattern[str]] = {}
-_KINDS = {"u": re.compile("[A-Z]"), "l": re.compile("[a-z]"), "d": re.compile("[0-9]")}
+
+
+class LazyPattern:
+    """A regular expression compiled at its first use: most runs print no text with a credential's cue, and
+    compiling every pattern of the search at import cost each command a few milliseconds."""
+
+    __slots__ = ("_compiled", "source")
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self._compiled: re.Pattern[str] | None = None
+
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.source)
+        return self._compiled
+
+    def search(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self.compiled().search(text, pos, endpos)
+
+    def match(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self.compiled().match(text, pos, endpos)
+
+    def fullmatch(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self.compiled().fullmatch(text, pos, endpos)
+
+    def finditer(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> Iterator[re.Match[str]]:
+        return self.compiled().finditer(text, pos, endpos)
+
+
+_KINDS = {"u": LazyPattern("[A-Z]"), "l": LazyPattern("[a-z]"), "d": LazyPattern("[0-9]")}
 
 
 def run_of(cls: str) -> re.Pattern[str]:
@@ -35,8 +65,8 @@ def mixed(tail: str, need: str) -> bool:
     return all(_KINDS[kind].search(tail) for kind in need)
 
 
-_KEY_HEADER = re.compile(r"-{3,5} ?BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?(?: ?-{3,5})?|PuTTY-User-Key-File-\d")
-_KEY_FOOTER = re.compile(r"-{3,5} ?END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)? ?-{3,5}|Private-MAC: ?[0-9a-fA-F]*")
+_KEY_HEADER = LazyPattern(r"-{3,5} ?BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?(?: ?-{3,5})?|PuTTY-User-Key-File-\d")
+_KEY_FOOTER = LazyPattern(r"-{3,5} ?END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)? ?-{3,5}|Private-MAC: ?[0-9a-fA-F]*")
 
 
 def private_keys(text: str) -> Iterator[Span]:
@@ -53,23 +83,23 @@ def private_keys(text: str) -> Iterator[Span]:
 #: The start of a private key's DER encoding in base64, without the PEM lines around it (a fixed-length
 #: pattern each): RSA PKCS#8 and PKCS#1, EC PKCS#8, Ed25519/X25519 PKCS#8. The literal parts are the cues.
 DER_CUES = ("IBADANBgkqhkiG9w0BAQEFAASC", "IBAAK", "AgEAMBMGByqGSM49AgEG", "MC4CAQAwBQYDK2V")
-_DER = re.compile(
+_DER = LazyPattern(
     "MI[A-Za-z0-9+/]{4}(?:IBADANBgkqhkiG9w0BAQEFAASC|IBAAK)|MI[A-Za-z0-9+/]{2}AgEAMBMGByqGSM49AgEG|MC4CAQAwBQYDK2V"
 )
-_DER_BODY = run_of(_B64 + "=\\\\\r\n")  # base64 lines, joined by newlines or by ``\n`` as a JSON string writes them
+_DER_BODY = _B64 + "=\\\\\r\n"  # base64 lines, joined by newlines or by ``\n`` as a JSON string writes them
 
 
 def der_keys(text: str) -> Iterator[Span]:
     """A PEM body without its BEGIN/END lines (a service-account JSON's key pasted bare)."""
     i = 0
     while (m := _DER.search(text, i)) is not None:
-        end = run_end(_DER_BODY, text, m.end())
+        end = run_end(run_of(_DER_BODY), text, m.end())
         yield m.start(), end, "private key"
         i = end
 
 
 #: A service-account JSON's ``"private_key": "…"`` member (also JSON-escaped inside another string).
-_JSON_PRIVATE_KEY = re.compile(r'\\?"private_key\\?"[ \t]{0,8}:[ \t]{0,8}\\?"')
+_JSON_PRIVATE_KEY = LazyPattern(r'\\?"private_key\\?"[ \t]{0,8}:[ \t]{0,8}\\?"')
 
 
 def json_private_keys(text: str) -> Iterator[Span]:
@@ -83,11 +113,11 @@ def json_private_keys(text: str) -> Iterator[Span]:
 #: Keys and tokens without a shape of their own, found after their usual names (``DD_API_KEY=…``).
 _NAMED = (
     (
-        re.compile(r"(?i:(?:datadog|dd)[_-]?(?:api|app(?:lication)?)[_-]?key)[\"':= \t]{0,5}([A-Za-z0-9]{32,40})"),
+        LazyPattern(r"(?i:(?:datadog|dd)[_-]?(?:api|app(?:lication)?)[_-]?key)[\"':= \t]{0,5}([A-Za-z0-9]{32,40})"),
         "Datadog API or application key",
     ),
     (
-        re.compile(r"(?i:twilio[_-]?(?:auth[_-]?token|api[_-]?secret))[\"':= \t]{0,5}([A-Za-z0-9]{32})"),
+        LazyPattern(r"(?i:twilio[_-]?(?:auth[_-]?token|api[_-]?secret))[\"':= \t]{0,5}([A-Za-z0-9]{32})"),
         "Twilio auth token",
     ),
 )
@@ -101,15 +131,15 @@ def named(text: str) -> Iterator[Span]:
 
 
 _TOKEN68 = "A-Za-z0-9._~+/-"
-_AUTH_HEADER = re.compile(r"(?i:authorization)[ \t]*:[ \t]*(?=[^\s])")
-_BEARER = re.compile(f"(?i:bearer)[ \\t]+([{_TOKEN68}]*=*)")
-_BASIC = re.compile(r"(?i:basic)[ \t]+([A-Za-z0-9+/]*=*)")
-_COLON_HINT = re.compile("[O6opqr]")
-_LINE_END = re.compile(r"[\r\n]")
+_AUTH_HEADER = LazyPattern(r"(?i:authorization)[ \t]*:[ \t]*(?=[^\s])")
+_BEARER = LazyPattern(f"(?i:bearer)[ \\t]+([{_TOKEN68}]*=*)")
+_BASIC = LazyPattern(r"(?i:basic)[ \t]+([A-Za-z0-9+/]*=*)")
+_COLON_HINT = LazyPattern("[O6opqr]")
+_LINE_END = LazyPattern(r"[\r\n]")
 #: What may close a quoted argument or a list around a header value.
 _CLOSING = "'\"`,;)]}"
 #: A header value: an optional scheme (``Basic``, ``Bearer``, ``token``), then the credentials.
-_AUTH_VALUE = re.compile(r"(?:[A-Za-z][A-Za-z0-9-]{0,20}[ \t]+)?(\S+)")
+_AUTH_VALUE = LazyPattern(r"(?:[A-Za-z][A-Za-z0-9-]{0,20}[ \t]+)?(\S+)")
 
 
 def _looks_issued(token: str) -> bool:
@@ -176,9 +206,9 @@ def _b64_text(value: str) -> str | None:
     return decoded if decoded.isprintable() else None
 
 
-_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
-_AWS_SECRET_NAMED = re.compile(r"(?i:secret_?access_?key)[\"':= \t]{0,5}([A-Za-z0-9/+]{40})")
-_WORDY = re.compile(r"[A-Za-z]+[0-9]*|[0-9]+")
+_AWS_SECRET = LazyPattern(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+_AWS_SECRET_NAMED = LazyPattern(r"(?i:secret_?access_?key)[\"':= \t]{0,5}([A-Za-z0-9/+]{40})")
+_WORDY = LazyPattern(r"[A-Za-z]+[0-9]*|[0-9]+")
 
 
 def _aws_secrets(text: str) -> Iterator[Span]:
@@ -203,7 +233,7 @@ def _aws_secrets(text: str) -> Iterator[Span]:
 
 
 #: 64 random bytes in base64 (88 characters, the last two ``==``), glued on the left or not.
-_AZURE_KEY = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{86,}==")
+_AZURE_KEY = LazyPattern(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{86,}==")
 _DIGEST_NAMES = ("sha512-", "sha512=", "sha512:", "SHA512-", "SHA512=", "SHA512:")
 
 
@@ -230,7 +260,7 @@ def _ssh_blob(run: str) -> bool:
     return raw[:3] == b"\0\0\0" and all(32 < c < 127 for c in raw[4:9])
 
 
-_B64_RUN_40 = re.compile(r"[A-Za-z0-9/+]{40}")
+_B64_RUN_40 = re.compile(r"[A-Za-z0-9/+]{40}")  # met by every string of 40 or more
 
 
 def standalone(text: str) -> Iterator[Span]:

@@ -14,12 +14,14 @@ docs/reference/runtime-config.md; :mod:`tierlock.redaction` redacts them.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
 from tierlock.masking import MASK
 from tierlock.secretkeys import (
     DER_CUES,
+    LazyPattern,
     Span,
     authorization,
     der_keys,
@@ -110,12 +112,15 @@ def _start(shape: Shape) -> re.Pattern[str]:
     return re.compile(f"(?:{shape.start})(?P<tail>[{shape.tail}]{{{shape.min_tail}}})")
 
 
-_STARTS = [(s, _start(s), tuple(c.lower() for c in s.cues) if s.nocase else s.cues) for s in SHAPES]
+@functools.cache
+def _starts() -> list[tuple[Shape, re.Pattern[str], tuple[str, ...]]]:
+    """Each shape's start pattern, compiled when a text first holds a cue (most runs print none)."""
+    return [(s, _start(s), tuple(c.lower() for c in s.cues) if s.nocase else s.cues) for s in SHAPES]
 
 
 def _prefixed(text: str) -> Iterator[Span]:
     lowered = ""
-    for shape, start, cues in _STARTS:
+    for shape, start, cues in _starts():
         if shape.nocase:
             lowered = lowered or text.lower()
         if not any(cue in (lowered if shape.nocase else text) for cue in cues):
@@ -138,26 +143,24 @@ def _prefixed(text: str) -> Iterator[Span]:
                 i = max(p + 1, end - (t - p) + 1)
 
 
-_B64URL = run_of(_URLSAFE)
-
-
 def _jwts(text: str) -> Iterator[Span]:
+    b64url = run_of(_URLSAFE)
     i = 0
     while (p := text.find("eyJ", i)) >= 0:
-        first = run_end(_B64URL, text, p + 3)
+        first = run_end(b64url, text, p + 3)
         ok = first - p >= 11 and text.startswith(".eyJ", first)
         if ok:
-            second = run_end(_B64URL, text, first + 4)
+            second = run_end(b64url, text, first + 4)
             ok = second - first - 1 >= 11 and text.startswith(".", second)
             if ok:
-                end = run_end(_B64URL, text, second + 1)
+                end = run_end(b64url, text, second + 1)
                 yield p, end, "JSON Web Token"
                 i = end
                 continue
         i = max(p + 1, first - 2)
 
 
-_AUTHORITY = re.compile(r"//([^/?#\s:]*:[^/?#\s]*)@")
+_AUTHORITY = LazyPattern(r"//([^/?#\s:]*:[^/?#\s]*)@")
 
 
 def _url_passwords(text: str) -> Iterator[Span]:

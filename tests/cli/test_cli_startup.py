@@ -54,3 +54,14 @@ def test_version_with_another_option_goes_through_the_full_parser() -> None:
     assert proc.returncode == 0
     assert proc.stdout.startswith("tierlock ")
     assert "argparse" in proc.stderr
+
+
+def test_the_full_help_loads_neither_dataclasses_nor_inspect() -> None:
+    """The errors and the command context are plain classes: ``dataclasses`` (which loads ``inspect``) is
+    left to the commands whose models need it."""
+    proc = _run(["--help"], importtime=True)
+    assert proc.returncode == 0, proc.stderr
+    modules = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    assert "  install " in proc.stdout  # every command built (importlib's imports are not in the list)
+    assert {"tierlock.cli", "tierlock.errors", "tierlock.output", "tierlock.indexopts"} <= modules
+    assert modules.isdisjoint({"dataclasses", "inspect"}), sorted(modules & {"dataclasses", "inspect"})

@@ -101,6 +101,20 @@ def test_a_second_run_gives_the_same_answer_without_loading_the_model(kept: Worl
     }
 
 
+#: What a first run of a read-only command on a valid project does not need: the temporary-file helpers (only
+#: a command that writes uses them), did-you-mean hints (only for a mistyped name) and the ini parser (only
+#: for a project with a pytest.ini).
+UNNEEDED = {"tempfile", "random", "tierlock.scratch", "difflib", "configparser"}
+
+
+@pytest.mark.parametrize("command", ["check", "probe", "status"])
+def test_a_first_run_of_a_read_only_command_loads_only_what_a_valid_project_needs(kept: World, command: str) -> None:
+    first, modules = kept.run(kept.argv(command))
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "tierlock.lockfiles.check" in modules or "tierlock.tiers.loader" in modules  # not a kept answer
+    assert modules.isdisjoint(UNNEEDED), sorted(modules & UNNEEDED)
+
+
 def _edit(path: Path, old: str, new: str) -> str:
     text = path.read_text()
     assert old in text

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from tierlock.census.report import Finding
-from tierlock.fsutil import read_bytes, write_atomic
+from tierlock.fsutil import read_bytes
 from tierlock.probing import normalize
+from tierlock.scratch import write_atomic
 
 
 def add_globs(text: str, globs: Mapping[str, Sequence[str]]) -> str:

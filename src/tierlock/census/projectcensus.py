@@ -52,11 +52,12 @@ def census_tiers(
 
 def _pytest_options(base: str) -> dict[str, Any]:
     """``[pytest]`` of pytest.ini, else ``[tool.pytest.ini_options]`` (or ``[tool.pytest]``) of pyproject.toml."""
-    import configparser
     import tomllib
 
     ini = os.path.join(base, "pytest.ini")
     if os.path.isfile(ini):
+        import configparser  # only a project with a pytest.ini pays for it
+
         parser = configparser.ConfigParser()
         parser.read(ini, encoding="utf-8")
         return dict(parser["pytest"]) if parser.has_section("pytest") else {}

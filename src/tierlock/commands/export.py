@@ -34,7 +34,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     if args.output:
         from pathlib import Path
 
-        from tierlock.fsutil import write_atomic
+        from tierlock.scratch import write_atomic
 
         write_atomic(Path(args.output), text.encode("utf-8"))
         ctx.ui.note(f"wrote {len(export.entries)} requirement(s) of {', '.join(export.tiers)} to {args.output}")

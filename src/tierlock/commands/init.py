@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tierlock.errors import EXIT_OK, ConfigError
-from tierlock.fsutil import read_bytes, write_atomic
+from tierlock.fsutil import read_bytes
+from tierlock.scratch import write_atomic
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tierlock.evidence import IN_GIT_DIR, RECEIPT, RECEIPT_VERSION
-from tierlock.fsutil import write_atomic
+from tierlock.scratch import write_atomic
 
 #: How many runs an evidence folder keeps by default (``--keep`` / ``TIERLOCK_EVIDENCE_KEEP``).
 DEFAULT_KEEP = 20

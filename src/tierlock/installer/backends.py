@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-from tierlock import fsutil, subproc
+from tierlock import scratch, subproc
 from tierlock.environment import Target
 from tierlock.errors import BackendError, UsageError
 
@@ -231,7 +231,7 @@ def execute(
     *no_build*: packages that must come from wheels (``[ALL]``: every one). *on_line*
     sees each line the backend prints, as it prints it.
     """
-    with fsutil.scratch_dir("tierlock-install-") as tmp:
+    with scratch.scratch_dir("tierlock-install-") as tmp:
         requirements = tmp / "requirements.txt"
         requirements.write_text("\n".join(lines) + "\n", encoding="utf-8")
         argv = backend.install_argv(target, requirements, reinstall=reinstall, no_build=no_build)

@@ -165,7 +165,7 @@ def write(prefix: Path, document: Mapping[str, Any]) -> Path:
     :class:`~tierlock.errors.BackendError` (exit 3) naming the receipt: the packages are installed and
     verified, only the receipt is missing, and the same command again writes it.
     """
-    from tierlock.fsutil import write_atomic
+    from tierlock.scratch import write_atomic
 
     path = receipt_path(prefix, str(document["tier"]))
     try:

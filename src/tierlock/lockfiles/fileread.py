@@ -9,17 +9,24 @@ acts on a lockfile it cannot trust.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from pathlib import Path
 
+from tierlock.frozen import Frozen
 from tierlock.fsutil import read_bytes
 from tierlock.lockfiles.locks import Lock, LockfileError, LockFormatName, ReadProblem
 
 
-@dataclass(frozen=True)
-class ReadResult:
+class ReadResult(Frozen):
+    """A lockfile as read, and every problem found reading it."""
+
+    _fields = ("lock", "problems")
+    __match_args__ = ("lock", "problems")
+
     lock: Lock
     problems: tuple[ReadProblem, ...]
+
+    def __init__(self, lock: Lock, problems: tuple[ReadProblem, ...]) -> None:
+        self._init(lock, problems)
 
 
 def format_of(path: Path) -> LockFormatName:

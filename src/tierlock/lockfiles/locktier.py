@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from tierlock import fsutil
+from tierlock import fsutil, scratch
 from tierlock.errors import BackendError
 from tierlock.lockfiles import origins, pylock, requirements
 from tierlock.lockfiles.compiling import Compiling, start_compile
@@ -102,7 +102,7 @@ def lock_tier(
 
     job = _Job(project, tier, backend, *expected_inputs(project, tier), _lower_lock(project, tier))
     had_lockfile = tier.lockfile.is_file()
-    with fsutil.scratch_dir("tierlock-lock-") as work:
+    with scratch.scratch_dir("tierlock-lock-") as work:
         request = job.request(options, work)
         if had_lockfile and not options.upgrade:
             shutil.copyfile(tier.lockfile, request.output_file)

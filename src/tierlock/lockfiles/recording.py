@@ -19,11 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tierlock.fsutil import write_atomic
 from tierlock.lockfiles import artifacts
 from tierlock.lockfiles.locks import LockedFile, LockEntry
 from tierlock.lockfiles.requirements import Parsed
 from tierlock.lockfiles.resolvers import Backend, CompileRequest, list_files, uv_executable
+from tierlock.scratch import write_atomic
 from tierlock.tiers import Project, Tier
 
 NO_UV = "not recorded: listing each pin's files needs uv (pip install uv), then run tierlock lock again"

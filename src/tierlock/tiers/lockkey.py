@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from packaging.utils import NormalizedName, canonicalize_name
+
+from tierlock.frozen import Frozen
 
 KEY = "lock"
 #: What ``lock`` may name: uv's lockfile, or a PEP 751 file name (``pylock.toml``, ``pylock.<name>.toml``).
@@ -34,14 +35,21 @@ class _Problems(Protocol):
     ) -> None: ...
 
 
-@dataclass(frozen=True)
-class LockSetting:
+class LockSetting(Frozen):
+    """The ``lock`` key of ``[tool.tierlock]``, with what the project's own lock needs of ``[project]``."""
+
+    _fields = ("path", "package", "version")
+    __match_args__ = ("path", "package", "version")
+
     path: Path | None
     """The project's own lock (absolute), or None: tierlock's lockfiles."""
     package: bool
     """Whether the project is a package (installed from its tree into its environment)."""
-    version: str | None = None
+    version: str | None
     """The project's static ``[project].version`` (None when dynamic or missing)."""
+
+    def __init__(self, path: Path | None, package: bool, version: str | None = None) -> None:
+        self._init(path, package, version)
 
 
 def read(r: _Problems, data: Mapping[str, Any], table: Mapping[str, Any], root: Path) -> LockSetting:

@@ -17,12 +17,12 @@ running machine's libc, never from a stated one.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
+
+from tierlock.frozen import Frozen
 
 OS = Literal["linux", "macos", "windows"]
 
@@ -51,18 +51,31 @@ _WINDOWS = {"win_amd64": "AMD64", "win_arm64": "ARM64", "win32": "x86"}
 _MACHINE = {"arm64": "arm64", "x86_64": "x86_64"}
 
 
-@dataclass(frozen=True)
-class Platform:
+class Platform(Frozen):
     """One declared platform: the name as written, and the wheel platform tag it stands for."""
+
+    _fields = ("name", "tag", "os", "arch", "libc", "version")
+    __match_args__ = ("name", "tag", "os", "arch", "libc", "version")
 
     name: str
     tag: str
     os: OS
     arch: str
     """The machine as ``platform.machine()`` reports it there (``x86_64``, ``aarch64``, ``arm64``, ``AMD64``)."""
-    libc: Literal["glibc", "musl"] | None = None
-    version: tuple[int, int] | None = None
+    libc: Literal["glibc", "musl"] | None
+    version: tuple[int, int] | None
     """glibc, musl or macOS version of the tag (None on Windows)."""
+
+    def __init__(  # noqa: PLR0917 (the signature it had as a dataclass)
+        self,
+        name: str,
+        tag: str,
+        os: OS,
+        arch: str,
+        libc: Literal["glibc", "musl"] | None = None,
+        version: tuple[int, int] | None = None,
+    ) -> None:
+        self._init(name, tag, os, arch, libc, version)
 
     @property
     def label(self) -> str:
@@ -131,6 +144,8 @@ def _from_tag(name: str, tag: str) -> Platform | None:
 
 
 def _unknown(text: str) -> str:
+    import difflib  # a did-you-mean hint for a mistyped platform: every command loads this module
+
     hint = difflib.get_close_matches(text.strip().lower(), list(SHORT_NAMES), n=1)
     if text.strip().lower().startswith("linux_"):
         why = "names no libc; write manylinux_2_X_ARCH (glibc) or musllinux_1_X_ARCH (musl)"

@@ -7,7 +7,6 @@ The readers of the settings (:mod:`tierlock.tiers.projectmeta`, :mod:`tierlock.t
 
 from __future__ import annotations
 
-import difflib
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -124,6 +123,13 @@ def valid_name(name: str) -> bool:
     return bool(_NAME_RE.match(name))
 
 
+def _close_matches(word: str, possibilities: Sequence[str]) -> list[str]:
+    """The closest of *possibilities* to *word* (at most one): difflib loads only for a mistyped name."""
+    import difflib
+
+    return difflib.get_close_matches(word, possibilities, n=1)
+
+
 class Reader:
     """Accumulates problems while reading one pyproject document."""
 
@@ -161,7 +167,7 @@ class Reader:
 
     def unknown_tier(self, written: str, known: Sequence[str], table: str, key: str, index: int | None = None) -> None:
         """A tier name that names no declared tier, with the closest one as a hint."""
-        close = difflib.get_close_matches(canonicalize_name(written), list(known), n=1)
+        close = _close_matches(canonicalize_name(written), list(known))
         self.problem(
             f"unknown tier {written!r}; declared tiers: {', '.join(known)}",
             table,
@@ -174,7 +180,7 @@ class Reader:
         """Whether *value* is one of *allowed*; else a problem with the closest one as a hint."""
         if value in allowed:
             return True
-        close = difflib.get_close_matches(str(value), allowed, n=1)
+        close = _close_matches(str(value), allowed)
         self.problem(
             f"must be one of {', '.join(allowed)}, not {value!r}",
             table,
@@ -198,7 +204,7 @@ class Reader:
     def unknown_keys(self, table_value: Mapping[str, object], allowed: Sequence[str], table: str) -> None:
         for key in table_value:
             if key not in allowed:
-                close = difflib.get_close_matches(key, allowed, n=1)
+                close = _close_matches(key, allowed)
                 hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(allowed)}"
                 self.problem(f"unknown key {key!r}", table, key, hint=hint)
 

@@ -10,13 +10,13 @@ with nothing checked.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from packaging.requirements import Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 
+from tierlock.frozen import Frozen
 from tierlock.tiers import projectmeta
 from tierlock.tiers.model import BASE
 from tierlock.tiers.projectmeta import Metadata
@@ -26,26 +26,42 @@ TIER_KEYS = ("source", "layered-on", "probe", "import-roots", "tests")
 BASE_TIER_KEYS = ("probe", "import-roots", "tests")
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(Frozen):
     """Where a tier's roots come from, and what they are."""
+
+    _fields = ("text", "requirements", "declared", "include_groups")
+    __match_args__ = ("text", "requirements", "declared", "include_groups")
 
     text: str
     """``project.dependencies``, ``extra:NAME`` or ``group:NAME`` (NAME normalised)."""
-    requirements: tuple[Requirement, ...] = ()
+    requirements: tuple[Requirement, ...]
     """The roots, with the project's self-references expanded and the project itself left out."""
-    declared: tuple[Requirement, ...] = ()
+    declared: tuple[Requirement, ...]
     """What the source lists (its includes resolved), before the self-references are expanded."""
-    include_groups: tuple[NormalizedName, ...] = ()
+    include_groups: tuple[NormalizedName, ...]
+
+    def __init__(
+        self,
+        text: str,
+        requirements: tuple[Requirement, ...] = (),
+        declared: tuple[Requirement, ...] = (),
+        include_groups: tuple[NormalizedName, ...] = (),
+    ) -> None:
+        self._init(text, requirements, declared, include_groups)
 
 
-@dataclass(frozen=True)
-class Declared:
+class Declared(Frozen):
     """One tier table as written, with the source read from it."""
+
+    _fields = ("where", "body", "source")
+    __match_args__ = ("where", "body", "source")
 
     where: str
     body: Mapping[str, Any]
     source: Source
+
+    def __init__(self, where: str, body: Mapping[str, Any], source: Source) -> None:
+        self._init(where, body, source)
 
 
 def declared_tiers(r: Reader, table: Mapping[str, Any], meta: Metadata) -> dict[NormalizedName, Declared]:

@@ -91,7 +91,7 @@ def test_a_scratch_folder_is_gone_when_an_interrupt_lands_in_the_middle_of_its_r
     import shutil
     import tempfile
 
-    from tierlock import fsutil
+    from tierlock import scratch
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     real_rmtree = shutil.rmtree
@@ -107,7 +107,7 @@ def test_a_scratch_folder_is_gone_when_an_interrupt_lands_in_the_middle_of_its_r
     monkeypatch.setattr(shutil, "rmtree", rmtree_hit_by_ctrl_c)
 
     def install() -> None:
-        with fsutil.scratch_dir("tierlock-install-") as folder:
+        with scratch.scratch_dir("tierlock-install-") as folder:
             for name in ("a", "b", "c"):
                 (folder / name).write_text(name)
 
@@ -118,12 +118,12 @@ def test_a_scratch_folder_is_gone_when_an_interrupt_lands_in_the_middle_of_its_r
 
 
 def test_a_scratch_folder_interrupted_in_its_body_is_removed_and_the_interrupt_goes_on(tmp_path: Path) -> None:
-    from tierlock import fsutil
+    from tierlock import scratch
 
     used: list[Path] = []
 
     def lock() -> None:
-        with fsutil.scratch_dir("tierlock-lock-") as folder:
+        with scratch.scratch_dir("tierlock-lock-") as folder:
             used.append(folder)
             (folder / "lock.txt").write_text("x")
             raise KeyboardInterrupt

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tierlock import fsutil
+from tierlock import fsutil, scratch
 from tierlock.errors import ConfigError, UsageError
 from tierlock.fsutil import FileRefused, NoPyproject, find_pyproject, read_bytes, read_text, regular_file
 
@@ -222,12 +222,12 @@ def test_write_atomic_keeps_an_existing_files_mode_and_gives_a_new_one_the_umask
     kept = tmp_path / "kept.txt"
     kept.write_bytes(b"old")
     kept.chmod(0o640)
-    fsutil.write_atomic(kept, b"new")
+    scratch.write_atomic(kept, b"new")
     assert (kept.read_bytes(), kept.stat().st_mode & 0o7777) == (b"new", 0o640)
     previous = os.umask(0o002)
     try:
         fresh = tmp_path / "fresh.txt"
-        fsutil.write_atomic(fresh, b"x")
+        scratch.write_atomic(fresh, b"x")
     finally:
         os.umask(previous)
     assert fresh.stat().st_mode & 0o7777 == 0o664  # what open() would give: 0666 less the umask
@@ -238,7 +238,7 @@ def test_write_atomic_that_fails_leaves_no_temporary_file(tmp_path: Path) -> Non
     target = tmp_path / "folder"
     target.mkdir()
     with pytest.raises(IsADirectoryError):
-        fsutil.write_atomic(target, b"data")  # a folder cannot be replaced by a file
+        scratch.write_atomic(target, b"data")  # a folder cannot be replaced by a file
     assert sorted(p.name for p in tmp_path.iterdir()) == ["folder"]
 
 

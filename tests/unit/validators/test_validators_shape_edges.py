@@ -163,3 +163,9 @@ def test_basic_credentials_glued_to_a_character_and_padded_any_way_are_found(pad
     value = "Basic dXNlcjpXOFVN" + "dGhyQUVTMTM2ZktC" + "9" + padding
     assert credential_kind(value) == "HTTP Basic credentials"
     assert "dXNlcjpXOFVNdGhyQUVTMTM2ZktC" not in redact(value)
+
+
+@pytest.mark.parametrize("scheme", ["", "token "])
+def test_an_authorization_header_value_of_eight_characters_is_found_and_one_of_seven_is_not(scheme: str) -> None:
+    assert credential_kind(f"Authorization: {scheme}Ab3dEf9h") == "HTTP Authorization header"
+    assert credential_kind(f"Authorization: {scheme}Ab3dEf9") is None
