@@ -338,13 +338,12 @@ def _import_roots(
     kept: list[str] = []
     looked = False
     for root in names:
-        provided = facts.providers.get(root, ()) if editable is None else ()
-        if any(rel not in gone for rel in provided):
+        if editable is None and facts.provides(root, gone):
             kept.append(root)  # a module file of it is there
             continue
         looked = True
         verdict = roots.find_root(root, places, index.suffixes)
-        if verdict != "ok" and not declared and facts.heads.get(root) and not facts.providers.get(root):
+        if verdict != "ok" and not declared and facts.heads.get(root) and not facts.provides(root):
             continue  # a data folder RECORD lists at the top of the site folder, not an import root
         kept.append(root)
         if verdict == "missing":
