@@ -38,3 +38,47 @@ def test_a_record_row_with_fewer_than_three_fields_names_a_file_like_any_other(t
     gone = probe_distribution("alpha", paths=[_site(tmp_path / "b", row, make_extra=False)])
     assert gone.state == "partial"
     assert any("alpha/extra.py" in reason for reason in gone.reasons), gone.reasons
+
+
+def _reference(text: str) -> list[tuple[str, str, str]]:
+    """An unquoted RECORD read one row at a time: each row split on its last two commas (no field of an unquoted
+    row holds a comma), missing fields empty, byte-code caches left out."""
+    rows = []
+    for line in filter(None, text.splitlines()):
+        parts = [*line.rsplit(",", 2), "", ""]
+        if not parts[0].endswith(".pyc"):
+            rows.append((parts[0], parts[1], parts[2]))
+    return rows
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a/x.py,sha256=abc,12\na/__pycache__/x.cpython-311.pyc,,\nb.dist-info/RECORD,,\n",
+        "a/x.py,sha256=abc\na/y.py,sha256=def,3,4\n",  # one comma short on a row, one too many on the next
+        "a/x.py\n\na/y.py,,\n",  # a row with one field, an empty line
+        "a/x.py,sha256=abc,12\r\na/y.pyc,sha256=d,1\r\n",
+        "a/x.py,h.pyc,12\n",  # '.pyc,' inside a row that is no byte-code cache
+    ],
+)
+def test_record_columns_hold_the_same_rows_as_reading_them_one_by_one(tmp_path: Path, text: str) -> None:
+    from tierlock.probing import record
+
+    path = tmp_path / "RECORD"
+    path.write_bytes(text.encode("utf-8"))
+    (rels, hashes, sizes), _ = record.read_rows(str(path))
+    assert list(zip(rels, hashes, sizes, strict=True)) == _reference(text)
+
+
+@pytest.mark.parametrize("size", ["\u00b2", "-3", " 7", "1_000"])
+def test_a_record_size_that_is_not_a_plain_number_is_no_size_and_the_file_is_still_checked(
+    tmp_path: Path, size: str
+) -> None:
+    site = _site(tmp_path, f"alpha/extra.py,,{size}", make_extra=True)
+    present = probe_distribution("alpha", paths=[site])
+    assert present.state == "present", present.reasons
+    assert ("alpha/extra.py", None) in [(rel, recorded) for _full, rel, recorded, _hash in present.records]
+    (site / "alpha" / "extra.py").unlink()
+    gone = probe_distribution("alpha", paths=[site])
+    assert gone.state == "partial"
+    assert any("alpha/extra.py" in reason for reason in gone.reasons), gone.reasons
