@@ -26,7 +26,7 @@ import time
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from contextlib import suppress
-from itertools import compress
+from itertools import compress, repeat
 from operator import itemgetter, methodcaller, or_
 from pathlib import Path
 from typing import Any, cast
@@ -42,8 +42,7 @@ _MEMO: dict[tuple[str, tuple[str, ...]], DistInfo] = {}
 _LEAVES = methodcaller("startswith", ("..", "/"))
 """Whether a RECORD path starts outside the site folder (``/../`` inside it is looked for in the joined text)."""
 _UP = methodcaller("__contains__", "/../")
-_SO = methodcaller("__contains__", ".so")
-_LIBS = methodcaller("endswith", (".pyd", ".dll", ".dylib"))
+_LIBS = (".pyd", ".dll", ".dylib")
 _REL = itemgetter(1)
 
 
@@ -55,6 +54,7 @@ class DistInfo:
         "_modules",
         "_providers",
         "compiled",
+        "compiled_sizes",
         "excluded",
         "heads",
         "key",
@@ -106,12 +106,15 @@ class DistInfo:
         self.excluded: tuple[str, ...] = ()
         """METADATA's and RECORD's paths when RECORD lists them and the key holds their identity: not stat-ed again."""
         self.paths: tuple[str, ...] = ()
-        """The absolute paths a probe stats (:attr:`records` but :attr:`excluded`): one ``stat`` each, in C
-        (:func:`os.stat` mapped over them)."""
+        """The absolute paths a probe stats in C (:func:`os.stat` mapped over them): :attr:`records` but
+        :attr:`excluded` and the :attr:`compiled` files."""
         self.sizes: list[int] | None = None
         """Their recorded sizes, when RECORD gives every one (else None: the probe compares them row by row)."""
         self.compiled: tuple[tuple[str, str], ...] = ()
         """(absolute path, RECORD path) of the compiled artifacts RECORD lists."""
+        self.compiled_sizes: tuple[int | None, ...] = ()
+        """Their recorded sizes: a probe stats them apart from :attr:`paths` and keeps their identity for the
+        shared-library check (one ``stat`` per file in all)."""
         self.heads: dict[str, bool] = {}
         """First parts of RECORD's paths, in order -> whether they are folders."""
         self._modules: list[str] | None = None
@@ -213,7 +216,10 @@ def _kept(info: DistInfoDir, suffixes: tuple[str, ...], key: tuple[object, ...])
         for name, value in zip(distcache.PLAIN, entry[2:], strict=True):
             setattr(facts, name, value)
         facts.rels = list(map(_REL, facts.records))
-        _checked(facts, [full for full, _rel, _size, _hash in facts.records], [r[2] for r in facts.records])
+        fulls = [full for full, _rel, _size, _hash in facts.records]
+        places = {full for full, _rel in facts.compiled}
+        at = [i for i, full in enumerate(fulls) if full in places] if places else []
+        _checked(facts, fulls, [r[2] for r in facts.records], at)
     except (ValueError, TypeError, IndexError):
         return None
     return facts
@@ -339,20 +345,19 @@ def _files(facts: DistInfo, columns: record.Columns) -> None:
     facts.records = tuple(zip(fulls, rels, sizes, _blanks(hashes), strict=True))
     facts.rels = rels
     facts.heads = _heads(rels)
-    _checked(facts, fulls, sizes)
-    facts.compiled = tuple(
-        (full, rel)
-        for full, rel, _s, _h in compress(facts.records, map(or_, map(_SO, rels), map(_LIBS, rels)))
-        if is_compiled(rel)
-    )
+    maybe = map(or_, map(str.__contains__, rels, repeat(".so")), map(str.endswith, rels, repeat(_LIBS)))
+    at = [i for i in compress(range(len(rels)), maybe) if is_compiled(rels[i])]
+    facts.compiled = tuple((fulls[i], rels[i]) for i in at)
+    _checked(facts, fulls, sizes, at)
 
 
-def _checked(facts: DistInfo, fulls: list[str], sizes: list[int | None]) -> None:
-    """The paths a probe stats and their sizes: every row but METADATA and RECORD, whose identity is the folder's
-    key (a recorded size of theirs is compared here, once, with the size they had when read)."""
+def _checked(facts: DistInfo, fulls: list[str], sizes: list[int | None], at: list[int]) -> None:
+    """The paths a probe stats and their sizes: the compiled files (rows *at*) apart, their identity kept for the
+    shared-library check; the others but METADATA and RECORD, whose identity is the folder's key (a recorded size
+    of theirs is compared here, once, with the size they had when read)."""
     resized: list[tuple[int, str]] = []
     excluded: list[str] = []
-    gaps: list[int] = []
+    gaps = list(at)
     for own, stamp in zip(facts.own, facts.key[1:3], strict=True):
         if not isinstance(stamp, tuple):
             continue
@@ -367,10 +372,12 @@ def _checked(facts: DistInfo, fulls: list[str], sizes: list[int | None]) -> None
         ]
     facts.meta_resized = max(resized)[1] if resized else None
     facts.excluded = tuple(excluded)
+    facts.compiled_sizes = tuple(sizes[i] for i in at)
     if gaps:
-        fulls, sizes = list(fulls), list(sizes)
-        for i in sorted(gaps, reverse=True):
-            del fulls[i], sizes[i]
+        keep = [True] * len(fulls)
+        for i in gaps:
+            keep[i] = False
+        fulls, sizes = list(compress(fulls, keep)), list(compress(sizes, keep))
     facts.paths = tuple(fulls)
     facts.sizes = None if None in sizes else cast("list[int]", sizes)
 

@@ -169,12 +169,13 @@ def _probe(
     found whole with the same lock and roots: that verdict is kept with the folder's facts and given again.
     """
     facts, confirm = distinfo.read(found[0], index.suffixes)
-    stats = _stat_rows(facts, confirm) if facts.record_problem is None else None
+    seen: dict[str, tuple[int, int, int]] = {}
+    stats = _stat_rows(facts, confirm, seen) if facts.record_problem is None else None
     if stats is _STALE:  # METADATA or RECORD changed under a folder that did not: read them again
         facts, _ = distinfo.read(found[0], index.suffixes, again=True)
-        stats = _stat_rows(facts, False) if facts.record_problem is None else None
+        stats = _stat_rows(facts, False, seen) if facts.record_problem is None else None
     key = (locked, declared)
-    needs = _libraries(facts, index, deep) if stats is not None else []
+    needs = _libraries(facts, index, deep, seen) if stats is not None else []
     if stats is None or stats[0] or stats[1] or deep or len(found) > 1 or index.leftovers.get(facts.site) or needs:
         pass  # something to say, or to look at on disk: the full checks below
     elif key in facts.whole:
@@ -234,11 +235,14 @@ def _folder_reasons(
     return reasons, version
 
 
-def _libraries(facts: distinfo.DistInfo, index: SiteIndex, deep: bool) -> list[Missing]:
-    """The shared libraries its extensions need that the dynamic loader cannot find (*deep*: nothing kept)."""
+def _libraries(
+    facts: distinfo.DistInfo, index: SiteIndex, deep: bool, seen: dict[str, tuple[int, int, int]]
+) -> list[Missing]:
+    """The shared libraries its extensions need that the dynamic loader cannot find (*deep*: nothing kept; *seen*:
+    the identities the file checks just took, not taken again)."""
     from tierlock.probing import libraries
 
-    return libraries.unresolved(index, index.sites, facts.compiled, fresh=deep)
+    return libraries.unresolved(index, index.sites, facts.compiled, fresh=deep, seen=seen)
 
 
 def _editable(facts: distinfo.DistInfo, reasons: list[str], notes: list[str]) -> Path | None:
@@ -254,15 +258,18 @@ def _editable(facts: distinfo.DistInfo, reasons: list[str], notes: list[str]) ->
     return source
 
 
-def _stat_rows(facts: distinfo.DistInfo, confirm: bool) -> tuple[list[str], list[str], list[str]]:
+def _stat_rows(
+    facts: distinfo.DistInfo, confirm: bool, seen: dict[str, tuple[int, int, int]]
+) -> tuple[list[str], list[str], list[str]]:
     """Stat every file RECORD lists (this is the probe's hot path): (the RECORD paths missing, the sizes that
     differ as reasons say them, the RECORD paths resized). With *confirm*, METADATA and RECORD are stat-ed
-    first, and :data:`_STALE` is the answer when they are not the files the facts were read from."""
+    first, and :data:`_STALE` is the answer when they are not the files the facts were read from. The compiled
+    files' identities go into *seen* (the shared-library check stats none of them again)."""
     if confirm and not distinfo.own_unchanged(facts):
         return _STALE
     if facts.sizes is not None and facts.meta_resized is None:
         try:  # the common case, every file there with its size: stat and compare in C, keeping nothing
-            if all(map(eq, map(_SIZE, map(os.stat, facts.paths)), facts.sizes)):
+            if _stat_compiled(facts, seen) and all(map(eq, map(_SIZE, map(os.stat, facts.paths)), facts.sizes)):
                 return _WHOLE
         except OSError:
             pass  # one is missing: the loop below says which
@@ -285,6 +292,18 @@ def _stat_rows(facts: distinfo.DistInfo, confirm: bool) -> tuple[list[str], list
     return missing, resized, changed
 
 
+def _stat_compiled(facts: distinfo.DistInfo, seen: dict[str, tuple[int, int, int]]) -> bool:
+    """Stat the compiled files, keeping their identities in *seen*: whether each has its recorded size
+    (``OSError`` when one is missing)."""
+    stat = os.stat
+    whole = True
+    for (full, _rel), size in zip(facts.compiled, facts.compiled_sizes, strict=True):
+        st = stat(full)
+        seen[full] = (st.st_size, st.st_mtime_ns, st.st_ino)
+        whole = whole and (size is None or st.st_size == size)
+    return whole
+
+
 def _file_reasons(
     facts: distinfo.DistInfo,
     stats: tuple[list[str], list[str], list[str]],
@@ -299,7 +318,7 @@ def _file_reasons(
     gone = frozenset(missing)
     reasons.extend(f"compiled artifact {rel} is missing" for rel in missing if is_compiled(rel))
     for full, rel in facts.compiled:
-        wrong = compiled.check_artifact(full, rel, suffixes, facts.loadable) if rel not in gone else None
+        wrong = compiled.check_artifact(full, rel, suffixes, lambda: facts.loadable) if rel not in gone else None
         if wrong is not None:
             reasons.append(wrong)
     plain = [rel for rel in missing if not is_compiled(rel)]

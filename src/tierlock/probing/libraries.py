@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 from tierlock.probing import elf, ldcache, libcache, libmoved
@@ -162,6 +162,12 @@ class Session:
         if path not in self._ids:
             self._ids[path] = _identity(path)
         return self._ids[path]
+
+    def know(self, seen: Mapping[str, Identity]) -> None:
+        """Take the identities of files stat-ed in this probe round (the file checks' own ``stat``) as this
+        session's (a file seen already keeps the identity it was first given)."""
+        for path, identity in seen.items():
+            self._ids.setdefault(path, identity)
 
     def read(self, path: str) -> elf.ElfInfo | None:
         """The dynamic section of the file at *path* (opened once per session, and not again while it is unchanged)."""
@@ -345,13 +351,19 @@ def session_for(owner: object, sites: Sequence[str], *, fresh: bool = False) -> 
 
 
 def unresolved(
-    owner: object, sites: Sequence[str], files: Iterable[tuple[str, str]], *, fresh: bool = False
+    owner: object,
+    sites: Sequence[str],
+    files: Iterable[tuple[str, str]],
+    *,
+    fresh: bool = False,
+    seen: Mapping[str, Identity] | None = None,
 ) -> list[Missing]:
     """The needed libraries the loader cannot find, for each extension module among *files* ((path, rel) pairs).
 
     ELF extensions are looked up on Linux and the other ELF systems; Mach-O and PE ones on macOS and
     Windows (:mod:`tierlock.probing.foreign`). An extension that is missing or unreadable is left to
-    the file checks. *fresh* (``--deep``) trusts nothing learnt before.
+    the file checks. *fresh* (``--deep``) trusts nothing learnt before. *seen*: identities the caller has
+    just taken (path -> size, mtime, inode), used instead of a second ``stat``.
     """
     extensions = [(path, rel) for path, rel in files if is_extension(rel)]
     if not extensions:
@@ -361,6 +373,8 @@ def unresolved(
 
         return [Missing(rel, lib) for path, rel in extensions for lib in foreign.missing(path, sites)]
     session = session_for(owner, sites, fresh=fresh)
+    if seen:
+        session.know(seen)
     return [m for path, rel in extensions for m in session.missing(path, rel)]
 
 
