@@ -80,6 +80,8 @@ class DistributionProbe:
     missing_libraries: tuple[tuple[str, str, str | None], ...] = ()
     """(compiled artifact, library, the library that needs it or None) for each shared library an extension
     needs that the dynamic loader cannot find (each is also one of the reasons)."""
+    record_size: int | None = None
+    """RECORD's own size when the probe read it (RECORD gives none of its own; a receipt records it)."""
 
     @property
     def present(self) -> bool:
@@ -209,6 +211,7 @@ def _probe(
         editable_source=editable,
         import_roots=kept,
         missing_libraries=tuple((m.artifact, m.library, m.via) for m in needs),
+        record_size=facts.key[2][1] if isinstance(facts.key[2], tuple) else None,
     )
     if state == "present" and not looked and not deep and len(found) == 1 and stats is not None:
         facts.whole[key] = result
