@@ -25,24 +25,18 @@ import os
 import time
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
-from contextlib import suppress
 from itertools import compress, repeat
-from operator import itemgetter, methodcaller, or_
+from operator import itemgetter, methodcaller
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from tierlock.probing import compiled, distcache, metadata, record, roots
-from tierlock.probing.compiled import is_compiled
+from tierlock.probing import compiled, distcache, metadata, record, roots, rowfacts
 from tierlock.probing.site import DistInfoDir
 
 _KEEP = 4096
 """How many folders are kept per process (then the memory starts again)."""
 _RACY_NS = 1_000_000_000
 _MEMO: dict[tuple[str, tuple[str, ...]], DistInfo] = {}
-_LEAVES = methodcaller("startswith", ("..", "/"))
-"""Whether a RECORD path starts outside the site folder (``/../`` inside it is looked for in the joined text)."""
-_UP = methodcaller("__contains__", "/../")
-_LIBS = (".pyd", ".dll", ".dylib")
 _REL = itemgetter(1)
 
 
@@ -145,7 +139,8 @@ class DistInfo:
         """The RECORD paths that may provide a module to the target (``.py`` files, files ending with one of its
         extension suffixes), picked in C when first asked."""
         if self._modules is None:
-            self._modules = list(filter(methodcaller("endswith", (".py", *self.suffixes)), self.rels))
+            ends = repeat((".py", *self.suffixes))
+            self._modules = list(compress(self.rels, map(str.endswith, self.rels, ends)))
         return self._modules
 
     @property
@@ -219,7 +214,7 @@ def _kept(info: DistInfoDir, suffixes: tuple[str, ...], key: tuple[object, ...])
         fulls = [full for full, _rel, _size, _hash in facts.records]
         places = {full for full, _rel in facts.compiled}
         at = [i for i, full in enumerate(fulls) if full in places] if places else []
-        _checked(facts, fulls, [r[2] for r in facts.records], at)
+        rowfacts.checked(facts, fulls, [r[2] for r in facts.records], at)
     except (ValueError, TypeError, IndexError):
         return None
     return facts
@@ -270,7 +265,7 @@ def _build(info: DistInfoDir, key: tuple[object, ...], suffixes: tuple[str, ...]
     _editable(facts)
     rows, lists_installer = _record(facts)
     if rows is not None:
-        _files(facts, rows)
+        rowfacts.files(facts, rows)
         facts.recorded_roots = roots.roots_from_heads(facts.heads, suffixes)
     else:
         facts.recorded_roots = roots.roots_from_top_level(facts.path)
@@ -325,101 +320,6 @@ def _record(facts: DistInfo) -> tuple[record.Columns | None, bool]:
     else:
         return rows, lists_installer
     return None, False
-
-
-def _files(facts: DistInfo, columns: record.Columns) -> None:
-    """The absolute paths, sizes and kinds of RECORD's rows, from its columns: the paths joined to the site folder's
-    once-built prefix, sizes converted in C, one pass over the rows for their first parts; what only a rare
-    probe asks (the modules provided, :attr:`DistInfo.loadable`, :attr:`DistInfo.providers`) when it is asked."""
-    rels, hashes, sizes_text = columns
-    site = facts.site
-    prefix = site if site.endswith(os.sep) else site + os.sep
-    fulls = [prefix + rel for rel in rels]
-    leaving = list(compress(range(len(rels)), map(_LEAVES, rels)))
-    if "/../" in "\n".join(rels):
-        leaving = sorted({*leaving, *compress(range(len(rels)), map(_UP, rels))})
-    for i in leaving:  # console scripts, data files: few rows, found in C
-        fulls[i] = os.path.normpath(os.path.join(site, rels[i]))
-        facts.outside.append(rels[i])
-    sizes = _sizes(sizes_text)
-    facts.records = tuple(zip(fulls, rels, sizes, _blanks(hashes), strict=True))
-    facts.rels = rels
-    facts.heads = _heads(rels)
-    maybe = map(or_, map(str.__contains__, rels, repeat(".so")), map(str.endswith, rels, repeat(_LIBS)))
-    at = [i for i in compress(range(len(rels)), maybe) if is_compiled(rels[i])]
-    facts.compiled = tuple((fulls[i], rels[i]) for i in at)
-    _checked(facts, fulls, sizes, at)
-
-
-def _checked(facts: DistInfo, fulls: list[str], sizes: list[int | None], at: list[int]) -> None:
-    """The paths a probe stats and their sizes: the compiled files (rows *at*) apart, their identity kept for the
-    shared-library check; the others but METADATA and RECORD, whose identity is the folder's key (a recorded size
-    of theirs is compared here, once, with the size they had when read)."""
-    resized: list[tuple[int, str]] = []
-    excluded: list[str] = []
-    gaps = list(at)
-    for own, stamp in zip(facts.own, facts.key[1:3], strict=True):
-        if not isinstance(stamp, tuple):
-            continue
-        places = _places(fulls, own)
-        gaps += places
-        if places:
-            excluded.append(own)
-        resized += [
-            (i, f"{facts.rels[i]} ({stamp[1]} bytes, RECORD says {sizes[i]})")
-            for i in places
-            if sizes[i] not in (None, stamp[1])
-        ]
-    facts.meta_resized = max(resized)[1] if resized else None
-    facts.excluded = tuple(excluded)
-    facts.compiled_sizes = tuple(sizes[i] for i in at)
-    if gaps:
-        keep = [True] * len(fulls)
-        for i in gaps:
-            keep[i] = False
-        fulls, sizes = list(compress(fulls, keep)), list(compress(sizes, keep))
-    facts.paths = tuple(fulls)
-    facts.sizes = None if None in sizes else cast("list[int]", sizes)
-
-
-def _places(values: list[str], wanted: str) -> list[int]:
-    """Where *wanted* is in *values* (each found in C)."""
-    out: list[int] = []
-    with suppress(ValueError):
-        while True:
-            out.append(values.index(wanted, out[-1] + 1 if out else 0))
-    return out
-
-
-def _sizes(texts: list[str]) -> list[int | None]:
-    """RECORD's sizes as numbers (None where it gives none, or no number): converted in C when all are digits."""
-    present = list(filter(None, texts))
-    if not "".join(present).isdecimal() and present:
-        return [int(text) if text.isdecimal() else None for text in texts]
-    sizes: list[int | None] = list(map(int, present))
-    for i in _places(texts, ""):  # in increasing order: each goes where it was
-        sizes.insert(i, None)
-    return sizes
-
-
-def _blanks(texts: list[str]) -> list[str | None]:
-    """*texts* with each empty one None (found in C: RECORD leaves few fields empty)."""
-    out: list[str | None] = list(texts)
-    for i in _places(texts, ""):
-        out[i] = None
-    return out
-
-
-def _heads(rels: list[str]) -> dict[str, bool]:
-    """First parts of RECORD's paths, in order -> whether they are folders (one pass, one slice per row)."""
-    heads: dict[str, bool] = {}
-    for rel in rels:
-        cut = rel.find("/")
-        if cut < 0:
-            heads.setdefault(rel, False)
-        else:
-            heads[rel[:cut]] = True
-    return heads
 
 
 def _unfinished(facts: DistInfo, has_record: bool, lists_installer: bool) -> None:

@@ -11,14 +11,12 @@ Byte-code caches (``.pyc``) are left out: they are regenerated.
 
 from __future__ import annotations
 
-from operator import methodcaller
-
-_COUNT = methodcaller("count", ",")
+from itertools import repeat
 
 
 def _commas(lines: list[str]) -> set[int]:
     """How many commas the lines hold (one set for them all, counted in C)."""
-    return set(map(_COUNT, lines))
+    return set(map(str.count, lines, repeat(",")))
 
 
 Row = tuple[str, str, str]
