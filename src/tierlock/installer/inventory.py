@@ -9,8 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import suppress
-from itertools import compress, repeat
-from operator import is_not, itemgetter
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,8 +17,6 @@ from tierlock.installer.plan import Installed
 from tierlock.installer.receipts import InstalledDist
 from tierlock.lockfiles.locks import LockEntry
 
-_REL_SIZE = itemgetter(1, 2)
-_SIZE = itemgetter(2)
 _FULL = itemgetter(0)
 
 if TYPE_CHECKING:
@@ -92,7 +89,7 @@ def dists_of(
             continue
         site, folder = os.path.split(result.dist_info_dir)
         records = result.records
-        files = tuple(compress(map(_REL_SIZE, records), map(is_not, map(_SIZE, records), repeat(None))))
+        files = tuple((rel, size) for _full, rel, size, _hash in records if size is not None)
         # The system libraries its extensions rely on: the no-op fast path then notices one going away.
         files += tuple((os.path.relpath(lib, site), size) for lib, size in relied_outside(map(_FULL, records), [site]))
         if result.record_size is not None:  # RECORD gives no size of its own: the size it had when verified

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 from contextlib import suppress
 from itertools import compress, repeat
-from operator import or_
 from typing import TYPE_CHECKING, cast
 
 from tierlock.probing.compiled import is_compiled
@@ -34,8 +33,9 @@ def files(facts: DistInfo, columns: record.Columns) -> None:
     site = facts.site
     prefix = site if site.endswith(os.sep) else site + os.sep
     fulls = [prefix + rel for rel in rels]
+    joined = "\n".join(rels)
     leaving = list(compress(range(len(rels)), map(str.startswith, rels, repeat(_LEAVES))))
-    if "/../" in "\n".join(rels):
+    if "/../" in joined:
         leaving = sorted({*leaving, *compress(range(len(rels)), map(str.__contains__, rels, repeat("/../")))})
     for i in leaving:  # console scripts, data files: few rows, found in C
         fulls[i] = os.path.normpath(os.path.join(site, rels[i]))
@@ -44,10 +44,29 @@ def files(facts: DistInfo, columns: record.Columns) -> None:
     facts.records = tuple(zip(fulls, rels, recorded, blanks(hashes), strict=True))
     facts.rels = rels
     facts.heads = heads(rels)
-    maybe = map(or_, map(str.__contains__, rels, repeat(".so")), map(str.endswith, rels, repeat(_LIBS)))
-    at = [i for i in compress(range(len(rels)), maybe) if is_compiled(rels[i])]
+    at = compiled_rows(rels, joined)
     facts.compiled = tuple((fulls[i], rels[i]) for i in at)
     checked(facts, fulls, recorded, at)
+
+
+def compiled_rows(rels: list[str], joined: str) -> list[int]:
+    """Which rows name compiled files: each ``.so`` found in the rows *joined* by newlines (in C), its row counted
+    from the newlines before it; row by row when a ``.pyd``, ``.dll`` or ``.dylib`` is there or a path holds a
+    newline."""
+    if any(lib in joined for lib in _LIBS) or joined.count("\n") != len(rels) - 1:
+        return [i for i, rel in enumerate(rels) if (".so" in rel or rel.endswith(_LIBS)) and is_compiled(rel)]
+    out: list[int] = []
+    row = last = 0
+    found = joined.find(".so")
+    while found >= 0:
+        start = joined.rfind("\n", 0, found) + 1
+        row += joined.count("\n", last, start)
+        last = start
+        if is_compiled(rels[row]):
+            out.append(row)
+        end = joined.find("\n", found)
+        found = joined.find(".so", end) if end >= 0 else -1
+    return out
 
 
 def checked(facts: DistInfo, fulls: list[str], sizes: list[int | None], at: list[int]) -> None:

@@ -82,3 +82,21 @@ def test_a_record_size_that_is_not_a_plain_number_is_no_size_and_the_file_is_sti
     gone = probe_distribution("alpha", paths=[site])
     assert gone.state == "partial"
     assert any("alpha/extra.py" in reason for reason in gone.reasons), gone.reasons
+
+
+@pytest.mark.parametrize(
+    "rels",
+    [
+        ["a/__init__.py", "a/_x.cpython-311-x86_64-linux-gnu.so", "a.libs/libz-1a2b.so.1.2.13", "b/c.py"],
+        ["a/x.so.d/y.py", "a/so.py", "a/_k.so", "a/_k.so", "a/lib.so.so", ".so"],  # folders named .so, repeats
+        ["a/_x.abi3.so", "a/_y.pyd", "a/z.dll", "a/w.dylib", "a/v.py"],  # other kinds: row by row
+        ["one.so"],
+        [],
+    ],
+)
+def test_the_compiled_rows_found_in_the_joined_paths_are_the_ones_the_row_by_row_rule_picks(rels: list[str]) -> None:
+    from tierlock.probing import rowfacts
+    from tierlock.probing.compiled import is_compiled
+
+    expected = [i for i, rel in enumerate(rels) if is_compiled(rel)]
+    assert rowfacts.compiled_rows(rels, "\n".join(rels)) == expected
