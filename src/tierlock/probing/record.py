@@ -35,13 +35,14 @@ def read_rows(path: str) -> tuple[Columns, bool]:
     the wheel's own does not). ``OSError``, ``UnicodeDecodeError`` or :class:`Unreadable` when it cannot be read."""
     with open(path, "rb", buffering=0) as fh:
         text = fh.read().decode("utf-8")
-    lists_installer = ".dist-info/INSTALLER," in text or '.dist-info/INSTALLER",' in text  # plain or quoted
     lines = text.splitlines()
     if '"' not in text:
+        lists_installer = text.rfind(".dist-info/INSTALLER,") >= 0  # searched from the end, where installers write it
         plain = _plain(text, lines)
         if plain is not None:
             return plain, lists_installer
         return _columns([_split(line) for line in lines if line]), lists_installer
+    lists_installer = ".dist-info/INSTALLER," in text or '.dist-info/INSTALLER",' in text  # plain or quoted
     import csv
 
     try:
@@ -54,7 +55,7 @@ def read_rows(path: str) -> tuple[Columns, bool]:
 def _plain(text: str, lines: list[str]) -> Columns | None:
     """The columns of an unquoted RECORD whose every row has exactly three fields (the common case), split in
     C; None for any other shape (then each row is split on its last two commas)."""
-    if text.count(",") != 2 * len(lines) or _commas(lines) != {2}:
+    if _commas(lines) != {2}:
         return None  # a row with another number of fields, or an empty line: row by row
     if ".pyc," in text:
         lines = [line for line in lines if ".pyc," not in line or not line.rsplit(",", 2)[0].endswith(".pyc")]
