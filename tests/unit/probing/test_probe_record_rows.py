@@ -91,6 +91,8 @@ def test_a_record_size_that_is_not_a_plain_number_is_no_size_and_the_file_is_sti
         ["a/x.so.d/y.py", "a/so.py", "a/_k.so", "a/_k.so", "a/lib.so.so", ".so"],  # folders named .so, repeats
         ["a/_x.abi3.so", "a/_y.pyd", "a/z.dll", "a/w.dylib", "a/v.py"],  # other kinds: row by row
         ["one.so"],
+        ["", "a/_k.so"],  # an empty path first: the newline that ends it starts the joined text
+        ["a/_y.pyd", "a/x.so.d/y.py", "a/_z.so"],  # a .pyd among them: row by row, the same rule
         [],
     ],
 )
@@ -100,3 +102,45 @@ def test_the_compiled_rows_found_in_the_joined_paths_are_the_ones_the_row_by_row
 
     expected = [i for i, rel in enumerate(rels) if is_compiled(rel)]
     assert rowfacts.compiled_rows(rels, "\n".join(rels)) == expected
+
+
+@pytest.mark.parametrize("rels", [["/abs/file.py", "a/b.py", "top.py", "a", "a/c/d.py"], ["x", "x/y"], []])
+def test_the_first_parts_of_the_paths_are_the_ones_partition_gives_folders_marked(rels: list[str]) -> None:
+    from tierlock.probing import rowfacts
+
+    expected: dict[str, bool] = {}
+    for rel in rels:
+        head, sep, _ = rel.partition("/")
+        if sep or head not in expected:
+            expected[head] = bool(sep)
+    assert rowfacts.heads(rels) == expected
+    assert list(rowfacts.heads(rels)) == list(expected)
+
+
+def test_the_files_stat_ed_together_leave_out_metadata_record_and_the_compiled_files_stat_ed_apart(
+    tmp_path: Path,
+) -> None:
+    from tierlock.probing import distinfo
+    from tierlock.probing.site import SiteIndex
+
+    site = _site(tmp_path, "alpha/_speed.so,,4", make_extra=False)
+    (site / "alpha" / "_speed.so").write_bytes(b"\x7fELF")
+    index = SiteIndex.scan([site], (".so",))
+    facts, _ = distinfo.read(index.find("alpha")[0], index.suffixes, again=True)
+    assert facts.compiled == ((str(site / "alpha" / "_speed.so"), "alpha/_speed.so"),)
+    assert facts.compiled_sizes == (4,)
+    info = site / "alpha-1.0.dist-info"
+    assert sorted(facts.paths) == sorted([str(site / "alpha" / "__init__.py"), str(info / "INSTALLER")])
+    assert probe_distribution("alpha", index=index).state == "present"
+
+
+def test_a_metadata_whose_size_is_not_the_one_record_gives_is_named_with_both_sizes(tmp_path: Path) -> None:
+    site = _site(tmp_path, "alpha/extra.py,,6", make_extra=True)
+    record = site / "alpha-1.0.dist-info" / "RECORD"
+    record.write_text(record.read_text().replace("alpha-1.0.dist-info/METADATA,,", "alpha-1.0.dist-info/METADATA,,7"))
+    size = (site / "alpha-1.0.dist-info" / "METADATA").stat().st_size
+    result = probe_distribution("alpha", paths=[site])
+    assert result.state == "partial"
+    assert result.reasons == [
+        f"file has another size than RECORD says: alpha-1.0.dist-info/METADATA ({size} bytes, RECORD says 7)"
+    ]
