@@ -144,3 +144,19 @@ def test_a_metadata_whose_size_is_not_the_one_record_gives_is_named_with_both_si
     assert result.reasons == [
         f"file has another size than RECORD says: alpha-1.0.dist-info/METADATA ({size} bytes, RECORD says 7)"
     ]
+
+
+def test_a_console_script_recorded_outside_the_site_folder_is_checked_at_its_real_place(tmp_path: Path) -> None:
+    site = _site(tmp_path, "../bin/alpha,,3", make_extra=False)
+    info = site / "alpha-1.0.dist-info"
+    (info / "entry_points.txt").write_text("[console_scripts]\nalpha = alpha:main\n")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "alpha").write_text("#!\n")
+    present = probe_distribution("alpha", paths=[site])
+    assert present.state == "present", present.reasons
+    assert (str(bin_dir / "alpha"), "../bin/alpha") in [(full, rel) for full, rel, _s, _h in present.records]
+    (bin_dir / "alpha").unlink()
+    gone = probe_distribution("alpha", paths=[site])
+    assert gone.state == "partial"
+    assert any("../bin/alpha" in reason for reason in gone.reasons), gone.reasons
