@@ -90,6 +90,7 @@ LAZY_IMPORTS: dict[str, str] = {
             ".distinfo",
             ".distribution",
             ".facts",
+            ".filechecks",
             ".libcache",
             ".libraries",
             ".metadata",

@@ -111,8 +111,10 @@ def test_verification_reads_each_record_the_backend_wrote_once_and_hashes_no_fil
 
 
 #: The modules arming must not load: the interactive and schema libraries, the installers themselves, the
-#: metadata reader the self-guard needs only when a tierlock is in the target, the build-failure diagnosis.
+#: metadata reader the self-guard needs only when a tierlock is in the target, the build-failure diagnosis,
+#: and ``csv`` (the verification splits an unquoted RECORD, as installers write it, with plain string work).
 NOT_ON_THE_ARMING_PATH = (
+    "csv",
     "rich",
     "jsonschema",
     "tomlkit",
@@ -167,3 +169,43 @@ def test_arming_a_second_fresh_environment_with_the_same_files_stats_its_extensi
     assert arm(tmp_path / "second") == 0
     monkeypatch.undo()
     assert [p for p in opened if p.endswith(".so")] == []  # the library verdict carried over: a stat of each file
+
+
+def test_verification_stats_each_installed_file_once_compiled_ones_and_record_included(
+    tmp_path: Path, empty_venv: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wheels = tmp_path / "wheels"
+    native = binaries.elf(needed=["libc.so.6"])  # a real dynamic section: the shared-library check looks at it
+    files: dict[str, bytes | str] = {"elfpkg/__init__.py": "", f"elfpkg/_n{EXT_SUFFIX}": native}
+    files["elfpkg/util.py"] = "X = 1\n"
+    wheel = build_wheel(wheels, "elfpkg", "1.0", files=files)
+    root = tmp_path / "proj"
+    write_pyproject(root, base=[], brain=["elfpkg>=1"])
+    write_lock(root, "base", [])
+    write_lock(root, "brain", [("elfpkg", "1.0", wheel)])
+    for key, value in index_env(wheels, tmp_path / "uv-cache").items():
+        monkeypatch.setenv(key, value)
+    venv = tmp_path / "venv"
+    shutil.copytree(empty_venv, venv, symlinks=True)
+    stats: Counter[str] = Counter()
+    real_stat: Callable[..., Any] = os.stat
+
+    def counting_stat(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(path, (str, os.PathLike)):
+            stats[os.path.normpath(os.fspath(path))] += 1
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", counting_stat)
+    code = main(
+        ["install", "brain", "--project", str(root), "--python", str(venv / "bin" / "python"), "--backend", "uv"]
+    )
+    monkeypatch.undo()
+    assert code == 0
+    (info,) = (venv / "lib").glob("python*/site-packages/elfpkg-1.0.dist-info")
+    site = info.parent
+    listed = [line.rsplit(",", 2)[0] for line in (info / "RECORD").read_text().splitlines() if line]
+    installed = [os.path.normpath(site / rel) for rel in listed if not rel.endswith(".pyc")]
+    assert f"elfpkg/_n{EXT_SUFFIX}" in listed
+    assert f"{info.name}/RECORD" in listed
+    counted = {path: stats[path] for path in installed}
+    assert counted == dict.fromkeys(installed, 1), counted

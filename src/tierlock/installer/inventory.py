@@ -9,12 +9,15 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import suppress
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tierlock.installer.plan import Installed
 from tierlock.installer.receipts import InstalledDist
 from tierlock.lockfiles.locks import LockEntry
+
+_FULL = itemgetter(0)
 
 if TYPE_CHECKING:
     from packaging.utils import NormalizedName
@@ -85,13 +88,15 @@ def dists_of(
         if result is None or result.dist_info_dir is None or result.version != entry.version:
             continue
         site, folder = os.path.split(result.dist_info_dir)
-        files = tuple((rel, size) for _full, rel, size, _hash in result.records if size is not None)
+        records = result.records
+        files = tuple((rel, size) for _full, rel, size, _hash in records if size is not None)
         # The system libraries its extensions rely on: the no-op fast path then notices one going away.
-        compiled = [full for full, _rel, _size, _hash in result.records]
-        files += tuple((os.path.relpath(lib, site), size) for lib, size in relied_outside(compiled, [site]))
-        record = os.path.join(result.dist_info_dir, "RECORD")
-        with suppress(OSError):  # RECORD gives no size of its own: recorded with the size it has now
-            files += ((f"{folder}/RECORD", os.stat(record).st_size),)
+        files += tuple((os.path.relpath(lib, site), size) for lib, size in relied_outside(map(_FULL, records), [site]))
+        if result.record_size is not None:  # RECORD gives no size of its own: the size it had when verified
+            files += ((f"{folder}/RECORD", result.record_size),)
+        else:
+            with suppress(OSError):
+                files += ((f"{folder}/RECORD", os.stat(os.path.join(result.dist_info_dir, "RECORD")).st_size),)
         out.append(InstalledDist(entry.name, str(entry.version), os.path.relpath(site, prefix), folder, files))
     return out
 

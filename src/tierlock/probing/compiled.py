@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 
 _SO_RE = re.compile(r"\.so(\.[0-9]+)*$")
@@ -49,14 +49,16 @@ def _stem(filename: str, suffixes: Sequence[str]) -> str | None:
     return None
 
 
-def check_artifact(path: str, rel: str, suffixes: Sequence[str], loadable: AbstractSet[str]) -> str | None:
+def check_artifact(
+    path: str, rel: str, suffixes: Sequence[str], loadable: Callable[[], AbstractSet[str]]
+) -> str | None:
     """What is wrong with the compiled file at *path* (RECORD's *rel*, there with its recorded size) for a target
-    that imports *suffixes*; None when nothing is. *loadable*: the modules (``pkg/_core``) the distribution
+    that imports *suffixes*; None when nothing is. *loadable* gives the modules (``pkg/_core``) the distribution
     provides to this target (:func:`module_path`), so that a build for another Python beside the target's own
-    is no fault. Called for every compiled file of every probe."""
+    is no fault: asked only for such a build. Called for every compiled file of every probe."""
     if _TAGGED.search(rel) is None or loads(rel, suffixes):
         return None  # no extension module built for one Python, or one this target imports
-    if module_path(rel) in loadable:
+    if module_path(rel) in loadable():
         return None  # another Python's build beside one this target imports
     wanted = ", ".join(suffixes) or "no extension modules"
     return f"compiled extension {rel} is built for another Python (this one imports {wanted})"

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from tierlock.probing.distinfo import DistInfo
     from tierlock.probing.site import DistInfoDir
 
-SCHEMA = 1
+SCHEMA = 2
 _KEEP = 4096
 """At most this many folders per file (then it starts again)."""
 
@@ -42,8 +42,6 @@ PLAIN = (
     "records",
     "compiled",
     "heads",
-    "loadable",
-    "providers",
     "outside",
     "unfinished",
     "recorded_roots",

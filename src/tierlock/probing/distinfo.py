@@ -24,53 +24,63 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+from itertools import compress, repeat
+from operator import itemgetter, methodcaller
 from pathlib import Path
 from typing import Any
 
-from tierlock.probing import compiled, distcache, metadata, record, roots
+from tierlock.probing import compiled, distcache, metadata, record, roots, rowfacts
 from tierlock.probing.site import DistInfoDir
 
 _KEEP = 4096
 """How many folders are kept per process (then the memory starts again)."""
 _RACY_NS = 1_000_000_000
 _MEMO: dict[tuple[str, tuple[str, ...]], DistInfo] = {}
+_REL = itemgetter(1)
 
 
 class DistInfo:
     """Everything the probe derives from one ``.dist-info`` folder's own files (plain class: built per folder)."""
 
     __slots__ = (
+        "_loadable",
+        "_modules",
+        "_providers",
         "compiled",
+        "compiled_sizes",
+        "excluded",
         "heads",
         "key",
         "listing",
-        "loadable",
         "meta_resized",
         "outside",
         "own",
         "path",
         "paths",
         "problems",
-        "providers",
         "record_problem",
         "recorded_roots",
         "records",
-        "rows",
+        "rels",
         "site",
         "sizes",
         "source",
         "source_problem",
+        "suffixes",
         "unfinished",
         "version_raw",
         "whole",
     )
 
-    def __init__(self, info: DistInfoDir, key: tuple[object, ...]) -> None:
+    def __init__(self, info: DistInfoDir, key: tuple[object, ...], suffixes: tuple[str, ...] = ()) -> None:
         self.path = info.path
         self.site = info.site
         self.own = (f"{info.path}{os.sep}METADATA", f"{info.path}{os.sep}RECORD")
         """METADATA's and RECORD's paths."""
         self.key = key
+        self.suffixes = suffixes
+        """The target's extension suffixes (which files provide modules to it)."""
         self.meta_resized: str | None = None
         """``METADATA-PATH (N bytes, RECORD says M)`` when METADATA has another size than RECORD says (checked once,
         here: its identity is in the key)."""
@@ -85,21 +95,25 @@ class DistInfo:
         self.record_problem: str | None = None
         self.records: tuple[tuple[str, str, int | None, str | None], ...] = ()
         """(absolute path, RECORD path, size, hash) of every file RECORD lists, byte-code caches left out."""
-        self.rows: tuple[tuple[str, int | None, str], ...] = ()
-        """(absolute path, size, RECORD path) of the files a probe stats: :attr:`records` but METADATA and RECORD,
-        whose identity is the folder's key."""
+        self.rels: list[str] = []
+        """The RECORD paths of :attr:`records`, in order."""
+        self.excluded: tuple[str, ...] = ()
+        """METADATA's and RECORD's paths when RECORD lists them and the key holds their identity: not stat-ed again."""
         self.paths: tuple[str, ...] = ()
-        """The absolute paths of :attr:`rows`: one ``stat`` each, in C (:func:`os.stat` mapped over them)."""
+        """The absolute paths a probe stats in C (:func:`os.stat` mapped over them): :attr:`records` but
+        :attr:`excluded` and the :attr:`compiled` files."""
         self.sizes: list[int] | None = None
         """Their recorded sizes, when RECORD gives every one (else None: the probe compares them row by row)."""
         self.compiled: tuple[tuple[str, str], ...] = ()
         """(absolute path, RECORD path) of the compiled artifacts RECORD lists."""
+        self.compiled_sizes: tuple[int | None, ...] = ()
+        """Their recorded sizes: a probe stats them apart from :attr:`paths` and keeps their identity for the
+        shared-library check (one ``stat`` per file in all)."""
         self.heads: dict[str, bool] = {}
         """First parts of RECORD's paths, in order -> whether they are folders."""
-        self.loadable: frozenset[str] = frozenset()
-        """The modules (``pkg/_core``) RECORD's ``.py`` files and extension modules provide to the target."""
-        self.providers: dict[str, list[str]] = {}
-        """Top-level module -> the RECORD paths that provide it on the target."""
+        self._modules: list[str] | None = None
+        self._loadable: frozenset[str] | None = None
+        self._providers: dict[str, list[str]] | None = None
         self.outside: list[str] = []
         """RECORD paths that leave the site folder (console scripts in ``bin/``, data files)."""
         self.unfinished: list[str] = []
@@ -113,6 +127,49 @@ class DistInfo:
     @property
     def files_checked(self) -> int:
         return len(self.records)
+
+    @property
+    def rows(self) -> tuple[tuple[str, int | None, str], ...]:
+        """(absolute path, size, RECORD path) of the files a probe stats, for the row-by-row comparison (made when a
+        file is missing or resized)."""
+        return tuple((full, size, rel) for full, rel, size, _hash in self.records if full not in self.excluded)
+
+    @property
+    def modules(self) -> list[str]:
+        """The RECORD paths that may provide a module to the target (``.py`` files, files ending with one of its
+        extension suffixes), picked in C when first asked."""
+        if self._modules is None:
+            ends = repeat((".py", *self.suffixes))
+            self._modules = list(compress(self.rels, map(str.endswith, self.rels, ends)))
+        return self._modules
+
+    @property
+    def loadable(self) -> frozenset[str]:
+        """The modules (``pkg/_core``) RECORD's ``.py`` files and extension modules provide to the target (asked only
+        of a distribution with an extension built for another Python)."""
+        if self._loadable is None:
+            suffixes = self.suffixes
+            self._loadable = frozenset(
+                compiled.module_path(rel)
+                for rel in self.modules
+                if rel.endswith(".py") or compiled.loads(rel, suffixes)
+            )
+        return self._loadable
+
+    def provides(self, root: str, gone: AbstractSet[str] = frozenset()) -> bool:
+        """Whether a RECORD file that is not *gone* provides the top-level module *root* to the target (the first
+        one found answers: the files below *root* picked in C, looked at until one provides it)."""
+        if self._providers is not None:
+            return any(rel not in gone for rel in self._providers.get(root, ()))
+        candidates = filter(methodcaller("startswith", root), self.modules)
+        return any(name == root and rel not in gone for name, rel in roots.provided(candidates, self.suffixes))
+
+    @property
+    def providers(self) -> dict[str, list[str]]:
+        """Top-level module -> the RECORD paths that provide it on the target (made when first asked)."""
+        if self._providers is None:
+            self._providers = roots.providers(self.modules, self.suffixes)
+        return self._providers
 
 
 def read(info: DistInfoDir, suffixes: Sequence[str], *, again: bool = False) -> tuple[DistInfo, bool]:
@@ -132,7 +189,7 @@ def read(info: DistInfoDir, suffixes: Sequence[str], *, again: bool = False) -> 
     settled = _settled(key)
     facts = None if again or not settled else _kept(info, memo_key[1], key)
     if facts is None:
-        facts = _build(info, key, suffixes)
+        facts = _build(info, key, memo_key[1])
         if settled:
             distcache.put(facts, memo_key[1])
     if settled:
@@ -148,20 +205,18 @@ def _kept(info: DistInfoDir, suffixes: tuple[str, ...], key: tuple[object, ...])
     entry = distcache.get(info, suffixes, key)
     if entry is None:
         return None
-    facts = DistInfo(info, key)
+    facts = DistInfo(info, key, suffixes)
     try:
         facts.source = None if entry[1] is None else Path(entry[1])
         for name, value in zip(distcache.PLAIN, entry[2:], strict=True):
             setattr(facts, name, value)
-        # As _files: METADATA and RECORD are left out of the rows stat-ed when the key has their identity.
-        own = {path for path, identity in zip(facts.own, key[1:3], strict=True) if isinstance(identity, tuple)}
-        checked = tuple((full, size, rel) for full, rel, size, _hash in facts.records if full not in own)
-    except (ValueError, TypeError):
+        facts.rels = list(map(_REL, facts.records))
+        fulls = [full for full, _rel, _size, _hash in facts.records]
+        places = {full for full, _rel in facts.compiled}
+        at = [i for i, full in enumerate(fulls) if full in places] if places else []
+        rowfacts.checked(facts, fulls, [r[2] for r in facts.records], at)
+    except (ValueError, TypeError, IndexError):
         return None
-    facts.rows = checked
-    facts.paths = tuple(full for full, _size, _rel in checked)
-    sizes = [size for _full, size, _rel in checked]
-    facts.sizes = [int(size) for size in sizes if size is not None] if None not in sizes else None
     return facts
 
 
@@ -200,8 +255,8 @@ def _settled(key: tuple[object, ...]) -> bool:
     return isinstance(newest, int) and newest < time.time_ns() - _RACY_NS
 
 
-def _build(info: DistInfoDir, key: tuple[object, ...], suffixes: Sequence[str]) -> DistInfo:
-    facts = DistInfo(info, key)
+def _build(info: DistInfoDir, key: tuple[object, ...], suffixes: tuple[str, ...]) -> DistInfo:
+    facts = DistInfo(info, key, suffixes)
     _metadata(facts)
     try:  # one listing serves the editable check and the unfinished-install checks
         facts.listing = frozenset(os.listdir(info.path))
@@ -210,7 +265,7 @@ def _build(info: DistInfoDir, key: tuple[object, ...], suffixes: Sequence[str]) 
     _editable(facts)
     rows, lists_installer = _record(facts)
     if rows is not None:
-        _files(facts, rows, suffixes)
+        rowfacts.files(facts, rows)
         facts.recorded_roots = roots.roots_from_heads(facts.heads, suffixes)
     else:
         facts.recorded_roots = roots.roots_from_top_level(facts.path)
@@ -255,57 +310,16 @@ def _editable(facts: DistInfo) -> None:
         facts.source_problem = f"editable install with a source that is not a local folder: {url!r}"
 
 
-def _record(facts: DistInfo) -> tuple[list[record.Row] | None, bool]:
-    import csv
-
+def _record(facts: DistInfo) -> tuple[record.Columns | None, bool]:
     try:
         rows, lists_installer = record.read_rows(os.path.join(facts.path, "RECORD"))
     except FileNotFoundError:
         facts.record_problem = f"RECORD missing in {facts.path}: the installed files cannot be listed"
-    except (OSError, csv.Error, UnicodeDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError, and csv.Error as record.Unreadable
         facts.record_problem = f"RECORD unreadable in {facts.path}: {exc}"
     else:
         return rows, lists_installer
     return None, False
-
-
-def _files(facts: DistInfo, rows: list[record.Row], suffixes: Sequence[str]) -> None:
-    """The absolute paths, sizes and kinds of RECORD's rows (byte-code caches left out: they are regenerated)."""
-    site = facts.site
-    prefix = site if site.endswith(os.sep) else site + os.sep
-    own = {os.path.join(facts.path, "METADATA"), os.path.join(facts.path, "RECORD")}
-    records: list[tuple[str, str, int | None, str | None]] = []
-    checked: list[tuple[str, int | None, str]] = []
-    heads = facts.heads
-    for rel, recorded_hash, size_text in rows:
-        if rel.endswith(".pyc"):
-            continue
-        if rel.startswith(("..", "/")) or "/../" in rel:
-            full = os.path.normpath(os.path.join(site, rel))
-            facts.outside.append(rel)
-        else:
-            full = prefix + rel
-        size = int(size_text) if size_text.isdigit() else None
-        records.append((full, rel, size, recorded_hash or None))
-        head, sep, _ = rel.partition("/")
-        if sep or head not in heads:
-            heads[head] = bool(sep)
-        stamp = facts.key[1] if full.endswith("METADATA") else facts.key[2]
-        if full in own and isinstance(stamp, tuple):
-            if size is not None and stamp[1] != size:
-                facts.meta_resized = f"{rel} ({stamp[1]} bytes, RECORD says {size})"
-            continue
-        checked.append((full, size, rel))
-    facts.records = tuple(records)
-    facts.rows = tuple(checked)
-    facts.paths = tuple(full for full, _size, _rel in checked)
-    sizes = [size for _full, size, _rel in checked]
-    facts.sizes = [int(size) for size in sizes if size is not None] if None not in sizes else None
-    facts.compiled = tuple((full, rel) for full, rel, _s, _h in records if compiled.is_compiled(rel))
-    facts.providers = roots.providers((rel for _f, rel, _s, _h in records), suffixes)
-    facts.loadable = frozenset(
-        compiled.module_path(rel) for _f, rel, _s, _h in records if rel.endswith(".py") or compiled.loads(rel, suffixes)
-    )
 
 
 def _unfinished(facts: DistInfo, has_record: bool, lists_installer: bool) -> None:

@@ -15,12 +15,10 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter, eq
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
-from tierlock.probing import compiled, distinfo, metadata, roots
-from tierlock.probing.compiled import is_compiled
+from tierlock.probing import distinfo, filechecks, metadata, roots
 from tierlock.probing.site import DistInfoDir, SiteIndex, normalize, pip_leftover_of
 
 # hashlib and base64 are imported where they are needed (--deep), and packaging.version only for
@@ -32,14 +30,6 @@ if TYPE_CHECKING:
 
 DistState = Literal["present", "present-editable", "partial", "absent"]
 TierState = Literal["present", "partial", "absent"]
-
-_SHOWN = 3
-"""How many file names a reason lists before saying 'and N more'."""
-_SIZE = attrgetter("st_size")
-_WHOLE: tuple[list[str], list[str], list[str]] = ([], [], [])
-"""What :func:`_stat_rows` answers when every file is there with its size (never mutated)."""
-_STALE: tuple[list[str], list[str], list[str]] = ([], [], [])
-"""What :func:`_stat_rows` answers when the facts it was given are no longer the folder's (compared by identity)."""
 
 
 class InstalledFile(NamedTuple):
@@ -80,6 +70,8 @@ class DistributionProbe:
     missing_libraries: tuple[tuple[str, str, str | None], ...] = ()
     """(compiled artifact, library, the library that needs it or None) for each shared library an extension
     needs that the dynamic loader cannot find (each is also one of the reasons)."""
+    record_size: int | None = None
+    """RECORD's own size when the probe read it (RECORD gives none of its own; a receipt records it)."""
 
     @property
     def present(self) -> bool:
@@ -168,13 +160,10 @@ def _probe(
     by those files, no pip leftover beside it) gives the same verdict as the last time its unchanged folder was
     found whole with the same lock and roots: that verdict is kept with the folder's facts and given again.
     """
-    facts, confirm = distinfo.read(found[0], index.suffixes)
-    stats = _stat_rows(facts, confirm) if facts.record_problem is None else None
-    if stats is _STALE:  # METADATA or RECORD changed under a folder that did not: read them again
-        facts, _ = distinfo.read(found[0], index.suffixes, again=True)
-        stats = _stat_rows(facts, False) if facts.record_problem is None else None
+    seen: dict[str, tuple[int, int, int]] = {}
+    facts, stats = _read_and_stat(found[0], index, seen)
     key = (locked, declared)
-    needs = _libraries(facts, index, deep) if stats is not None else []
+    needs = _libraries(facts, index, deep, seen) if stats is not None else []
     if stats is None or stats[0] or stats[1] or deep or len(found) > 1 or index.leftovers.get(facts.site) or needs:
         pass  # something to say, or to look at on disk: the full checks below
     elif key in facts.whole:
@@ -187,7 +176,7 @@ def _probe(
     if stats is None:
         reasons.append(str(facts.record_problem))
     else:
-        gone = _file_reasons(facts, stats, index.suffixes, deep=deep, reasons=reasons, notes=notes)
+        gone = filechecks.file_reasons(facts, stats, index.suffixes, deep=deep, reasons=reasons, notes=notes)
         reasons.extend(m.describe() for m in needs)
     kept, looked = _import_roots(
         facts, index, declared=declared, editable=editable, gone=gone, reasons=reasons, notes=notes
@@ -208,10 +197,24 @@ def _probe(
         editable_source=editable,
         import_roots=kept,
         missing_libraries=tuple((m.artifact, m.library, m.via) for m in needs),
+        record_size=facts.key[2][1] if isinstance(facts.key[2], tuple) else None,
     )
     if state == "present" and not looked and not deep and len(found) == 1 and stats is not None:
         facts.whole[key] = result
     return result
+
+
+def _read_and_stat(
+    info: DistInfoDir, index: SiteIndex, seen: dict[str, tuple[int, int, int]]
+) -> tuple[distinfo.DistInfo, tuple[list[str], list[str], list[str]] | None]:
+    """The folder's facts and the stat of every file RECORD lists (None when RECORD cannot be read); the compiled
+    files' identities in *seen*."""
+    facts, confirm = distinfo.read(info, index.suffixes)
+    stats = filechecks.stat_rows(facts, confirm, seen) if facts.record_problem is None else None
+    if stats is filechecks.STALE:  # METADATA or RECORD changed under a folder that did not: read them again
+        facts, _ = distinfo.read(info, index.suffixes, again=True)
+        stats = filechecks.stat_rows(facts, False, seen) if facts.record_problem is None else None
+    return facts, stats
 
 
 def _folder_reasons(
@@ -234,11 +237,14 @@ def _folder_reasons(
     return reasons, version
 
 
-def _libraries(facts: distinfo.DistInfo, index: SiteIndex, deep: bool) -> list[Missing]:
-    """The shared libraries its extensions need that the dynamic loader cannot find (*deep*: nothing kept)."""
+def _libraries(
+    facts: distinfo.DistInfo, index: SiteIndex, deep: bool, seen: dict[str, tuple[int, int, int]]
+) -> list[Missing]:
+    """The shared libraries its extensions need that the dynamic loader cannot find (*deep*: nothing kept; *seen*:
+    the identities the file checks just took, not taken again)."""
     from tierlock.probing import libraries
 
-    return libraries.unresolved(index, index.sites, facts.compiled, fresh=deep)
+    return libraries.unresolved(index, index.sites, facts.compiled, fresh=deep, seen=seen)
 
 
 def _editable(facts: distinfo.DistInfo, reasons: list[str], notes: list[str]) -> Path | None:
@@ -252,69 +258,6 @@ def _editable(facts: distinfo.DistInfo, reasons: list[str], notes: list[str]) ->
         reasons.append(f"editable install whose source folder {source} is missing")
     notes.append(f"editable install from {source}: its sources are not RECORD-checked")
     return source
-
-
-def _stat_rows(facts: distinfo.DistInfo, confirm: bool) -> tuple[list[str], list[str], list[str]]:
-    """Stat every file RECORD lists (this is the probe's hot path): (the RECORD paths missing, the sizes that
-    differ as reasons say them, the RECORD paths resized). With *confirm*, METADATA and RECORD are stat-ed
-    first, and :data:`_STALE` is the answer when they are not the files the facts were read from."""
-    if confirm and not distinfo.own_unchanged(facts):
-        return _STALE
-    if facts.sizes is not None and facts.meta_resized is None:
-        try:  # the common case, every file there with its size: stat and compare in C, keeping nothing
-            if all(map(eq, map(_SIZE, map(os.stat, facts.paths)), facts.sizes)):
-                return _WHOLE
-        except OSError:
-            pass  # one is missing: the loop below says which
-    stat = os.stat
-    missing: list[str] = []
-    resized: list[str] = []
-    changed: list[str] = []
-    for full, size, rel in facts.rows:
-        try:
-            actual = stat(full).st_size
-        except OSError:
-            missing.append(rel)
-            continue
-        if size is not None and actual != size:
-            resized.append(f"{rel} ({actual} bytes, RECORD says {size})")
-            changed.append(rel)
-    if facts.meta_resized is not None:
-        resized.append(facts.meta_resized)
-        changed.append(facts.meta_resized.partition(" (")[0])
-    return missing, resized, changed
-
-
-def _file_reasons(
-    facts: distinfo.DistInfo,
-    stats: tuple[list[str], list[str], list[str]],
-    suffixes: Sequence[str],
-    *,
-    deep: bool,
-    reasons: list[str],
-    notes: list[str],
-) -> frozenset[str]:
-    """The reasons the stat of every file (and with *deep* its hash) gives; the RECORD paths missing."""
-    missing, resized, changed = stats
-    gone = frozenset(missing)
-    reasons.extend(f"compiled artifact {rel} is missing" for rel in missing if is_compiled(rel))
-    for full, rel in facts.compiled:
-        wrong = compiled.check_artifact(full, rel, suffixes, facts.loadable) if rel not in gone else None
-        if wrong is not None:
-            reasons.append(wrong)
-    plain = [rel for rel in missing if not is_compiled(rel)]
-    _summarize(reasons, plain, "file listed in RECORD is missing", "files listed in RECORD are missing")
-    _summarize(reasons, resized, "file has another size than RECORD says", "files have other sizes")
-    if deep:
-        skip = gone.union(changed)
-        mismatched = [
-            rel
-            for full, rel, _size, recorded in facts.records
-            if recorded and rel not in skip and not _hash_matches(full, recorded)
-        ]
-        _summarize(reasons, mismatched, "file does not match its RECORD hash", "files do not match their hashes")
-        notes.append("hashes checked (--deep)")
-    return gone
 
 
 def _import_roots(
@@ -338,13 +281,12 @@ def _import_roots(
     kept: list[str] = []
     looked = False
     for root in names:
-        provided = facts.providers.get(root, ()) if editable is None else ()
-        if any(rel not in gone for rel in provided):
+        if editable is None and facts.provides(root, gone):
             kept.append(root)  # a module file of it is there
             continue
         looked = True
         verdict = roots.find_root(root, places, index.suffixes)
-        if verdict != "ok" and not declared and facts.heads.get(root) and not facts.providers.get(root):
+        if verdict != "ok" and not declared and facts.heads.get(root) and not facts.provides(root):
             continue  # a data folder RECORD lists at the top of the site folder, not an import root
         kept.append(root)
         if verdict == "missing":
@@ -364,32 +306,3 @@ def _leftovers(facts: distinfo.DistInfo, kept: Sequence[str], index: SiteIndex, 
     for leftover in tildes:
         if any(pip_leftover_of(leftover, top) for top in tops):
             reasons.append(f"leftover {leftover} beside it in {facts.site}: an interrupted pip uninstall or upgrade")
-
-
-def _hash_matches(path: str, recorded: str) -> bool:
-    import base64
-    import hashlib
-
-    algorithm, _, expected = recorded.partition("=")
-    try:
-        digest = hashlib.new(algorithm)
-    except ValueError:
-        return False
-    try:
-        with open(path, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(chunk)
-    except OSError:
-        return False
-    return base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode() == expected
-
-
-def _summarize(reasons: list[str], items: list[str], one: str, many: str) -> None:
-    if not items:
-        return
-    shown = ", ".join(items[:_SHOWN])
-    more = f" and {len(items) - _SHOWN} more" if len(items) > _SHOWN else ""
-    if len(items) == 1:
-        reasons.append(f"{one}: {shown}")
-    else:
-        reasons.append(f"{len(items)} {many}: {shown}{more}")

@@ -34,25 +34,13 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 from tierlock.probing import elf, ldcache, libcache, libmoved
+from tierlock.probing.ldpaths import default_folders
+from tierlock.probing.ldpaths import expand as _expand
 
-#: ``e_machine`` and ELF class -> the Debian multiarch folder name of that target.
-MULTIARCH = {
-    (62, 2): "x86_64-linux-gnu",
-    (62, 1): "x86_64-linux-gnux32",
-    (3, 1): "i386-linux-gnu",
-    (183, 2): "aarch64-linux-gnu",
-    (40, 1): "arm-linux-gnueabihf",
-    (21, 2): "powerpc64le-linux-gnu",
-    (22, 2): "s390x-linux-gnu",
-    (243, 2): "riscv64-linux-gnu",
-    (258, 2): "loongarch64-linux-gnu",
-}
-#: ``e_machine`` -> what ``$PLATFORM`` expands to.
-PLATFORMS = {62: "x86_64", 3: "i686", 183: "aarch64", 40: "armv7l", 21: "ppc64le", 22: "s390x", 243: "riscv64"}
 _PROVIDED = ("libpython",)
 """Libraries the interpreter itself provides (linked in, or loaded before any extension)."""
 
@@ -162,6 +150,12 @@ class Session:
         if path not in self._ids:
             self._ids[path] = _identity(path)
         return self._ids[path]
+
+    def know(self, seen: Mapping[str, Identity]) -> None:
+        """Take the identities of files stat-ed in this probe round (the file checks' own ``stat``) as this
+        session's (a file seen already keeps the identity it was first given)."""
+        for path, identity in seen.items():
+            self._ids.setdefault(path, identity)
 
     def read(self, path: str) -> elf.ElfInfo | None:
         """The dynamic section of the file at *path* (opened once per session, and not again while it is unchanged)."""
@@ -308,31 +302,6 @@ def _identity(path: str) -> Identity | None:
     return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-def default_folders(obj: elf.ElfInfo) -> tuple[str, ...]:
-    """The folders the loader searches last for a library of *obj*'s machine and class."""
-    arch = MULTIARCH.get((obj.machine, obj.elf_class))
-    multiarch = (f"/lib/{arch}", f"/usr/lib/{arch}") if arch else ()
-    wide = ("/lib64", "/usr/lib64") if obj.elf_class == elf.ELFCLASS64 else ("/lib32", "/usr/lib32")
-    return (*multiarch, *wide, "/lib", "/usr/lib")
-
-
-def _expand(paths: Iterable[str], origin: str, obj: elf.ElfInfo) -> tuple[str, ...]:
-    """*paths* with the dynamic string tokens replaced (``$LIB`` and ``$PLATFORM`` by every likely value)."""
-    out: list[str] = []
-    for path in paths:
-        variants = [path.replace("${ORIGIN}", origin).replace("$ORIGIN", origin)]
-        if "LIB" in path:
-            arch = MULTIARCH.get((obj.machine, obj.elf_class))
-            libs = [f"lib/{arch}"] if arch else []
-            libs += ["lib64", "lib"] if obj.elf_class == elf.ELFCLASS64 else ["lib32", "lib"]
-            variants = [v.replace("${LIB}", lib).replace("$LIB", lib) for v in variants for lib in libs]
-        if "PLATFORM" in path:
-            platform = PLATFORMS.get(obj.machine, "")
-            variants = [v.replace("${PLATFORM}", platform).replace("$PLATFORM", platform) for v in variants]
-        out.extend(v for v in variants if v not in out)
-    return tuple(out)
-
-
 def session_for(owner: object, sites: Sequence[str], *, fresh: bool = False) -> Session:
     """The session of one probe round (*owner*: the site index it shares), made on first use."""
     last = Session.last
@@ -345,13 +314,19 @@ def session_for(owner: object, sites: Sequence[str], *, fresh: bool = False) -> 
 
 
 def unresolved(
-    owner: object, sites: Sequence[str], files: Iterable[tuple[str, str]], *, fresh: bool = False
+    owner: object,
+    sites: Sequence[str],
+    files: Iterable[tuple[str, str]],
+    *,
+    fresh: bool = False,
+    seen: Mapping[str, Identity] | None = None,
 ) -> list[Missing]:
     """The needed libraries the loader cannot find, for each extension module among *files* ((path, rel) pairs).
 
     ELF extensions are looked up on Linux and the other ELF systems; Mach-O and PE ones on macOS and
     Windows (:mod:`tierlock.probing.foreign`). An extension that is missing or unreadable is left to
-    the file checks. *fresh* (``--deep``) trusts nothing learnt before.
+    the file checks. *fresh* (``--deep``) trusts nothing learnt before. *seen*: identities the caller has
+    just taken (path -> size, mtime, inode), used instead of a second ``stat``.
     """
     extensions = [(path, rel) for path, rel in files if is_extension(rel)]
     if not extensions:
@@ -361,6 +336,8 @@ def unresolved(
 
         return [Missing(rel, lib) for path, rel in extensions for lib in foreign.missing(path, sites)]
     session = session_for(owner, sites, fresh=fresh)
+    if seen:
+        session.know(seen)
     return [m for path, rel in extensions for m in session.missing(path, rel)]
 
 

@@ -8,7 +8,7 @@ extension suffixes (:func:`tierlock.probing.compiled.module_name`).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from tierlock.probing.compiled import module_name
 
@@ -19,6 +19,13 @@ def providers(rels: Iterable[str], suffixes: Sequence[str]) -> dict[str, list[st
     """Top-level module name -> the RECORD paths that provide it (``.py`` files, extension modules for
     *suffixes*), in RECORD order; a folder provides its name when it records a module anywhere below it."""
     out: dict[str, list[str]] = {}
+    for name, rel in provided(rels, suffixes):
+        out.setdefault(name, []).append(rel)
+    return out
+
+
+def provided(rels: Iterable[str], suffixes: Sequence[str]) -> Iterator[tuple[str, str]]:
+    """(top-level module name, RECORD path) for each of *rels* that provides a module, in their order."""
     for rel in rels:
         head, sep, _rest = rel.partition("/")
         leaf = rel.rpartition("/")[2]
@@ -27,12 +34,11 @@ def providers(rels: Iterable[str], suffixes: Sequence[str]) -> dict[str, list[st
         if sep:
             if head.endswith(_NOT_ROOTS) or head in ("__pycache__", "..") or not head.isidentifier():
                 continue
-            out.setdefault(head, []).append(rel)
+            yield head, rel
             continue
         name = head[:-3] if head.endswith(".py") else module_name(head, suffixes)
         if name and name.isidentifier():
-            out.setdefault(name, []).append(rel)
-    return out
+            yield name, rel
 
 
 def roots_from_heads(heads: Mapping[str, bool], suffixes: Sequence[str]) -> tuple[str, ...]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import binaries
-from tierlock.probing import elf, libcache, libraries, provider
+from tierlock.probing import elf, ldpaths, libcache, libraries, provider
 from tierlock.probing.distribution import DistributionProbe
 
 
@@ -137,7 +137,7 @@ def test_only_extension_modules_are_looked_up_the_libraries_they_load_through_th
 
 def test_the_default_folders_follow_the_class_and_machine() -> None:
     wide = elf.ElfInfo(2, True, 62)
-    assert libraries.default_folders(wide) == (
+    assert ldpaths.default_folders(wide) == (
         "/lib/x86_64-linux-gnu",
         "/usr/lib/x86_64-linux-gnu",
         "/lib64",
@@ -145,13 +145,13 @@ def test_the_default_folders_follow_the_class_and_machine() -> None:
         "/lib",
         "/usr/lib",
     )
-    assert libraries.default_folders(elf.ElfInfo(1, True, 3))[:4] == (
+    assert ldpaths.default_folders(elf.ElfInfo(1, True, 3))[:4] == (
         "/lib/i386-linux-gnu",
         "/usr/lib/i386-linux-gnu",
         "/lib32",
         "/usr/lib32",
     )
-    assert libraries.default_folders(elf.ElfInfo(2, False, 9999)) == (
+    assert ldpaths.default_folders(elf.ElfInfo(2, False, 9999)) == (
         "/lib64",
         "/usr/lib64",
         "/lib",
@@ -339,7 +339,7 @@ def test_each_machine_searches_its_debian_multiarch_folders_and_names_its_platfo
     tmp_path: Path, machine: int, elf_class: int, multiarch: str, platform: str
 ) -> None:
     obj = elf.ElfInfo(elf_class, True, machine)
-    assert libraries.default_folders(obj)[:2] == (f"/lib/{multiarch}", f"/usr/lib/{multiarch}")
+    assert ldpaths.default_folders(obj)[:2] == (f"/lib/{multiarch}", f"/usr/lib/{multiarch}")
     folder = tmp_path / "site" / "pkg" / (platform or "none")
     lib(folder, "libplat.so.1", elf_class=elf_class, machine=machine)
     ext = lib(

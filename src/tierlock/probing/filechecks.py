@@ -1,0 +1,131 @@
+"""The checks of the files RECORD lists: one ``stat`` of each (the probe's hot path), the hashes with ``--deep``.
+
+The common case, every file there with its recorded size, is decided in C (:func:`os.stat` mapped over the
+paths, the sizes compared with :func:`operator.eq`) keeping nothing but the identities of the compiled files,
+which the shared-library check then uses instead of a second ``stat``. Anything else is looked at row by row
+and said as reasons.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from operator import attrgetter, eq
+
+from tierlock.probing import compiled, distinfo
+from tierlock.probing.compiled import is_compiled
+
+_SHOWN = 3
+"""How many file names a reason lists before saying 'and N more'."""
+_SIZE = attrgetter("st_size")
+WHOLE: tuple[list[str], list[str], list[str]] = ([], [], [])
+"""What :func:`stat_rows` answers when every file is there with its size (never mutated)."""
+STALE: tuple[list[str], list[str], list[str]] = ([], [], [])
+"""What :func:`stat_rows` answers when the facts it was given are no longer the folder's (compared by identity)."""
+
+
+def stat_rows(
+    facts: distinfo.DistInfo, confirm: bool, seen: dict[str, tuple[int, int, int]]
+) -> tuple[list[str], list[str], list[str]]:
+    """Stat every file RECORD lists (this is the probe's hot path): (the RECORD paths missing, the sizes that
+    differ as reasons say them, the RECORD paths resized). With *confirm*, METADATA and RECORD are stat-ed
+    first, and :data:`STALE` is the answer when they are not the files the facts were read from. The compiled
+    files' identities go into *seen* (the shared-library check stats none of them again)."""
+    if confirm and not distinfo.own_unchanged(facts):
+        return STALE
+    if facts.sizes is not None and facts.meta_resized is None:
+        try:  # the common case, every file there with its size: stat and compare in C, keeping nothing
+            if _stat_compiled(facts, seen) and all(map(eq, map(_SIZE, map(os.stat, facts.paths)), facts.sizes)):
+                return WHOLE
+        except OSError:
+            pass  # one is missing: the loop below says which
+    stat = os.stat
+    missing: list[str] = []
+    resized: list[str] = []
+    changed: list[str] = []
+    for full, size, rel in facts.rows:
+        try:
+            actual = stat(full).st_size
+        except OSError:
+            missing.append(rel)
+            continue
+        if size is not None and actual != size:
+            resized.append(f"{rel} ({actual} bytes, RECORD says {size})")
+            changed.append(rel)
+    if facts.meta_resized is not None:
+        resized.append(facts.meta_resized)
+        changed.append(facts.meta_resized.partition(" (")[0])
+    return missing, resized, changed
+
+
+def _stat_compiled(facts: distinfo.DistInfo, seen: dict[str, tuple[int, int, int]]) -> bool:
+    """Stat the compiled files, keeping their identities in *seen*: whether each has its recorded size
+    (``OSError`` when one is missing)."""
+    stat = os.stat
+    whole = True
+    for (full, _rel), size in zip(facts.compiled, facts.compiled_sizes, strict=True):
+        st = stat(full)
+        seen[full] = (st.st_size, st.st_mtime_ns, st.st_ino)
+        whole = whole and (size is None or st.st_size == size)
+    return whole
+
+
+def file_reasons(
+    facts: distinfo.DistInfo,
+    stats: tuple[list[str], list[str], list[str]],
+    suffixes: Sequence[str],
+    *,
+    deep: bool,
+    reasons: list[str],
+    notes: list[str],
+) -> frozenset[str]:
+    """The reasons the stat of every file (and with *deep* its hash) gives; the RECORD paths missing."""
+    missing, resized, changed = stats
+    gone = frozenset(missing)
+    reasons.extend(f"compiled artifact {rel} is missing" for rel in missing if is_compiled(rel))
+    for full, rel in facts.compiled:
+        wrong = compiled.check_artifact(full, rel, suffixes, lambda: facts.loadable) if rel not in gone else None
+        if wrong is not None:
+            reasons.append(wrong)
+    plain = [rel for rel in missing if not is_compiled(rel)]
+    _summarize(reasons, plain, "file listed in RECORD is missing", "files listed in RECORD are missing")
+    _summarize(reasons, resized, "file has another size than RECORD says", "files have other sizes")
+    if deep:
+        skip = gone.union(changed)
+        mismatched = [
+            rel
+            for full, rel, _size, recorded in facts.records
+            if recorded and rel not in skip and not _hash_matches(full, recorded)
+        ]
+        _summarize(reasons, mismatched, "file does not match its RECORD hash", "files do not match their hashes")
+        notes.append("hashes checked (--deep)")
+    return gone
+
+
+def _hash_matches(path: str, recorded: str) -> bool:
+    import base64
+    import hashlib
+
+    algorithm, _, expected = recorded.partition("=")
+    try:
+        digest = hashlib.new(algorithm)
+    except ValueError:
+        return False
+    try:
+        with open(path, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(chunk)
+    except OSError:
+        return False
+    return base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode() == expected
+
+
+def _summarize(reasons: list[str], items: list[str], one: str, many: str) -> None:
+    if not items:
+        return
+    shown = ", ".join(items[:_SHOWN])
+    more = f" and {len(items) - _SHOWN} more" if len(items) > _SHOWN else ""
+    if len(items) == 1:
+        reasons.append(f"{one}: {shown}")
+    else:
+        reasons.append(f"{len(items)} {many}: {shown}{more}")
