@@ -53,22 +53,37 @@ def path_for(sites: Sequence[str], kind: str = "libraries") -> str | None:
     return os.path.join(where, f"{kind}-{zlib.crc32(data):08x}{zlib.adler32(data):08x}.marshal")
 
 
+#: The files read by this process: path -> (their identity then, the environment key, what they held).
+_READ: dict[str, tuple[tuple[int, ...], list[object], dict[str, Kept]]] = {}
+
+
 def load(path: str | None, environment: list[object]) -> dict[str, Kept]:
-    """The verdicts kept in *path* for *environment* (empty when there are none or they cannot be read)."""
+    """The verdicts kept in *path* for *environment* (empty when there are none or they cannot be read).
+
+    A file read before by this process and unchanged since (size, times, inode) is not parsed
+    again: each probe round (each ``Prober``) asks, and a long-lived process makes many.
+    """
     if path is None:
         return {}
     try:
         with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            stamp = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+            seen = _READ.get(path)
+            if seen is not None and seen[0] == stamp and seen[1] == _key(environment):
+                return dict(seen[2])
             data = marshal.loads(fh.read())
         if data["schema"] != SCHEMA or data["environment"] != _key(environment):
             return {}
         libraries = data["libraries"]
-        return {
+        found = {
             artifact: (_identity(entry[0]), tuple((libraries[i], _identity(rest)) for i, *rest in entry[1]))
             for artifact, entry in data["verdicts"].items()
         }
     except (OSError, ValueError, EOFError, KeyError, TypeError, IndexError):
         return {}
+    _READ[path] = (stamp, _key(environment), found)
+    return dict(found)
 
 
 def _key(environment: list[object]) -> list[object]:

@@ -134,10 +134,17 @@ class Session:
         self.environment: list[object] = [list(sites), list(self.library_path), cache, list(_identity(cache) or ())]
         self.key = repr(self.environment)
         self.store = libcache.path_for(sites)
-        self.kept: dict[str, libcache.Kept] = {} if fresh else libcache.load(self.store, self.environment)
+        self._kept: dict[str, libcache.Kept] | None = {} if fresh else None
         self.learnt: dict[str, libcache.Kept] = {}
         self.moved = libmoved.Moved(sites, self.environment[1:])
         """What other environments learnt, by the place in the site folder (:mod:`tierlock.probing.libmoved`)."""
+
+    @property
+    def kept(self) -> dict[str, libcache.Kept]:
+        """This environment's verdicts kept on disk, read on the first extension this process does not know."""
+        if self._kept is None:
+            self._kept = libcache.load(self.store, self.environment)
+        return self._kept
 
     @property
     def cache(self) -> dict[str, tuple[str, ...]]:

@@ -479,3 +479,28 @@ def test_two_environments_that_learn_in_one_process_both_keep_what_they_learnt(t
     three = Moved([str(tmp_path / "three")], ["env"])
     assert three.get(str(tmp_path / "three" / "a.so")) == ((1, 1, 1), ())
     assert three.get(str(tmp_path / "three" / "b.so")) == ((2, 2, 2), ())
+
+
+def test_a_kept_file_this_process_read_is_parsed_again_only_when_it_changed(tmp_path: Path) -> None:
+    environment: list[object] = [["site"], [], "/etc/ld.so.cache", []]
+    path = str(tmp_path / "kept.marshal")
+    first = {"/x/_ext.so": ((1, 2, 3), (("/lib/liba.so", (4, 5, 6)),))}
+    libcache.save(path, environment, first)
+    loaded = libcache.load(path, environment)
+    loaded["/y/_other.so"] = ((7, 8, 9), ())  # a session adds what it learns to its own copy
+    assert libcache.load(path, environment) == first
+    assert libcache.load(path, [*environment[:3], [1, 1, 1]]) == {}  # the same file, another environment
+    second = {**first, "/z/_new.so": ((3, 2, 1), ())}
+    libcache.save(path, environment, second)  # written again (by this process or another)
+    assert libcache.load(path, environment) == second
+
+
+def test_a_probe_round_whose_extensions_this_process_knows_reads_no_kept_file(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    lib(site / "pkg.libs", "libk.so.1")
+    ext = lib(site / "pkg", "_ext.so", needed=["libk.so.1"], runpath="$ORIGIN/../pkg.libs")
+    libraries._VERDICTS.clear()
+    assert session(tmp_path).missing(str(ext), "pkg/_ext.so") == []
+    again = session(tmp_path)
+    assert again.missing(str(ext), "pkg/_ext.so") == []
+    assert again._kept is None  # the verdict this process learnt held: the file on disk was not read
