@@ -7,7 +7,6 @@ this module watches the run and writes the entry.
 from __future__ import annotations
 
 import contextlib
-import marshal
 import os
 import sys
 import time
@@ -27,7 +26,7 @@ from tierlock.keptrun import (
     terminal,
     who,
 )
-from tierlock.probing.libcache import folder
+from tierlock.probing.libcache import dump, folder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -244,19 +243,11 @@ class Recorder:
     def keep(self, path: str, who: list[object], code: int) -> None:
         """Write the entry for this run to *path* (atomically), or remove a stale one when it may not be kept."""
         entry = self.entry(who, code)
-        temporary = f"{path}.{os.getpid()}.tmp"
-        try:
-            if entry is None:
-                if os.path.exists(path):
-                    os.unlink(path)
-                return
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(temporary, "wb") as fh:
-                fh.write(marshal.dumps(entry))
-            os.replace(temporary, path)
-        except (OSError, ValueError):
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
+        if entry is not None:
+            dump(path, entry)
+            return
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
 
 def _parent(path: str) -> str:

@@ -20,7 +20,6 @@ read or written is no cache.
 
 from __future__ import annotations
 
-import contextlib
 import marshal  # loaded by every interpreter at start-up: no import cost
 import os
 import sys
@@ -116,15 +115,9 @@ def save(exe: str, cfg_folders: tuple[str, ...], sites: tuple[str, ...], answer:
         return  # something changed within the last second: a change in the same clock tick could hide
     document = {"schema": SCHEMA, "exe": exe, "sites": list(sites), "stamp": now}
     document["answer"] = answer
-    temporary = f"{path}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(temporary, "wb") as fh:
-            fh.write(marshal.dumps(document))
-        os.replace(temporary, path)
-    except (OSError, ValueError):
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+    from tierlock.probing.libcache import dump
+
+    dump(path, document)
 
 
 # -- a new virtual environment, told by one made from the same interpreter ------------------------------------
@@ -205,15 +198,9 @@ def remember_venv(exe: str, cfg_folders: tuple[str, ...], sites: tuple[str, ...]
     path = _venv_path(made[1]) if made is not None else None
     if made is None or path is None or not plain(sites) or _moved(answer, made[0], made[0]) is None:
         return
-    temporary = f"{path}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(temporary, "wb") as fh:
-            fh.write(marshal.dumps({"schema": SCHEMA, "key": made[1], "prefix": made[0], "answer": answer}))
-        os.replace(temporary, path)
-    except (OSError, ValueError):
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+    from tierlock.probing.libcache import dump
+
+    dump(path, {"schema": SCHEMA, "key": made[1], "prefix": made[0], "answer": answer})
 
 
 def from_sibling(exe: str, cfg_folders: tuple[str, ...]) -> str | None:

@@ -17,7 +17,6 @@ cache.
 
 from __future__ import annotations
 
-import contextlib
 import marshal  # loaded by every interpreter at start-up: no import cost
 import os
 import sys
@@ -76,15 +75,9 @@ class _File:
     def save(self) -> None:
         if self.path is None or not self.dirty:
             return
-        temporary = f"{self.path}.{os.getpid()}.tmp"
-        try:
-            os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            with open(temporary, "wb") as fh:
-                fh.write(marshal.dumps({"key": self.key, "entries": self.entries}))
-            os.replace(temporary, self.path)
-        except (OSError, ValueError):
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
+        from tierlock.probing.libcache import dump
+
+        dump(self.path, {"key": self.key, "entries": self.entries})
         self.dirty = False
 
 

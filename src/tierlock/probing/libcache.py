@@ -21,6 +21,10 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 SCHEMA = 2
 
 Identity = tuple[int, int, int]
@@ -98,6 +102,25 @@ def _identity(values: Sequence[object]) -> Identity:
     return (size, mtime, inode)
 
 
+def dump(path: str, document: dict[str, Any]) -> None:
+    """Write *document* (``marshal``) to *path* atomically: a temporary file beside it, then a rename.
+
+    Every cache file of tierlock's cache folder is written so; one that cannot be written is no cache
+    (nothing is raised, no temporary file is left).
+    """
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(temporary, "wb") as fh:
+            fh.write(marshal.dumps(document))
+        os.replace(temporary, path)
+    except (OSError, ValueError):
+        from contextlib import suppress  # only when a write failed: the kept answers' path imports this module
+
+        with suppress(OSError):
+            os.unlink(temporary)
+
+
 def save(path: str | None, environment: list[object], verdicts: Mapping[str, Kept]) -> None:
     """Write *verdicts* to *path* (atomically; nothing happens when it cannot be written)."""
     if path is None:
@@ -112,14 +135,4 @@ def save(path: str | None, environment: list[object], verdicts: Mapping[str, Kep
         },
     }
     document["libraries"] = list(libraries)
-    temporary = f"{path}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(temporary, "wb") as fh:
-            fh.write(marshal.dumps(document))
-        os.replace(temporary, path)
-    except OSError:
-        from contextlib import suppress
-
-        with suppress(OSError):
-            os.unlink(temporary)
+    dump(path, document)
