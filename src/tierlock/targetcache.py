@@ -29,16 +29,17 @@ SCHEMA = 2
 _RACY_NS = 1_000_000_000
 
 
-def _path(exe: str) -> str | None:
+def _path(exe: str, kind: str = "target") -> str | None:
+    """The cache file of *kind* for *exe* (or another key) in tierlock's cache folder; None: caching is off."""
     from tierlock.probing.libcache import folder
 
     where = folder()
     if where is None:
         return None
-    import zlib  # a name for the file, not a digest to trust: the file names the interpreter again
+    import zlib  # a name for the file, not a digest to trust: the file names what it is for again
 
     data = exe.encode("utf-8", "surrogateescape")
-    return os.path.join(where, f"target-{zlib.crc32(data):08x}{zlib.adler32(data):08x}.marshal")
+    return os.path.join(where, f"{kind}-{zlib.crc32(data):08x}{zlib.adler32(data):08x}.marshal")
 
 
 def _identity(place: str) -> tuple[int, int, int] | None:
@@ -155,18 +156,6 @@ def _venv(exe: str, cfg_folders: tuple[str, ...]) -> tuple[str, str] | None:
     return prefix, repr([_machine(), real, identity, sorted(lines)])
 
 
-def _venv_path(key: str) -> str | None:
-    from tierlock.probing.libcache import folder
-
-    where = folder()
-    if where is None:
-        return None
-    import zlib
-
-    data = key.encode("utf-8", "surrogateescape")
-    return os.path.join(where, f"venv-{zlib.crc32(data):08x}{zlib.adler32(data):08x}.marshal")
-
-
 def plain(sites: tuple[str, ...]) -> bool:
     """Whether every site folder is there and holds no ``.pth`` file and no ``sitecustomize`` (nothing that
     changes what the interpreter says)."""
@@ -195,7 +184,7 @@ def _moved(answer: str, old: str, new: str) -> str | None:
 def remember_venv(exe: str, cfg_folders: tuple[str, ...], sites: tuple[str, ...], answer: str) -> None:
     """Keep *answer* of a plain venv (:func:`plain` site folders) as what any venv made like it says."""
     made = _venv(exe, cfg_folders)
-    path = _venv_path(made[1]) if made is not None else None
+    path = _path(made[1], "venv") if made is not None else None
     if made is None or path is None or not plain(sites) or _moved(answer, made[0], made[0]) is None:
         return
     from tierlock.probing.libcache import dump
@@ -208,7 +197,7 @@ def from_sibling(exe: str, cfg_folders: tuple[str, ...]) -> str | None:
     same ``pyvenv.cfg`` (its prefix moved to this one); None when there is none. The caller checks the answer's
     site folders with :func:`plain` before trusting it."""
     made = _venv(exe, cfg_folders)
-    path = _venv_path(made[1]) if made is not None else None
+    path = _path(made[1], "venv") if made is not None else None
     if made is None or path is None:
         return None
     try:
