@@ -189,11 +189,11 @@ def _exit(code: int) -> NoReturn:
     os._exit(code)
 
 
-#: The import names of the ``cli`` extra, as :data:`tierlock.selfinstall.CLI_MODULES` names them.
+#: The import names of the ``cli`` extra (what ``pip install tierlock`` alone, the plugin, lacks).
 CLI_MODULES = ("rich", "jsonschema", "tomlkit")
 
 
-def _missing_cli() -> list[str]:
+def missing_cli_modules() -> list[str]:
     """The modules of the ``cli`` extra that cannot be found here, found without importing them (nor
     ``importlib.util``: the finders on :data:`sys.meta_path` are asked directly)."""
     return [name for name in CLI_MODULES if name not in sys.modules and not any(_finds(f, name) for f in sys.meta_path)]
@@ -210,7 +210,7 @@ def _cli(argv: list[str], prog: str | None = None) -> int:
     ``pip install tierlock`` alone is the pytest plugin (packaging is all it needs); the no-op fast path
     above works there too, everything else needs the ``cli`` extra.
     """
-    missing = _missing_cli()
+    missing = missing_cli_modules()
     if missing:
         from tierlock.output import UI
         from tierlock.selfinstall import missing_cli_error

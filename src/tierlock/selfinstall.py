@@ -69,14 +69,8 @@ NO_LOCK_BACKEND = (
 
 # -- the CLI's own dependencies -----------------------------------------------------
 
-#: The import names of the ``cli`` extra (rich, jsonschema, tomlkit): ``pip install tierlock`` alone is the
-#: pytest plugin, which needs only packaging; the command-line tool needs these too.
-CLI_MODULES = ("rich", "jsonschema", "tomlkit")
-
-
-def missing_cli_modules() -> list[str]:
-    """The modules of the ``cli`` extra that cannot be imported here (found without importing them)."""
-    return [name for name in CLI_MODULES if importlib.util.find_spec(name) is None]
+# The modules of the ``cli`` extra, and which are missing, are :mod:`tierlock._entry`'s (the console script
+# asks before importing anything else); :func:`missing_cli_error` says what to run when one is.
 
 
 def _is_uv_tool(prefix: str) -> bool:

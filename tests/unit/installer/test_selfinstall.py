@@ -6,14 +6,8 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from tierlock.selfinstall import (
-    CLI_MODULES,
-    cli_install_command,
-    missing_cli_error,
-    missing_cli_modules,
-    tool_install_command,
-    tool_requirement,
-)
+from tierlock._entry import CLI_MODULES, missing_cli_modules
+from tierlock.selfinstall import cli_install_command, missing_cli_error, tool_install_command, tool_requirement
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -59,10 +53,3 @@ def test_the_missing_cli_error_names_every_missing_module_and_the_remedy() -> No
     assert err.package == "rich"
     assert err.remedy == cli_install_command()
     assert "which is not installed" in missing_cli_error(["jsonschema"]).message
-
-
-def test_the_console_script_looks_for_the_cli_extras_modules_as_selfinstall_names_them() -> None:
-    from tierlock import _entry, selfinstall
-
-    assert _entry.CLI_MODULES == selfinstall.CLI_MODULES
-    assert _entry._missing_cli() == selfinstall.missing_cli_modules() == []
