@@ -113,7 +113,7 @@ def who(argv: Sequence[str]) -> list[object]:
     """What an entry is for besides what the run read: the command line, folder, interpreter, where modules
     are imported from, tierlock's version, and the machine (``os.uname()`` but the host name: the values
     behind PEP 508 markers)."""
-    machine = list(os.uname())[:1] + list(os.uname())[2:] if hasattr(os, "uname") else [sys.platform]
+    machine = [part for i, part in enumerate(os.uname()) if i != 1] if hasattr(os, "uname") else [sys.platform]
     return [SCHEMA, list(argv), os.getcwd(), sys.executable, sys.version, __version__, list(sys.path), machine]
 
 
