@@ -13,11 +13,17 @@ folder of the benchmark's own): that is the every-keystroke case. ``--cold`` emp
 ``--baseline SRC`` also runs another tierlock's sources (``git archive REV src | tar -x -C DIR`` gives
 ``DIR/src``) through ``python -c`` on ``PYTHONPATH`` beside this checkout's, for a before/after in one run.
 
+``--edited test`` rewrites one test file with a small real change (the asserted value, on its line) before
+every run, every other cache warm: the run a hook or an editor starts right after the user saved a test file.
+``--edited test-lines`` adds a line to the test file instead (its tests' lines move, so the census's facts of
+it change and the command runs in full); ``--edited pyproject`` changes a setting in pyproject.toml that no
+dependency rests on (a linter's line length, in a table of its own).
+
 ``--project DIR --python PY`` runs the four commands on a real project instead (its armed environment's
 interpreter as ``--python``), beside ``python -c pass``, against the goal of at most 150 ms each.
 
-Run: ``.venv/bin/python benchmarks/bench_cli.py [--runs N] [--cold] [--baseline DIR/src]`` or
-``... --project DIR --python PY [--runs N] [--cold]``.
+Run: ``.venv/bin/python benchmarks/bench_cli.py [--runs N] [--cold | --edited KIND] [--baseline DIR/src]`` or
+``... --project DIR --python PY [--runs N] [--cold | --edited KIND] [--test-file REL]``.
 """
 
 from __future__ import annotations
@@ -32,9 +38,44 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tests.support.kept import backdate
+
 from benchmarks._cliworld import BIN, REPO, environ, interleaved, load, make_world, ratio_line, run
 
 COMMANDS = ("check", "admit", "probe", "status")
+EDITS = ("test", "test-lines", "pyproject")
+
+
+class Editor:
+    """Makes one small real change before every run: *kind* ``test`` rewrites the asserted value of the last
+    ``assert`` of *test_file* on its own line (a new value each time), ``test-lines`` appends a line to it,
+    ``pyproject`` sets a new ``line-length`` in a ``[tool.example-linter]`` table of *pyproject* (no dependency)."""
+
+    def __init__(self, kind: str, test_file: Path, pyproject: Path) -> None:
+        self.kind = kind
+        self.path = pyproject if kind == "pyproject" else test_file
+        self.original = self.path.read_bytes()
+        self.count = 0
+
+    def __call__(self) -> None:
+        self.count += 1
+        text = self.original.decode("utf-8")
+        if self.kind == "pyproject":
+            text += f"\n[tool.example-linter]\nline-length = {100 + self.count}\n"
+        elif self.kind == "test-lines":
+            text += f"\n\ndef test_added_{self.count}():\n    assert {self.count} == {self.count}\n"
+        else:
+            lines = text.splitlines(keepends=True)
+            last = max(i for i, line in enumerate(lines) if line.lstrip().startswith("assert "))
+            end = "\n" if lines[last].endswith("\n") else ""
+            lines[last] = f"{lines[last].rstrip()} or {self.count} == -{self.count}{end}"
+            text = "".join(lines)
+        self.path.write_text(text, encoding="utf-8")
+
+    def restore(self) -> None:
+        self.path.write_bytes(self.original)
+
+
 ENTRY = "import sys; from tierlock._entry import tierlock; tierlock()"
 
 
@@ -49,6 +90,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=15, help="runs of each command (after one warm-up)")
     parser.add_argument("--cold", action="store_true", help="empty tierlock's cache folder before every run")
+    parser.add_argument("--edited", choices=EDITS, help="make one small real change before every run (see above)")
+    parser.add_argument("--test-file", help="with --project --edited test: the test file to edit (relative)")
     parser.add_argument("--baseline", type=Path, help="another tierlock's src folder, run beside this one")
     parser.add_argument("--project", type=Path, help="a real project (with [tool.tierlock] and its lockfiles) instead")
     parser.add_argument("--python", type=Path, help="with --project: the interpreter of its armed environment")
@@ -56,27 +99,38 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.project is not None:
         if args.python is None:
             parser.error("--project needs --python (the interpreter of the project's armed environment)")
-        real_project(args.project.resolve(), args.python, args.runs, cold=args.cold)
+        real_project(
+            args.project.resolve(), args.python, args.runs, cold=args.cold, edited=args.edited, test=args.test_file
+        )
         return
     print(f"load average before: {load()}")
     with tempfile.TemporaryDirectory(prefix="tierlock-bench-cli-") as tmp:
         root = Path(tmp)
         project, _wheels, python, env = make_world(root)
+        backdate(project, python.parent.parent)  # files as they are when not just written
         cache = Path(env["TIERLOCK_CACHE_DIR"])
+        editor = Editor(
+            args.edited or "test", project / "tests" / "brain" / "test_brain.py", project / "pyproject.toml"
+        )
 
         def measure(
-            argv: Sequence[str | Path], expect: int = 0, extra: dict[str, str] | None = None
+            argv: Sequence[str | Path], expect: int = 0, extra: dict[str, str] | None = None, *, ours: bool = True
         ) -> Callable[[], float]:
+            if ours and args.edited:  # the answer kept on settled files, before the edits start
+                run(argv, {**env, **(extra or {})}, expect=expect)
+
             def once() -> float:
                 if args.cold:
                     shutil.rmtree(cache, ignore_errors=True)
+                if ours and args.edited:
+                    editor()
                 return run(argv, {**env, **(extra or {})}, expect=expect)
 
             return once
 
         commands: dict[str, Callable[[], float]] = {
-            "python -c pass": measure([sys.executable, "-c", "pass"]),
-            "uv pip check": measure([BIN / "uv", "pip", "check", "--python", python]),
+            "python -c pass": measure([sys.executable, "-c", "pass"], ours=False),
+            "uv pip check": measure([BIN / "uv", "pip", "check", "--python", python], ours=False),
         }
         for command in ("--version", *COMMANDS):
             commands[command] = measure([BIN / "tierlock", *argv_of(command, project, python)])
@@ -90,9 +144,13 @@ def main(argv: Sequence[str] | None = None) -> None:
                         ),
                     ]
                     commands[f"{command} ({label}, -c)"] = measure(code, extra={"PYTHONPATH": str(src)})
-        medians = interleaved(commands, args.runs)
+        try:
+            medians = interleaved(commands, args.runs)
+        finally:
+            editor.restore()
     bare, uv = medians["python -c pass"], medians["uv pip check"]
-    print(f"CLI latency, 3 tiers (19 packages), medians of {args.runs} runs, {'cold' if args.cold else 'warm'} cache")
+    state = f"edited ({args.edited})" if args.edited else "cold" if args.cold else "warm"
+    print(f"CLI latency, 3 tiers (19 packages), medians of {args.runs} runs, {state} cache")
     print(f"python -c pass {bare * 1000:.1f} ms; uv pip check {uv * 1000:.1f} ms; load average after: {load()}")
     print(
         ratio_line(
@@ -120,31 +178,43 @@ def main(argv: Sequence[str] | None = None) -> None:
             )
 
 
-def real_project(project: Path, python: Path, runs: int, *, cold: bool) -> None:
+def real_project(
+    project: Path, python: Path, runs: int, *, cold: bool, edited: str | None = None, test: str | None = None
+) -> None:
     """check, admit, probe and status on *project* (``--python`` *python*) beside ``python -c pass``
     (goal: each at most 150 ms; the ratio printed for scale). Each command's exit code is taken from a first
-    run (a real project may well have a problem ``check`` reports) and every later run must give it again."""
+    run (a real project may well have a problem ``check`` reports) and every later run must give it again.
+    With *edited*, *test* (a test file, relative) or pyproject.toml is changed before every run."""
     print(f"load average before: {load()}")
+    editor = Editor(edited or "test", project / (test or "pyproject.toml"), project / "pyproject.toml")
     with tempfile.TemporaryDirectory(prefix="tierlock-bench-cli-real-") as tmp:
         env = environ(Path(tmp) / "uv-cache")
         cache = Path(env["TIERLOCK_CACHE_DIR"])
 
-        def measure(argv: Sequence[str | Path]) -> Callable[[], float]:
+        def measure(argv: Sequence[str | Path], *, ours: bool = True) -> Callable[[], float]:
             expect = subprocess.run(_strs(argv), env=env, capture_output=True, check=False).returncode
+            if ours and edited:  # kept on settled files (a first run may have written the census's cache)
+                run(argv, env, expect=expect)
 
             def once() -> float:
                 if cold:
                     shutil.rmtree(cache, ignore_errors=True)
+                if ours and edited:
+                    editor()
                 return run(argv, env, expect=expect)
 
             return once
 
-        commands = {"python -c pass": measure([sys.executable, "-c", "pass"])}
+        commands = {"python -c pass": measure([sys.executable, "-c", "pass"], ours=False)}
         for command in COMMANDS:
             commands[command] = measure([BIN / "tierlock", *argv_of(command, project, python)])
-        medians = interleaved(commands, runs)
+        try:
+            medians = interleaved(commands, runs)
+        finally:
+            editor.restore()
     bare = medians["python -c pass"]
-    print(f"CLI latency on {project.name}, medians of {runs} runs, {'cold' if cold else 'warm'} cache")
+    state = f"edited ({edited}: {editor.path.name})" if edited else "cold" if cold else "warm"
+    print(f"CLI latency on {project.name}, medians of {runs} runs, {state} cache")
     print(f"python -c pass {bare * 1000:.1f} ms; load average after: {load()}")
     for command in COMMANDS:
         ours = medians[command]

@@ -81,8 +81,9 @@ LAZY_IMPORTS: dict[str, str] = {
     },
     **{
         f"tierlock.census.{name}": "check runs the census on every project: its rarer branches load their own"
-        for name in ("attribute", "cache", "engine", "projectcensus", "report")
+        for name in ("attribute", "cache", "engine", "projectcensus", "report", "summary")
     },
+    "tierlock.keptrun": "a kept answer loads the census's file reader only when a test file it rests on changed",
     **{
         f"tierlock.probing{name}": _FAST
         for name in (

@@ -11,6 +11,7 @@ import os
 import sys
 import time
 
+from tierlock import keptnote
 from tierlock.keptrun import (
     EFFECTS,
     SCHEMA,
@@ -106,6 +107,11 @@ class Recorder:
         self.cwd = os.getcwd()
         self.started = time.time_ns()
         self.opened: set[str] = set()
+        self.opens: dict[str, int] = {}
+        """How many times each file was opened to read (to tell whether the census was its only reader)."""
+        self.told_reads: dict[str, int] = {}
+        self.told: dict[str, list[object]] = {}
+        """What the census took from each file (see :mod:`tierlock.keptnote`); None in the list: kept by bytes."""
         self.stats: set[str] = set()
         self.lstats: set[str] = set()
         self.listed: set[str] = set()
@@ -135,14 +141,23 @@ class Recorder:
         sys.stderr = _Tee(sys.stderr, 2, self)
         os.stat, os.lstat, os.access = self._stat, self._lstat, self._access
         _active.append(self)
+        keptnote.listen(self.hear)
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         _active.clear()
+        keptnote.stop()
         os.stat, os.lstat, os.access = _real_stat, _real_lstat, _real_access
         os.environ, sys.stdout, sys.stderr = self._saved
         if kind is not None:
             self.taint(f"ended with {kind.__name__}")
+
+    def hear(self, kind: str, path: str, detail: object) -> None:
+        """What a reader told (:func:`tierlock.keptnote.tell`)."""
+        if kind == "read":
+            self.told_reads[path] = self.told_reads.get(path, 0) + 1
+        else:
+            self.told.setdefault(path, []).append(detail)
 
     def taint(self, why: str) -> None:
         if self.tainted is None:
@@ -216,6 +231,7 @@ class Recorder:
                 self.taint(f"opened {path} to write")
         elif not self._ours(path):
             self.opened.add(path)
+            self.opens[path] = self.opens.get(path, 0) + 1
 
     # -- keeping ------------------------------------------------------------------------------------------
     def entry(self, who: list[object], code: int) -> dict[str, Any] | None:
@@ -223,22 +239,34 @@ class Recorder:
         if self.tainted is not None or code not in (0, 1):
             return None
         code_files, sources = module_files()
-        files = {path: (stat_sig(path), digest(path)) for path in sorted(self.opened - code_files)}
+        summaries = self.summaries(code_files)
+        files = {path: (stat_sig(path), digest(path)) for path in sorted(self.opened - code_files - set(summaries))}
         stats = {path: stat_sig(path) for path in sorted(self.stats | sources)}
         lstats = {path: stat_sig(path, follow=False) for path in sorted(self.lstats)}
         lists = {path: listing(path) for path in sorted(self.listed)}
         scans = {path: scan(path) for path in sorted(self.scanned)}
         settled = self.started - SETTLE_NS
-        looked = [*stats.values(), *lstats.values(), *(stat_sig(p) for p in (*files, *lists, *scans))]
+        looked = [*stats.values(), *lstats.values(), *(stat_sig(p) for p in (*files, *lists, *scans, *summaries))]
         looked += [sig for entries in scans.values() if isinstance(entries, tuple) for _name, sig in entries]
         if any(modified_since(sig, settled) for sig in looked):
             return None  # modified too recently to be sure a later change would be seen
         return {"who": who, "env": dict(self.env), "stats": stats, "lstats": lstats, "lists": lists, "scans": scans} | {
             "files": files,
+            "summaries": summaries,
             "out": list(self.out),
             "code": code,
             "schema": SCHEMA,
         }
+
+    def summaries(self, code_files: set[str]) -> dict[str, tuple[tuple[int, ...], object, list[object]]]:
+        """The files the census alone read, by what it took from them: path -> (identity, digest (None when it
+        was not read: its facts came from the census's own cache), what each of its readings took)."""
+        out: dict[str, tuple[tuple[int, ...], object, list[object]]] = {}
+        for path, calls in sorted(self.told.items()):
+            if None in calls or path in code_files or self.opens.get(path, 0) != self.told_reads.get(path, 0):
+                continue  # unreadable, or read by something besides the census: kept by its bytes
+            out[path] = (stat_sig(path), digest(path) if path in self.opened else None, calls)
+        return out
 
     def keep(self, path: str, who: list[object], code: int) -> None:
         """Write the entry for this run to *path* (atomically), or remove a stale one when it may not be kept."""

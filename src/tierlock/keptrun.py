@@ -64,7 +64,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Bump when the kept entry's shape or meaning changes.
-SCHEMA = 1
+SCHEMA = 2
 #: The commands whose answer may be kept.
 COMMANDS = frozenset({"check", "probe", "status", "admit"})
 #: Global options that take a value (``--project DIR``), to find the command on a command line.
@@ -215,13 +215,47 @@ def holds(entry: dict[str, Any], argv: Sequence[str]) -> bool:
             return False
         if any(listing(path) != was for path, was in entry["lists"].items()):
             return False
-        if any(scan(path, sig) != was for path, was in entry["scans"].items()):
+        summaries: dict[str, Any] = entry["summaries"]
+        if not all(scan_holds(path, was, sig, summaries) for path, was in entry["scans"].items()):
             return False
         if any(sig(path) != was and digest(path) != bytes_were for path, (was, bytes_were) in entry["files"].items()):
             return False
-        return isinstance(entry["out"], list) and isinstance(entry["code"], int)
+        return isinstance(entry["out"], list) and isinstance(entry["code"], int) and summaries_hold(summaries, sig)
     except (KeyError, TypeError, ValueError, AttributeError):
         return False
+
+
+def scan_holds(path: str, was: Any, sig: Callable[[str], tuple[int, ...]], summaries: dict[str, Any]) -> bool:
+    """Whether a scanned folder has the same entries, each as it was, or a file kept by what the census took
+    from it that is still a file of the same kind (:func:`summaries_hold` then reads it again)."""
+    now = scan(path, sig)
+    if now == was:
+        return True
+    if not isinstance(now, tuple) or not isinstance(was, tuple) or len(now) != len(was):
+        return False
+    for (name, sig_now), (name_was, sig_was) in zip(now, was, strict=True):
+        if name != name_was:
+            return False
+        if sig_now != sig_was and not (
+            os.path.join(path, name) in summaries and len(sig_now) == len(sig_was) == 5 and sig_now[0] == sig_was[0]
+        ):
+            return False
+    return True
+
+
+def summaries_hold(summaries: dict[str, Any], sig: Callable[[str], tuple[int, ...]]) -> bool:
+    """Whether every file kept by what the census took from it is unchanged (identity, else bytes), or, read
+    again, gives the census the same (:mod:`tierlock.census.summary`: loaded only when one changed)."""
+    changed = [
+        (path, calls)
+        for path, (was, bytes_were, calls) in summaries.items()
+        if sig(path) != was and (bytes_were is None or digest(path) != bytes_were)
+    ]
+    if not changed:
+        return True
+    from tierlock.census.summary import facts_hold
+
+    return all(facts_hold(path, calls) for path, calls in changed)
 
 
 def replay(argv: Sequence[str]) -> int | None:

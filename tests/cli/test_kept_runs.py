@@ -17,42 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from benchmarks._cliworld import make_world
 
-from tests.support.env import clean_env
-from tests.support.kept import backdate
-
-ENTRY = "import sys; sys.argv[1:] = {argv!r}; from tierlock._entry import tierlock; tierlock()"
-#: What the full path imports and a kept answer does not need.
-HEAVY = {"tierlock.tiers.loader", "tierlock.lockfiles.check", "tierlock.census", "packaging.requirements", "argparse"}
-
-
-class World:
-    def __init__(self, root: Path) -> None:
-        self.project, _wheels, self.python, _env = make_world(root)
-        self.venv = self.python.parent.parent
-        self.root = root
-        self.cache = root / "kept-cache"
-
-    def argv(self, command: str, *more: str) -> list[str]:
-        target = [] if command == "check" else ["--python", str(self.python)]
-        return ["--project", str(self.project), command, *target, *more]
-
-    def run(self, argv: list[str], **env: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
-        """One console-script run; its result and the modules it imported (``-X importtime``)."""
-        environ = {**clean_env(), "TIERLOCK_CACHE_DIR": str(self.cache), **env}
-        proc = subprocess.run(
-            [sys.executable, "-X", "importtime", "-c", ENTRY.format(argv=argv)],
-            capture_output=True,
-            text=True,
-            check=False,
-            env=environ,
-            cwd=self.root,
-        )
-        lines = proc.stderr.splitlines()
-        modules = {line.split("|")[-1].strip() for line in lines if line.startswith("import time:")}
-        stderr = "\n".join(line for line in lines if not line.startswith("import time:"))
-        return subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout, stderr), modules
+from tests.support.kept import HEAVY, World, backdate, twice
 
 
 @pytest.fixture(scope="module")
@@ -71,21 +37,9 @@ def kept(world: World) -> Iterator[World]:
     shutil.rmtree(world.cache, ignore_errors=True)
 
 
-def _twice(world: World, argv: list[str]) -> tuple[subprocess.CompletedProcess[str], set[str]]:
-    """Run *argv* until it is kept (the first run may start the target interpreter, which is not kept);
-    return the first full run's result and the modules of a run answered from the kept entry."""
-    first, _ = world.run(argv)
-    for _attempt in range(3):
-        again, modules = world.run(argv)
-        assert (again.returncode, again.stdout, again.stderr) == (first.returncode, first.stdout, first.stderr)
-        if not modules & HEAVY:
-            return first, modules
-    raise AssertionError(f"{argv} was never answered from a kept entry")
-
-
 @pytest.mark.parametrize("command", ["check", "probe", "status", "admit"])
 def test_a_second_run_gives_the_same_answer_without_loading_the_model(kept: World, command: str) -> None:
-    first, modules = _twice(kept, kept.argv(command))
+    first, modules = twice(kept, kept.argv(command))
     assert first.returncode == 0, first.stdout + first.stderr
     assert modules.isdisjoint(HEAVY)
     assert {m for m in modules if m.startswith("tierlock")} <= {
@@ -138,7 +92,7 @@ def _restore(path: Path, text: str, world: World) -> None:
 )
 def test_check_follows_an_edit_of_each_file_it_read(kept: World, where: str, old: str, new: str, said: str) -> None:
     argv = kept.argv("check")
-    _twice(kept, argv)
+    twice(kept, argv)
     path = kept.project / where
     text = _edit(path, old, new)
     try:
@@ -154,7 +108,7 @@ def test_check_follows_an_edit_of_each_file_it_read(kept: World, where: str, old
 
 def test_check_follows_a_lockfile_removed(kept: World) -> None:
     argv = kept.argv("check")
-    _twice(kept, argv)
+    twice(kept, argv)
     lockfile = kept.project / "lockfiles" / "brain.txt"
     text = lockfile.read_text()
     lockfile.unlink()
@@ -169,7 +123,7 @@ def test_check_follows_a_lockfile_removed(kept: World) -> None:
 @pytest.mark.parametrize("command", ["probe", "status", "admit"])
 def test_a_compiled_file_deleted_after_a_kept_run_makes_the_tier_partial(kept: World, command: str) -> None:
     argv = kept.argv(command)
-    _twice(kept, argv)
+    twice(kept, argv)
     site = next(kept.venv.glob("lib/python*/site-packages"))
     library = next((site / "brainpkg03").glob("_speed*"))
     data = library.read_bytes()
@@ -185,7 +139,7 @@ def test_a_compiled_file_deleted_after_a_kept_run_makes_the_tier_partial(kept: W
 
 def test_a_file_changed_in_place_with_the_same_size_is_seen(kept: World) -> None:
     argv = kept.argv("probe", "--deep")
-    _twice(kept, argv)
+    twice(kept, argv)
     site = next(kept.venv.glob("lib/python*/site-packages"))
     module = site / "vizpkg01" / "__init__.py"
     text = module.read_text()

@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
+
+from benchmarks._cliworld import make_world
+
+from tests.support.env import clean_env
 
 #: A minute back: files not written just now (a run that looked at a file modified within the file
 #: system's clock tick is never kept).
@@ -23,3 +29,48 @@ def backdate(*roots: Path) -> None:
 def entries(cache: Path) -> dict[str, int]:
     """The kept answers in *cache*: file name -> modification time (a replay leaves it, a new record moves it)."""
     return {p.name: p.stat().st_mtime_ns for p in cache.glob("runs-*.marshal")}
+
+
+ENTRY = "import sys; sys.argv[1:] = {argv!r}; from tierlock._entry import tierlock; tierlock()"
+#: What the full path imports and a kept answer does not need.
+HEAVY = {"tierlock.tiers.loader", "tierlock.lockfiles.check", "tierlock.census", "packaging.requirements", "argparse"}
+
+
+class World:
+    def __init__(self, root: Path) -> None:
+        self.project, _wheels, self.python, _env = make_world(root)
+        self.venv = self.python.parent.parent
+        self.root = root
+        self.cache = root / "kept-cache"
+
+    def argv(self, command: str, *more: str) -> list[str]:
+        target = [] if command == "check" else ["--python", str(self.python)]
+        return ["--project", str(self.project), command, *target, *more]
+
+    def run(self, argv: list[str], **env: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+        """One console-script run; its result and the modules it imported (``-X importtime``)."""
+        environ = {**clean_env(), "TIERLOCK_CACHE_DIR": str(self.cache), **env}
+        proc = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", ENTRY.format(argv=argv)],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=environ,
+            cwd=self.root,
+        )
+        lines = proc.stderr.splitlines()
+        modules = {line.split("|")[-1].strip() for line in lines if line.startswith("import time:")}
+        stderr = "\n".join(line for line in lines if not line.startswith("import time:"))
+        return subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout, stderr), modules
+
+
+def twice(world: World, argv: list[str]) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """Run *argv* until it is kept (the first run may start the target interpreter, which is not kept);
+    return the first full run's result and the modules of a run answered from the kept entry."""
+    first, _ = world.run(argv)
+    for _attempt in range(3):
+        again, modules = world.run(argv)
+        assert (again.returncode, again.stdout, again.stderr) == (first.returncode, first.stdout, first.stderr)
+        if not modules & HEAVY:
+            return first, modules
+    raise AssertionError(f"{argv} was never answered from a kept entry")

@@ -23,18 +23,53 @@ any skip or import error naming an absent tier's root.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable, Mapping, Sequence
+from tierlock import _lazy
 
-from tierlock.census.cache import CACHE_KEY, CensusCache, FolderCache, Memo
-from tierlock.census.engine import DEFAULT_PATHS, DEFAULT_PATTERNS, survey
-from tierlock.census.filefacts import FileFacts, read_file
-from tierlock.census.projectcensus import accept_table, census_tiers, import_paths, project_census, pytest_settings
-from tierlock.census.report import Census, CensusTier, Finding, TierReport, Use
-from tierlock.census.tree import SKIP_DIRS, DiskTree, Tree, walk
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tierlock.census.cache import CACHE_KEY, CensusCache, FolderCache, Memo
+    from tierlock.census.engine import DEFAULT_PATHS, DEFAULT_PATTERNS, survey
+    from tierlock.census.filefacts import FileFacts, read_file
+    from tierlock.census.ondisk import census, root_tier
+    from tierlock.census.projectcensus import accept_table, census_tiers, import_paths, project_census, pytest_settings
+    from tierlock.census.report import Census, CensusTier, Finding, TierReport, Use
+    from tierlock.census.tree import SKIP_DIRS, DiskTree, Tree, walk
+
+#: The names are imported on first use: a kept answer that re-reads one edited test file
+#: (:mod:`tierlock.census.summary`) loads the file reader alone, not the whole census.
+_LAZY = {
+    "CACHE_KEY": "tierlock.census.cache",
+    "Census": "tierlock.census.report",
+    "CensusCache": "tierlock.census.cache",
+    "CensusTier": "tierlock.census.report",
+    "DEFAULT_PATHS": "tierlock.census.engine",
+    "DEFAULT_PATTERNS": "tierlock.census.engine",
+    "DiskTree": "tierlock.census.tree",
+    "FileFacts": "tierlock.census.filefacts",
+    "Finding": "tierlock.census.report",
+    "FolderCache": "tierlock.census.cache",
+    "Memo": "tierlock.census.cache",
+    "SKIP_DIRS": "tierlock.census.tree",
+    "TierReport": "tierlock.census.report",
+    "Tree": "tierlock.census.tree",
+    "Use": "tierlock.census.report",
+    "accept_table": "tierlock.census.projectcensus",
+    "census": "tierlock.census.ondisk",
+    "census_tiers": "tierlock.census.projectcensus",
+    "import_paths": "tierlock.census.projectcensus",
+    "project_census": "tierlock.census.projectcensus",
+    "pytest_settings": "tierlock.census.projectcensus",
+    "read_file": "tierlock.census.filefacts",
+    "root_tier": "tierlock.census.ondisk",
+    "survey": "tierlock.census.engine",
+    "walk": "tierlock.census.tree",
+}
+
+__getattr__ = _lazy.attributes(__name__, _LAZY)
 
 __all__ = [
     "CACHE_KEY",
+    "DEFAULT_PATHS",
     "DEFAULT_PATTERNS",
     "SKIP_DIRS",
     "Census",
@@ -44,6 +79,7 @@ __all__ = [
     "FileFacts",
     "Finding",
     "FolderCache",
+    "Memo",
     "TierReport",
     "Tree",
     "Use",
@@ -58,50 +94,3 @@ __all__ = [
     "survey",
     "walk",
 ]
-
-
-def census(
-    root: str | os.PathLike[str],
-    tiers: Sequence[CensusTier],
-    *,
-    folders: Sequence[str] = (".",),
-    patterns: Sequence[str] = DEFAULT_PATTERNS,
-    limit_to: Iterable[str] | None = None,
-    report: Iterable[str] | None = None,
-    walk_globs: bool = True,
-    cache: CensusCache | None = None,
-    cache_key: str = CACHE_KEY,
-    tree: Tree | None = None,
-    paths: Sequence[str] = DEFAULT_PATHS,
-) -> Census:
-    """The census of the test files below *folders* (relative to *root*) for *tiers*.
-
-    *limit_to* (relative paths) keeps only those test files as importers (a
-    pytest run's selection); the globs are still matched against every file.
-    *report* names the tiers reported (default: all of *tiers*). With
-    *walk_globs* the folders the globs name are read too (a glob can reach
-    outside the test paths); the pytest plugin reads only its selection.
-    With a *cache* (pytest's cache, or :class:`FolderCache`), a file whose
-    size and mtime are unchanged is neither read nor parsed again. *tree*
-    gives the files (default: the disk below *root*); *paths* are where the
-    project's own modules are imported from.
-    """
-    memo = Memo(cache.get(cache_key, None) if cache is not None else None)
-    result = survey(
-        DiskTree(root) if tree is None else tree,
-        tiers,
-        folders=folders,
-        patterns=patterns,
-        paths=paths,
-        limit_to=limit_to,
-        report=report,
-        walk_globs=walk_globs,
-        memo=memo,
-    )
-    if cache is not None and result.cache_entry is not None:
-        cache.set(cache_key, result.cache_entry)
-    return result
-
-
-def root_tier(roots: Mapping[str, list[str]], root: str, tier: str) -> bool:
-    return tier in roots.get(root, ())

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from tierlock.census.filefacts import FileFacts, read_file
+from tierlock.census.summary import names_any
 
 #: The cache key (pytest's cache layout: ``.pytest_cache/v/tierlock/census``).
 CACHE_KEY = "tierlock/census"
@@ -76,7 +77,7 @@ class Memo:
         text = read(rel)
         if text is None:
             return None
-        if words is not None and not _names_any(text, words):
+        if words is not None and not names_any(text, words):
             self.new[rel] = [stamp, None]
             return None
         self.parsed.add(rel)
@@ -104,18 +105,6 @@ class Memo:
     @property
     def dirty(self) -> bool:
         return self.changed or self.old_words != {k: sorted(v) for k, v in self.words.items()}
-
-
-def _names_any(text: str, words: Sequence[str]) -> bool:
-    if len(words) <= 40:
-        return any(w in text for w in words)
-    import re
-
-    wanted = set(words)
-    dotted = [w for w in words if not w.isidentifier()]
-    if any(w in text for w in dotted):
-        return True
-    return not wanted.isdisjoint(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
 
 
 class FolderCache:

@@ -18,16 +18,19 @@ What is read, cheapest first:
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from tierlock import keptnote
 from tierlock.census.attribute import Marker, Tiers, by_line, file_uses, fixture_uses, glob_matches, sort_uses
 from tierlock.census.cache import Memo
 from tierlock.census.filefacts import FileFacts
 from tierlock.census.firstparty import ModuleIndex, Reach
 from tierlock.census.fixtures import Needs, below
 from tierlock.census.report import Census, CensusTier, TierReport, Use
-from tierlock.census.tree import Listing, Tree
+from tierlock.census.summary import plain
+from tierlock.census.tree import DiskTree, Listing, Tree
 
 #: pytest's default ``python_files``.
 DEFAULT_PATTERNS = ("test_*.py", "*_test.py")
@@ -45,9 +48,13 @@ class _Reading:
         self.parsed: dict[str, FileFacts] = {}
         self._texts: dict[str, str | None] = {}
         self._tree = tree
+        #: The folder the files are read from when a recorded run may keep what it takes from each.
+        self._told = tree.base if isinstance(tree, DiskTree) and keptnote.recording() else None
 
     def read(self, rel: str) -> str | None:
         if rel not in self._texts:
+            if self._told is not None:
+                keptnote.tell("read", os.path.join(self._told, rel))
             self._texts[rel] = self._tree.read(rel)
         return self._texts[rel]
 
@@ -55,7 +62,16 @@ class _Reading:
         facts = self.memo.facts(rel, stamp, self.read, words, kind)
         if facts is not None:
             self.parsed[rel] = facts
+        if self._told is not None:
+            self._tell(rel, words)
         return facts is not None
+
+    def _tell(self, rel: str, words: Sequence[str] | None) -> None:
+        """Tell the recorder what this census took from *rel* (its facts, or that it names none of *words*);
+        a file it could not read is told with no facts, and is then kept by its bytes."""
+        kept = None if self._texts.get(rel, "") is None else self.memo.new.get(rel)
+        detail = None if kept is None else [rel, _shared(words), plain(kept[1])]
+        keptnote.tell("census", os.path.join(self._told or "", rel), detail)
 
 
 def survey(
@@ -219,3 +235,11 @@ def _glob_hint(glob: str, every: Sequence[str]) -> str | None:
         return None
     text = _glob_text(glob)
     return close[0] + text[len(stem) :] if text.startswith(stem) else None
+
+
+def _shared(words: Sequence[str] | None) -> list[str] | None:
+    """*words* as a list, the same list object when it is one (a kept entry then holds it once for every
+    file it was looked for in)."""
+    if words is None or isinstance(words, list):
+        return words
+    return list(words)

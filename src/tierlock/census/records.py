@@ -7,7 +7,9 @@ building dataclasses costs time at import.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # not typing's: a kept answer re-reading a test file loads this module, not typing
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Func:

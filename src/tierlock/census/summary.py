@@ -1,0 +1,63 @@
+"""A test file's census facts read again, to tell whether a kept answer still holds after the file changed.
+
+A kept answer of ``check`` or ``admit`` (:mod:`tierlock.keptrun`) rests on every test file; the census
+takes from each only its facts (:func:`tierlock.census.filefacts.read_file`), or only that its text names
+none of the words it looked for. When a test file changed since, reading it again here tells whether the
+census would have taken the same from it: then the kept answer is the answer. Loads the file reader alone
+(:mod:`ast`), not the census.
+"""
+
+from __future__ import annotations
+
+from tierlock.census.filefacts import read_file
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+
+def names_any(text: str, words: Sequence[str]) -> bool:
+    """Whether *text* names any of *words* (the census parses only the files that do)."""
+    if len(words) <= 40:
+        return any(w in text for w in words)
+    import re
+
+    wanted = set(words)
+    dotted = [w for w in words if not w.isidentifier()]
+    if any(w in text for w in dotted):
+        return True
+    return not wanted.isdisjoint(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
+
+
+def plain(value: Any) -> Any:
+    """*value* (facts as :meth:`FileFacts.to_json` gives them, or as JSON read them back) with every tuple a
+    list and every mapping its list of ``[key, value]`` pairs in order: two readings compare equal exactly
+    when they say the same."""
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return [[k, plain(v)] for k, v in value.items()]
+    return value
+
+
+def taken(text: str, name: str, words: Sequence[str] | None) -> Any:
+    """What the census takes from a file with *text*: None when *words* are given and it names none of them,
+    else its facts (:func:`plain`)."""
+    if words is not None and not names_any(text, words):
+        return None
+    return plain(read_file(text, name).to_json())
+
+
+def facts_hold(path: str, calls: Sequence[Any]) -> bool:
+    """Whether the file at *path*, read as the census reads it, gives what each of *calls* (``[name, words,
+    facts]``, as recorded) took from it."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        return False
+    try:
+        return all(taken(text, name, words) == facts for name, words, facts in calls)
+    except (TypeError, ValueError):
+        return False

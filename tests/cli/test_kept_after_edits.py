@@ -1,0 +1,172 @@
+"""The first run after an edit gives exactly the answer of a run that keeps nothing, and pays only for the edit.
+
+A hook or an editor runs ``check`` and ``admit`` right after the user saved a file. Real console-script
+runs on the 3-tier project of ``tests/cli/test_kept_runs.py`` (armed by ``install-tier``, files dated a
+minute back): each command is run until its answer is kept, then one file is edited just before the next
+run, as an editor saves it, and that run's output and exit code are compared with a run that keeps nothing
+(``TIERLOCK_CACHE_DIR`` empty). An edit that leaves what the census takes from the test file unchanged
+is answered without the tier model, the lockfile model or the census (the file alone is read again); an
+edit that changes it - an ``importorskip`` gained or lost, a marker, an availability flag, an import
+swapped for another of the same length, a file added or removed - and an edit of pyproject.toml or a
+lockfile run in full.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+
+from tests.support.kept import HEAVY, World, backdate, twice
+
+BRAIN = "tests/brain/test_brain.py"
+PLAIN = "tests/test_plain.py"
+GUARDED = "tests/test_guarded.py"
+#: A test file that gates itself on a tier's package (present in the armed environment).
+SKIPPING = 'import pytest\n\nbrainpkg01 = pytest.importorskip("brainpkg01")\n\n\ndef test_it():\n    assert True\n'
+FLAGGED = (
+    "import pytest\n\ntry:\n    import vizpkg01\n\n    has_viz = True\nexcept ImportError:\n    has_viz = False\n\n\n"
+    '@pytest.mark.skipif(not has_viz, reason="no viz")\ndef test_it():\n    assert vizpkg01.VALUE == 1\n'
+)
+#: The full path's modules; a kept answer re-reading a test file loads the census package, but only its file reader.
+MODEL = (HEAVY - {"tierlock.census"}) | {"tierlock.census.engine"}
+MARKED = 'import pytest\n\n\n@pytest.mark.tier("viz")\ndef test_plain():\n    assert True\n'
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> World:
+    return World(tmp_path_factory.mktemp("edits"))
+
+
+@pytest.fixture
+def kept(world: World) -> Iterator[World]:
+    """The world with an extra test file that gates itself (so one can lose its gate), files dated back,
+    an empty cache folder; every file put back after."""
+    saved = {rel: (world.project / rel).read_bytes() for rel in (BRAIN, PLAIN, "pyproject.toml", "lockfiles/viz.txt")}
+    (world.project / GUARDED).write_text(SKIPPING)
+    shutil.rmtree(world.cache, ignore_errors=True)
+    backdate(world.project, world.venv)
+    yield world
+    for rel, data in saved.items():
+        (world.project / rel).write_bytes(data)
+    for rel in (GUARDED, "tests/test_new.py"):
+        (world.project / rel).unlink(missing_ok=True)
+    shutil.rmtree(world.cache, ignore_errors=True)
+
+
+def _full(world: World, argv: list[str]) -> subprocess.CompletedProcess[str]:
+    proc, modules = world.run(argv, TIERLOCK_CACHE_DIR="")
+    assert "tierlock.lockfiles.check" in modules  # nothing kept: worked out in full
+    return proc
+
+
+def _replace(world: World, rel: str, old: str, new: str) -> None:
+    path = world.project / rel
+    text = path.read_text()
+    assert old in text, (rel, old)
+    path.write_text(text.replace(old, new, 1))  # written now: as an editor saves it
+
+
+#: Edits that leave what the census takes from the file as it was: answered from the kept entry.
+SAME_FACTS = {
+    "the asserted value": (BRAIN, "VALUE == 0", "VALUE in (0, 1)"),
+    "same size": (BRAIN, "VALUE == 0", "VALUE <= 0"),
+    "a comment on a line": (PLAIN, "assert True", "assert True  # edited"),
+    "the gated file's test body": (GUARDED, "assert True", "assert brainpkg01.VALUE == 1"),
+}
+
+
+@pytest.mark.parametrize("command", ["check", "admit"])
+@pytest.mark.parametrize("edit", list(SAME_FACTS), ids=list(SAME_FACTS))
+def test_an_edit_that_leaves_the_census_facts_gives_the_full_answer_without_the_model(
+    kept: World, command: str, edit: str
+) -> None:
+    argv = kept.argv(command)
+    before, _ = twice(kept, argv)
+    _replace(kept, *SAME_FACTS[edit])
+    after, modules = kept.run(argv)
+    full = _full(kept, argv)
+    assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
+    assert (after.returncode, after.stdout) == (before.returncode, before.stdout)
+    assert modules.isdisjoint(MODEL), sorted(modules & MODEL)
+    assert "tierlock.census.summary" in modules  # the edited file was read again
+
+
+def _gain_skip(world: World) -> None:
+    _replace(world, PLAIN, "def test_plain():\n    assert True", "def test_plain():\n    import vizpkg00")
+
+
+def _lose_skip(world: World) -> None:
+    _replace(world, GUARDED, 'pytest.importorskip("brainpkg01")', "__import__('brainpkg01')")
+
+
+def _marker(world: World) -> None:
+    (world.project / PLAIN).write_text(MARKED)
+
+
+def _flag(world: World) -> None:
+    (world.project / PLAIN).write_text(FLAGGED)
+
+
+def _swap_import_same_size(world: World) -> None:
+    _replace(world, BRAIN, "import brainpkg00", "import brainpkg01")
+
+
+def _new_file(world: World) -> None:
+    (world.project / "tests" / "test_new.py").write_text("import vizpkg03\n\n\ndef test_new():\n    assert True\n")
+
+
+def _deleted_file(world: World) -> None:
+    (world.project / BRAIN).unlink()
+
+
+def _dependency(world: World) -> None:
+    _replace(world, "pyproject.toml", '"brainpkg01>=1"', '"brainpkg01>=2"')
+
+
+def _lockfile_same_size(world: World) -> None:
+    _replace(world, "lockfiles/viz.txt", "vizpkg02==1.0", "vizpkg02==1.1")
+
+
+CHANGED = {
+    "gains a tier's import": _gain_skip,
+    "loses its importorskip": _lose_skip,
+    "gains a marker": _marker,
+    "gains an availability flag": _flag,
+    "an import swapped, same size": _swap_import_same_size,
+    "a new test file": _new_file,
+    "a deleted test file": _deleted_file,
+    "a dependency in pyproject": _dependency,
+    "a lockfile, same size": _lockfile_same_size,
+}
+
+
+@pytest.mark.parametrize("command", ["check", "admit"])
+@pytest.mark.parametrize("edit", list(CHANGED), ids=list(CHANGED))
+def test_an_edit_that_changes_what_a_command_rests_on_gives_the_full_answer(
+    kept: World, command: str, edit: str
+) -> None:
+    argv = kept.argv(command)
+    twice(kept, argv)
+    CHANGED[edit](kept)
+    after, modules = kept.run(argv)
+    full = _full(kept, argv)
+    assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
+    assert not modules.isdisjoint(MODEL)  # worked out again
+
+
+def test_a_test_file_edited_twice_is_answered_from_the_kept_entry_each_time_and_once_settled(kept: World) -> None:
+    argv = kept.argv("check")
+    before, _ = twice(kept, argv)
+    original = (kept.project / BRAIN).read_text()
+    for value in ("1", "2"):
+        (kept.project / BRAIN).write_text(original.replace("VALUE ==", f"VALUE + {value} - {value} =="))
+        after, modules = kept.run(argv)
+        assert (after.returncode, after.stdout) == (before.returncode, before.stdout)
+        assert modules.isdisjoint(MODEL)
+    backdate(kept.project)
+    settled, modules = kept.run(argv)
+    assert (settled.returncode, settled.stdout) == (before.returncode, before.stdout)
+    assert modules.isdisjoint(MODEL)
