@@ -1,0 +1,225 @@
+"""A test file the census alone read is kept by the facts the census took from it; any other reader, by its bytes.
+
+In-process: the real census (:func:`tierlock.census.census` on a :class:`~tierlock.census.DiskTree`) runs
+while :class:`tierlock.keptrecord.Recorder` watches, on a small project of real files dated a minute back.
+The entry then holds after an edit of a test file that leaves its facts as they were (re-read by
+:mod:`tierlock.census.summary`) and stops holding after one that changes them, after the file became a
+folder, and after any edit of a file something besides the census also read. The console-script runs of
+``check`` and ``admit``: ``tests/cli/test_kept_after_edits.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tierlock import keptnote, keptrecord, keptrun
+from tierlock.census import CensusTier, FolderCache, census
+from tierlock.census.summary import facts_hold, names_any, plain, taken
+from tierlock.keptrecord import Recorder
+
+OLD = time.time() - 60
+ARGV = ["--project", "p", "check"]
+TIERS = [CensusTier("brain", ("brainpkg",), ("tests/brain/**",)), CensusTier("viz", ("vizpkg",), ())]
+USES = "import brainpkg\n\n\ndef test_it():\n    assert brainpkg.VALUE == 0\n"
+PLAIN = "def test_plain():\n    assert True\n"
+CONFTEST = "import pytest\n\n\n@pytest.fixture\ndef value():\n    return 1\n"
+
+
+class Project:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.cache = root / "kept-cache"
+        self.uses = root / "tests" / "brain" / "test_brain.py"
+        self.plain = root / "tests" / "test_plain.py"
+        self.conftest = root / "tests" / "conftest.py"
+        self.uses.parent.mkdir(parents=True)
+        self.uses.write_text(USES)
+        self.plain.write_text(PLAIN)
+        self.conftest.write_text(CONFTEST)
+        self.age()
+
+    def age(self) -> None:
+        for folder, dirs, names in os.walk(self.root):
+            for name in [*dirs, *names]:
+                os.utime(os.path.join(folder, name), (OLD, OLD))
+
+    def command(self, *, also_read: Path | None = None, cached: bool = False) -> int:
+        result = census(self.root, TIERS, cache=FolderCache(self.root) if cached else None)
+        if also_read is not None:
+            print(len(also_read.read_text()))
+        for report in result.tiers:
+            print(report.tier, sorted(u.file for u in report.outside + report.inside))
+        return 0
+
+    def record(self, **kwargs: Any) -> dict[str, Any]:
+        recorder = Recorder(str(self.cache))
+        with recorder:
+            code = self.command(**kwargs)
+        entry = recorder.entry(keptrun.who(ARGV), code)
+        assert entry is not None
+        return entry
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
+    monkeypatch.setattr(keptrecord, "module_files", lambda: (set(), set()))
+    return Project(tmp_path / "proj")
+
+
+def test_each_test_file_the_census_read_is_kept_by_its_facts_not_its_bytes(project: Project) -> None:
+    entry = project.record()
+    for path in (project.uses, project.plain, project.conftest):
+        assert str(path) in entry["summaries"]
+        assert str(path) not in entry["files"]
+    sig, digest, calls = entry["summaries"][str(project.uses)]
+    assert sig == keptrun.stat_sig(str(project.uses))
+    assert digest == keptrun.digest(str(project.uses))
+    assert [name for name, _words, _facts in calls] == ["tests/brain/test_brain.py"]
+    assert calls[0][2] == taken(USES, "tests/brain/test_brain.py", calls[0][1])
+    _, _, (conftest_call,) = entry["summaries"][str(project.conftest)]
+    assert conftest_call[1] is None  # a conftest is always parsed
+    _, _, (plain_call,) = entry["summaries"][str(project.plain)]
+    assert plain_call[2] is None  # names none of the words: not parsed
+    assert keptrun.holds(entry, ARGV)
+
+
+SAME = {
+    "the asserted value": (USES, USES.replace("== 0", "in (0, 1)")),
+    "a comment": (PLAIN, PLAIN.replace("True", "True  # yes")),
+    "the same bytes": (USES, USES),
+}
+
+
+@pytest.mark.parametrize("edit", list(SAME))
+def test_an_edit_that_leaves_the_facts_still_holds(project: Project, edit: str) -> None:
+    entry = project.record()
+    old, new = SAME[edit]
+    path = project.uses if old == USES else project.plain
+    path.write_text(new)
+    assert keptrun.holds(entry, ARGV)
+
+
+def _plain_imports(project: Project) -> None:
+    project.plain.write_text("import vizpkg\n" + PLAIN)
+
+
+def _line_added(project: Project) -> None:
+    project.uses.write_text(USES + "    assert True\n")
+
+
+def _import_swapped(project: Project) -> None:
+    project.uses.write_text(USES.replace("import brainpkg\n", "import vizpkg\n"))
+
+
+def _now_a_folder(project: Project) -> None:
+    project.uses.unlink()
+    project.uses.mkdir()
+
+
+def _fixture_renamed(project: Project) -> None:
+    project.conftest.write_text(CONFTEST.replace("def value", "def other"))
+
+
+def _unreadable(project: Project) -> None:
+    project.uses.unlink()
+    project.uses.symlink_to(project.root / "nowhere.py")
+
+
+CHANGED = {
+    "a file names a tier's root": _plain_imports,
+    "a line added": _line_added,
+    "an import swapped": _import_swapped,
+    "a file became a folder": _now_a_folder,
+    "a conftest's fixture renamed": _fixture_renamed,
+    "a file became a dangling link": _unreadable,
+}
+
+
+@pytest.mark.parametrize("edit", list(CHANGED))
+def test_an_edit_that_changes_the_facts_stops_holding(project: Project, edit: str) -> None:
+    entry = project.record()
+    CHANGED[edit](project)
+    assert not keptrun.holds(entry, ARGV)
+
+
+def test_a_file_something_else_also_read_is_kept_by_its_bytes(project: Project) -> None:
+    entry = project.record(also_read=project.uses)
+    assert str(project.uses) not in entry["summaries"]
+    assert str(project.uses) in entry["files"]
+    assert str(project.plain) in entry["summaries"]
+    project.uses.write_text(USES.replace("== 0", "in (0, 1)"))  # same facts, but another reader saw the bytes
+    assert not keptrun.holds(entry, ARGV)
+
+
+def test_facts_taken_from_the_census_cache_are_kept_and_checked_against_the_file(project: Project) -> None:
+    (project.root / ".pytest_cache").mkdir()
+    project.command(cached=True)  # writes the census's cache (a run that writes is not kept)
+    project.age()
+    entry = project.record(cached=True)  # every file's facts from that cache: none is read
+    _sig, digest, _calls = entry["summaries"][str(project.uses)]
+    assert digest is None
+    assert str(project.uses) not in entry["files"]
+    assert keptrun.holds(entry, ARGV)
+    project.uses.write_text(USES.replace("== 0", "in (0, 1)"))
+    assert keptrun.holds(entry, ARGV)
+    project.uses.write_text("import vizpkg\n" + USES)
+    assert not keptrun.holds(entry, ARGV)
+
+
+def test_nothing_is_told_when_no_run_is_recorded(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    heard: list[object] = []
+    monkeypatch.setattr(keptnote, "tell", lambda *told: heard.append(told))
+    project.command()
+    assert heard == []
+    assert not keptnote.recording()
+    project.record()
+    assert heard  # told while recorded
+    assert not keptnote.recording()  # and no longer after
+
+
+def test_a_changed_entry_in_a_scanned_folder_holds_only_for_a_file_kept_by_its_facts(tmp_path: Path) -> None:
+    folder = tmp_path / "tests"
+    folder.mkdir()
+    (folder / "a.py").write_text("x")
+    was = keptrun.scan(str(folder))
+    (folder / "a.py").write_text("xy")
+    summaries = {str(folder / "a.py"): None}
+    assert keptrun.scan_holds(str(folder), was, keptrun.stat_sig, summaries)
+    assert not keptrun.scan_holds(str(folder), was, keptrun.stat_sig, {})
+    (folder / "b.py").write_text("y")
+    assert not keptrun.scan_holds(str(folder), was, keptrun.stat_sig, summaries)
+    (folder / "b.py").unlink()
+    (folder / "a.py").unlink()
+    (folder / "a.py").mkdir()
+    assert not keptrun.scan_holds(str(folder), was, keptrun.stat_sig, summaries)
+    assert not keptrun.scan_holds(str(tmp_path / "gone"), was, keptrun.stat_sig, summaries)
+
+
+def test_the_census_reads_a_file_again_as_it_first_read_it(tmp_path: Path) -> None:
+    path = tmp_path / "t.py"
+    path.write_bytes(b"import brainpkg\r\n\r\n\r\ndef test_it():\r\n    assert '\xff'\r\n")
+    text = path.read_text(encoding="utf-8", errors="replace")
+    calls = [["t.py", ["brainpkg"], taken(text, "t.py", ["brainpkg"])], ["t.py", ["other"], None]]
+    assert facts_hold(str(path), calls)
+    assert not facts_hold(str(path), [["t.py", ["other"], taken(text, "t.py", None)]])
+    assert not facts_hold(str(tmp_path / "gone.py"), calls)
+    assert not facts_hold(str(path), [["t.py", ["brainpkg"]]])  # a malformed call
+
+
+def test_plain_facts_compare_lists_tuples_and_the_order_of_mappings() -> None:
+    assert plain((1, [2, (3,)], {"a": (4,)})) == [1, [2, [3]], [["a", [4]]]]
+    assert plain({"a": 1, "b": 2}) != plain({"b": 2, "a": 1})
+
+
+def test_many_words_are_looked_for_as_whole_names_or_dotted_text() -> None:
+    words = [f"pkg{i}" for i in range(50)]
+    assert names_any("import pkg7\n", words)
+    assert not names_any("import pkg77\n", words)
+    assert names_any("x = mark.tier\n", [*words, "mark.tier"])
+    assert not names_any("import pkg77\n", words[:3])
+    assert names_any("pkg1", ["pkg1"])
