@@ -112,6 +112,8 @@ class Recorder:
         self.told_reads: dict[str, int] = {}
         self.told: dict[str, list[object]] = {}
         """What the census took from each file (see :mod:`tierlock.keptnote`); None in the list: kept by bytes."""
+        self.surveys: list[list[object]] = []
+        """Each census worked out: [its root, [its inputs, its result]] (to work it out again from the facts)."""
         self.stats: set[str] = set()
         self.lstats: set[str] = set()
         self.listed: set[str] = set()
@@ -156,6 +158,8 @@ class Recorder:
         """What a reader told (:func:`tierlock.keptnote.tell`)."""
         if kind == "read":
             self.told_reads[path] = self.told_reads.get(path, 0) + 1
+        elif kind == "survey":
+            self.surveys.append([path, detail])
         else:
             self.told.setdefault(path, []).append(detail)
 
@@ -253,6 +257,7 @@ class Recorder:
         return {"who": who, "env": dict(self.env), "stats": stats, "lstats": lstats, "lists": lists, "scans": scans} | {
             "files": files,
             "summaries": summaries,
+            "surveys": self.surveys,
             "out": list(self.out),
             "code": code,
             "schema": SCHEMA,

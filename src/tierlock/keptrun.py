@@ -220,7 +220,9 @@ def holds(entry: dict[str, Any], argv: Sequence[str]) -> bool:
             return False
         if any(sig(path) != was and digest(path) != bytes_were for path, (was, bytes_were) in entry["files"].items()):
             return False
-        return isinstance(entry["out"], list) and isinstance(entry["code"], int) and summaries_hold(summaries, sig)
+        if not isinstance(entry["out"], list) or not isinstance(entry["code"], int):
+            return False
+        return summaries_hold(summaries, sig, entry["surveys"])
     except (KeyError, TypeError, ValueError, AttributeError):
         return False
 
@@ -243,9 +245,13 @@ def scan_holds(path: str, was: Any, sig: Callable[[str], tuple[int, ...]], summa
     return True
 
 
-def summaries_hold(summaries: dict[str, Any], sig: Callable[[str], tuple[int, ...]]) -> bool:
+def summaries_hold(
+    summaries: dict[str, Any], sig: Callable[[str], tuple[int, ...]], surveys: Sequence[Any] = ()
+) -> bool:
     """Whether every file kept by what the census took from it is unchanged (identity, else bytes), or, read
-    again, gives the census the same (:mod:`tierlock.census.summary`: loaded only when one changed)."""
+    again, gives the census the same (:mod:`tierlock.census.summary`: loaded only when one changed), or else
+    the census worked out again from every file's facts gives the same result (:mod:`tierlock.census.rerun`:
+    an edit that moved lines or changed an import the answer does not rest on)."""
     changed = [
         (path, calls)
         for path, (was, bytes_were, calls) in summaries.items()
@@ -255,7 +261,11 @@ def summaries_hold(summaries: dict[str, Any], sig: Callable[[str], tuple[int, ..
         return True
     from tierlock.census.summary import facts_hold
 
-    return all(facts_hold(path, calls) for path, calls in changed)
+    if all(facts_hold(path, calls) for path, calls in changed):
+        return True
+    from tierlock.census.rerun import surveys_hold
+
+    return surveys_hold(surveys, summaries, {path for path, _calls in changed})
 
 
 def replay(argv: Sequence[str]) -> int | None:

@@ -5,10 +5,11 @@ runs on the 3-tier project of ``tests/cli/test_kept_runs.py`` (armed by ``instal
 minute back): each command is run until its answer is kept, then one file is edited just before the next
 run, as an editor saves it, and that run's output and exit code are compared with a run that keeps nothing
 (``TIERLOCK_CACHE_DIR`` empty). An edit that leaves what the census takes from the test file unchanged
-is answered without the tier model, the lockfile model or the census (the file alone is read again); an
-edit that changes it - an ``importorskip`` gained or lost, a marker, an availability flag, an import
-swapped for another of the same length, a file added or removed - and an edit of pyproject.toml or a
-lockfile run in full.
+is answered without the tier model, the lockfile model or the census (the file alone is read again); one
+that changes the file's facts but not the census's result (a line added to the last test) by the census
+worked out again from the kept facts; an edit that changes the result - an ``importorskip`` gained or
+lost, a marker, an availability flag, an import swapped for another of the same length, a line above an
+import, a test added, a file added or removed - and an edit of pyproject.toml or a lockfile run in full.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ FLAGGED = (
 )
 #: The full path's modules; a kept answer re-reading a test file loads the census package, but only its file reader.
 MODEL = (HEAVY - {"tierlock.census"}) | {"tierlock.census.engine"}
+#: What only the full path loads (the census worked out again from the kept facts loads the census).
+FULL = HEAVY - {"tierlock.census"}
 MARKED = 'import pytest\n\n\n@pytest.mark.tier("viz")\ndef test_plain():\n    assert True\n'
 
 
@@ -114,6 +117,18 @@ def _swap_import_same_size(world: World) -> None:
     _replace(world, BRAIN, "import brainpkg00", "import brainpkg01")
 
 
+def _line_above_the_import(world: World) -> None:
+    _replace(world, BRAIN, "import brainpkg00\n", "\nimport brainpkg00\n")
+
+
+def _gate_moved(world: World) -> None:
+    _replace(world, GUARDED, "import pytest\n", "import pytest\n\n")
+
+
+def _test_added(world: World) -> None:
+    _replace(world, BRAIN, "VALUE == 0\n", "VALUE == 0\n\n\ndef test_more():\n    assert 1\n")
+
+
 def _new_file(world: World) -> None:
     (world.project / "tests" / "test_new.py").write_text("import vizpkg03\n\n\ndef test_new():\n    assert True\n")
 
@@ -136,6 +151,9 @@ CHANGED = {
     "gains a marker": _marker,
     "gains an availability flag": _flag,
     "an import swapped, same size": _swap_import_same_size,
+    "a line above the import": _line_above_the_import,
+    "the gate moved down": _gate_moved,
+    "a test added": _test_added,
     "a new test file": _new_file,
     "a deleted test file": _deleted_file,
     "a dependency in pyproject": _dependency,
@@ -151,10 +169,33 @@ def test_an_edit_that_changes_what_a_command_rests_on_gives_the_full_answer(
     argv = kept.argv(command)
     twice(kept, argv)
     CHANGED[edit](kept)
+    after, _ = kept.run(argv)
+    full = _full(kept, argv)
+    assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
+
+
+#: Edits that move lines (so the file's facts differ) but leave the census's result as it was: answered by the
+#: census worked out again from the kept facts, without the tier model, the lockfile model or packaging.
+MOVED = {
+    "a line added to the last test": (BRAIN, "VALUE == 0\n", "VALUE == 0\n    assert True\n"),
+    "a line added to the gated file's test": (GUARDED, "assert True\n", "assert True\n    assert 1\n"),
+    "an import of another module in a test": (BRAIN, "VALUE == 0\n", "VALUE == 0\n    import json\n"),
+}
+
+
+@pytest.mark.parametrize("command", ["check", "admit"])
+@pytest.mark.parametrize("edit", list(MOVED), ids=list(MOVED))
+def test_an_edit_that_moves_lines_but_not_the_census_result_is_answered_without_the_model(
+    kept: World, command: str, edit: str
+) -> None:
+    argv = kept.argv(command)
+    twice(kept, argv)
+    _replace(kept, *MOVED[edit])
     after, modules = kept.run(argv)
     full = _full(kept, argv)
     assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
-    assert not modules.isdisjoint(MODEL)  # worked out again
+    assert modules.isdisjoint(FULL), sorted(modules & FULL)
+    assert "tierlock.census.rerun" in modules
 
 
 def test_a_test_file_edited_twice_is_answered_from_the_kept_entry_each_time_and_once_settled(kept: World) -> None:

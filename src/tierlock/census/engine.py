@@ -29,7 +29,7 @@ from tierlock.census.filefacts import FileFacts
 from tierlock.census.firstparty import ModuleIndex, Reach
 from tierlock.census.fixtures import Needs, below
 from tierlock.census.report import Census, CensusTier, TierReport, Use
-from tierlock.census.summary import plain
+from tierlock.census.summary import canonical
 from tierlock.census.tree import DiskTree, Listing, Tree
 
 #: pytest's default ``python_files``.
@@ -49,12 +49,12 @@ class _Reading:
         self._texts: dict[str, str | None] = {}
         self._tree = tree
         #: The folder the files are read from when a recorded run may keep what it takes from each.
-        self._told = tree.base if isinstance(tree, DiskTree) and keptnote.recording() else None
+        self.told = tree.base if isinstance(tree, DiskTree) and keptnote.recording() else None
 
     def read(self, rel: str) -> str | None:
         if rel not in self._texts:
-            if self._told is not None:
-                keptnote.tell("read", os.path.join(self._told, rel))
+            if self.told is not None:
+                keptnote.tell("read", os.path.join(self.told, rel))
             self._texts[rel] = self._tree.read(rel)
         return self._texts[rel]
 
@@ -62,7 +62,7 @@ class _Reading:
         facts = self.memo.facts(rel, stamp, self.read, words, kind)
         if facts is not None:
             self.parsed[rel] = facts
-        if self._told is not None:
+        if self.told is not None:
             self._tell(rel, words)
         return facts is not None
 
@@ -70,8 +70,8 @@ class _Reading:
         """Tell the recorder what this census took from *rel* (its facts, or that it names none of *words*);
         a file it could not read is told with no facts, and is then kept by its bytes."""
         kept = None if self._texts.get(rel, "") is None else self.memo.new.get(rel)
-        detail = None if kept is None else [rel, _shared(words), plain(kept[1])]
-        keptnote.tell("census", os.path.join(self._told or "", rel), detail)
+        detail = None if kept is None else [rel, _shared(words), kept[1]]
+        keptnote.tell("census", os.path.join(self.told or "", rel), detail)
 
 
 def survey(
@@ -90,6 +90,8 @@ def survey(
     from tierlock.tiers.globs import matches
 
     memo = Memo() if memo is None else memo
+    limit_to = None if limit_to is None else list(limit_to)
+    report = None if report is None else sorted(report)
     stems = [_glob_stem(g) for t in tiers for g in t.globs] if walk_globs else []
     listing = tree.walk([*folders, *[s for s in stems if s]], patterns)
     modules = {**tree.modules(paths), **listing.sources}
@@ -119,7 +121,16 @@ def survey(
         if rel in tests and facts.functions:
             result.tests[rel] = [(q, facts.functions[q].first) for q in facts.tests()]
     result.cache_entry = memo.entry() if memo.dirty else None
+    if reading.told is not None:  # a recorded run: a later one may work this census out again from its facts
+        inputs: dict[str, object] = {"folders": list(folders), "patterns": list(patterns), "paths": list(paths)}
+        inputs["limit_to"] = limit_to
+        inputs |= {"report": report, "walk_globs": walk_globs, "tiers": [_tier_data(t) for t in tiers]}
+        keptnote.tell("survey", reading.told, [inputs, canonical(result)])
     return result
+
+
+def _tier_data(tier: CensusTier) -> list[object]:
+    return [tier.name, list(tier.roots), list(tier.globs), list(tier.covered_by), list(tier.accept), tier.required]
 
 
 def _read(reading: _Reading, index: ModuleIndex, roots: Sequence[str]) -> Needs:

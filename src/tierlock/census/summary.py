@@ -43,7 +43,7 @@ def plain(value: Any) -> Any:
 
 def taken(text: str, name: str, words: Sequence[str] | None) -> Any:
     """What the census takes from a file with *text*: None when *words* are given and it names none of them,
-    else its facts (:func:`plain`)."""
+    else its facts (as :func:`plain` data)."""
     if words is not None and not names_any(text, words):
         return None
     return plain(read_file(text, name).to_json())
@@ -51,13 +51,33 @@ def taken(text: str, name: str, words: Sequence[str] | None) -> Any:
 
 def facts_hold(path: str, calls: Sequence[Any]) -> bool:
     """Whether the file at *path*, read as the census reads it, gives what each of *calls* (``[name, words,
-    facts]``, as recorded) took from it."""
+    facts]``, as recorded: the facts as the census kept them) took from it."""
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             text = handle.read()
     except OSError:
         return False
     try:
-        return all(taken(text, name, words) == facts for name, words, facts in calls)
+        return all(taken(text, name, words) == plain(facts) for name, words, facts in calls)
     except (TypeError, ValueError):
         return False
+
+
+#: What a census result says that depends on how it was worked out (its own cache), not on the files.
+_HOW = frozenset({"files_parsed", "files_cached", "cache_entry"})
+
+
+def canonical(value: Any) -> Any:
+    """A census result (:class:`tierlock.census.report.Census`, its reports, uses and findings) as plain data,
+    every attribute in order but :data:`_HOW`: two results compare equal exactly when a command that prints
+    from them prints the same."""
+    if value is None or isinstance(value, (str, int, float)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [canonical(v) for v in value]
+    if isinstance(value, dict):
+        return [[canonical(k), canonical(v)] for k, v in value.items()]
+    if isinstance(value, (set, frozenset)):
+        return sorted(repr(canonical(v)) for v in value)
+    fields = vars(value)
+    return [type(value).__name__, [[k, canonical(v)] for k, v in fields.items() if k not in _HOW]]

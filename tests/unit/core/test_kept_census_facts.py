@@ -3,8 +3,9 @@
 In-process: the real census (:func:`tierlock.census.census` on a :class:`~tierlock.census.DiskTree`) runs
 while :class:`tierlock.keptrecord.Recorder` watches, on a small project of real files dated a minute back.
 The entry then holds after an edit of a test file that leaves its facts as they were (re-read by
-:mod:`tierlock.census.summary`) and stops holding after one that changes them, after the file became a
-folder, and after any edit of a file something besides the census also read. The console-script runs of
+:mod:`tierlock.census.summary`) or leaves the census's result as it was (worked out again from the kept
+facts by :mod:`tierlock.census.rerun`), and stops holding after one that changes the result, after the
+file became a folder, and after any edit of a file something besides the census also read. The console-script runs of
 ``check`` and ``admit``: ``tests/cli/test_kept_after_edits.py``.
 """
 
@@ -18,7 +19,7 @@ from typing import Any
 import pytest
 
 from tierlock import keptnote, keptrecord, keptrun
-from tierlock.census import CensusTier, FolderCache, census
+from tierlock.census import CensusTier, FolderCache, census, read_file
 from tierlock.census.summary import facts_hold, names_any, plain, taken
 from tierlock.keptrecord import Recorder
 
@@ -80,7 +81,7 @@ def test_each_test_file_the_census_read_is_kept_by_its_facts_not_its_bytes(proje
     assert sig == keptrun.stat_sig(str(project.uses))
     assert digest == keptrun.digest(str(project.uses))
     assert [name for name, _words, _facts in calls] == ["tests/brain/test_brain.py"]
-    assert calls[0][2] == taken(USES, "tests/brain/test_brain.py", calls[0][1])
+    assert plain(calls[0][2]) == taken(USES, "tests/brain/test_brain.py", calls[0][1])
     _, _, (conftest_call,) = entry["summaries"][str(project.conftest)]
     assert conftest_call[1] is None  # a conftest is always parsed
     _, _, (plain_call,) = entry["summaries"][str(project.plain)]
@@ -92,11 +93,12 @@ SAME = {
     "the asserted value": (USES, USES.replace("== 0", "in (0, 1)")),
     "a comment": (PLAIN, PLAIN.replace("True", "True  # yes")),
     "the same bytes": (USES, USES),
+    "a line added to the last test": (USES, USES + "    assert True\n"),
 }
 
 
 @pytest.mark.parametrize("edit", list(SAME))
-def test_an_edit_that_leaves_the_facts_still_holds(project: Project, edit: str) -> None:
+def test_an_edit_that_leaves_the_facts_or_the_census_result_still_holds(project: Project, edit: str) -> None:
     entry = project.record()
     old, new = SAME[edit]
     path = project.uses if old == USES else project.plain
@@ -108,8 +110,8 @@ def _plain_imports(project: Project) -> None:
     project.plain.write_text("import vizpkg\n" + PLAIN)
 
 
-def _line_added(project: Project) -> None:
-    project.uses.write_text(USES + "    assert True\n")
+def _line_added_above(project: Project) -> None:
+    project.uses.write_text("\n" + USES)  # the import moves: the census's result names its line
 
 
 def _import_swapped(project: Project) -> None:
@@ -121,8 +123,8 @@ def _now_a_folder(project: Project) -> None:
     project.uses.mkdir()
 
 
-def _fixture_renamed(project: Project) -> None:
-    project.conftest.write_text(CONFTEST.replace("def value", "def other"))
+def _conftest_imports(project: Project) -> None:
+    project.conftest.write_text("import vizpkg\n" + CONFTEST)
 
 
 def _unreadable(project: Project) -> None:
@@ -132,16 +134,16 @@ def _unreadable(project: Project) -> None:
 
 CHANGED = {
     "a file names a tier's root": _plain_imports,
-    "a line added": _line_added,
+    "a line added above the import": _line_added_above,
     "an import swapped": _import_swapped,
     "a file became a folder": _now_a_folder,
-    "a conftest's fixture renamed": _fixture_renamed,
+    "a conftest imports a tier's root": _conftest_imports,
     "a file became a dangling link": _unreadable,
 }
 
 
 @pytest.mark.parametrize("edit", list(CHANGED))
-def test_an_edit_that_changes_the_facts_stops_holding(project: Project, edit: str) -> None:
+def test_an_edit_that_changes_the_census_result_stops_holding(project: Project, edit: str) -> None:
     entry = project.record()
     CHANGED[edit](project)
     assert not keptrun.holds(entry, ARGV)
@@ -223,3 +225,37 @@ def test_many_words_are_looked_for_as_whole_names_or_dotted_text() -> None:
     assert names_any("x = mark.tier\n", [*words, "mark.tier"])
     assert not names_any("import pkg77\n", words[:3])
     assert names_any("pkg1", ["pkg1"])
+
+
+def test_the_census_worked_out_again_reads_a_file_for_words_it_was_not_looked_at_with(tmp_path: Path) -> None:
+    from tierlock.census.rerun import RecordedMemo
+
+    path = tmp_path / "t.py"
+    path.write_text(USES)
+    reads: list[str] = []
+
+    def read(rel: str) -> str:
+        reads.append(rel)
+        return path.read_text()
+
+    facts = read_file(USES, "t.py").to_json()  # as the census keeps them
+    memo = RecordedMemo({"t.py": [["t.py", ["brainpkg"], None], ["t.py", None, facts]]}, [])
+    assert memo.facts("t.py", [1, 1], read, ["brainpkg"]) is None  # as recorded (even if untrue now)
+    assert memo.facts("t.py", [1, 1], read, None) is not None
+    assert reads == []
+    assert memo.facts("t.py", [1, 1], read, ["other"]) is None  # not recorded: read
+    assert reads == ["t.py"]
+    changed = RecordedMemo({"t.py": [["t.py", ["brainpkg"], None]]}, ["t.py"])
+    assert changed.facts("t.py", [1, 1], read, ["brainpkg"]) is not None  # changed: read, and it names it
+    assert reads == ["t.py", "t.py"]
+
+
+def test_a_changed_file_no_recorded_census_covers_does_not_hold(project: Project) -> None:
+    from tierlock.census.rerun import surveys_hold
+
+    entry = project.record()
+    changed = {str(project.uses)}
+    assert surveys_hold(entry["surveys"], entry["summaries"], changed)
+    assert not surveys_hold([], entry["summaries"], changed)
+    assert not surveys_hold(entry["surveys"], entry["summaries"], {*changed, "/elsewhere/test_x.py"})
+    assert not surveys_hold([["/x", "malformed"]], entry["summaries"], changed)
