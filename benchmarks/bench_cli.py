@@ -15,9 +15,11 @@ folder of the benchmark's own): that is the every-keystroke case. ``--cold`` emp
 
 ``--edited test`` rewrites one test file with a small real change (the asserted value, on its line) before
 every run, every other cache warm: the run a hook or an editor starts right after the user saved a test file.
-``--edited test-lines`` adds a line to the test file instead (its tests' lines move, so the census's facts of
-it change and the command runs in full); ``--edited pyproject`` changes a setting in pyproject.toml that no
-dependency rests on (a linter's line length, in a table of its own).
+``--edited test-lines`` appends a line to the file's last test instead (the file's facts change, the census's
+result does not: the census is worked out again from the kept facts); ``--edited test-added`` appends a new
+test (the census's result names every test: the command runs in full); ``--edited pyproject`` changes a
+setting in pyproject.toml that no dependency rests on (a linter's line length, in a table of its own: the
+command runs in full).
 
 ``--project DIR --python PY`` runs the four commands on a real project instead (its armed environment's
 interpreter as ``--python``), beside ``python -c pass``, against the goal of at most 150 ms each.
@@ -33,6 +35,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -43,13 +46,14 @@ from tests.support.kept import backdate
 from benchmarks._cliworld import BIN, REPO, environ, interleaved, load, make_world, ratio_line, run
 
 COMMANDS = ("check", "admit", "probe", "status")
-EDITS = ("test", "test-lines", "pyproject")
+EDITS = ("test", "test-lines", "test-added", "pyproject")
 
 
 class Editor:
     """Makes one small real change before every run: *kind* ``test`` rewrites the asserted value of the last
-    ``assert`` of *test_file* on its own line (a new value each time), ``test-lines`` appends a line to it,
-    ``pyproject`` sets a new ``line-length`` in a ``[tool.example-linter]`` table of *pyproject* (no dependency)."""
+    ``assert`` of *test_file* on its own line (a new value each time), ``test-lines`` appends a line to its
+    last test, ``test-added`` appends a test, ``pyproject`` sets a new ``line-length`` in a
+    ``[tool.example-linter]`` table of *pyproject* (no dependency)."""
 
     def __init__(self, kind: str, test_file: Path, pyproject: Path) -> None:
         self.kind = kind
@@ -63,6 +67,8 @@ class Editor:
         if self.kind == "pyproject":
             text += f"\n[tool.example-linter]\nline-length = {100 + self.count}\n"
         elif self.kind == "test-lines":
+            text += f"    assert {self.count} == {self.count}\n"
+        elif self.kind == "test-added":
             text += f"\n\ndef test_added_{self.count}():\n    assert {self.count} == {self.count}\n"
         else:
             lines = text.splitlines(keepends=True)
@@ -194,6 +200,7 @@ def real_project(
         def measure(argv: Sequence[str | Path], *, ours: bool = True) -> Callable[[], float]:
             expect = subprocess.run(_strs(argv), env=env, capture_output=True, check=False).returncode
             if ours and edited:  # kept on settled files (a first run may have written the census's cache)
+                time.sleep(2.1)
                 run(argv, env, expect=expect)
 
             def once() -> float:

@@ -9,9 +9,15 @@ same. The reader tells what it read here; nothing listens unless a run is being 
 
 from __future__ import annotations
 
+try:  # the C implementation itself, as the kept answers use it (no OpenSSL start-up)
+    from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
+except ImportError:  # a build without it
+    from hashlib import sha256
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
 #: The recorder's listener while a run is recorded (at most one).
 _sinks: list[Callable[[str, str, object], None]] = []
@@ -35,3 +41,20 @@ def listen(sink: Callable[[str, str, object], None]) -> None:
 
 def stop() -> None:
     _sinks.clear()
+
+
+def plain(value: Any) -> Any:
+    """*value* (facts as :meth:`FileFacts.to_json` gives them, or as JSON read them back) with every tuple a
+    list and every mapping its list of ``[key, value]`` pairs in order: two readings compare equal exactly
+    when they say the same."""
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return [[k, plain(v)] for k, v in value.items()]
+    return value
+
+
+def fingerprint(facts: Any) -> bytes:
+    """A digest of *facts* as the census kept them (or None: the file named none of the words), equal for two
+    readings exactly when they say the same (:func:`plain`)."""
+    return bytes(sha256(repr(plain(facts)).encode("utf-8", "surrogatepass")).digest())

@@ -7,17 +7,20 @@ this module watches the run and writes the entry.
 from __future__ import annotations
 
 import contextlib
+import marshal
 import os
 import sys
 import time
 
 from tierlock import keptnote
+from tierlock.keptnote import fingerprint
 from tierlock.keptrun import (
     EFFECTS,
     SCHEMA,
     SETTLE_NS,
     WRITE_FLAGS,
     WRITES,
+    _sha256,
     digest,
     entry_path,
     listing,
@@ -110,7 +113,7 @@ class Recorder:
         self.opens: dict[str, int] = {}
         """How many times each file was opened to read (to tell whether the census was its only reader)."""
         self.told_reads: dict[str, int] = {}
-        self.told: dict[str, list[object]] = {}
+        self.told: dict[str, list[Any]] = {}
         """What the census took from each file (see :mod:`tierlock.keptnote`); None in the list: kept by bytes."""
         self.surveys: list[list[object]] = []
         """Each census worked out: [its root, [its inputs, its result]] (to work it out again from the facts)."""
@@ -257,26 +260,32 @@ class Recorder:
         return {"who": who, "env": dict(self.env), "stats": stats, "lstats": lstats, "lists": lists, "scans": scans} | {
             "files": files,
             "summaries": summaries,
-            "surveys": self.surveys,
+            "rerun": {"calls": {path: self.told[path] for path in summaries}, "surveys": self.surveys},
             "out": list(self.out),
             "code": code,
             "schema": SCHEMA,
         }
 
-    def summaries(self, code_files: set[str]) -> dict[str, tuple[tuple[int, ...], object, list[object]]]:
+    def summaries(self, code_files: set[str]) -> dict[str, tuple[tuple[int, ...], object, list[Any]]]:
         """The files the census alone read, by what it took from them: path -> (identity, digest (None when it
-        was not read: its facts came from the census's own cache), what each of its readings took)."""
-        out: dict[str, tuple[tuple[int, ...], object, list[object]]] = {}
+        was not read: its facts came from the census's own cache), ``[name, words, fingerprint of the facts]``
+        of each of its readings)."""
+        out: dict[str, tuple[tuple[int, ...], object, list[Any]]] = {}
         for path, calls in sorted(self.told.items()):
             if None in calls or path in code_files or self.opens.get(path, 0) != self.told_reads.get(path, 0):
                 continue  # unreadable, or read by something besides the census: kept by its bytes
-            out[path] = (stat_sig(path), digest(path) if path in self.opened else None, calls)
+            told = [[name, words, fingerprint(facts)] for name, words, facts in calls]
+            out[path] = (stat_sig(path), digest(path) if path in self.opened else None, told)
         return out
 
     def keep(self, path: str, who: list[object], code: int) -> None:
         """Write the entry for this run to *path* (atomically), or remove a stale one when it may not be kept."""
         entry = self.entry(who, code)
         if entry is not None:
+            if entry["summaries"]:  # the facts and results, read only to work a census out again: a file apart
+                rerun = marshal.dumps(entry["rerun"])
+                dump(f"{path}.rerun", {"rerun": rerun})
+                entry["rerun"] = [f"{path}.rerun", _sha256(rerun).digest()]
             dump(path, entry)
             return
         with contextlib.suppress(OSError):

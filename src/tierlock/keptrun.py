@@ -222,7 +222,7 @@ def holds(entry: dict[str, Any], argv: Sequence[str]) -> bool:
             return False
         if not isinstance(entry["out"], list) or not isinstance(entry["code"], int):
             return False
-        return summaries_hold(summaries, sig, entry["surveys"])
+        return summaries_hold(summaries, sig, entry["rerun"])
     except (KeyError, TypeError, ValueError, AttributeError):
         return False
 
@@ -245,13 +245,11 @@ def scan_holds(path: str, was: Any, sig: Callable[[str], tuple[int, ...]], summa
     return True
 
 
-def summaries_hold(
-    summaries: dict[str, Any], sig: Callable[[str], tuple[int, ...]], surveys: Sequence[Any] = ()
-) -> bool:
+def summaries_hold(summaries: dict[str, Any], sig: Callable[[str], tuple[int, ...]], rerun: Any = None) -> bool:
     """Whether every file kept by what the census took from it is unchanged (identity, else bytes), or, read
     again, gives the census the same (:mod:`tierlock.census.summary`: loaded only when one changed), or else
-    the census worked out again from every file's facts gives the same result (:mod:`tierlock.census.rerun`:
-    an edit that moved lines or changed an import the answer does not rest on)."""
+    the census worked out again from every file's facts (*rerun*: :func:`rerun_data`) gives the same result
+    (:mod:`tierlock.census.rerun`: an edit that moved lines or changed an import the answer does not rest on)."""
     changed = [
         (path, calls)
         for path, (was, bytes_were, calls) in summaries.items()
@@ -263,9 +261,29 @@ def summaries_hold(
 
     if all(facts_hold(path, calls) for path, calls in changed):
         return True
+    data = rerun_data(rerun)
+    if data is None:
+        return False
     from tierlock.census.rerun import surveys_hold
 
-    return surveys_hold(surveys, summaries, {path for path, _calls in changed})
+    return surveys_hold(data["surveys"], data["calls"], {path for path, _calls in changed})
+
+
+def rerun_data(rerun: Any) -> dict[str, Any] | None:
+    """What a census needs to be worked out again (every file's facts, each census's inputs and result): kept
+    in the entry itself (a run just recorded), or ``[file, sha256]``, a file beside it whose digest must match."""
+    if isinstance(rerun, dict):
+        return rerun
+    try:
+        path, wanted = rerun
+        outer = load(path)
+        data = None if outer is None else outer["rerun"]
+        if not isinstance(data, bytes) or bytes(_sha256(data).digest()) != wanted:
+            return None
+        loaded = marshal.loads(data)
+    except (TypeError, ValueError, KeyError, EOFError):
+        return None
+    return loaded if isinstance(loaded, dict) else None
 
 
 def replay(argv: Sequence[str]) -> int | None:

@@ -54,17 +54,17 @@ class RecordedMemo(Memo):
         return super().facts(rel, stamp, read, words, kind)
 
 
-def surveys_hold(surveys: Sequence[Any], summaries: dict[str, Any], changed: set[str]) -> bool:
+def surveys_hold(surveys: Sequence[Any], facts: dict[str, Any], changed: set[str]) -> bool:
     """Whether every census in *surveys* (``[root, [inputs, result]]``), worked out again with the *changed*
-    files read anew and every other file's facts from *summaries*, gives its recorded result; every changed
-    file must be below the root of one of them."""
+    files read anew and every other file's facts from *facts* (path -> ``[name, words, facts]`` of each
+    reading), gives its recorded result; every changed file must be below the root of one of them."""
     covered: set[str] = set()
     try:
         for root, (inputs, was) in surveys:
             prefix = os.path.join(root, "")
             mine = {path for path in changed if path.startswith(prefix)}
             calls: dict[str, list[Any]] = {}
-            for path, (_sig, _bytes, file_calls) in summaries.items():
+            for path, file_calls in facts.items():
                 if path.startswith(prefix):
                     calls[path[len(prefix) :]] = [c for c in file_calls if os.path.join(root, c[0]) == path]
             if canonical(_again(root, inputs, RecordedMemo(calls, [p[len(prefix) :] for p in mine]))) != was:

@@ -10,6 +10,7 @@ census would have taken the same from it: then the kept answer is the answer. Lo
 from __future__ import annotations
 
 from tierlock.census.filefacts import read_file
+from tierlock.keptnote import fingerprint, plain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,17 +31,6 @@ def names_any(text: str, words: Sequence[str]) -> bool:
     return not wanted.isdisjoint(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
 
 
-def plain(value: Any) -> Any:
-    """*value* (facts as :meth:`FileFacts.to_json` gives them, or as JSON read them back) with every tuple a
-    list and every mapping its list of ``[key, value]`` pairs in order: two readings compare equal exactly
-    when they say the same."""
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    if isinstance(value, dict):
-        return [[k, plain(v)] for k, v in value.items()]
-    return value
-
-
 def taken(text: str, name: str, words: Sequence[str] | None) -> Any:
     """What the census takes from a file with *text*: None when *words* are given and it names none of them,
     else its facts (as :func:`plain` data)."""
@@ -51,14 +41,14 @@ def taken(text: str, name: str, words: Sequence[str] | None) -> Any:
 
 def facts_hold(path: str, calls: Sequence[Any]) -> bool:
     """Whether the file at *path*, read as the census reads it, gives what each of *calls* (``[name, words,
-    facts]``, as recorded: the facts as the census kept them) took from it."""
+    fingerprint]``, as recorded: :func:`fingerprint` of what the census took) took from it."""
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             text = handle.read()
     except OSError:
         return False
     try:
-        return all(taken(text, name, words) == plain(facts) for name, words, facts in calls)
+        return all(fingerprint(taken(text, name, words)) == was for name, words, was in calls)
     except (TypeError, ValueError):
         return False
 

@@ -20,7 +20,8 @@ import pytest
 
 from tierlock import keptnote, keptrecord, keptrun
 from tierlock.census import CensusTier, FolderCache, census, read_file
-from tierlock.census.summary import facts_hold, names_any, plain, taken
+from tierlock.census.summary import facts_hold, names_any, taken
+from tierlock.keptnote import fingerprint, plain
 from tierlock.keptrecord import Recorder
 
 OLD = time.time() - 60
@@ -34,7 +35,7 @@ CONFTEST = "import pytest\n\n\n@pytest.fixture\ndef value():\n    return 1\n"
 class Project:
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.cache = root / "kept-cache"
+        self.cache = root.parent / "kept-cache"
         self.uses = root / "tests" / "brain" / "test_brain.py"
         self.plain = root / "tests" / "test_plain.py"
         self.conftest = root / "tests" / "conftest.py"
@@ -81,11 +82,11 @@ def test_each_test_file_the_census_read_is_kept_by_its_facts_not_its_bytes(proje
     assert sig == keptrun.stat_sig(str(project.uses))
     assert digest == keptrun.digest(str(project.uses))
     assert [name for name, _words, _facts in calls] == ["tests/brain/test_brain.py"]
-    assert plain(calls[0][2]) == taken(USES, "tests/brain/test_brain.py", calls[0][1])
+    assert calls[0][2] == fingerprint(taken(USES, "tests/brain/test_brain.py", calls[0][1]))
     _, _, (conftest_call,) = entry["summaries"][str(project.conftest)]
     assert conftest_call[1] is None  # a conftest is always parsed
     _, _, (plain_call,) = entry["summaries"][str(project.plain)]
-    assert plain_call[2] is None  # names none of the words: not parsed
+    assert plain_call[2] == fingerprint(None)  # names none of the words: not parsed
     assert keptrun.holds(entry, ARGV)
 
 
@@ -206,9 +207,12 @@ def test_the_census_reads_a_file_again_as_it_first_read_it(tmp_path: Path) -> No
     path = tmp_path / "t.py"
     path.write_bytes(b"import brainpkg\r\n\r\n\r\ndef test_it():\r\n    assert '\xff'\r\n")
     text = path.read_text(encoding="utf-8", errors="replace")
-    calls = [["t.py", ["brainpkg"], taken(text, "t.py", ["brainpkg"])], ["t.py", ["other"], None]]
+    calls = [
+        ["t.py", ["brainpkg"], fingerprint(taken(text, "t.py", ["brainpkg"]))],
+        ["t.py", ["other"], fingerprint(None)],
+    ]
     assert facts_hold(str(path), calls)
-    assert not facts_hold(str(path), [["t.py", ["other"], taken(text, "t.py", None)]])
+    assert not facts_hold(str(path), [["t.py", ["other"], fingerprint(taken(text, "t.py", None))]])
     assert not facts_hold(str(tmp_path / "gone.py"), calls)
     assert not facts_hold(str(path), [["t.py", ["brainpkg"]]])  # a malformed call
 
@@ -255,7 +259,29 @@ def test_a_changed_file_no_recorded_census_covers_does_not_hold(project: Project
 
     entry = project.record()
     changed = {str(project.uses)}
-    assert surveys_hold(entry["surveys"], entry["summaries"], changed)
-    assert not surveys_hold([], entry["summaries"], changed)
-    assert not surveys_hold(entry["surveys"], entry["summaries"], {*changed, "/elsewhere/test_x.py"})
-    assert not surveys_hold([["/x", "malformed"]], entry["summaries"], changed)
+    surveys, facts = entry["rerun"]["surveys"], entry["rerun"]["calls"]
+    assert surveys_hold(surveys, facts, changed)
+    assert not surveys_hold([], facts, changed)
+    assert not surveys_hold(surveys, facts, {*changed, "/elsewhere/test_x.py"})
+    assert not surveys_hold([["/x", "malformed"]], facts, changed)
+
+
+def test_the_facts_to_work_a_census_out_again_are_kept_apart_and_trusted_only_whole(project: Project) -> None:
+    recorder = Recorder(str(project.cache))
+    with recorder:
+        code = project.command()
+    kept = project.cache / "runs-test.marshal"
+    recorder.keep(str(kept), keptrun.who(ARGV), code)
+    entry = keptrun.load(str(kept))
+    assert entry is not None
+    side, _digest = entry["rerun"]
+    assert side == f"{kept}.rerun"
+    assert keptrun.rerun_data(entry["rerun"]) == recorder.entry(keptrun.who(ARGV), code)["rerun"]  # type: ignore[index]
+    project.uses.write_text(USES + "    assert True\n")  # facts change, the result does not
+    assert keptrun.holds(entry, ARGV)
+    data = Path(side).read_bytes()
+    Path(side).write_bytes(data.replace(b"brainpkg", b"brainpkh"))  # tampered with: not trusted
+    assert keptrun.rerun_data(entry["rerun"]) is None
+    assert not keptrun.holds(entry, ARGV)
+    Path(side).unlink()
+    assert not keptrun.holds(entry, ARGV)
