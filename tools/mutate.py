@@ -78,7 +78,13 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/fsutil.py",), ("tests/unit/core/test_interrupts.py", "tests/unit/core/test_safe_reading.py")
     ),
     "keptrun": Module(
-        ("src/tierlock/keptrun.py", "src/tierlock/keptrecord.py"), ("tests/unit/core/test_kept_answers.py",)
+        ("src/tierlock/keptrun.py", "src/tierlock/keptrecord.py"),
+        ("tests/unit/core/test_kept_answers.py", "tests/unit/core/test_kept_census_facts.py"),
+    ),
+    # A kept answer after a test file changed: the facts read again, the census worked out again.
+    "keptcensus": Module(
+        ("src/tierlock/keptnote.py", "src/tierlock/census/summary.py", "src/tierlock/census/rerun.py"),
+        ("tests/unit/core/test_kept_census_facts.py",),
     ),
     "installer/selfguard.py": Module(
         ("src/tierlock/installer/selfguard.py",), ("tests/unit/installer/test_selfguard.py",)
