@@ -207,7 +207,27 @@ def test_a_test_file_edited_twice_is_answered_from_the_kept_entry_each_time_and_
         after, modules = kept.run(argv)
         assert (after.returncode, after.stdout) == (before.returncode, before.stdout)
         assert modules.isdisjoint(MODEL)
+        assert "tierlock.census.summary" in modules
+    backdate(kept.project)
+    settled, modules = kept.run(argv)  # the file read again once more, and the entry kept with it
+    assert (settled.returncode, settled.stdout) == (before.returncode, before.stdout)
+    assert "tierlock.census.summary" in modules
+    again, modules = kept.run(argv)
+    assert (again.returncode, again.stdout) == (before.returncode, before.stdout)
+    assert "tierlock.census.summary" not in modules
+    assert modules.isdisjoint(MODEL)
+
+
+def test_after_the_census_was_worked_out_again_a_settled_edit_is_worked_out_in_full_once(kept: World) -> None:
+    argv = kept.argv("check")
+    before, _ = twice(kept, argv)
+    _replace(kept, *MOVED["a line added to the last test"])
+    after, modules = kept.run(argv)
+    assert "tierlock.census.rerun" in modules
     backdate(kept.project)
     settled, modules = kept.run(argv)
-    assert (settled.returncode, settled.stdout) == (before.returncode, before.stdout)
+    assert "tierlock.lockfiles.check" in modules  # in full, and kept again
+    again, modules = kept.run(argv)
     assert modules.isdisjoint(MODEL)
+    assert "tierlock.census.summary" not in modules
+    assert [p.stdout for p in (after, settled, again)] == [before.stdout] * 3

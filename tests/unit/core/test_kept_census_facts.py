@@ -285,3 +285,54 @@ def test_the_facts_to_work_a_census_out_again_are_kept_apart_and_trusted_only_wh
     assert not keptrun.holds(entry, ARGV)
     Path(side).unlink()
     assert not keptrun.holds(entry, ARGV)
+
+
+def _kept(project: Project, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(project.cache))
+    monkeypatch.setattr(keptrun, "terminal", lambda: False)
+    recorder = Recorder(str(project.cache))
+    with recorder:
+        code = project.command()
+    kept = Path(keptrun.entry_path(str(project.cache), ARGV))
+    recorder.keep(str(kept), keptrun.who(ARGV), code)
+    return kept
+
+
+def test_a_settled_edit_with_the_same_facts_is_kept_with_the_identity_it_was_checked_with(
+    project: Project, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kept = _kept(project, monkeypatch)
+    capsys.readouterr()
+    project.uses.write_text(USES.replace("== 0", "in (0, 1)"))
+    assert keptrun.replay(ARGV) == 0  # just written: answered, the entry left as it was
+    assert keptrun.load(str(kept))["summaries"][str(project.uses)][1] is not None  # type: ignore[index]
+    project.age()
+    checked = keptrun.stat_sig(str(project.uses))
+    assert keptrun.replay(ARGV) == 0  # settled: answered, and kept with the file as checked
+    sig, digest, _calls = keptrun.load(str(kept))["summaries"][str(project.uses)]  # type: ignore[index]
+    assert (sig, digest) == (checked, None)
+    folder = keptrun.load(str(kept))["scans"][str(project.uses.parent)]  # type: ignore[index]
+    assert dict(folder)[project.uses.name] == checked
+    entry = keptrun.load(str(kept))
+    assert entry is not None
+    seen: list[Any] = []
+    assert keptrun.holds(entry, ARGV, seen)
+    assert seen == []  # nothing read again
+    project.uses.write_text(USES.replace("== 0", "in (0, 2)"))  # written after the check: read again
+    os.utime(project.uses, (OLD + 1, OLD + 1))
+    assert keptrun.holds(entry, ARGV, seen)
+    assert seen[0][0] == "facts"
+    project.uses.write_text("import vizpkg\n" + USES)
+    os.utime(project.uses, (OLD + 2, OLD + 2))
+    assert not keptrun.holds(entry, ARGV)
+    assert capsys.readouterr().out == "brain ['tests/brain/test_brain.py']\nviz []\n" * 2  # the two answers given
+
+
+def test_a_settled_edit_that_needed_the_census_again_is_worked_out_in_full(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _kept(project, monkeypatch)
+    project.uses.write_text(USES + "    assert True\n")
+    assert keptrun.replay(ARGV) == 0  # just written: the census worked out again answers
+    project.age()
+    assert keptrun.replay(ARGV) is None  # settled: run in full (and kept again) rather than every time
