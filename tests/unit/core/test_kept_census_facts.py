@@ -336,3 +336,29 @@ def test_a_settled_edit_that_needed_the_census_again_is_worked_out_in_full(
     assert keptrun.replay(ARGV) == 0  # just written: the census worked out again answers
     project.age()
     assert keptrun.replay(ARGV) is None  # settled: run in full (and kept again) rather than every time
+
+
+def test_the_census_worked_out_again_reads_only_the_changed_files(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tierlock.census.rerun import surveys_hold
+    from tierlock.census.tree import DiskTree
+
+    entry = project.record()
+    project.uses.write_text(USES + "    assert True\n")
+    read: list[str] = []
+    real = DiskTree.read
+
+    def counted(tree: DiskTree, rel: str) -> str | None:
+        read.append(rel)
+        return real(tree, rel)
+
+    monkeypatch.setattr(DiskTree, "read", counted)
+    assert surveys_hold(entry["rerun"]["surveys"], entry["rerun"]["calls"], {str(project.uses)})
+    assert read == ["tests/brain/test_brain.py"]
+
+
+def test_up_to_forty_words_are_looked_for_anywhere_in_the_text() -> None:
+    words = [f"pkg{i}" for i in range(40)]
+    assert names_any("import pkg77\n", words)  # pkg7 within pkg77: the quick search, as the census did
+    assert not names_any("import pkg77\n", [*words, "other"])
