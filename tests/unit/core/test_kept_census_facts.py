@@ -362,3 +362,16 @@ def test_up_to_forty_words_are_looked_for_anywhere_in_the_text() -> None:
     words = [f"pkg{i}" for i in range(40)]
     assert names_any("import pkg77\n", words)  # pkg7 within pkg77: the quick search, as the census did
     assert not names_any("import pkg77\n", [*words, "other"])
+
+
+def test_a_side_file_that_does_not_load_is_no_side_file(tmp_path: Path) -> None:
+    from tierlock.probing.libcache import dump
+
+    side = tmp_path / "runs-x.marshal.rerun"
+    for data in (b"\x00not marshal", b""):
+        dump(str(side), {"rerun": data})
+        assert keptrun.rerun_data([str(side), keptrun._sha256(data).digest()]) is None
+    dump(str(side), {"rerun": b"N"})  # marshal of None: not a dict
+    assert keptrun.rerun_data([str(side), keptrun._sha256(b"N").digest()]) is None
+    assert keptrun.rerun_data([str(side)]) is None
+    assert keptrun.rerun_data(None) is None
