@@ -115,7 +115,7 @@ class Recorder:
         self.told_reads: dict[str, int] = {}
         self.told: dict[str, list[Any]] = {}
         """What the census took from each file (see :mod:`tierlock.keptnote`); None in the list: kept by bytes."""
-        self.surveys: list[list[object]] = []
+        self.surveys: list[list[Any]] = []
         """Each census worked out: [its root, [its inputs, its result]] (to work it out again from the facts)."""
         self.stats: set[str] = set()
         self.lstats: set[str] = set()
@@ -266,16 +266,29 @@ class Recorder:
             "schema": SCHEMA,
         }
 
-    def summaries(self, code_files: set[str]) -> dict[str, tuple[tuple[int, ...], object, list[Any]]]:
+    def summaries(self, code_files: set[str]) -> dict[str, tuple[tuple[int, ...], object, list[Any], bytes | None]]:
         """The files the census alone read, by what it took from them: path -> (identity, digest (None when it
         was not read: its facts came from the census's own cache), ``[name, words, fingerprint of the facts]``
-        of each of its readings)."""
-        out: dict[str, tuple[tuple[int, ...], object, list[Any]]] = {}
+        of each of its readings, and what the census's result shows of it (:meth:`shown`))."""
+        out: dict[str, tuple[tuple[int, ...], object, list[Any], bytes | None]] = {}
+        shown = self.shown()
         for path, calls in sorted(self.told.items()):
             if None in calls or path in code_files or self.opens.get(path, 0) != self.told_reads.get(path, 0):
                 continue  # unreadable, or read by something besides the census: kept by its bytes
             told = [[name, words, fingerprint(facts)] for name, words, facts in calls]
-            out[path] = (stat_sig(path), digest(path) if path in self.opened else None, told)
+            out[path] = (stat_sig(path), digest(path) if path in self.opened else None, told, shown.get(path))
+        return out
+
+    def shown(self) -> dict[str, bytes | None]:
+        """What each census's result shows of each test file (its tests and their lines), fingerprinted: a
+        file whose tests change changes the result (None: two censuses showed it differently)."""
+        out: dict[str, bytes | None] = {}
+        for root, (_inputs, result) in self.surveys:
+            for key, value in result[1]:
+                if key == "tests":
+                    for rel, tests in value:
+                        path, found = os.path.join(root, rel), fingerprint(tests)
+                        out[path] = found if out.get(path, found) == found else None
         return out
 
     def keep(self, path: str, who: list[object], code: int) -> None:

@@ -255,19 +255,21 @@ def summaries_hold(
     the census worked out again from every file's facts (*rerun*: :func:`rerun_data`) gives the same result
     (:mod:`tierlock.census.rerun`: an edit that moved lines or changed an import the answer does not rest on)."""
     changed = [
-        (path, calls)
-        for path, (was, bytes_were, calls) in summaries.items()
+        (path, calls, shown)
+        for path, (was, bytes_were, calls, shown) in summaries.items()
         if sig(path) != was and (bytes_were is None or digest(path) != bytes_were)
     ]
     if not changed:
         return True
-    from tierlock.census.summary import facts_hold
+    from tierlock.census.summary import facts_hold, shown_holds
 
-    paths = [path for path, _calls in changed]
-    if all(facts_hold(path, calls) for path, calls in changed):
+    paths = [path for path, _calls, _shown in changed]
+    if all(facts_hold(path, calls) for path, calls, _shown in changed):
         if seen is not None:
             seen.append(("facts", {path: sig(path) for path in paths}))
         return True
+    if not all(shown is None or shown_holds(path, calls, shown) for path, calls, shown in changed):
+        return False  # a test added, renamed or moved: the census's result names it, so it changed
     data = rerun_data(rerun)
     if data is None:
         return False
@@ -332,7 +334,7 @@ def refresh(path: str, entry: dict[str, Any], changed: dict[str, tuple[int, ...]
     identity, and are then read and their facts taken again."""
     summaries = entry["summaries"]
     for name, sig in changed.items():
-        summaries[name] = (sig, None, summaries[name][2])
+        summaries[name] = (sig, None, *summaries[name][2:])
     for folder_path, was in entry["scans"].items():
         if isinstance(was, tuple):
             entry["scans"][folder_path] = tuple(

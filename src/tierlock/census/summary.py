@@ -71,3 +71,28 @@ def canonical(value: Any) -> Any:
         return sorted(repr(canonical(v)) for v in value)
     fields = vars(value)
     return [type(value).__name__, [[k, canonical(v)] for k, v in fields.items() if k not in _HOW]]
+
+
+def shown(text: str, name: str, words: Sequence[str] | None) -> Any:
+    """What the census's result shows of a test file with *text* (:attr:`Census.tests`): each test's name and
+    first line, as plain data; None when it is not there (the file names none of *words*, or has no function)."""
+    if words is not None and not names_any(text, words):
+        return None
+    facts = read_file(text, name)
+    return plain([(q, facts.functions[q].first) for q in facts.tests()]) if facts.functions else None
+
+
+def shown_holds(path: str, calls: Sequence[Any], was: bytes) -> bool:
+    """Whether the test file at *path* would still show the census's result what it showed (*was*: the
+    :func:`~tierlock.keptnote.fingerprint` of its tests and their lines), read with the words of its last
+    reading in *calls*. False is certain: the result then differs, whatever else the census finds."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        return False
+    try:
+        name, words, _facts = calls[-1]
+        return fingerprint(shown(text, name, words)) == was
+    except (TypeError, ValueError, IndexError):
+        return False

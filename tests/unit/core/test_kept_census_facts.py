@@ -78,14 +78,14 @@ def test_each_test_file_the_census_read_is_kept_by_its_facts_not_its_bytes(proje
     for path in (project.uses, project.plain, project.conftest):
         assert str(path) in entry["summaries"]
         assert str(path) not in entry["files"]
-    sig, digest, calls = entry["summaries"][str(project.uses)]
+    sig, digest, calls, _shown = entry["summaries"][str(project.uses)]
     assert sig == keptrun.stat_sig(str(project.uses))
     assert digest == keptrun.digest(str(project.uses))
     assert [name for name, _words, _facts in calls] == ["tests/brain/test_brain.py"]
     assert calls[0][2] == fingerprint(taken(USES, "tests/brain/test_brain.py", calls[0][1]))
-    _, _, (conftest_call,) = entry["summaries"][str(project.conftest)]
+    _, _, (conftest_call,), _ = entry["summaries"][str(project.conftest)]
     assert conftest_call[1] is None  # a conftest is always parsed
-    _, _, (plain_call,) = entry["summaries"][str(project.plain)]
+    _, _, (plain_call,), _ = entry["summaries"][str(project.plain)]
     assert plain_call[2] == fingerprint(None)  # names none of the words: not parsed
     assert keptrun.holds(entry, ARGV)
 
@@ -164,7 +164,7 @@ def test_facts_taken_from_the_census_cache_are_kept_and_checked_against_the_file
     project.command(cached=True)  # writes the census's cache (a run that writes is not kept)
     project.age()
     entry = project.record(cached=True)  # every file's facts from that cache: none is read
-    _sig, digest, _calls = entry["summaries"][str(project.uses)]
+    _sig, digest, _calls, _shown = entry["summaries"][str(project.uses)]
     assert digest is None
     assert str(project.uses) not in entry["files"]
     assert keptrun.holds(entry, ARGV)
@@ -309,7 +309,7 @@ def test_a_settled_edit_with_the_same_facts_is_kept_with_the_identity_it_was_che
     project.age()
     checked = keptrun.stat_sig(str(project.uses))
     assert keptrun.replay(ARGV) == 0  # settled: answered, and kept with the file as checked
-    sig, digest, _calls = keptrun.load(str(kept))["summaries"][str(project.uses)]  # type: ignore[index]
+    sig, digest, _calls, _shown = keptrun.load(str(kept))["summaries"][str(project.uses)]  # type: ignore[index]
     assert (sig, digest) == (checked, None)
     folder = keptrun.load(str(kept))["scans"][str(project.uses.parent)]  # type: ignore[index]
     assert dict(folder)[project.uses.name] == checked
@@ -375,3 +375,27 @@ def test_a_side_file_that_does_not_load_is_no_side_file(tmp_path: Path) -> None:
     assert keptrun.rerun_data([str(side), keptrun._sha256(b"N").digest()]) is None
     assert keptrun.rerun_data([str(side)]) is None
     assert keptrun.rerun_data(None) is None
+
+
+def test_a_test_added_or_moved_is_known_to_change_the_result_without_the_census(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entry = project.record()
+    _sig, _digest, calls, shown = entry["summaries"][str(project.uses)]
+    assert shown == fingerprint([["test_it", 4]])  # what the result shows of it: its test and line
+    assert entry["summaries"][str(project.plain)][3] is None  # not parsed: not in the result
+    from tierlock.census import rerun
+
+    def never(*_args: object) -> bool:
+        raise AssertionError("the census was worked out again")
+
+    monkeypatch.setattr(rerun, "surveys_hold", never)
+    for text in (USES + "\n\ndef test_more():\n    pass\n", "\n" + USES, USES.replace("test_it", "test_that")):
+        project.uses.write_text(text)
+        assert not keptrun.holds(entry, ARGV)
+    from tierlock.census.summary import shown_holds
+
+    project.uses.write_text(USES + "    assert True\n")
+    assert shown_holds(str(project.uses), calls, shown)
+    assert not shown_holds(str(project.uses), [], shown)
+    assert not shown_holds(str(project.root / "gone.py"), calls, shown)
