@@ -131,8 +131,9 @@ class FolderCache:
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             tmp = f"{path}.{os.getpid()}.tmp"
+            text = json.dumps(value, separators=(",", ":"))  # the C encoder; json.dump's is Python's: 10x slower
             with open(tmp, "w", encoding="utf-8") as handle:
-                json.dump(value, handle, separators=(",", ":"))
+                handle.write(text)
             os.replace(tmp, path)
         except OSError:
             return  # a read-only checkout: the census still runs, uncached
