@@ -28,7 +28,10 @@ in tierlock's cache folder, ``$TIERLOCK_CACHE_DIR``) holds:
 * the value (or absence) of every environment variable read;
 * the size, time and inode of the source file of every module the run imported (tierlock's own code,
   packaging, the standard library: a changed module, and the answer is worked out again);
-* the command line, the working folder, the interpreter, its module search path, tierlock's version.
+* the command line, the working folder, the interpreter, its module search path, tierlock's version;
+* for each test file (and project module) the census alone read: its identity and digest, and a
+  fingerprint of the facts the census took from it; the facts themselves and each census's inputs and
+  result in a file beside the entry (``runs-*.marshal.rerun``, trusted by its sha256).
 
 The next run with the same command line does all of those reads, lookups and
 listings again - every file of the locked closure is stat-ed again, every
@@ -39,6 +42,9 @@ folder, started a process, opened a connection, changed folder, ended with
 another exit code than 0 or 1, wrote to a terminal, or when anything it
 looked at was modified less than two seconds before it started (a change
 within the file system's clock resolution could go unseen).
+A test file the census alone read that changed is read again as the census reads it: the same facts, and
+the answer holds; else the census is worked out again from the kept facts of the others
+(:mod:`tierlock.census.rerun`), and an equal result holds too.
 Files read by the import system are known by their look-up, not their bytes;
 tierlock's own cache files are not part of the key: the caches are themselves
 keyed by what they rest on, and that is recorded.
