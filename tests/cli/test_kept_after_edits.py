@@ -231,3 +231,26 @@ def test_after_the_census_was_worked_out_again_a_settled_edit_is_worked_out_in_f
     assert modules.isdisjoint(MODEL)
     assert "tierlock.census.summary" not in modules
     assert [p.stdout for p in (after, settled, again)] == [before.stdout] * 3
+
+
+@pytest.mark.parametrize("command", ["check", "admit"])
+@pytest.mark.parametrize("edit", ["same size", "a comment on a line"])
+def test_with_the_census_cache_and_json_output_an_edit_gives_the_full_answer(
+    kept: World, command: str, edit: str
+) -> None:
+    """With pytest's ``.pytest_cache`` the census keeps its facts there (a full run after the edit parses one
+    file and takes the rest from it, the kept answer none): the JSON document is the same all the same."""
+    cache = kept.project / ".pytest_cache"
+    cache.mkdir()
+    try:
+        argv = kept.argv(command, "--json") if command == "check" else [*kept.argv(command), "--json"]
+        kept.run(argv)  # writes the census's cache: not kept
+        backdate(kept.project)
+        twice(kept, argv)
+        _replace(kept, *SAME_FACTS[edit])
+        after, modules = kept.run(argv)
+        assert modules.isdisjoint(MODEL), sorted(modules & MODEL)
+        full = _full(kept, argv)  # parses the edited file, takes the others from the census's cache
+        assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
