@@ -399,3 +399,17 @@ def test_a_test_added_or_moved_is_known_to_change_the_result_without_the_census(
     assert shown_holds(str(project.uses), calls, shown)
     assert not shown_holds(str(project.uses), [], shown)
     assert not shown_holds(str(project.root / "gone.py"), calls, shown)
+
+
+def test_what_the_result_shows_of_a_file_is_read_with_its_last_words(tmp_path: Path) -> None:
+    from tierlock.census.summary import shown, shown_holds
+
+    assert shown(USES, "t.py", ["brainpkg"]) == [["test_it", 4]]
+    assert shown(PLAIN, "t.py", ["brainpkg"]) is None  # names none of the words: not parsed, not shown
+    assert shown(PLAIN, "t.py", None) == [["test_plain", 1]]
+    assert shown("X = 1\n", "t.py", None) is None  # no function: not shown
+    path = tmp_path / "t.py"
+    path.write_text(USES)
+    calls = [["t.py", ["zzz"], b""], ["t.py", ["brainpkg"], b""]]
+    assert shown_holds(str(path), calls, fingerprint([["test_it", 4]]))
+    assert names_any("import pkg77\n", ["pkg7"])  # a few words: looked for anywhere in the text
