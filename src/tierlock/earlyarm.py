@@ -210,14 +210,18 @@ def writable(folder: str) -> bool:
 
 
 def outer_holds(entry: Mapping[str, Any], prefix: str) -> bool:
-    """Whether every fact outside the target holds (identities, else bytes; variables with the target put in)."""
+    """Whether every fact outside the target holds: each path looked up, folder listed and module source by its
+    identity, each file read by its bytes (the project's files: a few, small), each variable read by its value
+    (the target's folder put in)."""
     from tierlock.keptrun import holds
     from tierlock.keptrun import who as kept_who
 
     environ = os.environ
     if any(environ.get(name) != (None if v is None else placed(v, prefix)) for name, v in entry["env"].items()):
         return False
-    return holds({**entry, "who": kept_who(()), "env": {}, "out": [], "code": 0}, ())
+    if not holds({**entry, "who": kept_who(()), "env": {}, "files": {}, "out": [], "code": 0}, ()):
+        return False
+    return all(digest(path) == was for path, (_sig, was) in entry["files"].items())
 
 
 # -- the early start -------------------------------------------------------------------------------------------
