@@ -291,13 +291,14 @@ def _arm(tail: list[str], argv: list[str], prog: str | None = None) -> int:
 
     if not earlyarm.eligible(tail):
         return _cli(argv, prog)
-    early = earlyarm.start(tail)
-    recording = _recording() if early is None else None
     try:
+        early = earlyarm.start(tail)
+        recording = _recording() if early is None else None
         code = _cli(argv, prog)
     except KeyboardInterrupt:  # before the command's own handling of it: the early backend gets its grace
+        started = bool(earlyarm.current)
         earlyarm.finish(EXIT_INTERRUPTED)
-        return _interrupted(tail if prog else argv, prog or "tierlock", started=early is not None)
+        return _interrupted(tail if prog else argv, prog or "tierlock", started=started)
     earlyarm.finish(code)
     if recording is not None:
         recording.end(tail, code)

@@ -245,23 +245,42 @@ def _start(argv: Sequence[str]) -> Early | None:
     if entry is None or prefix is None or not os.path.isdir(prefix):
         return None
     if not outer_holds(entry["outer"], prefix) or not inner_holds(entry["inner"], prefix, own=False):
-        return None
+        return None  # (checked before the lock: a target the plan is not for gets no tierlock folder)
     fd = _lock(prefix)
     if fd is None:
         return None
-    if not inner_holds(entry["inner"], prefix, own=True):
-        os.close(fd)
-        return None
-    command = entry["command"]
+    try:  # under the lock, the target's facts once more: another install may have come in between
+        if not (inner_holds(entry["inner"], prefix, own=False) and inner_holds(entry["inner"], prefix, own=True)):
+            os.close(fd)
+            return None
+        return _launched(plan, prefix, entry["command"], fd)
+    except BaseException:
+        _abandon(fd)
+        raise
+
+
+def _launched(plan: str, prefix: str, command: Mapping[str, Any], fd: int) -> Early:
+    """The kept *command* started into the target at *prefix*, holding its install lock *fd*."""
     early = Early(prefix, list(command["argv"]), command["requirements"], _scratch(), fd)
     early.plan = plan
+    current.append(early)  # before the start: an interrupt from here on stops what was started
     path = os.path.join(early.folder, "requirements.txt")
     with open(path, "wb") as fh:
         fh.write(early.requirements)
     early.argv = [path if a == REQUIREMENTS else placed(a, prefix) for a in early.argv]
     _launch(early)
-    current.append(early)
     return early
+
+
+def _abandon(fd: int) -> None:
+    """An early start that failed before its process ran: nothing kept of it, the lock let go (the install
+    takes it as without an early start)."""
+    for early in list(current):
+        if early.lock_fd == fd and early.proc is None:
+            current.remove(early)
+            _remove(early.folder)
+    if not any(e.lock_fd == fd for e in current):
+        os.close(fd)
 
 
 def _find(where: str, argv: Sequence[str]) -> tuple[str, str | None, dict[str, Any] | None]:

@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (pytest fixtures imported from the installer's end-to-end tests are redefined as parameters)
 """Arming again starts the backend early from the kept plan, and only when every fact of that plan holds.
 
 Real ``install-tier`` processes (the console script: the early start happens before the CLI loads) arm real
@@ -24,8 +25,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_install_cli import Kit, index_env, kit, uv_cache, wheel_dir, wheels  # noqa: F401
-from tests.cli.test_install_cli import empty_venv as empty_venv
+from tests.cli.test_install_cli import Kit, empty_venv, index_env, kit, uv_cache, wheel_dir, wheels  # noqa: F401
 from tests.support.env import bin_dir, clean_env
 from tests.support.interpreters import PYENV
 from tests.support.kept import backdate
@@ -34,6 +34,8 @@ from tests.support.tierproject import make_project, tree_snapshot
 pytestmark = pytest.mark.slow
 
 WRAPPER = """#!/bin/sh
+[ "$1 $2" = "pip install" ] || exec "{uv}" "$@"
+echo $$ > "{log}.pid"
 printf '%s\\n' "$*" >> "{log}"
 "{uv}" "$@"
 status=$?
@@ -55,6 +57,9 @@ class Arming:
         self.uv = self.wrapper(root / "uv-wrapper")
         self.env = clean_env({**index_env(kit.wheel_dir, kit.uv_cache), "TIERLOCK_CACHE_DIR": str(self.cache)})
         self.env["TIERLOCK_UV"] = str(self.uv)
+        self.tmp = root / "tmp"
+        self.tmp.mkdir()
+        self.env["TMPDIR"] = str(self.tmp)
         backdate(self.project)
         self.frozen = tree_snapshot(self.project)
 
@@ -129,14 +134,15 @@ class Arming:
         its interpreter, a process started: that run keeps none; the next one is told what it would say)."""
         for name in ("warm", "warm2", "first"):
             code, doc, runs = self.arm(self.venv(name))
-            assert code == 0 and runs == ["own"]
+            assert code == 0
+            assert runs == ["own"]
             if self.plans():
                 return doc
         raise AssertionError(f"no plan kept after three armings: {self.last_err}")
 
 
 @pytest.fixture
-def arming(tmp_path: Path, kit: Kit) -> Iterator[Arming]:  # noqa: F811
+def arming(tmp_path: Path, kit: Kit) -> Iterator[Arming]:
     backdate(kit.empty_venv)
     world = Arming(tmp_path, kit)
     yield world
@@ -191,7 +197,8 @@ def test_a_changed_lockfile_of_the_same_size_is_no_early_start_and_drift_is_refu
     venv = arming.venv("second")
     code, doc, runs = arming.arm(venv)
     assert runs == [], "no backend ran: the lockfile's change is refused before any backend starts"
-    assert code != 0 and doc["ok"] is False
+    assert code != 0
+    assert doc["ok"] is False
     assert not (venv / "tierlock" / "install.lock").exists() or arming.present(venv) == "absent"
 
 
@@ -242,7 +249,7 @@ def test_a_held_install_lock_is_no_early_start_and_the_install_waits_for_it(armi
         assert arming.runs()[before:] == [], "no backend ran while another install held the lock"
     finally:
         os.close(fd)
-    out, err = proc.communicate(timeout=60)
+    _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert "waiting for another tierlock install" in err
     assert arming.runs()[before:] == ["own"]
@@ -284,11 +291,22 @@ def test_an_interrupt_during_the_early_backend_stops_it_and_the_same_command_rep
     assert json.loads(out)["error"]["exit_code"] == 130
     assert "interrupted" in json.loads(out)["error"]["message"]
     assert not (venv / "tierlock" / "receipts" / "brain.json").exists()
+    assert not _running(int(Path(f"{arming.log}.pid").read_text(encoding="utf-8"))), "the early backend was stopped"
+    assert [p.name for p in arming.tmp.iterdir() if p.name.startswith("tierlock-")] == []
     arming.slow.unlink()
     code, doc, runs = arming.arm(venv)
     assert code == 0, doc
     assert runs in ([], ["own"])
     assert arming.present(venv) == "present"
+
+
+def _running(pid: int) -> bool:
+    """Whether process *pid* is there and not a zombie (its parent, tierlock, ended without reaping it)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rpartition(")")[2].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
 
 
 def test_a_dry_run_starts_no_backend_even_with_a_plan_kept(arming: Arming) -> None:
