@@ -141,8 +141,8 @@ def capture(argv: Sequence[str], requirements: str, data: bytes, prefix: str, *,
         return
     recorder = _current[0]
     recorder.stop()
-    if recorder.captured or not fresh:
-        recorder.captured = True
+    if recorder.captured or not fresh or _pins_tierlock(data):
+        recorder.captured = True  # (a tier that installs tierlock: the self-guard reads what the backend writes)
         return
     facts = recorder.facts(prefix)
     if facts is None:
@@ -152,6 +152,15 @@ def capture(argv: Sequence[str], requirements: str, data: bytes, prefix: str, *,
     facts["command"] = {"argv": rel, "requirements": data}
     facts["prefix"] = prefix
     recorder.entry_data = facts
+
+
+def _pins_tierlock(data: bytes) -> bool:
+    """Whether the requirements *data* install a distribution named tierlock (any spelling)."""
+    for line in data.splitlines():
+        name = line.partition(b"==")[0].strip().lower().replace(b"_", b"-").replace(b".", b"-")
+        if name == b"tierlock":
+            return True
+    return False
 
 
 def end(argv: Sequence[str], code: int) -> None:
