@@ -287,10 +287,12 @@ def _arm(tail: list[str], argv: list[str], prog: str | None = None) -> int:
     args = parse_install(tail, command=False)
     if args is None or args.system:
         return _cli(argv, prog)
+    from tierlock.armplan import eligible
+
+    if not eligible(tail):
+        return _cli(argv, prog)
     from tierlock import earlyarm
 
-    if not earlyarm.eligible(tail):
-        return _cli(argv, prog)
     try:
         early = earlyarm.start(tail)
         recording = _recording() if early is None else None

@@ -11,7 +11,7 @@ backend found none of the tiers' packages in the target (a fresh environment: wh
 takes for granted of the target, by its kept listings).
 
 Every path inside the target environment is kept relative to its folder and by content
-(:func:`tierlock.earlyarm.inner_sig`, :func:`~tierlock.earlyarm.inner_bytes`); every other one by identity
+(:func:`tierlock.armplan.inner_sig`, :func:`~tierlock.armplan.inner_bytes`); every other one by identity
 then bytes, as a kept answer is.
 """
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 
-from tierlock import earlyarm
+from tierlock import armplan
 from tierlock.keptrecord import Recorder, _real_stat, module_files
 from tierlock.keptrun import SETTLE_NS, WRITE_FLAGS, digest, listing, modified_since, scan, stat_sig
 from tierlock.probing.libcache import dump, folder
@@ -58,7 +58,7 @@ class ArmRecorder(Recorder):
     def _ours(self, path: str, *, writing: bool = False) -> bool:
         if super()._ours(path, writing=writing):
             return True
-        lock = os.sep + earlyarm.OWN
+        lock = os.sep + armplan.OWN
         if writing and (path.endswith((lock, lock + os.sep + "install.lock"))):
             self.own_writes.add(path)
             return True
@@ -76,8 +76,8 @@ class ArmRecorder(Recorder):
         """What the run read, split at the target's folder *prefix*; None when it may not be kept."""
         if self.tainted is not None:
             return None
-        tested = [earlyarm.relative(p, prefix) for p in sorted(self.write_tests)]
-        if any(earlyarm.relative(p, prefix) is None for p in self.own_writes) or None in tested:
+        tested = [armplan.relative(p, prefix) for p in sorted(self.write_tests)]
+        if any(armplan.relative(p, prefix) is None for p in self.own_writes) or None in tested:
             return None  # a lock taken, or a folder's writing tested, elsewhere than in this target
         code_files, sources = module_files()
         inner: dict[str, Any] = {"stats": {}, "lists": {}, "scans": {}, "files": {}, "writable": tested}
@@ -85,14 +85,14 @@ class ArmRecorder(Recorder):
 
         def split(paths: set[str], table: str, inner_of: Callable[[str], Any], outer_of: Callable[[str], Any]) -> None:
             for path in sorted(paths):
-                rel = earlyarm.relative(path, prefix)
+                rel = armplan.relative(path, prefix)
                 if rel is not None:
                     inner[table if table != "lstats" else "stats"][rel] = inner_of(path)
                 else:
                     outer[table][path] = outer_of(path)
 
-        sig = lambda p: earlyarm.inner_sig(p, prefix)  # noqa: E731
-        split(self.opened - code_files, "files", earlyarm.inner_bytes, lambda p: (stat_sig(p), digest(p)))
+        sig = lambda p: armplan.inner_sig(p, prefix)  # noqa: E731
+        split(self.opened - code_files, "files", armplan.inner_bytes, lambda p: (stat_sig(p), digest(p)))
         split(self.stats | sources, "stats", sig, stat_sig)
         split(self.lstats, "lstats", sig, lambda p: stat_sig(p, follow=False))
         split(self.listed, "lists", listing, listing)
@@ -102,7 +102,7 @@ class ArmRecorder(Recorder):
         looked += [s for e in outer["scans"].values() if isinstance(e, tuple) for _n, s in e]
         if any(modified_since(s, settled) for s in looked):
             return None
-        env = {k: (None if v is None else earlyarm.relative(v, prefix) or v) for k, v in self.env.items()}
+        env = {k: (None if v is None else armplan.relative(v, prefix) or v) for k, v in self.env.items()}
         return {"outer": {**outer, "env": env}, "inner": inner}
 
 
@@ -147,7 +147,7 @@ def capture(argv: Sequence[str], requirements: str, data: bytes, prefix: str, *,
     facts = recorder.facts(prefix)
     if facts is None:
         return
-    rel = [earlyarm.REQUIREMENTS if a == requirements else earlyarm.relative(a, prefix) or a for a in argv]
+    rel = [armplan.REQUIREMENTS if a == requirements else armplan.relative(a, prefix) or a for a in argv]
     recorder.captured = True
     facts["command"] = {"argv": rel, "requirements": data}
     facts["prefix"] = prefix
@@ -173,11 +173,11 @@ def end(argv: Sequence[str], code: int) -> None:
     if code != 0 or data is None:
         return
     prefix = data["prefix"]
-    python = earlyarm.python_of(argv)
-    kept = [earlyarm.relative(os.path.abspath(a), prefix) or a if a == python else a for a in argv]
-    data["who"] = earlyarm.who(kept)
-    data["schema"] = earlyarm.SCHEMA
-    dump(earlyarm.plan_path(recorder.cache, kept), data)
+    python = armplan.python_of(argv)
+    kept = [armplan.relative(os.path.abspath(a), prefix) or a if a == python else a for a in argv]
+    data["who"] = armplan.who(kept)
+    data["schema"] = armplan.SCHEMA
+    dump(armplan.plan_path(recorder.cache, kept), data)
 
 
 def forget_plan(argv: Sequence[str]) -> None:
@@ -185,8 +185,8 @@ def forget_plan(argv: Sequence[str]) -> None:
     where = folder()
     if where is None:
         return
-    for kept in earlyarm.kept_forms(argv):
+    for kept in armplan.kept_forms(argv):
         try:
-            os.unlink(earlyarm.plan_path(where, kept))
+            os.unlink(armplan.plan_path(where, kept))
         except OSError:
             continue

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tierlock import armrecord, earlyarm
+from tierlock import armplan, armrecord, earlyarm
 
 
 @pytest.fixture(autouse=True)
@@ -25,21 +25,21 @@ def _no_early_left() -> Iterator[None]:
 
 
 def test_a_path_under_the_target_is_kept_relative_and_placed_back_under_another_target() -> None:
-    assert earlyarm.relative("/w/venv/lib/site", "/w/venv") == "@T/lib/site"
-    assert earlyarm.relative("/w/venv", "/w/venv") == "@T"
-    assert earlyarm.placed("@T/lib/site", "/x/other") == "/x/other/lib/site"
-    assert earlyarm.placed("/elsewhere", "/x/other") == "/elsewhere"
+    assert armplan.relative("/w/venv/lib/site", "/w/venv") == "@T/lib/site"
+    assert armplan.relative("/w/venv", "/w/venv") == "@T"
+    assert armplan.placed("@T/lib/site", "/x/other") == "/x/other/lib/site"
+    assert armplan.placed("/elsewhere", "/x/other") == "/elsewhere"
 
 
 def test_a_sibling_folder_whose_name_starts_like_the_target_is_not_under_it() -> None:
-    assert earlyarm.relative("/w/venv2/lib", "/w/venv") is None
-    assert earlyarm.relative("/w/ven", "/w/venv") is None
+    assert armplan.relative("/w/venv2/lib", "/w/venv") is None
+    assert armplan.relative("/w/ven", "/w/venv") is None
 
 
 def test_the_target_of_a_new_command_line_is_where_it_names_the_kept_path_now() -> None:
     kept = ["brain", "--python", "@T/bin/python"]
-    assert earlyarm.target_of(kept, ["brain", "--python", "/x/new/bin/python"], "/w/old") == "/x/new"
-    assert earlyarm.target_of(["brain"], ["brain"], "/w/old") == "/w/old"
+    assert armplan.target_of(kept, ["brain", "--python", "/x/new/bin/python"], "/w/old") == "/x/new"
+    assert armplan.target_of(["brain"], ["brain"], "/w/old") == "/w/old"
 
 
 @pytest.mark.parametrize(
@@ -52,13 +52,13 @@ def test_the_target_of_a_new_command_line_is_where_it_names_the_kept_path_now() 
     ],
 )
 def test_a_command_line_that_differs_but_for_the_target_matches_no_kept_plan(argv: list[str]) -> None:
-    assert earlyarm.target_of(["brain", "--python", "@T/bin/python"], argv, "/w/old") is None
+    assert armplan.target_of(["brain", "--python", "@T/bin/python"], argv, "/w/old") is None
 
 
 def test_two_kept_paths_that_name_two_targets_now_match_no_plan() -> None:
     kept = ["--python", "@T/bin/python", "--project", "@T/proj"]
-    assert earlyarm.target_of(kept, ["--python", "/a/bin/python", "--project", "/b/proj"], "/w") is None
-    assert earlyarm.target_of(kept, ["--python", "/a/bin/python", "--project", "/a/proj"], "/w") == "/a"
+    assert armplan.target_of(kept, ["--python", "/a/bin/python", "--project", "/b/proj"], "/w") is None
+    assert armplan.target_of(kept, ["--python", "/a/bin/python", "--project", "/a/proj"], "/w") == "/a"
 
 
 def test_a_python_inside_a_venv_is_looked_up_by_its_place_in_the_venv(tmp_path: Path) -> None:
@@ -66,12 +66,12 @@ def test_a_python_inside_a_venv_is_looked_up_by_its_place_in_the_venv(tmp_path: 
     (venv / "bin").mkdir(parents=True)
     (venv / "pyvenv.cfg").write_text("home = /usr/bin\n", encoding="utf-8")
     python = str(venv / "bin" / "python")
-    assert earlyarm.kept_forms(["brain", "--python", python]) == [
+    assert armplan.kept_forms(["brain", "--python", python]) == [
         ["brain", "--python", "@T/bin/python"],
         ["brain", "--python", python],
     ]
-    assert earlyarm.kept_forms(["brain"]) == [["brain"]]
-    assert earlyarm.python_of(["--python=/p/bin/python"]) == "/p/bin/python"
+    assert armplan.kept_forms(["brain"]) == [["brain"]]
+    assert armplan.python_of(["--python=/p/bin/python"]) == "/p/bin/python"
 
 
 @pytest.mark.parametrize(
@@ -91,32 +91,32 @@ def test_only_a_plain_arming_with_options_proven_safe_may_start_early(
     argv: list[str], eligible: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(earlyarm, "terminal", lambda: False)
-    assert earlyarm.eligible(argv) is eligible
+    monkeypatch.setattr(armplan, "terminal", lambda: False)
+    assert armplan.eligible(argv) is eligible
 
 
 def test_no_cache_folder_or_a_terminal_is_no_early_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(earlyarm, "terminal", lambda: False)
+    monkeypatch.setattr(armplan, "terminal", lambda: False)
     monkeypatch.setenv("TIERLOCK_CACHE_DIR", "")
-    assert not earlyarm.eligible(["brain"])
+    assert not armplan.eligible(["brain"])
     monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(tmp_path))
-    assert earlyarm.eligible(["brain"])
-    monkeypatch.setattr(earlyarm, "terminal", lambda: True)
-    assert not earlyarm.eligible(["brain"])
+    assert armplan.eligible(["brain"])
+    monkeypatch.setattr(armplan, "terminal", lambda: True)
+    assert not armplan.eligible(["brain"])
 
 
 def test_a_file_inside_the_target_is_known_by_its_mode_and_size_a_folder_by_its_mode(tmp_path: Path) -> None:
     prefix = str(tmp_path)
     (tmp_path / "f").write_bytes(b"abc")
     (tmp_path / "d").mkdir()
-    file_sig = earlyarm.inner_sig(str(tmp_path / "f"), prefix)
+    file_sig = armplan.inner_sig(str(tmp_path / "f"), prefix)
     assert file_sig[1] == 3
-    assert earlyarm.inner_sig(str(tmp_path / "d"), prefix) == (os.stat(tmp_path / "d").st_mode,)
-    assert earlyarm.inner_sig(str(tmp_path / "gone"), prefix) == (-2,)  # -ENOENT
+    assert armplan.inner_sig(str(tmp_path / "d"), prefix) == (os.stat(tmp_path / "d").st_mode,)
+    assert armplan.inner_sig(str(tmp_path / "gone"), prefix) == (-2,)  # -ENOENT
     os.utime(tmp_path / "f", (0, 0))  # another time, the same content: the same fact
-    assert earlyarm.inner_sig(str(tmp_path / "f"), prefix) == file_sig
+    assert armplan.inner_sig(str(tmp_path / "f"), prefix) == file_sig
     (tmp_path / "f").write_bytes(b"abcd")
-    assert earlyarm.inner_sig(str(tmp_path / "f"), prefix) != file_sig
+    assert armplan.inner_sig(str(tmp_path / "f"), prefix) != file_sig
 
 
 def test_a_link_inside_the_target_is_known_by_its_text_and_what_it_leads_to(tmp_path: Path) -> None:
@@ -126,49 +126,49 @@ def test_a_link_inside_the_target_is_known_by_its_text_and_what_it_leads_to(tmp_
     base.write_bytes(b"python")
     (prefix / "bin" / "python").symlink_to(base)
     (prefix / "bin" / "python3").symlink_to("python")
-    outer = earlyarm.inner_sig(str(prefix / "bin" / "python"), str(prefix))
+    outer = armplan.inner_sig(str(prefix / "bin" / "python"), str(prefix))
     assert outer[1] == str(base)
-    inner = earlyarm.inner_sig(str(prefix / "bin" / "python3"), str(prefix))
+    inner = armplan.inner_sig(str(prefix / "bin" / "python3"), str(prefix))
     assert inner[1] == "python"
     assert inner[2] == outer[2], "both lead to the same interpreter, by its identity"
     other = tmp_path / "other"
     other.write_bytes(b"python")  # same size, another file: another interpreter behind the venv
     (prefix / "bin" / "python").unlink()
     (prefix / "bin" / "python").symlink_to(other)
-    assert earlyarm.inner_sig(str(prefix / "bin" / "python"), str(prefix)) != outer
+    assert armplan.inner_sig(str(prefix / "bin" / "python"), str(prefix)) != outer
 
 
 def test_pyvenv_cfg_is_compared_without_the_lines_that_only_say_how_it_was_made(tmp_path: Path) -> None:
     cfg = tmp_path / "pyvenv.cfg"
     cfg.write_text("home = /usr/bin\nversion = 3.11.7\ncommand = /usr/bin/python -m venv /a\n", encoding="utf-8")
-    first = earlyarm.inner_bytes(str(cfg))
+    first = armplan.inner_bytes(str(cfg))
     cfg.write_text("home = /usr/bin\nversion = 3.11.7\ncommand = /usr/bin/python -m venv /b\n", encoding="utf-8")
-    assert earlyarm.inner_bytes(str(cfg)) == first
+    assert armplan.inner_bytes(str(cfg)) == first
     cfg.write_text("home = /usr/bin\nversion = 3.12.1\ncommand = /usr/bin/python -m venv /b\n", encoding="utf-8")
-    assert earlyarm.inner_bytes(str(cfg)) != first
+    assert armplan.inner_bytes(str(cfg)) != first
     other = tmp_path / "RECORD"
     other.write_bytes(b"x")
-    assert earlyarm.inner_bytes(str(other)) != earlyarm.inner_bytes(str(cfg))
+    assert armplan.inner_bytes(str(other)) != armplan.inner_bytes(str(cfg))
 
 
 def test_the_facts_in_tierlocks_own_folder_are_checked_apart_from_the_others(tmp_path: Path) -> None:
     (tmp_path / "tierlock").mkdir()
     inner = {
-        "stats": {"@T/tierlock": earlyarm.inner_sig(str(tmp_path / "tierlock"), str(tmp_path))},
+        "stats": {"@T/tierlock": armplan.inner_sig(str(tmp_path / "tierlock"), str(tmp_path))},
         "lists": {"@T": ("somethingelse",)},
         "scans": {},
         "files": {},
         "writable": [],
     }
-    assert earlyarm.inner_holds(inner, str(tmp_path), own=True)
-    assert not earlyarm.inner_holds(inner, str(tmp_path), own=False)
+    assert armplan.inner_holds(inner, str(tmp_path), own=True)
+    assert not armplan.inner_holds(inner, str(tmp_path), own=False)
 
 
 def test_the_site_folders_write_test_is_done_again(tmp_path: Path) -> None:
     inner = {"stats": {}, "lists": {}, "scans": {}, "files": {}, "writable": ["@T/site"]}
-    assert not earlyarm.inner_holds(inner, str(tmp_path), own=False)  # no such folder: not writable
+    assert not armplan.inner_holds(inner, str(tmp_path), own=False)  # no such folder: not writable
     (tmp_path / "site").mkdir()
-    assert earlyarm.inner_holds(inner, str(tmp_path), own=False)
+    assert armplan.inner_holds(inner, str(tmp_path), own=False)
 
 
 def _early(tmp_path: Path, requirements: bytes) -> earlyarm.Early:
