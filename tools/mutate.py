@@ -80,6 +80,10 @@ MODULES: dict[str, Module] = {
     "keptrun": Module(
         ("src/tierlock/keptrun.py", "src/tierlock/keptrecord.py"), ("tests/unit/core/test_kept_answers.py",)
     ),
+    "armplan": Module(
+        ("src/tierlock/armplan.py", "src/tierlock/earlyarm.py", "src/tierlock/armrecord.py"),
+        ("tests/unit/installer/test_early_plan.py",),
+    ),
     "installer/selfguard.py": Module(
         ("src/tierlock/installer/selfguard.py",), ("tests/unit/installer/test_selfguard.py",)
     ),
