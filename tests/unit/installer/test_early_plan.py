@@ -244,3 +244,252 @@ def test_the_lock_an_early_start_holds_is_the_installs_and_let_go_once(tmp_path:
 )
 def test_a_plan_that_installs_tierlock_itself_is_not_kept(data: bytes, pins: bool) -> None:
     assert armrecord._pins_tierlock(data) is pins
+
+
+# -- a plan kept by hand, started for real -----------------------------------------------------------------------
+def _venv(root: Path) -> Path:
+    venv = root / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "lib" / "site").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\ncommand = made here\n", encoding="utf-8")
+    return venv
+
+
+def _keep(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, venv: Path) -> list[str]:
+    """A plan for ``brain --python VENV/bin/python`` whose backend is a Python that exits at once."""
+    monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(armplan, "terminal", lambda: False)
+    (tmp_path / "cache").mkdir(exist_ok=True)
+    kept = ["brain", "--python", "@T/bin/python"]
+    site = str(venv / "lib" / "site")
+    entry = {
+        "schema": armplan.SCHEMA,
+        "who": armplan.who(kept),
+        "prefix": "/elsewhere/venv",
+        "outer": {"stats": {}, "lstats": {}, "lists": {}, "scans": {}, "files": {}, "env": {}},
+        "inner": {
+            "stats": {"@T/pyvenv.cfg": armplan.inner_sig(str(venv / "pyvenv.cfg"), str(venv))},
+            "lists": {"@T/lib/site": ()},
+            "scans": {},
+            "files": {"@T/pyvenv.cfg": armplan.inner_bytes(str(venv / "pyvenv.cfg"))},
+            "writable": ["@T/lib/site"],
+        },
+        "command": {"argv": [sys.executable, "-c", "pass", "@T/bin/python", "-r", "@R"], "requirements": b"a==1\n"},
+    }
+    assert os.listdir(site) == []
+    (tmp_path / "cache" / os.path.basename(armplan.plan_path(str(tmp_path / "cache"), kept))).write_bytes(
+        __import__("marshal").dumps(entry)
+    )
+    return ["brain", "--python", str(venv / "bin" / "python")]
+
+
+def test_a_plan_that_holds_starts_its_command_with_this_targets_folder_put_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    venv = _venv(tmp_path)
+    argv = _keep(tmp_path, monkeypatch, venv)
+    early = earlyarm.start(argv)
+    assert early is not None
+    assert early.argv[:4] == [sys.executable, "-c", "pass", str(venv / "bin" / "python")]
+    assert Path(early.argv[-1]).read_bytes() == b"a==1\n"
+    assert earlyarm.held(str(venv)) == early.lock_fd
+    assert (venv / "tierlock" / "install.lock").read_text(encoding="utf-8") == f"{os.getpid()}\n"
+
+
+@pytest.mark.parametrize("change", ["a package there", "another pyvenv.cfg", "an option", "lock held"])
+def test_a_plan_that_does_not_hold_starts_nothing(change: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import fcntl
+
+    venv = _venv(tmp_path)
+    argv = _keep(tmp_path, monkeypatch, venv)
+    if change == "a package there":
+        (venv / "lib" / "site" / "a-1.dist-info").mkdir()
+    elif change == "another pyvenv.cfg":
+        (venv / "pyvenv.cfg").write_text("home = /opt/bin\ncommand = made here\n", encoding="utf-8")
+    elif change == "an option":
+        argv.append("--dry-run")
+    else:
+        (venv / "tierlock").mkdir()
+        fd = os.open(venv / "tierlock" / "install.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    assert earlyarm.start(argv) is None
+    assert earlyarm.current == []
+
+
+def test_the_facts_in_tierlocks_folder_are_checked_under_the_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    venv = _venv(tmp_path)
+    argv = _keep(tmp_path, monkeypatch, venv)
+    (venv / "tierlock" / "receipts").mkdir(parents=True)
+    (venv / "tierlock" / "receipts" / "base.json").write_text("{}", encoding="utf-8")
+    plan = next((tmp_path / "cache").glob("arms-*"))
+    entry = __import__("marshal").loads(plan.read_bytes())
+    entry["inner"]["lists"]["@T/tierlock/receipts"] = ()  # kept: no receipt there
+    plan.write_bytes(__import__("marshal").dumps(entry))
+    assert earlyarm.start(argv) is None
+    fd = os.open(venv / "tierlock" / "install.lock", os.O_RDWR)
+    try:
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # let go: another process may take it
+    finally:
+        os.close(fd)
+
+
+def test_a_taken_over_early_backend_is_counted_once_by_the_process_helper(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tierlock import subproc
+
+    seen: list[tuple[str, ...]] = []
+    monkeypatch.setattr(subproc, "observers", [seen.append])
+    early = _early(tmp_path, b"a==1\n")
+    argv, path = _mine(tmp_path, b"a==1\n")
+    proc = earlyarm.adopt(argv, path)
+    assert proc is not None
+    assert proc.pid in subproc._live
+    assert seen == [tuple(early.argv)]
+    result = subproc.run(argv, what="x", started=proc)
+    assert result.returncode == 0
+    assert seen == [tuple(early.argv)], "the run of the process taken over is not counted again"
+    assert proc.pid not in subproc._live
+
+
+# -- what a recorded run keeps -------------------------------------------------------------------------------------
+def test_a_recorded_run_keeps_the_targets_facts_relative_and_the_others_as_they_are(tmp_path: Path) -> None:
+    venv = _venv(tmp_path)
+    outside = tmp_path / "pyproject.toml"
+    outside.write_text("[project]\n", encoding="utf-8")
+    old = 1_000_000_000
+    os.utime(outside, (old, old))
+    recorder = armrecord.ArmRecorder(str(tmp_path / "cache"))
+    recorder.opened |= {str(outside), str(venv / "pyvenv.cfg"), armrecord.__file__}
+    recorder.stats |= {str(venv / "bin"), str(outside)}
+    recorder.lstats |= {str(venv / "pyvenv.cfg")}
+    recorder.listed |= {str(venv / "lib" / "site"), str(tmp_path)}
+    recorder.own_writes |= {str(venv / "tierlock" / "install.lock")}
+    recorder.write_tests |= {str(venv / "lib" / "site")}
+    facts = recorder.facts(str(venv))
+    assert facts is not None
+    inner, outer = facts["inner"], facts["outer"]
+    assert set(inner["files"]) == {"@T/pyvenv.cfg"}
+    assert set(inner["stats"]) == {"@T/bin", "@T/pyvenv.cfg"}
+    assert inner["lists"] == {"@T/lib/site": ()}
+    assert inner["writable"] == ["@T/lib/site"]
+    assert set(outer["files"]) == {str(outside)}, "module files are known by their look-up, not their bytes"
+    assert str(outside) in outer["stats"]
+    assert armrecord.__file__ in outer["stats"]
+    assert str(tmp_path) in outer["lists"]
+
+
+@pytest.mark.parametrize("why", ["tainted", "lock elsewhere", "write test elsewhere", "just modified"])
+def test_a_recorded_run_that_may_not_be_kept_keeps_nothing(why: str, tmp_path: Path) -> None:
+    venv = _venv(tmp_path)
+    recorder = armrecord.ArmRecorder(str(tmp_path / "cache"))
+    if why == "tainted":
+        recorder.taint("started a process")
+    elif why == "lock elsewhere":
+        recorder.own_writes.add(str(tmp_path / "other" / "tierlock" / "install.lock"))
+    elif why == "write test elsewhere":
+        recorder.write_tests.add(str(tmp_path))
+    else:
+        (tmp_path / "lock.txt").write_text("x", encoding="utf-8")
+        recorder.opened.add(str(tmp_path / "lock.txt"))
+    assert recorder.facts(str(venv)) is None
+
+
+def test_only_tierlocks_lock_and_its_folder_may_be_written_by_a_recorded_run(tmp_path: Path) -> None:
+    recorder = armrecord.ArmRecorder(str(tmp_path / "cache"))
+    assert recorder._ours("/v/tierlock/install.lock", writing=True)
+    assert recorder._ours("/v/tierlock", writing=True)
+    assert not recorder._ours("/v/tierlock/receipts/brain.json", writing=True)
+    assert not recorder._ours("/v/tierlock", writing=False)
+    assert recorder.own_writes == {"/v/tierlock/install.lock", "/v/tierlock"}
+
+
+def test_a_run_keeps_its_plan_only_when_it_ends_with_exit_0(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    venv = _venv(tmp_path)
+    monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(tmp_path / "cache"))
+    argv = ["brain", "--python", str(venv / "bin" / "python")]
+    for code, kept in ((1, False), (0, True)):
+        armrecord.begin()
+        armrecord.pause()
+        assert os.stat is armrecord._real_stat, "the backend step ends the watching"
+        armrecord.capture(
+            ["uv", "-r", "/tmp/r.txt", str(venv / "bin" / "python")], "/tmp/r.txt", b"a==1\n", str(venv), fresh=True
+        )
+        armrecord.end(argv, code)
+        plans = list((tmp_path / "cache").glob("arms-*"))
+        assert bool(plans) is kept
+    entry = __import__("marshal").loads(plans[0].read_bytes())
+    assert entry["command"]["argv"] == ["uv", "-r", "@R", "@T/bin/python"]
+    assert entry["who"] == armplan.who(["brain", "--python", "@T/bin/python"])
+
+
+def test_a_run_whose_plan_was_not_all_installs_keeps_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    venv = _venv(tmp_path)
+    monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(tmp_path / "cache"))
+    armrecord.begin()
+    armrecord.capture(["uv"], "/r", b"a==1\n", str(venv), fresh=False)
+    armrecord.capture(["uv"], "/r", b"a==1\n", str(venv), fresh=True)  # a second backend step: not the plan
+    armrecord.end(["brain", "--python", str(venv / "bin" / "python")], 0)
+    assert list((tmp_path / "cache").glob("arms-*")) == []
+
+
+# -- checking the facts outside the target -------------------------------------------------------------------------
+def test_a_fact_outside_the_target_that_changed_makes_the_plan_not_hold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tierlock.keptrun import digest, listing, stat_sig
+
+    f = tmp_path / "lock.txt"
+    f.write_text("a==1\n", encoding="utf-8")
+    outer = {
+        "stats": {str(tmp_path / "gone"): stat_sig(str(tmp_path / "gone"))},
+        "lstats": {},
+        "lists": {str(tmp_path): listing(str(tmp_path))},
+        "scans": {},
+        "files": {str(f): (stat_sig(str(f)), digest(str(f)))},
+        "env": {"TIERLOCK_TEST_VAR": "@T/x"},
+    }
+    monkeypatch.setenv("TIERLOCK_TEST_VAR", "/v/x")
+    assert armplan.outer_holds(outer, "/v")
+    monkeypatch.setenv("TIERLOCK_TEST_VAR", "/w/x")
+    assert not armplan.outer_holds(outer, "/v")
+    monkeypatch.setenv("TIERLOCK_TEST_VAR", "/v/x")
+    st = f.stat()
+    f.write_text("a==2\n", encoding="utf-8")
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert not armplan.outer_holds(outer, "/v"), "the bytes tell, whatever the identity says"
+    f.write_text("a==1\n", encoding="utf-8")
+    assert armplan.outer_holds(outer, "/v")
+    (tmp_path / "gone").write_text("", encoding="utf-8")
+    assert not armplan.outer_holds(outer, "/v")
+
+
+def test_a_scanned_folder_inside_the_target_is_compared_entry_by_entry(tmp_path: Path) -> None:
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "a.pth").write_text("x", encoding="utf-8")
+    inner = {
+        "stats": {},
+        "lists": {},
+        "scans": {"@T/site": armplan.scan(str(tmp_path / "site"), lambda p: armplan.inner_sig(p, str(tmp_path)))},
+        "files": {},
+        "writable": [],
+    }
+    assert armplan.inner_holds(inner, str(tmp_path), own=False)
+    (tmp_path / "site" / "a.pth").write_text("xy", encoding="utf-8")
+    assert not armplan.inner_holds(inner, str(tmp_path), own=False)
+
+
+def test_only_the_venv_the_python_is_in_names_the_target(tmp_path: Path) -> None:
+    (tmp_path / "pyvenv.cfg").write_text("", encoding="utf-8")  # an outer folder that looks like a venv too
+    venv = _venv(tmp_path)
+    python = str(venv / "bin" / "python")
+    assert armplan.kept_forms(["--python", python])[0] == ["--python", "@T/bin/python"]
+    assert len(armplan.kept_forms(["--python", python])) == 2
+
+
+def test_a_plan_is_for_this_machine_whatever_its_host_name() -> None:
+    assert os.uname().nodename not in armplan.who([])[-1]
