@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tierlock import armplan, armrecord, earlyarm
+from tierlock import armplan, armrecord, earlyarm, keptrecord
 
 
 @pytest.fixture(autouse=True)
@@ -415,7 +415,7 @@ def test_a_run_keeps_its_plan_only_when_it_ends_with_exit_0(tmp_path: Path, monk
     for code, kept in ((1, False), (0, True)):
         armrecord.begin()
         armrecord.pause()
-        assert os.stat is armrecord._real_stat, "the backend step ends the watching"
+        assert os.stat is keptrecord._real_stat, "the backend step ends the watching"
         armrecord.capture(
             ["uv", "-r", "/tmp/r.txt", str(venv / "bin" / "python")], "/tmp/r.txt", b"a==1\n", str(venv), fresh=True
         )
@@ -469,12 +469,14 @@ def test_a_fact_outside_the_target_that_changed_makes_the_plan_not_hold(
 
 
 def test_a_scanned_folder_inside_the_target_is_compared_entry_by_entry(tmp_path: Path) -> None:
+    from tierlock.keptrun import scan
+
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "a.pth").write_text("x", encoding="utf-8")
     inner = {
         "stats": {},
         "lists": {},
-        "scans": {"@T/site": armplan.scan(str(tmp_path / "site"), lambda p: armplan.inner_sig(p, str(tmp_path)))},
+        "scans": {"@T/site": scan(str(tmp_path / "site"), lambda p: armplan.inner_sig(p, str(tmp_path)))},  # type: ignore[arg-type,return-value]
         "files": {},
         "writable": [],
     }
@@ -492,4 +494,6 @@ def test_only_the_venv_the_python_is_in_names_the_target(tmp_path: Path) -> None
 
 
 def test_a_plan_is_for_this_machine_whatever_its_host_name() -> None:
-    assert os.uname().nodename not in armplan.who([])[-1]
+    machine = armplan.who([])[-1]
+    assert isinstance(machine, list)
+    assert os.uname().nodename not in machine
