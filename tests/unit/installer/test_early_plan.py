@@ -497,3 +497,13 @@ def test_a_plan_is_for_this_machine_whatever_its_host_name() -> None:
     machine = armplan.who([])[-1]
     assert isinstance(machine, list)
     assert os.uname().nodename not in machine
+
+
+def test_only_a_folder_opened_to_write_is_the_installs_write_test(tmp_path: Path) -> None:
+    recorder = armrecord.ArmRecorder(str(tmp_path / "cache"))
+    recorder._open(str(tmp_path), "r", os.O_RDONLY)
+    recorder._open(str(tmp_path), None, os.O_RDONLY)
+    assert recorder.write_tests == set()
+    recorder._open(str(tmp_path), None, os.O_TMPFILE | os.O_WRONLY)
+    assert recorder.write_tests == {str(tmp_path)}
+    assert recorder.tainted is None
