@@ -57,6 +57,10 @@ class Early:
         """The install's command was another: the plan no longer holds."""
 
 
+#: How much lower tierlock's own priority goes once its backend runs early (``nice``): with no idle core, the
+#: backend (what the command waits for) is not slowed by the start-up running beside it.
+YIELD = 10
+
 #: The early backend of this process, while it has one (at most one).
 current: list[Early] = []
 
@@ -166,6 +170,8 @@ def _launch(early: Early) -> None:
         stdin=subprocess.DEVNULL,
         process_group=0,
     )
+    with contextlib.suppress(OSError):  # the backend is the critical path: tierlock's own start yields to it
+        os.nice(YIELD)
 
 
 # -- the install's side ----------------------------------------------------------------------------------------

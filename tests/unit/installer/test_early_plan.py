@@ -259,6 +259,7 @@ def _keep(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, venv: Path) -> list[s
     """A plan for ``brain --python VENV/bin/python`` whose backend is a Python that exits at once."""
     monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(armplan, "terminal", lambda: False)
+    monkeypatch.setattr(earlyarm, "YIELD", 0)  # the test process keeps its priority
     (tmp_path / "cache").mkdir(exist_ok=True)
     kept = ["brain", "--python", "@T/bin/python"]
     site = str(venv / "lib" / "site")
