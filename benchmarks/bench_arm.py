@@ -5,7 +5,8 @@ some with compiled-extension files), from a local wheel folder. ``install-tier b
 also verifies every installed file, writes its receipts and checks the lock's drift) against plain ``uv pip
 install --no-deps --require-hashes -r brain.txt``, each into a fresh copy of an empty venv, the runs
 interleaved; goal: at most uv + 100 ms. Both start warm: uv's cache holds the wheels, and tierlock's cache
-(``$TIERLOCK_CACHE_DIR``) what it learnt of a venv made like these (one run of each before the timed ones).
+(``$TIERLOCK_CACHE_DIR``) what it learnt of a venv made like these and the plan of the arming (two runs before
+the timed ones: the first asks the venv's interpreter, the second keeps the plan that starts uv early).
 
 ``--registry dataframe`` and ``--registry compiled`` do the same on a real closure locked from the package
 index: a data-frame tier (pandas, pyarrow) and a large compiled tier (scipy, scikit-learn, pyarrow, OpenCV);
@@ -96,11 +97,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         tier: list[str | Path] = [BIN / "install-tier", "--project", project, "brain", "--backend", "uv"]
         uv: list[str | Path] = [BIN / "uv", "pip", "install", "--no-deps", "--require-hashes", "-r", lock]
         run([*uv, "--python", fresh(empty, root / "warm")], env)  # the caches warmed once: uv's
-        run([*tier, "--python", fresh(empty, root / "warm-tier")], env)  # and tierlock's (what it keeps of a venv)
+        for warm in ("warm-tier", "warm-tier-2"):  # and tierlock's: what it keeps of a venv, then of the arming
+            run([*tier, "--python", fresh(empty, root / warm)], env)
         sides: dict[str, list[str | Path]] = {"tierlock": tier, "uv": uv}
         if args.baseline is not None:
             for label, src in (("new", REPO / "src"), ("old", args.baseline)):
                 sides[label] = [sys.executable, "-c", _ENTRY, str(src), *tier[1:]]
+                for warm in ("a", "b"):  # as the console script: its target known, and what it keeps kept
+                    run([*sides[label], "--python", fresh(empty, root / f"warm-{label}-{warm}")], env)
         times = _interleaved(sides, empty, root, env, args.runs)
         ours, peer = times["tierlock"], times["uv"]
         from tierlock.lockfiles import load as load_lock
@@ -125,6 +129,17 @@ def main(argv: Sequence[str] | None = None) -> None:
             f"before/after (both through python -c, PYTHONPATH to each src): this checkout {new * 1000:.1f} ms, "
             f"baseline {old * 1000:.1f} ms, {new / old:.2f}x; uv {theirs * 1000:.1f} ms"
         )
+        print(
+            "paired medians (each round's own difference, steadier under load): this checkout - baseline "
+            f"{_paired(times['new'], times['old']):+.1f} ms; this checkout - uv {_paired(times['new'], peer):+.1f} ms; "
+            f"baseline - uv {_paired(times['old'], peer):+.1f} ms; console script - uv {_paired(ours, peer):+.1f} ms"
+        )
+
+
+def _paired(ours: list[float], theirs: list[float]) -> float:
+    """The median of the differences run by run (ms): the load shared by one round cancels out."""
+    differences = sorted(a - b for a, b in zip(ours, theirs, strict=True))
+    return differences[len(differences) // 2] * 1000
 
 
 #: ``install-tier`` through ``python -c``: the first argument is the src folder to import tierlock from.

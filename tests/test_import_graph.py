@@ -35,6 +35,8 @@ LAZY_IMPORTS: dict[str, str] = {
     "tierlock.output": "rich loads only for a terminal; plain lines and JSON never need it",
     "tierlock.remedies": "imported by the plugin: re and shlex load only when a remedy is rendered",
     "tierlock.interrupts": "installed by every command before it starts: the signal modules load when it is armed",
+    "tierlock.armplan": "checked before the install's imports: the digest loads only for a plan found",
+    "tierlock.earlyarm": "runs before the install's imports: the lock, the process, the scratch folder load when used",
     "tierlock.subproc": "the one subprocess helper: threads and redaction load only when a process is started",
     "tierlock.environment": _FAST,
     "tierlock.selfinstall": _FAST,

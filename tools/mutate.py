@@ -86,6 +86,10 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/keptnote.py", "src/tierlock/census/summary.py", "src/tierlock/census/rerun.py"),
         ("tests/unit/core/test_kept_census_facts.py",),
     ),
+    "armplan": Module(
+        ("src/tierlock/armplan.py", "src/tierlock/earlyarm.py", "src/tierlock/armrecord.py"),
+        ("tests/unit/installer/test_early_plan.py",),
+    ),
     "installer/selfguard.py": Module(
         ("src/tierlock/installer/selfguard.py",), ("tests/unit/installer/test_selfguard.py",)
     ),

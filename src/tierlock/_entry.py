@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import sys
 
-from tierlock.exitcodes import EXIT_OK
+from tierlock.exitcodes import EXIT_INTERRUPTED, EXIT_OK
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from types import ModuleType
     from typing import NoReturn
 
 _VALUED = frozenset({"--project", "--python", "--backend"})
@@ -155,13 +156,18 @@ def _fast(argv: Sequence[str], *, command: bool) -> int | None:
         return _interrupted(argv, "tierlock" if command else "install-tier")
 
 
-def _interrupted(argv: Sequence[str], prog: str) -> int:
-    """Exit 130 with one message naming the command to run again."""
+def _interrupted(argv: Sequence[str], prog: str, *, started: bool = False) -> int:
+    """Exit 130 with one message naming the command to run again (*started*: a backend had started)."""
     from tierlock import interrupts
     from tierlock.errors import Interrupted
     from tierlock.output import UI
 
-    err = Interrupted(f"interrupted ({interrupts.name()}); nothing was changed", remedy=interrupts.rerun(prog, argv))
+    done = (
+        "a backend that was running had a grace period to stop; the same command again repairs what is half-installed"
+        if started
+        else "nothing was changed"
+    )
+    err = Interrupted(f"interrupted ({interrupts.name()}); {done}", remedy=interrupts.rerun(prog, argv))
     UI(json_mode="--json" in argv).error(err)
     return err.exit_code
 
@@ -268,14 +274,50 @@ def tierlock() -> NoReturn:
         from tierlock.evidence.fastgate import fast
 
         code = fast(sys.argv[1:])
+    if code is None and sys.argv[1:2] == ["install"]:
+        code = _arm(sys.argv[2:], sys.argv[1:])
     if code is None:
         code = _kept(sys.argv[1:])
     _exit(code)
+
+
+def _arm(tail: list[str], argv: list[str], prog: str | None = None) -> int:
+    """:func:`_cli` for an install (*tail*: its arguments after the command): with its backend started early
+    from a kept plan (:mod:`tierlock.earlyarm`) when one holds, else recorded so that the next one may be."""
+    args = parse_install(tail, command=False)
+    if args is None or args.system:
+        return _cli(argv, prog)
+    from tierlock.armplan import eligible
+
+    if not eligible(tail):
+        return _cli(argv, prog)
+    from tierlock import earlyarm
+
+    try:
+        early = earlyarm.start(tail)
+        recording = _recording() if early is None else None
+        code = _cli(argv, prog)
+    except KeyboardInterrupt:  # before the command's own handling of it: the early backend gets its grace
+        started = bool(earlyarm.current)
+        earlyarm.finish(EXIT_INTERRUPTED)
+        return _interrupted(tail if prog else argv, prog or "tierlock", started=started)
+    earlyarm.finish(code)
+    if recording is not None:
+        recording.end(tail, code)
+    return code
+
+
+def _recording() -> ModuleType:
+    """:mod:`tierlock.armrecord`, watching this install from now on."""
+    from tierlock import armrecord
+
+    armrecord.begin()
+    return armrecord
 
 
 def install_tier() -> NoReturn:
     """The ``install-tier`` console script: exactly ``tierlock install``."""
     code = _fast(sys.argv[1:], command=False)
     if code is None:
-        code = _cli(["install", *sys.argv[1:]], prog="install-tier")
+        code = _arm(sys.argv[1:], ["install", *sys.argv[1:]], prog="install-tier")
     _exit(code)

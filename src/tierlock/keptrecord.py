@@ -105,6 +105,9 @@ class _WatchedEnviron(os._Environ[str]):
 class Recorder:
     """The run in progress: what it read, looked up, listed and printed, and whether it may be kept."""
 
+    TEE = True
+    """Whether what the run prints is noted (to be given again)."""
+
     def __init__(self, cache: str) -> None:
         self.cache = os.path.join(os.path.abspath(cache), "")
         self.cwd = os.getcwd()
@@ -142,8 +145,9 @@ class Recorder:
         watched.recorder = self
         self._saved = (environ, sys.stdout, sys.stderr)
         os.environ = watched  # noqa: B003 (the same variables: it shares their table)
-        sys.stdout = _Tee(sys.stdout, 1, self)
-        sys.stderr = _Tee(sys.stderr, 2, self)
+        if self.TEE:
+            sys.stdout = _Tee(sys.stdout, 1, self)
+            sys.stderr = _Tee(sys.stderr, 2, self)
         os.stat, os.lstat, os.access = self._stat, self._lstat, self._access
         _active.append(self)
         keptnote.listen(self.hear)

@@ -73,20 +73,24 @@ def run(
     log: Callable[[str], None] | None = None,
     timeout: float | None = None,
     on_line: Callable[[str], None] | None = None,
+    started: subprocess.Popen[str] | None = None,
 ) -> Result:
     """Run *argv*; *what* names the step in error messages ("uv pip compile").
 
     *on_line* is called with each line the process prints (stdout or stderr) as it
     prints it: a long step (a build from source) can say what it is doing.
+    *started*: the process of exactly *argv*, started already (:func:`start`); it is
+    waited for and read as one started here.
     """
     args = tuple(str(a) for a in argv)
     if _stopping:  # the command is being interrupted: a worker thread starts nothing more
         raise KeyboardInterrupt
-    for observer in observers:
-        observer(args)
+    if started is None:
+        for observer in observers:
+            observer(args)
     if log is not None:
         log(f"running: {display(args)}")
-    proc = _start(args, cwd=cwd, env=env, what=what, remedy=remedy)
+    proc = started if started is not None else start(args, cwd=cwd, env=env, what=what, remedy=remedy)
     try:
         if on_line is None:
             stdout, stderr = proc.communicate(timeout=timeout)
@@ -110,7 +114,12 @@ def run(
     return result
 
 
-def _start(
+def forget(proc: subprocess.Popen[str]) -> None:
+    """*proc* was reaped by its starter (:func:`start`)."""
+    _live.pop(proc.pid, None)
+
+
+def start(
     args: tuple[str, ...], *, cwd: Path | None, env: Mapping[str, str] | None, what: str, remedy: str | None
 ) -> subprocess.Popen[str]:
     """Start *args* in its own process group, registered in :data:`_live` until :func:`run` reaps it."""

@@ -64,6 +64,7 @@ def run(project: Project, ui: Progress, backend: Backend, plan: Plan, step: Step
                 no_build=no_build,
                 log=ui.detail,
                 on_line=watcher,
+                fresh=all(s.action == "install" for s in plan.steps),
             )
         except backends.InstallFailed as exc:
             raise builds.explain(

@@ -225,18 +225,30 @@ def execute(
     no_build: Sequence[str] = (),
     log: Callable[[str], None] | None = None,
     on_line: Callable[[str], None] | None = None,
+    fresh: bool = False,
 ) -> subproc.Result:
     """Run the backend on *lines* (a temporary requirements file); :class:`InstallFailed` on failure.
 
     *no_build*: packages that must come from wheels (``[ALL]``: every one). *on_line*
-    sees each line the backend prints, as it prints it.
+    sees each line the backend prints, as it prints it. *fresh*: the plan installs every package
+    (none was found in the target), so the command may be kept for an early start
+    (:mod:`tierlock.armrecord`); a backend started early that runs exactly this command is taken over
+    (:mod:`tierlock.earlyarm`).
     """
+    watching = sys.modules.get("tierlock.armrecord")  # an install whose plan may be kept: its reads end here
+    if watching is not None:
+        watching.pause()
+    data = ("\n".join(lines) + "\n").encode("utf-8")
     with scratch.scratch_dir("tierlock-install-") as tmp:
         requirements = tmp / "requirements.txt"
-        requirements.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        requirements.write_bytes(data)
         argv = backend.install_argv(target, requirements, reinstall=reinstall, no_build=no_build)
+        if watching is not None:
+            watching.capture(argv, str(requirements), data, str(target.prefix), fresh=fresh)
+        early = sys.modules.get("tierlock.earlyarm")  # a backend started early: taken over when it runs this
+        started = early.adopt(argv, str(requirements)) if early is not None else None
         what = f"{backend.name} install into {target.prefix}"
-        result = subproc.run(argv, what=what, log=log, check=False, on_line=on_line)
+        result = subproc.run(argv, what=what, log=log, check=False, on_line=on_line, started=started)
         if result.returncode != 0:
             raise failure(
                 what,

@@ -27,7 +27,16 @@ def environment_lock(prefix: Path, *, on_wait: Callable[[str], None]) -> Iterato
     Yields whether this process had to wait for another install first.
     """
     import fcntl
+    import sys
 
+    early = sys.modules.get("tierlock.earlyarm")
+    taken = early.held(str(prefix)) if early is not None else None
+    if taken is not None:  # a backend started early holds it for this install: taken over, never let go between
+        try:
+            yield False
+        finally:
+            early.release(taken)  # type: ignore[union-attr]
+        return
     path = lock_path(prefix)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

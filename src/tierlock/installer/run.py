@@ -179,7 +179,7 @@ def _install_locked(
                 return outcome
         (progress or ui.note)(f"planning {len(entries)} package(s) for {', '.join(names)} in {target.prefix}")
         with _phase(ui, f"probing {len(entries)} package(s) in {target.prefix}"):
-            plan, probes = verification.probe_and_plan(entries, target, roots, deep=request.deep)
+            plan, probes = _probe_and_plan(entries, target, roots, deep=request.deep)
         plan = plan.forced(forced)
         backend_name = backend_version = None
         cleared: list[str] = []
@@ -209,6 +209,25 @@ def _install_locked(
             cleared=cleared,
             local=local,
         )
+
+
+def _probe_and_plan(
+    entries: Sequence[LockEntry],
+    target: Target,
+    roots: Mapping[NormalizedName, Sequence[str]],
+    *,
+    deep: bool,
+) -> tuple[Plan, dict[NormalizedName, DistributionProbe]]:
+    """:func:`verification.probe_and_plan`; while a backend started early from a kept plan installs into the
+    target, what that plan proved of it before it started: none of the packages there (every one installed)."""
+    import sys
+
+    early = sys.modules.get("tierlock.earlyarm")
+    if early is not None and not deep and early.fresh(str(target.prefix)):
+        from tierlock.installer.plan import make_plan
+
+        return make_plan(entries, {}), {}
+    return verification.probe_and_plan(entries, target, roots, deep=deep)
 
 
 def _record(

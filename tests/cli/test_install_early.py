@@ -1,0 +1,330 @@
+# ruff: noqa: F811  (pytest fixtures imported from the installer's end-to-end tests are redefined as parameters)
+"""Arming again starts the backend early from the kept plan, and only when every fact of that plan holds.
+
+Real ``install-tier`` processes (the console script: the early start happens before the CLI loads) arm real
+venvs with real uv from a local wheel folder. The uv they run is a small wrapper (``$TIERLOCK_UV``) that notes
+each command line and then runs the real uv: an early start hands uv a requirements file in a folder named
+``tierlock-early-*``, the install's own step one in ``tierlock-install-*``, so a test tells which one ran
+and how many backends ran in all. The project and the venv template are dated back a minute (a plan resting
+on a file modified within the file system's clock tick is never kept).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import marshal
+import os
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli.test_install_cli import Kit, empty_venv, index_env, kit, uv_cache, wheel_dir, wheels  # noqa: F401
+from tests.support.env import bin_dir, clean_env
+from tests.support.interpreters import PYENV
+from tests.support.kept import backdate
+from tests.support.tierproject import make_project, tree_snapshot
+
+pytestmark = pytest.mark.slow
+
+WRAPPER = """#!/bin/sh
+[ "$1 $2" = "pip install" ] || exec "{uv}" "$@"
+echo $$ > "{log}.pid"
+printf '%s\\n' "$*" >> "{log}"
+"{uv}" "$@"
+status=$?
+echo $status > "{log}.done"
+if [ -e "{slow}" ]; then sleep 30; fi
+exit $status
+"""
+
+
+class Arming:
+    """One test's project, kept-plan cache, uv wrapper, and fresh copies of the session's empty venv."""
+
+    def __init__(self, root: Path, kit: Kit) -> None:
+        self.root = root
+        self.kit = kit
+        self.project = make_project(root / "proj", kit.wheels)
+        self.cache = root / "cache"
+        self.log = root / "uv.log"
+        self.slow = root / "slow"
+        self.uv = self.wrapper(root / "uv-wrapper")
+        self.env = clean_env({**index_env(kit.wheel_dir, kit.uv_cache), "TIERLOCK_CACHE_DIR": str(self.cache)})
+        self.env["TIERLOCK_UV"] = str(self.uv)
+        self.tmp = root / "tmp"
+        self.tmp.mkdir()
+        self.env["TMPDIR"] = str(self.tmp)
+        self.kept_in = root
+        backdate(self.project)
+        self.frozen = tree_snapshot(self.project)
+
+    def wrapper(self, path: Path) -> Path:
+        path.write_text(WRAPPER.format(log=self.log, uv=bin_dir() / "uv", slow=self.slow), encoding="utf-8")
+        path.chmod(0o755)
+        backdate(path)
+        return path
+
+    def venv(self, name: str) -> Path:
+        """A fresh copy of the empty venv at *name* (made the same way as every other copy)."""
+        venv = self.root / name
+        shutil.copytree(self.kit.empty_venv, venv, symlinks=True)
+        return venv
+
+    def argv(self, venv: Path, *extra: str, tier: str = "brain") -> list[str]:
+        return [
+            str(bin_dir() / "install-tier"),
+            tier,
+            "--project",
+            str(self.project),
+            "--python",
+            str(venv / "bin" / "python"),
+            "--backend",
+            "uv",
+            "--json",
+            *extra,
+        ]
+
+    def arm(
+        self, venv: Path, *extra: str, tier: str = "brain", env: dict[str, str] | None = None
+    ) -> tuple[int, Any, list[str]]:
+        """Arm *tier* into *venv*: exit code, JSON document, and the backend runs it caused (``early``/``own``)."""
+        before = self.runs()
+        proc = subprocess.run(
+            self.argv(venv, *extra, tier=tier), env=env or self.env, capture_output=True, text=True, check=False
+        )
+        document = json.loads(proc.stdout) if proc.stdout.strip() else None
+        self.last_err = proc.stderr
+        return proc.returncode, document, self.runs()[len(before) :]
+
+    def runs(self) -> list[str]:
+        if not self.log.exists():
+            return []
+        lines = self.log.read_text(encoding="utf-8").splitlines()
+        return ["early" if "tierlock-early-" in line else "own" for line in lines if " install " in f" {line} "]
+
+    def plans(self) -> list[Path]:
+        return sorted(self.cache.glob("arms-*.marshal"))
+
+    def present(self, venv: Path, tier: str = "brain") -> str:
+        proc = subprocess.run(
+            [
+                str(bin_dir() / "tierlock"),
+                "--project",
+                str(self.project),
+                "--json",
+                "probe",
+                tier,
+                "--python",
+                str(venv / "bin" / "python"),
+            ],
+            env={**self.env, "TIERLOCK_CACHE_DIR": ""},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        return str(json.loads(proc.stdout)["tiers"][0]["state"])
+
+    def kept_first(self) -> Any:
+        """Armings into venvs made like the others until one keeps the plan (the first into a kind of venv asks
+        its interpreter, a process started: that run keeps none; the next one is told what it would say)."""
+        for name in ("warm", "warm2", "first"):
+            code, doc, runs = self.arm(self.venv(name))
+            assert code == 0
+            assert runs == ["own"]
+            if self.plans():
+                self.kept_in = self.root / name
+                return doc
+        raise AssertionError(f"no plan kept after three armings: {self.last_err}")
+
+
+@pytest.fixture
+def arming(tmp_path: Path, kit: Kit) -> Iterator[Arming]:
+    backdate(kit.empty_venv)
+    world = Arming(tmp_path, kit)
+    yield world
+    assert tree_snapshot(world.project) == world.frozen, "tierlock wrote into the project tree"
+
+
+def _plain(document: Any, venv: Path) -> Any:
+    """*document* with the target's folder as ``ENV`` and without the times (what differs between two armings)."""
+    text = json.dumps(document, sort_keys=True).replace(str(venv), "ENV")
+
+    def timeless(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: timeless(v) for k, v in value.items() if not k.startswith("duration")}
+        if isinstance(value, list):
+            return [timeless(v) for v in value]
+        return value
+
+    return timeless(json.loads(text))
+
+
+def test_the_second_arming_into_a_fresh_venv_starts_the_kept_backend_early_and_takes_it_over(arming: Arming) -> None:
+    doc1 = arming.kept_first()
+    code, doc2, runs = arming.arm(arming.venv("second"))
+    assert code == 0, doc2
+    assert runs == ["early"], "exactly one backend ran: the one started early, taken over by the install"
+    assert doc2["result"] == "installed"
+    assert _plain(doc2, arming.root / "second") == _plain(doc1, arming.kept_in), "the same document"
+    assert arming.present(arming.root / "second") == "present"
+    assert (arming.root / "second" / "tierlock" / "receipts" / "brain.json").is_file()
+
+
+def test_a_changed_pyproject_is_no_early_start_and_the_install_follows_it(arming: Arming) -> None:
+    arming.kept_first()
+    pyproject = arming.project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
+    backdate(arming.project)
+    arming.frozen = tree_snapshot(arming.project)
+    code, _doc, runs = arming.arm(arming.venv("second"))
+    assert (code, runs) == (0, ["own"])
+    assert arming.present(arming.root / "second") == "present"
+
+
+def test_a_changed_lockfile_of_the_same_size_is_no_early_start_and_drift_is_refused_as_before(arming: Arming) -> None:
+    arming.kept_first()
+    lock = arming.project / "lockfiles" / "brain.txt"
+    text = lock.read_text(encoding="utf-8")
+    lock.write_text(text.replace("helper==1.0", "helper==1.1"), encoding="utf-8")  # same size, other bytes
+    os.utime(lock, ns=(lock.stat().st_atime_ns, lock.stat().st_mtime_ns))
+    backdate(arming.project)  # even its modification time as it was: its bytes tell
+    arming.frozen = tree_snapshot(arming.project)
+    venv = arming.venv("second")
+    code, doc, runs = arming.arm(venv)
+    assert runs == [], "no backend ran: the lockfile's change is refused before any backend starts"
+    assert code != 0
+    assert doc["ok"] is False
+    assert not (venv / "tierlock" / "install.lock").exists() or arming.present(venv) == "absent"
+
+
+def test_another_backend_executable_in_the_environment_is_no_early_start(arming: Arming) -> None:
+    arming.kept_first()
+    other = arming.wrapper(arming.root / "uv-other")
+    code, _doc, runs = arming.arm(arming.venv("second"), env={**arming.env, "TIERLOCK_UV": str(other)})
+    assert (code, runs) == (0, ["own"])
+
+
+def test_a_venv_of_another_python_is_no_early_start(arming: Arming) -> None:
+    python = PYENV / "3.12.1" / "bin" / "python3.12"
+    if not python.exists():
+        pytest.skip("Python 3.12.1 is not installed here")
+    code, _doc, runs = arming.arm(arming.venv("first"), tier="base")
+    assert (code, runs) == (0, ["own"])
+    other = arming.root / "other"
+    subprocess.run([str(python), "-m", "venv", "--without-pip", str(other)], check=True, env=clean_env())
+    backdate(other)
+    code, doc, runs = arming.arm(other, tier="base")
+    assert (code, runs) == (0, ["own"]), doc
+    assert arming.present(other, "base") == "present"
+
+
+def test_a_venv_that_holds_a_package_already_is_no_early_start(arming: Arming) -> None:
+    arming.kept_first()
+    venv = arming.venv("second")
+    code, _doc, _runs = arming.arm(venv, tier="base")  # basepkg there (another plan, of the base tier)
+    assert code == 0
+    code, doc, runs = arming.arm(venv)
+    assert (code, runs) == (0, ["own"])
+    assert doc["result"] == "installed"
+    assert arming.present(venv) == "present"
+
+
+def test_a_held_install_lock_is_no_early_start_and_the_install_waits_for_it(arming: Arming) -> None:
+    arming.kept_first()
+    before = len(arming.runs())
+    venv = arming.venv("second")
+    (venv / "tierlock").mkdir()
+    fd = os.open(venv / "tierlock" / "install.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    proc = subprocess.Popen(
+        arming.argv(venv), env=arming.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        time.sleep(1.5)
+        assert arming.runs()[before:] == [], "no backend ran while another install held the lock"
+    finally:
+        os.close(fd)
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "waiting for another tierlock install" in err
+    assert arming.runs()[before:] == ["own"]
+    assert arming.present(venv) == "present"
+
+
+def test_an_early_backend_whose_command_is_not_the_installs_is_waited_for_and_the_right_install_follows(
+    arming: Arming,
+) -> None:
+    arming.kept_first()
+    (plan,) = arming.plans()
+    data = marshal.loads(plan.read_bytes())
+    lines = data["command"]["requirements"].decode().split("\n")
+    data["command"]["requirements"] = "\n".join(line for line in lines if not line.startswith("helper")).encode()
+    plan.write_bytes(marshal.dumps(data))  # a plan that no longer leads to the install's command
+    venv = arming.venv("second")
+    code, doc, runs = arming.arm(venv)
+    assert code == 0, doc
+    assert runs == ["early", "own"], "the early backend ended before the install's own ran"
+    assert arming.present(venv) == "present"
+    assert arming.plans() == [], "the plan that led elsewhere is not kept"
+
+
+def test_an_interrupt_during_the_early_backend_stops_it_and_the_same_command_repairs(arming: Arming) -> None:
+    arming.kept_first()
+    before = len(arming.runs())
+    venv = arming.venv("second")
+    arming.slow.write_text("", encoding="utf-8")  # the backend sleeps after installing: the signal lands in it
+    proc = subprocess.Popen(
+        arming.argv(venv), env=arming.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    done = Path(f"{arming.log}.done")
+    done.unlink(missing_ok=True)
+    deadline = time.monotonic() + 60
+    while not done.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert arming.runs()[before:] == ["early"]
+    time.sleep(0.2)  # uv has installed; the wrapper sleeps
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert json.loads(out)["error"]["exit_code"] == 130
+    assert "interrupted" in json.loads(out)["error"]["message"]
+    assert not (venv / "tierlock" / "receipts" / "brain.json").exists()
+    assert not _running(int(Path(f"{arming.log}.pid").read_text(encoding="utf-8"))), "the early backend was stopped"
+    assert [p.name for p in arming.tmp.iterdir() if p.name.startswith("tierlock-")] == []
+    arming.slow.unlink()
+    code, doc, runs = arming.arm(venv)
+    assert code == 0, doc
+    assert runs == [], "the packages are all there: the rerun verifies them and writes the receipt"
+    assert doc["result"] == "unchanged"
+    assert arming.present(venv) == "present"
+
+
+def _running(pid: int) -> bool:
+    """Whether process *pid* is there and not a zombie (its parent, tierlock, ended without reaping it)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rpartition(")")[2].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_a_dry_run_starts_no_backend_even_with_a_plan_kept(arming: Arming) -> None:
+    arming.kept_first()
+    code, doc, runs = arming.arm(arming.venv("second"), "--dry-run")
+    assert (code, runs) == (0, [])
+    assert doc["result"] == "planned"
+
+
+def test_an_empty_cache_folder_setting_keeps_no_plan_and_starts_nothing_early(arming: Arming) -> None:
+    env = {**arming.env, "TIERLOCK_CACHE_DIR": ""}
+    for name in ("first", "second"):
+        code, _doc, runs = arming.arm(arming.venv(name), env=env)
+        assert (code, runs) == (0, ["own"])
+    assert arming.plans() == []
