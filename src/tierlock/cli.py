@@ -261,9 +261,14 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
     except KeyboardInterrupt:
         from tierlock.errors import EXIT_INTERRUPTED, Interrupted
 
-        stopped = Interrupted(
-            f"interrupted ({interrupts.name()}); nothing more was done", remedy=interrupts.rerun(prog, args_list)
+        early = sys.modules.get("tierlock.earlyarm")  # an install's backend started early is running
+        done = (
+            "a backend that was running had a grace period to stop; the same command again repairs what is "
+            "half-installed"
+            if early is not None and early.current
+            else "nothing more was done"
         )
+        stopped = Interrupted(f"interrupted ({interrupts.name()}); {done}", remedy=interrupts.rerun(prog, args_list))
         if not ui.said_interrupted:
             ui.error(stopped)
         elif ui.json_mode and not ui.json_written:  # said once already, by the command that explained more
