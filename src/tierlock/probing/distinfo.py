@@ -48,6 +48,7 @@ class DistInfo:
         "_modules",
         "_providers",
         "compiled",
+        "compiled_paths",
         "compiled_sizes",
         "excluded",
         "heads",
@@ -70,6 +71,7 @@ class DistInfo:
         "suffixes",
         "unfinished",
         "version_raw",
+        "watched",
         "whole",
     )
 
@@ -106,6 +108,11 @@ class DistInfo:
         """Their recorded sizes, when RECORD gives every one (else None: the probe compares them row by row)."""
         self.compiled: tuple[tuple[str, str], ...] = ()
         """(absolute path, RECORD path) of the compiled artifacts RECORD lists."""
+        self.compiled_paths: tuple[str, ...] = ()
+        """The absolute paths of :attr:`compiled`."""
+        self.watched: tuple[str, ...] = ()
+        """The folder, METADATA, RECORD and :attr:`compiled_paths`: the files whose identity a distribution found
+        whole keeps (:attr:`whole`)."""
         self.compiled_sizes: tuple[int | None, ...] = ()
         """Their recorded sizes: a probe stats them apart from :attr:`paths` and keeps their identity for the
         shared-library check (one ``stat`` per file in all)."""
@@ -120,9 +127,11 @@ class DistInfo:
         """Signs that an installer never finished (INSTALLER, its own RECORD, the console scripts)."""
         self.recorded_roots: tuple[str, ...] = ()
         """The import roots RECORD's first path parts name (``top_level.txt``'s without a RECORD)."""
-        self.whole: dict[tuple[str | None, tuple[str, ...]], Any] = {}
-        """(locked version, declared roots) -> the verdict last given when the distribution was found whole
-        (:func:`tierlock.probing.distribution.probe_distribution` keeps and reuses it)."""
+        self.whole: dict[tuple[str | None, tuple[str, ...]], tuple[Any, list[tuple[int, int, int]], tuple[Any, ...]]]
+        self.whole = {}
+        """(locked version, declared roots) -> the verdict last given when the distribution was found whole, with
+        what the files of :attr:`watched` were then (inode, size, modification time) and its extension modules with
+        their identities (:func:`tierlock.probing.distribution.probe_distribution` keeps and reuses it)."""
 
     @property
     def files_checked(self) -> int:
@@ -218,6 +227,12 @@ def _kept(info: DistInfoDir, suffixes: tuple[str, ...], key: tuple[object, ...])
     except (ValueError, TypeError, IndexError):
         return None
     return facts
+
+
+def known(info: DistInfoDir, suffixes: tuple[str, ...]) -> DistInfo | None:
+    """The facts this process kept for the folder *info* (for a target importing *suffixes*), not confirmed: the
+    caller stats the folder, METADATA and RECORD (:attr:`DistInfo.stamps`) before it trusts them."""
+    return _MEMO.get((info.path, suffixes))
 
 
 def own_unchanged(facts: DistInfo) -> bool:

@@ -160,15 +160,18 @@ def _probe(
     by those files, no pip leftover beside it) gives the same verdict as the last time its unchanged folder was
     found whole with the same lock and roots: that verdict is kept with the folder's facts and given again.
     """
+    key = (locked, declared)
+    if not deep and len(found) == 1:
+        again = _again(found[0], index, key)
+        if again is not None:
+            return again
     seen: dict[str, tuple[int, int, int]] = {}
     facts, stats = _read_and_stat(found[0], index, seen)
-    key = (locked, declared)
     needs = _libraries(facts, index, deep, seen) if stats is not None else []
     if stats is None or stats[0] or stats[1] or deep or len(found) > 1 or index.leftovers.get(facts.site) or needs:
         pass  # something to say, or to look at on disk: the full checks below
     elif key in facts.whole:
-        again: DistributionProbe = facts.whole[key]
-        return again
+        return _keep_whole(facts, key, facts.whole[key][0], seen)
     reasons, version = _folder_reasons(name, found, facts, locked)
     notes: list[str] = []
     editable = _editable(facts, reasons, notes)
@@ -200,7 +203,47 @@ def _probe(
         record_size=facts.key[2][1] if isinstance(facts.key[2], tuple) else None,
     )
     if state == "present" and not looked and not deep and len(found) == 1 and stats is not None:
-        facts.whole[key] = result
+        _keep_whole(facts, key, result, seen)
+    return result
+
+
+def _keep_whole(
+    facts: distinfo.DistInfo,
+    key: tuple[str | None, tuple[str, ...]],
+    result: DistributionProbe,
+    seen: dict[str, tuple[int, int, int]],
+) -> DistributionProbe:
+    """Keep *result*, the verdict of a distribution found whole, with what the files it watches are now (the
+    folder, METADATA and RECORD: the facts' key; the compiled files: what the file checks took, *seen*) and its
+    extension modules' identities (what their library verdicts are about)."""
+    from tierlock.probing.libraries import is_extension
+
+    stamps = [part for part in facts.key if isinstance(part, tuple)]
+    for path in facts.compiled_paths:
+        size, mtime, inode = seen.get(path, (-1, -1, -1))
+        stamps.append((inode, size, mtime))
+    extensions = tuple((path, seen.get(path)) for path, rel in facts.compiled if is_extension(rel))
+    facts.whole[key] = (result, stamps, extensions)
+    return result
+
+
+def _again(info: DistInfoDir, index: SiteIndex, key: tuple[str | None, tuple[str, ...]]) -> DistributionProbe | None:
+    """The verdict given the last time the folder was found whole with the same lock and roots, when it still is:
+    the checks the full way makes of it (the folder, METADATA and RECORD unchanged, every file there with its
+    size, no pip leftover beside it, the library verdict of each extension module still holding), each file
+    stat-ed once and nothing built on the way; None sends the probe the full way."""
+    facts = distinfo.known(info, index.suffixes)
+    if facts is None or index.leftovers.get(facts.site):
+        return None
+    kept = facts.whole.get(key)
+    if kept is None or not filechecks.still_whole(facts, kept[1]):
+        return None
+    if kept[2]:
+        from tierlock.probing import libraries
+
+        if not libraries.still_known(index, index.sites, kept[2]):
+            return None
+    result: DistributionProbe = kept[0]
     return result
 
 

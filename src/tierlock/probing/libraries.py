@@ -188,9 +188,11 @@ class Session:
         if not self.fresh and self._known(artifact, identity):
             return []
         info = self.read(artifact)
-        if info is None:
-            return []
-        missing, relied = self._resolve(artifact, info, rel)  # needing nothing is a verdict too: kept
+        if info is None and not os.access(artifact, os.R_OK):
+            return []  # unreadable: read again next time
+        # Needing nothing is a verdict too, and so is a readable file that is no ELF object (nothing to look up):
+        # kept with its identity, like every other.
+        missing, relied = self._resolve(artifact, info, rel) if info is not None else ([], ())
         if not missing:
             self._learn(artifact, (identity, relied))
             self.moved.learn(artifact, (identity, relied))
@@ -212,6 +214,15 @@ class Session:
             self._learn(artifact, moved)
             return True
         return False
+
+    def holds(self, extensions: Iterable[tuple[str, Identity | None]]) -> bool:
+        """Whether the verdict this process learnt for each extension (path, identity) still holds (the first of
+        the ways :meth:`_known` tries)."""
+        for path, identity in extensions:
+            known = self._ids.setdefault(path, identity)
+            if known is None or not self._still(_VERDICTS.get((path, self.key)), known):
+                return False
+        return True
 
     def _learn(self, artifact: str, verdict: libcache.Kept) -> None:
         _VERDICTS[artifact, self.key] = self.learnt[artifact] = self.kept[artifact] = verdict
@@ -346,6 +357,16 @@ def unresolved(
     if seen:
         session.know(seen)
     return [m for path, rel in extensions for m in session.missing(path, rel)]
+
+
+def still_known(owner: object, sites: Sequence[str], extensions: Iterable[tuple[str, Identity | None]]) -> bool:
+    """Whether the verdict this process learnt for each extension module (path, the identity it has now) still
+    holds, every library it relies on unchanged: :func:`unresolved` finding nothing missing by what this process
+    knows, for a distribution found whole before. False says nothing of what is wrong: the caller asks
+    :func:`unresolved`."""
+    if sys.platform in ("darwin", "win32"):
+        return False
+    return session_for(owner, sites).holds(extensions)
 
 
 class Probed(Protocol):
