@@ -1,0 +1,269 @@
+"""A distribution found whole before is confirmed the short way, and that way gives the full probe's verdict.
+
+A probe that finds a distribution's folder kept, with the verdict it gave when every file was there, confirms
+it with one ``stat`` of each file (the folder, METADATA, RECORD and the compiled files by their identity, the
+others by their size) and the library verdicts of its extension modules learnt in this process. Every test
+here takes that short way first (it is checked that it was taken), changes the site as an installer, a user or
+a failing disk would, and compares the verdict with the one a cold process gives (nothing kept: the full way).
+The extension is a real ELF object built at test time that needs a real library found through its runpath.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.native import build_extension, build_library, needs_compiler
+from tests.support.wheels import EXT_SUFFIX
+from tierlock.probing import DistributionProbe, SiteIndex, distcache, distinfo, distribution, libcache, libraries
+from tierlock.probing import site as sitemod
+
+pytestmark = needs_compiler
+
+OLD = time.time() - 60
+EXTENSION = f"alpha/_native{EXT_SUFFIX}"
+
+
+@pytest.fixture(scope="module")
+def native(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """An extension module that needs ``libwholedep.so.1``, found through its absolute runpath (built once)."""
+    root = tmp_path_factory.mktemp("whole-native")
+    library = build_library(root / "lib", "libwholedep.so.1")
+    extension = build_extension(root / "ext", "_native", EXT_SUFFIX, needs=[library], runpath=str(library.path.parent))
+    return {"library": library.path, "extension": extension}
+
+
+def _hash(data: bytes) -> str:
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def _install(site: Path, native: dict[str, Path], version: str = "1.0", when: float = OLD) -> None:
+    """alpha *version* as an installer leaves it: its files, METADATA, INSTALLER and a RECORD with sizes and hashes."""
+    info = f"alpha-{version}.dist-info"
+    files: dict[str, bytes] = {
+        "alpha/__init__.py": b"from ._native import value\n",
+        "alpha/util.py": b"X = 1\n" * 5,
+        EXTENSION: native["extension"].read_bytes(),
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: alpha\nVersion: {version}\n".encode(),
+        f"{info}/INSTALLER": b"uv\n",
+    }
+    rows = []
+    for rel, data in files.items():
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site / rel).write_bytes(data)
+        rows.append(f"{rel},{_hash(data)},{len(data)}")
+    rows.append(f"{info}/RECORD,,")
+    (site / info / "RECORD").write_text("\n".join(rows) + "\n")
+    _backdate(site, when)
+
+
+def _backdate(site: Path, when: float = OLD) -> None:
+    """Everything older than the file system's clock tick (what a probe may keep); changed later than *when* was."""
+    for folder, dirs, names in os.walk(site):
+        for name in [*dirs, *names]:
+            os.utime(os.path.join(folder, name), (when, when))
+    os.utime(site, (when, when))
+
+
+@pytest.fixture
+def site(tmp_path: Path, native: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.delenv("LD_LIBRARY_PATH", raising=False)
+    monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(tmp_path / "cache"))
+    _forget(monkeypatch)
+    folder = tmp_path / "site"
+    folder.mkdir()
+    _install(folder, native)
+    return folder
+
+
+def _forget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new process, as far as the probe's memory goes (restored after the test)."""
+    for module, name in (
+        (distinfo, "_MEMO"),
+        (distcache, "_FILES"),
+        (sitemod, "_LISTED"),
+        (libraries, "_VERDICTS"),
+        (libraries, "_READ"),
+        (libcache, "_READ"),
+    ):
+        monkeypatch.setattr(module, name, {})
+    monkeypatch.setattr(distcache, "_UNSAVED", [])
+    monkeypatch.setattr(libraries, "_UNSAVED", [])
+    monkeypatch.setattr(libraries.Session, "last", None)
+
+
+@pytest.fixture
+def short_ways(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each probe took the short way (one entry per probe of a kept whole distribution)."""
+    taken: list[bool] = []
+    again = distribution._again
+
+    def counting(*args: object) -> DistributionProbe | None:
+        result = again(*args)  # type: ignore[arg-type]
+        taken.append(result is not None)
+        return result
+
+    monkeypatch.setattr(distribution, "_again", counting)
+    return taken
+
+
+def _probe(site: Path, suffixes: tuple[str, ...] | None = None, deep: bool = False) -> DistributionProbe:
+    index = SiteIndex.scan([site], suffixes)
+    return distribution.probe_distribution("alpha", index=index, locked_version="1.0", deep=deep)
+
+
+def _cold(site: Path, monkeypatch: pytest.MonkeyPatch, **how: object) -> dict[str, object]:
+    """The verdict of a process that keeps nothing (the full way), as JSON gives it."""
+    with monkeypatch.context() as cold:
+        cold.setenv("TIERLOCK_CACHE_DIR", "")
+        _forget(cold)
+        return _probe(site, **how).to_dict()  # type: ignore[arg-type]
+
+
+def _kept_whole(site: Path, short_ways: list[bool]) -> None:
+    """Probe twice: the second probe takes the short way."""
+    assert _probe(site).state == "present"
+    assert _probe(site).state == "present"
+    assert short_ways[-1] is True
+
+
+def test_an_unchanged_distribution_takes_the_short_way_with_the_full_ways_verdict(
+    site: Path, short_ways: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _kept_whole(site, short_ways)
+    result = _probe(site)
+    assert short_ways[-1] is True
+    assert result.to_dict() == _cold(site, monkeypatch)
+
+
+def test_a_module_edited_in_place_with_its_size_kept_is_what_only_deep_sees_both_ways(
+    site: Path, short_ways: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _kept_whole(site, short_ways)
+    (site / "alpha" / "util.py").write_bytes(b"Y = 2\n" * 5)
+    result = _probe(site)
+    assert short_ways[-1] is True  # a size-only check: the same verdict as the full way, which --deep goes past
+    assert result.state == "present"
+    assert result.to_dict() == _cold(site, monkeypatch)
+    deep = _probe(site, deep=True)
+    assert deep.reasons == ["file does not match its RECORD hash: alpha/util.py"]
+    assert deep.to_dict() == _cold(site, monkeypatch, deep=True)
+
+
+def test_a_record_edited_in_place_with_its_size_kept_is_read_again(
+    site: Path, short_ways: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _kept_whole(site, short_ways)
+    record = site / "alpha-1.0.dist-info" / "RECORD"
+    text = record.read_text()
+    record.write_text(text.replace(",30\n", ",31\n"))  # util.py's size, one digit: the same size of RECORD
+    assert record.stat().st_size == len(text)
+    result = _probe(site)
+    assert short_ways[-1] is False
+    assert result.reasons == ["file has another size than RECORD says: alpha/util.py (30 bytes, RECORD says 31)"]
+    assert result.to_dict() == _cold(site, monkeypatch)
+
+
+def test_a_deleted_extension_is_partial_both_ways(
+    site: Path, short_ways: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _kept_whole(site, short_ways)
+    (site / EXTENSION).unlink()
+    result = _probe(site)
+    assert result.state == "partial"
+    assert f"compiled artifact {EXTENSION} is missing" in result.reasons
+    assert result.to_dict() == _cold(site, monkeypatch)
+
+
+def test_an_extension_rebuilt_with_its_size_kept_has_its_libraries_looked_up_again(
+    site: Path, short_ways: list[bool], native: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _kept_whole(site, short_ways)
+    data = bytearray((site / EXTENSION).read_bytes())
+    data[-1] ^= 1  # the same size, a new modification time: another file for the library check
+    (site / EXTENSION).write_bytes(bytes(data))
+    result = _probe(site)
+    assert short_ways[-1] is False
+    assert result.to_dict() == _cold(site, monkeypatch)
+
+
+def test_a_library_the_extension_needs_gone_is_partial_both_ways_and_present_once_back(
+    site: Path, short_ways: list[bool], native: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    _kept_whole(site, short_ways)
+    aside = tmp_path / "aside.so"
+    shutil.move(native["library"], aside)
+    try:
+        result = _probe(site)
+        assert short_ways[-1] is False
+        assert result.missing_libraries == ((EXTENSION, "libwholedep.so.1", None),)
+        assert result.to_dict() == _cold(site, monkeypatch)
+    finally:
+        shutil.move(aside, native["library"])
+    result = _probe(site)
+    assert result.state == "present"
+    assert result.to_dict() == _cold(site, monkeypatch)
+
+
+def test_a_dist_info_replaced_by_another_versions_is_probed_anew(
+    site: Path, short_ways: list[bool], native: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _kept_whole(site, short_ways)
+    shutil.rmtree(site / "alpha-1.0.dist-info")
+    _install(site, native, version="2.0", when=OLD + 10)
+    result = _probe(site)
+    assert result.reasons == ["installed version 2.0 differs from the locked 1.0"]
+    assert result.to_dict() == _cold(site, monkeypatch)
+
+
+def test_a_pip_leftover_beside_it_is_seen_both_ways(
+    site: Path, short_ways: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _kept_whole(site, short_ways)
+    (site / "~lpha").mkdir()
+    _backdate(site, OLD + 10)
+    result = _probe(site)
+    assert result.state == "partial"
+    assert result.to_dict() == _cold(site, monkeypatch)
+
+
+def test_a_file_touched_with_its_size_kept_stays_present_and_is_confirmed_the_short_way_after(
+    site: Path, short_ways: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _kept_whole(site, short_ways)
+    os.utime(site / EXTENSION, (OLD + 5, OLD + 5))
+    result = _probe(site)
+    assert short_ways[-1] is False  # a new identity: its library verdict is looked up again
+    assert result.to_dict() == _cold(site, monkeypatch)
+    assert _probe(site).state == "present"
+    assert short_ways[-1] is True
+
+
+@pytest.mark.parametrize("version", ["3.12.1", "3.13.0"])
+def test_another_pythons_target_gets_its_own_verdict_and_the_first_keeps_its_own(
+    site: Path, short_ways: list[bool], monkeypatch: pytest.MonkeyPatch, version: str
+) -> None:
+    python = Path(f"/root/.pyenv/versions/{version}/bin/python")
+    if not python.exists():
+        pytest.skip(f"no Python {version} under /root/.pyenv/versions")
+    out = subprocess.run(
+        [str(python), "-c", "import _imp; print('\\n'.join(_imp.extension_suffixes()))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    theirs = tuple(out.stdout.split())
+    _kept_whole(site, short_ways)
+    other = _probe(site, suffixes=theirs)
+    assert other.state == "partial"
+    assert other.reasons[0].startswith(f"compiled extension {EXTENSION} is built for another Python")
+    assert other.to_dict() == _cold(site, monkeypatch, suffixes=theirs)
+    assert _probe(site).state == "present"
+    assert short_ways[-1] is True
