@@ -16,7 +16,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from tierlock.probing import distinfo, filechecks, metadata, roots
 from tierlock.probing.site import DistInfoDir, SiteIndex, normalize, pip_leftover_of
@@ -170,8 +170,8 @@ def _probe(
     needs = _libraries(facts, index, deep, seen) if stats is not None else []
     if stats is None or stats[0] or stats[1] or deep or len(found) > 1 or index.leftovers.get(facts.site) or needs:
         pass  # something to say, or to look at on disk: the full checks below
-    elif key in facts.whole:
-        return _keep_whole(facts, key, facts.whole[key][0], seen)
+    elif (whole := _whole(name, facts, key)) is not None:
+        return _keep_whole(facts, key, whole[0], seen)
     reasons, version = _folder_reasons(name, found, facts, locked)
     notes: list[str] = []
     editable = _editable(facts, reasons, notes)
@@ -207,24 +207,51 @@ def _probe(
     return result
 
 
+Whole = tuple["DistributionProbe", list[tuple[int, int, int]], tuple[tuple[str, "tuple[int, int, int] | None"], ...]]
+"""A verdict given when the distribution was found whole: with the identities (inode, size, modification time)
+of the folder, METADATA, RECORD and the compiled files then, and its extension modules with theirs."""
+
+
 def _keep_whole(
-    facts: distinfo.DistInfo,
-    key: tuple[str | None, tuple[str, ...]],
-    result: DistributionProbe,
-    seen: dict[str, tuple[int, int, int]],
+    facts: distinfo.DistInfo, key: tuple[str | None, tuple[str, ...]], result: DistributionProbe, seen: dict[str, Any]
 ) -> DistributionProbe:
     """Keep *result*, the verdict of a distribution found whole, with what the files it watches are now (the
     folder, METADATA and RECORD: the facts' key; the compiled files: what the file checks took, *seen*) and its
-    extension modules' identities (what their library verdicts are about)."""
+    extension modules' identities (what their library verdicts are about); on disk too when that is new."""
     from tierlock.probing.libraries import is_extension
 
     stamps = [part for part in facts.key if isinstance(part, tuple)]
-    for path in facts.compiled_paths:
+    for path, _rel in facts.compiled:
         size, mtime, inode = seen.get(path, (-1, -1, -1))
         stamps.append((inode, size, mtime))
     extensions = tuple((path, seen.get(path)) for path, rel in facts.compiled if is_extension(rel))
     facts.whole[key] = (result, stamps, extensions)
+    said = [stamps, extensions, result.version_text, result.import_roots, result.record_size]
+    if facts.wholes.get(key) != said:
+        facts.wholes[key] = said
+        distinfo.keep(facts)
     return result
+
+
+def _whole(name: str, facts: distinfo.DistInfo, key: tuple[str | None, tuple[str, ...]]) -> Whole | None:
+    """The whole verdict kept with *facts* for *key*: this process's, else the one the facts kept on disk hold."""
+    kept = facts.whole.get(key)
+    if kept is not None or key not in facts.wholes:
+        return kept
+    stamps, extensions, version, import_roots, record_size = facts.wholes[key]
+    result = DistributionProbe(
+        name=name,
+        state="present",
+        version_text=version,
+        locked_text=key[0],
+        dist_info_dir=facts.path,
+        files_checked=facts.files_checked,
+        records=facts.records,
+        import_roots=import_roots,
+        record_size=record_size,
+    )
+    facts.whole[key] = (result, stamps, extensions)
+    return facts.whole[key]
 
 
 def _again(info: DistInfoDir, index: SiteIndex, key: tuple[str | None, tuple[str, ...]]) -> DistributionProbe | None:
@@ -235,7 +262,7 @@ def _again(info: DistInfoDir, index: SiteIndex, key: tuple[str | None, tuple[str
     facts = distinfo.known(info, index.suffixes)
     if facts is None or index.leftovers.get(facts.site):
         return None
-    kept = facts.whole.get(key)
+    kept = _whole(info.name, facts, key)
     if kept is None or not filechecks.still_whole(facts, kept[1]):
         return None
     if kept[2]:
@@ -243,8 +270,7 @@ def _again(info: DistInfoDir, index: SiteIndex, key: tuple[str | None, tuple[str
 
         if not libraries.still_known(index, index.sites, kept[2]):
             return None
-    result: DistributionProbe = kept[0]
-    return result
+    return kept[0]
 
 
 def _read_and_stat(

@@ -216,11 +216,11 @@ class Session:
         return False
 
     def holds(self, extensions: Iterable[tuple[str, Identity | None]]) -> bool:
-        """Whether the verdict this process learnt for each extension (path, identity) still holds (the first of
-        the ways :meth:`_known` tries)."""
+        """Whether a verdict learnt before still holds for each extension (path, identity): :meth:`missing`
+        finding nothing missing without reading any of them."""
         for path, identity in extensions:
             known = self._ids.setdefault(path, identity)
-            if known is None or not self._still(_VERDICTS.get((path, self.key)), known):
+            if known is None or not self._known(path, known):
                 return False
         return True
 
@@ -360,10 +360,10 @@ def unresolved(
 
 
 def still_known(owner: object, sites: Sequence[str], extensions: Iterable[tuple[str, Identity | None]]) -> bool:
-    """Whether the verdict this process learnt for each extension module (path, the identity it has now) still
-    holds, every library it relies on unchanged: :func:`unresolved` finding nothing missing by what this process
-    knows, for a distribution found whole before. False says nothing of what is wrong: the caller asks
-    :func:`unresolved`."""
+    """Whether a verdict learnt before (by this process, or kept on disk) still holds for each extension module
+    (path, the identity it has now), every library it relies on unchanged: :func:`unresolved` finding nothing
+    missing without reading any extension, for a distribution found whole before. False says nothing of what is
+    wrong: the caller asks :func:`unresolved`."""
     if sys.platform in ("darwin", "win32"):
         return False
     return session_for(owner, sites).holds(extensions)

@@ -267,3 +267,56 @@ def test_another_pythons_target_gets_its_own_verdict_and_the_first_keeps_its_own
     assert other.to_dict() == _cold(site, monkeypatch, suffixes=theirs)
     assert _probe(site).state == "present"
     assert short_ways[-1] is True
+
+
+@pytest.fixture
+def full_ways(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every probe that went the full way past the file checks (what a kept whole verdict spares)."""
+    taken: list[str] = []
+    reasons = distribution._folder_reasons
+
+    def counting(name: str, *args: object) -> tuple[list[str], str | None]:
+        taken.append(name)
+        return reasons(name, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(distribution, "_folder_reasons", counting)
+    return taken
+
+
+def _next_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process ends (writing what it learnt) and another starts with the same cache folder."""
+    distcache.save_all()
+    libraries.save_all()
+    _forget(monkeypatch)
+
+
+def test_a_new_process_gives_the_whole_verdict_kept_on_disk_while_every_file_is_as_it_was(
+    site: Path, short_ways: list[bool], full_ways: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _kept_whole(site, short_ways)
+    _next_process(monkeypatch)
+    before = len(full_ways)
+    result = _probe(site)
+    assert len(full_ways) == before  # the verdict kept on disk, every file stat-ed
+    assert result.to_dict() == _cold(site, monkeypatch)
+    _next_process(monkeypatch)
+    (site / EXTENSION).unlink()
+    result = _probe(site)
+    assert f"compiled artifact {EXTENSION} is missing" in result.reasons
+    assert result.to_dict() == _cold(site, monkeypatch)
+
+
+def test_a_new_process_after_one_that_was_killed_or_left_a_broken_cache_takes_the_full_way(
+    site: Path, short_ways: list[bool], full_ways: list[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    _kept_whole(site, short_ways)
+    _forget(monkeypatch)  # killed: nothing written at exit
+    before = len(full_ways)
+    assert _probe(site).to_dict() == _cold(site, monkeypatch)
+    assert len(full_ways) == before + 2  # this probe and the cold one went the full way
+    _next_process(monkeypatch)
+    for kept in (tmp_path / "cache").iterdir():
+        kept.write_bytes(kept.read_bytes()[:40])  # cut short, as by a full disk
+    before = len(full_ways)
+    assert _probe(site).to_dict() == _cold(site, monkeypatch)
+    assert len(full_ways) == before + 2
