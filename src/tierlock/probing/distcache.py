@@ -32,7 +32,8 @@ SCHEMA = 3
 _KEEP = 4096
 """At most this many folders per file (then it starts again)."""
 
-#: The fields kept as they are (the rest are derived from them when the facts are given again).
+#: The fields kept as they are (what only a rare probe asks is derived from them when it is asked). The paths
+#: repeat RECORD's, which :mod:`marshal` writes once.
 PLAIN = (
     "meta_resized",
     "problems",
@@ -47,6 +48,12 @@ PLAIN = (
     "unfinished",
     "recorded_roots",
     "wholes",
+    "rels",
+    "paths",
+    "sizes",
+    "excluded",
+    "compiled_sizes",
+    "watched",
 )
 
 _FILES: dict[tuple[str, tuple[str, ...]], _File] = {}

@@ -221,13 +221,11 @@ def _kept(info: DistInfoDir, suffixes: tuple[str, ...], key: tuple[object, ...])
         facts.source = None if entry[1] is None else Path(entry[1])
         for name, value in zip(distcache.PLAIN, entry[2:], strict=True):
             setattr(facts, name, value)
-        facts.rels = list(map(_REL, facts.records))
-        fulls = [full for full, _rel, _size, _hash in facts.records]
-        places = {full for full, _rel in facts.compiled}
-        at = [i for i, full in enumerate(fulls) if full in places] if places else []
-        rowfacts.checked(facts, fulls, [r[2] for r in facts.records], at)
-    except (ValueError, TypeError, IndexError):
+        rows = set(map(len, facts.records))
+    except (ValueError, TypeError):
         return None
+    if rows - {4} or len(facts.rels) != len(facts.records) or len(facts.watched) != 3 + len(facts.compiled):
+        return None  # rows that are not (path, rel, size, hash): of another shape
     return facts
 
 
