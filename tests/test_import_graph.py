@@ -93,6 +93,7 @@ LAZY_IMPORTS: dict[str, str] = {
             ".filechecks",
             ".libcache",
             ".libraries",
+            ".libremedy",
             ".metadata",
             ".project",
             ".record",

@@ -35,7 +35,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Protocol
 
 from tierlock.probing import elf, ldcache, libcache, libmoved
 from tierlock.probing.ldpaths import default_folders
@@ -367,37 +366,6 @@ def still_known(owner: object, sites: Sequence[str], extensions: Iterable[tuple[
     if sys.platform in ("darwin", "win32"):
         return False
     return session_for(owner, sites).holds(extensions)
-
-
-class Probed(Protocol):
-    """What the remedies need of a :class:`~tierlock.probing.distribution.DistributionProbe` (named by its
-    shape, so that this module, which the distribution probe imports, imports nothing of it)."""
-
-    @property
-    def present(self) -> bool: ...
-
-    @property
-    def reasons(self) -> list[str]: ...
-
-    @property
-    def missing_libraries(self) -> tuple[tuple[str, str, str | None], ...]: ...
-
-
-def only_libraries(result: Probed) -> bool:
-    """Whether everything wrong with a probed distribution is a library the system lacks (its files are
-    whole: reinstalling it cannot help)."""
-    return bool(result.missing_libraries) and len(result.reasons) == len(result.missing_libraries)
-
-
-def system_remedy(results: Iterable[Probed]) -> str | None:
-    """How to make these probed distributions present when all that is wrong is libraries the system lacks
-    (:mod:`tierlock.probing.provider`); None when anything else is wrong too, or nothing."""
-    broken = [d for d in results if not d.present]
-    if not broken or not all(only_libraries(d) for d in broken):
-        return None
-    from tierlock.probing import provider
-
-    return provider.remedy([lib for d in broken for _artifact, lib, _via in d.missing_libraries])
 
 
 def relied_outside(paths: Iterable[str], sites: Sequence[str]) -> list[tuple[str, int]]:

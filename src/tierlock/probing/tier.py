@@ -153,7 +153,7 @@ class Prober:
     def probe(self, tier: Tier, *, closure: bool = False, deep: bool = False) -> TierProbe:
         """The tier's verdict (:mod:`tierlock.probing.verdict`): every file of its closure; *deep* also
         verifies RECORD hashes. *closure* (``probe --closure``) is the default now; it still needs a lockfile."""
-        from tierlock.probing.libraries import system_remedy
+        from tierlock.probing.libremedy import system_remedy
         from tierlock.probing.required import required
 
         lock, note = self.lock(tier)

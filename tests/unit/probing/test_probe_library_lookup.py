@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import binaries
-from tierlock.probing import elf, ldpaths, libcache, libraries, provider
+from tierlock.probing import elf, ldpaths, libcache, libraries, libremedy, provider
 from tierlock.probing.distribution import DistributionProbe
 
 
@@ -230,12 +230,12 @@ def test_the_system_remedy_applies_only_when_every_problem_is_a_missing_library(
     lacking = probe_of(reasons=["needs libx"], missing=(("pkg/_e.so", "libx.so.1", None),))
     other = probe_of(reasons=["needs libx", "file missing"], missing=(("pkg/_e.so", "libx.so.1", None),))
     whole = probe_of(reasons=[], missing=(), state="present")
-    assert libraries.only_libraries(lacking)
-    assert not libraries.only_libraries(other)
-    assert not libraries.only_libraries(whole)
-    assert libraries.system_remedy([whole]) is None
-    assert libraries.system_remedy([lacking, other]) is None
-    remedy = libraries.system_remedy([lacking, whole])
+    assert libremedy.only_libraries(lacking)
+    assert not libremedy.only_libraries(other)
+    assert not libremedy.only_libraries(whole)
+    assert libremedy.system_remedy([whole]) is None
+    assert libremedy.system_remedy([lacking, other]) is None
+    remedy = libremedy.system_remedy([lacking, whole])
     assert remedy is not None
     assert "libx.so.1" in remedy
 
