@@ -138,7 +138,7 @@ def probe_distribution(
         index = SiteIndex.scan(paths)
     key = normalize(name)
     locked = metadata.normalized(str(locked_version)) if locked_version is not None else None
-    found = index.find(key)
+    found = index.dists.get(key, ())  # index.find(key), whose name is normalized already
     if not found:
         where = ", ".join(index.sites) or "(no site folders)"
         return DistributionProbe(key, "absent", [f"no .dist-info for {key} on the path ({where})"], locked_text=locked)
@@ -262,7 +262,7 @@ def _again(info: DistInfoDir, index: SiteIndex, key: tuple[str | None, tuple[str
     facts = distinfo.known(info, index.suffixes)
     if facts is None or index.leftovers.get(facts.site):
         return None
-    kept = _whole(info.name, facts, key)
+    kept = facts.whole.get(key) or _whole(info.name, facts, key)
     if kept is None or not filechecks.still_whole(facts, kept[1]):
         return None
     if kept[2]:
