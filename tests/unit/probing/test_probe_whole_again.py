@@ -171,6 +171,18 @@ def test_a_record_edited_in_place_with_its_size_kept_is_read_again(
     assert result.to_dict() == _cold(site, monkeypatch)
 
 
+def test_a_metadata_rewritten_with_its_size_kept_is_read_again(
+    site: Path, short_ways: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _kept_whole(site, short_ways)
+    metadata = site / "alpha-1.0.dist-info" / "METADATA"
+    metadata.write_text(metadata.read_text().replace("1.0", "3.0"))
+    result = _probe(site)
+    assert short_ways[-1] is False
+    assert result.reasons == ["installed version 3.0 differs from the locked 1.0"]
+    assert result.to_dict() == _cold(site, monkeypatch)
+
+
 def test_a_deleted_extension_is_partial_both_ways(
     site: Path, short_ways: list[bool], monkeypatch: pytest.MonkeyPatch
 ) -> None:
