@@ -220,10 +220,10 @@ def _keep_whole(
     extension modules' identities (what their library verdicts are about); on disk too when that is new."""
     from tierlock.probing.libraries import is_extension
 
-    stamps = [part for part in facts.key if isinstance(part, tuple)]
+    stamps: list[Any] = [part for part in facts.key if isinstance(part, tuple)]
     for path, _rel in facts.compiled:
-        size, mtime, inode = seen.get(path, (-1, -1, -1))
-        stamps.append((inode, size, mtime))
+        taken = seen.get(path)  # (size, modification time, inode); none when the rows were stat-ed one by one
+        stamps.append(None if taken is None else (taken[2], taken[0], taken[1]))
     extensions = tuple((path, seen.get(path)) for path, rel in facts.compiled if is_extension(rel))
     facts.whole[key] = (result, stamps, extensions)
     said = [stamps, extensions, result.version_text, result.import_roots, result.record_size]
