@@ -125,9 +125,11 @@ def main() -> None:
 
 def first_rounds(members: str, cache: Path) -> None:
     """The first probe round of fresh processes against their floor (what the pytest plugin pays per run)."""
+    import tierlock
     from tests.support.env import clean_env
 
-    env = clean_env({"TIERLOCK_CACHE_DIR": str(cache)})
+    # The same tierlock as this process (its sources first on the path), a cache folder of the benchmark's own.
+    env = clean_env({"TIERLOCK_CACHE_DIR": str(cache), "PYTHONPATH": str(Path(tierlock.__file__).parents[1])})
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     run = [sys.executable, "-c", FIRST_ROUND, members]
     for _ in range(2):  # the first writes what a process keeps (the facts, the library verdicts), as a first run does
