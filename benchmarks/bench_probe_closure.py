@@ -125,8 +125,9 @@ def main() -> None:
 
 def first_rounds(members: str, cache: Path) -> None:
     """The first probe round of fresh processes against their floor (what the pytest plugin pays per run)."""
-    import tierlock
     from tests.support.env import clean_env
+
+    import tierlock
 
     # The same tierlock as this process (its sources first on the path), a cache folder of the benchmark's own.
     env = clean_env({"TIERLOCK_CACHE_DIR": str(cache), "PYTHONPATH": str(Path(tierlock.__file__).parents[1])})
