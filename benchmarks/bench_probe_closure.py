@@ -66,6 +66,7 @@ print(json.dumps([probe * 1000, (time.perf_counter() - start) * 1000]))
 
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="tierlock-bench-closure-") as tmp:
+        os.environ["TIERLOCK_CACHE_DIR"] = str(Path(tmp) / "kept")  # this machine's own cache left alone
         site, project = generate(Path(tmp))
         time.sleep(1.5)  # installed files older than the file system's clock tick: what the probe may remember
         from tierlock import environment
