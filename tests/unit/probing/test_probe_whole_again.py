@@ -141,6 +141,10 @@ def test_an_unchanged_distribution_takes_the_short_way_with_the_full_ways_verdic
     result = _probe(site)
     assert short_ways[-1] is True
     assert result.to_dict() == _cold(site, monkeypatch)
+    # what to_dict leaves out: the rows a receipt takes, RECORD's own size
+    record = site / "alpha-1.0.dist-info" / "RECORD"
+    assert result.record_size == record.stat().st_size
+    assert [f.record_path for f in result.files][:3] == ["alpha/__init__.py", "alpha/util.py", EXTENSION]
 
 
 def test_a_module_edited_in_place_with_its_size_kept_is_what_only_deep_sees_both_ways(
@@ -311,6 +315,8 @@ def test_a_new_process_gives_the_whole_verdict_kept_on_disk_while_every_file_is_
     result = _probe(site)
     assert len(full_ways) == before  # the verdict kept on disk, every file stat-ed
     assert result.to_dict() == _cold(site, monkeypatch)
+    assert result.record_size == (site / "alpha-1.0.dist-info" / "RECORD").stat().st_size
+    assert result.files_checked == 6
     _next_process(monkeypatch)
     (site / EXTENSION).unlink()
     result = _probe(site)
