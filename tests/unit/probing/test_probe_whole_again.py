@@ -317,6 +317,7 @@ def test_a_new_process_gives_the_whole_verdict_kept_on_disk_while_every_file_is_
     assert result.to_dict() == _cold(site, monkeypatch)
     assert result.record_size == (site / "alpha-1.0.dist-info" / "RECORD").stat().st_size
     assert result.files_checked == 6
+    assert distcache._UNSAVED == []  # nothing new learnt: the kept file is not written again
     _next_process(monkeypatch)
     (site / EXTENSION).unlink()
     result = _probe(site)
