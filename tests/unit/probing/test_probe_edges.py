@@ -266,3 +266,11 @@ def test_a_leftover_of_a_recorded_data_folder_that_is_no_import_root_is_seen(tmp
     result = probe_distribution("alpha", paths=[site])
     assert result.import_roots == ("alpha",)
     assert result.reasons == [f"leftover ~lpha_data beside it in {site}: an interrupted pip uninstall or upgrade"]
+
+
+def test_a_record_hash_of_an_algorithm_python_does_not_know_never_matches_under_deep(tmp_path: Path) -> None:
+    record = "alpha/__init__.py,nosuchhash=AAAA,0\n" + _RECORD.partition("\n")[2]
+    site = _hand_site(tmp_path, record)
+    result = probe_distribution("alpha", paths=[site], deep=True)
+    assert result.reasons == ["file does not match its RECORD hash: alpha/__init__.py"]
+    assert probe_distribution("alpha", paths=[site]).state == "present"  # without --deep no hash is read
