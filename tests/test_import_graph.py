@@ -100,6 +100,7 @@ LAZY_IMPORTS: dict[str, str] = {
             ".required",
             ".site",
             ".tier",
+            ".verdict",
         )
     },
     **{

@@ -207,9 +207,8 @@ def _probe(
     return result
 
 
+# A verdict given when the distribution was found whole, the identities its watched files had, its extensions'.
 Whole = tuple["DistributionProbe", list[tuple[int, int, int]], tuple[tuple[str, "tuple[int, int, int] | None"], ...]]
-"""A verdict given when the distribution was found whole: with the identities (inode, size, modification time)
-of the folder, METADATA, RECORD and the compiled files then, and its extension modules with theirs."""
 
 
 def _keep_whole(
@@ -259,12 +258,10 @@ def _again(info: DistInfoDir, index: SiteIndex, key: tuple[str | None, tuple[str
     the checks the full way makes of it (the folder, METADATA and RECORD unchanged, every file there with its
     size, no pip leftover beside it, the library verdict of each extension module still holding), each file
     stat-ed once and nothing built on the way; None sends the probe the full way."""
-    facts = distinfo.known(info, index.suffixes)
-    if facts is None or index.leftovers.get(facts.site):
+    found = _known_whole(info, index, key)
+    if found is None or not filechecks.still_whole(found[0], found[1][1]):
         return None
-    kept = facts.whole.get(key) or _whole(info.name, facts, key)
-    if kept is None or not filechecks.still_whole(facts, kept[1]):
-        return None
+    kept = found[1]
     if kept[2]:
         from tierlock.probing import libraries
 
@@ -273,11 +270,37 @@ def _again(info: DistInfoDir, index: SiteIndex, key: tuple[str | None, tuple[str
     return kept[0]
 
 
+def _known_whole(
+    info: DistInfoDir, index: SiteIndex, key: tuple[str | None, tuple[str, ...]]
+) -> tuple[distinfo.DistInfo, Whole] | None:
+    """The facts kept for the folder and their whole verdict for *key*, when there is one to confirm."""
+    facts = distinfo.known(info, index.suffixes)
+    if facts is None or facts.sizes is None or index.leftovers.get(facts.site):
+        return None
+    kept = facts.whole.get(key) or _whole(info.name, facts, key)
+    return None if kept is None else (facts, kept)
+
+
+def kept_whole(
+    index: SiteIndex, name: str, locked: str | None, import_roots: Sequence[str]
+) -> tuple[distinfo.DistInfo, Whole] | None:
+    """:func:`_known_whole` for :func:`probe_distribution` of *name* with these arguments (not deep), nothing
+    stat-ed: :mod:`tierlock.probing.verdict` confirms a round's at once."""
+    key = normalize(name)
+    found = index.dists.get(key, ())
+    if len(found) != 1:
+        return None
+    try:
+        text = metadata.normalized(str(locked)) if locked is not None else None
+    except ValueError:  # InvalidVersion: the full way says it
+        return None
+    return _known_whole(found[0], index, (text, tuple(import_roots)))
+
+
 def _read_and_stat(
     info: DistInfoDir, index: SiteIndex, seen: dict[str, tuple[int, int, int]]
 ) -> tuple[distinfo.DistInfo, tuple[list[str], list[str], list[str]] | None]:
-    """The folder's facts and the stat of every file RECORD lists (None when RECORD cannot be read); the compiled
-    files' identities in *seen*."""
+    """The folder's facts and the stat of every file RECORD lists (None: no RECORD); compiled ones' in *seen*."""
     facts, confirm = distinfo.read(info, index.suffixes)
     stats = filechecks.stat_rows(facts, confirm, seen) if facts.record_problem is None else None
     if stats is filechecks.STALE:  # METADATA or RECORD changed under a folder that did not: read them again

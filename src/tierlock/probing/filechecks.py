@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from itertools import chain
 from operator import attrgetter
 
 from tierlock.probing import compiled, distinfo
@@ -70,6 +71,20 @@ def still_whole(facts: distinfo.DistInfo, stamps: list[tuple[int, int, int]]) ->
             list(map(_STAMP, map(stat, facts.watched))) == stamps
             and list(map(_SIZE, map(stat, facts.paths))) == facts.sizes
         )
+    except OSError:
+        return False
+
+
+def all_still_whole(kept: Sequence[tuple[distinfo.DistInfo, list[tuple[int, int, int]]]]) -> bool:
+    """:func:`still_whole` of many distributions at once (facts, stamps): each file stat-ed once, in two C passes
+    over them all; False when any one is not (without saying which)."""
+    stat = os.stat
+    watched = chain.from_iterable(facts.watched for facts, _stamps in kept)
+    paths = chain.from_iterable(facts.paths for facts, _stamps in kept)
+    try:
+        return list(map(_STAMP, map(stat, watched))) == list(
+            chain.from_iterable(stamps for _facts, stamps in kept)
+        ) and list(map(_SIZE, map(stat, paths))) == list(chain.from_iterable(facts.sizes or () for facts, _ in kept))
     except OSError:
         return False
 

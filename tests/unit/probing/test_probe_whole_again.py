@@ -339,3 +339,97 @@ def test_a_new_process_after_one_that_was_killed_or_left_a_broken_cache_takes_th
     before = len(full_ways)
     assert _probe(site).to_dict() == _cold(site, monkeypatch)
     assert len(full_ways) == before + 2
+
+
+def _install_pure(site: Path, name: str) -> None:
+    """*name* 1.0, pure Python, as an installer leaves it (dated back with the rest of the site)."""
+    info = f"{name}-1.0.dist-info"
+    files = {
+        f"{name}/__init__.py": b"X = 1\n",
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n".encode(),
+        f"{info}/INSTALLER": b"uv\n",
+    }
+    rows = []
+    for rel, data in files.items():
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site / rel).write_bytes(data)
+        rows.append(f"{rel},{_hash(data)},{len(data)}")
+    rows.append(f"{info}/RECORD,,")
+    (site / info / "RECORD").write_text("\n".join(rows) + "\n")
+    _backdate(site)
+
+
+@pytest.fixture
+def one_by_one(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The members a tier's round probed one by one (what the round's short way did not give)."""
+    from tierlock.probing import verdict
+
+    probed: list[str] = []
+    each = distribution.probe_distribution
+
+    def counting(name: str, **how: object) -> DistributionProbe:
+        probed.append(name)
+        return each(name, **how)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(verdict, "probe_distribution", counting)
+    return probed
+
+
+def _round(site: Path, deep: bool = False) -> list[dict[str, object]]:
+    """A tier's round (``probe_parts``): the root alpha (its import root declared) and beta of its closure."""
+    from tierlock.probing.verdict import probe_parts
+
+    roots, closure = probe_parts(SiteIndex.scan([site]), [("alpha", "1.0", ["alpha"])], [("beta", "1.0")], deep=deep)
+    return [d.to_dict() for d in (*roots, *closure)]
+
+
+def test_a_rounds_members_all_found_whole_before_are_given_at_once_and_agree_with_the_full_way(
+    site: Path, one_by_one: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _install_pure(site, "beta")
+    first = _round(site)
+    assert one_by_one == ["alpha", "beta"]
+    assert _round(site) == first
+    assert one_by_one == ["alpha", "beta"]  # the second round: both at once, each file stat-ed once
+    with monkeypatch.context() as cold:
+        cold.setenv("TIERLOCK_CACHE_DIR", "")
+        _forget(cold)
+        assert _round(site) == first
+    assert _round(site, deep=True)[0]["notes"] == ["hashes checked (--deep)"]  # deep: one by one, hashes read
+    assert one_by_one[-2:] == ["alpha", "beta"]
+
+
+@pytest.mark.parametrize("change", ["extension deleted", "module resized", "library gone", "leftover"])
+def test_one_member_changed_sends_the_round_one_by_one_and_only_it_is_partial(
+    site: Path,
+    one_by_one: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    native: dict[str, Path],
+    change: str,
+) -> None:
+    _install_pure(site, "beta")
+    _round(site)
+    aside = site.parent / "aside.so"
+    if change == "extension deleted":
+        (site / EXTENSION).unlink()
+    elif change == "module resized":
+        (site / "beta" / "__init__.py").write_text("X = 22\n")
+    elif change == "library gone":
+        shutil.move(native["library"], aside)
+    else:
+        (site / "~eta").mkdir()
+        _backdate(site, OLD + 10)
+    try:
+        before = len(one_by_one)
+        result = _round(site)
+        assert one_by_one[before:] == ["alpha", "beta"]
+        with monkeypatch.context() as cold:
+            cold.setenv("TIERLOCK_CACHE_DIR", "")
+            _forget(cold)
+            assert result == _round(site)
+    finally:
+        if aside.exists():
+            shutil.move(aside, native["library"])
+    states = [d["state"] for d in result]
+    broken = {"extension deleted": 0, "library gone": 0, "module resized": 1, "leftover": 1}[change]
+    assert states == ["partial" if i == broken else "present" for i in range(2)]
