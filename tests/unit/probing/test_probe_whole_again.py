@@ -433,3 +433,24 @@ def test_one_member_changed_sends_the_round_one_by_one_and_only_it_is_partial(
     states = [d["state"] for d in result]
     broken = {"extension deleted": 0, "library gone": 0, "module resized": 1, "leftover": 1}[change]
     assert states == ["partial" if i == broken else "present" for i in range(2)]
+
+
+def test_a_declared_root_found_only_on_disk_is_looked_for_again_on_every_probe(
+    site: Path, short_ways: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (site / "alpha_plugins").mkdir()
+    (site / "alpha_plugins" / "__init__.py").write_text("")  # not in RECORD: a verdict resting on it is not kept
+    _backdate(site)
+
+    def probe() -> DistributionProbe:
+        index = SiteIndex.scan([site])
+        return distribution.probe_distribution(
+            "alpha", index=index, locked_version="1.0", import_roots=["alpha_plugins"]
+        )
+
+    assert probe().state == "present"
+    assert probe().state == "present"
+    shutil.rmtree(site / "alpha_plugins")
+    result = probe()
+    assert result.reasons == [f"import root 'alpha_plugins' (declared) is missing from {site}"]
+    assert short_ways == [False, False, False]
