@@ -504,3 +504,17 @@ def test_a_probe_round_whose_extensions_this_process_knows_reads_no_kept_file(tm
     again = session(tmp_path)
     assert again.missing(str(ext), "pkg/_ext.so") == []
     assert again._kept is None  # the verdict this process learnt held: the file on disk was not read
+
+
+def test_the_libraries_of_only_the_extensions_asked_are_listed_whatever_else_was_looked_up_first(
+    tmp_path: Path,
+) -> None:
+    site = tmp_path / "site"
+    first_out = lib(tmp_path / "opt1", "libfirst.so.1")
+    second_out = lib(tmp_path / "opt2", "libsecond.so.1")
+    first = lib(site / "one", "_ext.so", needed=["libfirst.so.1"], runpath=str(first_out.parent))
+    second = lib(site / "two", "_ext.so", needed=["libsecond.so.1"], runpath=str(second_out.parent))
+    looked = session(tmp_path)
+    assert looked.missing(str(first), "one/_ext.so") == []  # learnt first: listed first in what is kept
+    assert looked.missing(str(second), "two/_ext.so") == []
+    assert libraries.relied_outside([str(second)], [str(site)]) == [(str(second_out), second_out.stat().st_size)]
