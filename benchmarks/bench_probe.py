@@ -105,6 +105,7 @@ def stat_floor(paths: list[str]) -> None:
 
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="tierlock-bench-probe-") as tmp:
+        os.environ["TIERLOCK_CACHE_DIR"] = str(Path(tmp) / "kept")  # this machine's own cache left alone
         site, project = generate(Path(tmp))
         time.sleep(1.5)  # installed files older than the file system's clock tick: what the probe may remember
         sys.path.insert(0, str(site))

@@ -96,12 +96,14 @@ LAZY_IMPORTS: dict[str, str] = {
             ".filechecks",
             ".libcache",
             ".libraries",
+            ".libremedy",
             ".metadata",
             ".project",
             ".record",
             ".required",
             ".site",
             ".tier",
+            ".verdict",
         )
     },
     **{

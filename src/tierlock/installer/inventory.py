@@ -60,7 +60,7 @@ def verdicts(probes: Mapping[NormalizedName, DistributionProbe]) -> dict[Normali
     backend (reinstalling it brings no system library): the plan counts it as present, and
     :func:`tierlock.installer.verification.require_libraries` stops the install with the remedy.
     """
-    from tierlock.probing.libraries import only_libraries
+    from tierlock.probing.libremedy import only_libraries
 
     out: dict[NormalizedName, Installed] = {}
     for name, result in probes.items():

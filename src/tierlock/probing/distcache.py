@@ -9,8 +9,10 @@ Python version that wrote it in its key. Each folder's facts are kept with
 its identity (inode, size and modification time of the folder, its METADATA
 and its RECORD) and given again only when all three are unchanged; a folder
 touched within the last second is never kept (``distinfo`` decides that).
-The verdict is not kept: a probe that takes facts from here still stats
-every file RECORD lists. The file is written when the process ends, and only
+A verdict is kept only as what the distribution was when it was found whole
+(:attr:`tierlock.probing.distinfo.DistInfo.wholes`): a probe that takes it from
+here still stats every file RECORD lists and gives it only when each is as it
+was then. The file is written when the process ends, and only
 when something new was learnt; a file that cannot be read or written is no
 cache.
 """
@@ -26,11 +28,12 @@ if TYPE_CHECKING:
     from tierlock.probing.distinfo import DistInfo
     from tierlock.probing.site import DistInfoDir
 
-SCHEMA = 2
+SCHEMA = 3
 _KEEP = 4096
 """At most this many folders per file (then it starts again)."""
 
-#: The fields kept as they are (the rest are derived from them when the facts are given again).
+#: The fields kept as they are (what only a rare probe asks is derived from them when it is asked). The paths
+#: repeat RECORD's, which :mod:`marshal` writes once.
 PLAIN = (
     "meta_resized",
     "problems",
@@ -44,6 +47,13 @@ PLAIN = (
     "outside",
     "unfinished",
     "recorded_roots",
+    "wholes",
+    "rels",
+    "paths",
+    "sizes",
+    "excluded",
+    "compiled_sizes",
+    "watched",
 )
 
 _FILES: dict[tuple[str, tuple[str, ...]], _File] = {}

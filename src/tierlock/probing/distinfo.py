@@ -38,6 +38,8 @@ _KEEP = 4096
 _RACY_NS = 1_000_000_000
 _MEMO: dict[tuple[str, tuple[str, ...]], DistInfo] = {}
 _REL = itemgetter(1)
+Stamp = tuple[int, int, int]
+"""A file's inode, size and modification time."""
 
 
 class DistInfo:
@@ -70,7 +72,9 @@ class DistInfo:
         "suffixes",
         "unfinished",
         "version_raw",
+        "watched",
         "whole",
+        "wholes",
     )
 
     def __init__(self, info: DistInfoDir, key: tuple[object, ...], suffixes: tuple[str, ...] = ()) -> None:
@@ -106,6 +110,9 @@ class DistInfo:
         """Their recorded sizes, when RECORD gives every one (else None: the probe compares them row by row)."""
         self.compiled: tuple[tuple[str, str], ...] = ()
         """(absolute path, RECORD path) of the compiled artifacts RECORD lists."""
+        self.watched: tuple[str, ...] = ()
+        """The folder, METADATA, RECORD and the compiled files: the files whose identity a distribution found whole
+        keeps (:attr:`whole`)."""
         self.compiled_sizes: tuple[int | None, ...] = ()
         """Their recorded sizes: a probe stats them apart from :attr:`paths` and keeps their identity for the
         shared-library check (one ``stat`` per file in all)."""
@@ -120,9 +127,13 @@ class DistInfo:
         """Signs that an installer never finished (INSTALLER, its own RECORD, the console scripts)."""
         self.recorded_roots: tuple[str, ...] = ()
         """The import roots RECORD's first path parts name (``top_level.txt``'s without a RECORD)."""
-        self.whole: dict[tuple[str | None, tuple[str, ...]], Any] = {}
-        """(locked version, declared roots) -> the verdict last given when the distribution was found whole
-        (:func:`tierlock.probing.distribution.probe_distribution` keeps and reuses it)."""
+        self.whole: dict[tuple[str | None, tuple[str, ...]], tuple[Any, list[Stamp], tuple[Any, ...]]] = {}
+        """(locked version, declared roots) -> the verdict last given when the distribution was found whole, with
+        what the files of :attr:`watched` were then (inode, size, modification time) and its extension modules with
+        their identities (:func:`tierlock.probing.distribution.probe_distribution` keeps and reuses it)."""
+        self.wholes: dict[tuple[str | None, tuple[str, ...]], list[Any]] = {}
+        """The same, as the facts kept on disk hold it (:mod:`tierlock.probing.distcache`): the identities, the
+        extension modules', and what the verdict said (its version, import roots, RECORD's size)."""
 
     @property
     def files_checked(self) -> int:
@@ -210,14 +221,24 @@ def _kept(info: DistInfoDir, suffixes: tuple[str, ...], key: tuple[object, ...])
         facts.source = None if entry[1] is None else Path(entry[1])
         for name, value in zip(distcache.PLAIN, entry[2:], strict=True):
             setattr(facts, name, value)
-        facts.rels = list(map(_REL, facts.records))
-        fulls = [full for full, _rel, _size, _hash in facts.records]
-        places = {full for full, _rel in facts.compiled}
-        at = [i for i, full in enumerate(fulls) if full in places] if places else []
-        rowfacts.checked(facts, fulls, [r[2] for r in facts.records], at)
-    except (ValueError, TypeError, IndexError):
+        rows = set(map(len, facts.records))
+    except (ValueError, TypeError):
         return None
+    if rows - {4} or len(facts.rels) != len(facts.records) or len(facts.watched) != 3 + len(facts.compiled):
+        return None  # rows that are not (path, rel, size, hash): of another shape
     return facts
+
+
+def known(info: DistInfoDir, suffixes: tuple[str, ...]) -> DistInfo | None:
+    """The facts this process kept for the folder *info* (for a target importing *suffixes*), not confirmed: the
+    caller stats the folder, METADATA and RECORD (:attr:`DistInfo.stamps`) before it trusts them."""
+    return _MEMO.get((info.path, suffixes))
+
+
+def keep(facts: DistInfo) -> None:
+    """Keep *facts* on disk again (a whole verdict was added), when they are the ones this process keeps."""
+    if _MEMO.get((facts.path, facts.suffixes)) is facts:
+        distcache.put(facts, facts.suffixes)
 
 
 def own_unchanged(facts: DistInfo) -> bool:

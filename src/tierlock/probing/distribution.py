@@ -16,7 +16,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from tierlock.probing import distinfo, filechecks, metadata, roots
 from tierlock.probing.site import DistInfoDir, SiteIndex, normalize, pip_leftover_of
@@ -138,7 +138,7 @@ def probe_distribution(
         index = SiteIndex.scan(paths)
     key = normalize(name)
     locked = metadata.normalized(str(locked_version)) if locked_version is not None else None
-    found = index.find(key)
+    found = index.dists.get(key, ())  # index.find(key), whose name is normalized already
     if not found:
         where = ", ".join(index.sites) or "(no site folders)"
         return DistributionProbe(key, "absent", [f"no .dist-info for {key} on the path ({where})"], locked_text=locked)
@@ -160,15 +160,18 @@ def _probe(
     by those files, no pip leftover beside it) gives the same verdict as the last time its unchanged folder was
     found whole with the same lock and roots: that verdict is kept with the folder's facts and given again.
     """
+    key = (locked, declared)
+    if not deep and len(found) == 1:
+        again = _again(found[0], index, key)
+        if again is not None:
+            return again
     seen: dict[str, tuple[int, int, int]] = {}
     facts, stats = _read_and_stat(found[0], index, seen)
-    key = (locked, declared)
     needs = _libraries(facts, index, deep, seen) if stats is not None else []
     if stats is None or stats[0] or stats[1] or deep or len(found) > 1 or index.leftovers.get(facts.site) or needs:
         pass  # something to say, or to look at on disk: the full checks below
-    elif key in facts.whole:
-        again: DistributionProbe = facts.whole[key]
-        return again
+    elif (whole := _whole(name, facts, key)) is not None:
+        return _keep_whole(facts, key, whole[0], seen)
     reasons, version = _folder_reasons(name, found, facts, locked)
     notes: list[str] = []
     editable = _editable(facts, reasons, notes)
@@ -200,15 +203,104 @@ def _probe(
         record_size=facts.key[2][1] if isinstance(facts.key[2], tuple) else None,
     )
     if state == "present" and not looked and not deep and len(found) == 1 and stats is not None:
-        facts.whole[key] = result
+        _keep_whole(facts, key, result, seen)
     return result
+
+
+# A verdict given when the distribution was found whole, the identities its watched files had, its extensions'.
+Whole = tuple["DistributionProbe", list[tuple[int, int, int]], tuple[tuple[str, "tuple[int, int, int] | None"], ...]]
+
+
+def _keep_whole(
+    facts: distinfo.DistInfo, key: tuple[str | None, tuple[str, ...]], result: DistributionProbe, seen: dict[str, Any]
+) -> DistributionProbe:
+    """Keep *result*, the verdict of a distribution found whole, with what the files it watches are now (the
+    folder, METADATA and RECORD: the facts' key; the compiled files: what the file checks took, *seen*) and its
+    extension modules' identities (what their library verdicts are about); on disk too when that is new."""
+    from tierlock.probing.libraries import is_extension
+
+    stamps: list[Any] = [part for part in facts.key if isinstance(part, tuple)]
+    for path, _rel in facts.compiled:
+        taken = seen.get(path)  # (size, modification time, inode); none when the rows were stat-ed one by one
+        stamps.append(None if taken is None else (taken[2], taken[0], taken[1]))
+    extensions = tuple((path, seen.get(path)) for path, rel in facts.compiled if is_extension(rel))
+    facts.whole[key] = (result, stamps, extensions)
+    said = [stamps, extensions, result.version_text, result.import_roots, result.record_size]
+    if facts.wholes.get(key) != said:
+        facts.wholes[key] = said
+        distinfo.keep(facts)
+    return result
+
+
+def _whole(name: str, facts: distinfo.DistInfo, key: tuple[str | None, tuple[str, ...]]) -> Whole | None:
+    """The whole verdict kept with *facts* for *key*: this process's, else the one the facts kept on disk hold."""
+    kept = facts.whole.get(key)
+    if kept is not None or key not in facts.wholes:
+        return kept
+    stamps, extensions, version, import_roots, record_size = facts.wholes[key]
+    result = DistributionProbe(
+        name=name,
+        state="present",
+        version_text=version,
+        locked_text=key[0],
+        dist_info_dir=facts.path,
+        files_checked=facts.files_checked,
+        records=facts.records,
+        import_roots=import_roots,
+        record_size=record_size,
+    )
+    facts.whole[key] = (result, stamps, extensions)
+    return facts.whole[key]
+
+
+def _again(info: DistInfoDir, index: SiteIndex, key: tuple[str | None, tuple[str, ...]]) -> DistributionProbe | None:
+    """The verdict given the last time the folder was found whole with the same lock and roots, when it still is:
+    the checks the full way makes of it (the folder, METADATA and RECORD unchanged, every file there with its
+    size, no pip leftover beside it, the library verdict of each extension module still holding), each file
+    stat-ed once and nothing built on the way; None sends the probe the full way."""
+    found = _known_whole(info, index, key)
+    if found is None or not filechecks.still_whole(found[0], found[1][1]):
+        return None
+    kept = found[1]
+    if kept[2]:
+        from tierlock.probing import libraries
+
+        if not libraries.still_known(index, index.sites, kept[2]):
+            return None
+    return kept[0]
+
+
+def _known_whole(
+    info: DistInfoDir, index: SiteIndex, key: tuple[str | None, tuple[str, ...]]
+) -> tuple[distinfo.DistInfo, Whole] | None:
+    """The facts kept for the folder and their whole verdict for *key*, when there is one to confirm."""
+    facts = distinfo.known(info, index.suffixes)
+    if facts is None or facts.sizes is None or index.leftovers.get(facts.site):
+        return None
+    kept = facts.whole.get(key) or _whole(info.name, facts, key)
+    return None if kept is None else (facts, kept)
+
+
+def kept_whole(
+    index: SiteIndex, name: str, locked: str | None, import_roots: Sequence[str]
+) -> tuple[distinfo.DistInfo, Whole] | None:
+    """:func:`_known_whole` for :func:`probe_distribution` of *name* with these arguments (not deep), nothing
+    stat-ed: :mod:`tierlock.probing.verdict` confirms a round's at once."""
+    key = normalize(name)
+    found = index.dists.get(key, ())
+    if len(found) != 1:
+        return None
+    try:
+        text = metadata.normalized(str(locked)) if locked is not None else None
+    except ValueError:  # InvalidVersion: the full way says it
+        return None
+    return _known_whole(found[0], index, (text, tuple(import_roots)))
 
 
 def _read_and_stat(
     info: DistInfoDir, index: SiteIndex, seen: dict[str, tuple[int, int, int]]
 ) -> tuple[distinfo.DistInfo, tuple[list[str], list[str], list[str]] | None]:
-    """The folder's facts and the stat of every file RECORD lists (None when RECORD cannot be read); the compiled
-    files' identities in *seen*."""
+    """The folder's facts and the stat of every file RECORD lists (None: no RECORD); compiled ones' in *seen*."""
     facts, confirm = distinfo.read(info, index.suffixes)
     stats = filechecks.stat_rows(facts, confirm, seen) if facts.record_problem is None else None
     if stats is filechecks.STALE:  # METADATA or RECORD changed under a folder that did not: read them again

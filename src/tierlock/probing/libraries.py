@@ -35,7 +35,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Protocol
 
 from tierlock.probing import elf, ldcache, libcache, libmoved
 from tierlock.probing.ldpaths import default_folders
@@ -188,9 +187,11 @@ class Session:
         if not self.fresh and self._known(artifact, identity):
             return []
         info = self.read(artifact)
-        if info is None:
-            return []
-        missing, relied = self._resolve(artifact, info, rel)  # needing nothing is a verdict too: kept
+        if info is None and not os.access(artifact, os.R_OK):
+            return []  # unreadable: read again next time
+        # Needing nothing is a verdict too, and so is a readable file that is no ELF object (nothing to look up):
+        # kept with its identity, like every other.
+        missing, relied = self._resolve(artifact, info, rel) if info is not None else ([], ())
         if not missing:
             self._learn(artifact, (identity, relied))
             self.moved.learn(artifact, (identity, relied))
@@ -212,6 +213,15 @@ class Session:
             self._learn(artifact, moved)
             return True
         return False
+
+    def holds(self, extensions: Iterable[tuple[str, Identity | None]]) -> bool:
+        """Whether a verdict learnt before still holds for each extension (path, identity): :meth:`missing`
+        finding nothing missing without reading any of them."""
+        for path, identity in extensions:
+            known = self._ids.setdefault(path, identity)
+            if known is None or not self._known(path, known):
+                return False
+        return True
 
     def _learn(self, artifact: str, verdict: libcache.Kept) -> None:
         _VERDICTS[artifact, self.key] = self.learnt[artifact] = self.kept[artifact] = verdict
@@ -348,35 +358,14 @@ def unresolved(
     return [m for path, rel in extensions for m in session.missing(path, rel)]
 
 
-class Probed(Protocol):
-    """What the remedies need of a :class:`~tierlock.probing.distribution.DistributionProbe` (named by its
-    shape, so that this module, which the distribution probe imports, imports nothing of it)."""
-
-    @property
-    def present(self) -> bool: ...
-
-    @property
-    def reasons(self) -> list[str]: ...
-
-    @property
-    def missing_libraries(self) -> tuple[tuple[str, str, str | None], ...]: ...
-
-
-def only_libraries(result: Probed) -> bool:
-    """Whether everything wrong with a probed distribution is a library the system lacks (its files are
-    whole: reinstalling it cannot help)."""
-    return bool(result.missing_libraries) and len(result.reasons) == len(result.missing_libraries)
-
-
-def system_remedy(results: Iterable[Probed]) -> str | None:
-    """How to make these probed distributions present when all that is wrong is libraries the system lacks
-    (:mod:`tierlock.probing.provider`); None when anything else is wrong too, or nothing."""
-    broken = [d for d in results if not d.present]
-    if not broken or not all(only_libraries(d) for d in broken):
-        return None
-    from tierlock.probing import provider
-
-    return provider.remedy([lib for d in broken for _artifact, lib, _via in d.missing_libraries])
+def still_known(owner: object, sites: Sequence[str], extensions: Iterable[tuple[str, Identity | None]]) -> bool:
+    """Whether a verdict learnt before (by this process, or kept on disk) still holds for each extension module
+    (path, the identity it has now), every library it relies on unchanged: :func:`unresolved` finding nothing
+    missing without reading any extension, for a distribution found whole before. False says nothing of what is
+    wrong: the caller asks :func:`unresolved`."""
+    if sys.platform in ("darwin", "win32"):
+        return False
+    return session_for(owner, sites).holds(extensions)
 
 
 def relied_outside(paths: Iterable[str], sites: Sequence[str]) -> list[tuple[str, int]]:

@@ -91,6 +91,7 @@ def checked(facts: DistInfo, fulls: list[str], sizes: list[int | None], at: list
     facts.meta_resized = max(resized)[1] if resized else None
     facts.excluded = tuple(excluded)
     facts.compiled_sizes = tuple(sizes[i] for i in at)
+    facts.watched = (facts.path, *facts.own, *(fulls[i] for i in at))
     if gaps:
         keep = [True] * len(fulls)
         for i in gaps:

@@ -9,7 +9,7 @@ in :mod:`tierlock.probing.project`.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -153,8 +153,7 @@ class Prober:
     def probe(self, tier: Tier, *, closure: bool = False, deep: bool = False) -> TierProbe:
         """The tier's verdict (:mod:`tierlock.probing.verdict`): every file of its closure; *deep* also
         verifies RECORD hashes. *closure* (``probe --closure``) is the default now; it still needs a lockfile."""
-        from tierlock.probing.libraries import system_remedy
-        from tierlock.probing.required import required
+        from tierlock.probing.libremedy import system_remedy
 
         lock, note = self.lock(tier)
         notes: list[str] = [note] if note else []
@@ -167,19 +166,9 @@ class Prober:
                 tier=tier.name,
                 remedy=remedy(self.project, tier),
             )
-        needs = required(self.project, tier, self.target.marker_env, lock)
-        notes.extend(needs.marked_away)
-        pins = {e.name: e for e in needs.entries}
-        roots: list[Root] = []
-        for name in needs.roots:
-            entry = pins.get(name)
-            if lock is not None and entry is None and name not in {p.name for p in lock.local}:
-                notes.append(f"{name} is not in {self.project.relpath(tier.lockfile)}: its version was not compared")
-            roots.append((name, str(entry.version) if entry else None, tier.import_roots.get(name, ())))
-        skip = {*needs.roots, self.project.name}
-        others: list[Member] = [(e.name, str(e.version)) for e in pins.values() if e.name not in skip]
+        roots, others, said = _members(self.project, tier, self.target.marker_env, lock)
+        notes.extend(said)
         probed_roots, probed_closure = probe_parts(self.index, roots, others, deep=deep, memo=self.memo)
-        notes.extend(_empty_notes(tier, bool(needs.roots), bool(others)))
         itself = self._project(probed_roots + probed_closure, _reaches_project(lock, self.project.name), deep)
         state = tier_verdict(probed_roots, probed_closure, itself)
         # Only a shared library the system lacks is wrong: no reinstall helps, the library does.
@@ -217,6 +206,38 @@ class Prober:
 
         python = self.target.python
         return install_command(python, self.project.root, self.project.backend, self.target.site_paths)
+
+
+_Members = tuple[list[Root], list[Member], list[str]]
+_MEMBERS: dict[tuple[int, int, int], tuple[Project, Tier, Lock | None, dict[str, str], _Members]] = {}
+
+
+def _members(project: Project, tier: Tier, environment: Mapping[str, str], lock: Lock | None) -> _Members:
+    """The roots and the other closure packages to probe, and the notes on what was left out: worked out once per
+    project, tier, lock (all frozen data; an unchanged lockfile is the same lock) and marker environment."""
+    key = (id(project), id(tier), id(lock))
+    kept = _MEMBERS.get(key)
+    if kept is not None and kept[0] is project and kept[1] is tier and kept[2] is lock and kept[3] == environment:
+        return kept[4]
+    from tierlock.probing.required import required
+
+    needs = required(project, tier, environment, lock)
+    notes = list(needs.marked_away)
+    pins = {e.name: e for e in needs.entries}
+    roots: list[Root] = []
+    for name in needs.roots:
+        entry = pins.get(name)
+        if lock is not None and entry is None and name not in {p.name for p in lock.local}:
+            notes.append(f"{name} is not in {project.relpath(tier.lockfile)}: its version was not compared")
+        roots.append((name, str(entry.version) if entry else None, tier.import_roots.get(name, ())))
+    skip = {*needs.roots, project.name}
+    others: list[Member] = [(e.name, str(e.version)) for e in pins.values() if e.name not in skip]
+    notes.extend(_empty_notes(tier, bool(needs.roots), bool(others)))
+    if len(_MEMBERS) > 64:
+        _MEMBERS.clear()
+    members = (roots, others, notes)
+    _MEMBERS[key] = (project, tier, lock, dict(environment), members)  # held: their ids stay theirs
+    return members
 
 
 def _reaches_project(lock: Lock | None, name: str | None) -> bool:

@@ -17,7 +17,7 @@ A tier is probed from files (never importing), every distribution of it the same
 The tier is **absent** when every root is absent (or, without roots, every
 closure package), **present** when every probed distribution is present (a
 tier with nothing that applies here is present with 0 packages), else
-**partial**. This module imports only the distribution probe and the site
+**partial**. This module imports only the distribution probe (and its file checks) and the site
 index: the pytest plugin's cache-hit path runs it on every run.
 """
 
@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tierlock.probing.distribution import DistributionProbe, TierState, probe_distribution
+from tierlock.probing.distribution import DistributionProbe, TierState, kept_whole, probe_distribution
+from tierlock.probing.filechecks import all_still_whole
 from tierlock.probing.site import SiteIndex
 
 Root = tuple[str, str | None, Sequence[str]]
@@ -52,6 +53,8 @@ def probe_parts(
     package shared by their closures is probed once.
     """
     seen: Memo = {} if memo is None else memo
+    if not deep:
+        _confirm_kept(index, [*roots, *((name, locked, ()) for name, locked in closure)], seen)
 
     def one(name: str, locked: str | None, imports: Sequence[str]) -> DistributionProbe:
         key = (name, locked, tuple(imports), deep)
@@ -65,6 +68,32 @@ def probe_parts(
     probed_roots = tuple(one(name, locked, imports) for name, locked, imports in roots)
     probed_closure = tuple(one(name, locked, ()) for name, locked in closure)
     return probed_roots, probed_closure
+
+
+def _confirm_kept(index: SiteIndex, members: Sequence[Root], seen: Memo) -> None:
+    """Give every member the whole verdict this process kept for it, when each one still holds: the short way
+    of :func:`probe_distribution` (:func:`tierlock.probing.distribution.kept_whole`) for the round at once, every
+    file stat-ed once in two C passes over them all. When any member has none, or any does not hold, nothing
+    is given: each takes its own way (which stats its files again, and says what is wrong)."""
+    found = []
+    for name, locked, imports in members:
+        key = (name, locked, tuple(imports), False)
+        if key in seen:
+            continue
+        kept = kept_whole(index, name, locked, imports)
+        if kept is None:
+            return
+        found.append((key, kept))
+    if not found or not all_still_whole([(facts, whole[1]) for _key, (facts, whole) in found]):
+        return
+    extensions = [pair for _key, (_facts, whole) in found for pair in whole[2]]
+    if extensions:
+        from tierlock.probing import libraries
+
+        if not libraries.still_known(index, index.sites, extensions):
+            return
+    for key, (_facts, whole) in found:
+        seen[key] = whole[0]
 
 
 def tier_verdict(

@@ -366,4 +366,47 @@ def test_a_library_user_s_process_writes_what_it_learnt_when_it_ends(tmp_path: P
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    assert [p.name.startswith("distinfo-") for p in cache.iterdir()] == [True]
+    # the folder's facts, and the library verdict of its extension (a file that is no ELF object needs nothing)
+    assert sorted(p.name.rsplit("-", 1)[0] for p in cache.iterdir()) == ["distinfo", "libraries", "moved-libraries"]
+
+
+def test_a_kept_entry_whose_rows_have_three_fields_is_read_again(
+    tmp_path: Path, reads: list[str], kept_on_disk: Path
+) -> None:
+    import marshal
+
+    from tierlock.probing import distcache
+
+    site = _site(tmp_path)
+    probe_distribution("alpha", paths=[site], locked_version="1.0")
+    _new_process()
+    (kept,) = kept_on_disk.iterdir()
+    data = marshal.loads(kept.read_bytes())
+    for entry in data["entries"].values():
+        at = 2 + distcache.PLAIN.index("records")
+        entry[at] = tuple(row[:3] for row in entry[at])  # rows of another shape, as many as before
+    kept.write_bytes(marshal.dumps(data))
+    assert probe_distribution("alpha", paths=[site], locked_version="1.0").state == "present"
+    assert len(reads) == 2
+
+
+def test_a_whole_verdict_learnt_from_facts_read_back_from_disk_is_kept_on_disk_too(
+    tmp_path: Path, kept_on_disk: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tierlock.probing import distribution
+
+    site = _site(tmp_path)
+    probe_distribution("alpha", paths=[site], locked_version="1.0")
+    _new_process()  # the facts come back from disk; a verdict for other roots is new
+    assert probe_distribution("alpha", paths=[site], locked_version="1.0", import_roots=["alpha"]).state == "present"
+    _new_process()
+    full: list[str] = []
+    reasons = distribution._folder_reasons
+
+    def counting(name: str, *args: object) -> tuple[list[str], str | None]:
+        full.append(name)
+        return reasons(name, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(distribution, "_folder_reasons", counting)
+    assert probe_distribution("alpha", paths=[site], locked_version="1.0", import_roots=["alpha"]).state == "present"
+    assert full == []  # given from disk, every file stat-ed

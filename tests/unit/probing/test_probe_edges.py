@@ -255,3 +255,22 @@ def test_only_a_deep_probe_says_it_checked_the_hashes(tmp_path: Path) -> None:
     site = _hand_site(tmp_path, _RECORD)
     assert "hashes checked (--deep)" in probe_distribution("alpha", paths=[site], deep=True).notes
     assert "hashes checked (--deep)" not in probe_distribution("alpha", paths=[site]).notes
+
+
+def test_a_leftover_of_a_recorded_data_folder_that_is_no_import_root_is_seen(tmp_path: Path) -> None:
+    record = "alpha_data/table.csv,,2\n" + _RECORD
+    site = _hand_site(tmp_path, record)
+    (site / "alpha_data").mkdir()
+    (site / "alpha_data" / "table.csv").write_text("1\n")
+    (site / "~lpha_data").mkdir()  # pip moved the folder aside and was stopped
+    result = probe_distribution("alpha", paths=[site])
+    assert result.import_roots == ("alpha",)
+    assert result.reasons == [f"leftover ~lpha_data beside it in {site}: an interrupted pip uninstall or upgrade"]
+
+
+def test_a_record_hash_of_an_algorithm_python_does_not_know_never_matches_under_deep(tmp_path: Path) -> None:
+    record = "alpha/__init__.py,nosuchhash=AAAA,0\n" + _RECORD.partition("\n")[2]
+    site = _hand_site(tmp_path, record)
+    result = probe_distribution("alpha", paths=[site], deep=True)
+    assert result.reasons == ["file does not match its RECORD hash: alpha/__init__.py"]
+    assert probe_distribution("alpha", paths=[site]).state == "present"  # without --deep no hash is read

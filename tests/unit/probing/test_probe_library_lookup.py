@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import binaries
-from tierlock.probing import elf, ldpaths, libcache, libraries, provider
+from tierlock.probing import elf, ldpaths, libcache, libraries, libremedy, provider
 from tierlock.probing.distribution import DistributionProbe
 
 
@@ -230,12 +230,12 @@ def test_the_system_remedy_applies_only_when_every_problem_is_a_missing_library(
     lacking = probe_of(reasons=["needs libx"], missing=(("pkg/_e.so", "libx.so.1", None),))
     other = probe_of(reasons=["needs libx", "file missing"], missing=(("pkg/_e.so", "libx.so.1", None),))
     whole = probe_of(reasons=[], missing=(), state="present")
-    assert libraries.only_libraries(lacking)
-    assert not libraries.only_libraries(other)
-    assert not libraries.only_libraries(whole)
-    assert libraries.system_remedy([whole]) is None
-    assert libraries.system_remedy([lacking, other]) is None
-    remedy = libraries.system_remedy([lacking, whole])
+    assert libremedy.only_libraries(lacking)
+    assert not libremedy.only_libraries(other)
+    assert not libremedy.only_libraries(whole)
+    assert libremedy.system_remedy([whole]) is None
+    assert libremedy.system_remedy([lacking, other]) is None
+    remedy = libremedy.system_remedy([lacking, whole])
     assert remedy is not None
     assert "libx.so.1" in remedy
 
@@ -504,3 +504,17 @@ def test_a_probe_round_whose_extensions_this_process_knows_reads_no_kept_file(tm
     again = session(tmp_path)
     assert again.missing(str(ext), "pkg/_ext.so") == []
     assert again._kept is None  # the verdict this process learnt held: the file on disk was not read
+
+
+def test_the_libraries_of_only_the_extensions_asked_are_listed_whatever_else_was_looked_up_first(
+    tmp_path: Path,
+) -> None:
+    site = tmp_path / "site"
+    first_out = lib(tmp_path / "opt1", "libfirst.so.1")
+    second_out = lib(tmp_path / "opt2", "libsecond.so.1")
+    first = lib(site / "one", "_ext.so", needed=["libfirst.so.1"], runpath=str(first_out.parent))
+    second = lib(site / "two", "_ext.so", needed=["libsecond.so.1"], runpath=str(second_out.parent))
+    looked = session(tmp_path)
+    assert looked.missing(str(first), "one/_ext.so") == []  # learnt first: listed first in what is kept
+    assert looked.missing(str(second), "two/_ext.so") == []
+    assert libraries.relied_outside([str(second)], [str(site)]) == [(str(second_out), second_out.stat().st_size)]

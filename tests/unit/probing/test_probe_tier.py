@@ -234,3 +234,26 @@ def test_probe_command_says_an_editable_roots_sources_were_not_record_checked(
     shutil.rmtree(source / "src" / "edpkg")
     assert main(argv) == 1
     assert "import root 'edpkg' (declared) is missing" in capsys.readouterr().out
+
+
+def test_the_packages_a_tier_probes_are_worked_out_once_and_again_for_another_environment_or_lock(
+    project: Path,
+) -> None:
+    from packaging.markers import default_environment
+
+    from tierlock.probing import tier as tier_module
+    from tierlock.tiers import load_project
+
+    write_lock(project, "alpha==1.0", "beta==2.0", "gamma==1.0+cu121", 'delta==3.0 ; python_version < "3"')
+    loaded = load_project(project)
+    brain = loaded.tier("brain")
+    here = {k: str(v) for k, v in default_environment().items()}
+    lock = tier_module.tier_lock(loaded, brain)
+    first = tier_module._members(loaded, brain, here, lock)
+    assert [name for name, _locked in first[1]] == ["alpha"]  # beta and gamma are the roots; delta is marked away
+    assert tier_module._members(loaded, brain, dict(here), lock) is first
+    old = tier_module._members(loaded, brain, {**here, "python_version": "2.7"}, lock)
+    assert [name for name, _locked in old[1]] == ["alpha", "delta"]
+    write_lock(project, "alpha==1.1", "beta==2.0", "gamma==1.0+cu121")
+    relocked = tier_module._members(loaded, brain, here, tier_module.tier_lock(loaded, brain))
+    assert relocked[1] == [("alpha", "1.1")]
