@@ -12,6 +12,7 @@ its compiles, changes nothing, and the next run completes.
 from __future__ import annotations
 
 import http.server
+import os
 import shutil
 import signal
 import subprocess
@@ -44,7 +45,7 @@ class Project:
         self.tmp = root / "tmp"
         self.tmp.mkdir(exist_ok=True)
 
-    def run(self, *more: str, cache: bool = True) -> tuple[subprocess.CompletedProcess[str], bool]:
+    def run(self, *more: str, cache: bool = True, **extra: str) -> tuple[subprocess.CompletedProcess[str], bool]:
         """One console-script run of ``lock``; its result and whether it was answered from the kept lock."""
         argv = ["--project", str(self.folder), "-q", "lock", "--backend", "uv", "--no-index"]
         argv += ["--find-links", str(self.wheels), *more]
@@ -52,6 +53,7 @@ class Project:
         env["UV_CACHE_DIR"] = str(self.root / "uv-cache")
         del env["UV_NO_CONFIG"]  # the project's uv.toml is read (and no user one: a config folder of its own)
         env["XDG_CONFIG_HOME"] = str(self.root / "config")
+        env.update(extra)
         proc = subprocess.run(
             [sys.executable, "-X", "importtime", "-c", ENTRY.format(argv=argv)],
             capture_output=True,
@@ -116,6 +118,15 @@ def _new_dependency(project: Project) -> None:
     path.write_text(path.read_text(encoding="utf-8").replace('"alpha>=1"', '"alpha>=1", "gamma>=1"'), encoding="utf-8")
 
 
+def _same_size_edit(project: Project) -> None:
+    path = project.folder / "pyproject.toml"
+    text = path.read_text(encoding="utf-8")
+    stat = path.stat()
+    path.write_text(text.replace('"alpha>=1"', '"alpha<=2"'), encoding="utf-8")
+    assert path.stat().st_size == stat.st_size
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # and the same modification time
+
+
 def _uv_toml(project: Project) -> None:
     (project.folder / "uv.toml").write_text('[pip]\nresolution = "lowest-direct"\n', encoding="utf-8")
 
@@ -132,8 +143,14 @@ def _lower_lockfile(project: Project) -> None:
 
 @pytest.mark.parametrize(
     "change",
-    [_new_dependency, _uv_toml, _new_release, _lower_lockfile],
-    ids=["pyproject dependency", "resolver setting in a new uv.toml", "new release on the index", "lower lockfile"],
+    [_new_dependency, _same_size_edit, _uv_toml, _new_release, _lower_lockfile],
+    ids=[
+        "pyproject dependency",
+        "same size and time",
+        "resolver setting in a new uv.toml",
+        "new release on the index",
+        "lower lockfile",
+    ],
 )
 def test_a_change_after_a_kept_lock_gives_the_lock_a_full_run_writes(
     tmp_path: Path, change: Callable[[Project], None]
@@ -170,6 +187,24 @@ def test_a_kept_lock_whose_compile_fails_runs_in_full_and_changes_nothing(projec
     assert failed.returncode == 3, failed.stdout + failed.stderr
     assert project.files() == before
     assert project.scratch_left() == []
+
+
+def test_an_environment_variable_set_since_the_kept_lock_runs_it_in_full(project: Project) -> None:
+    _kept(project, "--upgrade")
+    again, kept = project.run("--upgrade", UV_RESOLUTION="lowest-direct")  # uv reads the whole environment
+    assert not kept
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "alpha==1.0" in (project.folder / "lockfiles" / "base.txt").read_text(encoding="utf-8")
+
+
+def test_a_lock_whose_command_line_carries_a_credential_is_never_kept(project: Project) -> None:
+    secret = "--extra-index-url=https://someone:s3cr3t-pass@127.0.0.1:9/simple/"
+    for _ in range(3):
+        done, kept = project.run(secret)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert not kept
+    kept_files = list(project.cache.iterdir()) if project.cache.is_dir() else []
+    assert [p.name for p in kept_files if b"s3cr3t" in p.read_bytes()] == []
 
 
 class _Links(http.server.SimpleHTTPRequestHandler):
