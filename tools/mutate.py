@@ -80,6 +80,10 @@ MODULES: dict[str, Module] = {
     "keptrun": Module(
         ("src/tierlock/keptrun.py", "src/tierlock/keptrecord.py"), ("tests/unit/core/test_kept_answers.py",)
     ),
+    "lockkept": Module(
+        ("src/tierlock/lockkept.py", "src/tierlock/lockrecord.py"),
+        ("tests/unit/core/test_lock_kept_rules.py", "tests/cli/test_lock_kept.py"),
+    ),
     "installer/selfguard.py": Module(
         ("src/tierlock/installer/selfguard.py",), ("tests/unit/installer/test_selfguard.py",)
     ),
