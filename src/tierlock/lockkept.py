@@ -133,20 +133,26 @@ class _Compile:
         return run
 
     def same(self) -> bool:
-        """Wait for the compile: whether it ended well and wrote exactly the kept lock."""
+        """Wait for the compile: whether it ended well and wrote exactly the kept lock (its folder is removed
+        at once, while the other compiles still run)."""
         assert self.pid is not None
         _, status = os.waitpid(self.pid, 0)
         self.status = status
-        if os.waitstatus_to_exitcode(status) != 0:
-            return False
-        with open(str(self.item["output"]).replace(WORK, self.work), "rb") as fh:
-            return bool(output_digest(fh.read(), self.work) == self.item["sha256"])
+        try:
+            if os.waitstatus_to_exitcode(status) != 0:
+                return False
+            with open(str(self.item["output"]).replace(WORK, self.work), "rb") as fh:
+                return bool(output_digest(fh.read(), self.work) == self.item["sha256"])
+        finally:
+            self.end()
 
     def end(self) -> None:
-        """End the compile when it still runs (with its process group), then remove its scratch folder."""
+        """End the compile when it still runs (with its process group), then remove its scratch folder (once)."""
         if self.pid is not None and self.status is None:
             _stop(self.pid)
-        _remove(self.work)
+        if self.work:
+            _remove(self.work)
+            self.work = ""
 
 
 def _scratch() -> str:
@@ -186,6 +192,15 @@ def _stop(pid: int) -> None:
 
 def _remove(path: str) -> None:
     """Remove a scratch folder and everything in it (what cannot be removed is left)."""
+    try:  # flat, as a compile leaves it
+        for name in os.listdir(path):
+            os.unlink(os.path.join(path, name))
+        os.rmdir(path)
+    except OSError:
+        _remove_tree(path)
+
+
+def _remove_tree(path: str) -> None:
     for where, dirs, names in os.walk(path, topdown=False):
         for name in names:
             with _quiet():
