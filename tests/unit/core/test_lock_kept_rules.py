@@ -40,7 +40,7 @@ class Scene:
         self.lockfile = root / "base.txt"
         self.inputs = "alpha\n"
 
-    def command(self, *, twice: bool = False, extra: Callable[[], None] | None = None) -> Callable[[], int]:
+    def command(self, *, twice: bool = False, extra: Callable[[], object] | None = None) -> Callable[[], int]:
         def run() -> int:
             lockstart._state.reset("k", None)
             text = self.data.read_text()
@@ -82,7 +82,6 @@ def scene(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Scene]:
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
     monkeypatch.setattr(keptrun, "terminal", lambda: False)
-    monkeypatch.setattr(lockkept.keptrun, "terminal", lambda: False)
     yield Scene(tmp_path)
     tempfile.tempdir = None
 
@@ -156,11 +155,11 @@ def _popen() -> None:
     subprocess.run([sys.executable, "-c", "pass"], check=True)
 
 
-def _write(scene: Scene) -> Callable[[], None]:
+def _write(scene: Scene) -> Callable[[], object]:
     return lambda: (scene.root / "written.txt").write_text("x")
 
 
-def _change(scene: Scene) -> Callable[[], None]:
+def _change(scene: Scene) -> Callable[[], object]:
     return lambda: scene.data.write_text("changed while locking\n")
 
 
