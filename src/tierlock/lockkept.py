@@ -92,19 +92,26 @@ def replay(argv: Sequence[str]) -> int | None:
         return None
     runs: list[_Compile] = []
     try:
+        if not _files_hold(entry["files"]):  # an edited file: no compile is started only to be ended
+            return None
         runs = [_Compile.start(item) for item in entry["compiles"]]
         if not keptrun.holds(entry, argv) or not all(run.same() for run in runs):
             return None
     except (KeyError, TypeError, ValueError, AttributeError, OSError):
         return None
     finally:
-        for run in runs:
-            run.end()
+        _end(runs)
     streams = {1: sys.stdout, 2: sys.stderr}
     for fd, text in entry["out"]:
         streams[fd].write(text)
     code: int = entry["code"]
     return code
+
+
+def _files_hold(files: dict[str, tuple[object, object]]) -> bool:
+    """Whether every file the lock read still has the bytes it had (the first of what :func:`keptrun.holds`
+    checks, and what an edit changes)."""
+    return all(keptrun.digest(path) == was for path, (_sig, was) in files.items())
 
 
 class _Compile:
@@ -147,9 +154,7 @@ class _Compile:
             self.end()
 
     def end(self) -> None:
-        """End the compile when it still runs (with its process group), then remove its scratch folder (once)."""
-        if self.pid is not None and self.status is None:
-            _stop(self.pid)
+        """Remove the compile's scratch folder (once; :func:`_end` ends a compile that still runs)."""
         if self.work:
             _remove(self.work)
             self.work = ""
@@ -175,19 +180,32 @@ def _spawn(argv: list[str], cwd: str) -> int:
         os.chdir(here)
 
 
-def _stop(pid: int) -> None:
-    """Ask *pid*'s process group to stop (as an interrupt would), give it a moment, then kill it; reap it."""
+def _end(runs: list[_Compile]) -> None:
+    """End the compiles that still run, all at once (each with its process group: asked to stop as an
+    interrupt would, given a moment, then killed), then remove every scratch folder."""
+    running = {run.pid for run in runs if run.pid is not None and run.status is None}
     for signum, seconds in ((signal.SIGINT, GRACE), (signal.SIGKILL, 10.0)):
-        with _quiet():
-            os.killpg(pid, signum)
+        for pid in running:
+            with _quiet():
+                os.killpg(pid, signum)
         deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            try:
-                if os.waitpid(pid, os.WNOHANG)[0] != 0:
-                    return
-            except ChildProcessError:
-                return
-            time.sleep(0.005)
+        try:
+            while running and time.monotonic() < deadline:
+                running = {pid for pid in running if not _reaped(pid)}
+                if running:
+                    time.sleep(0.002)
+        except KeyboardInterrupt:  # a second interrupt: no more grace (the first one is on its way)
+            continue
+    for run in runs:
+        run.status = 0 if run.status is None else run.status
+        run.end()
+
+
+def _reaped(pid: int) -> bool:
+    try:
+        return os.waitpid(pid, os.WNOHANG)[0] != 0
+    except ChildProcessError:
+        return True
 
 
 def _remove(path: str) -> None:

@@ -33,6 +33,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 
+#: The files the import system reads (known by their look-up, as for every kept answer: not read twice).
+CODE = (".py", ".pyc", ".so", ".pth")
+
+
 class Recorder(keptrecord.Recorder):
     """A lock in progress: what it read (by its bytes), looked up, listed, printed, and the compiles it ran."""
 
@@ -67,7 +71,7 @@ class Recorder(keptrecord.Recorder):
         path = self._path(given)
         fresh = path is not None and path not in self.opened
         super()._open(given, mode, flags)
-        if fresh and path in self.opened:
+        if fresh and path in self.opened and not path.endswith(CODE):
             self.read[path] = digest(path)  # the bytes as read now (this open is seen again: already noted)
 
     def entry(self, who: list[object], code: int) -> dict[str, Any] | None:
