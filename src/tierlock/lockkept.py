@@ -126,18 +126,26 @@ class _Compile:
     @classmethod
     def start(cls, item: dict[str, Any]) -> _Compile:
         run = cls(item, _scratch())
+        try:
+            run._launch()
+        except BaseException:  # nothing of it is left: no process was started, its folder goes
+            _remove(run.work)
+            raise
+        return run
+
+    def _launch(self) -> None:
+        item = self.item
         for name, text in item["files"]:
-            with open(os.path.join(run.work, name), "w", encoding="utf-8") as fh:
+            with open(os.path.join(self.work, name), "w", encoding="utf-8") as fh:
                 fh.write(text)
         if item["seed"] is not None:  # the lockfile as it is now (its bytes are checked against the kept ones)
             with (
                 open(item["seed"], "rb") as src,
-                open(os.path.join(run.work, os.path.basename(item["seed"])), "wb") as dst,
+                open(os.path.join(self.work, os.path.basename(item["seed"])), "wb") as dst,
             ):
                 dst.write(src.read())
-        argv = [str(a).replace(WORK, run.work) for a in item["argv"]]
-        run.pid = _spawn(argv, str(item["cwd"]))
-        return run
+        argv = [str(a).replace(WORK, self.work) for a in item["argv"]]
+        self.pid = _spawn(argv, str(item["cwd"]))
 
     def same(self) -> bool:
         """Wait for the compile: whether it ended well and wrote exactly the kept lock (its folder is removed

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -151,8 +152,64 @@ def test_a_compile_that_fails_on_replay_is_no_answer(scene: Scene) -> None:
     assert lockkept.replay(ARGV) is None
 
 
+def test_a_kept_compile_that_cannot_start_leaves_no_scratch_folder(scene: Scene) -> None:
+    record(scene, scene.command())
+    entry_path = next(str(p) for p in scene.cache.glob("runs-*.marshal"))
+    entry = keptrun.load(entry_path)
+    assert entry is not None
+    entry["compiles"][0]["argv"] = [str(scene.root / "no-such-uv")]
+    from tierlock.probing.libcache import dump
+
+    dump(entry_path, entry)
+    assert lockkept.replay(ARGV) is None
+    assert [p.name for p in scene.root.iterdir() if p.name.startswith("tierlock-lock-")] == []
+
+
+def _running(marker: str) -> list[str]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
+                found.append(entry.name)
+        except OSError:
+            continue
+    return found
+
+
+def test_compiles_still_running_when_one_differs_are_ended_at_once(scene: Scene) -> None:
+    record(scene, scene.command())
+    entry_path = next(str(p) for p in scene.cache.glob("runs-*.marshal"))
+    entry = keptrun.load(entry_path)
+    assert entry is not None
+    marker = f"sleeper-{os.getpid()}"
+    slow = dict(entry["compiles"][0], argv=[sys.executable, "-c", "import time; time.sleep(60)", marker])
+    entry["compiles"][0]["sha256"] = "0" * 64  # the first compile now writes something else
+    entry["compiles"].append(slow)
+    from tierlock.probing.libcache import dump
+
+    dump(entry_path, entry)
+    started = time.monotonic()
+    assert lockkept.replay(ARGV) is None
+    assert time.monotonic() - started < 20
+    assert _running(marker) == []
+    assert [p.name for p in scene.root.iterdir() if p.name.startswith("tierlock-lock-")] == []
+
+
 def _popen() -> None:
     subprocess.run([sys.executable, "-c", "pass"], check=True)
+
+
+def _copy_out(scene: Scene) -> Callable[[], object]:
+    return lambda: shutil.copyfile(scene.data, scene.root / "copied.txt")
+
+
+def _copy_in(scene: Scene) -> Callable[[], object]:
+    def copy() -> None:
+        work = Path(tempfile.mkdtemp(prefix="tierlock-lock-"))
+        shutil.copyfile(scene.data, work / "seed.txt")
+        shutil.rmtree(work)
+
+    return copy
 
 
 def _write(scene: Scene) -> Callable[[], object]:
@@ -168,16 +225,28 @@ def _change(scene: Scene) -> Callable[[], object]:
     [
         lambda s: s.command(extra=_popen),
         lambda s: s.command(extra=_write(s)),
+        lambda s: s.command(extra=_copy_out(s)),
         lambda s: s.command(extra=_change(s)),
         lambda s: s.command(twice=True),
     ],
-    ids=["another process", "a write outside its scratch folders", "a file changed while it ran", "compiled twice"],
+    ids=[
+        "another process",
+        "a write outside its scratch folders",
+        "a copy out of it",
+        "a file changed while it ran",
+        "compiled twice",
+    ],
 )
 def test_a_lock_that_did_more_than_read_and_compile_is_not_kept(
     scene: Scene, spoil: Callable[[Scene], Callable[[], int]]
 ) -> None:
     assert record(scene, spoil(scene)) == 0
     assert not kept(scene)
+
+
+def test_a_lock_that_copies_into_its_scratch_folder_is_kept(scene: Scene) -> None:
+    assert record(scene, scene.command(extra=_copy_in(scene))) == 0
+    assert kept(scene)
 
 
 def test_a_lock_that_failed_is_not_kept_and_removes_what_was_kept(scene: Scene) -> None:
