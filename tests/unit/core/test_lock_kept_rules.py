@@ -106,6 +106,11 @@ def test_a_kept_lock_is_answered_by_its_compile_with_the_same_output(
     assert [p.name for p in scene.root.iterdir() if p.name.startswith("tierlock-lock-")] == []
 
 
+def test_a_kept_lock_is_readable_by_its_user_only(scene: Scene) -> None:
+    record(scene, scene.command())
+    assert [p.stat().st_mode & 0o777 for p in scene.cache.glob("runs-*.marshal")] == [0o600]
+
+
 def test_a_kept_lock_is_not_answered_when_a_file_it_read_changed_with_the_same_size(scene: Scene) -> None:
     record(scene, scene.command())
     stat = scene.data.stat()
