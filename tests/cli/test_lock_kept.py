@@ -25,9 +25,11 @@ from pathlib import Path
 
 import pytest
 
+import tierlock
 from tests.support.env import clean_env
 from tests.support.lockproj import PYPROJECT, build_wheel_dir, write_project
 from tests.support.wheels import build_wheel
+from tierlock import keptrun
 
 ENTRY = "import sys; sys.argv[1:] = {argv!r}; from tierlock._entry import tierlock; tierlock()"
 #: What a full lock imports and a kept one does not.
@@ -87,6 +89,14 @@ def _kept(project: Project, *more: str) -> subprocess.CompletedProcess[str]:
         if kept:
             return again
     raise AssertionError("the lock was never answered from what it kept")
+
+
+@pytest.fixture(autouse=True)
+def settled() -> None:
+    """Wait until tierlock's own sources are older than the settle time of a kept run (a source just edited,
+    or mutated, would keep any run from being kept)."""
+    newest = max(p.stat().st_mtime for p in Path(tierlock.__file__).parent.rglob("*.py"))
+    time.sleep(max(0.0, newest + keptrun.SETTLE_NS / 1e9 + 0.1 - time.time()))
 
 
 @pytest.fixture

@@ -83,6 +83,9 @@ def scene(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Scene]:
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
     monkeypatch.setattr(keptrun, "terminal", lambda: False)
+    # Whatever was modified before the run counts as settled (a source file just edited, or mutated, too);
+    # the rule itself: test_a_path_looked_up_that_was_modified_just_before_the_lock_is_not_kept.
+    monkeypatch.setattr(lockrecord, "SETTLE_NS", 0)
     yield Scene(tmp_path)
     tempfile.tempdir = None
 
@@ -247,6 +250,19 @@ def test_a_lock_that_did_more_than_read_and_compile_is_not_kept(
 ) -> None:
     assert record(scene, spoil(scene)) == 0
     assert not kept(scene)
+
+
+def test_a_path_looked_up_that_was_modified_just_before_the_lock_is_not_kept(
+    scene: Scene, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    looked = scene.root / "looked.txt"
+    looked.write_text("now")
+    monkeypatch.setattr(lockrecord, "SETTLE_NS", 2_000_000_000)
+    assert record(scene, scene.command(extra=looked.is_file)) == 0
+    assert not kept(scene)
+    monkeypatch.setattr(lockrecord, "SETTLE_NS", 0)
+    assert record(scene, scene.command(extra=looked.is_file)) == 0
+    assert kept(scene)
 
 
 def test_a_lock_that_copies_into_its_scratch_folder_is_kept(scene: Scene) -> None:
