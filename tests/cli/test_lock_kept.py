@@ -186,6 +186,22 @@ def test_a_change_after_a_kept_lock_gives_the_lock_a_full_run_writes(
     assert ours.files() == oracle.files()
 
 
+def test_an_index_option_added_on_the_command_line_gives_the_lock_a_full_run_writes(tmp_path: Path) -> None:
+    wheels = build_wheel_dir(tmp_path / "wheels")
+    newer = tmp_path / "newer"
+    build_wheel(newer, "alpha", "1.5", requires=["beta>=1"])
+    ours, oracle = Project(tmp_path / "ours", wheels), Project(tmp_path / "oracle", wheels)
+    _kept(ours, "--upgrade")
+    before = ours.files()
+    more = ("--upgrade", "--find-links", str(newer))
+    changed, kept = ours.run(*more)
+    expected, _ = oracle.run(*more, cache=False)
+    assert not kept
+    assert changed.returncode == expected.returncode == 0, changed.stdout + changed.stderr
+    assert ours.files() == oracle.files() != before
+    assert "alpha==1.5" in (ours.folder / "lockfiles" / "base.txt").read_text(encoding="utf-8")
+
+
 def test_a_kept_lock_whose_compile_fails_runs_in_full_and_changes_nothing(project: Project) -> None:
     _kept(project)
     before = project.files()
