@@ -190,7 +190,9 @@ def test_compiles_still_running_when_one_differs_are_ended_at_once(scene: Scene)
     entry = keptrun.load(entry_path)
     assert entry is not None
     marker = f"sleeper-{os.getpid()}"
-    slow = dict(entry["compiles"][0], argv=[sys.executable, "-c", "import time; time.sleep(60)", marker])
+    bye = scene.root / "asked-to-stop"
+    sleeper = f"import time\ntry:\n    time.sleep(60)\nexcept KeyboardInterrupt:\n    open({str(bye)!r}, 'w').close()"
+    slow = dict(entry["compiles"][0], argv=[sys.executable, "-c", sleeper, marker])
     entry["compiles"][0]["sha256"] = "0" * 64  # the first compile now writes something else
     entry["compiles"].append(slow)
     from tierlock.probing.libcache import dump
@@ -200,6 +202,7 @@ def test_compiles_still_running_when_one_differs_are_ended_at_once(scene: Scene)
     assert lockkept.replay(ARGV) is None
     assert time.monotonic() - started < 20
     assert _running(marker) == []
+    assert bye.exists()  # asked to stop (as an interrupt would), and given the moment to do it
     assert [p.name for p in scene.root.iterdir() if p.name.startswith("tierlock-lock-")] == []
 
 
