@@ -206,6 +206,27 @@ def test_compiles_still_running_when_one_differs_are_ended_at_once(scene: Scene)
     assert [p.name for p in scene.root.iterdir() if p.name.startswith("tierlock-lock-")] == []
 
 
+def test_a_compile_that_does_not_stop_when_asked_is_killed_after_the_grace_period(
+    scene: Scene, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record(scene, scene.command())
+    entry_path = next(str(p) for p in scene.cache.glob("runs-*.marshal"))
+    entry = keptrun.load(entry_path)
+    assert entry is not None
+    marker = f"stubborn-{os.getpid()}"
+    stubborn = "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(60)"
+    entry["compiles"][0]["sha256"] = "0" * 64
+    entry["compiles"].append(dict(entry["compiles"][0], argv=[sys.executable, "-c", stubborn, marker]))
+    from tierlock.probing.libcache import dump
+
+    dump(entry_path, entry)
+    monkeypatch.setattr(lockkept, "GRACE", 0.5)
+    started = time.monotonic()
+    assert lockkept.replay(ARGV) is None
+    assert time.monotonic() - started < 20
+    assert _running(marker) == []
+
+
 def _popen() -> None:
     subprocess.run([sys.executable, "-c", "pass"], check=True)
 
