@@ -11,8 +11,10 @@ is not kept. (The console-script runs with real uv: ``tests/cli/test_lock_kept.p
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -184,6 +186,13 @@ def _running(marker: str) -> list[str]:
     return found
 
 
+def _kill(marker: str) -> None:
+    """Whatever a failed assertion left running (a stand-in compile that ignores SIGINT sleeps a minute)."""
+    for pid in _running(marker):
+        with contextlib.suppress(OSError):
+            os.kill(int(pid), signal.SIGKILL)
+
+
 def test_compiles_still_running_when_one_differs_are_ended_at_once(scene: Scene) -> None:
     record(scene, scene.command())
     entry_path = next(str(p) for p in scene.cache.glob("runs-*.marshal"))
@@ -199,9 +208,12 @@ def test_compiles_still_running_when_one_differs_are_ended_at_once(scene: Scene)
 
     dump(entry_path, entry)
     started = time.monotonic()
-    assert lockkept.replay(ARGV) is None
-    assert time.monotonic() - started < 20
-    assert _running(marker) == []
+    try:
+        assert lockkept.replay(ARGV) is None
+        assert time.monotonic() - started < 20
+        assert _running(marker) == []
+    finally:
+        _kill(marker)
     assert bye.exists()  # asked to stop (as an interrupt would), and given the moment to do it
     assert [p.name for p in scene.root.iterdir() if p.name.startswith("tierlock-lock-")] == []
 
@@ -222,9 +234,12 @@ def test_a_compile_that_does_not_stop_when_asked_is_killed_after_the_grace_perio
     dump(entry_path, entry)
     monkeypatch.setattr(lockkept, "GRACE", 0.5)
     started = time.monotonic()
-    assert lockkept.replay(ARGV) is None
-    assert time.monotonic() - started < 20
-    assert _running(marker) == []
+    try:
+        assert lockkept.replay(ARGV) is None
+        assert time.monotonic() - started < 20
+        assert _running(marker) == []
+    finally:
+        _kill(marker)
 
 
 def _popen() -> None:
