@@ -90,6 +90,10 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/armplan.py", "src/tierlock/earlyarm.py", "src/tierlock/armrecord.py"),
         ("tests/unit/installer/test_early_plan.py",),
     ),
+    "lockkept": Module(
+        ("src/tierlock/lockkept.py", "src/tierlock/lockrecord.py"),
+        ("tests/unit/core/test_lock_kept_rules.py", "tests/cli/test_lock_kept.py"),
+    ),
     "installer/selfguard.py": Module(
         ("src/tierlock/installer/selfguard.py",), ("tests/unit/installer/test_selfguard.py",)
     ),

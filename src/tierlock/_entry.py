@@ -235,7 +235,9 @@ def _kept(argv: list[str]) -> int:
     from tierlock import keptrun
 
     if keptrun.command_of(argv) is None:
-        return _cli(argv)
+        from tierlock import lockkept
+
+        return _lock(argv) if lockkept.is_lock(argv) else _cli(argv)
     try:
         code = keptrun.replay(argv)
     except KeyboardInterrupt:
@@ -245,6 +247,22 @@ def _kept(argv: list[str]) -> int:
     from tierlock import keptrecord
 
     return keptrecord.run(argv, lambda: _cli(argv))
+
+
+def _lock(argv: list[str]) -> int:
+    """``tierlock lock``: its kept answer when nothing it read changed and its uv compiles write what they
+    wrote (:mod:`tierlock.lockkept`), else :func:`_cli`, recorded so the next run can be answered so."""
+    from tierlock import lockkept
+
+    try:
+        code = lockkept.replay(argv)
+    except KeyboardInterrupt:
+        return _interrupted(argv, "tierlock")
+    if code is not None:
+        return code
+    from tierlock import lockrecord
+
+    return lockrecord.run(argv, lambda: _cli(argv))
 
 
 def version(argv: Sequence[str]) -> int | None:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tierlock import subproc
+from tierlock.lockkept import output_digest
 from tierlock.probing.libcache import folder
 from tierlock.redaction import credential_kind
 from tierlock.scratch import write_atomic
@@ -80,6 +81,7 @@ class Started:
     def run(self) -> None:
         try:
             argv = [a.replace(WORK, str(self.work)) for a in self.command.argv]
+            expect(argv)
             subproc.run(argv, what=self.command.what, cwd=Path(self.command.cwd), remedy=self.command.remedy)
         except BaseException as exc:  # handed to the thread that takes it
             self.error = exc
@@ -92,11 +94,16 @@ class _State:
     remembered: list[dict[str, object]] = field(default_factory=list)
     started: dict[str, Started] = field(default_factory=dict)
     ran: dict[str, Command] = field(default_factory=dict)
+    expected: list[tuple[str, ...]] = field(default_factory=list)
+    """The argv of each compile about to start (what a recorded lock may start: :mod:`tierlock.lockrecord`)."""
+    produced: dict[str, tuple[Command, str] | None] = field(default_factory=dict)
+    """Per tier, the compile that ran and the sha256 of the lock it wrote (None: the tier was compiled twice)."""
     guard: threading.Lock = field(default_factory=threading.Lock)
 
     def reset(self, key: str, path: str | None) -> None:
         self.key, self.path = key, path
         self.remembered, self.started, self.ran = [], {}, {}
+        self.expected, self.produced = [], {}
 
 
 _state = _State()
@@ -189,6 +196,41 @@ def take(command: Command, seed_bytes: bytes | None) -> Started | None:
             return None
         del _state.started[command.tier]
     return started
+
+
+def expect(argv: list[str]) -> None:
+    """Note that the compile *argv* is about to start (it is one of this lock's compiles)."""
+    with _state.guard:
+        _state.expected.append(tuple(argv))
+
+
+def expected(argv: tuple[str, ...]) -> bool:
+    """Whether *argv* is a compile this lock noted it would start (each is allowed to start once)."""
+    with _state.guard:
+        if argv in _state.expected:
+            _state.expected.remove(argv)
+            return True
+    return False
+
+
+def produced(command: Command, output: Path, work: Path) -> None:
+    """Note what *command*'s compile in *work* wrote (*output*: :func:`tierlock.lockkept.output_digest`); a tier
+    compiled twice is noted as unknown."""
+    try:
+        digest: str | None = output_digest(output.read_bytes(), str(work))
+    except OSError:
+        digest = None
+    with _state.guard:
+        twice = command.tier in _state.produced
+        _state.produced[command.tier] = None if twice or digest is None else (command, digest)
+
+
+def compiles() -> list[tuple[Command, str]] | None:
+    """Each compile this lock ran with the sha256 of what it wrote, by tier; None when one is not known."""
+    with _state.guard:
+        found = [_state.produced[tier] for tier in sorted(_state.produced)]
+    known = [item for item in found if item is not None]
+    return known if len(known) == len(found) else None
 
 
 def threads() -> list[threading.Thread]:

@@ -27,7 +27,7 @@ def start_compile(
     *lockfile* is the tier's; its bytes are in the request's output file when they are the previous lock.
     """
     if not isinstance(backend, UvBackend):
-        return _Background(_bounded(backend.compile, slots), request)
+        return _Background(_bounded(backend.compile, slots), request, None)
     work = str(request.input_file.parent)
     argv = backend.command(request)
     seeded = request.output_file.is_file()
@@ -47,7 +47,8 @@ def start_compile(
     )
     started = lockstart.take(command, request.output_file.read_bytes() if seeded else None)
     if started is None:
-        return _Background(_bounded(backend.compile, slots), request)
+        lockstart.expect(argv)
+        return _Background(_bounded(backend.compile, slots), request, command)
     if backend.log is not None:
         backend.log(f"running: {subproc.display(argv)} (started before the project was read)")
     return _Adopted(started, request.output_file)
@@ -68,6 +69,7 @@ class _Adopted:
             produced = self.started.work / self.output.name
             if produced.is_file():  # else, as when uv runs here, no lock (or only the previous one) is read back
                 shutil.copyfile(produced, self.output)
+                lockstart.produced(self.started.command, self.output, self.started.work)
         finally:
             shutil.rmtree(self.started.work, ignore_errors=True)
 
@@ -96,6 +98,8 @@ class _Background:
 
     call: Callable[[CompileRequest], None]
     argument: CompileRequest
+    command: lockstart.Command | None
+    """The uv compile as :mod:`tierlock.lockstart` knows it (None for another backend)."""
 
     def __post_init__(self) -> None:
         self._error: BaseException | None = None
@@ -114,6 +118,8 @@ class _Background:
         if self._error is not None:
             error, self._error = self._error, None
             raise error
+        if self.command is not None and self.argument.output_file.is_file():
+            lockstart.produced(self.command, self.argument.output_file, self.argument.input_file.parent)
 
     def cancel(self) -> None:
         """End the backend with its process group and wait for the thread to clean up; drop what it raised."""

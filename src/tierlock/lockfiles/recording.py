@@ -131,7 +131,6 @@ def write(lockfile: Path, text: str, recorded: Recorded) -> None:
     nothing touches nothing (what watches the files, or caches them by their
     identity, sees no change).
     """
-    lockfile.parent.mkdir(parents=True, exist_ok=True)
     if recorded.sidecar is not None:
         if recorded.text is not None:
             _replace(recorded.sidecar, recorded.text.encode("utf-8"))
@@ -146,4 +145,5 @@ def _replace(path: Path, data: bytes) -> None:
             return
     except OSError:
         pass  # missing or unreadable: written anew
+    path.parent.mkdir(parents=True, exist_ok=True)  # only when writing: a lock that changes nothing makes nothing
     write_atomic(path, data)
