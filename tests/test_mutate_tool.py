@@ -4,6 +4,7 @@ mutants it skips as equivalent are only the ones that cannot change behaviour.""
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 import textwrap
@@ -123,3 +124,22 @@ def test_a_session_is_kept_only_while_the_mutated_sources_are_unchanged(tool: Mo
         check=True,
     ).stdout.split()[0]
     assert not tool.unchanged_since(f"{first}~1", gate)  # before the file existed
+
+
+def test_each_mutant_runs_its_tests_with_the_mutated_sources_dated_back_and_their_byte_code_gone(
+    tool: ModuleType, tmp_path: Path
+) -> None:
+    """A just-written source is never part of a kept answer: undated, every mutant of a module whose tests
+    expect one would be killed for that alone. The command dates the sources back and drops their ``.pyc``."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    source = tmp_path / "mod.py"
+    source.write_text("VALUE = 1\n", encoding="utf-8")
+    subprocess.run([sys.executable, "-c", "import mod"], cwd=tmp_path, env=env, check=True)
+    assert list((tmp_path / "__pycache__").glob("mod.*.pyc")), "the byte code of the file before the mutant"
+    source.write_text("VALUE = 2\n", encoding="utf-8")  # the mutant: same size, maybe the same second
+    show = "import mod, os, time; print(mod.VALUE, time.time() - os.stat(mod.__file__).st_mtime)"
+    argv = [sys.executable, *tool.aged([source]), "-c", show]
+    value, age = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, check=True).stdout.split()
+    assert value == "2", "the mutant's code ran, not the cached byte code of the file before it"
+    assert float(age) >= 9, "the source is dated back past the two seconds within which nothing is kept"
+    assert "aged.py" in tool.test_command(["tests/x.py"], [source]), "every mutant's tests run through it"

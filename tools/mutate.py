@@ -350,9 +350,17 @@ def annotation_spans(path: Path) -> list[tuple[tuple[int, int], tuple[int, int]]
     return spans
 
 
-def test_command(tests: Sequence[str]) -> str:
-    """The command run once per mutant: the fast tests, stopping at the first failure, in one process."""
-    return shlex.join([sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", *tests])
+def test_command(tests: Sequence[str], sources: Sequence[Path]) -> str:
+    """The command run once per mutant: the fast tests, stopping at the first failure, in one process; the
+    mutated *sources* dated back first (``tools/aged.py``: a just-written file is never part of a kept answer,
+    which would kill every mutant of a module whose tests expect one)."""
+    pytest = ["-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", *tests]
+    return shlex.join([sys.executable, *aged(sources), *pytest])
+
+
+def aged(sources: Sequence[Path]) -> list[str]:
+    """The interpreter arguments that date *sources* back before the rest of the command line runs."""
+    return [str(ROOT / "tools" / "aged.py"), *(str(p) for p in sources), "--"]
 
 
 def write_config(key: str, sources: Sequence[Path], tests: Sequence[str]) -> Path:
@@ -363,7 +371,7 @@ def write_config(key: str, sources: Sequence[Path], tests: Sequence[str]) -> Pat
             "module-path": [p.relative_to(ROOT).as_posix() for p in sources],
             "timeout": TIMEOUT,
             "excluded-modules": [],
-            "test-command": test_command(tests),
+            "test-command": test_command(tests, sources),
             "distributor": {"name": "local"},
             "filters": {"operators-filter": {"exclude-operators": list(EXCLUDED_OPERATORS)}},
         }
@@ -542,7 +550,7 @@ def run(key: str, *, fresh: bool, sample: int | None = None, retest_only: bool =
             # first, so that the mutants run so far stay a random sample of the module wherever the run stops.
             print(f"mutate: {key} unchanged since {kept['commit']}: its survivors run again with the tests of {here}")
             with Restore(sources):
-                again, killed = retest_survivors(session, test_command(tests))
+                again, killed = retest_survivors(session, test_command(tests, sources))
             kept["tests_at"] = here
             meta.write_text(json.dumps(kept) + "\n", encoding="utf-8")
             print(f"mutate: {killed} of the {again} survivor(s) killed by the tests of {here}")
