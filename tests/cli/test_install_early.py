@@ -330,3 +330,14 @@ def test_an_empty_cache_folder_setting_keeps_no_plan_and_starts_nothing_early(ar
         code, _doc, runs = arming.arm(arming.venv(name), env=env)
         assert (code, runs) == (0, ["own"])
     assert arming.plans() == []
+
+
+def test_an_arming_with_pip_keeps_no_plan_and_starts_nothing_early(arming: Arming) -> None:
+    """Only a uv arming keeps a plan: pip's start is Python work an early start would run beside tierlock's."""
+    for name in ("warm", "warm2", "first", "second"):
+        argv = [("pip" if a == "uv" else a) for a in arming.argv(arming.venv(name))]
+        proc = subprocess.run(argv, env=arming.env, capture_output=True, text=True, check=False)
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout)["result"] == "installed"
+    assert arming.plans() == [], "no plan kept for a pip arming"
+    assert arming.runs() == [], "uv never ran"
