@@ -11,12 +11,11 @@ listed by its names, and the install's write test of its site-packages done agai
 
 from __future__ import annotations
 
-import marshal
 import os
 import sys
 
 from tierlock._version import __version__
-from tierlock.keptrun import digest, failed, listing, scan, stat_sig, terminal
+from tierlock.keptrun import digest, failed, listing, load, scan, stat_sig, terminal
 from tierlock.probing.libcache import folder
 
 TYPE_CHECKING = False
@@ -231,12 +230,3 @@ def python_of(argv: Sequence[str]) -> str | None:
         if token.startswith("--python="):
             return token.partition("=")[2]
     return None
-
-
-def load(path: str) -> dict[str, Any] | None:
-    try:
-        with open(path, "rb") as fh:
-            data = marshal.loads(fh.read())
-    except (OSError, ValueError, EOFError, TypeError):
-        return None
-    return data if isinstance(data, dict) else None

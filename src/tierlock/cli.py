@@ -259,21 +259,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
         ui.error(err)
         return err.exit_code
     except KeyboardInterrupt:
-        from tierlock.errors import EXIT_INTERRUPTED, Interrupted
-
-        early = sys.modules.get("tierlock.earlyarm")  # an install's backend started early is running
-        done = (
-            "a backend that was running had a grace period to stop; the same command again repairs what is "
-            "half-installed"
-            if early is not None and early.current
-            else "nothing more was done"
-        )
-        stopped = Interrupted(f"interrupted ({interrupts.name()}); {done}", remedy=interrupts.rerun(prog, args_list))
-        if not ui.said_interrupted:
-            ui.error(stopped)
-        elif ui.json_mode and not ui.json_written:  # said once already, by the command that explained more
-            ui.emit_json({"ok": False, "error": stopped.to_dict()})
-        return EXIT_INTERRUPTED
+        return _stopped(ui, prog, args_list)
     except BrokenPipeError:  # `tierlock ... | head`: the reader left; not an error of ours
         import os
 
@@ -283,6 +269,25 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
         return _internal_error(ui, exc)
     finally:
         restore()
+
+
+def _stopped(ui: UI, prog: str, args_list: list[str]) -> int:
+    """An interrupt that reached the top: said once (the command may have explained it), exit 130."""
+    from tierlock import interrupts
+    from tierlock.errors import EXIT_INTERRUPTED, Interrupted
+
+    early = sys.modules.get("tierlock.earlyarm")  # an install's backend started early is running
+    done = (
+        "a backend that was running had a grace period to stop; the same command again repairs what is half-installed"
+        if early is not None and early.current
+        else "nothing more was done"
+    )
+    stopped = Interrupted(f"interrupted ({interrupts.name()}); {done}", remedy=interrupts.rerun(prog, args_list))
+    if not ui.said_interrupted:
+        ui.error(stopped)
+    elif ui.json_mode and not ui.json_written:  # said once already, by the command that explained more
+        ui.emit_json({"ok": False, "error": stopped.to_dict()})
+    return EXIT_INTERRUPTED
 
 
 def _internal_error(ui: UI, exc: Exception) -> int:

@@ -92,6 +92,12 @@ SETTLE_NS = 2_000_000_000
 
 def command_of(argv: Sequence[str]) -> str | None:
     """The command *argv* runs when it is one whose answer may be kept (exact names only), else None."""
+    word = command_word(argv)
+    return word if word in COMMANDS else None
+
+
+def command_word(argv: Sequence[str]) -> str | None:
+    """The command *argv* names after the global options; None when help or the version comes first."""
     takes_value = False
     for token in argv:
         if takes_value:
@@ -101,7 +107,7 @@ def command_of(argv: Sequence[str]) -> str | None:
                 return None
             takes_value = token in _VALUED
         else:
-            return token if token in COMMANDS else None
+            return token
     return None
 
 
@@ -223,14 +229,14 @@ def holds(entry: dict[str, Any], argv: Sequence[str], seen: list[Any] | None = N
             return False
         if any(listing(path) != was for path, was in entry["lists"].items()):
             return False
-        summaries: dict[str, Any] = entry["summaries"]
+        summaries: dict[str, Any] = entry.get("summaries") or {}  # (a lock's or an arming's: no census ran)
         if not all(scan_holds(path, was, sig, summaries) for path, was in entry["scans"].items()):
             return False
         if any(sig(path) != was and digest(path) != bytes_were for path, (was, bytes_were) in entry["files"].items()):
             return False
         if not isinstance(entry["out"], list) or not isinstance(entry["code"], int):
             return False
-        return summaries_hold(summaries, sig, entry["rerun"], seen)
+        return summaries_hold(summaries, sig, entry.get("rerun"), seen)
     except (KeyError, TypeError, ValueError, AttributeError):
         return False
 

@@ -49,23 +49,11 @@ KIND = "lock"
 SCRATCH = "tierlock-lock-"
 #: Written in place of the scratch folder in a kept command (as :data:`tierlock.lockstart.WORK`).
 WORK = "{work}"
-#: Options that take a value before the command (``--project DIR``).
-_VALUED = ("--project", "--color")
 
 
 def is_lock(argv: Sequence[str]) -> bool:
     """Whether *argv* runs ``tierlock lock`` (not its help)."""
-    takes_value = False
-    for token in argv:
-        if takes_value:
-            takes_value = False
-        elif token.startswith("-"):
-            if token in ("-h", "--help", "--version", "--"):
-                return False
-            takes_value = token in _VALUED
-        else:
-            return token == "lock" and not any(a in ("-h", "--help") for a in argv)
-    return False
+    return keptrun.command_word(argv) == "lock" and not any(a in ("-h", "--help") for a in argv)
 
 
 def environ_digest() -> str:

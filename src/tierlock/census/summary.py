@@ -42,10 +42,8 @@ def taken(text: str, name: str, words: Sequence[str] | None) -> Any:
 def facts_hold(path: str, calls: Sequence[Any]) -> bool:
     """Whether the file at *path*, read as the census reads it, gives what each of *calls* (``[name, words,
     fingerprint]``, as recorded: :func:`fingerprint` of what the census took) took from it."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
-    except OSError:
+    text = _text(path)
+    if text is None:
         return False
     try:
         return all(fingerprint(taken(text, name, words)) == was for name, words, was in calls)
@@ -86,13 +84,20 @@ def shown_holds(path: str, calls: Sequence[Any], was: bytes) -> bool:
     """Whether the test file at *path* would still show the census's result what it showed (*was*: the
     :func:`~tierlock.keptnote.fingerprint` of its tests and their lines), read with the words of its last
     reading in *calls*. False is certain: the result then differs, whatever else the census finds."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
-    except OSError:
+    text = _text(path)
+    if text is None:
         return False
     try:
         name, words, _facts = calls[-1]
         return fingerprint(shown(text, name, words)) == was
     except (TypeError, ValueError, IndexError):
         return False
+
+
+def _text(path: str) -> str | None:
+    """The text of the file at *path* as the census reads it (None: it cannot be read)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return None
