@@ -19,10 +19,10 @@ from __future__ import annotations
 import marshal  # loaded by every interpreter at start-up (it reads the byte code): no import cost
 import os
 import sys
-from collections.abc import Mapping, Sequence
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (``collections.abc`` loads ``collections``: every kept answer imports this module first)
+    from collections.abc import Mapping, Sequence
     from typing import Any
 
 SCHEMA = 2
