@@ -508,3 +508,14 @@ def test_only_a_folder_opened_to_write_is_the_installs_write_test(tmp_path: Path
     recorder._open(str(tmp_path), None, os.O_TMPFILE | os.O_WRONLY)
     assert recorder.write_tests == {str(tmp_path)}
     assert recorder.tainted is None
+
+
+def test_an_environment_variable_the_run_read_is_kept_relative_under_the_target_and_as_it_is_elsewhere(
+    tmp_path: Path,
+) -> None:
+    venv = _venv(tmp_path)
+    recorder = armrecord.ArmRecorder(str(tmp_path / "cache"))
+    recorder.env.update({"INSIDE": str(venv / "bin"), "OUTSIDE": str(tmp_path / "uv"), "UNSET": None})
+    facts = recorder.facts(str(venv))
+    assert facts is not None
+    assert facts["outer"]["env"] == {"INSIDE": "@T/bin", "OUTSIDE": str(tmp_path / "uv"), "UNSET": None}
