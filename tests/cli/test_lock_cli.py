@@ -7,7 +7,7 @@ import shutil
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -15,7 +15,6 @@ import pytest
 from tests.support.cli import cli_json, run_cli
 from tests.support.env import bin_dir, clean_env, make_venv, site_packages
 from tests.support.lockproj import PYPROJECT, offline, write_project
-from tierlock import subproc
 from tierlock.cli import _named_command
 from tierlock.errors import BackendError
 from tierlock.lockfiles import load, platform_id
@@ -332,21 +331,6 @@ def test_a_tier_without_requirements_gets_a_lockfile_with_only_its_header(
 def compiles(started: Sequence[tuple[str, ...]]) -> list[tuple[str, ...]]:
     """The lock compiles among *started* (not the listing of the new pins' files that follows each)."""
     return [a for a in started if a[1:3] == ("pip", "compile") and "--no-deps" not in a]
-
-
-@pytest.fixture
-def started() -> Iterator[list[tuple[str, ...]]]:
-    """Every argv tierlock starts while the test runs."""
-    seen: list[tuple[str, ...]] = []
-
-    def observe(argv: Sequence[str]) -> None:
-        seen.append(tuple(argv))
-
-    subproc.observers.append(observe)
-    try:
-        yield seen
-    finally:
-        subproc.observers.remove(observe)
 
 
 def test_the_uv_version_comes_from_its_installed_distribution_without_a_process(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,6 @@ import pytest
 from tests.support.cli import cli_json, run_cli
 from tests.support.lockproj import offline, write_project
 from tests.support.pyproject import pyproject
-from tierlock import subproc
 from tierlock.lockfiles import load
 
 MANY = pyproject(
@@ -43,20 +41,6 @@ member-lib = { workspace = true }
 [tool.tierlock.tiers.brain]
 [tool.tierlock.tiers.dev]
 """
-
-
-@pytest.fixture
-def started() -> Iterator[list[tuple[str, ...]]]:
-    seen: list[tuple[str, ...]] = []
-
-    def observe(argv: Sequence[str]) -> None:
-        seen.append(tuple(str(a) for a in argv))
-
-    subproc.observers.append(observe)
-    try:
-        yield seen
-    finally:
-        subproc.observers.remove(observe)
 
 
 def test_a_failing_tier_in_the_middle_locks_the_others_and_reports_every_failure_with_a_remedy(

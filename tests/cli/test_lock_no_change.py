@@ -11,7 +11,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -19,21 +19,6 @@ import pytest
 from tests.support.cli import run_cli
 from tests.support.env import clean_env
 from tests.support.lockproj import lock_offline, offline
-from tierlock import subproc
-
-
-@pytest.fixture
-def started() -> Iterator[list[tuple[str, ...]]]:
-    seen: list[tuple[str, ...]] = []
-
-    def observe(argv: Sequence[str]) -> None:
-        seen.append(tuple(str(a) for a in argv))
-
-    subproc.observers.append(observe)
-    try:
-        yield seen
-    finally:
-        subproc.observers.remove(observe)
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:

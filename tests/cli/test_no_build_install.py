@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -21,7 +21,6 @@ from tests.support.env import clean_env, make_venv, site_packages
 from tests.support.lockproj import write_project
 from tests.support.platformwheels import build_sdist, simple_index
 from tests.support.wheels import build_wheel
-from tierlock import subproc
 
 PYPROJECT = """\
 [project]
@@ -90,20 +89,6 @@ def from_the_index(index: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("PIP_INDEX_URL", index)
     monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv-cache"))
     monkeypatch.delenv("CPATH", raising=False)
-
-
-@pytest.fixture
-def started() -> Iterator[list[tuple[str, ...]]]:
-    seen: list[tuple[str, ...]] = []
-
-    def observe(argv: Sequence[str]) -> None:
-        seen.append(tuple(argv))
-
-    subproc.observers.append(observe)
-    try:
-        yield seen
-    finally:
-        subproc.observers.remove(observe)
 
 
 def installs(started: Sequence[tuple[str, ...]]) -> list[tuple[str, ...]]:
