@@ -28,6 +28,7 @@ import contextlib
 import os
 
 from tierlock.armplan import OWN, REQUIREMENTS, eligible, find, inner_holds, outer_holds, placed
+from tierlock.keptrun import private_folder
 from tierlock.probing.libcache import folder
 
 TYPE_CHECKING = False
@@ -102,7 +103,7 @@ def _start(argv: Sequence[str]) -> Early | None:
 
 def _launched(plan: str, prefix: str, command: Mapping[str, Any], fd: int) -> Early:
     """The kept *command* started into the target at *prefix*, holding its install lock *fd*."""
-    early = Early(prefix, list(command["argv"]), command["requirements"], _scratch(), fd)
+    early = Early(prefix, list(command["argv"]), command["requirements"], private_folder("tierlock-early-"), fd)
     early.plan = plan
     current.append(early)  # before the start: an interrupt from here on stops what was started
     path = os.path.join(early.folder, "requirements.txt")
@@ -143,16 +144,6 @@ def _lock(prefix: str) -> int | None:
         os.close(fd)
         return None
     return fd
-
-
-def _scratch() -> str:
-    """A new folder of this process's own for the requirements file (``tempfile`` costs an import here)."""
-    import time
-
-    base = os.environ.get("TMPDIR") or os.environ.get("TEMP") or os.environ.get("TMP") or "/tmp"
-    path = os.path.join(base, f"tierlock-early-{os.getpid()}-{time.time_ns()}")
-    os.mkdir(path, 0o700)
-    return path
 
 
 def _launch(early: Early) -> None:

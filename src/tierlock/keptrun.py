@@ -355,6 +355,15 @@ def refresh(path: str, entry: dict[str, Any], changed: dict[str, tuple[int, ...]
     dump(path, entry)
 
 
+def private_folder(prefix: str) -> str:
+    """A new folder only this process uses, in the temporary folder (``tempfile``'s choice of it, without
+    importing ``tempfile``: a kept lock and an early backend make theirs before anything else loads)."""
+    base = next((os.environ[n] for n in ("TMPDIR", "TEMP", "TMP") if os.environ.get(n)), "/tmp")
+    path = os.path.join(base, f"{prefix}{os.getpid()}-{os.urandom(6).hex()}")
+    os.mkdir(path, 0o700)
+    return path
+
+
 def terminal() -> bool:
     """Whether stdout or stderr is a terminal (output then depends on its width and colours: never kept)."""
     try:

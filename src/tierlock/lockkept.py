@@ -113,7 +113,7 @@ class _Compile:
 
     @classmethod
     def start(cls, item: dict[str, Any]) -> _Compile:
-        run = cls(item, _scratch())
+        run = cls(item, keptrun.private_folder(f"{SCRATCH}kept-"))
         try:
             run._launch()
         except BaseException:  # nothing of it is left: no process was started, its folder goes
@@ -154,14 +154,6 @@ class _Compile:
         if self.work:
             _remove(self.work)
             self.work = ""
-
-
-def _scratch() -> str:
-    """A new private folder in the temporary folder (``tempfile``'s, without importing it)."""
-    base = next((os.environ[n] for n in ("TMPDIR", "TEMP", "TMP") if os.environ.get(n)), "/tmp")
-    path = os.path.join(base, f"{SCRATCH}kept-{os.getpid()}-{os.urandom(6).hex()}")
-    os.mkdir(path, 0o700)
-    return path
 
 
 def _spawn(argv: list[str], cwd: str) -> int:
