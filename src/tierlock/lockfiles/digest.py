@@ -9,7 +9,6 @@ lockfile format.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -21,16 +20,24 @@ from packaging.utils import canonicalize_name
 if TYPE_CHECKING:
     from tierlock.tiers import Project, Tier
 
+try:  # the C implementation itself: no OpenSSL loading (``hashlib``'s start-up is milliseconds)
+    from _sha256 import sha256 as _hasher  # type: ignore[import-not-found,unused-ignore]
+except ImportError:  # Python 3.12+ (``_sha2``) or a build without it
+    try:
+        from _sha2 import sha256 as _hasher  # type: ignore[import-not-found,unused-ignore,no-redef]
+    except ImportError:
+        from hashlib import sha256 as _hasher  # type: ignore[assignment,unused-ignore]
+
 PREFIX = "sha256:"
 
 
 def sha256(data: bytes) -> str:
-    return PREFIX + hashlib.sha256(data).hexdigest()
+    return PREFIX + str(_hasher(data).hexdigest())
 
 
 def digest_file(path: str | Path) -> str:
     """sha256 hex digest of the file's bytes (what :attr:`Lock.file_digest` holds)."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return str(_hasher(Path(path).read_bytes()).hexdigest())
 
 
 def is_digest(value: str) -> bool:

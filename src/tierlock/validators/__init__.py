@@ -5,12 +5,30 @@
         for error in result.errors:
             print(error.rule, error.where, error.line, error.message)
 
-Importing this package is light: jsonschema is imported on the first
-validation (see :mod:`tierlock.validators.schema`).
+Importing this package is light: its names load on first use (finding a config loads
+:mod:`tierlock.validators.configfile` alone), and jsonschema on the first validation (see
+:mod:`tierlock.validators.schema`).
 """
 
-from tierlock.validators.core import validate_runtime_config
-from tierlock.validators.results import RULES, ValidationError, ValidationResult
-from tierlock.validators.source import DISCOVERY, discover
+from __future__ import annotations
+
+from tierlock import _lazy
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tierlock.validators.configfile import DISCOVERY, discover
+    from tierlock.validators.core import validate_runtime_config
+    from tierlock.validators.results import RULES, ValidationError, ValidationResult
+
+_LAZY = {
+    "DISCOVERY": "tierlock.validators.configfile",
+    "discover": "tierlock.validators.configfile",
+    "validate_runtime_config": "tierlock.validators.core",
+    "RULES": "tierlock.validators.results",
+    "ValidationError": "tierlock.validators.results",
+    "ValidationResult": "tierlock.validators.results",
+}
+
+__getattr__ = _lazy.attributes(__name__, _LAZY)
 
 __all__ = ["DISCOVERY", "RULES", "ValidationError", "ValidationResult", "discover", "validate_runtime_config"]

@@ -12,7 +12,7 @@ from tierlock import fsutil
 from tierlock.errors import ConfigError, TierlockError
 from tierlock.links import doc
 from tierlock.tiers import load_project
-from tierlock.validators import jsonpos, rules, schema, scope, secrets, source
+from tierlock.validators import configfile, jsonpos, rules, schema, scope, secrets, source
 from tierlock.validators.credentials import redact
 from tierlock.validators.jsonpos import JsonPath
 from tierlock.validators.results import (
@@ -261,10 +261,10 @@ def _validate(
         return validate_source(src, checkout=root, config_dir=root, fail_fast=fail_fast, project=project)
     path = Path(os.fspath(document_or_path))
     if path.is_dir():
-        found = source.discover(path)
+        found = configfile.discover(path)
         if found is None:
             raise ConfigError(
-                f"{path} is a folder with no runtime config: looked for {', '.join(source.DISCOVERY[:2])} "
+                f"{path} is a folder with no runtime config: looked for {', '.join(configfile.DISCOVERY[:2])} "
                 "and [tool.tierlock.runtime] in pyproject.toml",
                 remedy=f"create tierlock.runtime.json as described at {doc('reference/runtime-config.md')}",
             )

@@ -10,7 +10,6 @@ Discovery order in a project folder (first found wins):
 from __future__ import annotations
 
 import math
-import os
 import re
 import tomllib
 from collections.abc import Callable
@@ -19,11 +18,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tierlock import fsutil
-from tierlock.errors import ConfigError
 from tierlock.validators import jsonpos, tomlpos
 from tierlock.validators.jsonpos import Duplicate, JsonPath
 
-DISCOVERY = ("tierlock.runtime.json", "tierlock.runtime.toml", "pyproject.toml")
 RUNTIME_TABLE: JsonPath = ("tool", "tierlock", "runtime")
 _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
 
@@ -51,44 +48,6 @@ class Source:
     locate: Callable[[JsonPath, bool], tuple[int, int] | None] = field(default=lambda path, key: None)
     position: Callable[[int], tuple[int, int]] | None = None
     duplicates: list[Duplicate] = field(default_factory=list)
-
-
-_RUNTIME_HEADER = re.compile(r"^[ \t]*\[\[?[ \t]*tool\.tierlock\.runtime\b", re.MULTILINE)
-
-
-def has_runtime_table(pyproject: Path) -> bool:
-    """Whether *pyproject* names ``[tool.tierlock.runtime]``.
-
-    A file that is not a regular one is refused (:class:`~tierlock.fsutil.FileRefused`), and one that
-    cannot be read is a :class:`~tierlock.errors.ConfigError` that says why: never "no runtime config".
-    """
-    try:
-        text = fsutil.read_text(pyproject)
-    except (FileNotFoundError, UnicodeDecodeError):
-        return False
-    except OSError as exc:
-        raise ConfigError(f"cannot read {pyproject}: {exc.strerror or exc}", file=str(pyproject)) from exc
-    try:
-        data = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, ValueError, RecursionError):
-        # Broken TOML (ValueError: an integer of 4300+ digits) that names the table: validating it
-        # reports where it breaks, rather than "no runtime config".
-        return _RUNTIME_HEADER.search(text) is not None
-    tool = data.get("tool")
-    table = tool.get("tierlock") if isinstance(tool, dict) else None
-    return isinstance(table, dict) and "runtime" in table
-
-
-def discover(project_root: str | Path) -> Path | None:
-    """The runtime config of the project in *project_root*, or None (see the module docstring)."""
-    root = Path(project_root)
-    for name in DISCOVERY[:2]:
-        if os.path.lexists(root / name):  # a FIFO or a folder of that name is refused when read, not passed over
-            return root / name
-    pyproject = root / "pyproject.toml"
-    if os.path.lexists(pyproject) and has_runtime_table(pyproject):
-        return pyproject
-    return None
 
 
 def _read(path: Path) -> str:
