@@ -11,9 +11,10 @@ the lockfile part: a test that needs a tier outside its gates fails it, unless
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+
+from tierlock.frozen import Frozen
 
 if TYPE_CHECKING:
     from tierlock.errors import TierlockError
@@ -23,18 +24,31 @@ if TYPE_CHECKING:
 Verdict = Literal["pass", "fail", "skipped"]
 
 
-@dataclass(frozen=True)
-class Part:
+class Part(Frozen):
     """One part of the gate: its verdict, its denominators and what failed."""
+
+    _fields = ("name", "verdict", "counts", "problems", "remedy", "brief")
+    __match_args__ = ("name", "verdict", "counts", "problems", "remedy", "brief")
 
     name: str
     verdict: Verdict
-    counts: dict[str, int] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)
-    remedy: str | None = None
-    brief: list[str] | None = None
+    counts: dict[str, int]
+    problems: list[str]
+    remedy: str | None
+    brief: list[str] | None
     """The problems as a person reads them (each package's first reasons); None: the problems as they are.
     ``--json`` always carries :attr:`problems` whole."""
+
+    def __init__(  # noqa: PLR0917 (the signature it had as a dataclass)
+        self,
+        name: str,
+        verdict: Verdict,
+        counts: dict[str, int] | None = None,
+        problems: list[str] | None = None,
+        remedy: str | None = None,
+        brief: list[str] | None = None,
+    ) -> None:
+        self._init(name, verdict, {} if counts is None else counts, [] if problems is None else problems, remedy, brief)
 
     def lines(self, *, verbose: bool) -> list[str]:
         """The problems to print: all of them when *verbose*, else the first few and a count of the rest."""
@@ -59,12 +73,21 @@ class Part:
         return out
 
 
-@dataclass(frozen=True)
-class Admission:
+class Admission(Frozen):
     """The gate's result."""
+
+    _fields = ("parts", "tiers")
+    __match_args__ = ("parts", "tiers")
 
     parts: tuple[Part, ...]
     tiers: tuple[str, ...]
+
+    def __init__(
+        self,
+        parts: tuple[Part, ...],
+        tiers: tuple[str, ...],
+    ) -> None:
+        self._init(parts, tiers)
 
     @property
     def ok(self) -> bool:
@@ -133,11 +156,13 @@ def census_part(project: Project, names: Sequence[str]) -> Part:
 
 def runtime_part(project: Project) -> Part:
     """The runtime config of setup and verification commands, when the project has one."""
-    from tierlock.validators import discover, validate_runtime_config
+    from tierlock.validators.configfile import discover
 
     path = discover(project.root)
     if path is None:
         return Part("runtime", "skipped", {"configs": 0, "commands": 0})
+    from tierlock.validators.core import validate_runtime_config
+
     result = validate_runtime_config(path, project=project)
     problems = []
     for error in result.errors:

@@ -30,10 +30,10 @@ import json
 import re
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from tierlock.frozen import Frozen
 from tierlock.lockfiles.locks import Lock, LockedFile, LockEntry
 
 VERSION = 1
@@ -52,16 +52,27 @@ def sidecar_path(lockfile: Path) -> Path:
     return lockfile.with_name(lockfile.name.rsplit(".", 1)[0] + SUFFIX)
 
 
-@dataclass(frozen=True)
-class Record:
+class Record(Frozen):
     """The files of every entry of one lock, and whether the record can be trusted."""
 
+    _fields = ("state", "files", "path", "detail")
+    __match_args__ = ("state", "files", "path", "detail")
+
     state: RecordState
-    files: Mapping[Key, tuple[LockedFile, ...]] = field(default_factory=dict)
-    path: Path | None = None
+    files: Mapping[Key, tuple[LockedFile, ...]]
+    path: Path | None
     """The sidecar (requirements format); None when the lockfile holds the files itself (pylock)."""
-    detail: str = ""
+    detail: str
     """Why the record is stale or unreadable."""
+
+    def __init__(
+        self,
+        state: RecordState,
+        files: Mapping[Key, tuple[LockedFile, ...]] | None = None,
+        path: Path | None = None,
+        detail: str = "",
+    ) -> None:
+        self._init(state, {} if files is None else files, path, detail)
 
     @property
     def usable(self) -> bool:

@@ -8,7 +8,6 @@ backend process, no network, no resolver.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from packaging.utils import canonicalize_name
@@ -66,9 +65,12 @@ def check(project: Project, names: Sequence[str] | None = None) -> Report:
         Finding(p.tier, p.kind, p.file, p.line, p.detail, p.remedy, gap=p.facts or None)
         for p in problems(project, covered)
     ]
-    return replace(
-        report,
+    return Report(
         findings=report.findings + tuple(siblings) + tuple(wheels),
+        tiers=report.tiers,
+        lockfiles=report.lockfiles,
+        packages=report.packages,
+        entries=report.entries,
         requested=requested,
         platforms=tuple(p.name for p in project.platforms),
         coverage=tuple(covered),

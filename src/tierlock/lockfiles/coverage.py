@@ -12,10 +12,10 @@ built from source there. For a ``no-build`` tier a gap is a failure of
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
+from tierlock.frozen import Frozen
 from tierlock.lockfiles.artifacts import Record
 from tierlock.lockfiles.locks import Lock, LockedFile, LockEntry
 from tierlock.tiers.platforms import Platform, version_text, versions_text
@@ -25,9 +25,11 @@ Python = tuple[tuple[int, int], int]
 """A CPython minor version and the lowest micro version ``requires-python`` allows of it."""
 
 
-@dataclass(frozen=True)
-class Gap:
+class Gap(Frozen):
     """One package that has no wheel for one platform, on some Python versions."""
+
+    _fields = ("name", "version", "platform", "pythons", "exists", "files", "nearest", "line")
+    __match_args__ = ("name", "version", "platform", "pythons", "exists", "files", "nearest", "line")
 
     name: str
     version: str
@@ -38,7 +40,20 @@ class Gap:
     """The file names the lock records for it (the sdist, or wheels for other platforms)."""
     nearest: tuple[str, ...]
     """The wheel tags closest to what the platform needs (at most three)."""
-    line: int | None = None
+    line: int | None
+
+    def __init__(  # noqa: PLR0917 (the signature it had as a dataclass)
+        self,
+        name: str,
+        version: str,
+        platform: Platform,
+        pythons: tuple[str, ...],
+        exists: Exists,
+        files: tuple[str, ...],
+        nearest: tuple[str, ...],
+        line: int | None = None,
+    ) -> None:
+        self._init(name, version, platform, pythons, exists, files, nearest, line)
 
     @property
     def what(self) -> str:
@@ -71,14 +86,25 @@ class Gap:
         }
 
 
-@dataclass(frozen=True)
-class Cell:
+class Cell(Frozen):
     """One platform at one Python version: how many packages apply there and which of them need a build."""
+
+    _fields = ("platform", "python", "packages", "builds")
+    __match_args__ = ("platform", "python", "packages", "builds")
 
     platform: str
     python: str
     packages: int
     builds: tuple[str, ...]
+
+    def __init__(
+        self,
+        platform: str,
+        python: str,
+        packages: int,
+        builds: tuple[str, ...],
+    ) -> None:
+        self._init(platform, python, packages, builds)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -89,18 +115,33 @@ class Cell:
         }
 
 
-@dataclass(frozen=True)
-class TierCoverage:
+class TierCoverage(Frozen):
+    _fields = ("tier", "no_build", "lockfile", "record", "cells", "gaps", "record_file", "single_platform")
+    __match_args__ = ("tier", "no_build", "lockfile", "record", "cells", "gaps", "record_file", "single_platform")
+
     tier: str
     no_build: bool
     lockfile: str
     record: Record
-    cells: tuple[Cell, ...] = ()
-    gaps: tuple[Gap, ...] = ()
-    record_file: str | None = None
+    cells: tuple[Cell, ...]
+    gaps: tuple[Gap, ...]
+    record_file: str | None
     """The artifact record's file relative to the project (requirements format), else None."""
-    single_platform: str | None = None
+    single_platform: str | None
     """The platform a single-platform lock (pip-tools) was made for: it proves nothing about others."""
+
+    def __init__(  # noqa: PLR0917 (the signature it had as a dataclass)
+        self,
+        tier: str,
+        no_build: bool,
+        lockfile: str,
+        record: Record,
+        cells: tuple[Cell, ...] = (),
+        gaps: tuple[Gap, ...] = (),
+        record_file: str | None = None,
+        single_platform: str | None = None,
+    ) -> None:
+        self._init(tier, no_build, lockfile, record, cells, gaps, record_file, single_platform)
 
     @property
     def proven(self) -> bool:

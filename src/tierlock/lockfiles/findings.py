@@ -7,10 +7,10 @@ Kept apart from :mod:`tierlock.lockfiles.check` so that the readers of a project
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from tierlock import located
+from tierlock.frozen import Frozen
 
 FindingKind = Literal[
     "missing",
@@ -29,9 +29,11 @@ KINDS: tuple[FindingKind, ...] = get_args(FindingKind)
 """Every kind, in the order reports count them."""
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(Frozen):
     """One problem: which tier, what kind, where, what exactly, and the command that fixes it."""
+
+    _fields = ("tier", "kind", "file", "line", "detail", "remedy", "other_tier", "packages", "gap")
+    __match_args__ = ("tier", "kind", "file", "line", "detail", "remedy", "other_tier", "packages", "gap")
 
     tier: str
     kind: FindingKind
@@ -39,12 +41,26 @@ class Finding:
     line: int | None
     detail: str
     remedy: str
-    other_tier: str | None = None
+    other_tier: str | None
     """sibling-conflict: the other tier of the pair."""
-    packages: tuple[dict[str, object], ...] = ()
+    packages: tuple[dict[str, object], ...]
     """sibling-conflict: every package the two locks pin differently (name, both versions, both places)."""
-    gap: Mapping[str, Any] | None = None
+    gap: Mapping[str, Any] | None
     """no-wheel: the package, platform, Python versions, what exists, and every remedy."""
+
+    def __init__(  # noqa: PLR0917 (the signature it had as a dataclass)
+        self,
+        tier: str,
+        kind: FindingKind,
+        file: str,
+        line: int | None,
+        detail: str,
+        remedy: str,
+        other_tier: str | None = None,
+        packages: tuple[dict[str, object], ...] = (),
+        gap: Mapping[str, Any] | None = None,
+    ) -> None:
+        self._init(tier, kind, file, line, detail, remedy, other_tier, packages, gap)
 
     def render(self) -> str:
         return located.render(self)
@@ -59,8 +75,10 @@ class Finding:
         return out
 
 
-@dataclass(frozen=True)
-class Report:
+class Report(Frozen):
+    _fields = ("findings", "tiers", "lockfiles", "packages", "entries", "requested", "platforms", "coverage")
+    __match_args__ = ("findings", "tiers", "lockfiles", "packages", "entries", "requested", "platforms", "coverage")
+
     findings: tuple[Finding, ...]
     tiers: tuple[str, ...]
     """The tiers checked (the denominator)."""
@@ -68,14 +86,27 @@ class Report:
     """How many lockfiles were read."""
     packages: int
     """How many distinct packages the lockfiles read pin (each counted once)."""
-    entries: int = 0
+    entries: int
     """How many lock entries were checked (a package forked under markers has several)."""
-    requested: tuple[str, ...] = ()
+    requested: tuple[str, ...]
     """The tiers named on the command line (empty: every tier)."""
-    platforms: tuple[str, ...] = ()
+    platforms: tuple[str, ...]
     """The declared platforms every no-build tier was proven on."""
-    coverage: tuple[Any, ...] = ()
+    coverage: tuple[Any, ...]
     """Each checked tier's wheel coverage (:class:`tierlock.lockfiles.coverage.TierCoverage`)."""
+
+    def __init__(  # noqa: PLR0917 (the signature it had as a dataclass)
+        self,
+        findings: tuple[Finding, ...],
+        tiers: tuple[str, ...],
+        lockfiles: int,
+        packages: int,
+        entries: int = 0,
+        requested: tuple[str, ...] = (),
+        platforms: tuple[str, ...] = (),
+        coverage: tuple[Any, ...] = (),
+    ) -> None:
+        self._init(findings, tiers, lockfiles, packages, entries, requested, platforms, coverage)
 
     @property
     def ok(self) -> bool:

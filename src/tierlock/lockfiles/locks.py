@@ -15,14 +15,17 @@ from packaging.utils import NormalizedName
 from packaging.version import Version
 
 from tierlock.errors import ConfigError, Problem
+from tierlock.frozen import Frozen
 
 LockFormatName = Literal["requirements", "pylock", "uv"]
 ProblemKind = Literal["integrity", "header"]
 
 
-@dataclass(frozen=True)
-class LockedFile:
+class LockedFile(Frozen):
     """A wheel or sdist named by a pylock entry."""
+
+    _fields = ("kind", "filename", "url", "path", "size", "hashes")
+    __match_args__ = ("kind", "filename", "url", "path", "size", "hashes")
 
     kind: Literal["wheel", "sdist"]
     filename: str
@@ -31,6 +34,17 @@ class LockedFile:
     size: int | None
     hashes: Mapping[str, str]
     """Algorithm to hex digest, e.g. ``{"sha256": "..."}``."""
+
+    def __init__(  # noqa: PLR0917 (the signature it had as a dataclass)
+        self,
+        kind: Literal["wheel", "sdist"],
+        filename: str,
+        url: str | None,
+        path: str | None,
+        size: int | None,
+        hashes: Mapping[str, str],
+    ) -> None:
+        self._init(kind, filename, url, path, size, hashes)
 
 
 @dataclass(frozen=True)
@@ -66,8 +80,7 @@ class LockEntry:
         return f"{self.name}=={self.version}"
 
 
-@dataclass(frozen=True)
-class LocalPackage:
+class LocalPackage(Frozen):
     """A package of the project's own tree (the project itself, a workspace member, a path dependency).
 
     It is built from its folder, never fetched from an index: ``install-tier``
@@ -75,11 +88,23 @@ class LocalPackage:
     its dependencies (they are entries of the same lock).
     """
 
+    _fields = ("name", "version", "path", "editable")
+    __match_args__ = ("name", "version", "path", "editable")
+
     name: NormalizedName
     version: str | None
     """None when the version is dynamic (computed at build time)."""
     path: Path
     editable: bool
+
+    def __init__(
+        self,
+        name: NormalizedName,
+        version: str | None,
+        path: Path,
+        editable: bool,
+    ) -> None:
+        self._init(name, version, path, editable)
 
 
 @dataclass(frozen=True)
@@ -149,13 +174,23 @@ class Lock:
         return None
 
 
-@dataclass(frozen=True)
-class ReadProblem:
+class ReadProblem(Frozen):
     """One thing wrong inside a lockfile, with its line (1-based) when it has one."""
+
+    _fields = ("kind", "line", "detail")
+    __match_args__ = ("kind", "line", "detail")
 
     kind: ProblemKind
     line: int | None
     detail: str
+
+    def __init__(
+        self,
+        kind: ProblemKind,
+        line: int | None,
+        detail: str,
+    ) -> None:
+        self._init(kind, line, detail)
 
 
 class LockfileError(ConfigError):

@@ -11,9 +11,9 @@ platforms there is nothing to prove and nothing is read.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from tierlock.frozen import Frozen
 from tierlock.lockfiles.artifacts import Record, record_of
 from tierlock.lockfiles.coverage import Gap, TierCoverage, tier_coverage
 from tierlock.lockfiles.fileread import ReadResult
@@ -24,9 +24,11 @@ from tierlock.tiers.platforms import Platform, python_versions, versions_text
 ProblemKind = Literal["no-wheel", "no-artifacts"]
 
 
-@dataclass(frozen=True)
-class CoverageProblem:
+class CoverageProblem(Frozen):
     """One failure of the proof: which tier, what kind, where, what exactly, and how to fix it."""
+
+    _fields = ("tier", "kind", "file", "line", "detail", "remedy", "facts")
+    __match_args__ = ("tier", "kind", "file", "line", "detail", "remedy", "facts")
 
     tier: str
     kind: ProblemKind
@@ -34,8 +36,20 @@ class CoverageProblem:
     line: int | None
     detail: str
     remedy: str
-    facts: Mapping[str, Any] = field(default_factory=dict)
+    facts: Mapping[str, Any]
     """no-wheel: the gap (package, platform, Python versions, what exists) and every remedy in full."""
+
+    def __init__(  # noqa: PLR0917 (the signature it had as a dataclass)
+        self,
+        tier: str,
+        kind: ProblemKind,
+        file: str,
+        line: int | None,
+        detail: str,
+        remedy: str,
+        facts: Mapping[str, Any] | None = None,
+    ) -> None:
+        self._init(tier, kind, file, line, detail, remedy, {} if facts is None else facts)
 
 
 def project_coverage(

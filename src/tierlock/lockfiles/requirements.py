@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
@@ -47,17 +46,32 @@ _HEX = re.compile(r"[0-9a-fA-F]+")
 _SHA256 = re.compile(r"[0-9a-fA-F]{64}")
 
 
-@dataclass
 class Parsed:
     """What the parser found: the header, the entries, and every problem with its line."""
 
     header: LockHeader | None
-    entries: list[LockEntry] = field(default_factory=list)
-    problems: list[ReadProblem] = field(default_factory=list)
-    body_digest: str = ""
-    options: list[tuple[int, str]] = field(default_factory=list)
-    pylock: Any = None
+    entries: list[LockEntry]
+    problems: list[ReadProblem]
+    body_digest: str
+    options: list[tuple[int, str]]
+    pylock: Any
     """pylock format: the validated :class:`packaging.pylock.Pylock` (for ``Pylock.select``)."""
+
+    def __init__(  # noqa: PLR0917 (the signature it had as a dataclass)
+        self,
+        header: LockHeader | None,
+        entries: list[LockEntry] | None = None,
+        problems: list[ReadProblem] | None = None,
+        body_digest: str = "",
+        options: list[tuple[int, str]] | None = None,
+        pylock: Any = None,
+    ) -> None:
+        self.header = header
+        self.entries = [] if entries is None else entries
+        self.problems = [] if problems is None else problems
+        self.body_digest = body_digest
+        self.options = [] if options is None else options
+        self.pylock = pylock
 
 
 def split_lines(text: str) -> list[str]:

@@ -10,22 +10,32 @@ hold at once; otherwise arming one would replace what the other pinned.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from itertools import combinations
 
+from tierlock.frozen import Frozen
 from tierlock.lockfiles.fileread import ReadResult
 from tierlock.lockfiles.locks import Lock, LockEntry
 from tierlock.lockfiles.markers import overlap
 from tierlock.tiers import Project, Tier
 
 
-@dataclass(frozen=True)
-class Disagreement:
+class Disagreement(Frozen):
     """One package two sibling locks pin differently."""
+
+    _fields = ("name", "first", "second")
+    __match_args__ = ("name", "first", "second")
 
     name: str
     first: LockEntry
     second: LockEntry
+
+    def __init__(
+        self,
+        name: str,
+        first: LockEntry,
+        second: LockEntry,
+    ) -> None:
+        self._init(name, first, second)
 
     def to_dict(self, project: Project, first: Lock, second: Lock) -> dict[str, object]:
         return {
@@ -35,13 +45,25 @@ class Disagreement:
         }
 
 
-@dataclass(frozen=True)
-class SiblingConflict:
+class SiblingConflict(Frozen):
+    _fields = ("first", "second", "first_lock", "second_lock", "packages")
+    __match_args__ = ("first", "second", "first_lock", "second_lock", "packages")
+
     first: Tier
     second: Tier
     first_lock: Lock
     second_lock: Lock
     packages: tuple[Disagreement, ...]
+
+    def __init__(
+        self,
+        first: Tier,
+        second: Tier,
+        first_lock: Lock,
+        second_lock: Lock,
+        packages: tuple[Disagreement, ...],
+    ) -> None:
+        self._init(first, second, first_lock, second_lock, packages)
 
     def detail(self, project: Project) -> str:
         parts = [

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from tierlock import fsutil
 from tierlock.lockfiles.fileread import ReadResult, load, read
-from tierlock.lockfiles.locks import Lock, LockEntry, LockfileError, ReadProblem
+from tierlock.lockfiles.locks import Lock, LockedFile, LockEntry, LockfileError, ReadProblem
 
 if TYPE_CHECKING:
     from tierlock.tiers import Project, Tier
@@ -150,7 +150,10 @@ def with_file_hashes(entries: Iterable[LockEntry]) -> list[LockEntry]:
             out.append(entry)
             continue
         files = tuple(
-            replace(f, hashes={"sha256": _sha256_of(f.path)}) if f.path and not f.hashes else f for f in entry.files
+            LockedFile(f.kind, f.filename, f.url, f.path, f.size, {"sha256": _sha256_of(f.path)})
+            if f.path and not f.hashes
+            else f
+            for f in entry.files
         )
         hashes = tuple(
             dict.fromkeys([*entry.hashes, *(f"sha256:{f.hashes['sha256']}" for f in files if "sha256" in f.hashes)])

@@ -14,22 +14,33 @@ lowercased, with every run of ``-``, ``_`` and ``.`` as one ``-``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from packaging.dependency_groups import DependencyGroupResolver
 from packaging.requirements import Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 
+from tierlock.frozen import Frozen
 from tierlock.tiers.reader import Reader, type_name
 
 EXTRAS_TABLE = "project.optional-dependencies"
 GROUPS_TABLE = "dependency-groups"
 
 
-@dataclass(frozen=True)
-class Metadata:
+class Metadata(Frozen):
     """What ``[project]`` and ``[dependency-groups]`` declare, names normalised."""
+
+    _fields = ("name", "requires_python", "dynamic", "dependencies", "extras", "groups", "group_table", "resolver")
+    __match_args__ = (
+        "name",
+        "requires_python",
+        "dynamic",
+        "dependencies",
+        "extras",
+        "groups",
+        "group_table",
+        "resolver",
+    )
 
     name: NormalizedName | None
     requires_python: str | None
@@ -42,6 +53,19 @@ class Metadata:
     group_table: Mapping[str, Any]
     """``[dependency-groups]`` without the refused second spellings."""
     resolver: DependencyGroupResolver | None
+
+    def __init__(  # noqa: PLR0917 (the signature it had as a dataclass)
+        self,
+        name: NormalizedName | None,
+        requires_python: str | None,
+        dynamic: tuple[str, ...],
+        dependencies: tuple[Requirement, ...],
+        extras: Mapping[NormalizedName, tuple[Requirement, ...]],
+        groups: Mapping[NormalizedName, str],
+        group_table: Mapping[str, Any],
+        resolver: DependencyGroupResolver | None,
+    ) -> None:
+        self._init(name, requires_python, dynamic, dependencies, extras, groups, group_table, resolver)
 
 
 def read_metadata(r: Reader, data: Mapping[str, Any]) -> Metadata:
