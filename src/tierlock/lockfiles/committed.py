@@ -62,9 +62,9 @@ def uv_drift(project: Project, tiers: Sequence[Tier], remedy: str) -> list[Findi
 
     assert project.lock is not None
     data = fsutil.read_bytes(project.lock)  # the safe reader, as every lockfile's
-    import hashlib
+    from tierlock.lockfiles.digest import sha256_hex
 
-    lock = uvread.parsed(project.lock, data.decode("utf-8-sig", "replace"), hashlib.sha256(data).hexdigest())
+    lock = uvread.parsed(project.lock, data.decode("utf-8-sig", "replace"), sha256_hex(data))
     if lock.version != 1:
         return []  # another schema: read through uv, which judges its own lock
     declared = tomllib.loads(fsutil.read_text(project.pyproject))

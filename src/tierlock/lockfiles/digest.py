@@ -35,9 +35,14 @@ def sha256(data: bytes) -> str:
     return PREFIX + str(_hasher(data).hexdigest())
 
 
+def sha256_hex(data: bytes) -> str:
+    """The sha256 hex digest of *data* (C's own sha256: no ``hashlib`` start-up on the read-only commands)."""
+    return str(_hasher(data).hexdigest())
+
+
 def digest_file(path: str | Path) -> str:
     """sha256 hex digest of the file's bytes (what :attr:`Lock.file_digest` holds)."""
-    return str(_hasher(Path(path).read_bytes()).hexdigest())
+    return sha256_hex(Path(path).read_bytes())
 
 
 def is_digest(value: str) -> bool:

@@ -8,11 +8,11 @@ acts on a lockfile it cannot trust.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from tierlock.frozen import Frozen
 from tierlock.fsutil import read_bytes
+from tierlock.lockfiles.digest import sha256_hex
 from tierlock.lockfiles.locks import Lock, LockfileError, LockFormatName, ReadProblem
 
 
@@ -68,7 +68,7 @@ def read(path: str | Path) -> ReadResult:
         format=fmt,
         header=parsed.header,
         entries=tuple(parsed.entries),
-        file_digest=hashlib.sha256(data).hexdigest(),
+        file_digest=sha256_hex(data),
         body_digest=parsed.body_digest,
         pylock=parsed.pylock,
     )
@@ -91,4 +91,4 @@ def load(path: str | Path, *, require_header: bool = False) -> Lock:
 
 
 def _empty(path: Path, fmt: LockFormatName, data: bytes) -> Lock:
-    return Lock(path=path, format=fmt, header=None, entries=(), file_digest=hashlib.sha256(data).hexdigest())
+    return Lock(path=path, format=fmt, header=None, entries=(), file_digest=sha256_hex(data))

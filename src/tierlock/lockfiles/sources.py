@@ -18,12 +18,12 @@ one command read it once. Light: no rich, jsonschema, pip or uv.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tierlock import fsutil
+from tierlock.lockfiles.digest import sha256_hex
 from tierlock.lockfiles.fileread import ReadResult, load, read
 from tierlock.lockfiles.locks import Lock, LockedFile, LockEntry, LockfileError, ReadProblem
 
@@ -66,7 +66,7 @@ def read_tier(project: Project, tier: Tier) -> ReadResult:
         return _with_itself(project, read(tier.lockfile))
     data = _bytes(path, project)
     extras, groups = scope(project, tier)
-    key = (str(path), hashlib.sha256(data).hexdigest(), f"{project.name}|{','.join(extras)}|{','.join(groups)}")
+    key = (str(path), sha256_hex(data), f"{project.name}|{','.join(extras)}|{','.join(groups)}")
     found: ReadResult | None = _MEMO.get(key)
     if found is None:
         if len(_MEMO) > 64:
@@ -117,7 +117,7 @@ def _bytes(path: Path, project: Project) -> bytes:
 def _read_project_lock(
     project: Project, path: Path, data: bytes, extras: tuple[str, ...], groups: tuple[str, ...]
 ) -> ReadResult:
-    digest = hashlib.sha256(data).hexdigest()
+    digest = sha256_hex(data)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -165,6 +165,8 @@ def with_file_hashes(entries: Iterable[LockEntry]) -> list[LockEntry]:
 def _sha256_of(path: str) -> str:
     try:
         with fsutil.open_regular(path) as handle:  # a FIFO is refused, never waited on
+            import hashlib
+
             return hashlib.file_digest(handle, "sha256").hexdigest()
     except OSError as exc:
         raise LockfileError(
