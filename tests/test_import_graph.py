@@ -54,6 +54,7 @@ LAZY_IMPORTS: dict[str, str] = {
     "tierlock.lockfiles.projectpin": _TOMLKIT,
     "tierlock.tiers.platforms": _FAST,
     "tierlock.tiers.reader": "reads every pyproject.toml: difflib loads only for a did-you-mean hint",
+    "tierlock.frozen": "the value classes every command builds: dataclasses loads only to copy a dataclass",
     "tierlock.targetcache": "asked by each command naming an interpreter: zlib and the cache folder load on a miss",
     "tierlock.indexopts": "in install-tier's parser: the lock backends load only when an index option is given",
     "tierlock.installer.rearm": "status and probe ask it per tier: packaging loads only for a receipt it must read",

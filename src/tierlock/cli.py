@@ -13,7 +13,7 @@ import argparse
 import importlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -53,8 +53,33 @@ class _Parser(argparse.ArgumentParser):
     json_output = False
     """Set by main() when ``--json`` is on the command line (``--version`` then prints JSON)."""
 
+    _writing = False
+    """Whether help or usage text is being written (the terminal's width is measured only then)."""
+
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message}", remedy=f"see: {self.prog} --help")
+
+    def format_help(self) -> str:
+        return self._written(super().format_help)
+
+    def format_usage(self) -> str:
+        return self._written(super().format_usage)
+
+    def _written(self, write: Callable[[], str]) -> str:
+        self._writing = True
+        try:
+            return write()
+        finally:
+            self._writing = False
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        """argparse's formatter; when no text is written (``add_argument`` builds one for each option, to check
+        its metavar against its nargs) one of a fixed width, so that parsing never loads ``shutil`` to measure
+        the terminal (with ``bz2``, ``lzma`` and ``zlib``: milliseconds of every command's start)."""
+        if self._writing:
+            return super()._get_formatter()
+        formatter: Any = self.formatter_class  # argparse's own classes all take a width
+        return formatter(prog=self.prog, width=80)  # type: ignore[no-any-return]
 
 
 class Context:

@@ -19,12 +19,12 @@ import os
 import sys
 import sysconfig
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tierlock.errors import UsageError
+from tierlock.frozen import Frozen, replace
 from tierlock.wheeltags import own_libc
 
 if TYPE_CHECKING:
@@ -89,9 +89,41 @@ def _own_suffixes() -> tuple[str, ...]:
     return tuple(_imp.extension_suffixes())
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(Frozen):
     """An interpreter and its environment, as the interpreter reports them."""
+
+    _fields = (
+        "python",
+        "prefix",
+        "base_prefix",
+        "paths",
+        "purelib",
+        "platlib",
+        "stdlib",
+        "marker_env",
+        "platform",
+        "version",
+        "ext_suffixes",
+        "ext_suffix",
+        "libc",
+        "bits",
+    )
+    __match_args__ = (
+        "python",
+        "prefix",
+        "base_prefix",
+        "paths",
+        "purelib",
+        "platlib",
+        "stdlib",
+        "marker_env",
+        "platform",
+        "version",
+        "ext_suffixes",
+        "ext_suffix",
+        "libc",
+        "bits",
+    )
 
     python: Path
     prefix: Path
@@ -105,14 +137,48 @@ class Target:
     platform: str
     """``sysconfig.get_platform()``, e.g. ``linux-x86_64``."""
     version: tuple[int, int, int]
-    ext_suffixes: tuple[str, ...] = field(default_factory=_own_suffixes)
+    ext_suffixes: tuple[str, ...]
     """The file endings the interpreter imports an extension module from (``_imp.extension_suffixes()``:
     ``.cpython-313-x86_64-linux-gnu.so``, ``.abi3.so``, ``.so``), most specific first."""
-    ext_suffix: str = field(default_factory=lambda: str(sysconfig.get_config_var("EXT_SUFFIX") or ""))
+    ext_suffix: str
     """``sysconfig.get_config_var("EXT_SUFFIX")``: the interpreter's ABI, for its wheel tags."""
-    libc: str = field(default_factory=own_libc)
+    libc: str
     """``os.confstr("CS_GNU_LIBC_VERSION")`` (``glibc 2.36``), or "" where there is none."""
-    bits: int = 64 if sys.maxsize > 2**32 else 32
+    bits: int
+
+    def __init__(  # noqa: PLR0917 (the signature it had as a dataclass)
+        self,
+        python: Path,
+        prefix: Path,
+        base_prefix: Path,
+        paths: tuple[Path, ...],
+        purelib: Path,
+        platlib: Path,
+        stdlib: Path,
+        marker_env: Mapping[str, str],
+        platform: str,
+        version: tuple[int, int, int],
+        ext_suffixes: tuple[str, ...] | None = None,
+        ext_suffix: str | None = None,
+        libc: str | None = None,
+        bits: int = 64 if sys.maxsize > 2**32 else 32,
+    ) -> None:
+        self._init(
+            python,
+            prefix,
+            base_prefix,
+            paths,
+            purelib,
+            platlib,
+            stdlib,
+            marker_env,
+            platform,
+            version,
+            _own_suffixes() if ext_suffixes is None else ext_suffixes,
+            str(sysconfig.get_config_var("EXT_SUFFIX") or "") if ext_suffix is None else ext_suffix,
+            own_libc() if libc is None else libc,
+            bits,
+        )
 
     @property
     def is_venv(self) -> bool:

@@ -10,11 +10,12 @@ installer could satisfy.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from packaging.markers import Marker
 
 from tierlock.errors import CheckFailed
+from tierlock.frozen import replace
 from tierlock.lockfiles.locks import LockEntry
 from tierlock.lockfiles.requirements import entry_line, overlapping_duplicates
 from tierlock.lockfiles.sources import load_tier, remedy, with_file_hashes

@@ -9,7 +9,9 @@ it then compares, hashes and shows itself as the frozen dataclass did, and refus
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar, TypeVar
+
+T = TypeVar("T")
 
 
 class Frozen:
@@ -43,3 +45,20 @@ class Frozen:
 
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"cannot delete field {name!r}")
+
+
+def replace(value: T, /, **changes: Any) -> T:
+    """A copy of *value* with the fields named in *changes* set to new values, as ``dataclasses.replace``.
+
+    *value* is a :class:`Frozen` (rebuilt through its ``__init__`` with every field by keyword) or a
+    dataclass (handed to ``dataclasses.replace``); a name that is not a field is a ``TypeError``.
+    """
+    if not isinstance(value, Frozen):
+        import dataclasses
+
+        return dataclasses.replace(value, **changes)  # type: ignore[type-var]
+    unknown = set(changes) - set(value._fields)
+    if unknown:
+        raise TypeError(f"{type(value).__qualname__} has no field {sorted(unknown)[0]!r}")
+    built: Any = type(value)
+    return built(**{name: changes.get(name, getattr(value, name)) for name in value._fields})  # type: ignore[no-any-return]

@@ -8,7 +8,6 @@ that would replace it.
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import shutil
 from collections.abc import Callable, Iterator, Sequence
@@ -20,6 +19,7 @@ from packaging.utils import canonicalize_name
 
 from tierlock import scratch
 from tierlock.errors import UsageError
+from tierlock.frozen import replace
 from tierlock.lockfiles.fileread import read
 from tierlock.suggest import closest, corrected
 from tierlock.tiers import Project
@@ -85,9 +85,9 @@ def scratch_copy(
             copy = folder / project.relpath(tier.lockfile).replace("/", "__")
             if tier.lockfile.is_file():
                 shutil.copyfile(tier.lockfile, copy)
-            tiers[key] = dataclasses.replace(tier, lockfile=copy)
+            tiers[key] = replace(tier, lockfile=copy)
             originals[tier.name] = tier.lockfile
-        copied = dataclasses.replace(project, tiers=tiers)
+        copied = replace(project, tiers=tiers)
 
         def diffs() -> list[Diff]:
             out: list[Diff] = []

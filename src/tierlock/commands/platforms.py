@@ -34,9 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
-    from dataclasses import replace
-
     from tierlock.errors import EXIT_FAILED, EXIT_OK
+    from tierlock.frozen import replace
     from tierlock.lockfiles.check import read_locks
     from tierlock.lockfiles.nobuild import project_coverage
 

@@ -16,11 +16,12 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tierlock.errors import BackendError, CheckFailed, Problem
+from tierlock.frozen import replace
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
@@ -166,7 +167,7 @@ def _hashes(files: Sequence[LockedFile]) -> tuple[str, ...]:
 
 def _with_target(project: Project, platform: Any) -> Project:
     """*project* with the target's platform as its last declared one (the one the install gap is about)."""
-    from dataclasses import replace
+    from tierlock.frozen import replace
 
     others = tuple(p for p in project.platforms if p.tag != platform.tag)
     return replace(project, platforms=(*others, platform))

@@ -135,11 +135,11 @@ def selected(lock: Lock, target: Target) -> list[LockEntry]:
 
             return with_file_hashes(lock.applicable(target.marker_env))
         return lock.applicable(target.marker_env)
-    from dataclasses import replace
-
     from packaging.pylock import PylockSelectError
     from packaging.tags import Tag
     from packaging.utils import canonicalize_name
+
+    from tierlock.frozen import replace
 
     tags = [Tag(*tag.split("-", 2)) for tag in target.ordered_tags]
     try:

@@ -19,12 +19,12 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Iterable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from packaging.utils import canonicalize_name
 
+from tierlock.frozen import replace
 from tierlock.lockfiles.fileread import ReadResult
 from tierlock.lockfiles.locks import LocalPackage, Lock, ReadProblem
 from tierlock.lockfiles.markers import specialise

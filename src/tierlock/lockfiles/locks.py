@@ -6,7 +6,6 @@ Pure frozen data; parsing lives in the format modules.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -47,24 +46,39 @@ class LockedFile(Frozen):
         self._init(kind, filename, url, path, size, hashes)
 
 
-@dataclass(frozen=True)
-class LockEntry:
+class LockEntry(Frozen):
     """One pinned package of a lockfile."""
+
+    _fields = ("name", "version", "marker", "hashes", "line", "files", "url", "index")
+    __match_args__ = ("name", "version", "marker", "hashes", "line", "files", "url", "index")
 
     name: NormalizedName
     version: Version
     marker: Marker | None
     hashes: tuple[str, ...]
     """``algorithm:hexdigest`` strings, e.g. ``sha256:...``."""
-    line: int | None = None
+    line: int | None
     """1-based line of the entry in the lockfile (its first line)."""
-    files: tuple[LockedFile, ...] = ()
+    files: tuple[LockedFile, ...]
     """pylock only: the wheels and sdists with URLs, sizes and hashes."""
-    url: str | None = None
+    url: str | None
     """For a direct reference (``name @ URL``): the URL; the version comes from its file name."""
-    index: str | None = None
+    index: str | None
     """Where a project's own lock (uv.lock) says the files come from: a registry URL, or a folder of
     wheels (find-links) as an absolute path. None: wherever the installer is configured to look."""
+
+    def __init__(  # noqa: PLR0917 (the signature it had as a dataclass)
+        self,
+        name: NormalizedName,
+        version: Version,
+        marker: Marker | None,
+        hashes: tuple[str, ...],
+        line: int | None = None,
+        files: tuple[LockedFile, ...] = (),
+        url: str | None = None,
+        index: str | None = None,
+    ) -> None:
+        self._init(name, version, marker, hashes, line, files, url, index)
 
     def applies(self, environment: Mapping[str, str] | None = None) -> bool:
         """Whether the entry's marker holds in *environment* (default: this interpreter), as
@@ -107,9 +121,41 @@ class LocalPackage(Frozen):
         self._init(name, version, path, editable)
 
 
-@dataclass(frozen=True)
-class LockHeader:
+class LockHeader(Frozen):
     """What tierlock records about how a lockfile was made (see docs/reference/lockfile.md)."""
+
+    _fields = (
+        "tier",
+        "inputs",
+        "inputs_digest",
+        "layered_on",
+        "layered_on_digest",
+        "body_digest",
+        "backend",
+        "backend_version",
+        "platform",
+        "command",
+        "extra",
+        "requires_python",
+        "include_groups",
+        "format_version",
+    )
+    __match_args__ = (
+        "tier",
+        "inputs",
+        "inputs_digest",
+        "layered_on",
+        "layered_on_digest",
+        "body_digest",
+        "backend",
+        "backend_version",
+        "platform",
+        "command",
+        "extra",
+        "requires_python",
+        "include_groups",
+        "format_version",
+    )
 
     tier: str
     inputs: tuple[str, ...]
@@ -125,17 +171,73 @@ class LockHeader:
     """Set for single-platform (pip-tools) locks: the platform it was made on."""
     command: str
     """The exact command that regenerates the lockfile (``tierlock lock brain``)."""
-    extra: Mapping[str, str] = field(default_factory=dict)
-    requires_python: str | None = None
+    extra: Mapping[str, str]
+    requires_python: str | None
     """The project's ``requires-python`` when the lock was made."""
-    include_groups: tuple[str, ...] = ()
+    include_groups: tuple[str, ...]
     """Dependency groups pulled in through ``include-group`` (resolved) when the lock was made."""
-    format_version: int = 1
+    format_version: int
+
+    def __init__(  # noqa: PLR0917 (the signature it had as a dataclass)
+        self,
+        tier: str,
+        inputs: tuple[str, ...],
+        inputs_digest: str,
+        layered_on: str | None,
+        layered_on_digest: str | None,
+        body_digest: str,
+        backend: str,
+        backend_version: str,
+        platform: str | None,
+        command: str,
+        extra: Mapping[str, str] | None = None,
+        requires_python: str | None = None,
+        include_groups: tuple[str, ...] = (),
+        format_version: int = 1,
+    ) -> None:
+        self._init(
+            tier,
+            inputs,
+            inputs_digest,
+            layered_on,
+            layered_on_digest,
+            body_digest,
+            backend,
+            backend_version,
+            platform,
+            command,
+            {} if extra is None else extra,
+            requires_python,
+            include_groups,
+            format_version,
+        )
 
 
-@dataclass(frozen=True)
-class Lock:
+class Lock(Frozen):
     """A parsed lockfile."""
+
+    _fields = (
+        "path",
+        "format",
+        "header",
+        "entries",
+        "file_digest",
+        "body_digest",
+        "pylock",
+        "local",
+        "requires_python",
+    )
+    __match_args__ = (
+        "path",
+        "format",
+        "header",
+        "entries",
+        "file_digest",
+        "body_digest",
+        "pylock",
+        "local",
+        "requires_python",
+    )
 
     path: Path
     format: LockFormatName
@@ -143,14 +245,45 @@ class Lock:
     entries: tuple[LockEntry, ...]
     file_digest: str
     """sha256 of the whole file's bytes (what receipts record)."""
-    body_digest: str = ""
+    body_digest: str
     """Digest of the body as read (``sha256:...``); differs from ``header.body_digest`` after a hand edit."""
-    pylock: Any = field(default=None, compare=False, repr=False)
-    """pylock format: the validated :class:`packaging.pylock.Pylock`, whose ``select()`` picks the files."""
-    local: tuple[LocalPackage, ...] = ()
+    pylock: Any
+    """pylock format: the validated :class:`packaging.pylock.Pylock`, whose ``select()`` picks the files
+    (neither compared nor shown)."""
+    local: tuple[LocalPackage, ...]
     """Packages of the project's own tree the tier needs (built from their folders, not pinned by hash)."""
-    requires_python: str | None = None
+    requires_python: str | None
     """The Python versions the lock was resolved for (a project's own lock records it; None: any)."""
+
+    def __init__(  # noqa: PLR0917 (the signature it had as a dataclass)
+        self,
+        path: Path,
+        format: LockFormatName,
+        header: LockHeader | None,
+        entries: tuple[LockEntry, ...],
+        file_digest: str,
+        body_digest: str = "",
+        pylock: Any = None,
+        local: tuple[LocalPackage, ...] = (),
+        requires_python: str | None = None,
+    ) -> None:
+        self._init(path, format, header, entries, file_digest, body_digest, pylock, local, requires_python)
+
+    def _values(self) -> tuple[object, ...]:  # the validated pylock is neither compared nor hashed
+        return (
+            self.path,
+            self.format,
+            self.header,
+            self.entries,
+            self.file_digest,
+            self.body_digest,
+            self.local,
+            self.requires_python,
+        )
+
+    def __repr__(self) -> str:  # nor shown
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields if name != "pylock")
+        return f"Lock({shown})"
 
     @property
     def hand_edited(self) -> bool:

@@ -17,11 +17,12 @@ import shutil
 import threading
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tierlock import fsutil, scratch
 from tierlock.errors import BackendError
+from tierlock.frozen import replace
 from tierlock.lockfiles import origins, pylock, requirements
 from tierlock.lockfiles.compiling import Compiling, start_compile
 from tierlock.lockfiles.digest import body_digest, expected_inputs

@@ -90,8 +90,7 @@ def load_tier(project: Project, tier: Tier) -> Lock:
 
 def _with_itself(project: Project, result: ReadResult) -> ReadResult:
     """*result* with the project itself among its local packages when the project is a package."""
-    from dataclasses import replace
-
+    from tierlock.frozen import replace
     from tierlock.lockfiles.locks import LocalPackage
 
     lock = result.lock
@@ -142,7 +141,7 @@ def with_file_hashes(entries: Iterable[LockEntry]) -> list[LockEntry]:
     checking, so it hashes the very file the lock names, once, at install time.
     A file that is not there is a LockfileError naming it.
     """
-    from dataclasses import replace
+    from tierlock.frozen import replace
 
     out: list[LockEntry] = []
     for entry in entries:

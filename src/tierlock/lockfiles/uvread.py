@@ -108,8 +108,7 @@ def _exported(
     path: Path, digest: str, lock: UvLock, *, root: str, extras: tuple[str, ...], groups: tuple[str, ...]
 ) -> ReadResult:
     """A uv.lock of another schema, converted by uv itself (see the module docstring)."""
-    from dataclasses import replace
-
+    from tierlock.frozen import replace
     from tierlock.lockfiles import foreignpylock
 
     text, why = export_pylock(path, extras, groups)

@@ -13,7 +13,6 @@ one :class:`ConfigError`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from packaging.utils import NormalizedName
 
 from tierlock import fsutil
 from tierlock.errors import ConfigError
+from tierlock.frozen import replace
 from tierlock.tiers import buildkeys, lockkey, settings, tierkeys
 from tierlock.tiers.model import LockFormat, Project, Tier
 from tierlock.tiers.projectmeta import read_metadata

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -11,6 +10,7 @@ from packaging.requirements import Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 
 from tierlock.errors import UnknownTierError
+from tierlock.frozen import Frozen
 from tierlock.tiers.platforms import Platform
 
 BASE: NormalizedName = canonicalize_name("base")
@@ -19,14 +19,38 @@ LockFormat = Literal["requirements", "pylock"]
 BackendName = Literal["auto", "uv", "pip"]
 
 
-@dataclass(frozen=True)
-class Tier:
+class Tier(Frozen):
     """One tier: its roots, where they come from, and what it gates.
 
     ``requirements`` are the tier's own roots (for an opt-in tier, not those of
     the tier it is layered on); :meth:`Project.closure_requirements` gives the
     union along the layering chain.
     """
+
+    _fields = (
+        "name",
+        "source",
+        "requirements",
+        "layered_on",
+        "probe",
+        "import_roots",
+        "tests",
+        "lockfile",
+        "ci_required",
+        "include_groups",
+    )
+    __match_args__ = (
+        "name",
+        "source",
+        "requirements",
+        "layered_on",
+        "probe",
+        "import_roots",
+        "tests",
+        "lockfile",
+        "ci_required",
+        "include_groups",
+    )
 
     name: NormalizedName
     source: str
@@ -40,8 +64,25 @@ class Tier:
     """Path globs, relative to the project root, of test files that need the tier."""
     lockfile: Path
     ci_required: bool
-    include_groups: tuple[str, ...] = ()
+    include_groups: tuple[str, ...]
     """Dependency groups pulled in through ``include-group`` (resolved)."""
+
+    def __init__(  # noqa: PLR0917 (the signature it had as a dataclass)
+        self,
+        name: NormalizedName,
+        source: str,
+        requirements: tuple[Requirement, ...],
+        layered_on: NormalizedName | None,
+        probe: tuple[NormalizedName, ...],
+        import_roots: Mapping[NormalizedName, tuple[str, ...]],
+        tests: tuple[str, ...],
+        lockfile: Path,
+        ci_required: bool,
+        include_groups: tuple[str, ...] = (),
+    ) -> None:
+        self._init(
+            name, source, requirements, layered_on, probe, import_roots, tests, lockfile, ci_required, include_groups
+        )
 
     @property
     def is_base(self) -> bool:
@@ -52,9 +93,49 @@ class Tier:
         return f"install-tier {self.name}"
 
 
-@dataclass(frozen=True)
-class Project:
+class Project(Frozen):
     """A project's declared tiers and the ``[tool.tierlock]`` settings."""
+
+    _fields = (
+        "root",
+        "pyproject",
+        "name",
+        "requires_python",
+        "tiers",
+        "lock_dir",
+        "format",
+        "backend",
+        "ci_require",
+        "configured",
+        "runtime",
+        "conflicts",
+        "venv",
+        "lock",
+        "package",
+        "version",
+        "platforms",
+        "no_build",
+    )
+    __match_args__ = (
+        "root",
+        "pyproject",
+        "name",
+        "requires_python",
+        "tiers",
+        "lock_dir",
+        "format",
+        "backend",
+        "ci_require",
+        "configured",
+        "runtime",
+        "conflicts",
+        "venv",
+        "lock",
+        "package",
+        "version",
+        "platforms",
+        "no_build",
+    )
 
     root: Path
     pyproject: Path
@@ -68,24 +149,66 @@ class Project:
     ci_require: tuple[NormalizedName, ...]
     configured: bool
     """Whether pyproject.toml has a ``[tool.tierlock]`` table at all."""
-    runtime: Mapping[str, object] | None = field(default=None)
+    runtime: Mapping[str, object] | None
     """The raw ``[tool.tierlock.runtime]`` table, validated by tierlock.validators."""
-    conflicts: tuple[frozenset[NormalizedName], ...] = ()
+    conflicts: tuple[frozenset[NormalizedName], ...]
     """Sets of tiers declared mutually exclusive (``[tool.tierlock].conflicts``): never armed together."""
-    venv: str | None = field(default=None)
+    venv: str | None
     """``[tool.tierlock].venv``: the project's environment folder (relative to the root); None: ``.venv``."""
-    lock: Path | None = field(default=None)
+    lock: Path | None
     """``[tool.tierlock].lock``: the lock the project commits (uv.lock, a PEP 751 pylock) that every tier's
     closure comes from; None: tierlock's own lockfiles (one per tier)."""
-    package: bool = field(default=False)
+    package: bool
     """Whether the project is a package (a ``[build-system]``, or ``[tool.uv].package``): ``install-tier``
     then installs it from its tree, editable, as ``uv sync`` does."""
-    version: str | None = field(default=None)
+    version: str | None
     """The project's static ``[project].version`` (None when dynamic)."""
-    platforms: tuple[Platform, ...] = ()
+    platforms: tuple[Platform, ...]
     """``[tool.tierlock].platforms``: the platforms the project supports (none declared: nothing to prove)."""
-    no_build: tuple[NormalizedName, ...] = (BASE,)
+    no_build: tuple[NormalizedName, ...]
     """``[tool.tierlock].no-build``: the tiers that install from wheels only, never building from source."""
+
+    def __init__(  # noqa: PLR0917 (the signature it had as a dataclass)
+        self,
+        root: Path,
+        pyproject: Path,
+        name: NormalizedName | None,
+        requires_python: str | None,
+        tiers: Mapping[NormalizedName, Tier],
+        lock_dir: Path,
+        format: LockFormat,
+        backend: BackendName,
+        ci_require: tuple[NormalizedName, ...],
+        configured: bool,
+        runtime: Mapping[str, object] | None = None,
+        conflicts: tuple[frozenset[NormalizedName], ...] = (),
+        venv: str | None = None,
+        lock: Path | None = None,
+        package: bool = False,
+        version: str | None = None,
+        platforms: tuple[Platform, ...] = (),
+        no_build: tuple[NormalizedName, ...] = (BASE,),
+    ) -> None:
+        self._init(
+            root,
+            pyproject,
+            name,
+            requires_python,
+            tiers,
+            lock_dir,
+            format,
+            backend,
+            ci_require,
+            configured,
+            runtime,
+            conflicts,
+            venv,
+            lock,
+            package,
+            version,
+            platforms,
+            no_build,
+        )
 
     def builds(self, name: str) -> bool:
         """Whether tier *name* may build packages from source (it is not in ``no-build``)."""

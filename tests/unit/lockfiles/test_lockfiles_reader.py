@@ -6,7 +6,6 @@ import hashlib
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from packaging.markers import Marker
 from packaging.version import Version
 
 from tierlock.environment import current
+from tierlock.frozen import replace
 from tierlock.lockfiles import (
     LockfileError,
     LockHeader,
@@ -50,7 +50,7 @@ def header_for(body: list[str], **changes: object) -> LockHeader:
         command="tierlock lock base",
         requires_python=">=3.11",
     )
-    return replace(header, **changes)  # type: ignore[arg-type]
+    return replace(header, **changes)
 
 
 def write_lock(tmp_path: Path, body: list[str], name: str = "base.txt", **changes: object) -> Path:

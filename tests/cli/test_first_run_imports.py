@@ -1,0 +1,72 @@
+"""A read-only command run in full (nothing kept, or right after an edit) loads only what its answer needs.
+
+Real console-script runs (``tierlock check/probe/status/admit``) under ``python -X importtime`` on the
+generated 3-tier project with its tiers armed into a real virtual environment, with an empty cache folder
+(so nothing is answered from a kept entry and the target interpreter is asked). None of them loads the
+CLI extra's heavy modules (rich, jsonschema) nor pip or uv; none loads ``hashlib`` (the lock digests use
+C's own sha256 without OpenSSL's start-up) nor ``shutil`` and its compression modules (argparse measures
+the terminal only when it writes help); ``admit`` on a project without a runtime config finds that out
+without loading the validator. The answer is the one the same command gives with kept answers turned off.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from tests.support.kept import World
+
+#: Never on a read-only command's path (the CLI extra's heavy modules, the installers).
+HEAVY = {"rich", "jsonschema", "pip", "uv"}
+#: Not needed by a full run of a read-only command on a valid project without a runtime config.
+UNNEEDED = {"hashlib", "_hashlib", "shutil", "bz2", "lzma", "tempfile", "difflib"}
+#: The validator proper: rules, schema, credentials, positions (only for a project that has a runtime config).
+VALIDATOR = {
+    "tierlock.validators.core",
+    "tierlock.validators.rules",
+    "tierlock.validators.schema",
+    "tierlock.validators.source",
+    "tierlock.validators.results",
+    "tierlock.validators.secrets",
+}
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> World:
+    return World(tmp_path_factory.mktemp("first-run"))
+
+
+@pytest.mark.parametrize("command", ["check", "probe", "status", "admit"])
+def test_a_full_run_loads_no_digest_library_no_terminal_measure_and_nothing_heavy(world: World, command: str) -> None:
+    shutil.rmtree(world.cache, ignore_errors=True)
+    first, modules = world.run(world.argv(command))
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "tierlock.tiers.loader" in modules  # a full run, not a kept answer
+    assert modules.isdisjoint(HEAVY), sorted(modules & HEAVY)
+    assert modules.isdisjoint(UNNEEDED), sorted(modules & UNNEEDED)
+    unkept, _ = world.run(world.argv(command), TIERLOCK_CACHE_DIR="")
+    assert (first.returncode, first.stdout, first.stderr) == (unkept.returncode, unkept.stdout, unkept.stderr)
+
+
+def test_admit_without_a_runtime_config_does_not_load_the_validator(world: World) -> None:
+    shutil.rmtree(world.cache, ignore_errors=True)
+    first, modules = world.run(world.argv("admit", "--json"))
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert '"runtime":{"verdict":"skipped"' in first.stdout
+    assert "tierlock.validators.configfile" in modules
+    assert modules.isdisjoint(VALIDATOR), sorted(modules & VALIDATOR)
+
+
+def test_admit_with_a_runtime_config_still_validates_it(world: World) -> None:
+    config = world.project / "tierlock.runtime.json"
+    config.write_text('{"setup": [{"run": 42}]}\n')
+    try:
+        shutil.rmtree(world.cache, ignore_errors=True)
+        first, modules = world.run(world.argv("admit"))
+    finally:
+        config.unlink()
+    assert first.returncode == 1, first.stdout + first.stderr
+    assert "tierlock.validators.core" in modules
+    assert "tierlock.runtime.json" in first.stdout + first.stderr
+    assert "tierlock validate" in first.stdout + first.stderr
