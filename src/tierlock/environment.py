@@ -288,9 +288,25 @@ def start(python: str | Path | None) -> Pending | None:
     return Pending(foreign)
 
 
+#: What :func:`start_early` started, by interpreter: collected by the first :func:`inspect` of it.
+_STARTED: dict[Path, Pending] = {}
+
+
+def start_early(python: str | Path | None) -> None:
+    """:func:`start` for a command that asks *python* later, deep in its work (probe, status, admit): the
+    first :func:`inspect` of the same interpreter collects it. The target's start-up (or the read of its
+    kept answer) then runs while the command loads its modules and reads the project."""
+    pending = start(python)
+    if pending is not None:
+        _STARTED[pending.exe] = pending
+
+
 def inspect(python: str | Path, *, pending: Pending | None = None) -> Target:
-    """Ask the interpreter at *python* once for its environment (or collect what *pending* asked)."""
+    """Ask the interpreter at *python* once for its environment (or collect what *pending*, or an earlier
+    :func:`start_early` of it, asked)."""
     exe = interpreter(python)
+    if pending is None:
+        pending = _STARTED.pop(exe, None)
     if pending is not None and pending.exe == exe:
         return pending.target()
     if not exe.exists():

@@ -12,9 +12,12 @@ without loading the validator. The answer is the one the same command gives with
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 
 import pytest
 
+from tests.support.env import clean_env
 from tests.support.kept import World
 
 #: Never on a read-only command's path (the CLI extra's heavy modules, the installers).
@@ -70,3 +73,17 @@ def test_admit_with_a_runtime_config_still_validates_it(world: World) -> None:
     assert "tierlock.validators.core" in modules
     assert "tierlock.runtime.json" in first.stdout + first.stderr
     assert "tierlock validate" in first.stdout + first.stderr
+
+
+def _help(columns: int) -> list[str]:
+    env = {**clean_env(), "COLUMNS": str(columns)}
+    argv = [sys.executable, "-m", "tierlock", "check", "--help"]
+    return subprocess.run(argv, capture_output=True, text=True, check=True, env=env).stdout.splitlines()
+
+
+def test_help_is_still_written_at_the_width_of_the_terminal() -> None:
+    narrow, wide = _help(40), _help(200)
+    assert narrow[0].startswith("usage: tierlock check")
+    assert narrow[1].startswith(" ")  # the usage wrapped under the command's name
+    assert wide[1] == ""  # room for the whole usage on its one line
+    assert len(narrow) > len(wide)

@@ -31,9 +31,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
+    from tierlock import environment
     from tierlock.admission import admit
 
-    result = admit(ctx.project(), args.tier, args.python)
+    project = ctx.project()
+    if args.tier or project.ci_require:  # the tiers to probe (none: no environment is looked at)
+        environment.start_early(args.python)  # the target starts while the lockfiles and tests are checked
+    result = admit(project, args.tier, args.python)
     document = {"ok": result.ok, **result.to_dict()}
     if ctx.ui.json_mode:
         ctx.ui.emit_json(document, one_line=True)

@@ -59,6 +59,10 @@ def _rearmable(project: Project, prefix: Path, probed: TierProbe) -> TierProbe:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
+    from tierlock import environment
+
+    environment.start_early(args.python)  # the target starts (or its kept answer is read) while the project loads
+
     from tierlock.installer.location import resolve_existing
     from tierlock.probing import Prober
 

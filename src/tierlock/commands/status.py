@@ -26,6 +26,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
+    from tierlock import environment
+
+    environment.start_early(args.python)  # the target starts (or its kept answer is read) while the project loads
+
     from tierlock.installer.status import lines, status
 
     project = ctx.project()
