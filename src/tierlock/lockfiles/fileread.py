@@ -43,6 +43,23 @@ def read(path: str | Path) -> ReadResult:
         raise LockfileError(f"no lockfile at {path}", file=str(path), remedy="create it: tierlock lock TIER") from None
     except OSError as exc:
         raise LockfileError(f"cannot read {path}: {exc.strerror}", file=str(path)) from exc
+    key = (path, data)
+    known = _READ.get(key)
+    if known is None:
+        if len(_READ) >= _KEEP:
+            _READ.clear()
+        known = _READ[key] = _parsed(path, data)
+    return known
+
+
+#: What :func:`read` made of each lockfile, by its path and exact bytes: a command reads the lock of a tier
+#: several times (the tier, the tiers layered on it, the remedies), and parses each once. Pure values (the
+#: model is immutable), so a file changed on disk is new bytes and parsed again.
+_READ: dict[tuple[Path, bytes], ReadResult] = {}
+_KEEP = 256
+
+
+def _parsed(path: Path, data: bytes) -> ReadResult:
     fmt = format_of(path)
     try:
         text = data.decode("utf-8-sig")
