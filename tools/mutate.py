@@ -126,12 +126,11 @@ MODULES: dict[str, Module] = {
         ),
     ),
     "validators/configfile.py": Module(
-        ("src/tierlock/validators/configfile.py", "src/tierlock/admission.py", "src/tierlock/frozen.py"),
+        ("src/tierlock/validators/configfile.py", "src/tierlock/frozen.py"),
         (
             "tests/unit/validators/test_config_discovery.py",
             "tests/unit/core/test_model_value_classes.py",
             "tests/unit/core/test_value_classes.py",
-            "tests/cli/test_admit.py",
         ),
     ),
     "lockfiles/requirements.py": Module(
