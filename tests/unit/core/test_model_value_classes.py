@@ -184,3 +184,18 @@ def test_every_model_value_is_a_frozen_value_equal_to_its_copy(value: Frozen) ->
     assert repr(value).startswith(type(value).__name__ + "(" + value._fields[0] + "=")
     with pytest.raises(AttributeError, match="cannot assign to field"):
         setattr(value, value._fields[0], None)
+
+
+def test_replace_names_the_first_unknown_field_and_a_value_needs_every_field() -> None:
+    with pytest.raises(TypeError, match="LockEntry has no field 'apple'"):
+        replace(_entry(), zebra=1, apple=2)
+
+    class Pair(Frozen):
+        _fields = ("a", "b")
+
+        def __init__(self, *values: object) -> None:
+            self._init(*values)
+
+    assert Pair(1, 2)._values() == (1, 2)
+    with pytest.raises(ValueError, match="zip"):
+        Pair(1)

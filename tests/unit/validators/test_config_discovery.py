@@ -94,3 +94,11 @@ def test_admit_skips_the_runtime_part_without_a_config_and_judges_one_it_finds(t
     (tmp_path / "tierlock.runtime.json").write_text('{"schemaVersion": 1, "verification": []}\n')
     passed = runtime_part(project)
     assert (passed.verdict, passed.ok, passed.remedy, passed.problems) == ("pass", True, None, [])
+
+
+def test_a_pyproject_behind_a_file_is_an_error_that_says_why(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    pyproject = tmp_path / "file" / "pyproject.toml"
+    with pytest.raises(ConfigError) as caught:
+        has_runtime_table(pyproject)
+    assert caught.value.message == f"cannot read {pyproject}: Not a directory"
