@@ -257,6 +257,10 @@ class Pending:
     def __init__(self, exe: Path) -> None:
         import threading
 
+        # What the thread needs to read a kept answer, loaded here (imports in two threads take turns on the
+        # import lock); the subprocess helper loads in the thread only when the target must be started.
+        from tierlock import targetcache  # noqa: F401
+
         self.exe = exe
         self._outcome: list[Target | BaseException] = []
         self._thread = threading.Thread(target=self._ask, name="tierlock-inspect", daemon=True)
