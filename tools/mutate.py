@@ -133,6 +133,10 @@ MODULES: dict[str, Module] = {
             "tests/unit/core/test_value_classes.py",
         ),
     ),
+    "lockfiles/fileread.py": Module(
+        ("src/tierlock/lockfiles/fileread.py",),
+        ("tests/unit/lockfiles/test_lockfile_parsed_once.py", "tests/unit/lockfiles/test_lockfiles_reader.py"),
+    ),
     "lockfiles/requirements.py": Module(
         ("src/tierlock/lockfiles/requirements.py",),
         (
