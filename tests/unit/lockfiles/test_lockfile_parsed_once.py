@@ -67,9 +67,22 @@ def test_a_lockfile_that_goes_away_is_an_error_again(tmp_path: Path) -> None:
         fileread.read(lock)
 
 
-def test_what_is_kept_stays_bounded(tmp_path: Path) -> None:
+def test_what_is_kept_stays_bounded_and_another_file_read_between_does_not_drop_it(tmp_path: Path) -> None:
+    one, two = tmp_path / "one.txt", tmp_path / "two.txt"
+    one.write_text(_BODY)
+    two.write_text(_BODY.replace("alpha", "gamma"))
+    first = fileread.read(one)
+    fileread.read(two)
+    assert fileread.read(one) is first  # kept while the other was read
     lock = tmp_path / "base.txt"
     for n in range(fileread._KEEP + 5):
         lock.write_text(_BODY + f"# {n}\n")
         fileread.read(lock)
-    assert len(fileread._READ) <= fileread._KEEP
+        assert len(fileread._READ) <= fileread._KEEP
+
+
+def test_a_lockfile_that_cannot_be_read_is_an_error_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    lock = tmp_path / "file" / "base.txt"
+    with pytest.raises(LockfileError, match=f"cannot read {lock}: Not a directory"):
+        fileread.read(lock)
