@@ -260,6 +260,7 @@ class Pending:
         # What the thread needs to read a kept answer, loaded here (imports in two threads take turns on the
         # import lock); the subprocess helper loads in the thread only when the target must be started.
         from tierlock import targetcache  # noqa: F401
+        from tierlock.probing import libcache  # noqa: F401 (the cache folder)
 
         self.exe = exe
         self._outcome: list[Target | BaseException] = []
