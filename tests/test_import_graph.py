@@ -39,6 +39,7 @@ LAZY_IMPORTS: dict[str, str] = {
     "tierlock.earlyarm": "runs before the install's imports: the lock, the process, the scratch folder load when used",
     "tierlock.subproc": "the one subprocess helper: threads and redaction load only when a process is started",
     "tierlock.environment": _FAST,
+    "tierlock.targetmodel": _FAST,
     "tierlock.selfinstall": _FAST,
     "tierlock.wheeltags": _FAST,
     "tierlock.admission": "admit runs the probe, check, census and validators only for the parts a job asks about",
