@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.unit.installer.test_early_plan import _early, _keep, _mine, _venv
-from tierlock import earlyarm, subproc
+from tierlock import armplan, earlyarm, subproc
 from tierlock.exitcodes import EXIT_INTERRUPTED
 
 
@@ -158,3 +158,85 @@ def test_at_the_end_of_an_interrupted_command_a_running_backend_is_stopped(tmp_p
     assert early.proc.returncode not in (None, 0)
     assert time.monotonic() - started < 30
     assert sys.modules["tierlock.earlyarm"].current == []
+
+
+def test_a_backend_started_for_real_is_handed_over_with_its_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    venv = _venv(tmp_path)
+    argv = _keep(tmp_path, monkeypatch, venv)
+    entry = marshal.loads(_plan(tmp_path).read_bytes())
+    entry["command"]["argv"][2] = "import sys; print('kept backend'); print('its errors', file=sys.stderr)"
+    _plan(tmp_path).write_bytes(marshal.dumps(entry))
+    early = earlyarm.start(argv)
+    assert early is not None
+    mine = tmp_path / "mine.txt"
+    mine.write_bytes(early.requirements)
+    proc = earlyarm.adopt([str(mine) if a == early.argv[-1] else a for a in early.argv], str(mine))
+    assert proc is not None
+    assert proc.communicate(timeout=60) == ("kept backend\n", "its errors\n")
+    assert proc.returncode == 0
+    mode = (venv / "tierlock" / "install.lock").stat().st_mode & 0o777
+    assert mode == 0o644 & ~_umask()
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def test_a_backend_taken_over_and_still_running_at_the_end_is_waited_for_and_counted_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[tuple[str, ...]] = []
+    monkeypatch.setattr(subproc, "observers", [seen.append])
+    early = _early(tmp_path, b"a==1\n", code="import time; time.sleep(0.5)")
+    argv, path = _mine(tmp_path, b"a==1\n")
+    argv[2] = "import time; time.sleep(0.5)"
+    proc = earlyarm.adopt(argv, path)
+    assert proc is not None
+    earlyarm.finish(0)
+    assert proc.returncode == 0, "waited for to its end"
+    assert seen == [tuple(early.argv)]
+
+
+def test_a_requirements_file_that_cannot_be_read_is_no_takeover(tmp_path: Path) -> None:
+    early = _early(tmp_path, b"a==1\n")
+    argv, path = _mine(tmp_path, b"a==1\n")
+    os.unlink(path)
+    assert earlyarm.adopt(argv, path) is None
+    assert early.other
+
+
+def test_a_plan_gone_already_is_no_error_at_the_end(tmp_path: Path) -> None:
+    early = _early(tmp_path, b"a==1\n")
+    early.plan = str(tmp_path / "arms-gone.marshal")
+    early.other = True
+    earlyarm.finish(0)
+    assert earlyarm.current == []
+
+
+def test_a_target_where_tierlocks_folder_cannot_be_made_gets_no_lock(tmp_path: Path) -> None:
+    (tmp_path / "tierlock").write_text("a file where the folder goes", encoding="utf-8")
+    assert earlyarm._lock(str(tmp_path)) is None
+
+
+def test_the_targets_facts_are_checked_again_once_the_lock_is_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    venv = _venv(tmp_path)
+    argv = _keep(tmp_path, monkeypatch, venv)
+    real = armplan.inner_holds
+    asked: list[bool] = []
+
+    def changed_meanwhile(entry: object, prefix: str, *, own: bool) -> bool:
+        asked.append(own)
+        if not own and asked.count(False) > 1:
+            return False  # another install came in between the first look and the lock
+        return real(entry, prefix, own=own)  # type: ignore[arg-type]  # (the plan's own entry)
+
+    monkeypatch.setattr(earlyarm, "inner_holds", changed_meanwhile)
+    assert earlyarm.start(argv) is None
+    assert earlyarm.current == []
+    assert _free(venv)
