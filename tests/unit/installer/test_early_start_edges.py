@@ -240,3 +240,20 @@ def test_the_targets_facts_are_checked_again_once_the_lock_is_held(
     assert earlyarm.start(argv) is None
     assert earlyarm.current == []
     assert _free(venv)
+
+
+def test_an_install_lock_that_is_descriptor_0_is_held_like_any_other(tmp_path: Path) -> None:
+    """With stdin closed, the lock opened for the early start is descriptor 0: the install still takes it over."""
+    saved = os.dup(0)
+    os.close(0)
+    try:
+        fd = earlyarm._lock(str(tmp_path))
+        assert fd == 0
+        earlyarm.current.append(earlyarm.Early(str(tmp_path), [], b"", str(tmp_path / "early"), fd))
+        assert earlyarm.held(str(tmp_path)) == 0
+        earlyarm.release(fd)
+        assert earlyarm.held(str(tmp_path)) is None
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)
+        earlyarm.current.clear()
