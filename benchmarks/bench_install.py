@@ -22,7 +22,11 @@ the package index (numpy, scipy, rich, jsonschema, httpx and what they need:
 compiled wheels of real size) instead of the generated wheels; it needs the
 network for the lock and the first download, then runs from a warm cache.
 
-Run: ``.venv/bin/python benchmarks/bench_install.py [--runs N] [--registry]``.
+``--baseline SRC`` also runs ``install-tier`` through another tierlock's sources (``git archive REV src | tar -x -C
+DIR`` gives ``DIR/src``) and through this checkout's, both by ``python -c`` on ``PYTHONPATH``, interleaved with the
+rest (no-op and both armings): a before/after of tierlock's own cost in one run.
+
+Run: ``.venv/bin/python benchmarks/bench_install.py [--runs N] [--registry] [--baseline DIR/src]``.
 """
 
 from __future__ import annotations
@@ -161,11 +165,24 @@ def compare(label: str, ours: float, peer: float, peer_name: str, target: float)
 Argv = list[str | Path]
 
 
+#: ``install-tier`` through ``python -c``: the first argument is the src folder to import tierlock from.
+_ENTRY = "import sys; sys.path.insert(0, sys.argv.pop(1)); from tierlock._entry import install_tier; install_tier()"
+
+
 def _noop(
-    root: Path, empty: Path, env: dict[str, str], runs: int, *, tier: Argv, uv: Argv, pip: Argv, lock: Path
-) -> tuple[list[float], list[float], list[float], list[float]]:
+    root: Path,
+    empty: Path,
+    env: dict[str, str],
+    runs: int,
+    *,
+    tier: Argv,
+    uv: Argv,
+    pip: Argv,
+    lock: Path,
+    sides: dict[str, Argv],
+) -> tuple[list[float], list[float], list[float], list[float], dict[str, list[float]]]:
     """The no-op on an armed environment: install-tier, its floor, uv and pip (samples interleaved, so a change
-    in machine load hits every side)."""
+    in machine load hits every side); and each of *sides* (another install-tier) on the same environment."""
     armed = fresh(empty, root / "armed")
     run([*tier, "--python", armed], env)
     floor = floor_command(armed, root / "recorded.txt")
@@ -173,26 +190,47 @@ def _noop(
     noop_floor: list[float] = []
     noop_uv: list[float] = []
     noop_pip: list[float] = []
+    noop_sides: dict[str, list[float]] = {name: [] for name in sides}
     pip_runs = max(3, runs // 3)
     for i in range(runs):
         noop_tier.append(run([*tier, "--python", armed], env))
+        for name, side in sides.items():
+            noop_sides[name].append(run([*side, "--python", armed], env))
         noop_floor.append(run(floor, env))
         noop_uv.append(run([*uv, "--require-hashes", "--python", armed, "-r", lock], env))
         if i < pip_runs:
             noop_pip.append(run([*pip, "--python", armed, "install", "--no-deps", "--require-hashes", "-r", lock], env))
-    return noop_tier, noop_floor, noop_uv, noop_pip
+    return noop_tier, noop_floor, noop_uv, noop_pip, noop_sides
+
+
+def _with(side: Argv, backend: str) -> Callable[[Path], Argv]:
+    """The command of *side* arming the environment of an interpreter with *backend*."""
+    return lambda p: [*side, "--backend", backend, "--python", p]
 
 
 def _arming(
-    root: Path, empty: Path, env: dict[str, str], runs: int, *, tier: Argv, uv: Argv, pip: Argv, lock: Path
+    root: Path,
+    empty: Path,
+    env: dict[str, str],
+    runs: int,
+    *,
+    tier: Argv,
+    uv: Argv,
+    pip: Argv,
+    lock: Path,
+    sides: dict[str, Argv],
 ) -> dict[str, list[float]]:
-    """Arming a fresh environment from a warm cache: each of the four, interleaved, *runs* rounds."""
+    """Arming a fresh environment from a warm cache: each of the four (and of *sides*, with each backend),
+    interleaved, *runs* rounds."""
     commands: dict[str, Callable[[Path], Argv]] = {
         "tier_uv": lambda p: [*tier, "--backend", "uv", "--python", p],
         "uv": lambda p: [*uv, "--python", p, "-r", lock],
         "tier_pip": lambda p: [*tier, "--backend", "pip", "--python", p],
         "pip": lambda p: [*pip, "--python", p, "install", "--no-deps", "--require-hashes", "-r", lock],
     }
+    for name, side in sides.items():
+        for backend in ("uv", "pip"):
+            commands[f"{name}_{backend}"] = _with(side, backend)
     arming: dict[str, list[float]] = {name: [] for name in commands}
     for i in range(runs):
         for name, command in commands.items():
@@ -205,6 +243,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=15, help="runs per no-op measurement (arming uses a third)")
     parser.add_argument("--registry", action="store_true", help="a real closure from the package index (network)")
+    parser.add_argument("--baseline", type=Path, help="another tierlock's src folder, run beside this one")
     args = parser.parse_args(argv)
     before = machine_load()
     with tempfile.TemporaryDirectory(prefix="tierlock-bench-install-") as tmp:
@@ -230,13 +269,21 @@ def main(argv: Sequence[str] | None = None) -> None:
         run([*uv, "--python", python, "-r", lock], env)
         run([*tier, "--backend", "uv", "--python", fresh(empty, root / "warm-tier")], env)
         run([*pip, "--python", fresh(empty, root / "warm-pip"), "install", "--no-deps", "-r", lock], env)
+        sides: dict[str, Argv] = {}
+        if args.baseline is not None:
+            for label, src in (("new", REPO / "src"), ("old", args.baseline)):
+                sides[label] = [sys.executable, "-c", _ENTRY, str(src), *tier[1:]]
+                for warm in ("a", "b"):  # as the console script: its target known, and the arming's plan kept
+                    run(
+                        [*sides[label], "--backend", "uv", "--python", fresh(empty, root / f"warm-{label}-{warm}")], env
+                    )
 
-        noop_tier, noop_floor, noop_uv, noop_pip = _noop(
-            root, empty, env, args.runs, tier=tier, uv=uv, pip=pip, lock=lock
+        noop_tier, noop_floor, noop_uv, noop_pip, noop_sides = _noop(
+            root, empty, env, args.runs, tier=tier, uv=uv, pip=pip, lock=lock, sides=sides
         )
 
         arm_runs = max(3, args.runs // 3)
-        arming = _arming(root, empty, env, arm_runs, tier=tier, uv=uv, pip=pip, lock=lock)
+        arming = _arming(root, empty, env, arm_runs, tier=tier, uv=uv, pip=pip, lock=lock, sides=sides)
         arm_tier_uv, arm_uv, arm_tier_pip, arm_pip = (arming[n] for n in ("tier_uv", "uv", "tier_pip", "pip"))
 
     print(f"install benchmark: {packages} packages, {what}")
@@ -247,6 +294,36 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(compare("no-op: install-tier vs its floor", median(noop_tier), median(noop_floor), "floor", 1.25))
     print(compare("arming (warm cache): --backend uv vs uv", median(arm_tier_uv), median(arm_uv), "uv ", 1.3))
     print(compare("arming: --backend pip vs pip --require-hashes", median(arm_tier_pip), median(arm_pip), "pip", 1.05))
+    if sides:
+        _before_after(noop_sides, noop_uv, arming)
+
+
+def _before_after(noop: dict[str, list[float]], noop_uv: list[float], arming: dict[str, list[float]]) -> None:
+    """This checkout's sources against the baseline's (both through ``python -c``): medians, and the paired
+    medians (each round's own difference) against the peer and against each other."""
+
+    def paired(ours: list[float], theirs: list[float]) -> float:
+        return statistics.median(a - b for a, b in zip(ours, theirs, strict=False)) * 1000
+
+    print("before/after (both through python -c, PYTHONPATH to each src); paired medians in ms")
+    rows = [("no-op", noop["new"], noop["old"], noop_uv, "uv")]
+    for backend in ("uv", "pip"):
+        rows.append(
+            (
+                f"arming --backend {backend}",
+                arming[f"new_{backend}"],
+                arming[f"old_{backend}"],
+                arming[backend],
+                backend,
+            )
+        )
+    for label, new, old, peer, name in rows:
+        print(
+            f"  {label:<22} this checkout {median(new) * 1000:7.1f} ms ({median(new) / median(peer):.2f}x {name}), "
+            f"baseline {median(old) * 1000:7.1f} ms ({median(old) / median(peer):.2f}x); "
+            f"this checkout - baseline {paired(new, old):+.1f}; this checkout - {name} {paired(new, peer):+.1f}; "
+            f"baseline - {name} {paired(old, peer):+.1f}"
+        )
 
 
 if __name__ == "__main__":

@@ -88,7 +88,7 @@ MODULES: dict[str, Module] = {
     ),
     "armplan": Module(
         ("src/tierlock/armplan.py", "src/tierlock/earlyarm.py", "src/tierlock/armrecord.py"),
-        ("tests/unit/installer/test_early_plan.py",),
+        ("tests/unit/installer/test_early_plan.py", "tests/unit/installer/test_early_start_edges.py"),
     ),
     "lockkept": Module(
         ("src/tierlock/lockkept.py", "src/tierlock/lockrecord.py"),

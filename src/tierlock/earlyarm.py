@@ -24,12 +24,12 @@ without one. ``TIERLOCK_CACHE_DIR=`` (empty) turns it off, as it turns off every
 
 from __future__ import annotations
 
-import contextlib
 import os
 
 from tierlock.armplan import OWN, REQUIREMENTS, eligible, find, inner_holds, outer_holds, placed
 from tierlock.keptrun import private_folder
 from tierlock.probing.libcache import folder
+from tierlock.spawning import Spawned, as_popen, spawn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,7 +52,10 @@ class Early:
         self.lock_fd = lock_fd
         self.env = dict(os.environ)
         self.cwd = os.getcwd()
+        self.spawned: Spawned | None = None
+        """The process as started (:mod:`tierlock.spawning`: no :mod:`subprocess` before it runs)."""
         self.proc: subprocess.Popen[str] | None = None
+        """The same process as a :class:`subprocess.Popen`, once the install handles it (:func:`popen`)."""
         self.adopted = False
         self.other = False
         """The install's command was another: the plan no longer holds."""
@@ -118,7 +121,7 @@ def _abandon(fd: int) -> None:
     """An early start that failed before its process ran: nothing kept of it, the lock let go (the install
     takes it as without an early start)."""
     for early in list(current):
-        if early.lock_fd == fd and early.proc is None:
+        if early.lock_fd == fd and early.spawned is None and early.proc is None:
             current.remove(early)
             _remove(early.folder)
     if not any(e.lock_fd == fd for e in current):
@@ -148,21 +151,21 @@ def _lock(prefix: str) -> int | None:
 
 def _launch(early: Early) -> None:
     """Start the backend as :func:`tierlock.subproc.start` starts every process (its own group, the output read
-    back, no input), registered with :mod:`tierlock.subproc` when the install takes it over (that module's
-    import costs more than the start itself)."""
-    import subprocess
-
-    early.proc = subprocess.Popen(
-        early.argv,
-        env=early.env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        process_group=0,
-    )
-    with contextlib.suppress(OSError):  # the backend is the critical path: tierlock's own start yields to it
+    back, no input) but on :mod:`os` alone (:mod:`tierlock.spawning`: :mod:`subprocess` costs more than the start
+    itself); the install handles it as one of its own from its takeover on (:func:`popen`)."""
+    early.spawned = spawn(early.argv, env=early.env, capture=True)
+    # the backend is the critical path: tierlock's own start yields to it (no contextlib: an import more before it)
+    try:  # noqa: SIM105
         os.nice(YIELD)
+    except OSError:
+        pass
+
+
+def popen(early: Early) -> subprocess.Popen[str] | None:
+    """*early*'s process as a :class:`subprocess.Popen` (made at the first call; None when none was started)."""
+    if early.proc is None and early.spawned is not None:
+        early.proc = as_popen(early.argv, early.spawned)
+    return early.proc
 
 
 # -- the install's side ----------------------------------------------------------------------------------------
@@ -194,7 +197,7 @@ def fresh(prefix: str) -> bool:
 def adopt(argv: Sequence[str], requirements: str) -> subprocess.Popen[str] | None:
     """The early backend's process when *argv* (with the requirements file *requirements*) is exactly its
     command - same argv, requirements bytes, environment and folder; else None, after waiting for it to end."""
-    if not current or current[0].adopted or current[0].proc is None:
+    if not current or current[0].adopted or popen(current[0]) is None:
         return None
     early = current[0]
     early.adopted = True
@@ -218,7 +221,7 @@ def settle(early: Early, *, stop: bool = False) -> None:
     """Wait for *early*'s process to end (*stop*: ask it to stop first, with the backend's grace period)."""
     from tierlock import subproc
 
-    proc = early.proc
+    proc = popen(early)
     if proc is not None:
         _register(early)
         try:
@@ -235,10 +238,11 @@ def _register(early: Early) -> None:
     """Tell :mod:`tierlock.subproc` of the process (its observers count it, an interrupt stops it), once."""
     from tierlock import subproc
 
-    if early.proc is not None and early.proc.pid not in subproc._live:
+    proc = popen(early)
+    if proc is not None and proc.pid not in subproc._live:
         for observer in subproc.observers:
             observer(tuple(early.argv))
-        subproc._live[early.proc.pid] = early.proc
+        subproc._live[proc.pid] = proc
 
 
 def finish(code: int) -> None:
@@ -248,13 +252,16 @@ def finish(code: int) -> None:
 
     while current:
         early = current.pop()
-        if not early.adopted or (early.proc is not None and early.proc.poll() is None):
+        proc = popen(early)
+        if not early.adopted or (proc is not None and proc.poll() is None):
             settle(early, stop=code == EXIT_INTERRUPTED)
         else:
             _remove(early.folder)
         if early.other and early.plan:
-            with contextlib.suppress(OSError):
+            try:  # noqa: SIM105
                 os.unlink(early.plan)
+            except OSError:
+                pass
 
 
 def _remove(path: str) -> None:

@@ -29,6 +29,7 @@ import time
 from tierlock import keptrun
 from tierlock.interrupts import GRACE
 from tierlock.probing.libcache import folder
+from tierlock.spawning import spawn
 
 try:  # the C implementation itself, as :mod:`tierlock.keptrun` (no OpenSSL loading before uv starts)
     from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
@@ -158,14 +159,7 @@ class _Compile:
 
 def _spawn(argv: list[str], cwd: str) -> int:
     """Start *argv* in *cwd* in a process group of its own, its output dropped (the lock reads only its file)."""
-    null = os.devnull
-    actions = [(os.POSIX_SPAWN_OPEN, fd, null, os.O_RDWR, 0) for fd in (0, 1, 2)]
-    here = os.getcwd()
-    os.chdir(cwd)  # posix_spawn has no working folder of its own; nothing else runs in this process yet
-    try:
-        return os.posix_spawn(argv[0], argv, os.environ, file_actions=actions, setpgroup=0)
-    finally:
-        os.chdir(here)
+    return spawn(argv, cwd=cwd).pid
 
 
 def _end(runs: list[_Compile]) -> None:

@@ -45,18 +45,22 @@ def remove_tree(path: Path) -> None:
         raise interrupted
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes, *, sync: bool = True) -> None:
     """Replace *path* with *data*: a temporary file in the same folder, then a rename.
 
     An existing file keeps its mode; a new one gets the mode a plain ``open()``
     would give it (0666 less the umask), not the temporary file's private 0600.
+    *sync*: the data reaches the disk before the rename (``fsync``); without, the rename alone makes the
+    replacement whole for every reader and after any interrupt, but a crash of the machine may leave the
+    file empty or gone (for a file whose readers take that as "none").
     """
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if sync:
+                os.fsync(handle.fileno())
         try:
             mode = path.stat().st_mode & 0o7777
         except FileNotFoundError:

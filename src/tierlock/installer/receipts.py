@@ -172,7 +172,11 @@ def write(prefix: Path, document: Mapping[str, Any]) -> Path:
         path.parent.parent.mkdir(exist_ok=True)
         path.parent.mkdir(exist_ok=True)
         # A new receipt gets 0666 less the umask from write_atomic, readable like the packages beside it.
-        write_atomic(path, (json.dumps(document, separators=(",", ":")) + "\n").encode())
+        # Not flushed to the disk (an fsync right after a backend's thousands of files waits for the file
+        # system's journal to take them all): the rename keeps it whole after any interrupt, and one that a
+        # crash of the machine leaves empty or gone is no receipt (:func:`load`), as are files that lost
+        # their sizes (the no-op fast path compares every one): the full install looks again and writes it.
+        write_atomic(path, (json.dumps(document, separators=(",", ":")) + "\n").encode(), sync=False)
     except OSError as exc:
         from tierlock.errors import BackendError
 

@@ -171,15 +171,18 @@ def test_the_site_folders_write_test_is_done_again(tmp_path: Path) -> None:
     assert armplan.inner_holds(inner, str(tmp_path), own=False)
 
 
-def _early(tmp_path: Path, requirements: bytes) -> earlyarm.Early:
+def _early(tmp_path: Path, requirements: bytes, code: str = "pass") -> earlyarm.Early:
+    """An early backend running *code* (this interpreter's ``-c``), as :func:`earlyarm.start` leaves one."""
     folder = tmp_path / "early"
     folder.mkdir()
     (folder / "requirements.txt").write_bytes(requirements)
     fd = os.open(tmp_path / "lock", os.O_RDWR | os.O_CREAT, 0o644)
-    argv = [sys.executable, "-c", "pass", "-r", str(folder / "requirements.txt")]
+    argv = [sys.executable, "-c", code, "-r", str(folder / "requirements.txt")]
     early = earlyarm.Early(str(tmp_path), argv, requirements, str(folder), fd)
     earlyarm.current.append(early)
-    early.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    early.proc = subprocess.Popen(  # its own process group, as every backend tierlock starts
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, process_group=0
+    )
     return early
 
 

@@ -1,0 +1,108 @@
+"""Starting a process before the rest of tierlock has loaded: ``os.posix_spawn``, no :mod:`subprocess`.
+
+A kept lock (:mod:`tierlock.lockkept`) and an install's backend started early (:mod:`tierlock.earlyarm`) start
+their process as the first thing the command does; :mod:`subprocess` (with ``re``, ``locale``, ``threading``,
+``signal`` and ``selectors`` behind it) costs more than the start itself, and the process waits for it. So the
+process is started here on :mod:`os` alone - in a process group of its own, no input, its output into pipes or
+dropped - and, when the command later wants to handle it as one of its own (its output read, waited for,
+stopped with a grace period by :mod:`tierlock.subproc`), :func:`as_popen` gives the same process as a
+:class:`subprocess.Popen` (by then the rest of tierlock has loaded :mod:`subprocess` anyway).
+"""
+
+from __future__ import annotations
+
+import _signal  # type: ignore[import-not-found,unused-ignore]  # the C module: ``signal`` loads enum
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import subprocess
+    from collections.abc import Callable, Mapping, Sequence
+
+SIGNALS_RESET = (_signal.SIGPIPE, _signal.SIGXFSZ)
+"""The interpreter ignores these; the started process gets them back at their defaults (as :class:`subprocess.Popen`
+restores them)."""
+
+
+class Spawned:
+    """A process started by :func:`spawn`: its id and the read ends of its output pipes (-1: dropped)."""
+
+    __slots__ = ("err", "out", "pid")
+
+    def __init__(self, pid: int, out: int, err: int) -> None:
+        self.pid = pid
+        self.out = out
+        self.err = err
+
+
+def spawn(
+    argv: Sequence[str], *, cwd: str | None = None, env: Mapping[str, str] | None = None, capture: bool = False
+) -> Spawned:
+    """Start *argv* in *cwd* (None: here) with *env* (None: this environment), in a process group of its own,
+    input from the null device; with *capture*, its output and its errors into two pipes, else dropped.
+
+    ``posix_spawn`` has no working folder of its own: the caller's is changed for the start and put back, so
+    this is for a process with no other thread yet. ``OSError`` (``FileNotFoundError``: no such program) when
+    it cannot start; nothing is left open then.
+    """
+    null = os.devnull
+    actions: list[tuple[int | str, ...]] = [(os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0)]
+    ours: list[int] = []
+    theirs: list[int] = []
+    try:
+        for fd in (1, 2):
+            if capture:
+                read, write = os.pipe()
+                ours.append(read)
+                theirs.append(write)
+                actions.append((os.POSIX_SPAWN_DUP2, write, fd))
+            else:
+                actions.append((os.POSIX_SPAWN_OPEN, fd, null, os.O_WRONLY, 0))
+        pid = _spawn(list(argv), cwd, os.environ if env is None else env, actions)
+    except BaseException:
+        for fd in ours:
+            os.close(fd)
+        raise
+    finally:
+        for fd in theirs:  # the child's ends: it holds its own copies now
+            os.close(fd)
+    return Spawned(pid, *(ours or [-1, -1]))
+
+
+def _spawn(argv: list[str], cwd: str | None, env: Mapping[str, str], actions: list[tuple[int | str, ...]]) -> int:
+    here = os.getcwd() if cwd is not None else None
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        start = os.posix_spawn if os.sep in argv[0] else os.posix_spawnp  # a bare name is looked up on PATH
+        return start(argv[0], argv, env, file_actions=actions, setpgroup=0, setsigdef=SIGNALS_RESET)
+    finally:
+        if here is not None:
+            os.chdir(here)
+
+
+def as_popen(argv: Sequence[str], spawned: Spawned) -> subprocess.Popen[str]:
+    """The process *spawned* (started with *capture*) as a :class:`subprocess.Popen` reading its output as text,
+    as :func:`tierlock.subproc.start` would have started it: waited for, read and stopped like one started there.
+
+    Made once per process; its pipes are the Popen's from then on (it closes them)."""
+    return _adopted()(list(argv), spawned)
+
+
+def _adopted() -> Callable[[list[str], Spawned], subprocess.Popen[str]]:
+    """:class:`subprocess.Popen` for a process that runs already: its handles are the pipes given, nothing started."""
+    import subprocess
+
+    class Adopted(subprocess.Popen[str]):
+        def __init__(self, argv: list[str], spawned: Spawned) -> None:
+            self._given = spawned
+            super().__init__(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+        def _get_handles(self, stdin: object, stdout: object, stderr: object) -> tuple[int, ...]:
+            return (-1, -1, self._given.out, -1, self._given.err, -1)
+
+        def _execute_child(self, *args: object, **kwargs: object) -> None:
+            self.pid = self._given.pid
+            self._child_created = True
+
+    return Adopted

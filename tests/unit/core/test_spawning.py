@@ -1,0 +1,88 @@
+"""The light process start (``tierlock.spawning``): a real process started on ``os`` alone, then handled as a
+``subprocess.Popen`` - its output read, its exit code, stopped with its group - as one ``subproc`` started."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tierlock import spawning, subproc
+
+PRINTS = "import sys; print('out line'); print('err line', file=sys.stderr); sys.exit(3)"
+
+
+def test_a_spawned_process_handed_over_gives_its_output_and_exit_code_as_one_started_by_subproc() -> None:
+    argv = [sys.executable, "-c", PRINTS]
+    proc = spawning.as_popen(argv, spawning.spawn(argv, capture=True))
+    result = subproc.run(argv, what="test", check=False, started=proc)
+    assert (result.returncode, result.stdout, result.stderr) == (3, "out line\n", "err line\n")
+
+
+def test_its_lines_are_read_as_they_come_when_the_install_streams_them() -> None:
+    argv = [sys.executable, "-c", PRINTS]
+    lines: list[str] = []
+    proc = spawning.as_popen(argv, spawning.spawn(argv, capture=True))
+    result = subproc.run(argv, what="test", check=False, started=proc, on_line=lines.append)
+    assert sorted(lines) == ["err line", "out line"]
+    assert result.returncode == 3
+
+
+def test_it_runs_in_its_own_process_group_with_no_input() -> None:
+    code = "import os, sys; print(os.getpgid(0) == os.getpid(), sys.stdin.read() == '')"
+    argv = [sys.executable, "-c", code]
+    proc = spawning.as_popen(argv, spawning.spawn(argv, capture=True))
+    out, _ = proc.communicate(timeout=60)
+    assert out.split() == ["True", "True"]
+
+
+def test_the_signals_the_interpreter_ignores_are_at_their_defaults_in_the_started_program() -> None:
+    argv = ["grep", "SigIgn", "/proc/self/status"]  # a program that leaves its signals as it found them
+    proc = spawning.as_popen(argv, spawning.spawn(argv, capture=True))
+    out, _ = proc.communicate(timeout=60)
+    ignored = int(out.split()[1], 16)
+    assert ignored & (1 << (signal.SIGPIPE - 1)) == 0
+    assert ignored & (1 << (signal.SIGXFSZ - 1)) == 0
+
+
+def test_the_folder_and_environment_given_are_the_processes_and_the_callers_folder_is_kept(tmp_path: Path) -> None:
+    out = tmp_path / "out.txt"
+    code = f"import os; open({str(out)!r}, 'w').write(os.getcwd() + '|' + os.environ.get('SPAWN_TEST', ''))"
+    here = os.getcwd()
+    pid = spawning.spawn([sys.executable, "-c", code], cwd=str(tmp_path), env={"SPAWN_TEST": "given"}).pid
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+    assert out.read_text() == f"{tmp_path}|given"
+    assert os.getcwd() == here
+
+
+def test_a_program_that_does_not_exist_raises_and_leaves_no_descriptor_open(tmp_path: Path) -> None:
+    before = set(os.listdir("/proc/self/fd"))
+    with pytest.raises(FileNotFoundError):
+        spawning.spawn([str(tmp_path / "no-such-program")], capture=True)
+    with pytest.raises(FileNotFoundError):
+        spawning.spawn(["tierlock-no-such-program-on-path"], capture=True)
+    assert set(os.listdir("/proc/self/fd")) == before
+
+
+def test_a_handed_over_process_is_stopped_with_its_group_by_subproc() -> None:
+    argv = [sys.executable, "-c", "import time; time.sleep(60)"]
+    proc = spawning.as_popen(argv, spawning.spawn(argv, capture=True))
+    started = time.monotonic()
+    subproc.stop(proc, grace=5)
+    assert proc.returncode in (-signal.SIGINT, 1)  # KeyboardInterrupt in the child
+    assert time.monotonic() - started < 30
+    with pytest.raises(ProcessLookupError):
+        os.killpg(proc.pid, 0)
+
+
+def test_the_read_ends_of_its_pipes_are_not_inherited_by_a_process_started_later() -> None:
+    argv = [sys.executable, "-c", "import sys; sys.stdout.write('x')"]
+    spawned = spawning.spawn(argv, capture=True)
+    assert not os.get_inheritable(spawned.out)
+    assert not os.get_inheritable(spawned.err)
+    proc = spawning.as_popen(argv, spawned)
+    assert proc.communicate(timeout=60) == ("x", "")

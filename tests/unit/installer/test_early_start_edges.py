@@ -1,0 +1,259 @@
+"""The early backend's edges (``tierlock.earlyarm``): a start that fails part-way leaves nothing held, the install
+takes a backend over at most once, and what the end of the command does with one nobody took over.
+
+Real plans kept by hand, real processes (this interpreter), real locks in ``tmp_path``; the helpers that keep a
+plan are ``test_early_plan.py``'s.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import marshal
+import os
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.unit.installer.test_early_plan import _early, _keep, _mine, _venv
+from tierlock import armplan, earlyarm, subproc
+from tierlock.exitcodes import EXIT_INTERRUPTED
+
+
+@pytest.fixture(autouse=True)
+def _no_early_left() -> Iterator[None]:
+    yield
+    earlyarm.finish(0)
+
+
+def _free(venv: Path) -> bool:
+    """Whether another process could take the install lock of *venv* now."""
+    fd = os.open(venv / "tierlock" / "install.lock", os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+def _plan(tmp_path: Path) -> Path:
+    return next((tmp_path / "cache").glob("arms-*"))
+
+
+def test_a_backend_that_cannot_start_leaves_no_early_start_no_scratch_folder_and_the_lock_free(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    venv = _venv(tmp_path)
+    argv = _keep(tmp_path, monkeypatch, venv)
+    entry = marshal.loads(_plan(tmp_path).read_bytes())
+    entry["command"]["argv"][0] = str(tmp_path / "no-such-backend")
+    _plan(tmp_path).write_bytes(marshal.dumps(entry))
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    assert earlyarm.start(argv) is None
+    assert earlyarm.current == []
+    assert _free(venv), "the lock taken for the early start was let go"
+    assert list(scratch.iterdir()) == []
+
+
+def test_anything_unexpected_while_checking_a_plan_is_no_early_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    venv = _venv(tmp_path)
+    argv = _keep(tmp_path, monkeypatch, venv)
+
+    def broken(*_args: object) -> None:
+        raise RuntimeError("a plan of another shape")
+
+    monkeypatch.setattr(earlyarm, "find", broken)
+    assert earlyarm.start(argv) is None
+    assert earlyarm.current == []
+
+
+def test_a_plan_whose_facts_outside_the_target_changed_starts_nothing_even_when_the_target_matches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    venv = _venv(tmp_path)
+    argv = _keep(tmp_path, monkeypatch, venv)
+    entry = marshal.loads(_plan(tmp_path).read_bytes())
+    entry["outer"]["env"] = {"TIERLOCK_TEST_KEPT_VARIABLE": "as it was"}  # unset now
+    _plan(tmp_path).write_bytes(marshal.dumps(entry))
+    monkeypatch.delenv("TIERLOCK_TEST_KEPT_VARIABLE", raising=False)
+    assert earlyarm.start(argv) is None
+    assert earlyarm.current == []
+    assert not (venv / "tierlock").exists(), "nothing was made in the target for a plan that does not hold"
+
+
+def test_a_lock_held_by_another_is_no_lock_for_the_early_start(tmp_path: Path) -> None:
+    (tmp_path / "tierlock").mkdir()
+    fd = os.open(tmp_path / "tierlock" / "install.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        assert earlyarm._lock(str(tmp_path)) is None
+    finally:
+        os.close(fd)
+    taken = earlyarm._lock(str(tmp_path))
+    assert taken is not None
+    os.close(taken)
+
+
+def test_with_no_backend_started_early_the_install_takes_nothing_over(tmp_path: Path) -> None:
+    argv, path = _mine(tmp_path, b"a==1\n")
+    assert earlyarm.current == []
+    assert earlyarm.adopt(argv, path) is None
+
+
+def test_a_backend_is_taken_over_once_and_its_plan_kept(tmp_path: Path) -> None:
+    plan = tmp_path / "arms-x.marshal"
+    plan.write_bytes(b"kept")
+    early = _early(tmp_path, b"a==1\n")
+    early.plan = str(plan)
+    argv, path = _mine(tmp_path, b"a==1\n")
+    proc = earlyarm.adopt(argv, path)
+    assert proc is not None
+    assert proc is early.proc
+    assert earlyarm.adopt(argv, path) is None, "a second backend step starts its own"
+    proc.communicate(timeout=60)
+    earlyarm.finish(0)
+    assert plan.exists(), "the plan that led to the install's own command stays"
+    assert not Path(early.folder).exists()
+
+
+def _ended(pid: int) -> None:
+    """Wait for process *pid* to end, leaving it to be reaped by its owner."""
+    os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+
+
+def test_a_backend_nobody_took_over_is_waited_for_at_the_end_and_counted_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[tuple[str, ...]] = []
+    monkeypatch.setattr(subproc, "observers", [seen.append])
+    early = _early(tmp_path, b"a==1\n")
+    assert early.proc is not None
+    _ended(early.proc.pid)
+    earlyarm.finish(0)
+    assert early.proc.returncode == 0
+    assert seen == [tuple(early.argv)]
+    assert earlyarm.current == []
+
+
+def test_at_the_end_of_a_command_that_succeeded_a_running_backend_is_waited_for_not_stopped(tmp_path: Path) -> None:
+    early = _early(tmp_path, b"a==1\n", code="import time; time.sleep(0.5); print('done')")
+    earlyarm.finish(0)
+    assert early.proc is not None
+    assert early.proc.returncode == 0, "it ran to its end"
+
+
+def test_at_the_end_of_an_interrupted_command_a_running_backend_is_stopped(tmp_path: Path) -> None:
+    early = _early(tmp_path, b"a==1\n", code="import time; time.sleep(60)")
+    started = time.monotonic()
+    earlyarm.finish(EXIT_INTERRUPTED)
+    assert early.proc is not None
+    assert early.proc.returncode not in (None, 0)
+    assert time.monotonic() - started < 30
+    assert sys.modules["tierlock.earlyarm"].current == []
+
+
+def test_a_backend_started_for_real_is_handed_over_with_its_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    venv = _venv(tmp_path)
+    argv = _keep(tmp_path, monkeypatch, venv)
+    entry = marshal.loads(_plan(tmp_path).read_bytes())
+    entry["command"]["argv"][2] = "import sys; print('kept backend'); print('its errors', file=sys.stderr)"
+    _plan(tmp_path).write_bytes(marshal.dumps(entry))
+    early = earlyarm.start(argv)
+    assert early is not None
+    mine = tmp_path / "mine.txt"
+    mine.write_bytes(early.requirements)
+    proc = earlyarm.adopt([str(mine) if a == early.argv[-1] else a for a in early.argv], str(mine))
+    assert proc is not None
+    assert proc.communicate(timeout=60) == ("kept backend\n", "its errors\n")
+    assert proc.returncode == 0
+    mode = (venv / "tierlock" / "install.lock").stat().st_mode & 0o777
+    assert mode == 0o644 & ~_umask()
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def test_a_backend_taken_over_and_still_running_at_the_end_is_waited_for_and_counted_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[tuple[str, ...]] = []
+    monkeypatch.setattr(subproc, "observers", [seen.append])
+    early = _early(tmp_path, b"a==1\n", code="import time; time.sleep(0.5)")
+    argv, path = _mine(tmp_path, b"a==1\n")
+    argv[2] = "import time; time.sleep(0.5)"
+    proc = earlyarm.adopt(argv, path)
+    assert proc is not None
+    earlyarm.finish(0)
+    assert proc.returncode == 0, "waited for to its end"
+    assert seen == [tuple(early.argv)]
+
+
+def test_a_requirements_file_that_cannot_be_read_is_no_takeover(tmp_path: Path) -> None:
+    early = _early(tmp_path, b"a==1\n")
+    argv, path = _mine(tmp_path, b"a==1\n")
+    os.unlink(path)
+    assert earlyarm.adopt(argv, path) is None
+    assert early.other
+
+
+def test_a_plan_gone_already_is_no_error_at_the_end(tmp_path: Path) -> None:
+    early = _early(tmp_path, b"a==1\n")
+    early.plan = str(tmp_path / "arms-gone.marshal")
+    early.other = True
+    earlyarm.finish(0)
+    assert earlyarm.current == []
+
+
+def test_a_target_where_tierlocks_folder_cannot_be_made_gets_no_lock(tmp_path: Path) -> None:
+    (tmp_path / "tierlock").write_text("a file where the folder goes", encoding="utf-8")
+    assert earlyarm._lock(str(tmp_path)) is None
+
+
+def test_the_targets_facts_are_checked_again_once_the_lock_is_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    venv = _venv(tmp_path)
+    argv = _keep(tmp_path, monkeypatch, venv)
+    real = armplan.inner_holds
+    asked: list[bool] = []
+
+    def changed_meanwhile(entry: object, prefix: str, *, own: bool) -> bool:
+        asked.append(own)
+        if not own and asked.count(False) > 1:
+            return False  # another install came in between the first look and the lock
+        return real(entry, prefix, own=own)  # type: ignore[arg-type]  # (the plan's own entry)
+
+    monkeypatch.setattr(earlyarm, "inner_holds", changed_meanwhile)
+    assert earlyarm.start(argv) is None
+    assert earlyarm.current == []
+    assert _free(venv)
+
+
+def test_an_install_lock_that_is_descriptor_0_is_held_like_any_other(tmp_path: Path) -> None:
+    """With stdin closed, the lock opened for the early start is descriptor 0: the install still takes it over."""
+    saved = os.dup(0)
+    os.close(0)
+    try:
+        fd = earlyarm._lock(str(tmp_path))
+        assert fd == 0
+        earlyarm.current.append(earlyarm.Early(str(tmp_path), [], b"", str(tmp_path / "early"), fd))
+        assert earlyarm.held(str(tmp_path)) == 0
+        earlyarm.release(fd)
+        assert earlyarm.held(str(tmp_path)) is None
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)
+        earlyarm.current.clear()
