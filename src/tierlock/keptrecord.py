@@ -116,6 +116,9 @@ class Recorder:
         self.opens: dict[str, int] = {}
         """How many times each file was opened to read (to tell whether the census was its only reader)."""
         self.told_reads: dict[str, int] = {}
+        self.looks: dict[str, int] = {}
+        """How many times each path was looked up (to tell whether the census was the only one to look it up)."""
+        self.told_looks: dict[str, int] = {}
         self.told: dict[str, list[Any]] = {}
         """What the census took from each file (see :mod:`tierlock.keptnote`); None in the list: kept by bytes."""
         self.surveys: list[list[Any]] = []
@@ -165,6 +168,8 @@ class Recorder:
         """What a reader told (:func:`tierlock.keptnote.tell`)."""
         if kind == "read":
             self.told_reads[path] = self.told_reads.get(path, 0) + 1
+        elif kind == "stat":
+            self.told_looks[path] = self.told_looks.get(path, 0) + 1
         elif kind == "survey":
             self.surveys.append([path, detail])
         else:
@@ -214,6 +219,7 @@ class Recorder:
         text = self._path(path)
         if text is not None and not self._ours(text):
             table.add(text)
+            self.looks[text] = self.looks.get(text, 0) + 1
 
     def event(self, event: str, args: tuple[Any, ...]) -> None:
         if event == "open":
@@ -279,6 +285,8 @@ class Recorder:
         for path, calls in sorted(self.told.items()):
             if None in calls or path in code_files or self.opens.get(path, 0) != self.told_reads.get(path, 0):
                 continue  # unreadable, or read by something besides the census: kept by its bytes
+            if self.looks.get(path, 0) != self.told_looks.get(path, 0):
+                continue  # looked up by something besides the census (which takes only its kind): kept by its bytes
             told = [[name, words, fingerprint(facts)] for name, words, facts in calls]
             out[path] = (stat_sig(path), digest(path) if path in self.opened else None, told, shown.get(path))
         return out
@@ -287,7 +295,7 @@ class Recorder:
         """What each census's result shows of each test file (its tests and their lines), fingerprinted: a
         file whose tests change changes the result (None: two censuses showed it differently)."""
         out: dict[str, bytes | None] = {}
-        for root, (_inputs, result) in self.surveys:
+        for root, (_inputs, result, *_apart) in self.surveys:
             for key, value in result[1]:
                 if key == "tests":
                     for rel, tests in value:

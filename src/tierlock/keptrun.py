@@ -71,7 +71,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Bump when the kept entry's shape or meaning changes.
-SCHEMA = 2
+SCHEMA = 3
 #: The commands whose answer may be kept.
 COMMANDS = frozenset({"check", "probe", "status", "admit"})
 #: Global options that take a value (``--project DIR``), to find the command on a command line.
@@ -223,13 +223,14 @@ def holds(entry: dict[str, Any], argv: Sequence[str], seen: list[Any] | None = N
                 found = looked[path] = stat_sig(path)
             return found
 
-        if any(sig(path) != was for path, was in entry["stats"].items()):
+        summaries: dict[str, Any] = entry.get("summaries") or {}  # (a lock's or an arming's: no census ran)
+        stats = entry["stats"]
+        if any(sig(path) != was and not same_kind(path, sig(path), was, summaries) for path, was in stats.items()):
             return False
         if any(stat_sig(path, follow=False) != was for path, was in entry["lstats"].items()):
             return False
         if any(listing(path) != was for path, was in entry["lists"].items()):
             return False
-        summaries: dict[str, Any] = entry.get("summaries") or {}  # (a lock's or an arming's: no census ran)
         if not all(scan_holds(path, was, sig, summaries) for path, was in entry["scans"].items()):
             return False
         if any(sig(path) != was and digest(path) != bytes_were for path, (was, bytes_were) in entry["files"].items()):
@@ -252,11 +253,15 @@ def scan_holds(path: str, was: Any, sig: Callable[[str], tuple[int, ...]], summa
     for (name, sig_now), (name_was, sig_was) in zip(now, was, strict=True):
         if name != name_was:
             return False
-        if sig_now != sig_was and not (
-            os.path.join(path, name) in summaries and len(sig_now) == len(sig_was) == 5 and sig_now[0] == sig_was[0]
-        ):
+        if sig_now != sig_was and not same_kind(os.path.join(path, name), sig_now, sig_was, summaries):
             return False
     return True
+
+
+def same_kind(path: str, now: tuple[int, ...], was: tuple[int, ...], summaries: dict[str, Any]) -> bool:
+    """Whether *path*, a file kept by what the census took from it (the census alone looked it up: it takes
+    its kind), is still a file of the same kind (:func:`summaries_hold` then reads it again)."""
+    return path in summaries and len(now) == len(was) == 5 and now[0] == was[0]
 
 
 def summaries_hold(
@@ -347,6 +352,8 @@ def refresh(path: str, entry: dict[str, Any], changed: dict[str, tuple[int, ...]
     summaries = entry["summaries"]
     for name, sig in changed.items():
         summaries[name] = (sig, None, *summaries[name][2:])
+        if name in entry["stats"]:
+            entry["stats"][name] = sig
     for folder_path, was in entry["scans"].items():
         if isinstance(was, tuple):
             entry["scans"][folder_path] = tuple(
