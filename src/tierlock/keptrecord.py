@@ -23,6 +23,7 @@ from tierlock.keptrun import (
     _sha256,
     digest,
     entry_path,
+    identity,
     listing,
     modified_since,
     scan,
@@ -257,7 +258,7 @@ class Recorder:
             return None
         code_files, sources = module_files()
         summaries = self.summaries(code_files)
-        files = {path: (stat_sig(path), digest(path)) for path in sorted(self.opened - code_files - set(summaries))}
+        files = {path: (identity(path), digest(path)) for path in sorted(self.opened - code_files - set(summaries))}
         stats = {path: stat_sig(path) for path in sorted(self.stats | sources)}
         lstats = {path: stat_sig(path, follow=False) for path in sorted(self.lstats)}
         lists = {path: listing(path) for path in sorted(self.listed)}
@@ -288,7 +289,7 @@ class Recorder:
             if self.looks.get(path, 0) != self.told_looks.get(path, 0):
                 continue  # looked up by something besides the census (which takes only its kind): kept by its bytes
             told = [[name, words, fingerprint(facts)] for name, words, facts in calls]
-            out[path] = (stat_sig(path), digest(path) if path in self.opened else None, told, shown.get(path))
+            out[path] = (identity(path), digest(path) if path in self.opened else None, told, shown.get(path))
         return out
 
     def shown(self) -> dict[str, bytes | None]:

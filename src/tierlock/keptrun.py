@@ -146,6 +146,19 @@ def stat_sig(path: str, *, follow: bool = True) -> tuple[int, ...]:
     return (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
 
 
+def identity(path: str) -> tuple[int, ...]:
+    """A file's :func:`stat_sig` and the time its status last changed (ns): a write that put back the size and
+    the modification time (``os.utime``) still moves that one. What a file read is kept by (a folder, or a path
+    that cannot be looked up: its :func:`stat_sig`)."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return (failed(exc),)
+    if st.st_mode & 0o170000 == 0o040000:
+        return (st.st_mode, st.st_ino, st.st_dev)
+    return (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, st.st_ctime_ns)
+
+
 def failed(exc: OSError) -> int:
     """What a look-up, read or listing that failed is known by: its negative ``errno``."""
     return -(exc.errno or 1)
@@ -154,7 +167,7 @@ def failed(exc: OSError) -> int:
 def modified_since(sig: tuple[int, ...], since_ns: int) -> bool:
     """Whether the file whose :func:`stat_sig` is *sig* was modified at or after *since_ns* (folders and
     paths that could not be looked up: no)."""
-    return len(sig) == 5 and sig[2] >= since_ns
+    return len(sig) >= 5 and sig[2] >= since_ns
 
 
 def digest(path: str) -> bytes | tuple[int, ...] | int:
@@ -207,7 +220,8 @@ def holds(entry: dict[str, Any], argv: Sequence[str], seen: list[Any] | None = N
 
     A file read is the same when its identity (:func:`stat_sig`) is, or else when its bytes are (a checkout
     that rewrote it unchanged); each path is looked up once however many tables name it. A test file the
-    census alone read may have changed (:func:`summaries_hold`): *seen* then gets ``(how, paths)``.
+    census alone read may have changed (:func:`summaries_hold`): *seen* then gets ``(how, paths)``. A file
+    read is known by its :func:`identity` (a same-size edit dated back is read again).
     """
     try:
         if entry["who"] != who(argv):
@@ -217,11 +231,14 @@ def holds(entry: dict[str, Any], argv: Sequence[str], seen: list[Any] | None = N
             return False
         looked: dict[str, tuple[int, ...]] = {}
 
-        def sig(path: str) -> tuple[int, ...]:
+        def look(path: str) -> tuple[int, ...]:
             found = looked.get(path)
             if found is None:
-                found = looked[path] = stat_sig(path)
+                found = looked[path] = identity(path)
             return found
+
+        def sig(path: str) -> tuple[int, ...]:
+            return look(path)[:5]
 
         summaries: dict[str, Any] = entry.get("summaries") or {}  # (a lock's or an arming's: no census ran)
         stats = entry["stats"]
@@ -233,11 +250,14 @@ def holds(entry: dict[str, Any], argv: Sequence[str], seen: list[Any] | None = N
             return False
         if not all(scan_holds(path, was, sig, summaries) for path, was in entry["scans"].items()):
             return False
-        if any(sig(path) != was and digest(path) != bytes_were for path, (was, bytes_were) in entry["files"].items()):
+        files = entry["files"]  # (an arming's or a lock's entry keeps a file by its stat_sig: compared as such)
+        if any(
+            look(path)[: len(was)] != was and digest(path) != bytes_were for path, (was, bytes_were) in files.items()
+        ):
             return False
         if not isinstance(entry["out"], list) or not isinstance(entry["code"], int):
             return False
-        return summaries_hold(summaries, sig, entry.get("rerun"), seen)
+        return summaries_hold(summaries, look, entry.get("rerun"), seen)
     except (KeyError, TypeError, ValueError, AttributeError):
         return False
 
@@ -353,11 +373,11 @@ def refresh(path: str, entry: dict[str, Any], changed: dict[str, tuple[int, ...]
     for name, sig in changed.items():
         summaries[name] = (sig, None, *summaries[name][2:])
         if name in entry["stats"]:
-            entry["stats"][name] = sig
+            entry["stats"][name] = sig[:5]
     for folder_path, was in entry["scans"].items():
         if isinstance(was, tuple):
             entry["scans"][folder_path] = tuple(
-                (name, changed.get(os.path.join(folder_path, name), sig)) for name, sig in was
+                (name, changed.get(os.path.join(folder_path, name), sig)[:5]) for name, sig in was
             )
     dump(path, entry)
 
