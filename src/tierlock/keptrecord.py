@@ -27,6 +27,7 @@ from tierlock.keptrun import (
     listing,
     modified_since,
     scan,
+    seal,
     stat_sig,
     terminal,
     who,
@@ -312,7 +313,7 @@ class Recorder:
                 rerun = marshal.dumps(entry["rerun"])
                 dump(f"{path}.rerun", {"rerun": rerun})
                 entry["rerun"] = [f"{path}.rerun", _sha256(rerun).digest()]
-            dump(path, entry)
+            seal(path, entry)
             return
         with contextlib.suppress(OSError):
             os.unlink(path)

@@ -58,7 +58,7 @@ import sys
 from time import time_ns
 
 from tierlock._version import __version__
-from tierlock.probing.libcache import dump, folder
+from tierlock.probing.libcache import folder
 
 try:  # the C implementation itself: no OpenSSL loading, no ``hashlib`` start-up
     from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
@@ -206,13 +206,44 @@ def scan(path: str, look: Callable[[str], tuple[int, ...]] = stat_sig) -> tuple[
 
 
 # -- giving a kept answer ---------------------------------------------------------------------------------
-def load(path: str) -> dict[str, Any] | None:
+#: What a sealed entry (:func:`seal`) begins with, before the sha256 of the rest.
+SEAL = b"tierlock-kept-1\n"
+
+
+def seal(path: str, entry: dict[str, Any]) -> None:
+    """Write *entry* to *path* atomically, sealed: :data:`SEAL`, the sha256 of its ``marshal`` bytes, the bytes.
+    An entry whose bytes were changed since (a disk error, a hand edit, a half-written copy) is then no entry."""
+    data = marshal.dumps(entry)
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(temporary, "wb") as fh:
+            fh.write(SEAL + _sha256(data).digest() + data)
+        os.replace(temporary, path)
+    except OSError:
+        try:  # noqa: SIM105 (contextlib is an import more on the kept path)
+            os.unlink(temporary)
+        except OSError:
+            pass
+
+
+def load(path: str, *, sealed: bool = False) -> dict[str, Any] | None:
+    """The entry kept at *path*: a sealed one (:func:`seal`) only when its sha256 holds; else (not *sealed*: a
+    lock's or an arming's) plain ``marshal``. None when there is none, or it does not load."""
     try:
         with open(path, "rb") as fh:
-            data = marshal.loads(fh.read())
+            data = fh.read()
+        if data.startswith(SEAL):
+            start = len(SEAL) + 32
+            if bytes(_sha256(data[start:]).digest()) != data[len(SEAL) : start]:
+                return None
+            data = data[start:]
+        elif sealed:
+            return None
+        loaded = marshal.loads(data)
     except (OSError, ValueError, EOFError, TypeError):
         return None
-    return data if isinstance(data, dict) else None
+    return loaded if isinstance(loaded, dict) else None
 
 
 def holds(entry: dict[str, Any], argv: Sequence[str], seen: list[Any] | None = None) -> bool:
@@ -342,7 +373,7 @@ def replay(argv: Sequence[str]) -> int | None:
     if where is None:
         return None
     path = entry_path(where, argv)
-    entry = load(path)
+    entry = load(path, sealed=True)
     seen: list[Any] = []
     if entry is None or not holds(entry, argv, seen):
         return None
@@ -379,7 +410,7 @@ def refresh(path: str, entry: dict[str, Any], changed: dict[str, tuple[int, ...]
             entry["scans"][folder_path] = tuple(
                 (name, changed.get(os.path.join(folder_path, name), sig)[:5]) for name, sig in was
             )
-    dump(path, entry)
+    seal(path, entry)
 
 
 def private_folder(prefix: str) -> str:
