@@ -310,7 +310,12 @@ class Recorder:
         entry = self.entry(who, code)
         if entry is not None:
             if entry["summaries"]:  # the facts and results, read only to work a census out again: a file apart
-                rerun = marshal.dumps(entry["rerun"])
+                data = entry["rerun"]
+                calls = {path: marshal.dumps(found) for path, found in data["calls"].items()}  # decoded one by one
+                surveys = [
+                    [root, [inputs, marshal.dumps(was), *apart]] for root, (inputs, was, *apart) in data["surveys"]
+                ]
+                rerun = marshal.dumps({"calls": calls, "surveys": surveys})
                 dump(f"{path}.rerun", {"rerun": rerun})
                 entry["rerun"] = [f"{path}.rerun", _sha256(rerun).digest()]
             seal(path, entry)

@@ -16,6 +16,7 @@ the part recorded, the result is the same without the census of every other file
 
 from __future__ import annotations
 
+import marshal
 import os
 from collections.abc import Mapping
 
@@ -41,7 +42,7 @@ class RecordedMemo(Memo):
     A file in *changed*, and a call with words the record has no answer for, is read and parsed (as with no
     memory at all)."""
 
-    def __init__(self, calls: dict[str, list[Any]], changed: Iterable[str]) -> None:
+    def __init__(self, calls: Mapping[str, list[Any]], changed: Iterable[str]) -> None:
         super().__init__(None)
         self.calls = calls
         self.changed_files = set(changed)
@@ -72,13 +73,11 @@ def surveys_hold(surveys: Sequence[Any], facts: dict[str, Any], changed: set[str
         for root, (inputs, was, *apart) in surveys:
             prefix = os.path.join(root, "")
             mine = {path for path in changed if path.startswith(prefix)}
-            calls: dict[str, list[Any]] = {}
-            for path, file_calls in facts.items():
-                if path.startswith(prefix):
-                    calls[path[len(prefix) :]] = [c for c in file_calls if os.path.join(root, c[0]) == path]
+            calls = Below(facts, root)
             rels = sorted(p[len(prefix) :] for p in mine)
             if not (apart and rels and alone_holds(root, inputs, apart[0], calls, rels)) and (
-                canonical(_again(root, inputs, RecordedMemo(calls, rels))) != was
+                canonical(_again(root, inputs, RecordedMemo(calls, rels)))
+                != (marshal.loads(was) if isinstance(was, bytes) else was)
             ):
                 return False
             covered |= mine
@@ -87,11 +86,35 @@ def surveys_hold(surveys: Sequence[Any], facts: dict[str, Any], changed: set[str
     return covered == changed
 
 
+class Below(Mapping[str, "list[Any]"]):
+    """The readings of the files below *root* by their path relative to it (each reading of a file names it; one
+    of another census's root is left out), taken from *facts* (path -> readings) when asked for."""
+
+    def __init__(self, facts: Any, root: str) -> None:
+        self.facts = facts
+        self.root = root
+        self.prefix = os.path.join(root, "")
+
+    def __getitem__(self, rel: str) -> list[Any]:
+        path = os.path.join(self.root, rel)
+        found = self.facts.get(path)
+        if found is None:
+            raise KeyError(rel)
+        return [c for c in found if os.path.join(self.root, c[0]) == path]
+
+    def __iter__(self) -> Iterator[str]:
+        cut = len(self.prefix)
+        return (path[cut:] for path in self.facts.keys() if path.startswith(self.prefix))  # noqa: SIM118
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
 class KeptFacts(Mapping[str, FileFacts]):
     """The facts of the files a recorded census parsed (*parsed*), each made from its record (*calls*) when it is
     first asked for; *now*: the changed files' facts as they are (None: not parsed now)."""
 
-    def __init__(self, calls: dict[str, list[Any]], parsed: Iterable[str], now: dict[str, FileFacts | None]) -> None:
+    def __init__(self, calls: Mapping[str, list[Any]], parsed: Iterable[str], now: dict[str, FileFacts | None]) -> None:
         self.calls = calls
         self.now = now
         self.files = {rel for rel in parsed if rel not in now} | {rel for rel, f in now.items() if f is not None}
@@ -114,7 +137,7 @@ class KeptFacts(Mapping[str, FileFacts]):
 
 
 def alone_holds(
-    root: str, inputs: dict[str, Any], apart: dict[str, Any], calls: dict[str, list[Any]], rels: list[str]
+    root: str, inputs: dict[str, Any], apart: dict[str, Any], calls: Mapping[str, list[Any]], rels: list[str]
 ) -> bool:
     """Whether every changed test file of *rels* is alone (see the module's docstring) and, read again, adds to
     the census's result what it added (its recorded :func:`~tierlock.census.engine.share`). False: it cannot be

@@ -11,6 +11,7 @@ file became a folder, and after any edit of a file something besides the census 
 
 from __future__ import annotations
 
+import marshal
 import os
 import time
 from pathlib import Path
@@ -279,7 +280,14 @@ def test_the_facts_to_work_a_census_out_again_are_kept_apart_and_trusted_only_wh
     assert entry is not None
     side, _digest = entry["rerun"]
     assert side == f"{kept}.rerun"
-    assert keptrun.rerun_data(entry["rerun"]) == recorder.entry(keptrun.who(ARGV), code)["rerun"]  # type: ignore[index]
+    data = keptrun.rerun_data(entry["rerun"])
+    recorded = recorder.entry(keptrun.who(ARGV), code)["rerun"]  # type: ignore[index]
+    assert data is not None
+    assert sorted(data["calls"].keys()) == sorted(recorded["calls"])
+    assert all(data["calls"].get(path) == found for path, found in recorded["calls"].items())  # each decoded
+    assert [[root, [inputs, marshal.loads(was), *apart]] for root, (inputs, was, *apart) in data["surveys"]] == [
+        list(survey) for survey in recorded["surveys"]
+    ]  # (a census's result decoded only when the census is worked out again whole)
     project.uses.write_text(USES + "    assert True\n")  # facts change, the result does not
     assert keptrun.holds(entry, ARGV)
     data = Path(side).read_bytes()
