@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from tierlock import keptnote, keptrecord, keptrun
 from tierlock.census import CensusTier, FolderCache, census, read_file
+from tierlock.census.records import FileFacts
 from tierlock.census.summary import facts_hold, names_any, taken
 from tierlock.keptnote import fingerprint, plain
 from tierlock.keptrecord import Recorder
@@ -280,12 +281,12 @@ def test_the_facts_to_work_a_census_out_again_are_kept_apart_and_trusted_only_wh
     assert entry is not None
     side, _digest = entry["rerun"]
     assert side == f"{kept}.rerun"
-    data = keptrun.rerun_data(entry["rerun"])
+    rerun = keptrun.rerun_data(entry["rerun"])
     recorded = recorder.entry(keptrun.who(ARGV), code)["rerun"]  # type: ignore[index]
-    assert data is not None
-    assert sorted(data["calls"].keys()) == sorted(recorded["calls"])
-    assert all(data["calls"].get(path) == found for path, found in recorded["calls"].items())  # each decoded
-    assert [[root, [inputs, marshal.loads(was), *apart]] for root, (inputs, was, *apart) in data["surveys"]] == [
+    assert rerun is not None
+    assert sorted(rerun["calls"].keys()) == sorted(recorded["calls"])
+    assert all(rerun["calls"].get(path) == found for path, found in recorded["calls"].items())  # each decoded
+    assert [[root, [inputs, marshal.loads(was), *apart]] for root, (inputs, was, *apart) in rerun["surveys"]] == [
         list(survey) for survey in recorded["surveys"]
     ]  # (a census's result decoded only when the census is worked out again whole)
     project.uses.write_text(USES + "    assert True\n")  # facts change, the result does not
@@ -492,7 +493,7 @@ def test_the_kept_facts_of_the_files_are_made_when_first_asked_for(project: Proj
 
     entry = project.record()
     _root, _inputs, apart, calls = _apart(entry)
-    now = {"tests/brain/test_brain.py": None}
+    now: dict[str, FileFacts | None] = {"tests/brain/test_brain.py": None}
     facts = KeptFacts(calls, apart["parsed"], now)
     assert "tests/brain/test_brain.py" not in facts  # not parsed now
     assert "tests/test_plain.py" not in facts  # never parsed
@@ -523,13 +524,13 @@ def test_a_kept_entry_with_garbage_bytes_gives_the_kept_answer_or_none(
         flips=st.lists(st.tuples(st.integers(min_value=0), st.integers(min_value=1, max_value=255)), max_size=4),
     )
     def garbage(which: Path, cut: int, flips: list[tuple[int, int]]) -> None:
-        for path, data in originals.items():
-            path.write_bytes(data)
+        for path, original in originals.items():
+            path.write_bytes(original)
         os.utime(project.uses)  # just written (a settled file would be worked out in full once)
-        data = bytearray(originals[which])
+        changed = bytearray(originals[which])
         for at, xor in flips:
-            data[at % len(data)] ^= xor
-        written = bytes(data[: len(data) - cut % len(data)])
+            changed[at % len(changed)] ^= xor
+        written = bytes(changed[: len(changed) - cut % len(changed)])
         which.write_bytes(written)
         code = keptrun.replay(ARGV)
         out = capsys.readouterr().out
