@@ -23,11 +23,11 @@ from collections.abc import Mapping
 from tierlock.census.attribute import file_uses
 from tierlock.census.cache import Memo
 from tierlock.census.engine import share, survey
-from tierlock.census.filefacts import FileFacts, read_file
+from tierlock.census.filefacts import FileFacts
 from tierlock.census.firstparty import ModuleIndex, Reach
 from tierlock.census.fixtures import Needs, below
 from tierlock.census.report import CensusTier
-from tierlock.census.summary import canonical, names_any
+from tierlock.census.summary import canonical, facts_of, names_any
 from tierlock.census.tree import DiskTree
 
 TYPE_CHECKING = False
@@ -154,7 +154,7 @@ def alone_holds(
         if text is None:
             return False
         if names_any(text, apart["words"]):
-            now[rel] = read_file(text, rel)
+            now[rel] = facts_of(text, rel)
         else:  # not parsed; an autouse fixture that needs a root still makes it a file that needs it
             now[rel] = FileFacts() if any(below(rel, c) for c in apart["autouse"]) else None
     roots = {root_name for tier in inputs["tiers"] for root_name in tier[1]}
