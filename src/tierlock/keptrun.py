@@ -321,7 +321,7 @@ def summaries_hold(
     """Whether every file kept by what the census took from it is unchanged (identity, else bytes), or, read
     again, gives the census the same (:mod:`tierlock.census.summary`: loaded only when one changed), or else
     the census worked out again from every file's facts (*rerun*: :func:`rerun_data`) gives the same result
-    (:mod:`tierlock.census.rerun`: an edit that moved lines or changed an import the answer does not rest on)."""
+    (:func:`tierlock.keptedit.changed_hold`: loaded only when one changed)."""
     changed = [
         (path, calls, shown)
         for path, (was, bytes_were, calls, shown) in summaries.items()
@@ -329,23 +329,9 @@ def summaries_hold(
     ]
     if not changed:
         return True
-    from tierlock.census.summary import facts_hold, shown_holds
+    from tierlock.keptedit import changed_hold
 
-    paths = [path for path, _calls, _shown in changed]
-    if all(facts_hold(path, calls) for path, calls, _shown in changed):
-        if seen is not None:
-            seen.append(("facts", {path: sig(path) for path in paths}))
-        return True
-    if not all(shown is None or shown_holds(path, calls, shown) for path, calls, shown in changed):
-        return False  # a test added, renamed or moved: the census's result names it, so it changed
-    data = rerun_data(rerun)
-    if data is None:
-        return False
-    from tierlock.census.rerun import surveys_hold
-
-    if seen is not None:
-        seen.append(("census", {path: sig(path) for path in paths}))
-    return surveys_hold(data["surveys"], data["calls"], set(paths))
+    return changed_hold(changed, sig, lambda: rerun_data(rerun), seen)
 
 
 def rerun_data(rerun: Any) -> dict[str, Any] | None:
@@ -360,30 +346,11 @@ def rerun_data(rerun: Any) -> dict[str, Any] | None:
         if not isinstance(data, bytes) or bytes(_sha256(data).digest()) != wanted:
             return None
         loaded = marshal.loads(data)
+        from tierlock.keptedit import Decoded
+
         return {"calls": Decoded(loaded["calls"]), "surveys": loaded["surveys"]}
     except (TypeError, ValueError, KeyError, EOFError):
         return None
-
-
-class Decoded:
-    """Path -> what the census took from a file at each reading (kept apart as ``marshal`` bytes per file: one
-    changed test file worked out alone needs the facts of the few files it reaches), decoded when asked for."""
-
-    def __init__(self, raw: dict[str, Any]) -> None:
-        self.raw = raw
-        self.done: dict[str, Any] = {}
-
-    def get(self, path: str, default: Any = None) -> Any:
-        found = self.done.get(path)
-        if found is None:
-            raw = self.raw.get(path)
-            if raw is None:
-                return default
-            found = self.done[path] = marshal.loads(raw) if isinstance(raw, bytes) else raw
-        return found
-
-    def keys(self) -> Any:
-        return self.raw.keys()
 
 
 def replay(argv: Sequence[str]) -> int | None:
@@ -401,7 +368,10 @@ def replay(argv: Sequence[str]) -> int | None:
     if seen and settled(seen[0][1]):
         if seen[0][0] == "census":
             return None  # worked out in full once, and kept again: not the census again on every run
-        refresh(path, entry, seen[0][1])
+        from tierlock.keptedit import refreshed
+
+        refreshed(entry, seen[0][1])
+        seal(path, entry)
     streams = {1: sys.stdout, 2: sys.stderr}
     for fd, text in entry["out"]:
         streams[fd].write(text)
@@ -414,24 +384,6 @@ def settled(paths: Iterable[str]) -> bool:
     will be seen)."""
     since = time_ns() - SETTLE_NS
     return all(not modified_since(stat_sig(path), since) for path in paths)
-
-
-def refresh(path: str, entry: dict[str, Any], changed: dict[str, tuple[int, ...]]) -> None:
-    """Keep *entry* again at *path* with the *changed* test files (each gave the census the same facts) known
-    by the identity each had when it was checked, in the entry's table and in the folders scanned, so the next
-    run need not read them again. Their digest is dropped: bytes written since the check have another
-    identity, and are then read and their facts taken again."""
-    summaries = entry["summaries"]
-    for name, sig in changed.items():
-        summaries[name] = (sig, None, *summaries[name][2:])
-        if name in entry["stats"]:
-            entry["stats"][name] = sig[:5]
-    for folder_path, was in entry["scans"].items():
-        if isinstance(was, tuple):
-            entry["scans"][folder_path] = tuple(
-                (name, changed.get(os.path.join(folder_path, name), sig)[:5]) for name, sig in was
-            )
-    seal(path, entry)
 
 
 def private_folder(prefix: str) -> str:
