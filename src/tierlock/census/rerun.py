@@ -9,7 +9,7 @@ every result equals the recorded one (:func:`tierlock.census.summary.canonical`)
 tier model, the lockfile model or packaging.
 
 A changed test file that is *alone* - not a conftest, no import of another file runs it, and the census cut
-no cycle short but its own - adds to the result only its own part (:func:`tierlock.census.engine.share`):
+no cycle short but in such files - adds to the result only its own part (:func:`tierlock.census.engine.share`):
 the part of each such file is worked out alone, from the facts of the files it reaches, and when every one is
 the part recorded, the result is the same without the census of every other file (:func:`alone_holds`).
 """
@@ -142,11 +142,10 @@ def alone_holds(
     """Whether every changed test file of *rels* is alone (see the module's docstring) and, read again, adds to
     the census's result what it added (its recorded :func:`~tierlock.census.engine.share`). False: it cannot be
     told from those files alone (the census is then worked out again whole)."""
-    alone = set(apart["tests"]) - set(apart["targets"])
-    if not set(apart["cycles"]) <= set(rels) or not all(
-        rel in alone and rel in apart["shares"] and not rel.endswith(("conftest.py", "__init__.py")) for rel in rels
-    ):
-        return False
+    alone = {rel for rel in apart["shares"] if not rel.endswith(("conftest.py", "__init__.py"))}
+    alone -= set(apart["targets"])
+    if not set(apart["cycles"]) <= alone or not all(rel in alone for rel in rels):
+        return False  # (a cycle cut short in a file alone was that file's own: what it found, no other file used)
     tree = DiskTree(root)
     now: dict[str, FileFacts | None] = {}
     for rel in rels:

@@ -473,7 +473,11 @@ def test_a_changed_test_file_is_worked_out_alone_only_when_nothing_else_rests_on
     assert alone_holds(root, inputs, apart, calls, [rel])
     assert not alone_holds(root, inputs, apart | {"targets": [rel]}, calls, [rel])  # another file imports it
     assert not alone_holds(root, inputs, apart | {"cycles": ["tests/x.py"]}, calls, [rel])  # a cycle cut elsewhere
+    assert not alone_holds(root, inputs, apart | {"cycles": ["tests/conftest.py"]}, calls, [rel])
     assert alone_holds(root, inputs, apart | {"cycles": [rel]}, calls, [rel])  # its own cycle: its own part
+    assert alone_holds(root, inputs, apart | {"cycles": ["tests/test_plain.py"]}, calls, [rel])  # another's own
+    plain_imported = apart | {"cycles": ["tests/test_plain.py"], "targets": ["tests/test_plain.py"]}
+    assert not alone_holds(root, inputs, plain_imported, calls, [rel])  # imported: its cycle is others' too
     assert not alone_holds(root, inputs, apart, calls, ["tests/conftest.py"])
     assert not alone_holds(root, inputs, apart, calls, ["tests/unknown_test.py"])
     project.uses.write_text("\n" + USES)  # the import moved: its part of the result differs
