@@ -476,6 +476,7 @@ def test_a_changed_test_file_is_worked_out_alone_only_when_nothing_else_rests_on
     assert not alone_holds(root, inputs, apart | {"cycles": ["tests/conftest.py"]}, calls, [rel])
     assert alone_holds(root, inputs, apart | {"cycles": [rel]}, calls, [rel])  # its own cycle: its own part
     assert alone_holds(root, inputs, apart | {"cycles": ["tests/test_plain.py"]}, calls, [rel])  # another's own
+    assert alone_holds(root, inputs, apart | {"cycles": ["tests/test_plain.py", rel]}, calls, [rel])  # each its own
     plain_imported = apart | {"cycles": ["tests/test_plain.py"], "targets": ["tests/test_plain.py"]}
     assert not alone_holds(root, inputs, plain_imported, calls, [rel])  # imported: its cycle is others' too
     assert not alone_holds(root, inputs, apart, calls, ["tests/conftest.py"])
