@@ -544,3 +544,20 @@ def test_a_kept_entry_with_garbage_bytes_gives_the_kept_answer_or_none(
     garbage()
     at = originals[kept].index(b"['tests/brain") + 2  # a letter of the answer itself: it still loads, and says else
     garbage.hypothesis.inner_test(kept, 0, [(at, ord("t") ^ ord("T"))])  # type: ignore[attr-defined]
+
+
+def test_a_test_file_a_glob_names_is_kept_by_its_facts_though_the_census_looked_it_up(project: Project) -> None:
+    tiers = [CensusTier("brain", ("brainpkg",), ("tests/brain/**", "tests/test_plain.py"))]
+    recorder = Recorder(str(project.cache))
+    with recorder:
+        census(project.root, tiers)
+    entry = recorder.entry(keptrun.who(ARGV), 0)
+    assert entry is not None
+    path = str(project.plain)
+    assert path in entry["stats"]  # looked up by the census's walk: its kind
+    assert path in entry["summaries"]  # and by nothing else: kept by its facts
+    project.plain.write_text(PLAIN.replace("True", "True  # yes"))
+    assert keptrun.holds(entry, ARGV)
+    project.plain.unlink()
+    project.plain.mkdir()  # no longer a file
+    assert not keptrun.holds(entry, ARGV)
