@@ -561,3 +561,23 @@ def test_a_test_file_a_glob_names_is_kept_by_its_facts_though_the_census_looked_
     project.plain.unlink()
     project.plain.mkdir()  # no longer a file
     assert not keptrun.holds(entry, ARGV)
+
+
+def test_a_test_file_whose_needs_are_left_to_run_time_is_worked_out_alone_with_them(project: Project) -> None:
+    from tierlock.census.rerun import alone_holds
+
+    dispatched = project.root / "tests" / "test_named.py"
+    dispatched.write_text(
+        'import pytest\n\n\n@pytest.mark.parametrize("name", ["vizpkg"])\ndef test_it(name):\n'
+        '    if "vizpkg" in name:\n        import vizpkg\n'
+    )
+    project.age()
+    entry = project.record()
+    root, inputs, apart, calls = _apart(entry)
+    rel = "tests/test_named.py"
+    dispatched.write_text(dispatched.read_text() + "    assert name\n")  # its facts change, its part does not
+    assert alone_holds(root, inputs, apart, calls, [rel])
+    dispatched.write_text(dispatched.read_text().replace('"vizpkg" in name', '"vizpkg" in name and name'))
+    assert alone_holds(root, inputs, apart, calls, [rel])
+    dispatched.write_text("\n" + dispatched.read_text())  # the import left to run time moved a line down
+    assert not alone_holds(root, inputs, apart, calls, [rel])
