@@ -25,7 +25,7 @@ command runs in full).
 interpreter as ``--python``), beside ``python -c pass``, against the goal of at most 150 ms each.
 
 Run: ``.venv/bin/python benchmarks/bench_cli.py [--runs N] [--cold | --edited KIND] [--baseline DIR/src]`` or
-``... --project DIR --python PY [--runs N] [--cold | --edited KIND] [--test-file REL]``.
+``... --project DIR --python PY [--runs N] [--cold | --edited KIND] [--test-file REL] [--baseline DIR/src]``.
 """
 
 from __future__ import annotations
@@ -106,7 +106,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.python is None:
             parser.error("--project needs --python (the interpreter of the project's armed environment)")
         real_project(
-            args.project.resolve(), args.python, args.runs, cold=args.cold, edited=args.edited, test=args.test_file
+            args.project.resolve(),
+            args.python,
+            args.runs,
+            cold=args.cold,
+            edited=args.edited,
+            test=args.test_file,
+            baseline=args.baseline,
         )
         return
     print(f"load average before: {load()}")
@@ -185,36 +191,56 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def real_project(
-    project: Path, python: Path, runs: int, *, cold: bool, edited: str | None = None, test: str | None = None
+    project: Path,
+    python: Path,
+    runs: int,
+    *,
+    cold: bool,
+    edited: str | None = None,
+    test: str | None = None,
+    baseline: Path | None = None,
 ) -> None:
     """check, admit, probe and status on *project* (``--python`` *python*) beside ``python -c pass``
     (goal: each at most 150 ms; the ratio printed for scale). Each command's exit code is taken from a first
     run (a real project may well have a problem ``check`` reports) and every later run must give it again.
-    With *edited*, *test* (a test file, relative) or pyproject.toml is changed before every run."""
+    With *edited*, *test* (a test file, relative) or pyproject.toml is changed before every run. With
+    *baseline* (another tierlock's src folder), this checkout's and that one's code also run through
+    ``python -c`` in the same interleaved rounds (each keeps its own answers: the module search path differs)."""
     print(f"load average before: {load()}")
     editor = Editor(edited or "test", project / (test or "pyproject.toml"), project / "pyproject.toml")
     with tempfile.TemporaryDirectory(prefix="tierlock-bench-cli-real-") as tmp:
         env = environ(Path(tmp) / "uv-cache")
         cache = Path(env["TIERLOCK_CACHE_DIR"])
 
-        def measure(argv: Sequence[str | Path], *, ours: bool = True) -> Callable[[], float]:
-            expect = subprocess.run(_strs(argv), env=env, capture_output=True, check=False).returncode
+        def measure(
+            argv: Sequence[str | Path], *, ours: bool = True, extra: dict[str, str] | None = None
+        ) -> Callable[[], float]:
+            environ = {**env, **(extra or {})}
+            expect = subprocess.run(_strs(argv), env=environ, capture_output=True, check=False).returncode
             if ours and edited:  # kept on settled files (a first run may have written the census's cache)
                 time.sleep(2.1)
-                run(argv, env, expect=expect)
+                run(argv, environ, expect=expect)
 
             def once() -> float:
                 if cold:
                     shutil.rmtree(cache, ignore_errors=True)
                 if ours and edited:
                     editor()
-                return run(argv, env, expect=expect)
+                return run(argv, environ, expect=expect)
 
             return once
 
         commands = {"python -c pass": measure([sys.executable, "-c", "pass"], ours=False)}
         for command in COMMANDS:
             commands[command] = measure([BIN / "tierlock", *argv_of(command, project, python)])
+            sides = (("new", REPO / "src"), ("old", baseline)) if baseline is not None else ()
+            for label, src in sides:
+                code = ENTRY.replace(
+                    "tierlock()", f"sys.argv[1:] = {_strs(argv_of(command, project, python))!r}; tierlock()"
+                )
+                commands[f"{command} ({label}, -c)"] = measure(
+                    [sys.executable, "-c", code], extra={"PYTHONPATH": str(src)}
+                )
         try:
             medians = interleaved(commands, runs)
         finally:
@@ -230,6 +256,14 @@ def real_project(
             f"tierlock {command:<8} {ours * 1000:8.1f} ms   {ours / bare:5.2f}x python -c pass"
             f"   (goal <= 150 ms: {verdict})"
         )
+    if baseline is not None:
+        print("before/after (both through python -c, PYTHONPATH to each src):")
+        for command in COMMANDS:
+            new, old = medians[f"{command} (new, -c)"], medians[f"{command} (old, -c)"]
+            print(
+                f"  {command:<10} this checkout {new * 1000:7.1f} ms   baseline {old * 1000:7.1f} ms"
+                f"   {new / old:5.2f}x"
+            )
 
 
 def _strs(argv: Sequence[str | Path]) -> list[str]:

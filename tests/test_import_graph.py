@@ -88,7 +88,8 @@ LAZY_IMPORTS: dict[str, str] = {
         f"tierlock.census.{name}": "check runs the census on every project: its rarer branches load their own"
         for name in ("attribute", "cache", "engine", "projectcensus", "report", "summary")
     },
-    "tierlock.keptrun": "a kept answer loads the census's file reader only when a test file it rests on changed",
+    "tierlock.keptrun": "a kept answer loads what reads a changed test file again only when one changed",
+    "tierlock.keptedit": "a changed test file's facts, then the census worked out again, each only when needed",
     **{
         f"tierlock.probing{name}": _FAST
         for name in (

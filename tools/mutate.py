@@ -83,7 +83,12 @@ MODULES: dict[str, Module] = {
     ),
     # A kept answer after a test file changed: the facts read again, the census worked out again.
     "keptcensus": Module(
-        ("src/tierlock/keptnote.py", "src/tierlock/census/summary.py", "src/tierlock/census/rerun.py"),
+        (
+            "src/tierlock/keptnote.py",
+            "src/tierlock/keptedit.py",
+            "src/tierlock/census/summary.py",
+            "src/tierlock/census/rerun.py",
+        ),
         ("tests/unit/core/test_kept_census_facts.py",),
     ),
     "armplan": Module(

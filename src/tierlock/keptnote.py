@@ -29,8 +29,9 @@ def recording() -> bool:
 
 
 def tell(kind: str, path: str, detail: object = None) -> None:
-    """Tell the recorder that *path* was read (*kind* ``"read"``: one open of it) or what was taken from it
-    (``"census"``: ``[name, words, facts]``, see :func:`tierlock.census.summary.facts_hold`)."""
+    """Tell the recorder that *path* was read (*kind* ``"read"``: one open of it), looked up for its kind
+    (``"stat"``: one look-up), or what was taken from it (``"census"``: ``[name, words, facts]``, see
+    :func:`tierlock.census.summary.facts_hold`)."""
     for sink in _sinks:
         sink(kind, path, detail)
 

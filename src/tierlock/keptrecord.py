@@ -23,9 +23,11 @@ from tierlock.keptrun import (
     _sha256,
     digest,
     entry_path,
+    identity,
     listing,
     modified_since,
     scan,
+    seal,
     stat_sig,
     terminal,
     who,
@@ -116,6 +118,9 @@ class Recorder:
         self.opens: dict[str, int] = {}
         """How many times each file was opened to read (to tell whether the census was its only reader)."""
         self.told_reads: dict[str, int] = {}
+        self.looks: dict[str, int] = {}
+        """How many times each path was looked up (to tell whether the census was the only one to look it up)."""
+        self.told_looks: dict[str, int] = {}
         self.told: dict[str, list[Any]] = {}
         """What the census took from each file (see :mod:`tierlock.keptnote`); None in the list: kept by bytes."""
         self.surveys: list[list[Any]] = []
@@ -165,6 +170,8 @@ class Recorder:
         """What a reader told (:func:`tierlock.keptnote.tell`)."""
         if kind == "read":
             self.told_reads[path] = self.told_reads.get(path, 0) + 1
+        elif kind == "stat":
+            self.told_looks[path] = self.told_looks.get(path, 0) + 1
         elif kind == "survey":
             self.surveys.append([path, detail])
         else:
@@ -214,6 +221,7 @@ class Recorder:
         text = self._path(path)
         if text is not None and not self._ours(text):
             table.add(text)
+            self.looks[text] = self.looks.get(text, 0) + 1
 
     def event(self, event: str, args: tuple[Any, ...]) -> None:
         if event == "open":
@@ -251,7 +259,7 @@ class Recorder:
             return None
         code_files, sources = module_files()
         summaries = self.summaries(code_files)
-        files = {path: (stat_sig(path), digest(path)) for path in sorted(self.opened - code_files - set(summaries))}
+        files = {path: (identity(path), digest(path)) for path in sorted(self.opened - code_files - set(summaries))}
         stats = {path: stat_sig(path) for path in sorted(self.stats | sources)}
         lstats = {path: stat_sig(path, follow=False) for path in sorted(self.lstats)}
         lists = {path: listing(path) for path in sorted(self.listed)}
@@ -279,15 +287,17 @@ class Recorder:
         for path, calls in sorted(self.told.items()):
             if None in calls or path in code_files or self.opens.get(path, 0) != self.told_reads.get(path, 0):
                 continue  # unreadable, or read by something besides the census: kept by its bytes
+            if self.looks.get(path, 0) != self.told_looks.get(path, 0):
+                continue  # looked up by something besides the census (which takes only its kind): kept by its bytes
             told = [[name, words, fingerprint(facts)] for name, words, facts in calls]
-            out[path] = (stat_sig(path), digest(path) if path in self.opened else None, told, shown.get(path))
+            out[path] = (identity(path), digest(path) if path in self.opened else None, told, shown.get(path))
         return out
 
     def shown(self) -> dict[str, bytes | None]:
         """What each census's result shows of each test file (its tests and their lines), fingerprinted: a
         file whose tests change changes the result (None: two censuses showed it differently)."""
         out: dict[str, bytes | None] = {}
-        for root, (_inputs, result) in self.surveys:
+        for root, (_inputs, result, *_apart) in self.surveys:
             for key, value in result[1]:
                 if key == "tests":
                     for rel, tests in value:
@@ -300,10 +310,15 @@ class Recorder:
         entry = self.entry(who, code)
         if entry is not None:
             if entry["summaries"]:  # the facts and results, read only to work a census out again: a file apart
-                rerun = marshal.dumps(entry["rerun"])
+                data = entry["rerun"]
+                calls = {path: marshal.dumps(found) for path, found in data["calls"].items()}  # decoded one by one
+                surveys = [
+                    [root, [inputs, marshal.dumps(was), *apart]] for root, (inputs, was, *apart) in data["surveys"]
+                ]
+                rerun = marshal.dumps({"calls": calls, "surveys": surveys})
                 dump(f"{path}.rerun", {"rerun": rerun})
                 entry["rerun"] = [f"{path}.rerun", _sha256(rerun).digest()]
-            dump(path, entry)
+            seal(path, entry)
             return
         with contextlib.suppress(OSError):
             os.unlink(path)

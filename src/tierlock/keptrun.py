@@ -58,7 +58,7 @@ import sys
 from time import time_ns
 
 from tierlock._version import __version__
-from tierlock.probing.libcache import dump, folder
+from tierlock.probing.libcache import folder
 
 try:  # the C implementation itself: no OpenSSL loading, no ``hashlib`` start-up
     from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
@@ -71,7 +71,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Bump when the kept entry's shape or meaning changes.
-SCHEMA = 2
+SCHEMA = 3
 #: The commands whose answer may be kept.
 COMMANDS = frozenset({"check", "probe", "status", "admit"})
 #: Global options that take a value (``--project DIR``), to find the command on a command line.
@@ -146,6 +146,19 @@ def stat_sig(path: str, *, follow: bool = True) -> tuple[int, ...]:
     return (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
 
 
+def identity(path: str) -> tuple[int, ...]:
+    """A file's :func:`stat_sig` and the time its status last changed (ns): a write that put back the size and
+    the modification time (``os.utime``) still moves that one. What a file read is kept by (a folder, or a path
+    that cannot be looked up: its :func:`stat_sig`)."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return (failed(exc),)
+    if st.st_mode & 0o170000 == 0o040000:
+        return (st.st_mode, st.st_ino, st.st_dev)
+    return (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, st.st_ctime_ns)
+
+
 def failed(exc: OSError) -> int:
     """What a look-up, read or listing that failed is known by: its negative ``errno``."""
     return -(exc.errno or 1)
@@ -154,7 +167,7 @@ def failed(exc: OSError) -> int:
 def modified_since(sig: tuple[int, ...], since_ns: int) -> bool:
     """Whether the file whose :func:`stat_sig` is *sig* was modified at or after *since_ns* (folders and
     paths that could not be looked up: no)."""
-    return len(sig) == 5 and sig[2] >= since_ns
+    return len(sig) >= 5 and sig[2] >= since_ns
 
 
 def digest(path: str) -> bytes | tuple[int, ...] | int:
@@ -193,13 +206,44 @@ def scan(path: str, look: Callable[[str], tuple[int, ...]] = stat_sig) -> tuple[
 
 
 # -- giving a kept answer ---------------------------------------------------------------------------------
-def load(path: str) -> dict[str, Any] | None:
+#: What a sealed entry (:func:`seal`) begins with, before the sha256 of the rest.
+SEAL = b"tierlock-kept-1\n"
+
+
+def seal(path: str, entry: dict[str, Any]) -> None:
+    """Write *entry* to *path* atomically, sealed: :data:`SEAL`, the sha256 of its ``marshal`` bytes, the bytes.
+    An entry whose bytes were changed since (a disk error, a hand edit, a half-written copy) is then no entry."""
+    data = marshal.dumps(entry)
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(temporary, "wb") as fh:
+            fh.write(SEAL + _sha256(data).digest() + data)
+        os.replace(temporary, path)
+    except OSError:
+        try:  # noqa: SIM105 (contextlib is an import more on the kept path)
+            os.unlink(temporary)
+        except OSError:
+            pass
+
+
+def load(path: str, *, sealed: bool = False) -> dict[str, Any] | None:
+    """The entry kept at *path*: a sealed one (:func:`seal`) only when its sha256 holds; else (not *sealed*: a
+    lock's or an arming's) plain ``marshal``. None when there is none, or it does not load."""
     try:
         with open(path, "rb") as fh:
-            data = marshal.loads(fh.read())
+            data = fh.read()
+        if data.startswith(SEAL):
+            start = len(SEAL) + 32
+            if bytes(_sha256(data[start:]).digest()) != data[len(SEAL) : start]:
+                return None
+            data = data[start:]
+        elif sealed:
+            return None
+        loaded = marshal.loads(data)
     except (OSError, ValueError, EOFError, TypeError):
         return None
-    return data if isinstance(data, dict) else None
+    return loaded if isinstance(loaded, dict) else None
 
 
 def holds(entry: dict[str, Any], argv: Sequence[str], seen: list[Any] | None = None) -> bool:
@@ -207,7 +251,8 @@ def holds(entry: dict[str, Any], argv: Sequence[str], seen: list[Any] | None = N
 
     A file read is the same when its identity (:func:`stat_sig`) is, or else when its bytes are (a checkout
     that rewrote it unchanged); each path is looked up once however many tables name it. A test file the
-    census alone read may have changed (:func:`summaries_hold`): *seen* then gets ``(how, paths)``.
+    census alone read may have changed (:func:`summaries_hold`): *seen* then gets ``(how, paths)``. A file
+    read is known by its :func:`identity` (a same-size edit dated back is read again).
     """
     try:
         if entry["who"] != who(argv):
@@ -217,26 +262,33 @@ def holds(entry: dict[str, Any], argv: Sequence[str], seen: list[Any] | None = N
             return False
         looked: dict[str, tuple[int, ...]] = {}
 
-        def sig(path: str) -> tuple[int, ...]:
+        def look(path: str) -> tuple[int, ...]:
             found = looked.get(path)
             if found is None:
-                found = looked[path] = stat_sig(path)
+                found = looked[path] = identity(path)
             return found
 
-        if any(sig(path) != was for path, was in entry["stats"].items()):
+        def sig(path: str) -> tuple[int, ...]:
+            return look(path)[:5]
+
+        summaries: dict[str, Any] = entry.get("summaries") or {}  # (a lock's or an arming's: no census ran)
+        stats = entry["stats"]
+        if any(sig(path) != was and not same_kind(path, sig(path), was, summaries) for path, was in stats.items()):
             return False
         if any(stat_sig(path, follow=False) != was for path, was in entry["lstats"].items()):
             return False
         if any(listing(path) != was for path, was in entry["lists"].items()):
             return False
-        summaries: dict[str, Any] = entry.get("summaries") or {}  # (a lock's or an arming's: no census ran)
         if not all(scan_holds(path, was, sig, summaries) for path, was in entry["scans"].items()):
             return False
-        if any(sig(path) != was and digest(path) != bytes_were for path, (was, bytes_were) in entry["files"].items()):
+        files = entry["files"]  # (an arming's or a lock's entry keeps a file by its stat_sig: compared as such)
+        if any(
+            look(path)[: len(was)] != was and digest(path) != bytes_were for path, (was, bytes_were) in files.items()
+        ):
             return False
         if not isinstance(entry["out"], list) or not isinstance(entry["code"], int):
             return False
-        return summaries_hold(summaries, sig, entry.get("rerun"), seen)
+        return summaries_hold(summaries, look, entry.get("rerun"), seen)
     except (KeyError, TypeError, ValueError, AttributeError):
         return False
 
@@ -252,11 +304,15 @@ def scan_holds(path: str, was: Any, sig: Callable[[str], tuple[int, ...]], summa
     for (name, sig_now), (name_was, sig_was) in zip(now, was, strict=True):
         if name != name_was:
             return False
-        if sig_now != sig_was and not (
-            os.path.join(path, name) in summaries and len(sig_now) == len(sig_was) == 5 and sig_now[0] == sig_was[0]
-        ):
+        if sig_now != sig_was and not same_kind(os.path.join(path, name), sig_now, sig_was, summaries):
             return False
     return True
+
+
+def same_kind(path: str, now: tuple[int, ...], was: tuple[int, ...], summaries: dict[str, Any]) -> bool:
+    """Whether *path*, a file kept by what the census took from it (the census alone looked it up: it takes
+    its kind), is still a file of the same kind (:func:`summaries_hold` then reads it again)."""
+    return path in summaries and len(now) == len(was) == 5 and now[0] == was[0]
 
 
 def summaries_hold(
@@ -265,7 +321,7 @@ def summaries_hold(
     """Whether every file kept by what the census took from it is unchanged (identity, else bytes), or, read
     again, gives the census the same (:mod:`tierlock.census.summary`: loaded only when one changed), or else
     the census worked out again from every file's facts (*rerun*: :func:`rerun_data`) gives the same result
-    (:mod:`tierlock.census.rerun`: an edit that moved lines or changed an import the answer does not rest on)."""
+    (:func:`tierlock.keptedit.changed_hold`: loaded only when one changed)."""
     changed = [
         (path, calls, shown)
         for path, (was, bytes_were, calls, shown) in summaries.items()
@@ -273,23 +329,9 @@ def summaries_hold(
     ]
     if not changed:
         return True
-    from tierlock.census.summary import facts_hold, shown_holds
+    from tierlock.keptedit import changed_hold
 
-    paths = [path for path, _calls, _shown in changed]
-    if all(facts_hold(path, calls) for path, calls, _shown in changed):
-        if seen is not None:
-            seen.append(("facts", {path: sig(path) for path in paths}))
-        return True
-    if not all(shown is None or shown_holds(path, calls, shown) for path, calls, shown in changed):
-        return False  # a test added, renamed or moved: the census's result names it, so it changed
-    data = rerun_data(rerun)
-    if data is None:
-        return False
-    from tierlock.census.rerun import surveys_hold
-
-    if seen is not None:
-        seen.append(("census", {path: sig(path) for path in paths}))
-    return surveys_hold(data["surveys"], data["calls"], set(paths))
+    return changed_hold(changed, sig, lambda: rerun_data(rerun), seen)
 
 
 def rerun_data(rerun: Any) -> dict[str, Any] | None:
@@ -304,9 +346,11 @@ def rerun_data(rerun: Any) -> dict[str, Any] | None:
         if not isinstance(data, bytes) or bytes(_sha256(data).digest()) != wanted:
             return None
         loaded = marshal.loads(data)
+        from tierlock.keptedit import Decoded
+
+        return {"calls": Decoded(loaded["calls"]), "surveys": loaded["surveys"]}
     except (TypeError, ValueError, KeyError, EOFError):
         return None
-    return loaded if isinstance(loaded, dict) else None
 
 
 def replay(argv: Sequence[str]) -> int | None:
@@ -317,14 +361,17 @@ def replay(argv: Sequence[str]) -> int | None:
     if where is None:
         return None
     path = entry_path(where, argv)
-    entry = load(path)
+    entry = load(path, sealed=True)
     seen: list[Any] = []
     if entry is None or not holds(entry, argv, seen):
         return None
     if seen and settled(seen[0][1]):
         if seen[0][0] == "census":
             return None  # worked out in full once, and kept again: not the census again on every run
-        refresh(path, entry, seen[0][1])
+        from tierlock.keptedit import refreshed
+
+        refreshed(entry, seen[0][1])
+        seal(path, entry)
     streams = {1: sys.stdout, 2: sys.stderr}
     for fd, text in entry["out"]:
         streams[fd].write(text)
@@ -337,22 +384,6 @@ def settled(paths: Iterable[str]) -> bool:
     will be seen)."""
     since = time_ns() - SETTLE_NS
     return all(not modified_since(stat_sig(path), since) for path in paths)
-
-
-def refresh(path: str, entry: dict[str, Any], changed: dict[str, tuple[int, ...]]) -> None:
-    """Keep *entry* again at *path* with the *changed* test files (each gave the census the same facts) known
-    by the identity each had when it was checked, in the entry's table and in the folders scanned, so the next
-    run need not read them again. Their digest is dropped: bytes written since the check have another
-    identity, and are then read and their facts taken again."""
-    summaries = entry["summaries"]
-    for name, sig in changed.items():
-        summaries[name] = (sig, None, *summaries[name][2:])
-    for folder_path, was in entry["scans"].items():
-        if isinstance(was, tuple):
-            entry["scans"][folder_path] = tuple(
-                (name, changed.get(os.path.join(folder_path, name), sig)) for name, sig in was
-            )
-    dump(path, entry)
 
 
 def private_folder(prefix: str) -> str:

@@ -7,13 +7,17 @@ run, as an editor saves it, and that run's output and exit code are compared wit
 (``TIERLOCK_CACHE_DIR`` empty). An edit that leaves what the census takes from the test file unchanged
 is answered without the tier model, the lockfile model or the census (the file alone is read again); one
 that changes the file's facts but not the census's result (a line added to the last test) by the census
-worked out again from the kept facts; an edit that changes the result - an ``importorskip`` gained or
-lost, a marker, an availability flag, an import swapped for another of the same length, a line above an
-import, a test added, a file added or removed - and an edit of pyproject.toml or a lockfile run in full.
+worked out again from the kept facts (the changed test file's part of the result alone, when no other file
+imports it); an edit that changes the result - an ``importorskip`` gained or lost, a marker, an availability
+flag, an import swapped for another of the same length (its modification time put back too), a line above an
+import, a test added, a file added or removed, a conftest's fixture, a helper module gaining an
+``importorskip``, a mark alias gained by a test file another one imports - and an edit of pyproject.toml or a
+lockfile run in full. A kept entry whose bytes were cut short is no entry.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -36,6 +40,10 @@ MODEL = (HEAVY - {"tierlock.census"}) | {"tierlock.census.engine"}
 #: What only the full path loads (the census worked out again from the kept facts loads the census).
 FULL = HEAVY - {"tierlock.census"}
 MARKED = 'import pytest\n\n\n@pytest.mark.tier("viz")\ndef test_plain():\n    assert True\n'
+#: What the census worked out again whole loads, and one test file's part worked out alone does not.
+WHOLE = "tierlock.tiers.globs"
+CONFTEST = "tests/conftest.py"
+HELPER = "tests/helpers.py"
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +62,7 @@ def kept(world: World) -> Iterator[World]:
     yield world
     for rel, data in saved.items():
         (world.project / rel).write_bytes(data)
-    for rel in (GUARDED, "tests/test_new.py"):
+    for rel in (GUARDED, "tests/test_new.py", CONFTEST, HELPER):
         (world.project / rel).unlink(missing_ok=True)
     shutil.rmtree(world.cache, ignore_errors=True)
 
@@ -145,6 +153,13 @@ def _lockfile_same_size(world: World) -> None:
     _replace(world, "lockfiles/viz.txt", "vizpkg02==1.0", "vizpkg02==1.1")
 
 
+def _same_size_and_time(world: World) -> None:
+    path = world.project / BRAIN
+    st = path.stat()
+    _replace(world, BRAIN, "import brainpkg00\n", "import vizpkg00  \n")  # another tier's package
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # size and modification time as they were
+
+
 CHANGED = {
     "gains a tier's import": _gain_skip,
     "loses its importorskip": _lose_skip,
@@ -158,6 +173,7 @@ CHANGED = {
     "a deleted test file": _deleted_file,
     "a dependency in pyproject": _dependency,
     "a lockfile, same size": _lockfile_same_size,
+    "an import swapped, same size and modification time": _same_size_and_time,
 }
 
 
@@ -196,6 +212,90 @@ def test_an_edit_that_moves_lines_but_not_the_census_result_is_answered_without_
     assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
     assert modules.isdisjoint(FULL), sorted(modules & FULL)
     assert "tierlock.census.rerun" in modules
+    assert WHOLE not in modules  # the edited file's part of the result worked out alone
+
+
+@pytest.mark.parametrize("command", ["check", "admit"])
+@pytest.mark.parametrize("edit", ["the gated file's test body", "a line added to the gated file's test"])
+def test_a_test_file_a_tier_glob_names_by_itself_is_kept_by_its_facts(kept: World, command: str, edit: str) -> None:
+    """A glob naming the file itself makes the census look the file up (its kind): that is the census's own."""
+    _replace(kept, "pyproject.toml", 'tests = ["tests/brain/**"]', f'tests = ["tests/brain/**", "{GUARDED}"]')
+    backdate(kept.project)
+    argv = kept.argv(command)
+    before, _ = twice(kept, argv)
+    _replace(kept, *(SAME_FACTS | MOVED)[edit])
+    after, modules = kept.run(argv)
+    full = _full(kept, argv)
+    assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
+    assert (after.returncode, after.stdout) == (before.returncode, before.stdout)
+    assert modules.isdisjoint(FULL), sorted(modules & FULL)
+
+
+AUTOUSE = "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef numbers():\n    return 1\n"
+#: A test file that takes a mark alias from the gated test file (so that file is imported by another).
+ALIASED = (
+    "import pytest\nfrom test_guarded import needs_viz\n\npytest.importorskip('json')\n\n\n"
+    "@needs_viz\ndef test_plain():\n    assert True\n"
+)
+#: (what is there before the answer is kept, the edit after): each compared with a run that keeps nothing.
+SHARED = {
+    "a conftest.py: a line above its fixture": (
+        {CONFTEST: AUTOUSE},
+        (CONFTEST, "import pytest\n", "import pytest\n\n"),
+    ),
+    "a conftest.py: its autouse fixture imports a tier's package": (
+        {CONFTEST: AUTOUSE},
+        (CONFTEST, "    return 1", "    import vizpkg00\n\n    return 1"),
+    ),
+    "a helper module the tests import gains an importorskip": (
+        {HELPER: "VALUE = 1\n", PLAIN: "from helpers import VALUE\n\n\ndef test_plain():\n    assert VALUE\n"},
+        (HELPER, "VALUE = 1\n", "import pytest\n\npytest.importorskip('vizpkg00')\nVALUE = 1\n"),
+    ),
+    "a test file another imports gains a mark alias at its end": (
+        {PLAIN: ALIASED},
+        (GUARDED, "assert True\n", "assert True\n\n\nneeds_viz = pytest.mark.tier('viz')\n"),
+    ),
+    "a test file another imports: a line added to its test": (
+        {PLAIN: ALIASED},
+        (GUARDED, "assert True\n", "assert True\n    assert 1\n"),
+    ),
+}
+
+
+@pytest.mark.parametrize("command", ["check", "admit"])
+@pytest.mark.parametrize("case", list(SHARED), ids=list(SHARED))
+def test_an_edit_of_a_file_other_files_rest_on_gives_the_full_answer(kept: World, command: str, case: str) -> None:
+    """A conftest, a helper module and a test file another one imports are not worked out alone: their edit
+    can change what the census finds in every other file."""
+    files, edit = SHARED[case]
+    for rel, text in files.items():
+        (kept.project / rel).write_text(text)
+    backdate(kept.project)
+    argv = kept.argv(command)
+    twice(kept, argv)
+    _replace(kept, *edit)
+    after, modules = kept.run(argv)
+    full = _full(kept, argv)
+    assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
+    if "tierlock.census.rerun" in modules:
+        assert WHOLE in modules  # worked out whole, never the edited file alone
+
+
+@pytest.mark.parametrize("command", ["check", "admit"])
+@pytest.mark.parametrize("cut", ["the entry", "the facts kept apart"])
+def test_a_kept_entry_cut_short_is_no_entry(kept: World, command: str, cut: str) -> None:
+    """As a run stopped while writing would leave it (or a full disk): the answer is worked out in full."""
+    argv = kept.argv(command)
+    twice(kept, argv)
+    _replace(kept, *MOVED["a line added to the last test"])
+    suffix = ".marshal" if cut == "the entry" else ".marshal.rerun"
+    for path in kept.cache.glob(f"runs-*{suffix}"):
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2])
+    after, modules = kept.run(argv)
+    full = _full(kept, argv)
+    assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
+    assert "tierlock.lockfiles.check" in modules
 
 
 def test_a_test_file_edited_twice_is_answered_from_the_kept_entry_each_time_and_once_settled(kept: World) -> None:

@@ -50,6 +50,10 @@ class _Reading:
         self._tree = tree
         #: The folder the files are read from when a recorded run may keep what it takes from each.
         self.told = tree.base if isinstance(tree, DiskTree) and keptnote.recording() else None
+        self.test_words: list[str] = []
+        """The words a test file must name to be parsed."""
+        self.autouse: list[str] = []
+        """The conftests with an autouse fixture that needs a root."""
 
     def read(self, rel: str) -> str | None:
         if rel not in self._texts:
@@ -125,8 +129,44 @@ def survey(
         inputs: dict[str, object] = {"folders": list(folders), "patterns": list(patterns), "paths": list(paths)}
         inputs["limit_to"] = limit_to
         inputs |= {"report": report, "walk_globs": walk_globs, "tiers": [_tier_data(t) for t in tiers]}
-        keptnote.tell("survey", reading.told, [inputs, canonical(result)])
+        keptnote.tell("survey", reading.told, [inputs, canonical(result), _apart(reading, index, needs, uses, result)])
     return result
+
+
+def _apart(
+    reading: _Reading, index: ModuleIndex, needs: Needs, uses: Mapping[str, object], result: Census
+) -> dict[str, object]:
+    """What a later run needs to work out one changed test file's part of this census alone
+    (:func:`tierlock.census.rerun.alone_holds`): the files, which were parsed, the words of the test files, the
+    conftests with an autouse fixture that needs a root, every file an import was found to run (such a file is
+    not alone), the files of the cycles cut short, and each test file's :func:`share` of the result."""
+    tests = reading.listing.tests
+    run_time: dict[str, list[object]] = {}
+    for key, how in sorted(needs.run_time.items()):
+        run_time.setdefault(key[0], []).append((key, how))
+    shares = {
+        rel: share(uses.get(rel), result.tests.get(rel), run_time.get(rel, []))
+        for rel in tests
+        if not rel.endswith("conftest.py")
+    }
+    targets = sorted({target for found in index.resolved() for target in found})
+    return {
+        "tests": list(tests),
+        "modules": list(reading.modules),
+        "parsed": list(reading.parsed),
+        "words": reading.test_words,
+        "autouse": reading.autouse,
+        "targets": targets,
+        "cycles": sorted(needs.cycles),
+        "shares": shares,
+    }
+
+
+def share(uses: object, tests: object, run_time: object) -> bytes:
+    """What the census's result holds of one test file, fingerprinted: its uses and tier markers
+    (:func:`~tierlock.census.attribute.file_uses`; None when it was not parsed), its tests and their lines, and
+    the needs of its functions left to run time. The result is made of these, file by file."""
+    return keptnote.fingerprint(canonical([uses, tests, run_time]))
 
 
 def _tier_data(tier: CensusTier) -> list[object]:
@@ -157,6 +197,7 @@ def _read(reading: _Reading, index: ModuleIndex, roots: Sequence[str]) -> Needs:
     fixture_words = {name for _, name, _, _ in needs.needing()}
     autouse = [c for c, _, func, _ in needs.needing() if func.autouse]
     test_words = sorted({*words, "importorskip", "mark.tier", *fixture_words})
+    reading.test_words, reading.autouse = test_words, autouse
     for rel, stamp in listing.tests.items():
         if rel in reading.parsed:
             continue

@@ -80,6 +80,10 @@ class ModuleIndex:
             found = self._resolved[key] = self._resolve(module, level, names, importer)
         return found
 
+    def resolved(self) -> Iterable[list[str]]:
+        """The project files each import resolved so far runs."""
+        return self._resolved.values()
+
     def _resolve(self, module: str, level: int, names: Sequence[Sequence[str]], importer: str) -> list[str]:
         if level:
             folder = folder_of(importer)
@@ -121,15 +125,25 @@ class Reach:
         self._imports: dict[str, list[str]] = {}
         self._scoped: dict[str, tuple[dict[str, list[Any]], dict[str, list[Any]]]] = {}
         self._symbols: dict[tuple[str, str], tuple[str, str, str] | None] = {}
+        self._open: set[tuple[str, str]] = set()
+        self.cycles: set[str] = set()
+        """The files of the look-ups (here and in :class:`~tierlock.census.fixtures.Needs`) met again while still
+        being worked out: a cycle, cut short. Without one, every answer is the same in whatever order the files
+        are looked at (a kept answer then works out one test file alone: :mod:`tierlock.census.rerun`)."""
 
     # -- names ------------------------------------------------------------------------
     def symbol(self, rel: str, name: str) -> tuple[str, str, str] | None:
         """What *name* read in *rel* is: ``("flag" | "alias" | "module", file, name)``, or None."""
         key = (rel, name)
-        if key not in self._symbols:
-            self._symbols[key] = None  # a cycle of imports means nothing
-            self._symbols[key] = self._lookup(rel, name)
-        return self._symbols[key]
+        if key in self._symbols:
+            if key in self._open:
+                self.cycles.add(rel)
+            return self._symbols[key]
+        self._symbols[key] = None  # a cycle of imports means nothing
+        self._open.add(key)
+        found = self._symbols[key] = self._lookup(rel, name)
+        self._open.discard(key)
+        return found
 
     def _lookup(self, rel: str, name: str) -> tuple[str, str, str] | None:
         facts = self.facts.get(rel)

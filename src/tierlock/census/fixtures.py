@@ -43,14 +43,22 @@ class Needs:
         self._defs: dict[tuple[str, bool], dict[str, list[str]]] = {}
         self.tiers: dict[tuple[str, str], list[tuple[str, int]]] = {}
         """(file, function) -> the tier markers its mark aliases add."""
+        self.cycles = reach.cycles
+        """The files of the functions and fixtures met again while being worked out (see :class:`Reach`)."""
+        self._open: set[object] = set()
 
     # -- a function's own needs ---------------------------------------------------------
     def own(self, rel: str, qual: str) -> list[Need]:
         key = (rel, qual)
-        if key not in self._own:
-            self._own[key] = []  # a helper calling itself adds nothing
-            self._own[key] = self._compute_own(rel, qual)
-        return self._own[key]
+        if key in self._own:
+            if key in self._open:
+                self.cycles.add(rel)
+            return self._own[key]
+        self._own[key] = []  # a helper calling itself adds nothing
+        self._open.add(key)
+        found = self._own[key] = self._compute_own(rel, qual)
+        self._open.discard(key)
+        return found
 
     def _compute_own(self, rel: str, qual: str) -> list[Need]:
         facts = self.facts[rel]
@@ -123,8 +131,11 @@ class Needs:
         """Root -> need of fixture *name* as a test of *rel* gets it (*after*: the one overriding it)."""
         key = (rel, name, klass, after)
         if key in self._fixtures:
+            if key in self._open:
+                self.cycles.add(rel)
             return self._fixtures[key]
         self._fixtures[key] = {}  # a cycle of fixtures adds nothing
+        self._open.add(key)
         chain = self.chain(rel, name, klass)
         if after is not None:
             chain = chain[chain.index(after) + 1 :] if after in chain else []
@@ -139,6 +150,7 @@ class Needs:
                 for root, (_, in_file, at, _how) in inner.items():
                     out.setdefault(root, (root, where, func.line, f"fixture {request} ({in_file}:{at} needs {root})"))
         self._fixtures[key] = out
+        self._open.discard(key)
         return out
 
     def above(self, rel: str) -> list[str]:

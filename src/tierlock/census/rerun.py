@@ -7,22 +7,32 @@ files read and parsed, every other file's facts taken from the record (exactly w
 exactly the words it looked for; anything else is read from the file) - and the kept answer holds when
 every result equals the recorded one (:func:`tierlock.census.summary.canonical`). Loads the census, not the
 tier model, the lockfile model or packaging.
+
+A changed test file that is *alone* - not a conftest, no import of another file runs it, and the census cut
+no cycle short but in such files - adds to the result only its own part (:func:`tierlock.census.engine.share`):
+the part of each such file is worked out alone, from the facts of the files it reaches, and when every one is
+the part recorded, the result is the same without the census of every other file (:func:`alone_holds`).
 """
 
 from __future__ import annotations
 
+import marshal
 import os
+from collections.abc import Mapping
 
+from tierlock.census.attribute import file_uses
 from tierlock.census.cache import Memo
-from tierlock.census.engine import survey
+from tierlock.census.engine import share, survey
 from tierlock.census.filefacts import FileFacts
+from tierlock.census.firstparty import ModuleIndex, Reach
+from tierlock.census.fixtures import Needs, below
 from tierlock.census.report import CensusTier
-from tierlock.census.summary import canonical
+from tierlock.census.summary import canonical, facts_of, names_any
 from tierlock.census.tree import DiskTree
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
     from typing import Any
 
 
@@ -32,7 +42,7 @@ class RecordedMemo(Memo):
     A file in *changed*, and a call with words the record has no answer for, is read and parsed (as with no
     memory at all)."""
 
-    def __init__(self, calls: dict[str, list[Any]], changed: Iterable[str]) -> None:
+    def __init__(self, calls: Mapping[str, list[Any]], changed: Iterable[str]) -> None:
         super().__init__(None)
         self.calls = calls
         self.changed_files = set(changed)
@@ -60,19 +70,107 @@ def surveys_hold(surveys: Sequence[Any], facts: dict[str, Any], changed: set[str
     reading), gives its recorded result; every changed file must be below the root of one of them."""
     covered: set[str] = set()
     try:
-        for root, (inputs, was) in surveys:
+        for root, (inputs, was, *apart) in surveys:
             prefix = os.path.join(root, "")
             mine = {path for path in changed if path.startswith(prefix)}
-            calls: dict[str, list[Any]] = {}
-            for path, file_calls in facts.items():
-                if path.startswith(prefix):
-                    calls[path[len(prefix) :]] = [c for c in file_calls if os.path.join(root, c[0]) == path]
-            if canonical(_again(root, inputs, RecordedMemo(calls, [p[len(prefix) :] for p in mine]))) != was:
+            calls = Below(facts, root)
+            rels = sorted(p[len(prefix) :] for p in mine)
+            if not (apart and rels and alone_holds(root, inputs, apart[0], calls, rels)) and (
+                canonical(_again(root, inputs, RecordedMemo(calls, rels)))
+                != (marshal.loads(was) if isinstance(was, bytes) else was)
+            ):
                 return False
             covered |= mine
     except (TypeError, ValueError, KeyError, IndexError, AttributeError):
         return False
     return covered == changed
+
+
+class Below(Mapping[str, "list[Any]"]):
+    """The readings of the files below *root* by their path relative to it (each reading of a file names it; one
+    of another census's root is left out), taken from *facts* (path -> readings) when asked for."""
+
+    def __init__(self, facts: Any, root: str) -> None:
+        self.facts = facts
+        self.root = root
+        self.prefix = os.path.join(root, "")
+
+    def __getitem__(self, rel: str) -> list[Any]:
+        path = os.path.join(self.root, rel)
+        found = self.facts.get(path)
+        if found is None:
+            raise KeyError(rel)
+        return [c for c in found if os.path.join(self.root, c[0]) == path]
+
+    def __iter__(self) -> Iterator[str]:
+        cut = len(self.prefix)
+        return (path[cut:] for path in self.facts.keys() if path.startswith(self.prefix))  # noqa: SIM118
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+class KeptFacts(Mapping[str, FileFacts]):
+    """The facts of the files a recorded census parsed (*parsed*), each made from its record (*calls*) when it is
+    first asked for; *now*: the changed files' facts as they are (None: not parsed now)."""
+
+    def __init__(self, calls: Mapping[str, list[Any]], parsed: Iterable[str], now: dict[str, FileFacts | None]) -> None:
+        self.calls = calls
+        self.now = now
+        self.files = {rel for rel in parsed if rel not in now} | {rel for rel, f in now.items() if f is not None}
+        self.made: dict[str, FileFacts] = {}
+
+    def __getitem__(self, rel: str) -> FileFacts:
+        if rel not in self.files:
+            raise KeyError(rel)
+        found = self.now.get(rel) or self.made.get(rel)
+        if found is None:
+            data = next((c[2] for c in self.calls.get(rel, ()) if c[2] is not None), None)
+            found = self.made[rel] = FileFacts() if data is None else FileFacts.from_json(data)  # (an autouse's)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self.files))
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+
+def alone_holds(
+    root: str, inputs: dict[str, Any], apart: dict[str, Any], calls: Mapping[str, list[Any]], rels: list[str]
+) -> bool:
+    """Whether every changed test file of *rels* is alone (see the module's docstring) and, read again, adds to
+    the census's result what it added (its recorded :func:`~tierlock.census.engine.share`). False: it cannot be
+    told from those files alone (the census is then worked out again whole)."""
+    alone = {rel for rel in apart["shares"] if not rel.endswith(("conftest.py", "__init__.py"))}
+    alone -= set(apart["targets"])
+    if not set(apart["cycles"]) <= alone or not all(rel in alone for rel in rels):
+        return False  # (a cycle cut short in a file alone was that file's own: what it found, no other file used)
+    tree = DiskTree(root)
+    now: dict[str, FileFacts | None] = {}
+    for rel in rels:
+        text = tree.read(rel)
+        if text is None:
+            return False
+        if names_any(text, apart["words"]):
+            now[rel] = facts_of(text, rel)
+        else:  # not parsed; an autouse fixture that needs a root still makes it a file that needs it
+            now[rel] = FileFacts() if any(below(rel, c) for c in apart["autouse"]) else None
+    roots = {root_name for tier in inputs["tiers"] for root_name in tier[1]}
+    index = ModuleIndex([*apart["tests"], *apart["modules"]], inputs["paths"])
+    conftests = [rel for rel in apart["tests"] if rel.endswith("conftest.py")]
+    needs = Needs(Reach(index, KeptFacts(calls, apart["parsed"], now), roots), conftests)
+    parts = {rel: _part(needs, rel, now[rel]) for rel in rels}
+    return needs.cycles <= set(rels) and all(share(*parts[rel]) == apart["shares"][rel] for rel in rels)
+
+
+def _part(needs: Needs, rel: str, facts: FileFacts | None) -> tuple[object, object, object]:
+    """What the census's result holds of the test file *rel* with *facts* (see :func:`share`)."""
+    if facts is None:
+        return None, None, []
+    uses = file_uses(needs, rel)
+    tests = [(q, facts.functions[q].first) for q in facts.tests()] if facts.functions else None
+    return uses, tests, sorted((key, how) for key, how in needs.run_time.items() if key[0] == rel)
 
 
 def _again(root: str, inputs: dict[str, Any], memo: Memo) -> Any:

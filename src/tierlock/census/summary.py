@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
+    from tierlock.census.records import FileFacts
+
 
 def names_any(text: str, words: Sequence[str]) -> bool:
     """Whether *text* names any of *words* (the census parses only the files that do)."""
@@ -31,12 +33,26 @@ def names_any(text: str, words: Sequence[str]) -> bool:
     return not wanted.isdisjoint(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
 
 
+#: The facts of each text read again in this run (a changed file is read to tell whether its facts, then
+#: whether its tests, then whether its part of the census's result changed: parsed once).
+_facts: dict[tuple[str, str], FileFacts] = {}
+
+
+def facts_of(text: str, name: str) -> FileFacts:
+    """:func:`~tierlock.census.filefacts.read_file` of *text*, parsed once per run (the facts are not changed
+    by their readers)."""
+    found = _facts.get((name, text))
+    if found is None:
+        found = _facts[name, text] = read_file(text, name)
+    return found
+
+
 def taken(text: str, name: str, words: Sequence[str] | None) -> Any:
     """What the census takes from a file with *text*: None when *words* are given and it names none of them,
     else its facts (as :func:`plain` data)."""
     if words is not None and not names_any(text, words):
         return None
-    return plain(read_file(text, name).to_json())
+    return plain(facts_of(text, name).to_json())
 
 
 def facts_hold(path: str, calls: Sequence[Any]) -> bool:
@@ -76,7 +92,7 @@ def shown(text: str, name: str, words: Sequence[str] | None) -> Any:
     first line, as plain data; None when it is not there (the file names none of *words*, or has no function)."""
     if words is not None and not names_any(text, words):
         return None
-    facts = read_file(text, name)
+    facts = facts_of(text, name)
     return plain([(q, facts.functions[q].first) for q in facts.tests()]) if facts.functions else None
 
 

@@ -11,15 +11,19 @@ file became a folder, and after any edit of a file something besides the census 
 
 from __future__ import annotations
 
+import marshal
 import os
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tierlock import keptnote, keptrecord, keptrun
 from tierlock.census import CensusTier, FolderCache, census, read_file
+from tierlock.census.records import FileFacts
 from tierlock.census.summary import facts_hold, names_any, taken
 from tierlock.keptnote import fingerprint, plain
 from tierlock.keptrecord import Recorder
@@ -79,7 +83,8 @@ def test_each_test_file_the_census_read_is_kept_by_its_facts_not_its_bytes(proje
         assert str(path) in entry["summaries"]
         assert str(path) not in entry["files"]
     sig, digest, calls, _shown = entry["summaries"][str(project.uses)]
-    assert sig == keptrun.stat_sig(str(project.uses))
+    assert sig == keptrun.identity(str(project.uses))
+    assert sig[:5] == keptrun.stat_sig(str(project.uses))
     assert digest == keptrun.digest(str(project.uses))
     assert [name for name, _words, _facts in calls] == ["tests/brain/test_brain.py"]
     assert calls[0][2] == fingerprint(taken(USES, "tests/brain/test_brain.py", calls[0][1]))
@@ -276,7 +281,14 @@ def test_the_facts_to_work_a_census_out_again_are_kept_apart_and_trusted_only_wh
     assert entry is not None
     side, _digest = entry["rerun"]
     assert side == f"{kept}.rerun"
-    assert keptrun.rerun_data(entry["rerun"]) == recorder.entry(keptrun.who(ARGV), code)["rerun"]  # type: ignore[index]
+    rerun = keptrun.rerun_data(entry["rerun"])
+    recorded = recorder.entry(keptrun.who(ARGV), code)["rerun"]  # type: ignore[index]
+    assert rerun is not None
+    assert sorted(rerun["calls"].keys()) == sorted(recorded["calls"])
+    assert all(rerun["calls"].get(path) == found for path, found in recorded["calls"].items())  # each decoded
+    assert [[root, [inputs, marshal.loads(was), *apart]] for root, (inputs, was, *apart) in rerun["surveys"]] == [
+        list(survey) for survey in recorded["surveys"]
+    ]  # (a census's result decoded only when the census is worked out again whole)
     project.uses.write_text(USES + "    assert True\n")  # facts change, the result does not
     assert keptrun.holds(entry, ARGV)
     data = Path(side).read_bytes()
@@ -307,12 +319,12 @@ def test_a_settled_edit_with_the_same_facts_is_kept_with_the_identity_it_was_che
     assert keptrun.replay(ARGV) == 0  # just written: answered, the entry left as it was
     assert keptrun.load(str(kept))["summaries"][str(project.uses)][1] is not None  # type: ignore[index]
     project.age()
-    checked = keptrun.stat_sig(str(project.uses))
+    checked = keptrun.identity(str(project.uses))
     assert keptrun.replay(ARGV) == 0  # settled: answered, and kept with the file as checked
     sig, digest, _calls, _shown = keptrun.load(str(kept))["summaries"][str(project.uses)]  # type: ignore[index]
     assert (sig, digest) == (checked, None)
     folder = keptrun.load(str(kept))["scans"][str(project.uses.parent)]  # type: ignore[index]
-    assert dict(folder)[project.uses.name] == checked
+    assert dict(folder)[project.uses.name] == checked[:5]
     entry = keptrun.load(str(kept))
     assert entry is not None
     seen: list[Any] = []
@@ -413,3 +425,159 @@ def test_what_the_result_shows_of_a_file_is_read_with_its_last_words(tmp_path: P
     calls = [["t.py", ["zzz"], b""], ["t.py", ["brainpkg"], b""]]
     assert shown_holds(str(path), calls, fingerprint([["test_it", 4]]))
     assert names_any("import pkg77\n", ["pkg7"])  # a few words: looked for anywhere in the text
+
+
+def test_a_lookup_met_again_while_it_is_worked_out_is_a_cycle_named_by_its_file() -> None:
+    from tierlock.census.firstparty import ModuleIndex, Reach
+    from tierlock.census.fixtures import Needs
+
+    looped = {"a.py": read_file("from b import *\n", "a.py"), "b.py": read_file("from a import *\n", "b.py")}
+    reach = Reach(ModuleIndex(looped), looped, ["x"])
+    assert reach.symbol("a.py", "has_x") is None
+    assert reach.cycles == {"a.py"}
+    straight = {"a.py": read_file("from b import *\n", "a.py"), "b.py": read_file("has_x = True\n", "b.py")}
+    reach = Reach(ModuleIndex(straight), straight, ["x"])
+    assert reach.symbol("a.py", "has_x") is None
+    assert reach.cycles == set()
+    fixtures = (
+        "import pytest\n\n\n@pytest.fixture\ndef one(two):\n    pass\n\n\n@pytest.fixture\ndef two(one):\n    pass\n"
+    )
+    tests = {"test_f.py": read_file(fixtures + "\n\ndef test_it(one):\n    pass\n", "test_f.py")}
+    needs = Needs(Reach(ModuleIndex(tests), tests, ["x"]), [])
+    assert needs.fixture("test_f.py", "one") == {}
+    assert needs.cycles == {"test_f.py"}
+    helpers = "def helper():\n    import x\n    return helper()\n\n\ndef test_it():\n    helper()\n"
+    tests = {"test_h.py": read_file(helpers, "test_h.py")}
+    needs = Needs(Reach(ModuleIndex(tests), tests, ["x"]), [])
+    assert [need[0] for need in needs.own("test_h.py", "test_it")] == ["x"]
+    assert needs.cycles == {"test_h.py"}  # a helper calling itself: its own file's
+
+
+def _apart(entry: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, Any], dict[str, list[Any]]]:
+    (root, (inputs, _result, apart)), *_ = entry["rerun"]["surveys"]
+    prefix = os.path.join(root, "")
+    calls = {path[len(prefix) :]: found for path, found in entry["rerun"]["calls"].items()}
+    return root, inputs, apart, calls
+
+
+def test_a_changed_test_file_is_worked_out_alone_only_when_nothing_else_rests_on_it(project: Project) -> None:
+    from tierlock.census.rerun import alone_holds
+
+    entry = project.record()
+    root, inputs, apart, calls = _apart(entry)
+    rel = "tests/brain/test_brain.py"
+    assert set(apart["shares"]) == {rel, "tests/test_plain.py"}  # every test file but the conftest
+    assert apart["cycles"] == []
+    assert rel not in apart["targets"]
+    project.uses.write_text(USES + "    assert True\n")  # its facts change, its part of the result does not
+    assert alone_holds(root, inputs, apart, calls, [rel])
+    assert not alone_holds(root, inputs, apart | {"targets": [rel]}, calls, [rel])  # another file imports it
+    assert not alone_holds(root, inputs, apart | {"cycles": ["tests/x.py"]}, calls, [rel])  # a cycle cut elsewhere
+    assert not alone_holds(root, inputs, apart | {"cycles": ["tests/conftest.py"]}, calls, [rel])
+    assert alone_holds(root, inputs, apart | {"cycles": [rel]}, calls, [rel])  # its own cycle: its own part
+    assert alone_holds(root, inputs, apart | {"cycles": ["tests/test_plain.py"]}, calls, [rel])  # another's own
+    assert alone_holds(root, inputs, apart | {"cycles": ["tests/test_plain.py", rel]}, calls, [rel])  # each its own
+    plain_imported = apart | {"cycles": ["tests/test_plain.py"], "targets": ["tests/test_plain.py"]}
+    assert not alone_holds(root, inputs, plain_imported, calls, [rel])  # imported: its cycle is others' too
+    assert not alone_holds(root, inputs, apart, calls, ["tests/conftest.py"])
+    assert not alone_holds(root, inputs, apart, calls, ["tests/unknown_test.py"])
+    project.uses.write_text("\n" + USES)  # the import moved: its part of the result differs
+    assert not alone_holds(root, inputs, apart, calls, [rel])
+    project.uses.write_text(USES.replace("import brainpkg\n", "import vizpkg\n"))
+    assert not alone_holds(root, inputs, apart, calls, [rel])
+    project.plain.write_text("import brainpkg\n" + PLAIN)  # a file not parsed before, now parsed
+    assert not alone_holds(root, inputs, apart, calls, ["tests/test_plain.py"])
+    project.plain.write_text(PLAIN + "# an edit of a file still not parsed\n")
+    assert alone_holds(root, inputs, apart, calls, ["tests/test_plain.py"])
+    project.plain.unlink()
+    assert not alone_holds(root, inputs, apart, calls, ["tests/test_plain.py"])
+
+
+def test_the_kept_facts_of_the_files_are_made_when_first_asked_for(project: Project) -> None:
+    from tierlock.census.rerun import KeptFacts
+
+    entry = project.record()
+    _root, _inputs, apart, calls = _apart(entry)
+    now: dict[str, FileFacts | None] = {"tests/brain/test_brain.py": None}
+    facts = KeptFacts(calls, apart["parsed"], now)
+    assert "tests/brain/test_brain.py" not in facts  # not parsed now
+    assert "tests/test_plain.py" not in facts  # never parsed
+    assert sorted(facts) == ["tests/conftest.py"]
+    assert len(facts) == 1
+    assert facts["tests/conftest.py"].functions["value"].kind == "fixture"
+    assert facts["tests/conftest.py"] is facts["tests/conftest.py"]
+    with pytest.raises(KeyError):
+        facts["tests/test_plain.py"]
+    made = read_file(USES, "x")
+    assert KeptFacts(calls, apart["parsed"], {"tests/brain/test_brain.py": made})["tests/brain/test_brain.py"] is made
+
+
+def test_a_kept_entry_with_garbage_bytes_gives_the_kept_answer_or_none(
+    project: Project, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bytes of the entry or of the facts kept apart flipped or cut short (a disk error, a copy stopped half
+    way): no kept answer (the command then runs in full), never a wrong one."""
+    kept = _kept(project, monkeypatch)
+    answer = capsys.readouterr().out
+    originals = {path: path.read_bytes() for path in (kept, Path(f"{kept}.rerun"))}
+    project.uses.write_text(USES + "    assert True\n")  # the census worked out again: the facts apart are read
+
+    @settings(max_examples=80, deadline=None)
+    @given(
+        which=st.sampled_from(sorted(originals)),
+        cut=st.integers(min_value=0, max_value=1 << 20),
+        flips=st.lists(st.tuples(st.integers(min_value=0), st.integers(min_value=1, max_value=255)), max_size=4),
+    )
+    def garbage(which: Path, cut: int, flips: list[tuple[int, int]]) -> None:
+        for path, original in originals.items():
+            path.write_bytes(original)
+        os.utime(project.uses)  # just written (a settled file would be worked out in full once)
+        changed = bytearray(originals[which])
+        for at, xor in flips:
+            changed[at % len(changed)] ^= xor
+        written = bytes(changed[: len(changed) - cut % len(changed)])
+        which.write_bytes(written)
+        code = keptrun.replay(ARGV)
+        out = capsys.readouterr().out
+        assert (code, out) == ((0, answer) if written == originals[which] else (None, ""))
+
+    garbage()
+    at = originals[kept].index(b"['tests/brain") + 2  # a letter of the answer itself: it still loads, and says else
+    garbage.hypothesis.inner_test(kept, 0, [(at, ord("t") ^ ord("T"))])  # type: ignore[attr-defined]
+
+
+def test_a_test_file_a_glob_names_is_kept_by_its_facts_though_the_census_looked_it_up(project: Project) -> None:
+    tiers = [CensusTier("brain", ("brainpkg",), ("tests/brain/**", "tests/test_plain.py"))]
+    recorder = Recorder(str(project.cache))
+    with recorder:
+        census(project.root, tiers)
+    entry = recorder.entry(keptrun.who(ARGV), 0)
+    assert entry is not None
+    path = str(project.plain)
+    assert path in entry["stats"]  # looked up by the census's walk: its kind
+    assert path in entry["summaries"]  # and by nothing else: kept by its facts
+    project.plain.write_text(PLAIN.replace("True", "True  # yes"))
+    assert keptrun.holds(entry, ARGV)
+    project.plain.unlink()
+    project.plain.mkdir()  # no longer a file
+    assert not keptrun.holds(entry, ARGV)
+
+
+def test_a_test_file_whose_needs_are_left_to_run_time_is_worked_out_alone_with_them(project: Project) -> None:
+    from tierlock.census.rerun import alone_holds
+
+    dispatched = project.root / "tests" / "test_named.py"
+    dispatched.write_text(
+        'import pytest\n\n\n@pytest.mark.parametrize("name", ["vizpkg"])\ndef test_it(name):\n'
+        '    if "vizpkg" in name:\n        import vizpkg\n'
+    )
+    project.age()
+    entry = project.record()
+    root, inputs, apart, calls = _apart(entry)
+    rel = "tests/test_named.py"
+    dispatched.write_text(dispatched.read_text() + "    assert name\n")  # its facts change, its part does not
+    assert alone_holds(root, inputs, apart, calls, [rel])
+    dispatched.write_text(dispatched.read_text().replace('"vizpkg" in name', '"vizpkg" in name and name'))
+    assert alone_holds(root, inputs, apart, calls, [rel])
+    dispatched.write_text("\n" + dispatched.read_text())  # the import left to run time moved a line down
+    assert not alone_holds(root, inputs, apart, calls, [rel])
