@@ -28,7 +28,6 @@ class Part(Frozen):
     """One part of the gate: its verdict, its denominators and what failed."""
 
     _fields = ("name", "verdict", "counts", "problems", "remedy", "brief")
-    __match_args__ = ("name", "verdict", "counts", "problems", "remedy", "brief")
 
     name: str
     verdict: Verdict
@@ -77,7 +76,6 @@ class Admission(Frozen):
     """The gate's result."""
 
     _fields = ("parts", "tiers")
-    __match_args__ = ("parts", "tiers")
 
     parts: tuple[Part, ...]
     tiers: tuple[str, ...]

@@ -45,7 +45,6 @@ class Problem(Frozen):
     """One problem found by a validator: what is wrong and where (immutable, compared and hashed by value)."""
 
     _fields = ("message", "where", "file", "line", "column", "hint")
-    __match_args__ = ("message", "where", "file", "line", "column", "hint")
 
     message: str
     where: str

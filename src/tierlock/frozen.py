@@ -3,7 +3,7 @@
 Building a ``@dataclass`` runs ``exec`` for each method it writes (0.5-1 ms a class) and ``dataclasses``
 imports ``inspect``; the modules every command loads (the errors, the tier reader, the platforms, the lock
 reader) define their small value classes on :class:`Frozen` instead. A subclass names its fields in order
-in ``_fields`` (and ``__match_args__``) and sets them in its ``__init__`` through :meth:`Frozen._init`;
+in ``_fields`` (its ``__match_args__`` too) and sets them in its ``__init__`` through :meth:`Frozen._init`;
 it then compares, hashes and shows itself as the frozen dataclass did, and refuses to be changed.
 """
 
@@ -19,6 +19,11 @@ class Frozen:
 
     __slots__ = ()
     _fields: ClassVar[tuple[str, ...]] = ()
+    __match_args__: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.__match_args__ = cls._fields  # matched by position as the dataclass was
 
     def _init(self, *values: object) -> None:
         for name, value in zip(self._fields, values, strict=True):

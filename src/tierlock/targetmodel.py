@@ -41,22 +41,6 @@ class Target(Frozen):
         "libc",
         "bits",
     )
-    __match_args__ = (
-        "python",
-        "prefix",
-        "base_prefix",
-        "paths",
-        "purelib",
-        "platlib",
-        "stdlib",
-        "marker_env",
-        "platform",
-        "version",
-        "ext_suffixes",
-        "ext_suffix",
-        "libc",
-        "bits",
-    )
 
     python: Path
     prefix: Path

@@ -56,7 +56,6 @@ class Record(Frozen):
     """The files of every entry of one lock, and whether the record can be trusted."""
 
     _fields = ("state", "files", "path", "detail")
-    __match_args__ = ("state", "files", "path", "detail")
 
     state: RecordState
     files: Mapping[Key, tuple[LockedFile, ...]]

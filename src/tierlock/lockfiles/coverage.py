@@ -29,7 +29,6 @@ class Gap(Frozen):
     """One package that has no wheel for one platform, on some Python versions."""
 
     _fields = ("name", "version", "platform", "pythons", "exists", "files", "nearest", "line")
-    __match_args__ = ("name", "version", "platform", "pythons", "exists", "files", "nearest", "line")
 
     name: str
     version: str
@@ -90,7 +89,6 @@ class Cell(Frozen):
     """One platform at one Python version: how many packages apply there and which of them need a build."""
 
     _fields = ("platform", "python", "packages", "builds")
-    __match_args__ = ("platform", "python", "packages", "builds")
 
     platform: str
     python: str
@@ -117,7 +115,6 @@ class Cell(Frozen):
 
 class TierCoverage(Frozen):
     _fields = ("tier", "no_build", "lockfile", "record", "cells", "gaps", "record_file", "single_platform")
-    __match_args__ = ("tier", "no_build", "lockfile", "record", "cells", "gaps", "record_file", "single_platform")
 
     tier: str
     no_build: bool

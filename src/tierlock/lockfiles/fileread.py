@@ -20,7 +20,6 @@ class ReadResult(Frozen):
     """A lockfile as read, and every problem found reading it."""
 
     _fields = ("lock", "problems")
-    __match_args__ = ("lock", "problems")
 
     lock: Lock
     problems: tuple[ReadProblem, ...]

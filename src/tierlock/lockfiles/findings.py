@@ -33,7 +33,6 @@ class Finding(Frozen):
     """One problem: which tier, what kind, where, what exactly, and the command that fixes it."""
 
     _fields = ("tier", "kind", "file", "line", "detail", "remedy", "other_tier", "packages", "gap")
-    __match_args__ = ("tier", "kind", "file", "line", "detail", "remedy", "other_tier", "packages", "gap")
 
     tier: str
     kind: FindingKind
@@ -77,7 +76,6 @@ class Finding(Frozen):
 
 class Report(Frozen):
     _fields = ("findings", "tiers", "lockfiles", "packages", "entries", "requested", "platforms", "coverage")
-    __match_args__ = ("findings", "tiers", "lockfiles", "packages", "entries", "requested", "platforms", "coverage")
 
     findings: tuple[Finding, ...]
     tiers: tuple[str, ...]

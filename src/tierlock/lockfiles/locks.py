@@ -24,7 +24,6 @@ class LockedFile(Frozen):
     """A wheel or sdist named by a pylock entry."""
 
     _fields = ("kind", "filename", "url", "path", "size", "hashes")
-    __match_args__ = ("kind", "filename", "url", "path", "size", "hashes")
 
     kind: Literal["wheel", "sdist"]
     filename: str
@@ -50,7 +49,6 @@ class LockEntry(Frozen):
     """One pinned package of a lockfile."""
 
     _fields = ("name", "version", "marker", "hashes", "line", "files", "url", "index")
-    __match_args__ = ("name", "version", "marker", "hashes", "line", "files", "url", "index")
 
     name: NormalizedName
     version: Version
@@ -103,7 +101,6 @@ class LocalPackage(Frozen):
     """
 
     _fields = ("name", "version", "path", "editable")
-    __match_args__ = ("name", "version", "path", "editable")
 
     name: NormalizedName
     version: str | None
@@ -125,22 +122,6 @@ class LockHeader(Frozen):
     """What tierlock records about how a lockfile was made (see docs/reference/lockfile.md)."""
 
     _fields = (
-        "tier",
-        "inputs",
-        "inputs_digest",
-        "layered_on",
-        "layered_on_digest",
-        "body_digest",
-        "backend",
-        "backend_version",
-        "platform",
-        "command",
-        "extra",
-        "requires_python",
-        "include_groups",
-        "format_version",
-    )
-    __match_args__ = (
         "tier",
         "inputs",
         "inputs_digest",
@@ -227,17 +208,6 @@ class Lock(Frozen):
         "local",
         "requires_python",
     )
-    __match_args__ = (
-        "path",
-        "format",
-        "header",
-        "entries",
-        "file_digest",
-        "body_digest",
-        "pylock",
-        "local",
-        "requires_python",
-    )
 
     path: Path
     format: LockFormatName
@@ -311,7 +281,6 @@ class ReadProblem(Frozen):
     """One thing wrong inside a lockfile, with its line (1-based) when it has one."""
 
     _fields = ("kind", "line", "detail")
-    __match_args__ = ("kind", "line", "detail")
 
     kind: ProblemKind
     line: int | None

@@ -28,7 +28,6 @@ class CoverageProblem(Frozen):
     """One failure of the proof: which tier, what kind, where, what exactly, and how to fix it."""
 
     _fields = ("tier", "kind", "file", "line", "detail", "remedy", "facts")
-    __match_args__ = ("tier", "kind", "file", "line", "detail", "remedy", "facts")
 
     tier: str
     kind: ProblemKind

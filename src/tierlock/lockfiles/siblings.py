@@ -23,7 +23,6 @@ class Disagreement(Frozen):
     """One package two sibling locks pin differently."""
 
     _fields = ("name", "first", "second")
-    __match_args__ = ("name", "first", "second")
 
     name: str
     first: LockEntry
@@ -47,7 +46,6 @@ class Disagreement(Frozen):
 
 class SiblingConflict(Frozen):
     _fields = ("first", "second", "first_lock", "second_lock", "packages")
-    __match_args__ = ("first", "second", "first_lock", "second_lock", "packages")
 
     first: Tier
     second: Tier

@@ -39,7 +39,6 @@ class LockSetting(Frozen):
     """The ``lock`` key of ``[tool.tierlock]``, with what the project's own lock needs of ``[project]``."""
 
     _fields = ("path", "package", "version")
-    __match_args__ = ("path", "package", "version")
 
     path: Path | None
     """The project's own lock (absolute), or None: tierlock's lockfiles."""

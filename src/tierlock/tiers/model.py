@@ -39,18 +39,6 @@ class Tier(Frozen):
         "ci_required",
         "include_groups",
     )
-    __match_args__ = (
-        "name",
-        "source",
-        "requirements",
-        "layered_on",
-        "probe",
-        "import_roots",
-        "tests",
-        "lockfile",
-        "ci_required",
-        "include_groups",
-    )
 
     name: NormalizedName
     source: str
@@ -97,26 +85,6 @@ class Project(Frozen):
     """A project's declared tiers and the ``[tool.tierlock]`` settings."""
 
     _fields = (
-        "root",
-        "pyproject",
-        "name",
-        "requires_python",
-        "tiers",
-        "lock_dir",
-        "format",
-        "backend",
-        "ci_require",
-        "configured",
-        "runtime",
-        "conflicts",
-        "venv",
-        "lock",
-        "package",
-        "version",
-        "platforms",
-        "no_build",
-    )
-    __match_args__ = (
         "root",
         "pyproject",
         "name",

@@ -55,7 +55,6 @@ class Platform(Frozen):
     """One declared platform: the name as written, and the wheel platform tag it stands for."""
 
     _fields = ("name", "tag", "os", "arch", "libc", "version")
-    __match_args__ = ("name", "tag", "os", "arch", "libc", "version")
 
     name: str
     tag: str

@@ -31,16 +31,6 @@ class Metadata(Frozen):
     """What ``[project]`` and ``[dependency-groups]`` declare, names normalised."""
 
     _fields = ("name", "requires_python", "dynamic", "dependencies", "extras", "groups", "group_table", "resolver")
-    __match_args__ = (
-        "name",
-        "requires_python",
-        "dynamic",
-        "dependencies",
-        "extras",
-        "groups",
-        "group_table",
-        "resolver",
-    )
 
     name: NormalizedName | None
     requires_python: str | None

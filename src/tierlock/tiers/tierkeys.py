@@ -30,7 +30,6 @@ class Source(Frozen):
     """Where a tier's roots come from, and what they are."""
 
     _fields = ("text", "requirements", "declared", "include_groups")
-    __match_args__ = ("text", "requirements", "declared", "include_groups")
 
     text: str
     """``project.dependencies``, ``extra:NAME`` or ``group:NAME`` (NAME normalised)."""
@@ -54,7 +53,6 @@ class Declared(Frozen):
     """One tier table as written, with the source read from it."""
 
     _fields = ("where", "body", "source")
-    __match_args__ = ("where", "body", "source")
 
     where: str
     body: Mapping[str, Any]
