@@ -23,7 +23,8 @@ class Frozen:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls.__match_args__ = cls._fields  # matched by position as the dataclass was
+        # matched by position as the dataclass was (mypy refuses the plain assignment to this name)
+        setattr(cls, "__match_args__", cls._fields)  # noqa: B010
 
     def _init(self, *values: object) -> None:
         for name, value in zip(self._fields, values, strict=True):

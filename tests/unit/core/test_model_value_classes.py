@@ -180,7 +180,7 @@ def test_the_running_interpreter_as_a_target_fills_its_defaults_and_keeps_its_ca
 def test_every_model_value_is_a_frozen_value_equal_to_its_copy(value: Frozen) -> None:
     assert isinstance(value, Frozen)
     assert replace(value) == value
-    assert type(value).__match_args__ == value._fields  # type: ignore[attr-defined]
+    assert type(value).__match_args__ == value._fields
     assert repr(value).startswith(type(value).__name__ + "(" + value._fields[0] + "=")
     with pytest.raises(AttributeError, match="cannot assign to field"):
         setattr(value, value._fields[0], None)
