@@ -35,7 +35,7 @@ from tests.cli.test_install_cli import (  # noqa: F401  (fixtures shared with th
     wheels,
     world,
 )
-from tests.support import binaries
+from tests.support import binaries, importtime
 from tests.support.tierproject import write_lock, write_pyproject
 from tests.support.wheels import EXT_SUFFIX, build_wheel
 from tierlock import environment
@@ -135,7 +135,7 @@ def test_arming_imports_no_interactive_library_no_metadata_reader_and_no_build_d
         check=False,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    loaded = {line.rpartition("|")[2].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    loaded = importtime.loaded(proc.stderr)
     assert "tierlock.installer.run" in loaded  # it armed, through the full path
     assert sorted(m for m in NOT_ON_THE_ARMING_PATH if m in loaded) == []
 

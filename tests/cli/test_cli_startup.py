@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from tests.support.env import clean_env
+from tests.support.importtime import loaded
 from tierlock.cli import main
 
 ENTRY = "import sys; sys.argv[1:] = {argv!r}; from tierlock._entry import tierlock; tierlock()"
@@ -42,7 +43,7 @@ def test_version_says_what_the_full_cli_says(argv: list[str], capsys: pytest.Cap
 def test_version_imports_nothing_but_the_entry_point_and_the_version(argv: list[str]) -> None:
     proc = _run(argv, importtime=True)
     assert proc.returncode == 0, proc.stderr
-    modules = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    modules = loaded(proc.stderr)
     ours = {m for m in modules if m.startswith("tierlock")}
     # exitcodes is the named exit codes alone (it imports nothing)
     assert ours == {"tierlock", "tierlock._entry", "tierlock._version", "tierlock._lazy", "tierlock.exitcodes"}
@@ -61,7 +62,7 @@ def test_the_full_help_loads_neither_dataclasses_nor_inspect() -> None:
     left to the commands whose models need it."""
     proc = _run(["--help"], importtime=True)
     assert proc.returncode == 0, proc.stderr
-    modules = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    modules = loaded(proc.stderr)
     assert "  install " in proc.stdout  # every command built (importlib's imports are not in the list)
     assert {"tierlock.cli", "tierlock.errors", "tierlock.output", "tierlock.indexopts"} <= modules
     assert modules.isdisjoint({"dataclasses", "inspect"}), sorted(modules & {"dataclasses", "inspect"})

@@ -27,6 +27,7 @@ import pytest
 
 import tierlock
 from tests.support.env import clean_env
+from tests.support.importtime import loaded, without_importtime
 from tests.support.lockproj import PYPROJECT, build_wheel_dir, write_project
 from tests.support.wheels import build_wheel
 from tierlock import keptrun
@@ -64,9 +65,7 @@ class Project:
             env=env,
             cwd=self.folder,
         )
-        lines = proc.stderr.splitlines()
-        modules = {line.split("|")[-1].strip() for line in lines if line.startswith("import time:")}
-        stderr = "\n".join(line for line in lines if not line.startswith("import time:"))
+        modules, stderr = loaded(proc.stderr), without_importtime(proc.stderr)
         return subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout, stderr), not modules & HEAVY
 
     def files(self) -> dict[str, bytes]:

@@ -18,6 +18,7 @@ import pytest
 
 from tests.support.cli import run_cli
 from tests.support.env import clean_env
+from tests.support.importtime import loaded
 from tests.support.lockproj import lock_offline, offline
 
 
@@ -256,8 +257,7 @@ def test_a_lock_imports_no_rich_tomlkit_jsonschema_pip_or_census_whether_or_not_
             [sys.executable, "-X", "importtime", "-c", entry], capture_output=True, text=True, env=env, check=False
         )
         assert proc.returncode == 0, proc.stderr
-        lines = [line for line in proc.stderr.splitlines() if line.startswith("import time:")]
-        modules = {line.split("|")[-1].strip() for line in lines}
+        modules = loaded(proc.stderr)
         heavy = {m for m in modules if m.split(".")[0] in {"rich", "tomlkit", "jsonschema", "pip", "uv"}}
         assert heavy == set(), run
         assert not {m for m in modules if m.startswith(("tierlock.census", "tierlock.installer"))}, run

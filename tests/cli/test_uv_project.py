@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.importtime import loaded
 from tests.support.kept import backdate, entries
 from tests.support.uvproject import (
     copy_project,
@@ -282,7 +283,7 @@ def test_reading_uv_lock_keeps_the_fast_paths_light(project: Path, env: dict[str
         check=False,
     )
     assert proc.returncode in (0, 1), proc.stderr[-2000:]
-    modules = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    modules = loaded(proc.stderr)
     assert "tierlock.lockfiles.uvselect" in modules
     assert {m for m in modules if m.split(".")[0] in {"rich", "jsonschema", "pip", "uv"}} == set()
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from benchmarks._cliworld import make_world
 
 from tests.support.env import clean_env
+from tests.support.importtime import loaded, without_importtime
 
 #: A minute back: files not written just now (a run that looked at a file modified within the file
 #: system's clock tick is never kept).
@@ -58,9 +59,7 @@ class World:
             env=environ,
             cwd=self.root,
         )
-        lines = proc.stderr.splitlines()
-        modules = {line.split("|")[-1].strip() for line in lines if line.startswith("import time:")}
-        stderr = "\n".join(line for line in lines if not line.startswith("import time:"))
+        modules, stderr = loaded(proc.stderr), without_importtime(proc.stderr)
         return subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout, stderr), modules
 
 

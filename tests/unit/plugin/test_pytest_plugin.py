@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.env import clean_env
+from tests.support.importtime import loaded
 from tests.support.plugin_project import arm, build_brain_wheels, inner_pyproject, laptop
 from tests.support.wheels import EXT_SUFFIX
 from tierlock.pytest_plugin import EXIT_TIER_MISSING, parse_strict_env, strictness
@@ -344,7 +345,7 @@ def test_plugin_path_imports_none_of_rich_jsonschema_pip_uv(inner: pytest.Pytest
     proc = subprocess.run(argv, cwd=inner.path, capture_output=True, text=True, check=False, env=clean_env())
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "tierlock: brain absent" in proc.stdout
-    modules = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    modules = loaded(proc.stderr)
     assert {"tierlock.ci", "tierlock.tiers.loader", "tierlock.probing.distribution"} <= modules  # the plugin ran
     assert {m for m in modules if m.split(".")[0] in {"rich", "jsonschema", "pip", "uv"}} == set()
 

@@ -12,6 +12,7 @@ import pytest
 
 import tierlock
 from tests.support.env import clean_env, make_venv, site_packages
+from tests.support.importtime import loaded
 from tests.support.probe_env import editable_project, uv_install
 from tests.support.pyproject import pyproject
 from tests.support.wheels import EXT_SUFFIX, build_wheel
@@ -175,7 +176,7 @@ def imported_modules(code: str, cwd: Path) -> set[str]:
         cwd=cwd,
     )
     assert proc.returncode in (0, 1), proc.stderr
-    return {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    return loaded(proc.stderr)
 
 
 @pytest.mark.parametrize(
