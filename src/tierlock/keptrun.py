@@ -58,7 +58,7 @@ import sys
 from time import time_ns
 
 from tierlock._version import __version__
-from tierlock.probing.libcache import folder
+from tierlock.probing.libcache import folder, put
 
 try:  # the C implementation itself: no OpenSSL loading, no ``hashlib`` start-up
     from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
@@ -213,18 +213,11 @@ SEAL = b"tierlock-kept-1\n"
 def seal(path: str, entry: dict[str, Any]) -> None:
     """Write *entry* to *path* atomically, sealed: :data:`SEAL`, the sha256 of its ``marshal`` bytes, the bytes.
     An entry whose bytes were changed since (a disk error, a hand edit, a half-written copy) is then no entry."""
-    data = marshal.dumps(entry)
-    temporary = f"{path}.{os.getpid()}.tmp"
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(temporary, "wb") as fh:
-            fh.write(SEAL + _sha256(data).digest() + data)
-        os.replace(temporary, path)
-    except OSError:
-        try:  # noqa: SIM105 (contextlib is an import more on the kept path)
-            os.unlink(temporary)
-        except OSError:
-            pass
+        data = marshal.dumps(entry)
+    except ValueError:  # a value marshal cannot write: no entry, as :func:`tierlock.probing.libcache.dump`
+        return
+    put(path, SEAL + _sha256(data).digest() + data)
 
 
 def load(path: str, *, sealed: bool = False) -> dict[str, Any] | None:

@@ -108,13 +108,22 @@ def dump(path: str, document: dict[str, Any]) -> None:
     Every cache file of tierlock's cache folder is written so; one that cannot be written is no cache
     (nothing is raised, no temporary file is left).
     """
+    try:
+        data = marshal.dumps(document)
+    except ValueError:  # a value marshal cannot write: no cache
+        return
+    put(path, data)
+
+
+def put(path: str, data: bytes) -> None:
+    """Write *data* to *path* atomically, as :func:`dump` does (nothing raised, no temporary file left)."""
     temporary = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(temporary, "wb") as fh:
-            fh.write(marshal.dumps(document))
+            fh.write(data)
         os.replace(temporary, path)
-    except (OSError, ValueError):
+    except OSError:
         from contextlib import suppress  # only when a write failed: the kept answers' path imports this module
 
         with suppress(OSError):
