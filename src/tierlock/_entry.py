@@ -316,7 +316,7 @@ def _arm(tail: list[str], argv: list[str], prog: str | None = None) -> int:
         recording = _recording() if early is None else None
         code = _cli(argv, prog)
     except KeyboardInterrupt:  # before the command's own handling of it: the early backend gets its grace
-        started = bool(earlyarm.current)
+        started = earlyarm.current is not None
         earlyarm.finish(EXIT_INTERRUPTED)
         return _interrupted(tail if prog else argv, prog or "tierlock", started=started)
     earlyarm.finish(code)

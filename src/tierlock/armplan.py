@@ -185,8 +185,8 @@ def outer_holds(entry: Mapping[str, Any], prefix: str) -> bool:
 
 
 # -- finding the plan of a command line ------------------------------------------------------------------------
-def find(where: str, argv: Sequence[str]) -> tuple[str, str | None, dict[str, Any] | None]:
-    """The kept plan that *argv* matches (its file, the target folder it names now, the plan)."""
+def find(where: str, argv: Sequence[str]) -> tuple[str, str, dict[str, Any]] | None:
+    """The kept plan that *argv* matches (its file, the target folder it names now, the plan); None: none."""
     for kept in kept_forms(argv):
         path = plan_path(where, kept)
         entry = load(path)
@@ -195,7 +195,7 @@ def find(where: str, argv: Sequence[str]) -> tuple[str, str | None, dict[str, An
         prefix = target_of(kept, argv, entry["prefix"])
         if prefix is not None:
             return path, prefix, entry
-    return "", None, None
+    return None
 
 
 def kept_forms(argv: Sequence[str]) -> list[list[str]]:

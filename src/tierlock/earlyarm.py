@@ -49,7 +49,8 @@ class Early:
         self.argv = argv
         self.requirements = requirements
         self.folder = folder
-        self.lock_fd = lock_fd
+        self.lock_fd: int | None = lock_fd
+        """The target's install lock (None once the install let it go)."""
         self.env = dict(os.environ)
         self.cwd = os.getcwd()
         self.spawned: Spawned | None = None
@@ -57,16 +58,19 @@ class Early:
         self.proc: subprocess.Popen[str] | None = None
         """The same process as a :class:`subprocess.Popen`, once the install handles it (:func:`popen`)."""
         self.adopted = False
+        self.registered = False
+        """Told to :mod:`tierlock.subproc` (counted by its observers) already."""
         self.other = False
         """The install's command was another: the plan no longer holds."""
 
 
 #: How much lower tierlock's own priority goes once its backend runs early (``nice``): with no idle core, the
-#: backend (what the command waits for) is not slowed by the start-up running beside it.
+#: backend (what the command waits for) is not slowed by the start-up running beside it. The backend itself
+#: is started before and keeps the priority tierlock was started with.
 YIELD = 10
 
-#: The early backend of this process, while it has one (at most one).
-current: list[Early] = []
+#: The early backend of this process, while it has one (a process runs one backend early at most).
+current: Early | None = None
 
 
 # -- the early start -------------------------------------------------------------------------------------------
@@ -86,46 +90,46 @@ def start(argv: Sequence[str]) -> Early | None:
 def _start(argv: Sequence[str]) -> Early | None:
     where = folder()
     assert where is not None
-    plan, prefix, entry = find(where, argv)
-    if entry is None or prefix is None or not os.path.isdir(prefix):
+    found = find(where, argv)
+    if found is None:
         return None
+    plan, prefix, entry = found
     if not outer_holds(entry["outer"], prefix) or not inner_holds(entry["inner"], prefix, own=False):
         return None  # (checked before the lock: a target the plan is not for gets no tierlock folder)
     fd = _lock(prefix)
     if fd is None:
         return None
     try:  # under the lock, the target's facts once more: another install may have come in between
-        if not (inner_holds(entry["inner"], prefix, own=False) and inner_holds(entry["inner"], prefix, own=True)):
-            os.close(fd)
-            return None
-        return _launched(plan, prefix, entry["command"], fd)
+        if inner_holds(entry["inner"], prefix, own=False) and inner_holds(entry["inner"], prefix, own=True):
+            return _launched(plan, prefix, entry["command"], fd)
     except BaseException:
-        _abandon(fd)
+        if current is None:  # nothing was started: the lock let go (the install takes it as without an early start)
+            os.close(fd)
         raise
+    os.close(fd)
+    return None
 
 
 def _launched(plan: str, prefix: str, command: Mapping[str, Any], fd: int) -> Early:
     """The kept *command* started into the target at *prefix*, holding its install lock *fd*."""
+    global current  # noqa: PLW0603 (the one early backend of this process)
     early = Early(prefix, list(command["argv"]), command["requirements"], private_folder("tierlock-early-"), fd)
     early.plan = plan
-    current.append(early)  # before the start: an interrupt from here on stops what was started
     path = os.path.join(early.folder, "requirements.txt")
-    with open(path, "wb") as fh:
-        fh.write(early.requirements)
-    early.argv = [path if a == REQUIREMENTS else placed(a, prefix) for a in early.argv]
-    _launch(early)
-    return early
-
-
-def _abandon(fd: int) -> None:
-    """An early start that failed before its process ran: nothing kept of it, the lock let go (the install
-    takes it as without an early start)."""
-    for early in list(current):
-        if early.lock_fd == fd and early.spawned is None and early.proc is None:
-            current.remove(early)
+    try:
+        with open(path, "wb") as fh:
+            fh.write(early.requirements)
+        early.argv = [path if a == REQUIREMENTS else placed(a, prefix) for a in early.argv]
+        current = early  # before the start: an interrupt from here on stops what was started
+        early.spawned = spawn(early.argv, env=early.env, capture=True)
+    except BaseException:
+        if early.spawned is None:  # it did not start: nothing kept of it
+            current = None
             _remove(early.folder)
-    if not any(e.lock_fd == fd for e in current):
-        os.close(fd)
+        raise
+    # the backend is the critical path: tierlock's own start yields to it (a positive increment cannot fail)
+    os.nice(YIELD)
+    return early
 
 
 def _lock(prefix: str) -> int | None:
@@ -139,26 +143,15 @@ def _lock(prefix: str) -> int | None:
         fd = os.open(os.path.join(own, "install.lock"), os.O_RDWR | os.O_CREAT, 0o644)
     except OSError:
         return None
+    holder = f"{os.getpid()}\n".encode()
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        os.pwrite(fd, holder, 0)
+        os.ftruncate(fd, len(holder))  # (a longer pid written before is cut to this one)
     except OSError:
         os.close(fd)
         return None
     return fd
-
-
-def _launch(early: Early) -> None:
-    """Start the backend as :func:`tierlock.subproc.start` starts every process (its own group, the output read
-    back, no input) but on :mod:`os` alone (:mod:`tierlock.spawning`: :mod:`subprocess` costs more than the start
-    itself); the install handles it as one of its own from its takeover on (:func:`popen`)."""
-    early.spawned = spawn(early.argv, env=early.env, capture=True)
-    # the backend is the critical path: tierlock's own start yields to it (no contextlib: an import more before it)
-    try:  # noqa: SIM105
-        os.nice(YIELD)
-    except OSError:
-        pass
 
 
 def popen(early: Early) -> subprocess.Popen[str] | None:
@@ -172,34 +165,30 @@ def popen(early: Early) -> subprocess.Popen[str] | None:
 def held(prefix: str) -> int | None:
     """The install lock's descriptor when an early start holds the lock of the target at *prefix* (the install
     takes it over: no other tierlock can come in between)."""
-    real = os.path.realpath(prefix)
-    for early in current:
-        if early.real == real and early.lock_fd >= 0:
-            return early.lock_fd
+    if current is not None and current.real == os.path.realpath(prefix):
+        return current.lock_fd
     return None
 
 
 def release(fd: int) -> None:
     """The install is done with the lock an early start took for it."""
-    for early in current:
-        if early.lock_fd == fd:
-            early.lock_fd = -1
+    if current is not None and current.lock_fd == fd:
+        current.lock_fd = None
     os.close(fd)
 
 
 def fresh(prefix: str) -> bool:
     """Whether an early backend runs into the target at *prefix* (the install's probe before the backend then
     takes what the kept plan proved at the start: none of the tiers' packages there)."""
-    real = os.path.realpath(prefix)
-    return any(e.real == real and not e.adopted for e in current)
+    return current is not None and not current.adopted and current.real == os.path.realpath(prefix)
 
 
 def adopt(argv: Sequence[str], requirements: str) -> subprocess.Popen[str] | None:
     """The early backend's process when *argv* (with the requirements file *requirements*) is exactly its
     command - same argv, requirements bytes, environment and folder; else None, after waiting for it to end."""
-    if not current or current[0].adopted or popen(current[0]) is None:
+    early = current
+    if early is None or early.adopted or popen(early) is None:
         return None
-    early = current[0]
     early.adopted = True
     _register(early)
     mine = os.path.join(early.folder, "requirements.txt")
@@ -239,7 +228,8 @@ def _register(early: Early) -> None:
     from tierlock import subproc
 
     proc = popen(early)
-    if proc is not None and proc.pid not in subproc._live:
+    if proc is not None and not early.registered:
+        early.registered = True
         for observer in subproc.observers:
             observer(tuple(early.argv))
         subproc._live[proc.pid] = proc
@@ -250,18 +240,16 @@ def finish(code: int) -> None:
     stopped with its grace period); its scratch folder removed."""
     from tierlock.exitcodes import EXIT_INTERRUPTED
 
-    while current:
-        early = current.pop()
-        proc = popen(early)
-        if not early.adopted or (proc is not None and proc.poll() is None):
-            settle(early, stop=code == EXIT_INTERRUPTED)
-        else:
-            _remove(early.folder)
-        if early.other and early.plan:
-            try:  # noqa: SIM105
-                os.unlink(early.plan)
-            except OSError:
-                pass
+    global current
+    early, current = current, None
+    if early is None:
+        return
+    settle(early, stop=code == EXIT_INTERRUPTED)
+    if early.other:
+        try:  # noqa: SIM105
+            os.unlink(early.plan)
+        except OSError:
+            pass
 
 
 def _remove(path: str) -> None:

@@ -179,7 +179,7 @@ def _early(tmp_path: Path, requirements: bytes, code: str = "pass") -> earlyarm.
     fd = os.open(tmp_path / "lock", os.O_RDWR | os.O_CREAT, 0o644)
     argv = [sys.executable, "-c", code, "-r", str(folder / "requirements.txt")]
     early = earlyarm.Early(str(tmp_path), argv, requirements, str(folder), fd)
-    earlyarm.current.append(early)
+    earlyarm.current = early
     early.proc = subprocess.Popen(  # its own process group, as every backend tierlock starts
         argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, process_group=0
     )
@@ -230,6 +230,7 @@ def test_an_early_backend_running_another_command_is_waited_for_and_its_plan_dro
 def test_the_lock_an_early_start_holds_is_the_installs_and_let_go_once(tmp_path: Path) -> None:
     early = _early(tmp_path, b"a==1\n")
     fd = early.lock_fd
+    assert fd is not None
     earlyarm.release(fd)
     assert earlyarm.held(str(tmp_path)) is None
     with pytest.raises(OSError, match="Bad file descriptor"):
@@ -317,7 +318,7 @@ def test_a_plan_that_does_not_hold_starts_nothing(change: str, tmp_path: Path, m
         fd = os.open(venv / "tierlock" / "install.lock", os.O_RDWR | os.O_CREAT, 0o644)
         fcntl.flock(fd, fcntl.LOCK_EX)
     assert earlyarm.start(argv) is None
-    assert earlyarm.current == []
+    assert earlyarm.current is None
 
 
 def test_the_facts_in_tierlocks_folder_are_checked_under_the_lock(

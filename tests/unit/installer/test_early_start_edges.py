@@ -8,8 +8,10 @@ plan are ``test_early_plan.py``'s.
 from __future__ import annotations
 
 import fcntl
+import json
 import marshal
 import os
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -56,7 +58,7 @@ def test_a_backend_that_cannot_start_leaves_no_early_start_no_scratch_folder_and
     scratch.mkdir()
     monkeypatch.setenv("TMPDIR", str(scratch))
     assert earlyarm.start(argv) is None
-    assert earlyarm.current == []
+    assert earlyarm.current is None
     assert _free(venv), "the lock taken for the early start was let go"
     assert list(scratch.iterdir()) == []
 
@@ -72,7 +74,7 @@ def test_anything_unexpected_while_checking_a_plan_is_no_early_start(
 
     monkeypatch.setattr(earlyarm, "find", broken)
     assert earlyarm.start(argv) is None
-    assert earlyarm.current == []
+    assert earlyarm.current is None
 
 
 def test_a_plan_whose_facts_outside_the_target_changed_starts_nothing_even_when_the_target_matches(
@@ -85,7 +87,7 @@ def test_a_plan_whose_facts_outside_the_target_changed_starts_nothing_even_when_
     _plan(tmp_path).write_bytes(marshal.dumps(entry))
     monkeypatch.delenv("TIERLOCK_TEST_KEPT_VARIABLE", raising=False)
     assert earlyarm.start(argv) is None
-    assert earlyarm.current == []
+    assert earlyarm.current is None
     assert not (venv / "tierlock").exists(), "nothing was made in the target for a plan that does not hold"
 
 
@@ -104,7 +106,7 @@ def test_a_lock_held_by_another_is_no_lock_for_the_early_start(tmp_path: Path) -
 
 def test_with_no_backend_started_early_the_install_takes_nothing_over(tmp_path: Path) -> None:
     argv, path = _mine(tmp_path, b"a==1\n")
-    assert earlyarm.current == []
+    assert earlyarm.current is None
     assert earlyarm.adopt(argv, path) is None
 
 
@@ -140,7 +142,7 @@ def test_a_backend_nobody_took_over_is_waited_for_at_the_end_and_counted_once(
     earlyarm.finish(0)
     assert early.proc.returncode == 0
     assert seen == [tuple(early.argv)]
-    assert earlyarm.current == []
+    assert earlyarm.current is None
 
 
 def test_at_the_end_of_a_command_that_succeeded_a_running_backend_is_waited_for_not_stopped(tmp_path: Path) -> None:
@@ -157,7 +159,7 @@ def test_at_the_end_of_an_interrupted_command_a_running_backend_is_stopped(tmp_p
     assert early.proc is not None
     assert early.proc.returncode not in (None, 0)
     assert time.monotonic() - started < 30
-    assert sys.modules["tierlock.earlyarm"].current == []
+    assert sys.modules["tierlock.earlyarm"].current is None
 
 
 def test_a_backend_started_for_real_is_handed_over_with_its_output(
@@ -214,7 +216,7 @@ def test_a_plan_gone_already_is_no_error_at_the_end(tmp_path: Path) -> None:
     early.plan = str(tmp_path / "arms-gone.marshal")
     early.other = True
     earlyarm.finish(0)
-    assert earlyarm.current == []
+    assert earlyarm.current is None
 
 
 def test_a_target_where_tierlocks_folder_cannot_be_made_gets_no_lock(tmp_path: Path) -> None:
@@ -238,7 +240,7 @@ def test_the_targets_facts_are_checked_again_once_the_lock_is_held(
 
     monkeypatch.setattr(earlyarm, "inner_holds", changed_meanwhile)
     assert earlyarm.start(argv) is None
-    assert earlyarm.current == []
+    assert earlyarm.current is None
     assert _free(venv)
 
 
@@ -249,11 +251,57 @@ def test_an_install_lock_that_is_descriptor_0_is_held_like_any_other(tmp_path: P
     try:
         fd = earlyarm._lock(str(tmp_path))
         assert fd == 0
-        earlyarm.current.append(earlyarm.Early(str(tmp_path), [], b"", str(tmp_path / "early"), fd))
+        earlyarm.current = earlyarm.Early(str(tmp_path), [], b"", str(tmp_path / "early"), fd)
         assert earlyarm.held(str(tmp_path)) == 0
         earlyarm.release(fd)
         assert earlyarm.held(str(tmp_path)) is None
     finally:
         os.dup2(saved, 0)
         os.close(saved)
-        earlyarm.current.clear()
+        earlyarm.current = None
+
+
+_PRIORITIES = """
+import json, marshal, os, sys
+if os.nice(0) and os.geteuid() == 0:  # (a run under ``nice``: back to the priority a command starts with)
+    os.setpriority(os.PRIO_PROCESS, 0, 0)
+from tierlock import armplan, earlyarm
+kept = ["brain", "--python", "@T/bin/python"]
+with open(sys.argv[1], "rb") as fh:  # the plan kept by hand, made this process's (its sys.path is part of it)
+    entry = marshal.load(fh)
+entry["who"] = armplan.who(kept)
+with open(armplan.plan_path(armplan.folder(), kept), "wb") as fh:
+    marshal.dump(entry, fh)
+before = os.nice(0)
+early = earlyarm.start(sys.argv[2:])
+assert early is not None
+own = os.nice(0)
+out, _ = earlyarm.popen(early).communicate()
+print(json.dumps([before, int(out), own]))
+"""
+
+
+def test_once_its_backend_runs_early_tierlocks_own_start_runs_ten_nice_levels_below_the_backend(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The documented ``nice`` +10, in a process of its own (this one keeps its priority): the backend is started
+    first and keeps the priority tierlock was started with; tierlock's own start then yields to it."""
+    venv = _venv(tmp_path)
+    argv = _keep(tmp_path, monkeypatch, venv)
+    entry = marshal.loads(_plan(tmp_path).read_bytes())
+    entry["command"]["argv"][2] = "import os; print(os.nice(0))"
+    _plan(tmp_path).write_bytes(marshal.dumps(entry))
+    done = subprocess.run(
+        [sys.executable, "-c", _PRIORITIES, str(_plan(tmp_path)), *argv],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    before, backend, own = json.loads(done.stdout)
+    if before > 9:
+        pytest.skip(f"this test runs at nice {before}: ten levels more cannot be told from the limit (19)")
+    assert backend == before, "the backend keeps the priority tierlock was started with"
+    assert own == before + 10
