@@ -96,6 +96,13 @@ def interleaved(argvs: Sequence[Sequence[str | Path]], cwd: Path | None = None, 
 
     Taking turns, a change in the machine's load hits every command alike.
     """
+    return [statistics.median(taken) for taken in interleaved_samples(argvs, cwd, repeat)]
+
+
+def interleaved_samples(
+    argvs: Sequence[Sequence[str | Path]], cwd: Path | None = None, repeat: int = 15
+) -> list[list[float]]:
+    """Every wall time in seconds of each command, run in turn *repeat* times (after one warm-up each)."""
     for argv in argvs:
         run(argv, cwd)
     samples: list[list[float]] = [[] for _ in argvs]
@@ -104,7 +111,7 @@ def interleaved(argvs: Sequence[Sequence[str | Path]], cwd: Path | None = None, 
             start = time.perf_counter()
             run(argv, cwd)
             taken.append(time.perf_counter() - start)
-    return [statistics.median(taken) for taken in samples]
+    return samples
 
 
 def load() -> str:

@@ -19,10 +19,19 @@ For scale it also prints the floor no Python front end can go below: starting
 the interpreter and importing what any lock needs before uv can start (the CLI
 frame, ``tomllib``, ``subprocess``, ``tempfile`` and ``packaging.requirements``,
 which the tier model parses requirements with).
+
+``--baseline SRC`` also locks the small input through another tierlock's sources
+(``git archive REV src | tar -x -C DIR`` gives ``DIR/src``) and through this
+checkout's, both by ``python -c`` on ``sys.path``, interleaved with the rest: a
+before/after of tierlock's own cost in one run (the paired medians: each round's
+own difference, which the load shared by the round cancels out of).
+
+Run: ``.venv/bin/python benchmarks/bench_lock.py [--multi] [--baseline DIR/src] [--repeat N]``.
 """
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import statistics
 import sys
@@ -32,12 +41,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._lockbench import BIN, interleaved, load, make_project, run
+from benchmarks._lockbench import BIN, REPO, interleaved_samples, load, make_project, run
 
 FLOOR_IMPORTS = "import tierlock.cli, tomllib, subprocess, tempfile, packaging.requirements"
+#: ``tierlock`` as the console script runs it, from the sources named by the first argument.
+_ENTRY = (
+    "import sys; sys.argv[0] = 'tierlock'; sys.path.insert(0, sys.argv.pop(1)); "
+    "from tierlock._entry import tierlock; tierlock()"
+)
 
 
-def main() -> None:
+def main(baseline: Path | None = None, repeat: int = 9) -> None:
     with tempfile.TemporaryDirectory(prefix="tierlock-bench-lock-") as tmp:
         project, wheels, _ = make_project(Path(tmp))
         from tierlock.tiers import load_project
@@ -73,14 +87,39 @@ def main() -> None:
         peer_argv += ["--python-version", "3.11", "--no-index", "--find-links", wheels, "--quiet", "--upgrade"]
         shutil.rmtree(lockdir, ignore_errors=True)
         print(f"load average before: {load()}")
-        ours, peer, floor = interleaved([ours_argv, peer_argv, [sys.executable, "-c", FLOOR_IMPORTS]], repeat=9)
+        argvs: list[list[str | Path]] = [ours_argv, peer_argv, [sys.executable, "-c", FLOOR_IMPORTS]]
+        if baseline is not None:
+            argvs += [[sys.executable, "-c", _ENTRY, str(src), *ours_argv[1:]] for src in (REPO / "src", baseline)]
+        samples = interleaved_samples(argvs, repeat=repeat)
+        ours, peer, floor = (statistics.median(taken) for taken in samples[:3])
         print(f"base tier roots: {len(roots)}")
         print(f"tierlock lock base:   {ours * 1000:7.1f} ms (median)")
         print(f"uv pip compile:       {peer * 1000:7.1f} ms (median)")
         print(f"ratio tierlock/uv:    {ours / peer:7.2f}x (target <= 1.2x)")
         print(f"floor (python + imports a lock needs): {floor * 1000:.1f} ms = {floor / peer:.2f}x of uv pip compile")
+        if baseline is not None:
+            _before_after(samples[3], samples[4], samples[1])
+        print(f"load average after: {load()}")
 
     multi_tier()
+
+
+def _before_after(new: list[float], old: list[float], peer: list[float]) -> None:
+    """This checkout's sources against the baseline's, both through ``python -c``, each against uv."""
+    mine, theirs, uv = (statistics.median(taken) * 1000 for taken in (new, old, peer))
+    print(
+        f"before/after (python -c, each src first on sys.path): this checkout {mine:.1f} ms, baseline {theirs:.1f} ms"
+    )
+    print(f"  ratios to uv pip compile: this checkout {mine / uv:.2f}x, baseline {theirs / uv:.2f}x")
+    print(
+        f"  paired medians: this checkout - baseline {_paired(new, old):+.1f} ms; "
+        f"this checkout - uv {_paired(new, peer):+.1f} ms; baseline - uv {_paired(old, peer):+.1f} ms"
+    )
+
+
+def _paired(ours: list[float], theirs: list[float]) -> float:
+    """The median of the differences round by round (ms)."""
+    return statistics.median(a - b for a, b in zip(ours, theirs, strict=True)) * 1000
 
 
 EXTRAS = {"vision": slice(9, 13), "speech": slice(13, 18)}
@@ -145,7 +184,12 @@ def multi_tier(repeat: int = 9) -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--multi"]:
-        multi_tier()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--multi", action="store_true", help="only the no-change lock of four tiers")
+    parser.add_argument("--baseline", type=Path, help="another tierlock's src folder, locked through beside this one")
+    parser.add_argument("--repeat", type=int, default=9, help="timed runs of each command")
+    args = parser.parse_args()
+    if args.multi:
+        multi_tier(args.repeat)
     else:
-        main()
+        main(args.baseline, args.repeat)

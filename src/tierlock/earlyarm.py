@@ -171,8 +171,8 @@ def held(prefix: str) -> int | None:
 
 
 def release(fd: int) -> None:
-    """The install is done with the lock an early start took for it."""
-    if current is not None and current.lock_fd == fd:
+    """The install is done with the lock an early start took for it (*fd*: what :func:`held` gave)."""
+    if current is not None:
         current.lock_fd = None
     os.close(fd)
 

@@ -305,3 +305,14 @@ def test_once_its_backend_runs_early_tierlocks_own_start_runs_ten_nice_levels_be
         pytest.skip(f"this test runs at nice {before}: ten levels more cannot be told from the limit (19)")
     assert backend == before, "the backend keeps the priority tierlock was started with"
     assert own == before + 10
+
+
+def test_an_early_start_holds_only_its_own_targets_lock(tmp_path: Path) -> None:
+    """An install into another environment (or with no early start at all) takes that environment's lock itself."""
+    other = tmp_path / "other"
+    other.mkdir()
+    assert earlyarm.held(str(other)) is None, "no early start: nothing held"
+    early = _early(tmp_path, b"a==1\n")
+    assert earlyarm.held(str(other)) is None
+    assert not earlyarm.fresh(str(other))
+    assert earlyarm.held(str(tmp_path / "." / "")) == early.lock_fd, "the same folder, however it is written"
