@@ -15,10 +15,11 @@ compile`` runs started one after another by hand (the base compile, then each
 tier with the base lock as constraints, each over its previous output, with
 the interpreter named so uv does not search for one). Target: within 1.2x.
 
-For scale it also prints the floor no Python front end can go below: starting
-the interpreter and importing what any lock needs before uv can start (the CLI
-frame, ``tomllib``, ``subprocess``, ``tempfile`` and ``packaging.requirements``,
-which the tier model parses requirements with).
+For scale it also prints two floors: the one no Python front end can go below, an
+interpreter that only starts the same ``uv pip compile`` (``os.posix_spawn``) and
+waits for it; and what a lock that works its answer out needs before uv can start,
+the interpreter importing the CLI frame, ``tomllib``, ``subprocess``, ``tempfile``
+and ``packaging.requirements`` (which the tier model parses requirements with).
 
 ``--baseline SRC`` also locks the small input through another tierlock's sources
 (``git archive REV src | tar -x -C DIR`` gives ``DIR/src``) and through this
@@ -44,6 +45,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks._lockbench import BIN, REPO, interleaved_samples, load, make_project, run
 
 FLOOR_IMPORTS = "import tierlock.cli, tomllib, subprocess, tempfile, packaging.requirements"
+#: A Python front end that does nothing but start its argv and wait for it.
+SPAWN_ONLY = "import os, sys; os.waitpid(os.posix_spawn(sys.argv[1], sys.argv[1:], os.environ), 0)"
 #: ``tierlock`` as the console script runs it, from the sources named by the first argument.
 _ENTRY = (
     "import sys; sys.argv[0] = 'tierlock'; sys.path.insert(0, sys.argv.pop(1)); "
@@ -87,18 +90,24 @@ def main(baseline: Path | None = None, repeat: int = 9) -> None:
         peer_argv += ["--python-version", "3.11", "--no-index", "--find-links", wheels, "--quiet", "--upgrade"]
         shutil.rmtree(lockdir, ignore_errors=True)
         print(f"load average before: {load()}")
+        spawn_only = [a if a != out else Path(tmp) / "out-floor.txt" for a in peer_argv]
         argvs: list[list[str | Path]] = [ours_argv, peer_argv, [sys.executable, "-c", FLOOR_IMPORTS]]
+        argvs.append([sys.executable, "-c", SPAWN_ONLY, *spawn_only])
         if baseline is not None:
             argvs += [[sys.executable, "-c", _ENTRY, str(src), *ours_argv[1:]] for src in (REPO / "src", baseline)]
         samples = interleaved_samples(argvs, repeat=repeat)
-        ours, peer, floor = (statistics.median(taken) for taken in samples[:3])
+        ours, peer, floor, bare = (statistics.median(taken) for taken in samples[:4])
         print(f"base tier roots: {len(roots)}")
         print(f"tierlock lock base:   {ours * 1000:7.1f} ms (median)")
         print(f"uv pip compile:       {peer * 1000:7.1f} ms (median)")
         print(f"ratio tierlock/uv:    {ours / peer:7.2f}x (target <= 1.2x)")
         print(f"floor (python + imports a lock needs): {floor * 1000:.1f} ms = {floor / peer:.2f}x of uv pip compile")
+        print(
+            f"floor of any Python front end (the interpreter started, uv started and waited for): {bare * 1000:.1f} ms"
+            f" = {bare / peer:.2f}x of uv pip compile; paired, tierlock - it {_paired(samples[0], samples[3]):+.1f} ms"
+        )
         if baseline is not None:
-            _before_after(samples[3], samples[4], samples[1])
+            _before_after(samples[4], samples[5], samples[1])
         print(f"load average after: {load()}")
 
     multi_tier()
