@@ -121,6 +121,9 @@ def _launched(plan: str, prefix: str, command: Mapping[str, Any], fd: int) -> Ea
             fh.write(early.requirements)
         early.argv = [path if a == REQUIREMENTS else placed(a, prefix) for a in early.argv]
         current = early  # before the start: an interrupt from here on stops what was started
+        # as :func:`tierlock.subproc.start` starts every process (its own group, the output read back, no input)
+        # but on :mod:`os` alone (:mod:`subprocess` costs more than the start); the install handles it as one of
+        # its own from its takeover on (:func:`popen`)
         early.spawned = spawn(early.argv, env=early.env, capture=True)
     except BaseException:
         if early.spawned is None:  # it did not start: nothing kept of it
