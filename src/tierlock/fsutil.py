@@ -75,7 +75,7 @@ def _what(path: str, mode: int) -> str | None:
     return kind
 
 
-def read_bytes(path: str | os.PathLike[str], *, limit: int = MAX_BYTES) -> bytes:
+def read_bytes(path: str | os.PathLike[str], *, limit: int = MAX_BYTES, once: bool = True) -> bytes:
     """The bytes of the regular file at *path*, refusing anything else or anything over *limit* bytes.
 
     Raises :class:`FileRefused` for a folder, a FIFO, a device, a socket or a file over *limit* (a
@@ -87,7 +87,7 @@ def read_bytes(path: str | os.PathLike[str], *, limit: int = MAX_BYTES) -> bytes
     what = _what(name, looked.st_mode)
     if what is not None:
         raise FileRefused(name, what)
-    memo = _ONCE[-1] if _ONCE else None
+    memo = _ONCE[-1] if _ONCE and once else None
     if memo is not None:
         kept = memo.get(name)
         if kept is not None and kept[0] == _identity(looked) and len(kept[1]) <= limit:

@@ -123,6 +123,8 @@ class Recorder:
         self.told_looks: dict[str, int] = {}
         self.told: dict[str, list[Any]] = {}
         """What the census took from each file (see :mod:`tierlock.keptnote`); None in the list: kept by bytes."""
+        self.told_parts: dict[str, list[object]] = {}
+        """What :func:`tierlock.projectparts.read` took from each file at each reading (its parts' fingerprint)."""
         self.surveys: list[list[Any]] = []
         """Each census worked out: [its root, [its inputs, its result]] (to work it out again from the facts)."""
         self.stats: set[str] = set()
@@ -174,8 +176,26 @@ class Recorder:
             self.told_looks[path] = self.told_looks.get(path, 0) + 1
         elif kind == "survey":
             self.surveys.append([path, detail])
+        elif kind == "parts":
+            self.heard_parts(path, detail)
         else:
             self.told.setdefault(path, []).append(detail)
+
+    def heard_parts(self, path: str, detail: object) -> None:
+        """One reading of *path* by :func:`tierlock.projectparts.read`: the fingerprint of the parts it gave."""
+        name = self._path(path)
+        if name is not None:
+            self.told_parts.setdefault(name, []).append(detail)
+
+    def parts(self, files: dict[str, Any]) -> dict[str, object]:
+        """The files read every time by :func:`tierlock.projectparts.read` (every open of each was one of its
+        readings: none by another reader, none that failed), each time with the same parts: path -> their
+        fingerprint, kept besides the file's bytes (:func:`tierlock.keptrun.parts_hold`)."""
+        out: dict[str, object] = {}
+        for path, found in self.told_parts.items():
+            if path in files and self.opens.get(path, 0) == len(found) and len(set(found)) == 1:
+                out[path] = found[0]
+        return out
 
     def taint(self, why: str) -> None:
         if self.tainted is None:
@@ -271,6 +291,7 @@ class Recorder:
             return None  # modified too recently to be sure a later change would be seen
         return {"who": who, "env": dict(self.env), "stats": stats, "lstats": lstats, "lists": lists, "scans": scans} | {
             "files": files,
+            "parts": self.parts(files),
             "summaries": summaries,
             "rerun": {"calls": {path: self.told[path] for path in summaries}, "surveys": self.surveys},
             "out": list(self.out),

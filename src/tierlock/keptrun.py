@@ -67,7 +67,7 @@ except ImportError:  # Python 3.12+ (``_sha2``) or a build without it
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Container, Iterable, Sequence
     from typing import Any
 
 #: Bump when the kept entry's shape or meaning changes.
@@ -265,18 +265,23 @@ def holds(entry: dict[str, Any], argv: Sequence[str], seen: list[Any] | None = N
             return look(path)[:5]
 
         summaries: dict[str, Any] = entry.get("summaries") or {}  # (a lock's or an arming's: no census ran)
+        parts: dict[str, bytes] = entry.get("parts") or {}  # pyproject.toml kept by its parts too
+        loose = summaries.keys() | parts.keys()
         stats = entry["stats"]
-        if any(sig(path) != was and not same_kind(path, sig(path), was, summaries) for path, was in stats.items()):
+        if any(sig(path) != was and not same_kind(path, sig(path), was, loose) for path, was in stats.items()):
             return False
-        if any(stat_sig(path, follow=False) != was for path, was in entry["lstats"].items()):
-            return False
+        for path, was in entry["lstats"].items():
+            now = stat_sig(path, follow=False)
+            if now != was and not same_kind(path, now, was, parts):
+                return False
         if any(listing(path) != was for path, was in entry["lists"].items()):
             return False
-        if not all(scan_holds(path, was, sig, summaries) for path, was in entry["scans"].items()):
+        if not all(scan_holds(path, was, sig, loose) for path, was in entry["scans"].items()):
             return False
         files = entry["files"]  # (an arming's or a lock's entry keeps a file by its stat_sig: compared as such)
         if any(
-            look(path)[: len(was)] != was and digest(path) != bytes_were for path, (was, bytes_were) in files.items()
+            look(path)[: len(was)] != was and digest(path) != bytes_were and not parts_hold(path, parts, look, seen)
+            for path, (was, bytes_were) in files.items()
         ):
             return False
         if not isinstance(entry["out"], list) or not isinstance(entry["code"], int):
@@ -286,9 +291,9 @@ def holds(entry: dict[str, Any], argv: Sequence[str], seen: list[Any] | None = N
         return False
 
 
-def scan_holds(path: str, was: Any, sig: Callable[[str], tuple[int, ...]], summaries: dict[str, Any]) -> bool:
-    """Whether a scanned folder has the same entries, each as it was, or a file kept by what the census took
-    from it that is still a file of the same kind (:func:`summaries_hold` then reads it again)."""
+def scan_holds(path: str, was: Any, sig: Callable[[str], tuple[int, ...]], loose: Container[str]) -> bool:
+    """Whether a scanned folder has the same entries, each as it was, or a file kept by what was taken from it
+    (*loose*: :func:`same_kind`) that is still a file of the same kind."""
     now = scan(path, sig)
     if now == was:
         return True
@@ -297,15 +302,33 @@ def scan_holds(path: str, was: Any, sig: Callable[[str], tuple[int, ...]], summa
     for (name, sig_now), (name_was, sig_was) in zip(now, was, strict=True):
         if name != name_was:
             return False
-        if sig_now != sig_was and not same_kind(os.path.join(path, name), sig_now, sig_was, summaries):
+        if sig_now != sig_was and not same_kind(os.path.join(path, name), sig_now, sig_was, loose):
             return False
     return True
 
 
-def same_kind(path: str, now: tuple[int, ...], was: tuple[int, ...], summaries: dict[str, Any]) -> bool:
-    """Whether *path*, a file kept by what the census took from it (the census alone looked it up: it takes
-    its kind), is still a file of the same kind (:func:`summaries_hold` then reads it again)."""
-    return path in summaries and len(now) == len(was) == 5 and now[0] == was[0]
+def same_kind(path: str, now: tuple[int, ...], was: tuple[int, ...], loose: Container[str]) -> bool:
+    """Whether *path*, a file kept by what was taken from it (*loose*: a test file the census alone looked up,
+    which takes its kind; a pyproject.toml kept by its parts, whose look-ups find it and take its kind), is
+    still a file of the same kind (:func:`summaries_hold` or :func:`parts_hold` then reads it again)."""
+    return path in loose and len(now) == len(was) == 5 and now[0] == was[0]
+
+
+def parts_hold(
+    path: str, parts: dict[str, bytes], look: Callable[[str], tuple[int, ...]], seen: list[Any] | None
+) -> bool:
+    """Whether *path*, a changed file every reading of which took only its parts (:mod:`tierlock.projectparts`:
+    loaded only then), has the same parts now; *seen* then gets ``("parts", {path: identity})``."""
+    wanted = parts.get(path)
+    if wanted is None:
+        return False
+    from tierlock.projectparts import parts_of
+
+    if parts_of(path) != wanted:
+        return False
+    if seen is not None:
+        seen.append(("parts", {path: look(path)}))
+    return True
 
 
 def summaries_hold(
@@ -358,12 +381,13 @@ def replay(argv: Sequence[str]) -> int | None:
     seen: list[Any] = []
     if entry is None or not holds(entry, argv, seen):
         return None
-    if seen and settled(seen[0][1]):
-        if seen[0][0] == "census":
+    if seen and settled(path for _how, paths in seen for path in paths):
+        if any(how == "census" for how, _paths in seen):
             return None  # worked out in full once, and kept again: not the census again on every run
-        from tierlock.keptedit import refreshed
+        from tierlock.keptedit import parts_refreshed, refreshed
 
-        refreshed(entry, seen[0][1])
+        for how, paths in seen:
+            (parts_refreshed if how == "parts" else refreshed)(entry, paths)
         seal(path, entry)
     streams = {1: sys.stdout, 2: sys.stderr}
     for fd, text in entry["out"]:

@@ -1,0 +1,98 @@
+"""The parts of a project's pyproject.toml that tierlock's answers rest on: the one reader of the read-only commands.
+
+``check``, ``probe``, ``status`` and ``admit`` read pyproject.toml for the tier model (``[project]``'s name,
+version, ``requires-python``, dependencies and extras, ``[dependency-groups]``, ``[tool.tierlock]``), the
+census (``[tool.pytest.ini_options]``'s ``testpaths``, ``python_files``, ``pythonpath``;
+``[tool.tierlock.census]``), the drift of a committed ``uv.lock`` (``[tool.uv]`` too), and the runtime
+config's discovery (whether ``[tool.tierlock.runtime]`` is there). Each reads the file through :func:`read`,
+which gives the parsed document with what none of them reads left out:
+
+* every ``[tool.*]`` table but :data:`TOOLS` (a linter's settings, coverage, a build backend's own table);
+* the keys of ``[project]`` in :data:`INERT` (the prose and links an index shows).
+
+The code then cannot read a part the answer does not rest on. Everything else is kept, in the order the
+file gives it (tiers are reported in the order they are declared): an unknown top-level table, ``[build-system]``,
+any other key of ``[project]``.
+
+A recorded run (:mod:`tierlock.keptrecord`) is told each read with the :func:`fingerprint` of the parts; when
+every open of the file was such a read, the kept entry notes that fingerprint besides the file's bytes, and a
+later run whose pyproject.toml changed gives the kept answer when its parts (:func:`parts_of`) are the same
+(:func:`tierlock.keptrun.holds`). A file opened by anything else stays kept by its bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+
+from tierlock import fsutil, keptnote
+from tierlock.errors import TierlockError
+
+try:  # the C implementation itself, as the kept answers use it (no OpenSSL start-up)
+    from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
+except ImportError:  # a build without it
+    from hashlib import sha256
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+#: The ``[tool.*]`` tables tierlock reads: its own, pytest's (the census's test folders and patterns), uv's
+#: (the sources, workspace, conflicts and index settings a committed uv.lock rests on).
+TOOLS = frozenset({"tierlock", "pytest", "uv"})
+#: The keys of ``[project]`` nothing of tierlock reads: what a package index shows about a project.
+INERT = frozenset(
+    {
+        "description",
+        "readme",
+        "keywords",
+        "classifiers",
+        "authors",
+        "maintainers",
+        "license",
+        "license-files",
+        "urls",
+    }
+)
+
+
+def parts(document: dict[str, Any]) -> dict[str, Any]:
+    """*document* (a parsed pyproject.toml) without the tool tables other than :data:`TOOLS` and the keys of
+    ``[project]`` in :data:`INERT`; every other key as it was, in its order."""
+    out: dict[str, Any] = {}
+    for key, value in document.items():
+        if key == "tool" and isinstance(value, dict):
+            value = {name: table for name, table in value.items() if name in TOOLS}
+        elif key == "project" and isinstance(value, dict):
+            value = {name: item for name, item in value.items() if name not in INERT}
+        out[key] = value
+    return out
+
+
+def read(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The :func:`parts` of the pyproject.toml at *path*, read by :func:`tierlock.fsutil.read_text` (a FIFO or
+    a folder refused, a byte-order mark dropped) and parsed by :mod:`tomllib`; raises as
+    ``tomllib.loads(fsutil.read_text(path))`` does. The file is opened each time (never a command's kept
+    bytes): a recorded run counts every open of it, and is told each one made here."""
+    name = os.fspath(path)
+    document = parts(tomllib.loads(fsutil.read_bytes(name, once=False).decode("utf-8-sig")))
+    if keptnote.recording():
+        keptnote.tell("parts", name, fingerprint(document))
+    return document
+
+
+def fingerprint(document: dict[str, Any]) -> bytes:
+    """A digest of *document* (parts as :func:`parts` gives them), equal for two exactly when they hold the same
+    keys and values in the same order: the sha256 of its ``repr``, which tells a table from an array of pairs,
+    ``1`` from ``1.0`` and ``true``, and a string from anything else (TOML gives only those types, dates and
+    times, whose ``repr`` is as exact)."""
+    return bytes(sha256(repr(document).encode("utf-8", "surrogatepass")).digest())
+
+
+def parts_of(path: str) -> bytes | None:
+    """The :func:`fingerprint` of the parts of the file at *path* now, or None when it cannot be read or parsed
+    (then a command reading it would stop with an error, or read it another way: never a kept answer)."""
+    try:
+        return fingerprint(read(path))
+    except (OSError, ValueError, RecursionError, TierlockError):  # TOMLDecodeError, UnicodeDecodeError: ValueErrors
+        return None
