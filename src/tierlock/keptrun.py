@@ -58,6 +58,7 @@ import sys
 from time import time_ns
 
 from tierlock._version import __version__
+from tierlock.keptloose import entries_hold, parts_hold, same_kind
 from tierlock.probing.libcache import folder, put
 
 try:  # the C implementation itself: no OpenSSL loading, no ``hashlib`` start-up
@@ -293,42 +294,9 @@ def holds(entry: dict[str, Any], argv: Sequence[str], seen: list[Any] | None = N
 
 def scan_holds(path: str, was: Any, sig: Callable[[str], tuple[int, ...]], loose: Container[str]) -> bool:
     """Whether a scanned folder has the same entries, each as it was, or a file kept by what was taken from it
-    (*loose*: :func:`same_kind`) that is still a file of the same kind."""
+    (*loose*: :func:`tierlock.keptloose.same_kind`) that is still a file of the same kind."""
     now = scan(path, sig)
-    if now == was:
-        return True
-    if not isinstance(now, tuple) or not isinstance(was, tuple) or len(now) != len(was):
-        return False
-    for (name, sig_now), (name_was, sig_was) in zip(now, was, strict=True):
-        if name != name_was:
-            return False
-        if sig_now != sig_was and not same_kind(os.path.join(path, name), sig_now, sig_was, loose):
-            return False
-    return True
-
-
-def same_kind(path: str, now: tuple[int, ...], was: tuple[int, ...], loose: Container[str]) -> bool:
-    """Whether *path*, a file kept by what was taken from it (*loose*: a test file the census alone looked up,
-    which takes its kind; a pyproject.toml kept by its parts, whose look-ups find it and take its kind), is
-    still a file of the same kind (:func:`summaries_hold` or :func:`parts_hold` then reads it again)."""
-    return path in loose and len(now) == len(was) == 5 and now[0] == was[0]
-
-
-def parts_hold(
-    path: str, parts: dict[str, bytes], look: Callable[[str], tuple[int, ...]], seen: list[Any] | None
-) -> bool:
-    """Whether *path*, a changed file every reading of which took only its parts (:mod:`tierlock.projectparts`:
-    loaded only then), has the same parts now; *seen* then gets ``("parts", {path: identity})``."""
-    wanted = parts.get(path)
-    if wanted is None:
-        return False
-    from tierlock.projectparts import parts_of
-
-    if parts_of(path) != wanted:
-        return False
-    if seen is not None:
-        seen.append(("parts", {path: look(path)}))
-    return True
+    return now == was or entries_hold(path, now, was, loose)
 
 
 def summaries_hold(

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import os
 import tomllib
+from stat import S_ISREG
 
-from tierlock import fsutil, keptnote
-from tierlock.errors import TierlockError
+from tierlock import keptnote
 
 try:  # the C implementation itself, as the kept answers use it (no OpenSSL start-up)
     from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
@@ -74,6 +74,8 @@ def read(path: str | os.PathLike[str]) -> dict[str, Any]:
     a folder refused, a byte-order mark dropped) and parsed by :mod:`tomllib`; raises as
     ``tomllib.loads(fsutil.read_text(path))`` does. The file is opened each time (never a command's kept
     bytes): a recorded run counts every open of it, and is told each one made here."""
+    from tierlock import fsutil  # (loaded by every command already; the kept path's :func:`parts_of` needs only os)
+
     name = os.fspath(path)
     document = parts(tomllib.loads(fsutil.read_bytes(name, once=False).decode("utf-8-sig")))
     if keptnote.recording():
@@ -89,10 +91,28 @@ def fingerprint(document: dict[str, Any]) -> bytes:
     return bytes(sha256(repr(document).encode("utf-8", "surrogatepass")).digest())
 
 
+#: The most a command reads of one file (:data:`tierlock.fsutil.MAX_BYTES`, not imported: see :func:`parts_of`).
+MAX_BYTES = 64 * 1024 * 1024
+
+
 def parts_of(path: str) -> bytes | None:
-    """The :func:`fingerprint` of the parts of the file at *path* now, or None when it cannot be read or parsed
-    (then a command reading it would stop with an error, or read it another way: never a kept answer)."""
+    """The :func:`fingerprint` of the parts of the file at *path* now, or None when a command could not read it
+    as :func:`read` does (not a regular file, over :data:`MAX_BYTES`, not UTF-8, not TOML: it would stop with
+    an error). Read with :mod:`os` alone (a kept answer's check: no ``pathlib``, no error classes)."""
     try:
-        return fingerprint(read(path))
-    except (OSError, ValueError, RecursionError, TierlockError):  # TOMLDecodeError, UnicodeDecodeError: ValueErrors
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        try:
+            info = os.fstat(fd)
+            if not S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
+                return None
+            chunks = []
+            while chunk := os.read(fd, 1 << 16):
+                chunks.append(chunk)
+        finally:
+            os.close(fd)
+        data = b"".join(chunks)
+        if len(data) > MAX_BYTES:
+            return None
+        return fingerprint(parts(tomllib.loads(data.decode("utf-8-sig"))))
+    except (OSError, ValueError, RecursionError):  # TOMLDecodeError and UnicodeDecodeError are ValueErrors
         return None

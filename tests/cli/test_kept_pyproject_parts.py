@@ -106,7 +106,7 @@ RELEVANT: dict[str, Callable[[str], str | bytes]] = {
     "a base dependency added": _sub('"basepkg02>=1"]', '"basepkg02>=1", "vizpkg05"]'),
     "[tool.tierlock] ci-require": _sub('ci-require = ["brain", "viz"]', 'ci-require = ["brain"]'),
     "[tool.tierlock] a tier's tests glob": _sub('tests = ["tests/viz/**"]', 'tests = ["tests/vis/**"]'),
-    "[tool.tierlock] a census accept table": _append('\n[tool.tierlock.census.accept]\nviz = ["tests/test_plain.py"]\n'),
+    "[tool.tierlock] a census accept table": _append('\n[tool.tierlock.census.accept]\nviz = ["tests/x.py"]\n'),
     "[tool.pytest.ini_options] testpaths": _append('\n[tool.pytest.ini_options]\ntestpaths = ["tests/brain"]\n'),
     "[tool.pytest.ini_options] python_files": _append('\n[tool.pytest.ini_options]\npython_files = ["check_*.py"]\n'),
     "[tool.pytest.ini_options] markers": _append('\n[tool.pytest.ini_options]\nmarkers = ["slow: slow"]\n'),
@@ -118,15 +118,17 @@ RELEVANT: dict[str, Callable[[str], str | bytes]] = {
     "requires-python": _sub('requires-python = ">=3.11"', 'requires-python = ">=3.12"'),
     "the project's name": _sub('name = "app"', 'name = "app2"'),
     "the version": _sub('version = "0.1.0"', 'version = "0.2.0"'),
-    "the tiers in another order": lambda text: text.replace("[tool.tierlock.tiers.brain]", "[tool.tierlock.tiers.x]")
-    .replace("[tool.tierlock.tiers.viz]", "[tool.tierlock.tiers.brain]")
-    .replace("[tool.tierlock.tiers.x]", "[tool.tierlock.tiers.viz]")
-    .replace('source = "extra:brain"', 'source = "extra:X"')
-    .replace('source = "extra:viz"', 'source = "extra:brain"')
-    .replace('source = "extra:X"', 'source = "extra:viz"')
-    .replace('tests = ["tests/brain/**"]', 'tests = ["tests/X/**"]')
-    .replace('tests = ["tests/viz/**"]', 'tests = ["tests/brain/**"]')
-    .replace('tests = ["tests/X/**"]', 'tests = ["tests/viz/**"]'),
+    "the tiers in another order": lambda text: (
+        text.replace("[tool.tierlock.tiers.brain]", "[tool.tierlock.tiers.x]")
+        .replace("[tool.tierlock.tiers.viz]", "[tool.tierlock.tiers.brain]")
+        .replace("[tool.tierlock.tiers.x]", "[tool.tierlock.tiers.viz]")
+        .replace('source = "extra:brain"', 'source = "extra:X"')
+        .replace('source = "extra:viz"', 'source = "extra:brain"')
+        .replace('source = "extra:X"', 'source = "extra:viz"')
+        .replace('tests = ["tests/brain/**"]', 'tests = ["tests/X/**"]')
+        .replace('tests = ["tests/viz/**"]', 'tests = ["tests/brain/**"]')
+        .replace('tests = ["tests/X/**"]', 'tests = ["tests/viz/**"]')
+    ),
     "TOML that no longer parses": _append("\n[tool.ruff\n"),
     "a duplicate key": _sub('version = "0.1.0"\n', 'version = "0.1.0"\nversion = "0.1.0"\n'),
     "bytes that are not UTF-8": lambda text: text.encode() + b"\n# \xff\xfe\n",
@@ -181,7 +183,7 @@ def test_pyproject_deleted_or_replaced_by_a_symlink_gives_the_answer_of_a_run_th
     path.unlink()
     if how != "deleted":
         other = kept.root / "elsewhere.toml"
-        other.write_text(text if how.endswith("same bytes") else text + '\n[tool.ruff]\nline-length = 1\n')
+        other.write_text(text if how.endswith("same bytes") else text + "\n[tool.ruff]\nline-length = 1\n")
         path.symlink_to(other)
     after, modules = kept.run(argv)
     _same(after, _full(kept, argv))
