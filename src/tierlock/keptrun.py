@@ -45,6 +45,8 @@ within the file system's clock resolution could go unseen).
 A test file the census alone read that changed is read again as the census reads it: the same facts, and
 the answer holds; else the census is worked out again from the kept facts of the others
 (:mod:`tierlock.census.rerun`), and an equal result holds too.
+A pyproject.toml every opening of which was :func:`tierlock.projectparts.read`'s is kept by the fingerprint of
+its parts too: changed, it is parsed again (only then) and the same parts hold (:mod:`tierlock.keptloose`).
 Files read by the import system are known by their look-up, not their bytes;
 tierlock's own cache files are not part of the key: the caches are themselves
 keyed by what they rest on, and that is recorded.
@@ -58,7 +60,6 @@ import sys
 from time import time_ns
 
 from tierlock._version import __version__
-from tierlock.keptloose import entries_hold, parts_hold, same_kind
 from tierlock.probing.libcache import folder, put
 
 try:  # the C implementation itself: no OpenSSL loading, no ``hashlib`` start-up
@@ -269,22 +270,21 @@ def holds(entry: dict[str, Any], argv: Sequence[str], seen: list[Any] | None = N
         parts: dict[str, bytes] = entry.get("parts") or {}  # pyproject.toml kept by its parts too
         loose = summaries.keys() | parts.keys()
         stats = entry["stats"]
-        if any(sig(path) != was and not same_kind(path, sig(path), was, loose) for path, was in stats.items()):
+        if any(sig(path) != was and not _loose().same_kind(path, sig(path), was, loose) for path, was in stats.items()):
             return False
         for path, was in entry["lstats"].items():
             now = stat_sig(path, follow=False)
-            if now != was and not same_kind(path, now, was, parts):
+            if now != was and not _loose().same_kind(path, now, was, parts):
                 return False
         if any(listing(path) != was for path, was in entry["lists"].items()):
             return False
         if not all(scan_holds(path, was, sig, loose) for path, was in entry["scans"].items()):
             return False
         files = entry["files"]  # (an arming's or a lock's entry keeps a file by its stat_sig: compared as such)
-        if any(
-            look(path)[: len(was)] != was and digest(path) != bytes_were and not parts_hold(path, parts, look, seen)
-            for path, (was, bytes_were) in files.items()
-        ):
-            return False
+        for path, (was, bytes_were) in files.items():
+            changed = look(path)[: len(was)] != was and digest(path) != bytes_were
+            if changed and not _loose().parts_hold(path, parts, look, seen):  # a pyproject.toml: its parts too
+                return False
         if not isinstance(entry["out"], list) or not isinstance(entry["code"], int):
             return False
         return summaries_hold(summaries, look, entry.get("rerun"), seen)
@@ -296,7 +296,14 @@ def scan_holds(path: str, was: Any, sig: Callable[[str], tuple[int, ...]], loose
     """Whether a scanned folder has the same entries, each as it was, or a file kept by what was taken from it
     (*loose*: :func:`tierlock.keptloose.same_kind`) that is still a file of the same kind."""
     now = scan(path, sig)
-    return now == was or entries_hold(path, now, was, loose)
+    return now == was or bool(_loose().entries_hold(path, now, was, loose))
+
+
+def _loose() -> Any:
+    """:mod:`tierlock.keptloose`, loaded only when a look-up, a folder's entry or a file read changed."""
+    from tierlock import keptloose
+
+    return keptloose
 
 
 def summaries_hold(
