@@ -15,6 +15,7 @@ file or a symlink in its place runs in full. A file another reader opened (a run
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
@@ -219,6 +220,26 @@ def test_two_inert_edits_in_a_row_each_keep_the_answer_and_a_relevant_one_after_
     after, modules = kept.run(argv)
     _same(after, _full(kept, argv))
     assert "tierlock.tiers.loader" in modules
+
+
+OTHER_PYTHON = "/root/.pyenv/versions/3.12.1/bin/python"
+
+
+@pytest.mark.skipif(not os.path.exists(OTHER_PYTHON), reason="needs the pyenv Python 3.12")
+@pytest.mark.parametrize("command", ["probe", "status"])
+@pytest.mark.parametrize("edit", ["a [tool.ruff] table added", "requires-python"])
+def test_against_another_python_an_edit_gives_the_answer_of_a_run_that_keeps_nothing(
+    kept: World, command: str, edit: str
+) -> None:
+    """Another interpreter (nothing armed in it: the tiers are missing, exit 1, a kept answer all the same)."""
+    argv = ["--project", str(kept.project), command, "--python", OTHER_PYTHON]
+    before, _ = twice(kept, argv)
+    _edit(kept, (INERT | RELEVANT)[edit])
+    after, modules = kept.run(argv)
+    _same(after, _full(kept, argv))
+    assert modules.isdisjoint(HEAVY) is (edit in INERT)
+    if edit in INERT:
+        assert (after.returncode, after.stdout) == (before.returncode, before.stdout)
 
 
 RUNTIME = '\n[tool.tierlock.runtime]\nsetup = ["pip install -e ."]\n'
