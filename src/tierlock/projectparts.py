@@ -93,6 +93,8 @@ def fingerprint(document: dict[str, Any]) -> bytes:
 
 #: The most a command reads of one file (:data:`tierlock.fsutil.MAX_BYTES`, not imported: see :func:`parts_of`).
 MAX_BYTES = 64 * 1024 * 1024
+#: Opened without waiting for a writer (a FIFO in the file's place), where the platform has the flag.
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
 def parts_of(path: str) -> bytes | None:
@@ -100,17 +102,10 @@ def parts_of(path: str) -> bytes | None:
     as :func:`read` does (not a regular file, over :data:`MAX_BYTES`, not UTF-8, not TOML: it would stop with
     an error). Read with :mod:`os` alone (a kept answer's check: no ``pathlib``, no error classes)."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-        try:
-            info = os.fstat(fd)
-            if not S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
+        with open(os.open(path, os.O_RDONLY | _NONBLOCK), "rb") as handle:
+            if not S_ISREG(os.fstat(handle.fileno()).st_mode):
                 return None
-            chunks = []
-            while chunk := os.read(fd, 1 << 16):
-                chunks.append(chunk)
-        finally:
-            os.close(fd)
-        data = b"".join(chunks)
+            data = handle.read(MAX_BYTES + 1)
         if len(data) > MAX_BYTES:
             return None
         return fingerprint(parts(tomllib.loads(data.decode("utf-8-sig"))))

@@ -145,8 +145,11 @@ def test_parts_of_is_none_for_what_a_command_could_not_read(tmp_path: Path, monk
     assert projectparts.parts_of(str(tmp_path)) is None  # a folder
     os.mkfifo(tmp_path / "fifo.toml")
     assert projectparts.parts_of(str(tmp_path / "fifo.toml")) is None
-    monkeypatch.setattr(projectparts, "MAX_BYTES", len(TEXT) - 1)
-    assert projectparts.parts_of(str(good)) is None
+    monkeypatch.setattr(projectparts, "MAX_BYTES", len(TEXT))
+    assert projectparts.parts_of(str(good)) == projectparts.fingerprint(projectparts.read(good))  # at the limit
+    for over in (1, 2):
+        monkeypatch.setattr(projectparts, "MAX_BYTES", len(TEXT) - over)
+        assert projectparts.parts_of(str(good)) is None
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
