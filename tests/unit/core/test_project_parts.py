@@ -358,3 +358,17 @@ def test_a_refresh_leaves_a_look_up_of_another_kind_as_it_was() -> None:
     assert entry["stats"]["/p"] == (0o100644, 5, 6, 7, 8)
     assert entry["lstats"]["/p"] == (0o120777, 9, 9, 9, 9)
     assert entry["scans"]["/"] == (("p", (0o120777, 9, 9, 9, 9)), ("q", (1,)))
+
+
+def test_a_scanned_folder_holds_only_with_the_same_names_each_loose_one_still_of_its_kind() -> None:
+    from tierlock.keptloose import entries_hold
+
+    file, other = (0o100644, 1, 2, 3, 4), (0o100644, 9, 9, 9, 4)
+    loose = {"/d/pyproject.toml"}
+    was = (("a", file), ("pyproject.toml", file))
+    assert entries_hold("/d", (("a", file), ("pyproject.toml", other)), was, loose)
+    assert not entries_hold("/d", (("b", file), ("pyproject.toml", file)), was, loose)  # renamed, same count
+    assert not entries_hold("/d", (("a", other), ("pyproject.toml", file)), was, loose)  # not a loose file
+    assert not entries_hold("/d", (("a", file),), was, loose)
+    assert not entries_hold("/d", -2, was, loose)
+    assert not entries_hold("/d", (("a", file), ("pyproject.toml", (0o040755, 3, 4))), was, loose)  # a folder now
