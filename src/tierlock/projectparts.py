@@ -14,8 +14,9 @@ The code then cannot read a part the answer does not rest on. Everything else is
 file gives it (tiers are reported in the order they are declared): an unknown top-level table, ``[build-system]``,
 any other key of ``[project]``.
 
-A recorded run (:mod:`tierlock.keptrecord`) is told each read with the :func:`fingerprint` of the parts; when
-every open of the file was such a read, the kept entry notes that fingerprint besides the file's bytes, and a
+A recorded run (:mod:`tierlock.keptrecord`) is told each read with the :func:`fingerprint` of the parts, and
+:mod:`tierlock.fsutil` tells it which reader each hand-out of the file's bytes went to; when all went to this
+reader and every open of the file was one of them, the kept entry notes that fingerprint besides the file's bytes, and a
 later run whose pyproject.toml changed gives the kept answer when its parts (:func:`parts_of`) are the same
 (:func:`tierlock.keptrun.holds`). A file opened by anything else stays kept by its bytes.
 """
@@ -70,14 +71,14 @@ def parts(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def read(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The :func:`parts` of the pyproject.toml at *path*, read by :func:`tierlock.fsutil.read_text` (a FIFO or
-    a folder refused, a byte-order mark dropped) and parsed by :mod:`tomllib`; raises as
-    ``tomllib.loads(fsutil.read_text(path))`` does. The file is opened each time (never a command's kept
-    bytes): a recorded run counts every open of it, and is told each one made here."""
+    """The :func:`parts` of the pyproject.toml at *path*, read by :func:`tierlock.fsutil.read_bytes` (a FIFO or a
+    folder refused, a command's readings served by one open) and parsed by :mod:`tomllib` (a byte-order mark
+    dropped); raises as ``tomllib.loads(fsutil.read_text(path))`` does. A recorded run is told, for each reading,
+    that the bytes went to this reader (by :mod:`tierlock.fsutil`) and the fingerprint of the parts."""
     from tierlock import fsutil  # (loaded by every command already; the kept path's :func:`parts_of` needs only os)
 
     name = os.fspath(path)
-    document = parts(tomllib.loads(fsutil.read_bytes(name, once=False).decode("utf-8-sig")))
+    document = parts(tomllib.loads(fsutil.read_bytes(name, reader="parts").decode("utf-8-sig")))
     if keptnote.recording():
         keptnote.tell("parts", name, fingerprint(document))
     return document

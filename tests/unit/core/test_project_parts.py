@@ -119,14 +119,23 @@ def test_read_gives_the_parts_and_raises_as_the_readers_it_replaces(tmp_path: Pa
         projectparts.read(tmp_path / "fifo.toml")  # never waited on
 
 
-def test_read_opens_the_file_each_time_even_where_a_command_reads_files_once(tmp_path: Path) -> None:
+def test_a_commands_readings_are_served_by_one_open_and_each_hand_out_is_told_with_its_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "pyproject.toml"
     path.write_text(TEXT)
+    told: list[Any] = []
+    monkeypatch.setattr(keptnote, "recording", lambda: True)
+    monkeypatch.setattr(keptnote, "tell", lambda *args: told.append(args))
     with fsutil.reading_once():
         projectparts.read(path)
-        assert fsutil.kept_bytes(path) is None  # not in the command's memo: another reader opens it itself
+        projectparts.read(path)
         fsutil.read_bytes(path)
-        assert fsutil.kept_bytes(path) is not None
+        fsutil.kept_bytes(path)
+    name, fp = str(path), projectparts.parts_of(str(path))
+    bytes_told = [detail for kind, _name, detail in told if kind == "bytes"]
+    assert bytes_told == [("parts", True), ("parts", False), ("", False), ("", False)]
+    assert [args for args in told if args[0] == "parts"] == [("parts", name, fp)] * 2
 
 
 def test_the_kept_paths_size_limit_is_the_readers() -> None:
