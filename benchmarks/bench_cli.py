@@ -18,8 +18,10 @@ every run, every other cache warm: the run a hook or an editor starts right afte
 ``--edited test-lines`` appends a line to the file's last test instead (the file's facts change, the census's
 result does not: the census is worked out again from the kept facts); ``--edited test-added`` appends a new
 test (the census's result names every test: the command runs in full); ``--edited pyproject`` changes a
-setting in pyproject.toml that no dependency rests on (a linter's line length, in a table of its own: the
-command runs in full).
+setting in pyproject.toml that no answer rests on (a linter's line length, in a table of its own: the kept
+answer holds once the file's parts are read again, :mod:`tierlock.projectparts`); ``--edited pyproject-deps``
+widens a dependency's specifier instead (the first ``>=`` of ``[project.optional-dependencies]`` lowered to
+``0.N``: the lock no longer matches, and the command runs in full).
 
 ``--project DIR --python PY`` runs the four commands on a real project instead (its armed environment's
 interpreter as ``--python``), beside ``python -c pass``, against the goal of at most 150 ms each.
@@ -31,6 +33,7 @@ Run: ``.venv/bin/python benchmarks/bench_cli.py [--runs N] [--cold | --edited KI
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import subprocess
 import sys
@@ -46,18 +49,21 @@ from tests.support.kept import backdate
 from benchmarks._cliworld import BIN, REPO, environ, interleaved, load, make_world, ratio_line, run
 
 COMMANDS = ("check", "admit", "probe", "status")
-EDITS = ("test", "test-lines", "test-added", "pyproject")
+EDITS = ("test", "test-lines", "test-added", "pyproject", "pyproject-deps")
+#: A ``>=`` specifier's version (what ``--edited pyproject-deps`` lowers).
+LOWER_BOUND = re.compile(r">=\s*[0-9][0-9A-Za-z.]*")
 
 
 class Editor:
     """Makes one small real change before every run: *kind* ``test`` rewrites the asserted value of the last
     ``assert`` of *test_file* on its own line (a new value each time), ``test-lines`` appends a line to its
     last test, ``test-added`` appends a test, ``pyproject`` sets a new ``line-length`` in a
-    ``[tool.example-linter]`` table of *pyproject* (no dependency)."""
+    ``[tool.example-linter]`` table of *pyproject* (no dependency), ``pyproject-deps`` lowers the first ``>=``
+    of its ``[project.optional-dependencies]`` to ``0.N`` (a specifier widened)."""
 
     def __init__(self, kind: str, test_file: Path, pyproject: Path) -> None:
         self.kind = kind
-        self.path = pyproject if kind == "pyproject" else test_file
+        self.path = pyproject if kind.startswith("pyproject") else test_file
         self.original = self.path.read_bytes()
         self.count = 0
 
@@ -66,6 +72,11 @@ class Editor:
         text = self.original.decode("utf-8")
         if self.kind == "pyproject":
             text += f"\n[tool.example-linter]\nline-length = {100 + self.count}\n"
+        elif self.kind == "pyproject-deps":
+            found = LOWER_BOUND.search(text, max(text.find("[project.optional-dependencies]"), 0))
+            if found is None:
+                raise SystemExit(f"{self.path} has no >= specifier to widen")
+            text = f"{text[: found.start()]}>=0.{self.count}{text[found.end() :]}"
         elif self.kind == "test-lines":
             text += f"    assert {self.count} == {self.count}\n"
         elif self.kind == "test-added":
@@ -80,6 +91,18 @@ class Editor:
 
     def restore(self) -> None:
         self.path.write_bytes(self.original)
+
+    def expected(self, argv: Sequence[str | Path], env: dict[str, str], before: int) -> int:
+        """The exit code of *argv* after an edit (a widened specifier: the lock no longer matches), *before*
+        for the other kinds; the file is put back, dated back, after."""
+        if self.kind != "pyproject-deps":
+            return before
+        self()
+        try:
+            return subprocess.run(_strs(argv), env=env, capture_output=True, check=False).returncode
+        finally:
+            self.restore()
+            backdate(self.path)
 
 
 ENTRY = "import sys; from tierlock._entry import tierlock; tierlock()"
@@ -128,7 +151,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         def measure(
             argv: Sequence[str | Path], expect: int = 0, extra: dict[str, str] | None = None, *, ours: bool = True
         ) -> Callable[[], float]:
+            after = expect
             if ours and args.edited:  # the answer kept on settled files, before the edits start
+                after = editor.expected(argv, {**env, **(extra or {})}, expect)
                 run(argv, {**env, **(extra or {})}, expect=expect)
 
             def once() -> float:
@@ -136,7 +161,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                     shutil.rmtree(cache, ignore_errors=True)
                 if ours and args.edited:
                     editor()
-                return run(argv, {**env, **(extra or {})}, expect=expect)
+                return run(argv, {**env, **(extra or {})}, expect=after)
 
             return once
 
@@ -160,6 +185,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             medians = interleaved(commands, args.runs)
         finally:
             editor.restore()
+    _report(medians, args)
+
+
+def _report(medians: dict[str, float], args: argparse.Namespace) -> None:
+    """The 3-tier figures: each command against the bare interpreter and uv, and the baseline beside."""
     bare, uv = medians["python -c pass"], medians["uv pip check"]
     state = f"edited ({args.edited})" if args.edited else "cold" if args.cold else "warm"
     print(f"CLI latency, 3 tiers (19 packages), medians of {args.runs} runs, {state} cache")
@@ -216,8 +246,9 @@ def real_project(
             argv: Sequence[str | Path], *, ours: bool = True, extra: dict[str, str] | None = None
         ) -> Callable[[], float]:
             environ = {**env, **(extra or {})}
-            expect = subprocess.run(_strs(argv), env=environ, capture_output=True, check=False).returncode
+            expect = after = subprocess.run(_strs(argv), env=environ, capture_output=True, check=False).returncode
             if ours and edited:  # kept on settled files (a first run may have written the census's cache)
+                after = editor.expected(argv, environ, expect)
                 time.sleep(2.1)
                 run(argv, environ, expect=expect)
 
@@ -226,7 +257,7 @@ def real_project(
                     shutil.rmtree(cache, ignore_errors=True)
                 if ours and edited:
                     editor()
-                return run(argv, environ, expect=expect)
+                return run(argv, environ, expect=after)
 
             return once
 

@@ -56,6 +56,7 @@ LAZY_IMPORTS: dict[str, str] = {
     "tierlock.lockfiles.projectpin": _TOMLKIT,
     "tierlock.tiers.platforms": _FAST,
     "tierlock.tiers.reader": "reads every pyproject.toml: difflib loads only for a did-you-mean hint",
+    "tierlock.projectparts": "a kept answer checks a changed pyproject.toml with os and tomllib; fsutil loads to read",
     "tierlock.frozen": "the value classes every command builds: dataclasses loads only to copy a dataclass",
     "tierlock.targetcache": "asked by each command naming an interpreter: zlib and the cache folder load on a miss",
     "tierlock.indexopts": "in install-tier's parser: the lock backends load only when an index option is given",
@@ -88,7 +89,8 @@ LAZY_IMPORTS: dict[str, str] = {
         f"tierlock.census.{name}": "check runs the census on every project: its rarer branches load their own"
         for name in ("attribute", "cache", "engine", "projectcensus", "report", "summary")
     },
-    "tierlock.keptrun": "a kept answer loads what reads a changed test file again only when one changed",
+    "tierlock.keptrun": "a kept answer loads what reads a changed test file or pyproject.toml only when one changed",
+    "tierlock.keptloose": "a kept answer loads what reads a changed pyproject.toml's parts only when it changed",
     "tierlock.keptedit": "a changed test file's facts, then the census worked out again, each only when needed",
     **{
         f"tierlock.probing{name}": _FAST

@@ -78,9 +78,15 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/fsutil.py",), ("tests/unit/core/test_interrupts.py", "tests/unit/core/test_safe_reading.py")
     ),
     "keptrun": Module(
-        ("src/tierlock/keptrun.py", "src/tierlock/keptrecord.py"),
-        ("tests/unit/core/test_kept_answers.py", "tests/unit/core/test_kept_census_facts.py"),
+        ("src/tierlock/keptrun.py", "src/tierlock/keptrecord.py", "src/tierlock/keptloose.py"),
+        (
+            "tests/unit/core/test_kept_answers.py",
+            "tests/unit/core/test_kept_census_facts.py",
+            "tests/unit/core/test_project_parts.py",
+        ),
     ),
+    # pyproject.toml read by its parts: what the read-only commands see of it, what a kept answer compares.
+    "projectparts": Module(("src/tierlock/projectparts.py",), ("tests/unit/core/test_project_parts.py",)),
     # A kept answer after a test file changed: the facts read again, the census worked out again.
     "keptcensus": Module(
         (
@@ -89,7 +95,7 @@ MODULES: dict[str, Module] = {
             "src/tierlock/census/summary.py",
             "src/tierlock/census/rerun.py",
         ),
-        ("tests/unit/core/test_kept_census_facts.py",),
+        ("tests/unit/core/test_kept_census_facts.py", "tests/unit/core/test_project_parts.py"),
     ),
     "armplan": Module(
         ("src/tierlock/armplan.py", "src/tierlock/earlyarm.py", "src/tierlock/armrecord.py"),

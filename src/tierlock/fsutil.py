@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from io import BufferedReader
 from pathlib import Path
 
+from tierlock import keptnote
 from tierlock.errors import ConfigError, UsageError
 
 #: The most tierlock reads of one file: 64 MiB.
@@ -75,7 +76,7 @@ def _what(path: str, mode: int) -> str | None:
     return kind
 
 
-def read_bytes(path: str | os.PathLike[str], *, limit: int = MAX_BYTES) -> bytes:
+def read_bytes(path: str | os.PathLike[str], *, limit: int = MAX_BYTES, reader: str = "") -> bytes:
     """The bytes of the regular file at *path*, refusing anything else or anything over *limit* bytes.
 
     Raises :class:`FileRefused` for a folder, a FIFO, a device, a socket or a file over *limit* (a
@@ -91,6 +92,7 @@ def read_bytes(path: str | os.PathLike[str], *, limit: int = MAX_BYTES) -> bytes
     if memo is not None:
         kept = memo.get(name)
         if kept is not None and kept[0] == _identity(looked) and len(kept[1]) <= limit:
+            _handed(name, reader, opened=False)
             return kept[1]
     fd = os.open(name, _OPEN_FLAGS)
     try:
@@ -115,7 +117,16 @@ def read_bytes(path: str | os.PathLike[str], *, limit: int = MAX_BYTES) -> bytes
     data = b"".join(chunks)
     if memo is not None and got <= _ONCE_BYTES:
         memo[name] = (_identity(info), data)
+    _handed(name, reader, opened=True)
     return data
+
+
+def _handed(name: str, reader: str, *, opened: bool) -> None:
+    """Tell a recorded run (:mod:`tierlock.keptrecord`) that *reader* (``"parts"``: :mod:`tierlock.projectparts`;
+    else ``""``) was given the bytes of *name*, read by an open of it or from the command's memo: a file whose
+    bytes went to another reader is kept by them."""
+    if keptnote.recording():
+        keptnote.tell("bytes", name, (reader, opened))
 
 
 #: The files read during :func:`reading_once` (path -> identity and bytes); innermost last.
@@ -136,9 +147,12 @@ def kept_bytes(path: str | os.PathLike[str]) -> bytes | None:
     name = os.fspath(path)
     kept = _ONCE[-1].get(name)
     try:
-        return kept[1] if kept is not None and kept[0] == _identity(os.stat(name)) else None
+        found = kept[1] if kept is not None and kept[0] == _identity(os.stat(name)) else None
     except OSError:
         return None
+    if found is not None:
+        _handed(name, "", opened=False)
+    return found
 
 
 @contextmanager

@@ -81,3 +81,22 @@ def refreshed(entry: dict[str, Any], changed: dict[str, tuple[int, ...]]) -> Non
             entry["scans"][folder_path] = tuple(
                 (name, changed.get(os.path.join(folder_path, name), sig)[:5]) for name, sig in was
             )
+
+
+def parts_refreshed(entry: dict[str, Any], changed: dict[str, tuple[int, ...]]) -> None:
+    """Make *entry* (to be kept again) hold each pyproject.toml of *changed* (its parts read again were the same)
+    by the identity it had when they were read, in the files read, its look-ups and the folder scanned, so the
+    next run need not parse it. Its digest is dropped: bytes written since have another identity, and their
+    parts are then read again. A look-up kept of another kind (a symlink's own) stays as it was."""
+    for name, sig in changed.items():
+        entry["files"][name] = (sig, None)
+        for table in ("stats", "lstats"):
+            was = entry[table].get(name)
+            if was is not None and was[0] == sig[0]:
+                entry[table][name] = sig[:5]
+        folder_path, base = os.path.split(name)
+        was = entry["scans"].get(folder_path)
+        if isinstance(was, tuple):
+            entry["scans"][folder_path] = tuple(
+                (item, sig[:5] if item == base and found[0] == sig[0] else found) for item, found in was
+            )

@@ -123,6 +123,10 @@ class Recorder:
         self.told_looks: dict[str, int] = {}
         self.told: dict[str, list[Any]] = {}
         """What the census took from each file (see :mod:`tierlock.keptnote`); None in the list: kept by bytes."""
+        self.told_parts: dict[str, list[object]] = {}
+        self.handed: dict[str, list[Any]] = {}
+        """Each hand-out of a file's bytes by :func:`tierlock.fsutil.read_bytes`: ``(reader, whether it opened it)``."""
+        """What :func:`tierlock.projectparts.read` took from each file at each reading (its parts' fingerprint)."""
         self.surveys: list[list[Any]] = []
         """Each census worked out: [its root, [its inputs, its result]] (to work it out again from the facts)."""
         self.stats: set[str] = set()
@@ -174,8 +178,31 @@ class Recorder:
             self.told_looks[path] = self.told_looks.get(path, 0) + 1
         elif kind == "survey":
             self.surveys.append([path, detail])
+        elif kind in ("parts", "bytes"):
+            self.heard_parts(kind, path, detail)
         else:
             self.told.setdefault(path, []).append(detail)
+
+    def heard_parts(self, kind: str, path: str, detail: object) -> None:
+        """A reading of *path* by :func:`tierlock.projectparts.read` (*kind* ``"parts"``: the fingerprint of the
+        parts it gave), or a hand-out of its bytes by :func:`tierlock.fsutil.read_bytes` (``"bytes"``)."""
+        name = self._path(path)
+        if name is not None:
+            (self.told_parts if kind == "parts" else self.handed).setdefault(name, []).append(detail)
+
+    def parts(self, files: dict[str, Any]) -> dict[str, object]:
+        """The files whose bytes went only to :func:`tierlock.projectparts.read` (every hand-out of them was one
+        of its readings, every open of them one of those hand-outs: none by another reader, none that failed),
+        each time with the same parts: path -> their fingerprint, kept besides the file's bytes
+        (:func:`tierlock.keptrun.parts_hold`)."""
+        out: dict[str, object] = {}
+        for path, found in self.told_parts.items():
+            handed = self.handed.get(path, [])
+            opened = sum(1 for _reader, did in handed if did)
+            alone = len(handed) == len(found) and all(reader == "parts" for reader, _did in handed)
+            if path in files and alone and self.opens.get(path, 0) == opened and len(set(found)) == 1:
+                out[path] = found[0]
+        return out
 
     def taint(self, why: str) -> None:
         if self.tainted is None:
@@ -271,6 +298,7 @@ class Recorder:
             return None  # modified too recently to be sure a later change would be seen
         return {"who": who, "env": dict(self.env), "stats": stats, "lstats": lstats, "lists": lists, "scans": scans} | {
             "files": files,
+            "parts": self.parts(files),
             "summaries": summaries,
             "rerun": {"calls": {path: self.told[path] for path in summaries}, "surveys": self.surveys},
             "out": list(self.out),

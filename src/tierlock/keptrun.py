@@ -45,6 +45,8 @@ within the file system's clock resolution could go unseen).
 A test file the census alone read that changed is read again as the census reads it: the same facts, and
 the answer holds; else the census is worked out again from the kept facts of the others
 (:mod:`tierlock.census.rerun`), and an equal result holds too.
+A pyproject.toml every opening of which was :func:`tierlock.projectparts.read`'s is kept by the fingerprint of
+its parts too: changed, it is parsed again (only then) and the same parts hold (:mod:`tierlock.keptloose`).
 Files read by the import system are known by their look-up, not their bytes;
 tierlock's own cache files are not part of the key: the caches are themselves
 keyed by what they rest on, and that is recorded.
@@ -67,7 +69,7 @@ except ImportError:  # Python 3.12+ (``_sha2``) or a build without it
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Container, Iterable, Sequence
     from typing import Any
 
 #: Bump when the kept entry's shape or meaning changes.
@@ -265,20 +267,24 @@ def holds(entry: dict[str, Any], argv: Sequence[str], seen: list[Any] | None = N
             return look(path)[:5]
 
         summaries: dict[str, Any] = entry.get("summaries") or {}  # (a lock's or an arming's: no census ran)
+        parts: dict[str, bytes] = entry.get("parts") or {}  # pyproject.toml kept by its parts too
+        loose = summaries.keys() | parts.keys()
         stats = entry["stats"]
-        if any(sig(path) != was and not same_kind(path, sig(path), was, summaries) for path, was in stats.items()):
+        if any(sig(path) != was and not _loose().same_kind(path, sig(path), was, loose) for path, was in stats.items()):
             return False
-        if any(stat_sig(path, follow=False) != was for path, was in entry["lstats"].items()):
-            return False
+        for path, was in entry["lstats"].items():
+            now = stat_sig(path, follow=False)
+            if now != was and not _loose().same_kind(path, now, was, parts):
+                return False
         if any(listing(path) != was for path, was in entry["lists"].items()):
             return False
-        if not all(scan_holds(path, was, sig, summaries) for path, was in entry["scans"].items()):
+        if not all(scan_holds(path, was, sig, loose) for path, was in entry["scans"].items()):
             return False
         files = entry["files"]  # (an arming's or a lock's entry keeps a file by its stat_sig: compared as such)
-        if any(
-            look(path)[: len(was)] != was and digest(path) != bytes_were for path, (was, bytes_were) in files.items()
-        ):
-            return False
+        for path, (was, bytes_were) in files.items():
+            changed = look(path)[: len(was)] != was and digest(path) != bytes_were
+            if changed and not _loose().parts_hold(path, parts, look, seen):  # a pyproject.toml: its parts too
+                return False
         if not isinstance(entry["out"], list) or not isinstance(entry["code"], int):
             return False
         return summaries_hold(summaries, look, entry.get("rerun"), seen)
@@ -286,26 +292,18 @@ def holds(entry: dict[str, Any], argv: Sequence[str], seen: list[Any] | None = N
         return False
 
 
-def scan_holds(path: str, was: Any, sig: Callable[[str], tuple[int, ...]], summaries: dict[str, Any]) -> bool:
-    """Whether a scanned folder has the same entries, each as it was, or a file kept by what the census took
-    from it that is still a file of the same kind (:func:`summaries_hold` then reads it again)."""
+def scan_holds(path: str, was: Any, sig: Callable[[str], tuple[int, ...]], loose: Container[str]) -> bool:
+    """Whether a scanned folder has the same entries, each as it was, or a file kept by what was taken from it
+    (*loose*: :func:`tierlock.keptloose.same_kind`) that is still a file of the same kind."""
     now = scan(path, sig)
-    if now == was:
-        return True
-    if not isinstance(now, tuple) or not isinstance(was, tuple) or len(now) != len(was):
-        return False
-    for (name, sig_now), (name_was, sig_was) in zip(now, was, strict=True):
-        if name != name_was:
-            return False
-        if sig_now != sig_was and not same_kind(os.path.join(path, name), sig_now, sig_was, summaries):
-            return False
-    return True
+    return now == was or bool(_loose().entries_hold(path, now, was, loose))
 
 
-def same_kind(path: str, now: tuple[int, ...], was: tuple[int, ...], summaries: dict[str, Any]) -> bool:
-    """Whether *path*, a file kept by what the census took from it (the census alone looked it up: it takes
-    its kind), is still a file of the same kind (:func:`summaries_hold` then reads it again)."""
-    return path in summaries and len(now) == len(was) == 5 and now[0] == was[0]
+def _loose() -> Any:
+    """:mod:`tierlock.keptloose`, loaded only when a look-up, a folder's entry or a file read changed."""
+    from tierlock import keptloose
+
+    return keptloose
 
 
 def summaries_hold(
@@ -358,12 +356,13 @@ def replay(argv: Sequence[str]) -> int | None:
     seen: list[Any] = []
     if entry is None or not holds(entry, argv, seen):
         return None
-    if seen and settled(seen[0][1]):
-        if seen[0][0] == "census":
+    if seen and settled(path for _how, paths in seen for path in paths):
+        if any(how == "census" for how, _paths in seen):
             return None  # worked out in full once, and kept again: not the census again on every run
-        from tierlock.keptedit import refreshed
+        from tierlock.keptedit import parts_refreshed, refreshed
 
-        refreshed(entry, seen[0][1])
+        for how, paths in seen:
+            (parts_refreshed if how == "parts" else refreshed)(entry, paths)
         seal(path, entry)
     streams = {1: sys.stdout, 2: sys.stderr}
     for fd, text in entry["out"]:

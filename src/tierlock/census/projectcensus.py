@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from tierlock import fsutil
+from tierlock import projectparts
 from tierlock.census.cache import CACHE_KEY, FolderCache, Memo
 from tierlock.census.engine import DEFAULT_PATHS, DEFAULT_PATTERNS, survey
 from tierlock.census.remedy import ci_warnings
@@ -62,7 +62,7 @@ def _pytest_options(base: str) -> dict[str, Any]:
         parser.read(ini, encoding="utf-8")
         return dict(parser["pytest"]) if parser.has_section("pytest") else {}
     try:
-        data = tomllib.loads(fsutil.read_text(os.path.join(base, "pyproject.toml")))  # a FIFO is refused
+        data = projectparts.read(os.path.join(base, "pyproject.toml"))  # a FIFO is refused
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         data = {}
     tool = data.get("tool", {})
@@ -108,9 +108,7 @@ def _strings(value: object) -> list[str]:
 
 def _census_table(pyproject: str | os.PathLike[str]) -> tuple[Any, bool]:
     """(``[tool.tierlock.census]``, whether ``ci-require`` is declared)."""
-    import tomllib
-
-    data = tomllib.loads(fsutil.read_text(pyproject))  # the safe reader: a FIFO is refused, never waited on
+    data = projectparts.read(pyproject)  # the safe reader: a FIFO is refused, never waited on
     tierlock = data.get("tool", {}).get("tierlock", {})
     if not isinstance(tierlock, dict):
         return {}, False

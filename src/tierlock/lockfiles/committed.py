@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from tierlock import fsutil
+from tierlock import fsutil, projectparts
 from tierlock.lockfiles.fileread import ReadResult
 from tierlock.lockfiles.sources import remedy as remedy_of
 
@@ -54,8 +54,6 @@ def findings(project: Project, tiers: Sequence[Tier], locks: Mapping[str, ReadRe
 
 def uv_drift(project: Project, tiers: Sequence[Tier], remedy: str) -> list[Finding]:
     """uv.lock's drift from pyproject.toml, as findings of the checked tiers it concerns."""
-    import tomllib
-
     from tierlock.lockfiles import uvdrift, uvread
     from tierlock.lockfiles.findings import Finding
     from tierlock.tiers.model import BASE
@@ -67,7 +65,7 @@ def uv_drift(project: Project, tiers: Sequence[Tier], remedy: str) -> list[Findi
     lock = uvread.parsed(project.lock, data.decode("utf-8-sig", "replace"), sha256_hex(data))
     if lock.version != 1:
         return []  # another schema: read through uv, which judges its own lock
-    declared = tomllib.loads(fsutil.read_text(project.pyproject))
+    declared = projectparts.read(project.pyproject)
     members = uvdrift.members_of(project.root, declared, str(project.name or ""))
     by_source = {t.source: t.name for t in tiers}
     file = project.relpath(project.lock)

@@ -18,7 +18,7 @@ from typing import Any
 
 from packaging.utils import NormalizedName
 
-from tierlock import fsutil
+from tierlock import fsutil, projectparts
 from tierlock.errors import ConfigError
 from tierlock.frozen import replace
 from tierlock.tiers import buildkeys, lockkey, settings, tierkeys
@@ -38,26 +38,32 @@ def load_project(path: str | Path = ".") -> Project:
     """Load the tiers of the project at *path* (a folder or a pyproject.toml).
 
     A folder without a pyproject.toml is searched upward, like pip and uv do.
+    The document is read by :func:`tierlock.projectparts.read` (the parts of it an answer rests on); its text
+    is read again only to place a problem (:class:`~tierlock.tiers.reader.Reader`) or a syntax error.
     """
     pyproject = find_pyproject(Path(path))
     try:
-        text = fsutil.read_text(pyproject)
+        data = projectparts.read(pyproject)
     except OSError as exc:
         raise ConfigError(f"cannot read {pyproject}: {exc.strerror}", file=str(pyproject)) from exc
     except UnicodeDecodeError as exc:
         raise ConfigError(
             f"{pyproject} is not UTF-8 text ({exc.reason} at byte {exc.start})", file=str(pyproject)
         ) from exc
-    return parse_project(parse_toml(text, pyproject), pyproject=pyproject, text=text)
+    except (ValueError, RecursionError):  # not TOML: the text read again, for the place of the error
+        text = fsutil.read_text(pyproject)
+        return parse_project(parse_toml(text, pyproject), pyproject=pyproject, text=text)
+    return parse_project(data, pyproject=pyproject, text=None)
 
 
-def parse_project(data: Mapping[str, Any], *, pyproject: Path, text: str = "") -> Project:
+def parse_project(data: Mapping[str, Any], *, pyproject: Path, text: str | None = "") -> Project:
     """Build the :class:`Project` from a parsed pyproject document (pure).
 
     The settings are read in the order their problems are reported: the standard metadata, the
     project-wide keys (``lock`` first: :mod:`tierlock.tiers.lockkey`), each tier's source, the
     layering, each tier's other keys, then the keys that name tiers (``ci-require``, ``conflicts``,
-    and with ``lock = "uv.lock"`` uv's own conflicts).
+    and with ``lock = "uv.lock"`` uv's own conflicts). *text* places each problem (None: the file is read
+    again for it, only when there is one).
     """
     r = Reader(pyproject, text)
     meta = read_metadata(r, data)

@@ -16,7 +16,8 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 
-from tierlock.errors import ConfigError, Problem, ProblemCollector
+from tierlock import fsutil
+from tierlock.errors import ConfigError, Problem, ProblemCollector, TierlockError
 
 _NAME_RE = re.compile(r"^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$", re.IGNORECASE)
 _TOML_POS_RE = re.compile(r"\(at line (\d+), column (\d+)\)")
@@ -133,13 +134,19 @@ def _close_matches(word: str, possibilities: Sequence[str]) -> list[str]:
 class Reader:
     """Accumulates problems while reading one pyproject document."""
 
-    def __init__(self, pyproject: Path, text: str) -> None:
+    def __init__(self, pyproject: Path, text: str | None) -> None:
         self.pyproject = pyproject
         self.text = text
+        """The document's text (None: read from *pyproject* when a problem is placed, never otherwise)."""
         self.errors = ProblemCollector()
 
     def line_of(self, table: str, key: str | None = None) -> int | None:
         """The line of *key* in ``[table]`` (None when the text is not known or the key is not found)."""
+        if self.text is None:
+            try:
+                self.text = fsutil.read_text(self.pyproject)
+            except (OSError, ValueError, TierlockError):  # gone or changed since: the problem is still named
+                self.text = ""
         return locate(self.text, table, key) if self.text else None
 
     def problem(

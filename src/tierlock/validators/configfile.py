@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from pathlib import Path
 
-from tierlock import fsutil
+from tierlock import fsutil, projectparts
 from tierlock.errors import ConfigError
 
 DISCOVERY = ("tierlock.runtime.json", "tierlock.runtime.toml", "pyproject.toml")
@@ -33,16 +32,18 @@ def has_runtime_table(pyproject: Path) -> bool:
     cannot be read is a :class:`~tierlock.errors.ConfigError` that says why: never "no runtime config".
     """
     try:
-        text = fsutil.read_text(pyproject)
+        data = projectparts.read(pyproject)  # the parts: [tool.tierlock] is one of them
     except (FileNotFoundError, UnicodeDecodeError):
         return False
     except OSError as exc:
         raise ConfigError(f"cannot read {pyproject}: {exc.strerror or exc}", file=str(pyproject)) from exc
-    try:
-        data = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, ValueError, RecursionError):
+    except (ValueError, RecursionError):
         # Broken TOML (ValueError: an integer of 4300+ digits) that names the table: validating it
-        # reports where it breaks, rather than "no runtime config".
+        # reports where it breaks, rather than "no runtime config". The text read again for it.
+        try:
+            text = fsutil.read_text(pyproject)
+        except (OSError, UnicodeDecodeError):
+            return False
         return re.search(_RUNTIME_HEADER, text, re.MULTILINE) is not None
     tool = data.get("tool")
     table = tool.get("tierlock") if isinstance(tool, dict) else None

@@ -266,6 +266,20 @@ def _opens_to_write(scene: Scene) -> Callable[[], int]:
     return command
 
 
+def _opens_to_write_by_flags(flags: int) -> Callable[[Scene], Callable[[], int]]:
+    """An existing file opened with *flags* alone (no mode: ``os.open``), each a write: ``O_WRONLY``, ``O_RDWR``,
+    and ``O_TRUNC`` (Linux empties a file opened read-only with it)."""
+
+    def doing(scene: Scene) -> Callable[[], int]:
+        def command() -> int:
+            os.close(os.open(scene.looked, flags))
+            return 0
+
+        return command
+
+    return doing
+
+
 def _writes_bytes(_scene: Scene) -> Callable[[], int]:
     def command() -> int:
         sys.stdout.buffer.write(b"")
@@ -285,6 +299,10 @@ def _writes_bytes(_scene: Scene) -> Callable[[], int]:
         _writes_bytes,
         _links_a_file,
         _opens_to_write,
+        _opens_to_write_by_flags(os.O_WRONLY),
+        _opens_to_write_by_flags(os.O_RDWR),
+        _opens_to_write_by_flags(os.O_RDONLY | os.O_TRUNC),
+        _opens_to_write_by_flags(os.O_WRONLY | os.O_APPEND),
     ],
 )
 def test_a_run_with_an_effect_or_an_unseen_input_is_not_kept(scene: Scene, doing: Callable[[Scene], Any]) -> None:

@@ -198,7 +198,7 @@ def test_a_pyproject_that_cannot_be_read_is_said_so_not_taken_for_one_without_a_
     def denied(path: object, **kwargs: object) -> str:
         raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr(fsutil, "read_text", denied)
+    monkeypatch.setattr(fsutil, "read_bytes", denied)
     with pytest.raises(ConfigError, match=r"cannot read .*pyproject\.toml: Permission denied"):
         discover(tmp_path)
 
