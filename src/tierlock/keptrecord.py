@@ -23,6 +23,7 @@ from tierlock.keptrun import (
     _sha256,
     digest,
     entry_path,
+    failed,
     identity,
     listing,
     modified_since,
@@ -43,6 +44,8 @@ if TYPE_CHECKING:
 _real_stat = os.stat
 _real_lstat = os.lstat
 _real_access = os.access
+#: Whether a path that begins with ``/`` is absolute (the look-up wrappers' short way).
+_POSIX = os.sep == "/"
 #: The recorder of the run in progress (an audit hook cannot be removed: it asks this).
 _active: list[Recorder] = []
 #: Whether :func:`_hook` was added to this process (once: it stays).
@@ -127,6 +130,11 @@ class Recorder:
         """Each census worked out: [its root, [its inputs, its result]] (to work it out again from the facts)."""
         self.stats: set[str] = set()
         self.lstats: set[str] = set()
+        self.found: dict[str, os.stat_result | int] = {}
+        """What the first look-up of each path in :attr:`stats` found (its ``-errno`` when it failed): the entry
+        keeps that, no second look-up (a path only asked about with :func:`os.access` is looked up then)."""
+        self.lfound: dict[str, os.stat_result | int] = {}
+        """The same, of :attr:`lstats` (not following a last link)."""
         self.listed: set[str] = set()
         self.scanned: set[str] = set()
         self.env: dict[str, str | None] = {}
@@ -203,25 +211,46 @@ class Recorder:
         return writing and (made or "__pycache__" in (os.path.basename(path), _parent(path)))
 
     def _stat(self, path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
-        self._noted(path, self.stats if kwargs.get("follow_symlinks", True) else self.lstats, kwargs)
-        return _real_stat(path, *args, **kwargs)
+        follow = kwargs.get("follow_symlinks", True)
+        text = self._noted(path, self.stats if follow else self.lstats, kwargs)
+        try:
+            found = _real_stat(path, *args, **kwargs)
+        except OSError as exc:
+            if text is not None:
+                (self.found if follow else self.lfound).setdefault(text, failed(exc))
+            raise
+        if text is not None:
+            (self.found if follow else self.lfound).setdefault(text, found)
+        return found
 
     def _lstat(self, path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
-        self._noted(path, self.lstats, kwargs)
-        return _real_lstat(path, *args, **kwargs)
+        text = self._noted(path, self.lstats, kwargs)
+        try:
+            found = _real_lstat(path, *args, **kwargs)
+        except OSError as exc:
+            if text is not None:
+                self.lfound.setdefault(text, failed(exc))
+            raise
+        if text is not None:
+            self.lfound.setdefault(text, found)
+        return found
 
     def _access(self, path: Any, mode: int, *args: Any, **kwargs: Any) -> bool:
         self._noted(path, self.stats, kwargs)
         return _real_access(path, mode, *args, **kwargs)
 
-    def _noted(self, path: Any, table: set[str], kwargs: dict[str, Any]) -> None:
+    def _noted(self, path: Any, table: set[str], kwargs: dict[str, Any]) -> str | None:
+        """*path* as an absolute ``str``, added to *table* and counted as looked up; None when it is not kept (a
+        descriptor, tierlock's own cache folder, or a look-up relative to a folder descriptor: that taints the run)."""
         if kwargs.get("dir_fd") is not None:
             self.taint("looked a path up relative to a folder descriptor")
-            return
-        text = self._path(path)
-        if text is not None and not self._ours(text):
-            table.add(text)
-            self.looks[text] = self.looks.get(text, 0) + 1
+            return None
+        text = path if _POSIX and type(path) is str and path[:1] == "/" else self._path(path)  # the common case first
+        if text is None or self._ours(text):
+            return None
+        table.add(text)
+        self.looks[text] = self.looks.get(text, 0) + 1
+        return text
 
     def event(self, event: str, args: tuple[Any, ...]) -> None:
         if event == "open":
@@ -260,8 +289,9 @@ class Recorder:
         code_files, sources = module_files()
         summaries = self.summaries(code_files)
         files = {path: (identity(path), digest(path)) for path in sorted(self.opened - code_files - set(summaries))}
-        stats = {path: stat_sig(path) for path in sorted(self.stats | sources)}
-        lstats = {path: stat_sig(path, follow=False) for path in sorted(self.lstats)}
+        found, lfound = self.found, self.lfound
+        stats = {path: seen_sig(path, found.get(path, 0)) for path in sorted(self.stats | sources)}
+        lstats = {path: seen_sig(path, lfound.get(path, 0), follow=False) for path in sorted(self.lstats)}
         lists = {path: listing(path) for path in sorted(self.listed)}
         scans = {path: scan(path) for path in sorted(self.scanned)}
         settled = self.started - SETTLE_NS
@@ -322,6 +352,18 @@ class Recorder:
             return
         with contextlib.suppress(OSError):
             os.unlink(path)
+
+
+def seen_sig(path: str, found: os.stat_result | int, *, follow: bool = True) -> tuple[int, ...]:
+    """The :func:`~tierlock.keptrun.stat_sig` of *path* from what the run's own look-up of it *found* (a stat
+    result, or the ``-errno`` of a look-up that failed): the same data a look-up now would give, as the run saw
+    it (a change since is seen by the next run). 0: never looked up by the run (a module's source, a path only
+    asked about with :func:`os.access`), so it is looked up now."""
+    if isinstance(found, int):
+        return (found,) if found < 0 else stat_sig(path, follow=follow)
+    if found.st_mode & 0o170000 == 0o040000:
+        return (found.st_mode, found.st_ino, found.st_dev)
+    return (found.st_mode, found.st_size, found.st_mtime_ns, found.st_ino, found.st_dev)
 
 
 def _parent(path: str) -> str:
