@@ -13,7 +13,6 @@ import sys
 import time
 
 from tierlock import keptnote
-from tierlock.keptnote import fingerprint
 from tierlock.keptrun import (
     EFFECTS,
     SCHEMA,
@@ -310,8 +309,12 @@ class Recorder:
 
     def summaries(self, code_files: set[str]) -> dict[str, tuple[tuple[int, ...], object, list[Any], bytes | None]]:
         """The files the census alone read, by what it took from them: path -> (identity, digest (None when it
-        was not read: its facts came from the census's own cache), ``[name, words, fingerprint of the facts]``
+        was not read: its facts came from the census's own cache), ``[name, words, digest of the facts]``
         of each of its readings, and what the census's result shows of it (:meth:`shown`))."""
+        if not self.told:
+            return {}
+        from tierlock.census.factdigest import digest as facts_digest  # (the census ran: loaded with it)
+
         out: dict[str, tuple[tuple[int, ...], object, list[Any], bytes | None]] = {}
         shown = self.shown()
         for path, calls in sorted(self.told.items()):
@@ -319,19 +322,21 @@ class Recorder:
                 continue  # unreadable, or read by something besides the census: kept by its bytes
             if self.looks.get(path, 0) != self.told_looks.get(path, 0):
                 continue  # looked up by something besides the census (which takes only its kind): kept by its bytes
-            told = [[name, words, fingerprint(facts)] for name, words, facts in calls]
+            told = [[name, words, facts_digest(facts)] for name, words, facts in calls]
             out[path] = (identity(path), digest(path) if path in self.opened else None, told, shown.get(path))
         return out
 
     def shown(self) -> dict[str, bytes | None]:
         """What each census's result shows of each test file (its tests and their lines), fingerprinted: a
         file whose tests change changes the result (None: two censuses showed it differently)."""
+        from tierlock.census.factdigest import digest as facts_digest
+
         out: dict[str, bytes | None] = {}
         for root, (_inputs, result, *_apart) in self.surveys:
             for key, value in result[1]:
                 if key == "tests":
                     for rel, tests in value:
-                        path, found = os.path.join(root, rel), fingerprint(tests)
+                        path, found = os.path.join(root, rel), facts_digest(tests)
                         out[path] = found if out.get(path, found) == found else None
         return out
 

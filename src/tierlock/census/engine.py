@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from tierlock import keptnote
 from tierlock.census.attribute import Marker, Tiers, by_line, file_uses, fixture_uses, glob_matches, sort_uses
 from tierlock.census.cache import Memo
+from tierlock.census.factdigest import digest
 from tierlock.census.filefacts import FileFacts
 from tierlock.census.firstparty import ModuleIndex, Reach
 from tierlock.census.fixtures import Needs, below
@@ -166,7 +167,7 @@ def share(uses: object, tests: object, run_time: object) -> bytes:
     """What the census's result holds of one test file, fingerprinted: its uses and tier markers
     (:func:`~tierlock.census.attribute.file_uses`; None when it was not parsed), its tests and their lines, and
     the needs of its functions left to run time. The result is made of these, file by file."""
-    return keptnote.fingerprint(canonical([uses, tests, run_time]))
+    return digest(canonical([uses, tests, run_time]))
 
 
 def _tier_data(tier: CensusTier) -> list[object]:

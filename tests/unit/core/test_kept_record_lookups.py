@@ -20,12 +20,11 @@ from typing import Any
 
 import pytest
 
+from tests.support.interpreters import interpreter, make_venv_with
+from tests.support.kept import OLD, World, backdate
 from tierlock import keptrecord, keptrun
 from tierlock._entry import _cli
 from tierlock.keptrecord import Recorder
-
-from tests.support.interpreters import interpreter, make_venv_with
-from tests.support.kept import OLD, World, backdate
 
 
 @pytest.fixture(autouse=True)
