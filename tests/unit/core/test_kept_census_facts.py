@@ -11,6 +11,7 @@ file became a folder, and after any edit of a file something besides the census 
 
 from __future__ import annotations
 
+import gc
 import marshal
 import os
 import time
@@ -270,6 +271,14 @@ def test_a_changed_file_no_recorded_census_covers_does_not_hold(project: Project
     assert not surveys_hold([], facts, changed)
     assert not surveys_hold(surveys, facts, {*changed, "/elsewhere/test_x.py"})
     assert not surveys_hold([["/x", "malformed"]], facts, changed)
+    assert gc.isenabled()  # the collector back on
+    assert gc.get_freeze_count() == 0  # nothing frozen for good
+    gc.disable()
+    try:
+        assert surveys_hold(surveys, facts, changed)
+        assert not gc.isenabled()  # left as it was found
+    finally:
+        gc.enable()
 
 
 def test_the_facts_to_work_a_census_out_again_are_kept_apart_and_trusted_only_whole(project: Project) -> None:

@@ -12,6 +12,7 @@ the run, a deleted ``.so``, a file rewritten with the same size and modification
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import shutil
 from collections.abc import Iterator
@@ -186,3 +187,38 @@ def test_the_entry_of_a_probe_of_another_python_equals_every_path_looked_up_agai
     assert (entry["stats"], entry["lstats"]) == slow_path(recorder)
     assert any("python3.12" in path for path in entry["stats"])
     assert keptrun.holds(entry, argv)
+
+
+@pytest.mark.parametrize("was_on", [True, False])
+def test_a_recorded_run_leaves_the_collector_as_it_found_it_and_collects_nothing_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, was_on: bool
+) -> None:
+    monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(keptrun, "terminal", lambda: False)
+    monkeypatch.setattr(keptrecord, "terminal", lambda: False)
+    seen: list[bool] = []
+
+    def command() -> int:
+        seen.append(gc.isenabled())
+        return 0
+
+    (gc.enable if was_on else gc.disable)()
+    try:
+        assert keptrecord.run(["check"], command) == 0
+        assert seen == [False]
+        assert gc.isenabled() is was_on
+        assert gc.get_freeze_count() == 0  # nothing left frozen for good
+    finally:
+        gc.enable()
+
+
+def test_a_command_that_fails_still_gets_the_collector_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(keptrecord, "terminal", lambda: False)
+
+    def command() -> int:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        keptrecord.run(["check"], command)
+    assert gc.isenabled()
