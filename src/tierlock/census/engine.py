@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from tierlock import keptnote
 from tierlock.census.attribute import Marker, Tiers, by_line, file_uses, fixture_uses, glob_matches, sort_uses
@@ -29,6 +30,7 @@ from tierlock.census.factdigest import digest
 from tierlock.census.filefacts import FileFacts
 from tierlock.census.firstparty import ModuleIndex, Reach
 from tierlock.census.fixtures import Needs, below
+from tierlock.census.keptresult import Kept, digest_of
 from tierlock.census.report import Census, CensusTier, TierReport, Use
 from tierlock.census.summary import canonical
 from tierlock.census.tree import DiskTree, Listing, Tree
@@ -89,12 +91,12 @@ def survey(
     limit_to: Iterable[str] | None = None,
     report: Iterable[str] | None = None,
     walk_globs: bool = True,
-    memo: Memo | None = None,
+    memo: Memo | Callable[[], Memo] | None = None,
+    kept: Kept | None = None,
 ) -> Census:
-    """The census of the test files below *folders* for *tiers* (see :func:`tierlock.census.census`)."""
-    from tierlock.tiers.globs import matches
-
-    memo = Memo() if memo is None else memo
+    """The census of the test files below *folders* for *tiers* (see :func:`tierlock.census.census`); with *kept*,
+    the result kept there when nothing it rests on changed (:mod:`tierlock.census.keptresult`), else kept there
+    (*memo*, or what makes it, is then not needed)."""
     limit_to = None if limit_to is None else list(limit_to)
     report = None if report is None else sorted(report)
     stems = [_glob_stem(g) for t in tiers for g in t.globs] if walk_globs else []
@@ -102,10 +104,45 @@ def survey(
     modules = {**tree.modules(paths), **listing.sources}
     for rel in listing.tests:
         modules.pop(rel, None)
+    inputs: dict[str, object] = {"folders": list(folders), "patterns": list(patterns), "paths": list(paths)}
+    inputs["limit_to"] = limit_to
+    inputs |= {"report": report, "walk_globs": walk_globs, "tiers": [_tier_data(t) for t in tiers]}
+    if kept is None or not isinstance(tree, DiskTree):
+        return _worked_out(tree, tiers, listing, modules, inputs, _memo(memo))
+    key = digest_of([tree.base, inputs, listing.every, sorted(tree.ids.items())])
+    found = kept.find(key)
+    if found is not None:
+        found.files_parsed, found.files_cached = 0, len(listing.tests)  # (each file's facts: from the cache)
+        return found
+    kept.listen()
+    try:
+        result = _worked_out(tree, tiers, listing, modules, inputs, _memo(memo))
+    finally:
+        tells = kept.stop()
+    kept.keep(key, result, tells, tree.ids.values())
+    return result
+
+
+def _memo(memo: Memo | Callable[[], Memo] | None) -> Memo:
+    return Memo() if memo is None else memo if isinstance(memo, Memo) else memo()
+
+
+def _worked_out(  # noqa: PLR0917 (survey's own parts, in its order)
+    tree: Tree,
+    tiers: Sequence[CensusTier],
+    listing: Listing,
+    modules: dict[str, list[int]],
+    inputs: dict[str, Any],
+    memo: Memo,
+) -> Census:
+    """The census worked out: the files read (or their facts taken from *memo*), followed, and reported."""
+    from tierlock.tiers.globs import matches
+
     known = Tiers(tiers)
     reading = _Reading(tree, listing, modules, memo)
-    index = ModuleIndex([*listing.tests, *modules], paths)
+    index = ModuleIndex([*listing.tests, *modules], inputs["paths"])
     needs = _read(reading, index, sorted(known.providers))
+    limit_to, report = inputs["limit_to"], inputs["report"]
     keep = set(limit_to) if limit_to is not None else None
     uses = {rel: file_uses(needs, rel) for rel in sorted(reading.parsed) if rel in listing.tests}
     reported = set(report) if report is not None else set(known.by_name)
@@ -114,12 +151,7 @@ def survey(
         if tier.name in reported:
             reports.append(_report(tier, known, needs, uses=uses, listing=listing, keep=keep, matches=matches))
     tests = set(listing.tests)
-    result = Census(
-        tuple(reports),
-        len(listing.tests),
-        len(memo.parsed & tests),
-        len(memo.reused & tests),
-    )
+    result = Census(tuple(reports), len(listing.tests), len(memo.parsed & tests), len(memo.reused & tests))
     result.modules_read = len(modules)
     result.test_files = [rel for rel in listing.tests if not rel.endswith("conftest.py")]
     for rel, facts in reading.parsed.items():
@@ -127,9 +159,6 @@ def survey(
             result.tests[rel] = [(q, facts.functions[q].first) for q in facts.tests()]
     result.cache_entry = memo.entry() if memo.dirty else None
     if reading.told is not None:  # a recorded run: a later one may work this census out again from its facts
-        inputs: dict[str, object] = {"folders": list(folders), "patterns": list(patterns), "paths": list(paths)}
-        inputs["limit_to"] = limit_to
-        inputs |= {"report": report, "walk_globs": walk_globs, "tiers": [_tier_data(t) for t in tiers]}
         keptnote.tell("survey", reading.told, [inputs, canonical(result), _apart(reading, index, needs, uses, result)])
     return result
 

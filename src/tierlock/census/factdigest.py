@@ -9,7 +9,10 @@ keeps it, a later run reads a changed file again and compares (:mod:`tierlock.ce
 
 from __future__ import annotations
 
-from tierlock.keptnote import sha256
+try:  # the C implementation itself, as the kept answers use it (no OpenSSL start-up)
+    from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
+except ImportError:  # a build without it
+    from hashlib import sha256
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
