@@ -207,10 +207,24 @@ class Recorder:
         is made in, or compiled byte code (the import system's)."""
         if path.startswith(self.cache) or path == self.cache[:-1]:
             return True
+        if not writing:
+            return False
         made = self.cache.startswith(os.path.join(path, ""))
-        return writing and (made or "__pycache__" in (os.path.basename(path), _parent(path)))
+        return made or "__pycache__" in (os.path.basename(path), _parent(path))
 
     def _stat(self, path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        if _POSIX and not kwargs and type(path) is str and path[:1] == "/":  # the probe's look-ups: the short way
+            if path.startswith(self.cache) or path == self.cache[:-1]:
+                return _real_stat(path)
+            self.stats.add(path)
+            self.looks[path] = self.looks.get(path, 0) + 1
+            try:
+                found = _real_stat(path)
+            except OSError as exc:
+                self.found.setdefault(path, failed(exc))
+                raise
+            self.found.setdefault(path, found)
+            return found
         follow = kwargs.get("follow_symlinks", True)
         text = self._noted(path, self.stats if follow else self.lstats, kwargs)
         try:

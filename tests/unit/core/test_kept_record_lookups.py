@@ -222,3 +222,21 @@ def test_a_command_that_fails_still_gets_the_collector_back(tmp_path: Path, monk
     with pytest.raises(KeyboardInterrupt):
         keptrecord.run(["check"], command)
     assert gc.isenabled()
+
+
+def test_the_cache_folder_and_what_is_in_it_are_not_kept_whichever_way_they_are_looked_up(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    (cache / "sub").mkdir(parents=True)
+    (tmp_path / "file").write_text("x")
+    os.utime(tmp_path / "file", (OLD, OLD))
+    recorder = Recorder(str(cache))
+    with recorder:
+        for path in (cache, cache / "sub", tmp_path / "file"):
+            os.stat(str(path))
+            os.stat(path)  # (a path object: the long way)
+            os.stat(str(path), follow_symlinks=False)
+    entry = recorder.entry(keptrun.who(["check"]), 0)
+    assert entry is not None
+    assert list(entry["stats"]) == [str(tmp_path / "file")]
+    assert list(entry["lstats"]) == [str(tmp_path / "file")]
+    assert recorder.looks == {str(tmp_path / "file"): 3}
