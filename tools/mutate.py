@@ -79,7 +79,16 @@ MODULES: dict[str, Module] = {
     ),
     "keptrun": Module(
         ("src/tierlock/keptrun.py", "src/tierlock/keptrecord.py"),
-        ("tests/unit/core/test_kept_answers.py", "tests/unit/core/test_kept_census_facts.py"),
+        (
+            "tests/unit/core/test_kept_answers.py",
+            "tests/unit/core/test_kept_census_facts.py",
+            "tests/unit/core/test_kept_record_lookups.py",
+        ),
+    ),
+    # A census's result kept by its inputs and files, and the digest of what a recorded run keeps of each file.
+    "census/keptresult.py": Module(
+        ("src/tierlock/census/keptresult.py", "src/tierlock/census/factdigest.py"),
+        ("tests/unit/census/test_census_kept_result.py", "tests/unit/core/test_kept_census_facts.py"),
     ),
     # A kept answer after a test file changed: the facts read again, the census worked out again.
     "keptcensus": Module(

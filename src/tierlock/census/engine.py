@@ -110,6 +110,7 @@ def survey(
     if kept is None or not isinstance(tree, DiskTree):
         return _worked_out(tree, tiers, listing, modules, inputs, _memo(memo))
     key = digest_of([tree.base, inputs, listing.every, sorted(tree.ids.items())])
+    kept.place(inputs)
     found = kept.find(key)
     if found is not None:
         found.files_parsed, found.files_cached = 0, len(listing.tests)  # (each file's facts: from the cache)

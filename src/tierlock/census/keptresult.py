@@ -5,7 +5,7 @@ bound, a linter's setting), or after a lockfile edit, runs in full; its census w
 same per-file facts, the same result (~0.2 s on a project with 470 test files). The result of a census is a
 function of its inputs (the tiers' names, roots, globs, the folders, patterns and import paths, the tiers
 reported) and of the files it lists: so the last result is kept (in tierlock's cache folder, one file per
-project folder, ``marshal``) under a digest of those inputs, of every file listed (names) and of the identity
+project folder and inputs, ``marshal``) under a digest of those inputs, of every file listed (names) and of the identity
 of every Python file listed (size, modification time, the time its status changed, inode: an edit that puts
 back size and time is still seen), of tierlock's own census code and of the interpreter. A census whose digest
 is the kept one is given the kept result; anything else is worked out as before, and kept.
@@ -84,6 +84,11 @@ class Kept:
         would not move its times), as for a kept answer (:data:`tierlock.keptrun.SETTLE_NS`)."""
         self.tells: list[Tell] | None = None
         """What the census being worked out told a recorded run (:meth:`listen`)."""
+
+    def place(self, inputs: object) -> None:
+        """Keep the result of the census of these *inputs* in a file of its own (``check`` and ``admit`` of one
+        project ask for different tiers: their results do not take turns in one file)."""
+        self.path = path_for([self.base, repr(inputs)], "census")
 
     def find(self, key: bytes | None) -> Census | None:
         """The kept result when it was kept under *key*, its tells told again to a run being recorded (None: no

@@ -127,22 +127,33 @@ def test_other_tier_roots_or_globs_give_what_a_census_with_nothing_kept_gives(ro
     assert kept(root, roots) == fresh(root, roots)
 
 
-def test_a_damaged_or_foreign_kept_file_is_no_result(root: Path) -> None:
-    kept(root)
+def test_two_censuses_of_other_tiers_are_kept_side_by_side(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    one = canonical(survey(DiskTree(root), TIERS, report=["brain"], kept=Kept(str(root))))
+    both = kept(root)
+    worked_out_never(monkeypatch)
+    assert canonical(survey(DiskTree(root), TIERS, report=["brain"], kept=Kept(str(root)))) == one
+    assert kept(root) == both != one
+
+
+def stored(root: Path) -> Path:
+    """The file the census of :data:`TIERS` is kept in."""
     store = Kept(str(root))
+    survey(DiskTree(root), TIERS, kept=store)
     assert store.path is not None
-    data = Path(store.path).read_bytes()
+    return Path(store.path)
+
+
+def test_a_damaged_or_foreign_kept_file_is_no_result(root: Path) -> None:
+    path = stored(root)
+    data = path.read_bytes()
     for damaged in (data[: len(data) // 2], b"\x00" + data[1:], b"", b"not marshal"):
-        Path(store.path).write_bytes(damaged)
+        path.write_bytes(damaged)
         assert kept(root) == fresh(root)
 
 
 def test_a_result_is_not_kept_while_a_file_it_rests_on_was_changed_just_now(root: Path) -> None:
-    store = Kept(str(root))
-    assert store.path is not None
     write(root, "tests/test_now.py", "import brainpkg\n")
-    kept(root)
-    assert not os.path.exists(store.path)
+    assert not stored(root).exists()
     assert SETTLE_NS == keptrun.SETTLE_NS
 
 
