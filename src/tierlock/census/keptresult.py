@@ -50,19 +50,15 @@ SETTLE_NS = 2_000_000_000
 Tell = tuple[str, str, object]
 
 
-def digest_of(parts: list[Any]) -> bytes | None:
+def digest_of(parts: list[Any]) -> bytes:
     """The digest of *parts* (plain data) with the schema, the interpreter and the identity of the census's own
-    code (a changed module works every census out again); None when they cannot be digested."""
+    code (a changed module works every census out again)."""
     code = sorted(
         (name, _identity(path))
         for name, module in list(sys.modules.items())
         if name.startswith("tierlock.census") and isinstance(path := getattr(module, "__file__", None), str)
     )
-    try:
-        data = marshal.dumps([SCHEMA, sys.version, code, *parts])
-    except ValueError:
-        return None
-    return bytes(sha256(data).digest())
+    return bytes(sha256(marshal.dumps([SCHEMA, sys.version, code, *parts])).digest())
 
 
 def _identity(path: str) -> tuple[int, ...]:
@@ -90,10 +86,10 @@ class Kept:
         project ask for different tiers: their results do not take turns in one file)."""
         self.path = path_for([self.base, repr(inputs)], "census")
 
-    def find(self, key: bytes | None) -> Census | None:
+    def find(self, key: bytes) -> Census | None:
         """The kept result when it was kept under *key*, its tells told again to a run being recorded (None: no
         such result, or a run is recorded and the result was kept without its tells)."""
-        if key is None or self.path is None:
+        if self.path is None:  # (caching is off)
             return None
         try:
             with open(self.path, "rb") as handle:
@@ -137,14 +133,10 @@ class Kept:
         """Keep *result* under *key* with what it told a recorded run (*tells*), replacing what was kept; not when
         a file of *ids* (size, modification time, status change time, inode) was modified too recently
         (:attr:`settled`)."""
-        if key is None or self.path is None or any(found[1] >= self.settled for found in ids):
+        if self.path is None or any(found[1] >= self.settled for found in ids):
             return
         fields = {k: v for k, v in vars(result).items() if k not in ("cache_entry", "warnings")}
-        try:
-            data = marshal.dumps({"key": key, "result": (..., "Census", encoded(fields)), "tells": tells})
-        except ValueError:
-            return
-        put(self.path, data)
+        put(self.path, marshal.dumps({"key": key, "result": (..., "Census", encoded(fields)), "tells": tells}))
 
 
 def encoded(value: Any) -> Any:

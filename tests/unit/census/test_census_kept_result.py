@@ -225,3 +225,29 @@ def test_a_result_kept_by_a_run_not_recorded_is_worked_out_for_a_recorded_one(
     assert len(calls) == 1
     assert comparable(record(warm), warm) == reference
     assert len(calls) == 1  # kept with its tells now
+
+
+def test_with_caching_off_nothing_is_kept_anywhere(root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TIERLOCK_CACHE_DIR", "")
+    monkeypatch.chdir(tmp_path)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert kept(root) == kept(root) == fresh(root)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_a_census_module_gone_from_disk_is_known_by_its_error() -> None:
+    from tierlock.census.keptresult import _identity
+
+    assert _identity("/nonexistent/tierlock/census/gone.py") == (-2,)
+    found = _identity(census_engine.__file__)
+    assert len(found) == 4
+    assert found[0] == os.stat(census_engine.__file__).st_size
+
+
+def test_facts_with_any_text_are_digested_and_told_apart() -> None:
+    from tierlock.census.factdigest import digest
+
+    accented, surrogate = [["tést_ünïcode", 3]], [["test_\udcff", 3]]
+    assert digest(accented) != digest(surrogate) != digest([["test_x", 3]])
+    assert digest((("a", 1),)) == digest([["a", 1]])  # a tuple and a list say the same
+    assert digest({"a": 1}) != digest({"a": 2})
