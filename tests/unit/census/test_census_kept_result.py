@@ -251,3 +251,27 @@ def test_facts_with_any_text_are_digested_and_told_apart() -> None:
     assert digest(accented) != digest(surrogate) != digest([["test_x", 3]])
     assert digest((("a", 1),)) == digest([["a", 1]])  # a tuple and a list say the same
     assert digest({"a": 1}) != digest({"a": 2})
+
+
+def test_a_result_worked_out_by_reading_every_file_is_told_again_without_its_reads(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(keptrecord, "module_files", lambda: (set(), set()))
+    cache = folder()
+    assert cache is not None
+
+    def recorded() -> dict[str, Any]:
+        recorder = Recorder(cache)
+        with recorder:
+            survey(DiskTree(root), TIERS, kept=Kept(str(root)))  # no per-file memory: every file read
+        entry = recorder.entry(keptrun.who(["check"]), 0)
+        assert entry is not None, recorder.tainted
+        return entry
+
+    worked = recorded()
+    worked_out_never(monkeypatch)
+    again = recorded()  # nothing read: each file kept by what the census took from it, as the first run kept it
+    assert sorted(again["summaries"]) == sorted(worked["summaries"])
+    assert [calls for _sig, _bytes, calls, _shown in again["summaries"].values()] == [
+        calls for _sig, _bytes, calls, _shown in worked["summaries"].values()
+    ]
