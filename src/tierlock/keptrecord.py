@@ -304,8 +304,8 @@ class Recorder:
         summaries = self.summaries(code_files)
         files = {path: (identity(path), digest(path)) for path in sorted(self.opened - code_files - set(summaries))}
         found, lfound = self.found, self.lfound
-        stats = {path: seen_sig(path, found.get(path, 0)) for path in sorted(self.stats | sources)}
-        lstats = {path: seen_sig(path, lfound.get(path, 0), follow=False) for path in sorted(self.lstats)}
+        stats = {path: seen_sig(path, found.get(path)) for path in sorted(self.stats | sources)}
+        lstats = {path: seen_sig(path, lfound.get(path), follow=False) for path in sorted(self.lstats)}
         lists = {path: listing(path) for path in sorted(self.listed)}
         scans = {path: scan(path) for path in sorted(self.scanned)}
         settled = self.started - SETTLE_NS
@@ -374,13 +374,15 @@ class Recorder:
             os.unlink(path)
 
 
-def seen_sig(path: str, found: os.stat_result | int, *, follow: bool = True) -> tuple[int, ...]:
+def seen_sig(path: str, found: os.stat_result | int | None, *, follow: bool = True) -> tuple[int, ...]:
     """The :func:`~tierlock.keptrun.stat_sig` of *path* from what the run's own look-up of it *found* (a stat
     result, or the ``-errno`` of a look-up that failed): the same data a look-up now would give, as the run saw
-    it (a change since is seen by the next run). 0: never looked up by the run (a module's source, a path only
+    it (a change since is seen by the next run). None: never looked up by the run (a module's source, a path only
     asked about with :func:`os.access`), so it is looked up now."""
+    if found is None:
+        return stat_sig(path, follow=follow)
     if isinstance(found, int):
-        return (found,) if found < 0 else stat_sig(path, follow=follow)
+        return (found,)
     if found.st_mode & 0o170000 == 0o040000:
         return (found.st_mode, found.st_ino, found.st_dev)
     return (found.st_mode, found.st_size, found.st_mtime_ns, found.st_ino, found.st_dev)

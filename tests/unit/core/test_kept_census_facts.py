@@ -79,6 +79,19 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
     return Project(tmp_path / "proj")
 
 
+def test_a_file_every_census_of_a_run_read_is_kept_by_its_facts(project: Project) -> None:
+    recorder = Recorder(str(project.cache))
+    with recorder:
+        project.command()
+        project.command()  # a second census in the same run (as admit's parts may): each file read twice
+    entry = recorder.entry(keptrun.who(ARGV), 0)
+    assert entry is not None
+    assert recorder.opens[str(project.uses)] == 2
+    for path in (project.uses, project.plain, project.conftest):
+        assert str(path) in entry["summaries"]
+        assert str(path) not in entry["files"]
+
+
 def test_each_test_file_the_census_read_is_kept_by_its_facts_not_its_bytes(project: Project) -> None:
     entry = project.record()
     for path in (project.uses, project.plain, project.conftest):
