@@ -124,6 +124,28 @@ def survey(
     return result
 
 
+def globs_matcher() -> Callable[[str, Sequence[str]], bool]:
+    """:func:`tierlock.tiers.globs.matches`, each set of globs asked about compiled once into one pattern (the
+    alternation of the globs' anchored patterns: a path matches it exactly when it matches one of them). The
+    reports ask it ~20,000 times on a project of 470 test files, mostly of the same few sets."""
+    from tierlock.tiers.globs import compile_glob
+
+    patterns: dict[tuple[str, ...], Callable[[str], object]] = {}
+
+    def never(_path: str) -> None:
+        return None
+
+    def matches(path: str, globs: Sequence[str]) -> bool:
+        key = tuple(globs)
+        match = patterns.get(key)
+        if match is None:
+            joined = "|".join(f"(?:{compile_glob(g).pattern})" for g in key)
+            match = patterns[key] = re.compile(joined).match if key else never
+        return match(path) is not None
+
+    return matches
+
+
 def _memo(memo: Memo | Callable[[], Memo] | None) -> Memo:
     return Memo() if memo is None else memo if isinstance(memo, Memo) else memo()
 
@@ -137,8 +159,7 @@ def _worked_out(  # noqa: PLR0917 (survey's own parts, in its order)
     memo: Memo,
 ) -> Census:
     """The census worked out: the files read (or their facts taken from *memo*), followed, and reported."""
-    from tierlock.tiers.globs import matches
-
+    matches = globs_matcher()
     known = Tiers(tiers)
     reading = _Reading(tree, listing, modules, memo)
     index = ModuleIndex([*listing.tests, *modules], inputs["paths"])
