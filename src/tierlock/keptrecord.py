@@ -33,13 +33,14 @@ from tierlock.keptrun import (
     terminal,
     who,
 )
+from tierlock.keptwatch import Tee, WatchedEnviron
 from tierlock.probing.libcache import dump, folder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from types import TracebackType
-    from typing import Any, TextIO
+    from typing import Any
 
 _real_stat = os.stat
 _real_lstat = os.lstat
@@ -55,56 +56,6 @@ _hooked: list[bool] = []
 def _hook(event: str, args: tuple[Any, ...]) -> None:
     if _active:
         _active[0].event(event, args)
-
-
-class _Tee:
-    """A text stream that notes what is written to it (the run's output, to give again)."""
-
-    def __init__(self, stream: TextIO, fd: int, recorder: Recorder) -> None:
-        self._stream = stream
-        self._fd = fd
-        self._recorder = recorder
-
-    def write(self, text: str) -> int:
-        self._recorder.out.append((self._fd, text))
-        return self._stream.write(text)
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "buffer":  # bytes written past the text layer would not be seen
-            self._recorder.taint("wrote to a stream's bytes")
-        return getattr(self._stream, name)
-
-
-class _WatchedEnviron(os._Environ[str]):
-    """``os.environ`` that notes every variable read (and the whole of it when it is iterated)."""
-
-    recorder: Recorder
-
-    def __getitem__(self, key: str) -> str:
-        try:
-            value = super().__getitem__(key)
-        except KeyError:
-            self.recorder.env.setdefault(key, None)
-            raise
-        self.recorder.env.setdefault(key, value)
-        return value
-
-    def __contains__(self, key: object) -> bool:
-        if isinstance(key, str):
-            self.recorder.env.setdefault(key, super().get(key))
-        return super().__contains__(key)
-
-    def __iter__(self) -> Any:
-        self.recorder.taint_env()
-        return super().__iter__()
-
-    def __len__(self) -> int:
-        self.recorder.taint_env()
-        return super().__len__()
-
-    def copy(self) -> dict[str, str]:
-        self.recorder.taint_env()
-        return super().copy()
 
 
 class Recorder:
@@ -148,7 +99,7 @@ class Recorder:
             sys.addaudithook(_hook)
             _hooked.append(True)
         environ = os.environ
-        watched = _WatchedEnviron(
+        watched = WatchedEnviron(
             environ._data,  # type: ignore[attr-defined]
             environ.encodekey,
             environ.decodekey,
@@ -159,8 +110,8 @@ class Recorder:
         self._saved = (environ, sys.stdout, sys.stderr)
         os.environ = watched  # noqa: B003 (the same variables: it shares their table)
         if self.TEE:
-            sys.stdout = _Tee(sys.stdout, 1, self)
-            sys.stderr = _Tee(sys.stderr, 2, self)
+            sys.stdout = Tee(sys.stdout, 1, self)
+            sys.stderr = Tee(sys.stderr, 2, self)
         os.stat, os.lstat, os.access = self._stat, self._lstat, self._access
         _active.append(self)
         keptnote.listen(self.hear)

@@ -220,7 +220,12 @@ def test_a_result_kept_by_a_run_not_recorded_is_worked_out_for_a_recorded_one(
     kept(warm)  # kept without what a recorded run is told
     calls: list[object] = []
     real = census_engine._worked_out
-    monkeypatch.setattr(census_engine, "_worked_out", lambda *args: calls.append(args) or real(*args))
+
+    def counted(*args: Any) -> Any:
+        calls.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(census_engine, "_worked_out", counted)
     assert comparable(record(warm), warm) == reference
     assert len(calls) == 1
     assert comparable(record(warm), warm) == reference
@@ -275,3 +280,15 @@ def test_a_result_worked_out_by_reading_every_file_is_told_again_without_its_rea
     assert [calls for _sig, _bytes, calls, _shown in again["summaries"].values()] == [
         calls for _sig, _bytes, calls, _shown in worked["summaries"].values()
     ]
+
+
+def test_a_kept_result_says_every_file_came_from_a_cache_and_none_was_parsed(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    worked = survey(DiskTree(root), TIERS, kept=Kept(str(root)))
+    assert worked.files_parsed > 0
+    worked_out_never(monkeypatch)
+    again = survey(DiskTree(root), TIERS, kept=Kept(str(root)))
+    assert (again.files_read, again.files_parsed, again.files_cached) == (worked.files_read, 0, worked.files_read)
+    assert again.cache_entry is None
+    assert again.warnings == []

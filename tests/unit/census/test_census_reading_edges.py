@@ -282,3 +282,14 @@ def test_a_file_that_does_not_parse_or_holds_a_null_byte_has_no_use_and_the_rest
     result = census(tmp_path, [ARROW])
     assert uses(result, "arrow", "outside") == [("tests/test_fine.py", 1, "import pyarrow", True)]
     assert (result.files_read, result.files_parsed) == (3, 3)
+
+
+def test_a_test_file_naming_only_a_plain_name_a_helper_package_imports_is_not_parsed(tmp_path: Path) -> None:
+    write(tmp_path, "tests/__init__.py", "")
+    write(tmp_path, "tests/helpers/__init__.py", "import pyarrow\nfrom os import getcwd\n")  # needs the root
+    write(tmp_path, "tests/test_other.py", "def test_other():\n    assert getcwd\n")
+    write(tmp_path, "tests/test_uses.py", "from tests.helpers import getcwd\n\n\ndef test_uses():\n    assert getcwd\n")
+    result = census(tmp_path, [CensusTier("arrow", ("pyarrow",), ())])
+    assert "tests/test_uses.py" in result.tests  # names the helper package: read, and it reaches pyarrow
+    assert "tests/test_other.py" not in result.tests  # names neither it nor a flag, alias or root: not read
+    assert result.files_parsed == 1
