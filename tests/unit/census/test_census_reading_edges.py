@@ -293,3 +293,19 @@ def test_a_test_file_naming_only_a_plain_name_a_helper_package_imports_is_not_pa
     assert "tests/test_uses.py" in result.tests  # names the helper package: read, and it reaches pyarrow
     assert "tests/test_other.py" not in result.tests  # names neither it nor a flag, alias or root: not read
     assert result.files_parsed == 1
+
+
+def test_a_flag_re_exported_under_another_name_is_looked_for_through_a_star_import(tmp_path: Path) -> None:
+    write(tmp_path, "tests/__init__.py", "")
+    write(
+        tmp_path,
+        "tests/flags.py",
+        "try:\n    import pyarrow\n    has_arrow = True\nexcept ImportError:\n    has_arrow = False\n",
+    )
+    write(tmp_path, "tests/helpers.py", "from tests.flags import has_arrow as arrow_ok\n")
+    write(tmp_path, "tests/more.py", "from tests.helpers import *\n")
+    skipped = "@pytest.mark.skipif(not arrow_ok, reason='')\ndef test_x():\n    pass\n"
+    write(tmp_path, "tests/test_x.py", "import pytest\nfrom tests.more import *\n\n\n" + skipped)
+    result = census(tmp_path, [CensusTier("arrow", ("pyarrow",), ())])
+    assert "tests/test_x.py" in result.tests  # it names the re-exported flag: read
+    assert [(u.file, u.test) for u in result.tier("arrow").outside] == [("tests/test_x.py", "test_x")]
