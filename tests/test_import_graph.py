@@ -92,6 +92,8 @@ LAZY_IMPORTS: dict[str, str] = {
     "tierlock.keptrun": "a kept answer loads what reads a changed test file or pyproject.toml only when one changed",
     "tierlock.keptloose": "a kept answer loads what reads a changed pyproject.toml's parts only when it changed",
     "tierlock.keptedit": "a changed test file's facts, then the census worked out again, each only when needed",
+    "tierlock.keptrecord": "a recorded run digests the census's facts only when the census ran (probe never does)",
+    "tierlock.census.factdigest": "a kept answer loads json only when a changed test file's facts must be compared",
     **{
         f"tierlock.probing{name}": _FAST
         for name in (

@@ -83,7 +83,13 @@ MODULES: dict[str, Module] = {
             "tests/unit/core/test_kept_answers.py",
             "tests/unit/core/test_kept_census_facts.py",
             "tests/unit/core/test_project_parts.py",
+            "tests/unit/core/test_kept_record_lookups.py",
         ),
+    ),
+    # A census's result kept by its inputs and files, and the digest of what a recorded run keeps of each file.
+    "census/keptresult.py": Module(
+        ("src/tierlock/census/keptresult.py", "src/tierlock/census/factdigest.py"),
+        ("tests/unit/census/test_census_kept_result.py", "tests/unit/core/test_kept_census_facts.py"),
     ),
     # pyproject.toml read by its parts: what the read-only commands see of it, what a kept answer compares.
     "projectparts": Module(("src/tierlock/projectparts.py",), ("tests/unit/core/test_project_parts.py",)),

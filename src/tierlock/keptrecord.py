@@ -7,13 +7,13 @@ this module watches the run and writes the entry.
 from __future__ import annotations
 
 import contextlib
+import gc
 import marshal
 import os
 import sys
 import time
 
 from tierlock import keptnote
-from tierlock.keptnote import fingerprint
 from tierlock.keptrun import (
     EFFECTS,
     SCHEMA,
@@ -23,6 +23,7 @@ from tierlock.keptrun import (
     _sha256,
     digest,
     entry_path,
+    failed,
     identity,
     listing,
     modified_since,
@@ -32,17 +33,20 @@ from tierlock.keptrun import (
     terminal,
     who,
 )
+from tierlock.keptwatch import Tee, WatchedEnviron
 from tierlock.probing.libcache import dump, folder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from types import TracebackType
-    from typing import Any, TextIO
+    from typing import Any
 
 _real_stat = os.stat
 _real_lstat = os.lstat
 _real_access = os.access
+#: Whether a path that begins with ``/`` is absolute (the look-up wrappers' short way).
+_POSIX = os.sep == "/"
 #: The recorder of the run in progress (an audit hook cannot be removed: it asks this).
 _active: list[Recorder] = []
 #: Whether :func:`_hook` was added to this process (once: it stays).
@@ -52,56 +56,6 @@ _hooked: list[bool] = []
 def _hook(event: str, args: tuple[Any, ...]) -> None:
     if _active:
         _active[0].event(event, args)
-
-
-class _Tee:
-    """A text stream that notes what is written to it (the run's output, to give again)."""
-
-    def __init__(self, stream: TextIO, fd: int, recorder: Recorder) -> None:
-        self._stream = stream
-        self._fd = fd
-        self._recorder = recorder
-
-    def write(self, text: str) -> int:
-        self._recorder.out.append((self._fd, text))
-        return self._stream.write(text)
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "buffer":  # bytes written past the text layer would not be seen
-            self._recorder.taint("wrote to a stream's bytes")
-        return getattr(self._stream, name)
-
-
-class _WatchedEnviron(os._Environ[str]):
-    """``os.environ`` that notes every variable read (and the whole of it when it is iterated)."""
-
-    recorder: Recorder
-
-    def __getitem__(self, key: str) -> str:
-        try:
-            value = super().__getitem__(key)
-        except KeyError:
-            self.recorder.env.setdefault(key, None)
-            raise
-        self.recorder.env.setdefault(key, value)
-        return value
-
-    def __contains__(self, key: object) -> bool:
-        if isinstance(key, str):
-            self.recorder.env.setdefault(key, super().get(key))
-        return super().__contains__(key)
-
-    def __iter__(self) -> Any:
-        self.recorder.taint_env()
-        return super().__iter__()
-
-    def __len__(self) -> int:
-        self.recorder.taint_env()
-        return super().__len__()
-
-    def copy(self) -> dict[str, str]:
-        self.recorder.taint_env()
-        return super().copy()
 
 
 class Recorder:
@@ -131,6 +85,11 @@ class Recorder:
         """Each census worked out: [its root, [its inputs, its result]] (to work it out again from the facts)."""
         self.stats: set[str] = set()
         self.lstats: set[str] = set()
+        self.found: dict[str, os.stat_result | int] = {}
+        """What the first look-up of each path in :attr:`stats` found (its ``-errno`` when it failed): the entry
+        keeps that, no second look-up (a path only asked about with :func:`os.access` is looked up then)."""
+        self.lfound: dict[str, os.stat_result | int] = {}
+        """The same, of :attr:`lstats` (not following a last link)."""
         self.listed: set[str] = set()
         self.scanned: set[str] = set()
         self.env: dict[str, str | None] = {}
@@ -144,7 +103,7 @@ class Recorder:
             sys.addaudithook(_hook)
             _hooked.append(True)
         environ = os.environ
-        watched = _WatchedEnviron(
+        watched = WatchedEnviron(
             environ._data,  # type: ignore[attr-defined]
             environ.encodekey,
             environ.decodekey,
@@ -155,8 +114,8 @@ class Recorder:
         self._saved = (environ, sys.stdout, sys.stderr)
         os.environ = watched  # noqa: B003 (the same variables: it shares their table)
         if self.TEE:
-            sys.stdout = _Tee(sys.stdout, 1, self)
-            sys.stderr = _Tee(sys.stderr, 2, self)
+            sys.stdout = Tee(sys.stdout, 1, self)
+            sys.stderr = Tee(sys.stderr, 2, self)
         os.stat, os.lstat, os.access = self._stat, self._lstat, self._access
         _active.append(self)
         keptnote.listen(self.hear)
@@ -226,29 +185,64 @@ class Recorder:
         is made in, or compiled byte code (the import system's)."""
         if path.startswith(self.cache) or path == self.cache[:-1]:
             return True
+        if not writing:
+            return False
         made = self.cache.startswith(os.path.join(path, ""))
-        return writing and (made or "__pycache__" in (os.path.basename(path), _parent(path)))
+        return made or "__pycache__" in (os.path.basename(path), _parent(path))
 
     def _stat(self, path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
-        self._noted(path, self.stats if kwargs.get("follow_symlinks", True) else self.lstats, kwargs)
-        return _real_stat(path, *args, **kwargs)
+        if _POSIX and not kwargs and type(path) is str and path[:1] == "/":  # the probe's look-ups: the short way
+            if path.startswith(self.cache) or path == self.cache[:-1]:
+                return _real_stat(path)
+            self.stats.add(path)
+            self.looks[path] = self.looks.get(path, 0) + 1
+            try:
+                found = _real_stat(path)
+            except OSError as exc:
+                self.found.setdefault(path, failed(exc))
+                raise
+            self.found.setdefault(path, found)
+            return found
+        follow = kwargs.get("follow_symlinks", True)
+        text = self._noted(path, self.stats if follow else self.lstats, kwargs)
+        try:
+            found = _real_stat(path, *args, **kwargs)
+        except OSError as exc:
+            if text is not None:
+                (self.found if follow else self.lfound).setdefault(text, failed(exc))
+            raise
+        if text is not None:
+            (self.found if follow else self.lfound).setdefault(text, found)
+        return found
 
     def _lstat(self, path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
-        self._noted(path, self.lstats, kwargs)
-        return _real_lstat(path, *args, **kwargs)
+        text = self._noted(path, self.lstats, kwargs)
+        try:
+            found = _real_lstat(path, *args, **kwargs)
+        except OSError as exc:
+            if text is not None:
+                self.lfound.setdefault(text, failed(exc))
+            raise
+        if text is not None:
+            self.lfound.setdefault(text, found)
+        return found
 
     def _access(self, path: Any, mode: int, *args: Any, **kwargs: Any) -> bool:
         self._noted(path, self.stats, kwargs)
         return _real_access(path, mode, *args, **kwargs)
 
-    def _noted(self, path: Any, table: set[str], kwargs: dict[str, Any]) -> None:
+    def _noted(self, path: Any, table: set[str], kwargs: dict[str, Any]) -> str | None:
+        """*path* as an absolute ``str``, added to *table* and counted as looked up; None when it is not kept (a
+        descriptor, tierlock's own cache folder, or a look-up relative to a folder descriptor: that taints the run)."""
         if kwargs.get("dir_fd") is not None:
             self.taint("looked a path up relative to a folder descriptor")
-            return
-        text = self._path(path)
-        if text is not None and not self._ours(text):
-            table.add(text)
-            self.looks[text] = self.looks.get(text, 0) + 1
+            return None
+        text = path if _POSIX and type(path) is str and path[:1] == "/" else self._path(path)  # the common case first
+        if text is None or self._ours(text):
+            return None
+        table.add(text)
+        self.looks[text] = self.looks.get(text, 0) + 1
+        return text
 
     def event(self, event: str, args: tuple[Any, ...]) -> None:
         if event == "open":
@@ -287,8 +281,9 @@ class Recorder:
         code_files, sources = module_files()
         summaries = self.summaries(code_files)
         files = {path: (identity(path), digest(path)) for path in sorted(self.opened - code_files - set(summaries))}
-        stats = {path: stat_sig(path) for path in sorted(self.stats | sources)}
-        lstats = {path: stat_sig(path, follow=False) for path in sorted(self.lstats)}
+        found, lfound = self.found, self.lfound
+        stats = {path: seen_sig(path, found.get(path)) for path in sorted(self.stats | sources)}
+        lstats = {path: seen_sig(path, lfound.get(path), follow=False) for path in sorted(self.lstats)}
         lists = {path: listing(path) for path in sorted(self.listed)}
         scans = {path: scan(path) for path in sorted(self.scanned)}
         settled = self.started - SETTLE_NS
@@ -308,8 +303,12 @@ class Recorder:
 
     def summaries(self, code_files: set[str]) -> dict[str, tuple[tuple[int, ...], object, list[Any], bytes | None]]:
         """The files the census alone read, by what it took from them: path -> (identity, digest (None when it
-        was not read: its facts came from the census's own cache), ``[name, words, fingerprint of the facts]``
+        was not read: its facts came from the census's own cache), ``[name, words, digest of the facts]``
         of each of its readings, and what the census's result shows of it (:meth:`shown`))."""
+        if not self.told:
+            return {}
+        from tierlock.census.factdigest import digest as facts_digest  # (the census ran: loaded with it)
+
         out: dict[str, tuple[tuple[int, ...], object, list[Any], bytes | None]] = {}
         shown = self.shown()
         for path, calls in sorted(self.told.items()):
@@ -317,19 +316,21 @@ class Recorder:
                 continue  # unreadable, or read by something besides the census: kept by its bytes
             if self.looks.get(path, 0) != self.told_looks.get(path, 0):
                 continue  # looked up by something besides the census (which takes only its kind): kept by its bytes
-            told = [[name, words, fingerprint(facts)] for name, words, facts in calls]
+            told = [[name, words, facts_digest(facts)] for name, words, facts in calls]
             out[path] = (identity(path), digest(path) if path in self.opened else None, told, shown.get(path))
         return out
 
     def shown(self) -> dict[str, bytes | None]:
         """What each census's result shows of each test file (its tests and their lines), fingerprinted: a
         file whose tests change changes the result (None: two censuses showed it differently)."""
+        from tierlock.census.factdigest import digest as facts_digest
+
         out: dict[str, bytes | None] = {}
         for root, (_inputs, result, *_apart) in self.surveys:
             for key, value in result[1]:
                 if key == "tests":
                     for rel, tests in value:
-                        path, found = os.path.join(root, rel), fingerprint(tests)
+                        path, found = os.path.join(root, rel), facts_digest(tests)
                         out[path] = found if out.get(path, found) == found else None
         return out
 
@@ -350,6 +351,20 @@ class Recorder:
             return
         with contextlib.suppress(OSError):
             os.unlink(path)
+
+
+def seen_sig(path: str, found: os.stat_result | int | None, *, follow: bool = True) -> tuple[int, ...]:
+    """The :func:`~tierlock.keptrun.stat_sig` of *path* from what the run's own look-up of it *found* (a stat
+    result, or the ``-errno`` of a look-up that failed): the same data a look-up now would give, as the run saw
+    it (a change since is seen by the next run). None: never looked up by the run (a module's source, a path only
+    asked about with :func:`os.access`), so it is looked up now."""
+    if found is None:
+        return stat_sig(path, follow=follow)
+    if isinstance(found, int):
+        return (found,)
+    if found.st_mode & 0o170000 == 0o040000:
+        return (found.st_mode, found.st_ino, found.st_dev)
+    return (found.st_mode, found.st_size, found.st_mtime_ns, found.st_ino, found.st_dev)
 
 
 def _parent(path: str) -> str:
@@ -376,8 +391,23 @@ def run(argv: Sequence[str], command: Callable[[], int]) -> int:
     where = None if terminal() else folder()
     if where is None:
         return command()
-    recorder = Recorder(where)
-    with recorder:
-        code = command()
-    recorder.keep(entry_path(where, argv), who(argv), code)
+    collecting = gc.isenabled()
+    gc.disable()  # a run builds ~10^5 objects that live until it ends and holds no cycles worth collecting:
+    try:  # the collector walked them again and again (on narwhals ~70 of a check's ~500 ms)
+        recorder = Recorder(where)
+        with recorder:
+            code = command()
+        recorder.keep(entry_path(where, argv), who(argv), code)
+    finally:
+        if collecting:
+            collector_back()
     return code
+
+
+def collector_back() -> None:
+    """Switch the collector on again, every object made while it was off moved to the oldest generation first
+    (``freeze`` then ``unfreeze``: two list splices). Else the first allocation after would walk them all at once
+    (~25 ms on narwhals, as the process ends); a long-lived caller gets them collected with its other old objects."""
+    gc.freeze()
+    gc.unfreeze()
+    gc.enable()

@@ -21,13 +21,16 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from tierlock import keptnote
 from tierlock.census.attribute import Marker, Tiers, by_line, file_uses, fixture_uses, glob_matches, sort_uses
 from tierlock.census.cache import Memo
+from tierlock.census.factdigest import digest
 from tierlock.census.filefacts import FileFacts
 from tierlock.census.firstparty import ModuleIndex, Reach
 from tierlock.census.fixtures import Needs, below
+from tierlock.census.keptresult import Kept, digest_of
 from tierlock.census.report import Census, CensusTier, TierReport, Use
 from tierlock.census.summary import canonical
 from tierlock.census.tree import DiskTree, Listing, Tree
@@ -88,12 +91,12 @@ def survey(
     limit_to: Iterable[str] | None = None,
     report: Iterable[str] | None = None,
     walk_globs: bool = True,
-    memo: Memo | None = None,
+    memo: Memo | Callable[[], Memo] | None = None,
+    kept: Kept | None = None,
 ) -> Census:
-    """The census of the test files below *folders* for *tiers* (see :func:`tierlock.census.census`)."""
-    from tierlock.tiers.globs import matches
-
-    memo = Memo() if memo is None else memo
+    """The census of the test files below *folders* for *tiers* (see :func:`tierlock.census.census`); with *kept*,
+    the result kept there when nothing it rests on changed (:mod:`tierlock.census.keptresult`), else kept there
+    (*memo*, or what makes it, is then not needed)."""
     limit_to = None if limit_to is None else list(limit_to)
     report = None if report is None else sorted(report)
     stems = [_glob_stem(g) for t in tiers for g in t.globs] if walk_globs else []
@@ -101,10 +104,67 @@ def survey(
     modules = {**tree.modules(paths), **listing.sources}
     for rel in listing.tests:
         modules.pop(rel, None)
+    inputs: dict[str, object] = {"folders": list(folders), "patterns": list(patterns), "paths": list(paths)}
+    inputs["limit_to"] = limit_to
+    inputs |= {"report": report, "walk_globs": walk_globs, "tiers": [_tier_data(t) for t in tiers]}
+    if kept is None or not isinstance(tree, DiskTree):
+        return _worked_out(tree, tiers, listing, modules, inputs, _memo(memo))
+    key = digest_of([tree.base, inputs, listing.every, sorted(tree.ids.items())])
+    kept.place(inputs)
+    found = kept.find(key)
+    if found is not None:
+        found.files_parsed, found.files_cached = 0, len(listing.tests)  # (each file's facts: from the cache)
+        return found
+    kept.listen()
+    try:
+        result = _worked_out(tree, tiers, listing, modules, inputs, _memo(memo))
+    finally:
+        tells = kept.stop()
+    kept.keep(key, result, tells, tree.ids.values())
+    return result
+
+
+def globs_matcher() -> Callable[[str, Sequence[str]], bool]:
+    """:func:`tierlock.tiers.globs.matches`, each set of globs asked about compiled once into one pattern (the
+    alternation of the globs' anchored patterns: a path matches it exactly when it matches one of them). The
+    reports ask it ~20,000 times on a project of 470 test files, mostly of the same few sets."""
+    from tierlock.tiers.globs import compile_glob
+
+    patterns: dict[tuple[str, ...], Callable[[str], object]] = {}
+
+    def never(_path: str) -> None:
+        return None
+
+    def matches(path: str, globs: Sequence[str]) -> bool:
+        key = tuple(globs)
+        match = patterns.get(key)
+        if match is None:
+            joined = "|".join(f"(?:{compile_glob(g).pattern})" for g in key)
+            match = patterns[key] = re.compile(joined).match if key else never
+        return match(path) is not None
+
+    return matches
+
+
+def _memo(memo: Memo | Callable[[], Memo] | None) -> Memo:
+    return Memo() if memo is None else memo if isinstance(memo, Memo) else memo()
+
+
+def _worked_out(  # noqa: PLR0917 (survey's own parts, in its order)
+    tree: Tree,
+    tiers: Sequence[CensusTier],
+    listing: Listing,
+    modules: dict[str, list[int]],
+    inputs: dict[str, Any],
+    memo: Memo,
+) -> Census:
+    """The census worked out: the files read (or their facts taken from *memo*), followed, and reported."""
+    matches = globs_matcher()
     known = Tiers(tiers)
     reading = _Reading(tree, listing, modules, memo)
-    index = ModuleIndex([*listing.tests, *modules], paths)
+    index = ModuleIndex([*listing.tests, *modules], inputs["paths"])
     needs = _read(reading, index, sorted(known.providers))
+    limit_to, report = inputs["limit_to"], inputs["report"]
     keep = set(limit_to) if limit_to is not None else None
     uses = {rel: file_uses(needs, rel) for rel in sorted(reading.parsed) if rel in listing.tests}
     reported = set(report) if report is not None else set(known.by_name)
@@ -113,12 +173,7 @@ def survey(
         if tier.name in reported:
             reports.append(_report(tier, known, needs, uses=uses, listing=listing, keep=keep, matches=matches))
     tests = set(listing.tests)
-    result = Census(
-        tuple(reports),
-        len(listing.tests),
-        len(memo.parsed & tests),
-        len(memo.reused & tests),
-    )
+    result = Census(tuple(reports), len(listing.tests), len(memo.parsed & tests), len(memo.reused & tests))
     result.modules_read = len(modules)
     result.test_files = [rel for rel in listing.tests if not rel.endswith("conftest.py")]
     for rel, facts in reading.parsed.items():
@@ -126,9 +181,6 @@ def survey(
             result.tests[rel] = [(q, facts.functions[q].first) for q in facts.tests()]
     result.cache_entry = memo.entry() if memo.dirty else None
     if reading.told is not None:  # a recorded run: a later one may work this census out again from its facts
-        inputs: dict[str, object] = {"folders": list(folders), "patterns": list(patterns), "paths": list(paths)}
-        inputs["limit_to"] = limit_to
-        inputs |= {"report": report, "walk_globs": walk_globs, "tiers": [_tier_data(t) for t in tiers]}
         keptnote.tell("survey", reading.told, [inputs, canonical(result), _apart(reading, index, needs, uses, result)])
     return result
 
@@ -166,7 +218,7 @@ def share(uses: object, tests: object, run_time: object) -> bytes:
     """What the census's result holds of one test file, fingerprinted: its uses and tier markers
     (:func:`~tierlock.census.attribute.file_uses`; None when it was not parsed), its tests and their lines, and
     the needs of its functions left to run time. The result is made of these, file by file."""
-    return keptnote.fingerprint(canonical([uses, tests, run_time]))
+    return digest(canonical([uses, tests, run_time]))
 
 
 def _tier_data(tier: CensusTier) -> list[object]:

@@ -15,6 +15,7 @@ from typing import Any
 from tierlock import projectparts
 from tierlock.census.cache import CACHE_KEY, FolderCache, Memo
 from tierlock.census.engine import DEFAULT_PATHS, DEFAULT_PATTERNS, survey
+from tierlock.census.keptresult import Kept
 from tierlock.census.remedy import ci_warnings
 from tierlock.census.report import Census, CensusTier
 from tierlock.census.tree import DiskTree
@@ -160,7 +161,7 @@ def project_census(project: Any, names: Sequence[str] | None = None) -> Census:
     wanted = {str(project.tier(n).name) for n in names} if names else {t.name for t in tiers}
     folders, patterns = pytest_settings(project.root)
     cache = FolderCache(project.root) if os.path.isdir(os.path.join(project.root, ".pytest_cache")) else None
-    memo = Memo(cache.get(CACHE_KEY, None) if cache is not None else None)
+    memo = lambda: Memo(cache.get(CACHE_KEY, None) if cache is not None else None)  # noqa: E731 (read only when needed)
     # Every tier takes part (a tier layered on a named one covers its files); only the named ones are reported.
     result = survey(
         DiskTree(project.root),
@@ -170,6 +171,7 @@ def project_census(project: Any, names: Sequence[str] | None = None) -> Census:
         paths=import_paths(project.root),
         report=wanted,
         memo=memo,
+        kept=Kept(os.path.abspath(project.root)),
     )
     if cache is not None and result.cache_entry is not None:
         cache.set(CACHE_KEY, result.cache_entry)

@@ -9,8 +9,9 @@ census would have taken the same from it: then the kept answer is the answer. Lo
 
 from __future__ import annotations
 
+from tierlock.census.factdigest import digest
 from tierlock.census.filefacts import read_file
-from tierlock.keptnote import fingerprint, plain
+from tierlock.keptnote import plain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,20 +50,21 @@ def facts_of(text: str, name: str) -> FileFacts:
 
 def taken(text: str, name: str, words: Sequence[str] | None) -> Any:
     """What the census takes from a file with *text*: None when *words* are given and it names none of them,
-    else its facts (as :func:`plain` data)."""
+    else its facts (as :meth:`~tierlock.census.records.FileFacts.to_json` gives them: the census's cache holds
+    the same data, which :func:`~tierlock.census.factdigest.digest` compares)."""
     if words is not None and not names_any(text, words):
         return None
-    return plain(facts_of(text, name).to_json())
+    return facts_of(text, name).to_json()
 
 
 def facts_hold(path: str, calls: Sequence[Any]) -> bool:
     """Whether the file at *path*, read as the census reads it, gives what each of *calls* (``[name, words,
-    fingerprint]``, as recorded: :func:`fingerprint` of what the census took) took from it."""
+    digest]``, as recorded: :func:`~tierlock.census.factdigest.digest` of what the census took) took from it."""
     text = _text(path)
     if text is None:
         return False
     try:
-        return all(fingerprint(taken(text, name, words)) == was for name, words, was in calls)
+        return all(digest(taken(text, name, words)) == was for name, words, was in calls)
     except (TypeError, ValueError):
         return False
 
@@ -98,14 +100,14 @@ def shown(text: str, name: str, words: Sequence[str] | None) -> Any:
 
 def shown_holds(path: str, calls: Sequence[Any], was: bytes) -> bool:
     """Whether the test file at *path* would still show the census's result what it showed (*was*: the
-    :func:`~tierlock.keptnote.fingerprint` of its tests and their lines), read with the words of its last
+    :func:`~tierlock.census.factdigest.digest` of its tests and their lines), read with the words of its last
     reading in *calls*. False is certain: the result then differs, whatever else the census finds."""
     text = _text(path)
     if text is None:
         return False
     try:
         name, words, _facts = calls[-1]
-        return fingerprint(shown(text, name, words)) == was
+        return digest(shown(text, name, words)) == was
     except (TypeError, ValueError, IndexError):
         return False
 

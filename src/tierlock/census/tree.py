@@ -51,6 +51,9 @@ class DiskTree:
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.base = os.path.abspath(os.fspath(root))
         self.cut = len(self.base) + 1
+        self.ids: dict[str, tuple[int, int, int, int]] = {}
+        """Each Python file listed -> its size, modification time, the time its status changed and its inode (what
+        a kept census result is known by: :mod:`tierlock.census.keptresult`)."""
 
     def _rel(self, path: str) -> str:
         return path[self.cut :].replace(os.sep, "/")
@@ -80,6 +83,7 @@ class DiskTree:
                 every.add(rel)
                 if full.endswith(".py"):
                     tests[rel] = [st.st_size, st.st_mtime_ns]
+                    self.ids[rel] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
             elif S_ISDIR(st.st_mode):
                 stack.append(full)
         for entry in self._files(stack, every):
@@ -91,7 +95,9 @@ class DiskTree:
             except OSError:
                 continue
             test = name == "conftest.py" or any(fnmatch.fnmatch(name, p) for p in patterns)
-            (tests if test else sources)[self._rel(entry.path)] = [st.st_size, st.st_mtime_ns]
+            rel = self._rel(entry.path)
+            (tests if test else sources)[rel] = [st.st_size, st.st_mtime_ns]
+            self.ids[rel] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
         return Listing(dict(sorted(tests.items())), dict(sorted(sources.items())), sorted(every))
 
     def _files(self, stack: list[str], every: set[str]) -> Iterable[os.DirEntry[str]]:
@@ -142,7 +148,9 @@ class DiskTree:
             st = entry.stat()
         except OSError:
             return
-        out[self._rel(entry.path)] = [st.st_size, st.st_mtime_ns]
+        rel = self._rel(entry.path)
+        out[rel] = [st.st_size, st.st_mtime_ns]
+        self.ids[rel] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
 def walk(root: str, folders: Iterable[str], patterns: Sequence[str]) -> tuple[dict[str, list[int]], list[str]]:

@@ -300,12 +300,20 @@ def kept_whole(
 def _read_and_stat(
     info: DistInfoDir, index: SiteIndex, seen: dict[str, tuple[int, int, int]]
 ) -> tuple[distinfo.DistInfo, tuple[list[str], list[str], list[str]] | None]:
-    """The folder's facts and the stat of every file RECORD lists (None: no RECORD); compiled ones' in *seen*."""
+    """The folder's facts and the stat of every file RECORD lists (None: no RECORD); compiled ones' in *seen*
+    (once per folder when the index keeps them: :attr:`SiteIndex.checked`)."""
+    checked = index.checked
+    if checked is not None and info.path in checked:
+        facts, stats, compiled = checked[info.path]
+        seen.update(compiled)
+        return facts, stats
     facts, confirm = distinfo.read(info, index.suffixes)
     stats = filechecks.stat_rows(facts, confirm, seen) if facts.record_problem is None else None
     if stats is filechecks.STALE:  # METADATA or RECORD changed under a folder that did not: read them again
         facts, _ = distinfo.read(info, index.suffixes, again=True)
         stats = filechecks.stat_rows(facts, False, seen) if facts.record_problem is None else None
+    if checked is not None:
+        checked[info.path] = (facts, stats, dict(seen))
     return facts, stats
 
 

@@ -13,6 +13,10 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 _NORMALIZE = re.compile(r"[-_.]+")
 #: The characters pip puts between ``~`` and the kept tail of a name it moved
 #: aside during an uninstall (``pip._internal.utils.temp_dir.AdjacentTempDirectory``).
@@ -97,6 +101,10 @@ class SiteIndex:
         self.dists: dict[str, list[DistInfoDir]] = {} if dists is None else dists
         self.leftovers: dict[str, list[str]] = {} if leftovers is None else leftovers
         """Site folder -> names of ``~``-prefixed entries in it."""
+        self.checked: dict[str, tuple[Any, Any, dict[str, tuple[int, int, int]]]] | None = None
+        """When a caller sets it (one command's probes, which look at the folders once): each ``.dist-info``
+        folder's facts and the stat of every file RECORD lists, by its path, so a distribution probed again in the
+        same command (a root of one tier, a member of another's closure) is not looked at twice."""
 
     def __repr__(self) -> str:
         return f"SiteIndex(sites={self.sites!r}, {sum(map(len, self.dists.values()))} .dist-info folders)"

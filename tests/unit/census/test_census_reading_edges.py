@@ -282,3 +282,30 @@ def test_a_file_that_does_not_parse_or_holds_a_null_byte_has_no_use_and_the_rest
     result = census(tmp_path, [ARROW])
     assert uses(result, "arrow", "outside") == [("tests/test_fine.py", 1, "import pyarrow", True)]
     assert (result.files_read, result.files_parsed) == (3, 3)
+
+
+def test_a_test_file_naming_only_a_plain_name_a_helper_package_imports_is_not_parsed(tmp_path: Path) -> None:
+    write(tmp_path, "tests/__init__.py", "")
+    write(tmp_path, "tests/helpers/__init__.py", "import pyarrow\nfrom os import getcwd\n")  # needs the root
+    write(tmp_path, "tests/test_other.py", "def test_other():\n    assert getcwd\n")
+    write(tmp_path, "tests/test_uses.py", "from tests.helpers import getcwd\n\n\ndef test_uses():\n    assert getcwd\n")
+    result = census(tmp_path, [CensusTier("arrow", ("pyarrow",), ())])
+    assert "tests/test_uses.py" in result.tests  # names the helper package: read, and it reaches pyarrow
+    assert "tests/test_other.py" not in result.tests  # names neither it nor a flag, alias or root: not read
+    assert result.files_parsed == 1
+
+
+def test_a_flag_re_exported_under_another_name_is_looked_for_through_a_star_import(tmp_path: Path) -> None:
+    write(tmp_path, "tests/__init__.py", "")
+    write(
+        tmp_path,
+        "tests/flags.py",
+        "try:\n    import pyarrow\n    has_arrow = True\nexcept ImportError:\n    has_arrow = False\n",
+    )
+    write(tmp_path, "tests/helpers.py", "from tests.flags import has_arrow as arrow_ok\n")
+    write(tmp_path, "tests/more.py", "from tests.helpers import *\n")
+    skipped = "@pytest.mark.skipif(not arrow_ok, reason='')\ndef test_x():\n    pass\n"
+    write(tmp_path, "tests/test_x.py", "import pytest\nfrom tests.more import *\n\n\n" + skipped)
+    result = census(tmp_path, [CensusTier("arrow", ("pyarrow",), ())])
+    assert "tests/test_x.py" in result.tests  # it names the re-exported flag: read
+    assert [(u.file, u.test) for u in result.tier("arrow").outside] == [("tests/test_x.py", "test_x")]

@@ -219,6 +219,8 @@ def test_a_root_a_condition_picks_by_name_is_left_to_run_time_and_listed(tmp_pat
     ]
     assert [(u.test, u.line) for u in report.run_time] == [("_namespace", 6), ("test_early_return", 19)]
     assert report.run_time[0].how == "importorskip('pyarrow') (picked by name at run time)"
+    other = census(tmp_path, [ARROW, CensusTier("frames", ("pandas",), ())]).tier("frames")
+    assert other.run_time == []  # another tier's roots left to run time are not this tier's
 
 
 def test_a_flag_is_only_a_name_the_try_binds_and_an_attribute_set_in_the_handler_is_none(tmp_path: Path) -> None:

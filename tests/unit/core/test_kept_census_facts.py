@@ -11,6 +11,7 @@ file became a folder, and after any edit of a file something besides the census 
 
 from __future__ import annotations
 
+import gc
 import marshal
 import os
 import time
@@ -23,9 +24,10 @@ from hypothesis import strategies as st
 
 from tierlock import keptnote, keptrecord, keptrun
 from tierlock.census import CensusTier, FolderCache, census, read_file
+from tierlock.census.factdigest import digest
 from tierlock.census.records import FileFacts
 from tierlock.census.summary import facts_hold, names_any, taken
-from tierlock.keptnote import fingerprint, plain
+from tierlock.keptnote import plain
 from tierlock.keptrecord import Recorder
 
 OLD = time.time() - 60
@@ -77,21 +79,34 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
     return Project(tmp_path / "proj")
 
 
+def test_a_file_every_census_of_a_run_read_is_kept_by_its_facts(project: Project) -> None:
+    recorder = Recorder(str(project.cache))
+    with recorder:
+        project.command()
+        project.command()  # a second census in the same run (as admit's parts may): each file read twice
+    entry = recorder.entry(keptrun.who(ARGV), 0)
+    assert entry is not None
+    assert recorder.opens[str(project.uses)] == 2
+    for path in (project.uses, project.plain, project.conftest):
+        assert str(path) in entry["summaries"]
+        assert str(path) not in entry["files"]
+
+
 def test_each_test_file_the_census_read_is_kept_by_its_facts_not_its_bytes(project: Project) -> None:
     entry = project.record()
     for path in (project.uses, project.plain, project.conftest):
         assert str(path) in entry["summaries"]
         assert str(path) not in entry["files"]
-    sig, digest, calls, _shown = entry["summaries"][str(project.uses)]
+    sig, bytes_were, calls, _shown = entry["summaries"][str(project.uses)]
     assert sig == keptrun.identity(str(project.uses))
     assert sig[:5] == keptrun.stat_sig(str(project.uses))
-    assert digest == keptrun.digest(str(project.uses))
+    assert bytes_were == keptrun.digest(str(project.uses))
     assert [name for name, _words, _facts in calls] == ["tests/brain/test_brain.py"]
-    assert calls[0][2] == fingerprint(taken(USES, "tests/brain/test_brain.py", calls[0][1]))
+    assert calls[0][2] == digest(taken(USES, "tests/brain/test_brain.py", calls[0][1]))
     _, _, (conftest_call,), _ = entry["summaries"][str(project.conftest)]
     assert conftest_call[1] is None  # a conftest is always parsed
     _, _, (plain_call,), _ = entry["summaries"][str(project.plain)]
-    assert plain_call[2] == fingerprint(None)  # names none of the words: not parsed
+    assert plain_call[2] == digest(None)  # names none of the words: not parsed
     assert keptrun.holds(entry, ARGV)
 
 
@@ -213,11 +228,11 @@ def test_the_census_reads_a_file_again_as_it_first_read_it(tmp_path: Path) -> No
     path.write_bytes(b"import brainpkg\r\n\r\n\r\ndef test_it():\r\n    assert '\xff'\r\n")
     text = path.read_text(encoding="utf-8", errors="replace")
     calls = [
-        ["t.py", ["brainpkg"], fingerprint(taken(text, "t.py", ["brainpkg"]))],
-        ["t.py", ["other"], fingerprint(None)],
+        ["t.py", ["brainpkg"], digest(taken(text, "t.py", ["brainpkg"]))],
+        ["t.py", ["other"], digest(None)],
     ]
     assert facts_hold(str(path), calls)
-    assert not facts_hold(str(path), [["t.py", ["other"], fingerprint(taken(text, "t.py", None))]])
+    assert not facts_hold(str(path), [["t.py", ["other"], digest(taken(text, "t.py", None))]])
     assert not facts_hold(str(tmp_path / "gone.py"), calls)
     assert not facts_hold(str(path), [["t.py", ["brainpkg"]]])  # a malformed call
 
@@ -269,6 +284,14 @@ def test_a_changed_file_no_recorded_census_covers_does_not_hold(project: Project
     assert not surveys_hold([], facts, changed)
     assert not surveys_hold(surveys, facts, {*changed, "/elsewhere/test_x.py"})
     assert not surveys_hold([["/x", "malformed"]], facts, changed)
+    assert gc.isenabled()  # the collector back on
+    assert gc.get_freeze_count() == 0  # nothing frozen for good
+    gc.disable()
+    try:
+        assert surveys_hold(surveys, facts, changed)
+        assert not gc.isenabled()  # left as it was found
+    finally:
+        gc.enable()
 
 
 def test_the_facts_to_work_a_census_out_again_are_kept_apart_and_trusted_only_whole(project: Project) -> None:
@@ -394,7 +417,7 @@ def test_a_test_added_or_moved_is_known_to_change_the_result_without_the_census(
 ) -> None:
     entry = project.record()
     _sig, _digest, calls, shown = entry["summaries"][str(project.uses)]
-    assert shown == fingerprint([["test_it", 4]])  # what the result shows of it: its test and line
+    assert shown == digest([["test_it", 4]])  # what the result shows of it: its test and line
     assert entry["summaries"][str(project.plain)][3] is None  # not parsed: not in the result
     from tierlock.census import rerun
 
@@ -423,7 +446,7 @@ def test_what_the_result_shows_of_a_file_is_read_with_its_last_words(tmp_path: P
     path = tmp_path / "t.py"
     path.write_text(USES)
     calls = [["t.py", ["zzz"], b""], ["t.py", ["brainpkg"], b""]]
-    assert shown_holds(str(path), calls, fingerprint([["test_it", 4]]))
+    assert shown_holds(str(path), calls, digest([["test_it", 4]]))
     assert names_any("import pkg77\n", ["pkg7"])  # a few words: looked for anywhere in the text
 
 

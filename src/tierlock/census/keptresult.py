@@ -1,0 +1,166 @@
+"""A census's result kept by everything it rests on, given again while none of it changed.
+
+A read-only command after an edit of pyproject.toml that touched no tier's roots, globs or markers (a version
+bound, a linter's setting), or after a lockfile edit, runs in full; its census would work out again, from the
+same per-file facts, the same result (~0.2 s on a project with 470 test files). The result of a census is a
+function of its inputs (the tiers' names, roots, globs, the folders, patterns and import paths, the tiers
+reported) and of the files it lists: so the last result is kept (in tierlock's cache folder, one file per
+project folder and inputs, ``marshal``) under a digest of those inputs, of every file listed (names) and of the identity
+of every Python file listed (size, modification time, the time its status changed, inode: an edit that puts
+back size and time is still seen), of tierlock's own census code and of the interpreter. A census whose digest
+is the kept one is given the kept result; anything else is worked out as before, and kept.
+
+A recorded run (:mod:`tierlock.keptrecord`) learns from the census what it took from each file: those tells
+are kept with the result and told again, so the run's entry is the one a census worked out in full gives; a
+result kept by a run that was not recorded has none, and a recorded run then works the census out.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+from time import time_ns
+
+from tierlock import keptnote
+from tierlock.census.finding import Use
+from tierlock.census.report import Census, TierReport
+from tierlock.probing.libcache import path_for, put
+
+try:  # the C implementation itself, as the kept answers use it (no OpenSSL start-up)
+    from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
+except ImportError:  # a build without it
+    from hashlib import sha256
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import Any
+
+#: Bump when what is kept changes shape or meaning.
+SCHEMA = 1
+#: The classes a kept result is made of (nothing else is built from the file).
+_CLASSES: dict[str, type] = {"Census": Census, "TierReport": TierReport, "Use": Use}
+#: What a census tells a recorded run that is kept with its result (a ``read`` is an open: none when kept).
+_KEPT_TELLS = ("census", "survey")
+#: How recent (ns) a file's change may be before a result is not kept by it: the value of
+#: :data:`tierlock.keptrun.SETTLE_NS` (not imported: the kept answers' module loads the census after a change).
+SETTLE_NS = 2_000_000_000
+#: (kind, path, detail) of one tell (:func:`tierlock.keptnote.tell`).
+Tell = tuple[str, str, object]
+
+
+def digest_of(parts: list[Any]) -> bytes:
+    """The digest of *parts* (plain data) with the schema, the interpreter and the identity of the census's own
+    code (a changed module works every census out again)."""
+    code = sorted(
+        (name, _identity(path))
+        for name, module in list(sys.modules.items())
+        if name.startswith("tierlock.census") and isinstance(path := getattr(module, "__file__", None), str)
+    )
+    return bytes(sha256(marshal.dumps([SCHEMA, sys.version, code, *parts])).digest())
+
+
+def _identity(path: str) -> tuple[int, ...]:
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return (-(exc.errno or 1),)
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+class Kept:
+    """The kept result of the censuses of the project folder *base* (one at a time)."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.path = path_for([base], "census")
+        self.settled = time_ns() - SETTLE_NS
+        """A file modified since is too recent to keep a result by (a change within the file system's clock tick
+        would not move its times), as for a kept answer (:data:`tierlock.keptrun.SETTLE_NS`)."""
+        self.tells: list[Tell] | None = None
+        """What the census being worked out told a recorded run (:meth:`listen`)."""
+
+    def place(self, inputs: object) -> None:
+        """Keep the result of the census of these *inputs* in a file of its own (``check`` and ``admit`` of one
+        project ask for different tiers: their results do not take turns in one file)."""
+        self.path = path_for([self.base, repr(inputs)], "census")
+
+    def find(self, key: bytes) -> Census | None:
+        """The kept result when it was kept under *key*, its tells told again to a run being recorded (None: no
+        such result, or a run is recorded and the result was kept without its tells)."""
+        if self.path is None:  # (caching is off)
+            return None
+        try:
+            with open(self.path, "rb") as handle:
+                kept = marshal.loads(handle.read())
+            if kept["key"] != key or (keptnote.recording() and kept["tells"] is None):
+                return None
+            result = decoded(kept["result"])
+        except (OSError, ValueError, EOFError, TypeError, KeyError, IndexError, AttributeError):
+            return None
+        if not isinstance(result, Census):
+            return None
+        result.cache_entry, result.warnings = None, []
+        for kind, path, detail in kept["tells"] or ():
+            keptnote.tell(kind, path, detail)
+        return result
+
+    def listen(self) -> None:
+        """Note what the census about to be worked out tells a run being recorded (to keep with its result)."""
+        if keptnote.recording():
+            self.tells = []
+            keptnote.listen(self._heard)
+
+    def _heard(self, kind: str, path: str, detail: object) -> None:
+        if self.tells is not None and kind in _KEPT_TELLS:
+            self.tells.append((kind, path, detail))
+
+    def stop(self) -> list[Tell] | None:
+        """Stop noting (:meth:`listen`); what was told (None: no run was being recorded)."""
+        tells, self.tells = self.tells, None
+        if self._heard in keptnote._sinks:  # (the listener added by :meth:`listen`, and only it)
+            keptnote._sinks.remove(self._heard)
+        return tells
+
+    def keep(
+        self,
+        key: bytes | None,
+        result: Census,
+        tells: list[Tell] | None,
+        ids: Iterable[Sequence[int]],
+    ) -> None:
+        """Keep *result* under *key* with what it told a recorded run (*tells*), replacing what was kept; not when
+        a file of *ids* (size, modification time, status change time, inode) was modified too recently
+        (:attr:`settled`)."""
+        if self.path is None or any(found[1] >= self.settled for found in ids):
+            return
+        fields = {k: v for k, v in vars(result).items() if k not in ("cache_entry", "warnings")}
+        put(self.path, marshal.dumps({"key": key, "result": (..., "Census", encoded(fields)), "tells": tells}))
+
+
+def encoded(value: Any) -> Any:
+    """*value* (a census result) as ``marshal`` data: each object of :data:`_CLASSES` as ``(..., name, fields)``
+    (``...``: no census value is the Ellipsis), the rest as it is."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(encoded(v) for v in value)
+    if isinstance(value, dict):
+        return {k: encoded(v) for k, v in value.items()}
+    name = type(value).__name__
+    if _CLASSES.get(name) is type(value):
+        return (..., name, {k: encoded(v) for k, v in vars(value).items()})
+    return value
+
+
+def decoded(value: Any) -> Any:
+    """The value :func:`encoded` made *value* of (``KeyError``: a class it does not make)."""
+    if isinstance(value, tuple) and value[:1] == (...,):
+        _, name, fields = value
+        out: Any = object.__new__(_CLASSES[name])
+        vars(out).update({k: decoded(v) for k, v in fields.items()})
+        return out
+    if isinstance(value, (list, tuple)):
+        return type(value)(decoded(v) for v in value)
+    if isinstance(value, dict):
+        return {k: decoded(v) for k, v in value.items()}
+    return value
