@@ -1,18 +1,19 @@
 """A census's result kept by everything it rests on, given again while none of it changed.
 
-A read-only command after an edit of pyproject.toml that touched no tier's roots, globs or markers (a version
-bound, a linter's setting), or after a lockfile edit, runs in full; its census would work out again, from the
-same per-file facts, the same result (~0.2 s on a project with 470 test files). The result of a census is a
-function of its inputs (the tiers' names, roots, globs, the folders, patterns and import paths, the tiers
-reported) and of the files it lists: so the last result is kept (in tierlock's cache folder, one file per
-project folder and inputs, ``marshal``) under a digest of those inputs, of every file listed (names) and of the identity
-of every Python file listed (size, modification time, the time its status changed, inode: an edit that puts
-back size and time is still seen), of tierlock's own census code and of the interpreter. A census whose digest
-is the kept one is given the kept result; anything else is worked out as before, and kept.
+A read-only command after an edit of pyproject.toml that touched no tier's roots, globs or markers (a version bound,
+a linter's setting), or after a lockfile edit, runs in full; its census would work out again, from the same per-file
+facts, the same result (~0.2 s on a project with 470 test files). The result of a census is a function of its inputs
+(the tiers' names, roots, globs, the folders, patterns and import paths, the tiers reported) and of the files it
+lists: so the last result is kept (in tierlock's cache folder, one file per project folder and inputs, ``marshal``
+after the sha256 of its bytes: a file changed since is no result) under a digest of those inputs, of every file
+listed (names) and of the identity of every Python file listed (size, modification time, the time its status
+changed, inode: an edit that puts back size and time is still seen), of tierlock's own census code and of the
+interpreter. A census whose digest is the kept one is given the kept result; anything else is worked out as before,
+and kept.
 
-A recorded run (:mod:`tierlock.keptrecord`) learns from the census what it took from each file: those tells
-are kept with the result and told again, so the run's entry is the one a census worked out in full gives; a
-result kept by a run that was not recorded has none, and a recorded run then works the census out.
+A recorded run (:mod:`tierlock.keptrecord`) learns from the census what it took from each file: those tells are kept
+with the result and told again, so the run's entry is the one a census worked out in full gives; a result kept by a
+run that was not recorded has none, and a recorded run then works the census out.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Bump when what is kept changes shape or meaning.
-SCHEMA = 1
+SCHEMA = 2
 #: The classes a kept result is made of (nothing else is built from the file).
 _CLASSES: dict[str, type] = {"Census": Census, "TierReport": TierReport, "Use": Use}
 #: What a census tells a recorded run that is kept with its result (a ``read`` is an open: none when kept).
@@ -93,7 +94,10 @@ class Kept:
             return None
         try:
             with open(self.path, "rb") as handle:
-                kept = marshal.loads(handle.read())
+                data = handle.read()
+            if bytes(sha256(data[32:]).digest()) != data[:32]:
+                return None  # (a byte changed since it was written: no result rather than another one)
+            kept = marshal.loads(data[32:])
             if kept["key"] != key or (keptnote.recording() and kept["tells"] is None):
                 return None
             result = decoded(kept["result"])
@@ -136,7 +140,8 @@ class Kept:
         if self.path is None or any(found[1] >= self.settled for found in ids):
             return
         fields = {k: v for k, v in vars(result).items() if k not in ("cache_entry", "warnings")}
-        put(self.path, marshal.dumps({"key": key, "result": (..., "Census", encoded(fields)), "tells": tells}))
+        data = marshal.dumps({"key": key, "result": (..., "Census", encoded(fields)), "tells": tells})
+        put(self.path, bytes(sha256(data).digest()) + data)
 
 
 def encoded(value: Any) -> Any:

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.support.censusfiles import write
 from tierlock import keptrecord, keptrun
@@ -149,6 +151,28 @@ def test_a_damaged_or_foreign_kept_file_is_no_result(root: Path) -> None:
     for damaged in (data[: len(data) // 2], b"\x00" + data[1:], b"", b"not marshal"):
         path.write_bytes(damaged)
         assert kept(root) == fresh(root)
+
+
+def test_a_kept_file_with_a_name_in_it_changed_is_no_result(root: Path) -> None:
+    """A byte changed inside the kept result (a disk error, a hand edit) still loads as ``marshal``: the file is
+    sealed by the sha256 of its bytes, so it is no result rather than another one."""
+    path = stored(root)
+    data = path.read_bytes()
+    assert data.count(b"test_brain.py") >= 1
+    path.write_bytes(data.replace(b"test_brain.py", b"test_brajn.py"))
+    assert kept(root) == fresh(root)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(where=st.floats(min_value=0, max_value=1, exclude_max=True), xor=st.integers(min_value=1, max_value=255))
+def test_any_byte_of_a_kept_file_changed_gives_what_a_census_with_nothing_kept_gives(
+    root: Path, where: float, xor: int
+) -> None:
+    path = stored(root)
+    data = bytearray(path.read_bytes())
+    data[int(where * len(data))] ^= xor
+    path.write_bytes(bytes(data))
+    assert kept(root) == fresh(root)
 
 
 def test_a_result_is_not_kept_while_a_file_it_rests_on_was_changed_just_now(root: Path) -> None:
