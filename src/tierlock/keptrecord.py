@@ -78,9 +78,9 @@ class Recorder:
         self.told: dict[str, list[Any]] = {}
         """What the census took from each file (see :mod:`tierlock.keptnote`); None in the list: kept by bytes."""
         self.told_parts: dict[str, list[object]] = {}
+        """What :func:`tierlock.projectparts.read` took from each file at each reading (its parts' fingerprint)."""
         self.handed: dict[str, list[Any]] = {}
         """Each hand-out of a file's bytes by :func:`tierlock.fsutil.read_bytes`: ``(reader, whether it opened it)``."""
-        """What :func:`tierlock.projectparts.read` took from each file at each reading (its parts' fingerprint)."""
         self.surveys: list[list[Any]] = []
         """Each census worked out: [its root, [its inputs, its result]] (to work it out again from the facts)."""
         self.stats: set[str] = set()
