@@ -78,7 +78,12 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/fsutil.py",), ("tests/unit/core/test_interrupts.py", "tests/unit/core/test_safe_reading.py")
     ),
     "keptrun": Module(
-        ("src/tierlock/keptrun.py", "src/tierlock/keptrecord.py", "src/tierlock/keptloose.py"),
+        (
+            "src/tierlock/keptrun.py",
+            "src/tierlock/keptrecord.py",
+            "src/tierlock/keptloose.py",
+            "src/tierlock/collector.py",
+        ),
         (
             "tests/unit/core/test_kept_answers.py",
             "tests/unit/core/test_kept_census_facts.py",

@@ -7,13 +7,13 @@ this module watches the run and writes the entry.
 from __future__ import annotations
 
 import contextlib
-import gc
 import marshal
 import os
 import sys
 import time
 
 from tierlock import keptnote
+from tierlock.collector import Paused
 from tierlock.keptrun import (
     EFFECTS,
     SCHEMA,
@@ -391,23 +391,9 @@ def run(argv: Sequence[str], command: Callable[[], int]) -> int:
     where = None if terminal() else folder()
     if where is None:
         return command()
-    collecting = gc.isenabled()
-    gc.disable()  # a run builds ~10^5 objects that live until it ends and holds no cycles worth collecting:
-    try:  # the collector walked them again and again (on narwhals ~70 of a check's ~500 ms)
+    with Paused():  # (a run builds ~10^5 objects and no cycles worth collecting: :mod:`tierlock.collector`)
         recorder = Recorder(where)
         with recorder:
             code = command()
         recorder.keep(entry_path(where, argv), who(argv), code)
-    finally:
-        if collecting:
-            collector_back()
     return code
-
-
-def collector_back() -> None:
-    """Switch the collector on again, every object made while it was off moved to the oldest generation first
-    (``freeze`` then ``unfreeze``: two list splices). Else the first allocation after would walk them all at once
-    (~25 ms on narwhals, as the process ends); a long-lived caller gets them collected with its other old objects."""
-    gc.freeze()
-    gc.unfreeze()
-    gc.enable()

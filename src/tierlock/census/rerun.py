@@ -16,7 +16,6 @@ the part recorded, the result is the same without the census of every other file
 
 from __future__ import annotations
 
-import gc
 import marshal
 import os
 from collections.abc import Mapping
@@ -30,6 +29,7 @@ from tierlock.census.fixtures import Needs, below
 from tierlock.census.report import CensusTier
 from tierlock.census.summary import canonical, facts_of, names_any
 from tierlock.census.tree import DiskTree
+from tierlock.collector import Paused
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -69,15 +69,8 @@ def surveys_hold(surveys: Sequence[Any], facts: dict[str, Any], changed: set[str
     """Whether every census in *surveys* (``[root, [inputs, result]]``), worked out again with the *changed*
     files read anew and every other file's facts from *facts* (path -> ``[name, words, facts]`` of each
     reading), gives its recorded result; every changed file must be below the root of one of them."""
-    collecting = gc.isenabled()
-    gc.disable()  # the census builds ~10^5 objects that hold no cycles worth collecting (as a recorded run)
-    try:
+    with Paused():  # (the census builds ~10^5 objects and no cycles worth collecting, as a recorded run)
         return _surveys_hold(surveys, facts, changed)
-    finally:
-        if collecting:
-            gc.freeze()  # the objects made while it was off to the oldest generation: not walked all at once
-            gc.unfreeze()  # on the next allocation (as :func:`tierlock.keptrecord.collector_back`)
-            gc.enable()
 
 
 def _surveys_hold(surveys: Sequence[Any], facts: dict[str, Any], changed: set[str]) -> bool:
