@@ -46,14 +46,22 @@ def _plan(tmp_path: Path) -> Path:
     return next((tmp_path / "cache").glob("arms-*"))
 
 
+def _set_in_plan(tmp_path: Path, where: tuple[str | int, ...], value: object) -> None:
+    """Set one value of the kept plan (*where*: the keys down to it), as a plan of another run would hold it."""
+    entry = marshal.loads(_plan(tmp_path).read_bytes())
+    holder = entry
+    for key in where[:-1]:
+        holder = holder[key]
+    holder[where[-1]] = value
+    _plan(tmp_path).write_bytes(marshal.dumps(entry))
+
+
 def test_a_backend_that_cannot_start_leaves_no_early_start_no_scratch_folder_and_the_lock_free(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     venv = _venv(tmp_path)
     argv = _keep(tmp_path, monkeypatch, venv)
-    entry = marshal.loads(_plan(tmp_path).read_bytes())
-    entry["command"]["argv"][0] = str(tmp_path / "no-such-backend")
-    _plan(tmp_path).write_bytes(marshal.dumps(entry))
+    _set_in_plan(tmp_path, ("command", "argv", 0), str(tmp_path / "no-such-backend"))
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     monkeypatch.setenv("TMPDIR", str(scratch))
@@ -82,9 +90,7 @@ def test_a_plan_whose_facts_outside_the_target_changed_starts_nothing_even_when_
 ) -> None:
     venv = _venv(tmp_path)
     argv = _keep(tmp_path, monkeypatch, venv)
-    entry = marshal.loads(_plan(tmp_path).read_bytes())
-    entry["outer"]["env"] = {"TIERLOCK_TEST_KEPT_VARIABLE": "as it was"}  # unset now
-    _plan(tmp_path).write_bytes(marshal.dumps(entry))
+    _set_in_plan(tmp_path, ("outer", "env"), {"TIERLOCK_TEST_KEPT_VARIABLE": "as it was"})  # unset now
     monkeypatch.delenv("TIERLOCK_TEST_KEPT_VARIABLE", raising=False)
     assert earlyarm.start(argv) is None
     assert earlyarm.current is None
@@ -167,9 +173,8 @@ def test_a_backend_started_for_real_is_handed_over_with_its_output(
 ) -> None:
     venv = _venv(tmp_path)
     argv = _keep(tmp_path, monkeypatch, venv)
-    entry = marshal.loads(_plan(tmp_path).read_bytes())
-    entry["command"]["argv"][2] = "import sys; print('kept backend'); print('its errors', file=sys.stderr)"
-    _plan(tmp_path).write_bytes(marshal.dumps(entry))
+    backend = "import sys; print('kept backend'); print('its errors', file=sys.stderr)"
+    _set_in_plan(tmp_path, ("command", "argv", 2), backend)
     early = earlyarm.start(argv)
     assert early is not None
     mine = tmp_path / "mine.txt"
@@ -288,9 +293,7 @@ def test_once_its_backend_runs_early_tierlocks_own_start_runs_ten_nice_levels_be
     first and keeps the priority tierlock was started with; tierlock's own start then yields to it."""
     venv = _venv(tmp_path)
     argv = _keep(tmp_path, monkeypatch, venv)
-    entry = marshal.loads(_plan(tmp_path).read_bytes())
-    entry["command"]["argv"][2] = "import os; print(os.nice(0))"
-    _plan(tmp_path).write_bytes(marshal.dumps(entry))
+    _set_in_plan(tmp_path, ("command", "argv", 2), "import os; print(os.nice(0))")
     done = subprocess.run(
         [sys.executable, "-c", _PRIORITIES, str(_plan(tmp_path)), *argv],
         stdin=subprocess.DEVNULL,
