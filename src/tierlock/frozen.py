@@ -4,16 +4,28 @@ Building a ``@dataclass`` runs ``exec`` for each method it writes (0.5-1 ms a cl
 imports ``inspect``; the modules every command loads (the errors, the tier reader, the platforms, the lock
 reader) define their small value classes on :class:`Frozen` instead. A subclass names its fields in order
 in ``_fields`` (its ``__match_args__`` too) and sets them in its ``__init__`` through :meth:`Frozen._init`;
-it then compares, hashes and shows itself as the frozen dataclass did, and refuses to be changed.
+it then compares, hashes and shows itself as the frozen dataclass did, and refuses to be changed. The type
+checker reads every subclass as a frozen dataclass (``dataclass_transform``), so an assignment to a field is
+refused before it runs as well.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+if TYPE_CHECKING:
+    from typing_extensions import dataclass_transform
+else:
+
+    def dataclass_transform(**_options: object) -> Any:
+        """At run time nothing: the checker alone reads the subclasses as frozen dataclasses."""
+        return lambda cls: cls
+
 
 T = TypeVar("T")
 
 
+@dataclass_transform(frozen_default=True, eq_default=True)
 class Frozen:
     """Equal and hashed by the values of its fields in order, shown as ``Name(field=value, ...)``, immutable."""
 
