@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import _signal  # type: ignore[import-not-found,unused-ignore]  # the C module: ``signal`` loads enum
 import os
+import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,12 +28,14 @@ restores them)."""
 class Spawned:
     """A process started by :func:`spawn`: its id and the read ends of its output pipes (-1: dropped)."""
 
-    __slots__ = ("err", "out", "pid")
+    __slots__ = ("began", "err", "out", "pid")
 
-    def __init__(self, pid: int, out: int, err: int) -> None:
+    def __init__(self, pid: int, out: int, err: int, began: float = 0.0) -> None:
         self.pid = pid
         self.out = out
         self.err = err
+        self.began = began
+        """When it was started (:func:`time.perf_counter`): its run is timed from there."""
 
 
 def spawn(
@@ -58,6 +61,7 @@ def spawn(
                 actions.append((os.POSIX_SPAWN_DUP2, write, fd))
             else:
                 actions.append((os.POSIX_SPAWN_OPEN, fd, null, os.O_WRONLY, 0))
+        began = time.perf_counter()
         pid = _spawn(list(argv), cwd, os.environ if env is None else env, actions)
     except BaseException:
         for fd in ours:
@@ -66,7 +70,8 @@ def spawn(
     finally:
         for fd in theirs:  # the child's ends: it holds its own copies now
             os.close(fd)
-    return Spawned(pid, *(ours or [-1, -1]))
+    out, err = ours or (-1, -1)
+    return Spawned(pid, out, err, began)
 
 
 def _spawn(argv: list[str], cwd: str | None, env: Mapping[str, str], actions: list[tuple[int | str, ...]]) -> int:
@@ -96,6 +101,8 @@ def _adopted() -> Callable[[list[str], Spawned], subprocess.Popen[str]]:
     class Adopted(subprocess.Popen[str]):
         def __init__(self, argv: list[str], spawned: Spawned) -> None:
             self._given = spawned
+            self.began = spawned.began
+            """When the process was started (:func:`tierlock.subproc.run` times it from there)."""
             super().__init__(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
         def _get_handles(self, stdin: object, stdout: object, stderr: object) -> tuple[int, ...]:
