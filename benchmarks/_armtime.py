@@ -57,9 +57,9 @@ def overhead_lines(
     ]
     if len(inside) == len(peers):
         lines.append(
-            f"  {label}: its backend {statistics.median(inside) * 1000:.1f} ms against {peer_name} alone "
-            f"{statistics.median(peers) * 1000:.1f} ms (paired {paired(inside, peers):+.1f} ms: the backend's own "
-            "noise, not tierlock's); tierlock's own time over the peer's median: "
+            f"  {label}: its backend {statistics.median(inside) * 1000:.1f} ms, {peer_name} alone "
+            f"{statistics.median(peers) * 1000:.1f} ms (paired {paired(inside, peers):+.1f} ms: the backend's own noise, "
+            f"and what tierlock's start beside an early backend costs it); without the backend's time, ({peer_name} alone + tierlock's own) / {peer_name} alone: "
             f"{(statistics.median(peers) * 1000 + statistics.median(mine)) / (statistics.median(peers) * 1000):.2f}x"
         )
     return lines
