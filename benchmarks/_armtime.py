@@ -56,10 +56,11 @@ def overhead_lines(
         f"over {len(mine)} runs"
     ]
     if len(inside) == len(peers):
+        alone = statistics.median(peers) * 1000
         lines.append(
-            f"  {label}: its backend {statistics.median(inside) * 1000:.1f} ms, {peer_name} alone "
-            f"{statistics.median(peers) * 1000:.1f} ms (paired {paired(inside, peers):+.1f} ms: the backend's own noise, "
-            f"and what tierlock's start beside an early backend costs it); without the backend's time, ({peer_name} alone + tierlock's own) / {peer_name} alone: "
-            f"{(statistics.median(peers) * 1000 + statistics.median(mine)) / (statistics.median(peers) * 1000):.2f}x"
+            f"  {label}: its backend {statistics.median(inside) * 1000:.1f} ms, {peer_name} alone {alone:.1f} ms "
+            f"(paired {paired(inside, peers):+.1f} ms: the backend's own noise, and what tierlock's start beside an "
+            f"early backend costs it); ({peer_name} alone + tierlock's own) / {peer_name} alone: "
+            f"{(alone + statistics.median(mine)) / alone:.2f}x"
         )
     return lines
