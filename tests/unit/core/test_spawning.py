@@ -86,3 +86,19 @@ def test_the_read_ends_of_its_pipes_are_not_inherited_by_a_process_started_later
     assert not os.get_inheritable(spawned.err)
     proc = spawning.as_popen(argv, spawned)
     assert proc.communicate(timeout=60) == ("x", "")
+
+
+def test_a_process_handed_over_late_is_timed_from_its_own_start_not_from_the_takeover() -> None:
+    argv = [sys.executable, "-c", "import time; time.sleep(0.3)"]
+    spawned = spawning.spawn(argv, capture=True)
+    time.sleep(0.4)  # the install reaches its backend step after the early backend has ended
+    before_takeover = time.perf_counter()
+    result = subproc.run(argv, what="test", check=False, started=spawning.as_popen(argv, spawned))
+    since_takeover = time.perf_counter() - before_takeover
+    assert result.seconds >= 0.4, "timed from the spawn, the wait for the takeover included"
+    assert result.seconds > since_takeover + 0.3
+
+
+def test_a_process_subproc_starts_itself_is_timed_from_its_start_to_its_end() -> None:
+    result = subproc.run([sys.executable, "-c", "import time; time.sleep(0.3)"], what="test")
+    assert 0.3 <= result.seconds < 30
