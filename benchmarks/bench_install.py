@@ -276,10 +276,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         # Warm the uv, pip and tierlock caches once.
         python = fresh(empty, root / "warm")
         run([*uv, "--python", python, "-r", lock], env)
-        for warm in (
-            "warm-tier",
-            "warm-tier-2",
-        ):  # what tierlock keeps of a venv, then the arming's plan (--json as timed)
+        time.sleep(2.1)  # an arming keeps no plan resting on a file modified within two seconds (all just made)
+        for warm in ("warm-tier", "warm-tier-2"):  # what it keeps of a venv, then the arming's plan (with --json)
             run([*tier, "--backend", "uv", "--json", "--python", fresh(empty, root / warm)], env)
         run([*pip, "--python", fresh(empty, root / "warm-pip"), "install", "--no-deps", "-r", lock], env)
         sides: dict[str, Argv] = {}
