@@ -28,7 +28,7 @@ restores them)."""
 class Spawned:
     """A process started by :func:`spawn`: its id and the read ends of its output pipes (-1: dropped)."""
 
-    __slots__ = ("began", "err", "out", "pid")
+    __slots__ = ("began", "ended", "err", "out", "pid")
 
     def __init__(self, pid: int, out: int, err: int, began: float = 0.0) -> None:
         self.pid = pid
@@ -36,6 +36,24 @@ class Spawned:
         self.err = err
         self.began = began
         """When it was started (:func:`time.perf_counter`): its run is timed from there."""
+        self.ended: float | None = None
+        """When it ended, as a watcher saw it (:func:`watch`); None until then, or without one."""
+
+
+def watch(spawned: Spawned) -> None:
+    """Note when *spawned* ends, in a thread of the C module (no :mod:`threading` to load) that waits on it without
+    reaping it (``WNOWAIT``: its starter still waits for it and reads its exit code). A process taken over after it
+    ended is then timed to its end, not to the takeover."""
+    import _thread
+
+    def wait() -> None:
+        try:
+            os.waitid(os.P_PID, spawned.pid, os.WEXITED | os.WNOWAIT)
+        except OSError:  # reaped already by its starter, which then timed it itself
+            return
+        spawned.ended = time.perf_counter()
+
+    _thread.start_new_thread(wait, ())
 
 
 def spawn(
@@ -107,6 +125,11 @@ def _adopted() -> Callable[[list[str], Spawned], subprocess.Popen[str]]:
 
         def _get_handles(self, stdin: object, stdout: object, stderr: object) -> tuple[int, ...]:
             return (-1, -1, self._given.out, -1, self._given.err, -1)
+
+        @property
+        def ended(self) -> float | None:
+            """When the process ended, when a watcher saw it (:func:`watch`)."""
+            return self._given.ended
 
         def _execute_child(self, *args: object, **kwargs: object) -> None:
             self.pid = self._given.pid

@@ -108,7 +108,8 @@ def run(
         raise
     finally:
         _live.pop(proc.pid, None)
-    result = Result(args, proc.returncode, stdout or "", stderr or "", time.perf_counter() - began)
+    ended = getattr(proc, "ended", None) or time.perf_counter()  # a watched process: its own end (tierlock came later)
+    result = Result(args, proc.returncode, stdout or "", stderr or "", ended - began)
     if check and proc.returncode != 0:
         raise BackendError(
             f"{what} failed (exit {proc.returncode}): {display(args)}",

@@ -102,3 +102,21 @@ def test_a_process_handed_over_late_is_timed_from_its_own_start_not_from_the_tak
 def test_a_process_subproc_starts_itself_is_timed_from_its_start_to_its_end() -> None:
     result = subproc.run([sys.executable, "-c", "import time; time.sleep(0.3)"], what="test")
     assert 0.3 <= result.seconds < 30
+
+
+def test_a_watched_process_handed_over_late_is_timed_to_its_own_end_not_to_the_takeover() -> None:
+    argv = [sys.executable, "-c", "import time; time.sleep(0.3)"]
+    spawned = spawning.spawn(argv, capture=True)
+    spawning.watch(spawned)
+    time.sleep(0.8)  # the install reaches its backend step long after the early backend ended
+    result = subproc.run(argv, what="test", check=False, started=spawning.as_popen(argv, spawned))
+    assert result.returncode == 0, "the watcher did not reap it: its starter still reads its exit code"
+    assert 0.3 <= result.seconds < 0.75, "from its start to its own end, the wait for the takeover left out"
+
+
+def test_watching_a_process_its_starter_reaped_already_notes_no_end() -> None:
+    spawned = spawning.spawn([sys.executable, "-c", "pass"])
+    assert os.waitstatus_to_exitcode(os.waitpid(spawned.pid, 0)[1]) == 0
+    spawning.watch(spawned)
+    time.sleep(0.2)
+    assert spawned.ended is None
