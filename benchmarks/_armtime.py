@@ -1,10 +1,10 @@
 """What tierlock adds around its backend, told apart from the backend's own time (the arming benchmarks share it).
 
 A tierlock arming is run with ``--json``; its document gives ``backend_s``, the backend's wall time (from its start,
-an early start included, to its own end, noted as it came even when tierlock's checks beside it ended later). The arming's wall time less that is
-tierlock's own: its start, its checks, the verification and the receipt. The backend's time moves with the disk
-and the load far more than tierlock's own does, and the peer's run (another process, another moment) moves on its
-own: a ratio of medians mixes both noises, tierlock's own time does not.
+an early start included, to its own end, noted as it came even when tierlock's checks beside it ended later). The
+arming's wall time less that is tierlock's own: its start, its checks, the verification and the receipt. The
+backend's time moves with the disk and the load far more than tierlock's own does, and the peer's run (another
+process, another moment) moves on its own: a ratio of medians mixes both noises, tierlock's own time does not.
 """
 
 from __future__ import annotations
