@@ -13,6 +13,11 @@ index: a data-frame tier (pandas, pyarrow) and a large compiled tier (scipy, sci
 goal for the large one: at most 1.15x uv. They need the network for the lock and the first download (then
 they run from the warm cache); offline they say so and are skipped.
 
+Beside the ratio, each run reports tierlock's own time: the arming's wall time less the backend's as tierlock saw
+it (``backend_s`` of ``--json``), its median and spread over the rounds (the rounds interleave the sides, each
+into a fresh venv), and the backend inside tierlock against uv alone. uv's own time moves with the disk by more
+than tierlock's whole own time; tierlock's own time does not.
+
 ``--baseline SRC`` also arms through another tierlock's sources (``git archive REV src | tar -x -C DIR``
 gives ``DIR/src``) and through this checkout's, both by ``python -c`` on ``PYTHONPATH``, interleaved with
 the rest: a before/after of tierlock's own cost in one run.
@@ -27,11 +32,13 @@ import shutil
 import socket
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks._armtime import overhead_lines, timed
 from benchmarks._cliworld import BIN, REPO, environ, load, make_project, make_venv, ratio_line, run
 
 REGISTRY = {
@@ -94,9 +101,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         lock = project / "lockfiles" / "brain.txt"
         empty = root / "empty"
         make_venv(empty)
-        tier: list[str | Path] = [BIN / "install-tier", "--project", project, "brain", "--backend", "uv"]
+        tier: list[str | Path] = [BIN / "install-tier", "--project", project, "brain", "--backend", "uv", "--json"]
         uv: list[str | Path] = [BIN / "uv", "pip", "install", "--no-deps", "--require-hashes", "-r", lock]
         run([*uv, "--python", fresh(empty, root / "warm")], env)  # the caches warmed once: uv's
+        time.sleep(SETTLE)  # an arming keeps no plan resting on a file modified within two seconds (just made)
         for warm in ("warm-tier", "warm-tier-2"):  # and tierlock's: what it keeps of a venv, then of the arming
             run([*tier, "--python", fresh(empty, root / warm)], env)
         sides: dict[str, list[str | Path]] = {"tierlock": tier, "uv": uv}
@@ -105,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 sides[label] = [sys.executable, "-c", _ENTRY, str(src), *tier[1:]]
                 for warm in ("a", "b"):  # as the console script: its target known, and what it keeps kept
                     run([*sides[label], "--python", fresh(empty, root / f"warm-{label}-{warm}")], env)
-        times = _interleaved(sides, empty, root, env, args.runs)
+        times, backends = _interleaved(sides, empty, root, env, args.runs)
         ours, peer = times["tierlock"], times["uv"]
         from tierlock.lockfiles import load as load_lock
 
@@ -123,17 +131,29 @@ def main(argv: Sequence[str] | None = None) -> None:
             "install-tier brain", mine, theirs, "uv pip install", "<= uv + 100 ms", within=mine <= theirs + 0.1
         )
         print(f"{line}; difference {(mine - theirs) * 1000:.0f} ms")
+    for line in overhead_lines("install-tier brain", ours, backends["tierlock"], peer, "uv pip install"):
+        print(line)
     if args.baseline is not None:
-        new, old = (sorted(times[k])[len(times[k]) // 2] for k in ("new", "old"))
-        print(
-            f"before/after (both through python -c, PYTHONPATH to each src): this checkout {new * 1000:.1f} ms, "
-            f"baseline {old * 1000:.1f} ms, {new / old:.2f}x; uv {theirs * 1000:.1f} ms"
-        )
-        print(
-            "paired medians (each round's own difference, steadier under load): this checkout - baseline "
-            f"{_paired(times['new'], times['old']):+.1f} ms; this checkout - uv {_paired(times['new'], peer):+.1f} ms; "
-            f"baseline - uv {_paired(times['old'], peer):+.1f} ms; console script - uv {_paired(ours, peer):+.1f} ms"
-        )
+        _before_after(times, backends, peer)
+
+
+def _before_after(times: dict[str, list[float]], backends: dict[str, list[float | None]], peer: list[float]) -> None:
+    """This checkout's sources against the baseline's (both through ``python -c``), medians and paired."""
+    ours, theirs = times["tierlock"], sorted(peer)[len(peer) // 2]
+    new, old = (sorted(times[k])[len(times[k]) // 2] for k in ("new", "old"))
+    print(
+        f"before/after (both through python -c, PYTHONPATH to each src): this checkout {new * 1000:.1f} ms, "
+        f"baseline {old * 1000:.1f} ms, {new / old:.2f}x; uv {theirs * 1000:.1f} ms"
+    )
+    print(
+        "paired medians (each round's own difference, steadier under load): this checkout - baseline "
+        f"{_paired(times['new'], times['old']):+.1f} ms; this checkout - uv {_paired(times['new'], peer):+.1f} ms; "
+        f"baseline - uv {_paired(times['old'], peer):+.1f} ms; console script - uv {_paired(ours, peer):+.1f} ms"
+    )
+    for label in ("new", "old"):
+        name = "this checkout" if label == "new" else "baseline"
+        for line in overhead_lines(name, times[label], backends[label], peer, "uv pip install"):
+            print(line)
 
 
 def _paired(ours: list[float], theirs: list[float]) -> float:
@@ -142,21 +162,30 @@ def _paired(ours: list[float], theirs: list[float]) -> float:
     return differences[len(differences) // 2] * 1000
 
 
+#: Seconds a file must be old for an arming to keep a plan resting on it (``tierlock.armrecord``): the project and
+#: the venv are made just before the warm-ups.
+SETTLE = 2.1
+
 #: ``install-tier`` through ``python -c``: the first argument is the src folder to import tierlock from.
 _ENTRY = "import sys; sys.path.insert(0, sys.argv.pop(1)); from tierlock._entry import install_tier; install_tier()"
 
 
 def _interleaved(
     sides: dict[str, list[str | Path]], empty: Path, root: Path, env: dict[str, str], runs: int
-) -> dict[str, list[float]]:
-    """Seconds of each side arming a fresh copy of *empty*, run after run, the sides interleaved."""
+) -> tuple[dict[str, list[float]], dict[str, list[float | None]]]:
+    """Seconds of each side arming a fresh copy of *empty*, run after run, the sides interleaved (their order turned
+    by one each round, so no side always follows the same one); and the backend's seconds of each tierlock run."""
     times: dict[str, list[float]] = {name: [] for name in sides}
+    backends: dict[str, list[float | None]] = {name: [] for name in sides}
+    names = list(sides)
     for i in range(runs):
-        for name, argv in sides.items():
+        for name in names[i % len(names) :] + names[: i % len(names)]:
             dest = root / f"{name}-{i}"
-            times[name].append(run([*argv, "--python", fresh(empty, dest)], env))
+            elapsed, backend = timed([*sides[name], "--python", fresh(empty, dest)], env)
+            times[name].append(elapsed)
+            backends[name].append(backend)
             shutil.rmtree(dest)
-    return times
+    return times, backends
 
 
 if __name__ == "__main__":

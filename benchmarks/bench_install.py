@@ -26,6 +26,10 @@ network for the lock and the first download, then runs from a warm cache.
 DIR`` gives ``DIR/src``) and through this checkout's, both by ``python -c`` on ``PYTHONPATH``, interleaved with the
 rest (no-op and both armings): a before/after of tierlock's own cost in one run.
 
+Beside each arming ratio it prints tierlock's own time: the arming's wall time less its backend's as tierlock saw it
+(``backend_s`` of ``--json``), median and spread (``benchmarks/_armtime.py``): the backend's time moves with the disk
+by more than tierlock's own.
+
 Run: ``.venv/bin/python benchmarks/bench_install.py [--runs N] [--registry] [--baseline DIR/src]``.
 """
 
@@ -47,6 +51,8 @@ sys.path.insert(0, str(REPO))
 
 from tests.support.tierproject import write_lock, write_pyproject  # noqa: E402
 from tests.support.wheels import EXT_SUFFIX, build_wheel  # noqa: E402
+
+from benchmarks._armtime import overhead_lines, timed  # noqa: E402
 
 BIN = Path(sys.executable).parent
 PACKAGES = 90
@@ -219,24 +225,27 @@ def _arming(
     pip: Argv,
     lock: Path,
     sides: dict[str, Argv],
-) -> dict[str, list[float]]:
+) -> tuple[dict[str, list[float]], dict[str, list[float | None]]]:
     """Arming a fresh environment from a warm cache: each of the four (and of *sides*, with each backend),
-    interleaved, *runs* rounds."""
+    interleaved, *runs* rounds; and the backend's own seconds of each tierlock arming (``--json``)."""
     commands: dict[str, Callable[[Path], Argv]] = {
-        "tier_uv": lambda p: [*tier, "--backend", "uv", "--python", p],
+        "tier_uv": lambda p: [*tier, "--backend", "uv", "--json", "--python", p],
         "uv": lambda p: [*uv, "--python", p, "-r", lock],
-        "tier_pip": lambda p: [*tier, "--backend", "pip", "--python", p],
+        "tier_pip": lambda p: [*tier, "--backend", "pip", "--json", "--python", p],
         "pip": lambda p: [*pip, "--python", p, "install", "--no-deps", "--require-hashes", "-r", lock],
     }
     for name, side in sides.items():
         for backend in ("uv", "pip"):
             commands[f"{name}_{backend}"] = _with(side, backend)
     arming: dict[str, list[float]] = {name: [] for name in commands}
+    backends: dict[str, list[float | None]] = {name: [] for name in commands}
     for i in range(runs):
         for name, command in commands.items():
             target = fresh(empty, root / f"arm-{name}-{i}")
-            arming[name].append(run(command(target), env))
-    return arming
+            elapsed, spent = timed(command(target), env)
+            arming[name].append(elapsed)
+            backends[name].append(spent)
+    return arming, backends
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -267,7 +276,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         # Warm the uv, pip and tierlock caches once.
         python = fresh(empty, root / "warm")
         run([*uv, "--python", python, "-r", lock], env)
-        run([*tier, "--backend", "uv", "--python", fresh(empty, root / "warm-tier")], env)
+        time.sleep(2.1)  # an arming keeps no plan resting on a file modified within two seconds (all just made)
+        for warm in ("warm-tier", "warm-tier-2"):  # what it keeps of a venv, then the arming's plan (with --json)
+            run([*tier, "--backend", "uv", "--json", "--python", fresh(empty, root / warm)], env)
         run([*pip, "--python", fresh(empty, root / "warm-pip"), "install", "--no-deps", "-r", lock], env)
         sides: dict[str, Argv] = {}
         if args.baseline is not None:
@@ -283,7 +294,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         )
 
         arm_runs = max(3, args.runs // 3)
-        arming = _arming(root, empty, env, arm_runs, tier=tier, uv=uv, pip=pip, lock=lock, sides=sides)
+        arming, backends = _arming(root, empty, env, arm_runs, tier=tier, uv=uv, pip=pip, lock=lock, sides=sides)
         arm_tier_uv, arm_uv, arm_tier_pip, arm_pip = (arming[n] for n in ("tier_uv", "uv", "tier_pip", "pip"))
 
     print(f"install benchmark: {packages} packages, {what}")
@@ -294,6 +305,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(compare("no-op: install-tier vs its floor", median(noop_tier), median(noop_floor), "floor", 1.25))
     print(compare("arming (warm cache): --backend uv vs uv", median(arm_tier_uv), median(arm_uv), "uv ", 1.3))
     print(compare("arming: --backend pip vs pip --require-hashes", median(arm_tier_pip), median(arm_pip), "pip", 1.05))
+    rows = (("--backend uv", "tier_uv", arm_uv, "uv"), ("--backend pip", "tier_pip", arm_pip, "pip"))
+    for label, ours, peer, name in rows:
+        for line in overhead_lines(f"arming {label}", arming[ours], backends[ours], peer, name):
+            print(line)
     if sides:
         _before_after(noop_sides, noop_uv, arming)
 

@@ -29,7 +29,7 @@ import os
 from tierlock.armplan import OWN, REQUIREMENTS, eligible, find, inner_holds, outer_holds, placed
 from tierlock.keptrun import private_folder
 from tierlock.probing.libcache import folder
-from tierlock.spawning import Spawned, as_popen, spawn
+from tierlock.spawning import Spawned, as_popen, spawn, watch
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -125,6 +125,7 @@ def _launched(plan: str, prefix: str, command: Mapping[str, Any], fd: int) -> Ea
         # but on :mod:`os` alone (:mod:`subprocess` costs more than the start); the install handles it as one of
         # its own from its takeover on (:func:`popen`)
         early.spawned = spawn(early.argv, env=early.env, capture=True)
+        watch(early.spawned)  # its end noted as it comes: its time (``backend_s``) is its own, not tierlock's wait
     except BaseException:
         if early.spawned is None:  # it did not start: nothing kept of it
             current = None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import _signal  # type: ignore[import-not-found,unused-ignore]  # the C module: ``signal`` loads enum
 import os
+import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,12 +28,32 @@ restores them)."""
 class Spawned:
     """A process started by :func:`spawn`: its id and the read ends of its output pipes (-1: dropped)."""
 
-    __slots__ = ("err", "out", "pid")
+    __slots__ = ("began", "ended", "err", "out", "pid")
 
-    def __init__(self, pid: int, out: int, err: int) -> None:
+    def __init__(self, pid: int, out: int, err: int, began: float = 0.0) -> None:
         self.pid = pid
         self.out = out
         self.err = err
+        self.began = began
+        """When it was started (:func:`time.perf_counter`): its run is timed from there."""
+        self.ended: float | None = None
+        """When it ended, as a watcher saw it (:func:`watch`); None until then, or without one."""
+
+
+def watch(spawned: Spawned) -> None:
+    """Note when *spawned* ends, in a thread of the C module (no :mod:`threading` to load) that waits on it without
+    reaping it (``WNOWAIT``: its starter still waits for it and reads its exit code). A process taken over after it
+    ended is then timed to its end, not to the takeover."""
+    import _thread
+
+    def wait() -> None:
+        try:
+            os.waitid(os.P_PID, spawned.pid, os.WEXITED | os.WNOWAIT)
+        except OSError:  # reaped already by its starter, which then timed it itself
+            return
+        spawned.ended = time.perf_counter()
+
+    _thread.start_new_thread(wait, ())
 
 
 def spawn(
@@ -58,6 +79,7 @@ def spawn(
                 actions.append((os.POSIX_SPAWN_DUP2, write, fd))
             else:
                 actions.append((os.POSIX_SPAWN_OPEN, fd, null, os.O_WRONLY, 0))
+        began = time.perf_counter()
         pid = _spawn(list(argv), cwd, os.environ if env is None else env, actions)
     except BaseException:
         for fd in ours:
@@ -66,7 +88,8 @@ def spawn(
     finally:
         for fd in theirs:  # the child's ends: it holds its own copies now
             os.close(fd)
-    return Spawned(pid, *(ours or [-1, -1]))
+    out, err = ours or (-1, -1)
+    return Spawned(pid, out, err, began)
 
 
 def _spawn(argv: list[str], cwd: str | None, env: Mapping[str, str], actions: list[tuple[int | str, ...]]) -> int:
@@ -96,10 +119,17 @@ def _adopted() -> Callable[[list[str], Spawned], subprocess.Popen[str]]:
     class Adopted(subprocess.Popen[str]):
         def __init__(self, argv: list[str], spawned: Spawned) -> None:
             self._given = spawned
+            self.began = spawned.began
+            """When the process was started (:func:`tierlock.subproc.run` times it from there)."""
             super().__init__(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
         def _get_handles(self, stdin: object, stdout: object, stderr: object) -> tuple[int, ...]:
             return (-1, -1, self._given.out, -1, self._given.err, -1)
+
+        @property
+        def ended(self) -> float | None:
+            """When the process ended, when a watcher saw it (:func:`watch`)."""
+            return self._given.ended
 
         def _execute_child(self, *args: object, **kwargs: object) -> None:
             self.pid = self._given.pid

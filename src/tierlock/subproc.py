@@ -10,6 +10,7 @@ import contextlib
 import os
 import shlex
 import subprocess
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,8 @@ class Result:
     returncode: int
     stdout: str
     stderr: str
+    seconds: float = 0.0
+    """Wall time from the process's start (a process started already: its own start) to its end being read."""
 
     def tail(self, lines: int = TAIL_LINES) -> str:
         text = (self.stdout + ("\n" if self.stdout and self.stderr else "") + self.stderr).rstrip()
@@ -90,6 +93,7 @@ def run(
             observer(args)
     if log is not None:
         log(f"running: {display(args)}")
+    began = getattr(started, "began", None) or time.perf_counter()
     proc = started if started is not None else start(args, cwd=cwd, env=env, what=what, remedy=remedy)
     try:
         if on_line is None:
@@ -104,7 +108,8 @@ def run(
         raise
     finally:
         _live.pop(proc.pid, None)
-    result = Result(args, proc.returncode, stdout or "", stderr or "")
+    ended = getattr(proc, "ended", None) or time.perf_counter()  # a watched process: its own end (tierlock came later)
+    result = Result(args, proc.returncode, stdout or "", stderr or "", ended - began)
     if check and proc.returncode != 0:
         raise BackendError(
             f"{what} failed (exit {proc.returncode}): {display(args)}",

@@ -242,6 +242,7 @@ def test_install_arms_a_tier_with_uv_verifies_it_and_writes_a_receipt(world: Wor
     assert sorted(p["name"] for p in doc["packages"]["install"]) == ["basepkg", "corelib", "helper"]
     assert doc["tier"] == "brain"
     assert doc["duration_s"] > 0
+    assert 0 < doc["backend_s"] < doc["duration_s"], "the backend's own wall time, part of the install's"
     assert len(run.backend_runs) >= 1
     (install_argv,) = [a for a in run.backend_runs if "install" in a]
     assert {"--no-deps", "--require-hashes"} <= set(install_argv)
@@ -354,6 +355,7 @@ def test_the_console_scripts_noop_json_matches_the_full_paths(world: World) -> N
     for doc in (from_cli, from_script):
         doc.pop("duration_s")
     assert from_script == from_cli
+    assert from_script["backend_s"] is None, "no backend ran"
     assert from_script["result"] == "unchanged"
 
 

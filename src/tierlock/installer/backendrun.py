@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
@@ -36,8 +36,17 @@ class Step:
     """Index option lines put before the pins the backend reads."""
 
 
-def run(project: Project, ui: Progress, backend: Backend, plan: Plan, step: Step) -> tuple[str, str | None]:
-    """Run *backend* on *plan*'s changes; (its name, its version)."""
+class Ran(NamedTuple):
+    """The backend that ran: its name, its version (None when it could not be told) and its wall time."""
+
+    name: str
+    version: str | None
+    seconds: float
+    """From its start (an early start: that start) to its end being read (``backend_s`` of ``--json``)."""
+
+
+def run(project: Project, ui: Progress, backend: Backend, plan: Plan, step: Step) -> Ran:
+    """Run *backend* on *plan*'s changes."""
     from tierlock.installer import backends, builds
     from tierlock.installer.plan import requirement_lines
 
@@ -56,7 +65,7 @@ def run(project: Project, ui: Progress, backend: Backend, plan: Plan, step: Step
     version = background(backend.version)  # asked while the backend installs
     with ui.status(doing):
         try:
-            backends.execute(
+            result = backends.execute(
                 backend,
                 step.target,
                 [*step.index, *requirement_lines(plan.changes)],
@@ -70,7 +79,7 @@ def run(project: Project, ui: Progress, backend: Backend, plan: Plan, step: Step
             raise builds.explain(
                 exc, tiers=step.tiers, rules=step.rules, command=step.command, no_build=no_build, backend=backend.name
             ) from None
-    return backend.name, version()
+    return Ran(backend.name, version(), result.seconds)
 
 
 def background(work: Callable[[], str]) -> Callable[[], str | None]:

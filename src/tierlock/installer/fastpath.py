@@ -362,6 +362,7 @@ def to_json(noop: NoOp, duration: float) -> dict[str, Any]:
         "files_checked": noop.files,
         "backend": None,
         "backend_version": None,
+        "backend_s": None,
         "waited_for_lock": False,
         "receipts": [],
         "leftovers_cleared": [],

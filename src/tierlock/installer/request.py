@@ -69,6 +69,8 @@ class Outcome:
     plan: Plan | None = None
     backend: str | None = None
     backend_version: str | None = None
+    backend_seconds: float | None = None
+    """The backend's wall time when it ran (:class:`tierlock.installer.backendrun.Ran`)."""
     duration: float = 0.0
     waited: bool = False
     receipts: list[str] = field(default_factory=list)
@@ -97,6 +99,7 @@ class Outcome:
             "files_checked": self.files_checked,
             "backend": self.backend,
             "backend_version": self.backend_version,
+            "backend_s": None if self.backend_seconds is None else round(self.backend_seconds, 4),
             "waited_for_lock": self.waited,
             "receipts": self.receipts,
             "leftovers_cleared": self.cleared,

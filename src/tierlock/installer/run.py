@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
     from tierlock import environment
     from tierlock.environment import Target
+    from tierlock.installer.backendrun import Ran
     from tierlock.installer.backends import Backend
     from tierlock.installer.location import Location
     from tierlock.installer.progress import Progress
@@ -181,10 +182,11 @@ def _install_locked(
         with _phase(ui, f"probing {len(entries)} package(s) in {target.prefix}"):
             plan, probes = _probe_and_plan(entries, target, roots, deep=request.deep)
         plan = plan.forced(forced)
-        backend_name = backend_version = None
+        backend_name = backend_version = backend_seconds = None
         cleared: list[str] = []
         if not plan.is_noop:
-            probes, cleared, backend_name, backend_version = _apply(project, request, ui, job, plan=plan, probes=probes)
+            probes, cleared, ran = _apply(project, request, ui, job, plan=plan, probes=probes)
+            backend_name, backend_version, backend_seconds = ran
         verification.require_libraries(probes, names, again=request.command(names))
         dists = verification.inventory_dists(entries, probes, target)
         local, backend_name, backend_version = _arm_tree(project, request, ui, job, (backend_name, backend_version))
@@ -203,6 +205,7 @@ def _install_locked(
             plan=plan,
             backend=backend_name,
             backend_version=backend_version,
+            backend_seconds=backend_seconds,
             waited=waited,
             receipts=written,
             duration=_since(started),
@@ -257,10 +260,10 @@ def _apply(
     *,
     plan: Plan,
     probes: Mapping[NormalizedName, DistributionProbe],
-) -> tuple[dict[NormalizedName, DistributionProbe], list[str], str, str | None]:
+) -> tuple[dict[NormalizedName, DistributionProbe], list[str], Ran]:
     """Carry out a plan with changes: refuse what must not happen, run the backend, verify with the probe.
 
-    Returns the probes after it, the pip leftovers deleted, and the backend's name and version.
+    Returns the probes after it, the pip leftovers deleted, and the backend that ran.
     """
     from tierlock.installer import leftovers, selfguard
     from tierlock.installer.target import armed_conflicts_for, mark_stale, refuse_armed_conflicts, refuse_unwritable
@@ -280,7 +283,7 @@ def _apply(
     for path in cleared:
         ui.detail(f"  deleted {path}: left by an interrupted pip uninstall or upgrade")
     try:
-        backend_name, backend_version = _execute(project, request, ui, job, plan)
+        ran = _execute(project, request, ui, job, plan)
     except TierlockError as exc:  # status reports it, with its remedy, until the tier installs
         failures.write(target.prefix, names, exc.to_dict())
         raise
@@ -295,7 +298,7 @@ def _apply(
             before=probes,
             changed_names={s.name for s in plan.changes},
         )
-    return after, cleared, backend_name, backend_version
+    return after, cleared, ran
 
 
 def _arm_tree(
@@ -325,8 +328,8 @@ def _backend(project: Project, request: Request, target: Target) -> Backend:
     return backends.choose(request.backend or project.backend, target)
 
 
-def _execute(project: Project, request: Request, ui: Progress, job: _Job, plan: Plan) -> tuple[str, str | None]:
-    """Run the backend on the plan's changes (never building what a no-build tier holds); (its name, its version)."""
+def _execute(project: Project, request: Request, ui: Progress, job: _Job, plan: Plan) -> Ran:
+    """Run the backend on the plan's changes (never building what a no-build tier holds)."""
     from tierlock.installer import backendrun
 
     backend = _backend(project, request, job.target)

@@ -86,3 +86,37 @@ def test_the_read_ends_of_its_pipes_are_not_inherited_by_a_process_started_later
     assert not os.get_inheritable(spawned.err)
     proc = spawning.as_popen(argv, spawned)
     assert proc.communicate(timeout=60) == ("x", "")
+
+
+def test_a_process_handed_over_late_is_timed_from_its_own_start_not_from_the_takeover() -> None:
+    argv = [sys.executable, "-c", "import time; time.sleep(0.3)"]
+    spawned = spawning.spawn(argv, capture=True)
+    time.sleep(0.4)  # the install reaches its backend step after the early backend has ended
+    before_takeover = time.perf_counter()
+    result = subproc.run(argv, what="test", check=False, started=spawning.as_popen(argv, spawned))
+    since_takeover = time.perf_counter() - before_takeover
+    assert result.seconds >= 0.4, "timed from the spawn, the wait for the takeover included"
+    assert result.seconds > since_takeover + 0.3
+
+
+def test_a_process_subproc_starts_itself_is_timed_from_its_start_to_its_end() -> None:
+    result = subproc.run([sys.executable, "-c", "import time; time.sleep(0.3)"], what="test")
+    assert 0.3 <= result.seconds < 30
+
+
+def test_a_watched_process_handed_over_late_is_timed_to_its_own_end_not_to_the_takeover() -> None:
+    argv = [sys.executable, "-c", "import time; time.sleep(0.3)"]
+    spawned = spawning.spawn(argv, capture=True)
+    spawning.watch(spawned)
+    time.sleep(0.8)  # the install reaches its backend step long after the early backend ended
+    result = subproc.run(argv, what="test", check=False, started=spawning.as_popen(argv, spawned))
+    assert result.returncode == 0, "the watcher did not reap it: its starter still reads its exit code"
+    assert 0.3 <= result.seconds < 0.75, "from its start to its own end, the wait for the takeover left out"
+
+
+def test_watching_a_process_its_starter_reaped_already_notes_no_end() -> None:
+    spawned = spawning.spawn([sys.executable, "-c", "pass"])
+    assert os.waitstatus_to_exitcode(os.waitpid(spawned.pid, 0)[1]) == 0
+    spawning.watch(spawned)
+    time.sleep(0.2)
+    assert spawned.ended is None

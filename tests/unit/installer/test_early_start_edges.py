@@ -187,6 +187,30 @@ def test_a_backend_started_for_real_is_handed_over_with_its_output(
     assert mode == 0o644 & ~_umask()
 
 
+def test_a_backend_started_early_is_watched_so_its_time_ends_where_it_ended_not_at_the_takeover(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    venv = _venv(tmp_path)
+    argv = _keep(tmp_path, monkeypatch, venv)
+    _set_in_plan(tmp_path, ("command", "argv", 2), "import time; time.sleep(0.2)")
+    early = earlyarm.start(argv)
+    assert early is not None
+    assert early.spawned is not None
+    deadline = time.monotonic() + 30
+    while early.spawned.ended is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert early.spawned.ended is not None, "its end noted as it came, before any takeover"
+    time.sleep(0.5)  # tierlock's own start outlasts the backend
+    mine = tmp_path / "mine.txt"
+    mine.write_bytes(early.requirements)
+    taken = [str(mine) if a == early.argv[-1] else a for a in early.argv]
+    proc = earlyarm.adopt(taken, str(mine))
+    assert proc is not None
+    result = subproc.run(taken, what="test", check=False, started=proc)
+    assert result.returncode == 0, "watched, not reaped: the install still reads its exit code"
+    assert result.seconds < time.perf_counter() - early.spawned.began - 0.4, "the wait for the takeover left out"
+
+
 def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)

@@ -49,6 +49,7 @@ def test_the_json_document_of_a_noop_lists_every_package_as_satisfied_by_its_rec
         "files_checked": 3,
         "backend": None,
         "backend_version": None,
+        "backend_s": None,
         "waited_for_lock": False,
         "receipts": [],
         "leftovers_cleared": [],
