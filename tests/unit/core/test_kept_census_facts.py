@@ -604,3 +604,61 @@ def test_a_test_file_whose_needs_are_left_to_run_time_is_worked_out_alone_with_t
     assert alone_holds(root, inputs, apart, calls, [rel])
     dispatched.write_text("\n" + dispatched.read_text())  # the import left to run time moved a line down
     assert not alone_holds(root, inputs, apart, calls, [rel])
+
+
+def _nothing_kept(project: Project) -> Any:
+    from tierlock.census.summary import canonical
+
+    return canonical(census(project.root, TIERS))
+
+
+def test_a_changed_file_whose_own_helper_calls_itself_is_worked_out_alone(project: Project) -> None:
+    from tierlock.census.rerun import alone_holds, surveys_hold
+
+    looping = project.root / "tests" / "test_looping.py"
+    looping.write_text("def helper():\n    import brainpkg\n    return helper()\n\n\ndef test_it():\n    helper()\n")
+    project.age()
+    was = _nothing_kept(project)
+    entry = project.record()
+    root, inputs, apart, calls = _apart(entry)
+    rel = "tests/test_looping.py"
+    assert apart["cycles"] == [rel]  # the census cut the helper's call of itself short, in its own file
+    looping.write_text(looping.read_text() + "    assert True\n")  # its facts change, its part does not
+    assert _nothing_kept(project) == was
+    assert alone_holds(root, inputs, apart, calls, [rel])  # its own cycle met again alone: still its own part
+    assert surveys_hold(entry["rerun"]["surveys"], entry["rerun"]["calls"], {str(looping)})
+    looping.write_text(looping.read_text().replace("import brainpkg", "import vizpkg"))
+    assert _nothing_kept(project) != was
+    assert not alone_holds(root, inputs, apart, calls, [rel])
+    assert not surveys_hold(entry["rerun"]["surveys"], entry["rerun"]["calls"], {str(looping)})
+
+
+def test_a_changed_file_that_now_meets_a_cycle_between_helpers_is_not_worked_out_alone(project: Project) -> None:
+    from tierlock.census.rerun import alone_holds, surveys_hold
+
+    helpers = project.root / "helpers"
+    helpers.mkdir()
+    (helpers / "__init__.py").write_text("")
+    (helpers / "one.py").write_text("from helpers.two import *\n")  # one and two import each other
+    (helpers / "two.py").write_text("from helpers.one import *\nfrom helpers.flag import has_brain\n")
+    (helpers / "flag.py").write_text(
+        "try:\n    import brainpkg\n    has_brain = True\nexcept ImportError:\n    has_brain = False\n"
+    )
+    guarded = project.root / "tests" / "test_guarded.py"
+    guarded.write_text("# needs nothing of brainpkg\n" + PLAIN)  # read by the census (it names a root)
+    project.age()
+    was = _nothing_kept(project)
+    entry = project.record()
+    root, inputs, apart, calls = _apart(entry)
+    rel = "tests/test_guarded.py"
+    assert apart["cycles"] == []  # no test file's part met the cycle (the words were found apart)
+    guarded.write_text(guarded.read_text() + "\n\nfrom helpers.one import has_brain\n\nif has_brain:\n    import vizpkg\n")
+    assert _nothing_kept(project) == was  # the import is guarded by the helpers' flag: the same result
+    # Its part, worked out alone, cut the cycle between the helpers short: what it found there is not told from
+    # this file alone (the census is worked out whole, which gives the same result).
+    assert not alone_holds(root, inputs, apart, calls, [rel])
+    assert surveys_hold(entry["rerun"]["surveys"], entry["rerun"]["calls"], {str(guarded)})
+    guarded.write_text(guarded.read_text().replace("if has_brain:\n    import", "import"))  # unguarded now
+    assert _nothing_kept(project) != was
+    assert not alone_holds(root, inputs, apart, calls, [rel])
+    assert not surveys_hold(entry["rerun"]["surveys"], entry["rerun"]["calls"], {str(guarded)})
