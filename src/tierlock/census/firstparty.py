@@ -130,6 +130,15 @@ class Reach:
         """The files of the look-ups (here and in :class:`~tierlock.census.fixtures.Needs`) met again while still
         being worked out: a cycle, cut short. Without one, every answer is the same in whatever order the files
         are looked at (a kept answer then works out one test file alone: :mod:`tierlock.census.rerun`)."""
+        self.missing: set[str] = set()
+        """The files a remembered answer found without facts (not read, or not parsed): the answers stay those a
+        new :class:`Reach` gives while none of them is given facts and no cycle was cut short (:meth:`still`)."""
+
+    def still(self, added: Iterable[str]) -> bool:
+        """Whether every answer remembered is the one a new :class:`Reach` over the same facts gives now that the
+        files *added* have facts: none of them was found missing and no cycle was cut short (without one, the
+        answers do not depend on the order of the look-ups)."""
+        return not self.cycles and self.missing.isdisjoint(added)
 
     # -- names ------------------------------------------------------------------------
     def symbol(self, rel: str, name: str) -> tuple[str, str, str] | None:
@@ -148,6 +157,7 @@ class Reach:
     def _lookup(self, rel: str, name: str) -> tuple[str, str, str] | None:
         facts = self.facts.get(rel)
         if facts is None:
+            self.missing.add(rel)
             return None
         if name in facts.flags:
             return ("flag", rel, name)
@@ -284,6 +294,8 @@ class Reach:
             imports: dict[str, list[Any]] = {}
             modules: dict[str, list[Any]] = {}
             facts = self.facts.get(rel)
+            if facts is None:
+                self.missing.add(rel)
             for item in facts.imports if facts is not None else ():
                 if item[0] in self.roots:
                     imports.setdefault(item[3], []).append(item)
