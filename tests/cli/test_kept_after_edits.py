@@ -236,8 +236,8 @@ def test_a_test_file_a_tier_glob_names_by_itself_is_kept_by_its_facts(kept: Worl
 AUTOUSE = "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef numbers():\n    return 1\n"
 #: A conftest fixture that needs a tier's package (the tests do not request it).
 NEEDING = "import pytest\n\n\n@pytest.fixture\ndef viz():\n    import vizpkg00\n\n    return vizpkg00\n"
-#: A helper module's function.
-HELPING = "def value():\n    return 1\n"
+#: A helper module's function (it names a tier's package: the census reads the module).
+HELPING = "def value():\n    import vizpkg00\n\n    return 1\n"
 #: A test file that takes a mark alias from the gated test file (so that file is imported by another).
 ALIASED = (
     "import pytest\nfrom test_guarded import needs_viz\n\npytest.importorskip('json')\n\n\n"
