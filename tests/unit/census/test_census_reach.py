@@ -193,3 +193,47 @@ def test_project_modules_are_kept_in_the_cache_and_a_changed_one_is_read_again(t
     third = census(tmp_path, [XMLIO], cache=cache)
     assert third.tier("xmlio").outside == []
     assert third.cache_entry is None  # nothing changed: nothing to write
+
+
+def test_what_the_modules_were_found_to_need_is_kept_only_while_no_file_it_found_missing_is_read() -> None:
+    from tierlock.census.filefacts import read_file
+    from tierlock.census.firstparty import ModuleIndex, Reach
+
+    facts = {"a.py": read_file("from b import *\n", "a.py")}
+    index = ModuleIndex(["a.py", "b.py", "c.py"])
+    reach = Reach(index, facts, ["uproot"])
+    assert reach.symbol("a.py", "has_uproot") is None  # b.py not read (yet)
+    assert reach.missing == {"b.py"}
+    assert reach.still(["c.py"])  # nothing looked at c.py: every answer stays
+    facts["b.py"] = read_file(
+        "try:\n    import uproot\n    has_uproot = True\nexcept ImportError:\n    has_uproot = False\n", "b.py"
+    )
+    assert not reach.still(["b.py"])  # an answer rests on b.py having no facts: a new Reach
+    assert Reach(index, facts, ["uproot"]).symbol("a.py", "has_uproot") == ("flag", "b.py", "has_uproot")
+    looped = {"a.py": read_file("from b import *\n", "a.py"), "b.py": read_file("from a import *\n", "b.py")}
+    reach = Reach(ModuleIndex(looped), looped, ["uproot"])
+    reach.symbol("a.py", "x")
+    assert not reach.still([])  # a cycle cut short: its answers depend on the order they were asked in
+
+
+def test_a_module_read_in_a_later_round_gives_the_census_a_fresh_look_at_every_module(tmp_path: Path) -> None:
+    """Round one reads ``proj/flags.py`` and ``proj/alias.py`` (they name the root) and finds ``has_up`` of
+    ``alias.py`` to be nothing (``proj/via.py`` not read); the flag's name makes round two read ``via.py``: the
+    census follows the modules again, and the test skipped without the flag needs the tier."""
+    write(tmp_path, "src/proj/__init__.py", "")
+    write(
+        tmp_path,
+        "src/proj/flags.py",
+        "try:\n    import uproot\n    has_up = True\nexcept ImportError:\n    has_up = False\n",
+    )
+    write(tmp_path, "src/proj/via.py", "from proj.flags import has_up\n")
+    write(tmp_path, "src/proj/alias.py", "from proj.via import has_up  # (not uproot's)\n")  # read in round one
+    write(
+        tmp_path,
+        "tests/xmlio/test_x.py",
+        "import pytest\nfrom proj.alias import has_up\n\n\n"
+        "@pytest.mark.skipif(not has_up, reason='x')\ndef test_x():\n    pass\n",
+    )
+    result = census(tmp_path, [XMLIO])
+    (report,) = result.tiers
+    assert [(u.file, u.test) for u in report.inside] == [("tests/xmlio/test_x.py", "test_x")]
