@@ -240,7 +240,7 @@ def _read(reading: _Reading, index: ModuleIndex, roots: Sequence[str]) -> Needs:
             del pending[rel]
         if reach is not None and not taken:
             break  # nothing new read: nothing new to follow
-        reach = reach if reach is not None and reach.still(taken) else Reach(index, reading.parsed, roots)
+        reach = reach if reach is not None and reach.again(taken) else Reach(index, reading.parsed, roots)
         more = _words(reach, [*reading.modules, *conftests]) - words
         if not more:
             break
@@ -256,7 +256,7 @@ def _read(reading: _Reading, index: ModuleIndex, roots: Sequence[str]) -> Needs:
             continue
         if not reading.take(rel, stamp, test_words, "tests") and any(below(rel, c) for c in autouse):
             reading.parsed[rel] = FileFacts()  # needs a tier through an autouse fixture; nothing else to read
-    if not reach.still(reading.parsed.keys() - known):
+    if not reach.again(reading.parsed.keys() - known):
         reach = Reach(index, reading.parsed, roots)
     return Needs(reach, conftests)  # (what the project's modules need, followed once when nothing changed it)
 

@@ -195,25 +195,54 @@ def test_project_modules_are_kept_in_the_cache_and_a_changed_one_is_read_again(t
     assert third.cache_entry is None  # nothing changed: nothing to write
 
 
-def test_what_the_modules_were_found_to_need_is_kept_only_while_no_file_it_found_missing_is_read() -> None:
+def test_what_the_modules_were_found_to_need_is_kept_but_what_rests_on_a_file_read_since() -> None:
     from tierlock.census.filefacts import read_file
     from tierlock.census.firstparty import ModuleIndex, Reach
 
-    facts = {"a.py": read_file("from b import *\n", "a.py")}
-    index = ModuleIndex(["a.py", "b.py", "c.py"])
+    flag = "try:\n    import uproot\n    has_uproot = True\nexcept ImportError:\n    has_uproot = False\n"
+    facts = {"a.py": read_file("from b import *\n", "a.py"), "d.py": read_file("import uproot\n", "d.py")}
+    index = ModuleIndex(["a.py", "b.py", "c.py", "d.py", "e.py"])
     reach = Reach(index, facts, ["uproot"])
     assert reach.symbol("a.py", "has_uproot") is None  # b.py not read (yet)
+    assert [need[0] for need in reach.module_needs("d.py").values()] == ["uproot"]
     assert reach.missing == {"b.py"}
-    assert reach.still(["c.py"])  # nothing looked at c.py: every answer stays
-    facts["b.py"] = read_file(
-        "try:\n    import uproot\n    has_uproot = True\nexcept ImportError:\n    has_uproot = False\n", "b.py"
+    assert reach.again(["c.py"])  # nothing looked at c.py: every answer stays
+    assert reach.symbol("a.py", "has_uproot") is None
+    facts["b.py"] = read_file(flag, "b.py")
+    assert reach.again(["b.py"])  # what rested on b.py having no facts is forgotten; d.py's needs are kept
+    assert reach.symbol("a.py", "has_uproot") == ("flag", "b.py", "has_uproot")
+    assert reach.missing == set()
+    facts["e.py"] = read_file("from a import has_uproot\n", "e.py")
+    assert reach.symbol("e.py", "has_uproot") == Reach(index, facts, ["uproot"]).symbol("e.py", "has_uproot")
+    chained = {"a.py": read_file("from b import *\n", "a.py"), "c.py": read_file("from a import *\n", "c.py")}
+    index = ModuleIndex(["a.py", "b.py", "c.py", "m.py"])
+    reach = Reach(index, chained, ["uproot"])
+    assert reach.symbol("a.py", "has_uproot") is None
+    assert reach.symbol("c.py", "has_uproot") is None  # rests on a.py's answer, which rests on b.py's absence
+    reach.module_needs("a.py")
+    chained["m.py"] = read_file("import c\n", "m.py")
+    assert reach.module_needs("m.py") == {}  # (its edges rest on c.py's, a.py's, and b.py's absence)
+    chained["b.py"] = read_file(flag + "import uproot\n", "b.py")
+    assert reach.again(["b.py"])
+    assert reach.symbol("c.py", "has_uproot") == ("flag", "b.py", "has_uproot")
+    assert (
+        list(reach.module_needs("m.py")) == list(Reach(index, chained, ["uproot"]).module_needs("m.py")) == ["uproot"]
     )
-    assert not reach.still(["b.py"])  # an answer rests on b.py having no facts: a new Reach
-    assert Reach(index, facts, ["uproot"]).symbol("a.py", "has_uproot") == ("flag", "b.py", "has_uproot")
+    tried = "try:\n    from b import *\nexcept ImportError:\n    pass\n\nif has_x:\n    import d\n"  # b.py: no edge
+    guarded = {"c.py": read_file(tried, "c.py")}
+    guarded["d.py"] = read_file("import uproot\n", "d.py")
+    index = ModuleIndex(["b.py", "c.py", "d.py", "m.py"])
+    reach = Reach(index, guarded, ["uproot"])
+    assert list(reach.module_needs("c.py")) == ["uproot"]  # b.py not read: its flag unknown, d.py imported
+    guarded["m.py"] = read_file("import c\n", "m.py")
+    assert list(reach.module_needs("m.py")) == ["uproot"]  # (through c.py's edges, which rest on b.py's absence)
+    guarded["b.py"] = read_file(flag.replace("uproot", "x"), "b.py")
+    assert reach.again(["b.py"])
+    assert reach.module_needs("m.py") == Reach(index, guarded, ["uproot"]).module_needs("m.py") == {}
     looped = {"a.py": read_file("from b import *\n", "a.py"), "b.py": read_file("from a import *\n", "b.py")}
     reach = Reach(ModuleIndex(looped), looped, ["uproot"])
     reach.symbol("a.py", "x")
-    assert not reach.still([])  # a cycle cut short: its answers depend on the order they were asked in
+    assert not reach.again([])  # a cycle cut short: its answers depend on the order they were asked in
 
 
 def test_a_module_read_in_a_later_round_gives_the_census_a_fresh_look_at_every_module(tmp_path: Path) -> None:
