@@ -286,6 +286,8 @@ def test_a_changed_file_no_recorded_census_covers_does_not_hold(project: Project
     assert not surveys_hold([], facts, changed)
     assert not surveys_hold(surveys, facts, {*changed, "/elsewhere/test_x.py"})
     assert not surveys_hold([["/x", "malformed"]], facts, changed)
+    (root, (inputs, was, _apart)), *_ = surveys
+    assert not surveys_hold([[root, [inputs, was]]], facts, changed)  # nothing kept apart: not a recorded census
     assert gc.isenabled()  # the collector back on
     assert gc.get_freeze_count() == 0  # nothing frozen for good
     gc.disable()
@@ -683,3 +685,20 @@ def test_the_facts_as_the_census_reads_them_leave_out_only_where_each_function_e
     ):
         assert facts_digest(taken(other, "conftest.py", None)) != facts_digest(was), other
     assert facts_digest(None) != facts_digest(was)
+
+
+def test_the_readings_of_a_census_are_those_of_its_own_files() -> None:
+    from tierlock.census.rerun import Below
+
+    facts = {
+        "/p/tests/test_a.py": [["tests/test_a.py", None, 1], ["test_a.py", None, 2]],  # (a census rooted at tests/)
+        "/p/src/m.py": [["src/m.py", ["w"], 3]],
+        "/q/test_b.py": [["test_b.py", None, 4]],
+    }
+    below = Below(facts, "/p")
+    assert below["tests/test_a.py"] == [["tests/test_a.py", None, 1]]  # the other census's reading left out
+    assert sorted(below) == ["src/m.py", "tests/test_a.py"]
+    assert len(below) == 2
+    assert below.get("test_b.py") is None
+    with pytest.raises(KeyError):
+        below["gone.py"]
