@@ -266,3 +266,13 @@ def test_a_module_read_in_a_later_round_gives_the_census_a_fresh_look_at_every_m
     result = census(tmp_path, [XMLIO])
     (report,) = result.tiers
     assert [(u.file, u.test) for u in report.inside] == [("tests/xmlio/test_x.py", "test_x")]
+
+
+def test_importing_a_submodule_runs_its_package_first(tmp_path: Path) -> None:
+    write(tmp_path, "src/deep/__init__.py", "import uproot\n")
+    write(tmp_path, "src/deep/leaf.py", "X = 1\n")
+    write(tmp_path, "tests/xmlio/test_leaf.py", "import deep.leaf\n\n\ndef test_it():\n    assert deep.leaf.X\n")
+    (report,) = census(tmp_path, [XMLIO]).tiers
+    assert [(u.file, u.line, u.how) for u in report.inside] == [
+        ("tests/xmlio/test_leaf.py", 1, "import deep.leaf (reaches uproot at src/deep/__init__.py:1)")
+    ]
