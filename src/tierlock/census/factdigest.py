@@ -43,4 +43,4 @@ def facts_digest(facts: Any) -> bytes:
 
 def _endless(func: Any) -> list[Any]:
     """A function's facts (:meth:`~tierlock.census.records.Func.to_json`) without its last line."""
-    return [func[0], func[1], *func[3:]]
+    return [*func[:2], *func[3:]]

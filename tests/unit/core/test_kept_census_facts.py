@@ -682,6 +682,10 @@ def test_the_facts_as_the_census_reads_them_leave_out_only_where_each_function_e
         text.replace("import brainpkg", "import vizpkg"),
         text.replace("def other(value)", "def other(value, tmp_path)"),
         text + "\n\ndef helper():\n    pass\n",
+        text.replace(
+            "fixture\ndef value():\n    return 1\n\n", "fixture\n# one\ndef value():\n    return 1\n"
+        ),  # its line
+        text.replace("\n\n@pytest.fixture\ndef value", "\n@pytest.fixture\n\ndef value"),  # its decorator's alone
     ):
         assert facts_digest(taken(other, "conftest.py", None)) != facts_digest(was), other
     assert facts_digest(None) != facts_digest(was)
