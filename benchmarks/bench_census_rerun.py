@@ -1,7 +1,9 @@
 """A kept answer after an edit of a file other files rest on: the census worked out again from the kept facts.
 
 On a real project (``--project DIR``, with ``[tool.tierlock]``), a line is appended to the last function of
-``--file REL`` (a conftest, a helper module: its facts change, the census's result does not) and the kept
+``--file REL`` (a conftest, a helper module: only where that function ends moves, which no part of the census's
+result rests on), or with ``--edit helper`` a helper function (its facts change, the census's result does not:
+the census is worked out again from the kept facts), and the kept
 answer of ``--command`` (check or admit) is asked for right after, in a fresh process each time, with every
 module the check loads imported by the check itself: what a hook or an editor pays after such a save. The file's
 bytes and modification time are put back after every run. With ``--baseline SRC`` (another tierlock's ``src``,
@@ -10,7 +12,7 @@ a cache folder of its own (``bench_cli.py --baseline`` shares the project's ``.p
 either side rewrites after such an edit). Prints each side's times, the medians and their ratio.
 
 Run: ``.venv/bin/python benchmarks/bench_census_rerun.py --project DIR [--python PY] --file tests/conftest.py
-[--command check] [--runs 5] [--baseline DIR/src]``.
+[--command check] [--runs 5] [--baseline DIR/src] [--edit body|helper]``.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from benchmarks._cliworld import REPO, environ, load
 #: timed, the file put back. Prints [milliseconds, whether the kept answer was given].
 ROUND = r"""
 import json, os, sys, time
-target, argv = sys.argv[1], sys.argv[2:]
+target, EDIT, argv = sys.argv[1], sys.argv[2], sys.argv[3:]
 from tierlock import keptrecord, keptrun
 from tierlock._entry import _cli
 original, before = open(target, "rb").read(), os.stat(target)
@@ -43,7 +45,7 @@ try:
         time.sleep(2.1)
         keptrecord.run(argv, lambda: _cli(argv))
     with open(target, "ab") as handle:
-        handle.write(b"    assert 1 == 1\n")
+        handle.write(EDIT.encode())
     started = time.perf_counter()
     code = keptrun.replay(argv)
     took = time.perf_counter() - started
@@ -56,6 +58,10 @@ print(json.dumps([took * 1000, code is not None]))
 """
 
 
+#: What is appended to the file: a line in the body of its last function, or a helper function of its own.
+EDITS = {"body": "    assert 1 == 1\n", "helper": "\n\ndef _bench_helper():\n    return 1\n"}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--project", type=Path, required=True)
@@ -64,6 +70,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--python", type=Path, help="with admit: the interpreter of the armed environment")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--baseline", type=Path, help="another tierlock's src folder, timed in the same rounds")
+    parser.add_argument(
+        "--edit",
+        choices=sorted(EDITS),
+        default="body",
+        help="body: a line added to the last function (only where it ends moves); helper: a helper function added "
+        "at the end (the file's facts change, the census's result does not: the census is worked out again)",
+    )
     args = parser.parse_args(argv)
     command = ["--project", str(args.project), args.command]
     if args.command == "admit" and args.python is not None:
@@ -77,7 +90,7 @@ def main(argv: list[str] | None = None) -> None:
                 env = environ(Path(tmp) / "uv-cache")
                 env |= {"PYTHONPATH": str(src), "TIERLOCK_CACHE_DIR": str(Path(tmp) / side.replace(" ", "-"))}
                 done = subprocess.run(
-                    [sys.executable, "-c", ROUND, str(args.project / args.file), *command],
+                    [sys.executable, "-c", ROUND, str(args.project / args.file), EDITS[args.edit], *command],
                     env=env,
                     capture_output=True,
                     text=True,
@@ -85,7 +98,7 @@ def main(argv: list[str] | None = None) -> None:
                 )
                 took, kept = json.loads(done.stdout.strip().splitlines()[-1])
                 times[side].append(took if kept else float("nan"))
-    print(f"{args.command} after an edit of {args.file}, {args.runs} runs; load average after: {load()}")
+    print(f"{args.command} after an edit ({args.edit}) of {args.file}, {args.runs} runs; load average after: {load()}")
     for side, found in times.items():
         shown = ", ".join(f"{t:.1f}" for t in found)
         print(f"  {side:<14} median {statistics.median(found):7.1f} ms   ({shown}; nan: not answered from kept)")

@@ -307,7 +307,7 @@ class Recorder:
         of each of its readings, and what the census's result shows of it (:meth:`shown`))."""
         if not self.told:
             return {}
-        from tierlock.census.factdigest import digest as facts_digest  # (the census ran: loaded with it)
+        from tierlock.census.factdigest import facts_digest  # (the census ran: loaded with it)
 
         out: dict[str, tuple[tuple[int, ...], object, list[Any], bytes | None]] = {}
         shown = self.shown()

@@ -6,7 +6,9 @@ minute back): each command is run until its answer is kept, then one file is edi
 run, as an editor saves it, and that run's output and exit code are compared with a run that keeps nothing
 (``TIERLOCK_CACHE_DIR`` empty). An edit that leaves what the census takes from the test file unchanged
 is answered without the tier model, the lockfile model or the census (the file alone is read again); one
-that changes the file's facts but not the census's result (a line added to the last test) by the census
+that changes only where a function ends (a line added to the body of the last test, of a conftest's fixture, of a
+helper module's function: no part of the census's result rests on it) is answered by the edited file alone, as
+one that leaves its facts; one that changes the file's facts but not the census's result (a helper added) by the census
 worked out again from the kept facts (the changed test file's part of the result alone, when no other file
 imports it); an edit that changes the result - an ``importorskip`` gained or lost, a marker, an availability
 flag, an import swapped for another of the same length (its modification time put back too), a line above an
@@ -193,8 +195,8 @@ def test_an_edit_that_changes_what_a_command_rests_on_gives_the_full_answer(
 #: Edits that move lines (so the file's facts differ) but leave the census's result as it was: answered by the
 #: census worked out again from the kept facts, without the tier model, the lockfile model or packaging.
 MOVED = {
-    "a line added to the last test": (BRAIN, "VALUE == 0\n", "VALUE == 0\n    assert True\n"),
-    "a line added to the gated file's test": (GUARDED, "assert True\n", "assert True\n    assert 1\n"),
+    "a helper added after the last test": (BRAIN, "VALUE == 0\n", "VALUE == 0\n\n\ndef helper():\n    return 1\n"),
+    "a helper added to the gated file": (GUARDED, "assert True\n", "assert True\n\n\ndef helper():\n    return 1\n"),
     "an import of another module in a test": (BRAIN, "VALUE == 0\n", "VALUE == 0\n    import json\n"),
 }
 
@@ -216,7 +218,7 @@ def test_an_edit_that_moves_lines_but_not_the_census_result_is_answered_without_
 
 
 @pytest.mark.parametrize("command", ["check", "admit"])
-@pytest.mark.parametrize("edit", ["the gated file's test body", "a line added to the gated file's test"])
+@pytest.mark.parametrize("edit", ["the gated file's test body", "a helper added to the gated file"])
 def test_a_test_file_a_tier_glob_names_by_itself_is_kept_by_its_facts(kept: World, command: str, edit: str) -> None:
     """A glob naming the file itself makes the census look the file up (its kind): that is the census's own."""
     _replace(kept, "pyproject.toml", 'tests = ["tests/brain/**"]', f'tests = ["tests/brain/**", "{GUARDED}"]')
@@ -232,6 +234,10 @@ def test_a_test_file_a_tier_glob_names_by_itself_is_kept_by_its_facts(kept: Worl
 
 
 AUTOUSE = "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef numbers():\n    return 1\n"
+#: A conftest fixture that needs a tier's package (the tests do not request it).
+NEEDING = "import pytest\n\n\n@pytest.fixture\ndef viz():\n    import vizpkg00\n\n    return vizpkg00\n"
+#: A helper module's function (it names a tier's package: the census reads the module).
+HELPING = "def value():\n    import vizpkg00\n\n    return 1\n"
 #: A test file that takes a mark alias from the gated test file (so that file is imported by another).
 ALIASED = (
     "import pytest\nfrom test_guarded import needs_viz\n\npytest.importorskip('json')\n\n\n"
@@ -255,11 +261,66 @@ SHARED = {
         {PLAIN: ALIASED},
         (GUARDED, "assert True\n", "assert True\n\n\nneeds_viz = pytest.mark.tier('viz')\n"),
     ),
+    "a conftest.py: its fixture that needs a tier's package made autouse": (
+        {CONFTEST: NEEDING},
+        (CONFTEST, "@pytest.fixture\n", "@pytest.fixture(autouse=True)\n"),
+    ),
+    "a helper module: a line added to its function that gains a flag": (
+        {HELPER: HELPING, PLAIN: "from helpers import value\n\n\ndef test_plain():\n    assert value()\n"},
+        (
+            HELPER,
+            "    return 1\n",
+            "    return 1\n\n\ntry:\n    import vizpkg00\n    has_viz = True\nexcept ImportError:\n"
+            "    has_viz = False\n",
+        ),
+    ),
+    "a conftest.py: its fixture's import swapped, same size and modification time": (
+        {CONFTEST: NEEDING},
+        (CONFTEST, "import vizpkg00", "import abcpkg00"),
+    ),
+    "a conftest.py deleted": ({CONFTEST: NEEDING}, None),
     "a test file another imports: a line added to its test": (
         {PLAIN: ALIASED},
         (GUARDED, "assert True\n", "assert True\n    assert 1\n"),
     ),
 }
+
+
+#: (what is there before the answer is kept, the edit after): a line added inside a function of a file other files
+#: rest on, so that only where the function ends moves: answered from that file alone, without the census.
+ENDS = {
+    "the last test": ({}, (BRAIN, "VALUE == 0\n", "VALUE == 0\n    assert True\n")),
+    "a conftest's autouse fixture": ({CONFTEST: AUTOUSE}, (CONFTEST, "    return 1\n", "    x = 1\n    return x\n")),
+    "a conftest's fixture that needs a tier's package": (
+        {CONFTEST: NEEDING},
+        (CONFTEST, "    return vizpkg00\n", "    assert vizpkg00\n    return vizpkg00\n"),
+    ),
+    "a helper module's function": (
+        {HELPER: HELPING, PLAIN: "from helpers import value\n\n\ndef test_plain():\n    assert value()\n"},
+        (HELPER, "    return 1\n", "    x = 1\n    return x\n"),
+    ),
+}
+
+
+@pytest.mark.parametrize("command", ["check", "admit"])
+@pytest.mark.parametrize("case", list(ENDS), ids=list(ENDS))
+def test_a_line_added_inside_a_function_is_answered_from_the_edited_file_alone(
+    kept: World, command: str, case: str
+) -> None:
+    files, edit = ENDS[case]
+    for rel, text in files.items():
+        (kept.project / rel).write_text(text)
+    backdate(kept.project)
+    argv = kept.argv(command)
+    before, _ = twice(kept, argv)
+    _replace(kept, *edit)
+    after, modules = kept.run(argv)
+    full = _full(kept, argv)
+    assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
+    assert (after.returncode, after.stdout) == (before.returncode, before.stdout)
+    assert modules.isdisjoint(MODEL), sorted(modules & MODEL)
+    assert "tierlock.census.summary" in modules  # the edited file was read again
+    assert "tierlock.census.rerun" not in modules  # and nothing else: no census worked out
 
 
 @pytest.mark.parametrize("command", ["check", "admit"])
@@ -273,7 +334,13 @@ def test_an_edit_of_a_file_other_files_rest_on_gives_the_full_answer(kept: World
     backdate(kept.project)
     argv = kept.argv(command)
     twice(kept, argv)
-    _replace(kept, *edit)
+    if edit is None:
+        (kept.project / CONFTEST).unlink()
+    else:
+        was = (kept.project / edit[0]).stat()
+        _replace(kept, *edit)
+        if "same size and modification time" in case:
+            os.utime(kept.project / edit[0], ns=(was.st_atime_ns, was.st_mtime_ns))
     after, modules = kept.run(argv)
     full = _full(kept, argv)
     assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
@@ -287,7 +354,7 @@ def test_a_kept_entry_cut_short_is_no_entry(kept: World, command: str, cut: str)
     """As a run stopped while writing would leave it (or a full disk): the answer is worked out in full."""
     argv = kept.argv(command)
     twice(kept, argv)
-    _replace(kept, *MOVED["a line added to the last test"])
+    _replace(kept, *MOVED["a helper added after the last test"])
     suffix = ".marshal" if cut == "the entry" else ".marshal.rerun"
     for path in kept.cache.glob(f"runs-*{suffix}"):
         data = path.read_bytes()
@@ -321,7 +388,7 @@ def test_a_test_file_edited_twice_is_answered_from_the_kept_entry_each_time_and_
 def test_after_the_census_was_worked_out_again_a_settled_edit_is_worked_out_in_full_once(kept: World) -> None:
     argv = kept.argv("check")
     before, _ = twice(kept, argv)
-    _replace(kept, *MOVED["a line added to the last test"])
+    _replace(kept, *MOVED["a helper added after the last test"])
     after, modules = kept.run(argv)
     assert "tierlock.census.rerun" in modules
     backdate(kept.project)

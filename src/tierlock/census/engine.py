@@ -240,7 +240,7 @@ def _read(reading: _Reading, index: ModuleIndex, roots: Sequence[str]) -> Needs:
             del pending[rel]
         if reach is not None and not taken:
             break  # nothing new read: nothing new to follow
-        reach = Reach(index, reading.parsed, roots)
+        reach = reach if reach is not None and reach.again(taken) else Reach(index, reading.parsed, roots)
         more = _words(reach, [*reading.modules, *conftests]) - words
         if not more:
             break
@@ -250,12 +250,15 @@ def _read(reading: _Reading, index: ModuleIndex, roots: Sequence[str]) -> Needs:
     autouse = [c for c, _, func, _ in needs.needing() if func.autouse]
     test_words = sorted({*words, "importorskip", "mark.tier", *fixture_words})
     reading.test_words, reading.autouse = test_words, autouse
+    known = set(reading.parsed)
     for rel, stamp in listing.tests.items():
         if rel in reading.parsed:
             continue
         if not reading.take(rel, stamp, test_words, "tests") and any(below(rel, c) for c in autouse):
             reading.parsed[rel] = FileFacts()  # needs a tier through an autouse fixture; nothing else to read
-    return Needs(Reach(index, reading.parsed, roots), conftests)
+    if not reach.again(reading.parsed.keys() - known):
+        reach = Reach(index, reading.parsed, roots)
+    return Needs(reach, conftests)  # (what the project's modules need, followed once when nothing changed it)
 
 
 def _words(reach: Reach, rels: Iterable[str]) -> set[str]:

@@ -25,3 +25,22 @@ def digest(value: Any) -> bytes:
 
     text = json.dumps(value, ensure_ascii=True, check_circular=False, separators=(",", ":"))
     return bytes(sha256(text.encode("ascii")).digest())
+
+
+def facts_digest(facts: Any) -> bytes:
+    """The :func:`digest` of a file's facts (:meth:`~tierlock.census.records.FileFacts.to_json`, or None) as the
+    census reads them: each function's last line (:attr:`~tierlock.census.records.Func.end`) left out. No part
+    of a census's result rests on it, so an edit inside a function that moves only where it ends (a line added
+    to a fixture's or a helper's body) leaves the facts the census reads, and its result, as they were."""
+    if facts is None:
+        return digest(None)
+    imports, modules, bindings, flags, aliases, functions, module = facts
+    endless = {name: _endless(func) for name, func in functions.items()}
+    return digest(
+        [imports, modules, bindings, flags, {k: _endless(f) for k, f in aliases.items()}, endless, _endless(module)]
+    )
+
+
+def _endless(func: Any) -> list[Any]:
+    """A function's facts (:meth:`~tierlock.census.records.Func.to_json`) without its last line."""
+    return [*func[:2], *func[3:]]

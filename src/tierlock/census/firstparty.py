@@ -130,6 +130,32 @@ class Reach:
         """The files of the look-ups (here and in :class:`~tierlock.census.fixtures.Needs`) met again while still
         being worked out: a cycle, cut short. Without one, every answer is the same in whatever order the files
         are looked at (a kept answer then works out one test file alone: :mod:`tierlock.census.rerun`)."""
+        self.missing: set[str] = set()
+        """The files an answer found without facts (not read, or not parsed) since :meth:`again`."""
+        self._met = 0  # how often a file without facts, or an answer resting on one, was met
+        self._unsure: tuple[set[tuple[str, str]], set[str], set[str], set[str]] = (set(), set(), set(), set())
+        """The remembered answers (symbols, module needs, edges, scoped facts) that rest on a file without facts."""
+
+    def again(self, added: Iterable[str]) -> bool:
+        """Make every remembered answer the one a new :class:`Reach` over the same facts gives, now that the files
+        *added* have facts: when one of them was found missing, every answer resting on a file without facts is
+        forgotten (the others looked only at facts that do not change). False when a cycle was cut short: the
+        answers then depend on the order they were asked in, and a new :class:`Reach` is needed."""
+        if self.cycles:
+            return False
+        if not self.missing.isdisjoint(added):
+            symbols, needs, edges, scoped = self._unsure
+            for key in symbols:
+                del self._symbols[key]
+            for rel in needs:
+                del self._needs[rel]
+            for rel in edges:
+                del self._imports[rel]
+            for rel in scoped:
+                del self._scoped[rel]
+            self._unsure = (set(), set(), set(), set())
+            self.missing.clear()
+        return True
 
     # -- names ------------------------------------------------------------------------
     def symbol(self, rel: str, name: str) -> tuple[str, str, str] | None:
@@ -138,16 +164,22 @@ class Reach:
         if key in self._symbols:
             if key in self._open:
                 self.cycles.add(rel)
+            elif key in self._unsure[0]:
+                self._met += 1
             return self._symbols[key]
         self._symbols[key] = None  # a cycle of imports means nothing
         self._open.add(key)
+        met = self._met
         found = self._symbols[key] = self._lookup(rel, name)
         self._open.discard(key)
+        if self._met != met:
+            self._unsure[0].add(key)
         return found
 
     def _lookup(self, rel: str, name: str) -> tuple[str, str, str] | None:
         facts = self.facts.get(rel)
         if facts is None:
+            self._missed(rel)
             return None
         if name in facts.flags:
             return ("flag", rel, name)
@@ -240,8 +272,9 @@ class Reach:
         Every module the import runs (through any chain, cycles included) is
         visited once, breadth first: the need named is the nearest.
         """
-        if rel in self._needs:
+        if rel in self._needs:  # (no remembered answer asks for one: the walk below follows the edges itself)
             return self._needs[rel]
+        met = self._met
         out: dict[str, Need] = {}
         seen = {rel}
         queue = [rel]
@@ -254,6 +287,8 @@ class Reach:
                     seen.add(target)
                     queue.append(target)
         self._needs[rel] = out
+        if self._met != met:
+            self._unsure[1].add(rel)
         return out
 
     def _own_needs(self, rel: str) -> dict[str, Need]:
@@ -265,7 +300,12 @@ class Reach:
 
     def _edges(self, rel: str) -> list[str]:
         if rel not in self._imports:
+            met = self._met
             self._imports[rel] = [target for target, _how, _line in self.imported(rel, "")]
+            if self._met != met:
+                self._unsure[2].add(rel)
+        elif rel in self._unsure[2]:
+            self._met += 1
         return self._imports[rel]
 
     def imported(self, rel: str, scope: str) -> list[tuple[str, str, int]]:
@@ -280,10 +320,15 @@ class Reach:
 
     def scoped(self, rel: str) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
         """The imports and the module imports of *rel*, each by scope (a function's, or ``""``)."""
+        if rel in self._unsure[3]:
+            self._met += 1
         if rel not in self._scoped:
             imports: dict[str, list[Any]] = {}
             modules: dict[str, list[Any]] = {}
             facts = self.facts.get(rel)
+            if facts is None:
+                self._missed(rel)
+                self._unsure[3].add(rel)
             for item in facts.imports if facts is not None else ():
                 if item[0] in self.roots:
                     imports.setdefault(item[3], []).append(item)
@@ -291,6 +336,11 @@ class Reach:
                 modules.setdefault(entry[4], []).append(entry)
             self._scoped[rel] = (imports, modules)
         return self._scoped[rel]
+
+    def _missed(self, rel: str) -> None:
+        """A file without facts met (see :meth:`again`)."""
+        self.missing.add(rel)
+        self._met += 1
 
     def interesting(self, rel: str) -> bool:
         """Whether the module *rel* needs a root at import, or defines a flag or a mark alias others can use."""

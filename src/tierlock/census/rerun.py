@@ -76,12 +76,12 @@ def surveys_hold(surveys: Sequence[Any], facts: dict[str, Any], changed: set[str
 def _surveys_hold(surveys: Sequence[Any], facts: dict[str, Any], changed: set[str]) -> bool:
     covered: set[str] = set()
     try:
-        for root, (inputs, was, *apart) in surveys:
+        for root, (inputs, was, apart) in surveys:  # (every census a recorded run made tells what it kept apart)
             prefix = os.path.join(root, "")
             mine = {path for path in changed if path.startswith(prefix)}
             calls = Below(facts, root)
             rels = sorted(p[len(prefix) :] for p in mine)
-            if not (apart and rels and alone_holds(root, inputs, apart[0], calls, rels)) and (
+            if not (rels and alone_holds(root, inputs, apart, calls, rels)) and (
                 canonical(_again(root, inputs, RecordedMemo(calls, rels)))
                 != (marshal.loads(was) if isinstance(was, bytes) else was)
             ):

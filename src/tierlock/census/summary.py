@@ -9,7 +9,7 @@ census would have taken the same from it: then the kept answer is the answer. Lo
 
 from __future__ import annotations
 
-from tierlock.census.factdigest import digest
+from tierlock.census.factdigest import digest, facts_digest
 from tierlock.census.filefacts import read_file
 from tierlock.keptnote import plain
 
@@ -59,12 +59,12 @@ def taken(text: str, name: str, words: Sequence[str] | None) -> Any:
 
 def facts_hold(path: str, calls: Sequence[Any]) -> bool:
     """Whether the file at *path*, read as the census reads it, gives what each of *calls* (``[name, words,
-    digest]``, as recorded: :func:`~tierlock.census.factdigest.digest` of what the census took) took from it."""
+    digest]``, as recorded: :func:`~tierlock.census.factdigest.facts_digest` of what the census took) took from it."""
     text = _text(path)
     if text is None:
         return False
     try:
-        return all(digest(taken(text, name, words)) == was for name, words, was in calls)
+        return all(facts_digest(taken(text, name, words)) == was for name, words, was in calls)
     except (TypeError, ValueError):
         return False
 

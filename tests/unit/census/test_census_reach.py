@@ -193,3 +193,86 @@ def test_project_modules_are_kept_in_the_cache_and_a_changed_one_is_read_again(t
     third = census(tmp_path, [XMLIO], cache=cache)
     assert third.tier("xmlio").outside == []
     assert third.cache_entry is None  # nothing changed: nothing to write
+
+
+def test_what_the_modules_were_found_to_need_is_kept_but_what_rests_on_a_file_read_since() -> None:
+    from tierlock.census.filefacts import read_file
+    from tierlock.census.firstparty import ModuleIndex, Reach
+
+    flag = "try:\n    import uproot\n    has_uproot = True\nexcept ImportError:\n    has_uproot = False\n"
+    facts = {"a.py": read_file("from b import *\n", "a.py"), "d.py": read_file("import uproot\n", "d.py")}
+    index = ModuleIndex(["a.py", "b.py", "c.py", "d.py", "e.py"])
+    reach = Reach(index, facts, ["uproot"])
+    assert reach.symbol("a.py", "has_uproot") is None  # b.py not read (yet)
+    assert [need[0] for need in reach.module_needs("d.py").values()] == ["uproot"]
+    assert reach.missing == {"b.py"}
+    assert reach.again(["c.py"])  # nothing looked at c.py: every answer stays
+    assert reach.symbol("a.py", "has_uproot") is None
+    facts["b.py"] = read_file(flag, "b.py")
+    assert reach.again(["b.py"])  # what rested on b.py having no facts is forgotten; d.py's needs are kept
+    assert reach.symbol("a.py", "has_uproot") == ("flag", "b.py", "has_uproot")
+    assert reach.missing == set()
+    facts["e.py"] = read_file("from a import has_uproot\n", "e.py")
+    assert reach.symbol("e.py", "has_uproot") == Reach(index, facts, ["uproot"]).symbol("e.py", "has_uproot")
+    chained = {"a.py": read_file("from b import *\n", "a.py"), "c.py": read_file("from a import *\n", "c.py")}
+    index = ModuleIndex(["a.py", "b.py", "c.py", "m.py"])
+    reach = Reach(index, chained, ["uproot"])
+    assert reach.symbol("a.py", "has_uproot") is None
+    assert reach.symbol("c.py", "has_uproot") is None  # rests on a.py's answer, which rests on b.py's absence
+    reach.module_needs("a.py")
+    chained["m.py"] = read_file("import c\n", "m.py")
+    assert reach.module_needs("m.py") == {}  # (its edges rest on c.py's, a.py's, and b.py's absence)
+    chained["b.py"] = read_file(flag + "import uproot\n", "b.py")
+    assert reach.again(["b.py"])
+    assert reach.symbol("c.py", "has_uproot") == ("flag", "b.py", "has_uproot")
+    assert (
+        list(reach.module_needs("m.py")) == list(Reach(index, chained, ["uproot"]).module_needs("m.py")) == ["uproot"]
+    )
+    tried = "try:\n    from b import *\nexcept ImportError:\n    pass\n\nif has_x:\n    import d\n"  # b.py: no edge
+    guarded = {"c.py": read_file(tried, "c.py")}
+    guarded["d.py"] = read_file("import uproot\n", "d.py")
+    index = ModuleIndex(["b.py", "c.py", "d.py", "m.py"])
+    reach = Reach(index, guarded, ["uproot"])
+    assert list(reach.module_needs("c.py")) == ["uproot"]  # b.py not read: its flag unknown, d.py imported
+    guarded["m.py"] = read_file("import c\n", "m.py")
+    assert list(reach.module_needs("m.py")) == ["uproot"]  # (through c.py's edges, which rest on b.py's absence)
+    guarded["b.py"] = read_file(flag.replace("uproot", "x"), "b.py")
+    assert reach.again(["b.py"])
+    assert reach.module_needs("m.py") == Reach(index, guarded, ["uproot"]).module_needs("m.py") == {}
+    looped = {"a.py": read_file("from b import *\n", "a.py"), "b.py": read_file("from a import *\n", "b.py")}
+    reach = Reach(ModuleIndex(looped), looped, ["uproot"])
+    reach.symbol("a.py", "x")
+    assert not reach.again([])  # a cycle cut short: its answers depend on the order they were asked in
+
+
+def test_a_module_read_in_a_later_round_gives_the_census_a_fresh_look_at_every_module(tmp_path: Path) -> None:
+    """Round one reads ``proj/flags.py`` and ``proj/alias.py`` (they name the root) and finds ``has_up`` of
+    ``alias.py`` to be nothing (``proj/via.py`` not read); the flag's name makes round two read ``via.py``: the
+    census follows the modules again, and the test skipped without the flag needs the tier."""
+    write(tmp_path, "src/proj/__init__.py", "")
+    write(
+        tmp_path,
+        "src/proj/flags.py",
+        "try:\n    import uproot\n    has_up = True\nexcept ImportError:\n    has_up = False\n",
+    )
+    write(tmp_path, "src/proj/via.py", "from proj.flags import has_up\n")
+    write(tmp_path, "src/proj/alias.py", "from proj.via import has_up  # (not uproot's)\n")  # read in round one
+    write(
+        tmp_path,
+        "tests/xmlio/test_x.py",
+        "import pytest\nfrom proj.alias import has_up\n\n\n"
+        "@pytest.mark.skipif(not has_up, reason='x')\ndef test_x():\n    pass\n",
+    )
+    result = census(tmp_path, [XMLIO])
+    (report,) = result.tiers
+    assert [(u.file, u.test) for u in report.inside] == [("tests/xmlio/test_x.py", "test_x")]
+
+
+def test_importing_a_submodule_runs_its_package_first(tmp_path: Path) -> None:
+    write(tmp_path, "src/deep/__init__.py", "import uproot\n")
+    write(tmp_path, "src/deep/leaf.py", "X = 1\n")
+    write(tmp_path, "tests/xmlio/test_leaf.py", "import deep.leaf\n\n\ndef test_it():\n    assert deep.leaf.X\n")
+    (report,) = census(tmp_path, [XMLIO]).tiers
+    assert [(u.file, u.line, u.how) for u in report.inside] == [
+        ("tests/xmlio/test_leaf.py", 1, "import deep.leaf (reaches uproot at src/deep/__init__.py:1)")
+    ]

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from tierlock import keptnote, keptrecord, keptrun
 from tierlock.census import CensusTier, FolderCache, census, read_file
-from tierlock.census.factdigest import digest
+from tierlock.census.factdigest import digest, facts_digest
 from tierlock.census.records import FileFacts
 from tierlock.census.summary import facts_hold, names_any, taken
 from tierlock.keptnote import plain
@@ -36,6 +36,8 @@ TIERS = [CensusTier("brain", ("brainpkg",), ("tests/brain/**",)), CensusTier("vi
 USES = "import brainpkg\n\n\ndef test_it():\n    assert brainpkg.VALUE == 0\n"
 PLAIN = "def test_plain():\n    assert True\n"
 CONFTEST = "import pytest\n\n\n@pytest.fixture\ndef value():\n    return 1\n"
+#: A helper that needs nothing, added at the end: the file's facts change, the census's result does not.
+HELPER = "\n\ndef helper():\n    return 1\n"
 
 
 class Project:
@@ -102,11 +104,11 @@ def test_each_test_file_the_census_read_is_kept_by_its_facts_not_its_bytes(proje
     assert sig[:5] == keptrun.stat_sig(str(project.uses))
     assert bytes_were == keptrun.digest(str(project.uses))
     assert [name for name, _words, _facts in calls] == ["tests/brain/test_brain.py"]
-    assert calls[0][2] == digest(taken(USES, "tests/brain/test_brain.py", calls[0][1]))
+    assert calls[0][2] == facts_digest(taken(USES, "tests/brain/test_brain.py", calls[0][1]))
     _, _, (conftest_call,), _ = entry["summaries"][str(project.conftest)]
     assert conftest_call[1] is None  # a conftest is always parsed
     _, _, (plain_call,), _ = entry["summaries"][str(project.plain)]
-    assert plain_call[2] == digest(None)  # names none of the words: not parsed
+    assert plain_call[2] == facts_digest(None)  # names none of the words: not parsed
     assert keptrun.holds(entry, ARGV)
 
 
@@ -228,11 +230,11 @@ def test_the_census_reads_a_file_again_as_it_first_read_it(tmp_path: Path) -> No
     path.write_bytes(b"import brainpkg\r\n\r\n\r\ndef test_it():\r\n    assert '\xff'\r\n")
     text = path.read_text(encoding="utf-8", errors="replace")
     calls = [
-        ["t.py", ["brainpkg"], digest(taken(text, "t.py", ["brainpkg"]))],
-        ["t.py", ["other"], digest(None)],
+        ["t.py", ["brainpkg"], facts_digest(taken(text, "t.py", ["brainpkg"]))],
+        ["t.py", ["other"], facts_digest(None)],
     ]
     assert facts_hold(str(path), calls)
-    assert not facts_hold(str(path), [["t.py", ["other"], digest(taken(text, "t.py", None))]])
+    assert not facts_hold(str(path), [["t.py", ["other"], facts_digest(taken(text, "t.py", None))]])
     assert not facts_hold(str(tmp_path / "gone.py"), calls)
     assert not facts_hold(str(path), [["t.py", ["brainpkg"]]])  # a malformed call
 
@@ -284,6 +286,8 @@ def test_a_changed_file_no_recorded_census_covers_does_not_hold(project: Project
     assert not surveys_hold([], facts, changed)
     assert not surveys_hold(surveys, facts, {*changed, "/elsewhere/test_x.py"})
     assert not surveys_hold([["/x", "malformed"]], facts, changed)
+    (root, (inputs, was, _apart)), *_ = surveys
+    assert not surveys_hold([[root, [inputs, was]]], facts, changed)  # nothing kept apart: not a recorded census
     assert gc.isenabled()  # the collector back on
     assert gc.get_freeze_count() == 0  # nothing frozen for good
     gc.disable()
@@ -312,7 +316,7 @@ def test_the_facts_to_work_a_census_out_again_are_kept_apart_and_trusted_only_wh
     assert [[root, [inputs, marshal.loads(was), *apart]] for root, (inputs, was, *apart) in rerun["surveys"]] == [
         list(survey) for survey in recorded["surveys"]
     ]  # (a census's result decoded only when the census is worked out again whole)
-    project.uses.write_text(USES + "    assert True\n")  # facts change, the result does not
+    project.uses.write_text(USES + HELPER)  # facts change, the result does not
     assert keptrun.holds(entry, ARGV)
     data = Path(side).read_bytes()
     Path(side).write_bytes(data.replace(b"brainpkg", b"brainpkh"))  # tampered with: not trusted
@@ -367,7 +371,7 @@ def test_a_settled_edit_that_needed_the_census_again_is_worked_out_in_full(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _kept(project, monkeypatch)
-    project.uses.write_text(USES + "    assert True\n")
+    project.uses.write_text(USES + HELPER)
     assert keptrun.replay(ARGV) == 0  # just written: the census worked out again answers
     project.age()
     assert keptrun.replay(ARGV) is None  # settled: run in full (and kept again) rather than every time
@@ -380,7 +384,7 @@ def test_the_census_worked_out_again_reads_only_the_changed_files(
     from tierlock.census.tree import DiskTree
 
     entry = project.record()
-    project.uses.write_text(USES + "    assert True\n")
+    project.uses.write_text(USES + HELPER)
     read: list[str] = []
     real = DiskTree.read
 
@@ -492,7 +496,7 @@ def test_a_changed_test_file_is_worked_out_alone_only_when_nothing_else_rests_on
     assert set(apart["shares"]) == {rel, "tests/test_plain.py"}  # every test file but the conftest
     assert apart["cycles"] == []
     assert rel not in apart["targets"]
-    project.uses.write_text(USES + "    assert True\n")  # its facts change, its part of the result does not
+    project.uses.write_text(USES + HELPER)  # its facts change, its part of the result does not
     assert alone_holds(root, inputs, apart, calls, [rel])
     assert not alone_holds(root, inputs, apart | {"targets": [rel]}, calls, [rel])  # another file imports it
     assert not alone_holds(root, inputs, apart | {"cycles": ["tests/x.py"]}, calls, [rel])  # a cycle cut elsewhere
@@ -543,7 +547,7 @@ def test_a_kept_entry_with_garbage_bytes_gives_the_kept_answer_or_none(
     kept = _kept(project, monkeypatch)
     answer = capsys.readouterr().out
     originals = {path: path.read_bytes() for path in (kept, Path(f"{kept}.rerun"))}
-    project.uses.write_text(USES + "    assert True\n")  # the census worked out again: the facts apart are read
+    project.uses.write_text(USES + HELPER)  # the census worked out again: the facts apart are read
 
     @settings(max_examples=80, deadline=None)
     @given(
@@ -604,3 +608,101 @@ def test_a_test_file_whose_needs_are_left_to_run_time_is_worked_out_alone_with_t
     assert alone_holds(root, inputs, apart, calls, [rel])
     dispatched.write_text("\n" + dispatched.read_text())  # the import left to run time moved a line down
     assert not alone_holds(root, inputs, apart, calls, [rel])
+
+
+def _nothing_kept(project: Project) -> Any:
+    from tierlock.census.summary import canonical
+
+    return canonical(census(project.root, TIERS))
+
+
+def test_a_changed_file_whose_own_helper_calls_itself_is_worked_out_alone(project: Project) -> None:
+    from tierlock.census.rerun import alone_holds, surveys_hold
+
+    looping = project.root / "tests" / "test_looping.py"
+    looping.write_text("def helper():\n    import brainpkg\n    return helper()\n\n\ndef test_it():\n    helper()\n")
+    project.age()
+    was = _nothing_kept(project)
+    entry = project.record()
+    root, inputs, apart, calls = _apart(entry)
+    rel = "tests/test_looping.py"
+    assert apart["cycles"] == [rel]  # the census cut the helper's call of itself short, in its own file
+    looping.write_text(looping.read_text() + "    assert True\n")  # its facts change, its part does not
+    assert _nothing_kept(project) == was
+    assert alone_holds(root, inputs, apart, calls, [rel])  # its own cycle met again alone: still its own part
+    assert surveys_hold(entry["rerun"]["surveys"], entry["rerun"]["calls"], {str(looping)})
+    looping.write_text(looping.read_text().replace("import brainpkg", "import vizpkg"))
+    assert _nothing_kept(project) != was
+    assert not alone_holds(root, inputs, apart, calls, [rel])
+    assert not surveys_hold(entry["rerun"]["surveys"], entry["rerun"]["calls"], {str(looping)})
+
+
+def test_a_changed_file_that_now_meets_a_cycle_between_helpers_is_not_worked_out_alone(project: Project) -> None:
+    from tierlock.census.rerun import alone_holds, surveys_hold
+
+    helpers = project.root / "helpers"
+    helpers.mkdir()
+    (helpers / "__init__.py").write_text("")
+    (helpers / "one.py").write_text("from helpers.two import *\n")  # one and two import each other
+    (helpers / "two.py").write_text("from helpers.one import *\nfrom helpers.flag import has_brain\n")
+    (helpers / "flag.py").write_text(
+        "try:\n    import brainpkg\n    has_brain = True\nexcept ImportError:\n    has_brain = False\n"
+    )
+    guarded = project.root / "tests" / "test_guarded.py"
+    guarded.write_text("# needs nothing of brainpkg\n" + PLAIN)  # read by the census (it names a root)
+    project.age()
+    was = _nothing_kept(project)
+    entry = project.record()
+    root, inputs, apart, calls = _apart(entry)
+    rel = "tests/test_guarded.py"
+    assert apart["cycles"] == []  # no test file's part met the cycle (the words were found apart)
+    guarded.write_text(
+        guarded.read_text() + "\n\nfrom helpers.one import has_brain\n\nif has_brain:\n    import vizpkg\n"
+    )
+    assert _nothing_kept(project) == was  # the import is guarded by the helpers' flag: the same result
+    # Its part, worked out alone, cut the cycle between the helpers short: what it found there is not told from
+    # this file alone (the census is worked out whole, which gives the same result).
+    assert not alone_holds(root, inputs, apart, calls, [rel])
+    assert surveys_hold(entry["rerun"]["surveys"], entry["rerun"]["calls"], {str(guarded)})
+    guarded.write_text(guarded.read_text().replace("if has_brain:\n    import", "import"))  # unguarded now
+    assert _nothing_kept(project) != was
+    assert not alone_holds(root, inputs, apart, calls, [rel])
+    assert not surveys_hold(entry["rerun"]["surveys"], entry["rerun"]["calls"], {str(guarded)})
+
+
+def test_the_facts_as_the_census_reads_them_leave_out_only_where_each_function_ends() -> None:
+    text = CONFTEST + "\n\n@pytest.fixture(autouse=True)\ndef other(value):\n    import brainpkg\n"
+    was = taken(text, "conftest.py", None)
+    longer = taken(text + "    assert brainpkg\n    return brainpkg\n", "conftest.py", None)
+    assert longer != was  # the facts differ: where the last fixture ends
+    assert facts_digest(longer) == facts_digest(was)
+    for other in (
+        "\n" + text,  # every line moved
+        text.replace("autouse=True", "autouse=False"),
+        text.replace("import brainpkg", "import vizpkg"),
+        text.replace("def other(value)", "def other(value, tmp_path)"),
+        text + "\n\ndef helper():\n    pass\n",
+        text.replace(
+            "fixture\ndef value():\n    return 1\n\n", "fixture\n# one\ndef value():\n    return 1\n"
+        ),  # its line
+        text.replace("\n\n@pytest.fixture\ndef value", "\n@pytest.fixture\n\ndef value"),  # its decorator's alone
+    ):
+        assert facts_digest(taken(other, "conftest.py", None)) != facts_digest(was), other
+    assert facts_digest(None) != facts_digest(was)
+
+
+def test_the_readings_of_a_census_are_those_of_its_own_files() -> None:
+    from tierlock.census.rerun import Below
+
+    facts = {
+        "/p/tests/test_a.py": [["tests/test_a.py", None, 1], ["test_a.py", None, 2]],  # (a census rooted at tests/)
+        "/p/src/m.py": [["src/m.py", ["w"], 3]],
+        "/q/test_b.py": [["test_b.py", None, 4]],
+    }
+    below = Below(facts, "/p")
+    assert below["tests/test_a.py"] == [["tests/test_a.py", None, 1]]  # the other census's reading left out
+    assert sorted(below) == ["src/m.py", "tests/test_a.py"]
+    assert len(below) == 2
+    assert below.get("test_b.py") is None
+    with pytest.raises(KeyError):
+        below["gone.py"]
