@@ -1,0 +1,134 @@
+"""A requirements lockfile's parse kept as plain data by the sha256 of its bytes, so the next command that reads
+the same bytes does not parse them again.
+
+Every read-only command reads the lock of each tier (narwhals: 13 lockfiles, ~170 entries), and parsing them
+(the logical lines, the options, each entry's requirement, its hashes) is milliseconds each. What a parse gave
+is kept in tierlock's cache folder, one file per lockfile path (the newest parse of it), as ``marshal`` data:
+the header's fields, each entry as its name, version and marker written out, its hashes, line and URL, and every
+problem. It is given back only for bytes whose sha256 is the one it was kept under, by the same tierlock, the
+same ``packaging`` (whose parser it rests on and whose messages a problem may quote) and the same interpreter;
+the version and marker are made again by ``packaging`` from their text (equal to the parsed ones: a version's
+and a marker's text is what they compare by). The kept file is sealed by the sha256 of its bytes: a byte changed
+since it was written (a disk error, a half-written copy, a hand edit) and it is no parse, and the lockfile is
+parsed. pylock lockfiles (whose model holds packaging's validated document) are not kept.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+
+from packaging import __version__ as packaging_version
+from packaging.markers import Marker
+from packaging.version import Version
+
+from tierlock._version import __version__
+from tierlock.lockfiles.locks import LockEntry, LockHeader, ReadProblem
+from tierlock.probing.libcache import path_for, put
+
+try:  # the C implementation itself, as the kept answers use it (no OpenSSL start-up)
+    from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
+except ImportError:  # a build without it
+    from hashlib import sha256
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+#: Raised by a kept form that is not one this module wrote (marshal's own errors, and a wrong shape).
+_DAMAGED = (OSError, ValueError, EOFError, TypeError, KeyError, IndexError)
+SCHEMA = 1
+
+
+class Parse:
+    """What the parse of a requirements lockfile gave: its header, entries, problems and body digest."""
+
+    __slots__ = ("body_digest", "entries", "header", "problems")
+
+    def __init__(
+        self,
+        header: LockHeader | None,
+        entries: Sequence[LockEntry],
+        problems: Sequence[ReadProblem],
+        body_digest: str,
+    ) -> None:
+        self.header = header
+        self.entries = tuple(entries)
+        self.problems = tuple(problems)
+        self.body_digest = body_digest
+
+
+def key(digest: str) -> tuple[object, ...]:
+    """What a kept parse of bytes of sha256 *digest* is kept under: those bytes, this tierlock, packaging and
+    interpreter (the form and the parser's own messages)."""
+    return (SCHEMA, __version__, packaging_version, sys.implementation.cache_tag, digest)
+
+
+def _place(path: str) -> str | None:
+    return path_for([os.path.abspath(path)], "lockparse")
+
+
+def find(path: str, digest: str) -> Parse | None:
+    """The kept parse of the lockfile at *path* when it was kept for bytes of sha256 *digest* (None: none was,
+    caching is off, or the kept file is damaged)."""
+    where = _place(path)
+    if where is None:
+        return None
+    try:
+        with open(where, "rb") as handle:
+            data = handle.read()
+        if bytes(sha256(data[32:]).digest()) != data[:32]:
+            return None  # (a byte changed since it was written: no parse rather than another one)
+        kept = marshal.loads(data[32:])
+        if kept["key"] != key(digest):
+            return None
+        return _rebuilt(kept)
+    except _DAMAGED:
+        return None
+
+
+def _rebuilt(kept: dict[str, Any]) -> Parse:
+    header = None if kept["header"] is None else LockHeader(*kept["header"])
+    markers: dict[str, Marker] = {}
+    entries = []
+    for name, version, marker, hashes, line, url in kept["entries"]:
+        if marker is not None and marker not in markers:
+            markers[marker] = Marker(marker)
+        entries.append(
+            LockEntry(
+                name=name,
+                version=Version(version),
+                marker=None if marker is None else markers[marker],
+                hashes=tuple(hashes),
+                line=line,
+                url=url,
+            )
+        )
+    problems = [ReadProblem(kind, line, detail) for kind, line, detail in kept["problems"]]
+    return Parse(header, entries, problems, kept["body_digest"])
+
+
+def keep(path: str, digest: str, parse: Parse) -> None:
+    """Keep *parse*, what the lockfile at *path* of bytes of sha256 *digest* gave (nothing when caching is off,
+    the cache folder cannot be written, or an entry has what this form does not hold: files, an index)."""
+    where = _place(path)
+    if where is None or any(entry.files or entry.index is not None for entry in parse.entries):
+        return
+    header = parse.header
+    kept = {
+        "key": key(digest),
+        "header": None if header is None else tuple(getattr(header, name) for name in LockHeader._fields),
+        "entries": [
+            (e.name, str(e.version), None if e.marker is None else str(e.marker), e.hashes, e.line, e.url)
+            for e in parse.entries
+        ],
+        "problems": [(p.kind, p.line, p.detail) for p in parse.problems],
+        "body_digest": parse.body_digest,
+    }
+    try:
+        data = marshal.dumps(kept)
+    except ValueError:  # a value marshal cannot write: nothing kept
+        return
+    put(where, bytes(sha256(data).digest()) + data)
