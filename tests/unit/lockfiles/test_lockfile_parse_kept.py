@@ -235,3 +235,23 @@ def test_a_pylock_lockfile_is_not_kept(cache: Path, tmp_path: Path) -> None:
     path.write_text('lock-version = "1.0"\ncreated-by = "x"\n[[packages]]\nname = "a"\nversion = "1"\n')
     fileread._parsed(path, path.read_bytes())
     assert not cache.exists() or not list(cache.glob("lockparse-*"))
+
+
+@pytest.mark.parametrize("shape", ["files", "index"])
+def test_a_parse_with_pins_this_form_cannot_hold_is_not_kept(cache: Path, tmp_path: Path, shape: str) -> None:
+    from tierlock.lockfiles.locks import LockedFile
+
+    path = _write(tmp_path, "plain")
+    digest = sha256_hex(path.read_bytes())
+    parsed = fileread._parsed(path, path.read_bytes())
+    first = parsed.lock.entries[0]
+    if shape == "files":
+        wheel = LockedFile("wheel", "attrs-25.1.0-py3-none-any.whl", None, None, None, {"sha256": H1})
+        odd = replace(first, files=(wheel,))
+    else:
+        odd = replace(first, index="https://example.invalid/simple")
+    for kept in cache.glob("lockparse-*"):
+        kept.unlink()
+    keptparse.keep(str(path), digest, keptparse.Parse(None, [odd, *parsed.lock.entries[1:]], [], ""))
+    assert not list(cache.glob("lockparse-*"))
+    assert keptparse.find(str(path), digest) is None
