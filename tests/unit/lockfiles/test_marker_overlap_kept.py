@@ -72,3 +72,22 @@ def test_the_kept_answers_stay_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
         assert len(markers._OVERLAPS) <= 3
     a, b = Marker("python_version < '3.5'"), Marker("python_version >= '3.4'")
     assert markers.overlap(a, b) is True
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "expected"),
+    [
+        ("python_full_version < '3.11'", "python_full_version >= '3.11'", False),  # a two-part version: its .0
+        ("python_full_version < '3.11.0'", "python_full_version >= '3.11.0'", False),
+        ("python_full_version > '3.11.4' and python_version <= '3.11'", "implementation_name == 'cpython'", True),
+    ],
+)
+def test_the_versions_tried_are_the_literals_and_their_neighbours(first: str, second: str, expected: bool) -> None:
+    """(3.11.5, one past 3.11.4, is the only version tried that holds in the last case.)"""
+    assert markers.overlap(Marker(first), Marker(second)) is expected
+
+
+def test_a_marker_specialised_keeps_each_alternative_of_an_or() -> None:
+    got = markers.specialise(Marker("sys_platform == 'linux' or python_version < '3.9'"), lambda *atom: None)
+    assert got == Marker('(sys_platform == "linux") or (python_version < "3.9")')
+    assert markers.specialise(Marker("extra == 'x' or python_version < '3.9'"), lambda v, o, x: v == "extra") is True
