@@ -158,6 +158,22 @@ def test_a_commands_readings_parse_the_file_once_and_each_gets_a_copy_of_its_own
     assert second["project"] is not first["project"]
 
 
+def test_the_files_of_a_command_are_parsed_once_each_whatever_the_order_they_are_read_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(A workspace member's pyproject.toml beside the project's: each stays kept while the other is read.)"""
+    projectparts._PARSED.clear()
+    one, two = tmp_path / "pyproject.toml", tmp_path / "member.toml"
+    one.write_text(TEXT)
+    two.write_text(TEXT.replace('name = "app"', 'name = "member"'))
+    parses: list[str] = []
+    real = tomllib.loads
+    monkeypatch.setattr(tomllib, "loads", lambda text: parses.append(text) or real(text))
+    names = [projectparts.read(path)["project"]["name"] for path in (one, two, one, two, one)]
+    assert names == ["app", "member", "app", "member", "app"]
+    assert len(parses) == 2
+
+
 def test_other_bytes_are_parsed_again_even_at_the_same_size_and_time(tmp_path: Path) -> None:
     path = tmp_path / "pyproject.toml"
     path.write_text(TEXT)
