@@ -3,9 +3,10 @@ the same bytes does not parse them again.
 
 Every read-only command reads the lock of each tier (narwhals: 13 lockfiles, ~170 entries), and parsing them
 (the logical lines, the options, each entry's requirement, its hashes) is milliseconds each. What a parse gave
-is kept in tierlock's cache folder, one file per lockfile path (the newest parse of it), as ``marshal`` data:
-the header's fields, each entry as its name, version and marker written out, its hashes, line and URL, and every
-problem. It is given back only for bytes whose sha256 is the one it was kept under, by the same tierlock, the
+is kept in tierlock's cache folder, one file per folder of lockfiles (the newest parse of each lockfile of it,
+written once when the command ends: :func:`save_all`), as ``marshal`` data: the header's fields, each entry as its
+name, version and marker written out, its hashes, line and URL, and every problem. It is given back only for
+bytes whose sha256 is the one it was kept under, by the same tierlock, the
 same ``packaging`` (whose parser it rests on and whose messages a problem may quote) and the same interpreter;
 the version and marker are made again by ``packaging`` from their text (equal to the parsed ones: a version's
 and a marker's text is what they compare by). The kept file is sealed by the sha256 of its bytes: a byte changed
@@ -15,6 +16,7 @@ parsed. pylock lockfiles (whose model holds packaging's validated document) are 
 
 from __future__ import annotations
 
+import atexit  # (built in: no import cost)
 import marshal
 import os
 import sys
@@ -60,14 +62,41 @@ class Parse:
         self.body_digest = body_digest
 
 
-def key(digest: str) -> tuple[object, ...]:
-    """What a kept parse of bytes of sha256 *digest* is kept under: those bytes, this tierlock, packaging and
-    interpreter (the form and the parser's own messages)."""
-    return (SCHEMA, __version__, packaging_version, sys.implementation.cache_tag, digest)
+def key() -> tuple[object, ...]:
+    """What the kept parses are kept under besides each lockfile's bytes: this tierlock, packaging and interpreter
+    (the form and the parser's own messages)."""
+    return (SCHEMA, __version__, packaging_version, sys.implementation.cache_tag)
+
+
+#: The kept parses of each lockfile folder this process read (by the cache file's path): each lockfile's absolute
+#: path -> (sha256 of its bytes, its parse as plain data). Read at most once per process; written once, at exit
+#: (:func:`save_all`), when a lockfile was parsed.
+_FILES: dict[str, dict[str, tuple[str, Any]]] = {}
+_CHANGED: set[str] = set()
+#: The most lockfiles one cache file keeps (a folder of many lockfiles still keeps its own; more: started afresh).
+_KEPT = 256
 
 
 def _place(path: str) -> str | None:
-    return path_for([os.path.abspath(path)], "lockparse")
+    return path_for([os.path.dirname(os.path.abspath(path))], "lockparse")
+
+
+def _parses(where: str) -> dict[str, tuple[str, Any]]:
+    """The parses kept in the cache file *where* (empty: none, damaged, or kept by another tierlock, packaging
+    or interpreter)."""
+    found = _FILES.get(where)
+    if found is None:
+        found = _FILES[where] = {}
+        try:
+            with open(where, "rb") as handle:
+                data = handle.read()
+            if bytes(sha256(data[32:]).digest()) == data[:32]:  # (else a byte changed since it was written)
+                kept = marshal.loads(data[32:])
+                if kept["key"] == key() and isinstance(kept["parses"], dict):
+                    found.update(kept["parses"])
+        except _DAMAGED:
+            pass
+    return found
 
 
 def find(path: str, digest: str) -> Parse | None:
@@ -76,15 +105,11 @@ def find(path: str, digest: str) -> Parse | None:
     where = _place(path)
     if where is None:
         return None
+    got = _parses(where).get(os.path.abspath(path))
+    if got is None or got[0] != digest:
+        return None
     try:
-        with open(where, "rb") as handle:
-            data = handle.read()
-        if bytes(sha256(data[32:]).digest()) != data[:32]:
-            return None  # (a byte changed since it was written: no parse rather than another one)
-        kept = marshal.loads(data[32:])
-        if kept["key"] != key(digest):
-            return None
-        return _rebuilt(kept)
+        return _rebuilt(got[1])
     except _DAMAGED:
         return None
 
@@ -111,14 +136,13 @@ def _rebuilt(kept: dict[str, Any]) -> Parse:
 
 
 def keep(path: str, digest: str, parse: Parse) -> None:
-    """Keep *parse*, what the lockfile at *path* of bytes of sha256 *digest* gave (nothing when caching is off,
-    the cache folder cannot be written, or an entry has what this form does not hold: files, an index)."""
+    """Keep *parse*, what the lockfile at *path* of bytes of sha256 *digest* gave, to be written at exit
+    (nothing when caching is off, or an entry has what this form does not hold: files, an index)."""
     where = _place(path)
     if where is None or any(entry.files or entry.index is not None for entry in parse.entries):
         return
     header = parse.header
-    kept = {
-        "key": key(digest),
+    form = {
         "header": None if header is None else tuple(getattr(header, name) for name in LockHeader._fields),
         "entries": [
             (e.name, str(e.version), None if e.marker is None else str(e.marker), e.hashes, e.line, e.url)
@@ -127,8 +151,22 @@ def keep(path: str, digest: str, parse: Parse) -> None:
         "problems": [(p.kind, p.line, p.detail) for p in parse.problems],
         "body_digest": parse.body_digest,
     }
-    try:
-        data = marshal.dumps(kept)
-    except ValueError:  # a value marshal cannot write: nothing kept
-        return
-    put(where, bytes(sha256(data).digest()) + data)
+    parses = _parses(where)
+    if len(parses) >= _KEPT:
+        parses.clear()
+    parses[os.path.abspath(path)] = (digest, form)
+    if not _CHANGED:  # written when the command ends (the console script's exit calls it; else the interpreter's)
+        atexit.register(save_all)
+    _CHANGED.add(where)
+
+
+def save_all() -> None:
+    """Write every cache file a parse was kept in since (atomically, sealed by the sha256 of its bytes; nothing
+    when it cannot be written, or a value cannot be written by ``marshal``)."""
+    for where in sorted(_CHANGED):
+        try:
+            data = marshal.dumps({"key": key(), "parses": _FILES[where]})
+        except ValueError:
+            continue
+        put(where, bytes(sha256(data).digest()) + data)
+    _CHANGED.clear()

@@ -11,6 +11,7 @@ modification time, a damaged or foreign kept file, another tierlock or packaging
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -68,11 +69,25 @@ BODIES = {
 
 
 @pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     folder = tmp_path / "cache"
     monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(folder))
-    fileread._READ.clear()  # (the process's own memo: each read here goes to the kept parse or the parser)
-    return folder
+    _forget()
+    yield folder
+    _forget()
+
+
+def _forget() -> None:
+    """As a new process: nothing read, parsed or waiting to be written (the process's own memos)."""
+    fileread._READ.clear()
+    keptparse._FILES.clear()
+    keptparse._CHANGED.clear()
+
+
+def _next_command() -> None:
+    """This command ends (its kept parses written), and the next one starts."""
+    keptparse.save_all()
+    _forget()
 
 
 def _with_nothing_kept(path: Path, monkeypatch: pytest.MonkeyPatch) -> fileread.ReadResult:
@@ -90,7 +105,8 @@ def _write(folder: Path, name: str, header: bool = True) -> Path:
 
 
 def _read_kept(path: Path, monkeypatch: pytest.MonkeyPatch) -> fileread.ReadResult:
-    """The read of *path* when it must come from the kept parse (the parser fails if called)."""
+    """The read of *path* by the next command, when it must come from the kept parse (the parser fails if called)."""
+    _next_command()
     with monkeypatch.context() as patch:
         patch.setattr(req_format, "parse", _no_parse)
         return fileread._parsed(path, path.read_bytes())
@@ -163,28 +179,34 @@ def test_a_damaged_kept_parse_is_no_parse_and_the_lockfile_is_parsed(
 ) -> None:
     path = _write(tmp_path, "markers")
     fileread._parsed(path, path.read_bytes())
+    _next_command()
     (kept,) = cache.glob("lockparse-*")
     kept.write_bytes(damage(kept.read_bytes()))  # type: ignore[operator]
     assert keptparse.find(str(path), sha256_hex(path.read_bytes())) is None
     assert fileread._parsed(path, path.read_bytes()) == _with_nothing_kept(path, monkeypatch)
 
 
-def test_a_sealed_kept_parse_of_another_shape_is_no_parse(cache: Path, tmp_path: Path) -> None:
+def test_a_sealed_kept_file_of_another_shape_is_no_parse(cache: Path, tmp_path: Path) -> None:
     import marshal
     from hashlib import sha256
 
     path = _write(tmp_path, "plain")
     digest = sha256_hex(path.read_bytes())
     fileread._parsed(path, path.read_bytes())
+    _next_command()
     (kept,) = cache.glob("lockparse-*")
+    where = str(path)
     for form in (
-        {"key": keptparse.key(digest)},
+        {"key": keptparse.key()},
         [1, 2],
-        {"key": keptparse.key(digest), "header": None, "entries": [(1,)]},
+        {"key": keptparse.key(), "parses": [where]},
+        {"key": keptparse.key(), "parses": {where: (digest, {"header": None, "entries": [(1,)]})}},
+        {"key": keptparse.key(), "parses": {where: (digest, {"header": (1,), "entries": [], "problems": []})}},
     ):
         data = marshal.dumps(form)
         kept.write_bytes(bytes(sha256(data).digest()) + data)
-        assert keptparse.find(str(path), digest) is None
+        _forget()
+        assert keptparse.find(where, digest) is None
 
 
 @pytest.mark.parametrize(
@@ -198,34 +220,55 @@ def test_a_parse_kept_by_another_tierlock_or_packaging_is_not_given(
     path = _write(tmp_path, "plain")
     digest = sha256_hex(path.read_bytes())
     fileread._parsed(path, path.read_bytes())
+    _next_command()
     assert keptparse.find(str(path), digest) is not None
     for name, value in other.items():
         monkeypatch.setattr(keptparse, name, value)
+    _forget()
     assert keptparse.find(str(path), digest) is None
 
 
-def test_each_lockfile_path_keeps_its_own_parse_and_another_paths_bytes_are_not_taken(
+def test_each_lockfile_keeps_its_own_parse_one_file_per_folder_and_another_paths_bytes_are_not_taken(
     cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     one, two = _write(tmp_path, "plain"), _write(tmp_path, "markers")
-    fileread._parsed(one, one.read_bytes())
-    fileread._parsed(two, two.read_bytes())
+    (tmp_path / "other").mkdir()
+    three = _write(tmp_path / "other", "url")
+    for path in (one, two, three):
+        fileread._parsed(path, path.read_bytes())
+    assert not cache.exists()  # written once, when the command ends
+    _next_command()
     assert len(list(cache.glob("lockparse-*"))) == 2
     assert keptparse.find(str(one), sha256_hex(two.read_bytes())) is None
     assert _read_kept(one, monkeypatch).lock.path == one
     assert _read_kept(two, monkeypatch) == _with_nothing_kept(two, monkeypatch)
+    assert _read_kept(three, monkeypatch) == _with_nothing_kept(three, monkeypatch)
+
+
+def test_a_folder_of_more_lockfiles_than_kept_starts_afresh(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(keptparse, "_KEPT", 2)
+    paths = [_write(tmp_path, name) for name in ("plain", "markers", "url")]
+    for path in paths:
+        fileread._parsed(path, path.read_bytes())
+    _next_command()
+    assert [keptparse.find(str(p), sha256_hex(p.read_bytes())) is not None for p in paths] == [False, False, True]
 
 
 def test_nothing_is_kept_when_caching_is_off_or_the_folder_cannot_be_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    _forget()
     path = _write(tmp_path, "plain")
     monkeypatch.setenv("TIERLOCK_CACHE_DIR", "")
     assert fileread._parsed(path, path.read_bytes()).lock.entries
+    assert not keptparse._CHANGED
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(blocker / "cache"))
     assert fileread._parsed(path, path.read_bytes()) == _with_nothing_kept(path, monkeypatch)
+    _next_command()  # (nothing raised)
     assert keptparse.find(str(path), sha256_hex(path.read_bytes())) is None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "plain.txt"]
 
@@ -234,7 +277,8 @@ def test_a_pylock_lockfile_is_not_kept(cache: Path, tmp_path: Path) -> None:
     path = tmp_path / "pylock.base.toml"
     path.write_text('lock-version = "1.0"\ncreated-by = "x"\n[[packages]]\nname = "a"\nversion = "1"\n')
     fileread._parsed(path, path.read_bytes())
-    assert not cache.exists() or not list(cache.glob("lockparse-*"))
+    _next_command()
+    assert not cache.exists()
 
 
 @pytest.mark.parametrize("shape", ["files", "index"])
@@ -244,14 +288,14 @@ def test_a_parse_with_pins_this_form_cannot_hold_is_not_kept(cache: Path, tmp_pa
     path = _write(tmp_path, "plain")
     digest = sha256_hex(path.read_bytes())
     parsed = fileread._parsed(path, path.read_bytes())
+    _forget()
     first = parsed.lock.entries[0]
     if shape == "files":
         wheel = LockedFile("wheel", "attrs-25.1.0-py3-none-any.whl", None, None, None, {"sha256": H1})
         odd = replace(first, files=(wheel,))
     else:
         odd = replace(first, index="https://example.invalid/simple")
-    for kept in cache.glob("lockparse-*"):
-        kept.unlink()
     keptparse.keep(str(path), digest, keptparse.Parse(None, [odd, *parsed.lock.entries[1:]], [], ""))
-    assert not list(cache.glob("lockparse-*"))
     assert keptparse.find(str(path), digest) is None
+    _next_command()
+    assert not cache.exists()
