@@ -114,9 +114,16 @@ def find(path: str, digest: str) -> Parse | None:
         return None
 
 
+#: The markers made again, by their text: the lockfiles of a project's tiers share most of them (a marker is
+#: never changed once made, and compares by its text).
+_MARKERS: dict[str, Marker] = {}
+
+
 def _rebuilt(kept: dict[str, Any]) -> Parse:
     header = None if kept["header"] is None else LockHeader(*kept["header"])
-    markers: dict[str, Marker] = {}
+    markers = _MARKERS
+    if len(markers) >= _KEPT:
+        markers.clear()
     entries = []
     for name, version, marker, hashes, line, url in kept["entries"]:
         if marker is not None and marker not in markers:

@@ -82,6 +82,7 @@ def _forget() -> None:
     fileread._READ.clear()
     keptparse._FILES.clear()
     keptparse._CHANGED.clear()
+    keptparse._MARKERS.clear()
 
 
 def _next_command() -> None:
@@ -299,3 +300,23 @@ def test_a_parse_with_pins_this_form_cannot_hold_is_not_kept(cache: Path, tmp_pa
     assert keptparse.find(str(path), digest) is None
     _next_command()
     assert not cache.exists()
+
+
+def test_the_markers_made_again_are_shared_by_text_across_lockfiles_and_stay_bounded(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one = _write(tmp_path, "markers")
+    (tmp_path / "b").mkdir()
+    two = _write(tmp_path / "b", "markers")
+    for path in (one, two):
+        fileread._parsed(path, path.read_bytes())
+    _next_command()
+    monkeypatch.setattr(req_format, "parse", _no_parse)
+    first, second = (fileread._parsed(path, path.read_bytes()) for path in (one, two))
+    assert all(a.marker is b.marker for a, b in zip(first.lock.entries, second.lock.entries, strict=True))
+    assert len(keptparse._MARKERS) == 4
+    monkeypatch.setattr(keptparse, "_KEPT", 4)
+    again = fileread._parsed(one, one.read_bytes())  # four kept: started afresh, and made again
+    assert len(keptparse._MARKERS) == 4
+    assert again.lock.entries[0].marker is not first.lock.entries[0].marker
+    assert again == first
