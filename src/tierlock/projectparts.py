@@ -88,7 +88,8 @@ def read(path: str | os.PathLike[str]) -> dict[str, Any]:
         _PARSED[data] = kept
     if keptnote.recording():
         keptnote.tell("parts", name, kept[1])
-    return _copy(kept[0])
+    copied: dict[str, Any] = _copy(kept[0])
+    return copied
 
 
 #: The parts of each pyproject.toml a command read, with their fingerprint, by the file's exact bytes: a command

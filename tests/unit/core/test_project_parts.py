@@ -146,7 +146,12 @@ def test_a_commands_readings_parse_the_file_once_and_each_gets_a_copy_of_its_own
     projectparts._PARSED.clear()
     parses: list[str] = []
     real = tomllib.loads
-    monkeypatch.setattr(tomllib, "loads", lambda text: parses.append(text) or real(text))
+
+    def counted(text: str) -> dict[str, Any]:
+        parses.append(text)
+        return real(text)
+
+    monkeypatch.setattr(tomllib, "loads", counted)
     with fsutil.reading_once():
         first = projectparts.read(path)
         first["project"]["dependencies"].append("changed>=1")
@@ -168,7 +173,12 @@ def test_the_files_of_a_command_are_parsed_once_each_whatever_the_order_they_are
     two.write_text(TEXT.replace('name = "app"', 'name = "member"'))
     parses: list[str] = []
     real = tomllib.loads
-    monkeypatch.setattr(tomllib, "loads", lambda text: parses.append(text) or real(text))
+
+    def counted(text: str) -> dict[str, Any]:
+        parses.append(text)
+        return real(text)
+
+    monkeypatch.setattr(tomllib, "loads", counted)
     names = [projectparts.read(path)["project"]["name"] for path in (one, two, one, two, one)]
     assert names == ["app", "member", "app", "member", "app"]
     assert len(parses) == 2
