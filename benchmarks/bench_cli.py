@@ -172,21 +172,25 @@ def main(argv: Sequence[str] | None = None) -> None:
         for command in ("--version", *COMMANDS):
             commands[command] = measure([BIN / "tierlock", *argv_of(command, project, python)])
             if args.baseline is not None:
-                for label, src in (("new", REPO / "src"), ("old", args.baseline)):
-                    code = [
-                        sys.executable,
-                        "-c",
-                        ENTRY.replace(
-                            "tierlock()", f"sys.argv[1:] = {_strs(argv_of(command, project, python))!r}; tierlock()"
-                        ),
-                    ]
-                    side = {"PYTHONPATH": str(src), "TIERLOCK_CACHE_DIR": f"{cache}-{label}"}  # kept results apart
-                    commands[f"{command} ({label}, -c)"] = measure(code, extra=side)
+                commands.update(_sides(command, argv_of(command, project, python), args.baseline, cache, measure))
         try:
             medians = interleaved(commands, args.runs)
         finally:
             editor.restore()
     _report(medians, args)
+
+
+def _sides(
+    command: str, argv: Sequence[str | Path], baseline: Path, cache: Path, measure: Callable[..., Callable[[], float]]
+) -> dict[str, Callable[[], float]]:
+    """*command* through ``python -c`` with this checkout's sources and with *baseline*'s, each with a cache folder
+    of its own (what one side keeps never evicts the other's)."""
+    out = {}
+    for label, src in (("new", REPO / "src"), ("old", baseline)):
+        code = [sys.executable, "-c", ENTRY.replace("tierlock()", f"sys.argv[1:] = {_strs(argv)!r}; tierlock()")]
+        side = {"PYTHONPATH": str(src), "TIERLOCK_CACHE_DIR": f"{cache}-{label}"}
+        out[f"{command} ({label}, -c)"] = measure(code, extra=side)
+    return out
 
 
 def _report(medians: dict[str, float], args: argparse.Namespace) -> None:
@@ -292,9 +296,14 @@ def real_project(
             medians = interleaved(commands, runs)
         finally:
             editor.restore()
-    bare = medians["python -c pass"]
     state = f"edited ({edited}: {editor.path.name})" if edited else "cold" if cold else "warm"
-    print(f"CLI latency on {project.name}, medians of {runs} runs, {state} cache")
+    _real_report(medians, f"CLI latency on {project.name}, medians of {runs} runs, {state} cache", baseline)
+
+
+def _real_report(medians: dict[str, float], title: str, baseline: Path | None) -> None:
+    """A real project's figures: each command against the goal of 150 ms, and the baseline beside."""
+    bare = medians["python -c pass"]
+    print(title)
     print(f"python -c pass {bare * 1000:.1f} ms; load average after: {load()}")
     for command in COMMANDS:
         ours = medians[command]
