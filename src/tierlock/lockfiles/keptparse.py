@@ -6,7 +6,7 @@ Every read-only command reads the lock of each tier (narwhals: 13 lockfiles, ~17
 is kept in tierlock's cache folder, one file per folder of lockfiles (the newest parse of each lockfile of it,
 written once when the command ends: :func:`save_all`), as ``marshal`` data: the header's fields, each entry as its
 name, version and marker written out, its hashes, line and URL, and every problem. It is given back only for
-bytes whose sha256 is the one it was kept under, by the same tierlock, the
+bytes whose sha256 is the one it was kept under, by the same tierlock (version and the readers' code), the
 same ``packaging`` (whose parser it rests on and whose messages a problem may quote) and the same interpreter;
 the version and marker are made again by ``packaging`` from their text (equal to the parsed ones: a version's
 and a marker's text is what they compare by). The kept file is sealed by the sha256 of its bytes: a byte changed
@@ -63,9 +63,30 @@ class Parse:
 
 
 def key() -> tuple[object, ...]:
-    """What the kept parses are kept under besides each lockfile's bytes: this tierlock, packaging and interpreter
-    (the form and the parser's own messages)."""
-    return (SCHEMA, __version__, packaging_version, sys.implementation.cache_tag)
+    """What the kept parses are kept under besides each lockfile's bytes: this tierlock (its version and the
+    identity of the lockfile readers' code: a parser changed in place is another parser), packaging and the
+    interpreter (the form and the parser's own messages)."""
+    return (SCHEMA, __version__, packaging_version, sys.implementation.cache_tag, _code())
+
+
+#: The folder of the lockfile readers' code (the parser, the model, the digests, this module).
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_CODE: list[tuple[tuple[str, int, int], ...]] = []
+
+
+def _code() -> tuple[tuple[str, int, int], ...]:
+    """Each Python file of :data:`_HERE` by its name, size and modification time (looked at once per process)."""
+    if not _CODE:
+        found = []
+        try:
+            for name in sorted(os.listdir(_HERE)):
+                if name.endswith(".py"):
+                    info = os.stat(os.path.join(_HERE, name))
+                    found.append((name, info.st_size, info.st_mtime_ns))
+        except OSError:  # (code that cannot be looked at: this process's parses match no other's)
+            found = [("", os.getpid(), -1)]
+        _CODE.append(tuple(found))
+    return _CODE[0]
 
 
 #: The kept parses of each lockfile folder this process read (by the cache file's path): each lockfile's absolute

@@ -83,6 +83,7 @@ def _forget() -> None:
     keptparse._FILES.clear()
     keptparse._CHANGED.clear()
     keptparse._MARKERS.clear()
+    keptparse._CODE.clear()
 
 
 def _next_command() -> None:
@@ -320,3 +321,25 @@ def test_the_markers_made_again_are_shared_by_text_across_lockfiles_and_stay_bou
     assert len(keptparse._MARKERS) == 4
     assert again.lock.entries[0].marker is not first.lock.entries[0].marker
     assert again == first
+
+
+def test_a_parse_kept_by_other_code_of_the_lockfile_readers_is_not_given(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code = tmp_path / "code"
+    code.mkdir()
+    (code / "requirements.py").write_text("# the parser\n")
+    monkeypatch.setattr(keptparse, "_HERE", str(code))
+    _forget()
+    path = _write(tmp_path, "plain")
+    digest = sha256_hex(path.read_bytes())
+    fileread._parsed(path, path.read_bytes())
+    _next_command()
+    assert keptparse.find(str(path), digest) is not None
+    (code / "requirements.py").write_text("# the parser, changed\n")
+    _forget()
+    assert keptparse.find(str(path), digest) is None
+    monkeypatch.setattr(keptparse, "_HERE", str(tmp_path / "gone"))  # code that cannot be looked at
+    _forget()
+    assert keptparse.find(str(path), digest) is None
+    assert fileread._parsed(path, path.read_bytes()) == _with_nothing_kept(path, monkeypatch)
