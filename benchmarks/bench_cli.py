@@ -158,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
             def once() -> float:
                 if args.cold:
-                    shutil.rmtree(cache, ignore_errors=True)
+                    shutil.rmtree({**env, **(extra or {})}["TIERLOCK_CACHE_DIR"], ignore_errors=True)
                 if ours and args.edited:
                     editor()
                 return run(argv, {**env, **(extra or {})}, expect=after)
@@ -172,20 +172,25 @@ def main(argv: Sequence[str] | None = None) -> None:
         for command in ("--version", *COMMANDS):
             commands[command] = measure([BIN / "tierlock", *argv_of(command, project, python)])
             if args.baseline is not None:
-                for label, src in (("new", REPO / "src"), ("old", args.baseline)):
-                    code = [
-                        sys.executable,
-                        "-c",
-                        ENTRY.replace(
-                            "tierlock()", f"sys.argv[1:] = {_strs(argv_of(command, project, python))!r}; tierlock()"
-                        ),
-                    ]
-                    commands[f"{command} ({label}, -c)"] = measure(code, extra={"PYTHONPATH": str(src)})
+                commands.update(_sides(command, argv_of(command, project, python), args.baseline, cache, measure))
         try:
             medians = interleaved(commands, args.runs)
         finally:
             editor.restore()
     _report(medians, args)
+
+
+def _sides(
+    command: str, argv: Sequence[str | Path], baseline: Path, cache: Path, measure: Callable[..., Callable[[], float]]
+) -> dict[str, Callable[[], float]]:
+    """*command* through ``python -c`` with this checkout's sources and with *baseline*'s, each with a cache folder
+    of its own (what one side keeps never evicts the other's)."""
+    out = {}
+    for label, src in (("new", REPO / "src"), ("old", baseline)):
+        code = [sys.executable, "-c", ENTRY.replace("tierlock()", f"sys.argv[1:] = {_strs(argv)!r}; tierlock()")]
+        side = {"PYTHONPATH": str(src), "TIERLOCK_CACHE_DIR": f"{cache}-{label}"}
+        out[f"{command} ({label}, -c)"] = measure(code, extra=side)
+    return out
 
 
 def _report(medians: dict[str, float], args: argparse.Namespace) -> None:
@@ -235,7 +240,9 @@ def real_project(
     run (a real project may well have a problem ``check`` reports) and every later run must give it again.
     With *edited*, *test* (a test file, relative) or pyproject.toml is changed before every run. With
     *baseline* (another tierlock's src folder), this checkout's and that one's code also run through
-    ``python -c`` in the same interleaved rounds (each keeps its own answers: the module search path differs)."""
+    ``python -c`` in the same interleaved rounds, the baseline on a copy of *project* with a cache folder of its
+    own (what one side keeps - the census's cache in ``.pytest_cache``, its kept result - never evicts the
+    other's)."""
     print(f"load average before: {load()}")
     editor = Editor(edited or "test", project / (test or "pyproject.toml"), project / "pyproject.toml")
     with tempfile.TemporaryDirectory(prefix="tierlock-bench-cli-real-") as tmp:
@@ -243,42 +250,60 @@ def real_project(
         cache = Path(env["TIERLOCK_CACHE_DIR"])
 
         def measure(
-            argv: Sequence[str | Path], *, ours: bool = True, extra: dict[str, str] | None = None
+            argv: Sequence[str | Path],
+            *,
+            ours: bool = True,
+            extra: dict[str, str] | None = None,
+            editing: Editor = editor,
         ) -> Callable[[], float]:
             environ = {**env, **(extra or {})}
+            own_cache = Path(environ["TIERLOCK_CACHE_DIR"])
             expect = after = subprocess.run(_strs(argv), env=environ, capture_output=True, check=False).returncode
             if ours and edited:  # kept on settled files (a first run may have written the census's cache)
-                after = editor.expected(argv, environ, expect)
+                after = editing.expected(argv, environ, expect)
                 time.sleep(2.1)
                 run(argv, environ, expect=expect)
 
             def once() -> float:
                 if cold:
-                    shutil.rmtree(cache, ignore_errors=True)
+                    shutil.rmtree(own_cache, ignore_errors=True)
                 if ours and edited:
-                    editor()
+                    editing()
                 return run(argv, environ, expect=after)
 
             return once
 
+        copy = Path(tmp) / "baseline" / project.name
+        if baseline is not None:
+            shutil.copytree(project, copy, symlinks=True)
+        copied = (
+            Editor(edited or "test", copy / (test or "pyproject.toml"), copy / "pyproject.toml") if baseline else editor
+        )
+
         commands = {"python -c pass": measure([sys.executable, "-c", "pass"], ours=False)}
         for command in COMMANDS:
             commands[command] = measure([BIN / "tierlock", *argv_of(command, project, python)])
-            sides = (("new", REPO / "src"), ("old", baseline)) if baseline is not None else ()
-            for label, src in sides:
+            sides = ((("new", REPO / "src", project, editor), ("old", baseline, copy, copied))) if baseline else ()
+            for label, src, where, editing in sides:
                 code = ENTRY.replace(
-                    "tierlock()", f"sys.argv[1:] = {_strs(argv_of(command, project, python))!r}; tierlock()"
+                    "tierlock()", f"sys.argv[1:] = {_strs(argv_of(command, where, python))!r}; tierlock()"
                 )
+                side = {"PYTHONPATH": str(src), "TIERLOCK_CACHE_DIR": f"{cache}-{label}"}  # kept results apart
                 commands[f"{command} ({label}, -c)"] = measure(
-                    [sys.executable, "-c", code], extra={"PYTHONPATH": str(src)}
+                    [sys.executable, "-c", code], extra=side, editing=editing
                 )
         try:
             medians = interleaved(commands, runs)
         finally:
             editor.restore()
-    bare = medians["python -c pass"]
     state = f"edited ({edited}: {editor.path.name})" if edited else "cold" if cold else "warm"
-    print(f"CLI latency on {project.name}, medians of {runs} runs, {state} cache")
+    _real_report(medians, f"CLI latency on {project.name}, medians of {runs} runs, {state} cache", baseline)
+
+
+def _real_report(medians: dict[str, float], title: str, baseline: Path | None) -> None:
+    """A real project's figures: each command against the goal of 150 ms, and the baseline beside."""
+    bare = medians["python -c pass"]
+    print(title)
     print(f"python -c pass {bare * 1000:.1f} ms; load average after: {load()}")
     for command in COMMANDS:
         ours = medians[command]

@@ -156,8 +156,12 @@ MODULES: dict[str, Module] = {
         ),
     ),
     "lockfiles/fileread.py": Module(
-        ("src/tierlock/lockfiles/fileread.py",),
-        ("tests/unit/lockfiles/test_lockfile_parsed_once.py", "tests/unit/lockfiles/test_lockfiles_reader.py"),
+        ("src/tierlock/lockfiles/fileread.py", "src/tierlock/lockfiles/keptparse.py"),
+        (
+            "tests/unit/lockfiles/test_lockfile_parsed_once.py",
+            "tests/unit/lockfiles/test_lockfiles_reader.py",
+            "tests/unit/lockfiles/test_lockfile_parse_kept.py",
+        ),
     ),
     "lockfiles/requirements.py": Module(
         ("src/tierlock/lockfiles/requirements.py",),
@@ -186,6 +190,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/lockfiles/test_uvlock_reading.py",
             "tests/unit/lockfiles/test_foreignpylock.py",
             "tests/unit/probing/test_markers_required.py",
+            "tests/unit/lockfiles/test_marker_overlap_kept.py",
         ),
     ),
     "validators": Module(

@@ -181,10 +181,13 @@ def _exit(code: int) -> NoReturn:
     """
     if "coverage" in sys.modules:
         sys.exit(code)
-    for kept in ("tierlock.probing.libraries", "tierlock.probing.distcache"):
+    for kept in ("tierlock.probing.libraries", "tierlock.probing.distcache", "tierlock.lockfiles.keptparse"):
         module = sys.modules.get(kept)
         if module is not None:  # what this run learnt (written at exit; os._exit skips atexit)
-            module.save_all()
+            try:
+                module.save_all()
+            except KeyboardInterrupt:  # an interrupt as the process ends: its answer stands, the caches wait
+                break
     import os
 
     for stream in (sys.stdout, sys.stderr):

@@ -78,10 +78,35 @@ def read(path: str | os.PathLike[str]) -> dict[str, Any]:
     from tierlock import fsutil  # (loaded by every command already; the kept path's :func:`parts_of` needs only os)
 
     name = os.fspath(path)
-    document = parts(tomllib.loads(fsutil.read_bytes(name, reader="parts").decode("utf-8-sig")))
+    data = fsutil.read_bytes(name, reader="parts")
+    kept = _PARSED.get(data)
+    if kept is None:
+        document = parts(tomllib.loads(data.decode("utf-8-sig")))
+        kept = (document, fingerprint(document))
+        if len(_PARSED) >= _KEPT:
+            _PARSED.clear()
+        _PARSED[data] = kept
     if keptnote.recording():
-        keptnote.tell("parts", name, fingerprint(document))
-    return document
+        keptnote.tell("parts", name, kept[1])
+    copied: dict[str, Any] = _copy(kept[0])
+    return copied
+
+
+#: The parts of each pyproject.toml a command read, with their fingerprint, by the file's exact bytes: a command
+#: reads the file for the tier model, the census (twice each for its two tables), the runtime config's discovery
+#: and a committed uv.lock's drift, and parses it once. Each reading gets its own copy (:func:`_copy`).
+_PARSED: dict[bytes, tuple[dict[str, Any], bytes]] = {}
+_KEPT = 8
+
+
+def _copy(value: Any) -> Any:
+    """*value* (TOML data) with every table and array copied: a reader may change what it was given. Strings,
+    numbers, booleans, dates and times are immutable and shared."""
+    if isinstance(value, dict):
+        return {key: _copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy(item) for item in value]
+    return value
 
 
 def fingerprint(document: dict[str, Any]) -> bytes:

@@ -12,8 +12,9 @@ from pathlib import Path
 
 from tierlock.frozen import Frozen
 from tierlock.fsutil import read_bytes
+from tierlock.lockfiles import keptparse
 from tierlock.lockfiles.digest import sha256_hex
-from tierlock.lockfiles.locks import Lock, LockfileError, LockFormatName, ReadProblem
+from tierlock.lockfiles.locks import Lock, LockEntry, LockfileError, LockFormatName, LockHeader, ReadProblem
 
 
 class ReadResult(Frozen):
@@ -65,30 +66,46 @@ def _parsed(path: Path, data: bytes) -> ReadResult:
     except UnicodeDecodeError as exc:
         problem = ReadProblem("integrity", None, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
         return ReadResult(_empty(path, fmt, data), (problem,))
+    digest = sha256_hex(data)
+    pylock_document = None
     if fmt == "pylock":
         from tierlock.lockfiles import pylock
 
         parsed = pylock.parse(text)
+        parse = _checked(parsed.header, parsed.entries, parsed.problems, parsed.body_digest)
+        pylock_document = parsed.pylock
     else:
-        from tierlock.lockfiles import requirements
+        kept = keptparse.find(str(path), digest)  # the same bytes parsed by an earlier command
+        if kept is None:
+            from tierlock.lockfiles import requirements
 
-        parsed = requirements.parse(text)
-    problems = list(parsed.problems)
-    names = [e.name for e in parsed.entries]
-    if len(names) != len(set(names)):
-        from tierlock.lockfiles.requirements import duplicate_problems
-
-        problems.extend(duplicate_problems(parsed.entries))
+            parsed = requirements.parse(text)
+            kept = _checked(parsed.header, parsed.entries, parsed.problems, parsed.body_digest)
+            keptparse.keep(str(path), digest, kept)
+        parse = kept
     lock = Lock(
         path=path,
         format=fmt,
-        header=parsed.header,
-        entries=tuple(parsed.entries),
-        file_digest=sha256_hex(data),
-        body_digest=parsed.body_digest,
-        pylock=parsed.pylock,
+        header=parse.header,
+        entries=parse.entries,
+        file_digest=digest,
+        body_digest=parse.body_digest,
+        pylock=pylock_document,
     )
-    return ReadResult(lock, tuple(problems))
+    return ReadResult(lock, parse.problems)
+
+
+def _checked(
+    header: LockHeader | None, entries: list[LockEntry], problems: list[ReadProblem], body_digest: str
+) -> keptparse.Parse:
+    """A parser's result with a problem for each name pinned twice where the two can apply at once."""
+    found = list(problems)
+    names = [e.name for e in entries]
+    if len(names) != len(set(names)):
+        from tierlock.lockfiles.requirements import duplicate_problems
+
+        found.extend(duplicate_problems(entries))
+    return keptparse.Parse(header, entries, found, body_digest)
 
 
 def load(path: str | Path, *, require_header: bool = False) -> Lock:

@@ -65,10 +65,31 @@ def applies(
 
 
 def overlap(first: Marker | None, second: Marker | None) -> bool:
-    """Whether some environment satisfies both markers (no marker holds everywhere)."""
+    """Whether some environment satisfies both markers (no marker holds everywhere).
+
+    A pure function of the two markers' texts (a marker's text is its parsed form written out, and the grid is
+    built from the texts), so the answer is kept by them for the process: a lock of many tiers asks the same
+    pair once per pair of lockfiles (narwhals' 13 tiers: 119 questions, 19 distinct).
+    """
     if first is None or second is None:
         return True
-    grid = _grid((str(first), str(second)))
+    texts = (str(first), str(second))
+    known = _OVERLAPS.get(texts)
+    if known is None:
+        known = _overlap(first, second, texts)
+        if len(_OVERLAPS) >= _KEPT:
+            _OVERLAPS.clear()
+        _OVERLAPS[texts] = known
+    return known
+
+
+#: :func:`overlap`'s answers by the two markers' texts (at most ``_KEPT``: a long-lived process stays small).
+_OVERLAPS: dict[tuple[str, str], bool] = {}
+_KEPT = 4096
+
+
+def _overlap(first: Marker, second: Marker, texts: tuple[str, str]) -> bool:
+    grid = _grid(texts)
     if grid is None:
         return True  # too many combinations to try: assume the worst
     return any(_holds(first, env) and _holds(second, env) for env in grid)

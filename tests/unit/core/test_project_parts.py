@@ -138,6 +138,72 @@ def test_a_commands_readings_are_served_by_one_open_and_each_hand_out_is_told_wi
     assert [args for args in told if args[0] == "parts"] == [("parts", name, fp)] * 2
 
 
+def test_a_commands_readings_parse_the_file_once_and_each_gets_a_copy_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "pyproject.toml"
+    path.write_text(TEXT)
+    projectparts._PARSED.clear()
+    parses: list[str] = []
+    real = tomllib.loads
+
+    def counted(text: str) -> dict[str, Any]:
+        parses.append(text)
+        return real(text)
+
+    monkeypatch.setattr(tomllib, "loads", counted)
+    with fsutil.reading_once():
+        first = projectparts.read(path)
+        first["project"]["dependencies"].append("changed>=1")
+        first["tool"]["tierlock"]["extra"] = {"x": [1]}
+        del first["tool"]["pytest"]
+        second = projectparts.read(path)
+    assert len(parses) == 1
+    assert second == projectparts.parts(real(TEXT))  # the first reader's changes are its own
+    assert second["project"] is not first["project"]
+
+
+def test_the_files_of_a_command_are_parsed_once_each_whatever_the_order_they_are_read_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(A workspace member's pyproject.toml beside the project's: each stays kept while the other is read.)"""
+    projectparts._PARSED.clear()
+    one, two = tmp_path / "pyproject.toml", tmp_path / "member.toml"
+    one.write_text(TEXT)
+    two.write_text(TEXT.replace('name = "app"', 'name = "member"'))
+    parses: list[str] = []
+    real = tomllib.loads
+
+    def counted(text: str) -> dict[str, Any]:
+        parses.append(text)
+        return real(text)
+
+    monkeypatch.setattr(tomllib, "loads", counted)
+    names = [projectparts.read(path)["project"]["name"] for path in (one, two, one, two, one)]
+    assert names == ["app", "member", "app", "member", "app"]
+    assert len(parses) == 2
+
+
+def test_other_bytes_are_parsed_again_even_at_the_same_size_and_time(tmp_path: Path) -> None:
+    path = tmp_path / "pyproject.toml"
+    path.write_text(TEXT)
+    before = os.stat(path)
+    assert projectparts.read(path)["project"]["dependencies"] == ["a>=1"]
+    path.write_text(TEXT.replace("a>=1", "a>=2"))  # same size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert projectparts.read(path)["project"]["dependencies"] == ["a>=2"]
+    assert projectparts.parts_of(str(path)) == projectparts.fingerprint(projectparts.read(path))
+
+
+def test_the_parsed_files_kept_stay_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(projectparts, "_KEPT", 2)
+    path = tmp_path / "pyproject.toml"
+    for version in range(6):
+        path.write_text(TEXT.replace('version = "1"', f'version = "{version}"'))
+        assert projectparts.read(path)["project"]["version"] == str(version)
+        assert len(projectparts._PARSED) <= 2
+
+
 def test_the_kept_paths_size_limit_is_the_readers() -> None:
     assert projectparts.MAX_BYTES == fsutil.MAX_BYTES
 
