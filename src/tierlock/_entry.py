@@ -181,6 +181,12 @@ def _exit(code: int) -> NoReturn:
     """
     if "coverage" in sys.modules:
         sys.exit(code)
+    import _signal  # type: ignore[import-not-found,unused-ignore]  # (the C module, built in: ``signal`` loads enum)
+
+    # the answer is given: an interrupt from here on waits, unseen, for the end (os._exit drops it), so that neither
+    # a cache file half written (its temporary file left) nor the output half flushed (a traceback instead) is left
+    if hasattr(_signal, "pthread_sigmask"):  # (POSIX)
+        _signal.pthread_sigmask(_signal.SIG_BLOCK, [_signal.SIGINT])
     for kept in ("tierlock.probing.libraries", "tierlock.probing.distcache", "tierlock.lockfiles.keptparse"):
         module = sys.modules.get(kept)
         if module is not None:  # what this run learnt (written at exit; os._exit skips atexit)
