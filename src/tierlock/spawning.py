@@ -53,7 +53,10 @@ def watch(spawned: Spawned) -> None:
             return
         spawned.ended = time.perf_counter()
 
-    _thread.start_new_thread(wait, ())
+    try:  # noqa: SIM105 (contextlib is an import more on the fast path)
+        _thread.start_new_thread(wait, ())
+    except RuntimeError:  # no thread to be had (a process limit): timed to its takeover's read of its end instead
+        pass
 
 
 def spawn(

@@ -120,3 +120,34 @@ def test_watching_a_process_its_starter_reaped_already_notes_no_end() -> None:
     spawning.watch(spawned)
     time.sleep(0.2)
     assert spawned.ended is None
+
+
+def test_a_watcher_that_cannot_start_leaves_the_process_to_its_starter_and_timed_to_the_takeover(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A thread that cannot be started (a container's process limit): the install goes on, only less finely timed."""
+    import _thread
+
+    def no_thread(*_args: object) -> int:
+        raise RuntimeError("can't start new thread")
+
+    argv = [sys.executable, "-c", "pass"]
+    spawned = spawning.spawn(argv, capture=True)
+    monkeypatch.setattr(_thread, "start_new_thread", no_thread)
+    spawning.watch(spawned)
+    monkeypatch.undo()
+    result = subproc.run(argv, what="test", check=False, started=spawning.as_popen(argv, spawned))
+    assert (result.returncode, spawned.ended) == (0, None)
+    assert result.seconds > 0
+
+
+def test_a_watched_process_killed_gives_its_signal_as_its_exit_code_and_its_own_time() -> None:
+    argv = [sys.executable, "-c", "import time; time.sleep(30)"]
+    spawned = spawning.spawn(argv, capture=True)
+    spawning.watch(spawned)
+    os.kill(spawned.pid, signal.SIGKILL)  # the backend killed (the OOM killer, a user)
+    time.sleep(0.5)
+    result = subproc.run(argv, what="test", check=False, started=spawning.as_popen(argv, spawned))
+    assert result.returncode == -signal.SIGKILL
+    assert spawned.ended is not None
+    assert 0 < result.seconds < 0.5
