@@ -43,6 +43,7 @@ class ModuleIndex:
         """Folders on the import path (relative to the root; ``""`` is the root)."""
         self._basedirs: dict[str, str] = {}
         self._resolved: dict[tuple[str, int, tuple[str, ...], str], list[str]] = {}
+        self._all_folders: set[str] | None = None
 
     def locate(self, module: str, folder: str) -> str | None:
         stem = _join(folder, *module.split("."))
@@ -96,13 +97,33 @@ class ModuleIndex:
             found = [target] if target else []
             return found + self._submodules(base, names)
         parts = module.split(".")
-        for path in (self.basedir(importer), *self.paths):
-            if self.locate(parts[0], path) is None:
-                continue
-            chain = [self.locate(".".join(parts[: i + 1]), path) for i in range(len(parts))]
-            found = [c for c in chain if c is not None]
-            return found + self._submodules(_join(path, *parts), names)
+        places = (self.basedir(importer), *self.paths)
+        for path in places:
+            if self.locate(parts[0], path) is not None:
+                return self._chain(parts, path, names)
+        for path in places:  # no module or package of that name: a folder of modules is a namespace package
+            if _join(path, parts[0]) in self._folders():
+                found = self._chain(parts, path, names)
+                if found:
+                    return found
         return []
+
+    def _chain(self, parts: Sequence[str], path: str, names: Sequence[Sequence[str]]) -> list[str]:
+        """The files of the import of the module *parts* from the import path folder *path*, outermost first."""
+        chain = [self.locate(".".join(parts[: i + 1]), path) for i in range(len(parts))]
+        found = [c for c in chain if c is not None]
+        return found + self._submodules(_join(path, *parts), names)
+
+    def _folders(self) -> set[str]:
+        """Every folder that holds a known file, at any depth."""
+        if self._all_folders is None:
+            self._all_folders = set()
+            for rel in self.files:
+                folder = folder_of(rel)
+                while folder and folder not in self._all_folders:
+                    self._all_folders.add(folder)
+                    folder = folder_of(folder)
+        return self._all_folders
 
     def _submodules(self, base: str, names: Sequence[Sequence[str]]) -> list[str]:
         out = []
