@@ -40,7 +40,10 @@ def _delete(rel: str) -> Callable[[Path], None]:
 
 
 def _rename(rel: str, new: str) -> Callable[[Path], None]:
-    return lambda root: (root / rel).rename(root / new)
+    def rename(root: Path) -> None:
+        (root / rel).rename(root / new)
+
+    return rename
 
 
 #: (what is there before the answer is kept, the change made after).

@@ -19,18 +19,25 @@ from tierlock.census.firstparty import ModuleIndex, Reach
 
 NAMES = [f"m{i}" for i in range(5)]
 FLAG = "try:\n    import uproot\n    has_x = True\nexcept ImportError:\n    has_x = False\n"
+#: Statement shapes; ``{j}`` is another module of the project.
 STATEMENTS = [
-    lambda j: f"from {j} import *\n",
-    lambda j: f"import {j}\n",
-    lambda j: f"from {j} import has_x\n",
-    lambda j: "import uproot\n",
-    lambda j: FLAG,
-    lambda j: f"if has_x:\n    import {j}\n",
-    lambda j: f"try:\n    from {j} import *\nexcept ImportError:\n    pass\n",
-    lambda j: f"def helper():\n    import {j}\n",
+    "from {j} import *\n",
+    "import {j}\n",
+    "from {j} import has_x\n",
+    "import uproot\n",
+    FLAG,
+    "if has_x:\n    import {j}\n",
+    "try:\n    from {j} import *\nexcept ImportError:\n    pass\n",
+    "def helper():\n    import {j}\n",
 ]
 statement = st.tuples(st.integers(0, len(STATEMENTS) - 1), st.sampled_from(NAMES))
-module_text = st.lists(statement, max_size=4).map(lambda parts: "".join(STATEMENTS[i](j) for i, j in parts))
+
+
+def _text(parts: list[tuple[int, str]]) -> str:
+    return "".join(STATEMENTS[i].replace("{j}", j) for i, j in parts)
+
+
+module_text = st.lists(statement, max_size=4).map(_text)
 QUESTIONS = ["symbol", "module_needs", "interesting", "exported"]
 question = st.tuples(st.sampled_from(QUESTIONS), st.sampled_from(NAMES))
 
