@@ -89,10 +89,18 @@ _KEPT = 4096
 
 
 def _overlap(first: Marker, second: Marker, texts: tuple[str, str]) -> bool:
+    """Some environment where both hold, each with an extra of its own (a tier's extras are a set, and
+    :func:`applies` evaluates a marker once per extra: ``extra == "x"`` and ``extra == "y"`` both hold in a
+    tier bringing in x and y)."""
     grid = _grid(texts)
     if grid is None:
         return True  # too many combinations to try: assume the worst
-    return any(_holds(first, env) and _holds(second, env) for env in grid)
+    firsts = {_apart_from_extra(env) for env in grid if _holds(first, env)}
+    return any(_apart_from_extra(env) in firsts for env in grid if _holds(second, env))
+
+
+def _apart_from_extra(env: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    return tuple((k, v) for k, v in env.items() if k != "extra")
 
 
 def equivalent(first: Marker | None, second: Marker | None, requires_python: str | None = None) -> bool:
@@ -107,23 +115,21 @@ def equivalent(first: Marker | None, second: Marker | None, requires_python: str
     if str(first) == str(second):
         return True
     texts = tuple(str(m) for m in (first, second) if m is not None)
-    grid = _grid(texts, extras=True, requires_python=requires_python)
+    grid = _grid(texts, requires_python=requires_python)
     if grid is None:
         return False
     return all(_holds_or_true(first, env) == _holds_or_true(second, env) for env in grid)
 
 
-def _grid(
-    texts: Sequence[str], *, extras: bool = False, requires_python: str | None = None
-) -> list[dict[str, str]] | None:
-    """Every environment worth trying for markers *texts* (None: more than ``_LIMIT``)."""
+def _grid(texts: Sequence[str], *, requires_python: str | None = None) -> list[dict[str, str]] | None:
+    """Every environment worth trying for markers *texts*, ``extra`` among them (None: more than ``_LIMIT``)."""
     values = _literals(texts)
     versions: set[str] = set()
     strings: dict[str, list[str]] = {}
     for var, found in values.items():
         if var in _VERSION_VARS:
             versions.update(found)
-        elif var != "extra" or extras:
+        else:
             candidates = {_OTHER}
             for value in found:
                 candidates.add(value)

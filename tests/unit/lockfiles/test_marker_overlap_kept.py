@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from packaging.markers import Marker
+from packaging.markers import Marker, default_environment
 
 from tierlock.lockfiles import markers
 
@@ -91,3 +91,61 @@ def test_a_marker_specialised_keeps_each_alternative_of_an_or() -> None:
     got = markers.specialise(Marker("sys_platform == 'linux' or python_version < '3.9'"), lambda *atom: None)
     assert got == Marker('(sys_platform == "linux") or (python_version < "3.9")')
     assert markers.specialise(Marker("extra == 'x' or python_version < '3.9'"), lambda v, o, x: v == "extra") is True
+
+
+# A brute force: every Python version 3.6.0 to 3.14.12, three platforms, every set of the extras x and y — the
+# markers tierlock's own `applies` says a tier needs. Two markers overlap exactly when one of these satisfies both.
+_VERSIONS = [f"3.{minor}.{micro}" for minor in range(6, 15) for micro in range(13)]
+_PLATFORMS = ("linux", "win32", "darwin")
+_EXTRA_SETS: tuple[tuple[str, ...], ...] = ((), ("x",), ("y",), ("x", "y"))
+
+
+def _brute_overlap(first: Marker, second: Marker) -> bool:
+    base = default_environment()
+    for full, platform, extras in itertools.product(_VERSIONS, _PLATFORMS, _EXTRA_SETS):
+        env = {**base, "python_full_version": full, "implementation_version": full, "sys_platform": platform}
+        env["python_version"] = ".".join(full.split(".")[:2])
+        if markers.applies(first, env, extras=extras) and markers.applies(second, env, extras=extras):
+            return True
+    return False
+
+
+PAIRS = [
+    # a two-part literal's neighbours: 3.11.1 (one past its .0) is the only version tried that holds for both
+    ("python_full_version > '3.11'", "python_version <= '3.11'"),
+    ("python_full_version >= '3.11.1'", "python_version < '3.12'"),
+    ("python_full_version < '3.11'", "python_version >= '3.11'"),
+    ("python_version == '3.11'", "python_full_version != '3.11'"),
+    # the same extra on both sides: a tier that brings in x needs both entries
+    ("extra == 'x'", "extra == 'x'"),
+    ("extra == 'x'", "extra == 'y'"),
+    ("extra == 'x' and python_version < '3.11'", "extra == 'y' and python_version >= '3.11'"),
+    ("extra == 'x' and sys_platform == 'linux'", "extra == 'x' and sys_platform == 'win32'"),
+    ("extra == 'x' and sys_platform == 'linux'", "extra != 'x' and sys_platform == 'linux'"),
+    ("extra == 'x'", "sys_platform == 'win32'"),
+    ("sys_platform == 'linux' or extra == 'y'", "sys_platform == 'win32'"),
+]
+
+
+@pytest.mark.parametrize(("first", "second"), PAIRS)
+def test_two_markers_overlap_exactly_when_some_environment_and_extras_need_both(first: str, second: str) -> None:
+    a, b = Marker(first), Marker(second)
+    expected = _brute_overlap(a, b)
+    assert markers.overlap(a, b) is expected
+    assert markers.overlap(b, a) is expected
+
+
+def test_the_same_extra_on_both_sides_overlaps_and_other_conditions_still_separate() -> None:
+    assert markers.overlap(Marker("extra == 'x'"), Marker("extra == 'x'")) is True
+    split = (Marker("extra == 'x' and python_version < '3.11'"), Marker("extra == 'x' and python_version >= '3.11'"))
+    assert markers.overlap(*split) is False
+
+
+@pytest.mark.parametrize(
+    ("op", "expected"), [("<", True), (">=", True), ("<=", False), (">", False), ("==", False), ("!=", False)]
+)
+def test_a_condition_on_python_version_is_equivalent_to_the_same_on_its_full_version(op: str, expected: bool) -> None:
+    """Every version tried is a real one (a full version that is no version holds for one spelling only), and 3.11.1
+    is tried: ``python_version <= "3.11"`` takes it in, ``python_full_version <= "3.11"`` does not."""
+    short, full = Marker(f"python_version {op} '3.11'"), Marker(f"python_full_version {op} '3.11'")
+    assert markers.equivalent(short, full) is expected
