@@ -101,7 +101,7 @@ _EXTRA_SETS: tuple[tuple[str, ...], ...] = ((), ("x",), ("y",), ("x", "y"))
 
 
 def _brute_overlap(first: Marker, second: Marker) -> bool:
-    base = default_environment()
+    base = {k: str(v) for k, v in default_environment().items()}
     for full, platform, extras in itertools.product(_VERSIONS, _PLATFORMS, _EXTRA_SETS):
         env = {**base, "python_full_version": full, "implementation_version": full, "sys_platform": platform}
         env["python_version"] = ".".join(full.split(".")[:2])
