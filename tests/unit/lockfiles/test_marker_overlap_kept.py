@@ -149,3 +149,29 @@ def test_a_condition_on_python_version_is_equivalent_to_the_same_on_its_full_ver
     is tried: ``python_version <= "3.11"`` takes it in, ``python_full_version <= "3.11"`` does not."""
     short, full = Marker(f"python_version {op} '3.11'"), Marker(f"python_full_version {op} '3.11'")
     assert markers.equivalent(short, full) is expected
+
+
+def test_a_marker_specialised_keeps_every_condition_of_an_and() -> None:
+    marker = Marker("sys_platform == 'linux' and python_version < '3.9' and extra == 'x'")
+    got = markers.specialise(marker, lambda v, o, x: True if v == "extra" else None)
+    assert got == Marker('(sys_platform == "linux") and (python_version < "3.9")')
+    assert markers.specialise(marker, lambda v, o, x: False if v == "extra" else None) is False
+
+
+def _words(prefix: str, count: int) -> str:
+    return " ".join(f"{prefix}{i}" for i in range(count))
+
+
+def test_a_grid_of_twenty_thousand_environments_is_tried_and_one_more_is_assumed_to_overlap() -> None:
+    """Each ``in`` literal is tried whole, word by word, and as no value of it; platforms keep the two apart.
+    5 x 40 x 100 = 20,000 environments are tried (no overlap); 3 x 59 x 113 = 20,001 are not (assumed)."""
+    tried = (
+        Marker(f"sys_platform in 'a b' and platform_machine in '{_words('m', 38)}'"),
+        Marker(f"sys_platform == 'nope' and os_name in '{_words('o', 98)}'"),
+    )
+    too_many = (
+        Marker(f"sys_platform == 'a' and platform_machine in '{_words('m', 57)}'"),
+        Marker(f"sys_platform == 'nope' and os_name in '{_words('o', 111)}'"),
+    )
+    assert markers.overlap(*tried) is False
+    assert markers.overlap(*too_many) is True
