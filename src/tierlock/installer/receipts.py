@@ -211,6 +211,8 @@ def load(path: Path) -> Receipt | None:
         return None
     receipt = Receipt(path, data) if isinstance(data, dict) and data.get("schema") == SCHEMA else None
     if time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) > _RACY_NS:
+        if len(_LOADED) >= _KEPT:  # a long-lived process (a test session) meets many environments
+            _LOADED.clear()
         _LOADED[path] = (identity, receipt)
     return receipt
 
@@ -219,6 +221,7 @@ def load(path: Path) -> Receipt | None:
 _LOADED: dict[Path, tuple[tuple[int, ...], Receipt | None]] = {}
 #: How recent a change may be for a receipt to be read again every time (nanoseconds).
 _RACY_NS = 2_000_000_000
+_KEPT = 64
 
 
 def load_tier(prefix: Path, tier: str) -> Receipt | None:

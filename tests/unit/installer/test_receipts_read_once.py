@@ -84,3 +84,16 @@ def test_a_receipt_deleted_or_broken_after_it_was_read_is_no_receipt(
     assert receipts.load_tier(tmp_path, "pandas") is None
     receipts.receipt_path(tmp_path, "polars").write_text("{not json")
     assert receipts.load_all(tmp_path) == {}
+
+
+def test_the_receipts_kept_stay_bounded_and_each_is_still_right(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in range(5):
+        _write(tmp_path / f"env{n}", "pandas", f"2026-01-0{n + 1}T00:00:00")
+    _settled(monkeypatch)
+    monkeypatch.setattr(receipts, "_KEPT", 2)
+    for _ in range(2):
+        for n in range(5):
+            assert receipts.load_tier(tmp_path / f"env{n}", "pandas").installed_at == f"2026-01-0{n + 1}T00:00:00"  # type: ignore[union-attr]
+            assert len(receipts._LOADED) <= 2
