@@ -30,6 +30,10 @@ _FORWARD = re.compile(r"\b([a-z_]+)\s*(?:<=|>=|==|!=|~=|===|<|>|not in|in)\s*\"(
 _BACKWARD = re.compile(r"\"([^\"]*)\"\s*(?:not in|in)\s*([a-z_]+)\b")
 _LIMIT = 20000
 _OTHER = "tierlock-other"
+_SET_VARS = ("extras", "dependency_groups")
+_SET_NAMES = 14
+"""More names than this compared with one set variable: too many sets to try (2**14 of them)."""
+_Value = str | frozenset[str]
 
 
 def applies(
@@ -99,7 +103,7 @@ def _overlap(first: Marker, second: Marker, texts: tuple[str, str]) -> bool:
     return any(_apart_from_extra(env) in firsts for env in grid if _holds(second, env))
 
 
-def _apart_from_extra(env: dict[str, str]) -> tuple[tuple[str, str], ...]:
+def _apart_from_extra(env: dict[str, _Value]) -> tuple[tuple[str, _Value], ...]:
     return tuple((k, v) for k, v in env.items() if k != "extra")
 
 
@@ -121,20 +125,25 @@ def equivalent(first: Marker | None, second: Marker | None, requires_python: str
     return all(_holds_or_true(first, env) == _holds_or_true(second, env) for env in grid)
 
 
-def _grid(texts: Sequence[str], *, requires_python: str | None = None) -> list[dict[str, str]] | None:
+def _grid(texts: Sequence[str], *, requires_python: str | None = None) -> list[dict[str, _Value]] | None:
     """Every environment worth trying for markers *texts*, ``extra`` among them (None: more than ``_LIMIT``)."""
     values = _literals(texts)
     versions: set[str] = set()
-    strings: dict[str, list[str]] = {}
+    strings: dict[str, list[_Value]] = {}
     for var, found in values.items():
         if var in _VERSION_VARS:
             versions.update(found)
+        elif var in _SET_VARS:  # a lockfile's extras and dependency groups: every set of the names compared
+            members = sorted(found)  # packaging compares them normalized
+            if len(members) > _SET_NAMES:
+                return None
+            strings[var] = [frozenset(c) for n in range(len(members) + 1) for c in itertools.combinations(members, n)]
         else:
             candidates = {_OTHER}
             for value in found:
                 candidates.add(value)
                 candidates.update(v for v in re.split(r"[\s,]+", value) if v)
-            strings[var] = sorted(candidates)
+            strings[var] = [*sorted(candidates)]
     if requires_python and versions:
         versions.update(re.findall(r"\d+(?:\.\d+)*", requires_python))  # the allowed range's own edges
     version_candidates = _python_candidates(versions) if versions else ["3.12.0"]
@@ -146,11 +155,16 @@ def _grid(texts: Sequence[str], *, requires_python: str | None = None) -> list[d
         total *= len(strings[var])
     if total > _LIMIT:
         return None
-    grid: list[dict[str, str]] = []
+    grid: list[dict[str, _Value]] = []
     for full in version_candidates:
         short = ".".join(full.split(".")[:2])
         for combo in itertools.product(*(strings[n] for n in names)):
-            env = {"python_version": short, "python_full_version": full, "implementation_version": full, "extra": ""}
+            env: dict[str, _Value] = {
+                "python_version": short,
+                "python_full_version": full,
+                "implementation_version": full,
+                "extra": "",
+            }
             env.update(zip(names, combo, strict=True))
             grid.append(env)
     return grid
@@ -178,11 +192,11 @@ def _allowed(versions: list[str], requires_python: str) -> list[str]:
     return kept or versions
 
 
-def _holds_or_true(marker: Marker | None, env: dict[str, str]) -> bool:
+def _holds_or_true(marker: Marker | None, env: dict[str, _Value]) -> bool:
     return True if marker is None else _holds(marker, env)
 
 
-def _holds(marker: Marker, env: dict[str, str]) -> bool:
+def _holds(marker: Marker, env: dict[str, _Value]) -> bool:
     try:
         return marker.evaluate(env)
     except Exception:  # an uncomparable value (e.g. a non-version literal): treat as holding
@@ -249,10 +263,10 @@ def _specialise_list(items: object, decide: Callable[[str, str, str], bool | Non
         parts = [p for p in alternative if isinstance(p, str)]
         if not parts:
             return True  # one alternative holds whatever the environment
-        kept.append(parts[0] if len(parts) == 1 else " and ".join(f"({p})" for p in parts))
+        kept.append(" and ".join(f"({p})" for p in parts))  # packaging drops the parentheses it does not need
     if not kept:
         return False
-    return kept[0] if len(kept) == 1 else " or ".join(f"({k})" for k in kept)
+    return " or ".join(f"({k})" for k in kept)
 
 
 def _specialise_atom(atom: tuple[Any, Any, Any], decide: Callable[[str, str, str], bool | None]) -> str | bool:

@@ -80,6 +80,8 @@ def test_the_kept_answers_stay_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
         ("python_full_version < '3.11'", "python_full_version >= '3.11'", False),  # a two-part version: its .0
         ("python_full_version < '3.11.0'", "python_full_version >= '3.11.0'", False),
         ("python_full_version > '3.11.4' and python_version <= '3.11'", "implementation_name == 'cpython'", True),
+        ("python_full_version > '3.11.5' and python_version <= '3.11'", "implementation_name == 'cpython'", True),
+        ("python_version > '3.10'", "sys_platform == 'linux'", True),  # 3.11.0, the next minor's first
     ],
 )
 def test_the_versions_tried_are_the_literals_and_their_neighbours(first: str, second: str, expected: bool) -> None:
@@ -100,12 +102,18 @@ _PLATFORMS = ("linux", "win32", "darwin")
 _EXTRA_SETS: tuple[tuple[str, ...], ...] = ((), ("x",), ("y",), ("x", "y"))
 
 
+_GROUP_SETS: tuple[tuple[str, ...], ...] = ((), ("dev",), ("docs",), ("dev", "docs"))
+
+
 def _brute_overlap(first: Marker, second: Marker) -> bool:
     base = {k: str(v) for k, v in default_environment().items()}
-    for full, platform, extras in itertools.product(_VERSIONS, _PLATFORMS, _EXTRA_SETS):
+    groups_tried = _GROUP_SETS if "dependency_groups" in f"{first} {second}" else ((),)
+    for full, platform, extras, groups in itertools.product(_VERSIONS, _PLATFORMS, _EXTRA_SETS, groups_tried):
         env = {**base, "python_full_version": full, "implementation_version": full, "sys_platform": platform}
         env["python_version"] = ".".join(full.split(".")[:2])
-        if markers.applies(first, env, extras=extras) and markers.applies(second, env, extras=extras):
+        if markers.applies(first, env, extras=extras, groups=groups) and markers.applies(
+            second, env, extras=extras, groups=groups
+        ):
             return True
     return False
 
@@ -124,6 +132,16 @@ PAIRS = [
     ("extra == 'x' and sys_platform == 'linux'", "extra != 'x' and sys_platform == 'linux'"),
     ("extra == 'x'", "sys_platform == 'win32'"),
     ("sys_platform == 'linux' or extra == 'y'", "sys_platform == 'win32'"),
+    # a lockfile's (PEP 751) extras and dependency groups: sets, one for both markers
+    ("'x' in extras", "'x' in extras"),
+    ("'x' in extras", "'y' in extras"),
+    ("'x' in extras", "'x' not in extras"),
+    ("'x' in extras and python_version < '3.11'", "'x' in extras and python_version >= '3.11'"),
+    ("'x' in extras or sys_platform == 'linux'", "'x' not in extras and sys_platform == 'win32'"),
+    ("'X' in extras and 'y' not in extras", "'y' in extras"),
+    ("'dev' in dependency_groups", "'docs' in dependency_groups"),
+    ("'dev' in dependency_groups and 'docs' not in dependency_groups", "'docs' in dependency_groups"),
+    ("'dev' in dependency_groups", "'x' in extras and sys_platform == 'darwin'"),
 ]
 
 
@@ -175,3 +193,27 @@ def test_a_grid_of_twenty_thousand_environments_is_tried_and_one_more_is_assumed
     )
     assert markers.overlap(*tried) is False
     assert markers.overlap(*too_many) is True
+
+
+def test_every_set_of_fourteen_extras_is_tried_and_one_more_name_is_assumed_to_overlap() -> None:
+    """2**14 = 16,384 sets are tried (the two never hold together: n0 is in one set and not in the other)."""
+
+    def apart(count: int) -> tuple[Marker, Marker]:
+        rest = " and ".join(f"'n{i}' in extras" for i in range(1, count))
+        return Marker("'n0' in extras"), Marker(f"'n0' not in extras and {rest}")
+
+    assert markers.overlap(*apart(14)) is False
+    assert markers.overlap(*apart(15)) is True
+
+
+def test_a_marker_that_holds_for_every_python_is_equivalent_to_no_marker() -> None:
+    """(A version tried beside `3.0` is a real one: `3.-1.99` would hold for neither version condition.)"""
+    always = Marker("python_version >= '3.0' or python_version < '3.0'")
+    assert markers.equivalent(always, None) is True
+    assert markers.equivalent(always, Marker("sys_platform == 'linux' or sys_platform != 'linux'")) is True
+    assert markers.equivalent(Marker("python_version >= '3.0'"), None, ">=3.9") is True
+
+
+def test_a_single_condition_left_after_specialising_is_the_condition_itself() -> None:
+    got = markers.specialise(Marker("sys_platform == 'linux' and extra == 'x'"), lambda v, o, x: v == "extra" or None)
+    assert str(got) == 'sys_platform == "linux"'
