@@ -205,7 +205,7 @@ def _holds(marker: Marker, env: dict[str, _Value]) -> bool:
 
 def _python_candidates(literals: set[str]) -> list[str]:
     out: set[str] = set()
-    for literal in literals:
+    for literal in sorted(literals):  # one order whatever the hash seed
         parts = [int(p) for p in re.findall(r"\d+", literal)[:3]]
         if not parts:
             continue
@@ -252,7 +252,7 @@ def _specialise_list(items: object, decide: Callable[[str, str, str], bool | Non
             continue
         elif isinstance(item, list):
             alternatives[-1].append(_specialise_list(item, decide))
-        elif isinstance(item, tuple) and len(item) == 3:
+        elif isinstance(item, tuple):
             alternatives[-1].append(_specialise_atom(item, decide))
         else:
             raise ValueError(f"unexpected marker part: {item!r}")

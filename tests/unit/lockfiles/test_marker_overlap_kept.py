@@ -82,6 +82,9 @@ def test_the_kept_answers_stay_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
         ("python_full_version > '3.11.4' and python_version <= '3.11'", "implementation_name == 'cpython'", True),
         ("python_full_version > '3.11.5' and python_version <= '3.11'", "implementation_name == 'cpython'", True),
         ("python_version > '3.10'", "sys_platform == 'linux'", True),  # 3.11.0, the next minor's first
+        ("python_version > '3.11'", "sys_platform == 'linux'", True),
+        # a literal that is no version is passed over, the others still give their versions
+        ("python_version != '' and python_version < '3.11'", "sys_platform == 'linux'", True),
     ],
 )
 def test_the_versions_tried_are_the_literals_and_their_neighbours(first: str, second: str, expected: bool) -> None:
