@@ -215,8 +215,6 @@ def _python_candidates(literals: set[str]) -> list[str]:
         out.add(f"{major}.{minor}.{micro}")
         out.add(f"{major}.{minor}.{micro + 1}")
         out.add(f"{major}.{minor + 1}.0")
-        if micro > 0:
-            out.add(f"{major}.{minor}.{micro - 1}")
         if minor > 0:
             out.add(f"{major}.{minor - 1}.99")
     return sorted(out) or ["3.12.0"]
