@@ -97,3 +97,14 @@ def test_the_receipts_kept_stay_bounded_and_each_is_still_right(
         for n in range(5):
             assert receipts.load_tier(tmp_path / f"env{n}", "pandas").installed_at == f"2026-01-0{n + 1}T00:00:00"  # type: ignore[union-attr]
             assert len(receipts._LOADED) <= 2
+
+
+def test_a_receipt_changed_within_the_clocks_tick_is_not_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file system whose times move by ticks can rewrite a receipt in place without changing its identity: one
+    changed less than ``_RACY_NS`` ago is read again at every ask; one changed before that is kept."""
+    fresh = _write(tmp_path, "pandas", "2026-01-01T00:00:00")
+    assert receipts.load(fresh) is not None
+    assert fresh not in receipts._LOADED
+    _settled(monkeypatch)
+    assert receipts.load(fresh) is not None
+    assert fresh in receipts._LOADED
