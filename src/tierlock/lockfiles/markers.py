@@ -188,7 +188,7 @@ def _allowed(versions: list[str], requires_python: str) -> list[str]:
         allowed = SpecifierSet(requires_python)
     except InvalidSpecifier:
         return versions
-    kept = [v for v in versions if allowed.contains(v, prereleases=True)]
+    kept = [v for v in versions if allowed.contains(v)]  # each X.Y.Z: never a pre-release
     return kept or versions
 
 

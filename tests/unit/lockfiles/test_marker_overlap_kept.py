@@ -83,6 +83,7 @@ def test_the_kept_answers_stay_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
         ("python_full_version > '3.11.5' and python_version <= '3.11'", "implementation_name == 'cpython'", True),
         ("python_version > '3.10'", "sys_platform == 'linux'", True),  # 3.11.0, the next minor's first
         ("python_version > '3.11'", "sys_platform == 'linux'", True),
+        ("python_full_version > '3.11.4'", "python_full_version < '3.11.6'", True),  # 3.11.5, one past, alone
         # a literal that is no version is passed over, the others still give their versions
         ("python_version != '' and python_version < '3.11'", "sys_platform == 'linux'", True),
     ],
