@@ -191,14 +191,37 @@ def write(prefix: Path, document: Mapping[str, Any]) -> Path:
 
 
 def load(path: Path) -> Receipt | None:
-    """The receipt at *path*, or None when it is missing or unreadable (treated as no receipt)."""
+    """The receipt at *path*, or None when it is missing or unreadable (treated as no receipt).
+
+    Read once while its identity (device, inode, size, times) holds: a command asks for the receipts once per
+    tier it probes. A receipt changed in place within :data:`_RACY_NS` of its last change could keep its
+    identity (the clock's tick), so one that recent is read every time.
+    """
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    identity = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    kept = _LOADED.get(path)
+    if kept is not None and kept[0] == identity:
+        return kept[1]
     try:
         data = json.loads(path.read_bytes())
     except (OSError, ValueError):
         return None
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        return None
-    return Receipt(path, data)
+    receipt = Receipt(path, data) if isinstance(data, dict) and data.get("schema") == SCHEMA else None
+    if time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) > _RACY_NS:
+        if len(_LOADED) >= _KEPT:  # a long-lived process (a test session) meets many environments
+            _LOADED.clear()
+        _LOADED[path] = (identity, receipt)
+    return receipt
+
+
+#: :func:`load`'s receipts by path, with the identity each was read at.
+_LOADED: dict[Path, tuple[tuple[int, ...], Receipt | None]] = {}
+#: How recent a change may be for a receipt to be read again every time (nanoseconds).
+_RACY_NS = 2_000_000_000
+_KEPT = 64
 
 
 def load_tier(prefix: Path, tier: str) -> Receipt | None:

@@ -30,6 +30,10 @@ _FORWARD = re.compile(r"\b([a-z_]+)\s*(?:<=|>=|==|!=|~=|===|<|>|not in|in)\s*\"(
 _BACKWARD = re.compile(r"\"([^\"]*)\"\s*(?:not in|in)\s*([a-z_]+)\b")
 _LIMIT = 20000
 _OTHER = "tierlock-other"
+_SET_VARS = ("extras", "dependency_groups")
+_SET_NAMES = 14
+"""More names than this compared with one set variable: too many sets to try (2**14 of them)."""
+_Value = str | frozenset[str]
 
 
 def applies(
@@ -89,10 +93,18 @@ _KEPT = 4096
 
 
 def _overlap(first: Marker, second: Marker, texts: tuple[str, str]) -> bool:
+    """Some environment where both hold, each with an extra of its own (a tier's extras are a set, and
+    :func:`applies` evaluates a marker once per extra: ``extra == "x"`` and ``extra == "y"`` both hold in a
+    tier bringing in x and y)."""
     grid = _grid(texts)
     if grid is None:
         return True  # too many combinations to try: assume the worst
-    return any(_holds(first, env) and _holds(second, env) for env in grid)
+    firsts = {_apart_from_extra(env) for env in grid if _holds(first, env)}
+    return any(_apart_from_extra(env) in firsts for env in grid if _holds(second, env))
+
+
+def _apart_from_extra(env: dict[str, _Value]) -> tuple[tuple[str, _Value], ...]:
+    return tuple((k, v) for k, v in env.items() if k != "extra")
 
 
 def equivalent(first: Marker | None, second: Marker | None, requires_python: str | None = None) -> bool:
@@ -107,28 +119,31 @@ def equivalent(first: Marker | None, second: Marker | None, requires_python: str
     if str(first) == str(second):
         return True
     texts = tuple(str(m) for m in (first, second) if m is not None)
-    grid = _grid(texts, extras=True, requires_python=requires_python)
+    grid = _grid(texts, requires_python=requires_python)
     if grid is None:
         return False
     return all(_holds_or_true(first, env) == _holds_or_true(second, env) for env in grid)
 
 
-def _grid(
-    texts: Sequence[str], *, extras: bool = False, requires_python: str | None = None
-) -> list[dict[str, str]] | None:
-    """Every environment worth trying for markers *texts* (None: more than ``_LIMIT``)."""
+def _grid(texts: Sequence[str], *, requires_python: str | None = None) -> list[dict[str, _Value]] | None:
+    """Every environment worth trying for markers *texts*, ``extra`` among them (None: more than ``_LIMIT``)."""
     values = _literals(texts)
     versions: set[str] = set()
-    strings: dict[str, list[str]] = {}
+    strings: dict[str, list[_Value]] = {}
     for var, found in values.items():
         if var in _VERSION_VARS:
             versions.update(found)
-        elif var != "extra" or extras:
+        elif var in _SET_VARS:  # a lockfile's extras and dependency groups: every set of the names compared
+            members = sorted(found)  # packaging compares them normalized
+            if len(members) > _SET_NAMES:
+                return None
+            strings[var] = [frozenset(c) for n in range(len(members) + 1) for c in itertools.combinations(members, n)]
+        else:
             candidates = {_OTHER}
             for value in found:
                 candidates.add(value)
                 candidates.update(v for v in re.split(r"[\s,]+", value) if v)
-            strings[var] = sorted(candidates)
+            strings[var] = [*sorted(candidates)]
     if requires_python and versions:
         versions.update(re.findall(r"\d+(?:\.\d+)*", requires_python))  # the allowed range's own edges
     version_candidates = _python_candidates(versions) if versions else ["3.12.0"]
@@ -140,11 +155,16 @@ def _grid(
         total *= len(strings[var])
     if total > _LIMIT:
         return None
-    grid: list[dict[str, str]] = []
+    grid: list[dict[str, _Value]] = []
     for full in version_candidates:
         short = ".".join(full.split(".")[:2])
         for combo in itertools.product(*(strings[n] for n in names)):
-            env = {"python_version": short, "python_full_version": full, "implementation_version": full, "extra": ""}
+            env: dict[str, _Value] = {
+                "python_version": short,
+                "python_full_version": full,
+                "implementation_version": full,
+                "extra": "",
+            }
             env.update(zip(names, combo, strict=True))
             grid.append(env)
     return grid
@@ -168,15 +188,15 @@ def _allowed(versions: list[str], requires_python: str) -> list[str]:
         allowed = SpecifierSet(requires_python)
     except InvalidSpecifier:
         return versions
-    kept = [v for v in versions if allowed.contains(v, prereleases=True)]
+    kept = [v for v in versions if allowed.contains(v)]  # each X.Y.Z: never a pre-release
     return kept or versions
 
 
-def _holds_or_true(marker: Marker | None, env: dict[str, str]) -> bool:
+def _holds_or_true(marker: Marker | None, env: dict[str, _Value]) -> bool:
     return True if marker is None else _holds(marker, env)
 
 
-def _holds(marker: Marker, env: dict[str, str]) -> bool:
+def _holds(marker: Marker, env: dict[str, _Value]) -> bool:
     try:
         return marker.evaluate(env)
     except Exception:  # an uncomparable value (e.g. a non-version literal): treat as holding
@@ -185,7 +205,7 @@ def _holds(marker: Marker, env: dict[str, str]) -> bool:
 
 def _python_candidates(literals: set[str]) -> list[str]:
     out: set[str] = set()
-    for literal in literals:
+    for literal in sorted(literals):  # one order whatever the hash seed
         parts = [int(p) for p in re.findall(r"\d+", literal)[:3]]
         if not parts:
             continue
@@ -195,8 +215,6 @@ def _python_candidates(literals: set[str]) -> list[str]:
         out.add(f"{major}.{minor}.{micro}")
         out.add(f"{major}.{minor}.{micro + 1}")
         out.add(f"{major}.{minor + 1}.0")
-        if micro > 0:
-            out.add(f"{major}.{minor}.{micro - 1}")
         if minor > 0:
             out.add(f"{major}.{minor - 1}.99")
     return sorted(out) or ["3.12.0"]
@@ -232,7 +250,7 @@ def _specialise_list(items: object, decide: Callable[[str, str, str], bool | Non
             continue
         elif isinstance(item, list):
             alternatives[-1].append(_specialise_list(item, decide))
-        elif isinstance(item, tuple) and len(item) == 3:
+        elif isinstance(item, tuple):
             alternatives[-1].append(_specialise_atom(item, decide))
         else:
             raise ValueError(f"unexpected marker part: {item!r}")
@@ -243,10 +261,10 @@ def _specialise_list(items: object, decide: Callable[[str, str, str], bool | Non
         parts = [p for p in alternative if isinstance(p, str)]
         if not parts:
             return True  # one alternative holds whatever the environment
-        kept.append(parts[0] if len(parts) == 1 else " and ".join(f"({p})" for p in parts))
+        kept.append(" and ".join(f"({p})" for p in parts))  # packaging drops the parentheses it does not need
     if not kept:
         return False
-    return kept[0] if len(kept) == 1 else " or ".join(f"({k})" for k in kept)
+    return " or ".join(f"({k})" for k in kept)
 
 
 def _specialise_atom(atom: tuple[Any, Any, Any], decide: Callable[[str, str, str], bool | None]) -> str | bool:
