@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (the cache folder fixture imported from tests/support/keptparses.py is redefined as a parameter)
 """A requirements lockfile's parse is kept by the sha256 of its bytes, and a kept parse is given only for those
 bytes: the read is always the one a parse with nothing kept gives.
 
@@ -11,11 +12,11 @@ modification time, a damaged or foreign kept file, another tierlock or packaging
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.support.keptparses import cache, forget, next_command, parsed_keeping_nothing  # noqa: F401
 from tierlock.frozen import replace
 from tierlock.lockfiles import fileread, keptparse
 from tierlock.lockfiles import requirements as req_format
@@ -68,36 +69,6 @@ BODIES = {
 }
 
 
-@pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(folder))
-    _forget()
-    yield folder
-    _forget()
-
-
-def _forget() -> None:
-    """As a new process: nothing read, parsed or waiting to be written (the process's own memos)."""
-    fileread._READ.clear()
-    keptparse._FILES.clear()
-    keptparse._CHANGED.clear()
-    keptparse._MARKERS.clear()
-    keptparse._CODE.clear()
-
-
-def _next_command() -> None:
-    """This command ends (its kept parses written), and the next one starts."""
-    keptparse.save_all()
-    _forget()
-
-
-def _with_nothing_kept(path: Path, monkeypatch: pytest.MonkeyPatch) -> fileread.ReadResult:
-    with monkeypatch.context() as patch:
-        patch.setenv("TIERLOCK_CACHE_DIR", "")
-        return fileread._parsed(path, path.read_bytes())
-
-
 def _write(folder: Path, name: str, header: bool = True) -> Path:
     body = BODIES[name]
     path = folder / f"{name}.txt"
@@ -108,7 +79,7 @@ def _write(folder: Path, name: str, header: bool = True) -> Path:
 
 def _read_kept(path: Path, monkeypatch: pytest.MonkeyPatch) -> fileread.ReadResult:
     """The read of *path* by the next command, when it must come from the kept parse (the parser fails if called)."""
-    _next_command()
+    next_command()
     with monkeypatch.context() as patch:
         patch.setattr(req_format, "parse", _no_parse)
         return fileread._parsed(path, path.read_bytes())
@@ -126,7 +97,7 @@ def test_a_kept_parse_gives_exactly_what_a_parse_with_nothing_kept_gives(
     path = _write(tmp_path, name, header)
     first = fileread._parsed(path, path.read_bytes())
     again = _read_kept(path, monkeypatch)
-    expected = _with_nothing_kept(path, monkeypatch)
+    expected = parsed_keeping_nothing(path, monkeypatch)
     assert first == again == expected
     assert again.problems == expected.problems
     assert [
@@ -142,7 +113,7 @@ def test_the_markers_made_again_evaluate_as_the_parsed_ones(
 ) -> None:
     path = _write(tmp_path, "markers")
     fileread._parsed(path, path.read_bytes())
-    again, expected = _read_kept(path, monkeypatch), _with_nothing_kept(path, monkeypatch)
+    again, expected = _read_kept(path, monkeypatch), parsed_keeping_nothing(path, monkeypatch)
     for env in ({"python_version": "3.10", "python_full_version": "3.10.2"}, {"sys_platform": "win32"}, {}):
         assert [e.applies(env or None) for e in again.lock.entries] == [
             e.applies(env or None) for e in expected.lock.entries
@@ -160,7 +131,7 @@ def test_an_edit_that_keeps_the_size_and_the_time_is_parsed_again(
     assert os.stat(path).st_size == before.st_size
     got = fileread._parsed(path, path.read_bytes())
     assert [e.pin for e in got.lock.entries] == ["attrs==25.1.0", "numpy==2.3.1"]
-    assert got == _with_nothing_kept(path, monkeypatch)
+    assert got == parsed_keeping_nothing(path, monkeypatch)
     assert _read_kept(path, monkeypatch) == got  # and the new parse is the one kept now
 
 
@@ -181,11 +152,11 @@ def test_a_damaged_kept_parse_is_no_parse_and_the_lockfile_is_parsed(
 ) -> None:
     path = _write(tmp_path, "markers")
     fileread._parsed(path, path.read_bytes())
-    _next_command()
+    next_command()
     (kept,) = cache.glob("lockparse-*")
     kept.write_bytes(damage(kept.read_bytes()))  # type: ignore[operator]
     assert keptparse.find(str(path), sha256_hex(path.read_bytes())) is None
-    assert fileread._parsed(path, path.read_bytes()) == _with_nothing_kept(path, monkeypatch)
+    assert fileread._parsed(path, path.read_bytes()) == parsed_keeping_nothing(path, monkeypatch)
 
 
 def test_a_sealed_kept_file_of_another_shape_is_no_parse(cache: Path, tmp_path: Path) -> None:
@@ -195,7 +166,7 @@ def test_a_sealed_kept_file_of_another_shape_is_no_parse(cache: Path, tmp_path: 
     path = _write(tmp_path, "plain")
     digest = sha256_hex(path.read_bytes())
     fileread._parsed(path, path.read_bytes())
-    _next_command()
+    next_command()
     (kept,) = cache.glob("lockparse-*")
     where = str(path)
     for form in (
@@ -207,7 +178,7 @@ def test_a_sealed_kept_file_of_another_shape_is_no_parse(cache: Path, tmp_path: 
     ):
         data = marshal.dumps(form)
         kept.write_bytes(bytes(sha256(data).digest()) + data)
-        _forget()
+        forget()
         assert keptparse.find(where, digest) is None
 
 
@@ -222,11 +193,11 @@ def test_a_parse_kept_by_another_tierlock_or_packaging_is_not_given(
     path = _write(tmp_path, "plain")
     digest = sha256_hex(path.read_bytes())
     fileread._parsed(path, path.read_bytes())
-    _next_command()
+    next_command()
     assert keptparse.find(str(path), digest) is not None
     for name, value in other.items():
         monkeypatch.setattr(keptparse, name, value)
-    _forget()
+    forget()
     assert keptparse.find(str(path), digest) is None
 
 
@@ -239,12 +210,12 @@ def test_each_lockfile_keeps_its_own_parse_one_file_per_folder_and_another_paths
     for path in (one, two, three):
         fileread._parsed(path, path.read_bytes())
     assert not cache.exists()  # written once, when the command ends
-    _next_command()
+    next_command()
     assert len(list(cache.glob("lockparse-*"))) == 2
     assert keptparse.find(str(one), sha256_hex(two.read_bytes())) is None
     assert _read_kept(one, monkeypatch).lock.path == one
-    assert _read_kept(two, monkeypatch) == _with_nothing_kept(two, monkeypatch)
-    assert _read_kept(three, monkeypatch) == _with_nothing_kept(three, monkeypatch)
+    assert _read_kept(two, monkeypatch) == parsed_keeping_nothing(two, monkeypatch)
+    assert _read_kept(three, monkeypatch) == parsed_keeping_nothing(three, monkeypatch)
 
 
 def test_a_folder_of_more_lockfiles_than_kept_starts_afresh(
@@ -254,14 +225,14 @@ def test_a_folder_of_more_lockfiles_than_kept_starts_afresh(
     paths = [_write(tmp_path, name) for name in ("plain", "markers", "url")]
     for path in paths:
         fileread._parsed(path, path.read_bytes())
-    _next_command()
+    next_command()
     assert [keptparse.find(str(p), sha256_hex(p.read_bytes())) is not None for p in paths] == [False, False, True]
 
 
 def test_nothing_is_kept_when_caching_is_off_or_the_folder_cannot_be_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _forget()
+    forget()
     path = _write(tmp_path, "plain")
     monkeypatch.setenv("TIERLOCK_CACHE_DIR", "")
     assert fileread._parsed(path, path.read_bytes()).lock.entries
@@ -269,8 +240,8 @@ def test_nothing_is_kept_when_caching_is_off_or_the_folder_cannot_be_written(
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(blocker / "cache"))
-    assert fileread._parsed(path, path.read_bytes()) == _with_nothing_kept(path, monkeypatch)
-    _next_command()  # (nothing raised)
+    assert fileread._parsed(path, path.read_bytes()) == parsed_keeping_nothing(path, monkeypatch)
+    next_command()  # (nothing raised)
     assert keptparse.find(str(path), sha256_hex(path.read_bytes())) is None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "plain.txt"]
 
@@ -279,7 +250,7 @@ def test_a_pylock_lockfile_is_not_kept(cache: Path, tmp_path: Path) -> None:
     path = tmp_path / "pylock.base.toml"
     path.write_text('lock-version = "1.0"\ncreated-by = "x"\n[[packages]]\nname = "a"\nversion = "1"\n')
     fileread._parsed(path, path.read_bytes())
-    _next_command()
+    next_command()
     assert not cache.exists()
 
 
@@ -290,7 +261,7 @@ def test_a_parse_with_pins_this_form_cannot_hold_is_not_kept(cache: Path, tmp_pa
     path = _write(tmp_path, "plain")
     digest = sha256_hex(path.read_bytes())
     parsed = fileread._parsed(path, path.read_bytes())
-    _forget()
+    forget()
     first = parsed.lock.entries[0]
     if shape == "files":
         wheel = LockedFile("wheel", "attrs-25.1.0-py3-none-any.whl", None, None, None, {"sha256": H1})
@@ -299,7 +270,7 @@ def test_a_parse_with_pins_this_form_cannot_hold_is_not_kept(cache: Path, tmp_pa
         odd = replace(first, index="https://example.invalid/simple")
     keptparse.keep(str(path), digest, keptparse.Parse(None, [odd, *parsed.lock.entries[1:]], [], ""))
     assert keptparse.find(str(path), digest) is None
-    _next_command()
+    next_command()
     assert not cache.exists()
 
 
@@ -311,7 +282,7 @@ def test_the_markers_made_again_are_shared_by_text_across_lockfiles_and_stay_bou
     two = _write(tmp_path / "b", "markers")
     for path in (one, two):
         fileread._parsed(path, path.read_bytes())
-    _next_command()
+    next_command()
     monkeypatch.setattr(req_format, "parse", _no_parse)
     first, second = (fileread._parsed(path, path.read_bytes()) for path in (one, two))
     assert all(a.marker is b.marker for a, b in zip(first.lock.entries, second.lock.entries, strict=True))
@@ -330,16 +301,16 @@ def test_a_parse_kept_by_other_code_of_the_lockfile_readers_is_not_given(
     code.mkdir()
     (code / "requirements.py").write_text("# the parser\n")
     monkeypatch.setattr(keptparse, "_HERE", str(code))
-    _forget()
+    forget()
     path = _write(tmp_path, "plain")
     digest = sha256_hex(path.read_bytes())
     fileread._parsed(path, path.read_bytes())
-    _next_command()
+    next_command()
     assert keptparse.find(str(path), digest) is not None
     (code / "requirements.py").write_text("# the parser, changed\n")
-    _forget()
+    forget()
     assert keptparse.find(str(path), digest) is None
     monkeypatch.setattr(keptparse, "_HERE", str(tmp_path / "gone"))  # code that cannot be looked at
-    _forget()
+    forget()
     assert keptparse.find(str(path), digest) is None
-    assert fileread._parsed(path, path.read_bytes()) == _with_nothing_kept(path, monkeypatch)
+    assert fileread._parsed(path, path.read_bytes()) == parsed_keeping_nothing(path, monkeypatch)

@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (the cache folder fixture imported from tests/support/keptparses.py is redefined as a parameter)
 """A kept lockfile parse attacked as an unlucky user would meet it gives the answer of a parse that keeps nothing.
 
 :mod:`tierlock.lockfiles.keptparse` keeps what the parser made of a requirements lockfile by the sha256 of its
@@ -10,11 +11,11 @@ under two environments, and the cache folder shared by two interpreters that tak
 from __future__ import annotations
 
 import marshal
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.support.keptparses import cache, forget, next_command, parsed_keeping_nothing  # noqa: F401
 from tierlock.lockfiles import fileread, keptparse
 from tierlock.lockfiles.digest import sha256_hex
 from tierlock.lockfiles.locks import LockfileError
@@ -28,35 +29,6 @@ BODY = (
     f"twice==2.0 --hash=sha256:{H2}\n"
     "-r other.txt\n"
 )
-
-
-@pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(folder))
-    _forget()
-    yield folder
-    _forget()
-
-
-def _forget() -> None:
-    """As a new process: nothing read, parsed or waiting to be written."""
-    fileread._READ.clear()
-    keptparse._FILES.clear()
-    keptparse._CHANGED.clear()
-    keptparse._MARKERS.clear()
-    keptparse._CODE.clear()
-
-
-def _next_command() -> None:
-    keptparse.save_all()
-    _forget()
-
-
-def _fresh(path: Path, monkeypatch: pytest.MonkeyPatch) -> fileread.ReadResult:
-    with monkeypatch.context() as patch:
-        patch.setenv("TIERLOCK_CACHE_DIR", "")
-        return fileread._parsed(path, path.read_bytes())
 
 
 def _error(path: Path) -> str:
@@ -74,17 +46,17 @@ def test_every_single_byte_of_the_kept_file_changed_gives_no_parse(
     path.write_text(BODY)
     digest = sha256_hex(path.read_bytes())
     fileread._parsed(path, path.read_bytes())
-    _next_command()
+    next_command()
     (kept,) = cache.glob("lockparse-*")
     data = kept.read_bytes()
     assert keptparse.find(str(path), digest) is not None
     for at in range(len(data)):
         for flip in (0x01, 0x80):
             kept.write_bytes(data[:at] + bytes([data[at] ^ flip]) + data[at + 1 :])
-            _forget()
+            forget()
             assert keptparse.find(str(path), digest) is None, at
-    _forget()
-    assert fileread._parsed(path, path.read_bytes()) == _fresh(path, monkeypatch)
+    forget()
+    assert fileread._parsed(path, path.read_bytes()) == parsed_keeping_nothing(path, monkeypatch)
 
 
 def test_two_lockfiles_of_identical_bytes_in_two_folders_each_name_their_own_file_and_lines(
@@ -95,12 +67,12 @@ def test_two_lockfiles_of_identical_bytes_in_two_folders_each_name_their_own_fil
         path.parent.mkdir()
         path.write_text(BODY)
     expected = {path: _error(path) for path in (one, two)}  # nothing kept yet: parsed
-    _next_command()
+    next_command()
     for path in (two, one):
         assert _error(path) == expected[path]  # from the kept parse
         assert f"{path}:3: unhashed" in expected[path]
         assert f"{path}:6: " in expected[path]
-        assert fileread._parsed(path, path.read_bytes()) == _fresh(path, monkeypatch)
+        assert fileread._parsed(path, path.read_bytes()) == parsed_keeping_nothing(path, monkeypatch)
     assert expected[one].replace(str(one), "X") == expected[two].replace(str(two), "X")
 
 
@@ -112,12 +84,12 @@ def test_a_lockfile_given_the_bytes_another_one_was_kept_under_reads_as_those_by
     two.write_text(f"attrs==25.1.0 --hash=sha256:{H2}\n")
     for path in (one, two):
         fileread._parsed(path, path.read_bytes())
-    _next_command()
+    next_command()
     two.write_bytes(one.read_bytes())  # copied over: bytes another path was kept under
     got = fileread._parsed(two, two.read_bytes())
-    assert got == _fresh(two, monkeypatch)
+    assert got == parsed_keeping_nothing(two, monkeypatch)
     assert got.lock.path == two
-    assert [p.line for p in got.problems] == [p.line for p in _fresh(one, monkeypatch).problems]
+    assert [p.line for p in got.problems] == [p.line for p in parsed_keeping_nothing(one, monkeypatch).problems]
 
 
 def test_a_url_entry_naming_an_environment_variable_reads_the_same_under_any_environment(
@@ -127,10 +99,10 @@ def test_a_url_entry_naming_an_environment_variable_reads_the_same_under_any_env
     path.write_text(f"pkg @ https://${{HOST}}/pkg-1.0-py3-none-any.whl --hash=sha256:{H1}\n")
     monkeypatch.setenv("HOST", "one.invalid")
     first = fileread._parsed(path, path.read_bytes())
-    _next_command()
+    next_command()
     monkeypatch.setenv("HOST", "two.invalid")
     again = fileread._parsed(path, path.read_bytes())
-    assert again == first == _fresh(path, monkeypatch)
+    assert again == first == parsed_keeping_nothing(path, monkeypatch)
     assert again.lock.entries[0].url == "https://${HOST}/pkg-1.0-py3-none-any.whl"  # as pip is given it
 
 
@@ -142,14 +114,14 @@ def test_two_interpreters_taking_turns_on_one_cache_folder_each_get_their_own_pa
     digest = sha256_hex(path.read_bytes())
     ours = keptparse.key()
     fileread._parsed(path, path.read_bytes())
-    _next_command()
+    next_command()
     theirs = (*ours[:3], "cpython-39", *ours[4:])
     monkeypatch.setattr(keptparse, "key", lambda: theirs)
     assert keptparse.find(str(path), digest) is None  # the other interpreter's turn: not its parse
-    assert fileread._parsed(path, path.read_bytes()) == _fresh(path, monkeypatch)
-    _next_command()
+    assert fileread._parsed(path, path.read_bytes()) == parsed_keeping_nothing(path, monkeypatch)
+    next_command()
     (kept,) = cache.glob("lockparse-*")
     assert marshal.loads(kept.read_bytes()[32:])["key"] == theirs
     monkeypatch.setattr(keptparse, "key", lambda: ours)
     assert keptparse.find(str(path), digest) is None  # ours was replaced by theirs: parsed again, never taken
-    assert fileread._parsed(path, path.read_bytes()) == _fresh(path, monkeypatch)
+    assert fileread._parsed(path, path.read_bytes()) == parsed_keeping_nothing(path, monkeypatch)
