@@ -17,33 +17,13 @@ from pathlib import Path
 import pytest
 
 from tests.support.keptparses import cache, forget, next_command, parsed_keeping_nothing  # noqa: F401
+from tests.unit.lockfiles.test_lockfiles_reader import header_for
 from tierlock.frozen import replace
 from tierlock.lockfiles import fileread, keptparse
 from tierlock.lockfiles import requirements as req_format
-from tierlock.lockfiles.digest import body_digest, inputs_digest, sha256_hex
-from tierlock.lockfiles.locks import LockHeader
+from tierlock.lockfiles.digest import sha256_hex
 
 H1, H2 = "a" * 64, "b" * 64
-
-
-def _header(body: list[str], **changes: object) -> LockHeader:
-    inputs = ("attrs>=23", "numpy>=2")
-    header = LockHeader(
-        tier="base",
-        inputs=inputs,
-        inputs_digest=inputs_digest(
-            inputs, include_groups=(), requires_python=">=3.11", layered_on=None, format="requirements"
-        ),
-        layered_on=None,
-        layered_on_digest=None,
-        body_digest=body_digest(body),
-        backend="uv",
-        backend_version="0.9.0",
-        platform=None,
-        command="tierlock lock base",
-        requires_python=">=3.11",
-    )
-    return replace(header, **changes)
 
 
 BODIES = {
@@ -72,7 +52,7 @@ BODIES = {
 def _write(folder: Path, name: str, header: bool = True) -> Path:
     body = BODIES[name]
     path = folder / f"{name}.txt"
-    text = req_format.render(_header(body), body) if header else "\n".join(body) + "\n"
+    text = req_format.render(header_for(body), body) if header else "\n".join(body) + "\n"
     path.write_text(text, encoding="utf-8")
     return path
 
