@@ -14,6 +14,7 @@ import time
 
 from tierlock import keptnote
 from tierlock.collector import Paused
+from tierlock.keptnote import Packed, packed_bytes
 from tierlock.keptrun import (
     EFFECTS,
     SCHEMA,
@@ -316,7 +317,7 @@ class Recorder:
                 continue  # unreadable, or read by something besides the census: kept by its bytes
             if self.looks.get(path, 0) != self.told_looks.get(path, 0):
                 continue  # looked up by something besides the census (which takes only its kind): kept by its bytes
-            told = [[name, words, facts_digest(facts)] for name, words, facts in calls]
+            told = [call.told() if isinstance(call, Packed) else [*call[:2], facts_digest(call[2])] for call in calls]
             out[path] = (identity(path), digest(path) if path in self.opened else None, told, shown.get(path))
         return out
 
@@ -340,7 +341,7 @@ class Recorder:
         if entry is not None:
             if entry["summaries"]:  # the facts and results, read only to work a census out again: a file apart
                 data = entry["rerun"]
-                calls = {path: marshal.dumps(found) for path, found in data["calls"].items()}  # decoded one by one
+                calls = {path: packed_bytes(found) for path, found in data["calls"].items()}  # decoded one by one
                 surveys = [
                     [root, [inputs, marshal.dumps(was), *apart]] for root, (inputs, was, *apart) in data["surveys"]
                 ]
