@@ -186,3 +186,15 @@ def test_the_facts_kept_apart_decode_packed_and_plain_readings_alike() -> None:
     assert decoded.get("live") == [one, two]
     assert all(type(call) is list for call in decoded.get("live"))
     assert decoded.get("gone", "none") == "none"
+
+
+def test_two_packed_readings_are_equal_exactly_when_they_stand_for_the_same_reading() -> None:
+    facts: list[Any] = [[["os", 1, "import os", "", []]], {}, {}, [], {}, {}, [0, 1, 2]]
+    reading: list[Any] = ["tests/test_a.py", ["pandas"], facts]
+    digest = facts_digest(facts)
+    current, older = marshal.dumps(reading), marshal.dumps(reading, 2)  # two encodings of the same reading
+    assert current != older
+    name, words = "tests/test_a.py", ["pandas"]
+    assert Packed(name, words, digest, current) == Packed(name, words, digest, older)
+    other = marshal.dumps([name, words, None])
+    assert Packed(name, words, digest, current) != Packed(name, words, digest, other)
