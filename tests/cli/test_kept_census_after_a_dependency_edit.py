@@ -7,8 +7,8 @@ dependency bound of pyproject.toml is widened: the command runs in full, and its
 run before (its kept file is not written again). What that run keeps - each test file's facts as the kept result
 held them, as bytes not decoded - must then answer the next edit of a test file, conftest or helper exactly as a run
 with an empty cache folder does: an edit that leaves the census's result (worked out again from those facts), one
-that changes it, a same-size rewrite with its modification time put back, and the kept census file with a byte
-flipped.
+that changes it, a same-size rewrite with its modification time put back, the kept census file with a byte
+flipped, and another Python (3.12) sharing the cache folder.
 """
 
 from __future__ import annotations
@@ -16,12 +16,16 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support.kept import World, backdate, twice
+import tierlock
+from tests.support.env import clean_env
+from tests.support.interpreters import interpreter
+from tests.support.kept import ENTRY, World, backdate, twice
 
 CONFTEST = "tests/conftest.py"
 HELPER = "tests/helpers.py"
@@ -136,3 +140,30 @@ def test_a_kept_census_file_with_a_byte_flipped_is_worked_out_after_a_dependency
     _replace(kept, *EDITS["a helper added to a test file (the result as it was)"])
     edited, _ = kept.run(argv)
     _same(edited, _full(kept, argv))
+
+
+@pytest.mark.parametrize("command", ["check", "admit"])
+def test_a_census_result_kept_by_another_interpreter_sharing_the_cache_is_not_given(kept: World, command: str) -> None:
+    """Python 3.12 runs tierlock on the same project with the same cache folder after the dependency edit: the
+    result 3.11 kept (its key holds the interpreter) is not given to it, and each interpreter answers as a run that
+    keeps nothing."""
+    other = interpreter("3.12.1").python
+    argv = kept.argv(command)
+    twice(kept, argv)
+    _widen(kept, "0.7")
+    site = Path(sys.executable).parent.parent / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    path = os.pathsep.join([str(Path(tierlock.__file__).parent.parent), str(site / "site-packages")])
+    env = {**clean_env(), "TIERLOCK_CACHE_DIR": str(kept.cache), "PYTHONPATH": path}
+    code = ENTRY.format(argv=argv)
+    for turn in range(2):  # the first run on 3.12 finds 3.11's result, the second its own
+        census = _census_files(kept)
+        by_other = subprocess.run([str(other), "-c", code], capture_output=True, text=True, check=False, env=env)
+        if turn == 0:  # 3.11's result not given: worked out, and kept in its place
+            assert _census_files(kept) != census
+        full = subprocess.run(
+            [str(other), "-c", code], capture_output=True, text=True, check=False, env={**env, "TIERLOCK_CACHE_DIR": ""}
+        )
+        _same(by_other, full)
+    after, _ = kept.run(argv)  # 3.11 again, with 3.12's result kept in the same file
+    _same(after, _full(kept, argv))
+    assert (by_other.returncode, by_other.stdout) == (after.returncode, after.stdout)  # (3.12 ran the command)
