@@ -23,6 +23,10 @@ answer holds once the file's parts are read again, :mod:`tierlock.projectparts`)
 widens a dependency's specifier instead (the first ``>=`` of ``[project.optional-dependencies]`` lowered to
 ``0.N``: the lock no longer matches, and the command runs in full).
 
+``--cpu`` times each run by the CPU time (user + system) of the process and its children instead of the wall
+clock: on a machine whose cores other work keeps busy, the wall time is mostly waiting for a core, and the CPU time
+is what the command itself costs (a lower bound of its wall time on an idle machine).
+
 ``--project DIR --python PY`` runs the four commands on a real project instead (its armed environment's
 interpreter as ``--python``), beside ``python -c pass``, against the goal of at most 150 ms each.
 
@@ -34,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -106,6 +111,19 @@ class Editor:
 
 
 ENTRY = "import sys; from tierlock._entry import tierlock; tierlock()"
+#: Whether a run is timed by its CPU time (``--cpu``) rather than its wall time.
+CPU = [False]
+
+
+def timed(argv: Sequence[str | Path], env: dict[str, str], expect: int = 0) -> float:
+    """:func:`~benchmarks._cliworld.run`'s wall seconds, or with ``--cpu`` the CPU seconds (user + system) the
+    process and its children spent: on a loaded machine the wall time is mostly waiting for a core."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = run(argv, env, expect=expect)
+    if not CPU[0]:
+        return wall
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def argv_of(command: str, project: Path, python: Path) -> list[str | Path]:
@@ -124,7 +142,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--baseline", type=Path, help="another tierlock's src folder, run beside this one")
     parser.add_argument("--project", type=Path, help="a real project (with [tool.tierlock] and its lockfiles) instead")
     parser.add_argument("--python", type=Path, help="with --project: the interpreter of its armed environment")
+    parser.add_argument(
+        "--cpu", action="store_true", help="time each run by its CPU time (user + system), not the wall clock"
+    )
     args = parser.parse_args(argv)
+    CPU[:] = [args.cpu]
     if args.project is not None:
         if args.python is None:
             parser.error("--project needs --python (the interpreter of the project's armed environment)")
@@ -161,7 +183,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                     shutil.rmtree({**env, **(extra or {})}["TIERLOCK_CACHE_DIR"], ignore_errors=True)
                 if ours and args.edited:
                     editor()
-                return run(argv, {**env, **(extra or {})}, expect=after)
+                return timed(argv, {**env, **(extra or {})}, expect=after)
 
             return once
 
@@ -269,7 +291,7 @@ def real_project(
                     shutil.rmtree(own_cache, ignore_errors=True)
                 if ours and edited:
                     editing()
-                return run(argv, environ, expect=after)
+                return timed(argv, environ, expect=after)
 
             return once
 

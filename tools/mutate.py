@@ -89,12 +89,17 @@ MODULES: dict[str, Module] = {
             "tests/unit/core/test_kept_census_facts.py",
             "tests/unit/core/test_project_parts.py",
             "tests/unit/core/test_kept_record_lookups.py",
+            "tests/unit/core/test_kept_census_packed.py",
         ),
     ),
     # A census's result kept by its inputs and files, and the digest of what a recorded run keeps of each file.
     "census/keptresult.py": Module(
         ("src/tierlock/census/keptresult.py", "src/tierlock/census/factdigest.py"),
-        ("tests/unit/census/test_census_kept_result.py", "tests/unit/core/test_kept_census_facts.py"),
+        (
+            "tests/unit/census/test_census_kept_result.py",
+            "tests/unit/core/test_kept_census_facts.py",
+            "tests/unit/core/test_kept_census_packed.py",
+        ),
     ),
     # pyproject.toml read by its parts: what the read-only commands see of it, what a kept answer compares.
     "projectparts": Module(("src/tierlock/projectparts.py",), ("tests/unit/core/test_project_parts.py",)),
@@ -106,7 +111,11 @@ MODULES: dict[str, Module] = {
             "src/tierlock/census/summary.py",
             "src/tierlock/census/rerun.py",
         ),
-        ("tests/unit/core/test_kept_census_facts.py", "tests/unit/core/test_project_parts.py"),
+        (
+            "tests/unit/core/test_kept_census_facts.py",
+            "tests/unit/core/test_project_parts.py",
+            "tests/unit/core/test_kept_census_packed.py",
+        ),
     ),
     "armplan": Module(
         ("src/tierlock/armplan.py", "src/tierlock/earlyarm.py", "src/tierlock/armrecord.py"),
@@ -209,6 +218,7 @@ MODULES: dict[str, Module] = {
             "tests/cli/test_validators_cli.py",
             "tests/unit/validators/test_validators*.py",
             "tests/unit/validators/test_masking.py",
+            "tests/unit/core/test_redaction_cues.py",
         ),
     ),
     # The loader and the readers it is made of (one per settings key, the lock key's among them).

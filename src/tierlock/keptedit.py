@@ -11,6 +11,8 @@ from __future__ import annotations
 import marshal
 import os
 
+from tierlock.keptnote import unpacked
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -59,7 +61,10 @@ class Decoded:
             raw = self.raw.get(path)
             if raw is None:
                 return default
-            found = self.done[path] = marshal.loads(raw) if isinstance(raw, bytes) else raw
+            found = marshal.loads(raw) if isinstance(raw, bytes) else raw
+            if isinstance(found, list):  # (a reading a kept census result told: its own bytes, inside the file's)
+                found = [marshal.loads(call) if isinstance(call, bytes) else unpacked(call) for call in found]
+            self.done[path] = found
         return found
 
     def keys(self) -> Any:

@@ -9,6 +9,8 @@ same. The reader tells what it read here; nothing listens unless a run is being 
 
 from __future__ import annotations
 
+import marshal
+
 try:  # the C implementation itself, as the kept answers use it (no OpenSSL start-up)
     from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
 except ImportError:  # a build without it
@@ -59,3 +61,51 @@ def fingerprint(facts: Any) -> bytes:
     """A digest of *facts* as the census kept them (or None: the file named none of the words), equal for two
     readings exactly when they say the same (:func:`plain`)."""
     return bytes(sha256(repr(plain(facts)).encode("utf-8", "surrogatepass")).digest())
+
+
+class Packed:
+    """What the census took from a file (``[name, words, facts]``, a ``"census"`` tell) as a kept census result
+    keeps it (:mod:`tierlock.census.keptresult`): its ``marshal`` bytes (*blob*) and the digest of its facts
+    (:func:`tierlock.census.factdigest.facts_digest`), made once when it was kept. A recorder takes the digest and
+    keeps the bytes as they are; the facts are decoded only when something asks for them (iterated, compared)."""
+
+    __slots__ = ("blob", "digest", "name", "words")
+
+    def __init__(self, name: str, words: Any, digest: bytes, blob: bytes) -> None:
+        self.name, self.words, self.digest, self.blob = name, words, digest, blob
+
+    def told(self) -> list[Any]:
+        """``[name, words, digest of the facts]``: what a recorded run keeps of this reading."""
+        return [self.name, self.words, self.digest]
+
+    def value(self) -> list[Any]:
+        """The ``[name, words, facts]`` it stands for."""
+        found: list[Any] = marshal.loads(self.blob)
+        return found
+
+    def __iter__(self) -> Any:
+        return iter(self.value())
+
+    def __getitem__(self, index: int) -> Any:
+        return self.value()[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Packed):
+            return self.blob == other.blob or self.value() == other.value()
+        return isinstance(other, list) and self.value() == other
+
+    __hash__ = None  # type: ignore[assignment]  # (equal to a list: unhashable as a list is)
+
+    def __repr__(self) -> str:
+        return f"Packed({self.name!r})"
+
+
+def unpacked(value: Any) -> Any:
+    """*value* as it was told: a :class:`Packed` reading decoded (else *value* itself)."""
+    return value.value() if isinstance(value, Packed) else value
+
+
+def packed_bytes(calls: list[Any]) -> bytes:
+    """The ``marshal`` bytes of one file's readings as :class:`tierlock.keptedit.Decoded` decodes them, a
+    :class:`Packed` one as its own bytes (not decoded)."""
+    return marshal.dumps([call.blob if isinstance(call, Packed) else call for call in calls])

@@ -14,6 +14,7 @@ import time
 
 from tierlock import keptnote
 from tierlock.collector import Paused
+from tierlock.keptnote import Packed, packed_bytes
 from tierlock.keptrun import (
     EFFECTS,
     SCHEMA,
@@ -279,6 +280,9 @@ class Recorder:
         if self.tainted is not None or code not in (0, 1):
             return None
         code_files, sources = module_files()
+        settled = self.started - SETTLE_NS
+        if any(modified_since(stat_sig(path), settled) for path in self.opened - code_files):
+            return None  # a file it read was modified just now (the first run after an edit): nothing more made
         summaries = self.summaries(code_files)
         files = {path: (identity(path), digest(path)) for path in sorted(self.opened - code_files - set(summaries))}
         found, lfound = self.found, self.lfound
@@ -286,7 +290,6 @@ class Recorder:
         lstats = {path: seen_sig(path, lfound.get(path), follow=False) for path in sorted(self.lstats)}
         lists = {path: listing(path) for path in sorted(self.listed)}
         scans = {path: scan(path) for path in sorted(self.scanned)}
-        settled = self.started - SETTLE_NS
         looked = [*stats.values(), *lstats.values(), *(stat_sig(p) for p in (*files, *lists, *scans, *summaries))]
         looked += [sig for entries in scans.values() if isinstance(entries, tuple) for _name, sig in entries]
         if any(modified_since(sig, settled) for sig in looked):
@@ -316,7 +319,7 @@ class Recorder:
                 continue  # unreadable, or read by something besides the census: kept by its bytes
             if self.looks.get(path, 0) != self.told_looks.get(path, 0):
                 continue  # looked up by something besides the census (which takes only its kind): kept by its bytes
-            told = [[name, words, facts_digest(facts)] for name, words, facts in calls]
+            told = [call.told() if isinstance(call, Packed) else [*call[:2], facts_digest(call[2])] for call in calls]
             out[path] = (identity(path), digest(path) if path in self.opened else None, told, shown.get(path))
         return out
 
@@ -340,7 +343,7 @@ class Recorder:
         if entry is not None:
             if entry["summaries"]:  # the facts and results, read only to work a census out again: a file apart
                 data = entry["rerun"]
-                calls = {path: marshal.dumps(found) for path, found in data["calls"].items()}  # decoded one by one
+                calls = {path: packed_bytes(found) for path, found in data["calls"].items()}  # decoded one by one
                 surveys = [
                     [root, [inputs, marshal.dumps(was), *apart]] for root, (inputs, was, *apart) in data["surveys"]
                 ]
@@ -354,10 +357,8 @@ class Recorder:
 
 
 def seen_sig(path: str, found: os.stat_result | int | None, *, follow: bool = True) -> tuple[int, ...]:
-    """The :func:`~tierlock.keptrun.stat_sig` of *path* from what the run's own look-up of it *found* (a stat
-    result, or the ``-errno`` of a look-up that failed): the same data a look-up now would give, as the run saw
-    it (a change since is seen by the next run). None: never looked up by the run (a module's source, a path only
-    asked about with :func:`os.access`), so it is looked up now."""
+    """The :func:`~tierlock.keptrun.stat_sig` of *path* as the run's own look-up *found* it (a stat result, or a
+    failed look-up's ``-errno``; None: never looked up by the run, e.g. a module's source: looked up now)."""
     if found is None:
         return stat_sig(path, follow=follow)
     if isinstance(found, int):

@@ -81,11 +81,11 @@ class Shape:
 
 #: Prefix shapes, documented in the credential table of docs/reference/runtime-config.md.
 SHAPES: tuple[Shape, ...] = (
-    Shape("GitHub token", r"gh[pousr]_", _ALNUM, 20, cues=("gh",)),
+    Shape("GitHub token", r"gh[pousr]_", _ALNUM, 20, cues=("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
     Shape("GitHub fine-grained token", r"github_pat_", _ALNUM + "_", 20, cues=("github_pat_",)),
     Shape("AWS access key id", r"A(?:KI|SI)A", "A-Z0-9", 16, fixed=True, cues=("AKIA", "ASIA")),
     Shape("Slack token", r"xox[A-Za-z]-|xapp-", _ALNUM + "-", 8, cues=("xox", "xapp-"), mixed="d"),
-    Shape("GitLab token", r"gl(?:pat|dt|ptt|rt)-", _URLSAFE, 20, cues=("gl",)),
+    Shape("GitLab token", r"gl(?:pat|dt|ptt|rt)-", _URLSAFE, 20, cues=("glpat-", "gldt-", "glptt-", "glrt-")),
     Shape("npm token", r"npm_", _ALNUM, 36, fixed=True, cues=("npm_",)),
     Shape("PyPI token", r"pypi-AgE", _URLSAFE, 20, cues=("pypi-AgE",)),
     Shape("PyPI token", r"pypi-", _URLSAFE, 50, cues=("pypi-",), mixed="uld"),

@@ -24,6 +24,7 @@ import sys
 from time import time_ns
 
 from tierlock import keptnote
+from tierlock.census.factdigest import facts_digest
 from tierlock.census.finding import Use
 from tierlock.census.report import Census, TierReport
 from tierlock.probing.libcache import path_for, put
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Bump when what is kept changes shape or meaning.
-SCHEMA = 2
+SCHEMA = 3
 #: The classes a kept result is made of (nothing else is built from the file).
 _CLASSES: dict[str, type] = {"Census": Census, "TierReport": TierReport, "Use": Use}
 #: What a census tells a recorded run that is kept with its result (a ``read`` is an open: none when kept).
@@ -101,12 +102,13 @@ class Kept:
             if kept["key"] != key or (keptnote.recording() and kept["tells"] is None):
                 return None
             result = decoded(kept["result"])
+            tells = [(kind, path, _told(kind, detail)) for kind, path, detail in kept["tells"] or ()]
         except (OSError, ValueError, EOFError, TypeError, KeyError, IndexError, AttributeError):
             return None
         if not isinstance(result, Census):
             return None
         result.cache_entry, result.warnings = None, []
-        for kind, path, detail in kept["tells"] or ():
+        for kind, path, detail in tells:
             keptnote.tell(kind, path, detail)
         return result
 
@@ -140,8 +142,33 @@ class Kept:
         if self.path is None or any(found[1] >= self.settled for found in ids):
             return
         fields = {k: v for k, v in vars(result).items() if k not in ("cache_entry", "warnings")}
-        data = marshal.dumps({"key": key, "result": (..., "Census", encoded(fields)), "tells": tells})
+        data = marshal.dumps({"key": key, "result": (..., "Census", encoded(fields)), "tells": packed(tells)})
         put(self.path, bytes(sha256(data).digest()) + data)
+
+
+def _told(kind: str, detail: Any) -> Any:
+    """A kept tell's detail as it is told again (a reading of the census's: :class:`~tierlock.keptnote.Packed`)."""
+    if kind != "census" or detail is None:
+        return detail
+    name, words, digest, blob = detail
+    if not (isinstance(name, str) and isinstance(digest, bytes) and isinstance(blob, bytes)):
+        raise TypeError(kind)
+    return keptnote.Packed(name, words, digest, blob)
+
+
+def packed(tells: list[Tell] | None) -> list[Tell] | None:
+    """*tells* as they are kept: what the census took from each file (a ``"census"`` tell's ``[name, words,
+    facts]``) as ``[name, words, digest of the facts, its marshal bytes]``, told again as a
+    :class:`~tierlock.keptnote.Packed` (a recorder keeps the digest and the bytes: the facts are not decoded)."""
+    if tells is None:
+        return None
+    out: list[Tell] = []
+    for kind, path, detail in tells:
+        if kind == "census" and detail is not None:
+            name, words, facts = keptnote.unpacked(detail)
+            detail = [name, words, facts_digest(facts), marshal.dumps([name, words, facts])]
+        out.append((kind, path, detail))
+    return out
 
 
 def encoded(value: Any) -> Any:

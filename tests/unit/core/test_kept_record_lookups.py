@@ -240,3 +240,37 @@ def test_the_cache_folder_and_what_is_in_it_are_not_kept_whichever_way_they_are_
     assert list(entry["stats"]) == [str(tmp_path / "file")]
     assert list(entry["lstats"]) == [str(tmp_path / "file")]
     assert recorder.looks == {str(tmp_path / "file"): 3}
+
+
+@pytest.mark.parametrize("command", ["check", "admit", "probe", "status"])
+def test_a_run_that_read_a_file_modified_just_now_keeps_nothing_and_makes_no_entry(
+    kept: World, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    """The first run after an edit (a dependency bound widened in pyproject.toml just before it) is not kept: the
+    same None as before, found before the census's summaries and every looked-up path's signature are made (a
+    settled run's entry: the tests above)."""
+    argv = kept.argv(command)
+    _cli(argv)
+    pyproject = kept.project / "pyproject.toml"
+    saved = pyproject.read_bytes()
+    try:
+        pyproject.write_text(saved.decode().replace('"brainpkg00>=1"', '"brainpkg00>=0.5"'))
+        recorder = Recorder(str(kept.cache))
+        with recorder:
+            code = _cli(argv)
+        made: list[str] = []
+
+        def noted(what: str, value: object) -> Any:
+            def call(*_args: object, **_kwargs: object) -> object:
+                made.append(what)
+                return value
+
+            return call
+
+        monkeypatch.setattr(Recorder, "summaries", noted("summaries", {}))
+        monkeypatch.setattr(keptrecord, "seen_sig", noted("seen_sig", (0,)))
+        assert recorder.entry(keptrun.who(argv), code) is None
+        assert made == []
+    finally:
+        pyproject.write_bytes(saved)
+        backdate(pyproject)
