@@ -2,8 +2,8 @@
 
 On a real project (``--project DIR``, with ``[tool.tierlock]``), a line is appended to the last function of
 ``--file REL`` (a conftest, a helper module: only where that function ends moves, which no part of the census's
-result rests on), or with ``--edit helper`` a helper function (its facts change, the census's result does not:
-the census is worked out again from the kept facts), and the kept
+result rests on), or with ``--edit helper|fixture|import|skipper`` a helper function, a fixture, an import, a helper calling
+``importorskip`` (its facts change, the census's result does not), and the kept
 answer of ``--command`` (check or admit) is asked for right after, in a fresh process each time, with every
 module the check loads imported by the check itself: what a hook or an editor pays after such a save. The file's
 bytes and modification time are put back after every run. With ``--baseline SRC`` (another tierlock's ``src``,
@@ -12,7 +12,7 @@ a cache folder of its own (``bench_cli.py --baseline`` shares the project's ``.p
 either side rewrites after such an edit). Prints each side's times, the medians and their ratio.
 
 Run: ``.venv/bin/python benchmarks/bench_census_rerun.py --project DIR [--python PY] --file tests/conftest.py
-[--command check] [--runs 5] [--baseline DIR/src] [--edit body|helper]``.
+[--command check] [--runs 5] [--baseline DIR/src] [--edit body|helper|fixture|import|skipper]``.
 """
 
 from __future__ import annotations
@@ -58,8 +58,16 @@ print(json.dumps([took * 1000, code is not None]))
 """
 
 
-#: What is appended to the file: a line in the body of its last function, or a helper function of its own.
-EDITS = {"body": "    assert 1 == 1\n", "helper": "\n\ndef _bench_helper():\n    return 1\n"}
+#: What is appended to the file: a line in the body of its last function, a helper function of its own, a fixture
+#: (named by nothing), an import of a module of the standard library (no tier's), a helper that calls
+#: ``importorskip`` of a module (the census does not follow a call into another module's function).
+EDITS = {
+    "body": "    assert 1 == 1\n",
+    "helper": "\n\ndef _bench_helper():\n    return 1\n",
+    "fixture": "\n\n@pytest.fixture\ndef _bench_fixture():\n    return 1\n",
+    "import": "import colorsys\n",
+    "skipper": "\n\ndef _bench_skipper():\n    return pytest.importorskip('colorsys')\n",
+}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -75,7 +83,8 @@ def main(argv: list[str] | None = None) -> None:
         choices=sorted(EDITS),
         default="body",
         help="body: a line added to the last function (only where it ends moves); helper: a helper function added "
-        "at the end (the file's facts change, the census's result does not: the census is worked out again)",
+        "at the end; fixture: a fixture nothing requests; import: a module of the standard library imported at the "
+        "end; skipper: a helper calling importorskip (each: the file's facts change, the census's result does not)",
     )
     args = parser.parse_args(argv)
     command = ["--project", str(args.project), args.command]

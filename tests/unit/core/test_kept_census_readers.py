@@ -1,0 +1,263 @@
+"""A conftest, a helper module or a project module edited: the kept census holds from the edited file alone when what
+every reader of its facts reads is the same (a helper added, a fixture nothing requests, an import of the standard
+library), and never when the census run keeping nothing gives another result.
+
+In-process: the real census runs on a small project of real files while :class:`tierlock.keptrecord.Recorder`
+watches; after each edit, :func:`tierlock.census.rerun.readers_hold` (and the whole check,
+:func:`~tierlock.census.rerun.surveys_hold`) is compared with the census worked out with nothing kept. The
+console-script runs: ``tests/cli/test_kept_after_edits.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tierlock import keptrecord, keptrun
+from tierlock.census import CensusTier, census
+from tierlock.census.rerun import readers_hold, surveys_hold
+from tierlock.census.summary import canonical
+from tierlock.keptrecord import Recorder
+
+OLD = time.time() - 60
+ARGV = ["--project", "p", "check"]
+TIERS = [CensusTier("brain", ("brainpkg",), ("tests/brain/**",)), CensusTier("viz", ("vizpkg",), ())]
+FILES = {
+    "tests/__init__.py": "",
+    "tests/conftest.py": (
+        "import pytest\n\nfrom tests.helpers import has_viz\n\n\n@pytest.fixture\ndef value():\n    return 1\n\n\n"
+        "@pytest.fixture\ndef brain():\n    import brainpkg\n    return brainpkg\n"
+    ),
+    "tests/helpers.py": (
+        "import pytest\n\ntry:\n    import vizpkg\n    has_viz = True\nexcept ImportError:\n    has_viz = False\n\n\n"
+        "def make():\n    return 1\n"
+    ),
+    "tests/test_a.py": (
+        "import pytest\n\nfrom tests.helpers import has_viz, make\n\n\n"
+        "def test_value(value):\n    assert value == make()\n"
+        "\n\n@pytest.mark.skipif(not has_viz, reason='no viz')\ndef test_viz():\n    import vizpkg\n"
+    ),
+    "tests/brain/test_b.py": "import brainpkg\n\n\ndef test_brain(brain):\n    assert brainpkg\n",
+    "tests/sub/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef extra(value):\n    return value\n",
+    "tests/sub/test_c.py": "def test_extra(extra):\n    assert extra\n\n\ndef test_plain():\n    assert True\n",
+}
+
+
+class Project:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.cache = root.parent / "kept-cache"
+        for rel, text in FILES.items():
+            self.write(rel, text)
+        self.age()
+
+    def write(self, rel: str, text: str) -> None:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+    def append(self, rel: str, text: str) -> None:
+        self.write(rel, (self.root / rel).read_text() + text)
+
+    def age(self) -> None:
+        for folder, dirs, names in os.walk(self.root):
+            for name in [*dirs, *names]:
+                os.utime(os.path.join(folder, name), (OLD, OLD))
+
+    def fresh(self) -> Any:
+        """The census's result worked out with nothing kept."""
+        return canonical(census(self.root, TIERS))
+
+    def record(self) -> dict[str, Any]:
+        recorder = Recorder(str(self.cache))
+        with recorder:
+            census(self.root, TIERS)
+        entry = recorder.entry(keptrun.who(ARGV), 0)
+        assert entry is not None
+        return entry
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
+    monkeypatch.setattr(keptrecord, "module_files", lambda: (set(), set()))
+    return Project(tmp_path / "proj")
+
+
+def _readers(project: Project, entry: dict[str, Any], rels: list[str]) -> bool:
+    (root, (inputs, _was, apart)), *_ = entry["rerun"]["surveys"]
+    prefix = os.path.join(root, "")
+    calls = {path[len(prefix) :]: found for path, found in entry["rerun"]["calls"].items()}
+    return readers_hold(root, inputs, apart, calls, rels)
+
+
+def _holds(project: Project, entry: dict[str, Any], rels: list[str]) -> bool:
+    changed = {str(project.root / rel) for rel in rels}
+    return surveys_hold(entry["rerun"]["surveys"], entry["rerun"]["calls"], changed)
+
+
+C, H, S = "tests/conftest.py", "tests/helpers.py", "tests/sub/conftest.py"
+FLAG = "try:\n    import brainpkg\n    has_brain = True\nexcept ImportError:\n    has_brain = False\n"
+BUILT = "@pytest.fixture\ndef built():\n    return build()\n"
+SKIPPER = "\n\ndef skipper():\n    return pytest.importorskip('brainpkg')\n"
+#: Edits that change what no reader of the file's facts reads: the result is the same, told from the file alone.
+UNREAD = {
+    "a helper added to the conftest": (C, "\n\ndef helper():\n    return 1\n"),
+    "a helper added to the helper module": (H, "\n\ndef helper():\n    return 1\n"),
+    "a helper calling importorskip of a tier added to the helper module": (H, SKIPPER),
+    "a helper calling importorskip of a tier added to the conftest (nothing calls it)": (C, SKIPPER),
+    "an import of the standard library added to the conftest": (C, "import colorsys\n"),
+    "an import of the standard library added to the helper module": (H, "from colorsys import rgb_to_hsv\n"),
+    "a fixture nothing requests added to the conftest": (C, "\n\n@pytest.fixture\ndef unused():\n    return 2\n"),
+    "a fixture nothing requests added to a child conftest": (
+        S,
+        "\n\n@pytest.fixture\ndef unused(value):\n    return 2\n",
+    ),
+    "a fixture and the helper it calls added": (C, "\n\ndef build():\n    return 2\n\n\n" + BUILT),
+    "a hook added to the conftest": (C, "\n\ndef pytest_configure(config):\n    import brainpkg\n"),
+}
+#: Edits whose effect a reader of the file's facts may see: never told from the file alone.
+READ = {
+    "a fixture needing a tier": (C, "\n\n@pytest.fixture\ndef more():\n    import vizpkg\n"),
+    "a fixture requesting one that needs a tier": (C, "\n\n@pytest.fixture\ndef more(brain):\n    return brain\n"),
+    "an autouse fixture needing a tier": (C, "\n\n@pytest.fixture(autouse=True)\ndef auto():\n    import vizpkg\n"),
+    "an autouse fixture needing nothing": (C, "\n\n@pytest.fixture(autouse=True)\ndef auto():\n    return 1\n"),
+    "a fixture under a name a test requests": (S, "\n\n@pytest.fixture\ndef value():\n    return 3\n"),
+    "a fixture under a name the file defines": (C, "\n\n@pytest.fixture\ndef value():\n    return 3\n"),
+    "a has_x flag added to the helper module": (H, "\n" + FLAG),
+    "an importorskip of a tier at the helper module's level": (H, "\npytest.importorskip('brainpkg')\n"),
+    "an import of a tier added to the conftest": (C, "import brainpkg\n"),
+    "an import of a project module added to the helper module": (H, "from tests import sub_helpers\n"),
+    "a star import of a project module": (H, "from tests.sub_helpers import *\n"),
+    "a helper a fixture refers to gains a tier's import": (C, "\n\ndef build():\n    import vizpkg\n\n\n" + BUILT),
+    "a test added to the conftest": (C, "\n\ndef test_in_conftest():\n    assert True\n"),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(UNREAD))
+def test_an_edit_no_reader_of_the_files_facts_reads_holds_from_that_file_alone(project: Project, edit: str) -> None:
+    was = project.fresh()
+    entry = project.record()
+    rel, text = UNREAD[edit]
+    project.append(rel, text)
+    assert project.fresh() == was
+    assert _readers(project, entry, [rel])
+    assert _holds(project, entry, [rel])
+
+
+@pytest.mark.parametrize("edit", sorted(READ))
+def test_an_edit_a_reader_of_the_files_facts_may_see_is_not_told_from_that_file_alone(
+    project: Project, edit: str
+) -> None:
+    was = project.fresh()
+    entry = project.record()
+    (project.root / "tests" / "sub_helpers.py").write_text(FLAG)
+    rel, text = READ[edit]
+    project.append(rel, text)
+    assert not _readers(project, entry, [rel])
+    assert _holds(project, entry, [rel]) == (project.fresh() == was)  # (the census worked out whole)
+
+
+def test_a_line_added_above_a_function_moves_what_readers_read(project: Project) -> None:
+    entry = project.record()
+    project.write(C, "\n" + FILES[C])
+    assert not _readers(project, entry, [C])
+    project.write(H, FILES[H].replace("import pytest\n", "import pytest\nimport colorsys\n"))
+    assert not _readers(project, entry, [H])  # the flag's lines moved
+
+
+def test_a_same_size_edit_with_its_time_put_back_is_read_again(project: Project) -> None:
+    was = project.fresh()
+    entry = project.record()
+    path = project.root / C
+    before = path.stat()
+    path.write_text(FILES[C].replace("import brainpkg\n", "import vizpkg  \n"))
+    assert path.stat().st_size == before.st_size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert project.fresh() != was
+    assert not _readers(project, entry, [C])
+    assert not _holds(project, entry, [C])
+
+
+def test_a_deleted_or_unknown_file_never_holds(project: Project) -> None:
+    entry = project.record()
+    (project.root / H).unlink()
+    assert not _readers(project, entry, [H])
+    assert not _readers(project, entry, ["tests/unknown.py"])
+
+
+def test_a_file_now_naming_a_word_it_did_not_name_is_not_told_alone(project: Project) -> None:
+    entry = project.record()
+    project.append("tests/sub/test_c.py", "\n\ndef helper():\n    return 'brainpkg'\n")  # now parsed
+    assert not _readers(project, entry, ["tests/sub/test_c.py"])
+
+
+def test_a_foreign_import_is_read_as_nothing_only_when_no_other_import_binds_its_name(project: Project) -> None:
+    from tierlock.census.filefacts import read_file
+    from tierlock.census.firstparty import ModuleIndex
+    from tierlock.census.visible import foreign, module_view
+
+    index = ModuleIndex(["tests/__init__.py", "tests/helpers.py", "nsx/values.py", "local.py"], ("",))
+    assert foreign("colorsys", 0, "tests/helpers.py", index)
+    assert not foreign("nsx.values", 0, "tests/helpers.py", index)  # a namespace package's folder
+    assert not foreign("local", 0, "tests/helpers.py", index)
+    assert not foreign("", 1, "tests/helpers.py", index)  # relative: the project's
+    base = "from nsx.values import flag\n"
+
+    def view(text: str) -> bytes:
+        return module_view(read_file(text, "tests/helpers.py"), "tests/helpers.py", index, ["brainpkg"])
+
+    assert view(base + "import colorsys\n") == view(base)
+    assert view(base + "from colorsys import hls\n") == view(base)
+    assert view(base + "from colorsys import flag\n") != view(base)  # binds a name the project's import binds
+    assert view("from nsx.values import *\n" + "from colorsys import hls\n") != view("from nsx.values import *\n")
+    assert view("from colorsys import *\n") == view("")  # a foreign star import reads as nothing
+    assert view("from nsx.values import os\nimport os\n") != view("from nsx.values import os\n")  # shadows it
+    assert view(base + "import brainpkg\n") != view(base)  # a tier's root
+
+
+# -- random edit sequences ------------------------------------------------------------------------------------------
+STEPS: list[tuple[str, str]] = [
+    *UNREAD.values(),
+    *READ.values(),
+    (C, "\n\n@pytest.fixture\ndef extra():\n    import brainpkg\n"),
+    ("tests/sub/test_c.py", "\n\ndef test_more(unused):\n    assert unused\n"),
+    ("tests/test_a.py", "\n\ndef helper():\n    return 1\n"),
+    (H, "\n\ndef make_more():\n    import vizpkg\n"),
+    (S, "\nfrom tests.helpers import *\n"),
+]
+
+
+def _step(project: Project, index: int) -> str:
+    if index >= len(STEPS):  # put a file back as it was
+        rel = sorted(FILES)[index % len(FILES)]
+        project.write(rel, FILES[rel])
+        return rel
+    rel, text = STEPS[index]
+    project.append(rel, text)
+    return rel
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.integers(0, len(STEPS) + len(FILES) - 1), min_size=1, max_size=5))
+def test_random_edit_sequences_hold_only_when_a_fresh_census_gives_the_same_result(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, steps: list[int]
+) -> None:
+    monkeypatch.setattr(keptrecord, "module_files", lambda: (set(), set()))
+    project = Project(tmp_path_factory.mktemp("proj") / "proj")
+    (project.root / "tests" / "sub_helpers.py").write_text("has_b = 1\n")
+    project.age()
+    was = project.fresh()
+    entry = project.record()
+    changed: list[str] = []
+    for index in steps:
+        changed.append(_step(project, index))
+        rels = sorted(set(changed))
+        if _readers(project, entry, rels):
+            assert project.fresh() == was
+        assert _holds(project, entry, rels) == (project.fresh() == was)
