@@ -34,7 +34,7 @@ from tierlock.census.fixtures import Needs, below
 from tierlock.census.report import CensusTier
 from tierlock.census.summary import canonical, facts_of, names_any
 from tierlock.census.tree import DiskTree
-from tierlock.census.visible import function_view, module_view, reachable
+from tierlock.census.visible import Foreign, function_view, module_view, reachable
 from tierlock.collector import Paused
 
 TYPE_CHECKING = False
@@ -186,6 +186,7 @@ def readers_hold(
     cannot be told so (the census is then worked out again whole)."""
     roots = {name for tier in inputs["tiers"] for name in tier[1]}
     index = ModuleIndex([*apart["tests"], *apart["modules"]], inputs["paths"])
+    foreign = Foreign(index)
     known = {*apart["tests"], *apart["modules"]}
     tree = DiskTree(root)
     now: dict[str, FileFacts | None] = {}
@@ -199,10 +200,10 @@ def readers_hold(
         if was is None:
             continue  # it names none of the words, as before: nothing read
         old, new = FileFacts.from_json(was), facts_of(text, rel)
-        if module_view(old, rel, index, roots) != module_view(new, rel, index, roots):
+        if module_view(old, rel, foreign, roots) != module_view(new, rel, foreign, roots):
             return False
         if rel in apart["tests"]:
-            views = (function_view(old, rel, index, roots), function_view(new, rel, index, roots))
+            views = (function_view(old, rel, foreign, roots), function_view(new, rel, foreign, roots))
             fresh = _fixtures_added(old, new, *views)
             if fresh is None or (fresh and not rel.endswith("conftest.py")):
                 return False

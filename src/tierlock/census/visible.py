@@ -11,7 +11,7 @@ Every part of the census reads a file's facts through a few ways, and each way r
   helpers of the file they refer to (:func:`function_view`); a helper nothing reachable refers to, a hook, is
   never read.
 * an import of a module that is not the project's and not a tier's (the standard library's, a plugin's) reads
-  as nothing (:func:`foreign`): looked up, it resolves to no file and needs no root.
+  as nothing (:class:`Foreign`): looked up, it resolves to no file and needs no root.
 
 When each way reads the same of a changed file as the recorded census read (the same facts, in the same order,
 lines included), every answer the census worked out is the same, in whatever order it was asked: the result is
@@ -33,28 +33,41 @@ if TYPE_CHECKING:
     from tierlock.census.records import FileFacts, Func
 
 
-def foreign(module: str, level: int, rel: str, index: ModuleIndex) -> bool:
-    """Whether ``import MODULE`` (or ``from MODULE import ...``) in *rel* can run no file of the project: absolute,
-    and its first name is neither a module, a package nor a folder of files (a namespace package) in any folder
-    the import is looked for in."""
-    if level or not module:
-        return False
-    head = module.split(".", 1)[0]
-    for place in (index.basedir(rel), *index.paths):
-        stem = f"{place}/{head}" if place else head
-        if index.locate(head, place) is not None or any(f.startswith(f"{stem}/") for f in index.files):
+class Foreign:
+    """Whether ``import MODULE`` (or ``from MODULE import ...``) in a file can run no file of the project (*index*):
+    absolute, and its first name is neither a module, a package nor a folder of files (a namespace package) in any
+    folder the import is looked for in."""
+
+    def __init__(self, index: ModuleIndex) -> None:
+        self.index = index
+        self.folders: set[str] = set()
+        for rel in index.files:
+            parts = rel.split("/")[:-1]
+            self.folders.update("/".join(parts[: n + 1]) for n in range(len(parts)))
+        self._known: dict[tuple[str, str], bool] = {}
+
+    def __call__(self, module: str, level: int, rel: str) -> bool:
+        if level or not module:
             return False
-    return True
+        head = module.split(".", 1)[0]
+        base = self.index.basedir(rel)
+        found = self._known.get((head, base))
+        if found is None:
+            found = self._known[head, base] = not any(
+                self.index.locate(head, place) is not None or (f"{place}/{head}" if place else head) in self.folders
+                for place in (base, *self.index.paths)
+            )
+        return found
 
 
-def module_view(facts: FileFacts, rel: str, index: ModuleIndex, roots: Iterable[str]) -> bytes:
+def module_view(facts: FileFacts, rel: str, foreign: Foreign, roots: Iterable[str]) -> bytes:
     """The digest of what a file that imports *rel*, or names something of it, can read of its *facts*: the module
     level imports of a root, of other modules (a foreign one left out when no other import binds its names the
     same way: it reads as nothing) and the names they bind, the flags and mark aliases."""
     wanted = set(roots)
     level = [entry for entry in facts.modules if not entry[4]]
-    dropped = _inert(facts, rel, index, level)
-    bound = [(k, v) for k, v in facts.bindings.items() if not (foreign(v, 0, rel, index) and _unshadowed(k, level))]
+    dropped = _inert(facts, rel, foreign, level)
+    bound = [(k, v) for k, v in facts.bindings.items() if not (foreign(v, 0, rel) and _unshadowed(k, level))]
     return digest(
         [
             [list(item) for item in facts.imports if not item[3] and item[0] in wanted],
@@ -66,11 +79,11 @@ def module_view(facts: FileFacts, rel: str, index: ModuleIndex, roots: Iterable[
     )
 
 
-def _inert(facts: FileFacts, rel: str, index: ModuleIndex, level: list[Any]) -> set[int]:
+def _inert(facts: FileFacts, rel: str, foreign: Foreign, level: list[Any]) -> set[int]:
     """The module-level imports of *level* that read as nothing: foreign, and each name one binds bound by no
     other import, flag or alias, with no star import of the project's beside them (through which the name could
     still be a flag the census counts)."""
-    out = {n for n, (module, lv, *_rest) in enumerate(level) if foreign(module, lv, rel, index)}
+    out = {n for n, (module, lv, *_rest) in enumerate(level) if foreign(module, lv, rel)}
     if any(original == "*" for n, entry in enumerate(level) if n not in out for original, _ in entry[2]):
         return set()
     kept_names = {bound for n, entry in enumerate(level) if n not in out for _, bound in entry[2]}
@@ -84,7 +97,7 @@ def _unshadowed(name: str, level: list[Any]) -> bool:
     return not any(bound == name or original == "*" for entry in level for original, bound in entry[2])
 
 
-def function_view(facts: FileFacts, rel: str, index: ModuleIndex, roots: Iterable[str]) -> list[Any]:
+def function_view(facts: FileFacts, rel: str, foreign: Foreign, roots: Iterable[str]) -> list[Any]:
     """What the census reads of the functions of the conftest or test file *rel*: in order, each fixture, test,
     and helper one of them (or the module) refers to, with the imports of its own scope (a foreign one left out),
     the module's ``pytestmark`` and references, and whether it has any function (its result shows its tests then)."""
@@ -94,7 +107,7 @@ def function_view(facts: FileFacts, rel: str, index: ModuleIndex, roots: Iterabl
         if item[3] and item[0] in wanted:
             scoped.setdefault(item[3], []).append(list(item))
     for entry in facts.modules:
-        if entry[4] and not foreign(entry[0], entry[1], rel, index):
+        if entry[4] and not foreign(entry[0], entry[1], rel):
             scoped.setdefault(entry[4], []).append(list(entry))
     out: list[Any] = [bool(facts.functions), _endless(facts.module)]
     read = reachable(facts)

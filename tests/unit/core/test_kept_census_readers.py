@@ -200,17 +200,18 @@ def test_a_file_now_naming_a_word_it_did_not_name_is_not_told_alone(project: Pro
 def test_a_foreign_import_is_read_as_nothing_only_when_no_other_import_binds_its_name(project: Project) -> None:
     from tierlock.census.filefacts import read_file
     from tierlock.census.firstparty import ModuleIndex
-    from tierlock.census.visible import foreign, module_view
+    from tierlock.census.visible import Foreign, module_view
 
     index = ModuleIndex(["tests/__init__.py", "tests/helpers.py", "nsx/values.py", "local.py"], ("",))
-    assert foreign("colorsys", 0, "tests/helpers.py", index)
-    assert not foreign("nsx.values", 0, "tests/helpers.py", index)  # a namespace package's folder
-    assert not foreign("local", 0, "tests/helpers.py", index)
-    assert not foreign("", 1, "tests/helpers.py", index)  # relative: the project's
+    foreign = Foreign(index)
+    assert foreign("colorsys", 0, "tests/helpers.py")
+    assert not foreign("nsx.values", 0, "tests/helpers.py")  # a namespace package's folder
+    assert not foreign("local", 0, "tests/helpers.py")
+    assert not foreign("", 1, "tests/helpers.py")  # relative: the project's
     base = "from nsx.values import flag\n"
 
     def view(text: str) -> bytes:
-        return module_view(read_file(text, "tests/helpers.py"), "tests/helpers.py", index, ["brainpkg"])
+        return module_view(read_file(text, "tests/helpers.py"), "tests/helpers.py", foreign, ["brainpkg"])
 
     assert view(base + "import colorsys\n") == view(base)
     assert view(base + "from colorsys import hls\n") == view(base)
