@@ -262,3 +262,73 @@ def test_random_edit_sequences_hold_only_when_a_fresh_census_gives_the_same_resu
         if _readers(project, entry, rels):
             assert project.fresh() == was
         assert _holds(project, entry, rels) == (project.fresh() == was)
+
+
+NAMED = '@pytest.fixture\ndef picked(request):\n    if "vizpkg" in request.param:\n        import vizpkg\n'
+
+
+def test_a_fixture_added_that_meets_only_needs_left_to_run_time_before_holds(project: Project) -> None:
+    project.append(C, "\n\n" + NAMED)
+    project.age()
+    was = project.fresh()
+    entry = project.record()
+    project.append(C, "\n\n@pytest.fixture\ndef spare(picked):\n    return picked\n")  # meets picked's run-time need
+    assert project.fresh() == was
+    assert _readers(project, entry, [C])
+    project.append(
+        C, "\n\n@pytest.fixture\ndef other(request):\n    if 'vizpkg' in request.param:\n        import vizpkg\n"
+    )
+    assert project.fresh() != was  # a need left to run time of its own: the result names it
+    assert not _readers(project, entry, [C])
+
+
+def test_a_fixture_added_under_an_autouse_fixtures_name_is_not_told_alone(project: Project) -> None:
+    project.append(C, "\n\n@pytest.fixture(autouse=True)\ndef setup_all():\n    import vizpkg\n")
+    project.age()
+    was = project.fresh()
+    entry = project.record()
+    project.append(S, "\n\n@pytest.fixture\ndef setup_all():\n    return 1\n")  # shadows it below tests/sub
+    assert project.fresh() != was
+    assert not _readers(project, entry, [S])
+    assert not _holds(project, entry, [S])
+
+
+def test_a_helper_added_that_a_fixture_already_named_is_not_told_alone(project: Project) -> None:
+    needy = "\n\ndef needy():\n    import vizpkg\n\n\n@pytest.fixture\ndef uses():\n    return build()\n"
+    project.append(C, needy)  # references are kept (a helper of the file needs a root): uses refers to build
+    project.age()
+    was = project.fresh()
+    entry = project.record()
+    project.append(C, "\n\ndef build():\n    import brainpkg\n")  # what uses refers to is now a helper
+    assert not _readers(project, entry, [C])
+    assert _holds(project, entry, [C]) == (project.fresh() == was)
+
+
+def test_a_test_file_another_imports_holds_when_only_what_nobody_reads_changed(project: Project) -> None:
+    project.write("tests/test_d.py", "from tests.test_a import has_viz\n\n\ndef test_d():\n    assert has_viz\n")
+    project.age()
+    was = project.fresh()
+    entry = project.record()
+    project.append("tests/test_a.py", "\n\ndef pytest_hook_like():\n    return 1\n")  # an unreferenced helper
+    assert project.fresh() == was
+    assert _readers(project, entry, ["tests/test_a.py"])
+    project.append("tests/test_a.py", "\n\ndef test_more(value):\n    assert value\n")  # a test: the result shows it
+    assert not _readers(project, entry, ["tests/test_a.py"])
+
+
+def test_whether_an_import_is_foreign_is_asked_for_the_folder_it_is_looked_for_in() -> None:
+    from tierlock.census.firstparty import ModuleIndex
+    from tierlock.census.visible import Foreign
+
+    # tests/ has no __init__.py: a test file there imports from tests/ itself (pytest's rootdir insertion)
+    foreign = Foreign(
+        ModuleIndex(["tests/test_x.py", "tests/helpers.py", "pkg/__init__.py", "src/lib.py"], ("", "src"))
+    )
+    assert not foreign("helpers", 0, "tests/test_x.py")  # beside it
+    assert foreign("helpers", 0, "other.py")  # not from the root
+    assert not foreign("helpers", 0, "tests/test_x.py")  # (asked again: the same)
+    assert not foreign("lib.sub", 0, "other.py")  # on the import path
+    assert not foreign("pkg", 0, "other.py")
+    assert not foreign("tests.helpers", 0, "other.py")  # a folder of files
+    assert foreign("colorsys.x", 0, "tests/test_x.py")
+    assert not foreign("colorsys", 2, "tests/test_x.py")
