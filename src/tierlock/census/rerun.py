@@ -245,15 +245,17 @@ def _added_need_nothing(apart: dict[str, Any], added: list[tuple[str, list[str]]
     (worked out as the census's list of the fixtures that need a root works it out, from *reach*), meeting no need
     left to run time the recorded census did not meet: the census's result does not name it then. The recorded
     census must have cut no cycle short (its answers would depend on the order they were asked in)."""
-    requested = set(apart["requests"])
-    if apart["cycles"] or any(name in requested for _rel, names in added for name in names):
+    requested, met_before = apart.get("requests"), apart.get("run_time")  # (none in an entry kept by older code)
+    if requested is None or met_before is None or apart["cycles"]:
+        return False
+    if any(name in requested for _rel, names in added for name in names):
         return False
     conftests = [rel for rel in apart["tests"] if rel.endswith("conftest.py")]
     needs = Needs(reach, conftests)
     if any(needs.fixture(rel, name) for rel, names in added for name in names):
         return False
     met = {repr([list(key), how]) for key, how in needs.run_time.items()}
-    return met <= {repr(found) for found in apart["run_time"]} and not needs.cycles
+    return met <= {repr(found) for found in met_before} and not needs.cycles
 
 
 def _part(needs: Needs, rel: str, facts: FileFacts | None) -> tuple[object, object, object]:
