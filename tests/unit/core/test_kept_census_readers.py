@@ -244,14 +244,29 @@ def _step(project: Project, index: int) -> str:
     return rel
 
 
+#: Variants of the generated project, each added to a file before the answer is kept.
+SHAPES: list[tuple[str, str]] = [
+    (H, "\nfrom tests.sub_helpers import *\n"),  # a name re-exported through a star import
+    (C, "\n\ndef needy():\n    import vizpkg\n\n\n@pytest.fixture\ndef uses():\n    return needy()\n"),
+    (C, "\n\n@pytest.fixture(autouse=True)\ndef auto_all():\n    return 1\n"),
+    (S, "\nfrom tests.helpers import make\n"),  # a helper imported by a conftest
+    ("tests/sub_helpers.py", "\nfrom tests.helpers import *\n"),  # an import cycle between helpers
+]
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.integers(0, len(STEPS) + len(FILES) - 1), min_size=1, max_size=5))
+@given(
+    st.sets(st.integers(0, len(SHAPES) - 1)),
+    st.lists(st.integers(0, len(STEPS) + len(FILES) - 1), min_size=1, max_size=5),
+)
 def test_random_edit_sequences_hold_only_when_a_fresh_census_gives_the_same_result(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, steps: list[int]
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, shapes: set[int], steps: list[int]
 ) -> None:
     monkeypatch.setattr(keptrecord, "module_files", lambda: (set(), set()))
     project = Project(tmp_path_factory.mktemp("proj") / "proj")
-    (project.root / "tests" / "sub_helpers.py").write_text("has_b = 1\n")
+    project.write("tests/sub_helpers.py", "has_b = 1\n")
+    for shape in sorted(shapes):
+        project.append(*SHAPES[shape])
     project.age()
     was = project.fresh()
     entry = project.record()
