@@ -81,13 +81,13 @@ def module_view(facts: FileFacts, rel: str, foreign: Foreign, roots: Iterable[st
 
 def _inert(facts: FileFacts, rel: str, foreign: Foreign, level: list[Any]) -> set[int]:
     """The module-level imports of *level* that read as nothing: foreign, and each name one binds bound by no
-    other import, flag or alias, with no star import of the project's beside them (through which the name could
+    other import, with no star import of the project's beside them (through which the name could
     still be a flag the census counts)."""
     out = {n for n, (module, lv, *_rest) in enumerate(level) if foreign(module, lv, rel)}
     if any(original == "*" for n, entry in enumerate(level) if n not in out for original, _ in entry[2]):
         return set()
-    kept_names = {bound for n, entry in enumerate(level) if n not in out for _, bound in entry[2]}
-    taken = set(facts.flags) | set(facts.aliases) | set(facts.bindings) | kept_names
+    # (a name that is also a flag or an alias is one either way: the census finds those first, counts them anyway)
+    taken = set(facts.bindings) | {bound for n, entry in enumerate(level) if n not in out for _, bound in entry[2]}
     return {n for n in out if not any(bound in taken for _, bound in level[n][2])}
 
 

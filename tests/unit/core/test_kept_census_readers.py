@@ -220,6 +220,9 @@ def test_a_foreign_import_is_read_as_nothing_only_when_no_other_import_binds_its
     assert view("from colorsys import *\n") == view("")  # a foreign star import reads as nothing
     assert view("from nsx.values import os\nimport os\n") != view("from nsx.values import os\n")  # shadows it
     assert view(base + "import brainpkg\n") != view(base)  # a tier's root
+    assert view(base + "try:\n    from nsx.values import other\nexcept ImportError:\n    pass\n") != view(base)
+    assert view(base + "\n\ndef inner():\n    from nsx.values import other\n") == view(base)  # a function's own
+    assert view("import nsx.values as other\n" + "from colorsys import other\n") != view("import nsx.values as other\n")
 
 
 # -- random edit sequences ------------------------------------------------------------------------------------------
@@ -347,3 +350,24 @@ def test_whether_an_import_is_foreign_is_asked_for_the_folder_it_is_looked_for_i
     assert not foreign("tests.helpers", 0, "other.py")  # a folder of files
     assert foreign("colorsys.x", 0, "tests/test_x.py")
     assert not foreign("colorsys", 2, "tests/test_x.py")
+
+
+def test_a_fixture_added_under_a_name_its_file_defines_is_not_told_alone(project: Project) -> None:
+    project.append(C, "\n\n@pytest.fixture\ndef spare():\n    return 1\n")
+    project.age()
+    entry = project.record()
+    project.append(C, "\n\n@pytest.fixture(name='spare')\ndef spare_again():\n    return 2\n")  # nothing requests it
+    assert not _readers(project, entry, [C])
+
+
+def test_an_entry_kept_without_the_fixture_names_or_run_time_needs_is_worked_out_whole(project: Project) -> None:
+    entry = project.record()
+    project.append(C, "\n\n@pytest.fixture\ndef unused():\n    return 2\n")
+    assert _readers(project, entry, [C])
+    for key in ("requests", "run_time"):
+        (_root, (_inputs, _was, apart)), *_ = entry["rerun"]["surveys"]
+        older = {k: v for k, v in apart.items() if k != key}
+        entry["rerun"]["surveys"][0][1][2] = older
+        assert not _readers(project, entry, [C])
+        assert _holds(project, entry, [C])  # (the census worked out whole: the same result)
+        entry["rerun"]["surveys"][0][1][2] = apart
