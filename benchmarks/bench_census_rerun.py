@@ -2,11 +2,11 @@
 
 On a real project (``--project DIR``, with ``[tool.tierlock]``), a line is appended to the last function of
 ``--file REL`` (a conftest, a helper module: only where that function ends moves, which no part of the census's
-result rests on), or with ``--edit helper|fixture|import|skipper`` a helper function, a fixture, an import, a helper calling
-``importorskip`` (its facts change, the census's result does not), and the kept
-answer of ``--command`` (check or admit) is asked for right after, in a fresh process each time, with every
-module the check loads imported by the check itself: what a hook or an editor pays after such a save. The file's
-bytes and modification time are put back after every run. With ``--baseline SRC`` (another tierlock's ``src``,
+result rests on), or with ``--edit helper|fixture|import|skipper`` a helper function, a fixture, an import, a
+helper calling ``importorskip`` (its facts change, the census's result does not), and the kept answer of
+``--command`` (check or admit) is asked for right after, in a fresh process each time, with every module the check
+loads imported by the check itself: what a hook or an editor pays after such a save. The file's bytes and modification
+time are put back after every run. With ``--baseline SRC`` (another tierlock's ``src``,
 e.g. ``git archive main src | tar -x -C DIR``), that code is timed in the same rounds, alternated, each side with
 a cache folder of its own (``bench_cli.py --baseline`` shares the project's ``.pytest_cache``, which a full run of
 either side rewrites after such an edit). Prints each side's times, the medians and their ratio.
