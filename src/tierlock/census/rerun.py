@@ -34,7 +34,7 @@ from tierlock.census.fixtures import Needs, below
 from tierlock.census.report import CensusTier
 from tierlock.census.summary import canonical, facts_of, names_any
 from tierlock.census.tree import DiskTree
-from tierlock.census.visible import Foreign, function_view, module_view, reachable
+from tierlock.census.visible import Foreign, function_view, lineless, module_view, names_file, reachable
 from tierlock.collector import Paused
 
 TYPE_CHECKING = False
@@ -87,7 +87,9 @@ def _surveys_hold(surveys: Sequence[Any], facts: dict[str, Any], changed: set[st
             mine = {path for path in changed if path.startswith(prefix)}
             calls = Below(facts, root)
             rels = sorted(p[len(prefix) :] for p in mine)
-            holds = rels and any(way(root, inputs, apart, calls, rels) for way in (alone_holds, readers_hold))
+            holds = rels and (
+                alone_holds(root, inputs, apart, calls, rels) or readers_hold(root, inputs, apart, calls, rels, was)
+            )
             if not holds and (
                 canonical(_again(root, inputs, RecordedMemo(calls, rels)))
                 != (marshal.loads(was) if isinstance(was, bytes) else was)
@@ -177,13 +179,19 @@ def alone_holds(
     return needs.cycles <= set(rels) and all(share(*parts[rel]) == apart["shares"][rel] for rel in rels)
 
 
-def readers_hold(
-    root: str, inputs: dict[str, Any], apart: dict[str, Any], calls: Mapping[str, list[Any]], rels: list[str]
+def readers_hold(  # noqa: PLR0917 (the census's record, as alone_holds takes it, and its result)
+    root: str,
+    inputs: dict[str, Any],
+    apart: dict[str, Any],
+    calls: Mapping[str, list[Any]],
+    rels: list[str],
+    was: Any = None,
 ) -> bool:
     """Whether every changed file of *rels* (a conftest, a test file, a project module) still gives each reader of
     its facts what it gave the recorded census (:mod:`tierlock.census.visible`), its text naming the words of each
     reading as it did; a conftest may have gained fixtures that nothing requests, each needing nothing. False: it
-    cannot be told so (the census is then worked out again whole)."""
+    cannot be told so (the census is then worked out again whole). With *was* (the recorded result), a file whose
+    lines only moved (a line added above) holds too when the result names no line of it (:func:`_moved_alike`)."""
     roots = {name for tier in inputs["tiers"] for name in tier[1]}
     index = ModuleIndex([*apart["tests"], *apart["modules"]], inputs["paths"])
     foreign = Foreign(index)
@@ -196,20 +204,37 @@ def readers_hold(
         readings = calls.get(rel)
         if rel not in known or text is None or readings is None or not _read_alike(text, readings):
             return False
-        was = next((facts for _name, _words, facts in readings if facts is not None), None)
-        if was is None:
+        facts = next((found for _name, _words, found in readings if found is not None), None)
+        if facts is None:
             continue  # it names none of the words, as before: nothing read
-        old, new = FileFacts.from_json(was), facts_of(text, rel)
-        if module_view(old, rel, foreign, roots) != module_view(new, rel, foreign, roots):
-            return False
-        if rel in apart["tests"]:
+        old, new = FileFacts.from_json(facts), facts_of(text, rel)
+        fresh: list[str] | None = None
+        if module_view(old, rel, foreign, roots) == module_view(new, rel, foreign, roots):
             views = (function_view(old, rel, foreign, roots), function_view(new, rel, foreign, roots))
-            fresh = _fixtures_added(old, new, *views)
-            if fresh is None or (fresh and not rel.endswith("conftest.py")):
-                return False
-            added += [(rel, fresh)] if fresh else []
+            fresh = _fixtures_added(old, new, *views) if rel in apart["tests"] else []
+        if fresh is None and not _moved_alike(old, new, rel, foreign, roots, was):
+            return False
+        if fresh and not rel.endswith("conftest.py"):
+            return False
+        added += [(rel, fresh)] if fresh else []
         now[rel] = new
     return not added or _added_need_nothing(apart, added, Reach(index, KeptFacts(calls, apart["parsed"], now), roots))
+
+
+def _moved_alike(  # noqa: PLR0917 (the two facts of the file and what their views are compared with)
+    old: FileFacts, new: FileFacts, rel: str, foreign: Foreign, roots: set[str], was: Any
+) -> bool:
+    """Whether *new* is *old* with only its lines moved (the same facts once every line is 0: in the same order,
+    what reads a line reads another) while the census's recorded result (*was*) names no line of the file
+    (:func:`~tierlock.census.visible.names_file`): every line of a file that reaches the result comes with the
+    file's name, so none does then, and the census, which decides nothing on a line's value, gives the same
+    result."""
+    if was is None or names_file(marshal.loads(was) if isinstance(was, bytes) else was, rel):
+        return False
+    before, after = lineless(old), lineless(new)
+    if module_view(before, rel, foreign, roots) != module_view(after, rel, foreign, roots):
+        return False
+    return function_view(before, rel, foreign, roots) == function_view(after, rel, foreign, roots)
 
 
 def _read_alike(text: str, readings: Sequence[Any]) -> bool:

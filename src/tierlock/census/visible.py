@@ -138,6 +138,51 @@ def reachable(facts: FileFacts, start: Iterable[str] | None = None) -> set[str]:
     return seen
 
 
+def lineless(facts: FileFacts) -> FileFacts:
+    """*facts* with every line number 0 (an edit that only moved lines - a line added above - gives the same)."""
+    imports, modules, bindings, flags, aliases, functions, module = facts.to_json()
+    return type(facts).from_json(
+        [
+            [[root, 0, how, scope, guards] for root, _line, how, scope, guards in imports],
+            [[name, level, names, 0, scope, guards] for name, level, names, _line, scope, guards in modules],
+            bindings,
+            {k: [[name, level, 0] for name, level, _line in v] for k, v in flags.items()},
+            {k: _zeroed(v) for k, v in aliases.items()},
+            {k: _zeroed(v) for k, v in functions.items()},
+            _zeroed(module),
+        ]
+    )
+
+
+def _zeroed(func: list[Any]) -> list[Any]:
+    """A function's facts (:meth:`~tierlock.census.records.Func.to_json`) with every line 0."""
+    kind, _line, _end, _first, *rest = func
+    return [
+        kind,
+        0,
+        0,
+        0,
+        *([[name, 0] for name, _at in part] if n in (2, 3, 4, 5) else part for n, part in enumerate(rest)),
+    ]
+
+
+def names_file(result: Any, rel: str) -> bool:
+    """Whether the census's *result* (:func:`~tierlock.census.summary.canonical`) names the file *rel* anywhere but
+    as a file with no test (a conftest's entry among the files' tests): every line of a file that reaches the result
+    comes with its name (the file of a use, or ``where:line`` in what it says)."""
+    kind, fields = result
+    shown = [[k, [pair for pair in v if pair != [rel, []]] if k == "tests" else v] for k, v in fields]
+    return _names([kind, shown], rel)
+
+
+def _names(value: Any, rel: str) -> bool:
+    if isinstance(value, str):
+        return rel in value
+    if isinstance(value, (list, tuple)):
+        return any(_names(item, rel) for item in value)
+    return False
+
+
 def _endless(func: Func) -> list[Any]:
     """A function's facts without where it ends (no part of the census reads it)."""
     data = func.to_json()

@@ -89,11 +89,16 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
     return Project(tmp_path / "proj")
 
 
-def _readers(project: Project, entry: dict[str, Any], rels: list[str]) -> bool:
+def _record(entry: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]:
     (root, (inputs, _was, apart)), *_ = entry["rerun"]["surveys"]
     prefix = os.path.join(root, "")
     calls = {path[len(prefix) :]: found for path, found in entry["rerun"]["calls"].items()}
-    return readers_hold(root, inputs, apart, calls, rels)
+    return root, inputs, apart, calls
+
+
+def _readers(project: Project, entry: dict[str, Any], rels: list[str]) -> bool:
+    (_root, (_inputs, was, _apart)), *_ = entry["rerun"]["surveys"]
+    return readers_hold(*_record(entry), rels, was)
 
 
 def _holds(project: Project, entry: dict[str, Any], rels: list[str]) -> bool:
@@ -163,12 +168,25 @@ def test_an_edit_a_reader_of_the_files_facts_may_see_is_not_told_from_that_file_
     assert _holds(project, entry, [rel]) == (project.fresh() == was)  # (the census worked out whole)
 
 
-def test_a_line_added_above_a_function_moves_what_readers_read(project: Project) -> None:
+def test_a_line_added_above_holds_only_when_the_result_names_no_line_of_the_file(project: Project) -> None:
+    was = project.fresh()
     entry = project.record()
-    project.write(C, "\n" + FILES[C])
+    project.write(C, "\n" + FILES[C])  # the brain fixture's line is in the result
+    assert project.fresh() != was
     assert not _readers(project, entry, [C])
+    project.write(C, FILES[C])
     project.write(H, FILES[H].replace("import pytest\n", "import pytest\nimport colorsys\n"))
-    assert not _readers(project, entry, [H])  # the flag's lines moved
+    assert project.fresh() != was  # the flag's line is in the result (test_viz is skipped without vizpkg)
+    assert not _readers(project, entry, [H])
+    project.write(H, FILES[H])
+    project.write(S, "import colorsys\n\n" + FILES[S])  # the child conftest's lines are in no use
+    assert project.fresh() == was
+    assert _readers(project, entry, [S])
+    assert not readers_hold(*_record(entry), [S])  # (told only with the recorded result)
+    project.write(S, "import colorsys\n\n" + FILES[S].replace("return value", "return value + 1\n\n\n# x"))
+    assert _readers(project, entry, [S])
+    project.write(S, "\n" + FILES[S].replace("(value)", "(value, brain)"))  # moved, and a request more
+    assert not _readers(project, entry, [S])
 
 
 def test_a_same_size_edit_with_its_time_put_back_is_read_again(project: Project) -> None:
@@ -237,7 +255,20 @@ STEPS: list[tuple[str, str]] = [
 ]
 
 
+#: Lines added above everything in a file: every line of it moves.
+ABOVE: list[tuple[str, str]] = [
+    (H, "import colorsys\n"),
+    (C, "\n"),
+    (S, "import colorsys\n"),
+    ("tests/sub_helpers.py", "\n"),
+]
+
+
 def _step(project: Project, index: int) -> str:
+    if index >= len(STEPS) + len(FILES):  # a line added above
+        rel, text = ABOVE[index % len(ABOVE)]
+        project.write(rel, text + (project.root / rel).read_text())
+        return rel
     if index >= len(STEPS):  # put a file back as it was
         rel = sorted(FILES)[index % len(FILES)]
         project.write(rel, FILES[rel])
@@ -260,7 +291,7 @@ SHAPES: list[tuple[str, str]] = [
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.sets(st.integers(0, len(SHAPES) - 1)),
-    st.lists(st.integers(0, len(STEPS) + len(FILES) - 1), min_size=1, max_size=5),
+    st.lists(st.integers(0, len(STEPS) + len(FILES) + len(ABOVE) - 1), min_size=1, max_size=5),
 )
 def test_random_edit_sequences_hold_only_when_a_fresh_census_gives_the_same_result(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, shapes: set[int], steps: list[int]
