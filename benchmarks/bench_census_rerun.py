@@ -12,7 +12,7 @@ a cache folder of its own (``bench_cli.py --baseline`` shares the project's ``.p
 either side rewrites after such an edit). Prints each side's times, the medians and their ratio.
 
 Run: ``.venv/bin/python benchmarks/bench_census_rerun.py --project DIR [--python PY] --file tests/conftest.py
-[--command check] [--runs 5] [--baseline DIR/src] [--edit body|helper|fixture|import|skipper]``.
+[--command check] [--runs 5] [--baseline DIR/src] [--edit body|helper|fixture|import|skipper|import-above]``.
 """
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ try:
             break
         time.sleep(2.1)
         keptrecord.run(argv, lambda: _cli(argv))
-    with open(target, "ab") as handle:
-        handle.write(EDIT.encode())
+    with open(target, "wb") as handle:  # (an edit starting with ^ goes above everything)
+        handle.write(EDIT[1:].encode() + original if EDIT.startswith("^") else original + EDIT.encode())
     started = time.perf_counter()
     code = keptrun.replay(argv)
     took = time.perf_counter() - started
@@ -60,13 +60,15 @@ print(json.dumps([took * 1000, code is not None]))
 
 #: What is appended to the file: a line in the body of its last function, a helper function of its own, a fixture
 #: (named by nothing), an import of a module of the standard library (no tier's), a helper that calls
-#: ``importorskip`` of a module (the census does not follow a call into another module's function).
+#: ``importorskip`` of a module (the census does not follow a call into another module's function), the import above
+#: everything (every line of the file moves).
 EDITS = {
     "body": "    assert 1 == 1\n",
     "helper": "\n\ndef _bench_helper():\n    return 1\n",
     "fixture": "\n\n@pytest.fixture\ndef _bench_fixture():\n    return 1\n",
     "import": "import colorsys\n",
     "skipper": "\n\ndef _bench_skipper():\n    return pytest.importorskip('colorsys')\n",
+    "import-above": "^import colorsys\n",
 }
 
 
@@ -84,7 +86,8 @@ def main(argv: list[str] | None = None) -> None:
         default="body",
         help="body: a line added to the last function (only where it ends moves); helper: a helper function added "
         "at the end; fixture: a fixture nothing requests; import: a module of the standard library imported at the "
-        "end; skipper: a helper calling importorskip (each: the file's facts change, the census's result does not)",
+        "end; skipper: a helper calling importorskip; import-above: that import above everything, so every line moves "
+        "(each: the file's facts change; the census's result does not when it names no line of the file)",
     )
     args = parser.parse_args(argv)
     command = ["--project", str(args.project), args.command]

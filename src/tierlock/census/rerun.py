@@ -229,7 +229,7 @@ def _moved_alike(  # noqa: PLR0917 (the two facts of the file and what their vie
     (:func:`~tierlock.census.visible.names_file`): every line of a file that reaches the result comes with the
     file's name, so none does then, and the census, which decides nothing on a line's value, gives the same
     result."""
-    if was is None or names_file(marshal.loads(was) if isinstance(was, bytes) else was, rel):
+    if was is None or names_file(was, rel):
         return False
     before, after = lineless(old), lineless(new)
     if module_view(before, rel, foreign, roots) != module_view(after, rel, foreign, roots):

@@ -167,20 +167,18 @@ def _zeroed(func: list[Any]) -> list[Any]:
 
 
 def names_file(result: Any, rel: str) -> bool:
-    """Whether the census's *result* (:func:`~tierlock.census.summary.canonical`) names the file *rel* anywhere but
-    as a file with no test (a conftest's entry among the files' tests): every line of a file that reaches the result
-    comes with its name (the file of a use, or ``where:line`` in what it says)."""
-    kind, fields = result
+    """Whether the census's *result* (:func:`~tierlock.census.summary.canonical`, or its ``marshal`` bytes) names the
+    file *rel* anywhere but as a file with no test (a conftest's entry among the files' tests): every line of a file
+    that reaches the result comes with its name (the file of a use, or ``where:line`` in what it says)."""
+    import marshal
+
+    data = result if isinstance(result, bytes) else marshal.dumps(result)
+    name = rel.encode()
+    if name not in data:  # (a name is kept as its bytes: not in them, in no string)
+        return False
+    kind, fields = marshal.loads(data)
     shown = [[k, [pair for pair in v if pair != [rel, []]] if k == "tests" else v] for k, v in fields]
-    return _names([kind, shown], rel)
-
-
-def _names(value: Any, rel: str) -> bool:
-    if isinstance(value, str):
-        return rel in value
-    if isinstance(value, (list, tuple)):
-        return any(_names(item, rel) for item in value)
-    return False
+    return name in marshal.dumps([kind, shown])
 
 
 def _endless(func: Func) -> list[Any]:

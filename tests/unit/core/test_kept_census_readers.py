@@ -402,3 +402,21 @@ def test_an_entry_kept_without_the_fixture_names_or_run_time_needs_is_worked_out
         assert not _readers(project, entry, [C])
         assert _holds(project, entry, [C])  # (the census worked out whole: the same result)
         entry["rerun"]["surveys"][0][1][2] = apart
+
+
+def test_a_result_names_a_file_by_any_use_or_test_but_not_as_a_conftest_without_tests() -> None:
+    import marshal
+
+    from tierlock.census.visible import names_file
+
+    def result(tests: list[Any], how: str) -> list[Any]:
+        return ["Census", [["tiers", [["TierReport", [["outside", [["Use", [["how", how]]]]]]]]], ["tests", tests]]]
+
+    empty = result([["tests/conftest.py", []], ["tests/test_a.py", [["test_it", 3]]]], "import brainpkg")
+    assert not names_file(empty, "tests/conftest.py")
+    assert not names_file(marshal.dumps(empty), "tests/conftest.py")
+    assert not names_file(empty, "tests/helpers.py")
+    assert names_file(empty, "tests/test_a.py")
+    assert names_file(result([["tests/conftest.py", [["test_in_conftest", 9]]]], "x"), "tests/conftest.py")
+    assert names_file(result([], "fixture brain (tests/conftest.py:12 needs brainpkg)"), "tests/conftest.py")
+    assert names_file(marshal.dumps(result([], "reaches brainpkg at tests/helpers.py:5")), "tests/helpers.py")
