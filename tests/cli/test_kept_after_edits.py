@@ -9,7 +9,8 @@ is answered without the tier model, the lockfile model or the census (the file a
 that changes only where a function ends (a line added to the body of the last test, of a conftest's fixture, of a
 helper module's function: no part of the census's result rests on it) is answered by the edited file alone, as
 one that leaves its facts; one of a conftest or a helper module that changes its facts only where no reader of them
-reads (a function added, a fixture nothing requests, an import of the standard library) by that file alone too;
+reads (a function added, a fixture nothing requests, an import of the standard library, a line above everything
+when the result names no line of the file) by that file alone too;
 one that changes the file's facts but not the census's result (a helper added to a test file) by the census
 worked out again from the kept facts (the changed test file's part of the result alone, when no other file
 imports it); an edit that changes the result - an ``importorskip`` gained or lost, a marker, an availability
@@ -340,6 +341,10 @@ UNREAD = {
     "a conftest.py: an import of the standard library added": (
         {CONFTEST: NEEDING},
         (CONFTEST, "    return vizpkg00\n", "    return vizpkg00\n\n\nimport colorsys\n"),
+    ),
+    "a helper module: an import of the standard library above everything (no line of it in the result)": (
+        {HELPER: HELPING, PLAIN: "from helpers import value\n\n\ndef test_plain():\n    assert value()\n"},
+        (HELPER, "def value():", "import colorsys\n\n\ndef value():"),
     ),
     "a helper module: a function calling importorskip of a tier added": (
         {HELPER: HELPING, PLAIN: "from helpers import value\n\n\ndef test_plain():\n    assert value()\n"},
