@@ -248,8 +248,8 @@ ALIASED = (
 )
 #: (what is there before the answer is kept, the edit after): each compared with a run that keeps nothing.
 SHARED = {
-    "a conftest.py: a line above its fixture": (
-        {CONFTEST: AUTOUSE},
+    "a conftest.py: a line above its fixture that needs a tier's package (its line is in the answer)": (
+        {CONFTEST: NEEDING},
         (CONFTEST, "import pytest\n", "import pytest\n\n"),
     ),
     "a conftest.py: its autouse fixture imports a tier's package": (
@@ -341,6 +341,10 @@ UNREAD = {
     "a conftest.py: an import of the standard library added": (
         {CONFTEST: NEEDING},
         (CONFTEST, "    return vizpkg00\n", "    return vizpkg00\n\n\nimport colorsys\n"),
+    ),
+    "a conftest.py: a line above its autouse fixture that needs nothing (no line of it in the result)": (
+        {CONFTEST: AUTOUSE},
+        (CONFTEST, "import pytest\n", "import pytest\n\n"),
     ),
     "a helper module: an import of the standard library above everything (no line of it in the result)": (
         {HELPER: HELPING, PLAIN: "from helpers import value\n\n\ndef test_plain():\n    assert value()\n"},

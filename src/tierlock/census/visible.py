@@ -22,6 +22,8 @@ not in the list).
 
 from __future__ import annotations
 
+import marshal
+
 from tierlock.census.factdigest import digest
 
 TYPE_CHECKING = False
@@ -170,8 +172,6 @@ def names_file(result: Any, rel: str) -> bool:
     """Whether the census's *result* (:func:`~tierlock.census.summary.canonical`, or its ``marshal`` bytes) names the
     file *rel* anywhere but as a file with no test (a conftest's entry among the files' tests): every line of a file
     that reaches the result comes with its name (the file of a use, or ``where:line`` in what it says)."""
-    import marshal
-
     data = result if isinstance(result, bytes) else marshal.dumps(result)
     name = rel.encode()
     if name not in data:  # (a name is kept as its bytes: not in them, in no string)
