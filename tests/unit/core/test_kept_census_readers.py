@@ -420,3 +420,47 @@ def test_a_result_names_a_file_by_any_use_or_test_but_not_as_a_conftest_without_
     assert names_file(result([["tests/conftest.py", [["test_in_conftest", 9]]]], "x"), "tests/conftest.py")
     assert names_file(result([], "fixture brain (tests/conftest.py:12 needs brainpkg)"), "tests/conftest.py")
     assert names_file(marshal.dumps(result([], "reaches brainpkg at tests/helpers.py:5")), "tests/helpers.py")
+
+
+def test_whether_an_import_is_foreign_sees_a_namespace_package_at_any_depth() -> None:
+    from tierlock.census.firstparty import ModuleIndex
+    from tierlock.census.visible import Foreign
+
+    foreign = Foreign(ModuleIndex(["src/nsx/deep/values.py", "top.py"], ("", "src")))
+    assert not foreign("nsx.deep", 0, "other.py")  # src/nsx holds files, below the import path folder src
+    assert foreign("deep", 0, "other.py")  # (not a folder on the import path itself)
+
+
+def test_a_class_helper_a_test_method_refers_to_is_read(project: Project) -> None:
+    klass = (
+        "class TestK:\n    def helper(self):\n        import vizpkg\n\n    def test_it(self):\n        self.helper()\n"
+    )
+    project.write("tests/test_k.py", klass)
+    project.age()
+    was = project.fresh()
+    entry = project.record()
+    project.write("tests/test_k.py", klass.replace("import vizpkg", "import brainpkg"))
+    assert project.fresh() != was
+    assert not _readers(project, entry, ["tests/test_k.py"])
+
+
+def test_a_fixture_added_under_a_name_another_conftest_defines_but_nothing_requests_holds(project: Project) -> None:
+    project.append(S, "\n\n@pytest.fixture\ndef spare():\n    return 1\n")
+    project.age()
+    was = project.fresh()
+    entry = project.record()
+    project.append(C, "\n\n@pytest.fixture\ndef spare():\n    return 2\n")
+    assert project.fresh() == was
+    assert _readers(project, entry, [C])
+
+
+def test_a_fixture_added_to_a_conftest_whose_functions_nothing_read_before_is_worked_out(project: Project) -> None:
+    hooks = "tests/hooks/conftest.py"
+    project.write(hooks, "def pytest_configure(config):\n    pass\n")
+    project.write("tests/hooks/test_h.py", "def test_h():\n    assert True\n")
+    project.age()
+    was = project.fresh()
+    entry = project.record()
+    project.append(hooks, "\n\nimport pytest\n\n\n@pytest.fixture\ndef needs_viz():\n    import vizpkg\n")
+    assert project.fresh() != was  # a fixture that needs a root is in every report's list
+    assert not _readers(project, entry, [hooks])
