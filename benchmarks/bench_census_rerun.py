@@ -2,17 +2,17 @@
 
 On a real project (``--project DIR``, with ``[tool.tierlock]``), a line is appended to the last function of
 ``--file REL`` (a conftest, a helper module: only where that function ends moves, which no part of the census's
-result rests on), or with ``--edit helper`` a helper function (its facts change, the census's result does not:
-the census is worked out again from the kept facts), and the kept
-answer of ``--command`` (check or admit) is asked for right after, in a fresh process each time, with every
-module the check loads imported by the check itself: what a hook or an editor pays after such a save. The file's
-bytes and modification time are put back after every run. With ``--baseline SRC`` (another tierlock's ``src``,
+result rests on), or with ``--edit helper|fixture|import|skipper`` a helper function, a fixture, an import, a
+helper calling ``importorskip`` (its facts change, the census's result does not), and the kept answer of
+``--command`` (check or admit) is asked for right after, in a fresh process each time, with every module the check
+loads imported by the check itself: what a hook or an editor pays after such a save. The file's bytes and modification
+time are put back after every run. With ``--baseline SRC`` (another tierlock's ``src``,
 e.g. ``git archive main src | tar -x -C DIR``), that code is timed in the same rounds, alternated, each side with
 a cache folder of its own (``bench_cli.py --baseline`` shares the project's ``.pytest_cache``, which a full run of
 either side rewrites after such an edit). Prints each side's times, the medians and their ratio.
 
 Run: ``.venv/bin/python benchmarks/bench_census_rerun.py --project DIR [--python PY] --file tests/conftest.py
-[--command check] [--runs 5] [--baseline DIR/src] [--edit body|helper]``.
+[--command check] [--runs 5] [--baseline DIR/src] [--edit body|helper|fixture|import|skipper|import-above]``.
 """
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ try:
             break
         time.sleep(2.1)
         keptrecord.run(argv, lambda: _cli(argv))
-    with open(target, "ab") as handle:
-        handle.write(EDIT.encode())
+    with open(target, "wb") as handle:  # (an edit starting with ^ goes above everything)
+        handle.write(EDIT[1:].encode() + original if EDIT.startswith("^") else original + EDIT.encode())
     started = time.perf_counter()
     code = keptrun.replay(argv)
     took = time.perf_counter() - started
@@ -58,8 +58,18 @@ print(json.dumps([took * 1000, code is not None]))
 """
 
 
-#: What is appended to the file: a line in the body of its last function, or a helper function of its own.
-EDITS = {"body": "    assert 1 == 1\n", "helper": "\n\ndef _bench_helper():\n    return 1\n"}
+#: What is appended to the file: a line in the body of its last function, a helper function of its own, a fixture
+#: (named by nothing), an import of a module of the standard library (no tier's), a helper that calls
+#: ``importorskip`` of a module (the census does not follow a call into another module's function), the import above
+#: everything (every line of the file moves).
+EDITS = {
+    "body": "    assert 1 == 1\n",
+    "helper": "\n\ndef _bench_helper():\n    return 1\n",
+    "fixture": "\n\n@pytest.fixture\ndef _bench_fixture():\n    return 1\n",
+    "import": "import colorsys\n",
+    "skipper": "\n\ndef _bench_skipper():\n    return pytest.importorskip('colorsys')\n",
+    "import-above": "^import colorsys\n",
+}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -75,7 +85,9 @@ def main(argv: list[str] | None = None) -> None:
         choices=sorted(EDITS),
         default="body",
         help="body: a line added to the last function (only where it ends moves); helper: a helper function added "
-        "at the end (the file's facts change, the census's result does not: the census is worked out again)",
+        "at the end; fixture: a fixture nothing requests; import: a module of the standard library imported at the "
+        "end; skipper: a helper calling importorskip; import-above: that import above everything, so every line moves "
+        "(each: the file's facts change; the census's result does not when it names no line of the file)",
     )
     args = parser.parse_args(argv)
     command = ["--project", str(args.project), args.command]

@@ -8,7 +8,10 @@ run, as an editor saves it, and that run's output and exit code are compared wit
 is answered without the tier model, the lockfile model or the census (the file alone is read again); one
 that changes only where a function ends (a line added to the body of the last test, of a conftest's fixture, of a
 helper module's function: no part of the census's result rests on it) is answered by the edited file alone, as
-one that leaves its facts; one that changes the file's facts but not the census's result (a helper added) by the census
+one that leaves its facts; one of a conftest or a helper module that changes its facts only where no reader of them
+reads (a function added, a fixture nothing requests, an import of the standard library, a line above everything
+when the result names no line of the file) by that file alone too;
+one that changes the file's facts but not the census's result (a helper added to a test file) by the census
 worked out again from the kept facts (the changed test file's part of the result alone, when no other file
 imports it); an edit that changes the result - an ``importorskip`` gained or lost, a marker, an availability
 flag, an import swapped for another of the same length (its modification time put back too), a line above an
@@ -245,8 +248,8 @@ ALIASED = (
 )
 #: (what is there before the answer is kept, the edit after): each compared with a run that keeps nothing.
 SHARED = {
-    "a conftest.py: a line above its fixture": (
-        {CONFTEST: AUTOUSE},
+    "a conftest.py: a line above its fixture that needs a tier's package (its line is in the answer)": (
+        {CONFTEST: NEEDING},
         (CONFTEST, "import pytest\n", "import pytest\n\n"),
     ),
     "a conftest.py: its autouse fixture imports a tier's package": (
@@ -321,6 +324,62 @@ def test_a_line_added_inside_a_function_is_answered_from_the_edited_file_alone(
     assert modules.isdisjoint(MODEL), sorted(modules & MODEL)
     assert "tierlock.census.summary" in modules  # the edited file was read again
     assert "tierlock.census.rerun" not in modules  # and nothing else: no census worked out
+
+
+#: (what is there before the answer is kept, the edit after): an edit of a file other files rest on that changes its
+#: facts only where no reader of them reads (a function added, a fixture nothing requests, an import of the standard
+#: library): answered from that file alone, the census not worked out.
+UNREAD = {
+    "a conftest.py: a helper added": (
+        {CONFTEST: NEEDING},
+        (CONFTEST, "    return vizpkg00\n", "    return vizpkg00\n\n\ndef helper():\n    return 2\n"),
+    ),
+    "a conftest.py: a fixture nothing requests added": (
+        {CONFTEST: NEEDING},
+        (CONFTEST, "    return vizpkg00\n", "    return vizpkg00\n\n\n@pytest.fixture\ndef spare():\n    return 2\n"),
+    ),
+    "a conftest.py: an import of the standard library added": (
+        {CONFTEST: NEEDING},
+        (CONFTEST, "    return vizpkg00\n", "    return vizpkg00\n\n\nimport colorsys\n"),
+    ),
+    "a conftest.py: a line above its autouse fixture that needs nothing (no line of it in the result)": (
+        {CONFTEST: AUTOUSE},
+        (CONFTEST, "import pytest\n", "import pytest\n\n"),
+    ),
+    "a helper module: an import of the standard library above everything (no line of it in the result)": (
+        {HELPER: HELPING, PLAIN: "from helpers import value\n\n\ndef test_plain():\n    assert value()\n"},
+        (HELPER, "def value():", "import colorsys\n\n\ndef value():"),
+    ),
+    "a helper module: a function calling importorskip of a tier added": (
+        {HELPER: HELPING, PLAIN: "from helpers import value\n\n\ndef test_plain():\n    assert value()\n"},
+        (
+            HELPER,
+            "    return 1\n",
+            "    return 1\n\n\ndef skipper():\n    import pytest\n\n    pytest.importorskip('vizpkg00')\n",
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("command", ["check", "admit"])
+@pytest.mark.parametrize("case", list(UNREAD), ids=list(UNREAD))
+def test_an_edit_no_reader_of_a_shared_files_facts_reads_is_answered_from_that_file_alone(
+    kept: World, command: str, case: str
+) -> None:
+    files, edit = UNREAD[case]
+    for rel, text in files.items():
+        (kept.project / rel).write_text(text)
+    backdate(kept.project)
+    argv = kept.argv(command)
+    before, _ = twice(kept, argv)
+    _replace(kept, *edit)
+    after, modules = kept.run(argv)
+    full = _full(kept, argv)
+    assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
+    assert (after.returncode, after.stdout) == (before.returncode, before.stdout)
+    assert modules.isdisjoint(FULL), sorted(modules & FULL)
+    assert "tierlock.census.rerun" in modules  # its facts changed
+    assert WHOLE not in modules  # the census not worked out
 
 
 @pytest.mark.parametrize("command", ["check", "admit"])

@@ -34,6 +34,7 @@ from tierlock.census.keptresult import Kept, digest_of
 from tierlock.census.report import Census, CensusTier, TierReport, Use
 from tierlock.census.summary import canonical
 from tierlock.census.tree import DiskTree, Listing, Tree
+from tierlock.census.visible import requested
 
 #: pytest's default ``python_files``.
 DEFAULT_PATTERNS = ("test_*.py", "*_test.py")
@@ -191,7 +192,8 @@ def _apart(
     """What a later run needs to work out one changed test file's part of this census alone
     (:func:`tierlock.census.rerun.alone_holds`): the files, which were parsed, the words of the test files, the
     conftests with an autouse fixture that needs a root, every file an import was found to run (such a file is
-    not alone), the files of the cycles cut short, and each test file's :func:`share` of the result."""
+    not alone), the files of the cycles cut short, each test file's :func:`share` of the result, and every fixture
+    name requested or autouse (:func:`tierlock.census.rerun.readers_hold`)."""
     tests = reading.listing.tests
     run_time: dict[str, list[object]] = {}
     for key, how in sorted(needs.run_time.items()):
@@ -211,6 +213,8 @@ def _apart(
         "targets": targets,
         "cycles": sorted(needs.cycles),
         "shares": shares,
+        "run_time": [[list(key), how] for key, how in sorted(needs.run_time.items())],
+        "requests": requested(facts for rel, facts in reading.parsed.items() if rel in tests),
     }
 
 

@@ -12,6 +12,11 @@ A changed test file that is *alone* - not a conftest, no import of another file 
 no cycle short but in such files - adds to the result only its own part (:func:`tierlock.census.engine.share`):
 the part of each such file is worked out alone, from the facts of the files it reaches, and when every one is
 the part recorded, the result is the same without the census of every other file (:func:`alone_holds`).
+
+A changed conftest, helper module or project module whose facts differ only where no part of the census reads them
+(:mod:`tierlock.census.visible`: a helper function added, an import of the standard library) leaves every answer
+of the census as it was; a fixture added that nothing requests only adds its own answer, worked out alone
+(:func:`readers_hold`).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from tierlock.census.fixtures import Needs, below
 from tierlock.census.report import CensusTier
 from tierlock.census.summary import canonical, facts_of, names_any
 from tierlock.census.tree import DiskTree
+from tierlock.census.visible import Foreign, function_view, lineless, module_view, names_file, reachable
 from tierlock.collector import Paused
 
 TYPE_CHECKING = False
@@ -81,7 +87,10 @@ def _surveys_hold(surveys: Sequence[Any], facts: dict[str, Any], changed: set[st
             mine = {path for path in changed if path.startswith(prefix)}
             calls = Below(facts, root)
             rels = sorted(p[len(prefix) :] for p in mine)
-            if not (rels and alone_holds(root, inputs, apart, calls, rels)) and (
+            holds = rels and (
+                alone_holds(root, inputs, apart, calls, rels) or readers_hold(root, inputs, apart, calls, rels, was)
+            )
+            if not holds and (
                 canonical(_again(root, inputs, RecordedMemo(calls, rels)))
                 != (marshal.loads(was) if isinstance(was, bytes) else was)
             ):
@@ -168,6 +177,110 @@ def alone_holds(
     needs = Needs(Reach(index, KeptFacts(calls, apart["parsed"], now), roots), conftests)
     parts = {rel: _part(needs, rel, now[rel]) for rel in rels}
     return needs.cycles <= set(rels) and all(share(*parts[rel]) == apart["shares"][rel] for rel in rels)
+
+
+def readers_hold(  # noqa: PLR0917 (the census's record, as alone_holds takes it, and its result)
+    root: str,
+    inputs: dict[str, Any],
+    apart: dict[str, Any],
+    calls: Mapping[str, list[Any]],
+    rels: list[str],
+    was: Any = None,
+) -> bool:
+    """Whether every changed file of *rels* (a conftest, a test file, a project module) still gives each reader of
+    its facts what it gave the recorded census (:mod:`tierlock.census.visible`), its text naming the words of each
+    reading as it did; a conftest may have gained fixtures that nothing requests, each needing nothing. False: it
+    cannot be told so (the census is then worked out again whole). With *was* (the recorded result), a file whose
+    lines only moved (a line added above) holds too when the result names no line of it (:func:`_moved_alike`)."""
+    roots = {name for tier in inputs["tiers"] for name in tier[1]}
+    index = ModuleIndex([*apart["tests"], *apart["modules"]], inputs["paths"])
+    foreign = Foreign(index)
+    known = {*apart["tests"], *apart["modules"]}
+    tree = DiskTree(root)
+    now: dict[str, FileFacts | None] = {}
+    added: list[tuple[str, list[str]]] = []
+    for rel in rels:
+        text = tree.read(rel)
+        readings = calls.get(rel)
+        if rel not in known or text is None or readings is None or not _read_alike(text, readings):
+            return False
+        facts = next((found for _name, _words, found in readings if found is not None), None)
+        if facts is None:
+            continue  # it names none of the words, as before: nothing read
+        old, new = FileFacts.from_json(facts), facts_of(text, rel)
+        fresh: list[str] | None = None
+        if module_view(old, rel, foreign, roots) == module_view(new, rel, foreign, roots):
+            views = (function_view(old, rel, foreign, roots), function_view(new, rel, foreign, roots))
+            fresh = _fixtures_added(old, new, *views) if rel in apart["tests"] else []
+        if fresh is None and not _moved_alike(old, new, rel, foreign, roots, was):
+            return False
+        if fresh and not rel.endswith("conftest.py"):
+            return False
+        added += [(rel, fresh)] if fresh else []
+        now[rel] = new
+    return not added or _added_need_nothing(apart, added, Reach(index, KeptFacts(calls, apart["parsed"], now), roots))
+
+
+def _moved_alike(  # noqa: PLR0917 (the two facts of the file and what their views are compared with)
+    old: FileFacts, new: FileFacts, rel: str, foreign: Foreign, roots: set[str], was: Any
+) -> bool:
+    """Whether *new* is *old* with only its lines moved (the same facts once every line is 0: in the same order,
+    what reads a line reads another) while the census's recorded result (*was*) names no line of the file
+    (:func:`~tierlock.census.visible.names_file`): every line of a file that reaches the result comes with the
+    file's name, so none does then, and the census, which decides nothing on a line's value, gives the same
+    result."""
+    if was is None or names_file(was, rel):
+        return False
+    before, after = lineless(old), lineless(new)
+    if module_view(before, rel, foreign, roots) != module_view(after, rel, foreign, roots):
+        return False
+    return function_view(before, rel, foreign, roots) == function_view(after, rel, foreign, roots)
+
+
+def _read_alike(text: str, readings: Sequence[Any]) -> bool:
+    """Whether the census reads *text* at each of *readings* as it did: parsed where it was (words None: always)."""
+    return all((words is None or names_any(text, words)) == (facts is not None) for _name, words, facts in readings)
+
+
+def _fixtures_added(old: FileFacts, new: FileFacts, before: list[Any], after: list[Any]) -> list[str] | None:
+    """The names of the fixtures *new* adds to *old* (the conftest's facts before and after; *before*, *after*:
+    their :func:`~tierlock.census.visible.function_view`), when that is all it changes of what the census reads:
+    each not autouse, under a name the file did not define, and any helper it adds referred to by them alone.
+    None: anything else changed. Empty: nothing the census reads changed."""
+    had = {item[0] for item in before[2:]}
+    fresh = [item[0] for item in after[2:] if item[0] not in had]
+    if before != [*after[:2], *(item for item in after[2:] if item[0] in had)]:
+        return None
+    functions = new.functions
+    names = {func.fixture for func in old.functions.values() if func.kind == "fixture"}
+    for qual in fresh:
+        func = functions[qual]
+        if func.kind == "fixture" and (func.autouse or not func.fixture or func.fixture in names):
+            return None
+        if func.kind not in ("fixture", "helper"):
+            return None
+    kept = [q for q, f in functions.items() if f.kind in ("fixture", "test") and q not in fresh]
+    if reachable(new, kept) & set(fresh):
+        return None  # a helper added that a function the census read already refers to
+    return [str(functions[q].fixture) for q in fresh if functions[q].kind == "fixture"]
+
+
+def _added_need_nothing(apart: dict[str, Any], added: list[tuple[str, list[str]]], reach: Reach) -> bool:
+    """Whether each fixture of *added* (``(conftest, names)``) is one nothing requests and that needs no root
+    (worked out as the census's list of the fixtures that need a root works it out, from *reach*), meeting no need
+    left to run time the recorded census did not meet: the census's result does not name it then. The recorded
+    census must have cut no cycle short (its answers would depend on the order they were asked in)."""
+    requested, met_before = apart.get("requests"), apart.get("run_time")  # (none in an entry kept by older code)
+    if requested is None or met_before is None or apart["cycles"]:
+        return False
+    if any(name in requested for _rel, names in added for name in names):
+        return False
+    conftests = [rel for rel in apart["tests"] if rel.endswith("conftest.py")]
+    needs = Needs(reach, conftests)
+    if any(needs.fixture(rel, name) for rel, names in added for name in names):
+        return False
+    met = {repr([list(key), how]) for key, how in needs.run_time.items()}
+    return met <= {repr(found) for found in met_before} and not needs.cycles
 
 
 def _part(needs: Needs, rel: str, facts: FileFacts | None) -> tuple[object, object, object]:
