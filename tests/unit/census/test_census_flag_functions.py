@@ -34,8 +34,8 @@ def has_arrow():
 """
 
 
-def needing(root: Path) -> list[str | None]:
-    return sorted(u.test for u in census(root, [ARROW]).tier("arrow").outside)
+def needing(root: Path) -> list[str]:
+    return sorted(str(u.test) for u in census(root, [ARROW]).tier("arrow").outside)
 
 
 def test_a_flag_function_in_a_mark_alias_and_in_skip_conditions_needs_its_root_by_polarity(tmp_path: Path) -> None:
