@@ -48,6 +48,9 @@ KNOWN_IMPORT_NAMES: Mapping[str, tuple[str, ...]] = {
     "python-telegram-bot": ("telegram",),
     "python-memcached": ("memcache",),
     "python-lsp-server": ("pylsp",),
+    "python-utils": ("python_utils",),
+    "python-http-client": ("python_http_client",),
+    "python-on-whales": ("python_on_whales",),
 }
 
 _PREFIX = "python-"

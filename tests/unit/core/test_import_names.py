@@ -15,6 +15,7 @@ from tierlock.importnames import import_names
         ("python.magic", ("magic",)),
         ("python-dateutil", ("dateutil",)),
         ("python-json-logger", ("pythonjsonlogger",)),
+        ("python-utils", ("python_utils",)),
         ("PyYAML", ("yaml",)),
         ("zope.interface", ("zope_interface",)),
         ("typing-extensions", ("typing_extensions",)),
