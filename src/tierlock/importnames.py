@@ -62,6 +62,6 @@ def import_names(dist: str) -> tuple[str, ...]:
     known = KNOWN_IMPORT_NAMES.get(name)
     if known is not None:
         return known
-    if name.startswith(_PREFIX) and len(name) > len(_PREFIX):
+    if name.startswith(_PREFIX) and name != _PREFIX:
         name = name[len(_PREFIX) :]
     return (name.replace("-", "_"),)
