@@ -147,3 +147,38 @@ def test_a_function_that_returns_something_else_on_import_error_or_takes_argumen
         """,
     )
     assert needing(tmp_path) == []
+
+
+def test_a_name_flag_compared_the_other_way_or_a_find_spec_with_a_package_is_read_by_its_polarity(
+    tmp_path: Path,
+) -> None:
+    write(
+        tmp_path,
+        "tests/test_forms.py",
+        """\
+        from importlib.util import find_spec
+
+        import pytest
+
+        try:
+            import pyarrow
+        except ImportError:
+            pyarrow = None
+
+
+        @pytest.mark.skipif(pyarrow is not None, reason="runs only without arrow")
+        def test_only_without():
+            pass
+
+
+        @pytest.mark.skipif(pyarrow is None, reason="no arrow")
+        def test_with():
+            pass
+
+
+        @pytest.mark.skipif(find_spec("pyarrow", None) is None, reason="no arrow")
+        def test_spec_with_package():
+            pass
+        """,
+    )
+    assert needing(tmp_path) == ["test_spec_with_package", "test_with"]
