@@ -101,6 +101,11 @@ MODULES: dict[str, Module] = {
             "tests/unit/core/test_kept_census_packed.py",
         ),
     ),
+    # The import names guessed for a distribution nothing installed speaks for: what a missing tier's tests import.
+    "importnames.py": Module(
+        ("src/tierlock/importnames.py",),
+        ("tests/unit/core/test_import_names.py", "tests/unit/plugin/test_plugin_real_project_shapes.py"),
+    ),
     # pyproject.toml read by its parts: what the read-only commands see of it, what a kept answer compares.
     "projectparts": Module(("src/tierlock/projectparts.py",), ("tests/unit/core/test_project_parts.py",)),
     # A kept answer after a test file changed: the facts read again, the census worked out again.

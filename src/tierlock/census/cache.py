@@ -17,7 +17,7 @@ from tierlock.census.summary import names_any
 
 #: The cache key (pytest's cache layout: ``.pytest_cache/v/tierlock/census``).
 CACHE_KEY = "tierlock/census"
-_SCHEMA = 4
+_SCHEMA = 5  # 5: flag functions (``def has_x(): try: import x ...``) are facts
 #: Kinds of file, each filtered by its own words (conftests are always parsed).
 KINDS = ("tests", "sources")
 

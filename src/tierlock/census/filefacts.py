@@ -8,7 +8,9 @@
   it, or ``try`` for an import under ``try: ... except ImportError``.
   Imports under ``if TYPE_CHECKING:`` never run and are not recorded;
 * availability flags: ``try: import x ... except ImportError: has_x = False``
-  (or ``x = None``) and ``has_x = find_spec("x") is not None``;
+  (or ``x = None``), ``has_x = find_spec("x") is not None``, and module-level
+  functions without arguments whose ``except ImportError`` returns a constant
+  (``def x_not_available(): try: import x ... except ImportError: return True``);
 * mark aliases: ``needs_x = pytest.mark.skipif(not has_x, ...)`` or
   ``pytest.mark.tier("x")`` bound to a name at module level;
 * each function: a test (``test*``, in a module or a ``Test*`` class), a
@@ -24,6 +26,7 @@ import ast
 import sys
 
 from tierlock.census.marks import (
+    INVERTED,
     absent,
     catches_import_error,
     decorator,
@@ -222,7 +225,22 @@ class _Reader:
             func.requests.extend(cls.requests)
         self.facts.functions[qual] = func
         self.nodes[qual] = node
+        if cls is None and func.kind == "helper":
+            self.flag_function(node)
         self.body(node.body, qual, guards, None)
+
+    def flag_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """``def has_x(): try: import x except ImportError: return False ...``: a flag, true or false without x."""
+        if node.args.args or node.args.posonlyargs or node.args.kwonlyargs or node.args.vararg:
+            return
+        for stmt in node.body:
+            if not isinstance(stmt, (ast.Try, ast.TryStar)):
+                continue
+            tried, _ = _tried(stmt.body)
+            answers = {_constant_return(h.body) for h in stmt.handlers if catches_import_error(h)}
+            if tried and len(answers) == 1 and None not in answers:
+                self.facts.flags[node.name] = [*tried, INVERTED] if answers.pop() else tried
+                return
 
     _class = ""
 
@@ -281,6 +299,18 @@ def _tried(body: list[ast.stmt]) -> tuple[list[tuple[str, int, int]], set[str]]:
             elif isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Constant) and sub.value.value is True:
                 bound.update(t.id for t in sub.targets if isinstance(t, ast.Name))
     return tried, bound
+
+
+def _constant_return(body: list[ast.stmt]) -> bool | None:
+    """What a block's ending ``return True`` / ``return False`` / ``return None`` / ``return`` answers, else None."""
+    last = body[-1] if body else None
+    if not isinstance(last, ast.Return):
+        return None
+    if last.value is None:
+        return False
+    if isinstance(last.value, ast.Constant) and last.value.value in (True, False, None):
+        return bool(last.value.value)
+    return None
 
 
 def _assigns_nothing(node: ast.AST) -> bool:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from tierlock.census.marks import NAMED, SPEC
+from tierlock.census.marks import INVERTED, NAMED, NEGATED, SPEC
 from tierlock.census.records import FileFacts, Func
 
 #: (root, file, line, how): one need, where it finally comes from.
@@ -259,6 +259,8 @@ class Reach:
         facts = self.facts[rel]
         out: dict[str, Need] = {}
         for module, level, line in facts.flags.get(name, ()):
+            if (module, level, line) == INVERTED:
+                continue
             found = self.index.resolve(module, level, (), rel) if module else []
             if found:
                 for target in found:
@@ -274,9 +276,12 @@ class Reach:
         if name.startswith(SPEC):
             root = name[len(SPEC) :].split(".", maxsplit=1)[0]
             return [(root, rel, 0, f"find_spec({root!r})")] if root in self.roots else []
-        hit = self.symbol(rel, name)
+        negated = name.startswith(NEGATED)
+        hit = self.symbol(rel, name[len(NEGATED) :] if negated else name)
         if hit is None or hit[0] != "flag":
             return []
+        if (INVERTED in self.facts[hit[1]].flags[hit[2]]) != negated:
+            return []  # the condition skips when the root is there (``skipif(has_x())``): it needs nothing
         return self.flag_needs(hit[1], hit[2])
 
     def alias(self, rel: str, name: str) -> tuple[str, Func] | None:

@@ -17,6 +17,11 @@ SPEC = "?"
 #: A guard token for a string the condition around an import compares with: ``"pandas" in constructor_name``
 #: picks a backend by name at run time (``=pandas``).
 NAMED = "="
+#: A skip token for a flag function's call that is true without its root: ``skipif(x_not_available())`` is
+#: ``!x_not_available``; such a function's flag entries carry :data:`INVERTED`.
+NEGATED = "!"
+#: The flag entry (module, level, line) that marks a flag function true when its import fails.
+INVERTED = (NEGATED, 0, 0)
 FIXTURE_DECORATORS = ("pytest.fixture", "fixture", "pytest_asyncio.fixture")
 _IMPORT_ERRORS = ("ImportError", "ModuleNotFoundError", "Exception", "BaseException")
 
@@ -51,7 +56,7 @@ def present(node: ast.expr) -> list[str]:
     spec = _spec(node)
     if spec is not None:
         return [SPEC + spec]
-    name = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) else ""
+    name = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) or _bare_call(node) else ""
     if name:
         return [name]
     if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
@@ -75,7 +80,14 @@ def absent(node: ast.expr) -> list[str]:
         return present(node.left)  # type: ignore[attr-defined]
     if isinstance(node, ast.BoolOp):
         return [n for value in node.values for n in absent(value)]
+    if _bare_call(node) and dotted(node):
+        return [NEGATED + dotted(node)]  # a flag function true without its root: ``x_not_available()``
     return []
+
+
+def _bare_call(node: ast.expr) -> bool:
+    """A call without arguments (``has_x()``): a flag function's call, when the function is one."""
+    return isinstance(node, ast.Call) and not node.args and not node.keywords
 
 
 def guard_names(node: ast.expr) -> list[str]:

@@ -19,6 +19,7 @@ from tierlock.census.keptresult import Kept
 from tierlock.census.remedy import ci_warnings
 from tierlock.census.report import Census, CensusTier
 from tierlock.census.tree import DiskTree
+from tierlock.importnames import import_names
 
 
 def census_tiers(
@@ -27,8 +28,8 @@ def census_tiers(
     """The census view of a :class:`tierlock.tiers.Project`'s tiers.
 
     A tier's import roots are its declared ``import-roots``, else each probe
-    distribution's name with ``-`` as ``_`` (declare ``import-roots`` when they
-    differ, as for ``pyyaml`` -> ``yaml``). *required*: the tiers of an
+    distribution's likely import names (:func:`tierlock.importnames.import_names`:
+    ``pyyaml`` -> ``yaml``, ``python-dotenv`` -> ``dotenv``). *required*: the tiers of an
     explicit ``ci-require`` (they gate tests by markers even without globs).
     """
     wanted = set(required or ())
@@ -36,7 +37,7 @@ def census_tiers(
     for tier in project.tiers.values():
         roots: list[str] = []
         for dist in tier.probe:
-            roots.extend(tier.import_roots.get(dist) or (str(dist).replace("-", "_").replace(".", "_"),))
+            roots.extend(tier.import_roots.get(dist) or import_names(str(dist)))
         above = [t.name for t in project.tiers.values() if t.name != tier.name and tier in project.chain(t.name)]
         out.append(
             CensusTier(

@@ -23,6 +23,7 @@ from packaging.utils import canonicalize_name
 from tierlock.errors import TierlockError
 from tierlock.evidence import causes
 from tierlock.evidence.runreceipt import CommandRecord
+from tierlock.importnames import import_names
 from tierlock.tiers import load_project
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ def provider(project: Project, missing: str, name: str) -> str | None:
     wanted = canonicalize_name(name)
     for tier in project.tiers.values():
         if missing == "module":
-            roots = {r for dist in tier.probe for r in (tier.import_roots.get(dist) or (dist.replace("-", "_"),))}
+            roots = {r for dist in tier.probe for r in (tier.import_roots.get(dist) or import_names(dist))}
             if name in roots:
                 return str(tier.name)
         elif wanted in {*tier.probe, *(canonicalize_name(r.name) for r in tier.requirements)}:

@@ -135,8 +135,23 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     return None
 
 
-def _explain(gate: Gate, exc: BaseException) -> bool:
-    """A conftest failed to import a missing tier's package: name the tier and its remedy.
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> Generator[None]:
+    """A session start (a project's own test plugin opening its database driver) that fails to import a missing
+    tier's package: name the tier and its remedy; strict with the tier required, end the run with the gate's code
+    rather than pytest's internal error."""
+    try:
+        return (yield)
+    except Exception as exc:
+        gate = _gate(session.config)
+        if gate is not None and _explain(gate, exc, where="session start"):
+            raise pytest.exit("tierlock: failing closed", returncode=EXIT_TIER_MISSING) from None
+        raise
+
+
+def _explain(gate: Gate, exc: BaseException, where: str = "conftest.py") -> bool:
+    """A conftest (or a session start: *where*) failed to import a missing tier's package: name the tier and its
+    remedy.
 
     True when the run fails closed on it (strict, the tier required): its lines are printed, the run stops.
     """
@@ -149,7 +164,7 @@ def _explain(gate: Gate, exc: BaseException) -> bool:
     if gate.fails_closed_on(tier):
         text = str(exc).strip()
         detail = f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"
-        gate.at_run[tier] = [["conftest.py", f"error while loading: {detail}", "failed"]]
+        gate.at_run[tier] = [[where, f"error while loading: {detail}", "failed"]]
         _print_err(fail_closed_at_end(gate, [tier], {}))
         return True
     _print_err([f"tierlock: {tier} {gate.state_of(tier)}; to fix: {gate.remedy([tier])}"])

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tierlock.importnames import import_names
 from tierlock.pytest_plugin.caches import Cache, remember
 from tierlock.pytest_plugin.decision import Gate
 
@@ -125,7 +126,7 @@ def _give_owners(gate: Gate, facts: ProjectFacts) -> None:
     words: dict[str, str] = {}
     for _, tier in ranked:
         for dist in tier.probe:
-            for name in tier.import_roots.get(dist) or (dist.replace("-", "_").replace(".", "_"),):
+            for name in tier.import_roots.get(dist) or import_names(dist):
                 if name not in owners and dist not in gate.working:
                     owners[name] = tier.name
             for spelling in {dist.lower(), dist.lower().replace("-", "_")}:

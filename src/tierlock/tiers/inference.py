@@ -28,10 +28,11 @@ from typing import TYPE_CHECKING, Any
 from packaging.utils import NormalizedName, canonicalize_name
 
 from tierlock.errors import ConfigError
+from tierlock.importnames import import_names
 from tierlock.tiers.loader import parse_project
 from tierlock.tiers.reach import local_packages, reached
 from tierlock.tiers.testimports import compact
-from tierlock.tiers.tooling import import_names, is_tooling_extra
+from tierlock.tiers.tooling import is_tooling_extra
 
 if TYPE_CHECKING:
     from tierlock.census import Census

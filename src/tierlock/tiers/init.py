@@ -22,12 +22,13 @@ from packaging.utils import NormalizedName, canonicalize_name
 
 from tierlock.census import CensusTier
 from tierlock.errors import ConfigError
+from tierlock.importnames import KNOWN_IMPORT_NAMES, import_names
 from tierlock.tiers.inference import Inferred, Skipped, Unsettled, census_roots, infer, lockable, settle
 from tierlock.tiers.loader import parse_project, parse_toml
 from tierlock.tiers.pytest_marker import register
 from tierlock.tiers.reach import local_packages
 from tierlock.tiers.rendering import append, newline_of, table
-from tierlock.tiers.tooling import KNOWN_IMPORT_NAMES, TOOLING_WORDS, import_names, is_tooling
+from tierlock.tiers.tooling import TOOLING_WORDS, is_tooling
 
 if TYPE_CHECKING:
     from tierlock.census import Census, CensusTier

@@ -10,43 +10,10 @@ least one tooling package (``test = ["pytest", "numpy"]``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
-
-#: Distributions whose import name is not their project name with '-' as '_'.
-KNOWN_IMPORT_NAMES: Mapping[str, tuple[str, ...]] = {
-    "pyyaml": ("yaml",),
-    "pillow": ("PIL",),
-    "scikit-learn": ("sklearn",),
-    "scikit-image": ("skimage",),
-    "beautifulsoup4": ("bs4",),
-    "python-dateutil": ("dateutil",),
-    "opencv-python": ("cv2",),
-    "opencv-python-headless": ("cv2",),
-    "pyjwt": ("jwt",),
-    "ibis-framework": ("ibis",),
-    "cudf-cu12": ("cudf",),
-    "cudf-cu11": ("cudf",),
-    "attrs": ("attr", "attrs"),
-    "protobuf": ("google",),
-    "pymongo": ("pymongo", "bson", "gridfs"),
-    "msgpack-python": ("msgpack",),
-    "python-multipart": ("multipart",),
-    "pycryptodome": ("Crypto",),
-    "pytorch": ("torch",),
-    "tensorflow-cpu": ("tensorflow",),
-    "faiss-cpu": ("faiss",),
-    "fusepy": ("fuse",),
-    "libarchive-c": ("libarchive",),
-    "smbprotocol": ("smbclient", "smbprotocol"),
-    "python-snappy": ("snappy",),
-    "backports-zstd": ("backports",),
-    "pygit2": ("pygit2",),
-    "brotlicffi": ("brotlicffi",),
-    "typing-extensions": ("typing_extensions",),
-}
 
 #: Words in a group or extra name that say tooling, not a part of the product.
 TOOLING_WORDS = (
@@ -138,9 +105,3 @@ def is_tooling_extra(name: str, requirements: Iterable[object], project: str = "
     if not tools:
         return False
     return len(tools) == len(dists) or is_tooling(name)
-
-
-def import_names(dist: str) -> tuple[str, ...]:
-    """The top-level import names a distribution most likely provides (no import, no metadata)."""
-    name = canonicalize_name(dist)
-    return KNOWN_IMPORT_NAMES.get(name, (name.replace("-", "_").replace(".", "_"),))
