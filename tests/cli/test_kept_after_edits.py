@@ -246,6 +246,13 @@ ALIASED = (
     "import pytest\nfrom test_guarded import needs_viz\n\npytest.importorskip('json')\n\n\n"
     "@needs_viz\ndef test_plain():\n    assert True\n"
 )
+#: A flag function's body: true with the viz tier's package, false without it.
+FLAG_BODY = "    try:\n        import vizpkg00\n    except ImportError:\n        return False\n    return True\n"
+#: A test file whose test a helper's flag function skips (``skipif(not has_viz())``).
+FLAG_CALLED = (
+    "import pytest\nfrom helpers import has_viz\n\n\n"
+    "@pytest.mark.skipif(not has_viz(), reason='no viz')\ndef test_plain():\n    assert True\n"
+)
 #: (what is there before the answer is kept, the edit after): each compared with a run that keeps nothing.
 SHARED = {
     "a conftest.py: a line above its fixture that needs a tier's package (its line is in the answer)": (
@@ -282,6 +289,22 @@ SHARED = {
         (CONFTEST, "import vizpkg00", "import abcpkg00"),
     ),
     "a conftest.py deleted": ({CONFTEST: NEEDING}, None),
+    "a helper module: its function becomes a flag function a test's skipif calls": (
+        {HELPER: "def has_viz():\n    return True\n", PLAIN: FLAG_CALLED},
+        (
+            HELPER,
+            "    return True\n",
+            FLAG_BODY,
+        ),
+    ),
+    "a helper module a test star-imports: a flag function added": (
+        {HELPER: "VALUE = 1\n", PLAIN: FLAG_CALLED.replace("import has_viz", "import *")},
+        (
+            HELPER,
+            "VALUE = 1\n",
+            "VALUE = 1\n\n\ndef has_viz():\n" + FLAG_BODY,
+        ),
+    ),
     "a test file another imports: a line added to its test": (
         {PLAIN: ALIASED},
         (GUARDED, "assert True\n", "assert True\n    assert 1\n"),
