@@ -1,0 +1,63 @@
+"""The verification's reading of ``.dist-info`` folders, done while the backend installs.
+
+After the backend, the verification reads each installed ``.dist-info`` folder
+and turns RECORD's rows into the paths and sizes it stats. That part depends
+only on the folder's own files (METADATA, RECORD, the entry points), which the
+backend writes as it finishes each package. While it runs, a thread looks at
+the site folders every few milliseconds and makes the facts of each folder of
+the packages being installed that looks finished
+(:func:`tierlock.probing.distinfo.prepare`). The verification after the backend
+takes them only when the folder's listing and those files are byte for byte
+what they were made from, and still stats every file RECORD lists: what the
+backend did after the facts were made (rewrote RECORD, deleted a file) is seen
+as without them. Nothing is kept past the process.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Collection
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tierlock.environment import Target
+
+#: How long the thread waits between two looks at the site folders (seconds).
+PAUSE = 0.01
+
+
+class Ahead:
+    """The thread that makes the facts of the folders of *names* in *target* while the backend runs."""
+
+    def __init__(self, target: Target, names: Collection[str]) -> None:
+        self.sites = tuple(map(str, target.site_paths))
+        self.suffixes = tuple(target.ext_suffixes)
+        self.wanted = tuple(names)
+        self.done: set[str] = set()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="tierlock-ahead", daemon=True)
+
+    def __enter__(self) -> Ahead:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join()
+
+    def _run(self) -> None:
+        while not self.stop.wait(PAUSE):
+            self.look()
+
+    def look(self) -> None:
+        """Make the facts of every folder of the packages wanted that looks finished and has none yet."""
+        from tierlock.probing import distinfo
+        from tierlock.probing.site import SiteIndex
+
+        index = SiteIndex.scan(self.sites, self.suffixes)
+        for name in self.wanted:
+            for info in index.find(name):
+                if self.stop.is_set():
+                    return
+                if info.path not in self.done and distinfo.prepare(info, index.suffixes):
+                    self.done.add(info.path)
