@@ -10,17 +10,30 @@ the packages being installed that looks finished
 takes them only when the folder's listing and those files are byte for byte
 what they were made from, and still stats every file RECORD lists: what the
 backend did after the facts were made (rewrote RECORD, deleted a file) is seen
-as without them. Nothing is kept past the process.
+as without them. Nothing is kept past the process. The thread helps only while the install waits for the
+backend (the interpreter runs one thread's Python at a time): it is not started when an early backend has
+ended already.
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
+
+
+def ended() -> bool:
+    """Whether the backend was started early and has ended already (its watcher saw it end: tierlock's own start
+    outlasted it). Then nothing runs beside it: the folders are read after it as without the thread, which would
+    only share the interpreter with what the install does until its verification."""
+    early = sys.modules.get("tierlock.earlyarm")
+    spawned = getattr(getattr(early, "current", None), "spawned", None)
+    return getattr(spawned, "ended", None) is not None
+
 
 #: How long the thread waits between two looks at the site folders (seconds).
 PAUSE = 0.01
@@ -38,16 +51,19 @@ class Ahead:
         self.thread = threading.Thread(target=self._run, name="tierlock-ahead", daemon=True)
 
     def __enter__(self) -> Ahead:
-        self.thread.start()
+        if not ended():
+            self.thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.stop.set()
-        self.thread.join()
+        if self.thread.ident is not None:
+            self.thread.join()
 
     def _run(self) -> None:
-        while not self.stop.wait(PAUSE):
+        while not self.stop.is_set():
             self.look()
+            self.stop.wait(PAUSE)
 
     def look(self) -> None:
         """Make the facts of every folder of the packages wanted that looks finished and has none yet."""
