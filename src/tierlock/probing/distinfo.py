@@ -305,6 +305,7 @@ def prepare(info: DistInfoDir, suffixes: tuple[str, ...]) -> bool:
     facts = _build(info, (None, *sizes), suffixes, held)
     if facts.problems or facts.record_problem or facts.unfinished:
         return False
+    facts.modules  # noqa: B018 (made now, while the installer runs: the import roots' check asks it after)
     _PREPARED[(info.path, suffixes)] = (held, facts)
     return True
 
