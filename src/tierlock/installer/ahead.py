@@ -22,6 +22,9 @@ import threading
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
+from tierlock.probing import distinfo
+from tierlock.probing.site import SiteIndex
+
 if TYPE_CHECKING:
     from tierlock.environment import Target
 
@@ -67,9 +70,6 @@ class Ahead:
 
     def look(self) -> None:
         """Make the facts of every folder of the packages wanted that looks finished and has none yet."""
-        from tierlock.probing import distinfo
-        from tierlock.probing.site import SiteIndex
-
         index = SiteIndex.scan(self.sites, self.suffixes)
         for name in self.wanted:
             for info in index.find(name):
