@@ -78,6 +78,28 @@ def test_the_thread_makes_the_facts_of_each_folder_the_backend_finishes_of_the_p
     assert watching.done == {str(alpha), str(gamma)}
 
 
+def test_a_folder_made_once_is_not_read_again_by_later_looks_and_the_thread_never_keeps_the_process_alive(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    info = _folder(site, "alpha")
+    calls: list[str] = []
+    real = distinfo.prepare
+
+    def counting(found: Any, suffixes: tuple[str, ...]) -> bool:
+        calls.append(found.path)
+        return real(found, suffixes)
+
+    monkeypatch.setattr(distinfo, "prepare", counting)
+    watching = ahead.Ahead(_target(site), ["alpha"])
+    assert watching.thread.daemon
+    with watching:
+        assert _until(lambda: (str(info), SUFFIXES) in distinfo._PREPARED)
+        looked = len(calls)
+        time.sleep(ahead.PAUSE * 10)
+    assert calls == [str(info)] * looked == [str(info)]
+
+
 def test_a_backend_started_early_that_ended_already_gets_no_thread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
