@@ -64,9 +64,12 @@ class Ahead:
             self.thread.join()
 
     def _run(self) -> None:
-        while not self.stop.is_set():
-            self.look()
-            self.stop.wait(PAUSE)
+        try:
+            while not self.stop.is_set():
+                self.look()
+                self.stop.wait(PAUSE)
+        except Exception:  # what was not made ahead is read after the backend, which says what is wrong
+            return
 
     def look(self) -> None:
         """Make the facts of every folder of the packages wanted that looks finished and has none yet."""

@@ -100,6 +100,22 @@ def test_a_folder_made_once_is_not_read_again_by_later_looks_and_the_thread_neve
     assert calls == [str(info)] * looked == [str(info)]
 
 
+def test_a_thread_that_fails_stops_quietly_and_leaves_the_folders_to_the_verification(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    site = tmp_path / "site"
+    _folder(site, "alpha")
+
+    def failing(found: Any, suffixes: tuple[str, ...]) -> bool:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(distinfo, "prepare", failing)
+    with ahead.Ahead(_target(site), ["alpha"]) as watching:
+        assert _until(lambda: not watching.thread.is_alive())
+    assert distinfo._PREPARED == {}
+    assert capsys.readouterr() == ("", "")
+
+
 def test_a_backend_started_early_that_ended_already_gets_no_thread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
