@@ -218,3 +218,23 @@ def test_the_folder_is_read_at_one_moment_listing_first_and_only_the_files_the_f
     assert held.listing == frozenset(os.listdir(info))
     assert held == distfiles.take(str(info))
     assert held != distfiles.take(str(info), frozenset({"REQUESTED"}))
+
+
+def test_an_editable_install_whose_source_is_no_local_folder_is_said_so_both_ways(tmp_path: Path) -> None:
+    url = json.dumps({"url": "https://example.com/src", "dir_info": {"editable": True}})
+    info = _folder(tmp_path / "lib" / "site", {"alpha-1.0.dist-info/direct_url.json": url})
+    made, facts = _ahead_then_read(info)
+    assert made
+    assert facts.source is None
+    assert (
+        facts.source_problem == "editable install with a source that is not a local folder: 'https://example.com/src'"
+    )
+    assert _facts(facts) == _slow(info)
+
+
+def test_four_console_scripts_not_installed_are_counted_and_three_named(tmp_path: Path) -> None:
+    scripts = "".join(f"s{i} = alpha:main\n" for i in range(4))
+    info = _folder(tmp_path / "lib" / "site", {"alpha-1.0.dist-info/entry_points.txt": f"[console_scripts]\n{scripts}"})
+    made, facts = _ahead_then_read(info)
+    assert not made  # unfinished: read after the backend
+    assert facts.unfinished == ["4 console scripts of its entry points are not installed: s0, s1, s2 and 1 more"]
