@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from tierlock.probing import SiteIndex, distcache, distfiles, distinfo, metadata
 EXT = ".cpython-311-x86_64-linux-gnu.so"
 OTHER_EXT = ".cpython-312-x86_64-linux-gnu.so"
 SUFFIXES = (EXT, ".abi3.so", ".so")
+OLD = time.time() - 60
 
 
 def _folder(site: Path, files: dict[str, str], *, record: str | None = None, quoted: bool = False) -> Path:
@@ -53,7 +55,10 @@ def _slow(info: Path, suffixes: tuple[str, ...] = SUFFIXES) -> dict[str, object]
 def _ahead_then_read(info: Path, suffixes: tuple[str, ...] = SUFFIXES) -> tuple[bool, distinfo.DistInfo]:
     (found,) = SiteIndex.scan([info.parent], suffixes).find("alpha")
     made = distinfo.prepare(found, suffixes)
-    return made, distinfo.read(found, suffixes)[0]
+    ahead = distinfo._PREPARED.get((found.path, suffixes))
+    facts = distinfo.read(found, suffixes)[0]
+    assert (facts is ahead[1]) if made and ahead is not None else not made  # the very facts made ahead are given
+    return made, facts
 
 
 @pytest.fixture(autouse=True)
@@ -238,3 +243,40 @@ def test_four_console_scripts_not_installed_are_counted_and_three_named(tmp_path
     made, facts = _ahead_then_read(info)
     assert not made  # unfinished: read after the backend
     assert facts.unfinished == ["4 console scripts of its entry points are not installed: s0, s1, s2 and 1 more"]
+
+
+def test_facts_kept_whose_metadata_vanished_under_an_unchanged_folder_are_read_again(tmp_path: Path) -> None:
+    info = _folder(tmp_path / "lib" / "site", {"alpha/__init__.py": ""})
+    for path in (*info.iterdir(), info):
+        os.utime(path, (OLD, OLD))
+    index = SiteIndex.scan([info.parent], SUFFIXES)
+    assert probe_distribution("alpha", index=index).state == "present"
+    assert (str(info), SUFFIXES) in distinfo._MEMO  # settled: kept
+    (info / "METADATA").unlink()
+    os.utime(info, (OLD, OLD))  # the folder's identity put back: only METADATA's own stat tells
+    probe = probe_distribution("alpha", index=SiteIndex.scan([info.parent], SUFFIXES))
+    assert probe.state == "partial"
+    assert any("METADATA missing" in reason for reason in probe.reasons), probe.reasons
+
+
+def test_a_folder_written_within_the_last_second_is_not_kept(tmp_path: Path) -> None:
+    info = _folder(tmp_path / "lib" / "site", {"alpha/__init__.py": ""})
+    (found,) = SiteIndex.scan([info.parent], SUFFIXES).find("alpha")
+    distinfo.read(found, SUFFIXES)
+    assert distinfo._MEMO == {}
+
+
+def test_a_kept_folder_deleted_since_is_read_as_gone(tmp_path: Path) -> None:
+    info = _folder(tmp_path / "lib" / "site", {"alpha/__init__.py": ""})
+    for path in (*info.iterdir(), info):
+        os.utime(path, (OLD, OLD))
+    (found,) = SiteIndex.scan([info.parent], SUFFIXES).find("alpha")
+    distinfo.read(found, SUFFIXES)
+    assert (str(info), SUFFIXES) in distinfo._MEMO
+    for path in info.iterdir():
+        path.unlink()
+    info.rmdir()
+    facts, confirm = distinfo.read(found, SUFFIXES)
+    assert not confirm
+    assert facts.record_problem is not None
+    assert any("METADATA missing" in problem for problem in facts.problems), facts.problems
