@@ -227,7 +227,8 @@ def _arming(
     sides: dict[str, Argv],
 ) -> tuple[dict[str, list[float]], dict[str, list[float | None]]]:
     """Arming a fresh environment from a warm cache: each of the four (and of *sides*, with each backend),
-    interleaved, *runs* rounds; and the backend's own seconds of each tierlock arming (``--json``)."""
+    interleaved, *runs* rounds, their order turned by one each round (no side always first after another); and
+    the backend's own seconds of each tierlock arming (``--json``)."""
     commands: dict[str, Callable[[Path], Argv]] = {
         "tier_uv": lambda p: [*tier, "--backend", "uv", "--json", "--python", p],
         "uv": lambda p: [*uv, "--python", p, "-r", lock],
@@ -240,7 +241,9 @@ def _arming(
     arming: dict[str, list[float]] = {name: [] for name in commands}
     backends: dict[str, list[float | None]] = {name: [] for name in commands}
     for i in range(runs):
-        for name, command in commands.items():
+        order = list(commands.items())
+        order = order[i % len(order) :] + order[: i % len(order)]  # the sides turned by one each round
+        for name, command in order:
             target = fresh(empty, root / f"arm-{name}-{i}")
             elapsed, spent = timed(command(target), env)
             arming[name].append(elapsed)

@@ -98,7 +98,7 @@ LAZY_IMPORTS: dict[str, str] = {
         f"tierlock.probing{name}": _FAST
         for name in (
             ".distcache",
-            ".distinfo",
+            ".distfiles",
             ".distribution",
             ".facts",
             ".filechecks",

@@ -139,6 +139,7 @@ MODULES: dict[str, Module] = {
     "installer/selfguard.py": Module(
         ("src/tierlock/installer/selfguard.py",), ("tests/unit/installer/test_selfguard.py",)
     ),
+    "installer/ahead.py": Module(("src/tierlock/installer/ahead.py",), ("tests/unit/installer/test_ahead.py",)),
     "installer/fastpath.py": Module(
         ("src/tierlock/installer/fastpath.py", "src/tierlock/installer/pinscan.py"),
         ("tests/unit/installer/test_installer_receipts*.py", "tests/unit/installer/test_fastpath_*.py"),

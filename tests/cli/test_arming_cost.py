@@ -3,7 +3,8 @@
 
 Arming a fresh environment starts its interpreter at most once and the backend once (no second
 resolver call, no ``uv --version``); the verification after the backend reads each RECORD and
-METADATA the backend just wrote once and opens no other installed file but the compiled ones
+METADATA the backend just wrote once after it (and, while it ran, no file but those of a folder it
+finished) and opens no other installed file but the compiled ones
 (their dynamic sections, for the shared-library check); the self-guard reads no metadata of a
 target without a tierlock; a second command after arming takes the target's facts from the kept
 answer instead of starting its interpreter again; and the arming path imports neither the
@@ -40,7 +41,8 @@ from tests.support.tierproject import write_lock, write_pyproject
 from tests.support.wheels import EXT_SUFFIX, build_wheel
 from tierlock import environment
 from tierlock.cli import main
-from tierlock.probing import libraries, record
+from tierlock.installer import ahead
+from tierlock.probing import libraries
 
 pytestmark = pytest.mark.slow
 
@@ -70,44 +72,63 @@ def test_a_command_after_arming_takes_the_targets_facts_from_the_kept_answer(wor
     assert world.probe().state == "present"
 
 
-def _counting_reads(monkeypatch: pytest.MonkeyPatch, under: Path) -> tuple[Counter[str], Counter[str]]:
-    """(RECORD files read by the probe, every file under *under* opened by this process), counted."""
-    records: Counter[str] = Counter()
-    opened: Counter[str] = Counter()
-    real_rows: Callable[..., Any] = record.read_rows
-    real_open: Callable[..., Any] = builtins.open
-    prefix = str(under) + os.sep
+class _Reads:
+    """Every file under a folder opened by this process, counted apart while the backend ran (the thread that reads
+    the ``.dist-info`` folders it finishes, :mod:`tierlock.installer.ahead`) and after it ended."""
 
-    def read_rows(path: str, *args: Any, **kwargs: Any) -> Any:
-        records[os.path.realpath(path)] += 1
-        return real_rows(path, *args, **kwargs)
+    def __init__(self) -> None:
+        self.during: Counter[str] = Counter()
+        self.after: Counter[str] = Counter()
+        self.ended = False
+
+    def opened(self) -> Counter[str]:
+        return self.during + self.after
+
+
+def _counting_reads(monkeypatch: pytest.MonkeyPatch, under: Path) -> _Reads:
+    """Count every file under *under* this process opens, before and after the backend's end (:class:`_Reads`)."""
+    reads = _Reads()
+    real_open: Callable[..., Any] = builtins.open
+    real_exit: Callable[..., Any] = ahead.Ahead.__exit__
+    prefix = str(under) + os.sep
 
     def counting_open(file: Any, *args: Any, **kwargs: Any) -> Any:
         if isinstance(file, (str, os.PathLike)) and os.fspath(file).startswith(prefix):
-            opened[os.path.realpath(os.fspath(file))] += 1
+            counter = reads.after if reads.ended else reads.during
+            counter[os.path.realpath(os.fspath(file))] += 1
         return real_open(file, *args, **kwargs)
 
-    monkeypatch.setattr(record, "read_rows", read_rows)
+    def ending(self: ahead.Ahead, *exc: object) -> None:
+        real_exit(self, *exc)  # the thread stopped and joined: what follows is after the backend
+        reads.ended = True
+
     monkeypatch.setattr(builtins, "open", counting_open)
-    return records, opened
+    monkeypatch.setattr(ahead.Ahead, "__exit__", ending)
+    return reads
 
 
-def test_verification_reads_each_record_the_backend_wrote_once_and_hashes_no_file(
+def test_verification_reads_each_record_and_metadata_the_backend_wrote_once_after_it_and_hashes_no_file(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    records, opened = _counting_reads(monkeypatch, world.venv)
+    reads = _counting_reads(monkeypatch, world.venv)
     run = world.install("brain", "--backend", "uv")
     monkeypatch.undo()
     assert run.code == 0, run.err
     infos = sorted(str(p.resolve()) for p in world.site.glob("*.dist-info"))
     assert len(infos) == 3
-    assert sorted(records) == [os.path.join(i, "RECORD") for i in infos]
-    assert set(records.values()) == {1}
-    twice = {path: n for path, n in opened.items() if n > 1 and "tierlock" not in Path(path).parts}
+    assert reads.ended
+    for own in ("RECORD", "METADATA"):
+        assert {p: reads.after[p] for p in (os.path.join(i, own) for i in infos)} == {
+            os.path.join(i, own): 1 for i in infos
+        }
+    twice = {path: n for path, n in reads.after.items() if n > 1 and "tierlock" not in Path(path).parts}
     assert twice == {}, twice
     site = str(world.site.resolve()) + os.sep
-    package_files = {p for p in opened if p.startswith(site) and ".dist-info" + os.sep not in p}
+    package_files = {p for p in reads.opened() if p.startswith(site) and ".dist-info" + os.sep not in p}
     assert all(p.endswith(".so") for p in package_files), package_files  # ELF headers only, no hashing
+    assert {p for p in reads.during if p.startswith(site)} <= {  # while it ran: a finished folder's own files
+        os.path.join(i, own) for i in infos for own in ("RECORD", "METADATA", "entry_points.txt")
+    }
 
 
 #: The modules arming must not load: the interactive and schema libraries, the installers themselves, the
@@ -165,10 +186,11 @@ def test_arming_a_second_fresh_environment_with_the_same_files_stats_its_extensi
     assert arm(tmp_path / "first") == 0
     libraries.save_all()  # what the process does at its end
     libraries._VERDICTS.clear()  # and a new process remembers nothing
-    _records, opened = _counting_reads(monkeypatch, tmp_path / "second")
+    reads = _counting_reads(monkeypatch, tmp_path / "second")
     assert arm(tmp_path / "second") == 0
     monkeypatch.undo()
-    assert [p for p in opened if p.endswith(".so")] == []  # the library verdict carried over: a stat of each file
+    # the library verdict carried over: a stat of each file
+    assert [p for p in reads.opened() if p.endswith(".so")] == []
 
 
 def test_verification_stats_each_installed_file_once_compiled_ones_and_record_included(

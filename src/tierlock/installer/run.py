@@ -265,7 +265,7 @@ def _apply(
 
     Returns the probes after it, the pip leftovers deleted, and the backend that ran.
     """
-    from tierlock.installer import leftovers, selfguard
+    from tierlock.installer import ahead, leftovers, selfguard
     from tierlock.installer.target import armed_conflicts_for, mark_stale, refuse_armed_conflicts, refuse_unwritable
 
     tiers, target, entries, roots = job.tiers, job.target, job.entries, job.roots
@@ -283,7 +283,8 @@ def _apply(
     for path in cleared:
         ui.detail(f"  deleted {path}: left by an interrupted pip uninstall or upgrade")
     try:
-        ran = _execute(project, request, ui, job, plan)
+        with ahead.Ahead(target, [s.name for s in plan.changes]):  # the verification's reading, beside the backend
+            ran = _execute(project, request, ui, job, plan)
     except TierlockError as exc:  # status reports it, with its remedy, until the tier installs
         failures.write(target.prefix, names, exc.to_dict())
         raise

@@ -30,13 +30,17 @@ from operator import itemgetter, methodcaller
 from pathlib import Path
 from typing import Any
 
-from tierlock.probing import compiled, distcache, metadata, record, roots, rowfacts
+from tierlock.probing import compiled, distcache, distfiles, roots
 from tierlock.probing.site import DistInfoDir
 
 _KEEP = 4096
 """How many folders are kept per process (then the memory starts again)."""
 _RACY_NS = 1_000_000_000
 _MEMO: dict[tuple[str, tuple[str, ...]], DistInfo] = {}
+_PREPARED: dict[tuple[str, tuple[str, ...]], tuple[distfiles.Held, DistInfo]] = {}
+"""The facts :func:`prepare` made ahead, with the bytes they were made from, by folder and suffixes."""
+_FINISHED = frozenset(("METADATA", "RECORD", "INSTALLER"))
+"""What a folder an installer finished lists (:func:`prepare` waits for them)."""
 _REL = itemgetter(1)
 Stamp = tuple[int, int, int]
 """A file's inode, size and modification time."""
@@ -199,6 +203,10 @@ def read(info: DistInfoDir, suffixes: Sequence[str], *, again: bool = False) -> 
     key = _identity(info.path)
     settled = _settled(key)
     facts = None if again or not settled else _kept(info, memo_key[1], key)
+    if memo_key in _PREPARED:  # made ahead while an installer wrote the folder: given when it is still the same
+        ahead = _PREPARED.pop(memo_key)
+        if facts is None and not again:
+            facts = _prepared(ahead, info.path, key)
     if facts is None:
         facts = _build(info, key, memo_key[1])
         if settled:
@@ -276,95 +284,44 @@ def _settled(key: tuple[object, ...]) -> bool:
     return isinstance(newest, int) and newest < time.time_ns() - _RACY_NS
 
 
-def _build(info: DistInfoDir, key: tuple[object, ...], suffixes: tuple[str, ...]) -> DistInfo:
+def _build(
+    info: DistInfoDir, key: tuple[object, ...], suffixes: tuple[str, ...], held: distfiles.Held | None = None
+) -> DistInfo:
     facts = DistInfo(info, key, suffixes)
-    _metadata(facts)
-    try:  # one listing serves the editable check and the unfinished-install checks
-        facts.listing = frozenset(os.listdir(info.path))
-    except OSError:
-        facts.listing = None
-    _editable(facts)
-    rows, lists_installer = _record(facts)
-    if rows is not None:
-        rowfacts.files(facts, rows)
-        facts.recorded_roots = roots.roots_from_heads(facts.heads, suffixes)
-    else:
-        facts.recorded_roots = roots.roots_from_top_level(facts.path)
-    _unfinished(facts, rows is not None, lists_installer)
+    distfiles.build(facts, held)
     return facts
 
 
-def _metadata(facts: DistInfo) -> None:
-    path = os.path.join(facts.path, "METADATA")
-    try:
-        facts.version_raw = metadata.metadata_version(path)
-    except FileNotFoundError:
-        present = sorted(os.listdir(facts.path)) if os.path.isdir(facts.path) else []
-        only = f" (it holds only {', '.join(present)})" if present else " (it is empty)"
-        facts.problems.append(f"METADATA missing in {facts.path}{only}: a husk left by an interrupted install")
-        return
-    except OSError as exc:
-        facts.problems.append(f"METADATA unreadable in {facts.path}: {exc.strerror}")
-        return
-    if not facts.version_raw:
-        facts.problems.append(f"METADATA in {facts.path} has no Version")
+def prepare(info: DistInfoDir, suffixes: tuple[str, ...]) -> bool:
+    """Make the facts of the folder *info* ahead of :func:`read`, while an installer may still be writing it
+    (:mod:`tierlock.installer.ahead`), from its listing and files read at one moment; kept with those bytes and given by
+    :func:`read` only when the folder is then byte for byte the same (:func:`_prepared`). True when they were kept:
+    the folder looked finished (METADATA, RECORD listing INSTALLER, nothing wrong with them); else it is tried again
+    later, or read as usual."""
+    held = distfiles.take(info.path, _FINISHED)
+    if held is None or b".dist-info/INSTALLER" not in held.data["RECORD"]:
+        return False  # not finished yet: the wheel's own RECORD (an installer's lists INSTALLER) or none
+    sizes = ((0, len(held.data["METADATA"]), 0), (0, len(held.data["RECORD"]), 0))  # the identities come at read
+    facts = _build(info, (None, *sizes), suffixes, held)
+    if facts.problems or facts.record_problem or facts.unfinished:
+        return False
+    facts.modules  # noqa: B018 (made now, while the installer runs: the import roots' check asks it after)
+    _PREPARED[(info.path, suffixes)] = (held, facts)
+    return True
 
 
-def _editable(facts: DistInfo) -> None:
-    if facts.listing is not None and "direct_url.json" not in facts.listing:
-        return  # the common case, without the cost of a failed open
-    import json
-    from urllib.parse import unquote, urlparse
-
-    try:
-        with open(os.path.join(facts.path, "direct_url.json"), encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError):
-        return
-    dir_info = data.get("dir_info") if isinstance(data, dict) else None
-    if not (isinstance(dir_info, dict) and dir_info.get("editable")):
-        return
-    url = data.get("url", "")
-    if isinstance(url, str) and url.startswith("file:"):
-        facts.source = Path(unquote(urlparse(url).path))
-    else:
-        facts.source_problem = f"editable install with a source that is not a local folder: {url!r}"
-
-
-def _record(facts: DistInfo) -> tuple[record.Columns | None, bool]:
-    try:
-        rows, lists_installer = record.read_rows(os.path.join(facts.path, "RECORD"))
-    except FileNotFoundError:
-        facts.record_problem = f"RECORD missing in {facts.path}: the installed files cannot be listed"
-    except (OSError, ValueError) as exc:  # UnicodeDecodeError, and csv.Error as record.Unreadable
-        facts.record_problem = f"RECORD unreadable in {facts.path}: {exc}"
-    else:
-        return rows, lists_installer
-    return None, False
-
-
-def _unfinished(facts: DistInfo, has_record: bool, lists_installer: bool) -> None:
-    """An installer writes INSTALLER, the console scripts and its own RECORD last: each missing one is a sign
-    that the install was killed before it finished (the files may all be there)."""
-    names = facts.listing
-    if names is None or "METADATA" not in names:
-        return  # a husk, reported already
-    if "INSTALLER" not in names:
-        facts.unfinished.append(f"INSTALLER missing in {facts.path}: the install never finished (it was interrupted)")
-    elif has_record and not lists_installer:
-        facts.unfinished.append(
-            f"RECORD in {facts.path} is the wheel's own, not the installer's (it does not list INSTALLER): "
-            "the install never finished"
-        )
-    if "entry_points.txt" in names and has_record:
-        listed = {os.path.basename(rel) for rel in facts.outside}
-        missing = [
-            script
-            for script in metadata.console_scripts(os.path.join(facts.path, "entry_points.txt"))
-            if script not in listed and f"{script}.exe" not in listed
-        ]
-        if len(missing) == 1:
-            facts.unfinished.append(f"console script of its entry points is not installed: {missing[0]}")
-        elif missing:
-            shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
-            facts.unfinished.append(f"{len(missing)} console scripts of its entry points are not installed: {shown}")
+def _prepared(ahead: tuple[distfiles.Held, DistInfo], path: str, key: tuple[object, ...]) -> DistInfo | None:
+    """The facts :func:`prepare` made of the folder, when its listing and files are still the bytes they were made
+    from and METADATA and RECORD have those sizes now (*key*: their identity, stat-ed before this read); given with
+    *key* as their own."""
+    held, facts = ahead
+    meta, rec = key[1], key[2]
+    if not (isinstance(meta, tuple) and isinstance(rec, tuple)) or (meta[1], rec[1]) != (
+        facts.key[1][1],  # type: ignore[index]
+        facts.key[2][1],  # type: ignore[index]
+    ):
+        return None
+    if distfiles.take(path) != held:
+        return None
+    facts.key = key
+    return facts

@@ -12,6 +12,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from packaging.version import Version
 
 _RELEASE_RE = re.compile(r"[0-9]+(?:\.[0-9]+)*")
@@ -73,12 +75,19 @@ def version_reasons(raw: str, locked: str | None) -> tuple[str | None, tuple[str
 def metadata_version(path: str) -> str | None:
     """The ``Version`` header of a METADATA file, reading no further than the headers need."""
     with open(path, "rb", buffering=0) as fh:
-        data = fh.read(_HEAD)
-        if len(data) == _HEAD:
-            data = data[: data.rfind(b"\n") + 1]  # whole lines only; the rest is read below if needed
-        found, done = _version_header(data)
-        if not done:
-            found, _ = _version_header(data + fh.read())
+        head = fh.read(_HEAD)
+        return version_in(head, fh.read if len(head) == _HEAD else None)
+
+
+def version_in(data: bytes, rest: Callable[[], bytes] | None = None) -> str | None:
+    """The ``Version`` header of METADATA's bytes *data* (the whole file, or its first bytes and *rest* to read
+    what follows them): looked for in the whole lines of the first 8 KiB, then, when the headers go on, in all."""
+    head = data[:_HEAD]
+    if len(head) == _HEAD:
+        head = head[: head.rfind(b"\n") + 1]  # whole lines only: a line cut at the end is read whole below
+    found, done = _version_header(head)
+    if not done:
+        found, _ = _version_header(data + rest() if rest is not None else data)
     return found
 
 
@@ -111,18 +120,24 @@ def requires_dist(path: str) -> list[str]:
 
 def console_scripts(path: str) -> list[str]:
     """The script names of the ``[console_scripts]`` and ``[gui_scripts]`` sections of an entry_points.txt."""
-    out: list[str] = []
-    section = ""
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
-            for raw in fh:
-                line = raw.strip()
-                if not line or line.startswith(("#", ";")):
-                    continue
-                if line.startswith("["):
-                    section = line.strip("[]").strip()
-                elif section in ("console_scripts", "gui_scripts") and "=" in line:
-                    out.append(line.partition("=")[0].strip())
+            text = fh.read()
     except OSError:
         return []
+    return scripts_in(text)
+
+
+def scripts_in(text: str) -> list[str]:
+    """:func:`console_scripts` of the file's text (its line ends read as ``\\n``, as a text-mode file gives them)."""
+    out: list[str] = []
+    section = ""
+    for raw in text.split("\n"):
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("["):
+            section = line.strip("[]").strip()
+        elif section in ("console_scripts", "gui_scripts") and "=" in line:
+            out.append(line.partition("=")[0].strip())
     return out

@@ -34,7 +34,13 @@ def read_rows(path: str) -> tuple[Columns, bool]:
     """The rows of the RECORD at *path* as columns, and whether it lists INSTALLER (an installer's RECORD does;
     the wheel's own does not). ``OSError``, ``UnicodeDecodeError`` or :class:`Unreadable` when it cannot be read."""
     with open(path, "rb", buffering=0) as fh:
-        text = fh.read().decode("utf-8")
+        data = fh.read()
+    return rows_in(data)
+
+
+def rows_in(data: bytes) -> tuple[Columns, bool]:
+    """:func:`read_rows` of RECORD's bytes *data* (read already). ``UnicodeDecodeError`` or :class:`Unreadable`."""
+    text = data.decode("utf-8")
     lines = text.splitlines()
     if '"' not in text:
         lists_installer = text.rfind(".dist-info/INSTALLER,") >= 0  # searched from the end, where installers write it

@@ -1,0 +1,82 @@
+"""The verification's reading of ``.dist-info`` folders, done while the backend installs.
+
+After the backend, the verification reads each installed ``.dist-info`` folder
+and turns RECORD's rows into the paths and sizes it stats. That part depends
+only on the folder's own files (METADATA, RECORD, the entry points), which the
+backend writes as it finishes each package. While it runs, a thread looks at
+the site folders every few milliseconds and makes the facts of each folder of
+the packages being installed that looks finished
+(:func:`tierlock.probing.distinfo.prepare`). The verification after the backend
+takes them only when the folder's listing and those files are byte for byte
+what they were made from, and still stats every file RECORD lists: what the
+backend did after the facts were made (rewrote RECORD, deleted a file) is seen
+as without them. Nothing is kept past the process. The thread helps only while the install waits for the
+backend (the interpreter runs one thread's Python at a time): it is not started when an early backend has
+ended already.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Collection
+from typing import TYPE_CHECKING
+
+from tierlock.probing import distinfo
+from tierlock.probing.site import SiteIndex
+
+if TYPE_CHECKING:
+    from tierlock.environment import Target
+
+
+def ended() -> bool:
+    """Whether the backend was started early and has ended already (its watcher saw it end: tierlock's own start
+    outlasted it). Then nothing runs beside it: the folders are read after it as without the thread, which would
+    only share the interpreter with what the install does until its verification."""
+    early = sys.modules.get("tierlock.earlyarm")
+    spawned = getattr(getattr(early, "current", None), "spawned", None)
+    return getattr(spawned, "ended", None) is not None
+
+
+#: How long the thread waits between two looks at the site folders (seconds).
+PAUSE = 0.01
+
+
+class Ahead:
+    """The thread that makes the facts of the folders of *names* in *target* while the backend runs."""
+
+    def __init__(self, target: Target, names: Collection[str]) -> None:
+        self.sites = tuple(map(str, target.site_paths))
+        self.suffixes = tuple(target.ext_suffixes)
+        self.wanted = tuple(names)
+        self.done: set[str] = set()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="tierlock-ahead", daemon=True)
+
+    def __enter__(self) -> Ahead:
+        if not ended():
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        if self.thread.ident is not None:
+            self.thread.join()
+
+    def _run(self) -> None:
+        try:
+            while not self.stop.is_set():
+                self.look()
+                self.stop.wait(PAUSE)
+        except Exception:  # what was not made ahead is read after the backend, which says what is wrong
+            return
+
+    def look(self) -> None:
+        """Make the facts of every folder of the packages wanted that looks finished and has none yet."""
+        index = SiteIndex.scan(self.sites, self.suffixes)
+        for name in self.wanted:
+            for info in index.find(name):
+                if self.stop.is_set():
+                    return
+                if info.path not in self.done and distinfo.prepare(info, index.suffixes):
+                    self.done.add(info.path)

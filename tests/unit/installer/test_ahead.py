@@ -1,0 +1,159 @@
+"""The thread that reads the ``.dist-info`` folders the backend finishes while it runs (``installer/ahead``).
+
+It makes the facts of each finished folder of the packages being installed, and of no other; it waits for a
+folder that is not finished yet; it stops and is joined when the backend's step ends; and it is not started
+at all when a backend started early has ended already (tierlock's own start outlasted it: the thread would
+only share the interpreter with the install).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from tierlock import earlyarm
+from tierlock.installer import ahead
+from tierlock.probing import distinfo
+from tierlock.spawning import spawn, watch
+
+SUFFIXES = (".so",)
+
+
+def _target(site: Path) -> Any:
+    return SimpleNamespace(site_paths=(site,), ext_suffixes=SUFFIXES)
+
+
+def _folder(site: Path, name: str, *, finished: bool = True) -> Path:
+    info = site / f"{name}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    (site / f"{name}.py").write_text("")
+    rows = [f"{name}.py,,0", f"{info.name}/METADATA,,", f"{info.name}/RECORD,,"]
+    if finished:
+        (info / "INSTALLER").write_text("uv\n")
+        rows.append(f"{info.name}/INSTALLER,,")
+    (info / "RECORD").write_text("\n".join(rows) + "\n")
+    return info
+
+
+def _until(test: Any, seconds: float = 10.0) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if test():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+@pytest.fixture(autouse=True)
+def _nothing_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(distinfo, "_PREPARED", {})
+    monkeypatch.setattr(earlyarm, "current", None)
+
+
+def test_the_thread_makes_the_facts_of_each_folder_the_backend_finishes_of_the_packages_it_installs_only(
+    tmp_path: Path,
+) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    with ahead.Ahead(_target(site), ["Alpha", "gamma"]) as watching:
+        assert watching.thread.is_alive()
+        alpha = _folder(site, "alpha")  # written while the thread runs, as a backend does
+        beta = _folder(site, "beta")  # not being installed
+        gamma = _folder(site, "gamma", finished=False)
+        assert _until(lambda: (str(alpha), SUFFIXES) in distinfo._PREPARED)
+        time.sleep(0.05)
+        assert (str(gamma), SUFFIXES) not in distinfo._PREPARED  # not finished: waited for
+        (gamma / "INSTALLER").write_text("uv\n")
+        (gamma / "RECORD").write_text((gamma / "RECORD").read_text() + f"{gamma.name}/INSTALLER,,\n")
+        assert _until(lambda: (str(gamma), SUFFIXES) in distinfo._PREPARED)
+    assert not watching.thread.is_alive()
+    assert set(distinfo._PREPARED) == {(str(alpha), SUFFIXES), (str(gamma), SUFFIXES)}
+    assert (str(beta), SUFFIXES) not in distinfo._PREPARED
+    assert watching.done == {str(alpha), str(gamma)}
+
+
+def test_a_folder_made_once_is_not_read_again_by_later_looks_and_the_thread_never_keeps_the_process_alive(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    info = _folder(site, "alpha")
+    calls: list[str] = []
+    real = distinfo.prepare
+
+    def counting(found: Any, suffixes: tuple[str, ...]) -> bool:
+        calls.append(found.path)
+        return real(found, suffixes)
+
+    monkeypatch.setattr(distinfo, "prepare", counting)
+    watching = ahead.Ahead(_target(site), ["alpha"])
+    assert watching.thread.daemon
+    with watching:
+        assert _until(lambda: (str(info), SUFFIXES) in distinfo._PREPARED)
+        looked = len(calls)
+        time.sleep(ahead.PAUSE * 10)
+    assert calls == [str(info)] * looked == [str(info)]
+
+
+def test_a_thread_that_fails_stops_quietly_and_leaves_the_folders_to_the_verification(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    site = tmp_path / "site"
+    _folder(site, "alpha")
+
+    def failing(found: Any, suffixes: tuple[str, ...]) -> bool:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(distinfo, "prepare", failing)
+    with ahead.Ahead(_target(site), ["alpha"]) as watching:
+        assert _until(lambda: not watching.thread.is_alive())
+    assert distinfo._PREPARED == {}
+    assert capsys.readouterr() == ("", "")
+
+
+def test_a_backend_started_early_that_ended_already_gets_no_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    _folder(site, "alpha")
+    spawned = spawn(["true"])
+    watch(spawned)
+    assert _until(lambda: spawned.ended is not None)
+    monkeypatch.setattr(earlyarm, "current", SimpleNamespace(spawned=spawned))
+    assert ahead.ended()
+    with ahead.Ahead(_target(site), ["alpha"]) as watching:
+        pass
+    assert watching.thread.ident is None
+    assert distinfo._PREPARED == {}
+    os.waitpid(spawned.pid, 0)
+
+
+def test_a_backend_started_early_that_still_runs_gets_the_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    info = _folder(site, "alpha")
+    spawned = spawn(["sleep", "30"])
+    watch(spawned)
+    try:
+        monkeypatch.setattr(earlyarm, "current", SimpleNamespace(spawned=spawned))
+        assert not ahead.ended()
+        with ahead.Ahead(_target(site), ["alpha"]) as watching:
+            assert _until(lambda: (str(info), SUFFIXES) in distinfo._PREPARED)
+        assert watching.thread.ident is not None
+        assert not watching.thread.is_alive()
+    finally:
+        os.kill(spawned.pid, 9)
+        os.waitpid(spawned.pid, 0)
+
+
+def test_without_an_early_backend_the_thread_runs(tmp_path: Path) -> None:
+    assert not ahead.ended()
+    with ahead.Ahead(_target(tmp_path), ["alpha"]) as watching:
+        assert watching.thread.is_alive()
+    assert not watching.thread.is_alive()
