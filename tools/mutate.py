@@ -212,6 +212,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/lockfiles/test_foreignpylock.py",
             "tests/unit/probing/test_markers_required.py",
             "tests/unit/lockfiles/test_marker_overlap_kept.py",
+            "tests/unit/lockfiles/test_marker_texts_arbitrary.py",
         ),
     ),
     "validators": Module(

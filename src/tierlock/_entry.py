@@ -184,9 +184,13 @@ def _exit(code: int) -> NoReturn:
     import _signal  # type: ignore[import-not-found,unused-ignore]  # (the C module, built in: ``signal`` loads enum)
 
     # the answer is given: an interrupt from here on waits, unseen, for the end (os._exit drops it), so that neither
-    # a cache file half written (its temporary file left) nor the output half flushed (a traceback instead) is left
+    # a cache file half written (its temporary file left) nor the output half flushed (a traceback instead) is left:
+    # noted only by tierlock's handler (whichever thread the system gave it to), blocked under any other
+    interrupts = sys.modules.get("tierlock.interrupts")
+    if interrupts is not None:
+        interrupts.close()
     if hasattr(_signal, "pthread_sigmask"):  # (POSIX)
-        _signal.pthread_sigmask(_signal.SIG_BLOCK, [_signal.SIGINT])
+        _signal.pthread_sigmask(_signal.SIG_BLOCK, [_signal.SIGINT, _signal.SIGTERM])
     for kept in ("tierlock.probing.libraries", "tierlock.probing.distcache", "tierlock.lockfiles.keptparse"):
         module = sys.modules.get(kept)
         if module is not None:  # what this run learnt (written at exit; os._exit skips atexit)
@@ -324,11 +328,11 @@ def _arm(tail: list[str], argv: list[str], prog: str | None = None) -> int:
         early = earlyarm.start(tail)
         recording = _recording() if early is None else None
         code = _cli(argv, prog)
+        earlyarm.finish(code)  # (an early backend nobody took over is waited for: an interrupt may land there)
     except KeyboardInterrupt:  # before the command's own handling of it: the early backend gets its grace
         started = earlyarm.current is not None
-        earlyarm.finish(EXIT_INTERRUPTED)
+        earlyarm.finish(EXIT_INTERRUPTED)  # (a second signal meanwhile is noted only: tierlock.interrupts)
         return _interrupted(tail if prog else argv, prog or "tierlock", started=started)
-    earlyarm.finish(code)
     if recording is not None:
         recording.end(tail, code)
     return code

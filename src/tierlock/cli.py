@@ -291,23 +291,9 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except Exception as exc:  # a bug in tierlock: said as one, its traceback redacted like every other line
-        if _during_interrupt(exc):  # a second signal cut the handling of the first (the library's cleanup)
-            return _stopped(ui, prog, args_list)
         return _internal_error(ui, exc)
     finally:
         restore()
-
-
-def _during_interrupt(exc: BaseException) -> bool:
-    """Whether *exc* was raised while an interrupt was handled (one is in its chain of contexts)."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        if isinstance(current, KeyboardInterrupt):
-            return True
-        seen.add(id(current))
-        current = current.__context__
-    return False
 
 
 def _stopped(ui: UI, prog: str, args_list: list[str]) -> int:

@@ -244,11 +244,15 @@ def finish(code: int) -> None:
     stopped with its grace period); its scratch folder removed."""
     from tierlock.exitcodes import EXIT_INTERRUPTED
 
-    global current
-    early, current = current, None
+    global current  # noqa: PLW0603 (the one early backend of this process)
+    early = current
     if early is None:
         return
-    settle(early, stop=code == EXIT_INTERRUPTED)
+    try:
+        settle(early, stop=code == EXIT_INTERRUPTED)
+    finally:  # (kept until its process is settled: an interrupt while it is waited for stops it, finish() again)
+        if current is early and (early.proc is None or early.proc.returncode is not None):
+            current = None
     if early.other:
         try:  # noqa: SIM105
             os.unlink(early.plan)

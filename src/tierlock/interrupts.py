@@ -6,6 +6,12 @@ cancellation and container stops send) is made to do the same, so every
 ``finally`` runs, no temporary file is left, and :func:`tierlock.cli.main`
 reports one message. :mod:`tierlock.subproc` then asks a running backend to
 stop and gives it :data:`GRACE` seconds to clean up before killing it.
+
+One interrupt per command: the first signal raises ``KeyboardInterrupt``; every later one (a second Ctrl-C,
+the CI runner's SIGTERM after it) is only noted in :data:`received` - it cuts the backend's grace period short
+(:func:`again`) but never raises inside the cleanup of the first, where a second exception would leave a backend
+running or the standard library's own state half restored. A cleanup that must not be cut holds signals
+(:class:`deferred`): one that comes meanwhile is raised when it ends.
 """
 
 from __future__ import annotations
@@ -19,12 +25,25 @@ GRACE = 5.0
 """Seconds a backend gets to stop after being asked (it cleans its temporary folders), before it is killed."""
 
 received: list[int] = []
-"""The signals received so far (the last one is what interrupted the command)."""
+"""The signals received by this command so far (the first one is what interrupted it)."""
+
+_state = {"held": 0, "raised": 0, "main": 0}
+"""*held*: how many :class:`deferred` cleanups run (signals are noted, not raised); *raised*: the command's one
+``KeyboardInterrupt`` was raised (later signals are noted only); *main*: the thread that installed the handler
+(the one it raises in), 0 while it is not installed."""
 
 
 def _handler(signum: int, frame: FrameType | None) -> None:
     received.append(signum)
+    if _state["held"] or _state["raised"]:  # a cleanup runs, or the command is being interrupted already
+        return
+    _state["raised"] = 1
     raise KeyboardInterrupt
+
+
+def again(seen: int) -> bool:
+    """Whether more than *seen* signals came (1 once the command is interrupted: a second one): no more grace."""
+    return len(received) > seen
 
 
 def install() -> Callable[[], None]:
@@ -35,9 +54,13 @@ def install() -> Callable[[], None]:
     module ``_signal`` (``signal`` imports ``enum``: milliseconds on the no-op path).
     """
     import _signal as signal  # type: ignore[import-not-found,unused-ignore]
+    import _thread
 
     try:
         previous = [(signum, signal.getsignal(signum)) for signum in (signal.SIGTERM, signal.SIGINT)]
+        if previous[0][1] is not _handler:  # a command starts (not one inside another): nothing received yet
+            received.clear()
+            _state.update(held=0, raised=0, main=_thread.get_ident())
         signal.signal(signal.SIGTERM, _handler)
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             signal.signal(signal.SIGINT, _handler)
@@ -48,6 +71,8 @@ def install() -> Callable[[], None]:
         for signum, handler in previous:
             if handler is not None:
                 signal.signal(signum, handler)
+        if previous[0][1] is not _handler:  # the caller's own handler is back: nothing is held by this module
+            _state["main"] = 0
 
     return restore
 
@@ -59,24 +84,66 @@ def _nothing() -> None:
 class deferred:
     """Hold SIGINT and SIGTERM back while a cleanup runs; a signal that came meanwhile lands right after.
 
-    A ``KeyboardInterrupt`` in the middle of removing a temporary folder would
-    leave half of it behind. Where threads cannot block signals (Windows, or
-    not the main thread) this does nothing and the cleanup runs as before.
+    A ``KeyboardInterrupt`` in the middle of removing a temporary folder would leave half of it behind. Under
+    :func:`install`'s handler the hold is the handler's own (a signal is noted, whichever thread the system
+    gave it to) and the interrupt is raised when the outermost cleanup ends, unless one is on its way already.
+    Under another handler the main thread blocks the signals (POSIX); elsewhere nothing is held.
+    """
+
+    def __enter__(self) -> None:
+        import _signal as signal  # type: ignore[import-not-found,unused-ignore]
+        import _thread
+
+        self._previous: object = None
+        self._ours = _state["main"] == _thread.get_ident()  # the thread the handler raises in (other threads: none)
+        mask = getattr(signal, "pthread_sigmask", None)
+        if self._ours:
+            _state["held"] += 1
+        elif mask is not None:
+            self._previous = mask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        import _signal as signal  # type: ignore[import-not-found,unused-ignore]
+
+        if self._previous is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, self._previous)
+        if not self._ours:
+            return
+        _state["held"] -= 1
+        if _state["held"] or _state["raised"] or not received:
+            return
+        _state["raised"] = 1
+        if kind is None or not issubclass(kind, KeyboardInterrupt):  # (one on its way already: it is the one)
+            raise KeyboardInterrupt
+
+
+class sheltered:
+    """Start helper threads in this block: they are born with SIGINT and SIGTERM blocked (POSIX), so the system
+    gives every signal to the main thread.
+
+    A signal the system hands to a helper thread (it does when the main thread has one pending already: a second
+    signal right after the first) runs the handler's C part there and leaves the main thread asleep in the system
+    call it waits in (``waitpid`` on a backend, a lock): the interrupt would land only when the backend ends by
+    itself. The block's own thread holds the signals only while the threads start; one that comes meanwhile is
+    delivered when it ends.
     """
 
     def __enter__(self) -> None:
         import _signal as signal  # type: ignore[import-not-found,unused-ignore]
 
-        self._previous: object = None
         mask = getattr(signal, "pthread_sigmask", None)
-        if mask is not None:
-            self._previous = mask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        self._previous = None if mask is None else mask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
 
     def __exit__(self, *exc: object) -> None:
         import _signal as signal  # type: ignore[import-not-found,unused-ignore]
 
         if self._previous is not None:
             signal.pthread_sigmask(signal.SIG_SETMASK, self._previous)
+
+
+def close() -> None:
+    """The command has given its answer: every signal from now on is noted only (the process is ending)."""
+    _state["held"] += 1
 
 
 def rerun(prog: str, argv: Sequence[str]) -> str:
@@ -93,4 +160,4 @@ def name() -> str:
     """The name of the signal that interrupted the command (``SIGINT`` when unknown: Ctrl-C)."""
     import signal
 
-    return signal.Signals(received[-1]).name if received else "SIGINT"
+    return signal.Signals(received[0]).name if received else "SIGINT"

@@ -27,7 +27,7 @@ import sys
 import time
 
 from tierlock import keptrun
-from tierlock.interrupts import GRACE
+from tierlock.interrupts import GRACE, again, received
 from tierlock.probing.libcache import folder
 from tierlock.spawning import spawn
 
@@ -172,7 +172,7 @@ def _end(runs: list[_Compile]) -> None:
                 os.killpg(pid, signum)
         deadline = time.monotonic() + seconds
         try:
-            while running and time.monotonic() < deadline:
+            while running and time.monotonic() < deadline and not again(min(len(received), 1)):  # (a second signal)
                 running = {pid for pid in running if not _reaped(pid)}
                 if running:
                     time.sleep(0.002)

@@ -24,7 +24,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tierlock import subproc
+from tierlock import interrupts, subproc
 from tierlock.lockkept import output_digest
 from tierlock.probing.libcache import folder
 from tierlock.redaction import credential_kind
@@ -184,7 +184,8 @@ def _launch(command: Command) -> None:
     if command.seed is not None and seed_bytes is not None:
         (started.work / os.path.basename(command.seed)).write_bytes(seed_bytes)
     started.thread = threading.Thread(target=started.run, name="tierlock-early", daemon=True)
-    started.thread.start()
+    with interrupts.sheltered():  # signals go to the main thread, which waits for this one
+        started.thread.start()
 
 
 def take(command: Command, seed_bytes: bytes | None) -> Started | None:

@@ -150,7 +150,10 @@ class UI:
             nonlocal started
             status.update(text)
             if not started:
-                status.start()
+                from tierlock import interrupts
+
+                with interrupts.sheltered():  # its refresh thread gets no signal: the main thread does
+                    status.start()
                 started = True
 
         try:

@@ -53,10 +53,15 @@ def watch(spawned: Spawned) -> None:
             return
         spawned.ended = time.perf_counter()
 
-    try:  # noqa: SIM105 (contextlib is an import more on the fast path)
+    mask = getattr(_signal, "pthread_sigmask", None)  # (born blocking SIGINT and SIGTERM: tierlock.interrupts)
+    previous = None if mask is None else mask(_signal.SIG_BLOCK, {_signal.SIGINT, _signal.SIGTERM})
+    try:
         _thread.start_new_thread(wait, ())
     except RuntimeError:  # no thread to be had (a process limit): timed to its takeover's read of its end instead
         pass
+    finally:
+        if previous is not None:
+            _signal.pthread_sigmask(_signal.SIG_SETMASK, previous)
 
 
 def spawn(

@@ -165,8 +165,11 @@ def _stream(proc: subprocess.Popen[str], on_line: Callable[[str], None], timeout
         threading.Thread(target=read, args=(proc.stdout, lines["out"]), daemon=True),
         threading.Thread(target=read, args=(proc.stderr, lines["err"]), daemon=True),
     ]
-    for reader in readers:
-        reader.start()
+    from tierlock import interrupts
+
+    with interrupts.sheltered():  # a signal always goes to the main thread (waiting for the process below)
+        for reader in readers:
+            reader.start()
     proc.wait(timeout=timeout)
     for reader in readers:
         reader.join()
@@ -182,30 +185,51 @@ def stop(proc: subprocess.Popen[str], *, grace: float | None = None, reading: bo
     The grace period lets a backend delete its own temporary folders. A second
     interrupt while waiting cuts the wait short. Idempotent: a process that
     already exited is only reaped. *reading*: other threads read its pipes (only wait).
+    Signals are held meanwhile (:class:`tierlock.interrupts.deferred`): nothing cuts this before the group is
+    signalled; one that comes meanwhile is raised after (unless the interrupt is on its way already).
     """
     import signal
 
     from tierlock import interrupts
 
     wait = interrupts.GRACE if grace is None else grace
-    for signum, seconds in ((signal.SIGINT, wait), (signal.SIGKILL, 10.0)):
-        if proc.poll() is not None:
-            break
+    with interrupts.deferred():
+        seen = min(len(interrupts.received), 1)  # (a second signal of the command, before or after this began)
+        for signum, seconds in ((signal.SIGINT, wait), (signal.SIGKILL, 10.0)):
+            if proc.poll() is not None:
+                break
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signum)
+            if _ended(proc, seconds, seen, reading=reading):
+                break
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signum)
+            os.killpg(proc.pid, signal.SIGKILL)  # anything the backend left running in its group
+
+
+def _ended(proc: subprocess.Popen[str], seconds: float, seen: int, *, reading: bool) -> bool:
+    """Whether *proc* ends within *seconds* (its pipes drained unless *reading*); a signal after the first *seen*
+    (another interrupt, noted by :mod:`tierlock.interrupts`, or raised under another handler) ends the wait."""
+    import time
+
+    from tierlock import interrupts
+
+    deadline = time.monotonic() + seconds
+    while True:
+        step = max(0.0, min(0.05, deadline - time.monotonic()))
         try:
             if reading:
-                proc.wait(timeout=seconds)
+                proc.wait(timeout=step)
             else:
-                proc.communicate(timeout=seconds)
-            break
-        except (subprocess.TimeoutExpired, KeyboardInterrupt):
-            continue
-        except ValueError:  # the pipes were closed by an earlier communicate()
-            with contextlib.suppress(subprocess.TimeoutExpired, KeyboardInterrupt):
-                proc.wait(timeout=seconds)
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)  # anything the backend left running in its group
+                proc.communicate(timeout=step)
+            return True
+        except subprocess.TimeoutExpired:
+            pass
+        except KeyboardInterrupt:  # under a caller's own handler: a second interrupt, no more grace
+            return False
+        except ValueError:  # the pipes were closed by an earlier communicate(): only wait
+            reading = True
+        if interrupts.again(seen) or time.monotonic() >= deadline:
+            return False
 
 
 def stop_all(grace: float | None = None) -> None:
@@ -224,20 +248,24 @@ def stop_all(grace: float | None = None) -> None:
     _stopping.append(True)
     wait = interrupts.GRACE if grace is None else grace
     procs = list(_live.values())
-    for signum, seconds in ((signal.SIGINT, wait), (signal.SIGKILL, 10.0)):
-        running = [p for p in procs if p.poll() is None]
-        for proc in running:
+    with interrupts.deferred():  # nothing cuts this before every group is signalled
+        seen = min(len(interrupts.received), 1)  # (a second signal of the command, before or after this began)
+        for signum, seconds in ((signal.SIGINT, wait), (signal.SIGKILL, 10.0)):
+            running = [p for p in procs if p.poll() is None]
+            for proc in running:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signum)
+            deadline = time.monotonic() + seconds
+            try:
+                while any(p.poll() is None for p in running) and time.monotonic() < deadline:
+                    if interrupts.again(seen):  # a second interrupt: no more grace
+                        break
+                    time.sleep(0.02)
+            except KeyboardInterrupt:  # (under a caller's own handler) a second interrupt: no more grace
+                continue
+        for proc in procs:
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signum)
-        deadline = time.monotonic() + seconds
-        try:
-            while any(p.poll() is None for p in running) and time.monotonic() < deadline:
-                time.sleep(0.02)
-        except KeyboardInterrupt:  # a second interrupt: no more grace
-            continue
-    for proc in procs:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)  # anything a backend left running in its group
+                os.killpg(proc.pid, signal.SIGKILL)  # anything a backend left running in its group
 
 
 def join_workers(threads: Sequence[threading.Thread]) -> None:

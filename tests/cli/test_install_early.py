@@ -145,7 +145,7 @@ class Arming:
             if attempt >= 2:
                 time.sleep(SETTLE_S)
             code, doc, runs = self.arm(self.venv(name))
-            assert code == 0
+            assert code == 0, self.last_err
             assert runs == ["own"]
             if self.plans():
                 self.kept_in = self.root / name

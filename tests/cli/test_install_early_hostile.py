@@ -62,6 +62,7 @@ if os.path.exists(root + "/unlink"):
 open(root + "/uv.log.done", "w").write(str(status))
 if os.path.exists(root + "/slow") or os.path.exists(root + "/half"):
     time.sleep(30)
+    open(root + "/uv.log.slept", "a").write(str(os.getpid()) + chr(10))
 sys.exit(status)
 """
 

@@ -4,12 +4,14 @@ Each case starts a real ``tierlock install`` in a child process, waits until
 the install reaches the point under test (the environment lock taken, the
 backend waiting for a download, the backend writing files or moving the old
 version aside, the backend just exited), sends the signal the way a terminal (Ctrl-C: the whole
-foreground group) or a supervisor (SIGTERM: the process) does, then checks:
+foreground group) or a supervisor (SIGTERM: the process) does - or two of them back to back (every pair, the
+second inside the handling of the first) - then checks:
 
 * exit 130 with one message, the JSON document's ``exit_code`` equal to it
   (or exit 0 and a receipt, when the install finished before the signal landed);
 * no new receipt, no temporary receipt, no temporary folder of tierlock or the
   backend left in ``$TMPDIR`` (the backend had its grace period);
+* no backend process runs on after the install ended;
 * the printed remedy, run exactly as printed, ends ``present`` under ``probe
   --deep``, with no pip leftover beside the packages and no stale temporary receipt;
 * the project tree is byte-identical throughout.
@@ -146,6 +148,14 @@ def children(pid: int) -> list[str]:
         return []
 
 
+def _alive(pid: int) -> bool:
+    """Whether *pid* runs (not a zombie waiting to be reaped)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def send(proc: subprocess.Popen[str], signum: int) -> None:
     if proc.poll() is not None:
         return
@@ -201,12 +211,55 @@ CASES = [
 ]
 
 
+#: Two signals back to back (every pair of SIGINT and SIGTERM), the second inside the handling of the first.
+DOUBLES = [
+    ("fresh", "download", (signal.SIGINT, signal.SIGTERM), 0.0),
+    ("fresh", "download", (signal.SIGTERM, signal.SIGINT), 0.0),
+    ("fresh", "download", (signal.SIGINT, signal.SIGINT), 0.01),
+    ("fresh", "download", (signal.SIGTERM, signal.SIGTERM), 0.05),
+    ("fresh", "writing", (signal.SIGINT, signal.SIGTERM), 0.01),
+]
+
+
 @pytest.mark.parametrize("backend", ["uv", "pip"])
 @pytest.mark.parametrize("case", CASES, ids=[f"{s}-{p}-{signal.Signals(n).name}" for s, p, n in CASES])
 def test_an_interrupt_leaves_nothing_false_and_a_rerun_ends_present_under_a_deep_probe(
     make_world: Callable[[str, str], World], tmp_path: Path, backend: str, case: tuple[str, str, int]
 ) -> None:
     scenario, point, signum = case
+    _attacked(make_world, tmp_path, backend, scenario=scenario, point=point, signals=(signum,), gap=0.0)
+
+
+@pytest.mark.parametrize("backend", ["uv", "pip"])
+@pytest.mark.parametrize(
+    "case",
+    DOUBLES,
+    ids=[
+        f"{s}-{p}-{'-then-'.join(signal.Signals(n).name for n in pair)}-{int(g * 1000)}ms" for s, p, pair, g in DOUBLES
+    ],
+)
+def test_a_second_signal_during_the_first_ones_handling_leaves_nothing_false_and_the_printed_rerun_completes_it(
+    make_world: Callable[[str, str], World],
+    tmp_path: Path,
+    backend: str,
+    case: tuple[str, str, tuple[int, int], float],
+) -> None:
+    scenario, point, pair, gap = case
+    _attacked(make_world, tmp_path, backend, scenario=scenario, point=point, signals=pair, gap=gap)
+
+
+def _attacked(
+    make_world: Callable[[str, str], World],
+    tmp_path: Path,
+    backend: str,
+    *,
+    scenario: str,
+    point: str,
+    signals: tuple[int, ...],
+    gap: float,
+) -> None:
+    """An install of *scenario* with *backend* sent *signals* (*gap* seconds apart) at *point*: nothing false is
+    left, no backend runs on, and the printed rerun (or the same install) completes it under a deep probe."""
     world = make_world(scenario, backend)
     site = site_packages(world.venv)
     before = world.receipt()
@@ -217,8 +270,13 @@ def test_an_interrupt_leaves_nothing_false_and_a_rerun_ends_present_under_a_deep
         env = world.sub_env(links=index.url, cache=tmp_path / "cache", TMPDIR=str(temp))
         proc = world.spawn("install", "brain", "--json", "--backend", backend, env=env, new_session=True)
         _reach(point, scenario, world, proc, index)
-        send(proc, signum)
+        backends = children(proc.pid)
+        for n, signum in enumerate(signals):
+            if n:
+                time.sleep(gap)
+            send(proc, signum)
         out, err = proc.communicate(timeout=90)
+        assert not [pid for pid in backends if Path(f"/proc/{pid}").exists() and _alive(int(pid))], "a backend ran on"
         index.release.set()
 
     document = json.loads(out)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tierlock import lockstart, subproc
+from tierlock import interrupts, lockstart, subproc
 from tierlock.lockfiles.resolvers import UV_COMPILE, Backend, CompileRequest, UvBackend, compile_remedy
 
 
@@ -104,7 +104,8 @@ class _Background:
     def __post_init__(self) -> None:
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._target, name="tierlock-backend", daemon=True)
-        self._thread.start()
+        with interrupts.sheltered():  # signals go to the main thread, which waits for this one
+            self._thread.start()
 
     def _target(self) -> None:
         try:

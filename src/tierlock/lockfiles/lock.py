@@ -179,9 +179,11 @@ class _Runs:
 
         # Plain threads (concurrent.futures would import logging, ~20 ms, for nothing).
         threads = [threading.Thread(target=work, args=(r,), name="tierlock-lock", daemon=True) for r in self.order]
-        for thread in threads:
-            thread.start()
-        from tierlock import subproc
+        from tierlock import interrupts, subproc
+
+        with interrupts.sheltered():  # signals go to this thread, waiting below
+            for thread in threads:
+                thread.start()
 
         try:
             # Waiting on each run's event, not on its thread: an interrupt landing in Thread.join() can mark

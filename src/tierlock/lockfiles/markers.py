@@ -12,7 +12,14 @@ entry whose marker does not hold there is simply not required.
 Both markers are evaluated on every environment built from the values they
 compare against (and values just beside them); if any environment satisfies
 both, they overlap. Python versions are varied together so that
-``python_version`` and ``python_full_version`` stay consistent.
+``python_version`` and ``python_full_version`` stay consistent. Every variable a
+marker names gets its values from the markers (read from packaging's parsed form,
+whichever side of the comparison and whatever the quotes), never from this machine.
+
+A comparison packaging cannot evaluate in an environment (``os_name ~= "nt"``: ``~=`` on a value that is no
+version; ``extras < "x"``: an order on a set) is no answer there, and the conservative one is taken: it may hold
+(:func:`overlap`: two entries that may both apply are reported, never taken as forks), and two markers are
+:func:`equivalent` only when both are answered alike everywhere. Any other error is a bug and is raised.
 """
 
 from __future__ import annotations
@@ -22,12 +29,10 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from packaging.markers import Marker, default_environment
+from packaging.markers import Marker, UndefinedComparison, UndefinedEnvironmentName, default_environment
 from packaging.utils import canonicalize_name
 
 _VERSION_VARS = ("python_version", "python_full_version", "implementation_version")
-_FORWARD = re.compile(r"\b([a-z_]+)\s*(?:<=|>=|==|!=|~=|===|<|>|not in|in)\s*\"([^\"]*)\"")
-_BACKWARD = re.compile(r"\"([^\"]*)\"\s*(?:not in|in)\s*([a-z_]+)\b")
 _LIMIT = 20000
 _OTHER = "tierlock-other"
 _SET_VARS = ("extras", "dependency_groups")
@@ -99,8 +104,8 @@ def _overlap(first: Marker, second: Marker, texts: tuple[str, str]) -> bool:
     grid = _grid(texts)
     if grid is None:
         return True  # too many combinations to try: assume the worst
-    firsts = {_apart_from_extra(env) for env in grid if _holds(first, env)}
-    return any(_apart_from_extra(env) in firsts for env in grid if _holds(second, env))
+    firsts = {_apart_from_extra(env) for env in grid if _holds(first, env) is not False}  # (None: may hold)
+    return any(_apart_from_extra(env) in firsts for env in grid if _holds(second, env) is not False)
 
 
 def _apart_from_extra(env: dict[str, _Value]) -> tuple[tuple[str, _Value], ...]:
@@ -122,7 +127,7 @@ def equivalent(first: Marker | None, second: Marker | None, requires_python: str
     grid = _grid(texts, requires_python=requires_python)
     if grid is None:
         return False
-    return all(_holds_or_true(first, env) == _holds_or_true(second, env) for env in grid)
+    return all(_answer(first, env) == _answer(second, env) is not None for env in grid)
 
 
 def _grid(texts: Sequence[str], *, requires_python: str | None = None) -> list[dict[str, _Value]] | None:
@@ -139,11 +144,7 @@ def _grid(texts: Sequence[str], *, requires_python: str | None = None) -> list[d
                 return None
             strings[var] = [frozenset(c) for n in range(len(members) + 1) for c in itertools.combinations(members, n)]
         else:
-            candidates = {_OTHER}
-            for value in found:
-                candidates.add(value)
-                candidates.update(v for v in re.split(r"[\s,]+", value) if v)
-            strings[var] = [*sorted(candidates)]
+            strings[var] = _string_candidates(found)
     if requires_python and versions:
         versions.update(re.findall(r"\d+(?:\.\d+)*", requires_python))  # the allowed range's own edges
     version_candidates = _python_candidates(versions) if versions else ["3.12.0"]
@@ -170,15 +171,41 @@ def _grid(texts: Sequence[str], *, requires_python: str | None = None) -> list[d
     return grid
 
 
+def _string_candidates(found: set[str]) -> list[_Value]:
+    """The values worth trying for a variable compared with *found*: each, its words, the versions beside a
+    version (``platform_release``), and one that is none of them."""
+    candidates = {_OTHER}
+    for value in found:
+        candidates.add(value)
+        candidates.update(v for v in re.split(r"[\s,]+", value) if v)
+        if re.fullmatch(r"\d+(?:\.\d+)*", value):
+            candidates.update(_python_candidates({value}))
+    return [*sorted(candidates)]
+
+
 def _literals(texts: Sequence[str]) -> dict[str, set[str]]:
-    """Variable -> the values the marker *texts* compare it with."""
+    """Variable -> the values the marker *texts* compare it with (every variable named, from the parsed form)."""
     values: dict[str, set[str]] = {}
     for text in texts:
-        for var, value in _FORWARD.findall(text):
-            values.setdefault(var, set()).add(value)
-        for value, var in _BACKWARD.findall(text):
-            values.setdefault(var, set()).add(value)
+        _collect(getattr(Marker(text), "_markers", None), values)
     return values
+
+
+def _collect(items: object, values: dict[str, set[str]]) -> None:
+    """The variables of packaging's parsed form *items* (atoms, nested lists, ``and``/``or``) with their values."""
+    if isinstance(items, list):
+        for item in items:
+            _collect(item, values)
+        return
+    if not isinstance(items, tuple):
+        return
+    left, _op, right = items
+    sides = [(left, right), (right, left)]
+    for side, other in sides:
+        if type(side).__name__ == "Variable":
+            found = values.setdefault(str(side.value), set())
+            if type(other).__name__ == "Value":
+                found.add(str(other.value))
 
 
 def _allowed(versions: list[str], requires_python: str) -> list[str]:
@@ -192,15 +219,16 @@ def _allowed(versions: list[str], requires_python: str) -> list[str]:
     return kept or versions
 
 
-def _holds_or_true(marker: Marker | None, env: dict[str, _Value]) -> bool:
+def _answer(marker: Marker | None, env: dict[str, _Value]) -> bool | None:
     return True if marker is None else _holds(marker, env)
 
 
-def _holds(marker: Marker, env: dict[str, _Value]) -> bool:
+def _holds(marker: Marker, env: dict[str, _Value]) -> bool | None:
+    """Whether *marker* holds in *env*; None when packaging cannot compare there (see the module: no answer)."""
     try:
         return marker.evaluate(env)
-    except Exception:  # an uncomparable value (e.g. a non-version literal): treat as holding
-        return True
+    except (UndefinedComparison, UndefinedEnvironmentName, TypeError):  # (TypeError: an order on a set)
+        return None
 
 
 def _python_candidates(literals: set[str]) -> list[str]:
