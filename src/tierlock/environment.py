@@ -21,6 +21,7 @@ import sysconfig
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tierlock import interrupts
 from tierlock.errors import UsageError
 from tierlock.frozen import replace
 from tierlock.targetmodel import Target
@@ -140,7 +141,8 @@ class Pending:
         self.exe = exe
         self._outcome: list[Target | BaseException] = []
         self._thread = threading.Thread(target=self._ask, name="tierlock-inspect", daemon=True)
-        self._thread.start()
+        with interrupts.sheltered():  # signals go to the main thread, which waits for this one
+            self._thread.start()
 
     def _ask(self) -> None:
         try:

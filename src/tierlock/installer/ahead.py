@@ -22,6 +22,7 @@ import threading
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
+from tierlock import interrupts
 from tierlock.probing import distinfo
 from tierlock.probing.site import SiteIndex
 
@@ -55,7 +56,8 @@ class Ahead:
 
     def __enter__(self) -> Ahead:
         if not ended():
-            self.thread.start()
+            with interrupts.sheltered():  # signals go to the main thread, which waits for the backend
+                self.thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -14,6 +14,8 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
+from tierlock import interrupts
+
 if TYPE_CHECKING:
     from tierlock.environment import Target
     from tierlock.installer.backends import Backend
@@ -93,7 +95,8 @@ def background(work: Callable[[], str]) -> Callable[[], str | None]:
             box.append(work())
 
     thread = threading.Thread(target=target, name="tierlock-backend-version", daemon=True)
-    thread.start()
+    with interrupts.sheltered():  # signals go to the main thread, which waits for the backend
+        thread.start()
 
     def result() -> str | None:
         thread.join()
