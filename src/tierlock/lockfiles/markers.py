@@ -227,8 +227,8 @@ def _holds(marker: Marker, env: dict[str, _Value]) -> bool | None:
     """Whether *marker* holds in *env*; None when packaging cannot compare there (see the module: no answer)."""
     try:
         return marker.evaluate(env)
-    except (UndefinedComparison, UndefinedEnvironmentName, TypeError):  # (TypeError: an order on a set)
-        return None
+    except (UndefinedComparison, UndefinedEnvironmentName, TypeError, AssertionError):
+        return None  # (TypeError: an order on a set; AssertionError: the same in packaging before 26.4, a set compared)
 
 
 def _python_candidates(literals: set[str]) -> list[str]:
@@ -245,6 +245,8 @@ def _python_candidates(literals: set[str]) -> list[str]:
         out.add(f"{major}.{minor + 1}.0")
         if minor > 0:
             out.add(f"{major}.{minor - 1}.99")
+        elif major > 0:  # below X.0: the last of the major before (``python_version < "4.0"`` holds on 3.x)
+            out.add(f"{major - 1}.99.99")
     return sorted(out) or ["3.12.0"]
 
 
