@@ -312,6 +312,22 @@ SHARED = {
 }
 
 
+def _kept_across(kept: World, command: str, files: dict[str, str], edit: tuple[str, str, str]) -> set[str]:
+    """Write *files*, keep the answer, make *edit*: the answer after it is a run keeping nothing's, and the one kept
+    before it. Returns the modules the run after the edit loaded."""
+    for rel, text in files.items():
+        (kept.project / rel).write_text(text)
+    backdate(kept.project)
+    argv = kept.argv(command)
+    before, _ = twice(kept, argv)
+    _replace(kept, *edit)
+    after, modules = kept.run(argv)
+    full = _full(kept, argv)
+    assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
+    assert (after.returncode, after.stdout) == (before.returncode, before.stdout)
+    return modules
+
+
 #: (what is there before the answer is kept, the edit after): a line added inside a function of a file other files
 #: rest on, so that only where the function ends moves: answered from that file alone, without the census.
 ENDS = {
@@ -333,17 +349,7 @@ ENDS = {
 def test_a_line_added_inside_a_function_is_answered_from_the_edited_file_alone(
     kept: World, command: str, case: str
 ) -> None:
-    files, edit = ENDS[case]
-    for rel, text in files.items():
-        (kept.project / rel).write_text(text)
-    backdate(kept.project)
-    argv = kept.argv(command)
-    before, _ = twice(kept, argv)
-    _replace(kept, *edit)
-    after, modules = kept.run(argv)
-    full = _full(kept, argv)
-    assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
-    assert (after.returncode, after.stdout) == (before.returncode, before.stdout)
+    modules = _kept_across(kept, command, *ENDS[case])
     assert modules.isdisjoint(MODEL), sorted(modules & MODEL)
     assert "tierlock.census.summary" in modules  # the edited file was read again
     assert "tierlock.census.rerun" not in modules  # and nothing else: no census worked out
@@ -389,17 +395,7 @@ UNREAD = {
 def test_an_edit_no_reader_of_a_shared_files_facts_reads_is_answered_from_that_file_alone(
     kept: World, command: str, case: str
 ) -> None:
-    files, edit = UNREAD[case]
-    for rel, text in files.items():
-        (kept.project / rel).write_text(text)
-    backdate(kept.project)
-    argv = kept.argv(command)
-    before, _ = twice(kept, argv)
-    _replace(kept, *edit)
-    after, modules = kept.run(argv)
-    full = _full(kept, argv)
-    assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
-    assert (after.returncode, after.stdout) == (before.returncode, before.stdout)
+    modules = _kept_across(kept, command, *UNREAD[case])
     assert modules.isdisjoint(FULL), sorted(modules & FULL)
     assert "tierlock.census.rerun" in modules  # its facts changed
     assert WHOLE not in modules  # the census not worked out
