@@ -30,19 +30,20 @@ brain = ["brainpkg"]
 ci-require = ["brain"]
 
 [tool.tierlock.tiers.brain]
-tests = ["tests/brain/**"]
+tests = ["{tests}"]
 
 [tool.pytest.ini_options]
 addopts = [{addopts}]
 """
 
 
-def inner_pyproject(*, cacheprovider: bool) -> str:
-    """The inner project's pyproject.toml, with pytest's cacheprovider on or off."""
-    addopts = ["--strict-markers", "-p", "no:hypothesispytest"]
+def inner_pyproject(*, cacheprovider: bool, tests: str = "tests/brain/**", strict_markers: bool = True) -> str:
+    """The inner project's pyproject.toml, with pytest's cacheprovider on or off, the brain tier's tests glob."""
+    addopts = ["--strict-markers"] if strict_markers else []
+    addopts += ["-p", "no:hypothesispytest"]
     if not cacheprovider:
         addopts += ["-p", "no:cacheprovider"]
-    return _PYPROJECT.format(addopts=", ".join(f'"{a}"' for a in addopts))
+    return _PYPROJECT.format(addopts=", ".join(f'"{a}"' for a in addopts), tests=tests)
 
 
 def laptop(monkeypatch: pytest.MonkeyPatch) -> None:

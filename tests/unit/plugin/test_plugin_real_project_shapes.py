@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.plugin_project import laptop, write_files
+from tests.support.plugin_project import inner_pyproject, laptop, write_files
 from tierlock.pytest_plugin import EXIT_TIER_MISSING
 
 FLASK_PYPROJECT = """\
@@ -98,24 +98,7 @@ def test_the_same_run_on_a_laptop_counts_the_two_skips_for_the_tier_with_its_rem
 
 
 # -- SQLAlchemy: its test plugin (loaded by the conftest) opens the --dburi engine in pytest_sessionstart ---------
-SQLA_PYPROJECT = """\
-[project]
-name = "inner"
-version = "0.1"
-dependencies = ["packaging"]
-
-[project.optional-dependencies]
-brain = ["brainpkg"]
-
-[tool.tierlock]
-ci-require = ["brain"]
-
-[tool.tierlock.tiers.brain]
-tests = ["testing/ext/asyncio/**"]
-
-[tool.pytest.ini_options]
-addopts = ["-p", "no:cacheprovider", "-p", "no:hypothesispytest"]
-"""
+SQLA_PYPROJECT = inner_pyproject(cacheprovider=False, tests="testing/ext/asyncio/**", strict_markers=False)
 
 #: SQLAlchemy's test/conftest.py, reduced: ``collect_ignore_glob`` computed at run time (so the selection is read
 #: at collection), and a session start that imports the driver the ``--dburi`` names.
