@@ -24,12 +24,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from collections.abc import Iterator
 
 import pytest
 
-from tests.support.kept import HEAVY, World, backdate, twice
+from tests.support.kept import HEAVY, World, backdate, put_back, twice
 
 BRAIN = "tests/brain/test_brain.py"
 PLAIN = "tests/test_plain.py"
@@ -60,22 +59,11 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> World:
 def kept(world: World) -> Iterator[World]:
     """The world with an extra test file that gates itself (so one can lose its gate), files dated back,
     an empty cache folder; every file put back after."""
-    saved = {rel: (world.project / rel).read_bytes() for rel in (BRAIN, PLAIN, "pyproject.toml", "lockfiles/viz.txt")}
-    (world.project / GUARDED).write_text(SKIPPING)
-    shutil.rmtree(world.cache, ignore_errors=True)
-    backdate(world.project, world.venv)
-    yield world
-    for rel, data in saved.items():
-        (world.project / rel).write_bytes(data)
-    for rel in (GUARDED, "tests/test_new.py", CONFTEST, HELPER):
-        (world.project / rel).unlink(missing_ok=True)
-    shutil.rmtree(world.cache, ignore_errors=True)
-
-
-def _full(world: World, argv: list[str]) -> subprocess.CompletedProcess[str]:
-    proc, modules = world.run(argv, TIERLOCK_CACHE_DIR="")
-    assert "tierlock.lockfiles.check" in modules  # nothing kept: worked out in full
-    return proc
+    saved = (BRAIN, PLAIN, "pyproject.toml", "lockfiles/viz.txt")
+    with put_back(world, saved, (GUARDED, "tests/test_new.py", CONFTEST, HELPER)):
+        (world.project / GUARDED).write_text(SKIPPING)
+        backdate(world.project, world.venv)
+        yield world
 
 
 def _replace(world: World, rel: str, old: str, new: str) -> None:
@@ -103,7 +91,7 @@ def test_an_edit_that_leaves_the_census_facts_gives_the_full_answer_without_the_
     before, _ = twice(kept, argv)
     _replace(kept, *SAME_FACTS[edit])
     after, modules = kept.run(argv)
-    full = _full(kept, argv)
+    full = kept.full(argv)
     assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
     assert (after.returncode, after.stdout) == (before.returncode, before.stdout)
     assert modules.isdisjoint(MODEL), sorted(modules & MODEL)
@@ -191,7 +179,7 @@ def test_an_edit_that_changes_what_a_command_rests_on_gives_the_full_answer(
     twice(kept, argv)
     CHANGED[edit](kept)
     after, _ = kept.run(argv)
-    full = _full(kept, argv)
+    full = kept.full(argv)
     assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
 
 
@@ -213,7 +201,7 @@ def test_an_edit_that_moves_lines_but_not_the_census_result_is_answered_without_
     twice(kept, argv)
     _replace(kept, *MOVED[edit])
     after, modules = kept.run(argv)
-    full = _full(kept, argv)
+    full = kept.full(argv)
     assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
     assert modules.isdisjoint(FULL), sorted(modules & FULL)
     assert "tierlock.census.rerun" in modules
@@ -230,7 +218,7 @@ def test_a_test_file_a_tier_glob_names_by_itself_is_kept_by_its_facts(kept: Worl
     before, _ = twice(kept, argv)
     _replace(kept, *(SAME_FACTS | MOVED)[edit])
     after, modules = kept.run(argv)
-    full = _full(kept, argv)
+    full = kept.full(argv)
     assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
     assert (after.returncode, after.stdout) == (before.returncode, before.stdout)
     assert modules.isdisjoint(FULL), sorted(modules & FULL)
@@ -322,7 +310,7 @@ def _kept_across(kept: World, command: str, files: dict[str, str], edit: tuple[s
     before, _ = twice(kept, argv)
     _replace(kept, *edit)
     after, modules = kept.run(argv)
-    full = _full(kept, argv)
+    full = kept.full(argv)
     assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
     assert (after.returncode, after.stdout) == (before.returncode, before.stdout)
     return modules
@@ -420,7 +408,7 @@ def test_an_edit_of_a_file_other_files_rest_on_gives_the_full_answer(kept: World
         if "same size and modification time" in case:
             os.utime(kept.project / edit[0], ns=(was.st_atime_ns, was.st_mtime_ns))
     after, modules = kept.run(argv)
-    full = _full(kept, argv)
+    full = kept.full(argv)
     assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
     if "tierlock.census.rerun" in modules:
         assert WHOLE in modules  # worked out whole, never the edited file alone
@@ -438,7 +426,7 @@ def test_a_kept_entry_cut_short_is_no_entry(kept: World, command: str, cut: str)
         data = path.read_bytes()
         path.write_bytes(data[: len(data) // 2])
     after, modules = kept.run(argv)
-    full = _full(kept, argv)
+    full = kept.full(argv)
     assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
     assert "tierlock.lockfiles.check" in modules
 
@@ -495,7 +483,7 @@ def test_with_the_census_cache_and_json_output_an_edit_gives_the_full_answer(
         _replace(kept, *SAME_FACTS[edit])
         after, modules = kept.run(argv)
         assert modules.isdisjoint(MODEL), sorted(modules & MODEL)
-        full = _full(kept, argv)  # parses the edited file, takes the others from the census's cache
+        full = kept.full(argv)  # parses the edited file, takes the others from the census's cache
         assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
     finally:
         shutil.rmtree(cache, ignore_errors=True)

@@ -14,7 +14,6 @@ flipped, and another Python (3.12) sharing the cache folder.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -25,7 +24,7 @@ import pytest
 import tierlock
 from tests.support.env import clean_env
 from tests.support.interpreters import interpreter
-from tests.support.kept import ENTRY, World, backdate, twice
+from tests.support.kept import ENTRY, World, backdate, put_back, twice
 
 CONFTEST = "tests/conftest.py"
 HELPER = "tests/helpers.py"
@@ -56,23 +55,11 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> World:
 
 @pytest.fixture
 def kept(world: World) -> Iterator[World]:
-    saved = {rel: (world.project / rel).read_bytes() for rel in (BRAIN, PLAIN, "pyproject.toml")}
-    for rel, text in FILES.items():
-        (world.project / rel).write_text(text)
-    shutil.rmtree(world.cache, ignore_errors=True)
-    backdate(world.project, world.venv)
-    yield world
-    for rel, data in saved.items():
-        (world.project / rel).write_bytes(data)
-    for rel in (CONFTEST, HELPER):
-        (world.project / rel).unlink(missing_ok=True)
-    shutil.rmtree(world.cache, ignore_errors=True)
-
-
-def _full(world: World, argv: list[str]) -> subprocess.CompletedProcess[str]:
-    proc, modules = world.run(argv, TIERLOCK_CACHE_DIR="")
-    assert "tierlock.lockfiles.check" in modules  # nothing kept: worked out in full
-    return proc
+    with put_back(world, (BRAIN, PLAIN, "pyproject.toml"), (CONFTEST, HELPER)):
+        for rel, text in FILES.items():
+            (world.project / rel).write_text(text)
+        backdate(world.project, world.venv)
+        yield world
 
 
 def _same(after: subprocess.CompletedProcess[str], full: subprocess.CompletedProcess[str]) -> None:
@@ -107,7 +94,7 @@ def test_a_run_after_a_dependency_edit_and_every_run_answered_from_it_answer_as_
     assert census  # the census's result kept by the first run
     _widen(kept, "0.5")
     after, modules = kept.run(argv)
-    _same(after, _full(kept, argv))
+    _same(after, kept.full(argv))
     assert "tierlock.lockfiles.check" in modules  # a full run ...
     assert _census_files(kept) == census  # ... given the census's kept result (not worked out, not kept again)
     again, _ = kept.run(argv)  # answered from what the full run kept
@@ -118,7 +105,7 @@ def test_a_run_after_a_dependency_edit_and_every_run_answered_from_it_answer_as_
     if "same size" in edit:
         os.utime(kept.project / rel, ns=(was.st_atime_ns, was.st_mtime_ns))
     edited, modules = kept.run(argv)
-    _same(edited, _full(kept, argv))
+    _same(edited, kept.full(argv))
     if "the result as it was" in edit:
         assert "tierlock.census.rerun" in modules  # worked out again from the facts the full run kept
         assert "tierlock.lockfiles.check" not in modules
@@ -136,10 +123,10 @@ def test_a_kept_census_file_with_a_byte_flipped_is_worked_out_after_a_dependency
         path.write_bytes(bytes(data))
     _widen(kept, "0.6")
     after, _ = kept.run(argv)
-    _same(after, _full(kept, argv))
+    _same(after, kept.full(argv))
     _replace(kept, *EDITS["a helper added to a test file (the result as it was)"])
     edited, _ = kept.run(argv)
-    _same(edited, _full(kept, argv))
+    _same(edited, kept.full(argv))
 
 
 @pytest.mark.parametrize("command", ["check", "admit"])
@@ -165,5 +152,5 @@ def test_a_census_result_kept_by_another_interpreter_sharing_the_cache_is_not_gi
         )
         _same(by_other, full)
     after, _ = kept.run(argv)  # 3.11 again, with 3.12's result kept in the same file
-    _same(after, _full(kept, argv))
+    _same(after, kept.full(argv))
     assert (by_other.returncode, by_other.stdout) == (after.returncode, after.stdout)  # (3.12 ran the command)

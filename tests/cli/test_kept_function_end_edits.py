@@ -12,13 +12,11 @@ compared with a run that keeps nothing (``TIERLOCK_CACHE_DIR`` empty).
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from collections.abc import Iterator
 
 import pytest
 
-from tests.support.kept import World, backdate, twice
+from tests.support.kept import World, backdate, put_back, twice
 
 PLAIN = "tests/test_plain.py"
 CONFTEST = "tests/conftest.py"
@@ -98,20 +96,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> World:
 @pytest.fixture
 def kept(world: World) -> Iterator[World]:
     """The world with an empty cache folder; every file put back after."""
-    saved = {rel: (world.project / rel).read_bytes() for rel in (PLAIN,)}
-    shutil.rmtree(world.cache, ignore_errors=True)
-    yield world
-    for rel, data in saved.items():
-        (world.project / rel).write_bytes(data)
-    for rel in (CONFTEST, HELPER):
-        (world.project / rel).unlink(missing_ok=True)
-    shutil.rmtree(world.cache, ignore_errors=True)
-
-
-def _full(world: World, argv: list[str]) -> subprocess.CompletedProcess[str]:
-    proc, modules = world.run(argv, TIERLOCK_CACHE_DIR="")
-    assert "tierlock.lockfiles.check" in modules  # nothing kept: worked out in full
-    return proc
+    with put_back(world, (PLAIN,), (CONFTEST, HELPER)):
+        yield world
 
 
 @pytest.mark.parametrize("command", ["check", "admit"])
@@ -129,7 +115,7 @@ def test_an_edit_that_moves_a_functions_end_and_changes_what_the_census_reads_gi
     assert old in was, (rel, old)
     (kept.project / rel).write_text(was.replace(old, new, 1))  # written now: as an editor saves it
     after, _ = kept.run(argv)
-    full = _full(kept, argv)
+    full = kept.full(argv)
     assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
     before_full = (before.returncode, before.stdout)
     if (full.returncode, full.stdout) != before_full:  # the edit changed the answer: it must show at once

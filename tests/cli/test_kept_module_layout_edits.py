@@ -12,14 +12,12 @@ run that keeps nothing (``TIERLOCK_CACHE_DIR`` empty), and with the answer befor
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support.kept import World, backdate, twice
+from tests.support.kept import World, backdate, put_back, twice
 
 PLAIN = "tests/test_plain.py"
 NEEDS_VIZ = "import vizpkg00\n\nVALUE = 1\n"
@@ -113,21 +111,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> World:
 @pytest.fixture
 def kept(world: World) -> Iterator[World]:
     """The world with an empty cache folder; every file put back after."""
-    saved = (world.project / PLAIN).read_bytes()
-    shutil.rmtree(world.cache, ignore_errors=True)
-    yield world
-    (world.project / PLAIN).write_bytes(saved)
-    for rel in ("tests/helpers.py", "tests/helpers_old.py", "tests/helpers_new.py"):
-        (world.project / rel).unlink(missing_ok=True)
-    for rel in ("tests/shared", "tests/vizpkg00"):
-        shutil.rmtree(world.project / rel, ignore_errors=True)
-    shutil.rmtree(world.cache, ignore_errors=True)
-
-
-def _full(world: World, argv: list[str]) -> subprocess.CompletedProcess[str]:
-    proc, modules = world.run(argv, TIERLOCK_CACHE_DIR="")
-    assert "tierlock.lockfiles.check" in modules  # nothing kept: worked out in full
-    return proc
+    added = ("tests/helpers.py", "tests/helpers_old.py", "tests/helpers_new.py", "tests/shared", "tests/vizpkg00")
+    with put_back(world, (PLAIN,), added):
+        yield world
 
 
 @pytest.mark.parametrize("command", ["check", "admit"])
@@ -142,7 +128,7 @@ def test_a_module_created_deleted_or_renamed_gives_the_full_answer_on_the_next_r
     before, _ = twice(kept, argv)
     change(kept.project)
     after, _ = kept.run(argv)
-    full = _full(kept, argv)
+    full = kept.full(argv)
     assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
     if case in CHANGES_ANSWER:
         assert (after.returncode, after.stdout) != (before.returncode, before.stdout)
@@ -158,6 +144,6 @@ def test_a_module_of_a_namespace_package_a_test_imports_is_followed_as_a_package
     if init:
         files["tests/shared/__init__.py"] = ""
     _write(kept.project, files)
-    full = _full(kept, kept.argv("check"))
+    full = kept.full(kept.argv("check"))
     assert full.returncode == 1, full.stdout
     assert "needs tier viz (from shared.values import (reaches vizpkg00 at tests/shared/values.py:1))" in full.stdout

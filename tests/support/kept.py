@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from benchmarks._cliworld import make_world
@@ -61,6 +64,32 @@ class World:
         )
         modules, stderr = loaded(proc.stderr), without_importtime(proc.stderr)
         return subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout, stderr), modules
+
+    def full(self, argv: list[str]) -> subprocess.CompletedProcess[str]:
+        """A run of *argv* that keeps nothing: the answer worked out in full, to compare a kept one with."""
+        proc, modules = self.run(argv, TIERLOCK_CACHE_DIR="")
+        assert "tierlock.lockfiles.check" in modules  # nothing kept: worked out in full
+        return proc
+
+
+@contextmanager
+def put_back(world: World, saved: Iterable[str], added: Iterable[str] = ()) -> Iterator[World]:
+    """*world* with an empty cache folder; after, the files *saved* as they were, the files or folders *added*
+    gone, the cache folder emptied again."""
+    kept = {rel: (world.project / rel).read_bytes() for rel in saved}
+    shutil.rmtree(world.cache, ignore_errors=True)
+    try:
+        yield world
+    finally:
+        for rel, data in kept.items():
+            (world.project / rel).write_bytes(data)
+        for rel in added:
+            path = world.project / rel
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink(missing_ok=True)
+        shutil.rmtree(world.cache, ignore_errors=True)
 
 
 def twice(world: World, argv: list[str]) -> tuple[subprocess.CompletedProcess[str], set[str]]:
