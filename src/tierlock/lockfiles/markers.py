@@ -144,7 +144,7 @@ def _grid(texts: Sequence[str], *, requires_python: str | None = None) -> list[d
                 return None
             strings[var] = [frozenset(c) for n in range(len(members) + 1) for c in itertools.combinations(members, n)]
         else:
-            strings[var] = _string_candidates(found)
+            strings[var] = _string_candidates(found, contained=var in values.contained)
     if requires_python and versions:
         versions.update(re.findall(r"\d+(?:\.\d+)*", requires_python))  # the allowed range's own edges
     version_candidates = _python_candidates(versions) if versions else ["3.12.0"]
@@ -171,27 +171,41 @@ def _grid(texts: Sequence[str], *, requires_python: str | None = None) -> list[d
     return grid
 
 
-def _string_candidates(found: set[str]) -> list[_Value]:
+def _string_candidates(found: set[str], *, contained: bool = False) -> list[_Value]:
     """The values worth trying for a variable compared with *found*: each, its words, the versions beside a
-    version (``platform_release``), and one that is none of them."""
+    version (``platform_release``), and one that is none of them. *contained*: the variable is compared with
+    ``in`` / ``not in`` (a substring test on a string): also the empty value, each value cut by its first or last
+    character, each with more after it, and all of them one after the other."""
     candidates = {_OTHER}
     for value in found:
         candidates.add(value)
         candidates.update(v for v in re.split(r"[\s,]+", value) if v)
         if re.fullmatch(r"\d+(?:\.\d+)*", value):
             candidates.update(_python_candidates({value}))
+        if contained:
+            candidates.update((value[1:], value[:-1], f"{value}-{_OTHER}"))
+    if contained:
+        candidates.update(("", "".join(sorted(found))))
     return [*sorted(candidates)]
 
 
-def _literals(texts: Sequence[str]) -> dict[str, set[str]]:
+class _Literals(dict[str, set[str]]):
+    """Variable -> the values the marker texts compare it with; :attr:`contained`: the variables compared with
+    ``in`` / ``not in``."""
+
+    contained: set[str]
+
+
+def _literals(texts: Sequence[str]) -> _Literals:
     """Variable -> the values the marker *texts* compare it with (every variable named, from the parsed form)."""
-    values: dict[str, set[str]] = {}
+    values = _Literals()
+    values.contained = set()
     for text in texts:
         _collect(getattr(Marker(text), "_markers", None), values)
     return values
 
 
-def _collect(items: object, values: dict[str, set[str]]) -> None:
+def _collect(items: object, values: _Literals) -> None:
     """The variables of packaging's parsed form *items* (atoms, nested lists, ``and``/``or``) with their values."""
     if isinstance(items, list):
         for item in items:
@@ -199,13 +213,15 @@ def _collect(items: object, values: dict[str, set[str]]) -> None:
         return
     if not isinstance(items, tuple):
         return
-    left, _op, right = items
+    left, op, right = items
     sides = [(left, right), (right, left)]
     for side, other in sides:
         if type(side).__name__ == "Variable":
             found = values.setdefault(str(side.value), set())
             if type(other).__name__ == "Value":
                 found.add(str(other.value))
+            if str(getattr(op, "value", "")) in ("in", "not in"):
+                values.contained.add(str(side.value))
 
 
 def _allowed(versions: list[str], requires_python: str) -> list[str]:

@@ -97,6 +97,8 @@ def test_a_marker_that_holds_somewhere_overlaps_itself_and_is_equivalent_to_itse
     text: str, env: dict[str, object]
 ) -> None:
     marker = _parsed(text)
+    # (packaging 26.1 writes an extra normalised that it compares as written: its text then names another marker)
+    assume(str(Marker(str(marker))) == str(marker))
     if _answer(marker, {**env, "extra": ""}) is not False:
         assert overlap(marker, Marker(str(marker)))
     assert equivalent(marker, Marker(str(marker)))
@@ -126,6 +128,18 @@ def test_a_python_bound_below_a_major_release_holds_below_it(bound: str) -> None
 def test_python_bounds_below_two_major_releases_are_told_apart() -> None:
     assert not equivalent(Marker('python_version < "3.0"'), Marker('python_version < "2.8"'))
     assert equivalent(Marker('python_version < "4.0"'), Marker('python_full_version < "4.0"'))
+
+
+def test_a_substring_comparison_is_tried_on_values_beyond_its_literals() -> None:
+    # "posix" holds "x" and is not in "linux": the second marker is false there, the first true
+    assert not equivalent(
+        Marker('os_name == "nt" or os_name != "nt"'), Marker('os_name in "linux" or "x" not in os_name')
+    )
+    assert not equivalent(Marker('os_name in "linux"'), Marker('os_name == "linux"'))  # "lin" is in "linux"
+    assert overlap(Marker('os_name in "nt"'), Marker('os_name in "linux"'))  # "n" is in both
+    assert overlap(Marker('"ab" in os_name'), Marker('"cd" in os_name'))  # "abcd"
+    assert not overlap(Marker('"x" in os_name'), Marker('os_name == "nt"'))
+    assert not equivalent(Marker('"x" not in os_name'), Marker('os_name != "x"'))  # "x-..." holds "x"
 
 
 def test_a_comparison_packaging_cannot_evaluate_may_hold_and_is_equivalent_to_nothing_else() -> None:
