@@ -17,6 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
+
+# In CI the property tests try a fixed set of examples (each run the same: a failure there is reproducible); on a
+# workstation each run tries new ones.
+settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 # The product respects a user's pip and uv configuration; the tests must not
 # depend on this machine's, so it is neutralised for the whole test process
