@@ -39,6 +39,21 @@ _CACHE = tempfile.mkdtemp(prefix="tierlock-test-cache-")
 os.environ["TIERLOCK_CACHE_DIR"] = _CACHE
 
 
+@pytest.fixture(autouse=True)
+def _signals_unblocked() -> Iterator[None]:
+    """Every test starts and ends with SIGINT and SIGTERM unblocked in the worker's main thread: a process a test
+    starts inherits the mask, and one left blocked (by code that blocks them for a while, stopped half way) would
+    make a later test's child deaf to the signals it is sent."""
+    import signal
+
+    yield
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, []) & {signal.SIGINT, signal.SIGTERM}
+    if blocked:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, blocked)
+        names = sorted(signal.Signals(s).name for s in blocked)
+        pytest.fail(f"the test left {names} blocked in the main thread", pytrace=False)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _own_cache_folder() -> Iterator[None]:
     """The suite's cache folder, removed when the session ends."""

@@ -161,3 +161,23 @@ def name() -> str:
     import signal
 
     return signal.Signals(received[0]).name if received else "SIGINT"
+
+
+class passed_on:
+    """Start a process in this block: SIGINT and SIGTERM reach it, whatever this thread blocks. A process inherits
+    the signal mask of the thread that starts it, and a thread born :class:`sheltered` blocks both: a backend started
+    there would ignore :func:`tierlock.subproc.stop`'s request to stop and be killed only when its grace ran out.
+    The thread unblocks them for the start only (a signal that comes meanwhile may run its handler's C part here,
+    as before the thread blocked them)."""
+
+    def __enter__(self) -> None:
+        import _signal as signal  # type: ignore[import-not-found,unused-ignore]
+
+        mask = getattr(signal, "pthread_sigmask", None)
+        self._previous = None if mask is None else mask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+
+    def __exit__(self, *exc: object) -> None:
+        import _signal as signal  # type: ignore[import-not-found,unused-ignore]
+
+        if self._previous is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, self._previous)

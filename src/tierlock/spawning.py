@@ -106,7 +106,7 @@ def _spawn(argv: list[str], cwd: str | None, env: Mapping[str, str], actions: li
         os.chdir(cwd)
     try:
         start = os.posix_spawn if os.sep in argv[0] else os.posix_spawnp  # a bare name is looked up on PATH
-        return start(argv[0], argv, env, file_actions=actions, setpgroup=0, setsigdef=SIGNALS_RESET)
+        return start(argv[0], argv, env, file_actions=actions, setpgroup=0, setsigdef=SIGNALS_RESET, setsigmask=())
     finally:
         if here is not None:
             os.chdir(here)

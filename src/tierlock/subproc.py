@@ -128,17 +128,20 @@ def start(
     args: tuple[str, ...], *, cwd: Path | None, env: Mapping[str, str] | None, what: str, remedy: str | None
 ) -> subprocess.Popen[str]:
     """Start *args* in its own process group, registered in :data:`_live` until :func:`run` reaps it."""
+    from tierlock import interrupts
+
     try:
-        proc = subprocess.Popen(
-            args,
-            cwd=cwd,
-            env=dict(os.environ if env is None else env),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            stdin=subprocess.DEVNULL,
-            process_group=0,  # its own group: an interrupt reaches it through stop(), with a grace period
-        )
+        with interrupts.passed_on():  # (started from a sheltered thread, it would ignore stop()'s signals)
+            proc = subprocess.Popen(
+                args,
+                cwd=cwd,
+                env=dict(os.environ if env is None else env),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                stdin=subprocess.DEVNULL,
+                process_group=0,  # its own group: an interrupt reaches it through stop(), with a grace period
+            )
     except FileNotFoundError as exc:
         raise BackendError(
             f"{what}: {args[0]} is not installed or not on PATH",

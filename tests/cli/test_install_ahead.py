@@ -205,6 +205,8 @@ def test_a_target_of_another_python_gets_the_slow_paths_verdict(
         with monkeypatch.context() as m:
             if fast:
                 seen = Ahead(m, root.parent / "ready", folders=2)
+                if backend == "uv":  # held until the thread read both folders (uv alone can end before its first look)
+                    m.setenv("TIERLOCK_UV", str(_wrapper(world, "none", root.parent / "ready")))
             else:
                 _slow(m)
             world.venv = root.parent / name

@@ -222,6 +222,7 @@ def _spawn(argv: Sequence[str], cwd: Path, env: Mapping[str, str], log: Path) ->
                     (os.POSIX_SPAWN_DUP2, out, 2),
                 ],
                 setsid=True,
+                setsigmask=(),  # every signal delivered, whatever the thread starting it blocks
             )
         except OSError as exc:
             raise _SpawnError("exec", exc) from exc

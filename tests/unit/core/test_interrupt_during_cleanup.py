@@ -225,3 +225,29 @@ def test_the_thread_watching_an_early_backend_leaves_every_signal_to_the_main_th
     assert watcher
     assert all(watcher.values()), watcher
     assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == set()
+
+
+_MASK = "import signal; print(sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])))"
+
+
+@pytest.mark.parametrize("how", ["subproc", "spawning"])
+def test_a_process_started_from_a_sheltered_thread_gets_sigint_and_sigterm(how: str) -> None:
+    """A helper thread blocks SIGINT and SIGTERM (so the main thread gets them); a backend it starts must not
+    inherit that, or it ignores the request to stop and is killed only when its grace runs out."""
+    from tierlock import spawning
+
+    told: list[str] = []
+
+    def work() -> None:
+        if how == "subproc":
+            told.append(subproc.run((sys.executable, "-c", _MASK), cwd=None, env=None, what="mask").stdout)
+            return
+        started = spawning.spawn([sys.executable, "-c", _MASK], capture=True)
+        os.waitpid(started.pid, 0)
+        told.append(os.read(started.out, 100).decode())
+
+    with interrupts.sheltered():
+        thread = threading.Thread(target=work)
+        thread.start()
+    thread.join()
+    assert told == ["[]\n"]
