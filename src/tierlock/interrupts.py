@@ -117,7 +117,26 @@ class deferred:
             raise KeyboardInterrupt
 
 
-class sheltered:
+class _Mask:
+    """SIGINT and SIGTERM blocked (``SIG_BLOCK``) or unblocked (``SIG_UNBLOCK``) in this thread for the block; the
+    thread's own mask put back after (POSIX; elsewhere nothing)."""
+
+    _how = "SIG_BLOCK"
+
+    def __enter__(self) -> None:
+        import _signal as signal  # type: ignore[import-not-found,unused-ignore]
+
+        mask = getattr(signal, "pthread_sigmask", None)
+        self._previous = None if mask is None else mask(getattr(signal, self._how), {signal.SIGINT, signal.SIGTERM})
+
+    def __exit__(self, *exc: object) -> None:
+        import _signal as signal  # type: ignore[import-not-found,unused-ignore]
+
+        if self._previous is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, self._previous)
+
+
+class sheltered(_Mask):
     """Start helper threads in this block: they are born with SIGINT and SIGTERM blocked (POSIX), so the system
     gives every signal to the main thread.
 
@@ -127,18 +146,6 @@ class sheltered:
     itself. The block's own thread holds the signals only while the threads start; one that comes meanwhile is
     delivered when it ends.
     """
-
-    def __enter__(self) -> None:
-        import _signal as signal  # type: ignore[import-not-found,unused-ignore]
-
-        mask = getattr(signal, "pthread_sigmask", None)
-        self._previous = None if mask is None else mask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-
-    def __exit__(self, *exc: object) -> None:
-        import _signal as signal  # type: ignore[import-not-found,unused-ignore]
-
-        if self._previous is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, self._previous)
 
 
 def close() -> None:
@@ -163,21 +170,11 @@ def name() -> str:
     return signal.Signals(received[0]).name if received else "SIGINT"
 
 
-class passed_on:
+class passed_on(_Mask):
     """Start a process in this block: SIGINT and SIGTERM reach it, whatever this thread blocks. A process inherits
     the signal mask of the thread that starts it, and a thread born :class:`sheltered` blocks both: a backend started
     there would ignore :func:`tierlock.subproc.stop`'s request to stop and be killed only when its grace ran out.
     The thread unblocks them for the start only (a signal that comes meanwhile may run its handler's C part here,
     as before the thread blocked them)."""
 
-    def __enter__(self) -> None:
-        import _signal as signal  # type: ignore[import-not-found,unused-ignore]
-
-        mask = getattr(signal, "pthread_sigmask", None)
-        self._previous = None if mask is None else mask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
-
-    def __exit__(self, *exc: object) -> None:
-        import _signal as signal  # type: ignore[import-not-found,unused-ignore]
-
-        if self._previous is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, self._previous)
+    _how = "SIG_UNBLOCK"
