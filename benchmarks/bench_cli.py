@@ -23,6 +23,12 @@ answer holds once the file's parts are read again, :mod:`tierlock.projectparts`)
 widens a dependency's specifier instead (the first ``>=`` of ``[project.optional-dependencies]`` lowered to
 ``0.N``: the lock no longer matches, and the command runs in full).
 
+With ``--cold`` or ``--edited pyproject-deps`` (a full run: the command works its answer out again) a floor runs
+in the same rounds: an interpreter that imports exactly what a full run cannot do without and then ends as
+tierlock ends (``os._exit``, no teardown), :data:`FLOOR_IMPORTS`. Printed: the floor's own ratio to
+``python -c pass`` (the 5x goal is within reach only when the floor is below it), and each command's ratio to
+the floor with its margin in ms (the median of the per-round differences): what tierlock itself adds.
+
 ``--cpu`` times each run by the CPU time (user + system) of the process and its children instead of the wall
 clock: on a machine whose cores other work keeps busy, the wall time is mostly waiting for a core, and the CPU time
 is what the command itself costs (a lower bound of its wall time on an idle machine).
@@ -40,6 +46,7 @@ import argparse
 import re
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -111,6 +118,16 @@ class Editor:
 
 
 ENTRY = "import sys; from tierlock._entry import tierlock; tierlock()"
+#: What a full run of check, admit, probe or status cannot do without, imported by the floor: the parser of
+#: pyproject.toml (``tomllib``: the tiers, their requirements and the lock settings are read from it); packaging's
+#: requirement parser (``packaging.requirements``, with the markers, specifiers, versions and tags it loads: the
+#: tier model and the drift check rest on parsed requirements, and the project's rules forbid parsing them any
+#: other way); ``json`` (the target interpreter's facts, ``--json``, the kept records). Not in it: ``pathlib``,
+#: ``argparse`` and everything of tierlock's own - choices of the code, counted in its margin. The floor ends as
+#: tierlock ends (``os._exit``: the interpreter's teardown skipped).
+FLOOR_IMPORTS = "import tomllib, json, packaging.requirements, os; os._exit(0)"
+#: The modes whose runs are full runs (the floor is measured beside them).
+FULL_EDITS = ("pyproject-deps",)
 #: Whether a run is timed by its CPU time (``--cpu``) rather than its wall time.
 CPU = [False]
 
@@ -191,15 +208,71 @@ def main(argv: Sequence[str] | None = None) -> None:
             "python -c pass": measure([sys.executable, "-c", "pass"], ours=False),
             "uv pip check": measure([BIN / "uv", "pip", "check", "--python", python], ours=False),
         }
+        if _full(args):
+            commands["floor"] = measure([sys.executable, "-c", FLOOR_IMPORTS], ours=False)
         for command in ("--version", *COMMANDS):
             commands[command] = measure([BIN / "tierlock", *argv_of(command, project, python)])
             if args.baseline is not None:
                 commands.update(_sides(command, argv_of(command, project, python), args.baseline, cache, measure))
+        samples: dict[str, list[float]] = {name: [] for name in commands}
         try:
-            medians = interleaved(commands, args.runs)
+            medians = interleaved(_sampled(commands, samples), args.runs)
         finally:
             editor.restore()
     _report(medians, args)
+    if _full(args):
+        _floor_report(medians, samples, args)
+
+
+def _full(args: argparse.Namespace) -> bool:
+    """Whether every run of the commands is a full run (nothing kept, or a dependency bound changed)."""
+    return bool(args.cold or args.edited in FULL_EDITS)
+
+
+def _sampled(
+    commands: dict[str, Callable[[], float]], samples: dict[str, list[float]]
+) -> dict[str, Callable[[], float]]:
+    """*commands*, each of whose runs is also noted in *samples* (the warm-up's too, dropped by the report)."""
+
+    def noting(name: str, measure: Callable[[], float]) -> Callable[[], float]:
+        def once() -> float:
+            taken = measure()
+            samples[name].append(taken)
+            return taken
+
+        return once
+
+    return {name: noting(name, measure) for name, measure in commands.items()}
+
+
+def _paired(ours: list[float], floor: list[float]) -> float:
+    """The median of the per-round differences (ms), the warm-up round left out: what one adds to the other when
+    both met the same load."""
+    return statistics.median(a - b for a, b in zip(ours[1:], floor[1:], strict=True)) * 1000
+
+
+def _floor_report(medians: dict[str, float], samples: dict[str, list[float]], args: argparse.Namespace) -> None:
+    """Each command against the floor (:data:`FLOOR_IMPORTS`): its ratio and its margin in ms; the floor's own
+    ratio to the bare interpreter."""
+    bare, floor = medians["python -c pass"], medians["floor"]
+    verdict = "below" if floor <= 5 * bare else "ABOVE"
+    print(
+        "floor (python, then import tomllib, json, packaging.requirements; ends as tierlock ends):"
+        f" {floor * 1000:.1f} ms = {floor / bare:.2f}x python -c pass ({verdict} the 5x goal)"
+    )
+    for command in COMMANDS:
+        ours = medians[command]
+        print(
+            f"  tierlock {command:<8} {ours * 1000:7.1f} ms = {ours / floor:5.2f}x the floor;"
+            f" margin {_paired(samples[command], samples['floor']):+6.1f} ms (paired)"
+        )
+    if args.baseline is not None:
+        for command in COMMANDS:
+            new, old = (_paired(samples[f"{command} ({side}, -c)"], samples["floor"]) for side in ("new", "old"))
+            print(
+                f"  margin over the floor (python -c): {command:<8} this checkout {new:+6.1f} ms"
+                f"   baseline {old:+6.1f} ms"
+            )
 
 
 def _sides(
