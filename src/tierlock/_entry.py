@@ -244,10 +244,18 @@ def _cli(argv: list[str], prog: str | None = None) -> int:
 
 def _kept(argv: list[str]) -> int:
     """A read-only command (check, probe, status, admit): its kept answer when everything it rests on is
-    unchanged (:mod:`tierlock.keptrun`), else :func:`_cli`, recorded so the next run can be answered so."""
+    unchanged (:mod:`tierlock.keptrun`), else :func:`_cli`, recorded so the next run can be answered so.
+
+    The cyclic garbage collector is off from here to the end of a read-only command: it builds its answer
+    and ends (no cycle worth collecting; a recorded run holds it off anyway, :mod:`tierlock.collector`), and
+    its collections while the modules load cost a full run ~1 ms (any other command gets it back at once)."""
+    import gc
+
+    gc.disable()
     from tierlock import keptrun
 
     if keptrun.command_of(argv) is None:
+        gc.enable()
         from tierlock import lockkept
 
         return _lock(argv) if lockkept.is_lock(argv) else _cli(argv)

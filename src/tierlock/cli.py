@@ -1,27 +1,30 @@
-"""The command line: a parser factory, ``main(argv)``, and the one place where
+"""The command line: ``main(argv)``, a parser factory, and the one place where
 errors become messages and exit codes.
 
 Each command lives in ``tierlock.commands.<name>`` and provides ``HELP``,
 ``add_arguments(parser)`` and ``run(args, ctx) -> int`` (and ``PLAIN = True``
 for a fast path whose output stays plain even on a terminal); its module
 imports only what parsing needs, so ``tierlock probe`` or ``check`` never load rich.
+A command line made of the exact options its command declares is parsed by
+:mod:`tierlock.quickargs` (no argparse); any other by argparse (:mod:`tierlock.cliparser`).
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
-import json
 import sys
-from collections.abc import Callable, Sequence
-from types import ModuleType
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING
 
-from tierlock._version import __version__
 from tierlock.errors import EXIT_BACKEND, EXIT_OK, EXIT_USAGE, TierlockError, UsageError
 from tierlock.output import UI
 
 if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from types import ModuleType
+
+    from tierlock.cliparser import Parser
+    from tierlock.quickargs import Namespace
     from tierlock.tiers import Project
 
 COMMANDS = (
@@ -45,41 +48,6 @@ COMMANDS = (
     "verify",
     "verified",
 )
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse that raises UsageError instead of exiting, so main() can return."""
-
-    json_output = False
-    """Set by main() when ``--json`` is on the command line (``--version`` then prints JSON)."""
-
-    _writing = False
-    """Whether help or usage text is being written (the terminal's width is measured only then)."""
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog}: {message}", remedy=f"see: {self.prog} --help")
-
-    def format_help(self) -> str:
-        return self._written(super().format_help)
-
-    def format_usage(self) -> str:
-        return self._written(super().format_usage)
-
-    def _written(self, write: Callable[[], str]) -> str:
-        self._writing = True
-        try:
-            return write()
-        finally:
-            self._writing = False
-
-    def _get_formatter(self) -> argparse.HelpFormatter:
-        """argparse's formatter; when no text is written (``add_argument`` builds one for each option, to check
-        its metavar against its nargs) one of a fixed width, so that parsing never loads ``shutil`` to measure
-        the terminal (with ``bz2``, ``lzma`` and ``zlib``: milliseconds of every command's start)."""
-        if self._writing:
-            return super()._get_formatter()
-        formatter: Any = self.formatter_class  # argparse's own classes all take a width
-        return formatter(prog=self.prog, width=80)  # type: ignore[no-any-return]
 
 
 class Context:
@@ -123,52 +91,6 @@ class Context:
 
             self._project = load_project(self.project_arg or ".")
         return self._project
-
-
-class _Version(argparse.Action):
-    """``--version``: ``tierlock VERSION``, or with ``--json`` the one JSON document."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
-        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0, help=kwargs.get("help"))
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: object,
-        option_string: str | None = None,
-    ) -> NoReturn:
-        if getattr(parser, "json_output", False):
-            print(json.dumps({"ok": True, "version": __version__}))
-        else:
-            print(f"tierlock {__version__}")
-        parser.exit()
-
-
-def _common(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
-    default = argparse.SUPPRESS if suppress else None
-    parser.add_argument(
-        "--project",
-        metavar="DIR",
-        default=default,
-        help="project folder or pyproject.toml (default: nearest pyproject.toml upward)",
-    )
-    parser.add_argument(
-        "--json",
-        action="store_true",
-        default=default if suppress else False,
-        help="print one JSON document on stdout and nothing else there",
-    )
-    parser.add_argument("-q", "--quiet", action="store_true", default=default if suppress else False, help="print less")
-    parser.add_argument(
-        "-v", "--verbose", action="store_true", default=default if suppress else False, help="print more"
-    )
-    parser.add_argument(
-        "--color",
-        choices=("auto", "always", "never"),
-        default=default if suppress else "auto",
-        help="colour output: auto (on a terminal, unless NO_COLOR is set), always, never",
-    )
 
 
 def command_modules() -> dict[str, ModuleType]:
@@ -226,21 +148,11 @@ def _unknown_command(argv: Sequence[str], prog: str) -> UsageError | None:
     return None
 
 
-def build_parser(prog: str = "tierlock", *, only: str | None = None) -> argparse.ArgumentParser:
+def build_parser(prog: str = "tierlock", *, only: str | None = None) -> Parser:
     """The argument parser with every subcommand (or just the one called *only*: a faster start)."""
-    parser = _Parser(prog=prog, description="Fast base installs and opt-in dependency tiers from exact lockfiles.")
-    parser.add_argument("--version", action=_Version, help="print the version and exit")
-    _common(parser, suppress=False)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    modules = command_modules() if only is None else {only: _command_module(only)}
-    for name, module in modules.items():
-        # `install-tier` is `tierlock install`: its usage and errors say `install-tier`.
-        own_prog = prog if prog != "tierlock" and name == "install" else None
-        cmd = sub.add_parser(name, help=module.HELP, description=module.HELP, prog=own_prog)
-        _common(cmd, suppress=True)
-        module.add_arguments(cmd)
-        cmd.set_defaults(_module=module)
-    return parser
+    from tierlock.cliparser import build
+
+    return build(prog, command_modules() if only is None else {only: _command_module(only)})
 
 
 def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
@@ -257,10 +169,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
             unknown = _unknown_command(args_list, prog)
             if unknown is not None:
                 raise unknown
-        parser = build_parser(prog, only=only)
-        if isinstance(parser, _Parser):
-            parser.json_output = json_mode
-        args = parser.parse_args(args_list)
+        args = _parsed(args_list, prog, only, json_mode=json_mode)
         module = getattr(args, "_module", None)
         ui = UI(
             json_mode=args.json,
@@ -270,7 +179,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
             color=args.color,
         )
         if module is None:
-            parser.print_help(sys.stderr)
+            build_parser(prog, only=only).print_help(sys.stderr)
             if args.json:  # stdout still carries its one document
                 raise UsageError(f"{prog}: no command given", remedy=f"see: {prog} --help")
             return EXIT_USAGE
@@ -294,6 +203,19 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
         return _internal_error(ui, exc)
     finally:
         restore()
+
+
+def _parsed(args_list: list[str], prog: str, only: str | None, *, json_mode: bool) -> argparse.Namespace | Namespace:
+    """The parsed arguments: without argparse when :mod:`tierlock.quickargs` is certain of its answer."""
+    if only is not None:
+        from tierlock.quickargs import parse
+
+        quick = parse(args_list, only, _command_module(only))
+        if quick is not None:
+            return quick
+    parser = build_parser(prog, only=only)
+    parser.json_output = json_mode  # (--version then prints JSON)
+    return parser.parse_args(args_list)
 
 
 def _stopped(ui: UI, prog: str, args_list: list[str]) -> int:

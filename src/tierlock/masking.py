@@ -22,11 +22,12 @@ import re
 
 MASK = "****"
 
+# (the patterns are compiled at their first use, through re's own cache: most text holds no URL with an ``@``)
 #: ``scheme://`` and the token after it (up to whitespace, a quote or angle brackets).
-_URL = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<rest>[^\s'\"`<>]*)")
+_URL = r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<rest>[^\s'\"`<>]*)"
 _VCS = ("git+", "hg+", "svn+", "bzr+")
 #: A host (a name, an IPv4 address or a bracketed IPv6 one), an optional port, then the path's first ``/``.
-_HOST_THEN_PATH = re.compile(r"(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d+)?/")
+_HOST_THEN_PATH = r"(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d+)?/"
 
 
 def _split(rest: str, scheme: str = "") -> tuple[str, str] | None:
@@ -39,7 +40,7 @@ def _split(rest: str, scheme: str = "") -> tuple[str, str] | None:
         return None  # ``file:///home/me@corp/x``: no authority, a path
     if lowered.startswith(_VCS):
         for match in reversed(list(re.finditer("@", rest))):
-            if _HOST_THEN_PATH.match(rest, match.end()):
+            if re.compile(_HOST_THEN_PATH).match(rest, match.end()):
                 return rest[: match.start()], rest[match.end() :]
         head = re.split(r"[/?#]", rest, maxsplit=1)[0]
         if "@" not in head:
@@ -64,14 +65,14 @@ def mask_credentials(text: str) -> str:
     """*text* with the credentials of every URL in it masked (see the module docstring)."""
     if "://" not in text or "@" not in text:
         return text
-    return _URL.sub(_mask, text)
+    return re.sub(_URL, _mask, text)
 
 
 def has_credentials(text: str) -> bool:
     """Whether some URL in *text* carries credentials (a password or a user-only token)."""
     if "://" not in text or "@" not in text:
         return False
-    return any(_split(m.group("rest"), m.group("scheme")) is not None for m in _URL.finditer(text))
+    return any(_split(m.group("rest"), m.group("scheme")) is not None for m in re.finditer(_URL, text))
 
 
 def has_password(text: str) -> bool:
@@ -82,7 +83,7 @@ def has_password(text: str) -> bool:
     # ``https://host/path:x@y`` is a path that holds an ``@``, not credentials).
     return any(
         ":" in parts[0] and not any(c in parts[0].partition(":")[0] for c in "/?#")
-        for m in _URL.finditer(text)
+        for m in re.finditer(_URL, text)
         if (parts := _split(m.group("rest"), m.group("scheme"))) is not None
     )
 

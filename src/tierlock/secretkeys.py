@@ -7,7 +7,6 @@ measured once, no nested or overlapping unbounded quantifiers).
 
 from __future__ import annotations
 
-import binascii
 import re
 import sys
 from collections.abc import Iterator
@@ -185,6 +184,8 @@ def authorization(text: str) -> Iterator[Span]:
 def _b64_prefix(value: str) -> str:
     """The longest printable text that *value*, decoded from base64, starts with ("" when it is no base64:
     a length of 4n+1 among them, which no padding makes whole)."""
+    import binascii  # (loaded for a candidate only: every printed line passes here)
+
     try:
         raw = binascii.a2b_base64(value + "=" * (-len(value) % 4), strict_mode=True)
     except binascii.Error:
@@ -198,6 +199,8 @@ def _b64_text(value: str) -> str | None:
     """*value* decoded from base64 when it is base64 of printable text, else None."""
     if len(value) < 4:
         return None
+    import binascii
+
     try:
         raw = binascii.a2b_base64(value + "=" * (-len(value) % 4), strict_mode=True)
         decoded = raw.decode("utf-8")
@@ -253,6 +256,8 @@ def _azure_keys(text: str) -> Iterator[Span]:
 
 def _ssh_blob(run: str) -> bool:
     """Whether base64 *run* starts like an SSH public key: a 4-byte length, then its type's name."""
+    import binascii
+
     try:
         raw = binascii.a2b_base64(run[:12])
     except binascii.Error:

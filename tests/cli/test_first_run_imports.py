@@ -5,7 +5,8 @@ generated 3-tier project with its tiers armed into a real virtual environment, w
 (so nothing is answered from a kept entry and the target interpreter is asked). None of them loads the
 CLI extra's heavy modules (rich, jsonschema) nor pip or uv; none loads ``hashlib`` (the lock digests use
 C's own sha256 without OpenSSL's start-up) nor ``shutil`` and its compression modules (argparse measures
-the terminal only when it writes help); ``admit`` on a project without a runtime config finds that out
+the terminal only when it writes help) nor argparse (:mod:`tierlock.quickargs` parses an everyday command
+line); ``admit`` on a project without a runtime config finds that out
 without loading the validator. The answer is the one the same command gives with kept answers turned off.
 """
 
@@ -22,8 +23,22 @@ from tests.support.kept import World
 
 #: Never on a read-only command's path (the CLI extra's heavy modules, the installers).
 HEAVY = {"rich", "jsonschema", "pip", "uv"}
-#: Not needed by a full run of a read-only command on a valid project without a runtime config.
-UNNEEDED = {"hashlib", "_hashlib", "shutil", "bz2", "lzma", "tempfile", "difflib"}
+#: Not needed by a full run of a read-only command on a valid project without a runtime config: argparse and
+#: gettext neither (an everyday command line is parsed by tierlock.quickargs), nor packaging's dependency groups
+#: (a project without groups), nor binascii (no printed line holds a candidate key).
+UNNEEDED = {
+    "hashlib",
+    "_hashlib",
+    "shutil",
+    "bz2",
+    "lzma",
+    "tempfile",
+    "difflib",
+    "argparse",
+    "gettext",
+    "packaging.dependency_groups",
+    "binascii",
+}
 #: The validator proper: rules, schema, credentials, positions (only for a project that has a runtime config).
 VALIDATOR = {
     "tierlock.validators.core",

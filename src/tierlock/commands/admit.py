@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 from typing import TYPE_CHECKING
 
 from tierlock.errors import EXIT_FAILED, EXIT_OK
 
 if TYPE_CHECKING:
+    import argparse
+
     from tierlock.cli import Context
 
 HELP = "the CI gate: lockfiles in sync, runtime config valid, required tiers present; a summary or one JSON line"

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 from typing import TYPE_CHECKING
 
 from tierlock.errors import EXIT_FAILED, EXIT_OK
 
 if TYPE_CHECKING:
+    import argparse
+
     from tierlock.cli import Context
 
 #: Plain lines even on a terminal: the check is a fast path and never imports rich.

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 from typing import TYPE_CHECKING, Any
 
 from tierlock import volume
 from tierlock.errors import EXIT_FAILED, EXIT_OK
 
 if TYPE_CHECKING:
+    import argparse
     from pathlib import Path
 
     from tierlock.cli import Context

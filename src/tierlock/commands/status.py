@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 from typing import TYPE_CHECKING
 
 from tierlock.errors import EXIT_OK
 
 if TYPE_CHECKING:
+    import argparse
+
     from tierlock.cli import Context
 
 HELP = "say per tier whether it is present, partial (and why), absent, or installed from an older lock"

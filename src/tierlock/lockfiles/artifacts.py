@@ -145,8 +145,10 @@ def parse(text: str) -> tuple[str, dict[Key, tuple[LockedFile, ...]]]:
 
 
 _STRING = r'"(?:[^"\\]|\\.)*"'
-_FILE = re.compile(rf"^\s*(sdist = )?\{{ file = ({_STRING}), hash = ({_STRING}) \}},?$")
-_FIELD = re.compile(rf"^(name|version|body-digest) = ({_STRING})$")
+#: A file's line and a field's line of a rendered sidecar (compiled at the first sidecar read: check reads none
+#: when every lockfile's own digest holds).
+_FILE = rf"^\s*(sdist = )?\{{ file = ({_STRING}), hash = ({_STRING}) \}},?$"
+_FIELD = rf"^(name|version|body-digest) = ({_STRING})$"
 _PLAIN = ("# ", "artifacts-version = ", "lockfile = ", "[[packages]]", "wheels = [", "]")
 
 
@@ -158,8 +160,9 @@ def parse_rendered(text: str) -> tuple[str, dict[Key, tuple[LockedFile, ...]]] |
     """
     digest, name, version = "", "", ""
     files: dict[Key, list[LockedFile]] = {}
+    file_line, field_line = re.compile(_FILE), re.compile(_FIELD)
     for line in text.splitlines():
-        found, field_ = _FILE.match(line), _FIELD.match(line)
+        found, field_ = file_line.match(line), field_line.match(line)
         if found is not None:
             algorithm, _, value = json.loads(found[3]).partition(":")
             kind: Literal["wheel", "sdist"] = "sdist" if found[1] else "wheel"

@@ -24,7 +24,8 @@ from tierlock.frozen import Frozen
 
 KEY = "lock"
 #: What ``lock`` may name: uv's lockfile, or a PEP 751 file name (``pylock.toml``, ``pylock.<name>.toml``).
-_NAME = re.compile(r"^(uv\.lock|pylock\.toml|pylock\.[^./\\]+\.toml)$")
+#: The lock file names ``lock`` accepts (compiled at first use: most projects set no ``lock``).
+_NAME = r"^(uv\.lock|pylock\.toml|pylock\.[^./\\]+\.toml)$"
 #: Keys of [tool.tierlock] that describe tierlock's own lockfiles (meaningless with ``lock``).
 OWN_LOCKFILE_KEYS = ("lock-dir", "format")
 
@@ -70,7 +71,7 @@ def _path(r: _Problems, table: Mapping[str, Any], root: Path) -> Path | None:
     if Path(raw).is_absolute() or raw.startswith(("/", "\\")) or ".." in Path(raw).parts:
         r.problem(f"must be a path inside the project, relative to its root, not {raw!r}", "tool.tierlock", KEY)
         return None
-    if not _NAME.match(Path(raw).name):
+    if not re.match(_NAME, Path(raw).name):
         r.problem(
             f"must name uv.lock or a PEP 751 lock (pylock.toml, pylock.NAME.toml), not {Path(raw).name!r}",
             "tool.tierlock",

@@ -42,11 +42,12 @@ SHORT_NAMES: dict[str, str] = {
 #: The CPython minor versions a ``requires-python`` range is checked at (released versions).
 KNOWN_PYTHONS: tuple[tuple[int, int], ...] = tuple((3, minor) for minor in range(8, 15))
 
-_MANYLINUX = re.compile(r"manylinux_(\d+)_(\d+)_(x86_64|aarch64|i686|armv7l|ppc64le|s390x|riscv64)")
-_LEGACY = re.compile(r"manylinux(1|2010|2014)_(x86_64|aarch64|i686|armv7l|ppc64le|s390x)")
+# (patterns compiled on their first use, through re's own cache: most runs declare no platform)
+_MANYLINUX = r"manylinux_(\d+)_(\d+)_(x86_64|aarch64|i686|armv7l|ppc64le|s390x|riscv64)"
+_LEGACY = r"manylinux(1|2010|2014)_(x86_64|aarch64|i686|armv7l|ppc64le|s390x)"
 _LEGACY_GLIBC = {"1": (2, 5), "2010": (2, 12), "2014": (2, 17)}
-_MUSLLINUX = re.compile(r"musllinux_(\d+)_(\d+)_(x86_64|aarch64|i686|armv7l|ppc64le|s390x|riscv64)")
-_MACOS = re.compile(r"macosx_(\d+)_(\d+)_(arm64|x86_64)")
+_MUSLLINUX = r"musllinux_(\d+)_(\d+)_(x86_64|aarch64|i686|armv7l|ppc64le|s390x|riscv64)"
+_MACOS = r"macosx_(\d+)_(\d+)_(arm64|x86_64)"
 _WINDOWS = {"win_amd64": "AMD64", "win_arm64": "ARM64", "win32": "x86"}
 _MACHINE = {"arm64": "arm64", "x86_64": "x86_64"}
 
@@ -125,16 +126,16 @@ def parse(text: str) -> Platform:
 
 
 def _from_tag(name: str, tag: str) -> Platform | None:
-    if (match := _LEGACY.fullmatch(tag)) is not None:
+    if (match := re.fullmatch(_LEGACY, tag)) is not None:
         major, minor = _LEGACY_GLIBC[match.group(1)]
         tag = f"manylinux_{major}_{minor}_{match.group(2)}"
-    if (match := _MANYLINUX.fullmatch(tag)) is not None:
+    if (match := re.fullmatch(_MANYLINUX, tag)) is not None:
         version = (int(match.group(1)), int(match.group(2)))
         return Platform(name, tag, "linux", match.group(3), "glibc", version)
-    if (match := _MUSLLINUX.fullmatch(tag)) is not None:
+    if (match := re.fullmatch(_MUSLLINUX, tag)) is not None:
         version = (int(match.group(1)), int(match.group(2)))
         return Platform(name, tag, "linux", match.group(3), "musl", version)
-    if (match := _MACOS.fullmatch(tag)) is not None:
+    if (match := re.fullmatch(_MACOS, tag)) is not None:
         version = (int(match.group(1)), int(match.group(2)))
         return Platform(name, tag, "macos", _MACHINE[match.group(3)], None, version)
     if tag in _WINDOWS:

@@ -14,14 +14,16 @@ lowercased, with every run of ``-``, ``_`` and ``.`` as one ``-``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from packaging.dependency_groups import DependencyGroupResolver
 from packaging.requirements import Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 
 from tierlock.frozen import Frozen
 from tierlock.tiers.reader import Reader, type_name
+
+if TYPE_CHECKING:
+    from packaging.dependency_groups import DependencyGroupResolver
 
 EXTRAS_TABLE = "project.optional-dependencies"
 GROUPS_TABLE = "dependency-groups"
@@ -141,7 +143,11 @@ def _at(r: Reader, group: str) -> str:
 def _resolver(table: Mapping[str, Any]) -> DependencyGroupResolver | None:
     """The resolver of *table*; its only check at construction, two spellings of one name, was made above
     (each group's own problems are found when it is resolved, :func:`resolve_group`)."""
-    return DependencyGroupResolver(table) if table else None
+    if not table:
+        return None
+    from packaging.dependency_groups import DependencyGroupResolver  # (only a project that has groups loads it)
+
+    return DependencyGroupResolver(table)
 
 
 def _reason(exc: BaseException) -> str:

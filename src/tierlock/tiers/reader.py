@@ -20,7 +20,8 @@ from tierlock import fsutil
 from tierlock.errors import ConfigError, Problem, ProblemCollector, TierlockError
 
 _NAME_RE = re.compile(r"^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$", re.IGNORECASE)
-_TOML_POS_RE = re.compile(r"\(at line (\d+), column (\d+)\)")
+#: Where tomllib says a syntax error is (compiled at first use: only a file that is not valid TOML has one).
+_TOML_POS_RE = r"\(at line (\d+), column (\d+)\)"
 
 
 def parse_toml(text: str, path: Path) -> dict[str, Any]:
@@ -30,10 +31,10 @@ def parse_toml(text: str, path: Path) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         line = column = None
-        match = _TOML_POS_RE.search(message)
+        match = re.search(_TOML_POS_RE, message)
         if match:
             line, column = int(match.group(1)), int(match.group(2))
-            message = _TOML_POS_RE.sub("", message).strip()
+            message = re.sub(_TOML_POS_RE, "", message).strip()
         problem = Problem(f"invalid TOML: {message}", file=str(path), line=line, column=column)
         raise ConfigError(
             f"{path} is not valid TOML",
