@@ -50,8 +50,7 @@ def document(results: list[TierProbe]) -> dict[str, Any]:
 def _rearmable(project: Project, prefix: Path, probed: TierProbe) -> TierProbe:
     """*probed* with the install command install-tier accepts here (``--replace-armed`` when another armed
     tier pins what it replaces: :mod:`tierlock.installer.rearm`)."""
-    from dataclasses import replace
-
+    from tierlock.frozen import replace
     from tierlock.installer import rearm
 
     command = rearm.remedy(project, prefix, probed)

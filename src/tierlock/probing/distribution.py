@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from tierlock.frozen import Frozen
 from tierlock.probing import distinfo, filechecks, metadata, roots
 from tierlock.probing.site import DistInfoDir, SiteIndex, normalize, pip_leftover_of
 
@@ -45,16 +45,31 @@ class InstalledFile(NamedTuple):
     """RECORD's ``algorithm=urlsafe-b64-digest``, or None."""
 
 
-@dataclass(frozen=True)
-class DistributionProbe:
+class DistributionProbe(Frozen):
     """What the files say about one distribution."""
+
+    _fields = (
+        "name",
+        "state",
+        "reasons",
+        "notes",
+        "version_text",
+        "locked_text",
+        "dist_info_dir",
+        "files_checked",
+        "records",
+        "editable_source",
+        "import_roots",
+        "missing_libraries",
+        "record_size",
+    )
 
     name: str
     """PEP 503 normalized name."""
     state: DistState
-    reasons: list[str] = field(default_factory=list)
+    reasons: list[str]
     """Why the state is not ``present`` (every reason found); empty when present."""
-    notes: list[str] = field(default_factory=list)
+    notes: list[str]
     """What the probe did not check and why (editable sources, no lockfile ...)."""
     version_text: str | None = None
     """The installed version, normalized (``str(Version(...))``); None when missing or invalid."""
@@ -72,6 +87,38 @@ class DistributionProbe:
     needs that the dynamic loader cannot find (each is also one of the reasons)."""
     record_size: int | None = None
     """RECORD's own size when the probe read it (RECORD gives none of its own; a receipt records it)."""
+
+    def __init__(  # noqa: PLR0917 (the signature it had as a dataclass)
+        self,
+        name: str,
+        state: DistState,
+        reasons: list[str] | None = None,
+        notes: list[str] | None = None,
+        version_text: str | None = None,
+        locked_text: str | None = None,
+        dist_info_dir: str | None = None,
+        files_checked: int = 0,
+        records: tuple[tuple[str, str, int | None, str | None], ...] = (),
+        editable_source: Path | None = None,
+        import_roots: tuple[str, ...] = (),
+        missing_libraries: tuple[tuple[str, str, str | None], ...] = (),
+        record_size: int | None = None,
+    ) -> None:
+        self._init(
+            name,
+            state,
+            [] if reasons is None else reasons,  # (a list of its own, as the dataclass's default_factory gave)
+            [] if notes is None else notes,
+            version_text,
+            locked_text,
+            dist_info_dir,
+            files_checked,
+            records,
+            editable_source,
+            import_roots,
+            missing_libraries,
+            record_size,
+        )
 
     @property
     def present(self) -> bool:

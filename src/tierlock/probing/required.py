@@ -15,8 +15,9 @@ requirements are marked away requires nothing: it is present with 0 packages.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from tierlock.frozen import Frozen
 
 if TYPE_CHECKING:
     from packaging.utils import NormalizedName
@@ -25,9 +26,10 @@ if TYPE_CHECKING:
     from tierlock.tiers import Project, Tier
 
 
-@dataclass(frozen=True)
-class Required:
+class Required(Frozen):
     """A tier's needs in one environment."""
+
+    _fields = ("roots", "entries", "marked_away")
 
     roots: tuple[NormalizedName, ...]
     """The probe roots whose requirements apply, in declaration order."""
@@ -35,6 +37,11 @@ class Required:
     """The lockfile entries whose markers hold (empty without a lockfile)."""
     marked_away: tuple[str, ...]
     """One note per root that is not required here, naming the marker."""
+
+    def __init__(
+        self, roots: tuple[NormalizedName, ...], entries: tuple[LockEntry, ...], marked_away: tuple[str, ...]
+    ) -> None:
+        self._init(roots, entries, marked_away)
 
 
 def scope(project: Project, tier: Tier) -> tuple[tuple[str, ...], tuple[str, ...]]:

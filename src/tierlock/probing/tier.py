@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from tierlock.frozen import Frozen
 from tierlock.probing.distribution import DistributionProbe, TierState
 from tierlock.probing.site import SiteIndex
 from tierlock.probing.verdict import Member, Memo, Root, probe_parts, tier_verdict
@@ -25,9 +25,22 @@ if TYPE_CHECKING:
     from tierlock.tiers import Project, Tier
 
 
-@dataclass(frozen=True)
-class TierProbe:
+class TierProbe(Frozen):
     """The verdict for one tier in one environment."""
+
+    _fields = (
+        "tier",
+        "state",
+        "roots",
+        "closure",
+        "lockfile",
+        "lock_used",
+        "notes",
+        "python",
+        "install_command",
+        "project",
+        "project_command",
+    )
 
     tier: str
     state: TierState
@@ -46,6 +59,24 @@ class TierProbe:
     """The project itself, when a package of the closure requires it (None otherwise)."""
     project_command: str | None = None
     """The command that installs the project, when :attr:`project` is not present."""
+
+    def __init__(  # noqa: PLR0917 (the signature it had as a dataclass)
+        self,
+        tier: str,
+        state: TierState,
+        roots: tuple[DistributionProbe, ...],
+        closure: tuple[DistributionProbe, ...] = (),
+        lockfile: Path | None = None,
+        lock_used: bool = False,
+        notes: tuple[str, ...] = (),
+        python: Path | None = None,
+        install_command: str = "",
+        project: DistributionProbe | None = None,
+        project_command: str | None = None,
+    ) -> None:
+        self._init(
+            tier, state, roots, closure, lockfile, lock_used, notes, python, install_command, project, project_command
+        )
 
     @property
     def present(self) -> bool:
