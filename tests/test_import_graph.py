@@ -57,6 +57,7 @@ LAZY_IMPORTS: dict[str, str] = {
     "tierlock.lockfiles.projectpin": _TOMLKIT,
     "tierlock.tiers.platforms": _FAST,
     "tierlock.tiers.reader": "reads every pyproject.toml: difflib loads only for a did-you-mean hint",
+    "tierlock.tiers.projectmeta": "every command reads the metadata: dependency groups load for a project with groups",
     "tierlock.projectparts": "a kept answer checks a changed pyproject.toml with os and tomllib; fsutil loads to read",
     "tierlock.frozen": "the value classes every command builds: dataclasses loads only to copy a dataclass",
     "tierlock.targetcache": "asked by each command naming an interpreter: zlib and the cache folder load on a miss",

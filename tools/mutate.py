@@ -74,6 +74,8 @@ MODULES: dict[str, Module] = {
     ),
     "installer/plan.py": Module(("src/tierlock/installer/plan.py",), ("tests/unit/installer/test_installer_plan*.py",)),
     "volume.py": Module(("src/tierlock/volume.py",), ("tests/unit/core/test_volume.py",)),
+    # The command line parsed without argparse (its answers compared with argparse's for every command).
+    "quickargs.py": Module(("src/tierlock/quickargs.py",), ("tests/unit/core/test_quickargs.py",)),
     "fsutil.py": Module(
         ("src/tierlock/fsutil.py",), ("tests/unit/core/test_interrupts.py", "tests/unit/core/test_safe_reading.py")
     ),
