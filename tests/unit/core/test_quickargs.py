@@ -107,6 +107,21 @@ def test_a_command_line_the_quick_parser_is_not_certain_of_is_left_to_argparse(a
     assert quickargs.parse(argv, command, _command_module(command)) is None
 
 
+def test_a_bare_command_gets_the_global_options_defaults() -> None:
+    quick = quickargs.parse(["check"], "check", _command_module("check"))
+    assert quick is not None
+    assert (quick.project, quick.json, quick.quiet, quick.verbose, quick.color) == (None, False, False, False, "auto")
+    assert (quick.command, quick.tiers) == ("check", [])
+
+
+def test_a_positional_with_a_list_for_its_default_is_taken_and_with_anything_else_left_to_argparse() -> None:
+    taken = quickargs.spec(lambda p: p.add_argument("tiers", nargs="*", default=["base"]))
+    assert taken.positional is not None
+    assert taken.positional.default == ["base"]
+    with pytest.raises(quickargs.Unsupported):
+        quickargs.spec(lambda p: p.add_argument("tiers", nargs="*", default=("base",)))
+
+
 def test_a_declaration_of_another_shape_leaves_the_command_line_to_argparse() -> None:
     for declare in (
         lambda p: p.add_argument("--runs", type=int),
