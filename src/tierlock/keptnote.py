@@ -23,11 +23,25 @@ if TYPE_CHECKING:
 
 #: The recorder's listener while a run is recorded (at most one).
 _sinks: list[Callable[[str, str, object], None]] = []
+#: Whether the run being recorded can no longer be kept (:func:`give_up`).
+_given_up: list[bool] = []
 
 
 def recording() -> bool:
     """Whether a run is being recorded (else telling costs nothing and is skipped)."""
     return bool(_sinks)
+
+
+def keeping() -> bool:
+    """Whether a run is being recorded that may still be kept: what was kept with a census's result needs to be
+    told again only then (a census worked out still tells what it took, to keep with its result, while
+    :func:`recording`)."""
+    return bool(_sinks) and not _given_up
+
+
+def give_up() -> None:
+    """The run being recorded cannot be kept (it read a file modified just now): :func:`keeping` is False."""
+    _given_up[:] = [True]
 
 
 def tell(kind: str, path: str, detail: object = None) -> None:
@@ -44,6 +58,7 @@ def listen(sink: Callable[[str, str, object], None]) -> None:
 
 def stop() -> None:
     _sinks.clear()
+    _given_up.clear()
 
 
 def plain(value: Any) -> Any:

@@ -96,6 +96,11 @@ class Recorder:
         self.env: dict[str, str | None] = {}
         self.out: list[tuple[int, str]] = []
         self.tainted: str | None = None
+        self.settled = self.started - SETTLE_NS
+        """A file modified since is too recent to keep the run by (:meth:`entry`)."""
+        self.recent: str | None = None
+        """The first file the run opened that was modified since :attr:`settled`: the run cannot be kept (the first
+        run after an edit), so nothing more is noted from then on (:meth:`give_up`)."""
         self._saved: tuple[Any, ...] = ()
 
     # -- watching ------------------------------------------------------------------------------------
@@ -125,13 +130,27 @@ class Recorder:
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         _active.clear()
         keptnote.stop()
-        os.stat, os.lstat, os.access = _real_stat, _real_lstat, _real_access
+        self._unwatch()
         os.environ, sys.stdout, sys.stderr = self._saved
         if kind is not None:
             self.taint(f"ended with {kind.__name__}")
 
+    def _unwatch(self) -> None:
+        os.stat, os.lstat, os.access = _real_stat, _real_lstat, _real_access
+
+    def give_up(self, path: str) -> None:
+        """The run opened *path*, modified too recently to keep the run by: no entry can be made (:meth:`entry`
+        would say so at the end), so the look-ups, opens and tells from here on are not noted (the probe's one
+        ``stat`` per file of the closure goes unwrapped) and what the census kept is not told again
+        (:func:`tierlock.keptnote.give_up`)."""
+        self.recent = path
+        self._unwatch()
+        keptnote.give_up()
+
     def hear(self, kind: str, path: str, detail: object) -> None:
         """What a reader told (:func:`tierlock.keptnote.tell`)."""
+        if self.recent is not None:
+            return
         if kind == "read":
             self.told_reads[path] = self.told_reads.get(path, 0) + 1
         elif kind == "stat":
@@ -246,6 +265,8 @@ class Recorder:
         return text
 
     def event(self, event: str, args: tuple[Any, ...]) -> None:
+        if self.recent is not None:
+            return
         if event == "open":
             self._open(*args[:3])
         elif event in ("os.listdir", "os.scandir"):
@@ -273,14 +294,16 @@ class Recorder:
         elif not self._ours(path):
             self.opened.add(path)
             self.opens[path] = self.opens.get(path, 0) + 1
+            if not path.endswith((".py", ".pyc")) and _recent(path, self.settled):
+                self.give_up(path)  # (a module's files are known only at the end: :func:`module_files`)
 
     # -- keeping ------------------------------------------------------------------------------------------
     def entry(self, who: list[object], code: int) -> dict[str, Any] | None:
         """The entry to keep (None when the run may not be kept)."""
-        if self.tainted is not None or code not in (0, 1):
+        if self.tainted is not None or self.recent is not None or code not in (0, 1):
             return None
         code_files, sources = module_files()
-        settled = self.started - SETTLE_NS
+        settled = self.settled
         if any(modified_since(stat_sig(path), settled) for path in self.opened - code_files):
             return None  # a file it read was modified just now (the first run after an edit): nothing more made
         summaries = self.summaries(code_files)
@@ -366,6 +389,16 @@ def seen_sig(path: str, found: os.stat_result | int | None, *, follow: bool = Tr
     if found.st_mode & 0o170000 == 0o040000:
         return (found.st_mode, found.st_ino, found.st_dev)
     return (found.st_mode, found.st_size, found.st_mtime_ns, found.st_ino, found.st_dev)
+
+
+def _recent(path: str, since_ns: int) -> bool:
+    """Whether *path* is a file modified at or after *since_ns* (:func:`~tierlock.keptrun.modified_since` of its
+    :func:`~tierlock.keptrun.stat_sig`), looked up without being noted as one of the run's look-ups."""
+    try:
+        st = _real_stat(path)
+    except OSError:
+        return False
+    return st.st_mode & 0o170000 != 0o040000 and st.st_mtime_ns >= since_ns
 
 
 def _parent(path: str) -> str:

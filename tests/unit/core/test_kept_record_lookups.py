@@ -274,3 +274,45 @@ def test_a_run_that_read_a_file_modified_just_now_keeps_nothing_and_makes_no_ent
     finally:
         pyproject.write_bytes(saved)
         backdate(pyproject)
+
+
+@pytest.mark.parametrize("command", ["admit", "probe", "status"])
+def test_once_the_run_read_a_file_modified_just_now_the_probe_looks_files_up_unnoted(kept: World, command: str) -> None:
+    """A run that cannot be kept (it read pyproject.toml right after a dependency bound was widened) stops noting
+    from that read on: the probe's one ``stat`` per file of the closure is the plain one, none of those files is
+    noted, and the answer is the one a run not recorded gives."""
+    argv = kept.argv(command)
+    _cli(argv)
+    pyproject = kept.project / "pyproject.toml"
+    saved = pyproject.read_bytes()
+    try:
+        pyproject.write_text(saved.decode().replace('"brainpkg00>=1"', '"brainpkg00>=0.5"'))
+        recorder = Recorder(str(kept.cache))
+        with recorder:
+            code = _cli(argv)
+            unwrapped = os.stat is keptrecord._real_stat
+        assert recorder.recent == str(pyproject)
+        assert unwrapped
+        assert not [path for path in recorder.stats if "/site-packages/" in path]
+        assert recorder.entry(keptrun.who(argv), code) is None
+        assert _cli(argv) == code
+    finally:
+        pyproject.write_bytes(saved)
+        backdate(pyproject)
+
+
+def test_a_module_file_modified_just_now_does_not_stop_the_noting(tmp_path: Path) -> None:
+    """Byte code and sources are the import system's (whether one is a loaded module's is known at the end, where
+    a module's files never keep a run from being kept): opening one written just now does not give up."""
+    for name in ("mod.py", "mod.pyc"):
+        (tmp_path / name).write_text("x = 1\n")
+    (tmp_path / "data.toml").write_text("x = 1\n")
+    os.utime(tmp_path / "data.toml", (OLD, OLD))
+    recorder = Recorder(str(tmp_path / "cache"))
+    with recorder:
+        for name in ("mod.py", "mod.pyc", "data.toml"):
+            with open(tmp_path / name, "rb"):
+                pass
+        os.stat(tmp_path / "data.toml")
+    assert recorder.recent is None
+    assert str(tmp_path / "data.toml") in recorder.stats
