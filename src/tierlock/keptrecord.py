@@ -34,8 +34,12 @@ from tierlock.keptrun import (
     terminal,
     who,
 )
+from tierlock.keptsig import module_files, parent, recent, seen_sig
 from tierlock.keptwatch import Tee, WatchedEnviron
 from tierlock.probing.libcache import dump, folder
+
+#: What other recorders (a lock's, an install's) take from here besides :class:`Recorder`.
+__all__ = ["Recorder", "module_files", "run", "seen_sig"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -65,8 +69,11 @@ class Recorder:
     TEE = True
     """Whether what the run prints is noted (to be given again)."""
 
-    def __init__(self, cache: str) -> None:
+    def __init__(self, cache: str, *, gives_up: bool = False) -> None:
         self.cache = os.path.join(os.path.abspath(cache), "")
+        self.gives_up = gives_up
+        """Whether the run stops noting once it opened a file modified too recently to keep it by (:meth:`give_up`:
+        a read-only command; a lock or an install keeps what it read by other rules)."""
         self.cwd = os.getcwd()
         self.started = time.time_ns()
         self.opened: set[str] = set()
@@ -208,7 +215,7 @@ class Recorder:
         if not writing:
             return False
         made = self.cache.startswith(os.path.join(path, ""))
-        return made or "__pycache__" in (os.path.basename(path), _parent(path))
+        return made or "__pycache__" in (os.path.basename(path), parent(path))
 
     def _stat(self, path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
         if _POSIX and not kwargs and type(path) is str and path[:1] == "/":  # the probe's look-ups: the short way
@@ -294,7 +301,7 @@ class Recorder:
         elif not self._ours(path):
             self.opened.add(path)
             self.opens[path] = self.opens.get(path, 0) + 1
-            if not path.endswith((".py", ".pyc")) and _recent(path, self.settled):
+            if self.gives_up and not path.endswith((".py", ".pyc")) and recent(path, self.settled):
                 self.give_up(path)  # (a module's files are known only at the end: :func:`module_files`)
 
     # -- keeping ------------------------------------------------------------------------------------------
@@ -379,46 +386,6 @@ class Recorder:
             os.unlink(path)
 
 
-def seen_sig(path: str, found: os.stat_result | int | None, *, follow: bool = True) -> tuple[int, ...]:
-    """The :func:`~tierlock.keptrun.stat_sig` of *path* as the run's own look-up *found* it (a stat result, or a
-    failed look-up's ``-errno``; None: never looked up by the run, e.g. a module's source: looked up now)."""
-    if found is None:
-        return stat_sig(path, follow=follow)
-    if isinstance(found, int):
-        return (found,)
-    if found.st_mode & 0o170000 == 0o040000:
-        return (found.st_mode, found.st_ino, found.st_dev)
-    return (found.st_mode, found.st_size, found.st_mtime_ns, found.st_ino, found.st_dev)
-
-
-def _recent(path: str, since_ns: int) -> bool:
-    """Whether *path* is a file modified at or after *since_ns* (:func:`~tierlock.keptrun.modified_since` of its
-    :func:`~tierlock.keptrun.stat_sig`), looked up without being noted as one of the run's look-ups."""
-    try:
-        st = _real_stat(path)
-    except OSError:
-        return False
-    return st.st_mode & 0o170000 != 0o040000 and st.st_mtime_ns >= since_ns
-
-
-def _parent(path: str) -> str:
-    return os.path.basename(os.path.dirname(path))
-
-
-def module_files() -> tuple[set[str], set[str]]:
-    """The files the import system read for the modules loaded (source and byte code), and their sources."""
-    read: set[str] = set()
-    sources: set[str] = set()
-    for module in list(sys.modules.values()):
-        source, cached = getattr(module, "__file__", None), getattr(module, "__cached__", None)
-        if isinstance(source, str):
-            sources.add(source)
-            read.add(source)
-        if isinstance(cached, str):
-            read.add(cached)
-    return read, sources
-
-
 def run(argv: Sequence[str], command: Callable[[], int]) -> int:
     """*command*'s exit code, printing what it prints; recorded and kept when it is a function of what it read
     (the next run of *argv* may then be answered by :func:`tierlock.keptrun.replay`)."""
@@ -426,7 +393,7 @@ def run(argv: Sequence[str], command: Callable[[], int]) -> int:
     if where is None:
         return command()
     with Paused():  # (a run builds ~10^5 objects and no cycles worth collecting: :mod:`tierlock.collector`)
-        recorder = Recorder(where)
+        recorder = Recorder(where, gives_up=True)
         with recorder:
             code = command()
         recorder.keep(entry_path(where, argv), who(argv), code)

@@ -51,6 +51,8 @@ _KEPT_TELLS = ("census", "survey")
 #: How recent (ns) a file's change may be before a result is not kept by it: the value of
 #: :data:`tierlock.keptrun.SETTLE_NS` (not imported: the kept answers' module loads the census after a change).
 SETTLE_NS = 2_000_000_000
+#: The types :func:`encoded` leaves containers as (what ``marshal`` gives back: a value of none of them holds no other).
+_NESTED = frozenset({list, tuple, dict})
 #: (kind, path, detail) of one tell (:func:`tierlock.keptnote.tell`).
 Tell = tuple[str, str, object]
 
@@ -198,14 +200,16 @@ def encoded(value: Any) -> Any:
 
 
 def decoded(value: Any) -> Any:
-    """The value :func:`encoded` made *value* of (``KeyError``: a class it does not make)."""
+    """The value :func:`encoded` made *value* of (``KeyError``: a class it does not make). A container that holds
+    no container (a test's name and line, a finding's fields) is given as it was loaded, not copied."""
     if isinstance(value, tuple) and value[:1] == (...,):
         _, name, fields = value
         out: Any = object.__new__(_CLASSES[name])
-        vars(out).update({k: decoded(v) for k, v in fields.items()})
+        flat = _NESTED.isdisjoint(map(type, fields.values()))
+        vars(out).update(fields if flat else {k: decoded(v) for k, v in fields.items()})
         return out
     if isinstance(value, (list, tuple)):
-        return type(value)(decoded(v) for v in value)
+        return value if _NESTED.isdisjoint(map(type, value)) else type(value)(decoded(v) for v in value)
     if isinstance(value, dict):
-        return {k: decoded(v) for k, v in value.items()}
+        return value if _NESTED.isdisjoint(map(type, value.values())) else {k: decoded(v) for k, v in value.items()}
     return value
