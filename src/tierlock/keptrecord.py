@@ -132,6 +132,7 @@ class Recorder:
         os.stat, os.lstat, os.access = self._stat, self._lstat, self._access
         _active.append(self)
         keptnote.listen(self.hear)
+        keptnote.look_with(self.stat_all)
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
@@ -242,6 +243,24 @@ class Recorder:
             (self.found if follow else self.lfound).setdefault(text, found)
         return found
 
+    def stat_all(self, paths: Sequence[str]) -> list[os.stat_result]:
+        """What ``list(map(os.stat, paths))`` gives with :meth:`_stat` in place, each path noted as :meth:`_stat`
+        notes it, the look-ups themselves made in C (``OSError``: nothing noted, the caller looks them up again)."""
+        found = list(map(_real_stat, paths))
+        cache, stats, looks, first = self.cache, self.stats, self.looks, self.found
+        for path, result in zip(paths, found, strict=True):
+            if _POSIX and type(path) is str and path[:1] == "/":
+                if path.startswith(cache) or path == cache[:-1]:
+                    continue
+                stats.add(path)
+                looks[path] = looks.get(path, 0) + 1
+                first.setdefault(path, result)
+            else:
+                text = self._noted(path, stats, {})
+                if text is not None:
+                    first.setdefault(text, result)
+        return found
+
     def _lstat(self, path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
         text = self._noted(path, self.lstats, kwargs)
         try:
@@ -340,10 +359,10 @@ class Recorder:
         of each of its readings, and what the census's result shows of it (:meth:`shown`))."""
         if not self.told:
             return {}
-        from tierlock.census.factdigest import facts_digest  # (the census ran: loaded with it)
+        from tierlock.census.factdigest import facts_digest, shown_by  # (the census ran: loaded with it)
 
         out: dict[str, tuple[tuple[int, ...], object, list[Any], bytes | None]] = {}
-        shown = self.shown()
+        shown = shown_by(self.surveys)
         for path, calls in sorted(self.told.items()):
             if None in calls or path in code_files or self.opens.get(path, 0) != self.told_reads.get(path, 0):
                 continue  # unreadable, or read by something besides the census: kept by its bytes
@@ -351,20 +370,6 @@ class Recorder:
                 continue  # looked up by something besides the census (which takes only its kind): kept by its bytes
             told = [call.told() if isinstance(call, Packed) else [*call[:2], facts_digest(call[2])] for call in calls]
             out[path] = (identity(path), digest(path) if path in self.opened else None, told, shown.get(path))
-        return out
-
-    def shown(self) -> dict[str, bytes | None]:
-        """What each census's result shows of each test file (its tests and their lines), fingerprinted: a
-        file whose tests change changes the result (None: two censuses showed it differently)."""
-        from tierlock.census.factdigest import digest as facts_digest
-
-        out: dict[str, bytes | None] = {}
-        for root, (_inputs, result, *_apart) in self.surveys:
-            for key, value in result[1]:
-                if key == "tests":
-                    for rel, tests in value:
-                        path, found = os.path.join(root, rel), facts_digest(tests)
-                        out[path] = found if out.get(path, found) == found else None
         return out
 
     def keep(self, path: str, who: list[object], code: int) -> None:

@@ -316,3 +316,43 @@ def test_a_module_file_modified_just_now_does_not_stop_the_noting(tmp_path: Path
         os.stat(tmp_path / "data.toml")
     assert recorder.recent is None
     assert str(tmp_path / "data.toml") in recorder.stats
+
+
+@pytest.mark.parametrize("command", ["probe", "status"])
+def test_the_probes_look_ups_of_the_closure_are_noted_at_once_and_kept_as_each_would_be(
+    kept: World, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    """The probe's one ``stat`` per file of the closure is made in C and noted in bulk (the look-up wrapper is not
+    called for those files), and the entry is the one a look-up of every path again gives."""
+    wrapped: list[str] = []
+    real = Recorder._stat
+
+    def counted(self: Recorder, path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        wrapped.append(str(path))
+        return real(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(Recorder, "_stat", counted)
+    recorder, entry = recorded(kept.cache, kept.argv(command))
+    assert (entry["stats"], entry["lstats"]) == slow_path(recorder)
+    closure = [path for path in entry["stats"] if "/site-packages/" in path and ".dist-info" not in path]
+    assert len(closure) > 20
+    assert len([path for path in wrapped if path in set(closure)]) < len(closure) // 4
+    assert all(recorder.looks[path] >= 1 and path in recorder.found for path in closure)
+
+
+def test_many_look_ups_at_once_are_noted_as_one_at_a_time_would_be(tmp_path: Path) -> None:
+    """:meth:`Recorder.stat_all` against :meth:`Recorder._stat` path by path: the same tables (a path twice, a
+    path in the cache folder), and a path that cannot be looked up raises with nothing noted."""
+    for name in ("a", "b"):
+        (tmp_path / name).write_text(name)
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "c").write_text("c")
+    paths = [str(tmp_path / "a"), str(tmp_path / "b"), str(tmp_path / "a"), str(tmp_path / "cache" / "c")]
+    one, many = Recorder(str(tmp_path / "cache")), Recorder(str(tmp_path / "cache"))
+    found = [one._stat(path) for path in paths]
+    assert many.stat_all(paths) == found
+    assert (many.stats, many.looks, many.found) == (one.stats, one.looks, one.found)
+    assert many.looks == {str(tmp_path / "a"): 2, str(tmp_path / "b"): 1}
+    with pytest.raises(FileNotFoundError):
+        many.stat_all([str(tmp_path / "b"), str(tmp_path / "gone")])
+    assert many.looks[str(tmp_path / "b")] == 1
