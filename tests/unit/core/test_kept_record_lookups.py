@@ -340,14 +340,17 @@ def test_the_probes_look_ups_of_the_closure_are_noted_at_once_and_kept_as_each_w
     assert all(recorder.looks[path] >= 1 and path in recorder.found for path in closure)
 
 
-def test_many_look_ups_at_once_are_noted_as_one_at_a_time_would_be(tmp_path: Path) -> None:
+def test_many_look_ups_at_once_are_noted_as_one_at_a_time_would_be(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """:meth:`Recorder.stat_all` against :meth:`Recorder._stat` path by path: the same tables (a path twice, a
-    path in the cache folder), and a path that cannot be looked up raises with nothing noted."""
+    path in the cache folder, a relative one), and a path that cannot be looked up raises with nothing noted."""
     for name in ("a", "b"):
         (tmp_path / name).write_text(name)
     (tmp_path / "cache").mkdir()
     (tmp_path / "cache" / "c").write_text("c")
-    paths = [str(tmp_path / "a"), str(tmp_path / "b"), str(tmp_path / "a"), str(tmp_path / "cache" / "c")]
+    monkeypatch.chdir(tmp_path)
+    paths = [str(tmp_path / "a"), "b", str(tmp_path / "a"), str(tmp_path / "cache" / "c")]
     one, many = Recorder(str(tmp_path / "cache")), Recorder(str(tmp_path / "cache"))
     found = [one._stat(path) for path in paths]
     assert many.stat_all(paths) == found
