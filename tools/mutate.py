@@ -83,6 +83,7 @@ MODULES: dict[str, Module] = {
         (
             "src/tierlock/keptrun.py",
             "src/tierlock/keptrecord.py",
+            "src/tierlock/keptsig.py",
             "src/tierlock/keptloose.py",
             "src/tierlock/collector.py",
         ),

@@ -10,6 +10,7 @@ same. The reader tells what it read here; nothing listens unless a run is being 
 from __future__ import annotations
 
 import marshal
+import os
 
 try:  # the C implementation itself, as the kept answers use it (no OpenSSL start-up)
     from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
@@ -18,16 +19,34 @@ except ImportError:  # a build without it
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable, Sequence
     from typing import Any
 
 #: The recorder's listener while a run is recorded (at most one).
 _sinks: list[Callable[[str, str, object], None]] = []
+#: Whether the run being recorded can no longer be kept (:func:`give_up`).
+_given_up: list[bool] = []
+#: The recorder's way of looking many paths up at once (:func:`stat_all`), while it notes look-ups.
+_lookers: list[Callable[[Sequence[str]], list[os.stat_result]]] = []
 
 
 def recording() -> bool:
     """Whether a run is being recorded (else telling costs nothing and is skipped)."""
     return bool(_sinks)
+
+
+def keeping() -> bool:
+    """Whether a run is being recorded that may still be kept: what was kept with a census's result needs to be
+    told again only then (a census worked out still tells what it took, to keep with its result, while
+    :func:`recording`)."""
+    return bool(_sinks) and not _given_up
+
+
+def give_up() -> None:
+    """The run being recorded cannot be kept (it read a file modified just now): :func:`keeping` is False, and
+    :func:`stat_all` notes nothing."""
+    _given_up[:] = [True]
+    _lookers.clear()
 
 
 def tell(kind: str, path: str, detail: object = None) -> None:
@@ -44,6 +63,22 @@ def listen(sink: Callable[[str, str, object], None]) -> None:
 
 def stop() -> None:
     _sinks.clear()
+    _given_up.clear()
+    _lookers.clear()
+
+
+def stat_all(paths: Sequence[str]) -> Iterable[os.stat_result]:
+    """:func:`os.stat` of each of *paths* in order (``OSError`` from the first that cannot be looked up): while a
+    run is recorded, each noted as the recorder notes one look-up (:meth:`tierlock.keptrecord.Recorder.stat_all`),
+    the look-ups made in C all the same (the probe's one ``stat`` per file of the closure)."""
+    if _lookers:
+        return _lookers[0](paths)
+    return map(os.stat, paths)
+
+
+def look_with(looker: Callable[[Sequence[str]], list[os.stat_result]]) -> None:
+    """*looker* answers :func:`stat_all` until :func:`stop` (or :func:`give_up`)."""
+    _lookers[:] = [looker]
 
 
 def plain(value: Any) -> Any:

@@ -34,8 +34,12 @@ from tierlock.keptrun import (
     terminal,
     who,
 )
+from tierlock.keptsig import module_files, parent, recent, seen_sig
 from tierlock.keptwatch import Tee, WatchedEnviron
 from tierlock.probing.libcache import dump, folder
+
+#: What other recorders (a lock's, an install's) take from here besides :class:`Recorder`.
+__all__ = ["Recorder", "module_files", "run", "seen_sig"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -65,8 +69,11 @@ class Recorder:
     TEE = True
     """Whether what the run prints is noted (to be given again)."""
 
-    def __init__(self, cache: str) -> None:
+    def __init__(self, cache: str, *, gives_up: bool = False) -> None:
         self.cache = os.path.join(os.path.abspath(cache), "")
+        self.gives_up = gives_up
+        """Whether the run stops noting once it opened a file modified too recently to keep it by (:meth:`give_up`:
+        a read-only command; a lock or an install keeps what it read by other rules)."""
         self.cwd = os.getcwd()
         self.started = time.time_ns()
         self.opened: set[str] = set()
@@ -96,6 +103,11 @@ class Recorder:
         self.env: dict[str, str | None] = {}
         self.out: list[tuple[int, str]] = []
         self.tainted: str | None = None
+        self.settled = self.started - SETTLE_NS
+        """A file modified since is too recent to keep the run by (:meth:`entry`)."""
+        self.recent: str | None = None
+        """The first file the run opened that was modified since :attr:`settled`: the run cannot be kept (the first
+        run after an edit), so nothing more is noted from then on (:meth:`give_up`)."""
         self._saved: tuple[Any, ...] = ()
 
     # -- watching ------------------------------------------------------------------------------------
@@ -120,18 +132,33 @@ class Recorder:
         os.stat, os.lstat, os.access = self._stat, self._lstat, self._access
         _active.append(self)
         keptnote.listen(self.hear)
+        keptnote.look_with(self.stat_all)
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         _active.clear()
         keptnote.stop()
-        os.stat, os.lstat, os.access = _real_stat, _real_lstat, _real_access
+        self._unwatch()
         os.environ, sys.stdout, sys.stderr = self._saved
         if kind is not None:
             self.taint(f"ended with {kind.__name__}")
 
+    def _unwatch(self) -> None:
+        os.stat, os.lstat, os.access = _real_stat, _real_lstat, _real_access
+
+    def give_up(self, path: str) -> None:
+        """The run opened *path*, modified too recently to keep the run by: no entry can be made (:meth:`entry`
+        would say so at the end), so the look-ups, opens and tells from here on are not noted (the probe's one
+        ``stat`` per file of the closure goes unwrapped) and what the census kept is not told again
+        (:func:`tierlock.keptnote.give_up`)."""
+        self.recent = path
+        self._unwatch()
+        keptnote.give_up()
+
     def hear(self, kind: str, path: str, detail: object) -> None:
         """What a reader told (:func:`tierlock.keptnote.tell`)."""
+        if self.recent is not None:
+            return
         if kind == "read":
             self.told_reads[path] = self.told_reads.get(path, 0) + 1
         elif kind == "stat":
@@ -189,7 +216,7 @@ class Recorder:
         if not writing:
             return False
         made = self.cache.startswith(os.path.join(path, ""))
-        return made or "__pycache__" in (os.path.basename(path), _parent(path))
+        return made or "__pycache__" in (os.path.basename(path), parent(path))
 
     def _stat(self, path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
         if _POSIX and not kwargs and type(path) is str and path[:1] == "/":  # the probe's look-ups: the short way
@@ -214,6 +241,24 @@ class Recorder:
             raise
         if text is not None:
             (self.found if follow else self.lfound).setdefault(text, found)
+        return found
+
+    def stat_all(self, paths: Sequence[str]) -> list[os.stat_result]:
+        """What ``list(map(os.stat, paths))`` gives with :meth:`_stat` in place, each path noted as :meth:`_stat`
+        notes it, the look-ups themselves made in C (``OSError``: nothing noted, the caller looks them up again)."""
+        found = list(map(_real_stat, paths))
+        cache, stats, looks, first = self.cache, self.stats, self.looks, self.found
+        for path, result in zip(paths, found, strict=True):
+            if _POSIX and type(path) is str and path[:1] == "/":
+                if path.startswith(cache) or path == cache[:-1]:
+                    continue
+                stats.add(path)
+                looks[path] = looks.get(path, 0) + 1
+                first.setdefault(path, result)
+            else:
+                text = self._noted(path, stats, {})
+                if text is not None:
+                    first.setdefault(text, result)
         return found
 
     def _lstat(self, path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
@@ -246,6 +291,8 @@ class Recorder:
         return text
 
     def event(self, event: str, args: tuple[Any, ...]) -> None:
+        if self.recent is not None:
+            return
         if event == "open":
             self._open(*args[:3])
         elif event in ("os.listdir", "os.scandir"):
@@ -273,14 +320,16 @@ class Recorder:
         elif not self._ours(path):
             self.opened.add(path)
             self.opens[path] = self.opens.get(path, 0) + 1
+            if self.gives_up and not path.endswith((".py", ".pyc")) and recent(path, self.settled):
+                self.give_up(path)  # (a module's files are known only at the end: :func:`module_files`)
 
     # -- keeping ------------------------------------------------------------------------------------------
     def entry(self, who: list[object], code: int) -> dict[str, Any] | None:
         """The entry to keep (None when the run may not be kept)."""
-        if self.tainted is not None or code not in (0, 1):
+        if self.tainted is not None or self.recent is not None or code not in (0, 1):
             return None
         code_files, sources = module_files()
-        settled = self.started - SETTLE_NS
+        settled = self.settled
         if any(modified_since(stat_sig(path), settled) for path in self.opened - code_files):
             return None  # a file it read was modified just now (the first run after an edit): nothing more made
         summaries = self.summaries(code_files)
@@ -310,10 +359,10 @@ class Recorder:
         of each of its readings, and what the census's result shows of it (:meth:`shown`))."""
         if not self.told:
             return {}
-        from tierlock.census.factdigest import facts_digest  # (the census ran: loaded with it)
+        from tierlock.census.factdigest import facts_digest, shown_by  # (the census ran: loaded with it)
 
         out: dict[str, tuple[tuple[int, ...], object, list[Any], bytes | None]] = {}
-        shown = self.shown()
+        shown = shown_by(self.surveys)
         for path, calls in sorted(self.told.items()):
             if None in calls or path in code_files or self.opens.get(path, 0) != self.told_reads.get(path, 0):
                 continue  # unreadable, or read by something besides the census: kept by its bytes
@@ -321,20 +370,6 @@ class Recorder:
                 continue  # looked up by something besides the census (which takes only its kind): kept by its bytes
             told = [call.told() if isinstance(call, Packed) else [*call[:2], facts_digest(call[2])] for call in calls]
             out[path] = (identity(path), digest(path) if path in self.opened else None, told, shown.get(path))
-        return out
-
-    def shown(self) -> dict[str, bytes | None]:
-        """What each census's result shows of each test file (its tests and their lines), fingerprinted: a
-        file whose tests change changes the result (None: two censuses showed it differently)."""
-        from tierlock.census.factdigest import digest as facts_digest
-
-        out: dict[str, bytes | None] = {}
-        for root, (_inputs, result, *_apart) in self.surveys:
-            for key, value in result[1]:
-                if key == "tests":
-                    for rel, tests in value:
-                        path, found = os.path.join(root, rel), facts_digest(tests)
-                        out[path] = found if out.get(path, found) == found else None
         return out
 
     def keep(self, path: str, who: list[object], code: int) -> None:
@@ -356,36 +391,6 @@ class Recorder:
             os.unlink(path)
 
 
-def seen_sig(path: str, found: os.stat_result | int | None, *, follow: bool = True) -> tuple[int, ...]:
-    """The :func:`~tierlock.keptrun.stat_sig` of *path* as the run's own look-up *found* it (a stat result, or a
-    failed look-up's ``-errno``; None: never looked up by the run, e.g. a module's source: looked up now)."""
-    if found is None:
-        return stat_sig(path, follow=follow)
-    if isinstance(found, int):
-        return (found,)
-    if found.st_mode & 0o170000 == 0o040000:
-        return (found.st_mode, found.st_ino, found.st_dev)
-    return (found.st_mode, found.st_size, found.st_mtime_ns, found.st_ino, found.st_dev)
-
-
-def _parent(path: str) -> str:
-    return os.path.basename(os.path.dirname(path))
-
-
-def module_files() -> tuple[set[str], set[str]]:
-    """The files the import system read for the modules loaded (source and byte code), and their sources."""
-    read: set[str] = set()
-    sources: set[str] = set()
-    for module in list(sys.modules.values()):
-        source, cached = getattr(module, "__file__", None), getattr(module, "__cached__", None)
-        if isinstance(source, str):
-            sources.add(source)
-            read.add(source)
-        if isinstance(cached, str):
-            read.add(cached)
-    return read, sources
-
-
 def run(argv: Sequence[str], command: Callable[[], int]) -> int:
     """*command*'s exit code, printing what it prints; recorded and kept when it is a function of what it read
     (the next run of *argv* may then be answered by :func:`tierlock.keptrun.replay`)."""
@@ -393,7 +398,7 @@ def run(argv: Sequence[str], command: Callable[[], int]) -> int:
     if where is None:
         return command()
     with Paused():  # (a run builds ~10^5 objects and no cycles worth collecting: :mod:`tierlock.collector`)
-        recorder = Recorder(where)
+        recorder = Recorder(where, gives_up=True)
         with recorder:
             code = command()
         recorder.keep(entry_path(where, argv), who(argv), code)

@@ -9,6 +9,8 @@ keeps it, a later run reads a changed file again and compares (:mod:`tierlock.ce
 
 from __future__ import annotations
 
+import os
+
 try:  # the C implementation itself, as the kept answers use it (no OpenSSL start-up)
     from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
 except ImportError:  # a build without it
@@ -44,3 +46,17 @@ def facts_digest(facts: Any) -> bytes:
 def _endless(func: Any) -> list[Any]:
     """A function's facts (:meth:`~tierlock.census.records.Func.to_json`) without its last line."""
     return [*func[:2], *func[3:]]
+
+
+def shown_by(surveys: list[list[Any]]) -> dict[str, bytes | None]:
+    """What each census of a recorded run (*surveys*: ``[root, [inputs, result, ...]]``, the result as
+    :func:`tierlock.census.summary.canonical` gives it) shows of each test file (its tests and their lines), by
+    path, fingerprinted: a file whose tests change changes the result (None: two censuses showed it differently)."""
+    out: dict[str, bytes | None] = {}
+    for root, (_inputs, result, *_apart) in surveys:
+        for key, value in result[1]:
+            if key == "tests":
+                for rel, tests in value:
+                    path, found = os.path.join(root, rel), digest(tests)
+                    out[path] = found if out.get(path, found) == found else None
+    return out

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from itertools import chain
 from operator import attrgetter
 
+from tierlock.keptnote import stat_all
 from tierlock.probing import compiled, distinfo
 from tierlock.probing.compiled import is_compiled
 
@@ -37,7 +38,7 @@ def stat_rows(
         return STALE
     if facts.sizes is not None and facts.meta_resized is None:
         try:  # the common case, every file there with its size: stat and compare in C, keeping nothing
-            if _stat_compiled(facts, seen) and list(map(_SIZE, map(os.stat, facts.paths))) == facts.sizes:
+            if _stat_compiled(facts, seen) and list(map(_SIZE, stat_all(facts.paths))) == facts.sizes:
                 return WHOLE
         except OSError:
             pass  # one is missing: the loop below says which
@@ -65,11 +66,10 @@ def still_whole(facts: distinfo.DistInfo, stamps: list[tuple[int, int, int]]) ->
     modification time) *stamps* (what they had when the distribution was last found whole) and every other file
     RECORD lists is there with its recorded size: each file stat-ed once, in C. The fast way for a distribution
     found whole before; False says nothing of what is wrong: the caller takes the full way (:func:`stat_rows`)."""
-    stat = os.stat
     try:
         return (
-            list(map(_STAMP, map(stat, facts.watched))) == stamps
-            and list(map(_SIZE, map(stat, facts.paths))) == facts.sizes
+            list(map(_STAMP, stat_all(facts.watched))) == stamps
+            and list(map(_SIZE, stat_all(facts.paths))) == facts.sizes
         )
     except OSError:
         return False
@@ -78,13 +78,12 @@ def still_whole(facts: distinfo.DistInfo, stamps: list[tuple[int, int, int]]) ->
 def all_still_whole(kept: Sequence[tuple[distinfo.DistInfo, list[tuple[int, int, int]]]]) -> bool:
     """:func:`still_whole` of many distributions at once (facts, stamps): each file stat-ed once, in two C passes
     over them all; False when any one is not (without saying which)."""
-    stat = os.stat
-    watched = chain.from_iterable(facts.watched for facts, _stamps in kept)
-    paths = chain.from_iterable(facts.paths for facts, _stamps in kept)
+    watched = list(chain.from_iterable(facts.watched for facts, _stamps in kept))
+    paths = list(chain.from_iterable(facts.paths for facts, _stamps in kept))
     try:
-        return list(map(_STAMP, map(stat, watched))) == list(
+        return list(map(_STAMP, stat_all(watched))) == list(
             chain.from_iterable(stamps for _facts, stamps in kept)
-        ) and list(map(_SIZE, map(stat, paths))) == list(chain.from_iterable(facts.sizes or () for facts, _ in kept))
+        ) and list(map(_SIZE, stat_all(paths))) == list(chain.from_iterable(facts.sizes or () for facts, _ in kept))
     except OSError:
         return False
 

@@ -201,7 +201,7 @@ def record(root: Path, *, keep: bool = True) -> dict[str, Any]:
     with recorder:
         survey(DiskTree(root), TIERS, memo=memo(root), kept=Kept(str(root)) if keep else None)
     entry = recorder.entry(keptrun.who(["check"]), 0)
-    assert entry is not None, recorder.tainted
+    assert entry is not None, (recorder.tainted, recorder.recent)
     return entry
 
 
@@ -316,3 +316,42 @@ def test_a_kept_result_says_every_file_came_from_a_cache_and_none_was_parsed(
     assert (again.files_read, again.files_parsed, again.files_cached) == (worked.files_read, 0, worked.files_read)
     assert again.cache_entry is None
     assert again.warnings == []
+
+
+def test_a_run_that_can_no_longer_be_kept_takes_the_result_without_reading_its_tells(
+    warm: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tells kept with a result (what the census took from each file) are read only for a run that may still be
+    kept: damaged, they cost a run that may be kept the result; a run that gave up (it read a file modified just
+    now) takes the result alone, the same as a census worked out gives."""
+    reference, expected = comparable(record(warm, keep=False), warm), fresh(warm)
+    record(warm)  # kept with its tells
+    cache = folder()
+    assert cache is not None
+    path = max(Path(cache).glob("census-*.marshal"), key=lambda p: p.stat().st_mtime_ns)  # (the one just kept)
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 0xFF  # a byte of the tells (they come last)
+    path.write_bytes(bytes(data))
+    worked_out_never(monkeypatch)
+    recorder = Recorder(cache)
+    with recorder:
+        recorder.give_up(str(warm / "pyproject.toml"))
+        result = survey(DiskTree(warm), TIERS, memo=memo(warm), kept=Kept(str(warm)))
+    assert canonical(result) == expected
+    assert recorder.entry(keptrun.who(["check"]), 0) is None
+    monkeypatch.undo()
+    monkeypatch.setattr(keptrecord, "module_files", lambda: (set(), set()))
+    assert comparable(record(warm), warm) == reference  # the tells damaged: worked out for a run that may be kept
+
+
+def test_a_result_kept_by_a_recorded_run_is_given_to_a_run_not_recorded_and_back(
+    warm: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key of a census is the same whoever else holds its inputs: a recorded run (which keeps a reference to
+    every name the census told it) and a run not recorded (or one that can no longer be kept) find each other's
+    result rather than working the census out in turn."""
+    expected, reference = fresh(warm), comparable(record(warm, keep=False), warm)
+    record(warm)
+    worked_out_never(monkeypatch)
+    assert kept(warm) == expected
+    assert comparable(record(warm), warm) == reference

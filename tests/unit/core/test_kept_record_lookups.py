@@ -274,3 +274,88 @@ def test_a_run_that_read_a_file_modified_just_now_keeps_nothing_and_makes_no_ent
     finally:
         pyproject.write_bytes(saved)
         backdate(pyproject)
+
+
+@pytest.mark.parametrize("command", ["admit", "probe", "status"])
+def test_once_the_run_read_a_file_modified_just_now_the_probe_looks_files_up_unnoted(kept: World, command: str) -> None:
+    """A run that cannot be kept (it read pyproject.toml right after a dependency bound was widened) stops noting
+    from that read on: the probe's one ``stat`` per file of the closure is the plain one, none of those files is
+    noted, and the answer is the one a run not recorded gives."""
+    argv = kept.argv(command)
+    _cli(argv)
+    pyproject = kept.project / "pyproject.toml"
+    saved = pyproject.read_bytes()
+    try:
+        pyproject.write_text(saved.decode().replace('"brainpkg00>=1"', '"brainpkg00>=0.5"'))
+        recorder = Recorder(str(kept.cache), gives_up=True)  # (as a read-only command is recorded)
+        with recorder:
+            code = _cli(argv)
+            unwrapped = os.stat is keptrecord._real_stat
+        assert recorder.recent == str(pyproject)
+        assert unwrapped
+        assert not [path for path in recorder.stats if "/site-packages/" in path]
+        assert recorder.entry(keptrun.who(argv), code) is None
+        assert _cli(argv) == code
+    finally:
+        pyproject.write_bytes(saved)
+        backdate(pyproject)
+
+
+def test_a_module_file_modified_just_now_does_not_stop_the_noting(tmp_path: Path) -> None:
+    """Byte code and sources are the import system's (whether one is a loaded module's is known at the end, where
+    a module's files never keep a run from being kept): opening one written just now does not give up."""
+    for name in ("mod.py", "mod.pyc"):
+        (tmp_path / name).write_text("x = 1\n")
+    (tmp_path / "data.toml").write_text("x = 1\n")
+    os.utime(tmp_path / "data.toml", (OLD, OLD))
+    recorder = Recorder(str(tmp_path / "cache"), gives_up=True)
+    with recorder:
+        for name in ("mod.py", "mod.pyc", "data.toml"):
+            with open(tmp_path / name, "rb"):
+                pass
+        os.stat(tmp_path / "data.toml")
+    assert recorder.recent is None
+    assert str(tmp_path / "data.toml") in recorder.stats
+
+
+@pytest.mark.parametrize("command", ["probe", "status"])
+def test_the_probes_look_ups_of_the_closure_are_noted_at_once_and_kept_as_each_would_be(
+    kept: World, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    """The probe's one ``stat`` per file of the closure is made in C and noted in bulk (the look-up wrapper is not
+    called for those files), and the entry is the one a look-up of every path again gives."""
+    wrapped: list[str] = []
+    real = Recorder._stat
+
+    def counted(self: Recorder, path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        wrapped.append(str(path))
+        return real(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(Recorder, "_stat", counted)
+    recorder, entry = recorded(kept.cache, kept.argv(command))
+    assert (entry["stats"], entry["lstats"]) == slow_path(recorder)
+    closure = [path for path in entry["stats"] if "/site-packages/" in path and ".dist-info" not in path]
+    assert len(closure) > 20
+    assert len([path for path in wrapped if path in set(closure)]) < len(closure) // 4
+    assert all(recorder.looks[path] >= 1 and path in recorder.found for path in closure)
+
+
+def test_many_look_ups_at_once_are_noted_as_one_at_a_time_would_be(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """:meth:`Recorder.stat_all` against :meth:`Recorder._stat` path by path: the same tables (a path twice, a
+    path in the cache folder, a relative one), and a path that cannot be looked up raises with nothing noted."""
+    for name in ("a", "b"):
+        (tmp_path / name).write_text(name)
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "c").write_text("c")
+    monkeypatch.chdir(tmp_path)
+    paths = [str(tmp_path / "a"), "b", str(tmp_path / "a"), str(tmp_path / "cache" / "c")]
+    one, many = Recorder(str(tmp_path / "cache")), Recorder(str(tmp_path / "cache"))
+    found = [one._stat(path) for path in paths]
+    assert many.stat_all(paths) == found
+    assert (many.stats, many.looks, many.found) == (one.stats, one.looks, one.found)
+    assert many.looks == {str(tmp_path / "a"): 2, str(tmp_path / "b"): 1}
+    with pytest.raises(FileNotFoundError):
+        many.stat_all([str(tmp_path / "b"), str(tmp_path / "gone")])
+    assert many.looks[str(tmp_path / "b")] == 1
