@@ -78,3 +78,27 @@ def test_preparing_makes_the_receipts_folder_and_a_folder_gone_since_is_made_aga
     assert receipt is not None
     assert receipt.package_names == {"pkg"}
     assert receipt.data["left_out"] == []
+
+
+def test_the_project_itself_goes_into_a_tiers_receipt_only_when_that_tiers_lock_reaches_it(tmp_path: Path) -> None:
+    """No lock here pins the project: a dist of the project's tree armed beside the tier is none of its packages."""
+    root, target = _project(tmp_path / "proj"), _target(tmp_path / "venv")
+    project = load_project(root)
+    tiers = [project.tier("brain")]
+    locks = {t.name: lockfiles.load(t.lockfile) for t in tiers}
+    itself = receipts.InstalledDist("app", "0.1.0", "lib/site", "app-0.1.0.dist-info", (("app.py", 1),), project=True)
+    made = receiptrecord.prepare(project, tiers=tiers, locks=locks, target=target)
+    assert not made.tiers["brain"][2], "brain's lock does not reach the project"
+    receiptrecord.record(
+        project,
+        tiers=tiers,
+        locks=locks,
+        target=target,
+        dists=[*DISTS, itself],
+        backend="uv",
+        backend_version="1",
+        prepared=made,
+    )
+    receipt = receipts.load_tier(target.prefix, "brain")
+    assert receipt is not None
+    assert receipt.package_names == {"pkg"}
