@@ -143,6 +143,10 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/installer/selfguard.py",), ("tests/unit/installer/test_selfguard.py",)
     ),
     "installer/ahead.py": Module(("src/tierlock/installer/ahead.py",), ("tests/unit/installer/test_ahead.py",)),
+    "installer/receiptrecord.py": Module(
+        ("src/tierlock/installer/receiptrecord.py",),
+        ("tests/unit/installer/test_receipts_prepared.py", "tests/unit/installer/test_receipts_rewritten_*.py"),
+    ),
     "installer/fastpath.py": Module(
         ("src/tierlock/installer/fastpath.py", "src/tierlock/installer/pinscan.py"),
         ("tests/unit/installer/test_installer_receipts*.py", "tests/unit/installer/test_fastpath_*.py"),

@@ -43,6 +43,8 @@ class ArmRecorder(Recorder):
         self.entry_data: dict[str, Any] | None = None
         self.done = False
         self.captured = False
+        self.noted = False
+        """The facts of the part before the backend taken, or given up (:func:`capture` ran)."""
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self.stop()
@@ -128,6 +130,12 @@ def begin() -> ArmRecorder | None:
     return recorder
 
 
+def watching() -> bool:
+    """Whether this install's part before the backend is recorded and its facts not yet taken (:func:`capture`:
+    what is in the target until then, a folder a thread made meanwhile too, would go into the plan)."""
+    return bool(_current) and not _current[0].noted
+
+
 def pause() -> None:
     """The backend step: what the install reads from here on is not part of its plan."""
     if _current:
@@ -140,6 +148,15 @@ def capture(argv: Sequence[str], requirements: str, data: bytes, prefix: str, *,
     if not _current:
         return
     recorder = _current[0]
+    try:
+        _capture(recorder, argv, requirements, data, prefix, fresh=fresh)
+    finally:
+        recorder.noted = True
+
+
+def _capture(
+    recorder: ArmRecorder, argv: Sequence[str], requirements: str, data: bytes, prefix: str, *, fresh: bool
+) -> None:
     recorder.stop()
     if recorder.captured or not fresh or _pins_tierlock(data):
         recorder.captured = True  # (a tier that installs tierlock: the self-guard reads what the backend writes)

@@ -25,6 +25,7 @@ without one. ``TIERLOCK_CACHE_DIR=`` (empty) turns it off, as it turns off every
 from __future__ import annotations
 
 import os
+import sys
 
 from tierlock.armplan import OWN, REQUIREMENTS, eligible, find, inner_holds, outer_holds, placed
 from tierlock.keptrun import private_folder
@@ -66,8 +67,40 @@ class Early:
 
 #: How much lower tierlock's own priority goes once its backend runs early (``nice``): with no idle core, the
 #: backend (what the command waits for) is not slowed by the start-up running beside it. The backend itself
-#: is started before and keeps the priority tierlock was started with.
+#: is started before and keeps the priority tierlock was started with. Once the backend has ended, tierlock's
+#: own work is what the command waits for: its priority goes back where the system lets it (:class:`Yielded`).
 YIELD = 10
+
+
+class Yielded:
+    """The priority of the thread that made it (the main thread, where tierlock's start runs), lowered by
+    :meth:`lower` while the backend runs and given back by :meth:`restore` when it has ended (called by the thread
+    that watches it: :func:`tierlock.spawning.watch`). Giving a priority back is allowed to root and where the
+    ``RLIMIT_NICE`` limit reaches it (Linux, where ``nice`` is a thread's own); elsewhere the start stays lowered."""
+
+    def __init__(self) -> None:
+        import _thread
+
+        self.thread = _thread.get_native_id()
+        self.before = os.nice(0)
+        self.lowered = False
+        self.ended = False
+
+    def lower(self, by: int) -> None:
+        os.nice(by)
+        self.lowered = True
+        if self.ended:  # the backend ended before the priority went down: give it back at once
+            self.restore()
+
+    def restore(self) -> None:
+        self.ended = True
+        if not self.lowered or not sys.platform.startswith("linux"):
+            return
+        try:  # noqa: SIM105 (contextlib is an import more on the early start)
+            os.setpriority(os.PRIO_PROCESS, self.thread, self.before)
+        except OSError:  # not allowed to this user: tierlock's start goes on at the lowered priority
+            pass
+
 
 #: The early backend of this process, while it has one (a process runs one backend early at most).
 current: Early | None = None
@@ -121,18 +154,20 @@ def _launched(plan: str, prefix: str, command: Mapping[str, Any], fd: int) -> Ea
             fh.write(early.requirements)
         early.argv = [path if a == REQUIREMENTS else placed(a, prefix) for a in early.argv]
         current = early  # before the start: an interrupt from here on stops what was started
+        priority = Yielded()
         # as :func:`tierlock.subproc.start` starts every process (its own group, the output read back, no input)
         # but on :mod:`os` alone (:mod:`subprocess` costs more than the start); the install handles it as one of
         # its own from its takeover on (:func:`popen`)
         early.spawned = spawn(early.argv, env=early.env, capture=True)
-        watch(early.spawned)  # its end noted as it comes: its time (``backend_s``) is its own, not tierlock's wait
+        # its end noted as it comes: its time (``backend_s``) is its own, not tierlock's wait; then the priority back
+        watch(early.spawned, then=priority.restore)
     except BaseException:
         if early.spawned is None:  # it did not start: nothing kept of it
             current = None
             _remove(early.folder)
         raise
     # the backend is the critical path: tierlock's own start yields to it (a positive increment cannot fail)
-    os.nice(YIELD)
+    priority.lower(YIELD)
     return early
 
 

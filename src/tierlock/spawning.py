@@ -40,18 +40,21 @@ class Spawned:
         """When it ended, as a watcher saw it (:func:`watch`); None until then, or without one."""
 
 
-def watch(spawned: Spawned) -> None:
+def watch(spawned: Spawned, then: Callable[[], None] | None = None) -> None:
     """Note when *spawned* ends, in a thread of the C module (no :mod:`threading` to load) that waits on it without
     reaping it (``WNOWAIT``: its starter still waits for it and reads its exit code). A process taken over after it
-    ended is then timed to its end, not to the takeover."""
+    ended is then timed to its end, not to the takeover. *then* runs in that thread once it has ended."""
     import _thread
 
     def wait() -> None:
         try:
             os.waitid(os.P_PID, spawned.pid, os.WEXITED | os.WNOWAIT)
         except OSError:  # reaped already by its starter, which then timed it itself
-            return
-        spawned.ended = time.perf_counter()
+            pass
+        else:
+            spawned.ended = time.perf_counter()
+        if then is not None:
+            then()
 
     mask = getattr(_signal, "pthread_sigmask", None)  # (born blocking SIGINT and SIGTERM: tierlock.interrupts)
     previous = None if mask is None else mask(_signal.SIG_BLOCK, {_signal.SIGINT, _signal.SIGTERM})

@@ -13,14 +13,19 @@ backend did after the facts were made (rewrote RECORD, deleted a file) is seen
 as without them. Nothing is kept past the process. The thread helps only while the install waits for the
 backend (the interpreter runs one thread's Python at a time): it is not started when an early backend has
 ended already.
+
+Once the install is at its backend step (no longer recorded for a kept plan: :func:`tierlock.armrecord.watching`),
+the thread also does the one other piece of the work after the backend that does not depend on it (*also*: the
+receipts' parts and their folder, :func:`tierlock.installer.receiptrecord.prepare`); the install takes that result,
+or does that work itself after the backend when the thread did not get to it or it failed.
 """
 
 from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Collection
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Collection
+from typing import TYPE_CHECKING, Any
 
 from tierlock import interrupts
 from tierlock.probing import distinfo
@@ -39,18 +44,37 @@ def ended() -> bool:
     return getattr(spawned, "ended", None) is not None
 
 
+def recorded() -> bool:
+    """Whether the install's part before the backend is still being recorded (:func:`tierlock.armrecord.watching`):
+    until the backend step, *also* waits (it writes: the receipts' folder), so the plan can be kept."""
+    record = sys.modules.get("tierlock.armrecord")
+    return record is not None and bool(record.watching())
+
+
+def _attempt(work: Callable[[], Any]) -> Any:
+    """*work*'s result; None when it failed (the install does it after the backend, and says what is wrong)."""
+    try:
+        return work()
+    except Exception:
+        return None
+
+
 #: How long the thread waits between two looks at the site folders (seconds).
 PAUSE = 0.01
 
 
 class Ahead:
-    """The thread that makes the facts of the folders of *names* in *target* while the backend runs."""
+    """The thread that makes the facts of the folders of *names* in *target* while the backend runs (first *also*,
+    whose result is :attr:`made`)."""
 
-    def __init__(self, target: Target, names: Collection[str]) -> None:
+    def __init__(self, target: Target, names: Collection[str], also: Callable[[], Any] | None = None) -> None:
         self.sites = tuple(map(str, target.site_paths))
         self.suffixes = tuple(target.ext_suffixes)
         self.wanted = tuple(names)
         self.done: set[str] = set()
+        self.also = also
+        self.made: Any = None
+        """What *also* returned in the thread (None: it did not run there, or failed)."""
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, name="tierlock-ahead", daemon=True)
 
@@ -68,6 +92,9 @@ class Ahead:
     def _run(self) -> None:
         try:
             while not self.stop.is_set():
+                if self.also is not None and not recorded():
+                    also, self.also = self.also, None
+                    self.made = _attempt(also)
                 self.look()
                 self.stop.wait(PAUSE)
         except Exception:  # what was not made ahead is read after the backend, which says what is wrong

@@ -20,11 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from packaging.utils import NormalizedName
-
     from tierlock.environment import Target
-    from tierlock.lockfiles.locks import Lock
-    from tierlock.tiers import Project, Tier
 
 SCHEMA = 1
 RECEIPTS_DIR = ("tierlock", "receipts")
@@ -61,13 +57,15 @@ class InstalledDist:
     project: bool = False
     """Installed from the project's tree (the project itself, a workspace member): no lock pins its version."""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, as_read: bool = True) -> dict[str, Any]:
+        """The package as a receipt holds it; *as_read*: its files as lists (as :func:`load` gives them back, for
+        comparing), else as the tuples they are (what :func:`json.dumps` writes the same way, without a copy)."""
         out: dict[str, Any] = {
             "name": self.name,
             "version": self.version,
             "site": self.site,
             "dist_info": self.dist_info,
-            "files": [list(f) for f in self.files],
+            "files": [list(f) for f in self.files] if as_read else self.files,
         }
         if self.project:
             out["project"] = True
@@ -153,7 +151,7 @@ def build(
         "interpreter": dict(interpreter),
         "package_count": len(packages),
         "file_count": sum(len(p.files) for p in packages),
-        "packages": [p.to_dict() for p in sorted(packages, key=lambda p: p.name)],
+        "packages": [p.to_dict(as_read=False) for p in sorted(packages, key=lambda p: p.name)],
         "left_out": sorted(left_out),
     }
 
@@ -269,79 +267,6 @@ def clean_temporary(prefix: Path) -> list[str]:
 def executable_of(target: Target) -> str:
     """The interpreter as a receipt records it."""
     return os.path.abspath(target.python)
-
-
-def record(
-    project: Project,
-    *,
-    tiers: Sequence[Tier],
-    locks: Mapping[NormalizedName, Lock],
-    target: Target,
-    dists: Sequence[InstalledDist],
-    backend: str | None,
-    backend_version: str | None,
-) -> list[str]:
-    """One receipt per tier, unless an identical one (same lockfile, interpreter and files) is there already."""
-    from tierlock._version import __version__
-    from tierlock.installer.location import environment_key
-    from tierlock.lockfiles.projectpin import reaches_project
-
-    written: list[str] = []
-    environment = environment_key(target.prefix)  # one name whatever spelling reached it (the fast path's key)
-    pyproject = (str(project.pyproject), file_digest(project.pyproject))
-    for tier in tiers:
-        lock = locks[tier.name]
-        chain = {str(t.name): (str(t.lockfile), file_digest(t.lockfile)) for t in project.chain(tier.name)}
-        wanted: set[str] = {e.name for e in lock.applicable(target.marker_env)} | {p.name for p in lock.local}
-        if reaches_project(lock, project.name):  # the project itself, when a package of the tier requires it
-            wanted |= {d.name for d in dists if d.project}
-        tier_dists = sorted((d for d in dists if d.name in wanted), key=lambda d: d.name)
-        left_out = sorted({str(e.name) for e in lock.entries} - {d.name for d in tier_dists})
-        existing = load(receipt_path(target.prefix, tier.name))
-        same = {"lockfiles": chain, "pyproject": pyproject, "environment": environment, "left_out": left_out}
-        if existing is not None and _same(existing, same, [d.to_dict() for d in tier_dists]):
-            continue
-        if backend:
-            backend_of = (backend, backend_version or "")
-        elif existing is not None:  # no backend ran: the packages are the ones the replaced receipt's backend installed
-            backend_of = existing.backend
-        else:
-            backend_of = ("none", "")
-        document = build(
-            tier=tier.name,
-            pyproject=pyproject,
-            lockfiles=chain,
-            packages=tier_dists,
-            backend=backend_of[0],
-            backend_version=backend_of[1],
-            interpreter={
-                "executable": executable_of(target),
-                "environment": environment,
-                "prefix": str(target.prefix),
-                "version": ".".join(str(v) for v in target.version),
-                "platform": target.platform,
-            },
-            project=str(project.root),
-            tierlock_version=__version__,
-            left_out=left_out,
-        )
-        written.append(str(write(target.prefix, document)))
-    return written
-
-
-def _same(existing: Receipt, wanted: Mapping[str, Any], packages: list[dict[str, Any]]) -> bool:
-    """Whether *existing* already says what a new receipt would (then it is not rewritten)."""
-    from tierlock._version import __version__
-
-    return (
-        existing.lockfile_paths == wanted["lockfiles"]
-        and existing.pyproject == wanted["pyproject"]
-        and existing.data.get("interpreter", {}).get("environment") == wanted["environment"]
-        and existing.data.get("left_out") == wanted["left_out"]
-        and "stale" not in existing.data
-        and existing.data.get("tierlock_version") == __version__
-        and existing.packages == packages
-    )
 
 
 def remove(prefix: Path, tier: str) -> bool:

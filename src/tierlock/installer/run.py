@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from tierlock.installer.backends import Backend
     from tierlock.installer.location import Location
     from tierlock.installer.progress import Progress
+    from tierlock.installer.receiptrecord import Prepared
     from tierlock.installer.receipts import InstalledDist
     from tierlock.lockfiles.locks import LocalPackage, Lock, LockEntry
     from tierlock.probing import DistributionProbe
@@ -184,8 +185,9 @@ def _install_locked(
         plan = plan.forced(forced)
         backend_name = backend_version = backend_seconds = None
         cleared: list[str] = []
+        prepared: Prepared | None = None
         if not plan.is_noop:
-            probes, cleared, ran = _apply(project, request, ui, job, plan=plan, probes=probes)
+            probes, cleared, ran, prepared = _apply(project, request, ui, job, plan=plan, probes=probes)
             backend_name, backend_version, backend_seconds = ran
         verification.require_libraries(probes, names, again=request.command(names))
         dists = verification.inventory_dists(entries, probes, target)
@@ -195,7 +197,7 @@ def _install_locked(
             dists += _required_project(project, target, probes, names, dists, again=request.command(names))
         verification.require_intact(target, names, again=request.command(names))
         failures.clear(target.prefix, names)
-        written = _record(project, request, job, dists, (backend_name, backend_version))
+        written = _record(project, request, job, dists, (backend_name, backend_version), prepared=prepared)
         return Outcome(
             names,
             "installed" if _result(plan) == "unchanged" and projecttree.missing(local) else _result(plan),
@@ -234,11 +236,20 @@ def _probe_and_plan(
 
 
 def _record(
-    project: Project, request: Request, job: _Job, dists: Sequence[InstalledDist], ran: tuple[str | None, str | None]
+    project: Project,
+    request: Request,
+    job: _Job,
+    dists: Sequence[InstalledDist],
+    ran: tuple[str | None, str | None],
+    *,
+    prepared: Prepared | None = None,
 ) -> list[str]:
-    """The receipts (:func:`receipts.record`); one the system will not write is exit 3 with this command again."""
+    """The receipts (:func:`receiptrecord.record`, from *prepared* when their parts were made while the backend ran);
+    one the system will not write is exit 3 with this command again."""
+    from tierlock.installer import receiptrecord
+
     try:
-        return receipts.record(
+        return receiptrecord.record(
             project,
             tiers=job.tiers,
             locks=job.locks,
@@ -246,6 +257,7 @@ def _record(
             dists=dists,
             backend=ran[0],
             backend_version=ran[1],
+            prepared=prepared,
         )
     except BackendError as exc:  # the system refused the receipt (disk full, a file-size limit)
         exc.remedy = exc.remedy or request.command([str(t.name) for t in job.tiers])
@@ -260,10 +272,11 @@ def _apply(
     *,
     plan: Plan,
     probes: Mapping[NormalizedName, DistributionProbe],
-) -> tuple[dict[NormalizedName, DistributionProbe], list[str], Ran]:
+) -> tuple[dict[NormalizedName, DistributionProbe], list[str], Ran, Prepared | None]:
     """Carry out a plan with changes: refuse what must not happen, run the backend, verify with the probe.
 
-    Returns the probes after it, the pip leftovers deleted, and the backend that ran.
+    Returns the probes after it, the pip leftovers deleted, the backend that ran, and the receipts' parts made
+    while it ran (None: not made then).
     """
     from tierlock.installer import ahead, leftovers, selfguard
     from tierlock.installer.target import armed_conflicts_for, mark_stale, refuse_armed_conflicts, refuse_unwritable
@@ -282,8 +295,14 @@ def _apply(
     cleared = leftovers.clear(target.site_paths, {s.name for s in plan.changes}, {str(k): v for k, v in probes.items()})
     for path in cleared:
         ui.detail(f"  deleted {path}: left by an interrupted pip uninstall or upgrade")
-    try:
-        with ahead.Ahead(target, [s.name for s in plan.changes]):  # the verification's reading, beside the backend
+
+    from tierlock.installer import receiptrecord
+
+    def prepare() -> Prepared:
+        return receiptrecord.prepare(project, tiers=tiers, locks=job.locks, target=target)
+
+    try:  # the verification's reading and the receipts' parts, beside the backend
+        with ahead.Ahead(target, [s.name for s in plan.changes], also=prepare) as reading:
             ran = _execute(project, request, ui, job, plan)
     except TierlockError as exc:  # status reports it, with its remedy, until the tier installs
         failures.write(target.prefix, names, exc.to_dict())
@@ -299,7 +318,8 @@ def _apply(
             before=probes,
             changed_names={s.name for s in plan.changes},
         )
-    return after, cleared, ran
+    made = reading.made
+    return after, cleared, ran, made if isinstance(made, receiptrecord.Prepared) else None
 
 
 def _arm_tree(

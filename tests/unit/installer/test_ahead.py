@@ -157,3 +157,59 @@ def test_without_an_early_backend_the_thread_runs(tmp_path: Path) -> None:
     with ahead.Ahead(_target(tmp_path), ["alpha"]) as watching:
         assert watching.thread.is_alive()
     assert not watching.thread.is_alive()
+
+
+def test_the_other_work_is_done_in_the_thread_once_the_install_is_no_longer_recorded_and_its_result_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The receipts' parts write (their folder): not while the part before the backend is recorded for a kept plan
+    (a write there keeps no plan); from the backend step on, in the thread, its result handed to the install."""
+    from tierlock import armrecord
+
+    recorder = SimpleNamespace(noted=False)
+    monkeypatch.setattr(armrecord, "_current", [recorder])
+    done: list[str] = []
+
+    def make() -> str:
+        done.append("made")
+        return "made"
+
+    with ahead.Ahead(_target(tmp_path), ["alpha"], also=make) as watching:
+        time.sleep(ahead.PAUSE * 5)
+        assert done == [], "not while the install is recorded"
+        recorder.noted = True  # the backend step: the facts of the part before it taken
+        assert _until(lambda: done == ["made"])
+    assert watching.made == "made"
+    assert done == ["made"], "done once"
+
+
+def test_other_work_that_fails_in_the_thread_leaves_it_to_the_install_and_the_folders_are_still_read(
+    tmp_path: Path,
+) -> None:
+    site = tmp_path / "site"
+    info = _folder(site, "alpha")
+
+    def fails() -> str:
+        raise OSError("no receipts folder")
+
+    with ahead.Ahead(_target(site), ["alpha"], also=fails) as watching:
+        assert _until(lambda: (str(info), SUFFIXES) in distinfo._PREPARED)
+    assert watching.made is None
+
+
+def test_an_install_counts_as_recorded_until_the_backend_step_took_its_facts_even_when_it_kept_none(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The facts are taken at the backend step (:func:`tierlock.armrecord.capture`), after the recording stopped: a
+    receipts folder the thread made in between would be in the plan (and no fresh venv would match it)."""
+    from tierlock import armrecord
+
+    recorder = SimpleNamespace(noted=False, captured=False, stop=lambda: None, facts=lambda prefix: None)
+    monkeypatch.setattr(armrecord, "_current", [recorder])
+    assert armrecord.watching()
+    armrecord.pause()
+    assert armrecord.watching(), "stopped, but its facts not taken yet"
+    assert ahead.recorded()
+    armrecord.capture(["uv", "pip", "install"], "r.txt", b"a==1\n", "/nowhere", fresh=True)  # (no plan kept: None)
+    assert not armrecord.watching()
+    assert not ahead.recorded()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tierlock import load_project, lockfiles
 from tierlock.environment import Target
-from tierlock.installer import receipts
+from tierlock.installer import receiptrecord, receipts
 
 PYPROJECT = """\
 [project]
@@ -67,7 +67,7 @@ def _record(
         receipts.InstalledDist("basepkg", "1.0", "lib/site", "basepkg-1.0.dist-info", (("basepkg.py", 5),)),
         receipts.InstalledDist("pkg", "1.0", "lib/site", "pkg-1.0.dist-info", (("pkg.py", size),)),
     ]
-    written = receipts.record(
+    written = receiptrecord.record(
         project,
         tiers=chosen,
         locks={tier.name: lockfiles.load(tier.lockfile) for tier in chosen},

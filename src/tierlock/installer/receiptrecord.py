@@ -1,0 +1,139 @@
+"""Writing an arming's receipts (:mod:`tierlock.installer.receipts`): what they say besides the packages, made
+while the backend installs (:func:`prepare`), and the receipts themselves after the verification (:func:`record`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from contextlib import suppress
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from tierlock._version import __version__
+from tierlock.installer.location import environment_key
+from tierlock.installer.receipts import (
+    InstalledDist,
+    Receipt,
+    build,
+    executable_of,
+    file_digest,
+    load,
+    receipt_path,
+    receipts_dir,
+    write,
+)
+from tierlock.lockfiles.projectpin import reaches_project
+
+if TYPE_CHECKING:
+    from packaging.utils import NormalizedName
+
+    from tierlock.environment import Target
+    from tierlock.lockfiles.locks import Lock
+    from tierlock.tiers import Project, Tier
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What the receipts of an arming say besides its packages: the same before the backend runs as after it (the
+    project's and the lockfiles' bytes as this command read them, the target's names, the pins each tier's lock
+    applies), so :func:`prepare` makes it while the backend installs (:mod:`tierlock.installer.ahead`)."""
+
+    environment: str
+    pyproject: tuple[str, str]
+    interpreter: dict[str, Any]
+    tiers: dict[str, tuple[dict[str, tuple[str, str]], frozenset[str], bool, frozenset[str]]]
+    """Tier -> (its lockfile chain: tier -> (path, digest); the names its lock applies here; whether its lock
+    reaches the project itself; every name its lock pins)."""
+
+
+def prepare(
+    project: Project, *, tiers: Sequence[Tier], locks: Mapping[NormalizedName, Lock], target: Target
+) -> Prepared:
+    """The parts of the receipts of *tiers* that do not depend on what the backend installs; their folder made
+    (a missing one is made again by :func:`write`, which says what stops it)."""
+    environment = environment_key(target.prefix)  # one name whatever spelling reached it (the fast path's key)
+    made: dict[str, tuple[dict[str, tuple[str, str]], frozenset[str], bool, frozenset[str]]] = {}
+    for tier in tiers:
+        lock = locks[tier.name]
+        chain = {str(t.name): (str(t.lockfile), file_digest(t.lockfile)) for t in project.chain(tier.name)}
+        wanted = frozenset({e.name for e in lock.applicable(target.marker_env)} | {p.name for p in lock.local})
+        pinned = frozenset(str(e.name) for e in lock.entries)
+        made[str(tier.name)] = (chain, wanted, reaches_project(lock, project.name), pinned)
+    with suppress(OSError):
+        receipts_dir(target.prefix).mkdir(exist_ok=True)
+    return Prepared(
+        environment=environment,
+        pyproject=(str(project.pyproject), file_digest(project.pyproject)),
+        interpreter={
+            "executable": executable_of(target),
+            "environment": environment,
+            "prefix": str(target.prefix),
+            "version": ".".join(str(v) for v in target.version),
+            "platform": target.platform,
+        },
+        tiers=made,
+    )
+
+
+def record(
+    project: Project,
+    *,
+    tiers: Sequence[Tier],
+    locks: Mapping[NormalizedName, Lock],
+    target: Target,
+    dists: Sequence[InstalledDist],
+    backend: str | None,
+    backend_version: str | None,
+    prepared: Prepared | None = None,
+) -> list[str]:
+    """One receipt per tier, unless an identical one (same lockfile, interpreter and files) is there already.
+
+    *prepared*: :func:`prepare` of the same tiers, locks and target (made while the backend ran); else made now."""
+    if prepared is None:
+        prepared = prepare(project, tiers=tiers, locks=locks, target=target)
+    written: list[str] = []
+    environment, pyproject = prepared.environment, prepared.pyproject
+    for tier in tiers:
+        chain, applied, reaches, pinned = prepared.tiers[str(tier.name)]
+        wanted = set(applied)
+        if reaches:  # the project itself, when a package of the tier requires it
+            wanted |= {d.name for d in dists if d.project}
+        tier_dists = sorted((d for d in dists if d.name in wanted), key=lambda d: d.name)
+        left_out = sorted(pinned - {d.name for d in tier_dists})
+        existing = load(receipt_path(target.prefix, tier.name))
+        same = {"lockfiles": chain, "pyproject": pyproject, "environment": environment, "left_out": left_out}
+        if existing is not None and _same(existing, same, [d.to_dict() for d in tier_dists]):
+            continue
+        if backend:
+            backend_of = (backend, backend_version or "")
+        elif existing is not None:  # no backend ran: the packages are the ones the replaced receipt's backend installed
+            backend_of = existing.backend
+        else:
+            backend_of = ("none", "")
+        document = build(
+            tier=tier.name,
+            pyproject=pyproject,
+            lockfiles=chain,
+            packages=tier_dists,
+            backend=backend_of[0],
+            backend_version=backend_of[1],
+            interpreter=prepared.interpreter,
+            project=str(project.root),
+            tierlock_version=__version__,
+            left_out=left_out,
+        )
+        written.append(str(write(target.prefix, document)))
+    return written
+
+
+def _same(existing: Receipt, wanted: Mapping[str, Any], packages: list[dict[str, Any]]) -> bool:
+    """Whether *existing* already says what a new receipt would (then it is not rewritten)."""
+    return (
+        existing.lockfile_paths == wanted["lockfiles"]
+        and existing.pyproject == wanted["pyproject"]
+        and existing.data.get("interpreter", {}).get("environment") == wanted["environment"]
+        and existing.data.get("left_out") == wanted["left_out"]
+        and "stale" not in existing.data
+        and existing.data.get("tierlock_version") == __version__
+        and existing.packages == packages
+    )
