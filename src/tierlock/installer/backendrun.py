@@ -84,8 +84,15 @@ def run(project: Project, ui: Progress, backend: Backend, plan: Plan, step: Step
     return Ran(backend.name, version(), result.seconds)
 
 
+#: How long the install waits, once the backend has ended, for the backend's version asked beside it (seconds).
+VERSION_WAIT = 10.0
+
+
 def background(work: Callable[[], str]) -> Callable[[], str | None]:
-    """Run *work* in a thread now; the returned function waits for its result (None when it failed)."""
+    """Run *work* in a thread now; the returned function waits for its result (None when it failed, or when it has
+    not come after :data:`VERSION_WAIT` seconds: the version is recorded, never essential, and a thread stuck on
+    anything - a backend that does not answer ``--version``, an import lock an interrupt left taken - must not
+    hold the install that already finished)."""
     import threading
 
     box: list[str] = []
@@ -99,7 +106,7 @@ def background(work: Callable[[], str]) -> Callable[[], str | None]:
         thread.start()
 
     def result() -> str | None:
-        thread.join()
+        thread.join(VERSION_WAIT)
         return box[0] if box else None
 
     return result
