@@ -8,6 +8,7 @@ three tiers installed by ``install-tier`` (uv backend) from the local wheel fold
 from __future__ import annotations
 
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -157,3 +158,12 @@ def ratio_line(label: str, ours: float, peer: float, peer_name: str, goal: str, 
         f"{label:<40} tierlock {ours * 1000:8.1f} ms   {peer_name:<22} {peer * 1000:8.1f} ms   "
         f"ratio {ours / peer:5.2f}x  (goal {goal}: {verdict})"
     )
+
+
+def online(host: str = "pypi.org") -> bool:
+    """Whether the package index answers (the benchmarks that need it say so and stop when not)."""
+    try:
+        with socket.create_connection((host, 443), timeout=3):
+            return True
+    except OSError:
+        return False

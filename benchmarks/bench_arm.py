@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import socket
 import sys
 import tempfile
 import time
@@ -39,20 +38,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._armtime import overhead_lines, timed
-from benchmarks._cliworld import BIN, REPO, environ, load, make_project, make_venv, ratio_line, run
+from benchmarks._cliworld import BIN, REPO, environ, load, make_project, make_venv, online, ratio_line, run
 
 REGISTRY = {
     "dataframe": ["pandas>=2.2", "pyarrow>=17"],
     "compiled": ["scipy>=1.13", "scikit-learn>=1.5", "pyarrow>=17", "opencv-python-headless>=4.10"],
 }
-
-
-def online(host: str = "pypi.org") -> bool:
-    try:
-        with socket.create_connection((host, 443), timeout=3):
-            return True
-    except OSError:
-        return False
 
 
 def registry_project(root: Path, roots: list[str], env: dict[str, str]) -> Path:

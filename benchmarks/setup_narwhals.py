@@ -30,7 +30,6 @@ import argparse
 import io
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tarfile
@@ -38,7 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._cliworld import BIN
+from benchmarks._cliworld import BIN, online
 
 REV = "7880b36c4"
 ARMED = ("pandas", "pyarrow", "polars", "dask", "duckdb", "ibis", "sql")
@@ -46,14 +45,6 @@ EXTRA = ("pytest", "pytest-env", "hypothesis", "scikit-learn")
 NO_DEPS = ("modin", "sqlframe")
 #: The line ``tierlock init`` proposes for a project that commits a uv.lock (taken out: tierlock locks the tiers).
 OWN_LOCK = 'lock = "uv.lock"\n'
-
-
-def online(host: str = "pypi.org") -> bool:
-    try:
-        with socket.create_connection((host, 443), timeout=3):
-            return True
-    except OSError:
-        return False
 
 
 def step(argv: list[str | Path], cwd: Path | None = None, *, quiet: bool = False) -> int:

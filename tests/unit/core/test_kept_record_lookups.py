@@ -242,6 +242,20 @@ def test_the_cache_folder_and_what_is_in_it_are_not_kept_whichever_way_they_are_
     assert recorder.looks == {str(tmp_path / "file"): 3}
 
 
+@contextlib.contextmanager
+def _widened(kept: World) -> Iterator[Path]:
+    """pyproject.toml with a dependency bound widened just now (the first run after it is a full run), put back
+    and dated back after the block."""
+    pyproject = kept.project / "pyproject.toml"
+    saved = pyproject.read_bytes()
+    try:
+        pyproject.write_text(saved.decode().replace('"brainpkg00>=1"', '"brainpkg00>=0.5"'))
+        yield pyproject
+    finally:
+        pyproject.write_bytes(saved)
+        backdate(pyproject)
+
+
 @pytest.mark.parametrize("command", ["check", "admit", "probe", "status"])
 def test_a_run_that_read_a_file_modified_just_now_keeps_nothing_and_makes_no_entry(
     kept: World, monkeypatch: pytest.MonkeyPatch, command: str
@@ -251,10 +265,7 @@ def test_a_run_that_read_a_file_modified_just_now_keeps_nothing_and_makes_no_ent
     settled run's entry: the tests above)."""
     argv = kept.argv(command)
     _cli(argv)
-    pyproject = kept.project / "pyproject.toml"
-    saved = pyproject.read_bytes()
-    try:
-        pyproject.write_text(saved.decode().replace('"brainpkg00>=1"', '"brainpkg00>=0.5"'))
+    with _widened(kept):
         recorder = Recorder(str(kept.cache))
         with recorder:
             code = _cli(argv)
@@ -271,9 +282,6 @@ def test_a_run_that_read_a_file_modified_just_now_keeps_nothing_and_makes_no_ent
         monkeypatch.setattr(keptrecord, "seen_sig", noted("seen_sig", (0,)))
         assert recorder.entry(keptrun.who(argv), code) is None
         assert made == []
-    finally:
-        pyproject.write_bytes(saved)
-        backdate(pyproject)
 
 
 @pytest.mark.parametrize("command", ["admit", "probe", "status"])
@@ -283,10 +291,7 @@ def test_once_the_run_read_a_file_modified_just_now_the_probe_looks_files_up_unn
     noted, and the answer is the one a run not recorded gives."""
     argv = kept.argv(command)
     _cli(argv)
-    pyproject = kept.project / "pyproject.toml"
-    saved = pyproject.read_bytes()
-    try:
-        pyproject.write_text(saved.decode().replace('"brainpkg00>=1"', '"brainpkg00>=0.5"'))
+    with _widened(kept) as pyproject:
         recorder = Recorder(str(kept.cache), gives_up=True)  # (as a read-only command is recorded)
         with recorder:
             code = _cli(argv)
@@ -296,9 +301,6 @@ def test_once_the_run_read_a_file_modified_just_now_the_probe_looks_files_up_unn
         assert not [path for path in recorder.stats if "/site-packages/" in path]
         assert recorder.entry(keptrun.who(argv), code) is None
         assert _cli(argv) == code
-    finally:
-        pyproject.write_bytes(saved)
-        backdate(pyproject)
 
 
 def test_a_module_file_modified_just_now_does_not_stop_the_noting(tmp_path: Path) -> None:
