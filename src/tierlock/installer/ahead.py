@@ -61,6 +61,8 @@ def _attempt(work: Callable[[], Any]) -> Any:
 
 #: How long the thread waits between two looks at the site folders (seconds).
 PAUSE = 0.01
+#: How long an install that stops on an error or an interrupt waits for the thread to end (seconds).
+GIVE_UP = 5.0
 
 
 class Ahead:
@@ -84,10 +86,12 @@ class Ahead:
                 self.thread.start()
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
         self.stop.set()
         if self.thread.ident is not None:
-            self.thread.join()
+            # leaving on an error or an interrupt, nothing the thread makes is used: it is waited for a while only
+            # (a thread stuck for good - on an import lock an interrupt left taken - must not hold the exit)
+            self.thread.join(None if kind is None else GIVE_UP)
 
     def _run(self) -> None:
         try:

@@ -213,3 +213,52 @@ def test_an_install_counts_as_recorded_until_the_backend_step_took_its_facts_eve
     armrecord.capture(["uv", "pip", "install"], "r.txt", b"a==1\n", "/nowhere", fresh=True)  # (no plan kept: None)
     assert not armrecord.watching()
     assert not ahead.recorded()
+
+
+def test_an_install_that_stops_on_an_interrupt_is_not_held_by_a_thread_stuck_for_good(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Leaving the block on an interrupt (or an error), nothing the thread makes is used: a thread stuck for good (on
+    an import lock the interrupt left taken) is waited for a while only; before, the exit waited for it forever."""
+    import threading
+
+    monkeypatch.setattr(ahead, "GIVE_UP", 0.2)
+    release = threading.Event()
+    left: list[str] = []
+
+    def stuck() -> None:
+        release.wait()
+
+    def install() -> None:
+        try:
+            with ahead.Ahead(_target(tmp_path), ["alpha"], also=stuck) as watching:
+                assert _until(lambda: watching.also is None)  # the thread is in it
+                raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            left.append("left")
+
+    waiter = threading.Thread(target=install, daemon=True)
+    try:
+        waiter.start()
+        waiter.join(10)
+        assert not waiter.is_alive(), "the interrupted install waited for the stuck thread"
+        assert left == ["left"]
+    finally:
+        release.set()
+        waiter.join(10)
+
+
+def test_an_install_that_ends_normally_waits_for_the_thread_it_takes_the_work_of(tmp_path: Path) -> None:
+    """On the normal way out the thread's work is used: it is waited for to its end, however long it takes."""
+    import threading
+
+    release = threading.Event()
+
+    def slow() -> str:
+        release.wait()
+        return "made"
+
+    threading.Timer(0.5, release.set).start()
+    with ahead.Ahead(_target(tmp_path), ["alpha"], also=slow) as watching:
+        assert _until(lambda: watching.also is None)
+    assert watching.made == "made"
