@@ -248,10 +248,14 @@ def test_an_install_that_stops_on_an_interrupt_is_not_held_by_a_thread_stuck_for
         waiter.join(10)
 
 
-def test_an_install_that_ends_normally_waits_for_the_thread_it_takes_the_work_of(tmp_path: Path) -> None:
-    """On the normal way out the thread's work is used: it is waited for to its end, however long it takes."""
+def test_an_install_that_ends_normally_waits_for_the_thread_it_takes_the_work_of(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On the normal way out the thread's work is used: it is waited for to its end, however long it takes (longer
+    than an interrupted install waits)."""
     import threading
 
+    monkeypatch.setattr(ahead, "GIVE_UP", 0.05)
     release = threading.Event()
 
     def slow() -> str:
