@@ -18,7 +18,6 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import IO, Any
 
-from tierlock.ci import is_ci
 from tierlock.errors import TierlockError
 from tierlock.redaction import redact, redact_json
 
@@ -50,7 +49,7 @@ class UI:
         self.color = color
         self.no_color = color == "never" or (color == "auto" and bool(os.environ.get("NO_COLOR")))
         forced = color == "always"
-        self.fancy = not plain and not json_mode and (forced or (_isatty(self.stdout) and not is_ci()))
+        self.fancy = not plain and not json_mode and (forced or (_isatty(self.stdout) and not _in_ci()))
         self._json_written = False
         self.said_interrupted = False
         """Whether a command already told the user it was interrupted (the CLI then does not say it again)."""
@@ -252,3 +251,10 @@ def _fold(value: str, width: int) -> list[str]:
         value = value[cut:].lstrip(" ")
     pieces.append(value)
     return pieces
+
+
+def _in_ci() -> bool:
+    """:func:`tierlock.ci.is_ci`, loaded only for a terminal (a hook's or CI's output is not one)."""
+    from tierlock.ci import is_ci
+
+    return is_ci()

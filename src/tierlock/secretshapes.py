@@ -173,7 +173,9 @@ def _url_passwords(text: str) -> Iterator[Span]:
 
 #: Every detector's literal cue but the standalone base64 keys', in one pattern whose branches all start with
 #: a literal character or a short class (the regular expression engine then skips to candidate positions in C).
-_CUES = re.compile(
+#: Compiled at its first use (:func:`has_cue`): half a millisecond, more than a short output's lines cost with
+#: the substring tests below.
+_CUES = LazyPattern(
     "|".join(re.escape(cue) for shape in SHAPES if not shape.nocase for cue in shape.cues)
     + "|(?i:"
     + "|".join(re.escape(cue) for shape in SHAPES if shape.nocase for cue in shape.cues)
@@ -182,6 +184,31 @@ _CUES = re.compile(
     + "|".join(DER_CUES)
     + "|(?i:datadog|dd[_-]?ap|twilio)"
 )
+#: :data:`_CUES` as substrings of an ASCII text: its case-sensitive branches, then (in the lowered text) the
+#: others. On ASCII text a case-insensitive branch matches exactly where its lowered spelling is found.
+_CASED = (
+    *(cue for shape in SHAPES if not shape.nocase for cue in shape.cues),
+    *("eyJ", "//", "BEGIN", "PuTTY", "private_key", *DER_CUES),
+)
+_UNCASED = (
+    *(cue.lower() for shape in SHAPES if shape.nocase for cue in shape.cues),
+    *("bearer", "basic", "authorization", "datadog", "ddap", "dd_ap", "dd-ap", "twilio"),
+)
+#: How many texts are tested with substrings before :data:`_CUES` is compiled (a long output: one search each).
+SUBSTRING_TESTS = 64
+_tested = [0]
+
+
+def has_cue(text: str) -> bool:
+    """Whether :data:`_CUES` is found in *text*: by substring tests for the first :data:`SUBSTRING_TESTS` texts
+    of ASCII only, else by the pattern (compiled then)."""
+    if _tested[0] < SUBSTRING_TESTS and text.isascii():
+        _tested[0] += 1
+        if any(cue in text for cue in _CASED):
+            return True
+        lowered = text.lower()
+        return any(cue in lowered for cue in _UNCASED)
+    return _CUES.search(text) is not None
 
 
 def find(text: str) -> Iterator[Span]:
@@ -190,7 +217,7 @@ def find(text: str) -> Iterator[Span]:
     Each detector runs only when the text holds its literal cue (``in`` is a fast
     substring search), so an ordinary string costs a handful of substring tests.
     """
-    if _CUES.search(text) is None:  # most strings: one search, then only the standalone base64 keys are left
+    if not has_cue(text):  # most strings: one search, then only the standalone base64 keys are left
         yield from standalone(text)
         return
     yield from _prefixed(text)

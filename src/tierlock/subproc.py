@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shlex
 import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from tierlock.errors import BackendError
+from tierlock.frozen import Frozen
+from tierlock.remedies import shell_quote
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,14 +34,21 @@ _stopping: list[bool] = []
 """Non-empty while :func:`stop_all` ends the processes: :func:`run` then starts nothing new."""
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(Frozen):
+    """A finished process (a :class:`~tierlock.frozen.Frozen` value: a read-only command that asks another
+    interpreter builds no dataclass)."""
+
+    _fields = ("argv", "returncode", "stdout", "stderr", "seconds")
+
     argv: tuple[str, ...]
     returncode: int
     stdout: str
     stderr: str
     seconds: float = 0.0
     """Wall time from the process's start (a process started already: its own start) to its end being read."""
+
+    def __init__(self, argv: tuple[str, ...], returncode: int, stdout: str, stderr: str, seconds: float = 0.0) -> None:
+        self._init(argv, returncode, stdout, stderr, seconds)
 
     def tail(self, lines: int = TAIL_LINES) -> str:
         text = (self.stdout + ("\n" if self.stdout and self.stderr else "") + self.stderr).rstrip()
@@ -62,7 +69,7 @@ def redact(text: str) -> str:
 
 def display(argv: Sequence[str]) -> str:
     """The command line as a person would type it, credentials masked."""
-    return redact(" ".join(shlex.quote(str(a)) for a in argv))
+    return redact(" ".join(shell_quote(str(a)) for a in argv))
 
 
 def run(

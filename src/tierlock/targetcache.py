@@ -31,15 +31,10 @@ _RACY_NS = 1_000_000_000
 
 def _path(exe: str, kind: str = "target") -> str | None:
     """The cache file of *kind* for *exe* (or another key) in tierlock's cache folder; None: caching is off."""
-    from tierlock.probing.libcache import folder
+    from tierlock.probing.libcache import folder, named
 
     where = folder()
-    if where is None:
-        return None
-    import zlib  # a name for the file, not a digest to trust: the file names what it is for again
-
-    data = exe.encode("utf-8", "surrogateescape")
-    return os.path.join(where, f"{kind}-{zlib.crc32(data):08x}{zlib.adler32(data):08x}.marshal")
+    return None if where is None else named(where, kind, exe)
 
 
 def _identity(place: str) -> tuple[int, int, int] | None:

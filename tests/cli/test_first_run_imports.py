@@ -25,7 +25,11 @@ from tests.support.kept import World
 HEAVY = {"rich", "jsonschema", "pip", "uv"}
 #: Not needed by a full run of a read-only command on a valid project without a runtime config: argparse and
 #: gettext neither (an everyday command line is parsed by tierlock.quickargs), nor packaging's dependency groups
-#: (a project without groups), nor binascii (no printed line holds a candidate key).
+#: (a project without groups), nor binascii (no printed line holds a candidate key); nor urllib.parse and the
+#: ipaddress it loads (pathlib takes one name from it, for ``as_uri``; no lock here names a URL), zlib (cache
+#: files are named by the sha256 already loaded), shlex (commands are quoted by tierlock.remedies; none is parsed
+#: on a pass), CI detection (output to a terminal only), the re-arm remedy and the stale-tier check (every tier
+#: is present).
 UNNEEDED = {
     "hashlib",
     "_hashlib",
@@ -38,6 +42,13 @@ UNNEEDED = {
     "gettext",
     "packaging.dependency_groups",
     "binascii",
+    "urllib.parse",
+    "ipaddress",
+    "zlib",
+    "shlex",
+    "tierlock.ci",
+    "tierlock.installer.rearm",
+    "tierlock.installer.target",
 }
 #: The validator proper: rules, schema, credentials, positions (only for a project that has a runtime config).
 VALIDATOR = {

@@ -49,7 +49,9 @@ def document(results: list[TierProbe]) -> dict[str, Any]:
 
 def _rearmable(project: Project, prefix: Path, probed: TierProbe) -> TierProbe:
     """*probed* with the install command install-tier accepts here (``--replace-armed`` when another armed
-    tier pins what it replaces: :mod:`tierlock.installer.rearm`)."""
+    tier pins what it replaces: :mod:`tierlock.installer.rearm`); a present tier's as it is (no remedy)."""
+    if probed.present:
+        return probed
     from tierlock.frozen import replace
     from tierlock.installer import rearm
 

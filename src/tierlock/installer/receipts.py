@@ -15,9 +15,10 @@ import json
 import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from tierlock.frozen import Frozen
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
@@ -43,9 +44,11 @@ def file_digest(path: Path) -> str:
     return digest(os.fspath(path)) if data is None else _digest_of(data)
 
 
-@dataclass(frozen=True)
-class InstalledDist:
-    """One installed distribution as a receipt records it."""
+class InstalledDist(Frozen):
+    """One installed distribution as a receipt records it (a :class:`~tierlock.frozen.Frozen` value: building a
+    dataclass at import cost probe and status about a millisecond a class)."""
+
+    _fields = ("name", "version", "site", "dist_info", "files", "project")
 
     name: str
     version: str
@@ -56,6 +59,17 @@ class InstalledDist:
     """RECORD entries that carry a size (``.pyc`` left out: they are regenerated)."""
     project: bool = False
     """Installed from the project's tree (the project itself, a workspace member): no lock pins its version."""
+
+    def __init__(  # noqa: PLR0917 (the signature it had as a dataclass)
+        self,
+        name: str,
+        version: str,
+        site: str,
+        dist_info: str,
+        files: tuple[tuple[str, int], ...],
+        project: bool = False,
+    ) -> None:
+        self._init(name, version, site, dist_info, files, project)
 
     def to_dict(self, *, as_read: bool = True) -> dict[str, Any]:
         """The package as a receipt holds it; *as_read*: its files as lists (as :func:`load` gives them back, for
@@ -72,10 +86,16 @@ class InstalledDist:
         return out
 
 
-@dataclass(frozen=True)
-class Receipt:
+class Receipt(Frozen):
+    """A receipt as read: where it is and its document."""
+
+    _fields = ("path", "data")
+
     path: Path
     data: Mapping[str, Any]
+
+    def __init__(self, path: Path, data: Mapping[str, Any]) -> None:
+        self._init(path, data)
 
     @property
     def tier(self) -> str:

@@ -14,11 +14,9 @@ command that re-arms it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from tierlock.installer import failures, receipts
-from tierlock.remedies import argv_of
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -28,26 +26,73 @@ if TYPE_CHECKING:
     from tierlock.tiers import Project, Tier
 
 
-@dataclass
 class TierStatus:
-    tier: str
-    state: Literal["present", "partial", "absent", "no-lockfile"]
-    packages: int
-    """The distributions the probe looked at (the tier's closure in this environment, the project when needed)."""
-    satisfied: int
-    """Those of them that are present."""
-    problems: list[str]
-    receipt: receipts.Receipt | None
-    stale: bool
-    """The receipt names another lockfile digest: installed from an older lock."""
-    remedy: str | None
-    pruned: bool = False
-    """A receipt says the tier was armed, but its packages are gone or changed (removed outside tierlock)."""
-    files_checked: int = 0
-    last_failure: dict[str, Any] | None = None
-    """The last ``install-tier`` of the tier that failed, since it last installed (see installer/failures.py)."""
+    """One tier's row of the report (a plain class that behaves as the dataclass it was - built by position or
+    keyword, equal by its fields, shown with every field, changed in place by :func:`with_failure` - without
+    building a dataclass at import: that cost every full ``status`` about a millisecond)."""
+
+    __match_args__: ClassVar[tuple[str, ...]] = (
+        "tier",
+        "state",
+        "packages",
+        "satisfied",
+        "problems",
+        "receipt",
+        "stale",
+        "remedy",
+        "pruned",
+        "files_checked",
+        "last_failure",
+    )
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
+
+    def __init__(  # noqa: PLR0917 (the signature it had as a dataclass)
+        self,
+        tier: str,
+        state: Literal["present", "partial", "absent", "no-lockfile"],
+        packages: int,
+        satisfied: int,
+        problems: list[str],
+        receipt: receipts.Receipt | None,
+        stale: bool,
+        remedy: str | None,
+        pruned: bool = False,
+        files_checked: int = 0,
+        last_failure: dict[str, Any] | None = None,
+    ) -> None:
+        self.tier = tier
+        self.state = state
+        self.packages = packages
+        """The distributions the probe looked at (the tier's closure in this environment, the project when needed)."""
+        self.satisfied = satisfied
+        """Those of them that are present."""
+        self.problems = problems
+        self.receipt = receipt
+        self.stale = stale
+        """The receipt names another lockfile digest: installed from an older lock."""
+        self.remedy = remedy
+        self.pruned = pruned
+        """A receipt says the tier was armed, but its packages are gone or changed (removed outside tierlock)."""
+        self.files_checked = files_checked
+        self.last_failure = last_failure
+        """The last ``install-tier`` of the tier that failed, since it last installed (see installer/failures.py)."""
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self.__match_args__)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__match_args__)
+        return f"{type(self).__qualname__}({shown})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            assert isinstance(other, TierStatus)
+            return self._values() == other._values()
+        return NotImplemented
 
     def to_json(self) -> dict[str, Any]:
+        from tierlock.remedies import argv_of
+
         return {
             "tier": self.tier,
             "state": self.state,
@@ -116,14 +161,11 @@ def _one(
     *,
     prefix: Path,
 ) -> TierStatus:
-    from tierlock.installer import rearm
-    from tierlock.installer.target import stale_reason
-
     older = receipt is not None and receipt.lockfiles.get(tier.name) != receipts.file_digest(tier.lockfile)
     problems = [f"{label(d)}: {reason}" for d in result.broken for reason in d.reasons]
     # Marked stale by another tier's --replace-armed, and its packages are really replaced (an interrupted
     # --replace-armed marks the tier before its backend runs: a tier that is still whole is not stale).
-    marked = None if result.present else stale_reason(receipt)
+    marked = None if result.present else _stale_reason(receipt)
     if marked is not None:
         problems.insert(0, marked)
     # Pruned: a receipt says the tier was armed and whole packages are gone (another tool's sync removed them);
@@ -134,6 +176,8 @@ def _one(
         problems.append(pruned_reason(project, tier.name, receipt.installed_at, gone))
     remedy = None
     if not result.present:
+        from tierlock.installer import rearm  # (a tier that is not present: the command that re-arms it)
+
         remedy = rearm.remedy(project, prefix, result)
     elif older:
         remedy = rearm_command(tier.name, python)
@@ -142,6 +186,12 @@ def _one(
     return TierStatus(
         tier.name, result.state, len(checked), satisfied, problems, receipt, older, remedy, pruned, result.files_checked
     )
+
+
+def _stale_reason(receipt: receipts.Receipt | None) -> str | None:
+    from tierlock.installer.target import stale_reason  # (a tier that is not present: was it replaced?)
+
+    return stale_reason(receipt)
 
 
 def label(dist: DistributionProbe) -> str:
@@ -170,9 +220,9 @@ def relock_command(project: Project, tier: Tier) -> str:
 
 def rearm_command(tier: str, python: str | None) -> str:
     """``install-tier TIER`` for the environment status looked at (``--python`` when it was given one)."""
-    import shlex
+    from tierlock.remedies import shell_join
 
-    return shlex.join(["install-tier", tier, *(["--python", python] if python is not None else [])])
+    return shell_join(["install-tier", tier, *(["--python", python] if python is not None else [])])
 
 
 def lines(target: Target, rows: Sequence[TierStatus], *, verbose: bool = False) -> list[str]:

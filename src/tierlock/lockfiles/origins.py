@@ -17,7 +17,6 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import unquote, urlsplit
 
 from tierlock.lockfiles.locks import Lock, LockEntry, LockfileError
 
@@ -41,6 +40,8 @@ def problem(location: str, *, is_path: bool, base: Path, root: Path) -> str | No
     if is_path:
         path = location
     else:
+        from urllib.parse import unquote, urlsplit  # (a lock that names a URL: most name versions only)
+
         parts = urlsplit(location)
         scheme = parts.scheme.lower()
         if scheme in REGISTRY_SCHEMES:

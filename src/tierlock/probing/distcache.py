@@ -20,7 +20,6 @@ cache.
 from __future__ import annotations
 
 import marshal  # loaded by every interpreter at start-up: no import cost
-import os
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -92,15 +91,10 @@ class _File:
 
 
 def _path(site: str, suffixes: tuple[str, ...]) -> str | None:
-    from tierlock.probing.libcache import folder
+    from tierlock.probing.libcache import folder, named
 
     where = folder()
-    if where is None:
-        return None
-    import zlib  # a name for the file, not a digest to trust: the file names its site and ABI again
-
-    data = "\0".join((site, *suffixes)).encode("utf-8", "surrogateescape")
-    return os.path.join(where, f"distinfo-{zlib.crc32(data):08x}{zlib.adler32(data):08x}.marshal")
+    return None if where is None else named(where, "distinfo", "\0".join((site, *suffixes)))
 
 
 def _file(site: str, suffixes: tuple[str, ...]) -> _File:

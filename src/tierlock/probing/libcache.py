@@ -51,10 +51,20 @@ def path_for(sites: Sequence[str], kind: str = "libraries") -> str | None:
     where = folder()
     if where is None:
         return None
-    import zlib  # a name for the file, not a digest to trust: the file names its sites again
+    return named(where, kind, "\0".join(sites))
 
-    data = "\0".join(sites).encode("utf-8", "surrogateescape")
-    return os.path.join(where, f"{kind}-{zlib.crc32(data):08x}{zlib.adler32(data):08x}.marshal")
+
+def named(where: str, kind: str, key: str) -> str:
+    """The cache file of *kind* for *key* in the folder *where*: 16 hex digits of the key's sha256 (a name for
+    the file, not a digest to trust: each file names what it is for again). C's own sha256, which a read-only
+    command has loaded already (:mod:`zlib`'s checksums cost an extension module more)."""
+    try:
+        from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:  # Python 3.12+ (``_sha2``) or a build without it
+        from hashlib import sha256
+
+    digest = sha256(key.encode("utf-8", "surrogateescape")).hexdigest()
+    return os.path.join(where, f"{kind}-{digest[:16]}.marshal")
 
 
 #: The files read by this process: path -> (their identity then, the environment key, what they held).

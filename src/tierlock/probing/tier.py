@@ -307,14 +307,14 @@ def install_remedy(
     It names the interpreter when the probe was given one, repairs hash mismatches
     when the probe was deep, and locks first when the tier has no lockfile yet.
     """
-    import shlex
+    from tierlock.remedies import shell_join
 
     command = ["install-tier", str(tier.name)]
     if python is not None:
         command += ["--python", str(python)]
     if deep:
         command.append("--deep")
-    install = shlex.join(command)
+    install = shell_join(command)
     return install if locked else f"{relock or f'tierlock lock {tier.name}'} && {install}"
 
 

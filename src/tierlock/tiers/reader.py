@@ -19,7 +19,11 @@ from packaging.utils import NormalizedName, canonicalize_name
 from tierlock import fsutil
 from tierlock.errors import ConfigError, Problem, ProblemCollector, TierlockError
 
-_NAME_RE = re.compile(r"^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$", re.IGNORECASE)
+#: What may start and end a name: what ``[A-Z0-9]`` matches in a case-insensitive :mod:`re` pattern (the ASCII
+#: letters and digits, and the four other letters whose case folds onto ASCII ones: U+0130, U+0131, U+017F, U+212A).
+_NAME_ENDS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789\u0130\u0131\u017f\u212a")
+#: What a name is made of.
+_NAME_CHARS = _NAME_ENDS | frozenset("._-")
 #: Where tomllib says a syntax error is (compiled at first use: only a file that is not valid TOML has one).
 _TOML_POS_RE = r"\(at line (\d+), column (\d+)\)"
 
@@ -121,8 +125,14 @@ def type_name(value: object) -> str:
 
 
 def valid_name(name: str) -> bool:
-    """Whether *name* is a valid project, extra, group or tier name (the packaging name format)."""
-    return bool(_NAME_RE.match(name))
+    """Whether *name* is a valid project, extra, group or tier name (the packaging name format).
+
+    The answer of ``re.match(r"^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$", name, re.IGNORECASE)`` (a newline
+    at the very end allowed, as ``$`` allows it), without compiling that pattern (half a millisecond of
+    every command that reads pyproject.toml)."""
+    if name.endswith("\n"):
+        name = name[:-1]
+    return bool(name) and name[0] in _NAME_ENDS and name[-1] in _NAME_ENDS and _NAME_CHARS.issuperset(name)
 
 
 def _close_matches(word: str, possibilities: Sequence[str]) -> list[str]:

@@ -20,9 +20,12 @@ from tests.support.env import clean_env
 from tierlock.cli import Context
 from tierlock.errors import Problem, ProblemCollector
 from tierlock.frozen import Frozen
+from tierlock.installer.receipts import InstalledDist, Receipt
+from tierlock.installer.status import TierStatus
 from tierlock.lockfiles.fileread import ReadResult
 from tierlock.lockfiles.locks import ReadProblem
 from tierlock.output import UI
+from tierlock.subproc import Result
 from tierlock.tiers.lockkey import LockSetting
 from tierlock.tiers.platforms import Platform
 from tierlock.tiers.tierkeys import Declared, Source
@@ -93,6 +96,7 @@ dataclasses._process_class = lambda cls, *a, **k: (built.append(cls.__qualname__
 import tierlock.cli, tierlock.tiers.platforms, tierlock.tiers.lockkey
 import tierlock.tiers.tierkeys, tierlock.lockfiles.fileread, tierlock.tiers.loader, tierlock.lockfiles.check
 import tierlock.lockfiles.nobuild, tierlock.admission, tierlock.environment
+import tierlock.installer.receipts, tierlock.installer.status, tierlock.subproc
 print(" ".join(built))
 """
 
@@ -105,6 +109,7 @@ def test_the_value_classes_of_every_command_are_not_built_by_dataclasses() -> No
     mine |= {"Tier", "Project", "Metadata", "Lock", "LockEntry", "LockHeader", "LockedFile", "LocalPackage"}
     mine |= {"ReadProblem", "Parsed", "Finding", "Report", "Disagreement", "SiblingConflict", "Record", "Gap"}
     mine |= {"Cell", "TierCoverage", "CoverageProblem", "Part", "Admission", "Target"}
+    mine |= {"InstalledDist", "Receipt", "TierStatus", "Result"}
     assert built.isdisjoint(mine), sorted(built & mine)
 
 
@@ -126,6 +131,16 @@ _VALUES: list[tuple[Frozen, Frozen, Frozen]] = [
         ReadResult(None, (ReadProblem("integrity", 1, "x"),)),  # type: ignore[arg-type]
         ReadResult(None, ()),  # type: ignore[arg-type]
     ),
+    (
+        InstalledDist("pkg", "1.0", "lib/site", "pkg-1.0.dist-info", (("pkg.py", 3),)),
+        InstalledDist("pkg", "1.0", "lib/site", "pkg-1.0.dist-info", (("pkg.py", 3),), project=False),
+        InstalledDist("pkg", "1.0", "lib/site", "pkg-1.0.dist-info", (("pkg.py", 3),), True),
+    ),
+    (
+        Result(("python", "-c", "pass"), 0, "", ""),
+        Result(("python", "-c", "pass"), 0, "", "", seconds=0.0),
+        Result(("python", "-c", "pass"), 1, "", "boom"),
+    ),
 ]
 
 
@@ -141,3 +156,30 @@ def test_a_frozen_value_is_equal_hashed_shown_and_fixed_by_its_fields(one: Froze
         setattr(one, one._fields[0], None)
     assert pickle.loads(pickle.dumps(one)) == one
     assert getattr(type(one), "__match_args__", None) == one._fields
+
+
+def test_a_receipt_and_a_status_row_compare_and_show_as_the_dataclasses_did_and_a_row_changes_in_place() -> None:
+    receipt = Receipt(Path("r.json"), {"tier": "brain"})
+    assert receipt == Receipt(Path("r.json"), {"tier": "brain"})
+    assert receipt != Receipt(Path("r.json"), {})
+    assert repr(receipt) == f"Receipt(path={Path('r.json')!r}, data={{'tier': 'brain'}})"
+    with pytest.raises(TypeError):
+        hash(receipt)  # (its document is a dict: unhashable, as the frozen dataclass was)
+    with pytest.raises(AttributeError, match="cannot assign to field"):
+        receipt.path = Path("x")  # type: ignore[misc]
+    assert pickle.loads(pickle.dumps(receipt)) == receipt
+    row = TierStatus("brain", "partial", 3, 2, ["gone"], receipt, False, "install-tier brain")
+    same = TierStatus("brain", "partial", 3, 2, ["gone"], receipt, False, "install-tier brain", False, 0, None)
+    assert row == same
+    assert repr(row) == (
+        f"TierStatus(tier='brain', state='partial', packages=3, satisfied=2, problems=['gone'], receipt={receipt!r}, "
+        "stale=False, remedy='install-tier brain', pruned=False, files_checked=0, last_failure=None)"
+    )
+    with pytest.raises(TypeError):
+        hash(row)
+    row.remedy = "tierlock lock brain && install-tier brain"  # (with_failure changes a row in place)
+    assert row != same
+    assert TierStatus.__match_args__ == (
+        *("tier", "state", "packages", "satisfied", "problems", "receipt", "stale", "remedy", "pruned"),
+        *("files_checked", "last_failure"),
+    )

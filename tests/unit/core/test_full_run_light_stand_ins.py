@@ -1,0 +1,131 @@
+"""What a full run of a read-only command does without a pattern compiled or a module loaded gives the same
+answer as the pattern or the module did.
+
+A name's validity (the packaging name format) is decided without compiling the name pattern; whether a printed
+text holds a credential's cue is tested by substrings (the cue pattern compiled only for a text that is not ASCII,
+or past the first texts of a long output); an install command is quoted as :func:`shlex.join` quotes it without
+:mod:`shlex`; :mod:`pathlib` is loaded without :mod:`urllib.parse` (and :mod:`ipaddress`), whose one name it takes
+is imported when ``Path.as_uri()`` first asks for it. Each stand-in is compared with what it stands in for over
+generated inputs, including the letters whose case folds onto ASCII ones.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.support.env import clean_env
+from tierlock import secretshapes
+from tierlock.remedies import shell_join, shell_quote
+from tierlock.secretshapes import SHAPES, has_cue
+from tierlock.tiers.reader import valid_name
+
+#: The name format as the pattern said it (``$`` also matches before a newline at the very end).
+NAME = re.compile(r"^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$", re.IGNORECASE)
+#: Letters that fold onto ASCII ones under IGNORECASE (U+0130, U+0131, U+017F, U+212A) and other near misses.
+FOLDING = "\u0130\u0131\u017f\u212a\u00e9\u00df"
+NAME_CHARS = st.sampled_from([*"aZ09._-", "\n", " ", "/", *FOLDING])
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(NAME_CHARS, max_size=6).map("".join))
+def test_a_name_is_valid_exactly_when_the_name_pattern_matches_it(name: str) -> None:
+    assert valid_name(name) is bool(NAME.match(name))
+
+
+def test_the_names_at_the_edges_of_the_format_are_judged_as_the_pattern_judged_them() -> None:
+    for name in ("a", "a\n", "a\n\n", "\n", "", "a-", "-a", "a.b_c-d", "\u212a", "a\u017fb", "\u00e9", "a b"):
+        assert valid_name(name) is bool(NAME.match(name)), repr(name)
+
+
+#: Pieces of every cue (cased and not), their near misses and letters whose case folds onto ASCII ones.
+CUE_PIECES = [
+    *(cue for shape in SHAPES for cue in shape.cues),
+    *(cue.upper() for shape in SHAPES if shape.nocase for cue in shape.cues),
+    *("eyJ", "//", "/", "BEGIN", "PuTTY", "private_key", "IBAAK", "MC4CAQAwBQYDK2V", "AgEAMBMGByqGSM49AgEG"),
+    *("bearer", "BeArEr", "basic", "BASIC", "Authorization", "datadog", "DataDog", "dd", "DD-AP", "dd_ap", "ddap"),
+    *("twilio", "TWILIO", "ap", "x", "k_", "live_", " ", "\n", *FOLDING),
+]
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.sampled_from(CUE_PIECES), max_size=8).map("".join))
+def test_a_text_holds_a_cue_by_the_substring_tests_exactly_when_the_cue_pattern_finds_one(text: str) -> None:
+    tested = secretshapes._tested[0]
+    secretshapes._tested[0] = 0  # the substring tests, whatever this process redacted before
+    try:
+        assert has_cue(text) is (secretshapes._CUES.search(text) is not None)
+    finally:
+        secretshapes._tested[0] = tested
+
+
+def test_past_the_first_texts_the_cue_pattern_answers() -> None:
+    tested = secretshapes._tested[0]
+    secretshapes._tested[0] = secretshapes.SUBSTRING_TESTS
+    try:
+        assert has_cue("pushed with ghp_token")
+        assert not has_cue("an ordinary line")
+        assert has_cue("sharedacce\u017fskey=")  # (not ASCII: the pattern, whose case folding takes the long s)
+    finally:
+        secretshapes._tested[0] = tested
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from([*"aZ09_@%+=:,./-'\" $\\*!", *FOLDING]), max_size=6), max_size=4))
+def test_an_install_command_is_quoted_as_shlex_quotes_it(words: list[str]) -> None:
+    assert shell_join(words) == shlex.join(words)
+    for word in words:
+        assert shell_quote(word) == shlex.quote(word)
+
+
+_NO_PATTERN = """
+NAME = %r
+import re
+compiled = []
+real = re._compile
+re._compile = lambda pattern, flags: (compiled.append(str(pattern)), real(pattern, flags))[1]
+from tierlock.tiers.reader import valid_name
+from tierlock.redaction import redact
+from tierlock.remedies import shell_join
+print(valid_name("brain"), redact("brain: present - 13 packages, 121 files checked"))
+print(shell_join(["install-tier", "brain", "--python", "/tmp/env/bin/python"]))
+import sys
+from tierlock import secretshapes
+print("shlex" in sys.modules, NAME in compiled, secretshapes._CUES.source in compiled)
+"""
+
+
+def test_judging_a_name_redacting_a_line_and_quoting_a_command_compile_no_pattern_and_load_no_shlex() -> None:
+    code = _NO_PATTERN % NAME.pattern
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=clean_env())
+    judged, quoted, loaded = proc.stdout.splitlines()
+    assert judged == "True brain: present - 13 packages, 121 files checked"
+    assert quoted == "install-tier brain --python /tmp/env/bin/python"
+    assert loaded == "False False False"  # no shlex, neither the name pattern nor the cue pattern compiled
+
+
+_PATHLIB = """
+import sys
+from tierlock._entry import light_pathlib
+light_pathlib()
+loaded = sorted(name for name in ("pathlib", "urllib.parse", "ipaddress") if name in sys.modules)
+import pathlib, urllib
+print(loaded, hasattr(urllib, "parse"))
+print(pathlib.Path("/tmp/a b/\u00e9").as_uri(), "urllib.parse" in sys.modules)
+import urllib.parse
+print(urllib.parse.quote_from_bytes(b"/a b") == "/a%20b", sys.modules["urllib"].parse is urllib.parse)
+"""
+
+
+def test_pathlib_is_loaded_without_urllib_parse_and_still_writes_a_file_uri() -> None:
+    proc = subprocess.run([sys.executable, "-c", _PATHLIB], capture_output=True, text=True, check=True, env=clean_env())
+    assert proc.stdout.splitlines() == [
+        "['pathlib'] False",
+        "file:///tmp/a%20b/%C3%A9 True",
+        "True True",
+    ]
