@@ -233,8 +233,6 @@ def light_pathlib() -> None:
     modules = sys.modules
     if "pathlib" in modules or "urllib.parse" in modules:
         return
-    import urllib
-
     stand_in = type(sys)("urllib.parse")
     stand_in.quote_from_bytes = _quote_from_bytes  # type: ignore[attr-defined]
     modules["urllib.parse"] = stand_in
@@ -245,8 +243,6 @@ def light_pathlib() -> None:
     finally:
         if modules.get("urllib.parse") is stand_in:
             del modules["urllib.parse"]
-        if getattr(urllib, "parse", None) is stand_in:
-            del urllib.parse
     import pathlib  # noqa: F401
 
 
