@@ -163,6 +163,15 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/installer/receipts.py",),
         ("tests/unit/installer/test_installer_receipts*.py", "tests/unit/installer/test_receipts_*.py"),
     ),
+    # The shell quoting that stands in for shlex on the read-only commands' path, and the remedies built with it.
+    "remedies.py": Module(
+        ("src/tierlock/remedies.py",),
+        (
+            "tests/unit/core/test_remedies.py",
+            "tests/unit/core/test_full_run_light_stand_ins.py",
+            "tests/unit/plugin/test_plugin_remedy.py",
+        ),
+    ),
     "installer/rearm.py": Module(
         ("src/tierlock/installer/rearm.py", "src/tierlock/remedies.py"),
         ("tests/unit/installer/test_rearm.py", "tests/unit/plugin/test_plugin_remedy.py"),
