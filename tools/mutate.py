@@ -170,6 +170,8 @@ MODULES: dict[str, Module] = {
             "tests/unit/core/test_remedies.py",
             "tests/unit/core/test_full_run_light_stand_ins.py",
             "tests/unit/plugin/test_plugin_remedy.py",
+            "tests/unit/installer/test_rearm.py",
+            "tests/unit/installer/test_sibling_refusal.py",
         ),
     ),
     "installer/rearm.py": Module(
