@@ -35,6 +35,8 @@ FILES = {
     HELPER: "import zzzzzzzz\n\n\ndef value():\n    return 1\n",
     PLAIN: "from helpers import value\n\n\ndef test_plain():\n    assert value()\n",
 }
+#: What only a census worked out loads (a result kept needs none of it).
+WORKING_OUT = {"tierlock.census.attribute", "tierlock.census.firstparty", "tierlock.census.fixtures"}
 #: Edits of a test file, a conftest or a helper after the dependency edit's run was kept.
 EDITS = {
     "a helper added to a test file (the result as it was)": (
@@ -97,6 +99,7 @@ def test_a_run_after_a_dependency_edit_and_every_run_answered_from_it_answer_as_
     _same(after, kept.full(argv))
     assert "tierlock.lockfiles.check" in modules  # a full run ...
     assert _census_files(kept) == census  # ... given the census's kept result (not worked out, not kept again)
+    assert modules.isdisjoint(WORKING_OUT), sorted(modules & WORKING_OUT)  # (nor what working it out loads)
     again, _ = kept.run(argv)  # answered from what the full run kept
     _same(again, after)
     rel, old, new = EDITS[edit]

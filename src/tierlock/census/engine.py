@@ -21,20 +21,22 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tierlock import keptnote
-from tierlock.census.attribute import Marker, Tiers, by_line, file_uses, fixture_uses, glob_matches, sort_uses
 from tierlock.census.cache import Memo
 from tierlock.census.factdigest import digest
 from tierlock.census.filefacts import FileFacts
-from tierlock.census.firstparty import ModuleIndex, Reach
-from tierlock.census.fixtures import Needs, below
 from tierlock.census.keptresult import Kept, digest_of
 from tierlock.census.report import Census, CensusTier, TierReport, Use
 from tierlock.census.summary import canonical
 from tierlock.census.tree import DiskTree, Listing, Tree
 from tierlock.census.visible import requested
+
+if TYPE_CHECKING:  # (loaded by a census worked out: a result kept needs none of them)
+    from tierlock.census.attribute import Marker, Tiers
+    from tierlock.census.firstparty import ModuleIndex, Reach
+    from tierlock.census.fixtures import Needs
 
 #: pytest's default ``python_files``.
 DEFAULT_PATTERNS = ("test_*.py", "*_test.py")
@@ -160,6 +162,9 @@ def _worked_out(  # noqa: PLR0917 (survey's own parts, in its order)
     memo: Memo,
 ) -> Census:
     """The census worked out: the files read (or their facts taken from *memo*), followed, and reported."""
+    from tierlock.census.attribute import Tiers, file_uses
+    from tierlock.census.firstparty import ModuleIndex
+
     matches = globs_matcher()
     known = Tiers(tiers)
     reading = _Reading(tree, listing, modules, memo)
@@ -231,6 +236,9 @@ def _tier_data(tier: CensusTier) -> list[object]:
 
 def _read(reading: _Reading, index: ModuleIndex, roots: Sequence[str]) -> Needs:
     """Read the conftests, the project modules that matter and the test files that matter; their needs."""
+    from tierlock.census.firstparty import Reach
+    from tierlock.census.fixtures import Needs, below
+
     listing = reading.listing
     conftests = [rel for rel in listing.tests if rel.endswith("conftest.py")]
     for rel in conftests:
@@ -292,6 +300,8 @@ def _report(
     keep: set[str] | None,
     matches: Callable[[str, Sequence[str]], bool],
 ) -> TierReport:
+    from tierlock.census.attribute import by_line, fixture_uses, glob_matches, sort_uses
+
     entry = TierReport(tier.name, tier.globs, gates=tier.gates)
     entry.glob_matches = dict(glob_matches(tier, listing.every, matches))
     for glob, count in entry.glob_matches.items():
