@@ -225,11 +225,12 @@ def _finds(finder: object, name: str) -> bool:
 
 def light_pathlib() -> None:
     """Import :mod:`pathlib` without :mod:`urllib.parse` (and the :mod:`ipaddress` it loads: ~3 ms of every
-    command that runs in full), as Python 3.13's pathlib does: before 3.13 it imports ``quote_from_bytes`` from
-    there at its start, for ``Path.as_uri()`` alone. For the time of the import, ``urllib.parse`` is a stand-in
-    whose ``quote_from_bytes`` imports the real module at its first call; then the stand-in is gone, and any
-    ``import urllib.parse`` loads the real one. Anything else (pathlib or urllib.parse already loaded, a pathlib
-    that wants another name from there): the plain import."""
+    read-only command that runs in full), as Python 3.13's pathlib does: before 3.13 it imports
+    ``quote_from_bytes`` from there at its start, for ``Path.as_uri()`` alone. For the time of the import,
+    ``urllib.parse`` is a stand-in whose ``quote_from_bytes`` imports the real module at its first call; then the
+    stand-in is gone, and any ``import urllib.parse`` loads the real one. Called before the command starts any
+    thread (none can meet the stand-in). Anything else (pathlib or urllib.parse already loaded, a pathlib that
+    wants another name from there): the plain import."""
     modules = sys.modules
     if "pathlib" in modules or "urllib.parse" in modules:
         return
@@ -260,7 +261,6 @@ def _cli(argv: list[str], prog: str | None = None) -> int:
     above works there too, everything else needs the ``cli`` extra.
     """
     missing = missing_cli_modules()
-    light_pathlib()
     if missing:
         from tierlock.output import UI
         from tierlock.selfinstall import missing_cli_error
@@ -296,6 +296,7 @@ def _kept(argv: list[str]) -> int:
         return _interrupted(argv, "tierlock")
     if code is not None:
         return code
+    light_pathlib()  # (no thread of tierlock's runs yet: none can meet the stand-in)
     from tierlock import keptrecord
 
     return keptrecord.run(argv, lambda: _cli(argv))
