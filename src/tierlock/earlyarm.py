@@ -69,6 +69,8 @@ class Early:
 #: backend (what the command waits for) is not slowed by the start-up running beside it. The backend itself
 #: is started before and keeps the priority tierlock was started with. Once the backend has ended, tierlock's
 #: own work is what the command waits for: its priority goes back where the system lets it (:class:`Yielded`).
+#: With pip too (its own start is Python work, but it is still what the command waits for): measured on 2 cores
+#: under load, pip's arming no slower with it (docs/benchmarks.md, "pip's early start").
 YIELD = 10
 
 

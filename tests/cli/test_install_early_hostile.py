@@ -112,7 +112,7 @@ def _wait_for(path: Path) -> None:
 @pytest.mark.parametrize(
     ("point", "between"),
     [("hold", "absent"), ("half", "partial"), ("slow", "present")],
-    ids=["before-uv-installs", "half-installed", "after-uv-before-verification"],
+    ids=["before-the-backend-installs", "half-installed", "after-the-backend-before-verification"],
 )
 def test_an_interrupt_around_the_backend_leaves_no_receipt_and_the_same_command_completes_it(
     hostile: Hostile, early: bool, point: str, between: str
