@@ -317,7 +317,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         # each round's own ratio (the sides of a round ran one after the other): the backend's run-to-run noise, a
         # few hundred ms for pip here, is in both medians above but cancels within a round
         rounds = [a / b for a, b in zip(ours, peer, strict=True)]
-        print(f"  arming --backend {label}: the rounds' own ratios, median {median(rounds):.3f}x ({len(rounds)} rounds)")
+        print(f"  arming --backend {label}: rounds' own ratios, median {median(rounds):.3f}x ({len(rounds)} rounds)")
     rows = (("--backend uv", "tier_uv", arm_uv, "uv"), ("--backend pip", "tier_pip", arm_pip, "pip"))
     for label, ours, peer, name in rows:
         for line in overhead_lines(f"arming {label}", arming[ours], backends[ours], peer, name):
