@@ -313,10 +313,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(compare("no-op: install-tier vs its floor", median(noop_tier), median(noop_floor), "floor", 1.25))
     print(compare("arming (warm cache): --backend uv vs uv", median(arm_tier_uv), median(arm_uv), "uv ", 1.3))
     print(compare("arming: --backend pip vs pip --require-hashes", median(arm_tier_pip), median(arm_pip), "pip", 1.05))
-    for label, ours, peer in (("uv", arm_tier_uv, arm_uv), ("pip", arm_tier_pip, arm_pip)):
+    for label, mine, theirs in (("uv", arm_tier_uv, arm_uv), ("pip", arm_tier_pip, arm_pip)):
         # each round's own ratio (the sides of a round ran one after the other): the backend's run-to-run noise, a
         # few hundred ms for pip here, is in both medians above but cancels within a round
-        rounds = [a / b for a, b in zip(ours, peer, strict=True)]
+        rounds = [a / b for a, b in zip(mine, theirs, strict=True)]
         print(f"  arming --backend {label}: rounds' own ratios, median {median(rounds):.3f}x ({len(rounds)} rounds)")
     rows = (("--backend uv", "tier_uv", arm_uv, "uv"), ("--backend pip", "tier_pip", arm_pip, "pip"))
     for label, ours, peer, name in rows:
