@@ -15,7 +15,10 @@ change in machine load affects both sides alike):
 * **arming** from a warm cache into a fresh environment: ``install-tier brain
   --backend uv`` vs plain ``uv pip install --no-deps -r brain.txt``, and
   ``install-tier brain --backend pip`` vs ``pip install --no-deps
-  --require-hashes -r brain.txt`` (goals: 1.3x and 1.05x).
+  --require-hashes -r brain.txt`` (goals: 1.3x and 1.05x). Both backends'
+  armings start warm: two armings of each before the timed ones (the first
+  asks the venv's interpreter, the second keeps the plan its backend is then
+  started early from).
 
 With ``--registry`` the same comparison runs on a real closure locked from
 the package index (numpy, scipy, rich, jsonschema, httpx and what they need:
@@ -36,6 +39,7 @@ Run: ``.venv/bin/python benchmarks/bench_install.py [--runs N] [--registry] [--b
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import shutil
 import statistics
@@ -280,17 +284,18 @@ def main(argv: Sequence[str] | None = None) -> None:
         python = fresh(empty, root / "warm")
         run([*uv, "--python", python, "-r", lock], env)
         time.sleep(2.1)  # an arming keeps no plan resting on a file modified within two seconds (all just made)
-        for warm in ("warm-tier", "warm-tier-2"):  # what it keeps of a venv, then the arming's plan (with --json)
-            run([*tier, "--backend", "uv", "--json", "--python", fresh(empty, root / warm)], env)
+        for backend in ("uv", "pip"):  # what it keeps of a venv, then the arming's plan (with --json), each backend's
+            for warm in ("warm-tier", "warm-tier-2"):
+                run([*tier, "--backend", backend, "--json", "--python", fresh(empty, root / f"{warm}-{backend}")], env)
         run([*pip, "--python", fresh(empty, root / "warm-pip"), "install", "--no-deps", "-r", lock], env)
         sides: dict[str, Argv] = {}
         if args.baseline is not None:
             for label, src in (("new", REPO / "src"), ("old", args.baseline)):
                 sides[label] = [sys.executable, "-c", _ENTRY, str(src), *tier[1:]]
-                for warm in ("a", "b"):  # as the console script: its target known, and the arming's plan kept
-                    run(
-                        [*sides[label], "--backend", "uv", "--python", fresh(empty, root / f"warm-{label}-{warm}")], env
-                    )
+                for backend, warm in itertools.product(("uv", "pip"), ("a", "b")):  # as the console script: its
+                    # target known, and the arming's plan kept (a baseline that keeps none for pip: its own path)
+                    venv = fresh(empty, root / f"warm-{label}-{backend}-{warm}")
+                    run([*sides[label], "--backend", backend, "--python", venv], env)
 
         noop_tier, noop_floor, noop_uv, noop_pip, noop_sides = _noop(
             root, empty, env, args.runs, tier=tier, uv=uv, pip=pip, lock=lock, sides=sides
@@ -308,6 +313,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(compare("no-op: install-tier vs its floor", median(noop_tier), median(noop_floor), "floor", 1.25))
     print(compare("arming (warm cache): --backend uv vs uv", median(arm_tier_uv), median(arm_uv), "uv ", 1.3))
     print(compare("arming: --backend pip vs pip --require-hashes", median(arm_tier_pip), median(arm_pip), "pip", 1.05))
+    for label, mine, theirs in (("uv", arm_tier_uv, arm_uv), ("pip", arm_tier_pip, arm_pip)):
+        # each round's own ratio (the sides of a round ran one after the other): the backend's run-to-run noise, a
+        # few hundred ms for pip here, is in both medians above but cancels within a round
+        rounds = [a / b for a, b in zip(mine, theirs, strict=True)]
+        print(f"  arming --backend {label}: rounds' own ratios, median {median(rounds):.3f}x ({len(rounds)} rounds)")
     rows = (("--backend uv", "tier_uv", arm_uv, "uv"), ("--backend pip", "tier_pip", arm_pip, "pip"))
     for label, ours, peer, name in rows:
         for line in overhead_lines(f"arming {label}", arming[ours], backends[ours], peer, name):

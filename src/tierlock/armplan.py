@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Bump when the kept plan's shape or meaning changes.
-SCHEMA = 1
+SCHEMA = 2
 #: Stands for the target environment's folder in a kept plan.
 HERE = "@T"
 #: Stands for the requirements file in the kept backend command.
@@ -182,6 +182,58 @@ def outer_holds(entry: Mapping[str, Any], prefix: str) -> bool:
     if not holds({**entry, "who": kept_who(()), "env": {}, "files": {}, "out": [], "code": 0}, ()):
         return False  # (the files by their bytes below)
     return all(digest(path) == was for path, (_sig, was) in entry["files"].items())
+
+
+# -- the backend's own configuration -----------------------------------------------------------------------------
+#: The prefix of the environment variables each backend reads as its configuration.
+CONFIG_VARIABLES = {"pip": "PIP_", "uv": "UV_"}
+
+
+def config_files(backend: str, prefix: str) -> list[str]:
+    """Where *backend* looks for its configuration files here (*prefix*: the target's folder), as it looks: pip's
+    ``PIP_CONFIG_FILE``, site (the target's folder; tierlock's interpreter's), user and global ``pip.conf``
+    (none when ``PIP_CONFIG_FILE`` is the null device); uv's ``UV_CONFIG_FILE``, the ``uv.toml`` and
+    ``pyproject.toml`` of the working folder and each folder above it, the user's and the system's ``uv.toml``
+    (none with ``UV_NO_CONFIG``)."""
+    environ = os.environ
+    home = os.path.expanduser("~")
+    user = environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    system = [d for d in (environ.get("XDG_CONFIG_DIRS") or "/etc/xdg").split(os.pathsep) if d]
+    if backend == "pip":
+        chosen = environ.get("PIP_CONFIG_FILE")
+        if chosen == os.devnull:
+            return []
+        files = [os.path.join(d, "pip", "pip.conf") for d in system] + ["/etc/pip.conf"]
+        files += [os.path.join(home, ".pip", "pip.conf"), os.path.join(user, "pip", "pip.conf")]
+        files += [os.path.join(prefix, "pip.conf"), os.path.join(sys.prefix, "pip.conf")]
+        return files + ([chosen] if chosen else [])
+    if environ.get("UV_NO_CONFIG"):
+        return []
+    files = [os.path.join(user, "uv", "uv.toml")] + [os.path.join(d, "uv", "uv.toml") for d in system]
+    files.append("/etc/uv/uv.toml")
+    here = os.getcwd()
+    while True:
+        files += [os.path.join(here, "uv.toml"), os.path.join(here, "pyproject.toml")]
+        up = os.path.dirname(here)
+        if up == here:
+            break
+        here = up
+    chosen = environ.get("UV_CONFIG_FILE")
+    return files + ([chosen] if chosen else [])
+
+
+def config_facts(backend: str, prefix: str) -> dict[str, Any]:
+    """What *backend* reads of the user's configuration: every variable of its prefix by its value and each of its
+    configuration files by its bytes (the target's folder in both as :data:`HERE`)."""
+    start = CONFIG_VARIABLES.get(backend, "\0")
+    env = {k: relative(v, prefix) or v for k, v in os.environ.items() if k.startswith(start)}
+    files = {relative(p, prefix) or p: digest(p) for p in config_files(backend, prefix)}
+    return {"backend": backend, "env": env, "files": files}
+
+
+def config_holds(config: Mapping[str, Any], prefix: str) -> bool:
+    """Whether the backend's configuration is as the plan kept it (:func:`config_facts`) at the target *prefix*."""
+    return config_facts(config["backend"], prefix) == config
 
 
 # -- finding the plan of a command line ------------------------------------------------------------------------

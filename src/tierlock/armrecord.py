@@ -142,20 +142,28 @@ def pause() -> None:
         _current[0].stop()
 
 
-def capture(argv: Sequence[str], requirements: str, data: bytes, prefix: str, *, fresh: bool) -> None:
-    """At the backend step: stop watching, note what was read and the command about to run (*argv*, reading the
-    requirements file *requirements* that holds *data*); *fresh*: the probe found none of the packages."""
+def capture(argv: Sequence[str], requirements: str, data: bytes, prefix: str, *, fresh: bool, backend: str) -> None:
+    """At the backend step: stop watching, note what was read and the command about to run (*argv* of *backend*,
+    reading the requirements file *requirements* that holds *data*), and the backend's own configuration it will
+    read (:func:`tierlock.armplan.config_facts`); *fresh*: the probe found none of the packages."""
     if not _current:
         return
     recorder = _current[0]
     try:
-        _capture(recorder, argv, requirements, data, prefix, fresh=fresh)
+        _capture(recorder, argv, requirements, data, prefix, fresh=fresh, backend=backend)
     finally:
         recorder.noted = True
 
 
 def _capture(
-    recorder: ArmRecorder, argv: Sequence[str], requirements: str, data: bytes, prefix: str, *, fresh: bool
+    recorder: ArmRecorder,
+    argv: Sequence[str],
+    requirements: str,
+    data: bytes,
+    prefix: str,
+    *,
+    fresh: bool,
+    backend: str,
 ) -> None:
     recorder.stop()
     if recorder.captured or not fresh or _pins_tierlock(data):
@@ -166,7 +174,8 @@ def _capture(
         return
     rel = [armplan.REQUIREMENTS if a == requirements else armplan.relative(a, prefix) or a for a in argv]
     recorder.captured = True
-    facts["command"] = {"argv": rel, "requirements": data}
+    facts["command"] = {"argv": rel, "requirements": data, "backend": backend}
+    facts["config"] = armplan.config_facts(backend, prefix)  # (read after the watching: the whole environment)
     facts["prefix"] = prefix
     recorder.entry_data = facts
 

@@ -5,8 +5,11 @@ Real ``install-tier`` processes (the console script: the early start happens bef
 venvs with real uv from a local wheel folder. The uv they run is a small wrapper (``$TIERLOCK_UV``) that notes
 each command line and then runs the real uv: an early start hands uv a requirements file in a folder named
 ``tierlock-early-*``, the install's own step one in ``tierlock-install-*``, so a test tells which one ran
-and how many backends ran in all. The project and the venv template are dated back a minute (a plan resting
-on a file modified within the file system's clock tick is never kept).
+and how many backends ran in all. With pip (``Arming(..., backend="pip")``), the real pip that tierlock runs
+in the target is watched the same way from inside: a ``sitecustomize`` on ``PYTHONPATH`` (:data:`PIP_WATCH`)
+notes each pip command line the target's interpreter starts. The project and the venv
+template are dated back a minute (a plan resting on a file modified within the file system's clock tick is
+never kept).
 """
 
 from __future__ import annotations
@@ -49,12 +52,53 @@ exit $status
 """
 
 
-class Arming:
-    """One test's project, kept-plan cache, uv wrapper, and fresh copies of the session's empty venv."""
+#: What a venv of a pip arming runs at each start of its interpreter (its ``sitecustomize``): a pip ``install``
+#: run by tierlock (pip's ``__pip-runner__.py``) notes its command line and process id in ``uv.log`` as the uv
+#: wrapper of the uv armings does, and on request (a flag file beside it) holds before pip runs (``hold``),
+#: installs only the tier's ``corelib`` (``half``), deletes the compiled files pip wrote (``unlink``), and holds
+#: after pip (``slow``, ``half``); ``uv.log.done`` once pip has ended (the hostile tests' wrapper does the same
+#: with uv: ``tests/cli/test_install_early_hostile.py``).
+PIP_WATCH = """import os, sys, time
+root = os.environ.get("TIERLOCK_TEST_PIP_WATCH")
+args = sys.argv[1:]
+if root and sys.argv[0].endswith("__pip-runner__.py") and args[:1] == ["install"]:
+    with open(root + "/uv.log", "a") as fh:
+        fh.write(" ".join(args) + "\\n")
+    open(root + "/uv.log.pid", "w").write(str(os.getpid()))
+    if os.path.exists(root + "/hold"):
+        open(root + "/uv.log.waiting", "w").close()
+        time.sleep(30)
+    if os.path.exists(root + "/half"):
+        where = sys.argv.index("-r") + 1
+        blocks = open(sys.argv[where]).read().replace(chr(92) + chr(10), " ").splitlines()
+        open(root + "/half.txt", "w").write(chr(10).join(b for b in blocks if b.startswith("corelib")) + chr(10))
+        sys.argv[where] = root + "/half.txt"
+    real_exit = sys.exit
 
-    def __init__(self, root: Path, kit: Kit) -> None:
+    def _exit(status=0):
+        if os.path.exists(root + "/unlink"):
+            for where, _dirs, names in os.walk(sys.prefix):
+                for name in names:
+                    if name.endswith(".so"):
+                        os.unlink(os.path.join(where, name))
+        open(root + "/uv.log.done", "w").write(str(status))
+        if os.path.exists(root + "/slow") or os.path.exists(root + "/half"):
+            time.sleep(30)
+            open(root + "/uv.log.slept", "a").write(str(os.getpid()) + chr(10))
+        real_exit(status)
+
+    sys.exit = _exit
+"""
+
+
+class Arming:
+    """One test's project, kept-plan cache, uv wrapper (with pip: :data:`PIP_WATCH`), and fresh copies of the
+    session's empty venv."""
+
+    def __init__(self, root: Path, kit: Kit, backend: str = "uv") -> None:
         self.root = root
         self.kit = kit
+        self.backend = backend
         self.project = make_project(root / "proj", kit.wheels)
         self.cache = root / "cache"
         self.log = root / "uv.log"
@@ -66,6 +110,15 @@ class Arming:
         self.tmp.mkdir()
         self.env["TMPDIR"] = str(self.tmp)
         self.kept_in = root
+        if backend == "pip":  # every interpreter started with this environment runs PIP_WATCH (tierlock asks a
+            # target's isolated: -I, which reads no PYTHONPATH; a file in the target would be a fact of its own)
+            watched = root / "pip-watch"
+            watched.mkdir()
+            (watched / "sitecustomize.py").write_text(PIP_WATCH, encoding="utf-8")
+            backdate(watched)
+            self.env["PYTHONPATH"] = str(watched)
+            self.env["TIERLOCK_TEST_PIP_WATCH"] = str(root)
+            self.env["PIP_NO_CACHE_DIR"] = "1"  # (this machine's pip cache neither read nor written)
         backdate(self.project)
         self.frozen = tree_snapshot(self.project)
 
@@ -90,7 +143,7 @@ class Arming:
             "--python",
             str(venv / "bin" / "python"),
             "--backend",
-            "uv",
+            self.backend,
             "--json",
             *extra,
         ]
@@ -153,10 +206,14 @@ class Arming:
         raise AssertionError(f"no plan kept after four armings: {self.last_err}")
 
 
-@pytest.fixture
-def arming(tmp_path: Path, kit: Kit) -> Iterator[Arming]:
+#: Both backends get the early start (pip's run by the target's interpreter, watched by :data:`PIP_WATCH`).
+BACKENDS = ["uv", "pip"]
+
+
+@pytest.fixture(params=BACKENDS)
+def arming(tmp_path: Path, kit: Kit, request: pytest.FixtureRequest) -> Iterator[Arming]:
     backdate(kit.empty_venv)
-    world = Arming(tmp_path, kit)
+    world = Arming(tmp_path, kit, request.param)
     yield world
     assert tree_snapshot(world.project) == world.frozen, "tierlock wrote into the project tree"
 
@@ -215,6 +272,8 @@ def test_a_changed_lockfile_of_the_same_size_is_no_early_start_and_drift_is_refu
 
 
 def test_another_backend_executable_in_the_environment_is_no_early_start(arming: Arming) -> None:
+    if arming.backend != "uv":
+        pytest.skip("uv's executable is chosen by $TIERLOCK_UV; pip's is the target's interpreter (another venv below)")
     arming.kept_first()
     other = arming.wrapper(arming.root / "uv-other")
     code, _doc, runs = arming.arm(arming.venv("second"), env={**arming.env, "TIERLOCK_UV": str(other)})
@@ -342,12 +401,59 @@ def test_an_empty_cache_folder_setting_keeps_no_plan_and_starts_nothing_early(ar
     assert arming.plans() == []
 
 
-def test_an_arming_with_pip_keeps_no_plan_and_starts_nothing_early(arming: Arming) -> None:
-    """Only a uv arming keeps a plan: pip's start is Python work an early start would run beside tierlock's."""
-    for name in ("warm", "warm2", "first", "second"):
-        argv = [("pip" if a == "uv" else a) for a in arming.argv(arming.venv(name))]
-        proc = subprocess.run(argv, env=arming.env, capture_output=True, text=True, check=False)
-        assert proc.returncode == 0, proc.stderr
-        assert json.loads(proc.stdout)["result"] == "installed"
-    assert arming.plans() == [], "no plan kept for a pip arming"
-    assert arming.runs() == [], "uv never ran"
+# -- pip's own configuration: its variables and files are facts of the plan ---------------------------------------
+@pytest.fixture
+def pip_arming(tmp_path: Path, kit: Kit) -> Iterator[Arming]:
+    backdate(kit.empty_venv)
+    world = Arming(tmp_path, kit, "pip")
+    yield world
+    assert tree_snapshot(world.project) == world.frozen, "tierlock wrote into the project tree"
+
+
+def _compiled(venv: Path) -> list[str]:
+    """The bytecode files pip wrote for the tier's pure-Python package."""
+    return sorted(p.name for p in venv.glob("lib/python3*/site-packages/helper/**/*.pyc"))
+
+
+def test_a_pip_variable_set_since_the_plan_was_kept_is_no_early_start_and_pip_runs_as_it_says(
+    pip_arming: Arming,
+) -> None:
+    pip_arming.kept_first()
+    assert _compiled(pip_arming.kept_in), "pip compiles what it installs unless told not to"
+    venv = pip_arming.venv("second")
+    code, doc, runs = pip_arming.arm(venv, env={**pip_arming.env, "PIP_COMPILE": "false"})
+    assert (code, runs) == (0, ["own"]), doc
+    assert _compiled(venv) == [], "the install's own pip ran with the variable set now"
+    assert pip_arming.present(venv) == "present"
+
+
+def test_a_pip_configuration_file_edited_since_the_plan_was_kept_is_no_early_start(pip_arming: Arming) -> None:
+    config = pip_arming.root / "pip.conf"
+    config.write_text("[global]\ntimeout = 30\n", encoding="utf-8")
+    backdate(config)
+    pip_arming.env["PIP_CONFIG_FILE"] = str(config)
+    pip_arming.kept_first()
+    config.write_text("[global]\ntimeout = 31\n", encoding="utf-8")
+    backdate(config)  # even its time as before: its bytes tell
+    code, doc, runs = pip_arming.arm(pip_arming.venv("second"))
+    assert (code, runs) == (0, ["own"]), doc
+
+
+def test_a_pip_configuration_file_put_in_the_target_is_no_early_start(pip_arming: Arming) -> None:
+    """pip reads a ``pip.conf`` in the environment it runs in (its site configuration): a venv that has one is not
+    made the same way. (pip reads its files only when ``PIP_CONFIG_FILE`` is not the null device: one of the test's
+    here, the user's and the XDG folders the test's; of this machine's, ``/etc/pip.conf`` is read.)"""
+    config = pip_arming.root / "pip.conf"
+    config.write_text("[global]\n", encoding="utf-8")
+    backdate(config)
+    pip_arming.env["PIP_CONFIG_FILE"] = str(config)
+    pip_arming.env["HOME"] = str(pip_arming.root / "home")
+    pip_arming.env["XDG_CONFIG_HOME"] = str(pip_arming.root / "home" / ".config")
+    pip_arming.env["XDG_CONFIG_DIRS"] = str(pip_arming.root / "etc-xdg")
+    pip_arming.kept_first()
+    venv = pip_arming.venv("second")
+    (venv / "pip.conf").write_text("[install]\nno-compile = yes\n", encoding="utf-8")
+    backdate(venv)
+    code, doc, runs = pip_arming.arm(venv)
+    assert (code, runs) == (0, ["own"]), doc
+    assert pip_arming.present(venv) == "present"

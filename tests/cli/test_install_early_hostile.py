@@ -8,7 +8,8 @@ or delete the compiled files uv just wrote (what the verification after the back
 with the backend started early from the kept plan and on the slow path (no cache folder: no plan), and checks
 the same outcome: exit 130 with the install's message and no receipt, ``probe`` saying what is there (``absent``,
 ``partial``) in between, and the same command completing it; a compiled file gone is exit 3 and no receipt.
-pip keeps no plan (its interrupts are ``tests/cli/test_install_interrupts.py``'s).
+Every case runs with uv and with pip (the real pip run in the target, watched from inside as
+``tests/cli/test_install_early.py``'s :data:`~tests.cli.test_install_early.PIP_WATCH`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_install_cli import Kit, empty_venv, index_env, kit, uv_cache, wheel_dir, wheels  # noqa: F401
-from tests.cli.test_install_early import Arming, _plain
+from tests.cli.test_install_early import BACKENDS, Arming, _plain
 from tests.support.env import bin_dir, clean_env
 from tests.support.interpreters import PYENV
 from tests.support.kept import backdate
@@ -92,10 +93,10 @@ class Hostile(Arming):
         return {**self.env, "TIERLOCK_CACHE_DIR": ""}
 
 
-@pytest.fixture
-def hostile(tmp_path: Path, kit: Kit) -> Iterator[Hostile]:
+@pytest.fixture(params=BACKENDS)
+def hostile(tmp_path: Path, kit: Kit, request: pytest.FixtureRequest) -> Iterator[Hostile]:
     backdate(kit.empty_venv)
-    world = Hostile(tmp_path, kit)
+    world = Hostile(tmp_path, kit, request.param)
     yield world
     assert tree_snapshot(world.project) == world.frozen, "tierlock wrote into the project tree"
 
@@ -111,7 +112,7 @@ def _wait_for(path: Path) -> None:
 @pytest.mark.parametrize(
     ("point", "between"),
     [("hold", "absent"), ("half", "partial"), ("slow", "present")],
-    ids=["before-uv-installs", "half-installed", "after-uv-before-verification"],
+    ids=["before-the-backend-installs", "half-installed", "after-the-backend-before-verification"],
 )
 def test_an_interrupt_around_the_backend_leaves_no_receipt_and_the_same_command_completes_it(
     hostile: Hostile, early: bool, point: str, between: str

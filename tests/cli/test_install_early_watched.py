@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_install_cli import Kit, empty_venv, index_env, kit, uv_cache, wheel_dir, wheels  # noqa: F401
+from tests.cli.test_install_early import BACKENDS
 from tests.cli.test_install_early_hostile import Hostile, _wait_for
 from tests.support.env import bin_dir
 from tests.support.kept import backdate
@@ -31,10 +32,10 @@ from tests.support.kept import backdate
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def hostile(tmp_path: Path, kit: Kit) -> Hostile:
+@pytest.fixture(params=BACKENDS)
+def hostile(tmp_path: Path, kit: Kit, request: pytest.FixtureRequest) -> Hostile:
     backdate(kit.empty_venv)
-    return Hostile(tmp_path, kit)
+    return Hostile(tmp_path, kit, request.param)
 
 
 #: Two signals back to back: every pair of SIGINT (Ctrl-C) and SIGTERM (a CI runner's cancel, ``kill``).
@@ -131,13 +132,15 @@ def test_an_interrupt_while_the_watcher_waits_stops_the_backend_without_waiting_
     _completes(hostile, venv, env)
 
 
-@pytest.fixture(scope="module")
-def worlds(tmp_path_factory: pytest.TempPathFactory, kit: Kit) -> dict[bool, tuple[Hostile, dict[str, str]]]:
-    """One world per path (the plan kept once for the early one), shared by the cases of the grid below."""
+@pytest.fixture(scope="module", params=BACKENDS)
+def worlds(
+    tmp_path_factory: pytest.TempPathFactory, kit: Kit, request: pytest.FixtureRequest
+) -> dict[bool, tuple[Hostile, dict[str, str]]]:
+    """One world per path (the plan kept once for the early one) and backend, shared by the cases of the grid below."""
     backdate(kit.empty_venv)
     made: dict[bool, tuple[Hostile, dict[str, str]]] = {}
     for early in (True, False):
-        world = Hostile(tmp_path_factory.mktemp("early" if early else "slow"), kit)
+        world = Hostile(tmp_path_factory.mktemp(f"{'early' if early else 'slow'}-{request.param}"), kit, request.param)
         made[early] = (world, world.ready(early))
     return made
 

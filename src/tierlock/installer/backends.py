@@ -243,10 +243,8 @@ def execute(
         requirements = tmp / "requirements.txt"
         requirements.write_bytes(data)
         argv = backend.install_argv(target, requirements, reinstall=reinstall, no_build=no_build)
-        if watching is not None:  # uv only: pip's own start is Python work that an early start would run
-            # beside tierlock's on the same cores (measured no faster), and its early start is not proven end to end
-            keep = fresh and backend.name == "uv"
-            watching.capture(argv, str(requirements), data, str(target.prefix), fresh=keep)
+        if watching is not None:
+            watching.capture(argv, str(requirements), data, str(target.prefix), fresh=fresh, backend=backend.name)
         early = sys.modules.get("tierlock.earlyarm")  # a backend started early: taken over when it runs this
         started = early.adopt(argv, str(requirements)) if early is not None else None
         if started is not None:  # it runs already: what the verification after it loads, loaded while it runs

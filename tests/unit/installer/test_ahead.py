@@ -210,7 +210,9 @@ def test_an_install_counts_as_recorded_until_the_backend_step_took_its_facts_eve
     armrecord.pause()
     assert armrecord.watching(), "stopped, but its facts not taken yet"
     assert ahead.recorded()
-    armrecord.capture(["uv", "pip", "install"], "r.txt", b"a==1\n", "/nowhere", fresh=True)  # (no plan kept: None)
+    armrecord.capture(
+        ["uv", "pip", "install"], "r.txt", b"a==1\n", "/nowhere", fresh=True, backend="uv"
+    )  # (no plan kept: None)
     assert not armrecord.watching()
     assert not ahead.recorded()
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -280,6 +280,7 @@ def _keep(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, venv: Path) -> list[s
             "writable": ["@T/lib/site"],
         },
         "command": {"argv": [sys.executable, "-c", "pass", "@T/bin/python", "-r", "@R"], "requirements": b"a==1\n"},
+        "config": armplan.config_facts("pip", str(venv)),
     }
     assert os.listdir(site) == []
     (tmp_path / "cache" / os.path.basename(armplan.plan_path(str(tmp_path / "cache"), kept))).write_bytes(
@@ -422,7 +423,12 @@ def test_a_run_keeps_its_plan_only_when_it_ends_with_exit_0(tmp_path: Path, monk
         armrecord.pause()
         assert os.stat is keptrecord._real_stat, "the backend step ends the watching"
         armrecord.capture(
-            ["uv", "-r", "/tmp/r.txt", str(venv / "bin" / "python")], "/tmp/r.txt", b"a==1\n", str(venv), fresh=True
+            ["uv", "-r", "/tmp/r.txt", str(venv / "bin" / "python")],
+            "/tmp/r.txt",
+            b"a==1\n",
+            str(venv),
+            fresh=True,
+            backend="uv",
         )
         armrecord.end(argv, code)
         plans = list((tmp_path / "cache").glob("arms-*"))
@@ -436,8 +442,8 @@ def test_a_run_whose_plan_was_not_all_installs_keeps_none(tmp_path: Path, monkey
     venv = _venv(tmp_path)
     monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(tmp_path / "cache"))
     armrecord.begin()
-    armrecord.capture(["uv"], "/r", b"a==1\n", str(venv), fresh=False)
-    armrecord.capture(["uv"], "/r", b"a==1\n", str(venv), fresh=True)  # a second backend step: not the plan
+    armrecord.capture(["uv"], "/r", b"a==1\n", str(venv), fresh=False, backend="uv")
+    armrecord.capture(["uv"], "/r", b"a==1\n", str(venv), fresh=True, backend="uv")  # a second step: not the plan
     armrecord.end(["brain", "--python", str(venv / "bin" / "python")], 0)
     assert list((tmp_path / "cache").glob("arms-*")) == []
 
@@ -523,3 +529,133 @@ def test_an_environment_variable_the_run_read_is_kept_relative_under_the_target_
     facts = recorder.facts(str(venv))
     assert facts is not None
     assert facts["outer"]["env"] == {"INSIDE": "@T/bin", "OUTSIDE": str(tmp_path / "uv"), "UNSET": None}
+
+
+# -- the backend's own configuration -------------------------------------------------------------------------------
+def _configured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A venv, and an environment whose backend configuration is all the test's: no PIP_*/UV_* variable, the user's
+    and the system's configuration folders in *tmp_path*, the working folder there too."""
+    for name in list(os.environ):
+        if name.startswith(("PIP_", "UV_")):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "home" / "config"))
+    monkeypatch.setenv("XDG_CONFIG_DIRS", str(tmp_path / "etc"))
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    return _venv(tmp_path)
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+PIP_CHANGES: dict[str, Callable[[Path, pytest.MonkeyPatch], None]] = {
+    "a variable set": lambda t, m: m.setenv("PIP_NO_COMPILE", "1"),
+    "a variable's value": lambda t, m: m.setenv("PIP_FIND_LINKS", str(t / "other")),
+    "a variable unset": lambda t, m: m.delenv("PIP_FIND_LINKS"),
+    "the user's file made": lambda t, m: _write(t / "home" / "config" / "pip" / "pip.conf", "[global]\n"),
+    "the old user's file made": lambda t, m: _write(t / "home" / ".pip" / "pip.conf", "[global]\n"),
+    "a system file made": lambda t, m: _write(t / "etc" / "pip" / "pip.conf", "[global]\n"),
+    "the target's own file made": lambda t, m: _write(t / "venv" / "pip.conf", "[global]\n"),
+    "the chosen file edited": lambda t, m: _write(t / "chosen.conf", "[global]\ntimeout = 2\n"),
+    "another file chosen": lambda t, m: m.setenv("PIP_CONFIG_FILE", str(t / "home" / "other.conf")),
+    "the user's folder moved": lambda t, m: m.setenv("XDG_CONFIG_HOME", str(t / "elsewhere")),
+}
+
+
+@pytest.mark.parametrize("change", list(PIP_CHANGES))
+def test_pips_variables_and_configuration_files_are_facts_of_a_pip_plan(
+    change: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    venv = _configured(tmp_path, monkeypatch)
+    monkeypatch.setenv("PIP_FIND_LINKS", str(venv / "wheels"))
+    _write(tmp_path / "chosen.conf", "[global]\ntimeout = 1\n")
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(tmp_path / "chosen.conf"))
+    kept = armplan.config_facts("pip", str(venv))
+    assert kept["env"] == {"PIP_FIND_LINKS": "@T/wheels", "PIP_CONFIG_FILE": str(tmp_path / "chosen.conf")}
+    assert "@T/pip.conf" in kept["files"], "the target's own pip.conf, kept relative to its folder"
+    assert armplan.config_holds(kept, str(venv))
+    PIP_CHANGES[change](tmp_path, monkeypatch)
+    assert not armplan.config_holds(kept, str(venv))
+
+
+def test_a_venv_made_the_same_way_elsewhere_holds_the_same_pip_configuration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    venv = _configured(tmp_path, monkeypatch)
+    monkeypatch.setenv("PIP_FIND_LINKS", str(venv / "wheels"))
+    _write(venv / "pip.conf", "[global]\n")
+    kept = armplan.config_facts("pip", str(venv))
+    other = tmp_path / "other"
+    _write(other / "pip.conf", "[global]\n")
+    assert not armplan.config_holds(kept, str(other)), "the variable names the first venv's folder"
+    monkeypatch.setenv("PIP_FIND_LINKS", str(other / "wheels"))
+    assert armplan.config_holds(kept, str(other))
+
+
+def test_with_pips_configuration_file_the_null_device_pip_reads_no_file_and_none_is_a_fact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    venv = _configured(tmp_path, monkeypatch)
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    kept = armplan.config_facts("pip", str(venv))
+    assert kept["files"] == {}
+    _write(tmp_path / "home" / "config" / "pip" / "pip.conf", "[global]\n")
+    assert armplan.config_holds(kept, str(venv))
+    monkeypatch.delenv("PIP_CONFIG_FILE")
+    assert not armplan.config_holds(kept, str(venv))
+
+
+UV_CHANGES: dict[str, Callable[[Path, pytest.MonkeyPatch], None]] = {
+    "a variable set": lambda t, m: m.setenv("UV_INDEX_URL", "https://example.invalid/simple"),
+    "the user's file made": lambda t, m: _write(t / "home" / "config" / "uv" / "uv.toml", "native-tls = true\n"),
+    "a system file made": lambda t, m: _write(t / "etc" / "uv" / "uv.toml", "native-tls = true\n"),
+    "a project file above the working folder": lambda t, m: _write(t / "uv.toml", "native-tls = true\n"),
+    "a pyproject in the working folder": lambda t, m: _write(t / "work" / "pyproject.toml", "[tool.uv]\n"),
+    "the chosen file edited": lambda t, m: _write(t / "chosen.toml", "native-tls = false\n"),
+}
+
+
+@pytest.mark.parametrize("change", list(UV_CHANGES))
+def test_uvs_variables_and_configuration_files_are_facts_of_a_uv_plan(
+    change: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    venv = _configured(tmp_path, monkeypatch)
+    _write(tmp_path / "chosen.toml", "native-tls = true\n")
+    monkeypatch.setenv("UV_CONFIG_FILE", str(tmp_path / "chosen.toml"))
+    kept = armplan.config_facts("uv", str(venv))
+    assert str(tmp_path / "work" / "uv.toml") in kept["files"]
+    assert armplan.config_holds(kept, str(venv))
+    UV_CHANGES[change](tmp_path, monkeypatch)
+    assert not armplan.config_holds(kept, str(venv))
+
+
+def test_each_backends_plan_rests_on_its_own_configuration_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    venv = _configured(tmp_path, monkeypatch)
+    pip, uv = armplan.config_facts("pip", str(venv)), armplan.config_facts("uv", str(venv))
+    monkeypatch.setenv("UV_NO_CONFIG", "1")
+    assert armplan.config_holds(pip, str(venv))
+    assert not armplan.config_holds(uv, str(venv))
+    assert armplan.config_facts("uv", str(venv))["files"] == {}, "uv told to read no configuration file"
+    monkeypatch.setenv("PIP_NO_INPUT", "1")
+    assert not armplan.config_holds(pip, str(venv))
+
+
+def test_a_kept_plan_notes_its_backend_and_that_backends_configuration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    venv = _configured(tmp_path, monkeypatch)
+    monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path / "wheels"))
+    armrecord.begin()
+    armrecord.capture([str(venv / "bin" / "python"), "-r", "/r"], "/r", b"a==1\n", str(venv), fresh=True, backend="pip")
+    armrecord.end(["brain", "--python", str(venv / "bin" / "python")], 0)
+    (plan,) = (tmp_path / "cache").glob("arms-*")
+    entry = __import__("marshal").loads(plan.read_bytes())
+    assert entry["command"]["backend"] == "pip"
+    assert entry["config"] == armplan.config_facts("pip", str(venv))
+    assert entry["config"]["env"] == {"PIP_FIND_LINKS": str(tmp_path / "wheels")}

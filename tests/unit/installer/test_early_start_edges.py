@@ -98,6 +98,19 @@ def test_a_plan_whose_facts_outside_the_target_changed_starts_nothing_even_when_
     assert not (venv / "tierlock").exists(), "nothing was made in the target for a plan that does not hold"
 
 
+def test_a_plan_whose_backends_configuration_changed_starts_nothing_and_makes_nothing_in_the_target(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    venv = _venv(tmp_path)
+    argv = _keep(tmp_path, monkeypatch, venv)  # (kept with this process's pip configuration)
+    monkeypatch.setenv("PIP_INDEX_URL", "https://example.invalid/simple")
+    assert earlyarm.start(argv) is None
+    assert earlyarm.current is None
+    assert not (venv / "tierlock").exists(), "nothing was made in the target for a plan that does not hold"
+    monkeypatch.delenv("PIP_INDEX_URL")
+    assert earlyarm.start(argv) is not None, "as kept: the plan holds"
+
+
 def test_a_lock_held_by_another_is_no_lock_for_the_early_start(tmp_path: Path) -> None:
     (tmp_path / "tierlock").mkdir()
     fd = os.open(tmp_path / "tierlock" / "install.lock", os.O_RDWR | os.O_CREAT, 0o644)
