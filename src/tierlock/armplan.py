@@ -15,7 +15,7 @@ import os
 import sys
 
 from tierlock._version import __version__
-from tierlock.keptrun import digest, failed, listing, load, scan, stat_sig, terminal
+from tierlock.keptrun import _sha256, digest, failed, listing, load, scan, stat_sig, terminal
 from tierlock.probing.libcache import folder
 
 TYPE_CHECKING = False
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Bump when the kept plan's shape or meaning changes.
-SCHEMA = 2
+SCHEMA = 3
 #: Stands for the target environment's folder in a kept plan.
 HERE = "@T"
 #: Stands for the requirements file in the kept backend command.
@@ -39,8 +39,6 @@ SAFE = frozenset({"--project", "--python", "--backend", "--json", "-q", "--quiet
 
 def plan_path(where: str, argv: Sequence[str]) -> str:
     """The kept plan of *argv* (the target's folder in it as :data:`HERE`) run here."""
-    from tierlock.keptrun import _sha256
-
     data = "\0".join(["arm", *argv, "", os.getcwd(), sys.executable, sys.version, __version__, "", *sys.path])
     return os.path.join(where, f"arms-{_sha256(data.encode('utf-8', 'surrogateescape')).hexdigest()[:24]}.marshal")
 
@@ -133,8 +131,6 @@ def inner_bytes(path: str) -> bytes | int:
             data = fh.read()
     except OSError as exc:
         return failed(exc)
-    from tierlock.keptrun import _sha256
-
     kept = [line for line in data.splitlines() if line.partition(b"=")[0].strip().decode("latin-1") not in _UNREAD]
     return bytes(_sha256(b"\n".join(kept)).digest())
 
@@ -223,10 +219,15 @@ def config_files(backend: str, prefix: str) -> list[str]:
 
 
 def config_facts(backend: str, prefix: str) -> dict[str, Any]:
-    """What *backend* reads of the user's configuration: every variable of its prefix by its value and each of its
-    configuration files by its bytes (the target's folder in both as :data:`HERE`)."""
+    """What *backend* reads of the user's configuration: every variable of its prefix by a digest of its value (an
+    index URL may carry a credential: the plan never holds it) and each of its configuration files by its bytes (the
+    target's folder in both as :data:`HERE`)."""
     start = CONFIG_VARIABLES.get(backend, "\0")
-    env = {k: relative(v, prefix) or v for k, v in os.environ.items() if k.startswith(start)}
+    env = {
+        k: _sha256((relative(v, prefix) or v).encode("utf-8", "surrogateescape")).hexdigest()
+        for k, v in os.environ.items()
+        if k.startswith(start)
+    }
     files = {relative(p, prefix) or p: digest(p) for p in config_files(backend, prefix)}
     return {"backend": backend, "env": env, "files": files}
 

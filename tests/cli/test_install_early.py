@@ -457,3 +457,22 @@ def test_a_pip_configuration_file_put_in_the_target_is_no_early_start(pip_arming
     code, doc, runs = pip_arming.arm(venv)
     assert (code, runs) == (0, ["own"]), doc
     assert pip_arming.present(venv) == "present"
+
+
+def test_a_credential_in_a_backend_variable_never_lands_in_a_kept_file_and_its_change_is_no_early_start(
+    pip_arming: Arming,
+) -> None:
+    """The plan rests on every ``PIP_*`` variable (an extra index's URL may carry a token): by a digest of its value,
+    never the value. The same value is an early start; another one is not."""
+    secret = "s3cr3t-t0ken-in-the-url"
+    pip_arming.env["PIP_EXTRA_INDEX_URL"] = f"https://user:{secret}@example.invalid/simple"
+    pip_arming.kept_first()
+    kept = [p for p in pip_arming.cache.rglob("*") if p.is_file()]
+    assert pip_arming.plans(), "a plan is kept"
+    assert [p.name for p in kept if secret.encode() in p.read_bytes()] == []
+    code, doc, runs = pip_arming.arm(pip_arming.venv("same"))
+    assert (code, runs) == (0, ["early"]), doc
+    other = {**pip_arming.env, "PIP_EXTRA_INDEX_URL": "https://user:another@example.invalid/simple"}
+    code, doc, runs = pip_arming.arm(pip_arming.venv("changed"), env=other)
+    assert (code, runs) == (0, ["own"]), doc
+    assert secret not in json.dumps(doc)

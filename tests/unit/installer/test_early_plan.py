@@ -7,6 +7,7 @@ by exactly its command. Real files, folders, links and processes in ``tmp_path``
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -532,6 +533,11 @@ def test_an_environment_variable_the_run_read_is_kept_relative_under_the_target_
 
 
 # -- the backend's own configuration -------------------------------------------------------------------------------
+def _hidden(value: str) -> str:
+    """How a plan keeps a backend variable's value: its digest (the value may carry a credential)."""
+    return hashlib.sha256(value.encode()).hexdigest()
+
+
 def _configured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A venv, and an environment whose backend configuration is all the test's: no PIP_*/UV_* variable, the user's
     and the system's configuration folders in *tmp_path*, the working folder there too."""
@@ -574,7 +580,10 @@ def test_pips_variables_and_configuration_files_are_facts_of_a_pip_plan(
     _write(tmp_path / "chosen.conf", "[global]\ntimeout = 1\n")
     monkeypatch.setenv("PIP_CONFIG_FILE", str(tmp_path / "chosen.conf"))
     kept = armplan.config_facts("pip", str(venv))
-    assert kept["env"] == {"PIP_FIND_LINKS": "@T/wheels", "PIP_CONFIG_FILE": str(tmp_path / "chosen.conf")}
+    assert kept["env"] == {
+        "PIP_FIND_LINKS": _hidden("@T/wheels"),
+        "PIP_CONFIG_FILE": _hidden(str(tmp_path / "chosen.conf")),
+    }
     assert "@T/pip.conf" in kept["files"], "the target's own pip.conf, kept relative to its folder"
     assert armplan.config_holds(kept, str(venv))
     PIP_CHANGES[change](tmp_path, monkeypatch)
@@ -658,4 +667,4 @@ def test_a_kept_plan_notes_its_backend_and_that_backends_configuration(
     entry = __import__("marshal").loads(plan.read_bytes())
     assert entry["command"]["backend"] == "pip"
     assert entry["config"] == armplan.config_facts("pip", str(venv))
-    assert entry["config"]["env"] == {"PIP_FIND_LINKS": str(tmp_path / "wheels")}
+    assert entry["config"]["env"] == {"PIP_FIND_LINKS": _hidden(str(tmp_path / "wheels"))}
