@@ -190,7 +190,11 @@ def keep(path: str, digest: str, parse: Parse) -> None:
 
 def save_all() -> None:
     """Write every cache file a parse was kept in since (atomically, sealed by the sha256 of its bytes; nothing
-    when it cannot be written, or a value cannot be written by ``marshal``)."""
+    when it cannot be written, or a value cannot be written by ``marshal``); and the markers' overlaps learnt
+    (:mod:`tierlock.lockfiles.overlapkept`, whose questions come after the lockfiles were read)."""
+    overlaps = sys.modules.get("tierlock.lockfiles.overlapkept")
+    if overlaps is not None:
+        overlaps.save()
     for where in sorted(_CHANGED):
         try:
             data = marshal.dumps({"key": key(), "parses": _FILES[where]})

@@ -78,14 +78,20 @@ def overlap(first: Marker | None, second: Marker | None) -> bool:
 
     A pure function of the two markers' texts (a marker's text is its parsed form written out, and the grid is
     built from the texts), so the answer is kept by them for the process: a lock of many tiers asks the same
-    pair once per pair of lockfiles (narwhals' 13 tiers: 119 questions, 19 distinct).
+    pair once per pair of lockfiles (narwhals' 13 tiers: 119 questions, 19 distinct); and across commands
+    (:mod:`tierlock.lockfiles.overlapkept`): the next command's sibling check asks them again.
     """
     if first is None or second is None:
         return True
     texts = (str(first), str(second))
     known = _OVERLAPS.get(texts)
     if known is None:
-        known = _overlap(first, second, texts)
+        from tierlock.lockfiles import overlapkept
+
+        known = overlapkept.known(texts)
+        if known is None:
+            known = _overlap(first, second, texts)
+            overlapkept.learnt(texts, known)
         if len(_OVERLAPS) >= _KEPT:
             _OVERLAPS.clear()
         _OVERLAPS[texts] = known
