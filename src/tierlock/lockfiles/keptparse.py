@@ -27,6 +27,7 @@ from packaging.version import Version
 
 from tierlock._version import __version__
 from tierlock.lockfiles.locks import LockEntry, LockHeader, ReadProblem
+from tierlock.lockfiles.readercode import code as _code
 from tierlock.probing.libcache import path_for, put
 
 try:  # the C implementation itself, as the kept answers use it (no OpenSSL start-up)
@@ -67,26 +68,6 @@ def key() -> tuple[object, ...]:
     identity of the lockfile readers' code: a parser changed in place is another parser), packaging and the
     interpreter (the form and the parser's own messages)."""
     return (SCHEMA, __version__, packaging_version, sys.implementation.cache_tag, _code())
-
-
-#: The folder of the lockfile readers' code (the parser, the model, the digests, this module).
-_HERE = os.path.dirname(os.path.abspath(__file__))
-_CODE: list[tuple[tuple[str, int, int], ...]] = []
-
-
-def _code() -> tuple[tuple[str, int, int], ...]:
-    """Each Python file of :data:`_HERE` by its name, size and modification time (looked at once per process)."""
-    if not _CODE:
-        found = []
-        try:
-            for name in sorted(os.listdir(_HERE)):
-                if name.endswith(".py"):
-                    info = os.stat(os.path.join(_HERE, name))
-                    found.append((name, info.st_size, info.st_mtime_ns))
-        except OSError:  # (code that cannot be looked at: this process's parses match no other's)
-            found = [("", os.getpid(), -1)]
-        _CODE.append(tuple(found))
-    return _CODE[0]
 
 
 #: The kept parses of each lockfile folder this process read (by the cache file's path): each lockfile's absolute

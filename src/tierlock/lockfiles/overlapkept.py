@@ -4,22 +4,32 @@
 answers it): the sibling check of every read-only command asks the same questions again (narwhals' 13 tiers: 15
 distinct pairs, ~4 ms of grids each command). The answers are kept in tierlock's cache folder, one file, as
 ``marshal`` data sealed by the sha256 of its bytes (a byte changed since it was written and it holds no answer),
-under the key of the kept lockfile parses (:func:`tierlock.lockfiles.keptparse.key`: this tierlock's version and
-the identity of every module of the lockfile readers, :mod:`~tierlock.lockfiles.markers` among them, packaging's
-version and the interpreter). An answer is given back only for the same two texts in the same order; anything
-else is worked out. The file is read at most once per process, and written when the command ends
-(:func:`tierlock.lockfiles.keptparse.save_all`, the interpreter's exit otherwise) when an answer was added.
+under a key like the kept lockfile parses' (:func:`key`: this tierlock's version and the identity of every
+module of the lockfile readers, :mod:`~tierlock.lockfiles.markers` among them, :mod:`tierlock.lockfiles.readercode`;
+packaging's version and the interpreter). An answer is given back only for the same two texts in the same order;
+anything else is worked out. The file is read at most once per process, and written when the command ends (by
+:func:`tierlock.lockfiles.keptparse.save_all`: the sibling check asks after the lockfiles were read; the
+interpreter's exit otherwise) when an answer was added.
 """
 
 from __future__ import annotations
 
+import atexit  # (built in: no import cost)
 import marshal
+import sys
+
+from packaging import __version__ as packaging_version
+
+from tierlock._version import __version__
+from tierlock.lockfiles.readercode import code
+from tierlock.probing.libcache import path_for, put
 
 try:  # the C implementation itself, as the kept answers use it (no OpenSSL start-up)
     from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
 except ImportError:  # a build without it
     from hashlib import sha256
 
+SCHEMA = 1
 #: The most answers the file keeps (more: started afresh).
 KEPT = 4096
 #: The answers read (and added) by this process, once read: the two texts -> whether they overlap.
@@ -28,9 +38,13 @@ _ANSWERS: list[dict[tuple[str, str], bool]] = []
 _CHANGED: list[bool] = []
 
 
-def _place() -> str | None:
-    from tierlock.probing.libcache import path_for
+def key() -> tuple[object, ...]:
+    """What the answers are kept under: this tierlock (its version and the lockfile readers' code), packaging (whose
+    evaluation of a marker answers) and the interpreter."""
+    return (SCHEMA, __version__, packaging_version, sys.implementation.cache_tag, code())
 
+
+def _place() -> str | None:
     return path_for(["markers"], "overlaps")
 
 
@@ -50,8 +64,6 @@ def _answers() -> dict[tuple[str, str], bool]:
         if bytes(sha256(data[32:]).digest()) != data[:32]:
             return found
         kept = marshal.loads(data[32:])
-        from tierlock.lockfiles.keptparse import key
-
         if kept["key"] == key():
             found.update(
                 ((first, second), answer)
@@ -76,11 +88,7 @@ def learnt(texts: tuple[str, str], answer: bool) -> None:
     if len(found) >= KEPT:
         found.clear()
     found[texts] = answer
-    if not _CHANGED:
-        import atexit  # (built in: no import cost) the interpreter's exit, when no command's end wrote them
-
-        import tierlock.lockfiles.keptparse  # noqa: F401 (a command's end writes them: its save_all)
-
+    if not _CHANGED:  # (the interpreter's exit, when no command's end wrote them)
         atexit.register(save)
     _CHANGED[:] = [True]
 
@@ -94,9 +102,6 @@ def save() -> None:
     where = _place()
     if where is None:
         return
-    from tierlock.lockfiles.keptparse import key
-    from tierlock.probing.libcache import put
-
     data = marshal.dumps({"key": key(), "answers": _ANSWERS[0]})
     put(where, bytes(sha256(data).digest()) + data)
 

@@ -11,7 +11,7 @@ import pytest
 from packaging.markers import Marker
 
 from tests.support.keptparses import cache, next_command  # noqa: F401
-from tierlock.lockfiles import keptparse, markers, overlapkept
+from tierlock.lockfiles import markers, overlapkept
 
 APART = ("python_version < '3.11'", "python_full_version >= '3.11'")
 TOGETHER = ("python_version < '3.12'", "sys_platform == 'linux'")
@@ -75,7 +75,7 @@ def test_a_damaged_file_holds_no_answer(cache: Path, monkeypatch: pytest.MonkeyP
 def test_answers_kept_by_another_tierlock_are_not_given(monkeypatch: pytest.MonkeyPatch) -> None:
     assert markers.overlap(Marker(APART[0]), Marker(APART[1])) is False
     _next_command()
-    monkeypatch.setattr(keptparse, "key", lambda: ("another tierlock",))
+    monkeypatch.setattr(overlapkept, "key", lambda: ("another tierlock",))
     worked = _never_worked_out(monkeypatch)
     assert markers.overlap(Marker(APART[0]), Marker(APART[1])) is False
     assert len(worked) == 1
@@ -92,7 +92,7 @@ def test_a_kept_answer_that_is_wrong_is_not_given_by_other_code(
     overlapkept._answers()[APART] = True  # a wrong answer, kept by "another" code
     overlapkept._CHANGED[:] = [True]
     with monkeypatch.context() as patch:
-        patch.setattr(keptparse, "key", lambda: ("old code",))
+        patch.setattr(overlapkept, "key", lambda: ("old code",))
         overlapkept.save()
     _next_command()
     assert markers.overlap(Marker(APART[0]), Marker(APART[1])) is False
