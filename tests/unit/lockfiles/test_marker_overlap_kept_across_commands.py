@@ -128,3 +128,16 @@ def test_with_caching_off_every_answer_is_worked_out(monkeypatch: pytest.MonkeyP
     worked = _never_worked_out(monkeypatch)
     assert markers.overlap(Marker(APART[0]), Marker(APART[1])) is False
     assert len(worked) == 1
+
+
+def test_a_file_of_more_answers_than_kept_now_starts_afresh_at_the_next_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    for version in range(5):
+        assert (
+            markers.overlap(Marker(f"python_version < '3.{version}'"), Marker(f"python_version >= '3.{version + 1}'"))
+            is False
+        )
+    _next_command()
+    monkeypatch.setattr(overlapkept, "KEPT", 3)
+    assert len(overlapkept._answers()) == 5  # (kept by a command that kept more)
+    assert markers.overlap(Marker(APART[0]), Marker(APART[1])) is False
+    assert len(overlapkept._answers()) <= 3
