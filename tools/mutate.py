@@ -89,6 +89,7 @@ MODULES: dict[str, Module] = {
         ),
         (
             "tests/unit/core/test_kept_answers.py",
+            "tests/unit/core/test_kept_answers_order.py",
             "tests/unit/core/test_kept_census_facts.py",
             "tests/unit/core/test_project_parts.py",
             "tests/unit/core/test_kept_record_lookups.py",
