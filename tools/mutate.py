@@ -89,6 +89,7 @@ MODULES: dict[str, Module] = {
         ),
         (
             "tests/unit/core/test_kept_answers.py",
+            "tests/unit/core/test_kept_answers_order.py",
             "tests/unit/core/test_kept_census_facts.py",
             "tests/unit/core/test_project_parts.py",
             "tests/unit/core/test_kept_record_lookups.py",
@@ -100,6 +101,7 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/census/keptresult.py", "src/tierlock/census/factdigest.py"),
         (
             "tests/unit/census/test_census_kept_result.py",
+            "tests/unit/census/test_census_kept_result_read.py",
             "tests/unit/core/test_kept_census_facts.py",
             "tests/unit/core/test_kept_census_packed.py",
         ),
@@ -184,6 +186,21 @@ MODULES: dict[str, Module] = {
             "tests/unit/lockfiles/test_lockfiles_check.py",
             "tests/unit/lockfiles/test_sibling_conflicts.py",
             "tests/unit/lockfiles/test_lockfile_origins.py",
+        ),
+    ),
+    # Environment markers: whether one holds (kept per process), whether two overlap (kept across commands).
+    "lockfiles/markers.py": Module(
+        (
+            "src/tierlock/lockfiles/markers.py",
+            "src/tierlock/lockfiles/overlapkept.py",
+            "src/tierlock/lockfiles/readercode.py",
+        ),
+        (
+            "tests/unit/lockfiles/test_marker_applies_kept.py",
+            "tests/unit/lockfiles/test_marker_overlap_kept*.py",
+            "tests/unit/lockfiles/test_sibling_conflicts.py",
+            "tests/unit/lockfiles/test_lockfile_parse_kept.py",
+            "tests/unit/probing/test_markers_required.py",
         ),
     ),
     "validators/configfile.py": Module(

@@ -269,9 +269,17 @@ def holds(entry: dict[str, Any], argv: Sequence[str], seen: list[Any] | None = N
         summaries: dict[str, Any] = entry.get("summaries") or {}  # (a lock's or an arming's: no census ran)
         parts: dict[str, bytes] = entry.get("parts") or {}  # pyproject.toml kept by its parts too
         loose = summaries.keys() | parts.keys()
-        stats = entry["stats"]
-        if any(sig(path) != was and not _loose().same_kind(path, sig(path), was, loose) for path, was in stats.items()):
+        if not isinstance(entry["out"], list) or not isinstance(entry["code"], int):
             return False
+        # The files read first: a few (pyproject.toml, the lockfiles), and what an edit changes; the look-ups last,
+        # thousands for a probe (a stat of every file of the closure), looked at only when everything else holds.
+        files = entry["files"]  # (an arming's or a lock's entry keeps a file by its stat_sig: compared as such)
+        for path, (was, bytes_were) in files.items():
+            now = look(path)
+            # (its bytes compared only while it is a regular file: a FIFO put in its place is never opened, waited on)
+            changed = now[: len(was)] != was and (now[0] & 0o170000 != 0o100000 or digest(path) != bytes_were)
+            if changed and not _loose().parts_hold(path, parts, look, seen):  # a pyproject.toml: its parts too
+                return False
         for path, was in entry["lstats"].items():
             now = stat_sig(path, follow=False)
             if now != was and not _loose().same_kind(path, now, was, parts):
@@ -280,12 +288,8 @@ def holds(entry: dict[str, Any], argv: Sequence[str], seen: list[Any] | None = N
             return False
         if not all(scan_holds(path, was, sig, loose) for path, was in entry["scans"].items()):
             return False
-        files = entry["files"]  # (an arming's or a lock's entry keeps a file by its stat_sig: compared as such)
-        for path, (was, bytes_were) in files.items():
-            changed = look(path)[: len(was)] != was and digest(path) != bytes_were
-            if changed and not _loose().parts_hold(path, parts, look, seen):  # a pyproject.toml: its parts too
-                return False
-        if not isinstance(entry["out"], list) or not isinstance(entry["code"], int):
+        stats = entry["stats"]
+        if any(sig(path) != was and not _loose().same_kind(path, sig(path), was, loose) for path, was in stats.items()):
             return False
         return summaries_hold(summaries, look, entry.get("rerun"), seen)
     except (KeyError, TypeError, ValueError, AttributeError):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tierlock.lockfiles import fileread, keptparse
+from tierlock.lockfiles import fileread, keptparse, readercode
 
 
 @pytest.fixture
@@ -32,7 +32,7 @@ def forget() -> None:
     keptparse._FILES.clear()
     keptparse._CHANGED.clear()
     keptparse._MARKERS.clear()
-    keptparse._CODE.clear()
+    readercode.CODE.clear()
 
 
 def next_command() -> None:

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Bump when what is kept changes shape or meaning.
-SCHEMA = 4
+SCHEMA = 5
 #: The classes a kept result is made of (nothing else is built from the file).
 _CLASSES: dict[str, type] = {"Census": Census, "TierReport": TierReport, "Use": Use}
 #: What a census tells a recorded run that is kept with its result (a ``read`` is an open: none when kept).
@@ -102,18 +102,22 @@ class Kept:
             return None
         try:
             with open(self.path, "rb") as handle:
-                data = handle.read()
-            end = 40 + int.from_bytes(data[32:40], "little")
-            if bytes(sha256(data[40:end]).digest()) != data[:32]:
-                return None  # (a byte changed since it was written: no result rather than another one)
-            kept = marshal.loads(data[40:end])
-            told = keptnote.keeping()  # (a run that may be kept is told them again; no other needs them)
-            if kept["key"] != key or (told and kept["tells"] is None):
-                return None
-            if told and bytes(sha256(data[end:]).digest()) != kept["tells"]:
+                top = handle.read(40)
+                length = int.from_bytes(top[32:40], "little")
+                if length > os.fstat(handle.fileno()).st_size:
+                    return None  # (a length changed since it was written: never read past the file's end)
+                head = handle.read(length)
+                if bytes(sha256(head).digest()) != top[:32]:
+                    return None  # (a byte changed since it was written: no result rather than another one)
+                kept = marshal.loads(head)
+                told = keptnote.keeping()  # (a run that may be kept is told them again; no other needs them)
+                if kept["key"] != key or (told and kept["tells"] is None):
+                    return None
+                rest = handle.read() if told else b""  # (the tells: ~90% of the file, read only to be told)
+            if told and bytes(sha256(rest).digest()) != kept["tells"]:
                 return None
             result = decoded(kept["result"])
-            kept_tells = marshal.loads(data[end:]) if told else ()
+            kept_tells = marshal.loads(rest) if told else ()
             tells = [(kind, path, _told(kind, detail)) for kind, path, detail in kept_tells]
         except (OSError, ValueError, EOFError, TypeError, KeyError, IndexError, AttributeError):
             return None
@@ -188,22 +192,43 @@ def packed(tells: list[Tell] | None) -> list[Tell] | None:
 
 def encoded(value: Any) -> Any:
     """*value* (a census result) as ``marshal`` data: each object of :data:`_CLASSES` as ``(..., name, fields)``
-    (``...``: no census value is the Ellipsis), the rest as it is."""
-    if isinstance(value, (list, tuple)):
-        return type(value)(encoded(v) for v in value)
-    if isinstance(value, dict):
-        return {k: encoded(v) for k, v in value.items()}
+    (``...``: no census value is the Ellipsis), a container of containers that holds no such object at any depth
+    (the tests of every file) as ``(..., None, itself)`` (:func:`decoded` gives it as it was loaded, without looking
+    into it), the rest as it is."""
+    found, plain = _encoded(value)
+    return (..., None, value) if plain and _deep(value) else found
+
+
+def _deep(value: Any) -> bool:
+    """Whether *value* is a container that holds a container (what :func:`decoded` would look into)."""
+    inner = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else None
+    return inner is not None and not _NESTED.isdisjoint(map(type, inner))
+
+
+def _encoded(value: Any) -> tuple[Any, bool]:
+    """(:func:`encoded` of *value*, whether it holds no object of :data:`_CLASSES`): a part that holds none is
+    written as one when the container holding it holds one (the largest such parts)."""
+    if isinstance(value, (list, tuple, dict)):
+        items = list(value.values()) if isinstance(value, dict) else value
+        parts = [_encoded(v) for v in items]
+        if all(plain for _, plain in parts):
+            return value, True
+        done = [(..., None, v) if plain and _deep(v) else found for v, (found, plain) in zip(items, parts, strict=True)]
+        return (dict(zip(value, done, strict=True)) if isinstance(value, dict) else type(value)(done)), False
     name = type(value).__name__
     if _CLASSES.get(name) is type(value):
-        return (..., name, {k: encoded(v) for k, v in vars(value).items()})
-    return value
+        return (..., name, {k: encoded(v) for k, v in vars(value).items()}), False
+    return value, True
 
 
 def decoded(value: Any) -> Any:
     """The value :func:`encoded` made *value* of (``KeyError``: a class it does not make). A container that holds
-    no container (a test's name and line, a finding's fields) is given as it was loaded, not copied."""
+    no container (a test's name and line, a finding's fields), or none of the objects (``(..., None, itself)``), is
+    given as it was loaded, not copied."""
     if isinstance(value, tuple) and value[:1] == (...,):
         _, name, fields = value
+        if name is None:
+            return fields
         out: Any = object.__new__(_CLASSES[name])
         flat = _NESTED.isdisjoint(map(type, fields.values()))
         vars(out).update(fields if flat else {k: decoded(v) for k, v in fields.items()})

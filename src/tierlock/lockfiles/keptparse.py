@@ -27,6 +27,7 @@ from packaging.version import Version
 
 from tierlock._version import __version__
 from tierlock.lockfiles.locks import LockEntry, LockHeader, ReadProblem
+from tierlock.lockfiles.readercode import code as _code
 from tierlock.probing.libcache import path_for, put
 
 try:  # the C implementation itself, as the kept answers use it (no OpenSSL start-up)
@@ -67,26 +68,6 @@ def key() -> tuple[object, ...]:
     identity of the lockfile readers' code: a parser changed in place is another parser), packaging and the
     interpreter (the form and the parser's own messages)."""
     return (SCHEMA, __version__, packaging_version, sys.implementation.cache_tag, _code())
-
-
-#: The folder of the lockfile readers' code (the parser, the model, the digests, this module).
-_HERE = os.path.dirname(os.path.abspath(__file__))
-_CODE: list[tuple[tuple[str, int, int], ...]] = []
-
-
-def _code() -> tuple[tuple[str, int, int], ...]:
-    """Each Python file of :data:`_HERE` by its name, size and modification time (looked at once per process)."""
-    if not _CODE:
-        found = []
-        try:
-            for name in sorted(os.listdir(_HERE)):
-                if name.endswith(".py"):
-                    info = os.stat(os.path.join(_HERE, name))
-                    found.append((name, info.st_size, info.st_mtime_ns))
-        except OSError:  # (code that cannot be looked at: this process's parses match no other's)
-            found = [("", os.getpid(), -1)]
-        _CODE.append(tuple(found))
-    return _CODE[0]
 
 
 #: The kept parses of each lockfile folder this process read (by the cache file's path): each lockfile's absolute
@@ -190,7 +171,11 @@ def keep(path: str, digest: str, parse: Parse) -> None:
 
 def save_all() -> None:
     """Write every cache file a parse was kept in since (atomically, sealed by the sha256 of its bytes; nothing
-    when it cannot be written, or a value cannot be written by ``marshal``)."""
+    when it cannot be written, or a value cannot be written by ``marshal``); and the markers' overlaps learnt
+    (:mod:`tierlock.lockfiles.overlapkept`, whose questions come after the lockfiles were read)."""
+    overlaps = sys.modules.get("tierlock.lockfiles.overlapkept")
+    if overlaps is not None:
+        overlaps.save()
     for where in sorted(_CHANGED):
         try:
             data = marshal.dumps({"key": key(), "parses": _FILES[where]})

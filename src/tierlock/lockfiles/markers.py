@@ -32,6 +32,8 @@ from typing import Any
 from packaging.markers import Marker, UndefinedComparison, UndefinedEnvironmentName, default_environment
 from packaging.utils import canonicalize_name
 
+from tierlock.lockfiles import overlapkept
+
 _VERSION_VARS = ("python_version", "python_full_version", "implementation_version")
 _LIMIT = 20000
 _OTHER = "tierlock-other"
@@ -55,22 +57,47 @@ def applies(
     one of *extras* (requirement markers, evaluated once per extra and once
     without any), ``"x" in extras`` and ``"g" in dependency_groups`` (lockfile
     markers, PEP 751) when they are in the sets. Names compare normalized.
+
+    The answer is kept for the process by the marker (the very object: a lock's entries share one marker object per
+    text, :mod:`tierlock.lockfiles.keptparse`), the environment's items and the two sets: the tiers of a project
+    ask the same few questions of their shared entries (narwhals' admit: 115 questions, 13 distinct).
     """
     if marker is None:
         return True
+    wanted = frozenset(canonicalize_name(e) for e in extras)
+    sets = frozenset(canonicalize_name(g) for g in groups)
+    key: _AppliesKey | None = (id(marker), None if environment is None else tuple(environment.items()), wanted, sets)
+    try:
+        known = _APPLIES.get(key)  # type: ignore[arg-type]
+    except TypeError:  # a value of the environment that cannot be hashed: not kept
+        known = key = None
+    if known is not None and known[0] is marker:
+        return known[1]
     env: dict[str, str | frozenset[str]] = {}
     if environment is None:
         env.update((k, str(v)) for k, v in default_environment().items())
     else:
         env.update(environment)
-    wanted = frozenset(canonicalize_name(e) for e in extras)
     env["extras"] = wanted
-    env["dependency_groups"] = frozenset(canonicalize_name(g) for g in groups)
+    env["dependency_groups"] = sets
+    answer = False
     for extra in ("", *sorted(wanted)):
         env["extra"] = extra
         if marker.evaluate(env, context="lock_file"):
-            return True
-    return False
+            answer = True
+            break
+    if key is None:
+        return answer
+    if len(_APPLIES) >= _KEPT:
+        _APPLIES.clear()
+    _APPLIES[key] = (marker, answer)  # (the marker held: its id stays its own while the answer is kept)
+    return answer
+
+
+#: :func:`applies`'s answers by the marker's id, the environment's items and the extras and groups (at most
+#: ``_KEPT``), each with its marker.
+_AppliesKey = tuple[int, tuple[tuple[str, str], ...] | None, frozenset[str], frozenset[str]]
+_APPLIES: dict[_AppliesKey, tuple[Marker, bool]] = {}
 
 
 def overlap(first: Marker | None, second: Marker | None) -> bool:
@@ -78,14 +105,18 @@ def overlap(first: Marker | None, second: Marker | None) -> bool:
 
     A pure function of the two markers' texts (a marker's text is its parsed form written out, and the grid is
     built from the texts), so the answer is kept by them for the process: a lock of many tiers asks the same
-    pair once per pair of lockfiles (narwhals' 13 tiers: 119 questions, 19 distinct).
+    pair once per pair of lockfiles (narwhals' 13 tiers: 119 questions, 19 distinct); and across commands
+    (:mod:`tierlock.lockfiles.overlapkept`): the next command's sibling check asks them again.
     """
     if first is None or second is None:
         return True
     texts = (str(first), str(second))
     known = _OVERLAPS.get(texts)
     if known is None:
-        known = _overlap(first, second, texts)
+        known = overlapkept.known(texts)
+        if known is None:
+            known = _overlap(first, second, texts)
+            overlapkept.learnt(texts, known)
         if len(_OVERLAPS) >= _KEPT:
             _OVERLAPS.clear()
         _OVERLAPS[texts] = known

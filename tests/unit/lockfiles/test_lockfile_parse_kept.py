@@ -19,7 +19,7 @@ import pytest
 from tests.support.keptparses import cache, forget, next_command, parsed_keeping_nothing  # noqa: F401
 from tests.unit.lockfiles.test_lockfiles_reader import header_for
 from tierlock.frozen import replace
-from tierlock.lockfiles import fileread, keptparse
+from tierlock.lockfiles import fileread, keptparse, readercode
 from tierlock.lockfiles import requirements as req_format
 from tierlock.lockfiles.digest import sha256_hex
 
@@ -280,7 +280,7 @@ def test_a_parse_kept_by_other_code_of_the_lockfile_readers_is_not_given(
     code = tmp_path / "code"
     code.mkdir()
     (code / "requirements.py").write_text("# the parser\n")
-    monkeypatch.setattr(keptparse, "_HERE", str(code))
+    monkeypatch.setattr(readercode, "_HERE", str(code))
     forget()
     path = _write(tmp_path, "plain")
     digest = sha256_hex(path.read_bytes())
@@ -290,7 +290,7 @@ def test_a_parse_kept_by_other_code_of_the_lockfile_readers_is_not_given(
     (code / "requirements.py").write_text("# the parser, changed\n")
     forget()
     assert keptparse.find(str(path), digest) is None
-    monkeypatch.setattr(keptparse, "_HERE", str(tmp_path / "gone"))  # code that cannot be looked at
+    monkeypatch.setattr(readercode, "_HERE", str(tmp_path / "gone"))  # code that cannot be looked at
     forget()
     assert keptparse.find(str(path), digest) is None
     assert fileread._parsed(path, path.read_bytes()) == parsed_keeping_nothing(path, monkeypatch)
