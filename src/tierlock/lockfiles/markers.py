@@ -37,6 +37,8 @@ from tierlock.lockfiles import overlapkept
 _VERSION_VARS = ("python_version", "python_full_version", "implementation_version")
 _LIMIT = 20000
 _OTHER = "tierlock-other"
+#: A value no specifier can be written with (``===`` takes no space): tried for a variable written after ``===``.
+_UNSPECIFIABLE = "tierlock other"
 _SET_VARS = ("extras", "dependency_groups")
 _SET_NAMES = 14
 """More names than this compared with one set variable: too many sets to try (2**14 of them)."""
@@ -176,6 +178,8 @@ def _grid(texts: Sequence[str], *, requires_python: str | None = None) -> list[d
             strings[var] = [frozenset(c) for n in range(len(members) + 1) for c in itertools.combinations(members, n)]
         else:
             strings[var] = _string_candidates(found, contained=var in values.contained)
+            if var in values.arbitrary:  # its value becomes ``===VALUE``: one no specifier holds is no answer there
+                strings[var].append(_UNSPECIFIABLE)
     if requires_python and versions:
         versions.update(re.findall(r"\d+(?:\.\d+)*", requires_python))  # the allowed range's own edges
     version_candidates = _python_candidates(versions) if versions else ["3.12.0"]
@@ -222,15 +226,18 @@ def _string_candidates(found: set[str], *, contained: bool = False) -> list[_Val
 
 class _Literals(dict[str, set[str]]):
     """Variable -> the values the marker texts compare it with; :attr:`contained`: the variables compared with
-    ``in`` / ``not in``."""
+    ``in`` / ``not in``; :attr:`arbitrary`: the variables written after ``===`` (``"1.0" === platform_release``:
+    packaging compares them through the specifier ``===VALUE``, which a value with a space cannot be)."""
 
     contained: set[str]
+    arbitrary: set[str]
 
 
 def _literals(texts: Sequence[str]) -> _Literals:
     """Variable -> the values the marker *texts* compare it with (every variable named, from the parsed form)."""
     values = _Literals()
     values.contained = set()
+    values.arbitrary = set()
     for text in texts:
         _collect(getattr(Marker(text), "_markers", None), values)
     return values
@@ -246,13 +253,16 @@ def _collect(items: object, values: _Literals) -> None:
         return
     left, op, right = items
     sides = [(left, right), (right, left)]
+    operator = str(getattr(op, "value", ""))
     for side, other in sides:
         if type(side).__name__ == "Variable":
             found = values.setdefault(str(side.value), set())
             if type(other).__name__ == "Value":
                 found.add(str(other.value))
-            if str(getattr(op, "value", "")) in ("in", "not in"):
+            if operator in ("in", "not in"):
                 values.contained.add(str(side.value))
+            if operator == "===" and side is right:
+                values.arbitrary.add(str(side.value))
 
 
 def _allowed(versions: list[str], requires_python: str) -> list[str]:

@@ -147,3 +147,12 @@ def test_a_comparison_packaging_cannot_evaluate_may_hold_and_is_equivalent_to_no
     assert overlap(unanswerable, Marker('os_name == "posix"'))
     assert not equivalent(unanswerable, Marker('os_name == "nt"'))
     assert not equivalent(Marker('extras < "x"'), Marker('"x" in extras'))
+
+
+def test_a_variable_written_after_arbitrary_equality_is_tried_with_a_value_no_specifier_can_hold() -> None:
+    # ``"nt" === platform_release`` is packaging's specifier ``===VALUE``: a release with a space in it cannot be one,
+    # and the comparison has no answer there, so it is not a marker that holds nowhere
+    never = Marker('python_version == "nt"')
+    assert not equivalent(never, Marker('(os_name < "nt") and ("nt" === platform_release)'))
+    assert not equivalent(Marker('"5.0" === platform_release'), Marker('platform_release == "5.0"'))
+    assert equivalent(Marker('platform_release === "5.0"'), Marker("platform_release === '5.0'"))
