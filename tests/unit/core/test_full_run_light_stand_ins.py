@@ -56,23 +56,20 @@ CUE_PIECES = [
 @settings(max_examples=800, deadline=None)
 @given(st.lists(st.sampled_from(CUE_PIECES), max_size=8).map("".join))
 def test_a_text_holds_a_cue_by_the_substring_tests_exactly_when_the_cue_pattern_finds_one(text: str) -> None:
-    tested = secretshapes._tested[0]
-    secretshapes._tested[0] = 0  # the substring tests, whatever this process redacted before
-    try:
-        assert has_cue(text) is (secretshapes._CUES.search(text) is not None)
-    finally:
-        secretshapes._tested[0] = tested
+    assert has_cue(text) is (secretshapes._CUES.search(text) is not None)
 
 
-def test_past_the_first_texts_the_cue_pattern_answers() -> None:
-    tested = secretshapes._tested[0]
-    secretshapes._tested[0] = secretshapes.SUBSTRING_TESTS
-    try:
-        assert has_cue("pushed with ghp_token")
-        assert not has_cue("an ordinary line")
-        assert has_cue("sharedacce\u017fskey=")  # (not ASCII: the pattern, whose case folding takes the long s)
-    finally:
-        secretshapes._tested[0] = tested
+def test_a_long_ascii_output_is_tested_by_substrings_and_a_text_not_ascii_by_the_cue_pattern() -> None:
+    code = (
+        "from tierlock import secretshapes\n"
+        "lines = ['an ordinary line of a long output'] * 500\n"
+        "print(any(secretshapes.has_cue(line) for line in lines), secretshapes._CUES._compiled is not None)\n"
+        "print(secretshapes.has_cue('pushed with ghp_token'), secretshapes._CUES._compiled is not None)\n"
+        "print(secretshapes.has_cue('sharedacce\\u017fskey='), secretshapes._CUES._compiled is not None)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=clean_env())
+    # (not ASCII: the pattern, whose case folding takes the long s for an s)
+    assert proc.stdout.splitlines() == ["False False", "True False", "True True"]
 
 
 @settings(max_examples=600, deadline=None)
