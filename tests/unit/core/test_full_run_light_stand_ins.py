@@ -15,11 +15,15 @@ import re
 import shlex
 import subprocess
 import sys
+from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import tierlock
 from tests.support.env import clean_env
+from tests.support.interpreters import interpreter
 from tierlock import secretshapes
 from tierlock.remedies import shell_join, shell_quote
 from tierlock.secretshapes import SHAPES, has_cue
@@ -126,3 +130,28 @@ def test_pathlib_is_loaded_without_urllib_parse_and_still_writes_a_file_uri() ->
         "file:///tmp/a%20b/%C3%A9 True",
         "True True",
     ]
+
+
+_PATHLIB_ANY = """
+import sys
+before = "urllib.parse" in sys.modules
+from tierlock._entry import light_pathlib
+light_pathlib()
+print(before, "urllib.parse" in sys.modules, "pathlib" in sys.modules)
+import pathlib, urllib.parse
+print(pathlib.Path("/tmp/a b/\\u00e9").as_uri(), sys.modules["urllib"].parse is urllib.parse)
+print(type(urllib.parse.quote_from_bytes).__name__, urllib.parse.urlsplit("https://h/p").netloc)
+"""
+
+
+@pytest.mark.parametrize("version", ["3.12.1", "3.13.0"])
+def test_pathlib_is_loaded_light_on_another_python_and_urllib_parse_stays_the_real_one(version: str) -> None:
+    # (3.13's pathlib no longer takes urllib.parse at its start: the stand-in is put and taken away unused)
+    python = interpreter(version).python
+    env = {**clean_env(), "PYTHONPATH": str(Path(tierlock.__file__).parent.parent)}
+    proc = subprocess.run([str(python), "-s", "-c", _PATHLIB_ANY], capture_output=True, text=True, check=True, env=env)
+    loaded, uri, real = proc.stdout.splitlines()
+    before = loaded.split()[0]
+    assert loaded == f"{before} {before} True", "light_pathlib loads urllib.parse no more than it was before"
+    assert uri == "file:///tmp/a%20b/%C3%A9 True"
+    assert real == "function h"
