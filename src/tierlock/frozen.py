@@ -6,7 +6,8 @@ reader) define their small value classes on :class:`Frozen` instead. A subclass 
 in ``_fields`` (its ``__match_args__`` too) and sets them in its ``__init__`` through :meth:`Frozen._init`;
 it then compares, hashes and shows itself as the frozen dataclass did, and refuses to be changed. The type
 checker reads every subclass as a frozen dataclass (``dataclass_transform``), so an assignment to a field is
-refused before it runs as well.
+refused before it runs as well. What a value changed in place shares with them (its equality and its repr) is
+:class:`Fields`.
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ else:
 T = TypeVar("T")
 
 
-@dataclass_transform(frozen_default=True, eq_default=True)
-class Frozen:
-    """Equal and hashed by the values of its fields in order, shown as ``Name(field=value, ...)``, immutable."""
+class Fields:  # noqa: PLW1641 (an __eq__ without __hash__: unhashable, as a plain dataclass; Frozen hashes)
+    """Equal by the values of its fields in order and shown as ``Name(field=value, ...)``, as a dataclass is: what
+    :class:`Frozen` and a value class that is changed in place (a plain dataclass's stand-in, unhashable as that
+    is) share. A subclass names its fields in order in ``_fields`` (its ``__match_args__`` too)."""
 
     __slots__ = ()
     _fields: ClassVar[tuple[str, ...]] = ()
@@ -38,10 +40,6 @@ class Frozen:
         # matched by position as the dataclass was (mypy refuses the plain assignment to this name)
         setattr(cls, "__match_args__", cls._fields)  # noqa: B010
 
-    def _init(self, *values: object) -> None:
-        for name, value in zip(self._fields, values, strict=True):
-            object.__setattr__(self, name, value)
-
     def _values(self) -> tuple[object, ...]:
         return tuple(getattr(self, name) for name in self._fields)
 
@@ -51,9 +49,20 @@ class Frozen:
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is self.__class__:
-            assert isinstance(other, Frozen)
+            assert isinstance(other, Fields)
             return self._values() == other._values()
         return NotImplemented
+
+
+@dataclass_transform(frozen_default=True, eq_default=True)
+class Frozen(Fields):
+    """Equal and hashed by the values of its fields in order, shown as ``Name(field=value, ...)``, immutable."""
+
+    __slots__ = ()
+
+    def _init(self, *values: object) -> None:
+        for name, value in zip(self._fields, values, strict=True):
+            object.__setattr__(self, name, value)
 
     def __hash__(self) -> int:
         return hash(self._values())

@@ -14,8 +14,9 @@ command that re-arms it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+from tierlock.frozen import Fields
 from tierlock.installer import failures, receipts
 
 if TYPE_CHECKING:
@@ -26,12 +27,13 @@ if TYPE_CHECKING:
     from tierlock.tiers import Project, Tier
 
 
-class TierStatus:
-    """One tier's row of the report (a plain class that behaves as the dataclass it was - built by position or
-    keyword, equal by its fields, shown with every field, changed in place by :func:`with_failure` - without
-    building a dataclass at import: that cost every full ``status`` about a millisecond)."""
+class TierStatus(Fields):
+    """One tier's row of the report (a :class:`~tierlock.frozen.Fields` value that behaves as the dataclass it was -
+    built by position or keyword, equal by its fields, shown with every field, unhashable, changed in place by
+    :func:`with_failure` - without building a dataclass at import: that cost every full ``status`` about a
+    millisecond)."""
 
-    __match_args__: ClassVar[tuple[str, ...]] = (
+    _fields = (
         "tier",
         "state",
         "packages",
@@ -44,7 +46,6 @@ class TierStatus:
         "files_checked",
         "last_failure",
     )
-    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
 
     def __init__(  # noqa: PLR0917 (the signature it had as a dataclass)
         self,
@@ -76,19 +77,6 @@ class TierStatus:
         self.files_checked = files_checked
         self.last_failure = last_failure
         """The last ``install-tier`` of the tier that failed, since it last installed (see installer/failures.py)."""
-
-    def _values(self) -> tuple[object, ...]:
-        return tuple(getattr(self, name) for name in self.__match_args__)
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__match_args__)
-        return f"{type(self).__qualname__}({shown})"
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is self.__class__:
-            assert isinstance(other, TierStatus)
-            return self._values() == other._values()
-        return NotImplemented
 
     def to_json(self) -> dict[str, Any]:
         from tierlock.remedies import argv_of
