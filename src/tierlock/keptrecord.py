@@ -29,11 +29,11 @@ from tierlock.keptrun import (
     listing,
     modified_since,
     scan,
-    seal,
     stat_sig,
     terminal,
     who,
 )
+from tierlock.keptseal import seal
 from tierlock.keptsig import module_files, parent, recent, seen_sig
 from tierlock.keptwatch import Tee, WatchedEnviron
 from tierlock.probing.libcache import dump, folder

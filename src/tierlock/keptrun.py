@@ -60,7 +60,8 @@ import sys
 from time import time_ns
 
 from tierlock._version import __version__
-from tierlock.probing.libcache import folder, put
+from tierlock.keptseal import load, seal
+from tierlock.probing.libcache import folder
 
 try:  # the C implementation itself: no OpenSSL loading, no ``hashlib`` start-up
     from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
@@ -208,39 +209,6 @@ def scan(path: str, look: Callable[[str], tuple[int, ...]] = stat_sig) -> tuple[
 
 
 # -- giving a kept answer ---------------------------------------------------------------------------------
-#: What a sealed entry (:func:`seal`) begins with, before the sha256 of the rest.
-SEAL = b"tierlock-kept-1\n"
-
-
-def seal(path: str, entry: dict[str, Any]) -> None:
-    """Write *entry* to *path* atomically, sealed: :data:`SEAL`, the sha256 of its ``marshal`` bytes, the bytes.
-    An entry whose bytes were changed since (a disk error, a hand edit, a half-written copy) is then no entry."""
-    try:
-        data = marshal.dumps(entry)
-    except ValueError:  # a value marshal cannot write: no entry, as :func:`tierlock.probing.libcache.dump`
-        return
-    put(path, SEAL + _sha256(data).digest() + data)
-
-
-def load(path: str, *, sealed: bool = False) -> dict[str, Any] | None:
-    """The entry kept at *path*: a sealed one (:func:`seal`) only when its sha256 holds; else (not *sealed*: a
-    lock's or an arming's) plain ``marshal``. None when there is none, or it does not load."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-        if data.startswith(SEAL):
-            start = len(SEAL) + 32
-            if bytes(_sha256(data[start:]).digest()) != data[len(SEAL) : start]:
-                return None
-            data = data[start:]
-        elif sealed:
-            return None
-        loaded = marshal.loads(data)
-    except (OSError, ValueError, EOFError, TypeError):
-        return None
-    return loaded if isinstance(loaded, dict) else None
-
-
 def holds(entry: dict[str, Any], argv: Sequence[str], seen: list[Any] | None = None) -> bool:
     """Whether every environment variable, path, folder and file *entry* rests on is as it was.
 
@@ -266,13 +234,12 @@ def holds(entry: dict[str, Any], argv: Sequence[str], seen: list[Any] | None = N
         def sig(path: str) -> tuple[int, ...]:
             return look(path)[:5]
 
-        summaries: dict[str, Any] = entry.get("summaries") or {}  # (a lock's or an arming's: no census ran)
         parts: dict[str, bytes] = entry.get("parts") or {}  # pyproject.toml kept by its parts too
-        loose = summaries.keys() | parts.keys()
-        if not isinstance(entry["out"], list) or not isinstance(entry["code"], int):
+        if not isinstance(entry["code"], int):
             return False
         # The files read first: a few (pyproject.toml, the lockfiles), and what an edit changes; the look-ups last,
-        # thousands for a probe (a stat of every file of the closure), looked at only when everything else holds.
+        # thousands for a probe (a stat of every file of the closure), looked at only when everything else holds
+        # (and only then read from the entry's file: :mod:`tierlock.keptseal`).
         files = entry["files"]  # (an arming's or a lock's entry keeps a file by its stat_sig: compared as such)
         for path, (was, bytes_were) in files.items():
             now = look(path)
@@ -280,6 +247,10 @@ def holds(entry: dict[str, Any], argv: Sequence[str], seen: list[Any] | None = N
             changed = now[: len(was)] != was and (now[0] & 0o170000 != 0o100000 or digest(path) != bytes_were)
             if changed and not _loose().parts_hold(path, parts, look, seen):  # a pyproject.toml: its parts too
                 return False
+        if not isinstance(entry["out"], list):
+            return False
+        summaries: dict[str, Any] = entry.get("summaries") or {}  # (a lock's or an arming's: no census ran)
+        loose = summaries.keys() | parts.keys()
         for path, was in entry["lstats"].items():
             now = stat_sig(path, follow=False)
             if now != was and not _loose().same_kind(path, now, was, parts):

@@ -79,13 +79,7 @@ def read(path: str | os.PathLike[str]) -> dict[str, Any]:
 
     name = os.fspath(path)
     data = fsutil.read_bytes(name, reader="parts")
-    kept = _PARSED.get(data)
-    if kept is None:
-        document = parts(tomllib.loads(data.decode("utf-8-sig")))
-        kept = (document, fingerprint(document))
-        if len(_PARSED) >= _KEPT:
-            _PARSED.clear()
-        _PARSED[data] = kept
+    kept = _parsed(data)
     if keptnote.recording():
         keptnote.tell("parts", name, kept[1])
     copied: dict[str, Any] = _copy(kept[0])
@@ -94,9 +88,23 @@ def read(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 #: The parts of each pyproject.toml a command read, with their fingerprint, by the file's exact bytes: a command
 #: reads the file for the tier model, the census (twice each for its two tables), the runtime config's discovery
-#: and a committed uv.lock's drift, and parses it once. Each reading gets its own copy (:func:`_copy`).
+#: and a committed uv.lock's drift, and parses it once; the kept answer's check of its parts (:func:`parts_of`)
+#: parses it for them when it found the answer refused. Each reading gets its own copy (:func:`_copy`).
 _PARSED: dict[bytes, tuple[dict[str, Any], bytes]] = {}
 _KEPT = 8
+
+
+def _parsed(data: bytes) -> tuple[dict[str, Any], bytes]:
+    """(the parts of the pyproject.toml of these bytes, their fingerprint), parsed once per process (``ValueError``:
+    not UTF-8 or not TOML)."""
+    kept = _PARSED.get(data)
+    if kept is None:
+        document = parts(tomllib.loads(data.decode("utf-8-sig")))
+        kept = (document, fingerprint(document))
+        if len(_PARSED) >= _KEPT:
+            _PARSED.clear()
+        _PARSED[data] = kept
+    return kept
 
 
 def _copy(value: Any) -> Any:
@@ -134,6 +142,6 @@ def parts_of(path: str) -> bytes | None:
             data = handle.read(MAX_BYTES + 1)
         if len(data) > MAX_BYTES:
             return None
-        return fingerprint(parts(tomllib.loads(data.decode("utf-8-sig"))))
+        return _parsed(data)[1]
     except (OSError, ValueError, RecursionError):  # TOMLDecodeError and UnicodeDecodeError are ValueErrors
         return None

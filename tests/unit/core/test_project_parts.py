@@ -184,6 +184,32 @@ def test_the_files_of_a_command_are_parsed_once_each_whatever_the_order_they_are
     assert len(parses) == 2
 
 
+def test_a_file_parsed_by_the_kept_answers_check_is_not_parsed_again_by_the_command_that_runs_in_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(The first run after a dependency bound changed: the kept answer's check parses pyproject.toml to compare its
+    parts, finds them changed, and the command that then runs in full reads the same bytes.)"""
+    path = tmp_path / "pyproject.toml"
+    path.write_text(TEXT)
+    projectparts._PARSED.clear()
+    parses: list[str] = []
+    real = tomllib.loads
+
+    def counted(text: str) -> dict[str, Any]:
+        parses.append(text)
+        return real(text)
+
+    monkeypatch.setattr(tomllib, "loads", counted)
+    checked = projectparts.parts_of(str(path))
+    document = projectparts.read(path)
+    assert len(parses) == 1
+    assert checked == projectparts.fingerprint(document)
+    document["project"]["dependencies"].append("changed>=1")  # a reader's copy: the kept parse is not changed
+    assert projectparts.read(path)["project"]["dependencies"] == ["a>=1"]
+    assert projectparts.parts_of(str(path)) == checked
+    assert len(parses) == 1
+
+
 def test_other_bytes_are_parsed_again_even_at_the_same_size_and_time(tmp_path: Path) -> None:
     path = tmp_path / "pyproject.toml"
     path.write_text(TEXT)
