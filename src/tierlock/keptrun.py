@@ -59,8 +59,9 @@ import os
 import sys
 from time import time_ns
 
+from tierlock import keptseal
 from tierlock._version import __version__
-from tierlock.keptseal import load, seal
+from tierlock.keptseal import seal
 from tierlock.probing.libcache import folder
 
 try:  # the C implementation itself: no OpenSSL loading, no ``hashlib`` start-up
@@ -209,6 +210,11 @@ def scan(path: str, look: Callable[[str], tuple[int, ...]] = stat_sig) -> tuple[
 
 
 # -- giving a kept answer ---------------------------------------------------------------------------------
+def load(path: str, *, sealed: bool = False) -> dict[str, Any] | None:
+    """The entry kept at *path* (:func:`tierlock.keptseal.load`: a sealed one's look-ups read when first asked for)."""
+    return keptseal.load(path, sealed=sealed)
+
+
 def holds(entry: dict[str, Any], argv: Sequence[str], seen: list[Any] | None = None) -> bool:
     """Whether every environment variable, path, folder and file *entry* rests on is as it was.
 

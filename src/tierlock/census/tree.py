@@ -41,8 +41,15 @@ class Tree(Protocol):
     def read(self, rel: str) -> str | None: ...
 
 
+#: :data:`SKIP_DIRS` without a wildcard, and ``site-packages``.
+_SKIP_NAMES = frozenset(os.path.normcase(p) for p in (*SKIP_DIRS, "site-packages") if not any(c in p for c in "*?["))
+
+
 def skip_dir(name: str) -> bool:
-    return any(fnmatch.fnmatch(name, p) for p in SKIP_DIRS) or name == "site-packages"
+    """Whether a folder of this *name* is not walked: ``fnmatch`` of :data:`SKIP_DIRS` said as what they are (a
+    name, ``*.egg``, ``.*``), without compiling ten patterns in every command that walks the tests."""
+    name = os.path.normcase(name)
+    return name in _SKIP_NAMES or name.startswith(".") or name.endswith(".egg")
 
 
 class DiskTree:

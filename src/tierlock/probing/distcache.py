@@ -27,12 +27,13 @@ if TYPE_CHECKING:
     from tierlock.probing.distinfo import DistInfo
     from tierlock.probing.site import DistInfoDir
 
-SCHEMA = 3
+SCHEMA = 4
 _KEEP = 4096
 """At most this many folders per file (then it starts again)."""
 
-#: The fields kept as they are (what only a rare probe asks is derived from them when it is asked). The paths
-#: repeat RECORD's, which :mod:`marshal` writes once.
+#: The fields kept as they are (what only a rare probe asks is derived from them when it is asked), but ``records``:
+#: RECORD's rows as their ``marshal`` bytes, decoded only when a probe looks into them
+#: (:class:`tierlock.probing.distinfo.Rows`). The paths repeat RECORD's, which :mod:`marshal` writes once.
 PLAIN = (
     "meta_resized",
     "problems",
@@ -121,7 +122,7 @@ def put(facts: DistInfo, suffixes: tuple[str, ...]) -> None:
     if len(kept.entries) >= _KEEP:
         kept.entries.clear()
     source = None if facts.source is None else str(facts.source)
-    kept.entries[facts.path] = [list(facts.key), source, *(getattr(facts, name) for name in PLAIN)]
+    kept.entries[facts.path] = [list(facts.key), source, *(_kept_as(facts, name) for name in PLAIN)]
     if not kept.dirty:
         kept.dirty = True
         if not _UNSAVED:
@@ -129,6 +130,16 @@ def put(facts: DistInfo, suffixes: tuple[str, ...]) -> None:
 
             atexit.register(save_all)
         _UNSAVED.append(kept)
+
+
+def _kept_as(facts: DistInfo, name: str) -> Any:
+    """The field *name* of *facts* as it is kept: as it is, but RECORD's rows as their ``marshal`` bytes."""
+    if name != "records":
+        return getattr(facts, name)
+    from tierlock.probing.distinfo import Rows
+
+    rows = facts.records
+    return rows.blob() if isinstance(rows, Rows) else marshal.dumps(tuple(rows))
 
 
 def save_all() -> None:

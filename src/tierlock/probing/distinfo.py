@@ -21,14 +21,15 @@ until the folder changes.
 
 from __future__ import annotations
 
+import marshal  # loaded by every interpreter at start-up: no import cost
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from itertools import compress, repeat
 from operator import itemgetter, methodcaller
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from tierlock.probing import compiled, distcache, distfiles, roots
 from tierlock.probing.site import DistInfoDir
@@ -44,6 +45,63 @@ _FINISHED = frozenset(("METADATA", "RECORD", "INSTALLER"))
 _REL = itemgetter(1)
 Stamp = tuple[int, int, int]
 """A file's inode, size and modification time."""
+Row = tuple[str, str, "int | None", "str | None"]
+"""(absolute path, RECORD path, size, hash) of one file RECORD lists."""
+
+
+class Rows(Sequence[Row]):
+    """RECORD's rows as the facts kept on disk hold them (``marshal`` bytes, ~60% of the kept facts): decoded when
+    first looked into (``--deep``, a file missing, the installer's receipts), not by a probe that finds every file
+    there with its size (it needs their number alone). Rows that do not decode as *count* rows of four are read
+    again from the folder (*again*), as facts of another shape are."""
+
+    __slots__ = ("_again", "_blob", "_count", "_rows")
+
+    def __init__(self, blob: bytes, count: int, again: Callable[[], Sequence[Row]]) -> None:
+        self._blob = blob
+        self._count = count
+        self._again = again
+        self._rows: tuple[Row, ...] | None = None
+
+    def rows(self) -> tuple[Row, ...]:
+        """The rows, decoded (once)."""
+        if self._rows is None:
+            try:
+                rows = marshal.loads(self._blob)
+            except (ValueError, EOFError, TypeError):
+                rows = None
+            if not isinstance(rows, tuple) or len(rows) != self._count or set(map(len, rows)) - {4}:
+                rows = tuple(self._again())
+            self._rows, self._blob = rows, b""
+        return self._rows
+
+    def blob(self) -> bytes:
+        """The rows as kept (their ``marshal`` bytes: not decoded and encoded again when they were not decoded)."""
+        return self._blob if self._rows is None else marshal.dumps(self._rows)
+
+    def __len__(self) -> int:
+        return self._count if self._rows is None else len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> Row: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Row, ...]: ...
+    def __getitem__(self, index: int | slice) -> Row | tuple[Row, ...]:
+        return self.rows()[index]
+
+    def __iter__(self) -> Iterator[Row]:
+        return iter(self.rows())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (Rows, tuple)):
+            return self.rows() == (other.rows() if isinstance(other, Rows) else other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.rows())
+
+    def __repr__(self) -> str:
+        return repr(self.rows())
 
 
 class DistInfo:
@@ -53,6 +111,7 @@ class DistInfo:
         "_loadable",
         "_modules",
         "_providers",
+        "_records",
         "compiled",
         "compiled_sizes",
         "excluded",
@@ -67,7 +126,6 @@ class DistInfo:
         "problems",
         "record_problem",
         "recorded_roots",
-        "records",
         "rels",
         "site",
         "sizes",
@@ -101,8 +159,7 @@ class DistInfo:
         """An editable install's source folder."""
         self.source_problem: str | None = None
         self.record_problem: str | None = None
-        self.records: tuple[tuple[str, str, int | None, str | None], ...] = ()
-        """(absolute path, RECORD path, size, hash) of every file RECORD lists, byte-code caches left out."""
+        self._records: Sequence[Row] = ()
         self.rels: list[str] = []
         """The RECORD paths of :attr:`records`, in order."""
         self.excluded: tuple[str, ...] = ()
@@ -140,8 +197,18 @@ class DistInfo:
         extension modules', and what the verdict said (its version, import roots, RECORD's size)."""
 
     @property
+    def records(self) -> Sequence[Row]:
+        """(absolute path, RECORD path, size, hash) of every file RECORD lists, byte-code caches left out (facts
+        read back from disk: :class:`Rows`, decoded when first looked into)."""
+        return self._records
+
+    @records.setter
+    def records(self, rows: Sequence[Row]) -> None:
+        self._records = rows
+
+    @property
     def files_checked(self) -> int:
-        return len(self.records)
+        return len(self._records)
 
     @property
     def rows(self) -> tuple[tuple[str, int | None, str], ...]:
@@ -229,11 +296,12 @@ def _kept(info: DistInfoDir, suffixes: tuple[str, ...], key: tuple[object, ...])
         facts.source = None if entry[1] is None else Path(entry[1])
         for name, value in zip(distcache.PLAIN, entry[2:], strict=True):
             setattr(facts, name, value)
-        rows = set(map(len, facts.records))
     except (ValueError, TypeError):
         return None
-    if rows - {4} or len(facts.rels) != len(facts.records) or len(facts.watched) != 3 + len(facts.compiled):
-        return None  # rows that are not (path, rel, size, hash): of another shape
+    blob = facts.records
+    if not isinstance(blob, bytes) or len(facts.watched) != 3 + len(facts.compiled):
+        return None  # (rows that are not kept as their bytes: of another shape)
+    facts.records = Rows(blob, len(facts.rels), lambda: _build(info, key, suffixes).records)
     return facts
 
 

@@ -78,8 +78,9 @@ class DistributionProbe(Frozen):
     dist_info_dir: str | None = None
     """The ``.dist-info`` folder that was probed (the first on the path), as a string."""
     files_checked: int = 0
-    records: tuple[tuple[str, str, int | None, str | None], ...] = ()
-    """Plain tuples behind :attr:`files` (cheap to build on the fast path)."""
+    records: Sequence[tuple[str, str, int | None, str | None]] = ()
+    """Plain tuples behind :attr:`files` (cheap to build on the fast path; kept facts read back from disk give them
+    as :class:`~tierlock.probing.distinfo.Rows`, decoded when first looked into)."""
     editable_source: Path | None = None
     import_roots: tuple[str, ...] = ()
     missing_libraries: tuple[tuple[str, str, str | None], ...] = ()
@@ -98,7 +99,7 @@ class DistributionProbe(Frozen):
         locked_text: str | None = None,
         dist_info_dir: str | None = None,
         files_checked: int = 0,
-        records: tuple[tuple[str, str, int | None, str | None], ...] = (),
+        records: Sequence[tuple[str, str, int | None, str | None]] = (),
         editable_source: Path | None = None,
         import_roots: tuple[str, ...] = (),
         missing_libraries: tuple[tuple[str, str, str | None], ...] = (),
@@ -449,7 +450,7 @@ def _leftovers(facts: distinfo.DistInfo, kept: Sequence[str], index: SiteIndex, 
     if not tildes:
         return
     tops = {os.path.basename(facts.path), *kept}
-    tops.update(rel.partition("/")[0] for _full, rel, _size, _hash in facts.records if not rel.startswith(".."))
+    tops.update(rel.partition("/")[0] for rel in facts.rels if not rel.startswith(".."))  # (RECORD's paths, in order)
     for leftover in tildes:
         if any(pip_leftover_of(leftover, top) for top in tops):
             reasons.append(f"leftover {leftover} beside it in {facts.site}: an interrupted pip uninstall or upgrade")

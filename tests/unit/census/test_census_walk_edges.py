@@ -6,8 +6,13 @@ the files that should be read are, and only them, whatever comes first in the wa
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.support.censusfiles import write
 from tierlock.census import Census, CensusTier, census
@@ -116,3 +121,28 @@ def test_a_folder_too_deep_to_open_is_skipped_and_the_other_folders_are_read(tmp
     assert depth > 4096
     result = census(tmp_path, [ARROW], folders=["tests", "deep"])
     assert files(result) == ["tests/test_a.py"]
+
+
+SKIP_NAMES = st.one_of(
+    st.text(alphabet="abcCVSgeisvnt._-{}*?[]/", max_size=14),
+    st.sampled_from(["site-packages", "node_modules", "{arch}", "_darcs", "x.egg", ".egg", "."]),
+)
+
+
+@given(SKIP_NAMES)
+def test_a_folder_is_skipped_exactly_where_pytests_norecursedirs_patterns_match_it(name: str) -> None:
+    from tierlock.census import tree
+
+    assert tree.skip_dir(name) == (any(fnmatch.fnmatch(name, p) for p in tree.SKIP_DIRS) or name == "site-packages")
+
+
+def test_the_skipped_folders_are_told_without_matching_patterns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """(Every command that walks the tests asks: ten patterns compiled each time would cost it half a millisecond.)"""
+    from tierlock.census import tree
+
+    def never(_name: str, _pattern: str) -> bool:
+        raise AssertionError("a pattern matched")
+
+    monkeypatch.setattr(fnmatch, "fnmatch", never)
+    names = ("build", ".tox", "pkg.egg", "{arch}", "tests", "eggs", "site-packages")
+    assert [tree.skip_dir(name) for name in names] == [True, True, True, True, False, False, True]

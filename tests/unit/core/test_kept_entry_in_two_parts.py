@@ -5,6 +5,7 @@ as it was, and a part whose bytes changed is no part."""
 
 from __future__ import annotations
 
+import marshal
 import os
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,7 @@ def _sealed(scene: Scene) -> tuple[str, list[Path]]:  # noqa: F811
     entry = scene.record(command)
     assert entry is not None
     kept = str(scene.root / "runs-test.marshal")
-    keptrun.seal(kept, entry)
+    keptseal.seal(kept, entry)
     return kept, paths
 
 
@@ -48,7 +49,7 @@ def _loaded(kept: str) -> dict[str, Any]:
 def test_an_entry_refused_at_a_file_read_never_reads_its_look_ups(scene: Scene) -> None:  # noqa: F811
     kept, _paths = _sealed(scene)
     entry = _loaded(kept)
-    assert "stats" not in entry.keys()  # the head alone was read
+    assert "stats" not in entry  # the head alone was read (dict.__contains__: no look-up loads it)
     scene.data.write_text("two\n")  # a file the command read: changed
     assert not keptrun.holds(entry, ARGV)
     assert not {"stats", "summaries", "scans", "out"} & entry.keys()
@@ -57,13 +58,13 @@ def test_an_entry_refused_at_a_file_read_never_reads_its_look_ups(scene: Scene) 
 def test_the_head_read_is_a_small_part_of_the_file(scene: Scene, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     kept, _paths = _sealed(scene)
     read: list[int] = []
-    real = keptseal.marshal.loads
+    real = marshal.loads
 
     def counted(data: bytes) -> Any:
         read.append(len(data))
         return real(data)
 
-    monkeypatch.setattr(keptseal.marshal, "loads", counted)
+    monkeypatch.setattr(marshal, "loads", counted)
     _loaded(kept)
     assert len(read) == 1
     assert read[0] * 4 < os.path.getsize(kept)
@@ -89,7 +90,7 @@ def test_a_rest_whose_bytes_changed_is_no_rest_and_the_entry_does_not_hold(scene
     assert entry is None or not keptrun.holds(entry, ARGV)
     if entry is not None:
         with pytest.raises(KeyError):
-            entry["stats"]  # noqa: B018
+            entry["stats"]
         assert entry.get("summaries") is None
 
 
@@ -100,7 +101,7 @@ def test_the_rest_of_another_entry_does_not_hold(scene: Scene) -> None:  # noqa:
     other = scene.record()  # the same command without the look-ups: another rest
     assert other is not None
     elsewhere = str(scene.root / "runs-other.marshal")
-    keptrun.seal(elsewhere, other)
+    keptseal.seal(elsewhere, other)
     theirs = Path(elsewhere).read_bytes()
     their_length = int.from_bytes(theirs[len(keptseal.SEAL2) + 32 : len(keptseal.SEAL2) + 40], "little")
     start, their_start = len(keptseal.SEAL2) + 40 + length, len(keptseal.SEAL2) + 40 + their_length
@@ -121,7 +122,7 @@ def test_an_entry_sealed_again_after_it_was_read_keeps_every_table(scene: Scene)
     kept, paths = _sealed(scene)
     entry = _loaded(kept)
     assert keptrun.holds(entry, ARGV)
-    keptrun.seal(kept, entry)  # (as a kept answer refreshed after a rewrite is)
+    keptseal.seal(kept, entry)  # (as a kept answer refreshed after a rewrite is)
     again = _loaded(kept)
     assert keptrun.holds(again, ARGV)
     assert {str(p) for p in paths} <= again["stats"].keys()
@@ -132,6 +133,6 @@ def test_an_entry_sealed_whole_by_an_earlier_tierlock_is_still_read(scene: Scene
     kept, _paths = _sealed(scene)
     entry = _loaded(kept)
     assert keptrun.holds(entry, ARGV)
-    whole = keptseal.marshal.dumps(dict(entry))
+    whole = marshal.dumps(dict(entry))
     Path(kept).write_bytes(keptseal.SEAL + keptseal._sha(whole) + whole)
     assert keptrun.holds(_loaded(kept), ARGV)

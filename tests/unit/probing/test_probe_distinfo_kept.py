@@ -384,10 +384,72 @@ def test_a_kept_entry_whose_rows_have_three_fields_is_read_again(
     data = marshal.loads(kept.read_bytes())
     for entry in data["entries"].values():
         at = 2 + distcache.PLAIN.index("records")
-        entry[at] = tuple(row[:3] for row in entry[at])  # rows of another shape, as many as before
+        rows = marshal.loads(entry[at])  # (kept as their bytes: decoded when looked into)
+        entry[at] = marshal.dumps(tuple(row[:3] for row in rows))  # rows of another shape, as many as before
     kept.write_bytes(marshal.dumps(data))
-    assert probe_distribution("alpha", paths=[site], locked_version="1.0").state == "present"
+    probed = probe_distribution("alpha", paths=[site], locked_version="1.0")
+    assert probed.state == "present"
+    assert len(reads) == 1  # a probe that finds every file there with its size does not look into the rows
+    assert all(len(row) == 4 for row in probed.records)  # looked into: read again from the folder
     assert len(reads) == 2
+
+
+def test_a_probe_of_kept_facts_that_finds_every_file_whole_does_not_decode_the_rows(
+    tmp_path: Path, reads: list[str], kept_on_disk: Path
+) -> None:
+    site = _site(tmp_path)
+    first = probe_distribution("alpha", paths=[site], locked_version="1.0")
+    _new_process()
+    again = probe_distribution("alpha", paths=[site], locked_version="1.0")
+    assert len(reads) == 1
+    assert isinstance(again.records, distinfo.Rows)
+    assert again.records._rows is None  # not decoded: the probe needed their number alone
+    assert again.files_checked == first.files_checked == len(again.records)
+    assert again.records._rows is None
+    assert again.records == first.records  # looked into: the rows RECORD lists, as read the first time
+    assert tuple(again.records) == tuple(first.records)
+    assert again.files == first.files
+    assert len(reads) == 1
+
+
+def test_kept_rows_that_do_not_decode_are_read_again_from_the_folder(
+    tmp_path: Path, reads: list[str], kept_on_disk: Path
+) -> None:
+    import marshal
+
+    from tierlock.probing import distcache
+
+    site = _site(tmp_path)
+    first = probe_distribution("alpha", paths=[site], locked_version="1.0")
+    _new_process()
+    (kept,) = kept_on_disk.iterdir()
+    data = marshal.loads(kept.read_bytes())
+    for entry in data["entries"].values():
+        entry[2 + distcache.PLAIN.index("records")] = b"\xff not marshal"
+    kept.write_bytes(marshal.dumps(data))
+    again = probe_distribution("alpha", paths=[site], locked_version="1.0")
+    assert again.state == "present"
+    assert list(again.records) == list(first.records)
+    assert len(reads) == 2
+
+
+def test_kept_rows_not_decoded_are_kept_again_as_they_were(tmp_path: Path, kept_on_disk: Path) -> None:
+    import marshal
+
+    from tierlock.probing import distcache
+
+    site = _site(tmp_path)
+    probe_distribution("alpha", paths=[site], locked_version="1.0")
+    _new_process()
+    (kept,) = kept_on_disk.iterdir()
+    before = marshal.loads(kept.read_bytes())["entries"]
+    probed = probe_distribution("alpha", paths=[site], locked_version="1.0", import_roots=["alpha"])  # a new verdict
+    assert isinstance(probed.records, distinfo.Rows)
+    _new_process()
+    after = marshal.loads(kept.read_bytes())["entries"]
+    at = 2 + distcache.PLAIN.index("records")
+    assert [e[at] for e in after.values()] == [e[at] for e in before.values()]
+    assert probe_distribution("alpha", paths=[site], locked_version="1.0").state == "present"
 
 
 def test_a_whole_verdict_learnt_from_facts_read_back_from_disk_is_kept_on_disk_too(
