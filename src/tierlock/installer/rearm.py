@@ -16,7 +16,7 @@ Fast path: JSON receipts and the lock the probe read already; no subprocess.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from tierlock.installer import receipts
@@ -48,14 +48,41 @@ def blocking(
     for tier, receipt in armed.items():
         if tier in skip:
             continue
-        current = (others_locked or {}).get(tier, {})
+        current: Mapping[str, str] | None = None  # (its lock read only for a package that would be replaced)
         for package in receipt.packages:
             name, version = str(package.get("name")), str(package.get("version"))
             new = locked.get(name)
-            if new is None or new == version or installed.get(name) == new or current.get(name) == new:
+            if new is None or new == version or installed.get(name) == new:
                 continue
-            out.setdefault(tier, []).append(name)
+            if current is None:
+                current = (others_locked or {}).get(tier, {})
+            if current.get(name) != new:
+                out.setdefault(tier, []).append(name)
     return out
+
+
+class _Pins(Mapping[str, Mapping[str, str]]):
+    """Per other armed tier (*tiers*), what its current lock pins: worked out when first asked for (most receipts
+    pin nothing the tier re-armed would replace, and their tiers' locks are then not looked into)."""
+
+    def __init__(self, project: Project, tiers: Sequence[str]) -> None:
+        self.project = project
+        self.tiers = tiers
+        self.found: dict[str, dict[str, str]] = {}
+
+    def __getitem__(self, tier: str) -> Mapping[str, str]:
+        if tier not in self.tiers:
+            raise KeyError(tier)
+        pins = self.found.get(tier)
+        if pins is None:
+            pins = self.found[tier] = _locked(self.project, tier)
+        return pins
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.tiers)
+
+    def __len__(self) -> int:
+        return len(self.tiers)
 
 
 def with_flag(command: str) -> str:
@@ -76,7 +103,7 @@ def remedy(project: Project, prefix: Path, probed: TierProbe) -> str:
     locked = {str(d.name): d.locked_text for d in probed.checked if d.locked_text}
     installed = {str(d.name): d.version_text for d in probed.checked}
     skip = [str(t.name) for t in project.chain(probed.tier)]
-    others = {name: _locked(project, name) for name in armed if name not in skip}
+    others = _Pins(project, [name for name in armed if name not in skip])
     found = blocking({k: v for k, v in locked.items() if v}, installed, armed, skip=skip, others_locked=others)
     return with_flag(command) if found else command
 

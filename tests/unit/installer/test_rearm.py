@@ -56,6 +56,28 @@ def test_a_pin_the_other_tiers_current_lock_moved_to_the_new_version_does_not_bl
     }
 
 
+def test_another_tiers_lock_is_looked_into_only_for_a_package_re_arming_would_replace() -> None:
+    """(status and probe ask for the remedy of each tier that is not present: most receipts pin nothing it would
+    replace, and reading every other armed tier's lock for each costs a command milliseconds.)"""
+    armed = {
+        "fast": receipt("fast", corelib="2.0"),
+        "quiet": receipt("quiet", corelib="1.0", other="3"),
+        "apart": receipt("apart", numpy="2.0"),
+    }
+    asked: list[str] = []
+
+    class Pins(dict[str, dict[str, str]]):
+        def get(self, tier: str, default: Any = None) -> Any:
+            asked.append(tier)
+            return super().get(tier, default)
+
+    others = Pins(fast={"corelib": "3.0"}, quiet={}, apart={})
+    assert blocking({"corelib": "1.0"}, {"corelib": "2.0"}, armed, skip=[], others_locked=others) == {
+        "fast": ["corelib"]
+    }
+    assert asked == ["fast"]
+
+
 def test_packages_the_tier_does_not_pin_never_block() -> None:
     armed = {"fast": receipt("fast", numpy="2.0")}
     assert blocking({"corelib": "1.0"}, {"numpy": "1.0"}, armed, skip=[]) == {}
