@@ -32,7 +32,7 @@ _KEEP = 4096
 """At most this many folders per file (then it starts again)."""
 
 #: The fields kept as they are (what only a rare probe asks is derived from them when it is asked), but ``records``:
-#: RECORD's rows as their ``marshal`` bytes, decoded only when a probe looks into them
+#: RECORD's sizes and hashes as ``marshal`` bytes, decoded only when a probe looks into its rows
 #: (:class:`tierlock.probing.distinfo.Rows`). The paths repeat RECORD's, which :mod:`marshal` writes once.
 PLAIN = (
     "meta_resized",
@@ -138,8 +138,7 @@ def _kept_as(facts: DistInfo, name: str) -> Any:
         return getattr(facts, name)
     from tierlock.probing.distinfo import Rows
 
-    rows = facts.records
-    return rows.blob() if isinstance(rows, Rows) else marshal.dumps(tuple(rows))
+    return Rows.kept(facts.records, facts.site)
 
 
 def save_all() -> None:

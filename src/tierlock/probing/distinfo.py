@@ -29,7 +29,7 @@ from collections.abc import Set as AbstractSet
 from itertools import compress, repeat
 from operator import itemgetter, methodcaller
 from pathlib import Path
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any
 
 from tierlock.probing import compiled, distcache, distfiles, roots
 from tierlock.probing.site import DistInfoDir
@@ -49,44 +49,57 @@ Row = tuple[str, str, "int | None", "str | None"]
 """(absolute path, RECORD path, size, hash) of one file RECORD lists."""
 
 
-class Rows(Sequence[Row]):
-    """RECORD's rows as the facts kept on disk hold them (``marshal`` bytes, ~60% of the kept facts): decoded when
-    first looked into (``--deep``, a file missing, the installer's receipts), not by a probe that finds every file
-    there with its size (it needs their number alone). Rows that do not decode as *count* rows of four are read
-    again from the folder (*again*), as facts of another shape are."""
+if TYPE_CHECKING:
+    _Rows = Sequence[Row]
+else:
+    _Rows = object  # (a plain class at run time: an ABC and its registration cost every command at import)
 
-    __slots__ = ("_again", "_blob", "_count", "_rows")
 
-    def __init__(self, blob: bytes, count: int, again: Callable[[], Sequence[Row]]) -> None:
+class Rows(_Rows):
+    """RECORD's rows as the facts kept on disk hold them: their sizes and hashes (``marshal`` bytes), each row's
+    absolute path its site folder joined to its RECORD path (*rels*, kept with the facts) but for the few rows that
+    leave the folder (kept as they are). Decoded when first looked into (``--deep``, a file missing, the installer's
+    receipts), not by a probe that finds every file there with its size (it needs their number alone); rows that
+    do not decode as one per RECORD path are read again from the folder (*again*), as facts of another shape are."""
+
+    __slots__ = ("_again", "_blob", "_rels", "_rows", "_site")
+
+    def __init__(self, blob: bytes, rels: list[str], site: str, again: Callable[[], Sequence[Row]]) -> None:
         self._blob = blob
-        self._count = count
+        self._rels = rels
+        self._site = site
         self._again = again
         self._rows: tuple[Row, ...] | None = None
 
     def rows(self) -> tuple[Row, ...]:
         """The rows, decoded (once)."""
         if self._rows is None:
+            rows = None
             try:
-                rows = marshal.loads(self._blob)
-            except (ValueError, EOFError, TypeError):
-                rows = None
-            if not isinstance(rows, tuple) or len(rows) != self._count or set(map(len, rows)) - {4}:
+                sizes, hashes, fulls = marshal.loads(self._blob)
+                joined = [_prefix(self._site) + rel for rel in self._rels]
+                for i, full in fulls.items():
+                    joined[i] = full
+                rows = tuple(zip(joined, self._rels, sizes, hashes, strict=True))
+            except (ValueError, EOFError, TypeError, IndexError, AttributeError):
                 rows = tuple(self._again())
             self._rows, self._blob = rows, b""
         return self._rows
 
-    def blob(self) -> bytes:
-        """The rows as kept (their ``marshal`` bytes: not decoded and encoded again when they were not decoded)."""
-        return self._blob if self._rows is None else marshal.dumps(self._rows)
+    @staticmethod
+    def kept(rows: Sequence[Row], site: str) -> bytes:
+        """*rows* as they are kept: (sizes, hashes, the absolute paths that are not the site folder's prefix and their
+        RECORD path, by row), ``marshal`` bytes; rows not decoded since they were read back, as they were read."""
+        if isinstance(rows, Rows) and rows._rows is None:
+            return rows._blob
+        prefix = _prefix(site)
+        fulls = {i: full for i, (full, rel, _size, _hash) in enumerate(rows) if full != prefix + rel}
+        return marshal.dumps(([row[2] for row in rows], [row[3] for row in rows], fulls))
 
     def __len__(self) -> int:
-        return self._count if self._rows is None else len(self._rows)
+        return len(self._rels) if self._rows is None else len(self._rows)
 
-    @overload
-    def __getitem__(self, index: int) -> Row: ...
-    @overload
-    def __getitem__(self, index: slice) -> tuple[Row, ...]: ...
-    def __getitem__(self, index: int | slice) -> Row | tuple[Row, ...]:
+    def __getitem__(self, index: Any) -> Any:
         return self.rows()[index]
 
     def __iter__(self) -> Iterator[Row]:
@@ -102,6 +115,11 @@ class Rows(Sequence[Row]):
 
     def __repr__(self) -> str:
         return repr(self.rows())
+
+
+def _prefix(site: str) -> str:
+    """The site folder with its separator: what a RECORD path inside it is joined to (as :mod:`.rowfacts` joins it)."""
+    return site if site.endswith(os.sep) else site + os.sep
 
 
 class DistInfo:
@@ -301,7 +319,7 @@ def _kept(info: DistInfoDir, suffixes: tuple[str, ...], key: tuple[object, ...])
     blob = facts.records
     if not isinstance(blob, bytes) or len(facts.watched) != 3 + len(facts.compiled):
         return None  # (rows that are not kept as their bytes: of another shape)
-    facts.records = Rows(blob, len(facts.rels), lambda: _build(info, key, suffixes).records)
+    facts.records = Rows(blob, facts.rels, facts.site, lambda: _build(info, key, suffixes).records)
     return facts
 
 

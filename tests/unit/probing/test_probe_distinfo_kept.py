@@ -370,7 +370,7 @@ def test_a_library_user_s_process_writes_what_it_learnt_when_it_ends(tmp_path: P
     assert sorted(p.name.rsplit("-", 1)[0] for p in cache.iterdir()) == ["distinfo", "libraries", "moved-libraries"]
 
 
-def test_a_kept_entry_whose_rows_have_three_fields_is_read_again(
+def test_a_kept_entry_whose_rows_do_not_add_up_is_read_again_when_they_are_looked_into(
     tmp_path: Path, reads: list[str], kept_on_disk: Path
 ) -> None:
     import marshal
@@ -384,8 +384,8 @@ def test_a_kept_entry_whose_rows_have_three_fields_is_read_again(
     data = marshal.loads(kept.read_bytes())
     for entry in data["entries"].values():
         at = 2 + distcache.PLAIN.index("records")
-        rows = marshal.loads(entry[at])  # (kept as their bytes: decoded when looked into)
-        entry[at] = marshal.dumps(tuple(row[:3] for row in rows))  # rows of another shape, as many as before
+        sizes, hashes, fulls = marshal.loads(entry[at])  # (kept as their bytes: decoded when looked into)
+        entry[at] = marshal.dumps((sizes[:-1], hashes, fulls))  # a size fewer than the rows
     kept.write_bytes(marshal.dumps(data))
     probed = probe_distribution("alpha", paths=[site], locked_version="1.0")
     assert probed.state == "present"
@@ -409,6 +409,30 @@ def test_a_probe_of_kept_facts_that_finds_every_file_whole_does_not_decode_the_r
     assert again.records == first.records  # looked into: the rows RECORD lists, as read the first time
     assert tuple(again.records) == tuple(first.records)
     assert again.files == first.files
+    assert len(reads) == 1
+
+
+def test_kept_rows_come_back_as_read_with_their_hashes_and_the_paths_that_leave_the_site_folder(
+    tmp_path: Path, reads: list[str], kept_on_disk: Path
+) -> None:
+    """(A console script, ``../../bin/alpha``, is kept by its normalized path; every other row's is the site folder's
+    prefix and its RECORD path, not kept twice.)"""
+    site = _site(tmp_path)
+    script = tmp_path / "bin" / "alpha"
+    script.parent.mkdir()
+    script.write_text("#!python\n")
+    record = site / "alpha-1.0.dist-info" / "RECORD"
+    text = record.read_text().replace("alpha/__init__.py,,", "alpha/__init__.py,sha256=abc,")
+    record.write_text(text + "../bin/alpha,sha256=def,10\n")
+    for path in (record, script, script.parent, record.parent):
+        os.utime(path, (OLD, OLD))
+    first = probe_distribution("alpha", paths=[site], locked_version="1.0")
+    _new_process()
+    again = probe_distribution("alpha", paths=[site], locked_version="1.0")
+    assert isinstance(again.records, distinfo.Rows)
+    assert tuple(again.records) == tuple(first.records)
+    assert (str(script), "../bin/alpha", 10, "sha256=def") in tuple(again.records)
+    assert ("sha256=abc") in [row[3] for row in again.records]
     assert len(reads) == 1
 
 
