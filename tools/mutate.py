@@ -90,10 +90,20 @@ MODULES: dict[str, Module] = {
         (
             "tests/unit/core/test_kept_answers.py",
             "tests/unit/core/test_kept_answers_order.py",
+            "tests/unit/core/test_kept_entry_in_two_parts.py",
             "tests/unit/core/test_kept_census_facts.py",
             "tests/unit/core/test_project_parts.py",
             "tests/unit/core/test_kept_record_lookups.py",
             "tests/unit/core/test_kept_census_packed.py",
+        ),
+    ),
+    # A kept answer's entry on disk in two parts: the head compared first, the look-ups read only when it holds.
+    "keptseal.py": Module(
+        ("src/tierlock/keptseal.py",),
+        (
+            "tests/unit/core/test_kept_entry_in_two_parts.py",
+            "tests/unit/core/test_kept_answers_order.py",
+            "tests/unit/core/test_kept_answers.py",
         ),
     ),
     # A census's result kept by its inputs and files, and the digest of what a recorded run keeps of each file.
