@@ -76,6 +76,12 @@ def stat_all(paths: Sequence[str]) -> Iterable[os.stat_result]:
     return map(os.stat, paths)
 
 
+def noting() -> bool:
+    """Whether :func:`stat_all` notes its look-ups (a run is recorded that may be kept): a caller that looks paths up
+    another way (from a folder's descriptor) does so only when not."""
+    return bool(_lookers)
+
+
 def look_with(looker: Callable[[Sequence[str]], list[os.stat_result]]) -> None:
     """*looker* answers :func:`stat_all` until :func:`stop` (or :func:`give_up`)."""
     _lookers[:] = [looker]

@@ -50,6 +50,7 @@ PLAIN = (
     "wholes",
     "rels",
     "paths",
+    "near",
     "sizes",
     "excluded",
     "compiled_sizes",
@@ -134,11 +135,7 @@ def put(facts: DistInfo, suffixes: tuple[str, ...]) -> None:
 
 def _kept_as(facts: DistInfo, name: str) -> Any:
     """The field *name* of *facts* as it is kept: as it is, but RECORD's rows as their ``marshal`` bytes."""
-    if name != "records":
-        return getattr(facts, name)
-    from tierlock.probing.distinfo import Rows
-
-    return Rows.kept(facts.records, facts.site)
+    return facts.kept_records() if name == "records" else getattr(facts, name)
 
 
 def save_all() -> None:

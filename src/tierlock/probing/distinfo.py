@@ -137,6 +137,7 @@ class DistInfo:
         "key",
         "listing",
         "meta_resized",
+        "near",
         "outside",
         "own",
         "path",
@@ -185,6 +186,10 @@ class DistInfo:
         self.paths: tuple[str, ...] = ()
         """The absolute paths a probe stats in C (:func:`os.stat` mapped over them): :attr:`records` but
         :attr:`excluded` and the :attr:`compiled` files."""
+        self.near: tuple[str, ...] = ()
+        """:attr:`paths` as a probe looks them up from the site folder (an open folder's descriptor: the folders
+        above it are not walked again for each file): each file's RECORD path, or its absolute path when it is not
+        below the site folder (a console script, a data file)."""
         self.sizes: list[int] | None = None
         """Their recorded sizes, when RECORD gives every one (else None: the probe compares them row by row)."""
         self.compiled: tuple[tuple[str, str], ...] = ()
@@ -223,6 +228,10 @@ class DistInfo:
     @records.setter
     def records(self, rows: Sequence[Row]) -> None:
         self._records = rows
+
+    def kept_records(self) -> bytes:
+        """:attr:`records` as the facts kept on disk hold them (:meth:`Rows.kept`)."""
+        return Rows.kept(self._records, self.site)
 
     @property
     def files_checked(self) -> int:
@@ -317,7 +326,11 @@ def _kept(info: DistInfoDir, suffixes: tuple[str, ...], key: tuple[object, ...])
     except (ValueError, TypeError):
         return None
     blob = facts.records
-    if not isinstance(blob, bytes) or len(facts.watched) != 3 + len(facts.compiled):
+    if (
+        not isinstance(blob, bytes)
+        or len(facts.watched) != 3 + len(facts.compiled)
+        or len(facts.near) != len(facts.paths)
+    ):
         return None  # (rows that are not kept as their bytes: of another shape)
     facts.records = Rows(blob, facts.rels, facts.site, lambda: _build(info, key, suffixes).records)
     return facts

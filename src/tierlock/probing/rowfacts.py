@@ -37,8 +37,9 @@ def files(facts: DistInfo, columns: record.Columns) -> None:
     leaving = list(compress(range(len(rels)), map(str.startswith, rels, repeat(_LEAVES))))
     if "/../" in joined:
         leaving = sorted({*leaving, *compress(range(len(rels)), map(str.__contains__, rels, repeat("/../")))})
+    near = list(rels)  # (what a probe stats from the site folder: each RECORD path, but the rows leaving it)
     for i in leaving:  # console scripts, data files: few rows, found in C
-        fulls[i] = os.path.normpath(os.path.join(site, rels[i]))
+        fulls[i] = near[i] = os.path.normpath(os.path.join(site, rels[i]))
         facts.outside.append(rels[i])
     recorded = sizes(sizes_text)
     facts.records = tuple(zip(fulls, rels, recorded, blanks(hashes), strict=True))
@@ -46,7 +47,7 @@ def files(facts: DistInfo, columns: record.Columns) -> None:
     facts.heads = heads(rels)
     at = compiled_rows(rels, joined)
     facts.compiled = tuple((fulls[i], rels[i]) for i in at)
-    checked(facts, fulls, recorded, at)
+    checked(facts, fulls, recorded, at, near)
 
 
 def compiled_rows(rels: list[str], joined: str) -> list[int]:
@@ -69,10 +70,11 @@ def compiled_rows(rels: list[str], joined: str) -> list[int]:
     return out
 
 
-def checked(facts: DistInfo, fulls: list[str], sizes: list[int | None], at: list[int]) -> None:
+def checked(facts: DistInfo, fulls: list[str], sizes: list[int | None], at: list[int], near: list[str]) -> None:
     """The paths a probe stats and their sizes: the compiled files (rows *at*) apart, their identity kept for the
     shared-library check; the others but METADATA and RECORD, whose identity is the folder's key (a recorded size
-    of theirs is compared here, once, with the size they had when read)."""
+    of theirs is compared here, once, with the size they had when read). *near*: the same rows as the probe may
+    look them up from the site folder (:attr:`DistInfo.near`)."""
     resized: list[tuple[int, str]] = []
     excluded: list[str] = []
     gaps = list(at)
@@ -96,8 +98,9 @@ def checked(facts: DistInfo, fulls: list[str], sizes: list[int | None], at: list
         keep = [True] * len(fulls)
         for i in gaps:
             keep[i] = False
-        fulls, sizes = list(compress(fulls, keep)), list(compress(sizes, keep))
+        fulls, sizes, near = list(compress(fulls, keep)), list(compress(sizes, keep)), list(compress(near, keep))
     facts.paths = tuple(fulls)
+    facts.near = tuple(near)
     facts.sizes = None if None in sizes else cast("list[int]", sizes)
 
 
