@@ -136,3 +136,23 @@ def test_an_entry_sealed_whole_by_an_earlier_tierlock_is_still_read(scene: Scene
     whole = marshal.dumps(dict(entry))
     Path(kept).write_bytes(keptseal.SEAL + keptseal._sha(whole) + whole)
     assert keptrun.holds(_loaded(kept), ARGV)
+
+
+def test_asking_for_a_table_by_get_first_reads_the_rest(scene: Scene) -> None:  # noqa: F811
+    kept, paths = _sealed(scene)
+    entry = _loaded(kept)
+    stats = entry.get("stats")
+    assert stats is not None
+    assert {str(p) for p in paths} <= stats.keys()
+    assert entry.get("summaries") == {}
+    assert entry.get("no such table", "none") == "none"
+
+
+def test_an_entry_marshal_cannot_write_is_not_written(scene: Scene) -> None:  # noqa: F811
+    kept, _paths = _sealed(scene)
+    before = Path(kept).read_bytes()
+    entry = _loaded(kept)
+    assert keptrun.holds(entry, ARGV)
+    entry["env"] = {"X": object()}  # (no value a run reads is of such a type)
+    keptseal.seal(kept, entry)
+    assert Path(kept).read_bytes() == before
