@@ -33,7 +33,7 @@ _KEEP = 4096
 
 #: The fields kept as they are (what only a rare probe asks is derived from them when it is asked), but ``records``:
 #: RECORD's sizes and hashes as ``marshal`` bytes, decoded only when a probe looks into its rows
-#: (:class:`tierlock.probing.distinfo.Rows`). The paths repeat RECORD's, which :mod:`marshal` writes once.
+#: (:class:`tierlock.probing.keptrows.Rows`). The paths repeat RECORD's, which :mod:`marshal` writes once.
 PLAIN = (
     "meta_resized",
     "problems",

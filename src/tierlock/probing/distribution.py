@@ -80,7 +80,7 @@ class DistributionProbe(Frozen):
     files_checked: int = 0
     records: Sequence[tuple[str, str, int | None, str | None]] = ()
     """Plain tuples behind :attr:`files` (cheap to build on the fast path; kept facts read back from disk give them
-    as :class:`~tierlock.probing.distinfo.Rows`, decoded when first looked into)."""
+    as :class:`~tierlock.probing.keptrows.Rows`, decoded when first looked into)."""
     editable_source: Path | None = None
     import_roots: tuple[str, ...] = ()
     missing_libraries: tuple[tuple[str, str, str | None], ...] = ()

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.wheels import EXT_SUFFIX
-from tierlock.probing import SiteIndex, distinfo, probe_distribution
+from tierlock.probing import SiteIndex, distinfo, keptrows, probe_distribution
 
 OLD = time.time() - 60
 
@@ -402,7 +402,7 @@ def test_a_probe_of_kept_facts_that_finds_every_file_whole_does_not_decode_the_r
     _new_process()
     again = probe_distribution("alpha", paths=[site], locked_version="1.0")
     assert len(reads) == 1
-    assert isinstance(again.records, distinfo.Rows)
+    assert isinstance(again.records, keptrows.Rows)
     assert again.records._rows is None  # not decoded: the probe needed their number alone
     assert again.files_checked == first.files_checked == len(again.records)
     assert again.records._rows is None
@@ -429,7 +429,7 @@ def test_kept_rows_come_back_as_read_with_their_hashes_and_the_paths_that_leave_
     first = probe_distribution("alpha", paths=[site], locked_version="1.0")
     _new_process()
     again = probe_distribution("alpha", paths=[site], locked_version="1.0")
-    assert isinstance(again.records, distinfo.Rows)
+    assert isinstance(again.records, keptrows.Rows)
     assert tuple(again.records) == tuple(first.records)
     assert (str(script), "../bin/alpha", 10, "sha256=def") in tuple(again.records)
     assert ("sha256=abc") in [row[3] for row in again.records]
@@ -468,7 +468,7 @@ def test_kept_rows_not_decoded_are_kept_again_as_they_were(tmp_path: Path, kept_
     (kept,) = kept_on_disk.iterdir()
     before = marshal.loads(kept.read_bytes())["entries"]
     probed = probe_distribution("alpha", paths=[site], locked_version="1.0", import_roots=["alpha"])  # a new verdict
-    assert isinstance(probed.records, distinfo.Rows)
+    assert isinstance(probed.records, keptrows.Rows)
     _new_process()
     after = marshal.loads(kept.read_bytes())["entries"]
     at = 2 + distcache.PLAIN.index("records")
