@@ -63,6 +63,8 @@ class Early:
         """Told to :mod:`tierlock.subproc` (counted by its observers) already."""
         self.other = False
         """The install's command was another: the plan no longer holds."""
+        self.priority: Yielded | None = None
+        """The main thread's priority, lowered while the backend runs (None until then)."""
 
 
 #: How much lower tierlock's own priority goes once its backend runs early (``nice``): with no idle core, the
@@ -77,8 +79,10 @@ YIELD = 10
 class Yielded:
     """The priority of the thread that made it (the main thread, where tierlock's start runs), lowered by
     :meth:`lower` while the backend runs and given back by :meth:`restore` when it has ended (called by the thread
-    that watches it: :func:`tierlock.spawning.watch`). Giving a priority back is allowed to root and where the
-    ``RLIMIT_NICE`` limit reaches it (Linux, where ``nice`` is a thread's own); elsewhere the start stays lowered."""
+    that watches it: :func:`tierlock.spawning.watch`), to it and to every thread it started meanwhile (which
+    inherited the lowered priority: the readers of the backend's output the install waits for, the read-ahead).
+    Giving a priority back is allowed to root and where the ``RLIMIT_NICE`` limit reaches it (Linux, where ``nice``
+    is a thread's own); elsewhere the start stays lowered."""
 
     def __init__(self) -> None:
         import _thread
@@ -86,21 +90,42 @@ class Yielded:
         self.thread = _thread.get_native_id()
         self.before = os.nice(0)
         self.lowered = False
+        self.low = self.before
+        """The priority it was lowered to (``nice`` stops at 19)."""
         self.ended = False
 
     def lower(self, by: int) -> None:
-        os.nice(by)
+        self.low = os.nice(by)
         self.lowered = True
         if self.ended:  # the backend ended before the priority went down: give it back at once
             self.restore()
 
     def restore(self) -> None:
         self.ended = True
+        self.give(self.thread)
+        if not self.lowered or not sys.platform.startswith("linux"):
+            return
+        try:  # every other thread of this process still at the lowered priority: started by the lowered one
+            threads = os.listdir("/proc/self/task")
+        except OSError:
+            return
+        for name in threads:
+            try:
+                thread = int(name)
+                low = thread != self.thread and os.getpriority(os.PRIO_PROCESS, thread) == self.low
+            except (ValueError, OSError):  # (a thread that ended meanwhile)
+                continue
+            if low:
+                self.give(thread)
+
+    def give(self, thread: int) -> None:
+        """The priority before :meth:`lower` to the thread *thread* (a native id: a thread the lowered main thread
+        started inherited the lowered priority), where the system allows it; nothing when it was not lowered."""
         if not self.lowered or not sys.platform.startswith("linux"):
             return
         try:  # noqa: SIM105 (contextlib is an import more on the early start)
-            os.setpriority(os.PRIO_PROCESS, self.thread, self.before)
-        except OSError:  # not allowed to this user: tierlock's start goes on at the lowered priority
+            os.setpriority(os.PRIO_PROCESS, thread, self.before)
+        except OSError:  # not allowed to this user: the thread goes on at the lowered priority
             pass
 
 
@@ -158,7 +183,7 @@ def _launched(plan: str, prefix: str, command: Mapping[str, Any], fd: int) -> Ea
             fh.write(early.requirements)
         early.argv = [path if a == REQUIREMENTS else placed(a, prefix) for a in early.argv]
         current = early  # before the start: an interrupt from here on stops what was started
-        priority = Yielded()
+        priority = early.priority = Yielded()
         # as :func:`tierlock.subproc.start` starts every process (its own group, the output read back, no input)
         # but on :mod:`os` alone (:mod:`subprocess` costs more than the start); the install handles it as one of
         # its own from its takeover on (:func:`popen`)
@@ -202,6 +227,19 @@ def popen(early: Early) -> subprocess.Popen[str] | None:
     if early.proc is None and early.spawned is not None:
         early.proc = as_popen(early.argv, early.spawned)
     return early.proc
+
+
+def unyielded() -> None:
+    """The calling thread back at the priority tierlock was started with, when an early backend lowered it (where the
+    system allows it: :meth:`Yielded.give`). For a thread the lowered main thread starts to do, while the backend runs,
+    work the command would otherwise do after it: that work is on the critical path either way, and at the lowered
+    priority it starves behind the backend (and the machine's other work) and is then waited for after the backend
+    (:mod:`tierlock.installer.ahead`)."""
+    priority = getattr(current, "priority", None)
+    if priority is not None:
+        import _thread
+
+        priority.give(_thread.get_native_id())
 
 
 # -- the install's side ----------------------------------------------------------------------------------------
