@@ -63,8 +63,6 @@ class Early:
         """Told to :mod:`tierlock.subproc` (counted by its observers) already."""
         self.other = False
         """The install's command was another: the plan no longer holds."""
-        self.priority: Yielded | None = None
-        """The main thread's priority, lowered while the backend runs (None until then)."""
 
 
 #: How much lower tierlock's own priority goes once its backend runs early (``nice``): with no idle core, the
@@ -183,7 +181,7 @@ def _launched(plan: str, prefix: str, command: Mapping[str, Any], fd: int) -> Ea
             fh.write(early.requirements)
         early.argv = [path if a == REQUIREMENTS else placed(a, prefix) for a in early.argv]
         current = early  # before the start: an interrupt from here on stops what was started
-        priority = early.priority = Yielded()
+        priority = Yielded()
         # as :func:`tierlock.subproc.start` starts every process (its own group, the output read back, no input)
         # but on :mod:`os` alone (:mod:`subprocess` costs more than the start); the install handles it as one of
         # its own from its takeover on (:func:`popen`)
@@ -227,19 +225,6 @@ def popen(early: Early) -> subprocess.Popen[str] | None:
     if early.proc is None and early.spawned is not None:
         early.proc = as_popen(early.argv, early.spawned)
     return early.proc
-
-
-def unyielded() -> None:
-    """The calling thread back at the priority tierlock was started with, when an early backend lowered it (where the
-    system allows it: :meth:`Yielded.give`). For a thread the lowered main thread starts to do, while the backend runs,
-    work the command would otherwise do after it: that work is on the critical path either way, and at the lowered
-    priority it starves behind the backend (and the machine's other work) and is then waited for after the backend
-    (:mod:`tierlock.installer.ahead`)."""
-    priority = getattr(current, "priority", None)
-    if priority is not None:
-        import _thread
-
-        priority.give(_thread.get_native_id())
 
 
 # -- the install's side ----------------------------------------------------------------------------------------

@@ -18,12 +18,6 @@ Once the install is at its backend step (no longer recorded for a kept plan: :fu
 the thread also does the one other piece of the work after the backend that does not depend on it (*also*: the
 receipts' parts and their folder, :func:`tierlock.installer.receiptrecord.prepare`); the install takes that result,
 or does that work itself after the backend when the thread did not get to it or it failed.
-
-Beside a backend started early, the main thread runs at a lowered priority (:data:`tierlock.earlyarm.YIELD`) and a
-thread it starts inherits it; this one takes the priority tierlock was started with back first
-(:func:`tierlock.earlyarm.unyielded`): what it makes is the install's work after the backend made ahead, on the
-command's critical path either way, and at the lowered priority it starved behind the backend (on a busy machine:
-the folders the backend finished last, pandas' and pyarrow's, made after it by the thread or the install).
 """
 
 from __future__ import annotations
@@ -31,7 +25,6 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable, Collection
-from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 from tierlock import interrupts
@@ -56,15 +49,6 @@ def recorded() -> bool:
     until the backend step, *also* waits (it writes: the receipts' folder), so the plan can be kept."""
     record = sys.modules.get("tierlock.armrecord")
     return record is not None and bool(record.watching())
-
-
-def unyielded() -> None:
-    """This thread at the priority tierlock was started with when a backend started early lowered the main thread's
-    (the thread inherited it): what it makes is otherwise made after the backend, and at the lowered priority it
-    starves behind the backend and is then waited for (:func:`tierlock.earlyarm.unyielded`)."""
-    early = sys.modules.get("tierlock.earlyarm")
-    if early is not None:
-        early.unyielded()
 
 
 def _attempt(work: Callable[[], Any]) -> Any:
@@ -110,8 +94,6 @@ class Ahead:
             self.thread.join(None if kind is None else GIVE_UP)
 
     def _run(self) -> None:
-        with suppress(Exception):  # (the priority only speeds the work: it goes on at the inherited one otherwise)
-            unyielded()
         try:
             while not self.stop.is_set():
                 if self.also is not None and not recorded():

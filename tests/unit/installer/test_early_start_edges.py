@@ -354,32 +354,6 @@ def test_once_the_early_backend_has_ended_tierlocks_own_work_gets_its_priority_b
     assert after == (before if allowed else before + 10)
 
 
-_AHEAD = (
-    _PRIORITIES.split("out, _ =", maxsplit=1)[0]
-    + """
-import threading, time
-from types import SimpleNamespace
-from tierlock.installer import ahead
-site = os.path.join(os.path.dirname(sys.argv[1]), "site")
-os.makedirs(site, exist_ok=True)
-seen = []
-look = ahead.Ahead.look
-def looked(self):  # the thread's own priority, read by the thread itself (as the system gives a thread's)
-    seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
-    look(self)
-ahead.Ahead.look = looked
-with ahead.Ahead(SimpleNamespace(site_paths=(site,), ext_suffixes=(".so",)), ["alpha"]):
-    while not seen:
-        time.sleep(0.01)
-    main = os.nice(0)
-earlyarm.popen(early).communicate()
-import resource
-allowed = os.geteuid() == 0 or 20 - resource.getrlimit(resource.RLIMIT_NICE)[0] <= before
-print(json.dumps([before, own, main, seen[0], allowed]))
-"""
-)
-
-
 _STARTED_MEANWHILE = (
     _PRIORITIES.split("out, _ =", maxsplit=1)[0]
     + """
@@ -414,20 +388,6 @@ def test_once_the_early_backend_has_ended_the_threads_tierlock_started_meanwhile
     before, own, during, after, allowed = _priorities(tmp_path, monkeypatch, script=_STARTED_MEANWHILE)
     assert own == during == before + 10, "lowered, as the main thread that started it, while the backend runs"
     assert after == (before if allowed else before + 10)
-
-
-def test_the_thread_reading_ahead_beside_an_early_backend_runs_at_the_priority_tierlock_was_started_with(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The thread that reads the folders the backend finishes (``installer/ahead``) is started by the main thread once
-    its start yielded to the early backend, and would inherit the lowered priority: what it makes is otherwise made
-    after the backend, on the command's critical path, so it gets the priority tierlock was started with back where
-    the system allows it (else it stays lowered); the main thread stays lowered while the backend runs."""
-    if not sys.platform.startswith("linux"):
-        pytest.skip("a thread's own priority: Linux")
-    before, own, main, thread, allowed = _priorities(tmp_path, monkeypatch, script=_AHEAD)
-    assert own == main == before + 10, "the main thread yields to the backend while it runs"
-    assert thread == (before if allowed else before + 10)
 
 
 def _priorities(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: str = _PRIORITIES) -> list[Any]:
