@@ -111,7 +111,7 @@ class Yielded:
             try:
                 thread = int(name)
                 low = thread != self.thread and os.getpriority(os.PRIO_PROCESS, thread) == self.low
-            except (ValueError, OSError):  # (a thread that ended meanwhile)
+            except OSError:  # (a thread that ended meanwhile: the folder holds only thread ids)
                 continue
             if low:
                 self.give(thread)
