@@ -13,7 +13,11 @@ measures, each in a new process as the CLI and the pytest plugin run:
 * the peer: ``ldd`` of every extension (the dynamic loader resolving each one), summed;
 * the floor: one ``stat`` of each extension (what the file checks already pay).
 
-Run: ``.venv/bin/python benchmarks/bench_libraries.py [--site DIR] [--runs N]``.
+``--baseline SRC`` also measures the cold and warm probes with another tierlock's sources (``git archive REV src |
+tar -x -C DIR`` gives ``DIR/src``), the runs interleaved with this checkout's: a before/after in one run, with the
+median of the round-by-round differences.
+
+Run: ``.venv/bin/python benchmarks/bench_libraries.py [--site DIR] [--runs N] [--baseline DIR/src]``.
 """
 
 from __future__ import annotations
@@ -105,8 +109,8 @@ def existing(site: Path) -> list[str]:
     return sorted(out)
 
 
-def run(site: Path, files: list[str], cache: str) -> tuple[float, float, int]:
-    env = clean_env({"TIERLOCK_CACHE_DIR": cache, "PYTHONPATH": str(REPO / "src")})
+def run(site: Path, files: list[str], cache: str, src: Path = REPO / "src") -> tuple[float, float, int]:
+    env = clean_env({"TIERLOCK_CACHE_DIR": cache, "PYTHONPATH": str(src)})
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed for real: byte code written and used
     out = subprocess.run(
         [sys.executable, "-c", MEASURE, str(site), *files], env=env, capture_output=True, text=True, check=True
@@ -133,7 +137,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--site", type=Path, help="measure the extensions of this site folder instead")
     parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--baseline", type=Path, help="another tierlock's src folder, measured beside this one")
     args = parser.parse_args()
+    base: dict[str, list[float]] = {"cold": [], "warm": []}
     with tempfile.TemporaryDirectory(prefix="bench-libraries-") as tmp:
         work = Path(tmp)
         site, files = (args.site, existing(args.site)) if args.site else build(work)
@@ -145,6 +151,10 @@ def main() -> None:
             cold.append(first)
             again.append(second)
             warm.append(run(site, files, str(cache))[0])  # the verdicts kept by the run before
+            if args.baseline is not None:  # the same two runs with the baseline's sources, its own cache
+                shutil.rmtree(cache, ignore_errors=True)
+                base["cold"].append(run(site, files, str(cache), args.baseline)[0])
+                base["warm"].append(run(site, files, str(cache), args.baseline)[0])
         peer = ldd(site, files) if shutil.which("ldd") else float("nan")
         floor = statistics.median(stat_floor(site, files) for _ in range(args.runs))
     median = statistics.median
@@ -155,6 +165,14 @@ def main() -> None:
     print(f"floor: one stat of each extension:      {floor:8.2f} ms")
     print(f"peer: ldd of each extension, summed:    {peer:8.2f} ms   (cold is {peer / median(cold):.0f}x faster)")
     print(f"warm / cold: {median(warm) / median(cold):.2f}; warm over the floor: {median(warm) - floor:.2f} ms")
+    if args.baseline is not None:
+        for label, ours in (("cold", cold), ("warm", warm)):
+            theirs = base[label]
+            paired = median(a - b for a, b in zip(ours, theirs, strict=True))
+            print(
+                f"{label}: this checkout {median(ours):.2f} ms, baseline {median(theirs):.2f} ms "
+                f"({median(ours) / median(theirs):.2f}x; paired median {paired:+.2f} ms)"
+            )
 
 
 if __name__ == "__main__":

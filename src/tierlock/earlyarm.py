@@ -77,8 +77,10 @@ YIELD = 10
 class Yielded:
     """The priority of the thread that made it (the main thread, where tierlock's start runs), lowered by
     :meth:`lower` while the backend runs and given back by :meth:`restore` when it has ended (called by the thread
-    that watches it: :func:`tierlock.spawning.watch`). Giving a priority back is allowed to root and where the
-    ``RLIMIT_NICE`` limit reaches it (Linux, where ``nice`` is a thread's own); elsewhere the start stays lowered."""
+    that watches it: :func:`tierlock.spawning.watch`), to it and to every thread it started meanwhile (which
+    inherited the lowered priority: the readers of the backend's output the install waits for, the read-ahead).
+    Giving a priority back is allowed to root and where the ``RLIMIT_NICE`` limit reaches it (Linux, where ``nice``
+    is a thread's own); elsewhere the start stays lowered."""
 
     def __init__(self) -> None:
         import _thread
@@ -86,21 +88,42 @@ class Yielded:
         self.thread = _thread.get_native_id()
         self.before = os.nice(0)
         self.lowered = False
+        self.low = self.before
+        """The priority it was lowered to (``nice`` stops at 19)."""
         self.ended = False
 
     def lower(self, by: int) -> None:
-        os.nice(by)
+        self.low = os.nice(by)
         self.lowered = True
         if self.ended:  # the backend ended before the priority went down: give it back at once
             self.restore()
 
     def restore(self) -> None:
         self.ended = True
+        self.give(self.thread)
+        if not self.lowered or not sys.platform.startswith("linux"):
+            return
+        try:  # every other thread of this process still at the lowered priority: started by the lowered one
+            threads = os.listdir("/proc/self/task")
+        except OSError:
+            return
+        for name in threads:
+            try:
+                thread = int(name)
+                low = thread != self.thread and os.getpriority(os.PRIO_PROCESS, thread) == self.low
+            except OSError:  # (a thread that ended meanwhile: the folder holds only thread ids)
+                continue
+            if low:
+                self.give(thread)
+
+    def give(self, thread: int) -> None:
+        """The priority before :meth:`lower` to the thread *thread* (a native id: a thread the lowered main thread
+        started inherited the lowered priority), where the system allows it; nothing when it was not lowered."""
         if not self.lowered or not sys.platform.startswith("linux"):
             return
         try:  # noqa: SIM105 (contextlib is an import more on the early start)
-            os.setpriority(os.PRIO_PROCESS, self.thread, self.before)
-        except OSError:  # not allowed to this user: tierlock's start goes on at the lowered priority
+            os.setpriority(os.PRIO_PROCESS, thread, self.before)
+        except OSError:  # not allowed to this user: the thread goes on at the lowered priority
             pass
 
 

@@ -194,7 +194,9 @@ def write(prefix: Path, document: Mapping[str, Any]) -> Path:
         # system's journal to take them all): the rename keeps it whole after any interrupt, and one that a
         # crash of the machine leaves empty or gone is no receipt (:func:`load`), as are files that lost
         # their sizes (the no-op fast path compares every one): the full install looks again and writes it.
-        write_atomic(path, (json.dumps(document, separators=(",", ":")) + "\n").encode(), sync=False)
+        # (no check for cycles: a document of plain values built here; it visits every one of the thousands of rows)
+        text = json.dumps(document, separators=(",", ":"), check_circular=False)
+        write_atomic(path, (text + "\n").encode(), sync=False)
     except OSError as exc:
         from tierlock.errors import BackendError
 

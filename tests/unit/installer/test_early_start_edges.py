@@ -354,15 +354,51 @@ def test_once_the_early_backend_has_ended_tierlocks_own_work_gets_its_priority_b
     assert after == (before if allowed else before + 10)
 
 
-def _priorities(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+_STARTED_MEANWHILE = (
+    _PRIORITIES.split("out, _ =", maxsplit=1)[0]
+    + """
+import threading, time
+go = threading.Event()
+meanwhile = threading.Thread(target=go.wait)  # started by the lowered main thread: it inherits the lowered priority
+meanwhile.start()
+during = os.getpriority(os.PRIO_PROCESS, meanwhile.native_id)
+earlyarm.popen(early).communicate()
+for _ in range(200):  # (given back by the thread that saw the backend end: a moment after its output ended)
+    if os.nice(0) == before:
+        break
+    time.sleep(0.01)
+after = os.getpriority(os.PRIO_PROCESS, meanwhile.native_id)
+go.set()
+meanwhile.join()
+import resource
+allowed = os.geteuid() == 0 or 20 - resource.getrlimit(resource.RLIMIT_NICE)[0] <= before
+print(json.dumps([before, own, during, after, allowed]))
+"""
+)
+
+
+def test_once_the_early_backend_has_ended_the_threads_tierlock_started_meanwhile_get_their_priority_back_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A thread the lowered main thread starts while the backend runs inherits the lowered priority (the readers of
+    the backend's output, which the install waits for when it ends): it gets the priority tierlock was started with
+    back with the main thread once the backend has ended, where the system allows it."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("a thread's own priority, given back by another thread: Linux")
+    before, own, during, after, allowed = _priorities(tmp_path, monkeypatch, script=_STARTED_MEANWHILE)
+    assert own == during == before + 10, "lowered, as the main thread that started it, while the backend runs"
+    assert after == (before if allowed else before + 10)
+
+
+def _priorities(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: str = _PRIORITIES) -> list[Any]:
     """[tierlock's priority before an early start, its backend's, tierlock's own once it started, tierlock's own
     after the backend ended, whether this user may raise a priority] (the backend prints its own, then runs 0.5 s:
-    tierlock's own is read while it runs)."""
+    tierlock's own is read while it runs); what *script* prints instead when given."""
     venv = _venv(tmp_path)
     argv = _keep(tmp_path, monkeypatch, venv)
     _set_in_plan(tmp_path, ("command", "argv", 2), "import os, time; print(os.nice(0), flush=True); time.sleep(0.5)")
     done = subprocess.run(
-        [sys.executable, "-c", _PRIORITIES, str(_plan(tmp_path)), *argv],
+        [sys.executable, "-c", script, str(_plan(tmp_path)), *argv],
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
