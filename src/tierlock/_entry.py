@@ -205,6 +205,9 @@ def _exit(code: int) -> NoReturn:
             stream.flush()
         except (OSError, ValueError):  # a reader that left (`| head`), or a closed stream
             pass
+    bundle = sys.modules.get("tierlock.codebundle")
+    if bundle is not None:  # the code this run loaded from single files, kept for the next (the answer is out)
+        bundle.save()
     os._exit(code)
 
 
@@ -285,7 +288,8 @@ def _kept(argv: list[str]) -> int:
     gc.disable()
     from tierlock import keptrun
 
-    if keptrun.command_of(argv) is None:
+    command = keptrun.command_of(argv)
+    if command is None:
         gc.enable()
         from tierlock import lockkept
 
@@ -297,6 +301,9 @@ def _kept(argv: list[str]) -> int:
     if code is not None:
         return code
     light_pathlib()  # (no thread of tierlock's runs yet: none can meet the stand-in)
+    from tierlock import codebundle
+
+    codebundle.install(command)  # (the rest of tierlock's modules from one file, before the run is recorded)
     from tierlock import keptrecord
 
     return keptrecord.run(argv, lambda: _cli(argv))
