@@ -14,7 +14,9 @@ one per command, since each loads its own set). A module is served from the bund
   time it had then (no module, package or extension added or removed there since, which could shadow it);
 
 anything else goes to the finders after this one, as it would without it (a stale or foreign bundle is never
-used; a bundle that cannot be read is no bundle). A module served keeps its real ``__file__``, ``__cached__``,
+used; a bundle that cannot be read is no bundle). With a finder on :data:`sys.meta_path` other than the import
+system's own and those that answer only for other top-level names (an import hook that rewrites modules), the
+bundle is off. A module served keeps its real ``__file__``, ``__cached__``,
 ``__spec__`` (a :class:`~importlib.machinery.SourceFileLoader`'s) and its code's file names (tracebacks
 name the source).
 
@@ -29,8 +31,8 @@ from __future__ import annotations
 
 import marshal
 import sys
-from _frozen_importlib import ModuleSpec
-from _frozen_importlib_external import MAGIC_NUMBER, SourceFileLoader
+from _frozen_importlib import BuiltinImporter, FrozenImporter, ModuleSpec
+from _frozen_importlib_external import MAGIC_NUMBER, PathFinder, SourceFileLoader
 from os import getpid, replace, stat, unlink
 from os.path import dirname, join
 
@@ -75,7 +77,7 @@ def install(command: str) -> None:
     """Serve tierlock's submodules from *command*'s bundle from now on (what it holds that is still valid),
     and note the others as they load (for :func:`save`)."""
     where = path_of(command)
-    if where is None or _Finder in sys.meta_path:
+    if where is None or not all(map(_plain, sys.meta_path)):
         return
     _where.append(where)
     try:
@@ -92,6 +94,16 @@ def install(command: str) -> None:
             _entries.update(entries)
             _codes.update(codes)
     sys.meta_path.insert(0, _Finder)
+
+
+def _plain(finder: object) -> bool:
+    """Whether *finder* is the import system's own, or one that answers only for top-level names of other
+    distributions (setuptools' ``distutils`` shim, an editable install's finder): a finder that would take
+    tierlock's submodules itself (an import hook that rewrites them) turns the bundle off."""
+    if finder in (BuiltinImporter, FrozenImporter, PathFinder):
+        return True
+    module = getattr(type(finder) if not isinstance(finder, type) else finder, "__module__", "")
+    return isinstance(module, str) and module.startswith(("_distutils_hack", "__editable__"))
 
 
 def _folder(path: str) -> int:
@@ -149,7 +161,7 @@ class _Finder:
 
     @staticmethod
     def find_spec(fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None) -> Any:
-        if not fullname.startswith("tierlock.") or path is None or len(path) != 1 or target is not None:
+        if not fullname.startswith("tierlock.") or type(path) is not list or len(path) != 1 or target is not None:
             return None
         folder = path[0]
         entry = _entries.get(fullname)

@@ -199,6 +199,25 @@ def test_a_bundle_of_another_byte_code_format_or_package_folder_or_cut_short_is_
     assert _load(src) == {"files": [], "noted": []}  # written again, then used
 
 
+#: An import hook of the program's own first on :data:`sys.meta_path` (one that could rewrite tierlock's modules).
+HOOK = """
+import sys
+class Hook:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        return None
+sys.meta_path.insert(0, Hook)
+"""
+
+
+def test_an_import_hook_of_another_kind_first_turns_the_bundle_off(src: Path) -> None:
+    _load(src)
+    proc = _run(src, HOOK + SCRIPT.replace("NAMES", repr(MODULES)))
+    hooked = json.loads(proc.stdout)
+    assert _opened(hooked, "tiers", "loader")
+    assert hooked["noted"] == []
+
+
 def test_no_bundle_is_written_when_byte_code_is_not_written(src: Path) -> None:
     _load(src, MODULES, "-B")
     assert not _bundle(src).exists()
