@@ -135,7 +135,10 @@ class _Loader(SourceFileLoader):
     the code it loaded otherwise (with the source's identity as it was looked up)."""
 
     code: CodeType | None = None
-    entry: Entry | None = None
+    package = False
+    folder: str | None = None
+    """The folder searched (its mtime ``folder_mtime`` as first seen): set, the code loaded is noted."""
+    folder_mtime = -1
     seen: Any = None
 
     def path_stats(self, path: str) -> dict[str, Any]:
@@ -146,13 +149,13 @@ class _Loader(SourceFileLoader):
     def get_code(self, fullname: str) -> CodeType | None:
         code = self.code
         if code is not None and fullname == self.name:
-            self.code = None  # (once: a reload reads the file)
+            self.code = None  # (once: any later call reads the file)
             return code
         code = super().get_code(fullname)
-        seen, entry = self.seen, self.entry
-        if code is not None and seen is not None and entry is not None and fullname == self.name:
-            source, package, _mtime, _size, folder, folder_mtime = entry
-            _noted[fullname] = ((source, package, seen.st_mtime_ns, seen.st_size, folder, folder_mtime), code)
+        seen, folder = self.seen, self.folder
+        if code is not None and seen is not None and folder is not None and fullname == self.name:
+            entry = (self.path, self.package, seen.st_mtime_ns, seen.st_size, folder, self.folder_mtime)
+            _noted[fullname] = (entry, code)
         return code
 
 
@@ -161,12 +164,12 @@ class _Finder:
 
     @staticmethod
     def find_spec(fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None) -> Any:
-        if not fullname.startswith("tierlock.") or type(path) is not list or len(path) != 1 or target is not None:
-            return None
+        if not fullname.startswith("tierlock.") or type(path) is not list or len(path) != 1:
+            return None  # (a reload, *target* given, is found as an import is)
         folder = path[0]
         entry = _entries.get(fullname)
         if entry is not None and entry[4] == folder and _holds(entry):
-            spec = _spec(fullname, entry)
+            spec = _spec(fullname, entry[0], entry[1], folder, entry[5])
             spec.loader.code = _codes.get(fullname)
             return spec
         return _found(fullname, folder, path)
@@ -176,11 +179,10 @@ class _Finder:
         _folders.clear()
 
 
-def _spec(fullname: str, entry: Entry) -> Any:
-    """The spec the path finder gives for a source file (its loader ours)."""
-    source, package = entry[0], entry[1]
+def _spec(fullname: str, source: str, package: bool, folder: str, folder_mtime: int) -> Any:
+    """The spec the path finder gives for a source file found in *folder* (its loader ours)."""
     loader = _Loader(fullname, source)
-    loader.entry = entry
+    loader.package, loader.folder, loader.folder_mtime = package, folder, folder_mtime
     spec = ModuleSpec(fullname, loader, origin=source, is_package=package)
     spec.has_location = True
     if package:
@@ -206,7 +208,7 @@ def _found(fullname: str, folder: str, path: Sequence[str]) -> Any:
     if type(spec.loader) is SourceFileLoader and isinstance(origin, str) and origin.endswith(".py"):
         package = spec.submodule_search_locations is not None
         if (dirname(dirname(origin)) if package else dirname(origin)) == folder:
-            fresh = _spec(fullname, (origin, package, 0, 0, folder, folder_mtime))
+            fresh = _spec(fullname, origin, package, folder, folder_mtime)
             fresh.submodule_search_locations = spec.submodule_search_locations
             return fresh
     return spec

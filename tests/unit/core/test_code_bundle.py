@@ -82,6 +82,33 @@ def test_a_second_run_loads_tierlocks_modules_from_the_bundle_without_opening_th
     assert second == {"files": [], "noted": []}  # nothing opened to load, nothing new to write
 
 
+def test_only_tierlocks_own_modules_are_noted_and_served(src: Path) -> None:
+    others = ("xml.dom.NodeFilter", "email.quoprimime")  # (submodules of packages of the standard library)
+    first = _load(src, (*MODULES, *others))
+    assert set(MODULES) <= set(first["noted"])
+    assert all(name.startswith("tierlock.") for name in first["noted"])
+    assert _load(src, (*MODULES, *others)) == {"files": [], "noted": []}
+
+
+RELOAD = """
+import importlib, json, sys
+from tierlock import codebundle
+codebundle.install("check")
+import tierlock.tiers.loader as m
+m.ADDED = 1
+again = importlib.reload(m)
+loader = type(m.__spec__.loader).__name__
+print(json.dumps([again is m, hasattr(m, "ADDED"), m.__file__, loader, sorted(codebundle._noted)]))
+"""
+
+
+def test_a_module_reloaded_runs_its_code_again_from_the_bundle(src: Path) -> None:
+    _load(src)
+    same, kept, file, loader, noted = json.loads(_run(src, RELOAD).stdout)
+    assert (same, kept, loader, noted) == (True, True, "_Loader", [])
+    assert file == str(src / "tierlock" / "tiers" / "loader.py")
+
+
 def test_a_module_loaded_later_is_added_and_what_the_bundle_held_is_kept(src: Path) -> None:
     _load(src, MODULES[:1])
     second = _load(src, MODULES)
