@@ -138,7 +138,7 @@ class _Loader(SourceFileLoader):
     package = False
     folder: str | None = None
     """The folder searched (its mtime ``folder_mtime`` as first seen): set, the code loaded is noted."""
-    folder_mtime = -1
+    folder_mtime: int
     seen: Any = None
 
     def path_stats(self, path: str) -> dict[str, Any]:

@@ -78,8 +78,11 @@ def test_a_second_run_loads_tierlocks_modules_from_the_bundle_without_opening_th
     assert set(MODULES) <= set(first["noted"])
     assert _opened(first, "tiers")
     assert _bundle(src).is_file()
+    written = _bundle(src).stat()
     second = _load(src)
     assert second == {"files": [], "noted": []}  # nothing opened to load, nothing new to write
+    again = _bundle(src).stat()
+    assert (again.st_ino, again.st_mtime_ns) == (written.st_ino, written.st_mtime_ns)  # (not written again)
 
 
 def test_only_tierlocks_own_modules_are_noted_and_served(src: Path) -> None:
