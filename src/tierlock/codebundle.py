@@ -167,10 +167,10 @@ class _Finder:
         if not fullname.startswith("tierlock.") or type(path) is not list or len(path) != 1:
             return None  # (a reload, *target* given, is found as an import is)
         folder = path[0]
-        entry = _entries.get(fullname)
-        if entry is not None and entry[4] == folder and _holds(entry):
-            spec = _spec(fullname, entry[0], entry[1], folder, entry[5])
-            spec.loader.code = _codes.get(fullname)
+        entry, code = _entries.get(fullname), _codes.get(fullname)
+        if entry is not None and code is not None and entry[4] == folder and _holds(entry):
+            spec = _spec(fullname, entry[0], entry[1])
+            spec.loader.code = code
             return spec
         return _found(fullname, folder, path)
 
@@ -179,10 +179,10 @@ class _Finder:
         _folders.clear()
 
 
-def _spec(fullname: str, source: str, package: bool, folder: str, folder_mtime: int) -> Any:
-    """The spec the path finder gives for a source file found in *folder* (its loader ours)."""
+def _spec(fullname: str, source: str, package: bool) -> Any:
+    """The spec the path finder gives for a source file (its loader ours)."""
     loader = _Loader(fullname, source)
-    loader.package, loader.folder, loader.folder_mtime = package, folder, folder_mtime
+    loader.package = package
     spec = ModuleSpec(fullname, loader, origin=source, is_package=package)
     spec.has_location = True
     if package:
@@ -208,7 +208,8 @@ def _found(fullname: str, folder: str, path: Sequence[str]) -> Any:
     if type(spec.loader) is SourceFileLoader and isinstance(origin, str) and origin.endswith(".py"):
         package = spec.submodule_search_locations is not None
         if (dirname(dirname(origin)) if package else dirname(origin)) == folder:
-            fresh = _spec(fullname, origin, package, folder, folder_mtime)
+            fresh = _spec(fullname, origin, package)
+            fresh.loader.folder, fresh.loader.folder_mtime = folder, folder_mtime  # (its code noted)
             fresh.submodule_search_locations = spec.submodule_search_locations
             return fresh
     return spec
