@@ -190,6 +190,20 @@ def test_an_edited_source_is_loaded_from_its_file_and_the_others_still_from_the_
     assert _load(src) == {"files": [], "noted": []}
 
 
+def test_a_bundle_written_again_leaves_out_a_module_whose_source_changed_since(src: Path) -> None:
+    import marshal
+
+    _load(src)
+    source = src / "tierlock" / "tiers" / "loader.py"
+    stamp = source.stat()
+    source.write_text(source.read_text(encoding="utf-8") + "\nEDITED = 1\n", encoding="utf-8")
+    os.utime(source, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 5_000_000_000))
+    assert _load(src, ("tierlock.suggest",))["noted"] == ["tierlock.suggest"]
+    _stamp, entries, codes = marshal.loads(_bundle(src).read_bytes()[4:])
+    assert "tierlock.tiers.loader" not in entries
+    assert {"tierlock.suggest", "tierlock.output"} <= set(entries) == set(codes)
+
+
 def test_a_module_added_to_a_folder_stops_the_bundle_serving_that_folder(src: Path) -> None:
     _load(src)
     folder = src / "tierlock" / "lockfiles"
