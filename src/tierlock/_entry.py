@@ -205,9 +205,8 @@ def _exit(code: int) -> NoReturn:
             stream.flush()
         except (OSError, ValueError):  # a reader that left (`| head`), or a closed stream
             pass
-    bundle = sys.modules.get("tierlock.codebundle")
-    if bundle is not None:  # the code this run loaded from single files, kept for the next (the answer is out)
-        bundle.save()
+    if "tierlock.codebundle" in sys.modules:  # the code this run loaded from its files, kept for the next run
+        sys.modules["tierlock.codebundle"].save()
     os._exit(code)
 
 
@@ -288,8 +287,7 @@ def _kept(argv: list[str]) -> int:
     gc.disable()
     from tierlock import keptrun
 
-    command = keptrun.command_of(argv)
-    if command is None:
+    if (command := keptrun.command_of(argv)) is None:
         gc.enable()
         from tierlock import lockkept
 
