@@ -205,6 +205,8 @@ def _exit(code: int) -> NoReturn:
             stream.flush()
         except (OSError, ValueError):  # a reader that left (`| head`), or a closed stream
             pass
+    if "tierlock.codebundle" in sys.modules:  # the code this run loaded from its files, kept for the next run
+        sys.modules["tierlock.codebundle"].save()
     os._exit(code)
 
 
@@ -285,7 +287,7 @@ def _kept(argv: list[str]) -> int:
     gc.disable()
     from tierlock import keptrun
 
-    if keptrun.command_of(argv) is None:
+    if (command := keptrun.command_of(argv)) is None:
         gc.enable()
         from tierlock import lockkept
 
@@ -297,6 +299,9 @@ def _kept(argv: list[str]) -> int:
     if code is not None:
         return code
     light_pathlib()  # (no thread of tierlock's runs yet: none can meet the stand-in)
+    from tierlock import codebundle
+
+    codebundle.install(command)  # (the rest of tierlock's modules from one file, before the run is recorded)
     from tierlock import keptrecord
 
     return keptrecord.run(argv, lambda: _cli(argv))

@@ -54,6 +54,7 @@ CUE_PIECES = [
     *("eyJ", "//", "/", "BEGIN", "PuTTY", "private_key", "IBAAK", "MC4CAQAwBQYDK2V", "AgEAMBMGByqGSM49AgEG"),
     *("bearer", "BeArEr", "basic", "BASIC", "Authorization", "datadog", "DataDog", "dd", "DD-AP", "dd_ap", "ddap"),
     *("twilio", "TWILIO", "ap", "x", "k_", "live_", " ", "\n", *FOLDING),
+    *("\u2014", "\u01c5", "\u1e9e", "\u03a3", "\u0345", "\ufb05"),  # beyond ASCII, folding onto none of it
 ]
 
 
@@ -63,17 +64,25 @@ def test_a_text_holds_a_cue_by_the_substring_tests_exactly_when_the_cue_pattern_
     assert has_cue(text) is (secretshapes._CUES.search(text) is not None)
 
 
-def test_a_long_ascii_output_is_tested_by_substrings_and_a_text_not_ascii_by_the_cue_pattern() -> None:
+def test_a_long_output_is_tested_by_substrings_and_a_text_with_a_folding_letter_by_the_cue_pattern() -> None:
     code = (
         "from tierlock import secretshapes\n"
         "lines = ['an ordinary line of a long output'] * 500\n"
         "print(any(secretshapes.has_cue(line) for line in lines), secretshapes._CUES._compiled is not None)\n"
-        "print(secretshapes.has_cue('pushed with ghp_token'), secretshapes._CUES._compiled is not None)\n"
+        "print(secretshapes.has_cue('base: present \\u2014 3 packages, caf\\xe9'), secretshapes._CUES._compiled)\n"
+        "print(secretshapes.has_cue('pushed \\u2014 ghp_token'), secretshapes._CUES._compiled is not None)\n"
         "print(secretshapes.has_cue('sharedacce\\u017fskey='), secretshapes._CUES._compiled is not None)\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=clean_env())
-    # (not ASCII: the pattern, whose case folding takes the long s for an s)
-    assert proc.stdout.splitlines() == ["False False", "True False", "True True"]
+    # (a letter that folds onto ASCII: the pattern, whose case folding takes the long s for an s)
+    assert proc.stdout.splitlines() == ["False False", "False None", "True False", "True True"]
+
+
+def test_the_folding_letters_are_every_letter_beyond_ascii_a_cue_could_meet_as_an_ascii_one() -> None:
+    beyond = "".join(chr(c) for c in range(128, sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF)
+    folding = {found for ascii in map(chr, range(128)) for found in re.findall(f"(?i){re.escape(ascii)}", beyond)}
+    lowering = {c for c in beyond if any(part.isascii() for part in c.lower())}
+    assert folding | lowering == set(secretshapes._FOLDING)
 
 
 @settings(max_examples=600, deadline=None)

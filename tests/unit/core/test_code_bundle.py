@@ -1,0 +1,290 @@
+"""tierlock's own modules, loaded by a full run from one bundle of their code (:mod:`tierlock.codebundle`).
+
+Each test copies tierlock's sources to a folder of its own (the bundle is written in its ``__pycache__``) and
+runs a real interpreter on them: the first run notes the code of every tierlock module it loads and writes
+the bundle; the next one loads them from it without opening their files, with the same ``__file__``,
+``__spec__`` and tracebacks as a plain import. A source edited, a module added beside it, a bundle of another
+byte-code format or another package folder, or one cut short: the modules come from their files again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tierlock
+from tests.support.env import clean_env
+
+#: Modules a full run loads from three of tierlock's folders (the package, tiers/, lockfiles/).
+MODULES = ("tierlock.tiers.loader", "tierlock.lockfiles.check", "tierlock.output")
+#: Run in the copy: install the bundle of ``check``, import *names*, save, and print what was opened to load
+#: each tierlock module (its source or compiled file) from then on and which modules were noted to be written.
+SCRIPT = """
+import json, sys
+opened = []
+from tierlock import codebundle
+codebundle.install("check")
+sys.addaudithook(lambda event, args: opened.append(str(args[0])) if event == "open" else None)
+for name in NAMES:
+    __import__(name)
+codebundle.save()
+files = sorted({p.split("/src/", 1)[1] for p in opened if "/src/tierlock/" in p and p.endswith((".py", ".pyc"))})
+print(json.dumps({"files": files, "noted": sorted(codebundle._noted)}))
+"""
+
+
+@pytest.fixture
+def src(tmp_path: Path) -> Path:
+    """A copy of tierlock's sources (no compiled files), with the modification times of the originals."""
+    copy = tmp_path / "src"
+    shutil.copytree(Path(tierlock.__file__).parent, copy / "tierlock", ignore=shutil.ignore_patterns("__pycache__"))
+    return copy
+
+
+def _run(src: Path, code: str, *flags: str) -> subprocess.CompletedProcess[str]:
+    env = clean_env({"PYTHONPATH": str(src)})
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return subprocess.run(
+        [sys.executable, *flags, "-c", code], env=env, capture_output=True, text=True, check=False, cwd=src.parent
+    )
+
+
+def _load(src: Path, names: tuple[str, ...] = MODULES, *flags: str) -> dict[str, list[str]]:
+    proc = _run(src, SCRIPT.replace("NAMES", repr(names)), *flags)
+    assert proc.returncode == 0, proc.stderr
+    loaded: dict[str, list[str]] = json.loads(proc.stdout)
+    return loaded
+
+
+def _bundle(src: Path) -> Path:
+    tag = sys.implementation.cache_tag
+    return src / "tierlock" / "__pycache__" / f"tierlock-check.{tag}.opt{sys.flags.optimize}.bundle"
+
+
+def _opened(loaded: dict[str, list[str]], folder: str, name: str | None = None) -> list[str]:
+    """The files opened in tierlock's *folder* (of the module *name* alone: its source or compiled file)."""
+    inside = [path for path in loaded["files"] if path.startswith(f"tierlock/{folder}/")]
+    return [path for path in inside if name is None or Path(path).name.split(".")[0] == name]
+
+
+def test_a_second_run_loads_tierlocks_modules_from_the_bundle_without_opening_their_files(src: Path) -> None:
+    first = _load(src)
+    assert set(MODULES) <= set(first["noted"])
+    assert _opened(first, "tiers")
+    assert _bundle(src).is_file()
+    written = _bundle(src).stat()
+    second = _load(src)
+    assert second == {"files": [], "noted": []}  # nothing opened to load, nothing new to write
+    again = _bundle(src).stat()
+    assert (again.st_ino, again.st_mtime_ns) == (written.st_ino, written.st_mtime_ns)  # (not written again)
+
+
+def test_only_tierlocks_own_modules_are_noted_and_served(src: Path) -> None:
+    others = ("xml.dom.NodeFilter", "email.quoprimime")  # (submodules of packages of the standard library)
+    first = _load(src, (*MODULES, *others))
+    assert set(MODULES) <= set(first["noted"])
+    assert all(name.startswith("tierlock.") for name in first["noted"])
+    assert _load(src, (*MODULES, *others)) == {"files": [], "noted": []}
+
+
+RELOAD = """
+import importlib, json, sys
+from tierlock import codebundle
+codebundle.install("check")
+import tierlock.tiers.loader as m
+m.ADDED = 1
+again = importlib.reload(m)
+loader = type(m.__spec__.loader).__name__
+print(json.dumps([again is m, hasattr(m, "ADDED"), m.__file__, loader, sorted(codebundle._noted)]))
+"""
+
+
+def test_a_module_reloaded_runs_its_code_again_from_the_bundle(src: Path) -> None:
+    _load(src)
+    same, kept, file, loader, noted = json.loads(_run(src, RELOAD).stdout)
+    assert (same, kept, loader, noted) == (True, True, "_Loader", [])
+    assert file == str(src / "tierlock" / "tiers" / "loader.py")
+
+
+def test_a_module_loaded_later_is_added_and_what_the_bundle_held_is_kept(src: Path) -> None:
+    _load(src, MODULES[:1])
+    second = _load(src, MODULES)
+    assert "tierlock.tiers.loader" not in second["noted"]
+    assert "tierlock.lockfiles.check" in second["noted"]
+    assert _load(src, MODULES) == {"files": [], "noted": []}
+
+
+ATTRIBUTES = """
+import json, sys
+from tierlock import codebundle
+if BUNDLED:
+    codebundle.install("check")
+import tierlock.tiers.loader as m, tierlock.lockfiles as p
+out = {}
+for module in (m, p):
+    spec = module.__spec__
+    out[module.__name__] = [
+        module.__file__, module.__cached__, module.__package__, getattr(module, "__path__", None), spec.name,
+        spec.origin, spec.cached, spec.has_location, spec.parent, spec.submodule_search_locations,
+        spec.loader.name, spec.loader.path, type(spec.loader).__mro__[-3].__name__, spec.loader_state,
+        module.__loader__ is spec.loader, spec.loader.get_source(module.__name__)[:40],
+        module.__loader__.is_package(module.__name__),
+        type(spec.loader).__name__ == "_Loader",
+    ]
+print(json.dumps(out))
+"""
+
+
+def test_a_module_from_the_bundle_has_the_file_spec_and_package_of_a_plain_import(src: Path) -> None:
+    _load(src)
+    plain = json.loads(_run(src, ATTRIBUTES.replace("BUNDLED", "False")).stdout)
+    bundled = json.loads(_run(src, ATTRIBUTES.replace("BUNDLED", "True")).stdout)
+    for name in plain:
+        assert bundled[name][:-1] == plain[name][:-1], name
+        assert bundled[name][-1]  # (the bundle's loader: served from it)
+        assert not plain[name][-1]
+    assert _load(src) == {"files": [], "noted": []}
+
+
+TRACEBACK = """
+import traceback
+from tierlock import codebundle
+codebundle.install("check")
+from tierlock.tiers import reader
+try:
+    reader.valid_name(None)
+except Exception as exc:
+    frame = traceback.extract_tb(exc.__traceback__)[-1]
+    print(frame.filename, frame.lineno, frame.line)
+"""
+
+
+def test_a_traceback_through_a_module_from_the_bundle_names_its_source_file_and_line(src: Path) -> None:
+    _load(src, ("tierlock.tiers.reader",))
+    assert _load(src, ("tierlock.tiers.reader",))["files"] == []
+    filename, line, text = _run(src, TRACEBACK).stdout.split(" ", 2)
+    source = src / "tierlock" / "tiers" / "reader.py"
+    assert filename == str(source)
+    assert source.read_text(encoding="utf-8").splitlines()[int(line) - 1].strip() == text.strip()
+
+
+def test_an_edited_source_is_loaded_from_its_file_and_the_others_still_from_the_bundle(src: Path) -> None:
+    _load(src)
+    source = src / "tierlock" / "tiers" / "loader.py"
+    stamp = source.stat()
+    source.write_text(source.read_text(encoding="utf-8") + "\nEDITED = 1\n", encoding="utf-8")
+    os.utime(source, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 5_000_000_000))
+    after = _load(src)
+    assert after["noted"] == ["tierlock.tiers.loader"]
+    assert _opened(after, "tiers", "loader")
+    assert not _opened(after, "lockfiles")
+    code = "from tierlock import codebundle; codebundle.install('check'); import tierlock.tiers.loader as m"
+    code += "; print(m.EDITED)"
+    assert _run(src, code).stdout == "1\n"
+    assert _load(src) == {"files": [], "noted": []}
+
+
+def test_a_bundle_written_again_leaves_out_a_module_whose_source_changed_since(src: Path) -> None:
+    import marshal
+
+    _load(src)
+    source = src / "tierlock" / "tiers" / "loader.py"
+    stamp = source.stat()
+    source.write_text(source.read_text(encoding="utf-8") + "\nEDITED = 1\n", encoding="utf-8")
+    os.utime(source, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 5_000_000_000))
+    assert _load(src, ("tierlock.suggest",))["noted"] == ["tierlock.suggest"]
+    _stamp, entries, codes = marshal.loads(_bundle(src).read_bytes()[4:])
+    assert "tierlock.tiers.loader" not in entries
+    assert {"tierlock.suggest", "tierlock.output"} <= set(entries) == set(codes)
+
+
+def test_a_module_added_to_a_folder_stops_the_bundle_serving_that_folder(src: Path) -> None:
+    _load(src)
+    folder = src / "tierlock" / "lockfiles"
+    stamp = folder.stat()
+    (folder / "added.py").write_text("", encoding="utf-8")
+    os.utime(folder, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 5_000_000_000))
+    after = _load(src)
+    assert _opened(after, "lockfiles", "check")
+    assert not _opened(after, "tiers")
+    assert "tierlock.lockfiles.check" in after["noted"]
+
+
+@pytest.mark.parametrize("spoil", ["magic", "folder", "cut", "version"])
+def test_a_bundle_of_another_byte_code_format_or_package_folder_or_cut_short_is_not_used(
+    src: Path, tmp_path: Path, spoil: str
+) -> None:
+    _load(src)
+    bundle = _bundle(src)
+    data = bundle.read_bytes()
+    if spoil == "magic":
+        bundle.write_bytes(bytes([data[0] ^ 1]) + data[1:])
+    elif spoil == "cut":
+        bundle.write_bytes(data[: len(data) // 2])
+    elif spoil == "version":  # the same format, written by another version of this interpreter
+        import marshal
+
+        stamp, entries, codes = marshal.loads(data[4:])
+        bundle.write_bytes(data[:4] + marshal.dumps(((*stamp[:2], stamp[2] + 1, *stamp[3:]), entries, codes)))
+    else:  # the sources and their bundle moved elsewhere: its code names the old files
+        moved = tmp_path / "moved" / "src"
+        shutil.copytree(src, moved)
+        src = moved
+    after = _load(src)
+    assert _opened(after, "tiers", "loader")
+    assert _opened(after, "lockfiles", "check")
+    assert set(MODULES) <= set(after["noted"])
+    assert _load(src) == {"files": [], "noted": []}  # written again, then used
+
+
+#: An import hook of the program's own first on :data:`sys.meta_path` (one that could rewrite tierlock's modules).
+HOOK = """
+import sys
+class Hook:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        return None
+sys.meta_path.insert(0, Hook)
+"""
+
+
+def test_an_import_hook_of_another_kind_first_turns_the_bundle_off(src: Path) -> None:
+    _load(src)
+    proc = _run(src, HOOK + SCRIPT.replace("NAMES", repr(MODULES)))
+    hooked = json.loads(proc.stdout)
+    assert _opened(hooked, "tiers", "loader")
+    assert hooked["noted"] == []
+
+
+def test_no_bundle_is_written_when_byte_code_is_not_written(src: Path) -> None:
+    _load(src, MODULES, "-B")
+    assert not _bundle(src).exists()
+
+
+#: A read-only command's full run through the console script's entry, with the copy's sources.
+CLI = "import sys; sys.argv[1:] = ['--project', PROJECT, 'check', '--json']; from tierlock._entry import tierlock"
+CLI += "; tierlock()"
+
+
+def test_a_full_run_writes_the_bundle_and_answers_the_same_from_it(src: Path, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[project]\nname = "demo"\nversion = "1"\n', encoding="utf-8")
+    code = CLI.replace("PROJECT", repr(str(project)))
+    env = {"TIERLOCK_CACHE_DIR": ""}  # (nothing kept: every run is a full run)
+    first = _run(src, f"import os; os.environ.update({env!r}); {code}")
+    assert first.returncode in (0, 1), first.stderr
+    assert first.stdout.startswith("{")
+    assert _bundle(src).is_file()
+    again = _run(src, f"import os; os.environ.update({env!r}); {code}")
+    _bundle(src).unlink()
+    plain = _run(src, f"import os; os.environ.update({env!r}); {code}", "-B")  # (no bundle, none written)
+    assert not _bundle(src).exists()
+    assert (again.returncode, again.stdout, again.stderr) == (first.returncode, first.stdout, first.stderr)
+    assert (plain.returncode, plain.stdout) == (first.returncode, first.stdout)
