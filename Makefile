@@ -29,8 +29,10 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# --dist loadfile: a module's tests run in one worker, so its module-scoped set-up (venvs, wheels, hook and
+# tool installs) is made once, not once per worker; the files balance the two workers as single tests would.
 pytest: $(STAMP)
-	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n 2 --dist loadfile $(PYTEST_ARGS)
 
 # Dogfood the CI gate: every lockfile in sync, the runtime config valid, the
 # ci-require tiers (test, lint) present; then the demo's lockfiles.

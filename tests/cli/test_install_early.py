@@ -93,14 +93,19 @@ if root and sys.argv[0].endswith("__pip-runner__.py") and args[:1] == ["install"
 
 class Arming:
     """One test's project, kept-plan cache, uv wrapper (with pip: :data:`PIP_WATCH`), and fresh copies of the
-    session's empty venv."""
+    session's empty venv. *told*: a cache folder whose ``venv-*`` entries (:func:`venv_told`) the kept-plan cache
+    starts with."""
 
-    def __init__(self, root: Path, kit: Kit, backend: str = "uv") -> None:
+    def __init__(self, root: Path, kit: Kit, backend: str = "uv", told: Path | None = None) -> None:
         self.root = root
         self.kit = kit
         self.backend = backend
         self.project = make_project(root / "proj", kit.wheels)
         self.cache = root / "cache"
+        if told is not None:
+            self.cache.mkdir()
+            for entry in told.glob("venv-*.marshal"):
+                shutil.copy2(entry, self.cache / entry.name)
         self.log = root / "uv.log"
         self.slow = root / "slow"
         self.uv = self.wrapper(root / "uv-wrapper")
@@ -190,8 +195,9 @@ class Arming:
 
     def kept_first(self) -> Any:
         """Armings into venvs made like the others until one keeps the plan (the first into a kind of venv asks
-        its interpreter, a process started: that run keeps none; the next one is told what it would say). A run
-        that looked at something modified less than two seconds before it started keeps none either (on a loaded
+        its interpreter, a process started: that run keeps none; the next one is told what it would say, and so
+        is the first when the cache starts with what a venv of that kind says: :func:`venv_told`). A run that
+        looked at something modified less than two seconds before it started keeps none either (on a loaded
         machine the one before it can end that close, or a test beside it write the shared uv cache): the
         armings after the second wait those two seconds out first."""
         for attempt, name in enumerate(("warm", "warm2", "first", "again")):
@@ -210,10 +216,29 @@ class Arming:
 BACKENDS = ["uv", "pip"]
 
 
+@pytest.fixture(scope="session")
+def venv_told(tmp_path_factory: pytest.TempPathFactory, kit: Kit) -> Path:
+    """A cache folder holding what tierlock keeps of a venv made like the session's empty venv (``venv-*``: its
+    interpreter's answer, which any venv made the same way gives; :mod:`tierlock.targetcache`), kept by a ``probe``
+    of a copy of it. An arming whose cache starts with it is told what its venv says, as the second arming into a
+    kind of venv is: its first arming keeps the plan (one real install less per world)."""
+    root = tmp_path_factory.mktemp("venv-told")
+    told = root / "cache"
+    project = make_project(root / "proj", kit.wheels)
+    venv = root / "venv"
+    shutil.copytree(kit.empty_venv, venv, symlinks=True)
+    argv = [str(bin_dir() / "tierlock"), "--project", str(project), "--json", "probe", "brain"]
+    argv += ["--python", str(venv / "bin" / "python")]
+    subprocess.run(argv, env=clean_env({"TIERLOCK_CACHE_DIR": str(told)}), capture_output=True, check=False)
+    assert list(told.glob("venv-*.marshal")), "the probe kept what a venv of that kind says"
+    backdate(told)
+    return told
+
+
 @pytest.fixture(params=BACKENDS)
-def arming(tmp_path: Path, kit: Kit, request: pytest.FixtureRequest) -> Iterator[Arming]:
+def arming(tmp_path: Path, kit: Kit, venv_told: Path, request: pytest.FixtureRequest) -> Iterator[Arming]:
     backdate(kit.empty_venv)
-    world = Arming(tmp_path, kit, request.param)
+    world = Arming(tmp_path, kit, request.param, told=venv_told)
     yield world
     assert tree_snapshot(world.project) == world.frozen, "tierlock wrote into the project tree"
 
@@ -403,9 +428,9 @@ def test_an_empty_cache_folder_setting_keeps_no_plan_and_starts_nothing_early(ar
 
 # -- pip's own configuration: its variables and files are facts of the plan ---------------------------------------
 @pytest.fixture
-def pip_arming(tmp_path: Path, kit: Kit) -> Iterator[Arming]:
+def pip_arming(tmp_path: Path, kit: Kit, venv_told: Path) -> Iterator[Arming]:
     backdate(kit.empty_venv)
-    world = Arming(tmp_path, kit, "pip")
+    world = Arming(tmp_path, kit, "pip", told=venv_told)
     yield world
     assert tree_snapshot(world.project) == world.frozen, "tierlock wrote into the project tree"
 

@@ -8,6 +8,8 @@ or delete the compiled files uv just wrote (what the verification after the back
 with the backend started early from the kept plan and on the slow path (no cache folder: no plan), and checks
 the same outcome: exit 130 with the install's message and no receipt, ``probe`` saying what is there (``absent``,
 ``partial``) in between, and the same command completing it; a compiled file gone is exit 3 and no receipt.
+The cases share a world per path and backend (:func:`worlds`: the project, the wrapper, and on the early path the
+plan kept once), each arming a fresh copy of the empty venv of its own.
 Every case runs with uv and with pip (the real pip run in the target, watched from inside as
 ``tests/cli/test_install_early.py``'s :data:`~tests.cli.test_install_early.PIP_WATCH`).
 """
@@ -25,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_install_cli import Kit, empty_venv, index_env, kit, uv_cache, wheel_dir, wheels  # noqa: F401
-from tests.cli.test_install_early import BACKENDS, Arming, _plain
+from tests.cli.test_install_early import BACKENDS, Arming, _plain, venv_told  # noqa: F401
 from tests.support.env import bin_dir, clean_env
 from tests.support.interpreters import PYENV
 from tests.support.kept import backdate
@@ -71,6 +73,11 @@ sys.exit(status)
 class Hostile(Arming):
     """:class:`Arming` whose uv wrapper can be told to stall, install half, or delete what it wrote."""
 
+    def __init__(self, root: Path, kit: Kit, backend: str = "uv", told: Path | None = None) -> None:
+        super().__init__(root, kit, backend, told)
+        self.kept_plans: dict[Path, bytes] = {}
+        self.cases = 0
+
     def wrapper(self, path: Path) -> Path:
         text = WRAPPER.format(python=sys.executable, root=str(self.root), uv=str(bin_dir() / "uv"))
         path.write_text(text, encoding="utf-8")
@@ -89,8 +96,53 @@ class Hostile(Arming):
         """The environment of an arming on the path asked: the plan kept first (early), or no cache folder."""
         if early:
             self.kept_first()
+            self.kept_plans = {plan: plan.read_bytes() for plan in self.plans()}
             return self.env
         return {**self.env, "TIERLOCK_CACHE_DIR": ""}
+
+    def next_case(self, early: bool) -> Path:
+        """A fresh copy of the empty venv for the next case in this world (one shared by cases): no flag or
+        backend's note of a case before it left, and on the early path the plan as :meth:`ready` kept it (a case
+        that completed its install by the same command again kept that arming's plan in its place)."""
+        for name in (*FLAGS, "uv.log.done", "uv.log.waiting", "uv.log.pid", "half.txt"):
+            (self.root / name).unlink(missing_ok=True)
+        if early:
+            for plan, data in self.kept_plans.items():
+                if not plan.is_file() or plan.read_bytes() != data:
+                    plan.write_bytes(data)
+        self.cases += 1
+        return self.venv(f"case-{self.cases}")
+
+
+#: What a case asks of the wrapper by a file of that name beside it (:data:`WRAPPER`).
+FLAGS = ("hold", "half", "slow", "unlink")
+
+#: One world per path (``True``: early, the plan kept once; ``False``: the slow path, no cache folder): the world
+#: and the environment its armings run with.
+Worlds = dict[bool, tuple[Hostile, dict[str, str]]]
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def worlds(
+    tmp_path_factory: pytest.TempPathFactory, kit: Kit, venv_told: Path, request: pytest.FixtureRequest
+) -> Worlds:
+    """One world per path and backend, shared by the module's cases (each arms a fresh venv of its own in it:
+    :meth:`Hostile.next_case`); the project tree checked unchanged after each case (:func:`cases`)."""
+    backdate(kit.empty_venv)
+    made: Worlds = {}
+    for early in (True, False):
+        root = tmp_path_factory.mktemp(f"{'early' if early else 'slow'}-{request.param}")
+        world = Hostile(root, kit, request.param, told=venv_told)
+        made[early] = (world, world.ready(early))
+    return made
+
+
+@pytest.fixture
+def cases(worlds: Worlds) -> Iterator[Worlds]:
+    """The module's :func:`worlds`; after the case, each world's project tree as it was."""
+    yield worlds
+    for world, _env in worlds.values():
+        assert tree_snapshot(world.project) == world.frozen, "tierlock wrote into the project tree"
 
 
 @pytest.fixture(params=BACKENDS)
@@ -115,13 +167,11 @@ def _wait_for(path: Path) -> None:
     ids=["before-the-backend-installs", "half-installed", "after-the-backend-before-verification"],
 )
 def test_an_interrupt_around_the_backend_leaves_no_receipt_and_the_same_command_completes_it(
-    hostile: Hostile, early: bool, point: str, between: str
+    cases: Worlds, early: bool, point: str, between: str
 ) -> None:
-    env = hostile.ready(early)
-    venv = hostile.venv("second")
+    hostile, env = cases[early]
+    venv = hostile.next_case(early)
     before = len(hostile.runs())
-    for name in ("uv.log.done", "uv.log.waiting"):
-        (hostile.root / name).unlink(missing_ok=True)
     hostile.flag(point)
     proc = subprocess.Popen(hostile.argv(venv), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _wait_for(hostile.root / ("uv.log.waiting" if point == "hold" else "uv.log.done"))
@@ -144,10 +194,10 @@ def test_an_interrupt_around_the_backend_leaves_no_receipt_and_the_same_command_
 
 @pytest.mark.parametrize("early", [True, False], ids=["early", "slow-path"])
 def test_a_compiled_file_deleted_right_after_the_backend_ends_fails_the_verification(
-    hostile: Hostile, early: bool
+    cases: Worlds, early: bool
 ) -> None:
-    env = hostile.ready(early)
-    venv = hostile.venv("second")
+    hostile, env = cases[early]
+    venv = hostile.next_case(early)
     hostile.flag("unlink")
     code, doc, runs = hostile.arm(venv, env=env)
     assert runs == ["early" if early else "own"]

@@ -10,6 +10,8 @@ backend that holds for 30 seconds (the install must stop it, not wait for its en
 write that it ended), and the backend killed (SIGKILL) under the install. Each leaves no receipt, no process of
 the backend's group, ``probe`` saying what is there, and the command the install printed, run exactly as printed,
 completes it; the early path's answer is the slow path's.
+The cases share a world per path and backend (``tests/cli/test_install_early_hostile.py``'s ``worlds``: the
+plan kept once), each arming a fresh copy of the empty venv of its own.
 """
 
 from __future__ import annotations
@@ -24,18 +26,11 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_install_cli import Kit, empty_venv, index_env, kit, uv_cache, wheel_dir, wheels  # noqa: F401
-from tests.cli.test_install_early import BACKENDS
-from tests.cli.test_install_early_hostile import Hostile, _wait_for
+from tests.cli.test_install_early import venv_told  # noqa: F401
+from tests.cli.test_install_early_hostile import Hostile, Worlds, _wait_for, cases, worlds  # noqa: F401
 from tests.support.env import bin_dir
-from tests.support.kept import backdate
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(params=BACKENDS)
-def hostile(tmp_path: Path, kit: Kit, request: pytest.FixtureRequest) -> Hostile:
-    backdate(kit.empty_venv)
-    return Hostile(tmp_path, kit, request.param)
 
 
 #: Two signals back to back: every pair of SIGINT (Ctrl-C) and SIGTERM (a CI runner's cancel, ``kill``).
@@ -112,10 +107,10 @@ def _completes(hostile: Hostile, venv: Path, env: dict[str, str]) -> None:
     ids=["sigint", "sigterm", *(f"{name}-back-to-back" for name in PAIRS)],
 )
 def test_an_interrupt_while_the_watcher_waits_stops_the_backend_without_waiting_for_its_end(
-    hostile: Hostile, early: bool, signals: tuple[signal.Signals, ...]
+    cases: Worlds, early: bool, signals: tuple[signal.Signals, ...]
 ) -> None:
-    env = hostile.ready(early)
-    venv = hostile.venv("second")
+    hostile, env = cases[early]
+    venv = hostile.next_case(early)
     before = len(hostile.runs())
     proc = _started(hostile, venv, env)
     pgid = int((hostile.root / "uv.log.pid").read_text())
@@ -132,27 +127,14 @@ def test_an_interrupt_while_the_watcher_waits_stops_the_backend_without_waiting_
     _completes(hostile, venv, env)
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def worlds(
-    tmp_path_factory: pytest.TempPathFactory, kit: Kit, request: pytest.FixtureRequest
-) -> dict[bool, tuple[Hostile, dict[str, str]]]:
-    """One world per path (the plan kept once for the early one) and backend, shared by the cases of the grid below."""
-    backdate(kit.empty_venv)
-    made: dict[bool, tuple[Hostile, dict[str, str]]] = {}
-    for early in (True, False):
-        world = Hostile(tmp_path_factory.mktemp(f"{'early' if early else 'slow'}-{request.param}"), kit, request.param)
-        made[early] = (world, world.ready(early))
-    return made
-
-
 @pytest.mark.parametrize("gap", GAPS, ids=[f"{int(g * 1000)}ms" for g in GAPS])
 @pytest.mark.parametrize("pair", list(PAIRS), ids=list(PAIRS))
 @pytest.mark.parametrize("early", [True, False], ids=["early", "slow-path"])
 def test_a_second_signal_during_the_cleanup_of_the_first_leaves_no_backend_and_the_printed_rerun_completes_it(
-    worlds: dict[bool, tuple[Hostile, dict[str, str]]], early: bool, pair: str, gap: float
+    cases: Worlds, early: bool, pair: str, gap: float
 ) -> None:
-    hostile, env = worlds[early]
-    venv = hostile.venv(f"{pair}-{int(gap * 1000)}ms")
+    hostile, env = cases[early]
+    venv = hostile.next_case(early)
     before = len(hostile.runs())
     proc = _started(hostile, venv, env, point="half")  # one root of the tier installed, the backend holding on
     pgid = int((hostile.root / "uv.log.pid").read_text())
@@ -175,10 +157,10 @@ def test_a_second_signal_during_the_cleanup_of_the_first_leaves_no_backend_and_t
 
 @pytest.mark.parametrize("early", [True, False], ids=["early", "slow-path"])
 def test_the_backend_killed_under_a_watched_install_is_a_failed_backend_and_the_same_command_completes_it(
-    hostile: Hostile, early: bool
+    cases: Worlds, early: bool
 ) -> None:
-    env = hostile.ready(early)
-    venv = hostile.venv("second")
+    hostile, env = cases[early]
+    venv = hostile.next_case(early)
     proc = _started(hostile, venv, env)
     os.kill(int((hostile.root / "uv.log.pid").read_text()), signal.SIGKILL)
     out, err = proc.communicate(timeout=60)

@@ -1,10 +1,12 @@
 """The pre-commit hooks this repository ships (``.pre-commit-hooks.yaml``), run by real pre-commit.
 
-``pre-commit try-repo`` installs the hooks from this working tree (uncommitted changes included) into its own
-virtualenv, as a user's ``repo:`` entry would, and runs them in a real git repository: a project whose lockfiles
-and runtime config are in order passes both hooks; one whose pyproject.toml drifted from its lockfiles and whose
-runtime config is invalid fails each, naming what is wrong; a change to no file a hook watches skips it. The
-``.pre-commit-config.yaml`` the README and the how-to show runs as written (pointed at this repository's commit).
+This working tree is taken as ``pre-commit try-repo`` takes it (its HEAD, or with uncommitted changes to tracked
+files a shadow clone with them committed: :func:`_this_tree`), and a ``.pre-commit-config.yaml`` naming it as a
+user's ``repo:`` entry would (the one the README and the how-to show, pointed at it) has real pre-commit install
+the hooks into their own virtualenv, once for this module (``try-repo`` would build that virtualenv again at every
+call, in a store of its own), and run them in a real git repository: a project whose lockfiles and runtime config
+are in order passes both hooks; one whose pyproject.toml drifted from its lockfiles and whose runtime config is
+invalid fails each, naming what is wrong; a change to no file a hook watches skips it.
 
 Offline: pip (inside pre-commit's virtualenv) reads a local folder holding tierlock's dependencies and its
 build backend, repacked from this environment.
@@ -23,6 +25,7 @@ import yaml
 from tests.support import doctutorial
 from tests.support.dist import ROOT, dependency_wheels
 from tests.support.env import bin_dir, clean_env
+from tests.support.gitrepo import IDENTITY, git
 from tests.support.repack import repack_closure
 
 pytestmark = pytest.mark.slow
@@ -57,8 +60,61 @@ def _project(root: Path) -> Path:
     return root
 
 
-def _try_repo(root: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    argv = [str(bin_dir() / "pre-commit"), "try-repo", str(ROOT), *args]
+def _this_tree(tmp: Path) -> tuple[str, str]:
+    """(repository, rev) of this working tree as ``pre-commit try-repo`` takes it: this repository at HEAD, or,
+    when a tracked file differs from HEAD, a clone of it at HEAD with those changes (staged or not) committed
+    (the steps of pre-commit's ``try_repo._repo_ref``)."""
+    env = clean_env(IDENTITY)
+    head = git(ROOT, "rev-parse", "HEAD").strip()
+    same = subprocess.run(["git", "diff", "--quiet", "--no-ext-diff", "HEAD"], cwd=ROOT, env=env, check=False)
+    if same.returncode == 0:
+        return str(ROOT), head
+    shadow = tmp / "shadow-repo"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(shadow)], check=True, env=env)
+    subprocess.run(["git", "checkout", "-q", head, "-b", "_pc_tmp"], cwd=shadow, check=True, env=env)
+    into = {
+        **env,
+        "GIT_INDEX_FILE": str(shadow / ".git" / "index"),
+        "GIT_OBJECT_DIRECTORY": str(shadow / ".git" / "objects"),
+    }
+    staged = git(ROOT, "diff", "--staged", "--name-only", "--no-ext-diff", "-z").split("\0")
+    if [name for name in staged if name]:
+        subprocess.run(["git", "add", "--", *[n for n in staged if n]], cwd=ROOT, check=True, env=into)
+    subprocess.run(["git", "add", "-u"], cwd=ROOT, check=True, env=into)
+    subprocess.run(["git", "commit", "-qm", "uncommitted changes", "--no-verify"], cwd=shadow, check=True, env=env)
+    return str(shadow), git(shadow, "rev-parse", "HEAD").strip()
+
+
+def _snippet(page: Path, path: str) -> str:
+    """The content of the ``<!-- file: PATH -->`` block of a documentation page (the doc-runner's reading)."""
+    found = [
+        s.content for s in doctutorial.parse(page.read_text(encoding="utf-8")) if s.kind == "file" and s.path == path
+    ]
+    assert len(found) == 1, f"{page}: one {path} block expected"
+    return found[0]
+
+
+HOWTO = ROOT / "docs" / "howto" / "pre-commit-and-github-action.md"
+
+
+@pytest.fixture(scope="module")
+def hook_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The how-to's ``.pre-commit-config.yaml`` (both hooks), pointed at this working tree (:func:`_this_tree`);
+    outside the projects the hooks run in (``pre-commit run --config``)."""
+    folder = tmp_path_factory.mktemp("this-tree")
+    repo, rev = _this_tree(folder)
+    config = _snippet(HOWTO, ".pre-commit-config.yaml")
+    assert "https://github.com/OWNER/tierlock" in config
+    assert "v0.1.0" in config
+    path = folder / ".pre-commit-config.yaml"
+    path.write_text(config.replace("https://github.com/OWNER/tierlock", repo).replace("v0.1.0", rev), encoding="utf-8")
+    return path
+
+
+def _pre_commit(root: Path, env: dict[str, str], config: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``pre-commit run --config CONFIG ARGS`` in the project *root* (the hooks' virtualenv made at its first run,
+    kept in the module's ``PRE_COMMIT_HOME``)."""
+    argv = [str(bin_dir() / "pre-commit"), "run", "--config", str(config), *args]
     return subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, check=False)
 
 
@@ -74,9 +130,9 @@ def test_the_manifest_declares_both_hooks_for_pip_installing_pre_commit() -> Non
 
 
 @pytest.mark.usefixtures("git_identity")
-def test_a_project_in_order_passes_both_hooks(hook_env: dict[str, str], tmp_path: Path) -> None:
+def test_a_project_in_order_passes_both_hooks(hook_env: dict[str, str], hook_config: Path, tmp_path: Path) -> None:
     root = _project(tmp_path / "demo")
-    run = _try_repo(root, hook_env, "--all-files")
+    run = _pre_commit(root, hook_env, hook_config, "--all-files")
     assert run.returncode == 0, run.stdout + run.stderr
     assert "tierlock check (lockfiles in sync with pyproject.toml)" in run.stdout
     assert run.stdout.count("Passed") == 2, run.stdout
@@ -84,7 +140,7 @@ def test_a_project_in_order_passes_both_hooks(hook_env: dict[str, str], tmp_path
 
 @pytest.mark.usefixtures("git_identity")
 def test_a_drifted_lock_and_an_invalid_runtime_config_fail_their_hooks_naming_what_is_wrong(
-    hook_env: dict[str, str], tmp_path: Path
+    hook_env: dict[str, str], hook_config: Path, tmp_path: Path
 ) -> None:
     root = _project(tmp_path / "demo")
     pyproject = root / "pyproject.toml"
@@ -92,47 +148,40 @@ def test_a_drifted_lock_and_an_invalid_runtime_config_fail_their_hooks_naming_wh
     shutil.copy(DEMO / "broken.runtime.json", root / "tierlock.runtime.json")
     subprocess.run(["git", "commit", "-qam", "drift"], cwd=root, check=True)
 
-    check = _try_repo(root, hook_env, "tierlock-check", "--all-files")
+    check = _pre_commit(root, hook_env, hook_config, "tierlock-check", "--all-files")
     assert check.returncode == 1, check.stdout + check.stderr
     assert "Failed" in check.stdout
     assert "input-drift: base: tabulate>=0.9 became tabulate>=0.8" in check.stdout
     assert "to fix: tierlock lock base" in check.stdout
 
-    validate = _try_repo(root, hook_env, "tierlock-validate", "--all-files")
+    validate = _pre_commit(root, hook_env, hook_config, "tierlock-validate", "--all-files")
     assert validate.returncode == 1, validate.stdout + validate.stderr
     assert "Failed" in validate.stdout
     assert "tierlock.runtime.json:" in validate.stdout
 
 
 @pytest.mark.usefixtures("git_identity")
-def test_a_change_to_no_watched_file_skips_both_hooks(hook_env: dict[str, str], tmp_path: Path) -> None:
+def test_a_change_to_no_watched_file_skips_both_hooks(
+    hook_env: dict[str, str], hook_config: Path, tmp_path: Path
+) -> None:
     root = _project(tmp_path / "demo")
-    run = _try_repo(root, hook_env, "--files", "README.md")
+    run = _pre_commit(root, hook_env, hook_config, "--files", "README.md")
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.count("(no files to check)Skipped") == 2, run.stdout
-    watched = _try_repo(root, hook_env, "tierlock-check", "--files", "lockfiles/base.txt")
+    watched = _pre_commit(root, hook_env, hook_config, "tierlock-check", "--files", "lockfiles/base.txt")
     assert watched.returncode == 0, watched.stdout + watched.stderr
     assert "Passed" in watched.stdout
 
 
-def _snippet(page: Path, path: str) -> str:
-    """The content of the ``<!-- file: PATH -->`` block of a documentation page (the doc-runner's reading)."""
-    found = [
-        s.content for s in doctutorial.parse(page.read_text(encoding="utf-8")) if s.kind == "file" and s.path == path
-    ]
-    assert len(found) == 1, f"{page}: one {path} block expected"
-    return found[0]
-
-
 @pytest.mark.usefixtures("git_identity")
-def test_the_documented_pre_commit_config_runs_as_written(hook_env: dict[str, str], tmp_path: Path) -> None:
-    """The README's snippet is the how-to's; pointed at this repository's commit, pre-commit runs both hooks."""
-    howto = _snippet(ROOT / "docs" / "howto" / "pre-commit-and-github-action.md", ".pre-commit-config.yaml")
-    assert _snippet(ROOT / "README.md", ".pre-commit-config.yaml") == howto
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
-    config = howto.replace("https://github.com/OWNER/tierlock", str(ROOT)).replace("v0.1.0", head.stdout.strip())
+def test_the_documented_pre_commit_config_runs_as_written(
+    hook_env: dict[str, str], hook_config: Path, tmp_path: Path
+) -> None:
+    """The README's snippet is the how-to's; pointed at this repository's tree (:func:`_this_tree`), pre-commit runs
+    both hooks from the project's own ``.pre-commit-config.yaml``."""
+    assert _snippet(ROOT / "README.md", ".pre-commit-config.yaml") == _snippet(HOWTO, ".pre-commit-config.yaml")
     root = _project(tmp_path / "demo")
-    (root / ".pre-commit-config.yaml").write_text(config, encoding="utf-8")
+    (root / ".pre-commit-config.yaml").write_text(hook_config.read_text(encoding="utf-8"), encoding="utf-8")
     run = subprocess.run(
         [str(bin_dir() / "pre-commit"), "run", "--all-files"],
         cwd=root,
