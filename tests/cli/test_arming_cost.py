@@ -214,7 +214,10 @@ def test_verification_stats_each_installed_file_once_compiled_ones_and_record_in
 
     def counting_stat(path: Any, *args: Any, **kwargs: Any) -> Any:
         if isinstance(path, (str, os.PathLike)):
-            stats[os.path.normpath(os.fspath(path))] += 1
+            name, folder = os.fspath(path), kwargs.get("dir_fd")
+            if folder is not None and not os.path.isabs(name):  # looked up from an open folder: its path first
+                name = os.path.join(os.readlink(f"/proc/self/fd/{folder}"), name)
+            stats[os.path.normpath(name)] += 1
         return real_stat(path, *args, **kwargs)
 
     monkeypatch.setattr(os, "stat", counting_stat)

@@ -363,8 +363,8 @@ meanwhile = threading.Thread(target=go.wait)  # started by the lowered main thre
 meanwhile.start()
 during = os.getpriority(os.PRIO_PROCESS, meanwhile.native_id)
 earlyarm.popen(early).communicate()
-for _ in range(200):  # (given back by the thread that saw the backend end: a moment after its output ended)
-    if os.nice(0) == before:
+for _ in range(200):  # (given back by the thread that saw the backend end, the main thread's first: a moment after)
+    if os.nice(0) == before and os.getpriority(os.PRIO_PROCESS, meanwhile.native_id) == before:
         break
     time.sleep(0.01)
 after = os.getpriority(os.PRIO_PROCESS, meanwhile.native_id)
