@@ -70,6 +70,26 @@ class Scene:
             ran = (command or self.command)()
         return recorder.entry(keptrun.who(ARGV), ran if code is None else code)
 
+    def record_many(self, many: int) -> tuple[dict[str, Any], list[Path]]:
+        """The entry of a command that read the scene's files and looked up *many* more (as a probe looks up a
+        closure's files), each one dated back; and those paths."""
+        folder = self.root / "closure"
+        folder.mkdir()
+        paths = [folder / f"f{i}.py" for i in range(many)]
+        for path in paths:
+            path.write_text("x")
+            os.utime(path, (OLD, OLD))
+
+        def command() -> int:
+            code = self.command()
+            for path in paths:
+                os.stat(path)
+            return code
+
+        entry = self.record(command)
+        assert entry is not None
+        return entry, paths
+
 
 @pytest.fixture
 def scene(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Scene:

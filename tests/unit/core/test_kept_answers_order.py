@@ -17,23 +17,8 @@ MANY = 300
 
 
 def _with_many_looked_up(scene: Scene) -> tuple[dict[str, object], list[Path]]:  # noqa: F811
-    """An entry of a command that read the scene's files and looked up *MANY* more (as a probe looks up a
-    closure's files), each one dated back."""
-    folder = scene.root / "closure"
-    folder.mkdir()
-    paths = [folder / f"f{i}.py" for i in range(MANY)]
-    for path in paths:
-        path.write_text("x")
-        os.utime(path, (OLD, OLD))
-
-    def command() -> int:
-        code = scene.command()
-        for path in paths:
-            os.stat(path)
-        return code
-
-    entry = scene.record(command)
-    assert entry is not None
+    """An entry of a command that read the scene's files and looked up *MANY* more, each one dated back."""
+    entry, paths = scene.record_many(MANY)
     assert all(str(path) in entry["stats"] for path in paths)
     return entry, paths
 

@@ -20,21 +20,7 @@ MANY = 200
 
 def _sealed(scene: Scene) -> tuple[str, list[Path]]:  # noqa: F811
     """The entry of a command that read the scene's files and looked up *MANY* more, sealed on disk."""
-    folder = scene.root / "closure"
-    folder.mkdir()
-    paths = [folder / f"f{i}.py" for i in range(MANY)]
-    for path in paths:
-        path.write_text("x")
-        os.utime(path, (OLD, OLD))
-
-    def command() -> int:
-        code = scene.command()
-        for path in paths:
-            os.stat(path)
-        return code
-
-    entry = scene.record(command)
-    assert entry is not None
+    entry, paths = scene.record_many(MANY)
     kept = str(scene.root / "runs-test.marshal")
     keptseal.seal(kept, entry)
     return kept, paths
