@@ -175,8 +175,10 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/installer/receipts.py",),
         ("tests/unit/installer/test_installer_receipts*.py", "tests/unit/installer/test_receipts_*.py"),
     ),
-    # tierlock's own code for a read-only command's full run from one bundle (the import system's checks kept).
+    # A read-only command's full run's code from one bundle (the import system's checks kept).
     "codebundle.py": Module(("src/tierlock/codebundle.py",), ("tests/unit/core/test_code_bundle.py",)),
+    # pathlib loaded without urllib.parse, and without ntpath's searches for Windows' own modules.
+    "lightpathlib.py": Module(("src/tierlock/lightpathlib.py",), ("tests/unit/core/test_full_run_light_stand_ins.py",)),
     # The shell quoting that stands in for shlex on the read-only commands' path, and the remedies built with it.
     "remedies.py": Module(
         ("src/tierlock/remedies.py",),

@@ -225,37 +225,6 @@ def _finds(finder: object, name: str) -> bool:
     return find_spec is not None and find_spec(name, None) is not None
 
 
-def light_pathlib() -> None:
-    """Import :mod:`pathlib` without :mod:`urllib.parse` (and the :mod:`ipaddress` it loads: ~3 ms of every
-    read-only command that runs in full), as Python 3.13's pathlib does: before 3.13 it imports
-    ``quote_from_bytes`` from there at its start, for ``Path.as_uri()`` alone. For the time of the import,
-    ``urllib.parse`` is a stand-in whose ``quote_from_bytes`` imports the real module at its first call; then the
-    stand-in is gone, and any ``import urllib.parse`` loads the real one. Called before the command starts any
-    thread (none can meet the stand-in). Anything else (pathlib or urllib.parse already loaded, a pathlib that
-    wants another name from there): the plain import."""
-    modules = sys.modules
-    if "pathlib" in modules or "urllib.parse" in modules:
-        return
-    stand_in = type(sys)("urllib.parse")
-    stand_in.quote_from_bytes = _quote_from_bytes  # type: ignore[attr-defined]
-    modules["urllib.parse"] = stand_in
-    try:
-        import pathlib
-    except ImportError:  # another shape of pathlib: imported again below, as it is
-        pass
-    finally:
-        if modules.get("urllib.parse") is stand_in:
-            del modules["urllib.parse"]
-    import pathlib  # noqa: F401
-
-
-def _quote_from_bytes(bs: bytes, safe: str = "/") -> str:
-    """``urllib.parse.quote_from_bytes``, the real one imported at the first call (``Path.as_uri()``)."""
-    from urllib.parse import quote_from_bytes
-
-    return quote_from_bytes(bs, safe)
-
-
 def _cli(argv: list[str], prog: str | None = None) -> int:
     """:func:`tierlock.cli.main`, or exit 2 naming the command that installs the CLI's dependencies.
 
@@ -298,10 +267,12 @@ def _kept(argv: list[str]) -> int:
         return _interrupted(argv, "tierlock")
     if code is not None:
         return code
-    light_pathlib()  # (no thread of tierlock's runs yet: none can meet the stand-in)
     from tierlock import codebundle
 
-    codebundle.install(command)  # (the rest of tierlock's modules from one file, before the run is recorded)
+    codebundle.install(command)  # (the rest of the modules from one file, before the run is recorded)
+    from tierlock.lightpathlib import light_pathlib
+
+    light_pathlib()  # (no thread of tierlock's runs yet: none can meet the stand-in)
     from tierlock import keptrecord
 
     return keptrecord.run(argv, lambda: _cli(argv))

@@ -1,19 +1,25 @@
-"""tierlock's own byte code for a read-only command's full run, read from one file instead of one per module.
+"""The byte code of a read-only command's full run, read from one file instead of one per module.
 
-A read-only command that runs in full loads 70-100 of tierlock's modules; the import system finds, opens,
-reads and checks each one's compiled file apart (about 0.05 ms each before its body runs). :func:`install`
-puts a finder first on :data:`sys.meta_path` that serves tierlock's submodules from one bundle of their code
-objects, read with one ``open`` and one :func:`marshal.loads` (the strings the modules share unmarshalled
-once), kept beside the compiled files (the ``__pycache__`` of the package, ``tierlock-<command>.<tag>.bundle``:
-one per command, since each loads its own set). A module is served from the bundle only when
+A read-only command that runs in full loads 70-100 of tierlock's modules and about as many of the standard
+library's and ``packaging``'s; the import system finds, opens, reads and checks each one's compiled file apart
+(about 0.05 ms each before its body runs). :func:`install` puts a finder first on :data:`sys.meta_path` that
+serves the modules found as source files from one bundle of their code objects, read with one ``open`` and one
+:func:`marshal.loads` (the strings the modules share unmarshalled once), kept beside tierlock's compiled files
+(the ``__pycache__`` of the package, ``tierlock-<command>.<tag>.bundle``: one per command, since each loads its
+own set). A module is served from the bundle only when
 
 * the bundle was written by this interpreter's byte-code format (its magic number first in the file), for this
-  cache tag, this version, this optimization level, and for the package folder this tierlock is imported from;
+  cache tag, this version, this optimization level, this ``sys.pycache_prefix`` and for the package folder
+  this tierlock is imported from;
 * its source file has the size and modification time (ns) it had when its code was taken;
-* the folder it is found in is searched alone (the parent package's ``__path__``) and has the modification
-  time it had then (no module, package or extension added or removed there since, which could shadow it);
+* the folders searched for it have the modification times they had then (no module, package or extension
+  added or removed there since, which could shadow it): for a submodule, the one folder of its parent
+  package's ``__path__``; for a top-level module, every folder of :data:`sys.path` up to the one it was found
+  in, the same folders in the same order (``""`` is the current folder);
+* for a module not tierlock's own, the path hooks are the import system's own and no finder before the path
+  finder (built-in, frozen) takes the name.
 
-anything else goes to the finders after this one, as it would without it (a stale or foreign bundle is never
+Anything else goes to the finders after this one, as it would without it (a stale or foreign bundle is never
 used; a bundle that cannot be read is no bundle). With a finder on :data:`sys.meta_path` other than the import
 system's own and those that answer only for other top-level names (an import hook that rewrites modules), the
 bundle is off. A module served keeps its real ``__file__``, ``__cached__``,
@@ -32,9 +38,18 @@ from __future__ import annotations
 import marshal
 import sys
 from _frozen_importlib import BuiltinImporter, FrozenImporter, ModuleSpec
-from _frozen_importlib_external import MAGIC_NUMBER, PathFinder, SourceFileLoader
-from os import getpid, replace, stat, unlink
-from os.path import dirname, join
+from _frozen_importlib_external import (
+    BYTECODE_SUFFIXES,
+    EXTENSION_SUFFIXES,
+    MAGIC_NUMBER,
+    SOURCE_SUFFIXES,
+    FileFinder,
+    PathFinder,
+    SourceFileLoader,
+)
+from os import getcwd, getpid, listdir, replace, stat, unlink
+from os.path import dirname, isabs, join
+from zipimport import zipimporter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,10 +58,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Bump when the bundle's layout changes.
-FORMAT = 1
-#: Where each module is found: name -> (source, is a package, source mtime ns, source size, folder searched,
-#: that folder's mtime ns).
-Entry = tuple[str, bool, int, int, str, int]
+FORMAT = 2
+#: Where each module is found: name -> (source, is a package, source mtime ns, source size, the folders searched
+#: for it (its parent's one folder, or :data:`sys.path` up to the one it is in), their mtimes ns, ``__cached__``).
+Entry = tuple[str, bool, int, int, tuple[str, ...], tuple[int, ...], "str | None"]
 #: The bundle read (or written) by this process: what it serves.
 _entries: dict[str, Entry] = {}
 _codes: dict[str, CodeType] = {}
@@ -56,12 +71,22 @@ _noted: dict[str, tuple[Entry, CodeType]] = {}
 _folders: dict[str, int] = {}
 #: The bundle's file, once installed.
 _where: list[str] = []
+#: Each changed folder's names as first listed by this process.
+_listed: dict[str, frozenset[str]] = {}
+#: The suffixes of extension modules, and of every module the path finder takes (extensions first).
+_EXTENSIONS = tuple(EXTENSION_SUFFIXES)
+_ALL = (*_EXTENSIONS, *SOURCE_SUFFIXES, *BYTECODE_SUFFIXES)
+#: Whether the path finder may match a file name regardless of case here (``PYTHONCASEOK``).
+_CASELESS = sys.platform.startswith(("win", "cygwin", "darwin"))
+#: Whether modules other than tierlock's are served (the path hooks are the import system's own), once installed.
+_others: list[bool] = []
 
 
-def _stamp() -> tuple[int, str | None, int, int, str]:
+def _stamp() -> tuple[int, str | None, int, int, str | None, str]:
     """What the bundle's code is valid for besides each source: the interpreter and the package folder."""
     package = sys.modules["tierlock"]
-    return (FORMAT, sys.implementation.cache_tag, sys.hexversion, sys.flags.optimize, dirname(package.__file__ or ""))
+    folder = dirname(package.__file__ or "")
+    return (FORMAT, sys.implementation.cache_tag, sys.hexversion, sys.flags.optimize, sys.pycache_prefix, folder)
 
 
 def path_of(command: str) -> str | None:
@@ -74,12 +99,13 @@ def path_of(command: str) -> str | None:
 
 
 def install(command: str) -> None:
-    """Serve tierlock's submodules from *command*'s bundle from now on (what it holds that is still valid),
-    and note the others as they load (for :func:`save`)."""
+    """Serve modules from *command*'s bundle from now on (what it holds that is still valid), and note the others
+    as they load (for :func:`save`)."""
     where = path_of(command)
     if where is None or not all(map(_plain, sys.meta_path)):
         return
     _where.append(where)
+    _others.append(_plain_hooks(sys.path_hooks))
     try:
         with open(where, "rb") as handle:
             data = handle.read()
@@ -106,6 +132,15 @@ def _plain(finder: object) -> bool:
     return isinstance(module, str) and module.startswith(("_distutils_hack", "__editable__"))
 
 
+def _plain_hooks(hooks: Sequence[object]) -> bool:
+    """Whether *hooks* (:data:`sys.path_hooks`) are the import system's own: zip files, then folders."""
+    return (
+        len(hooks) == 2
+        and hooks[0] is zipimporter
+        and getattr(hooks[1], "__qualname__", "").startswith("FileFinder.path_hook.")
+    )
+
+
 def _folder(path: str) -> int:
     """*path*'s mtime in ns, as first seen by this process (-1 when it cannot be looked up)."""
     known = _folders.get(path)
@@ -118,16 +153,84 @@ def _folder(path: str) -> int:
     return known
 
 
-def _holds(entry: Entry) -> bool:
-    """Whether *entry*'s folder and source are as they were when its code was taken."""
-    source, _package, mtime, size, folder, folder_mtime = entry
-    if _folder(folder) != folder_mtime:
+def _listing(path: str) -> frozenset[str]:
+    """The names in the folder *path*, as first listed by this process (none when it cannot be listed)."""
+    known = _listed.get(path)
+    if known is None:
+        try:
+            known = frozenset(listdir(path))
+        except OSError:
+            known = frozenset()
+        _listed[path] = known
+    return known
+
+
+def _unshadowed(name: str, folder: str, found: bool, package: bool) -> bool:
+    """Whether the folder *folder*, changed since the module *name* (its last part) was noted, still holds
+    nothing the path finder would take for it before its source: in a folder searched before the one it was
+    found in, nothing of its name (a package, a module of any suffix); in that one, for a module, no package
+    and no extension module of its name (the path finder tries those before a source; a package's folder is
+    tried first). Not told on a system whose file names may be matched regardless of case."""
+    if _CASELESS:
         return False
+    if found and package:
+        return True
+    names = _listing(folder)
+    return name not in names and not any(name + suffix in names for suffix in (_EXTENSIONS if found else _ALL))
+
+
+def _holds(entry: Entry, name: str) -> bool:
+    """Whether *entry* (of the module *name*) still holds: its source as it was when its code was taken, and each
+    folder searched for it as it was then, or changed in no way that would make another file the module."""
+    source, package, mtime, size, folders, mtimes, _cached = entry
+    if len(folders) != len(mtimes):
+        return False
+    last = len(folders) - 1
+    for at, folder in enumerate(folders):
+        if _folder(folder) != mtimes[at] and not _unshadowed(name.rpartition(".")[2], folder, at == last, package):
+            return False
     try:
         found = stat(source)
     except OSError:
         return False
     return found.st_mtime_ns == mtime and found.st_size == size
+
+
+def _searched() -> tuple[str, ...] | None:
+    """The folders :data:`sys.path` names, in order (``""``: the current folder); None when one is of another
+    kind (not a ``str``, a relative path) or a finder other than the import system's own for a folder is kept
+    for it."""
+    out = []
+    cache = sys.path_importer_cache
+    for entry in sys.path:
+        if type(entry) is not str:
+            return None
+        if not entry:
+            try:
+                entry = getcwd()
+            except OSError:
+                return None
+        elif not isabs(entry):
+            return None
+        finder = cache.get(entry)
+        if finder is not None and type(finder) is not FileFinder:
+            return None
+        out.append(entry)
+    return tuple(out)
+
+
+def _earlier(fullname: str, path: Sequence[str] | None) -> bool:
+    """Whether a finder before the path finder (built-in and frozen modules, an editable install's) takes
+    *fullname*."""
+    for finder in sys.meta_path:
+        if finder is PathFinder:
+            return False
+        if finder is _Finder:
+            continue
+        find = getattr(finder, "find_spec", None)
+        if find is None or find(fullname, path) is not None:
+            return True
+    return False
 
 
 class _Loader(SourceFileLoader):
@@ -136,9 +239,10 @@ class _Loader(SourceFileLoader):
 
     code: CodeType | None = None
     package = False
-    folder: str | None = None
-    """The folder searched (its mtime ``folder_mtime`` as first seen): set, the code loaded is noted."""
-    folder_mtime: int
+    folders: tuple[str, ...] | None = None
+    """The folders searched (their mtimes ``mtimes`` as first seen): set, the code loaded is noted."""
+    mtimes: tuple[int, ...] = ()
+    cached: str | None = None
     seen: Any = None
 
     def path_stats(self, path: str) -> dict[str, Any]:
@@ -152,47 +256,63 @@ class _Loader(SourceFileLoader):
             self.code = None  # (once: any later call reads the file)
             return code
         code = super().get_code(fullname)
-        seen, folder = self.seen, self.folder
-        if code is not None and seen is not None and folder is not None and fullname == self.name:
-            entry = (self.path, self.package, seen.st_mtime_ns, seen.st_size, folder, self.folder_mtime)
+        seen, folders = self.seen, self.folders
+        if code is not None and seen is not None and folders is not None and fullname == self.name:
+            entry = (self.path, self.package, seen.st_mtime_ns, seen.st_size, folders, self.mtimes, self.cached)
             _noted[fullname] = (entry, code)
         return code
 
 
 class _Finder:
-    """First on :data:`sys.meta_path`: tierlock's submodules from the bundle, else from the finders after it."""
+    """First on :data:`sys.meta_path`: modules from the bundle, else from the finders after it."""
 
     @staticmethod
     def find_spec(fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None) -> Any:
-        if not fullname.startswith("tierlock.") or type(path) is not list or len(path) != 1:
-            return None  # (a reload, *target* given, is found as an import is)
-        folder = path[0]
+        if path is None:
+            if not _others[0] or "." in fullname:
+                return None
+            folders = _searched()
+            if folders is None:
+                return None
+        elif type(path) is list and len(path) == 1 and (_others[0] or fullname.startswith("tierlock.")):
+            folders = (path[0],)
+        else:
+            return None
         entry, code = _entries.get(fullname), _codes.get(fullname)
-        if entry is not None and code is not None and entry[4] == folder and _holds(entry):
-            spec = _spec(fullname, entry[0], entry[1])
+        if (
+            entry is not None
+            and code is not None
+            and entry[4] == folders[: len(entry[4])]
+            and (fullname.startswith("tierlock.") or not _earlier(fullname, path))
+            and _holds(entry, fullname)
+        ):
+            spec = _spec(fullname, entry[0], entry[1], entry[6])
             spec.loader.code = code
             return spec
-        return _found(fullname, folder, path)
+        return _found(fullname, folders, path)
 
     @staticmethod
     def invalidate_caches() -> None:
         _folders.clear()
+        _listed.clear()
 
 
-def _spec(fullname: str, source: str, package: bool) -> Any:
+def _spec(fullname: str, source: str, package: bool, cached: str | None) -> Any:
     """The spec the path finder gives for a source file (its loader ours)."""
     loader = _Loader(fullname, source)
     loader.package = package
     spec = ModuleSpec(fullname, loader, origin=source, is_package=package)
     spec.has_location = True
+    if cached is not None:
+        spec.cached = cached
     if package:
         spec.submodule_search_locations = [dirname(source)]
     return spec
 
 
-def _found(fullname: str, folder: str, path: Sequence[str]) -> Any:
+def _found(fullname: str, folders: tuple[str, ...], path: Sequence[str] | None) -> Any:
     """What the finders after this one find; a plain source module's loader made ours (its code noted)."""
-    folder_mtime = _folder(folder)  # (before the look-up: a module added meanwhile changes it)
+    mtimes = tuple(map(_folder, folders))  # (before the look-up: a module added meanwhile changes them)
     for finder in sys.meta_path:
         if finder is _Finder:
             continue
@@ -207,9 +327,12 @@ def _found(fullname: str, folder: str, path: Sequence[str]) -> Any:
     origin = spec.origin
     if type(spec.loader) is SourceFileLoader and isinstance(origin, str) and origin.endswith(".py"):
         package = spec.submodule_search_locations is not None
-        if (dirname(dirname(origin)) if package else dirname(origin)) == folder:
-            fresh = _spec(fullname, origin, package)
-            fresh.loader.folder, fresh.loader.folder_mtime = folder, folder_mtime  # (its code noted)
+        container = dirname(dirname(origin)) if package else dirname(origin)
+        if container in folders:
+            upto = folders.index(container) + 1  # (the first folder that holds it: the one it was found in)
+            fresh = _spec(fullname, origin, package, spec.cached)
+            fresh.loader.folders, fresh.loader.mtimes = folders[:upto], mtimes[:upto]  # (its code noted)
+            fresh.loader.cached = spec.cached
             fresh.submodule_search_locations = spec.submodule_search_locations
             return fresh
     return spec
@@ -220,7 +343,7 @@ def save() -> None:
     and folder still hold, and every module noted (atomically, beside the compiled files)."""
     if not _noted or not _where or sys.dont_write_bytecode:
         return
-    entries = {name: entry for name, entry in _entries.items() if name not in _noted and _holds(entry)}
+    entries = {name: entry for name, entry in _entries.items() if name not in _noted and _holds(entry, name)}
     codes = {name: _codes[name] for name in entries if name in _codes}
     entries = {name: entries[name] for name in codes}
     for name, (entry, code) in _noted.items():

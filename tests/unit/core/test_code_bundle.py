@@ -14,7 +14,9 @@ import os
 import shutil
 import subprocess
 import sys
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -85,12 +87,113 @@ def test_a_second_run_loads_tierlocks_modules_from_the_bundle_without_opening_th
     assert (again.st_ino, again.st_mtime_ns) == (written.st_ino, written.st_mtime_ns)  # (not written again)
 
 
-def test_only_tierlocks_own_modules_are_noted_and_served(src: Path) -> None:
-    others = ("xml.dom.NodeFilter", "email.quoprimime")  # (submodules of packages of the standard library)
-    first = _load(src, (*MODULES, *others))
-    assert set(MODULES) <= set(first["noted"])
-    assert all(name.startswith("tierlock.") for name in first["noted"])
-    assert _load(src, (*MODULES, *others)) == {"files": [], "noted": []}
+#: Run in the copy with *folders* first on :data:`sys.path`: install the bundle of ``check``, import *names*, save,
+#: and print what was opened to load them (beyond the bundle) and which modules were noted to be written.
+OTHERS = """
+import json, sys
+sys.path[:0] = FOLDERS
+opened = []
+from tierlock import codebundle
+codebundle.install("check")
+sys.addaudithook(lambda event, args: opened.append(str(args[0])) if event == "open" else None)
+values = {}
+for name in NAMES:
+    values[name] = getattr(__import__(name, fromlist=["_"]), "VALUE", None)
+codebundle.save()
+files = sorted(p for p in opened if p.endswith((".py", ".pyc")))
+print(json.dumps({"files": files, "noted": sorted(codebundle._noted), "values": values}))
+"""
+
+
+def _folders(tmp_path: Path, *names: str) -> list[Path]:
+    """Folders for sys.path, each with its ``__pycache__`` (a first import that made it would change the folder)."""
+    made = [tmp_path / name for name in names]
+    for folder in made:
+        (folder / "__pycache__").mkdir(parents=True)
+    return made
+
+
+def _others(src: Path, names: tuple[str, ...], folders: list[Path]) -> dict[str, Any]:
+    code = OTHERS.replace("FOLDERS", repr([str(f) for f in folders])).replace("NAMES", repr(names))
+    proc = _run(src, code)
+    assert proc.returncode == 0, proc.stderr
+    loaded: dict[str, Any] = json.loads(proc.stdout)
+    return loaded
+
+
+def test_modules_of_other_packages_and_top_level_modules_on_sys_path_are_noted_and_served(
+    src: Path, tmp_path: Path
+) -> None:
+    [found] = _folders(tmp_path, "found")
+    (found / "plainmodule.py").write_text("VALUE = 1\n", encoding="utf-8")
+    names = ("xml.dom.NodeFilter", "email.quoprimime", "colorsys", "plainmodule")
+    first = _others(src, names, [found])
+    assert set(names) <= set(first["noted"])
+    assert any(Path(path).name.startswith("colorsys.") for path in first["files"])
+    second = _others(src, names, [found])
+    assert (second["files"], second["noted"]) == ([], [])
+    assert second["values"]["plainmodule"] == 1
+
+
+def test_a_module_put_in_an_earlier_folder_of_sys_path_is_imported_instead_of_the_one_served(
+    src: Path, tmp_path: Path
+) -> None:
+    earlier, found = _folders(tmp_path, "earlier", "found")
+    (found / "plainmodule.py").write_text("VALUE = 1\n", encoding="utf-8")
+    _others(src, ("plainmodule",), [earlier, found])
+    assert _others(src, ("plainmodule",), [earlier, found])["files"] == []
+    (earlier / "plainmodule.py").write_text("VALUE = 2\n", encoding="utf-8")
+    shadowed = _others(src, ("plainmodule",), [earlier, found])
+    assert shadowed["values"]["plainmodule"] == 2
+    assert shadowed["noted"] == ["plainmodule"]
+
+
+def test_a_top_level_module_is_served_only_for_the_same_folders_of_sys_path_in_the_same_order(
+    src: Path, tmp_path: Path
+) -> None:
+    first, second = _folders(tmp_path, "first", "second")
+    (second / "plainmodule.py").write_text("VALUE = 1\n", encoding="utf-8")
+    _others(src, ("plainmodule",), [first, second])
+    assert _others(src, ("plainmodule",), [first, second])["files"] == []
+    swapped = _others(src, ("plainmodule",), [second, first])
+    assert swapped["files"] != []
+    assert swapped["noted"] == ["plainmodule"]
+    [other] = _folders(tmp_path, "other")
+    assert _others(src, ("plainmodule",), [other, first, second])["noted"] == ["plainmodule"]
+
+
+#: A bundle entry for a built-in or frozen module's name, pointing at a source file of that name on sys.path.
+TAKEN = """
+import json, sys
+sys.path.insert(0, FOLDER)
+from tierlock import codebundle
+codebundle.install("check")
+import xxsubtype, __hello__
+print(json.dumps([getattr(xxsubtype, "__file__", None), __hello__.__spec__.origin]))
+"""
+
+
+def test_a_built_in_or_frozen_module_is_imported_as_such_even_with_a_source_of_its_name_in_the_bundle(
+    src: Path, tmp_path: Path
+) -> None:
+    import marshal
+
+    [folder] = _folders(tmp_path, "shadows")
+    for name in ("xxsubtype", "__hello__"):
+        (folder / f"{name}.py").write_text("VALUE = 1\n", encoding="utf-8")
+    _others(src, ("colorsys",), [folder])  # (a bundle with the folders of sys.path as this test's runs see them)
+    bundle = _bundle(src)
+    stamp, entries, codes = marshal.loads(bundle.read_bytes()[4:])
+    folders, mtimes = entries["colorsys"][4], entries["colorsys"][5]
+    for name in ("xxsubtype", "__hello__"):
+        source = folder / f"{name}.py"
+        seen = source.stat()
+        entries[name] = (str(source), False, seen.st_mtime_ns, seen.st_size, folders[:1], mtimes[:1], None)
+        codes[name] = compile(source.read_text(encoding="utf-8"), str(source), "exec")
+    bundle.write_bytes(bundle.read_bytes()[:4] + marshal.dumps((stamp, entries, codes)))
+    proc = _run(src, TAKEN.replace("FOLDER", repr(str(folder))))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == [None, "frozen"]
 
 
 RELOAD = """
@@ -198,22 +301,41 @@ def test_a_bundle_written_again_leaves_out_a_module_whose_source_changed_since(s
     stamp = source.stat()
     source.write_text(source.read_text(encoding="utf-8") + "\nEDITED = 1\n", encoding="utf-8")
     os.utime(source, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 5_000_000_000))
-    assert _load(src, ("tierlock.suggest",))["noted"] == ["tierlock.suggest"]
+    noted = _load(src, ("tierlock.suggest",))["noted"]
+    assert [name for name in noted if name.startswith("tierlock")] == ["tierlock.suggest"]
     _stamp, entries, codes = marshal.loads(_bundle(src).read_bytes()[4:])
     assert "tierlock.tiers.loader" not in entries
     assert {"tierlock.suggest", "tierlock.output"} <= set(entries) == set(codes)
 
 
-def test_a_module_added_to_a_folder_stops_the_bundle_serving_that_folder(src: Path) -> None:
+def test_a_module_added_to_a_folder_leaves_the_modules_it_does_not_shadow_served(src: Path) -> None:
     _load(src)
     folder = src / "tierlock" / "lockfiles"
     stamp = folder.stat()
     (folder / "added.py").write_text("", encoding="utf-8")
     os.utime(folder, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 5_000_000_000))
-    after = _load(src)
-    assert _opened(after, "lockfiles", "check")
-    assert not _opened(after, "tiers")
-    assert "tierlock.lockfiles.check" in after["noted"]
+    assert _load(src) == {"files": [], "noted": []}
+
+
+@pytest.mark.parametrize("shadow", ["plainmodule/__init__.py", f"plainmodule{EXTENSION_SUFFIXES[0]}"])
+def test_a_package_or_an_extension_of_a_served_modules_name_added_beside_it_is_taken_instead(
+    src: Path, tmp_path: Path, shadow: str
+) -> None:
+    [found] = _folders(tmp_path, "found")
+    (found / "plainmodule.py").write_text("VALUE = 1\n", encoding="utf-8")
+    (found / "unrelated.py").write_text("", encoding="utf-8")
+    _others(src, ("plainmodule",), [found])
+    (found / "other.py").write_text("", encoding="utf-8")  # (the folder changed: nothing of the module's name)
+    assert _others(src, ("plainmodule",), [found])["files"] == []
+    added = found / shadow
+    added.parent.mkdir(exist_ok=True)
+    added.write_text("VALUE = 2\n", encoding="utf-8")
+    code = OTHERS.replace("FOLDERS", repr([str(found)])).replace("NAMES", repr(("plainmodule",)))
+    proc = _run(src, code)
+    if shadow.endswith(".py"):
+        assert json.loads(proc.stdout)["values"]["plainmodule"] == 2
+    else:  # (not a real extension: the path finder takes it, and loading it fails)
+        assert "ImportError" in proc.stderr
 
 
 @pytest.mark.parametrize("spoil", ["magic", "folder", "cut", "version"])

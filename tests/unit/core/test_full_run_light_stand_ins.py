@@ -11,6 +11,7 @@ generated inputs, including the letters whose case folds onto ASCII ones.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import subprocess
@@ -121,7 +122,7 @@ def test_judging_a_name_redacting_a_line_and_quoting_a_command_compile_no_patter
 
 _PATHLIB = """
 import sys
-from tierlock._entry import light_pathlib
+from tierlock.lightpathlib import light_pathlib
 light_pathlib()
 loaded = sorted(name for name in ("pathlib", "urllib.parse", "ipaddress") if name in sys.modules)
 import pathlib, urllib
@@ -144,7 +145,7 @@ def test_pathlib_is_loaded_without_urllib_parse_and_still_writes_a_file_uri() ->
 _PATHLIB_ANY = """
 import sys
 before = "urllib.parse" in sys.modules
-from tierlock._entry import light_pathlib
+from tierlock.lightpathlib import light_pathlib
 light_pathlib()
 print(before, "urllib.parse" in sys.modules, "pathlib" in sys.modules)
 import pathlib, urllib.parse
@@ -164,3 +165,38 @@ def test_pathlib_is_loaded_light_on_another_python_and_urllib_parse_stays_the_re
     assert loaded == f"{before} {before} True", "light_pathlib loads urllib.parse no more than it was before"
     assert uri == "file:///tmp/a%20b/%C3%A9 True"
     assert real == "function h"
+
+
+_NTPATH = """
+import json, sys
+asked = []
+class Asked:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        asked.append(name)
+        return None
+sys.meta_path.insert(0, Asked)
+if LIGHT:
+    from tierlock.lightpathlib import light_pathlib
+    light_pathlib()
+else:
+    import pathlib
+import ntpath
+left = [name for name in ("nt", "_winapi") if name in sys.modules]
+names = sorted((name, getattr(value, "__module__", None)) for name, value in vars(ntpath).items() if callable(value))
+print(json.dumps([sorted({"nt", "_winapi"} & set(asked)), left, names]))
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows' own modules are there")
+def test_the_windows_modules_ntpath_tries_fail_without_a_search_and_are_not_left_marked_absent() -> None:
+    runs = {}
+    for light in (True, False):
+        code = _NTPATH.replace("LIGHT", str(light))
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=clean_env())
+        runs[light] = json.loads(proc.stdout)
+    (asked, left, names), (plain_asked, plain_left, plain_names) = runs[True], runs[False]
+    assert plain_asked == ["_winapi", "nt"]  # (what a plain import searches sys.path for)
+    assert asked == []
+    assert left == plain_left == []
+    assert names == plain_names  # ntpath has what a plain import gives it
