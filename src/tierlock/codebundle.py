@@ -90,12 +90,19 @@ def _stamp() -> tuple[int, str | None, int, int, str | None, str]:
 
 
 def path_of(command: str) -> str | None:
-    """The bundle of *command*: in the folder of the package's compiled files; None when it has none."""
+    """The bundle of *command* with this :data:`sys.path` (each list of folders its own: the folders a module is
+    found through are part of what its entry holds for), in the folder of the package's compiled files; None when
+    it has none."""
     cached = getattr(sys.modules["tierlock"], "__cached__", None)
     tag = sys.implementation.cache_tag
     if not isinstance(cached, str) or tag is None:
         return None
-    return join(dirname(cached), f"tierlock-{command}.{tag}.opt{sys.flags.optimize}.bundle")
+    try:
+        from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]  # (hashlib loads OpenSSL)
+    except ImportError:  # pragma: no cover - a Python built without it
+        from hashlib import sha256
+    layout = sha256("\0".join(map(str, sys.path)).encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    return join(dirname(cached), f"tierlock-{command}.{layout}.{tag}.opt{sys.flags.optimize}.bundle")
 
 
 def install(command: str) -> None:
@@ -142,7 +149,9 @@ def _plain_hooks(hooks: Sequence[object]) -> bool:
 
 
 def _folder(path: str) -> int:
-    """*path*'s mtime in ns, as first seen by this process (-1 when it cannot be looked up)."""
+    """*path*'s mtime in ns, as first seen by this process (-1 when it cannot be looked up; ``""``: the current
+    folder)."""
+    path = path or _here()
     known = _folders.get(path)
     if known is None:
         try:
@@ -154,7 +163,9 @@ def _folder(path: str) -> int:
 
 
 def _listing(path: str) -> frozenset[str]:
-    """The names in the folder *path*, as first listed by this process (none when it cannot be listed)."""
+    """The names in the folder *path*, as first listed by this process (none when it cannot be listed; ``""``: the
+    current folder)."""
+    path = path or _here()
     known = _listed.get(path)
     if known is None:
         try:
@@ -197,26 +208,25 @@ def _holds(entry: Entry, name: str) -> bool:
 
 
 def _searched() -> tuple[str, ...] | None:
-    """The folders :data:`sys.path` names, in order (``""``: the current folder); None when one is of another
-    kind (not a ``str``, a relative path) or a finder other than the import system's own for a folder is kept
-    for it."""
-    out = []
+    """The folders :data:`sys.path` names, in order, as it names them (``""``: the current folder); None when one
+    is of another kind (not a ``str``, a relative path) or a finder other than the import system's own is kept
+    for one."""
     cache = sys.path_importer_cache
     for entry in sys.path:
-        if type(entry) is not str:
+        if type(entry) is not str or (entry and not isabs(entry)):
             return None
-        if not entry:
-            try:
-                entry = getcwd()
-            except OSError:
-                return None
-        elif not isabs(entry):
-            return None
-        finder = cache.get(entry)
+        finder = cache.get(entry or _here())
         if finder is not None and type(finder) is not FileFinder:
             return None
-        out.append(entry)
-    return tuple(out)
+    return tuple(sys.path)
+
+
+def _here() -> str:
+    """The current folder (``""`` when it is gone)."""
+    try:
+        return getcwd()
+    except OSError:
+        return ""
 
 
 def _earlier(fullname: str, path: Sequence[str] | None) -> bool:
@@ -328,8 +338,9 @@ def _found(fullname: str, folders: tuple[str, ...], path: Sequence[str] | None) 
     if type(spec.loader) is SourceFileLoader and isinstance(origin, str) and origin.endswith(".py"):
         package = spec.submodule_search_locations is not None
         container = dirname(dirname(origin)) if package else dirname(origin)
-        if container in folders:
-            upto = folders.index(container) + 1  # (the first folder that holds it: the one it was found in)
+        resolved = [folder or _here() for folder in folders]
+        if container in resolved:
+            upto = resolved.index(container) + 1  # (the first folder that holds it: the one it was found in)
             fresh = _spec(fullname, origin, package, spec.cached)
             fresh.loader.folders, fresh.loader.mtimes = folders[:upto], mtimes[:upto]  # (its code noted)
             fresh.loader.cached = spec.cached

@@ -65,8 +65,11 @@ def _load(src: Path, names: tuple[str, ...] = MODULES, *flags: str) -> dict[str,
 
 
 def _bundle(src: Path) -> Path:
+    """The bundle of ``check`` (one per list of folders on sys.path: the test's runs use one unless they say)."""
     tag = sys.implementation.cache_tag
-    return src / "tierlock" / "__pycache__" / f"tierlock-check.{tag}.opt{sys.flags.optimize}.bundle"
+    found = sorted((src / "tierlock" / "__pycache__").glob(f"tierlock-check.*.{tag}.opt{sys.flags.optimize}.bundle"))
+    assert len(found) <= 1, found
+    return found[0] if found else src / "tierlock" / "__pycache__" / "tierlock-check.none.bundle"
 
 
 def _opened(loaded: dict[str, list[str]], folder: str, name: str | None = None) -> list[str]:
@@ -160,6 +163,17 @@ def test_a_top_level_module_is_served_only_for_the_same_folders_of_sys_path_in_t
     assert swapped["noted"] == ["plainmodule"]
     [other] = _folders(tmp_path, "other")
     assert _others(src, ("plainmodule",), [other, first, second])["noted"] == ["plainmodule"]
+
+
+def test_runs_with_other_folders_on_sys_path_keep_bundles_of_their_own(src: Path, tmp_path: Path) -> None:
+    first, second = _folders(tmp_path, "first", "second")
+    names = ("colorsys", "tierlock.tiers.loader")
+    for folders in ([first], [second]):
+        _others(src, names, folders)
+        assert _others(src, names, folders)["files"] == []
+    again = _others(src, names, [first])  # (the other list's runs wrote theirs: this one's still holds)
+    assert (again["files"], again["noted"]) == ([], [])
+    assert len(list((src / "tierlock" / "__pycache__").glob("tierlock-check.*.bundle"))) == 2
 
 
 #: A bundle entry for a built-in or frozen module's name, pointing at a source file of that name on sys.path.
