@@ -49,22 +49,25 @@ from _frozen_importlib_external import (
 )
 from os import getcwd, getpid, listdir, replace, stat, unlink
 from os.path import dirname, isabs, join
+from types import CodeType
 from zipimport import zipimporter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from types import CodeType, ModuleType
+    from types import ModuleType
     from typing import Any
 
 #: Bump when the bundle's layout changes.
-FORMAT = 2
+FORMAT = 3
 #: Where each module is found: name -> (source, is a package, source mtime ns, source size, the folders searched
 #: for it (its parent's one folder, or :data:`sys.path` up to the one it is in), their mtimes ns, ``__cached__``).
 Entry = tuple[str, bool, int, int, tuple[str, ...], tuple[int, ...], "str | None"]
 #: The bundle read (or written) by this process: what it serves.
 _entries: dict[str, Entry] = {}
-_codes: dict[str, CodeType] = {}
+#: Each module's code, marshalled on its own (unmarshalled when the module is served: a module the bundle holds
+#: that this run does not load costs its bytes read, no more).
+_codes: dict[str, bytes] = {}
 #: The modules loaded through the import system this run: name -> (entry, code).
 _noted: dict[str, tuple[Entry, CodeType]] = {}
 #: Each folder's mtime (ns) the first time this process looked (-1: not there).
@@ -288,17 +291,22 @@ class _Finder:
             folders = (path[0],)
         else:
             return None
-        entry, code = _entries.get(fullname), _codes.get(fullname)
+        entry, blob = _entries.get(fullname), _codes.get(fullname)
         if (
             entry is not None
-            and code is not None
+            and blob is not None
             and entry[4] == folders[: len(entry[4])]
             and (fullname.startswith("tierlock.") or not _earlier(fullname, path))
             and _holds(entry, fullname)
         ):
-            spec = _spec(fullname, entry[0], entry[1], entry[6])
-            spec.loader.code = code
-            return spec
+            try:
+                code = marshal.loads(blob)
+            except (EOFError, ValueError, TypeError):
+                code = None
+            if type(code) is CodeType:
+                spec = _spec(fullname, entry[0], entry[1], entry[6])
+                spec.loader.code = code
+                return spec
         return _found(fullname, folders, path)
 
     @staticmethod
@@ -358,7 +366,7 @@ def save() -> None:
     codes = {name: _codes[name] for name in entries if name in _codes}
     entries = {name: entries[name] for name in codes}
     for name, (entry, code) in _noted.items():
-        entries[name], codes[name] = entry, code
+        entries[name], codes[name] = entry, marshal.dumps(code)
     where = _where[0]
     temporary = f"{where}.{getpid()}.tmp"
     try:

@@ -203,7 +203,7 @@ def test_a_built_in_or_frozen_module_is_imported_as_such_even_with_a_source_of_i
         source = folder / f"{name}.py"
         seen = source.stat()
         entries[name] = (str(source), False, seen.st_mtime_ns, seen.st_size, folders[:1], mtimes[:1], None)
-        codes[name] = compile(source.read_text(encoding="utf-8"), str(source), "exec")
+        codes[name] = marshal.dumps(compile(source.read_text(encoding="utf-8"), str(source), "exec"))
     bundle.write_bytes(bundle.read_bytes()[:4] + marshal.dumps((stamp, entries, codes)))
     proc = _run(src, TAKEN.replace("FOLDER", repr(str(folder))))
     assert proc.returncode == 0, proc.stderr
@@ -377,6 +377,23 @@ def test_a_bundle_of_another_byte_code_format_or_package_folder_or_cut_short_is_
     assert _opened(after, "lockfiles", "check")
     assert set(MODULES) <= set(after["noted"])
     assert _load(src) == {"files": [], "noted": []}  # written again, then used
+
+
+def test_each_module_is_unmarshalled_when_served_and_a_spoilt_one_is_loaded_from_its_file(src: Path) -> None:
+    import marshal
+
+    _load(src)
+    bundle = _bundle(src)
+    stamp, entries, codes = marshal.loads(bundle.read_bytes()[4:])
+    codes["tierlock.lockfiles.check"] = b"\xff spoilt"
+    entries["tierlock.never.loaded"] = entries["tierlock.output"]
+    codes["tierlock.never.loaded"] = b"\xff never unmarshalled"
+    bundle.write_bytes(bundle.read_bytes()[:4] + marshal.dumps((stamp, entries, codes)))
+    after = _load(src)
+    assert _opened(after, "lockfiles", "check")
+    assert not _opened(after, "tiers")
+    assert after["noted"] == ["tierlock.lockfiles.check"]
+    assert _load(src) == {"files": [], "noted": []}
 
 
 #: An import hook of the program's own first on :data:`sys.meta_path` (one that could rewrite tierlock's modules).
