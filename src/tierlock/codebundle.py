@@ -1,56 +1,44 @@
 """The byte code of a read-only command's full run, read from one file instead of one per module.
 
-A read-only command that runs in full loads 70-100 of tierlock's modules and about as many of the standard
-library's and ``packaging``'s; the import system finds, opens, reads and checks each one's compiled file apart
-(about 0.05 ms each before its body runs). :func:`install` puts a finder first on :data:`sys.meta_path` that
-serves the modules found as source files from one bundle of their code objects, read with one ``open`` and one
-:func:`marshal.loads` (the strings the modules share unmarshalled once), kept beside tierlock's compiled files
-(the ``__pycache__`` of the package, ``tierlock-<command>.<tag>.bundle``: one per command, since each loads its
-own set). A module is served from the bundle only when
+A full run loads 70-100 of tierlock's modules and about as many of the standard library's and ``packaging``'s;
+the import system finds, opens, reads and checks each compiled file apart (about 0.05 ms each before its body
+runs). :func:`install` puts a finder first on :data:`sys.meta_path` that serves the modules found as source
+files from one bundle of their code (``tierlock/__pycache__/tierlock-<command>.<layout>.<tag>.opt<N>.bundle``:
+one per command and list of :data:`sys.path` folders): the modules the run that wrote it loaded (its core) in
+one :func:`marshal.loads` (the strings they share read once), every other one unmarshalled when it is served.
+A module is served only when the bundle's stamp is this interpreter's (magic number, cache tag, version,
+optimization level, ``sys.pycache_prefix``) and this package folder's; its source has the size and mtime (ns)
+it had when its code was taken; each folder searched for it (a submodule: its parent's one folder; a top-level
+module: :data:`sys.path`'s folders up to the one it is in, the same in the same order) is unchanged since, or
+holds nothing the path finder would take for it first (:func:`_unshadowed`); and, for a module not tierlock's,
+the path hooks are the import system's own and no finder before the path finder (built-in, frozen) takes it.
+Anything else goes to the finders after this one, as without it; another kind of finder on
+:data:`sys.meta_path` (an import hook that rewrites modules) turns the bundle off. A module served keeps its
+real ``__file__``, ``__cached__``, ``__spec__`` (a :class:`~importlib.machinery.SourceFileLoader`'s) and its
+code's file names (tracebacks name the source).
 
-* the bundle was written by this interpreter's byte-code format (its magic number first in the file), for this
-  cache tag, this version, this optimization level, this ``sys.pycache_prefix`` and for the package folder
-  this tierlock is imported from;
-* its source file has the size and modification time (ns) it had when its code was taken;
-* the folders searched for it have the modification times they had then (no module, package or extension
-  added or removed there since, which could shadow it): for a submodule, the one folder of its parent
-  package's ``__path__``; for a top-level module, every folder of :data:`sys.path` up to the one it was found
-  in, the same folders in the same order (``""`` is the current folder);
-* for a module not tierlock's own, the path hooks are the import system's own and no finder before the path
-  finder (built-in, frozen) takes the name.
-
-Anything else goes to the finders after this one, as it would without it (a stale or foreign bundle is never
-used; a bundle that cannot be read is no bundle). With a finder on :data:`sys.meta_path` other than the import
-system's own and those that answer only for other top-level names (an import hook that rewrites modules), the
-bundle is off. A module served keeps its real ``__file__``, ``__cached__``,
-``__spec__`` (a :class:`~importlib.machinery.SourceFileLoader`'s) and its code's file names (tracebacks
-name the source).
-
-Each module the import system loads from its source or compiled file through this finder is noted with its
-code object and its source's identity as the import system saw it; at the end of the command
-(:func:`save`, called once the output is flushed) the bundle is written again when a module was not in it:
-what it held that still holds, and what was noted (atomically; not when byte code is not written,
-``sys.dont_write_bytecode``).
+Each module loaded from its files through this finder is noted with its code and its source's identity as the
+import system saw it; at the end (:func:`save`, once the output is flushed) the bundle is written again
+(atomically; not with ``sys.dont_write_bytecode``) when a module was noted, one was served from outside the
+core, or less than three quarters of the core was used: what still holds, and what was noted.
 """
 
 from __future__ import annotations
 
+import _frozen_importlib_external as external
 import marshal
 import sys
 from _frozen_importlib import BuiltinImporter, FrozenImporter, ModuleSpec
-from _frozen_importlib_external import (
-    BYTECODE_SUFFIXES,
-    EXTENSION_SUFFIXES,
-    MAGIC_NUMBER,
-    SOURCE_SUFFIXES,
-    FileFinder,
-    PathFinder,
-    SourceFileLoader,
-)
+from _frozen_importlib_external import MAGIC_NUMBER, FileFinder, PathFinder, SourceFileLoader
 from os import getcwd, getpid, listdir, replace, stat, unlink
 from os.path import dirname, isabs, join
 from types import CodeType
 from zipimport import zipimporter
+
+try:
+    from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]  # (hashlib loads OpenSSL)
+except ImportError:  # pragma: no cover - a Python built without it
+    from hashlib import sha256
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -59,15 +47,20 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Bump when the bundle's layout changes.
-FORMAT = 3
+FORMAT = 4
 #: Where each module is found: name -> (source, is a package, source mtime ns, source size, the folders searched
 #: for it (its parent's one folder, or :data:`sys.path` up to the one it is in), their mtimes ns, ``__cached__``).
 Entry = tuple[str, bool, int, int, tuple[str, ...], tuple[int, ...], "str | None"]
 #: The bundle read (or written) by this process: what it serves.
 _entries: dict[str, Entry] = {}
-#: Each module's code, marshalled on its own (unmarshalled when the module is served: a module the bundle holds
-#: that this run does not load costs its bytes read, no more).
+#: The code of the modules the run that wrote the bundle loaded (its core), unmarshalled together at the start.
+_core: dict[str, CodeType] = {}
+#: Every other module's code, marshalled on its own: unmarshalled when the module is served (a module an earlier
+#: run added that this one does not load costs its bytes read, no more).
 _codes: dict[str, bytes] = {}
+#: The modules served this run, and whether one of them came from outside the core.
+_served: dict[str, CodeType] = {}
+_outside: list[bool] = []
 #: The modules loaded through the import system this run: name -> (entry, code).
 _noted: dict[str, tuple[Entry, CodeType]] = {}
 #: Each folder's mtime (ns) the first time this process looked (-1: not there).
@@ -77,8 +70,8 @@ _where: list[str] = []
 #: Each changed folder's names as first listed by this process.
 _listed: dict[str, frozenset[str]] = {}
 #: The suffixes of extension modules, and of every module the path finder takes (extensions first).
-_EXTENSIONS = tuple(EXTENSION_SUFFIXES)
-_ALL = (*_EXTENSIONS, *SOURCE_SUFFIXES, *BYTECODE_SUFFIXES)
+_EXTENSIONS = tuple(external.EXTENSION_SUFFIXES)
+_ALL = (*_EXTENSIONS, *external.SOURCE_SUFFIXES, *external.BYTECODE_SUFFIXES)
 #: Whether the path finder may match a file name regardless of case here (``PYTHONCASEOK``).
 _CASELESS = sys.platform.startswith(("win", "cygwin", "darwin"))
 #: Whether modules other than tierlock's are served (the path hooks are the import system's own), once installed.
@@ -100,10 +93,6 @@ def path_of(command: str) -> str | None:
     tag = sys.implementation.cache_tag
     if not isinstance(cached, str) or tag is None:
         return None
-    try:
-        from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]  # (hashlib loads OpenSSL)
-    except ImportError:  # pragma: no cover - a Python built without it
-        from hashlib import sha256
     layout = sha256("\0".join(map(str, sys.path)).encode("utf-8", "surrogateescape")).hexdigest()[:12]
     return join(dirname(cached), f"tierlock-{command}.{layout}.{tag}.opt{sys.flags.optimize}.bundle")
 
@@ -123,11 +112,12 @@ def install(command: str) -> None:
         data = b""
     if data[:4] == MAGIC_NUMBER:
         try:
-            stamp, entries, codes = marshal.loads(memoryview(data)[4:])
+            stamp, entries, core, codes = marshal.loads(memoryview(data)[4:])
         except (EOFError, ValueError, TypeError):
             stamp = None
-        if stamp == _stamp() and type(entries) is dict and type(codes) is dict:
+        if stamp == _stamp() and type(entries) is dict and type(core) is dict and type(codes) is dict:
             _entries.update(entries)
+            _core.update(core)
             _codes.update(codes)
     sys.meta_path.insert(0, _Finder)
 
@@ -291,19 +281,16 @@ class _Finder:
             folders = (path[0],)
         else:
             return None
-        entry, blob = _entries.get(fullname), _codes.get(fullname)
+        entry = _entries.get(fullname)
         if (
             entry is not None
-            and blob is not None
             and entry[4] == folders[: len(entry[4])]
             and (fullname.startswith("tierlock.") or not _earlier(fullname, path))
             and _holds(entry, fullname)
         ):
-            try:
-                code = marshal.loads(blob)
-            except (EOFError, ValueError, TypeError):
-                code = None
-            if type(code) is CodeType:
+            code = _code(fullname)
+            if code is not None:
+                _served[fullname] = code
                 spec = _spec(fullname, entry[0], entry[1], entry[6])
                 spec.loader.code = code
                 return spec
@@ -313,6 +300,23 @@ class _Finder:
     def invalidate_caches() -> None:
         _folders.clear()
         _listed.clear()
+
+
+def _code(fullname: str) -> CodeType | None:
+    """The bundle's code of *fullname*: from the core, else unmarshalled from its own bytes (None: not held, or
+    bytes that are not a code object)."""
+    code: object = _core.get(fullname)
+    if code is None:
+        blob = _codes.get(fullname)
+        if blob is None:
+            return None
+        try:
+            code = marshal.loads(blob)
+        except (EOFError, ValueError, TypeError):
+            return None
+        if not _outside:
+            _outside.append(True)
+    return code if type(code) is CodeType else None
 
 
 def _spec(fullname: str, source: str, package: bool, cached: str | None) -> Any:
@@ -358,20 +362,36 @@ def _found(fullname: str, folders: tuple[str, ...], path: Sequence[str] | None) 
 
 
 def save() -> None:
-    """Write the bundle again when a module loaded this run was not in it: every module it held whose source
-    and folder still hold, and every module noted (atomically, beside the compiled files)."""
-    if not _noted or not _where or sys.dont_write_bytecode:
+    """Write the bundle again when this run loaded a module it did not hold, served one from outside its core, or
+    used less than three quarters of its core: every module it held whose source and folders still hold, and
+    every module noted (atomically, beside the compiled files); the modules this run loaded are the new core."""
+    if not _where or sys.dont_write_bytecode:
         return
-    entries = {name: entry for name, entry in _entries.items() if name not in _noted and _holds(entry, name)}
-    codes = {name: _codes[name] for name in entries if name in _codes}
-    entries = {name: entries[name] for name in codes}
+    unused = sum(1 for name in _core if name not in _served)
+    if not _noted and not _outside and unused * 4 <= len(_core):
+        return
+    core: dict[str, CodeType] = {}
+    codes: dict[str, bytes] = {}
+    entries: dict[str, Entry] = {}
+    for name, entry in _entries.items():
+        if name in _noted or not _holds(entry, name):
+            continue
+        if name in _served:
+            core[name] = _served[name]
+        elif name in _core:
+            codes[name] = marshal.dumps(_core[name])
+        elif name in _codes:
+            codes[name] = _codes[name]
+        else:
+            continue
+        entries[name] = entry
     for name, (entry, code) in _noted.items():
-        entries[name], codes[name] = entry, marshal.dumps(code)
+        entries[name], core[name] = entry, code
     where = _where[0]
     temporary = f"{where}.{getpid()}.tmp"
     try:
         with open(temporary, "wb") as handle:
-            handle.write(MAGIC_NUMBER + marshal.dumps((_stamp(), entries, codes)))
+            handle.write(MAGIC_NUMBER + marshal.dumps((_stamp(), entries, core, codes)))
         replace(temporary, where)
     except OSError:  # a read-only install: no bundle
         try:  # noqa: SIM105 (contextlib is an import more)

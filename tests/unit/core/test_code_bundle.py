@@ -197,14 +197,14 @@ def test_a_built_in_or_frozen_module_is_imported_as_such_even_with_a_source_of_i
         (folder / f"{name}.py").write_text("VALUE = 1\n", encoding="utf-8")
     _others(src, ("colorsys",), [folder])  # (a bundle with the folders of sys.path as this test's runs see them)
     bundle = _bundle(src)
-    stamp, entries, codes = marshal.loads(bundle.read_bytes()[4:])
+    stamp, entries, core, codes = marshal.loads(bundle.read_bytes()[4:])
     folders, mtimes = entries["colorsys"][4], entries["colorsys"][5]
     for name in ("xxsubtype", "__hello__"):
         source = folder / f"{name}.py"
         seen = source.stat()
         entries[name] = (str(source), False, seen.st_mtime_ns, seen.st_size, folders[:1], mtimes[:1], None)
         codes[name] = marshal.dumps(compile(source.read_text(encoding="utf-8"), str(source), "exec"))
-    bundle.write_bytes(bundle.read_bytes()[:4] + marshal.dumps((stamp, entries, codes)))
+    bundle.write_bytes(bundle.read_bytes()[:4] + marshal.dumps((stamp, entries, core, codes)))
     proc = _run(src, TAKEN.replace("FOLDER", repr(str(folder))))
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == [None, "frozen"]
@@ -317,9 +317,9 @@ def test_a_bundle_written_again_leaves_out_a_module_whose_source_changed_since(s
     os.utime(source, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 5_000_000_000))
     noted = _load(src, ("tierlock.suggest",))["noted"]
     assert [name for name in noted if name.startswith("tierlock")] == ["tierlock.suggest"]
-    _stamp, entries, codes = marshal.loads(_bundle(src).read_bytes()[4:])
+    _stamp, entries, core, codes = marshal.loads(_bundle(src).read_bytes()[4:])
     assert "tierlock.tiers.loader" not in entries
-    assert {"tierlock.suggest", "tierlock.output"} <= set(entries) == set(codes)
+    assert {"tierlock.suggest", "tierlock.output"} <= set(entries) == set(core) | set(codes)
 
 
 def test_a_module_added_to_a_folder_leaves_the_modules_it_does_not_shadow_served(src: Path) -> None:
@@ -366,8 +366,8 @@ def test_a_bundle_of_another_byte_code_format_or_package_folder_or_cut_short_is_
     elif spoil == "version":  # the same format, written by another version of this interpreter
         import marshal
 
-        stamp, entries, codes = marshal.loads(data[4:])
-        bundle.write_bytes(data[:4] + marshal.dumps(((*stamp[:2], stamp[2] + 1, *stamp[3:]), entries, codes)))
+        stamp, *held = marshal.loads(data[4:])
+        bundle.write_bytes(data[:4] + marshal.dumps(((*stamp[:2], stamp[2] + 1, *stamp[3:]), *held)))
     else:  # the sources and their bundle moved elsewhere: its code names the old files
         moved = tmp_path / "moved" / "src"
         shutil.copytree(src, moved)
@@ -384,16 +384,43 @@ def test_each_module_is_unmarshalled_when_served_and_a_spoilt_one_is_loaded_from
 
     _load(src)
     bundle = _bundle(src)
-    stamp, entries, codes = marshal.loads(bundle.read_bytes()[4:])
+    stamp, entries, core, codes = marshal.loads(bundle.read_bytes()[4:])
+    del core["tierlock.lockfiles.check"]
     codes["tierlock.lockfiles.check"] = b"\xff spoilt"
     entries["tierlock.never.loaded"] = entries["tierlock.output"]
     codes["tierlock.never.loaded"] = b"\xff never unmarshalled"
-    bundle.write_bytes(bundle.read_bytes()[:4] + marshal.dumps((stamp, entries, codes)))
+    bundle.write_bytes(bundle.read_bytes()[:4] + marshal.dumps((stamp, entries, core, codes)))
     after = _load(src)
     assert _opened(after, "lockfiles", "check")
     assert not _opened(after, "tiers")
     assert after["noted"] == ["tierlock.lockfiles.check"]
     assert _load(src) == {"files": [], "noted": []}
+
+
+def _parts(src: Path) -> tuple[set[str], set[str]]:
+    """The modules of the bundle's core and those held on their own."""
+    import marshal
+
+    _stamp, _entries, core, codes = marshal.loads(_bundle(src).read_bytes()[4:])
+    return set(core), set(codes)
+
+
+def test_the_core_is_what_the_last_writing_run_loaded_and_the_rest_is_served_on_its_own(src: Path) -> None:
+    many = (*MODULES, "unittest", "xml.dom.minidom", "email.mime.multipart", "tierlock.census.projectcensus")
+    _load(src, many)
+    core, alone = _parts(src)
+    assert set(many) <= core
+    assert alone == set()
+    few = _load(src, MODULES[:1])  # (far less than the core: written again, its own modules the core)
+    assert few == {"files": [], "noted": []}
+    core, alone = _parts(src)
+    assert "tierlock.tiers.loader" in core
+    assert {"unittest", "tierlock.output"} <= alone
+    written = _bundle(src).stat()
+    again = _load(src, MODULES)  # (the output module served from outside the core: into the core again)
+    assert again == {"files": [], "noted": []}
+    assert _bundle(src).stat().st_mtime_ns != written.st_mtime_ns
+    assert set(MODULES) <= _parts(src)[0]
 
 
 #: An import hook of the program's own first on :data:`sys.meta_path` (one that could rewrite tierlock's modules).
