@@ -176,6 +176,42 @@ def test_runs_with_other_folders_on_sys_path_keep_bundles_of_their_own(src: Path
     assert len(list((src / "tierlock" / "__pycache__").glob("tierlock-check.*.bundle"))) == 2
 
 
+def test_a_module_put_in_an_earlier_folder_is_imported_instead_of_a_package_served_and_the_package_stays_served(
+    src: Path, tmp_path: Path
+) -> None:
+    earlier, found = _folders(tmp_path, "earlier", "found")
+    (found / "plainpackage").mkdir()
+    (found / "plainpackage" / "__init__.py").write_text("VALUE = 1\n", encoding="utf-8")
+    _others(src, ("plainpackage",), [earlier, found])
+    (found / "unrelated.py").write_text("", encoding="utf-8")  # (its own folder changed: still served)
+    assert _others(src, ("plainpackage",), [earlier, found])["files"] == []
+    (earlier / "plainpackage.py").write_text("VALUE = 2\n", encoding="utf-8")
+    assert _others(src, ("plainpackage",), [earlier, found])["values"]["plainpackage"] == 2
+
+
+def _core_padded(src: Path, unused_share: float) -> int:
+    """Pad the bundle's core with modules no run loads, to *unused_share* of it; its mtime (ns)."""
+    import marshal
+
+    _load(src)
+    bundle = _bundle(src)
+    stamp, entries, core, codes = marshal.loads(bundle.read_bytes()[4:])
+    used = len(core)
+    extra = round(unused_share * used / (1 - unused_share))
+    for number in range(extra):
+        entries[f"tierlock.never{number}"] = entries["tierlock.output"]
+        core[f"tierlock.never{number}"] = core["tierlock.output"]
+    bundle.write_bytes(bundle.read_bytes()[:4] + marshal.dumps((stamp, entries, core, codes)))
+    return bundle.stat().st_mtime_ns
+
+
+@pytest.mark.parametrize(("unused_share", "written"), [(0.23, False), (0.27, True)])
+def test_a_core_used_under_three_quarters_is_written_again(src: Path, unused_share: float, written: bool) -> None:
+    before = _core_padded(src, unused_share)
+    assert _load(src) == {"files": [], "noted": []}
+    assert (_bundle(src).stat().st_mtime_ns != before) is written
+
+
 #: A bundle entry for a built-in or frozen module's name, pointing at a source file of that name on sys.path.
 TAKEN = """
 import json, sys
@@ -368,9 +404,11 @@ def test_a_bundle_of_another_byte_code_format_or_package_folder_or_cut_short_is_
 
         stamp, *held = marshal.loads(data[4:])
         bundle.write_bytes(data[:4] + marshal.dumps(((*stamp[:2], stamp[2] + 1, *stamp[3:]), *held)))
-    else:  # the sources and their bundle moved elsewhere: its code names the old files
+    else:  # the sources and their bundle moved elsewhere (the same name: the import path is the current folder)
         moved = tmp_path / "moved" / "src"
         shutil.copytree(src, moved)
+        where = _run(moved, "from tierlock import codebundle; print(codebundle.path_of('check'))").stdout.strip()
+        _bundle(moved).rename(where)
         src = moved
     after = _load(src)
     assert _opened(after, "tiers", "loader")

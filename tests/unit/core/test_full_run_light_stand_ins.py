@@ -200,3 +200,30 @@ def test_the_windows_modules_ntpath_tries_fail_without_a_search_and_are_not_left
     assert asked == []
     assert left == plain_left == []
     assert names == plain_names  # ntpath has what a plain import gives it
+
+
+_PATHLIB_OTHER_SHAPE = """
+import sys
+sys.path.insert(0, FOLDER)
+import urllib.parse as first
+BEFORE
+from tierlock.lightpathlib import light_pathlib
+light_pathlib()
+import pathlib, urllib.parse
+print(pathlib.VALUE, urllib.parse.urlsplit("https://h/p").netloc, sys.modules.get("nt", "absent"))
+"""
+
+
+@pytest.mark.parametrize("before", ["del sys.modules['urllib.parse']", "pass"])
+def test_a_pathlib_that_wants_more_of_urllib_parse_is_imported_as_it_is_and_a_loaded_urllib_parse_stays(
+    tmp_path: Path, before: str
+) -> None:
+    (tmp_path / "pathlib.py").write_text("from urllib.parse import urlsplit\nVALUE = 'own'\n", encoding="utf-8")
+    code = _PATHLIB_OTHER_SHAPE.replace("FOLDER", repr(str(tmp_path))).replace("BEFORE", before)
+    code += "print(sys.modules['urllib.parse'] is first)\n"
+    env = {**clean_env(), "PYTHONPATH": str(Path(tierlock.__file__).parent.parent)}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, env=env)
+    assert proc.returncode == 0, proc.stderr
+    own, netloc, nt, same = proc.stdout.split()
+    assert (own, netloc, nt) == ("own", "h", "absent")
+    assert same == str(before == "pass")  # (urllib.parse loaded before: the same module after)
