@@ -33,6 +33,8 @@ from tierlock.probing.site import SiteIndex
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
+    from tierlock.installer.inrun import Proof
+    from tierlock.probing.site import DistInfoDir
 
 
 def ended() -> bool:
@@ -69,7 +71,9 @@ class Ahead:
     """The thread that makes the facts of the folders of *names* in *target* while the backend runs (first *also*,
     whose result is :attr:`made`)."""
 
-    def __init__(self, target: Target, names: Collection[str], also: Callable[[], Any] | None = None) -> None:
+    def __init__(
+        self, target: Target, names: Collection[str], also: Callable[[], Any] | None = None, *, prove: bool = False
+    ) -> None:
         self.sites = tuple(map(str, target.site_paths))
         self.suffixes = tuple(target.ext_suffixes)
         self.wanted = tuple(names)
@@ -77,6 +81,9 @@ class Ahead:
         self.also = also
         self.made: Any = None
         """What *also* returned in the thread (None: it did not run there, or failed)."""
+        self.prove = prove
+        self.proof: Proof | None = None
+        """The packages stat-ed in the thread (*prove*: :mod:`tierlock.installer.inrun`), once it has started."""
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, name="tierlock-ahead", daemon=True)
 
@@ -93,8 +100,23 @@ class Ahead:
             # (a thread stuck for good - on an import lock an interrupt left taken - must not hold the exit)
             self.thread.join(None if kind is None else GIVE_UP)
 
+    def proven(self) -> dict[str, Any]:
+        """Once the thread has ended (after the ``with``): the packages stat-ed in it that nothing touched since
+        (:meth:`tierlock.installer.inrun.Proof.proven`), by ``.dist-info`` folder; empty when none was."""
+        proof, self.proof = self.proof, None
+        if proof is None or self.thread.is_alive():
+            return {}
+        try:
+            return proof.proven()
+        except Exception:  # stat-ed after the backend, as without it
+            return {}
+
     def _run(self) -> None:
         try:
+            if self.prove:
+                from tierlock.installer.inrun import Proof
+
+                self.proof = _attempt(Proof)
             while not self.stop.is_set():
                 if self.also is not None and not recorded():
                     also, self.also = self.also, None
@@ -113,3 +135,12 @@ class Ahead:
                     return
                 if info.path not in self.done and distinfo.prepare(info, index.suffixes):
                     self.done.add(info.path)
+                    if self.proof is not None:
+                        self._take(self.proof, info, index.suffixes)
+
+    def _take(self, proof: Proof, info: DistInfoDir, suffixes: tuple[str, ...]) -> None:
+        """Stat the package of *info* now (:meth:`Proof.take`); an error leaves every package to after the backend."""
+        try:
+            proof.take(info, suffixes, self.stop.is_set)
+        except Exception:
+            proof.broken = True
