@@ -38,6 +38,11 @@ if TYPE_CHECKING:
 
 #: How many paths are watched between two looks at whether the install stopped waiting (the backend ended).
 BATCH = 256
+#: The share of the system's limit of watches per user (``fs.inotify.max_user_watches``) one arming may hold: the
+#: user's other programs that watch files (editors, build tools) keep the rest; a package past it is stat-ed after.
+SHARE = 4
+#: The limit assumed when it cannot be read (the kernel's old default).
+LIMIT = 8192
 _SELF = inotify.DELETE_SELF | inotify.MOVE_SELF | inotify.UNMOUNT | inotify.IGNORED
 
 Taken = tuple[Any, Any, dict[str, tuple[int, int, int]]]
@@ -65,6 +70,8 @@ class Proof:
         self.spoiled: set[str] = set()
         self.broken = False
         """Nothing is proven (an overflow, an event of an unknown watch, an error)."""
+        self.budget = _limit() // SHARE
+        """How many watches are left to take."""
 
     def take(self, info: DistInfoDir, suffixes: tuple[str, ...], stop: Callable[[], bool]) -> bool:
         """Watch, then stat, the package of the ``.dist-info`` folder *info* (read ahead: :func:`tierlock.probing.
@@ -111,6 +118,9 @@ class Proof:
                 return False
             if path in wds:
                 continue
+            if self.budget <= 0:
+                return False
+            self.budget -= 1
             wd = add(path)
             if wd is None:
                 return False
@@ -184,6 +194,15 @@ def _folders(files: list[str], site: str) -> dict[str, None]:
                 break
             folder = os.path.dirname(folder)
     return out
+
+
+def _limit() -> int:
+    """The system's limit of inotify watches per user (:data:`LIMIT` when it cannot be read)."""
+    try:
+        with open("/proc/sys/fs/inotify/max_user_watches", "rb") as fh:
+            return int(fh.read())
+    except (OSError, ValueError):
+        return LIMIT
 
 
 def _identity(path: str) -> tuple[int, int] | None:

@@ -194,3 +194,18 @@ def test_a_package_whose_files_cannot_all_be_watched_is_left_to_the_stat_after_t
     assert distinfo.prepare(found, SUFFIXES)
     assert not proof.take(found, SUFFIXES, lambda: False)
     assert proof.proven() == {}
+
+
+def test_an_arming_holds_at_most_its_share_of_the_users_watches_and_stats_the_rest_after_the_backend(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = _site(tmp_path)
+    _package(site, "alpha")
+    _package(site, "beta")
+    monkeypatch.setattr(inrun, "_limit", lambda: 4 * 12)  # room for alpha's 12 folders and files, not for beta's
+    proof = inrun.Proof()
+    first = _take(proof, site, "alpha")
+    (found,) = SiteIndex.scan([site], SUFFIXES).find("beta")
+    assert distinfo.prepare(found, SUFFIXES)
+    assert not proof.take(found, SUFFIXES, lambda: False)
+    assert list(proof.proven()) == [first]
