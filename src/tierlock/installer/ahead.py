@@ -17,7 +17,9 @@ ended already.
 Once the install is at its backend step (no longer recorded for a kept plan: :func:`tierlock.armrecord.watching`),
 the thread also does the one other piece of the work after the backend that does not depend on it (*also*: the
 receipts' parts and their folder, :func:`tierlock.installer.receiptrecord.prepare`); the install takes that result,
-or does that work itself after the backend when the thread did not get to it or it failed.
+or does that work itself after the backend when the thread did not get to it or it failed. From then on too
+(*prove*), it stats the files of each package it made the facts of (:mod:`tierlock.installer.inrun`), which the
+verification takes in place of its own stats when nothing touched them since (:meth:`Ahead.proven`).
 """
 
 from __future__ import annotations
@@ -113,14 +115,11 @@ class Ahead:
 
     def _run(self) -> None:
         try:
-            if self.prove:
-                from tierlock.installer.inrun import Proof
-
-                self.proof = _attempt(Proof)
             while not self.stop.is_set():
-                if self.also is not None and not recorded():
+                if (self.also is not None or self.prove) and not recorded():
                     also, self.also = self.also, None
-                    self.made = _attempt(also)
+                    self.made = _attempt(also) if also is not None else self.made
+                    self._prove()
                 self.look()
                 self.stop.wait(PAUSE)
         except Exception:  # what was not made ahead is read after the backend, which says what is wrong
@@ -137,6 +136,15 @@ class Ahead:
                     self.done.add(info.path)
                     if self.proof is not None:
                         self._take(self.proof, info, index.suffixes)
+
+    def _prove(self) -> None:
+        """Start the proof of the stats taken in the thread (*prove*), once: after the part of the install that a
+        kept plan rests on (it reads system files and loads modules that are none of the plan's facts)."""
+        if self.prove:
+            self.prove = False
+            from tierlock.installer.inrun import Proof
+
+            self.proof = _attempt(Proof)
 
     def _take(self, proof: Proof, info: DistInfoDir, suffixes: tuple[str, ...]) -> None:
         """Stat the package of *info* now (:meth:`Proof.take`); an error leaves every package to after the backend."""
