@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,10 +32,10 @@ def _package(site: Path, name: str = "alpha") -> Path:
     files = {
         f"{info.name}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n",
         f"{info.name}/INSTALLER": "uv\n",
+        f"../../../bin/{name}": "#!python\n",  # (before the module's rows: every folder after it is watched too)
         f"{name}/__init__.py": "X = 1\n",
         f"{name}/sub/util.py": "def f():\n    return 1\n",
         f"{name}/_speed{SUFFIXES[0]}": "\x7fELF" + "x" * 60,
-        f"../../../bin/{name}": "#!python\n",
     }
     rows = []
     for rel, text in files.items():
@@ -66,6 +67,15 @@ def _nothing_made(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(distinfo, "_MEMO", {})
 
 
+def _until(test: Callable[[], bool], seconds: float = 10.0) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if test():
+            return True
+        time.sleep(0.01)
+    return False
+
+
 def _truncate(path: Path) -> None:
     with open(path, "r+b") as fh:
         fh.truncate(2)
@@ -83,9 +93,9 @@ def _replaced(path: Path) -> None:
     os.replace(new, path)
 
 
-def _site_replaced(site: Path) -> None:
-    os.rename(site, site.with_name("old"))
-    shutil.copytree(site.with_name("old"), site, symlinks=True)
+def _site_replaced(folder: Path) -> None:
+    os.rename(folder, folder.with_name("old"))  # (above the site folder: no watch sees it, its path names another)
+    shutil.copytree(folder.with_name("old"), folder, symlinks=True)
 
 
 def _away_and_back(site: Path) -> None:
@@ -110,6 +120,7 @@ CHANGES: dict[str, Callable[[Path], object]] = {
     "METADATA rewritten with the same size": lambda site: _replaced(site / "alpha-1.0.dist-info" / "METADATA"),
     "its console script removed": lambda site: (site.parents[2] / "bin" / "alpha").unlink(),
     "the site folder replaced by a copy": _site_replaced,
+    "a folder above the site folder replaced by a copy": lambda site: _site_replaced(site.parents[1]),
 }
 
 
@@ -140,6 +151,7 @@ def test_a_package_nothing_touched_since_its_in_run_stat_is_proven_with_the_stat
     assert not any(stats)
     assert set(seen) == {str(site / "alpha" / f"_speed{SUFFIXES[0]}")}
     assert (folder, SUFFIXES) not in distinfo._PREPARED  # given: a later read of the folder reads it
+    assert _until(lambda: proof.watcher.fd is None)  # the watches let go (in a thread of their own)
 
 
 def test_what_changed_before_a_package_was_watched_is_not_counted_against_it(tmp_path: Path) -> None:
@@ -202,7 +214,7 @@ def test_an_arming_holds_at_most_its_share_of_the_users_watches_and_stats_the_re
     site = _site(tmp_path)
     _package(site, "alpha")
     _package(site, "beta")
-    monkeypatch.setattr(inrun, "_limit", lambda: 4 * 12)  # room for alpha's 12 folders and files, not for beta's
+    monkeypatch.setattr(inrun, "_limit", lambda: 4 * 21)  # room for alpha's 12 folders and files, 9 of beta's 10
     proof = inrun.Proof()
     first = _take(proof, site, "alpha")
     (found,) = SiteIndex.scan([site], SUFFIXES).find("beta")
