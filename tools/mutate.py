@@ -155,10 +155,6 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/installer/selfguard.py",), ("tests/unit/installer/test_selfguard.py",)
     ),
     "installer/ahead.py": Module(("src/tierlock/installer/ahead.py",), ("tests/unit/installer/test_ahead.py",)),
-    "installer/inrun.py": Module(
-        ("src/tierlock/installer/inrun.py", "src/tierlock/installer/inotify.py"),
-        ("tests/unit/installer/test_inrun.py",),
-    ),
     "installer/receiptrecord.py": Module(
         ("src/tierlock/installer/receiptrecord.py",),
         ("tests/unit/installer/test_receipts_prepared.py", "tests/unit/installer/test_receipts_rewritten_*.py"),

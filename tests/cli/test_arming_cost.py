@@ -80,8 +80,6 @@ class _Reads:
         self.during: Counter[str] = Counter()
         self.after: Counter[str] = Counter()
         self.ended = False
-        self.proven: set[str] = set()
-        """The ``.dist-info`` folders stat-ed while the backend ran and proven untouched since (not read after it)."""
 
     def opened(self) -> Counter[str]:
         return self.during + self.after
@@ -92,7 +90,6 @@ def _counting_reads(monkeypatch: pytest.MonkeyPatch, under: Path) -> _Reads:
     reads = _Reads()
     real_open: Callable[..., Any] = builtins.open
     real_exit: Callable[..., Any] = ahead.Ahead.__exit__
-    real_proven: Callable[..., Any] = ahead.Ahead.proven
     prefix = str(under) + os.sep
 
     def counting_open(file: Any, *args: Any, **kwargs: Any) -> Any:
@@ -105,18 +102,12 @@ def _counting_reads(monkeypatch: pytest.MonkeyPatch, under: Path) -> _Reads:
         real_exit(self, *exc)  # the thread stopped and joined: what follows is after the backend
         reads.ended = True
 
-    def proven(self: ahead.Ahead) -> dict[str, Any]:
-        found: dict[str, Any] = real_proven(self)
-        reads.proven.update(os.path.realpath(folder) for folder in found)
-        return found
-
     monkeypatch.setattr(builtins, "open", counting_open)
     monkeypatch.setattr(ahead.Ahead, "__exit__", ending)
-    monkeypatch.setattr(ahead.Ahead, "proven", proven)
     return reads
 
 
-def test_verification_reads_each_record_and_metadata_the_backend_wrote_once_after_it_but_proven_ones_and_hashes_none(
+def test_verification_reads_each_record_and_metadata_the_backend_wrote_once_after_it_and_hashes_no_file(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     reads = _counting_reads(monkeypatch, world.venv)
@@ -126,9 +117,9 @@ def test_verification_reads_each_record_and_metadata_the_backend_wrote_once_afte
     infos = sorted(str(p.resolve()) for p in world.site.glob("*.dist-info"))
     assert len(infos) == 3
     assert reads.ended
-    for own in ("RECORD", "METADATA"):  # a package stat-ed in-run and proven untouched since is not read again
+    for own in ("RECORD", "METADATA"):
         assert {p: reads.after[p] for p in (os.path.join(i, own) for i in infos)} == {
-            os.path.join(i, own): 0 if i in reads.proven else 1 for i in infos
+            os.path.join(i, own): 1 for i in infos
         }
     twice = {path: n for path, n in reads.after.items() if n > 1 and "tierlock" not in Path(path).parts}
     assert twice == {}, twice

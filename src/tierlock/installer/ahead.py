@@ -17,9 +17,7 @@ ended already.
 Once the install is at its backend step (no longer recorded for a kept plan: :func:`tierlock.armrecord.watching`),
 the thread also does the one other piece of the work after the backend that does not depend on it (*also*: the
 receipts' parts and their folder, :func:`tierlock.installer.receiptrecord.prepare`); the install takes that result,
-or does that work itself after the backend when the thread did not get to it or it failed. From then on too
-(*prove*), it stats the files of each package it made the facts of (:mod:`tierlock.installer.inrun`), which the
-verification takes in place of its own stats when nothing touched them since (:meth:`Ahead.proven`).
+or does that work itself after the backend when the thread did not get to it or it failed.
 """
 
 from __future__ import annotations
@@ -35,8 +33,6 @@ from tierlock.probing.site import SiteIndex
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
-    from tierlock.installer.inrun import Proof
-    from tierlock.probing.site import DistInfoDir
 
 
 def ended() -> bool:
@@ -73,9 +69,7 @@ class Ahead:
     """The thread that makes the facts of the folders of *names* in *target* while the backend runs (first *also*,
     whose result is :attr:`made`)."""
 
-    def __init__(
-        self, target: Target, names: Collection[str], also: Callable[[], Any] | None = None, *, prove: bool = False
-    ) -> None:
+    def __init__(self, target: Target, names: Collection[str], also: Callable[[], Any] | None = None) -> None:
         self.sites = tuple(map(str, target.site_paths))
         self.suffixes = tuple(target.ext_suffixes)
         self.wanted = tuple(names)
@@ -83,9 +77,6 @@ class Ahead:
         self.also = also
         self.made: Any = None
         """What *also* returned in the thread (None: it did not run there, or failed)."""
-        self.prove = prove
-        self.proof: Proof | None = None
-        """The packages stat-ed in the thread (*prove*: :mod:`tierlock.installer.inrun`), once it has started."""
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, name="tierlock-ahead", daemon=True)
 
@@ -102,24 +93,12 @@ class Ahead:
             # (a thread stuck for good - on an import lock an interrupt left taken - must not hold the exit)
             self.thread.join(None if kind is None else GIVE_UP)
 
-    def proven(self) -> dict[str, Any]:
-        """Once the thread has ended (after the ``with``): the packages stat-ed in it that nothing touched since
-        (:meth:`tierlock.installer.inrun.Proof.proven`), by ``.dist-info`` folder; empty when none was."""
-        proof, self.proof = self.proof, None
-        if proof is None or self.thread.is_alive():
-            return {}
-        try:
-            return proof.proven()
-        except Exception:  # stat-ed after the backend, as without it
-            return {}
-
     def _run(self) -> None:
         try:
             while not self.stop.is_set():
-                if (self.also is not None or self.prove) and not recorded():
+                if self.also is not None and not recorded():
                     also, self.also = self.also, None
-                    self.made = _attempt(also) if also is not None else self.made
-                    self._prove()
+                    self.made = _attempt(also)
                 self.look()
                 self.stop.wait(PAUSE)
         except Exception:  # what was not made ahead is read after the backend, which says what is wrong
@@ -134,21 +113,3 @@ class Ahead:
                     return
                 if info.path not in self.done and distinfo.prepare(info, index.suffixes):
                     self.done.add(info.path)
-                    if self.proof is not None:
-                        self._take(self.proof, info, index.suffixes)
-
-    def _prove(self) -> None:
-        """Start the proof of the stats taken in the thread (*prove*), once: after the part of the install that a
-        kept plan rests on (it reads system files and loads modules that are none of the plan's facts)."""
-        if self.prove:
-            self.prove = False
-            from tierlock.installer.inrun import Proof
-
-            self.proof = _attempt(Proof)
-
-    def _take(self, proof: Proof, info: DistInfoDir, suffixes: tuple[str, ...]) -> None:
-        """Stat the package of *info* now (:meth:`Proof.take`); an error leaves every package to after the backend."""
-        try:
-            proof.take(info, suffixes, self.stop.is_set)
-        except Exception:
-            proof.broken = True

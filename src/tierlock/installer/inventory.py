@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from contextlib import suppress
 from operator import itemgetter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tierlock.installer.plan import Installed
 from tierlock.installer.receipts import InstalledDist
@@ -32,18 +32,13 @@ def probe_all(
     import_roots: Mapping[NormalizedName, Sequence[str]],
     *,
     deep: bool = False,
-    proven: Mapping[str, Any] | None = None,
 ) -> dict[NormalizedName, DistributionProbe]:
     """The probe of each locked entry that has any ``.dist-info`` in *target* (one scan of its site folders,
-    extension modules judged by its suffixes). *deep* also checks every file's RECORD hash. *proven*: the facts and
-    stats of ``.dist-info`` folders stat-ed while the backend ran, proven untouched since (:mod:`tierlock.installer.
-    inrun`): their probes take them instead of reading and stat-ing again.
+    extension modules judged by its suffixes). *deep* also checks every file's RECORD hash.
     """
     from tierlock.probing import SiteIndex, probe_distribution
 
     index = SiteIndex.scan(target.site_paths, target.ext_suffixes)
-    if proven and not deep:
-        index.checked = dict(proven)
     out: dict[NormalizedName, DistributionProbe] = {}
     for entry in entries:
         if not index.find(entry.name):

@@ -302,9 +302,8 @@ def _apply(
         return receiptrecord.prepare(project, tiers=tiers, locks=job.locks, target=target)
 
     try:  # the verification's reading and the receipts' parts, beside the backend
-        with ahead.Ahead(target, [s.name for s in plan.changes], also=prepare, prove=not request.deep) as reading:
+        with ahead.Ahead(target, [s.name for s in plan.changes], also=prepare) as reading:
             ran = _execute(project, request, ui, job, plan)
-        proven = reading.proven()  # the packages stat-ed while it ran that nothing touched since
     except TierlockError as exc:  # status reports it, with its remedy, until the tier installs
         failures.write(target.prefix, names, exc.to_dict())
         raise
@@ -318,7 +317,6 @@ def _apply(
             deep=request.deep,
             before=probes,
             changed_names={s.name for s in plan.changes},
-            proven=proven,
         )
     made = reading.made
     return after, cleared, ran, made if isinstance(made, receiptrecord.Prepared) else None

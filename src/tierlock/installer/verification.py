@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tierlock.errors import BackendError, Problem
 
@@ -31,18 +31,15 @@ def probe_and_plan(
     roots: Mapping[NormalizedName, Sequence[str]],
     *,
     deep: bool = False,
-    proven: Mapping[str, Any] | None = None,
 ) -> tuple[Plan, dict[NormalizedName, DistributionProbe]]:
     """The plan, and the probes it was made from (one scan of the site folders, each RECORD read once).
 
-    *deep* also compares every file with its RECORD hash (``install-tier --deep``). *proven*: the facts and stats of
-    the ``.dist-info`` folders stat-ed while the backend ran that nothing touched since (:mod:`tierlock.installer.
-    inrun`), taken in place of new ones.
+    *deep* also compares every file with its RECORD hash (``install-tier --deep``).
     """
     from tierlock.installer import inventory
     from tierlock.installer.plan import make_plan
 
-    probes = inventory.probe_all(entries, target, roots, deep=deep, proven=proven)
+    probes = inventory.probe_all(entries, target, roots, deep=deep)
     return make_plan(entries, inventory.verdicts(probes)), probes
 
 
@@ -94,7 +91,6 @@ def verify(
     deep: bool = False,
     before: Mapping[NormalizedName, DistributionProbe] | None = None,
     changed_names: Collection[str] = (),
-    proven: Mapping[str, Any] | None = None,
 ) -> dict[NormalizedName, DistributionProbe]:
     """Probe the packages the backend changed again; anything not present fails the install (exit 3, no receipt).
 
@@ -102,13 +98,12 @@ def verify(
     lock: the backend installs only the *changed_names* (``--no-deps``, exact
     lines), so the others keep those probes and are not probed twice. Without
     *before*, every entry is probed. *again* is the command that reruns this
-    install. *proven*: what :func:`probe_and_plan` takes of the packages stat-ed while the backend ran. Returns the
-    probes (the receipt is written from what they read).
+    install. Returns the probes (the receipt is written from what they read).
     """
     require_intact(target, names, again=again)
     changed = {str(n) for n in changed_names}
     again_probed = [e for e in entries if str(e.name) in changed] if before is not None else list(entries)
-    after, probes = probe_and_plan(again_probed, target, roots, deep=deep, proven=proven)
+    after, probes = probe_and_plan(again_probed, target, roots, deep=deep)
     if after.is_noop:
         require_intact(target, names, again=again)
         if before is not None:  # what the backend was not asked to touch keeps the probe made under the same lock

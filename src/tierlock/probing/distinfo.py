@@ -334,26 +334,6 @@ def prepare(info: DistInfoDir, suffixes: tuple[str, ...]) -> bool:
     return True
 
 
-def made_ahead(info: DistInfoDir, suffixes: tuple[str, ...]) -> DistInfo | None:
-    """The facts :func:`prepare` made of the folder *info*, not confirmed (what their files are: the read-ahead
-    watches them before :func:`confirmed`)."""
-    ahead = _PREPARED.get((info.path, suffixes))
-    return None if ahead is None else ahead[1]
-
-
-def confirmed(info: DistInfoDir, suffixes: tuple[str, ...]) -> DistInfo | None:
-    """The facts :func:`prepare` made of the folder *info*, confirmed now as :func:`read` confirms them (the folder's
-    identity stat-ed, its listing and files byte for byte the same) and left for it; None when they are not."""
-    ahead = _PREPARED.get((info.path, suffixes))
-    return None if ahead is None else _prepared(ahead, info.path, _identity(info.path))
-
-
-def given(path: str, suffixes: tuple[str, ...]) -> None:
-    """The facts :func:`prepare` made of the folder at *path* were given otherwise (:func:`confirmed` while nothing
-    changed since): :func:`read` no longer offers them."""
-    _PREPARED.pop((path, suffixes), None)
-
-
 def _prepared(ahead: tuple[distfiles.Held, DistInfo], path: str, key: tuple[object, ...]) -> DistInfo | None:
     """The facts :func:`prepare` made of the folder, when its listing and files are still the bytes they were made
     from and METADATA and RECORD have those sizes now (*key*: their identity, stat-ed before this read); given with

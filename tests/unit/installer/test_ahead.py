@@ -268,28 +268,3 @@ def test_an_install_that_ends_normally_waits_for_the_thread_it_takes_the_work_of
     with ahead.Ahead(_target(tmp_path), ["alpha"], also=slow) as watching:
         assert _until(lambda: watching.also is None)
     assert watching.made == "made"
-
-
-@pytest.mark.skipif(not os.path.exists("/proc/sys/fs/inotify"), reason="inotify is Linux's")
-def test_the_thread_that_proves_stats_the_finished_packages_and_gives_those_nothing_touched_after_the_backend(
-    tmp_path: Path,
-) -> None:
-    site = tmp_path / "site"
-    site.mkdir()
-    with ahead.Ahead(_target(site), ["alpha", "beta"], prove=True) as watching:
-        alpha = _folder(site, "alpha")
-        _folder(site, "beta")
-        assert _until(lambda: watching.proof is not None and len(watching.proof.taken) == 2)
-        (site / "beta.py").write_text("x")  # changed after its in-run stat (RECORD says 0 bytes)
-    assert list(watching.proven()) == [str(alpha)]
-    assert watching.proven() == {}  # given once: the watches are let go
-
-
-def test_a_thread_that_does_not_prove_stats_nothing_in_run(tmp_path: Path) -> None:
-    site = tmp_path / "site"
-    site.mkdir()
-    with ahead.Ahead(_target(site), ["alpha"]) as watching:
-        alpha = _folder(site, "alpha")
-        assert _until(lambda: str(alpha) in watching.done)
-    assert watching.proof is None
-    assert watching.proven() == {}
