@@ -42,7 +42,7 @@ def _parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         calls.append(len(data))
         return real(data)
 
-    monkeypatch.setattr(libcache.marshal, "loads", loads)
+    monkeypatch.setattr(marshal, "loads", loads)  # (libcache calls it through the module)
     return calls
 
 
