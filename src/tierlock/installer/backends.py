@@ -248,7 +248,7 @@ def execute(
         early = sys.modules.get("tierlock.earlyarm")  # a backend started early: taken over when it runs this
         started = early.adopt(argv, str(requirements)) if early is not None else None
         if started is not None:  # it runs already: what the verification after it loads, loaded while it runs
-            _before_verification()
+            _before_verification(target)
         what = f"{backend.name} install into {target.prefix}"
         result = subproc.run(argv, what=what, log=log, check=False, on_line=on_line, started=started)
         if result.returncode != 0:
@@ -261,10 +261,18 @@ def execute(
         return result
 
 
-def _before_verification() -> None:
-    """Load the library check the verification runs after the backend (2-4 ms of imports): beside a backend
-    started early, tierlock waits for it anyway; after it, they would add to the arming's time."""
-    import tierlock.probing.libraries  # noqa: F401
+def _before_verification(target: Target) -> None:
+    """Load what the verification runs after the backend: its modules (the library check's: 2-4 ms of imports) and
+    the library verdicts kept for the target's site folders (:func:`tierlock.probing.libraries.preload`: read again
+    after it only when their files changed). Beside a backend started early, tierlock waits for it anyway; after it,
+    they would add to the arming's time."""
+    import tierlock.installer.inventory
+    import tierlock.probing.distribution
+    import tierlock.probing.filechecks
+    import tierlock.probing.libremedy  # noqa: F401
+    from tierlock.probing import libraries
+
+    libraries.preload([str(p) for p in target.site_paths])
 
 
 class InstallFailed(BackendError):

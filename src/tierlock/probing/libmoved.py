@@ -36,6 +36,10 @@ class Moved:
             self._kept = libcache.load(self.store, self.environment)
         return self._kept
 
+    def read(self) -> None:
+        """Read the verdicts now (else on the first extension the environment's own verdicts do not know)."""
+        self._verdicts()
+
     def relative(self, path: str) -> str | None:
         """*path* as ``@N/rel`` when it is inside site folder N; None when it is in none."""
         path = os.path.normpath(path)

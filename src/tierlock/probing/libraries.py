@@ -319,6 +319,18 @@ def _identity(path: str) -> Identity | None:
     return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
+def preload(sites: Sequence[str]) -> None:
+    """Read the verdicts kept for the site folders *sites* and those carried over from other environments now
+    (:func:`tierlock.probing.libcache.load` keeps what it parsed while the files are unchanged: a probe round after
+    this one, :func:`session_for`, then reads neither again); nothing when they cannot be read."""
+    try:
+        session = Session(sites)
+        session.kept  # noqa: B018
+        session.moved.read()
+    except Exception:  # read when the probe needs them, which says what is wrong
+        pass
+
+
 def session_for(owner: object, sites: Sequence[str], *, fresh: bool = False) -> Session:
     """The session of one probe round (*owner*: the site index it shares), made on first use."""
     last = Session.last

@@ -112,6 +112,14 @@ def test_libpython_is_provided_by_the_interpreter_and_a_library_is_looked_up_onc
     assert missing(tmp_path, ext) == []
 
 
+def test_every_library_missing_is_said_also_after_one_provided_loaded_already_or_missing(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    lib(site / "pkg", "libdup.so.1")
+    needed = ["libpython3.11.so.1.0", "libdup.so.1", "libdup.so.1", "libgone.so.1", "libgone.so.2"]
+    ext = lib(site / "pkg", "_ext.so", needed=needed, runpath="$ORIGIN")
+    assert missing(tmp_path, ext) == [("libgone.so.1", None), ("libgone.so.2", None)]
+
+
 def test_a_library_of_another_class_is_passed_over(tmp_path: Path) -> None:
     site = tmp_path / "site"
     lib(site / "narrow", "libw.so.1", elf_class=1, machine=3)
