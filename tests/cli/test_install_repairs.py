@@ -256,6 +256,8 @@ def test_a_rerun_that_only_writes_the_missing_receipt_says_it_wrote_it(world: Wo
     assert world.receipt() is not None
     again = world.cli("install", "brain")  # now the receipt vouches: the no-op fast path
     assert again.out.strip().endswith("checked against the receipt); nothing to do")
+    deep = world.cli("install", "brain", "--deep")  # probed in full, the receipt already says it all
+    assert deep.out.strip() == "brain: already present (3 package(s) verified by the probe); nothing to do"
 
 
 def test_reinstall_package_reinstalls_just_that_package_and_reinstall_every_one(world: World, armed_venv: Path) -> None:
