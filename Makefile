@@ -49,6 +49,7 @@ bench: $(STAMP)
 	@for b in $(BENCH_OFFLINE); do echo "== $$b"; $(BIN)/python benchmarks/$$b.py || exit 1; done
 	@echo "== bench_arm --registry dataframe"; $(BIN)/python benchmarks/bench_arm.py --registry dataframe
 	@echo "== bench_arm --registry compiled"; $(BIN)/python benchmarks/bench_arm.py --registry compiled
+	@echo "== bench_arm --registry bigcompiled"; $(BIN)/python benchmarks/bench_arm.py --registry bigcompiled
 
 .PHONY: mutate mutate-report
 # Mutation testing, not part of `make test` (docs/howto/mutation-testing.md): arms the locked

@@ -13,6 +13,10 @@ index: a data-frame tier (pandas, pyarrow) and a large compiled tier (scipy, sci
 goal for the large one: at most 1.15x uv. They need the network for the lock and the first download (then
 they run from the warm cache); offline they say so and are skipped.
 
+``--registry bigcompiled`` is the issue's own row, "a 46-package tier with a 350 MB compiled library": JAX
+(CPU), Flax, Optax, pandas, scikit-learn, matplotlib and seaborn lock to 46 packages for Python 3.11 on Linux
+x86_64, the largest file jaxlib's ``libjax_common.so`` (333 MiB); goal at most 1.15x uv.
+
 Beside the ratio, each run reports tierlock's own time: the arming's wall time less the backend's as tierlock saw
 it (``backend_s`` of ``--json``), its median and spread over the rounds (the rounds interleave the sides, each
 into a fresh venv), and the backend inside tierlock against uv alone. uv's own time moves with the disk by more
@@ -43,6 +47,16 @@ from benchmarks._cliworld import BIN, REPO, environ, load, make_project, make_ve
 REGISTRY = {
     "dataframe": ["pandas>=2.2", "pyarrow>=17"],
     "compiled": ["scipy>=1.13", "scikit-learn>=1.5", "pyarrow>=17", "opencv-python-headless>=4.10"],
+    # The issue's own row: 46 packages (December 2026) around jaxlib's 333 MiB (349 MB) libjax_common.so.
+    "bigcompiled": [
+        "jax[cpu]>=0.4.30",
+        "flax>=0.10",
+        "optax>=0.2",
+        "pandas>=2.2",
+        "scikit-learn>=1.5",
+        "matplotlib>=3.9",
+        "seaborn>=0.13",
+    ],
 }
 
 

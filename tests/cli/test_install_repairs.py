@@ -34,6 +34,7 @@ from tests.support.env import bin_dir, clean_env, site_packages
 from tests.support.tierproject import tree_snapshot, write_lock, write_pyproject
 from tests.support.wheels import EXT_SUFFIX, build_wheel
 from tierlock.cli import main
+from tierlock.installer import receipts
 
 pytestmark = pytest.mark.slow
 
@@ -242,6 +243,21 @@ def test_a_same_size_corruption_only_deep_sees_is_repaired_by_the_printed_remedy
     assert remedy == f"install-tier brain --python {world.python} --deep"
     assert run_remedy(world, remedy) == [0]
     assert deep_probe(world).json["ok"] is True
+
+
+def test_a_rerun_that_only_writes_the_missing_receipt_says_it_wrote_it(world: World, armed_venv: Path) -> None:
+    """Every package in place but no receipt (an arming interrupted after its backend ended, or a tier installed
+    by hand): the rerun installs nothing and writes the receipt; its line says so, not "nothing to do"."""
+    use_armed(world, armed_venv)
+    receipts.receipt_path(world.venv, "brain").unlink()
+    rerun = world.cli("install", "brain")
+    assert rerun.code == 0, rerun.err
+    assert rerun.out.strip() == "brain: already present (3 package(s) verified by the probe); receipt written"
+    assert world.receipt() is not None
+    again = world.cli("install", "brain")  # now the receipt vouches: the no-op fast path
+    assert again.out.strip().endswith("checked against the receipt); nothing to do")
+    deep = world.cli("install", "brain", "--deep")  # probed in full, the receipt already says it all
+    assert deep.out.strip() == "brain: already present (3 package(s) verified by the probe); nothing to do"
 
 
 def test_reinstall_package_reinstalls_just_that_package_and_reinstall_every_one(world: World, armed_venv: Path) -> None:

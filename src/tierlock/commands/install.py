@@ -148,8 +148,9 @@ def report(outcome: Outcome, ctx: Context) -> None:
         summary = ", ".join(f"{n} to {a}" if a != "satisfied" else f"{n} satisfied" for a, n in counts.items())
         ui.table(f"plan for {tiers} in {outcome.prefix}: {summary}", ["action", "package", "version", "why"], rows)
         return
-    if outcome.result == "unchanged":
-        ui.line(f"{tiers}: already present ({outcome.packages} package(s) verified by the probe); nothing to do")
+    if outcome.result == "unchanged":  # a receipt that was missing (an arming interrupted after its backend) is written
+        done = "receipt written" if outcome.receipts else "nothing to do"
+        ui.line(f"{tiers}: already present ({outcome.packages} package(s) verified by the probe); {done}")
         return
     for path in outcome.cleared:
         ui.line(f"  deleted {path}: left by an interrupted pip uninstall or upgrade")
