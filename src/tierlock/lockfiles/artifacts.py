@@ -34,6 +34,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tierlock.frozen import Frozen
+from tierlock.fsutil import FileRefused, read_bytes
+from tierlock.lockfiles import keptparse
+from tierlock.lockfiles.digest import sha256_hex
 from tierlock.lockfiles.locks import Lock, LockedFile, LockEntry
 
 VERSION = 1
@@ -101,23 +104,64 @@ def _from_url(url: str, hashes: Sequence[str]) -> LockedFile:
 
 
 def record_of(lock: Lock) -> Record:
-    """The record of *lock*: its own files (pylock), else its sidecar's (requirements)."""
+    """The record of *lock*: its own files (pylock), else its sidecar's (requirements).
+
+    A sidecar's parse is kept by the sha256 of its bytes (:mod:`tierlock.lockfiles.keptparse`, beside the
+    lockfiles' own): every arming reads its tiers' records, and a large one (every wheel of every platform)
+    costs milliseconds of TOML.
+    """
     if lock.format == "pylock":
         return Record("recorded", {key(e): e.files for e in lock.entries})
     path = sidecar_path(lock.path)
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        data = read_bytes(path)
     except FileNotFoundError:
         return Record("absent", path=path)
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, FileRefused) as exc:  # (refused: not a regular file, or too large)
         return Record("unreadable", path=path, detail=str(exc))
-    try:
-        digest, files = parse(text)
-    except ValueError as exc:
-        return Record("unreadable", path=path, detail=str(exc))
+    sha = sha256_hex(data)
+    found = _kept(path, sha)
+    if found is None:
+        try:
+            found = parse(data.decode("utf-8-sig"))
+        except ValueError as exc:  # (UnicodeDecodeError is one)
+            return Record("unreadable", path=path, detail=str(exc))
+        keptparse.keep_form(str(path), sha, _KIND, _form(*found))
+    digest, files = found
     if digest != lock.body_digest:
         return Record("stale", path=path, detail=f"it belongs to another body of {lock.path.name}")
     return Record("recorded", files, path)
+
+
+#: What an artifact record is kept as (:func:`tierlock.lockfiles.keptparse.keep_form`).
+_KIND = "artifacts"
+
+
+def _form(digest: str, files: Mapping[Key, Sequence[LockedFile]]) -> tuple[str, list[Any]]:
+    """A record's parse as plain data: its body digest, then each package's name, version and files (kind, file
+    name, the hash's algorithm and digest), as :func:`parse` reads them."""
+    return digest, [
+        (name, version, [(f.kind, f.filename, *next(iter(f.hashes.items()))) for f in listed])
+        for (name, version), listed in files.items()
+    ]
+
+
+def _kept(path: Path, sha: str) -> tuple[str, dict[Key, tuple[LockedFile, ...]]] | None:
+    """The parse of the sidecar at *path* kept for bytes of sha256 *sha* (None: none, or not one :func:`_form`
+    wrote)."""
+    form = keptparse.find_form(str(path), sha, _KIND)
+    try:
+        digest, packages = form
+        files = {
+            (name, version): tuple(
+                LockedFile(kind, filename, None, None, None, {algorithm: value})
+                for kind, filename, algorithm, value in listed
+            )
+            for name, version, listed in packages
+        }
+    except (TypeError, ValueError):
+        return None
+    return (digest, files) if type(digest) is str else None
 
 
 def parse(text: str) -> tuple[str, dict[Key, tuple[LockedFile, ...]]]:

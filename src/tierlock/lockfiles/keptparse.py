@@ -104,16 +104,34 @@ def _parses(where: str) -> dict[str, tuple[str, Any]]:
 def find(path: str, digest: str) -> Parse | None:
     """The kept parse of the lockfile at *path* when it was kept for bytes of sha256 *digest* (None: none was,
     caching is off, or the kept file is damaged)."""
+    got = _kept(path, digest)
+    if got is None:
+        return None
+    try:
+        return _rebuilt(got)
+    except _DAMAGED:
+        return None
+
+
+def find_form(path: str, digest: str, kind: str) -> Any:
+    """The plain data kept as *kind* (:func:`keep_form`) for the file at *path* when it was kept for bytes of
+    sha256 *digest* (None: none was, another kind was, caching is off, or the kept file is damaged)."""
+    got = _kept(path, digest)
+    try:
+        return None if got is None else got[kind]
+    except _DAMAGED:
+        return None
+
+
+def _kept(path: str, digest: str) -> Any:
+    """What was kept for the file at *path* of bytes of sha256 *digest* (None: nothing)."""
     where = _place(path)
     if where is None:
         return None
     got = _parses(where).get(os.path.abspath(path))
     if got is None or got[0] != digest:
         return None
-    try:
-        return _rebuilt(got[1])
-    except _DAMAGED:
-        return None
+    return got[1]
 
 
 #: The markers made again, by their text: the lockfiles of a project's tiers share most of them (a marker is
@@ -160,6 +178,19 @@ def keep(path: str, digest: str, parse: Parse) -> None:
         "problems": [(p.kind, p.line, p.detail) for p in parse.problems],
         "body_digest": parse.body_digest,
     }
+    _put(where, path, digest, form)
+
+
+def keep_form(path: str, digest: str, kind: str, form: Any) -> None:
+    """Keep *form* (plain data ``marshal`` writes) as *kind*, what the file at *path* of bytes of sha256 *digest*
+    gave (another file than a lockfile: an artifact record), to be written at exit (nothing when caching is off).
+    """
+    where = _place(path)
+    if where is not None:
+        _put(where, path, digest, {kind: form})
+
+
+def _put(where: str, path: str, digest: str, form: dict[str, Any]) -> None:
     parses = _parses(where)
     if len(parses) >= _KEPT:
         parses.clear()
