@@ -20,28 +20,23 @@ from tierlock import _lazy
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tierlock.probing.compiled import is_compiled
-    from tierlock.probing.distribution import (
-        DistributionProbe,
-        DistState,
-        InstalledFile,
-        TierState,
-        probe_distribution,
-    )
+    from tierlock.probing.distprobe import DistributionProbe, DistState, InstalledFile, TierState
+    from tierlock.probing.distribution import probe_distribution
     from tierlock.probing.site import SiteIndex, normalize
     from tierlock.probing.tier import Prober, TierProbe, probe, probe_tiers
     from tierlock.probing.verdict import probe_parts, tier_verdict
 
 _LAZY = {
-    "DistState": "tierlock.probing.distribution",
-    "DistributionProbe": "tierlock.probing.distribution",
-    "InstalledFile": "tierlock.probing.distribution",
+    "DistState": "tierlock.probing.distprobe",
+    "DistributionProbe": "tierlock.probing.distprobe",
+    "InstalledFile": "tierlock.probing.distprobe",
     "is_compiled": "tierlock.probing.compiled",
     "probe_distribution": "tierlock.probing.distribution",
     "SiteIndex": "tierlock.probing.site",
     "normalize": "tierlock.probing.site",
     "Prober": "tierlock.probing.tier",
     "TierProbe": "tierlock.probing.tier",
-    "TierState": "tierlock.probing.distribution",
+    "TierState": "tierlock.probing.distprobe",
     "probe": "tierlock.probing.tier",
     "probe_tiers": "tierlock.probing.tier",
     "probe_parts": "tierlock.probing.verdict",

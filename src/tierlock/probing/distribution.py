@@ -7,7 +7,8 @@ too), the import roots, and the site folder's listing for pip's ``~``
 leftovers. Which file provides a module, and whether a compiled file suits the
 target, follow the target's extension suffixes (carried by the
 :class:`~tierlock.probing.site.SiteIndex`). Every reason is collected; none
-stops the others.
+stops the others. The verdict is a :class:`~tierlock.probing.distprobe.DistributionProbe`;
+a distribution found whole keeps it (:mod:`tierlock.probing.wholekept`).
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING
 
-from tierlock.frozen import Frozen
-from tierlock.probing import distinfo, filechecks, metadata, roots
+from tierlock.probing import distinfo, filechecks, metadata, roots, wholekept
+from tierlock.probing.distprobe import DistributionProbe, DistState, InstalledFile, TierState
 from tierlock.probing.site import DistInfoDir, SiteIndex, normalize, pip_leftover_of
 
 # hashlib and base64 are imported where they are needed (--deep), and packaging.version only for
@@ -28,139 +29,7 @@ if TYPE_CHECKING:
 
     from tierlock.probing.libraries import Missing
 
-DistState = Literal["present", "present-editable", "partial", "absent"]
-TierState = Literal["present", "partial", "absent"]
-
-
-class InstalledFile(NamedTuple):
-    """One file of RECORD that the probe checked."""
-
-    path: str
-    """Absolute path of the file."""
-    record_path: str
-    """The path as written in RECORD (relative to the site folder)."""
-    size: int | None
-    """The size RECORD gives, or None when RECORD gives none."""
-    hash: str | None
-    """RECORD's ``algorithm=urlsafe-b64-digest``, or None."""
-
-
-class DistributionProbe(Frozen):
-    """What the files say about one distribution."""
-
-    _fields = (
-        "name",
-        "state",
-        "reasons",
-        "notes",
-        "version_text",
-        "locked_text",
-        "dist_info_dir",
-        "files_checked",
-        "records",
-        "editable_source",
-        "import_roots",
-        "missing_libraries",
-        "record_size",
-    )
-
-    name: str
-    """PEP 503 normalized name."""
-    state: DistState
-    reasons: list[str]
-    """Why the state is not ``present`` (every reason found); empty when present."""
-    notes: list[str]
-    """What the probe did not check and why (editable sources, no lockfile ...)."""
-    version_text: str | None = None
-    """The installed version, normalized (``str(Version(...))``); None when missing or invalid."""
-    locked_text: str | None = None
-    """The locked version compared with, normalized; None when none was given."""
-    dist_info_dir: str | None = None
-    """The ``.dist-info`` folder that was probed (the first on the path), as a string."""
-    files_checked: int = 0
-    records: Sequence[tuple[str, str, int | None, str | None]] = ()
-    """Plain tuples behind :attr:`files` (cheap to build on the fast path; kept facts read back from disk give them
-    as :class:`~tierlock.probing.keptrows.Rows`, decoded when first looked into)."""
-    editable_source: Path | None = None
-    import_roots: tuple[str, ...] = ()
-    missing_libraries: tuple[tuple[str, str, str | None], ...] = ()
-    """(compiled artifact, library, the library that needs it or None) for each shared library an extension
-    needs that the dynamic loader cannot find (each is also one of the reasons)."""
-    record_size: int | None = None
-    """RECORD's own size when the probe read it (RECORD gives none of its own; a receipt records it)."""
-
-    def __init__(  # noqa: PLR0917 (the signature it had as a dataclass)
-        self,
-        name: str,
-        state: DistState,
-        reasons: list[str] | None = None,
-        notes: list[str] | None = None,
-        version_text: str | None = None,
-        locked_text: str | None = None,
-        dist_info_dir: str | None = None,
-        files_checked: int = 0,
-        records: Sequence[tuple[str, str, int | None, str | None]] = (),
-        editable_source: Path | None = None,
-        import_roots: tuple[str, ...] = (),
-        missing_libraries: tuple[tuple[str, str, str | None], ...] = (),
-        record_size: int | None = None,
-    ) -> None:
-        self._init(
-            name,
-            state,
-            [] if reasons is None else reasons,  # (a list of its own, as the dataclass's default_factory gave)
-            [] if notes is None else notes,
-            version_text,
-            locked_text,
-            dist_info_dir,
-            files_checked,
-            records,
-            editable_source,
-            import_roots,
-            missing_libraries,
-            record_size,
-        )
-
-    @property
-    def present(self) -> bool:
-        return self.state in ("present", "present-editable")
-
-    @property
-    def version(self) -> Version | None:
-        """The installed version (parsed on access)."""
-        return metadata.parse(self.version_text)
-
-    @property
-    def locked_version(self) -> Version | None:
-        """The locked version the installed one was compared with."""
-        return metadata.parse(self.locked_text)
-
-    @property
-    def dist_info(self) -> Path | None:
-        return Path(self.dist_info_dir) if self.dist_info_dir is not None else None
-
-    @property
-    def files(self) -> tuple[InstalledFile, ...]:
-        """The installed files checked, with their recorded sizes (for the installer's no-op path)."""
-        return tuple(InstalledFile(*r) for r in self.records)
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "state": self.state,
-            "present": self.present,
-            "version": self.version_text,
-            "locked_version": self.locked_text,
-            "dist_info": self.dist_info_dir,
-            "editable_source": str(self.editable_source) if self.editable_source is not None else None,
-            "import_roots": list(self.import_roots),
-            "files_checked": self.files_checked,
-            "reasons": list(self.reasons),
-            "notes": list(self.notes),
-            "missing_libraries": [
-                {"artifact": a, "library": lib, "needed_by": via} for a, lib, via in self.missing_libraries
-            ],
-        }
+__all__ = ["DistState", "DistributionProbe", "InstalledFile", "TierState", "probe_distribution"]
 
 
 def probe_distribution(
@@ -210,7 +79,7 @@ def _probe(
     """
     key = (locked, declared)
     if not deep and len(found) == 1:
-        again = _again(found[0], index, key)
+        again = wholekept.again(found[0], index, key)
         if again is not None:
             return again
     seen: dict[str, tuple[int, int, int]] = {}
@@ -218,8 +87,8 @@ def _probe(
     needs = _libraries(facts, index, deep, seen) if stats is not None else []
     if stats is None or stats[0] or stats[1] or deep or len(found) > 1 or index.leftovers.get(facts.site) or needs:
         pass  # something to say, or to look at on disk: the full checks below
-    elif (whole := _whole(name, facts, key)) is not None:
-        return _keep_whole(facts, key, whole[0], seen)
+    elif (whole := wholekept.whole(name, facts, key)) is not None:
+        return wholekept.keep(facts, key, whole[0], seen)
     reasons, version = _folder_reasons(name, found, facts, locked)
     notes: list[str] = []
     editable = _editable(facts, reasons, notes)
@@ -251,98 +120,8 @@ def _probe(
         record_size=facts.key[2][1] if isinstance(facts.key[2], tuple) else None,
     )
     if state == "present" and not looked and not deep and len(found) == 1 and stats is not None:
-        _keep_whole(facts, key, result, seen)
+        wholekept.keep(facts, key, result, seen)
     return result
-
-
-# A verdict given when the distribution was found whole, the identities its watched files had, its extensions'.
-Whole = tuple["DistributionProbe", list[tuple[int, int, int]], tuple[tuple[str, "tuple[int, int, int] | None"], ...]]
-
-
-def _keep_whole(
-    facts: distinfo.DistInfo, key: tuple[str | None, tuple[str, ...]], result: DistributionProbe, seen: dict[str, Any]
-) -> DistributionProbe:
-    """Keep *result*, the verdict of a distribution found whole, with what the files it watches are now (the
-    folder, METADATA and RECORD: the facts' key; the compiled files: what the file checks took, *seen*) and its
-    extension modules' identities (what their library verdicts are about); on disk too when that is new."""
-    from tierlock.probing.libraries import is_extension
-
-    stamps: list[Any] = [part for part in facts.key if isinstance(part, tuple)]
-    for path, _rel in facts.compiled:
-        taken = seen.get(path)  # (size, modification time, inode); none when the rows were stat-ed one by one
-        stamps.append(None if taken is None else (taken[2], taken[0], taken[1]))
-    extensions = tuple((path, seen.get(path)) for path, rel in facts.compiled if is_extension(rel))
-    facts.whole[key] = (result, stamps, extensions)
-    said = [stamps, extensions, result.version_text, result.import_roots, result.record_size]
-    if facts.wholes.get(key) != said:
-        facts.wholes[key] = said
-        distinfo.keep(facts)
-    return result
-
-
-def _whole(name: str, facts: distinfo.DistInfo, key: tuple[str | None, tuple[str, ...]]) -> Whole | None:
-    """The whole verdict kept with *facts* for *key*: this process's, else the one the facts kept on disk hold."""
-    kept = facts.whole.get(key)
-    if kept is not None or key not in facts.wholes:
-        return kept
-    stamps, extensions, version, import_roots, record_size = facts.wholes[key]
-    result = DistributionProbe(
-        name=name,
-        state="present",
-        version_text=version,
-        locked_text=key[0],
-        dist_info_dir=facts.path,
-        files_checked=facts.files_checked,
-        records=facts.records,
-        import_roots=import_roots,
-        record_size=record_size,
-    )
-    facts.whole[key] = (result, stamps, extensions)
-    return facts.whole[key]
-
-
-def _again(info: DistInfoDir, index: SiteIndex, key: tuple[str | None, tuple[str, ...]]) -> DistributionProbe | None:
-    """The verdict given the last time the folder was found whole with the same lock and roots, when it still is:
-    the checks the full way makes of it (the folder, METADATA and RECORD unchanged, every file there with its
-    size, no pip leftover beside it, the library verdict of each extension module still holding), each file
-    stat-ed once and nothing built on the way; None sends the probe the full way."""
-    found = _known_whole(info, index, key)
-    if found is None or not filechecks.still_whole(found[0], found[1][1]):
-        return None
-    kept = found[1]
-    if kept[2]:
-        from tierlock.probing import libraries
-
-        if not libraries.still_known(index, index.sites, kept[2]):
-            return None
-    return kept[0]
-
-
-def _known_whole(
-    info: DistInfoDir, index: SiteIndex, key: tuple[str | None, tuple[str, ...]]
-) -> tuple[distinfo.DistInfo, Whole] | None:
-    """The facts kept for the folder and their whole verdict for *key*, when there is one to confirm."""
-    facts = distinfo.known(info, index.suffixes)
-    if facts is None or facts.sizes is None or index.leftovers.get(facts.site):
-        return None
-    kept = facts.whole.get(key) or _whole(info.name, facts, key)
-    return None if kept is None else (facts, kept)
-
-
-def kept_whole(
-    index: SiteIndex, name: str, locked: str | None, import_roots: Sequence[str]
-) -> tuple[distinfo.DistInfo, Whole] | None:
-    """:func:`_known_whole` for :func:`probe_distribution` of *name* with these arguments (not deep), nothing
-    stat-ed: :mod:`tierlock.probing.verdict` confirms a round's at once."""
-    key = normalize(name)
-    found = index.dists.get(key, ())
-    if len(found) != 1:
-        return None
-    try:
-        text = metadata.normalized(str(locked)) if locked is not None else None
-    except ValueError:  # InvalidVersion: the full way says it
-        return None
-    return _known_whole(found[0], index, (text, tuple(import_roots)))
 
 
 def _read_and_stat(

@@ -20,7 +20,7 @@ The cache holds the *model*, never a verdict: :func:`probe_facts` probes every
 file of every root and of the rest of the closure on every run, and the project
 itself when the closure needs it, exactly as :class:`~tierlock.probing.Prober`
 does (:mod:`tierlock.probing.verdict`).
-This module imports only :mod:`tierlock.probing.distribution`,
+This module imports only :mod:`tierlock.probing.distprobe`,
 :mod:`tierlock.probing.verdict` and :mod:`tierlock.probing.site`; its classes are plain classes, not dataclasses
 (building a dataclass costs about a millisecond at import, on every run).
 """
@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tierlock._version import __version__
-from tierlock.probing.distribution import DistributionProbe, TierState
+from tierlock.probing.distprobe import DistributionProbe, TierState
 from tierlock.probing.site import SiteIndex, site_folders
 from tierlock.probing.verdict import Memo, probe_parts, tier_verdict
 

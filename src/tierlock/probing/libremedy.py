@@ -13,7 +13,7 @@ from typing import Protocol
 
 
 class Probed(Protocol):
-    """What the remedies need of a :class:`~tierlock.probing.distribution.DistributionProbe` (named by its
+    """What the remedies need of a :class:`~tierlock.probing.distprobe.DistributionProbe` (named by its
     shape, so that this module imports nothing of it)."""
 
     @property

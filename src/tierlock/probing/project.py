@@ -19,7 +19,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tierlock.probing import metadata
-from tierlock.probing.distribution import DistributionProbe, probe_distribution
+from tierlock.probing.distprobe import DistributionProbe
+from tierlock.probing.distribution import probe_distribution
 from tierlock.probing.site import SiteIndex, normalize
 
 _NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")

@@ -25,9 +25,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tierlock.probing.distribution import DistributionProbe, TierState, kept_whole, probe_distribution
+from tierlock.probing.distprobe import DistributionProbe, TierState
+from tierlock.probing.distribution import probe_distribution
 from tierlock.probing.filechecks import all_still_whole
 from tierlock.probing.site import SiteIndex
+from tierlock.probing.wholekept import kept_whole
 
 Root = tuple[str, str | None, Sequence[str]]
 """A root to probe: (name, locked version or None, declared import roots)."""
@@ -72,7 +74,7 @@ def probe_parts(
 
 def _confirm_kept(index: SiteIndex, members: Sequence[Root], seen: Memo) -> None:
     """Give every member the whole verdict this process kept for it, when each one still holds: the short way
-    of :func:`probe_distribution` (:func:`tierlock.probing.distribution.kept_whole`) for the round at once, every
+    of :func:`probe_distribution` (:func:`tierlock.probing.wholekept.kept_whole`) for the round at once, every
     file stat-ed once in two C passes over them all. When any member has none, or any does not hold, nothing
     is given: each takes its own way (which stats its files again, and says what is wrong)."""
     found = []

@@ -22,7 +22,16 @@ import pytest
 
 from tests.support.native import build_extension, build_library, needs_compiler
 from tests.support.wheels import EXT_SUFFIX
-from tierlock.probing import DistributionProbe, SiteIndex, distcache, distinfo, distribution, libcache, libraries
+from tierlock.probing import (
+    DistributionProbe,
+    SiteIndex,
+    distcache,
+    distinfo,
+    distribution,
+    libcache,
+    libraries,
+    wholekept,
+)
 from tierlock.probing import site as sitemod
 
 pytestmark = needs_compiler
@@ -103,14 +112,14 @@ def _forget(monkeypatch: pytest.MonkeyPatch) -> None:
 def short_ways(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Whether each probe took the short way (one entry per probe of a kept whole distribution)."""
     taken: list[bool] = []
-    again = distribution._again
+    again = wholekept.again
 
     def counting(*args: object) -> DistributionProbe | None:
         result = again(*args)  # type: ignore[arg-type]
         taken.append(result is not None)
         return result
 
-    monkeypatch.setattr(distribution, "_again", counting)
+    monkeypatch.setattr(wholekept, "again", counting)
     return taken
 
 
