@@ -231,6 +231,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/lockfiles/test_lockfile_parsed_once.py",
             "tests/unit/lockfiles/test_lockfiles_reader.py",
             "tests/unit/lockfiles/test_lockfile_parse_kept.py",
+            "tests/unit/lockfiles/test_artifact_record_kept.py",
         ),
     ),
     "lockfiles/requirements.py": Module(
@@ -338,6 +339,7 @@ MODULES: dict[str, Module] = {
         ),
         (
             "tests/unit/lockfiles/test_artifact_record.py",
+            "tests/unit/lockfiles/test_artifact_record_kept.py",
             "tests/unit/lockfiles/test_wheel_coverage.py",
             "tests/unit/lockfiles/test_no_build_proof.py",
             "tests/unit/tiers/test_platforms.py",
