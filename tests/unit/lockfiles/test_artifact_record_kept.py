@@ -11,6 +11,8 @@ regular file.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -163,3 +165,25 @@ def test_any_bytes_read_from_the_kept_record_read_as_they_do_with_nothing_kept(
     first = record_of(lock)
     next_command()
     assert record_of(lock) == first == _read_keeping_nothing(lock, monkeypatch)
+
+
+def test_a_record_read_by_a_command_is_kept_when_its_process_ends(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "base.artifacts.toml").write_text(SIDECARS["recorded"], encoding="utf-8")
+    child = (
+        "import sys; from pathlib import Path; from tierlock.lockfiles.locks import Lock\n"
+        "from tierlock.lockfiles.artifacts import record_of\n"
+        "print(record_of(Lock(Path(sys.argv[1]), 'requirements', None, (), '', 'sha256:body')).state)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_"))} | {
+        "TIERLOCK_CACHE_DIR": str(cache)
+    }
+    ran = subprocess.run(
+        [sys.executable, "-c", child, str(tmp_path / "base.txt")], env=env, capture_output=True, text=True, check=True
+    )
+    assert ran.stdout == "recorded\n"
+    forget()  # (this process: nothing in memory; what the child kept is on disk, written at its exit)
+    with monkeypatch.context() as patch:
+        patch.setattr(artifacts, "parse", _unparsed)
+        assert record_of(_lock(tmp_path)).state == "recorded"
