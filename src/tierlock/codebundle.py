@@ -35,10 +35,7 @@ from os.path import dirname, isabs, join
 from types import CodeType
 from zipimport import zipimporter
 
-try:
-    from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]  # (hashlib loads OpenSSL)
-except ImportError:  # pragma: no cover - a Python built without it
-    from hashlib import sha256
+from tierlock.fasthash import sha256  # (no OpenSSL start-up: hashlib loads it)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

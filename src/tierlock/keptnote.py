@@ -12,10 +12,7 @@ from __future__ import annotations
 import marshal
 import os
 
-try:  # the C implementation itself, as the kept answers use it (no OpenSSL start-up)
-    from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
-except ImportError:  # a build without it
-    from hashlib import sha256
+from tierlock.fasthash import sha256  # (no OpenSSL start-up: hashlib loads it)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

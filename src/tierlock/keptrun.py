@@ -61,13 +61,9 @@ from time import time_ns
 
 from tierlock import keptseal
 from tierlock._version import __version__
+from tierlock.fasthash import sha256  # (no OpenSSL start-up: hashlib loads it)
 from tierlock.keptseal import seal
 from tierlock.probing.libcache import folder
-
-try:  # the C implementation itself: no OpenSSL loading, no ``hashlib`` start-up
-    from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
-except ImportError:  # Python 3.12+ (``_sha2``) or a build without it
-    from hashlib import sha256
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

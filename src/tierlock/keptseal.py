@@ -16,12 +16,8 @@ from __future__ import annotations
 
 import marshal  # loaded by every interpreter at start-up: no import cost
 
+from tierlock.fasthash import sha256  # (no OpenSSL start-up: hashlib loads it)
 from tierlock.probing.libcache import put
-
-try:  # the C implementation itself: no OpenSSL loading, no ``hashlib`` start-up
-    from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
-except ImportError:  # Python 3.12+ (``_sha2``) or a build without it
-    from hashlib import sha256
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -27,17 +27,10 @@ import sys
 import time
 
 from tierlock import keptrun
+from tierlock.fasthash import sha256  # (no OpenSSL start-up: hashlib loads it)
 from tierlock.interrupts import GRACE, again, received
 from tierlock.probing.libcache import folder
 from tierlock.spawning import spawn
-
-try:  # the C implementation itself, as :mod:`tierlock.keptrun` (no OpenSSL loading before uv starts)
-    from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
-except ImportError:  # Python 3.12+ (``_sha2``) or a build without it
-    try:
-        from _sha2 import sha256  # type: ignore[import-not-found,unused-ignore,no-redef]
-    except ImportError:
-        from hashlib import sha256  # type: ignore[assignment,unused-ignore]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -28,11 +28,7 @@ import tomllib
 from stat import S_ISREG
 
 from tierlock import keptnote
-
-try:  # the C implementation itself, as the kept answers use it (no OpenSSL start-up)
-    from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
-except ImportError:  # a build without it
-    from hashlib import sha256
+from tierlock.fasthash import sha256  # (no OpenSSL start-up: hashlib loads it)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -30,12 +30,8 @@ from tierlock import keptnote
 from tierlock.census.factdigest import facts_digest
 from tierlock.census.finding import Use
 from tierlock.census.report import Census, TierReport
+from tierlock.fasthash import sha256  # (no OpenSSL start-up: hashlib loads it)
 from tierlock.probing.libcache import path_for, put
-
-try:  # the C implementation itself, as the kept answers use it (no OpenSSL start-up)
-    from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
-except ImportError:  # a build without it
-    from hashlib import sha256
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -136,10 +136,8 @@ def _read_regular(path: str) -> bytes:
 
 
 def _digest_of(data: bytes) -> str:
-    try:  # the C implementation itself: no OpenSSL loading, no ``hashlib`` start-up
-        from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # Python 3.12+ (``_sha2``) or a build without it
-        from hashlib import sha256
+    from tierlock.fasthash import sha256
+
     return "sha256:" + str(sha256(data).hexdigest())
 
 

@@ -20,13 +20,7 @@ from packaging.utils import canonicalize_name
 if TYPE_CHECKING:
     from tierlock.tiers import Project, Tier
 
-try:  # the C implementation itself: no OpenSSL loading (``hashlib``'s start-up is milliseconds)
-    from _sha256 import sha256 as _hasher  # type: ignore[import-not-found,unused-ignore]
-except ImportError:  # Python 3.12+ (``_sha2``) or a build without it
-    try:
-        from _sha2 import sha256 as _hasher  # type: ignore[import-not-found,unused-ignore,no-redef]
-    except ImportError:
-        from hashlib import sha256 as _hasher  # type: ignore[assignment,unused-ignore]
+from tierlock.fasthash import sha256 as _hasher  # (no OpenSSL start-up: hashlib loads it)
 
 PREFIX = "sha256:"
 

@@ -26,14 +26,10 @@ from packaging.markers import Marker
 from packaging.version import Version
 
 from tierlock._version import __version__
+from tierlock.fasthash import sha256  # (no OpenSSL start-up: hashlib loads it)
 from tierlock.lockfiles.locks import LockEntry, LockHeader, ReadProblem
 from tierlock.lockfiles.readercode import code as _code
 from tierlock.probing.libcache import path_for, put
-
-try:  # the C implementation itself, as the kept answers use it (no OpenSSL start-up)
-    from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
-except ImportError:  # a build without it
-    from hashlib import sha256
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

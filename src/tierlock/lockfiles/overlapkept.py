@@ -21,13 +21,9 @@ import sys
 from packaging import __version__ as packaging_version
 
 from tierlock._version import __version__
+from tierlock.fasthash import sha256  # (no OpenSSL start-up: hashlib loads it)
 from tierlock.lockfiles.readercode import code
 from tierlock.probing.libcache import path_for, put
-
-try:  # the C implementation itself, as the kept answers use it (no OpenSSL start-up)
-    from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
-except ImportError:  # a build without it
-    from hashlib import sha256
 
 SCHEMA = 1
 #: The most answers the file keeps (more: started afresh).

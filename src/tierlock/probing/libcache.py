@@ -58,10 +58,7 @@ def named(where: str, kind: str, key: str) -> str:
     """The cache file of *kind* for *key* in the folder *where*: 16 hex digits of the key's sha256 (a name for
     the file, not a digest to trust: each file names what it is for again). C's own sha256, which a read-only
     command has loaded already (:mod:`zlib`'s checksums cost an extension module more)."""
-    try:
-        from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # Python 3.12+ (``_sha2``) or a build without it
-        from hashlib import sha256
+    from tierlock.fasthash import sha256
 
     digest = sha256(key.encode("utf-8", "surrogateescape")).hexdigest()
     return os.path.join(where, f"{kind}-{digest[:16]}.marshal")
