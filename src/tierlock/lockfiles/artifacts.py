@@ -123,7 +123,8 @@ def record_of(lock: Lock) -> Record:
     found = _kept(path, sha)
     if found is None:
         try:
-            found = parse(data.decode("utf-8-sig"))
+            text = data.decode("utf-8-sig")
+            found = _rendered(text, lock) or parse(text)
         except ValueError as exc:  # (UnicodeDecodeError is one)
             return Record("unreadable", path=path, detail=str(exc))
         keptparse.keep_form(str(path), sha, _KIND, _form(*found))
@@ -131,6 +132,21 @@ def record_of(lock: Lock) -> Record:
     if digest != lock.body_digest:
         return Record("stale", path=path, detail=f"it belongs to another body of {lock.path.name}")
     return Record("recorded", files, path)
+
+
+def _rendered(text: str, lock: Lock) -> tuple[str, dict[Key, tuple[LockedFile, ...]]] | None:
+    """What :func:`parse` gives *text*, read without a TOML parser (:func:`parse_rendered`) when *text* is exactly
+    what :func:`render` writes for *lock*'s entries (as ``tierlock lock`` wrote it); None otherwise: another body,
+    a hand edit, or a ``\\ud...`` escape (a surrogate the TOML parser refuses, which JSON's reader takes)."""
+    if "\\ud" in text:
+        return None
+    try:
+        quick = parse_rendered(text)
+    except ValueError:  # an escape JSON's reader refuses: the TOML parser says what is wrong
+        return None
+    if quick is None or render(lock.path.name, quick[0], lock.entries, quick[1]) != text:
+        return None
+    return quick
 
 
 #: What an artifact record is kept as (:func:`tierlock.lockfiles.keptparse.keep_form`).

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.support.artifactlocks import NAT, SDIST
+from tests.support.artifactlocks import NAT, SDIST, entry, wheel
 from tests.support.keptparses import cache, forget, next_command  # noqa: F401
 from tierlock.lockfiles import artifacts, keptparse
 from tierlock.lockfiles.artifacts import Record, record_of
@@ -187,3 +187,69 @@ def test_a_record_read_by_a_command_is_kept_when_its_process_ends(
     with monkeypatch.context() as patch:
         patch.setattr(artifacts, "parse", _unparsed)
         assert record_of(_lock(tmp_path)).state == "recorded"
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    names=st.lists(st.text(min_size=1, max_size=12), min_size=1, max_size=4, unique=True),
+    edit=st.one_of(st.none(), st.tuples(st.integers(0, 2000), st.text(max_size=3))),
+)
+def test_a_sidecar_read_without_the_toml_parser_reads_as_the_toml_parser_reads_it(
+    names: list[str], edit: tuple[int, str] | None
+) -> None:
+    """A record lock wrote (any file names: quotes, backslashes, control characters, surrogates), and the same
+    edited anywhere: read without a TOML parser only when it is exactly what lock writes for these entries, and
+    then to what the TOML parser reads."""
+    files = tuple(wheel(f"{name}.whl") for name in names)
+    pinned = entry("natpkg", "1.0", files)
+    lock = Lock(Path("lockfiles/base.txt"), "requirements", None, (pinned,), "", "sha256:body")
+    text = artifacts.render("base.txt", "sha256:body", [pinned], {artifacts.key(pinned): files})
+    if edit is not None:
+        text = text[: edit[0]] + edit[1] + text[edit[0] :]
+    quick = artifacts._rendered(text, lock)
+    if quick is not None:
+        assert quick == artifacts.parse(text)
+    if edit is None and "\\ud" not in text:  # (a character past U+FFFF or a surrogate: escapes TOML refuses)
+        assert quick is not None  # (what lock writes is read the quick way)
+
+
+@pytest.mark.parametrize(
+    ("name", "change"),
+    [
+        pytest.param("a.whl", ("artifacts-version = 1", "artifacts-version = 2"), id="another version: refused"),
+        pytest.param("a.whl", ('"a.whl"', '"\\U0001F600.whl"'), id="an escape only TOML reads"),
+        pytest.param("\U0001f600.whl", None, id="an escape pair TOML refuses"),
+    ],
+)
+def test_a_sidecar_the_two_readers_would_read_apart_is_left_to_the_toml_parser(
+    tmp_path: Path, name: str, change: tuple[str, str] | None
+) -> None:
+    files = (wheel(name),)
+    pinned = entry("natpkg", "1.0", files)
+    lock = Lock(tmp_path / "base.txt", "requirements", None, (pinned,), "", "sha256:body")
+    text = artifacts.render("base.txt", "sha256:body", [pinned], {artifacts.key(pinned): files})
+    if change is not None:
+        assert change[0] in text
+        text = text.replace(change[0], change[1])
+    (tmp_path / "base.artifacts.toml").write_text(text, encoding="utf-8")
+    assert artifacts._rendered(text, lock) is None
+    found = record_of(lock)
+    if found.state == "unreadable":
+        with pytest.raises(ValueError, match=r"invalid TOML|artifacts-version") as refused:
+            artifacts.parse(text)
+        assert found.detail == str(refused.value)
+    else:
+        assert found.files == artifacts.parse(text)[1]
+        assert found.files[("natpkg", "1.0")][0].filename == "\U0001f600.whl"
+
+
+def test_a_sidecar_as_lock_wrote_it_is_read_without_the_toml_parser_with_nothing_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "base.artifacts.toml").write_text(SIDECARS["recorded"], encoding="utf-8")
+    lock = _lock(tmp_path)
+    expected = _read_keeping_nothing(lock, monkeypatch)
+    with monkeypatch.context() as patch:
+        patch.setenv("TIERLOCK_CACHE_DIR", "")
+        patch.setattr(artifacts, "parse", _unparsed)
+        assert record_of(lock) == expected
