@@ -104,6 +104,7 @@ LAZY_IMPORTS: dict[str, str] = {
             ".distcache",
             ".distfiles",
             ".distribution",
+            ".wholekept",
             ".facts",
             ".filechecks",
             ".libcache",
