@@ -173,15 +173,22 @@ def describe_drift(
     """``numpy>=2 became numpy>=2.1; scipy added`` (and any changed setting)."""
     from packaging.requirements import InvalidRequirement, Requirement
 
+    keys: dict[str, str] = {}  # (each text parsed once: the lock's inputs and the tier's are mostly the same)
+
+    def key_of(item: str) -> str:
+        try:
+            req = Requirement(item)
+        except InvalidRequirement:
+            return item
+        return req.name if req.marker is None else f"{req.name}; {req.marker}"
+
     def keyed(items: Sequence[str]) -> dict[str, list[str]]:
         """Requirements by name and marker (a name may appear once per tier in the chain)."""
         out: dict[str, list[str]] = {}
         for item in items:
-            try:
-                req = Requirement(item)
-                key = req.name if req.marker is None else f"{req.name}; {req.marker}"
-            except InvalidRequirement:
-                key = item
+            key = keys.get(item)
+            if key is None:
+                key = keys[item] = key_of(item)
             out.setdefault(key, []).append(item)
         return out
 
