@@ -333,16 +333,19 @@ def _report(
 
 def _glob_text(glob: str) -> str:
     """The glob as :func:`tierlock.tiers.globs.matches` reads it: ``/`` separators, no leading ``./``."""
-    return re.sub(r"^(?:\./)+", "", glob.replace("\\", "/").strip())
+    text = glob.replace("\\", "/").strip()
+    while text.startswith("./"):
+        text = text[2:]
+    return text
 
 
 def _glob_stem(glob: str) -> str:
     """The folder (or file) a glob starts from: its text before the first wildcard, up to a ``/``."""
     text = _glob_text(glob)
-    wild = re.search(r"[*?\[]", text)
-    if wild is None:
+    wild = min((at for at in map(text.find, "*?[") if at >= 0), default=-1)  # (the first wildcard: no pattern)
+    if wild < 0:
         return text.rstrip("/")
-    head = text[: wild.start()]
+    head = text[:wild]
     return head.rsplit("/", 1)[0] if "/" in head else ""
 
 
