@@ -91,7 +91,7 @@ LAZY_IMPORTS: dict[str, str] = {
     },
     **{
         f"tierlock.census.{name}": "check runs the census on every project: its rarer branches load their own"
-        for name in ("attribute", "cache", "engine", "projectcensus", "report", "summary")
+        for name in ("attribute", "cache", "engine", "keptresult", "projectcensus", "report", "summary")
     },
     "tierlock.keptrun": "a kept answer loads what reads a changed test file or pyproject.toml only when one changed",
     "tierlock.keptloose": "a kept answer loads what reads a changed pyproject.toml's parts only when it changed",

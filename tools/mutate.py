@@ -240,6 +240,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/lockfiles/test_lockfiles_reader.py",
             "tests/unit/lockfiles/test_lockfiles_requirements*.py",
             "tests/unit/installer/test_installer_plan.py",
+            "tests/unit/core/test_patterns_told_by_hand.py",
         ),
     ),
     "lockfiles/pylock.py": Module(

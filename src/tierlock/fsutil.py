@@ -199,7 +199,20 @@ def regular_file(path: str | os.PathLike[str]) -> bool:
 
 def read_text(path: str | os.PathLike[str], *, limit: int = MAX_BYTES) -> str:
     """:func:`read_bytes` decoded as UTF-8, a BOM dropped (``UnicodeDecodeError`` for other bytes)."""
-    return read_bytes(path, limit=limit).decode("utf-8-sig")
+    return utf8_text(read_bytes(path, limit=limit))
+
+
+#: The byte order mark of UTF-8 (``codecs.BOM_UTF8``).
+_BOM = b"\xef\xbb\xbf"
+
+
+def utf8_text(data: bytes, errors: str = "strict") -> str:
+    """*data* decoded as ``bytes.decode("utf-8-sig", errors)`` does - one leading BOM dropped, the rest UTF-8, the
+    same text and the same ``UnicodeDecodeError`` (its positions counted after the BOM, as that codec counts them) -
+    without loading the ``utf-8-sig`` codec's module (``encodings.utf_8_sig``: about 0.8 M instructions a process)."""
+    if data[:3] == _BOM:
+        data = data[3:]
+    return data.decode("utf-8", errors)
 
 
 def existing(project: str | os.PathLike[str]) -> int:

@@ -10,7 +10,6 @@ The guess, in order: the names a well-known distribution is published under (``p
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 #: Distributions whose import name is not their project name with '-' as '_'.
@@ -58,7 +57,9 @@ _PREFIX = "python-"
 
 def import_names(dist: str) -> tuple[str, ...]:
     """The top-level import names *dist* (any spelling of a distribution name) most likely provides."""
-    name = re.sub(r"[-_.]+", "-", dist).lower()
+    name = dist.lower().replace("_", "-").replace(".", "-")  # re.sub(r"[-_.]+", "-", dist).lower(), uncompiled
+    while "--" in name:
+        name = name.replace("--", "-")
     known = KNOWN_IMPORT_NAMES.get(name)
     if known is not None:
         return known

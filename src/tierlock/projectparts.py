@@ -95,7 +95,8 @@ def _parsed(data: bytes) -> tuple[dict[str, Any], bytes]:
     not UTF-8 or not TOML)."""
     kept = _PARSED.get(data)
     if kept is None:
-        document = parts(tomllib.loads(data.decode("utf-8-sig")))
+        body = data[3:] if data[:3] == b"\xef\xbb\xbf" else data  # as "utf-8-sig" decodes (its module unloaded)
+        document = parts(tomllib.loads(body.decode("utf-8")))
         kept = (document, fingerprint(document))
         if len(_PARSED) >= _KEPT:
             _PARSED.clear()

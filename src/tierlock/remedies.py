@@ -73,6 +73,10 @@ def install_remedy(
 _BARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-")
 
 
+#: A remedy of these characters only is split into words at its spaces alone (:func:`argv_of` without :mod:`shlex`).
+_PLAIN = _BARE | frozenset(" &")
+
+
 def shell_quote(word: str) -> str:
     """:func:`shlex.quote` (the same answer), without loading :mod:`shlex` and compiling its pattern (half a
     millisecond of every probe, which writes each tier's install command)."""
@@ -136,19 +140,22 @@ def argv_of(remedy: str | None) -> list[list[str]] | None:
     """
     if not remedy:
         return None
-    import shlex
+    if _PLAIN.issuperset(remedy):  # no quote, escape or other whitespace: shlex.split's words are the spaces' words
+        tokens = remedy.split()
+    else:
+        import shlex
 
-    try:
-        tokens = shlex.split(remedy)
-    except ValueError:
-        return None
+        try:
+            tokens = shlex.split(remedy)
+        except ValueError:
+            return None
     parts: list[list[str]] = [[]]
     for token in tokens:
         if token == "&&":
             parts.append([])
         else:
             parts[-1].append(token)
-    if not all(parts) or " && ".join(shlex.join(p) for p in parts) != remedy:
+    if not all(parts) or " && ".join(shell_join(p) for p in parts) != remedy:
         return None
     return parts if all(_program(p[0]) for p in parts) else None
 

@@ -13,7 +13,6 @@ from functools import cached_property
 from pathlib import Path
 
 from tierlock.frozen import Frozen
-from tierlock.wheeltags import own_libc
 
 
 def _own_suffixes() -> tuple[str, ...]:
@@ -93,7 +92,7 @@ class Target(Frozen):
             version,
             _own_suffixes() if ext_suffixes is None else ext_suffixes,
             str(sysconfig.get_config_var("EXT_SUFFIX") or "") if ext_suffix is None else ext_suffix,
-            own_libc() if libc is None else libc,
+            _own_libc() if libc is None else libc,
             bits,
         )
 
@@ -124,3 +123,10 @@ class Target(Frozen):
     def tags(self) -> frozenset[str]:
         """Wheel tags this interpreter accepts, as a set."""
         return frozenset(self.ordered_tags)
+
+
+def _own_libc() -> str:
+    """:func:`tierlock.wheeltags.own_libc` (that module loaded only when this interpreter describes itself)."""
+    from tierlock.wheeltags import own_libc
+
+    return own_libc()

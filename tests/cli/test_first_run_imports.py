@@ -49,6 +49,17 @@ UNNEEDED = {
     "tierlock.ci",
     "tierlock.installer.rearm",
     "tierlock.installer.target",
+    # the utf-8-sig codec's module (a BOM is dropped by tierlock.fsutil.utf8_text); a lock's platform (an install
+    # asks it); the no-build proof with its records and coverage (no platform declared); the loader's cache and
+    # search folders (no library looked for); this interpreter's wheel tags (the target's are asked)
+    "encodings.utf_8_sig",
+    "tierlock.lockfiles.lockplatform",
+    "tierlock.lockfiles.nobuild",
+    "tierlock.lockfiles.artifacts",
+    "tierlock.lockfiles.coverage",
+    "tierlock.probing.ldcache",
+    "tierlock.probing.ldpaths",
+    "tierlock.wheeltags",
 }
 #: The validator proper: rules, schema, credentials, positions (only for a project that has a runtime config).
 VALIDATOR = {
@@ -85,6 +96,20 @@ def test_admit_without_a_runtime_config_does_not_load_the_validator(world: World
     assert '"runtime":{"verdict":"skipped"' in first.stdout
     assert "tierlock.validators.configfile" in modules
     assert modules.isdisjoint(VALIDATOR), sorted(modules & VALIDATOR)
+
+
+def test_admit_after_a_dependency_edit_gives_its_remedys_argv_without_loading_shlex(world: World) -> None:
+    pyproject = world.project / "pyproject.toml"
+    before = pyproject.read_bytes()
+    pyproject.write_bytes(before.replace(b'"brainpkg00>=1"', b'"brainpkg00>=0.5"', 1))
+    try:
+        shutil.rmtree(world.cache, ignore_errors=True)
+        first, modules = world.run(world.argv("admit", "--json"))
+    finally:
+        pyproject.write_bytes(before)
+    assert first.returncode == 1, first.stdout + first.stderr
+    assert '"remedy_argv":[["tierlock","lock","brain"]]' in first.stdout.replace(" ", "").replace("\n", "")
+    assert "shlex" not in modules
 
 
 def test_admit_with_a_runtime_config_still_validates_it(world: World) -> None:

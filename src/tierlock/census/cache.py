@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from tierlock.census.filefacts import FileFacts, read_file
-from tierlock.census.summary import names_any
+if TYPE_CHECKING:
+    from tierlock.census.filefacts import FileFacts
 
 #: The cache key (pytest's cache layout: ``.pytest_cache/v/tierlock/census``).
 CACHE_KEY = "tierlock/census"
@@ -60,7 +60,12 @@ class Memo:
         words: Sequence[str] | None = None,
         kind: str = "tests",
     ) -> FileFacts | None:
-        """The facts of *rel* (None when its text names none of *words*; *words* None: always parse)."""
+        """The facts of *rel* (None when its text names none of *words*; *words* None: always parse).
+
+        The facts' readers are imported here: a census answered from its kept result asks for none."""
+        from tierlock.census.filefacts import FileFacts, read_file
+        from tierlock.census.summary import names_any
+
         if words is not None:
             self.words.setdefault(kind, set()).update(words)
         old = self.old.get(rel)

@@ -25,16 +25,13 @@ from typing import TYPE_CHECKING, Any
 
 from tierlock import keptnote
 from tierlock.census.cache import Memo
-from tierlock.census.factdigest import digest
-from tierlock.census.filefacts import FileFacts
 from tierlock.census.keptresult import Kept, digest_of
 from tierlock.census.report import Census, CensusTier, TierReport, Use
-from tierlock.census.summary import canonical
 from tierlock.census.tree import DiskTree, Listing, Tree
-from tierlock.census.visible import requested
 
 if TYPE_CHECKING:  # (loaded by a census worked out: a result kept needs none of them)
     from tierlock.census.attribute import Marker, Tiers
+    from tierlock.census.filefacts import FileFacts
     from tierlock.census.firstparty import ModuleIndex, Reach
     from tierlock.census.fixtures import Needs
 
@@ -187,6 +184,8 @@ def _worked_out(  # noqa: PLR0917 (survey's own parts, in its order)
             result.tests[rel] = [(q, facts.functions[q].first) for q in facts.tests()]
     result.cache_entry = memo.entry() if memo.dirty else None
     if reading.told is not None:  # a recorded run: a later one may work this census out again from its facts
+        from tierlock.census.summary import canonical
+
         keptnote.tell("survey", reading.told, [inputs, canonical(result), _apart(reading, index, needs, uses, result)])
     return result
 
@@ -199,6 +198,8 @@ def _apart(
     conftests with an autouse fixture that needs a root, every file an import was found to run (such a file is
     not alone), the files of the cycles cut short, each test file's :func:`share` of the result, and every fixture
     name requested or autouse (:func:`tierlock.census.rerun.readers_hold`)."""
+    from tierlock.census.visible import requested
+
     tests = reading.listing.tests
     run_time: dict[str, list[object]] = {}
     for key, how in sorted(needs.run_time.items()):
@@ -227,6 +228,9 @@ def share(uses: object, tests: object, run_time: object) -> bytes:
     """What the census's result holds of one test file, fingerprinted: its uses and tier markers
     (:func:`~tierlock.census.attribute.file_uses`; None when it was not parsed), its tests and their lines, and
     the needs of its functions left to run time. The result is made of these, file by file."""
+    from tierlock.census.factdigest import digest
+    from tierlock.census.summary import canonical
+
     return digest(canonical([uses, tests, run_time]))
 
 
@@ -267,6 +271,8 @@ def _read(reading: _Reading, index: ModuleIndex, roots: Sequence[str]) -> Needs:
         if rel in reading.parsed:
             continue
         if not reading.take(rel, stamp, test_words, "tests") and any(below(rel, c) for c in autouse):
+            from tierlock.census.filefacts import FileFacts
+
             reading.parsed[rel] = FileFacts()  # needs a tier through an autouse fixture; nothing else to read
     if not reach.again(reading.parsed.keys() - known):
         reach = Reach(index, reading.parsed, roots)
@@ -327,16 +333,19 @@ def _report(
 
 def _glob_text(glob: str) -> str:
     """The glob as :func:`tierlock.tiers.globs.matches` reads it: ``/`` separators, no leading ``./``."""
-    return re.sub(r"^(?:\./)+", "", glob.replace("\\", "/").strip())
+    text = glob.replace("\\", "/").strip()
+    while text.startswith("./"):
+        text = text[2:]
+    return text
 
 
 def _glob_stem(glob: str) -> str:
     """The folder (or file) a glob starts from: its text before the first wildcard, up to a ``/``."""
     text = _glob_text(glob)
-    wild = re.search(r"[*?\[]", text)
-    if wild is None:
+    wild = min((at for at in map(text.find, "*?[") if at >= 0), default=-1)  # (the first wildcard: no pattern)
+    if wild < 0:
         return text.rstrip("/")
-    head = text[: wild.start()]
+    head = text[:wild]
     return head.rsplit("/", 1)[0] if "/" in head else ""
 
 

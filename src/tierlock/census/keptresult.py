@@ -27,7 +27,6 @@ import sys
 from time import time_ns
 
 from tierlock import keptnote
-from tierlock.census.factdigest import facts_digest
 from tierlock.census.finding import Use
 from tierlock.census.report import Census, TierReport
 from tierlock.fasthash import sha256  # (no OpenSSL start-up: hashlib loads it)
@@ -42,6 +41,12 @@ if TYPE_CHECKING:
 SCHEMA = 5
 #: The classes a kept result is made of (nothing else is built from the file).
 _CLASSES: dict[str, type] = {"Census": Census, "TierReport": TierReport, "Use": Use}
+#: The modules of the census's package (every one: a test holds the list to the folder).
+MODULES = (
+    "__init__", "attribute", "cache", "engine", "factdigest", "filefacts", "finding", "firstparty", "fixing",
+    "fixtures", "keptresult", "marks", "ondisk", "projectcensus", "records", "remedy", "report", "rerun", "summary",
+    "tree", "visible",
+)  # fmt: skip
 #: What a census tells a recorded run that is kept with its result (a ``read`` is an open: none when kept).
 _KEPT_TELLS = ("census", "survey")
 #: How recent (ns) a file's change may be before a result is not kept by it: the value of
@@ -56,14 +61,18 @@ Tell = tuple[str, str, object]
 def digest_of(parts: list[Any]) -> bytes:
     """The digest of *parts* (plain data) with the schema, the interpreter and the identity of the census's own
     code (a changed module works every census out again)."""
-    code = sorted(
-        (name, _identity(path))
-        for name, module in list(sys.modules.items())
-        if name.startswith("tierlock.census") and isinstance(path := getattr(module, "__file__", None), str)
-    )
+    code = _own_code()
     # marshal's version 0: bytes by value alone (later versions mark shared and interned objects, so that a run that
     # holds another reference to a name - a recorded one - would dump the same inputs otherwise and miss its result)
     return bytes(sha256(marshal.dumps([SCHEMA, sys.version, code, *parts], 0)).digest())
+
+
+def _own_code() -> list[tuple[str, tuple[int, ...]]]:
+    """(file name, identity) of every module of the census's package (:data:`MODULES`), loaded or not: the modules
+    a census loads only when it works its result out (the files' reader) count as much as those loaded before it
+    looks for one. (Named, not listed: a folder listed would be one more thing a recorded run rests on.)"""
+    folder = os.path.dirname(os.path.abspath(__file__))
+    return [(name, _identity(os.path.join(folder, name + ".py"))) for name in MODULES]
 
 
 def _identity(path: str) -> tuple[int, ...]:
@@ -177,6 +186,8 @@ def packed(tells: list[Tell] | None) -> list[Tell] | None:
     :class:`~tierlock.keptnote.Packed` (a recorder keeps the digest and the bytes: the facts are not decoded)."""
     if tells is None:
         return None
+    from tierlock.census.factdigest import facts_digest
+
     out: list[Tell] = []
     for kind, path, detail in tells:
         if kind == "census" and detail is not None:

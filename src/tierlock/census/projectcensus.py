@@ -123,7 +123,6 @@ def accept_table(pyproject: str | os.PathLike[str], tiers: Iterable[str]) -> dic
     A ``ConfigError`` names an unknown tier or a value that is not a list of globs.
     """
     from tierlock.errors import ConfigError
-    from tierlock.probing import normalize
 
     table, _ = _census_table(pyproject)
     where = "[tool.tierlock.census]"
@@ -140,6 +139,8 @@ def accept_table(pyproject: str | os.PathLike[str], tiers: Iterable[str]) -> dic
     known = set(tiers)
     out: dict[str, list[str]] = {}
     for name, globs in accept.items():
+        from tierlock.probing import normalize  # (the probe's names: loaded when something is accepted)
+
         tier = normalize(name)
         if tier not in known:
             raise ConfigError(

@@ -52,6 +52,19 @@ def skip_dir(name: str) -> bool:
     return name in _SKIP_NAMES or name.startswith(".") or name.endswith(".egg")
 
 
+#: Whether file names are compared as they are spelled here (``fnmatch`` folds case where the system does).
+_AS_SPELLED = os.path.normcase("Aa") == "Aa"
+
+
+def name_matches(name: str, pattern: str) -> bool:
+    """``fnmatch.fnmatch(name, pattern)``: a pattern with one ``*`` and no other wildcard (pytest's own
+    ``test_*.py`` and ``*_test.py``) told by its two ends without compiling it, any other by fnmatch."""
+    if _AS_SPELLED and pattern.count("*") == 1 and "?" not in pattern and "[" not in pattern:
+        head, _, tail = pattern.partition("*")
+        return len(name) >= len(head) + len(tail) and name.startswith(head) and name.endswith(tail)
+    return fnmatch.fnmatch(name, pattern)
+
+
 class DiskTree:
     """The project's files on disk, below *root*."""
 
@@ -101,7 +114,7 @@ class DiskTree:
                 st = entry.stat()
             except OSError:
                 continue
-            test = name == "conftest.py" or any(fnmatch.fnmatch(name, p) for p in patterns)
+            test = name == "conftest.py" or any(name_matches(name, p) for p in patterns)
             rel = self._rel(entry.path)
             (tests if test else sources)[rel] = [st.st_size, st.st_mtime_ns]
             self.ids[rel] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)

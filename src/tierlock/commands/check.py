@@ -8,8 +8,10 @@ from tierlock.errors import EXIT_FAILED, EXIT_OK
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
 
     from tierlock.cli import Context
+    from tierlock.lockfiles.coverage import TierCoverage
 
 #: Plain lines even on a terminal: the check is a fast path and never imports rich.
 PLAIN = True
@@ -47,18 +49,34 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         ctx.ui.line(f"{problem.render()}; to fix: {problem.remedy}")
     for warning in result.warnings:
         ctx.ui.line(f"warning: {warning.render()}; to fix: {warning.remedy}")
-    from tierlock.lockfiles.nobuild import notes, proven
-
-    for note in notes(report.coverage):  # what a tier that may build would build from source
+    for note in _notes(report.coverage):  # what a tier that may build would build from source
         ctx.ui.line(note)
     remedies = merged_remedies(f.remedy for f in report.findings)
     if any(f.fix for f in census):
         remedies.append("tierlock census --fix  (applies every census fix above)")
     tiers = counted(report)
     if ok:
-        ctx.ui.line(f"ok: {tiers}; every lockfile matches its declaration{proven(report.coverage)}")
+        ctx.ui.line(f"ok: {tiers}; every lockfile matches its declaration{_proven(report.coverage)}")
         return EXIT_OK
     ctx.ui.line(f"{len(report.findings) + len(census)} problem(s): {tiers}")
     for remedy in remedies:
         ctx.ui.line(f"  to fix: {remedy}")
     return EXIT_FAILED
+
+
+def _notes(covered: Sequence[TierCoverage]) -> list[str]:
+    """:func:`tierlock.lockfiles.nobuild.notes` (none without a coverage: its module is then not loaded)."""
+    if not covered:
+        return []
+    from tierlock.lockfiles.nobuild import notes
+
+    return notes(covered)
+
+
+def _proven(covered: Sequence[TierCoverage]) -> str:
+    """:func:`tierlock.lockfiles.nobuild.proven` ("" without a coverage: its module is then not loaded)."""
+    if not covered:
+        return ""
+    from tierlock.lockfiles.nobuild import proven
+
+    return proven(covered)

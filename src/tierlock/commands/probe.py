@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tierlock import volume
 from tierlock.errors import EXIT_FAILED, EXIT_OK
 
 if TYPE_CHECKING:
@@ -82,6 +81,19 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     return EXIT_OK if all(r.present for r in results) else EXIT_FAILED
 
 
+def _reasons(r: TierProbe, broken: list[DistributionProbe], ctx: Context, *, verbose: bool) -> None:
+    """The reasons of the *broken* packages of *r*, capped as :mod:`tierlock.volume` caps them (loaded here: a
+    tier that is all there has none)."""
+    from tierlock import volume
+
+    for d in broken if verbose else broken[: volume.PACKAGES]:
+        shown = volume.capped(d.reasons, verbose=verbose, what="reason", hint=volume.CLI_HINT, limit=volume.REASONS)
+        for text in shown:
+            ctx.ui.line(f"  {_label(r.tier, d)} — {text}")
+    if not verbose and len(broken) > volume.PACKAGES:
+        ctx.ui.line(f"  {r.tier}: {volume.more(len(broken) - volume.PACKAGES, 'package', volume.CLI_HINT)}")
+
+
 def render(results: list[TierProbe], ctx: Context) -> None:
     rows = []
     for r in results:
@@ -92,12 +104,8 @@ def render(results: list[TierProbe], ctx: Context) -> None:
     verbose = ctx.ui.verbose
     for r in results:
         broken = [d for d in r.checked if d.reasons]
-        for d in broken if verbose else broken[: volume.PACKAGES]:
-            shown = volume.capped(d.reasons, verbose=verbose, what="reason", hint=volume.CLI_HINT, limit=volume.REASONS)
-            for text in shown:
-                ctx.ui.line(f"  {_label(r.tier, d)} — {text}")
-        if not verbose and len(broken) > volume.PACKAGES:
-            ctx.ui.line(f"  {r.tier}: {volume.more(len(broken) - volume.PACKAGES, 'package', volume.CLI_HINT)}")
+        if broken:
+            _reasons(r, broken, ctx, verbose=verbose)
         for d in r.checked:
             if verbose or d.state == "present-editable":
                 for note in d.notes:

@@ -8,9 +8,9 @@ lockfile or from the lock the project commits (uv.lock, a PEP 751 pylock);
 jsonschema, pip or uv.
 """
 
+from tierlock import _lazy
 from tierlock.lockfiles.digest import digest_file
 from tierlock.lockfiles.fileread import ReadResult, format_of, load, read
-from tierlock.lockfiles.lockplatform import platform_id, platform_mismatch
 from tierlock.lockfiles.locks import (
     LocalPackage,
     Lock,
@@ -22,6 +22,15 @@ from tierlock.lockfiles.locks import (
     ReadProblem,
 )
 from tierlock.lockfiles.sources import load_tier, read_tier
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tierlock.lockfiles.lockplatform import platform_id, platform_mismatch
+
+#: Imported on first use: only an install asks a lock's platform (the read-only commands load the package).
+__getattr__ = _lazy.attributes(
+    __name__, dict.fromkeys(("platform_id", "platform_mismatch"), "tierlock.lockfiles.lockplatform")
+)
 
 __all__ = [
     "LocalPackage",

@@ -8,7 +8,7 @@ backend process, no network, no resolver.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from packaging.utils import canonicalize_name
 
@@ -19,6 +19,9 @@ from tierlock.lockfiles.header import self_consistent
 from tierlock.lockfiles.locks import Lock
 from tierlock.lockfiles.origins import outside
 from tierlock.tiers import Project, Tier
+
+if TYPE_CHECKING:
+    from tierlock.lockfiles.coverage import TierCoverage
 
 
 def read_locks(project: Project, tiers: Sequence[Tier]) -> dict[str, ReadResult | None]:
@@ -58,13 +61,16 @@ def check(project: Project, names: Sequence[str] | None = None) -> Report:
         for c, remedy in zip(found, remedies(project, found, locks), strict=True)
     ]
     requested = tuple(project.tier(n).name for n in names) if names else ()
-    from tierlock.lockfiles.nobuild import problems, project_coverage
+    covered: list[TierCoverage] = []
+    wheels: list[Finding] = []
+    if project.platforms:  # (none declared: nothing to prove, and the no-build proof is not loaded)
+        from tierlock.lockfiles.nobuild import problems, project_coverage
 
-    covered = project_coverage(project, tiers, locks)
-    wheels = [
-        Finding(p.tier, p.kind, p.file, p.line, p.detail, p.remedy, gap=p.facts or None)
-        for p in problems(project, covered)
-    ]
+        covered = project_coverage(project, tiers, locks)
+        wheels = [
+            Finding(p.tier, p.kind, p.file, p.line, p.detail, p.remedy, gap=p.facts or None)
+            for p in problems(project, covered)
+        ]
     return Report(
         findings=report.findings + tuple(siblings) + tuple(wheels),
         tiers=report.tiers,
@@ -167,15 +173,22 @@ def describe_drift(
     """``numpy>=2 became numpy>=2.1; scipy added`` (and any changed setting)."""
     from packaging.requirements import InvalidRequirement, Requirement
 
+    keys: dict[str, str] = {}  # (each text parsed once: the lock's inputs and the tier's are mostly the same)
+
+    def key_of(item: str) -> str:
+        try:
+            req = Requirement(item)
+        except InvalidRequirement:
+            return item
+        return req.name if req.marker is None else f"{req.name}; {req.marker}"
+
     def keyed(items: Sequence[str]) -> dict[str, list[str]]:
         """Requirements by name and marker (a name may appear once per tier in the chain)."""
         out: dict[str, list[str]] = {}
         for item in items:
-            try:
-                req = Requirement(item)
-                key = req.name if req.marker is None else f"{req.name}; {req.marker}"
-            except InvalidRequirement:
-                key = item
+            key = keys.get(item)
+            if key is None:
+                key = keys[item] = key_of(item)
             out.setdefault(key, []).append(item)
         return out
 

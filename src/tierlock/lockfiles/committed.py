@@ -62,7 +62,7 @@ def uv_drift(project: Project, tiers: Sequence[Tier], remedy: str) -> list[Findi
     data = fsutil.read_bytes(project.lock)  # the safe reader, as every lockfile's
     from tierlock.lockfiles.digest import sha256_hex
 
-    lock = uvread.parsed(project.lock, data.decode("utf-8-sig", "replace"), sha256_hex(data))
+    lock = uvread.parsed(project.lock, fsutil.utf8_text(data, "replace"), sha256_hex(data))
     if lock.version != 1:
         return []  # another schema: read through uv, which judges its own lock
     declared = projectparts.read(project.pyproject)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tierlock.frozen import Frozen
-from tierlock.fsutil import read_bytes
+from tierlock.fsutil import read_bytes, utf8_text
 from tierlock.lockfiles import keptparse
 from tierlock.lockfiles.digest import sha256_hex
 from tierlock.lockfiles.locks import Lock, LockEntry, LockfileError, LockFormatName, LockHeader, ReadProblem
@@ -62,7 +62,7 @@ _KEEP = 256
 def _parsed(path: Path, data: bytes) -> ReadResult:
     fmt = format_of(path)
     try:
-        text = data.decode("utf-8-sig")
+        text = utf8_text(data)
     except UnicodeDecodeError as exc:
         problem = ReadProblem("integrity", None, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
         return ReadResult(_empty(path, fmt, data), (problem,))

@@ -11,15 +11,17 @@ platforms there is nothing to prove and nothing is read.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tierlock.frozen import Frozen
-from tierlock.lockfiles.artifacts import Record, record_of
-from tierlock.lockfiles.coverage import Gap, TierCoverage, tier_coverage
 from tierlock.lockfiles.fileread import ReadResult
 from tierlock.tiers import Project, Tier
 from tierlock.tiers.model import BASE
 from tierlock.tiers.platforms import Platform, python_versions, versions_text
+
+if TYPE_CHECKING:
+    from tierlock.lockfiles.artifacts import Record
+    from tierlock.lockfiles.coverage import Gap, TierCoverage
 
 ProblemKind = Literal["no-wheel", "no-artifacts"]
 
@@ -56,7 +58,10 @@ def project_coverage(
 ) -> list[TierCoverage]:
     """The coverage of each of *tiers* that has a lockfile, on every declared platform (none declared: [])."""
     if not project.platforms:
-        return []
+        return []  # (the records and the coverage of a project that declares no platform are not loaded)
+    from tierlock.lockfiles.artifacts import record_of
+    from tierlock.lockfiles.coverage import tier_coverage
+
     pythons = python_versions(project.requires_python)
     out: list[TierCoverage] = []
     for tier in tiers:

@@ -41,9 +41,47 @@ KNOWN_OPTIONS = {
     "--only-binary",
     "--no-binary",
 }
-_INLINE_COMMENT = re.compile(r"(^|\s+)#.*$")
-_HEX = re.compile(r"[0-9a-fA-F]+")
-_SHA256 = re.compile(r"[0-9a-fA-F]{64}")
+#: The hexadecimal digits, either case (a hash is hexadecimal when stripping them leaves nothing).
+_HEXDIGITS = "0123456789abcdefABCDEF"
+#: A comment: ``#`` at the start of the line or after whitespace, to the end (the pattern is compiled only for a
+#: line with a line break inside: :func:`_without_comment` tells the others by hand).
+_INLINE_COMMENT = r"(^|\s+)#.*$"
+
+
+def _is_hex(text: str) -> bool:
+    """Whether *text* is one or more hexadecimal digits (``[0-9a-fA-F]+`` in full)."""
+    return bool(text) and not text.strip(_HEXDIGITS)
+
+
+def _without_comment(raw: str) -> str:
+    """``re.sub(_INLINE_COMMENT, "", raw)``: the line cut where its comment starts, with the whitespace before it."""
+    if "\n" in raw:
+        return re.sub(_INLINE_COMMENT, "", raw)
+    at = raw.find("#")
+    while at > 0 and not raw[at - 1].isspace():
+        at = raw.find("#", at + 1)
+    if at < 0:
+        return raw
+    while at > 0 and raw[at - 1].isspace():
+        at -= 1
+    return raw[:at]
+
+
+def _option_parts(text: str) -> list[str]:
+    """``re.split(r"\\s+(?=--)", text)``: *text* split at each run of whitespace that an option (``--``) follows."""
+    parts: list[str] = []
+    start = 0
+    at = text.find("--")
+    while at >= 0:
+        run = at
+        while run > start and text[run - 1].isspace():
+            run -= 1
+        if run < at:
+            parts.append(text[start:run])
+            start = at
+        at = text.find("--", at + 1)
+    parts.append(text[start:])
+    return parts
 
 
 class Parsed:
@@ -103,7 +141,7 @@ def _logical_lines(body: Sequence[str], first: int, problems: list[ReadProblem])
             start = number
         if raw.lstrip().startswith("#") and pending:
             continue  # a comment inside a continuation does not break it (pip-tools writes none, but be kind)
-        line = _INLINE_COMMENT.sub("", raw).rstrip() if "#" in raw else raw.rstrip()
+        line = _without_comment(raw).rstrip() if "#" in raw else raw.rstrip()
         if line.endswith("\\"):
             pending.append(line[:-1].strip())
             continue
@@ -189,7 +227,7 @@ def _good_hashes(hashes: Sequence[str], name: str, number: int, problems: list[R
 
 def _split_options(text: str) -> tuple[str, list[str], list[str]]:
     """Split ``req --hash=a --hash b`` into the requirement, the hash values and other options."""
-    parts = re.split(r"\s+(?=--)", text)
+    parts = _option_parts(text)
     req = parts[0]
     hashes: list[str] = []
     bad: list[str] = []
@@ -205,7 +243,7 @@ def _split_options(text: str) -> tuple[str, list[str], list[str]]:
 
 
 def _hash_problem(value: str) -> str | None:
-    if len(value) == 71 and value.startswith("sha256:") and _SHA256.fullmatch(value, 7):
+    if len(value) == 71 and value.startswith("sha256:") and _is_hex(value[7:]):
         return None  # the common case, fast
     algorithm, sep, hexdigest = value.partition(":")
     if not sep:
@@ -213,7 +251,7 @@ def _hash_problem(value: str) -> str | None:
     expected = HASH_LENGTHS.get(algorithm.lower())
     if expected is None:
         return f"hash algorithm {algorithm!r} is not accepted (use sha256)"
-    if not _HEX.fullmatch(hexdigest):
+    if not _is_hex(hexdigest):
         return f"{algorithm} hash {hexdigest!r} is not hexadecimal"
     if len(hexdigest) != expected:
         return f"truncated {algorithm} hash ({len(hexdigest)} hex digits, {expected} needed): {hexdigest}"

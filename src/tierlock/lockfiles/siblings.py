@@ -15,7 +15,6 @@ from itertools import combinations
 from tierlock.frozen import Frozen
 from tierlock.lockfiles.fileread import ReadResult
 from tierlock.lockfiles.locks import Lock, LockEntry
-from tierlock.lockfiles.markers import overlap
 from tierlock.tiers import Project, Tier
 
 
@@ -186,7 +185,11 @@ def disagreements(first: Sequence[LockEntry], second: Sequence[LockEntry]) -> li
         if entry.name in reported:
             continue
         for other in by_name.get(entry.name, ()):
-            if other.version != entry.version and overlap(entry.marker, other.marker):
+            if other.version == entry.version:
+                continue
+            from tierlock.lockfiles.markers import overlap  # (loaded when two pins differ: most tiers agree)
+
+            if overlap(entry.marker, other.marker):
                 out.append(Disagreement(entry.name, entry, other))
                 reported.add(entry.name)
                 break

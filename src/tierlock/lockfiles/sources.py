@@ -118,7 +118,7 @@ def _read_project_lock(
 ) -> ReadResult:
     digest = sha256_hex(data)
     try:
-        text = data.decode("utf-8-sig")
+        text = fsutil.utf8_text(data)
     except UnicodeDecodeError as exc:
         problem = ReadProblem("integrity", None, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
         empty = Lock(path, "uv" if path.name == "uv.lock" else "pylock", None, (), digest, f"sha256:{digest}")

@@ -19,17 +19,37 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
+from functools import cache
 
-_SO_RE = re.compile(r"\.so(\.[0-9]+)*$")
 _OTHER_LIBS = (".pyd", ".dll", ".dylib")
 #: An extension module's ABI part: ``.cpython-313-x86_64-linux-gnu.so``, ``.cpython-313t-darwin.so``,
 #: ``.cp313-win_amd64.pyd``, ``.pypy310-pp73-x86_64-linux-gnu.so``.
-_TAGGED = re.compile(r"\.(?:cpython-[0-9]+[a-z]*-[^./]+|cp[0-9]+[a-z]*-[^./]+|pypy[0-9]+-pp[0-9]+-[^./]+)\.(?:so|pyd)$")
+_TAGGED = r"\.(?:cpython-[0-9]+[a-z]*-[^./]+|cp[0-9]+[a-z]*-[^./]+|pypy[0-9]+-pp[0-9]+-[^./]+)\.(?:so|pyd)$"
+
+
+@cache
+def _tagged() -> re.Pattern[str]:
+    """:data:`_TAGGED` compiled, when a compiled file is first checked (a probe whose verdicts are kept checks none)."""
+    return re.compile(_TAGGED)
+
+
+def _so_named(path: str) -> bool:
+    """Whether *path* matches ``\\.so(\\.[0-9]+)*$`` (a shared library's name, ``.so`` or ``.so.1.2``), told without
+    compiling the pattern: ``$`` also holds before a last newline."""
+    return _so_at_end(path) or (path.endswith("\n") and _so_at_end(path[:-1]))
+
+
+def _so_at_end(path: str) -> bool:
+    parts = path.split(".")
+    at = len(parts) - 1
+    while at > 0 and parts[at].isascii() and parts[at].isdigit():
+        at -= 1
+    return at > 0 and parts[at] == "so"
 
 
 def is_compiled(path: str) -> bool:
     """Whether *path* names a compiled artifact (extension module or shared library)."""
-    return path.endswith(_OTHER_LIBS) or _SO_RE.search(path) is not None
+    return path.endswith(_OTHER_LIBS) or _so_named(path)
 
 
 def module_name(filename: str, suffixes: Sequence[str]) -> str | None:
@@ -56,7 +76,7 @@ def check_artifact(
     that imports *suffixes*; None when nothing is. *loadable* gives the modules (``pkg/_core``) the distribution
     provides to this target (:func:`module_path`), so that a build for another Python beside the target's own
     is no fault: asked only for such a build. Called for every compiled file of every probe."""
-    if _TAGGED.search(rel) is None or loads(rel, suffixes):
+    if _tagged().search(rel) is None or loads(rel, suffixes):
         return None  # no extension module built for one Python, or one this target imports
     if module_path(rel) in loadable():
         return None  # another Python's build beside one this target imports

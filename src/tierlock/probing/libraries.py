@@ -36,11 +36,12 @@ import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 
-from tierlock.probing import elf, ldcache, libcache, libmoved
-from tierlock.probing.ldpaths import default_folders
-from tierlock.probing.ldpaths import expand as _expand
+from tierlock.probing import elf, libcache, libmoved
 
 _PROVIDED = ("libpython",)
+#: The loader's cache, :data:`tierlock.probing.ldcache.PATH` (that module, and :mod:`~tierlock.probing.ldpaths`, are
+#: loaded when a library is looked for: a probe whose verdicts are all kept reads neither).
+LD_CACHE = "/etc/ld.so.cache"
 """Libraries the interpreter itself provides (linked in, or loaded before any extension)."""
 
 Identity = libcache.Identity
@@ -118,7 +119,7 @@ class Session:
         *,
         fresh: bool = False,
         library_path: str | None = None,
-        cache: str = ldcache.PATH,
+        cache: str = LD_CACHE,
     ) -> None:
         value = os.environ.get("LD_LIBRARY_PATH", "") if library_path is None else library_path
         self.library_path = tuple(p or "." for p in value.split(":")) if value else ()
@@ -148,6 +149,8 @@ class Session:
     @property
     def cache(self) -> dict[str, tuple[str, ...]]:
         if self._cache is None:
+            from tierlock.probing import ldcache
+
             self._cache = ldcache.load(self.cache_path)
         return self._cache
 
@@ -280,6 +283,8 @@ class Session:
         return self._found[key]
 
     def _search(self, name: str, obj: elf.ElfInfo, origin: str, paths: tuple[Sequence[str], ...]) -> _Found | None:
+        from tierlock.probing.ldpaths import default_folders
+
         if "/" in name:
             return self._first(_expand((name,), origin, obj), obj, follow=True)
         found = self._first((os.path.join(f, name) for folders in paths for f in folders), obj, follow=True)
@@ -309,6 +314,13 @@ def save_all() -> None:
     """Write the verdicts every session of this process learnt (run when the process ends)."""
     while _UNSAVED:
         _UNSAVED.pop().save()
+
+
+def _expand(paths: Iterable[str], origin: str, obj: elf.ElfInfo) -> tuple[str, ...]:
+    """:func:`tierlock.probing.ldpaths.expand`, its module loaded on the first search."""
+    from tierlock.probing.ldpaths import expand
+
+    return expand(paths, origin, obj)
 
 
 def _identity(path: str) -> Identity | None:

@@ -7,7 +7,6 @@ is the numbers without trailing zeros.
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -16,8 +15,13 @@ if TYPE_CHECKING:
 
     from packaging.version import Version
 
-_RELEASE_RE = re.compile(r"[0-9]+(?:\.[0-9]+)*")
-"""A PEP 440 version that is only a release number (``2.1.0``): compared without ``packaging``."""
+
+def _release_only(text: str) -> bool:
+    """Whether *text* is a PEP 440 version that is only a release number (``2.1.0``, the pattern
+    ``[0-9]+(?:\\.[0-9]+)*`` in full, told without compiling it): compared without ``packaging``."""
+    return all(part.isascii() and part.isdigit() for part in text.split("."))
+
+
 _HEAD = 8192
 
 
@@ -32,7 +36,7 @@ def parse(text: str | None) -> Version | None:
 @lru_cache(maxsize=4096)
 def release(text: str) -> tuple[int, ...] | None:
     """A release-only version as numbers without trailing zeros (PEP 440 equality), else None."""
-    if _RELEASE_RE.fullmatch(text) is None:
+    if not _release_only(text):
         return None
     parts = [int(p) for p in text.split(".")]
     while len(parts) > 1 and parts[-1] == 0:
@@ -43,7 +47,7 @@ def release(text: str) -> tuple[int, ...] | None:
 @lru_cache(maxsize=4096)
 def normalized(text: str) -> str:
     """``str(Version(text))`` (raises ``InvalidVersion`` for an invalid one), without packaging for a release."""
-    if _RELEASE_RE.fullmatch(text) is not None:
+    if _release_only(text):
         return ".".join(str(int(p)) for p in text.split("."))
     from packaging.version import Version
 

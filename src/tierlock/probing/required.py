@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from tierlock.frozen import Frozen
 
 if TYPE_CHECKING:
+    from packaging.markers import Marker
     from packaging.utils import NormalizedName
 
     from tierlock.lockfiles.locks import Lock, LockEntry
@@ -62,14 +63,12 @@ def required(project: Project, tier: Tier, environment: Mapping[str, str], lock:
     """The roots and lock entries of *tier* that *environment* (``Target.marker_env``) requires."""
     from packaging.utils import canonicalize_name
 
-    from tierlock.lockfiles.markers import applies
-
     extras, groups = scope(project, tier)
     lines: dict[str, list[str]] = {}
     holds: dict[str, bool] = {}
     for req in project.closure_requirements(tier.name):
         name = canonicalize_name(req.name)
-        ok = req.marker is None or applies(req.marker, environment, extras=extras, groups=groups)
+        ok = req.marker is None or _applies(req.marker, environment, extras, groups)
         holds[name] = holds.get(name, False) or ok
         if req.marker is not None:
             lines.setdefault(name, []).append(str(req.marker))
@@ -89,6 +88,13 @@ def required(project: Project, tier: Tier, environment: Mapping[str, str], lock:
             continue
         roots.append(name)
     return Required(tuple(roots), entries, tuple(away))
+
+
+def _applies(marker: Marker, environment: Mapping[str, str], extras: tuple[str, ...], groups: tuple[str, ...]) -> bool:
+    """:func:`tierlock.lockfiles.markers.applies` (its module loaded by the first requirement with a marker)."""
+    from tierlock.lockfiles.markers import applies
+
+    return applies(marker, environment, extras=extras, groups=groups)
 
 
 def _where(environment: Mapping[str, str]) -> str:

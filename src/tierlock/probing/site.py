@@ -9,7 +9,6 @@ listings; :mod:`tierlock.probing.distribution` reads the files it needs.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -17,7 +16,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_NORMALIZE = re.compile(r"[-_.]+")
 #: The characters pip puts between ``~`` and the kept tail of a name it moved
 #: aside during an uninstall (``pip._internal.utils.temp_dir.AdjacentTempDirectory``).
 _PIP_LEADING = frozenset("-~.=%0123456789")
@@ -52,7 +50,9 @@ def own_suffixes() -> tuple[str, ...]:
 def normalize(name: str) -> str:
     """PEP 503 normalization (what :func:`packaging.utils.canonicalize_name` does)."""
     key = name.lower().replace("_", "-").replace(".", "-")
-    return key if "--" not in key else _NORMALIZE.sub("-", name).lower()
+    while "--" in key:  # (each run of separators one ``-``: re.sub(r"[-_.]+", "-", name).lower(), uncompiled)
+        key = key.replace("--", "-")
+    return key
 
 
 # Plain classes, not dataclasses: building a dataclass costs about a millisecond at import,

@@ -85,9 +85,15 @@ def is_tooling(name: str) -> bool:
     return any(w in TOOLING_WORDS for w in words)
 
 
+#: :data:`TOOLING_PACKAGES` as names and as the prefixes of the patterns ending in ``*`` (one set look-up and one
+#: ``startswith`` per name: the census asks for every probe distribution of every tier).
+_TOOLING_NAMES = frozenset(TOOLING_PACKAGES)
+_TOOLING_PREFIXES = tuple(p[:-1] for p in TOOLING_PACKAGES if p.endswith("*"))
+
+
 def is_tooling_package(name: str) -> bool:
     dist = canonicalize_name(name)
-    return any(dist == p or (p.endswith("*") and dist.startswith(p[:-1])) for p in TOOLING_PACKAGES)
+    return dist in _TOOLING_NAMES or dist.startswith(_TOOLING_PREFIXES)
 
 
 def is_tooling_extra(name: str, requirements: Iterable[object], project: str = "") -> bool:

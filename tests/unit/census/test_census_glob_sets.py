@@ -37,3 +37,17 @@ def test_no_globs_match_nothing_and_a_folder_glob_matches_below_it() -> None:
     assert matcher("tests/frame/x_test.py", ("tests/frame",))
     assert not matcher("tests/frames/x_test.py", ("tests/frame",))
     assert matcher("tests/frame/x_test.py", ("docs/**", "tests/*/x_test.py"))
+
+
+@given(st.text(alphabet="ab./\\ *?[]", max_size=12))
+def test_a_globs_text_and_stem_are_what_the_patterns_made_of_them(glob: str) -> None:
+    import re
+
+    from tierlock.census.engine import _glob_stem, _glob_text
+
+    text = re.sub(r"^(?:\./)+", "", glob.replace("\\", "/").strip())
+    assert _glob_text(glob) == text
+    wild = re.search(r"[*?\[]", text)
+    head = text if wild is None else text[: wild.start()]
+    stem = text.rstrip("/") if wild is None else (head.rsplit("/", 1)[0] if "/" in head else "")
+    assert _glob_stem(glob) == stem

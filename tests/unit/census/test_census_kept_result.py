@@ -211,6 +211,8 @@ def comparable(entry: dict[str, Any], root: Path) -> dict[str, Any]:
     out = dict(entry)
     out["env"] = {k: v for k, v in entry["env"].items() if k != "TIERLOCK_CACHE_DIR"}
     out["stats"] = {k: v for k, v in entry["stats"].items() if k.startswith(str(root))}
+    # (and the compiled files of the census's modules a recorded run loads the first time it works one out)
+    out["files"] = {k: v for k, v in entry["files"].items() if k.startswith(str(root))}
     return out
 
 
@@ -271,6 +273,29 @@ def test_a_census_module_gone_from_disk_is_known_by_its_error() -> None:
     found = _identity(census_engine.__file__)
     assert len(found) == 4
     assert found[0] == os.stat(census_engine.__file__).st_size
+
+
+def test_every_census_module_is_part_of_the_kept_results_key_whether_this_process_loaded_it_or_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    from tierlock.census import keptresult, visible
+
+    parts = ["/project", {"tiers": []}]
+    key = keptresult.digest_of(parts)
+    monkeypatch.delitem(sys.modules, "tierlock.census.visible")  # (a module a census loads only to work one out)
+    assert keptresult.digest_of(parts) == key
+    real = keptresult._identity
+    monkeypatch.setattr(keptresult, "_identity", lambda path: (1, 2, 3, 4) if path == visible.__file__ else real(path))
+    assert keptresult.digest_of(parts) != key  # that module changed on disk: no result kept before is given
+
+
+def test_the_census_modules_named_for_the_key_are_every_module_of_its_package() -> None:
+    from tierlock.census import keptresult
+
+    folder = Path(keptresult.__file__).parent
+    assert sorted(keptresult.MODULES) == sorted(p.stem for p in folder.glob("*.py"))
 
 
 def test_facts_with_any_text_are_digested_and_told_apart() -> None:

@@ -146,3 +146,12 @@ def test_the_skipped_folders_are_told_without_matching_patterns(monkeypatch: pyt
     monkeypatch.setattr(fnmatch, "fnmatch", never)
     names = ("build", ".tox", "pkg.egg", "{arch}", "tests", "eggs", "site-packages")
     assert [tree.skip_dir(name) for name in names] == [True, True, True, True, False, False, True]
+
+
+@given(st.text(alphabet="ab_.py*?[]!-", max_size=8), st.text(alphabet="ab_.py*?[]!-", max_size=6))
+def test_a_file_name_matches_a_pattern_as_fnmatch_says(name: str, pattern: str) -> None:
+    from tierlock.census.tree import name_matches
+
+    assert name_matches(name, pattern) == fnmatch.fnmatch(name, pattern)
+    for plain in ("test_*.py", "*_test.py", "*.py", "a*a"):
+        assert name_matches(name, plain) == fnmatch.fnmatch(name, plain)

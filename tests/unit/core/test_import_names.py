@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+import re
 
-from tierlock.importnames import import_names
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tierlock.importnames import KNOWN_IMPORT_NAMES, import_names
 
 
 @pytest.mark.parametrize(
@@ -28,3 +32,13 @@ def test_a_python_prefixed_distribution_is_imported_without_its_prefix_and_known
     dist: str, names: tuple[str, ...]
 ) -> None:
     assert import_names(dist) == names
+
+
+@given(st.text(alphabet="aZ09-_.İ ", max_size=12) | st.sampled_from(sorted(KNOWN_IMPORT_NAMES)))
+def test_a_distribution_name_is_normalised_as_pep_503s_pattern_does(dist: str) -> None:
+    name = re.sub(r"[-_.]+", "-", dist).lower()
+    if name in KNOWN_IMPORT_NAMES:
+        expected = KNOWN_IMPORT_NAMES[name]
+    else:
+        expected = ((name[7:] if name.startswith("python-") and name != "python-" else name).replace("-", "_"),)
+    assert import_names(dist) == expected

@@ -10,13 +10,43 @@ import pytest
 
 from tests.support.env import make_venv
 from tests.support.tierproject import build_wheelhouse, make_project
+from tierlock import remedies
 from tierlock.admission import probe_verdict
 from tierlock.cli import main
 from tierlock.probing.distribution import DistributionProbe
 from tierlock.probing.tier import TierProbe
-from tierlock.remedies import covering, install_remedy, layers_from_pyproject
+from tierlock.remedies import argv_of, covering, install_remedy, layers_from_pyproject
 
 NARWHALS = {"base": None, "arrow": "base", "polars": "base", "pandas": "arrow"}
+
+
+def _argv_by_shlex(remedy: str) -> list[list[str]] | None:
+    """What ``remedy_argv`` was when every remedy went through :func:`shlex.split` and :func:`shlex.join`."""
+    try:
+        tokens = shlex.split(remedy)
+    except ValueError:
+        return None
+    parts: list[list[str]] = [[]]
+    for token in tokens:
+        if token == "&&":
+            parts.append([])
+        else:
+            parts[-1].append(token)
+    if not all(parts) or " && ".join(shlex.join(p) for p in parts) != remedy:
+        return None
+    return parts if all(remedies._program(p[0]) for p in parts) else None
+
+
+@pytest.mark.parametrize(
+    "remedy",
+    ["tierlock lock brain && install-tier brain", "install-tier brain --python '/a b/python'", "tierlock  lock brain",
+     "tierlock lock brain &&", "&& tierlock lock", "tierlock lock a&&b", "tierlock lock 'unclosed",
+     "tierlock lock\tbrain", "tierlock lock brain\n", "edit pyproject.toml", "tierlock lock a#b",
+     "tierlock lock $HOME", "uv pip install x==1",
+     "install-tier brain --python /x/bin/python && tierlock probe", "tierlock lock ''", "tierlock lock \\x"],
+)  # fmt: skip
+def test_a_remedys_commands_are_the_words_shlex_splits_it_into(remedy: str) -> None:
+    assert argv_of(remedy) == _argv_by_shlex(remedy)
 
 
 def test_a_tier_another_is_layered_on_is_left_out_of_the_command() -> None:

@@ -26,6 +26,38 @@ def test_a_regular_file_is_read_whole_and_a_bom_is_dropped(tmp_path: Path) -> No
     assert read_text(path) == "[project]\n"
 
 
+@pytest.mark.parametrize(
+    "data",
+    [b"plain", b"\xef\xbb\xbfwith a bom", b"\xef\xbb\xbf", b"\xef\xbb", b"", b"\xef\xbb\xbf\xef\xbb\xbftwo", b"ab\xff",
+     b"\xef\xbb\xbfab\xffc", b"\xc3", b"\xef\xbb\xbf\xc3", "é ü 😀".encode()],
+)  # fmt: skip
+@pytest.mark.parametrize("errors", ["strict", "replace"])
+def test_text_is_decoded_as_the_utf_8_sig_codec_decodes_it_errors_and_their_positions_too(
+    data: bytes, errors: str
+) -> None:
+    def outcome(decode: object) -> object:
+        try:
+            return decode()  # type: ignore[operator]
+        except UnicodeDecodeError as exc:
+            return (str(exc), exc.args)
+
+    assert outcome(lambda: fsutil.utf8_text(data, errors)) == outcome(lambda: data.decode("utf-8-sig", errors))
+
+
+@given(st.binary(max_size=12).map(lambda b: b"\xef\xbb\xbf" + b if b and b[0] % 2 else b))
+@settings(max_examples=300)
+def test_any_bytes_decode_as_with_the_utf_8_sig_codec(data: bytes) -> None:
+    try:
+        expected: object = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        expected = exc.args
+    try:
+        found: object = fsutil.utf8_text(data)
+    except UnicodeDecodeError as exc:
+        found = exc.args
+    assert found == expected
+
+
 def test_a_symlink_to_a_regular_file_is_read(tmp_path: Path) -> None:
     (tmp_path / "real.toml").write_text("x = 1\n", encoding="utf-8")
     (tmp_path / "pyproject.toml").symlink_to(tmp_path / "real.toml")
