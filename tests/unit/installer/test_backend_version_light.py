@@ -31,5 +31,6 @@ def test_uvs_version_is_read_from_its_record_without_loading_the_lock_resolvers(
     proc = subprocess.run([sys.executable, "-c", CHILD, str(uv)], env=env, capture_output=True, text=True, check=True)
     version, loaded = json.loads(proc.stdout.strip().splitlines()[-1])
     assert version == installed_version(str(uv), "uv")
-    assert version is not None and version[0].isdigit()
+    assert version is not None
+    assert version[0].isdigit()
     assert "tierlock.lockfiles.resolvers" not in loaded
