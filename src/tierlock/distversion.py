@@ -8,6 +8,7 @@ On its own (no :mod:`dataclasses`, no :mod:`re`): an install asks uv's version i
 from __future__ import annotations
 
 import os
+import sysconfig
 from pathlib import Path
 
 __all__ = ["installed_version"]
@@ -19,8 +20,6 @@ def installed_version(executable: str, distribution: str) -> str | None:
     Reads only this interpreter's site-packages: the executable must be one that
     ``pip install uv`` put next to it. None when that cannot be established.
     """
-    import sysconfig
-
     exe = os.path.realpath(executable)
     try:
         size = os.stat(exe).st_size
