@@ -154,7 +154,15 @@ MODULES: dict[str, Module] = {
     "installer/selfguard.py": Module(
         ("src/tierlock/installer/selfguard.py",), ("tests/unit/installer/test_selfguard.py",)
     ),
-    "installer/ahead.py": Module(("src/tierlock/installer/ahead.py",), ("tests/unit/installer/test_ahead.py",)),
+    "installer/ahead.py": Module(("src/tierlock/installer/ahead.py",), ("tests/unit/installer/test_ahead*.py",)),
+    "installer/builds.py": Module(
+        ("src/tierlock/installer/builds.py",),
+        (
+            "tests/unit/installer/test_build_planning.py",
+            "tests/unit/installer/test_buildfailure.py",
+            "tests/unit/lockfiles/test_no_build_proof.py",
+        ),
+    ),
     "installer/receiptrecord.py": Module(
         ("src/tierlock/installer/receiptrecord.py",),
         ("tests/unit/installer/test_receipts_prepared.py", "tests/unit/installer/test_receipts_rewritten_*.py"),

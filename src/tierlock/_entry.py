@@ -342,6 +342,10 @@ def _arm(tail: list[str], argv: list[str], prog: str | None = None) -> int:
 
     try:
         early = earlyarm.start(tail)
+        if early is not None:
+            from tierlock import codebundle
+
+            codebundle.install("install")
         recording = _recording() if early is None else None
         code = _cli(argv, prog)
         earlyarm.finish(code)  # (an early backend nobody took over is waited for: an interrupt may land there)

@@ -182,11 +182,13 @@ class UI:
         self._json_written = True
         # No credential reaches the document, whatever it was built from.
         document = redact_json(json.loads(json.dumps(document, default=str)))
+        # one write: with PYTHONUNBUFFERED (containers, CI) json.dump writes each token on its own (an arming's document
+        # of 46 packages: ~1,000 system calls after the backend)
         if one_line:
-            json.dump(document, self.stdout, separators=(",", ":"))
+            text = json.dumps(document, separators=(",", ":"))
         else:
-            json.dump(document, self.stdout, indent=2, sort_keys=False)
-        self.stdout.write("\n")
+            text = json.dumps(document, indent=2, sort_keys=False)
+        self.stdout.write(text + "\n")
         self.stdout.flush()
 
     def write(self, text: str) -> None:

@@ -16,10 +16,11 @@ from tests.support.cli import cli_json, run_cli
 from tests.support.env import bin_dir, clean_env, make_venv, site_packages
 from tests.support.lockproj import PYPROJECT, offline, write_project
 from tierlock.cli import _named_command
+from tierlock.distversion import installed_version
 from tierlock.errors import BackendError
 from tierlock.lockfiles import load, platform_id
 from tierlock.lockfiles.lock import LockOptions, lock_project
-from tierlock.lockfiles.resolvers import IndexOptions, UvBackend, installed_version, lock_interpreter
+from tierlock.lockfiles.resolvers import IndexOptions, UvBackend, lock_interpreter
 from tierlock.tiers import load_project
 
 

@@ -18,12 +18,20 @@ Once the install is at its backend step (no longer recorded for a kept plan: :fu
 the thread also does the one other piece of the work after the backend that does not depend on it (*also*: the
 receipts' parts and their folder, :func:`tierlock.installer.receiptrecord.prepare`); the install takes that result,
 or does that work itself after the backend when the thread did not get to it or it failed.
+
+Every millisecond of CPU the thread spends is taken from a backend that keeps both cores busy, so a look costs
+stats when nothing changed since the one before: the site folders are listed again only when one of them changed
+(or changed too recently to tell: :data:`TICK_NS`), and a folder is read only once its ``INSTALLER`` is there and,
+after a read that found it unfinished, once its ``RECORD`` changed. What a look skips costs no verdict: a folder
+not made ahead is read after the backend, as without the thread.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +41,7 @@ from tierlock.probing.site import SiteIndex
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
+    from tierlock.probing.site import DistInfoDir
 
 
 def ended() -> bool:
@@ -63,6 +72,21 @@ def _attempt(work: Callable[[], Any]) -> Any:
 PAUSE = 0.01
 #: How long an install that stops on an error or an interrupt waits for the thread to end (seconds).
 GIVE_UP = 5.0
+#: How old a file's modification time must be (ns, against the clock when it was stat-ed) for the next change to move
+#: it: a file system stamps modifications from a clock that ticks coarser than the one read here (a few ms), never
+#: this coarse. A stamp newer than that is looked at again at the next look.
+TICK_NS = 20_000_000
+
+Stamp = tuple[int, int, int]
+"""A file's inode, size and modification time (ns)."""
+
+
+def _stamp(path: str) -> Stamp | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 class Ahead:
@@ -73,12 +97,22 @@ class Ahead:
         self.sites = tuple(map(str, target.site_paths))
         self.suffixes = tuple(target.ext_suffixes)
         self.wanted = tuple(names)
+        self.pending = list(dict.fromkeys(self.wanted))
+        """The packages wanted with a folder not made yet (or none found yet)."""
         self.done: set[str] = set()
         self.also = also
         self.made: Any = None
         """What *also* returned in the thread (None: it did not run there, or failed)."""
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, name="tierlock-ahead", daemon=True)
+        self.index: SiteIndex | None = None
+        """The site folders as last listed."""
+        self.listed: tuple[Stamp | None, ...] | None = None
+        """Their stamps then, when settled (none changed within :data:`TICK_NS` before): a listing still true while
+        they are the same."""
+        self.tried: dict[str, Stamp] = {}
+        """Folder -> its RECORD's settled stamp when a read found the folder unfinished: not read again until it
+        changes."""
 
     def __enter__(self) -> Ahead:
         if not ended():
@@ -105,11 +139,49 @@ class Ahead:
             return
 
     def look(self) -> None:
-        """Make the facts of every folder of the packages wanted that looks finished and has none yet."""
-        index = SiteIndex.scan(self.sites, self.suffixes)
-        for name in self.wanted:
-            for info in index.find(name):
+        """Make the facts of every folder of the packages wanted that looks finished and has none yet (a package whose
+        every folder found has them is looked for no more)."""
+        if not self.pending:
+            return
+        index = self._sites()
+        for name in list(self.pending):
+            found = index.find(name)
+            for info in found:
                 if self.stop.is_set():
                     return
-                if info.path not in self.done and distinfo.prepare(info, index.suffixes):
-                    self.done.add(info.path)
+                if info.path not in self.done:
+                    self._make(info, index.suffixes)
+            if found and all(info.path in self.done for info in found):
+                self.pending.remove(name)
+
+    def _make(self, info: DistInfoDir, suffixes: tuple[str, ...]) -> None:
+        """Make the facts of the folder *info* when it looks finished."""
+        now = time.time_ns()
+        record = self._ready(info.path)
+        if record is None:
+            return
+        if distinfo.prepare(info, suffixes):
+            self.done.add(info.path)
+        elif record[2] < now - TICK_NS:  # unfinished: read again once its RECORD (as stat-ed before) changed
+            self.tried[info.path] = record
+
+    def _sites(self) -> SiteIndex:
+        """The site folders' ``.dist-info`` folders: listed again unless their stamps are the settled ones of the
+        last listing."""
+        now = time.time_ns()
+        stamps = tuple(map(_stamp, self.sites))
+        if self.index is None or stamps != self.listed:
+            self.index = SiteIndex.scan(self.sites, self.suffixes)
+            settled = all(s is not None and s[2] < now - TICK_NS for s in stamps)
+            self.listed = stamps if settled else None
+        return self.index
+
+    def _ready(self, path: str) -> Stamp | None:
+        """The stamp of the folder *path*'s RECORD when the folder may be finished: its ``INSTALLER`` is there (an
+        installer writes it before RECORD, last) and its RECORD is not the one a read found unfinished; else None."""
+        if _stamp(f"{path}{os.sep}INSTALLER") is None:
+            return None
+        record = _stamp(f"{path}{os.sep}RECORD")
+        if record is None or record == self.tried.get(path):
+            return None
+        return record

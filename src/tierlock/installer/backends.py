@@ -65,7 +65,7 @@ class UvBackend:
     name: BackendName = "uv"
 
     def version(self) -> str:
-        from tierlock.lockfiles.resolvers import installed_version
+        from tierlock.distversion import installed_version
 
         installed = installed_version(str(self.executable), "uv")
         if installed is not None:

@@ -90,19 +90,50 @@ class Build:
 
 def planned(rules: Policy, steps: Sequence[Step], target: Target) -> list[Build]:
     """The *steps* whose recorded files hold no wheel for *target* (an unrecorded package is not judged)."""
-    from tierlock.lockfiles.coverage import wheel_tags
-
     out: list[Build] = []
+    accepted = Accepted(target)
     for step in steps:
         files = rules.files(step.entry)
         if files is None:
             continue
-        tags = [wheel_tags(f.filename) for f in files if f.kind == "wheel"]
-        if any(any(t.endswith("-none-any") and t.startswith(("py3", "py2.py3")) for t in ts) for ts in tags):
-            continue  # a pure wheel fits every CPython 3 (no need to ask the target for its tags)
-        if not any(not ts.isdisjoint(target.tags) for ts in tags):
+        if not fits([f.filename for f in files if f.kind == "wheel"], accepted):
             out.append(Build(step.entry, files, rules.no_build.get(str(step.name))))
     return out
+
+
+class Accepted:
+    """The wheel tags a target accepts, as one set made at the first wheel that is not pure (none before)."""
+
+    def __init__(self, target: Target) -> None:
+        self.target = target
+        self._tags: frozenset[str] | None = None
+        self.hint = f"{target.version[0]}{target.version[1]}"
+        """The target's Python version as wheel names spell it (``311`` of ``cp311``): only an order to look in."""
+
+    @property
+    def tags(self) -> frozenset[str]:
+        if self._tags is None:
+            self._tags = self.target.tags
+        return self._tags
+
+
+def fits(wheels: Sequence[str], accepted: Accepted) -> bool:
+    """Whether one of the wheel files *wheels* fits the target: a pure wheel fits every CPython 3 (no need to ask
+    the target for its tags), any other one when it carries a tag the target accepts.
+
+    Each name's tags are parsed by :mod:`packaging` (:func:`~tierlock.lockfiles.coverage.wheel_tags`) until one
+    fits, the likeliest first (pure ones, then those naming the target's Python version): a lock's record lists
+    every platform's wheels (1,046 for the 46 packages of a JAX tier) and the target takes one per package."""
+    from tierlock.lockfiles.coverage import wheel_tags
+
+    hint = accepted.hint
+    for name in sorted(wheels, key=lambda n: (not n.endswith("-any.whl"), hint not in n)):
+        tags = wheel_tags(name)
+        if any(t.endswith("-none-any") and t.startswith(("py3", "py2.py3")) for t in tags):
+            return True
+        if not tags.isdisjoint(accepted.tags):
+            return True
+    return False
 
 
 def refuse(project: Project, builds: Sequence[Build], target: Target, *, command: str) -> None:

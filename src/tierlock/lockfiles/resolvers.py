@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Protocol
 
 from tierlock import fsutil, subproc
+from tierlock.distversion import installed_version
 from tierlock.errors import BackendError, UsageError
 from tierlock.lockfiles.lockplatform import platform_id
 
@@ -89,38 +90,6 @@ def _find(executable: str) -> str | None:
     if here.is_file() and os.access(here, os.X_OK):
         return str(here)
     return shutil.which(executable)
-
-
-def installed_version(executable: str, distribution: str) -> str | None:
-    """The version of *distribution* when its RECORD lists *executable* with its exact size (no process).
-
-    Reads only this interpreter's site-packages: the executable must be one that
-    ``pip install uv`` put next to it. None when that cannot be established.
-    """
-    import sysconfig
-
-    exe = os.path.realpath(executable)
-    try:
-        size = os.stat(exe).st_size
-    except OSError:
-        return None
-    prefix = f"{distribution}-"
-    for site in dict.fromkeys((sysconfig.get_path("platlib"), sysconfig.get_path("purelib"))):
-        try:
-            infos = [e.name for e in os.scandir(site) if e.name.startswith(prefix) and e.name.endswith(".dist-info")]
-        except OSError:
-            continue
-        for info in infos:
-            try:
-                record = Path(site, info, "RECORD").read_text(encoding="utf-8")
-            except OSError:
-                continue
-            for line in record.splitlines():
-                path, _, rest = line.partition(",")
-                recorded = path.endswith(os.path.basename(executable)) and rest.rpartition(",")[2] == str(size)
-                if recorded and os.path.realpath(os.path.join(site, path)) == exe:
-                    return info[len(prefix) : -len(".dist-info")]
-    return None
 
 
 def lock_interpreter() -> str | None:

@@ -60,3 +60,26 @@ def test_error_goes_to_stderr_with_problems_and_remedy() -> None:
         "  - [tool.tierlock].x: unknown key 'x'",
         "  to fix: edit it",
     ]
+
+
+class Writes(io.StringIO):
+    """A stream that counts its writes (unbuffered, as stdout with ``PYTHONUNBUFFERED``: each one a system call)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes = 0
+
+    def write(self, text: str) -> int:
+        self.writes += 1
+        return super().write(text)
+
+
+@pytest.mark.parametrize("one_line", [False, True])
+def test_a_json_document_is_written_in_one_piece_with_the_same_bytes(one_line: bool) -> None:
+    document = {"ok": True, "packages": [{"name": f"pkg{i}", "version": "1.0", "files": i} for i in range(40)]}
+    out = Writes()
+    ui = UI(json_mode=True, stdout=out, stderr=io.StringIO())
+    ui.json_line(document) if one_line else ui.emit_json(document)
+    expected = json.dumps(document, separators=(",", ":")) if one_line else json.dumps(document, indent=2)
+    assert out.getvalue() == expected + "\n"
+    assert out.writes == 1

@@ -1,0 +1,52 @@
+"""An install whose backend started early loads the rest of its modules from one bundle (``_entry._arm``).
+
+Everything an arming imports after its early start (the CLI, the tier model, the lockfiles, the installer:
+~240 modules) is imported while the backend runs, on the cores it uses: from the install's bundle of their code
+(:mod:`tierlock.codebundle`, as a read-only command's full run) the import system finds and reads one file
+instead of one per module. An install that starts nothing early imports as before (it is recorded for the next
+one's plan).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tierlock import _entry, armplan, codebundle, earlyarm
+
+
+@pytest.fixture
+def bundles(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The bundles installed (the commands named), with the CLI and the early start stood in for."""
+    installed: list[str] = []
+    monkeypatch.setattr(codebundle, "install", installed.append)
+    monkeypatch.setattr(_entry, "_cli", lambda argv, prog=None: 0)
+    monkeypatch.setattr(armplan, "eligible", lambda argv: True)
+    monkeypatch.setattr(earlyarm, "finish", lambda code: None)
+    return installed
+
+
+def test_an_install_whose_backend_started_early_loads_its_modules_from_the_install_bundle(
+    bundles: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(earlyarm, "start", lambda argv: object())
+    assert _entry._arm(["brain"], ["install", "brain"], prog="install-tier") == 0
+    assert bundles == ["install"]
+
+
+def test_an_install_that_starts_nothing_early_is_recorded_and_loads_no_bundle(
+    bundles: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recorded: list[Any] = []
+
+    class Recording:
+        @staticmethod
+        def end(argv: list[str], code: int) -> None:
+            recorded.append((argv, code))
+
+    monkeypatch.setattr(earlyarm, "start", lambda argv: None)
+    monkeypatch.setattr(_entry, "_recording", lambda: Recording)
+    assert _entry._arm(["brain"], ["install", "brain"], prog="install-tier") == 0
+    assert bundles == []
+    assert recorded == [(["brain"], 0)]
