@@ -160,6 +160,20 @@ def test_a_no_build_tier_stops_before_the_backend_with_the_explanation_check_giv
     assert document["tiers"][0]["last_failure"] is None
 
 
+def test_every_package_a_no_build_tier_would_build_is_named_the_first_with_its_explanation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], started: list[tuple[str, ...]]
+) -> None:
+    folder = app(tmp_path, capsys, ["purepkg", "sdonly<2", "buildok"], [])
+    code, document = cli_json(capsys, "--project", str(folder), "install", "base")
+    assert code == 1
+    error = document["error"]
+    assert (error["kind"], error["package"], error["tier"]) == ("no-build", "buildok", "base")
+    assert error["message"].startswith("buildok 1.0 has no wheel for manylinux_")
+    assert [p["where"] for p in error["problems"]] == ["tier base"]
+    assert error["problems"][0]["message"].startswith("sdonly 1.0 has no wheel for manylinux_")
+    assert installs(started) == []  # the backend never ran
+
+
 @pytest.mark.parametrize("backend", ["uv", "pip"])
 def test_install_passes_the_backends_no_build_option_and_says_what_it_builds_from_source(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], started: list[tuple[str, ...]], backend: str

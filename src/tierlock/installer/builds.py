@@ -381,10 +381,11 @@ def build_remedy(failure: BuildFailure, command: str, *, debian: bool, backend: 
     )
 
 
-def _debian() -> bool:
-    """Whether this machine is Debian or Ubuntu (``/etc/os-release``): apt package names then apply."""
+def _debian(os_release: Path = Path("/etc/os-release")) -> bool:
+    """Whether this machine is Debian or Ubuntu, or says it is like one (*os_release*): apt package names then
+    apply."""
     try:
-        text = Path("/etc/os-release").read_text(encoding="utf-8")
+        text = os_release.read_text(encoding="utf-8")
     except OSError:
         return False
     found = {k: v.strip('"').split() for k, _, v in (line.partition("=") for line in text.splitlines())}

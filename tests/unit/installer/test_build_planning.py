@@ -87,3 +87,49 @@ def test_the_targets_tags_are_one_set_for_every_wheel_of_the_plan() -> None:
 def test_each_wheel_is_judged_by_packagings_tags_against_the_targets(name: str, fit: bool) -> None:
     target = Target(frozenset({LINUX, "cp39-abi3-manylinux_2_17_x86_64", "py3-none-any"}))
     assert fits([name], Accepted(target)) is fit  # type: ignore[arg-type]
+
+
+class Tagged:
+    """A target whose wheel tags are given in its order of preference."""
+
+    def __init__(self, *ordered: str) -> None:
+        self.ordered_tags = ordered
+
+
+@pytest.mark.parametrize(
+    ("ordered", "platform"),
+    [
+        (("cp311-cp311-musllinux_1_2_x86_64", "py3-none-any"), "musllinux_1_2_x86_64"),
+        (("cp312-cp312-manylinux_2_39_aarch64", "cp312-abi3-manylinux_2_39_aarch64"), "manylinux_2_39_aarch64"),
+        (("cp311-cp311-linux_riscv64", "cp311-cp311-macosx_14_0_arm64"), "macosx_14_0_arm64"),
+        (("py3-none-any",), "manylinux_2_17_x86_64"),
+    ],
+)
+def test_the_targets_platform_is_its_most_preferred_tag_a_platform_can_be_read_from(
+    ordered: tuple[str, ...], platform: str
+) -> None:
+    from tierlock.installer.builds import target_platform
+
+    assert target_platform(Tagged(*ordered)).tag == platform  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("text", "debian"),
+    [
+        ('NAME="Ubuntu"\nID=ubuntu\nID_LIKE=debian\n', True),
+        ("ID=debian\n", True),
+        ('ID=linuxmint\nID_LIKE="ubuntu debian"\n', True),
+        ('ID=fedora\nID_LIKE="rhel centos"\n', False),
+        ("ID=alpine\n", False),
+        (None, False),
+    ],
+)
+def test_apt_package_names_are_said_only_on_a_machine_like_debian(
+    tmp_path: Any, text: str | None, debian: bool
+) -> None:
+    from tierlock.installer.builds import _debian
+
+    os_release = tmp_path / "os-release"
+    if text is not None:
+        os_release.write_text(text, encoding="utf-8")
+    assert _debian(os_release) is debian
