@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from tierlock.probing.site import normalize
+
 #: Distributions whose import name is not their project name with '-' as '_'.
 KNOWN_IMPORT_NAMES: Mapping[str, tuple[str, ...]] = {
     "pyyaml": ("yaml",),
@@ -57,9 +59,7 @@ _PREFIX = "python-"
 
 def import_names(dist: str) -> tuple[str, ...]:
     """The top-level import names *dist* (any spelling of a distribution name) most likely provides."""
-    name = dist.lower().replace("_", "-").replace(".", "-")  # re.sub(r"[-_.]+", "-", dist).lower(), uncompiled
-    while "--" in name:
-        name = name.replace("--", "-")
+    name = normalize(dist)
     known = KNOWN_IMPORT_NAMES.get(name)
     if known is not None:
         return known
