@@ -37,7 +37,8 @@ def _path(exe: str, kind: str = "target") -> str | None:
     return None if where is None else named(where, kind, exe)
 
 
-def _identity(place: str) -> tuple[int, int, int] | None:
+def identity(place: str) -> tuple[int, int, int] | None:
+    """*place*'s inode, size and modification time (ns); None when it cannot be looked up."""
     try:
         st = os.stat(place)
     except (OSError, ValueError):
@@ -49,16 +50,16 @@ def stamp(exe: str, cfg_folders: tuple[str, ...], sites: tuple[str, ...]) -> lis
     """Everything the interpreter's answer depends on, as it is now (stats only, and one listing per site)."""
     out: list[object] = [_machine()]
     for place in (exe, *(os.path.join(d, "pyvenv.cfg") for d in cfg_folders)):
-        out.append(_identity(place))
+        out.append(identity(place))
     for site in sites:
-        found = _identity(site)
+        found = identity(site)
         out.append(found[:1] if found is not None else None)  # the same folder; what it holds is listed below
     for site in sites:
         try:
             names = sorted(n for n in os.listdir(site) if n.endswith(".pth") or n.startswith("sitecustomize"))
         except OSError:
             continue
-        out.extend((name, _identity(os.path.join(site, name))) for name in names)
+        out.extend((name, identity(os.path.join(site, name))) for name in names)
     return out
 
 
@@ -66,9 +67,9 @@ def _settled(now: list[object]) -> bool:
     """Whether nothing *now* names was modified within the last second."""
     newest = 0
     for part in now[1:]:
-        identity = part[1] if isinstance(part, tuple) and len(part) == 2 else part
-        if isinstance(identity, tuple) and len(identity) == 3:
-            newest = max(newest, identity[2])
+        ident = part[1] if isinstance(part, tuple) and len(part) == 2 else part
+        if isinstance(ident, tuple) and len(ident) == 3:
+            newest = max(newest, ident[2])
     return newest < time.time_ns() - _RACY_NS
 
 
@@ -145,10 +146,10 @@ def _venv(exe: str, cfg_folders: tuple[str, ...]) -> tuple[str, str] | None:
         if key.lower() not in _UNREAD and line.strip():
             lines.append(f"{key.lower()}={value}")
     real = os.path.realpath(exe)
-    identity = _identity(real)
-    if identity is None or real.startswith(prefix + os.sep) or identity[2] >= time.time_ns() - _RACY_NS:
+    ident = identity(real)
+    if ident is None or real.startswith(prefix + os.sep) or ident[2] >= time.time_ns() - _RACY_NS:
         return None
-    return prefix, repr([_machine(), real, identity, sorted(lines)])
+    return prefix, repr([_machine(), real, ident, sorted(lines)])
 
 
 def plain(sites: tuple[str, ...]) -> bool:

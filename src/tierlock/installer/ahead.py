@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from tierlock import interrupts
 from tierlock.probing import distinfo
 from tierlock.probing.site import SiteIndex
+from tierlock.targetcache import identity
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
@@ -78,15 +79,7 @@ GIVE_UP = 5.0
 TICK_NS = 20_000_000
 
 Stamp = tuple[int, int, int]
-"""A file's inode, size and modification time (ns)."""
-
-
-def _stamp(path: str) -> Stamp | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns)
+"""A file's inode, size and modification time (ns): :func:`tierlock.targetcache.identity`."""
 
 
 class Ahead:
@@ -169,7 +162,7 @@ class Ahead:
         """The site folders' ``.dist-info`` folders: listed again unless their stamps are the settled ones of the
         last listing."""
         now = time.time_ns()
-        stamps = tuple(map(_stamp, self.sites))
+        stamps = tuple(map(identity, self.sites))
         if self.index is None or stamps != self.listed:
             self.index = SiteIndex.scan(self.sites, self.suffixes)
             settled = all(s is not None and s[2] < now - TICK_NS for s in stamps)
@@ -179,9 +172,9 @@ class Ahead:
     def _ready(self, path: str) -> Stamp | None:
         """The stamp of the folder *path*'s RECORD when the folder may be finished: its ``INSTALLER`` is there (an
         installer writes it before RECORD, last) and its RECORD is not the one a read found unfinished; else None."""
-        if _stamp(f"{path}{os.sep}INSTALLER") is None:
+        if identity(f"{path}{os.sep}INSTALLER") is None:
             return None
-        record = _stamp(f"{path}{os.sep}RECORD")
+        record = identity(f"{path}{os.sep}RECORD")
         if record is None or record == self.tried.get(path):
             return None
         return record
