@@ -28,14 +28,16 @@ def _target(site: Path) -> Any:
     return SimpleNamespace(site_paths=(site,), ext_suffixes=SUFFIXES)
 
 
-def _folder(site: Path, name: str, *, finished: bool = True) -> Path:
+def _folder(site: Path, name: str, *, installer: bool = True, listed: bool = True) -> Path:
+    """A ``.dist-info`` folder of *name*: with its INSTALLER (*installer*), which its RECORD lists (*listed*)."""
     info = site / f"{name}-1.0.dist-info"
     info.mkdir(parents=True)
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
     (site / f"{name}.py").write_text("")
     rows = [f"{name}.py,,0", f"{info.name}/METADATA,,", f"{info.name}/RECORD,,"]
-    if finished:
+    if installer:
         (info / "INSTALLER").write_text("uv\n")
+    if listed:
         rows.append(f"{info.name}/INSTALLER,,")
     (info / "RECORD").write_text("\n".join(rows) + "\n")
     return info
@@ -65,7 +67,7 @@ def test_the_thread_makes_the_facts_of_each_folder_the_backend_finishes_of_the_p
         assert watching.thread.is_alive()
         alpha = _folder(site, "alpha")  # written while the thread runs, as a backend does
         beta = _folder(site, "beta")  # not being installed
-        gamma = _folder(site, "gamma", finished=False)
+        gamma = _folder(site, "gamma", installer=False, listed=False)  # (unfinished)
         assert _until(lambda: (str(alpha), SUFFIXES) in distinfo._PREPARED)
         time.sleep(0.05)
         assert (str(gamma), SUFFIXES) not in distinfo._PREPARED  # not finished: waited for

@@ -11,43 +11,23 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from tests.unit.installer.test_ahead import _folder, _target
 from tierlock import earlyarm
 from tierlock.installer import ahead
 from tierlock.probing import distinfo
 from tierlock.probing.site import SiteIndex
 
-SUFFIXES = (".so",)
 PAST_NS = time.time_ns() - 3_600 * 10**9
-
-
-def _target(site: Path) -> Any:
-    return SimpleNamespace(site_paths=(site,), ext_suffixes=SUFFIXES)
 
 
 def _settle(*paths: Path) -> None:
     """Move the modification time of *paths* an hour back (what a look finds of files written long before it)."""
     for path in paths:
         os.utime(path, ns=(PAST_NS, PAST_NS))
-
-
-def _folder(site: Path, name: str, *, installer: bool = True, listed: bool = True) -> Path:
-    """A ``.dist-info`` folder of *name*: with its INSTALLER (*installer*), which its RECORD lists (*listed*)."""
-    info = site / f"{name}-1.0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
-    (site / f"{name}.py").write_text("")
-    rows = [f"{name}.py,,0", f"{info.name}/METADATA,,", f"{info.name}/RECORD,,"]
-    if installer:
-        (info / "INSTALLER").write_text("uv\n")
-    if listed:
-        rows.append(f"{info.name}/INSTALLER,,")
-    (info / "RECORD").write_text("\n".join(rows) + "\n")
-    return info
 
 
 @pytest.fixture(autouse=True)
