@@ -31,7 +31,7 @@ import sys
 from _frozen_importlib import BuiltinImporter, FrozenImporter, ModuleSpec
 from _frozen_importlib_external import MAGIC_NUMBER, FileFinder, PathFinder, SourceFileLoader
 from os import getcwd, getpid, listdir, replace, stat, unlink
-from os.path import dirname, isabs, join
+from os.path import dirname, isabs, isdir, join
 from types import CodeType
 from zipimport import zipimporter
 
@@ -146,7 +146,7 @@ def _folder(path: str) -> int:
     if known is None:
         try:
             known = stat(path).st_mtime_ns
-        except OSError:
+        except (OSError, ValueError):  # (ValueError: a NUL in it)
             known = -1
         _folders[path] = known
     return known
@@ -160,7 +160,7 @@ def _listing(path: str) -> frozenset[str]:
     if known is None:
         try:
             known = frozenset(listdir(path))
-        except OSError:
+        except (OSError, ValueError):  # (ValueError: a NUL in it)
             known = frozenset()
         _listed[path] = known
     return known
@@ -180,19 +180,32 @@ def _unshadowed(name: str, folder: str, found: bool, package: bool) -> bool:
     return name not in names and not any(name + suffix in names for suffix in (_EXTENSIONS if found else _ALL))
 
 
-def _holds(entry: Entry, name: str) -> bool:
+def _holds(entry: Entry, name: str, searched: tuple[str, ...] | None = None) -> bool:
     """Whether *entry* (of the module *name*) still holds: its source as it was when its code was taken, and each
-    folder searched for it as it was then, or changed in no way that would make another file the module."""
-    source, package, mtime, size, folders, mtimes, _cached = entry
-    if len(folders) != len(mtimes):
+    folder searched for it as it was then (the first of *searched*, when given), or changed in no way that would
+    make another file the module. An entry of another shape (a bundle whose bytes changed) does not hold."""
+    if type(entry) is not tuple or len(entry) != 7:
+        return False
+    source, package, mtime, size, folders, mtimes, cached = entry
+    if (
+        type(source) is not str
+        or type(package) is not bool
+        or type(folders) is not tuple
+        or type(mtimes) is not tuple
+        or len(folders) != len(mtimes)
+        or (cached is not None and type(cached) is not str)
+        or (searched is not None and folders != searched[: len(folders)])
+    ):
         return False
     last = len(folders) - 1
     for at, folder in enumerate(folders):
+        if type(folder) is not str:
+            return False
         if _folder(folder) != mtimes[at] and not _unshadowed(name.rpartition(".")[2], folder, at == last, package):
             return False
     try:
         found = stat(source)
-    except OSError:
+    except (OSError, ValueError):  # (ValueError: a NUL in it)
         return False
     return found.st_mtime_ns == mtime and found.st_size == size
 
@@ -281,9 +294,8 @@ class _Finder:
         entry = _entries.get(fullname)
         if (
             entry is not None
-            and entry[4] == folders[: len(entry[4])]
+            and _holds(entry, fullname, folders)
             and (fullname.startswith("tierlock.") or not _earlier(fullname, path))
-            and _holds(entry, fullname)
         ):
             code = _code(fullname)
             if code is not None:
@@ -348,7 +360,7 @@ def _found(fullname: str, folders: tuple[str, ...], path: Sequence[str] | None) 
         package = spec.submodule_search_locations is not None
         container = dirname(dirname(origin)) if package else dirname(origin)
         resolved = [folder or _here() for folder in folders]
-        if container in resolved:
+        if container in resolved and not _portions(fullname, resolved, container, package):
             upto = resolved.index(container) + 1  # (the first folder that holds it: the one it was found in)
             fresh = _spec(fullname, origin, package, spec.cached)
             fresh.loader.folders, fresh.loader.mtimes = folders[:upto], mtimes[:upto]  # (its code noted)
@@ -356,6 +368,19 @@ def _found(fullname: str, folders: tuple[str, ...], path: Sequence[str] | None) 
             fresh.submodule_search_locations = spec.submodule_search_locations
             return fresh
     return spec
+
+
+def _portions(fullname: str, resolved: list[str], container: str, package: bool) -> bool:
+    """Whether a folder searched for *fullname* up to *container* (the one it was found in) holds a folder of its
+    name that is not the package found: a namespace portion the path finder passed over, which an ``__init__``
+    put in it later makes the module, with no change to the folder that holds it (its code is not noted)."""
+    tail = fullname.rpartition(".")[2]
+    for folder in resolved:
+        if folder == container:
+            return not package and isdir(join(folder, tail))
+        if isdir(join(folder, tail)):
+            return True
+    return False
 
 
 def save() -> None:
@@ -371,7 +396,7 @@ def save() -> None:
     codes: dict[str, bytes] = {}
     entries: dict[str, Entry] = {}
     for name, entry in _entries.items():
-        if name in _noted or not _holds(entry, name):
+        if type(name) is not str or name in _noted or not _holds(entry, name):
             continue
         if name in _served:
             core[name] = _served[name]

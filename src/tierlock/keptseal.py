@@ -15,6 +15,7 @@ error, another entry's rest) is no rest: asking for one of its tables raises ``K
 from __future__ import annotations
 
 import marshal  # loaded by every interpreter at start-up: no import cost
+from os import fstat
 
 from tierlock.fasthash import sha256  # (no OpenSSL start-up: hashlib loads it)
 from tierlock.probing.libcache import put
@@ -104,6 +105,8 @@ def load(path: str, *, sealed: bool = False) -> dict[str, Any] | None:
             top = fh.read(_HEAD)
             if top.startswith(SEAL2):
                 length = int.from_bytes(top[len(SEAL2) + 32 :], "little")
+                if length > fstat(fh.fileno()).st_size - _HEAD:  # (a length not written: never read, nor allocated)
+                    return None
                 data = fh.read(length)
                 if len(data) != length or _sha(data) != top[len(SEAL2) : len(SEAL2) + 32]:
                     return None
