@@ -236,7 +236,7 @@ def parse_rendered(text: str) -> tuple[str, dict[Key, tuple[LockedFile, ...]]] |
                 name, version = value, ""
             else:
                 version = value
-                files.setdefault((name, version), [])
+                files[(name, version)] = []  # (a package named twice: the last one's files, as parse() keeps)
         elif line and not line.startswith(_PLAIN):
             return None
     return digest, {k: tuple(v) for k, v in files.items()}
