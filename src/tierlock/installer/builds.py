@@ -118,8 +118,9 @@ class Accepted:
 
 
 def fits(wheels: Sequence[str], accepted: Accepted) -> bool:
-    """Whether one of the wheel files *wheels* fits the target: a pure wheel fits every CPython 3 (no need to ask
-    the target for its tags), any other one when it carries a tag the target accepts.
+    """Whether one of the wheel files *wheels* fits the target: a pure wheel for any Python 3 (``py3-none-any``)
+    fits every Python 3 (no need to ask the target for its tags), any other one when it carries a tag the target
+    accepts (``py312-none-any`` only a 3.12 or later).
 
     Each name's tags are parsed by :mod:`packaging` (:func:`~tierlock.lockfiles.coverage.wheel_tags`) until one
     fits, the likeliest first (pure ones, then those naming the target's Python version): a lock's record lists
@@ -129,7 +130,7 @@ def fits(wheels: Sequence[str], accepted: Accepted) -> bool:
     hint = accepted.hint
     for name in sorted(wheels, key=lambda n: (not n.endswith("-any.whl"), hint not in n)):
         tags = wheel_tags(name)
-        if any(t.endswith("-none-any") and t.startswith(("py3", "py2.py3")) for t in tags):
+        if "py3-none-any" in tags:  # (not py39, py313...: a Python 3 accepts those only up to its own version)
             return True
         if not tags.isdisjoint(accepted.tags):
             return True
