@@ -18,9 +18,12 @@ real ``__file__``, ``__cached__``, ``__spec__`` (a :class:`~importlib.machinery.
 code's file names (tracebacks name the source).
 
 Each module loaded from its files through this finder is noted with its code and its source's identity as the
-import system saw it; at the end (:func:`save`, once the output is flushed) the bundle is written again
-(atomically; not with ``sys.dont_write_bytecode``) when a module was noted, one was served from outside the
-core, or less than three quarters of the core was used: what still holds, and what was noted.
+import system saw it (not when the source or a folder searched for it was modified less than :data:`SETTLE_NS`
+before: a change within the file system's clock tick could leave their times as they were; nor one with a folder
+of its name on the way, :func:`_portions`); at the end (:func:`save`, once the output is flushed) the bundle is
+written again (atomically; not with ``sys.dont_write_bytecode``) when a module was noted, one was served from
+outside the core, or less than three quarters of the core was used: what still holds, and what was noted. An
+entry of another shape (a bundle whose bytes changed) holds for nothing.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from _frozen_importlib import BuiltinImporter, FrozenImporter, ModuleSpec
 from _frozen_importlib_external import MAGIC_NUMBER, FileFinder, PathFinder, SourceFileLoader
 from os import getcwd, getpid, listdir, replace, stat, unlink
 from os.path import dirname, isabs, isdir, join
+from time import time_ns
 from types import CodeType
 from zipimport import zipimporter
 
@@ -45,6 +49,9 @@ if TYPE_CHECKING:
 
 #: Bump when the bundle's layout changes.
 FORMAT = 4
+#: How old (ns) a source's and its folders' modification times must be for the module to be noted: a change within
+#: the file system's clock tick may leave them as they were (the next run notes it).
+SETTLE_NS = 2_000_000_000
 #: Where each module is found: name -> (source, is a package, source mtime ns, source size, the folders searched
 #: for it (its parent's one folder, or :data:`sys.path` up to the one it is in), their mtimes ns, ``__cached__``).
 Entry = tuple[str, bool, int, int, tuple[str, ...], tuple[int, ...], "str | None"]
@@ -271,6 +278,9 @@ class _Loader(SourceFileLoader):
         code = super().get_code(fullname)
         seen, folders = self.seen, self.folders
         if code is not None and seen is not None and folders is not None and fullname == self.name:
+            since = time_ns() - SETTLE_NS  # (a time that recent may not move at the next change: not noted)
+            if seen.st_mtime_ns >= since or any(mtime >= since for mtime in self.mtimes):
+                return code
             entry = (self.path, self.package, seen.st_mtime_ns, seen.st_size, folders, self.mtimes, self.cached)
             _noted[fullname] = (entry, code)
         return code

@@ -49,7 +49,14 @@ def src(tmp_path: Path) -> Path:
     return copy
 
 
-def _run(src: Path, code: str, *flags: str) -> subprocess.CompletedProcess[str]:
+#: Put first in each run: the sources and folders of these tests are written just now, within the time a module's
+#: source and folders must be older than to be noted (:data:`tierlock.codebundle.SETTLE_NS`): taken as old enough.
+SETTLED = "import tierlock.codebundle as _bundle; _bundle.SETTLE_NS = 0\n"
+
+
+def _run(src: Path, code: str, *flags: str, settle: bool = False) -> subprocess.CompletedProcess[str]:
+    """*code* run on the copy *src* (*settle*: with the bundle's own rule for sources and folders modified just now)."""
+    code = code if settle else SETTLED + code
     env = clean_env({"PYTHONPATH": str(src)})
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     return subprocess.run(

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import marshal
+import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,9 @@ from tests.unit.core.test_code_bundle import (
     src,  # noqa: F401  (the fixture, used by name)
 )
 from tierlock import codebundle
+
+#: A minute back (ns): a time older than the file system's clock tick by far.
+OLD_NS = time.time_ns() - 60_000_000_000
 
 
 @pytest.mark.parametrize("where", ["found", "earlier"])
@@ -123,3 +128,63 @@ def test_any_entry_a_bundle_holds_is_a_refusal_or_a_valid_entry_never_an_error(
         spec = codebundle._Finder.find_spec(name, [str(Path(codebundle.__file__).parent)])
         assert spec is None  # (no such module: the entry cannot hold)
         assert codebundle._holds(value, name) in (True, False)
+
+
+def test_a_module_put_in_an_earlier_folder_within_its_clock_tick_is_imported_instead(
+    src: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    earlier, found = _folders(tmp_path, "earlier", "found")
+    (found / "plainmodule.py").write_text("VALUE = 1\n", encoding="utf-8")
+    (earlier / "unrelated.py").write_text("", encoding="utf-8")  # (the earlier folder changed just now)
+    ticked = earlier.stat().st_mtime_ns
+    assert _settled(src, [earlier, found]) == 1
+    # A module of its name put in the earlier folder within the same tick of the file system's clock: the folder's
+    # modification time does not move (put back as it was, as a coarse clock leaves it).
+    (earlier / "plainmodule.py").write_text("VALUE = 2\n", encoding="utf-8")
+    os.utime(earlier, ns=(ticked, ticked))
+    assert _settled(src, [earlier, found]) == 2
+
+
+def _settled(src: Path, folders: list[Path]) -> int:  # noqa: F811
+    """The value of ``plainmodule`` imported with *folders* first on sys.path, with the bundle's own rule for
+    sources and folders modified just now."""
+    code = OTHERS.replace("FOLDERS", repr([str(f) for f in folders])).replace("NAMES", "('plainmodule',)")
+    proc = _run(src, code, settle=True)
+    assert proc.returncode == 0, proc.stderr
+    value: int = json.loads(proc.stdout)["values"]["plainmodule"]
+    return value
+
+
+def test_a_source_edited_with_the_same_size_within_its_clock_tick_is_loaded_from_its_file(
+    src: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    [found] = _folders(tmp_path, "found")
+    source = found / "plainmodule.py"
+    source.write_text("VALUE = 1\n", encoding="utf-8")
+    os.utime(found, ns=(OLD_NS, OLD_NS))
+    ticked = source.stat().st_mtime_ns
+    assert _settled(src, [found]) == 1
+    source.write_text("VALUE = 2\n", encoding="utf-8")  # (the same size, the time put back: one tick)
+    os.utime(source, ns=(ticked, ticked))
+    # (the interpreter's own compiled file is as blind to that edit as a bundle would be, by its mtime in seconds:
+    # without it, an import with nothing kept reads the source)
+    for compiled in (found / "__pycache__").iterdir():
+        compiled.unlink()
+    assert _settled(src, [found]) == 2
+
+
+def test_a_module_whose_source_and_folders_are_older_than_the_tick_is_noted_and_then_served(
+    src: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    earlier, found = _folders(tmp_path, "earlier", "found")
+    (found / "plainmodule.py").write_text("VALUE = 1\n", encoding="utf-8")
+    for path in (found / "plainmodule.py", found, earlier):
+        os.utime(path, ns=(OLD_NS, OLD_NS))
+    code = OTHERS.replace("FOLDERS", repr([str(earlier), str(found)])).replace("NAMES", "('plainmodule',)")
+    first = json.loads(_run(src, code, settle=True).stdout)
+    assert "plainmodule" in first["noted"]
+    second = json.loads(_run(src, code, settle=True).stdout)
+    assert (second["files"], second["noted"], second["values"]["plainmodule"]) == ([], [], 1)
