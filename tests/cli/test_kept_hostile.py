@@ -1,0 +1,98 @@
+"""A kept answer against what a hostile or unlucky user does to what it rests on: the answer is always the one a
+run that keeps nothing gives (``TIERLOCK_CACHE_DIR`` empty), with the same output and exit code.
+
+Real console-script runs on the 3-tier project of ``tests/cli/test_kept_runs.py``: each command is run until its
+answer is kept, then a kept entry is spoilt on disk, or an installed file of a tier is replaced by a symlink to an
+equal file, by a folder, or by a file of the same size within the clock's tick, and the next run is compared with
+a full one.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.kept import World, backdate, twice
+from tierlock import keptseal
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> World:
+    return World(tmp_path_factory.mktemp("hostile"))
+
+
+@pytest.fixture
+def kept(world: World) -> Iterator[World]:
+    """The world with files dated back and an empty cache folder of its own (removed after)."""
+    shutil.rmtree(world.cache, ignore_errors=True)
+    backdate(world.project, world.venv)
+    yield world
+    shutil.rmtree(world.cache, ignore_errors=True)
+
+
+def _full(world: World, argv: list[str]) -> subprocess.CompletedProcess[str]:
+    proc, _modules = world.run(argv, TIERLOCK_CACHE_DIR="")
+    return proc
+
+
+def _same(after: subprocess.CompletedProcess[str], full: subprocess.CompletedProcess[str]) -> None:
+    assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
+
+
+@pytest.mark.parametrize("command", ["check", "probe"])
+def test_a_kept_entry_whose_head_length_is_spoilt_gives_the_full_answer(kept: World, command: str) -> None:
+    argv = kept.argv(command)
+    twice(kept, argv)
+    start = len(keptseal.SEAL2) + 32
+    spoilt = 0
+    for entry in kept.cache.glob("runs-*.marshal"):
+        data = entry.read_bytes()
+        if data.startswith(keptseal.SEAL2):
+            entry.write_bytes(data[:start] + (2**62).to_bytes(8, "little") + data[start + 8 :])
+            spoilt += 1
+    assert spoilt
+    after, _ = kept.run(argv)
+    _same(after, _full(kept, argv))
+
+
+def _library(world: World) -> Path:
+    site = next(world.venv.glob("lib/python*/site-packages"))
+    return next((site / "brainpkg03").glob("_speed*"))
+
+
+@pytest.mark.parametrize("command", ["probe", "status", "admit"])
+@pytest.mark.parametrize("replaced", ["symlink", "folder", "same-size-same-time"])
+def test_an_installed_file_replaced_gives_the_answer_of_a_run_that_keeps_nothing(
+    kept: World, command: str, replaced: str
+) -> None:
+    argv = kept.argv(command, "--deep") if command == "probe" else kept.argv(command)
+    twice(kept, argv)
+    library = _library(kept)
+    data = library.read_bytes()
+    was = library.stat()
+    aside = kept.root / "aside.so"
+    try:
+        library.unlink()
+        if replaced == "symlink":  # an equal file elsewhere
+            aside.write_bytes(data)
+            library.symlink_to(aside)
+        elif replaced == "folder":
+            library.mkdir()
+        else:  # a byte changed, its time put back (a write within the tick), a new inode
+            library.write_bytes(bytes([data[0] ^ 1]) + data[1:])
+            os.utime(library, ns=(was.st_atime_ns, was.st_mtime_ns))
+        after, _ = kept.run(argv)
+        _same(after, _full(kept, argv))
+    finally:
+        if library.is_symlink() or library.is_file():
+            library.unlink()
+        elif library.is_dir():
+            library.rmdir()
+        library.write_bytes(data)
+        aside.unlink(missing_ok=True)
+        backdate(kept.project, kept.venv)
