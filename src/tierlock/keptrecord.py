@@ -34,7 +34,7 @@ from tierlock.keptrun import (
     who,
 )
 from tierlock.keptseal import seal
-from tierlock.keptsig import module_files, parent, recent, seen_sig
+from tierlock.keptsig import module_files, parent, recent, seen_sig, shadows
 from tierlock.keptwatch import Tee, WatchedEnviron
 from tierlock.probing.libcache import dump, folder
 
@@ -337,7 +337,8 @@ class Recorder:
         found, lfound = self.found, self.lfound
         stats = {path: seen_sig(path, found.get(path)) for path in sorted(self.stats | sources)}
         lstats = {path: seen_sig(path, lfound.get(path), follow=False) for path in sorted(self.lstats)}
-        lists = {path: listing(path) for path in sorted(self.listed)}
+        shadowed, portions = shadows(settled)  # (a module put first on sys.path: what a full run would import)
+        lists = {path: listing(path) for path in sorted(self.listed | portions)}
         scans = {path: scan(path) for path in sorted(self.scanned)}
         looked = [*stats.values(), *lstats.values(), *(stat_sig(p) for p in (*files, *lists, *scans, *summaries))]
         looked += [sig for entries in scans.values() if isinstance(entries, tuple) for _name, sig in entries]
@@ -345,6 +346,7 @@ class Recorder:
             return None  # modified too recently to be sure a later change would be seen
         return {"who": who, "env": dict(self.env), "stats": stats, "lstats": lstats, "lists": lists, "scans": scans} | {
             "files": files,
+            "shadows": shadowed,
             "parts": self.parts(files),
             "summaries": summaries,
             "rerun": {"calls": {path: self.told[path] for path in summaries}, "surveys": self.surveys},

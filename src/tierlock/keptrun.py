@@ -71,7 +71,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Bump when the kept entry's shape or meaning changes.
-SCHEMA = 4
+SCHEMA = 5
 #: The commands whose answer may be kept.
 COMMANDS = frozenset({"check", "probe", "status", "admit"})
 #: Global options that take a value (``--project DIR``), to find the command on a command line.
@@ -249,8 +249,8 @@ def holds(entry: dict[str, Any], argv: Sequence[str], seen: list[Any] | None = N
             changed = now[: len(was)] != was and (now[0] & 0o170000 != 0o100000 or digest(path) != bytes_were)
             if changed and not _loose().parts_hold(path, parts, look, seen):  # a pyproject.toml: its parts too
                 return False
-        if not isinstance(entry["out"], list):
-            return False
+        if not isinstance(entry["out"], list) or not shadows_hold(entry.get("shadows") or {}):
+            return False  # (a module put first on sys.path: a full run would import it)
         summaries: dict[str, Any] = entry.get("summaries") or {}  # (a lock's or an arming's: no census ran)
         loose = summaries.keys() | parts.keys()
         for path, was in entry["lstats"].items():
@@ -267,6 +267,40 @@ def holds(entry: dict[str, Any], argv: Sequence[str], seen: list[Any] | None = N
         return summaries_hold(summaries, look, entry.get("rerun"), seen)
     except (KeyError, TypeError, ValueError, AttributeError):
         return False
+
+
+def shadows_hold(shadows: dict[str, Any]) -> bool:
+    """Whether no module was put in a folder of :data:`sys.path` where the import system would take it for one the
+    run loaded from a later folder or another file (*shadows*: :func:`tierlock.keptsig.shadows`): each folder's
+    modification time as it was, or else nothing of those names in it (:func:`unshadowed`)."""
+    return all(
+        (mtime is not None and _mtime(path) == mtime) or unshadowed(path, names)
+        for path, (mtime, names) in shadows.items()
+    )
+
+
+def _mtime(path: str) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError as exc:
+        return failed(exc)
+
+
+def unshadowed(path: str, names: dict[str, str]) -> bool:
+    """Whether the folder *path* holds no entry the path finder could take for a module of *names* (name -> the
+    one entry of that name allowed: the file or folder it was loaded from): its name before the first dot is not
+    one of them, or it is the one allowed. A folder not there holds none; one that cannot be listed may."""
+    try:
+        entries = os.listdir(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    for name in entries:
+        allowed = names.get(name.partition(".")[0])
+        if allowed is not None and name != allowed:
+            return False
+    return True
 
 
 def scan_holds(path: str, was: Any, sig: Callable[[str], tuple[int, ...]], loose: Container[str]) -> bool:

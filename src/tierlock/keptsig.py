@@ -50,3 +50,50 @@ def module_files() -> tuple[set[str], set[str]]:
         if isinstance(cached, str):
             read.add(cached)
     return read, sources
+
+
+def shadows(settled_ns: int) -> tuple[dict[str, tuple[int | None, dict[str, str]]], set[str]]:
+    """What a module put in a folder of :data:`sys.path` would shadow: for each folder searched for a top-level
+    module loaded from a file (the folders before its own, and its own), its modification time (ns; None when it
+    was modified at or after *settled_ns*: a change within the clock's tick may leave it; ``-errno``: not there),
+    and the names whose entries would be taken there (module name -> the entry it was loaded from in that folder,
+    ``""`` for none: :func:`tierlock.keptrun.unshadowed`); and the folders of such a name already there (a
+    namespace portion the path finder passed over, which an ``__init__`` put in it makes the module, with no change
+    to the folder holding it): their listings are kept too. Submodules are found in their package's own folder."""
+    try:
+        here = os.getcwd()
+    except OSError:
+        here = ""
+    paths = [entry or here for entry in sys.path if type(entry) is str]
+    names_of: dict[str, dict[str, str]] = {}
+    for name, module in list(sys.modules.items()):
+        spec = getattr(module, "__spec__", None)
+        origin = getattr(spec, "origin", None)
+        if "." in name or not getattr(spec, "has_location", False) or not isinstance(origin, str):
+            continue
+        found = os.path.dirname(origin) if spec.submodule_search_locations is not None else origin  # type: ignore[union-attr]
+        container = os.path.dirname(found)
+        if container not in paths:
+            continue  # (found by a finder of its own: not through the folders of sys.path)
+        for folder in paths[: paths.index(container)]:
+            names_of.setdefault(folder, {})[name] = ""
+        names_of.setdefault(container, {})[name] = os.path.basename(found)
+    table: dict[str, tuple[int | None, dict[str, str]]] = {}
+    portions: set[str] = set()
+    for folder, names in names_of.items():
+        try:
+            mtime: int | None = _real_stat(folder).st_mtime_ns
+        except OSError as exc:
+            mtime = -(exc.errno or 1)
+        if mtime is not None and mtime >= settled_ns:
+            mtime = None
+        try:
+            entries = os.listdir(folder)
+        except OSError:
+            entries = []
+        for entry in entries:
+            allowed = names.get(entry.partition(".")[0])
+            if allowed is not None and entry != allowed and os.path.isdir(os.path.join(folder, entry)):
+                portions.add(os.path.join(folder, entry))
+        table[folder] = (mtime, names)
+    return table, portions

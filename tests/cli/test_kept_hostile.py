@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.kept import World, backdate, twice
+from tests.support.kept import HEAVY, World, backdate, twice
 from tierlock import keptseal
 
 
@@ -96,3 +96,49 @@ def test_an_installed_file_replaced_gives_the_answer_of_a_run_that_keeps_nothing
         library.write_bytes(data)
         aside.unlink(missing_ok=True)
         backdate(kept.project, kept.venv)
+
+
+#: A console-script run with a folder of the user's first on the module search path (``PYTHONPATH``).
+EARLIER = "import sys; sys.argv[1:] = {argv!r}; from tierlock._entry import tierlock; tierlock()"
+
+
+@pytest.mark.parametrize(
+    "shadow",
+    ["packaging.py", "packaging/__init__.py", "tomllib.py", "token.py"],
+    ids=["module", "package", "stdlib-module", "stdlib-module-imported-by-one"],
+)
+@pytest.mark.parametrize("namespace", [False, True], ids=["new", "in-a-folder-of-its-name"])
+def test_a_module_put_first_on_the_search_path_gives_the_answer_of_a_run_that_keeps_nothing(
+    kept: World, tmp_path: Path, shadow: str, namespace: bool
+) -> None:
+    """A module of the name of one the full run imports, put in a folder before its own on sys.path (a file of
+    the project's named like a module of the standard library, run with ``python -m``; a ``PYTHONPATH`` folder):
+    the run that keeps nothing imports it; the kept answer is not given."""
+    first = tmp_path / "first"
+    first.mkdir()
+    name = shadow.split("/", maxsplit=1)[0].removesuffix(".py")
+    if namespace:  # a folder of its name there (a namespace portion: the path finder passes over it)
+        (first / name).mkdir()
+    backdate(first)
+    argv = kept.argv("check")
+    env = {"PYTHONPATH": str(first)}
+    twice_with(kept, argv, env)
+    (first / shadow).parent.mkdir(exist_ok=True)
+    (first / shadow).write_text('raise ImportError("the module of the project")\n', encoding="utf-8")
+    after, _ = kept.run(argv, **env)
+    full, _ = kept.run(argv, **env, TIERLOCK_CACHE_DIR="")
+    assert "the module of the project" in full.stderr
+    # (the same error; its traceback goes through the recording of the run that could be kept)
+    assert (after.returncode, after.stdout) == (full.returncode, full.stdout)
+    assert "the module of the project" in after.stderr
+
+
+def twice_with(world: World, argv: list[str], env: dict[str, str]) -> None:
+    """Run *argv* with *env* until it is answered from a kept entry."""
+    first, _ = world.run(argv, **env)
+    for _attempt in range(3):
+        again, modules = world.run(argv, **env)
+        assert (again.returncode, again.stdout) == (first.returncode, first.stdout)
+        if not modules & HEAVY:
+            return
+    raise AssertionError(f"{argv} was never answered from a kept entry")

@@ -1,0 +1,104 @@
+"""What a module put first on :data:`sys.path` would shadow, as a kept answer keeps it (:func:`tierlock.keptsig.shadows`)
+and checks it again (:func:`tierlock.keptrun.shadows_hold`): the folders searched for each top-level module the run
+loaded, by their modification time when it had settled, else by what they hold."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import types
+from importlib.machinery import ModuleSpec, SourceFileLoader
+from pathlib import Path
+
+import pytest
+
+from tierlock import keptrun, keptsig
+
+OLD = time.time_ns() - 60_000_000_000
+
+
+def _module(name: str, origin: Path, *, package: bool = False) -> types.ModuleType:
+    module = types.ModuleType(name)
+    spec = ModuleSpec(name, SourceFileLoader(name, str(origin)), origin=str(origin), is_package=package)
+    spec.has_location = True
+    module.__spec__ = spec
+    return module
+
+
+@pytest.fixture
+def folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """Two folders first on sys.path: ``first`` empty, ``second`` holding ``plainmod.py`` and ``plainpkg/``, both
+    loaded (the only modules: sys.modules replaced)."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    (second / "plainpkg").mkdir(parents=True)
+    (second / "plainmod.py").write_text("", encoding="utf-8")
+    (second / "plainpkg" / "__init__.py").write_text("", encoding="utf-8")
+    monkeypatch.setattr(sys, "path", [str(first), str(second)])
+    modules = {
+        "plainmod": _module("plainmod", second / "plainmod.py"),
+        "plainpkg": _module("plainpkg", second / "plainpkg" / "__init__.py", package=True),
+        "plainpkg.sub": _module("plainpkg.sub", second / "plainpkg" / "sub.py"),
+        "builtin_like": types.ModuleType("builtin_like"),
+    }
+    monkeypatch.setattr(sys, "modules", modules)
+    for folder in (first, second):
+        os.utime(folder, ns=(OLD, OLD))
+    return first, second
+
+
+def test_each_folder_searched_is_kept_with_the_names_it_could_shadow(folders: tuple[Path, Path]) -> None:
+    first, second = folders
+    table, portions = keptsig.shadows(time.time_ns() - keptrun.SETTLE_NS)
+    assert table == {
+        str(first): (OLD, {"plainmod": "", "plainpkg": ""}),
+        str(second): (OLD, {"plainmod": "plainmod.py", "plainpkg": "plainpkg"}),
+    }
+    assert portions == set()
+    assert keptrun.shadows_hold(table)
+
+
+def test_a_folder_modified_just_now_is_kept_by_what_it_holds(folders: tuple[Path, Path]) -> None:
+    first, _second = folders
+    os.utime(first, ns=(OLD, time.time_ns()))
+    table, _portions = keptsig.shadows(time.time_ns() - keptrun.SETTLE_NS)
+    assert table[str(first)][0] is None
+    assert keptrun.shadows_hold(table)
+    (first / "unrelated.py").write_text("", encoding="utf-8")
+    assert keptrun.shadows_hold(table)
+    (first / "plainmod.py").write_text("", encoding="utf-8")
+    os.utime(first, ns=(OLD, OLD))  # (its time as it was: what it holds decides)
+    assert not keptrun.shadows_hold(table)
+
+
+@pytest.mark.parametrize(
+    "added",
+    ["first/plainmod.py", "first/plainpkg", "first/plainmod.cpython-311-x86_64-linux-gnu.so", "second/plainpkg.so"],
+)
+def test_a_module_of_a_name_loaded_put_before_the_one_loaded_stops_the_answer_holding(
+    folders: tuple[Path, Path], added: str
+) -> None:
+    first, _second = folders
+    table, _portions = keptsig.shadows(time.time_ns() - keptrun.SETTLE_NS)
+    path = first.parent / added
+    if "." in path.name:
+        path.write_text("", encoding="utf-8")
+    else:
+        path.mkdir()
+    assert not keptrun.shadows_hold(table)
+
+
+def test_a_folder_of_a_loaded_modules_name_already_there_is_kept_by_its_listing(folders: tuple[Path, Path]) -> None:
+    first, _second = folders
+    (first / "plainmod").mkdir()
+    os.utime(first, ns=(OLD, OLD))
+    _table, portions = keptsig.shadows(time.time_ns() - keptrun.SETTLE_NS)
+    assert portions == {str(first / "plainmod")}
+
+
+def test_a_folder_not_there_holds_nothing_and_one_that_is_not_a_folder_may(tmp_path: Path) -> None:
+    assert keptrun.unshadowed(str(tmp_path / "missing"), {"plainmod": ""})
+    (tmp_path / "file.zip").write_bytes(b"")
+    assert not keptrun.unshadowed(str(tmp_path / "file.zip"), {"plainmod": ""})
+    assert keptrun.unshadowed(str(tmp_path), {"plainmod": ""})
