@@ -1,6 +1,6 @@
-"""What a module put first on :data:`sys.path` would shadow, as a kept answer keeps it (:func:`tierlock.keptsig.shadows`)
-and checks it again (:func:`tierlock.keptrun.shadows_hold`): the folders searched for each top-level module the run
-loaded, by their modification time when it had settled, else by what they hold."""
+"""What a module put first on :data:`sys.path` would shadow, as a kept answer keeps it
+(:func:`tierlock.keptsig.shadows`) and checks it again (:func:`tierlock.keptrun.shadows_hold`): the folders searched
+for each top-level module the run loaded, by their modification time when it had settled, else by what they hold."""
 
 from __future__ import annotations
 
