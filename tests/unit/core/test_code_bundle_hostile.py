@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import marshal
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -188,3 +189,23 @@ def test_a_module_whose_source_and_folders_are_older_than_the_tick_is_noted_and_
     assert "plainmodule" in first["noted"]
     second = json.loads(_run(src, code, settle=True).stdout)
     assert (second["files"], second["noted"], second["values"]["plainmodule"]) == ([], [], 1)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=200), magic=st.booleans())
+def test_any_bytes_in_a_bundles_place_are_read_without_an_error_and_serve_nothing(
+    data: bytes, magic: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from importlib.util import MAGIC_NUMBER
+
+    bundle = tmp_path / "spoilt.bundle"
+    bundle.write_bytes((MAGIC_NUMBER if magic else b"") + data)
+    with monkeypatch.context() as patch:
+        patch.setattr(sys, "meta_path", list(sys.meta_path))
+        patch.setattr(codebundle, "path_of", lambda command: str(bundle))
+        for name in ("_entries", "_core", "_codes"):
+            patch.setattr(codebundle, name, {})
+        patch.setattr(codebundle, "_where", [])
+        patch.setattr(codebundle, "_others", [])
+        codebundle.install("check")
+        assert codebundle._entries == codebundle._core == codebundle._codes == {}
