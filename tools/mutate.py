@@ -95,6 +95,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/core/test_project_parts.py",
             "tests/unit/core/test_kept_record_lookups.py",
             "tests/unit/core/test_kept_census_packed.py",
+            "tests/unit/core/test_kept_shadows.py",
         ),
     ),
     # A kept answer's entry on disk in two parts: the head compared first, the look-ups read only when it holds.
@@ -102,6 +103,7 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/keptseal.py",),
         (
             "tests/unit/core/test_kept_entry_in_two_parts.py",
+            "tests/unit/core/test_kept_entry_corrupted.py",
             "tests/unit/core/test_kept_answers_order.py",
             "tests/unit/core/test_kept_answers.py",
         ),
@@ -159,6 +161,7 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/installer/builds.py",),
         (
             "tests/unit/installer/test_build_planning.py",
+            "tests/unit/installer/test_build_planning_against_packaging.py",
             "tests/unit/installer/test_buildfailure.py",
             "tests/unit/lockfiles/test_no_build_proof.py",
             # The refusal before the backend, the builds said and explained: real armings.
@@ -186,7 +189,10 @@ MODULES: dict[str, Module] = {
         ("tests/unit/installer/test_installer_receipts*.py", "tests/unit/installer/test_receipts_*.py"),
     ),
     # A read-only command's full run's code from one bundle (the import system's checks kept).
-    "codebundle.py": Module(("src/tierlock/codebundle.py",), ("tests/unit/core/test_code_bundle.py",)),
+    "codebundle.py": Module(
+        ("src/tierlock/codebundle.py",),
+        ("tests/unit/core/test_code_bundle.py", "tests/unit/core/test_code_bundle_hostile.py"),
+    ),
     # pathlib loaded without urllib.parse, and without ntpath's searches for Windows' own modules.
     "lightpathlib.py": Module(("src/tierlock/lightpathlib.py",), ("tests/unit/core/test_full_run_light_stand_ins.py",)),
     # The shell quoting that stands in for shlex on the read-only commands' path, and the remedies built with it.
@@ -351,6 +357,7 @@ MODULES: dict[str, Module] = {
         (
             "tests/unit/lockfiles/test_artifact_record.py",
             "tests/unit/lockfiles/test_artifact_record_kept.py",
+            "tests/unit/lockfiles/test_artifact_record_quick_read_fuzzed.py",
             "tests/unit/lockfiles/test_wheel_coverage.py",
             "tests/unit/lockfiles/test_no_build_proof.py",
             "tests/unit/tiers/test_platforms.py",
