@@ -209,3 +209,31 @@ def test_any_bytes_in_a_bundles_place_are_read_without_an_error_and_serve_nothin
         patch.setattr(codebundle, "_others", [])
         codebundle.install("check")
         assert codebundle._entries == codebundle._core == codebundle._codes == {}
+
+
+def test_a_bundle_entry_whose_compiled_file_is_of_another_type_is_not_served(src: Path) -> None:  # noqa: F811
+    _load(src)
+    entries = marshal.loads(_bundle(src).read_bytes()[4:])[1]
+    _spoilt_entry(src, "tierlock.tiers.loader", (*entries["tierlock.tiers.loader"][:6], 5))
+    after = _load(src)
+    assert _opened(after, "tiers", "loader")
+    assert "tierlock.tiers.loader" in after["noted"]
+
+
+#: A module served, whose code is then asked of its loader again (``runpy``, a debugger): read from its file.
+AGAIN = """
+import json
+from tierlock import codebundle
+codebundle.install("check")
+import tierlock.tiers.loader as m
+m.__loader__.get_code(m.__name__)
+m.__loader__.get_code(m.__name__)
+print(json.dumps(sorted(codebundle._noted)))
+"""
+
+
+def test_a_served_modules_code_asked_again_is_read_from_its_file_and_not_noted(src: Path) -> None:  # noqa: F811
+    _load(src)
+    proc = _run(src, AGAIN)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == []
