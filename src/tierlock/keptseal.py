@@ -2,8 +2,8 @@
 
 An entry (:mod:`tierlock.keptrun`) is refused at the first thing it rests on that changed, and the files the run
 read (pyproject.toml, the lockfiles: a few) are compared first; the look-ups (a stat of every file of the locked
-closure: ~8,300 on a project of 13 tiers, ~80% of the entry's bytes), the folders, the census's files and the answer
-itself only when those hold. So the entry is written as two parts (:func:`seal`): a head (the command line, the
+closure: ~8,300 on a project of 13 tiers, ~80% of the entry's bytes), the folders (and those of ``sys.path`` searched
+for the modules it ran), the census's files and the answer itself only when those hold. So the entry is written as two parts (:func:`seal`): a head (the command line, the
 environment variables, the files read, the exit code) sealed by its sha256, then the rest, whose own sha256 the
 head holds. :func:`load` reads, checks and decodes the head alone; the rest is read, checked and decoded when one of
 its tables is first asked for (:class:`Entry`): the first run after an edit of a file read (a dependency bound
@@ -29,7 +29,7 @@ SEAL = b"tierlock-kept-1\n"
 #: What an entry sealed in two parts begins with, before the head's sha256 and length.
 SEAL2 = b"tierlock-kept-2\n"
 #: The tables kept after the head: read, checked and decoded only when one is asked for.
-TAIL = ("stats", "lstats", "lists", "scans", "summaries", "out")
+TAIL = ("stats", "lstats", "lists", "scans", "summaries", "out", "shadows")
 _HEAD = len(SEAL2) + 32 + 8
 """Bytes before the head: the seal, the head's sha256, its length."""
 
