@@ -2,14 +2,15 @@
 
 An entry (:mod:`tierlock.keptrun`) is refused at the first thing it rests on that changed, and the files the run
 read (pyproject.toml, the lockfiles: a few) are compared first; the look-ups (a stat of every file of the locked
-closure: ~8,300 on a project of 13 tiers, ~80% of the entry's bytes), the folders (and those of ``sys.path`` searched
-for the modules it ran), the census's files and the answer itself only when those hold. So the entry is written as two parts (:func:`seal`): a head (the command line, the
-environment variables, the files read, the exit code) sealed by its sha256, then the rest, whose own sha256 the
-head holds. :func:`load` reads, checks and decodes the head alone; the rest is read, checked and decoded when one of
-its tables is first asked for (:class:`Entry`): the first run after an edit of a file read (a dependency bound
-lowered in pyproject.toml) pays for a few kilobytes instead of a megabyte. A rest whose bytes changed since (a disk
-error, another entry's rest) is no rest: asking for one of its tables raises ``KeyError``, and
-:func:`tierlock.keptrun.holds` takes that as an entry that does not hold.
+closure: ~8,300 on a project of 13 tiers, ~80% of the entry's bytes), the folders (and those of ``sys.path``
+searched for the modules it ran), the census's files and the answer itself only when those hold. So the entry is
+written as two parts (:func:`seal`): a head (the command line, the environment variables, the files read, the exit
+code) sealed by its sha256, then the rest, whose own sha256 the head holds. :func:`load` reads, checks and decodes
+the head alone; the rest is read, checked and decoded when one of its tables is first asked for (:class:`Entry`):
+the first run after an edit of a file read (a dependency bound lowered in pyproject.toml) pays for a few kilobytes
+instead of a megabyte. A rest whose bytes changed since (a disk error, another entry's rest) is no rest: asking for
+one of its tables raises ``KeyError``, and :func:`tierlock.keptrun.holds` takes that as an entry that does not hold.
+A head whose length field is beyond the file's end is no entry.
 """
 
 from __future__ import annotations
