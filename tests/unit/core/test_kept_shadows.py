@@ -29,20 +29,21 @@ def _module(name: str, origin: Path, *, package: bool = False) -> types.ModuleTy
 @pytest.fixture
 def folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     """Two folders first on sys.path: ``first`` empty, ``second`` holding ``plainmod.py`` and ``plainpkg/``, both
-    loaded (the only modules: sys.modules replaced)."""
+    loaded (the only modules: sys.path and sys.modules as :mod:`tierlock.keptsig` sees them replaced)."""
     first, second = tmp_path / "first", tmp_path / "second"
     first.mkdir()
     (second / "plainpkg").mkdir(parents=True)
     (second / "plainmod.py").write_text("", encoding="utf-8")
     (second / "plainpkg" / "__init__.py").write_text("", encoding="utf-8")
-    monkeypatch.setattr(sys, "path", [str(first), str(second)])
+    (tmp_path / "elsewhere").mkdir()
     modules = {
+        "builtin_like": types.ModuleType("builtin_like"),
+        "elsewhere": _module("elsewhere", tmp_path / "elsewhere" / "elsewhere.py"),  # (a finder of its own found it)
         "plainmod": _module("plainmod", second / "plainmod.py"),
         "plainpkg": _module("plainpkg", second / "plainpkg" / "__init__.py", package=True),
         "plainpkg.sub": _module("plainpkg.sub", second / "plainpkg" / "sub.py"),
-        "builtin_like": types.ModuleType("builtin_like"),
     }
-    monkeypatch.setattr(sys, "modules", modules)
+    monkeypatch.setattr(keptsig, "sys", types.SimpleNamespace(path=[str(first), str(second)], modules=modules))
     for folder in (first, second):
         os.utime(folder, ns=(OLD, OLD))
     return first, second
@@ -102,3 +103,16 @@ def test_a_folder_not_there_holds_nothing_and_one_that_is_not_a_folder_may(tmp_p
     (tmp_path / "file.zip").write_bytes(b"")
     assert not keptrun.unshadowed(str(tmp_path / "file.zip"), {"plainmod": ""})
     assert keptrun.unshadowed(str(tmp_path), {"plainmod": ""})
+
+
+def test_the_current_folder_gone_is_no_error(folders: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    first, second = folders
+
+    def gone() -> str:
+        raise FileNotFoundError(2, "gone")
+
+    monkeypatch.setattr(keptsig.sys, "path", ["", str(second)])
+    monkeypatch.setattr(os, "getcwd", gone)
+    table, _portions = keptsig.shadows(time.time_ns() - keptrun.SETTLE_NS)
+    assert table[""][1] == {"plainmod": "", "plainpkg": ""}
+    assert str(second) in table
