@@ -5,7 +5,6 @@ for each top-level module the run loaded, by their modification time when it had
 from __future__ import annotations
 
 import os
-import sys
 import time
 import types
 from importlib.machinery import ModuleSpec, SourceFileLoader
@@ -106,7 +105,7 @@ def test_a_folder_not_there_holds_nothing_and_one_that_is_not_a_folder_may(tmp_p
 
 
 def test_the_current_folder_gone_is_no_error(folders: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
-    first, second = folders
+    _first, second = folders
 
     def gone() -> str:
         raise FileNotFoundError(2, "gone")
