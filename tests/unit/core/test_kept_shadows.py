@@ -110,7 +110,7 @@ def test_the_current_folder_gone_is_no_error(folders: tuple[Path, Path], monkeyp
     def gone() -> str:
         raise FileNotFoundError(2, "gone")
 
-    monkeypatch.setattr(keptsig.sys, "path", ["", str(second)])
+    monkeypatch.setattr(keptsig.sys, "path", ["", str(second)])  # type: ignore[attr-defined]
     monkeypatch.setattr(os, "getcwd", gone)
     table, _portions = keptsig.shadows(time.time_ns() - keptrun.SETTLE_NS)
     assert table[""][1] == {"plainmod": "", "plainpkg": ""}
