@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import os
 import sys
+from _frozen_importlib_external import FileFinder
 
 from tierlock.keptrun import stat_sig
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: The look-up of the file system itself (a recorded run replaces :func:`os.stat` with its own).
 _real_stat = os.stat
@@ -67,9 +72,11 @@ def shadows(settled_ns: int) -> tuple[dict[str, tuple[int | None, dict[str, str]
     paths = [entry or here for entry in sys.path if type(entry) is str]
     names_of: dict[str, dict[str, str]] = {}
     for name, module in list(sys.modules.items()):
+        if "." in name:
+            continue
         spec = getattr(module, "__spec__", None)
         origin = getattr(spec, "origin", None)
-        if "." in name or not getattr(spec, "has_location", False) or not isinstance(origin, str):
+        if not getattr(spec, "has_location", False) or not isinstance(origin, str):
             continue
         found = os.path.dirname(origin) if spec.submodule_search_locations is not None else origin  # type: ignore[union-attr]
         container = os.path.dirname(found)
@@ -82,18 +89,28 @@ def shadows(settled_ns: int) -> tuple[dict[str, tuple[int | None, dict[str, str]
     portions: set[str] = set()
     for folder, names in names_of.items():
         try:
-            mtime: int | None = _real_stat(folder).st_mtime_ns
+            st = _real_stat(folder)
         except OSError as exc:
-            mtime = -(exc.errno or 1)
-        if mtime is not None and mtime >= settled_ns:
-            mtime = None
-        try:
-            entries = os.listdir(folder)
-        except OSError:
-            entries = []
-        for entry in entries:
-            allowed = names.get(entry.partition(".")[0])
-            if allowed is not None and entry != allowed and os.path.isdir(os.path.join(folder, entry)):
-                portions.add(os.path.join(folder, entry))
-        table[folder] = (mtime, names)
+            table[folder] = (-(exc.errno or 1), names)
+            continue
+        settled = st.st_mtime_ns < settled_ns
+        entries = _entries(folder, st.st_mtime) if settled else None
+        if entries is None:
+            try:
+                entries = frozenset(os.listdir(folder))
+            except OSError:
+                entries = frozenset()
+        for name, allowed in names.items():
+            if name in entries and name != allowed and os.path.isdir(os.path.join(folder, name)):
+                portions.add(os.path.join(folder, name))
+        table[folder] = (st.st_mtime_ns if settled else None, names)
     return table, portions
+
+
+def _entries(folder: str, mtime: float) -> Any:
+    """The names in *folder* as the import system's finder of it listed them, when it listed them at its modification
+    time *mtime* (a time that had settled: nothing changed since); None otherwise."""
+    finder = sys.path_importer_cache.get(folder)
+    if type(finder) is not FileFinder or getattr(finder, "_path_mtime", None) != mtime:
+        return None
+    return getattr(finder, "_path_cache", None)

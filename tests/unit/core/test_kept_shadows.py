@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import time
 import types
-from importlib.machinery import ModuleSpec, SourceFileLoader
+from importlib.machinery import FileFinder, ModuleSpec, SourceFileLoader
 from pathlib import Path
 
 import pytest
@@ -42,7 +42,8 @@ def folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path
         "plainpkg": _module("plainpkg", second / "plainpkg" / "__init__.py", package=True),
         "plainpkg.sub": _module("plainpkg.sub", second / "plainpkg" / "sub.py"),
     }
-    monkeypatch.setattr(keptsig, "sys", types.SimpleNamespace(path=[str(first), str(second)], modules=modules))
+    view = types.SimpleNamespace(path=[str(first), str(second)], modules=modules, path_importer_cache={})
+    monkeypatch.setattr(keptsig, "sys", view)
     for folder in (first, second):
         os.utime(folder, ns=(OLD, OLD))
     return first, second
@@ -115,3 +116,19 @@ def test_the_current_folder_gone_is_no_error(folders: tuple[Path, Path], monkeyp
     table, _portions = keptsig.shadows(time.time_ns() - keptrun.SETTLE_NS)
     assert table[""][1] == {"plainmod": "", "plainpkg": ""}
     assert str(second) in table
+
+
+def test_a_folder_is_known_by_its_finders_listing_when_it_was_made_at_its_settled_time(
+    folders: tuple[Path, Path],
+) -> None:
+    """The import system's finder of a folder lists it once; its listing, made when the folder had the modification
+    time it has now (settled), is what the folder holds (it is not listed again); at another time it is listed."""
+    first, _second = folders
+    finder = FileFinder(str(first), (SourceFileLoader, [".py"]))
+    finder.find_spec("plainmod")  # (lists the folder: nothing)
+    keptsig.sys.path_importer_cache[str(first)] = finder  # type: ignore[attr-defined]
+    (first / "plainmod").mkdir()  # (a namespace portion the finder's listing does not hold)
+    os.utime(first, ns=(OLD, OLD))  # (its time put back: the finder's listing is taken)
+    assert keptsig.shadows(time.time_ns() - keptrun.SETTLE_NS)[1] == set()
+    os.utime(first, ns=(OLD, OLD + 1_000_000_000))  # (another time: the folder is listed again)
+    assert keptsig.shadows(time.time_ns() - keptrun.SETTLE_NS)[1] == {str(first / "plainmod")}
