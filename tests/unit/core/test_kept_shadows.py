@@ -132,3 +132,19 @@ def test_a_folder_is_known_by_its_finders_listing_when_it_was_made_at_its_settle
     assert keptsig.shadows(time.time_ns() - keptrun.SETTLE_NS)[1] == set()
     os.utime(first, ns=(OLD, OLD + 1_000_000_000))  # (another time: the folder is listed again)
     assert keptsig.shadows(time.time_ns() - keptrun.SETTLE_NS)[1] == {str(first / "plainmod")}
+
+
+def test_a_folder_not_there_is_kept_as_such_and_holds_without_being_listed(
+    folders: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, second = folders
+    view = keptsig.sys
+    monkeypatch.setattr(view, "path", [str(first / "missing"), str(second)])  # type: ignore[attr-defined]
+    table, _portions = keptsig.shadows(time.time_ns() - keptrun.SETTLE_NS)
+    assert table[str(first / "missing")][0] == keptrun._mtime(str(first / "missing")) < 0
+
+    def listed(path: str, names: dict[str, str]) -> bool:
+        raise AssertionError(f"{path} listed")
+
+    monkeypatch.setattr(keptrun, "unshadowed", listed)
+    assert keptrun.shadows_hold(table)
