@@ -138,8 +138,8 @@ def test_a_folder_not_there_is_kept_as_such_and_holds_without_being_listed(
     folders: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     first, second = folders
-    view = keptsig.sys
-    monkeypatch.setattr(view, "path", [str(first / "missing"), str(second)])  # type: ignore[attr-defined]
+    view = keptsig.sys  # type: ignore[attr-defined]
+    monkeypatch.setattr(view, "path", [str(first / "missing"), str(second)])
     table, _portions = keptsig.shadows(time.time_ns() - keptrun.SETTLE_NS)
     assert table[str(first / "missing")][0] == keptrun._mtime(str(first / "missing")) < 0
 
