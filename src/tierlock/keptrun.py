@@ -270,9 +270,8 @@ def holds(entry: dict[str, Any], argv: Sequence[str], seen: list[Any] | None = N
 
 
 def shadows_hold(shadows: dict[str, Any]) -> bool:
-    """Whether no module was put in a folder of :data:`sys.path` where the import system would take it for one the
-    run loaded from a later folder or another file (*shadows*: :func:`tierlock.keptsig.shadows`): each folder's
-    modification time as it was, or else nothing of those names in it (:func:`unshadowed`)."""
+    """Whether no module was put where the import system would take it for one the run loaded (*shadows*:
+    :func:`tierlock.keptsig.shadows`): each folder's time as it was, or else nothing of those names in it."""
     return all(
         (mtime is not None and _mtime(path) == mtime) or unshadowed(path, names)
         for path, (mtime, names) in shadows.items()
@@ -287,20 +286,15 @@ def _mtime(path: str) -> int:
 
 
 def unshadowed(path: str, names: dict[str, str]) -> bool:
-    """Whether the folder *path* holds no entry the path finder could take for a module of *names* (name -> the
-    one entry of that name allowed: the file or folder it was loaded from): its name before the first dot is not
-    one of them, or it is the one allowed. A folder not there holds none; one that cannot be listed may."""
+    """Whether no entry of the folder *path* is named (before its first dot) as one of *names* but the one allowed
+    (name -> the entry it was loaded from). A folder not there holds none; one that cannot be listed may."""
     try:
         entries = os.listdir(path)
     except FileNotFoundError:
         return True
     except OSError:
         return False
-    for name in entries:
-        allowed = names.get(name.partition(".")[0])
-        if allowed is not None and name != allowed:
-            return False
-    return True
+    return all(names.get(name.partition(".")[0]) in (None, name) for name in entries)
 
 
 def scan_holds(path: str, was: Any, sig: Callable[[str], tuple[int, ...]], loose: Container[str]) -> bool:
