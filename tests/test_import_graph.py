@@ -102,7 +102,9 @@ LAZY_IMPORTS: dict[str, str] = {
         f"tierlock.probing{name}": _FAST
         for name in (
             ".distcache",
+            ".distprobe",
             ".distfiles",
+            ".distinfo",
             ".distribution",
             ".wholekept",
             ".facts",

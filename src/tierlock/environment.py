@@ -27,6 +27,8 @@ from tierlock.frozen import replace
 from tierlock.targetmodel import Target
 
 if TYPE_CHECKING:
+    import threading
+
     from tierlock import subproc
 
 #: ``Target`` (:mod:`tierlock.targetmodel`) is handed back by this module and imported from it by name.
@@ -128,11 +130,14 @@ def interpreter(python: str | Path) -> Path:
 
 
 class Pending:
-    """An inspection started in the background (:func:`start`); :meth:`target` waits for it."""
+    """An inspection started in the background (:func:`start`); :meth:`target` waits for it.
+
+    When what an earlier command kept of the interpreter's answer still holds (:func:`_kept`: a file read and a
+    few stats, no interpreter started), it is read at once in this thread instead: a second thread costs more
+    than that read (its start, and the two threads taking turns on the interpreter's lock while the command
+    loads its modules: ~3 ms of CPU of a full ``probe``), and nothing would overlap it (the read holds that lock)."""
 
     def __init__(self, exe: Path) -> None:
-        import threading
-
         # What the thread needs to read a kept answer, loaded here (imports in two threads take turns on the
         # import lock); the subprocess helper loads in the thread only when the target must be started.
         from tierlock import targetcache  # noqa: F401
@@ -140,6 +145,13 @@ class Pending:
 
         self.exe = exe
         self._outcome: list[Target | BaseException] = []
+        self._thread: threading.Thread | None = None
+        kept = _kept(exe)
+        if kept is not None:
+            self._outcome.append(kept)
+            return
+        import threading
+
         self._thread = threading.Thread(target=self._ask, name="tierlock-inspect", daemon=True)
         with interrupts.sheltered():  # signals go to the main thread, which waits for this one
             self._thread.start()
@@ -151,7 +163,8 @@ class Pending:
             self._outcome.append(exc)
 
     def target(self) -> Target:
-        self._thread.join()
+        if self._thread is not None:
+            self._thread.join()
         outcome = self._outcome[0]
         if isinstance(outcome, BaseException):
             raise outcome
@@ -217,6 +230,27 @@ def _described(exe: Path) -> Target:
     if seen is not None and seen[0] == _stamp(exe, seen[1]):
         return seen[1]
     target = _parse(exe, _answer(exe))
+    _SEEN[key] = (_stamp(exe, target), target)
+    return target
+
+
+def _kept(exe: Path) -> Target | None:
+    """The target at *exe* as :func:`_described` gives it when that needs no interpreter started: remembered by
+    this process, or kept by an earlier command (:func:`tierlock.targetcache.load`) and still holding; else None
+    (also for a kept answer that does not parse: :func:`_described`, asked then, reports it as it would have)."""
+    key = os.path.abspath(exe)
+    seen = _SEEN.get(key)
+    if seen is not None and seen[0] == _stamp(exe, seen[1]):
+        return seen[1]
+    from tierlock import targetcache
+
+    kept = targetcache.load(key, _cfg_folders(exe))
+    if kept is None:
+        return None
+    try:
+        target = _parse(exe, kept)
+    except (UsageError, ValueError):
+        return None
     _SEEN[key] = (_stamp(exe, target), target)
     return target
 

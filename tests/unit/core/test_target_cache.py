@@ -20,6 +20,7 @@ import pytest
 from tests.support.env import make_venv
 from tierlock import environment, subproc, targetcache
 from tierlock.environment import Target
+from tierlock.errors import UsageError
 
 OLD = time.time() - 60
 
@@ -208,3 +209,62 @@ def test_a_new_venv_that_differs_from_the_one_asked_before_is_started(
     told = _command(second)
     assert len(started) == 1
     assert told == _asked(second)
+
+
+def _threads_started(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the threads started from now on."""
+    import threading
+
+    names: list[str] = []
+    start = threading.Thread.start
+
+    def noting(thread: threading.Thread) -> None:
+        names.append(thread.name)
+        start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", noting)
+    return names
+
+
+def test_an_early_start_whose_answer_is_kept_reads_it_at_once_without_a_thread(
+    tmp_path: Path, started: list[tuple[str, ...]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    python = _armed_venv(tmp_path)
+    asked = _command(python)  # (kept on disk from here on)
+    environment._SEEN.clear()
+    threads = _threads_started(monkeypatch)
+    started.clear()
+    environment.start_early(python)
+    assert threads == []
+    assert started == []
+    assert environment.resolve(python) == asked
+    assert environment._STARTED == {}  # collected once
+
+
+def test_an_early_start_with_nothing_kept_asks_the_interpreter_in_a_thread_of_its_own(
+    tmp_path: Path, started: list[tuple[str, ...]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    python = make_venv(tmp_path / "venv")
+    monkeypatch.setenv("TIERLOCK_CACHE_DIR", "")  # nothing kept
+    environment._SEEN.clear()
+    threads = _threads_started(monkeypatch)
+    environment.start_early(python)
+    target = environment.resolve(python)
+    assert threads[:1] == ["tierlock-inspect"]
+    assert len(started) == 1
+    assert target.python == python
+
+
+def test_an_early_start_whose_kept_answer_does_not_parse_reports_it_as_without_the_early_read(
+    tmp_path: Path, started: list[tuple[str, ...]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    python = _armed_venv(tmp_path)
+    _command(python)
+    monkeypatch.setattr(targetcache, "load", lambda exe, folders: "not an answer")
+    environment._SEEN.clear()
+    environment.start_early(python)
+    with pytest.raises(UsageError, match="did not describe its environment"):
+        environment.resolve(python)
+    environment._SEEN.clear()
+    with pytest.raises(UsageError, match="did not describe its environment"):
+        environment.inspect(python)
