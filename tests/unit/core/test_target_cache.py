@@ -268,3 +268,22 @@ def test_an_early_start_whose_kept_answer_does_not_parse_reports_it_as_without_t
     environment._SEEN.clear()
     with pytest.raises(UsageError, match="did not describe its environment"):
         environment.inspect(python)
+
+
+def test_an_early_start_gives_what_this_process_remembers_only_while_it_holds(
+    tmp_path: Path, started: list[tuple[str, ...]]
+) -> None:
+    python = _armed_venv(tmp_path)
+    environment._SEEN.clear()
+    remembered = environment.inspect(python)  # (remembered by this process from here on)
+    started.clear()
+    environment.start_early(python)
+    assert environment.resolve(python) is remembered
+    extra = tmp_path / "elsewhere"
+    extra.mkdir()
+    (remembered.purelib / "more.pth").write_text(str(extra) + "\n")  # (what the answer depends on changed)
+    environment.start_early(python)
+    after = environment.resolve(python)
+    assert len(started) == 1
+    assert extra in after.paths
+    assert extra not in remembered.paths
