@@ -20,7 +20,7 @@ import pytest
 from tests.support.env import make_venv
 from tierlock import environment, subproc, targetcache
 from tierlock.environment import Target
-from tierlock.errors import UsageError
+from tierlock.errors import BackendError, UsageError
 
 OLD = time.time() - 60
 
@@ -241,18 +241,44 @@ def test_an_early_start_whose_answer_is_kept_reads_it_at_once_without_a_thread(
     assert environment._STARTED == {}  # collected once
 
 
-def test_an_early_start_with_nothing_kept_asks_the_interpreter_in_a_thread_of_its_own(
+def test_an_early_start_with_nothing_kept_starts_the_interpreter_at_once_and_reads_it_when_asked(
     tmp_path: Path, started: list[tuple[str, ...]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     python = make_venv(tmp_path / "venv")
     monkeypatch.setenv("TIERLOCK_CACHE_DIR", "")  # nothing kept
     environment._SEEN.clear()
+    asked = environment.inspect(python)
+    environment._SEEN.clear()
     threads = _threads_started(monkeypatch)
     environment.start_early(python)
+    assert len(started) == 2  # (running beside the caller from here on)
+    assert list(subproc._live) != []
     target = environment.resolve(python)
-    assert threads[:1] == ["tierlock-inspect"]
-    assert len(started) == 1
-    assert target.python == python
+    assert threads == []
+    assert len(started) == 2
+    assert subproc._live == {}  # reaped
+    assert target == asked
+    assert environment.resolve(python) is target  # remembered
+
+
+def test_an_early_start_whose_interpreter_fails_reports_it_where_the_answer_is_taken(
+    tmp_path: Path, started: list[tuple[str, ...]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    python = tmp_path / "bin" / "python"
+    python.parent.mkdir()
+    python.write_text("#!/bin/sh\necho broken >&2\nexit 3\n")
+    python.chmod(0o755)
+    monkeypatch.setenv("TIERLOCK_CACHE_DIR", "")
+    environment.start_early(python)  # (nothing raised here)
+    with pytest.raises(BackendError, match="inspecting") as early:
+        environment.resolve(python)
+    with pytest.raises(BackendError, match="inspecting") as late:
+        environment.inspect(python)
+    assert (str(early.value), early.value.exit_code) == (str(late.value), late.value.exit_code)
+    python.chmod(0o644)  # (not executable: the start itself fails)
+    environment.start_early(python)
+    with pytest.raises(PermissionError):
+        environment.resolve(python)
 
 
 def test_an_early_start_whose_kept_answer_does_not_parse_reports_it_as_without_the_early_read(
