@@ -57,6 +57,7 @@ LAZY_IMPORTS: dict[str, str] = {
     "tierlock.tiers.uvinit": _TOMLKIT,
     "tierlock.lockfiles.projectpin": _TOMLKIT,
     "tierlock.tiers.platforms": _FAST,
+    "tierlock.tiers.model": "every command loads the model: its Literal aliases are made only when one is asked for",
     "tierlock.tiers.reader": "reads every pyproject.toml: difflib loads only for a did-you-mean hint",
     "tierlock.tiers.projectmeta": "every command reads the metadata: dependency groups load for a project with groups",
     "tierlock.projectparts": "a kept answer checks a changed pyproject.toml with os and tomllib; fsutil loads to read",
@@ -102,7 +103,9 @@ LAZY_IMPORTS: dict[str, str] = {
         f"tierlock.probing{name}": _FAST
         for name in (
             ".distcache",
+            ".distprobe",
             ".distfiles",
+            ".distinfo",
             ".distribution",
             ".wholekept",
             ".facts",

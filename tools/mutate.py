@@ -188,6 +188,15 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/installer/receipts.py",),
         ("tests/unit/installer/test_installer_receipts*.py", "tests/unit/installer/test_receipts_*.py"),
     ),
+    # The target interpreter described: asked once, its answer kept; a kept answer read at once, else asked aside.
+    "environment.py": Module(
+        ("src/tierlock/environment.py",),
+        (
+            "tests/unit/core/test_target_cache.py",
+            "tests/unit/installer/test_environment.py",
+            "tests/unit/installer/test_location_incomplete.py",
+        ),
+    ),
     # A read-only command's full run's code from one bundle (the import system's checks kept).
     "codebundle.py": Module(
         ("src/tierlock/codebundle.py",),

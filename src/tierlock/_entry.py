@@ -221,8 +221,12 @@ def missing_cli_modules() -> list[str]:
 
 
 def _finds(finder: object, name: str) -> bool:
+    """Whether *finder* finds *name*; the bundle's finder is not asked (:mod:`tierlock.codebundle`: it gives a spec
+    only for a module the finders after it would find, and asks them for any other)."""
     find_spec = getattr(finder, "find_spec", None)
-    return find_spec is not None and find_spec(name, None) is not None
+    if find_spec is None or getattr(finder, "__module__", None) == "tierlock.codebundle":
+        return False
+    return find_spec(name, None) is not None
 
 
 def _cli(argv: list[str], prog: str | None = None) -> int:

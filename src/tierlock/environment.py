@@ -21,12 +21,13 @@ import sysconfig
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tierlock import interrupts
 from tierlock.errors import UsageError
 from tierlock.frozen import replace
 from tierlock.targetmodel import Target
 
 if TYPE_CHECKING:
+    import subprocess
+
     from tierlock import subproc
 
 #: ``Target`` (:mod:`tierlock.targetmodel`) is handed back by this module and imported from it by name.
@@ -128,32 +129,34 @@ def interpreter(python: str | Path) -> Path:
 
 
 class Pending:
-    """An inspection started in the background (:func:`start`); :meth:`target` waits for it."""
+    """An inspection started early (:func:`start`); :meth:`target` takes its answer (or raises what went wrong).
+
+    No thread (one cost a full ``probe`` 3-4 ms of CPU: its start, and the two threads taking turns on the
+    interpreter's lock): an answer kept that holds (:func:`_kept`) is read at once, else the interpreter is
+    started at once (:func:`_start`) and runs beside the command (its answer fits in the pipe)."""
 
     def __init__(self, exe: Path) -> None:
-        import threading
-
-        # What the thread needs to read a kept answer, loaded here (imports in two threads take turns on the
-        # import lock); the subprocess helper loads in the thread only when the target must be started.
-        from tierlock import targetcache  # noqa: F401
-        from tierlock.probing import libcache  # noqa: F401 (the cache folder)
-
         self.exe = exe
-        self._outcome: list[Target | BaseException] = []
-        self._thread = threading.Thread(target=self._ask, name="tierlock-inspect", daemon=True)
-        with interrupts.sheltered():  # signals go to the main thread, which waits for this one
-            self._thread.start()
-
-    def _ask(self) -> None:
+        self._outcome: list[Target | Exception] = []
+        self._started: subprocess.Popen[str] | None = None
         try:
-            self._outcome.append(_described(self.exe))
-        except BaseException as exc:  # handed to the thread that waits for it
+            kept = _kept(exe)
+            if kept is None:
+                self._started = _start(exe)
+            else:
+                self._outcome.append(kept)
+        except Exception as exc:  # (raised by target, where the answer is taken)
             self._outcome.append(exc)
 
     def target(self) -> Target:
-        self._thread.join()
+        started, self._started = self._started, None
+        if started is not None:
+            try:
+                self._outcome.append(_described(self.exe, started))
+            except Exception as exc:  # (given again to a second caller)
+                self._outcome.append(exc)
         outcome = self._outcome[0]
-        if isinstance(outcome, BaseException):
+        if isinstance(outcome, Exception):
             raise outcome
         return outcome
 
@@ -161,8 +164,7 @@ class Pending:
 def start(python: str | Path | None) -> Pending | None:
     """Start asking the interpreter :func:`resolve` would ask, in the background; None when none is asked.
 
-    The caller does other work (loading the project, the drift check) while
-    the target starts, then passes the result to :func:`resolve`.
+    The caller does other work (loading the project, the drift check) meanwhile, then passes it to :func:`resolve`.
     """
     foreign = _foreign(python)
     if foreign is None or not foreign.exists():
@@ -210,20 +212,38 @@ def _stamp(exe: Path, target: Target | None) -> tuple[object, ...]:
     return tuple(targetcache.stamp(os.path.abspath(exe), _cfg_folders(exe), sites))
 
 
-def _described(exe: Path) -> Target:
-    """The target at *exe*: remembered while its identity (:func:`_stamp`) holds, else asked now."""
+def _described(exe: Path, started: subprocess.Popen[str] | None = None) -> Target:
+    """The target at *exe*: remembered while its identity (:func:`_stamp`) holds, else asked now (*started*: the
+    process asking it, started by :class:`Pending` after :func:`_kept` found nothing: its answer is taken)."""
     key = os.path.abspath(exe)
-    seen = _SEEN.get(key)
+    seen = _SEEN.get(key) if started is None else None
     if seen is not None and seen[0] == _stamp(exe, seen[1]):
         return seen[1]
-    target = _parse(exe, _answer(exe))
+    target = _parse(exe, _answer(exe, started))
     _SEEN[key] = (_stamp(exe, target), target)
     return target
 
 
-def _answer(exe: Path) -> str:
-    """What the interpreter at *exe* says about itself: kept from an earlier command while nothing it depends
-    on changed (:mod:`tierlock.targetcache`), else asked now and kept."""
+def _kept(exe: Path) -> Target | None:
+    """The target at *exe* as :func:`_described` gives it when that needs no interpreter started: remembered by
+    this process, or told by an earlier command (:func:`_told`); else None. Raises what :func:`_described` would
+    raise on the same answer."""
+    key = os.path.abspath(exe)
+    seen = _SEEN.get(key)
+    if seen is not None and seen[0] == _stamp(exe, seen[1]):
+        return seen[1]
+    told = _told(exe)
+    if told is None:
+        return None
+    target = _parse(exe, told)
+    _SEEN[key] = (_stamp(exe, target), target)
+    return target
+
+
+def _told(exe: Path) -> str | None:
+    """What the interpreter at *exe* says about itself, without starting it: kept from an earlier command while
+    nothing it depends on changed (:mod:`tierlock.targetcache`), or told by a venv made like it (kept for it from
+    now on); None when it must be asked."""
     from tierlock import targetcache
 
     key = os.path.abspath(exe)
@@ -240,7 +260,21 @@ def _answer(exe: Path) -> str:
         if sites and targetcache.plain(sites):
             targetcache.save(key, folders, sites, told)
             return told
-    answer = _ask(exe).stdout
+    return None
+
+
+def _answer(exe: Path, started: subprocess.Popen[str] | None = None) -> str:
+    """What the interpreter at *exe* says about itself: :func:`_told` when it tells, else asked now and kept
+    (*started*: already asked, :func:`_told` having found nothing)."""
+    from tierlock import targetcache
+
+    if started is None:
+        told = _told(exe)
+        if told is not None:
+            return told
+    key = os.path.abspath(exe)
+    folders = _cfg_folders(exe)
+    answer = _ask(exe, started).stdout
     sites = _sites(_parse(exe, answer))
     targetcache.save(key, folders, sites, answer)
     targetcache.remember_venv(key, folders, sites, answer)
@@ -299,10 +333,26 @@ def base_of(prefix: str | os.PathLike[str]) -> str | None:
     return None
 
 
-def _ask(exe: Path) -> subproc.Result:
+def _ask(exe: Path, started: subprocess.Popen[str] | None = None) -> subproc.Result:
+    """The interpreter's answer (*started*: the process of :func:`_start`, read and reaped here)."""
     from tierlock import subproc
 
-    return subproc.run([exe, "-I", "-c", _INSPECT], what=f"inspecting {exe}")
+    return subproc.run(_inspection(exe), what=f"inspecting {exe}", started=started)
+
+
+def _start(exe: Path) -> subprocess.Popen[str]:
+    """The interpreter at *exe* asked now, as :func:`_ask` asks it (its observers told, stopped on an interrupt),
+    its answer read by :func:`_ask` later."""
+    from tierlock import subproc
+
+    argv = _inspection(exe)
+    for observer in subproc.observers:
+        observer(argv)
+    return subproc.start(argv, cwd=None, env=None, what=f"inspecting {exe}", remedy=None)
+
+
+def _inspection(exe: Path) -> tuple[str, ...]:
+    return (str(exe), "-I", "-c", _INSPECT)
 
 
 def _parse(exe: Path, stdout: str) -> Target:

@@ -149,10 +149,11 @@ class Recorder:
     def give_up(self, path: str) -> None:
         """The run opened *path*, modified too recently to keep the run by: no entry can be made (:meth:`entry`
         would say so at the end), so the look-ups, opens and tells from here on are not noted (the probe's one
-        ``stat`` per file of the closure goes unwrapped) and what the census kept is not told again
-        (:func:`tierlock.keptnote.give_up`)."""
+        ``stat`` per file of the closure goes unwrapped), the audit hook hands it no event more, and what the
+        census kept is not told again (:func:`tierlock.keptnote.give_up`)."""
         self.recent = path
         self._unwatch()
+        _active[:] = [r for r in _active if r is not self]  # (~500 imports, opens and execs a full run dropped)
         keptnote.give_up()
 
     def hear(self, kind: str, path: str, detail: object) -> None:

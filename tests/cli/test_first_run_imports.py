@@ -19,7 +19,7 @@ import sys
 import pytest
 
 from tests.support.env import clean_env
-from tests.support.kept import World
+from tests.support.kept import World, backdate
 
 #: Never on a read-only command's path (the CLI extra's heavy modules, the installers).
 HEAVY = {"rich", "jsonschema", "pip", "uv"}
@@ -138,3 +138,26 @@ def test_help_is_still_written_at_the_width_of_the_terminal() -> None:
     assert narrow[1].startswith(" ")  # the usage wrapped under the command's name
     assert wide[1] == ""  # room for the whole usage on its one line
     assert len(narrow) > len(wide)
+
+
+#: What a full run whose distributions' facts are kept never asks: RECORD's rows read into facts, the import roots
+#: looked for on disk (each RECORD provides its roots), and the files checked as named tuples.
+FACTS_KEPT_UNNEEDED = {"tierlock.probing.rowfacts", "tierlock.probing.roots", "tierlock.probing.installedfile"}
+
+
+@pytest.mark.parametrize("command", ["probe", "status", "admit"])
+def test_a_full_run_with_the_distributions_facts_kept_loads_no_record_reader(world: World, command: str) -> None:
+    backdate(world.project, world.venv)  # (installed a while ago: the facts may be kept)
+    shutil.rmtree(world.cache, ignore_errors=True)
+    world.run(world.argv(command))  # (the facts of every distribution kept)
+    pyproject = world.project / "pyproject.toml"
+    before = pyproject.read_bytes()
+    pyproject.write_bytes(before.replace(b'"brainpkg00>=1"', b'"brainpkg00>=0.5"', 1))
+    try:
+        again, modules = world.run(world.argv(command))
+        unkept, _ = world.run(world.argv(command), TIERLOCK_CACHE_DIR="")
+    finally:
+        pyproject.write_bytes(before)
+    assert "tierlock.probing.distribution" in modules  # a full run, the probe run
+    assert modules.isdisjoint(FACTS_KEPT_UNNEEDED), sorted(modules & FACTS_KEPT_UNNEEDED)
+    assert (again.returncode, again.stdout, again.stderr) == (unkept.returncode, unkept.stdout, unkept.stderr)

@@ -20,8 +20,9 @@ from tierlock import _lazy
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tierlock.probing.compiled import is_compiled
-    from tierlock.probing.distprobe import DistributionProbe, DistState, InstalledFile, TierState
+    from tierlock.probing.distprobe import DistributionProbe, DistState, TierState
     from tierlock.probing.distribution import probe_distribution
+    from tierlock.probing.installedfile import InstalledFile
     from tierlock.probing.site import SiteIndex, normalize
     from tierlock.probing.tier import Prober, TierProbe, probe, probe_tiers
     from tierlock.probing.verdict import probe_parts, tier_verdict
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "DistState": "tierlock.probing.distprobe",
     "DistributionProbe": "tierlock.probing.distprobe",
-    "InstalledFile": "tierlock.probing.distprobe",
+    "InstalledFile": "tierlock.probing.installedfile",
     "is_compiled": "tierlock.probing.compiled",
     "probe_distribution": "tierlock.probing.distribution",
     "SiteIndex": "tierlock.probing.site",

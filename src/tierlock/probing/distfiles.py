@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tierlock.probing import metadata, record, roots, rowfacts
+from tierlock.probing import metadata, record
 
 if TYPE_CHECKING:
     from tierlock.probing.distinfo import DistInfo
@@ -70,6 +70,8 @@ def build(facts: DistInfo, held: Held | None) -> None:
             facts.listing = None
     _editable(facts, held)
     rows, lists_installer = _record(facts, held)
+    from tierlock.probing import roots, rowfacts  # (a full run whose facts are kept reads no RECORD)
+
     if rows is not None:
         rowfacts.files(facts, rows)
         facts.recorded_roots = roots.roots_from_heads(facts.heads, facts.suffixes)

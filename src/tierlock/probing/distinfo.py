@@ -30,7 +30,7 @@ from operator import itemgetter, methodcaller
 from pathlib import Path
 from typing import Any
 
-from tierlock.probing import compiled, distcache, distfiles, roots
+from tierlock.probing import compiled, distcache, distfiles
 from tierlock.probing.keptrows import Row, Rows
 from tierlock.probing.site import DistInfoDir
 
@@ -195,6 +195,8 @@ class DistInfo:
         one found answers: the files below *root* picked in C, looked at until one provides it)."""
         if self._providers is not None:
             return any(rel not in gone for rel in self._providers.get(root, ()))
+        from tierlock.probing import roots  # (facts kept whole give their providers: the module stays unloaded)
+
         candidates = filter(methodcaller("startswith", root), self.modules)
         return any(name == root and rel not in gone for name, rel in roots.provided(candidates, self.suffixes))
 
@@ -202,6 +204,8 @@ class DistInfo:
     def providers(self) -> dict[str, list[str]]:
         """Top-level module -> the RECORD paths that provide it on the target (made when first asked)."""
         if self._providers is None:
+            from tierlock.probing import roots
+
             self._providers = roots.providers(self.modules, self.suffixes)
         return self._providers
 

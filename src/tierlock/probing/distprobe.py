@@ -7,32 +7,48 @@ folder probed and the files it checked. Kept apart from the probe itself so that
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from tierlock.frozen import Frozen
 from tierlock.probing import metadata
 
 # packaging.version only for versions that are more than a release number (metadata.parse).
+TYPE_CHECKING = False  # (not typing's: the aliases below are the checker's alone)
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Literal, TypeAlias
+
     from packaging.version import Version
 
-DistState = Literal["present", "present-editable", "partial", "absent"]
-TierState = Literal["present", "partial", "absent"]
+    from tierlock.probing.installedfile import InstalledFile
+
+    DistState: TypeAlias = Literal["present", "present-editable", "partial", "absent"]
+    TierState: TypeAlias = Literal["present", "partial", "absent"]
 
 
-class InstalledFile(NamedTuple):
-    """One file of RECORD that the probe checked."""
+def __getattr__(name: str) -> object:
+    """The names no run of a command looks at, made at their first use, the same values as when this module made
+    them: :class:`~tierlock.probing.installedfile.InstalledFile` (a ``NamedTuple``, which compiles its source
+    and each field's annotation when it is made) and the ``Literal`` aliases ``DistState`` and ``TierState``."""
+    if name == "InstalledFile":
+        from tierlock.probing.installedfile import InstalledFile
 
-    path: str
-    """Absolute path of the file."""
-    record_path: str
-    """The path as written in RECORD (relative to the site folder)."""
-    size: int | None
-    """The size RECORD gives, or None when RECORD gives none."""
-    hash: str | None
-    """RECORD's ``algorithm=urlsafe-b64-digest``, or None."""
+        value: object = InstalledFile
+    elif name in _STATES:
+        from typing import Literal
+
+        value = Literal[_STATES[name]]
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+#: The states of ``DistState`` and ``TierState`` (the ``Literal`` aliases), in their order.
+_STATES: dict[str, tuple[str, ...]] = {
+    "DistState": ("present", "present-editable", "partial", "absent"),
+    "TierState": ("present", "partial", "absent"),
+}
 
 
 class DistributionProbe(Frozen):
@@ -132,6 +148,8 @@ class DistributionProbe(Frozen):
     @property
     def files(self) -> tuple[InstalledFile, ...]:
         """The installed files checked, with their recorded sizes (for the installer's no-op path)."""
+        from tierlock.probing.installedfile import InstalledFile
+
         return tuple(InstalledFile(*r) for r in self.records)
 
     def to_dict(self) -> dict[str, object]:

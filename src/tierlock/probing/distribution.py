@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tierlock.probing import distinfo, filechecks, metadata, roots, wholekept
-from tierlock.probing.distprobe import DistributionProbe, DistState, InstalledFile, TierState
+from tierlock.probing import distinfo, filechecks, metadata, wholekept
+from tierlock.probing.distprobe import DistributionProbe
 from tierlock.probing.site import DistInfoDir, SiteIndex, normalize, pip_leftover_of
 
 # hashlib and base64 are imported where they are needed (--deep), and packaging.version only for
@@ -27,9 +27,20 @@ from tierlock.probing.site import DistInfoDir, SiteIndex, normalize, pip_leftove
 if TYPE_CHECKING:
     from packaging.version import Version
 
+    from tierlock.probing.distprobe import DistState, TierState
+    from tierlock.probing.installedfile import InstalledFile
     from tierlock.probing.libraries import Missing
 
 __all__ = ["DistState", "DistributionProbe", "InstalledFile", "TierState", "probe_distribution"]
+
+
+def __getattr__(name: str) -> object:
+    """The value's names made at their first use (:mod:`tierlock.probing.distprobe`'s ``__getattr__``)."""
+    if name in ("DistState", "InstalledFile", "TierState"):
+        from tierlock.probing import distprobe
+
+        return getattr(distprobe, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def probe_distribution(
@@ -212,6 +223,8 @@ def _import_roots(
             kept.append(root)  # a module file of it is there
             continue
         looked = True
+        from tierlock.probing import roots  # (a root its RECORD provides needs no look on disk)
+
         verdict = roots.find_root(root, places, index.suffixes)
         if verdict != "ok" and not declared and facts.heads.get(root) and not facts.provides(root):
             continue  # a data folder RECORD lists at the top of the site folder, not an import root

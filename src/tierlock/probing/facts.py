@@ -35,11 +35,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tierlock._version import __version__
-from tierlock.probing.distprobe import DistributionProbe, TierState
+from tierlock.probing.distprobe import DistributionProbe
 from tierlock.probing.site import SiteIndex, site_folders
 from tierlock.probing.verdict import Memo, probe_parts, tier_verdict
 
 if TYPE_CHECKING:
+    from tierlock.probing.distprobe import TierState
     from tierlock.probing.tier import TierProbe
     from tierlock.tiers import Project, Tier
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from tierlock.frozen import Frozen
-from tierlock.probing.distprobe import DistributionProbe, TierState
+from tierlock.probing.distprobe import DistributionProbe
 from tierlock.probing.site import SiteIndex
 from tierlock.probing.verdict import Member, Memo, Root, probe_parts, tier_verdict
 from tierlock.remedies import argv_of
@@ -22,6 +22,7 @@ from tierlock.remedies import argv_of
 if TYPE_CHECKING:
     from tierlock.environment import Target
     from tierlock.lockfiles.locks import Lock
+    from tierlock.probing.distprobe import TierState
     from tierlock.tiers import Project, Tier
 
 

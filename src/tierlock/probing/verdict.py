@@ -25,11 +25,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tierlock.probing.distprobe import DistributionProbe, TierState
+from tierlock.probing.distprobe import DistributionProbe
 from tierlock.probing.distribution import probe_distribution
 from tierlock.probing.filechecks import all_still_whole
 from tierlock.probing.site import SiteIndex
 from tierlock.probing.wholekept import kept_whole
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tierlock.probing.distprobe import TierState
 
 Root = tuple[str, str | None, Sequence[str]]
 """A root to probe: (name, locked version or None, declared import roots)."""

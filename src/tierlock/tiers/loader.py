@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from packaging.utils import NormalizedName
 
@@ -22,9 +22,12 @@ from tierlock import fsutil, projectparts
 from tierlock.errors import ConfigError
 from tierlock.frozen import replace
 from tierlock.tiers import buildkeys, lockkey, settings, tierkeys
-from tierlock.tiers.model import LockFormat, Project, Tier
+from tierlock.tiers.model import Project, Tier
 from tierlock.tiers.projectmeta import read_metadata
 from tierlock.tiers.reader import Reader, parse_toml, where_key
+
+if TYPE_CHECKING:
+    from tierlock.tiers.model import LockFormat
 
 __all__ = ["find_pyproject", "load_project", "parse_project", "parse_toml", "where_key"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING
 
 from packaging.requirements import Requirement
 from packaging.utils import NormalizedName, canonicalize_name
@@ -15,8 +15,25 @@ from tierlock.tiers.platforms import Platform
 
 BASE: NormalizedName = canonicalize_name("base")
 
-LockFormat = Literal["requirements", "pylock"]
-BackendName = Literal["auto", "uv", "pip"]
+if TYPE_CHECKING:
+    from typing import Literal, TypeAlias
+
+    LockFormat: TypeAlias = Literal["requirements", "pylock"]
+    BackendName: TypeAlias = Literal["auto", "uv", "pip"]
+
+#: The values of the ``Literal`` aliases above, made by :func:`__getattr__` at run time.
+_ALIASES: dict[str, tuple[str, ...]] = {"LockFormat": ("requirements", "pylock"), "BackendName": ("auto", "uv", "pip")}
+
+
+def __getattr__(name: str) -> object:
+    """The ``Literal`` aliases (the checker's), made at their first use with the values they had: a full run never
+    looks at them (each costs typing's caches ~80 k instructions when made)."""
+    if name not in _ALIASES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from typing import Literal
+
+    value = globals()[name] = Literal[_ALIASES[name]]
+    return value
 
 
 class Tier(Frozen):

@@ -20,11 +20,29 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import Literal
+from typing import TYPE_CHECKING
 
 from tierlock.frozen import Frozen
 
-OS = Literal["linux", "macos", "windows"]
+if TYPE_CHECKING:
+    from typing import Literal, TypeAlias
+
+    OS: TypeAlias = Literal["linux", "macos", "windows"]
+
+#: The values of the ``Literal`` aliases above, made by :func:`__getattr__` at run time.
+_ALIASES: dict[str, tuple[str, ...]] = {"OS": ("linux", "macos", "windows")}
+
+
+def __getattr__(name: str) -> object:
+    """The ``Literal`` aliases (the checker's), made at their first use with the values they had: a full run never
+    looks at them (each costs typing's caches ~80 k instructions when made)."""
+    if name not in _ALIASES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from typing import Literal
+
+    value = globals()[name] = Literal[_ALIASES[name]]
+    return value
+
 
 #: Short names and the wheel platform tag each stands for (the oldest machine it promises).
 SHORT_NAMES: dict[str, str] = {

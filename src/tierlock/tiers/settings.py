@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from packaging.utils import NormalizedName, canonicalize_name
 
-from tierlock.tiers.model import BASE, BackendName, LockFormat, Tier
+from tierlock.tiers.model import BASE, Tier
 from tierlock.tiers.reader import Reader, type_name
+
+if TYPE_CHECKING:
+    from tierlock.tiers.model import BackendName, LockFormat
 
 TABLE = "tool.tierlock"
 TOP_KEYS = (

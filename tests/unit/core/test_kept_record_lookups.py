@@ -303,6 +303,37 @@ def test_once_the_run_read_a_file_modified_just_now_the_probe_looks_files_up_unn
         assert _cli(argv) == code
 
 
+def test_once_the_run_read_a_file_modified_just_now_no_event_is_handed_to_the_recorder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After giving up, the audit hook hands the recorder nothing more (it would drop every event): the opens,
+    listings and writes after are not looked at, and a write that would have tainted the run changes nothing."""
+    fresh = tmp_path / "fresh.toml"
+    fresh.write_text("x = 1\n")  # (modified just now)
+    handed: list[str] = []
+    event = Recorder.event
+
+    def noted(self: Recorder, name: str, args: tuple[Any, ...]) -> None:
+        handed.append(name)
+        event(self, name, args)
+
+    monkeypatch.setattr(Recorder, "event", noted)
+    recorder = Recorder(str(tmp_path / "cache"), gives_up=True)
+    with recorder:
+        with open(fresh, "rb"):
+            pass
+        assert recorder.recent == str(fresh)
+        count = len(handed)
+        os.listdir(tmp_path)
+        (tmp_path / "written.txt").write_text("x")
+        with open(fresh, "rb"):
+            pass
+        assert len(handed) == count
+    assert recorder.tainted is None
+    assert recorder.listed == set()
+    assert recorder.entry(keptrun.who(["probe"]), 0) is None
+
+
 def test_a_module_file_modified_just_now_does_not_stop_the_noting(tmp_path: Path) -> None:
     """Byte code and sources are the import system's (whether one is a loaded module's is known at the end, where
     a module's files never keep a run from being kept): opening one written just now does not give up."""

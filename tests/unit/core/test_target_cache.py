@@ -20,6 +20,7 @@ import pytest
 from tests.support.env import make_venv
 from tierlock import environment, subproc, targetcache
 from tierlock.environment import Target
+from tierlock.errors import BackendError, UsageError
 
 OLD = time.time() - 60
 
@@ -208,3 +209,107 @@ def test_a_new_venv_that_differs_from_the_one_asked_before_is_started(
     told = _command(second)
     assert len(started) == 1
     assert told == _asked(second)
+
+
+def _threads_started(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the threads started from now on."""
+    import threading
+
+    names: list[str] = []
+    start = threading.Thread.start
+
+    def noting(thread: threading.Thread) -> None:
+        names.append(thread.name)
+        start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", noting)
+    return names
+
+
+def test_an_early_start_whose_answer_is_kept_reads_it_at_once_without_a_thread(
+    tmp_path: Path, started: list[tuple[str, ...]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    python = _armed_venv(tmp_path)
+    asked = _command(python)  # (kept on disk from here on)
+    environment._SEEN.clear()
+    threads = _threads_started(monkeypatch)
+    started.clear()
+    environment.start_early(python)
+    assert threads == []
+    assert started == []
+    assert environment.resolve(python) == asked
+    assert environment._STARTED == {}  # collected once
+
+
+def test_an_early_start_with_nothing_kept_starts_the_interpreter_at_once_and_reads_it_when_asked(
+    tmp_path: Path, started: list[tuple[str, ...]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    python = make_venv(tmp_path / "venv")
+    monkeypatch.setenv("TIERLOCK_CACHE_DIR", "")  # nothing kept
+    environment._SEEN.clear()
+    asked = environment.inspect(python)
+    environment._SEEN.clear()
+    threads = _threads_started(monkeypatch)
+    environment.start_early(python)
+    assert len(started) == 2  # (running beside the caller from here on)
+    assert list(subproc._live) != []
+    target = environment.resolve(python)
+    assert threads == []
+    assert len(started) == 2
+    assert subproc._live == {}  # reaped
+    assert target == asked
+    assert environment.resolve(python) is target  # remembered
+
+
+def test_an_early_start_whose_interpreter_fails_reports_it_where_the_answer_is_taken(
+    tmp_path: Path, started: list[tuple[str, ...]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    python = tmp_path / "bin" / "python"
+    python.parent.mkdir()
+    python.write_text("#!/bin/sh\necho broken >&2\nexit 3\n")
+    python.chmod(0o755)
+    monkeypatch.setenv("TIERLOCK_CACHE_DIR", "")
+    environment.start_early(python)  # (nothing raised here)
+    with pytest.raises(BackendError, match="inspecting") as early:
+        environment.resolve(python)
+    with pytest.raises(BackendError, match="inspecting") as late:
+        environment.inspect(python)
+    assert (str(early.value), early.value.exit_code) == (str(late.value), late.value.exit_code)
+    python.chmod(0o644)  # (not executable: the start itself fails)
+    environment.start_early(python)
+    with pytest.raises(PermissionError):
+        environment.resolve(python)
+
+
+def test_an_early_start_whose_kept_answer_does_not_parse_reports_it_as_without_the_early_read(
+    tmp_path: Path, started: list[tuple[str, ...]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    python = _armed_venv(tmp_path)
+    _command(python)
+    monkeypatch.setattr(targetcache, "load", lambda exe, folders: "not an answer")
+    environment._SEEN.clear()
+    environment.start_early(python)
+    with pytest.raises(UsageError, match="did not describe its environment"):
+        environment.resolve(python)
+    environment._SEEN.clear()
+    with pytest.raises(UsageError, match="did not describe its environment"):
+        environment.inspect(python)
+
+
+def test_an_early_start_gives_what_this_process_remembers_only_while_it_holds(
+    tmp_path: Path, started: list[tuple[str, ...]]
+) -> None:
+    python = _armed_venv(tmp_path)
+    environment._SEEN.clear()
+    remembered = environment.inspect(python)  # (remembered by this process from here on)
+    started.clear()
+    environment.start_early(python)
+    assert environment.resolve(python) is remembered
+    extra = tmp_path / "elsewhere"
+    extra.mkdir()
+    (remembered.purelib / "more.pth").write_text(str(extra) + "\n")  # (what the answer depends on changed)
+    environment.start_early(python)
+    after = environment.resolve(python)
+    assert len(started) == 1
+    assert extra in after.paths
+    assert extra not in remembered.paths

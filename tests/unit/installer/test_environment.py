@@ -61,3 +61,44 @@ def test_one_interpreter_is_asked_once_until_its_site_folder_or_its_file_changes
     again = environment.inspect(python)
     assert len(seen) == asked + 1
     assert tmp_path / "elsewhere" in again.paths
+
+
+def test_a_console_script_of_an_environment_names_its_interpreter(tmp_path: Path) -> None:
+    from tests.support.env import make_venv
+
+    python = make_venv(tmp_path / "venv")
+    script = python.parent / "tool"
+    script.write_text("#!/bin/sh\n")
+    assert environment.interpreter(script) == python
+    assert environment.interpreter(python) == python
+    assert environment.interpreter(tmp_path / "venv") == python
+    loose = tmp_path / "elsewhere" / "bin" / "tool"  # (no environment around it)
+    assert environment.interpreter(loose) == loose
+
+
+def test_this_interpreter_is_described_again_when_its_import_path_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = environment.current()
+    assert environment.current() is before
+    monkeypatch.setattr(sys, "path", [*sys.path, "/nowhere/added"])
+    after = environment.current()
+    assert Path("/nowhere/added") in after.paths
+    assert Path("/nowhere/added") not in before.paths
+
+
+def test_a_sibling_venvs_answer_that_does_not_parse_is_not_taken(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from tests.support.env import make_venv
+    from tierlock import targetcache
+
+    python = make_venv(tmp_path / "venv")
+    monkeypatch.setattr(environment, "_SEEN", {})
+    monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(tmp_path / "cache"))
+    fields = ["x"] * (environment._HEAD + len(environment._MARKERS) + environment._FACTS)  # a version of no numbers
+    monkeypatch.setattr(targetcache, "from_sibling", lambda exe, folders: "\0".join(fields))
+    seen: list[tuple[str, ...]] = []
+    monkeypatch.setattr(subproc, "observers", [lambda argv: seen.append(tuple(argv))])
+    target = environment.inspect(python)
+    assert len(seen) == 1  # asked
+    assert target.python == python
+    assert target.prefix == tmp_path / "venv"

@@ -4,8 +4,12 @@ the CLI's dependencies fits the kind of environment tierlock is in (a uv tool, p
 from __future__ import annotations
 
 import shlex
+import sys
 from pathlib import Path
 
+import pytest
+
+from tierlock import _entry
 from tierlock._entry import CLI_MODULES, missing_cli_modules
 from tierlock.selfinstall import cli_install_command, missing_cli_error, tool_install_command, tool_requirement
 
@@ -53,3 +57,24 @@ def test_the_missing_cli_error_names_every_missing_module_and_the_remedy() -> No
     assert err.package == "rich"
     assert err.remedy == cli_install_command()
     assert "which is not installed" in missing_cli_error(["jsonschema"]).message
+
+
+def test_the_cli_modules_are_looked_for_past_the_bundles_finder(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The bundle's finder (first on sys.meta_path in a read-only command's full run) gives a spec only for a module
+    the finders after it find, and asks them for any other: the look-up skips it, the answer the same."""
+    from tierlock import codebundle
+
+    asked: list[str] = []
+    monkeypatch.setattr(
+        codebundle._Finder, "find_spec", staticmethod(lambda name, path=None, target=None: asked.append(name))
+    )
+    for modules in (CLI_MODULES, ("tierlock_no_such_module", *CLI_MODULES)):
+        monkeypatch.setattr(_entry, "CLI_MODULES", modules)
+        without = missing_cli_modules()
+        monkeypatch.setattr(sys, "meta_path", [codebundle._Finder, *sys.meta_path])
+        assert missing_cli_modules() == without
+        monkeypatch.setattr(sys, "meta_path", sys.meta_path[1:])
+    assert asked == []
+    assert without == ["tierlock_no_such_module"]

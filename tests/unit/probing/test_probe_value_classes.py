@@ -89,3 +89,25 @@ def test_loading_the_probe_builds_no_dataclass() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=clean_env(), check=False)
     assert done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+def test_the_files_checked_and_the_state_names_are_made_when_first_asked_with_the_values_they_had() -> None:
+    code = (
+        "import sys, typing\n"
+        "from tierlock.probing import distprobe, distribution\n"
+        "made = 'tierlock.probing.installedfile' in sys.modules, 'DistState' in vars(distprobe)\n"
+        "probe = distprobe.DistributionProbe('a', 'present', records=[('/s/a.py', 'a.py', 3, None)])\n"
+        "(file,) = probe.files\n"
+        "assert (file.path, file.record_path, file.size, file.hash) == ('/s/a.py', 'a.py', 3, None)\n"
+        "assert file._fields == ('path', 'record_path', 'size', 'hash') and file._replace(size=4).size == 4\n"
+        "assert distribution.InstalledFile is distprobe.InstalledFile is type(file)\n"
+        "assert distprobe.DistState == typing.Literal['present', 'present-editable', 'partial', 'absent']\n"
+        "assert distribution.TierState == typing.Literal['present', 'partial', 'absent']\n"
+        "assert distprobe.DistState is distprobe.DistState\n"
+        "print(made)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, env=clean_env())
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "(False, False)"
+    with pytest.raises(AttributeError, match="no attribute 'Nothing'"):
+        _ = __import__("tierlock.probing.distprobe", fromlist=["x"]).Nothing

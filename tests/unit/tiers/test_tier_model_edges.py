@@ -6,6 +6,8 @@ Each test here was shown to fail on the regression it names (the mutant applied 
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 import zipfile
 from pathlib import Path
@@ -13,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import tierlock
-from tests.support.env import make_venv
+from tests.support.env import clean_env, make_venv
 from tests.support.probe_env import uv_install
 from tests.support.wheels import _record_hash
 
@@ -128,3 +130,22 @@ def test_groups_included_at_any_depth_are_all_recorded_for_the_tier(project_dir:
     tier = tierlock.load_project(project_dir).tiers["top"]  # type: ignore[index]
     assert sorted(str(r) for r in tier.requirements) == ["alpha", "beta", "delta", "gamma"]
     assert sorted(tier.include_groups) == ["bottom", "deepest", "middle"]
+
+
+def test_the_models_literal_aliases_are_made_when_first_asked_with_the_values_they_had() -> None:
+    code = (
+        "import typing\n"
+        "from tierlock.tiers import loader, model, platforms\n"
+        "made = [name for name in ('LockFormat', 'BackendName') if name in vars(model)] + "
+        "[name for name in ('OS',) if name in vars(platforms)]\n"
+        "assert model.LockFormat == typing.Literal['requirements', 'pylock']\n"
+        "assert model.BackendName == typing.Literal['auto', 'uv', 'pip']\n"
+        "assert platforms.OS == typing.Literal['linux', 'macos', 'windows']\n"
+        "assert model.LockFormat is model.LockFormat\n"
+        "print(made)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, env=clean_env())
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    with pytest.raises(AttributeError, match="no attribute 'Nothing'"):
+        _ = __import__("tierlock.tiers.model", fromlist=["x"]).Nothing
