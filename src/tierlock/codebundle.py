@@ -10,8 +10,8 @@ A module is served only when the bundle's stamp is this interpreter's (magic num
 optimization level, ``sys.pycache_prefix``) and this package folder's; its source has the size and mtime (ns)
 it had when its code was taken; each folder searched for it (a submodule: its parent's one folder; a top-level
 module: :data:`sys.path`'s folders up to the one it is in, the same in the same order) is unchanged since, or
-holds nothing the path finder would take for it first (:func:`_unshadowed`); and, for a module not tierlock's,
-the path hooks are the import system's own and no finder before the path finder (built-in, frozen) takes it.
+holds nothing the path finder would take for it first (:mod:`tierlock.bundleholds`); and, for a module not
+tierlock's, the path hooks are the import system's own and no finder before the path finder (built-in, frozen) takes it.
 Anything else goes to the finders after this one, as without it; another kind of finder on
 :data:`sys.meta_path` (an import hook that rewrites modules) turns the bundle off. A module served keeps its
 real ``__file__``, ``__cached__``, ``__spec__`` (a :class:`~importlib.machinery.SourceFileLoader`'s) and its
@@ -20,25 +20,26 @@ code's file names (tracebacks name the source).
 Each module loaded from its files through this finder is noted with its code and its source's identity as the
 import system saw it (not when the source or a folder searched for it was modified less than :data:`SETTLE_NS`
 before: a change within the file system's clock tick could leave their times as they were; nor one with a folder
-of its name on the way, :func:`_portions`); at the end (:func:`save`, once the output is flushed) the bundle is
-written again (atomically; not with ``sys.dont_write_bytecode``) when a module was noted, one was served from
-outside the core, or less than three quarters of the core was used: what still holds, and what was noted. An
-entry of another shape (a bundle whose bytes changed) holds for nothing.
+of its name on the way, :func:`tierlock.bundleholds.portions`); at the end (:func:`save`, once the output is
+flushed) the bundle is written again (atomically; not with ``sys.dont_write_bytecode``) when a module was noted,
+one was served from outside the core, or less than three quarters of the core was used: what still holds, and what
+was noted. An entry of another shape (a bundle whose bytes changed) holds for nothing.
 """
 
 from __future__ import annotations
 
-import _frozen_importlib_external as external
 import marshal
 import sys
 from _frozen_importlib import BuiltinImporter, FrozenImporter, ModuleSpec
-from _frozen_importlib_external import MAGIC_NUMBER, FileFinder, PathFinder, SourceFileLoader
-from os import getcwd, getpid, listdir, replace, stat, unlink
-from os.path import dirname, isabs, isdir, join
+from _frozen_importlib_external import MAGIC_NUMBER, PathFinder, SourceFileLoader
+from os import getpid, replace, stat, unlink
+from os.path import dirname, join
 from time import time_ns
 from types import CodeType
 from zipimport import zipimporter
 
+from tierlock import bundleholds
+from tierlock.bundleholds import Entry, folder_mtime, here, holds, portions, searched
 from tierlock.fasthash import sha256  # (no OpenSSL start-up: hashlib loads it)
 
 TYPE_CHECKING = False
@@ -52,9 +53,6 @@ FORMAT = 4
 #: How old (ns) a source's and its folders' modification times must be for the module to be noted: a change within
 #: the file system's clock tick may leave them as they were (the next run notes it).
 SETTLE_NS = 2_000_000_000
-#: Where each module is found: name -> (source, is a package, source mtime ns, source size, the folders searched
-#: for it (its parent's one folder, or :data:`sys.path` up to the one it is in), their mtimes ns, ``__cached__``).
-Entry = tuple[str, bool, int, int, tuple[str, ...], tuple[int, ...], "str | None"]
 #: The bundle read (or written) by this process: what it serves.
 _entries: dict[str, Entry] = {}
 #: The code of the modules the run that wrote the bundle loaded (its core), unmarshalled together at the start.
@@ -67,17 +65,8 @@ _served: dict[str, CodeType] = {}
 _outside: list[bool] = []
 #: The modules loaded through the import system this run: name -> (entry, code).
 _noted: dict[str, tuple[Entry, CodeType]] = {}
-#: Each folder's mtime (ns) the first time this process looked (-1: not there).
-_folders: dict[str, int] = {}
 #: The bundle's file, once installed.
 _where: list[str] = []
-#: Each changed folder's names as first listed by this process.
-_listed: dict[str, frozenset[str]] = {}
-#: The suffixes of extension modules, and of every module the path finder takes (extensions first).
-_EXTENSIONS = tuple(external.EXTENSION_SUFFIXES)
-_ALL = (*_EXTENSIONS, *external.SOURCE_SUFFIXES, *external.BYTECODE_SUFFIXES)
-#: Whether the path finder may match a file name regardless of case here (``PYTHONCASEOK``).
-_CASELESS = sys.platform.startswith(("win", "cygwin", "darwin"))
 #: Whether modules other than tierlock's are served (the path hooks are the import system's own), once installed.
 _others: list[bool] = []
 
@@ -145,100 +134,6 @@ def _plain_hooks(hooks: Sequence[object]) -> bool:
     )
 
 
-def _folder(path: str) -> int:
-    """*path*'s mtime in ns, as first seen by this process (-1 when it cannot be looked up; ``""``: the current
-    folder)."""
-    path = path or _here()
-    known = _folders.get(path)
-    if known is None:
-        try:
-            known = stat(path).st_mtime_ns
-        except (OSError, ValueError):  # (ValueError: a NUL in it)
-            known = -1
-        _folders[path] = known
-    return known
-
-
-def _listing(path: str) -> frozenset[str]:
-    """The names in the folder *path*, as first listed by this process (none when it cannot be listed; ``""``: the
-    current folder)."""
-    path = path or _here()
-    known = _listed.get(path)
-    if known is None:
-        try:
-            known = frozenset(listdir(path))
-        except (OSError, ValueError):  # (ValueError: a NUL in it)
-            known = frozenset()
-        _listed[path] = known
-    return known
-
-
-def _unshadowed(name: str, folder: str, found: bool, package: bool) -> bool:
-    """Whether the folder *folder*, changed since the module *name* (its last part) was noted, still holds
-    nothing the path finder would take for it before its source: in a folder searched before the one it was
-    found in, nothing of its name (a package, a module of any suffix); in that one, for a module, no package
-    and no extension module of its name (the path finder tries those before a source; a package's folder is
-    tried first). Not told on a system whose file names may be matched regardless of case."""
-    if _CASELESS:
-        return False
-    if found and package:
-        return True
-    names = _listing(folder)
-    return name not in names and not any(name + suffix in names for suffix in (_EXTENSIONS if found else _ALL))
-
-
-def _holds(entry: Entry, name: str, searched: tuple[str, ...] | None = None) -> bool:
-    """Whether *entry* (of the module *name*) still holds: its source as it was when its code was taken, and each
-    folder searched for it as it was then (the first of *searched*, when given), or changed in no way that would
-    make another file the module. An entry of another shape (a bundle whose bytes changed) does not hold."""
-    if type(entry) is not tuple or len(entry) != 7:
-        return False
-    source, package, mtime, size, folders, mtimes, cached = entry
-    if (
-        type(source) is not str
-        or type(package) is not bool
-        or type(folders) is not tuple
-        or type(mtimes) is not tuple
-        or len(folders) != len(mtimes)
-        or (cached is not None and type(cached) is not str)
-        or (searched is not None and folders != searched[: len(folders)])
-    ):
-        return False
-    last = len(folders) - 1
-    for at, folder in enumerate(folders):
-        if type(folder) is not str:
-            return False
-        if _folder(folder) != mtimes[at] and not _unshadowed(name.rpartition(".")[2], folder, at == last, package):
-            return False
-    try:
-        found = stat(source)
-    except (OSError, ValueError):  # (ValueError: a NUL in it)
-        return False
-    return found.st_mtime_ns == mtime and found.st_size == size
-
-
-def _searched() -> tuple[str, ...] | None:
-    """The folders :data:`sys.path` names, in order, as it names them (``""``: the current folder); None when one
-    is of another kind (not a ``str``, a relative path) or a finder other than the import system's own is kept
-    for one."""
-    cache = sys.path_importer_cache
-    for entry in sys.path:
-        if type(entry) is not str or (entry and not isabs(entry)):
-            return None
-        finder = cache.get(entry or _here())
-        if finder is not None and type(finder) is not FileFinder:
-            return None
-    return tuple(sys.path)
-
-
-def _here() -> str:
-    """The current folder (``""`` when it is gone)."""
-    try:
-        return getcwd()
-    except OSError:
-        return ""
-
-
 def _earlier(fullname: str, path: Sequence[str] | None) -> bool:
     """Whether a finder before the path finder (built-in and frozen modules, an editable install's) takes
     *fullname*."""
@@ -294,7 +189,7 @@ class _Finder:
         if path is None:
             if not _others[0] or "." in fullname:
                 return None
-            folders = _searched()
+            folders = searched()
             if folders is None:
                 return None
         elif type(path) is list and len(path) == 1 and (_others[0] or fullname.startswith("tierlock.")):
@@ -304,7 +199,7 @@ class _Finder:
         entry = _entries.get(fullname)
         if (
             entry is not None
-            and _holds(entry, fullname, folders)
+            and holds(entry, fullname, folders)
             and (fullname.startswith("tierlock.") or not _earlier(fullname, path))
         ):
             code = _code(fullname)
@@ -317,8 +212,7 @@ class _Finder:
 
     @staticmethod
     def invalidate_caches() -> None:
-        _folders.clear()
-        _listed.clear()
+        bundleholds.forget()
 
 
 def _code(fullname: str) -> CodeType | None:
@@ -353,7 +247,7 @@ def _spec(fullname: str, source: str, package: bool, cached: str | None) -> Any:
 
 def _found(fullname: str, folders: tuple[str, ...], path: Sequence[str] | None) -> Any:
     """What the finders after this one find; a plain source module's loader made ours (its code noted)."""
-    mtimes = tuple(map(_folder, folders))  # (before the look-up: a module added meanwhile changes them)
+    mtimes = tuple(map(folder_mtime, folders))  # (before the look-up: a module added meanwhile changes them)
     for finder in sys.meta_path:
         if finder is _Finder:
             continue
@@ -369,8 +263,8 @@ def _found(fullname: str, folders: tuple[str, ...], path: Sequence[str] | None) 
     if type(spec.loader) is SourceFileLoader and isinstance(origin, str) and origin.endswith(".py"):
         package = spec.submodule_search_locations is not None
         container = dirname(dirname(origin)) if package else dirname(origin)
-        resolved = [folder or _here() for folder in folders]
-        if container in resolved and not _portions(fullname, resolved, container, package):
+        resolved = [folder or here() for folder in folders]
+        if container in resolved and not portions(fullname, resolved, container, package):
             upto = resolved.index(container) + 1  # (the first folder that holds it: the one it was found in)
             fresh = _spec(fullname, origin, package, spec.cached)
             fresh.loader.folders, fresh.loader.mtimes = folders[:upto], mtimes[:upto]  # (its code noted)
@@ -378,19 +272,6 @@ def _found(fullname: str, folders: tuple[str, ...], path: Sequence[str] | None) 
             fresh.submodule_search_locations = spec.submodule_search_locations
             return fresh
     return spec
-
-
-def _portions(fullname: str, resolved: list[str], container: str, package: bool) -> bool:
-    """Whether a folder searched for *fullname* up to *container* (the one it was found in) holds a folder of its
-    name that is not the package found: a namespace portion the path finder passed over, which an ``__init__``
-    put in it later makes the module, with no change to the folder that holds it (its code is not noted)."""
-    tail = fullname.rpartition(".")[2]
-    for folder in resolved:
-        if folder == container:
-            return not package and isdir(join(folder, tail))
-        if isdir(join(folder, tail)):
-            return True
-    return False
 
 
 def save() -> None:
@@ -406,7 +287,7 @@ def save() -> None:
     codes: dict[str, bytes] = {}
     entries: dict[str, Entry] = {}
     for name, entry in _entries.items():
-        if type(name) is not str or name in _noted or not _holds(entry, name):
+        if type(name) is not str or name in _noted or not holds(entry, name):
             continue
         if name in _served:
             core[name] = _served[name]

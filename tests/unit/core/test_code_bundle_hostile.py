@@ -28,7 +28,7 @@ from tests.unit.core.test_code_bundle import (
     _run,
     src,  # noqa: F401  (the fixture, used by name)
 )
-from tierlock import codebundle
+from tierlock import bundleholds, codebundle
 
 #: A minute back (ns): a time older than the file system's clock tick by far.
 OLD_NS = time.time_ns() - 60_000_000_000
@@ -124,11 +124,11 @@ def test_any_entry_a_bundle_holds_is_a_refusal_or_a_valid_entry_never_an_error(
         patch.setattr(codebundle, "_core", {name: compile("", "<x>", "exec")})
         patch.setattr(codebundle, "_others", [True])
         patch.setattr(codebundle, "_where", [str(tmp_path / "never-written.bundle")])
-        patch.setattr(codebundle, "_folders", {})
-        patch.setattr(codebundle, "_listed", {})
+        patch.setattr(bundleholds, "_folders", {})
+        patch.setattr(bundleholds, "_listed", {})
         spec = codebundle._Finder.find_spec(name, [str(Path(codebundle.__file__).parent)])
         assert spec is None  # (no such module: the entry cannot hold)
-        assert codebundle._holds(value, name) in (True, False)
+        assert bundleholds.holds(value, name) in (True, False)
 
 
 def test_a_module_put_in_an_earlier_folder_within_its_clock_tick_is_imported_instead(
