@@ -338,6 +338,15 @@ def _arm(tail: list[str], argv: list[str], prog: str | None = None) -> int:
 
     if not eligible(tail):
         return _cli(argv, prog)
+    from tierlock.collector import Paused
+
+    with Paused():  # the arming builds ~10^5 objects and no cycle worth collecting (tierlock.collector)
+        return _armed(tail, argv, prog)
+
+
+def _armed(tail: list[str], argv: list[str], prog: str | None) -> int:
+    """:func:`_arm` past its checks, the cyclic garbage collector held off: beside an early backend its
+    collections took ~20 ms of CPU from the backend's cores an arming of 10,000 files, and ~1.5 ms after it."""
     from tierlock import earlyarm
 
     try:

@@ -50,3 +50,46 @@ def test_an_install_that_starts_nothing_early_is_recorded_and_loads_no_bundle(
     assert _entry._arm(["brain"], ["install", "brain"], prog="install-tier") == 0
     assert bundles == []
     assert recorded == [(["brain"], 0)]
+
+
+@pytest.mark.parametrize("early", [True, False], ids=["started-early", "recorded"])
+def test_an_arming_runs_with_the_cyclic_collector_held_off_and_gives_it_back_after(
+    bundles: list[str], monkeypatch: pytest.MonkeyPatch, early: bool
+) -> None:
+    import gc
+
+    seen: list[bool] = []
+
+    class Recording:
+        @staticmethod
+        def end(argv: list[str], code: int) -> None:
+            seen.append(gc.isenabled())
+
+    def cli(argv: list[str], prog: str | None = None) -> int:
+        seen.append(gc.isenabled())
+        return 0
+
+    monkeypatch.setattr(_entry, "_cli", cli)
+    monkeypatch.setattr(earlyarm, "start", lambda argv: object() if early else None)
+    monkeypatch.setattr(_entry, "_recording", lambda: Recording)
+    assert gc.isenabled()
+    assert _entry._arm(["brain"], ["install", "brain"], prog="install-tier") == 0
+    assert seen == ([False] if early else [False, False])
+    assert gc.isenabled()
+
+
+def test_an_install_the_early_start_cannot_serve_keeps_the_collector_on(
+    bundles: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gc
+
+    seen: list[bool] = []
+
+    def cli(argv: list[str], prog: str | None = None) -> int:
+        seen.append(gc.isenabled())
+        return 0
+
+    monkeypatch.setattr(armplan, "eligible", lambda argv: False)
+    monkeypatch.setattr(_entry, "_cli", cli)
+    assert _entry._arm(["brain"], ["install", "brain"], prog="install-tier") == 0
+    assert seen == [True]
