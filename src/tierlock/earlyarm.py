@@ -152,8 +152,10 @@ def _start(argv: Sequence[str]) -> Early | None:
     if found is None:
         return None
     plan, prefix, entry = found
-    if not outer_holds(entry["outer"], prefix) or not inner_holds(entry["inner"], prefix, own=False):
-        return None  # (checked before the lock: a target the plan is not for gets no tierlock folder)
+    if not outer_holds(entry["outer"], prefix) or not inner_holds(entry["inner"], prefix, own=False, writes=False):
+        return None  # (checked before the lock: a target the plan is not for gets no tierlock folder; its write test
+        # under the lock only: a site-packages that cannot be written is refused by the install after it takes that
+        # very lock, so the folder is made for it anyway)
     if not config_holds(entry["config"], prefix):
         return None  # the backend's own configuration changed (its variables, its files)
     fd = _lock(prefix)

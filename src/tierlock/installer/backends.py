@@ -269,7 +269,8 @@ def _before_verification(target: Target) -> None:
     import tierlock.installer.inventory
     import tierlock.probing.distribution
     import tierlock.probing.filechecks
-    import tierlock.probing.libremedy  # noqa: F401
+    import tierlock.probing.libremedy
+    import tierlock.probing.relied  # noqa: F401 (the receipt's rows)
     from tierlock.probing import libraries
 
     libraries.preload([str(p) for p in target.site_paths])

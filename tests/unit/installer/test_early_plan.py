@@ -172,6 +172,48 @@ def test_the_site_folders_write_test_is_done_again(tmp_path: Path) -> None:
     assert armplan.inner_holds(inner, str(tmp_path), own=False)
 
 
+def test_the_site_folders_write_test_can_be_left_out_of_a_check(tmp_path: Path) -> None:
+    inner = {"stats": {}, "lists": {}, "scans": {}, "files": {}, "writable": ["@T/site"]}
+    assert armplan.inner_holds(inner, str(tmp_path), own=False, writes=False)
+    assert not armplan.inner_holds(inner, str(tmp_path), own=False)
+
+
+@pytest.mark.parametrize("site", [True, False], ids=["writable", "missing"])
+def test_the_early_start_makes_the_write_test_once_under_the_install_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, site: bool
+) -> None:
+    target = tmp_path / "venv"
+    target.mkdir()
+    if site:
+        (target / "site").mkdir()
+    inner = {"stats": {}, "lists": {}, "scans": {}, "files": {}, "writable": ["@T/site"]}
+    entry = {"outer": {}, "inner": inner, "config": {}, "command": {}}
+    monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(earlyarm, "find", lambda where, argv: ("plan", str(target), entry))
+    monkeypatch.setattr(earlyarm, "outer_holds", lambda outer, prefix: True)
+    monkeypatch.setattr(earlyarm, "config_holds", lambda config, prefix: True)
+    locked: list[bool] = []  # whether the install lock was held at each write test
+    real = armplan.writable
+
+    def writable(folder: str) -> bool:
+        locked.append((target / "tierlock" / "install.lock").exists())
+        return real(folder)
+
+    started = earlyarm.Early(str(target), [], b"", str(tmp_path), -1)
+
+    def launched(plan: str, prefix: str, command: object, fd: int) -> earlyarm.Early:
+        os.close(fd)
+        return started
+
+    monkeypatch.setattr(armplan, "writable", writable)
+    monkeypatch.setattr(earlyarm, "_launched", launched)
+    assert earlyarm._start(["brain"]) is (started if site else None)
+    assert locked == [True]
+    # a site-packages that cannot be written: no early start, and the lock's folder is there as the install (which
+    # takes the lock, then refuses the target) makes it
+    assert (target / "tierlock" / "install.lock").exists()
+
+
 def _early(tmp_path: Path, requirements: bytes, code: str = "pass") -> earlyarm.Early:
     """An early backend running *code* (this interpreter's ``-c``), as :func:`earlyarm.start` leaves one."""
     folder = tmp_path / "early"

@@ -275,11 +275,11 @@ def test_the_targets_facts_are_checked_again_once_the_lock_is_held(
     real = armplan.inner_holds
     asked: list[bool] = []
 
-    def changed_meanwhile(entry: object, prefix: str, *, own: bool) -> bool:
+    def changed_meanwhile(entry: object, prefix: str, *, own: bool, writes: bool = True) -> bool:
         asked.append(own)
         if not own and asked.count(False) > 1:
             return False  # another install came in between the first look and the lock
-        return real(entry, prefix, own=own)  # type: ignore[arg-type]  # (the plan's own entry)
+        return real(entry, prefix, own=own, writes=writes)  # type: ignore[arg-type]  # (the plan's own entry)
 
     monkeypatch.setattr(earlyarm, "inner_holds", changed_meanwhile)
     assert earlyarm.start(argv) is None
