@@ -710,3 +710,22 @@ def test_a_kept_plan_notes_its_backend_and_that_backends_configuration(
     assert entry["command"]["backend"] == "pip"
     assert entry["config"] == armplan.config_facts("pip", str(venv))
     assert entry["config"]["env"] == {"PIP_FIND_LINKS": _hidden(str(tmp_path / "wheels"))}
+
+
+def test_a_plan_kept_under_the_command_line_as_it_is_is_found_when_none_is_kept_under_the_venvs_place(
+    tmp_path: Path,
+) -> None:
+    import marshal
+
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n", encoding="utf-8")
+    argv = ["brain", "--python", str(venv / "bin" / "python")]
+    where = tmp_path / "cache"
+    where.mkdir()
+    entry = {"schema": armplan.SCHEMA, "who": armplan.who(argv), "prefix": str(venv)}
+    with open(armplan.plan_path(str(where), argv), "wb") as fh:  # the second form kept_forms gives
+        marshal.dump(entry, fh)
+    found = armplan.find(str(where), argv)
+    assert found is not None
+    assert found[1:] == (str(venv), entry)
