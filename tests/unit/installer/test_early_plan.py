@@ -221,7 +221,7 @@ def _early(tmp_path: Path, requirements: bytes, code: str = "pass") -> earlyarm.
     (folder / "requirements.txt").write_bytes(requirements)
     fd = os.open(tmp_path / "lock", os.O_RDWR | os.O_CREAT, 0o644)
     argv = [sys.executable, "-c", code, "-r", str(folder / "requirements.txt")]
-    early = earlyarm.Early(str(tmp_path), argv, requirements, str(folder), fd)
+    early = earlyarm.Early(str(tmp_path), argv, requirements, str(folder / "requirements.txt"), fd)
     earlyarm.current = early
     early.proc = subprocess.Popen(  # its own process group, as every backend tierlock starts
         argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, process_group=0
@@ -267,7 +267,7 @@ def test_an_early_backend_running_another_command_is_waited_for_and_its_plan_dro
     assert early.other
     earlyarm.finish(0)
     assert not plan.exists()
-    assert not Path(early.folder).exists()
+    assert not Path(early.file).exists()
 
 
 def test_the_lock_an_early_start_holds_is_the_installs_and_let_go_once(tmp_path: Path) -> None:

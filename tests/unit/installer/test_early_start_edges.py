@@ -72,6 +72,26 @@ def test_a_backend_that_cannot_start_leaves_no_early_start_no_scratch_folder_and
     assert list(scratch.iterdir()) == []
 
 
+def test_an_early_start_makes_one_private_file_for_its_requirements_and_no_folder_and_removes_it_at_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    venv = _venv(tmp_path)
+    argv = _keep(tmp_path, monkeypatch, venv)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    early = earlyarm.start(argv)
+    assert early is not None
+    (made,) = scratch.iterdir()
+    assert made.is_file()
+    assert made.name.startswith("tierlock-early-")
+    assert made.read_bytes() == b"a==1\n"
+    assert made.stat().st_mode & 0o777 == 0o600
+    assert str(made) in early.argv
+    earlyarm.finish(0)
+    assert list(scratch.iterdir()) == []
+
+
 def test_anything_unexpected_while_checking_a_plan_is_no_early_start(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -143,7 +163,7 @@ def test_a_backend_is_taken_over_once_and_its_plan_kept(tmp_path: Path) -> None:
     proc.communicate(timeout=60)
     earlyarm.finish(0)
     assert plan.exists(), "the plan that led to the install's own command stays"
-    assert not Path(early.folder).exists()
+    assert not Path(early.file).exists()
 
 
 def _ended(pid: int) -> None:
