@@ -170,6 +170,8 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/probing/relied.py", "src/tierlock/installer/inventory.py"),
         (
             "tests/unit/probing/test_probe_relied.py",
+            "tests/unit/installer/test_receipt_rows.py",
+            "tests/unit/installer/test_inventory_verdicts.py",
             "tests/unit/probing/test_probe_library_lookup.py",
             "tests/unit/installer/test_installer_receipts*.py",
         ),

@@ -84,3 +84,7 @@ def test_a_package_not_installed_at_its_locked_version_gets_no_rows(tmp_path: Pa
     probe = probe_distribution("pkg", paths=[site])
     assert inventory.dists_of([_entry("pkg", "2.0")], {canonicalize_name("pkg"): probe}, prefix) == []
     assert inventory.dists_of([_entry("pkg")], {}, prefix) == []
+    _other_package(site)
+    probes = {canonicalize_name(n): probe_distribution(n, paths=[site]) for n in ("pkg", "other")}
+    (other,) = inventory.dists_of([_entry("pkg", "2.0"), _entry("other", "2.0")], probes, prefix)
+    assert other.name == "other"  # the packages after one left out still recorded
