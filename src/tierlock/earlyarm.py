@@ -34,7 +34,7 @@ from tierlock.spawning import Spawned, as_popen, spawn, watch
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import subprocess
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from typing import Any
 
 
@@ -270,6 +270,26 @@ def adopt(argv: Sequence[str], requirements: str) -> subprocess.Popen[str] | Non
     early.other = True
     settle(early)
     return None
+
+
+def take(argv_for: Callable[[str], list[str]], requirements: bytes) -> tuple[list[str], subprocess.Popen[str]] | None:
+    """The early backend's command and process when the install's command, made with the early backend's own
+    requirements file (*argv_for* of its path), and the install's *requirements* are exactly its own (same
+    environment and folder): then the install writes no requirements file of its own to compare (:func:`adopt`
+    reads one back). None otherwise, having waited for nothing: the install then writes its file and asks
+    :func:`adopt`."""
+    early = current
+    if early is None or early.adopted or not early.file or popen(early) is None:
+        return None
+    argv = argv_for(early.file)
+    if requirements != early.requirements or argv != early.argv:
+        return None
+    if dict(os.environ) != early.env or os.getcwd() != early.cwd:
+        return None
+    early.adopted = True
+    _register(early)
+    assert early.proc is not None
+    return argv, early.proc
 
 
 def settle(early: Early, *, stop: bool = False) -> None:

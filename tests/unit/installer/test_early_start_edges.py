@@ -441,3 +441,46 @@ def test_an_early_start_holds_only_its_own_targets_lock(tmp_path: Path) -> None:
     assert earlyarm.held(str(other)) is None
     assert not earlyarm.fresh(str(other))
     assert earlyarm.held(str(tmp_path / "." / "")) == early.lock_fd, "the same folder, however it is written"
+
+
+class _Backend:
+    """A backend whose install command is this interpreter doing nothing with the requirements file given."""
+
+    name = "uv"
+
+    def install_argv(
+        self, target: object, requirements: Path, *, reinstall: object, no_build: object = ()
+    ) -> list[str]:
+        return [sys.executable, "-c", "pass", "-r", str(requirements)]
+
+
+@pytest.mark.parametrize("same", [True, False], ids=["its-very-command", "another-command"])
+def test_the_install_takes_an_early_backend_running_its_very_command_over_without_a_requirements_file_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, same: bool
+) -> None:
+    from types import SimpleNamespace
+
+    from tierlock import scratch
+    from tierlock.installer import backends
+
+    early = _early(tmp_path, b"a==1\n")
+    made: list[str] = []
+    real = scratch.scratch_dir
+
+    def recorded(prefix: str) -> Any:
+        made.append(prefix)
+        return real(prefix)
+
+    monkeypatch.setattr(scratch, "scratch_dir", recorded)
+    monkeypatch.setattr(backends, "_before_verification", lambda target: None)
+    target: Any = SimpleNamespace(prefix=tmp_path)
+    result = backends.execute(_Backend(), target, ["a==1" if same else "a==2"], reinstall=())  # type: ignore[arg-type]
+    assert result.returncode == 0
+    assert early.adopted
+    if same:
+        assert made == [], "no requirements file (nor its folder) of the install's own"
+        assert list(result.argv) == early.argv
+        assert not early.other
+    else:  # another command: its own file, the early backend waited for and its plan no longer held
+        assert made == ["tierlock-install-"]
+        assert early.other
