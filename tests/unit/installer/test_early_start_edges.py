@@ -484,3 +484,15 @@ def test_the_install_takes_an_early_backend_running_its_very_command_over_withou
     else:  # another command: its own file, the early backend waited for and its plan no longer held
         assert made == ["tierlock-install-"]
         assert early.other
+
+
+def test_the_early_requirements_file_is_never_one_that_was_there_already(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(os, "urandom", lambda n: b"\1" * n)
+    path = earlyarm._private_file("tierlock-early-", b"a==1\n")
+    assert Path(path).read_bytes() == b"a==1\n"
+    with pytest.raises(FileExistsError):  # the same name again (a file, or a link another user put there first)
+        earlyarm._private_file("tierlock-early-", b"b==2\n")
+    assert Path(path).read_bytes() == b"a==1\n"
