@@ -9,6 +9,7 @@ one's plan).
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
@@ -93,3 +94,33 @@ def test_an_install_the_early_start_cannot_serve_keeps_the_collector_on(
     monkeypatch.setattr(_entry, "_cli", cli)
     assert _entry._arm(["brain"], ["install", "brain"], prog="install-tier") == 0
     assert seen == [True]
+
+
+def test_install_tier_holds_the_collector_off_from_its_start_and_an_install_the_early_start_cannot_serve_gets_it_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import gc
+
+    seen: list[tuple[str, bool]] = []
+
+    def fast(argv: list[str], *, command: bool) -> None:
+        seen.append(("no-op check", gc.isenabled()))
+
+    def cli(argv: list[str], prog: str | None = None) -> int:
+        seen.append(("cli", gc.isenabled()))
+        return 0
+
+    def leave(code: int) -> None:
+        raise SystemExit(code)
+
+    monkeypatch.setattr(_entry, "_fast", fast)
+    monkeypatch.setattr(_entry, "_cli", cli)
+    monkeypatch.setattr(_entry, "_exit", leave)
+    monkeypatch.setattr(armplan, "eligible", lambda argv: False)
+    monkeypatch.setattr(sys, "argv", ["install-tier", "brain", "--dry-run"])
+    try:
+        with pytest.raises(SystemExit):
+            _entry.install_tier()
+    finally:
+        gc.enable()
+    assert seen == [("no-op check", False), ("cli", True)]
