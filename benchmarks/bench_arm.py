@@ -41,7 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._armtime import overhead_lines, timed
+from benchmarks._armtime import overhead_lines, own, timed
 from benchmarks._cliworld import BIN, REPO, environ, load, make_project, make_venv, online, ratio_line, run
 
 REGISTRY = {
@@ -155,6 +155,12 @@ def _before_after(times: dict[str, list[float]], backends: dict[str, list[float 
         f"{_paired(times['new'], times['old']):+.1f} ms; this checkout - uv {_paired(times['new'], peer):+.1f} ms; "
         f"baseline - uv {_paired(times['old'], peer):+.1f} ms; console script - uv {_paired(ours, peer):+.1f} ms"
     )
+    mine, theirs_own = (own(times[k], backends[k]) for k in ("new", "old"))
+    if len(mine) == len(theirs_own) == len(times["new"]):
+        print(
+            "tierlock's own time (wall less its backend's), paired: this checkout - baseline "
+            f"{_paired([m / 1000 for m in mine], [t / 1000 for t in theirs_own]):+.1f} ms"
+        )
     for label in ("new", "old"):
         name = "this checkout" if label == "new" else "baseline"
         for line in overhead_lines(name, times[label], backends[label], peer, "uv pip install"):

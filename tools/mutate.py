@@ -168,6 +168,17 @@ MODULES: dict[str, Module] = {
             "tests/cli/test_no_build_install.py",
         ),
     ),
+    # A receipt's rows: the files and the libraries outside the site folders its packages' extensions rely on.
+    "receiptrows": Module(
+        ("src/tierlock/probing/relied.py", "src/tierlock/installer/inventory.py"),
+        (
+            "tests/unit/probing/test_probe_relied.py",
+            "tests/unit/installer/test_receipt_rows.py",
+            "tests/unit/installer/test_inventory_verdicts.py",
+            "tests/unit/probing/test_probe_library_lookup.py",
+            "tests/unit/installer/test_installer_receipts*.py",
+        ),
+    ),
     "installer/receiptrecord.py": Module(
         ("src/tierlock/installer/receiptrecord.py",),
         ("tests/unit/installer/test_receipts_prepared.py", "tests/unit/installer/test_receipts_rewritten_*.py"),

@@ -28,28 +28,28 @@ import os
 import sys
 
 from tierlock.armplan import OWN, REQUIREMENTS, config_holds, eligible, find, inner_holds, outer_holds, placed
-from tierlock.keptrun import private_folder
 from tierlock.probing.libcache import folder
 from tierlock.spawning import Spawned, as_popen, spawn, watch
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import subprocess
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from typing import Any
 
 
 class Early:
     """A backend started early: its process, the command it runs and the install lock it holds."""
 
-    def __init__(self, prefix: str, argv: list[str], requirements: bytes, folder: str, lock_fd: int) -> None:
+    def __init__(self, prefix: str, argv: list[str], requirements: bytes, file: str, lock_fd: int) -> None:
         self.plan = ""
         """The kept plan it was started from (removed when the install ran another command)."""
         self.prefix = prefix
         self.real = os.path.realpath(prefix)
         self.argv = argv
         self.requirements = requirements
-        self.folder = folder
+        self.file = file
+        """Its requirements file (:func:`_private_file`; removed once it has ended)."""
         self.lock_fd: int | None = lock_fd
         """The target's install lock (None once the install let it go)."""
         self.env = dict(os.environ)
@@ -152,8 +152,10 @@ def _start(argv: Sequence[str]) -> Early | None:
     if found is None:
         return None
     plan, prefix, entry = found
-    if not outer_holds(entry["outer"], prefix) or not inner_holds(entry["inner"], prefix, own=False):
-        return None  # (checked before the lock: a target the plan is not for gets no tierlock folder)
+    if not outer_holds(entry["outer"], prefix) or not inner_holds(entry["inner"], prefix, own=False, writes=False):
+        return None  # (checked before the lock: a target the plan is not for gets no tierlock folder; its write test
+        # under the lock only: a site-packages that cannot be written is refused by the install after it takes that
+        # very lock, so the folder is made for it anyway)
     if not config_holds(entry["config"], prefix):
         return None  # the backend's own configuration changed (its variables, its files)
     fd = _lock(prefix)
@@ -173,13 +175,11 @@ def _start(argv: Sequence[str]) -> Early | None:
 def _launched(plan: str, prefix: str, command: Mapping[str, Any], fd: int) -> Early:
     """The kept *command* started into the target at *prefix*, holding its install lock *fd*."""
     global current  # noqa: PLW0603 (the one early backend of this process)
-    early = Early(prefix, list(command["argv"]), command["requirements"], private_folder("tierlock-early-"), fd)
+    early = Early(prefix, list(command["argv"]), command["requirements"], "", fd)
     early.plan = plan
-    path = os.path.join(early.folder, "requirements.txt")
     try:
-        with open(path, "wb") as fh:
-            fh.write(early.requirements)
-        early.argv = [path if a == REQUIREMENTS else placed(a, prefix) for a in early.argv]
+        early.file = _private_file("tierlock-early-", early.requirements)
+        early.argv = [early.file if a == REQUIREMENTS else placed(a, prefix) for a in early.argv]
         current = early  # before the start: an interrupt from here on stops what was started
         priority = Yielded()
         # as :func:`tierlock.subproc.start` starts every process (its own group, the output read back, no input)
@@ -191,7 +191,7 @@ def _launched(plan: str, prefix: str, command: Mapping[str, Any], fd: int) -> Ea
     except BaseException:
         if early.spawned is None:  # it did not start: nothing kept of it
             current = None
-            _remove(early.folder)
+            _remove(early.file)
         raise
     # the backend is the critical path: tierlock's own start yields to it (a positive increment cannot fail)
     priority.lower(YIELD)
@@ -257,7 +257,7 @@ def adopt(argv: Sequence[str], requirements: str) -> subprocess.Popen[str] | Non
         return None
     early.adopted = True
     _register(early)
-    mine = os.path.join(early.folder, "requirements.txt")
+    mine = early.file
     try:
         with open(requirements, "rb") as fh:
             same = fh.read() == early.requirements
@@ -270,6 +270,26 @@ def adopt(argv: Sequence[str], requirements: str) -> subprocess.Popen[str] | Non
     early.other = True
     settle(early)
     return None
+
+
+def take(argv_for: Callable[[str], list[str]], requirements: bytes) -> tuple[list[str], subprocess.Popen[str]] | None:
+    """The early backend's command and process when the install's command, made with the early backend's own
+    requirements file (*argv_for* of its path), and the install's *requirements* are exactly its own (same
+    environment and folder): then the install writes no requirements file of its own to compare (:func:`adopt`
+    reads one back). None otherwise, having waited for nothing: the install then writes its file and asks
+    :func:`adopt`."""
+    early = current
+    if early is None or early.adopted or not early.file or popen(early) is None:
+        return None
+    argv = argv_for(early.file)
+    if requirements != early.requirements or argv != early.argv:
+        return None
+    if dict(os.environ) != early.env or os.getcwd() != early.cwd:
+        return None
+    early.adopted = True
+    _register(early)
+    assert early.proc is not None
+    return argv, early.proc
 
 
 def settle(early: Early, *, stop: bool = False) -> None:
@@ -286,7 +306,7 @@ def settle(early: Early, *, stop: bool = False) -> None:
                 proc.communicate()
         finally:
             subproc.forget(proc)
-    _remove(early.folder)
+    _remove(early.file)
 
 
 def _register(early: Early) -> None:
@@ -322,7 +342,26 @@ def finish(code: int) -> None:
             pass
 
 
-def _remove(path: str) -> None:
-    import shutil
+def _private_file(prefix: str, data: bytes) -> str:
+    """A new file holding *data* that only this process uses, in the temporary folder (``tempfile``'s choice of it,
+    without importing ``tempfile``), made with ``O_EXCL`` and mode 0600: one file made before the spawn, where a
+    folder with the file in it made two (each ~0.5 ms on a journalling file system)."""
+    base = next((os.environ[n] for n in ("TMPDIR", "TEMP", "TMP") if os.environ.get(n)), "/tmp")
+    path = os.path.join(base, f"{prefix}{os.getpid()}-{os.urandom(6).hex()}.txt")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        with open(fd, "wb", closefd=False) as fh:
+            fh.write(data)
+    except BaseException:
+        os.close(fd)
+        _remove(path)
+        raise
+    os.close(fd)
+    return path
 
-    shutil.rmtree(path, ignore_errors=True)
+
+def _remove(path: str) -> None:
+    try:  # noqa: SIM105 (contextlib is an import more on the early start)
+        os.unlink(path)
+    except OSError:
+        pass

@@ -236,29 +236,43 @@ def execute(
     (:mod:`tierlock.earlyarm`).
     """
     watching = sys.modules.get("tierlock.armrecord")  # an install whose plan may be kept: its reads end here
+    recorded = watching is not None and watching.watching()
     if watching is not None:
         watching.pause()
     data = ("\n".join(lines) + "\n").encode("utf-8")
+    what = f"{backend.name} install into {target.prefix}"
+    early = sys.modules.get("tierlock.earlyarm")  # a backend started early: taken over when it runs this
+    taken = None
+    if early is not None and not recorded:  # its very command: no requirements file of the install's own
+        taken = early.take(
+            lambda path: backend.install_argv(target, Path(path), reinstall=reinstall, no_build=no_build), data
+        )
+    if taken is not None:
+        argv, started = taken
+        _before_verification(target)  # it runs already: what the verification after it loads, loaded while it runs
+        return _succeeded(what, subproc.run(argv, what=what, log=log, check=False, on_line=on_line, started=started))
     with scratch.scratch_dir("tierlock-install-") as tmp:
         requirements = tmp / "requirements.txt"
         requirements.write_bytes(data)
         argv = backend.install_argv(target, requirements, reinstall=reinstall, no_build=no_build)
         if watching is not None:
             watching.capture(argv, str(requirements), data, str(target.prefix), fresh=fresh, backend=backend.name)
-        early = sys.modules.get("tierlock.earlyarm")  # a backend started early: taken over when it runs this
         started = early.adopt(argv, str(requirements)) if early is not None else None
-        if started is not None:  # it runs already: what the verification after it loads, loaded while it runs
+        if started is not None:
             _before_verification(target)
-        what = f"{backend.name} install into {target.prefix}"
-        result = subproc.run(argv, what=what, log=log, check=False, on_line=on_line, started=started)
-        if result.returncode != 0:
-            raise failure(
-                what,
-                result,
-                remedy="fix the cause shown above, then run the same install-tier command again "
-                "(what was installed stays; the rerun completes it)",
-            )
-        return result
+        return _succeeded(what, subproc.run(argv, what=what, log=log, check=False, on_line=on_line, started=started))
+
+
+def _succeeded(what: str, result: subproc.Result) -> subproc.Result:
+    """*result* of the backend's install; :class:`InstallFailed` when it failed."""
+    if result.returncode != 0:
+        raise failure(
+            what,
+            result,
+            remedy="fix the cause shown above, then run the same install-tier command again "
+            "(what was installed stays; the rerun completes it)",
+        )
+    return result
 
 
 def _before_verification(target: Target) -> None:
@@ -269,7 +283,8 @@ def _before_verification(target: Target) -> None:
     import tierlock.installer.inventory
     import tierlock.probing.distribution
     import tierlock.probing.filechecks
-    import tierlock.probing.libremedy  # noqa: F401
+    import tierlock.probing.libremedy
+    import tierlock.probing.relied  # noqa: F401 (the receipt's rows)
     from tierlock.probing import libraries
 
     libraries.preload([str(p) for p in target.site_paths])

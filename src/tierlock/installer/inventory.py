@@ -80,23 +80,26 @@ def dists_of(
     swapped for the wheel's own is then seen by the no-op fast path), the site
     folder relative to *prefix* and the ``.dist-info`` folder name.
     """
-    from tierlock.probing.libraries import relied_outside
+    from tierlock.probing.relied import relied_outside_each
 
-    out: list[InstalledDist] = []
+    found: list[tuple[LockEntry, DistributionProbe, str, str, str]] = []
     for entry in entries:
         result = probes.get(entry.name)
         if result is None or result.dist_info_dir is None or result.version != entry.version:
             continue
         site, folder = os.path.split(result.dist_info_dir)
-        records = result.records
-        files = tuple((rel, size) for _full, rel, size, _hash in records if size is not None)
-        # The system libraries its extensions rely on: the no-op fast path then notices one going away.
-        files += tuple((os.path.relpath(lib, site), size) for lib, size in relied_outside(map(_FULL, records), [site]))
+        found.append((entry, result, result.dist_info_dir, site, folder))
+    # The system libraries its extensions rely on: the no-op fast path then notices one going away.
+    relied = relied_outside_each((map(_FULL, result.records), [site]) for _entry, result, _info, site, _folder in found)
+    out: list[InstalledDist] = []
+    for (entry, result, info, site, folder), libraries in zip(found, relied, strict=True):
+        files = tuple((rel, size) for _full, rel, size, _hash in result.records if size is not None)
+        files += tuple((os.path.relpath(lib, site), size) for lib, size in libraries)
         if result.record_size is not None:  # RECORD gives no size of its own: the size it had when verified
             files += ((f"{folder}/RECORD", result.record_size),)
         else:
             with suppress(OSError):
-                files += ((f"{folder}/RECORD", os.stat(os.path.join(result.dist_info_dir, "RECORD")).st_size),)
+                files += ((f"{folder}/RECORD", os.stat(os.path.join(info, "RECORD")).st_size),)
         out.append(InstalledDist(entry.name, str(entry.version), os.path.relpath(site, prefix), folder, files))
     return out
 

@@ -208,7 +208,7 @@ class Session:
         kept = self.kept.get(artifact)
         if self._still(kept, identity):
             assert kept is not None
-            _VERDICTS[artifact, self.key] = kept  # what relied_outside gives the receipt
+            _VERDICTS[artifact, self.key] = kept  # what tierlock.probing.relied gives the receipt
             return True
         moved = self.moved.get(artifact)
         if self._still(moved, identity):
@@ -390,18 +390,3 @@ def still_known(owner: object, sites: Sequence[str], extensions: Iterable[tuple[
     if sys.platform in ("darwin", "win32"):
         return False
     return session_for(owner, sites).holds(extensions)
-
-
-def relied_outside(paths: Iterable[str], sites: Sequence[str]) -> list[tuple[str, int]]:
-    """The libraries outside the site folders that the extensions at *paths* were last found to rely on,
-    with their sizes (what a receipt records so that the no-op fast path notices one going away)."""
-    inside = tuple(dict.fromkeys(p + os.sep for s in sites for p in (os.path.normpath(s), os.path.realpath(s))))
-    wanted = set(paths)
-    out: dict[str, int] = {}
-    for (path, _environment), (_identity, relied) in _VERDICTS.items():
-        if path not in wanted:
-            continue
-        for library, (size, _mtime, _inode) in relied:
-            if not os.path.normpath(library).startswith(inside):
-                out.setdefault(library, size)
-    return list(out.items())

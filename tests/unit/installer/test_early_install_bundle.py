@@ -9,6 +9,7 @@ one's plan).
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
@@ -50,3 +51,76 @@ def test_an_install_that_starts_nothing_early_is_recorded_and_loads_no_bundle(
     assert _entry._arm(["brain"], ["install", "brain"], prog="install-tier") == 0
     assert bundles == []
     assert recorded == [(["brain"], 0)]
+
+
+@pytest.mark.parametrize("early", [True, False], ids=["started-early", "recorded"])
+def test_an_arming_runs_with_the_cyclic_collector_held_off_and_gives_it_back_after(
+    bundles: list[str], monkeypatch: pytest.MonkeyPatch, early: bool
+) -> None:
+    import gc
+
+    seen: list[bool] = []
+
+    class Recording:
+        @staticmethod
+        def end(argv: list[str], code: int) -> None:
+            seen.append(gc.isenabled())
+
+    def cli(argv: list[str], prog: str | None = None) -> int:
+        seen.append(gc.isenabled())
+        return 0
+
+    monkeypatch.setattr(_entry, "_cli", cli)
+    monkeypatch.setattr(earlyarm, "start", lambda argv: object() if early else None)
+    monkeypatch.setattr(_entry, "_recording", lambda: Recording)
+    assert gc.isenabled()
+    assert _entry._arm(["brain"], ["install", "brain"], prog="install-tier") == 0
+    assert seen == ([False] if early else [False, False])
+    assert gc.isenabled()
+
+
+def test_an_install_the_early_start_cannot_serve_keeps_the_collector_on(
+    bundles: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gc
+
+    seen: list[bool] = []
+
+    def cli(argv: list[str], prog: str | None = None) -> int:
+        seen.append(gc.isenabled())
+        return 0
+
+    monkeypatch.setattr(armplan, "eligible", lambda argv: False)
+    monkeypatch.setattr(_entry, "_cli", cli)
+    assert _entry._arm(["brain"], ["install", "brain"], prog="install-tier") == 0
+    assert seen == [True]
+
+
+def test_install_tier_holds_the_collector_off_from_its_start_and_an_install_the_early_start_cannot_serve_gets_it_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import gc
+
+    seen: list[tuple[str, bool]] = []
+
+    def fast(argv: list[str], *, command: bool) -> None:
+        seen.append(("no-op check", gc.isenabled()))
+
+    def cli(argv: list[str], prog: str | None = None) -> int:
+        seen.append(("cli", gc.isenabled()))
+        return 0
+
+    def leave(code: int) -> None:
+        raise SystemExit(code)
+
+    monkeypatch.setattr(_entry, "_fast", fast)
+    monkeypatch.setattr(_entry, "_cli", cli)
+    monkeypatch.setattr(_entry, "_exit", leave)
+    monkeypatch.setattr(armplan, "eligible", lambda argv: False)
+    monkeypatch.setattr(sys, "argv", ["install-tier", "brain", "--dry-run"])
+    try:
+        with pytest.raises(SystemExit):
+            _entry.install_tier()
+    finally:
+        gc.enable()
+    assert seen == [("no-op check", False), ("cli", True)]

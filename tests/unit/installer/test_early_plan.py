@@ -172,6 +172,48 @@ def test_the_site_folders_write_test_is_done_again(tmp_path: Path) -> None:
     assert armplan.inner_holds(inner, str(tmp_path), own=False)
 
 
+def test_the_site_folders_write_test_can_be_left_out_of_a_check(tmp_path: Path) -> None:
+    inner = {"stats": {}, "lists": {}, "scans": {}, "files": {}, "writable": ["@T/site"]}
+    assert armplan.inner_holds(inner, str(tmp_path), own=False, writes=False)
+    assert not armplan.inner_holds(inner, str(tmp_path), own=False)
+
+
+@pytest.mark.parametrize("site", [True, False], ids=["writable", "missing"])
+def test_the_early_start_makes_the_write_test_once_under_the_install_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, site: bool
+) -> None:
+    target = tmp_path / "venv"
+    target.mkdir()
+    if site:
+        (target / "site").mkdir()
+    inner = {"stats": {}, "lists": {}, "scans": {}, "files": {}, "writable": ["@T/site"]}
+    entry = {"outer": {}, "inner": inner, "config": {}, "command": {}}
+    monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(earlyarm, "find", lambda where, argv: ("plan", str(target), entry))
+    monkeypatch.setattr(earlyarm, "outer_holds", lambda outer, prefix: True)
+    monkeypatch.setattr(earlyarm, "config_holds", lambda config, prefix: True)
+    locked: list[bool] = []  # whether the install lock was held at each write test
+    real = armplan.writable
+
+    def writable(folder: str) -> bool:
+        locked.append((target / "tierlock" / "install.lock").exists())
+        return real(folder)
+
+    started = earlyarm.Early(str(target), [], b"", str(tmp_path), -1)
+
+    def launched(plan: str, prefix: str, command: object, fd: int) -> earlyarm.Early:
+        os.close(fd)
+        return started
+
+    monkeypatch.setattr(armplan, "writable", writable)
+    monkeypatch.setattr(earlyarm, "_launched", launched)
+    assert earlyarm._start(["brain"]) is (started if site else None)
+    assert locked == [True]
+    # a site-packages that cannot be written: no early start, and the lock's folder is there as the install (which
+    # takes the lock, then refuses the target) makes it
+    assert (target / "tierlock" / "install.lock").exists()
+
+
 def _early(tmp_path: Path, requirements: bytes, code: str = "pass") -> earlyarm.Early:
     """An early backend running *code* (this interpreter's ``-c``), as :func:`earlyarm.start` leaves one."""
     folder = tmp_path / "early"
@@ -179,7 +221,7 @@ def _early(tmp_path: Path, requirements: bytes, code: str = "pass") -> earlyarm.
     (folder / "requirements.txt").write_bytes(requirements)
     fd = os.open(tmp_path / "lock", os.O_RDWR | os.O_CREAT, 0o644)
     argv = [sys.executable, "-c", code, "-r", str(folder / "requirements.txt")]
-    early = earlyarm.Early(str(tmp_path), argv, requirements, str(folder), fd)
+    early = earlyarm.Early(str(tmp_path), argv, requirements, str(folder / "requirements.txt"), fd)
     earlyarm.current = early
     early.proc = subprocess.Popen(  # its own process group, as every backend tierlock starts
         argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, process_group=0
@@ -225,7 +267,7 @@ def test_an_early_backend_running_another_command_is_waited_for_and_its_plan_dro
     assert early.other
     earlyarm.finish(0)
     assert not plan.exists()
-    assert not Path(early.folder).exists()
+    assert not Path(early.file).exists()
 
 
 def test_the_lock_an_early_start_holds_is_the_installs_and_let_go_once(tmp_path: Path) -> None:
@@ -668,3 +710,22 @@ def test_a_kept_plan_notes_its_backend_and_that_backends_configuration(
     assert entry["command"]["backend"] == "pip"
     assert entry["config"] == armplan.config_facts("pip", str(venv))
     assert entry["config"]["env"] == {"PIP_FIND_LINKS": _hidden(str(tmp_path / "wheels"))}
+
+
+def test_a_plan_kept_under_the_command_line_as_it_is_is_found_when_none_is_kept_under_the_venvs_place(
+    tmp_path: Path,
+) -> None:
+    import marshal
+
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n", encoding="utf-8")
+    argv = ["brain", "--python", str(venv / "bin" / "python")]
+    where = tmp_path / "cache"
+    where.mkdir()
+    entry = {"schema": armplan.SCHEMA, "who": armplan.who(argv), "prefix": str(venv)}
+    with open(armplan.plan_path(str(where), argv), "wb") as fh:  # the second form kept_forms gives
+        marshal.dump(entry, fh)
+    found = armplan.find(str(where), argv)
+    assert found is not None
+    assert found[1:] == (str(venv), entry)

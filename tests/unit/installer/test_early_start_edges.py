@@ -72,6 +72,26 @@ def test_a_backend_that_cannot_start_leaves_no_early_start_no_scratch_folder_and
     assert list(scratch.iterdir()) == []
 
 
+def test_an_early_start_makes_one_private_file_for_its_requirements_and_no_folder_and_removes_it_at_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    venv = _venv(tmp_path)
+    argv = _keep(tmp_path, monkeypatch, venv)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    early = earlyarm.start(argv)
+    assert early is not None
+    (made,) = scratch.iterdir()
+    assert made.is_file()
+    assert made.name.startswith("tierlock-early-")
+    assert made.read_bytes() == b"a==1\n"
+    assert made.stat().st_mode & 0o777 == 0o600
+    assert str(made) in early.argv
+    earlyarm.finish(0)
+    assert list(scratch.iterdir()) == []
+
+
 def test_anything_unexpected_while_checking_a_plan_is_no_early_start(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -143,7 +163,7 @@ def test_a_backend_is_taken_over_once_and_its_plan_kept(tmp_path: Path) -> None:
     proc.communicate(timeout=60)
     earlyarm.finish(0)
     assert plan.exists(), "the plan that led to the install's own command stays"
-    assert not Path(early.folder).exists()
+    assert not Path(early.file).exists()
 
 
 def _ended(pid: int) -> None:
@@ -275,11 +295,11 @@ def test_the_targets_facts_are_checked_again_once_the_lock_is_held(
     real = armplan.inner_holds
     asked: list[bool] = []
 
-    def changed_meanwhile(entry: object, prefix: str, *, own: bool) -> bool:
+    def changed_meanwhile(entry: object, prefix: str, *, own: bool, writes: bool = True) -> bool:
         asked.append(own)
         if not own and asked.count(False) > 1:
             return False  # another install came in between the first look and the lock
-        return real(entry, prefix, own=own)  # type: ignore[arg-type]  # (the plan's own entry)
+        return real(entry, prefix, own=own, writes=writes)  # type: ignore[arg-type]  # (the plan's own entry)
 
     monkeypatch.setattr(earlyarm, "inner_holds", changed_meanwhile)
     assert earlyarm.start(argv) is None
@@ -421,3 +441,58 @@ def test_an_early_start_holds_only_its_own_targets_lock(tmp_path: Path) -> None:
     assert earlyarm.held(str(other)) is None
     assert not earlyarm.fresh(str(other))
     assert earlyarm.held(str(tmp_path / "." / "")) == early.lock_fd, "the same folder, however it is written"
+
+
+class _Backend:
+    """A backend whose install command is this interpreter doing nothing with the requirements file given."""
+
+    name = "uv"
+
+    def install_argv(
+        self, target: object, requirements: Path, *, reinstall: object, no_build: object = ()
+    ) -> list[str]:
+        return [sys.executable, "-c", "pass", "-r", str(requirements)]
+
+
+@pytest.mark.parametrize("same", [True, False], ids=["its-very-command", "another-command"])
+def test_the_install_takes_an_early_backend_running_its_very_command_over_without_a_requirements_file_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, same: bool
+) -> None:
+    from types import SimpleNamespace
+
+    from tierlock import scratch
+    from tierlock.installer import backends
+
+    early = _early(tmp_path, b"a==1\n")
+    made: list[str] = []
+    real = scratch.scratch_dir
+
+    def recorded(prefix: str) -> Any:
+        made.append(prefix)
+        return real(prefix)
+
+    monkeypatch.setattr(scratch, "scratch_dir", recorded)
+    monkeypatch.setattr(backends, "_before_verification", lambda target: None)
+    target: Any = SimpleNamespace(prefix=tmp_path)
+    result = backends.execute(_Backend(), target, ["a==1" if same else "a==2"], reinstall=())  # type: ignore[arg-type]
+    assert result.returncode == 0
+    assert early.adopted
+    if same:
+        assert made == [], "no requirements file (nor its folder) of the install's own"
+        assert list(result.argv) == early.argv
+        assert not early.other
+    else:  # another command: its own file, the early backend waited for and its plan no longer held
+        assert made == ["tierlock-install-"]
+        assert early.other
+
+
+def test_the_early_requirements_file_is_never_one_that_was_there_already(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(os, "urandom", lambda n: b"\1" * n)
+    path = earlyarm._private_file("tierlock-early-", b"a==1\n")
+    assert Path(path).read_bytes() == b"a==1\n"
+    with pytest.raises(FileExistsError):  # the same name again (a file, or a link another user put there first)
+        earlyarm._private_file("tierlock-early-", b"b==2\n")
+    assert Path(path).read_bytes() == b"a==1\n"

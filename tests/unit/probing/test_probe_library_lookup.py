@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import binaries
-from tierlock.probing import elf, ldpaths, libcache, libraries, libremedy, provider
+from tierlock.probing import elf, ldpaths, libcache, libraries, libremedy, provider, relied
 from tierlock.probing.distribution import DistributionProbe
 
 
@@ -309,10 +309,10 @@ def test_the_system_libraries_an_extension_relies_on_are_listed_for_its_receipt(
         site / "pkg", "_ext.so", needed=["libin.so.1", "libout.so.1"], runpath=f"$ORIGIN/../pkg.libs:{outside.parent}"
     )
     assert session(tmp_path).missing(str(ext), "pkg/_ext.so") == []
-    assert libraries.relied_outside([str(ext), str(tmp_path / "unknown.so")], [str(site)]) == [
+    assert relied.relied_outside([str(ext), str(tmp_path / "unknown.so")], [str(site)]) == [
         (str(outside), outside.stat().st_size)
     ]
-    assert str(inside) not in dict(libraries.relied_outside([str(ext)], [str(site)]))
+    assert str(inside) not in dict(relied.relied_outside([str(ext)], [str(site)]))
 
 
 def test_what_a_library_from_a_search_path_needs_is_looked_up_too_but_not_what_a_system_library_needs(
@@ -426,7 +426,7 @@ def test_a_verdict_learnt_in_one_environment_holds_where_another_has_the_same_fi
     assert second.missing(str(ext), "pkg/_ext.so") == []
     assert second._files == {}  # nothing was opened: a stat of the extension and of each library it relies on
     assert str(ext) in second.kept  # and kept for this environment itself from now on
-    assert libraries.relied_outside([str(ext)], [str(site)]) == [(str(outside), outside.stat().st_size)]
+    assert relied.relied_outside([str(ext)], [str(site)]) == [(str(outside), outside.stat().st_size)]
 
 
 def test_a_verdict_from_another_environment_is_not_taken_where_a_file_is_not_the_same_or_is_gone(
@@ -525,4 +525,4 @@ def test_the_libraries_of_only_the_extensions_asked_are_listed_whatever_else_was
     looked = session(tmp_path)
     assert looked.missing(str(first), "one/_ext.so") == []  # learnt first: listed first in what is kept
     assert looked.missing(str(second), "two/_ext.so") == []
-    assert libraries.relied_outside([str(second)], [str(site)]) == [(str(second_out), second_out.stat().st_size)]
+    assert relied.relied_outside([str(second)], [str(site)]) == [(str(second_out), second_out.stat().st_size)]
