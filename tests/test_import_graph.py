@@ -30,6 +30,7 @@ _TOMLKIT = "writes TOML with tomlkit (heavy), loaded only when a file is written
 #: The modules that keep imports inside functions, and why. Any other module imports at its top.
 LAZY_IMPORTS: dict[str, str] = {
     "tierlock._entry": "the console script: a no-op install and verified run on os and sys alone, the CLI loads after",
+    "tierlock.fastinstall": "a no-op install read by hand: the receipts' check, json and redaction load as it runs",
     "tierlock.lightpathlib": "loads pathlib itself, with stand-ins in sys.modules for the time of that import",
     "tierlock.cli": "parses the arguments before any command loads; the suggestions and tiers load on a mistake",
     "tierlock.errors": "imported everywhere: difflib loads only for a did-you-mean hint",

@@ -374,7 +374,7 @@ def test_the_console_scripts_noop_json_matches_the_full_paths(world: World) -> N
     ],
 )
 def test_the_entry_parses_a_plain_install_by_hand(argv: list[str], command: bool, expected: tuple[object, ...]) -> None:
-    from tierlock._entry import parse_install
+    from tierlock.fastinstall import parse_install
 
     args = parse_install(argv, command=command)
     assert args is not None
@@ -398,7 +398,7 @@ def test_the_entry_parses_a_plain_install_by_hand(argv: list[str], command: bool
     ],
 )
 def test_the_entry_leaves_everything_else_to_argparse(argv: list[str], command: bool) -> None:
-    from tierlock._entry import parse_install
+    from tierlock.fastinstall import parse_install
 
     assert parse_install(argv, command=command) is None
 
