@@ -220,13 +220,17 @@ def test_armings_into_venvs_of_another_python_start_early_and_give_the_slow_path
     subprocess.run([str(python), "-m", "venv", "--without-pip", str(template)], check=True, env=clean_env())
     backdate(template)
     docs = []
-    for name in ("a", "b", "c", "d"):
+    # A plan is kept only when nothing it rests on outside the target changed in the last two seconds (the other
+    # test worker may be writing the 3.12 standard library's byte code meanwhile): up to six armings, the last early.
+    for name in ("a", "b", "c", "d", "e", "f"):
         venv = hostile.root / f"py312-{name}"
         subprocess.run(["cp", "-a", str(template), str(venv)], check=True)
         code, doc, runs = hostile.arm(venv, tier="base")  # (brain's compiled file is built for this Python)
         assert code == 0, doc
         docs.append((doc, venv, runs))
-    assert docs[-1][2] == ["early"], "a plan kept by the armings before starts the backend early"
+        if len(docs) >= 3 and runs == ["early"]:
+            break
+    assert docs[-1][2] == ["early"], f"a plan kept by the armings before starts the backend early: {docs}"
     slow = hostile.root / "py312-slow"
     subprocess.run(["cp", "-a", str(template), str(slow)], check=True)
     code, doc, runs = hostile.arm(slow, tier="base", env={**hostile.env, "TIERLOCK_CACHE_DIR": ""})
