@@ -216,7 +216,11 @@ MODULES: dict[str, Module] = {
     # Whether a bundle's entry still holds: its source, and the folders searched for it as the path finder sees them.
     "bundleholds.py": Module(
         ("src/tierlock/bundleholds.py",),
-        ("tests/unit/core/test_code_bundle.py", "tests/unit/core/test_code_bundle_hostile.py"),
+        (
+            "tests/unit/core/test_bundle_holds.py",
+            "tests/unit/core/test_code_bundle.py",
+            "tests/unit/core/test_code_bundle_hostile.py",
+        ),
     ),
     # pathlib loaded without urllib.parse, and without ntpath's searches for Windows' own modules.
     "lightpathlib.py": Module(("src/tierlock/lightpathlib.py",), ("tests/unit/core/test_full_run_light_stand_ins.py",)),
