@@ -58,7 +58,7 @@ LAZY_IMPORTS: dict[str, str] = {
     "tierlock.tiers.uvinit": _TOMLKIT,
     "tierlock.lockfiles.projectpin": _TOMLKIT,
     "tierlock.tiers.platforms": _FAST,
-    "tierlock.tiers.model": "every command loads the model: its Literal aliases are made only when one is asked for",
+    "tierlock._lazy": "every command loads it: typing loads only when a module's Literal alias is first asked for",
     "tierlock.tiers.reader": "reads every pyproject.toml: difflib loads only for a did-you-mean hint",
     "tierlock.tiers.projectmeta": "every command reads the metadata: dependency groups load for a project with groups",
     "tierlock.projectparts": "a kept answer checks a changed pyproject.toml with os and tomllib; fsutil loads to read",

@@ -23,3 +23,21 @@ def attributes(package: str, table: Mapping[str, str]) -> Callable[[str], Any]:
         return value
 
     return __getattr__
+
+
+def literals(module: str, aliases: Mapping[str, tuple[str, ...]]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` for *module* that makes each ``Literal`` alias of *aliases* (name -> its values) at
+    its first use and keeps it: a full run never looks at them (each costs typing's caches ~80 k instructions when
+    made), the type checker reads them under ``TYPE_CHECKING``."""
+
+    def __getattr__(name: str) -> Any:
+        values = aliases.get(name)
+        if values is None:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        from typing import Literal
+
+        value = Literal.__getitem__(values)  # (a run-time form the checker does not read as a type)
+        setattr(sys.modules[module], name, value)
+        return value
+
+    return __getattr__

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from packaging.requirements import Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 
+from tierlock import _lazy
 from tierlock.errors import UnknownTierError
 from tierlock.frozen import Frozen
 from tierlock.tiers.platforms import Platform
@@ -24,16 +25,7 @@ if TYPE_CHECKING:
 #: The values of the ``Literal`` aliases above, made by :func:`__getattr__` at run time.
 _ALIASES: dict[str, tuple[str, ...]] = {"LockFormat": ("requirements", "pylock"), "BackendName": ("auto", "uv", "pip")}
 
-
-def __getattr__(name: str) -> object:
-    """The ``Literal`` aliases (the checker's), made at their first use with the values they had: a full run never
-    looks at them (each costs typing's caches ~80 k instructions when made)."""
-    if name not in _ALIASES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from typing import Literal
-
-    value = globals()[name] = Literal[_ALIASES[name]]
-    return value
+__getattr__ = _lazy.literals(__name__, _ALIASES)
 
 
 class Tier(Frozen):

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from tierlock import _lazy
 from tierlock.frozen import Frozen
 
 if TYPE_CHECKING:
@@ -32,16 +33,7 @@ if TYPE_CHECKING:
 #: The values of the ``Literal`` aliases above, made by :func:`__getattr__` at run time.
 _ALIASES: dict[str, tuple[str, ...]] = {"OS": ("linux", "macos", "windows")}
 
-
-def __getattr__(name: str) -> object:
-    """The ``Literal`` aliases (the checker's), made at their first use with the values they had: a full run never
-    looks at them (each costs typing's caches ~80 k instructions when made)."""
-    if name not in _ALIASES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from typing import Literal
-
-    value = globals()[name] = Literal[_ALIASES[name]]
-    return value
+__getattr__ = _lazy.literals(__name__, _ALIASES)
 
 
 #: Short names and the wheel platform tag each stands for (the oldest machine it promises).
