@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tierlock import _lazy
 from tierlock.frozen import Frozen
 from tierlock.probing import metadata
 
@@ -26,29 +27,24 @@ if TYPE_CHECKING:
     TierState: TypeAlias = Literal["present", "partial", "absent"]
 
 
-def __getattr__(name: str) -> object:
-    """The names no run of a command looks at, made at their first use, the same values as when this module made
-    them: :class:`~tierlock.probing.installedfile.InstalledFile` (a ``NamedTuple``, which compiles its source
-    and each field's annotation when it is made) and the ``Literal`` aliases ``DistState`` and ``TierState``."""
-    if name == "InstalledFile":
-        from tierlock.probing.installedfile import InstalledFile
-
-        value: object = InstalledFile
-    elif name in _STATES:
-        from typing import Literal
-
-        value = Literal[_STATES[name]]
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
-    return value
-
-
 #: The states of ``DistState`` and ``TierState`` (the ``Literal`` aliases), in their order.
 _STATES: dict[str, tuple[str, ...]] = {
     "DistState": ("present", "present-editable", "partial", "absent"),
     "TierState": ("present", "partial", "absent"),
 }
+_literal = _lazy.literals(__name__, _STATES)
+
+
+def __getattr__(name: str) -> object:
+    """The names no run of a command looks at, made at their first use, the same values as when this module made
+    them: :class:`~tierlock.probing.installedfile.InstalledFile` (a ``NamedTuple``, which compiles its source
+    and each field's annotation when it is made) and the ``Literal`` aliases ``DistState`` and ``TierState``."""
+    if name != "InstalledFile":
+        return _literal(name)
+    from tierlock.probing.installedfile import InstalledFile
+
+    globals()[name] = InstalledFile
+    return InstalledFile
 
 
 class DistributionProbe(Frozen):
