@@ -24,7 +24,7 @@ import pytest
 import tierlock
 from tests.support.env import clean_env
 from tests.support.interpreters import interpreter
-from tests.support.kept import ENTRY, World, backdate, put_back, twice
+from tests.support.kept import ENTRY, World, backdate, put_back, same_answer, twice
 
 CONFTEST = "tests/conftest.py"
 HELPER = "tests/helpers.py"
@@ -73,10 +73,6 @@ def kept(world: World) -> Iterator[World]:
         yield world
 
 
-def _same(after: subprocess.CompletedProcess[str], full: subprocess.CompletedProcess[str]) -> None:
-    assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
-
-
 def _replace(world: World, rel: str, old: str, new: str) -> None:
     path = world.project / rel
     text = path.read_text()
@@ -105,19 +101,19 @@ def test_a_run_after_a_dependency_edit_and_every_run_answered_from_it_answer_as_
     assert census  # the census's result kept by the first run
     _widen(kept, "0.5")
     after, modules = kept.run(argv)
-    _same(after, kept.full(argv))
+    same_answer(after, kept.full(argv))
     assert "tierlock.lockfiles.check" in modules  # a full run ...
     assert _census_files(kept) == census  # ... given the census's kept result (not worked out, not kept again)
     assert modules.isdisjoint(WORKING_OUT), sorted(modules & WORKING_OUT)  # (nor what working it out loads)
     again, _ = kept.run(argv)  # answered from what the full run kept
-    _same(again, after)
+    same_answer(again, after)
     rel, old, new = EDITS[edit]
     was = (kept.project / rel).stat()
     _replace(kept, rel, old, new)
     if "same size" in edit:
         os.utime(kept.project / rel, ns=(was.st_atime_ns, was.st_mtime_ns))
     edited, modules = kept.run(argv)
-    _same(edited, kept.full(argv))
+    same_answer(edited, kept.full(argv))
     if "the result as it was" in edit:
         assert "tierlock.census.rerun" in modules  # worked out again from the facts the full run kept
         assert "tierlock.lockfiles.check" not in modules
@@ -135,10 +131,10 @@ def test_a_kept_census_file_with_a_byte_flipped_is_worked_out_after_a_dependency
         path.write_bytes(bytes(data))
     _widen(kept, "0.6")
     after, _ = kept.run(argv)
-    _same(after, kept.full(argv))
+    same_answer(after, kept.full(argv))
     _replace(kept, *EDITS["a helper added to a test file (the result as it was)"])
     edited, _ = kept.run(argv)
-    _same(edited, kept.full(argv))
+    same_answer(edited, kept.full(argv))
 
 
 @pytest.mark.parametrize("command", ["check", "admit"])
@@ -162,7 +158,7 @@ def test_a_census_result_kept_by_another_interpreter_sharing_the_cache_is_not_gi
         full = subprocess.run(
             [str(other), "-c", code], capture_output=True, text=True, check=False, env={**env, "TIERLOCK_CACHE_DIR": ""}
         )
-        _same(by_other, full)
+        same_answer(by_other, full)
     after, _ = kept.run(argv)  # 3.11 again, with 3.12's result kept in the same file
-    _same(after, kept.full(argv))
+    same_answer(after, kept.full(argv))
     assert (by_other.returncode, by_other.stdout) == (after.returncode, after.stdout)  # (3.12 ran the command)

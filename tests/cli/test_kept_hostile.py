@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support.kept import HEAVY, World, backdate, twice
+from tests.support.kept import HEAVY, World, backdate, full_answer, same_answer, twice
 from tierlock import keptseal
 
 
@@ -35,15 +34,6 @@ def kept(world: World) -> Iterator[World]:
     shutil.rmtree(world.cache, ignore_errors=True)
 
 
-def _full(world: World, argv: list[str]) -> subprocess.CompletedProcess[str]:
-    proc, _modules = world.run(argv, TIERLOCK_CACHE_DIR="")
-    return proc
-
-
-def _same(after: subprocess.CompletedProcess[str], full: subprocess.CompletedProcess[str]) -> None:
-    assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
-
-
 @pytest.mark.parametrize("command", ["check", "probe"])
 def test_a_kept_entry_whose_head_length_is_spoilt_gives_the_full_answer(kept: World, command: str) -> None:
     argv = kept.argv(command)
@@ -57,7 +47,7 @@ def test_a_kept_entry_whose_head_length_is_spoilt_gives_the_full_answer(kept: Wo
             spoilt += 1
     assert spoilt
     after, _ = kept.run(argv)
-    _same(after, _full(kept, argv))
+    same_answer(after, full_answer(kept, argv))
 
 
 def _library(world: World) -> Path:
@@ -87,7 +77,7 @@ def test_an_installed_file_replaced_gives_the_answer_of_a_run_that_keeps_nothing
             library.write_bytes(bytes([data[0] ^ 1]) + data[1:])
             os.utime(library, ns=(was.st_atime_ns, was.st_mtime_ns))
         after, _ = kept.run(argv)
-        _same(after, _full(kept, argv))
+        same_answer(after, full_answer(kept, argv))
     finally:
         if library.is_symlink() or library.is_file():
             library.unlink()

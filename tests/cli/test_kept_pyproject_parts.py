@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from collections.abc import Callable, Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.support.kept import HEAVY, World, backdate, twice
+from tests.support.kept import HEAVY, World, backdate, full_answer, same_answer, twice
 
 PYPROJECT = "pyproject.toml"
 COMMANDS = ["check", "admit", "probe", "status"]
@@ -50,15 +49,6 @@ def kept(world: World) -> Iterator[World]:
     path.write_bytes(saved)
     (world.root / "elsewhere.toml").unlink(missing_ok=True)
     shutil.rmtree(world.cache, ignore_errors=True)
-
-
-def _full(world: World, argv: list[str]) -> subprocess.CompletedProcess[str]:
-    proc, _modules = world.run(argv, TIERLOCK_CACHE_DIR="")
-    return proc
-
-
-def _same(after: subprocess.CompletedProcess[str], full: subprocess.CompletedProcess[str]) -> None:
-    assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
 
 
 def _edit(world: World, change: Callable[[str], str | bytes]) -> None:
@@ -144,8 +134,8 @@ def test_an_edit_of_a_part_no_answer_rests_on_gives_the_kept_answer(kept: World,
     before, _ = twice(kept, argv)
     _edit(kept, INERT[edit])
     after, modules = kept.run(argv)
-    full = _full(kept, argv)
-    _same(after, full)
+    full = full_answer(kept, argv)
+    same_answer(after, full)
     assert (after.returncode, after.stdout) == (before.returncode, before.stdout)
     assert modules.isdisjoint(HEAVY), sorted(modules & HEAVY)
     assert PARTS in modules  # the parts were read again
@@ -158,8 +148,8 @@ def test_an_edit_of_a_part_an_answer_rests_on_gives_the_full_answer(kept: World,
     twice(kept, argv)
     _edit(kept, RELEVANT[edit])
     after, modules = kept.run(argv)
-    full = _full(kept, argv)
-    _same(after, full)
+    full = full_answer(kept, argv)
+    same_answer(after, full)
     assert "tierlock.tiers.loader" in modules  # worked out again, never the kept answer
 
 
@@ -169,7 +159,7 @@ def test_a_table_written_as_dotted_keys_gives_the_full_answer_either_way(kept: W
     twice(kept, argv)
     _edit(kept, _dotted)
     after, _ = kept.run(argv)
-    _same(after, _full(kept, argv))
+    same_answer(after, full_answer(kept, argv))
 
 
 @pytest.mark.parametrize("command", ["check", "probe"])
@@ -187,7 +177,7 @@ def test_pyproject_deleted_or_replaced_by_a_symlink_gives_the_answer_of_a_run_th
         other.write_text(text if how.endswith("same bytes") else text + "\n[tool.ruff]\nline-length = 1\n")
         path.symlink_to(other)
     after, modules = kept.run(argv)
-    _same(after, _full(kept, argv))
+    same_answer(after, full_answer(kept, argv))
     if how == "deleted":
         assert "tierlock.tiers.loader" in modules
     else:  # the project is where the link is (never its target's folder): the same bytes or parts, the same answer
@@ -218,7 +208,7 @@ def test_two_inert_edits_in_a_row_each_keep_the_answer_and_a_relevant_one_after_
         assert (after.stdout, PARTS in modules) == (before.stdout, True)
     _edit(kept, RELEVANT["[tool.tierlock] a tier's tests glob"])
     after, modules = kept.run(argv)
-    _same(after, _full(kept, argv))
+    same_answer(after, full_answer(kept, argv))
     assert "tierlock.tiers.loader" in modules
 
 
@@ -236,7 +226,7 @@ def test_against_another_python_an_edit_gives_the_answer_of_a_run_that_keeps_not
     before, _ = twice(kept, argv)
     _edit(kept, (INERT | RELEVANT)[edit])
     after, modules = kept.run(argv)
-    _same(after, _full(kept, argv))
+    same_answer(after, full_answer(kept, argv))
     assert modules.isdisjoint(HEAVY) is (edit in INERT)
     if edit in INERT:
         assert (after.returncode, after.stdout) == (before.returncode, before.stdout)
@@ -255,10 +245,10 @@ def test_a_pyproject_another_reader_opened_is_kept_by_its_bytes(kept: World) -> 
     twice(kept, check)
     _edit(kept, INERT["a [tool.ruff] table added"])
     after, modules = kept.run(admit)
-    _same(after, _full(kept, admit))
+    same_answer(after, full_answer(kept, admit))
     assert "tierlock.tiers.loader" in modules
     after, modules = kept.run(check)
-    _same(after, _full(kept, check))
+    same_answer(after, full_answer(kept, check))
     assert modules.isdisjoint(HEAVY)
 
 
@@ -300,7 +290,7 @@ def test_any_edit_of_pyproject_gives_the_answer_of_a_run_that_keeps_nothing(kept
             edited = edited[:where] + piece + edited[where + cut :]
         path.write_bytes(edited)
         after, _ = kept.run(argv)
-        _same(after, _full(kept, argv))
+        same_answer(after, full_answer(kept, argv))
     finally:
         path.write_bytes(original)
         backdate(kept.project)

@@ -102,3 +102,14 @@ def twice(world: World, argv: list[str]) -> tuple[subprocess.CompletedProcess[st
         if not modules & HEAVY:
             return first, modules
     raise AssertionError(f"{argv} was never answered from a kept entry")
+
+
+def full_answer(world: World, argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """*argv*'s answer from a run that keeps nothing (no cache folder): what a kept answer must equal."""
+    proc, _modules = world.run(argv, TIERLOCK_CACHE_DIR="")
+    return proc
+
+
+def same_answer(after: subprocess.CompletedProcess[str], full: subprocess.CompletedProcess[str]) -> None:
+    """*after* gave the answer *full* gave: exit code, output and errors, byte for byte."""
+    assert (after.returncode, after.stdout, after.stderr) == (full.returncode, full.stdout, full.stderr)
