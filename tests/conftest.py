@@ -9,6 +9,7 @@ another project defines its own fixture of the same name, which wins inside that
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import tempfile
@@ -37,6 +38,9 @@ os.environ.pop("VIRTUAL_ENV", None)
 # The probe keeps its shared-library verdicts in the user's cache folder: the suite keeps its own.
 _CACHE = tempfile.mkdtemp(prefix="tierlock-test-cache-")
 os.environ["TIERLOCK_CACHE_DIR"] = _CACHE
+# Removed as the process ends (every process that loads this file: pytest, each xdist worker), after the session's
+# last writer: tierlock's own pytest plugin gates this suite and keeps its facts there when the session finishes.
+atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

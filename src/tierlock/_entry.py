@@ -269,6 +269,9 @@ def _armed(tail: list[str], argv: list[str], prog: str | None) -> int:
         started = earlyarm.current is not None
         earlyarm.finish(EXIT_INTERRUPTED)  # (a second signal meanwhile is noted only: tierlock.interrupts)
         return _interrupted(tail if prog else argv, prog or "tierlock", started=started)
+    except BaseException:  # anything else out of the command: an early backend is not left running, nor its file
+        earlyarm.finish(EXIT_INTERRUPTED)
+        raise
     if recording is not None:
         recording.end(tail, code)
     return code

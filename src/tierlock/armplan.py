@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Bump when the kept plan's shape or meaning changes.
-SCHEMA = 3
+SCHEMA = 4
 #: Stands for the target environment's folder in a kept plan.
 HERE = "@T"
 #: Stands for the requirements file in the kept backend command.

@@ -22,6 +22,7 @@ import os
 from tierlock import armplan
 from tierlock.keptrecord import Recorder, _real_stat, module_files
 from tierlock.keptrun import SETTLE_NS, WRITE_FLAGS, digest, listing, modified_since, scan, stat_sig
+from tierlock.keptsig import shadows
 from tierlock.probing.libcache import dump, folder
 
 TYPE_CHECKING = False
@@ -100,6 +101,8 @@ class ArmRecorder(Recorder):
         split(self.listed, "lists", listing, listing)
         split(self.scanned, "scans", lambda p: scan(p, sig), scan)  # type: ignore[arg-type]
         settled = self.started - SETTLE_NS
+        outer["shadows"], portions = shadows(settled)  # (a module put first on sys.path: what a full run imports)
+        outer["lists"].update((path, listing(path)) for path in sorted(portions - outer["lists"].keys()))
         looked = [*outer["stats"].values(), *outer["lstats"].values(), *(v[0] for v in outer["files"].values())]
         looked += [s for e in outer["scans"].values() if isinstance(e, tuple) for _n, s in e]
         if any(modified_since(s, settled) for s in looked):

@@ -186,8 +186,9 @@ def _launched(plan: str, prefix: str, command: Mapping[str, Any], fd: int) -> Ea
         # but on :mod:`os` alone (:mod:`subprocess` costs more than the start); the install handles it as one of
         # its own from its takeover on (:func:`popen`)
         early.spawned = spawn(early.argv, env=early.env, capture=True)
-        # its end noted as it comes: its time (``backend_s``) is its own, not tierlock's wait; then the priority back
-        watch(early.spawned, then=priority.restore)
+        # its end noted as it comes: its time (``backend_s``) is its own, not tierlock's wait; then its requirements
+        # file gone (nothing reads it any more: also when this process ends without :func:`finish`), the priority back
+        watch(early.spawned, then=lambda: _ended(early, priority))
     except BaseException:
         if early.spawned is None:  # it did not start: nothing kept of it
             current = None
@@ -196,6 +197,15 @@ def _launched(plan: str, prefix: str, command: Mapping[str, Any], fd: int) -> Ea
     # the backend is the critical path: tierlock's own start yields to it (a positive increment cannot fail)
     priority.lower(YIELD)
     return early
+
+
+def _ended(early: Early, priority: Yielded) -> None:
+    """*early*'s backend has ended (in the thread that watched it): its requirements file removed, then tierlock's
+    priority given back."""
+    try:
+        _remove(early.file)
+    finally:
+        priority.restore()
 
 
 def _lock(prefix: str) -> int | None:
@@ -340,6 +350,9 @@ def finish(code: int) -> None:
             os.unlink(early.plan)
         except OSError:
             pass
+    from tierlock.earlysweep import sweep  # (what a killed run left: after the backend, at the command's end)
+
+    sweep(os.path.dirname(early.file))
 
 
 def _private_file(prefix: str, data: bytes) -> str:

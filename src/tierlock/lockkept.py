@@ -72,6 +72,8 @@ def replay(argv: Sequence[str]) -> int | None:
     entry = keptrun.load(keptrun.entry_path(where, argv))
     if entry is None or entry.get("kind") != KIND or entry.get("environ") != environ_digest():
         return None
+    if not isinstance(entry.get("shadows"), dict):  # (kept before its shadows were: keptsig.shadows)
+        return None
     runs: list[_Compile] = []
     try:
         if not _files_hold(entry["files"]):  # an edited file: no compile is started only to be ended

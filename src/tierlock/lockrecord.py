@@ -23,6 +23,7 @@ import tempfile
 
 from tierlock import keptrecord, lockstart
 from tierlock.keptrun import SETTLE_NS, digest, entry_path, listing, modified_since, scan, stat_sig, terminal, who
+from tierlock.keptsig import shadows
 from tierlock.lockkept import KIND, SCRATCH, environ_digest
 from tierlock.probing.libcache import dump, folder
 from tierlock.redaction import credential_kind
@@ -86,7 +87,8 @@ class Recorder(keptrecord.Recorder):
             return None  # changed while the lock ran
         stats = {path: stat_sig(path) for path in sorted((self.stats | sources) - set(opened))}
         lstats = {path: stat_sig(path, follow=False) for path in sorted(self.lstats - set(opened))}
-        lists = {path: listing(path) for path in sorted(self.listed)}
+        shadowed, portions = shadows(self.started - SETTLE_NS)  # (a module put first on sys.path: a full lock's)
+        lists = {path: listing(path) for path in sorted(self.listed | portions)}
         scans = {path: scan(path) for path in sorted(self.scanned)}
         looked = [*stats.values(), *lstats.values()]
         looked += [sig for entries in scans.values() if isinstance(entries, tuple) for _name, sig in entries]
@@ -99,6 +101,7 @@ class Recorder(keptrecord.Recorder):
             "lists": lists,
             "scans": scans,
             "files": files,
+            "shadows": shadowed,
             "out": list(self.out),
             "code": code,
             "kind": KIND,

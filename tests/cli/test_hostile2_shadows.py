@@ -1,0 +1,88 @@
+# ruff: noqa: F811  (pytest fixtures imported from other end-to-end tests are redefined as parameters)
+"""A module put first on ``sys.path`` after ``lock`` was kept, or after an arming's plan was kept: the next run does
+what a run that keeps nothing does (``TIERLOCK_CACHE_DIR`` empty).
+
+A ``PYTHONPATH`` folder (or the current folder of ``python -m tierlock``) that gains a module named as one the
+command imports - ``packaging``, or ``token`` of the standard library, which ``tokenize`` imports - makes the full run
+import it (here: it raises). The kept lock must not print its kept report, the early backend must not start (it
+would install the tier that the full run never reaches), as :mod:`tierlock.keptrun` refuses a read-only answer
+(:func:`tierlock.keptsig.shadows`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_install_cli import Kit, empty_venv, index_env, kit, uv_cache, wheel_dir, wheels  # noqa: F401
+from tests.cli.test_install_early import Arming, venv_told  # noqa: F401
+from tests.cli.test_lock_kept import Project, settled  # noqa: F401
+from tests.support.kept import backdate
+from tests.support.lockproj import build_wheel_dir
+
+SHADOWS = ["packaging.py", "token.py"]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return Project(tmp_path, build_wheel_dir(tmp_path / "wheels"))
+
+
+def _kept_with(project: Project, pythonpath: str) -> None:
+    """Lock with *pythonpath* until a run is answered from the kept lock."""
+    first, _ = project.run(PYTHONPATH=pythonpath)
+    assert first.returncode == 0, first.stdout + first.stderr
+    for _attempt in range(3):
+        again, kept = project.run(PYTHONPATH=pythonpath)
+        assert again.returncode == 0, again.stdout + again.stderr
+        if kept:
+            return
+    raise AssertionError("the lock was never answered from what it kept")
+
+
+def _earlier(root: Path) -> Path:
+    first = root / "first"
+    first.mkdir()
+    backdate(first)
+    return first
+
+
+@pytest.mark.parametrize("shadow", SHADOWS)
+def test_a_module_put_first_on_the_search_path_after_a_kept_lock_gives_the_full_locks_answer(
+    project: Project, shadow: str
+) -> None:
+    first = _earlier(project.root)
+    _kept_with(project, str(first))
+    (first / shadow).write_text('raise ImportError("the module of the project")\n', encoding="utf-8")
+    full, _ = project.run(cache=False, PYTHONPATH=str(first))
+    assert full.returncode != 0
+    assert "the module of the project" in full.stderr
+    after, _ = project.run(PYTHONPATH=str(first))
+    assert (after.returncode, after.stdout) == (full.returncode, full.stdout)
+    assert "the module of the project" in after.stderr
+
+
+@pytest.fixture
+def arming(tmp_path: Path, kit: Kit, venv_told: Path) -> Arming:
+    backdate(kit.empty_venv)
+    return Arming(tmp_path, kit, "uv", told=venv_told)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shadow", SHADOWS)
+def test_a_module_put_first_on_the_search_path_after_an_arming_was_kept_starts_no_backend_early(
+    arming: Arming, shadow: str
+) -> None:
+    first = _earlier(arming.root)
+    arming.env["PYTHONPATH"] = str(first)
+    arming.kept_first()
+    (first / shadow).write_text('raise ImportError("the module of the project")\n', encoding="utf-8")
+    slow, _doc, slow_runs = arming.arm(arming.venv("slow"), env={**arming.env, "TIERLOCK_CACHE_DIR": ""})
+    assert "the module of the project" in arming.last_err
+    venv = arming.venv("second")
+    code, _doc, runs = arming.arm(venv)
+    assert "the module of the project" in arming.last_err
+    assert (code, runs) == (slow, slow_runs) == (slow, [])
+    (first / shadow).unlink()
+    assert arming.present(venv) == "absent"
