@@ -43,6 +43,7 @@ LAZY_IMPORTS: dict[str, str] = {
     "tierlock.spawning": "starts a process before subprocess loads: subprocess only when the process is handed over",
     "tierlock.subproc": "the one subprocess helper: threads and redaction load only when a process is started",
     "tierlock.environment": _FAST,
+    "tierlock.venvbase": "loaded with the target on a fast path: shlex only when a venv's remaking is said",
     "tierlock.targetmodel": _FAST,
     "tierlock.selfinstall": _FAST,
     "tierlock.wheeltags": _FAST,

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from tierlock.errors import UsageError
 from tierlock.frozen import replace
 from tierlock.targetmodel import Target
+from tierlock.venvbase import base_of
 
 if TYPE_CHECKING:
     import subprocess
@@ -139,9 +140,12 @@ class Pending:
         self.exe = exe
         self._outcome: list[Target | Exception] = []
         self._started: subprocess.Popen[str] | None = None
+        self._before: tuple[object, ...] = ()
+        """The interpreter's files as its process was started (:func:`_made`)."""
         try:
             kept = _kept(exe)
             if kept is None:
+                self._before = _made(exe)
                 self._started = _start(exe)
             else:
                 self._outcome.append(kept)
@@ -152,7 +156,7 @@ class Pending:
         started, self._started = self._started, None
         if started is not None:
             try:
-                self._outcome.append(_described(self.exe, started))
+                self._outcome.append(_described(self.exe, started, self._before))
             except Exception as exc:  # (given again to a second caller)
                 self._outcome.append(exc)
         outcome = self._outcome[0]
@@ -194,7 +198,9 @@ def inspect(python: str | Path, *, pending: Pending | None = None) -> Target:
     if pending is not None and pending.exe == exe:
         return pending.target()
     if not exe.exists():
-        raise UsageError(f"no interpreter at {exe}{_why_none(exe)}", remedy=_remedy_for_none(exe))
+        from tierlock.venvbase import remedy_for_none, why_none
+
+        raise UsageError(f"no interpreter at {exe}{why_none(exe)}", remedy=remedy_for_none(exe))
     return _described(exe)
 
 
@@ -212,15 +218,18 @@ def _stamp(exe: Path, target: Target | None) -> tuple[object, ...]:
     return tuple(targetcache.stamp(os.path.abspath(exe), _cfg_folders(exe), sites))
 
 
-def _described(exe: Path, started: subprocess.Popen[str] | None = None) -> Target:
+def _described(exe: Path, started: subprocess.Popen[str] | None = None, before: tuple[object, ...] = ()) -> Target:
     """The target at *exe*: remembered while its identity (:func:`_stamp`) holds, else asked now (*started*: the
-    process asking it, started by :class:`Pending` after :func:`_kept` found nothing: its answer is taken)."""
+    process asking it, started by :class:`Pending` after :func:`_kept` found nothing, when the interpreter's files
+    were *before*: its answer is taken when they still are)."""
     key = os.path.abspath(exe)
     seen = _SEEN.get(key) if started is None else None
     if seen is not None and seen[0] == _stamp(exe, seen[1]):
         return seen[1]
-    target = _parse(exe, _answer(exe, started))
-    _SEEN[key] = (_stamp(exe, target), target)
+    answer, same = _answer(exe, started, before)
+    target = _parse(exe, answer)
+    if same:  # (else the interpreter's files changed while it answered: nothing remembered)
+        _SEEN[key] = (_stamp(exe, target), target)
     return target
 
 
@@ -263,22 +272,41 @@ def _told(exe: Path) -> str | None:
     return None
 
 
-def _answer(exe: Path, started: subprocess.Popen[str] | None = None) -> str:
+def _answer(
+    exe: Path, started: subprocess.Popen[str] | None = None, before: tuple[object, ...] = ()
+) -> tuple[str, bool]:
     """What the interpreter at *exe* says about itself: :func:`_told` when it tells, else asked now and kept
-    (*started*: already asked, :func:`_told` having found nothing)."""
+    (*started*: already asked, when its files were *before*, :func:`_told` having found nothing); and whether the
+    interpreter's files were the same before and after it answered. An interpreter whose files changed meanwhile
+    (the venv removed and made again while a command's early inspection ran) may not be the one there now: asked
+    again, and its answer kept only when its files held still while it answered."""
     from tierlock import targetcache
 
     if started is None:
         told = _told(exe)
         if told is not None:
-            return told
+            return told, True
+        before = _made(exe)
+    answer = _ask(exe, started).stdout
+    if _made(exe) != before and started is not None:
+        before = _made(exe)  # (the process started early answered for files no longer there)
+        answer = _ask(exe).stdout
+    if _made(exe) != before:
+        return answer, False
     key = os.path.abspath(exe)
     folders = _cfg_folders(exe)
-    answer = _ask(exe, started).stdout
     sites = _sites(_parse(exe, answer))
     targetcache.save(key, folders, sites, answer)
     targetcache.remember_venv(key, folders, sites, answer)
-    return answer
+    return answer, True
+
+
+def _made(exe: Path) -> tuple[object, ...]:
+    """The interpreter's own files as they are now (its file and ``pyvenv.cfg``, by identity: what a venv made again
+    at the same folder changes)."""
+    from tierlock import targetcache
+
+    return tuple(targetcache.stamp(os.path.abspath(exe), _cfg_folders(exe), ()))
 
 
 def _sites(target: Target) -> tuple[str, ...]:
@@ -290,47 +318,6 @@ def _cfg_folders(exe: Path) -> tuple[str, str]:
     (symlinks are not followed first: a link to a venv's interpreter elsewhere runs as the base interpreter)."""
     folder = os.path.dirname(os.path.abspath(exe))
     return folder, os.path.dirname(folder)
-
-
-def _why_none(exe: Path) -> str:
-    """Why there is no interpreter at *exe* when its environment is still there."""
-    prefix = os.path.dirname(os.path.dirname(os.path.abspath(exe)))
-    if os.path.isfile(os.path.join(prefix, "pyvenv.cfg")):
-        return f": the environment {prefix} has a pyvenv.cfg, but its interpreter is gone"
-    return ""
-
-
-def _remedy_for_none(exe: Path) -> str:
-    """Recreate the interpreter of a venv that lost it (its packages stay), else name one."""
-    prefix = os.path.dirname(os.path.dirname(os.path.abspath(exe)))
-    base = base_of(prefix)
-    if base is None:
-        return "pass --python PATH to a python executable"
-    import shlex
-
-    return shlex.join([base, "-m", "venv", "--without-pip", prefix]) + " (recreates its interpreter; its packages stay)"
-
-
-def base_of(prefix: str | os.PathLike[str]) -> str | None:
-    """The interpreter a venv at *prefix* was made from (``home`` and ``version`` in its ``pyvenv.cfg``), when
-    that interpreter is still there; None otherwise."""
-    values: dict[str, str] = {}
-    try:
-        with open(os.path.join(prefix, "pyvenv.cfg"), encoding="utf-8") as handle:
-            for line in handle:
-                key, sep, value = line.partition("=")
-                if sep:
-                    values[key.strip().lower()] = value.strip()
-    except (OSError, UnicodeDecodeError):
-        return None
-    home = values.get("home", "")
-    version = values.get("version_info") or values.get("version") or ""
-    names = [f"python{'.'.join(version.split('.')[:2])}"] if version else []
-    for name in [*names, "python3"]:
-        candidate = os.path.join(home, name)
-        if home and os.access(candidate, os.X_OK):
-            return candidate
-    return None
 
 
 def _ask(exe: Path, started: subprocess.Popen[str] | None = None) -> subproc.Result:
