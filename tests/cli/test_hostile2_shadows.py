@@ -86,3 +86,32 @@ def test_a_module_put_first_on_the_search_path_after_an_arming_was_kept_starts_n
     assert (code, runs) == (slow, slow_runs) == (slow, [])
     (first / shadow).unlink()
     assert arming.present(venv) == "absent"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "where",
+    ["uv.toml", "pyproject.toml", "up/uv.toml", "config/uv/uv.toml", "config/other.toml"],
+    ids=["here", "here-pyproject", "above", "user", "a-file-uv-does-not-read"],
+)
+def test_a_uv_configuration_file_put_where_uv_reads_it_since_the_plan_was_kept_is_no_early_start(
+    arming: Arming, where: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """uv reads its configuration from the working folder and each one above it, the user's and the system's
+    folders (the tests' runs say ``UV_NO_CONFIG``; here uv reads them): a file put there after the plan was kept
+    may change what uv does with the kept command, so the plan no longer holds."""
+    here = arming.root / "up" / "work"
+    here.mkdir(parents=True)
+    backdate(arming.root / "up")
+    monkeypatch.chdir(here)
+    del arming.env["UV_NO_CONFIG"]
+    arming.env["XDG_CONFIG_HOME"] = str(arming.root / "config")
+    arming.env["XDG_CONFIG_DIRS"] = str(arming.root / "system")
+    arming.kept_first()
+    path = arming.root / where if where.startswith(("up/", "config/")) else here / where
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = "no-cache = true\n" if path.name == "uv.toml" else "[tool.uv]\nno-cache = true\n"
+    path.write_text(text, encoding="utf-8")
+    code, _doc, runs = arming.arm(arming.venv("second"))
+    assert (code, runs) == (0, ["early" if where == "config/other.toml" else "own"]), arming.last_err
+    assert arming.present(arming.root / "second") == "present"
