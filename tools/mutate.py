@@ -147,11 +147,19 @@ MODULES: dict[str, Module] = {
     ),
     "armplan": Module(
         ("src/tierlock/armplan.py", "src/tierlock/earlyarm.py", "src/tierlock/armrecord.py"),
-        ("tests/unit/installer/test_early_plan.py", "tests/unit/installer/test_early_start_edges.py"),
+        (
+            "tests/unit/installer/test_early_plan.py",
+            "tests/unit/installer/test_early_start_edges.py",
+            "tests/unit/installer/test_hostile2_early_files.py",
+        ),
     ),
     "lockkept": Module(
         ("src/tierlock/lockkept.py", "src/tierlock/lockrecord.py"),
-        ("tests/unit/core/test_lock_kept_rules.py", "tests/cli/test_lock_kept.py"),
+        (
+            "tests/unit/core/test_lock_kept_rules.py",
+            "tests/cli/test_lock_kept.py",
+            "tests/cli/test_hostile2_shadows.py",
+        ),
     ),
     "installer/selfguard.py": Module(
         ("src/tierlock/installer/selfguard.py",), ("tests/unit/installer/test_selfguard.py",)
@@ -206,7 +214,13 @@ MODULES: dict[str, Module] = {
             "tests/unit/core/test_target_cache.py",
             "tests/unit/installer/test_environment.py",
             "tests/unit/installer/test_location_incomplete.py",
+            "tests/unit/installer/test_hostile2_environment_replaced.py",
         ),
+    ),
+    # What a killed arming left in the temporary folder, removed by a later early start.
+    "earlysweep.py": Module(
+        ("src/tierlock/earlysweep.py",),
+        ("tests/unit/installer/test_hostile2_early_files.py", "tests/cli/test_hostile2_leftovers.py"),
     ),
     # A read-only command's full run's code from one bundle (the import system's checks kept).
     "codebundle.py": Module(

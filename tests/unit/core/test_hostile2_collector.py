@@ -20,9 +20,16 @@ def _collecting() -> Iterator[None]:
 
 @pytest.mark.parametrize("raised", [ValueError, KeyboardInterrupt, SystemExit, MemoryError])
 def test_the_collector_is_on_again_after_the_work_raised(raised: type[BaseException]) -> None:
-    with pytest.raises(raised), Paused():
-        assert not gc.isenabled()
-        raise raised
+    inside: list[bool] = []
+
+    def work() -> None:
+        with Paused():
+            inside.append(gc.isenabled())
+            raise raised
+
+    with pytest.raises(raised):
+        work()
+    assert inside == [False]
     assert gc.isenabled()
 
 
