@@ -196,7 +196,19 @@ def _launched(plan: str, prefix: str, command: Mapping[str, Any], fd: int) -> Ea
         raise
     # the backend is the critical path: tierlock's own start yields to it (a positive increment cannot fail)
     priority.lower(YIELD)
+    _swept(early.file)
     return early
+
+
+def _swept(file: str) -> None:
+    """What early starts of killed processes left beside *file* removed (:mod:`tierlock.earlysweep`), while the
+    backend runs (a listing of the temporary folder: ~0.03 ms, ~1 ms when it holds 2,000 entries)."""
+    try:
+        from tierlock.earlysweep import sweep
+
+        sweep(os.path.dirname(file))
+    except Exception:  # (nothing of it is needed: a file left is removed by a later run)
+        pass
 
 
 def _ended(early: Early, priority: Yielded) -> None:
@@ -350,9 +362,6 @@ def finish(code: int) -> None:
             os.unlink(early.plan)
         except OSError:
             pass
-    from tierlock.earlysweep import sweep  # (what a killed run left: after the backend, at the command's end)
-
-    sweep(os.path.dirname(early.file))
 
 
 def _private_file(prefix: str, data: bytes) -> str:

@@ -143,3 +143,48 @@ def test_the_sweep_removes_only_old_files_and_folders_of_the_early_starts_form_o
 
 def test_the_sweep_of_a_folder_that_cannot_be_listed_is_nothing(tmp_path: Path) -> None:
     earlysweep.sweep(str(tmp_path / "not-there"))
+
+
+def test_an_old_folder_that_cannot_be_emptied_is_left_without_an_error(tmp: Path) -> None:
+    folder = tmp / f"tierlock-early-{_dead_pid()}-0123456789ab"
+    (folder / "inner").mkdir(parents=True)  # (an earlier version's folder holds files only: not ours to walk)
+    (folder / "requirements.txt").write_bytes(b"a==1\n")
+    _aged(folder)
+    earlysweep.sweep(str(tmp))
+    assert (folder / "inner").is_dir()
+
+
+def test_a_file_of_a_process_of_another_user_is_kept(tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pid = _dead_pid()
+    path = tmp / f"tierlock-early-{pid}-0123456789ab.txt"
+    path.write_bytes(b"a==1\n")
+    _aged(path)
+
+    def kill(to: int, signal: int) -> None:
+        raise PermissionError(1, "not permitted")  # (a process there, of another user)
+
+    monkeypatch.setattr(os, "kill", kill)
+    earlysweep.sweep(str(tmp))
+    assert path.exists()
+
+
+def test_an_entry_gone_between_the_listing_and_its_look_up_is_passed_over(
+    tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dead = _dead_pid()
+    gone = tmp / f"tierlock-early-{dead}-0123456789ab.txt"
+    old = tmp / f"tierlock-early-{dead}-abcdef012345.txt"
+    for path in (gone, old):
+        path.write_bytes(b"a==1\n")
+        _aged(path)
+    real = os.lstat
+
+    def lstat(path: str) -> os.stat_result:
+        if path == str(gone):
+            raise FileNotFoundError(2, "removed meanwhile")
+        return real(path)
+
+    monkeypatch.setattr(os, "lstat", lstat)
+    earlysweep.sweep(str(tmp))
+    assert gone.exists()
+    assert not old.exists()
