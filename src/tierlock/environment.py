@@ -164,6 +164,18 @@ class Pending:
             raise outcome
         return outcome
 
+    def close(self) -> None:
+        """Not wanted any more (its command ended before it asked): its process ended and reaped."""
+        started, self._started = self._started, None
+        if started is not None:
+            from tierlock import subproc
+
+            try:
+                started.kill()
+                started.communicate()
+            finally:
+                subproc.forget(started)
+
 
 def start(python: str | Path | None) -> Pending | None:
     """Start asking the interpreter :func:`resolve` would ask, in the background; None when none is asked.
@@ -183,7 +195,10 @@ _STARTED: dict[Path, Pending] = {}
 def start_early(python: str | Path | None) -> None:
     """:func:`start` for a command that asks *python* later, deep in its work (probe, status, admit): the
     first :func:`inspect` of the same interpreter collects it. The target's start-up (or the read of its
-    kept answer) then runs while the command loads its modules and reads the project."""
+    kept answer) then runs while the command loads its modules and reads the project. What an earlier command of
+    this process started and never collected (it failed first) is ended first: never taken for this one."""
+    while _STARTED:
+        _STARTED.popitem()[1].close()
     pending = start(python)
     if pending is not None:
         _STARTED[pending.exe] = pending

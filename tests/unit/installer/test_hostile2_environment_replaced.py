@@ -87,3 +87,28 @@ def test_an_answer_given_while_the_files_kept_changing_is_used_but_never_kept(
     pending.target()
     assert len(seen) == 3, "started early, then asked again: neither kept"
     assert targetcache.load(*_key(venv)) is None
+
+
+def test_an_inspection_a_failed_command_started_early_is_ended_by_the_next_command_not_taken(
+    venv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``probe`` of a tier the project does not declare fails before it asks the target it started early: in a
+    process that runs commands one after the other (``tierlock.cli.main`` called in-process), the next command
+    ends and reaps that process and never takes its answer."""
+    from tierlock import cli
+    from tierlock.environment import _STARTED
+
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "pyproject.toml").write_text(
+        '[project]\nname = "p"\nversion = "1"\n\n[tool.tierlock.tiers.brain]\nrequires = []\n', encoding="utf-8"
+    )
+    argv = ["--project", str(tmp_path / "proj"), "--json", "probe", "nosuch", "--python", str(venv)]
+    assert cli.main(argv) == 2
+    left = list(_STARTED.values())
+    assert len(left) == 1
+    started = left[0]._started
+    assert started is not None
+    assert cli.main(argv) == 2
+    assert started.returncode is not None, "reaped"
+    assert started.pid not in subproc._live
+    assert all(pending._started is not started for pending in _STARTED.values())
