@@ -78,7 +78,8 @@ def replay(argv: Sequence[str]) -> int | None:
     try:
         if not _files_hold(entry["files"]):  # an edited file: no compile is started only to be ended
             return None
-        runs = [_Compile.start(item) for item in entry["compiles"]]
+        for item in entry["compiles"]:  # (each one kept as it starts: one that cannot start ends those before it)
+            runs.append(_Compile.start(item))
         if not keptrun.holds(entry, argv) or not all(run.same() for run in runs):
             return None
     except (KeyError, TypeError, ValueError, AttributeError, OSError):

@@ -115,3 +115,30 @@ def test_a_uv_configuration_file_put_where_uv_reads_it_since_the_plan_was_kept_i
     code, _doc, runs = arming.arm(arming.venv("second"))
     assert (code, runs) == (0, ["early" if where == "config/other.toml" else "own"]), arming.last_err
     assert arming.present(arming.root / "second") == "present"
+
+
+@pytest.mark.parametrize("spoilt", ["argv", "files", "seed"])
+def test_a_kept_lock_whose_last_compile_is_spoilt_leaves_no_compile_running_and_no_scratch_folder(
+    project: Project, spoilt: str
+) -> None:
+    """A kept lock's entry (the cache is the user's files: an older tierlock's, a disk's, a hostile edit) whose
+    last compile cannot be started: the compiles started before it are ended and their folders removed, and the
+    lock runs in full (the answer of a run that keeps nothing)."""
+    import marshal
+
+    _kept_with(project, "")
+    entries = [p for p in project.cache.glob("runs-*.marshal") if (marshal.loads(p.read_bytes()) or {}).get("kind")]
+    assert len(entries) == 1
+    entry = marshal.loads(entries[0].read_bytes())
+    assert len(entry["compiles"]) >= 2, "a lock of more than one tier"
+    last = entry["compiles"][-1]
+    if spoilt == "seed":
+        last["seed"] = str(project.root / "no-such-lockfile.txt")
+    else:
+        del last[spoilt]
+    entries[0].write_bytes(marshal.dumps(entry))
+    full, _ = project.run(cache=False, PYTHONPATH="")
+    after, kept = project.run(PYTHONPATH="")
+    assert not kept
+    assert (after.returncode, after.stdout) == (full.returncode, full.stdout)
+    assert project.scratch_left() == []
