@@ -183,6 +183,8 @@ def outer_holds(entry: Mapping[str, Any], prefix: str) -> bool:
 
 
 # -- the backend's own configuration -----------------------------------------------------------------------------
+#: The words uv reads as true in a boolean variable (``UV_NO_CONFIG=0``, ``false``, ``off``: it reads its files).
+_UV_TRUE = frozenset({"1", "true", "t", "yes", "y", "on"})
 #: The prefix of the environment variables each backend reads as its configuration.
 CONFIG_VARIABLES = {"pip": "PIP_", "uv": "UV_"}
 
@@ -192,7 +194,7 @@ def config_files(backend: str, prefix: str) -> list[str]:
     ``PIP_CONFIG_FILE``, site (the target's folder; tierlock's interpreter's), user and global ``pip.conf``
     (none when ``PIP_CONFIG_FILE`` is the null device); uv's ``UV_CONFIG_FILE``, the ``uv.toml`` and
     ``pyproject.toml`` of the working folder and each folder above it, the user's and the system's ``uv.toml``
-    (none with ``UV_NO_CONFIG``)."""
+    (none with ``UV_NO_CONFIG`` set to one of uv's true words)."""
     environ = os.environ
     home = os.path.expanduser("~")
     user = environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
@@ -205,7 +207,7 @@ def config_files(backend: str, prefix: str) -> list[str]:
         files += [os.path.join(home, ".pip", "pip.conf"), os.path.join(user, "pip", "pip.conf")]
         files += [os.path.join(prefix, "pip.conf"), os.path.join(sys.prefix, "pip.conf")]
         return files + ([chosen] if chosen else [])
-    if environ.get("UV_NO_CONFIG"):
+    if environ.get("UV_NO_CONFIG", "").lower() in _UV_TRUE:
         return []
     files = [os.path.join(user, "uv", "uv.toml")] + [os.path.join(d, "uv", "uv.toml") for d in system]
     files.append("/etc/uv/uv.toml")

@@ -142,3 +142,24 @@ def test_a_kept_lock_whose_last_compile_is_spoilt_leaves_no_compile_running_and_
     assert not kept
     assert (after.returncode, after.stdout) == (full.returncode, full.stdout)
     assert project.scratch_left() == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("value", ["0", "false", "OFF"])
+def test_a_uv_toml_put_in_the_working_folder_while_uv_no_config_says_false_is_no_early_start(
+    arming: Arming, value: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``UV_NO_CONFIG=0`` (``false``, ``off``: uv's false words) has uv read its configuration files as without it:
+    a ``uv.toml`` put in the working folder after the plan was kept changes what uv reads, so the plan no longer
+    holds."""
+    here = arming.root / "work"
+    here.mkdir()
+    backdate(here)
+    monkeypatch.chdir(here)
+    arming.env["UV_NO_CONFIG"] = value
+    arming.env["XDG_CONFIG_HOME"] = str(arming.root / "config")
+    arming.env["XDG_CONFIG_DIRS"] = str(arming.root / "system")
+    arming.kept_first()
+    (here / "uv.toml").write_text("no-cache = true\n", encoding="utf-8")
+    code, _doc, runs = arming.arm(arming.venv("second"))
+    assert (code, runs) == (0, ["own"]), arming.last_err
