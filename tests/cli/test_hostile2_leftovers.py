@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -39,6 +40,8 @@ def hostile(tmp_path_factory: pytest.TempPathFactory, kit: Kit, venv_told: Path)
     try:
         world.ready(True)
     except AssertionError:  # (no plan kept while the other worker wrote what the plan rests on: once more)
+        for name in ("warm", "warm2", "first", "again"):
+            shutil.rmtree(world.root / name, ignore_errors=True)
         world.ready(True)
     return world
 
