@@ -42,10 +42,11 @@ def _kept_with(project: Project, pythonpath: str) -> None:
 
 
 def _earlier(root: Path) -> Path:
-    first = root / "first"
-    first.mkdir()
-    backdate(first)
-    return first
+    """A folder to put first on the search path, named apart from the venvs the arming makes in *root*."""
+    folder = root / "put-first"
+    folder.mkdir()
+    backdate(folder)
+    return folder
 
 
 @pytest.mark.parametrize("shadow", SHADOWS)
