@@ -30,6 +30,7 @@ was noted. An entry of another shape (a bundle whose bytes changed) holds for no
 from __future__ import annotations
 
 import _frozen_importlib as _bootstrap
+import _warnings
 import marshal
 import sys
 from _frozen_importlib import BuiltinImporter, FrozenImporter, ModuleSpec
@@ -294,10 +295,8 @@ def _load(spec: Any, parent: str, child: str, above: ModuleType | None) -> Modul
         try:
             setattr(modules[parent], child, module)
         except AttributeError:
-            import warnings
-
             message = f"Cannot set an attribute on {parent!r} for child module {child!r}"
-            warnings.warn(message, ImportWarning, stacklevel=1)
+            _warnings.warn(message, ImportWarning)  # (the C module the import system warns with)
     return module
 
 
