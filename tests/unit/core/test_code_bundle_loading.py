@@ -105,6 +105,8 @@ class Hook:
     def find_spec(name, path=None, target=None):
         asked.append(name)
         return None
+opened = []
+sys.addaudithook(lambda event, args: opened.append(str(args[0])) if event == "open" else None)
 release = threading.Event()
 if WHAT == "thread":
     waiting = threading.Thread(target=release.wait)
@@ -113,7 +115,8 @@ if WHAT == "hook":
     sys.meta_path.insert(0, Hook)
 importlib.import_module("tierlock.seeing")
 release.set()
-print(json.dumps({"handed": handed, "asked": asked, "served": "tierlock.seeing" in codebundle._served}))
+read = [path for path in opened if "seeing." in path]  # (its source or compiled file: not read when served)
+print(json.dumps({"handed": handed, "asked": asked, "served": "tierlock.seeing" in codebundle._served, "read": read}))
 """
 
 
@@ -124,7 +127,7 @@ def test_with_another_thread_started_a_module_served_is_loaded_by_the_import_sys
     _seen(src, bundled=True)
     proc = _run(src, AROUND.replace("WHAT", repr("thread")))
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == {"handed": ["tierlock.seeing"], "asked": [], "served": True}
+    assert json.loads(proc.stdout) == {"handed": ["tierlock.seeing"], "asked": [], "served": True, "read": []}
 
 
 def test_a_finder_put_before_the_bundles_is_asked_first_and_the_module_still_served(src: Path) -> None:  # noqa: F811
@@ -132,7 +135,12 @@ def test_a_finder_put_before_the_bundles_is_asked_first_and_the_module_still_ser
     _seen(src, bundled=True)
     proc = _run(src, AROUND.replace("WHAT", repr("hook")))
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == {"handed": ["tierlock.seeing"], "asked": ["tierlock.seeing"], "served": True}
+    assert json.loads(proc.stdout) == {
+        "handed": ["tierlock.seeing"],
+        "asked": ["tierlock.seeing"],
+        "served": True,
+        "read": [],
+    }
 
 
 def test_with_nothing_around_a_module_served_is_loaded_by_the_bundle(src: Path) -> None:  # noqa: F811
@@ -140,7 +148,7 @@ def test_with_nothing_around_a_module_served_is_loaded_by_the_bundle(src: Path) 
     _seen(src, bundled=True)
     proc = _run(src, AROUND.replace("WHAT", repr("nothing")))
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == {"handed": [], "asked": [], "served": True}
+    assert json.loads(proc.stdout) == {"handed": [], "asked": [], "served": True, "read": []}
 
 
 def test_under_python_v_every_import_is_the_import_systems_and_printed(src: Path) -> None:  # noqa: F811
