@@ -121,3 +121,23 @@ def test_a_short_text_without_a_cue_is_given_back_as_the_full_redaction_gives_it
 def test_short_texts_with_a_cue_are_redacted_in_full(text: str) -> None:
     assert redact(text) == _redacted_in_full(text)
     assert (redact(text) == text) == (_redacted_in_full(text) == text)
+
+
+@pytest.mark.parametrize(
+    ("found", "listed"),
+    [
+        ([(0, 5, "a"), (0, 9, "b")], [(0, 9, "b")]),  # (the same start: the longer one, whatever order they come in)
+        ([(0, 9, "b"), (0, 5, "a")], [(0, 9, "b")]),
+        ([(0, 6, "a"), (4, 9, "b")], [(0, 6, "a"), (4, 9, "b")]),  # (overlapping: both, the text masked through 9)
+        ([(4, 9, "b"), (0, 6, "a"), (1, 3, "c")], [(0, 6, "a"), (4, 9, "b")]),  # (one inside another: not again)
+    ],
+)
+def test_spans_found_are_listed_in_text_order_each_inside_another_left_out(
+    found: list[tuple[int, int, str]], listed: list[tuple[int, int, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tierlock import redaction
+
+    monkeypatch.setattr(redaction, "find", lambda text: iter(found))
+    assert redaction.spans("0123456789 tail") == listed
+    end = max(end for _, end, _ in listed)  # (masked from the first start through the last end, once)
+    assert redaction.redact("0123456789 tail" + "x" * 40) == REDACTED + "0123456789 tail"[end:] + "x" * 40
