@@ -225,7 +225,11 @@ MODULES: dict[str, Module] = {
     # A read-only command's full run's code from one bundle (the import system's checks kept).
     "codebundle.py": Module(
         ("src/tierlock/codebundle.py",),
-        ("tests/unit/core/test_code_bundle.py", "tests/unit/core/test_code_bundle_hostile.py"),
+        (
+            "tests/unit/core/test_code_bundle.py",
+            "tests/unit/core/test_code_bundle_hostile.py",
+            "tests/unit/core/test_code_bundle_loading.py",
+        ),
     ),
     # Whether a bundle's entry still holds: its source, and the folders searched for it as the path finder sees them.
     "bundleholds.py": Module(

@@ -15,7 +15,8 @@ tierlock's, the path hooks are the import system's own and no finder before the 
 Anything else goes to the finders after this one, as without it; another kind of finder on
 :data:`sys.meta_path` (an import hook that rewrites modules) turns the bundle off. A module served keeps its
 real ``__file__``, ``__cached__``, ``__spec__`` (a :class:`~importlib.machinery.SourceFileLoader`'s) and its
-code's file names (tracebacks name the source).
+code's file names (tracebacks name the source). While only the main thread runs, a module served is made and run
+here, not by the import system's generic steps (:func:`_find_and_load`: ~100 k instructions a module fewer).
 
 Each module loaded from its files through this finder is noted with its code and its source's identity as the
 import system saw it (not when the source or a folder searched for it was modified less than :data:`SETTLE_NS`
@@ -28,14 +29,17 @@ was noted. An entry of another shape (a bundle whose bytes changed) holds for no
 
 from __future__ import annotations
 
+import _frozen_importlib as _bootstrap
+import _warnings
 import marshal
 import sys
 from _frozen_importlib import BuiltinImporter, FrozenImporter, ModuleSpec
 from _frozen_importlib_external import MAGIC_NUMBER, PathFinder, SourceFileLoader
+from _thread import _count as _threads  # (the threads started besides the main one)
 from os import getpid, replace, stat, unlink
 from os.path import dirname, join
 from time import time_ns
-from types import CodeType
+from types import CodeType, ModuleType
 from zipimport import zipimporter
 
 from tierlock import bundleholds
@@ -44,8 +48,7 @@ from tierlock.fasthash import sha256  # (no OpenSSL start-up: hashlib loads it)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from types import ModuleType
+    from collections.abc import Callable, Sequence
     from typing import Any
 
 #: Bump when the bundle's layout changes.
@@ -69,6 +72,8 @@ _noted: dict[str, tuple[Entry, CodeType]] = {}
 _where: list[str] = []
 #: Whether modules other than tierlock's are served (the path hooks are the import system's own), once installed.
 _others: list[bool] = []
+#: The import system's own ``_find_and_load``, once :func:`_find_and_load` stands in front of it.
+_import_system: list[Callable[[str, Any], ModuleType]] = []
 
 
 def _stamp() -> tuple[int, str | None, int, int, str | None, str]:
@@ -113,6 +118,10 @@ def install(command: str) -> None:
             _core.update(core)
             _codes.update(codes)
     sys.meta_path.insert(0, _Finder)
+    own = _bootstrap._find_and_load  # type: ignore[attr-defined]
+    if not _import_system and not sys.flags.verbose and own.__code__.co_filename == "<frozen importlib._bootstrap>":
+        _import_system.append(own)  # (``-v`` prints each import, a hook may have taken it: the import system's own)
+        _bootstrap._find_and_load = _find_and_load  # type: ignore[attr-defined]
 
 
 def _plain(finder: object) -> bool:
@@ -186,33 +195,109 @@ class _Finder:
 
     @staticmethod
     def find_spec(fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None) -> Any:
-        if path is None:
-            if not _others[0] or "." in fullname:
-                return None
-            folders = searched()
-            if folders is None:
-                return None
-        elif type(path) is list and len(path) == 1 and (_others[0] or fullname.startswith("tierlock.")):
-            folders = (path[0],)
-        else:
+        folders = _folders(fullname, path)
+        if folders is None:
             return None
-        entry = _entries.get(fullname)
-        if (
-            entry is not None
-            and holds(entry, fullname, folders)
-            and (fullname.startswith("tierlock.") or not _earlier(fullname, path))
-        ):
-            code = _code(fullname)
-            if code is not None:
-                _served[fullname] = code
-                spec = _spec(fullname, entry[0], entry[1], entry[6])
-                spec.loader.code = code
-                return spec
-        return _found(fullname, folders, path)
+        return _serve(fullname, path, folders) or _found(fullname, folders, path)
 
     @staticmethod
     def invalidate_caches() -> None:
         bundleholds.forget()
+
+
+def _folders(fullname: str, path: Sequence[str] | None) -> tuple[str, ...] | None:
+    """The folders searched for *fullname* (*path*: its parent's ``__path__``); None: not one the bundle takes."""
+    if path is None:
+        if not _others[0] or "." in fullname:
+            return None
+        return searched()
+    if type(path) is list and len(path) == 1 and (_others[0] or fullname.startswith("tierlock.")):
+        return (path[0],)
+    return None
+
+
+def _serve(fullname: str, path: Sequence[str] | None, folders: tuple[str, ...]) -> Any:
+    """The spec of *fullname* served from the bundle (its loader holding the code), or None when the bundle's entry
+    does not hold (:func:`tierlock.bundleholds.holds`) or a finder before the path finder takes the name."""
+    entry = _entries.get(fullname)
+    if (
+        entry is not None
+        and holds(entry, fullname, folders)
+        and (fullname.startswith("tierlock.") or not _earlier(fullname, path))
+    ):
+        code = _code(fullname)
+        if code is not None:
+            _served[fullname] = code
+            spec = _spec(fullname, entry[0], entry[1], entry[6])
+            spec.loader.code = code
+            return spec
+    return None
+
+
+def _find_and_load(name: str, import_: Any) -> ModuleType:
+    """The import system's ``_find_and_load`` (every import of a module not in :data:`sys.modules`), loading a module
+    the bundle serves itself when no thread besides this one was started (the module lock is not needed) and
+    :class:`_Finder` is first on :data:`sys.meta_path`: ``_find_and_load_unlocked``'s steps for that one case.
+    Anything else: the import system's own."""
+    modules = sys.modules
+    meta = sys.meta_path
+    if name in _entries and name not in modules and meta and meta[0] is _Finder and not _threads():
+        parent, _, child = name.rpartition(".")
+        if parent and parent not in modules:
+            import_(parent)  # (its parent first, as the import system does)
+            if name in modules:
+                return modules[name]
+        above = modules.get(parent) if parent else None
+        path = getattr(above, "__path__", None)
+        if not parent or path is not None:
+            folders = _folders(name, path)
+            spec = None if folders is None else _serve(name, path, folders)
+            if spec is not None:
+                return _load(spec, parent, child, above)
+    return _import_system[0](name, import_)
+
+
+def _load(spec: Any, parent: str, child: str, above: ModuleType | None) -> ModuleType:
+    """*spec*'s module made, run and put in :data:`sys.modules` and on its parent *above*, as the import system
+    does it (its parent's ``_uninitialized_submodules`` told meanwhile, the module removed if its code fails)."""
+    name = spec.name
+    loader = spec.loader
+    code, loader.code = loader.code, None
+    module = ModuleType(name)
+    module.__loader__ = loader
+    module.__package__ = spec.parent
+    module.__spec__ = spec
+    if spec.submodule_search_locations is not None:
+        module.__path__ = spec.submodule_search_locations
+    module.__file__ = spec.origin
+    cached = spec.cached
+    if cached is not None:
+        module.__cached__ = cached  # type: ignore[attr-defined]
+    waiting = getattr(getattr(above, "__spec__", None), "_uninitialized_submodules", None)
+    if waiting is not None:
+        waiting.append(child)
+    modules = sys.modules
+    spec._initializing = True
+    try:
+        modules[name] = module
+        try:
+            exec(code, module.__dict__)  # (the module's code, as the import system runs it)
+        except BaseException:
+            modules.pop(name, None)
+            raise
+        module = modules.pop(name)  # (a module that put another object in its place gives that one)
+        modules[name] = module
+    finally:
+        spec._initializing = False
+        if waiting is not None:
+            waiting.pop()
+    if parent:
+        try:
+            setattr(modules[parent], child, module)
+        except AttributeError:
+            message = f"Cannot set an attribute on {parent!r} for child module {child!r}"
+            _warnings.warn(message, ImportWarning)  # (the C module the import system warns with)
+    return module
 
 
 def _code(fullname: str) -> CodeType | None:

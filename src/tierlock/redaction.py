@@ -12,8 +12,8 @@ Only ``re`` and ``binascii`` are imported: the fast paths print through it.
 from __future__ import annotations
 
 from tierlock.masking import MASK, has_password, mask_credentials
-from tierlock.secretkeys import Span
-from tierlock.secretshapes import find
+from tierlock.secretkeys import STANDALONE_MIN, Span
+from tierlock.secretshapes import find, has_cue
 
 REDACTED = "[redacted]"
 
@@ -38,6 +38,8 @@ def credential_kind(value: str) -> str | None:
 
 def redact(text: str) -> str:
     """*text* with URL credentials masked (``user:****``) and every other credential-shaped part ``[redacted]``."""
+    if len(text) < STANDALONE_MIN and not has_cue(text):
+        return text  # (no cue, no ``//``: no URL to mask, and only a standalone key, none this short; most strings)
     text = mask_credentials(text)
     found = spans(text)
     if not found:

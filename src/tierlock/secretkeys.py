@@ -266,11 +266,13 @@ def _ssh_blob(run: str) -> bool:
 
 
 _B64_RUN_40 = re.compile(r"[A-Za-z0-9/+]{40}")  # met by every string of 40 or more
+#: The shortest text :func:`standalone` finds a key in.
+STANDALONE_MIN = 40
 
 
 def standalone(text: str) -> Iterator[Span]:
     """The base64 keys with no literal cue: AWS secret access keys and Azure storage account keys."""
-    if len(text) >= 40 and _B64_RUN_40.search(text):
+    if len(text) >= STANDALONE_MIN and _B64_RUN_40.search(text):
         yield from _aws_secrets(text)
         if len(text) >= 88 and "==" in text:
             yield from _azure_keys(text)

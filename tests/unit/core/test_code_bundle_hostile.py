@@ -4,6 +4,7 @@ written is ignored without an error (the modules come from their files), whateve
 
 from __future__ import annotations
 
+import _frozen_importlib as _bootstrap
 import json
 import marshal
 import os
@@ -207,6 +208,8 @@ def test_any_bytes_in_a_bundles_place_are_read_without_an_error_and_serve_nothin
             patch.setattr(codebundle, name, {})
         patch.setattr(codebundle, "_where", [])
         patch.setattr(codebundle, "_others", [])
+        patch.setattr(codebundle, "_import_system", [])
+        patch.setattr(_bootstrap, "_find_and_load", _bootstrap._find_and_load)  # type: ignore[attr-defined]
         codebundle.install("check")
         assert codebundle._entries == codebundle._core == codebundle._codes == {}
 
@@ -222,6 +225,7 @@ def test_a_bundle_entry_whose_compiled_file_is_of_another_type_is_not_served(src
 
 #: A module served, whose code is then asked of its loader again (``runpy``, a debugger): read from its file.
 AGAIN = """
+import _frozen_importlib as _bootstrap
 import json
 from tierlock import codebundle
 codebundle.install("check")

@@ -79,3 +79,65 @@ def test_a_line_with_words_that_only_begin_like_a_cue_compiles_no_shape(line: st
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=clean_env())
     shown, compiled = proc.stdout.splitlines()
     assert (shown, compiled) == (line, "0")
+
+
+def _redacted_in_full(text: str) -> str:
+    """What :func:`redact` gives without its first test (the URL masking, then every span found)."""
+    from tierlock.masking import mask_credentials
+    from tierlock.redaction import spans
+
+    masked = mask_credentials(text)
+    out, at = [], 0
+    for start, end, _ in spans(masked):
+        if start >= at:
+            out += [masked[at:start], REDACTED]
+        at = max(at, end)
+    return "".join([*out, masked[at:]])
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    text=st.lists(
+        st.sampled_from([*PIECES, "://", "@", ":", "/", "https", "u:p", "==", "A" * 20, "Ab1" * 7, " ", "é", "\u212a"]),
+        max_size=12,
+    ).map("".join)
+    | st.text(max_size=60)
+)
+def test_a_short_text_without_a_cue_is_given_back_as_the_full_redaction_gives_it(text: str) -> None:
+    assert redact(text) == _redacted_in_full(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "https://u:p@h",  # (a URL's password: shorter than the shortest standalone key)
+        "ghp_" + "a" * 20,
+        "AKIA" + "A" * 16,
+        "x" * 39,
+        "verdict",
+        "sig=" + "Ab1" * 14,
+    ],
+)
+def test_short_texts_with_a_cue_are_redacted_in_full(text: str) -> None:
+    assert redact(text) == _redacted_in_full(text)
+    assert (redact(text) == text) == (_redacted_in_full(text) == text)
+
+
+@pytest.mark.parametrize(
+    ("found", "listed"),
+    [
+        ([(0, 5, "a"), (0, 9, "b")], [(0, 9, "b")]),  # (the same start: the longer one, whatever order they come in)
+        ([(0, 9, "b"), (0, 5, "a")], [(0, 9, "b")]),
+        ([(0, 6, "a"), (4, 9, "b")], [(0, 6, "a"), (4, 9, "b")]),  # (overlapping: both, the text masked through 9)
+        ([(4, 9, "b"), (0, 6, "a"), (1, 3, "c")], [(0, 6, "a"), (4, 9, "b")]),  # (one inside another: not again)
+    ],
+)
+def test_spans_found_are_listed_in_text_order_each_inside_another_left_out(
+    found: list[tuple[int, int, str]], listed: list[tuple[int, int, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tierlock import redaction
+
+    monkeypatch.setattr(redaction, "find", lambda text: iter(found))
+    assert redaction.spans("0123456789 tail") == listed
+    end = max(end for _, end, _ in listed)  # (masked from the first start through the last end, once)
+    assert redaction.redact("0123456789 tail" + "x" * 40) == REDACTED + "0123456789 tail"[end:] + "x" * 40
