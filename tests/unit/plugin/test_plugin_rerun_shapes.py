@@ -1,0 +1,95 @@
+"""The gate's backstop re-run on shapes of real projects no other test had (each a small project of the same shape).
+
+* httpx: the project's own library raises ``ImportError("Using http2=True, but the 'h2' package is not
+  installed...")`` when a test asks for the feature; no test imports ``h2``, so only the run-time backstop can
+  see it. A strict run failed closed (exit 6) naming the test, but its summary line said ``http2 absent; none of
+  its tests were selected`` right above ``1 test of this run needed it``: the summary counted only the attributed
+  tests that became skips, and in a strict run they keep their failure.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.plugin_project import inner_pyproject, laptop, write_files
+from tierlock.pytest_plugin import EXIT_TIER_MISSING
+
+REMEDY = "tierlock lock brain && install-tier brain"  # no lockfile in this small project
+
+#: httpx's shape: the library imports its optional package lazily and says which one is missing.
+HTTPX = {
+    "testing/__init__.py": "",
+    "testing/client.py": """\
+        try:
+            import brainpkg
+        except ImportError:
+            brainpkg = None
+
+
+        class Client:
+            def __init__(self, http2=False):
+                if http2 and brainpkg is None:
+                    raise ImportError(
+                        "Using http2=True, but the 'brainpkg' package is not installed. "
+                        "Make sure to install inner using `pip install inner[brain]`."
+                    )
+        """,
+    "testing/test_client.py": """\
+        from testing.client import Client
+
+
+        def test_get():
+            Client(http2=True)
+
+
+        def test_get_http1():
+            Client()
+        """,
+}
+
+
+@pytest.fixture
+def httpx_like(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    laptop(monkeypatch)
+    pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False).replace("tests/brain/", "testing/brain/"))
+    write_files(pytester.path, HTTPX)
+    return pytester
+
+
+def test_a_strict_runs_summary_counts_the_failures_it_fails_closed_on_never_none_selected(
+    httpx_like: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "true")
+    result = httpx_like.runpytest("testing/test_client.py")
+    assert result.ret == EXIT_TIER_MISSING
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "tierlock: 0 test files not collected, 0 tests skipped and 1 test failed because brain absent; "
+            f"to run them: {REMEDY}",
+            "tierlock: tier brain is required in CI (ci-require) but it is absent; 1 test of this run needed it:",
+            "  - testing/test_client.py::test_get (failed in call: ImportError: Using http2=True, but the 'brainpkg'*",
+        ]
+    )
+    assert "none of its tests were selected" not in result.stdout.str()
+
+
+def test_the_same_run_on_a_laptop_is_one_skip_counted_for_the_tier(httpx_like: pytest.Pytester) -> None:
+    result = httpx_like.runpytest("testing/test_client.py")
+    assert result.ret == 0
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines(
+        [f"tierlock: 0 test files not collected and 1 test skipped because brain absent; to run them: {REMEDY}"]
+    )
+
+
+def test_under_xdist_the_strict_summary_counts_the_same_failure(
+    httpx_like: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("xdist")
+    monkeypatch.setenv("CI", "true")
+    result = httpx_like.runpytest("testing/test_client.py", "-n", "2")
+    assert result.ret == EXIT_TIER_MISSING
+    result.stdout.fnmatch_lines(
+        ["tierlock: 0 test files not collected, 0 tests skipped and 1 test failed because brain absent; *"]
+    )
