@@ -40,7 +40,7 @@ def test_rows():
 @pytest.mark.parametrize(
     "compat",
     [
-        "try:\n    import pyarrow  # noqa: F401\nexcept ImportError:\n    has_arrow = False\nelse:\n    has_arrow = True\n",
+        "try:\n    import pyarrow\nexcept ImportError:\n    has_arrow = False\nelse:\n    has_arrow = True\n",
         "try:\n    import pyarrow.parquet\nexcept ImportError:\n    has_arrow = False\nelse:\n    has_arrow = True\n",
         "try:\n    import pyarrow\nexcept ImportError:\n    has_arrow = None\nelse:\n"
         "    from pyarrow import parquet as has_arrow\n",
