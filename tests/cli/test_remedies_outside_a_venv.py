@@ -103,3 +103,38 @@ def test_pytest_outside_any_venv_prints_the_remedy_with_system(
             f"{sys.executable} --system"
         ]
     )
+
+
+def _externally_managed() -> Path:
+    for python in (Path("/usr/bin/python3"), Path(sys.base_prefix) / "bin" / "python3"):
+        if not python.is_file():
+            continue
+        stdlib = subprocess.run(
+            [
+                str(python),
+                "-c",
+                "import sys, sysconfig; print(sysconfig.get_path('stdlib'), sys.prefix == sys.base_prefix)",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.split()
+        if len(stdlib) == 2 and stdlib[1] == "True" and (Path(stdlib[0]) / "EXTERNALLY-MANAGED").is_file():
+            return python
+    pytest.skip("no externally managed Python on this machine")
+
+
+def test_the_remedy_for_an_externally_managed_python_is_a_command_that_arms_a_venv_of_it(tmp_path: Path) -> None:
+    """It was ``python -m venv .venv && .venv/bin/install-tier TIER``: a placeholder, and a venv without tierlock."""
+    python = _externally_managed()
+    wheels = build_wheel_dir(tmp_path / "wheels")
+    root = lock_offline(tmp_path / "project", wheels, PROJECT)
+    refused = _run(root, wheels, "install-tier", "brain", "--python", str(python), "--json")
+    assert refused.returncode == 2
+    error = json.loads(refused.stdout)["error"]
+    assert "TIER" not in error["remedy"]
+    for argv in error["remedy_argv"]:
+        done = _run(root, wheels, *argv)
+        assert done.returncode == 0, f"{argv}: {done.stdout}{done.stderr}"
+    probed = _run(root, wheels, "tierlock", "probe", "brain", "--python", str(root / ".venv" / "bin" / "python"))
+    assert probed.returncode == 0, probed.stdout
