@@ -191,7 +191,7 @@ def _shadows_the_base(found: Sequence[DistInfoDir]) -> bool:
 
 
 def _venv_of(site: str) -> str | None:
-    """The venv holding the site folder *site* (``PREFIX/lib/pythonX.Y/site-packages``, ``PREFIX/Lib/site-packages``)."""
+    """The venv holding the site folder *site* (``PREFIX/lib/pythonX.Y/site-packages`` or ``PREFIX/Lib/...``)."""
     folder = site
     for _ in range(3):
         folder = os.path.dirname(folder)
