@@ -100,12 +100,8 @@ def _probe(
         pass  # something to say, or to look at on disk: the full checks below
     elif (whole := wholekept.whole(name, facts, key)) is not None:
         return wholekept.keep(facts, key, whole[0], seen)
-    shadows = len(found) > 1 and _shadows_the_base(found)
-    reasons, version = _folder_reasons(name, found if not shadows else found[:1], facts, locked)
-    notes: list[str] = []
-    if shadows:
-        others = ", ".join(d.path for d in found[1:])
-        notes.append(f"shadows {others} of the base interpreter (the venv includes its site-packages)")
+    used, notes = _shadowing(found)
+    reasons, version = _folder_reasons(name, used, facts, locked)
     editable = _editable(facts, reasons, notes)
     gone: frozenset[str] = frozenset()
     if stats is None:
@@ -177,6 +173,15 @@ def _folder_reasons(
         version, wrong = metadata.version_reasons(facts.version_raw, locked)
         reasons.extend(wrong)
     return reasons, version
+
+
+def _shadowing(found: Sequence[DistInfoDir]) -> tuple[Sequence[DistInfoDir], list[str]]:
+    """The folders that count (the first alone when it shadows the base's by design: :func:`_shadows_the_base`)
+    and the note that says so."""
+    if len(found) < 2 or not _shadows_the_base(found):
+        return found, []
+    others = ", ".join(d.path for d in found[1:])
+    return found[:1], [f"shadows {others} of the base interpreter (the venv includes its site-packages)"]
 
 
 def _shadows_the_base(found: Sequence[DistInfoDir]) -> bool:
