@@ -5,6 +5,10 @@
   see it. A strict run failed closed (exit 6) naming the test, but its summary line said ``http2 absent; none of
   its tests were selected`` right above ``1 test of this run needed it``: the summary counted only the attributed
   tests that became skips, and in a strict run they keep their failure.
+* Doctests (``--doctest-glob="*.rst"``, ``--doctest-modules``) whose example imports a missing tier's root: pytest
+  reports a ``doctest.UnexpectedException`` that carries the ``ModuleNotFoundError`` in ``exc_info``, not in its
+  chain, so the backstop saw nothing: a laptop showed two tracebacks instead of skips with the remedy, and a
+  strict run failed with pytest's exit 1 instead of failing closed naming the tier.
 """
 
 from __future__ import annotations
@@ -92,4 +96,58 @@ def test_under_xdist_the_strict_summary_counts_the_same_failure(
     assert result.ret == EXIT_TIER_MISSING
     result.stdout.fnmatch_lines(
         ["tierlock: 0 test files not collected, 0 tests skipped and 1 test failed because brain absent; *"]
+    )
+
+
+DOCTESTS = {
+    "testing/__init__.py": "",
+    "testing/guide.rst": "Guide\n=====\n\n>>> import brainpkg\n>>> brainpkg.__name__\n'brainpkg'\n",
+    "testing/helpers.py": '''\
+        def model():
+            """
+            >>> import brainpkg
+            >>> 1
+            1
+            """
+        ''',
+    "testing/test_plain.py": "def test_plain():\n    pass\n",
+}
+
+DOCTEST_ARGS = ("--doctest-glob=*.rst", "--doctest-modules", "testing")
+
+
+@pytest.fixture
+def with_doctests(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    laptop(monkeypatch)
+    pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False).replace("tests/brain/", "testing/brain/"))
+    write_files(pytester.path, DOCTESTS)
+    return pytester
+
+
+@pytest.mark.parametrize("continue_on_failure", [False, True], ids=["first-failure", "continue-on-failure"])
+def test_a_doctest_importing_a_missing_root_is_a_skip_with_the_remedy_on_a_laptop(
+    with_doctests: pytest.Pytester, continue_on_failure: bool
+) -> None:
+    extra = ("--doctest-continue-on-failure",) if continue_on_failure else ()
+    result = with_doctests.runpytest(*DOCTEST_ARGS, *extra, "-rs")
+    assert result.ret == 0
+    result.assert_outcomes(passed=1, skipped=2)
+    result.stdout.fnmatch_lines(
+        [f"tierlock: 0 test files not collected and 2 tests skipped because brain absent; to run them: {REMEDY}"]
+    )
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_a_strict_run_whose_doctests_need_a_missing_tier_fails_closed_naming_them(
+    with_doctests: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "true")
+    result = with_doctests.runpytest(*DOCTEST_ARGS)
+    assert result.ret == EXIT_TIER_MISSING
+    result.stdout.fnmatch_lines(
+        [
+            "tierlock: tier brain is required in CI (ci-require) but it is absent; 2 tests of this run needed it:",
+            "  - testing/guide.rst::guide.rst (failed in call: ModuleNotFoundError: No module named 'brainpkg')",
+            "  - testing/helpers.py::testing.helpers.model (failed in call: ModuleNotFoundError: *",
+        ]
     )
