@@ -9,6 +9,9 @@
   reports a ``doctest.UnexpectedException`` that carries the ``ModuleNotFoundError`` in ``exc_info``, not in its
   chain, so the backstop saw nothing: a laptop showed two tracebacks instead of skips with the remedy, and a
   strict run failed with pytest's exit 1 instead of failing closed naming the tier.
+* PyJWT's ``tests/test_algorithms.py``: a class decorated with the ``@crypto_required`` alias. A strict run of one
+  test of *another* class of that file (a node id, or ``-k``) failed closed before collection: the class's
+  decorator line lies inside no test, so it read as a helper's use that the whole file needs.
 """
 
 from __future__ import annotations
@@ -151,3 +154,61 @@ def test_a_strict_run_whose_doctests_need_a_missing_tier_fails_closed_naming_the
             "  - testing/helpers.py::testing.helpers.model (failed in call: ModuleNotFoundError: *",
         ]
     )
+
+
+CLASS_MARKED = {
+    "testing/__init__.py": "",
+    "testing/utils.py": """\
+        import pytest
+
+        try:
+            import brainpkg  # noqa: F401
+            has_brain = True
+        except ImportError:
+            has_brain = False
+
+        brain_required = pytest.mark.skipif(not has_brain, reason="Requires brainpkg library installed")
+        """,
+    "testing/test_algorithms.py": """\
+        from .utils import brain_required
+
+
+        class TestAlgorithms:
+            def test_hmac(self):
+                pass
+
+
+        @brain_required
+        class TestBrainAlgorithms:
+            def test_model(self):
+                pass
+        """,
+}
+
+
+@pytest.fixture
+def class_marked(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    laptop(monkeypatch)
+    monkeypatch.setenv("CI", "true")
+    pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False).replace("tests/brain/", "testing/brain/"))
+    write_files(pytester.path, CLASS_MARKED)
+    return pytester
+
+
+@pytest.mark.parametrize(
+    "selection",
+    [("testing/test_algorithms.py::TestAlgorithms::test_hmac",), ("testing/test_algorithms.py", "-k", "hmac")],
+    ids=["node-id", "-k"],
+)
+def test_a_strict_run_of_a_test_outside_a_marked_class_needs_nothing(
+    class_marked: pytest.Pytester, selection: tuple[str, ...]
+) -> None:
+    result = class_marked.runpytest(*selection)
+    assert result.ret == 0, result.stderr.str()
+    result.assert_outcomes(passed=1)
+
+
+def test_a_strict_run_of_a_test_of_the_marked_class_still_fails_closed(class_marked: pytest.Pytester) -> None:
+    result = class_marked.runpytest("testing/test_algorithms.py::TestBrainAlgorithms::test_model")
+    assert result.ret == EXIT_TIER_MISSING
+    result.stderr.fnmatch_lines(["  this run selects 1 test file(s) that need it"])
