@@ -12,6 +12,9 @@
 * PyJWT's ``tests/test_algorithms.py``: a class decorated with the ``@crypto_required`` alias. A strict run of one
   test of *another* class of that file (a node id, or ``-k``) failed closed before collection: the class's
   decorator line lies inside no test, so it read as a helper's use that the whole file needs.
+* ``pytest.importorskip`` at the top of an initial ``conftest.py``: pytest stops with a raw ``Skipped``
+  traceback (exit 1). tierlock caught only ``Exception`` there (``Skipped`` is a ``BaseException``) and read only
+  ``ImportError``s: no line naming the tier on a laptop, and a strict run ended with pytest's 1, not 6.
 """
 
 from __future__ import annotations
@@ -212,3 +215,41 @@ def test_a_strict_run_of_a_test_of_the_marked_class_still_fails_closed(class_mar
     result = class_marked.runpytest("testing/test_algorithms.py::TestBrainAlgorithms::test_model")
     assert result.ret == EXIT_TIER_MISSING
     result.stderr.fnmatch_lines(["  this run selects 1 test file(s) that need it"])
+
+
+@pytest.fixture
+def conftest_skips(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    laptop(monkeypatch)
+    pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False).replace("tests/brain/", "testing/brain/"))
+    write_files(
+        pytester.path,
+        {
+            "conftest.py": "import pytest\n\nbrainpkg = pytest.importorskip('brainpkg')\n",
+            "testing/__init__.py": "",
+            "testing/test_base.py": "def test_base():\n    pass\n",
+        },
+    )
+    return pytester
+
+
+def test_an_importorskip_atop_an_initial_conftest_fails_a_strict_run_closed_naming_the_tier(
+    conftest_skips: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "true")
+    result = conftest_skips.runpytest_subprocess("testing/test_base.py")  # a Skipped this early escapes in-process
+    assert result.ret == EXIT_TIER_MISSING
+    result.stderr.fnmatch_lines(
+        [
+            "tierlock: tier brain is required in CI (ci-require) but it is absent; 1 test of this run needed it:",
+            "  - conftest.py (error while loading: Skipped: could not import 'brainpkg'*)",
+            f"  to fix: {REMEDY}",
+        ]
+    )
+
+
+def test_on_a_laptop_the_same_conftest_names_the_tier_before_pytests_own_report(
+    conftest_skips: pytest.Pytester,
+) -> None:
+    result = conftest_skips.runpytest_subprocess("testing/test_base.py")  # pytest's own stop is a traceback
+    assert result.ret == 1
+    result.stderr.fnmatch_lines([f"tierlock: brain absent; to fix: {REMEDY}", "*Skipped: could not import 'brainpkg'*"])
