@@ -273,7 +273,8 @@ def probe_verdict(
     missing = [r for r in results if not r.present]
     unlocked = [r.tier for r in missing if r.install_command.startswith("tierlock lock ")]  # no lockfile yet
     arm = [r.tier for r in missing if r.needs_install or r.project_command is None]
-    install = install_remedy(arm, layers or {}, python=python, unlocked=unlocked, exclusive=exclusive)
+    system = any("--system" in r.install_command.split() for r in missing)  # the probed Python is no venv
+    install = install_remedy(arm, layers or {}, python=python, unlocked=unlocked, exclusive=exclusive, system=system)
     itself = [r.project_command for r in missing if r.project_command]  # the project itself, before the tiers
     remedies = [err.remedy for _, err in failed if err.remedy] + itself + ([install] if install else [])
     remedy = " && ".join(dict.fromkeys(remedies)) or None

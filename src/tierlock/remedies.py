@@ -44,6 +44,7 @@ def install_remedy(
     python: str | os.PathLike[str] | None = None,
     unlocked: Iterable[str] = (),
     exclusive: Callable[[str, str], bool] | None = None,
+    system: bool = False,
 ) -> str | None:
     """``install-tier A B`` arming every tier in *tiers* with the fewest names; None when there are none.
 
@@ -51,6 +52,8 @@ def install_remedy(
     *unlocked*: tiers without a lockfile yet, locked first (``tierlock lock A && install-tier A``).
     *exclusive*: whether two tiers are declared in ``conflicts`` (never armed together: install-tier refuses
     them in one command); a tier exclusive with one named before it is left out.
+    *system*: *python* is no virtual environment (a container's ``/usr/local/bin/python``): install-tier arms it
+    only with ``--system``, so the command says it.
     """
     wanted = list(tiers)
     names = covering(wanted, layers)
@@ -64,7 +67,7 @@ def install_remedy(
         return None
     command = f"{INSTALL} {' '.join(names)}"
     if python is not None:
-        command = shell_join([INSTALL, *names, "--python", os.fspath(python)])
+        command = shell_join([INSTALL, *names, "--python", os.fspath(python), *(["--system"] if system else [])])
     to_lock = [t for t in dict.fromkeys(unlocked) if t in wanted]
     return f"tierlock lock {' '.join(to_lock)} && {command}" if to_lock else command
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 #: The cache key (pytest's cache layout: ``.pytest_cache/v/tierlock/census``).
 CACHE_KEY = "tierlock/census"
-_SCHEMA = 5  # 5: flag functions (``def has_x(): try: import x ...``) are facts
+_SCHEMA = 6  # 5: flag functions (``def has_x(): try: import x ...``) are facts; 6: a flag bound in a try's else:
 #: Kinds of file, each filtered by its own words (conftests are always parsed).
 KINDS = ("tests", "sources")
 

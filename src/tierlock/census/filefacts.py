@@ -147,10 +147,12 @@ class _Reader:
             self.flags(node)
 
     def flags(self, node: ast.Try | ast.TryStar) -> None:
-        """Availability flags of a module-level ``try: import x ... except ImportError: has_x = False``."""
+        """Availability flags of a module-level ``try: import x ... except ImportError: has_x = False`` (the name
+        bound in the ``try`` body or in its ``else:``, which runs only when the import succeeded)."""
         tried, bound = _tried(node.body)
         if not tried:
             return
+        bound |= _tried(node.orelse)[1]
         for handler in node.handlers:
             for stmt in handler.body:
                 for sub in ast.walk(stmt):

@@ -70,14 +70,20 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     tool = data.get("tool")
     if isinstance(tool, dict) and "tierlock" in tool and (groups or all_groups or args.extras):
         return _add_sources(args, ctx, path, text, data, groups=groups)
+    from tierlock.tiers import uvinit
+
     proposal = propose(
         text,
         path,
         Asked(groups, args.extras, all_groups, register_marker=not args.no_pytest_marker),
-        Around(workspace_members(root, data), environment_requires(root), test_dirs(root), _census_of(root)),
+        Around(
+            workspace_members(root, data),
+            environment_requires(root),
+            test_dirs(root),
+            _census_of(root),
+            local_locked=uvinit.uses_uv_lock(root),
+        ),
     )
-    from tierlock.tiers import uvinit
-
     plugin_group: str | None = None
     if uvinit.uses_uv_lock(root):  # the tiers read uv.lock, and the pytest plugin joins the lock
         proposal, plugin_group = uvinit.for_uv_project(proposal, path)

@@ -86,10 +86,36 @@ def in_tree(top: str, start: str) -> list[str]:
     return out
 
 
+def ref_folders(top: str, ref: str, start: str) -> list[str]:
+    """The discovery folders of *start* as *ref*'s tree has them, then those of the working tree (:func:`in_tree`).
+
+    At *ref* the project folder is the nearest one at or above *start* holding a ``pyproject.toml`` *at ref*: a
+    branch that moved the project (into ``app/``, say) is still held to the config the base keeps at its own
+    project folder. Raises :class:`LookupError` when *ref* does not name a commit.
+    """
+    here = in_tree(top, start)
+    if not here:
+        return here
+    rel = here[-1]  # the start folder itself (the last of the folders, inside the checkout)
+    chain = [rel]
+    while chain[-1]:
+        chain.append(chain[-1].rpartition("/")[0])
+    status, out, _ = run_git(top, "ls-tree", "-z", "--name-only", f"{ref}^{{commit}}", "--", *map(_pyproject, chain))
+    if status != 0:
+        raise LookupError(ref)
+    present = set(out.decode("utf-8", "surrogateescape").split("\0"))
+    project = next((folder for folder in chain if _pyproject(folder) in present), rel)
+    return list(dict.fromkeys([project, rel, *here]))
+
+
+def _pyproject(folder: str) -> str:
+    return _join(folder, PYPROJECT)
+
+
 def at_ref(top: str, ref: str, rel_folders: list[str]) -> tuple[str, str] | None:
     """(path, blob id) of the runtime config that *ref* holds, found by the rules above, or None.
 
-    *rel_folders* are the discovery folders relative to *top* (:func:`in_tree`). Raises
+    *rel_folders* are the discovery folders relative to *top* (:func:`ref_folders`). Raises
     :class:`LookupError` when *ref* does not name a commit.
     """
     candidates = [_join(folder, name) for folder in rel_folders for name in (*NAMES, PYPROJECT)]

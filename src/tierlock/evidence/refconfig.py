@@ -68,8 +68,8 @@ def _parse(name: str, path: str, data: bytes) -> Any:
 def read(top: Path, ref: str, start: Path) -> BaseConfig:
     """The base config at *ref* for a run started from *start* (the project folder), validated."""
 
-    folders = discovery.in_tree(str(top), str(start))
     try:
+        folders = discovery.ref_folders(str(top), ref, str(start))
         found = discovery.at_ref(str(top), ref, folders)
     except LookupError:
         raise _unknown_ref(top, ref) from None

@@ -36,12 +36,18 @@ def refuse_target(target: Target, *, system: bool, again: Callable[[str], str] |
     """Refuse (exit 2) an externally managed Python, and one that is no venv without ``--system``. *again* is
     the same install with another ``--python`` (for a link to a venv's interpreter that runs outside it)."""
     if target.externally_managed:
+        from tierlock.remedies import shell_join
+
         marker = target.stdlib / "EXTERNALLY-MANAGED"
         reason = externally_managed_reason(marker)
         raise UsageError(
             f"{target.python} is an externally managed Python (PEP 668: {marker}"
             f"{': ' + reason if reason else ''}); tierlock will not install into it, even with --system",
-            remedy="python -m venv .venv && .venv/bin/install-tier TIER",
+            # A venv of that Python (without pip: a distribution may ship venv without ensurepip), armed from here.
+            remedy=f"{shell_join([str(target.python), '-m', 'venv', '--without-pip', '.venv'])} && "
+            f"{again('.venv/bin/python')}"
+            if again is not None
+            else None,
         )
     if not target.is_venv and not system:
         from tierlock.installer.location import linked_venv_python

@@ -166,8 +166,39 @@ def _unfinished(facts: DistInfo, has_record: bool, lists_installer: bool, held: 
     if "entry_points.txt" in names and has_record:
         listed = {os.path.basename(rel) for rel in facts.outside}
         missing = [script for script in _scripts(facts, held) if script not in listed and f"{script}.exe" not in listed]
+        missing = _renamed_away(os.path.basename(facts.path), missing, listed)
         if len(missing) == 1:
             facts.unfinished.append(f"console script of its entry points is not installed: {missing[0]}")
         elif missing:
             shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
             facts.unfinished.append(f"{len(missing)} console scripts of its entry points are not installed: {shown}")
+
+
+#: Console scripts an installer names after the interpreter it installs for, whatever the wheel's entry points say
+#: (pip's rule, which uv follows): pip's ``pip``, ``pipX``, ``pipX.Y`` (a pip wheel built on 3.10 lists ``pip3.10``;
+#: installed for 3.12 it gets ``pip3.12``; ensurepip's ``altinstall`` writes ``pip3.12`` alone) and old setuptools'
+#: ``easy_install``, ``easy_install-X.Y``. distribution -> (the scripts' stem, what stands before the version).
+_RENAMED = {"pip": ("pip", ""), "setuptools": ("easy_install", "-")}
+
+
+def _of_family(script: str, stem: str, sep: str) -> bool:
+    """Whether *script* is *stem* alone or *stem*, *sep* and a version (``pip3``, ``pip3.12``, ``easy_install-3.9``)."""
+    if not script.startswith(stem):
+        return False
+    rest = script[len(stem) :]
+    if not rest:
+        return True
+    if not rest.startswith(sep):
+        return False
+    parts = rest[len(sep) :].split(".")
+    return len(parts) <= 2 and all(p.isascii() and p.isdigit() for p in parts)
+
+
+def _renamed_away(folder: str, missing: list[str], listed: set[str]) -> list[str]:
+    """*missing* less the scripts of a family the installer renames, when it wrote one of that family's scripts."""
+    family = _RENAMED.get(folder.partition("-")[0].lower())
+    if family is None or not missing:
+        return missing
+    stem, sep = family
+    written = any(_of_family(name.removesuffix(".exe"), stem, sep) for name in listed)
+    return [s for s in missing if not (written and _of_family(s, stem, sep))]

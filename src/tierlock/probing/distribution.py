@@ -100,8 +100,8 @@ def _probe(
         pass  # something to say, or to look at on disk: the full checks below
     elif (whole := wholekept.whole(name, facts, key)) is not None:
         return wholekept.keep(facts, key, whole[0], seen)
-    reasons, version = _folder_reasons(name, found, facts, locked)
-    notes: list[str] = []
+    used, notes = _shadowing(found)
+    reasons, version = _folder_reasons(name, used, facts, locked)
     editable = _editable(facts, reasons, notes)
     gone: frozenset[str] = frozenset()
     if stats is None:
@@ -173,6 +173,49 @@ def _folder_reasons(
         version, wrong = metadata.version_reasons(facts.version_raw, locked)
         reasons.extend(wrong)
     return reasons, version
+
+
+def _shadowing(found: Sequence[DistInfoDir]) -> tuple[Sequence[DistInfoDir], list[str]]:
+    """The folders that count (the first alone when it shadows the base's by design: :func:`_shadows_the_base`)
+    and the note that says so."""
+    if len(found) < 2 or not _shadows_the_base(found):
+        return found, []
+    others = ", ".join(d.path for d in found[1:])
+    return found[:1], [f"shadows {others} of the base interpreter (the venv includes its site-packages)"]
+
+
+def _shadows_the_base(found: Sequence[DistInfoDir]) -> bool:
+    """Whether the first ``.dist-info`` folder is in a venv made with ``include-system-site-packages = true`` and
+    every other one is outside that venv: the base interpreter's, which the venv's own install shadows by design
+    (its site folder comes first on the path; pip and uv install there so)."""
+    prefix = _venv_of(found[0].site)
+    if prefix is None or not _includes_system_site(prefix):
+        return False
+    inside = prefix.rstrip(os.sep) + os.sep
+    return not any(d.site == found[0].site or d.site.startswith(inside) for d in found[1:])
+
+
+def _venv_of(site: str) -> str | None:
+    """The venv holding the site folder *site* (``PREFIX/lib/pythonX.Y/site-packages`` or ``PREFIX/Lib/...``)."""
+    folder = site
+    for _ in range(3):
+        folder = os.path.dirname(folder)
+        if os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
+            return folder
+    return None
+
+
+def _includes_system_site(prefix: str) -> bool:
+    try:
+        with open(os.path.join(prefix, "pyvenv.cfg"), encoding="utf-8", errors="replace") as fh:
+            lines = fh.read(1 << 16).splitlines()
+    except OSError:
+        return False
+    for line in lines:
+        key, sep, value = line.partition("=")
+        if sep and key.strip().lower() == "include-system-site-packages":
+            return value.strip().lower() == "true"
+    return False
 
 
 def _libraries(

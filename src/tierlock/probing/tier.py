@@ -206,7 +206,12 @@ class Prober:
         state = tier_verdict(probed_roots, probed_closure, itself)
         # Only a shared library the system lacks is wrong: no reinstall helps, the library does.
         install = system_remedy((*probed_roots, *probed_closure)) or install_remedy(
-            tier, python=self.python, deep=deep, locked=lock is not None, relock=_relock(self.project, tier)
+            tier,
+            python=self.python,
+            deep=deep,
+            locked=lock is not None,
+            relock=_relock(self.project, tier),
+            system=not self.target.is_venv,
         )
         fix = self._project_command() if itself is not None and not itself.present else None
         broken = any(not d.present for d in (*probed_roots, *probed_closure))
@@ -301,18 +306,25 @@ def _relock(project: Project, tier: Tier) -> str:
 
 
 def install_remedy(
-    tier: Tier, *, python: str | Path | None, deep: bool, locked: bool, relock: str | None = None
+    tier: Tier,
+    *,
+    python: str | Path | None,
+    deep: bool,
+    locked: bool,
+    relock: str | None = None,
+    system: bool = False,
 ) -> str:
     """The command that makes *tier* present in the environment that was probed, run exactly as printed.
 
-    It names the interpreter when the probe was given one, repairs hash mismatches
+    It names the interpreter when the probe was given one (with ``--system`` when that interpreter is no
+    virtual environment: install-tier refuses it otherwise), repairs hash mismatches
     when the probe was deep, and locks first when the tier has no lockfile yet.
     """
     from tierlock.remedies import shell_join
 
     command = ["install-tier", str(tier.name)]
     if python is not None:
-        command += ["--python", str(python)]
+        command += ["--python", str(python), *(["--system"] if system else [])]
     if deep:
         command.append("--deep")
     install = shell_join(command)

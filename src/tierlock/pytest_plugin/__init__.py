@@ -115,7 +115,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) 
         args[:] = []
     try:
         return (yield)
-    except Exception as exc:
+    except (Exception, pytest.skip.Exception) as exc:  # an initial conftest's module-level importorskip: Skipped
         if early_config.stash.get(_STOP, False):
             # The run fails closed and said so: what broke next (a `filterwarnings` entry or a conftest naming
             # the missing tier's package) is a consequence, so the run ends with the gate's own code.
@@ -155,9 +155,11 @@ def _explain(gate: Gate, exc: BaseException, where: str = "conftest.py") -> bool
 
     True when the run fails closed on it (strict, the tier required): its lines are printed, the run stops.
     """
-    from tierlock.pytest_plugin.attribution import from_exception
+    from tierlock.pytest_plugin.attribution import from_exception, from_skip_reason
 
     hit = from_exception(exc, gate.owners)
+    if hit is None and isinstance(exc, pytest.skip.Exception):  # ``pytest.importorskip`` at a conftest's top
+        hit = from_skip_reason(str(exc.msg or ""), gate.owners, gate.words)
     if hit is None:
         return False
     tier, _ = hit

@@ -4,7 +4,7 @@ Three kinds of evidence, from the strongest:
 
 * an ``ImportError`` (``ModuleNotFoundError`` included) anywhere in the
   exception's chain (``__cause__``, ``__context__``, pytest's conftest
-  wrapper) whose module name, message or raising frame is inside an import
+  wrapper, what a doctest example raised) whose module name, message or raising frame is inside an import
   root of a tier that is not present;
 * ``pytest.importorskip`` of such a root, the name computed at run time or
   not (its reason reads ``could not import 'root...'``);
@@ -34,7 +34,7 @@ def _root(module: str | None) -> str:
     return (module or "").split(".")[0]
 
 
-def _import_errors(exc: BaseException | None) -> list[ImportError]:
+def import_errors(exc: BaseException | None) -> list[ImportError]:
     """The ``ImportError``s in *exc*'s chain, outermost first (a cycle or a long chain stops the walk)."""
     out: list[ImportError] = []
     seen: set[int] = set()
@@ -46,8 +46,20 @@ def _import_errors(exc: BaseException | None) -> list[ImportError]:
         seen.add(id(current))
         if isinstance(current, ImportError):
             out.append(current)
-        wrapped = getattr(current, "cause", None)  # pytest's ConftestImportFailure
-        todo.extend(e for e in (current.__cause__, current.__context__, wrapped) if isinstance(e, BaseException))
+        todo.extend(
+            e for e in (current.__cause__, current.__context__, *_wrapped(current)) if isinstance(e, BaseException)
+        )
+    return out
+
+
+def _wrapped(exc: BaseException) -> list[object]:
+    """The exceptions *exc* carries besides its chain: pytest's ``ConftestImportFailure.cause``, and what a doctest
+    example raised (``doctest.UnexpectedException.exc_info``, each of ``MultipleDoctestFailures.failures``)."""
+    out: list[object] = [getattr(exc, "cause", None)]
+    for item in (exc, *(getattr(exc, "failures", None) or ())):
+        info = getattr(item, "exc_info", None)
+        if isinstance(info, tuple) and len(info) == 3:
+            out.append(info[1])
     return out
 
 
@@ -65,7 +77,7 @@ def from_exception(exc: BaseException | None, owners: Mapping[str, str]) -> tupl
 
     *owners* maps an import root of a tier that is not present to that tier.
     """
-    for error in _import_errors(exc):
+    for error in import_errors(exc):
         text = str(error)
         candidates = [_root(error.name)]
         candidates += [_root(m.group(1)) for m in (_NO_MODULE.search(text), _FROM_MODULE.search(text)) if m]

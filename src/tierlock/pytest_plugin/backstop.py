@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from tierlock.pytest_plugin.attribution import from_exception, from_skip_reason
+from tierlock.pytest_plugin.attribution import from_exception, from_skip_reason, import_errors
 from tierlock.pytest_plugin.decision import Gate
 
 #: What every tierlock skip reason holds.
@@ -88,14 +88,8 @@ def _unneeded(gate: Gate, report: Any, exc: BaseException | None) -> None:
 
 
 def _import_error(exc: BaseException) -> BaseException | None:
-    seen = 0
-    current: BaseException | None = exc
-    while current is not None and seen < 16:
-        if isinstance(current, ImportError):
-            return current
-        current = current.__cause__ or current.__context__ or getattr(current, "cause", None)
-        seen += 1
-    return None
+    found = import_errors(exc)
+    return found[0] if found else None
 
 
 def _where(report: Any) -> str:

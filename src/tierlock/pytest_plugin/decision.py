@@ -10,6 +10,7 @@ this module).
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -186,7 +187,9 @@ class Gate:
         names = [t for t in names if t not in jobs]
         layers = self.layers or dict.fromkeys(names)
         unlocked = [t for t in names if self.install.get(t, "").startswith("tierlock lock ")]  # no lockfile yet
-        command = install_remedy(names, layers, python=self.python, unlocked=unlocked)
+        # pytest runs outside any venv (a container's own Python): install-tier arms it only with --system.
+        system = self.python is not None and sys.prefix == sys.base_prefix
+        command = install_remedy(names, layers, python=self.python, unlocked=unlocked, system=system)
         if command and any(t in self.apart for t in names):
             command += " --replace-armed"  # the tier it conflicts with is armed: replaced on purpose
         command = command or ", ".join(self.install[t] for t in names)

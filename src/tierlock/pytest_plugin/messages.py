@@ -91,6 +91,11 @@ def _skipped(gate: Gate, tier: str) -> int:
     return sum(1 for _, what, outcome in gate.at_run.get(tier, []) if outcome == "skipped" and NOT_IMPORTED not in what)
 
 
+def _failed(gate: Gate, tier: str) -> int:
+    """Tests the backstop attributed to *tier* that kept their failure or error (a strict run fails closed on them)."""
+    return sum(1 for _, _, outcome in gate.at_run.get(tier, []) if outcome != "skipped")
+
+
 def summary_lines(gate: Gate) -> list[str]:
     """One line per tier that is missing here: what the run left out because of it, and its remedy."""
     reached = gate.reached()
@@ -100,16 +105,16 @@ def summary_lines(gate: Gate) -> list[str]:
         return [f"tierlock: every tier this run needs is present ({_plural(len(gate.states), 'tier')} checked)"]
     lines = []
     for tier in missing:
-        files, skipped = len(reached.get(tier, ())), _skipped(gate, tier)
+        files, skipped, failed = len(reached.get(tier, ())), _skipped(gate, tier), _failed(gate, tier)
         why = f"{tier} runs in another matrix job" if gate.outside_job(tier) else f"{tier} {gate.state_of(tier)}"
-        if not files and not skipped:
+        if not files and not skipped and not failed:
             lines.append(f"tierlock: {why}; none of its tests were selected")
             continue
         fix = "tierlock matrix" if gate.outside_job(tier) else gate.remedy([tier])
-        lines.append(
-            f"tierlock: {_plural(files, 'test file')} not collected and {_plural(skipped, 'test')} skipped "
-            f"because {why}; to run them: {fix}"
-        )
+        counts = f"{_plural(files, 'test file')} not collected and {_plural(skipped, 'test')} skipped"
+        if failed:
+            counts = counts.replace(" and ", ", ", 1) + f" and {_plural(failed, 'test')} failed"
+        lines.append(f"tierlock: {counts} because {why}; to run them: {fix}")
     return lines
 
 

@@ -94,8 +94,14 @@ def _kept(path: str, uses: Sequence[Any], selection: Selection) -> bool:
         return False
     if any(u.module_level for u in uses):
         return True
-    return any(item.spans(u.line) for u in uses for item in kept) or any(
-        not any(item.spans(u.line) for item in kept) and _outside_every_test(path, u.line, selection) for u in uses
+    # A use the census ties to a test (``Class.test``; a class's mark reaches each of its tests from the class's own
+    # decorator line, inside no test) counts when that test is kept; the others are placed by their line.
+    named = {".".join(item.chain) for item in kept}
+    if any(u.test in named for u in uses if getattr(u, "test", None)):
+        return True
+    placed = [u for u in uses if not getattr(u, "test", None)]
+    return any(item.spans(u.line) for u in placed for item in kept) or any(
+        not any(item.spans(u.line) for item in kept) and _outside_every_test(path, u.line, selection) for u in placed
     )
 
 

@@ -160,10 +160,14 @@ def infer(
     all_groups: bool = False,
     members: Mapping[NormalizedName, str] | None = None,
     requires_of: Mapping[str, Sequence[Any]] | None = None,
+    local_locked: bool = False,
 ) -> Inferred:
-    """The tiers init proposes for the pyproject *data*, their layers, conflicts and import names (no tests yet)."""
+    """The tiers init proposes for the pyproject *data*, their layers, conflicts and import names (no tests yet).
+
+    *local_locked*: the lock holds the project's local packages (uv.lock), so reaching one skips no tier."""
     candidates, groups_out, extras_out = choose(data, path, groups, extras, all_groups=all_groups)
-    requirements, skipped = lockable(data, path, candidates, local_packages(data, members))
+    local = {} if local_locked else local_packages(data, members)
+    requirements, skipped = lockable(data, path, candidates, local)
     out = Inferred(skipped=skipped, groups_left_out=groups_out, extras_left_out=extras_out)
     out.tiers = [(t, s) for t, s in candidates if t in requirements]
     names_of = {t: _keys(requirements[t]) for t, _ in out.tiers}

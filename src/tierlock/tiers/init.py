@@ -71,6 +71,9 @@ class Around:
     existing_test_dirs: frozenset[str] = frozenset()
     census: Callable[[Sequence[CensusTier]], Census] | None = None
     """Runs the census of the project's tests for the tiers proposed."""
+    local_locked: bool = False
+    """The project's lock holds its local packages (``uv.lock``: path sources, workspace members): a tier that
+    reaches one is proposed like any other (its tests found, in ``ci-require``), not skipped."""
 
 
 @dataclass(frozen=True)
@@ -134,6 +137,7 @@ def propose(text: str, path: Path, asked: Asked | None = None, around: Around | 
         all_groups=asked.all_groups,
         members=around.members,
         requires_of=around.requires_of,
+        local_locked=around.local_locked,
     )
     found = around.census(_census_tiers(data, path, inferred)) if around.census is not None else None
     settle(inferred, found, around.existing_test_dirs)
