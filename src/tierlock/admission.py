@@ -258,7 +258,7 @@ def probe_verdict(
     leaving out the tiers another of them is layered on (*layers*: tier -> the tier below it), in the
     environment that was probed (*python*, as the caller named it).
     """
-    from tierlock.remedies import install_remedy
+    from tierlock.remedies import MANAGED_VENV, install_remedy
 
     if not results and not failed:  # nothing is required: say so rather than pass a check that could not fail
         return Part("probe", "skipped", {"tiers": 0, "tiers_present": 0, "packages": 0, "files_checked": 0})
@@ -274,7 +274,10 @@ def probe_verdict(
     unlocked = [r.tier for r in missing if r.install_command.startswith("tierlock lock ")]  # no lockfile yet
     arm = [r.tier for r in missing if r.needs_install or r.project_command is None]
     system = any("--system" in r.install_command.split() for r in missing)  # the probed Python is no venv
-    install = install_remedy(arm, layers or {}, python=python, unlocked=unlocked, exclusive=exclusive, system=system)
+    managed = any(f" {MANAGED_VENV} && " in r.install_command for r in missing)  # nor one to install into
+    install = install_remedy(
+        arm, layers or {}, python=python, unlocked=unlocked, exclusive=exclusive, system=system, managed=managed
+    )
     itself = [r.project_command for r in missing if r.project_command]  # the project itself, before the tiers
     remedies = [err.remedy for _, err in failed if err.remedy] + itself + ([install] if install else [])
     remedy = " && ".join(dict.fromkeys(remedies)) or None

@@ -45,6 +45,7 @@ def install_remedy(
     unlocked: Iterable[str] = (),
     exclusive: Callable[[str, str], bool] | None = None,
     system: bool = False,
+    managed: bool = False,
 ) -> str | None:
     """``install-tier A B`` arming every tier in *tiers* with the fewest names; None when there are none.
 
@@ -54,6 +55,8 @@ def install_remedy(
     them in one command); a tier exclusive with one named before it is left out.
     *system*: *python* is no virtual environment (a container's ``/usr/local/bin/python``): install-tier arms it
     only with ``--system``, so the command says it.
+    *managed*: *python* is externally managed (PEP 668): install-tier never installs into it, even with
+    ``--system``; the command makes a venv of it and arms that (:func:`venv_of`).
     """
     wanted = list(tiers)
     names = covering(wanted, layers)
@@ -66,10 +69,24 @@ def install_remedy(
     if not names:
         return None
     command = f"{INSTALL} {' '.join(names)}"
-    if python is not None:
+    if python is not None and managed:
+        command = venv_of(python, [INSTALL, *names])
+    elif python is not None:
         command = shell_join([INSTALL, *names, "--python", os.fspath(python), *(["--system"] if system else [])])
     to_lock = [t for t in dict.fromkeys(unlocked) if t in wanted]
     return f"tierlock lock {' '.join(to_lock)} && {command}" if to_lock else command
+
+
+#: The venv :func:`venv_of` makes, in the folder the command is run from.
+MANAGED_VENV = ".venv"
+
+
+def venv_of(python: str | os.PathLike[str], install: list[str]) -> str:
+    """*install* (an ``install-tier`` command's words) run into a new venv of the externally managed *python*
+    (PEP 668: nothing is installed into it): ``PYTHON -m venv --without-pip .venv && install-tier ... --python
+    .venv/bin/python``. Without pip: a distribution may ship ``venv`` without ``ensurepip``."""
+    made = shell_join([os.fspath(python), "-m", "venv", "--without-pip", MANAGED_VENV])
+    return f"{made} && {shell_join([*install, '--python', f'{MANAGED_VENV}/bin/python'])}"
 
 
 #: What a word may hold and still be written bare in a shell command: :func:`shlex.quote`'s own set.

@@ -11,6 +11,7 @@ interpreter: they run the printed remedy with ``--dry-run`` added, which plans e
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -138,3 +139,42 @@ def test_the_remedy_for_an_externally_managed_python_is_a_command_that_arms_a_ve
         assert done.returncode == 0, f"{argv}: {done.stdout}{done.stderr}"
     probed = _run(root, wheels, "tierlock", "probe", "brain", "--python", str(root / ".venv" / "bin" / "python"))
     assert probed.returncode == 0, probed.stdout
+
+
+@pytest.mark.parametrize("reader", [("probe", "brain"), ("status",), ("admit",)])
+def test_the_readers_remedy_for_an_externally_managed_python_arms_a_venv_of_it_run_as_printed(
+    tmp_path: Path, reader: tuple[str, ...]
+) -> None:
+    """It was ``install-tier brain --python /usr/bin/python3 --system``, which install-tier refuses (PEP 668)."""
+    python = _externally_managed()
+    wheels = build_wheel_dir(tmp_path / "wheels")
+    root = lock_offline(tmp_path / "project", wheels, PROJECT)
+    done = _run(root, wheels, "tierlock", *reader, "--python", str(python), "--json")
+    document = json.loads(done.stdout.splitlines()[-1] if reader[0] == "admit" else done.stdout)
+    (remedy,) = {r for r in _remedies(document) if "install-tier" in r}
+    assert remedy == f"{python} -m venv --without-pip .venv && install-tier brain --python .venv/bin/python"
+    armed = _run(root, wheels, "/bin/sh", "-c", remedy)  # as a user pastes it into a shell
+    assert armed.returncode == 0, f"{remedy}: {armed.stdout}{armed.stderr}"
+    probed = _run(root, wheels, "tierlock", "probe", "brain", "--python", str(root / ".venv" / "bin" / "python"))
+    assert probed.returncode == 0, probed.stdout
+
+
+def test_pytest_run_by_an_externally_managed_python_prints_the_venv_remedy(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    laptop(monkeypatch)
+    monkeypatch.delenv("VIRTUAL_ENV")
+    monkeypatch.setattr(sys, "base_prefix", sys.prefix)  # the interpreter running pytest is no venv ...
+    stdlib = tmp_path / "stdlib"
+    stdlib.mkdir()
+    (stdlib / "EXTERNALLY-MANAGED").write_text("[externally-managed]\nError = no\n", encoding="utf-8")
+    monkeypatch.setattr(os, "__file__", str(stdlib / "os.py"))  # ... and its standard library is marked (PEP 668)
+    pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False).replace("tests/brain/", "testing/brain/"))
+    write_files(pytester.path, {"testing/brain/test_x.py": "def test_x():\n    pass\n"})
+    result = pytester.runpytest_inprocess("testing")
+    result.stdout.fnmatch_lines(
+        [
+            "tierlock: 1 test file not collected and 0 tests skipped because brain absent; to run them: *&& "
+            f"{sys.executable} -m venv --without-pip .venv && install-tier brain --python .venv/bin/python"
+        ]
+    )

@@ -36,7 +36,7 @@ def refuse_target(target: Target, *, system: bool, again: Callable[[str], str] |
     """Refuse (exit 2) an externally managed Python, and one that is no venv without ``--system``. *again* is
     the same install with another ``--python`` (for a link to a venv's interpreter that runs outside it)."""
     if target.externally_managed:
-        from tierlock.remedies import shell_join
+        from tierlock.remedies import MANAGED_VENV, shell_join
 
         marker = target.stdlib / "EXTERNALLY-MANAGED"
         reason = externally_managed_reason(marker)
@@ -44,8 +44,8 @@ def refuse_target(target: Target, *, system: bool, again: Callable[[str], str] |
             f"{target.python} is an externally managed Python (PEP 668: {marker}"
             f"{': ' + reason if reason else ''}); tierlock will not install into it, even with --system",
             # A venv of that Python (without pip: a distribution may ship venv without ensurepip), armed from here.
-            remedy=f"{shell_join([str(target.python), '-m', 'venv', '--without-pip', '.venv'])} && "
-            f"{again('.venv/bin/python')}"
+            remedy=f"{shell_join([str(target.python), '-m', 'venv', '--without-pip', MANAGED_VENV])} && "
+            f"{again(f'{MANAGED_VENV}/bin/python')}"
             if again is not None
             else None,
         )

@@ -212,6 +212,7 @@ class Prober:
             locked=lock is not None,
             relock=_relock(self.project, tier),
             system=not self.target.is_venv,
+            managed=self.target.externally_managed,
         )
         fix = self._project_command() if itself is not None and not itself.present else None
         broken = any(not d.present for d in (*probed_roots, *probed_closure))
@@ -313,21 +314,24 @@ def install_remedy(
     locked: bool,
     relock: str | None = None,
     system: bool = False,
+    managed: bool = False,
 ) -> str:
     """The command that makes *tier* present in the environment that was probed, run exactly as printed.
 
     It names the interpreter when the probe was given one (with ``--system`` when that interpreter is no
-    virtual environment: install-tier refuses it otherwise), repairs hash mismatches
-    when the probe was deep, and locks first when the tier has no lockfile yet.
+    virtual environment: install-tier refuses it otherwise; a venv of it made first when it is externally
+    managed: install-tier never installs into that), repairs hash mismatches when the probe was deep, and locks
+    first when the tier has no lockfile yet.
     """
-    from tierlock.remedies import shell_join
+    from tierlock.remedies import shell_join, venv_of
 
-    command = ["install-tier", str(tier.name)]
-    if python is not None:
-        command += ["--python", str(python), *(["--system"] if system else [])]
-    if deep:
-        command.append("--deep")
-    install = shell_join(command)
+    command = ["install-tier", str(tier.name), *(["--deep"] if deep else [])]
+    if python is not None and managed:
+        install = venv_of(python, command)
+    else:
+        if python is not None:
+            command[2:2] = ["--python", str(python), *(["--system"] if system else [])]
+        install = shell_join(command)
     return install if locked else f"{relock or f'tierlock lock {tier.name}'} && {install}"
 
 

@@ -189,7 +189,9 @@ class Gate:
         unlocked = [t for t in names if self.install.get(t, "").startswith("tierlock lock ")]  # no lockfile yet
         # pytest runs outside any venv (a container's own Python): install-tier arms it only with --system.
         system = self.python is not None and sys.prefix == sys.base_prefix
-        command = install_remedy(names, layers, python=self.python, unlocked=unlocked, system=system)
+        # ... and never into an externally managed one (PEP 668's marker in its standard library's folder).
+        managed = system and os.path.isfile(os.path.join(os.path.dirname(os.__file__), "EXTERNALLY-MANAGED"))
+        command = install_remedy(names, layers, python=self.python, unlocked=unlocked, system=system, managed=managed)
         if command and any(t in self.apart for t in names):
             command += " --replace-armed"  # the tier it conflicts with is armed: replaced on purpose
         command = command or ", ".join(self.install[t] for t in names)

@@ -115,3 +115,16 @@ def test_admits_one_remedy_for_two_absent_tiers_arms_both_when_run_as_printed(
     assert main(["install", *shlex.split(remedy)[1:]], prog="install-tier") == 0  # exactly as printed
     capsys.readouterr()
     assert main(admit) == 0
+
+
+def test_an_externally_managed_pythons_remedy_makes_a_venv_of_it_and_arms_that_after_locking() -> None:
+    command = install_remedy(
+        ["b", "a"], {"a": "b"}, python="/usr/bin/python 3", unlocked=["a"], system=True, managed=True
+    )
+    assert command == (
+        "tierlock lock a && '/usr/bin/python 3' -m venv --without-pip .venv && install-tier a --python .venv/bin/python"
+    )
+
+
+def test_a_managed_flag_without_a_named_python_leaves_the_plain_command() -> None:
+    assert install_remedy(["a"], {}, managed=True) == "install-tier a"
