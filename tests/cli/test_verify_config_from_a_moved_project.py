@@ -66,3 +66,47 @@ def test_the_branchs_passing_checks_alone_never_make_the_gate_green(
     assert code == 1
     code, gate = verified_json(capsys, repo / "app", "--config-from", "main")
     assert (code, gate["reason"]) == (1, "failed")
+
+
+def _moved_up(tmp_path: Path, to: str) -> Path:
+    """``main`` (a project in app/: a passing and a failing check), then a branch that moves it to *to* (the top,
+    or a folder beside app/)."""
+    repo = make_repo(tmp_path / "r", {".keep": ""}, [check("unit", "ok.py")])
+    git(repo, "rm", "-q", "tierlock.runtime.json")
+    app = repo / "app"
+    app.mkdir()
+    (app / "pyproject.toml").write_text('[project]\nname = "app"\nversion = "1"\n', encoding="utf-8")
+    (app / "ok.py").write_text(OK, encoding="utf-8")
+    (app / "fail.py").write_text(FAIL, encoding="utf-8")
+    document = {"schemaVersion": 1, "verification": [check("unit", "ok.py"), check("strict", "fail.py")]}
+    (app / "tierlock.runtime.json").write_text(json.dumps(document), encoding="utf-8")
+    commit_all(repo, "a project in app/")
+    git(repo, "checkout", "-q", "-b", "up")
+    (repo / to).mkdir(exist_ok=True)
+    for name in ("pyproject.toml", "ok.py", "fail.py", "tierlock.runtime.json"):
+        git(repo, "mv", f"app/{name}", f"{to}/{name}" if to else name)
+    config = repo / to / "tierlock.runtime.json"
+    document = json.loads(config.read_text(encoding="utf-8"))
+    document["verification"] = [dict(c, cwd=to or ".") for c in document["verification"] if c["key"] == "unit"]
+    config.write_text(json.dumps(document), encoding="utf-8")
+    commit_all(repo, "move the project and drop the strict check")
+    return repo
+
+
+@pytest.mark.parametrize("to", ["", "service"])
+def test_the_bases_checks_run_when_the_branch_moved_the_project_up_or_sideways(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, to: str
+) -> None:
+    """Before: at main the top holds no config, so none was found; the branch's one passing check ran alone and
+    ``verified`` said yes. git sees the config and the pyproject moved from app/: main's config there is the base's."""
+    repo = _moved_up(tmp_path, to)
+    start = repo / to
+    assert verify_json(capsys, start)[0] == 0  # the branch's own config alone: its one check passes
+    code, doc = verify_json(capsys, start, "--config-from", "main")
+    assert code == 1
+    keys = [(c["key"], c["commandSource"]) for c in doc["commands"]]
+    assert ("strict", "ref") in keys, keys
+    origin = receipt_of(doc)["config"]["from"]
+    assert (origin["ref"], origin["path"]) == ("main", "app/tierlock.runtime.json")
+    code, gate = verified_json(capsys, start, "--config-from", "main")
+    assert code == 1, gate

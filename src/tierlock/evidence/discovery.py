@@ -140,5 +140,34 @@ def at_ref(top: str, ref: str, rel_folders: list[str]) -> tuple[str, str] | None
     return None
 
 
+def base_at_ref(top: str, ref: str, start: str) -> tuple[list[str], tuple[str, str] | None]:
+    """The discovery folders of *start* at *ref* (:func:`ref_folders`) and the config *ref* holds there
+    (:func:`at_ref`); when it holds none there, the one it holds in a folder the branch moved to where the working
+    tree's discovery looks (:func:`moved_from`: a project moved up, or sideways). Raises :class:`LookupError`
+    when *ref* does not name a commit."""
+    rel_folders = ref_folders(top, ref, start)
+    found = at_ref(top, ref, rel_folders)
+    if found is None:
+        moved = moved_from(top, ref, in_tree(top, start))
+        found = at_ref(top, ref, moved) if moved else None
+    return rel_folders, found
+
+
+def moved_from(top: str, ref: str, rel_folders: list[str]) -> list[str]:
+    """The folders at *ref* whose runtime config or ``pyproject.toml`` git sees moved since *ref* into one of
+    *rel_folders* (the working tree's discovery folders, relative to *top*), in the order found."""
+    status, out, _ = run_git(top, "diff", "-z", "-M", "--name-status", "--diff-filter=R", f"{ref}^{{commit}}", "--")
+    if status != 0:
+        return []
+    words = out.decode("utf-8", "surrogateescape").split("\0")
+    wanted = set(rel_folders)
+    found: list[str] = []
+    for kind, old, new in zip(words[0::3], words[1::3], words[2::3], strict=False):
+        folder, _, name = new.rpartition("/")
+        if kind.startswith("R") and folder in wanted and name in (*NAMES, PYPROJECT):
+            found.append(old.rpartition("/")[0])
+    return list(dict.fromkeys(found))
+
+
 def _join(folder: str, name: str) -> str:
     return f"{folder}/{name}" if folder else name

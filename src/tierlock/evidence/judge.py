@@ -99,7 +99,7 @@ def _base_config(top: str, start: str, ref: str) -> tuple[str | None, str | None
     """(path, blob) of the config *ref* holds, found by the base's discovery; (None, None) without one;
     None when *ref* names no commit."""
     try:
-        found = discovery.at_ref(top, ref, discovery.ref_folders(top, ref, start))
+        _folders, found = discovery.base_at_ref(top, ref, start)
     except LookupError:
         return None
     return found if found is not None else (None, None)

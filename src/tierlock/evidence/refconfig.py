@@ -69,8 +69,7 @@ def read(top: Path, ref: str, start: Path) -> BaseConfig:
     """The base config at *ref* for a run started from *start* (the project folder), validated."""
 
     try:
-        folders = discovery.ref_folders(str(top), ref, str(start))
-        found = discovery.at_ref(str(top), ref, folders)
+        folders, found = discovery.base_at_ref(str(top), ref, str(start))
     except LookupError:
         raise _unknown_ref(top, ref) from None
     where: dict[str, Any] = {"ref": ref, "commit": gitbind.resolve(top, ref), "path": None, "blob": None}
