@@ -74,3 +74,26 @@ def test_a_runtime_table_far_down_a_pyproject_is_found_on_disk(tmp_path: Path) -
     text = '[project]\nname = "x"\ndescription = "' + "d" * 4000 + '"\n\n[tool.tierlock.runtime]\nschemaVersion = 1\n'
     (tmp_path / "pyproject.toml").write_text(text)
     assert discovery.on_disk(str(tmp_path)) == str(tmp_path / "pyproject.toml")
+
+
+def test_only_a_config_or_pyproject_moved_into_a_discovery_folder_names_where_it_was_at_the_base(
+    tmp_path: Path,
+) -> None:
+    """``moved_from``: the base's folder of a runtime config or ``pyproject.toml`` the branch moved into a folder
+    the working tree's discovery looks in; another file moved (out of a folder that holds a config at the base)
+    names nothing."""
+    repo = tmp_path / "r"
+    (repo / "app").mkdir(parents=True)
+    (repo / "other").mkdir()
+    (repo / "app" / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    (repo / "other" / "tierlock.runtime.json").write_text('{"schemaVersion": 1, "verification": []}')
+    (repo / "other" / "tool.py").write_text("print('a helper moved up')\n" * 5)
+    git(repo, "init", "-q", "-b", "main")
+    commit_all(repo, "base")
+    git(repo, "checkout", "-q", "-b", "up")
+    git(repo, "mv", "other/tool.py", "tool.py")
+    assert discovery.moved_from(str(repo), "main", [""]) == []
+    git(repo, "mv", "app/pyproject.toml", "pyproject.toml")
+    assert discovery.moved_from(str(repo), "main", [""]) == ["app"]
+    assert discovery.moved_from(str(repo), "main", ["elsewhere"]) == []
+    assert discovery.moved_from(str(repo), "no-such-ref", [""]) == []
