@@ -2,8 +2,8 @@
 
 An early backend's requirements file (:func:`tierlock.earlyarm._private_file`) is removed when the backend ends, and
 at the end of the command; a tierlock killed outright (SIGKILL, a machine that lost power) removes nothing. The next
-arming that starts a backend early removes such files at its end (:func:`tierlock.earlyarm.finish`): only this
-user's, only of the exact form an early start names them, only of a process id no process has now, and only once a
+arming that starts a backend early removes such files while its backend runs (``tierlock.earlyarm._swept``): only
+this user's, only of the exact form an early start names them, only of a process id no process has now, and only once a
 minute old.
 """
 
