@@ -10,13 +10,12 @@ a full one.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support.kept import HEAVY, World, backdate, full_answer, same_answer, twice
+from tests.support.kept import HEAVY, World, backdate, full_answer, put_back, same_answer, twice
 from tierlock import keptseal
 
 
@@ -28,10 +27,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> World:
 @pytest.fixture
 def kept(world: World) -> Iterator[World]:
     """The world with files dated back and an empty cache folder of its own (removed after)."""
-    shutil.rmtree(world.cache, ignore_errors=True)
-    backdate(world.project, world.venv)
-    yield world
-    shutil.rmtree(world.cache, ignore_errors=True)
+    with put_back(world, ()):
+        backdate(world.project, world.venv)
+        yield world
 
 
 @pytest.mark.parametrize("command", ["check", "probe"])

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.kept import HEAVY, World, backdate, twice
+from tests.support.kept import HEAVY, World, backdate, put_back, twice
 
 
 @pytest.fixture(scope="module")
@@ -29,12 +29,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> World:
 @pytest.fixture
 def kept(world: World) -> Iterator[World]:
     """The world with files dated back and an empty cache folder of its own (removed after)."""
-    import shutil
-
-    shutil.rmtree(world.cache, ignore_errors=True)
-    backdate(world.project, world.venv)
-    yield world
-    shutil.rmtree(world.cache, ignore_errors=True)
+    with put_back(world, ()):
+        backdate(world.project, world.venv)
+        yield world
 
 
 @pytest.mark.parametrize("command", ["check", "probe", "status", "admit"])
