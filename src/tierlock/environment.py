@@ -303,10 +303,12 @@ def _answer(
             return told, True
         before = _made(exe)
     answer = _ask(exe, started).stdout
-    if _made(exe) != before and started is not None:
-        before = _made(exe)  # (the process started early answered for files no longer there)
+    after = _made(exe)
+    if after != before and started is not None:
+        before = after  # (the process started early answered for files no longer there)
         answer = _ask(exe).stdout
-    if _made(exe) != before:
+        after = _made(exe)
+    if after != before:
         return answer, False
     key = os.path.abspath(exe)
     folders = _cfg_folders(exe)
