@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tierlock import environment, subproc
+from tierlock import environment, subproc, targetanswer
 from tierlock.errors import UsageError
 
 
@@ -94,7 +94,7 @@ def test_a_sibling_venvs_answer_that_does_not_parse_is_not_taken(
     python = make_venv(tmp_path / "venv")
     monkeypatch.setattr(environment, "_SEEN", {})
     monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(tmp_path / "cache"))
-    fields = ["x"] * (environment._HEAD + len(environment._MARKERS) + environment._FACTS)  # a version of no numbers
+    fields = ["x"] * (targetanswer.HEAD + len(targetanswer.MARKERS) + targetanswer.FACTS)  # a version of no numbers
     monkeypatch.setattr(targetcache, "from_sibling", lambda exe, folders: "\0".join(fields))
     seen: list[tuple[str, ...]] = []
     monkeypatch.setattr(subproc, "observers", [lambda argv: seen.append(tuple(argv))])
