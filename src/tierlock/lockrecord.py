@@ -22,6 +22,7 @@ import os
 import tempfile
 
 from tierlock import keptrecord, lockstart
+from tierlock.earlysweep import sweep_locks
 from tierlock.keptrun import SETTLE_NS, digest, entry_path, terminal, who
 from tierlock.keptsig import looked, module_files, unsettled
 from tierlock.lockkept import KIND, SCRATCH, environ_digest
@@ -133,7 +134,16 @@ def keepable(text: str) -> bool:
 
 
 def run(argv: Sequence[str], command: Callable[[], int]) -> int:
-    """*command*'s exit code (a lock), recorded and kept when it changed nothing (see the module's text)."""
+    """*command*'s exit code (a lock), recorded and kept when it changed nothing (see the module's text); then,
+    not recorded, the scratch folders of locks killed before they removed theirs removed
+    (:func:`tierlock.earlysweep.sweep_locks`)."""
+    code = _recorded(argv, command)
+    with contextlib.suppress(Exception):  # (nothing of it is needed: a folder left is removed by a later run)
+        sweep_locks(tempfile.gettempdir())
+    return code
+
+
+def _recorded(argv: Sequence[str], command: Callable[[], int]) -> int:
     unkept = terminal() or any(a in UNKEPT for a in argv) or not keepable(json.dumps(list(argv)))
     where = None if unkept else folder()
     if where is None:
