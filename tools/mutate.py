@@ -230,6 +230,7 @@ MODULES: dict[str, Module] = {
     "keptsig.py": Module(
         ("src/tierlock/keptsig.py",),
         (
+            "tests/unit/core/test_kept_recorders_share.py",
             "tests/unit/core/test_kept_answers.py",
             "tests/unit/core/test_kept_record_lookups.py",
             "tests/unit/core/test_kept_shadows.py",
@@ -242,6 +243,7 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/venvbase.py",),
         (
             "tests/unit/probing/test_pyvenv_cfg_read_as_cpython_reads_it.py",
+            "tests/unit/installer/test_environment.py",
             "tests/unit/installer/test_location_incomplete.py",
             "tests/unit/probing/test_probe_system_site_venv.py",
         ),

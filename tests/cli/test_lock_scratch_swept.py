@@ -99,3 +99,29 @@ def test_an_old_lock_folder_of_a_dead_process_is_removed_only_when_it_is_this_us
     monkeypatch.setattr(os, "getuid", lambda: os.lstat(folder).st_uid + uid)
     earlysweep.sweep_locks(str(tmp_path))
     assert folder.exists() is bool(uid)
+
+
+def test_a_lock_folder_named_unlike_tierlocks_is_kept_and_one_that_cannot_be_removed_does_not_stop_the_sweep(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dead = _dead_pid()
+    doomed = [tmp_path / f"tierlock-lock-{dead}-aaaaaaaa", tmp_path / f"tierlock-lock-{dead}-bbbbbbbb"]
+    unlike = [tmp_path / f"tierlock-lock-{dead}-ABCDEFGH", tmp_path / f"tierlock-lock-{dead}-abc.defg"]
+    for folder in (*doomed, *unlike):
+        folder.mkdir()
+        (folder / "out.txt").write_text("x\n", encoding="utf-8")
+        _aged(folder)
+    real = os.unlink
+    failed: list[str] = []
+
+    def unlink(path: str, *args: object, **kwargs: object) -> None:
+        if not failed:  # (the first file removed, whichever folder it is in: a file that cannot be removed)
+            failed.append(path)
+            raise PermissionError(1, "not permitted")
+        real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "unlink", unlink)
+    earlysweep.sweep_locks(str(tmp_path))
+    assert failed
+    assert all(folder.is_dir() for folder in unlike)
+    assert sum(folder.exists() for folder in doomed) == 1, "the other one is removed"
