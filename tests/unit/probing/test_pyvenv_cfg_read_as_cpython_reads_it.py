@@ -10,6 +10,7 @@ base's reader stopped at an undecodable byte. Each case is put to a real venv's 
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -105,3 +106,23 @@ def test_the_probe_takes_a_venvs_base_site_as_its_interpreter_does(tmp_path: Pat
     uv_install(None, wheels, "alpha==1.0", target=base)
     result = probe_distribution("alpha", paths=[site_packages(folder), base])
     assert result.state == state, result.reasons
+
+
+def test_a_venv_that_lost_its_interpreter_is_said_so_and_its_remedy_makes_it_again(tmp_path: Path) -> None:
+    folder = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True, env=clean_env())
+    exe = folder / "bin" / "python"
+    for name in ("python", "python3", f"python3.{sys.version_info[1]}"):
+        (folder / "bin" / name).unlink(missing_ok=True)
+    assert venvbase.why_none(exe) == f": the environment {folder} has a pyvenv.cfg, but its interpreter is gone"
+    remedy = venvbase.remedy_for_none(exe)
+    command, _, why = remedy.partition(" (")
+    assert why == "recreates its interpreter; its packages stay)"
+    subprocess.run(shlex.split(command), check=True, env=clean_env())
+    assert subprocess.run([str(exe), "-c", "pass"], check=False).returncode == 0
+
+
+def test_a_folder_with_no_venv_names_no_reason_and_asks_for_an_interpreter(tmp_path: Path) -> None:
+    exe = tmp_path / "bin" / "python"
+    assert venvbase.why_none(exe) == ""
+    assert venvbase.remedy_for_none(exe) == "pass --python PATH to a python executable"
