@@ -243,6 +243,7 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/venvbase.py",),
         (
             "tests/unit/probing/test_pyvenv_cfg_read_as_cpython_reads_it.py",
+            "tests/unit/core/test_target_cache.py",
             "tests/unit/installer/test_environment.py",
             "tests/unit/installer/test_location_incomplete.py",
             "tests/unit/probing/test_probe_system_site_venv.py",
