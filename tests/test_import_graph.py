@@ -44,6 +44,7 @@ LAZY_IMPORTS: dict[str, str] = {
     "tierlock.subproc": "the one subprocess helper: threads and redaction load only when a process is started",
     "tierlock.environment": _FAST,
     "tierlock.venvbase": "loaded with the target on a fast path: shlex only when a venv's remaking is said",
+    "tierlock.earlysweep": "swept beside an early backend: shutil loads only when a killed lock's folder is removed",
     "tierlock.targetmodel": _FAST,
     "tierlock.selfinstall": _FAST,
     "tierlock.wheeltags": _FAST,

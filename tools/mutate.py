@@ -209,7 +209,7 @@ MODULES: dict[str, Module] = {
     ),
     # The target interpreter described: asked once, its answer kept; a kept answer read at once, else asked aside.
     "environment.py": Module(
-        ("src/tierlock/environment.py",),
+        ("src/tierlock/environment.py", "src/tierlock/targetanswer.py"),
         (
             "tests/unit/core/test_target_cache.py",
             "tests/unit/installer/test_environment.py",
@@ -217,10 +217,37 @@ MODULES: dict[str, Module] = {
             "tests/unit/installer/test_hostile2_environment_replaced.py",
         ),
     ),
-    # What a killed arming left in the temporary folder, removed by a later early start.
+    # What a killed arming or lock left in the temporary folder, removed by a later early start or full lock.
     "earlysweep.py": Module(
         ("src/tierlock/earlysweep.py",),
-        ("tests/unit/installer/test_hostile2_early_files.py", "tests/cli/test_hostile2_leftovers.py"),
+        (
+            "tests/unit/installer/test_hostile2_early_files.py",
+            "tests/cli/test_hostile2_leftovers.py",
+            "tests/cli/test_lock_scratch_swept.py",
+        ),
+    ),
+    # What every recorder keeps of what its run looked at (a read-only command's, a lock's, an arming's).
+    "keptsig.py": Module(
+        ("src/tierlock/keptsig.py",),
+        (
+            "tests/unit/core/test_kept_recorders_share.py",
+            "tests/unit/core/test_kept_answers.py",
+            "tests/unit/core/test_kept_record_lookups.py",
+            "tests/unit/core/test_kept_shadows.py",
+            "tests/unit/core/test_lock_kept_rules.py",
+            "tests/unit/installer/test_early_plan.py",
+        ),
+    ),
+    # A venv's pyvenv.cfg read as CPython reads it, and the interpreter it was made from.
+    "venvbase.py": Module(
+        ("src/tierlock/venvbase.py",),
+        (
+            "tests/unit/probing/test_pyvenv_cfg_read_as_cpython_reads_it.py",
+            "tests/unit/core/test_target_cache.py",
+            "tests/unit/installer/test_environment.py",
+            "tests/unit/installer/test_location_incomplete.py",
+            "tests/unit/probing/test_probe_system_site_venv.py",
+        ),
     ),
     # A read-only command's full run's code from one bundle (the import system's checks kept).
     "codebundle.py": Module(

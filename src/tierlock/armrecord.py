@@ -20,9 +20,9 @@ from __future__ import annotations
 import os
 
 from tierlock import armplan
-from tierlock.keptrecord import Recorder, _real_stat, module_files
-from tierlock.keptrun import SETTLE_NS, WRITE_FLAGS, digest, listing, modified_since, scan, stat_sig
-from tierlock.keptsig import shadows
+from tierlock.keptrecord import Recorder, _real_stat
+from tierlock.keptrun import SETTLE_NS, digest, listing, scan, stat_sig
+from tierlock.keptsig import module_files, shadows, unsettled, writes
 from tierlock.probing.libcache import dump, folder
 
 TYPE_CHECKING = False
@@ -69,9 +69,8 @@ class ArmRecorder(Recorder):
 
     def _open(self, given: Any, mode: str | None, flags: int) -> None:
         path = self._path(given)
-        writes = any(c in mode for c in "wax+") if mode is not None else bool(flags & WRITE_FLAGS)
-        if writes and path is not None and _is_folder(path):  # only an unnamed temporary file opens a folder to write:
-            self.write_tests.add(path)  # the install's test that it may write there, kept and done again
+        if writes(mode, flags) and path is not None and _is_folder(path):  # only an unnamed temporary file opens a
+            self.write_tests.add(path)  # folder to write: the install's test that it may write there, kept, done again
             return
         super()._open(given, mode, flags)
 
@@ -104,8 +103,7 @@ class ArmRecorder(Recorder):
         outer["shadows"], portions = shadows(settled)  # (a module put first on sys.path: what a full run imports)
         outer["lists"].update((path, listing(path)) for path in sorted(portions - outer["lists"].keys()))
         looked = [*outer["stats"].values(), *outer["lstats"].values(), *(v[0] for v in outer["files"].values())]
-        looked += [s for e in outer["scans"].values() if isinstance(e, tuple) for _n, s in e]
-        if any(modified_since(s, settled) for s in looked):
+        if unsettled(looked, outer["scans"], settled):
             return None
         env = {k: (None if v is None else armplan.relative(v, prefix) or v) for k, v in self.env.items()}
         return {"outer": {**outer, "env": env}, "inner": inner}

@@ -8,7 +8,8 @@ another interpreter once, through the subprocess helper, for everything at
 once, and remembers the answer by the interpreter's identity (its path, its
 file, its ``pyvenv.cfg`` and its site folders, which change when a ``.pth``
 file comes or goes): the parts of one command that describe the same
-interpreter start it once. The wheel tags are computed from the reported
+interpreter start it once. What it runs there, and how its answer is read,
+is :mod:`tierlock.targetanswer`. The wheel tags are computed from the reported
 facts in this process (:mod:`tierlock.wheeltags`): packaging need not import
 on the target (it does not on 3.9).
 """
@@ -23,6 +24,8 @@ from typing import TYPE_CHECKING
 
 from tierlock.errors import UsageError
 from tierlock.frozen import replace
+from tierlock.targetanswer import inspection as _inspection
+from tierlock.targetanswer import parse as _parse
 from tierlock.targetmodel import Target
 from tierlock.venvbase import base_of
 
@@ -33,58 +36,6 @@ if TYPE_CHECKING:
 
 #: ``Target`` (:mod:`tierlock.targetmodel`) is handed back by this module and imported from it by name.
 __all__ = ["Pending", "Target", "base_of", "current", "inspect", "interpreter", "resolve", "start", "start_early"]
-
-#: What :func:`inspect` runs in the target: only ``os``, ``sys``, ``sysconfig`` and ``_imp`` (no ``json``, no
-#: ``platform``, no ``importlib.metadata``: each costs milliseconds of the target's start-up), on every Python
-#: tierlock supports as a target (3.8+). It prints NUL-separated fields - paths cannot hold a NUL - then the
-#: interpreter's ``sys.path``.
-_INSPECT = r"""
-import os, sys, sysconfig, _imp
-i = sys.implementation
-v = i.version
-iv = "%d.%d.%d" % (v.major, v.minor, v.micro)
-if v.releaselevel != "final":
-    iv += v.releaselevel[0] + str(v.serial)
-impl = {"cpython": "CPython", "pypy": "PyPy"}.get(i.name)
-if impl is not None and hasattr(os, "uname"):
-    u = os.uname()
-    system, release, version, machine = u.sysname, u.release, u.version, u.machine
-    full = sys.version.split()[0]
-else:
-    import platform
-    impl, full = platform.python_implementation(), platform.python_version()
-    system, release, version, machine = platform.system(), platform.release(), platform.version(), platform.machine()
-try:
-    libc = os.confstr("CS_GNU_LIBC_VERSION") or ""
-except (AttributeError, ValueError, OSError):
-    libc = ""
-p = sysconfig.get_paths()
-fields = [
-    sys.executable, sys.prefix, sys.base_prefix, p["purelib"], p["platlib"], p["stdlib"], sysconfig.get_platform(),
-    "%d.%d.%d" % sys.version_info[:3],
-    i.name, iv, os.name, machine, release, system, version, full, impl, "%d.%d" % sys.version_info[:2], sys.platform,
-    "\1".join(_imp.extension_suffixes()), sysconfig.get_config_var("EXT_SUFFIX") or "", libc,
-    "64" if sys.maxsize > 2 ** 32 else "32",
-]
-sys.stdout.write("\0".join(fields + [x for x in sys.path if x]))
-"""
-_MARKERS = (
-    "implementation_name",
-    "implementation_version",
-    "os_name",
-    "platform_machine",
-    "platform_release",
-    "platform_system",
-    "platform_version",
-    "python_full_version",
-    "platform_python_implementation",
-    "python_version",
-    "sys_platform",
-)
-_HEAD = 8
-"""The fields before the marker values; the target's own facts follow the markers."""
-_FACTS = 4
-"""Extension suffixes, ``EXT_SUFFIX``, the C library, the pointer width."""
 
 
 def current() -> Target:
@@ -353,37 +304,6 @@ def _start(exe: Path) -> subprocess.Popen[str]:
     for observer in subproc.observers:
         observer(argv)
     return subproc.start(argv, cwd=None, env=None, what=f"inspecting {exe}", remedy=None)
-
-
-def _inspection(exe: Path) -> tuple[str, ...]:
-    return (str(exe), "-I", "-c", _INSPECT)
-
-
-def _parse(exe: Path, stdout: str) -> Target:
-    fields = stdout.split("\0")
-    fixed = _HEAD + len(_MARKERS) + _FACTS
-    if len(fields) < fixed:
-        raise UsageError(f"{exe} did not describe its environment (it printed {stdout[:200]!r})")
-    _executable, prefix, base_prefix, purelib, platlib, stdlib, platform, version = fields[:_HEAD]
-    markers = fields[_HEAD : _HEAD + len(_MARKERS)]
-    suffixes, ext_suffix, libc, bits = fields[_HEAD + len(_MARKERS) : fixed]
-    major, minor, micro = (int(v) for v in version.split("."))
-    return Target(
-        python=exe,
-        prefix=Path(prefix),
-        base_prefix=Path(base_prefix),
-        paths=tuple(Path(p) for p in fields[fixed:]),
-        purelib=Path(purelib),
-        platlib=Path(platlib),
-        stdlib=Path(stdlib),
-        marker_env=dict(zip(_MARKERS, markers, strict=True)),
-        platform=platform,
-        version=(major, minor, micro),
-        ext_suffixes=tuple(s for s in suffixes.split("\1") if s),
-        ext_suffix=ext_suffix,
-        libc=libc,
-        bits=int(bits),
-    )
 
 
 def _foreign(python: str | Path | None) -> Path | None:

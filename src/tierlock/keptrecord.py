@@ -19,27 +19,24 @@ from tierlock.keptrun import (
     EFFECTS,
     SCHEMA,
     SETTLE_NS,
-    WRITE_FLAGS,
     WRITES,
     _sha256,
     digest,
     entry_path,
     failed,
     identity,
-    listing,
     modified_since,
-    scan,
     stat_sig,
     terminal,
     who,
 )
 from tierlock.keptseal import seal
-from tierlock.keptsig import module_files, parent, recent, seen_sig, shadows
+from tierlock.keptsig import looked, module_files, parent, recent, unsettled, writes
 from tierlock.keptwatch import Tee, WatchedEnviron
 from tierlock.probing.libcache import dump, folder
 
-#: What other recorders (a lock's, an install's) take from here besides :class:`Recorder`.
-__all__ = ["Recorder", "module_files", "run", "seen_sig"]
+#: What is taken from here besides :class:`Recorder` (the other recorders take the rest from :mod:`tierlock.keptsig`).
+__all__ = ["Recorder", "module_files", "run"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -232,17 +229,7 @@ class Recorder:
                 raise
             self.found.setdefault(path, found)
             return found
-        follow = kwargs.get("follow_symlinks", True)
-        text = self._noted(path, self.stats if follow else self.lstats, kwargs)
-        try:
-            found = _real_stat(path, *args, **kwargs)
-        except OSError as exc:
-            if text is not None:
-                (self.found if follow else self.lfound).setdefault(text, failed(exc))
-            raise
-        if text is not None:
-            (self.found if follow else self.lfound).setdefault(text, found)
-        return found
+        return self._look(_real_stat, path, args, kwargs, follow=kwargs.get("follow_symlinks", True))
 
     def stat_all(self, paths: Sequence[str]) -> list[os.stat_result]:
         """What ``list(map(os.stat, paths))`` gives with :meth:`_stat` in place, each path noted as :meth:`_stat`
@@ -263,15 +250,22 @@ class Recorder:
         return found
 
     def _lstat(self, path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
-        text = self._noted(path, self.lstats, kwargs)
+        return self._look(_real_lstat, path, args, kwargs, follow=False)
+
+    def _look(
+        self, real: Callable[..., os.stat_result], path: Any, args: Any, kwargs: Any, *, follow: bool
+    ) -> os.stat_result:
+        """*real* (:func:`os.stat` or :func:`os.lstat`) of *path*, noted (:meth:`_noted`) with what it found first."""
+        text = self._noted(path, self.stats if follow else self.lstats, kwargs)
+        firsts = self.found if follow else self.lfound
         try:
-            found = _real_lstat(path, *args, **kwargs)
+            found = real(path, *args, **kwargs)
         except OSError as exc:
             if text is not None:
-                self.lfound.setdefault(text, failed(exc))
+                firsts.setdefault(text, failed(exc))
             raise
         if text is not None:
-            self.lfound.setdefault(text, found)
+            firsts.setdefault(text, found)
         return found
 
     def _access(self, path: Any, mode: int, *args: Any, **kwargs: Any) -> bool:
@@ -314,8 +308,7 @@ class Recorder:
         path = self._path(given)
         if path is None:
             return
-        writes = any(c in mode for c in "wax+") if mode is not None else bool(flags & WRITE_FLAGS)
-        if writes:
+        if writes(mode, flags):
             if not self._ours(path, writing=True):
                 self.taint(f"opened {path} to write")
         elif not self._ours(path):
@@ -335,19 +328,15 @@ class Recorder:
             return None  # a file it read was modified just now (the first run after an edit): nothing more made
         summaries = self.summaries(code_files)
         files = {path: (identity(path), digest(path)) for path in sorted(self.opened - code_files - set(summaries))}
-        found, lfound = self.found, self.lfound
-        stats = {path: seen_sig(path, found.get(path)) for path in sorted(self.stats | sources)}
-        lstats = {path: seen_sig(path, lfound.get(path), follow=False) for path in sorted(self.lstats)}
-        shadowed, portions = shadows(settled)  # (a module put first on sys.path: what a full run would import)
-        lists = {path: listing(path) for path in sorted(self.listed | portions)}
-        scans = {path: scan(path) for path in sorted(self.scanned)}
-        looked = [*stats.values(), *lstats.values(), *(stat_sig(p) for p in (*files, *lists, *scans, *summaries))]
-        looked += [sig for entries in scans.values() if isinstance(entries, tuple) for _name, sig in entries]
-        if any(modified_since(sig, settled) for sig in looked):
+        found = (self.found, self.lfound)
+        seen = looked(self.stats | sources, self.lstats, settled, listed=self.listed, scanned=self.scanned, found=found)
+        sigs = [*seen["stats"].values(), *seen["lstats"].values()]
+        sigs += map(stat_sig, [*files, *seen["lists"], *seen["scans"], *summaries])
+        if unsettled(sigs, seen["scans"], settled):
             return None  # modified too recently to be sure a later change would be seen
-        return {"who": who, "env": dict(self.env), "stats": stats, "lstats": lstats, "lists": lists, "scans": scans} | {
+        return {"who": who, "env": dict(self.env), **{k: seen[k] for k in ("stats", "lstats", "lists", "scans")}} | {
             "files": files,
-            "shadows": shadowed,
+            "shadows": seen["shadows"],
             "parts": self.parts(files),
             "summaries": summaries,
             "rerun": {"calls": {path: self.told[path] for path in summaries}, "surveys": self.surveys},

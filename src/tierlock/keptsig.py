@@ -1,5 +1,7 @@
-"""What a path or a module is, for a recorded run (:mod:`tierlock.keptrecord`): the signature a look-up found,
-whether a file was modified too recently to keep a run by, and the files of the modules loaded."""
+"""What a path or a module is, for a recorded run (:mod:`tierlock.keptrecord`, :mod:`tierlock.lockrecord`,
+:mod:`tierlock.armrecord`): the signature a look-up found, whether a file was modified too recently to keep a run
+by, the files of the modules loaded, and the tables every recorder keeps of what its run looked up, listed and
+scanned (:func:`looked`, :func:`unsettled`)."""
 
 from __future__ import annotations
 
@@ -7,10 +9,11 @@ import os
 import sys
 from _frozen_importlib_external import FileFinder
 
-from tierlock.keptrun import stat_sig
+from tierlock.keptrun import WRITE_FLAGS, listing, modified_since, scan, stat_sig
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
 #: The look-up of the file system itself (a recorded run replaces :func:`os.stat` with its own).
@@ -27,6 +30,51 @@ def seen_sig(path: str, found: os.stat_result | int | None, *, follow: bool = Tr
     if found.st_mode & 0o170000 == 0o040000:
         return (found.st_mode, found.st_ino, found.st_dev)
     return (found.st_mode, found.st_size, found.st_mtime_ns, found.st_ino, found.st_dev)
+
+
+def sig_table(
+    paths: Iterable[str], found: dict[str, os.stat_result | int] | None = None, *, follow: bool = True
+) -> dict[str, tuple[int, ...]]:
+    """Each of *paths* (sorted) -> its signature: as the run's first look-up *found* it (:func:`seen_sig`), or
+    looked up now when *found* is None (a lock's, an arming's: known by its look-up at the end)."""
+    if found is None:
+        return {path: stat_sig(path, follow=follow) for path in sorted(paths)}
+    return {path: seen_sig(path, found.get(path), follow=follow) for path in sorted(paths)}
+
+
+def looked(
+    stats: Iterable[str],
+    lstats: Iterable[str],
+    settled_ns: int,
+    *,
+    listed: set[str],
+    scanned: Iterable[str],
+    found: tuple[dict[str, os.stat_result | int], dict[str, os.stat_result | int]] | None = None,
+) -> dict[str, Any]:
+    """What a recorded run looked at, as its entry keeps it: ``stats`` and ``lstats`` (:func:`sig_table` of
+    *stats* and *lstats*, *found*: the run's first look-ups, following links and not), the ``shadows`` of the
+    modules it loaded (:func:`shadows`), the ``lists`` of the folders it *listed* and of the namespace portions
+    those shadows name, and the ``scans`` of the folders it *scanned*."""
+    firsts, lfirsts = (None, None) if found is None else found
+    stat_table = sig_table(stats, firsts)
+    lstat_table = sig_table(lstats, lfirsts, follow=False)
+    shadowed, portions = shadows(settled_ns)  # (a module put first on sys.path: what a full run would import)
+    lists = {path: listing(path) for path in sorted(listed | portions)}
+    scans = {path: scan(path) for path in sorted(scanned)}
+    return {"stats": stat_table, "lstats": lstat_table, "lists": lists, "scans": scans, "shadows": shadowed}
+
+
+def unsettled(sigs: Iterable[tuple[int, ...]], scans: dict[str, Any], since_ns: int) -> bool:
+    """Whether any of the signatures *sigs*, or of the entries of the folders *scans* (:func:`tierlock.keptrun.scan`
+    tables), is of a file modified at or after *since_ns*: too recently to be sure a later change would be seen."""
+    if any(modified_since(sig, since_ns) for sig in sigs):
+        return True
+    return any(modified_since(sig, since_ns) for e in scans.values() if isinstance(e, tuple) for _name, sig in e)
+
+
+def writes(mode: str | None, flags: int) -> bool:
+    """Whether an ``open`` audit event of *mode* (None: :func:`os.open`'s, by its *flags*) opens to write."""
+    return any(c in mode for c in "wax+") if mode is not None else bool(flags & WRITE_FLAGS)
 
 
 def recent(path: str, since_ns: int) -> bool:

@@ -22,8 +22,9 @@ import os
 import tempfile
 
 from tierlock import keptrecord, lockstart
-from tierlock.keptrun import SETTLE_NS, digest, entry_path, listing, modified_since, scan, stat_sig, terminal, who
-from tierlock.keptsig import shadows
+from tierlock.earlysweep import sweep_locks
+from tierlock.keptrun import SETTLE_NS, digest, entry_path, terminal, who
+from tierlock.keptsig import looked, module_files, unsettled
 from tierlock.lockkept import KIND, SCRATCH, environ_digest
 from tierlock.probing.libcache import dump, folder
 from tierlock.redaction import credential_kind
@@ -80,28 +81,24 @@ class Recorder(keptrecord.Recorder):
         compiles = lockstart.compiles()
         if self.tainted is not None or code != 0 or compiles is None:
             return None
-        code_files, sources = keptrecord.module_files()
+        code_files, sources = module_files()
         opened = sorted(self.opened - code_files)
         files = {path: ((), digest(path)) for path in opened}
         if any(files[path][1] != self.read.get(path) for path in opened):
             return None  # changed while the lock ran
-        stats = {path: stat_sig(path) for path in sorted((self.stats | sources) - set(opened))}
-        lstats = {path: stat_sig(path, follow=False) for path in sorted(self.lstats - set(opened))}
-        shadowed, portions = shadows(self.started - SETTLE_NS)  # (a module put first on sys.path: a full lock's)
-        lists = {path: listing(path) for path in sorted(self.listed | portions)}
-        scans = {path: scan(path) for path in sorted(self.scanned)}
-        looked = [*stats.values(), *lstats.values()]
-        looked += [sig for entries in scans.values() if isinstance(entries, tuple) for _name, sig in entries]
-        if any(modified_since(sig, self.started - SETTLE_NS) for sig in looked):
+        settled = self.started - SETTLE_NS
+        stats, lstats = (self.stats | sources) - set(opened), self.lstats - set(opened)
+        seen = looked(stats, lstats, settled, listed=self.listed, scanned=self.scanned)
+        if unsettled([*seen["stats"].values(), *seen["lstats"].values()], seen["scans"], settled):
             return None  # modified too recently to be sure a later change would be seen
         kept = [_compile(command, sha) for command, sha in compiles]
         if not keepable(json.dumps(kept)):
             return None  # a credential in a command line is never written down
-        return {"who": who, "env": {}, "environ": self.environ, "stats": stats, "lstats": lstats} | {
-            "lists": lists,
-            "scans": scans,
+        return {"who": who, "env": {}, "environ": self.environ, "stats": seen["stats"], "lstats": seen["lstats"]} | {
+            "lists": seen["lists"],
+            "scans": seen["scans"],
             "files": files,
-            "shadows": shadowed,
+            "shadows": seen["shadows"],
             "out": list(self.out),
             "code": code,
             "kind": KIND,
@@ -137,7 +134,16 @@ def keepable(text: str) -> bool:
 
 
 def run(argv: Sequence[str], command: Callable[[], int]) -> int:
-    """*command*'s exit code (a lock), recorded and kept when it changed nothing (see the module's text)."""
+    """*command*'s exit code (a lock), recorded and kept when it changed nothing (see the module's text); then,
+    not recorded, the scratch folders of locks killed before they removed theirs removed
+    (:func:`tierlock.earlysweep.sweep_locks`)."""
+    code = _recorded(argv, command)
+    with contextlib.suppress(Exception):  # (nothing of it is needed: a folder left is removed by a later run)
+        sweep_locks(tempfile.gettempdir())
+    return code
+
+
+def _recorded(argv: Sequence[str], command: Callable[[], int]) -> int:
     unkept = terminal() or any(a in UNKEPT for a in argv) or not keepable(json.dumps(list(argv)))
     where = None if unkept else folder()
     if where is None:

@@ -177,7 +177,8 @@ def _launch(command: Command) -> None:
                 seed_bytes = handle.read()
         except OSError:
             return  # its previous lockfile is gone: this run's compile will differ
-    started = Started(command, Path(tempfile.mkdtemp(prefix="tierlock-lock-early-")), seed_bytes)
+    work = Path(tempfile.mkdtemp(prefix=f"tierlock-lock-early-{os.getpid()}-"))  # (its process id: earlysweep)
+    started = Started(command, work, seed_bytes)
     _state.started[command.tier] = started  # from here on, abandon() removes its folder
     for name, text in command.files:
         (started.work / name).write_text(text, encoding="utf-8")

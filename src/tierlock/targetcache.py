@@ -25,6 +25,8 @@ import os
 import sys
 import time
 
+from tierlock.venvbase import cfg_text, parsed, system_site
+
 SCHEMA = 2
 _RACY_NS = 1_000_000_000
 
@@ -133,16 +135,12 @@ def _venv(exe: str, cfg_folders: tuple[str, ...]) -> tuple[str, str] | None:
     if len(cfg_folders) != 2 or os.path.exists(os.path.join(cfg_folders[0], "pyvenv.cfg")):
         return None
     prefix = cfg_folders[1]
-    try:
-        with open(os.path.join(prefix, "pyvenv.cfg"), encoding="utf-8") as fh:
-            text = fh.read()
-    except (OSError, UnicodeDecodeError):
-        return None
+    text = cfg_text(prefix)
+    if text is None or system_site(parsed(text)):
+        return None  # (not read as the interpreter reads it, or the system site in view: not set is in view)
     lines: list[str] = []
     for line in text.splitlines():
         key, _, value = (part.strip() for part in line.partition("="))
-        if key.lower() == "include-system-site-packages" and value.lower() != "false":
-            return None
         if key.lower() not in _UNREAD and line.strip():
             lines.append(f"{key.lower()}={value}")
     real = os.path.realpath(exe)

@@ -1,13 +1,60 @@
-"""A venv and the interpreter it was made from: why a venv has no interpreter, and the command that makes it again.
+"""A venv and the interpreter it was made from: its ``pyvenv.cfg`` read as CPython reads it, why a venv has no
+interpreter, and the command that makes it again.
 
 (:mod:`tierlock.environment` says so when a target's interpreter is missing; :mod:`tierlock.installer.location`
-finds the base interpreter of a venv.)
+finds the base interpreter of a venv; :mod:`tierlock.probing.distribution` asks whether a venv sees its base
+interpreter's site-packages.)
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def settings(prefix: str | os.PathLike[str]) -> dict[str, str] | None:
+    """The settings in the ``pyvenv.cfg`` of the venv at *prefix*, read as CPython's ``site.py`` reads them
+    (:func:`cfg_text`, :func:`parsed`); None when it cannot be read."""
+    text = cfg_text(prefix)
+    return None if text is None else parsed(text)
+
+
+def cfg_text(prefix: str | os.PathLike[str]) -> str | None:
+    """The text of the ``pyvenv.cfg`` of the venv at *prefix*, read as ``site.py`` reads it: as UTF-8 (what the
+    venv module writes), its line ends made ``\n``. None when there is no such file to read, or when its bytes are
+    not UTF-8: the venv's interpreter then stops as it starts (``site.py`` raises :class:`UnicodeDecodeError`), so
+    nothing it would say is taken from it."""
+    try:
+        with open(os.path.join(prefix, "pyvenv.cfg"), encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def parsed(text: str) -> dict[str, str]:
+    """The settings in *text* (:func:`cfg_text`) as ``site.py`` takes them: each line holding a ``=`` a setting, its
+    key stripped and in lower case, its value stripped, the last of a key kept."""
+    values: dict[str, str] = {}
+    for line in text.split("\n"):
+        if "=" in line:
+            key, _, value = line.partition("=")
+            values[key.strip().lower()] = value.strip()
+    return values
+
+
+def system_site(values: dict[str, str]) -> bool:
+    """Whether a venv of these settings (:func:`parsed`) puts its base interpreter's site-packages on its path, as
+    ``site.py`` decides it: ``include-system-site-packages`` (any case) ``true``, or not set at all."""
+    return values.get("include-system-site-packages", "true").lower() == "true"
+
+
+def includes_system_site(prefix: str | os.PathLike[str]) -> bool:
+    """:func:`system_site` of the venv at *prefix*; False when its ``pyvenv.cfg`` cannot be read (:func:`settings`)."""
+    values = settings(prefix)
+    return values is not None and system_site(values)
 
 
 def why_none(exe: Path) -> str:
@@ -32,14 +79,8 @@ def remedy_for_none(exe: Path) -> str:
 def base_of(prefix: str | os.PathLike[str]) -> str | None:
     """The interpreter a venv at *prefix* was made from (``home`` and ``version`` in its ``pyvenv.cfg``), when
     that interpreter is still there; None otherwise."""
-    values: dict[str, str] = {}
-    try:
-        with open(os.path.join(prefix, "pyvenv.cfg"), encoding="utf-8") as handle:
-            for line in handle:
-                key, sep, value = line.partition("=")
-                if sep:
-                    values[key.strip().lower()] = value.strip()
-    except (OSError, UnicodeDecodeError):
+    values = settings(prefix)
+    if values is None:
         return None
     home = values.get("home", "")
     version = values.get("version_info") or values.get("version") or ""

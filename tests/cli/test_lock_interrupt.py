@@ -90,17 +90,24 @@ def _processes_mentioning(text: str) -> list[int]:
     return found
 
 
-@pytest.mark.parametrize("early", [False, True], ids=["first run", "compiles started early"])
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_an_interrupted_lock_ends_its_backends_and_leaves_no_scratch_folder(
-    tmp_path: Path, silent_index: str, signum: int, early: bool
-) -> None:
+def lock_run(tmp_path: Path, index: str) -> tuple[list[str], dict[str, str], Path]:
+    """``tierlock lock`` of the three tiers (:data:`SIBLINGS`, at ``tmp_path/proj``) against *index*: its command
+    line, its environment (its own TMPDIR, uv's cache, tierlock's), and that TMPDIR."""
     root = write_project(tmp_path / "proj", SIBLINGS)
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     env = clean_env({"TMPDIR": str(scratch), "UV_CACHE_DIR": str(tmp_path / "cache"), "UV_HTTP_TIMEOUT": "120"})
     env["TIERLOCK_CACHE_DIR"] = str(tmp_path / "remembered")
-    argv = [str(bin_dir() / "tierlock"), "--project", str(root), "lock", "--backend", "uv", "--index-url", silent_index]
+    argv = [str(bin_dir() / "tierlock"), "--project", str(root), "lock", "--backend", "uv", "--index-url", index]
+    return argv, env, scratch
+
+
+@pytest.mark.parametrize("early", [False, True], ids=["first run", "compiles started early"])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_an_interrupted_lock_ends_its_backends_and_leaves_no_scratch_folder(
+    tmp_path: Path, silent_index: str, signum: int, early: bool
+) -> None:
+    argv, env, scratch = lock_run(tmp_path, silent_index)
     if early:  # a run that gave up on the index remembers its compiles: the next one starts them before all else
         quick = {**env, "UV_HTTP_TIMEOUT": "1", "UV_HTTP_RETRIES": "0"}
         gave_up = subprocess.run(argv, env=quick, capture_output=True, text=True, check=False)

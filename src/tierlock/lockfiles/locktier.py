@@ -12,6 +12,7 @@ are replaced. Nothing is written when anything fails.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import threading
@@ -103,7 +104,7 @@ def lock_tier(
 
     job = _Job(project, tier, backend, *expected_inputs(project, tier), _lower_lock(project, tier))
     had_lockfile = tier.lockfile.is_file()
-    with scratch.scratch_dir("tierlock-lock-") as work:
+    with scratch.scratch_dir(f"tierlock-lock-{os.getpid()}-") as work:  # (its process id: tierlock.earlysweep)
         request = job.request(options, work)
         if had_lockfile and not options.upgrade:
             shutil.copyfile(tier.lockfile, request.output_file)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from tierlock.probing import distinfo, filechecks, metadata, wholekept
 from tierlock.probing.distprobe import DistributionProbe
 from tierlock.probing.site import DistInfoDir, SiteIndex, normalize, pip_leftover_of
+from tierlock.venvbase import includes_system_site
 
 # hashlib and base64 are imported where they are needed (--deep), and packaging.version only for
 # versions that are more than a release number: the common path is plain string work and stat().
@@ -189,7 +190,7 @@ def _shadows_the_base(found: Sequence[DistInfoDir]) -> bool:
     every other one is outside that venv: the base interpreter's, which the venv's own install shadows by design
     (its site folder comes first on the path; pip and uv install there so)."""
     prefix = _venv_of(found[0].site)
-    if prefix is None or not _includes_system_site(prefix):
+    if prefix is None or not includes_system_site(prefix):
         return False
     inside = prefix.rstrip(os.sep) + os.sep
     return not any(d.site == found[0].site or d.site.startswith(inside) for d in found[1:])
@@ -203,19 +204,6 @@ def _venv_of(site: str) -> str | None:
         if os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
             return folder
     return None
-
-
-def _includes_system_site(prefix: str) -> bool:
-    try:
-        with open(os.path.join(prefix, "pyvenv.cfg"), encoding="utf-8", errors="replace") as fh:
-            lines = fh.read(1 << 16).splitlines()
-    except OSError:
-        return False
-    for line in lines:
-        key, sep, value = line.partition("=")
-        if sep and key.strip().lower() == "include-system-site-packages":
-            return value.strip().lower() == "true"
-    return False
 
 
 def _libraries(

@@ -23,7 +23,7 @@ import pytest
 
 from tests.support.interpreters import interpreter, make_venv_with
 from tests.support.kept import OLD, World, backdate
-from tierlock import keptrecord, keptrun
+from tierlock import keptrecord, keptrun, keptsig
 from tierlock._entry import _cli
 from tierlock.keptrecord import Recorder
 
@@ -279,7 +279,7 @@ def test_a_run_that_read_a_file_modified_just_now_keeps_nothing_and_makes_no_ent
             return call
 
         monkeypatch.setattr(Recorder, "summaries", noted("summaries", {}))
-        monkeypatch.setattr(keptrecord, "seen_sig", noted("seen_sig", (0,)))
+        monkeypatch.setattr(keptsig, "seen_sig", noted("seen_sig", (0,)))
         assert recorder.entry(keptrun.who(argv), code) is None
         assert made == []
 

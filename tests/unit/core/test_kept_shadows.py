@@ -148,3 +148,18 @@ def test_a_folder_not_there_is_kept_as_such_and_holds_without_being_listed(
 
     monkeypatch.setattr(keptrun, "unshadowed", listed)
     assert keptrun.shadows_hold(table)
+
+
+def test_what_a_recorder_keeps_lists_the_folders_it_listed_and_the_portions_its_shadows_name(
+    folders: tuple[Path, Path],
+) -> None:
+    """:func:`tierlock.keptsig.looked` (a read-only command's, a lock's entry): a portion's listing is kept beside
+    the folders the run listed, and the shadows with them."""
+    first, second = folders
+    (first / "plainmod").mkdir()
+    (first / "plainmod" / "part.py").write_text("", encoding="utf-8")
+    os.utime(first, ns=(OLD, OLD))
+    seen = keptsig.looked(set(), set(), time.time_ns() - keptrun.SETTLE_NS, listed={str(second)}, scanned=())
+    assert seen["lists"] == {str(first / "plainmod"): ("part.py",), str(second): ("plainmod.py", "plainpkg")}
+    assert seen["shadows"] == keptsig.shadows(time.time_ns() - keptrun.SETTLE_NS)[0]
+    assert (seen["stats"], seen["lstats"], seen["scans"]) == ({}, {}, {})

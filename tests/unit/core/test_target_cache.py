@@ -179,6 +179,24 @@ def test_a_new_venv_made_like_one_asked_before_is_described_without_starting_it(
     assert str(told.purelib).startswith(str(tmp_path / "second"))
 
 
+def test_a_new_venv_whose_pyvenv_cfg_does_not_say_whether_it_sees_the_system_site_is_started(
+    tmp_path: Path, started: list[tuple[str, ...]]
+) -> None:
+    """Not set, ``site.py`` puts the base's site-packages on the path (their ``.pth`` files count): no venv of that
+    kind is told by a sibling, however alike the two are."""
+    venvs = [tmp_path / "first", tmp_path / "second"]
+    for folder in venvs:
+        _fresh_venv(folder)
+        cfg = folder / "pyvenv.cfg"
+        cfg.write_text("".join(x for x in cfg.read_text().splitlines(True) if "include-system" not in x))
+        _age(cfg)
+    _command(venvs[0] / "bin" / "python")
+    started.clear()
+    told = _command(venvs[1] / "bin" / "python")
+    assert len(started) == 1
+    assert told == _asked(venvs[1] / "bin" / "python")
+
+
 @pytest.mark.parametrize("difference", ["pth-file", "system-site-packages", "another-python"])
 def test_a_new_venv_that_differs_from_the_one_asked_before_is_started(
     tmp_path: Path, started: list[tuple[str, ...]], difference: str

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tierlock import environment, subproc
+from tierlock import environment, subproc, targetanswer
 from tierlock.errors import UsageError
 
 
@@ -94,7 +94,7 @@ def test_a_sibling_venvs_answer_that_does_not_parse_is_not_taken(
     python = make_venv(tmp_path / "venv")
     monkeypatch.setattr(environment, "_SEEN", {})
     monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(tmp_path / "cache"))
-    fields = ["x"] * (environment._HEAD + len(environment._MARKERS) + environment._FACTS)  # a version of no numbers
+    fields = ["x"] * (targetanswer.HEAD + len(targetanswer.MARKERS) + targetanswer.FACTS)  # a version of no numbers
     monkeypatch.setattr(targetcache, "from_sibling", lambda exe, folders: "\0".join(fields))
     seen: list[tuple[str, ...]] = []
     monkeypatch.setattr(subproc, "observers", [lambda argv: seen.append(tuple(argv))])
@@ -102,3 +102,16 @@ def test_a_sibling_venvs_answer_that_does_not_parse_is_not_taken(
     assert len(seen) == 1  # asked
     assert target.python == python
     assert target.prefix == tmp_path / "venv"
+
+
+def test_an_answer_with_an_empty_import_path_is_read_with_no_paths() -> None:
+    head = ["/v/bin/python", "/v", "/usr", "/v/lib", "/v/lib", "/usr/lib", "linux-x86_64", "3.12.1"]
+    facts = [".so\1.abi3.so", ".cpython-312-x86_64-linux-gnu.so", "2.39", "64"]
+    answer = "\0".join([*head, *[f"m{i}" for i in range(len(targetanswer.MARKERS))], *facts])
+    target = targetanswer.parse(Path("/v/bin/python"), answer)
+    assert target.paths == ()
+    assert target.version == (3, 12, 1)
+    assert target.ext_suffixes == (".so", ".abi3.so")
+    assert target.bits == 64
+    with pytest.raises(UsageError, match="did not describe its environment"):
+        targetanswer.parse(Path("/v/bin/python"), answer.rpartition("\0")[0])

@@ -46,29 +46,21 @@ def _key(python: Path) -> tuple[str, tuple[str, str]]:
     return os.path.abspath(python), environment._cfg_folders(python)
 
 
-def test_an_answer_started_early_for_files_replaced_since_is_asked_again_and_that_answer_kept(
-    venv: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("replaced", [True, False], ids=["files replaced since", "files unchanged"])
+def test_an_answer_started_early_is_taken_when_its_files_held_else_asked_again_and_that_answer_kept(
+    venv: Path, monkeypatch: pytest.MonkeyPatch, replaced: bool
 ) -> None:
     seen = _asked(monkeypatch)
     pending = environment.start(venv)
     assert pending is not None
-    _made_again(venv)
+    if replaced:
+        _made_again(venv)
     target = pending.target()
-    assert len(seen) == 2, "asked again: the process started early answered for the files that were there"
+    asked = 2 if replaced else 1  # (replaced: the process started early answered for the files that were there)
+    assert len(seen) == asked
     assert targetcache.load(*_key(venv)) is not None
     assert environment.inspect(venv) is target, "remembered in the process"
-    assert len(seen) == 2
-
-
-def test_an_answer_started_early_for_files_unchanged_is_taken_and_kept(
-    venv: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    seen = _asked(monkeypatch)
-    pending = environment.start(venv)
-    assert pending is not None
-    pending.target()
-    assert len(seen) == 1
-    assert targetcache.load(*_key(venv)) is not None
+    assert len(seen) == asked
 
 
 def test_an_answer_given_while_the_files_kept_changing_is_used_but_never_kept(
