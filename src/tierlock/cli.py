@@ -200,6 +200,8 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except Exception as exc:  # a bug in tierlock: said as one, its traceback redacted like every other line
+        if interrupts.inside(exc):  # the interrupt, wrapped on its way up: still an interrupt (exit 130)
+            return _stopped(ui, prog, args_list)
         return _internal_error(ui, exc)
     finally:
         restore()

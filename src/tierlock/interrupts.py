@@ -41,6 +41,21 @@ def _handler(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+def inside(exc: BaseException) -> bool:
+    """Whether *exc* carries this command's interrupt: raised by the handler and wrapped on its way up (Python 3.11
+    wraps one raised inside a ``__set_name__`` in a ``RuntimeError``; a library may re-raise it as its own error)."""
+    if not _state["raised"]:
+        return False
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        if isinstance(link, KeyboardInterrupt):
+            return True
+        seen.add(id(link))
+        link = link.__cause__ or link.__context__
+    return False
+
+
 def again(seen: int) -> bool:
     """Whether more than *seen* signals came (1 once the command is interrupted: a second one): no more grace."""
     return len(received) > seen

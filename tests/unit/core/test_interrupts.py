@@ -72,6 +72,73 @@ def test_a_command_ended_by_sigterm_exits_130_with_one_message_and_a_json_exit_c
     ]
 
 
+WRAPPED = """
+import os, signal, sys
+from tierlock import cli
+
+class Named:
+    def __set_name__(self, owner, name):
+        os.kill(os.getpid(), signal.SIGTERM)
+        signal.pause()
+
+def set_name(args, ctx):  # Python 3.11 wraps what __set_name__ raises in a RuntimeError
+    class Model:
+        field = Named()
+    return 0
+
+def reraised(args, ctx):  # a library that says an interrupt as its own error
+    try:
+        os.kill(os.getpid(), signal.SIGTERM)
+        signal.pause()
+    except KeyboardInterrupt as exc:
+        raise OSError("read cancelled") from exc
+    return 0
+
+module = cli._command_module("tiers")
+module.run = {"set_name": set_name, "reraised": reraised}[sys.argv[1]]
+sys.exit(cli.main(["tiers"]))
+"""
+
+
+@pytest.mark.parametrize("where", ["set_name", "reraised"])
+def test_an_interrupt_wrapped_in_another_error_on_its_way_up_still_exits_130(tmp_path: Path, where: str) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\n')
+    proc = subprocess.run(
+        [sys.executable, "-c", WRAPPED, where],
+        cwd=tmp_path,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 130, proc.stderr
+    said = ["ERROR interrupted (SIGTERM); nothing more was done", "  to fix: tierlock tiers"]
+    assert proc.stderr.splitlines() == said
+
+
+def test_an_error_holding_a_keyboard_interrupt_no_signal_raised_is_not_an_interrupt() -> None:
+    restore = interrupts.install()
+    try:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            wrapped = RuntimeError("wrapped")
+            wrapped.__cause__ = exc
+        assert not interrupts.inside(wrapped)
+        with pytest.raises(KeyboardInterrupt):
+            signal.raise_signal(signal.SIGTERM)
+        assert interrupts.inside(wrapped)
+        context = ValueError("context")
+        context.__context__ = OSError("plain")
+        assert not interrupts.inside(context)
+        looped = ValueError("loop")
+        looped.__context__ = looped
+        assert not interrupts.inside(looped)
+        assert interrupts.inside(KeyboardInterrupt())
+    finally:
+        restore()
+
+
 def test_a_signal_during_a_deferred_cleanup_lands_after_the_cleanup_finished() -> None:
     done = []
 
