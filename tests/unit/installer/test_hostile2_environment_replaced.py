@@ -104,3 +104,7 @@ def test_an_inspection_a_failed_command_started_early_is_ended_by_the_next_comma
     assert started.returncode is not None, "reaped"
     assert started.pid not in subproc._live
     assert all(pending._started is not started for pending in _STARTED.values())
+    second = [pending._started for pending in _STARTED.values() if pending._started is not None]
+    while _STARTED:  # (the second command's, left for a next one as the first's was: ended here)
+        _STARTED.popitem()[1].close()
+    assert all(proc.pid not in subproc._live for proc in second)
