@@ -79,6 +79,11 @@ MODULES: dict[str, Module] = {
     "fsutil.py": Module(
         ("src/tierlock/fsutil.py",), ("tests/unit/core/test_interrupts.py", "tests/unit/core/test_safe_reading.py")
     ),
+    # SIGINT and SIGTERM as one interrupt per command; one wrapped by another error on its way up still is.
+    "interrupts.py": Module(
+        ("src/tierlock/interrupts.py",),
+        ("tests/unit/core/test_interrupts.py", "tests/unit/core/test_interrupt_during_cleanup.py"),
+    ),
     "keptrun": Module(
         (
             "src/tierlock/keptrun.py",
