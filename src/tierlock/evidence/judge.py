@@ -95,13 +95,15 @@ def _relative(top: str, path: str) -> str | None:
     return os.path.relpath(real, root).replace(os.sep, "/")
 
 
-def _base_config(top: str, start: str, ref: str) -> tuple[str | None, str | None] | None:
+def _base_config(top: str, start: str, ref: str) -> tuple[str | None, str | None] | discovery.BaseUnclear | None:
     """(path, blob) of the config *ref* holds, found by the base's discovery; (None, None) without one;
-    None when *ref* names no commit."""
+    None when *ref* names no commit; the reason when it cannot be found unambiguously."""
     try:
         _folders, found = discovery.base_at_ref(top, ref, start)
     except LookupError:
         return None
+    except discovery.BaseUnclear as unclear:
+        return unclear
     return found if found is not None else (None, None)
 
 
@@ -158,11 +160,18 @@ def check(
     folder = evidence_dir or os.path.join(git_dir, *IN_GIT_DIR)
     ref_config = None if config_from is None else _base_config(top, start, config_from)
     if config_from is not None and ref_config is None:
+        ref = discovery.split(config_from)[0]
         base.reason = "config-from-differs"
-        base.message = f"--config-from {config_from}: no such branch, tag or commit in {top}"
-        remote = config_from.split("/", 1)[0]
-        if "/" in config_from and remote in _git(top, "remote")[1].split():
-            base.remedy = f"git -C {quote(top)} fetch {quote(remote)}"
+        base.message = f"--config-from {ref}: no such branch, tag or commit in {top}"
+        base.remedy = discovery.fetch_remedy(top, ref) or base.remedy
+        return base
+    if isinstance(ref_config, discovery.BaseUnclear):
+        base.reason = "config-from-ambiguous"
+        base.message = ref_config.message
+        if ref_config.fix is not None and config_from is not None:
+            base.remedy = remedy.replace(
+                f"--config-from {quote(config_from)}", f"--config-from {quote(f'{ref_config.ref}:{ref_config.fix}')}"
+            )
         return base
     search = _Search(top, tree, _relative(top, config) if config is not None else None, ref_config)
     verdict = _search(base, search, folder, config_from)

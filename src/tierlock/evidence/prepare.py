@@ -212,7 +212,15 @@ def _base(options: Options, checkout: gitbind.Checkout | None) -> BaseConfig:
             f"--config-from {ref} needs the config inside a git checkout",
             remedy="run it inside the repository, or drop --config-from",
         )
-    return refconfig.read(checkout.top, ref, options.project or Path("."))
+    try:
+        return refconfig.read(checkout.top, ref, options.project or Path("."))
+    except refconfig.BaseNotFound as err:
+        if err.fix is not None:
+            config = str(options.config) if options.config is not None else None
+            evidence = str(options.evidence_dir) if options.evidence_dir is not None else None
+            project = str(options.project) if options.project is not None else None
+            err.remedy = verify_command(config, err.fix, evidence, project)
+        raise
 
 
 def _setup(
