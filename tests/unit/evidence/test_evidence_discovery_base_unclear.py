@@ -188,3 +188,12 @@ def test_the_fetch_remedy_names_the_longest_remote_and_keeps_a_full_clone_full(t
     assert discovery.fetch_remedy(str(clone), "origin/feature/x") == (
         f"git -C {clone} fetch origin +refs/heads/feature/x:refs/remotes/origin/feature/x"
     )
+
+
+def test_every_reason_of_the_gate_is_in_the_reference_table() -> None:
+    from tierlock.evidence.answer import REASONS
+
+    text = (Path(__file__).parents[3] / "docs" / "reference" / "verify.md").read_text(encoding="utf-8")
+    rows = [line.split(" | ")[0] for line in text.splitlines() if line.startswith("| `")]
+    missing = [reason for reason in REASONS if not any(f"`{reason}`" in row for row in rows)]
+    assert missing == []
