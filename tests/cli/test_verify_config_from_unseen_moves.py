@@ -315,3 +315,46 @@ def test_a_ref_never_fetched_in_a_shallow_clone_names_the_fetch_that_fixes_it(
     code, doc = verify_json(capsys, clone, "--config-from", "origin/main")
     assert ("strict", "ref", "failed") in [(c["key"], c["commandSource"], c["status"]) for c in doc["commands"]]
     assert verified_json(capsys, clone, "--config-from", "origin/main")[1]["reason"] == "failed"
+
+
+def test_a_branch_that_deleted_its_config_runs_the_bases_alone_and_the_gates_remedy_is_right(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Before: verify refused (no runtime config found, exit 2), so the remedy ``verified`` printed could never
+    make evidence. Now the base's config runs alone; the receipt has no config path of its own."""
+    repo = _repo(tmp_path, _project(""), {"tierlock.runtime.json": None})
+    code, gate = verified_json(capsys, repo, "--config-from", "main")
+    assert (code, gate["reason"]) == (1, "no-run")
+    argv = [*shlex.split(gate["remedy"].replace("tierlock", f"{shlex.quote(sys.executable)} -m tierlock", 1)), "--json"]
+    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+    assert proc.returncode == 1, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert [(c["key"], c["commandSource"], c["status"]) for c in doc["commands"]] == [
+        ("unit", "ref", "passed"),
+        ("strict", "ref", "failed"),
+    ]
+    config = receipt_of(doc)["config"]
+    assert (config["path"], config["digest"], config["from"]["path"]) == (None, None, "tierlock.runtime.json")
+    assert verified_json(capsys, repo, "--config-from", "main")[1]["reason"] == "failed"
+    code, gate = verified_json(capsys, repo)
+    assert (code, gate["reason"]) == (1, "stale-config")
+    assert "--config-from main alone" in gate["message"]
+
+
+def test_a_base_config_run_alone_is_no_evidence_once_the_tree_has_a_config_again(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    repo = _repo(tmp_path, {"tierlock.runtime.json": _rewritten()}, {"tierlock.runtime.json": None})
+    assert verify_json(capsys, repo, "--config-from", "main")[0] == 0
+    assert verified_json(capsys, repo, "--config-from", "main")[0] == 0
+    (repo / "tierlock.runtime.json").write_text(_gate(), encoding="utf-8")  # an ignored-looking, untracked config
+    (repo / ".git" / "info" / "exclude").write_text("tierlock.runtime.json\n", encoding="utf-8")
+    code, gate = verified_json(capsys, repo, "--config-from", "main")
+    assert code == 1, gate
+
+
+def test_no_config_here_nor_at_the_base_is_still_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    repo = _repo(tmp_path, {"pyproject.toml": PYPROJECT.format(name="app")}, {"README": "x"})
+    code, _, err = run_cli(capsys, "--project", str(repo), "verify", "--config-from", "main")
+    assert code == 2
+    assert "no runtime config found" in err

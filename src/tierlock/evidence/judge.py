@@ -110,12 +110,14 @@ def _base_config(top: str, start: str, ref: str) -> tuple[str | None, str | None
 class _Search:
     """What the receipts are matched against."""
 
-    def __init__(self, top: str, tree: str | None, config_rel: str | None, base: object) -> None:
+    def __init__(self, top: str, tree: str | None, config_rel: str | None, base: object, *, bare: bool = False) -> None:
         self.top = top
         self.tree = tree
         self.config_rel = config_rel
         self.base = base
         """None: no --config-from; else the base's (path, blob), (None, None) when REF has no config."""
+        self.bare = bare
+        """The working tree has no runtime config (and no --config): a run of the base's alone may match."""
         self.digests: dict[str, str | None] = {}
 
     def matches(self, document: dict[str, Any]) -> bool:
@@ -123,12 +125,17 @@ class _Search:
             return False
         cfg = document.get("config") or {}
         cfg_path = cfg.get("path")
+        if cfg_path is None and self.bare and cfg.get("digest") is None:
+            return self._from_base(cfg)
         if not isinstance(cfg_path, str) or (self.config_rel is not None and cfg_path != self.config_rel):
             return False
         if cfg_path not in self.digests:
             self.digests[cfg_path] = _digest(os.path.join(self.top, cfg_path))
         if cfg.get("digest") != self.digests[cfg_path]:
             return False
+        return self._from_base(cfg)
+
+    def _from_base(self, cfg: dict[str, Any]) -> bool:
         if self.base is None:
             return True
         origin = cfg.get("from") or {}
@@ -173,7 +180,8 @@ def check(
                 f"--config-from {quote(config_from)}", f"--config-from {quote(f'{ref_config.ref}:{ref_config.fix}')}"
             )
         return base
-    search = _Search(top, tree, _relative(top, config) if config is not None else None, ref_config)
+    bare = config is None and ref_config is not None and ref_config[0] is not None and discovery.on_disk(start) is None
+    search = _Search(top, tree, _relative(top, config) if config is not None else None, ref_config, bare=bare)
     verdict = _search(base, search, folder, config_from)
     if verdict.ok and not head:
         in_git_dir = _relative(git_dir, folder) is not None or os.path.realpath(folder) == os.path.realpath(git_dir)
@@ -275,6 +283,11 @@ def _stale(base: Verdict, newest: dict[str, Any], top: str, ref: str | None) -> 
         base.message = f"the receipts for this tree were not made with --config-from {ref}"
     elif ref is not None:
         base.message = f"the config committed at {ref} changed since the receipt was made"
+    elif cfg.get("path") is None:
+        base.message = (
+            f"the receipts for this tree ran the config of --config-from {(cfg.get('from') or {}).get('ref')} alone "
+            "(the working tree has no runtime config): ask with the same --config-from"
+        )
     else:
         base.message = f"the runtime config {cfg.get('path')} changed since the newest receipt for this tree"
         base.files = [str(cfg.get("path"))]
