@@ -167,7 +167,7 @@ def test_two_gates_at_the_base_merged_into_one_new_project_fail_closed_naming_bo
     remedy = next(line for line in err.splitlines() if "to fix:" in line).split("to fix:", 1)[1].strip()
     assert "--config-from main:a/tierlock.runtime.json" in remedy, remedy
     code, gate = verified_json(capsys, start, "--config-from", "main")
-    assert (code, gate["reason"]) == (1, "config-from-ambiguous"), gate
+    assert (code, gate["reason"], gate["remedy"]) == (1, "config-from-ambiguous", remedy), gate
     proc = subprocess.run(
         [*shlex.split(remedy.replace("tierlock", f"{shlex.quote(sys.executable)} -m tierlock", 1)), "--json"],
         capture_output=True,
@@ -358,3 +358,38 @@ def test_no_config_here_nor_at_the_base_is_still_refused(capsys: pytest.CaptureF
     code, _, err = run_cli(capsys, "--project", str(repo), "verify", "--config-from", "main")
     assert code == 2
     assert "no runtime config found" in err
+
+
+def test_a_tier_renamed_on_the_branch_still_gets_the_bases_ci_required_install_and_blocks(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """main requires the tier ``brain`` in CI (the setup is derived: ``install-tier base brain``); the branch renames
+    it ``cortex`` and drops the requirement. The base's install still runs, finds no tier ``brain`` and the run is
+    blocked: never green on the branch's own checks."""
+    pyproject = (
+        '[project]\nname = "app"\nversion = "1"\n[project.optional-dependencies]\nbrain = ["corelib"]\n'
+        '[tool.tierlock]\nlock-dir = "locks"\nci-require = ["brain"]\n[tool.tierlock.tiers.brain]\n'
+        'source = "extra:brain"\n'
+    )
+    base = {"pyproject.toml": pyproject, "locks/base.txt": "", "tierlock.runtime.json": _rewritten()}
+    renamed = pyproject.replace("brain", "cortex").replace('ci-require = ["cortex"]\n', "")
+    repo = _repo(tmp_path, base, {"pyproject.toml": renamed})
+    code, doc = verify_json(capsys, repo, "--config-from", "main")
+    setup = [(c["args"], c["status"]) for c in doc["commands"] if c["list"] == "setup"]
+    assert [args for args, _ in setup] == [["base", "brain"]], doc["commands"]
+    assert setup[0][1] != "passed"
+    assert (code, doc["result"]) == (3, "blocked")
+    assert verified_json(capsys, repo, "--config-from", "main")[1]["reason"] == "blocked"
+
+
+def test_a_base_config_whose_object_is_missing_fails_closed_naming_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Before: the missing blob was read as an empty file and refused as JSON that does not parse at line 1."""
+    repo = _repo(tmp_path, _project(""), {"tierlock.runtime.json": _rewritten()})
+    blob = git(repo, "rev-parse", "main:tierlock.runtime.json").strip()
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    code, _, err = run_cli(capsys, "--project", str(repo), "verify", "--config-from", "main")
+    assert code == 2
+    assert f"main:tierlock.runtime.json cannot be read: git has no object {blob}" in err
+    assert verified_json(capsys, repo, "--config-from", "main")[0] == 1

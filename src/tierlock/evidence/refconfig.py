@@ -95,7 +95,13 @@ def read(top: Path, ref: str, start: Path) -> BaseConfig:
     where.update(path=path, blob=blob)
     status, data = _blob(top, blob)
     name = f"{ref}:{path}"
-    src = _parse(name, path, data if status == 0 else b"")
+    if status != 0:  # a partial clone without the blob, a damaged object store: never read as an empty config
+        raise ConfigError(
+            f"{name} cannot be read: git has no object {blob} in {top}: nothing was run",
+            file=name,
+            remedy=discovery.fetch_remedy(str(top), ref) or f"git -C {top} fsck   # which objects are missing",
+        )
+    src = _parse(name, path, data)
     config_dir = (top / path).parent
     # The tiers its setup names are checked against the pyproject found from its folder, when the branch still has
     # that folder; a branch that moved the project away leaves them unchecked (the setup still runs as the base has it).
