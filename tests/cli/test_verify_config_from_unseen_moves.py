@@ -347,6 +347,9 @@ def test_a_base_config_run_alone_is_no_evidence_once_the_tree_has_a_config_again
     repo = _repo(tmp_path, {"tierlock.runtime.json": _rewritten()}, {"tierlock.runtime.json": None})
     assert verify_json(capsys, repo, "--config-from", "main")[0] == 0
     assert verified_json(capsys, repo, "--config-from", "main")[0] == 0
+    other = tmp_path / "other.json"  # a config named with --config: never the base's alone
+    other.write_text(_rewritten(), encoding="utf-8")
+    assert verified_json(capsys, repo, "--config", str(other), "--config-from", "main")[0] == 1
     (repo / "tierlock.runtime.json").write_text(_gate(), encoding="utf-8")  # an ignored-looking, untracked config
     (repo / ".git" / "info" / "exclude").write_text("tierlock.runtime.json\n", encoding="utf-8")
     code, gate = verified_json(capsys, repo, "--config-from", "main")

@@ -110,22 +110,33 @@ def _base_config(top: str, start: str, ref: str) -> tuple[str | None, str | None
 class _Search:
     """What the receipts are matched against."""
 
-    def __init__(self, top: str, tree: str | None, config_rel: str | None, base: object, *, bare: bool = False) -> None:
+    def __init__(self, top: str, tree: str | None, config_rel: str | None, base: object, start: str | None) -> None:
         self.top = top
         self.tree = tree
         self.config_rel = config_rel
         self.base = base
         """None: no --config-from; else the base's (path, blob), (None, None) when REF has no config."""
-        self.bare = bare
-        """The working tree has no runtime config (and no --config): a run of the base's alone may match."""
+        self.start = start
+        """Where discovery starts; None with --config (that file is the config, never the base's alone)."""
+        self._bare: bool | None = None
         self.digests: dict[str, str | None] = {}
+
+    @property
+    def bare(self) -> bool:
+        """--config-from found a base config, no --config, and the working tree has no runtime config: a run of the
+        base's config alone may match (looked at once, and only for such a receipt: the gate's usual path pays
+        nothing)."""
+        if self._bare is None:
+            found = isinstance(self.base, tuple) and self.base[0] is not None
+            self._bare = found and self.start is not None and discovery.on_disk(self.start) is None
+        return self._bare
 
     def matches(self, document: dict[str, Any]) -> bool:
         if document.get("tree") != self.tree or not document.get("bound"):
             return False
         cfg = document.get("config") or {}
         cfg_path = cfg.get("path")
-        if cfg_path is None and self.bare and cfg.get("digest") is None:
+        if cfg_path is None and cfg.get("digest") is None and self.bare:
             return self._from_base(cfg)
         if not isinstance(cfg_path, str) or (self.config_rel is not None and cfg_path != self.config_rel):
             return False
@@ -180,8 +191,8 @@ def check(
                 f"--config-from {quote(config_from)}", f"--config-from {quote(f'{ref_config.ref}:{ref_config.fix}')}"
             )
         return base
-    bare = config is None and ref_config is not None and ref_config[0] is not None and discovery.on_disk(start) is None
-    search = _Search(top, tree, _relative(top, config) if config is not None else None, ref_config, bare=bare)
+    config_rel = _relative(top, config) if config is not None else None
+    search = _Search(top, tree, config_rel, ref_config, None if config is not None else start)
     verdict = _search(base, search, folder, config_from)
     if verdict.ok and not head:
         in_git_dir = _relative(git_dir, folder) is not None or os.path.realpath(folder) == os.path.realpath(git_dir)

@@ -197,3 +197,11 @@ def test_every_reason_of_the_gate_is_in_the_reference_table() -> None:
     rows = [line.split(" | ")[0] for line in text.splitlines() if line.startswith("| `")]
     missing = [reason for reason in REASONS if not any(f"`{reason}`" in row for row in rows)]
     assert missing == []
+
+
+def test_a_pyproject_moved_after_other_renames_still_names_its_base_folder(tmp_path: Path) -> None:
+    """``moved_from`` reads ``git diff -z`` three words per rename: the second rename's new path is the sixth word."""
+    repo = _repo(tmp_path, {"a/notes.txt": "notes\n" * 20, "app/pyproject.toml": PLAIN})
+    git(repo, "mv", "a", "b")
+    git(repo, "mv", "app", "svc")
+    assert discovery.moved_from(str(repo), "main", ["svc"]) == ["app"]
