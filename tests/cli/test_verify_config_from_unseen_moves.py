@@ -396,3 +396,26 @@ def test_a_base_config_whose_object_is_missing_fails_closed_naming_it(
     assert code == 2
     assert f"main:tierlock.runtime.json cannot be read: git has no object {blob}" in err
     assert verified_json(capsys, repo, "--config-from", "main")[0] == 1
+
+
+def test_a_setup_derived_at_the_base_comes_from_the_base_configs_own_folder(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The base's config in app/ has no setup list: its setup is derived from the lockfile main holds in app/
+    (the branch deleted it), not from the top's (none)."""
+    base = {**_project("app"), "app/Cargo.lock": "version = 3\n"}
+    repo = _repo(tmp_path, base, {"app/Cargo.lock": None})
+    code, doc = verify_json(capsys, repo / "app", "--config-from", "main")
+    setup = [(c["command"], c["args"]) for c in doc["commands"] if c["list"] == "setup"]
+    assert setup == [("cargo", ["fetch", "--locked"])], doc["commands"]
+    assert code != 0
+
+
+def test_a_named_path_outside_the_tree_is_refused_as_no_file_at_the_ref(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Before: git refused the path, and the message said the ref did not exist."""
+    repo = _repo(tmp_path, _project(""), {})
+    code, _, err = run_cli(capsys, "--project", str(repo), "verify", "--config-from", "main:../x.json")
+    assert code == 2
+    assert "main holds no file ../x.json" in err

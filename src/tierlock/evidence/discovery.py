@@ -198,10 +198,11 @@ def named(top: str, ref: str, path: str) -> tuple[str, str]:
 
     Raises :class:`LookupError` when *ref* names no commit, :class:`BaseUnclear` when it holds no such file."""
     path = path.strip("/")
-    status, out, _ = run_git(top, "ls-tree", "-z", f"{ref}^{{commit}}", "--", path)
+    inside = path not in ("", ".", "..") and not path.startswith("../") and "/../" not in path
+    status, out, _ = run_git(top, "ls-tree", "-z", f"{ref}^{{commit}}", "--", path if inside else ".")
     if status != 0:
         raise LookupError(ref)
-    entry = _entries(out).get(path)
+    entry = _entries(out).get(path) if inside else None
     if entry is None:
         raise BaseUnclear(
             ref,
