@@ -419,3 +419,26 @@ def test_a_named_path_outside_the_tree_is_refused_as_no_file_at_the_ref(
     code, _, err = run_cli(capsys, "--project", str(repo), "verify", "--config-from", "main:../x.json")
     assert code == 2
     assert "main holds no file ../x.json" in err
+
+
+def test_a_bare_branch_name_a_ci_checkout_has_only_as_a_remote_branch_names_that_one(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A checkout of the branch alone has ``origin/main`` but no ``main``: ``--config-from main`` was refused with
+    "pass an existing branch" (prose); now the remedy is the run with ``--config-from origin/main``, run as printed."""
+    upstream = _repo(tmp_path, _project(""), {"tierlock.runtime.json": _rewritten()})
+    clone = tmp_path / "ci"
+    git(tmp_path, "clone", "-q", "--branch", "b", f"file://{upstream}", str(clone))
+    code, _, err = run_cli(capsys, "--project", str(clone), "verify", "--config-from", "main")
+    assert code == 2
+    assert "(did you mean origin/main?)" in err
+    remedy = next(line for line in err.splitlines() if "to fix:" in line).split("to fix:", 1)[1].strip()
+    assert remedy == f"tierlock --project {clone} verify --config-from origin/main"
+    code, gate = verified_json(capsys, clone, "--config-from", "main")
+    assert (code, gate["remedy"]) == (1, remedy)
+    argv = [*shlex.split(remedy.replace("tierlock", f"{shlex.quote(sys.executable)} -m tierlock", 1)), "--json"]
+    doc = json.loads(subprocess.run(argv, capture_output=True, text=True, check=False).stdout)
+    assert ("strict", "ref", "failed") in [(c["key"], c["commandSource"], c["status"]) for c in doc["commands"]]
+    assert verified_json(capsys, clone, "--config-from", "origin/main")[1]["reason"] == "failed"
+    code, _, err = run_cli(capsys, "--project", str(clone), "verify", "--config-from", "main:tierlock.runtime.json")
+    assert "--config-from origin/main:tierlock.runtime.json" in err

@@ -336,5 +336,16 @@ def fetch_remedy(top: str, ref: str) -> str | None:
     return " ".join(quote(word) for word in words)
 
 
+def remote_twin(top: str, ref: str) -> str | None:
+    """``REMOTE/REF`` when *ref* is a bare branch name the checkout *top* has only as a remote-tracking branch
+    (``main`` in a CI checkout that fetched ``origin/main``), the first remote in ``git remote``'s order; else None."""
+    status, out, _ = run_git(top, "remote")
+    for remote in out.decode("utf-8", "surrogateescape").split() if status == 0 else []:
+        twin = f"{remote}/{ref}"
+        if run_git(top, "rev-parse", "--verify", "--quiet", f"refs/remotes/{twin}^{{commit}}")[0] == 0:
+            return twin
+    return None
+
+
 def _join(folder: str, name: str) -> str:
     return f"{folder}/{name}" if folder else name

@@ -182,14 +182,17 @@ def check(
         base.reason = "config-from-differs"
         base.message = f"--config-from {ref}: no such branch, tag or commit in {top}"
         base.remedy = discovery.fetch_remedy(top, ref) or base.remedy
+        twin = discovery.remote_twin(top, ref)
+        if twin is not None:
+            path = discovery.split(config_from)[1]
+            base.message += f" (did you mean {twin}?)"
+            base.remedy = _with_config_from(remedy, config_from, f"{twin}:{path}" if path else twin)
         return base
     if isinstance(ref_config, discovery.BaseUnclear):
         base.reason = "config-from-ambiguous"
         base.message = ref_config.message
         if ref_config.fix is not None and config_from is not None:
-            base.remedy = remedy.replace(
-                f"--config-from {quote(config_from)}", f"--config-from {quote(f'{ref_config.ref}:{ref_config.fix}')}"
-            )
+            base.remedy = _with_config_from(remedy, config_from, f"{ref_config.ref}:{ref_config.fix}")
         return base
     config_rel = _relative(top, config) if config is not None else None
     search = _Search(top, tree, config_rel, ref_config, None if config is not None else start)
@@ -198,6 +201,11 @@ def check(
         in_git_dir = _relative(git_dir, folder) is not None or os.path.realpath(folder) == os.path.realpath(git_dir)
         return _uncommitted(verdict, top, None if in_git_dir else _relative(top, folder))
     return verdict
+
+
+def _with_config_from(remedy: str, old: str, new: str) -> str:
+    """The verify command *remedy* (:func:`answer.verify_command`) with ``--config-from NEW`` for OLD."""
+    return remedy.replace(f"--config-from {quote(old)}", f"--config-from {quote(new)}")
 
 
 def _search(base: Verdict, search: _Search, folder: str, config_from: str | None) -> Verdict:

@@ -42,20 +42,27 @@ class BaseNotFound(UsageError):
     """The base's config at REF cannot be found unambiguously (exit 2, nothing runs); *fix* is the
     ``--config-from REF:PATH`` value that names one, when one can be offered."""
 
-    def __init__(self, unclear: discovery.BaseUnclear) -> None:
-        fix = f"{unclear.ref}:{unclear.fix}" if unclear.fix else None
-        super().__init__(
-            unclear.message,
-            remedy=None if fix else f"fix it on {unclear.ref}, or name the base's config: --config-from REF:PATH",
-        )
+    def __init__(self, message: str, fix: str | None, remedy: str | None = None) -> None:
+        super().__init__(message, remedy=remedy)
         self.fix = fix
 
+    @classmethod
+    def unclear(cls, unclear: discovery.BaseUnclear) -> BaseNotFound:
+        fix = f"{unclear.ref}:{unclear.fix}" if unclear.fix else None
+        why = f"fix it on {unclear.ref}, or name the base's config: --config-from REF:PATH"
+        return cls(unclear.message, fix, None if fix else why)
 
-def _unknown_ref(top: Path, ref: str) -> UsageError:
-    remedy = (
-        discovery.fetch_remedy(str(top), ref) or "pass an existing branch, tag or commit (git branch --all lists them)"
-    )
-    return UsageError(f"--config-from {ref}: no such branch, tag or commit in {top}", remedy=remedy)
+
+def _unknown_ref(top: Path, value: str) -> UsageError:
+    """REF names no commit: the fetch that brings a remote branch, or the remote branch a bare name stands for
+    (``main`` in a CI checkout that has only ``origin/main``: *fix* is ``origin/main``)."""
+    ref, path = discovery.split(value)
+    message = f"--config-from {ref}: no such branch, tag or commit in {top}"
+    twin = discovery.remote_twin(str(top), ref)
+    if twin is not None:
+        return BaseNotFound(f"{message} (did you mean {twin}?)", f"{twin}:{path}" if path else twin)
+    remedy = discovery.fetch_remedy(str(top), ref)
+    return UsageError(message, remedy=remedy or "pass an existing branch, tag or commit (git branch --all lists them)")
 
 
 def _parse(name: str, path: str, data: bytes) -> Any:
@@ -84,9 +91,9 @@ def read(top: Path, ref: str, start: Path) -> BaseConfig:
     try:
         folders, found = discovery.base_at_ref(str(top), ref, str(start))
     except LookupError:
-        raise _unknown_ref(top, discovery.split(ref)[0]) from None
+        raise _unknown_ref(top, ref) from None
     except discovery.BaseUnclear as unclear:
-        raise BaseNotFound(unclear) from None
+        raise BaseNotFound.unclear(unclear) from None
     ref = discovery.split(ref)[0]
     where: dict[str, Any] = {"ref": ref, "commit": gitbind.resolve(top, ref), "path": None, "blob": None}
     if found is None:
