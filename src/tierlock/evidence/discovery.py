@@ -292,14 +292,21 @@ def _pyprojects_with_table(top: str, ref: str) -> set[str]:
 
 
 def vanished(top: str, ref: str) -> list[tuple[str, str]]:
-    """(path, blob id) of each runtime config *ref* holds that the working tree no longer holds at that path (the
-    file gone, or a ``pyproject.toml`` without its runtime table now)."""
-    out: list[tuple[str, str]] = []
-    for path, entry in configs_at(top, ref).items():
+    """(path, blob id) of each runtime config *ref* holds that the working tree no longer holds at that path: the
+    file gone, not committed (an ignored copy left on disk is no config of the branch's: a fresh checkout has
+    none), or a ``pyproject.toml`` without its runtime table now."""
+    configs = configs_at(top, ref)
+    if not configs:
+        return []
+    status, out, _ = run_git(top, "ls-tree", "-z", "--name-only", "HEAD", "--", *configs)
+    committed = set(out.decode("utf-8", "surrogateescape").split("\0")) if status == 0 else set()
+    found: list[tuple[str, str]] = []
+    for path, entry in configs.items():
         here = os.path.join(top, path)
-        if not os.path.isfile(here) or (path.rpartition("/")[2] == PYPROJECT and not _pyproject_has_table(here)):
-            out.append(follow(top, ref, path, entry))
-    return out
+        kept = path in committed and os.path.isfile(here)
+        if not kept or (path.rpartition("/")[2] == PYPROJECT and not _pyproject_has_table(here)):
+            found.append(follow(top, ref, path, entry))
+    return found
 
 
 def moved_from(top: str, ref: str, rel_folders: list[str]) -> list[str]:

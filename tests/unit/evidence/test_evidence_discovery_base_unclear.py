@@ -205,3 +205,17 @@ def test_a_pyproject_moved_after_other_renames_still_names_its_base_folder(tmp_p
     git(repo, "mv", "a", "b")
     git(repo, "mv", "app", "svc")
     assert discovery.moved_from(str(repo), "main", ["svc"]) == ["app"]
+
+
+def test_a_config_left_on_disk_but_no_longer_committed_is_vanished(tmp_path: Path) -> None:
+    """The branch deletes the config from git and ignores a local copy: a fresh checkout (CI) has none."""
+    repo = _repo(tmp_path, {"app/tierlock.runtime.json": "{}"})
+    assert discovery.vanished(str(repo), "main") == []
+    git(repo, "checkout", "-q", "-b", "b")
+    (repo / ".gitignore").write_text("app/tierlock.runtime.json\n", encoding="utf-8")
+    git(repo, "rm", "-q", "--cached", "app/tierlock.runtime.json")
+    commit_all(repo, "no longer committed")
+    assert (repo / "app" / "tierlock.runtime.json").is_file()
+    assert discovery.vanished(str(repo), "main") == [
+        ("app/tierlock.runtime.json", _blob(repo, "main:app/tierlock.runtime.json"))
+    ]
