@@ -219,3 +219,16 @@ def test_a_config_left_on_disk_but_no_longer_committed_is_vanished(tmp_path: Pat
     assert discovery.vanished(str(repo), "main") == [
         ("app/tierlock.runtime.json", _blob(repo, "main:app/tierlock.runtime.json"))
     ]
+
+
+def test_a_chain_of_links_is_followed_up_to_the_limit_and_no_further(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, {"real.json": "{}"})
+    names = [f"l{n}.json" for n in range(discovery.MAX_LINKS + 1)]
+    for name, target in zip(names, [*names[1:], "real.json"], strict=True):
+        os.symlink(target, repo / name)
+    commit_all(repo, "a chain of links")
+    top, blob = str(repo), _blob(repo, "main:real.json")
+    last = names[-discovery.MAX_LINKS :]  # exactly MAX_LINKS links before the file
+    assert discovery.named(top, "main", last[0]) == ("real.json", blob)
+    with pytest.raises(discovery.BaseUnclear):
+        discovery.named(top, "main", names[0])  # one more
