@@ -344,7 +344,8 @@ def test_config_from_a_remote_branch_not_fetched_yet_names_the_fetch_that_fixes_
     repo = tmp_path / "clone"
     git(repo, "update-ref", "-d", "refs/remotes/origin/main")  # as if never fetched
     code, doc = verify_json(capsys, repo, "--config-from", "origin/main")
-    assert (code, doc["error"]["remedy"]) == (2, f"git -C {repo} fetch origin")
+    fetch = f"git -C {repo} fetch origin +refs/heads/main:refs/remotes/origin/main"
+    assert (code, doc["error"]["remedy"]) == (2, fetch)
     assert shell(doc["error"]["remedy"], tmp_path).returncode == 0
     code, doc = verify_json(capsys, repo, "--config-from", "origin/main")
     assert (code, [c["commandSource"] for c in doc["commands"]]) == (0, ["ref"])

@@ -209,7 +209,8 @@ def test_the_gate_with_a_remote_branch_not_fetched_names_the_fetch_that_fixes_it
     assert verified_json(capsys, repo, "--config-from", "origin/main")[0] == 0
     git(repo, "update-ref", "-d", "refs/remotes/origin/main")  # as if never fetched
     code, gate = verified_json(capsys, repo, "--config-from", "origin/main")
-    assert (code, gate["reason"], gate["remedy"]) == (1, "config-from-differs", f"git -C {repo} fetch origin")
+    fetch = f"git -C {repo} fetch origin +refs/heads/main:refs/remotes/origin/main"
+    assert (code, gate["reason"], gate["remedy"]) == (1, "config-from-differs", fetch)
     assert "no such branch" in gate["message"]
     assert subprocess.run(gate["remedy"], shell=True, capture_output=True, check=False).returncode == 0
     assert verified_json(capsys, repo, "--config-from", "origin/main")[0] == 0

@@ -25,6 +25,7 @@ REASONS = {
     "stale": "the newest receipt is for another tree (the files that differ are named)",
     "stale-config": "the runtime config changed since the newest receipt for this tree",
     "config-from-differs": "the receipt was not made with --config-from at the same content of the base's config",
+    "config-from-ambiguous": "the base's config at --config-from REF cannot be found unambiguously: name it, REF:PATH",
     "failed": "the newest run for this tree and config failed",
     "blocked": "the newest run for this tree and config was blocked",
     "interrupted": "the newest run for this tree and config was interrupted",

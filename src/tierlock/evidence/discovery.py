@@ -115,42 +115,198 @@ def _pyproject(folder: str) -> str:
 def at_ref(top: str, ref: str, rel_folders: list[str]) -> tuple[str, str] | None:
     """(path, blob id) of the runtime config that *ref* holds, found by the rules above, or None.
 
-    *rel_folders* are the discovery folders relative to *top* (:func:`ref_folders`). Raises
-    :class:`LookupError` when *ref* does not name a commit.
+    *rel_folders* are the discovery folders relative to *top* (:func:`ref_folders`). A config that is a symlink in
+    *ref*'s tree is followed there (the path is the file it names, as on disk). Raises :class:`LookupError` when
+    *ref* does not name a commit, :class:`BaseUnclear` when a symlink leads nowhere in *ref*'s tree.
     """
     candidates = [_join(folder, name) for folder in rel_folders for name in (*NAMES, PYPROJECT)]
     status, out, _ = run_git(top, "ls-tree", "-z", f"{ref}^{{commit}}", "--", *candidates)
     if status != 0:
         raise LookupError(ref)
-    blobs: dict[str, str] = {}
+    blobs = _entries(out)
+    for folder in rel_folders:
+        for name in NAMES:
+            if _join(folder, name) in blobs:
+                return follow(top, ref, _join(folder, name), blobs[_join(folder, name)])
+        pyproject = _join(folder, PYPROJECT)
+        if pyproject in blobs:
+            path, blob = follow(top, ref, pyproject, blobs[pyproject])
+            if _blob_has_table(top, blob):
+                return path, blob
+    return None
+
+
+def _entries(out: bytes) -> dict[str, tuple[str, str]]:
+    """path -> (mode, blob id) of the blobs (files and symlinks) in ``git ls-tree -z`` output."""
+    entries: dict[str, tuple[str, str]] = {}
     for entry in out.decode("utf-8", "surrogateescape").split("\0"):
         meta, _, path = entry.partition("\t")
         parts = meta.split(" ")
         if len(parts) == 3 and parts[1] == "blob":
-            blobs[path] = parts[2]
-    for folder in rel_folders:
-        for name in NAMES:
-            if _join(folder, name) in blobs:
-                return _join(folder, name), blobs[_join(folder, name)]
-        pyproject = _join(folder, PYPROJECT)
-        if pyproject in blobs:
-            status, data, _ = run_git(top, "cat-file", "blob", blobs[pyproject])
-            if status == 0 and runtime_table(data.decode("utf-8", "replace")):
-                return pyproject, blobs[pyproject]
-    return None
+            entries[path] = (parts[0], parts[2])
+    return entries
+
+
+def _blob_has_table(top: str, blob: str) -> bool:
+    status, data, _ = run_git(top, "cat-file", "blob", blob)
+    return status == 0 and runtime_table(data.decode("utf-8", "replace"))
+
+
+#: A mode of a symlink in a git tree; how many links in a row are followed.
+LINK_MODE = "120000"
+MAX_LINKS = 8
+
+
+class BaseUnclear(Exception):
+    """The base's config at a ref cannot be found unambiguously: nothing may run, and the gate never passes.
+
+    *fix* is the path at the ref that ``--config-from REF:PATH`` may name (None when no one path can be offered).
+    """
+
+    def __init__(self, ref: str, message: str, fix: str | None = None) -> None:
+        super().__init__(message)
+        self.ref = ref
+        self.message = message
+        self.fix = fix
+
+
+def follow(top: str, ref: str, path: str, entry: tuple[str, str]) -> tuple[str, str]:
+    """(path, blob id) of the file *path* (whose ls-tree *entry* is given) names in *ref*'s tree: itself, or where
+    its symlinks lead there. Raises :class:`BaseUnclear` for a link that leaves the tree or leads nowhere in it."""
+    import posixpath
+
+    mode, blob = entry
+    seen = [path]
+    while mode == LINK_MODE:
+        status, data, _ = run_git(top, "cat-file", "blob", blob)
+        target = data.decode("utf-8", "surrogateescape") if status == 0 else ""
+        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+        where = f"{ref}:{seen[0]} is a symlink to {target}"
+        if not target or posixpath.isabs(target) or resolved == ".." or resolved.startswith("../"):
+            raise BaseUnclear(ref, f"{where}, which leaves the repository: the base's config cannot be read")
+        status, out, _ = run_git(top, "ls-tree", "-z", f"{ref}^{{commit}}", "--", resolved)
+        found = _entries(out).get(resolved) if status == 0 else None
+        if found is None or len(seen) > MAX_LINKS:
+            raise BaseUnclear(ref, f"{where}, which {ref} does not hold as a file: the base's config cannot be read")
+        path, (mode, blob) = resolved, found
+        seen.append(path)
+    return path, blob
+
+
+def named(top: str, ref: str, path: str) -> tuple[str, str]:
+    """(path, blob id) of the file *path* at *ref* (``--config-from REF:PATH``), symlinks followed there.
+
+    Raises :class:`LookupError` when *ref* names no commit, :class:`BaseUnclear` when it holds no such file."""
+    path = path.strip("/")
+    inside = path not in ("", ".", "..") and not path.startswith("../") and "/../" not in path
+    status, out, _ = run_git(top, "ls-tree", "-z", f"{ref}^{{commit}}", "--", path if inside else ".")
+    if status != 0:
+        raise LookupError(ref)
+    entry = _entries(out).get(path) if inside else None
+    if entry is None:
+        raise BaseUnclear(
+            ref,
+            f"--config-from {ref}:{path}: {ref} holds no file {path}",
+            next(iter(configs_at(top, ref)), None),
+        )
+    return follow(top, ref, path, entry)
+
+
+def split(value: str) -> tuple[str, str | None]:
+    """``REF`` or ``REF:PATH`` (git's spelling of a file at a ref; a ref name never holds a colon): (REF, PATH)."""
+    ref, colon, path = value.partition(":")
+    return (ref, path.strip("/") or None) if colon and ref else (value, None)
 
 
 def base_at_ref(top: str, ref: str, start: str) -> tuple[list[str], tuple[str, str] | None]:
-    """The discovery folders of *start* at *ref* (:func:`ref_folders`) and the config *ref* holds there
-    (:func:`at_ref`); when it holds none there, the one it holds in a folder the branch moved to where the working
-    tree's discovery looks (:func:`moved_from`: a project moved up, or sideways). Raises :class:`LookupError`
-    when *ref* does not name a commit."""
+    """The discovery folders of *start* at *ref* (:func:`ref_folders`) and the config *ref* holds for it.
+
+    *ref* may be ``REF:PATH`` (:func:`split`): then the config is that file. Else it is the one *ref* holds in those
+    folders; when it holds none there, the base's config went elsewhere on the branch: the configs *ref* holds in a
+    folder git sees moved into the working tree's discovery folders (:func:`moved_from`), and those *ref* holds that
+    the working tree no longer has (:func:`vanished`: moved or rewritten past git's rename detection, deleted, or a
+    project split or merged). One such config is the base's; none: *ref* has no gate for this project (None); more
+    than one: :class:`BaseUnclear`, naming them. Raises :class:`LookupError` when *ref* does not name a commit.
+    """
+    ref, path = split(ref)
+    if path is not None:
+        return [], named(top, ref, path)
     rel_folders = ref_folders(top, ref, start)
     found = at_ref(top, ref, rel_folders)
-    if found is None:
-        moved = moved_from(top, ref, in_tree(top, start))
-        found = at_ref(top, ref, moved) if moved else None
-    return rel_folders, found
+    if found is not None:
+        return rel_folders, found
+    moved = moved_from(top, ref, in_tree(top, start))
+    renamed = at_ref(top, ref, moved) if moved else None
+    gone = dict.fromkeys([*([renamed] if renamed else []), *vanished(top, ref)])
+    if len(gone) > 1:
+        looked = [_join(folder, name) for folder in rel_folders for name in (*NAMES, PYPROJECT)]
+        paths = [p for p, _ in gone]
+        raise BaseUnclear(
+            ref,
+            f"--config-from {ref}: the base's config cannot be told: {ref} holds no runtime config where this "
+            f"project's is looked for ({', '.join(looked)}), and {len(paths)} that this branch no longer has "
+            f"({', '.join(paths)}): nothing was run; name the base's with --config-from {ref}:PATH",
+            paths[0],
+        )
+    return rel_folders, next(iter(gone), None)
+
+
+def configs_at(top: str, ref: str) -> dict[str, tuple[str, str]]:
+    """path -> (mode, blob id) of every runtime config *ref* holds, one per folder by the rules above (a symlink
+    not followed). Raises :class:`LookupError` when *ref* does not name a commit."""
+    status, out, _ = run_git(top, "ls-tree", "-r", "-z", f"{ref}^{{commit}}")
+    if status != 0:
+        raise LookupError(ref)
+    entries = _entries(out)
+    folders: dict[str, list[str]] = {}
+    for path in entries:
+        folder, _, name = path.rpartition("/")
+        if name in (*NAMES, PYPROJECT):
+            folders.setdefault(folder, []).append(name)
+    tables = _pyprojects_with_table(top, ref) if any(PYPROJECT in names for names in folders.values()) else set()
+    found: dict[str, tuple[str, str]] = {}
+    for folder, names in sorted(folders.items()):
+        chosen = next((n for n in NAMES if n in names), None)
+        if chosen is None and _join(folder, PYPROJECT) in tables:
+            chosen = PYPROJECT
+        if chosen is not None:
+            found[_join(folder, chosen)] = entries[_join(folder, chosen)]
+    return found
+
+
+def _pyprojects_with_table(top: str, ref: str) -> set[str]:
+    """The ``pyproject.toml`` files at *ref* with a ``[tool.tierlock.runtime]`` table (one ``git grep`` picks the
+    ones that name tierlock; only they are read)."""
+    status, out, _ = run_git(
+        top, "grep", "-l", "-z", "-I", "-e", "tierlock", f"{ref}^{{commit}}", "--", "*" + PYPROJECT
+    )
+    if status != 0:
+        return set()
+    found: set[str] = set()
+    for hit in out.decode("utf-8", "surrogateescape").split("\0"):
+        path = hit.partition(":")[2]
+        status, data, _ = run_git(top, "cat-file", "blob", f"{ref}^{{commit}}:{path}")
+        if path.rpartition("/")[2] == PYPROJECT and status == 0 and runtime_table(data.decode("utf-8", "replace")):
+            found.add(path)
+    return found
+
+
+def vanished(top: str, ref: str) -> list[tuple[str, str]]:
+    """(path, blob id) of each runtime config *ref* holds that the working tree no longer holds at that path: the
+    file gone, not committed (an ignored copy left on disk is no config of the branch's: a fresh checkout has
+    none), or a ``pyproject.toml`` without its runtime table now."""
+    configs = configs_at(top, ref)
+    if not configs:
+        return []
+    status, out, _ = run_git(top, "ls-tree", "-z", "--name-only", "HEAD", "--", *configs)
+    committed = set(out.decode("utf-8", "surrogateescape").split("\0")) if status == 0 else set()
+    found: list[tuple[str, str]] = []
+    for path, entry in configs.items():
+        here = os.path.join(top, path)
+        kept = path in committed and os.path.isfile(here)
+        if not kept or (path.rpartition("/")[2] == PYPROJECT and not _pyproject_has_table(here)):
+            found.append(follow(top, ref, path, entry))
+    return found
 
 
 def moved_from(top: str, ref: str, rel_folders: list[str]) -> list[str]:
@@ -167,6 +323,35 @@ def moved_from(top: str, ref: str, rel_folders: list[str]) -> list[str]:
         if kind.startswith("R") and folder in wanted and name in (*NAMES, PYPROJECT):
             found.append(old.rpartition("/")[0])
     return list(dict.fromkeys(found))
+
+
+def fetch_remedy(top: str, ref: str) -> str | None:
+    """The one ``git fetch`` that brings *ref* (``REMOTE/BRANCH``, a remote-tracking branch not fetched: a CI
+    checkout of the branch alone) into the checkout *top*, or None when *ref* names no remote. One commit deep in a
+    shallow clone (a tree is all ``--config-from`` reads), never making a full clone shallow."""
+    from tierlock.evidence.answer import quote  # not shlex's: it imports re, and this is the gate's fast path
+
+    status, out, _ = run_git(top, "remote")
+    remotes = out.decode("utf-8", "surrogateescape").split() if status == 0 else []
+    remote = max((r for r in remotes if ref.startswith(f"{r}/") and len(ref) > len(r) + 1), key=len, default=None)
+    if remote is None:
+        return None
+    branch = ref[len(remote) + 1 :]
+    _, shallow, _ = run_git(top, "rev-parse", "--is-shallow-repository")
+    depth = ["--depth=1"] if shallow.strip() == b"true" else []
+    words = ["git", "-C", top, "fetch", *depth, remote, f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}"]
+    return " ".join(quote(word) for word in words)
+
+
+def remote_twin(top: str, ref: str) -> str | None:
+    """``REMOTE/REF`` when *ref* is a bare branch name the checkout *top* has only as a remote-tracking branch
+    (``main`` in a CI checkout that fetched ``origin/main``), the first remote in ``git remote``'s order; else None."""
+    status, out, _ = run_git(top, "remote")
+    for remote in out.decode("utf-8", "surrogateescape").split() if status == 0 else []:
+        twin = f"{remote}/{ref}"
+        if run_git(top, "rev-parse", "--verify", "--quiet", f"refs/remotes/{twin}^{{commit}}")[0] == 0:
+            return twin
+    return None
 
 
 def _join(folder: str, name: str) -> str:

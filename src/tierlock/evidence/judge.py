@@ -95,38 +95,58 @@ def _relative(top: str, path: str) -> str | None:
     return os.path.relpath(real, root).replace(os.sep, "/")
 
 
-def _base_config(top: str, start: str, ref: str) -> tuple[str | None, str | None] | None:
+def _base_config(top: str, start: str, ref: str) -> tuple[str | None, str | None] | discovery.BaseUnclear | None:
     """(path, blob) of the config *ref* holds, found by the base's discovery; (None, None) without one;
-    None when *ref* names no commit."""
+    None when *ref* names no commit; the reason when it cannot be found unambiguously."""
     try:
         _folders, found = discovery.base_at_ref(top, ref, start)
     except LookupError:
         return None
+    except discovery.BaseUnclear as unclear:
+        return unclear
     return found if found is not None else (None, None)
 
 
 class _Search:
     """What the receipts are matched against."""
 
-    def __init__(self, top: str, tree: str | None, config_rel: str | None, base: object) -> None:
+    def __init__(self, top: str, tree: str | None, config_rel: str | None, base: object, start: str | None) -> None:
         self.top = top
         self.tree = tree
         self.config_rel = config_rel
         self.base = base
         """None: no --config-from; else the base's (path, blob), (None, None) when REF has no config."""
+        self.start = start
+        """Where discovery starts; None with --config (that file is the config, never the base's alone)."""
+        self._bare: bool | None = None
         self.digests: dict[str, str | None] = {}
+
+    @property
+    def bare(self) -> bool:
+        """--config-from found a base config, no --config, and the working tree has no runtime config: a run of the
+        base's config alone may match (looked at once, and only for such a receipt: the gate's usual path pays
+        nothing)."""
+        if self._bare is None:
+            found = isinstance(self.base, tuple) and self.base[0] is not None
+            self._bare = found and self.start is not None and discovery.on_disk(self.start) is None
+        return self._bare
 
     def matches(self, document: dict[str, Any]) -> bool:
         if document.get("tree") != self.tree or not document.get("bound"):
             return False
         cfg = document.get("config") or {}
         cfg_path = cfg.get("path")
+        if cfg_path is None and cfg.get("digest") is None and self.bare:
+            return self._from_base(cfg)
         if not isinstance(cfg_path, str) or (self.config_rel is not None and cfg_path != self.config_rel):
             return False
         if cfg_path not in self.digests:
             self.digests[cfg_path] = _digest(os.path.join(self.top, cfg_path))
         if cfg.get("digest") != self.digests[cfg_path]:
             return False
+        return self._from_base(cfg)
+
+    def _from_base(self, cfg: dict[str, Any]) -> bool:
         if self.base is None:
             return True
         origin = cfg.get("from") or {}
@@ -158,18 +178,34 @@ def check(
     folder = evidence_dir or os.path.join(git_dir, *IN_GIT_DIR)
     ref_config = None if config_from is None else _base_config(top, start, config_from)
     if config_from is not None and ref_config is None:
+        ref = discovery.split(config_from)[0]
         base.reason = "config-from-differs"
-        base.message = f"--config-from {config_from}: no such branch, tag or commit in {top}"
-        remote = config_from.split("/", 1)[0]
-        if "/" in config_from and remote in _git(top, "remote")[1].split():
-            base.remedy = f"git -C {quote(top)} fetch {quote(remote)}"
+        base.message = f"--config-from {ref}: no such branch, tag or commit in {top}"
+        base.remedy = discovery.fetch_remedy(top, ref) or base.remedy
+        twin = discovery.remote_twin(top, ref)
+        if twin is not None:
+            path = discovery.split(config_from)[1]
+            base.message += f" (did you mean {twin}?)"
+            base.remedy = _with_config_from(remedy, config_from, f"{twin}:{path}" if path else twin)
         return base
-    search = _Search(top, tree, _relative(top, config) if config is not None else None, ref_config)
+    if isinstance(ref_config, discovery.BaseUnclear):
+        base.reason = "config-from-ambiguous"
+        base.message = ref_config.message
+        if ref_config.fix is not None and config_from is not None:
+            base.remedy = _with_config_from(remedy, config_from, f"{ref_config.ref}:{ref_config.fix}")
+        return base
+    config_rel = _relative(top, config) if config is not None else None
+    search = _Search(top, tree, config_rel, ref_config, None if config is not None else start)
     verdict = _search(base, search, folder, config_from)
     if verdict.ok and not head:
         in_git_dir = _relative(git_dir, folder) is not None or os.path.realpath(folder) == os.path.realpath(git_dir)
         return _uncommitted(verdict, top, None if in_git_dir else _relative(top, folder))
     return verdict
+
+
+def _with_config_from(remedy: str, old: str, new: str) -> str:
+    """The verify command *remedy* (:func:`answer.verify_command`) with ``--config-from NEW`` for OLD."""
+    return remedy.replace(f"--config-from {quote(old)}", f"--config-from {quote(new)}")
 
 
 def _search(base: Verdict, search: _Search, folder: str, config_from: str | None) -> Verdict:
@@ -266,6 +302,11 @@ def _stale(base: Verdict, newest: dict[str, Any], top: str, ref: str | None) -> 
         base.message = f"the receipts for this tree were not made with --config-from {ref}"
     elif ref is not None:
         base.message = f"the config committed at {ref} changed since the receipt was made"
+    elif cfg.get("path") is None:
+        base.message = (
+            f"the receipts for this tree ran the config of --config-from {(cfg.get('from') or {}).get('ref')} alone "
+            "(the working tree has no runtime config): ask with the same --config-from"
+        )
     else:
         base.message = f"the runtime config {cfg.get('path')} changed since the newest receipt for this tree"
         base.files = [str(cfg.get("path"))]

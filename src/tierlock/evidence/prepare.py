@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tierlock.errors import UsageError
-from tierlock.evidence import activation, gitbind, refconfig, steps, store
+from tierlock.errors import ConfigError, UsageError
+from tierlock.evidence import activation, discovery, gitbind, refconfig, steps, store
 from tierlock.evidence.answer import listed, verify_command
 from tierlock.evidence.config import VALIDATION_CACHE, Validated, find_config, sha256, validated
 from tierlock.evidence.process import GRACE_SECONDS
@@ -57,15 +57,16 @@ class Options:
 class Prepared:
     """Everything decided before the first command runs."""
 
-    config_path: Path
+    config_path: Path | None
+    """None: the working tree has no runtime config, and ``--config-from REF`` runs the base's alone."""
     config_dir: Path
-    config_file: str
-    """The config as the receipt names it: relative to the checkout, else its absolute path."""
+    config_file: str | None
+    """The config as the receipt names it: relative to the checkout, else its absolute path (None: none)."""
     root: Path
     """The checkout top (or, outside git, the config's folder): where cwd values point."""
     checkout: gitbind.Checkout | None
     dirty: list[str]
-    config_digest: str
+    config_digest: str | None
     config_from: dict[str, Any] | None
     setup: list[steps.Step]
     setup_source: dict[str, Any]
@@ -94,16 +95,26 @@ class Prepared:
 
 def prepare(options: Options) -> Prepared:
     """Validate, bind and plan; raise (exit 2) on anything that refuses the run. Nothing runs here."""
-    config_path = find_config(options.config, options.project)
-    config_dir = config_path.resolve().parent
+    config_path, missing = _config_path(options)
+    start = options.project or Path(".")
+    config_dir = config_path.resolve().parent if config_path else Path(discovery.folders(str(start))[0])
     checkout = gitbind.find(config_dir)
     root = checkout.top if checkout is not None else config_dir
+    if missing is not None and checkout is None:
+        raise missing
     evidence_dir, not_checked = _evidence_dir(options, checkout, root)
-    found = validated(config_path, root, evidence_dir / VALIDATION_CACHE if checkout is not None else None)
+    if config_path is None:
+        found = Validated({"verification": []}, shaped=False, setup_declared=False)
+    else:
+        found = validated(config_path, root, evidence_dir / VALIDATION_CACHE if checkout is not None else None)
     dirty = _dirty(checkout, options.allow_dirty, not_checked)
-    config_file = (gitbind.relative(root, config_path) if checkout else None) or str(config_path.resolve())
+    config_file = None
+    if config_path is not None:
+        config_file = (gitbind.relative(root, config_path) if checkout else None) or str(config_path.resolve())
     checks = steps.steps(found.config, "verification", config_dir=config_dir, checkout=root, config_file=config_file)
     base = _base(options, checkout) if options.config_from is not None else None
+    if missing is not None and (base is None or base.config is None):
+        raise missing  # no config here, and none at REF either
     if base is not None and base.config is not None:
         ref_checks = steps.steps(
             base.config, "verification", config_dir=base.config_dir, checkout=root, source="ref", config_file=base.name
@@ -125,7 +136,7 @@ def prepare(options: Options) -> Prepared:
         root=root,
         checkout=checkout,
         dirty=dirty,
-        config_digest=sha256(config_path.read_bytes()),
+        config_digest=sha256(config_path.read_bytes()) if config_path is not None else None,
         config_from=base.where if base is not None else None,
         setup=setup,
         setup_source=setup_source,
@@ -139,6 +150,18 @@ def prepare(options: Options) -> Prepared:
         redact_args=found.shaped or (base is not None and base.shaped),
         dirty_state=snapshot_paths(checkout.top, dirty) if checkout is not None and dirty else {},
     )
+
+
+def _config_path(options: Options) -> tuple[Path | None, ConfigError | None]:
+    """The runtime config, or (None, why) when the working tree has none and ``--config-from REF`` may run the
+    base's alone (a branch that deleted its config is still held to the base's gate, never refused for it)."""
+    try:
+        return find_config(options.config, options.project), None
+    except ConfigError as missing:
+        start = str(options.project or Path("."))
+        if options.config is not None or options.config_from is None or discovery.on_disk(start) is not None:
+            raise
+        return None, missing
 
 
 def _evidence_dir(options: Options, checkout: gitbind.Checkout | None, root: Path) -> tuple[Path, list[str]]:
@@ -212,11 +235,19 @@ def _base(options: Options, checkout: gitbind.Checkout | None) -> BaseConfig:
             f"--config-from {ref} needs the config inside a git checkout",
             remedy="run it inside the repository, or drop --config-from",
         )
-    return refconfig.read(checkout.top, ref, options.project or Path("."))
+    try:
+        return refconfig.read(checkout.top, ref, options.project or Path("."))
+    except refconfig.BaseNotFound as err:
+        if err.fix is not None:
+            config = str(options.config) if options.config is not None else None
+            evidence = str(options.evidence_dir) if options.evidence_dir is not None else None
+            project = str(options.project) if options.project is not None else None
+            err.remedy = verify_command(config, err.fix, evidence, project)
+        raise
 
 
 def _setup(
-    found: Validated, base: BaseConfig | None, config_dir: Path, root: Path, config_file: str
+    found: Validated, base: BaseConfig | None, config_dir: Path, root: Path, config_file: str | None
 ) -> tuple[list[steps.Step], dict[str, Any]]:
     """The setup steps and where they come from: the base's (``--config-from``), the config's, or derived."""
     if base is not None and base.config is not None:
@@ -228,7 +259,7 @@ def _setup(
         return _derived(config_dir, f"{base.name} has no setup list: ", refconfig.tree(root, base))
     if found.setup_declared:
         setup = steps.steps(found.config, "setup", config_dir=config_dir, checkout=root, config_file=config_file)
-        return setup, {"source": "runtime-config", "reason": _listed(Path(config_file).name, setup)}
+        return setup, {"source": "runtime-config", "reason": _listed(Path(str(config_file)).name, setup)}
     return _derived(config_dir, "")
 
 

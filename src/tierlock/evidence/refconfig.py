@@ -38,15 +38,31 @@ class BaseConfig:
         return f"{self.where['ref']}:{self.where['path']}"
 
 
-def _unknown_ref(top: Path, ref: str) -> UsageError:
-    remotes = gitbind.git(top, "remote", check=False).split()
-    remote = ref.split("/", 1)[0] if "/" in ref else None
-    remedy = (
-        f"git -C {top} fetch {remote}"
-        if remote in remotes
-        else "pass an existing branch, tag or commit (git branch --all lists them)"
-    )
-    return UsageError(f"--config-from {ref}: no such branch, tag or commit in {top}", remedy=remedy)
+class BaseNotFound(UsageError):
+    """The base's config at REF cannot be found unambiguously (exit 2, nothing runs); *fix* is the
+    ``--config-from REF:PATH`` value that names one, when one can be offered."""
+
+    def __init__(self, message: str, fix: str | None, remedy: str | None = None) -> None:
+        super().__init__(message, remedy=remedy)
+        self.fix = fix
+
+    @classmethod
+    def unclear(cls, unclear: discovery.BaseUnclear) -> BaseNotFound:
+        fix = f"{unclear.ref}:{unclear.fix}" if unclear.fix else None
+        why = f"fix it on {unclear.ref}, or name the base's config: --config-from REF:PATH"
+        return cls(unclear.message, fix, None if fix else why)
+
+
+def _unknown_ref(top: Path, value: str) -> UsageError:
+    """REF names no commit: the fetch that brings a remote branch, or the remote branch a bare name stands for
+    (``main`` in a CI checkout that has only ``origin/main``: *fix* is ``origin/main``)."""
+    ref, path = discovery.split(value)
+    message = f"--config-from {ref}: no such branch, tag or commit in {top}"
+    twin = discovery.remote_twin(str(top), ref)
+    if twin is not None:
+        return BaseNotFound(f"{message} (did you mean {twin}?)", f"{twin}:{path}" if path else twin)
+    remedy = discovery.fetch_remedy(str(top), ref)
+    return UsageError(message, remedy=remedy or "pass an existing branch, tag or commit (git branch --all lists them)")
 
 
 def _parse(name: str, path: str, data: bytes) -> Any:
@@ -60,8 +76,12 @@ def _parse(name: str, path: str, data: bytes) -> Any:
             return source.parse_toml(text, Path(name))
         return source.parse_json(text, Path(name))
     except source.SourceError as err:
+        at = f" line {err.line}" if err.line is not None else ""
         raise ConfigError(
-            f"{name} cannot be read: {err.message}", file=name, line=err.line, remedy=f"git show {name}"
+            f"{name}{at} cannot be read: {err.message}: nothing was run",
+            file=name,
+            line=err.line,
+            remedy=f"fix it on {name.partition(':')[0]} (git show {name} prints it)",
         ) from None
 
 
@@ -72,6 +92,9 @@ def read(top: Path, ref: str, start: Path) -> BaseConfig:
         folders, found = discovery.base_at_ref(str(top), ref, str(start))
     except LookupError:
         raise _unknown_ref(top, ref) from None
+    except discovery.BaseUnclear as unclear:
+        raise BaseNotFound.unclear(unclear) from None
+    ref = discovery.split(ref)[0]
     where: dict[str, Any] = {"ref": ref, "commit": gitbind.resolve(top, ref), "path": None, "blob": None}
     if found is None:
         return BaseConfig(None, where, top / (folders[0] if folders else ""))
@@ -79,9 +102,17 @@ def read(top: Path, ref: str, start: Path) -> BaseConfig:
     where.update(path=path, blob=blob)
     status, data = _blob(top, blob)
     name = f"{ref}:{path}"
-    src = _parse(name, path, data if status == 0 else b"")
+    if status != 0:  # a partial clone without the blob, a damaged object store: never read as an empty config
+        raise ConfigError(
+            f"{name} cannot be read: git has no object {blob} in {top}: nothing was run",
+            file=name,
+            remedy=discovery.fetch_remedy(str(top), ref) or f"git -C {top} fsck   # which objects are missing",
+        )
+    src = _parse(name, path, data)
     config_dir = (top / path).parent
-    result = validate_source(src, checkout=None, config_dir=config_dir)
+    # The tiers its setup names are checked against the pyproject found from its folder, when the branch still has
+    # that folder; a branch that moved the project away leaves them unchecked (the setup still runs as the base has it).
+    result = validate_source(src, checkout=None, config_dir=config_dir if config_dir.is_dir() else None)
     if not result.ok or result.config is None:
         raise InvalidConfig(
             f"the config committed at {ref} ({name}) is invalid ({len(result.errors)} error(s)): nothing was run",
