@@ -362,6 +362,63 @@ def test_once_its_backend_runs_early_tierlocks_own_start_runs_at_the_lowest_prio
     assert own == (19 if allowed else before + 10)
 
 
+def _in_a_thread(work: Any) -> Any:
+    """*work*'s answer, run in a thread of its own (on Linux a thread's ``nice`` is its own: this one's is kept)."""
+    import threading
+
+    answer: list[Any] = []
+    thread = threading.Thread(target=lambda: answer.append(work()))
+    thread.start()
+    thread.join()
+    assert answer, "the work raised"
+    return answer[0]
+
+
+def test_a_backend_that_ended_before_the_start_lowered_its_priority_gets_it_back_at_once() -> None:
+    """The backend's watcher may see it end before the main thread lowers its priority: the lowering then gives the
+    priority back at once (the backend is no longer running: nothing to yield to)."""
+    from tierlock import earlyyield
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("a thread's own priority: Linux")
+
+    def ended_first() -> tuple[int, int, bool]:
+        yielded = earlyyield.Yielded()
+        yielded.restore()  # the watcher first
+        yielded.lower(5)
+        return yielded.before, os.nice(0), earlyyield.regained(yielded.before)
+
+    before, after, allowed = _in_a_thread(ended_first)
+    if before > 14:
+        pytest.skip(f"this test runs at nice {before}")
+    assert after == (before if allowed else before + 5)
+
+
+def test_a_priority_the_system_will_not_give_back_leaves_the_thread_lowered_without_an_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Giving the priority back is refused to a user outside ``RLIMIT_NICE``: the thread goes on lowered, no error."""
+    from tierlock import earlyyield
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("a thread's own priority: Linux")
+
+    def refused(*_args: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    def lowered_for_good() -> tuple[int, int]:
+        yielded = earlyyield.Yielded()
+        yielded.lower(5)
+        monkeypatch.setattr(earlyyield.os, "setpriority", refused)
+        yielded.restore()
+        return yielded.before, os.nice(0)
+
+    before, after = _in_a_thread(lowered_for_good)
+    if before > 14:
+        pytest.skip(f"this test runs at nice {before}")
+    assert after == before + 5
+
+
 _NOT_REGAINED = _PRIORITIES.replace(
     "before = os.nice(0)\n", "before = os.nice(0)\nearlyarm.regained = lambda before: False  # (as for a user)\n", 1
 )
@@ -386,9 +443,18 @@ def test_where_the_priority_would_not_come_back_tierlocks_start_yields_only_ten_
         (("linux", 1000, 20, 0), True),
         (("linux", 1000, 15, 5), True),
         (("linux", 1000, 14, 5), False),
+        (("linux", 1000, 20, 5), True),
         (("darwin", 0, 40, 0), False),
     ],
-    ids=["root", "user-no-limit", "user-limit-20", "user-limit-reaches", "user-limit-short", "not-linux"],
+    ids=[
+        "root",
+        "user-no-limit",
+        "user-limit-20",
+        "user-limit-reaches",
+        "user-limit-short",
+        "user-nice-5",
+        "not-linux",
+    ],
 )
 def test_the_priority_counts_as_given_back_for_root_or_within_the_nice_limit_on_linux_only(
     monkeypatch: pytest.MonkeyPatch, system: tuple[str, int, int, int], expected: bool
