@@ -409,7 +409,7 @@ def test_a_priority_the_system_will_not_give_back_leaves_the_thread_lowered_with
     def lowered_for_good() -> tuple[int, int]:
         yielded = earlyyield.Yielded()
         yielded.lower(5)
-        monkeypatch.setattr(earlyyield.os, "setpriority", refused)
+        monkeypatch.setattr(os, "setpriority", refused)
         yielded.restore()
         return yielded.before, os.nice(0)
 
@@ -466,8 +466,8 @@ def test_the_priority_counts_as_given_back_for_root_or_within_the_nice_limit_on_
     from tierlock import earlyyield
 
     platform, euid, limit, before = system
-    monkeypatch.setattr(earlyyield.sys, "platform", platform)
-    monkeypatch.setattr(earlyyield.os, "geteuid", lambda: euid)
+    monkeypatch.setattr(sys, "platform", platform)
+    monkeypatch.setattr(os, "geteuid", lambda: euid)
     monkeypatch.setattr(resource, "getrlimit", lambda which: (limit, 40))
     assert earlyyield.regained(before) is expected
 
