@@ -40,6 +40,7 @@ LAZY_IMPORTS: dict[str, str] = {
     "tierlock.interrupts": "installed by every command before it starts: the signal modules load when it is armed",
     "tierlock.armplan": "checked before the install's imports: the digest loads only for a plan found",
     "tierlock.earlyarm": "runs before the install's imports: the lock, the process, the scratch folder load when used",
+    "tierlock.earlyyield": "lowers the priority at the early start: resource loads only for a user who is not root",
     "tierlock.spawning": "starts a process before subprocess loads: subprocess only when the process is handed over",
     "tierlock.subproc": "the one subprocess helper: threads and redaction load only when a process is started",
     "tierlock.environment": _FAST,

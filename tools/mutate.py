@@ -151,7 +151,12 @@ MODULES: dict[str, Module] = {
         ("tests/unit/core/test_kept_census_readers.py", "tests/unit/core/test_kept_census_facts.py"),
     ),
     "armplan": Module(
-        ("src/tierlock/armplan.py", "src/tierlock/earlyarm.py", "src/tierlock/armrecord.py"),
+        (
+            "src/tierlock/armplan.py",
+            "src/tierlock/earlyarm.py",
+            "src/tierlock/earlyyield.py",
+            "src/tierlock/armrecord.py",
+        ),
         (
             "tests/unit/installer/test_early_plan.py",
             "tests/unit/installer/test_early_start_edges.py",

@@ -25,9 +25,9 @@ without one. ``TIERLOCK_CACHE_DIR=`` (empty) turns it off, as it turns off every
 from __future__ import annotations
 
 import os
-import sys
 
 from tierlock.armplan import OWN, REQUIREMENTS, config_holds, eligible, find, inner_holds, outer_holds, placed
+from tierlock.earlyyield import DEEP, YIELD, Yielded, regained
 from tierlock.probing.libcache import folder
 from tierlock.spawning import Spawned, as_popen, spawn, watch
 
@@ -63,68 +63,6 @@ class Early:
         """Told to :mod:`tierlock.subproc` (counted by its observers) already."""
         self.other = False
         """The install's command was another: the plan no longer holds."""
-
-
-#: How much lower tierlock's own priority goes once its backend runs early (``nice``): with no idle core, the
-#: backend (what the command waits for) is not slowed by the start-up running beside it. The backend itself
-#: is started before and keeps the priority tierlock was started with. Once the backend has ended, tierlock's
-#: own work is what the command waits for: its priority goes back where the system lets it (:class:`Yielded`).
-#: With pip too (its own start is Python work, but it is still what the command waits for): measured on 2 cores
-#: under load, pip's arming no slower with it (docs/benchmarks.md, "pip's early start").
-YIELD = 10
-
-
-class Yielded:
-    """The priority of the thread that made it (the main thread, where tierlock's start runs), lowered by
-    :meth:`lower` while the backend runs and given back by :meth:`restore` when it has ended (called by the thread
-    that watches it: :func:`tierlock.spawning.watch`), to it and to every thread it started meanwhile (which
-    inherited the lowered priority: the readers of the backend's output the install waits for, the read-ahead).
-    Giving a priority back is allowed to root and where the ``RLIMIT_NICE`` limit reaches it (Linux, where ``nice``
-    is a thread's own); elsewhere the start stays lowered."""
-
-    def __init__(self) -> None:
-        import _thread
-
-        self.thread = _thread.get_native_id()
-        self.before = os.nice(0)
-        self.lowered = False
-        self.low = self.before
-        """The priority it was lowered to (``nice`` stops at 19)."""
-        self.ended = False
-
-    def lower(self, by: int) -> None:
-        self.low = os.nice(by)
-        self.lowered = True
-        if self.ended:  # the backend ended before the priority went down: give it back at once
-            self.restore()
-
-    def restore(self) -> None:
-        self.ended = True
-        self.give(self.thread)
-        if not self.lowered or not sys.platform.startswith("linux"):
-            return
-        try:  # every other thread of this process still at the lowered priority: started by the lowered one
-            threads = os.listdir("/proc/self/task")
-        except OSError:
-            return
-        for name in threads:
-            try:
-                thread = int(name)
-                low = thread != self.thread and os.getpriority(os.PRIO_PROCESS, thread) == self.low
-            except OSError:  # (a thread that ended meanwhile: the folder holds only thread ids)
-                continue
-            if low:
-                self.give(thread)
-
-    def give(self, thread: int) -> None:
-        """The priority before :meth:`lower` to the thread *thread* (a native id: a thread the lowered main thread
-        started inherited the lowered priority), where the system allows it; nothing when it was not lowered."""
-        if not self.lowered or not sys.platform.startswith("linux"):
-            return
-        try:  # noqa: SIM105 (contextlib is an import more on the early start)
-            os.setpriority(os.PRIO_PROCESS, thread, self.before)
-        except OSError:  # not allowed to this user: the thread goes on at the lowered priority
-            pass
 
 
 #: The early backend of this process, while it has one (a process runs one backend early at most).
@@ -194,8 +132,9 @@ def _launched(plan: str, prefix: str, command: Mapping[str, Any], fd: int) -> Ea
             current = None
             _remove(early.file)
         raise
-    # the backend is the critical path: tierlock's own start yields to it (a positive increment cannot fail)
-    priority.lower(YIELD)
+    # the backend is the critical path: tierlock's own start yields to it (a positive increment cannot fail), as far
+    # as it can where its priority comes back once the backend has ended
+    priority.lower(DEEP if regained(priority.before) else YIELD)
     _swept(early.file)
     return early
 

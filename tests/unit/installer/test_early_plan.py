@@ -307,6 +307,7 @@ def _keep(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, venv: Path) -> list[s
     monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(armplan, "terminal", lambda: False)
     monkeypatch.setattr(earlyarm, "YIELD", 0)  # the test process keeps its priority
+    monkeypatch.setattr(earlyarm, "DEEP", 0)
     (tmp_path / "cache").mkdir(exist_ok=True)
     kept = ["brain", "--python", "@T/bin/python"]
     site = str(venv / "lib" / "site")

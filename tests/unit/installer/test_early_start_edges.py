@@ -351,14 +351,125 @@ print(json.dumps([before, int(out), own, os.nice(0), allowed]))
 """
 
 
-def test_once_its_backend_runs_early_tierlocks_own_start_runs_ten_nice_levels_below_the_backend(
+def test_once_its_backend_runs_early_tierlocks_own_start_runs_at_the_lowest_priority_where_it_gets_it_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The documented ``nice`` +10, in a process of its own (this one keeps its priority): the backend is started
-    first and keeps the priority tierlock was started with; tierlock's own start then yields to it."""
-    before, backend, own, _after, _allowed = _priorities(tmp_path, monkeypatch)
+    """The documented ``nice`` +19 (as low as it goes) where the priority comes back once the backend has ended (root,
+    or within ``RLIMIT_NICE``), +10 elsewhere; in a process of its own (this one keeps its priority): the backend is
+    started first and keeps the priority tierlock was started with; tierlock's own start then yields to it."""
+    before, backend, own, _after, allowed = _priorities(tmp_path, monkeypatch)
     assert backend == before, "the backend keeps the priority tierlock was started with"
+    assert own == (19 if allowed else before + 10)
+
+
+def _in_a_thread(work: Any) -> Any:
+    """*work*'s answer, run in a thread of its own (on Linux a thread's ``nice`` is its own: this one's is kept)."""
+    import threading
+
+    answer: list[Any] = []
+    thread = threading.Thread(target=lambda: answer.append(work()))
+    thread.start()
+    thread.join()
+    assert answer, "the work raised"
+    return answer[0]
+
+
+def test_a_backend_that_ended_before_the_start_lowered_its_priority_gets_it_back_at_once() -> None:
+    """The backend's watcher may see it end before the main thread lowers its priority: the lowering then gives the
+    priority back at once (the backend is no longer running: nothing to yield to)."""
+    from tierlock import earlyyield
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("a thread's own priority: Linux")
+
+    def ended_first() -> tuple[int, int, bool]:
+        yielded = earlyyield.Yielded()
+        yielded.restore()  # the watcher first
+        yielded.lower(5)
+        return yielded.before, os.nice(0), earlyyield.regained(yielded.before)
+
+    before, after, allowed = _in_a_thread(ended_first)
+    if before > 14:
+        pytest.skip(f"this test runs at nice {before}")
+    assert after == (before if allowed else before + 5)
+
+
+def test_a_priority_the_system_will_not_give_back_leaves_the_thread_lowered_without_an_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Giving the priority back is refused to a user outside ``RLIMIT_NICE``: the thread goes on lowered, no error."""
+    from tierlock import earlyyield
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("a thread's own priority: Linux")
+
+    def refused(*_args: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    def lowered_for_good() -> tuple[int, int]:
+        yielded = earlyyield.Yielded()
+        yielded.lower(5)
+        monkeypatch.setattr(os, "setpriority", refused)
+        yielded.restore()
+        return yielded.before, os.nice(0)
+
+    before, after = _in_a_thread(lowered_for_good)
+    if before > 14:
+        pytest.skip(f"this test runs at nice {before}")
+    assert after == before + 5
+
+
+_NOT_REGAINED = _PRIORITIES.replace(
+    "before = os.nice(0)\n", "before = os.nice(0)\nearlyarm.regained = lambda before: False  # (as for a user)\n", 1
+)
+
+
+def test_where_the_priority_would_not_come_back_tierlocks_start_yields_only_ten_nice_levels(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the system would not give the priority back once the backend has ended (a user without ``RLIMIT_NICE``),
+    the verification after the backend runs as low as the start beside it did: there only +10, not the lowest."""
+    assert _NOT_REGAINED != _PRIORITIES
+    before, backend, own, _after, _allowed = _priorities(tmp_path, monkeypatch, script=_NOT_REGAINED)
+    assert backend == before
     assert own == before + 10
+
+
+@pytest.mark.parametrize(
+    ("system", "expected"),
+    [
+        (("linux", 0, 0, 0), True),
+        (("linux", 1000, 0, 0), False),
+        (("linux", 1000, 20, 0), True),
+        (("linux", 1000, 15, 5), True),
+        (("linux", 1000, 14, 5), False),
+        (("linux", 1000, 20, 5), True),
+        (("darwin", 0, 40, 0), False),
+    ],
+    ids=[
+        "root",
+        "user-no-limit",
+        "user-limit-20",
+        "user-limit-reaches",
+        "user-limit-short",
+        "user-nice-5",
+        "not-linux",
+    ],
+)
+def test_the_priority_counts_as_given_back_for_root_or_within_the_nice_limit_on_linux_only(
+    monkeypatch: pytest.MonkeyPatch, system: tuple[str, int, int, int], expected: bool
+) -> None:
+    """Linux lets a thread raise its own ``nice`` back to *before* as root, or when ``20 - RLIMIT_NICE <= before``
+    (*system*: the platform, the effective user id, the soft ``RLIMIT_NICE``, the ``nice`` before)."""
+    import resource
+
+    from tierlock import earlyyield
+
+    platform, euid, limit, before = system
+    monkeypatch.setattr(sys, "platform", platform)
+    monkeypatch.setattr(os, "geteuid", lambda: euid)
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (limit, 40))
+    assert earlyyield.regained(before) is expected
 
 
 def test_once_the_early_backend_has_ended_tierlocks_own_work_gets_its_priority_back_where_the_system_allows_it(
@@ -370,7 +481,7 @@ def test_once_the_early_backend_has_ended_tierlocks_own_work_gets_its_priority_b
     if not sys.platform.startswith("linux"):
         pytest.skip("a thread's own priority, given back by another thread: Linux")
     before, _backend, own, after, allowed = _priorities(tmp_path, monkeypatch)
-    assert own == before + 10, "lowered while the backend runs"
+    assert own == (19 if allowed else before + 10), "lowered while the backend runs"
     assert after == (before if allowed else before + 10)
 
 
@@ -406,7 +517,7 @@ def test_once_the_early_backend_has_ended_the_threads_tierlock_started_meanwhile
     if not sys.platform.startswith("linux"):
         pytest.skip("a thread's own priority, given back by another thread: Linux")
     before, own, during, after, allowed = _priorities(tmp_path, monkeypatch, script=_STARTED_MEANWHILE)
-    assert own == during == before + 10, "lowered, as the main thread that started it, while the backend runs"
+    assert own == during == (19 if allowed else before + 10), "lowered, as the main thread that started it"
     assert after == (before if allowed else before + 10)
 
 
