@@ -199,3 +199,43 @@ def test_a_scratch_folder_interrupted_in_its_body_is_removed_and_the_interrupt_g
         lock()
     assert used
     assert not used[0].exists()
+
+
+def test_a_signal_after_the_command_closed_is_noted_and_raises_nothing() -> None:
+    restore = interrupts.install()
+    try:
+        interrupts.close()
+        try:
+            signal.raise_signal(signal.SIGTERM)
+        except KeyboardInterrupt:
+            pytest.fail("a signal after close() raised: the process is ending, it is only noted")
+        assert interrupts.received == [signal.SIGTERM]
+    finally:
+        restore()
+
+
+def test_install_outside_the_main_thread_changes_no_handler() -> None:
+    import threading
+
+    outcome: list[object] = []
+
+    def install_here() -> None:
+        outcome.append(interrupts.install())
+
+    worker = threading.Thread(target=install_here)
+    worker.start()
+    worker.join()
+    assert outcome == [interrupts._nothing]
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+@pytest.mark.parametrize(
+    ("prog", "argv", "again"),
+    [
+        ("install-tier", ["install", "brain", "--python", "a b"], "install-tier brain --python 'a b'"),
+        ("tierlock", ["install", "brain"], "tierlock install brain"),
+        ("install-tier", ["brain"], "install-tier brain"),
+    ],
+)
+def test_the_command_run_again_is_said_as_the_user_typed_it(prog: str, argv: list[str], again: str) -> None:
+    assert interrupts.rerun(prog, argv) == again
