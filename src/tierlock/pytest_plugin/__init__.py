@@ -59,6 +59,7 @@ _GATE = pytest.StashKey["Gate | None"]()
 _CACHE = pytest.StashKey[Any]()
 _STOP = pytest.StashKey[bool]()
 _SELECTION = pytest.StashKey[Selection]()
+_FAILED = pytest.StashKey[Any]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -180,6 +181,23 @@ def pytest_configure(config: pytest.Config) -> None:
     gate = _gate(config)
     if gate is not None:
         config.pluginmanager.register(_Tally(gate), "tierlock-tally")
+    if gate is not None and gate.owners:
+        from tierlock.pytest_plugin.failedimports import FailedImports
+
+        finder = config.stash[_FAILED] = FailedImports(gate.owners)
+        finder.install()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    finder = config.stash.get(_FAILED, None)
+    if finder is not None:
+        finder.remove()
+
+
+def _failed_imports(config: pytest.Config) -> list[str]:
+    """The missing roots whose import failed since the last call (a phase's), see :mod:`.failedimports`."""
+    finder = config.stash.get(_FAILED, None)
+    return [] if finder is None else list(finder.take())
 
 
 def _configure(config: pytest.Config) -> None:
@@ -264,20 +282,32 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
     report = yield
     gate = _gate(item.config)
+    failed = _failed_imports(item.config)
     if gate is not None and (gate.owners or gate.job or gate.gated):
-        attribute(gate, report, call.excinfo.value if call.excinfo else None, call.when)
+        attribute(gate, report, call.excinfo.value if call.excinfo else None, call.when, failed=failed)
     return report
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    _failed_imports(item.config)  # a phase's failed imports are its own
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collectstart(collector: pytest.Collector) -> None:
+    _failed_imports(collector.config)
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, Any, Any]:
     report = yield
     gate = _gate(collector.config)
+    failed = _failed_imports(collector.config)
     if gate is not None and (gate.owners or gate.job or gate.gated) and not report.passed:
         call = report.__dict__.get("call")
         excinfo = getattr(call, "excinfo", None)
         kept = _kept_module(collector)
-        attribute(gate, report, excinfo.value if excinfo else None, "collection", kept=kept)
+        attribute(gate, report, excinfo.value if excinfo else None, "collection", kept=kept, failed=failed)
     return report
 
 

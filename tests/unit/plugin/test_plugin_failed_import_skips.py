@@ -1,0 +1,157 @@
+"""A skip whose reason names no root, raised in the same phase as a failed import of a missing tier's root.
+
+SQLAlchemy's own requirement system (``__requires__ = ("asyncio",)``) evaluates a predicate that tries ``import
+greenlet`` and swallows the ``ImportError``; the class is then skipped from its ``pytest_runtest_setup`` hook with
+``'Test' unsupported on any DB implementation 'sqlite(3.40.1)+pysqlite'custom function``: no exception survives, no
+word of the reason names the root. With the tier required in CI and not armed, ``CI=true pytest test/ext/asyncio``
+went green with 5 tests silently skipped. A fixture asking ``importlib.util.find_spec(name)`` for a backend named
+by its parameter (narwhals' constructors) is the same shape.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.plugin_project import inner_pyproject, laptop, write_files
+from tierlock.pytest_plugin import EXIT_TIER_MISSING
+
+REMEDY = "tierlock lock brain && install-tier brain"  # no lockfile in this small project
+
+#: SQLAlchemy's requirement system, reduced: the predicate lives in a helper, the skip comes from a setup hook.
+REQS = """\
+def go():
+    try:
+        import brainpkg  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def check(item):
+    needs = getattr(item.cls, "__requires__", ())
+    if "asyncio" in needs and not go():
+        import pytest
+
+        pytest.skip(f"'{item.cls.__name__}' unsupported on any DB implementation 'sqlite'custom function")
+"""
+
+CONFTEST = """\
+import reqs
+
+
+def pytest_runtest_setup(item):
+    reqs.check(item)
+"""
+
+TESTS = """\
+class TestAsync:
+    __requires__ = ("asyncio",)
+
+    def test_engine(self):
+        pass
+
+    def test_session(self):
+        pass
+
+
+class TestPlain:
+    def test_plain(self):
+        pass
+"""
+
+#: narwhals' constructors, reduced: the backend's module name is a parameter, asked with find_spec in a fixture.
+FIND_SPEC = """\
+import importlib.util
+
+import pytest
+
+
+@pytest.fixture(params=["json", "brain" + "pkg"])
+def backend(request):
+    if importlib.util.find_spec(request.param) is None:
+        pytest.skip("backend unavailable")
+    return request.param
+
+
+def test_roundtrip(backend):
+    pass
+"""
+
+#: A skip for another reason, in a phase that imported nothing missing: never attributed.
+UNRELATED = """\
+import pytest
+
+
+def test_windows_only():
+    pytest.skip("windows only")
+"""
+
+
+@pytest.fixture
+def sqla_like(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    laptop(monkeypatch)
+    pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False, tests="testing/brain/**"))
+    write_files(
+        pytester.path,
+        {
+            "testing/reqs.py": REQS,
+            "testing/conftest.py": CONFTEST,
+            "testing/test_engine.py": TESTS,
+            "testing/test_backends.py": FIND_SPEC,
+            "testing/test_other.py": UNRELATED,
+        },
+    )
+    return pytester
+
+
+def test_a_strict_run_whose_requirement_predicate_failed_to_import_a_missing_root_fails_closed_naming_the_tests(
+    sqla_like: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "true")
+    result = sqla_like.runpytest("testing/test_engine.py")
+    assert result.ret == EXIT_TIER_MISSING
+    result.stdout.fnmatch_lines(
+        [
+            "tierlock: tier brain is required in CI (ci-require) but it is absent; 2 tests of this run needed it:",
+            "*test_engine.py::TestAsync::test_engine (skipped: *custom function; after a failed import of brainpkg)",
+            "*to fix: " + REMEDY,
+        ]
+    )
+
+
+def test_a_strict_run_whose_fixture_found_no_spec_for_a_missing_root_fails_closed(
+    sqla_like: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "true")
+    result = sqla_like.runpytest("testing/test_backends.py")
+    assert result.ret == EXIT_TIER_MISSING
+    result.stdout.fnmatch_lines(["*test_roundtrip?brainpkg? (skipped: backend unavailable; after a failed import*"])
+
+
+def test_the_same_shapes_under_xdist_fail_closed(sqla_like: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("xdist")
+    monkeypatch.setenv("CI", "true")
+    result = sqla_like.runpytest_subprocess("testing/test_engine.py", "testing/test_backends.py", "-n", "2")
+    assert result.ret == EXIT_TIER_MISSING
+    result.stdout.fnmatch_lines(["*3 tests of this run needed it:*"])
+
+
+def test_on_a_laptop_the_skips_carry_the_remedy_and_are_counted_for_the_tier(sqla_like: pytest.Pytester) -> None:
+    result = sqla_like.runpytest("testing", "-rs")
+    assert result.ret == 0
+    result.assert_outcomes(passed=2, skipped=4)
+    result.stdout.fnmatch_lines(
+        [
+            f"tierlock: 0 test files not collected and 3 tests skipped because brain absent; to run them: {REMEDY}",
+            "*custom function; after a failed import of brainpkg (tier brain is absent; to run these tests: *",
+        ]
+    )
+
+
+def test_a_skip_in_a_phase_that_failed_to_import_nothing_missing_is_not_attributed(
+    sqla_like: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "true")
+    result = sqla_like.runpytest("testing/test_other.py", "testing/test_engine.py::TestPlain")
+    assert result.ret == 0
+    result.assert_outcomes(passed=1, skipped=1)
