@@ -56,7 +56,7 @@ def read_file(source: str, filename: str = "<test>") -> FileFacts:
         tree = ast.parse(source, filename)
     except (SyntaxError, ValueError):
         return facts
-    calls = any(w in source for w in ("importorskip", "mark.", "getfixturevalue", "skip", "find_spec"))
+    calls = any(w in source for w in ("importorskip", "mark.", "getfixturevalue", "skip", "SkipTest", "find_spec"))
     reader = _Reader(facts, calls)
     reader.body(tree.body, "", (), None)
     reader.refer(tree)
