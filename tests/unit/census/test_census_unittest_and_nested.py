@@ -123,3 +123,17 @@ def test_a_helper_class_nested_in_a_test_class_is_read_as_before(tmp_path: Path)
         '        @pytest.mark.skipif(not HAS, reason="x")\n        def test_backend(self):\n            pass\n'
     )
     assert _needing(tmp_path, body) == [("tests/test_it.py", "test_backend")]
+
+
+def test_a_branch_that_leaves_after_other_statements_still_guards_what_follows(tmp_path: Path) -> None:
+    """``if "brain" not in str(constructor): note(); return`` picks a backend by name: left to run time."""
+    body = (
+        "def test_backend(constructor):\n    if 'brainpkg' not in str(constructor):\n        note = 1\n"
+        "        return\n    import brainpkg\n"
+    )
+    assert _needing(tmp_path, body) == []
+
+
+def test_a_branch_that_does_not_leave_guards_nothing(tmp_path: Path) -> None:
+    body = "def test_backend(constructor):\n    if 'brainpkg' not in str(constructor):\n        note = 1\n    import brainpkg\n"
+    assert _needing(tmp_path, body) == [("tests/test_it.py", "test_backend")]
