@@ -200,6 +200,11 @@ def _failed_imports(config: pytest.Config) -> list[str]:
     return [] if finder is None else list(finder.take())
 
 
+def _failed_ever(config: pytest.Config) -> list[str]:
+    finder = config.stash.get(_FAILED, None)
+    return [] if finder is None else list(finder.failed_ever())
+
+
 def _configure(config: pytest.Config) -> None:
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None:
@@ -284,7 +289,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     gate = _gate(item.config)
     failed = _failed_imports(item.config)
     if gate is not None and (gate.owners or gate.job or gate.gated):
-        attribute(gate, report, call.excinfo.value if call.excinfo else None, call.when, failed=failed)
+        exc = call.excinfo.value if call.excinfo else None
+        ever = _failed_ever(item.config) if report.failed else []
+        attribute(gate, report, exc, call.when, failed=failed, ever=ever)
     return report
 
 

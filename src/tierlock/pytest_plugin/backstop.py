@@ -19,6 +19,7 @@ from typing import Any
 
 from tierlock.pytest_plugin.attribution import from_exception, from_skip_reason, import_errors
 from tierlock.pytest_plugin.decision import Gate
+from tierlock.pytest_plugin.failedimports import named_after_failure, shown
 
 #: What every tierlock skip reason holds.
 TIER_REASON = "; to run these tests: "
@@ -48,14 +49,23 @@ def _exception_text(exc: BaseException) -> str:
 
 
 def attribute(
-    gate: Gate, report: Any, exc: BaseException | None, when: str, *, kept: bool = True, failed: Sequence[str] = ()
+    gate: Gate,
+    report: Any,
+    exc: BaseException | None,
+    when: str,
+    *,
+    kept: bool = True,
+    failed: Sequence[str] = (),
+    ever: Sequence[str] = (),
 ) -> None:
     """Mark *report* when a missing tier caused it, and turn a failure into a skip unless the run fails on it.
 
     *kept* False: a module whose tests the run does not keep (``-k``, ``-m``) failed or skipped at
     collection: pytest reports it all the same; it becomes a skip and is neither counted nor failed on.
     *failed*: the missing roots whose import failed in this phase (:mod:`.failedimports`): a skip whose reason
-    names no root is attributed to the first one's tier.
+    names no root is attributed to the first one's tier. *ever*: those whose import failed at any point of the
+    run: an error (not an assertion) whose message names a root of that tier is attributed to it
+    (:func:`.failedimports.named_after_failure`).
     """
     if not kept:
         _unneeded(gate, report, exc)
@@ -76,6 +86,9 @@ def attribute(
     if not report.failed or exc is None:
         return
     hit = from_exception(exc, gate.owners)
+    if hit is None and ever:
+        hit = named_after_failure(exc, gate.owners, gate.words, ever)
+        exc = shown(exc) if hit is not None else exc
     if hit is None:
         return
     tier, root = hit

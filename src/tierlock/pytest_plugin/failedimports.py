@@ -19,7 +19,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
-from typing import Any
+
+from tierlock.pytest_plugin.attribution import from_skip_reason, raised
 
 
 class FailedImports:
@@ -28,6 +29,8 @@ class FailedImports:
     def __init__(self, owners: Mapping[str, str]) -> None:
         self.owners = owners
         self.names: list[str] = []
+        self.ever: list[str] = []
+        """Every name whose import failed in this run (a module's ``try: import x`` flag at its import too)."""
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
@@ -35,6 +38,8 @@ class FailedImports:
         root = fullname.partition(".")[0]
         if (root in self.owners or root.lower() in self.owners) and fullname not in self.names:
             self.names.append(fullname)
+            if fullname not in self.ever:
+                self.ever.append(fullname)
         return None
 
     def take(self) -> list[str]:
@@ -42,6 +47,10 @@ class FailedImports:
         roots = [n.partition(".")[0] for n in self.names if sys.modules.get(n) is None]
         self.names.clear()
         return list(dict.fromkeys(roots))
+
+    def failed_ever(self) -> list[str]:
+        """The roots whose import failed at some point of this run (and that no later finder found since)."""
+        return list(dict.fromkeys(n.partition(".")[0] for n in self.ever if sys.modules.get(n) is None))
 
     def install(self) -> None:
         if self not in sys.meta_path:
@@ -52,6 +61,28 @@ class FailedImports:
             sys.meta_path.remove(self)
 
 
-def taken(finder: Any) -> list[str]:
-    """:meth:`FailedImports.take` of *finder*, or nothing when the run has none."""
-    return finder.take() if isinstance(finder, FailedImports) else []
+def named_after_failure(
+    exc: BaseException, owners: Mapping[str, str], words: Mapping[str, str], failed: Sequence[str]
+) -> tuple[str, str] | None:
+    """(tier, root) when *exc* (or what it carries: its chain, a doctest example's exception) is an error raised by
+    the code, not an assertion, whose message names a root of a missing tier as a whole word, and an import of a
+    root of that same tier failed in this run (*failed*): PyJWT's ``NotImplementedError("Algorithm 'RS256' could
+    not be found. Do you have cryptography installed?")``, raised because its ``try: import cryptography`` failed.
+    """
+    tiers = {owners.get(r) or owners.get(r.lower()) for r in failed} - {None}
+    for error in raised(exc):
+        if isinstance(error, AssertionError) or type(error).__name__ in _WRAPPERS:
+            continue
+        hit = from_skip_reason(str(error), owners, words)
+        if hit is not None and hit[0] in tiers:
+            return hit
+    return None
+
+
+def shown(exc: BaseException) -> BaseException:
+    """What to name of *exc*: the first error it carries that is not only a doctest's wrapper."""
+    return next((e for e in raised(exc) if type(e).__name__ not in _WRAPPERS), exc)
+
+
+#: The exceptions that only carry another (a doctest example's): their own text is a report, not the error.
+_WRAPPERS = frozenset({"UnexpectedException", "MultipleDoctestFailures", "DocTestFailure", "ConftestImportFailure"})

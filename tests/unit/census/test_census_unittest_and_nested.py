@@ -78,6 +78,7 @@ def test_a_skip_of_another_kind_in_the_branch_is_no_skip(tmp_path: Path) -> None
     body = (
         "import unittest\nfrom helpers import HAS\n\n\nclass Checks(unittest.TestCase):\n    def test_backend(self):\n"
         '        if not HAS:\n            self.fail("no")\n            raise ValueError("no")\n'
+        "        pytest.skip  # named, not called\n"
     )
     assert _needing(tmp_path, body) == []
 
@@ -135,5 +136,17 @@ def test_a_branch_that_leaves_after_other_statements_still_guards_what_follows(t
 
 
 def test_a_branch_that_does_not_leave_guards_nothing(tmp_path: Path) -> None:
-    body = "def test_backend(constructor):\n    if 'brainpkg' not in str(constructor):\n        note = 1\n    import brainpkg\n"
+    body = (
+        "def test_backend(constructor):\n    if 'brainpkg' not in str(constructor):\n        note = 1\n"
+        "    import brainpkg\n"
+    )
     assert _needing(tmp_path, body) == [("tests/test_it.py", "test_backend")]
+
+
+def test_a_branch_that_leaves_with_skiptest_guards_what_follows(tmp_path: Path) -> None:
+    body = (
+        "import unittest\n\n\nclass Checks(unittest.TestCase):\n    backend = 'json'\n\n    def test_backend(self):\n"
+        "        if 'brainpkg' not in self.backend:\n            self.skipTest('another backend')\n"
+        "        import brainpkg\n"
+    )
+    assert _needing(tmp_path, body) == []
