@@ -150,3 +150,26 @@ def test_a_branch_that_leaves_with_skiptest_guards_what_follows(tmp_path: Path) 
         "        import brainpkg\n"
     )
     assert _needing(tmp_path, body) == []
+
+
+def test_a_helper_method_of_the_test_class_that_imports_the_root_makes_its_caller_need_it(tmp_path: Path) -> None:
+    body = (
+        "class TestModel:\n    def _make(self):\n        import brainpkg\n        return brainpkg\n\n"
+        "    def test_fit(self):\n        assert self._make()\n\n    def test_plain(self):\n        pass\n"
+    )
+    assert _needing(tmp_path, body) == [("tests/test_it.py", "TestModel.test_fit")]
+
+
+def test_a_flag_function_whose_except_returns_bare_is_false_without_its_root(tmp_path: Path) -> None:
+    """``def has_brain(): try: import brainpkg ... except ImportError: return`` answers None (false) without it."""
+    write(
+        tmp_path,
+        "tests/flags.py",
+        "def has_brain():\n    try:\n        import brainpkg\n    except ImportError:\n"
+        "        return\n    return True\n",
+    )
+    body = (
+        "import pytest\nfrom flags import has_brain\n\n\n"
+        "@pytest.mark.skipif(not has_brain(), reason='x')\ndef test_backend():\n    pass\n"
+    )
+    assert _needing(tmp_path, body) == [("tests/test_it.py", "test_backend")]
