@@ -35,6 +35,7 @@ from typing import Any
 import pytest
 
 from tierlock.errors import EXIT_TIER_MISSING
+from tierlock.pytest_plugin import failedimports
 from tierlock.pytest_plugin.backstop import attribute, failing_at_end, relpath, tally
 from tierlock.pytest_plugin.caches import early_cache
 from tierlock.pytest_plugin.decision import Gate
@@ -59,7 +60,6 @@ _GATE = pytest.StashKey["Gate | None"]()
 _CACHE = pytest.StashKey[Any]()
 _STOP = pytest.StashKey[bool]()
 _SELECTION = pytest.StashKey[Selection]()
-_FAILED = pytest.StashKey[Any]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -109,6 +109,8 @@ def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) 
     gate = decide(early_config, cache, getattr(namespace, "file_or_dir", None) or [])
     early_config.stash[_GATE] = gate
     early_config.stash[_CACHE] = cache
+    if gate is not None and gate.owners:
+        failedimports.start(early_config, gate.owners)  # before the conftests: their tops' imports count
     if gate is not None and gate.strict and gate.failing and not _informational(namespace):
         _print_err(fail_closed_message(gate, gate.failing, verbose=_verbose(namespace)))
         early_config.stash[_STOP] = True
@@ -182,27 +184,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if gate is not None:
         config.pluginmanager.register(_Tally(gate), "tierlock-tally")
     if gate is not None and gate.owners:
-        from tierlock.pytest_plugin.failedimports import FailedImports
-
-        finder = config.stash[_FAILED] = FailedImports(gate.owners)
-        finder.install()
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    finder = config.stash.get(_FAILED, None)
-    if finder is not None:
-        finder.remove()
-
-
-def _failed_imports(config: pytest.Config) -> list[str]:
-    """The missing roots whose import failed since the last call (a phase's), see :mod:`.failedimports`."""
-    finder = config.stash.get(_FAILED, None)
-    return [] if finder is None else list(finder.take())
-
-
-def _failed_ever(config: pytest.Config) -> list[str]:
-    finder = config.stash.get(_FAILED, None)
-    return [] if finder is None else list(finder.failed_ever())
+        failedimports.start(config, gate.owners)
 
 
 def _configure(config: pytest.Config) -> None:
@@ -287,29 +269,31 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
     report = yield
     gate = _gate(item.config)
-    failed = _failed_imports(item.config)
+    failed = failedimports.phase(item.config)
     if gate is not None and (gate.owners or gate.job or gate.gated):
         exc = call.excinfo.value if call.excinfo else None
-        ever = _failed_ever(item.config) if report.failed else []
+        if report.skipped and not failed and exc is not None:
+            failed = failedimports.where_raised(item, exc)
+        ever = failedimports.ever(item.config) if report.failed else []
         attribute(gate, report, exc, call.when, failed=failed, ever=ever)
     return report
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    _failed_imports(item.config)  # a phase's failed imports are its own
+    failedimports.phase(item.config)  # a phase's failed imports are its own
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collectstart(collector: pytest.Collector) -> None:
-    _failed_imports(collector.config)
+    failedimports.phase(collector.config)
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, Any, Any]:
     report = yield
     gate = _gate(collector.config)
-    failed = _failed_imports(collector.config)
+    failed = failedimports.phase(collector.config)
     if gate is not None and (gate.owners or gate.job or gate.gated) and not report.passed:
         call = report.__dict__.get("call")
         excinfo = getattr(call, "excinfo", None)

@@ -15,10 +15,14 @@ not a failure.
 
 from __future__ import annotations
 
+import importlib
+import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
+
+import pytest
 
 from tierlock.pytest_plugin.attribution import from_skip_reason, raised
 
@@ -31,6 +35,8 @@ class FailedImports:
         self.names: list[str] = []
         self.ever: list[str] = []
         """Every name whose import failed in this run (a module's ``try: import x`` flag at its import too)."""
+        self.tops: dict[str, list[str]] = {}
+        """File -> the names whose import failed in its top-level code (a conftest's ``HAS = find_spec(...)``)."""
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
@@ -40,7 +46,15 @@ class FailedImports:
             self.names.append(fullname)
             if fullname not in self.ever:
                 self.ever.append(fullname)
+            top = _importing_top()
+            if top is not None and fullname not in self.tops.setdefault(top, []):
+                self.tops[top].append(fullname)
         return None
+
+    def failed_at_top_of(self, files: Iterable[str]) -> list[str]:
+        """The roots whose import failed in the top-level code of one of *files* (and that are still not imported)."""
+        names = [n for f in files for n in self.tops.get(f, ()) if sys.modules.get(n) is None]
+        return list(dict.fromkeys(n.partition(".")[0] for n in names))
 
     def take(self) -> list[str]:
         """The roots whose import failed since the last call, first failed first; the notes start afresh."""
@@ -59,6 +73,20 @@ class FailedImports:
     def remove(self) -> None:
         while self in sys.meta_path:
             sys.meta_path.remove(self)
+
+
+_IMPORTLIB = os.path.dirname(importlib.__file__ or "")
+
+
+def _importing_top() -> str | None:
+    """The file whose top-level code asked for the import now failing (None: a function asked)."""
+    frame = sys._getframe(2)  # the caller of the import machinery (this finder and importlib are below it)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not (name.startswith("<frozen") or os.path.dirname(name) == _IMPORTLIB):
+            return name if frame.f_code.co_name == "<module>" else None
+        frame = frame.f_back  # type: ignore[assignment]
+    return None
 
 
 def named_after_failure(
@@ -86,3 +114,41 @@ def shown(exc: BaseException) -> BaseException:
 
 #: The exceptions that only carry another (a doctest example's): their own text is a report, not the error.
 _WRAPPERS = frozenset({"UnexpectedException", "MultipleDoctestFailures", "DocTestFailure", "ConftestImportFailure"})
+
+
+# -- the run's finder, kept in its config ------------------------------------------------------------------------
+_KEY = pytest.StashKey[FailedImports]()
+
+
+def start(config: pytest.Config, owners: Mapping[str, str]) -> None:
+    """Put a finder for the roots of *owners* (the tiers not present) last on ``sys.meta_path`` for this run (once:
+    from the earliest hook, before the initial conftests are imported, else when the run is configured)."""
+    if _KEY not in config.stash:
+        finder = config.stash[_KEY] = FailedImports(owners)
+        finder.install()
+        config.add_cleanup(finder.remove)  # also when the run stops before it is configured (failing closed)
+
+
+def phase(config: pytest.Config) -> list[str]:
+    """The missing roots whose import failed since the last call (a phase's: the report hooks call it after one)."""
+    finder = config.stash.get(_KEY, None)
+    return [] if finder is None else finder.take()
+
+
+def ever(config: pytest.Config) -> list[str]:
+    finder = config.stash.get(_KEY, None)
+    return [] if finder is None else finder.failed_ever()
+
+
+def where_raised(item: pytest.Item, exc: BaseException) -> list[str]:
+    """The missing roots whose import failed at the top of a module (not the test's own) whose code raised *exc*:
+    a conftest's ``HAS = find_spec(...)`` read by its own ``pytest_runtest_setup``, which skips."""
+    finder = item.config.stash.get(_KEY, None)
+    if finder is None:
+        return []
+    files, tb = [], exc.__traceback__
+    while tb is not None:
+        files.append(tb.tb_frame.f_code.co_filename)
+        tb = tb.tb_next
+    own = str(getattr(item, "path", ""))
+    return finder.failed_at_top_of(f for f in files if f != own)

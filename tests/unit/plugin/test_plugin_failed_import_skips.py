@@ -155,3 +155,87 @@ def test_a_skip_in_a_phase_that_failed_to_import_nothing_missing_is_not_attribut
     result = sqla_like.runpytest("testing/test_other.py", "testing/test_engine.py::TestPlain")
     assert result.ret == 0
     result.assert_outcomes(passed=1, skipped=1)
+
+
+#: A conftest's flag computed at its top (a name no static reading sees), read by its own setup hook, which skips.
+CONFTEST_FLAG = """\
+import importlib.util
+
+import pytest
+
+HAS = importlib.util.find_spec("brain" + "pkg") is not None
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "backend: needs the backend")
+    config.addinivalue_line("markers", "windows: windows only")
+
+
+def pytest_runtest_setup(item):
+    if "backend" in item.keywords and not HAS:
+        pytest.skip("backend unavailable")
+    if "windows" in item.keywords:
+        pytest.skip("windows only")
+"""
+
+MARKED = """\
+import pytest
+
+
+@pytest.mark.backend
+def test_backend():
+    pass
+
+
+def test_plain():
+    pass
+"""
+
+#: A test module whose own top failed the import, skipping for another reason: not attributed (its own file).
+OWN_TOP = """\
+import pytest
+
+try:
+    import brainpkg  # noqa: F401
+except ImportError:
+    brainpkg = None
+
+
+def test_posix_only():
+    pytest.skip("posix only")
+"""
+
+
+@pytest.fixture
+def hooked(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    laptop(monkeypatch)
+    pytester.makefile(
+        ".toml",
+        pyproject=inner_pyproject(cacheprovider=False, tests="testing/brain/**", strict_markers=False),
+    )
+    write_files(
+        pytester.path,
+        {"testing/conftest.py": CONFTEST_FLAG, "testing/test_marked.py": MARKED, "testing/test_own.py": OWN_TOP},
+    )
+    return pytester
+
+
+def test_a_skip_raised_by_a_conftest_whose_top_failed_the_import_fails_a_strict_run_closed(
+    hooked: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "true")
+    result = hooked.runpytest("testing/test_marked.py")
+    assert result.ret == EXIT_TIER_MISSING
+    result.stdout.fnmatch_lines(["*test_marked.py::test_backend (skipped: backend unavailable; after a failed import*"])
+
+
+def test_the_test_modules_own_top_and_a_conftest_without_a_failed_import_are_not_evidence(
+    hooked: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "true")
+    (hooked.path / "testing/conftest.py").write_text(
+        CONFTEST_FLAG.replace('"brain" + "pkg"', '"json"'), encoding="utf-8"
+    )
+    result = hooked.runpytest("testing/test_own.py", "testing/test_marked.py::test_plain")
+    assert result.ret == 0
+    result.assert_outcomes(passed=1, skipped=1)
