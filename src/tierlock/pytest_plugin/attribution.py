@@ -99,6 +99,12 @@ def _owned(name: str, owners: Mapping[str, str]) -> tuple[str, str] | None:
     return (tier, name) if tier is not None else None
 
 
+def names_an_import(reason: str) -> bool:
+    """Whether a skip reason says which import it could not do (``pytest.importorskip``'s ``could not import 'x'``):
+    it explains itself, whatever else failed to import in its phase."""
+    return _IMPORTORSKIP.search(reason) is not None
+
+
 def from_skip_reason(reason: str, owners: Mapping[str, str], words: Mapping[str, str]) -> tuple[str, str] | None:
     """(tier, root) for a skip whose *reason* names a missing tier's root, else None.
 

@@ -17,7 +17,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from tierlock.pytest_plugin.attribution import from_exception, from_skip_reason, import_errors
+from tierlock.pytest_plugin.attribution import from_exception, from_skip_reason, import_errors, names_an_import
 from tierlock.pytest_plugin.decision import Gate
 from tierlock.pytest_plugin.failedimports import named_after_failure, shown
 
@@ -74,7 +74,7 @@ def attribute(
         reason = _skip_reason(report)
         own = _own_tier(gate, reason)
         hit = (own, "") if own is not None else from_skip_reason(reason, gate.owners, gate.words)
-        if hit is None:
+        if hit is None and not names_an_import(reason):
             hit = _after_failed_import(gate, failed)
             reason = f"{reason}; after a failed import of {hit[1]}" if hit is not None else reason
         if hit is not None:

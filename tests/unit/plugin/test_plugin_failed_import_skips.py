@@ -239,3 +239,32 @@ def test_the_test_modules_own_top_and_a_conftest_without_a_failed_import_are_not
     result = hooked.runpytest("testing/test_own.py", "testing/test_marked.py::test_plain")
     assert result.ret == 0
     result.assert_outcomes(passed=1, skipped=1)
+
+
+#: fsspec's test_parquet.py, reduced: a module that tries the tier's root, then skips for another package.
+OTHER_IMPORTORSKIP = """\
+import pytest
+
+try:
+    import brainpkg  # noqa: F401
+except ImportError:
+    brainpkg = None
+
+pd = pytest.importorskip("notinstalledpkg")
+
+
+def test_frames():
+    pass
+"""
+
+
+def test_an_importorskip_of_another_package_explains_itself_and_is_not_attributed(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    laptop(monkeypatch)
+    pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False, tests="testing/brain/**"))
+    write_files(pytester.path, {"testing/test_frames.py": OTHER_IMPORTORSKIP, "testing/test_plain.py": UNRELATED})
+    result = pytester.runpytest("testing", "-rs", "--tierlock-lenient")
+    assert result.ret == 0
+    result.assert_outcomes(skipped=2)
+    assert "after a failed import" not in result.stdout.str()
