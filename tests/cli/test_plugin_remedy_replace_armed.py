@@ -15,12 +15,10 @@ import site
 import sys
 from pathlib import Path
 
-from tests.support.remedyscene import Parts, scene_for, walk_cache, walk_layouts, walk_parts, walk_venv, walk_wheels
+from tests.support.remedyscene import Parts, scene_for
 from tests.support.remedystates import State
 from tests.support.remedywalk import Scene, present
 from tierlock.pytest_plugin import EXIT_TIER_MISSING
-
-__all__ = ["walk_cache", "walk_layouts", "walk_parts", "walk_venv", "walk_wheels"]
 
 TEST = "import corelib\n\n\ndef test_brain():\n    assert corelib\n"
 
