@@ -268,3 +268,26 @@ def test_an_importorskip_of_another_package_explains_itself_and_is_not_attribute
     assert result.ret == 0
     result.assert_outcomes(skipped=2)
     assert "after a failed import" not in result.stdout.str()
+
+
+def test_a_module_the_run_keeps_no_test_of_that_fails_on_the_missing_root_is_a_skip_saying_so(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    laptop(monkeypatch)
+    monkeypatch.setenv("CI", "true")
+    pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False, tests="testing/brain/**"))
+    write_files(
+        pytester.path,
+        {
+            "testing/test_needs.py": "import brainpkg\n\n\ndef test_model():\n    assert brainpkg\n",
+            "testing/test_other.py": "def test_other():\n    pass\n",
+        },
+    )
+    result = pytester.runpytest("testing", "-k", "other", "-rs")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(
+        [
+            "SKIPPED ?1? testing/test_needs.py*: tier brain is absent; to run these tests: *"
+            "(ModuleNotFoundError: No module named 'brainpkg'; no test of it selected)"
+        ]
+    )
