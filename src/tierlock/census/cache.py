@@ -17,7 +17,9 @@ if TYPE_CHECKING:
 
 #: The cache key (pytest's cache layout: ``.pytest_cache/v/tierlock/census``).
 CACHE_KEY = "tierlock/census"
-_SCHEMA = 6  # 5: flag functions (``def has_x(): try: import x ...``) are facts; 6: a flag bound in a try's else:
+#: 5: flag functions (``def has_x(): try: import x ...``) are facts; 6: a flag bound in a try's else:; 7: unittest's
+#: ``skipIf``/``skipUnless`` and ``skipTest``/``SkipTest`` skip, a ``TestCase`` subclass of any name holds tests.
+_SCHEMA = 7
 #: Kinds of file, each filtered by its own words (conftests are always parsed).
 KINDS = ("tests", "sources")
 

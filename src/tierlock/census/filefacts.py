@@ -56,7 +56,7 @@ def read_file(source: str, filename: str = "<test>") -> FileFacts:
         tree = ast.parse(source, filename)
     except (SyntaxError, ValueError):
         return facts
-    calls = any(w in source for w in ("importorskip", "mark.", "getfixturevalue", "skip", "find_spec"))
+    calls = any(w in source for w in ("importorskip", "mark.", "getfixturevalue", "skip", "SkipTest", "find_spec"))
     reader = _Reader(facts, calls)
     reader.body(tree.body, "", (), None)
     reader.refer(tree)
@@ -84,7 +84,7 @@ class _Reader:
         elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self.function(child, scope, guards, cls)
         elif isinstance(child, ast.ClassDef):
-            self.klass(child, scope, guards)
+            self.klass(child, scope, guards, cls)
         elif isinstance(child, ast.If):
             self.branch(child, scope, guards, cls)
         elif isinstance(child, (ast.Try, ast.TryStar)):
@@ -209,9 +209,7 @@ class _Reader:
             return
         qual = f"{self._class}.{node.name}" if cls is not None else node.name
         first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-        func = Func(
-            kind_of(node, cls, self._class), node.lineno, getattr(node, "end_lineno", None) or node.lineno, first
-        )
+        func = Func(kind_of(node, cls), node.lineno, getattr(node, "end_lineno", None) or node.lineno, first)
         for deco in node.decorator_list:
             decorator(deco, func)
         if func.kind == "fixture" and func.fixture is None:
@@ -246,11 +244,16 @@ class _Reader:
 
     _class = ""
 
-    def klass(self, node: ast.ClassDef, scope: str, guards: tuple[str, ...]) -> None:
-        if scope or self._class:  # a class inside a function or a class: its statements belong there
-            self.body(node.body, scope, guards, None)
+    def klass(self, node: ast.ClassDef, scope: str, guards: tuple[str, ...], outer: Func | None = None) -> None:
+        tests = node.name.startswith("Test") or _test_case(node)  # pytest collects a TestCase by any name
+        inner = bool(self._class) and outer is not None and outer.kind == "class" and tests
+        if scope or (self._class and not inner):  # a class inside a function or a helper class: its statements
+            self.body(node.body, scope, guards, None)  # belong there
             return
         marks = Func("class", node.lineno, getattr(node, "end_lineno", None) or node.lineno)
+        if inner and outer is not None:  # a test class inside a test class: pytest collects it, the outer's marks on
+            for name in ("tiers", "skips", "marks", "requests"):  # it (``TestOuter::TestInner::test_x``)
+                getattr(marks, name).extend(getattr(outer, name))
         for deco in node.decorator_list:
             decorator(deco, marks)
         for stmt in node.body:  # pytestmark anywhere in the class body applies to every method
@@ -258,12 +261,12 @@ class _Reader:
                 isinstance(t, ast.Name) and t.id == "pytestmark" for t in stmt.targets
             ):
                 marks_of(stmt.value, marks, stmt.lineno, decorator=False)
-        self._class = node.name
+        enclosing = self._class
+        self._class = f"{enclosing}.{node.name}" if inner else node.name
         try:
-            tests = node.name.startswith("Test")
             self.body(node.body, "", guards, marks if tests else Func("helpers", node.lineno, node.lineno))
         finally:
-            self._class = ""
+            self._class = enclosing
 
     def refer(self, tree: ast.Module) -> None:
         """Record which helpers each function (and the module) refers to, when a helper needs anything."""
@@ -318,3 +321,8 @@ def _constant_return(body: list[ast.stmt]) -> bool | None:
 def _assigns_nothing(node: ast.AST) -> bool:
     """``name = None`` / ``name = False``."""
     return isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value in (None, False)
+
+
+def _test_case(node: ast.ClassDef) -> bool:
+    """A ``unittest.TestCase`` subclass as written (``unittest.TestCase``, ``IsolatedAsyncioTestCase``)."""
+    return any(dotted(base).endswith("TestCase") for base in node.bases)

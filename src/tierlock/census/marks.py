@@ -122,12 +122,12 @@ def refs(node: ast.AST, wanted: set[str]) -> list[str]:
     return sorted(out)
 
 
-def kind_of(node: ast.FunctionDef | ast.AsyncFunctionDef, cls: Func | None, klass: str) -> str:
+def kind_of(node: ast.FunctionDef | ast.AsyncFunctionDef, cls: Func | None) -> str:
     if any(dotted(d) in FIXTURE_DECORATORS for d in node.decorator_list):
         return "fixture"
     if node.name.startswith("pytest_"):
         return "hook"
-    if node.name.startswith("test") and (cls is None or (klass.startswith("Test") and cls.kind == "class")):
+    if node.name.startswith("test") and (cls is None or cls.kind == "class"):
         return "test"
     return "helper"
 
@@ -165,8 +165,17 @@ def marks_of(value: ast.expr, into: Func, line: int, *, decorator: bool) -> None
             if name.endswith("mark.skipif"):
                 conditions = [*sub.args[:1], *(k.value for k in sub.keywords if k.arg == "condition")]
                 into.skips.extend((n, line) for c in conditions for n in absent(c))
+            elif _unittest(name, "skipIf") and sub.args:
+                into.skips.extend((n, line) for n in absent(sub.args[0]))
+            elif _unittest(name, "skipUnless") and sub.args:
+                into.skips.extend((n, line) for n in present(sub.args[0]))
             elif name.endswith("mark.usefixtures"):
                 into.requests.extend((t, line) for t in (literal(a) for a in sub.args) if t is not None)
+
+
+def _unittest(name: str, decorator: str) -> bool:
+    """``unittest.skipIf`` / ``skipIf`` (*decorator* ``skipIf`` or ``skipUnless``), however ``unittest`` is named."""
+    return name == decorator or name.endswith("." + decorator)
 
 
 def _tier_mark(node: ast.expr) -> str | None:
@@ -178,8 +187,23 @@ def _tier_mark(node: ast.expr) -> str | None:
 
 
 def skips(stmt: ast.stmt) -> bool:
-    """Whether the statement calls ``pytest.skip(...)``."""
-    return any(isinstance(n, ast.Call) and dotted(n.func) in ("pytest.skip", "skip") for n in ast.walk(stmt))
+    """Whether the statement skips: ``pytest.skip(...)``, ``self.skipTest(...)``, ``raise unittest.SkipTest(...)``."""
+    return any(_skip_call(n) or _skip_raise(n) for n in ast.walk(stmt))
+
+
+def _skip_call(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    name = dotted(node.func)
+    return name in ("pytest.skip", "skip") or name.endswith(".skipTest")
+
+
+def _skip_raise(node: ast.AST) -> bool:
+    """``raise SkipTest(...)`` / ``raise unittest.SkipTest`` / ``raise pytest.skip.Exception(...)``."""
+    if not isinstance(node, ast.Raise) or node.exc is None:
+        return False
+    name = dotted(node.exc)
+    return name in ("SkipTest", "pytest.skip.Exception") or name.endswith(".SkipTest")
 
 
 def spec_flag(value: ast.expr) -> str | None:
@@ -206,4 +230,6 @@ def leaves(body: list[ast.stmt]) -> bool:
     last = body[-1]
     if isinstance(last, (ast.Return, ast.Raise)):
         return True
-    return isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and dotted(last.value.func).endswith("skip")
+    if not isinstance(last, ast.Expr) or not isinstance(last.value, ast.Call):
+        return False
+    return _skip_call(last.value) or dotted(last.value.func).endswith("skip")

@@ -35,6 +35,7 @@ from typing import Any
 import pytest
 
 from tierlock.errors import EXIT_TIER_MISSING
+from tierlock.pytest_plugin import failedimports
 from tierlock.pytest_plugin.backstop import attribute, failing_at_end, relpath, tally
 from tierlock.pytest_plugin.caches import early_cache
 from tierlock.pytest_plugin.decision import Gate
@@ -108,6 +109,8 @@ def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) 
     gate = decide(early_config, cache, getattr(namespace, "file_or_dir", None) or [])
     early_config.stash[_GATE] = gate
     early_config.stash[_CACHE] = cache
+    if gate is not None and gate.owners:
+        failedimports.start(early_config, gate.owners)  # before the conftests: their tops' imports count
     if gate is not None and gate.strict and gate.failing and not _informational(namespace):
         _print_err(fail_closed_message(gate, gate.failing, verbose=_verbose(namespace)))
         early_config.stash[_STOP] = True
@@ -180,6 +183,8 @@ def pytest_configure(config: pytest.Config) -> None:
     gate = _gate(config)
     if gate is not None:
         config.pluginmanager.register(_Tally(gate), "tierlock-tally")
+    if gate is not None and gate.owners:
+        failedimports.start(config, gate.owners)
 
 
 def _configure(config: pytest.Config) -> None:
@@ -264,20 +269,36 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
     report = yield
     gate = _gate(item.config)
+    failed = failedimports.phase(item.config)
     if gate is not None and (gate.owners or gate.job or gate.gated):
-        attribute(gate, report, call.excinfo.value if call.excinfo else None, call.when)
+        exc = call.excinfo.value if call.excinfo else None
+        if report.skipped and not failed and exc is not None:
+            failed = failedimports.where_raised(item, exc)
+        ever = failedimports.ever(item.config) if report.failed else []
+        attribute(gate, report, exc, call.when, failed=failed, ever=ever)
     return report
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    failedimports.phase(item.config)  # a phase's failed imports are its own
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collectstart(collector: pytest.Collector) -> None:
+    failedimports.phase(collector.config)
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, Any, Any]:
     report = yield
     gate = _gate(collector.config)
+    failed = failedimports.phase(collector.config)
     if gate is not None and (gate.owners or gate.job or gate.gated) and not report.passed:
         call = report.__dict__.get("call")
         excinfo = getattr(call, "excinfo", None)
         kept = _kept_module(collector)
-        attribute(gate, report, excinfo.value if excinfo else None, "collection", kept=kept)
+        attribute(gate, report, excinfo.value if excinfo else None, "collection", kept=kept, failed=failed)
     return report
 
 

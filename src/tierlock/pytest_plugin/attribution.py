@@ -36,16 +36,18 @@ def _root(module: str | None) -> str:
 
 def import_errors(exc: BaseException | None) -> list[ImportError]:
     """The ``ImportError``s in *exc*'s chain, outermost first (a cycle or a long chain stops the walk)."""
-    out: list[ImportError] = []
-    seen: set[int] = set()
+    return [e for e in raised(exc) if isinstance(e, ImportError)]
+
+
+def raised(exc: BaseException | None) -> list[BaseException]:
+    """Every exception of *exc*'s chain and of what it carries (:func:`_wrapped`), outermost first."""
+    out: list[BaseException] = []
     todo = [exc]
-    while todo and len(seen) < _CHAIN_LIMIT:
+    while todo and len(out) < _CHAIN_LIMIT:
         current = todo.pop(0)
-        if current is None or id(current) in seen:
+        if current is None or any(current is e for e in out):
             continue
-        seen.add(id(current))
-        if isinstance(current, ImportError):
-            out.append(current)
+        out.append(current)
         todo.extend(
             e for e in (current.__cause__, current.__context__, *_wrapped(current)) if isinstance(e, BaseException)
         )
@@ -95,6 +97,12 @@ def _owned(name: str, owners: Mapping[str, str]) -> tuple[str, str] | None:
         return None
     tier = owners.get(name) or owners.get(name.lower())
     return (tier, name) if tier is not None else None
+
+
+def names_an_import(reason: str) -> bool:
+    """Whether a skip reason says which import it could not do (``pytest.importorskip``'s ``could not import 'x'``):
+    it explains itself, whatever else failed to import in its phase."""
+    return _IMPORTORSKIP.search(reason) is not None
 
 
 def from_skip_reason(reason: str, owners: Mapping[str, str], words: Mapping[str, str]) -> tuple[str, str] | None:

@@ -14,10 +14,12 @@ missing tier caused gets ``tierlock_need`` ``[tier, root, what happened]``
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
-from tierlock.pytest_plugin.attribution import from_exception, from_skip_reason, import_errors
+from tierlock.pytest_plugin.attribution import from_exception, from_skip_reason, import_errors, names_an_import
 from tierlock.pytest_plugin.decision import Gate
+from tierlock.pytest_plugin.failedimports import named_after_failure, shown
 
 #: What every tierlock skip reason holds.
 TIER_REASON = "; to run these tests: "
@@ -46,11 +48,24 @@ def _exception_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
 
 
-def attribute(gate: Gate, report: Any, exc: BaseException | None, when: str, *, kept: bool = True) -> None:
+def attribute(
+    gate: Gate,
+    report: Any,
+    exc: BaseException | None,
+    when: str,
+    *,
+    kept: bool = True,
+    failed: Sequence[str] = (),
+    ever: Sequence[str] = (),
+) -> None:
     """Mark *report* when a missing tier caused it, and turn a failure into a skip unless the run fails on it.
 
     *kept* False: a module whose tests the run does not keep (``-k``, ``-m``) failed or skipped at
     collection: pytest reports it all the same; it becomes a skip and is neither counted nor failed on.
+    *failed*: the missing roots whose import failed in this phase (:mod:`.failedimports`): a skip whose reason
+    names no root is attributed to the first one's tier. *ever*: those whose import failed at any point of the
+    run: an error (not an assertion) whose message names a root of that tier is attributed to it
+    (:func:`.failedimports.named_after_failure`).
     """
     if not kept:
         _unneeded(gate, report, exc)
@@ -59,6 +74,9 @@ def attribute(gate: Gate, report: Any, exc: BaseException | None, when: str, *, 
         reason = _skip_reason(report)
         own = _own_tier(gate, reason)
         hit = (own, "") if own is not None else from_skip_reason(reason, gate.owners, gate.words)
+        if hit is None and not names_an_import(reason):
+            hit = _after_failed_import(gate, failed)
+            reason = f"{reason}; after a failed import of {hit[1]}" if hit is not None else reason
         if hit is not None:
             setattr(report, NEED, [hit[0], hit[1], f"skipped: {reason}"])
             if own is None and isinstance(report.longrepr, tuple):
@@ -68,6 +86,9 @@ def attribute(gate: Gate, report: Any, exc: BaseException | None, when: str, *, 
     if not report.failed or exc is None:
         return
     hit = from_exception(exc, gate.owners)
+    if hit is None and ever:
+        hit = named_after_failure(exc, gate.owners, gate.words, ever)
+        exc = shown(exc) if hit is not None else exc
     if hit is None:
         return
     tier, root = hit
@@ -77,6 +98,14 @@ def attribute(gate: Gate, report: Any, exc: BaseException | None, when: str, *, 
     if not gate.fails_closed_on(tier):
         report.outcome = "skipped"
         report.longrepr = (_where(report), _line(report), f"{gate.reason(tier)} ({detail})")
+
+
+def _after_failed_import(gate: Gate, failed: Sequence[str]) -> tuple[str, str] | None:
+    for root in failed:
+        tier = gate.owners.get(root) or gate.owners.get(root.lower())
+        if tier is not None:
+            return tier, root
+    return None
 
 
 def _unneeded(gate: Gate, report: Any, exc: BaseException | None) -> None:

@@ -31,6 +31,7 @@ _DEFAULTS: dict[str, Any] = {
     "words": {},
     "job": [],
     "apart": {},
+    "rearm": [],
     "python": None,
     "exact": True,
 }
@@ -102,6 +103,8 @@ class Gate:
         self.words: dict[str, str] = rest.get("words", {})
         self.job: list[str] = rest.get("job", [])
         self.apart: dict[str, str] = rest.get("apart", {})
+        self.rearm: list[str] = rest.get("rearm", [])
+        """Tiers whose install-tier needs ``--replace-armed``: another armed tier pins what it replaces."""
         self.python: str | None = rest.get("python")
         self.exact: bool = rest.get("exact", True)
         # Per process (not sent to workers): what this process kept out and attributed.
@@ -192,8 +195,8 @@ class Gate:
         # ... and never into an externally managed one (PEP 668's marker in its standard library's folder).
         managed = system and os.path.isfile(os.path.join(os.path.dirname(os.__file__), "EXTERNALLY-MANAGED"))
         command = install_remedy(names, layers, python=self.python, unlocked=unlocked, system=system, managed=managed)
-        if command and any(t in self.apart for t in names):
-            command += " --replace-armed"  # the tier it conflicts with is armed: replaced on purpose
+        if command and any(t in self.apart or t in self.rearm for t in names):
+            command += " --replace-armed"  # the tier it conflicts with is armed (or pins what it replaces)
         command = command or ", ".join(self.install[t] for t in names)
         return " && ".join(c for c in (command, "tierlock matrix" if jobs else "") if c)
 

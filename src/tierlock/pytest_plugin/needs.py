@@ -43,6 +43,22 @@ def _folders(root: Path, selection: Selection) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _basedirs(root: Path, selection: Selection) -> list[str]:
+    """For each selected file, the first folder above it without an ``__init__.py`` (relative to *root*): where
+    pytest's default import mode puts it on ``sys.path``, so its ``import helpers`` finds the ``helpers.py`` beside
+    it, which the census must read when the file alone is selected (a flag set there)."""
+    out: list[str] = []
+    for path in selection.paths:
+        folder = Path(path).parent
+        if not Path(path).is_file() or (folder != root and root not in folder.parents):
+            continue
+        while folder != root and (folder / "__init__.py").is_file():
+            folder = folder.parent
+        rel = os.path.relpath(folder, root).replace(os.sep, "/")
+        out.append("" if rel == "." else rel)
+    return list(dict.fromkeys(out))
+
+
 def needing_files(
     root: Path,
     roots: Mapping[str, Sequence[str]],
@@ -54,7 +70,7 @@ def needing_files(
 
     *roots*: tier -> the import roots it owns.
     """
-    from tierlock.census import CensusTier, census
+    from tierlock.census import DEFAULT_PATHS, CensusTier, census
     from tierlock.tiers.globs import matches
 
     tiers = [CensusTier(t, tuple(names), tuple(globs.get(t, ()))) for t, names in roots.items()]
@@ -69,6 +85,7 @@ def needing_files(
         walk_globs=False,
         cache=cache,
         cache_key=CACHE_KEY,
+        paths=list(dict.fromkeys([*DEFAULT_PATHS, *_basedirs(root, selection)])),
     )
     out: dict[str, set[str]] = {}
     for tier in roots:

@@ -36,13 +36,10 @@ def decide(config: pytest.Config, cache: Cache | None, file_or_dir: Sequence[str
     None when the project has no tier table. *file_or_dir* are the run's
     positional arguments (empty: ``testpaths``, else the invocation folder).
     """
-    pyproject = config.rootpath / "pyproject.toml"
-    try:
-        text = pyproject.read_text(encoding="utf-8-sig")
-    except OSError:
+    found = _project(config, file_or_dir)
+    if found is None:
         return None
-    if "tierlock" not in text:
-        return None
+    pyproject, text = found
     strict, why = strictness(_flag(config, "tierlock_strict"), _flag(config, "tierlock_lenient"), os.environ)
     gate = gate_for(pyproject, text, cache, strict, why)
     if gate is None:
@@ -52,6 +49,38 @@ def decide(config: pytest.Config, cache: Cache | None, file_or_dir: Sequence[str
         gate.python = remedy_python(gate.root, text)
     weigh(gate, Selection(config, file_or_dir), QuietCache(cache) if cache is not None else None)
     return gate
+
+
+def _read(pyproject: Path) -> str | None:
+    try:
+        return pyproject.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _project(config: pytest.Config, file_or_dir: Sequence[str]) -> tuple[Path, str] | None:
+    """The project's ``pyproject.toml`` and its text: the rootdir's; when the rootdir holds none that names tierlock
+    (``pytest -c ci/pytest.ini`` makes ``ci/`` the rootdir; a monorepo's ``pytest.ini`` sits above the project), the
+    nearest ``pyproject.toml`` at or above the selected paths (else the invocation folder), when it has a tier table
+    and every selected path agrees on it. None: no project to gate."""
+    pyproject = config.rootpath / "pyproject.toml"
+    text = _read(pyproject)
+    if text is not None and "tierlock" in text:
+        return pyproject, text
+    here = Path(config.invocation_params.dir)
+    starts = [here / str(a).split("::", 1)[0] for a in file_or_dir] or [here]
+    texts: dict[Path, str | None] = {}
+    found: dict[Path, str] = {}
+    for start in starts:
+        for folder in (start, *start.parents):
+            if folder not in texts:
+                texts[folder] = _read(folder / "pyproject.toml")
+            near = texts[folder]
+            if near is not None:
+                if "[tool.tierlock" in near:
+                    found[folder / "pyproject.toml"] = near
+                break
+    return next(iter(found.items())) if len(found) == 1 else None
 
 
 def _flag(config: pytest.Config, name: str) -> bool:

@@ -83,14 +83,40 @@ def read_items(source: str, functions: Sequence[str], classes: Sequence[str]) ->
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _name_matches(node.name, functions):
             marks = frozenset(module_marks | _marks(node.decorator_list))
             items.append(StaticItem((node.name,), first, last, marks))
-        elif isinstance(node, ast.ClassDef) and _name_matches(node.name, classes):
-            class_marks = module_marks | _marks(node.decorator_list)
-            for child in node.body:
-                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and _name_matches(child.name, functions):
-                    start = min([child.lineno, *(d.lineno for d in child.decorator_list)])
-                    end = child.end_lineno or child.lineno
-                    marks = frozenset(class_marks | _marks(child.decorator_list))
-                    items.append(StaticItem((node.name, child.name), start, end, marks))
+        elif isinstance(node, ast.ClassDef) and (_name_matches(node.name, classes) or _test_case(node)):
+            items += _class_items(node, (), module_marks, functions, classes)
+    return items
+
+
+def _test_case(node: ast.ClassDef) -> bool:
+    """A ``unittest.TestCase`` subclass as written: pytest collects it whatever ``python_classes`` says."""
+    return any(_dotted(base).endswith("TestCase") for base in node.bases)
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _class_items(
+    node: ast.ClassDef, outer: tuple[str, ...], marks: set[str], functions: Sequence[str], classes: Sequence[str]
+) -> list[StaticItem]:
+    """The tests of a test class, and of the test classes nested in it (``TestOuter::TestInner::test_x``); a
+    ``TestCase``'s are its ``test*`` methods (unittest's loader), and pytest collects no class nested in one."""
+    chain = (*outer, node.name)
+    class_marks = marks | _marks(node.decorator_list)
+    unit = _test_case(node)
+    items: list[StaticItem] = []
+    for child in node.body:
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if child.name.startswith("test") if unit else _name_matches(child.name, functions):
+                start = min([child.lineno, *(d.lineno for d in child.decorator_list)])
+                end = child.end_lineno or child.lineno
+                marks_of = frozenset(class_marks | _marks(child.decorator_list))
+                items.append(StaticItem((*chain, child.name), start, end, marks_of))
+        elif isinstance(child, ast.ClassDef) and not unit and _name_matches(child.name, classes):
+            items += _class_items(child, chain, class_marks, functions, classes)
     return items
 
 

@@ -213,6 +213,9 @@ def comparable(entry: dict[str, Any], root: Path) -> dict[str, Any]:
     out["stats"] = {k: v for k, v in entry["stats"].items() if k.startswith(str(root))}
     # (and the compiled files of the census's modules a recorded run loads the first time it works one out)
     out["files"] = {k: v for k, v in entry["files"].items() if k.startswith(str(root))}
+    # (and the folder of those modules, listed by Python's import system when one is first found: a test run
+    # earlier in the same process may have loaded it already)
+    out["lists"] = {k: v for k, v in entry.get("lists", {}).items() if k.startswith(str(root))}
     return out
 
 

@@ -1,0 +1,154 @@
+"""The imports of a missing tier's roots that failed while the run went: evidence for a skip that names no root.
+
+A project's own requirement system tries ``import greenlet`` in a predicate, swallows the ``ImportError`` and skips
+with a reason of its own (SQLAlchemy: ``'Test' unsupported on any DB implementation ... custom function``); a fixture
+asks ``importlib.util.find_spec(name)`` for a backend named by its parameter and skips with ``backend
+unavailable``. No exception survives and no word of the reason names the root, so :mod:`.attribution` sees nothing.
+
+:class:`FailedImports` is a finder put **last** on ``sys.meta_path``: Python asks it only after every other finder
+found nothing, that is when an import (or a ``find_spec``) of that name is about to fail. It finds nothing itself and
+notes the names whose root a tier that is not present owns. The backstop takes the notes of each phase (a test's
+setup, call or teardown, a collector's collection): a skip of that phase whose reason names no root is attributed to
+the tier of a root whose import failed in it. A name a later finder did find (it is in ``sys.modules`` by then) is
+not a failure.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+
+import pytest
+
+from tierlock.pytest_plugin.attribution import from_skip_reason, raised
+
+
+class FailedImports:
+    """A meta path finder consulted last: it finds nothing, and notes each missing root's name about to fail."""
+
+    def __init__(self, owners: Mapping[str, str]) -> None:
+        self.owners = owners
+        self.names: list[str] = []
+        self.ever: list[str] = []
+        """Every name whose import failed in this run (a module's ``try: import x`` flag at its import too)."""
+        self.tops: dict[str, list[str]] = {}
+        """File -> the names whose import failed in its top-level code (a conftest's ``HAS = find_spec(...)``)."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        root = fullname.partition(".")[0]
+        if (root in self.owners or root.lower() in self.owners) and fullname not in self.names:
+            self.names.append(fullname)
+            if fullname not in self.ever:
+                self.ever.append(fullname)
+            top = _importing_top()
+            if top is not None and fullname not in self.tops.setdefault(top, []):
+                self.tops[top].append(fullname)
+        return None
+
+    def failed_at_top_of(self, files: Iterable[str]) -> list[str]:
+        """The roots whose import failed in the top-level code of one of *files* (and that are still not imported)."""
+        names = [n for f in files for n in self.tops.get(f, ()) if sys.modules.get(n) is None]
+        return list(dict.fromkeys(n.partition(".")[0] for n in names))
+
+    def take(self) -> list[str]:
+        """The roots whose import failed since the last call, first failed first; the notes start afresh."""
+        roots = [n.partition(".")[0] for n in self.names if sys.modules.get(n) is None]
+        self.names.clear()
+        return list(dict.fromkeys(roots))
+
+    def failed_ever(self) -> list[str]:
+        """The roots whose import failed at some point of this run (and that no later finder found since)."""
+        return list(dict.fromkeys(n.partition(".")[0] for n in self.ever if sys.modules.get(n) is None))
+
+    def install(self) -> None:
+        if self not in sys.meta_path:
+            sys.meta_path.append(self)
+
+    def remove(self) -> None:
+        while self in sys.meta_path:
+            sys.meta_path.remove(self)
+
+
+_IMPORTLIB = os.path.dirname(importlib.__file__ or "")
+
+
+def _importing_top() -> str | None:
+    """The file whose top-level code asked for the import now failing (None: a function asked)."""
+    frame = sys._getframe(2)  # the caller of the import machinery (this finder and importlib are below it)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not (name.startswith("<frozen") or os.path.dirname(name) == _IMPORTLIB):
+            return name if frame.f_code.co_name == "<module>" else None
+        frame = frame.f_back  # type: ignore[assignment]
+    return None
+
+
+def named_after_failure(
+    exc: BaseException, owners: Mapping[str, str], words: Mapping[str, str], failed: Sequence[str]
+) -> tuple[str, str] | None:
+    """(tier, root) when *exc* (or what it carries: its chain, a doctest example's exception) is an error raised by
+    the code, not an assertion, whose message names a root of a missing tier as a whole word, and an import of a
+    root of that same tier failed in this run (*failed*): PyJWT's ``NotImplementedError("Algorithm 'RS256' could
+    not be found. Do you have cryptography installed?")``, raised because its ``try: import cryptography`` failed.
+    """
+    tiers = {owners.get(r) or owners.get(r.lower()) for r in failed} - {None}
+    for error in raised(exc):
+        if isinstance(error, AssertionError) or type(error).__name__ in _WRAPPERS:
+            continue
+        hit = from_skip_reason(str(error), owners, words)
+        if hit is not None and hit[0] in tiers:
+            return hit
+    return None
+
+
+def shown(exc: BaseException) -> BaseException:
+    """What to name of *exc*: the first error it carries that is not only a doctest's wrapper."""
+    return next((e for e in raised(exc) if type(e).__name__ not in _WRAPPERS), exc)
+
+
+#: The exceptions that only carry another (a doctest example's): their own text is a report, not the error.
+_WRAPPERS = frozenset({"UnexpectedException", "MultipleDoctestFailures", "DocTestFailure", "ConftestImportFailure"})
+
+
+# -- the run's finder, kept in its config ------------------------------------------------------------------------
+_KEY = pytest.StashKey[FailedImports]()
+
+
+def start(config: pytest.Config, owners: Mapping[str, str]) -> None:
+    """Put a finder for the roots of *owners* (the tiers not present) last on ``sys.meta_path`` for this run (once:
+    from the earliest hook, before the initial conftests are imported, else when the run is configured)."""
+    if _KEY not in config.stash:
+        finder = config.stash[_KEY] = FailedImports(owners)
+        finder.install()
+        config.add_cleanup(finder.remove)  # also when the run stops before it is configured (failing closed)
+
+
+def phase(config: pytest.Config) -> list[str]:
+    """The missing roots whose import failed since the last call (a phase's: the report hooks call it after one)."""
+    finder = config.stash.get(_KEY, None)
+    return [] if finder is None else finder.take()
+
+
+def ever(config: pytest.Config) -> list[str]:
+    finder = config.stash.get(_KEY, None)
+    return [] if finder is None else finder.failed_ever()
+
+
+def where_raised(item: pytest.Item, exc: BaseException) -> list[str]:
+    """The missing roots whose import failed at the top of a module (not the test's own) whose code raised *exc*:
+    a conftest's ``HAS = find_spec(...)`` read by its own ``pytest_runtest_setup``, which skips."""
+    finder = item.config.stash.get(_KEY, None)
+    if finder is None:
+        return []
+    files, tb = [], exc.__traceback__
+    while tb is not None:
+        files.append(tb.tb_frame.f_code.co_filename)
+        tb = tb.tb_next
+    own = str(getattr(item, "path", ""))
+    return finder.failed_at_top_of(f for f in files if f != own)

@@ -1,0 +1,64 @@
+"""The plugin's remedy for a tier another armed tier's receipt blocks: it carries ``--replace-armed``.
+
+Seen on narwhals: ``ibis`` armed pins ``sqlglot`` 30.31.0, the ``sqlframe`` lock 30.29.0. A strict run printed
+``to fix: install-tier sqlframe --python ...``, which install-tier refuses as printed ("arming sqlframe would
+replace sqlglot pinned by the armed tier(s) ibis ..."); ``tierlock probe`` printed the same command with
+``--replace-armed``. Here: the ``siblings`` layout of the remedy walker (brain and fast pin ``corelib``
+differently), brain made stale by ``install-tier fast --replace-armed``, brain required in CI; the plugin runs in
+the scene's own venv (pytest and tierlock reached through a ``.pth``), and its remedy is run exactly as printed.
+"""
+
+from __future__ import annotations
+
+import shlex
+import site
+import sys
+from pathlib import Path
+
+from tests.support.remedyscene import Parts, scene_for
+from tests.support.remedystates import State
+from tests.support.remedywalk import Scene, present
+from tierlock.pytest_plugin import EXIT_TIER_MISSING
+
+TEST = "import corelib\n\n\ndef test_brain():\n    assert corelib\n"
+
+
+def _stale_brain(scene: Scene) -> None:
+    pyproject = scene.root / "pyproject.toml"
+    text = pyproject.read_text(encoding="utf-8")
+    pyproject.write_text(text.replace("[tool.tierlock]\n", '[tool.tierlock]\nci-require = ["brain"]\n'), "utf-8")
+    (scene.root / "tests").mkdir()
+    (scene.root / "tests" / "test_brain.py").write_text(TEST, encoding="utf-8")
+    scene.arm("brain")
+    scene.arm("fast", flags=("--replace-armed",))
+    # pytest, packaging and this tierlock, seen from the scene's venv (its own site folder stays first).
+    source = Path(sys.modules["tierlock"].__file__ or "").parents[1]
+    (scene.site / "zz_outer.pth").write_text(f"{site.getsitepackages()[0]}\n{source}\n", encoding="utf-8")
+
+
+def _pytest(scene: Scene) -> tuple[int, str]:
+    argv = [str(scene.python), "-m", "pytest", "-p", "no:cacheprovider", "tests"]
+    done = scene.run(argv)
+    return done.returncode, done.stdout + done.stderr
+
+
+def test_a_strict_runs_remedy_for_a_tier_a_sibling_receipt_blocks_is_accepted_as_printed(
+    tmp_path: Path, walk_parts: Parts
+) -> None:
+    scene = scene_for(
+        State("stale brain under pytest", "siblings", _stale_brain, ("probe", "brain"), present("brain")),
+        tmp_path,
+        walk_parts,
+    )
+    scene_env = scene.env
+    scene.env = lambda: {**scene_env(), "CI": "true"}  # type: ignore[method-assign]
+    code, text = _pytest(scene)
+    assert code == EXIT_TIER_MISSING, text
+    remedies = [line.split("to fix:", 1)[1].strip() for line in text.splitlines() if "to fix:" in line]
+    assert remedies == [f"install-tier brain --python {scene.python} --replace-armed"], text
+    done = scene.run(shlex.split(remedies[0]))
+    assert done.returncode == 0, "\n".join(scene.log[-2:])
+    code, text = _pytest(scene)
+    assert code == 0, text
+    assert "1 passed" in text
+    assert "tierlock: brain present" in text, text  # (fast is stale now: not required, it fails nothing)
