@@ -205,15 +205,18 @@ def probe_part(project: Project, names: Sequence[str], python: str | Path | None
         except TierlockError as err:  # a lockfile that cannot be trusted: the tier fails, the gate still reports
             failed.append((tier.name, err))
     job = None if chosen else one_job(project, names, [r.tier for r in results if r.present])
-    if job is None:
-        return probe_verdict(results, failed, layers_of_project(project), python=python, exclusive=project.exclusive)
+    if job is not None:
+        results = [r for r in results if r.tier in job]
+        failed = [(tier, err) for tier, err in failed if tier in job]
+    from tierlock.installer import rearm
+
+    # install-tier refuses to replace what another armed tier pins: the remedy says --replace-armed, as probe's.
+    replace = any(rearm.remedy(project, target.prefix, r) != r.install_command for r in results if not r.present)
     part = probe_verdict(
-        [r for r in results if r.tier in job],
-        [(tier, err) for tier, err in failed if tier in job],
-        layers_of_project(project),
-        python=python,
-        exclusive=project.exclusive,
+        results, failed, layers_of_project(project), python=python, exclusive=project.exclusive, replace_armed=replace
     )
+    if job is None:
+        return part
     return _apart(part, project, names, job, python)
 
 
@@ -251,12 +254,14 @@ def probe_verdict(
     *,
     python: str | Path | None = None,
     exclusive: Callable[[str, str], bool] | None = None,
+    replace_armed: bool = False,
 ) -> Part:
     """The probe part from the tiers probed (*results*) and the tiers that could not be probed (*failed*).
 
     Every tier that is not present is armed by one command (:func:`tierlock.remedies.install_remedy`),
     leaving out the tiers another of them is layered on (*layers*: tier -> the tier below it), in the
-    environment that was probed (*python*, as the caller named it).
+    environment that was probed (*python*, as the caller named it); with ``--replace-armed`` when
+    *replace_armed* (another armed tier pins what arming them replaces).
     """
     from tierlock.remedies import MANAGED_VENV, install_remedy
 
@@ -278,6 +283,10 @@ def probe_verdict(
     install = install_remedy(
         arm, layers or {}, python=python, unlocked=unlocked, exclusive=exclusive, system=system, managed=managed
     )
+    if install and replace_armed:
+        from tierlock.installer.rearm import with_flag
+
+        install = with_flag(install)
     itself = [r.project_command for r in missing if r.project_command]  # the project itself, before the tiers
     remedies = [err.remedy for _, err in failed if err.remedy] + itself + ([install] if install else [])
     remedy = " && ".join(dict.fromkeys(remedies)) or None

@@ -31,7 +31,7 @@ _DEFAULTS: dict[str, Any] = {
     "words": {},
     "job": [],
     "apart": {},
-    "rearm": [],
+    "rearm": {},
     "python": None,
     "exact": True,
 }
@@ -103,8 +103,8 @@ class Gate:
         self.words: dict[str, str] = rest.get("words", {})
         self.job: list[str] = rest.get("job", [])
         self.apart: dict[str, str] = rest.get("apart", {})
-        self.rearm: list[str] = rest.get("rearm", [])
-        """Tiers whose install-tier needs ``--replace-armed``: another armed tier pins what it replaces."""
+        self.rearm: dict[str, list[str]] = rest.get("rearm", {})
+        """Tier -> the armed tiers whose pins its install-tier replaces (it needs ``--replace-armed``)."""
         self.python: str | None = rest.get("python")
         self.exact: bool = rest.get("exact", True)
         # Per process (not sent to workers): what this process kept out and attributed.
@@ -194,17 +194,32 @@ class Gate:
         system = self.python is not None and sys.prefix == sys.base_prefix
         # ... and never into an externally managed one (PEP 668's marker in its standard library's folder).
         managed = system and os.path.isfile(os.path.join(os.path.dirname(os.__file__), "EXTERNALLY-MANAGED"))
+        # Re-arming a tier would make stale another this run needs: no install converges, the locks must agree.
+        looping = [t for t in names if self.loops(t)]
+        names = [t for t in names if t not in looping]
         command = install_remedy(names, layers, python=self.python, unlocked=unlocked, system=system, managed=managed)
         if command and any(t in self.apart or t in self.rearm for t in names):
             command += " --replace-armed"  # the tier it conflicts with is armed (or pins what it replaces)
         command = command or ", ".join(self.install[t] for t in names)
-        return " && ".join(c for c in (command, "tierlock matrix" if jobs else "") if c)
+        after = ["tierlock matrix"] * bool(jobs) + ["tierlock check"] * bool(looping)
+        return " && ".join(c for c in (command, *after) if c)
+
+    def loops(self, tier: str) -> list[str]:
+        """The armed tiers that re-arming *tier* makes stale (:attr:`rearm`) and that this run needs too (required,
+        or tests of theirs selected): ``--replace-armed`` would only swap which of the two is missing. Not for a tier
+        declared in conflict with one present here (:attr:`apart`): one or the other is what the project said."""
+        if tier in self.apart:
+            return []
+        return [t for t in self.rearm.get(tier, []) if t in self.required or self.globbed.get(t)]
 
     def state_of(self, tier: str) -> str:
         """The tier's state as the output names it: present, partial or absent, and ``, damaged`` when it is."""
         state = self.states.get(tier, "unknown")
         if tier in self.apart:
             return f"{state}, declared in conflict with {self.apart[tier]} (present here)"
+        if self.loops(tier):
+            others = ", ".join(self.loops(tier))
+            return f"{state}; its lock and {others}'s pin a package differently and this run needs both"
         return f"{state}, damaged" if tier in self.damaged else state
 
     def reason(self, tiers: str | Sequence[str]) -> str:

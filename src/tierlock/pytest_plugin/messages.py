@@ -130,6 +130,7 @@ def fail_closed_message(gate: Gate, failing: list[str], *, verbose: bool = False
             lines.append(f"tierlock: tier {tier} is {_required(gate, tier)} and it is damaged:")
             lines.extend(f"  - {line}" for line in _listing(gate.damaged[tier], verbose))
             lines.append("  damage is never intended, whatever this run selects")
+            lines.extend(_looping(gate, tier))
             continue
         lines.append(f"tierlock: tier {tier} is {_required(gate, tier)} but it is {gate.states[tier]}:")
         lines.extend(f"  - {line}" for line in _listing(gate.broken[tier], verbose))
@@ -138,6 +139,7 @@ def fail_closed_message(gate: Gate, failing: list[str], *, verbose: bool = False
                 f"  it is declared in conflict with {gate.apart[tier]}, present here: one environment never holds "
                 f"both; test each in its own job ({JOB_TIERS_VAR})"
             )
+        lines.extend(_looping(gate, tier))
         needed = gate.globbed.get(tier, 0) + gate.needed.get(tier, 0)
         if needed:
             lines.append(f"  this run selects {needed} test file(s) that need it")
@@ -147,6 +149,17 @@ def fail_closed_message(gate: Gate, failing: list[str], *, verbose: bool = False
         f"Exit code {EXIT_TIER_MISSING}. To run without the tier on purpose: --tierlock-lenient or TIERLOCK_STRICT=0."
     )
     return lines
+
+
+def _looping(gate: Gate, tier: str) -> list[str]:
+    """Why no install-tier is the fix: re-arming *tier* makes stale another tier this run needs too."""
+    others = gate.loops(tier)
+    if not others:
+        return []
+    return [
+        f"  its lock and {', '.join(others)}'s pin a package differently, and this run needs both: re-arming one "
+        "makes the other stale; tierlock check names the edit that lets the two locks agree"
+    ]
 
 
 def fail_closed_at_end(gate: Gate, failing: list[str], relpath: dict[str, str]) -> list[str]:

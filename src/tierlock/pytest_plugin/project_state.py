@@ -120,10 +120,11 @@ def build(facts: ProjectFacts, results: Sequence[TierProbe] | Sequence[TierVerdi
     return gate
 
 
-def _rearming(facts: ProjectFacts, results: Sequence[TierProbe] | Sequence[TierVerdict]) -> list[str]:
-    """The tiers not present whose ``install-tier`` is refused without ``--replace-armed``: an installed package of
-    its lock at another version that another armed tier's receipt pins (:func:`tierlock.installer.rearm.blocking`,
-    as ``tierlock probe`` decides it). Receipts are read only when such a package is there."""
+def _rearming(facts: ProjectFacts, results: Sequence[TierProbe] | Sequence[TierVerdict]) -> dict[str, list[str]]:
+    """Each tier not present whose ``install-tier`` is refused without ``--replace-armed`` -> the armed tiers it
+    would make stale: an installed package of its lock at another version that another armed tier's receipt pins
+    (:func:`tierlock.installer.rearm.blocking`, as ``tierlock probe`` decides it). Receipts are read only when such
+    a package is there."""
     moved = [
         r
         for r in results
@@ -131,18 +132,19 @@ def _rearming(facts: ProjectFacts, results: Sequence[TierProbe] | Sequence[TierV
         and any(d.version_text and d.locked_text and d.version_text != d.locked_text for d in (*r.roots, *r.closure))
     ]
     if not moved:
-        return []
+        return {}
     from tierlock.installer import rearm, receipts
 
     armed = receipts.load_all(Path(sys.prefix))
     pins = {t.name: {k: v for k, v in {**t.locked, **t.closure}.items() if v} for t in facts.tiers}
-    out = []
+    out: dict[str, list[str]] = {}
     for r in moved:
         dists = (*r.roots, *r.closure)
         locked = {str(d.name): d.locked_text for d in dists if d.locked_text}
         installed = {str(d.name): d.version_text for d in dists}
-        if rearm.blocking(locked, installed, armed, skip=[r.tier], others_locked=pins):
-            out.append(r.tier)
+        blockers = rearm.blocking(locked, installed, armed, skip=[r.tier], others_locked=pins)
+        if blockers:
+            out[r.tier] = sorted(blockers)
     return out
 
 

@@ -36,7 +36,7 @@ DECIDED: dict[str, Any] = {
     "words": {"brainpkg": "brain"},
     "job": ["base", "brain"],
     "apart": {"fast": "brain"},
-    "rearm": ["fast"],
+    "rearm": {"brain": ["fast"]},
     "python": "/venv/bin/python",
     "exact": False,
 }
@@ -81,7 +81,7 @@ def test_a_gate_made_with_only_its_required_fields_hands_on_empty_lists_and_tabl
         "owners": {},
         "words": {},
         "apart": {},
-        "rearm": [],
+        "rearm": {},
         "job": [],
         "python": None,
         "exact": True,
