@@ -14,6 +14,7 @@ import json
 import shlex
 import site
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from tests.support.remedyscene import Parts, scene_for
@@ -37,6 +38,16 @@ def _stale_brain(scene: Scene) -> None:
     (scene.site / "zz_outer.pth").write_text(f"{site.getsitepackages()[0]}\n{source}\n", encoding="utf-8")
 
 
+def _strict_run(name: str, make: Callable[[Scene], None], tmp_path: Path, parts: Parts) -> tuple[Scene, str, list[str]]:
+    """A scene made by *make*, pytest run there under ``CI=true``: (the scene, what it printed, each fix)."""
+    scene = scene_for(State(name, "siblings", make, ("probe", "brain"), present("brain")), tmp_path, parts)
+    scene_env = scene.env
+    scene.env = lambda: {**scene_env(), "CI": "true"}  # type: ignore[method-assign]
+    code, text = _pytest(scene)
+    assert code == EXIT_TIER_MISSING, text
+    return scene, text, [line.split("to fix:", 1)[1].strip() for line in text.splitlines() if "to fix:" in line]
+
+
 def _pytest(scene: Scene) -> tuple[int, str]:
     argv = [str(scene.python), "-m", "pytest", "-p", "no:cacheprovider", "tests"]
     done = scene.run(argv)
@@ -46,16 +57,7 @@ def _pytest(scene: Scene) -> tuple[int, str]:
 def test_a_strict_runs_remedy_for_a_tier_a_sibling_receipt_blocks_is_accepted_as_printed(
     tmp_path: Path, walk_parts: Parts
 ) -> None:
-    scene = scene_for(
-        State("stale brain under pytest", "siblings", _stale_brain, ("probe", "brain"), present("brain")),
-        tmp_path,
-        walk_parts,
-    )
-    scene_env = scene.env
-    scene.env = lambda: {**scene_env(), "CI": "true"}  # type: ignore[method-assign]
-    code, text = _pytest(scene)
-    assert code == EXIT_TIER_MISSING, text
-    remedies = [line.split("to fix:", 1)[1].strip() for line in text.splitlines() if "to fix:" in line]
+    scene, text, remedies = _strict_run("stale brain under pytest", _stale_brain, tmp_path, walk_parts)
     assert remedies == [f"install-tier brain --python {scene.python} --replace-armed"], text
     done = scene.run(shlex.split(remedies[0]))
     assert done.returncode == 0, "\n".join(scene.log[-2:])
@@ -78,16 +80,7 @@ def test_a_strict_run_needing_two_tiers_whose_locks_disagree_names_the_lock_fix_
     """brain and fast are both required and pin ``corelib`` differently: ``install-tier brain --replace-armed``
     would make fast stale, and fast's remedy then brain again. The run says no install holds both and its remedy
     is ``tierlock check``, which names the two tiers and the edit that lets their locks agree."""
-    scene = scene_for(
-        State("both required", "siblings", _stale_brain_both_required, ("probe", "brain"), present("brain")),
-        tmp_path,
-        walk_parts,
-    )
-    scene_env = scene.env
-    scene.env = lambda: {**scene_env(), "CI": "true"}  # type: ignore[method-assign]
-    code, text = _pytest(scene)
-    assert code == EXIT_TIER_MISSING, text
-    remedies = [line.split("to fix:", 1)[1].strip() for line in text.splitlines() if "to fix:" in line]
+    scene, text, remedies = _strict_run("both required", _stale_brain_both_required, tmp_path, walk_parts)
     assert remedies == ["tierlock check"], text
     assert "--replace-armed" not in text
     assert "its lock and fast's pin a package differently, and this run needs both" in text, text
