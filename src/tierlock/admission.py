@@ -208,16 +208,24 @@ def probe_part(project: Project, names: Sequence[str], python: str | Path | None
     if job is not None:
         results = [r for r in results if r.tier in job]
         failed = [(tier, err) for tier, err in failed if tier in job]
-    from tierlock.installer import rearm
-
     # install-tier refuses to replace what another armed tier pins: the remedy says --replace-armed, as probe's.
-    replace = any(rearm.remedy(project, target.prefix, r) != r.install_command for r in results if not r.present)
+    replace = _replaces_armed(project, target.prefix, [r for r in results if not r.present])
     part = probe_verdict(
         results, failed, layers_of_project(project), python=python, exclusive=project.exclusive, replace_armed=replace
     )
     if job is None:
         return part
     return _apart(part, project, names, job, python)
+
+
+def _replaces_armed(project: Project, prefix: Path, missing: Sequence[TierProbe]) -> bool:
+    """Whether arming *missing* replaces what another armed tier pins (:func:`tierlock.installer.rearm.remedy`;
+    loaded only when a tier is missing)."""
+    if not missing:
+        return False
+    from tierlock.installer import rearm
+
+    return any(rearm.remedy(project, prefix, r) != r.install_command for r in missing)
 
 
 def one_job(project: Project, names: Sequence[str], present: Sequence[str]) -> list[str] | None:

@@ -15,7 +15,6 @@ Fast path: JSON receipts and the lock the probe read already; no subprocess.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -87,9 +86,7 @@ class _Pins(Mapping[str, Mapping[str, str]]):
 
 def with_flag(command: str) -> str:
     """*command* (one printed command, or a chain) with ``--replace-armed`` on its last part."""
-    return (
-        command if command.rsplit(" && ", maxsplit=1)[-1].split()[-1:] == [FLAG] else f"{command} {shlex.quote(FLAG)}"
-    )
+    return command if command.rsplit(" && ", maxsplit=1)[-1].split()[-1:] == [FLAG] else f"{command} {FLAG}"
 
 
 def remedy(project: Project, prefix: Path, probed: TierProbe) -> str:
