@@ -79,6 +79,15 @@ MODULES: dict[str, Module] = {
     "fsutil.py": Module(
         ("src/tierlock/fsutil.py",), ("tests/unit/core/test_interrupts.py", "tests/unit/core/test_safe_reading.py")
     ),
+    # What admit decides: each part's verdict and its one remedy (the probe part's --replace-armed among them).
+    "admission.py": Module(
+        ("src/tierlock/admission.py",),
+        (
+            "tests/unit/core/test_remedies.py",
+            "tests/cli/test_plugin_remedy_replace_armed.py",
+            "tests/cli/test_admit.py",
+        ),
+    ),
     # SIGINT and SIGTERM as one interrupt per command; one wrapped by another error on its way up still is.
     "interrupts.py": Module(
         ("src/tierlock/interrupts.py",),
