@@ -270,3 +270,40 @@ def test_admit_counts_every_denominator_exactly_with_one_required_tier_missing(
         "findings": 0,
         "accepted": 0,
     }
+
+
+def test_admit_with_no_environment_to_look_at_fails_its_probe_part_with_nothing_counted(
+    capsys: pytest.CaptureFixture[str], project: Path, tmp_path: Path
+) -> None:
+    code, doc = admit(capsys, project, tmp_path / "nowhere" / "bin" / "python")
+    assert code == 1
+    probe = doc["probe"]
+    assert {k: probe[k] for k in ("verdict", "tiers", "tiers_present", "packages", "files_checked")} == {
+        "verdict": "fail",
+        "tiers": 1,
+        "tiers_present": 0,
+        "packages": 0,
+        "files_checked": 0,
+    }
+    assert probe["remedy"], probe
+
+
+def test_admit_counts_a_tier_probed_and_a_tier_not_probed_as_two(
+    capsys: pytest.CaptureFixture[str], two_tiers: Path, python: Path, tmp_path: Path
+) -> None:
+    root = Path(shutil.copytree(two_tiers, tmp_path / "two"))
+    (root / "lockfiles" / "vision.txt").write_text("gamma==3.0\n")  # a hand edit: no header, no hashes
+    code, doc = admit(capsys, root, python)
+    assert code == 1
+    probe = doc["probe"]
+    assert (probe["tiers"], probe["tiers_present"]) == (2, 1), probe
+    assert probe["problems"][0].startswith("tier vision: not probed: "), probe
+
+
+def test_admit_of_one_chosen_tier_takes_the_census_of_that_tier_and_the_base_only(
+    capsys: pytest.CaptureFixture[str], two_tiers: Path, python: Path, tmp_path: Path
+) -> None:
+    root = Path(shutil.copytree(two_tiers, tmp_path / "two"))
+    census = admit(capsys, root, python, "--tier", "brain")[1]["census"]
+    assert census["tiers"] == 2, census  # base and brain, not vision
+    assert admit(capsys, root, python)[1]["census"]["tiers"] == 3
