@@ -57,3 +57,15 @@ def test_a_tier_declared_in_conflict_with_the_armed_one_keeps_its_replacing_inst
     gate = _gate(strict=False, globbed={"fast": 1, "brain": 1}, apart={"brain": "fast"})
     assert gate.loops("brain") == []
     assert gate.remedy(["brain"]) == "install-tier brain --replace-armed"
+
+
+def test_a_remedy_for_pytest_outside_any_venv_says_system_only_when_it_names_that_python(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    monkeypatch.setattr(sys, "base_prefix", sys.prefix)  # (pytest as a container's own Python runs it)
+    monkeypatch.setattr("os.path.isfile", lambda path: False)  # (not externally managed)
+    named = _gate(required=["brain"], python="/usr/local/bin/python")
+    assert named.remedy(["brain"]) == "install-tier brain --python /usr/local/bin/python --system --replace-armed"
+    assert _gate(required=["brain"]).remedy(["brain"]) == "install-tier brain --replace-armed"
