@@ -217,10 +217,11 @@ class Gate:
         state = self.states.get(tier, "unknown")
         if tier in self.apart:
             return f"{state}, declared in conflict with {self.apart[tier]} (present here)"
+        state = f"{state}, damaged" if tier in self.damaged else state
         if self.loops(tier):
             others = ", ".join(self.loops(tier))
             return f"{state}; its lock and {others}'s pin a package differently and this run needs both"
-        return f"{state}, damaged" if tier in self.damaged else state
+        return state
 
     def reason(self, tiers: str | Sequence[str]) -> str:
         names = [tiers] if isinstance(tiers, str) else list(tiers)

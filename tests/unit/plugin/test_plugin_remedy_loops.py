@@ -69,3 +69,10 @@ def test_a_remedy_for_pytest_outside_any_venv_says_system_only_when_it_names_tha
     named = _gate(required=["brain"], python="/usr/local/bin/python")
     assert named.remedy(["brain"]) == "install-tier brain --python /usr/local/bin/python --system --replace-armed"
     assert _gate(required=["brain"]).remedy(["brain"]) == "install-tier brain --replace-armed"
+
+
+def test_a_damaged_tier_whose_rearm_loops_is_still_said_damaged() -> None:
+    gate = _gate(required=["brain", "fast"], damaged={"brain": ["corelib: partial"]})
+    assert gate.state_of("brain") == (
+        "partial, damaged; its lock and fast's pin a package differently and this run needs both"
+    )
