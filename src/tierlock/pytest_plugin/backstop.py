@@ -57,6 +57,7 @@ def attribute(
     kept: bool = True,
     failed: Sequence[str] = (),
     ever: Sequence[str] = (),
+    marks: Sequence[str] = (),
 ) -> None:
     """Mark *report* when a missing tier caused it, and turn a failure into a skip unless the run fails on it.
 
@@ -65,7 +66,8 @@ def attribute(
     *failed*: the missing roots whose import failed in this phase (:mod:`.failedimports`): a skip whose reason
     names no root is attributed to the first one's tier. *ever*: those whose import failed at any point of the
     run: an error (not an assertion) whose message names a root of that tier is attributed to it
-    (:func:`.failedimports.named_after_failure`).
+    (:func:`.failedimports.named_after_failure`). *marks*: the names of the item's marks: a skip whose reason and
+    phase name nothing is attributed to a missing tier that one of them names (:func:`_marked`).
     """
     if not kept:
         _unneeded(gate, report, exc)
@@ -77,6 +79,9 @@ def attribute(
         if hit is None and not names_an_import(reason):
             hit = _after_failed_import(gate, failed)
             reason = f"{reason}; after a failed import of {hit[1]}" if hit is not None else reason
+        if hit is None and not names_an_import(reason):
+            hit = _marked(gate, marks)
+            reason = f"{reason}; marked {hit[1]}" if hit is not None else reason
         if hit is not None:
             setattr(report, NEED, [hit[0], hit[1], f"skipped: {reason}"])
             if own is None and isinstance(report.longrepr, tuple):
@@ -105,6 +110,31 @@ def _after_failed_import(gate: Gate, failed: Sequence[str]) -> tuple[str, str] |
         tier = gate.owners.get(root) or gate.owners.get(root.lower())
         if tier is not None:
             return tier, root
+    return None
+
+
+#: Marks of pytest's own and tierlock's: they name no tier of a project.
+_OWN_MARKS = frozenset({"skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings", "tier"})
+
+
+def _marked(gate: Gate, marks: Sequence[str]) -> tuple[str, str] | None:
+    """(tier, mark) for a mark named after a tier that is not present, or after one of its roots (its import or
+    distribution name), bare or as ``requires_x`` / ``needs_x``: a project's own mark that a hook skips when the
+    tier's package is missing (``pytest_collection_modifyitems`` adding ``skip`` to every ``@pytest.mark.brain``)."""
+    missing = {tier.lower().replace("-", "_"): tier for tier in set(gate.owners.values())}
+    for mark in marks:
+        name = mark.lower()
+        if name in _OWN_MARKS:
+            continue
+        for word in (name, *(name[len(p) :] for p in ("requires_", "needs_") if name.startswith(p))):
+            tier = (
+                missing.get(word)
+                or gate.owners.get(word)
+                or gate.words.get(word)
+                or gate.words.get(word.replace("_", "-"))
+            )
+            if tier is not None:
+                return tier, mark
     return None
 
 
