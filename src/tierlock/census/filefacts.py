@@ -33,6 +33,7 @@ from tierlock.census.marks import (
     dispatch,
     dotted,
     guard_names,
+    is_test_case,
     kind_of,
     leaves,
     literal,
@@ -245,7 +246,7 @@ class _Reader:
     _class = ""
 
     def klass(self, node: ast.ClassDef, scope: str, guards: tuple[str, ...], outer: Func | None = None) -> None:
-        tests = node.name.startswith("Test") or _test_case(node)  # pytest collects a TestCase by any name
+        tests = node.name.startswith("Test") or is_test_case(node)  # pytest collects a TestCase by any name
         inner = bool(self._class) and outer is not None and outer.kind == "class" and tests
         if scope or (self._class and not inner):  # a class inside a function or a helper class: its statements
             self.body(node.body, scope, guards, None)  # belong there
@@ -321,8 +322,3 @@ def _constant_return(body: list[ast.stmt]) -> bool | None:
 def _assigns_nothing(node: ast.AST) -> bool:
     """``name = None`` / ``name = False``."""
     return isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value in (None, False)
-
-
-def _test_case(node: ast.ClassDef) -> bool:
-    """A ``unittest.TestCase`` subclass as written (``unittest.TestCase``, ``IsolatedAsyncioTestCase``)."""
-    return any(dotted(base).endswith("TestCase") for base in node.bases)

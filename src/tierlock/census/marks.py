@@ -26,6 +26,12 @@ FIXTURE_DECORATORS = ("pytest.fixture", "fixture", "pytest_asyncio.fixture")
 _IMPORT_ERRORS = ("ImportError", "ModuleNotFoundError", "Exception", "BaseException")
 
 
+def is_test_case(node: ast.ClassDef) -> bool:
+    """A ``unittest.TestCase`` subclass as written (``unittest.TestCase``, ``IsolatedAsyncioTestCase``): pytest
+    collects it whatever its name or ``python_classes`` says."""
+    return any(dotted(base).endswith("TestCase") for base in node.bases)
+
+
 def dotted(node: ast.expr) -> str:
     """``a.b.c`` for a name or attribute chain (a call: its function's name); ``""`` otherwise."""
     if isinstance(node, ast.Name):

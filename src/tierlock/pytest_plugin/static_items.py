@@ -89,14 +89,10 @@ def read_items(source: str, functions: Sequence[str], classes: Sequence[str]) ->
 
 
 def _test_case(node: ast.ClassDef) -> bool:
-    """A ``unittest.TestCase`` subclass as written: pytest collects it whatever ``python_classes`` says."""
-    return any(_dotted(base).endswith("TestCase") for base in node.bases)
+    """:func:`tierlock.census.marks.is_test_case`, loaded only when a class is read (not at the plugin's start)."""
+    from tierlock.census.marks import is_test_case
 
-
-def _dotted(node: ast.expr) -> str:
-    if isinstance(node, ast.Attribute):
-        return f"{_dotted(node.value)}.{node.attr}"
-    return node.id if isinstance(node, ast.Name) else ""
+    return is_test_case(node)
 
 
 def _class_items(
