@@ -148,6 +148,7 @@ def _entries(out: bytes) -> dict[str, tuple[str, str]]:
 
 
 def _blob_has_table(top: str, blob: str) -> bool:
+    """Whether the ``pyproject.toml`` git names *blob* (an id, or ``REF:PATH``) has a runtime table."""
     status, data, _ = run_git(top, "cat-file", "blob", blob)
     return status == 0 and runtime_table(data.decode("utf-8", "replace"))
 
@@ -285,8 +286,7 @@ def _pyprojects_with_table(top: str, ref: str) -> set[str]:
     found: set[str] = set()
     for hit in out.decode("utf-8", "surrogateescape").split("\0"):
         path = hit.partition(":")[2]
-        status, data, _ = run_git(top, "cat-file", "blob", f"{ref}^{{commit}}:{path}")
-        if path.rpartition("/")[2] == PYPROJECT and status == 0 and runtime_table(data.decode("utf-8", "replace")):
+        if path.rpartition("/")[2] == PYPROJECT and _blob_has_table(top, f"{ref}^{{commit}}:{path}"):
             found.add(path)
     return found
 
@@ -323,6 +323,18 @@ def moved_from(top: str, ref: str, rel_folders: list[str]) -> list[str]:
         if kind.startswith("R") and folder in wanted and name in (*NAMES, PYPROJECT):
             found.append(old.rpartition("/")[0])
     return list(dict.fromkeys(found))
+
+
+def unknown_ref(top: str, value: str) -> tuple[str, str | None, str | None]:
+    """What to say when ``--config-from VALUE`` (``REF`` or ``REF:PATH``) names no commit: (the message, the
+    ``--config-from`` value the checkout has instead (:func:`remote_twin`, its path kept), the fetch that brings
+    it (:func:`fetch_remedy`, asked only without such a value))."""
+    ref, path = split(value)
+    message = f"--config-from {ref}: no such branch, tag or commit in {top}"
+    twin = remote_twin(top, ref)
+    if twin is not None:
+        return f"{message} (did you mean {twin}?)", f"{twin}:{path}" if path else twin, None
+    return message, None, fetch_remedy(top, ref)
 
 
 def fetch_remedy(top: str, ref: str) -> str | None:

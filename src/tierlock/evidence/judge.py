@@ -178,15 +178,9 @@ def check(
     folder = evidence_dir or os.path.join(git_dir, *IN_GIT_DIR)
     ref_config = None if config_from is None else _base_config(top, start, config_from)
     if config_from is not None and ref_config is None:
-        ref = discovery.split(config_from)[0]
         base.reason = "config-from-differs"
-        base.message = f"--config-from {ref}: no such branch, tag or commit in {top}"
-        base.remedy = discovery.fetch_remedy(top, ref) or base.remedy
-        twin = discovery.remote_twin(top, ref)
-        if twin is not None:
-            path = discovery.split(config_from)[1]
-            base.message += f" (did you mean {twin}?)"
-            base.remedy = _with_config_from(remedy, config_from, f"{twin}:{path}" if path else twin)
+        base.message, twin, fetch = discovery.unknown_ref(top, config_from)
+        base.remedy = _with_config_from(remedy, config_from, twin) if twin else fetch or base.remedy
         return base
     if isinstance(ref_config, discovery.BaseUnclear):
         base.reason = "config-from-ambiguous"

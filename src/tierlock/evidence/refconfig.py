@@ -56,13 +56,10 @@ class BaseNotFound(UsageError):
 def _unknown_ref(top: Path, value: str) -> UsageError:
     """REF names no commit: the fetch that brings a remote branch, or the remote branch a bare name stands for
     (``main`` in a CI checkout that has only ``origin/main``: *fix* is ``origin/main``)."""
-    ref, path = discovery.split(value)
-    message = f"--config-from {ref}: no such branch, tag or commit in {top}"
-    twin = discovery.remote_twin(str(top), ref)
+    message, twin, fetch = discovery.unknown_ref(str(top), value)
     if twin is not None:
-        return BaseNotFound(f"{message} (did you mean {twin}?)", f"{twin}:{path}" if path else twin)
-    remedy = discovery.fetch_remedy(str(top), ref)
-    return UsageError(message, remedy=remedy or "pass an existing branch, tag or commit (git branch --all lists them)")
+        return BaseNotFound(message, twin)
+    return UsageError(message, remedy=fetch or "pass an existing branch, tag or commit (git branch --all lists them)")
 
 
 def _parse(name: str, path: str, data: bytes) -> Any:
