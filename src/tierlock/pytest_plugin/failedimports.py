@@ -53,18 +53,17 @@ class FailedImports:
 
     def failed_at_top_of(self, files: Iterable[str]) -> list[str]:
         """The roots whose import failed in the top-level code of one of *files* (and that are still not imported)."""
-        names = [n for f in files for n in self.tops.get(f, ()) if sys.modules.get(n) is None]
-        return list(dict.fromkeys(n.partition(".")[0] for n in names))
+        return _roots(n for f in files for n in self.tops.get(f, ()))
 
     def take(self) -> list[str]:
         """The roots whose import failed since the last call, first failed first; the notes start afresh."""
-        roots = [n.partition(".")[0] for n in self.names if sys.modules.get(n) is None]
+        roots = _roots(self.names)
         self.names.clear()
-        return list(dict.fromkeys(roots))
+        return roots
 
     def failed_ever(self) -> list[str]:
         """The roots whose import failed at some point of this run (and that no later finder found since)."""
-        return list(dict.fromkeys(n.partition(".")[0] for n in self.ever if sys.modules.get(n) is None))
+        return _roots(self.ever)
 
     def install(self) -> None:
         if self not in sys.meta_path:
@@ -73,6 +72,12 @@ class FailedImports:
     def remove(self) -> None:
         while self in sys.meta_path:
             sys.meta_path.remove(self)
+
+
+def _roots(names: Iterable[str]) -> list[str]:
+    """The root of each name whose import failed and that no later finder found since (not in ``sys.modules``),
+    once each, in the order failed."""
+    return list(dict.fromkeys(n.partition(".")[0] for n in names if sys.modules.get(n) is None))
 
 
 _IMPORTLIB = os.path.dirname(importlib.__file__ or "")
