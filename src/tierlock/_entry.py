@@ -160,6 +160,9 @@ def _kept(argv: list[str]) -> int:
         return _interrupted(argv, "tierlock")
     if code is not None:
         return code
+    from tierlock import targetfirst
+
+    targetfirst.start(argv, command)  # (the target interpreter's start-up beside everything loading from here on)
     from tierlock import codebundle
 
     codebundle.install(command)  # (the rest of the modules from one file, before the run is recorded)
@@ -168,7 +171,12 @@ def _kept(argv: list[str]) -> int:
     light_pathlib()  # (no thread of tierlock's runs yet: none can meet the stand-in)
     from tierlock import keptrecord
 
-    return keptrecord.run(argv, lambda: _cli(argv))
+    try:
+        return keptrecord.run(argv, lambda: _cli(argv))
+    finally:
+        lightproc = sys.modules.get("tierlock.lightproc")
+        if lightproc is not None:
+            lightproc.close()  # (a target started ahead that the command did not take)
 
 
 def _lock(argv: list[str]) -> int:

@@ -33,9 +33,23 @@ if TYPE_CHECKING:
     import subprocess
 
     from tierlock import subproc
+    from tierlock.lightproc import Spawned
+
+    Started = subprocess.Popen[str] | Spawned
+    """A process asking a target: started by the command, or at its entry (:mod:`tierlock.targetfirst`)."""
 
 #: ``Target`` (:mod:`tierlock.targetmodel`) is handed back by this module and imported from it by name.
-__all__ = ["Pending", "Target", "base_of", "current", "inspect", "interpreter", "resolve", "start", "start_early"]
+__all__ = [
+    "Pending",
+    "Target",
+    "base_of",
+    "current",
+    "inspect",
+    "interpreter",
+    "resolve",
+    "start",
+    "start_early",
+]
 
 
 def current() -> Target:
@@ -90,16 +104,21 @@ class Pending:
     def __init__(self, exe: Path) -> None:
         self.exe = exe
         self._outcome: list[Target | Exception] = []
-        self._started: subprocess.Popen[str] | None = None
+        self._started: Started | None = None
         self._before: tuple[object, ...] = ()
         """The interpreter's files as its process was started (:func:`_made`)."""
         try:
             kept = _kept(exe)
-            if kept is None:
+            first = _first(exe)
+            if kept is not None:
+                self._outcome.append(kept)
+                if first is not None:  # (kept meanwhile by another command: the one started first is not needed)
+                    _end(first[0])
+            elif first is not None:
+                self._started, self._before = _adopted(exe, first)
+            else:
                 self._before = _made(exe)
                 self._started = _start(exe)
-            else:
-                self._outcome.append(kept)
         except Exception as exc:  # (raised by target, where the answer is taken)
             self._outcome.append(exc)
 
@@ -119,13 +138,46 @@ class Pending:
         """Not wanted any more (its command ended before it asked): its process ended and reaped."""
         started, self._started = self._started, None
         if started is not None:
-            from tierlock import subproc
+            _end(started)
 
-            try:
-                started.kill()
-                started.communicate()
-            finally:
-                subproc.forget(started)
+
+def _first(exe: Path | None, *, peek: bool = False) -> tuple[Spawned, tuple[object, ...]] | None:
+    """What :mod:`tierlock.targetfirst` started for *exe* at the command's entry (taken, unless *peek*), with the
+    interpreter's files as it was started; any other it started is ended (*exe* None: every one)."""
+    if "tierlock.lightproc" not in sys.modules:
+        return None  # (nothing was started ahead: the command was not started by the console script)
+    from tierlock import lightproc
+
+    return lightproc.peek(exe) if peek and exe is not None else lightproc.take(exe)
+
+
+def _end(started: Started) -> None:
+    """*started* (an inspection nobody will read) ended and reaped."""
+    from tierlock import subproc
+
+    try:
+        started.kill()
+        started.communicate()
+    finally:
+        subproc.forget(started)
+
+
+def _adopted(exe: Path, first: tuple[Spawned, tuple[object, ...]]) -> tuple[Spawned, tuple[object, ...]]:
+    """The process :mod:`tierlock.targetfirst` started for *exe* at the command's entry, taken by the command: its
+    observers told as if started now, read through :mod:`tierlock.subproc` as one started there, and the run being
+    recorded told that a process was started (:mod:`tierlock.keptrun`: not kept, as when the command starts it)."""
+    from tierlock import subproc
+
+    argv = _inspection(exe)
+    for observer in subproc.observers:
+        observer(argv)
+    subproc.adopt(first[0])
+    sys.audit(ADOPTED, str(exe))
+    return first
+
+
+#: The audit event of a process started first and adopted by the command (:data:`tierlock.keptrun.EFFECTS`).
+ADOPTED = "tierlock.process.adopted"
 
 
 def start(python: str | Path | None) -> Pending | None:
@@ -153,6 +205,7 @@ def start_early(python: str | Path | None) -> None:
     pending = start(python)
     if pending is not None:
         _STARTED[pending.exe] = pending
+        _first(None)  # (one started at the entry for another interpreter: not this command's, ended)
 
 
 def inspect(python: str | Path, *, pending: Pending | None = None) -> Target:
@@ -161,6 +214,8 @@ def inspect(python: str | Path, *, pending: Pending | None = None) -> Target:
     exe = interpreter(python)
     if pending is None:
         pending = _STARTED.pop(exe, None)
+    if pending is None and _first(exe, peek=True) is not None:  # (started at the entry: adopted unless one is kept)
+        pending = Pending(exe)
     if pending is not None and pending.exe == exe:
         return pending.target()
     if not exe.exists():
@@ -184,7 +239,7 @@ def _stamp(exe: Path, target: Target | None) -> tuple[object, ...]:
     return tuple(targetcache.stamp(os.path.abspath(exe), _cfg_folders(exe), sites))
 
 
-def _described(exe: Path, started: subprocess.Popen[str] | None = None, before: tuple[object, ...] = ()) -> Target:
+def _described(exe: Path, started: Started | None = None, before: tuple[object, ...] = ()) -> Target:
     """The target at *exe*: remembered while its identity (:func:`_stamp`) holds, else asked now (*started*: the
     process asking it, started by :class:`Pending` after :func:`_kept` found nothing, when the interpreter's files
     were *before*: its answer is taken when they still are)."""
@@ -238,9 +293,7 @@ def _told(exe: Path) -> str | None:
     return None
 
 
-def _answer(
-    exe: Path, started: subprocess.Popen[str] | None = None, before: tuple[object, ...] = ()
-) -> tuple[str, bool]:
+def _answer(exe: Path, started: Started | None = None, before: tuple[object, ...] = ()) -> tuple[str, bool]:
     """What the interpreter at *exe* says about itself: :func:`_told` when it tells, else asked now and kept
     (*started*: already asked, when its files were *before*, :func:`_told` having found nothing); and whether the
     interpreter's files were the same before and after it answered. An interpreter whose files changed meanwhile
@@ -288,7 +341,7 @@ def _cfg_folders(exe: Path) -> tuple[str, str]:
     return folder, os.path.dirname(folder)
 
 
-def _ask(exe: Path, started: subprocess.Popen[str] | None = None) -> subproc.Result:
+def _ask(exe: Path, started: Started | None = None) -> subproc.Result:
     """The interpreter's answer (*started*: the process of :func:`_start`, read and reaped here)."""
     from tierlock import subproc
 

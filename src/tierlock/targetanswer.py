@@ -6,10 +6,11 @@ command, :mod:`tierlock.targetcache`) and reads the answer with :func:`parse`.
 
 from __future__ import annotations
 
-from pathlib import Path
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
-from tierlock.errors import UsageError
-from tierlock.targetmodel import Target
+    from tierlock.targetmodel import Target
 
 #: What :func:`tierlock.environment.inspect` runs in the target: only ``os``, ``sys``, ``sysconfig`` and ``_imp``
 #: (no ``json``, no ``platform``, no ``importlib.metadata``: each costs milliseconds of the target's start-up), on
@@ -64,13 +65,19 @@ FACTS = 4
 """Extension suffixes, ``EXT_SUFFIX``, the C library, the pointer width."""
 
 
-def inspection(exe: Path) -> tuple[str, ...]:
-    """The command that asks the interpreter at *exe* (isolated: no user site, no environment variables read)."""
+def inspection(exe: str | Path) -> tuple[str, ...]:
+    """The command that asks the interpreter at *exe* (isolated: no user site, no environment variables read).
+    (This module loads nothing at its start: :mod:`tierlock.targetfirst` takes the command before anything else.)"""
     return (str(exe), "-I", "-c", INSPECT)
 
 
 def parse(exe: Path, stdout: str) -> Target:
     """The target the interpreter at *exe* described in *stdout* (:data:`INSPECT`'s fields, then its path)."""
+    from pathlib import Path
+
+    from tierlock.errors import UsageError
+    from tierlock.targetmodel import Target
+
     fields = stdout.split("\0")
     fixed = HEAD + len(MARKERS) + FACTS
     if len(fields) < fixed:
