@@ -160,9 +160,10 @@ def _kept(argv: list[str]) -> int:
         return _interrupted(argv, "tierlock")
     if code is not None:
         return code
-    from tierlock import targetfirst
+    if command != "check":  # (the commands that ask a target interpreter: its start-up beside all that loads now)
+        from tierlock import targetfirst
 
-    targetfirst.start(argv, command)  # (the target interpreter's start-up beside everything loading from here on)
+        targetfirst.start(argv, command)
     from tierlock import codebundle
 
     codebundle.install(command)  # (the rest of the modules from one file, before the run is recorded)
@@ -174,9 +175,9 @@ def _kept(argv: list[str]) -> int:
     try:
         return keptrecord.run(argv, lambda: _cli(argv))
     finally:
-        lightproc = sys.modules.get("tierlock.lightproc")
-        if lightproc is not None:
-            lightproc.close()  # (a target started ahead that the command did not take)
+        spawning = sys.modules.get("tierlock.spawning")
+        if spawning is not None:
+            spawning.end_ahead()  # (a target started ahead that the command did not take)
 
 
 def _lock(argv: list[str]) -> int:

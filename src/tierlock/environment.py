@@ -33,10 +33,7 @@ if TYPE_CHECKING:
     import subprocess
 
     from tierlock import subproc
-    from tierlock.lightproc import Spawned
-
-    Started = subprocess.Popen[str] | Spawned
-    """A process asking a target: started by the command, or at its entry (:mod:`tierlock.targetfirst`)."""
+    from tierlock.spawning import Spawned
 
 #: ``Target`` (:mod:`tierlock.targetmodel`) is handed back by this module and imported from it by name.
 __all__ = [
@@ -104,16 +101,14 @@ class Pending:
     def __init__(self, exe: Path) -> None:
         self.exe = exe
         self._outcome: list[Target | Exception] = []
-        self._started: Started | None = None
+        self._started: subprocess.Popen[str] | None = None
         self._before: tuple[object, ...] = ()
         """The interpreter's files as its process was started (:func:`_made`)."""
         try:
             kept = _kept(exe)
-            first = _first(exe)
+            first = _first(exe if kept is None else None)  # (kept meanwhile: one started at the entry is ended)
             if kept is not None:
                 self._outcome.append(kept)
-                if first is not None:  # (kept meanwhile by another command: the one started first is not needed)
-                    _end(first[0])
             elif first is not None:
                 self._started, self._before = _adopted(exe, first)
             else:
@@ -144,14 +139,16 @@ class Pending:
 def _first(exe: Path | None, *, peek: bool = False) -> tuple[Spawned, tuple[object, ...]] | None:
     """What :mod:`tierlock.targetfirst` started for *exe* at the command's entry (taken, unless *peek*), with the
     interpreter's files as it was started; any other it started is ended (*exe* None: every one)."""
-    if "tierlock.lightproc" not in sys.modules:
+    if "tierlock.targetfirst" not in sys.modules:
         return None  # (nothing was started ahead: the command was not started by the console script)
-    from tierlock import lightproc
+    from tierlock import spawning
 
-    return lightproc.peek(exe) if peek and exe is not None else lightproc.take(exe)
+    if peek:
+        return spawning.peek(str(exe))
+    return spawning.take(None if exe is None else str(exe))
 
 
-def _end(started: Started) -> None:
+def _end(started: subprocess.Popen[str]) -> None:
     """*started* (an inspection nobody will read) ended and reaped."""
     from tierlock import subproc
 
@@ -162,18 +159,20 @@ def _end(started: Started) -> None:
         subproc.forget(started)
 
 
-def _adopted(exe: Path, first: tuple[Spawned, tuple[object, ...]]) -> tuple[Spawned, tuple[object, ...]]:
-    """The process :mod:`tierlock.targetfirst` started for *exe* at the command's entry, taken by the command: its
-    observers told as if started now, read through :mod:`tierlock.subproc` as one started there, and the run being
-    recorded told that a process was started (:mod:`tierlock.keptrun`: not kept, as when the command starts it)."""
-    from tierlock import subproc
+def _adopted(exe: Path, first: tuple[Spawned, tuple[object, ...]]) -> tuple[subprocess.Popen[str], tuple[object, ...]]:
+    """The process :mod:`tierlock.targetfirst` started for *exe* at the command's entry, taken by the command as a
+    ``Popen`` (:func:`tierlock.spawning.as_popen`): its observers told as if started now, read and stopped by
+    :mod:`tierlock.subproc` as one started there, and the run being recorded told that a process was started
+    (:mod:`tierlock.keptrun`: not kept, as when the command starts it)."""
+    from tierlock import spawning, subproc
 
     argv = _inspection(exe)
     for observer in subproc.observers:
         observer(argv)
-    subproc.adopt(first[0])
+    proc = spawning.as_popen(argv, first[0])
+    subproc._live[proc.pid] = proc  # (as tierlock.earlyarm registers the backend it takes over)
     sys.audit(ADOPTED, str(exe))
-    return first
+    return proc, first[1]
 
 
 #: The audit event of a process started first and adopted by the command (:data:`tierlock.keptrun.EFFECTS`).
@@ -239,7 +238,7 @@ def _stamp(exe: Path, target: Target | None) -> tuple[object, ...]:
     return tuple(targetcache.stamp(os.path.abspath(exe), _cfg_folders(exe), sites))
 
 
-def _described(exe: Path, started: Started | None = None, before: tuple[object, ...] = ()) -> Target:
+def _described(exe: Path, started: subprocess.Popen[str] | None = None, before: tuple[object, ...] = ()) -> Target:
     """The target at *exe*: remembered while its identity (:func:`_stamp`) holds, else asked now (*started*: the
     process asking it, started by :class:`Pending` after :func:`_kept` found nothing, when the interpreter's files
     were *before*: its answer is taken when they still are)."""
@@ -293,7 +292,9 @@ def _told(exe: Path) -> str | None:
     return None
 
 
-def _answer(exe: Path, started: Started | None = None, before: tuple[object, ...] = ()) -> tuple[str, bool]:
+def _answer(
+    exe: Path, started: subprocess.Popen[str] | None = None, before: tuple[object, ...] = ()
+) -> tuple[str, bool]:
     """What the interpreter at *exe* says about itself: :func:`_told` when it tells, else asked now and kept
     (*started*: already asked, when its files were *before*, :func:`_told` having found nothing); and whether the
     interpreter's files were the same before and after it answered. An interpreter whose files changed meanwhile
@@ -341,7 +342,7 @@ def _cfg_folders(exe: Path) -> tuple[str, str]:
     return folder, os.path.dirname(folder)
 
 
-def _ask(exe: Path, started: Started | None = None) -> subproc.Result:
+def _ask(exe: Path, started: subprocess.Popen[str] | None = None) -> subproc.Result:
     """The interpreter's answer (*started*: the process of :func:`_start`, read and reaped here)."""
     from tierlock import subproc
 

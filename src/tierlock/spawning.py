@@ -147,3 +147,41 @@ def _adopted() -> Callable[[list[str], Spawned], subprocess.Popen[str]]:
             self._child_created = True
 
     return Adopted
+
+
+# -- processes started ahead of the command that takes them ------------------------------------------------
+
+#: Processes started before the command that will read them knows it will (:mod:`tierlock.targetfirst`): a key of
+#: the starter's (the interpreter's path, as the command spells it) -> the process and a note of the starter's.
+ahead: dict[str, tuple[Spawned, tuple[object, ...]]] = {}
+
+
+def peek(key: str) -> tuple[Spawned, tuple[object, ...]] | None:
+    """What was started ahead under *key*, left where it is."""
+    return ahead.get(key)
+
+
+def take(key: str | None) -> tuple[Spawned, tuple[object, ...]] | None:
+    """What was started ahead under *key*, handed over (to be read :func:`as_popen`); every other one is ended
+    (*key* None: every one)."""
+    found = ahead.pop(key, None) if key is not None else None
+    end_ahead()
+    return found
+
+
+def end_ahead() -> None:
+    """End every process started ahead that nobody took (its command asked for another, for none, or ended first):
+    killed, reaped, its pipes closed."""
+    while ahead:
+        spawned = ahead.popitem()[1][0]
+        try:  # noqa: SIM105 (contextlib: an import more before the command's modules)
+            os.kill(spawned.pid, _signal.SIGKILL)
+        except ProcessLookupError:  # (ended already: only reaped)
+            pass
+        try:  # noqa: SIM105
+            os.waitpid(spawned.pid, 0)
+        except ChildProcessError:
+            pass
+        for fd in (spawned.out, spawned.err):
+            if fd >= 0:
+                os.close(fd)

@@ -22,11 +22,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import threading
 
-    from tierlock.lightproc import Spawned
-
-    Process = subprocess.Popen[str] | Spawned
-    """A process this module reads: one :func:`start` started, or one started before (:func:`adopt`)."""
-
 TAIL_LINES = 30
 
 #: Observers called with each argv before it starts (tests count backend runs with it).
@@ -34,7 +29,7 @@ observers: list[Callable[[Sequence[str]], None]] = []
 
 #: Every process :func:`run` started that has not been reaped yet, by pid, whatever thread started it:
 #: :func:`stop_all` ends them when the main thread is interrupted while worker threads wait on them.
-_live: dict[int, Process] = {}
+_live: dict[int, subprocess.Popen[str]] = {}
 _stopping: list[bool] = []
 """Non-empty while :func:`stop_all` ends the processes: :func:`run` then starts nothing new."""
 
@@ -88,7 +83,7 @@ def run(
     log: Callable[[str], None] | None = None,
     timeout: float | None = None,
     on_line: Callable[[str], None] | None = None,
-    started: Process | None = None,
+    started: subprocess.Popen[str] | None = None,
 ) -> Result:
     """Run *argv*; *what* names the step in error messages ("uv pip compile").
 
@@ -108,7 +103,7 @@ def run(
     began = getattr(started, "began", None) or time.perf_counter()
     proc = started if started is not None else start(args, cwd=cwd, env=env, what=what, remedy=remedy)
     try:
-        if on_line is None or not isinstance(proc, subprocess.Popen):  # (one started before: read whole)
+        if on_line is None:
             stdout, stderr = proc.communicate(timeout=timeout)
         else:
             stdout, stderr = _stream(proc, on_line, timeout)
@@ -131,15 +126,9 @@ def run(
     return result
 
 
-def forget(proc: Process) -> None:
+def forget(proc: subprocess.Popen[str]) -> None:
     """*proc* was reaped by its starter (:func:`start`)."""
     _live.pop(proc.pid, None)
-
-
-def adopt(proc: Spawned) -> None:
-    """*proc*, started before this module loaded (:mod:`tierlock.lightproc`), is read by :func:`run` from now on
-    (``started=``), and ended with the others on an interrupt (:func:`stop_all`)."""
-    _live[proc.pid] = proc
 
 
 def start(
@@ -200,7 +189,7 @@ def _stream(proc: subprocess.Popen[str], on_line: Callable[[str], None], timeout
     return "".join(lines["out"]), "".join(lines["err"])
 
 
-def stop(proc: Process, *, grace: float | None = None, reading: bool = False) -> None:
+def stop(proc: subprocess.Popen[str], *, grace: float | None = None, reading: bool = False) -> None:
     """Ask *proc*'s process group to stop (SIGINT, as Ctrl-C would), wait *grace* seconds, then kill the group.
 
     The grace period lets a backend delete its own temporary folders. A second
@@ -227,7 +216,7 @@ def stop(proc: Process, *, grace: float | None = None, reading: bool = False) ->
             os.killpg(proc.pid, signal.SIGKILL)  # anything the backend left running in its group
 
 
-def _ended(proc: Process, seconds: float, seen: int, *, reading: bool) -> bool:
+def _ended(proc: subprocess.Popen[str], seconds: float, seen: int, *, reading: bool) -> bool:
     """Whether *proc* ends within *seconds* (its pipes drained unless *reading*); a signal after the first *seen*
     (another interrupt, noted by :mod:`tierlock.interrupts`, or raised under another handler) ends the wait."""
     import time

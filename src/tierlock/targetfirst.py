@@ -11,7 +11,7 @@ else the active venv, else the project's environment found without parsing ``pyp
 kept for it (:func:`tierlock.targetcache.kept_for`). It is a guess and decides nothing: the command asks the
 interpreter its own parsing names, through a :class:`tierlock.environment.Pending` that reads what is kept first
 and adopts the process only for the same interpreter; one nobody adopts is ended when the command ends
-(:func:`tierlock.lightproc.close`).
+(:func:`tierlock.spawning.end_ahead`).
 """
 
 from __future__ import annotations
@@ -92,18 +92,18 @@ def _start(exe: str) -> None:
     folders = (folder, os.path.dirname(folder))  # (where it looks for pyvenv.cfg: tierlock.environment's)
     if not os.path.isfile(exe) or targetcache.kept_for(key, folders):
         return
-    from tierlock.lightproc import held, spawn
+    from tierlock import spawning
     from tierlock.targetanswer import inspection
 
-    if exe in held:
+    if spawning.peek(exe) is not None:
         return
     before = tuple(targetcache.stamp(key, folders, ()))
-    held[exe] = (spawn(inspection(exe)), before)
+    spawning.ahead[exe] = (spawning.spawn(inspection(exe), capture=True), before)
 
 
 def interpreter(python: str) -> str:
     """The executable *python* names, spelt as :func:`tierlock.environment.interpreter` spells it for the usual
-    spellings (another spelling: no process of this module's is taken for it, :func:`tierlock.lightproc.take`)."""
+    spellings (another spelling: no process of this module's is taken for it, :func:`tierlock.spawning.take`)."""
     own = os.path.join("Scripts", "python.exe") if os.name == "nt" else os.path.join("bin", "python")
     if os.path.isdir(python):
         return os.path.join(python, own)

@@ -1,0 +1,186 @@
+"""With nothing kept, ``probe``, ``status`` and ``admit`` start their target interpreter at the console script's
+entry, before their modules load (:mod:`tierlock.targetfirst`), and take it when they ask that interpreter.
+
+The answer is the target's own, whatever Python tierlock runs on: on venvs of other Pythons (3.9, 3.12, 3.13) named
+every way a user names one (``--python`` the interpreter or the folder, the active venv, the project's ``.venv``),
+the cold run (cache folder empty: the interpreter started first and taken), the runs after it (its answer kept)
+and a run of the CLI itself that keeps nothing and starts nothing first give the same exit code, output and
+errors, byte for byte. An interpreter that fails gives the error it gives when started late; an interrupt while
+the interpreter started first still runs ends it and exits 130, and the command run again answers in full.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from benchmarks._cliworld import environ
+
+from tests.support.env import clean_env
+from tests.support.interpreters import PYENV, make_venv_with
+from tests.support.kept import ENTRY, World, backdate
+
+pytestmark = pytest.mark.slow
+
+#: The console script's entry, with every interpreter the run took from its entry noted in *note* (an audit hook).
+NOTED = (
+    "import sys; sys.addaudithook(lambda event, args: event == 'tierlock.process.adopted'"
+    " and open({note!r}, 'a').write(args[0] + '\\n')); " + ENTRY
+)
+#: The CLI itself (no console-script entry: nothing started first, nothing kept).
+CLI = "import sys; from tierlock.cli import main; raise SystemExit(main({argv!r}))"
+VERSIONS = ("3.9.18", "3.12.1", "3.13.0")
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> World:
+    return World(tmp_path_factory.mktemp("first") / "world")
+
+
+@pytest.fixture(scope="module")
+def venvs(world: World) -> dict[str, Path]:
+    """A venv of each other Python with the base and ``brain`` tiers armed (``brain``'s compiled files are built for
+    3.11: the target itself says they are not its own), and the project's ``.venv`` a copy of the 3.12 one's."""
+    env = environ(world.root / "uv-cache", world.root / "wheels")
+    made: dict[str, Path] = {}
+    for version in VERSIONS:
+        python = PYENV / version / "bin" / "python"
+        if not python.exists():
+            continue
+        folder = world.root / f"venv-{version}"
+        make_venv_with(python, folder)
+        subprocess.run(
+            [Path(sys.executable).parent / "install-tier", "--project", world.project, "--python", folder, "base"],
+            env=env,
+            capture_output=True,
+            check=True,
+        )
+        made[version] = folder
+    if "3.12.1" not in made:
+        pytest.skip("Python 3.12.1 is not installed here")
+    shutil.copytree(made["3.12.1"], world.project / ".venv", symlinks=True)
+    backdate(world.project, *made.values())
+    return made
+
+
+def _run(world: World, code: str, cache: Path | str, **env: str) -> subprocess.CompletedProcess[str]:
+    environment = {**clean_env(), "TIERLOCK_CACHE_DIR": str(cache), **env}
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, env=environment, cwd=world.project
+    )
+
+
+def _answer(proc: subprocess.CompletedProcess[str]) -> tuple[int, str, str]:
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+SPELLINGS = ("interpreter", "folder", "VIRTUAL_ENV", "project")
+
+
+def _named(world: World, venvs: dict[str, Path], version: str, spelling: str) -> tuple[list[str], dict[str, str], Path]:
+    """The target's arguments, environment variables and interpreter for *spelling*."""
+    folder = world.project / ".venv" if spelling == "project" else venvs[version]
+    if spelling == "interpreter":
+        return ["--python", str(folder / "bin" / "python")], {}, folder / "bin" / "python"
+    if spelling == "folder":
+        return ["--python", f"{folder}/"], {}, folder / "bin" / "python"
+    if spelling == "VIRTUAL_ENV":
+        return [], {"VIRTUAL_ENV": str(folder)}, folder / "bin" / "python"
+    return [], {}, folder / "bin" / "python"
+
+
+@pytest.mark.parametrize("command", ["probe", "status", "admit"])
+@pytest.mark.parametrize(
+    ("version", "spelling"),
+    [("3.12.1", spelling) for spelling in SPELLINGS] + [("3.9.18", "interpreter"), ("3.13.0", "folder")],
+)
+def test_a_cold_answer_on_another_pythons_venv_is_the_kept_answer_and_the_answer_of_a_run_keeping_nothing(
+    world: World, venvs: dict[str, Path], tmp_path: Path, *, command: str, version: str, spelling: str
+) -> None:
+    if version not in venvs:
+        pytest.skip(f"Python {version} is not installed here")
+    target, env, python = _named(world, venvs, version, spelling)
+    argv = ["--project", str(world.project), command, *target, "--json"]
+    note, cache = tmp_path / "taken", tmp_path / "cache"
+    cold = _run(world, NOTED.format(note=str(note), argv=argv), cache, **env)
+    assert note.read_text() == f"{python}\n"  # started at the entry, taken by the command
+    kept = [_run(world, ENTRY.format(argv=argv), cache, **env) for _ in range(2)]
+    plain = _run(world, CLI.format(argv=argv), "", **env)
+    assert _answer(cold) == _answer(kept[0]) == _answer(kept[1]) == _answer(plain)
+    document = json.loads(cold.stdout)
+    said = json.dumps(document)
+    assert f"python{version.rsplit('.', 1)[0]}" in said  # (the target's own site folder, not tierlock's 3.11)
+    if command == "probe":
+        assert document["tiers_checked"] == 3
+        assert document["python"] == str(python)
+
+
+def test_an_interpreter_started_first_that_fails_gives_the_error_it_gives_started_late(
+    world: World, tmp_path: Path
+) -> None:
+    fake = tmp_path / "broken" / "bin" / "python"
+    fake.parent.mkdir(parents=True)
+    fake.write_text("#!/bin/sh\necho 'it broke: https://me:hunter2secret@index.example' >&2\nexit 3\n")
+    fake.chmod(0o755)
+    for command in ("probe", "status", "admit"):
+        for form in ([], ["--json"]):
+            argv = ["--project", str(world.project), command, "--python", str(fake), *form]
+            note = tmp_path / f"taken-{command}{len(form)}"
+            first = _run(world, NOTED.format(note=str(note), argv=argv), tmp_path / "cache")
+            assert note.read_text() == f"{fake}\n"
+            late = _run(world, CLI.format(argv=argv), "")
+            assert _answer(first) == _answer(late)
+            assert first.returncode != 0
+            assert "(exit 3)" in first.stdout + first.stderr
+            assert "hunter2secret" not in first.stdout + first.stderr
+
+
+HOLD = (
+    "import os, time; open({started!r}, 'w').write(str(os.getpid()));"
+    ' exec("while not os.path.exists({go!r}): time.sleep(0.02)")\n'
+)
+
+
+@pytest.mark.parametrize("command", ["probe", "admit"])
+def test_an_interrupt_while_the_interpreter_started_first_runs_ends_it_and_the_rerun_answers(
+    world: World, venvs: dict[str, Path], tmp_path: Path, command: str
+) -> None:
+    venv = tmp_path / "held"
+    shutil.copytree(venvs["3.12.1"], venv, symlinks=True)
+    site = next(venv.glob("lib/python3.*/site-packages"))
+    started, go = tmp_path / "started", tmp_path / "go"
+    (site / "zz_hold.pth").write_text(HOLD.format(started=str(started), go=str(go)))
+    backdate(venv)
+    argv = ["--project", str(world.project), command, "--python", str(venv)]
+    env = {**clean_env(), "TIERLOCK_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", ENTRY.format(argv=argv)],
+        env=env,
+        cwd=world.project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not (started.exists() and started.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    held = int(started.read_text())
+    time.sleep(0.5)  # (the command has loaded its modules and waits for the interpreter)
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
+    assert "Traceback" not in err
+    with pytest.raises(ProcessLookupError):
+        os.kill(held, 0)  # ended and reaped
+    go.touch()
+    again = _run(world, ENTRY.format(argv=argv), tmp_path / "cache")
+    plain = _run(world, CLI.format(argv=argv), "")
+    assert _answer(again) == _answer(plain)
