@@ -29,6 +29,9 @@ does (the garbage collector off, the end without teardown), :data:`FLOOR_IMPORTS
 ``python -c pass`` (the 5x goal is within reach only when the floor is below it), and each command's ratio to
 the floor with its margin in ms (the median of the per-round differences): what tierlock itself adds.
 
+With ``--cold`` a second floor runs too, :data:`FLOOR_COLD`: the floor with the target interpreter asked beside it,
+as a run that keeps nothing must ask it (started first, read at the end).
+
 ``--cpu`` times each run by the CPU time (user + system) of the process and its children instead of the wall
 clock: on a machine whose cores other work keeps busy, the wall time is mostly waiting for a core, and the CPU time
 is what the command itself costs (a lower bound of its wall time on an idle machine).
@@ -128,6 +131,17 @@ ENTRY = "import sys; from tierlock._entry import tierlock; tierlock()"
 #: there cost ~15% of the imports, and are avoidable), and the end without the interpreter's teardown
 #: (``os._exit``).
 FLOOR_IMPORTS = "import gc; gc.disable(); import tomllib, json, packaging.requirements, os; os._exit(0)"
+#: With ``--cold``, a second floor: :data:`FLOOR_IMPORTS` with the target interpreter asked as a run that keeps nothing
+#: must ask it (``python -I -c`` :data:`tierlock.targetanswer.INSPECT`, the fields every fact about the target comes
+#: from), started first (``os.posix_spawn``, as tierlock's console script starts it) and its answer read at the end:
+#: on two free cores its start-up hides behind the imports; by CPU time (``--cpu``) it is counted.
+FLOOR_COLD = (
+    "import gc; gc.disable(); import os; r, w = os.pipe(); "
+    "pid = os.posix_spawn({python!r}, [{python!r}, '-I', '-c', {inspect!r}], os.environ,"
+    " file_actions=[(os.POSIX_SPAWN_DUP2, w, 1)], setpgroup=0); os.close(w); "
+    "import tomllib, json, packaging.requirements; "
+    "answer = b''.join(iter(lambda: os.read(r, 65536), b'')); os.waitpid(pid, 0); os._exit(0)"
+)
 #: The modes whose runs are full runs (the floor is measured beside them).
 FULL_EDITS = ("pyproject-deps",)
 #: Whether a run is timed by its CPU time (``--cpu``) rather than its wall time.
@@ -210,8 +224,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             "python -c pass": measure([sys.executable, "-c", "pass"], ours=False),
             "uv pip check": measure([BIN / "uv", "pip", "check", "--python", python], ours=False),
         }
-        if _full(args):
-            commands["floor"] = measure([sys.executable, "-c", FLOOR_IMPORTS], ours=False)
+        commands.update(_floors(args, python, measure))
         for command in ("--version", *COMMANDS):
             commands[command] = measure([BIN / "tierlock", *argv_of(command, project, python)])
             if args.baseline is not None:
@@ -224,6 +237,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     _report(medians, args)
     if _full(args):
         _floor_report(medians, samples, args)
+
+
+def _floors(
+    args: argparse.Namespace, python: Path, measure: Callable[..., Callable[[], float]]
+) -> dict[str, Callable[[], float]]:
+    """The floor of a full run (:data:`FLOOR_IMPORTS`), and with ``--cold`` the floor of a run that also asks the
+    target (:data:`FLOOR_COLD`), each measured beside the commands."""
+    floors: dict[str, Callable[[], float]] = {}
+    if _full(args):
+        floors["floor"] = measure([sys.executable, "-c", FLOOR_IMPORTS], ours=False)
+    if args.cold:
+        from tierlock.targetanswer import INSPECT
+
+        cold = FLOOR_COLD.format(python=str(python), inspect=INSPECT)
+        floors["cold floor"] = measure([sys.executable, "-c", cold], ours=False)
+    return floors
 
 
 def _full(args: argparse.Namespace) -> bool:
@@ -268,6 +297,18 @@ def _floor_report(medians: dict[str, float], samples: dict[str, list[float]], ar
             f"  tierlock {command:<8} {ours * 1000:7.1f} ms = {ours / floor:5.2f}x the floor;"
             f" margin {_paired(samples[command], samples['floor']):+6.1f} ms (paired)"
         )
+    if "cold floor" in medians:
+        cold = medians["cold floor"]
+        added = _paired(samples["cold floor"], samples["floor"])
+        print(
+            f"cold floor (the floor, the target interpreter asked beside it): {cold * 1000:.1f} ms ="
+            f" {cold / bare:.2f}x python -c pass; the target adds {added:+.1f} ms (paired)"
+        )
+        for command in COMMANDS:
+            print(
+                f"  tierlock {command:<8} {medians[command] / cold:5.2f}x the cold floor;"
+                f" margin {_paired(samples[command], samples['cold floor']):+6.1f} ms (paired)"
+            )
     if args.baseline is not None:
         for command in COMMANDS:
             new, old = (_paired(samples[f"{command} ({side}, -c)"], samples["floor"]) for side in ("new", "old"))
