@@ -164,15 +164,15 @@ def _kept(argv: list[str]) -> int:
         from tierlock import targetfirst
 
         targetfirst.start(argv, command)
-    from tierlock import codebundle
-
-    codebundle.install(command)  # (the rest of the modules from one file, before the run is recorded)
-    from tierlock.lightpathlib import light_pathlib
-
-    light_pathlib()  # (no thread of tierlock's runs yet: none can meet the stand-in)
-    from tierlock import keptrecord
-
     try:
+        from tierlock import codebundle
+
+        codebundle.install(command)  # (the rest of the modules from one file, before the run is recorded)
+        from tierlock.lightpathlib import light_pathlib
+
+        light_pathlib()  # (no thread of tierlock's runs yet: none can meet the stand-in)
+        from tierlock import keptrecord
+
         return keptrecord.run(argv, lambda: _cli(argv))
     finally:
         spawning = sys.modules.get("tierlock.spawning")

@@ -139,8 +139,8 @@ class Pending:
 def _first(exe: Path | None, *, peek: bool = False) -> tuple[Spawned, tuple[object, ...]] | None:
     """What :mod:`tierlock.targetfirst` started for *exe* at the command's entry (taken, unless *peek*), with the
     interpreter's files as it was started; any other it started is ended (*exe* None: every one)."""
-    if "tierlock.targetfirst" not in sys.modules:
-        return None  # (nothing was started ahead: the command was not started by the console script)
+    if "tierlock.spawning" not in sys.modules:
+        return None  # (nothing was started ahead: not started by the console script, or no posix_spawn here)
     from tierlock import spawning
 
     if peek:
