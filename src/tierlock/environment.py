@@ -26,6 +26,7 @@ from tierlock.errors import UsageError
 from tierlock.frozen import replace
 from tierlock.targetanswer import inspection as _inspection
 from tierlock.targetanswer import parse as _parse
+from tierlock.targetanswer import unrunnable as _unrunnable
 from tierlock.targetmodel import Target
 from tierlock.venvbase import base_of
 
@@ -346,7 +347,10 @@ def _ask(exe: Path, started: subprocess.Popen[str] | None = None) -> subproc.Res
     """The interpreter's answer (*started*: the process of :func:`_start`, read and reaped here)."""
     from tierlock import subproc
 
-    return subproc.run(_inspection(exe), what=f"inspecting {exe}", started=started)
+    try:
+        return subproc.run(_inspection(exe), what=f"inspecting {exe}", started=started)
+    except OSError as exc:  # (there, but not a program this system runs: not executable, not a binary)
+        raise _unrunnable(exe, exc) from exc
 
 
 def _start(exe: Path) -> subprocess.Popen[str]:
@@ -357,7 +361,10 @@ def _start(exe: Path) -> subprocess.Popen[str]:
     argv = _inspection(exe)
     for observer in subproc.observers:
         observer(argv)
-    return subproc.start(argv, cwd=None, env=None, what=f"inspecting {exe}", remedy=None)
+    try:
+        return subproc.start(argv, cwd=None, env=None, what=f"inspecting {exe}", remedy=None)
+    except OSError as exc:
+        raise _unrunnable(exe, exc) from exc
 
 
 def _foreign(python: str | Path | None) -> Path | None:

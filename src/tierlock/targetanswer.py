@@ -10,6 +10,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from tierlock.errors import UsageError
     from tierlock.targetmodel import Target
 
 #: What :func:`tierlock.environment.inspect` runs in the target: only ``os``, ``sys``, ``sysconfig`` and ``_imp``
@@ -69,6 +70,17 @@ def inspection(exe: str | Path) -> tuple[str, ...]:
     """The command that asks the interpreter at *exe* (isolated: no user site, no environment variables read).
     (This module loads nothing at its start: :mod:`tierlock.targetfirst` takes the command before anything else.)"""
     return (str(exe), "-I", "-c", INSPECT)
+
+
+def unrunnable(exe: Path, exc: OSError) -> UsageError:
+    """The error of an interpreter at *exe* that is there but cannot be run (*exc*: not executable, not a program
+    this system runs), with the command that makes a venv's interpreter again
+    (:func:`tierlock.venvbase.remedy_for_none`)."""
+    from tierlock.errors import UsageError
+    from tierlock.venvbase import remedy_for_none
+
+    why = exc.strerror or type(exc).__name__
+    return UsageError(f"cannot run the interpreter at {exe} ({why})", remedy=remedy_for_none(exe))
 
 
 def parse(exe: Path, stdout: str) -> Target:

@@ -65,15 +65,22 @@ def why_none(exe: Path) -> str:
     return ""
 
 
-def remedy_for_none(exe: Path) -> str:
-    """Recreate the interpreter of a venv that lost it (its packages stay), else name one."""
-    prefix = os.path.dirname(os.path.dirname(os.path.abspath(exe)))
+def remedy_for_none(exe: str | os.PathLike[str]) -> str:
+    """Make the interpreter of a venv that lost it, or whose interpreter cannot be run, again (its packages stay),
+    else name one. ``python -m venv`` keeps whatever it finds at the names it makes (``python``, ``python3``,
+    ``pythonX.Y``, each a link to the first): one left behind, a link to the name removed, would become a loop of
+    links to the new one. So every one of them is removed first."""
+    path = os.path.abspath(exe)
+    prefix = os.path.dirname(os.path.dirname(path))
     base = base_of(prefix)
     if base is None:
         return "pass --python PATH to a python executable"
     import shlex
 
-    return shlex.join([base, "-m", "venv", "--without-pip", prefix]) + " (recreates its interpreter; its packages stay)"
+    folder = os.path.dirname(path)
+    names = dict.fromkeys(["python", "python3", os.path.basename(base), os.path.basename(path)])
+    gone = shlex.join(["rm", "-f", *(os.path.join(folder, name) for name in names)])
+    return f"{gone} && {shlex.join([base, '-m', 'venv', '--without-pip', prefix])}"
 
 
 def base_of(prefix: str | os.PathLike[str]) -> str | None:

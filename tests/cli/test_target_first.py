@@ -26,6 +26,7 @@ from benchmarks._cliworld import environ
 from tests.support.env import clean_env
 from tests.support.interpreters import PYENV, make_venv_with
 from tests.support.kept import ENTRY, World, backdate
+from tierlock.remedies import argv_of
 
 pytestmark = pytest.mark.slow
 
@@ -184,3 +185,35 @@ def test_an_interrupt_while_the_interpreter_started_first_runs_ends_it_and_the_r
     again = _run(world, ENTRY.format(argv=argv), tmp_path / "cache")
     plain = _run(world, CLI.format(argv=argv), "")
     assert _answer(again) == _answer(plain)
+
+
+@pytest.mark.parametrize("command", ["probe", "status", "admit"])
+def test_a_venv_whose_interpreter_cannot_be_run_is_said_so_and_the_printed_fix_makes_it_run(
+    world: World, venvs: dict[str, Path], tmp_path: Path, command: str
+) -> None:
+    """Its ``bin/python`` a file without the execute permission (a copy gone wrong, a mount without exec): no
+    internal error, but what and where, and the command that makes its interpreter again; run as printed, the next
+    run answers as for the venv it was."""
+    venv = tmp_path / "unrunnable"
+    shutil.copytree(venvs["3.12.1"], venv, symlinks=True)
+    exe = venv / "bin" / "python"
+    real = exe.resolve()
+    exe.unlink()
+    shutil.copyfile(real, exe)
+    exe.chmod(0o644)
+    argv = ["--project", str(world.project), command, "--python", str(exe)]
+    for code in (ENTRY.format(argv=argv), CLI.format(argv=argv)):  # (started first at the entry, or by the command)
+        broken = _run(world, code, tmp_path / "cache")
+        assert broken.returncode == (1 if command == "admit" else 2), broken.stderr  # (admit: its probe part failed)
+        assert f"cannot run the interpreter at {exe} (Permission denied)" in broken.stderr
+        assert "internal error" not in broken.stderr
+    printed = broken.stderr.split("to fix: ", 1)[1].splitlines()[0]
+    assert printed.startswith(f"rm -f {exe} ")
+    assert argv_of(printed) is not None  # (a command, carried as argv lists in --json)
+    fixed = subprocess.run(printed, shell=True, env=clean_env(), capture_output=True, text=True, check=False)
+    assert fixed.returncode == 0, fixed.stderr
+    again = _run(world, ENTRY.format(argv=argv), tmp_path / "cache")
+    healthy = ["--project", str(world.project), command, "--python", str(venvs["3.12.1"] / "bin" / "python")]
+    expected = _run(world, CLI.format(argv=healthy), "")
+    assert again.returncode == expected.returncode
+    assert again.stdout.replace(str(venv), "VENV") == expected.stdout.replace(str(venvs["3.12.1"]), "VENV")

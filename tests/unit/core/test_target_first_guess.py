@@ -14,6 +14,7 @@ import pytest
 
 from tests.support.env import make_venv
 from tierlock import environment, spawning, subproc, targetfirst
+from tierlock.errors import UsageError
 
 OLD = time.time() - 60
 
@@ -183,3 +184,15 @@ def test_a_project_environment_started_first_is_taken_when_the_command_asks_it_w
     assert environment.inspect(a).prefix == a
     assert spawning.ahead == {}
     assert len(fresh) == 1
+
+
+def test_an_interpreter_that_cannot_be_started_first_leaves_the_command_to_say_so(
+    tmp_path: Path, fresh: list[tuple[str, ...]]
+) -> None:
+    named = tmp_path / "env" / "bin" / "python"
+    named.parent.mkdir(parents=True)
+    named.write_text("not a program\n")  # (no execute permission: posix_spawn refuses it)
+    targetfirst.start(["probe", "--python", str(named)], "probe")  # (does not raise)
+    assert spawning.ahead == {}
+    with pytest.raises(UsageError, match=f"cannot run the interpreter at {named} \\(Permission denied\\)"):
+        environment.inspect(named)

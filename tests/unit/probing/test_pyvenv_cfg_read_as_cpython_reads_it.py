@@ -10,7 +10,6 @@ base's reader stopped at an undecodable byte. Each case is put to a real venv's 
 
 from __future__ import annotations
 
-import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +21,7 @@ from tests.support.probe_env import uv_install
 from tests.support.wheels import build_wheel
 from tierlock import venvbase
 from tierlock.probing import probe_distribution
+from tierlock.remedies import argv_of
 
 #: Whether the interpreter put its base interpreter's site-packages on its path.
 _SEES_BASE = (
@@ -108,18 +108,24 @@ def test_the_probe_takes_a_venvs_base_site_as_its_interpreter_does(tmp_path: Pat
     assert result.state == state, result.reasons
 
 
-def test_a_venv_that_lost_its_interpreter_is_said_so_and_its_remedy_makes_it_again(tmp_path: Path) -> None:
+@pytest.mark.parametrize("lost", [("python", "python3", f"python3.{sys.version_info[1]}"), ("python",)])
+def test_a_venv_that_lost_its_interpreter_is_said_so_and_its_remedy_run_as_printed_makes_it_again(
+    tmp_path: Path, lost: tuple[str, ...]
+) -> None:
+    """Every name gone, or ``bin/python`` alone (the others, links to it, left: ``python -m venv`` alone would make
+    ``python`` a link to ``python3.X``, which links back to it)."""
     folder = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True, env=clean_env())
     exe = folder / "bin" / "python"
-    for name in ("python", "python3", f"python3.{sys.version_info[1]}"):
+    (folder / "site.txt").write_text("a package's file stays\n")
+    for name in lost:
         (folder / "bin" / name).unlink(missing_ok=True)
     assert venvbase.why_none(exe) == f": the environment {folder} has a pyvenv.cfg, but its interpreter is gone"
     remedy = venvbase.remedy_for_none(exe)
-    command, _, why = remedy.partition(" (")
-    assert why == "recreates its interpreter; its packages stay)"
-    subprocess.run(shlex.split(command), check=True, env=clean_env())
+    assert argv_of(remedy) is not None  # (a command, carried as argv lists in --json)
+    subprocess.run(remedy, shell=True, check=True, env=clean_env())
     assert subprocess.run([str(exe), "-c", "pass"], check=False).returncode == 0
+    assert (folder / "site.txt").exists()
 
 
 def test_a_folder_with_no_venv_names_no_reason_and_asks_for_an_interpreter(tmp_path: Path) -> None:
