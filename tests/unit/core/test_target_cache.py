@@ -295,10 +295,12 @@ def test_an_early_start_whose_interpreter_fails_reports_it_where_the_answer_is_t
     with pytest.raises(BackendError, match="inspecting") as late:
         environment.inspect(python)
     assert (str(early.value), early.value.exit_code) == (str(late.value), late.value.exit_code)
-    python.chmod(0o644)  # (not executable: the start itself fails)
+    python.chmod(0o644)  # (not executable: the start itself fails, said as what and where, not an internal error)
     environment.start_early(python)
-    with pytest.raises(PermissionError):
+    with pytest.raises(UsageError, match=f"cannot run the interpreter at {python} \\(Permission denied\\)"):
         environment.resolve(python)
+    with pytest.raises(UsageError, match="cannot run the interpreter"):
+        environment.inspect(python)
 
 
 def test_an_early_start_whose_kept_answer_does_not_parse_reports_it_as_without_the_early_read(
