@@ -160,14 +160,14 @@ def _kept(argv: list[str]) -> int:
         return _interrupted(argv, "tierlock")
     if code is not None:
         return code
-    if command != "check":  # (the commands that ask a target interpreter: its start-up beside all that loads now)
-        from tierlock import targetfirst
-
-        targetfirst.start(argv, command)
     try:
         from tierlock import codebundle
 
         codebundle.install(command)  # (the rest of the modules from one file, before the run is recorded)
+        if command != "check":  # (the commands that ask a target interpreter: its start-up beside all that loads now)
+            from tierlock import targetfirst
+
+            targetfirst.start(argv, command)
         from tierlock.lightpathlib import light_pathlib
 
         light_pathlib()  # (no thread of tierlock's runs yet: none can meet the stand-in)
