@@ -153,7 +153,6 @@ LAZY_IMPORTS: dict[str, str] = {
             "location",
             "locking",
             "lockload",
-            "plan",
             "preflight",
             "projecttree",
             "receipts",
