@@ -5,13 +5,17 @@ a request prints repeats it."""
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 from typing import Any
 
 import pytest
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
+from tests.support.venvshape import armed, project
 from tierlock.frozen import replace
+from tierlock.installer import fastpath
+from tierlock.installer.location import environment_key
 from tierlock.installer.plan import Installed, Plan, Step
 from tierlock.installer.request import Outcome, Request
 from tierlock.lockfiles.locks import LockEntry
@@ -159,3 +163,21 @@ def test_an_outcomes_json_says_every_field() -> None:
     assert document["leftovers_cleared"] == ["/venv/lib/~lpha"]
     assert document["local_packages"] == []
     assert Outcome(["b"], "unchanged", "/v", 0).to_json()["backend_s"] is None
+
+
+def test_an_outcome_the_receipts_proved_a_no_op_says_what_they_vouched_for_and_whether_it_waited(
+    tmp_path: Path,
+) -> None:
+    """An install that waited for another's lock and then found the tiers armed (no plan made) answers with the no-op
+    document, its wait said; one with a plan answers with the plan's, whatever no-op it also carries."""
+    root = project(tmp_path / "proj")
+    armed(tmp_path / "venv", root)
+    noop, why = fastpath.check(
+        ["brain"], tmp_path / "venv", environment_key(tmp_path / "venv"), root / "pyproject.toml"
+    )
+    assert noop is not None, why
+    waited = Outcome(["brain"], "unchanged", str(tmp_path / "venv"), 1, duration=0.5, waited=True, noop=noop)
+    assert waited.to_json() == {**fastpath.to_json(noop, 0.5), "waited_for_lock": True}
+    assert waited.to_json()["counts"]["satisfied"] == 1
+    planned = Outcome(["brain"], "unchanged", str(tmp_path / "venv"), 1, plan=Plan(()), noop=noop)
+    assert planned.to_json()["counts"] == {"install": 0, "replace": 0, "repair": 0, "satisfied": 0}
