@@ -155,7 +155,6 @@ LAZY_IMPORTS: dict[str, str] = {
             "location",
             "locking",
             "lockload",
-            "plan",
             "preflight",
             "projecttree",
             "receipts",

@@ -73,6 +73,7 @@ MODULES: dict[str, Module] = {
         ),
     ),
     "installer/plan.py": Module(("src/tierlock/installer/plan.py",), ("tests/unit/installer/test_installer_plan*.py",)),
+    "installer/request.py": Module(("src/tierlock/installer/request.py",), ("tests/unit/installer/test_request.py",)),
     "volume.py": Module(("src/tierlock/volume.py",), ("tests/unit/core/test_volume.py",)),
     # The command line parsed without argparse (its answers compared with argparse's for every command).
     "quickargs.py": Module(("src/tierlock/quickargs.py",), ("tests/unit/core/test_quickargs.py",)),

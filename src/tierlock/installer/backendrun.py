@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import suppress
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from tierlock import interrupts
+from tierlock.frozen import Frozen
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
@@ -25,17 +25,23 @@ if TYPE_CHECKING:
     from tierlock.tiers import Project
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(Frozen):
     """What the backend step works from."""
+
+    _fields = ("target", "tiers", "rules", "command", "index")
 
     target: Target
     tiers: Sequence[str]
     rules: Policy
     command: str
     """The ``install-tier`` command that repeats this install (remedies end with it)."""
-    index: Sequence[str] = ()
+    index: Sequence[str]
     """Index option lines put before the pins the backend reads."""
+
+    def __init__(
+        self, target: Target, tiers: Sequence[str], rules: Policy, command: str, index: Sequence[str] = ()
+    ) -> None:
+        self._init(target, tiers, rules, command, index)
 
 
 class Ran(NamedTuple):

@@ -14,13 +14,13 @@ import re
 import shutil
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
 from tierlock import scratch, subproc
 from tierlock.environment import Target
 from tierlock.errors import BackendError, UsageError
+from tierlock.frozen import Frozen
 
 BackendName = Literal["uv", "pip"]
 #: Overrides where tierlock looks for the uv executable.
@@ -59,10 +59,17 @@ def _folders(folders: Sequence[tuple[Path, bool, str]]) -> list[str]:
     return out
 
 
-@dataclass(frozen=True)
-class UvBackend:
+class UvBackend(Frozen):
+    """uv, run as its executable *executable* (a :class:`~tierlock.frozen.Frozen` value, as every class an arming
+    loads beside its backend: building a dataclass there cost the backend's cores its CPU)."""
+
+    _fields = ("executable", "name")
+
     executable: Path
-    name: BackendName = "uv"
+    name: BackendName
+
+    def __init__(self, executable: Path, name: BackendName = "uv") -> None:
+        self._init(executable, name)
 
     def version(self) -> str:
         from tierlock.distversion import installed_version
@@ -99,8 +106,7 @@ class UvBackend:
         return argv + _folders(folders)
 
 
-@dataclass(frozen=True)
-class PipBackend:
+class PipBackend(Frozen):
     """pip: the target's own pip when it has one, else this interpreter's pip run by the target.
 
     Without a pip of its own, the target runs this interpreter's pip through
@@ -110,16 +116,28 @@ class PipBackend:
     that has no runner, ``python -m pip --python TARGET``.
     """
 
+    _fields = ("python", "target_flag", "name", "sites", "runner")
+
     python: Path
     """The interpreter that runs pip."""
     target_flag: bool
     """Whether pip runs from outside the target (``pip --python TARGET``)."""
-    name: BackendName = "pip"
+    name: BackendName
 
-    #: The site folders of the interpreter that runs pip (to read pip's version without starting it).
-    sites: tuple[Path, ...] = ()
-    runner: Path | None = None
+    sites: tuple[Path, ...]
+    """The site folders of the interpreter that runs pip (to read pip's version without starting it)."""
+    runner: Path | None
     """pip's ``__pip-runner__.py`` when the target runs this interpreter's pip."""
+
+    def __init__(
+        self,
+        python: Path,
+        target_flag: bool,
+        name: BackendName = "pip",
+        sites: tuple[Path, ...] = (),
+        runner: Path | None = None,
+    ) -> None:
+        self._init(python, target_flag, name, sites, runner)
 
     def _pip(self, target: Target) -> list[str]:
         if self.runner is not None:

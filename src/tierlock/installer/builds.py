@@ -16,12 +16,11 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tierlock.errors import BackendError, CheckFailed, Problem
-from tierlock.frozen import replace
+from tierlock.frozen import Frozen, replace
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
@@ -35,13 +34,19 @@ if TYPE_CHECKING:
     from tierlock.tiers import Project, Tier
 
 
-@dataclass(frozen=True)
-class Policy:
-    """Which packages of an install must come from wheels, and the artifact records that tell what exists."""
+class Policy(Frozen):
+    """Which packages of an install must come from wheels, and the artifact records that tell what exists (a
+    :class:`~tierlock.frozen.Frozen` value, as every class an arming loads beside its backend: building a dataclass
+    there cost the backend's cores its CPU)."""
+
+    _fields = ("no_build", "records")
 
     no_build: Mapping[str, str]
     """Package name -> the no-build tier whose lock holds it."""
-    records: tuple[tuple[Lock, Record], ...] = ()
+    records: tuple[tuple[Lock, Record], ...]
+
+    def __init__(self, no_build: Mapping[str, str], records: tuple[tuple[Lock, Record], ...] = ()) -> None:
+        self._init(no_build, records)
 
     def files(self, entry: LockEntry) -> tuple[LockedFile, ...] | None:
         """The files *entry* may be installed from, per the first lock that pins it (None: not recorded).
@@ -78,14 +83,18 @@ def policy(project: Project, tiers: Sequence[Tier], read: Mapping[str, ReadResul
     return Policy(no_build, tuple((lock, record_of(lock)) for _, lock in locks))
 
 
-@dataclass(frozen=True)
-class Build:
+class Build(Frozen):
     """A package the install would build from source: no recorded wheel fits the target."""
+
+    _fields = ("entry", "files", "tier")
 
     entry: LockEntry
     files: tuple[LockedFile, ...]
     tier: str | None
     """The no-build tier that forbids building it (None: its tiers may build)."""
+
+    def __init__(self, entry: LockEntry, files: tuple[LockedFile, ...], tier: str | None) -> None:
+        self._init(entry, files, tier)
 
 
 def planned(rules: Policy, steps: Sequence[Step], target: Target) -> list[Build]:
@@ -237,13 +246,20 @@ _UV_BUILT = r"^\s*Built ([A-Za-z0-9._-]+)==(\S+)"
 _PIP_WHEEL_FOR = r"^\s*Building wheel for ([A-Za-z0-9._-]+) \(.*\): (started|finished with status 'done')"
 
 
-@dataclass
 class Watcher:
     """Reads the backend's lines as they come; says when a build from source starts and ends (also without -v)."""
 
-    note: Callable[[str], None]
-    said: set[str] = field(default_factory=set)
-    started: dict[str, float] = field(default_factory=dict)
+    def __init__(
+        self,
+        note: Callable[[str], None],
+        said: set[str] | None = None,
+        started: dict[str, float] | None = None,
+    ) -> None:
+        self.note = note
+        self.said: set[str] = set() if said is None else said
+        """The packages whose build was said (once each)."""
+        self.started: dict[str, float] = {} if started is None else started
+        """When each build seen started (``time.monotonic``)."""
 
     def __call__(self, line: str) -> None:
         building = re.match(_UV_BUILDING, line)

@@ -15,9 +15,9 @@ facts with the probe and hand them in.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from tierlock.frozen import Frozen, replace
 from tierlock.lockfiles.locks import LockEntry
 
 if TYPE_CHECKING:
@@ -29,25 +29,36 @@ ACTIONS: tuple[Action, ...] = ("install", "replace", "repair", "satisfied")
 State = Literal["present", "present-editable", "partial", "absent"]
 
 
-@dataclass(frozen=True)
-class Installed:
-    """What the probe found for one distribution in the target."""
+class Installed(Frozen):
+    """What the probe found for one distribution in the target (a :class:`~tierlock.frozen.Frozen` value: the
+    classes an arming loads beside its backend build no dataclass, whose making costs its CPU there)."""
+
+    _fields = ("name", "version", "state", "reasons")
 
     name: NormalizedName
     version: Version | None
     """None when the metadata is unreadable (a husk without METADATA)."""
     state: State
-    reasons: tuple[str, ...] = ()
+    reasons: tuple[str, ...]
+
+    def __init__(
+        self, name: NormalizedName, version: Version | None, state: State, reasons: tuple[str, ...] = ()
+    ) -> None:
+        self._init(name, version, state, reasons)
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(Frozen):
     """The decision for one locked package."""
+
+    _fields = ("entry", "action", "reason", "installed")
 
     entry: LockEntry
     action: Action
     reason: str
-    installed: Installed | None = None
+    installed: Installed | None
+
+    def __init__(self, entry: LockEntry, action: Action, reason: str, installed: Installed | None = None) -> None:
+        self._init(entry, action, reason, installed)
 
     @property
     def name(self) -> NormalizedName:
@@ -62,11 +73,15 @@ class Step:
         }
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(Frozen):
     """Every locked package of the requested tiers with its action, sorted by name."""
 
+    _fields = ("steps",)
+
     steps: tuple[Step, ...]
+
+    def __init__(self, steps: tuple[Step, ...]) -> None:
+        self._init(steps)
 
     def of(self, action: Action) -> list[Step]:
         return [s for s in self.steps if s.action == action]
@@ -90,8 +105,6 @@ class Plan:
         """This plan with every ``satisfied`` step of *names* turned into a ``repair`` (a forced reinstall)."""
         if not names:
             return self
-        from dataclasses import replace
-
         return Plan(
             tuple(
                 replace(s, action="repair", reason="reinstall requested")

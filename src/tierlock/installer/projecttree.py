@@ -20,9 +20,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
+
+from tierlock.frozen import Frozen
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
@@ -33,11 +34,17 @@ if TYPE_CHECKING:
     from tierlock.probing.site import SiteIndex
 
 
-@dataclass(frozen=True)
-class LocalStep:
+class LocalStep(Frozen):
+    """What the install does with one package of the project's tree."""
+
+    _fields = ("package", "action", "reason")
+
     package: LocalPackage
     action: Literal["satisfied", "install"]
     reason: str
+
+    def __init__(self, package: LocalPackage, action: Literal["satisfied", "install"], reason: str) -> None:
+        self._init(package, action, reason)
 
     def to_dict(self) -> dict[str, object]:
         return {

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tierlock._version import __version__
+from tierlock.frozen import Frozen
 from tierlock.installer.location import environment_key
 from tierlock.installer.receipts import (
     InstalledDist,
@@ -32,11 +32,12 @@ if TYPE_CHECKING:
     from tierlock.tiers import Project, Tier
 
 
-@dataclass(frozen=True)
-class Prepared:
+class Prepared(Frozen):
     """What the receipts of an arming say besides its packages: the same before the backend runs as after it (the
     project's and the lockfiles' bytes as this command read them, the target's names, the pins each tier's lock
     applies), so :func:`prepare` makes it while the backend installs (:mod:`tierlock.installer.ahead`)."""
+
+    _fields = ("environment", "pyproject", "interpreter", "tiers")
 
     environment: str
     pyproject: tuple[str, str]
@@ -44,6 +45,16 @@ class Prepared:
     tiers: dict[str, tuple[dict[str, tuple[str, str]], frozenset[str], bool, frozenset[str]]]
     """Tier -> (its lockfile chain: tier -> (path, digest); the names its lock applies here; whether its lock
     reaches the project itself; every name its lock pins)."""
+
+    def __init__(
+        self,
+        *,
+        environment: str,
+        pyproject: tuple[str, str],
+        interpreter: dict[str, Any],
+        tiers: dict[str, tuple[dict[str, tuple[str, str]], frozenset[str], bool, frozenset[str]]],
+    ) -> None:
+        self._init(environment, pyproject, interpreter, tiers)
 
 
 def prepare(

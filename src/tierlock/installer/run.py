@@ -17,12 +17,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tierlock.errors import BackendError, Interrupted, TierlockError, UsageError
+from tierlock.frozen import replace
 from tierlock.installer import builds, failures, fastpath, lockload, projecttree, receipts, verification
+from tierlock.installer.job import Job
 from tierlock.installer.plan import Plan
 from tierlock.installer.preflight import armed_tiers, created, forced_names, refuse_incomplete, refuse_target
 from tierlock.installer.request import Outcome, Request, Result
@@ -40,9 +41,9 @@ if TYPE_CHECKING:
     from tierlock.installer.progress import Progress
     from tierlock.installer.receiptrecord import Prepared
     from tierlock.installer.receipts import InstalledDist
-    from tierlock.lockfiles.locks import LocalPackage, Lock, LockEntry
+    from tierlock.lockfiles.locks import LockEntry
     from tierlock.probing import DistributionProbe
-    from tierlock.tiers import Project, Tier
+    from tierlock.tiers import Project
 
 
 def executable_of(target: Target) -> str:
@@ -98,7 +99,7 @@ def install(
     roots = lockload.import_roots(tiers)
     forced = forced_names(request, entries)
     local = projecttree.wanted(locks.values(), project.name, install_project=request.install_project)
-    job = _Job(tiers, target, locks, entries, roots, forced, rules, tuple(local), pins_project)
+    job = Job(tiers, target, locks, entries, roots, forced, rules, tuple(local), pins_project)
     if request.dry_run:
         plan, _ = verification.probe_and_plan(entries, target, roots, deep=request.deep)
         steps = projecttree.plan_in(local, target)
@@ -138,29 +139,11 @@ def _named_tiers(
     return target, names
 
 
-@dataclass(frozen=True)
-class _Job:
-    """What the part under the lock works from (all read before the lock is taken)."""
-
-    tiers: Sequence[Tier]
-    target: Target
-    locks: Mapping[NormalizedName, Lock]
-    entries: Sequence[LockEntry]
-    roots: Mapping[NormalizedName, Sequence[str]]
-    forced: frozenset[str]
-    rules: builds.Policy
-    """Which packages must come from wheels (their tier is no-build), and what the locks record of each."""
-    local: tuple[LocalPackage, ...] = ()
-    """The packages of the project's tree to arm from their folders (:mod:`tierlock.installer.projecttree`)."""
-    pins_project: bool = False
-    """The locks reach the project itself: a package of the tiers may require it (verified after the backend)."""
-
-
 def _install_locked(
     project: Project,
     request: Request,
     ui: Progress,
-    job: _Job,
+    job: Job,
     *,
     started: float,
     progress: Callable[[str], None] | None,
@@ -238,7 +221,7 @@ def _probe_and_plan(
 def _record(
     project: Project,
     request: Request,
-    job: _Job,
+    job: Job,
     dists: Sequence[InstalledDist],
     ran: tuple[str | None, str | None],
     *,
@@ -268,7 +251,7 @@ def _apply(
     project: Project,
     request: Request,
     ui: Progress,
-    job: _Job,
+    job: Job,
     *,
     plan: Plan,
     probes: Mapping[NormalizedName, DistributionProbe],
@@ -323,7 +306,7 @@ def _apply(
 
 
 def _arm_tree(
-    project: Project, request: Request, ui: Progress, job: _Job, ran: tuple[str | None, str | None]
+    project: Project, request: Request, ui: Progress, job: Job, ran: tuple[str | None, str | None]
 ) -> tuple[list[projecttree.LocalStep], str | None, str | None]:
     """Arm the packages of the project's tree (:func:`tierlock.installer.projecttree.arm_missing`); the steps as found,
     and the backend that ran (*ran*: the one that installed the pins, if any)."""
@@ -349,7 +332,7 @@ def _backend(project: Project, request: Request, target: Target) -> Backend:
     return backends.choose(request.backend or project.backend, target)
 
 
-def _execute(project: Project, request: Request, ui: Progress, job: _Job, plan: Plan) -> Ran:
+def _execute(project: Project, request: Request, ui: Progress, job: Job, plan: Plan) -> Ran:
     """Run the backend on the plan's changes (never building what a no-build tier holds)."""
     from tierlock.installer import backendrun
 

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import os
 import shlex
-from dataclasses import dataclass
+
+from tierlock.frozen import Frozen
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -45,14 +46,18 @@ if TYPE_CHECKING:
 TIERLOCK = "tierlock"
 
 
-@dataclass(frozen=True)
-class Need:
+class Need(Frozen):
     """One requirement on a distribution by a tierlock in the target, or by what such a tierlock needs."""
+
+    _fields = ("who", "spec")
 
     who: str
     """``tierlock 0.1.0``, ``rich 13.0.0``: the requiring distribution and its version."""
     spec: str
     """The specifier (``>=26.1``); empty for a bare name."""
+
+    def __init__(self, who: str, spec: str) -> None:
+        self._init(who, spec)
 
 
 def installed(paths: Iterable[str]) -> dict[NormalizedName, Distribution]:

@@ -113,6 +113,32 @@ def test_the_value_classes_of_every_command_are_not_built_by_dataclasses() -> No
     assert built.isdisjoint(mine), sorted(built & mine)
 
 
+_ARMING = """
+import dataclasses
+built = []
+real = dataclasses._process_class
+def noted(cls, *args, **kwargs):
+    built.append(cls.__module__ + "." + cls.__qualname__)
+    return real(cls, *args, **kwargs)
+dataclasses._process_class = noted
+import tierlock.commands.install, tierlock.installer.run, tierlock.installer.backendrun, tierlock.installer.backends
+import tierlock.installer.builds, tierlock.installer.plan, tierlock.installer.projecttree, tierlock.installer.job
+import tierlock.installer.receiptrecord, tierlock.installer.request, tierlock.installer.selfguard
+import tierlock.installer.ahead, tierlock.installer.verification, tierlock.installer.inventory
+import tierlock.probing.distribution, tierlock.probing.relied, tierlock.probing.libremedy
+print(" ".join(built))
+"""
+
+
+def test_the_classes_an_arming_loads_beside_its_backend_are_not_built_by_dataclasses() -> None:
+    """An arming whose backend started early loads these modules while the backend installs, on the cores it uses:
+    building their classes as dataclasses cost ~48 million instructions an arming (docs/benchmarks.md)."""
+    proc = subprocess.run([sys.executable, "-c", _ARMING], capture_output=True, text=True, check=True, env=clean_env())
+    built = proc.stdout.split()
+    assert any(name.startswith("packaging.") for name in built)  # (packaging's own are: the hook sees them)
+    assert [name for name in built if name.startswith("tierlock.")] == []
+
+
 _VALUES: list[tuple[Frozen, Frozen, Frozen]] = [
     (
         Platform("linux", "manylinux_2_17_x86_64", "linux", "x86_64", "glibc", (2, 17)),
