@@ -27,6 +27,7 @@ import sys
 
 from tierlock.census.marks import (
     INVERTED,
+    SPEC,
     absent,
     catches_import_error,
     decorator,
@@ -57,7 +58,8 @@ def read_file(source: str, filename: str = "<test>") -> FileFacts:
         tree = ast.parse(source, filename)
     except (SyntaxError, ValueError):
         return facts
-    calls = any(w in source for w in ("importorskip", "mark.", "getfixturevalue", "skip", "SkipTest", "find_spec"))
+    words = ("importorskip", "mark.", "getfixturevalue", "skip", "SkipTest", "find_spec", "xfail")
+    calls = any(w in source for w in words)
     reader = _Reader(facts, calls)
     reader.body(tree.body, "", (), None)
     reader.refer(tree)
@@ -72,6 +74,8 @@ class _Reader:
         self.calls = calls
         self.nodes: dict[str, ast.AST] = {}
         """Qualified name -> its node, for :meth:`refer`."""
+        self.makers: dict[str, tuple[int, list[str]]] = {}
+        """Module-level function -> (its parameter naming the module, what it returns): :func:`flag_maker`."""
 
     def body(self, stmts: list[ast.stmt], scope: str, guards: tuple[str, ...], cls: Func | None) -> None:
         for child in stmts:
@@ -129,8 +133,9 @@ class _Reader:
             self.body(node.orelse, scope, guards, cls)
             return
         inner = (*guards, *guard_names(node.test))
-        if scope and self.calls and any(skips(s) for s in node.body):
-            func = self.facts.functions.get(scope)
+        if self.calls and any(skips(s) for s in node.body):
+            # a test's own ``if not has_x: pytest.skip()``, or the module's (``allow_module_level=True``)
+            func = self.facts.functions.get(scope) if scope else self.facts.module
             if func is not None:
                 func.skips.extend((n, node.lineno) for n in absent(node.test))
         self.body(node.body, scope, (*inner, *dispatch(node.test)), cls)  # the branch taken for those names
@@ -170,6 +175,8 @@ class _Reader:
         value = node.value
         if value is None:
             return
+        if cls is None and isinstance(node, ast.Assign) and self.made(node.targets, value, node.lineno):
+            return
         if "pytestmark" in names:
             if cls is None:  # a class's pytestmark was read with the class
                 marks_of(value, self.facts.module, node.lineno, decorator=False)
@@ -186,6 +193,29 @@ class _Reader:
                         self.facts.aliases[name] = alias
         if self.calls:
             self.called(node, "", guards)
+
+    def made(self, targets: list[ast.expr], value: ast.expr, line: int) -> bool:
+        """``has_x, requires_x = _importorskip("x")`` with a :func:`flag_maker`: a flag and a mark alias for ``x``."""
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in self.makers):
+            return False
+        index, kinds = self.makers[value.func.id]
+        module = literal(value.args[index]) if len(value.args) > index else None
+        if not module or len(targets) != 1:
+            return False
+        target = targets[0]
+        names = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+        if len(names) != len(kinds):
+            return False
+        for name, kind in zip(names, kinds, strict=True):
+            if not isinstance(name, ast.Name):
+                continue
+            if kind == "flag":
+                self.facts.flags[name.id] = [(module, 0, line)]
+            elif kind == "mark":
+                alias = Func("alias", line, line)
+                alias.skips.append((SPEC + module, line))
+                self.facts.aliases[name.id] = alias
+        return True
 
     def called(self, statement: ast.stmt, scope: str, guards: tuple[str, ...]) -> None:
         for node in ast.walk(statement):
@@ -228,6 +258,9 @@ class _Reader:
         self.nodes[qual] = node
         if cls is None and func.kind == "helper":
             self.flag_function(node)
+            maker = flag_maker(node)
+            if maker is not None:
+                self.makers[node.name] = maker
         self.body(node.body, qual, guards, None)
 
     def flag_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
@@ -288,6 +321,54 @@ class _Reader:
             if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 module_refs.extend(refs(stmt, short))
         facts.module.refs = sorted(set(module_refs))
+
+
+_IMPORTERS = ("import_module", "__import__", "find_spec")
+
+
+def flag_maker(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, list[str]] | None:
+    """A helper that tries to import the module its parameter names and says whether it could, as xarray's
+    ``def _importorskip(modname): try: importlib.import_module(modname) ... except ImportError: has = False`` with
+    ``return has, pytest.mark.skipif(not has, ...)``: (the parameter's position, the kind of each value returned:
+    ``flag`` true with the module, ``mark`` a skip without it, ``other``). None for any other function."""
+    params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+    index = None
+    for stmt in ast.walk(node):
+        calls: list[ast.AST] = []
+        if isinstance(stmt, (ast.Try, ast.TryStar)) and any(catches_import_error(h) for h in stmt.handlers):
+            calls = [n for s in stmt.body for n in ast.walk(s)]
+        elif isinstance(stmt, ast.Call) and dotted(stmt.func).endswith("find_spec"):
+            calls = [stmt]  # find_spec of a missing module answers None, it does not raise
+        for call in calls:
+            if isinstance(call, ast.Call) and dotted(call.func).rsplit(".", 1)[-1] in _IMPORTERS and call.args:
+                arg = call.args[0]
+                if isinstance(arg, ast.Name) and arg.id in params:
+                    index = params.index(arg.id)
+    returned = next((s.value for s in ast.walk(node) if isinstance(s, ast.Return) and s.value is not None), None)
+    if index is None or returned is None:
+        return None
+    skips = {
+        t.id
+        for s in ast.walk(node)
+        if isinstance(s, ast.Assign) and _skip_mark(s.value)
+        for t in s.targets
+        if isinstance(t, ast.Name)
+    }
+    values = returned.elts if isinstance(returned, ast.Tuple) else [returned]
+    return index, [_made_kind(v, skips) for v in values]
+
+
+def _made_kind(value: ast.expr, skips: set[str]) -> str:
+    if _skip_mark(value) or (isinstance(value, ast.Name) and value.id in skips):
+        return "mark"
+    return "flag" if isinstance(value, (ast.Name, ast.Compare, ast.Call)) else "other"
+
+
+def _skip_mark(value: ast.expr) -> bool:
+    """``pytest.mark.skipif(not has, ...)``: a skip when what the condition stands for is absent."""
+    if not (isinstance(value, ast.Call) and dotted(value.func).endswith("mark.skipif") and value.args):
+        return False
+    return bool(absent(value.args[0]))
 
 
 def _tried(body: list[ast.stmt]) -> tuple[list[tuple[str, int, int]], set[str]]:

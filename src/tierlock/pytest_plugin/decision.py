@@ -22,6 +22,7 @@ _DEFAULTS: dict[str, Any] = {
     "selection": [],
     "roots": {},
     "needed": {},
+    "needing": {},
     "globbed": {},
     "layers": {},
     "failing": [],
@@ -94,6 +95,8 @@ class Gate:
         self.selection: list[str] = rest.get("selection", [])
         self.roots: dict[str, list[str]] = rest.get("roots", {})
         self.needed: dict[str, int] = rest.get("needed", {})
+        self.needing: dict[str, list[str]] = rest.get("needing", {})
+        """Tier -> the selected files (relative, ``/``) outside its globs that the census finds needing it."""
         self.globbed: dict[str, int] = rest.get("globbed", {})
         self.layers: dict[str, str | None] = rest.get("layers", {})
         self.failing: list[str] = rest.get("failing", [])

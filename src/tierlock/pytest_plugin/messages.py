@@ -12,6 +12,8 @@ read before collection; the summary counts what happened, per tier:
 
 from __future__ import annotations
 
+import os
+
 from tierlock import volume
 from tierlock.errors import EXIT_TIER_MISSING
 from tierlock.pytest_plugin.decision import Gate
@@ -162,6 +164,13 @@ def _looping(gate: Gate, tier: str) -> list[str]:
     ]
 
 
+def _kept_out(gate: Gate, rel: str) -> str:
+    """Why a test file of a tier was not collected: its globs, or the project's code ignored it (it needs the tier)."""
+    if gate.tiers_of(rel.replace(os.sep, "/")):
+        return "a test file of its globs"
+    return "a test file that needs it, ignored by the project's conftest after a failed import"
+
+
 def fail_closed_at_end(gate: Gate, failing: list[str], relpath: dict[str, str]) -> list[str]:
     """The lines of a strict run that found, while it ran, tests needing a missing tier (each test named)."""
     lines: list[str] = []
@@ -169,7 +178,9 @@ def fail_closed_at_end(gate: Gate, failing: list[str], relpath: dict[str, str]) 
     for tier in failing:
         entries = [f"{nodeid} ({what})" for nodeid, what, _ in gate.at_run.get(tier, [])]
         if not gate.exact:
-            entries += [f"{relpath.get(f, f)} (a test file of its globs)" for f in sorted(reached.get(tier, ()))]
+            entries += [
+                f"{relpath.get(f, f)} ({_kept_out(gate, relpath.get(f, f))})" for f in sorted(reached.get(tier, ()))
+            ]
         count = _plural(len(entries), "test")
         state = gate.state_of(tier)
         lines.append(
