@@ -27,7 +27,6 @@ import sys
 
 from tierlock.census.marks import (
     INVERTED,
-    SPEC,
     absent,
     catches_import_error,
     decorator,
@@ -206,6 +205,8 @@ class _Reader:
         names = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
         if len(names) != len(kinds):
             return False
+        call = f"{value.func.id}({module!r}) at {line}"  # the flag a made mark reads (no file names it)
+        self.facts.flags[call] = [(module, 0, line)]
         for name, kind in zip(names, kinds, strict=True):
             if not isinstance(name, ast.Name):
                 continue
@@ -213,7 +214,7 @@ class _Reader:
                 self.facts.flags[name.id] = [(module, 0, line)]
             elif kind == "mark":
                 alias = Func("alias", line, line)
-                alias.skips.append((SPEC + module, line))
+                alias.skips.append((call, line))
                 self.facts.aliases[name.id] = alias
         return True
 
