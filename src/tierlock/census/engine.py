@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from tierlock import keptnote
 from tierlock.census.cache import Memo
+from tierlock.census.hookmarks import PREFIX
 from tierlock.census.keptresult import Kept, digest_of
 from tierlock.census.report import Census, CensusTier, TierReport, Use
 from tierlock.census.tree import DiskTree, Listing, Tree
@@ -289,7 +290,8 @@ def _words(reach: Reach, rels: Iterable[str]) -> set[str]:
         stem = rel[: -len("/__init__.py")] if rel.endswith("/__init__.py") else rel[: -len(".py")]
         out.add(stem.rsplit("/", 1)[-1])
         out.update(facts.flags)
-        out.update(facts.aliases)
+        # a hook's mark alias (``@gpu``) is named by the tests it marks as ``mark.gpu``
+        out.update(f"mark.{a[len(PREFIX) :]}" if a.startswith(PREFIX) else a for a in facts.aliases)
         for _module, _level, names, _line, scope, _guards in facts.modules:
             if not scope:
                 out.update(bound for _, bound in names if bound != "*" and reach.exported(rel, bound))

@@ -158,6 +158,9 @@ def marks_of(value: ast.expr, into: Func, line: int, *, decorator: bool) -> None
     """The marks in a decorator or a ``pytestmark`` value (a mark, a name, or a list of them)."""
     items = value.elts if isinstance(value, (ast.List, ast.Tuple)) and not decorator else [value]
     for item in items:
+        own = project_mark(item)
+        if own is not None:  # ``@pytest.mark.gpu``: a hook of a conftest may skip it (:mod:`.hookmarks`)
+            into.marks.append((own, line))
         if isinstance(item, (ast.Name, ast.Attribute)):
             name = dotted(item)
             if name and not name.startswith(("pytest.", "mark.")):
@@ -181,6 +184,22 @@ def marks_of(value: ast.expr, into: Func, line: int, *, decorator: bool) -> None
                 into.skips.extend((n, line) for n in present(sub.args[0]))
             elif name.endswith("mark.usefixtures"):
                 into.requests.extend((t, line) for t in (literal(a) for a in sub.args) if t is not None)
+
+
+#: pytest's own marks and tierlock's: no hook of a project skips through them.
+BUILTIN_MARKS = frozenset({"skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings", "tier"})
+#: How a project's own mark is kept among a function's marks (``pytest.mark.gpu``).
+MARK = "pytest.mark."
+
+
+def project_mark(node: ast.expr) -> str | None:
+    """``pytest.mark.gpu`` for ``@pytest.mark.gpu`` / ``@mark.gpu(...)``: a mark of the project's own, not pytest's."""
+    name = dotted(node)
+    for head in (MARK, "mark."):
+        if name.startswith(head) and name.count(".") == head.count("."):
+            bare = name[len(head) :]
+            return None if bare in BUILTIN_MARKS else MARK + bare
+    return None
 
 
 def _named(value: ast.expr) -> list[str]:

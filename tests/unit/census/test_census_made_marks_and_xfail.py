@@ -123,7 +123,7 @@ def test_a_helper_is_a_flag_maker_only_when_it_imports_the_module_its_parameter_
 ) -> None:
     import ast
 
-    from tierlock.census.filefacts import flag_maker
+    from tierlock.census.makers import flag_maker
 
     tree = ast.parse(source)
     found = {n.name: flag_maker(n) for n in tree.body if isinstance(n, ast.FunctionDef)}
