@@ -235,3 +235,9 @@ def test_b():
 """,
     )
     assert list(needing(tmp_path)) == ["tests/test_module_skip.py"]
+
+
+def test_the_engine_names_a_hook_made_alias_as_the_hook_reader_keys_it() -> None:
+    from tierlock.census import engine, hookmarks
+
+    assert engine.HOOK_ALIAS == hookmarks.PREFIX
