@@ -45,7 +45,7 @@ def hidden(gate: Gate, path: Path, config: pytest.Config, failed: set[str]) -> l
     collected). *failed*: the tiers an import of whose roots failed in this run."""
     selection = Selection(config, [str(a) for a in config.args])
     found: list[str] = []
-    for file in selection.files(path) if path.is_dir() else [path]:
+    for file in sorted(selection.files(path)) if path.is_dir() else [path]:
         try:
             rel = file.relative_to(gate.root).as_posix()
         except ValueError:

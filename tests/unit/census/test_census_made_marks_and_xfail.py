@@ -114,9 +114,27 @@ def test_numpy():
             {"_has": (0, ["flag"])},
         ),
         ("def f(m):\n    return m\n", {}),
+        (
+            "from importlib import import_module\nimport pytest\ndef bare(m):\n    try:\n        import_module(m)\n"
+            "    except ImportError:\n        return False, pytest.mark.skipif(True, reason='x')\n"
+            "    has = True\n    return has, pytest.mark.skipif(not has, 'requires it')\n",
+            {"bare": (0, ["flag", "mark"])},
+        ),
+        (
+            "def dunder(m):\n    try:\n        __import__(m)\n        has = True\n"
+            "    except ImportError:\n        has = False\n    return has\n",
+            {"dunder": (0, ["flag"])},
+        ),
         ("def f(m):\n    try:\n        import x\n    except ImportError:\n        return False\n    return True\n", {}),
     ],
-    ids=["import-module", "find-spec", "no-import", "a-fixed-import"],
+    ids=[
+        "import-module",
+        "find-spec",
+        "no-import",
+        "bare-import-module-positional-reason",
+        "dunder-import",
+        "a-fixed-import",
+    ],
 )
 def test_a_helper_is_a_flag_maker_only_when_it_imports_the_module_its_parameter_names(
     source: str, kinds: dict[str, tuple[int, list[str]]]

@@ -158,3 +158,73 @@ def test_a_file_a_conftest_ignores_for_another_reason_is_not_counted(
     assert result.ret == 0, result.stdout.str()
     result.assert_outcomes(passed=1)
     assert "test_models.py" not in result.stdout.str()
+
+
+COMPUTED_UNRELATED = """\
+import sys
+
+collect_ignore = [name for name in ("setup.py",) if sys.version_info > (3,)]
+try:
+    import brainpkg  # noqa: F401
+except ImportError:
+    pass
+"""
+
+SKIPS_ITSELF = """\
+import pytest
+
+
+def test_model():
+    pytest.importorskip("brainpkg")
+"""
+
+
+def test_a_file_that_needs_the_tier_and_is_collected_is_not_counted_as_not_collected(inner: pytest.Pytester) -> None:
+    # the selection is read at collection (a computed collect_ignore) and the import of brainpkg failed: a file
+    # pytest collects is still a collected file, its skip a skipped test
+    write_files(
+        inner.path,
+        {"tests/conftest.py": COMPUTED_UNRELATED, "tests/test_models.py": SKIPS_ITSELF, "tests/test_plain.py": PLAIN},
+    )
+    result = inner.runpytest("tests")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["tierlock: 0 test files not collected and 1 test skipped because brain absent*"])
+
+
+def test_a_gated_file_the_run_ignores_on_purpose_after_a_failed_import_is_not_counted(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_files(
+        inner.path,
+        {"tests/conftest.py": COMPUTED_UNRELATED, "tests/brain/test_x.py": PLAIN, "tests/test_plain.py": PLAIN},
+    )
+    monkeypatch.setenv("CI", "true")
+    result = inner.runpytest("tests", "--ignore", "tests/brain/test_x.py")
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=1)
+
+
+def test_every_file_of_a_folder_the_project_hid_is_weighed_one_by_one(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # in the hidden folder, a file that needs nothing and one ignored on purpose sort before the one that needs brain
+    conftest = FOLDER_CONFTEST.replace('"brain"', '"models"')
+    write_files(
+        inner.path,
+        {
+            "tests/conftest.py": conftest,
+            "tests/models/test_a_plain.py": PLAIN,
+            "tests/models/test_b_ignored.py": MODELS,
+            "tests/models/test_c_models.py": MODELS,
+            "tests/test_p.py": PLAIN,
+        },
+    )
+    monkeypatch.setenv("CI", "true")
+    result = inner.runpytest("tests", "--ignore", "tests/models/test_b_ignored.py")
+    assert result.ret == EXIT_TIER_MISSING, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [
+            "tierlock: tier brain is required in CI (ci-require) but it is absent; 1 test of this run needed it:",
+            "  - tests/models/test_c_models.py (a test file that needs it, *",
+        ]
+    )
