@@ -59,16 +59,18 @@ def ignore_collect(gate: Gate, collection_path: Path, config: pytest.Config, sel
     return True
 
 
-def count_kept(gate: Gate, selection: Selection, path: str, tier: str) -> None:
-    """Count a file kept out when the run selects a test of it (pytest also asks about a selected path's siblings)."""
+def count_kept(gate: Gate, selection: Selection, path: str, tier: str) -> bool:
+    """Count a file kept out when the run selects a test of it (pytest also asks about a selected path's siblings);
+    whether it was counted."""
     if not selection.selects(path):
-        return
+        return False
     if selection.narrows(path) and not selection.kept_items(path):
-        return
+        return False
     gate.ignored.add(path)
     rel = os.path.relpath(path, gate.root).replace(os.sep, "/")
     for each in gate.tiers_of(rel) or [tier]:
         gate.kept_by_tier.setdefault(each, set()).add(path)
+    return True
 
 
 def only_gated(gate: Gate, file_path: Path, collectors: list[pytest.Collector]) -> list[pytest.Collector]:

@@ -54,8 +54,8 @@ def hidden(gate: Gate, path: Path, config: pytest.Config, failed: set[str]) -> l
         tier = tier or next((t for t in gate.tiers_of(rel) if t in failed), None)
         if tier is None or os.fspath(file) in gate.kept_by_tier.get(tier, ()):
             continue  # needs no tier whose import failed, or tierlock kept it out itself (counted already)
-        if not selection.selects(os.fspath(file)) or not selection.collects(file.name):
-            continue  # ignored as the run was asked to (``--ignore``, a literal ``collect_ignore``): intended
-        count_kept(gate, selection, os.fspath(file), tier)
-        found.append(tier)
+        if not selection.collects(file.name):
+            continue  # a helper module beside the tests: not a test file
+        if count_kept(gate, selection, os.fspath(file), tier):  # not when the run leaves it out on purpose
+            found.append(tier)  # (``--ignore``, a literal ``collect_ignore``, ``--deselect``, ``-k``)
     return found

@@ -98,13 +98,18 @@ def test_a_strict_run_whose_conftest_computes_collect_ignore_from_find_spec_fail
 def test_a_strict_run_whose_conftest_ignores_a_gated_folder_after_a_failed_import_fails_closed(
     inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    write_files(
-        inner.path, {"tests/conftest.py": FOLDER_CONFTEST, "tests/brain/test_x.py": PLAIN, "tests/test_p.py": PLAIN}
-    )
+    files = {"tests/conftest.py": FOLDER_CONFTEST, "tests/brain/test_x.py": PLAIN, "tests/test_p.py": PLAIN}
+    files["tests/brain/a_helpers.py"] = "import brainpkg\n"  # no test file: not counted
+    write_files(inner.path, files)
     monkeypatch.setenv("CI", "true")
     result = inner.runpytest("tests")
     assert result.ret == EXIT_TIER_MISSING, result.stdout.str()
-    result.stdout.fnmatch_lines(["  - tests/brain/test_x.py (a test file of its globs)"])
+    result.stdout.fnmatch_lines(
+        [
+            "tierlock: tier brain is required in CI (ci-require) but it is absent; 1 test of this run needed it:",
+            "  - tests/brain/test_x.py (a test file of its globs)",
+        ]
+    )
 
 
 def test_on_a_laptop_the_files_the_project_hid_are_counted_with_the_remedy(inner: pytest.Pytester) -> None:
