@@ -130,3 +130,54 @@ def test_the_census_names_the_hook_and_the_flag_that_tie_the_mark_to_the_root(in
     assert [(u.file, u.test) for u in found] == [("testing/test_marks.py", "test_gpu")]
     assert found[0].how.startswith("@pytest.mark.gpu (skipped by the hook at testing/conftest.py:")
     assert "without brainpkg: testing/conftest.py:4 tries brainpkg" in found[0].how
+
+
+def _hook_marks(body: str) -> dict[str, list[str]]:
+    import ast
+    import textwrap
+
+    from tierlock.census.hookmarks import hook_skips
+
+    tree = ast.parse(textwrap.dedent(body))
+    node = tree.body[0]
+    assert isinstance(node, ast.FunctionDef)
+    return hook_skips(node)
+
+
+@pytest.mark.parametrize(
+    ("body", "found"),
+    [
+        (
+            """\
+            def pytest_collection_modifyitems(config, items):
+                for item in items:
+                    if item.get_closest_marker("gpu") and not HAS and bool(item):
+                        item.add_marker(pytest.mark.skip(reason="no gpu"), False)
+            """,
+            {"gpu": ["HAS"]},
+        ),
+        (
+            """\
+            def pytest_collection_modifyitems(config, items):
+                if not HAS:
+                    for item in items:
+                        if "gpu" in item.keywords:
+                            item.add_marker(pytest.mark.slow)
+            """,
+            {},
+        ),
+        (
+            """\
+            def pytest_runtest_setup(item):
+                if HAS:
+                    print("the model is there")
+                elif item.get_closest_marker(name="cuda"):
+                    pytest.skip("no cuda")
+            """,
+            {"cuda": ["HAS"]},
+        ),
+    ],
+    ids=["bare-call-and-positional-append", "a-marker-that-is-no-skip", "else-branch-after-the-flag"],
+)
+def test_a_hooks_branch_ties_a_mark_to_a_flag_only_when_it_adds_a_skip(body: str, found: dict[str, list[str]]) -> None:
+    assert _hook_marks(body) == found
