@@ -109,10 +109,13 @@ def summary_lines(gate: Gate) -> list[str]:
     for tier in missing:
         files, skipped, failed = len(reached.get(tier, ())), _skipped(gate, tier), _failed(gate, tier)
         why = f"{tier} runs in another matrix job" if gate.outside_job(tier) else f"{tier} {gate.state_of(tier)}"
-        if not files and not skipped and not failed:
-            lines.append(f"tierlock: {why}; none of its tests were selected")
-            continue
         fix = "tierlock matrix" if gate.outside_job(tier) else gate.remedy([tier])
+        if not files and not skipped and not failed:
+            needed = gate.needed.get(tier, 0)  # read before collection: their skips named no package
+            verb = "needs" if needed == 1 else "need"
+            said = f"{_plural(needed, 'selected test file')} {verb} it; to run them: {fix}" if needed else ""
+            lines.append(f"tierlock: {why}; {said or 'none of its tests were selected'}")
+            continue
         counts = f"{_plural(files, 'test file')} not collected and {_plural(skipped, 'test')} skipped"
         if failed:
             counts = counts.replace(" and ", ", ", 1) + f" and {_plural(failed, 'test')} failed"

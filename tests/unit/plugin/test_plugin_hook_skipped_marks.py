@@ -181,3 +181,19 @@ def _hook_marks(body: str) -> dict[str, list[str]]:
 )
 def test_a_hooks_branch_ties_a_mark_to_a_flag_only_when_it_adds_a_skip(body: str, found: dict[str, list[str]]) -> None:
     assert _hook_marks(body) == found
+
+
+def test_on_a_laptop_the_summary_names_the_selected_files_that_need_the_tier_and_the_remedy(
+    inner: pytest.Pytester,
+) -> None:
+    # the skip's reason names nothing, so no test is attributed at run time: the summary still says what the census
+    # read before collection, never "none of its tests were selected"
+    write_files(inner.path, {"testing/conftest.py": HEAD + MODIFYITEMS, "testing/test_marks.py": TESTS})
+    result = inner.runpytest("testing")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(
+        [
+            "tierlock: brain absent; 1 selected test file needs it; to run them: tierlock lock brain*"
+        ]
+    )
+    assert "none of its tests were selected" not in result.stdout.str()
