@@ -192,8 +192,6 @@ def test_on_a_laptop_the_summary_names_the_selected_files_that_need_the_tier_and
     result = inner.runpytest("testing")
     assert result.ret == 0
     result.stdout.fnmatch_lines(
-        [
-            "tierlock: brain absent; 1 selected test file needs it; to run them: tierlock lock brain*"
-        ]
+        ["tierlock: brain absent; 1 selected test file needs it; to run them: tierlock lock brain*"]
     )
     assert "none of its tests were selected" not in result.stdout.str()
