@@ -233,3 +233,16 @@ def test_every_file_of_a_folder_the_project_hid_is_weighed_one_by_one(
             "  - tests/models/test_c_models.py (a test file that needs it, *",
         ]
     )
+
+
+def test_under_xdist_the_files_the_project_hid_fail_a_strict_run_the_same(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_files(
+        inner.path,
+        {"tests/conftest.py": FIND_SPEC_CONFTEST, "tests/test_models.py": MODELS, "tests/test_plain.py": PLAIN},
+    )
+    monkeypatch.setenv("CI", "true")
+    result = inner.runpytest_subprocess("tests", "-n", "2")
+    assert result.ret == EXIT_TIER_MISSING, result.stdout.str()
+    result.stdout.fnmatch_lines(["  - tests/test_models.py (a test file that needs it, *"])
