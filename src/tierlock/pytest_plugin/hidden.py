@@ -40,11 +40,10 @@ class ProjectIgnores:
         return ignored
 
 
-def hidden(gate: Gate, path: Path, config: pytest.Config, failed: set[str]) -> list[str]:
-    """The tiers of the test files at or below *path* the project's code kept out (each counted as a file not
-    collected). *failed*: the tiers an import of whose roots failed in this run."""
+def hidden(gate: Gate, path: Path, config: pytest.Config, failed: set[str]) -> None:
+    """Count each test file at or below *path* the project's code kept out as a file of its tier not collected.
+    *failed*: the tiers an import of whose roots failed in this run."""
     selection = Selection(config, [str(a) for a in config.args])
-    found: list[str] = []
     for file in sorted(selection.files(path)) if path.is_dir() else [path]:
         try:
             rel = file.relative_to(gate.root).as_posix()
@@ -56,6 +55,5 @@ def hidden(gate: Gate, path: Path, config: pytest.Config, failed: set[str]) -> l
             continue  # needs no tier whose import failed, or tierlock kept it out itself (counted already)
         if not selection.collects(file.name):
             continue  # a helper module beside the tests: not a test file
-        if count_kept(gate, selection, os.fspath(file), tier):  # not when the run leaves it out on purpose
-            found.append(tier)  # (``--ignore``, a literal ``collect_ignore``, ``--deselect``, ``-k``)
-    return found
+        # not when the run leaves it out on purpose (``--ignore``, a literal ``collect_ignore``, ``--deselect``, ``-k``)
+        count_kept(gate, selection, os.fspath(file), tier)

@@ -246,3 +246,25 @@ def test_under_xdist_the_files_the_project_hid_fail_a_strict_run_the_same(
     result = inner.runpytest_subprocess("tests", "-n", "2")
     assert result.ret == EXIT_TIER_MISSING, result.stdout.str()
     result.stdout.fnmatch_lines(["  - tests/test_models.py (a test file that needs it, *"])
+
+
+def test_a_root_written_with_capitals_whose_import_failed_counts_the_file_it_hid(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pyproject = inner.path / "pyproject.toml"
+    text = pyproject.read_text().replace(
+        "[tool.tierlock.tiers.brain]\n", '[tool.tierlock.tiers.brain]\nimport-roots = { brainpkg = ["BrainPkg"] }\n'
+    )
+    pyproject.write_text(text)
+    write_files(
+        inner.path,
+        {
+            "tests/conftest.py": FIND_SPEC_CONFTEST.replace('"brainpkg"', '"BrainPkg"'),
+            "tests/test_models.py": MODELS.replace("brainpkg", "BrainPkg"),
+            "tests/test_plain.py": PLAIN,
+        },
+    )
+    monkeypatch.setenv("CI", "true")
+    result = inner.runpytest("tests")
+    assert result.ret == EXIT_TIER_MISSING, result.stdout.str()
+    result.stdout.fnmatch_lines(["  - tests/test_models.py (a test file that needs it, *"])
