@@ -89,6 +89,21 @@ MODULES: dict[str, Module] = {
             "tests/cli/test_admit.py",
         ),
     ),
+    # The census's flags and marks made by a helper call (xarray's ``_importorskip``), with their tests.
+    "census/makers.py": Module(
+        ("src/tierlock/census/makers.py",),
+        ("tests/unit/census/test_census_made_marks_and_xfail.py",),
+    ),
+    # A conftest hook's skip of a project's own mark on a flag, with its tests.
+    "census/hookmarks.py": Module(
+        ("src/tierlock/census/hookmarks.py",),
+        ("tests/unit/plugin/test_plugin_hook_skipped_marks.py",),
+    ),
+    # Test files a project's conftest keeps out at run time, counted for the missing tier, with their tests.
+    "pytest_plugin/hidden.py": Module(
+        ("src/tierlock/pytest_plugin/hidden.py",),
+        ("tests/unit/plugin/test_plugin_hidden_by_the_project.py",),
+    ),
     # SIGINT and SIGTERM as one interrupt per command; one wrapped by another error on its way up still is.
     "interrupts.py": Module(
         ("src/tierlock/interrupts.py",),

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 CACHE_KEY = "tierlock/census"
 #: 5: flag functions (``def has_x(): try: import x ...``) are facts; 6: a flag bound in a try's else:; 7: unittest's
 #: ``skipIf``/``skipUnless`` and ``skipTest``/``SkipTest`` skip, a ``TestCase`` subclass of any name holds tests.
-_SCHEMA = 7
+_SCHEMA = 8
 #: Kinds of file, each filtered by its own words (conftests are always parsed).
 KINDS = ("tests", "sources")
 

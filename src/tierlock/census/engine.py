@@ -279,6 +279,10 @@ def _read(reading: _Reading, index: ModuleIndex, roots: Sequence[str]) -> Needs:
     return Needs(reach, conftests)  # (what the project's modules need, followed once when nothing changed it)
 
 
+#: :data:`.hookmarks.PREFIX`, written here: a run answered from a kept result loads this module, not the readers.
+HOOK_ALIAS = "@"
+
+
 def _words(reach: Reach, rels: Iterable[str]) -> set[str]:
     """Words a file must name to reach the interesting modules among *rels*: their names, flags and aliases."""
     out: set[str] = set()
@@ -289,7 +293,8 @@ def _words(reach: Reach, rels: Iterable[str]) -> set[str]:
         stem = rel[: -len("/__init__.py")] if rel.endswith("/__init__.py") else rel[: -len(".py")]
         out.add(stem.rsplit("/", 1)[-1])
         out.update(facts.flags)
-        out.update(facts.aliases)
+        # a hook's mark alias (``@gpu``) is named by the tests it marks as ``mark.gpu``
+        out.update(f"mark.{a[len(HOOK_ALIAS) :]}" if a.startswith(HOOK_ALIAS) else a for a in facts.aliases)
         for _module, _level, names, _line, scope, _guards in facts.modules:
             if not scope:
                 out.update(bound for _, bound in names if bound != "*" and reach.exported(rel, bound))

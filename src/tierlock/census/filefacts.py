@@ -25,6 +25,8 @@ from __future__ import annotations
 import ast
 import sys
 
+from tierlock.census.hookmarks import HOOKS, PREFIX, hook_skips
+from tierlock.census.makers import flag_maker
 from tierlock.census.marks import (
     INVERTED,
     absent,
@@ -57,7 +59,8 @@ def read_file(source: str, filename: str = "<test>") -> FileFacts:
         tree = ast.parse(source, filename)
     except (SyntaxError, ValueError):
         return facts
-    calls = any(w in source for w in ("importorskip", "mark.", "getfixturevalue", "skip", "SkipTest", "find_spec"))
+    words = ("importorskip", "mark.", "getfixturevalue", "skip", "SkipTest", "find_spec", "xfail")
+    calls = any(w in source for w in words)
     reader = _Reader(facts, calls)
     reader.body(tree.body, "", (), None)
     reader.refer(tree)
@@ -72,6 +75,8 @@ class _Reader:
         self.calls = calls
         self.nodes: dict[str, ast.AST] = {}
         """Qualified name -> its node, for :meth:`refer`."""
+        self.makers: dict[str, tuple[int, list[str]]] = {}
+        """Module-level function -> (its parameter naming the module, what it returns): :func:`flag_maker`."""
 
     def body(self, stmts: list[ast.stmt], scope: str, guards: tuple[str, ...], cls: Func | None) -> None:
         for child in stmts:
@@ -129,8 +134,9 @@ class _Reader:
             self.body(node.orelse, scope, guards, cls)
             return
         inner = (*guards, *guard_names(node.test))
-        if scope and self.calls and any(skips(s) for s in node.body):
-            func = self.facts.functions.get(scope)
+        if self.calls and any(skips(s) for s in node.body):
+            # a test's own ``if not has_x: pytest.skip()``, or the module's (``allow_module_level=True``)
+            func = self.facts.functions.get(scope) if scope else self.facts.module
             if func is not None:
                 func.skips.extend((n, node.lineno) for n in absent(node.test))
         self.body(node.body, scope, (*inner, *dispatch(node.test)), cls)  # the branch taken for those names
@@ -170,6 +176,8 @@ class _Reader:
         value = node.value
         if value is None:
             return
+        if cls is None and isinstance(node, ast.Assign) and self.made(node.targets, value, node.lineno):
+            return
         if "pytestmark" in names:
             if cls is None:  # a class's pytestmark was read with the class
                 marks_of(value, self.facts.module, node.lineno, decorator=False)
@@ -186,6 +194,31 @@ class _Reader:
                         self.facts.aliases[name] = alias
         if self.calls:
             self.called(node, "", guards)
+
+    def made(self, targets: list[ast.expr], value: ast.expr, line: int) -> bool:
+        """``has_x, requires_x = _importorskip("x")`` with a :func:`flag_maker`: a flag and a mark alias for ``x``."""
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in self.makers):
+            return False
+        index, kinds = self.makers[value.func.id]
+        module = literal(value.args[index]) if len(value.args) > index else None
+        if not module or len(targets) != 1:
+            return False
+        target = targets[0]
+        names = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+        if len(names) != len(kinds):
+            return False
+        call = f"{value.func.id}({module!r}) at {line}"  # the flag a made mark reads (no file names it)
+        self.facts.flags[call] = [(module, 0, line)]
+        for name, kind in zip(names, kinds, strict=True):
+            if not isinstance(name, ast.Name):
+                continue
+            if kind == "flag":
+                self.facts.flags[name.id] = [(module, 0, line)]
+            elif kind == "mark":
+                alias = Func("alias", line, line)
+                alias.skips.append((call, line))
+                self.facts.aliases[name.id] = alias
+        return True
 
     def called(self, statement: ast.stmt, scope: str, guards: tuple[str, ...]) -> None:
         for node in ast.walk(statement):
@@ -226,8 +259,15 @@ class _Reader:
             func.requests.extend(cls.requests)
         self.facts.functions[qual] = func
         self.nodes[qual] = node
+        if cls is None and func.kind == "hook" and node.name in HOOKS:
+            for mark, names in hook_skips(node).items():  # ``"gpu" in item.keywords and not HAS``: a skip
+                alias = self.facts.aliases.setdefault(PREFIX + mark, Func("alias", node.lineno, node.lineno))
+                alias.skips.extend((n, node.lineno) for n in names)
         if cls is None and func.kind == "helper":
             self.flag_function(node)
+            maker = flag_maker(node)
+            if maker is not None:
+                self.makers[node.name] = maker
         self.body(node.body, qual, guards, None)
 
     def flag_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:

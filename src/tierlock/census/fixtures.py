@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from tierlock.census.firstparty import Need, Reach, folder_of
+from tierlock.census.hookmarks import PREFIX
+from tierlock.census.marks import MARK
 from tierlock.census.records import FileFacts, Func
 
 #: (file, qualified name) of a fixture definition.
@@ -90,6 +92,9 @@ class Needs:
                 text = f"{where}:{at} {how}" if at else how
                 out.append((root, rel, line, f"skipped without {root} ({text})"))
         for name, line in func.marks:
+            if name.startswith(MARK):
+                out.extend(self.hook_marked(rel, name, line))
+                continue
             found = self.reach.alias(rel, name)
             if found is None:
                 continue
@@ -99,6 +104,21 @@ class Needs:
             for skip, _ in alias.skips:
                 for root, flag_file, at, how in self.reach.skip_needs(where, skip):
                     out.append((root, rel, line, f"@{name} (skipped without {root}: {flag_file}:{at} {how})"))
+        return out
+
+    def hook_marked(self, rel: str, mark: str, line: int) -> list[Need]:
+        """Needs of a test marked ``@pytest.mark.gpu`` whose tests a hook of a conftest above it (or of its own file)
+        skips when a flag is false (:mod:`.hookmarks`)."""
+        out: list[Need] = []
+        key = PREFIX + mark[len(MARK) :]
+        for where in (rel, *self.above(rel)):
+            alias = self.facts[where].aliases.get(key) if where in self.facts else None
+            for skip, at in alias.skips if alias is not None else ():
+                for root, flag_file, flag_line, how in self.reach.skip_needs(where, skip):
+                    text = f"{flag_file}:{flag_line} {how}" if flag_line else how
+                    out.append(
+                        (root, rel, line, f"@{mark} (skipped by the hook at {where}:{at} without {root}: {text})")
+                    )
         return out
 
     def helpers(self, rel: str, qual: str, func: Func) -> list[str]:

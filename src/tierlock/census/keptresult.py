@@ -38,14 +38,14 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Bump when what is kept changes shape or meaning.
-SCHEMA = 5
+SCHEMA = 6
 #: The classes a kept result is made of (nothing else is built from the file).
 _CLASSES: dict[str, type] = {"Census": Census, "TierReport": TierReport, "Use": Use}
 #: The modules of the census's package (every one: a test holds the list to the folder).
 MODULES = (
     "__init__", "attribute", "cache", "engine", "factdigest", "filefacts", "finding", "firstparty", "fixing",
-    "fixtures", "keptresult", "marks", "ondisk", "projectcensus", "records", "remedy", "report", "rerun", "summary",
-    "tree", "visible",
+    "fixtures", "hookmarks", "keptresult", "makers", "marks", "ondisk", "projectcensus", "records", "remedy", "report",
+    "rerun", "summary", "tree", "visible",
 )  # fmt: skip
 #: What a census tells a recorded run that is kept with its result (a ``read`` is an open: none when kept).
 _KEPT_TELLS = ("census", "survey")

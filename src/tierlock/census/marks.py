@@ -148,6 +148,8 @@ def decorator(deco: ast.expr, func: Func) -> None:
                     func.fixture = literal(kw.value)
                 if kw.arg == "autouse" and isinstance(kw.value, ast.Constant):
                     func.autouse = bool(kw.value.value)
+                if kw.arg == "params" and isinstance(kw.value, (ast.List, ast.Tuple)):
+                    marks_of(kw.value, func, deco.lineno, decorator=True)  # ``pytest.param("x", marks=...)``
         return
     marks_of(deco, func, deco.lineno, decorator=True)
 
@@ -156,6 +158,9 @@ def marks_of(value: ast.expr, into: Func, line: int, *, decorator: bool) -> None
     """The marks in a decorator or a ``pytestmark`` value (a mark, a name, or a list of them)."""
     items = value.elts if isinstance(value, (ast.List, ast.Tuple)) and not decorator else [value]
     for item in items:
+        own = project_mark(item)
+        if own is not None:  # ``@pytest.mark.gpu``: a hook of a conftest may skip it (:mod:`.hookmarks`)
+            into.marks.append((own, line))
         if isinstance(item, (ast.Name, ast.Attribute)):
             name = dotted(item)
             if name and not name.startswith(("pytest.", "mark.")):
@@ -168,15 +173,40 @@ def marks_of(value: ast.expr, into: Func, line: int, *, decorator: bool) -> None
             if not isinstance(sub, ast.Call):
                 continue
             name = dotted(sub.func)
-            if name.endswith("mark.skipif"):
+            if name.endswith(("mark.skipif", "mark.xfail")):  # ``xfail(not has_x)`` runs the test only to fail
                 conditions = [*sub.args[:1], *(k.value for k in sub.keywords if k.arg == "condition")]
                 into.skips.extend((n, line) for c in conditions for n in absent(c))
+            elif name in ("pytest.param", "param"):  # ``pytest.param(..., marks=needs_x)``: a param's mark aliases
+                into.marks.extend((n, line) for k in sub.keywords if k.arg == "marks" for n in _named(k.value))
             elif _unittest(name, "skipIf") and sub.args:
                 into.skips.extend((n, line) for n in absent(sub.args[0]))
             elif _unittest(name, "skipUnless") and sub.args:
                 into.skips.extend((n, line) for n in present(sub.args[0]))
             elif name.endswith("mark.usefixtures"):
                 into.requests.extend((t, line) for t in (literal(a) for a in sub.args) if t is not None)
+
+
+#: pytest's own marks and tierlock's: no hook of a project skips through them.
+BUILTIN_MARKS = frozenset({"skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings", "tier"})
+#: How a project's own mark is kept among a function's marks (``pytest.mark.gpu``).
+MARK = "pytest.mark."
+
+
+def project_mark(node: ast.expr) -> str | None:
+    """``pytest.mark.gpu`` for ``@pytest.mark.gpu`` / ``@mark.gpu(...)``: a mark of the project's own, not pytest's."""
+    name = dotted(node)
+    for head in (MARK, "mark."):
+        if name.startswith(head) and name.count(".") == head.count("."):
+            bare = name[len(head) :]
+            return None if bare in BUILTIN_MARKS else MARK + bare
+    return None
+
+
+def _named(value: ast.expr) -> list[str]:
+    """The mark aliases a ``marks=`` value names (a name, or a list or tuple of them; pytest's own left out)."""
+    items = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
+    names = [dotted(i) for i in items if isinstance(i, (ast.Name, ast.Attribute))]
+    return [n for n in names if n and not n.startswith(("pytest.", "mark."))]
 
 
 def _unittest(name: str, decorator: str) -> bool:
@@ -201,7 +231,7 @@ def _skip_call(node: ast.AST) -> bool:
     if not isinstance(node, ast.Call):
         return False
     name = dotted(node.func)
-    return name in ("pytest.skip", "skip") or name.endswith(".skipTest")
+    return name in ("pytest.skip", "skip", "pytest.xfail") or name.endswith(".skipTest")
 
 
 def _skip_raise(node: ast.AST) -> bool:

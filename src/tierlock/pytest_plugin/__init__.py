@@ -185,6 +185,9 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(_Tally(gate), "tierlock-tally")
     if gate is not None and gate.owners:
         failedimports.start(config, gate.owners)
+        from tierlock.pytest_plugin.hidden import ProjectIgnores
+
+        config.pluginmanager.register(ProjectIgnores(gate), "tierlock-hidden")
 
 
 def _configure(config: pytest.Config) -> None:

@@ -28,6 +28,10 @@ NEED = "tierlock_need"
 
 
 def _skip_reason(report: Any) -> str:
+    """A skip's reason; an expected failure's (``xfail``: pytest reports it as a skip) is its ``wasxfail``."""
+    xfail = getattr(report, "wasxfail", None)
+    if isinstance(xfail, str):
+        return xfail.removeprefix("reason: ")
     longrepr = getattr(report, "longrepr", None)
     text = str(longrepr[2]) if isinstance(longrepr, tuple) and len(longrepr) == 3 else ""
     return text.removeprefix("Skipped: ")
@@ -83,8 +87,11 @@ def attribute(
             hit = _marked(gate, marks)
             reason = f"{reason}; marked {hit[1]}" if hit is not None else reason
         if hit is not None:
-            setattr(report, NEED, [hit[0], hit[1], f"skipped: {reason}"])
-            if own is None and isinstance(report.longrepr, tuple):
+            xfail = isinstance(getattr(report, "wasxfail", None), str)
+            setattr(report, NEED, [hit[0], hit[1], f"{'xfailed' if xfail else 'skipped'}: {reason}"])
+            if own is None and xfail:
+                report.wasxfail = f"{reason} ({gate.reason(hit[0])})"
+            elif own is None and isinstance(report.longrepr, tuple):
                 path, line, _ = report.longrepr
                 report.longrepr = (path, line, f"{reason} ({gate.reason(hit[0])})")
         return

@@ -45,7 +45,7 @@ def ignore_collect(gate: Gate, collection_path: Path, config: pytest.Config, sel
             # conftest.py files on the way are pytest's initial conftests of that argument, loaded already.
             return None
         for path in selection.files(collection_path):
-            _count(gate, selection, str(path), gate.tier_of(path.relative_to(gate.root).as_posix()) or tier)
+            count_kept(gate, selection, str(path), gate.tier_of(path.relative_to(gate.root).as_posix()) or tier)
         return True
     tier = gate.tier_of(rel)
     if tier is None:
@@ -55,20 +55,22 @@ def ignore_collect(gate: Gate, collection_path: Path, config: pytest.Config, sel
         # reaches the file through a folder also named (``pytest tests/brain tests/brain/test_b.py::test_x``).
         return None
     if selection.collects(collection_path.name):
-        _count(gate, selection, str(collection_path), tier)
+        count_kept(gate, selection, str(collection_path), tier)
     return True
 
 
-def _count(gate: Gate, selection: Selection, path: str, tier: str) -> None:
-    """Count a file kept out when the run selects a test of it (pytest also asks about a selected path's siblings)."""
+def count_kept(gate: Gate, selection: Selection, path: str, tier: str) -> bool:
+    """Count a file kept out when the run selects a test of it (pytest also asks about a selected path's siblings);
+    whether it was counted."""
     if not selection.selects(path):
-        return
+        return False
     if selection.narrows(path) and not selection.kept_items(path):
-        return
+        return False
     gate.ignored.add(path)
     rel = os.path.relpath(path, gate.root).replace(os.sep, "/")
     for each in gate.tiers_of(rel) or [tier]:
         gate.kept_by_tier.setdefault(each, set()).add(path)
+    return True
 
 
 def only_gated(gate: Gate, file_path: Path, collectors: list[pytest.Collector]) -> list[pytest.Collector]:
@@ -173,7 +175,7 @@ def make_module(
     node.reason = f"{NOT_IMPORTED} {gate.reason(tier)}"
     node.named_reason = f"{NAMED_NOT_IMPORTED} {gate.reason(tier)}"
     if not requested_names(parent.config.args, parent.config.invocation_params.dir, module_path):
-        _count(gate, selection, str(module_path), tier)  # the whole file: one file not collected
+        count_kept(gate, selection, str(module_path), tier)  # the whole file: one file not collected
     return node
 
 

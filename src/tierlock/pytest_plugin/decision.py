@@ -22,6 +22,7 @@ _DEFAULTS: dict[str, Any] = {
     "selection": [],
     "roots": {},
     "needed": {},
+    "needing": {},
     "globbed": {},
     "layers": {},
     "failing": [],
@@ -56,7 +57,8 @@ class Gate:
       roots; import root -> its tier; distribution name -> its tier (each
       root given to the smallest tier that provides it);
     * ``needed`` / ``globbed``: per tier the selected files that need it
-      (census) and that its globs match; ``globs``: every tier's globs;
+      (census) and that its globs match; ``needing``: per tier those files
+      the census found (relative, ``/``); ``globs``: every tier's globs;
     * ``layers``: tier -> the tier it is layered on; ``damaged``: tier ->
       its damage lines; ``job``: a matrix job's tiers; ``apart``: tier not
       present -> the present tier it is declared in conflict with (outside a
@@ -94,6 +96,7 @@ class Gate:
         self.selection: list[str] = rest.get("selection", [])
         self.roots: dict[str, list[str]] = rest.get("roots", {})
         self.needed: dict[str, int] = rest.get("needed", {})
+        self.needing: dict[str, list[str]] = rest.get("needing", {})
         self.globbed: dict[str, int] = rest.get("globbed", {})
         self.layers: dict[str, str | None] = rest.get("layers", {})
         self.failing: list[str] = rest.get("failing", [])

@@ -12,6 +12,8 @@ read before collection; the summary counts what happened, per tier:
 
 from __future__ import annotations
 
+import os
+
 from tierlock import volume
 from tierlock.errors import EXIT_TIER_MISSING
 from tierlock.pytest_plugin.decision import Gate
@@ -107,10 +109,13 @@ def summary_lines(gate: Gate) -> list[str]:
     for tier in missing:
         files, skipped, failed = len(reached.get(tier, ())), _skipped(gate, tier), _failed(gate, tier)
         why = f"{tier} runs in another matrix job" if gate.outside_job(tier) else f"{tier} {gate.state_of(tier)}"
-        if not files and not skipped and not failed:
-            lines.append(f"tierlock: {why}; none of its tests were selected")
-            continue
         fix = "tierlock matrix" if gate.outside_job(tier) else gate.remedy([tier])
+        if not files and not skipped and not failed:
+            needed = gate.needed.get(tier, 0)  # read before collection: their skips named no package
+            verb = "needs" if needed == 1 else "need"
+            said = f"{_plural(needed, 'selected test file')} {verb} it; to run them: {fix}" if needed else ""
+            lines.append(f"tierlock: {why}; {said or 'none of its tests were selected'}")
+            continue
         counts = f"{_plural(files, 'test file')} not collected and {_plural(skipped, 'test')} skipped"
         if failed:
             counts = counts.replace(" and ", ", ", 1) + f" and {_plural(failed, 'test')} failed"
@@ -162,6 +167,13 @@ def _looping(gate: Gate, tier: str) -> list[str]:
     ]
 
 
+def _kept_out(gate: Gate, rel: str) -> str:
+    """Why a test file of a tier was not collected: its globs, or the project's code ignored it (it needs the tier)."""
+    if gate.tiers_of(rel.replace(os.sep, "/")):
+        return "a test file of its globs"
+    return "a test file that needs it, ignored by the project's conftest after a failed import"
+
+
 def fail_closed_at_end(gate: Gate, failing: list[str], relpath: dict[str, str]) -> list[str]:
     """The lines of a strict run that found, while it ran, tests needing a missing tier (each test named)."""
     lines: list[str] = []
@@ -169,7 +181,9 @@ def fail_closed_at_end(gate: Gate, failing: list[str], relpath: dict[str, str]) 
     for tier in failing:
         entries = [f"{nodeid} ({what})" for nodeid, what, _ in gate.at_run.get(tier, [])]
         if not gate.exact:
-            entries += [f"{relpath.get(f, f)} (a test file of its globs)" for f in sorted(reached.get(tier, ()))]
+            entries += [
+                f"{relpath.get(f, f)} ({_kept_out(gate, relpath.get(f, f))})" for f in sorted(reached.get(tier, ()))
+            ]
         count = _plural(len(entries), "test")
         state = gate.state_of(tier)
         lines.append(

@@ -151,6 +151,7 @@ def weigh(gate: Gate, selection: Selection, cache: QuietCache | None = None) -> 
     if missing:
         found = needing_files(root, {t: gate.roots[t] for t in missing}, gate.globs, selection, cache)
         gate.needed = {t: len(files) for t, files in found.items()}
+        gate.needing = {t: sorted(f.replace(os.sep, "/") for f in files) for t, files in found.items() if files}
         for tier, files in found.items():
             if gate.outside_job(tier) and files:
                 gate.gated[tier] = [*gate.gated.get(tier, []), *sorted(files)]  # another job runs them whole

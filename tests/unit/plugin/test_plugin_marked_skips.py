@@ -74,6 +74,11 @@ def marked(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest
 def test_a_strict_run_whose_hook_skipped_the_tests_of_a_mark_named_after_a_missing_tier_fails_closed(
     marked: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # the flag from a computed import: no static reading ties the mark to brainpkg (the census reads the plain
+    # ``import brainpkg`` flag and stops the run before collection), so the run-time backstop is what fails it
+    conftest = marked.path / "testing" / "conftest.py"
+    computed = "    import importlib\n\n    importlib.import_module('brain' + 'pkg')"
+    conftest.write_text(conftest.read_text().replace("    import brainpkg  # noqa: F401", computed))
     monkeypatch.setenv("CI", "true")
     result = marked.runpytest("testing")
     assert result.ret == EXIT_TIER_MISSING
@@ -85,6 +90,16 @@ def test_a_strict_run_whose_hook_skipped_the_tests_of_a_mark_named_after_a_missi
         ]
     )
     assert "test_slow" not in result.stdout.str()
+
+
+def test_a_strict_run_whose_hook_reads_the_plain_flag_stops_before_collection(
+    marked: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "true")
+    result = marked.runpytest("testing")
+    assert result.ret == EXIT_TIER_MISSING
+    result.stderr.fnmatch_lines(["tierlock: tier brain is required in CI (ci-require) but it is absent:"])
+    assert "test_model" not in result.stdout.str()
 
 
 def test_a_strict_run_of_a_skipped_mark_that_names_no_tier_passes(

@@ -1,0 +1,270 @@
+"""Test files a project's own conftest keeps out of the run when a tier's package is missing: never silent.
+
+A conftest that computes ``collect_ignore`` from an import (``if find_spec("brainpkg") is None:
+collect_ignore.append(...)``, or a whole folder after a failed ``import brainpkg``) hides the files that need the tier:
+pytest ignores them before tierlock's own hook is asked, and a strict run went green with them absent. Such a file,
+selected as the run reads before collection and needing a tier whose import failed in this run, is counted as a test
+file not collected; a strict run that requires the tier fails at its end naming it. What the run itself asked to
+leave out (``--ignore``) and a file ignored for another reason (a Python version) stay uncounted.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.plugin_project import inner_pyproject, laptop, write_files
+from tierlock.pytest_plugin import EXIT_TIER_MISSING
+
+REMEDY = "tierlock lock brain && install-tier brain"  # no lockfile in this small project
+
+FIND_SPEC_CONFTEST = """\
+import importlib.util
+
+collect_ignore = []
+if importlib.util.find_spec("brainpkg") is None:
+    collect_ignore.append("test_models.py")
+"""
+
+FOLDER_CONFTEST = """\
+collect_ignore = []
+try:
+    import brainpkg  # noqa: F401
+except ImportError:
+    collect_ignore.append("brain")
+"""
+
+VERSION_CONFTEST = """\
+import sys
+
+collect_ignore = []
+if sys.version_info < (4,):
+    collect_ignore.append("test_models.py")
+"""
+
+HOOK_CONFTEST = """\
+try:
+    import brainpkg  # noqa: F401
+    HAS = True
+except ImportError:
+    HAS = False
+
+
+def pytest_ignore_collect(collection_path, config):
+    if not HAS and collection_path.name.startswith("test_model"):
+        return True
+"""
+
+MODELS = """\
+import brainpkg
+
+
+def test_model():
+    assert brainpkg
+"""
+
+PLAIN = """\
+def test_plain():
+    pass
+"""
+
+
+@pytest.fixture
+def inner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    laptop(monkeypatch)
+    pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False, tests="tests/brain/**"))
+    return pytester
+
+
+def test_a_strict_run_whose_conftest_computes_collect_ignore_from_find_spec_fails_closed_naming_the_file(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_files(
+        inner.path,
+        {"tests/conftest.py": FIND_SPEC_CONFTEST, "tests/test_models.py": MODELS, "tests/test_plain.py": PLAIN},
+    )
+    monkeypatch.setenv("CI", "true")
+    result = inner.runpytest("tests")
+    assert result.ret == EXIT_TIER_MISSING, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [
+            "tierlock: tier brain is required in CI (ci-require) but it is absent; 1 test of this run needed it:",
+            "  - tests/test_models.py (a test file that needs it, ignored by the project's conftest after a failed*",
+            f"  to fix: {REMEDY}*",
+        ]
+    )
+    result.assert_outcomes(passed=1)
+
+
+def test_a_strict_run_whose_conftest_ignores_a_gated_folder_after_a_failed_import_fails_closed(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {"tests/conftest.py": FOLDER_CONFTEST, "tests/brain/test_x.py": PLAIN, "tests/test_p.py": PLAIN}
+    files["tests/brain/a_helpers.py"] = "import brainpkg\n"  # no test file: not counted
+    write_files(inner.path, files)
+    monkeypatch.setenv("CI", "true")
+    result = inner.runpytest("tests")
+    assert result.ret == EXIT_TIER_MISSING, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [
+            "tierlock: tier brain is required in CI (ci-require) but it is absent; 1 test of this run needed it:",
+            "  - tests/brain/test_x.py (a test file of its globs)",
+        ]
+    )
+
+
+def test_on_a_laptop_the_files_the_project_hid_are_counted_with_the_remedy(inner: pytest.Pytester) -> None:
+    write_files(
+        inner.path,
+        {"tests/conftest.py": FIND_SPEC_CONFTEST, "tests/test_models.py": MODELS, "tests/test_plain.py": PLAIN},
+    )
+    result = inner.runpytest("tests")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(
+        [f"tierlock: 1 test file not collected and 0 tests skipped because brain absent; to run them: {REMEDY}*"]
+    )
+
+
+def test_a_conftest_hook_that_ignores_the_files_of_a_missing_backend_fails_a_strict_run_read_at_collection(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    computed = 'collect_ignore = [name for name in ("setup.py",)]\n'  # the selection is read at collection
+    write_files(
+        inner.path,
+        {"tests/conftest.py": computed + HOOK_CONFTEST, "tests/test_models.py": MODELS, "tests/test_plain.py": PLAIN},
+    )
+    monkeypatch.setenv("CI", "true")
+    result = inner.runpytest("tests")
+    assert result.ret == EXIT_TIER_MISSING, result.stdout.str()
+    result.stdout.fnmatch_lines(["  - tests/test_models.py (a test file that needs it, *"])
+
+
+def test_a_file_the_run_ignores_on_purpose_is_not_counted_and_a_strict_run_passes(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_files(
+        inner.path,
+        {"tests/conftest.py": FIND_SPEC_CONFTEST, "tests/test_models.py": MODELS, "tests/test_plain.py": PLAIN},
+    )
+    monkeypatch.setenv("CI", "true")
+    result = inner.runpytest("tests", "--ignore", "tests/test_models.py")
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=1)
+
+
+def test_a_file_a_conftest_ignores_for_another_reason_is_not_counted(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_files(
+        inner.path,
+        {"tests/conftest.py": VERSION_CONFTEST, "tests/test_models.py": MODELS, "tests/test_plain.py": PLAIN},
+    )
+    monkeypatch.setenv("CI", "true")
+    result = inner.runpytest("tests")
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=1)
+    assert "test_models.py" not in result.stdout.str()
+
+
+COMPUTED_UNRELATED = """\
+import sys
+
+collect_ignore = [name for name in ("setup.py",) if sys.version_info > (3,)]
+try:
+    import brainpkg  # noqa: F401
+except ImportError:
+    pass
+"""
+
+SKIPS_ITSELF = """\
+import pytest
+
+
+def test_model():
+    pytest.importorskip("brainpkg")
+"""
+
+
+def test_a_file_that_needs_the_tier_and_is_collected_is_not_counted_as_not_collected(inner: pytest.Pytester) -> None:
+    # the selection is read at collection (a computed collect_ignore) and the import of brainpkg failed: a file
+    # pytest collects is still a collected file, its skip a skipped test
+    write_files(
+        inner.path,
+        {"tests/conftest.py": COMPUTED_UNRELATED, "tests/test_models.py": SKIPS_ITSELF, "tests/test_plain.py": PLAIN},
+    )
+    result = inner.runpytest("tests")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["tierlock: 0 test files not collected and 1 test skipped because brain absent*"])
+
+
+def test_a_gated_file_the_run_ignores_on_purpose_after_a_failed_import_is_not_counted(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_files(
+        inner.path,
+        {"tests/conftest.py": COMPUTED_UNRELATED, "tests/brain/test_x.py": PLAIN, "tests/test_plain.py": PLAIN},
+    )
+    monkeypatch.setenv("CI", "true")
+    result = inner.runpytest("tests", "--ignore", "tests/brain/test_x.py")
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=1)
+
+
+def test_every_file_of_a_folder_the_project_hid_is_weighed_one_by_one(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # in the hidden folder, a file that needs nothing and one ignored on purpose sort before the one that needs brain
+    conftest = FOLDER_CONFTEST.replace('"brain"', '"models"')
+    write_files(
+        inner.path,
+        {
+            "tests/conftest.py": conftest,
+            "tests/models/test_a_plain.py": PLAIN,
+            "tests/models/test_b_ignored.py": MODELS,
+            "tests/models/test_c_models.py": MODELS,
+            "tests/test_p.py": PLAIN,
+        },
+    )
+    monkeypatch.setenv("CI", "true")
+    result = inner.runpytest("tests", "--ignore", "tests/models/test_b_ignored.py")
+    assert result.ret == EXIT_TIER_MISSING, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [
+            "tierlock: tier brain is required in CI (ci-require) but it is absent; 1 test of this run needed it:",
+            "  - tests/models/test_c_models.py (a test file that needs it, *",
+        ]
+    )
+
+
+def test_under_xdist_the_files_the_project_hid_fail_a_strict_run_the_same(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_files(
+        inner.path,
+        {"tests/conftest.py": FIND_SPEC_CONFTEST, "tests/test_models.py": MODELS, "tests/test_plain.py": PLAIN},
+    )
+    monkeypatch.setenv("CI", "true")
+    result = inner.runpytest_subprocess("tests", "-n", "2")
+    assert result.ret == EXIT_TIER_MISSING, result.stdout.str()
+    result.stdout.fnmatch_lines(["  - tests/test_models.py (a test file that needs it, *"])
+
+
+def test_a_root_written_with_capitals_whose_import_failed_counts_the_file_it_hid(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pyproject = inner.path / "pyproject.toml"
+    text = pyproject.read_text().replace(
+        "[tool.tierlock.tiers.brain]\n", '[tool.tierlock.tiers.brain]\nimport-roots = { brainpkg = ["BrainPkg"] }\n'
+    )
+    pyproject.write_text(text)
+    write_files(
+        inner.path,
+        {
+            "tests/conftest.py": FIND_SPEC_CONFTEST.replace('"brainpkg"', '"BrainPkg"'),
+            "tests/test_models.py": MODELS.replace("brainpkg", "BrainPkg"),
+            "tests/test_plain.py": PLAIN,
+        },
+    )
+    monkeypatch.setenv("CI", "true")
+    result = inner.runpytest("tests")
+    assert result.ret == EXIT_TIER_MISSING, result.stdout.str()
+    result.stdout.fnmatch_lines(["  - tests/test_models.py (a test file that needs it, *"])
