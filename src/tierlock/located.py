@@ -33,7 +33,10 @@ def render(finding: Located) -> str:
 
 
 def fields(finding: Located) -> dict[str, Any]:
-    """The JSON fields of a finding, in the order every document gives them."""
+    """The JSON fields of a finding, in the order every document gives them: its remedy twice, as printed and as
+    the commands it runs (``remedy_argv``; null when it is an edit to make)."""
+    from tierlock.remedies import argv_of
+
     return {
         "tier": finding.tier,
         "kind": finding.kind,
@@ -41,4 +44,5 @@ def fields(finding: Located) -> dict[str, Any]:
         "line": finding.line,
         "detail": finding.detail,
         "remedy": finding.remedy,
+        "remedy_argv": argv_of(finding.remedy),
     }
