@@ -119,7 +119,8 @@ def test_two_tiers_declared_in_conflict_asked_together_print_no_swap_that_would_
     assert reading.remedy is None, reading.text
     assert reading.code == (1 if reader.words == ("probe",) else 0)
     rows = {row["tier"]: row for row in reading.document["tiers"]}
-    assert rows["brain"]["remedy"] is None and rows["brain"]["remedy_argv"] is None
+    assert rows["brain"]["remedy"] is None
+    assert rows["brain"]["remedy_argv"] is None
     done = tour(scene, [reader])
     assert (done.end, done.steps) == (HEALTHY, [])
 
@@ -133,6 +134,7 @@ def test_a_tier_declared_in_conflict_asked_alone_prints_the_swap_and_it_is_accep
     row = reading.document["tiers"][0]
     assert (row["stales"], row["apart_from"]) == ([], [])
     done = tour(scene, [Reader(("probe", "brain"))])
-    assert done.end == HEALTHY and len(done.steps) == 1
+    assert done.end == HEALTHY
+    assert len(done.steps) == 1
     probe = json.loads(scene.tierlock("probe", "--json").stdout)
     assert {t["tier"]: t["state"] for t in probe["tiers"]} == {"base": "present", "brain": "present", "fast": "partial"}

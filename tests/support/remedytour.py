@@ -84,7 +84,9 @@ def run_as(scene: Scene, argv: Sequence[str], *, ci: bool) -> tuple[int, str, st
     done = subprocess.run(
         list(argv), cwd=scene.root, env=env_for(scene, ci=ci), capture_output=True, text=True, check=False, timeout=300
     )
-    scene.log.append(f"$ {'CI=true ' if ci else ''}{shlex.join(argv)}  -> {done.returncode}\n{done.stdout}{done.stderr}")
+    scene.log.append(
+        f"$ {'CI=true ' if ci else ''}{shlex.join(argv)}  -> {done.returncode}\n{done.stdout}{done.stderr}"
+    )
     return done.returncode, done.stdout, done.stderr
 
 
@@ -219,7 +221,9 @@ def _log(scene: Scene) -> str:
 def apply_layering(scene: Scene, said: str) -> bool:
     """The edit ``sibling-conflict`` names first (``set layered-on = "LOWER" in [tool.tierlock.tiers.UPPER], then
     run: tierlock lock UPPER``), made as a person would, and the lock it names run as printed."""
-    found = re.search(r'set layered-on = "([^"]+)" in \[tool\.tierlock\.tiers\.([^\]]+)\], then run: (tierlock lock \S+)', said)
+    found = re.search(
+        r'set layered-on = "([^"]+)" in \[tool\.tierlock\.tiers\.([^\]]+)\], then run: (tierlock lock \S+)', said
+    )
     if found is None:
         return False
     lower, upper, lock = found.groups()
