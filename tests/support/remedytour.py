@@ -43,6 +43,9 @@ EDIT = "edit"
 #: The tour ended with no command printing a remedy.
 HEALTHY = "healthy"
 
+#: Commands that read the project alone (no environment: no ``--python``).
+OFFLINE = frozenset({"check"})
+
 #: Readers that only point to another reading: running them changes nothing by design.
 POINTERS = (("tierlock", "check"),)
 
@@ -92,7 +95,8 @@ def run_as(scene: Scene, argv: Sequence[str], *, ci: bool) -> tuple[int, str, st
 
 def read_cli(scene: Scene, reader: Reader) -> Reading:
     """A tierlock command asked as text and as ``--json``: both must carry the same remedies."""
-    argv = ["tierlock", *reader.words, *scene.where()]
+    where = [] if reader.words[0] in OFFLINE else scene.where()
+    argv = ["tierlock", *reader.words, *where]
     code, out, err = run_as(scene, argv, ci=reader.ci)
     jcode, jout, _ = run_as(scene, [*argv, "--json"], ci=reader.ci)
     assert jcode == code, f"{scene.name}: {reader} exits {code}, with --json {jcode}"

@@ -141,7 +141,7 @@ def rearming(
     """Re-arming *probed* (not present) beside the tiers a command answers for (*wanted*: the tiers it reports,
     and the project's ``ci-require``) of which *present* are present: see :class:`Rearming`."""
     found = blockers(project, prefix, probed)
-    command = with_flag(probed.install_command) if found else probed.install_command
+    command = relocked(project, probed, with_flag(probed.install_command) if found else probed.install_command)
     tier = str(probed.tier)
     loops = tuple(sorted(t for t in found if t in wanted and t != tier and not project.exclusive(tier, t)))
     apart = tuple(sorted(t for t in found if t in wanted and t in present and project.exclusive(tier, t)))
@@ -166,6 +166,24 @@ def said(answer: Rearming) -> str | None:
             f"{answer.command} swaps them"
         )
     return None
+
+
+def relocked(project: Project, probed: TierProbe, command: str) -> str:
+    """*command* (an install of *probed*) after what install-tier's offline drift check would refuse it for first:
+    a lock out of date with pyproject.toml (a requirement added, a bound moved, the base changed) is locked again,
+    as the refusal's own remedy says (``tierlock lock brain && install-tier brain``)."""
+    if not command.rsplit(" && ", maxsplit=1)[-1].startswith("install-tier "):
+        return command
+    from tierlock.lockfiles.check import findings, merged_remedies, read_locks
+
+    chain = project.with_layers([probed.tier])
+    if any(not t.lockfile.is_file() for t in chain) and project.lock is None:
+        return command  # (no lockfile: the probe's own command locks it first)
+    report = findings(project, chain, read_locks(project, chain))
+    first = " && ".join(merged_remedies(f.remedy for f in report.findings))
+    if report.ok or not first or command.startswith(f"{first} && "):
+        return command
+    return f"{first} && {command}"
 
 
 def check_command(tier: str, others: Sequence[str]) -> str:

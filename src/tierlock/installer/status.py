@@ -164,7 +164,8 @@ def _one(
         problems.insert(0, marked)
     # Pruned: a receipt says the tier was armed and whole packages are gone (another tool's sync removed them);
     # a deleted file, an emptied one or a hand change of version is said by the probe's own reasons.
-    gone = [str(d.name) for d in result.broken if d.state == "absent"]
+    recorded = receipt.package_names if receipt is not None else set()  # (a root the lock never had was never armed)
+    gone = [str(d.name) for d in result.broken if d.state == "absent" and str(d.name) in recorded]
     pruned = receipt is not None and bool(gone)
     if pruned and receipt is not None:
         problems.append(pruned_reason(project, tier.name, receipt.installed_at, gone))
