@@ -179,7 +179,8 @@ def tour(
     """Ask every reader; run the first remedy any prints; repeat (see the module's docstring).
 
     *edit*: applies the edit a pointer's finding names (True: applied, the tour goes on)."""
-    seen = {fingerprint(scene)}
+    before = fingerprint(scene)
+    seen = {before}
     done = Tour()
     for _ in range(STEPS):
         reading, reader = _first_remedy(scene, readers)
@@ -188,7 +189,6 @@ def tour(
             return done
         assert reading.remedy is not None
         done.steps.append((str(reader), reading.remedy))
-        before = fingerprint(scene)
         if reading.remedy_argv is None or _pointer(reading.remedy_argv):  # an edit, or the command that names it
             said = reading.remedy
             if reading.remedy_argv is not None:
@@ -207,6 +207,7 @@ def tour(
             + _log(scene)
         )
         seen.add(after)
+        before = after
     raise AssertionError(f"{scene.name}: still a remedy after {STEPS} steps: {done.steps}\n" + _log(scene))
 
 
