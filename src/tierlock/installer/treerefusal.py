@@ -29,9 +29,9 @@ def refused(output: str, folders: Sequence[Path], again: str | None) -> tuple[st
         return None
     name = found.group(1)
     places = [f"{n} ({where})" for folder in folders for n, where in duplicates(folder / "pyproject.toml", name)]
-    extras = " and ".join(places) if places else f"two extras named {name}"
+    extras = f"the extras {' and '.join(places)}" if places else f"two of its extras spelled {name}"
     said = (
-        f"the backend refuses the project's own metadata: the extras {extras} are one name once normalized "
+        f"the backend refuses the project's own metadata: {extras} are one name once normalized "
         f"(PEP 685), so no install of the project from its tree succeeds until one is renamed; the tier's own "
         f"packages are installed: arm it without the project (it stays out of the environment)"
     )
