@@ -14,6 +14,7 @@ from tierlock.installer.treerefusal import duplicates, refused
 UV_SAYS = "  |          duplicate normalized extra name `mssql-pymssql`\n"
 
 PYPROJECT = """\
+mssql-pymssql = "a top-level key, before any table"
 [project]
 name = "sqlalchemy"
 
@@ -33,11 +34,11 @@ mssql_pymssql = ["sqlalchemy[mssql-pymssql]"]
 def test_every_extra_of_the_normalized_name_is_found_with_its_line_in_the_extras_table_only(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(PYPROJECT)
     assert duplicates(tmp_path / "pyproject.toml", "mssql-pymssql") == [
-        ("mssql-pymssql", "pyproject.toml:6"),
-        ("mssql.Pymssql", "pyproject.toml:7"),
-        ("mssql_pymssql", "pyproject.toml:13"),
+        ("mssql-pymssql", "pyproject.toml:7"),
+        ("mssql.Pymssql", "pyproject.toml:8"),
+        ("mssql_pymssql", "pyproject.toml:14"),
     ]
-    assert duplicates(tmp_path / "pyproject.toml", "asyncio") == [("asyncio", "pyproject.toml:5")]
+    assert duplicates(tmp_path / "pyproject.toml", "asyncio") == [("asyncio", "pyproject.toml:6")]
     assert duplicates(tmp_path / "missing.toml", "asyncio") == []
     (tmp_path / "bad.toml").write_bytes(b"\xff\xfe[project")
     assert duplicates(tmp_path / "bad.toml", "asyncio") == []
@@ -49,8 +50,8 @@ def test_uvs_refusal_names_both_extras_and_the_remedy_leaves_the_project_out(tmp
     assert found is not None
     said, remedy = found
     assert said.startswith(
-        "the backend refuses the project's own metadata: the extras mssql-pymssql (pyproject.toml:6) and "
-        "mssql.Pymssql (pyproject.toml:7) and mssql_pymssql (pyproject.toml:13) are one name once normalized (PEP 685)"
+        "the backend refuses the project's own metadata: the extras mssql-pymssql (pyproject.toml:7) and "
+        "mssql.Pymssql (pyproject.toml:8) and mssql_pymssql (pyproject.toml:14) are one name once normalized (PEP 685)"
     )
     assert remedy == "install-tier asyncio --python .venv/bin/python --no-install-project"
     assert refused(UV_SAYS, [tmp_path], "install-tier asyncio --no-install-project") == (
