@@ -326,6 +326,9 @@ MODULES: dict[str, Module] = {
             "tests/unit/installer/test_sibling_refusal.py",
         ),
     ),
+    "installer/treerefusal.py": Module(
+        ("src/tierlock/installer/treerefusal.py",), ("tests/unit/installer/test_treerefusal.py",)
+    ),
     "installer/rearm.py": Module(
         ("src/tierlock/installer/rearm.py", "src/tierlock/remedies.py"),
         ("tests/unit/installer/test_rearm.py", "tests/unit/plugin/test_plugin_remedy.py"),

@@ -208,24 +208,37 @@ def probe_part(project: Project, names: Sequence[str], python: str | Path | None
     if job is not None:
         results = [r for r in results if r.tier in job]
         failed = [(tier, err) for tier, err in failed if tier in job]
-    # install-tier refuses to replace what another armed tier pins: the remedy says --replace-armed, as probe's.
-    replace = _replaces_armed(project, target.prefix, [r for r in results if not r.present])
+    # install-tier refuses to replace what another armed tier pins: the remedy says --replace-armed, as probe's;
+    # a tier whose re-arming makes another required tier stale is fixed by the locks agreeing (tierlock check).
+    replace, looping = _replaces_armed(project, target.prefix, [r for r in results if not r.present], names)
     part = probe_verdict(
-        results, failed, layers_of_project(project), python=python, exclusive=project.exclusive, replace_armed=replace
+        results,
+        failed,
+        layers_of_project(project),
+        python=python,
+        exclusive=project.exclusive,
+        replace_armed=replace,
+        looping=looping,
     )
     if job is None:
         return part
     return _apart(part, project, names, job, python)
 
 
-def _replaces_armed(project: Project, prefix: Path, missing: Sequence[TierProbe]) -> bool:
-    """Whether arming *missing* replaces what another armed tier pins (:func:`tierlock.installer.rearm.remedy`;
-    loaded only when a tier is missing)."""
+def _replaces_armed(
+    project: Project, prefix: Path, missing: Sequence[TierProbe], names: Sequence[str]
+) -> tuple[bool, dict[str, tuple[str, str]]]:
+    """Whether arming *missing* replaces what another armed tier pins (:func:`tierlock.installer.rearm.rearming`;
+    loaded only when a tier is missing), and per missing tier whose re-arming makes stale another tier of *names*
+    (the required ones) the remedy that names the two locks instead (``tierlock check A B``) and why."""
     if not missing:
-        return False
+        return False, {}
     from tierlock.installer import rearm
 
-    return any(rearm.remedy(project, prefix, r) != r.install_command for r in missing)
+    answers = [rearm.rearming(project, prefix, r, names) for r in missing]
+    looping = {a.tier: (a.remedy, rearm.said(a) or "") for a in answers if a.loops and a.remedy}
+    flagged = any(a.command != r.install_command for a, r in zip(answers, missing, strict=True) if not a.loops)
+    return flagged, looping
 
 
 def one_job(project: Project, names: Sequence[str], present: Sequence[str]) -> list[str] | None:
@@ -263,13 +276,15 @@ def probe_verdict(
     python: str | Path | None = None,
     exclusive: Callable[[str, str], bool] | None = None,
     replace_armed: bool = False,
+    looping: Mapping[str, tuple[str, str]] | None = None,
 ) -> Part:
     """The probe part from the tiers probed (*results*) and the tiers that could not be probed (*failed*).
 
     Every tier that is not present is armed by one command (:func:`tierlock.remedies.install_remedy`),
     leaving out the tiers another of them is layered on (*layers*: tier -> the tier below it), in the
     environment that was probed (*python*, as the caller named it); with ``--replace-armed`` when
-    *replace_armed* (another armed tier pins what arming them replaces).
+    *replace_armed* (another armed tier pins what arming them replaces). A tier of *looping* (tier -> its
+    remedy and why) is not armed: re-arming it makes another required tier stale, and its remedy names the locks.
     """
     from tierlock.remedies import MANAGED_VENV, install_remedy
 
@@ -284,8 +299,11 @@ def probe_verdict(
             problems.append(f"tier {r.tier}: {d.name} {d.state}: {volume.joined(d.reasons, verbose=True) or d.state}")
             brief.append(f"tier {r.tier}: {d.name} {d.state}: {volume.joined(d.reasons, verbose=False) or d.state}")
     missing = [r for r in results if not r.present]
+    looping = looping or {}
+    problems += [f"tier {r.tier}: {looping[r.tier][1]}" for r in missing if r.tier in looping]
+    brief += [f"tier {r.tier}: {looping[r.tier][1]}" for r in missing if r.tier in looping]
     unlocked = [r.tier for r in missing if r.install_command.startswith("tierlock lock ")]  # no lockfile yet
-    arm = [r.tier for r in missing if r.needs_install or r.project_command is None]
+    arm = [r.tier for r in missing if (r.needs_install or r.project_command is None) and r.tier not in looping]
     system = any("--system" in r.install_command.split() for r in missing)  # the probed Python is no venv
     managed = any(f" {MANAGED_VENV} && " in r.install_command for r in missing)  # nor one to install into
     install = install_remedy(
@@ -297,6 +315,7 @@ def probe_verdict(
         install = with_flag(install)
     itself = [r.project_command for r in missing if r.project_command]  # the project itself, before the tiers
     remedies = [err.remedy for _, err in failed if err.remedy] + itself + ([install] if install else [])
+    remedies += [looping[r.tier][0] for r in missing if r.tier in looping]
     remedy = " && ".join(dict.fromkeys(remedies)) or None
     distinct = {d.name: d.files_checked for r in results for d in r.checked}
     counts = {

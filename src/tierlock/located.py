@@ -1,12 +1,15 @@
 """What every finding says the same way, whichever check found it (the lockfiles' drift check, the census).
 
 One line, ``FILE:LINE: TIER: KIND: DETAIL`` (the file alone when there is no line), and the JSON
-fields every finding carries. Standard library only: the census reaches it from the plugin's path.
+fields every finding carries. Standard library only (and :mod:`tierlock.remedies`, which is too): the census
+reaches it from the plugin's path.
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol
+
+from tierlock.remedies import argv_of
 
 
 class Located(Protocol):
@@ -33,7 +36,8 @@ def render(finding: Located) -> str:
 
 
 def fields(finding: Located) -> dict[str, Any]:
-    """The JSON fields of a finding, in the order every document gives them."""
+    """The JSON fields of a finding, in the order every document gives them: its remedy twice, as printed and as
+    the commands it runs (``remedy_argv``; null when it is an edit to make)."""
     return {
         "tier": finding.tier,
         "kind": finding.kind,
@@ -41,4 +45,5 @@ def fields(finding: Located) -> dict[str, Any]:
         "line": finding.line,
         "detail": finding.detail,
         "remedy": finding.remedy,
+        "remedy_argv": argv_of(finding.remedy),
     }

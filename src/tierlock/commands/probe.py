@@ -8,9 +8,11 @@ from tierlock.errors import EXIT_FAILED, EXIT_OK
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Mapping, Sequence
     from pathlib import Path
 
     from tierlock.cli import Context
+    from tierlock.installer.rearm import Rearming
     from tierlock.probing import DistributionProbe, TierProbe
     from tierlock.tiers import Project
 
@@ -34,28 +36,51 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def document(results: list[TierProbe]) -> dict[str, Any]:
-    """The --json document."""
+def document(results: list[TierProbe], answers: Mapping[str, Rearming] | None = None) -> dict[str, Any]:
+    """The --json document (*answers*: per tier not present, what re-arming it does to the others probed)."""
     return {
         "ok": all(r.present for r in results),
         "python": str(results[0].python) if results else None,
         "tiers_checked": len(results),
         "packages_checked": sum(len(r.checked) for r in results),
         "files_checked": sum(r.files_checked for r in results),
-        "tiers": [r.to_dict() for r in results],
+        "tiers": [_row(r, (answers or {}).get(r.tier)) for r in results],
     }
 
 
-def _rearmable(project: Project, prefix: Path, probed: TierProbe) -> TierProbe:
-    """*probed* with the install command install-tier accepts here (``--replace-armed`` when another armed
-    tier pins what it replaces: :mod:`tierlock.installer.rearm`); a present tier's as it is (no remedy)."""
-    if probed.present:
-        return probed
+def _row(probed: TierProbe, answer: Rearming | None) -> dict[str, Any]:
+    row = probed.to_dict()
+    if answer is not None and answer.remedy != probed.install_command:
+        from tierlock.remedies import argv_of
+
+        row.update(remedy=answer.remedy, remedy_argv=argv_of(answer.remedy))
+    row["stales"] = list(answer.loops) if answer is not None else []
+    row["apart_from"] = list(answer.apart) if answer is not None else []
+    return row
+
+
+def _rearmable(
+    project: Project, prefix: Path, results: Sequence[TierProbe], tiers: Sequence[str]
+) -> tuple[list[TierProbe], dict[str, Rearming]]:
+    """*results* with the install command install-tier accepts here (``--replace-armed`` when another armed
+    tier pins what it replaces: :mod:`tierlock.installer.rearm`), and per tier not present what re-arming it does
+    to the other tiers probed and required (*tiers*, ``ci-require``): a present tier's as it is (no remedy)."""
+    missing = [r for r in results if not r.present]
+    if not missing:
+        return list(results), {}
     from tierlock.frozen import replace
     from tierlock.installer import rearm
 
-    command = rearm.remedy(project, prefix, probed)
-    return probed if command == probed.install_command else replace(probed, install_command=command)
+    wanted = {*tiers, *(str(t) for t in project.ci_require)}
+    present = [r.tier for r in results if r.present]
+    answers = {r.tier: rearm.rearming(project, prefix, r, wanted, present) for r in missing}
+    out = [
+        r
+        if r.present or answers[r.tier].command == r.install_command
+        else replace(r, install_command=answers[r.tier].command)
+        for r in results
+    ]
+    return out, answers
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
@@ -73,11 +98,11 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     target = resolve_existing(args.python, project, [t.name for t in tiers])
     prober = Prober(project, target, python=args.python)  # remedies name --python as it was given
     results = [prober.probe(t, closure=args.closure, deep=args.deep) for t in tiers]
-    results = [_rearmable(project, target.prefix, r) for r in results]
+    results, answers = _rearmable(project, target.prefix, results, [t.name for t in tiers])
     if ctx.ui.json_mode:
-        ctx.ui.emit_json(document(results))
+        ctx.ui.emit_json(document(results, answers))
     else:
-        render(results, ctx)
+        render(results, ctx, answers)
     return EXIT_OK if all(r.present for r in results) else EXIT_FAILED
 
 
@@ -94,7 +119,7 @@ def _reasons(r: TierProbe, broken: list[DistributionProbe], ctx: Context, *, ver
         ctx.ui.line(f"  {r.tier}: {volume.more(len(broken) - volume.PACKAGES, 'package', volume.CLI_HINT)}")
 
 
-def render(results: list[TierProbe], ctx: Context) -> None:
+def render(results: list[TierProbe], ctx: Context, answers: Mapping[str, Rearming] | None = None) -> None:
     rows = []
     for r in results:
         ok = sum(1 for d in r.checked if d.present)
@@ -113,7 +138,21 @@ def render(results: list[TierProbe], ctx: Context) -> None:
         for note in r.notes:
             ctx.ui.line(f"  {r.tier}: note: {note}")
         if not r.present:
-            ctx.ui.line(f"  {r.tier} is {r.state}; to fix: {r.install_command}")
+            _fix(r, (answers or {}).get(r.tier), ctx)
+
+
+def _fix(r: TierProbe, answer: Rearming | None, ctx: Context) -> None:
+    """The remedy of a tier not present: its install, or why re-arming it is not the fix and what is."""
+    if answer is None:
+        ctx.ui.line(f"  {r.tier} is {r.state}; to fix: {r.install_command}")
+        return
+    from tierlock.installer.rearm import said
+
+    why = said(answer)
+    if why is not None:
+        ctx.ui.line(f"  {r.tier}: {why}")
+    if answer.remedy is not None:
+        ctx.ui.line(f"  {r.tier} is {r.state}; to fix: {answer.remedy}")
 
 
 def _label(tier: str, dist: DistributionProbe) -> str:

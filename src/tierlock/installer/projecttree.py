@@ -128,8 +128,13 @@ def arm(
     index: Sequence[str],
     *,
     log: Callable[[str], None] | None = None,
+    again: str | None = None,
 ) -> None:
-    """Install every ``install`` step from its folder: one backend call, ``--no-deps`` (BackendError on failure)."""
+    """Install every ``install`` step from its folder: one backend call, ``--no-deps`` (BackendError on failure).
+
+    A project whose own metadata the backend refuses (:func:`tierlock.installer.treerefusal.refused`) gets the
+    command that arms the tiers without it (*again* with ``--no-install-project``): running the same command
+    again would fail the same way."""
     from tierlock import subproc
     from tierlock.installer.backends import failure
 
@@ -140,12 +145,19 @@ def arm(
     what = f"{backend.name} install of {', '.join(p.name for p in packages)} from the project tree into {target.prefix}"
     result = subproc.run(argv, what=what, log=log, check=False)
     if result.returncode != 0:
-        raise failure(
+        from tierlock.installer.treerefusal import refused
+
+        said = refused(result.stdout + "\n" + result.stderr, [p.path for p in packages], again)
+        error = failure(
             what,
             result,
             remedy="fix the cause shown above (a build backend the index does not serve, a broken pyproject.toml), "
             "then run the same install-tier command again, or skip the project with --no-install-project",
         )
+        if said is not None:
+            error.message = f"{error.message}; {said[0]}"
+            error.remedy = said[1]
+        raise error
 
 
 def _options(lines: Sequence[str]) -> list[str]:
@@ -216,7 +228,7 @@ def arm_missing(
         if step.action == "install":
             (ui.line if ui.fancy else ui.detail)(f"  from the project tree: {step.package.name}: {step.reason}")
     with ui.status(f"{chosen.name}: installing {len(missing(steps))} package(s) from the project tree"):
-        arm(steps, chosen, target, index, log=ui.detail)
+        arm(steps, chosen, target, index, log=ui.detail, again=again)
     still = missing(plan_in(packages, target))
     if still:
         raise BackendError(

@@ -15,8 +15,8 @@ Fast path: JSON receipts and the lock the probe read already; no subprocess.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 from tierlock.installer import receipts
 
@@ -89,20 +89,108 @@ def with_flag(command: str) -> str:
     return command if command.rsplit(" && ", maxsplit=1)[-1].split()[-1:] == [FLAG] else f"{command} {FLAG}"
 
 
-def remedy(project: Project, prefix: Path, probed: TierProbe) -> str:
-    """The probe's install command for *probed*, with ``--replace-armed`` when install-tier needs it."""
+def blockers(project: Project, prefix: Path, probed: TierProbe) -> dict[str, list[str]]:
+    """Per armed tier whose receipt pins what re-arming *probed* replaces: those packages (:func:`blocking`);
+    empty for a tier that is present or whose remedy arms nothing."""
     command = probed.install_command
     if probed.present or not command.split(" && ")[-1].startswith("install-tier "):
-        return command
+        return {}
     armed = receipts.load_all(prefix)
     if not armed:
-        return command
+        return {}
     locked = {str(d.name): d.locked_text for d in probed.checked if d.locked_text}
     installed = {str(d.name): d.version_text for d in probed.checked}
     skip = [str(t.name) for t in project.chain(probed.tier)]
     others = _Pins(project, [name for name in armed if name not in skip])
-    found = blocking({k: v for k, v in locked.items() if v}, installed, armed, skip=skip, others_locked=others)
-    return with_flag(command) if found else command
+    return blocking({k: v for k, v in locked.items() if v}, installed, armed, skip=skip, others_locked=others)
+
+
+def remedy(project: Project, prefix: Path, probed: TierProbe) -> str:
+    """The probe's install command for *probed*, with ``--replace-armed`` when install-tier needs it."""
+    command = probed.install_command
+    return with_flag(command) if blockers(project, prefix, probed) else command
+
+
+class Rearming(NamedTuple):
+    """What re-arming a tier that is not present does to the others a command answers for (:func:`rearming`)."""
+
+    tier: str
+    command: str
+    """The install command install-tier accepts here (with ``--replace-armed`` when it needs it)."""
+    loops: tuple[str, ...]
+    """Armed tiers the command also wants that re-arming makes stale, not declared in conflict with the tier:
+    re-arming either only swaps which of the two is missing (their locks must agree: ``tierlock check``)."""
+    apart: tuple[str, ...]
+    """Armed tiers the command also wants, present here and declared in conflict with the tier, that re-arming
+    it replaces: this environment is theirs on purpose (``install-tier TIER --replace-armed`` swaps them)."""
+    packages: tuple[str, ...] = ()
+    """The packages re-arming the tier replaces under those tiers."""
+
+    @property
+    def remedy(self) -> str | None:
+        """The one command that converges: ``tierlock check`` naming the pair when re-arming loops, nothing when
+        the tier is kept apart on purpose, else the install command."""
+        if self.loops:
+            return check_command(self.tier, self.loops)
+        return None if self.apart else self.command
+
+
+def rearming(
+    project: Project, prefix: Path, probed: TierProbe, wanted: Collection[str], present: Collection[str] = ()
+) -> Rearming:
+    """Re-arming *probed* (not present) beside the tiers a command answers for (*wanted*: the tiers it reports,
+    and the project's ``ci-require``) of which *present* are present: see :class:`Rearming`."""
+    found = blockers(project, prefix, probed)
+    command = relocked(project, probed, with_flag(probed.install_command) if found else probed.install_command)
+    tier = str(probed.tier)
+    loops = tuple(sorted(t for t in found if t in wanted and t != tier and not project.exclusive(tier, t)))
+    apart = tuple(sorted(t for t in found if t in wanted and t in present and project.exclusive(tier, t)))
+    packages = tuple(sorted({p for t in (*loops, *apart) for p in found[t]}))
+    return Rearming(tier, command, loops, apart, packages)
+
+
+def said(answer: Rearming) -> str | None:
+    """The line that says why *answer*'s remedy is not the install (None when it is)."""
+    names = ", ".join(answer.packages)
+    if answer.loops:
+        others = ", ".join(answer.loops)
+        return (
+            f"re-arming {answer.tier} replaces {names} that {others} pin(s) at another version, and {others} is "
+            f"wanted here too: re-arming either only makes the other stale; tierlock check names the edit that "
+            f"lets the locks agree"
+        )
+    if answer.apart:
+        others = ", ".join(answer.apart)
+        return (
+            f"declared in conflict with {others} (present here): one environment holds one of them; "
+            f"{answer.command} swaps them"
+        )
+    return None
+
+
+def relocked(project: Project, probed: TierProbe, command: str) -> str:
+    """*command* (an install of *probed*) after what install-tier's offline drift check would refuse it for first:
+    a lock out of date with pyproject.toml (a requirement added, a bound moved, the base changed) is locked again,
+    as the refusal's own remedy says (``tierlock lock brain && install-tier brain``)."""
+    if not command.rsplit(" && ", maxsplit=1)[-1].startswith("install-tier "):
+        return command
+    from tierlock.lockfiles.check import findings, merged_remedies, read_locks
+
+    chain = project.with_layers([probed.tier])
+    if any(not t.lockfile.is_file() for t in chain) and project.lock is None:
+        return command  # (no lockfile: the probe's own command locks it first)
+    report = findings(project, chain, read_locks(project, chain))
+    first = " && ".join(merged_remedies(f.remedy for f in report.findings))
+    if report.ok or not first or command.startswith(f"{first} && "):
+        return command
+    return f"{first} && {command}"
+
+
+def check_command(tier: str, others: Sequence[str]) -> str:
+    """``tierlock check TIER OTHER...``: its ``sibling-conflict`` finding names the edit that lets the locks agree."""
+    from tierlock.remedies import shell_join
+
+    return shell_join(["tierlock", "check", tier, *others])
 
 
 def _locked(project: Project, tier: str) -> dict[str, str]:

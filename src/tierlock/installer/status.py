@@ -13,7 +13,7 @@ command that re-arms it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from tierlock.frozen import Fields
@@ -108,14 +108,19 @@ def status(
     selected = project.select(list(names))
     target = resolve_existing(python, project, [t.name for t in selected])
     prober = Prober(project, target, python=python)
+    probed = {t.name: prober.probe(t, deep=deep) for t in selected if t.lockfile.is_file()}
+    # Re-arming a tier must not make stale another this report (or ci-require) wants: that remedy loops.
+    wanted = {*(str(t.name) for t in selected), *(str(t) for t in project.ci_require)}
+    present = [name for name, r in probed.items() if r.present]
     out: list[TierStatus] = []
     for tier in selected:
         receipt = receipts.load(receipts.receipt_path(target.prefix, tier.name))
-        if not tier.lockfile.is_file():
+        result = probed.get(tier.name)
+        if result is None:
             relock = f"{relock_command(project, tier)} && {rearm_command(tier.name, python)}"
             out.append(TierStatus(tier.name, "no-lockfile", 0, 0, [], receipt, False, relock))
             continue
-        row = _one(project, tier, prober.probe(tier, deep=deep), receipt, python, prefix=target.prefix)
+        row = _one(project, tier, result, receipt, python, prefix=target.prefix, wanted=(wanted, present))
         out.append(with_failure(row, failures.read(target.prefix, tier.name)))
     return target, out
 
@@ -148,6 +153,7 @@ def _one(
     python: str | None,
     *,
     prefix: Path,
+    wanted: tuple[Collection[str], Collection[str]] = ((), ()),
 ) -> TierStatus:
     older = receipt is not None and receipt.lockfiles.get(tier.name) != receipts.file_digest(tier.lockfile)
     problems = [f"{label(d)}: {reason}" for d in result.broken for reason in d.reasons]
@@ -158,7 +164,8 @@ def _one(
         problems.insert(0, marked)
     # Pruned: a receipt says the tier was armed and whole packages are gone (another tool's sync removed them);
     # a deleted file, an emptied one or a hand change of version is said by the probe's own reasons.
-    gone = [str(d.name) for d in result.broken if d.state == "absent"]
+    recorded = receipt.package_names if receipt is not None else set()  # (a root the lock never had was never armed)
+    gone = [str(d.name) for d in result.broken if d.state == "absent" and str(d.name) in recorded]
     pruned = receipt is not None and bool(gone)
     if pruned and receipt is not None:
         problems.append(pruned_reason(project, tier.name, receipt.installed_at, gone))
@@ -166,7 +173,11 @@ def _one(
     if not result.present:
         from tierlock.installer import rearm  # (a tier that is not present: the command that re-arms it)
 
-        remedy = rearm.remedy(project, prefix, result)
+        answer = rearm.rearming(project, prefix, result, *wanted)
+        remedy = answer.remedy
+        why = rearm.said(answer)
+        if why is not None:
+            problems.insert(0, why)
     elif older:
         remedy = rearm_command(tier.name, python)
     checked = result.checked

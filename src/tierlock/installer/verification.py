@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from tierlock.environment import Target
     from tierlock.installer import receipts
-    from tierlock.installer.plan import Plan
+    from tierlock.installer.plan import Plan, Step
     from tierlock.lockfiles.locks import LockEntry
     from tierlock.probing import DistributionProbe
     from tierlock.tiers import Project
@@ -110,11 +110,37 @@ def verify(
             probes = {**{k: v for k, v in before.items() if str(k) not in changed}, **probes}
         return probes
     wrong = [f"{s.entry.pin}: {s.action} needed - {s.reason}" for s in after.changes]
+    _refuse_foreign_builds(after.changes, changed, names, wrong)
     raise BackendError(
         f"after installing, {len(wrong)} of {len(entries)} package(s) of {', '.join(names)} are still not present; "
         "no receipt was written (if a rerun does not fix it, -v shows the backend's output)",
         problems=[Problem(w) for w in wrong],
         remedy=again,
+    )
+
+
+def _refuse_foreign_builds(
+    steps: Sequence[Step], changed: Collection[str], names: Sequence[str], wrong: list[str]
+) -> None:
+    """BackendError without the same command as its remedy when all that is still wrong is extension modules
+    built for another Python in packages the backend has just installed from their locked files: those files
+    are what the lock gives this target, so running the same install again installs the same build."""
+    from tierlock.probing.compiled import ANOTHER_PYTHON
+
+    def foreign(step: Step) -> bool:
+        reasons = step.installed.reasons if step.installed is not None else ()
+        return str(step.entry.name) in changed and bool(reasons) and all(ANOTHER_PYTHON in r for r in reasons)
+
+    if not steps or not all(foreign(s) for s in steps):
+        return
+    pins = ", ".join(str(s.entry.pin) for s in steps)
+    raise BackendError(
+        f"after installing, {pins} of {', '.join(names)} still hold(s) an extension module built for another "
+        "Python than the target's: the file the lock pins is built that way (its tags say nothing of it), so "
+        "installing it again installs the same build; no receipt was written",
+        problems=[Problem(w) for w in wrong],
+        remedy=f"lock {', '.join(names)} with a build of {pins} for the target's Python (a wheel tagged for it), "
+        "or arm the tier in an environment of the Python this build is for",
     )
 
 

@@ -22,6 +22,8 @@ from collections.abc import Set as AbstractSet
 from functools import cache
 
 _OTHER_LIBS = (".pyd", ".dll", ".dylib")
+#: What :func:`check_artifact` says of an extension module the target does not import.
+ANOTHER_PYTHON = "is built for another Python"
 #: An extension module's ABI part: ``.cpython-313-x86_64-linux-gnu.so``, ``.cpython-313t-darwin.so``,
 #: ``.cp313-win_amd64.pyd``, ``.pypy310-pp73-x86_64-linux-gnu.so``.
 _TAGGED = r"\.(?:cpython-[0-9]+[a-z]*-[^./]+|cp[0-9]+[a-z]*-[^./]+|pypy[0-9]+-pp[0-9]+-[^./]+)\.(?:so|pyd)$"
@@ -81,7 +83,7 @@ def check_artifact(
     if module_path(rel) in loadable():
         return None  # another Python's build beside one this target imports
     wanted = ", ".join(suffixes) or "no extension modules"
-    return f"compiled extension {rel} is built for another Python (this one imports {wanted})"
+    return f"compiled extension {rel} {ANOTHER_PYTHON} (this one imports {wanted})"
 
 
 def loads(rel: str, suffixes: Sequence[str]) -> bool:

@@ -36,6 +36,7 @@ def test_findings_of_each_gating_tier_come_whole_with_their_remedies(tmp_path: P
             "line": None,
             "detail": "tests glob 'nowhere/**' matches no file",
             "remedy": "fix the glob in [tool.tierlock.tiers.arrow].tests (a typo gates nothing)",
+            "remedy_argv": None,
         },
         {
             "tier": "arrow",
@@ -45,6 +46,7 @@ def test_findings_of_each_gating_tier_come_whole_with_their_remedies(tmp_path: P
             "detail": "tests glob 'tests/arow/**' matches no file",
             "remedy": "fix the glob in [tool.tierlock.tiers.arrow].tests (a typo gates nothing)"
             "; did you mean 'tests/arrow/**'?",
+            "remedy_argv": None,
         },
         {  # one finding per tier and file, with each line
             "tier": "arrow",
@@ -53,6 +55,7 @@ def test_findings_of_each_gating_tier_come_whole_with_their_remedies(tmp_path: P
             "line": 2,
             "detail": "needs tier arrow (import pyarrow) outside its tests globs and 1 more place(s)",
             "remedy": 'add "tests/test_io.py" to [tool.tierlock.tiers.arrow].tests',
+            "remedy_argv": None,
             "lines": [2, 6],
             "roots": ["pyarrow"],
             "fix": {"tests": ["tests/test_io.py"]},
@@ -64,6 +67,7 @@ def test_findings_of_each_gating_tier_come_whole_with_their_remedies(tmp_path: P
             "line": None,
             "detail": "tests glob 'tests/polars/**' matches no file",
             "remedy": "fix the glob in [tool.tierlock.tiers.polars].tests (a typo gates nothing)",
+            "remedy_argv": None,
         },
         {  # the conftest's fixture is no finding of the conftest: its one user is
             "tier": "polars",
@@ -73,6 +77,7 @@ def test_findings_of_each_gating_tier_come_whole_with_their_remedies(tmp_path: P
             "detail": "needs tier polars (fixture table (tests/conftest.py:5 needs polars)) outside its tests globs",
             "remedy": 'add "tests/test_io.py" to [tool.tierlock.tiers.polars].tests'
             ", or mark its tests: pytestmark = pytest.mark.tier('polars')",
+            "remedy_argv": None,
             "lines": [5],
             "roots": ["polars"],
             "fix": {"tests": ["tests/test_io.py"]},

@@ -90,6 +90,15 @@ def test_admit_gives_one_command_for_several_absent_tiers() -> None:
     assert part.remedy == "install-tier polars pandas"
 
 
+def test_admit_names_the_locks_for_a_tier_whose_re_arming_stales_another_required_one_and_arms_the_rest() -> None:
+    results = [_absent("arrow", "pyarrow"), _absent("polars", "polars")]
+    why = "re-arming polars replaces numpy that pandas pin(s) at another version, and pandas is wanted here too"
+    part = probe_verdict(results, (), NARWHALS, looping={"polars": ("tierlock check polars pandas", why)})
+    assert part.remedy == "install-tier arrow && tierlock check polars pandas"
+    assert f"tier polars: {why}" in part.problems
+    assert f"tier polars: {why}" in (part.brief or [])
+
+
 def test_admits_one_remedy_for_two_absent_tiers_arms_both_when_run_as_printed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

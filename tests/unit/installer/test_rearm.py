@@ -264,3 +264,86 @@ def test_one_command_never_names_two_tiers_declared_in_conflict() -> None:
 
     assert install_remedy(["brain", "fast", "side"], layers, exclusive=exclusive) == "install-tier brain side"
     assert install_remedy(["fast", "brain"], layers, exclusive=exclusive) == "install-tier fast"
+
+
+# -- rearming(): what re-arming does to the other tiers a command answers for ------------------------------------
+
+
+def _rearming(root: Path, prefix: Path, wanted: tuple[str, ...], present: tuple[str, ...] = ()) -> Any:
+    from tierlock.installer.rearm import rearming
+    from tierlock.tiers import load_project
+
+    return rearming(load_project(root), prefix, _probe("install-tier brain"), wanted, present)
+
+
+def test_re_arming_that_stales_a_tier_the_command_also_wants_names_the_locks_instead(
+    project: Path, tmp_path: Path
+) -> None:
+    from tierlock.installer.rearm import said
+
+    _write_receipt(tmp_path / "env", "fast", corelib="2.0")
+    answer = _rearming(project, tmp_path / "env", ("brain", "fast"), ("fast",))
+    assert (answer.tier, answer.loops, answer.apart, answer.packages) == ("brain", ("fast",), (), ("corelib",))
+    assert answer.command == "install-tier brain --replace-armed"
+    assert answer.remedy == "tierlock check brain fast"
+    assert said(answer) == (
+        "re-arming brain replaces corelib that fast pin(s) at another version, and fast is wanted here too: "
+        "re-arming either only makes the other stale; tierlock check names the edit that lets the locks agree"
+    )
+
+
+def test_re_arming_a_tier_asked_alone_keeps_the_flagged_install(project: Path, tmp_path: Path) -> None:
+    from tierlock.installer.rearm import said
+
+    _write_receipt(tmp_path / "env", "fast", corelib="2.0")
+    answer = _rearming(project, tmp_path / "env", ("brain",), ("fast",))
+    assert (answer.loops, answer.apart, answer.packages) == ((), (), ())
+    assert answer.remedy == "install-tier brain --replace-armed"
+    assert said(answer) is None
+    assert _rearming(project, tmp_path / "none", ("brain", "fast")).remedy == "install-tier brain"
+
+
+def test_a_tier_declared_in_conflict_with_one_present_and_wanted_gets_no_swap(project: Path, tmp_path: Path) -> None:
+    from tierlock.installer.rearm import said
+
+    text = (project / "pyproject.toml").read_text()
+    (project / "pyproject.toml").write_text(
+        text.replace('lock-dir = "lockfiles"', 'lock-dir = "lockfiles"\nconflicts = [["brain", "fast"]]')
+    )
+    _write_receipt(tmp_path / "env", "fast", corelib="2.0")
+    answer = _rearming(project, tmp_path / "env", ("brain", "fast"), ("fast",))
+    assert (answer.loops, answer.apart, answer.remedy) == ((), ("fast",), None)
+    assert said(answer) == (
+        "declared in conflict with fast (present here): one environment holds one of them; "
+        "install-tier brain --replace-armed swaps them"
+    )
+    not_here = _rearming(project, tmp_path / "env", ("brain", "fast"), ())  # fast wanted but not present
+    assert (not_here.apart, not_here.remedy) == ((), "install-tier brain --replace-armed")
+
+
+def test_a_lock_out_of_date_with_the_pyproject_is_locked_again_before_the_install(
+    project: Path, tmp_path: Path
+) -> None:
+    text = (project / "pyproject.toml").read_text()
+    (project / "pyproject.toml").write_text(
+        text.replace('brain = ["corelib>=1"]', 'brain = ["corelib>=1", "extra>=1"]')
+    )
+    answer = _rearming(project, tmp_path / "env", ("brain",))
+    assert answer.remedy == "tierlock lock brain && install-tier brain"
+    assert argv_of(answer.remedy) == [["tierlock", "lock", "brain"], ["install-tier", "brain"]]
+
+
+def test_a_command_that_locks_first_already_or_installs_no_tier_is_left_as_it_is(project: Path, tmp_path: Path) -> None:
+    from tierlock.installer.rearm import relocked
+    from tierlock.tiers import load_project
+
+    text = (project / "pyproject.toml").read_text()
+    (project / "pyproject.toml").write_text(text.replace('brain = ["corelib>=1"]', 'brain = ["corelib>=2"]'))
+    loaded = load_project(project)
+    probed = _probe("install-tier brain")
+    assert relocked(loaded, probed, "install-tier brain") == "tierlock lock brain && install-tier brain"
+    already = "tierlock lock brain && install-tier brain"
+    assert relocked(loaded, probed, already) == already
+    assert relocked(loaded, probed, "apt-get install libx") == "apt-get install libx"
+    (project / "lockfiles" / "brain.txt").unlink()  # no lockfile: the probe's own command locks first
+    assert relocked(load_project(project), probed, "install-tier brain") == "install-tier brain"
