@@ -45,7 +45,8 @@ def findings(project: Project, tiers: Sequence[Tier], locks: Mapping[str, ReadRe
             key = (problem.kind, problem.line, problem.detail)
             if key not in seen:
                 seen.add(key)
-                out.append(Finding(tier.name, problem.kind, file, problem.line, problem.detail, remedy))
+                fix = problem.remedy or remedy
+                out.append(Finding(tier.name, problem.kind, file, problem.line, problem.detail, fix))
     if project.lock.name == "uv.lock" and any(locks.get(t.name) for t in tiers):
         out.extend(uv_drift(project, tiers, remedy))
     read = 1 if any(locks.get(t.name) for t in tiers) else 0

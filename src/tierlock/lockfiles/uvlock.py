@@ -151,7 +151,9 @@ def parse(text: str, path: Path, document: Mapping[str, Any] | None = None) -> U
         package = _package(raw, line, problems)
         if package is not None:
             packages.append(package)
-    manifest = document.get("manifest", {})
+    at = next((i for i, line in enumerate(text.splitlines(), start=1) if line.strip() == "[manifest]"), None)
+    manifest = _shaped(document.get("manifest", {}), _MANIFEST, "[manifest]", at, problems)
+    supported = _shaped(document, {"supported-markers": list}, "", None, problems).get("supported-markers", ())
     return UvLock(
         path=path,
         version=version,
@@ -159,11 +161,35 @@ def parse(text: str, path: Path, document: Mapping[str, Any] | None = None) -> U
         requires_python=requires_python if isinstance(requires_python, str) else None,
         packages=tuple(packages),
         problems=tuple(problems),
-        supported_markers=tuple(str(m) for m in document.get("supported-markers", ()) or ()),
+        supported_markers=tuple(str(m) for m in supported),
         conflicts=_conflicts(document.get("conflicts", ())),
-        manifest=manifest if isinstance(manifest, dict) else {},
+        manifest=manifest,
         document=document,
     )
+
+
+#: The shapes of the tables this reader takes values from: key -> the type its value must have.
+_MANIFEST: Mapping[str, type] = {"members": list, "constraints": list, "overrides": list}
+_METADATA: Mapping[str, type] = {"requires-dist": list, "provides-extras": list, "requires-dev": dict}
+
+
+def _shaped(
+    raw: object, shapes: Mapping[str, type], where: str, line: int | None, problems: list[ReadProblem]
+) -> dict[str, Any]:
+    """*raw* as a table whose keys named in *shapes* hold values of their type: a key that does not is a problem
+    and left out (a hand-edited or damaged lock is reported, never a crash), the rest kept as written."""
+    if not isinstance(raw, dict):
+        problems.append(ReadProblem("integrity", line, f"{where or 'the lock'} must be a table"))
+        return {}
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        wanted = shapes.get(key)
+        if wanted is not None and not isinstance(value, wanted):
+            kind = "an array" if wanted is list else "a table"
+            problems.append(ReadProblem("integrity", line, f"{where + '.' if where else ''}{key} must be {kind}"))
+            continue
+        out[key] = value
+    return out
 
 
 def _package(raw: object, line: int | None, problems: list[ReadProblem]) -> Package | None:
@@ -193,7 +219,7 @@ def _package(raw: object, line: int | None, problems: list[ReadProblem]) -> Pack
         groups=_named_lists(raw.get("dev-dependencies", {}), name, line, problems),
         sdist=sdist if isinstance(sdist, dict) else None,
         wheels=tuple(w for w in wheels if isinstance(w, dict)) if isinstance(wheels, list) else (),
-        metadata=raw.get("metadata", {}) if isinstance(raw.get("metadata"), dict) else {},
+        metadata=_shaped(raw.get("metadata", {}), _METADATA, f"{name}: [package.metadata]", line, problems),
     )
 
 
