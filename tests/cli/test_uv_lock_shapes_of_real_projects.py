@@ -6,6 +6,10 @@
   with ``uv lock`` as the remedy that clears it.
 * A lock of a newer schema than this tierlock and its uv read: ``uv lock`` is no remedy (that uv refuses the
   file too), so the remedy says what is: a newer uv.
+* A package that publishes only an sdist in a tier that installs from wheels only: uv.lock names every file of
+  every package (a folder of wheels without hashes too), so ``check`` proves the declared platforms from it and
+  ``install-tier`` refuses before the backend; both remedies end in ``uv lock`` (``tierlock lock`` refuses a uv
+  project), and the edit they name, then the command as printed, fixes the next run.
 """
 
 from __future__ import annotations
@@ -95,3 +99,64 @@ def test_a_lock_of_a_newer_schema_names_a_newer_uv_and_never_uv_lock_which_refus
     armed = tool("install-tier", ["base"], project, env)
     assert armed.returncode == 1  # the check before arming: nothing installed
     assert "to fix: upgrade the uv tierlock runs" in armed.stderr
+
+
+@pytest.fixture(scope="module")
+def sdist_env(uv_wheelhouse: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The uv project's wheels and one package, ``sdonly``, that publishes only an sdist."""
+    import shutil
+
+    from tests.support.platformwheels import build_sdist
+
+    wheels = Path(shutil.copytree(uv_wheelhouse, tmp_path_factory.mktemp("sdist") / "wheels"))
+    build_sdist(wheels, "sdonly", "1.0", salt="uv-lock-shapes")
+    return uv_env(wheels, tmp_path_factory.mktemp("uvcache"))
+
+
+def _sdist_project(root: Path, env: dict[str, str], old: str, new: str) -> Path:
+    write_project(root, PYPROJECT.replace(old, new))
+    uv(["lock"], root, env)
+    return root
+
+
+def test_a_base_package_with_only_an_sdist_is_refused_before_the_backend_and_the_printed_fix_arms_it(
+    sdist_env: dict[str, str], tmp_path: Path
+) -> None:
+    project = _sdist_project(tmp_path / "proj", sdist_env, '"alpha>=1",', '"alpha>=1", "sdonly",')
+    armed = tool("install-tier", ["base"], project, sdist_env)
+    assert armed.returncode == 1, armed.stderr  # before: the backend's refusal, exit 3
+    assert "sdonly 1.0 has no wheel" in armed.stderr
+    assert "nothing was installed" in armed.stderr
+    edit, _, command = armed.stderr.split("to fix: ", 1)[1].strip().rpartition("; then run: ")
+    assert "move sdonly out of [project].dependencies into an extra or group" in edit
+    assert command == "uv lock && install-tier base"  # before: tierlock lock base, which a uv project refuses
+    pyproject = project / "pyproject.toml"
+    text = pyproject.read_text().replace('"alpha>=1", "sdonly",', '"alpha>=1",')
+    pyproject.write_text(text.replace('old = ["corelib<2"]', 'old = ["corelib<2"]\nsource = ["sdonly"]'))
+    assert _sh(command, project, sdist_env).returncode == 0
+    probed = tool("tierlock", ["probe", "base"], project, sdist_env)
+    assert probed.returncode == 0, probed.stdout
+
+
+def test_check_proves_the_declared_platforms_from_uv_lock_and_names_uv_lock_to_run_after_the_edit(
+    sdist_env: dict[str, str], tmp_path: Path
+) -> None:
+    declared = 'lock = "uv.lock"\nplatforms = ["linux-x86_64"]\nno-build = ["base", "brain"]'
+    project = _sdist_project(tmp_path / "proj", sdist_env, 'lock = "uv.lock"', declared)
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('"corelib>=2"]', '"corelib>=2", "sdonly"]'))
+    uv(["lock"], project, sdist_env)
+    code, report = _check_json(project, sdist_env)
+    assert code == 1
+    # before: "uv.lock records no artifacts" for every tier, and the remedy tierlock lock base brain
+    assert [(f["tier"], f["kind"], f["detail"].split(" has ")[0]) for f in report["findings"]] == [
+        ("brain", "no-wheel", "sdonly 1.0")
+    ]
+    (finding,) = report["findings"]
+    edit, _, command = finding["remedy"].rpartition("; then run: ")
+    assert "move it to a tier that may build" in edit
+    assert command == "uv lock"
+    pyproject.write_text(pyproject.read_text().replace('no-build = ["base", "brain"]', 'no-build = ["base"]'))
+    assert _sh(command, project, sdist_env).returncode == 0
+    code, report = _check_json(project, sdist_env)
+    assert (code, report["problems"]) == (0, 0)
