@@ -160,3 +160,102 @@ def test_check_proves_the_declared_platforms_from_uv_lock_and_names_uv_lock_to_r
     assert _sh(command, project, sdist_env).returncode == 0
     code, report = _check_json(project, sdist_env)
     assert (code, report["problems"]) == (0, 0)
+
+
+WORKSPACE_MEMBER_EXTRA = '\n[project.optional-dependencies]\nfast = ["testkit"]\n'
+
+
+@pytest.fixture
+def workspace(uv_wheelhouse: Path, tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """The uv project as a workspace whose member declares an extra, no tierlock table anywhere, locked by uv;
+    the wheel folder also serves a stand-in for the plugin's distribution (init adds it to the member's group)."""
+    import shutil
+
+    from tests.support.uvproject import MEMBER
+    from tests.support.wheels import build_wheel
+    from tierlock.tiers.uvinit import PLUGIN_DISTRIBUTION
+
+    wheels = Path(shutil.copytree(uv_wheelhouse, tmp_path / "wheels"))
+    build_wheel(wheels, PLUGIN_DISTRIBUTION, "0.1.0")
+    env = uv_env(wheels, tmp_path / "cache")
+    root = write_project(tmp_path / "ws", PYPROJECT.split("[tool.tierlock]")[0], MEMBER + WORKSPACE_MEMBER_EXTRA)
+    uv(["lock"], root, env)
+    return root, env
+
+
+def test_init_in_a_workspace_member_reads_the_workspaces_uv_lock_and_arms_the_workspaces_environment(
+    workspace: tuple[Path, dict[str, str]],
+) -> None:
+    root, env = workspace
+    member = root / "packages" / "member"
+    result = tool("tierlock", ["init", "--no-groups"], member, env)
+    assert result.returncode == 0, result.stderr
+    import tomllib
+
+    table = tomllib.loads((member / "pyproject.toml").read_text())["tool"]["tierlock"]
+    # before: lock-dir = "lockfiles" (a second lock beside the workspace's), and lock = "../../uv.lock" refused
+    assert (table["lock"], table["venv"]) == ("../../uv.lock", "../../.venv")
+    assert table["tiers"]["fast"] == {"source": "extra:fast"}
+    assert not (member / "uv.lock").exists()
+    next_step = result.stdout.rsplit("next: run `", 1)[1].split("`", 1)[0]
+    assert next_step == "uv lock"
+    assert _sh(next_step, member, env).returncode == 0  # run where init was run, as printed
+    assert uv(["lock", "--check"], root, env).returncode == 0
+    checked = tool("tierlock", ["check"], member, env)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    armed = tool("install-tier", ["fast"], member, env)
+    assert armed.returncode == 0, armed.stderr
+    from tests.support.uvproject import editable_source, installed
+
+    venv = root / ".venv"  # the environment uv sync and uv run use for every member
+    assert not (member / ".venv").exists()
+    assert {"testkit", "member", "beta"} <= set(installed(venv))
+    assert editable_source(venv, "member") == member.as_uri()
+    synced = uv(["sync", "--package", "member", "--extra", "fast", "--inexact"], member, env)
+    assert "testkit" not in synced.stderr  # uv finds the tier armed as it would have armed it
+    assert tool("tierlock", ["probe", "fast"], member, env).returncode == 0
+
+
+def test_a_members_drift_is_named_after_its_declaration_and_uv_lock_in_the_member_clears_it(
+    workspace: tuple[Path, dict[str, str]],
+) -> None:
+    root, env = workspace
+    member = root / "packages" / "member"
+    pyproject = member / "pyproject.toml"
+    table = '\n[tool.tierlock]\nlock = "../../uv.lock"\nvenv = "../../.venv"\n\n[tool.tierlock.tiers.fast]\n'
+    pyproject.write_text(pyproject.read_text() + table)
+    assert tool("tierlock", ["check"], member, env).returncode == 0
+    pyproject.write_text(pyproject.read_text().replace('fast = ["testkit"]', 'fast = ["testkit>=1"]'))
+    code, report = _check_json(member, env)
+    assert code == 1
+    assert [(f["tier"], f["detail"], f["remedy"]) for f in report["findings"]] == [
+        (
+            "fast",
+            '../../uv.lock is out of date for pyproject.toml: testkit; extra == "fast" became testkit>=1 (extra fast)',
+            "uv lock",
+        )
+    ]
+    assert _sh("uv lock", member, env).returncode == 0
+    assert _check_json(member, env)[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("where", "lock"),
+    [("packages/member", "../other/uv.lock"), ("packages/member", "../uv.lock"), ("elsewhere", "../uv.lock")],
+    ids=["another folder", "not the workspace root", "no member"],
+)
+def test_a_lock_above_the_project_that_is_not_its_workspaces_is_refused(
+    workspace: tuple[Path, dict[str, str]], where: str, lock: str
+) -> None:
+    root, env = workspace
+    folder = root / where
+    folder.mkdir(parents=True, exist_ok=True)
+    (root / "packages" / "other").mkdir(exist_ok=True)
+    (root / "packages" / "uv.lock").write_text((root / "uv.lock").read_text())
+    (root / "packages" / "other" / "uv.lock").write_text((root / "uv.lock").read_text())
+    pyproject = folder / "pyproject.toml"
+    head = pyproject.read_text() if pyproject.exists() else '[project]\nname = "elsewhere"\nversion = "1"\n'
+    pyproject.write_text(head + f'\n[tool.tierlock]\nlock = "{lock}"\n')
+    result = tool("tierlock", ["check"], folder, env)
+    assert result.returncode == 2
+    assert "or the uv.lock of the uv workspace the project is a member of" in result.stderr

@@ -73,14 +73,14 @@ def drift(lock: UvLock, members: Sequence[Member], root: str) -> list[Drift]:
     listed = set(lock.members) or {
         p.name for p in lock.packages if p.source_kind in ("editable", "virtual") and p.source_value == "."
     }
-    declared = {canonicalize_name(m.name) for m in members}
+    declared = {canonicalize_name(m.name) for m in members if m.name}  # (a virtual workspace root has no name)
     for name in sorted(declared - listed):
         out.append(Drift(None, f"workspace member {name} added"))
     for name in sorted(listed - declared):
         out.append(Drift(None, f"workspace member {name} removed"))
     out.extend(_conflicts(lock, members))
     for member in members:
-        package = _package_of(lock, member)
+        package = _package_of(lock, member) if member.name else None
         if package is None:
             continue
         is_root = canonicalize_name(member.name) == canonicalize_name(root)
