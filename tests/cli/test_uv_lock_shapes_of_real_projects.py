@@ -259,3 +259,23 @@ def test_a_lock_above_the_project_that_is_not_its_workspaces_is_refused(
     result = tool("tierlock", ["check"], folder, env)
     assert result.returncode == 2
     assert "or the uv.lock of the uv workspace the project is a member of" in result.stderr
+
+
+def test_a_no_op_arming_from_uv_lock_is_answered_from_the_receipt_and_a_receipt_beyond_the_lock_is_not(
+    repeats: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    """Before, every no-op ``install-tier`` on a uv project took the full path (the receipt was compared with
+    uv.lock as if it were one tier's lockfile: 3.1x a no-op ``uv sync --inexact`` in bench_uvlock.py)."""
+    project = copy_project(repeats, tmp_path / "proj")
+    assert tool("install-tier", ["brain"], project, env).returncode == 0
+    again = tool("install-tier", ["brain"], project, env)
+    assert again.returncode == 0
+    assert "checked against the receipt); nothing to do" in again.stdout  # the fast path's own line
+    receipt = project / ".venv" / "tierlock" / "receipts" / "brain.json"
+    data = json.loads(receipt.read_text())
+    data["packages"].append({**data["packages"][0], "name": "notlocked", "version": "9.9"})
+    receipt.write_text(json.dumps(data))
+    full = tool("install-tier", ["brain"], project, env)
+    assert full.returncode == 0
+    assert full.stderr.startswith("planning ")  # the full path decides: the receipt vouches for a package uv.lock lacks
+    assert "verified by the probe" in full.stdout
