@@ -279,3 +279,42 @@ def test_a_no_op_arming_from_uv_lock_is_answered_from_the_receipt_and_a_receipt_
     assert full.returncode == 0
     assert full.stderr.startswith("planning ")  # the full path decides: the receipt vouches for a package uv.lock lacks
     assert "verified by the probe" in full.stdout
+
+
+GROUP_CONFLICT = PYPROJECT.replace(
+    'tools = ["beta", { include-group = "test" }]',
+    'tools = ["beta", { include-group = "test" }]\n'
+    'core = ["alpha>=1.1"]\n'
+    'legacy = ["alpha<1.1"]\n'
+    'dev = [{ include-group = "core" }, "testkit"]\n'
+    'ci = [{ include-group = "dev" }]\n'
+    'spare = ["testkit"]',
+).replace(
+    'conflicts = [[{ extra = "brain" }, { extra = "old" }]]',
+    'conflicts = [[{ extra = "brain" }, { extra = "old" }], [{ group = "core" }, { group = "legacy" }]]',
+)
+
+
+def test_conflicts_uv_infers_through_included_groups_are_no_drift_and_a_new_one_is(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """narwhals declares 4 conflict sets and its uv.lock holds 8 (uv adds each set with a conflicting group
+    replaced by every group that includes it): before, a fresh checkout had input-drift that ``uv lock`` never
+    cleared."""
+    project = write_project(tmp_path / "proj", GROUP_CONFLICT)
+    uv(["lock"], project, env)
+    import tomllib
+
+    locked = tomllib.loads((project / "uv.lock").read_text())["conflicts"]
+    assert len(locked) == 4  # brain/old, core/legacy, and uv's dev/legacy and ci/legacy
+    code, report = _check_json(project, env)
+    assert (code, report["problems"]) == (0, 0), report["findings"]
+    pyproject = project / "pyproject.toml"
+    conflict = '{ group = "legacy" }]]'
+    pyproject.write_text(pyproject.read_text().replace(conflict, '{ group = "legacy" }, { group = "spare" }]]'))
+    code, report = _check_json(project, env)
+    assert code == 1
+    (finding,) = report["findings"]
+    assert "[tool.uv].conflicts changed (4 set(s) locked, 4 declared)" in finding["detail"]
+    assert _sh(finding["remedy"], project, env).returncode == 0
+    assert _check_json(project, env)[0] == 0

@@ -288,18 +288,11 @@ def _flatten(groups: Mapping[str, Any], group: str, seen: set[str]) -> list[obje
 
 
 def _conflicts(lock: UvLock, members: Sequence[Member]) -> list[Drift]:
+    from tierlock.lockfiles.uvconflicts import declared as declared_sets
+
     declared: set[frozenset[tuple[str, str, str]]] = set()
     for member in members:
-        for group in _items(_uv_table(member.data).get("conflicts")):
-            items = set()
-            for item in group if isinstance(group, list) else []:
-                if not isinstance(item, Mapping):
-                    continue
-                package = canonicalize_name(str(item.get("package") or member.name))
-                for kind in ("extra", "group"):
-                    if isinstance(item.get(kind), str):
-                        items.add((package, kind, canonicalize_name(item[kind])))
-            declared.add(frozenset(items))
+        declared |= declared_sets(member.name, _uv_table(member.data), member.data.get("dependency-groups"))
     locked = {frozenset(c) for c in lock.conflicts}
     if declared == locked:
         return []

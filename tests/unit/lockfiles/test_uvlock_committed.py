@@ -159,7 +159,7 @@ def test_another_spelling_of_the_same_declarations_is_no_drift(before: str, afte
         (
             'conflicts = [[{ extra = "brain" }, { extra = "old" }]]',
             'conflicts = [[{ extra = "brain" }, { extra = "old" }], [{ group = "test" }, { extra = "old" }]]',
-            [(None, "[tool.uv].conflicts changed (1 set(s) locked, 2 declared)")],
+            [(None, "[tool.uv].conflicts changed (1 set(s) locked, 3 declared)")],  # and tools, which includes test
         ),
         ('members = ["packages/member"]', "members = []", [(None, "workspace member member removed")]),
     ],
