@@ -318,3 +318,33 @@ def test_conflicts_uv_infers_through_included_groups_are_no_drift_and_a_new_one_
     assert "[tool.uv].conflicts changed (4 set(s) locked, 4 declared)" in finding["detail"]
     assert _sh(finding["remedy"], project, env).returncode == 0
     assert _check_json(project, env)[0] == 0
+
+
+def test_a_sibling_conflict_from_uvs_forks_names_tierlock_check_after_the_edit_never_tierlock_lock(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """``free`` and ``old`` may be armed together, but uv locks ``corelib`` 2.0 for ``free`` alone and 1.0 for
+    ``old`` (it forks on the declared brain/old conflict): as narwhals' cudf and pyspark-connect. Before, the
+    remedy ended in ``tierlock lock free``, which a uv project refuses (exit 2)."""
+    declared = PYPROJECT.replace('old = ["corelib<2"]', 'old = ["corelib<2"]\nfree = ["corelib"]')
+    project = write_project(tmp_path / "proj", declared + "\n[tool.tierlock.tiers.free]\n")
+    uv(["lock"], project, env)
+    code, report = _check_json(project, env)
+    assert code == 1
+    (finding,) = report["findings"]
+    assert finding["kind"] == "sibling-conflict"
+    assert {finding["tier"], finding["other_tier"]} == {"free", "old"}
+    remedy = finding["remedy"]
+    assert "tierlock lock" not in remedy
+    import re
+
+    layer = r'layer one on the other: set layered-on = "(\w+)" in \[tool.tierlock.tiers.(\w+)\], then run: '
+    edit = re.match(layer, remedy)
+    assert edit is not None, remedy
+    lower, upper = edit.groups()
+    command = remedy[edit.end() :].split(" ", 2)[:2]
+    assert command == ["tierlock", "check"]
+    pyproject = project / "pyproject.toml"
+    header = f"[tool.tierlock.tiers.{upper}]\n"
+    pyproject.write_text(pyproject.read_text().replace(header, f'{header}layered-on = "{lower}"\n'))
+    assert _sh(" ".join(command), project, env).returncode == 0
