@@ -348,3 +348,42 @@ def test_a_sibling_conflict_from_uvs_forks_names_tierlock_check_after_the_edit_n
     header = f"[tool.tierlock.tiers.{upper}]\n"
     pyproject.write_text(pyproject.read_text().replace(header, f'{header}layered-on = "{lower}"\n'))
     assert _sh(" ".join(command), project, env).returncode == 0
+
+
+def test_a_git_source_names_the_source_to_change_and_the_change_then_uv_lock_as_printed_arms_the_tier(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """Before, the remedy of a package uv.lock takes from git was ``uv lock``, which keeps it in git: the next
+    check said the same (python-sdk takes a dev tool from git)."""
+    from tests.support.probe_env import BACKEND
+    from tests.support.wheels import build_wheel
+
+    repo = tmp_path / "gitpkg"
+    (repo / "src" / "gitpkg").mkdir(parents=True)
+    (repo / "src" / "gitpkg" / "__init__.py").write_text("X = 1\n")
+    (repo / "backend.py").write_text(BACKEND.format(name="gitpkg", version="1.0"))
+    (repo / "pyproject.toml").write_text(
+        '[project]\nname = "gitpkg"\nversion = "1.0"\n\n[build-system]\nrequires = []\n'
+        'build-backend = "backend"\nbackend-path = ["."]\n'
+    )
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "i"]):
+        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+    declared = PYPROJECT.replace('old = ["corelib<2"]', 'old = ["corelib<2"]\nvcs = ["gitpkg"]').replace(
+        "[tool.uv.sources]\n", f'[tool.uv.sources]\ngitpkg = {{ git = "{repo.as_uri()}" }}\n'
+    )
+    project = write_project(tmp_path / "proj", declared + "\n[tool.tierlock.tiers.vcs]\n")
+    uv(["lock"], project, env)
+    code, report = _check_json(project, env)
+    assert code == 1
+    (finding,) = report["findings"]
+    assert "gitpkg comes from git" in finding["detail"]
+    edit, _, command = finding["remedy"].rpartition(", then run: ")
+    assert edit.startswith("take gitpkg from an index, a wheel file or a folder in [tool.uv.sources] (not git)")
+    assert command == "uv lock"
+    wheel = build_wheel(tmp_path / "built", "gitpkg", "1.0")
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace(f'{{ git = "{repo.as_uri()}" }}', f'{{ path = "{wheel}" }}'))
+    assert _sh(command, project, env).returncode == 0
+    assert _check_json(project, env)[0] == 0
+    armed = tool("install-tier", ["vcs"], project, env)
+    assert armed.returncode == 0, armed.stderr
