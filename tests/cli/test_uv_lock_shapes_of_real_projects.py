@@ -387,3 +387,25 @@ def test_a_git_source_names_the_source_to_change_and_the_change_then_uv_lock_as_
     assert _check_json(project, env)[0] == 0
     armed = tool("install-tier", ["vcs"], project, env)
     assert armed.returncode == 0, armed.stderr
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("\"winonly; sys_platform == 'win32'\"", "\"winonly; platform_system == 'Windows'\""),
+        ("\"winonly; sys_platform == 'win32'\"", "\"winonly; os_name == 'nt' and platform_system == 'Windows'\""),
+        ('"member"]', '"member==0.2.0"]'),
+        ('"member"]', '"member>=0.1,<1"]'),
+    ],
+    ids=["platform_system", "os_name and platform_system", "a pinned member", "a bounded member"],
+)
+def test_what_uv_rewrites_as_it_locks_is_no_drift(env: dict[str, str], tmp_path: Path, old: str, new: str) -> None:
+    """pydantic's ``tzdata; platform_system == "Windows"`` is locked as ``sys_platform == 'win32'``, and its
+    ``pydantic-core==2.48.0`` (a workspace member) with no version at all: before, 6 drift findings on a lock
+    ``uv lock --check`` accepts, that ``uv lock`` never cleared."""
+    assert old in PYPROJECT
+    project = write_project(tmp_path / "proj", PYPROJECT.replace(old, new))
+    uv(["lock"], project, env)
+    assert uv(["lock", "--check"], project, env).returncode == 0
+    code, report = _check_json(project, env)
+    assert (code, report["problems"]) == (0, 0), report["findings"]

@@ -60,6 +60,9 @@ class _Req:
     specifier: SpecifierSet
     marker: Marker | None
     text: str
+    sourced: bool = False
+    """Locked with a source of its own and no specifier (a workspace member, a path, git, a URL): uv records no
+    version bound there, whatever pyproject.toml declares beside its ``[tool.uv.sources]`` entry."""
 
 
 def drift(lock: UvLock, members: Sequence[Member], root: str) -> list[Drift]:
@@ -199,7 +202,7 @@ def _same(a: _Req, b: _Req, requires_python: str | None) -> bool:
     return (
         a.name == b.name
         and a.extras == b.extras
-        and a.specifier == b.specifier
+        and (a.specifier == b.specifier or a.sourced or b.sourced)
         and equivalent(a.marker, b.marker, requires_python)
     )
 
@@ -245,8 +248,13 @@ def _from_lock(values: object) -> list[_Req]:
         extras = _extras(item.get("extras", []) or [])
         text = f"{item['name']}{'[' + ','.join(extras) + ']' if extras else ''}{specifier}"
         text += f"; {marker}" if marker is not None else ""
-        out.append(_Req(canonicalize_name(item["name"]), extras, specifier, marker, text))
+        sourced = not specifier and any(k in item for k in _SOURCES)
+        out.append(_Req(canonicalize_name(item["name"]), extras, specifier, marker, text, sourced))
     return out
+
+
+#: The keys of a locked requirement that name where it comes from instead of an index.
+_SOURCES = ("editable", "path", "directory", "virtual", "git", "url")
 
 
 def _extras(values: Iterable[object]) -> tuple[str, ...]:
