@@ -409,3 +409,28 @@ def test_what_uv_rewrites_as_it_locks_is_no_drift(env: dict[str, str], tmp_path:
     assert uv(["lock", "--check"], project, env).returncode == 0
     code, report = _check_json(project, env)
     assert (code, report["problems"]) == (0, 0), report["findings"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [("revision = ", "supported-markers = 1\nrevision = "), ('name = "alpha"\n', 'name = "alpha"\nextra = [1\n')],
+    ids=["a value of the wrong type", "invalid TOML"],
+)
+def test_a_lock_uv_cannot_read_either_names_the_commands_that_make_it_again(
+    repeats: Path, env: dict[str, str], tmp_path: Path, old: str, new: str
+) -> None:
+    """Before, the remedy was ``uv lock``, which refuses such a lock (``invalid type: integer `1`, expected a
+    sequence``) and leaves it as it is."""
+    project = copy_project(repeats, tmp_path / "proj")
+    lock = project / "uv.lock"
+    assert old in lock.read_text()
+    lock.write_text(lock.read_text().replace(old, new, 1))
+    assert uv(["lock"], project, env, check=False).returncode != 0  # the old remedy, as printed
+    code, report = _check_json(project, env)
+    assert code == 1
+    (remedy,) = {f["remedy"] for f in report["findings"]}
+    assert remedy.startswith("uv cannot read this uv.lock either: restore the committed one (git checkout -- uv.lock)")
+    command = remedy.rsplit(": ", 1)[1]
+    assert command == "rm uv.lock && uv lock"
+    assert _sh(command, project, env).returncode == 0
+    assert _check_json(project, env)[0] == 0

@@ -42,6 +42,12 @@ from tierlock.lockfiles.locks import ReadProblem
 
 #: The uv.lock schema this reader understands (any revision of it).
 SCHEMA = 1
+#: The fix of a lock this reader cannot read as uv writes it: uv cannot read it either, so ``uv lock`` alone refuses
+#: it (``invalid type: integer `1`, expected a sequence``); the committed text, or a lock made again from nothing.
+DAMAGED = (
+    "uv cannot read this uv.lock either: restore the committed one (git checkout -- uv.lock), or make it again "
+    "from pyproject.toml: rm uv.lock && uv lock"
+)
 #: Source kinds of a package that is built from the project's own tree (never from an index).
 TREE_SOURCES = ("editable", "directory", "virtual")
 _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
@@ -130,7 +136,8 @@ def parse(text: str, path: Path, document: Mapping[str, Any] | None = None) -> U
         except tomllib.TOMLDecodeError as exc:
             match = _TOML_POS.search(str(exc))
             detail = _TOML_POS.sub("", str(exc)).strip()
-            problem = ReadProblem("integrity", int(match.group(1)) if match else None, f"invalid TOML: {detail}")
+            line = int(match.group(1)) if match else None
+            problem = ReadProblem("integrity", line, f"invalid TOML: {detail}", DAMAGED)
             return UvLock(path, None, 0, None, (), (problem,))
     problems: list[ReadProblem] = []
     version = document.get("version")
@@ -160,7 +167,7 @@ def parse(text: str, path: Path, document: Mapping[str, Any] | None = None) -> U
         revision=revision,
         requires_python=requires_python if isinstance(requires_python, str) else None,
         packages=tuple(packages),
-        problems=tuple(problems),
+        problems=tuple(ReadProblem(p.kind, p.line, p.detail, DAMAGED) for p in problems),
         supported_markers=tuple(str(m) for m in supported),
         conflicts=_conflicts(document.get("conflicts", ())),
         manifest=manifest,
