@@ -297,7 +297,7 @@ def test_a_package_from_a_wheel_file_names_that_file_for_each_of_its_wheels(tmp_
         'wheels = [{ filename = "local-1.0-py3-none-any.whl", hash = "sha256:00" }]\n'
     )
     lock = parse(text, tmp_path / "uv.lock")
-    (entry,) = select(lock, "proj").entries  # type: ignore[arg-type]
+    (entry,) = select(lock, "proj").entries
     (file,) = entry.files
     assert file.path == str(tmp_path / "wheels" / "local-1.0-py3-none-any.whl")
     assert entry.url == (tmp_path / "wheels" / "local-1.0-py3-none-any.whl").as_uri()
