@@ -12,6 +12,10 @@ environment is armed by ``install-tier`` before anything is timed. Medians of
 ``--repeat`` runs each, after a warm-up; the ratios are printed.
 Targets: check within 2x of ``uv lock --check``; the no-op arm no slower than
 ``uv sync``'s no-op.
+
+``--baseline SRC`` (another tierlock's ``src`` folder: ``git archive REV src | tar -x -C DIR``) also runs
+the check and the no-op arm through that code, in turn with this checkout's (both started the same way,
+``python -c`` with the ``src`` folder first on the path), and prints this code's time over that code's.
 """
 
 from __future__ import annotations
@@ -25,7 +29,33 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks import _lockbench
-from benchmarks._lockbench import BIN, make_project, run, timed
+from benchmarks._lockbench import BIN, interleaved, make_project, run, timed
+
+REPO = Path(__file__).resolve().parents[1]
+_START = (
+    "import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = {0!r}; "
+    "from tierlock._entry import {1}; sys.exit({1}())"
+)
+
+
+def _through(src: Path, script: str, *args: str | Path) -> list[str | Path]:
+    """``tierlock``/``install-tier`` ARGS run from the sources in *src*."""
+    entry = "tierlock" if script == "tierlock" else "install_tier"
+    return [BIN / "python", "-c", _START.format(script, entry), src, *args]
+
+
+def _paired(project: Path, tier: str, baseline: Path, repeat: int) -> None:
+    for label, script, args in (
+        ("tierlock check", "tierlock", ("--project", project, "check")),
+        (f"install-tier {tier} (no-op)", "install-tier", ("--project", project, tier, "-q")),
+    ):
+        try:
+            run(_through(baseline, script, *args))
+        except SystemExit as exc:  # the baseline's answer is not this code's (a defect fixed since): no pair
+            print(f"paired {label}: the baseline fails here, no pair: {str(exc).splitlines()[1:2]}")
+            continue
+        new, old = interleaved([_through(REPO / "src", script, *args), _through(baseline, script, *args)], None, repeat)
+        print(f"paired {label}: this code {new * 1000:7.1f} ms, baseline {old * 1000:7.1f} ms, {new / old:5.2f}x")
 
 
 def _generated(root: Path) -> tuple[Path, str]:
@@ -45,6 +75,7 @@ def main() -> None:
     parser.add_argument("--project", type=Path, help="a real uv project (default: a generated one, offline)")
     parser.add_argument("--tier", default="brain", help="the tier to arm and sync (an extra of the project)")
     parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--baseline", type=Path, help="another tierlock's src folder, run in turn with this one")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="tierlock-bench-uvlock-") as tmp:
         os.environ["UV_CACHE_DIR"] = str(Path(tmp) / "uv-cache")  # never the user's cache
@@ -73,6 +104,8 @@ def main() -> None:
         print(
             f"uv sync, exact (no-op):       {exact * 1000:7.1f} ms (median)  ratio {arm / exact:5.2f}x (target <= 1x)"
         )
+        if args.baseline is not None:
+            _paired(project, tier, args.baseline.resolve(), args.repeat)
 
 
 if __name__ == "__main__":

@@ -394,11 +394,22 @@ MODULES: dict[str, Module] = {
     "lockfiles/uvlock": Module(
         tuple(
             f"src/tierlock/lockfiles/{name}.py"
-            for name in ("uvlock", "uvselect", "uvdrift", "committed", "foreignpylock", "markers")
+            for name in (
+                "uvlock",
+                "uvselect",
+                "uvdrift",
+                "uvconflicts",
+                "uvread",
+                "committed",
+                "foreignpylock",
+                "markers",
+            )
         ),
         (
             "tests/unit/lockfiles/test_uvlock_committed.py",
             "tests/unit/lockfiles/test_uvlock_reading.py",
+            "tests/unit/lockfiles/test_uvconflicts.py",
+            "tests/unit/lockfiles/test_uvlock_arbitrary_input.py",
             "tests/unit/lockfiles/test_foreignpylock.py",
             "tests/unit/probing/test_markers_required.py",
             "tests/unit/lockfiles/test_marker_overlap_kept.py",
@@ -428,9 +439,14 @@ MODULES: dict[str, Module] = {
     "tiers/loader.py": Module(
         tuple(
             f"src/tierlock/tiers/{name}.py"
-            for name in ("loader", "reader", "metadata", "settings", "tierkeys", "lockkey")
+            for name in ("loader", "reader", "metadata", "settings", "tierkeys", "lockkey", "workspace")
         ),
-        ("tests/unit/tiers/test_tiers.py", "tests/unit/tiers/test_tier_model_*.py", "tests/unit/tiers/test_lockkey.py"),
+        (
+            "tests/unit/tiers/test_tiers.py",
+            "tests/unit/tiers/test_tier_model_*.py",
+            "tests/unit/tiers/test_lockkey.py",
+            "tests/unit/tiers/test_workspace.py",
+        ),
     ),
     # The gating part of the plugin: the plugin module, or its gating modules once it is a package.
     "plugin": Module(

@@ -286,7 +286,13 @@ def _lock_matches(raw: str, receipt: dict[str, Any], packages: list[dict[str, An
 
 
 def _packages_match(raw: str, path: str, text: str, receipt: dict[str, Any], packages: list[dict[str, Any]]) -> str:
-    from tierlock.installer.pinscan import scan
+    """Why the receipt's packages are not the tier's pins ("" when they are).
+
+    A uv.lock pins every extra and group of the workspace: the receipt's packages must be among its pins, and
+    that the tier's part of it is exactly them rests on the digests (the same uv.lock and pyproject.toml, read by
+    the same tierlock, select the same part).
+    """
+    from tierlock.installer.pinscan import scan, whole_lock
 
     pins = scan(path, text, canonical)
     left_out = receipt.get("left_out")
@@ -301,7 +307,7 @@ def _packages_match(raw: str, path: str, text: str, receipt: dict[str, Any], pac
         versions = pins.get(name)
         if versions is None or (None not in versions and str(package.get("version")) not in versions):
             return f"the receipt of {raw} vouches for {name} {package.get('version')}, which {path} does not pin"
-    if set(pins) - vouched:
+    if set(pins) - vouched and not whole_lock(path):
         return f"{path} pins {', '.join(sorted(set(pins) - vouched))}, which the receipt of {raw} does not vouch for"
     return ""
 

@@ -6,7 +6,8 @@ for a tier when its packages are exactly what the tier's lockfile pins. So the
 lockfile's bytes, read anyway for their digest, are scanned here for
 ``name==version`` lines (requirements format, as tierlock, uv and pip-compile
 write it) or ``[[packages]]`` tables with ``name = "..."`` and ``version =
-"..."`` lines (PEP 751, as uv writes it). Anything else - another layout, a
+"..."`` lines (PEP 751, as uv writes it; uv.lock's ``[[package]]`` tables the
+same way). Anything else - another layout, a
 line this scan does not know - returns None and the full path decides.
 """
 
@@ -21,10 +22,20 @@ Pins = dict[str, set[str | None]]
 
 
 def scan(path: str, text: str, canonical: Callable[[str], str]) -> Pins | None:
-    """The pins of the lockfile at *path* (its *text*), names made canonical by *canonical*; None when unsure."""
+    """The pins of the lockfile at *path* (its *text*), names made canonical by *canonical*; None when unsure.
+
+    A ``uv.lock`` gives every package it locks, for every extra and group (:func:`whole_lock`).
+    """
     if path.endswith(".toml"):
         return _pylock(text, canonical)
+    if whole_lock(path):
+        return _tables(text, canonical, "[[package]]")
     return _requirements(text, canonical)
+
+
+def whole_lock(path: str) -> bool:
+    """Whether the lock at *path* pins more than one tier's packages (``uv.lock``: the whole workspace)."""
+    return path.replace("\\", "/").rsplit("/", 1)[-1] == "uv.lock"
 
 
 def _requirements(text: str, canonical: Callable[[str], str]) -> Pins | None:
@@ -49,13 +60,18 @@ def _requirements(text: str, canonical: Callable[[str], str]) -> Pins | None:
 
 
 def _pylock(text: str, canonical: Callable[[str], str]) -> Pins | None:
+    return _tables(text, canonical, "[[packages]]")
+
+
+def _tables(text: str, canonical: Callable[[str], str], header: str) -> Pins | None:
+    """The ``name``/``version`` keys of every *header* table (``[[packages]]``, uv.lock's ``[[package]]``)."""
     pins: Pins = {}
     current: dict[str, str] | None = None
     entries: list[dict[str, str]] = []
     for raw in text.splitlines():
         line = raw.strip()
         if line.startswith("["):
-            current = {} if line == "[[packages]]" else None
+            current = {} if line == header else None
             if current is not None:
                 entries.append(current)
             continue

@@ -93,6 +93,10 @@ class Record(Frozen):
 
 
 def _hashed(file: LockedFile, hashes: Sequence[str]) -> bool:
+    """Whether *file* is one the entry installs from: its hash is the entry's, or it is a file in a local folder of
+    wheels that the lock names without a hash (uv.lock's find-links folders), hashed where it lies at install."""
+    if not file.hashes and file.path is not None:
+        return True
     return any(f"{algorithm}:{digest}" in hashes for algorithm, digest in file.hashes.items())
 
 
@@ -104,13 +108,13 @@ def _from_url(url: str, hashes: Sequence[str]) -> LockedFile:
 
 
 def record_of(lock: Lock) -> Record:
-    """The record of *lock*: its own files (pylock), else its sidecar's (requirements).
+    """The record of *lock*: its own files (pylock, uv.lock), else its sidecar's (requirements).
 
     A sidecar's parse is kept by the sha256 of its bytes (:mod:`tierlock.lockfiles.keptparse`, beside the
     lockfiles' own): every arming reads its tiers' records, and a large one (every wheel of every platform)
     costs milliseconds of TOML.
     """
-    if lock.format == "pylock":
+    if lock.format in ("pylock", "uv"):  # each entry carries its wheels and sdist, as the lock names them
         return Record("recorded", {key(e): e.files for e in lock.entries})
     path = sidecar_path(lock.path)
     try:

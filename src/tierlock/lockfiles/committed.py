@@ -19,6 +19,7 @@ from tierlock.lockfiles.sources import remedy as remedy_of
 
 if TYPE_CHECKING:
     from tierlock.lockfiles.findings import Finding, Report
+    from tierlock.lockfiles.uvdrift import Member
     from tierlock.tiers import Project, Tier
 
 
@@ -45,7 +46,8 @@ def findings(project: Project, tiers: Sequence[Tier], locks: Mapping[str, ReadRe
             key = (problem.kind, problem.line, problem.detail)
             if key not in seen:
                 seen.add(key)
-                out.append(Finding(tier.name, problem.kind, file, problem.line, problem.detail, remedy))
+                fix = problem.remedy or remedy
+                out.append(Finding(tier.name, problem.kind, file, problem.line, problem.detail, fix))
     if project.lock.name == "uv.lock" and any(locks.get(t.name) for t in tiers):
         out.extend(uv_drift(project, tiers, remedy))
     read = 1 if any(locks.get(t.name) for t in tiers) else 0
@@ -65,8 +67,7 @@ def uv_drift(project: Project, tiers: Sequence[Tier], remedy: str) -> list[Findi
     lock = uvread.parsed(project.lock, fsutil.utf8_text(data, "replace"), sha256_hex(data))
     if lock.version != 1:
         return []  # another schema: read through uv, which judges its own lock
-    declared = projectparts.read(project.pyproject)
-    members = uvdrift.members_of(project.root, declared, str(project.name or ""))
+    members = _workspace(project)
     by_source = {t.source: t.name for t in tiers}
     file = project.relpath(project.lock)
     out: list[Finding] = []
@@ -80,3 +81,20 @@ def uv_drift(project: Project, tiers: Sequence[Tier], remedy: str) -> list[Findi
         detail = f"{file} is out of date for pyproject.toml: {change.detail}"
         out.append(Finding(tier, "input-drift", file, change.line, detail, remedy))
     return out
+
+
+def _workspace(project: Project) -> list[Member]:
+    """The declarations uv.lock was made from: its folder's project (the workspace root) first, then every member.
+
+    The project checked is that root, or one of its members whose ``lock`` names the workspace's uv.lock.
+    """
+    from tierlock.lockfiles import uvdrift
+
+    assert project.lock is not None
+    folder = project.lock.parent
+    if folder.resolve() == project.root.resolve():
+        return uvdrift.members_of(project.root, projectparts.read(project.pyproject), str(project.name or ""))
+    declared = projectparts.read(folder / "pyproject.toml")
+    table = declared.get("project")
+    name = table.get("name") if isinstance(table, dict) else None
+    return uvdrift.members_of(folder, declared, name if isinstance(name, str) else "")

@@ -278,21 +278,21 @@ class Lock(Frozen):
 
 
 class ReadProblem(Frozen):
-    """One thing wrong inside a lockfile, with its line (1-based) when it has one."""
+    """One thing wrong inside a lockfile, with its line (1-based) when it has one.
 
-    _fields = ("kind", "line", "detail")
+    *remedy*: the fix of this problem when regenerating the lock is not it (a lock of a schema that only a newer
+    tool reads: the tool that locks cannot rewrite it either); None: the lock's own remedy.
+    """
+
+    _fields = ("kind", "line", "detail", "remedy")
 
     kind: ProblemKind
     line: int | None
     detail: str
+    remedy: str | None
 
-    def __init__(
-        self,
-        kind: ProblemKind,
-        line: int | None,
-        detail: str,
-    ) -> None:
-        self._init(kind, line, detail)
+    def __init__(self, kind: ProblemKind, line: int | None, detail: str, remedy: str | None = None) -> None:
+        self._init(kind, line, detail, remedy)
 
 
 class LockfileError(ConfigError):
@@ -312,5 +312,7 @@ class LockfileError(ConfigError):
             file=str(path),
             line=problems[0].line if problems else None,
             problems=[Problem(p.detail, file=str(path), line=p.line) for p in problems],
-            remedy=remedy or "regenerate it: tierlock lock TIER (then run tierlock check)",
+            remedy=next((p.remedy for p in problems if p.remedy), None)
+            or remedy
+            or "regenerate it: tierlock lock TIER (then run tierlock check)",
         )

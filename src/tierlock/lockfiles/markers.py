@@ -160,7 +160,23 @@ def equivalent(first: Marker | None, second: Marker | None, requires_python: str
     grid = _grid(texts, requires_python=requires_python)
     if grid is None:
         return False
-    return all(_answer(first, env) == _answer(second, env) is not None for env in grid)
+    return all(_answer(first, env) == _answer(second, env) is not None for env in grid if _possible(env))
+
+
+#: Platforms that name themselves in two variables: ``sys_platform`` and ``platform_system`` (uv writes the first
+#: for the second: ``platform_system == "Windows"`` is locked as ``sys_platform == 'win32'``).
+_SYSTEMS = {"win32": "Windows", "darwin": "Darwin", "linux": "Linux"}
+
+
+def _possible(env: Mapping[str, object]) -> bool:
+    """Whether an environment of the grid can exist: its ``sys_platform`` and ``platform_system`` name one
+    platform (both one of the known pairs, or neither), and Windows is the ``nt`` ``os_name``."""
+    platform, system, os_name = env.get("sys_platform"), env.get("platform_system"), env.get("os_name")
+    known = platform in _SYSTEMS or system in _SYSTEMS.values()
+    if platform is not None and system is not None and known and _SYSTEMS.get(str(platform)) != system:
+        return False
+    windows = platform == "win32" if platform is not None else (system == "Windows" if system is not None else None)
+    return os_name is None or windows is None or (os_name == "nt") == windows
 
 
 def _grid(texts: Sequence[str], *, requires_python: str | None = None) -> list[dict[str, _Value]] | None:

@@ -90,7 +90,7 @@ def problems(project: Project, covered: Sequence[TierCoverage]) -> list[Coverage
     for coverage in covered:
         if not coverage.no_build:
             continue
-        command = f"tierlock lock {coverage.tier}"
+        command = relock_command(project, coverage.tier) if project.lock else f"tierlock lock {coverage.tier}"
         if coverage.single_platform is not None:
             command += " --backend uv"  # pip-tools locks one platform: only a universal lock proves the others
         if not coverage.record.usable or coverage.single_platform is not None:
@@ -109,7 +109,12 @@ def problems(project: Project, covered: Sequence[TierCoverage]) -> list[Coverage
 
 
 def relock_command(project: Project, tier: str) -> str:
-    """``tierlock lock base brain``: after an edit of *tier*'s requirements, it and every tier layered on it."""
+    """``tierlock lock base brain``: after an edit of *tier*'s requirements, it and every tier layered on it; on a
+    project whose tiers read the lock it commits, that lock's own command (``uv lock``: tierlock never writes it)."""
+    if project.lock is not None:
+        from tierlock.lockfiles.sources import remedy
+
+        return remedy(project)
     above = [str(t) for t in project.tiers if any(m.name == tier for m in project.chain(t))]
     return " ".join(["tierlock", "lock", *above])
 

@@ -78,6 +78,20 @@ class SiblingConflict(Frozen):
         (:func:`remedies`), else aligning the requirements or declaring the tiers in conflict."""
         names = ", ".join(d.name for d in self.packages)
         exclusive = f'conflicts = [["{self.first.name}", "{self.second.name}"]] in [tool.tierlock]'
+        if project.lock is not None:  # the committed lock is read as it is: a layering needs no lock, edits do
+            from tierlock.lockfiles.sources import remedy as relock
+
+            layer = (
+                f'layer one on the other: set layered-on = "{layering[1].name}" in '
+                f"[tool.tierlock.tiers.{layering[0].name}], then run: tierlock check (or "
+                if layering is not None
+                else ""
+            )
+            return (
+                f"{layer}declare them with {exclusive} when they are never armed together, then run: tierlock check; "
+                f"or align the requirements of {names} in both tiers, then run: {relock(project)}"
+                + (")" if layer else "")
+            )
         if layering is not None:
             upper, lower = layering
             return (

@@ -60,6 +60,9 @@ class _Req:
     specifier: SpecifierSet
     marker: Marker | None
     text: str
+    sourced: bool = False
+    """Locked with a source of its own and no specifier (a workspace member, a path, git, a URL): uv records no
+    version bound there, whatever pyproject.toml declares beside its ``[tool.uv.sources]`` entry."""
 
 
 def drift(lock: UvLock, members: Sequence[Member], root: str) -> list[Drift]:
@@ -73,22 +76,22 @@ def drift(lock: UvLock, members: Sequence[Member], root: str) -> list[Drift]:
     listed = set(lock.members) or {
         p.name for p in lock.packages if p.source_kind in ("editable", "virtual") and p.source_value == "."
     }
-    declared = {canonicalize_name(m.name) for m in members}
+    declared = {canonicalize_name(m.name) for m in members if m.name}  # (a virtual workspace root has no name)
     for name in sorted(declared - listed):
         out.append(Drift(None, f"workspace member {name} added"))
     for name in sorted(listed - declared):
         out.append(Drift(None, f"workspace member {name} removed"))
     out.extend(_conflicts(lock, members))
     for member in members:
-        package = _package_of(lock, member)
+        package = _package_of(lock, member) if member.name else None
         if package is None:
             continue
         is_root = canonicalize_name(member.name) == canonicalize_name(root)
         out.extend(_member(member, package, lock.requires_python if is_root else None, is_root))
     for kind in ("constraints", "overrides"):
         key = {"constraints": "constraint-dependencies", "overrides": "override-dependencies"}[kind]
-        declared_reqs = _uv_table(members[0].data).get(key, [])
-        locked = lock.manifest.get(kind, [])
+        declared_reqs = _items(_uv_table(members[0].data).get(key))
+        locked = _items(lock.manifest.get(kind))
         if declared_reqs or locked:
             changes = _compare(_from_strings(declared_reqs), _from_lock(locked), requires_python)
             out.extend(Drift(None, f"[tool.uv].{key}: {c.text}") for c in changes)
@@ -98,7 +101,7 @@ def drift(lock: UvLock, members: Sequence[Member], root: str) -> list[Drift]:
 def _member(member: Member, package: Package, requires_python: str | None, is_root: bool) -> list[Drift]:
     """One member's dependencies, extras, groups and version against its package's metadata in the lock."""
     project = member.data.get("project", {}) if isinstance(member.data.get("project"), Mapping) else {}
-    dynamic = set(project.get("dynamic", []) or [])
+    dynamic = {str(d) for d in _items(project.get("dynamic"))}
     metadata = package.metadata
     label = "" if is_root else f"{member.name}: "
     out: list[Drift] = []
@@ -114,15 +117,16 @@ def _member(member: Member, package: Package, requires_python: str | None, is_ro
         )
     if not metadata or dynamic & {"dependencies", "optional-dependencies"}:
         return out
-    own = _from_strings(project.get("dependencies", []) or [])
-    extras = project.get("optional-dependencies", {}) or {}
+    own = _from_strings(_items(project.get("dependencies")))
+    extras = project.get("optional-dependencies")
+    extras = extras if isinstance(extras, Mapping) else {}
     for extra, reqs in extras.items():
-        own += [_with_extra(r, extra) for r in _from_strings(reqs)]
+        own += [_with_extra(r, extra) for r in _from_strings(_items(reqs))]
     locked = _from_lock(metadata.get("requires-dist", []))
     for change in _compare(own, locked, requires_python):
         out.append(Drift(_source_of(change, is_root), f"{label}{change.text}"))
     if "provides-extras" in metadata:
-        before = {canonicalize_name(str(e)) for e in metadata.get("provides-extras", []) or []}
+        before = {canonicalize_name(str(e)) for e in _items(metadata.get("provides-extras"))}
         now = {canonicalize_name(str(e)) for e in extras}
         out += [Drift(f"extra:{e}" if is_root else None, f"{label}extra {e} added") for e in sorted(now - before)]
         out += [Drift(f"extra:{e}" if is_root else None, f"{label}extra {e} removed") for e in sorted(before - now)]
@@ -134,7 +138,8 @@ def _groups(
     member: Member, metadata: Mapping[str, Any], requires_python: str | None, label: str, is_root: bool
 ) -> list[Drift]:
     declared: dict[str, list[_Req]] = dict(_declared_groups(member.data))
-    locked_raw = metadata.get("requires-dev", {}) or {}
+    locked_raw = metadata.get("requires-dev")
+    locked_raw = locked_raw if isinstance(locked_raw, Mapping) else {}
     locked: dict[str, list[_Req]] = {canonicalize_name(g): _from_lock(v) for g, v in locked_raw.items()}
     out: list[Drift] = []
     for group in sorted(set(declared) | set(locked)):
@@ -158,10 +163,15 @@ class _Change:
 
 
 def _compare(declared: list[_Req], locked: list[_Req], requires_python: str | None) -> list[_Change]:
-    """What differs between two requirement lists (order and spelling aside): ``a>=1 became a>=2``, ``b added``."""
-    remaining = list(locked)
+    """What differs between two requirement lists (order, spelling and repeats aside): ``a>=1 became a>=2``,
+    ``b added``.
+
+    uv records a requirement once however often it is declared (a group that includes two groups which both
+    list ``pyyaml>=5``, as FastAPI's ``dev`` does), so a repeat is no difference on either side.
+    """
+    remaining = _unique(locked, requires_python)
     added: list[_Req] = []
-    for req in declared:
+    for req in _unique(declared, requires_python):
         match = next((r for r in remaining if _same(req, r, requires_python)), None)
         if match is None:
             added.append(req)
@@ -179,11 +189,20 @@ def _compare(declared: list[_Req], locked: list[_Req], requires_python: str | No
     return out
 
 
+def _unique(reqs: list[_Req], requires_python: str | None) -> list[_Req]:
+    """*reqs* without any that repeats one before it (the same requirement, however spelled)."""
+    out: list[_Req] = []
+    for req in reqs:
+        if not any(_same(req, kept, requires_python) for kept in out):
+            out.append(req)
+    return out
+
+
 def _same(a: _Req, b: _Req, requires_python: str | None) -> bool:
     return (
         a.name == b.name
         and a.extras == b.extras
-        and a.specifier == b.specifier
+        and (a.specifier == b.specifier or a.sourced or b.sourced)
         and equivalent(a.marker, b.marker, requires_python)
     )
 
@@ -229,8 +248,13 @@ def _from_lock(values: object) -> list[_Req]:
         extras = _extras(item.get("extras", []) or [])
         text = f"{item['name']}{'[' + ','.join(extras) + ']' if extras else ''}{specifier}"
         text += f"; {marker}" if marker is not None else ""
-        out.append(_Req(canonicalize_name(item["name"]), extras, specifier, marker, text))
+        sourced = not specifier and any(k in item for k in _SOURCES)
+        out.append(_Req(canonicalize_name(item["name"]), extras, specifier, marker, text, sourced))
     return out
+
+
+#: The keys of a locked requirement that name where it comes from instead of an index.
+_SOURCES = ("editable", "path", "directory", "virtual", "git", "url")
 
 
 def _extras(values: Iterable[object]) -> tuple[str, ...]:
@@ -263,7 +287,7 @@ def _flatten(groups: Mapping[str, Any], group: str, seen: set[str]) -> list[obje
     seen.add(key)
     actual = next((g for g in groups if canonicalize_name(g) == key), group)
     out: list[object] = []
-    for item in groups.get(actual, []) or []:
+    for item in _items(groups.get(actual)):
         if isinstance(item, Mapping) and isinstance(item.get("include-group"), str):
             out += _flatten(groups, item["include-group"], seen)
         else:
@@ -272,18 +296,11 @@ def _flatten(groups: Mapping[str, Any], group: str, seen: set[str]) -> list[obje
 
 
 def _conflicts(lock: UvLock, members: Sequence[Member]) -> list[Drift]:
+    from tierlock.lockfiles.uvconflicts import declared as declared_sets
+
     declared: set[frozenset[tuple[str, str, str]]] = set()
     for member in members:
-        for group in _uv_table(member.data).get("conflicts", []) or []:
-            items = set()
-            for item in group if isinstance(group, list) else []:
-                if not isinstance(item, Mapping):
-                    continue
-                package = canonicalize_name(str(item.get("package") or member.name))
-                for kind in ("extra", "group"):
-                    if isinstance(item.get(kind), str):
-                        items.add((package, kind, canonicalize_name(item[kind])))
-            declared.add(frozenset(items))
+        declared |= declared_sets(member.name, _uv_table(member.data), member.data.get("dependency-groups"))
     locked = {frozenset(c) for c in lock.conflicts}
     if declared == locked:
         return []
@@ -295,6 +312,11 @@ def _package_of(lock: UvLock, member: Member) -> Package | None:
         if package.source_kind in ("editable", "virtual", "directory"):
             return package
     return None
+
+
+def _items(value: object) -> list[Any]:
+    """*value* when it is an array as TOML gives one, else nothing (a damaged declaration is no crash)."""
+    return value if isinstance(value, list) else []
 
 
 def _uv_table(data: Mapping[str, Any]) -> Mapping[str, Any]:

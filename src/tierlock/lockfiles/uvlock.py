@@ -42,6 +42,12 @@ from tierlock.lockfiles.locks import ReadProblem
 
 #: The uv.lock schema this reader understands (any revision of it).
 SCHEMA = 1
+#: The fix of a lock this reader cannot read as uv writes it: uv cannot read it either, so ``uv lock`` alone refuses
+#: it (``invalid type: integer `1`, expected a sequence``); the committed text, or a lock made again from nothing.
+DAMAGED = (
+    "uv cannot read this uv.lock either: restore the committed one (git checkout -- uv.lock), or make it again "
+    "from pyproject.toml: rm uv.lock && uv lock"
+)
 #: Source kinds of a package that is built from the project's own tree (never from an index).
 TREE_SOURCES = ("editable", "directory", "virtual")
 _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
@@ -130,7 +136,8 @@ def parse(text: str, path: Path, document: Mapping[str, Any] | None = None) -> U
         except tomllib.TOMLDecodeError as exc:
             match = _TOML_POS.search(str(exc))
             detail = _TOML_POS.sub("", str(exc)).strip()
-            problem = ReadProblem("integrity", int(match.group(1)) if match else None, f"invalid TOML: {detail}")
+            line = int(match.group(1)) if match else None
+            problem = ReadProblem("integrity", line, f"invalid TOML: {detail}", DAMAGED)
             return UvLock(path, None, 0, None, (), (problem,))
     problems: list[ReadProblem] = []
     version = document.get("version")
@@ -151,19 +158,45 @@ def parse(text: str, path: Path, document: Mapping[str, Any] | None = None) -> U
         package = _package(raw, line, problems)
         if package is not None:
             packages.append(package)
-    manifest = document.get("manifest", {})
+    at = next((i for i, line in enumerate(text.splitlines(), start=1) if line.strip() == "[manifest]"), None)
+    manifest = _shaped(document.get("manifest", {}), _MANIFEST, "[manifest]", at, problems)
+    supported = _shaped(document, {"supported-markers": list}, "", None, problems).get("supported-markers", ())
     return UvLock(
         path=path,
         version=version,
         revision=revision,
         requires_python=requires_python if isinstance(requires_python, str) else None,
         packages=tuple(packages),
-        problems=tuple(problems),
-        supported_markers=tuple(str(m) for m in document.get("supported-markers", ()) or ()),
+        problems=tuple(ReadProblem(p.kind, p.line, p.detail, DAMAGED) for p in problems),
+        supported_markers=tuple(str(m) for m in supported),
         conflicts=_conflicts(document.get("conflicts", ())),
-        manifest=manifest if isinstance(manifest, dict) else {},
+        manifest=manifest,
         document=document,
     )
+
+
+#: The shapes of the tables this reader takes values from: key -> the type its value must have.
+_MANIFEST: Mapping[str, type] = {"members": list, "constraints": list, "overrides": list}
+_METADATA: Mapping[str, type] = {"requires-dist": list, "provides-extras": list, "requires-dev": dict}
+
+
+def _shaped(
+    raw: object, shapes: Mapping[str, type], where: str, line: int | None, problems: list[ReadProblem]
+) -> dict[str, Any]:
+    """*raw* as a table whose keys named in *shapes* hold values of their type: a key that does not is a problem
+    and left out (a hand-edited or damaged lock is reported, never a crash), the rest kept as written."""
+    if not isinstance(raw, dict):
+        problems.append(ReadProblem("integrity", line, f"{where or 'the lock'} must be a table"))
+        return {}
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        wanted = shapes.get(key)
+        if wanted is not None and not isinstance(value, wanted):
+            kind = "an array" if wanted is list else "a table"
+            problems.append(ReadProblem("integrity", line, f"{where + '.' if where else ''}{key} must be {kind}"))
+            continue
+        out[key] = value
+    return out
 
 
 def _package(raw: object, line: int | None, problems: list[ReadProblem]) -> Package | None:
@@ -193,7 +226,7 @@ def _package(raw: object, line: int | None, problems: list[ReadProblem]) -> Pack
         groups=_named_lists(raw.get("dev-dependencies", {}), name, line, problems),
         sdist=sdist if isinstance(sdist, dict) else None,
         wheels=tuple(w for w in wheels if isinstance(w, dict)) if isinstance(wheels, list) else (),
-        metadata=raw.get("metadata", {}) if isinstance(raw.get("metadata"), dict) else {},
+        metadata=_shaped(raw.get("metadata", {}), _METADATA, f"{name}: [package.metadata]", line, problems),
     )
 
 

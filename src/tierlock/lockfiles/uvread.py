@@ -113,12 +113,21 @@ def _exported(
 
     text, why = export_pylock(path, extras, groups)
     if text is None:
+        from tierlock.lockfiles.resolvers import _find
+
+        uv = _find("uv")
         detail = (
             f"uv.lock schema version {lock.version}, but this tierlock reads version {SCHEMA} "
             f"and cannot convert it: {why}"
         )
+        # `uv lock` is no fix: a uv that cannot read this schema refuses to rewrite the lock as well
+        where = f"the uv tierlock runs ({uv})" if uv else "uv, next to tierlock or on PATH"
+        remedy = (
+            f"upgrade {where} to a release that reads uv.lock schema version {lock.version} (the uv that wrote "
+            "it), then run: tierlock check"
+        )
         empty = Lock(path, "uv", None, (), digest, f"sha256:{digest}", requires_python=lock.requires_python)
-        return ReadResult(empty, (ReadProblem("integrity", 1, detail),))
+        return ReadResult(empty, (ReadProblem("integrity", 1, detail, remedy),))
     result = foreignpylock.read(path, text, digest, root=root, extras=(), groups=())
     converted = replace(result.lock, format="uv", file_digest=digest, body_digest=f"sha256:{digest}")
     return ReadResult(converted, result.problems)

@@ -222,7 +222,7 @@ def _entry(lock: UvLock, package: Package, marker: Marker | None, problems: list
             f"{package.name} comes from git ({package.source_value.split('#', 1)[0]}): a git checkout has no hash "
             "to verify, and tierlock installs only what it can verify"
         )
-        problems.append(ReadProblem("integrity", package.line, detail))
+        problems.append(ReadProblem("integrity", package.line, detail, _elsewhere(package.name)))
         return None
     files = _files(lock, package)
     hashes = tuple(dict.fromkeys(f"{a}:{h}" for f in files for a, h in sorted(f.hashes.items())))
@@ -235,9 +235,17 @@ def _entry(lock: UvLock, package: Package, marker: Marker | None, problems: list
         url = package.source_value
     else:
         detail = f"{package.name}: source kind {package.source_kind!r} is not one tierlock can install"
-        problems.append(ReadProblem("integrity", package.line, detail))
+        problems.append(ReadProblem("integrity", package.line, detail, _elsewhere(package.name)))
         return None
     return LockEntry(package.name, version, marker, hashes, package.line, files, url=url, index=index)
+
+
+def _elsewhere(name: str) -> str:
+    """The fix of a package the lock takes from where no hash vouches for it (``uv lock`` alone keeps it there)."""
+    return (
+        f"take {name} from an index, a wheel file or a folder in [tool.uv.sources] (not git), or leave it out of "
+        "this tier's extras and groups, then run: uv lock"
+    )
 
 
 def _location(lock: UvLock, value: str) -> str:

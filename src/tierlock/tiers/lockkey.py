@@ -13,6 +13,7 @@ it into its environment): it has a ``[build-system]``, unless
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import Any, Protocol
 from packaging.utils import NormalizedName, canonicalize_name
 
 from tierlock.frozen import Frozen
+from tierlock.tiers.workspace import workspace_root
 
 KEY = "lock"
 #: What ``lock`` may name: uv's lockfile, or a PEP 751 file name (``pylock.toml``, ``pylock.<name>.toml``).
@@ -68,8 +70,16 @@ def _path(r: _Problems, table: Mapping[str, Any], root: Path) -> Path | None:
             'must be a path such as "uv.lock" or "pylock.toml" (relative to the project root)', "tool.tierlock", KEY
         )
         return None
-    if Path(raw).is_absolute() or raw.startswith(("/", "\\")) or ".." in Path(raw).parts:
+    if Path(raw).is_absolute() or raw.startswith(("/", "\\")):
         r.problem(f"must be a path inside the project, relative to its root, not {raw!r}", "tool.tierlock", KEY)
+        return None
+    if ".." in Path(raw).parts and not _workspace_lock(root, raw):
+        r.problem(
+            f"must be a path inside the project, relative to its root, or the uv.lock of the uv workspace the project "
+            f"is a member of, not {raw!r}",
+            "tool.tierlock",
+            KEY,
+        )
         return None
     if not re.match(_NAME, Path(raw).name):
         r.problem(
@@ -88,6 +98,15 @@ def _path(r: _Problems, table: Mapping[str, Any], root: Path) -> Path | None:
                 hint=f"remove {other}",
             )
     return root / raw
+
+
+def _workspace_lock(root: Path, raw: str) -> bool:
+    """Whether *raw* names the ``uv.lock`` at the root of the uv workspace the project at *root* is a member of (uv
+    locks a whole workspace in that one file)."""
+    if Path(raw).name != "uv.lock":
+        return False
+    above = workspace_root(root)
+    return above is not None and Path(os.path.normpath(root.resolve() / raw)).parent == above
 
 
 def is_package(data: Mapping[str, Any]) -> bool:

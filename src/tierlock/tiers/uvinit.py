@@ -36,18 +36,38 @@ TEST_GROUPS = ("test", "tests", "testing", "dev")
 
 
 def uses_uv_lock(root: Path) -> bool:
-    return (root / "uv.lock").is_file()
+    return uv_lock_of(root) is not None
+
+
+def uv_lock_of(root: Path) -> str | None:
+    """The uv.lock the project's tiers read, as ``lock`` names it: ``uv.lock`` beside pyproject.toml, else the
+    lock of the uv workspace the project is a member of (``../../uv.lock``: uv locks a workspace in one file at
+    its root), else None."""
+    if (root / "uv.lock").is_file():
+        return "uv.lock"
+    from tierlock.tiers import workspace
+
+    found = workspace.lock_of(root)
+    return workspace.relative(root, found) if found is not None else None
 
 
 def for_uv_project(proposal: Proposal, path: Path) -> tuple[Proposal, str | None]:
     """The proposal reading uv.lock, with the plugin in the test group: (the proposal, the group it went to or None
-    when the group already has it)."""
+    when the group already has it).
+
+    A workspace member's tiers read the workspace's uv.lock and live in the workspace's environment (``venv``:
+    its root's ``.venv``, the one ``uv sync`` and ``uv run`` use for every member).
+    """
     import tomlkit
 
     newline = "\r\n" if "\r\n" in proposal.text else "\n"
     bom = "\ufeff" if proposal.text.startswith("\ufeff") else ""
     own_lockfiles = f'lock-dir = "lockfiles"{newline}format = "requirements"'
-    added = proposal.added.replace(own_lockfiles, 'lock = "uv.lock"', 1)
+    lock = uv_lock_of(path.parent) or "uv.lock"
+    setting = f"lock = {_quoted(lock)}"
+    if lock != "uv.lock":
+        setting += f"{newline}venv = {_quoted(lock.removesuffix('uv.lock') + '.venv')}"
+    added = proposal.added.replace(own_lockfiles, setting, 1)
     for skipped in proposal.skipped:  # uv.lock holds what an index cannot serve: workspace members, path sources
         added += f"{newline}[tool.tierlock.tiers.{skipped.name}]{newline}source = {_quoted(skipped.source)}{newline}"
     before = proposal.text[len(bom) : len(proposal.text) - len(proposal.added)]

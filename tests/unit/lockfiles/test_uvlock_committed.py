@@ -159,7 +159,7 @@ def test_another_spelling_of_the_same_declarations_is_no_drift(before: str, afte
         (
             'conflicts = [[{ extra = "brain" }, { extra = "old" }]]',
             'conflicts = [[{ extra = "brain" }, { extra = "old" }], [{ group = "test" }, { extra = "old" }]]',
-            [(None, "[tool.uv].conflicts changed (1 set(s) locked, 2 declared)")],
+            [(None, "[tool.uv].conflicts changed (1 set(s) locked, 3 declared)")],  # and tools, which includes test
         ),
         ('members = ["packages/member"]', "members = []", [(None, "workspace member member removed")]),
     ],
@@ -272,3 +272,32 @@ def test_unreadable_items_of_the_lock_are_skipped_and_the_rest_read() -> None:
     assert _version_differs("1.0", "1") is False
     assert _version_differs("a.b", "a.b") is False
     assert _version_differs("a.b", "a.c") is True
+
+
+def test_a_workspace_members_check_reads_the_lock_and_the_declarations_at_the_workspace_root(tmp_path: Path) -> None:
+    from tierlock.lockfiles.check import check
+    from tierlock.tiers import load_project
+
+    root = _project(tmp_path)
+    member = root / "packages" / "member"
+    pyproject = member / "pyproject.toml"
+    pyproject.write_text(MEMBER + '\n[tool.tierlock]\nlock = "../../uv.lock"\n', encoding="utf-8")
+    assert check(load_project(member)).ok
+    pyproject.write_text(pyproject.read_text().replace('"beta<2"', '"beta<1.5"'), encoding="utf-8")
+    (finding,) = check(load_project(member)).findings
+    assert finding.detail == "../../uv.lock is out of date for pyproject.toml: beta<2 became beta<1.5"
+
+
+def test_a_package_from_a_wheel_file_names_that_file_for_each_of_its_wheels(tmp_path: Path) -> None:
+    text = (
+        'version = 1\nrevision = 3\nrequires-python = ">=3.11"\n\n'
+        '[[package]]\nname = "proj"\nversion = "0.1.0"\nsource = { editable = "." }\n'
+        'dependencies = [{ name = "local" }]\n\n'
+        '[[package]]\nname = "local"\nversion = "1.0"\nsource = { path = "wheels/local-1.0-py3-none-any.whl" }\n'
+        'wheels = [{ filename = "local-1.0-py3-none-any.whl", hash = "sha256:00" }]\n'
+    )
+    lock = parse(text, tmp_path / "uv.lock")
+    (entry,) = select(lock, "proj").entries
+    (file,) = entry.files
+    assert file.path == str(tmp_path / "wheels" / "local-1.0-py3-none-any.whl")
+    assert entry.url == (tmp_path / "wheels" / "local-1.0-py3-none-any.whl").as_uri()

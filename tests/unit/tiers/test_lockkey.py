@@ -54,7 +54,11 @@ def test_every_tier_reads_the_lock_the_key_names(tmp_path: Path, name: str) -> N
     [
         ('"poetry.lock"', "must name uv.lock or a PEP 751 lock (pylock.toml, pylock.NAME.toml), not 'poetry.lock'"),
         ('"/abs/uv.lock"', "must be a path inside the project, relative to its root, not '/abs/uv.lock'"),
-        ('"../uv.lock"', "must be a path inside the project, relative to its root, not '../uv.lock'"),
+        (
+            '"../uv.lock"',
+            "must be a path inside the project, relative to its root, or the uv.lock of the uv workspace the project "
+            "is a member of, not '../uv.lock'",
+        ),
         ("true", 'must be a path such as "uv.lock" or "pylock.toml" (relative to the project root)'),
     ],
 )
