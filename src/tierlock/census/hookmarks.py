@@ -58,7 +58,7 @@ def mark_names(test: ast.expr) -> list[str]:
     for sub in ast.walk(test):
         if isinstance(sub, ast.Compare) and len(sub.ops) == 1 and isinstance(sub.ops[0], ast.In):
             name = literal(sub.left)
-            if name and dotted(sub.comparators[0]).endswith("keywords"):
+            if name and dotted(sub.comparators[0]).endswith(".keywords"):
                 out.append(name)
         elif isinstance(sub, ast.Call) and dotted(sub.func).rsplit(".", 1)[-1] in _MARK_READERS:
             args = [*sub.args[:1], *(k.value for k in sub.keywords if k.arg == "name")]
