@@ -35,49 +35,13 @@ import argparse
 import shutil
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._armtime import overhead_lines, own, timed
-from benchmarks._cliworld import BIN, REPO, environ, load, make_project, make_venv, online, ratio_line, run
-
-REGISTRY = {
-    "dataframe": ["pandas>=2.2", "pyarrow>=17"],
-    "compiled": ["scipy>=1.13", "scikit-learn>=1.5", "pyarrow>=17", "opencv-python-headless>=4.10"],
-    # The issue's own row: 46 packages (December 2026) around jaxlib's 333 MiB (349 MB) libjax_common.so.
-    "bigcompiled": [
-        "jax[cpu]>=0.4.30",
-        "flax>=0.10",
-        "optax>=0.2",
-        "pandas>=2.2",
-        "scikit-learn>=1.5",
-        "matplotlib>=3.9",
-        "seaborn>=0.13",
-    ],
-}
-
-
-def registry_project(root: Path, roots: list[str], env: dict[str, str]) -> Path:
-    project = root / "proj"
-    project.mkdir(parents=True)
-    quoted = ", ".join(f'"{r}"' for r in roots)
-    (project / "pyproject.toml").write_text(
-        f'[project]\nname = "app"\nversion = "0.1.0"\nrequires-python = ">=3.11"\ndependencies = []\n\n'
-        f"[project.optional-dependencies]\nbrain = [{quoted}]\n\n[tool.tierlock.tiers.brain]\n"
-        'source = "extra:brain"\n',
-        encoding="utf-8",
-    )
-    run([BIN / "tierlock", "--project", project, "-q", "lock", "--backend", "uv"], env)
-    return project
-
-
-def fresh(empty: Path, dest: Path) -> Path:
-    shutil.rmtree(dest, ignore_errors=True)
-    shutil.copytree(empty, dest, symlinks=True)
-    return dest / "bin" / "python"
+from benchmarks._armtime import ENTRY, REGISTRY, arming_world, fresh, overhead_lines, own, timed
+from benchmarks._cliworld import BIN, REPO, load, online, ratio_line, run
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -95,34 +59,26 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"load average before: {load()}")
     with tempfile.TemporaryDirectory(prefix="tierlock-bench-arm-") as tmp:
         root = Path(tmp)
+        world = arming_world(root, args.registry)  # uv's cache warmed once
+        env, project = world.env, world.project
         if args.registry:
-            env = environ(root / "uv-cache")
-            project = registry_project(root, REGISTRY[args.registry], env)
             what, goal = f"{args.registry} tier from the index ({', '.join(REGISTRY[args.registry])})", 1.15
         else:
-            project, wheels = make_project(root)
-            env = environ(root / "uv-cache", wheels)
             what, goal = "the generated brain tier, offline", 0.0
-        lock = project / "lockfiles" / "brain.txt"
-        empty = root / "empty"
-        make_venv(empty)
         tier: list[str | Path] = [BIN / "install-tier", "--project", project, "brain", "--backend", "uv", "--json"]
-        uv: list[str | Path] = [BIN / "uv", "pip", "install", "--no-deps", "--require-hashes", "-r", lock]
-        run([*uv, "--python", fresh(empty, root / "warm")], env)  # the caches warmed once: uv's
-        time.sleep(SETTLE)  # an arming keeps no plan resting on a file modified within two seconds (just made)
         for warm in ("warm-tier", "warm-tier-2"):  # and tierlock's: what it keeps of a venv, then of the arming
-            run([*tier, "--python", fresh(empty, root / warm)], env)
-        sides: dict[str, list[str | Path]] = {"tierlock": tier, "uv": uv}
+            run([*tier, "--python", world.fresh(root / warm)], env)
+        sides: dict[str, list[str | Path]] = {"tierlock": tier, "uv": world.uv}
         if args.baseline is not None:
             for label, src in (("new", REPO / "src"), ("old", args.baseline)):
-                sides[label] = [sys.executable, "-c", _ENTRY, str(src), *tier[1:]]
+                sides[label] = [sys.executable, "-c", ENTRY, str(src), *tier[1:]]
                 for warm in ("a", "b"):  # as the console script: its target known, and what it keeps kept
-                    run([*sides[label], "--python", fresh(empty, root / f"warm-{label}-{warm}")], env)
-        times, backends = _interleaved(sides, empty, root, env, args.runs)
+                    run([*sides[label], "--python", world.fresh(root / f"warm-{label}-{warm}")], env)
+        times, backends = _interleaved(sides, world.empty, root, env, args.runs)
         ours, peer = times["tierlock"], times["uv"]
         from tierlock.lockfiles import load as load_lock
 
-        packages = len(load_lock(lock).applicable())
+        packages = len(load_lock(world.lock).applicable())
     mine, theirs = sorted(ours)[len(ours) // 2], sorted(peer)[len(peer) // 2]
     print(f"arming {what}: {packages} packages, medians of {args.runs}; load average after: {load()}")
     if goal:
@@ -171,14 +127,6 @@ def _paired(ours: list[float], theirs: list[float]) -> float:
     """The median of the differences run by run (ms): the load shared by one round cancels out."""
     differences = sorted(a - b for a, b in zip(ours, theirs, strict=True))
     return differences[len(differences) // 2] * 1000
-
-
-#: Seconds a file must be old for an arming to keep a plan resting on it (``tierlock.armrecord``): the project and
-#: the venv are made just before the warm-ups.
-SETTLE = 2.1
-
-#: ``install-tier`` through ``python -c``: the first argument is the src folder to import tierlock from.
-_ENTRY = "import sys; sys.path.insert(0, sys.argv.pop(1)); from tierlock._entry import install_tier; install_tier()"
 
 
 def _interleaved(

@@ -38,8 +38,8 @@ from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._cliworld import BIN, REPO, environ, load, make_project, make_venv, online, run
-from benchmarks.bench_arm import REGISTRY, SETTLE, fresh, registry_project
+from benchmarks._armtime import REGISTRY, arming_world
+from benchmarks._cliworld import REPO, load, online, run
 
 #: ``install-tier`` in a child that writes its own CPU and its children's (seconds) to stderr at exit, and its own
 #: CPU when the early backend's watcher saw the backend end (``-1``: no early backend).
@@ -108,31 +108,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"load average before: {load()}")
     with tempfile.TemporaryDirectory(prefix="tierlock-bench-arm-cpu-") as tmp:
         root = Path(tmp)
-        if args.offline:
-            project, wheels = make_project(root)
-            env = environ(root / "uv-cache", wheels)
-        else:
-            env = environ(root / "uv-cache")
-            project = registry_project(root, REGISTRY[args.registry], env)
-        lock = project / "lockfiles" / "brain.txt"
-        empty = root / "empty"
-        make_venv(empty)
+        world = arming_world(root, None if args.offline else args.registry)  # uv's cache warmed, the files settled
+        env, uv = world.env, world.uv
         sources = {"tierlock": REPO / "src"} if args.baseline is None else {"new": REPO / "src", "old": args.baseline}
-        tail: list[str | Path] = ["--project", project, "brain", "--backend", "uv", "--json"]
+        tail: list[str | Path] = ["--project", world.project, "brain", "--backend", "uv", "--json"]
         sides = {name: [sys.executable, "-c", _ENTRY, src, *tail] for name, src in sources.items()}
-        uv: list[str | Path] = [BIN / "uv", "pip", "install", "--no-deps", "--require-hashes", "-r", lock]
-        run([*uv, "--python", fresh(empty, root / "warm")], env)  # uv's cache warmed
-        time.sleep(SETTLE)
         for name, command in sides.items():  # tierlock's: what it keeps of a venv, the arming's plan, a bundle
             for warm in ("a", "b", "c"):
-                armed([*command, "--python", fresh(empty, root / f"warm-{name}-{warm}")], env)
+                armed([*command, "--python", world.fresh(root / f"warm-{name}-{warm}")], env)
         ours: dict[str, list[Armed]] = {name: [] for name in sides}
         theirs: list[tuple[float, float]] = []
         names: list[str] = [*sides, "uv"]
         for i in range(args.runs):
             for side in names[i % len(names) :] + names[: i % len(names)]:  # the order turned by one each round
                 dest = root / f"{side}-{i}"
-                python = fresh(empty, dest)
+                python = world.fresh(dest)
                 if side == "uv":
                     theirs.append(alone([*uv, "--python", python], env))
                 else:

@@ -33,8 +33,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._cliworld import BIN, REPO, environ, load, make_project, make_venv, online, run
-from benchmarks.bench_arm import _ENTRY, REGISTRY, SETTLE, fresh, registry_project
+from benchmarks._armtime import ENTRY, REGISTRY, arming_world
+from benchmarks._cliworld import REPO, load, online, run
 from benchmarks.bench_cli_instructions import instructions
 
 
@@ -53,24 +53,14 @@ def main() -> None:
     print(f"{time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())} UTC, load average before: {load()}")
     with tempfile.TemporaryDirectory(prefix="tierlock-bench-arm-instructions-") as tmp:
         root = Path(tmp)
-        if args.registry:
-            env = environ(root / "uv-cache")
-            project = registry_project(root, REGISTRY[args.registry], env)
-        else:
-            project, wheels = make_project(root)
-            env = environ(root / "uv-cache", wheels)
-        lock = project / "lockfiles" / "brain.txt"
-        empty = root / "empty"
-        make_venv(empty)
-        uv: list[str | Path] = [BIN / "uv", "pip", "install", "--no-deps", "--require-hashes", "-r", lock]
-        run([*uv, "--python", fresh(empty, root / "warm")], env)  # uv's cache warmed once
-        time.sleep(SETTLE)  # a plan resting on a file modified within two seconds is not kept
-        arm = ["--project", str(project), "brain", "--backend", "uv", "--json"]
+        world = arming_world(root, args.registry)  # uv's cache warmed once, the files settled
+        env = world.env
+        arm = ["--project", str(world.project), "brain", "--backend", "uv", "--json"]
         for label, src in sides.items():
             side = {**env, "TIERLOCK_CACHE_DIR": f"{tmp}/cache-{label}"}
             for warm in ("a", "b"):  # the first records the plan, the second keeps what it learns of the venv
-                venv = fresh(empty, root / f"w-{label}-{warm}")
-                run([sys.executable, "-c", _ENTRY, src, *arm, "--python", venv], side)
+                venv = world.fresh(root / f"w-{label}-{warm}")
+                run([sys.executable, "-c", ENTRY, src, *arm, "--python", venv], side)
         print(f"arming {args.registry or 'the generated brain tier, offline'}: tierlock's own process, millions")
         for round_ in range(args.runs):
             order = list(sides.items()) if round_ % 2 == 0 else list(reversed(sides.items()))
@@ -78,7 +68,7 @@ def main() -> None:
             for label, src in order:
                 side = {**env, "TIERLOCK_CACHE_DIR": f"{tmp}/cache-{label}"}
                 dest = root / f"{label}-{round_}"
-                argv = [sys.executable, "-c", _ENTRY, src, *arm, "--python", str(fresh(empty, dest))]
+                argv = [sys.executable, "-c", ENTRY, src, *arm, "--python", str(world.fresh(dest))]
                 counts[label], code = instructions(argv, side)
                 if code != 0:
                     raise SystemExit(f"the {label} side's arming exited {code}")

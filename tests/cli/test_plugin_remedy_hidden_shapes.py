@@ -11,38 +11,18 @@ printed (the index options from the user's configuration), and the next strict r
 from __future__ import annotations
 
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support.env import clean_env
 from tests.support.lockproj import lock_offline
 from tests.support.plugin_project import laptop, write_files
+from tests.support.plugin_venv import locked_pyproject, offline, own_venv, remedy_of, run_printed
+from tests.support.plugin_venv import run_pytest as run
 from tests.support.wheels import build_wheel
-from tests.unit.plugin.test_plugin_remedy import own_venv, remedy_of, run
 from tierlock.pytest_plugin import EXIT_TIER_MISSING
 
-PYPROJECT = """\
-[project]
-name = "inner"
-version = "0.1"
-requires-python = ">=3.11"
-dependencies = []
-
-[project.optional-dependencies]
-brain = ["brainpkg"]
-
-[tool.tierlock]
-lock-dir = "lockfiles"
-ci-require = ["brain"]
-
-[tool.tierlock.tiers.brain]
-
-[tool.pytest.ini_options]
-addopts = ["-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:randomly", "-p", "no:xdist"]
-"""
+PYPROJECT = locked_pyproject({"brain": ["brainpkg"]}, ["brain"])
 
 FILES = {
     "tests/__init__.py": """\
@@ -132,10 +112,7 @@ def test_the_strict_runs_remedy_for_hidden_shapes_run_as_printed_makes_the_next_
     assert "tests/test_models.py (a test file that needs it, ignored by the project's conftest" in first.stdout
     printed = remedy_of(first.stdout, "to fix: ")
     assert printed == shlex.join(["install-tier", "brain", "--python", str(python)])
-    user_config = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(house), "UV_NO_INDEX": "1", "UV_FIND_LINKS": str(house)}
-    argv = shlex.split(printed)
-    argv[0] = str(Path(sys.executable).with_name(argv[0]))
-    armed = subprocess.run(argv, cwd=project, env=clean_env(user_config), capture_output=True, text=True, check=False)
+    armed = run_printed(printed, project, offline(house))
     assert armed.returncode == 0, armed.stdout + armed.stderr
     second = run(python, project, "tests", "-rsx", extra=strict)
     assert second.returncode == 0, second.stdout + second.stderr

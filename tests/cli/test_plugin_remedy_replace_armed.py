@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import json
 import shlex
-import site
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from tests.support.remedyscene import Parts, scene_for
 from tests.support.remedystates import State
+from tests.support.remedytour import plugin_ready
 from tests.support.remedywalk import Scene, present
 from tierlock.pytest_plugin import EXIT_TIER_MISSING
 
@@ -33,9 +32,7 @@ def _stale_brain(scene: Scene) -> None:
     (scene.root / "tests" / "test_brain.py").write_text(TEST, encoding="utf-8")
     scene.arm("brain")
     scene.arm("fast", flags=("--replace-armed",))
-    # pytest, packaging and this tierlock, seen from the scene's venv (its own site folder stays first).
-    source = Path(sys.modules["tierlock"].__file__ or "").parents[1]
-    (scene.site / "zz_outer.pth").write_text(f"{site.getsitepackages()[0]}\n{source}\n", encoding="utf-8")
+    plugin_ready(scene)
 
 
 def _strict_run(name: str, make: Callable[[Scene], None], tmp_path: Path, parts: Parts) -> tuple[Scene, str, list[str]]:

@@ -1,14 +1,19 @@
-"""Every command's remedy, in hostile states of one tier, followed until no command has one left (the tour).
+"""Every command's remedy, in hostile states of one tier, followed as printed until no command has one left (the tour).
 
-The states are the walker's catalogue (tests/support/remedystates.py: husks, drift, lost receipts, interrupted
-installs' leftovers, a pip stash, a missing lockfile) and three more: the lock out of date with the pyproject
-(a requirement added), the base's dependencies changed after the tier was locked, and the tier armed with pip.
-In each, ``brain`` is required in CI and gates a test file; the tour asks one of ``check``, ``status brain``,
-``probe brain``, ``admit --tier brain`` under ``CI=true`` and the pytest plugin under ``CI=true`` (each command
-as text and ``--json``), then ``status brain``, runs the first remedy either prints exactly as printed, and
-repeats: a state seen twice, a remedy
-that changes nothing or one tierlock refuses fails the test. Each state is led by another of the commands, so
-every command's remedy is the one followed somewhere (then ``status brain``'s, whatever the lead leaves).
+The states are the walker's catalogue of one tier (tests/support/remedystates.py: never armed, husks, drift, lost
+receipts, interrupted installs' leftovers, a pip stash, a missing lockfile, a base husk, the project's own .venv)
+and three more: the lock out of date with the pyproject (a requirement added), the base's dependencies changed after
+the tier was locked, and the tier armed with pip. Each state is toured from its own command (``status brain``,
+``probe brain``, ``admit --tier brain`` ...), text and ``--json``: its remedy is run exactly as printed until it
+prints none, and the state is then healthy as the catalogue means it (the command exits 0 and the tier is present)
+after at most three remedies (tests/support/remedytour.py: ``tour_state``). A state seen twice, a remedy that
+changes nothing or one tierlock refuses fails the test.
+
+Ten of them are also toured led by another command: ``brain`` is required in CI and gates a test file, and the tour
+asks one of ``check``, ``status brain``, ``probe brain``, ``admit --tier brain`` under ``CI=true`` and the pytest
+plugin under ``CI=true`` first, then the state's own command, running the first remedy either prints. Each lead
+leads two states, so every command's remedy is the one followed somewhere (then the state's own command's, whatever
+the lead leaves).
 """
 
 from __future__ import annotations
@@ -19,8 +24,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.remedyscene import Parts, scene_for
-from tests.support.remedystates import STATES, State
-from tests.support.remedytour import HEALTHY, Reader, every_tier_present, plugin_ready, read, tour
+from tests.support.remedystates import State, armed, by_layout, delete_so, edit, state_id, then
+from tests.support.remedytour import HEALTHY, Reader, own_reader, plugin_ready, read, tour, tour_state
 from tests.support.remedywalk import Scene, present
 
 READERS = [
@@ -51,64 +56,38 @@ def _gated(setup: Callable[[Scene], None]) -> Callable[[Scene], None]:
     return made
 
 
-def _edit(old: str, new: str) -> Callable[[Scene], None]:
-    def step(scene: Scene) -> None:
-        pyproject = scene.root / "pyproject.toml"
-        text = pyproject.read_text(encoding="utf-8")
-        assert old in text
-        pyproject.write_text(text.replace(old, new, 1), encoding="utf-8")
-
-    return step
-
-
-def _then(*steps: Callable[[Scene], None]) -> Callable[[Scene], None]:
-    def setup(scene: Scene) -> None:
-        for step in steps:
-            step(scene)
-
-    return setup
-
-
-def _arm(*flags: str) -> Callable[[Scene], None]:
-    def step(scene: Scene) -> None:
-        scene.arm("brain", flags=flags)
-
-    return step
-
-
-def _delete_so(scene: Scene) -> None:
-    next((scene.site / "corelib").glob("_core*.so")).unlink()
-
-
 MORE = [
     State(
         "the lock out of date with the pyproject",
         "single",
-        _then(_arm(), _edit('brain = ["corelib>=1", "helper>=1"]', 'brain = ["corelib>=1", "helper>=1", "alib>=1"]')),
+        then(
+            armed("brain"),
+            edit('brain = ["corelib>=1", "helper>=1"]', 'brain = ["corelib>=1", "helper>=1", "alib>=1"]'),
+        ),
         ("status", "brain"),
         present("brain"),
     ),
     State(
         "the base's dependencies changed after the tier was locked",
         "single",
-        _then(_arm(), _edit('dependencies = ["basepkg>=1"]', 'dependencies = ["basepkg>=1", "blib>=1"]')),
+        then(armed("brain"), edit('dependencies = ["basepkg>=1"]', 'dependencies = ["basepkg>=1", "blib>=1"]')),
         ("status", "brain"),
         present("brain"),
     ),
     State(
         "armed with pip, then a husk",
         "single",
-        _then(_arm("--backend", "pip"), _delete_so),
+        then(armed("brain", flags=("--backend", "pip")), delete_so),
         ("status",),
         present("brain"),
     ),
 ]
 
-#: The catalogue's states of brain that an interrupt, another tool or a hand leaves (the walker follows status's
-#: remedy in all of them already), and the three above.
-TOURED = [
+#: The states of brain that an interrupt, another tool or a hand leaves, toured led by another command, and the
+#: three above.
+LED = [
     s
-    for s in STATES
+    for s in by_layout("single")
     if s.name
     in {
         "husk: a deleted .so",
@@ -120,26 +99,34 @@ TOURED = [
         "RECORD gone",
     }
 ] + MORE
+LEADS = {s.name: READERS[i % len(READERS)] for i, s in enumerate(LED)}
+
+#: Each state of one tier from its own command alone (the one whose lead is its own command is that tour already),
+#: and each led state.
+CASES = [(s, None) for s in by_layout("single") if LEADS.get(s.name) != own_reader(s)] + [
+    (s, LEADS[s.name]) for s in LED
+]
 
 
 @pytest.mark.parametrize(
     ("state", "lead"),
-    [(s, READERS[i % len(READERS)]) for i, s in enumerate(TOURED)],
-    ids=[f"{s.name.replace(' ', '-')}-{READERS[i % len(READERS)]}" for i, s in enumerate(TOURED)],
+    CASES,
+    ids=[f"{state_id(s)}-{lead}" if lead else f"{state_id(s)}-alone" for s, lead in CASES],
 )
-def test_every_commands_remedy_followed_as_printed_ends_with_the_tier_present_and_never_loops(
-    state: State, lead: Reader, tmp_path: Path, walk_parts: Parts
+def test_every_commands_remedy_followed_as_printed_ends_healthy_within_three_remedies_and_never_loops(
+    state: State, lead: Reader | None, tmp_path: Path, walk_parts: Parts
 ) -> None:
-    gated = State(state.name, state.layout, _gated(state.setup), state.reader, state.healthy)
-    scene = scene_for(gated, tmp_path, walk_parts)
-    done = tour(scene, [lead, *(r for r in READERS[:1] if r != lead)])  # (status: whatever the lead leaves)
-    assert done.end == HEALTHY, done
-    assert every_tier_present(scene) or scene.probe_state("brain") == "present"
+    if lead is not None:
+        state = State(state.name, state.layout, _gated(state.setup), state.reader, state.healthy, state.project_venv)
+    tour_state(scene_for(state, tmp_path, walk_parts), state, lead)
 
 
-def test_the_tour_holds_every_state_it_names_and_every_command_leads_one() -> None:
-    assert len(TOURED) == 10
-    assert {READERS[i % len(READERS)] for i in range(len(TOURED))} == set(READERS)
+def test_the_tour_holds_every_state_of_one_tier_and_every_command_leads_two() -> None:
+    assert len(by_layout("single")) == 18
+    assert len(LED) == 10
+    assert sorted(LEADS.values(), key=str) == sorted(READERS * 2, key=str)
+    alone = {s.name for s, lead in CASES if lead is None}
+    assert alone == {s.name for s in by_layout("single")} - {"husk: a deleted .so", "no lockfile"}
 
 
 def test_a_requirement_added_after_arming_is_locked_first_and_never_called_removed_by_another_tool(

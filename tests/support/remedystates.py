@@ -49,14 +49,14 @@ def _nothing(scene: Scene) -> None:
     del scene
 
 
-def _armed(*tiers: str, flags: tuple[str, ...] = ()) -> Callable[[Scene], None]:
+def armed(*tiers: str, flags: tuple[str, ...] = ()) -> Callable[[Scene], None]:
     def setup(scene: Scene) -> None:
         scene.arm(*tiers, flags=flags)
 
     return setup
 
 
-def _then(*steps: Callable[[Scene], None]) -> Callable[[Scene], None]:
+def then(*steps: Callable[[Scene], None]) -> Callable[[Scene], None]:
     def setup(scene: Scene) -> None:
         for step in steps:
             step(scene)
@@ -64,8 +64,20 @@ def _then(*steps: Callable[[Scene], None]) -> Callable[[Scene], None]:
     return setup
 
 
-def _delete_so(scene: Scene) -> None:
+def delete_so(scene: Scene) -> None:
     so_of(scene, "corelib").unlink()
+
+
+def edit(old: str, new: str) -> Callable[[Scene], None]:
+    """A step that edits the project's pyproject.toml by hand: *old* (which must be there) becomes *new*."""
+
+    def step(scene: Scene) -> None:
+        pyproject = scene.root / "pyproject.toml"
+        text = pyproject.read_text(encoding="utf-8")
+        assert old in text
+        pyproject.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+    return step
 
 
 def _zero_file(scene: Scene) -> None:
@@ -169,55 +181,53 @@ B = "brain"
 STATES: list[State] = [
     # -- one tier, one environment: what already worked, and the words around it
     State("never armed", "single", _nothing, STATUS_BRAIN, present(B)),
-    State("husk: a deleted .so", "single", _then(_armed(B), _delete_so), STATUS_BRAIN, present(B)),
-    State("a zeroed file", "single", _then(_armed(B), _zero_file), STATUS_BRAIN, present(B)),
-    State("a hand upgrade", "single", _then(_armed(B), _hand_upgrade), STATUS_BRAIN, present(B)),
-    State("pruned by another tool's sync", "single", _then(_armed(B), _sync_prunes), STATUS_BRAIN, present(B)),
-    State("receipt deleted, packages whole", "single", _then(_armed(B), _delete_receipt(B)), STATUS_BRAIN, present(B)),
-    State("a package's files gone", "single", _then(_armed(B), _files_gone), STATUS_BRAIN, present(B)),
+    State("husk: a deleted .so", "single", then(armed(B), delete_so), STATUS_BRAIN, present(B)),
+    State("a zeroed file", "single", then(armed(B), _zero_file), STATUS_BRAIN, present(B)),
+    State("a hand upgrade", "single", then(armed(B), _hand_upgrade), STATUS_BRAIN, present(B)),
+    State("pruned by another tool's sync", "single", then(armed(B), _sync_prunes), STATUS_BRAIN, present(B)),
+    State("receipt deleted, packages whole", "single", then(armed(B), _delete_receipt(B)), STATUS_BRAIN, present(B)),
+    State("a package's files gone", "single", then(armed(B), _files_gone), STATUS_BRAIN, present(B)),
     State("half installed, no receipt", "single", _half_installed, STATUS_BRAIN, present(B)),
-    State("the lock moved on", "single", _then(_armed(B), _lock_moved_on), STATUS_BRAIN, present(B)),
-    State("pip's interrupted uninstall", "single", _then(_armed(B), _pip_leftover), STATUS_BRAIN, present(B)),
-    State(
-        "a killed receipt write", "single", _then(_armed(B), _temporary_receipt, _delete_so), STATUS_BRAIN, present(B)
-    ),
+    State("the lock moved on", "single", then(armed(B), _lock_moved_on), STATUS_BRAIN, present(B)),
+    State("pip's interrupted uninstall", "single", then(armed(B), _pip_leftover), STATUS_BRAIN, present(B)),
+    State("a killed receipt write", "single", then(armed(B), _temporary_receipt, delete_so), STATUS_BRAIN, present(B)),
     State("no lockfile", "single", _no_lockfile, STATUS_BRAIN, present(B)),
-    State("base husk", "single", _then(_armed("base"), _base_husk), ("status", "base"), present("base")),
-    State("unreadable receipt", "single", _then(_armed(B), _corrupt_receipt, _delete_so), STATUS_BRAIN, present(B)),
-    State("RECORD gone", "single", _then(_armed(B), _record_gone), STATUS_BRAIN, present(B)),
-    State("husk read by probe", "single", _then(_armed(B), _delete_so), ("probe", B), present(B)),
-    State("husk read by admit", "single", _then(_armed(B), _delete_so), ("admit", "--tier", B), present(B)),
-    State("husk in the project's .venv", "single", _then(_armed(B), _delete_so), STATUS_BRAIN, present(B), True),
+    State("base husk", "single", then(armed("base"), _base_husk), ("status", "base"), present("base")),
+    State("unreadable receipt", "single", then(armed(B), _corrupt_receipt, delete_so), STATUS_BRAIN, present(B)),
+    State("RECORD gone", "single", then(armed(B), _record_gone), STATUS_BRAIN, present(B)),
+    State("husk read by probe", "single", then(armed(B), delete_so), ("probe", B), present(B)),
+    State("husk read by admit", "single", then(armed(B), delete_so), ("admit", "--tier", B), present(B)),
+    State("husk in the project's .venv", "single", then(armed(B), delete_so), STATUS_BRAIN, present(B), True),
     # -- two tiers that pin one package differently
     State(
         "stale after --replace-armed",
         "siblings",
-        _then(_armed(B), _armed("fast", flags=("--replace-armed",))),
+        then(armed(B), armed("fast", flags=("--replace-armed",))),
         STATUS_BRAIN,
         present(B),
     ),
     State(
         "stale, read by probe",
         "siblings",
-        _then(_armed(B), _armed("fast", flags=("--replace-armed",))),
+        then(armed(B), armed("fast", flags=("--replace-armed",))),
         ("probe", B),
         present(B),
     ),
     State(
         "both sides hold receipts: install-tier --armed",
         "siblings",
-        _then(_armed(B), _armed("fast", flags=("--replace-armed",))),
+        then(armed(B), armed("fast", flags=("--replace-armed",))),
         ("install-tier", "--armed"),
         _armed_ok(),
     ),
     State(
         "husk of a tier a stale sibling blocks",
         "siblings",
-        _then(
-            _armed(B),
-            _armed("fast", flags=("--replace-armed",)),
-            _armed(B, flags=("--replace-armed",)),
-            _delete_so,
+        then(
+            armed(B),
+            armed("fast", flags=("--replace-armed",)),
+            armed(B, flags=("--replace-armed",)),
+            delete_so,
         ),
         STATUS_BRAIN,
         present(B),
@@ -225,24 +235,24 @@ STATES: list[State] = [
     State(
         "interrupted --replace-armed",
         "siblings",
-        _then(_armed(B), _interrupted_replace),
+        then(armed(B), _interrupted_replace),
         ("status", "fast"),
         present("fast"),
     ),
     State(
         "interrupted --replace-armed, the tier it did not replace",
         "siblings",
-        _then(_armed(B), _interrupted_replace),
+        then(armed(B), _interrupted_replace),
         STATUS_BRAIN,
         present(B),
     ),
-    State("sibling armed, the other absent", "siblings", _armed(B), ("status", "fast"), present("fast")),
-    State("declared conflict: the other absent", "exclusive", _armed(B), ("status", "fast"), present("fast")),
+    State("sibling armed, the other absent", "siblings", armed(B), ("status", "fast"), present("fast")),
+    State("declared conflict: the other absent", "exclusive", armed(B), ("status", "fast"), present("fast")),
     State("declared conflict: nothing armed, admit", "exclusive", _nothing, ("admit",), _armed_ok()),
     State(
         "declared conflict: both hold receipts",
         "exclusive",
-        _then(_armed(B), _armed("fast", flags=("--replace-armed",))),
+        then(armed(B), armed("fast", flags=("--replace-armed",))),
         ("install-tier", "--armed"),
         _armed_ok(),
     ),
@@ -263,20 +273,20 @@ STATES: list[State] = [
         True,
     ),
     # -- aggregates, partial roots, extras
-    State("aggregate without receipt: remove a", "aggregate", _armed("a", "b"), ("remove", "a"), _without("alib")),
-    State("aggregate armed: remove a", "aggregate", _armed("all", "b"), ("remove", "a"), _without("alib")),
-    State("aggregate without receipt: status", "aggregate", _armed("a", "b"), ("status", "all"), present("all")),
+    State("aggregate without receipt: remove a", "aggregate", armed("a", "b"), ("remove", "a"), _without("alib")),
+    State("aggregate armed: remove a", "aggregate", armed("all", "b"), ("remove", "a"), _without("alib")),
+    State("aggregate without receipt: status", "aggregate", armed("a", "b"), ("status", "all"), present("all")),
     State(
         "partial roots without a receipt: remove the other",
         "siblings",
-        _armed("fast"),
+        armed("fast"),
         ("remove", "fast"),
         _without("corelib"),
     ),
     State(
         "a staying package needs a removed one through an extra",
         "extras",
-        _then(_armed("ana"), _install_staying),
+        then(armed("ana"), _install_staying),
         ("remove", "ana"),
         _done_when(lambda scene, _r: "xduck" in scene.installed()),
     ),

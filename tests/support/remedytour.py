@@ -17,6 +17,10 @@ A remedy that is an edit (``remedy_argv`` null: a ``[tool.tierlock]``
 change), or a read-only pointer to one (``tierlock check ...``, run as printed:
 its own finding must name the edit), ends the tour as :data:`EDIT`, or the
 tour applies that edit as a person would (:func:`apply_layering`) and goes on.
+
+:func:`tour_state` tours a state of the walker's catalogue
+(:mod:`tests.support.remedystates`) from its own command, led by another when
+given: it must end as the state means healthy within the walker's bound.
 """
 
 from __future__ import annotations
@@ -32,7 +36,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.support.remedywalk import Reading, Scene, json_remedies, remedy_lines, run_remedy, split_chain
+from tests.support.remedystates import State
+from tests.support.remedywalk import (
+    Reading,
+    Scene,
+    json_remedies,
+    refused_with_exit_0,
+    remedy_lines,
+    run_remedy,
+    split_chain,
+)
 from tierlock.remedies import argv_of
 
 #: At most this many remedies end a tour.
@@ -70,6 +83,8 @@ class Tour:
     end: str = ""
     edit: str | None = None
     """The edit a pointer's finding named (:data:`EDIT`)."""
+    last: Reading | None = None
+    """The last reading asked when the tour ended :data:`HEALTHY` (the last reader's)."""
 
 
 def env_for(scene: Scene, *, ci: bool) -> dict[str, str]:
@@ -110,7 +125,9 @@ def read_cli(scene: Scene, reader: Reader) -> Reading:
             assert argv_ == split_chain(str(text)), f"{scene.name}: {reader}: remedy_argv {argv_} is not `{text}`"
     remedy = lines[0] if lines else None
     carried_argv = next((a for t, a in carried if t == remedy), None) if remedy else None
-    return Reading(tuple(argv), code, out + err, document, remedy, carried_argv)
+    reading = Reading(tuple(argv), code, out + err, document, remedy, carried_argv)
+    assert not refused_with_exit_0(reading), f"{scene.name}: {reader} exits 0 while refusing:\n{reading.text}"
+    return reading
 
 
 def plugin_ready(scene: Scene) -> None:
@@ -184,8 +201,8 @@ def tour(
     done = Tour()
     for _ in range(STEPS):
         reading, reader = _first_remedy(scene, readers)
-        if reading is None or reader is None:
-            done.end = HEALTHY
+        if reading.remedy is None or reader is None:
+            done.end, done.last = HEALTHY, reading
             return done
         assert reading.remedy is not None
         done.steps.append((str(reader), reading.remedy))
@@ -211,12 +228,13 @@ def tour(
     raise AssertionError(f"{scene.name}: still a remedy after {STEPS} steps: {done.steps}\n" + _log(scene))
 
 
-def _first_remedy(scene: Scene, readers: Sequence[Reader]) -> tuple[Reading | None, Reader | None]:
+def _first_remedy(scene: Scene, readers: Sequence[Reader]) -> tuple[Reading, Reader | None]:
+    """The first reading that prints a remedy and its reader; else the last reading and None."""
     for reader in readers:
         reading = read(scene, reader)
         if reading.remedy is not None:
             return reading, reader
-    return None, None
+    return reading, None
 
 
 def _log(scene: Scene) -> str:
@@ -245,3 +263,25 @@ def every_tier_present(scene: Scene) -> bool:
     code, out, _ = run_as(scene, ["tierlock", "probe", "--json", *scene.where()], ci=False)
     document: Any = json.loads(out)
     return code == 0 and all(t["state"] == "present" for t in document["tiers"])
+
+
+#: The walker's bound: a state of one tier reaches its healthy state in at most this many remedies.
+WALK_STEPS = 3
+
+
+def own_reader(state: State) -> Reader:
+    """The state's own command as a tour reader (``admit``, the CI gate, as in CI)."""
+    return Reader(state.reader, ci=state.reader[0] == "admit")
+
+
+def tour_state(scene: Scene, state: State, lead: Reader | None = None) -> Tour:
+    """*state*'s scene toured from its own command, *lead* asked first when given: it ends with no remedy left, as
+    the state means healthy (its command exits 0 and the tier is present), in at most :data:`WALK_STEPS`
+    remedies."""
+    own = own_reader(state)
+    done = tour(scene, [lead, own] if lead is not None and lead != own else [own])
+    assert done.end == HEALTHY, done
+    assert done.last is not None
+    assert state.healthy(scene, done.last), f"{scene.name}: no remedy left, yet not healthy:\n{done.last.text}"
+    assert len(done.steps) <= WALK_STEPS, f"{scene.name}: {len(done.steps)} remedies: {done.steps}"
+    return done

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.plugin_project import inner_pyproject, laptop, write_files
+from tests.support.plugin_project import inner_project, write_files
 from tests.support.probe_env import uv_install
 from tests.support.wheels import EXT_SUFFIX, build_wheel
 from tierlock.pytest_plugin import EXIT_TIER_MISSING
@@ -37,10 +37,12 @@ def need(suffix):
 
 @pytest.fixture
 def inner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    laptop(monkeypatch)
-    pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False).replace("tests/brain/", "testing/brain/"))
-    write_files(pytester.path, {"testing/__init__.py": "", "testing/test_base.py": "def test_base():\n    pass\n"})
-    return pytester
+    return inner_project(
+        pytester,
+        monkeypatch,
+        {"testing/__init__.py": "", "testing/test_base.py": "def test_base():\n    pass\n"},
+        tests="testing/brain/**",
+    )
 
 
 def in_ci(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.plugin_project import inner_pyproject, laptop, write_files
+from tests.support.plugin_project import inner_project
 from tests.support.probe_env import uv_install
 from tests.support.wheels import EXT_SUFFIX, build_wheel
 from tierlock.pytest_plugin import EXIT_TIER_MISSING
@@ -33,17 +33,15 @@ def house(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def inner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    laptop(monkeypatch)
-    pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False))
-    write_files(
-        pytester.path,
+    return inner_project(
+        pytester,
+        monkeypatch,
         {
             "lockfiles/brain.txt": LOCK,
             "tests/test_base.py": "def test_base():\n    pass\n",
             "tests/brain/test_brain.py": "import brainpkg\n\n\ndef test_brain():\n    pass\n",
         },
     )
-    return pytester
 
 
 def install(inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, house: Path, *requirements: str) -> Path:

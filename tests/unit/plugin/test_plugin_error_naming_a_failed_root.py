@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.plugin_project import inner_pyproject, laptop, write_files
+from tests.support.plugin_project import inner_project
 from tierlock.pytest_plugin import EXIT_TIER_MISSING
 
 REMEDY = "tierlock lock brain && install-tier brain"
@@ -56,11 +56,11 @@ def test_another_error_naming_it():
 
 @pytest.fixture
 def jwt_like(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    laptop(monkeypatch)
-    pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False, tests="testing/brain/**"))
-    write_files(
-        pytester.path,
+    inner_project(
+        pytester,
+        monkeypatch,
         {"inner_jwt/__init__.py": "", "inner_jwt/algorithms.py": ALGORITHMS, "testing/test_jwt.py": TESTS},
+        tests="testing/brain/**",
     )
     pytester.syspathinsert(pytester.path)
     return pytester
@@ -97,10 +97,9 @@ def test_a_test_calling_it_is_attributed_and_assertions_or_other_words_are_not(j
 def test_an_error_naming_a_root_whose_import_never_failed_is_left_alone(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    laptop(monkeypatch)
+    files = {"testing/test_words.py": "def test_it():\n    raise RuntimeError('brainpkg is off')\n"}
+    inner_project(pytester, monkeypatch, files, tests="testing/brain/**")
     monkeypatch.setenv("CI", "true")
-    pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False, tests="testing/brain/**"))
-    write_files(pytester.path, {"testing/test_words.py": "def test_it():\n    raise RuntimeError('brainpkg is off')\n"})
     result = pytester.runpytest("testing")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.assert_outcomes(failed=1)

@@ -12,8 +12,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.plugin_project import inner_pyproject, laptop, write_files
-from tierlock.pytest_plugin import EXIT_TIER_MISSING
+from tests.support.plugin_project import (
+    REQUIRED_ABSENT,
+    assert_failed_closed,
+    inner_project,
+    strict_run,
+    write_files,
+)
 
 REMEDY = "tierlock lock brain && install-tier brain"  # no lockfile in this small project
 
@@ -68,29 +73,28 @@ def test_plain():
 """
 
 
+#: The tests of most cases: one that needs the tier (hidden or not by the conftest), one that needs nothing.
+MODELS_AND_PLAIN = {"tests/test_models.py": MODELS, "tests/test_plain.py": PLAIN}
+
+#: The verdict's first line when one test of the run needed the tier.
+ONE_NEEDED = f"{REQUIRED_ABSENT}; 1 test of this run needed it:"
+
+
 @pytest.fixture
 def inner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    laptop(monkeypatch)
-    pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False, tests="tests/brain/**"))
-    return pytester
+    return inner_project(pytester, monkeypatch)
 
 
 def test_a_strict_run_whose_conftest_computes_collect_ignore_from_find_spec_fails_closed_naming_the_file(
     inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    write_files(
-        inner.path,
-        {"tests/conftest.py": FIND_SPEC_CONFTEST, "tests/test_models.py": MODELS, "tests/test_plain.py": PLAIN},
-    )
-    monkeypatch.setenv("CI", "true")
-    result = inner.runpytest("tests")
-    assert result.ret == EXIT_TIER_MISSING, result.stdout.str()
-    result.stdout.fnmatch_lines(
-        [
-            "tierlock: tier brain is required in CI (ci-require) but it is absent; 1 test of this run needed it:",
-            "  - tests/test_models.py (a test file that needs it, ignored by the project's conftest after a failed*",
-            f"  to fix: {REMEDY}*",
-        ]
+    write_files(inner.path, {"tests/conftest.py": FIND_SPEC_CONFTEST, **MODELS_AND_PLAIN})
+    result = strict_run(inner, monkeypatch, "tests")
+    assert_failed_closed(
+        result,
+        ONE_NEEDED,
+        "  - tests/test_models.py (a test file that needs it, ignored by the project's conftest after a failed*",
+        f"  to fix: {REMEDY}*",
     )
     result.assert_outcomes(passed=1)
 
@@ -101,22 +105,12 @@ def test_a_strict_run_whose_conftest_ignores_a_gated_folder_after_a_failed_impor
     files = {"tests/conftest.py": FOLDER_CONFTEST, "tests/brain/test_x.py": PLAIN, "tests/test_p.py": PLAIN}
     files["tests/brain/a_helpers.py"] = "import brainpkg\n"  # no test file: not counted
     write_files(inner.path, files)
-    monkeypatch.setenv("CI", "true")
-    result = inner.runpytest("tests")
-    assert result.ret == EXIT_TIER_MISSING, result.stdout.str()
-    result.stdout.fnmatch_lines(
-        [
-            "tierlock: tier brain is required in CI (ci-require) but it is absent; 1 test of this run needed it:",
-            "  - tests/brain/test_x.py (a test file of its globs)",
-        ]
-    )
+    result = strict_run(inner, monkeypatch, "tests")
+    assert_failed_closed(result, ONE_NEEDED, "  - tests/brain/test_x.py (a test file of its globs)")
 
 
 def test_on_a_laptop_the_files_the_project_hid_are_counted_with_the_remedy(inner: pytest.Pytester) -> None:
-    write_files(
-        inner.path,
-        {"tests/conftest.py": FIND_SPEC_CONFTEST, "tests/test_models.py": MODELS, "tests/test_plain.py": PLAIN},
-    )
+    write_files(inner.path, {"tests/conftest.py": FIND_SPEC_CONFTEST, **MODELS_AND_PLAIN})
     result = inner.runpytest("tests")
     assert result.ret == 0
     result.stdout.fnmatch_lines(
@@ -128,38 +122,16 @@ def test_a_conftest_hook_that_ignores_the_files_of_a_missing_backend_fails_a_str
     inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     computed = 'collect_ignore = [name for name in ("setup.py",)]\n'  # the selection is read at collection
-    write_files(
-        inner.path,
-        {"tests/conftest.py": computed + HOOK_CONFTEST, "tests/test_models.py": MODELS, "tests/test_plain.py": PLAIN},
-    )
-    monkeypatch.setenv("CI", "true")
-    result = inner.runpytest("tests")
-    assert result.ret == EXIT_TIER_MISSING, result.stdout.str()
-    result.stdout.fnmatch_lines(["  - tests/test_models.py (a test file that needs it, *"])
-
-
-def test_a_file_the_run_ignores_on_purpose_is_not_counted_and_a_strict_run_passes(
-    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    write_files(
-        inner.path,
-        {"tests/conftest.py": FIND_SPEC_CONFTEST, "tests/test_models.py": MODELS, "tests/test_plain.py": PLAIN},
-    )
-    monkeypatch.setenv("CI", "true")
-    result = inner.runpytest("tests", "--ignore", "tests/test_models.py")
-    assert result.ret == 0, result.stdout.str()
-    result.assert_outcomes(passed=1)
+    write_files(inner.path, {"tests/conftest.py": computed + HOOK_CONFTEST, **MODELS_AND_PLAIN})
+    result = strict_run(inner, monkeypatch, "tests")
+    assert_failed_closed(result, "  - tests/test_models.py (a test file that needs it, *")
 
 
 def test_a_file_a_conftest_ignores_for_another_reason_is_not_counted(
     inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    write_files(
-        inner.path,
-        {"tests/conftest.py": VERSION_CONFTEST, "tests/test_models.py": MODELS, "tests/test_plain.py": PLAIN},
-    )
-    monkeypatch.setenv("CI", "true")
-    result = inner.runpytest("tests")
+    write_files(inner.path, {"tests/conftest.py": VERSION_CONFTEST, **MODELS_AND_PLAIN})
+    result = strict_run(inner, monkeypatch, "tests")
     assert result.ret == 0, result.stdout.str()
     result.assert_outcomes(passed=1)
     assert "test_models.py" not in result.stdout.str()
@@ -196,15 +168,22 @@ def test_a_file_that_needs_the_tier_and_is_collected_is_not_counted_as_not_colle
     result.stdout.fnmatch_lines(["tierlock: 0 test files not collected and 1 test skipped because brain absent*"])
 
 
-def test_a_gated_file_the_run_ignores_on_purpose_after_a_failed_import_is_not_counted(
-    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("files", "ignored"),
+    [
+        ({"tests/conftest.py": FIND_SPEC_CONFTEST, **MODELS_AND_PLAIN}, "tests/test_models.py"),
+        (
+            {"tests/conftest.py": COMPUTED_UNRELATED, "tests/brain/test_x.py": PLAIN, "tests/test_plain.py": PLAIN},
+            "tests/brain/test_x.py",
+        ),
+    ],
+    ids=["a-file-the-project-would-hide", "a-gated-file-after-a-failed-import"],
+)
+def test_a_file_the_run_ignores_on_purpose_is_not_counted_and_a_strict_run_passes(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, files: dict[str, str], ignored: str
 ) -> None:
-    write_files(
-        inner.path,
-        {"tests/conftest.py": COMPUTED_UNRELATED, "tests/brain/test_x.py": PLAIN, "tests/test_plain.py": PLAIN},
-    )
-    monkeypatch.setenv("CI", "true")
-    result = inner.runpytest("tests", "--ignore", "tests/brain/test_x.py")
+    write_files(inner.path, files)
+    result = strict_run(inner, monkeypatch, "tests", "--ignore", ignored)
     assert result.ret == 0, result.stdout.str()
     result.assert_outcomes(passed=1)
 
@@ -224,28 +203,17 @@ def test_every_file_of_a_folder_the_project_hid_is_weighed_one_by_one(
             "tests/test_p.py": PLAIN,
         },
     )
-    monkeypatch.setenv("CI", "true")
-    result = inner.runpytest("tests", "--ignore", "tests/models/test_b_ignored.py")
-    assert result.ret == EXIT_TIER_MISSING, result.stdout.str()
-    result.stdout.fnmatch_lines(
-        [
-            "tierlock: tier brain is required in CI (ci-require) but it is absent; 1 test of this run needed it:",
-            "  - tests/models/test_c_models.py (a test file that needs it, *",
-        ]
-    )
+    result = strict_run(inner, monkeypatch, "tests", "--ignore", "tests/models/test_b_ignored.py")
+    assert_failed_closed(result, ONE_NEEDED, "  - tests/models/test_c_models.py (a test file that needs it, *")
 
 
 def test_under_xdist_the_files_the_project_hid_fail_a_strict_run_the_same(
     inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    write_files(
-        inner.path,
-        {"tests/conftest.py": FIND_SPEC_CONFTEST, "tests/test_models.py": MODELS, "tests/test_plain.py": PLAIN},
-    )
+    write_files(inner.path, {"tests/conftest.py": FIND_SPEC_CONFTEST, **MODELS_AND_PLAIN})
     monkeypatch.setenv("CI", "true")
     result = inner.runpytest_subprocess("tests", "-n", "2")
-    assert result.ret == EXIT_TIER_MISSING, result.stdout.str()
-    result.stdout.fnmatch_lines(["  - tests/test_models.py (a test file that needs it, *"])
+    assert_failed_closed(result, "  - tests/test_models.py (a test file that needs it, *")
 
 
 def test_a_root_written_with_capitals_whose_import_failed_counts_the_file_it_hid(
@@ -264,7 +232,5 @@ def test_a_root_written_with_capitals_whose_import_failed_counts_the_file_it_hid
             "tests/test_plain.py": PLAIN,
         },
     )
-    monkeypatch.setenv("CI", "true")
-    result = inner.runpytest("tests")
-    assert result.ret == EXIT_TIER_MISSING, result.stdout.str()
-    result.stdout.fnmatch_lines(["  - tests/test_models.py (a test file that needs it, *"])
+    result = strict_run(inner, monkeypatch, "tests")
+    assert_failed_closed(result, "  - tests/test_models.py (a test file that needs it, *")

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.plugin_project import inner_pyproject, laptop, write_files
-from tierlock.pytest_plugin import EXIT_TIER_MISSING
+from tests.support.plugin_project import assert_stopped_before_collection, inner_project, strict_run
 
 HEAD = """\
 import pytest
@@ -94,30 +93,23 @@ def test_plain():
 
 @pytest.fixture
 def inner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    laptop(monkeypatch)
-    pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False, tests="testing/brain/**"))
-    return pytester
+    """The inner project with the conftest whose hook skips the tests of ``gpu``, ``slow`` and ``cuda``."""
+    files = {"testing/conftest.py": HEAD + MODIFYITEMS, "testing/test_marks.py": TESTS}
+    return inner_project(pytester, monkeypatch, files, tests="testing/brain/**")
 
 
 @pytest.mark.parametrize("hook", [MODIFYITEMS, EARLY_RETURN, RUNTEST_SETUP], ids=["modifyitems", "early", "setup"])
 def test_a_strict_run_whose_hook_skips_a_mark_named_after_nothing_on_a_missing_roots_flag_fails_closed(
     inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, hook: str
 ) -> None:
-    write_files(inner.path, {"testing/conftest.py": HEAD + hook, "testing/test_marks.py": TESTS})
-    monkeypatch.setenv("CI", "true")
-    result = inner.runpytest("testing")
-    assert result.ret == EXIT_TIER_MISSING, result.stdout.str()
-    result.stderr.fnmatch_lines(
-        ["tierlock: tier brain is required in CI (ci-require) but it is absent:", "  this run selects 1 test file(s)*"]
-    )
+    (inner.path / "testing" / "conftest.py").write_text(HEAD + hook, encoding="utf-8")
+    assert_stopped_before_collection(strict_run(inner, monkeypatch, "testing"))
 
 
 def test_a_strict_run_of_the_tests_of_marks_no_flag_skips_passes(
     inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    write_files(inner.path, {"testing/conftest.py": HEAD + MODIFYITEMS, "testing/test_marks.py": TESTS})
-    monkeypatch.setenv("CI", "true")
-    result = inner.runpytest("testing", "-k", "not gpu")
+    result = strict_run(inner, monkeypatch, "testing", "-k", "not gpu")
     assert result.ret == 0, result.stdout.str() + result.stderr.str()
     result.assert_outcomes(passed=1, skipped=2)
 
@@ -125,7 +117,6 @@ def test_a_strict_run_of_the_tests_of_marks_no_flag_skips_passes(
 def test_the_census_names_the_hook_and_the_flag_that_tie_the_mark_to_the_root(inner: pytest.Pytester) -> None:
     from tierlock.census import CensusTier, census
 
-    write_files(inner.path, {"testing/conftest.py": HEAD + MODIFYITEMS, "testing/test_marks.py": TESTS})
     found = census(inner.path, [CensusTier("brain", ("brainpkg",), ())]).tier("brain").outside
     assert [(u.file, u.test) for u in found] == [("testing/test_marks.py", "test_gpu")]
     assert found[0].how.startswith("@pytest.mark.gpu (skipped by the hook at testing/conftest.py:")
@@ -188,7 +179,6 @@ def test_on_a_laptop_the_summary_names_the_selected_files_that_need_the_tier_and
 ) -> None:
     # the skip's reason names nothing, so no test is attributed at run time: the summary still says what the census
     # read before collection, never "none of its tests were selected"
-    write_files(inner.path, {"testing/conftest.py": HEAD + MODIFYITEMS, "testing/test_marks.py": TESTS})
     result = inner.runpytest("testing")
     assert result.ret == 0
     result.stdout.fnmatch_lines(

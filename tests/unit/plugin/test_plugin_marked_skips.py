@@ -12,8 +12,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.plugin_project import inner_pyproject, laptop, write_files
-from tierlock.pytest_plugin import EXIT_TIER_MISSING
+from tests.support.plugin_project import (
+    REQUIRED_ABSENT,
+    assert_failed_closed,
+    assert_stopped_before_collection,
+    inner_project,
+    strict_run,
+)
 
 CONFTEST = """\
 import pytest
@@ -65,10 +70,12 @@ def test_plain():
 
 @pytest.fixture
 def marked(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    laptop(monkeypatch)
-    pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False, tests="testing/brain/**"))
-    write_files(pytester.path, {"testing/conftest.py": CONFTEST, "testing/test_models.py": TESTS})
-    return pytester
+    return inner_project(
+        pytester,
+        monkeypatch,
+        {"testing/conftest.py": CONFTEST, "testing/test_models.py": TESTS},
+        tests="testing/brain/**",
+    )
 
 
 def test_a_strict_run_whose_hook_skipped_the_tests_of_a_mark_named_after_a_missing_tier_fails_closed(
@@ -79,15 +86,12 @@ def test_a_strict_run_whose_hook_skipped_the_tests_of_a_mark_named_after_a_missi
     conftest = marked.path / "testing" / "conftest.py"
     computed = "    import importlib\n\n    importlib.import_module('brain' + 'pkg')"
     conftest.write_text(conftest.read_text().replace("    import brainpkg  # noqa: F401", computed))
-    monkeypatch.setenv("CI", "true")
-    result = marked.runpytest("testing")
-    assert result.ret == EXIT_TIER_MISSING
-    result.stdout.fnmatch_lines(
-        [
-            "tierlock: tier brain is required in CI (ci-require) but it is absent; 2 tests of this run needed it:",
-            "*test_models.py::test_model (skipped: backend unavailable; marked brain)",
-            "*test_models.py::test_weights (skipped: backend unavailable; marked requires_brainpkg)",
-        ]
+    result = strict_run(marked, monkeypatch, "testing")
+    assert_failed_closed(
+        result,
+        f"{REQUIRED_ABSENT}; 2 tests of this run needed it:",
+        "*test_models.py::test_model (skipped: backend unavailable; marked brain)",
+        "*test_models.py::test_weights (skipped: backend unavailable; marked requires_brainpkg)",
     )
     assert "test_slow" not in result.stdout.str()
 
@@ -95,18 +99,15 @@ def test_a_strict_run_whose_hook_skipped_the_tests_of_a_mark_named_after_a_missi
 def test_a_strict_run_whose_hook_reads_the_plain_flag_stops_before_collection(
     marked: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("CI", "true")
-    result = marked.runpytest("testing")
-    assert result.ret == EXIT_TIER_MISSING
-    result.stderr.fnmatch_lines(["tierlock: tier brain is required in CI (ci-require) but it is absent:"])
+    result = strict_run(marked, monkeypatch, "testing")
+    assert_stopped_before_collection(result, files=None)
     assert "test_model" not in result.stdout.str()
 
 
 def test_a_strict_run_of_a_skipped_mark_that_names_no_tier_passes(
     marked: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("CI", "true")
-    result = marked.runpytest("testing", "-k", "slow or plain")
+    result = strict_run(marked, monkeypatch, "testing", "-k", "slow or plain")
     assert result.ret == 0, result.stdout.str()
     result.assert_outcomes(passed=1, skipped=1)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.plugin_project import inner_pyproject, laptop
+from tests.support.plugin_project import inner_project
 
 IMPORTS_BRAIN = """\
 from pathlib import Path
@@ -30,20 +30,10 @@ DEEP = "tests/brain/sub/test_d.py::test_brain"
 
 @pytest.fixture
 def inner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    laptop(monkeypatch)
-    pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False))
-    brain = pytester.path / "tests" / "brain"
-    (brain / "sub").mkdir(parents=True)
-    (brain / ".scratch").mkdir()  # pytest never recurses into a dot folder: not counted either
-    for path in (
-        brain / "test_b.py",
-        brain / "test_c.py",
-        brain / "sub" / "test_d.py",
-        brain / ".scratch" / "test_s.py",
-    ):
-        path.write_text(IMPORTS_BRAIN)
-    (pytester.path / "tests" / "test_base.py").write_text("def test_base():\n    assert True\n")
-    return pytester
+    files = {f"tests/brain/{name}": IMPORTS_BRAIN for name in ("test_b.py", "test_c.py", "sub/test_d.py")}
+    files["tests/brain/.scratch/test_s.py"] = IMPORTS_BRAIN  # pytest never recurses into a dot folder: not counted
+    files["tests/test_base.py"] = "def test_base():\n    assert True\n"
+    return inner_project(pytester, monkeypatch, files)
 
 
 @pytest.mark.parametrize(

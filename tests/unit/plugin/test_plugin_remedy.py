@@ -11,41 +11,19 @@ tier also holds (``full``: ``brainpkg`` and ``otherpkg``) is fixed by the smalle
 from __future__ import annotations
 
 import shlex
-import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
 
-from tests.support.env import clean_env, make_venv, site_packages
 from tests.support.lockproj import lock_offline
 from tests.support.plugin_project import laptop, write_files
+from tests.support.plugin_venv import locked_pyproject, offline, own_venv, remedy_of, run_printed
+from tests.support.plugin_venv import run_pytest as run
 from tests.support.wheels import build_wheel
 from tierlock.pytest_plugin import EXIT_TIER_MISSING
 
-PYPROJECT = """\
-[project]
-name = "inner"
-version = "0.1"
-requires-python = ">=3.11"
-dependencies = []
-
-[project.optional-dependencies]
-brain = ["brainpkg"]
-full = ["brainpkg", "otherpkg"]
-
-[tool.tierlock]
-lock-dir = "lockfiles"
-ci-require = ["brain", "full"]
-
-[tool.tierlock.tiers.brain]
-
-[tool.tierlock.tiers.full]
-
-[tool.pytest.ini_options]
-addopts = ["-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:randomly", "-p", "no:xdist"]
-"""
+PYPROJECT = locked_pyproject({"brain": ["brainpkg"], "full": ["brainpkg", "otherpkg"]}, ["brain", "full"])
 
 COMPUTED_SKIP = """\
 import pytest
@@ -72,28 +50,6 @@ def project(tmp_path: Path, house: Path, monkeypatch: pytest.MonkeyPatch) -> Pat
     return folder
 
 
-def own_venv(tmp_path: Path) -> Path:
-    """A real venv (not the project's) that sees this checkout's pytest and tierlock through a .pth file."""
-    python = make_venv(tmp_path / "elsewhere")
-    lent = [sysconfig.get_paths()["purelib"], str(Path(__file__).resolve().parents[3] / "src")]
-    (site_packages(tmp_path / "elsewhere") / "lent.pth").write_text("\n".join(lent) + "\n")
-    return python
-
-
-def run(
-    python: Path, folder: Path, *args: str, extra: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    env = clean_env(extra)
-    return subprocess.run(
-        [str(python), "-m", "pytest", *args], cwd=folder, env=env, capture_output=True, text=True, check=False
-    )
-
-
-def remedy_of(output: str, marker: str) -> str:
-    line = next(line for line in output.splitlines() if marker in line)
-    return line.split(marker, 1)[1].strip()
-
-
 def test_the_remedy_names_the_environment_pytest_runs_in_and_converges_when_run_as_printed(
     project: Path, tmp_path: Path, house: Path
 ) -> None:
@@ -102,10 +58,7 @@ def test_the_remedy_names_the_environment_pytest_runs_in_and_converges_when_run_
     assert first.returncode == 0, first.stdout + first.stderr
     printed = remedy_of(first.stdout, "to run them: ")
     assert printed == shlex.join(["install-tier", "brain", "--python", str(python)])
-    user_config = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(house), "UV_NO_INDEX": "1", "UV_FIND_LINKS": str(house)}
-    argv = shlex.split(printed)
-    argv[0] = str(Path(sys.executable).with_name(argv[0]))
-    armed = subprocess.run(argv, cwd=project, env=clean_env(user_config), capture_output=True, text=True, check=False)
+    armed = run_printed(printed, project, offline(house))
     assert armed.returncode == 0, armed.stdout + armed.stderr
     second = run(python, project, "-rs")
     assert second.returncode == 0, second.stdout

@@ -15,43 +15,22 @@ from __future__ import annotations
 import json
 import shlex
 import subprocess
-import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
 
-from tests.support.env import clean_env, make_venv, site_packages
 from tests.support.lockproj import lock_offline
 from tests.support.plugin_project import laptop, write_files
+from tests.support.plugin_venv import locked_pyproject, offline, own_venv, remedy_of, run_printed, run_pytest
 from tests.support.wheels import build_wheel
 from tierlock.pytest_plugin import EXIT_TIER_MISSING
 
-PYPROJECT = """\
-[project]
-name = "inner"
-version = "0.1"
-requires-python = ">=3.11"
-dependencies = []
-
-[project.optional-dependencies]
-brain = ["corelib==1.0", "brainpkg"]
-fast = ["corelib==2.0"]
-
-[tool.tierlock]
-lock-dir = "lockfiles"
-ci-require = ["brain", "fast"]
-conflicts = [["brain", "fast"]]
-
-[tool.tierlock.tiers.brain]
-tests = ["tests/brain/**"]
-
-[tool.tierlock.tiers.fast]
-tests = ["tests/fast/**"]
-
-[tool.pytest.ini_options]
-addopts = ["-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:randomly", "-p", "no:xdist"]
-"""
+PYPROJECT = locked_pyproject(
+    {"brain": ["corelib==1.0", "brainpkg"], "fast": ["corelib==2.0"]},
+    ["brain", "fast"],
+    tests={"brain": "tests/brain/**", "fast": "tests/fast/**"},
+    conflicts=[("brain", "fast")],
+)
 
 TESTS = {
     "tests/brain/test_brain.py": "import brainpkg\n\n\ndef test_brain():\n    assert brainpkg\n",
@@ -75,33 +54,18 @@ def armed(tmp_path: Path, house: Path, monkeypatch: pytest.MonkeyPatch) -> tuple
     laptop(monkeypatch)
     folder = lock_offline(tmp_path / "inner", house, PYPROJECT)
     write_files(folder, TESTS)
-    python = make_venv(tmp_path / "elsewhere")
-    lent = [sysconfig.get_paths()["purelib"], str(Path(__file__).resolve().parents[3] / "src")]
-    (site_packages(tmp_path / "elsewhere") / "lent.pth").write_text("\n".join(lent) + "\n")
-    config = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(house), "UV_NO_INDEX": "1", "UV_FIND_LINKS": str(house)}
-    assert _tool(["install-tier", "brain", "--python", str(python)], folder, config).returncode == 0
+    python = own_venv(tmp_path)
+    config = offline(house)
+    assert run_printed(["install-tier", "brain", "--python", str(python)], folder, config).returncode == 0
     return folder, python, config
 
 
-def _tool(argv: list[str], folder: Path, extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    argv = [str(Path(sys.executable).with_name(argv[0])), *argv[1:]]
-    return subprocess.run(argv, cwd=folder, env=clean_env(extra), capture_output=True, text=True, check=False)
-
-
 def _pytest(python: Path, folder: Path, extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(python), "-m", "pytest", "-rs"],
-        cwd=folder,
-        env=clean_env(extra),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    return run_pytest(python, folder, "-rs", extra=extra)
 
 
 def _remedy(output: str, marker: str) -> str:
-    line = next(line for line in output.splitlines() if marker in line)
-    return line.split(marker, 1)[1].strip().rstrip(")")
+    return remedy_of(output, marker).rstrip(")")
 
 
 def test_a_strict_run_fails_closed_naming_the_conflict_and_its_fix_lists_one_job_per_tier_that_passes(
@@ -116,7 +80,7 @@ def test_a_strict_run_fails_closed_naming_the_conflict_and_its_fix_lists_one_job
     assert "install-tier" not in said
     printed = _remedy(said, "to fix: ")
     assert printed == "tierlock matrix"
-    matrix = _tool([*shlex.split(printed), "--json"], folder, config)
+    matrix = run_printed([*shlex.split(printed), "--json"], folder, config)
     assert matrix.returncode == 0, matrix.stderr
     jobs = {job["tier"]: job["tiers"] for job in json.loads(matrix.stdout)["jobs"]}
     assert set(jobs) >= {"brain", "fast"}
@@ -132,7 +96,7 @@ def test_a_laptop_run_skips_the_other_tier_with_an_install_that_replaces_the_arm
     assert lenient.returncode == 0, lenient.stdout + lenient.stderr
     printed = _remedy(lenient.stdout, "to run them: ")
     assert printed == shlex.join(["install-tier", "fast", "--python", str(python), "--replace-armed"])
-    assert _tool(shlex.split(printed), folder, config).returncode == 0
+    assert run_printed(shlex.split(printed), folder, config).returncode == 0
     after = _pytest(python, folder, {})
     assert after.returncode == 0, after.stdout
     assert "tests/fast/test_fast.py ." in after.stdout, after.stdout

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.plugin_project import inner_pyproject, laptop, write_files
+from tests.support.plugin_project import inner_project
 from tierlock.pytest_plugin import EXIT_TIER_MISSING
 
 REMEDY = "tierlock lock brain && install-tier brain"  # no lockfile in this small project
@@ -60,10 +60,7 @@ HTTPX = {
 
 @pytest.fixture
 def httpx_like(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    laptop(monkeypatch)
-    pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False).replace("tests/brain/", "testing/brain/"))
-    write_files(pytester.path, HTTPX)
-    return pytester
+    return inner_project(pytester, monkeypatch, HTTPX, tests="testing/brain/**")
 
 
 def test_a_strict_runs_summary_counts_the_failures_it_fails_closed_on_never_none_selected(
@@ -124,10 +121,7 @@ DOCTEST_ARGS = ("--doctest-glob=*.rst", "--doctest-modules", "testing")
 
 @pytest.fixture
 def with_doctests(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    laptop(monkeypatch)
-    pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False).replace("tests/brain/", "testing/brain/"))
-    write_files(pytester.path, DOCTESTS)
-    return pytester
+    return inner_project(pytester, monkeypatch, DOCTESTS, tests="testing/brain/**")
 
 
 @pytest.mark.parametrize("continue_on_failure", [False, True], ids=["first-failure", "continue-on-failure"])
@@ -191,11 +185,9 @@ CLASS_MARKED = {
 
 @pytest.fixture
 def class_marked(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    laptop(monkeypatch)
+    project = inner_project(pytester, monkeypatch, CLASS_MARKED, tests="testing/brain/**")
     monkeypatch.setenv("CI", "true")
-    pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False).replace("tests/brain/", "testing/brain/"))
-    write_files(pytester.path, CLASS_MARKED)
-    return pytester
+    return project
 
 
 @pytest.mark.parametrize(
@@ -219,17 +211,16 @@ def test_a_strict_run_of_a_test_of_the_marked_class_still_fails_closed(class_mar
 
 @pytest.fixture
 def conftest_skips(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    laptop(monkeypatch)
-    pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False).replace("tests/brain/", "testing/brain/"))
-    write_files(
-        pytester.path,
+    return inner_project(
+        pytester,
+        monkeypatch,
         {
             "conftest.py": "import pytest\n\nbrainpkg = pytest.importorskip('brainpkg')\n",
             "testing/__init__.py": "",
             "testing/test_base.py": "def test_base():\n    pass\n",
         },
+        tests="testing/brain/**",
     )
-    return pytester
 
 
 def test_an_importorskip_atop_an_initial_conftest_fails_a_strict_run_closed_naming_the_tier(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.plugin_project import inner_pyproject, laptop, write_files
+from tests.support.plugin_project import inner_project, write_files
 from tierlock.pytest_plugin import EXIT_TIER_MISSING
 
 REMEDY = "tierlock lock brain && install-tier brain"
@@ -34,17 +34,15 @@ class TestModel:
 
 @pytest.fixture
 def inner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    laptop(monkeypatch)
-    pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False))
-    write_files(
-        pytester.path,
+    return inner_project(
+        pytester,
+        monkeypatch,
         {
             "tests/test_base.py": "def test_base():\n    pass\n",
             "tests/brain/test_brain.py": IMPORTS_BRAIN,
             "tests/brain/helpers.py": "import brainpkg\n",
         },
     )
-    return pytester
 
 
 def add_ini(inner: pytest.Pytester, line: str) -> None:
@@ -164,14 +162,14 @@ def test_doctest_modules_never_import_a_gated_folders_helpers_and_count_them(inn
 def test_a_selected_folder_never_selects_a_gated_sibling_whose_name_starts_like_it(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    laptop(monkeypatch)
-    pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False).replace("tests/brain/", "tests/brain2/"))
-    write_files(
-        pytester.path,
+    inner_project(
+        pytester,
+        monkeypatch,
         {
             "tests/brain/test_plain.py": "def test_plain():\n    pass\n",
             "tests/brain2/test_gated.py": "import brainpkg\n\n\ndef test_gated():\n    pass\n",
         },
+        tests="tests/brain2/**",
     )
     result = pytester.runpytest("tests/brain")
     result.assert_outcomes(passed=1)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.plugin_project import inner_pyproject, laptop, write_files
+from tests.support.plugin_project import inner_project
 from tierlock.pytest_plugin import EXIT_TIER_MISSING
 
 FLAG = """\
@@ -117,11 +117,9 @@ BEFORE_COLLECTION = "tierlock: tier brain is required in CI (ci-require) but it 
 
 @pytest.fixture
 def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    laptop(monkeypatch)
-    monkeypatch.setenv("CI", "true")
-    pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False, tests="testing/brain/**"))
-    write_files(
-        pytester.path,
+    project = inner_project(
+        pytester,
+        monkeypatch,
         {
             "testing/helpers.py": FLAG,
             "testing/test_skip_unless.py": SKIP_UNLESS,
@@ -131,8 +129,10 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
             "testing/test_nested.py": NESTED,
             "testing/test_nested_outer.py": NESTED_OUTER_MARK,
         },
+        tests="testing/brain/**",
     )
-    return pytester
+    monkeypatch.setenv("CI", "true")
+    return project
 
 
 @pytest.mark.parametrize(

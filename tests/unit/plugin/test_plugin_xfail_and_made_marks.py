@@ -17,8 +17,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.plugin_project import inner_pyproject, laptop, write_files
-from tierlock.pytest_plugin import EXIT_TIER_MISSING
+from tests.support.plugin_project import (
+    assert_failed_closed,
+    assert_stopped_before_collection,
+    inner_project,
+    strict_run,
+    write_files,
+)
 
 XFAIL_FLAG = """\
 import pytest
@@ -145,10 +150,7 @@ def test_packaging():
 
 @pytest.fixture
 def inner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    laptop(monkeypatch)
-    pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False, tests="testing/brain/**"))
-    write_files(pytester.path, {"testing/__init__.py": MAKER})
-    return pytester
+    return inner_project(pytester, monkeypatch, {"testing/__init__.py": MAKER}, tests="testing/brain/**")
 
 
 @pytest.mark.parametrize(
@@ -167,20 +169,14 @@ def test_a_strict_run_of_a_test_a_missing_tier_would_xfail_or_skip_through_a_bui
     inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, name: str, body: str
 ) -> None:
     write_files(inner.path, {f"testing/{name}": body})
-    monkeypatch.setenv("CI", "true")
-    result = inner.runpytest(f"testing/{name}")
-    assert result.ret == EXIT_TIER_MISSING, result.stdout.str()
-    result.stderr.fnmatch_lines(
-        ["tierlock: tier brain is required in CI (ci-require) but it is absent:", "  this run selects 1 test file(s)*"]
-    )
+    assert_stopped_before_collection(strict_run(inner, monkeypatch, f"testing/{name}"))
 
 
 def test_a_strict_run_of_a_mark_its_helper_made_for_a_present_package_passes(
     inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_files(inner.path, {"testing/test_unrelated.py": UNRELATED})
-    monkeypatch.setenv("CI", "true")
-    result = inner.runpytest("testing/test_unrelated.py")
+    result = strict_run(inner, monkeypatch, "testing/test_unrelated.py")
     assert result.ret == 0, result.stdout.str() + result.stderr.str()
     result.assert_outcomes(passed=1)
 
@@ -197,28 +193,28 @@ def test_model():
 """
 
 
+def _opaque(inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The expected failure of :data:`OPAQUE_XFAIL`, its condition from a module outside the project (on the path)."""
+    write_files(inner.path, {"testing/test_opaque.py": OPAQUE_XFAIL})
+    site = inner.path.parent / f"{inner.path.name}-outside"
+    write_files(site, {"conditions.py": "def opaque():\n    return True\n"})
+    monkeypatch.syspath_prepend(str(site))
+
+
 def test_an_expected_failure_whose_reason_names_the_missing_package_fails_a_strict_run_at_its_end(
     inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # the condition comes from a module outside the project (no static reading): the run-time backstop reads the
     # expected failure's reason, as it reads a skip's
-    write_files(inner.path, {"testing/test_opaque.py": OPAQUE_XFAIL})
-    site = inner.path.parent / f"{inner.path.name}-outside"
-    write_files(site, {"conditions.py": "def opaque():\n    return True\n"})
-    monkeypatch.syspath_prepend(str(site))
-    monkeypatch.setenv("CI", "true")
-    result = inner.runpytest("testing/test_opaque.py")
-    assert result.ret == EXIT_TIER_MISSING, result.stdout.str()
-    result.stdout.fnmatch_lines(["  - testing/test_opaque.py::test_model (xfailed: requires brainpkg)"])
+    _opaque(inner, monkeypatch)
+    result = strict_run(inner, monkeypatch, "testing/test_opaque.py")
+    assert_failed_closed(result, "  - testing/test_opaque.py::test_model (xfailed: requires brainpkg)")
 
 
 def test_on_a_laptop_the_expected_failure_carries_the_remedy(
     inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    write_files(inner.path, {"testing/test_opaque.py": OPAQUE_XFAIL})
-    site = inner.path.parent / f"{inner.path.name}-outside"
-    write_files(site, {"conditions.py": "def opaque():\n    return True\n"})
-    monkeypatch.syspath_prepend(str(site))
+    _opaque(inner, monkeypatch)
     result = inner.runpytest("testing/test_opaque.py", "-rx")
     assert result.ret == 0
     result.stdout.fnmatch_lines(
@@ -241,8 +237,7 @@ def test_bug():
 
 def test_an_expected_failure_naming_nothing_stays_one(inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     write_files(inner.path, {"testing/test_bug.py": BUG})
-    monkeypatch.setenv("CI", "true")
-    result = inner.runpytest("testing/test_bug.py")
+    result = strict_run(inner, monkeypatch, "testing/test_bug.py")
     assert result.ret == 0, result.stdout.str()
     result.assert_outcomes(xfailed=1)
 
@@ -254,7 +249,6 @@ def test_a_module_level_skip_on_a_flag_its_helper_made_in_an_earlier_phase_fails
     # phase failed to import nothing, and its reason names nothing
     write_files(inner.path, {"testing/test_a_first.py": "import testing\n\n\ndef test_a():\n    pass\n"})
     write_files(inner.path, {"testing/test_made_flag.py": MADE_FLAG})
-    monkeypatch.setenv("CI", "true")
-    result = inner.runpytest("testing")
-    assert result.ret == EXIT_TIER_MISSING, result.stdout.str()
-    assert "test_made_flag.py" not in result.stdout.str()  # stopped before collection
+    result = strict_run(inner, monkeypatch, "testing")
+    assert_stopped_before_collection(result, files=None)
+    assert "test_made_flag.py" not in result.stdout.str()
