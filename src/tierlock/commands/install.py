@@ -86,7 +86,13 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         # (The console scripts try it before argparse already, in tierlock._entry.)
         from tierlock.installer import fastpath
 
-        noop, why = fastpath.try_noop(args.tiers, project_arg=ctx.project_arg, python=args.python, system=args.system)
+        noop, why = fastpath.try_noop(
+            args.tiers,
+            project_arg=ctx.project_arg,
+            python=args.python,
+            system=args.system,
+            install_project=not args.no_install_project,
+        )
         if noop is not None:
             return report_noop(noop, ctx, time.perf_counter() - started)
         ctx.ui.detail(f"full plan: {why}")

@@ -157,7 +157,9 @@ def _install_locked(
     with environment_lock(target.prefix, on_wait=ui.note) as waited:
         receipts.clean_temporary(target.prefix)
         if waited and not (request.deep or forced):
-            noop, _ = fastpath.check(names, target.prefix, environment_of(target), project.pyproject)
+            noop, _ = fastpath.check(
+                names, target.prefix, environment_of(target), project.pyproject, install_project=request.install_project
+            )
             if noop is not None:
                 outcome = _unchanged(noop, started)
                 outcome.waited = True
@@ -311,14 +313,19 @@ def _arm_tree(
     """Arm the packages of the project's tree (:func:`tierlock.installer.projecttree.arm_missing`); the steps as found,
     and the backend that ran (*ran*: the one that installed the pins, if any)."""
     names = [str(t.name) for t in job.tiers]
-    local, backend = projecttree.arm_missing(
-        job.local,
-        job.target,
-        ui,
-        lambda: _backend(project, request, job.target),
-        again=request.command(names),
-        index=request.index,
-    )
+    try:
+        local, backend = projecttree.arm_missing(
+            job.local,
+            job.target,
+            ui,
+            lambda: _backend(project, request, job.target),
+            again=request.command(names),
+            index=request.index,
+            project=project.name,
+        )
+    except TierlockError as exc:  # the tiers' packages are in, the tree's are not: status reports it until it installs
+        failures.write(job.target.prefix, names, exc.to_dict(), step=failures.PROJECT_STEP)
+        raise
     if backend is None or ran[0] is not None:
         return local, ran[0], ran[1]
     from tierlock.installer.backendrun import background
