@@ -98,6 +98,9 @@ def test_a_plain_install_after_one_without_the_project_installs_the_project(
     plain = scene.run(["install-tier", "brain", *scene.where(), "--backend", backend])
     assert plain.returncode == 0, plain.stdout + plain.stderr
     assert "nothing to do" not in plain.stdout, plain.stdout
+    assert f"brain: installed - app from the project tree (3 package(s) already present) with {backend} in " in (
+        plain.stdout
+    ), plain.stdout
     assert scene.installed().get("app") == "0.1.0"
     receipt = scene.receipt("brain")
     assert receipt is not None
@@ -115,8 +118,10 @@ def test_an_install_without_the_project_after_a_plain_one_changes_nothing_and_th
     tmp_path: Path, walk_parts: Parts, backend: str
 ) -> None:
     scene = _scene(tmp_path, walk_parts)
-    code, armed = _install(scene, backend)
-    assert (code, armed["result"], _local(armed)) == (0, "installed", [("app", "install")]), armed
+    first = scene.run(["install-tier", "brain", *scene.where(), "--backend", backend])
+    assert first.returncode == 0, first.stdout + first.stderr
+    said = f"brain: installed - 3 installed of 3 package(s), and app from the project tree, with {backend} in "
+    assert said in first.stdout, first.stdout
     code, skipped = _install(scene, backend, "--no-install-project")
     assert (code, skipped["result"]) == (0, "unchanged"), skipped  # never removes the project (additive)
     assert scene.installed().get("app") == "0.1.0"
@@ -239,3 +244,22 @@ def test_an_interrupt_while_the_project_builds_exits_130_and_the_rerun_completes
     assert "app" in {p["name"] for p in receipt["packages"]}
     row, _text = _status(scene)
     assert (row["state"], row["remedy"], row["last_failure"]) == ("present", None, None), row
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_project_whose_installed_files_went_missing_is_installed_again_by_the_plain_command(
+    tmp_path: Path, walk_parts: Parts, backend: str
+) -> None:
+    """The project's ``.dist-info`` still says it was installed from its folder, but a file its RECORD lists is gone
+    (the editable ``.pth``: ``import app`` fails): the receipt's sizes send the command the full way, and the full
+    way must reinstall it rather than call it installed and write a receipt that is wrong again at once."""
+    scene = _scene(tmp_path, walk_parts)
+    code, armed = _install(scene, backend)
+    assert (code, _local(armed)) == (0, [("app", "install")]), armed
+    (scene.site / "_app_editable.pth").unlink()
+    code, repaired = _install(scene, backend)
+    assert code == 0, repaired
+    assert _local(repaired) == [("app", "install")], repaired
+    assert (scene.site / "_app_editable.pth").is_file()
+    code, noop = _install(scene, backend)
+    assert (code, noop["result"], noop["backend"]) == (0, "unchanged", None), noop

@@ -86,7 +86,19 @@ def _decide(package: LocalPackage, index: SiteIndex) -> LocalStep:
         return LocalStep(package, "install", f"installed {'editable' if origin[1] else 'as a copy'}, not {how}")
     if package.version is not None and not _same_version(info.folder_version, package.version):
         return LocalStep(package, "install", f"{info.folder_version} installed, {package.version} in its folder")
+    broken = _broken(package.name, index)
+    if broken is not None:  # its .dist-info says so, but a file it installed is gone (the editable .pth)
+        return LocalStep(package, "install", f"installed {how} from {package.path}, but {broken}")
     return LocalStep(package, "satisfied", f"installed {how} from {package.path}")
+
+
+def _broken(name: str, index: SiteIndex) -> str | None:
+    """The first reason the probe finds the installed *name* partial (a file its RECORD lists missing or resized),
+    or None when it is whole."""
+    from tierlock.probing import probe_distribution
+
+    found = probe_distribution(name, index=index)
+    return found.reasons[0] if found.state == "partial" and found.reasons else None
 
 
 def _origin(dist_info: str) -> tuple[str, bool] | None:
