@@ -20,10 +20,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.interpreters import interpreter, make_venv_with
 from tests.support.probe_env import BACKEND
 from tests.support.remedyscene import Parts, scene_for
 from tests.support.remedystates import State
-from tests.support.remedywalk import Scene, command, present, read, walk
+from tests.support.remedywalk import Scene, command, copy_tree, present, read, walk
 
 BUILD = '[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n\n'
 
@@ -45,13 +46,13 @@ def build_editable(wheel_directory, config_settings=None, metadata_directory=Non
 BACKENDS = ["uv", "pip"]
 
 
-def packaged(scene: Scene) -> None:
+def packaged(scene: Scene, name: str = "app") -> None:
     """The project made a package that builds editable offline (``app`` 0.1.0, ``src/app``)."""
     pyproject = scene.root / "pyproject.toml"
     pyproject.write_text(BUILD + pyproject.read_text(encoding="utf-8"), encoding="utf-8")
-    (scene.root / "backend.py").write_text(BACKEND.format(name="app", version="0.1.0") + SLOW_BUILD, "utf-8")
-    (scene.root / "src" / "app").mkdir(parents=True)
-    (scene.root / "src" / "app" / "__init__.py").write_text("X = 1\n", encoding="utf-8")
+    (scene.root / "backend.py").write_text(BACKEND.format(name=name, version="0.1.0") + SLOW_BUILD, "utf-8")
+    (scene.root / "src" / name).mkdir(parents=True)
+    (scene.root / "src" / name / "__init__.py").write_text("X = 1\n", encoding="utf-8")
 
 
 def _scene(tmp_path: Path, parts: Parts, setup: Callable[[Scene], None] = packaged) -> Scene:
@@ -263,3 +264,25 @@ def test_a_project_whose_installed_files_went_missing_is_installed_again_by_the_
     assert (scene.site / "_app_editable.pth").is_file()
     code, noop = _install(scene, backend)
     assert (code, noop["result"], noop["backend"]) == (0, "unchanged", None), noop
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_on_another_python_than_tierlocks_the_plain_install_after_one_without_the_project_installs_it(
+    tmp_path: Path, walk_parts: Parts, backend: str
+) -> None:
+    """tierlock on 3.11 arms a 3.12 venv (the ``aggregate`` layout's pure ``a`` tier, project ``proj``)."""
+    root = copy_tree(walk_parts.layouts["aggregate"], tmp_path / "project")
+    make_venv_with(interpreter("3.12.1").python, tmp_path / "venv")
+    scene = Scene("aggregate on 3.12", root, tmp_path / "venv", walk_parts.wheels, walk_parts.cache)
+    packaged(scene, "proj")
+    flags = [*scene.where(), "--backend", backend]
+    skipped = scene.run(["install-tier", "a", *flags, "--no-install-project"])
+    assert skipped.returncode == 0, skipped.stdout + skipped.stderr
+    assert "proj" not in scene.installed()
+    plain = scene.run(["install-tier", "a", *flags])
+    assert plain.returncode == 0, plain.stdout + plain.stderr
+    assert "a: installed - proj from the project tree (" in plain.stdout, plain.stdout
+    assert scene.installed().get("proj") == "0.1.0"
+    assert "python3.12" in str(scene.site)
+    again = scene.run(["install-tier", "a", *flags])
+    assert "nothing to do" in again.stdout, again.stdout
