@@ -352,6 +352,15 @@ MODULES: dict[str, Module] = {
             "tests/cli/test_install_itself.py",
         ),
     ),
+    # install-tier's command: its fast path asked with the request's --no-install-project, and the line it prints.
+    "commands/install.py": Module(
+        ("src/tierlock/commands/install.py",),
+        (
+            "tests/unit/core/test_install_report_line.py",
+            "tests/cli/test_install_itself.py",
+            "tests/cli/test_project_tree_skipped_then_armed.py",
+        ),
+    ),
     "installer/failures.py": Module(
         ("src/tierlock/installer/failures.py",),
         (

@@ -155,12 +155,14 @@ def test_pytests_own_marks_and_others_name_no_tier(marks: list[str]) -> None:
     assert not hasattr(report, NEED)
 
 
-def test_a_skip_without_a_reason_tuple_keeps_its_longrepr() -> None:
+@pytest.mark.parametrize("longrepr", ["needs brainpkg", ["/p/tests/test_a.py", 7, "Skipped: needs brainpkg"], None])
+def test_a_skip_without_a_reason_tuple_keeps_its_longrepr(longrepr: object) -> None:
+    """Only pytest's (path, line, reason) tuple is read as a reason; a string or a list of three is not one."""
     report = skipped("needs brainpkg")
-    report.longrepr = "needs brainpkg"
+    report.longrepr = longrepr
     attribute(gate(), report, None, "setup")
     assert not hasattr(report, NEED)  # no reason could be read
-    assert report.longrepr == "needs brainpkg"
+    assert report.longrepr == longrepr
 
 
 # -- errors and failures -------------------------------------------------------------------------------------------
