@@ -109,7 +109,8 @@ MODULES: dict[str, Module] = {
     "pytest_plugin/backstop.py": Module(
         ("src/tierlock/pytest_plugin/backstop.py",),
         (
-            "tests/unit/plugin/test_plugin_backstop*.py",
+            "tests/unit/plugin/test_plugin_backstop_reports.py",
+            "tests/unit/plugin/test_plugin_backstop.py",
             "tests/unit/plugin/test_plugin_marked_skips.py",
             "tests/unit/plugin/test_plugin_rerun_shapes.py",
             "tests/unit/plugin/test_plugin_xfail_and_made_marks.py",
@@ -348,8 +349,8 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/installer/projecttree.py",),
         (
             "tests/unit/installer/test_projecttree_*.py",
-            "tests/cli/test_project_tree_skipped_then_armed.py",
             "tests/cli/test_install_itself.py",
+            "tests/cli/test_remedies_project_tree.py",
         ),
     ),
     # install-tier's command: its fast path asked with the request's --no-install-project, and the line it prints.
@@ -358,7 +359,6 @@ MODULES: dict[str, Module] = {
         (
             "tests/unit/core/test_install_report_line.py",
             "tests/cli/test_install_itself.py",
-            "tests/cli/test_project_tree_skipped_then_armed.py",
         ),
     ),
     "installer/failures.py": Module(
@@ -373,13 +373,12 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/installer/status.py",),
         (
             "tests/unit/installer/test_status_project_tree.py",
-            "tests/cli/test_no_build_install.py",
-            "tests/cli/test_project_tree_skipped_then_armed.py",
+            "tests/cli/test_remedies_project_tree.py",
         ),
     ),
     "installer/run.py": Module(
         ("src/tierlock/installer/run.py",),
-        ("tests/cli/test_project_tree_skipped_then_armed.py", "tests/cli/test_remedies_project_tree.py"),
+        ("tests/cli/test_remedies_project_tree.py", "tests/cli/test_install_itself.py"),
     ),
     "installer/rearm.py": Module(
         ("src/tierlock/installer/rearm.py", "src/tierlock/remedies.py"),
