@@ -376,6 +376,10 @@ MODULES: dict[str, Module] = {
             "tests/cli/test_remedies_project_tree.py",
         ),
     ),
+    "installer/treestep.py": Module(
+        ("src/tierlock/installer/treestep.py",),
+        ("tests/cli/test_remedies_project_tree.py", "tests/cli/test_project_tree_skipped_then_armed.py"),
+    ),
     "installer/run.py": Module(
         ("src/tierlock/installer/run.py",),
         ("tests/cli/test_remedies_project_tree.py", "tests/cli/test_install_itself.py"),

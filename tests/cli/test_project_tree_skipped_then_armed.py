@@ -237,8 +237,14 @@ def test_an_interrupt_while_the_project_builds_exits_130_and_the_rerun_completes
     assert "app" not in scene.installed()
 
     (scene.root / "SLOW").unlink()
-    rerun = scene.run(argv)
-    assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+    row, text = _status(scene)  # the interrupt is recorded: status says the project's step did not finish
+    assert row["state"] == "present", row
+    record = row["last_failure"]
+    assert isinstance(record, dict), row
+    assert record["step"] == "project-tree", row
+    assert "interrupted while installing the packages of the project's tree" in text, text
+    assert row["remedy_argv"] == [argv], row
+    assert walk(scene, command(scene, ("status", "brain")), present("brain")) == 1  # the same command, as printed
     assert scene.installed().get("app") == "0.1.0"
     receipt = scene.receipt("brain")
     assert receipt is not None

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from tierlock.errors import BackendError, Interrupted, TierlockError, UsageError
 from tierlock.frozen import replace
-from tierlock.installer import builds, failures, fastpath, lockload, projecttree, receipts, verification
+from tierlock.installer import builds, failures, fastpath, lockload, projecttree, receipts, treestep, verification
 from tierlock.installer.job import Job
 from tierlock.installer.plan import Plan
 from tierlock.installer.preflight import armed_tiers, created, forced_names, refuse_incomplete, refuse_target
@@ -310,27 +310,8 @@ def _apply(
 def _arm_tree(
     project: Project, request: Request, ui: Progress, job: Job, ran: tuple[str | None, str | None]
 ) -> tuple[list[projecttree.LocalStep], str | None, str | None]:
-    """Arm the packages of the project's tree (:func:`tierlock.installer.projecttree.arm_missing`); the steps as found,
-    and the backend that ran (*ran*: the one that installed the pins, if any)."""
-    names = [str(t.name) for t in job.tiers]
-    try:
-        local, backend = projecttree.arm_missing(
-            job.local,
-            job.target,
-            ui,
-            lambda: _backend(project, request, job.target),
-            again=request.command(names),
-            index=request.index,
-            project=project.name,
-        )
-    except TierlockError as exc:  # the tiers' packages are in, the tree's are not: status reports it until it installs
-        failures.write(job.target.prefix, names, exc.to_dict(), step=failures.PROJECT_STEP)
-        raise
-    if backend is None or ran[0] is not None:
-        return local, ran[0], ran[1]
-    from tierlock.installer.backendrun import background
-
-    return local, backend.name, background(backend.version)()
+    """:func:`tierlock.installer.treestep.arm` with the backend this request chooses."""
+    return treestep.arm(project, request, ui, job, ran, backend=lambda: _backend(project, request, job.target))
 
 
 def _backend(project: Project, request: Request, target: Target) -> Backend:
