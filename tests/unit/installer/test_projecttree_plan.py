@@ -8,6 +8,7 @@ import base64
 import hashlib
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -82,3 +83,29 @@ def test_not_installed_or_installed_otherwise_is_installed(tmp_path: Path, sourc
     assert (
         _decide(site, other, editable=False)[1] == f"installed from {source.as_uri()}, not from its folder from {other}"
     )
+
+
+def test_the_reason_is_the_probes_first(tmp_path: Path, source: Path) -> None:
+    from tierlock.probing import probe_distribution
+
+    site = tmp_path / "site"
+    _installed(site, source)
+    (site / "_app_editable.pth").unlink()
+    (site / "app-0.1.0.dist-info" / "INSTALLER").unlink()
+    reasons = probe_distribution("app", index=SiteIndex.scan([site])).reasons
+    assert len(reasons) > 1
+    assert _decide(site, source)[1] == f"installed editable from {source}, but {reasons[0]}"
+
+
+def test_a_receipt_records_only_what_was_armed_with_a_version(tmp_path: Path, source: Path) -> None:
+    """What a receipt records of the tree's packages: each one installed with a readable version, its files."""
+    site = tmp_path / "venv" / "site"
+    _installed(site, source)
+    target = SimpleNamespace(site_paths=(site,), prefix=tmp_path / "venv")
+    step = projecttree.plan([LocalPackage("app", "0.1.0", source, True)], SiteIndex.scan([site]))  # type: ignore[arg-type]
+    [dist] = projecttree.dists(step, target)  # type: ignore[arg-type]
+    assert (dist.name, dist.version, dist.site, dist.project) == ("app", "0.1.0", "site", True)
+    assert ("_app_editable.pth", len(f"{source}/src\n")) in dist.files
+    metadata = site / "app-0.1.0.dist-info" / "METADATA"
+    metadata.write_text("Metadata-Version: 2.1\nName: app\n", encoding="utf-8")  # no version to read
+    assert projecttree.dists(step, target) == []  # type: ignore[arg-type]

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Literal
 
 import pytest
 
 from tierlock.environment import Target
 from tierlock.installer import failures, receipts
-from tierlock.installer.status import TierStatus, lines, with_failure
+from tierlock.installer.status import TierStatus, _one, lines, pruned_reason, rearm_command, with_failure
 
 REMEDY = "install-tier brain --no-install-project"
 
@@ -120,3 +121,73 @@ def test_a_tier_armed_with_the_project_or_not_armed_says_nothing_of_it(receipt: 
     assert row.without_project is False
     assert row.to_json()["without_project"] is False
     assert "without the project" not in lines(_target(), [row])[1]
+
+
+# -- the rest of a row, as the report says it --------------------------------------------------------------------------
+
+
+def test_a_failure_goes_before_the_problems_the_probe_found() -> None:
+    row = _row("partial")
+    row.problems.append("corelib 1.0: file listed in RECORD is missing: corelib/_core.so")
+    with_failure(row, _failed(step=None))
+    assert row.problems[0].startswith("the last install-tier of brain failed")
+    assert row.problems[1].startswith("corelib 1.0")
+
+
+@pytest.mark.parametrize(
+    ("state", "satisfied", "words"),
+    [
+        ("partial", 1, "partial — 1 of 2 packages broken, 9 files checked"),
+        ("absent", 0, "absent — 2 of 2 packages not installed, 9 files checked"),
+    ],
+)
+def test_a_tier_not_present_counts_what_is_broken(
+    state: Literal["partial", "absent"], satisfied: int, words: str
+) -> None:
+    row = TierStatus("brain", state, 2, satisfied, [], None, False, None, False, 9)
+    assert lines(_target(), [row])[1] == f"brain: {words}"
+
+
+def test_the_problems_are_cut_at_five_unless_verbose() -> None:
+    row = _row("partial")
+    row.problems.extend(f"pkg{n} 1.0: gone" for n in range(7))
+    cut = lines(_target(), [row])
+    assert cut[2:8] == [
+        *(f"  pkg{n} 1.0: gone" for n in range(5)),
+        "  and 2 more problems (-v lists them all, --json too)",
+    ]
+    assert lines(_target(), [row], verbose=True)[2:9] == [f"  pkg{n} 1.0: gone" for n in range(7)]
+
+
+def test_the_command_that_rearms_names_the_interpreter_status_was_given() -> None:
+    assert rearm_command("brain", None) == "install-tier brain"
+    assert rearm_command("brain", "/v/bin/python") == "install-tier brain --python /v/bin/python"
+
+
+@pytest.mark.parametrize(("lock", "uv"), [(None, False), (Path("uv.lock"), True), (Path("pylock.toml"), False)])
+def test_a_pruned_tier_names_what_went_and_on_a_uv_project_the_plain_uv_sync(lock: Path | None, uv: bool) -> None:
+    said = pruned_reason(SimpleNamespace(lock=lock), "brain", "2026-12-03", ["numpy", "scipy"])  # type: ignore[arg-type]
+    assert said.startswith("armed on 2026-12-03 (its receipt is there), but packages (numpy, scipy) were removed")
+    assert ("a plain `uv sync`" in said) is uv
+    assert ("uv pip sync of another lock" in said) is not uv
+    assert "but packages were removed" in pruned_reason(SimpleNamespace(lock=None), "brain", "x", [])  # type: ignore[arg-type]
+
+
+def _dist(name: str) -> SimpleNamespace:
+    return SimpleNamespace(name=name, present=True, state="present", version_text="1.0", reasons=[])
+
+
+def test_a_present_tier_with_its_receipt_counts_every_package_and_is_neither_pruned_nor_older(tmp_path: Path) -> None:
+    lockfile = tmp_path / "brain.txt"
+    lockfile.write_text("pkg==1.0\n", encoding="utf-8")
+    receipt = _receipt(lockfiles={"brain": {"path": str(lockfile), "digest": receipts.file_digest(lockfile)}})
+    result = SimpleNamespace(
+        present=True, broken=[], checked=[_dist("a"), _dist("b")], state="present", files_checked=4
+    )
+    tier = SimpleNamespace(name="brain", lockfile=lockfile)
+    row = _one(SimpleNamespace(lock=None), tier, result, receipt, None, prefix=tmp_path)  # type: ignore[arg-type]
+    assert (row.state, row.packages, row.satisfied, row.files_checked) == ("present", 2, 2, 4)
+    assert (row.problems, row.pruned, row.stale, row.remedy) == ([], False, False, None)
+    lockfile.write_text("pkg==2.0\n", encoding="utf-8")  # the lock moved on since it was armed
+    row = _one(SimpleNamespace(lock=None), tier, result, receipt, "/v/bin/python", prefix=tmp_path)  # type: ignore[arg-type]
+    assert (row.stale, row.remedy) == (True, "install-tier brain --python /v/bin/python")
