@@ -358,6 +358,7 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/commands/install.py",),
         (
             "tests/unit/core/test_install_report_line.py",
+            "tests/cli/test_install_cli.py",
             "tests/cli/test_install_itself.py",
         ),
     ),

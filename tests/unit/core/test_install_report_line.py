@@ -79,3 +79,49 @@ def test_a_receipt_already_saying_this_is_named_unchanged() -> None:
     assert line == "brain: repaired - 1 repaired of 1 package(s) with uv in 0.4s; verified by the probe, receipt " + (
         "unchanged (it already said this)"
     )
+
+
+def _report(outcome: Outcome) -> list[str]:
+    ui = Lines()
+    report(outcome, SimpleNamespace(ui=ui))  # type: ignore[arg-type]
+    return ui.said
+
+
+def test_a_no_op_the_receipts_proved_says_what_they_checked() -> None:
+    outcome = Outcome(["brain"], "unchanged", "/v", 3, files_checked=31)
+    assert _report(outcome) == [
+        "brain: already present (3 package(s), 31 file(s) checked against the receipt); nothing to do"
+    ]
+
+
+@pytest.mark.parametrize(("receipts", "done"), [((), "nothing to do"), (("r",), "receipt written")])
+def test_a_full_run_that_changed_nothing_says_whether_it_wrote_the_receipt(receipts: Any, done: str) -> None:
+    plan = Plan((Step(_entry("a"), "satisfied", "present"),))
+    outcome = Outcome(["brain"], "unchanged", "/v", 1, plan=plan, receipts=list(receipts))
+    assert _report(outcome) == [f"brain: already present (1 package(s) verified by the probe); {done}"]
+
+
+def test_a_dry_run_prints_the_plan_as_a_table_and_nothing_else() -> None:
+    plan = Plan((Step(_entry("a"), "install", "not installed"), Step(_entry("b"), "satisfied", "present")))
+    outcome = Outcome(["brain"], "planned", "/v", 2, plan=plan)
+    tables: list[tuple[str, list[str], list[list[str]]]] = []
+    ui = Lines()
+    ui.table = lambda title, header, rows: tables.append((title, header, rows))  # type: ignore[attr-defined]
+    report(outcome, SimpleNamespace(ui=ui))  # type: ignore[arg-type]
+    assert ui.said == []
+    assert tables == [
+        (
+            "plan for brain in /v: 1 to install, 0 to replace, 0 to repair, 1 satisfied",
+            ["action", "package", "version", "why"],
+            [["install", "a", "1.0", "not installed"], ["satisfied", "b", "1.0", "present"]],
+        )
+    ]
+
+
+def test_the_leftovers_deleted_are_named_before_the_line() -> None:
+    plan = Plan((Step(_entry("a"), "repair", "why"),))
+    outcome = Outcome(["brain"], "repaired", "/v", 1, plan=plan, backend="pip", duration=1.0, cleared=["/s/~orelib"])
+    said = _report(outcome)
+    assert said[0] == "  deleted /s/~orelib: left by an interrupted pip uninstall or upgrade"
+    assert said[1].startswith("brain: repaired - 1 repaired of 1 package(s) with pip in 1.0s")
+    assert len(said) == 2
