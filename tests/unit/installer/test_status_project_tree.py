@@ -191,3 +191,9 @@ def test_a_present_tier_with_its_receipt_counts_every_package_and_is_neither_pru
     lockfile.write_text("pkg==2.0\n", encoding="utf-8")  # the lock moved on since it was armed
     row = _one(SimpleNamespace(lock=None), tier, result, receipt, "/v/bin/python", prefix=tmp_path)  # type: ignore[arg-type]
     assert (row.stale, row.remedy) == (True, "install-tier brain --python /v/bin/python")
+
+
+@pytest.mark.parametrize(("packages", "files", "words"), [(1, 1, "1 package, 1 file"), (0, 0, "0 packages, 0 files")])
+def test_one_package_and_one_file_are_said_in_the_singular(packages: int, files: int, words: str) -> None:
+    row = TierStatus("brain", "present", packages, packages, [], None, False, None, False, files)
+    assert lines(_target(), [row])[1] == f"brain: present — {words} checked"
