@@ -379,7 +379,7 @@ MODULES: dict[str, Module] = {
     ),
     "installer/treestep.py": Module(
         ("src/tierlock/installer/treestep.py",),
-        ("tests/cli/test_remedies_project_tree.py", "tests/cli/test_project_tree_skipped_then_armed.py"),
+        ("tests/unit/installer/test_treestep.py", "tests/cli/test_remedies_project_tree.py"),
     ),
     "installer/run.py": Module(
         ("src/tierlock/installer/run.py",),
