@@ -383,7 +383,11 @@ MODULES: dict[str, Module] = {
     ),
     "installer/run.py": Module(
         ("src/tierlock/installer/run.py",),
-        ("tests/cli/test_remedies_project_tree.py", "tests/cli/test_install_itself.py"),
+        (
+            "tests/cli/test_remedies_project_tree.py",
+            "tests/cli/test_install_itself.py",
+            "tests/cli/test_install_cli.py",
+        ),
     ),
     "installer/rearm.py": Module(
         ("src/tierlock/installer/rearm.py", "src/tierlock/remedies.py"),

@@ -82,4 +82,5 @@ def test_a_success_names_the_backend_that_installed_the_pins_else_the_one_that_a
     tree = SimpleNamespace(name="uv", version=lambda: "0.9.1")
     assert _arm(monkeypatch, tmp_path, (steps, tree), ("pip", "24.2")) == (steps, "pip", "24.2")
     assert _arm(monkeypatch, tmp_path, (steps, tree), (None, None)) == (steps, "uv", "0.9.1")
+    assert _arm(monkeypatch, tmp_path, (steps, tree), ("pip", None)) == (steps, "pip", None)  # its version unread
     assert failures.read(tmp_path, "brain") is None
