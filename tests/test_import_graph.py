@@ -164,6 +164,7 @@ LAZY_IMPORTS: dict[str, str] = {
             "selfguard",
             "status",
             "target",
+            "treestep",
             "verification",
         )
     },

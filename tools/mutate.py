@@ -104,6 +104,19 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/pytest_plugin/hidden.py",),
         ("tests/unit/plugin/test_plugin_hidden_by_the_project.py",),
     ),
+    # The run-time backstop alone (its module's test set is every plugin test: too big to run per mutant): the
+    # attribution's unit tests first, then the pytester runs that read skips, errors and failures back to a tier.
+    "pytest_plugin/backstop.py": Module(
+        ("src/tierlock/pytest_plugin/backstop.py",),
+        (
+            "tests/unit/plugin/test_plugin_backstop_reports.py",
+            "tests/unit/plugin/test_plugin_backstop.py",
+            "tests/unit/plugin/test_plugin_marked_skips.py",
+            "tests/unit/plugin/test_plugin_rerun_shapes.py",
+            "tests/unit/plugin/test_plugin_xfail_and_made_marks.py",
+            "tests/unit/plugin/test_plugin_real_project_shapes.py",
+        ),
+    ),
     # SIGINT and SIGTERM as one interrupt per command; one wrapped by another error on its way up still is.
     "interrupts.py": Module(
         ("src/tierlock/interrupts.py",),
@@ -327,7 +340,54 @@ MODULES: dict[str, Module] = {
         ),
     ),
     "installer/treerefusal.py": Module(
-        ("src/tierlock/installer/treerefusal.py",), ("tests/unit/installer/test_treerefusal.py",)
+        ("src/tierlock/installer/treerefusal.py",),
+        ("tests/unit/installer/test_treerefusal.py", "tests/unit/installer/test_projecttree_failures.py"),
+    ),
+    # The project's tree step: what it installs, its failure's remedy, the record of that failure, what status says
+    # of it (unit tests first, then the real installs with uv and pip).
+    "installer/projecttree.py": Module(
+        ("src/tierlock/installer/projecttree.py",),
+        (
+            "tests/unit/installer/test_projecttree_*.py",
+            "tests/cli/test_install_itself.py",
+            "tests/cli/test_remedies_project_tree.py",
+        ),
+    ),
+    # install-tier's command: its fast path asked with the request's --no-install-project, and the line it prints.
+    "commands/install.py": Module(
+        ("src/tierlock/commands/install.py",),
+        (
+            "tests/unit/core/test_install_report_line.py",
+            "tests/cli/test_install_cli.py",
+            "tests/cli/test_install_itself.py",
+        ),
+    ),
+    "installer/failures.py": Module(
+        ("src/tierlock/installer/failures.py",),
+        (
+            "tests/unit/installer/test_failures_record.py",
+            "tests/unit/installer/test_status_project_tree.py",
+            "tests/unit/installer/test_fastpath_without_project.py",
+        ),
+    ),
+    "installer/status.py": Module(
+        ("src/tierlock/installer/status.py",),
+        (
+            "tests/unit/installer/test_status_project_tree.py",
+            "tests/cli/test_remedies_project_tree.py",
+        ),
+    ),
+    "installer/treestep.py": Module(
+        ("src/tierlock/installer/treestep.py",),
+        ("tests/unit/installer/test_treestep.py", "tests/cli/test_remedies_project_tree.py"),
+    ),
+    "installer/run.py": Module(
+        ("src/tierlock/installer/run.py",),
+        (
+            "tests/cli/test_remedies_project_tree.py",
+            "tests/cli/test_install_itself.py",
+            "tests/cli/test_install_cli.py",
+        ),
     ),
     "installer/rearm.py": Module(
         ("src/tierlock/installer/rearm.py", "src/tierlock/remedies.py"),

@@ -4,8 +4,9 @@ Seen on SQLAlchemy: its pyproject declares the extras ``mssql-pymssql`` and ``ms
 normalized (PEP 685). ``install-tier asyncio`` installed and verified the tier's packages, then uv refused to
 install the project from its tree; the remedy was prose ("fix the cause shown above ... then run the same
 install-tier command again, or skip the project with --no-install-project", ``remedy_argv`` null), and running the
-same command again failed the same way. Here the ``single`` layout of the remedy walker is made a package (an
-in-tree build backend) with two such extras; real uv refuses it as it refuses SQLAlchemy.
+same command again failed the same way. Another cause of a failed build of the project gets the same command.
+Here the ``single`` layout of the remedy walker is made a package (an in-tree build backend) with two such extras;
+real uv refuses it as it refuses SQLAlchemy.
 """
 
 from __future__ import annotations
@@ -62,15 +63,21 @@ def test_a_project_uv_refuses_for_two_extras_of_one_normalized_name_is_named_and
     assert "app" not in scene.installed()  # the project stays out, as said
     assert scene.probe_state("brain") == "present"
     status = json.loads(scene.tierlock("status", "brain", "--json").stdout)["tiers"][0]
-    assert (status["state"], status["remedy"]) == ("present", None)
-    assert scene.run(["install-tier", "brain", *scene.where()]).returncode == 0  # and it stays armed
+    assert (status["state"], status["remedy"], status["without_project"]) == ("present", None, True)
+    # a plain command tries the project again (as uv sync does after --no-install-project) and says the same
+    plain = scene.run(["install-tier", "brain", *scene.where()])
+    assert plain.returncode == 3, plain.stdout + plain.stderr
+    assert f"to fix: install-tier brain --python {scene.python} --no-install-project" in plain.stderr
+    run_remedy(scene, error["remedy_argv"])  # and the tier stays armed without it
+    assert scene.probe_state("brain") == "present"
 
 
-def test_a_project_tree_failure_of_another_cause_keeps_its_reason_and_names_no_command(
+def test_a_project_tree_failure_of_another_cause_keeps_its_reason_and_its_remedy_leaves_the_project_out(
     tmp_path: Path, walk_parts: Parts
 ) -> None:
-    """A build backend that fails for a reason of its own: no edit tierlock can name, so the remedy stays the
-    choice it was (fix the cause, or leave the project out), never a command that would hide the failure."""
+    """A build backend that fails for a reason of its own: no edit tierlock can name, so the message keeps the
+    backend's reason and says that the plain command installs the project once its build is fixed; the remedy is
+    the command that arms the tier without it (status then says so: nothing is hidden)."""
 
     def broken_backend(scene: Scene) -> None:
         _packaged_with_one_extra_twice(scene)
@@ -84,6 +91,6 @@ def test_a_project_tree_failure_of_another_cause_keeps_its_reason_and_names_no_c
     failed = scene.run(["install-tier", "brain", *scene.where(), "--json"])
     assert failed.returncode == 3, failed.stdout + failed.stderr
     error = json.loads(failed.stdout)["error"]
-    assert error["remedy_argv"] is None
-    assert "skip the project with --no-install-project" in error["remedy"]
+    assert error["remedy_argv"] == [["install-tier", "brain", *scene.where(), "--no-install-project"]]
+    assert "the tier's own packages are installed, the project app itself is not" in error["message"]
     assert "one name once normalized" not in error["message"]

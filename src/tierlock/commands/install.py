@@ -11,7 +11,7 @@ from tierlock.errors import EXIT_OK
 if TYPE_CHECKING:
     from tierlock.cli import Context
     from tierlock.installer.fastpath import NoOp
-    from tierlock.installer.plan import Action
+    from tierlock.installer.plan import Action, Plan
     from tierlock.installer.run import Outcome
 
 HELP = "arm tiers in an environment exactly from their lockfiles, repairing husks"
@@ -86,7 +86,13 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         # (The console scripts try it before argparse already, in tierlock._entry.)
         from tierlock.installer import fastpath
 
-        noop, why = fastpath.try_noop(args.tiers, project_arg=ctx.project_arg, python=args.python, system=args.system)
+        noop, why = fastpath.try_noop(
+            args.tiers,
+            project_arg=ctx.project_arg,
+            python=args.python,
+            system=args.system,
+            install_project=not args.no_install_project,
+        )
         if noop is not None:
             return report_noop(noop, ctx, time.perf_counter() - started)
         ctx.ui.detail(f"full plan: {why}")
@@ -154,12 +160,24 @@ def report(outcome: Outcome, ctx: Context) -> None:
         return
     for path in outcome.cleared:
         ui.line(f"  deleted {path}: left by an interrupted pip uninstall or upgrade")
-    changed = ", ".join(f"{len(plan.of(a))} {done}" for a, done in _DONE if plan.of(a))
     receipt = "receipt written" if outcome.receipts else "receipt unchanged (it already said this)"
     ui.line(
-        f"{tiers}: {outcome.result} - {changed} of {outcome.packages} package(s) with {outcome.backend} "
+        f"{tiers}: {outcome.result} - {_changed(outcome, plan)} with {outcome.backend} "
         f"in {outcome.duration:.1f}s; verified by the probe, {receipt}"
     )
+
+
+def _changed(outcome: Outcome, plan: Plan) -> str:
+    """What the backend did: ``1 installed of 2 package(s)``, and the packages of the project's tree it installed
+    (``app from the project tree``, alone when every pinned package was there already)."""
+    changed = ", ".join(f"{len(plan.of(a))} {done}" for a, done in _DONE if plan.of(a))
+    tree = [str(s.package.name) for s in outcome.local if s.action == "install"]
+    if not tree:
+        return f"{changed} of {outcome.packages} package(s)"
+    built = f"{', '.join(tree)} from the project tree"
+    if not changed:
+        return f"{built} ({outcome.packages} package(s) already present)"
+    return f"{changed} of {outcome.packages} package(s), and {built},"
 
 
 _DONE: tuple[tuple[Action, str], ...] = (("install", "installed"), ("replace", "replaced"), ("repair", "repaired"))

@@ -16,15 +16,24 @@ from pathlib import Path
 from typing import Any
 
 FAILURES_DIR = ("tierlock", "failures")
+#: The ``step`` of a failure to install the packages of the project's tree (the tiers' own packages are in).
+PROJECT_STEP = "project-tree"
 
 
 def failure_path(prefix: Path, tier: str) -> Path:
     return prefix.joinpath(*FAILURES_DIR, f"{tier}.json")
 
 
-def write(prefix: Path, tiers: Sequence[str], error: Mapping[str, Any]) -> None:
-    """Record *error* (a ``TierlockError.to_dict()``) as the last install failure of each of *tiers*."""
-    document = {"tiers": list(tiers), "failed_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "error": dict(error)}
+def write(prefix: Path, tiers: Sequence[str], error: Mapping[str, Any], *, step: str | None = None) -> None:
+    """Record *error* (a ``TierlockError.to_dict()``) as the last install failure of each of *tiers*; *step*:
+    :data:`PROJECT_STEP` when it failed installing the project's tree (after the tiers' packages were in)."""
+    document: dict[str, Any] = {
+        "tiers": list(tiers),
+        "failed_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "error": dict(error),
+    }
+    if step is not None:
+        document["step"] = step
     text = json.dumps(document, indent=2) + "\n"
     for tier in tiers:
         path = failure_path(prefix, tier)

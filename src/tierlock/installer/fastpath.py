@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 #: Where receipts live inside the target environment (as :mod:`tierlock.installer.receipts` writes them).
 RECEIPTS_DIR = ("tierlock", "receipts")
+#: Where a failed install is recorded (:data:`tierlock.installer.failures.FAILURES_DIR`: json is not loaded here).
+FAILURES_DIR = ("tierlock", "failures")
 SCHEMA = 1
 #: The most a config, pyproject.toml or lockfile may hold (:data:`tierlock.fsutil.MAX_BYTES`).
 MAX_BYTES = 64 * 1024 * 1024
@@ -209,10 +211,14 @@ def check(
     prefix: str | os.PathLike[str],
     environment: str,
     pyproject: str | os.PathLike[str],
+    *,
+    install_project: bool = True,
 ) -> tuple[NoOp | None, str]:
     """A :class:`NoOp` when every tier's receipt still holds, else None and the first difference.
 
-    *environment* is the target's :func:`tierlock.installer.location.environment_key`.
+    *environment* is the target's :func:`tierlock.installer.location.environment_key`. *install_project*: the
+    request arms the project itself from its tree (a receipt written without it then proves nothing). A tier
+    whose last install failed goes the full way (that way records its success and forgets the failure).
     """
     if not tiers:
         return None, "no tier named"
@@ -230,6 +236,10 @@ def check(
         if receipt is None:
             return None, f"no receipt for {raw} in {prefix}"
         why = _holds(raw, receipt, environment, (pyproject, pyproject_digest))
+        if not why and install_project and receipt.get("without_project"):
+            why = f"{raw} was armed without the project itself (--no-install-project)"
+        if not why and os.path.lexists(os.path.join(prefix, *FAILURES_DIR, f"{raw}.json")):
+            why = f"the last install-tier of {raw} failed"
         packages = [p for p in receipt.get("packages", ()) if isinstance(p, dict)]
         why = why or _lock_matches(raw, receipt, packages)
         if why:
@@ -313,9 +323,10 @@ def _packages_match(raw: str, path: str, text: str, receipt: dict[str, Any], pac
 
 
 def try_noop(
-    tiers: Sequence[str], *, project_arg: str | None, python: str | None, system: bool
+    tiers: Sequence[str], *, project_arg: str | None, python: str | None, system: bool, install_project: bool = True
 ) -> tuple[NoOp | None, str]:
-    """The whole fast path: find the project and the target cheaply, then :func:`check`."""
+    """The whole fast path: find the project and the target cheaply, then :func:`check` (*install_project*: the
+    request arms the project itself, no ``--no-install-project``)."""
     pyproject = find_pyproject(project_arg)
     if pyproject is None:
         return None, "no pyproject.toml"
@@ -329,7 +340,7 @@ def try_noop(
     if target is None:
         return None, "the target needs inspecting"
     try:
-        return check(tiers, target[0], target[1], pyproject)
+        return check(tiers, target[0], target[1], pyproject, install_project=install_project)
     except (TypeError, ValueError, AttributeError) as exc:  # a receipt of an unexpected shape
         return None, f"a receipt could not be read: {exc}"
 

@@ -86,7 +86,19 @@ def _decide(package: LocalPackage, index: SiteIndex) -> LocalStep:
         return LocalStep(package, "install", f"installed {'editable' if origin[1] else 'as a copy'}, not {how}")
     if package.version is not None and not _same_version(info.folder_version, package.version):
         return LocalStep(package, "install", f"{info.folder_version} installed, {package.version} in its folder")
+    broken = _broken(package.name, index)
+    if broken is not None:  # its .dist-info says so, but a file it installed is gone (the editable .pth)
+        return LocalStep(package, "install", f"installed {how} from {package.path}, but {broken}")
     return LocalStep(package, "satisfied", f"installed {how} from {package.path}")
+
+
+def _broken(name: str, index: SiteIndex) -> str | None:
+    """The first reason the probe finds the installed *name* partial (a file its RECORD lists missing or resized),
+    or None when it is whole."""
+    from tierlock.probing import probe_distribution
+
+    found = probe_distribution(name, index=index)
+    return found.reasons[0] if found.state == "partial" and found.reasons else None
 
 
 def _origin(dist_info: str) -> tuple[str, bool] | None:
@@ -129,12 +141,14 @@ def arm(
     *,
     log: Callable[[str], None] | None = None,
     again: str | None = None,
+    project: str | None = None,
 ) -> None:
     """Install every ``install`` step from its folder: one backend call, ``--no-deps`` (BackendError on failure).
 
-    A project whose own metadata the backend refuses (:func:`tierlock.installer.treerefusal.refused`) gets the
-    command that arms the tiers without it (*again* with ``--no-install-project``): running the same command
-    again would fail the same way."""
+    When that call fails and *project* (the project itself) is among them, its remedy is *again* (the command
+    that failed) with ``--no-install-project``, which arms the tiers without it: running the same command again
+    would fail the same way. The others are tried alone first, so that a failure of theirs (which the flag does
+    not skip) keeps its own reason and no command is named for it (the cause is theirs to fix)."""
     from tierlock import subproc
     from tierlock.installer.backends import failure
 
@@ -144,20 +158,30 @@ def arm(
     argv = backend.local_argv(target, [(p.path, p.editable, str(p.name)) for p in packages], _options(index))
     what = f"{backend.name} install of {', '.join(p.name for p in packages)} from the project tree into {target.prefix}"
     result = subproc.run(argv, what=what, log=log, check=False)
-    if result.returncode != 0:
-        from tierlock.installer.treerefusal import refused
+    if result.returncode == 0:
+        return
+    from tierlock.installer.treerefusal import refused, without_project
 
-        said = refused(result.stdout + "\n" + result.stderr, [p.path for p in packages], again)
-        error = failure(
-            what,
-            result,
-            remedy="fix the cause shown above (a build backend the index does not serve, a broken pyproject.toml), "
-            "then run the same install-tier command again, or skip the project with --no-install-project",
+    itself = again is not None and any(p.name == project for p in packages)
+    if itself and len(packages) > 1:  # the others alone: their own failure raises here, with its own reason
+        arm([s for s in steps if s.package.name != project], backend, target, index, log=log, again=again)
+    said = refused(result.stdout + "\n" + result.stderr, [p.path for p in packages], again)
+    error = failure(
+        what,
+        result,
+        remedy="fix the cause shown above (a build backend the index does not serve, a broken pyproject.toml of "
+        "a package of the project's tree), then run the same install-tier command again",
+    )
+    if said is not None:
+        error.message = f"{error.message}; {said[0]}"
+        error.remedy = said[1]
+    elif itself and again is not None:
+        error.message = (
+            f"{error.message}; the tier's own packages are installed, the project {project} itself is not: once "
+            f"its build is fixed (the cause above), {again} installs it; until then arm the tier without it"
         )
-        if said is not None:
-            error.message = f"{error.message}; {said[0]}"
-            error.remedy = said[1]
-        raise error
+        error.remedy = without_project(again)
+    raise error
 
 
 def _options(lines: Sequence[str]) -> list[str]:
@@ -213,10 +237,12 @@ def arm_missing(
     *,
     again: str,
     index: Sequence[str] = (),
+    project: str | None = None,
 ) -> tuple[list[LocalStep], Backend | None]:
     """Arm every local package not installed from its folder, then check they all are (BackendError if not).
 
-    Returns the steps as found before arming, and the backend when one ran.
+    Returns the steps as found before arming, and the backend when one ran. *project*: the project's own name
+    (its failure's remedy leaves it out, :func:`arm`).
     """
     from tierlock.errors import BackendError, Problem
 
@@ -228,7 +254,7 @@ def arm_missing(
         if step.action == "install":
             (ui.line if ui.fancy else ui.detail)(f"  from the project tree: {step.package.name}: {step.reason}")
     with ui.status(f"{chosen.name}: installing {len(missing(steps))} package(s) from the project tree"):
-        arm(steps, chosen, target, index, log=ui.detail, again=again)
+        arm(steps, chosen, target, index, log=ui.detail, again=again, project=project)
     still = missing(plan_in(packages, target))
     if still:
         raise BackendError(

@@ -42,9 +42,10 @@ class Prepared(Frozen):
     environment: str
     pyproject: tuple[str, str]
     interpreter: dict[str, Any]
-    tiers: dict[str, tuple[dict[str, tuple[str, str]], frozenset[str], bool, frozenset[str]]]
+    tiers: dict[str, tuple[dict[str, tuple[str, str]], frozenset[str], bool, frozenset[str], bool]]
     """Tier -> (its lockfile chain: tier -> (path, digest); the names its lock applies here; whether its lock
-    reaches the project itself; every name its lock pins)."""
+    reaches the project itself; every name its lock pins; whether a plain arming installs the project itself from
+    its tree, :func:`tierlock.installer.projecttree.wanted`)."""
 
     def __init__(
         self,
@@ -52,7 +53,7 @@ class Prepared(Frozen):
         environment: str,
         pyproject: tuple[str, str],
         interpreter: dict[str, Any],
-        tiers: dict[str, tuple[dict[str, tuple[str, str]], frozenset[str], bool, frozenset[str]]],
+        tiers: dict[str, tuple[dict[str, tuple[str, str]], frozenset[str], bool, frozenset[str], bool]],
     ) -> None:
         self._init(environment, pyproject, interpreter, tiers)
 
@@ -63,13 +64,14 @@ def prepare(
     """The parts of the receipts of *tiers* that do not depend on what the backend installs; their folder made
     (a missing one is made again by :func:`write`, which says what stops it)."""
     environment = environment_key(target.prefix)  # one name whatever spelling reached it (the fast path's key)
-    made: dict[str, tuple[dict[str, tuple[str, str]], frozenset[str], bool, frozenset[str]]] = {}
+    made: dict[str, tuple[dict[str, tuple[str, str]], frozenset[str], bool, frozenset[str], bool]] = {}
     for tier in tiers:
         lock = locks[tier.name]
         chain = {str(t.name): (str(t.lockfile), file_digest(t.lockfile)) for t in project.chain(tier.name)}
         wanted = frozenset({e.name for e in lock.applicable(target.marker_env)} | {p.name for p in lock.local})
         pinned = frozenset(str(e.name) for e in lock.entries)
-        made[str(tier.name)] = (chain, wanted, reaches_project(lock, project.name), pinned)
+        itself = any(p.name == project.name for p in lock.local)
+        made[str(tier.name)] = (chain, wanted, reaches_project(lock, project.name), pinned, itself)
     with suppress(OSError):
         receipts_dir(target.prefix).mkdir(exist_ok=True)
     return Prepared(
@@ -105,14 +107,22 @@ def record(
     written: list[str] = []
     environment, pyproject = prepared.environment, prepared.pyproject
     for tier in tiers:
-        chain, applied, reaches, pinned = prepared.tiers[str(tier.name)]
+        chain, applied, reaches, pinned, itself = prepared.tiers[str(tier.name)]
         wanted = set(applied)
         if reaches:  # the project itself, when a package of the tier requires it
             wanted |= {d.name for d in dists if d.project}
         tier_dists = sorted((d for d in dists if d.name in wanted), key=lambda d: d.name)
         left_out = sorted(pinned - {d.name for d in tier_dists})
+        # armed without the project itself (--no-install-project): a plain install-tier must not be a no-op
+        without = itself and not any(d.project and d.name == project.name for d in tier_dists)
         existing = load(receipt_path(target.prefix, tier.name))
-        same = {"lockfiles": chain, "pyproject": pyproject, "environment": environment, "left_out": left_out}
+        same = {
+            "lockfiles": chain,
+            "pyproject": pyproject,
+            "environment": environment,
+            "left_out": left_out,
+            "without_project": without,
+        }
         if existing is not None and _same(existing, same, [d.to_dict() for d in tier_dists]):
             continue
         if backend:
@@ -132,6 +142,7 @@ def record(
             project=str(project.root),
             tierlock_version=__version__,
             left_out=left_out,
+            without_project=without,
         )
         written.append(str(write(target.prefix, document)))
     return written
@@ -144,6 +155,7 @@ def _same(existing: Receipt, wanted: Mapping[str, Any], packages: list[dict[str,
         and existing.pyproject == wanted["pyproject"]
         and existing.data.get("interpreter", {}).get("environment") == wanted["environment"]
         and existing.data.get("left_out") == wanted["left_out"]
+        and bool(existing.data.get("without_project")) == wanted["without_project"]
         and "stale" not in existing.data
         and existing.data.get("tierlock_version") == __version__
         and existing.packages == packages

@@ -153,13 +153,16 @@ def build(
     tierlock_version: str,
     now: float | None = None,
     left_out: Sequence[str] = (),
+    without_project: bool = False,
 ) -> dict[str, Any]:
     """The receipt document (pure). *pyproject* and *lockfiles* (tier -> ...): (path, digest), bottom tier first.
     *left_out*: the names the tier's lockfile pins that were not installed here (markers that do not hold, a
     wheel the target's tags do not select, the project itself), so that the packages and *left_out* are
-    exactly the lockfile's pins (the no-op fast path checks it)."""
+    exactly the lockfile's pins (the no-op fast path checks it). *without_project*: the tier was armed without the
+    project itself (``--no-install-project``) while a plain arming installs it (the fast path then answers only a
+    request without it)."""
     stamp = time.gmtime(time.time() if now is None else now)
-    return {
+    document = {
         "schema": SCHEMA,
         "tier": tier,
         "lockfiles": {name: {"path": path, "digest": digest} for name, (path, digest) in lockfiles.items()},
@@ -174,6 +177,9 @@ def build(
         "packages": [p.to_dict(as_read=False) for p in sorted(packages, key=lambda p: p.name)],
         "left_out": sorted(left_out),
     }
+    if without_project:
+        document["without_project"] = True
+    return document
 
 
 def write(prefix: Path, document: Mapping[str, Any]) -> Path:

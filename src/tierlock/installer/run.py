@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from tierlock.errors import BackendError, Interrupted, TierlockError, UsageError
 from tierlock.frozen import replace
-from tierlock.installer import builds, failures, fastpath, lockload, projecttree, receipts, verification
+from tierlock.installer import builds, failures, fastpath, lockload, projecttree, receipts, treestep, verification
 from tierlock.installer.job import Job
 from tierlock.installer.plan import Plan
 from tierlock.installer.preflight import armed_tiers, created, forced_names, refuse_incomplete, refuse_target
@@ -157,7 +157,9 @@ def _install_locked(
     with environment_lock(target.prefix, on_wait=ui.note) as waited:
         receipts.clean_temporary(target.prefix)
         if waited and not (request.deep or forced):
-            noop, _ = fastpath.check(names, target.prefix, environment_of(target), project.pyproject)
+            noop, _ = fastpath.check(
+                names, target.prefix, environment_of(target), project.pyproject, install_project=request.install_project
+            )
             if noop is not None:
                 outcome = _unchanged(noop, started)
                 outcome.waited = True
@@ -308,22 +310,8 @@ def _apply(
 def _arm_tree(
     project: Project, request: Request, ui: Progress, job: Job, ran: tuple[str | None, str | None]
 ) -> tuple[list[projecttree.LocalStep], str | None, str | None]:
-    """Arm the packages of the project's tree (:func:`tierlock.installer.projecttree.arm_missing`); the steps as found,
-    and the backend that ran (*ran*: the one that installed the pins, if any)."""
-    names = [str(t.name) for t in job.tiers]
-    local, backend = projecttree.arm_missing(
-        job.local,
-        job.target,
-        ui,
-        lambda: _backend(project, request, job.target),
-        again=request.command(names),
-        index=request.index,
-    )
-    if backend is None or ran[0] is not None:
-        return local, ran[0], ran[1]
-    from tierlock.installer.backendrun import background
-
-    return local, backend.name, background(backend.version)()
+    """:func:`tierlock.installer.treestep.arm` with the backend this request chooses."""
+    return treestep.arm(project, request, ui, job, ran, backend=lambda: _backend(project, request, job.target))
 
 
 def _backend(project: Project, request: Request, target: Target) -> Backend:

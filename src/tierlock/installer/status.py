@@ -95,7 +95,13 @@ class TierStatus(Fields):
             "remedy": self.remedy,
             "remedy_argv": argv_of(self.remedy),
             "last_failure": self.last_failure,
+            "without_project": self.without_project,
         }
+
+    @property
+    def without_project(self) -> bool:
+        """The receipt says the tier was armed without the project itself (``--no-install-project``)."""
+        return self.receipt is not None and bool(self.receipt.data.get("without_project"))
 
 
 def status(
@@ -132,15 +138,18 @@ EXPLAINED = ("build-failed", "no-build")
 def with_failure(row: TierStatus, failed: dict[str, Any] | None) -> TierStatus:
     """*row* with the tier's last failed install as its first problem, and that failure's remedy as its own.
 
-    A tier that is present again keeps no failure (a later install succeeded some other way).
+    A tier that is present again keeps no failure (a later install succeeded some other way), unless the install
+    failed at the project's tree: its packages were in by then, the project's were not (and no receipt was written).
     """
-    if failed is None or row.state == "present":
+    tree = failed is not None and failed.get("step") == failures.PROJECT_STEP
+    if failed is None or (row.state == "present" and not tree):
         return row
     error = failed["error"]
     text = f"the last install-tier of {row.tier} failed ({failed.get('failed_at', '?')}): {error.get('message', '')}"
     row.problems.insert(0, text)
     row.last_failure = failed
-    if error.get("kind") in EXPLAINED and error.get("remedy"):  # its remedy changes what failed
+    # its remedy changes what failed (a build that lacked something, a refused build, the project left out)
+    if (tree or error.get("kind") in EXPLAINED) and error.get("remedy"):
         row.remedy = str(error["remedy"])
     return row
 
@@ -257,4 +266,6 @@ def _summary(row: TierStatus) -> str:
         words += f"; armed {row.receipt.installed_at}"
     if row.stale:
         words += " from an older lock"
+    if row.without_project:
+        words += "; without the project itself (--no-install-project)"
     return words

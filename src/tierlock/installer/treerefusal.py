@@ -35,8 +35,12 @@ def refused(output: str, folders: Sequence[Path], again: str | None) -> tuple[st
         f"(PEP 685), so no install of the project from its tree succeeds until one is renamed; the tier's own "
         f"packages are installed: arm it without the project (it stays out of the environment)"
     )
-    command = again if _FLAG in again.split() else f"{again} {_FLAG}"
-    return said, command
+    return said, without_project(again)
+
+
+def without_project(again: str) -> str:
+    """The command *again* with ``--no-install-project`` (once)."""
+    return again if _FLAG in again.split() else f"{again} {_FLAG}"
 
 
 def duplicates(pyproject: Path, name: str) -> list[tuple[str, str]]:

@@ -1,0 +1,111 @@
+"""What the project's tree step decides per local package, from the files of the target: installed from its folder
+the same way and at the same version, and whole; else installed again (and why). Files only: a site folder written
+as an installer leaves it (``direct_url.json``, RECORD with sizes)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from tierlock.installer import projecttree
+from tierlock.lockfiles.locks import LocalPackage
+from tierlock.probing import SiteIndex
+
+
+def _installed(site: Path, source: Path, *, editable: bool = True, version: str = "0.1.0", url: str = "") -> None:
+    """``app`` installed from *source* as pip and uv leave it: its .pth, METADATA, direct_url.json and RECORD."""
+    info = site / f"app-{version}.dist-info"
+    info.mkdir(parents=True)
+    files = {
+        "_app_editable.pth": f"{source}/src\n",
+        f"{info.name}/METADATA": f"Metadata-Version: 2.1\nName: app\nVersion: {version}\n",
+        f"{info.name}/direct_url.json": json.dumps(
+            {"url": url or source.as_uri(), "dir_info": {"editable": True} if editable else {}}
+        ),
+        f"{info.name}/INSTALLER": "uv\n",
+    }
+    rows = []
+    for rel, text in files.items():
+        (site / rel).write_text(text, encoding="utf-8")
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+        rows.append(f"{rel},sha256={digest},{len(text.encode())}")
+    (info / "RECORD").write_text("\n".join([*rows, f"{info.name}/RECORD,,"]) + "\n", encoding="utf-8")
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> Path:
+    (tmp_path / "app" / "src").mkdir(parents=True)
+    return tmp_path / "app"
+
+
+def _decide(site: Path, source: Path, *, editable: bool = True, version: str | None = "0.1.0") -> tuple[str, str]:
+    package = LocalPackage("app", version, source, editable)  # type: ignore[arg-type]
+    step = projecttree.plan([package], SiteIndex.scan([site]))[0]
+    return step.action, step.reason
+
+
+def test_installed_whole_from_its_folder_is_satisfied(tmp_path: Path, source: Path) -> None:
+    _installed(tmp_path / "site", source)
+    assert _decide(tmp_path / "site", source) == ("satisfied", f"installed editable from {source}")
+    assert _decide(tmp_path / "site", source, version=None)[0] == "satisfied"
+
+
+def test_installed_from_its_folder_but_missing_a_file_is_installed_again(tmp_path: Path, source: Path) -> None:
+    _installed(tmp_path / "site", source)
+    (tmp_path / "site" / "_app_editable.pth").unlink()
+    action, reason = _decide(tmp_path / "site", source)
+    assert action == "install"
+    assert reason.startswith(f"installed editable from {source}, but ")
+    assert "_app_editable.pth" in reason
+
+
+def test_installed_from_its_folder_with_a_file_resized_is_installed_again(tmp_path: Path, source: Path) -> None:
+    _installed(tmp_path / "site", source)
+    (tmp_path / "site" / "_app_editable.pth").write_text("/elsewhere/src/and/more\n", encoding="utf-8")
+    assert _decide(tmp_path / "site", source)[0] == "install"
+
+
+def test_not_installed_or_installed_otherwise_is_installed(tmp_path: Path, source: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    assert _decide(site, source) == ("install", "not installed")
+    _installed(site, source, editable=False)
+    assert _decide(site, source) == ("install", "installed as a copy, not editable")
+    assert _decide(site, source, version="0.2.0") == ("install", "installed as a copy, not editable")
+    assert _decide(site, source, editable=False, version="0.2.0") == ("install", "0.1.0 installed, 0.2.0 in its folder")
+    other = tmp_path / "other"
+    other.mkdir()
+    assert (
+        _decide(site, other, editable=False)[1] == f"installed from {source.as_uri()}, not from its folder from {other}"
+    )
+
+
+def test_the_reason_is_the_probes_first(tmp_path: Path, source: Path) -> None:
+    from tierlock.probing import probe_distribution
+
+    site = tmp_path / "site"
+    _installed(site, source)
+    (site / "_app_editable.pth").unlink()
+    (site / "app-0.1.0.dist-info" / "INSTALLER").unlink()
+    reasons = probe_distribution("app", index=SiteIndex.scan([site])).reasons
+    assert len(reasons) > 1
+    assert _decide(site, source)[1] == f"installed editable from {source}, but {reasons[0]}"
+
+
+def test_a_receipt_records_only_what_was_armed_with_a_version(tmp_path: Path, source: Path) -> None:
+    """What a receipt records of the tree's packages: each one installed with a readable version, its files."""
+    site = tmp_path / "venv" / "site"
+    _installed(site, source)
+    target = SimpleNamespace(site_paths=(site,), prefix=tmp_path / "venv")
+    step = projecttree.plan([LocalPackage("app", "0.1.0", source, True)], SiteIndex.scan([site]))  # type: ignore[arg-type]
+    [dist] = projecttree.dists(step, target)  # type: ignore[arg-type]
+    assert (dist.name, dist.version, dist.site, dist.project) == ("app", "0.1.0", "site", True)
+    assert ("_app_editable.pth", len(f"{source}/src\n")) in dist.files
+    metadata = site / "app-0.1.0.dist-info" / "METADATA"
+    metadata.write_text("Metadata-Version: 2.1\nName: app\n", encoding="utf-8")  # no version to read
+    assert projecttree.dists(step, target) == []  # type: ignore[arg-type]
