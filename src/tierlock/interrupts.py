@@ -20,6 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from types import FrameType
+    from typing import Any
 
 GRACE = 5.0
 """Seconds a backend gets to stop after being asked (it cleans its temporary folders), before it is killed."""
@@ -39,6 +40,40 @@ def _handler(signum: int, frame: FrameType | None) -> None:
         return
     _state["raised"] = 1
     raise KeyboardInterrupt
+
+
+def _unraisable(unraisable: object) -> None:
+    """``sys.unraisablehook`` while the handler is installed: the command's interrupt raised where Python can only
+    print it and go on (the handler ran inside a weakref callback, such as the import system's module-lock callback,
+    or a ``__del__``) is raised again at the main thread's next step, as the same signal; anything else goes to the
+    hook that was there before. Without it the interrupt is lost: the command goes on as if nothing came, and
+    every later signal is only noted."""
+    import _signal as signal  # type: ignore[import-not-found,unused-ignore]
+    import _thread
+
+    exc_type = getattr(unraisable, "exc_type", None)
+    main = _state["main"]
+    if (
+        isinstance(exc_type, type)
+        and issubclass(exc_type, KeyboardInterrupt)
+        and _state["raised"]
+        and main == _thread.get_ident()
+    ):
+        _state["raised"] = 0
+        signum = received.pop() if received else signal.SIGINT  # (the handler notes it again as it raises)
+        # Sent from a thread of its own, to this thread: it lands once this hook has returned, and a system call
+        # this thread waits in (a backend's end) is woken by it, as by the first.
+        send = getattr(signal, "pthread_kill", None)
+        if send is None:  # (no POSIX threads' signals: the interrupt lands at this thread's next step)
+            _thread.start_new_thread(_thread.interrupt_main, (signum,))  # type: ignore[arg-type,unused-ignore]
+        else:
+            _thread.start_new_thread(send, (main, signum))
+        return
+    _previous_hook[0](unraisable)
+
+
+_previous_hook: list[Callable[[Any], object]] = []
+"""The ``sys.unraisablehook`` :func:`install` replaced (put back by its ``restore``)."""
 
 
 def inside(exc: BaseException) -> bool:
@@ -70,6 +105,7 @@ def install() -> Callable[[], None]:
     """
     import _signal as signal  # type: ignore[import-not-found,unused-ignore]
     import _thread
+    import sys
 
     try:
         previous = [(signum, signal.getsignal(signum)) for signum in (signal.SIGTERM, signal.SIGINT)]
@@ -81,11 +117,17 @@ def install() -> Callable[[], None]:
             signal.signal(signal.SIGINT, _handler)
     except ValueError:  # not the main thread (an embedding application): its own handlers stay
         return _nothing
+    hook = sys.unraisablehook
+    if hook is not _unraisable:
+        _previous_hook[:] = [hook]
+        sys.unraisablehook = _unraisable
 
     def restore() -> None:
         for signum, handler in previous:
             if handler is not None:
                 signal.signal(signum, handler)
+        if hook is not _unraisable:
+            sys.unraisablehook = hook
         if previous[0][1] is not _handler:  # the caller's own handler is back: nothing is held by this module
             _state["main"] = 0
 

@@ -239,3 +239,57 @@ def test_install_outside_the_main_thread_changes_no_handler() -> None:
 )
 def test_the_command_run_again_is_said_as_the_user_typed_it(prog: str, argv: list[str], again: str) -> None:
     assert interrupts.rerun(prog, argv) == again
+
+
+SWALLOWED = """
+import signal, sys, time
+from tierlock import interrupts
+
+restore = interrupts.install()
+
+
+class Dropped:
+    def __del__(self):  # Python can only print what is raised here, and goes on
+        signal.raise_signal(getattr(signal, sys.argv[1]))
+
+
+try:
+    Dropped()
+    time.sleep(0.2)
+    print("went on", flush=True)
+except KeyboardInterrupt:
+    print("interrupted", interrupts.name(), len(interrupts.received), flush=True)
+finally:
+    restore()
+print("hook put back", sys.unraisablehook is sys.__unraisablehook__)
+"""
+
+
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
+def test_an_interrupt_raised_where_python_can_only_print_it_still_interrupts_the_command(signame: str) -> None:
+    """The signal's handler may run inside a ``__del__`` or a weakref callback (the import system's module-lock
+    callback, under a loaded machine): Python prints "Exception ignored" and goes on. The interrupt is raised again
+    at the next step, as the same signal noted once, with nothing printed; the caller's hook is put back."""
+    done = subprocess.run(
+        [sys.executable, "-c", SWALLOWED, signame],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=60,
+    )
+    assert done.stdout.splitlines() == [f"interrupted {signame} 1", "hook put back True"], done.stderr
+    assert "Exception ignored" not in done.stderr
+    assert done.returncode == 0, done.stderr
+
+
+def test_anything_else_python_can_only_print_still_reaches_the_hook_that_was_there() -> None:
+    script = (
+        "import sys\nfrom tierlock import interrupts\nseen = []\nsys.unraisablehook = seen.append\n"
+        "restore = interrupts.install()\nclass D:\n    def __del__(self):\n        raise ValueError('x')\n"
+        "D()\nrestore()\nprint([type(u.exc_value).__name__ for u in seen], sys.unraisablehook == seen.append)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], check=False, capture_output=True, text=True, env=clean_env(), timeout=60
+    )
+    assert done.stdout.strip() == "['ValueError'] True", done.stderr
