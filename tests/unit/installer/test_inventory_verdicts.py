@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
+from tests.support.targets import a_target
 from tests.unit.installer.test_installer_receipts import fake_env
-from tierlock.environment import Target
 from tierlock.installer import inventory
 from tierlock.lockfiles.locks import LockEntry
 from tierlock.probing import DistributionProbe, probe_distribution
@@ -43,18 +42,7 @@ def test_a_distribution_lacking_only_a_system_library_is_present_to_the_plan_and
 
 def test_only_the_locked_entries_found_in_the_target_are_probed(tmp_path: Path) -> None:
     prefix, site, _project = fake_env(tmp_path)
-    target = Target(
-        python=prefix / "bin" / "python",
-        prefix=prefix,
-        base_prefix=Path(sys.base_prefix),
-        paths=(site,),
-        purelib=site,
-        platlib=site,
-        stdlib=tmp_path / "stdlib",
-        marker_env={},
-        platform="linux-x86_64",
-        version=(3, 11, 7),
-    )
+    target = a_target(prefix, site, stdlib=tmp_path / "stdlib")
     assert target.site_paths == (site,)
     hashes = ("sha256:" + "a" * 64,)
     entries = [LockEntry(canonicalize_name(n), Version("1.0"), None, hashes) for n in ("absent", "pkg")]

@@ -9,9 +9,9 @@ project and lockfiles, for an environment laid out like a venv.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
+from tests.support.targets import a_target
 from tierlock import load_project, lockfiles
 from tierlock.environment import Target
 from tierlock.installer import receiptrecord, receipts
@@ -36,19 +36,7 @@ source = "extra:brain"
 def _target(prefix: Path) -> Target:
     (prefix / "bin").mkdir(parents=True)
     (prefix / "pyvenv.cfg").write_text("home = /usr/bin\n", encoding="utf-8")
-    site = prefix / "lib" / "site"
-    return Target(
-        python=prefix / "bin" / "python",
-        prefix=prefix,
-        base_prefix=Path(sys.base_prefix),
-        paths=(site,),
-        purelib=site,
-        platlib=site,
-        stdlib=Path(sys.base_prefix),
-        marker_env={},
-        platform="linux-x86_64",
-        version=(3, 11, 7),
-    )
+    return a_target(prefix, prefix / "lib" / "site")
 
 
 def _record(

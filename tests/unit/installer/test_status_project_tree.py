@@ -8,13 +8,13 @@ its line and in ``--json``, with no fix (it is a choice). Pure: rows built by ha
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Literal
 
 import pytest
 
+from tests.support.targets import a_target
 from tierlock.environment import Target
 from tierlock.installer import failures, receipts
 from tierlock.installer.status import TierStatus, _one, lines, pruned_reason, rearm_command, with_failure
@@ -42,19 +42,7 @@ def _failed(step: str | None = failures.PROJECT_STEP, kind: str = "backend", rem
 
 
 def _target() -> Target:
-    prefix = Path("/work/app/.venv")
-    return Target(
-        python=prefix / "bin" / "python",
-        prefix=prefix,
-        base_prefix=Path(sys.base_prefix),
-        paths=(),
-        purelib=prefix,
-        platlib=prefix,
-        stdlib=Path(sys.base_prefix),
-        marker_env={},
-        platform="linux-x86_64",
-        version=(3, 12, 8),
-    )
+    return a_target(Path("/work/app/.venv"), version=(3, 12, 8))
 
 
 def test_a_present_tier_whose_project_step_failed_shows_the_failure_and_its_remedy() -> None:

@@ -14,6 +14,7 @@ import pytest
 
 import tierlock
 from tests.support.pyproject import pyproject
+from tests.support.targets import a_target
 from tierlock.environment import Target
 from tierlock.lockfiles.projectpin import comment
 from tierlock.probing import probe_distribution
@@ -44,19 +45,8 @@ def _dist(site: Path, name: str, version: str, requires: tuple[str, ...] = ()) -
 
 
 def _target(site: Path) -> Target:
-    prefix = site.parent
-    return Target(
-        python=prefix / "bin" / "python",
-        prefix=prefix,
-        base_prefix=Path(sys.base_prefix),
-        paths=(site,),
-        purelib=site,
-        platlib=site,
-        stdlib=Path(sys.base_prefix) / "lib",
-        marker_env={"python_version": "3.12", "sys_platform": "linux"},
-        platform="linux-x86_64",
-        version=(3, 12, 1),
-    )
+    marker_env = {"python_version": "3.12", "sys_platform": "linux"}
+    return a_target(site.parent, site, stdlib=Path(sys.base_prefix) / "lib", marker_env=marker_env, version=(3, 12, 1))
 
 
 @pytest.fixture
