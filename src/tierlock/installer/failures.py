@@ -15,7 +15,8 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
-FAILURES_DIR = ("tierlock", "failures")
+from tierlock.installer.fastpath import FAILURES_DIR  # (one definition: the fast path reads it too)
+
 #: The ``step`` of a failure to install the packages of the project's tree (the tiers' own packages are in).
 PROJECT_STEP = "project-tree"
 

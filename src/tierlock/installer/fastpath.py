@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 #: Where receipts live inside the target environment (as :mod:`tierlock.installer.receipts` writes them).
 RECEIPTS_DIR = ("tierlock", "receipts")
-#: Where a failed install is recorded (:data:`tierlock.installer.failures.FAILURES_DIR`: json is not loaded here).
+#: Where a failed install is recorded (:mod:`tierlock.installer.failures` writes there; json is not loaded here).
 FAILURES_DIR = ("tierlock", "failures")
 SCHEMA = 1
 #: The most a config, pyproject.toml or lockfile may hold (:data:`tierlock.fsutil.MAX_BYTES`).
