@@ -70,6 +70,7 @@ def run(project: Project, ui: Progress, backend: Backend, plan: Plan, step: Step
     say = ui.line if ui.fancy else ui.note  # a build is said even without -v (beside the spinner on a terminal)
     watcher = builds.Watcher(say, builds.announce(say, planned))
     no_build = step.rules.flags(plan.changes)
+    backends.end_recording()  # (before the version's thread: nothing it does is part of a kept plan)
     version = background(backend.version)  # asked while the backend installs
     with ui.status(doing):
         try:

@@ -255,8 +255,7 @@ def execute(
     """
     watching = sys.modules.get("tierlock.armrecord")  # an install whose plan may be kept: its reads end here
     recorded = watching is not None and watching.watching()
-    if watching is not None:
-        watching.pause()
+    end_recording()
     data = ("\n".join(lines) + "\n").encode("utf-8")
     what = f"{backend.name} install into {target.prefix}"
     early = sys.modules.get("tierlock.earlyarm")  # a backend started early: taken over when it runs this
@@ -279,6 +278,15 @@ def execute(
         if started is not None:
             _before_verification(target)
         return _succeeded(what, subproc.run(argv, what=what, log=log, check=False, on_line=on_line, started=started))
+
+
+def end_recording() -> None:
+    """What the install reads from here on is not part of its kept plan (:func:`tierlock.armrecord.pause`): called
+    before anything starts beside the backend (its version asked in a thread), which the plan must neither rest on
+    nor be refused for (a process that thread started before the backend step was a plan never kept)."""
+    watching = sys.modules.get("tierlock.armrecord")
+    if watching is not None:
+        watching.pause()
 
 
 def _succeeded(what: str, result: subproc.Result) -> subproc.Result:
