@@ -73,6 +73,23 @@ MODULES: dict[str, Module] = {
         ),
     ),
     "installer/plan.py": Module(("src/tierlock/installer/plan.py",), ("tests/unit/installer/test_installer_plan*.py",)),
+    # The backend step and the backends (the version asked beside the backend, once the kept plan's recording ended).
+    "installer/backendrun.py": Module(
+        ("src/tierlock/installer/backendrun.py",),
+        (
+            "tests/unit/installer/test_backend_version*.py",
+            "tests/cli/test_install_early_standalone_uv.py",
+            "tests/cli/test_install_cli.py",
+        ),
+    ),
+    "installer/backends.py": Module(
+        ("src/tierlock/installer/backends.py",),
+        (
+            "tests/unit/installer/test_early_start_edges.py",
+            "tests/cli/test_install_early_standalone_uv.py",
+            "tests/cli/test_install_cli.py",
+        ),
+    ),
     "installer/request.py": Module(("src/tierlock/installer/request.py",), ("tests/unit/installer/test_request.py",)),
     "volume.py": Module(("src/tierlock/volume.py",), ("tests/unit/core/test_volume.py",)),
     # The command line parsed without argparse (its answers compared with argparse's for every command).
