@@ -26,10 +26,11 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from typing import Any
 
-#: Where receipts live inside the target environment (as :mod:`tierlock.installer.receipts` writes them).
+#: Where receipts live inside the target environment (:mod:`tierlock.installer.receipts` writes them there).
 RECEIPTS_DIR = ("tierlock", "receipts")
 #: Where a failed install is recorded (:mod:`tierlock.installer.failures` writes there; json is not loaded here).
 FAILURES_DIR = ("tierlock", "failures")
+#: The receipts' format (:mod:`tierlock.installer.receipts` writes it; a receipt of another is not read).
 SCHEMA = 1
 #: The most a config, pyproject.toml or lockfile may hold (:data:`tierlock.fsutil.MAX_BYTES`).
 MAX_BYTES = 64 * 1024 * 1024

@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tierlock.frozen import Frozen
+from tierlock.installer import fastpath
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
 
-SCHEMA = 1
-RECEIPTS_DIR = ("tierlock", "receipts")
+SCHEMA = fastpath.SCHEMA  # (each defined once, where the no-op fast path reads the receipts)
+RECEIPTS_DIR = fastpath.RECEIPTS_DIR
 
 
 def receipts_dir(prefix: Path) -> Path:
