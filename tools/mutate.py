@@ -79,7 +79,7 @@ MODULES: dict[str, Module] = {
         (
             "tests/unit/installer/test_backend_version*.py",
             "tests/cli/test_install_early_standalone_uv.py",
-            "tests/cli/test_install_cli.py",
+            "tests/cli/test_no_build_install.py",
         ),
     ),
     "installer/backends.py": Module(
@@ -87,7 +87,7 @@ MODULES: dict[str, Module] = {
         (
             "tests/unit/installer/test_early_start_edges.py",
             "tests/cli/test_install_early_standalone_uv.py",
-            "tests/cli/test_install_cli.py",
+            "tests/cli/test_no_build_install.py",
         ),
     ),
     "installer/request.py": Module(("src/tierlock/installer/request.py",), ("tests/unit/installer/test_request.py",)),
