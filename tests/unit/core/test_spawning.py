@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tierlock import spawning, subproc
+from tierlock.errors import BackendError
 
 PRINTS = "import sys; print('out line'); print('err line', file=sys.stderr); sys.exit(3)"
 
@@ -77,6 +78,38 @@ def test_a_handed_over_process_is_stopped_with_its_group_by_subproc() -> None:
     assert time.monotonic() - started < 30
     with pytest.raises(ProcessLookupError):
         os.killpg(proc.pid, 0)
+
+
+def test_a_handed_over_process_that_fails_raises_through_subproc_with_its_tail_redacted() -> None:
+    said = "import sys; print('out'); sys.stderr.write('https://me:hunter2secret@index.example failed'); sys.exit(3)"
+    argv = [sys.executable, "-c", said]
+    proc = spawning.as_popen(argv, spawning.spawn(argv, capture=True))
+    subproc._live[proc.pid] = proc
+    with pytest.raises(BackendError) as caught:
+        subproc.run(argv, what="asking", started=proc)
+    assert "asking failed (exit 3)" in str(caught.value)
+    assert caught.value.detail is not None
+    assert "failed" in caught.value.detail
+    assert "hunter2secret" not in caught.value.detail
+    assert proc.pid not in subproc._live
+
+
+def test_a_handed_over_process_interrupted_while_read_is_ended(monkeypatch: pytest.MonkeyPatch) -> None:
+    argv = [sys.executable, "-c", "import time; time.sleep(60)"]
+    proc = spawning.as_popen(argv, spawning.spawn(argv, capture=True))
+    calls = [0]
+    real = proc.communicate
+
+    def interrupted(input: str | None = None, timeout: float | None = None) -> tuple[str, str]:
+        calls[0] += 1
+        if calls[0] == 1:
+            raise KeyboardInterrupt
+        return real(input, timeout)
+
+    monkeypatch.setattr(proc, "communicate", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        subproc.run(argv, what="asking", started=proc)
+    assert proc.returncode in (-signal.SIGINT, -signal.SIGKILL, 1)
 
 
 def test_the_read_ends_of_its_pipes_are_not_inherited_by_a_process_started_later() -> None:
