@@ -36,7 +36,18 @@ if TYPE_CHECKING:
     from tierlock import subproc
 
 #: ``Target`` (:mod:`tierlock.targetmodel`) is handed back by this module and imported from it by name.
-__all__ = ["Pending", "Target", "base_of", "current", "inspect", "interpreter", "resolve", "start", "start_early"]
+__all__ = [
+    "Pending",
+    "Target",
+    "base_of",
+    "current",
+    "end_early",
+    "inspect",
+    "interpreter",
+    "resolve",
+    "start",
+    "start_early",
+]
 
 
 def current() -> Target:
@@ -149,11 +160,17 @@ def start_early(python: str | Path | None) -> None:
     first :func:`inspect` of the same interpreter collects it. The target's start-up (or the read of its
     kept answer) then runs while the command loads its modules and reads the project. What an earlier command of
     this process started and never collected (it failed first) is ended first: never taken for this one."""
-    while _STARTED:
-        _STARTED.popitem()[1].close()
+    end_early()
     pending = start(python)
     if pending is not None:
         _STARTED[pending.exe] = pending
+
+
+def end_early() -> None:
+    """End what :func:`start_early` started and no :func:`inspect` collected (its command ended before it asked:
+    a usage error, a failed check): its process ended and reaped, none left running after the command."""
+    while _STARTED:
+        _STARTED.popitem()[1].close()
 
 
 def inspect(python: str | Path, *, pending: Pending | None = None) -> Target:

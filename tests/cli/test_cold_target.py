@@ -188,6 +188,44 @@ def test_an_interrupt_while_a_cold_command_waits_for_its_target_ends_it_and_the_
     assert _answer(again) == _answer(plain)
 
 
+def _running(python: Path) -> list[int]:
+    """The processes of the interpreter *python* asked about itself (``python -I -c ...``), running or unreaped."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:  # (not a process, or one that ended meanwhile)
+            continue
+        if argv[:2] == [os.fsencode(python), b"-I"]:
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="processes are listed from /proc")
+@pytest.mark.parametrize("command", ["probe", "status"])
+def test_a_command_that_ends_before_it_asks_its_target_leaves_no_target_interpreter_running(
+    world: World, venvs: dict[str, Path], tmp_path: Path, command: str
+) -> None:
+    """Its target started early, then a usage error (a tier that is not declared) ends the command before it asks:
+    the interpreter it started (here one whose start-up never ends) is ended with it, not left running."""
+    venv = tmp_path / "held"
+    shutil.copytree(venvs["3.12.1"], venv, symlinks=True)
+    site = next(venv.glob("lib/python3.*/site-packages"))
+    started, go = tmp_path / "started", tmp_path / "go"
+    (site / "zz_hold.pth").write_text(HOLD.format(started=str(started), go=str(go)))
+    backdate(venv)
+    python = venv / "bin" / "python"
+    try:
+        for code in (ENTRY, CLI):
+            argv = ["--project", str(world.project), command, "no-such-tier", "--python", str(python)]
+            ended = _run(world, code.format(argv=argv), tmp_path / "cache")
+            assert ended.returncode == 2, ended.stderr
+            assert "unknown tier 'no-such-tier'" in ended.stderr
+            assert _running(python) == [], "the target interpreter still runs after the command ended"
+    finally:
+        go.touch()
+
+
 @pytest.mark.parametrize("command", ["probe", "status", "admit"])
 def test_a_venv_whose_interpreter_cannot_be_run_is_said_so_and_the_printed_fix_makes_it_run(
     world: World, venvs: dict[str, Path], tmp_path: Path, command: str
