@@ -133,7 +133,7 @@ ENTRY = "import sys; from tierlock._entry import tierlock; tierlock()"
 FLOOR_IMPORTS = "import gc; gc.disable(); import tomllib, json, packaging.requirements, os; os._exit(0)"
 #: With ``--cold``, a second floor: :data:`FLOOR_IMPORTS` with the target interpreter asked as a run that keeps nothing
 #: must ask it (``python -I -c`` :data:`tierlock.targetanswer.INSPECT`, the fields every fact about the target comes
-#: from), started first (``os.posix_spawn``, as tierlock's console script starts it) and its answer read at the end:
+#: from), started first (``os.posix_spawn``: the earliest a run could start it) and its answer read at the end:
 #: on two free cores its start-up hides behind the imports; by CPU time (``--cpu``) it is counted.
 FLOOR_COLD = (
     "import gc; gc.disable(); import os; r, w = os.pipe(); "

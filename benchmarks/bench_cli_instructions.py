@@ -8,7 +8,9 @@ each side with a cache folder of its own:
 * ``kept``: the third run of the command (the first two record it): the kept answer given again;
 * ``edited``: the run after the first ``>=`` of ``[project.optional-dependencies]`` was lowered (``--edited
   pyproject-deps`` of bench_cli: the lock no longer matches and the command runs in full), the same edit on both
-  sides, after one such run that rebuilt what it keeps.
+  sides, after one such run that rebuilt what it keeps;
+* ``cold``: the run after the side's cache folder was emptied (``--cold`` of bench_cli): nothing kept, the target
+  interpreter asked (its own process is not counted: valgrind follows no child), the modules read from their files.
 
 The sides alternate which runs first, ``--runs`` rounds each. A full run's count moves by ~5% between two states of
 what it keeps (a bundle written or not): compare the rows whose two sides are in the same state. Under valgrind
@@ -16,7 +18,7 @@ only ``check``'s kept answer is given again: probe, status and admit read ``LD_L
 libraries' check), which valgrind sets (``/usr/lib/debug``), so their ``kept`` rows are full runs too (recorded
 again each time), alike on both sides.
 
-Run: ``.venv/bin/python benchmarks/bench_cli_instructions.py --baseline DIR/src [--runs 3] [--mode kept|edited]``
+Run: ``.venv/bin/python benchmarks/bench_cli_instructions.py --baseline DIR/src [--runs 3] [--mode kept|edited|cold]``
 (``git -C REPO archive REV src | tar -x -C DIR`` gives ``DIR/src``).
 """
 
@@ -39,6 +41,7 @@ from benchmarks._cliworld import REPO, load, make_world
 from benchmarks.bench_cli import ENTRY, Editor
 
 COMMANDS = ("check", "probe", "status", "admit")
+MODES = ("kept", "edited", "cold")
 
 
 def instructions(argv: list[str], env: dict[str, str]) -> tuple[int, int]:
@@ -60,7 +63,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--baseline", type=Path, required=True, help="another tierlock's src folder")
     parser.add_argument("--runs", type=int, default=3, help="rounds of each command and mode")
-    parser.add_argument("--mode", choices=("kept", "edited"), action="append", help="default: both")
+    parser.add_argument("--mode", choices=MODES, action="append", help="default: kept and edited")
     parser.add_argument("--command", choices=COMMANDS, action="append", help="default: all four")
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
@@ -91,6 +94,9 @@ def main() -> None:
 
 
 def _counted(mode: str, argv: list[str], env: dict[str, str], project: Path) -> tuple[int, int]:
+    if mode == "cold":
+        shutil.rmtree(env["TIERLOCK_CACHE_DIR"], ignore_errors=True)
+        return instructions(argv, env)
     if mode == "kept":
         for _ in range(2):
             subprocess.run(argv, env=env, capture_output=True, check=False)

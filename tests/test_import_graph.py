@@ -44,8 +44,6 @@ LAZY_IMPORTS: dict[str, str] = {
     "tierlock.spawning": "starts a process before subprocess loads: subprocess only when the process is handed over",
     "tierlock.subproc": "the one subprocess helper: threads and redaction load only when a process is started",
     "tierlock.environment": _FAST,
-    "tierlock.targetfirst": "starts a target at a command's entry: the project's venv found only without --python",
-    "tierlock.targetanswer": "its command taken at a command's entry: the target's model loads only to read the answer",
     "tierlock.venvbase": "loaded with the target on a fast path: shlex only when a venv's remaking is said",
     "tierlock.earlysweep": "swept beside an early backend: shutil loads only when a killed lock's folder is removed",
     "tierlock.targetmodel": _FAST,

@@ -280,19 +280,10 @@ MODULES: dict[str, Module] = {
             "tests/unit/installer/test_environment.py",
             "tests/unit/installer/test_location_incomplete.py",
             "tests/unit/installer/test_hostile2_environment_replaced.py",
-            "tests/unit/core/test_target_first_guess.py",
         ),
     ),
-    # A read-only command's target guessed from its command line and started at its entry, taken by the command.
-    "targetfirst.py": Module(
-        ("src/tierlock/targetfirst.py",),
-        ("tests/unit/core/test_target_first_guess.py", "tests/unit/core/test_spawned_ahead.py"),
-    ),
-    # A process started on os alone before subprocess loads, and taken over later as a Popen (or ended unread).
-    "spawning.py": Module(
-        ("src/tierlock/spawning.py",),
-        ("tests/unit/core/test_spawning.py", "tests/unit/core/test_spawned_ahead.py"),
-    ),
+    # A process started on os alone before subprocess loads, and taken over later as a Popen.
+    "spawning.py": Module(("src/tierlock/spawning.py",), ("tests/unit/core/test_spawning.py",)),
     # What a killed arming or lock left in the temporary folder, removed by a later early start or full lock.
     "earlysweep.py": Module(
         ("src/tierlock/earlysweep.py",),

@@ -160,24 +160,15 @@ def _kept(argv: list[str]) -> int:
         return _interrupted(argv, "tierlock")
     if code is not None:
         return code
-    try:
-        from tierlock import codebundle
+    from tierlock import codebundle
 
-        codebundle.install(command)  # (the rest of the modules from one file, before the run is recorded)
-        if command != "check":  # (the commands that ask a target interpreter: its start-up beside all that loads now)
-            from tierlock import targetfirst
+    codebundle.install(command)  # (the rest of the modules from one file, before the run is recorded)
+    from tierlock.lightpathlib import light_pathlib
 
-            targetfirst.start(argv, command)
-        from tierlock.lightpathlib import light_pathlib
+    light_pathlib()  # (no thread of tierlock's runs yet: none can meet the stand-in)
+    from tierlock import keptrecord
 
-        light_pathlib()  # (no thread of tierlock's runs yet: none can meet the stand-in)
-        from tierlock import keptrecord
-
-        return keptrecord.run(argv, lambda: _cli(argv))
-    finally:
-        spawning = sys.modules.get("tierlock.spawning")
-        if spawning is not None:
-            spawning.end_ahead()  # (a target started ahead that the command did not take)
+    return keptrecord.run(argv, lambda: _cli(argv))
 
 
 def _lock(argv: list[str]) -> int:

@@ -204,6 +204,9 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
             return _stopped(ui, prog, args_list)
         return _internal_error(ui, exc)
     finally:
+        environment = sys.modules.get("tierlock.environment")
+        if environment is not None:  # (a target started early that the command never asked: not left running)
+            environment.end_early()
         restore()
 
 

@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     import subprocess
 
     from tierlock import subproc
-    from tierlock.spawning import Spawned
 
 #: ``Target`` (:mod:`tierlock.targetmodel`) is handed back by this module and imported from it by name.
 __all__ = [
@@ -42,6 +41,7 @@ __all__ = [
     "Target",
     "base_of",
     "current",
+    "end_early",
     "inspect",
     "interpreter",
     "resolve",
@@ -107,14 +107,11 @@ class Pending:
         """The interpreter's files as its process was started (:func:`_made`)."""
         try:
             kept = _kept(exe)
-            first = _first(exe if kept is None else None)  # (kept meanwhile: one started at the entry is ended)
-            if kept is not None:
-                self._outcome.append(kept)
-            elif first is not None:
-                self._started, self._before = _adopted(exe, first)
-            else:
+            if kept is None:
                 self._before = _made(exe)
                 self._started = _start(exe)
+            else:
+                self._outcome.append(kept)
         except Exception as exc:  # (raised by target, where the answer is taken)
             self._outcome.append(exc)
 
@@ -134,50 +131,13 @@ class Pending:
         """Not wanted any more (its command ended before it asked): its process ended and reaped."""
         started, self._started = self._started, None
         if started is not None:
-            _end(started)
+            from tierlock import subproc
 
-
-def _first(exe: Path | None, *, peek: bool = False) -> tuple[Spawned, tuple[object, ...]] | None:
-    """What :mod:`tierlock.targetfirst` started for *exe* at the command's entry (taken, unless *peek*), with the
-    interpreter's files as it was started; any other it started is ended (*exe* None: every one)."""
-    if "tierlock.spawning" not in sys.modules:
-        return None  # (nothing was started ahead: not started by the console script, or no posix_spawn here)
-    from tierlock import spawning
-
-    if peek:
-        return spawning.peek(str(exe))
-    return spawning.take(None if exe is None else str(exe))
-
-
-def _end(started: subprocess.Popen[str]) -> None:
-    """*started* (an inspection nobody will read) ended and reaped."""
-    from tierlock import subproc
-
-    try:
-        started.kill()
-        started.communicate()
-    finally:
-        subproc.forget(started)
-
-
-def _adopted(exe: Path, first: tuple[Spawned, tuple[object, ...]]) -> tuple[subprocess.Popen[str], tuple[object, ...]]:
-    """The process :mod:`tierlock.targetfirst` started for *exe* at the command's entry, taken by the command as a
-    ``Popen`` (:func:`tierlock.spawning.as_popen`): its observers told as if started now, read and stopped by
-    :mod:`tierlock.subproc` as one started there, and the run being recorded told that a process was started
-    (:mod:`tierlock.keptrun`: not kept, as when the command starts it)."""
-    from tierlock import spawning, subproc
-
-    argv = _inspection(exe)
-    for observer in subproc.observers:
-        observer(argv)
-    proc = spawning.as_popen(argv, first[0])
-    subproc._live[proc.pid] = proc  # (as tierlock.earlyarm registers the backend it takes over)
-    sys.audit(ADOPTED, str(exe))
-    return proc, first[1]
-
-
-#: The audit event of a process started first and adopted by the command (:data:`tierlock.keptrun.EFFECTS`).
-ADOPTED = "tierlock.process.adopted"
+            try:
+                started.kill()
+                started.communicate()
+            finally:
+                subproc.forget(started)
 
 
 def start(python: str | Path | None) -> Pending | None:
@@ -200,12 +160,17 @@ def start_early(python: str | Path | None) -> None:
     first :func:`inspect` of the same interpreter collects it. The target's start-up (or the read of its
     kept answer) then runs while the command loads its modules and reads the project. What an earlier command of
     this process started and never collected (it failed first) is ended first: never taken for this one."""
-    while _STARTED:
-        _STARTED.popitem()[1].close()
+    end_early()
     pending = start(python)
     if pending is not None:
         _STARTED[pending.exe] = pending
-        _first(None)  # (one started at the entry for another interpreter: not this command's, ended)
+
+
+def end_early() -> None:
+    """End what :func:`start_early` started and no :func:`inspect` collected (its command ended before it asked:
+    a usage error, a failed check): its process ended and reaped, none left running after the command."""
+    while _STARTED:
+        _STARTED.popitem()[1].close()
 
 
 def inspect(python: str | Path, *, pending: Pending | None = None) -> Target:
@@ -214,8 +179,6 @@ def inspect(python: str | Path, *, pending: Pending | None = None) -> Target:
     exe = interpreter(python)
     if pending is None:
         pending = _STARTED.pop(exe, None)
-    if pending is None and _first(exe, peek=True) is not None:  # (started at the entry: adopted unless one is kept)
-        pending = Pending(exe)
     if pending is not None and pending.exe == exe:
         return pending.target()
     if not exe.exists():

@@ -82,10 +82,7 @@ WRITES = frozenset(
     | {"os.link", "os.symlink", "shutil.rmtree", "shutil.copyfile", "shutil.move", "shutil.copytree"}
 )
 #: Audit event prefixes that make a run's answer more than a function of what it read.
-EFFECTS = (
-    *("subprocess.", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.system", "os.kill", "socket."),
-    "tierlock.process.",  # (a process started before the recording, taken by the run: tierlock.environment)
-)
+EFFECTS = ("subprocess.", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.system", "os.kill", "socket.")
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 #: Files up to this size are known by a digest of their bytes; larger ones by their size, time and inode.
 DIGESTED = 1 << 20

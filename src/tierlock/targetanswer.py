@@ -6,12 +6,11 @@ command, :mod:`tierlock.targetcache`) and reads the answer with :func:`parse`.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from pathlib import Path
+from pathlib import Path
 
-    from tierlock.errors import UsageError
-    from tierlock.targetmodel import Target
+from tierlock.errors import UsageError
+from tierlock.targetmodel import Target
+from tierlock.venvbase import remedy_for_none
 
 #: What :func:`tierlock.environment.inspect` runs in the target: only ``os``, ``sys``, ``sysconfig`` and ``_imp``
 #: (no ``json``, no ``platform``, no ``importlib.metadata``: each costs milliseconds of the target's start-up), on
@@ -66,9 +65,8 @@ FACTS = 4
 """Extension suffixes, ``EXT_SUFFIX``, the C library, the pointer width."""
 
 
-def inspection(exe: str | Path) -> tuple[str, ...]:
-    """The command that asks the interpreter at *exe* (isolated: no user site, no environment variables read).
-    (This module loads nothing at its start: :mod:`tierlock.targetfirst` takes the command before anything else.)"""
+def inspection(exe: Path) -> tuple[str, ...]:
+    """The command that asks the interpreter at *exe* (isolated: no user site, no environment variables read)."""
     return (str(exe), "-I", "-c", INSPECT)
 
 
@@ -76,20 +74,12 @@ def unrunnable(exe: Path, exc: OSError) -> UsageError:
     """The error of an interpreter at *exe* that is there but cannot be run (*exc*: not executable, not a program
     this system runs), with the command that makes a venv's interpreter again
     (:func:`tierlock.venvbase.remedy_for_none`)."""
-    from tierlock.errors import UsageError
-    from tierlock.venvbase import remedy_for_none
-
     why = exc.strerror or type(exc).__name__
     return UsageError(f"cannot run the interpreter at {exe} ({why})", remedy=remedy_for_none(exe))
 
 
 def parse(exe: Path, stdout: str) -> Target:
     """The target the interpreter at *exe* described in *stdout* (:data:`INSPECT`'s fields, then its path)."""
-    from pathlib import Path
-
-    from tierlock.errors import UsageError
-    from tierlock.targetmodel import Target
-
     fields = stdout.split("\0")
     fixed = HEAD + len(MARKERS) + FACTS
     if len(fields) < fixed:

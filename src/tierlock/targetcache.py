@@ -104,19 +104,6 @@ def load(exe: str, cfg_folders: tuple[str, ...]) -> str | None:
     return answer if isinstance(answer, str) else None
 
 
-def kept_for(exe: str, cfg_folders: tuple[str, ...]) -> bool:
-    """Whether an answer is kept on disk for the interpreter at *exe*, or for a venv made like it (one look each:
-    not whether it still holds, which :func:`load` and :func:`from_sibling` decide); False when caching is off."""
-    path = _path(exe)
-    if path is None:
-        return False
-    if os.path.exists(path):
-        return True
-    made = _venv(exe, cfg_folders)
-    sibling = _path(made[1], "venv") if made is not None else None
-    return sibling is not None and os.path.exists(sibling)
-
-
 def save(exe: str, cfg_folders: tuple[str, ...], sites: tuple[str, ...], answer: str) -> None:
     """Keep *answer* for the interpreter at *exe* (atomically; nothing happens when it cannot be written)."""
     path = _path(exe)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tierlock import spawning, subproc
+from tierlock.errors import BackendError
 
 PRINTS = "import sys; print('out line'); print('err line', file=sys.stderr); sys.exit(3)"
 
@@ -49,6 +50,35 @@ def test_the_signals_the_interpreter_ignores_are_at_their_defaults_in_the_starte
     assert ignored & (1 << (signal.SIGXFSZ - 1)) == 0
 
 
+def test_without_capture_its_input_and_output_are_the_null_device_whatever_the_callers_are(tmp_path: Path) -> None:
+    """No pipes of its own (its ends -1), its input, output and errors the null device: not the caller's input
+    (here a pipe), nor the caller's terminal."""
+    said = tmp_path / "said"
+    code = (
+        "import os; null = os.stat(os.devnull); "
+        f"open({str(said)!r}, 'w').write(' '.join(str(os.path.samestat(os.fstat(fd), null)) for fd in (0, 1, 2)))"
+    )
+    read, write = os.pipe()
+    saved = os.dup(0)
+    try:
+        os.dup2(read, 0)  # (the caller's input a pipe while the process starts)
+        spawned = spawning.spawn([sys.executable, "-c", code])
+    finally:
+        os.dup2(saved, 0)
+        for fd in (saved, read, write):
+            os.close(fd)
+    assert os.waitstatus_to_exitcode(os.waitpid(spawned.pid, 0)[1]) == 0
+    assert said.read_text() == "True True True"
+    assert (spawned.out, spawned.err) == (-1, -1)
+
+
+def test_a_process_handed_over_has_no_input_pipe_of_the_callers() -> None:
+    argv = [sys.executable, "-c", "pass"]
+    proc = spawning.as_popen(argv, spawning.spawn(argv, capture=True))
+    assert proc.stdin is None
+    assert proc.communicate(timeout=60) == ("", "")
+
+
 def test_the_folder_and_environment_given_are_the_processes_and_the_callers_folder_is_kept(tmp_path: Path) -> None:
     out = tmp_path / "out.txt"
     code = f"import os; open({str(out)!r}, 'w').write(os.getcwd() + '|' + os.environ.get('SPAWN_TEST', ''))"
@@ -77,6 +107,38 @@ def test_a_handed_over_process_is_stopped_with_its_group_by_subproc() -> None:
     assert time.monotonic() - started < 30
     with pytest.raises(ProcessLookupError):
         os.killpg(proc.pid, 0)
+
+
+def test_a_handed_over_process_that_fails_raises_through_subproc_with_its_tail_redacted() -> None:
+    said = "import sys; print('out'); sys.stderr.write('https://me:hunter2secret@index.example failed'); sys.exit(3)"
+    argv = [sys.executable, "-c", said]
+    proc = spawning.as_popen(argv, spawning.spawn(argv, capture=True))
+    subproc._live[proc.pid] = proc
+    with pytest.raises(BackendError) as caught:
+        subproc.run(argv, what="asking", started=proc)
+    assert "asking failed (exit 3)" in str(caught.value)
+    assert caught.value.detail is not None
+    assert "failed" in caught.value.detail
+    assert "hunter2secret" not in caught.value.detail
+    assert proc.pid not in subproc._live
+
+
+def test_a_handed_over_process_interrupted_while_read_is_ended(monkeypatch: pytest.MonkeyPatch) -> None:
+    argv = [sys.executable, "-c", "import time; time.sleep(60)"]
+    proc = spawning.as_popen(argv, spawning.spawn(argv, capture=True))
+    calls = [0]
+    real = proc.communicate
+
+    def interrupted(input: str | None = None, timeout: float | None = None) -> tuple[str, str]:
+        calls[0] += 1
+        if calls[0] == 1:
+            raise KeyboardInterrupt
+        return real(input, timeout)
+
+    monkeypatch.setattr(proc, "communicate", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        subproc.run(argv, what="asking", started=proc)
+    assert proc.returncode in (-signal.SIGINT, -signal.SIGKILL, 1)
 
 
 def test_the_read_ends_of_its_pipes_are_not_inherited_by_a_process_started_later() -> None:

@@ -34,6 +34,30 @@ def test_an_inspection_started_early_is_collected_once_by_resolve(monkeypatch: p
     assert len(seen) == 1
 
 
+def test_an_early_start_nobody_collects_is_ended_and_reaped_when_the_command_ends(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """What :func:`environment.start_early` started for a command that ended before it asked (a usage error): the
+    command's end (:func:`environment.end_early`, run by the CLI whatever the outcome) kills and reaps it."""
+    held = tmp_path / "env" / "bin" / "python"
+    held.parent.mkdir(parents=True)
+    held.write_text("#!/bin/sh\nexec sleep 60\n")  # (an interpreter whose start-up never ends)
+    held.chmod(0o755)
+    monkeypatch.setattr(environment, "_SEEN", {})
+    monkeypatch.setenv("TIERLOCK_CACHE_DIR", "")
+    monkeypatch.setattr(environment, "_STARTED", {})
+    environment.start_early(held)
+    (pending,) = environment._STARTED.values()
+    proc = pending._started
+    assert proc is not None
+    assert proc.poll() is None
+    environment.end_early()
+    assert environment._STARTED == {}
+    assert proc.returncode is not None  # killed and reaped
+    assert proc.pid not in subproc._live
+    environment.end_early()  # (nothing left: nothing done)
+
+
 def test_nothing_is_started_for_the_running_interpreter_or_a_missing_one(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -8,6 +8,7 @@ between the early start of the inspection (:class:`tierlock.environment.Pending`
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -81,30 +82,34 @@ def test_an_answer_given_while_the_files_kept_changing_is_used_but_never_kept(
     assert targetcache.load(*_key(venv)) is None
 
 
-def test_an_inspection_a_failed_command_started_early_is_ended_by_the_next_command_not_taken(
+def test_an_inspection_a_failed_command_started_early_is_ended_with_it_and_never_taken_by_the_next(
     venv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``probe`` of a tier the project does not declare fails before it asks the target it started early: in a
-    process that runs commands one after the other (``tierlock.cli.main`` called in-process), the next command
-    ends and reaps that process and never takes its answer."""
+    """``probe`` of a tier the project does not declare fails before it asks the target it started early: the
+    command's end (:func:`tierlock.environment.end_early`) ends and reaps that process, also in a process that runs
+    commands one after the other (``tierlock.cli.main`` called in-process), and the next command never takes it."""
     from tierlock import cli
-    from tierlock.environment import _STARTED
 
+    ended: list[subprocess.Popen[str]] = []
+    close = environment.Pending.close
+
+    def noted(self: environment.Pending) -> None:
+        if self._started is not None:
+            ended.append(self._started)
+        close(self)
+
+    monkeypatch.setattr(environment.Pending, "close", noted)
     (tmp_path / "proj").mkdir()
     (tmp_path / "proj" / "pyproject.toml").write_text(
         '[project]\nname = "p"\nversion = "1"\n\n[tool.tierlock.tiers.brain]\nrequires = []\n', encoding="utf-8"
     )
     argv = ["--project", str(tmp_path / "proj"), "--json", "probe", "nosuch", "--python", str(venv)]
-    assert cli.main(argv) == 2
-    left = list(_STARTED.values())
-    assert len(left) == 1
-    started = left[0]._started
-    assert started is not None
-    assert cli.main(argv) == 2
-    assert started.returncode is not None, "reaped"
-    assert started.pid not in subproc._live
-    assert all(pending._started is not started for pending in _STARTED.values())
-    second = [pending._started for pending in _STARTED.values() if pending._started is not None]
-    while _STARTED:  # (the second command's, left for a next one as the first's was: ended here)
-        _STARTED.popitem()[1].close()
-    assert all(proc.pid not in subproc._live for proc in second)
+    for command in (1, 2):
+        assert cli.main(argv) == 2
+        assert environment._STARTED == {}, "ended with the command that started it"
+        assert len(ended) == command
+    first, second = ended
+    assert second is not first
+    for started in ended:
+        assert started.returncode is not None, "reaped"
+        assert started.pid not in subproc._live

@@ -1,12 +1,12 @@
-"""With nothing kept, ``probe``, ``status`` and ``admit`` start their target interpreter at the console script's
-entry, before their modules load (:mod:`tierlock.targetfirst`), and take it when they ask that interpreter.
+"""A cold ``probe``, ``status`` or ``admit`` (nothing kept for its target) asks its target interpreter exactly once;
+a kept answer starts no interpreter at all.
 
 The answer is the target's own, whatever Python tierlock runs on: on venvs of other Pythons (3.9, 3.12, 3.13) named
 every way a user names one (``--python`` the interpreter or the folder, the active venv, the project's ``.venv``),
-the cold run (cache folder empty: the interpreter started first and taken), the runs after it (its answer kept)
-and a run of the CLI itself that keeps nothing and starts nothing first give the same exit code, output and
-errors, byte for byte. An interpreter that fails gives the error it gives when started late; an interrupt while
-the interpreter started first still runs ends it and exits 130, and the command run again answers in full.
+the cold run through the console script (cache folder empty), the runs after it (its answer kept) and a run of the
+CLI itself that keeps nothing give the same exit code, output and errors, byte for byte. An interpreter that fails
+gives the same error through the console script and the CLI, its secrets masked; an interrupt while the command
+waits for its interpreter ends it and exits 130, and the command run again answers in full.
 """
 
 from __future__ import annotations
@@ -30,19 +30,20 @@ from tierlock.remedies import argv_of
 
 pytestmark = pytest.mark.slow
 
-#: The console script's entry, with every interpreter the run took from its entry noted in *note* (an audit hook).
+#: The console script's entry, with the program and first two arguments of every process the run starts noted in
+#: *note* (an audit hook: ``subprocess`` and ``os.posix_spawn`` alike).
 NOTED = (
-    "import sys; sys.addaudithook(lambda event, args: event == 'tierlock.process.adopted'"
-    " and open({note!r}, 'a').write(args[0] + '\\n')); " + ENTRY
+    "import sys; sys.addaudithook(lambda event, args: event in ('subprocess.Popen', 'os.posix_spawn')"
+    " and open({note!r}, 'a').write(' '.join(map(str, list(args[1])[:3])) + '\\n')); " + ENTRY
 )
-#: The CLI itself (no console-script entry: nothing started first, nothing kept).
+#: The CLI itself (no console-script entry: nothing kept).
 CLI = "import sys; from tierlock.cli import main; raise SystemExit(main({argv!r}))"
 VERSIONS = ("3.9.18", "3.12.1", "3.13.0")
 
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> World:
-    return World(tmp_path_factory.mktemp("first") / "world")
+    return World(tmp_path_factory.mktemp("cold") / "world")
 
 
 @pytest.fixture(scope="module")
@@ -109,10 +110,11 @@ def test_a_cold_answer_on_another_pythons_venv_is_the_kept_answer_and_the_answer
         pytest.skip(f"Python {version} is not installed here")
     target, env, python = _named(world, venvs, version, spelling)
     argv = ["--project", str(world.project), command, *target, "--json"]
-    note, cache = tmp_path / "taken", tmp_path / "cache"
+    note, cache = tmp_path / "started", tmp_path / "cache"
     cold = _run(world, NOTED.format(note=str(note), argv=argv), cache, **env)
-    assert note.read_text() == f"{python}\n"  # started at the entry, taken by the command
-    kept = [_run(world, ENTRY.format(argv=argv), cache, **env) for _ in range(2)]
+    assert note.read_text() == f"{python} -I -c\n"  # its target asked once, nothing else started
+    kept = [_run(world, NOTED.format(note=str(note), argv=argv), cache, **env) for _ in range(2)]
+    assert note.read_text() == f"{python} -I -c\n"  # a kept answer starts no interpreter
     plain = _run(world, CLI.format(argv=argv), "", **env)
     assert _answer(cold) == _answer(kept[0]) == _answer(kept[1]) == _answer(plain)
     document = json.loads(cold.stdout)
@@ -123,7 +125,7 @@ def test_a_cold_answer_on_another_pythons_venv_is_the_kept_answer_and_the_answer
         assert document["python"] == str(python)
 
 
-def test_an_interpreter_started_first_that_fails_gives_the_error_it_gives_started_late(
+def test_a_target_interpreter_that_fails_gives_the_same_masked_error_through_the_console_script_and_the_cli(
     world: World, tmp_path: Path
 ) -> None:
     fake = tmp_path / "broken" / "bin" / "python"
@@ -133,14 +135,14 @@ def test_an_interpreter_started_first_that_fails_gives_the_error_it_gives_starte
     for command in ("probe", "status", "admit"):
         for form in ([], ["--json"]):
             argv = ["--project", str(world.project), command, "--python", str(fake), *form]
-            note = tmp_path / f"taken-{command}{len(form)}"
-            first = _run(world, NOTED.format(note=str(note), argv=argv), tmp_path / "cache")
-            assert note.read_text() == f"{fake}\n"
-            late = _run(world, CLI.format(argv=argv), "")
-            assert _answer(first) == _answer(late)
-            assert first.returncode != 0
-            assert "(exit 3)" in first.stdout + first.stderr
-            assert "hunter2secret" not in first.stdout + first.stderr
+            note = tmp_path / f"started-{command}{len(form)}"
+            entry = _run(world, NOTED.format(note=str(note), argv=argv), tmp_path / "cache")
+            assert note.read_text() == f"{fake} -I -c\n"  # asked once, not again
+            cli = _run(world, CLI.format(argv=argv), "")
+            assert _answer(entry) == _answer(cli)
+            assert entry.returncode != 0
+            assert "(exit 3)" in entry.stdout + entry.stderr
+            assert "hunter2secret" not in entry.stdout + entry.stderr
 
 
 HOLD = (
@@ -149,8 +151,8 @@ HOLD = (
 )
 
 
-@pytest.mark.parametrize("command", ["probe", "admit"])
-def test_an_interrupt_while_the_interpreter_started_first_runs_ends_it_and_the_rerun_answers(
+@pytest.mark.parametrize("command", ["probe", "status", "admit"])
+def test_an_interrupt_while_a_cold_command_waits_for_its_target_ends_it_and_the_rerun_answers(
     world: World, venvs: dict[str, Path], tmp_path: Path, command: str
 ) -> None:
     venv = tmp_path / "held"
@@ -186,6 +188,44 @@ def test_an_interrupt_while_the_interpreter_started_first_runs_ends_it_and_the_r
     assert _answer(again) == _answer(plain)
 
 
+def _running(python: Path) -> list[int]:
+    """The processes of the interpreter *python* asked about itself (``python -I -c ...``), running or unreaped."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:  # (not a process, or one that ended meanwhile)
+            continue
+        if argv[:2] == [os.fsencode(python), b"-I"]:
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="processes are listed from /proc")
+@pytest.mark.parametrize("command", ["probe", "status"])
+def test_a_command_that_ends_before_it_asks_its_target_leaves_no_target_interpreter_running(
+    world: World, venvs: dict[str, Path], tmp_path: Path, command: str
+) -> None:
+    """Its target started early, then a usage error (a tier that is not declared) ends the command before it asks:
+    the interpreter it started (here one whose start-up never ends) is ended with it, not left running."""
+    venv = tmp_path / "held"
+    shutil.copytree(venvs["3.12.1"], venv, symlinks=True)
+    site = next(venv.glob("lib/python3.*/site-packages"))
+    started, go = tmp_path / "started", tmp_path / "go"
+    (site / "zz_hold.pth").write_text(HOLD.format(started=str(started), go=str(go)))
+    backdate(venv)
+    python = venv / "bin" / "python"
+    try:
+        for code in (ENTRY, CLI):
+            argv = ["--project", str(world.project), command, "no-such-tier", "--python", str(python)]
+            ended = _run(world, code.format(argv=argv), tmp_path / "cache")
+            assert ended.returncode == 2, ended.stderr
+            assert "unknown tier 'no-such-tier'" in ended.stderr
+            assert _running(python) == [], "the target interpreter still runs after the command ended"
+    finally:
+        go.touch()
+
+
 @pytest.mark.parametrize("command", ["probe", "status", "admit"])
 def test_a_venv_whose_interpreter_cannot_be_run_is_said_so_and_the_printed_fix_makes_it_run(
     world: World, venvs: dict[str, Path], tmp_path: Path, command: str
@@ -201,7 +241,7 @@ def test_a_venv_whose_interpreter_cannot_be_run_is_said_so_and_the_printed_fix_m
     shutil.copyfile(real, exe)
     exe.chmod(0o644)
     argv = ["--project", str(world.project), command, "--python", str(exe)]
-    for code in (ENTRY.format(argv=argv), CLI.format(argv=argv)):  # (started first at the entry, or by the command)
+    for code in (ENTRY.format(argv=argv), CLI.format(argv=argv)):  # (the console script, the CLI itself)
         broken = _run(world, code, tmp_path / "cache")
         assert broken.returncode == (1 if command == "admit" else 2), broken.stderr  # (admit: its probe part failed)
         assert f"cannot run the interpreter at {exe} (Permission denied)" in broken.stderr
@@ -229,4 +269,4 @@ def _ended(pid: int) -> None:
         except ProcessLookupError:
             return
         time.sleep(0.05)
-    pytest.fail(f"the interpreter started first ({pid}) still runs after the command ended")
+    pytest.fail(f"the target interpreter ({pid}) still runs after the command ended")
