@@ -523,11 +523,11 @@ def test_once_the_early_backend_has_ended_the_threads_tierlock_started_meanwhile
 
 def _priorities(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: str = _PRIORITIES) -> list[Any]:
     """[tierlock's priority before an early start, its backend's, tierlock's own once it started, tierlock's own
-    after the backend ended, whether this user may raise a priority] (the backend prints its own, then runs 0.5 s:
+    after the backend ended, whether this user may raise a priority] (the backend prints its own, then runs 2 s:
     tierlock's own is read while it runs); what *script* prints instead when given."""
     venv = _venv(tmp_path)
     argv = _keep(tmp_path, monkeypatch, venv)
-    _set_in_plan(tmp_path, ("command", "argv", 2), "import os, time; print(os.nice(0), flush=True); time.sleep(0.5)")
+    _set_in_plan(tmp_path, ("command", "argv", 2), "import os, time; print(os.nice(0), flush=True); time.sleep(2)")
     done = subprocess.run(
         [sys.executable, "-c", script, str(_plan(tmp_path)), *argv],
         stdin=subprocess.DEVNULL,
