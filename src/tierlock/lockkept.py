@@ -167,8 +167,9 @@ def _end(runs: list[_Compile]) -> None:
             with _quiet():
                 os.killpg(pid, signum)
         deadline = time.monotonic() + seconds
+        graced = signum == signal.SIGINT  # (a second signal cuts the grace short, never the wait for the killed)
         try:
-            while running and time.monotonic() < deadline and not again(min(len(received), 1)):  # (a second signal)
+            while running and time.monotonic() < deadline and not (graced and again(min(len(received), 1))):
                 running = {pid for pid in running if not _reaped(pid)}
                 if running:
                     time.sleep(0.002)

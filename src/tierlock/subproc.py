@@ -210,10 +210,16 @@ def stop(proc: subprocess.Popen[str], *, grace: float | None = None, reading: bo
                 break
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signum)
-            if _ended(proc, seconds, seen, reading=reading):
+            # (a further signal cuts the grace short, never the wait for a killed backend: it ends at once, and a
+            # command that returned before reaping it left it running for a moment on a loaded machine)
+            if _ended(proc, seconds, seen if signum == signal.SIGINT else _NEVER, reading=reading):
                 break
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)  # anything the backend left running in its group
+
+
+#: A count of signals never reached: a wait that no further signal cuts short (:func:`_ended`).
+_NEVER = 1 << 30
 
 
 def _ended(proc: subprocess.Popen[str], seconds: float, seen: int, *, reading: bool) -> bool:
@@ -266,9 +272,10 @@ def stop_all(grace: float | None = None) -> None:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(proc.pid, signum)
             deadline = time.monotonic() + seconds
+            graced = signum == signal.SIGINT  # (killed groups are waited for whatever comes: they end at once)
             try:
                 while any(p.poll() is None for p in running) and time.monotonic() < deadline:
-                    if interrupts.again(seen):  # a second interrupt: no more grace
+                    if graced and interrupts.again(seen):  # a second interrupt: no more grace
                         break
                     time.sleep(0.02)
             except KeyboardInterrupt:  # (under a caller's own handler) a second interrupt: no more grace

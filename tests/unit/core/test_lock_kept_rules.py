@@ -204,7 +204,7 @@ def test_compiles_still_running_when_one_differs_are_ended_at_once(scene: Scene)
     slow = dict(entry["compiles"][0], argv=[sys.executable, "-c", sleeper, marker])
     entry["compiles"][0]["sha256"] = "0" * 64  # the first compile now writes something else
     first = entry["compiles"][0]["argv"]  # ... a moment late: the other is waiting in its sleep when asked to stop
-    entry["compiles"][0]["argv"] = [*first[:2], "import time; time.sleep(0.5)\n" + first[2], *first[3:]]
+    entry["compiles"][0]["argv"] = [*first[:2], "import time; time.sleep(2)\n" + first[2], *first[3:]]
     entry["compiles"].append(slow)
     from tierlock.probing.libcache import dump
 
