@@ -78,7 +78,7 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/installer/backendrun.py",),
         (
             "tests/unit/installer/test_backend_version*.py",
-            "tests/cli/test_install_early_standalone_uv.py",
+            "tests/cli/test_install_backend_step.py",
             "tests/cli/test_no_build_install.py",
         ),
     ),
@@ -86,7 +86,7 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/installer/backends.py",),
         (
             "tests/unit/installer/test_early_start_edges.py",
-            "tests/cli/test_install_early_standalone_uv.py",
+            "tests/cli/test_install_backend_step.py",
             "tests/cli/test_no_build_install.py",
         ),
     ),

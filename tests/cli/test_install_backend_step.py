@@ -1,5 +1,8 @@
 # ruff: noqa: F811  (pytest fixtures imported from the installer's end-to-end tests are redefined as parameters)
-"""An arming's kept plan does not depend on which thread ran first: the backend's version is asked beside the
+"""The backend step of an install (``installer/backendrun.py``): what it says of each package, and what runs beside
+the backend.
+
+An arming's kept plan does not depend on which thread ran first: the backend's version is asked beside the
 backend only once what the install reads is no longer recorded for the plan.
 
 uv put on a machine by its own installer (or a package manager) has no Python distribution beside tierlock: the
@@ -63,3 +66,14 @@ def test_an_arming_whose_uv_is_an_executable_of_its_own_keeps_its_plan_at_its_fi
         assert arming.plans(), f"round {round_}: the first arming kept no plan"
         code, _doc, runs = arming.arm(arming.venv("second"))
         assert (code, runs) == (0, ["early"]), arming.last_err
+
+
+def test_each_package_an_install_changes_is_a_line_only_with_verbose_off_a_terminal(world: World) -> None:
+    """Off a terminal (no spinner), each package the backend is about to change is said only with ``-v``."""
+    quiet = world.cli("install", "brain")
+    assert quiet.code == 0, quiet.err
+    assert "install corelib==1.0: not installed" not in quiet.err, quiet.err
+    again = world.cli("install", "brain", "--reinstall", "-v")
+    assert again.code == 0, again.err
+    changed = sorted(line.strip() for line in again.err.splitlines() if line.endswith(": reinstall requested"))
+    assert changed == [f"repair {name}==1.0: reinstall requested" for name in ("basepkg", "corelib", "helper")]
