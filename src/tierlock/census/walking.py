@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from ast import AST
 from collections import deque
-from collections.abc import Iterator
+
+TYPE_CHECKING = False  # not typing's: a kept answer re-reading a test file loads this module
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 
 def walk(node: AST) -> Iterator[AST]:

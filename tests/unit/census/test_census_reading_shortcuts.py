@@ -1,18 +1,19 @@
 """The file reader leaves out a walk only where it could find nothing, and walks in ast.walk's order.
 
 The reader asks a stretch of lines whether it names what a walk looks for (``importorskip``, ``getfixturevalue``,
-a skip, an import-by-name call, a helper of the file) before it walks (:mod:`tierlock.census.mentions`). A source
-that is not all ASCII is never ruled out (the parser folds a fullwidth ``i`` in a name to ``i``), so the facts of
-a source and of the same source with a non-ASCII comment at its end are the facts read with and without the
-shortcut: they must be equal for every source, over generated sources made of the readers' shapes, written with
-every kind of line end the parser knows.
+a skip, an import-by-name call, a helper of the file) before it walks (:mod:`tierlock.census.mentions`). The facts
+read so must be the facts read with every stretch walked, for every source: generated sources made of the readers'
+shapes, written with every kind of line end the parser knows. A stretch that is not all ASCII is never ruled out
+(the parser folds a fullwidth ``i`` in a name to ``i``).
 """
 
 from __future__ import annotations
 
 import ast
+import gc
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -50,6 +51,9 @@ SHAPES = (
     'def test_d():\n    if not HAS:\n        pytest.xfail("x")\n    raise unittest.SkipTest("y")',
     'def test_g():\n    if not HAS:\n        raise SkipTest("no")',
     "def needs_deco(f):\n    import brainpkg\n    return f\n\n\n@needs_deco\ndef test_deco():\n    pass",
+    "def helper_f():\n    import brainpkg\n\n\ndef test_fold():\n    pytest.\uff49mportorskip('brainpkg')\n"
+    "    \uff48elper_f()",
+    'def test_doc():\n    """caf\u00e9"""\n    return helper()',
     "def test_e():\n    if not HAS:\n        raise pytest.skip.Exception('z')\n    return helper()",
     "def pytest_collection_modifyitems(config, items):\n    for item in items:\n"
     '        if "gpu" in item.keywords and not HAS:\n            item.add_marker(pytest.mark.skip(reason="no"))',
@@ -79,21 +83,26 @@ def _facts(source: str) -> object:
     return read_file(source, "test_x.py").to_json()
 
 
+def _every_stretch_walked(source: str) -> object:
+    """The facts read with no stretch ruled out: what the reader found before it looked at the lines first."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Mentions, "lines", lambda *_: True)
+        patch.setattr(Mentions, "names", lambda *_: True)
+        patch.setattr(Mentions, "any", lambda *_: True)
+        return _facts(source)
+
+
 @settings(max_examples=300, deadline=None)
 @given(sources())
 def test_facts_read_with_the_shortcut_are_the_facts_read_without_it(source: str) -> None:
-    twin = source + "\n# é\n"  # not ASCII: nothing is left out
-    assert Mentions(source).ascii
-    assert not Mentions(twin).ascii
-    assert ast.dump(ast.parse(source)) == ast.dump(ast.parse(twin))
-    assert _facts(source) == _facts(twin)
+    assert _facts(source) == _every_stretch_walked(source)
 
 
 def test_every_shape_alone_is_read_the_same_with_and_without_the_shortcut() -> None:
     for shape in SHAPES:
         for end in ENDS:
             source = shape.replace("\n", end) + end
-            assert _facts(source) == _facts(source + "# é" + end), (shape, end)
+            assert _facts(source) == _every_stretch_walked(source), (shape, end)
 
 
 def test_a_skip_whose_decorator_is_on_the_line_above_its_def_is_still_read() -> None:
@@ -120,7 +129,14 @@ def test_lines_are_counted_as_the_parser_counts_them() -> None:
     assert text.lines(1, 3, ["c"])
     assert not text.lines(1, 2, ["c"])
     assert text.lines(5, None, ["f"])
-    assert Mentions("é\nx").lines(2, 2, ["y"])  # not ASCII: never ruled out
+    assert Mentions("é\nx").lines(1, 1, ["y"])  # not ASCII: never ruled out
+    assert not Mentions("é\nx").lines(2, 2, ["y"])  # (the other lines are)
+    assert Mentions("x = helper2()\n").names(1, 1, {"helper2"})
+    assert not Mentions("x = helper2()\n").names(1, 1, {"helper"})  # a whole name, not a part of one
+    assert Mentions("x = \uff48elper()\n").names(1, 1, {"helper"})
+    assert Mentions("x = 1if helper else 2\n").names(1, 1, {"if"})  # a name right after a number
+    assert Mentions("x = (helper)\n").names(1, 1, {"helper"})
+    assert not Mentions("x = 1\n").names(1, 1, {"helper"})
     assert Mentions("abc").any(["b"])
     assert not Mentions("abc").any(["d"])
     assert Mentions("é").any(["d"])
@@ -142,3 +158,16 @@ def test_the_walk_gives_the_nodes_of_ast_walk_in_its_order_over_real_modules() -
         assert [id(n) for n in walk(tree)] == [id(n) for n in ast.walk(tree)], path
     partial = ast.Name()  # type: ignore[call-arg]  # built without its fields: ast.walk passes them by
     assert list(walk(partial)) == list(ast.walk(partial)) == [partial]
+
+
+def test_the_collector_runs_after_a_file_is_read_as_it_ran_before() -> None:
+    assert gc.isenabled()
+    for source in ("import brainpkg\n", "def broken(:\n", "x = '\0'\n"):  # read, refused, refused
+        read_file(source)
+        assert gc.isenabled()
+        gc.disable()
+        try:
+            read_file(source)
+            assert not gc.isenabled()
+        finally:
+            gc.enable()
