@@ -129,6 +129,8 @@ def test_lines_are_counted_as_the_parser_counts_them() -> None:
     assert text.lines(1, 3, ["c"])
     assert not text.lines(1, 2, ["c"])
     assert text.lines(5, None, ["f"])
+    assert Mentions("helper(\n    1)\n").lines(1, 2, ["helper"])  # a stretch from the first line
+    assert Mentions("helper(\n    1)\n").names(1, 2, {"helper"})
     assert Mentions("é\nx").lines(1, 1, ["y"])  # not ASCII: never ruled out
     assert not Mentions("é\nx").lines(2, 2, ["y"])  # (the other lines are)
     assert Mentions("x = helper2()\n").names(1, 1, {"helper2"})
