@@ -126,6 +126,12 @@ def test_numpy():
             {"dunder": (0, ["flag"])},
         ),
         ("def f(m):\n    try:\n        import x\n    except ImportError:\n        return False\n    return True\n", {}),
+        (
+            "import importlib\ndef rel(m, package):\n    try:\n        importlib.import_module(m, 'pkg')\n"
+            "        has = True\n    except ImportError:\n        has = False\n    return has\n",
+            {"rel": (0, ["flag"])},
+        ),
+        ("import importlib\ndef g():\n    return importlib.util.find_spec(__name__) is not None\n", {}),
     ],
     ids=[
         "import-module",
@@ -134,6 +140,8 @@ def test_numpy():
         "bare-import-module-positional-reason",
         "dunder-import",
         "a-fixed-import",
+        "import-module-with-a-package",
+        "no-parameters",
     ],
 )
 def test_a_helper_is_a_flag_maker_only_when_it_imports_the_module_its_parameter_names(
