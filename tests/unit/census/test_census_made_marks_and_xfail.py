@@ -156,6 +156,16 @@ def test_a_helper_is_a_flag_maker_only_when_it_imports_the_module_its_parameter_
     assert {k: v for k, v in found.items() if v is not None} == kinds
 
 
+def test_a_maker_named_importorskip_bound_to_two_names_at_once_is_still_an_importorskip() -> None:
+    source = "import importlib\nimport pytest\ndef importorskip(modname):\n    try:\n"
+    source += "        importlib.import_module(modname)\n        has = True\n"
+    source += "    except ImportError:\n        has = False\n"
+    source += "    return has, pytest.mark.skipif(not has, reason='x')\n\n\na = b = importorskip('dask')\n"
+    facts = read_file(source)
+    assert ("dask", 12, "importorskip('dask')", "", []) in facts.imports
+    assert "a" not in facts.flags
+
+
 def test_a_made_call_with_a_computed_module_or_the_wrong_number_of_names_makes_nothing() -> None:
     facts = read_file(
         HELPERS.split("has_dask, ", maxsplit=1)[0]
