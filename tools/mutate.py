@@ -111,6 +111,13 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/census/makers.py",),
         ("tests/unit/census/test_census_made_marks_and_xfail.py",),
     ),
+    # What a stretch of a source can name, and the walk in ast.walk's order: the file reader's shortcuts.
+    "census/mentions.py": Module(
+        ("src/tierlock/census/mentions.py", "src/tierlock/census/walking.py"),
+        ("tests/unit/census/test_census_reading_shortcuts.py",),
+    ),
+    # The reader of one file (its facts), with the census's unit tests.
+    "census/filefacts.py": Module(("src/tierlock/census/filefacts.py",), ("tests/unit/census/test_census*.py",)),
     # A conftest hook's skip of a project's own mark on a flag, with its tests.
     "census/hookmarks.py": Module(
         ("src/tierlock/census/hookmarks.py",),

@@ -23,10 +23,11 @@
 from __future__ import annotations
 
 import ast
+import gc
 import sys
 
 from tierlock.census.hookmarks import HOOKS, PREFIX, hook_skips
-from tierlock.census.makers import flag_maker
+from tierlock.census.makers import IMPORTERS, flag_maker
 from tierlock.census.marks import (
     INVERTED,
     absent,
@@ -45,15 +46,36 @@ from tierlock.census.marks import (
     spec_flag,
     type_checking,
 )
+from tierlock.census.mentions import Mentions, first_line
 from tierlock.census.records import FileFacts, Func
+from tierlock.census.walking import walk
 
 __all__ = ["FileFacts", "Func", "read_file"]
 
 _STDLIB = frozenset(sys.stdlib_module_names)
+#: What :meth:`_Reader.called` looks for (``pytest.importorskip("x")``, ``request.getfixturevalue("x")``).
+_ASKS = ("importorskip", "getfixturevalue")
+#: What a skipping statement names (:func:`~.marks.skips`: ``pytest.skip``, ``skipTest``, ``SkipTest``, ``xfail``).
+_SKIPS = ("skip", "Skip", "xfail")
 
 
 def read_file(source: str, filename: str = "<test>") -> FileFacts:
-    """The facts of one Python source (a file that does not parse has none)."""
+    """The facts of one Python source (a file that does not parse has none).
+
+    The cyclic garbage collector is paused while the file is parsed and read: a tree of :mod:`ast` nodes and the
+    facts hold no reference cycle (each is freed by its count), so the collections its tens of thousands of
+    nodes would start find nothing to free, and cost a twentieth of a census worked out from nothing. It runs
+    again after, if it ran before."""
+    running = gc.isenabled()
+    gc.disable()
+    try:
+        return _read(source, filename)
+    finally:
+        if running:
+            gc.enable()
+
+
+def _read(source: str, filename: str) -> FileFacts:
     facts = FileFacts()
     try:
         tree = ast.parse(source, filename)
@@ -61,7 +83,7 @@ def read_file(source: str, filename: str = "<test>") -> FileFacts:
         return facts
     words = ("importorskip", "mark.", "getfixturevalue", "skip", "SkipTest", "find_spec", "xfail")
     calls = any(w in source for w in words)
-    reader = _Reader(facts, calls)
+    reader = _Reader(facts, calls, Mentions(source))
     reader.body(tree.body, "", (), None)
     reader.refer(tree)
     return facts
@@ -70,10 +92,13 @@ def read_file(source: str, filename: str = "<test>") -> FileFacts:
 class _Reader:
     """One pass over the statements (expressions are looked into only where a call or a mark can be)."""
 
-    def __init__(self, facts: FileFacts, calls: bool) -> None:
+    def __init__(self, facts: FileFacts, calls: bool, text: Mentions) -> None:
         self.facts = facts
         self.calls = calls
-        self.nodes: dict[str, ast.AST] = {}
+        self.text = text
+        """The source's lines: a walk is left out where they name none of what it looks for."""
+        self.asks = calls and text.any(_ASKS)
+        self.nodes: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         """Qualified name -> its node, for :meth:`refer`."""
         self.makers: dict[str, tuple[int, list[str]]] = {}
         """Module-level function -> (its parameter naming the module, what it returns): :func:`flag_maker`."""
@@ -134,7 +159,11 @@ class _Reader:
             self.body(node.orelse, scope, guards, cls)
             return
         inner = (*guards, *guard_names(node.test))
-        if self.calls and any(skips(s) for s in node.body):
+        if (
+            self.calls
+            and self.text.lines(first_line(node.body[0]), node.body[-1].end_lineno, _SKIPS)
+            and any(skips(s) for s in node.body)
+        ):
             # a test's own ``if not has_x: pytest.skip()``, or the module's (``allow_module_level=True``)
             func = self.facts.functions.get(scope) if scope else self.facts.module
             if func is not None:
@@ -162,7 +191,7 @@ class _Reader:
         bound |= _tried(node.orelse)[1]
         for handler in node.handlers:
             for stmt in handler.body:
-                for sub in ast.walk(stmt):
+                for sub in walk(stmt):
                     if not _assigns_nothing(sub):
                         continue
                     for target in sub.targets:  # type: ignore[attr-defined]
@@ -221,7 +250,9 @@ class _Reader:
         return True
 
     def called(self, statement: ast.stmt, scope: str, guards: tuple[str, ...]) -> None:
-        for node in ast.walk(statement):
+        if not (self.asks and self.text.lines(statement.lineno, statement.end_lineno, _ASKS)):
+            return
+        for node in walk(statement):
             if not isinstance(node, ast.Call):
                 continue
             name = dotted(node.func)
@@ -265,7 +296,7 @@ class _Reader:
                 alias.skips.extend((n, node.lineno) for n in names)
         if cls is None and func.kind == "helper":
             self.flag_function(node)
-            maker = flag_maker(node)
+            maker = flag_maker(node) if self.text.lines(first, node.end_lineno, IMPORTERS) else None
             if maker is not None:
                 self.makers[node.name] = maker
         self.body(node.body, qual, guards, None)
@@ -322,10 +353,12 @@ class _Reader:
             return
         short = {q.rsplit(".", 1)[-1] for q in helpers} | {q.split(".", 1)[0] for q in helpers if "." in q}
         for qual, node in self.nodes.items():
-            facts.functions[qual].refs = refs(node, short)
+            if self.text.names(first_line(node), node.end_lineno, short):
+                facts.functions[qual].refs = refs(node, short)
         module_refs: list[str] = []
         for stmt in tree.body:
-            if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined = isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            if not defined and self.text.names(stmt.lineno, stmt.end_lineno, short):
                 module_refs.extend(refs(stmt, short))
         facts.module.refs = sorted(set(module_refs))
 
@@ -335,7 +368,7 @@ def _tried(body: list[ast.stmt]) -> tuple[list[tuple[str, int, int]], set[str]]:
     tried: list[tuple[str, int, int]] = []
     bound: set[str] = set()
     for stmt in body:
-        for sub in ast.walk(stmt):
+        for sub in walk(stmt):
             if isinstance(sub, ast.Import):
                 tried.extend((alias.name, 0, sub.lineno) for alias in sub.names)
                 bound.update(alias.asname or alias.name.split(".")[0] for alias in sub.names)

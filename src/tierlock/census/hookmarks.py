@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 
 from tierlock.census.marks import absent, dotted, leaves, literal, present, skips
+from tierlock.census.walking import walk
 
 #: The hooks whose skips reach tests by their marks.
 HOOKS = frozenset({"pytest_collection_modifyitems", "pytest_runtest_setup", "pytest_itemcollected"})
@@ -55,7 +56,7 @@ def _visit(stmts: list[ast.stmt], marks: list[str], gone: list[str], out: dict[s
 def mark_names(test: ast.expr) -> list[str]:
     """The marks a condition asks an item about: ``"gpu" in item.keywords``, ``item.get_closest_marker("gpu")``."""
     out: list[str] = []
-    for sub in ast.walk(test):
+    for sub in walk(test):
         if isinstance(sub, ast.Compare) and len(sub.ops) == 1 and isinstance(sub.ops[0], ast.In):
             name = literal(sub.left)
             if name and dotted(sub.comparators[0]).endswith(".keywords"):
@@ -73,7 +74,7 @@ def _adds_skip(body: list[ast.stmt]) -> bool:
     for stmt in body:
         if skips(stmt):
             return True
-        for sub in ast.walk(stmt):
+        for sub in walk(stmt):
             if isinstance(sub, ast.Call) and dotted(sub.func).endswith("add_marker") and sub.args:
                 marker = sub.args[0]
                 text = dotted(marker)

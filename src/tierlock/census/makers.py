@@ -9,8 +9,10 @@ from __future__ import annotations
 import ast
 
 from tierlock.census.marks import absent, catches_import_error, dotted
+from tierlock.census.walking import walk
 
-_IMPORTERS = ("import_module", "__import__", "find_spec")
+#: The calls that try an import by a name they are given: a flag maker calls one (and so names it).
+IMPORTERS = ("import_module", "__import__", "find_spec")
 
 
 def flag_maker(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, list[str]] | None:
@@ -19,24 +21,26 @@ def flag_maker(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, list[
     ``return has, pytest.mark.skipif(not has, ...)``: (the parameter's position, the kind of each value returned:
     ``flag`` true with the module, ``mark`` a skip without it, ``other``). None for any other function."""
     params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+    if not params:
+        return None  # nothing to name the module by
     index = None
-    for stmt in ast.walk(node):
+    for stmt in walk(node):
         calls: list[ast.AST] = []
         if isinstance(stmt, (ast.Try, ast.TryStar)) and any(catches_import_error(h) for h in stmt.handlers):
-            calls = [n for s in stmt.body for n in ast.walk(s)]
+            calls = [n for s in stmt.body for n in walk(s)]
         elif isinstance(stmt, ast.Call) and dotted(stmt.func).endswith("find_spec"):
             calls = [stmt]  # find_spec of a missing module answers None, it does not raise
         for call in calls:
-            if isinstance(call, ast.Call) and dotted(call.func).rsplit(".", 1)[-1] in _IMPORTERS and call.args:
+            if isinstance(call, ast.Call) and dotted(call.func).rsplit(".", 1)[-1] in IMPORTERS and call.args:
                 arg = call.args[0]
                 if isinstance(arg, ast.Name) and arg.id in params:
                     index = params.index(arg.id)
-    returned = next((s.value for s in ast.walk(node) if isinstance(s, ast.Return) and s.value is not None), None)
+    returned = next((s.value for s in walk(node) if isinstance(s, ast.Return) and s.value is not None), None)
     if index is None or returned is None:
         return None
     skips = {
         t.id
-        for s in ast.walk(node)
+        for s in walk(node)
         if isinstance(s, ast.Assign) and _skip_mark(s.value)
         for t in s.targets
         if isinstance(t, ast.Name)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 
 from tierlock.census.records import Func
+from tierlock.census.walking import walk
 
 #: A skip token for ``find_spec("x")`` written inline: ``?x`` means "skipped when x is absent".
 SPEC = "?"
@@ -99,7 +100,7 @@ def _bare_call(node: ast.expr) -> bool:
 def guard_names(node: ast.expr) -> list[str]:
     """Every name and attribute chain read in *node* (the guards of an ``if``)."""
     out = []
-    for sub in ast.walk(node):
+    for sub in walk(node):
         if isinstance(sub, (ast.Name, ast.Attribute)):
             name = dotted(sub)
             if name:
@@ -120,7 +121,7 @@ def catches_import_error(handler: ast.ExceptHandler) -> bool:
 
 def refs(node: ast.AST, wanted: set[str]) -> list[str]:
     out: set[str] = set()
-    for sub in ast.walk(node):
+    for sub in walk(node):
         if isinstance(sub, ast.Name) and sub.id in wanted:
             out.add(sub.id)
         elif isinstance(sub, ast.Attribute) and sub.attr in wanted and dotted(sub.value) in ("self", "cls"):
@@ -169,7 +170,7 @@ def marks_of(value: ast.expr, into: Func, line: int, *, decorator: bool) -> None
         tier = _tier_mark(item)
         if tier is not None:
             into.tiers.append((tier, line))
-        for sub in ast.walk(item):
+        for sub in walk(item):
             if not isinstance(sub, ast.Call):
                 continue
             name = dotted(sub.func)
@@ -224,7 +225,7 @@ def _tier_mark(node: ast.expr) -> str | None:
 
 def skips(stmt: ast.stmt) -> bool:
     """Whether the statement skips: ``pytest.skip(...)``, ``self.skipTest(...)``, ``raise unittest.SkipTest(...)``."""
-    return any(_skip_call(n) or _skip_raise(n) for n in ast.walk(stmt))
+    return any(_skip_call(n) or _skip_raise(n) for n in walk(stmt))
 
 
 def _skip_call(node: ast.AST) -> bool:
@@ -256,7 +257,7 @@ def spec_flag(value: ast.expr) -> str | None:
 
 def dispatch(test: ast.expr) -> list[str]:
     """``=text`` for each string a condition compares with (a backend picked by name: ``library == "dask"``)."""
-    return [NAMED + n.value.lower() for n in ast.walk(test) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return [NAMED + n.value.lower() for n in walk(test) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
 
 
 def leaves(body: list[ast.stmt]) -> bool:

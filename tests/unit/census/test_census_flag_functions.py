@@ -182,3 +182,12 @@ def test_a_name_flag_compared_the_other_way_or_a_find_spec_with_a_package_is_rea
         """,
     )
     assert needing(tmp_path) == ["test_spec_with_package", "test_with"]
+
+
+def test_a_function_whose_except_returns_a_name_or_an_attribute_is_no_flag_and_is_read_without_error() -> None:
+    from tierlock.census.filefacts import read_file
+
+    source = "def has_x():\n    try:\n        import x\n    except ImportError:\n        return MISSING\n"
+    source += "    return True\n\n\n"
+    source += "def has_y():\n    try:\n        import y\n    except ImportError:\n        return flags.MISSING\n"
+    assert read_file(source).flags == {}

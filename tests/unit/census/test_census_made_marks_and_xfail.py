@@ -126,6 +126,12 @@ def test_numpy():
             {"dunder": (0, ["flag"])},
         ),
         ("def f(m):\n    try:\n        import x\n    except ImportError:\n        return False\n    return True\n", {}),
+        (
+            "import importlib\ndef rel(m, package):\n    try:\n        importlib.import_module(m, 'pkg')\n"
+            "        has = True\n    except ImportError:\n        has = False\n    return has\n",
+            {"rel": (0, ["flag"])},
+        ),
+        ("import importlib\ndef g():\n    return importlib.util.find_spec(__name__) is not None\n", {}),
     ],
     ids=[
         "import-module",
@@ -134,6 +140,8 @@ def test_numpy():
         "bare-import-module-positional-reason",
         "dunder-import",
         "a-fixed-import",
+        "import-module-with-a-package",
+        "no-parameters",
     ],
 )
 def test_a_helper_is_a_flag_maker_only_when_it_imports_the_module_its_parameter_names(
@@ -146,6 +154,16 @@ def test_a_helper_is_a_flag_maker_only_when_it_imports_the_module_its_parameter_
     tree = ast.parse(source)
     found = {n.name: flag_maker(n) for n in tree.body if isinstance(n, ast.FunctionDef)}
     assert {k: v for k, v in found.items() if v is not None} == kinds
+
+
+def test_a_maker_named_importorskip_bound_to_two_names_at_once_is_still_an_importorskip() -> None:
+    source = "import importlib\nimport pytest\ndef importorskip(modname):\n    try:\n"
+    source += "        importlib.import_module(modname)\n        has = True\n"
+    source += "    except ImportError:\n        has = False\n"
+    source += "    return has, pytest.mark.skipif(not has, reason='x')\n\n\na = b = importorskip('dask')\n"
+    facts = read_file(source)
+    assert ("dask", 12, "importorskip('dask')", "", []) in facts.imports
+    assert "a" not in facts.flags
 
 
 def test_a_made_call_with_a_computed_module_or_the_wrong_number_of_names_makes_nothing() -> None:

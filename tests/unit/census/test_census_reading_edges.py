@@ -309,3 +309,18 @@ def test_a_flag_re_exported_under_another_name_is_looked_for_through_a_star_impo
     result = census(tmp_path, [CensusTier("arrow", ("pyarrow",), ())])
     assert "tests/test_x.py" in result.tests  # it names the re-exported flag: read
     assert [(u.file, u.test) for u in result.tier("arrow").outside] == [("tests/test_x.py", "test_x")]
+
+
+def test_a_skip_condition_comparing_two_names_with_is_skips_on_nothing_and_is_read_without_error() -> None:
+    from tierlock.census.filefacts import read_file
+
+    facts = read_file('import pytest\n\n@pytest.mark.skipif(x is y, reason="r")\ndef test_a():\n    pass\n')
+    assert facts.functions["test_a"].skips == []
+
+
+def test_pytests_own_marks_in_a_params_marks_are_no_mark_aliases() -> None:
+    from tierlock.census.filefacts import read_file
+
+    source = "import pytest\n\n@pytest.mark.parametrize('a', [pytest.param(1, marks=[pytest.mark.xfail, needs_x])])\n"
+    source += "def test_a(a):\n    pass\n"
+    assert read_file(source).functions["test_a"].marks == [("needs_x", 3)]

@@ -185,3 +185,16 @@ def test_on_a_laptop_the_summary_names_the_selected_files_that_need_the_tier_and
         ["tierlock: brain absent; 1 selected test file needs it; to run them: tierlock lock brain*"]
     )
     assert "none of its tests were selected" not in result.stdout.str()
+
+
+def test_a_hook_written_as_a_method_of_a_class_makes_no_mark_alias() -> None:
+    from tierlock.census.filefacts import read_file
+
+    source = "class Plugin:\n    def pytest_collection_modifyitems(self, config, items):\n        for item in items:\n"
+    source += '            if "gpu" in item.keywords and not HAS_BRAIN:\n'
+    source += '                item.add_marker(pytest.mark.skip(reason="no gpu"))\n'
+    assert read_file(source).aliases == {}
+    module_level = "def pytest_collection_modifyitems(config, items):\n    for item in items:\n"
+    module_level += '        if "gpu" in item.keywords and not HAS_BRAIN:\n'
+    module_level += '            item.add_marker(pytest.mark.skip(reason="no gpu"))\n'
+    assert list(read_file(module_level).aliases) == ["@gpu"]
