@@ -225,6 +225,16 @@ MODULES: dict[str, Module] = {
             "tests/unit/installer/test_hostile2_early_files.py",
         ),
     ),
+    # Running a backend: its output read, its process group stopped (grace, then kill; reaped), its errors masked.
+    "subproc.py": Module(
+        ("src/tierlock/subproc.py",),
+        (
+            "tests/unit/core/test_interrupt_during_cleanup.py",
+            "tests/unit/core/test_spawning.py",
+            "tests/unit/validators/test_masking.py",
+            "tests/unit/core/test_exit_interrupted.py",
+        ),
+    ),
     "lockkept": Module(
         ("src/tierlock/lockkept.py", "src/tierlock/lockrecord.py"),
         (

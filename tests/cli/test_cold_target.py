@@ -151,16 +151,23 @@ HOLD = (
 )
 
 
-@pytest.mark.parametrize("command", ["probe", "status", "admit"])
-def test_an_interrupt_while_a_cold_command_waits_for_its_target_ends_it_and_the_rerun_answers(
-    world: World, venvs: dict[str, Path], tmp_path: Path, command: str
-) -> None:
+def _held(venvs: dict[str, Path], tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A copy of the 3.12 venv whose interpreter, at its start, writes its process id to the file *started* and then
+    waits for the file *go*: (the venv, *started*, *go*)."""
     venv = tmp_path / "held"
     shutil.copytree(venvs["3.12.1"], venv, symlinks=True)
     site = next(venv.glob("lib/python3.*/site-packages"))
     started, go = tmp_path / "started", tmp_path / "go"
     (site / "zz_hold.pth").write_text(HOLD.format(started=str(started), go=str(go)))
     backdate(venv)
+    return venv, started, go
+
+
+@pytest.mark.parametrize("command", ["probe", "status", "admit"])
+def test_an_interrupt_while_a_cold_command_waits_for_its_target_ends_it_and_the_rerun_answers(
+    world: World, venvs: dict[str, Path], tmp_path: Path, command: str
+) -> None:
+    venv, started, go = _held(venvs, tmp_path)
     argv = ["--project", str(world.project), command, "--python", str(venv)]
     env = {**clean_env(), "TIERLOCK_CACHE_DIR": str(tmp_path / "cache")}
     proc = subprocess.Popen(
@@ -208,12 +215,7 @@ def test_a_command_that_ends_before_it_asks_its_target_leaves_no_target_interpre
 ) -> None:
     """Its target started early, then a usage error (a tier that is not declared) ends the command before it asks:
     the interpreter it started (here one whose start-up never ends) is ended with it, not left running."""
-    venv = tmp_path / "held"
-    shutil.copytree(venvs["3.12.1"], venv, symlinks=True)
-    site = next(venv.glob("lib/python3.*/site-packages"))
-    started, go = tmp_path / "started", tmp_path / "go"
-    (site / "zz_hold.pth").write_text(HOLD.format(started=str(started), go=str(go)))
-    backdate(venv)
+    venv, _started, go = _held(venvs, tmp_path)
     python = venv / "bin" / "python"
     try:
         for code in (ENTRY, CLI):
