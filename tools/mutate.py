@@ -229,15 +229,18 @@ MODULES: dict[str, Module] = {
     "subproc.py": Module(
         ("src/tierlock/subproc.py",),
         (
+            "tests/unit/core/test_subproc_stopping.py",
             "tests/unit/core/test_interrupt_during_cleanup.py",
             "tests/unit/core/test_spawning.py",
             "tests/unit/validators/test_masking.py",
             "tests/unit/core/test_exit_interrupted.py",
+            "tests/cli/test_lock_interrupt.py",
         ),
     ),
     "lockkept": Module(
         ("src/tierlock/lockkept.py", "src/tierlock/lockrecord.py"),
         (
+            "tests/unit/core/test_lock_kept_ending.py",
             "tests/unit/core/test_lock_kept_rules.py",
             "tests/cli/test_lock_kept.py",
             "tests/cli/test_hostile2_shadows.py",

@@ -1,0 +1,120 @@
+"""Running backends (``tierlock.subproc``): a missing executable is named with what installs it; stopping every
+running backend gives each process group its grace, then kills and reaps what is left; the workers that run
+backends are each waited for. Real processes, each in its own group."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tierlock import subproc
+from tierlock.errors import TierlockError
+
+#: A backend that, asked to stop (SIGINT), takes a moment to clean up and then says so in the file *done*.
+GRACEFUL = """import signal, sys, time
+def cleanup(*_):
+    time.sleep(0.2)
+    open(sys.argv[2], "w").close()
+    sys.exit(1)
+signal.signal(signal.SIGINT, cleanup)
+open(sys.argv[1], "w").close()
+time.sleep(60)
+"""
+
+#: A backend that does not stop when asked.
+STUBBORN = """import signal, sys, time
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+open(sys.argv[1], "w").close()
+time.sleep(60)
+"""
+
+
+@pytest.fixture
+def stopping() -> Iterator[None]:
+    """``stop_all`` marks the command as stopping (nothing more is started) until its workers are ended."""
+    yield
+    subproc._stopping.clear()
+
+
+def _started(code: str, *paths: Path) -> subprocess.Popen[str]:
+    proc = subproc.start((sys.executable, "-c", code, *map(str, paths)), cwd=None, env=None, what="a", remedy=None)
+    deadline = time.monotonic() + 30
+    while not paths[0].exists() and time.monotonic() < deadline:  # (its signal handling set)
+        time.sleep(0.01)
+    return proc
+
+
+def test_a_backend_that_is_not_there_is_named_with_the_command_that_installs_it(tmp_path: Path) -> None:
+    with pytest.raises(TierlockError) as caught:
+        subproc.run([str(tmp_path / "uvx"), "--version"], what="uvx --version")
+    assert str(tmp_path / "uvx") in caught.value.message
+    assert "is not installed or not on PATH" in caught.value.message
+    assert caught.value.remedy == "install uvx"
+
+
+def test_stopping_every_backend_gives_each_group_its_grace_then_kills_and_reaps_what_is_left(
+    tmp_path: Path, stopping: None
+) -> None:
+    done = tmp_path / "cleaned-up"
+    graceful = _started(GRACEFUL, tmp_path / "ready-1", done)
+    stubborn = _started(STUBBORN, tmp_path / "ready-2")
+    try:
+        subproc.stop_all(grace=3.0)
+        assert done.exists(), "the backend asked to stop was given the moment it takes to clean up"
+        assert graceful.poll() == 1
+        assert stubborn.poll() == -9, "the one that did not stop was killed, and reaped before stop_all returned"
+        with pytest.raises(KeyboardInterrupt):
+            subproc.run([sys.executable, "-c", "pass"], what="another")  # nothing new while stopping
+    finally:
+        for proc in (graceful, stubborn):
+            if proc.poll() is None:
+                proc.kill()
+            proc.communicate()  # (reaped, its pipes closed)
+            subproc.forget(proc)
+
+
+def test_joining_the_workers_waits_for_every_one_of_them() -> None:
+    finished: list[int] = []
+
+    def work(n: int) -> None:
+        time.sleep(0.2 * n)
+        finished.append(n)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in (1, 2)]
+    for thread in threads:
+        thread.start()
+    subproc.join_workers(threads)
+    assert sorted(finished) == [1, 2]
+
+
+@pytest.mark.parametrize("how", ["one", "every"])
+def test_after_a_second_signal_no_group_gets_its_grace_yet_each_killed_one_is_reaped_before_the_stop_returns(
+    tmp_path: Path, stopping: None, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """A second signal cuts the grace short, never the wait for what was killed: before, the stop returned with its
+    SIGKILLed backend still running for a moment (a loaded machine showed it after the command had ended)."""
+    import signal
+
+    from tierlock import interrupts
+
+    monkeypatch.setattr(interrupts, "received", [signal.SIGINT, signal.SIGTERM])
+    done = tmp_path / "cleaned-up"
+    proc = _started(GRACEFUL, tmp_path / "ready", done)
+    try:
+        if how == "one":
+            subproc.stop(proc, grace=30.0)
+        else:
+            subproc.stop_all(grace=30.0)
+        assert proc.poll() == -signal.SIGKILL, "killed, and reaped before the stop returned"
+        assert not done.exists(), "no grace after a second signal"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
+        subproc.forget(proc)
