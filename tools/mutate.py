@@ -85,6 +85,7 @@ MODULES: dict[str, Module] = {
     "installer/backends.py": Module(
         ("src/tierlock/installer/backends.py",),
         (
+            "tests/unit/installer/test_backends_parts.py",
             "tests/unit/installer/test_early_start_edges.py",
             "tests/cli/test_install_backend_step.py",
             "tests/cli/test_no_build_install.py",
