@@ -118,3 +118,54 @@ def test_after_a_second_signal_no_group_gets_its_grace_yet_each_killed_one_is_re
             proc.kill()
         proc.communicate()
         subproc.forget(proc)
+
+
+class _Worker(threading.Thread):
+    """A worker running a backend that sleeps for a minute through :func:`subproc.run`; once its backend is ended it
+    takes a moment to clean up, then notes it."""
+
+    def __init__(self, ready: Path) -> None:
+        super().__init__(daemon=True)
+        self.ready = ready
+        self.cleaned = False
+
+    def run(self) -> None:
+        code = f"open({str(self.ready)!r}, 'w').close()\nimport time\ntime.sleep(60)"
+        try:
+            subproc.run([sys.executable, "-c", code], what="a long backend")
+        except (TierlockError, KeyboardInterrupt):
+            time.sleep(0.3)
+            self.cleaned = True
+
+    def wait_ready(self) -> None:
+        deadline = time.monotonic() + 30
+        while not self.ready.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+
+class _InterruptedJoin(_Worker):
+    """A worker whose join is interrupted (a Ctrl-C landing while the main thread waits for it)."""
+
+    def join(self, timeout: float | None = None) -> None:
+        if timeout is None:
+            raise KeyboardInterrupt
+        super().join(timeout)
+
+
+def test_ending_the_workers_stops_their_backends_and_waits_for_each_to_clean_up(tmp_path: Path) -> None:
+    workers = [_Worker(tmp_path / "ready-1"), _Worker(tmp_path / "ready-2")]
+    for worker in workers:
+        worker.start()
+        worker.wait_ready()
+    subproc.end_workers(workers)
+    assert [w.is_alive() or not w.cleaned for w in workers] == [False, False], "each worker's cleanup waited for"
+    assert not subproc._stopping, "the command may start backends again"
+
+
+def test_an_interrupt_while_the_workers_are_joined_ends_them_and_is_raised(tmp_path: Path) -> None:
+    worker = _InterruptedJoin(tmp_path / "ready")
+    worker.start()
+    worker.wait_ready()
+    with pytest.raises(KeyboardInterrupt):
+        subproc.join_workers([worker])
+    assert worker.cleaned, "its backend was stopped and its cleanup waited for"

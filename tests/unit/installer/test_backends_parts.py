@@ -31,9 +31,9 @@ def test_a_uv_of_its_own_tells_its_version_by_running_it(tmp_path: Path, prints:
 
 
 def test_pips_version_is_read_from_its_folder_in_the_site_it_runs_from(tmp_path: Path) -> None:
-    (tmp_path / "pip-24.3.1.dist-info").mkdir()
+    (tmp_path / "pip-25.0.dist-info").mkdir()
     pip = backends.PipBackend(python=tmp_path / "python", target_flag=False, sites=(tmp_path,))
-    assert pip.version() == "24.3.1"
+    assert pip.version() == "25.0"
 
 
 def test_the_projects_folders_are_given_editable_or_not_as_they_are_installed(tmp_path: Path) -> None:
