@@ -13,18 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.backendscripts import GRACEFUL
 from tierlock import interrupts, lockkept
-
-#: A compile that, asked to stop (SIGINT), takes a moment to clean up and then says so in the file *done*.
-GRACEFUL = """import signal, sys, time
-def cleanup(*_):
-    time.sleep(0.2)
-    open(sys.argv[2], "w").close()
-    sys.exit(1)
-signal.signal(signal.SIGINT, cleanup)
-open(sys.argv[1], "w").close()
-time.sleep(60)
-"""
 
 
 @pytest.fixture
