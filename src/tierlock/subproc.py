@@ -212,19 +212,16 @@ def stop(proc: subprocess.Popen[str], *, grace: float | None = None, reading: bo
                 os.killpg(proc.pid, signum)
             # (a further signal cuts the grace short, never the wait for a killed backend: it ends at once, and a
             # command that returned before reaping it left it running for a moment on a loaded machine)
-            if _ended(proc, seconds, seen if signum == signal.SIGINT else _NEVER, reading=reading):
+            if _ended(proc, seconds, seen if signum == signal.SIGINT else None, reading=reading):
                 break
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)  # anything the backend left running in its group
 
 
-#: A count of signals never reached: a wait that no further signal cuts short (:func:`_ended`).
-_NEVER = 1 << 30
-
-
-def _ended(proc: subprocess.Popen[str], seconds: float, seen: int, *, reading: bool) -> bool:
+def _ended(proc: subprocess.Popen[str], seconds: float, seen: int | None, *, reading: bool) -> bool:
     """Whether *proc* ends within *seconds* (its pipes drained unless *reading*); a signal after the first *seen*
-    (another interrupt, noted by :mod:`tierlock.interrupts`, or raised under another handler) ends the wait."""
+    (another interrupt, noted by :mod:`tierlock.interrupts`, or raised under another handler) ends the wait, unless
+    *seen* is None (the wait for a killed process, which no signal cuts short)."""
     import time
 
     from tierlock import interrupts
@@ -244,7 +241,7 @@ def _ended(proc: subprocess.Popen[str], seconds: float, seen: int, *, reading: b
             return False
         except ValueError:  # the pipes were closed by an earlier communicate(): only wait
             reading = True
-        if interrupts.again(seen) or time.monotonic() >= deadline:
+        if (seen is not None and interrupts.again(seen)) or time.monotonic() >= deadline:
             return False
 
 
