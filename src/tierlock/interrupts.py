@@ -28,10 +28,19 @@ GRACE = 5.0
 received: list[int] = []
 """The signals received by this command so far (the first one is what interrupted it)."""
 
-_state = {"held": 0, "raised": 0, "main": 0}
+_state = {"held": 0, "raised": 0, "main": 0, "pending": 0}
 """*held*: how many :class:`deferred` cleanups run (signals are noted, not raised); *raised*: the command's one
 ``KeyboardInterrupt`` was raised (later signals are noted only); *main*: the thread that installed the handler
-(the one it raises in), 0 while it is not installed."""
+(the one it raises in), 0 while it is not installed; *pending*: an interrupt Python swallowed waits to be raised
+again (:func:`_unraisable`)."""
+
+_WAKE = "SIGURG"
+"""The signal that wakes the main thread for an interrupt raised again: one nothing else sends a command, whose
+default action is to ignore it, so a wake that comes after the command put its handler back does nothing."""
+
+_wake_previous: list[object] = []
+"""The handler :data:`_WAKE` had before :func:`_unraisable` set :func:`_woken` (put back by :func:`install`'s
+``restore``)."""
 
 
 def _handler(signum: int, frame: FrameType | None) -> None:
@@ -45,9 +54,14 @@ def _handler(signum: int, frame: FrameType | None) -> None:
 def _unraisable(unraisable: object) -> None:
     """``sys.unraisablehook`` while the handler is installed: the command's interrupt raised where Python can only
     print it and go on (the handler ran inside a weakref callback, such as the import system's module-lock callback,
-    or a ``__del__``) is raised again at the main thread's next step, as the same signal; anything else goes to the
-    hook that was there before. Without it the interrupt is lost: the command goes on as if nothing came, and
-    every later signal is only noted."""
+    or a ``__del__``) is raised again at the main thread's next step; anything else goes to the hook that was there
+    before. Without it the interrupt is lost: the command goes on as if nothing came, and every later signal is only
+    noted.
+
+    The signal stays noted once in :data:`received`. A thread of its own wakes the main thread with :data:`_WAKE`
+    until :func:`_woken` has raised it (:func:`_wake`): one wake may land before the main thread enters the system
+    call it then waits in (a backend's end), and Python runs a handler only at its next step, which such a call
+    never takes. A wake is never counted as a second signal."""
     import _signal as signal  # type: ignore[import-not-found,unused-ignore]
     import _thread
 
@@ -60,16 +74,45 @@ def _unraisable(unraisable: object) -> None:
         and main == _thread.get_ident()
     ):
         _state["raised"] = 0
-        signum = received.pop() if received else signal.SIGINT  # (the handler notes it again as it raises)
-        # Sent from a thread of its own, to this thread: it lands once this hook has returned, and a system call
-        # this thread waits in (a backend's end) is woken by it, as by the first.
-        send = getattr(signal, "pthread_kill", None)
-        if send is None:  # (no POSIX threads' signals: the interrupt lands at this thread's next step)
+        wake = getattr(signal, _WAKE, None)
+        if wake is None or not hasattr(signal, "pthread_kill"):  # (no POSIX threads' signals: the next step)
+            signum = received.pop() if received else signal.SIGINT  # (the handler notes it again as it raises)
             _thread.start_new_thread(_thread.interrupt_main, (signum,))  # type: ignore[arg-type,unused-ignore]
-        else:
-            _thread.start_new_thread(send, (main, signum))
+            return
+        if not _wake_previous:
+            before = signal.signal(wake, _woken)
+            _wake_previous.append(signal.SIG_DFL if before is None else before)
+        _state["pending"] = 1
+        _thread.start_new_thread(_wake, (main, wake))
         return
     _previous_hook[0](unraisable)
+
+
+def _woken(signum: int, frame: FrameType | None) -> None:
+    """The handler of :data:`_WAKE`: raise the pending interrupt (noted already), or do nothing (a late wake)."""
+    if not _state["pending"]:
+        return
+    _state["pending"] = 0
+    if _state["held"] or _state["raised"]:  # a cleanup runs (it raises at its end), or a second signal raised
+        return
+    _state["raised"] = 1
+    raise KeyboardInterrupt
+
+
+def _wake(main: int, wake: int) -> None:
+    """Send :data:`_WAKE` to the main thread until the pending interrupt is raised (every millisecond at first, at
+    most every 50), or the command has ended."""
+    import _signal as signal  # type: ignore[import-not-found,unused-ignore]
+    import time
+
+    pause = 0.001
+    while _state["pending"] and _state["main"] == main:
+        try:
+            signal.pthread_kill(main, wake)
+        except OSError:  # (the main thread is gone: the process ends)
+            return
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
 
 
 _previous_hook: list[Callable[[Any], object]] = []
@@ -111,7 +154,7 @@ def install() -> Callable[[], None]:
         previous = [(signum, signal.getsignal(signum)) for signum in (signal.SIGTERM, signal.SIGINT)]
         if previous[0][1] is not _handler:  # a command starts (not one inside another): nothing received yet
             received.clear()
-            _state.update(held=0, raised=0, main=_thread.get_ident())
+            _state.update(held=0, raised=0, main=_thread.get_ident(), pending=0)
         signal.signal(signal.SIGTERM, _handler)
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             signal.signal(signal.SIGINT, _handler)
@@ -129,7 +172,9 @@ def install() -> Callable[[], None]:
         if hook is not _unraisable:
             sys.unraisablehook = hook
         if previous[0][1] is not _handler:  # the caller's own handler is back: nothing is held by this module
-            _state["main"] = 0
+            _state.update(main=0, pending=0)
+            if _wake_previous:
+                signal.signal(getattr(signal, _WAKE), _wake_previous.pop())
 
     return restore
 

@@ -246,6 +246,18 @@ import os, signal, sys
 from tierlock import interrupts
 
 restore = interrupts.install()
+woken = interrupts._woken
+lost = []
+
+
+def first_wake_lost(signum, frame):  # as when the wake lands before the system call: Python never runs it
+    if not lost and sys.argv[2] == "first-wake-lost":
+        lost.append(signum)
+        return
+    woken(signum, frame)
+
+
+interrupts._woken = first_wake_lost
 
 
 class Dropped:
@@ -257,33 +269,69 @@ read, _write = os.pipe()
 signal.alarm(20)  # (a lost interrupt: this process ends by SIGALRM instead)
 try:
     Dropped()
+    if sys.argv[2] == "second-signal":  # (a second one before the first is raised again: it raises, and counts)
+        signal.raise_signal(getattr(signal, sys.argv[1]))
     os.read(read, 1)  # waits in the system, as the command waits for a backend's end: only a signal wakes it
     print("went on", flush=True)
 except KeyboardInterrupt:
-    print("interrupted", interrupts.name(), len(interrupts.received), flush=True)
+    print("interrupted", interrupts.name(), len(interrupts.received), "lost", len(lost), flush=True)
 finally:
     restore()
-print("hook put back", sys.unraisablehook is sys.__unraisablehook__)
+print("hook put back", sys.unraisablehook is sys.__unraisablehook__, signal.getsignal(signal.SIGURG) == signal.SIG_DFL)
+signal.raise_signal(signal.SIGURG)  # a wake after the command ended does nothing
+print("late wake ignored", flush=True)
 """
 
 
-@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
-def test_an_interrupt_raised_where_python_can_only_print_it_still_interrupts_the_command(signame: str) -> None:
+@pytest.mark.parametrize(
+    ("signame", "case", "count", "lost"),
+    [
+        ("SIGINT", "one", 1, 0),
+        ("SIGTERM", "one", 1, 0),
+        ("SIGTERM", "first-wake-lost", 1, 1),
+        ("SIGINT", "first-wake-lost", 1, 1),
+        ("SIGTERM", "second-signal", 2, 0),
+    ],
+)
+def test_an_interrupt_raised_where_python_can_only_print_it_still_interrupts_the_command(
+    signame: str, case: str, count: int, lost: int
+) -> None:
     """The signal's handler may run inside a ``__del__`` or a weakref callback (the import system's module-lock
-    callback, under a loaded machine): Python prints "Exception ignored" and goes on. The interrupt is raised again
-    as the same signal, noted once, with nothing printed, and wakes the system call the command waits in (a
-    backend's end); the caller's hook is put back."""
+    callback, under a loaded machine): Python prints "Exception ignored" and goes on. The interrupt is raised again,
+    noted once, with nothing printed, and wakes the system call the command waits in (a backend's end), even when
+    the first wake lands before that call (on a loaded machine: Python runs no handler inside it); a second signal
+    still counts as one, a wake never does. The caller's hooks are put back, and a wake that comes later does
+    nothing."""
     done = subprocess.run(
-        [sys.executable, "-c", SWALLOWED, signame],
+        [sys.executable, "-c", SWALLOWED, signame, case],
         check=False,
         capture_output=True,
         text=True,
         env=clean_env(),
         timeout=60,
     )
-    assert done.stdout.splitlines() == [f"interrupted {signame} 1", "hook put back True"], done.stderr
+    assert done.stdout.splitlines() == [
+        f"interrupted {signame} {count} lost {lost}",
+        "hook put back True True",
+        "late wake ignored",
+    ], (done.returncode, done.stderr)
     assert "Exception ignored" not in done.stderr
     assert done.returncode == 0, done.stderr
+
+
+def test_a_swallowed_interrupt_raised_again_during_a_deferred_cleanup_lands_when_the_cleanup_ends() -> None:
+    script = (
+        "import signal, sys, time\nfrom tierlock import interrupts\nrestore = interrupts.install()\n"
+        "class D:\n    def __del__(self):\n        signal.raise_signal(signal.SIGTERM)\n"
+        "order = []\ntry:\n    with interrupts.deferred():\n        D()\n"
+        "        for _ in range(200):\n            time.sleep(0.005)\n        order.append('cleanup ended')\n"
+        "    order.append('went on')\nexcept KeyboardInterrupt:\n    order.append('interrupted')\n"
+        "finally:\n    restore()\nprint(order, len(interrupts.received))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], check=False, capture_output=True, text=True, env=clean_env(), timeout=60
+    )
+    assert done.stdout.strip() == "['cleanup ended', 'interrupted'] 1", done.stderr
 
 
 def test_anything_else_python_can_only_print_still_reaches_the_hook_that_was_there() -> None:
