@@ -83,7 +83,8 @@ def _unraisable(unraisable: object) -> None:
             before = signal.signal(wake, _woken)
             _wake_previous.append(signal.SIG_DFL if before is None else before)
         _state["pending"] = 1
-        _thread.start_new_thread(_wake, (main, wake))
+        with sheltered():  # (a SIGINT or SIGTERM meanwhile goes to the main thread, not to this one)
+            _thread.start_new_thread(_wake, (main, wake))
         return
     _previous_hook[0](unraisable)
 
