@@ -245,7 +245,14 @@ SWALLOWED = """
 import os, signal, sys
 from tierlock import interrupts
 
+late = []
+if sys.argv[2] == "callers-own-handlers":  # its own SIGURG and SIGINT handlers, and a command inside the command
+    signal.signal(signal.SIGURG, lambda signum, frame: late.append(signum))
+    signal.signal(signal.SIGINT, lambda signum, frame: None)
+urg = signal.getsignal(signal.SIGURG)
 restore = interrupts.install()
+if sys.argv[2] == "callers-own-handlers":
+    interrupts.install()()
 woken = interrupts._woken
 lost = []
 
@@ -277,9 +284,9 @@ except KeyboardInterrupt:
     print("interrupted", interrupts.name(), len(interrupts.received), "lost", len(lost), flush=True)
 finally:
     restore()
-print("hook put back", sys.unraisablehook is sys.__unraisablehook__, signal.getsignal(signal.SIGURG) == signal.SIG_DFL)
-signal.raise_signal(signal.SIGURG)  # a wake after the command ended does nothing
-print("late wake ignored", flush=True)
+print("hook put back", sys.unraisablehook is sys.__unraisablehook__, signal.getsignal(signal.SIGURG) == urg)
+signal.raise_signal(signal.SIGURG)  # a wake after the command ended does nothing (or what the caller's handler does)
+print("late wake ignored", late, flush=True)
 """
 
 
@@ -291,6 +298,7 @@ print("late wake ignored", flush=True)
         ("SIGTERM", "first-wake-lost", 1, 1),
         ("SIGINT", "first-wake-lost", 1, 1),
         ("SIGTERM", "second-signal", 2, 0),
+        ("SIGTERM", "callers-own-handlers", 1, 0),
     ],
 )
 def test_an_interrupt_raised_where_python_can_only_print_it_still_interrupts_the_command(
@@ -300,8 +308,8 @@ def test_an_interrupt_raised_where_python_can_only_print_it_still_interrupts_the
     callback, under a loaded machine): Python prints "Exception ignored" and goes on. The interrupt is raised again,
     noted once, with nothing printed, and wakes the system call the command waits in (a backend's end), even when
     the first wake lands before that call (on a loaded machine: Python runs no handler inside it); a second signal
-    still counts as one, a wake never does. The caller's hooks are put back, and a wake that comes later does
-    nothing."""
+    still counts as one, a wake never does. The caller's hooks and handlers are put back (a command inside the
+    command leaves them to the outer one), and a wake that comes later does nothing."""
     done = subprocess.run(
         [sys.executable, "-c", SWALLOWED, signame, case],
         check=False,
@@ -313,7 +321,7 @@ def test_an_interrupt_raised_where_python_can_only_print_it_still_interrupts_the
     assert done.stdout.splitlines() == [
         f"interrupted {signame} {count} lost {lost}",
         "hook put back True True",
-        "late wake ignored",
+        f"late wake ignored {[int(signal.SIGURG)] if case == 'callers-own-handlers' else []}",
     ], (done.returncode, done.stderr)
     assert "Exception ignored" not in done.stderr
     assert done.returncode == 0, done.stderr
