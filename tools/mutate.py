@@ -236,6 +236,17 @@ MODULES: dict[str, Module] = {
             "tests/unit/validators/test_masking.py",
             "tests/unit/core/test_exit_interrupted.py",
             "tests/cli/test_lock_interrupt.py",
+            "tests/unit/core/test_interrupt_at_thread_start.py",
+        ),
+    ),
+    # A lock's tiers compiled in threads (a wave at a time) and one tier's compile in a thread of its own: an
+    # interrupt at any point, their starts included, ends every backend and leaves no scratch folder.
+    "lockfiles/lock.py": Module(
+        ("src/tierlock/lockfiles/lock.py", "src/tierlock/lockfiles/compiling.py"),
+        (
+            "tests/cli/test_interrupt_as_threads_start.py",
+            "tests/cli/test_lock_interrupt.py",
+            "tests/cli/test_lock_cli.py",
         ),
     ),
     "lockkept": Module(
@@ -250,7 +261,10 @@ MODULES: dict[str, Module] = {
     "installer/selfguard.py": Module(
         ("src/tierlock/installer/selfguard.py",), ("tests/unit/installer/test_selfguard.py",)
     ),
-    "installer/ahead.py": Module(("src/tierlock/installer/ahead.py",), ("tests/unit/installer/test_ahead*.py",)),
+    "installer/ahead.py": Module(
+        ("src/tierlock/installer/ahead.py",),
+        ("tests/unit/installer/test_ahead*.py", "tests/unit/core/test_interrupt_at_thread_start.py"),
+    ),
     "installer/builds.py": Module(
         ("src/tierlock/installer/builds.py",),
         (

@@ -83,8 +83,7 @@ def _unraisable(unraisable: object) -> None:
             before = signal.signal(wake, _woken)
             _wake_previous.append(signal.SIG_DFL if before is None else before)
         _state["pending"] = 1
-        with sheltered():  # (a SIGINT or SIGTERM meanwhile goes to the main thread, not to this one)
-            _thread.start_new_thread(_wake, (main, wake))
+        _thread.start_new_thread(_wake, (main, wake))
         return
     _previous_hook[0](unraisable)
 
@@ -106,6 +105,9 @@ def _wake(main: int, wake: int) -> None:
     import _signal as signal  # type: ignore[import-not-found,unused-ignore]
     import time
 
+    # (SIGINT and SIGTERM go to the main thread: not blocked by a sheltered block in this hook, whose end would
+    # raise a second signal where Python only prints it)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     pause = 0.001
     while _state["pending"] and _state["main"] == main:
         try:

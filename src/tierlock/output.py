@@ -153,7 +153,7 @@ class UI:
 
                 with interrupts.sheltered():  # its refresh thread gets no signal: the main thread does
                     status.start()
-                started = True
+                    started = True  # (before the block ends, where an interrupt held meanwhile lands)
 
         try:
             yield update

@@ -6,6 +6,7 @@ It logs the command with -v, captures output, and on failure raises
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import os
 import subprocess
@@ -32,6 +33,9 @@ observers: list[Callable[[Sequence[str]], None]] = []
 _live: dict[int, subprocess.Popen[str]] = {}
 _stopping: list[bool] = []
 """Non-empty while :func:`stop_all` ends the processes: :func:`run` then starts nothing new."""
+_starting = _thread.allocate_lock()
+"""Held while a process starts and is noted in :data:`_live`, and while :func:`stop_all` begins: a process a
+worker thread starts as the main thread is interrupted is either among those it ends, or never started."""
 
 
 class Result(Frozen):
@@ -134,11 +138,17 @@ def forget(proc: subprocess.Popen[str]) -> None:
 def start(
     args: tuple[str, ...], *, cwd: Path | None, env: Mapping[str, str] | None, what: str, remedy: str | None
 ) -> subprocess.Popen[str]:
-    """Start *args* in its own process group, registered in :data:`_live` until :func:`run` reaps it."""
+    """Start *args* in its own process group, registered in :data:`_live` until :func:`run` reaps it (an interrupt
+    that comes as it starts ends it before it is raised)."""
     from tierlock import interrupts
 
+    proc: subprocess.Popen[str] | None = None
     try:
-        with interrupts.passed_on():  # (started from a sheltered thread, it would ignore stop()'s signals)
+        # (held: an interrupt lands once the process is noted, never between its start and the note; passed on:
+        # started from a sheltered thread, it would ignore stop()'s signals)
+        with _starting, interrupts.deferred(), interrupts.passed_on():
+            if _stopping:  # the command is being interrupted: a worker thread starts nothing more
+                raise KeyboardInterrupt
             proc = subprocess.Popen(
                 args,
                 cwd=cwd,
@@ -149,12 +159,19 @@ def start(
                 stdin=subprocess.DEVNULL,
                 process_group=0,  # its own group: an interrupt reaches it through stop(), with a grace period
             )
+            _live[proc.pid] = proc
     except FileNotFoundError as exc:
         raise BackendError(
             f"{what}: {args[0]} is not installed or not on PATH",
             remedy=remedy or f"install {Path(args[0]).name}",
         ) from exc
-    _live[proc.pid] = proc
+    except BaseException:  # the interrupt held while it started: it is ended as run() ends one it waits for
+        if proc is not None:
+            try:
+                stop(proc)
+            finally:
+                _live.pop(proc.pid, None)
+        raise
     return proc
 
 
@@ -258,9 +275,10 @@ def stop_all(grace: float | None = None) -> None:
 
     from tierlock import interrupts
 
-    _stopping.append(True)
+    with _starting:  # (a process starting now is noted first, or never starts)
+        _stopping.append(True)
+        procs = list(_live.values())
     wait = interrupts.GRACE if grace is None else grace
-    procs = list(_live.values())
     with interrupts.deferred():  # nothing cuts this before every group is signalled
         seen = min(len(interrupts.received), 1)  # (a second signal of the command, before or after this began)
         for signum, seconds in ((signal.SIGINT, wait), (signal.SIGKILL, 10.0)):
@@ -284,9 +302,10 @@ def stop_all(grace: float | None = None) -> None:
 
 def join_workers(threads: Sequence[threading.Thread]) -> None:
     """Wait for *threads*, which run backends through :func:`run`; when the wait is interrupted, end their
-    processes (:func:`stop_all`), let the threads clean up, and raise the interrupt."""
+    processes (:func:`stop_all`), let the threads clean up, and raise the interrupt. A thread never started
+    (the interrupt landed before its start) is not waited for."""
     try:
-        for thread in threads:
+        for thread in _started(threads):
             thread.join()
     except BaseException:
         end_workers(threads)
@@ -300,7 +319,12 @@ def end_workers(threads: Sequence[threading.Thread]) -> None:
     try:
         stop_all()
         with interrupts.deferred():
-            for thread in threads:
+            for thread in _started(threads):
                 thread.join(timeout=30.0)
     finally:
         _stopping.clear()
+
+
+def _started(threads: Sequence[threading.Thread]) -> list[threading.Thread]:
+    """*threads* but those never started (``join`` refuses them: there is nothing to wait for)."""
+    return [thread for thread in threads if thread.ident is not None]

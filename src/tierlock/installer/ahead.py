@@ -109,8 +109,12 @@ class Ahead:
 
     def __enter__(self) -> Ahead:
         if not ended():
-            with interrupts.sheltered():  # signals go to the main thread, which waits for the backend
-                self.thread.start()
+            try:
+                with interrupts.sheltered():  # signals go to the main thread, which waits for the backend
+                    self.thread.start()
+            except BaseException as exc:  # an interrupt held while it started lands as the block ends: no __exit__
+                self.__exit__(type(exc))
+                raise
         return self
 
     def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:

@@ -104,8 +104,12 @@ class _Background:
     def __post_init__(self) -> None:
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._target, name="tierlock-backend", daemon=True)
-        with interrupts.sheltered():  # signals go to the main thread, which waits for this one
-            self._thread.start()
+        try:
+            with interrupts.sheltered():  # signals go to the main thread, which waits for this one
+                self._thread.start()
+        except BaseException:  # an interrupt held while it started, landing as the block ends: nobody waits for it
+            self.cancel()
+            raise
 
     def _target(self) -> None:
         try:

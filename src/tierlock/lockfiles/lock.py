@@ -181,11 +181,11 @@ class _Runs:
         threads = [threading.Thread(target=work, args=(r,), name="tierlock-lock", daemon=True) for r in self.order]
         from tierlock import interrupts, subproc
 
-        with interrupts.sheltered():  # signals go to this thread, waiting below
-            for thread in threads:
-                thread.start()
-
         try:
+            with interrupts.sheltered():  # signals go to this thread, waiting below
+                for thread in threads:
+                    thread.start()
+            # (an interrupt held while they started lands as the block ends: the ones started are ended below)
             # Waiting on each run's event, not on its thread: an interrupt landing in Thread.join() can mark
             # the thread as ended while it still runs (CPython 3.11), and it would then outlive the command.
             for run in self.order:
