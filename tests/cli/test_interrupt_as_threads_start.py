@@ -136,6 +136,7 @@ def test_an_interrupt_held_while_an_install_starts_its_threads_leaves_nothing_an
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     env = clean_env({**index_env(faults.links, tmp_path / "cache"), "TMPDIR": str(scratch)})
+    env["TIERLOCK_CACHE_DIR"] = str(tmp_path / "remembered")  # (no plan kept by another test's run)
 
     def fresh(name: str) -> tuple[Path, list[str]]:
         venv = tmp_path / name
