@@ -159,3 +159,18 @@ def test_an_interrupt_while_the_workers_are_joined_ends_them_and_is_raised(tmp_p
     with pytest.raises(KeyboardInterrupt):
         subproc.join_workers([worker])
     assert worker.cleaned, "its backend was stopped and its cleanup waited for"
+
+
+def test_a_stopped_backend_gets_its_grace_to_clean_up_and_end_by_itself(tmp_path: Path) -> None:
+    """Asked to stop, a backend that takes a moment (longer than one step of the wait) to remove its temporary
+    folders is waited for, not killed."""
+    done = tmp_path / "cleaned-up"
+    proc = _started(GRACEFUL, tmp_path / "ready", done)
+    try:
+        subproc.stop(proc, grace=30.0)
+        assert done.exists(), "the backend was killed before it had cleaned up"
+        assert proc.returncode == 1, "it ended by itself"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        subproc.forget(proc)
