@@ -362,10 +362,21 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/remedies.py",),
         (
             "tests/unit/core/test_remedies.py",
+            "tests/unit/core/test_remedies_carried.py",
             "tests/unit/core/test_full_run_light_stand_ins.py",
             "tests/unit/plugin/test_plugin_remedy.py",
             "tests/unit/installer/test_rearm.py",
             "tests/unit/installer/test_sibling_refusal.py",
+        ),
+    ),
+    # Terminal output: plain lines, tables, the one JSON document, errors; every line redacted and, after
+    # --project, every remedy naming the project.
+    "output.py": Module(
+        ("src/tierlock/output.py",),
+        (
+            "tests/unit/core/test_output.py",
+            "tests/unit/core/test_output_redaction.py",
+            "tests/unit/core/test_remedies_carried.py",
         ),
     ),
     "installer/treerefusal.py": Module(
