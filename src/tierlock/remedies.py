@@ -223,8 +223,8 @@ def _program(word: str) -> bool:
 #: The programs that act on a project (their ``--project DIR`` names it): the commands :func:`carried` gives it.
 PROJECT_PROGRAMS = frozenset({"tierlock", INSTALL})
 
-#: What precedes the command a remedy in words ends with (``fix X, then run: tierlock validate``).
-THEN_RUN = "run: "
+#: What precedes the command a remedy in words ends with (``fix X, then run: tierlock validate``, ``...: uv lock``).
+THEN_RUN = ": "
 
 #: Where a remedy starts in a line people read: everything after it to the end of the line.
 FIX_MARK = "to fix: "
@@ -233,16 +233,17 @@ FIX_MARK = "to fix: "
 def carried(remedy: str, project: str | None) -> str:
     """*remedy* as run from the folder a command given ``--project PROJECT`` ran in: each ``tierlock`` and
     ``install-tier`` command of it names the project right after the program word (``tierlock --project DIR lock
-    brain && install-tier --project DIR brain``); one that names a project already, another program's command
-    (``uv``, ``python -m venv``) and prose are left as they are, but for the command that ends a remedy in words
-    (``pin corelib in pyproject.toml; then run: tierlock lock brain``). *project* as the user wrote it (a relative
+    brain && install-tier --project DIR brain``), and so does uv's ``lock`` (:func:`with_project`); one that names
+    a project already, another program's command (``python -m venv``, ``uv pip``) and prose are left as they are,
+    but for the command that ends a remedy in words (``pin corelib in pyproject.toml; then run: tierlock lock
+    brain``). *project* as the user wrote it (a relative
     path stays relative: the remedy runs from the same folder); None or empty: *remedy* itself."""
     if not project or not remedy:
         return remedy
     commands = argv_of(remedy)
     if commands is None:
         at = remedy.find(THEN_RUN)
-        while at >= 0:  # words, then the command to run: the first "run: " the rest of which is a command
+        while at >= 0:  # words, then the command to run: the first ": " the rest of which is a command
             start = at + len(THEN_RUN)
             if argv_of(remedy[start:]) is not None:
                 return remedy[:start] + carried(remedy[start:], project)
@@ -261,12 +262,30 @@ def carried_argv(commands: list[list[str]], project: str | None) -> list[list[st
 
 def with_project(argv: list[str], project: str) -> list[str]:
     """*argv* (one command) with ``--project PROJECT`` after its program word, when it is a ``tierlock`` or
-    ``install-tier`` command that does not name a project yet. A *project* that starts with ``-`` is written
-    ``--project=PROJECT`` (argparse would read it as an option)."""
-    if not argv or argv[0].rsplit("/", 1)[-1] not in PROJECT_PROGRAMS or names_project(argv[1:]):
-        return list(argv)
-    given = [f"--project={project}"] if project.startswith("-") else ["--project", project]
-    return [argv[0], *given, *argv[1:]]
+    ``install-tier`` command that does not name a project yet; ``uv --project FOLDER lock`` for one of uv's
+    commands that find the project from the working folder (:data:`UV_PROJECT_COMMANDS`; uv takes the folder:
+    a ``pyproject.toml`` given is its folder). A *project* that starts with ``-`` is written ``--project=PROJECT``
+    (it would read as an option)."""
+    program = argv[0].rsplit("/", 1)[-1] if argv else ""
+    if program in PROJECT_PROGRAMS and not names_project(argv[1:]):
+        return [argv[0], *_option(project), *argv[1:]]
+    if program == "uv" and argv[1:2] and argv[1] in UV_PROJECT_COMMANDS and not _uv_placed(argv[2:]):
+        folder = (os.path.dirname(project) or ".") if os.path.basename(project) == "pyproject.toml" else project
+        return [argv[0], *_option(folder), *argv[1:]]
+    return list(argv)
+
+
+#: uv's commands that act on the project they find from the working folder (``uv lock``, ``uv sync``).
+UV_PROJECT_COMMANDS = frozenset({"lock", "sync", "export", "tree", "add", "remove", "run", "version"})
+
+
+def _option(value: str) -> list[str]:
+    return [f"--project={value}"] if value.startswith("-") else ["--project", value]
+
+
+def _uv_placed(words: list[str]) -> bool:
+    """Whether a uv command's *words* name its project or folder already (``--project``, ``--directory``)."""
+    return any(w.partition("=")[0] in ("--project", "--directory") for w in words)
 
 
 def names_project(words: Iterable[str]) -> bool:

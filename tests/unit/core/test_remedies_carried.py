@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -28,13 +29,26 @@ from tierlock.remedies import (
 )
 
 PROGRAMS = ["tierlock", "install-tier", "uv", "python", "pip", "python3.12", "/venv/bin/python", "rm", "git"]
-words = st.text(min_size=0, max_size=12)
+words = st.one_of(
+    st.text(min_size=0, max_size=12), st.sampled_from(["lock", "pip", "sync", "--project", "--directory=x"])
+)
 commands = st.builds(lambda program, rest: [program, *rest], st.sampled_from(PROGRAMS), st.lists(words, max_size=5))
 chains = st.lists(commands, min_size=1, max_size=3)
-projects = st.text(min_size=1, max_size=16)
+projects = st.one_of(
+    st.text(min_size=1, max_size=16), st.sampled_from(["a/pyproject.toml", "pyproject.toml", "-x", "a/b", "-a/b"])
+)
 
 
 def _inserted(argv: list[str], project: str) -> list[str]:
+    folder = (os.path.dirname(project) or ".") if os.path.basename(project) == "pyproject.toml" else project
+    if (
+        argv[0] == "uv"
+        and argv[1:2]
+        and argv[1] in {"lock", "sync", "export", "tree", "add", "remove", "run", "version"}
+    ):
+        if any(w.partition("=")[0] in ("--project", "--directory") for w in argv[2:]):
+            return argv
+        return [argv[0], *([f"--project={folder}"] if folder.startswith("-") else ["--project", folder]), *argv[1:]]
     if argv[0] not in ("tierlock", "install-tier") or names_project(argv[1:]):
         return argv
     flag = [f"--project={project}"] if project.startswith("-") else ["--project", project]
@@ -51,13 +65,13 @@ def test_each_tierlock_command_of_a_remedy_gets_the_project_and_the_json_argv_sa
     expected = [_inserted(argv, project) for argv in chain]
     assert argv_of(out) == expected
     assert carried_argv(chain, project) == expected
-    others = [shell_join(argv) for argv in chain if argv[0] not in ("tierlock", "install-tier")]
+    others = [shell_join(argv) for argv in chain if argv[0] not in ("tierlock", "install-tier", "uv")]
     assert all(part in out for part in others)  # another program's command: byte for byte
 
 
 @given(st.text(max_size=60), projects)
 def test_text_that_is_no_command_is_left_byte_for_byte(text: str, project: str) -> None:
-    if argv_of(text) is None and "run: " not in text:
+    if argv_of(text) is None and ": " not in text:
         assert carried(text, project) == text
 
 
@@ -104,6 +118,20 @@ def test_a_command_naming_a_project_already_and_other_programs_keep_their_words(
         "--project",
     ]
     assert with_project(["install-tier", "base"], "-odd") == ["install-tier", "--project=-odd", "base"]
+
+
+def test_uvs_lock_finds_the_project_from_the_folder_it_is_given_and_uv_pip_stays() -> None:
+    remedy = "uv lock && install-tier typing --python venv/bin/python"
+    assert carried(remedy, "itsdangerous") == (
+        "uv --project itsdangerous lock && install-tier --project itsdangerous typing --python venv/bin/python"
+    )
+    assert carried("uv lock", "a/pyproject.toml") == "uv --project a lock"
+    assert carried("uv lock", "services/api") == "uv --project services/api lock"
+    assert carried("uv sync", "pyproject.toml") == "uv --project . sync"
+    assert carried("uv lock --directory b", "a") == "uv lock --directory b"
+    assert carried("uv pip install x", "a") == "uv pip install x"
+    prose = "restore that folder, or lock again against what is there: uv lock"
+    assert carried(prose, "a") == "restore that folder, or lock again against what is there: uv --project a lock"
 
 
 def test_a_venv_made_first_keeps_its_own_words_and_the_install_names_the_project() -> None:
