@@ -286,10 +286,8 @@ def test_a_missing_lockfiles_remedy_locks_first_and_then_installs(world: World) 
     refreeze(world)
     probe = world.cli("probe", "brain", "--python", world.python, target=False)
     remedy = probe.out.split("to fix: ", 1)[1].strip()
-    assert (
-        remedy
-        == f"tierlock --project {world.root} lock brain && install-tier --project {world.root} brain --python {world.python}"
-    )
+    at = f"--project {world.root}"
+    assert remedy == f"tierlock {at} lock brain && install-tier {at} brain --python {world.python}"
     refused = world.install("brain")
     assert refused.code == 1, refused.json
     assert refused.json["error"]["remedy"] == f"tierlock --project {world.root} lock brain"
