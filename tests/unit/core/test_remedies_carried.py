@@ -222,3 +222,9 @@ def test_every_way_out_of_the_ui_carries_the_project_and_an_empty_one_is_none() 
     same = io.StringIO()
     UI(stdout=same, stderr=same).line("to fix: install-tier brain")
     assert same.getvalue() == "to fix: install-tier brain\n"
+
+
+def test_a_long_remedy_with_quoted_words_is_read_to_its_last_character() -> None:
+    argv = ["install-tier", "--project", "a b", "brain", "--python", "/venvs/" + "x" * 300 + "/bin/python"]
+    assert argv_of(shell_join(argv)) == [argv]
+    assert argv_of(shell_join([*argv, "'quoted end'"])) == [[*argv, "'quoted end'"]]
