@@ -10,6 +10,7 @@ resolve to the project by itself, and nothing more when it does.
 from __future__ import annotations
 
 import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,21 @@ def test_the_project_named_is_relative_below_the_folder_and_absolute_elsewhere(t
     assert given_project(project, pyproject) is None
     (project / "tests" / "pyproject.toml").write_text("", encoding="utf-8")  # a nearer one is another project
     assert given_project(project / "tests", pyproject) == str(project.resolve())
+
+
+def test_pytester_above_the_project_prints_the_remedy_naming_it_and_inside_names_none(
+    pytester: pytest.Pytester, house: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same rule through pytester (pytest run in a subprocess from pytester's folder, the monorepo's root):
+    install-tier's default environment is the one pytest runs in, so only the project is named."""
+    laptop(monkeypatch)
+    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
+    folder = lock_offline(pytester.path / "services" / "api", house, PYPROJECT)
+    write_files(folder, {"tests/test_model.py": NEEDS_BRAIN})
+    (pytester.path / "pyproject.toml").write_text('[project]\nname = "mono"\nversion = "0"\n', encoding="utf-8")
+    above = pytester.runpytest_subprocess("services/api/tests", "-rs")
+    above.stdout.fnmatch_lines(["*; to run them: install-tier --project services/api brain"])
+    above.stdout.fnmatch_lines(["*to run these tests: install-tier --project services/api brain*"])
+    monkeypatch.chdir(folder)
+    inside = pytester.runpytest_subprocess("tests", "-rs")
+    inside.stdout.fnmatch_lines(["*; to run them: install-tier brain"])
