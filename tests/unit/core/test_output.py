@@ -114,3 +114,15 @@ def test_a_plain_table_wraps_to_the_width_counting_two_spaces_between_columns() 
     fitted = f"{'w' * 10}  {'x' * 10}  {'y' * 10}  {'z' * 10}"  # 40 + 3 gaps of 2 = 46
     assert plain_table(["a", "b", "c", "d"], row, width=46)[1] == fitted
     assert plain_table(["a", "b", "c", "d"], row, width=45)[1] != fitted
+
+
+def test_on_a_terminal_long_steps_show_one_spinner_that_is_started_and_cleared() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    ui = UI(stdout=out, stderr=err, color="always")
+    with ui.progress() as step:
+        step("installing 3 package(s)")
+        step("verifying")
+    assert out.getvalue().startswith("\x1b[?25l")  # the spinner was started (the cursor hidden) ...
+    assert "verifying" in out.getvalue()  # ... showed the last step ...
+    assert out.getvalue().endswith("\x1b[2K")  # ... and was cleared at the end
+    assert err.getvalue() == ""

@@ -119,3 +119,18 @@ def test_pytester_above_the_project_prints_the_remedy_naming_it_and_inside_names
     monkeypatch.chdir(folder)
     inside = pytester.runpytest_subprocess("tests", "-rs")
     inside.stdout.fnmatch_lines(["*; to run them: install-tier brain"])
+
+
+def test_a_decision_given_a_project_names_it_in_every_remedy_it_words() -> None:
+    from tierlock.pytest_plugin.decision import Gate
+
+    fields = {"root": "/mono/api", "strict": False, "why": "not CI", "gated": {}, "broken": {}}
+    states = {"base": "present", "brain": "absent", "gpu": "absent"}
+    install = {"brain": "tierlock lock brain && install-tier brain", "gpu": "install-tier gpu"}
+    gate = Gate(**fields, states=states, install=install, job=["base", "brain"], project="api")
+    assert gate.remedy(["brain"]) == "tierlock --project api lock brain && install-tier --project api brain"
+    assert gate.reason("gpu").endswith("; to run these tests: tierlock --project api matrix")
+    fix = "tierlock --project api lock brain && install-tier --project api brain"
+    assert gate.reason("brain") == f"tier brain is absent; to run these tests: {fix}"
+    here = Gate(**fields, states=states, install=install)
+    assert here.remedy(["brain"]) == "tierlock lock brain && install-tier brain"
