@@ -12,6 +12,7 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -124,7 +125,7 @@ def test_pytester_above_the_project_prints_the_remedy_naming_it_and_inside_names
 def test_a_decision_given_a_project_names_it_in_every_remedy_it_words() -> None:
     from tierlock.pytest_plugin.decision import Gate
 
-    fields = {"root": "/mono/api", "strict": False, "why": "not CI", "gated": {}, "broken": {}}
+    fields: dict[str, Any] = {"root": "/mono/api", "strict": False, "why": "not CI", "gated": {}, "broken": {}}
     states = {"base": "present", "brain": "absent", "gpu": "absent"}
     install = {"brain": "tierlock lock brain && install-tier brain", "gpu": "install-tier gpu"}
     gate = Gate(**fields, states=states, install=install, job=["base", "brain"], project="api")
