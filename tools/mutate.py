@@ -129,6 +129,27 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/pytest_plugin/hidden.py",),
         ("tests/unit/plugin/test_plugin_hidden_by_the_project.py",),
     ),
+    # Where the plugin finds its project and which --project its remedies name (the module's test set is every
+    # plugin test: too big to run per mutant): the tests of the project's place and of the remedy it prints.
+    "pytest_plugin/startup.py": Module(
+        ("src/tierlock/pytest_plugin/startup.py",),
+        (
+            "tests/unit/plugin/test_plugin_remedy_from_outside_the_project.py",
+            "tests/unit/plugin/test_plugin_project_beside_the_rootdir.py",
+            "tests/unit/plugin/test_plugin_remedy.py",
+        ),
+    ),
+    # The decision the plugin makes once and wires to xdist workers, and the remedies it words.
+    "pytest_plugin/decision.py": Module(
+        ("src/tierlock/pytest_plugin/decision.py",),
+        (
+            "tests/unit/plugin/test_plugin_gate_wire.py",
+            "tests/unit/plugin/test_plugin_remedy_from_outside_the_project.py",
+            "tests/unit/plugin/test_plugin_remedy.py",
+            "tests/unit/plugin/test_plugin_remedy_loops.py",
+            "tests/unit/plugin/test_plugin_required_in_conflict.py",
+        ),
+    ),
     # The run-time backstop alone (its module's test set is every plugin test: too big to run per mutant): the
     # attribution's unit tests first, then the pytester runs that read skips, errors and failures back to a tier.
     "pytest_plugin/backstop.py": Module(
