@@ -130,13 +130,19 @@ MODULES: dict[str, Module] = {
         ("tests/unit/plugin/test_plugin_hidden_by_the_project.py",),
     ),
     # Where the plugin finds its project and which --project its remedies name (the module's test set is every
-    # plugin test: too big to run per mutant): the tests of the project's place and of the remedy it prints.
+    # plugin test: too big to run per mutant): the tests of the project's place, the remedy it prints, the
+    # declared conflicts, the damage, the selection's counts and a matrix job's tiers it decides.
     "pytest_plugin/startup.py": Module(
         ("src/tierlock/pytest_plugin/startup.py",),
         (
             "tests/unit/plugin/test_plugin_remedy_from_outside_the_project.py",
             "tests/unit/plugin/test_plugin_project_beside_the_rootdir.py",
             "tests/unit/plugin/test_plugin_remedy.py",
+            "tests/unit/plugin/test_plugin_required_in_conflict.py",
+            "tests/unit/plugin/test_plugin_remedy_loops.py",
+            "tests/unit/plugin/test_plugin_damage.py",
+            "tests/unit/plugin/test_pytest_plugin_selection.py",
+            "tests/cli/test_matrix_jobs.py",
         ),
     ),
     # The decision the plugin makes once and wires to xdist workers, and the remedies it words.
