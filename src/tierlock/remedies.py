@@ -236,8 +236,9 @@ def carried(remedy: str, project: str | None) -> str:
     brain && install-tier --project DIR brain``), and so does uv's ``lock`` (:func:`with_project`); one that names
     a project already, another program's command (``python -m venv``, ``uv pip``) and prose are left as they are,
     but for the command that ends a remedy in words (``pin corelib in pyproject.toml; then run: tierlock lock
-    brain``). *project* as the user wrote it (a relative
-    path stays relative: the remedy runs from the same folder); None or empty: *remedy* itself."""
+    brain``, also when words in brackets follow it: ``...: tierlock lock above (which locks broken first)``).
+    *project* as the user wrote it (a relative path stays relative: the remedy runs from the same folder); None or
+    empty: *remedy* itself."""
     if not project or not remedy:
         return remedy
     commands = argv_of(remedy)
@@ -245,8 +246,12 @@ def carried(remedy: str, project: str | None) -> str:
         at = remedy.find(THEN_RUN)
         while at >= 0:  # words, then the command to run: the first ": " the rest of which is a command
             start = at + len(THEN_RUN)
-            if argv_of(remedy[start:]) is not None:
-                return remedy[:start] + carried(remedy[start:], project)
+            tail = remedy[start:]
+            if argv_of(tail) is not None:
+                return remedy[:start] + carried(tail, project)
+            aside = tail.rfind(" (") if tail.endswith(")") else -1  # the command, then words in brackets
+            if aside > 0 and argv_of(tail[:aside]) is not None:
+                return remedy[:start] + carried(tail[:aside], project) + tail[aside:]
             at = remedy.find(THEN_RUN, start)
         return remedy
     return " && ".join(shell_join(with_project(argv, project)) for argv in commands)

@@ -146,7 +146,11 @@ def test_prose_with_a_command_in_it_is_left_as_it_is() -> None:
     assert carried(prose, "svc") == prose
     assert carried_text(f"  to fix: {prose}", "svc") == f"  to fix: {prose}"
     later = "pin corelib; then run: tierlock lock brain (tierlock lock also records every pin's files)"
-    assert carried(later, "svc") == later  # the command is not the end of it: words
+    assert carried(later, "svc") == (
+        "pin corelib; then run: tierlock --project svc lock brain (tierlock lock also records every pin's files)"
+    )  # the command, then words in brackets: the command named
+    mixed = "pin corelib; then run: tierlock lock brain; then read the log"
+    assert carried(mixed, "svc") == mixed  # words after the command that are no aside: left as they are
 
 
 def test_the_command_a_remedy_in_words_ends_with_names_the_project() -> None:
