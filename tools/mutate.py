@@ -145,7 +145,8 @@ MODULES: dict[str, Module] = {
             "tests/cli/test_matrix_jobs.py",
         ),
     ),
-    # The decision the plugin makes once and wires to xdist workers, and the remedies it words.
+    # The decision the plugin makes once and wires to xdist workers, and the remedies it words (with the tests of
+    # the folders it gates, the damage it names and the tiers it counts).
     "pytest_plugin/decision.py": Module(
         ("src/tierlock/pytest_plugin/decision.py",),
         (
@@ -154,6 +155,10 @@ MODULES: dict[str, Module] = {
             "tests/unit/plugin/test_plugin_remedy.py",
             "tests/unit/plugin/test_plugin_remedy_loops.py",
             "tests/unit/plugin/test_plugin_required_in_conflict.py",
+            "tests/unit/plugin/test_plugin_named_inside_a_gated_folder.py",
+            "tests/unit/plugin/test_plugin_damage.py",
+            "tests/unit/plugin/test_pytest_plugin.py",
+            "tests/unit/plugin/test_pytest_plugin_selection.py",
         ),
     ),
     # The run-time backstop alone (its module's test set is every plugin test: too big to run per mutant): the
