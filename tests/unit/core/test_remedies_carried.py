@@ -232,3 +232,14 @@ def test_a_long_remedy_with_quoted_words_is_read_to_its_last_character() -> None
     argv = ["install-tier", "--project", "a b", "brain", "--python", "/venvs/" + "x" * 300 + "/bin/python"]
     assert argv_of(shell_join(argv)) == [argv]
     assert argv_of(shell_join([*argv, "'quoted end'"])) == [[*argv, "'quoted end'"]]
+
+
+def test_a_fix_line_names_the_project_in_what_follows_to_fix_whatever_precedes_it() -> None:
+    line = "x: /venv/bin/python: to fix: install-tier brain"  # words before it that would read as a command
+    assert carried_text(line, "p") == "x: /venv/bin/python: to fix: install-tier --project p brain"
+    assert carried_text(f"ok\n  {line}", "p") == "ok\n  x: /venv/bin/python: to fix: install-tier --project p brain"
+
+
+def test_a_tierlock_named_by_its_path_is_given_the_project_too() -> None:
+    assert carried("/venv/bin/install-tier brain", "p") == "/venv/bin/install-tier --project p brain"
+    assert carried("/venv/bin/python -m venv .venv", "p") == "/venv/bin/python -m venv .venv"
