@@ -129,6 +129,38 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/pytest_plugin/hidden.py",),
         ("tests/unit/plugin/test_plugin_hidden_by_the_project.py",),
     ),
+    # Where the plugin finds its project and which --project its remedies name (the module's test set is every
+    # plugin test: too big to run per mutant): the tests of the project's place, the remedy it prints, the
+    # declared conflicts, the damage, the selection's counts and a matrix job's tiers it decides.
+    "pytest_plugin/startup.py": Module(
+        ("src/tierlock/pytest_plugin/startup.py",),
+        (
+            "tests/unit/plugin/test_plugin_remedy_from_outside_the_project.py",
+            "tests/unit/plugin/test_plugin_project_beside_the_rootdir.py",
+            "tests/unit/plugin/test_plugin_remedy.py",
+            "tests/unit/plugin/test_plugin_required_in_conflict.py",
+            "tests/unit/plugin/test_plugin_remedy_loops.py",
+            "tests/unit/plugin/test_plugin_damage.py",
+            "tests/unit/plugin/test_pytest_plugin_selection.py",
+            "tests/cli/test_matrix_jobs.py",
+        ),
+    ),
+    # The decision the plugin makes once and wires to xdist workers, and the remedies it words (with the tests of
+    # the folders it gates, the damage it names and the tiers it counts).
+    "pytest_plugin/decision.py": Module(
+        ("src/tierlock/pytest_plugin/decision.py",),
+        (
+            "tests/unit/plugin/test_plugin_gate_wire.py",
+            "tests/unit/plugin/test_plugin_remedy_from_outside_the_project.py",
+            "tests/unit/plugin/test_plugin_remedy.py",
+            "tests/unit/plugin/test_plugin_remedy_loops.py",
+            "tests/unit/plugin/test_plugin_required_in_conflict.py",
+            "tests/unit/plugin/test_plugin_named_inside_a_gated_folder.py",
+            "tests/unit/plugin/test_plugin_damage.py",
+            "tests/unit/plugin/test_pytest_plugin.py",
+            "tests/unit/plugin/test_pytest_plugin_selection.py",
+        ),
+    ),
     # The run-time backstop alone (its module's test set is every plugin test: too big to run per mutant): the
     # attribution's unit tests first, then the pytester runs that read skips, errors and failures back to a tier.
     "pytest_plugin/backstop.py": Module(
@@ -376,10 +408,21 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/remedies.py",),
         (
             "tests/unit/core/test_remedies.py",
+            "tests/unit/core/test_remedies_carried.py",
             "tests/unit/core/test_full_run_light_stand_ins.py",
             "tests/unit/plugin/test_plugin_remedy.py",
             "tests/unit/installer/test_rearm.py",
             "tests/unit/installer/test_sibling_refusal.py",
+        ),
+    ),
+    # Terminal output: plain lines, tables, the one JSON document, errors; every line redacted and, after
+    # --project, every remedy naming the project.
+    "output.py": Module(
+        ("src/tierlock/output.py",),
+        (
+            "tests/unit/core/test_output.py",
+            "tests/unit/core/test_output_redaction.py",
+            "tests/unit/core/test_remedies_carried.py",
         ),
     ),
     "installer/treerefusal.py": Module(

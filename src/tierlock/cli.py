@@ -177,6 +177,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "tierlock") -> int:
             verbose=args.verbose,
             plain=getattr(module, "PLAIN", False),
             color=args.color,
+            project=args.project,  # every remedy printed names it: it runs from here, as printed
         )
         if module is None:
             build_parser(prog, only=only).print_help(sys.stderr)

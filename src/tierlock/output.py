@@ -7,6 +7,11 @@ Every line and every JSON string that leaves through a :class:`UI` passes
 :func:`tierlock.redaction.redact` (URL credentials masked, every other
 credential-shaped part ``[redacted]``), whatever it was built from: a path or a
 tier name typed on the command line, a backend's output, a config's value.
+
+A command given ``--project DIR`` is run from outside the project: every remedy that leaves through its
+:class:`UI` (a ``to fix:`` line, a document's ``remedy`` and ``remedy_argv``) names that project in each
+``tierlock`` and ``install-tier`` command (:func:`tierlock.remedies.carried`), so that it runs as printed from
+the same folder. Without ``--project`` the output is what the command wrote.
 """
 
 from __future__ import annotations
@@ -35,8 +40,11 @@ class UI:
         stdout: IO[str] | None = None,
         stderr: IO[str] | None = None,
         color: str = "auto",
+        project: str | None = None,
     ) -> None:
         """*plain*: plain lines even on a terminal (the fast paths, which never import rich).
+
+        *project*: the ``--project`` value the command was given, as written: every remedy printed names it.
 
         *color*: ``auto`` (colours on a terminal outside CI, unless ``NO_COLOR`` is set), ``always``
         (rich output even when piped or in CI), ``never`` (no colour codes at all).
@@ -47,6 +55,7 @@ class UI:
         self.stdout = stdout or sys.stdout
         self.stderr = stderr or sys.stderr
         self.color = color
+        self.project = project or None
         self.no_color = color == "never" or (color == "auto" and bool(os.environ.get("NO_COLOR")))
         forced = color == "always"
         self.fancy = not plain and not json_mode and (forced or (_isatty(self.stdout) and not _in_ci()))
@@ -74,7 +83,7 @@ class UI:
         """A line for people (hidden by --json and -q)."""
         if self.json_mode or self.quiet:
             return
-        text = redact(text)
+        text = self._said(text)
         if self.fancy:
             from rich.text import Text
 
@@ -92,14 +101,14 @@ class UI:
         if text.startswith("interrupted"):
             self.said_interrupted = True
         if not self.quiet:  # one write: an interrupt between the text and its newline would glue the next line on
-            self.stderr.write(redact(text) + "\n")
+            self.stderr.write(self._said(text) + "\n")
             self.stderr.flush()
 
     def table(self, title: str, columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
         if self.json_mode or self.quiet:
             return
-        title = redact(title)
-        rows = [[redact(cell) for cell in row] for row in rows]
+        title = self._said(title)
+        rows = [[self._said(cell) for cell in row] for row in rows]
         if self.fancy:
             from rich.table import Table
 
@@ -181,7 +190,12 @@ class UI:
     def _dump(self, document: Any, *, one_line: bool) -> None:
         self._json_written = True
         # No credential reaches the document, whatever it was built from.
-        document = redact_json(json.loads(json.dumps(document, default=str)))
+        document = json.loads(json.dumps(document, default=str))
+        if self.project is not None:  # the remedies name the project given (tierlock.remedies.carried)
+            from tierlock.remedies import carried_document
+
+            document = carried_document(document, self.project)
+        document = redact_json(document)
         # one write: with PYTHONUNBUFFERED (containers, CI) json.dump writes each token on its own (an arming's document
         # of 46 packages: ~1,000 system calls after the backend)
         if one_line:
@@ -197,7 +211,16 @@ class UI:
 
     def alert(self, lines: Sequence[str]) -> None:
         """Error lines on stderr, shown even with -q (a command that reports several failures itself)."""
-        print("\n".join(redact(line) for line in lines), file=self.stderr, flush=True)
+        print("\n".join(self._said(line) for line in lines), file=self.stderr, flush=True)
+
+    def _said(self, text: str) -> str:
+        """*text* as it leaves: its remedies naming the project given (:func:`tierlock.remedies.carried_text`),
+        redacted."""
+        if self.project is not None:
+            from tierlock.remedies import carried_text
+
+            text = carried_text(text, self.project)
+        return redact(text)
 
     @property
     def terminal(self) -> bool:
@@ -208,7 +231,7 @@ class UI:
     def error(self, err: TierlockError) -> None:
         lines = err.lines()
         for i, text in enumerate(lines):
-            print(("ERROR " if i == 0 else "") + redact(text), file=self.stderr)
+            print(("ERROR " if i == 0 else "") + self._said(text), file=self.stderr)
         if self.json_mode and not self._json_written:
             self.emit_json({"ok": False, "error": err.to_dict()})
 

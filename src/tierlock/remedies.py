@@ -156,28 +156,55 @@ def argv_of(remedy: str | None) -> list[list[str]] | None:
     Each command is an argv list; a chain (``A && B``) is several, run in order, each only when the one before
     succeeded. A remedy is a command when it is exactly what :func:`shlex.join` prints for those lists, joined
     by `` && `` (every command tierlock prints is built that way); anything else (an edit to make, a choice
-    to take) is prose, and tools cannot run it: None.
+    to take) is prose, and tools cannot run it: None. Only a bare ``&&`` joins two commands: a quoted one
+    (``'&&'``, a folder of that name) is a word.
     """
     if not remedy:
         return None
     if _PLAIN.issuperset(remedy):  # no quote, escape or other whitespace: shlex.split's words are the spaces' words
-        tokens = remedy.split()
+        words = [(word, True) for word in remedy.split()]
     else:
-        import shlex
-
-        try:
-            tokens = shlex.split(remedy)
-        except ValueError:
+        read = _words(remedy)
+        if read is None:
             return None
+        words = read
     parts: list[list[str]] = [[]]
-    for token in tokens:
-        if token == "&&":
+    for word, bare in words:
+        if bare and word == "&&":
             parts.append([])
         else:
-            parts[-1].append(token)
+            parts[-1].append(word)
     if not all(parts) or " && ".join(shell_join(p) for p in parts) != remedy:
         return None
     return parts if all(_program(p[0]) for p in parts) else None
+
+
+def _words(text: str) -> list[tuple[str, bool]] | None:
+    """The words of *text* as :func:`shell_join` writes them (split at spaces; ``'...'`` and ``"..."`` quote), each
+    with whether it was written bare; None when a quote is not closed. What :func:`shlex.split` gives for every
+    line :func:`shell_join` writes (:func:`argv_of` checks the line is one), without loading :mod:`shlex`."""
+    words: list[tuple[str, bool]] = []
+    at, end = 0, len(text)
+    while at < end:
+        if text[at] == " ":
+            at += 1
+            continue
+        pieces: list[str] = []
+        bare = True
+        while at < end and text[at] != " ":
+            char = text[at]
+            if char in "'\"":
+                close = text.find(char, at + 1)
+                if close < 0:
+                    return None
+                pieces.append(text[at + 1 : close])
+                bare = False
+                at = close + 1
+            else:
+                pieces.append(char)
+                at += 1
+        words.append(("".join(pieces), bare))
+    return words
 
 
 #: The programs a remedy runs (a path to one counts too): anything else reads as words, not a command.
@@ -191,3 +218,135 @@ def _program(word: str) -> bool:
     import re
 
     return "/" in word or word in PROGRAMS or re.fullmatch(r"python3\.\d+", word) is not None
+
+
+#: The programs that act on a project (their ``--project DIR`` names it): the commands :func:`carried` gives it.
+PROJECT_PROGRAMS = frozenset({"tierlock", INSTALL})
+
+#: What precedes the command a remedy in words ends with (``fix X, then run: tierlock validate``, ``...: uv lock``).
+THEN_RUN = ": "
+
+#: Where a remedy starts in a line people read: everything after it to the end of the line.
+FIX_MARK = "to fix: "
+
+
+def carried(remedy: str, project: str | None) -> str:
+    """*remedy* as run from the folder a command given ``--project PROJECT`` ran in: each ``tierlock`` and
+    ``install-tier`` command of it names the project right after the program word (``tierlock --project DIR lock
+    brain && install-tier --project DIR brain``), and so does uv's ``lock`` (:func:`with_project`); one that names
+    a project already, another program's command (``python -m venv``, ``uv pip``) and prose are left as they are,
+    but for the command that ends a remedy in words (``pin corelib in pyproject.toml; then run: tierlock lock
+    brain``, also when words in brackets follow it: ``...: tierlock lock above (which locks broken first)``).
+    *project* as the user wrote it (a relative path stays relative: the remedy runs from the same folder); None or
+    empty: *remedy* itself."""
+    if not project or not remedy:
+        return remedy
+    commands = argv_of(remedy)
+    if commands is None:
+        at = remedy.find(THEN_RUN)
+        while at >= 0:  # words, then the command to run: the first ": " the rest of which is a command
+            start = at + len(THEN_RUN)
+            tail = remedy[start:]
+            if argv_of(tail) is not None:
+                return remedy[:start] + carried(tail, project)
+            aside = tail.rfind(" (") if tail.endswith(")") else -1  # the command, then words in brackets
+            if aside > 0 and argv_of(tail[:aside]) is not None:
+                return remedy[:start] + carried(tail[:aside], project) + tail[aside:]
+            at = remedy.find(THEN_RUN, start)
+        return remedy
+    return " && ".join(shell_join(with_project(argv, project)) for argv in commands)
+
+
+def carried_argv(commands: list[list[str]], project: str | None) -> list[list[str]]:
+    """``remedy_argv`` as :func:`carried` changes its remedy:
+    ``argv_of(carried(r, p)) == carried_argv(argv_of(r), p)``."""
+    if not project:
+        return commands
+    return [with_project(argv, project) for argv in commands]
+
+
+def with_project(argv: list[str], project: str) -> list[str]:
+    """*argv* (one command) with ``--project PROJECT`` after its program word, when it is a ``tierlock`` or
+    ``install-tier`` command that does not name a project yet; ``uv --project FOLDER lock`` for one of uv's
+    commands that find the project from the working folder (:data:`UV_PROJECT_COMMANDS`; uv takes the folder:
+    a ``pyproject.toml`` given is its folder). A *project* that starts with ``-`` is written ``--project=PROJECT``
+    (it would read as an option)."""
+    program = argv[0].rsplit("/", 1)[-1] if argv else ""
+    if program in PROJECT_PROGRAMS and not names_project(argv[1:]):
+        return [argv[0], *_option(project), *argv[1:]]
+    if program == "uv" and argv[1:2] and argv[1] in UV_PROJECT_COMMANDS and not _uv_placed(argv[2:]):
+        folder = (os.path.dirname(project) or ".") if os.path.basename(project) == "pyproject.toml" else project
+        return [argv[0], *_option(folder), *argv[1:]]
+    return list(argv)
+
+
+#: uv's commands that act on the project they find from the working folder (``uv lock``, ``uv sync``).
+UV_PROJECT_COMMANDS = frozenset({"lock", "sync", "export", "tree", "add", "remove", "run", "version"})
+
+
+def _option(value: str) -> list[str]:
+    return [f"--project={value}"] if value.startswith("-") else ["--project", value]
+
+
+def _uv_placed(words: list[str]) -> bool:
+    """Whether a uv command's *words* name its project or folder already (``--project``, ``--directory``)."""
+    return any(w.partition("=")[0] in ("--project", "--directory") for w in words)
+
+
+def names_project(words: Iterable[str]) -> bool:
+    """Whether *words* (a command's arguments) name a project: ``--project DIR``, ``--project=DIR`` or an
+    abbreviation argparse takes (``--proj DIR``), before a ``--``."""
+    for word in words:
+        if word == "--":
+            return False
+        name = word.partition("=")[0]
+        if len(name) > 3 and "--project".startswith(name):
+            return True
+    return False
+
+
+def carried_text(text: str, project: str | None) -> str:
+    """*text* (lines people read) with the remedy of each ``to fix: REMEDY`` line (to the line's end)
+    :func:`carried`; without *project*, or without such a line, *text* itself."""
+    if not project or FIX_MARK not in text:
+        return text
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        at = line.find(FIX_MARK)
+        if at >= 0:
+            start = at + len(FIX_MARK)
+            lines[index] = line[:start] + carried(line[start:], project)
+    return "\n".join(lines)
+
+
+#: The fields of a JSON document that hold a remedy (a command as printed, or several).
+REMEDY_FIELDS = frozenset({"remedy", "install_command", "remedies"})
+
+
+def carried_document(document: object, project: str | None) -> object:
+    """A ``--json`` document with every remedy :func:`carried`: each ``remedy`` (``install_command``,
+    ``remedies``) field, its ``remedy_argv`` (:func:`argv_of` of the remedy as now printed), and each ``to fix:``
+    line of any other text; the document itself without *project*."""
+    if not project:
+        return document
+    if isinstance(document, dict):
+        out: dict[object, object] = {}
+        for key, value in document.items():
+            if key in REMEDY_FIELDS and isinstance(value, str):
+                out[key] = carried(value, project)
+            elif key in REMEDY_FIELDS and isinstance(value, list):
+                out[key] = [carried(v, project) if isinstance(v, str) else v for v in value]
+            elif key == "remedy_argv" and isinstance(value, list) and _is_argv(value):
+                out[key] = carried_argv(value, project)
+            else:
+                out[key] = carried_document(value, project)
+        return out
+    if isinstance(document, list):
+        return [carried_document(v, project) for v in document]
+    if isinstance(document, str):
+        return carried_text(document, project)
+    return document
+
+
+def _is_argv(value: list[object]) -> bool:
+    return all(isinstance(argv, list) and all(isinstance(w, str) for w in argv) for argv in value)

@@ -110,7 +110,7 @@ def test_admit_fails_when_the_required_tier_turns_partial(
     assert doc["probe"]["problems"] == [
         f"tier brain: beta partial: compiled artifact beta/_core{EXT_SUFFIX} is missing"
     ]
-    assert doc["probe"]["remedy"] == f"install-tier brain --python {python}"
+    assert doc["probe"]["remedy"] == f"install-tier --project {project} brain --python {python}"
     assert doc["lockfiles"]["verdict"] == "pass"
 
 
@@ -133,7 +133,7 @@ def test_admit_fails_on_an_invalid_runtime_config(
     assert code == 1
     assert doc["runtime"]["verdict"] == "fail"
     assert doc["runtime"]["problems"], doc["runtime"]
-    assert "tierlock validate" in doc["runtime"]["remedy"]
+    assert f"then run: tierlock --project {project} validate" in doc["runtime"]["remedy"]
 
 
 def test_admit_tier_option_replaces_ci_require(
@@ -202,7 +202,7 @@ def test_admit_fails_on_a_census_finding_and_an_accept_entry_admits_it_on_purpos
         '; to fix: add "tests/test_leak.py" to [tool.tierlock.tiers.brain].tests'
         ", or mark its tests: pytestmark = pytest.mark.tier('brain')"
     ]
-    assert doc["census"]["remedy"] == "tierlock census --fix"
+    assert doc["census"]["remedy"] == f"tierlock --project {project} census --fix"
     assert main(["--project", str(project), "census"]) == 1  # check and census agree with the gate
     pyproject = project / "pyproject.toml"
     pyproject.write_text(pyproject.read_text() + '\n[tool.tierlock.census.accept]\nbrain = ["tests/test_leak.py"]\n')

@@ -110,7 +110,7 @@ def test_a_file_missing_from_a_closure_package_is_partial_everywhere_and_the_rem
     assert broken.reasons == [f"file listed in RECORD is missing: {PARSER}"]
     assert broken.status["problems"] == [f"python-dateutil 2.9.0: file listed in RECORD is missing: {PARSER}"]
     remedy = broken.probe["install_command"]
-    assert remedy == f"install-tier pandas --python {python}"
+    assert remedy == f"install-tier --project {root} pandas --python {python}"
     assert broken.status["remedy"] == broken.admit["probe"]["remedy"] == remedy
 
     fixed = run_remedy(remedy, cwd=root, env=offline)
@@ -135,7 +135,7 @@ def test_deep_sees_a_closure_file_rewritten_with_its_size_and_its_remedy_repairs
     assert (code, status["tiers"][0]["state"]) == (0, "partial")
     assert status["tiers"][0]["problems"] == ["six 1.17.0: file does not match its RECORD hash: six.py"]
     remedy = deep["tiers"][0]["install_command"]
-    assert remedy == status["tiers"][0]["remedy"] == f"install-tier pandas --python {python} --deep"
+    assert remedy == status["tiers"][0]["remedy"] == f"install-tier --project {root} pandas --python {python} --deep"
 
     fixed = run_remedy(remedy, cwd=root, env=offline)
     assert fixed.returncode == 0, fixed.stderr
@@ -160,5 +160,5 @@ def test_status_says_per_tier_in_words_what_is_wrong_and_how_to_fix_it(
         "  pandaslike 2.2.3: file listed in RECORD is missing: pandaslike/__init__.py",
         f"  pandaslike 2.2.3: import root 'pandaslike' (recorded) is missing from {site}",
         f"  python-dateutil 2.9.0: file listed in RECORD is missing: {PARSER}",
-        f"  to fix: install-tier pandas --python {python}",
+        f"  to fix: install-tier --project {root} pandas --python {python}",
     ], lines

@@ -89,7 +89,7 @@ def test_export_of_a_tier_without_a_lockfile_names_the_lock_command(
     code, _, err = run_cli(capsys, "--project", str(project), "export", "brain")
     assert code == 1
     assert "tier brain has no lockfile yet (lockfiles/brain.txt)" in err
-    assert "to fix: tierlock lock brain" in err
+    assert f"to fix: tierlock --project {project} lock brain" in err
 
 
 def test_export_refuses_two_tiers_that_pin_one_package_differently(

@@ -94,7 +94,9 @@ def test_an_incomplete_project_environment_is_named_and_the_printed_command_recr
     code, probed = cli_json(capsys, "--project", str(root), "probe", "brain")
     assert code == 2
     assert what in probed["error"]["message"]
-    assert probed["error"]["remedy"] == remedy
+    assert probed["error"]["remedy"] == remedy.replace(
+        "&& install-tier brain", f"&& install-tier --project {root} brain"
+    )
 
     fixed = run_remedy(remedy, cwd=root, env=offline)
     assert fixed.returncode == 0, fixed.stderr

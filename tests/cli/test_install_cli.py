@@ -576,7 +576,7 @@ def test_a_lock_rewritten_to_a_wheel_outside_the_project_is_a_finding_with_its_l
     assert (found["tier"], found["kind"], found["line"]) == ("brain", "outside-project", line)
     assert found["detail"].startswith("helper names a file")
     assert found["detail"].endswith("a lock names registry distributions and files inside the project")
-    assert found["remedy"] == "tierlock lock brain"
+    assert found["remedy"] == f"tierlock --project {world.root} lock brain"  # (the project it was given)
     admit = world.cli("admit", "--tier", "brain", "--json")
     assert admit.code == 1
     lockfiles = json.loads(admit.out)["lockfiles"]
@@ -611,7 +611,7 @@ def test_drifted_lockfile_is_refused_and_nothing_is_installed(world: World) -> N
     assert run.code == 1
     assert "nothing was installed" in run.err
     assert "newdep" in run.err
-    assert "tierlock lock brain" in run.err
+    assert f"to fix: tierlock --project {world.root} lock brain" in run.err
     assert run.backend_runs == []
     assert changes(before, env_snapshot(world.venv)) == []
 
@@ -889,14 +889,14 @@ def test_status_reports_present_partial_absent_and_an_older_lock(world: World, a
     partial = world.cli("status", "brain")
     assert "partial" in partial.out
     assert "corelib 1.0: " in partial.out
-    assert "install-tier brain" in partial.out
+    assert f"install-tier --project {world.root} brain" in partial.out
 
     lockfile = world.root / "lockfiles" / "brain.txt"
     lockfile.write_text(lockfile.read_text(encoding="utf-8") + "# a note\n", encoding="utf-8")
     refreeze(world)
     older = world.cli("status", "--json", "brain")
     assert older.json["tiers"][0]["older_lock"] is True
-    assert older.json["tiers"][0]["remedy"] == f"install-tier brain --python {world.python}"
+    assert older.json["tiers"][0]["remedy"] == f"install-tier --project {world.root} brain --python {world.python}"
 
 
 def test_remove_uninstalls_what_only_the_tier_needs_and_install_rearms_it(world: World, armed_venv: Path) -> None:

@@ -291,10 +291,9 @@ def _attacked(
     folder.mkdir(parents=True, exist_ok=True)
     stale = folder / ".brain.json.k1ll3d.tmp"  # what a receipt write killed with SIGKILL leaves
     stale.write_text("{")
-    if proc.returncode == 130:  # the printed remedy, run exactly as printed, from the project folder
+    if proc.returncode == 130:  # the printed remedy, run exactly as printed (it names the project it was given)
         remedy = shlex.split(document["error"]["remedy"])
-        assert remedy[:2] == ["install-tier", "brain"], remedy
-        world.monkeypatch.chdir(world.root)
+        assert remedy[:4] == ["install-tier", "--project", str(world.root), "brain"], remedy
         assert main(["install", *remedy[1:]], prog="install-tier") == 0
     else:  # it finished before the signal landed: the same install is the no-op, which takes no lock (so it cannot
         # tell a killed write's file from one being written, and leaves it); an install that works removes it

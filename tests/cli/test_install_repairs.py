@@ -240,7 +240,7 @@ def test_a_same_size_corruption_only_deep_sees_is_repaired_by_the_printed_remedy
     probe = world.cli("probe", "brain", "--closure", "--deep", "--python", world.python, target=False)
     assert probe.code == 1
     remedy = probe.out.split("to fix: ", 1)[1].strip()
-    assert remedy == f"install-tier brain --python {world.python} --deep"
+    assert remedy == f"install-tier --project {world.root} brain --python {world.python} --deep"
     assert run_remedy(world, remedy) == [0]
     assert deep_probe(world).json["ok"] is True
 
@@ -277,7 +277,7 @@ def test_an_unknown_reinstall_package_is_refused_with_a_remedy_that_works(world:
     run = world.install("brain", "--reinstall-package", "corelb")
     assert run.code == 2
     remedy = run.json["error"]["remedy"]
-    assert remedy == f"install-tier brain --python {world.python} --reinstall-package corelib"
+    assert remedy == f"install-tier --project {world.root} brain --python {world.python} --reinstall-package corelib"
     assert run_remedy(world, remedy) == [0]
 
 
@@ -286,10 +286,11 @@ def test_a_missing_lockfiles_remedy_locks_first_and_then_installs(world: World) 
     refreeze(world)
     probe = world.cli("probe", "brain", "--python", world.python, target=False)
     remedy = probe.out.split("to fix: ", 1)[1].strip()
-    assert remedy == f"tierlock lock brain && install-tier brain --python {world.python}"
+    at = f"--project {world.root}"
+    assert remedy == f"tierlock {at} lock brain && install-tier {at} brain --python {world.python}"
     refused = world.install("brain")
     assert refused.code == 1, refused.json
-    assert refused.json["error"]["remedy"] == "tierlock lock brain"
+    assert refused.json["error"]["remedy"] == f"tierlock --project {world.root} lock brain"
     assert run_remedy(world, remedy) == [0, 0]
     refreeze(world)  # the remedy wrote the lockfile, as it should
     assert world.probe().state == "present"
@@ -321,7 +322,7 @@ def test_with_nothing_armed_and_no_tier_named_the_remedy_arms_base_in_the_same_t
     assert run.code == 2
     assert "none is armed" in run.json["error"]["message"]
     remedy = run.json["error"]["remedy"]
-    assert remedy == f"install-tier base --python {world.python}"
+    assert remedy == f"install-tier --project {world.root} base --python {world.python}"
     assert run_remedy(world, remedy) == [0]
     assert world.install().json["tiers"] == ["base"]  # now something is armed: no tier named re-arms it
 
@@ -336,7 +337,7 @@ def test_status_reports_a_tier_a_plain_sync_pruned_with_the_command_that_rearms_
     (row,) = status.json["tiers"]
     assert (row["state"], row["pruned"]) == ("absent", True)
     assert any("removed outside tierlock" in p for p in row["problems"])
-    assert row["remedy"] == f"install-tier brain --python {world.python}"
+    assert row["remedy"] == f"install-tier --project {world.root} brain --python {world.python}"
     assert run_remedy(world, row["remedy"]) == [0]
     assert world.cli("status", "--json", "brain").json["tiers"][0]["state"] == "present"
 

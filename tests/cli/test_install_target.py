@@ -113,7 +113,7 @@ def test_status_and_remove_never_fall_back_to_tierlocks_own_interpreter(world: W
         run = world.cli(*command, target=False)
         assert run.code == 2, run.err
         assert "the project environment .venv does not exist" in run.err
-        assert "to fix: install-tier b" in run.err  # a command that runs as printed: base, or brain with it
+        assert f"to fix: install-tier --project {world.root} b" in run.err  # runs as printed: base, or brain with it
 
 
 # -- 4. one environment, many spellings ------------------------------------------------------
@@ -337,7 +337,7 @@ def test_siblings_asked_together_are_refused_naming_every_package_and_the_remedy
     assert "corelib: brain pins 1.0, fast pins 2.0" in run.err
     assert run.backend_runs == []
     remedy = _remedy(run.err)
-    assert remedy[:2] == ["install-tier", "brain"]
+    assert remedy[:4] == ["install-tier", "--project", str(world.root), "brain"]
     armed = world.cli("install", *remedy[1:], target=False)
     assert armed.code == 0, armed.err
     assert world.receipt("brain") is not None

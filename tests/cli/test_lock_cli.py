@@ -153,7 +153,7 @@ def test_pip_tools_makes_a_single_platform_lock_that_records_the_platform(
     edit.write_text(edit.read_text().replace('"gamma>=1"', '"gamma>=1", "delta"'))
     code, doc = cli_json(capsys, "--project", str(folder), "check", "brain")
     assert code == 1
-    assert doc["findings"][0]["remedy"] == "tierlock lock brain --backend pip"
+    assert doc["findings"][0]["remedy"] == f"tierlock --project {folder} lock brain --backend pip"
 
 
 def test_the_pylock_format_is_written_with_uv_and_read_through_packaging(

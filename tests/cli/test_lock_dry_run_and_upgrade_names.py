@@ -87,7 +87,7 @@ def test_an_upgrade_package_like_nothing_known_says_where_to_see_the_packages(
     assert code == 2
     assert "'zzzzzz': in no lockfile and no tier of this project" in err
     assert "did you mean" not in err
-    assert "to fix: see the locked packages: tierlock export" in err
+    assert f"to fix: see the locked packages: tierlock --project {project} export" in err
 
 
 def test_an_upgrade_package_in_a_lockfile_or_a_root_is_accepted(

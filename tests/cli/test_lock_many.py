@@ -59,8 +59,8 @@ def test_a_failing_tier_in_the_middle_locks_the_others_and_reports_every_failure
     assert "no-such-package" in err  # uv's own explanation
     assert "  above: not locked: the broken lock it is layered on failed" in err
     assert err.count("to fix:") == 2
-    assert "then run: tierlock lock broken" in err
-    assert "then run: tierlock lock above" in err
+    assert f"then run: tierlock --project {folder} lock broken" in err  # (the project it was given)
+    assert f"then run: tierlock --project {folder} lock above (which locks broken first)" in err
     code, doc = cli_json(capsys, "--project", str(folder), "lock", *offline(wheels))
     assert code == 3
     assert doc["ok"] is False
@@ -124,7 +124,7 @@ def test_a_tier_reaching_a_workspace_member_is_named_with_a_remedy_that_works_wh
         "remove member-lib from the dependency group dev in pyproject.toml, or remove [tool.tierlock.tiers.dev]"
         in remedy
     )
-    assert remedy.endswith("then run: tierlock lock")
+    assert remedy.endswith(f"then run: tierlock --project {folder} lock")
     # applied as printed (the second way): the lock passes
     pyproject = folder / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace("[tool.tierlock.tiers.dev]\n", ""))

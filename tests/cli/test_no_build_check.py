@@ -154,7 +154,7 @@ def test_check_text_says_where_and_one_remedy_per_package(
     assert "4 problem(s): 2 tier(s) (every tier), 2 lockfile(s), 5 package(s) (9 lock entries) checked" in out
     fixes = [line for line in out.splitlines() if line.startswith("  to fix:")]
     assert len(fixes) == 1  # four platforms, one package: one remedy
-    assert fixes[0].endswith("then run: tierlock lock base native")  # native is layered on base
+    assert fixes[0].endswith(f"then run: tierlock --project {folder} lock base native")  # native is on base
     notes = [line for line in out.splitlines() if line.startswith("note: ")]
     assert notes[0] == "note: native builds from source on linux-x86_64: sdonly 1.0 (sdist only, Python 3.11, 3.12)"
     assert len(notes) == 4
@@ -243,8 +243,8 @@ def test_an_older_lockfile_without_a_record_still_reads_and_check_says_to_lock_i
     (finding,) = [f for f in document["findings"] if f["tier"] == "base"]
     assert finding["kind"] == "no-artifacts"
     assert "records no artifacts" in finding["detail"]
-    assert finding["remedy"] == "tierlock lock base"
-    code, out, _ = run_cli(capsys, "--project", str(folder), *finding["remedy"].split()[1:])
+    assert finding["remedy"] == f"tierlock --project {folder} lock base"
+    code, out, _ = run_cli(capsys, *finding["remedy"].split()[1:])
     assert code == 0, out
     assert run_cli(capsys, "--project", str(folder), "check")[0] == 0
 
@@ -313,8 +313,8 @@ def test_a_pip_tools_lock_records_nothing_and_check_says_a_universal_lock_proves
     (finding,) = document["findings"]
     assert finding["kind"] == "no-artifacts"
     assert "single-platform lock" in finding["detail"]
-    assert finding["remedy"] == "tierlock lock base --backend uv"
-    assert run_cli(capsys, "--project", str(folder), *finding["remedy"].split()[1:])[0] == 0
+    assert finding["remedy"] == f"tierlock --project {folder} lock base --backend uv"
+    assert run_cli(capsys, *finding["remedy"].split()[1:])[0] == 0
     assert run_cli(capsys, "--project", str(folder), "check")[0] == 0
 
 

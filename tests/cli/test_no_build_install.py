@@ -152,7 +152,7 @@ def test_a_no_build_tier_stops_before_the_backend_with_the_explanation_check_giv
     pyproject = folder / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace('"sdonly<2"', '"sdonly>=2"'))
     command = then_run(remedy)
-    assert command == "tierlock lock base brain && install-tier base"
+    assert command == f"tierlock --project {folder} lock base brain && install-tier --project {folder} base"
     done = shell(folder, command)
     assert done.returncode == 0, done.stderr
     code, document = cli_json(capsys, "--project", str(folder), "status", "base")
@@ -209,7 +209,7 @@ def test_a_lock_without_a_record_installs_with_the_no_build_option_and_explains_
     assert code == 3, err
     assert "sdonly has no wheel for this environment and tier base installs from wheels only (no-build)" in err
     assert "--no-build" in installs(started)[0]
-    assert "then run: tierlock lock base && install-tier base" in err
+    assert f"then run: tierlock --project {folder} lock base && install-tier --project {folder} base (" in err
     code, document = cli_json(capsys, "--project", str(folder), "status", "base")
     assert document["tiers"][0]["last_failure"]["error"]["kind"] == "no-build"
 

@@ -95,7 +95,7 @@ def test_a_tier_that_needs_the_project_says_it_is_not_installed_and_its_remedy_i
     remedy = broken.probe["install_command"]
     assert remedy.endswith(f"pip install --python {python} --no-deps -e {root}")
     assert broken.status["remedy"] == broken.admit["probe"]["remedy"] == remedy
-    assert error["remedy"] == f"{remedy} && install-tier gs --python {python} --no-install-project"
+    assert error["remedy"] == f"{remedy} && install-tier --project {root} gs --python {python} --no-install-project"
 
     fixed = run_remedy(error["remedy"], cwd=root, env=offline)
     assert fixed.returncode == 0, fixed.stderr

@@ -91,7 +91,8 @@ def test_removing_a_tier_an_armed_tier_is_layered_on_is_refused_with_the_command
     run = world.cli("remove", "base", "--backend", "pip")
     assert run.code == 2, run.err
     assert "base: nothing removed - armed tier(s) brain are layered on it" in run.err
-    both = f"tierlock remove brain --python {world.python} && tierlock remove base --python {world.python}"
+    at = f"--project {world.root}"
+    both = f"tierlock {at} remove brain --python {world.python} && tierlock {at} remove base --python {world.python}"
     assert f"to fix: {both}" in run.err
     assert installed(world) == {"basepkg", "corelib", "helper"}
     assert world.receipt() is not None

@@ -62,7 +62,8 @@ def test_a_symlink_to_a_venvs_python_is_the_base_interpreter_it_reports_for_ever
     assert f"{link} is not a virtual environment (prefix {base})" in error["message"]
     assert f"it is a link to {world.venv / 'bin' / 'python'}" in error["message"]
     assert run.backend_runs == []
-    assert error["remedy"] == shlex.join(["install-tier", "brain", "--python", str(world.venv / "bin" / "python")])
+    python = str(world.venv / "bin" / "python")
+    assert error["remedy"] == shlex.join(["install-tier", "--project", str(world.root), "brain", "--python", python])
 
     code, probed = cli_json(capsys, "--project", str(world.root), "probe", "brain", "--python", str(link))
     assert (code, probed["tiers"][0]["state"]) == (1, "absent")

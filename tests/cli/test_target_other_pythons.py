@@ -112,7 +112,7 @@ def test_a_tier_on_another_python_is_present_everywhere_and_its_remedy_converges
     assert broken.admit_code == 1
     assert f"compiled artifact {backend.name} is missing" in broken.reasons
     remedies = {broken.probe["install_command"], broken.status["remedy"], broken.admit["probe"]["remedy"]}
-    assert remedies == {f"install-tier crypto --python {python}"}
+    assert remedies == {f"install-tier --project {root} crypto --python {python}"}
 
     fixed = run_remedy(broken.probe["install_command"], cwd=root, env=offline)
     assert fixed.returncode == 0, fixed.stderr

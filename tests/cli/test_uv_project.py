@@ -259,6 +259,25 @@ def test_check_names_what_changed(project: Path, env: dict[str, str]) -> None:
     assert "to fix: uv lock" in check.stdout
 
 
+def test_a_stale_uv_lock_named_from_outside_the_project_is_relocked_by_the_remedy_as_printed_there(
+    project: Path, env: dict[str, str]
+) -> None:
+    """``install-tier --project proj brain`` from the folder above: ``uv lock`` run there finds no project; the
+    remedy says ``uv --project proj lock``, which relocks it, and the same install then arms the tier."""
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('"corelib>=2"', '"corelib>=1"'), encoding="utf-8")
+    outside = project.parent
+    argv = ["--project", "proj", "brain"]  # (into the project's own .venv, found from the project)
+    refused = tool("install-tier", argv, outside, env)
+    assert refused.returncode == 1, refused.stderr
+    remedy = next(line for line in refused.stderr.splitlines() if "to fix: " in line).split("to fix: ", 1)[1]
+    assert remedy == "uv --project proj lock"
+    assert _sh(remedy, outside, env).returncode == 0
+    armed = tool("install-tier", argv, outside, env)
+    assert armed.returncode == 0, armed.stderr
+    assert "corelib" in installed(project / ".venv")
+
+
 def test_install_tier_fails_closed_on_a_stale_uv_lock(project: Path, env: dict[str, str]) -> None:
     pyproject = project / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace('"corelib>=2"', '"corelib>=1"'), encoding="utf-8")

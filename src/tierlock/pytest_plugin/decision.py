@@ -35,7 +35,15 @@ _DEFAULTS: dict[str, Any] = {
     "rearm": {},
     "python": None,
     "exact": True,
+    "project": None,
 }
+
+
+def _known(fields: Mapping[str, Any]) -> None:
+    """A decision takes no other field than those of :data:`_DEFAULTS` (besides the required ones)."""
+    unknown = set(fields) - set(_DEFAULTS)
+    if unknown:
+        raise TypeError(f"unknown fields of a decision: {', '.join(sorted(unknown))}")
 
 
 class Gate:
@@ -63,7 +71,8 @@ class Gate:
       its damage lines; ``job``: a matrix job's tiers; ``apart``: tier not
       present -> the present tier it is declared in conflict with (outside a
       matrix job: this environment holds the other one); ``python``: the
-      interpreter a remedy must name (None: the default target);
+      interpreter a remedy must name (None: the default target); ``project``: the ``--project`` every
+      ``tierlock`` and ``install-tier`` command of a remedy names (None: pytest ran where that is the project);
     * ``exact``: whether the counts before collection are the run's own
       (False when ``-k``/``-m`` or a computed ``collect_ignore`` narrow it).
     """
@@ -80,9 +89,7 @@ class Gate:
         broken: dict[str, list[str]],
         **rest: Any,
     ) -> None:
-        unknown = set(rest) - set(_DEFAULTS)
-        if unknown:
-            raise TypeError(f"unknown fields of a decision: {', '.join(sorted(unknown))}")
+        _known(rest)
         self.root = root
         self.strict = strict
         self.why = why
@@ -110,6 +117,7 @@ class Gate:
         """Tier -> the armed tiers whose pins its install-tier replaces (it needs ``--replace-armed``)."""
         self.python: str | None = rest.get("python")
         self.exact: bool = rest.get("exact", True)
+        self.project: str | None = rest.get("project")
         # Per process (not sent to workers): what this process kept out and attributed.
         self.ci_require: list[str] = list(self.required)
         """The project's ``ci-require`` tiers (``required`` becomes a matrix job's own tiers; damage uses both)."""
@@ -185,7 +193,7 @@ class Gate:
     # -- what to say ---------------------------------------------------------------
     def remedy(self, tiers: Iterable[str]) -> str:
         """The one command that arms every tier in *tiers* (leaving out those another is layered on)."""
-        from tierlock.remedies import install_remedy
+        from tierlock.remedies import carried, install_remedy
 
         names = list(tiers)
         # A required tier kept apart from another required one, present here: no one environment holds both.
@@ -205,7 +213,13 @@ class Gate:
             command += " --replace-armed"  # the tier it conflicts with is armed (or pins what it replaces)
         command = command or ", ".join(self.install[t] for t in names)
         after = ["tierlock matrix"] * bool(jobs) + ["tierlock check"] * bool(looping)
-        return " && ".join(c for c in (command, *after) if c)
+        return carried(" && ".join(c for c in (command, *after) if c), self.project)
+
+    def matrix(self) -> str:
+        """The command that lists the matrix jobs (the remedy of a tier another job runs)."""
+        from tierlock.remedies import carried
+
+        return carried("tierlock matrix", self.project)
 
     def loops(self, tier: str) -> list[str]:
         """The armed tiers that re-arming *tier* makes stale (:attr:`rearm`) and that this run needs too (required,
@@ -232,7 +246,7 @@ class Gate:
         if others and len(others) == len(names):
             listed = ", ".join(others)
             return (
-                f"tier {listed} runs in another matrix job (not in TIERLOCK_TIERS); to run these tests: tierlock matrix"
+                f"tier {listed} runs in another matrix job (not in TIERLOCK_TIERS); to run these tests: {self.matrix()}"
             )
         states = ", ".join(f"{t} is {self.state_of(t)}" for t in names)
         return f"tier {states}; to run these tests: {self.remedy(names)}"

@@ -109,7 +109,7 @@ def summary_lines(gate: Gate) -> list[str]:
     for tier in missing:
         files, skipped, failed = len(reached.get(tier, ())), _skipped(gate, tier), _failed(gate, tier)
         why = f"{tier} runs in another matrix job" if gate.outside_job(tier) else f"{tier} {gate.state_of(tier)}"
-        fix = "tierlock matrix" if gate.outside_job(tier) else gate.remedy([tier])
+        fix = gate.matrix() if gate.outside_job(tier) else gate.remedy([tier])
         if not files and not skipped and not failed:
             needed = gate.needed.get(tier, 0)  # read before collection: their skips named no package
             verb = "needs" if needed == 1 else "need"

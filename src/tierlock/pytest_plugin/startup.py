@@ -47,8 +47,26 @@ def decide(config: pytest.Config, cache: Cache | None, file_or_dir: Sequence[str
     _layers_and_job(gate, text, pyproject)
     if any(state != "present" for state in gate.states.values()) or gate.damaged:
         gate.python = remedy_python(gate.root, text)
+    gate.project = given_project(Path(config.invocation_params.dir), pyproject)
     weigh(gate, Selection(config, file_or_dir), QuietCache(cache) if cache is not None else None)
     return gate
+
+
+def given_project(here: Path, pyproject: Path) -> str | None:
+    """The ``--project`` a remedy run from *here* (pytest's invocation folder) must name to reach the project of
+    *pyproject*: None when the nearest ``pyproject.toml`` at or above *here* is that one (tierlock finds it
+    alone); else the project's folder relative to *here* when it is below it, else absolute."""
+    folder = pyproject.parent.resolve()
+    start = here.resolve()
+    for near in (start, *start.parents):
+        if os.path.lexists(near / "pyproject.toml"):
+            if near == folder:
+                return None
+            break
+    try:
+        return str(folder.relative_to(start))
+    except ValueError:
+        return str(folder)
 
 
 def _read(pyproject: Path) -> str | None:

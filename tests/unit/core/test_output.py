@@ -83,3 +83,46 @@ def test_a_json_document_is_written_in_one_piece_with_the_same_bytes(one_line: b
     expected = json.dumps(document, separators=(",", ":")) if one_line else json.dumps(document, indent=2)
     assert out.getvalue() == expected + "\n"
     assert out.writes == 1
+
+
+def test_plain_long_steps_are_told_as_notes_on_stderr_and_verbose_details_only_with_v() -> None:
+    err = io.StringIO()
+    ui = UI(stdout=io.StringIO(), stderr=err)
+    with ui.status("resolving brain"):
+        pass
+    with ui.progress() as step:
+        step("installing 3 package(s)")
+    ui.detail("a detail")
+    assert err.getvalue() == "resolving brain\ninstalling 3 package(s)\n"
+    loud = io.StringIO()
+    UI(stdout=io.StringIO(), stderr=loud, verbose=True).detail("a detail")
+    assert loud.getvalue() == "a detail\n"
+
+
+def test_colour_forced_on_a_pipe_writes_colour_codes_and_never_writes_none() -> None:
+    forced, never = io.StringIO(), io.StringIO()
+    UI(stdout=forced, color="always").line("brain", style="bold")
+    UI(stdout=never, color="never").line("brain", style="bold")
+    assert "\x1b[" in forced.getvalue()
+    assert never.getvalue() == "brain\n"
+
+
+def test_a_plain_table_wraps_to_the_width_counting_two_spaces_between_columns() -> None:
+    from tierlock.output import plain_table
+
+    row = [["w" * 10, "x" * 10, "y" * 10, "z" * 10]]
+    fitted = f"{'w' * 10}  {'x' * 10}  {'y' * 10}  {'z' * 10}"  # 40 + 3 gaps of 2 = 46
+    assert plain_table(["a", "b", "c", "d"], row, width=46)[1] == fitted
+    assert plain_table(["a", "b", "c", "d"], row, width=45)[1] != fitted
+
+
+def test_on_a_terminal_long_steps_show_one_spinner_that_is_started_and_cleared() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    ui = UI(stdout=out, stderr=err, color="always")
+    with ui.progress() as step:
+        step("installing 3 package(s)")
+        step("verifying")
+    assert out.getvalue().startswith("\x1b[?25l")  # the spinner was started (the cursor hidden) ...
+    assert "verifying" in out.getvalue()  # ... showed the last step ...
+    assert out.getvalue().endswith("\x1b[2K")  # ... and was cleared at the end
+    assert err.getvalue() == ""

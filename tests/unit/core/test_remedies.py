@@ -118,9 +118,9 @@ def test_admits_one_remedy_for_two_absent_tiers_arms_both_when_run_as_printed(
     admit = ["admit", "--project", str(root), "--python", str(python), "--tier", "base", "--tier", "brain"]
     assert main(admit) == 1
     remedy = json.loads(capsys.readouterr().out)["probe"]["remedy"]
-    # base is armed with brain, which is layered on it; in the environment admit looked at
-    assert remedy == shlex.join(["install-tier", "brain", "--python", str(python)])
-    monkeypatch.chdir(root)
+    # base is armed with brain, which is layered on it; in the environment admit looked at, of the project it
+    # was given (the remedy runs from the same folder: outside the project)
+    assert remedy == shlex.join(["install-tier", "--project", str(root), "brain", "--python", str(python)])
     assert main(["install", *shlex.split(remedy)[1:]], prog="install-tier") == 0  # exactly as printed
     capsys.readouterr()
     assert main(admit) == 0

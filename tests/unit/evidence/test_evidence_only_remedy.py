@@ -34,7 +34,7 @@ def test_an_unknown_only_key_names_the_closest_key_and_the_remedy_runs_it(
     code = main(["--project", str(repo), "verify", "--json", "--only", wanted])
     document = json.loads(capsys.readouterr().out)
     assert (code, document["result"]) == (2, "refused")
-    assert document["error"]["remedy"] == remedy
+    assert document["error"]["remedy"] == remedy.replace("tierlock ", f"tierlock --project {repo} ", 1)
     assert document["error"]["message"] == (
         f"--only {wanted}: no verification check has that key{hint}; keys: lint, unit"
     )

@@ -62,7 +62,7 @@ def test_input_drift_names_each_added_removed_and_changed_requirement(
     assert "gamma>=1 became gamma>=1.0.1" in detail
     assert "delta added" in detail
     assert 'winonly; sys_platform == "win32" removed' in detail
-    assert found[0]["remedy"] == "tierlock lock brain"
+    assert found[0]["remedy"] == f"tierlock --project {project} lock brain"
     assert found[0]["file"] == "lockfiles/brain.txt"
 
 
@@ -129,7 +129,7 @@ def test_a_missing_lockfile_is_reported_for_its_tier(project: Path, capsys: pyte
     code, found = findings(capsys, project)
     assert code == 1
     assert kinds(found) == [("tools", "missing")]
-    assert found[0]["remedy"] == "tierlock lock tools"
+    assert found[0]["remedy"] == f"tierlock --project {project} lock tools"
 
 
 def test_every_integrity_problem_is_reported_at_once_with_its_line(
@@ -199,7 +199,7 @@ def test_every_kind_at_once_in_human_output_with_remedies(project: Path, capsys:
     assert "base: hand-edit" in out
     assert re.search(r"problem\(s\): 3 tier\(s\) \(every tier\), 2 lockfile\(s\), \d+ package\(s\) ", out)
     assert out.count("to fix:") == 1
-    assert "to fix: tierlock lock base brain tools" in out  # one command relocks all three
+    assert f"to fix: tierlock --project {project} lock base brain tools" in out  # one command relocks all three
 
 
 def test_check_of_named_tiers_only_and_unknown_tier(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -246,7 +246,7 @@ def test_a_layered_tier_whose_lower_lockfile_is_gone_is_reported_even_when_check
     assert kinds(found) == [("base", "missing"), ("brain", "base-moved")]  # brain and the base below it
     found = found[1:]
     assert "the base lockfile brain was locked on is gone (lockfiles/base.txt)" in found[0]["detail"]
-    assert found[0]["remedy"] == "tierlock lock brain"  # which locks the missing base first
+    assert found[0]["remedy"] == f"tierlock --project {project} lock brain"  # which locks the missing base first
     code, found = findings(capsys, project)
     assert kinds(found) == [("base", "missing"), ("brain", "base-moved")]
 

@@ -55,7 +55,8 @@ def test_check_reports_siblings_whose_locks_pin_a_package_differently(
     code, out, _ = run_cli(capsys, "--project", str(project), "check")
     assert code == 1
     assert "left: sibling-conflict: left and right can be armed together" in out
-    assert 'set layered-on = "left" in [tool.tierlock.tiers.right], then run: tierlock lock right' in out
+    then = f"then run: tierlock --project {project} lock right"  # (the project it was given)
+    assert f'set layered-on = "left" in [tool.tierlock.tiers.right], {then}' in out
 
 
 def test_every_differing_package_of_a_pair_is_named() -> None:

@@ -40,6 +40,7 @@ DECIDED: dict[str, Any] = {
     "rearm": {"brain": ["fast"]},
     "python": "/venv/bin/python",
     "exact": False,
+    "project": "services/api",
 }
 
 BARE: dict[str, Any] = {
@@ -87,5 +88,6 @@ def test_a_gate_made_with_only_its_required_fields_hands_on_empty_lists_and_tabl
         "job": [],
         "python": None,
         "exact": True,
+        "project": None,
     }
     assert Gate.from_wire(wired).wire() == wired

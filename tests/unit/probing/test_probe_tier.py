@@ -163,7 +163,8 @@ def test_probe_command_names_each_broken_root_and_the_fix(
     assert "brain  partial  1/2" in out
     assert f"brain: beta partial 2.0 — compiled artifact beta/_core{EXT_SUFFIX} is missing" in out
     # The fix names the interpreter probed, and locks first: this project has no lockfile yet.
-    assert f"brain is partial; to fix: tierlock lock brain && install-tier brain --python {python}" in out
+    fix = f"tierlock --project {project} lock brain && install-tier --project {project} brain --python {python}"
+    assert f"brain is partial; to fix: {fix}" in out  # (each command names the project it was given)
 
 
 def imported_modules(code: str, cwd: Path) -> set[str]:
