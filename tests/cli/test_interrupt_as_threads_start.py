@@ -62,9 +62,12 @@ sys.exit(code)
 """
 
 
-def _run(argv: list[str], env: dict[str, str], at: int, signame: str) -> subprocess.CompletedProcess[str]:
+def _run(
+    argv: list[str], env: dict[str, str], at: int, signame: str, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", HELD, *argv[1:]],
+        cwd=cwd,
         env={**env, "AT_BLOCK": str(at), "AT_SIGNAL": signame},
         capture_output=True,
         text=True,
@@ -151,16 +154,16 @@ def test_an_interrupt_held_while_an_install_starts_its_threads_leaves_nothing_an
     assert blocks >= 2, f"an install starts the watching thread and the version thread beside its backend ({blocks})"
     for at in range(1, blocks + 1):
         venv, argv = fresh(f"venv-{at}")
-        done = _run([*argv, "--json"], env, at, "SIGINT")
+        done = _run([*argv, "--json"], env, at, "SIGINT", cwd=tmp_path)  # (run from outside the project)
         assert done.returncode == 130, (at, blocks, done.stdout, done.stderr)
         assert _processes_mentioning(str(venv)) == [], f"a backend outlived tierlock (block {at} of {blocks})"
         assert sorted(p.name for p in scratch.iterdir()) == [], (at, blocks)
         assert not receipts.receipt_path(venv, "brain").exists()
         commands = json.loads(done.stdout)["error"]["remedy_argv"]
         path = {**env, "PATH": f"{bin_dir()}{os.pathsep}{env.get('PATH', '')}"}
-        for command in commands:  # run exactly as printed, from the project's folder
+        for command in commands:  # run exactly as printed, where the interrupted command ran
             again = subprocess.run(
-                command, cwd=root, env=path, capture_output=True, text=True, check=False, timeout=120
+                command, cwd=tmp_path, env=path, capture_output=True, text=True, check=False, timeout=120
             )
             assert again.returncode == 0, (command, again.stdout, again.stderr)
         probed = subprocess.run(
