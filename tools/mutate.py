@@ -279,6 +279,9 @@ MODULES: dict[str, Module] = {
             "tests/cli/test_interrupt_as_threads_start.py",
             "tests/cli/test_lock_interrupt.py",
             "tests/cli/test_lock_cli.py",
+            "tests/cli/test_lock_many.py",
+            "tests/cli/test_lock_no_change.py",
+            "tests/cli/test_lock_kept.py",
         ),
     ),
     "lockkept": Module(

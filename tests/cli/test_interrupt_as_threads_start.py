@@ -90,6 +90,8 @@ def gave_up_once(tmp_path: Path, silent_index: str) -> tuple[list[str], dict[str
     quick = {**env, "UV_HTTP_TIMEOUT": "1", "UV_HTTP_RETRIES": "0"}
     done = _run(argv, quick, 0, "SIGINT")
     assert done.returncode == 3, done.stdout + done.stderr
+    for tier in ("one", "two", "three"):  # each tier said once as its lock begins, whatever became of it
+        assert done.stderr.count(f"locking {tier} with uv (lockfiles/{tier}.txt)") == 1, done.stderr
     return argv, env, scratch, silent_index, _blocks(done)
 
 
