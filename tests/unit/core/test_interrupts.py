@@ -241,6 +241,13 @@ def test_the_command_run_again_is_said_as_the_user_typed_it(prog: str, argv: lis
     assert interrupts.rerun(prog, argv) == again
 
 
+def _python(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """*script* run by a Python of its own (``python -c SCRIPT ARGS``), its output captured."""
+    return subprocess.run(
+        [sys.executable, "-c", script, *args], check=False, capture_output=True, text=True, env=clean_env(), timeout=60
+    )
+
+
 SWALLOWED = """
 import os, signal, sys
 from tierlock import interrupts
@@ -310,14 +317,7 @@ def test_an_interrupt_raised_where_python_can_only_print_it_still_interrupts_the
     the first wake lands before that call (on a loaded machine: Python runs no handler inside it); a second signal
     still counts as one, a wake never does. The caller's hooks and handlers are put back (a command inside the
     command leaves them to the outer one), and a wake that comes later does nothing."""
-    done = subprocess.run(
-        [sys.executable, "-c", SWALLOWED, signame, case],
-        check=False,
-        capture_output=True,
-        text=True,
-        env=clean_env(),
-        timeout=60,
-    )
+    done = _python(SWALLOWED, signame, case)
     assert done.stdout.splitlines() == [
         f"interrupted {signame} {count} lost {lost}",
         "hook put back True True",
@@ -336,9 +336,7 @@ def test_a_swallowed_interrupt_raised_again_during_a_deferred_cleanup_lands_when
         "    order.append('went on')\nexcept KeyboardInterrupt:\n    order.append('interrupted')\n"
         "finally:\n    restore()\nprint(order, len(interrupts.received))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], check=False, capture_output=True, text=True, env=clean_env(), timeout=60
-    )
+    done = _python(script)
     assert done.stdout.strip() == "['cleanup ended', 'interrupted'] 1", done.stderr
 
 
@@ -348,7 +346,5 @@ def test_anything_else_python_can_only_print_still_reaches_the_hook_that_was_the
         "restore = interrupts.install()\nclass D:\n    def __del__(self):\n        raise ValueError('x')\n"
         "D()\nrestore()\nprint([type(u.exc_value).__name__ for u in seen], sys.unraisablehook == seen.append)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], check=False, capture_output=True, text=True, env=clean_env(), timeout=60
-    )
+    done = _python(script)
     assert done.stdout.strip() == "['ValueError'] True", done.stderr
