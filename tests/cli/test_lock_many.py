@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -147,3 +148,38 @@ def test_versions_forked_under_markers_are_counted_as_one_package_with_several_e
     assert (doc["locked"][0]["packages"], doc["locked"][0]["entries"]) == (2, 3)
     code, doc = cli_json(capsys, "--project", str(folder), "check")
     assert (doc["packages_checked"], doc["entries_checked"]) == (2, 3)
+
+
+SIX = pyproject(
+    dependencies=["delta<2"],
+    extras={
+        "t1": ["alpha"], "t2": ["beta"], "t3": ["gamma"], "t4": ["alpha", "beta"], "t5": ["beta", "gamma"],
+        "t6": ["alpha", "gamma"],
+    },
+    tiers={f"t{i}": {} for i in range(1, 7)},
+)  # fmt: skip
+
+
+def test_sibling_tiers_are_compiled_side_by_side_but_never_more_backends_at_once_than_the_bound(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from tierlock import subproc
+    from tierlock.lockfiles.lock import PARALLEL
+
+    live: list[int] = []
+    start = subproc.start
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        proc = start(*args, **kwargs)
+        # the compiles running now, this one included (a tier's other backend runs are not bounded)
+        live.append(sum("compile" in p.args for p in list(subproc._live.values())))
+        time.sleep(1.0)  # each backend runs a while: the others start meanwhile, as far as the bound lets them
+        return proc
+
+    monkeypatch.setattr(subproc, "start", held)
+    folder = write_project(tmp_path / "proj", SIX)
+    code, _out, err = run_cli(capsys, "--project", str(folder), "lock", *offline(wheels))
+    assert code == 0, err
+    assert max(live) == PARALLEL

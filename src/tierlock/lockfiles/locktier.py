@@ -11,6 +11,7 @@ are replaced. Nothing is written when anything fails.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -121,7 +122,8 @@ def lock_tier(
         if settled is not None:
             settled(job.lower)
         text, parsed = _render(project, tier, backend, _compiled(request.output_file, backend, tier), header)
-        record = recording.record(project, tier, backend=backend, request=request, text=text, parsed=parsed)
+        with slots if slots is not None else contextlib.nullcontext():  # (listing the artifacts runs uv again)
+            record = recording.record(project, tier, backend=backend, request=request, text=text, parsed=parsed)
     recording.write(tier.lockfile, text, record)
     return Locked(
         tier=tier.name,
