@@ -174,7 +174,7 @@ def test_sibling_tiers_are_compiled_side_by_side_but_never_more_backends_at_once
     def held(*args: Any, **kwargs: Any) -> Any:
         proc = start(*args, **kwargs)
         # the compiles running now, this one included (a tier's other backend runs are not bounded)
-        live.append(sum("compile" in p.args for p in list(subproc._live.values())))
+        live.append(sum(isinstance(p.args, tuple) and "compile" in p.args for p in list(subproc._live.values())))
         time.sleep(1.0)  # each backend runs a while: the others start meanwhile, as far as the bound lets them
         return proc
 
