@@ -161,6 +161,8 @@ def argv_of(remedy: str | None) -> list[list[str]] | None:
     """
     if not remedy:
         return None
+    if remedy[0] != "'" and not _program(remedy.partition(" ")[0]):
+        return None  # (its first word, written bare, names no program: prose, read without splitting it all)
     if _PLAIN.issuperset(remedy):  # no quote, escape or other whitespace: shlex.split's words are the spaces' words
         words = [(word, True) for word in remedy.split()]
     else:
@@ -215,9 +217,13 @@ PROGRAMS = frozenset(
 
 
 def _program(word: str) -> bool:
+    if "/" in word or word in PROGRAMS:
+        return True
+    if not word.startswith("python3."):
+        return False
     import re
 
-    return "/" in word or word in PROGRAMS or re.fullmatch(r"python3\.\d+", word) is not None
+    return re.fullmatch(r"python3\.\d+", word) is not None
 
 
 #: The programs that act on a project (their ``--project DIR`` names it): the commands :func:`carried` gives it.

@@ -7,6 +7,8 @@ import shlex
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.support.env import make_venv
 from tests.support.tierproject import build_wheelhouse, make_project
@@ -47,6 +49,20 @@ def _argv_by_shlex(remedy: str) -> list[list[str]] | None:
 )  # fmt: skip
 def test_a_remedys_commands_are_the_words_shlex_splits_it_into(remedy: str) -> None:
     assert argv_of(remedy) == _argv_by_shlex(remedy)
+
+
+_WORDS = st.one_of(
+    st.sampled_from(["tierlock", "install-tier", "uv", "python3.12", "python3.", "/x/tierlock", "'a b'", "mark",
+                     "to", "fix:", "''", "'/a b/tierlock'", "'a b/tierlock'", '"q"', "--project", "lock"]),
+    st.text(alphabet="ab/.-'\" \t\\:", max_size=6),
+)  # fmt: skip
+
+
+@given(st.lists(_WORDS, max_size=6).map(" ".join), st.text(alphabet="ab '\"/:", max_size=3))
+def test_prose_and_commands_of_any_words_read_as_shlex_reads_them(words: str, tail: str) -> None:
+    # (a remedy whose first word names no program is told from a command without reading all of it: the same answer)
+    for remedy in (words, words + tail, tail + words):
+        assert argv_of(remedy) == _argv_by_shlex(remedy)
 
 
 def test_a_tier_another_is_layered_on_is_left_out_of_the_command() -> None:
