@@ -3,7 +3,8 @@
 Whatever the start-up decision saw, each report of the run (collection,
 setup, call, teardown) is read with :mod:`.attribution`. A report that a
 missing tier caused gets ``tierlock_need`` ``[tier, root, what happened]``
-(plain data, so it reaches an xdist controller with the report), and then:
+(plain data, so it reaches an xdist controller with the report; tierlock's own skip of a test that needs several
+missing tiers adds a fourth item, the other tiers, and counts for each), and then:
 
 * for a tier this run fails closed on (strict, required, not present), the
   report keeps its outcome and the run ends with exit code 6, the test named;
@@ -23,7 +24,7 @@ from tierlock.pytest_plugin.failedimports import named_after_failure, shown
 
 #: What every tierlock skip reason holds.
 TIER_REASON = "; to run these tests: "
-#: The report attribute that carries the attribution (``[tier, root, what happened]``).
+#: The report attribute that carries the attribution (``[tier, root, what happened]``, then the other tiers, if any).
 NEED = "tierlock_need"
 
 
@@ -37,14 +38,17 @@ def _skip_reason(report: Any) -> str:
     return text.removeprefix("Skipped: ")
 
 
-def _own_tier(gate: Gate, reason: str) -> str | None:
-    """The first tier a tierlock skip reason names (``tier brain is absent; to run these tests: ...``)."""
+def _own_tiers(gate: Gate, reason: str) -> list[str]:
+    """The tiers a tierlock skip reason names (``tier brain is absent, vision is absent; to run these tests: ...``),
+    in the order of the project's tiers; none for any other reason."""
     if TIER_REASON not in reason:
-        return None
-    for tier in gate.states:
-        if f"tier {tier} is " in reason or f", {tier} is " in reason or f"tier {tier} runs " in reason:
-            return tier
-    return None
+        return []
+    said = reason.partition(TIER_REASON)[0]
+    return [
+        tier
+        for tier in gate.states
+        if f"tier {tier} is " in said or f", {tier} is " in said or f"tier {tier} runs " in said
+    ]
 
 
 def _exception_text(exc: BaseException) -> str:
@@ -78,7 +82,8 @@ def attribute(
         return
     if report.skipped:
         reason = _skip_reason(report)
-        own = _own_tier(gate, reason)
+        tiers = _own_tiers(gate, reason)
+        own = tiers[0] if tiers else None
         hit = (own, "") if own is not None else from_skip_reason(reason, gate.owners, gate.words)
         if hit is None and not names_an_import(reason):
             hit = _after_failed_import(gate, failed)
@@ -88,7 +93,8 @@ def attribute(
             reason = f"{reason}; marked {hit[1]}" if hit is not None else reason
         if hit is not None:
             xfail = isinstance(getattr(report, "wasxfail", None), str)
-            setattr(report, NEED, [hit[0], hit[1], f"{'xfailed' if xfail else 'skipped'}: {reason}"])
+            need: list[object] = [hit[0], hit[1], f"{'xfailed' if xfail else 'skipped'}: {reason}"]
+            setattr(report, NEED, [*need, tiers[1:]] if len(tiers) > 1 else need)  # (the others it needs too)
             if own is None and xfail:
                 report.wasxfail = f"{reason} ({gate.reason(hit[0])})"
             elif own is None and isinstance(report.longrepr, tuple):
@@ -175,13 +181,15 @@ def _line(report: Any) -> int:
 def tally(gate: Gate, report: Any) -> None:
     """Keep an attributed report (in the process that reports: the xdist controller, or the run itself)."""
     need = getattr(report, NEED, None)
-    if not (isinstance(need, list) and len(need) == 3):
+    if not (isinstance(need, list) and len(need) in (3, 4)):
         return
-    tier, _, what = need
+    tier, _, what = need[:3]
+    others = need[3] if len(need) == 4 and isinstance(need[3], list) else []
     entry = [report.nodeid or _where(report), what, report.outcome]
-    entries = gate.at_run.setdefault(str(tier), [])
-    if entry not in entries:
-        entries.append(entry)
+    for each in [tier, *others]:  # a test tierlock skipped for several missing tiers counts for each of them
+        entries = gate.at_run.setdefault(str(each), [])
+        if entry not in entries:
+            entries.append(entry)
 
 
 def failing_at_end(gate: Gate) -> list[str]:

@@ -109,7 +109,7 @@ def summary_lines(gate: Gate) -> list[str]:
     for tier in missing:
         files, skipped, failed = len(reached.get(tier, ())), _skipped(gate, tier), _failed(gate, tier)
         why = f"{tier} runs in another matrix job" if gate.outside_job(tier) else f"{tier} {gate.state_of(tier)}"
-        fix = gate.matrix() if gate.outside_job(tier) else gate.remedy([tier])
+        fix = gate.matrix() if gate.outside_job(tier) else gate.remedy(_together(gate, tier))
         if not files and not skipped and not failed:
             needed = gate.needed.get(tier, 0)  # read before collection: their skips named no package
             verb = "needs" if needed == 1 else "need"
@@ -121,6 +121,12 @@ def summary_lines(gate: Gate) -> list[str]:
             counts = counts.replace(" and ", ", ", 1) + f" and {_plural(failed, 'test')} failed"
         lines.append(f"tierlock: {counts} because {why}; to run them: {fix}")
     return lines
+
+
+def _together(gate: Gate, tier: str) -> list[str]:
+    """*tier*, then every other missing tier a test left out for it needs too (so its remedy runs them all)."""
+    ids = {nodeid for nodeid, _, _ in gate.at_run.get(tier, [])}
+    return [tier, *(t for t, entries in gate.at_run.items() if t != tier and any(e[0] in ids for e in entries))]
 
 
 def _required(gate: Gate, tier: str) -> str:

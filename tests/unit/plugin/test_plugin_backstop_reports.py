@@ -93,13 +93,24 @@ def test_an_expected_failure_naming_a_missing_root_is_attributed_as_xfailed() ->
 def test_tierlocks_own_skip_is_attributed_to_its_tier_and_left_as_it_is() -> None:
     for said in (
         REASON,
-        "tier my-tier is absent, brain is absent; to run these tests: x",
         "tier brain runs elsewhere; to run these tests: y",
+        "tier brain is absent; to run these tests: install-tier my-tier",
     ):
         report = skipped(said)
         attribute(gate(), report, None, "setup")
         assert getattr(report, NEED) == ["brain", "", f"skipped: {said}"], said
         assert report.longrepr == ("/p/tests/test_a.py", 7, f"Skipped: {said}")
+
+
+def test_tierlocks_own_skip_naming_two_missing_tiers_is_attributed_to_both_and_counted_for_each() -> None:
+    said = "tier my-tier is absent, brain is absent; to run these tests: x"
+    decision = gate()
+    report = skipped(said)
+    attribute(decision, report, None, "setup")
+    assert getattr(report, NEED) == ["brain", "", f"skipped: {said}", ["my-tier"]]  # (in the project's order)
+    tally(decision, report)
+    entry = ["tests/test_a.py::test_a", f"skipped: {said}", "skipped"]
+    assert decision.at_run == {"brain": [entry], "my-tier": [entry]}
 
 
 def test_a_skip_with_the_tier_reasons_marker_but_no_tier_named_reads_as_any_other_skip() -> None:
@@ -291,7 +302,9 @@ def test_an_attributed_report_is_counted_once_per_node_and_what_happened() -> No
     assert decision.at_run["brain"][1] == ["tests/test_a.py", "error in collect: y", "failed"]
 
 
-@pytest.mark.parametrize("need", [None, ["brain", "brainpkg"], ("brain", "brainpkg", "x"), "brain"])
+@pytest.mark.parametrize(
+    "need", [None, ["brain", "brainpkg"], ("brain", "brainpkg", "x"), "brain", ["brain", "b", "x", ["c"], "e"]]
+)
 def test_a_report_without_a_whole_attribution_is_not_counted(need: Any) -> None:
     decision = gate()
     report = failed()
