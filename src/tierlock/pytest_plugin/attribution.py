@@ -106,19 +106,27 @@ def names_an_import(reason: str) -> bool:
 
 
 def from_skip_reason(reason: str, owners: Mapping[str, str], words: Mapping[str, str]) -> tuple[str, str] | None:
-    """(tier, root) for a skip whose *reason* names a missing tier's root, else None.
+    """(tier, root) for a skip whose *reason* names a missing tier's root, else None: the first of
+    :func:`all_from_skip_reason`.
 
     *words* maps a root's distribution name (lower case, as written in the
     reason: ``-``, ``_`` and ``.`` kept) to its tier, beside the import names of *owners*.
     """
+    hits = all_from_skip_reason(reason, owners, words)
+    return hits[0] if hits else None
+
+
+def all_from_skip_reason(reason: str, owners: Mapping[str, str], words: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(tier, root) for each missing tier a skip's *reason* names a root of, in the reason's order, one per tier
+    (``requires brainpkg and visionpkg``: both); ``pytest.importorskip``'s reason names its one import."""
     match = _IMPORTORSKIP.search(reason)
     if match:
-        return _owned(_root(match.group(1)), owners)
+        hit = _owned(_root(match.group(1)), owners)
+        return [hit] if hit is not None else []
+    hits: list[tuple[str, str]] = []
     for word in _WORD.findall(reason):
         tier = words.get(word.lower())
-        if tier is not None:
-            return tier, word
-        hit = _owned(_root(word), owners)
-        if hit is not None:
-            return hit
-    return None
+        hit = (tier, word) if tier is not None else _owned(_root(word), owners)
+        if hit is not None and all(hit[0] != t for t, _ in hits):
+            hits.append(hit)
+    return hits

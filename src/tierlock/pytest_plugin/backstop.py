@@ -18,7 +18,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from tierlock.pytest_plugin.attribution import from_exception, from_skip_reason, import_errors, names_an_import
+from tierlock.pytest_plugin.attribution import all_from_skip_reason, from_exception, import_errors, names_an_import
 from tierlock.pytest_plugin.decision import Gate
 from tierlock.pytest_plugin.failedimports import named_after_failure, shown
 
@@ -84,7 +84,9 @@ def attribute(
         reason = _skip_reason(report)
         tiers = _own_tiers(gate, reason)
         own = tiers[0] if tiers else None
-        hit = (own, "") if own is not None else from_skip_reason(reason, gate.owners, gate.words)
+        hits = [] if own is not None else all_from_skip_reason(reason, gate.owners, gate.words)
+        tiers = tiers or [tier for tier, _ in hits]
+        hit = (own, "") if own is not None else (hits[0] if hits else None)
         if hit is None and not names_an_import(reason):
             hit = _after_failed_import(gate, failed)
             reason = f"{reason}; after a failed import of {hit[1]}" if hit is not None else reason
@@ -95,11 +97,12 @@ def attribute(
             xfail = isinstance(getattr(report, "wasxfail", None), str)
             need: list[object] = [hit[0], hit[1], f"{'xfailed' if xfail else 'skipped'}: {reason}"]
             setattr(report, NEED, [*need, tiers[1:]] if len(tiers) > 1 else need)  # (the others it needs too)
+            said = gate.reason(tiers or [hit[0]])
             if own is None and xfail:
-                report.wasxfail = f"{reason} ({gate.reason(hit[0])})"
+                report.wasxfail = f"{reason} ({said})"
             elif own is None and isinstance(report.longrepr, tuple):
                 path, line, _ = report.longrepr
-                report.longrepr = (path, line, f"{reason} ({gate.reason(hit[0])})")
+                report.longrepr = (path, line, f"{reason} ({said})")
         return
     if not report.failed or exc is None:
         return

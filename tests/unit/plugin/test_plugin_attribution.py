@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tierlock.pytest_plugin.attribution import from_exception, from_skip_reason
+from tierlock.pytest_plugin.attribution import all_from_skip_reason, from_exception, from_skip_reason
 from tierlock.pytest_plugin.selection import read_collect_ignore
 from tierlock.pytest_plugin.static_items import keep, read_items
 
@@ -51,6 +51,23 @@ def test_a_skip_reason_naming_a_missing_root_is_attributed_to_its_tier(reason: s
 )
 def test_a_skip_reason_naming_no_missing_root_is_not_attributed(reason: str) -> None:
     assert from_skip_reason(reason, OWNERS, WORDS) is None
+
+
+@pytest.mark.parametrize(
+    ("reason", "expected"),
+    [
+        ("requires PyYAML and brainpkg", [("yaml-tier", "PyYAML"), ("brain", "brainpkg")]),
+        ("requires brainpkg (brainpkg.fs) and yaml", [("brain", "brainpkg"), ("yaml-tier", "yaml")]),
+        ("could not import 'brainpkg': needed beside yaml", [("brain", "brainpkg")]),  # (importorskip: its one)
+        ("needs brainpkg2 or yaml", [("yaml-tier", "yaml")]),
+        ("needs network access", []),
+    ],
+)
+def test_a_skip_reason_naming_roots_of_several_missing_tiers_is_attributed_to_each_once(
+    reason: str, expected: list[tuple[str, str]]
+) -> None:
+    assert all_from_skip_reason(reason, OWNERS, WORDS) == expected
+    assert from_skip_reason(reason, OWNERS, WORDS) == (expected[0] if expected else None)
 
 
 def raised(error: BaseException) -> BaseException:

@@ -113,6 +113,17 @@ def test_tierlocks_own_skip_naming_two_missing_tiers_is_attributed_to_both_and_c
     assert decision.at_run == {"brain": [entry], "my-tier": [entry]}
 
 
+def test_a_skip_naming_roots_of_two_missing_tiers_is_attributed_to_both_and_its_reason_arms_both() -> None:
+    decision = gate()
+    report = skipped("needs yamlish and brainpkg")
+    attribute(decision, report, None, "setup")
+    assert getattr(report, NEED) == ["my-tier", "yamlish", "skipped: needs yamlish and brainpkg", ["brain"]]
+    said = report.longrepr[2]
+    assert said.startswith("needs yamlish and brainpkg (tier my-tier is absent, brain is absent; "), said
+    tally(decision, report)
+    assert set(decision.at_run) == {"my-tier", "brain"}
+
+
 def test_a_skip_with_the_tier_reasons_marker_but_no_tier_named_reads_as_any_other_skip() -> None:
     report = skipped("tier other is absent; to run these tests: x")
     attribute(gate(), report, None, "setup")

@@ -36,6 +36,18 @@ def test_vision():
     import visionpkg
 """
 
+FLAGGED = """import importlib.util
+
+import pytest
+
+HAS_BOTH = all(importlib.util.find_spec(name) for name in ("brain" + "pkg", "vision" + "pkg"))
+
+
+@pytest.mark.skipif(not HAS_BOTH, reason="requires brainpkg and visionpkg")
+def test_flagged():
+    pass
+"""
+
 
 @pytest.fixture(scope="module")
 def house(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -48,7 +60,7 @@ def house(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory, house: Path) -> Path:
     folder = lock_offline(tmp_path_factory.mktemp("two-tiers") / "inner", house, PYPROJECT)
-    write_files(folder, {"tests/test_needs.py": TESTS})
+    write_files(folder, {"tests/test_needs.py": TESTS, "tests/test_flagged.py": FLAGGED})
     return folder
 
 
@@ -69,10 +81,10 @@ def test_a_test_skipped_for_two_missing_tiers_counts_on_both_lines_and_each_line
     python = own_venv(tmp_path)
     first = run(python, project, "-rs")
     assert first.returncode == 0, first.stdout + first.stderr
-    assert "2 skipped" in first.stdout
+    assert "3 skipped" in first.stdout
     lines = _lines(first.stdout)
-    assert "1 test skipped because brain absent" in lines["brain"], lines
-    assert "2 tests skipped because vision absent" in lines["vision"], lines
+    assert "2 tests skipped because brain absent" in lines["brain"], lines
+    assert "3 tests skipped because vision absent" in lines["vision"], lines
     pristine = tmp_path / "pristine"
     shutil.copytree(python.parent.parent, pristine, symlinks=True)
     for tier in ("brain", "vision"):  # either line's tests need both tiers: its command arms both
@@ -85,5 +97,5 @@ def test_a_test_skipped_for_two_missing_tiers_counts_on_both_lines_and_each_line
         assert armed.returncode == 0, armed.stdout + armed.stderr
         again = run(python, project, "-rs")
         assert again.returncode == 0, again.stdout + again.stderr
-        assert "2 passed" in again.stdout, (tier, printed, again.stdout)
+        assert "3 passed" in again.stdout, (tier, printed, again.stdout)
         assert "skipped" not in again.stdout, (tier, printed, again.stdout)
