@@ -172,6 +172,30 @@ MODULES: dict[str, Module] = {
             "tests/unit/plugin/test_plugin_rerun_shapes.py",
             "tests/unit/plugin/test_plugin_xfail_and_made_marks.py",
             "tests/unit/plugin/test_plugin_real_project_shapes.py",
+            "tests/unit/plugin/test_plugin_test_needing_two_missing_tiers.py",
+        ),
+    ),
+    # Which missing tier (or tiers) a skip reason or an error points to: its unit tests, then the backstop's.
+    "pytest_plugin/attribution.py": Module(
+        ("src/tierlock/pytest_plugin/attribution.py",),
+        (
+            "tests/unit/plugin/test_plugin_attribution.py",
+            "tests/unit/plugin/test_plugin_backstop_reports.py",
+            "tests/unit/plugin/test_plugin_test_needing_two_missing_tiers.py",
+            "tests/unit/plugin/test_plugin_backstop.py",
+        ),
+    ),
+    # The plugin's header, summary and fail-closed lines: the counts and the command on each.
+    "pytest_plugin/messages.py": Module(
+        ("src/tierlock/pytest_plugin/messages.py",),
+        (
+            "tests/unit/plugin/test_plugin_test_needing_two_missing_tiers.py",
+            "tests/unit/plugin/test_pytest_plugin_selection.py",
+            "tests/unit/plugin/test_plugin_backstop.py",
+            "tests/unit/plugin/test_plugin_rerun_shapes.py",
+            "tests/unit/plugin/test_plugin_hidden_by_the_project.py",
+            "tests/unit/plugin/test_plugin_error_naming_a_failed_root.py",
+            "tests/unit/plugin/test_pytest_plugin.py",
         ),
     ),
     # SIGINT and SIGTERM as one interrupt per command; one wrapped by another error on its way up still is.
