@@ -113,6 +113,44 @@ def test_an_import_error_raised_inside_the_roots_own_module_is_attributed_to_it(
     assert from_exception(info.value, OWNERS) == ("brain", "brainpkg")
 
 
+def test_an_import_error_a_helper_raised_for_the_roots_module_is_attributed_by_the_frame_it_went_through(
+    tmp_path: Path,
+) -> None:
+    # (the root's frame is neither the innermost nor the outermost: every frame the error went through is read)
+    package = tmp_path / "brainpkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("import loader_helper\n\n\ndef load():\n    loader_helper.need()\n")
+    (tmp_path / "loader_helper.py").write_text("def need():\n    raise ImportError('the binary is missing')\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module("brainpkg")
+        with pytest.raises(ImportError) as info:
+            module.load()
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("brainpkg", None)
+        sys.modules.pop("loader_helper", None)
+    assert from_exception(info.value, OWNERS) == ("brain", "brainpkg")
+
+
+def test_an_import_error_a_doctest_example_raised_is_found_alone_and_among_several_failures() -> None:
+    import doctest
+
+    example = doctest.Example("import brainpkg", "")
+    test = doctest.DocTest([example], {}, "mod", "mod.py", 1, "")
+    missing = raised(ModuleNotFoundError("No module named 'brainpkg'", name="brainpkg"))
+    info = (type(missing), missing, missing.__traceback__)
+    unexpected = doctest.UnexpectedException(test, example, info)
+    assert from_exception(unexpected, OWNERS) == ("brain", "brainpkg")
+    failure = doctest.DocTestFailure(test, example, "other output")
+    several = RuntimeError("several")
+    several.failures = [failure, unexpected]  # type: ignore[attr-defined]  # (pytest's MultipleDoctestFailures)
+    assert from_exception(several, OWNERS) == ("brain", "brainpkg")
+    odd = RuntimeError("odd")
+    odd.exc_info = (missing,)  # type: ignore[attr-defined]  # (not a (type, value, traceback) triple: not read)
+    assert from_exception(odd, OWNERS) is None
+
+
 @pytest.mark.parametrize(
     "error",
     [ValueError("brainpkg is wrong"), ModuleNotFoundError("No module named 'numpy'", name="numpy"), None],
