@@ -139,6 +139,7 @@ def test_an_import_error_a_doctest_example_raised_is_found_alone_and_among_sever
     example = doctest.Example("import brainpkg", "")
     test = doctest.DocTest([example], {}, "mod", "mod.py", 1, "")
     missing = raised(ModuleNotFoundError("No module named 'brainpkg'", name="brainpkg"))
+    assert missing.__traceback__ is not None
     info = (type(missing), missing, missing.__traceback__)
     unexpected = doctest.UnexpectedException(test, example, info)
     assert from_exception(unexpected, OWNERS) == ("brain", "brainpkg")
