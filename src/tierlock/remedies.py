@@ -252,12 +252,14 @@ def carried(remedy: str, project: str | None) -> str:
         at = remedy.find(THEN_RUN)
         while at >= 0:  # words, then the command to run: the first ": " the rest of which is a command
             start = at + len(THEN_RUN)
-            tail = remedy[start:]
-            if argv_of(tail) is not None:
-                return remedy[:start] + carried(tail, project)
-            aside = tail.rfind(" (") if tail.endswith(")") else -1  # the command, then words in brackets
-            if aside > 0 and argv_of(tail[:aside]) is not None:
-                return remedy[:start] + carried(tail[:aside], project) + tail[aside:]
+            word = remedy.find(" ", start)
+            if remedy.startswith("'", start) or _program(remedy[start : word if word >= 0 else len(remedy)]):
+                tail = remedy[start:]  # (read only where a command could start: a long line is read once)
+                if argv_of(tail) is not None:
+                    return remedy[:start] + carried(tail, project)
+                aside = tail.rfind(" (") if tail.endswith(")") else -1  # the command, then words in brackets
+                if aside > 0 and argv_of(tail[:aside]) is not None:
+                    return remedy[:start] + carried(tail[:aside], project) + tail[aside:]
             at = remedy.find(THEN_RUN, start)
         return remedy
     return " && ".join(shell_join(with_project(argv, project)) for argv in commands)

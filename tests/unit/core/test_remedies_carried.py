@@ -243,3 +243,34 @@ def test_a_fix_line_names_the_project_in_what_follows_to_fix_whatever_precedes_i
 def test_a_tierlock_named_by_its_path_is_given_the_project_too() -> None:
     assert carried("/venv/bin/install-tier brain", "p") == "/venv/bin/install-tier --project p brain"
     assert carried("/venv/bin/python -m venv .venv", "p") == "/venv/bin/python -m venv .venv"
+
+
+def _carried_by_reading_every_tail(remedy: str, project: str) -> str:
+    """:func:`carried` as it was: every tail after a ``: `` read as a command (a long line read once per ``: ``)."""
+    commands = argv_of(remedy)
+    if commands is not None:
+        return " && ".join(shell_join(with_project(argv, project)) for argv in commands)
+    at = remedy.find(": ")
+    while at >= 0:
+        start = at + 2
+        tail = remedy[start:]
+        if argv_of(tail) is not None:
+            return remedy[:start] + _carried_by_reading_every_tail(tail, project)
+        aside = tail.rfind(" (") if tail.endswith(")") else -1
+        if aside > 0 and argv_of(tail[:aside]) is not None:
+            return remedy[:start] + _carried_by_reading_every_tail(tail[:aside], project) + tail[aside:]
+        at = remedy.find(": ", start)
+    return remedy
+
+
+pieces = st.one_of(
+    st.sampled_from([": ", "then run: ", " (which locks broken first)", " && ", "'a b/tierlock'", "'x y'", " "]),
+    st.sampled_from(PROGRAMS + ["lock", "brain", "fix", "pin", "mark", "(x)", "''"]),
+    st.text(alphabet="ab :()'&/", max_size=5),
+)
+
+
+@given(st.lists(pieces, max_size=10).map("".join), projects)
+def test_a_remedy_in_words_is_carried_as_when_every_tail_after_a_colon_was_read(remedy: str, project: str) -> None:
+    # (only a tail whose first word names a program, or is quoted, is read as a command: the same answer)
+    assert carried(remedy, project) == _carried_by_reading_every_tail(remedy, project)
