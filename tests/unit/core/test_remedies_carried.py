@@ -265,7 +265,7 @@ def _carried_by_reading_every_tail(remedy: str, project: str) -> str:
 
 pieces = st.one_of(
     st.sampled_from([": ", "then run: ", " (which locks broken first)", " && ", "'a b/tierlock'", "'x y'", " "]),
-    st.sampled_from(PROGRAMS + ["lock", "brain", "fix", "pin", "mark", "(x)", "''"]),
+    st.sampled_from([*PROGRAMS, "lock", "brain", "fix", "pin", "mark", "(x)", "''"]),
     st.text(alphabet="ab :()'&/", max_size=5),
 )
 
