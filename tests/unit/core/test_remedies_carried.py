@@ -118,6 +118,9 @@ def test_a_command_naming_a_project_already_and_other_programs_keep_their_words(
         "--project",
     ]
     assert with_project(["install-tier", "base"], "-odd") == ["install-tier", "--project=-odd", "base"]
+    # (argparse takes the shortest unambiguous abbreviation: ``--pr``; ``--p`` is also ``--python``'s)
+    assert names_project(["--pr", "b"])
+    assert not names_project(["--p", "b"])
 
 
 def test_uvs_lock_finds_the_project_from_the_folder_it_is_given_and_uv_pip_stays() -> None:
