@@ -189,6 +189,7 @@ MODULES: dict[str, Module] = {
     "pytest_plugin/messages.py": Module(
         ("src/tierlock/pytest_plugin/messages.py",),
         (
+            "tests/unit/plugin/test_plugin_messages.py",
             "tests/unit/plugin/test_plugin_test_needing_two_missing_tiers.py",
             "tests/unit/plugin/test_pytest_plugin_selection.py",
             "tests/unit/plugin/test_plugin_backstop.py",
