@@ -109,7 +109,7 @@ def summary_lines(gate: Gate) -> list[str]:
     for tier in missing:
         files, skipped, failed = len(reached.get(tier, ())), _skipped(gate, tier), _failed(gate, tier)
         why = f"{tier} runs in another matrix job" if gate.outside_job(tier) else f"{tier} {gate.state_of(tier)}"
-        fix = gate.matrix() if gate.outside_job(tier) else gate.remedy(_together(gate, tier))
+        fix = gate.matrix() if gate.outside_job(tier) else gate.remedy(_together(gate, tier, reached))
         if not files and not skipped and not failed:
             needed = gate.needed.get(tier, 0)  # read before collection: their skips named no package
             verb = "needs" if needed == 1 else "need"
@@ -123,10 +123,18 @@ def summary_lines(gate: Gate) -> list[str]:
     return lines
 
 
-def _together(gate: Gate, tier: str) -> list[str]:
-    """*tier*, then every other missing tier a test left out for it needs too (so its remedy runs them all)."""
+def _together(gate: Gate, tier: str, reached: dict[str, set[str]]) -> list[str]:
+    """*tier*, then every other missing tier a test or test file left out for it needs too (so its remedy runs
+    them all): a test skipped for several tiers, a file several tiers' globs gate (*reached*: tier -> files)."""
     ids = {nodeid for nodeid, _, _ in gate.at_run.get(tier, [])}
-    return [tier, *(t for t, entries in gate.at_run.items() if t != tier and any(e[0] in ids for e in entries))]
+    files = reached.get(tier, set())
+    out = [tier]
+    for other in [*gate.at_run, *reached]:
+        if other in out:
+            continue
+        if any(e[0] in ids for e in gate.at_run.get(other, [])) or not files.isdisjoint(reached.get(other, ())):
+            out.append(other)
+    return out
 
 
 def _required(gate: Gate, tier: str) -> str:

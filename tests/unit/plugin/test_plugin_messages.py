@@ -71,3 +71,17 @@ def test_each_missing_tiers_summary_line_counts_its_tests_and_arms_every_tier_th
     assert summary_lines(decision)[-1].endswith(
         "1 test skipped because vision absent; to run them: install-tier vision"
     )
+
+
+def test_a_test_file_two_missing_tiers_gate_is_counted_on_both_lines_and_each_command_arms_both() -> None:
+    decision = gate(required=[], strict=False, globbed={"brain": 1, "vision": 2})
+    decision.kept_by_tier = {"brain": {"/p/tests/ml/test_seen.py"}, "vision": {"/p/tests/ml/test_seen.py"}}
+    decision.worker_kept = {"vision": {"/p/tests/vision/test_alone.py"}}
+    assert summary_lines(decision) == [
+        "tierlock: 1 test file not collected and 0 tests skipped because brain absent; "
+        "to run them: install-tier brain vision",
+        "tierlock: 2 test files not collected and 0 tests skipped because vision absent; "
+        "to run them: install-tier vision brain",
+    ]
+    decision.kept_by_tier = {"brain": {"/p/tests/ml/test_one.py"}}
+    assert summary_lines(decision)[0].endswith("because brain absent; to run them: install-tier brain")

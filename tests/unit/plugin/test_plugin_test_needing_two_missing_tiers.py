@@ -1,7 +1,8 @@
 """A test tierlock skips because two tiers are missing counts for each, and each tier's line arms what it needs.
 
 The summary says, per missing tier, how many tests the run left out because of it and the command that runs them.
-A test marked for ``brain`` and ``vision`` (both missing) is left out because of either: it counts on both lines,
+A test marked for ``brain`` and ``vision`` (both missing), or in a file both tiers' globs gate, is left out because
+of either: it counts on both lines,
 and the ``brain`` line's command arms ``vision`` too (arming ``brain`` alone would leave it skipped). Each line's
 command is run exactly as printed, on the environment as the first run found it, and the next run skips nothing.
 """
@@ -19,7 +20,10 @@ from tests.support.plugin_venv import locked_pyproject, offline, own_venv, run_p
 from tests.support.plugin_venv import run_pytest as run
 from tests.support.wheels import build_wheel
 
-PYPROJECT = locked_pyproject({"brain": ["brainpkg"], "vision": ["visionpkg"]}, [])
+PYPROJECT = locked_pyproject(
+    {"brain": ["brainpkg"], "vision": ["visionpkg"]}, [], tests={"brain": "tests/ml/**", "vision": "tests/ml/**"}
+)
+"""Both tiers' globs gate ``tests/ml``: a file there needs both."""
 
 TESTS = """\
 import pytest
@@ -60,7 +64,8 @@ def house(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory, house: Path) -> Path:
     folder = lock_offline(tmp_path_factory.mktemp("two-tiers") / "inner", house, PYPROJECT)
-    write_files(folder, {"tests/test_needs.py": TESTS, "tests/test_flagged.py": FLAGGED})
+    gated = "import brainpkg\nimport visionpkg\n\n\ndef test_model():\n    assert brainpkg and visionpkg\n"
+    write_files(folder, {"tests/test_needs.py": TESTS, "tests/test_flagged.py": FLAGGED, "tests/ml/test_ml.py": gated})
     return folder
 
 
@@ -83,8 +88,8 @@ def test_a_test_skipped_for_two_missing_tiers_counts_on_both_lines_and_each_line
     assert first.returncode == 0, first.stdout + first.stderr
     assert "3 skipped" in first.stdout
     lines = _lines(first.stdout)
-    assert "2 tests skipped because brain absent" in lines["brain"], lines
-    assert "3 tests skipped because vision absent" in lines["vision"], lines
+    assert "1 test file not collected and 2 tests skipped because brain absent" in lines["brain"], lines
+    assert "1 test file not collected and 3 tests skipped because vision absent" in lines["vision"], lines
     pristine = tmp_path / "pristine"
     shutil.copytree(python.parent.parent, pristine, symlinks=True)
     for tier in ("brain", "vision"):  # either line's tests need both tiers: its command arms both
@@ -97,5 +102,5 @@ def test_a_test_skipped_for_two_missing_tiers_counts_on_both_lines_and_each_line
         assert armed.returncode == 0, armed.stdout + armed.stderr
         again = run(python, project, "-rs")
         assert again.returncode == 0, again.stdout + again.stderr
-        assert "3 passed" in again.stdout, (tier, printed, again.stdout)
+        assert "4 passed" in again.stdout, (tier, printed, again.stdout)
         assert "skipped" not in again.stdout, (tier, printed, again.stdout)
