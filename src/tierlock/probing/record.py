@@ -39,8 +39,11 @@ def read_rows(path: str) -> tuple[Columns, bool]:
 
 
 def rows_in(data: bytes) -> tuple[Columns, bool]:
-    """:func:`read_rows` of RECORD's bytes *data* (read already). ``UnicodeDecodeError`` or :class:`Unreadable`."""
+    """:func:`read_rows` of RECORD's bytes *data* (read already). ``UnicodeDecodeError`` or :class:`Unreadable`
+    (a row csv cannot read, a NUL byte)."""
     text = data.decode("utf-8")
+    if "\x00" in text:  # (no path holds one: a RECORD overwritten, or cut by a crash that left zeros)
+        raise Unreadable(f"line {text.count(chr(10), 0, text.index(chr(0))) + 1} holds a NUL byte, which no path can")
     lines = text.splitlines()
     if '"' not in text:
         lists_installer = text.rfind(".dist-info/INSTALLER,") >= 0  # searched from the end, where installers write it

@@ -60,7 +60,7 @@ def roots_from_heads(heads: Mapping[str, bool], suffixes: Sequence[str]) -> tupl
 
 def roots_from_top_level(dist_info: str) -> tuple[str, ...]:
     try:
-        with open(os.path.join(dist_info, "top_level.txt"), encoding="utf-8") as fh:
+        with open(os.path.join(dist_info, "top_level.txt"), encoding="utf-8", errors="replace") as fh:
             names = [line.strip() for line in fh]
     except OSError:
         return ()
