@@ -236,12 +236,28 @@ def load(path: Path) -> Receipt | None:
         data = json.loads(path.read_bytes())
     except (OSError, ValueError):
         return None
-    receipt = Receipt(path, data) if isinstance(data, dict) and data.get("schema") == SCHEMA else None
+    receipt = Receipt(path, data) if isinstance(data, dict) and data.get("schema") == SCHEMA and shaped(data) else None
     if time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) > _RACY_NS:
         if len(_LOADED) >= _KEPT:  # a long-lived process (a test session) meets many environments
             _LOADED.clear()
         _LOADED[path] = (identity, receipt)
     return receipt
+
+
+def shaped(data: Mapping[str, Any]) -> bool:
+    """Whether each part of a receipt document that the readers take apart has the shape :func:`build` writes
+    (a receipt edited by hand, or another tool's file of that name, is read as none: the tier then arms again).
+    Each package's files (thousands of rows) are read only by the no-op fast path, which checks them as it
+    stats them (:func:`tierlock.installer.fastpath.check`)."""
+    tables = ("lockfiles", "pyproject", "backend", "interpreter")
+    if not isinstance(data.get("tier", ""), str) or not all(isinstance(data.get(k, {}), dict) for k in tables):
+        return False
+    if not all(isinstance(v, dict) for v in data.get("lockfiles", {}).values()):
+        return False
+    packages = data.get("packages", [])
+    if not isinstance(packages, list) or not isinstance(data.get("left_out", []), list):
+        return False
+    return all(isinstance(p, dict) and isinstance(p.get("files", []), list) for p in packages)
 
 
 #: :func:`load`'s receipts by path, with the identity each was read at.
@@ -308,11 +324,12 @@ def remove(prefix: Path, tier: str) -> bool:
 
 
 def recorded_paths(prefix: Path, receipts: Iterable[Receipt]) -> set[str]:
-    """Every file any of *receipts* records (absolute paths)."""
+    """Every file any of *receipts* records (absolute paths; a row of another shape than ``[path, size]`` left out)."""
     out: set[str] = set()
     for receipt in receipts:
         for package in receipt.packages:
             site = os.path.join(prefix, str(package.get("site", "")))
-            for rel, _size in package.get("files", []):
-                out.add(os.path.normpath(os.path.join(site, rel)))
+            for row in package.get("files", []):
+                if isinstance(row, list) and len(row) == 2 and isinstance(row[0], str) and "\0" not in row[0]:
+                    out.add(os.path.normpath(os.path.join(site, row[0])))
     return out
