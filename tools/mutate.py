@@ -72,6 +72,17 @@ MODULES: dict[str, Module] = {
             "tests/unit/tiers/test_tier_model_edges.py",
         ),
     ),
+    # RECORD's rows read (quoted or not, a NUL byte refused) and the import roots from RECORD and top_level.txt.
+    "probing/record.py": Module(
+        ("src/tierlock/probing/record.py", "src/tierlock/probing/roots.py"),
+        (
+            "tests/unit/probing/test_probe_record_rows.py",
+            "tests/unit/probing/test_probe_distinfo_arbitrary_bytes.py",
+            "tests/unit/probing/test_probe_edges.py",
+            "tests/unit/probing/test_probe_facts_ahead.py",
+            "tests/unit/probing/test_probe_roots_and_records.py",
+        ),
+    ),
     "installer/plan.py": Module(("src/tierlock/installer/plan.py",), ("tests/unit/installer/test_installer_plan*.py",)),
     # The backend step and the backends (the version asked beside the backend, once the kept plan's recording ended).
     "installer/backendrun.py": Module(
