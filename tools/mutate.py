@@ -72,6 +72,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/tiers/test_tier_model_edges.py",
         ),
     ),
+    "installer/plan.py": Module(("src/tierlock/installer/plan.py",), ("tests/unit/installer/test_installer_plan*.py",)),
     # RECORD's rows read (quoted or not, a NUL byte refused) and the import roots from RECORD and top_level.txt.
     "probing/record.py": Module(
         ("src/tierlock/probing/record.py", "src/tierlock/probing/roots.py"),
@@ -83,7 +84,6 @@ MODULES: dict[str, Module] = {
             "tests/unit/probing/test_probe_roots_and_records.py",
         ),
     ),
-    "installer/plan.py": Module(("src/tierlock/installer/plan.py",), ("tests/unit/installer/test_installer_plan*.py",)),
     # The backend step and the backends (the version asked beside the backend, once the kept plan's recording ended).
     "installer/backendrun.py": Module(
         ("src/tierlock/installer/backendrun.py",),
