@@ -95,3 +95,12 @@ def test_a_folder_whole_again_after_any_damage_is_present_again(tmp_path: Path) 
     shutil.rmtree(tmp_path / "one")
     site = _site(tmp_path / "one", {})
     assert probe_distribution("alpha", paths=[site], deep=True).state == "present"
+
+
+def test_a_record_holding_a_nul_byte_is_unreadable_and_the_reason_names_its_line(tmp_path: Path) -> None:
+    site = _site(tmp_path, {"RECORD": b"alpha/__init__.py,,6\nalpha/x\x00y.py,,3\n"})
+    probe = probe_distribution("alpha", paths=[site])
+    assert probe.state == "partial"
+    assert probe.reasons == [
+        f"RECORD unreadable in {site / 'alpha-1.0.dist-info'}: line 2 holds a NUL byte, which no path can"
+    ]
