@@ -76,16 +76,19 @@ def read_file(source: str, filename: str = "<test>") -> FileFacts:
 
 
 def _read(source: str, filename: str) -> FileFacts:
-    facts = FileFacts()
     try:
         tree = ast.parse(source, filename)
-    except (SyntaxError, ValueError):
-        return facts
+    except (SyntaxError, ValueError, RecursionError):  # (a chain of thousands of operators is too deep to build)
+        return FileFacts()
     words = ("importorskip", "mark.", "getfixturevalue", "skip", "SkipTest", "find_spec", "xfail")
     calls = any(w in source for w in words)
+    facts = FileFacts()
     reader = _Reader(facts, calls, Mentions(source))
-    reader.body(tree.body, "", (), None)
-    reader.refer(tree)
+    try:
+        reader.body(tree.body, "", (), None)
+        reader.refer(tree)
+    except RecursionError:  # (a tree too deep to walk: read as a file that does not parse, as pytest would fail it)
+        return FileFacts()
     return facts
 
 

@@ -210,7 +210,7 @@ def read_collect_ignore(conftest: Path) -> tuple[list[str], list[str]] | None:
         return [], []
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError):  # (RecursionError: thousands of chained operators)
         return None
     found: dict[str, list[str]] = {"collect_ignore": [], "collect_ignore_glob": []}
     literal = 0

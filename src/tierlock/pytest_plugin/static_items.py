@@ -73,7 +73,7 @@ def read_items(source: str, functions: Sequence[str], classes: Sequence[str]) ->
     """The tests of *source*, or None when it does not parse."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError):  # (RecursionError: thousands of chained operators)
         return None
     module_marks = _module_marks(tree)
     items: list[StaticItem] = []

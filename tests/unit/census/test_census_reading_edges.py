@@ -324,3 +324,15 @@ def test_pytests_own_marks_in_a_params_marks_are_no_mark_aliases() -> None:
     source = "import pytest\n\n@pytest.mark.parametrize('a', [pytest.param(1, marks=[pytest.mark.xfail, needs_x])])\n"
     source += "def test_a(a):\n    pass\n"
     assert read_file(source).functions["test_a"].marks == [("needs_x", 3)]
+
+
+def test_a_file_too_deep_to_parse_is_read_as_one_that_does_not_parse_and_the_others_still_are(
+    tmp_path: Path,
+) -> None:
+    # (thousands of chained operators: ast raises RecursionError, as pytest's own import of the file does)
+    chain = "x = " + " + ".join(['"a"'] * 5000)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_generated.py").write_text(f"import pyarrow\n{chain}\n", encoding="utf-8")
+    write(tmp_path, "tests/test_plain.py", "import pyarrow\n\n\ndef test_a():\n    pass\n")
+    result = census(tmp_path, [ARROW])
+    assert uses(result, "arrow", "outside") == [("tests/test_plain.py", 1, "import pyarrow", True)]

@@ -236,3 +236,11 @@ def test_the_chain_walk_stops_after_sixteen_exceptions() -> None:
 
     assert from_exception(chain(16), OWNERS) == ("brain", "brainpkg")
     assert from_exception(chain(17), OWNERS) is None
+
+
+def test_a_file_too_deep_to_parse_is_read_as_one_that_does_not_parse(tmp_path: Path) -> None:
+    # (thousands of chained operators: ast raises RecursionError, which pytest's own import of the file hits too)
+    chain = "x = " + " + ".join(['"a"'] * 5000) + "\n"
+    assert read_items("import pytest\n" + chain + "def test_a():\n    pass\n", ["test"], ["Test"]) is None
+    (tmp_path / "conftest.py").write_text('collect_ignore = ["brain"]\n' + chain)
+    assert read_collect_ignore(tmp_path / "conftest.py") is None
