@@ -24,12 +24,13 @@ _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
 def body_digest(document: Mapping[str, Any]) -> str:
     """Digest of a pylock document without its ``[tool.tierlock]`` table."""
     data = dict(document)
-    tool = dict(data.get("tool") or {})
-    tool.pop("tierlock", None)
-    if tool:
-        data["tool"] = tool
-    else:
-        data.pop("tool", None)
+    tool = data.get("tool")
+    if isinstance(tool, Mapping):  # (a "tool" that is no table is the document's own, its problem said apart)
+        tool = {k: v for k, v in tool.items() if k != "tierlock"}
+        if tool:
+            data["tool"] = tool
+        else:
+            data.pop("tool", None)
     return sha256(json.dumps(data, sort_keys=True, separators=(",", ":"), default=str).encode())
 
 
