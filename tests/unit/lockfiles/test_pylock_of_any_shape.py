@@ -94,7 +94,7 @@ def _put(place: tuple[str | int, ...], value: object) -> str:
     return tomlkit.dumps(document)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(place=_PLACES, value=_VALUES, drop=st.booleans())
 def test_any_value_anywhere_in_a_pylock_reads_into_a_parse_or_problems(
     place: tuple[str | int, ...], value: object, drop: bool
