@@ -186,6 +186,17 @@ MODULES: dict[str, Module] = {
             "tests/unit/plugin/test_plugin_test_needing_two_missing_tiers.py",
         ),
     ),
+    # What the plugin reads of files without importing them: a test file's tests and marks, a conftest's ignores.
+    "pytest_plugin/static_items.py": Module(
+        ("src/tierlock/pytest_plugin/static_items.py", "src/tierlock/pytest_plugin/selection.py"),
+        (
+            "tests/unit/plugin/test_plugin_attribution.py",
+            "tests/unit/plugin/test_plugin_file_too_deep_to_parse.py",
+            "tests/unit/plugin/test_pytest_plugin_selection.py",
+            "tests/unit/plugin/test_plugin_named_inside_a_gated_folder.py",
+            "tests/unit/plugin/test_plugin_gating_edges.py",
+        ),
+    ),
     # Which missing tier (or tiers) a skip reason or an error points to: its unit tests, then the backstop's.
     "pytest_plugin/attribution.py": Module(
         ("src/tierlock/pytest_plugin/attribution.py",),
