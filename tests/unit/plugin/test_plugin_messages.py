@@ -7,7 +7,7 @@ from typing import Any
 
 from tierlock import volume
 from tierlock.pytest_plugin.decision import Gate
-from tierlock.pytest_plugin.messages import fail_closed_at_end, fail_closed_message, summary_lines
+from tierlock.pytest_plugin.messages import fail_closed_at_end, fail_closed_message, header_lines, summary_lines
 
 
 def gate(*, strict: bool = True, **rest: Any) -> Gate:
@@ -85,3 +85,11 @@ def test_a_test_file_two_missing_tiers_gate_is_counted_on_both_lines_and_each_co
     ]
     decision.kept_by_tier = {"brain": {"/p/tests/ml/test_one.py"}}
     assert summary_lines(decision)[0].endswith("because brain absent; to run them: install-tier brain")
+
+
+def test_the_header_names_a_tier_of_another_matrix_job_as_such_and_leaves_it_out_of_the_command() -> None:
+    decision = gate(required=["brain"], job=["brain"], globbed={"brain": 1, "vision": 1})
+    lines = header_lines(decision)
+    assert lines[0] == (
+        "tierlock: brain absent · vision absent (another matrix job) — to run them: install-tier brain"
+    ), lines
