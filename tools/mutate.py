@@ -190,6 +190,7 @@ MODULES: dict[str, Module] = {
     "pytest_plugin/static_items.py": Module(
         ("src/tierlock/pytest_plugin/static_items.py", "src/tierlock/pytest_plugin/selection.py"),
         (
+            "tests/unit/plugin/test_plugin_static_reading.py",
             "tests/unit/plugin/test_plugin_attribution.py",
             "tests/unit/plugin/test_plugin_file_too_deep_to_parse.py",
             "tests/unit/plugin/test_pytest_plugin_selection.py",
