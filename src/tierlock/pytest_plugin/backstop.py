@@ -81,28 +81,7 @@ def attribute(
         _unneeded(gate, report, exc)
         return
     if report.skipped:
-        reason = _skip_reason(report)
-        tiers = _own_tiers(gate, reason)
-        own = tiers[0] if tiers else None
-        hits = [] if own is not None else all_from_skip_reason(reason, gate.owners, gate.words)
-        tiers = tiers or [tier for tier, _ in hits]
-        hit = (own, "") if own is not None else (hits[0] if hits else None)
-        if hit is None and not names_an_import(reason):
-            hit = _after_failed_import(gate, failed)
-            reason = f"{reason}; after a failed import of {hit[1]}" if hit is not None else reason
-        if hit is None and not names_an_import(reason):
-            hit = _marked(gate, marks)
-            reason = f"{reason}; marked {hit[1]}" if hit is not None else reason
-        if hit is not None:
-            xfail = isinstance(getattr(report, "wasxfail", None), str)
-            need: list[object] = [hit[0], hit[1], f"{'xfailed' if xfail else 'skipped'}: {reason}"]
-            setattr(report, NEED, [*need, tiers[1:]] if len(tiers) > 1 else need)  # (the others it needs too)
-            said = gate.reason(tiers or [hit[0]])
-            if own is None and xfail:
-                report.wasxfail = f"{reason} ({said})"
-            elif own is None and isinstance(report.longrepr, tuple):
-                path, line, _ = report.longrepr
-                report.longrepr = (path, line, f"{reason} ({said})")
+        _skipped(gate, report, failed, marks)
         return
     if not report.failed or exc is None:
         return
@@ -119,6 +98,35 @@ def attribute(
     if not gate.fails_closed_on(tier):
         report.outcome = "skipped"
         report.longrepr = (_where(report), _line(report), f"{gate.reason(tier)} ({detail})")
+
+
+def _skipped(gate: Gate, report: Any, failed: Sequence[str], marks: Sequence[str]) -> None:
+    """:func:`attribute` of a skip (an expected failure's too): tierlock's own names its tiers; a reason of the
+    project's own names roots of missing tiers (all of them kept); else the roots whose import failed in its phase,
+    then the item's marks. Its reason gets the tiers' state and the command that runs it."""
+    reason = _skip_reason(report)
+    tiers = _own_tiers(gate, reason)
+    own = tiers[0] if tiers else None
+    hits = [] if own is not None else all_from_skip_reason(reason, gate.owners, gate.words)
+    tiers = tiers or [tier for tier, _ in hits]
+    hit = (own, "") if own is not None else (hits[0] if hits else None)
+    if hit is None and not names_an_import(reason):
+        hit = _after_failed_import(gate, failed)
+        reason = f"{reason}; after a failed import of {hit[1]}" if hit is not None else reason
+    if hit is None and not names_an_import(reason):
+        hit = _marked(gate, marks)
+        reason = f"{reason}; marked {hit[1]}" if hit is not None else reason
+    if hit is None:
+        return
+    xfail = isinstance(getattr(report, "wasxfail", None), str)
+    need: list[object] = [hit[0], hit[1], f"{'xfailed' if xfail else 'skipped'}: {reason}"]
+    setattr(report, NEED, [*need, tiers[1:]] if len(tiers) > 1 else need)  # (the others it needs too)
+    said = gate.reason(tiers or [hit[0]])
+    if own is None and xfail:
+        report.wasxfail = f"{reason} ({said})"
+    elif own is None and isinstance(report.longrepr, tuple):
+        path, line, _ = report.longrepr
+        report.longrepr = (path, line, f"{reason} ({said})")
 
 
 def _after_failed_import(gate: Gate, failed: Sequence[str]) -> tuple[str, str] | None:
