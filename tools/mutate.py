@@ -87,8 +87,17 @@ MODULES: dict[str, Module] = {
         (
             "tests/unit/installer/test_backends_parts.py",
             "tests/unit/installer/test_early_start_edges.py",
+            "tests/cli/test_pip_beside_tierlock_and_the_targets_python.py",
             "tests/cli/test_install_backend_step.py",
             "tests/cli/test_no_build_install.py",
+        ),
+    ),
+    # The project environment made when missing (python -m venv keeps its own pip where tierlock's cannot run).
+    "installer/creation.py": Module(
+        ("src/tierlock/installer/creation.py",),
+        (
+            "tests/unit/installer/test_project_environment_interpreter.py",
+            "tests/cli/test_pip_beside_tierlock_and_the_targets_python.py",
         ),
     ),
     "installer/request.py": Module(("src/tierlock/installer/request.py",), ("tests/unit/installer/test_request.py",)),
