@@ -66,6 +66,47 @@ def refuse_target(target: Target, *, system: bool, again: Callable[[str], str] |
         )
 
 
+def refuse_python(target: Target, project: Project, *, again: Callable[[str | None], str]) -> None:
+    """Refuse (exit 2) a target whose Python the project's ``requires-python`` excludes: its locks were resolved
+    for other Pythons (a pylock refuses it, a wheel for none of its tags fails in the backend, and locking again
+    resolves for the same Pythons). The fix makes the venv again with a Python that satisfies it (its interpreter
+    links removed first: ``python -m venv`` keeps a link it finds), then runs *again* (the same install, with
+    ``--python`` naming the venv's folder when one was given: the interpreter's old name is gone)."""
+    spec = project.requires_python
+    if not spec:
+        return
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    version = ".".join(str(v) for v in target.version)
+    try:
+        if SpecifierSet(spec).contains(version, prereleases=True):
+            return
+    except InvalidSpecifier:
+        return  # (the project's own check reports it)
+    from tierlock.installer.creation import choose_interpreter
+
+    chosen = choose_interpreter(spec) if target.is_venv else None
+    remedy = f"pass --python PATH to a Python that satisfies requires-python {spec}"
+    if chosen is not None:
+        import os
+        import shlex
+
+        from tierlock.venvbase import includes_system_site
+
+        prefix = str(target.prefix)
+        folder = os.path.join(prefix, "Scripts" if os.name == "nt" else "bin")
+        names = dict.fromkeys(["python", "python3", f"python{target.version[0]}.{target.version[1]}"])
+        gone = shlex.join(["rm", "-f", *(os.path.join(folder, name) for name in names)])
+        system = ["--system-site-packages"] if includes_system_site(prefix) else []
+        remedy = f"{gone} && {shlex.join([chosen, '-m', 'venv', *system, prefix])} && {again(prefix)}"
+    raise UsageError(
+        f"the target {target.prefix} runs Python {version}, which the project's requires-python {spec!r} "
+        "excludes: its locks hold nothing for it; nothing was installed",
+        file=str(project.pyproject),
+        remedy=remedy,
+    )
+
+
 def armed_tiers(project: Project, target: Target, ui: Progress) -> list[str]:
     """The declared tiers that have a receipt in *target*, bottom of each chain first."""
     found = receipts.load_all(target.prefix)

@@ -25,7 +25,14 @@ from tierlock.frozen import replace
 from tierlock.installer import builds, failures, fastpath, lockload, projecttree, receipts, treestep, verification
 from tierlock.installer.job import Job
 from tierlock.installer.plan import Plan
-from tierlock.installer.preflight import armed_tiers, created, forced_names, refuse_incomplete, refuse_target
+from tierlock.installer.preflight import (
+    armed_tiers,
+    created,
+    forced_names,
+    refuse_incomplete,
+    refuse_python,
+    refuse_target,
+)
 from tierlock.installer.request import Outcome, Request, Result
 
 __all__ = ["Outcome", "Request", "Result", "install"]
@@ -93,6 +100,9 @@ def install(
     if target is None:
         target = created(project, request, ui, location, names=names, pending=pending)
     refuse_target(target, system=request.system, again=lambda python: replace(request, python=python).command(names))
+    refuse_python(
+        target, project, again=lambda prefix: replace(request, python=request.python and prefix).command(names)
+    )
     locks = lockload.load_locks(project, tiers, target, read)
     entries = [e for e in lockload.entries_for(locks, target, request) if e.name != project.name]  # never pinned
     pins_project = any(reaches_project(lock, project.name) for lock in locks.values())
