@@ -4,11 +4,12 @@ packages are reinstalled on request. Every refusal here happens before anything 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tierlock.errors import UsageError
+from tierlock.errors import BackendError, UsageError
 from tierlock.installer import receipts
 
 if TYPE_CHECKING:
@@ -66,23 +67,24 @@ def refuse_target(target: Target, *, system: bool, again: Callable[[str], str] |
         )
 
 
-def refuse_python(target: Target, project: Project, *, again: Callable[[str | None], str]) -> None:
-    """Refuse (exit 2) a target whose Python the project's ``requires-python`` excludes: its locks were resolved
-    for other Pythons (a pylock refuses it, a wheel for none of its tags fails in the backend, and locking again
-    resolves for the same Pythons). The fix makes the venv again with a Python that satisfies it (its interpreter
-    links removed first: ``python -m venv`` keeps a link it finds), then runs *again* (the same install, with
-    ``--python`` naming the venv's folder when one was given: the interpreter's old name is gone)."""
+def outside_python(target: Target, project: Project, *, again: Callable[[str | None], str]) -> tuple[str, str] | None:
+    """(why, the fix) when the project's ``requires-python`` excludes the target's Python, else None. Its locks
+    were resolved for other Pythons: a pylock refuses it, a wheel for none of its tags fails in the backend, and
+    locking again resolves for the same Pythons, so an install that fails there says so and gets this fix. It
+    makes the venv again with a Python that satisfies it (its interpreter links removed first: ``python -m
+    venv`` keeps a link it finds), then runs *again* (the same install, with ``--python`` naming the venv's
+    folder when one was given: the interpreter's old name is gone)."""
     spec = project.requires_python
     if not spec:
-        return
+        return None
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
     version = ".".join(str(v) for v in target.version)
     try:
         if SpecifierSet(spec).contains(version, prereleases=True):
-            return
+            return None
     except InvalidSpecifier:
-        return  # (the project's own check reports it)
+        return None  # (the project's own check reports it)
     from tierlock.installer.creation import choose_interpreter
 
     chosen = choose_interpreter(spec) if target.is_venv else None
@@ -99,12 +101,25 @@ def refuse_python(target: Target, project: Project, *, again: Callable[[str | No
         gone = shlex.join(["rm", "-f", *(os.path.join(folder, name) for name in names)])
         system = ["--system-site-packages"] if includes_system_site(prefix) else []
         remedy = f"{gone} && {shlex.join([chosen, '-m', 'venv', *system, prefix])} && {again(prefix)}"
-    raise UsageError(
-        f"the target {target.prefix} runs Python {version}, which the project's requires-python {spec!r} "
-        "excludes: its locks hold nothing for it; nothing was installed",
-        file=str(project.pyproject),
-        remedy=remedy,
+    why = (
+        f"the target {target.prefix} runs Python {version}, which the project's requires-python {spec!r} excludes "
+        "(its locks were resolved for other Pythons)"
     )
+    return why, remedy
+
+
+@contextmanager
+def explained(outside: tuple[str, str] | None) -> Iterator[None]:
+    """A usage or backend error of an install into a target whose Python ``requires-python`` excludes
+    (*outside*: why, and the fix that makes the venv again with a Python that satisfies it) says so."""
+    try:
+        yield
+    except (UsageError, BackendError) as exc:
+        if outside is not None:
+            exc.message = f"{exc.message}; {outside[0]}"
+            exc.args = (exc.message,)
+            exc.remedy = outside[1]
+        raise
 
 
 def armed_tiers(project: Project, target: Target, ui: Progress) -> list[str]:
