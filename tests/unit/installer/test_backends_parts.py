@@ -22,7 +22,7 @@ def test_the_uv_backend_asked_for_and_missing_is_an_error_naming_where_it_was_lo
     assert caught.value.remedy == "pip install uv, or pass --backend pip"
 
 
-@pytest.mark.parametrize(("prints", "version"), [("uv 0.9.9 (abc 2026-01-01)", "0.9.9"), ("uv", "?")])
+@pytest.mark.parametrize(("prints", "version"), [("uv 0.9.9 (abc 2026-01-01)", "0.9.9"), ("uv", "?"), ("", "?")])
 def test_a_uv_of_its_own_tells_its_version_by_running_it(tmp_path: Path, prints: str, version: str) -> None:
     uv = tmp_path / "uv"
     uv.write_text(f"#!/bin/sh\necho '{prints}'\n", encoding="utf-8")
@@ -88,6 +88,8 @@ def test_no_pip_dist_info_says_no_requires_python(tmp_path: Path) -> None:
     [
         (">=3.10", (3, 9, 18), False),
         (">=3.10", (3, 10, 0), True),
+        (">=3.9.2", (3, 9, 5), True),  # the micro version counts
+        (">=3.9.2", (3, 9, 1), False),
         (">=3.10", (3, 13, 0, "final", 0), True),  # a sys.version_info: its first three parts
         ("<3.13,>=3.9", (3, 13, 0), False),
         ("", (3, 8, 18), True),  # says nothing: runs
