@@ -100,6 +100,15 @@ MODULES: dict[str, Module] = {
             "tests/cli/test_pip_beside_tierlock_and_the_targets_python.py",
         ),
     ),
+    # What is settled about the target before planning; a failing install into a Python requires-python excludes.
+    "installer/preflight.py": Module(
+        ("src/tierlock/installer/preflight.py",),
+        (
+            "tests/unit/installer/test_outside_requires_python.py",
+            "tests/unit/installer/test_installer_receipts.py",
+            "tests/cli/test_target_below_requires_python.py",
+        ),
+    ),
     "installer/request.py": Module(("src/tierlock/installer/request.py",), ("tests/unit/installer/test_request.py",)),
     "volume.py": Module(("src/tierlock/volume.py",), ("tests/unit/core/test_volume.py",)),
     # The command line parsed without argparse (its answers compared with argparse's for every command).
@@ -413,6 +422,7 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/venvbase.py",),
         (
             "tests/unit/probing/test_pyvenv_cfg_read_as_cpython_reads_it.py",
+            "tests/cli/test_target_whose_base_python_is_gone.py",
             "tests/unit/core/test_target_cache.py",
             "tests/unit/installer/test_environment.py",
             "tests/unit/installer/test_location_incomplete.py",
