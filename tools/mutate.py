@@ -98,8 +98,26 @@ MODULES: dict[str, Module] = {
         (
             "tests/unit/installer/test_backends_parts.py",
             "tests/unit/installer/test_early_start_edges.py",
+            "tests/cli/test_pip_beside_tierlock_and_the_targets_python.py",
             "tests/cli/test_install_backend_step.py",
             "tests/cli/test_no_build_install.py",
+        ),
+    ),
+    # The project environment made when missing (python -m venv keeps its own pip where tierlock's cannot run).
+    "installer/creation.py": Module(
+        ("src/tierlock/installer/creation.py",),
+        (
+            "tests/unit/installer/test_project_environment_interpreter.py",
+            "tests/cli/test_pip_beside_tierlock_and_the_targets_python.py",
+        ),
+    ),
+    # What is settled about the target before planning; a failing install into a Python requires-python excludes.
+    "installer/preflight.py": Module(
+        ("src/tierlock/installer/preflight.py",),
+        (
+            "tests/unit/installer/test_outside_requires_python.py",
+            "tests/unit/installer/test_installer_receipts.py",
+            "tests/cli/test_target_below_requires_python.py",
         ),
     ),
     "installer/request.py": Module(("src/tierlock/installer/request.py",), ("tests/unit/installer/test_request.py",)),
@@ -428,6 +446,7 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/venvbase.py",),
         (
             "tests/unit/probing/test_pyvenv_cfg_read_as_cpython_reads_it.py",
+            "tests/cli/test_target_whose_base_python_is_gone.py",
             "tests/unit/core/test_target_cache.py",
             "tests/unit/installer/test_environment.py",
             "tests/unit/installer/test_location_incomplete.py",

@@ -85,15 +85,23 @@ def remedy_for_none(exe: str | os.PathLike[str]) -> str:
 
 def base_of(prefix: str | os.PathLike[str]) -> str | None:
     """The interpreter a venv at *prefix* was made from (``home`` and ``version`` in its ``pyvenv.cfg``), when
-    that interpreter is still there; None otherwise."""
+    that interpreter is still there; else (its base removed or moved) a ``pythonX.Y`` of the same version on
+    ``PATH``, which runs what the venv holds; None otherwise."""
     values = settings(prefix)
     if values is None:
         return None
     home = values.get("home", "")
     version = values.get("version_info") or values.get("version") or ""
-    names = [f"python{'.'.join(version.split('.')[:2])}"] if version else []
+    minor = ".".join(version.split(".")[:2]) if version else ""
+    names = [f"python{minor}"] if minor else []
     for name in [*names, "python3"]:
         candidate = os.path.join(home, name)
         if home and os.access(candidate, os.X_OK):
             return candidate
-    return None
+    if not minor:
+        return None
+    import shutil
+
+    inside = os.path.realpath(prefix) + os.sep
+    found = shutil.which(f"python{minor}")
+    return found if found and not os.path.realpath(found).startswith(inside) else None

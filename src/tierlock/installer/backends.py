@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import sys
 from collections.abc import Callable, Sequence
@@ -192,16 +193,50 @@ def _has_pip(folders: Sequence[Path]) -> bool:
     return any((folder / "pip" / "__init__.py").is_file() for folder in folders)
 
 
-def own_pip_sites() -> tuple[Path, ...]:
-    """The site folders of this interpreter when pip is installed there (else empty)."""
+def own_pip_sites(version: Sequence[int] | None = None) -> tuple[Path, ...]:
+    """The site folders of this interpreter when pip is installed there (else empty); with *version*, only when
+    that pip runs on a Python of that version (:func:`pip_runs_on`): it runs in the target, not in tierlock's
+    interpreter."""
     own = tuple(Path(p) for p in sys.path if p and Path(p).is_dir() and "site-packages" in p)
-    return own if _has_pip(own) else ()
+    if not _has_pip(own) or (version is not None and not pip_runs_on(own, version)):
+        return ()
+    return own
+
+
+def pip_requires_python(sites: Sequence[Path]) -> str:
+    """The ``Requires-Python`` of the pip installed in *sites* ("" when it says none or cannot be read)."""
+    for site in sites:
+        for info in sorted(site.glob("pip-*.dist-info")):
+            try:
+                with open(info / "METADATA", encoding="utf-8", errors="replace") as fh:
+                    for line in fh:
+                        if not line.strip():
+                            break  # the headers end at the first empty line
+                        key, _, value = line.partition(":")
+                        if key.strip().lower() == "requires-python":
+                            return value.strip()
+            except OSError:
+                return ""
+            return ""
+    return ""
+
+
+def pip_runs_on(sites: Sequence[Path], version: Sequence[int]) -> bool:
+    """Whether the pip in *sites* runs on a Python of *version* (its ``Requires-Python``; unreadable: it does)."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    spec = pip_requires_python(sites)
+    try:
+        return SpecifierSet(spec).contains(".".join(str(v) for v in version[:3]), prereleases=True)
+    except InvalidSpecifier:
+        return True
 
 
 def find_pip(target: Target) -> PipBackend | None:
+    """The target's own pip, else this interpreter's pip when it runs on the target's Python; None: neither."""
     if _has_pip(target.site_paths):
         return PipBackend(python=target.python, target_flag=False, sites=target.site_paths)
-    own = own_pip_sites()
+    own = own_pip_sites(target.version)
     if own:
         runner = next(
             (f / "pip" / "__pip-runner__.py" for f in own if (f / "pip" / "__pip-runner__.py").is_file()), None
@@ -227,6 +262,17 @@ def choose(preference: str, target: Target) -> Backend:
     pip = find_pip(target)
     if pip is not None:
         return pip
+    own = own_pip_sites()
+    if own:
+        python = ".".join(str(v) for v in target.version)
+        raise BackendError(
+            f"the pip beside tierlock (pip {PipBackend(Path(sys.executable), True, sites=own).version()}, "
+            f"Requires-Python {pip_requires_python(own)}) does not run on Python {python} of {target.prefix}, "
+            "which has no pip of its own"
+            + ("" if preference == "pip" else ", and uv is not installed")
+            + "; nothing was installed",
+            remedy=f"{shlex.quote(str(target.python))} -m ensurepip",
+        )
     raise BackendError(
         f"no installer backend: uv is not installed and pip is neither in {target.prefix} nor beside tierlock; "
         "nothing was installed",

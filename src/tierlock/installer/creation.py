@@ -29,6 +29,17 @@ def base_interpreter() -> str:
     return str(getattr(sys, "_base_executable", None) or sys.executable)
 
 
+def version_of(interpreter: str) -> tuple[int, int, int]:
+    """The version of an interpreter :func:`choose_interpreter` chose: this one's (its base), else the minor its
+    name says (``python3.9``)."""
+    import re
+
+    named = re.search(r"python3\.(\d+)$", interpreter)
+    if interpreter == base_interpreter() or named is None:
+        return (sys.version_info[0], sys.version_info[1], sys.version_info[2])
+    return (3, int(named.group(1)), 0)
+
+
 def choose_interpreter(requires_python: str | None) -> str | None:
     """An interpreter satisfying *requires-python*: this one's base, else a ``python3.N`` on PATH (newest first)."""
     import shutil
@@ -74,8 +85,8 @@ def create(folder: str, *, project: Project, backend: str, note: Callable[[str],
                 remedy=f"python3.X -m venv {folder} (a Python that satisfies {project.requires_python})",
             )
         argv = [interpreter, "-m", "venv", folder]
-        if backends.own_pip_sites():
-            argv.insert(3, "--without-pip")  # tierlock's own pip installs into it
+        if backends.own_pip_sites(version_of(interpreter)):
+            argv.insert(3, "--without-pip")  # tierlock's own pip installs into it (it runs on that Python)
         how = "python -m venv"
     result = subproc.run(
         argv,

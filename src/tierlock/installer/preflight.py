@@ -4,11 +4,12 @@ packages are reinstalled on request. Every refusal here happens before anything 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tierlock.errors import UsageError
+from tierlock.errors import BackendError, UsageError
 from tierlock.installer import receipts
 
 if TYPE_CHECKING:
@@ -64,6 +65,61 @@ def refuse_target(target: Target, *, system: bool, again: Callable[[str], str] |
             f"{target.python} is not a virtual environment (prefix {target.prefix}); nothing was installed",
             remedy="activate a virtual environment or pass --python PATH to one (or --system to install anyway)",
         )
+
+
+def outside_python(target: Target, project: Project, *, again: Callable[[str | None], str]) -> tuple[str, str] | None:
+    """(why, the fix) when the project's ``requires-python`` excludes the target's Python, else None. Its locks
+    were resolved for other Pythons: a pylock refuses it, a wheel for none of its tags fails in the backend, and
+    locking again resolves for the same Pythons, so an install that fails there says so and gets this fix. It
+    makes the venv again with a Python that satisfies it (its interpreter links removed first: ``python -m
+    venv`` keeps a link it finds), then runs *again* (the same install, with ``--python`` naming the venv's
+    folder when one was given: the interpreter's old name is gone)."""
+    spec = project.requires_python
+    if not spec:
+        return None
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    version = ".".join(str(v) for v in target.version)
+    try:
+        if SpecifierSet(spec).contains(version, prereleases=True):
+            return None
+    except InvalidSpecifier:
+        return None  # (the project's own check reports it)
+    from tierlock.installer.creation import choose_interpreter
+
+    chosen = choose_interpreter(spec) if target.is_venv else None
+    remedy = f"pass --python PATH to a Python that satisfies requires-python {spec}"
+    if chosen is not None:
+        import os
+        import shlex
+
+        from tierlock.venvbase import includes_system_site
+
+        prefix = str(target.prefix)
+        folder = os.path.join(prefix, "Scripts" if os.name == "nt" else "bin")
+        names = dict.fromkeys(["python", "python3", f"python{target.version[0]}.{target.version[1]}"])
+        gone = shlex.join(["rm", "-f", *(os.path.join(folder, name) for name in names)])
+        system = ["--system-site-packages"] if includes_system_site(prefix) else []
+        remedy = f"{gone} && {shlex.join([chosen, '-m', 'venv', *system, prefix])} && {again(prefix)}"
+    why = (
+        f"the target {target.prefix} runs Python {version}, which the project's requires-python {spec!r} excludes "
+        "(its locks were resolved for other Pythons)"
+    )
+    return why, remedy
+
+
+@contextmanager
+def explained(outside: tuple[str, str] | None) -> Iterator[None]:
+    """A usage or backend error of an install into a target whose Python ``requires-python`` excludes
+    (*outside*: why, and the fix that makes the venv again with a Python that satisfies it) says so."""
+    try:
+        yield
+    except (UsageError, BackendError) as exc:
+        if outside is not None:
+            exc.message = f"{exc.message}; {outside[0]}"
+            exc.args = (exc.message,)
+            exc.remedy = outside[1]
+        raise
 
 
 def armed_tiers(project: Project, target: Target, ui: Progress) -> list[str]:

@@ -25,7 +25,15 @@ from tierlock.frozen import replace
 from tierlock.installer import builds, failures, fastpath, lockload, projecttree, receipts, treestep, verification
 from tierlock.installer.job import Job
 from tierlock.installer.plan import Plan
-from tierlock.installer.preflight import armed_tiers, created, forced_names, refuse_incomplete, refuse_target
+from tierlock.installer.preflight import (
+    armed_tiers,
+    created,
+    explained,
+    forced_names,
+    outside_python,
+    refuse_incomplete,
+    refuse_target,
+)
 from tierlock.installer.request import Outcome, Request, Result
 
 __all__ = ["Outcome", "Request", "Result", "install"]
@@ -76,7 +84,6 @@ def install(
     """
     from tierlock import environment
     from tierlock.installer.location import locate
-    from tierlock.lockfiles.projectpin import reaches_project
 
     started = time.perf_counter()
     names: list[str] = list(dict.fromkeys(str(project.tier(n).name) for n in request.tiers))
@@ -93,6 +100,29 @@ def install(
     if target is None:
         target = created(project, request, ui, location, names=names, pending=pending)
     refuse_target(target, system=request.system, again=lambda python: replace(request, python=python).command(names))
+    outside = outside_python(
+        target, project, again=lambda prefix: replace(request, python=request.python and prefix).command(names)
+    )
+    with explained(outside):
+        return _armed(project, request, ui, read, rules, target, names, started=started, progress=progress)
+
+
+def _armed(  # noqa: PLR0917
+    project: Project,
+    request: Request,
+    ui: Progress,
+    read: Any,
+    rules: Any,
+    target: Target,
+    names: list[str],
+    *,
+    started: float,
+    progress: Callable[[str], None] | None,
+) -> Outcome:
+    """The install once the target is settled: its locks, its plan, the backend (see :func:`install`)."""
+    from tierlock.lockfiles.projectpin import reaches_project
+
+    tiers = [project.tier(n) for n in names]
     locks = lockload.load_locks(project, tiers, target, read)
     entries = [e for e in lockload.entries_for(locks, target, request) if e.name != project.name]  # never pinned
     pins_project = any(reaches_project(lock, project.name) for lock in locks.values())

@@ -199,7 +199,7 @@ def require_project(
     index = SiteIndex.scan(target.site_paths, target.ext_suffixes)
     found = project_probe(name, project.root, index, needs)
     if not found.present:
-        fix = install_command(target.python, project.root, project.backend, target.site_paths)
+        fix = install_command(target.python, project.root, project.backend, target.site_paths, target.version)
         raise CheckFailed(
             f"{', '.join(names)} needs the project itself: {'; '.join(found.reasons)}; its packages are "
             "installed and verified, no receipt was written (tierlock never installs the project from an index)",

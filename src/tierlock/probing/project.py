@@ -108,7 +108,7 @@ def in_running_interpreter(
     itself = project_probe(name, root, index, needs)
     if itself.present:
         return itself, None
-    fix = install_command(sys.executable, root, backend, [Path(s) for s in index.sites])
+    fix = install_command(sys.executable, root, backend, [Path(s) for s in index.sites], sys.version_info[:3])
     return itself, f"{fix} && {install}" if any(not d.present for d in probed) else fix
 
 
@@ -124,10 +124,12 @@ def _satisfies(version: str | None, spec: str) -> bool:
         return False
 
 
-def install_command(python: str | os.PathLike[str], root: Path, backend: str, sites: Sequence[Path]) -> str:
+def install_command(
+    python: str | os.PathLike[str], root: Path, backend: str, sites: Sequence[Path], version: Sequence[int]
+) -> str:
     """The command that installs the project at *root* into the environment of *python* (whose site folders
-    are *sites*), without its dependencies, with *backend* (``auto``: uv when there is one, else pip),
-    runnable as printed."""
+    are *sites*, whose Python is *version*), without its dependencies, with *backend* (``auto``: uv when there is
+    one, else pip), runnable as printed."""
     import shlex
     import shutil
 
@@ -138,15 +140,14 @@ def install_command(python: str | os.PathLike[str], root: Path, backend: str, si
         found = shutil.which("uv")
         program = "uv" if found and os.path.realpath(found) == os.path.realpath(uv) else str(uv)
         return shlex.join([program, "pip", "install", "--python", os.fspath(python), "--no-deps", "-e", str(root)])
-    return shlex.join([*_pip(python, sites), "install", "--no-deps", "-e", str(root)])
+    if any((site / "pip" / "__init__.py").is_file() for site in sites):
+        return shlex.join([os.fspath(python), "-m", "pip", "install", "--no-deps", "-e", str(root)])
+    if backends.own_pip_sites(version):  # (this interpreter's pip runs on the target's Python)
+        import sys
 
-
-def _pip(python: str | os.PathLike[str], sites: Sequence[Path]) -> list[str]:
-    """pip run by the target when it has pip, else this interpreter's pip pointed at the target."""
-    import sys
-
-    from tierlock.installer import backends
-
-    if not any((site / "pip" / "__init__.py").is_file() for site in sites) and backends.own_pip_sites():
-        return [sys.executable, "-m", "pip", "--python", os.fspath(python)]
-    return [os.fspath(python), "-m", "pip"]
+        return shlex.join(
+            [sys.executable, "-m", "pip", "--python", os.fspath(python), "install", "--no-deps", "-e", str(root)]
+        )
+    # No pip that runs there: the target's own, from its standard library, first.
+    ensure = shlex.join([os.fspath(python), "-m", "ensurepip"])
+    return f"{ensure} && " + shlex.join([os.fspath(python), "-m", "pip", "install", "--no-deps", "-e", str(root)])

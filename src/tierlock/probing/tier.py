@@ -244,7 +244,9 @@ class Prober:
         from tierlock.probing.project import install_command
 
         python = self.target.python
-        return install_command(python, self.project.root, self.project.backend, self.target.site_paths)
+        return install_command(
+            python, self.project.root, self.project.backend, self.target.site_paths, self.target.version
+        )
 
 
 _Members = tuple[list[Root], list[Member], list[str]]

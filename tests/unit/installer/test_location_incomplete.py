@@ -13,6 +13,8 @@ import shlex
 import sys
 from pathlib import Path
 
+import pytest
+
 from tierlock.environment import base_of
 from tierlock.installer.location import incomplete, recreate_command
 
@@ -56,22 +58,34 @@ def test_each_incomplete_shape_is_named(tmp_path: Path) -> None:
     assert incomplete(str(tmp_path / "linked")) == "has no site-packages folder (its creation was interrupted)"
 
 
-def test_the_command_recreates_over_itself_with_the_interpreter_its_cfg_names_else_deletes_it(tmp_path: Path) -> None:
+def test_the_command_recreates_over_itself_with_the_interpreter_its_cfg_names_else_deletes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     venv = _venv(tmp_path / "my venv", python=False)
     base = base_of(venv)
     assert base is not None
     assert Path(base).name == f"python{sys.version_info[0]}.{sys.version_info[1]}"
     assert recreate_command(str(venv)) == shlex.join([base, "-m", "venv", "--without-pip", str(venv)])
     gone = _venv(tmp_path / "gone-base", "home = /nonexistent/bin\nversion = 3.11.7\n")
+    same = tmp_path / "elsewhere" / "python3.11"  # its base moved: a python3.11 on PATH runs what it holds
+    same.parent.mkdir()
+    same.write_text("#!/bin/sh\n", encoding="utf-8")
+    same.chmod(0o755)
+    monkeypatch.setenv("PATH", str(same.parent))
+    assert recreate_command(str(gone)) == shlex.join([str(same), "-m", "venv", "--without-pip", str(gone)])
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
     assert recreate_command(str(gone)) == shlex.join(["rm", "-rf", str(gone)])
     (tmp_path / "nocfg").mkdir()
     assert recreate_command(str(tmp_path / "nocfg")) == shlex.join(["rm", "-rf", str(tmp_path / "nocfg")])
 
 
-def test_the_base_is_read_from_either_spelling_of_the_version_and_python3_serves_without_one(tmp_path: Path) -> None:
+def test_the_base_is_read_from_either_spelling_of_the_version_and_python3_serves_without_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = Path(sys.base_prefix) / "bin"
     minor = f"python{sys.version_info[0]}.{sys.version_info[1]}"
     assert base_of(_venv(tmp_path / "a", f"home = {home}\nversion = {sys.version.split()[0]}\n")) == str(home / minor)
     assert base_of(_venv(tmp_path / "b", f"Home={home}\n")) == str(home / "python3")
-    assert base_of(_venv(tmp_path / "c", "version = 3.11\n")) is None
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
+    assert base_of(_venv(tmp_path / "c", "version = 3.11\n")) is None  # no home, no python3.11 on PATH
     assert base_of(tmp_path / "none") is None

@@ -122,13 +122,15 @@ def test_the_command_that_installs_the_project_follows_the_backend_and_runs_as_p
     monkeypatch.setenv("PATH", "/nonexistent")
     python = tmp_path / "venv" / "bin" / "python"
     root = tmp_path / "my project"
-    assert install_command(python, root, "auto", []) == (f"{uv} pip install --python {python} --no-deps -e '{root}'")
+    assert install_command(python, root, "auto", [], (3, 11, 7)) == (
+        f"{uv} pip install --python {python} --no-deps -e '{root}'"
+    )
     monkeypatch.setenv("PATH", str(uv.parent))
-    assert install_command(python, root, "uv", []).startswith("uv pip install ")
+    assert install_command(python, root, "uv", [], (3, 11, 7)).startswith("uv pip install ")
     site = tmp_path / "venv" / "lib" / "site-packages"
     (site / "pip").mkdir(parents=True)
     (site / "pip" / "__init__.py").write_text("")
-    assert install_command(python, root, "pip", [site]) == f"{python} -m pip install --no-deps -e '{root}'"
+    assert install_command(python, root, "pip", [site], (3, 11, 7)) == f"{python} -m pip install --no-deps -e '{root}'"
 
 
 def test_a_requiring_package_whose_metadata_went_away_requires_nothing(tmp_path: Path) -> None:
