@@ -15,6 +15,7 @@ missing tiers adds a fourth item, the other tiers, and counts for each), and the
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -93,6 +94,9 @@ def attribute(
         if hit is None and not names_an_import(reason):
             hit = _marked(gate, marks)
             reason = f"{reason}; marked {hit[1]}" if hit is not None else reason
+        if hit is None and not names_an_import(reason):
+            hit = _parametrized(gate, str(getattr(report, "nodeid", "")), ever)
+            reason = f"{reason}; parametrized with {hit[1]}, whose import failed" if hit is not None else reason
         if hit is not None:
             xfail = isinstance(getattr(report, "wasxfail", None), str)
             need: list[object] = [hit[0], hit[1], f"{'xfailed' if xfail else 'skipped'}: {reason}"]
@@ -152,6 +156,28 @@ def _marked(gate: Gate, marks: Sequence[str]) -> tuple[str, str] | None:
             if tier is not None:
                 return tier, mark
     return None
+
+
+def _parametrized(gate: Gate, nodeid: str, ever: Sequence[str]) -> tuple[str, str] | None:
+    """(tier, root) for a test whose parameter id (``test_run[trio]``, ``test_io[asyncio+trio-ipv6]``) names, as a
+    whole word, a root of a missing tier whose import failed at some point of the run (*ever*): a backend picked by
+    name, skipped by a mark whose reason names nothing (``pytest.param("trio", marks=skipif(..., reason="not
+    available"))``). Either fact alone is not enough."""
+    ids = nodeid.rpartition("::")[2].partition("[")[2].removesuffix("]")
+    failed = {root.partition(".")[0].lower() for root in ever}
+    if not ids or not failed:
+        return None
+    for word in dict.fromkeys(re.findall(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", ids) + re.findall(r"[A-Za-z0-9_]+", ids)):
+        name = word.lower()
+        tier = gate.owners.get(name) or gate.words.get(name)
+        root = name if name in gate.owners else _root_of(gate, tier)
+        if tier is not None and root in failed:
+            return tier, word
+    return None
+
+
+def _root_of(gate: Gate, tier: str | None) -> str:
+    return next((root.lower() for root, owner in gate.owners.items() if owner == tier), "")
 
 
 def _unneeded(gate: Gate, report: Any, exc: BaseException | None) -> None:
