@@ -173,6 +173,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/plugin/test_plugin_xfail_and_made_marks.py",
             "tests/unit/plugin/test_plugin_real_project_shapes.py",
             "tests/unit/plugin/test_plugin_test_needing_two_missing_tiers.py",
+            "tests/unit/plugin/test_plugin_parametrized_backend_skips.py",
         ),
     ),
     # Which missing tier (or tiers) a skip reason or an error points to: its unit tests, then the backstop's.
