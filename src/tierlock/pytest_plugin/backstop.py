@@ -75,38 +75,15 @@ def attribute(
     *failed*: the missing roots whose import failed in this phase (:mod:`.failedimports`): a skip whose reason
     names no root is attributed to the first one's tier. *ever*: those whose import failed at any point of the
     run: an error (not an assertion) whose message names a root of that tier is attributed to it
-    (:func:`.failedimports.named_after_failure`). *marks*: the names of the item's marks: a skip whose reason and
+    (:func:`.failedimports.named_after_failure`), and so is a skip whose parameter id names one
+    (:func:`_parametrized`). *marks*: the names of the item's marks: a skip whose reason and
     phase name nothing is attributed to a missing tier that one of them names (:func:`_marked`).
     """
     if not kept:
         _unneeded(gate, report, exc)
         return
     if report.skipped:
-        reason = _skip_reason(report)
-        tiers = _own_tiers(gate, reason)
-        own = tiers[0] if tiers else None
-        hits = [] if own is not None else all_from_skip_reason(reason, gate.owners, gate.words)
-        tiers = tiers or [tier for tier, _ in hits]
-        hit = (own, "") if own is not None else (hits[0] if hits else None)
-        if hit is None and not names_an_import(reason):
-            hit = _after_failed_import(gate, failed)
-            reason = f"{reason}; after a failed import of {hit[1]}" if hit is not None else reason
-        if hit is None and not names_an_import(reason):
-            hit = _marked(gate, marks)
-            reason = f"{reason}; marked {hit[1]}" if hit is not None else reason
-        if hit is None and not names_an_import(reason):
-            hit = _parametrized(gate, str(getattr(report, "nodeid", "")), ever)
-            reason = f"{reason}; parametrized with {hit[1]}, whose import failed" if hit is not None else reason
-        if hit is not None:
-            xfail = isinstance(getattr(report, "wasxfail", None), str)
-            need: list[object] = [hit[0], hit[1], f"{'xfailed' if xfail else 'skipped'}: {reason}"]
-            setattr(report, NEED, [*need, tiers[1:]] if len(tiers) > 1 else need)  # (the others it needs too)
-            said = gate.reason(tiers or [hit[0]])
-            if own is None and xfail:
-                report.wasxfail = f"{reason} ({said})"
-            elif own is None and isinstance(report.longrepr, tuple):
-                path, line, _ = report.longrepr
-                report.longrepr = (path, line, f"{reason} ({said})")
+        _attribute_skip(gate, report, failed, ever, marks)
         return
     if not report.failed or exc is None:
         return
@@ -123,6 +100,36 @@ def attribute(
     if not gate.fails_closed_on(tier):
         report.outcome = "skipped"
         report.longrepr = (_where(report), _line(report), f"{gate.reason(tier)} ({detail})")
+
+
+def _attribute_skip(gate: Gate, report: Any, failed: Sequence[str], ever: Sequence[str], marks: Sequence[str]) -> None:
+    """A skip (or an expected failure): its reason, else what failed to import in its phase, its marks, its
+    parameter id (:func:`attribute`)."""
+    reason = _skip_reason(report)
+    tiers = _own_tiers(gate, reason)
+    own = tiers[0] if tiers else None
+    hits = [] if own is not None else all_from_skip_reason(reason, gate.owners, gate.words)
+    tiers = tiers or [tier for tier, _ in hits]
+    hit = (own, "") if own is not None else (hits[0] if hits else None)
+    if hit is None and not names_an_import(reason):
+        hit = _after_failed_import(gate, failed)
+        reason = f"{reason}; after a failed import of {hit[1]}" if hit is not None else reason
+    if hit is None and not names_an_import(reason):
+        hit = _marked(gate, marks)
+        reason = f"{reason}; marked {hit[1]}" if hit is not None else reason
+    if hit is None and not names_an_import(reason):
+        hit = _parametrized(gate, str(getattr(report, "nodeid", "")), ever)
+        reason = f"{reason}; parametrized with {hit[1]}, whose import failed" if hit is not None else reason
+    if hit is not None:
+        xfail = isinstance(getattr(report, "wasxfail", None), str)
+        need: list[object] = [hit[0], hit[1], f"{'xfailed' if xfail else 'skipped'}: {reason}"]
+        setattr(report, NEED, [*need, tiers[1:]] if len(tiers) > 1 else need)  # (the others it needs too)
+        said = gate.reason(tiers or [hit[0]])
+        if own is None and xfail:
+            report.wasxfail = f"{reason} ({said})"
+        elif own is None and isinstance(report.longrepr, tuple):
+            path, line, _ = report.longrepr
+            report.longrepr = (path, line, f"{reason} ({said})")
 
 
 def _after_failed_import(gate: Gate, failed: Sequence[str]) -> tuple[str, str] | None:
