@@ -176,6 +176,17 @@ MODULES: dict[str, Module] = {
             "tests/unit/plugin/test_plugin_parametrized_backend_skips.py",
         ),
     ),
+    # The failed imports (and distribution lookups) the backstop notes: the tests of the skips it ties to them.
+    "pytest_plugin/failedimports.py": Module(
+        ("src/tierlock/pytest_plugin/failedimports.py",),
+        (
+            "tests/unit/plugin/test_plugin_failed_import_skips.py",
+            "tests/unit/plugin/test_plugin_failed_lookup_skips.py",
+            "tests/unit/plugin/test_plugin_error_naming_a_failed_root.py",
+            "tests/unit/plugin/test_plugin_hidden_by_the_project.py",
+            "tests/unit/plugin/test_plugin_parametrized_backend_skips.py",
+        ),
+    ),
     # Which missing tier (or tiers) a skip reason or an error points to: its unit tests, then the backstop's.
     "pytest_plugin/attribution.py": Module(
         ("src/tierlock/pytest_plugin/attribution.py",),
