@@ -54,8 +54,13 @@ FIXTURE_LESS = "import pytest\n\n\n@pytest.fixture\ndef model():\n    pass\n"
 
 @pytest.mark.parametrize(
     ("conftest", "test", "name"),
-    [(FIXTURE, TEST, "brainpkg"), (FIXTURE, TEST, "BrainPkg"), (HOOK, HOOKED, "brainpkg")],
-    ids=["fixture", "fixture-other-spelling", "conftest-top-flag"],
+    [
+        (FIXTURE, TEST, "brainpkg"),
+        (FIXTURE, TEST, "BrainPkg"),
+        (FIXTURE, TEST, "python-brainpkg"),
+        (HOOK, HOOKED, "brainpkg"),
+    ],
+    ids=["fixture", "fixture-other-spelling", "fixture-distribution-named-apart-from-its-root", "conftest-top-flag"],
 )
 def test_a_skip_after_a_failed_lookup_of_the_tiers_distribution_fails_a_ci_run_closed(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, conftest: str, test: str, name: str
