@@ -118,6 +118,8 @@ MODULES: dict[str, Module] = {
             "tests/unit/installer/test_outside_requires_python.py",
             "tests/unit/installer/test_installer_receipts.py",
             "tests/cli/test_target_below_requires_python.py",
+            "tests/cli/test_install_target.py",
+            "tests/cli/test_install_cli.py",
         ),
     ),
     "installer/request.py": Module(("src/tierlock/installer/request.py",), ("tests/unit/installer/test_request.py",)),
@@ -202,6 +204,18 @@ MODULES: dict[str, Module] = {
             "tests/unit/plugin/test_plugin_xfail_and_made_marks.py",
             "tests/unit/plugin/test_plugin_real_project_shapes.py",
             "tests/unit/plugin/test_plugin_test_needing_two_missing_tiers.py",
+            "tests/unit/plugin/test_plugin_parametrized_backend_skips.py",
+        ),
+    ),
+    # The failed imports (and distribution lookups) the backstop notes: the tests of the skips it ties to them.
+    "pytest_plugin/failedimports.py": Module(
+        ("src/tierlock/pytest_plugin/failedimports.py",),
+        (
+            "tests/unit/plugin/test_plugin_failed_import_skips.py",
+            "tests/unit/plugin/test_plugin_failed_lookup_skips.py",
+            "tests/unit/plugin/test_plugin_error_naming_a_failed_root.py",
+            "tests/unit/plugin/test_plugin_hidden_by_the_project.py",
+            "tests/unit/plugin/test_plugin_parametrized_backend_skips.py",
         ),
     ),
     # What the plugin reads of files without importing them: a test file's tests and marks, a conftest's ignores.

@@ -7,9 +7,9 @@
   import) and its *guards*: the names tested by the ``if`` statements around
   it, or ``try`` for an import under ``try: ... except ImportError``.
   Imports under ``if TYPE_CHECKING:`` never run and are not recorded;
-* availability flags: ``try: import x ... except ImportError: has_x = False``
-  (or ``x = None``), ``has_x = find_spec("x") is not None``, and module-level
-  functions without arguments whose ``except ImportError`` returns a constant
+* availability flags: ``try: import x`` (or ``importlib.metadata.version("x")``)
+  ``... except ImportError: has_x = False`` (or ``x = None``), ``has_x = find_spec("x") is not None``, and
+  module-level functions without arguments whose ``except ImportError`` returns a constant
   (``def x_not_available(): try: import x ... except ImportError: return True``);
 * mark aliases: ``needs_x = pytest.mark.skipif(not has_x, ...)`` or
   ``pytest.mark.tier("x")`` bound to a name at module level;
@@ -40,6 +40,7 @@ from tierlock.census.marks import (
     kind_of,
     leaves,
     literal,
+    looked_up,
     marks_of,
     refs,
     skips,
@@ -380,6 +381,8 @@ def _tried(body: list[ast.stmt]) -> tuple[list[tuple[str, int, int]], set[str]]:
                 bound.update(a.asname or a.name for a in sub.names)
             elif isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Constant) and sub.value.value is True:
                 bound.update(t.id for t in sub.targets if isinstance(t, ast.Name))
+            elif isinstance(sub, ast.Call):
+                tried.extend((name, 0, sub.lineno) for name in looked_up(sub))
     return tried, bound
 
 

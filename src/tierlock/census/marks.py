@@ -12,6 +12,7 @@ import ast
 
 from tierlock.census.records import Func
 from tierlock.census.walking import walk
+from tierlock.importnames import import_names
 
 #: A skip token for ``find_spec("x")`` written inline: ``?x`` means "skipped when x is absent".
 SPEC = "?"
@@ -24,7 +25,14 @@ NEGATED = "!"
 #: The flag entry (module, level, line) that marks a flag function true when its import fails.
 INVERTED = (NEGATED, 0, 0)
 FIXTURE_DECORATORS = ("pytest.fixture", "fixture", "pytest_asyncio.fixture")
-_IMPORT_ERRORS = ("ImportError", "ModuleNotFoundError", "Exception", "BaseException")
+_IMPORT_ERRORS = (
+    "ImportError",
+    "ModuleNotFoundError",
+    "PackageNotFoundError",
+    "DistributionNotFound",
+    "Exception",
+    "BaseException",
+)
 
 
 def is_test_case(node: ast.ClassDef) -> bool:
@@ -241,6 +249,23 @@ def _skip_raise(node: ast.AST) -> bool:
         return False
     name = dotted(node.exc)
     return name in ("SkipTest", "pytest.skip.Exception") or name.endswith(".SkipTest")
+
+
+#: ``importlib.metadata.version("x")`` and its kin: a lookup of an installed distribution that raises
+#: ``PackageNotFoundError`` (``DistributionNotFound`` for ``pkg_resources``) when it is not installed.
+_LOOKUPS = frozenset({"version", "distribution", "get_distribution"})
+_LOOKUP_HOMES = frozenset({"", "metadata", "importlib.metadata", "importlib_metadata", "pkg_resources"})
+
+
+def looked_up(call: ast.Call) -> tuple[str, ...]:
+    """The import names of the distribution ``importlib.metadata.version("x")`` looks up (``metadata.version``,
+    ``version`` imported from it, ``distribution``, ``pkg_resources.get_distribution``; the name a literal): what
+    a flag set by it stands for (``python-dotenv`` -> ``dotenv``). Empty for any other call."""
+    home, _, name = dotted(call.func).rpartition(".")
+    if name not in _LOOKUPS or home not in _LOOKUP_HOMES or not call.args:
+        return ()
+    arg = call.args[0]
+    return import_names(arg.value) if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value else ()
 
 
 def spec_flag(value: ast.expr) -> str | None:

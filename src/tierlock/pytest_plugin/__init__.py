@@ -277,7 +277,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         exc = call.excinfo.value if call.excinfo else None
         if report.skipped and not failed and exc is not None:
             failed = failedimports.where_raised(item, exc)
-        ever = failedimports.ever(item.config) if report.failed else []
+        ever = failedimports.ever(item.config) if report.failed or report.skipped else []
         marks = [m.name for m in item.iter_markers()] if report.skipped else []
         attribute(gate, report, exc, call.when, failed=failed, ever=ever, marks=marks)
     return report

@@ -15,6 +15,7 @@ missing tiers adds a fourth item, the other tiers, and counts for each), and the
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -74,14 +75,15 @@ def attribute(
     *failed*: the missing roots whose import failed in this phase (:mod:`.failedimports`): a skip whose reason
     names no root is attributed to the first one's tier. *ever*: those whose import failed at any point of the
     run: an error (not an assertion) whose message names a root of that tier is attributed to it
-    (:func:`.failedimports.named_after_failure`). *marks*: the names of the item's marks: a skip whose reason and
+    (:func:`.failedimports.named_after_failure`), and so is a skip whose parameter id names one
+    (:func:`_parametrized`). *marks*: the names of the item's marks: a skip whose reason and
     phase name nothing is attributed to a missing tier that one of them names (:func:`_marked`).
     """
     if not kept:
         _unneeded(gate, report, exc)
         return
     if report.skipped:
-        _skipped(gate, report, failed, marks)
+        _attribute_skip(gate, report, failed, ever, marks)
         return
     if not report.failed or exc is None:
         return
@@ -100,10 +102,10 @@ def attribute(
         report.longrepr = (_where(report), _line(report), f"{gate.reason(tier)} ({detail})")
 
 
-def _skipped(gate: Gate, report: Any, failed: Sequence[str], marks: Sequence[str]) -> None:
+def _attribute_skip(gate: Gate, report: Any, failed: Sequence[str], ever: Sequence[str], marks: Sequence[str]) -> None:
     """:func:`attribute` of a skip (an expected failure's too): tierlock's own names its tiers; a reason of the
     project's own names roots of missing tiers (all of them kept); else the roots whose import failed in its phase,
-    then the item's marks. Its reason gets the tiers' state and the command that runs it."""
+    the item's marks, its parameter id. Its reason gets the tiers' state and the command that runs it."""
     reason = _skip_reason(report)
     tiers = _own_tiers(gate, reason)
     own = tiers[0] if tiers else None
@@ -116,6 +118,9 @@ def _skipped(gate: Gate, report: Any, failed: Sequence[str], marks: Sequence[str
     if hit is None and not names_an_import(reason):
         hit = _marked(gate, marks)
         reason = f"{reason}; marked {hit[1]}" if hit is not None else reason
+    if hit is None and not names_an_import(reason):
+        hit = _parametrized(gate, str(getattr(report, "nodeid", "")), ever)
+        reason = f"{reason}; parametrized with {hit[1]}, whose import failed" if hit is not None else reason
     if hit is None:
         return
     xfail = isinstance(getattr(report, "wasxfail", None), str)
@@ -160,6 +165,28 @@ def _marked(gate: Gate, marks: Sequence[str]) -> tuple[str, str] | None:
             if tier is not None:
                 return tier, mark
     return None
+
+
+def _parametrized(gate: Gate, nodeid: str, ever: Sequence[str]) -> tuple[str, str] | None:
+    """(tier, root) for a test whose parameter id (``test_run[trio]``, ``test_io[asyncio+trio-ipv6]``) names, as a
+    whole word, a root of a missing tier whose import failed at some point of the run (*ever*): a backend picked by
+    name, skipped by a mark whose reason names nothing (``pytest.param("trio", marks=skipif(..., reason="not
+    available"))``). Either fact alone is not enough."""
+    ids = nodeid.rpartition("::")[2].partition("[")[2].removesuffix("]")
+    failed = {root.partition(".")[0].lower() for root in ever}
+    if not ids or not failed:
+        return None
+    for word in dict.fromkeys(re.findall(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", ids) + re.findall(r"[A-Za-z0-9_]+", ids)):
+        name = word.lower()
+        tier = gate.owners.get(name) or gate.words.get(name)
+        root = name if name in gate.owners else _root_of(gate, tier)
+        if tier is not None and root in failed:
+            return tier, word
+    return None
+
+
+def _root_of(gate: Gate, tier: str | None) -> str:
+    return next((root.lower() for root, owner in gate.owners.items() if owner == tier), "")
 
 
 def _unneeded(gate: Gate, report: Any, exc: BaseException | None) -> None:

@@ -18,12 +18,13 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
 
 import pytest
 
+from tierlock.importnames import import_names
 from tierlock.pytest_plugin.attribution import from_skip_reason, raised
 
 
@@ -41,6 +42,21 @@ class FailedImports:
     def find_spec(
         self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
+        self._note(fullname)
+        return None
+
+    def find_distributions(self, context: object = None) -> Iterator[object]:
+        """Asked last by ``importlib.metadata`` (``version("x")``, ``distribution("x")``) when no other finder found
+        the distribution: a lookup of a missing tier's distribution fails like an import of its root."""
+        name = getattr(context, "name", None)
+        if isinstance(name, str) and name:
+            for root in (name, *import_names(name)):
+                if root in self.owners or root.lower() in self.owners:
+                    self._note(root if root in self.owners else root.lower())  # the root as the tier names it
+                    break
+        return iter(())
+
+    def _note(self, fullname: str) -> None:
         root = fullname.partition(".")[0]
         if (root in self.owners or root.lower() in self.owners) and fullname not in self.names:
             self.names.append(fullname)
@@ -49,7 +65,6 @@ class FailedImports:
             top = _importing_top()
             if top is not None and fullname not in self.tops.setdefault(top, []):
                 self.tops[top].append(fullname)
-        return None
 
     def failed_at_top_of(self, files: Iterable[str]) -> list[str]:
         """The roots whose import failed in the top-level code of one of *files* (and that are still not imported)."""
@@ -84,11 +99,12 @@ _IMPORTLIB = os.path.dirname(importlib.__file__ or "")
 
 
 def _importing_top() -> str | None:
-    """The file whose top-level code asked for the import now failing (None: a function asked)."""
-    frame = sys._getframe(2)  # the caller of the import machinery (this finder and importlib are below it)
+    """The file whose top-level code asked for the import (or the distribution lookup) now failing (None: a function
+    asked)."""
+    frame = sys._getframe(1)
     while frame is not None:
         name = frame.f_code.co_filename
-        if not (name.startswith("<frozen") or os.path.dirname(name) == _IMPORTLIB):
+        if not (name.startswith(("<frozen", _IMPORTLIB + os.sep)) or name == __file__):
             return name if frame.f_code.co_name == "<module>" else None
         frame = frame.f_back  # type: ignore[assignment]
     return None

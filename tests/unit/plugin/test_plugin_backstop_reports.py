@@ -270,6 +270,20 @@ def test_a_collection_error_of_a_module_not_kept_becomes_an_uncounted_skip() -> 
     assert report.longrepr == ("tests/test_a.py", 7, f"{REASON} ({detail})")
 
 
+def test_a_wrapped_import_error_of_a_module_not_kept_is_shown_by_the_import_error_itself() -> None:
+    try:
+        try:
+            raise missing()
+        except ImportError as inner:
+            raise RuntimeError("plugin setup broke") from inner
+    except RuntimeError as outer:
+        wrapped = outer
+    report = failed()
+    attribute(gate(strict=True), report, wrapped, "collect", kept=False)
+    detail = "ModuleNotFoundError: No module named 'brainpkg'; no test of it selected"
+    assert report.longrepr == ("tests/test_a.py", 7, f"{REASON} ({detail})")
+
+
 @pytest.mark.parametrize("report", [failed(failed=False, outcome="passed"), skipped("needs brainpkg")])
 def test_a_module_not_kept_that_did_not_fail_is_left_alone(report: Any) -> None:
     before = report.longrepr
