@@ -31,12 +31,23 @@ def value(item: object) -> str:
     if isinstance(item, bool):
         return "true" if item else "false"
     if isinstance(item, str | int | float):
-        return json.dumps(item)
+        return json.dumps(item, ensure_ascii=False)
     if isinstance(item, Mapping):
-        return "{ " + ", ".join(f"{key} = {value(v)}" for key, v in item.items()) + " }"
+        return "{ " + ", ".join(f"{key_of(key)} = {value(v)}" for key, v in item.items()) + " }"
     if isinstance(item, Sequence):
         return "[" + ", ".join(value(v) for v in item) + "]"
     raise TypeError(f"no TOML value for {item!r}")
+
+
+def key_of(key: object) -> str:
+    """*key* as a TOML key: bare when it may be, else quoted."""
+    text = str(key)
+    return text if text and all(c.isascii() and (c.isalnum() or c in "-_") for c in text) else json.dumps(text)
+
+
+def document(data: Mapping[str, object]) -> str:
+    """A whole TOML document of *data*: one ``key = value`` line per top-level key (tables inline)."""
+    return "".join(f"{key_of(key)} = {value(item)}\n" for key, item in data.items())
 
 
 def _table(header: str, items: Mapping[str, object]) -> str:

@@ -13,10 +13,10 @@ import copy
 from pathlib import Path
 from typing import Any
 
-import tomlkit
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.pyproject import document as toml_document
 from tierlock.lockfiles import foreignpylock, pylock
 
 SHA = "a" * 64
@@ -84,14 +84,18 @@ _PLACES = st.sampled_from(
 )
 
 
-def _put(place: tuple[str | int, ...], value: object) -> str:
+def _put(place: tuple[str | int, ...], value: object, *, drop: bool = False) -> str:
+    """The valid pylock with *value* at *place* (or, with *drop*, without it), as one TOML line per key."""
     document = copy.deepcopy(VALID)
     holder: Any = document
     for step in place[:-1]:
         holder = holder[step]
     with contextlib.suppress(IndexError, TypeError, KeyError):
-        holder[place[-1]] = value
-    return tomlkit.dumps(document)
+        if drop:
+            del holder[place[-1]]
+        else:
+            holder[place[-1]] = value
+    return toml_document(document)
 
 
 @settings(max_examples=150, deadline=None)
@@ -99,15 +103,7 @@ def _put(place: tuple[str | int, ...], value: object) -> str:
 def test_any_value_anywhere_in_a_pylock_reads_into_a_parse_or_problems(
     place: tuple[str | int, ...], value: object, drop: bool
 ) -> None:
-    text = _put(place, value)
-    if drop:  # (a key removed instead)
-        document = tomlkit.parse(text)
-        holder: Any = document
-        for step in place[:-1]:
-            holder = holder[step]
-        with contextlib.suppress(IndexError, TypeError, KeyError):
-            del holder[place[-1]]
-        text = tomlkit.dumps(document)
+    text = _put(place, value, drop=drop)
     parsed = pylock.parse(text)
     assert parsed.pylock is not None or parsed.problems
     for problem in parsed.problems:
@@ -116,3 +112,9 @@ def test_any_value_anywhere_in_a_pylock_reads_into_a_parse_or_problems(
     result = foreignpylock.read(Path("pylock.toml"), text, SHA, root="/p", extras=("brain",), groups=("dev",))
     for problem in result.problems:
         assert problem.detail
+
+
+def test_the_valid_pylock_the_cases_start_from_reads_whole() -> None:
+    parsed = pylock.parse(_put(("created-by",), "tierlock"))
+    assert parsed.pylock is not None
+    assert [p.detail for p in parsed.problems if "invalid" in p.detail] == []

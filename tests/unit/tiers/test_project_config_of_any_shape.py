@@ -14,10 +14,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import tomlkit
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.pyproject import document as toml_document
 from tierlock.errors import TierlockError
 from tierlock.tiers import load_project
 
@@ -107,7 +107,7 @@ def test_any_value_anywhere_in_the_settings_loads_a_project_or_one_configuration
             holder[place[-1]] = value
     with tempfile.TemporaryDirectory() as tmp:
         pyproject = Path(tmp) / "pyproject.toml"
-        pyproject.write_text(tomlkit.dumps(document), encoding="utf-8")
+        pyproject.write_text(toml_document(document), encoding="utf-8")
         try:
             project = load_project(pyproject)
         except TierlockError as exc:
@@ -116,3 +116,9 @@ def test_any_value_anywhere_in_the_settings_loads_a_project_or_one_configuration
             said, tiers = "loaded", {str(name) for name in project.tiers}
     assert said, "a configuration error that says nothing"
     assert "base" in tiers
+
+
+def test_the_valid_project_the_cases_start_from_loads(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(toml_document(VALID), encoding="utf-8")
+    project = load_project(tmp_path / "pyproject.toml")
+    assert {"base", "brain", "vision", "dev"} <= {str(name) for name in project.tiers}
