@@ -8,7 +8,6 @@ and the full path's reader with a receipt whose every property reads, or none.
 
 from __future__ import annotations
 
-import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support.shapes import put
 from tests.support.venvshape import armed, project
 from tierlock.installer import fastpath, receipts
 
@@ -62,20 +62,6 @@ def _noop(venv: Path, root: Path) -> tuple[fastpath.NoOp | None, str]:
     return fastpath.try_noop(["brain"], project_arg=str(root), python=str(venv), system=False)
 
 
-def _put(document: Any, place: tuple[str | int, ...], value: object) -> Any:
-    """*document* with *value* at *place* (a place that is not there: the document as it was)."""
-    out = json.loads(json.dumps(document))
-    holder = out
-    for step in place[:-1]:
-        try:
-            holder = holder[step]
-        except (KeyError, IndexError, TypeError):
-            return out
-    with contextlib.suppress(IndexError, TypeError):
-        holder[place[-1]] = value
-    return out
-
-
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(place=_PLACES, value=_VALUES)
 def test_any_value_anywhere_in_a_receipt_is_a_reason_or_no_receipt_never_an_exception(
@@ -83,7 +69,7 @@ def test_any_value_anywhere_in_a_receipt_is_a_reason_or_no_receipt_never_an_exce
 ) -> None:
     venv, root, document = env
     path = receipts.receipt_path(venv, "brain")
-    path.write_text(json.dumps(_put(document, place, value)), encoding="utf-8")
+    path.write_text(json.dumps(put(document, place, value)), encoding="utf-8")
     try:
         noop, why = _noop(venv, root)
         assert noop is not None or why
@@ -101,7 +87,7 @@ def test_a_file_row_naming_a_nul_byte_sends_the_fast_path_the_full_way_and_the_f
 ) -> None:
     venv, root, document = env
     path = receipts.receipt_path(venv, "brain")
-    path.write_text(json.dumps(_put(document, ("packages", 0, "files", 0, 0), "a\x00b")), encoding="utf-8")
+    path.write_text(json.dumps(put(document, ("packages", 0, "files", 0, 0), "a\x00b")), encoding="utf-8")
     try:
         noop, why = _noop(venv, root)
         assert noop is None

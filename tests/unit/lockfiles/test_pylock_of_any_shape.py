@@ -8,8 +8,6 @@ or its problems, each naming what is wrong.
 
 from __future__ import annotations
 
-import contextlib
-import copy
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.support.pyproject import document as toml_document
+from tests.support.shapes import put
 from tierlock.lockfiles import foreignpylock, pylock
 
 SHA = "a" * 64
@@ -86,16 +85,7 @@ _PLACES = st.sampled_from(
 
 def _put(place: tuple[str | int, ...], value: object, *, drop: bool = False) -> str:
     """The valid pylock with *value* at *place* (or, with *drop*, without it), as one TOML line per key."""
-    document = copy.deepcopy(VALID)
-    holder: Any = document
-    for step in place[:-1]:
-        holder = holder[step]
-    with contextlib.suppress(IndexError, TypeError, KeyError):
-        if drop:
-            del holder[place[-1]]
-        else:
-            holder[place[-1]] = value
-    return toml_document(document)
+    return toml_document(put(VALID, place, value, drop=drop))
 
 
 @settings(max_examples=150, deadline=None)

@@ -8,8 +8,6 @@ exception (which the CLI would print as a traceback).
 
 from __future__ import annotations
 
-import contextlib
-import copy
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -18,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.support.pyproject import document as toml_document
+from tests.support.shapes import put
 from tierlock.errors import TierlockError
 from tierlock.tiers import load_project
 
@@ -96,15 +95,7 @@ _PLACES = st.sampled_from(
 def test_any_value_anywhere_in_the_settings_loads_a_project_or_one_configuration_error(
     place: tuple[str | int, ...], value: object, drop: bool
 ) -> None:
-    document = copy.deepcopy(VALID)
-    holder: Any = document
-    for step in place[:-1]:
-        holder = holder[step]
-    with contextlib.suppress(IndexError, TypeError, KeyError):
-        if drop:
-            del holder[place[-1]]
-        else:
-            holder[place[-1]] = value
+    document = put(VALID, place, value, drop=drop)
     with tempfile.TemporaryDirectory() as tmp:
         pyproject = Path(tmp) / "pyproject.toml"
         pyproject.write_text(toml_document(document), encoding="utf-8")
