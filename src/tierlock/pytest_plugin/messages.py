@@ -130,7 +130,7 @@ def _together(gate: Gate, tier: str, reached: dict[str, set[str]]) -> list[str]:
     files = reached.get(tier, set())
     out = [tier]
     for other in [*gate.at_run, *reached]:
-        if other in out:
+        if other in out or gate.outside_job(other):  # (another matrix job's tier is armed there, not here)
             continue
         if any(e[0] in ids for e in gate.at_run.get(other, [])) or not files.isdisjoint(reached.get(other, ())):
             out.append(other)

@@ -93,3 +93,10 @@ def test_the_header_names_a_tier_of_another_matrix_job_as_such_and_leaves_it_out
     assert lines[0] == (
         "tierlock: brain absent · vision absent (another matrix job) — to run them: install-tier brain"
     ), lines
+
+
+def test_a_test_skipped_for_a_tier_here_and_one_of_another_matrix_job_arms_only_the_one_here() -> None:
+    decision = gate(required=["brain"], job=["brain"], strict=False)
+    both = ["tests/test_a.py::test_both", "skipped: tier brain is absent, vision is absent", "skipped"]
+    decision.at_run = {"brain": [both], "vision": [both]}
+    assert summary_lines(decision)[0].endswith("because brain absent; to run them: install-tier brain")
