@@ -115,6 +115,7 @@ MODULES: dict[str, Module] = {
     "installer/preflight.py": Module(
         ("src/tierlock/installer/preflight.py",),
         (
+            "tests/unit/installer/test_preflight_reinstall_names.py",
             "tests/unit/installer/test_outside_requires_python.py",
             "tests/unit/installer/test_installer_receipts.py",
             "tests/cli/test_target_below_requires_python.py",
