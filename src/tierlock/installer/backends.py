@@ -205,19 +205,11 @@ def own_pip_sites(version: Sequence[int] | None = None) -> tuple[Path, ...]:
 
 def pip_requires_python(sites: Sequence[Path]) -> str:
     """The ``Requires-Python`` of the pip installed in *sites* ("" when it says none or cannot be read)."""
+    from tierlock.probing.metadata import headers
+
     for site in sites:
         for info in sorted(site.glob("pip-*.dist-info")):
-            try:
-                with open(info / "METADATA", encoding="utf-8", errors="replace") as fh:
-                    for line in fh:
-                        if not line.strip():
-                            break  # the headers end at the first empty line
-                        key, _, value = line.partition(":")
-                        if key.strip().lower() == "requires-python":
-                            return value.strip()
-            except OSError:
-                return ""
-            return ""
+            return next(iter(headers(str(info / "METADATA"), "Requires-Python")), "")
     return ""
 
 

@@ -25,7 +25,7 @@ decided from lockfiles, not receipts, so deleting a receipt never changes it:
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -243,8 +243,10 @@ def requirements_of(
     from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
     from packaging.requirements import InvalidRequirement, Requirement
 
+    from tierlock.probing.metadata import requires_dist as requires_dist_texts
+
     out: list[tuple[str, frozenset[str]]] = []
-    for text in _headers(os.path.join(dist_info, "METADATA"), "requires-dist"):
+    for text in requires_dist_texts(os.path.join(dist_info, "METADATA")):
         try:
             requirement = Requirement(text)
         except InvalidRequirement:
@@ -257,18 +259,3 @@ def requirements_of(
                 pass  # cannot tell: keep what it might need
         out.append((requirement.name, frozenset(requirement.extras)))
     return out
-
-
-def _headers(path: str, name: str) -> Sequence[str]:
-    values: list[str] = []
-    prefix = name + ":"
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                if not line.strip():
-                    break
-                if line[: len(prefix)].lower() == prefix:
-                    values.append(line[len(prefix) :].strip())
-    except OSError:
-        return ()
-    return values

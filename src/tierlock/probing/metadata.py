@@ -114,12 +114,25 @@ def _version_header(data: bytes) -> tuple[str | None, bool]:
 
 def requires_dist(path: str) -> list[str]:
     """Every ``Requires-Dist`` value of a METADATA file (its headers only); [] when it cannot be read."""
+    return headers(path, "Requires-Dist")
+
+
+def headers(path: str, name: str) -> list[str]:
+    """Every value of the header *name* (its key in any case) of a METADATA file, read to the first empty line
+    (the description follows it); [] when it cannot be read."""
+    wanted = name.lower()
+    values: list[str] = []
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
-            head = fh.read().split("\n\n", 1)[0]
+            for line in fh:
+                if not line.strip():
+                    break
+                key, sep, value = line.partition(":")
+                if sep and key.strip().lower() == wanted:
+                    values.append(value.strip())
     except OSError:
         return []
-    return [line[14:].strip() for line in head.splitlines() if line[:14].lower() == "requires-dist:"]
+    return values
 
 
 def console_scripts(path: str) -> list[str]:
