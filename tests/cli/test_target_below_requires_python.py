@@ -16,25 +16,9 @@ import pytest
 
 from tests.support.cli import cli_json
 from tests.support.env import clean_env, site_packages
-from tests.support.interpreters import crypto_wheels, interpreter
+from tests.support.interpreters import CRYPTO_PYPROJECT, crypto_wheels, interpreter
 from tests.support.tierproject import write_lock
 from tests.support.verdicts import every_verdict, offline_env, run_remedy
-
-PYPROJECT = """\
-[project]
-name = "app"
-version = "0.1.0"
-requires-python = ">=3.9"
-dependencies = []
-
-[project.optional-dependencies]
-crypto = ["cryptography>=40"]
-
-[tool.tierlock]
-lock-dir = "lockfiles"
-
-[tool.tierlock.tiers.crypto]
-"""
 
 
 @pytest.mark.parametrize("spelling", ["folder", "interpreter", "project environment"])
@@ -53,7 +37,7 @@ def test_a_venv_of_a_python_below_requires_python_is_refused_and_the_printed_fix
     wheels = crypto_wheels(house, here)
     root = tmp_path / "app"
     root.mkdir()
-    (root / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    (root / "pyproject.toml").write_text(CRYPTO_PYPROJECT.format(format=""), encoding="utf-8")
     write_lock(root, "base", [])
     write_lock(root, "crypto", [("cffi", "1.17.1", wheels["cffi"]), ("cryptography", "44.0.0", wheels["cryptography"])])
     offline = offline_env(house, tmp_path / "uv-cache")

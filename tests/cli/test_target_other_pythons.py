@@ -18,26 +18,17 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import cli_json
-from tests.support.interpreters import VERSIONS, Interpreter, crypto_wheels, interpreter, make_venv_with
+from tests.support.interpreters import (
+    CRYPTO_PYPROJECT,
+    VERSIONS,
+    Interpreter,
+    crypto_wheels,
+    interpreter,
+    make_venv_with,
+)
 from tests.support.lockproj import lock_offline
 from tests.support.tierproject import write_lock
 from tests.support.verdicts import every_verdict, offline_env, run_remedy
-
-PYPROJECT = """\
-[project]
-name = "app"
-version = "0.1.0"
-requires-python = ">=3.9"
-dependencies = []
-
-[project.optional-dependencies]
-crypto = ["cryptography>=40"]
-
-[tool.tierlock]
-lock-dir = "lockfiles"
-{format}
-[tool.tierlock.tiers.crypto]
-"""
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +48,7 @@ def pylocked(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> Path
     """The project locked once with uv in the pylock format: every cffi wheel listed, the target's tags choose."""
     folder = tmp_path_factory.mktemp("abi-pylock") / "app"
     inside = shutil.copytree(wheelhouse, folder / "wheels")  # a lock names files inside the project only
-    return lock_offline(folder, Path(inside), PYPROJECT.format(format='format = "pylock"\n'))
+    return lock_offline(folder, Path(inside), CRYPTO_PYPROJECT.format(format='format = "pylock"\n'))
 
 
 def project_for(fmt: str, target: Interpreter, pylocked: Path, wheelhouse: Path, folder: Path) -> Path:
@@ -65,7 +56,7 @@ def project_for(fmt: str, target: Interpreter, pylocked: Path, wheelhouse: Path,
     if fmt == "pylock":
         return pylocked  # used in place: its lock names the wheels inside it by their absolute file URLs
     folder.mkdir()
-    (folder / "pyproject.toml").write_text(PYPROJECT.format(format=""), encoding="utf-8")
+    (folder / "pyproject.toml").write_text(CRYPTO_PYPROJECT.format(format=""), encoding="utf-8")
     cffi = wheelhouse / f"cffi-1.17.1-{target.cp_tag}.whl"
     cryptography = wheelhouse / f"cryptography-44.0.0-{target.abi3_tag}.whl"
     write_lock(folder, "base", [])

@@ -65,6 +65,24 @@ def make_venv_with(python: Path, folder: Path) -> Path:
     return folder / "bin" / "python"
 
 
+#: The project of the crypto tier those wheels arm (``{format}``: a line of ``[tool.tierlock]``, or nothing).
+CRYPTO_PYPROJECT = """\
+[project]
+name = "app"
+version = "0.1.0"
+requires-python = ">=3.9"
+dependencies = []
+
+[project.optional-dependencies]
+crypto = ["cryptography>=40"]
+
+[tool.tierlock]
+lock-dir = "lockfiles"
+{format}
+[tool.tierlock.tiers.crypto]
+"""
+
+
 def crypto_wheels(dest: Path, target: Interpreter) -> dict[str, Path]:
     """A ``cffi`` whose backend is ``_cffi_backend{EXT_SUFFIX}`` at the top of the site folder, and a
     ``cryptography`` (requiring cffi) whose Rust part is an ``.abi3.so``: named as real ones are."""
