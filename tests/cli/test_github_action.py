@@ -25,7 +25,8 @@ from tests.support.dist import ROOT, dependency_wheels
 from tests.support.env import clean_env, site_packages
 from tests.support.ghaction import ActionRun, run_action
 from tests.support.repack import repack_closure
-from tests.support.tierproject import build_wheelhouse, make_project
+from tests.support.tierproject import build_wheelhouse, make_project, write_lock, write_pyproject
+from tests.support.wheels import build_wheel
 
 pytestmark = pytest.mark.slow
 
@@ -135,6 +136,43 @@ def test_a_tier_that_cannot_be_armed_fails_the_step_with_the_verdict(
     assert lenient.code == 0, lenient.log
     assert lenient.outputs["verdict"] == "fail"
     assert lenient.env["TIERLOCK_STRICT"] == "0"
+
+
+def test_a_tierlock_the_tiers_lock_stays_the_plugin_and_the_tier_passes(
+    house: Path, runner_temp: Path, tmp_path: Path
+) -> None:
+    """A project that locks tierlock in a tier (`tierlock init` adds it to the test group): the plugin step keeps
+    the locked one. The action's own version in its place made the tier partial (admit failed), and re-arming it,
+    as admit's remedy said, was undone by the next run's plugin step."""
+    links = tmp_path / "links"
+    shutil.copytree(house, links)
+    locked = build_wheel(links, "tierlock", "0.0.1")
+    root = _project(tmp_path, house)
+    write_pyproject(root, brain=("corelib>=1", "helper>=1", "tierlock>=0.0.1"))
+    wheels = {p.name.split("-py3")[0]: p for p in links.glob("*.whl")}
+    base = [("basepkg", "1.0", wheels["basepkg-1.0"])]
+    write_lock(root, "base", base)
+    brain = [("corelib", "1.0", wheels["corelib-1.0"]), ("helper", "1.0", wheels["helper-1.0"])]
+    write_lock(root, "brain", [*base, *brain, ("tierlock", "0.0.1", locked)])
+    for name in ("first", "again"):
+        run = _run(root, links, tmp_path, runner_temp, name, tier="brain")
+        assert run.code == 0, run.log
+        assert run.outputs["verdict"] == "pass", run.log
+        assert "pytest plugin: the project's locked tierlock 0.0.1 (tier brain), not the action's own" in run.log
+        tierlock = [p.name for p in site_packages(root / ".venv").glob("tierlock-*.dist-info")]
+        assert tierlock == ["tierlock-0.0.1.dist-info"]
+
+
+def test_a_tier_the_project_does_not_declare_fails_the_step_with_the_error_not_a_traceback(
+    house: Path, runner_temp: Path, tmp_path: Path
+) -> None:
+    root = _project(tmp_path, house)
+    run = _run(root, house, tmp_path, runner_temp, "typo", tier="brian")
+    assert run.code == 2, run.log
+    assert "::error::unknown tier 'brian'; declared tiers: base, brain (did you mean 'brain'?)" in run.log
+    assert "to fix: name a declared tier" in run.log
+    assert "Traceback" not in run.log
+    assert "arm" not in run.steps  # nothing armed for a tier set that could not be read
 
 
 def _workflow_steps(page: Path, path: str) -> list[dict[str, Any]]:
