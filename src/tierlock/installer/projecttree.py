@@ -57,12 +57,19 @@ class LocalStep(Frozen):
         }
 
 
-def wanted(locks: Iterable[Lock], project_name: str | None, *, install_project: bool) -> list[LocalPackage]:
-    """The local packages of *locks* (once each), without the project itself unless *install_project*."""
+def wanted(
+    locks: Iterable[Lock],
+    project_name: str | None,
+    *,
+    install_project: bool,
+    environment: Mapping[str, str] | None = None,
+) -> list[LocalPackage]:
+    """The local packages of *locks* (once each) whose markers hold in *environment* (the target's), without the
+    project itself unless *install_project*."""
     out: dict[str, LocalPackage] = {}
     for lock in locks:
         for package in lock.local:
-            if install_project or package.name != project_name:
+            if (install_project or package.name != project_name) and package.applies(environment):
                 out.setdefault(str(package.name), package)
     return [out[name] for name in sorted(out)]
 

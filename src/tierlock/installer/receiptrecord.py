@@ -68,7 +68,10 @@ def prepare(
     for tier in tiers:
         lock = locks[tier.name]
         chain = {str(t.name): (str(t.lockfile), file_digest(t.lockfile)) for t in project.chain(tier.name)}
-        wanted = frozenset({e.name for e in lock.applicable(target.marker_env)} | {p.name for p in lock.local})
+        wanted = frozenset(
+            {e.name for e in lock.applicable(target.marker_env)}
+            | {p.name for p in lock.local if p.applies(target.marker_env)}
+        )
         pinned = frozenset(str(e.name) for e in lock.entries)
         itself = any(p.name == project.name for p in lock.local)
         made[str(tier.name)] = (chain, wanted, reaches_project(lock, project.name), pinned, itself)

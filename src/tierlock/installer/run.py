@@ -128,7 +128,9 @@ def _armed(  # noqa: PLR0917
     pins_project = any(reaches_project(lock, project.name) for lock in locks.values())
     roots = lockload.import_roots(tiers)
     forced = forced_names(request, entries)
-    local = projecttree.wanted(locks.values(), project.name, install_project=request.install_project)
+    local = projecttree.wanted(
+        locks.values(), project.name, install_project=request.install_project, environment=target.marker_env
+    )
     job = Job(tiers, target, locks, entries, roots, forced, rules, tuple(local), pins_project)
     if request.dry_run:
         plan, _ = verification.probe_and_plan(entries, target, roots, deep=request.deep)

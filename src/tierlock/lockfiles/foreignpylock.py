@@ -99,9 +99,8 @@ def _pick(
         if package.directory is not None:
             folder = (path.parent / package.directory.path).resolve()
             version = str(package.version) if package.version else None
-            local.append(
-                LocalPackage(canonicalize_name(package.name), version, folder, bool(package.directory.editable))
-            )
+            name, editable = canonicalize_name(package.name), bool(package.directory.editable)
+            local.append(LocalPackage(name, version, folder, editable, package.marker))
             continue
         if package.vcs is not None:
             detail = (

@@ -100,13 +100,17 @@ class LocalPackage(Frozen):
     its dependencies (they are entries of the same lock).
     """
 
-    _fields = ("name", "version", "path", "editable")
+    _fields = ("name", "version", "path", "editable", "marker")
 
     name: NormalizedName
     version: str | None
     """None when the version is dynamic (computed at build time)."""
     path: Path
     editable: bool
+    marker: Marker | None
+    """The environments it is installed in (None: every one): a path dependency or workspace member required only
+    on some Pythons or platforms (``"tool ; python_version >= '3.11'"``) is left out elsewhere, as ``uv sync``
+    leaves it out."""
 
     def __init__(
         self,
@@ -114,8 +118,17 @@ class LocalPackage(Frozen):
         version: str | None,
         path: Path,
         editable: bool,
+        marker: Marker | None = None,
     ) -> None:
-        self._init(name, version, path, editable)
+        self._init(name, version, path, editable, marker)
+
+    def applies(self, environment: Mapping[str, str] | None = None) -> bool:
+        """Whether it is installed in *environment* (a target's marker environment; default: this interpreter)."""
+        if self.marker is None:
+            return True
+        from tierlock.lockfiles.markers import applies
+
+        return applies(self.marker, environment)
 
 
 class LockHeader(Frozen):

@@ -75,7 +75,8 @@ def select(lock: UvLock, root: str, extras: Sequence[str] = (), groups: Sequence
         marker = _marker(condition)
         if package.source_kind in ("editable", "directory"):
             folder = (lock.folder / package.source_value).resolve()
-            local.append(LocalPackage(package.name, package.version, folder, package.source_kind == "editable"))
+            editable = package.source_kind == "editable"
+            local.append(LocalPackage(package.name, package.version, folder, editable, marker))
         elif package.source_kind != "virtual":
             entry = _entry(lock, package, marker, problems)
             if entry is not None:

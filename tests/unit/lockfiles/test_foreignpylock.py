@@ -102,3 +102,36 @@ def test_each_entry_names_where_its_files_come_from(tmp_path: Path) -> None:
     result = read(tmp_path / "pylock.toml", text, "0" * 64, root="proj", extras=("brain",), groups=())
     index = {str(e.name): e.index for e in result.lock.entries}
     assert index == {"alpha": "https://pypi.org/simple", "corelib": None, "beta": str(tmp_path / "wheels")}
+
+
+def test_a_directory_package_keeps_its_environment_marker_and_the_group_part_is_decided(tmp_path: Path) -> None:
+    text = MULTI + (
+        "\n[[packages]]\nname = \"winhelper\"\nmarker = \"'test' in dependency_groups and sys_platform == 'win32'\"\n"
+        'directory = { path = "packages/winhelper", editable = true }\n'
+    )
+    test = read(tmp_path / "pylock.toml", text, "0" * 64, root="proj", extras=(), groups=("test",))
+    helper = next(p for p in test.lock.local if p.name == "winhelper")
+    assert str(helper.marker) == 'sys_platform == "win32"'
+    assert helper.applies({**_LINUX, "sys_platform": "win32"})
+    assert not helper.applies(_LINUX)
+    (itself,) = [p for p in test.lock.local if p.name == "proj"]
+    assert itself.marker is None
+    assert itself.applies(_LINUX)
+    base = read(tmp_path / "pylock.toml", text, "0" * 64, root="proj", extras=(), groups=())
+    assert [p.name for p in base.lock.local] == ["proj"]  # not in the base tier's selection at all
+
+
+#: A marker environment of a Linux CPython 3.12 (every variable PEP 508 names).
+_LINUX = {
+    "implementation_name": "cpython",
+    "implementation_version": "3.12.1",
+    "os_name": "posix",
+    "platform_machine": "x86_64",
+    "platform_release": "6.1",
+    "platform_system": "Linux",
+    "platform_version": "#1",
+    "python_full_version": "3.12.1",
+    "platform_python_implementation": "CPython",
+    "python_version": "3.12",
+    "sys_platform": "linux",
+}
