@@ -109,3 +109,33 @@ def test_a_receipt_records_only_what_was_armed_with_a_version(tmp_path: Path, so
     metadata = site / "app-0.1.0.dist-info" / "METADATA"
     metadata.write_text("Metadata-Version: 2.1\nName: app\n", encoding="utf-8")  # no version to read
     assert projecttree.dists(step, target) == []  # type: ignore[arg-type]
+
+
+def test_the_tree_step_wants_each_local_package_once_where_its_marker_holds_for_the_target() -> None:
+    from packaging.markers import Marker
+    from packaging.utils import canonicalize_name
+
+    def package(name: str, marker: str | None = None) -> LocalPackage:
+        return LocalPackage(canonicalize_name(name), "1.0", Path("/p") / name, True, Marker(marker) if marker else None)
+
+    older = package("oldtool", "python_version < '3.12'")
+    first = SimpleNamespace(local=(package("app"), older, package("winhelper", "sys_platform == 'win32'")))
+    second = SimpleNamespace(local=(package("member"), package("oldtool")))  # a second lock's entry of the same name
+    target = {"python_version": "3.12", "sys_platform": "linux"}
+
+    def names(**given: object) -> list[str]:
+        chosen = projecttree.wanted([first, second], "app", **given)  # type: ignore[list-item, arg-type]
+        return [str(p.name) for p in chosen]
+
+    assert names(install_project=True, environment=target) == ["app", "member", "oldtool"]
+    assert names(install_project=False, environment=target) == ["member", "oldtool"]
+    assert names(install_project=True, environment={**target, "sys_platform": "win32"}) == [
+        "app",
+        "member",
+        "oldtool",
+        "winhelper",
+    ]
+    older_target = {**target, "python_version": "3.11"}
+    alone = projecttree.wanted([first], "app", install_project=False, environment=older_target)  # type: ignore[list-item]
+    assert [p.marker for p in alone] == [older.marker]
+    assert names(install_project=False, environment=older_target) == ["member", "oldtool"]
