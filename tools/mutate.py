@@ -144,6 +144,16 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/census/makers.py",),
         ("tests/unit/census/test_census_made_marks_and_xfail.py",),
     ),
+    # The availability flags a module defines (try/except flags, flag functions, flag tables), with their tests.
+    "census/flagfacts.py": Module(
+        ("src/tierlock/census/flagfacts.py",),
+        (
+            "tests/unit/census/test_census_flag_tables.py",
+            "tests/unit/census/test_census_flag_functions.py",
+            "tests/unit/census/test_census_flag_in_try_else.py",
+            "tests/unit/census/test_census_metadata_version_flags.py",
+        ),
+    ),
     # What a stretch of a source can name, and the walk in ast.walk's order: the file reader's shortcuts.
     "census/mentions.py": Module(
         ("src/tierlock/census/mentions.py", "src/tierlock/census/walking.py"),

@@ -8,9 +8,11 @@
   it, or ``try`` for an import under ``try: ... except ImportError``.
   Imports under ``if TYPE_CHECKING:`` never run and are not recorded;
 * availability flags: ``try: import x`` (or ``importlib.metadata.version("x")``)
-  ``... except ImportError: has_x = False`` (or ``x = None``), ``has_x = find_spec("x") is not None``, and
+  ``... except ImportError: has_x = False`` (or ``x = None``), ``has_x = find_spec("x") is not None``,
   module-level functions without arguments whose ``except ImportError`` returns a constant
-  (``def x_not_available(): try: import x ... except ImportError: return True``);
+  (``def x_not_available(): try: import x ... except ImportError: return True``), and flag tables
+  (``HAS = {name: find_spec(name) is not None for name in ("x", "y")}``, read as ``HAS["x"]``):
+  :mod:`.flagfacts`;
 * mark aliases: ``needs_x = pytest.mark.skipif(not has_x, ...)`` or
   ``pytest.mark.tier("x")`` bound to a name at module level;
 * each function: a test (``test*``, in a module or a ``Test*`` class), a
@@ -26,10 +28,10 @@ import ast
 import gc
 import sys
 
+from tierlock.census.flagfacts import flag_function, table_flags, try_flags
 from tierlock.census.hookmarks import HOOKS, PREFIX, hook_skips
 from tierlock.census.makers import IMPORTERS, flag_maker
 from tierlock.census.marks import (
-    INVERTED,
     absent,
     catches_import_error,
     decorator,
@@ -40,7 +42,6 @@ from tierlock.census.marks import (
     kind_of,
     leaves,
     literal,
-    looked_up,
     marks_of,
     refs,
     skips,
@@ -184,23 +185,7 @@ class _Reader:
         self.body(node.orelse, scope, inner, cls)
         self.body(node.finalbody, scope, guards, cls)
         if caught and not scope:
-            self.flags(node)
-
-    def flags(self, node: ast.Try | ast.TryStar) -> None:
-        """Availability flags of a module-level ``try: import x ... except ImportError: has_x = False`` (the name
-        bound in the ``try`` body or in its ``else:``, which runs only when the import succeeded)."""
-        tried, bound = _tried(node.body)
-        if not tried:
-            return
-        bound |= _tried(node.orelse)[1]
-        for handler in node.handlers:
-            for stmt in handler.body:
-                for sub in walk(stmt):
-                    if not _assigns_nothing(sub):
-                        continue
-                    for target in sub.targets:  # type: ignore[attr-defined]
-                        if isinstance(target, ast.Name) and target.id in bound:
-                            self.facts.flags[target.id] = tried
+            try_flags(node, self.facts)
 
     def assigned(self, node: ast.Assign | ast.AnnAssign, guards: tuple[str, ...], cls: Func | None) -> None:
         """Module (or class body) assignments: ``pytestmark``, mark aliases, ``find_spec`` flags, calls."""
@@ -225,6 +210,8 @@ class _Reader:
                 if alias.tiers or alias.skips or alias.marks:
                     for name in names:
                         self.facts.aliases[name] = alias
+            elif cls is None:  # ``HAS = {name: find_spec(name) is not None for name in (...)}``: a flag per entry
+                table_flags(names, value, node.lineno, self.facts, self.makers)
         if self.calls:
             self.called(node, "", guards)
 
@@ -299,24 +286,11 @@ class _Reader:
                 alias = self.facts.aliases.setdefault(PREFIX + mark, Func("alias", node.lineno, node.lineno))
                 alias.skips.extend((n, node.lineno) for n in names)
         if cls is None and func.kind == "helper":
-            self.flag_function(node)
+            flag_function(node, self.facts)
             maker = flag_maker(node) if self.text.lines(first, node.end_lineno, IMPORTERS) else None
             if maker is not None:
                 self.makers[node.name] = maker
         self.body(node.body, qual, guards, None)
-
-    def flag_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        """``def has_x(): try: import x except ImportError: return False ...``: a flag, true or false without x."""
-        if node.args.args or node.args.posonlyargs or node.args.kwonlyargs or node.args.vararg:
-            return
-        for stmt in node.body:
-            if not isinstance(stmt, (ast.Try, ast.TryStar)):
-                continue
-            tried, _ = _tried(stmt.body)
-            answers = {_constant_return(h.body) for h in stmt.handlers if catches_import_error(h)}
-            if tried and len(answers) == 1 and None not in answers:
-                self.facts.flags[node.name] = [*tried, INVERTED] if answers.pop() else tried
-                return
 
     _class = ""
 
@@ -365,39 +339,3 @@ class _Reader:
             if not defined and self.text.names(stmt.lineno, stmt.end_lineno, short):
                 module_refs.extend(refs(stmt, short))
         facts.module.refs = sorted(set(module_refs))
-
-
-def _tried(body: list[ast.stmt]) -> tuple[list[tuple[str, int, int]], set[str]]:
-    """(module, level, line) of each import in a ``try`` body, and the names it binds (``x = True`` too)."""
-    tried: list[tuple[str, int, int]] = []
-    bound: set[str] = set()
-    for stmt in body:
-        for sub in walk(stmt):
-            if isinstance(sub, ast.Import):
-                tried.extend((alias.name, 0, sub.lineno) for alias in sub.names)
-                bound.update(alias.asname or alias.name.split(".")[0] for alias in sub.names)
-            elif isinstance(sub, ast.ImportFrom):
-                tried.append((sub.module or "", sub.level, sub.lineno))
-                bound.update(a.asname or a.name for a in sub.names)
-            elif isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Constant) and sub.value.value is True:
-                bound.update(t.id for t in sub.targets if isinstance(t, ast.Name))
-            elif isinstance(sub, ast.Call):
-                tried.extend((name, 0, sub.lineno) for name in looked_up(sub))
-    return tried, bound
-
-
-def _constant_return(body: list[ast.stmt]) -> bool | None:
-    """What a block's ending ``return True`` / ``return False`` / ``return None`` / ``return`` answers, else None."""
-    last = body[-1] if body else None
-    if not isinstance(last, ast.Return):
-        return None
-    if last.value is None:
-        return False
-    if isinstance(last.value, ast.Constant) and last.value.value in (True, False, None):
-        return bool(last.value.value)
-    return None
-
-
-def _assigns_nothing(node: ast.AST) -> bool:
-    """``name = None`` / ``name = False``."""
-    return isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value in (None, False)

@@ -211,7 +211,8 @@ class Reach:
             parts = [*facts.bindings[head].split("."), *name.split(".")[1:]]
             for cut in range(len(parts), 0, -1):
                 found = self.index.resolve(".".join(parts[:cut]), 0, (), rel)
-                if found and cut < len(parts):
+                # (the file of that very module: ``a.b.TABLE`` resolves to a.b's file too, which is not TABLE's)
+                if found and cut < len(parts) and _is_module(found[-1], parts[cut - 1]):
                     return self.symbol(found[-1], ".".join(parts[cut:]))
             return None
         for module, level, names, _line, scope, _guards in facts.modules:
@@ -384,3 +385,8 @@ class Reach:
         """Whether the name *name* of *rel* is a flag or a mark alias (its own or imported)."""
         hit = self.symbol(rel, name)
         return hit is not None and hit[0] in ("flag", "alias")
+
+
+def _is_module(rel: str, name: str) -> bool:
+    """Whether the project file *rel* is the module (or package) *name*."""
+    return f"/{rel}".endswith((f"/{name}.py", f"/{name}/__init__.py"))

@@ -66,11 +66,30 @@ def _spec(node: ast.expr) -> str | None:
     return None
 
 
+def table_key(node: ast.AST) -> str | None:
+    """``HAS.x`` for a flag table's entry read as ``HAS["x"]``, ``HAS.get("x")`` or ``"x" in HAS`` (the table a
+    name or attribute chain, the key a literal): the flag *x* of the table (:mod:`.tables`)."""
+    table: ast.expr | None = None
+    key: str | None = None
+    if isinstance(node, ast.Subscript):
+        table, key = node.value, literal(node.slice)
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
+        table, key = node.func.value, literal(node.args[0])
+    elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.In):
+        table, key = node.comparators[0], literal(node.left)
+    base = dotted(table) if isinstance(table, (ast.Name, ast.Attribute)) else ""
+    return f"{base}.{key}" if base and key else None
+
+
 def present(node: ast.expr) -> list[str]:
-    """Names whose truth the condition *node* needs (``has_x``, ``has_a and has_b``, ``find_spec("x")``)."""
+    """Names whose truth the condition *node* needs (``has_x``, ``has_a and has_b``, ``find_spec("x")``,
+    ``HAS["x"]``)."""
     spec = _spec(node)
     if spec is not None:
         return [SPEC + spec]
+    key = table_key(node)
+    if key is not None:
+        return [key]
     name = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) or _bare_call(node) else ""
     if name:
         return [name]
@@ -91,6 +110,9 @@ def absent(node: ast.expr) -> list[str]:
     """Names whose absence makes the condition *node* true (``not has_x``, ``x is None``, ``... or not has_y``)."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         return present(node.operand)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.NotIn):
+        key = table_key(ast.Compare(node.left, [ast.In()], node.comparators))  # ``"x" not in AVAILABLE``
+        return [key] if key is not None else []
     if _compares_to_nothing(node, (ast.Is, ast.Eq)):
         return present(node.left)  # type: ignore[attr-defined]
     if isinstance(node, ast.BoolOp):
@@ -109,6 +131,9 @@ def guard_names(node: ast.expr) -> list[str]:
     """Every name and attribute chain read in *node* (the guards of an ``if``)."""
     out = []
     for sub in walk(node):
+        key = table_key(sub)
+        if key is not None:
+            out.append(key)  # ``if HAS["x"]:`` guards as the flag it reads
         if isinstance(sub, (ast.Name, ast.Attribute)):
             name = dotted(sub)
             if name:

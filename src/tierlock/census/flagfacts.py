@@ -1,0 +1,198 @@
+"""The availability flags a module defines, read with :mod:`ast`: what a skip or a guard on them stands for.
+
+* ``try: import x`` (or ``importlib.metadata.version("x")``) ``... except ImportError: has_x = False`` (or
+  ``x = None``): :func:`try_flags`;
+* ``def x_not_available(): try: import x ... except ImportError: return True`` (a module-level function without
+  arguments whose ``except ImportError`` returns a constant): :func:`flag_function`;
+* flag tables, one module-level name holding a flag per module, read as ``HAS["x"]`` (:func:`table_flags`)::
+
+    HAS = {name: importlib.util.find_spec(name) is not None for name in ("dask", "numba")}
+    HAS = {"dask": find_spec("dask") is not None, "numba": has_numba}
+    AVAILABLE = {name for name in ("dask", "numba") if find_spec(name)}
+
+  and skipped on by an entry: ``skipif(not HAS["dask"])``, ``skipif(not HAS.get("dask"))``, ``skipif("dask" not
+  in AVAILABLE)``. The entry for ``x`` is the flag ``HAS.x`` (:func:`tierlock.census.marks.table_key` reads it
+  from a condition): a flag like any other, followed through imports (``from helpers import HAS``,
+  ``helpers.HAS``). An entry is known only where its key is a literal and its value tries that very module;
+  anything else in a table is left to the run-time backstop of the pytest plugin.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+
+from tierlock.census.marks import INVERTED, catches_import_error, dotted, literal, looked_up, spec_flag
+from tierlock.census.records import FileFacts
+from tierlock.census.walking import walk
+
+#: A flag entry: (module, level, line), as :attr:`tierlock.census.records.FileFacts.flags` holds them.
+Entry = tuple[str, int, int]
+
+
+def table_flags(
+    names: list[str], value: ast.expr, line: int, facts: FileFacts, makers: Mapping[str, tuple[int, list[str]]]
+) -> bool:
+    """Whether *value*, assigned to *names* at module level, is a flag table: then its entries are flags of
+    *facts* (``HAS.x``). *makers*: the module's flag makers (:func:`tierlock.census.makers.flag_maker`)."""
+    found = entries(value, line, facts.flags, makers)
+    for name in names:
+        for key, tried in found.items():
+            facts.flags[f"{name}.{key}"] = tried
+    return bool(found)
+
+
+def entries(
+    value: ast.expr, line: int, flags: Mapping[str, list[Entry]], makers: Mapping[str, tuple[int, list[str]]]
+) -> dict[str, list[Entry]]:
+    """Key -> the flag entries of the table *value* assigns (empty when it is no flag table)."""
+    if isinstance(value, ast.Dict):
+        out: dict[str, list[Entry]] = {}
+        for key_node, item in zip(value.keys, value.values, strict=True):
+            key = literal(key_node) if key_node is not None else None
+            found = _tries(item, line, flags, makers) if key else None
+            if key and found:
+                out[key] = found
+        return out
+    if isinstance(value, (ast.DictComp, ast.SetComp)) and len(value.generators) == 1:
+        loop = value.generators[0]
+        keys = _literals(loop.iter)
+        if not isinstance(loop.target, ast.Name) or keys is None or loop.is_async:
+            return {}
+        var = loop.target.id
+        if isinstance(value, ast.DictComp):
+            if not (isinstance(value.key, ast.Name) and value.key.id == var) or loop.ifs:
+                return {}
+            tests = [value.value]
+        else:  # ``{name for name in (...) if find_spec(name)}``: the names found
+            if not (isinstance(value.elt, ast.Name) and value.elt.id == var) or len(loop.ifs) != 1:
+                return {}
+            tests = loop.ifs
+        return {key: [(key, 0, line)] for key in keys if _tries_var(tests[0], var, makers)}
+    return {}
+
+
+def _literals(node: ast.expr) -> list[str] | None:
+    """The strings of a literal tuple, list or set of strings (None for anything else)."""
+    if not isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return None
+    out = [literal(e) for e in node.elts]
+    return [s for s in out if s] if all(s is not None for s in out) else None
+
+
+def _tries(
+    item: ast.expr,
+    line: int,
+    flags: Mapping[str, list[Entry]],
+    makers: Mapping[str, tuple[int, list[str]]],
+) -> list[Entry] | None:
+    """The entries of one literal entry's value: a ``find_spec`` flag, a flag maker's call, or a flag of the
+    module by its name (``"dask": has_dask``)."""
+    spec = spec_flag(item)
+    if spec is not None:
+        return [(spec, 0, line)]
+    made = _made(item, makers) if isinstance(item, ast.Call) else None
+    if made is not None:
+        return [(made, 0, line)]
+    if isinstance(item, ast.Name) and item.id in flags:
+        return list(flags[item.id])
+    return None
+
+
+def _made(call: ast.Call, makers: Mapping[str, tuple[int, list[str]]]) -> str | None:
+    """The module a flag maker's call with a literal tries (``_has("dask")``), when it returns a flag alone."""
+    if not isinstance(call.func, ast.Name) or call.func.id not in makers:
+        return None
+    index, kinds = makers[call.func.id]
+    if kinds != ["flag"] or len(call.args) <= index:
+        return None
+    return literal(call.args[index])
+
+
+def _tries_var(test: ast.expr, var: str, makers: Mapping[str, tuple[int, list[str]]]) -> bool:
+    """Whether *test* is true exactly when the module named by the loop variable *var* is there:
+    ``find_spec(var) is not None``, ``bool(find_spec(var))``, ``find_spec(var)``, or a flag maker's ``_has(var)``."""
+    if isinstance(test, ast.Call) and dotted(test.func) == "bool" and len(test.args) == 1:
+        test = test.args[0]
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.IsNot):
+        nothing = test.comparators[0]
+        if not (isinstance(nothing, ast.Constant) and nothing.value is None):
+            return False
+        test = test.left
+    if isinstance(test, ast.Call) and dotted(test.func).endswith("find_spec"):
+        return bool(test.args) and _is(test.args[0], var)
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id in makers:
+        index, kinds = makers[test.func.id]
+        return kinds == ["flag"] and len(test.args) > index and _is(test.args[index], var)
+    return False
+
+
+def _is(node: ast.expr, var: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == var
+
+
+def try_flags(node: ast.Try | ast.TryStar, facts: FileFacts) -> None:
+    """Availability flags of a module-level ``try: import x ... except ImportError: has_x = False`` (the name
+    bound in the ``try`` body or in its ``else:``, which runs only when the import succeeded)."""
+    tried, bound = _tried(node.body)
+    if not tried:
+        return
+    bound |= _tried(node.orelse)[1]
+    for handler in node.handlers:
+        for stmt in handler.body:
+            for sub in walk(stmt):
+                if not _assigns_nothing(sub):
+                    continue
+                for target in sub.targets:  # type: ignore[attr-defined]
+                    if isinstance(target, ast.Name) and target.id in bound:
+                        facts.flags[target.id] = tried
+
+
+def flag_function(node: ast.FunctionDef | ast.AsyncFunctionDef, facts: FileFacts) -> None:
+    """``def has_x(): try: import x except ImportError: return False ...``: a flag, true or false without x."""
+    if node.args.args or node.args.posonlyargs or node.args.kwonlyargs or node.args.vararg:
+        return
+    for stmt in node.body:
+        if not isinstance(stmt, (ast.Try, ast.TryStar)):
+            continue
+        tried, _ = _tried(stmt.body)
+        answers = {_constant_return(h.body) for h in stmt.handlers if catches_import_error(h)}
+        if tried and len(answers) == 1 and None not in answers:
+            facts.flags[node.name] = [*tried, INVERTED] if answers.pop() else tried
+            return
+
+
+def _tried(body: list[ast.stmt]) -> tuple[list[tuple[str, int, int]], set[str]]:
+    """(module, level, line) of each import in a ``try`` body, and the names it binds (``x = True`` too)."""
+    tried: list[tuple[str, int, int]] = []
+    bound: set[str] = set()
+    for stmt in body:
+        for sub in walk(stmt):
+            if isinstance(sub, ast.Import):
+                tried.extend((alias.name, 0, sub.lineno) for alias in sub.names)
+                bound.update(alias.asname or alias.name.split(".")[0] for alias in sub.names)
+            elif isinstance(sub, ast.ImportFrom):
+                tried.append((sub.module or "", sub.level, sub.lineno))
+                bound.update(a.asname or a.name for a in sub.names)
+            elif isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Constant) and sub.value.value is True:
+                bound.update(t.id for t in sub.targets if isinstance(t, ast.Name))
+            elif isinstance(sub, ast.Call):
+                tried.extend((name, 0, sub.lineno) for name in looked_up(sub))
+    return tried, bound
+
+
+def _constant_return(body: list[ast.stmt]) -> bool | None:
+    """What a block's ending ``return True`` / ``return False`` / ``return None`` / ``return`` answers, else None."""
+    last = body[-1] if body else None
+    if not isinstance(last, ast.Return):
+        return None
+    if last.value is None:
+        return False
+    if isinstance(last.value, ast.Constant) and last.value.value in (True, False, None):
+        return bool(last.value.value)
+    return None
+
+
+def _assigns_nothing(node: ast.AST) -> bool:
+    """``name = None`` / ``name = False``."""
+    return isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value in (None, False)

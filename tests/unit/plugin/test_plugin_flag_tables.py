@@ -1,0 +1,96 @@
+"""A test skipped on an entry of a flag table (``skipif(not HAS["brainpkg"], reason="optional")``) gates like one
+skipped on a flag: ``CI=true pytest`` of it stops before collection when its tier is required and absent.
+
+It went green: the census did not read the table, the gate found no selected test needing the tier, and the skip's
+reason names no package, so the run-time backstop could not attribute it either.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.plugin_project import laptop, write_files
+from tierlock.pytest_plugin import EXIT_TIER_MISSING
+
+PYPROJECT = """\
+[project]
+name = "inner"
+version = "0.1"
+dependencies = ["packaging"]
+
+[project.optional-dependencies]
+brain = ["brainpkg"]
+
+[tool.tierlock]
+ci-require = ["brain"]
+
+[tool.tierlock.tiers.brain]
+
+[tool.pytest.ini_options]
+addopts = ["-p", "no:cacheprovider", "-p", "no:hypothesispytest"]
+"""
+
+HELPERS = """\
+import importlib.util
+
+HAS = {name: importlib.util.find_spec(name) is not None for name in ("brainpkg", "json")}
+"""
+
+TESTS = """\
+import pytest
+
+from testing.helpers import HAS
+
+
+@pytest.mark.skipif(not HAS["brainpkg"], reason="optional")
+def test_needs_brain():
+    pass
+
+
+@pytest.mark.skipif(not HAS["json"], reason="optional")
+def test_needs_json():
+    pass
+"""
+
+REMEDY = "tierlock lock brain && install-tier brain"  # no lockfile in this small project
+
+
+@pytest.fixture
+def tabled(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    laptop(monkeypatch)
+    pytester.makefile(".toml", pyproject=PYPROJECT)
+    write_files(
+        pytester.path, {"testing/__init__.py": "", "testing/helpers.py": HELPERS, "testing/test_tables.py": TESTS}
+    )
+    return pytester
+
+
+def test_in_ci_a_test_skipped_on_a_table_entry_of_a_missing_required_tier_stops_the_run_before_collection(
+    tabled: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "true")
+    result = tabled.runpytest("testing/test_tables.py::test_needs_brain")
+    assert result.ret == EXIT_TIER_MISSING
+    pytest.LineMatcher([*result.outlines, *result.errlines]).fnmatch_lines(
+        [
+            "tierlock: tier brain is required in CI (ci-require) but it is absent*",
+            "  this run selects 1 test file(s) that need it",
+            f"  to fix: {REMEDY}",
+        ]
+    )
+
+
+def test_in_ci_the_entry_of_a_module_of_no_tier_needs_nothing(
+    tabled: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "true")
+    result = tabled.runpytest("testing/test_tables.py::test_needs_json")
+    assert result.ret == 0
+    result.assert_outcomes(passed=1)
+
+
+def test_on_a_laptop_the_file_is_named_as_needing_the_tier_with_its_remedy(tabled: pytest.Pytester) -> None:
+    result = tabled.runpytest("testing/test_tables.py", "-rs")
+    assert result.ret == 0
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines([f"tierlock: brain absent; 1 selected test file needs it; to run them: {REMEDY}"])
