@@ -139,3 +139,30 @@ def test_the_tree_step_wants_each_local_package_once_where_its_marker_holds_for_
     alone = projecttree.wanted([first], "app", install_project=False, environment=older_target)  # type: ignore[list-item]
     assert [p.marker for p in alone] == [older.marker]
     assert names(install_project=False, environment=older_target) == ["member", "oldtool"]
+
+
+def test_an_origin_that_is_no_folder_or_says_nothing_of_one_is_installed_again(tmp_path: Path, source: Path) -> None:
+    """``direct_url.json`` names a folder only with a ``file:`` URL and a ``dir_info`` table: an index's URL (with
+    an archive's ``dir_info``-less record), a ``dir_info`` that is not a table, or no URL is no folder."""
+    site = tmp_path / "site"
+    _installed(site, source)
+    record = site / "app-0.1.0.dist-info" / "direct_url.json"
+    for document in (
+        {"url": "https://files.example/app-0.1.0.tar.gz", "dir_info": {"editable": True}},
+        {"url": source.as_uri(), "dir_info": "editable"},
+        {"url": source.as_uri()},
+        {"dir_info": {"editable": True}},
+        [source.as_uri()],
+    ):
+        record.write_text(json.dumps(document), encoding="utf-8")
+        assert _decide(site, source) == ("install", f"installed from an index or a wheel, not editable from {source}")
+
+
+def test_versions_that_are_no_versions_compare_as_written(tmp_path: Path, source: Path) -> None:
+    """The same text is the same version (the probe then finds the installed one no valid version); another text
+    is another version."""
+    site = tmp_path / "site"
+    _installed(site, source, version="main")
+    broken = f"installed editable from {source}, but METADATA version 'main' is not a valid version"
+    assert _decide(site, source, version="main") == ("install", broken)
+    assert _decide(site, source, version="trunk") == ("install", "main installed, trunk in its folder")
