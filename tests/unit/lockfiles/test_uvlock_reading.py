@@ -407,3 +407,24 @@ def test_a_dependency_cycle_ends_and_a_package_two_markers_deep_needs_both(tmp_p
     assert not applies(both, {"sys_platform": "linux", "python_full_version": "3.11.7", "python_version": "3.11"})
     assert not applies(both, {"sys_platform": "win32", "python_full_version": "3.12.1", "python_version": "3.12"})
     assert entries["named"].index == "https://pypi.org/simple"  # the only package of the name, whatever source named
+
+
+def test_packages_written_as_an_inline_array_are_read_without_lines(tmp_path: Path) -> None:
+    """``package = [{...}, {...}]`` (no ``[[package]]`` header to count): every package is read, none has a line."""
+    text = (
+        'version = 1\npackage = [\n  { name = "alpha", version = "1.0", source = { registry = "https://x/simple" } },\n'
+        '  { name = "beta", version = "2.0", source = { registry = "https://x/simple" } },\n]\n'
+    )
+    lock = parse(text, tmp_path / "uv.lock")
+    assert [(p.name, p.line) for p in lock.packages] == [("alpha", None), ("beta", None)]
+
+
+def test_a_dependency_without_a_name_is_a_problem_and_the_ones_after_it_are_kept(tmp_path: Path) -> None:
+    text = (
+        'version = 1\n\n[[package]]\nname = "app"\nversion = "0.1"\nsource = { virtual = "." }\n'
+        'dependencies = [{ version = "1" }, { name = "beta" }]\n'
+    )
+    lock = parse(text, tmp_path / "uv.lock")
+    (app,) = lock.packages
+    assert [d.name for d in app.dependencies] == ["beta"]
+    assert [(p.line, p.detail) for p in lock.problems] == [(3, "app: a dependency without a name")]
