@@ -149,8 +149,13 @@ def try_flags(node: ast.Try | ast.TryStar, facts: FileFacts) -> None:
 
 
 def flag_function(node: ast.FunctionDef | ast.AsyncFunctionDef, facts: FileFacts) -> None:
-    """``def has_x(): try: import x except ImportError: return False ...``: a flag, true or false without x."""
+    """``def has_x(): try: import x except ImportError: return False ...``, ``def has_x(): return find_spec("x") is
+    not None`` (``is None``: true without x): a flag, true or false without x."""
     if node.args.args or node.args.posonlyargs or node.args.kwonlyargs or node.args.vararg:
+        return
+    answer = _returned_spec(node.body)
+    if answer is not None:
+        facts.flags[node.name] = answer
         return
     for stmt in node.body:
         if not isinstance(stmt, (ast.Try, ast.TryStar)):
@@ -176,9 +181,45 @@ def _tried(body: list[ast.stmt]) -> tuple[list[tuple[str, int, int]], set[str]]:
                 bound.update(a.asname or a.name for a in sub.names)
             elif isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Constant) and sub.value.value is True:
                 bound.update(t.id for t in sub.targets if isinstance(t, ast.Name))
+            elif isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call) and _imported(sub.value):
+                bound.update(t.id for t in sub.targets if isinstance(t, ast.Name))  # ``x = import_module("x")``
             elif isinstance(sub, ast.Call):
                 tried.extend((name, 0, sub.lineno) for name in looked_up(sub))
+                module = _imported(sub)
+                if module:
+                    tried.append((module, 0, sub.lineno))
     return tried, bound
+
+
+#: The calls that import the module they name: ``importlib.import_module("x")``, ``__import__("x")``.
+_IMPORT_CALLS = frozenset({"import_module", "__import__"})
+
+
+def _imported(call: ast.Call) -> str | None:
+    """The module ``importlib.import_module("x")`` / ``__import__("x")`` imports (a literal, not relative)."""
+    if dotted(call.func).rpartition(".")[2] not in _IMPORT_CALLS or not call.args:
+        return None
+    module = literal(call.args[0])
+    return module if module and not module.startswith(".") else None
+
+
+def _returned_spec(body: list[ast.stmt]) -> list[Entry] | None:
+    """The flag entries of a body that only returns ``find_spec("x") is not None`` (or ``bool(...)``, or ``is
+    None``: true without x, :data:`INVERTED`), after a docstring."""
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        return None
+    value, line = body[0].value, body[0].lineno
+    spec = spec_flag(value)
+    if spec is not None:
+        return [(spec, 0, line)]
+    if isinstance(value, ast.Compare) and len(value.ops) == 1 and isinstance(value.ops[0], ast.Is):
+        nothing = value.comparators[0]
+        spec = spec_flag(value.left) if isinstance(nothing, ast.Constant) and nothing.value is None else None
+        if spec is not None:
+            return [(spec, 0, line), INVERTED]
+    return None
 
 
 def _constant_return(body: list[ast.stmt]) -> bool | None:

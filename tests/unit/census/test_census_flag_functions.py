@@ -191,3 +191,93 @@ def test_a_function_whose_except_returns_a_name_or_an_attribute_is_no_flag_and_i
     source += "    return True\n\n\n"
     source += "def has_y():\n    try:\n        import y\n    except ImportError:\n        return flags.MISSING\n"
     assert read_file(source).flags == {}
+
+
+IMPORTED_BY_CALLS = """\
+import importlib
+import importlib.util
+from importlib import import_module
+from importlib.util import find_spec
+
+try:
+    importlib.import_module("pyarrow")
+    HAS_BY_MODULE = True
+except ImportError:
+    HAS_BY_MODULE = False
+
+try:
+    __import__("pyarrow.parquet")
+except ImportError:
+    HAS_BY_DUNDER = False
+else:
+    HAS_BY_DUNDER = True
+
+try:
+    arrow = import_module("pyarrow")
+except ModuleNotFoundError:
+    arrow = None
+
+try:
+    import_module(".sibling", "tests")
+    HAS_RELATIVE = True
+except ImportError:
+    HAS_RELATIVE = False
+
+
+def has_arrow_spec():
+    "Whether pyarrow is there."
+    return importlib.util.find_spec("pyarrow") is not None
+
+
+def arrow_spec_missing():
+    return find_spec("pyarrow") is None
+
+
+def has_arrow_bool():
+    return bool(find_spec("pyarrow"))
+
+
+def two_steps():
+    spec = find_spec("pyarrow")
+    return spec is not None
+
+
+def compared_to_something():
+    return find_spec("pyarrow") is 1
+"""
+
+
+def test_flags_set_by_an_import_call_and_functions_returning_a_spec_need_their_root_by_polarity(
+    tmp_path: Path,
+) -> None:
+    """``importlib.import_module("x")`` and ``__import__("x")`` in the ``try`` (their result bound, or a flag set
+    true), and a function that only returns ``find_spec("x") is not None`` (``is None``: true without x): the tests
+    they skip need x. ``skipif(not HAS, reason="x")`` names nothing the run-time backstop could read, so a census
+    that missed them let ``CI=true pytest`` of those tests go green with the tier missing."""
+    write(tmp_path, "tests/__init__.py", "")
+    write(tmp_path, "tests/flags.py", IMPORTED_BY_CALLS)
+    conditions = {
+        "by_module": "not HAS_BY_MODULE",
+        "by_dunder": "not HAS_BY_DUNDER",
+        "bound": "arrow is None",
+        "spec": "not has_arrow_spec()",
+        "spec_missing": "arrow_spec_missing()",
+        "spec_bool": "not has_arrow_bool()",
+        "runs_without": "has_arrow_spec()",
+        "runs_without_too": "not arrow_spec_missing()",
+        "relative": "not HAS_RELATIVE",
+        "two_steps": "not two_steps()",
+        "other_compare": "not compared_to_something()",
+    }
+    body = "import pytest\nfrom tests.flags import *\n"
+    for name, condition in conditions.items():
+        body += f"\n\n@pytest.mark.skipif({condition}, reason='x')\ndef test_{name}():\n    pass\n"
+    write(tmp_path, "tests/test_calls.py", body)
+    assert needing(tmp_path) == [
+        "test_bound",
+        "test_by_dunder",
+        "test_by_module",
+        "test_spec",
+        "test_spec_bool",
+        "test_spec_missing",
+    ]

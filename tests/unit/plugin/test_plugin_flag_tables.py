@@ -1,5 +1,6 @@
-"""A test skipped on an entry of a flag table (``skipif(not HAS["brainpkg"], reason="optional")``) gates like one
-skipped on a flag: ``CI=true pytest`` of it stops before collection when its tier is required and absent.
+"""A test skipped on an entry of a flag table (``skipif(not HAS["brainpkg"], reason="optional")``), on a flag set
+by ``importlib.import_module("brainpkg")`` in a ``try``, or on a function returning ``find_spec("brainpkg") is not
+None``: ``CI=true pytest`` of it stops before collection when its tier is required and absent.
 
 It went green: the census did not read the table, the gate found no selected test needing the tier, and the skip's
 reason names no package, so the run-time backstop could not attribute it either.
@@ -65,10 +66,30 @@ def tabled(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest
     return pytester
 
 
-def test_in_ci_a_test_skipped_on_a_table_entry_of_a_missing_required_tier_stops_the_run_before_collection(
-    tabled: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+#: Other flags of the same kind: set by an import call in a ``try``, or a function returning a ``find_spec`` test.
+OTHER_FLAGS = {
+    "import_module": (
+        "import importlib\n\ntry:\n    importlib.import_module('brainpkg')\n    HAS_BRAIN = True\n"
+        "except ImportError:\n    HAS_BRAIN = False\n",
+        "not HAS_BRAIN",
+    ),
+    "spec_function": (
+        "from importlib.util import find_spec\n\n\ndef has_brain():\n    return find_spec('brainpkg') is not None\n",
+        "not has_brain()",
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", ["table", *OTHER_FLAGS])
+def test_in_ci_a_test_skipped_on_a_flag_of_a_missing_required_tier_stops_the_run_before_collection(
+    tabled: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, shape: str
 ) -> None:
     monkeypatch.setenv("CI", "true")
+    if shape != "table":
+        helpers, condition = OTHER_FLAGS[shape]
+        write_files(tabled.path, {"testing/helpers.py": HELPERS + helpers})
+        test = f"import pytest\nfrom testing.helpers import *\n\n\n@pytest.mark.skipif({condition}, reason='x')\n"
+        write_files(tabled.path, {"testing/test_tables.py": test + "def test_needs_brain():\n    pass\n"})
     result = tabled.runpytest("testing/test_tables.py::test_needs_brain")
     assert result.ret == EXIT_TIER_MISSING
     pytest.LineMatcher([*result.outlines, *result.errlines]).fnmatch_lines(
