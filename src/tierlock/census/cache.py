@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 CACHE_KEY = "tierlock/census"
 #: 5: flag functions (``def has_x(): try: import x ...``) are facts; 6: a flag bound in a try's else:; 7: unittest's
 #: ``skipIf``/``skipUnless`` and ``skipTest``/``SkipTest`` skip, a ``TestCase`` subclass of any name holds tests;
-#: 9: flag tables (``HAS = {name: find_spec(name) is not None for name in (...)}``, read as ``HAS["x"]``).
+#: 9: flag tables (``HAS = {name: find_spec(name) is not None for name in (...)}``, read as ``HAS["x"]``), flags set
+#: by ``importlib.import_module("x")`` and functions returning ``find_spec("x") is not None``.
 _SCHEMA = 9
 #: Kinds of file, each filtered by its own words (conftests are always parsed).
 KINDS = ("tests", "sources")
