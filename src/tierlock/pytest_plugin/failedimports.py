@@ -98,13 +98,21 @@ def _roots(names: Iterable[str]) -> list[str]:
 _IMPORTLIB = os.path.dirname(importlib.__file__ or "")
 
 
+#: The code objects a comprehension or a generator expression runs in: part of the code around them (their own
+#: frame before Python 3.12 inlines comprehensions, and a generator expression's still).
+_INLINE = frozenset({"<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>"})
+
+
 def _importing_top() -> str | None:
     """The file whose top-level code asked for the import (or the distribution lookup) now failing (None: a function
-    asked)."""
+    asked). A comprehension there is that code (``HAS = {n: find_spec(n) is not None for n in NAMES}``), on every
+    Python."""
     frame = sys._getframe(1)
     while frame is not None:
         name = frame.f_code.co_filename
-        if not (name.startswith(("<frozen", _IMPORTLIB + os.sep)) or name == __file__):
+        if not (
+            name.startswith(("<frozen", _IMPORTLIB + os.sep)) or name == __file__ or frame.f_code.co_name in _INLINE
+        ):
             return name if frame.f_code.co_name == "<module>" else None
         frame = frame.f_back  # type: ignore[assignment]
     return None

@@ -220,10 +220,23 @@ def hooked(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest
     return pytester
 
 
+#: The same flag computed in a comprehension or a generator expression: their own frame before Python 3.12 inlines
+#: comprehensions (a generator expression's still), which hid the conftest's top on those Pythons.
+COMPUTED_FLAGS = {
+    "plain": 'importlib.util.find_spec("brain" + "pkg") is not None',
+    "dict": 'all({n: importlib.util.find_spec(n) is not None for n in ["brain" + "pkg"]}.values())',
+    "list": 'all([importlib.util.find_spec(n) for n in ["brain" + "pkg"]])',
+    "genexpr": 'all(importlib.util.find_spec(n) is not None for n in ["brain" + "pkg"])',
+}
+
+
+@pytest.mark.parametrize("flag", COMPUTED_FLAGS)
 def test_a_skip_raised_by_a_conftest_whose_top_failed_the_import_fails_a_strict_run_closed(
-    hooked: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+    hooked: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, flag: str
 ) -> None:
     monkeypatch.setenv("CI", "true")
+    conftest = CONFTEST_FLAG.replace(COMPUTED_FLAGS["plain"], COMPUTED_FLAGS[flag])
+    (hooked.path / "testing/conftest.py").write_text(conftest, encoding="utf-8")
     result = hooked.runpytest("testing/test_marked.py")
     assert result.ret == EXIT_TIER_MISSING
     result.stdout.fnmatch_lines(["*test_marked.py::test_backend (skipped: backend unavailable; after a failed import*"])
