@@ -5,8 +5,11 @@ as an installer leaves it (``direct_url.json``, RECORD with sizes)."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
+import shutil
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -166,3 +169,95 @@ def test_versions_that_are_no_versions_compare_as_written(tmp_path: Path, source
     broken = f"installed editable from {source}, but METADATA version 'main' is not a valid version"
     assert _decide(site, source, version="main") == ("install", broken)
     assert _decide(site, source, version="trunk") == ("install", "main installed, trunk in its folder")
+
+
+def test_the_origin_is_the_first_copy_on_the_path_and_an_unreadable_or_missing_record_is_no_folder(
+    tmp_path: Path, source: Path
+) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    _installed(first, source)
+    _installed(second, source, url="https://files.example/app-0.1.0.tar.gz")
+    package = LocalPackage("app", "0.1.0", source, True)  # type: ignore[arg-type]
+    other = f"installed from an index or a wheel, not editable from {source}"
+    ours = projecttree.plan([package], SiteIndex.scan([first, second]))[0].reason
+    assert ours.startswith(f"installed editable from {source}, but 2 .dist-info folders for app on the path")
+    assert projecttree.plan([package], SiteIndex.scan([second, first]))[0].reason == other
+    shutil.rmtree(second)
+    record = first / "app-0.1.0.dist-info" / "direct_url.json"
+    record.write_text("{not json", encoding="utf-8")
+    assert _decide(first, source) == ("install", other)
+    record.unlink()
+    assert _decide(first, source) == ("install", other)
+
+
+def test_a_folder_that_is_gone_is_not_the_packages_folder(tmp_path: Path, source: Path) -> None:
+    gone = tmp_path / "gone"
+    site = tmp_path / "site"
+    _installed(site, source, url=gone.as_uri())
+    assert _decide(site, source) == ("install", f"installed from {gone.as_uri()}, not editable from {source}")
+
+
+def test_index_option_lines_become_the_backends_arguments_split_at_the_first_space() -> None:
+    lines = ["--index-url https://x.example/simple", "--find-links /wheels with spaces"]
+    assert projecttree._options(lines) == [
+        "--index-url",
+        "https://x.example/simple",
+        "--find-links",
+        "/wheels with spaces",
+    ]
+    assert projecttree._options([]) == []
+
+
+def test_a_receipt_skips_a_package_that_is_not_installed_and_records_the_next(tmp_path: Path, source: Path) -> None:
+    site = tmp_path / "venv" / "site"
+    _installed(site, source)
+    target = SimpleNamespace(site_paths=(site,), prefix=tmp_path / "venv")
+    ghost = LocalPackage("ghost", "1.0", tmp_path / "ghost", True)  # type: ignore[arg-type]
+    app = LocalPackage("app", "0.1.0", source, True)  # type: ignore[arg-type]
+    steps = projecttree.plan([ghost, app], SiteIndex.scan([site]))
+    assert [d.name for d in projecttree.dists(steps, target)] == ["app"]  # type: ignore[arg-type]
+
+
+class _Ui:
+    """A progress display that records what it says, and where (the line or the detail)."""
+
+    def __init__(self, fancy: bool) -> None:
+        self.fancy = fancy
+        self.said: list[tuple[str, str]] = []
+
+    def line(self, text: str) -> None:
+        self.said.append(("line", text))
+
+    def detail(self, text: str) -> None:
+        self.said.append(("detail", text))
+
+    def status(self, text: str) -> contextlib.AbstractContextManager[None]:
+        self.said.append(("status", text))
+        return contextlib.nullcontext()
+
+
+class _Installs:
+    """A backend whose install runs and succeeds but installs nothing (the check after it then fails)."""
+
+    name = "uv"
+
+    def local_argv(self, target: object, folders: object, options: object) -> list[str]:
+        return [sys.executable, "-c", "pass"]
+
+
+@pytest.mark.parametrize(("fancy", "where"), [(True, "line"), (False, "detail")])
+def test_each_package_to_arm_is_said_with_its_reason_and_the_satisfied_ones_are_not(
+    tmp_path: Path, source: Path, fancy: bool, where: str
+) -> None:
+    from tierlock.errors import BackendError
+
+    site = tmp_path / "venv" / "site"
+    _installed(site, source)
+    target = SimpleNamespace(site_paths=(site,), prefix=tmp_path / "venv")
+    app = LocalPackage("app", "0.1.0", source, True)  # type: ignore[arg-type]
+    ghost = LocalPackage("ghost", "1.0", tmp_path / "ghost", True)  # type: ignore[arg-type]
+    ui = _Ui(fancy)
+    with pytest.raises(BackendError):
+        projecttree.arm_missing([app, ghost], target, ui, _Installs, again="install-tier brain")  # type: ignore[arg-type]
+    said = [entry for entry in ui.said if "from the project tree: " in entry[1]]
+    assert said == [(where, "  from the project tree: ghost: not installed")]
