@@ -62,10 +62,11 @@ def wanted(
     project_name: str | None,
     *,
     install_project: bool,
-    environment: Mapping[str, str] | None = None,
+    environment: Mapping[str, str],
 ) -> list[LocalPackage]:
-    """The local packages of *locks* (once each) whose markers hold in *environment* (the target's), without the
-    project itself unless *install_project*."""
+    """The local packages of *locks* (once each) whose markers hold in *environment* (the target's marker
+    environment: never tierlock's own, which another Python's target does not share), without the project itself
+    unless *install_project*."""
     out: dict[str, LocalPackage] = {}
     for lock in locks:
         for package in lock.local:
