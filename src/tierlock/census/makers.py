@@ -41,22 +41,46 @@ def flag_maker(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, list[
     skips = {
         t.id
         for s in walk(node)
-        if isinstance(s, ast.Assign) and _skip_mark(s.value)
+        if isinstance(s, ast.Assign) and _skip_mark(s.value, params[index])
         for t in s.targets
         if isinstance(t, ast.Name)
     }
     values = returned.elts if isinstance(returned, ast.Tuple) else [returned]
-    return index, [_made_kind(v, skips) for v in values]
+    return index, [_made_kind(v, skips, params[index]) for v in values]
 
 
-def _made_kind(value: ast.expr, skips: set[str]) -> str:
-    if _skip_mark(value) or (isinstance(value, ast.Name) and value.id in skips):
+def _made_kind(value: ast.expr, skips: set[str], param: str) -> str:
+    if _skip_mark(value, param) or (isinstance(value, ast.Name) and value.id in skips):
         return "mark"
     return "flag" if isinstance(value, (ast.Name, ast.Compare, ast.Call)) else "other"
 
 
-def _skip_mark(value: ast.expr) -> bool:
-    """``pytest.mark.skipif(not has, ...)``: a skip when what the condition stands for is absent."""
+def _skip_mark(value: ast.expr, param: str = "") -> bool:
+    """``pytest.mark.skipif(not has, ...)``, or ``skipif(find_spec(param) is None, ...)`` on the module the
+    parameter *param* names: a skip when what the condition stands for is absent."""
     if not (isinstance(value, ast.Call) and dotted(value.func).endswith("mark.skipif") and value.args):
         return False
-    return bool(absent(value.args[0]))
+    return bool(absent(value.args[0])) or _absent_param(value.args[0], param)
+
+
+def _absent_param(condition: ast.expr, param: str) -> bool:
+    """``find_spec(param) is None`` / ``not find_spec(param)`` / ``not bool(find_spec(param))``: true when the
+    module the parameter names cannot be found."""
+    if isinstance(condition, ast.UnaryOp) and isinstance(condition.op, ast.Not):
+        asked = condition.operand
+        if isinstance(asked, ast.Call) and dotted(asked.func) == "bool" and len(asked.args) == 1:
+            asked = asked.args[0]
+    elif isinstance(condition, ast.Compare) and len(condition.ops) == 1 and isinstance(condition.ops[0], ast.Is):
+        nothing = condition.comparators[0]
+        if not (isinstance(nothing, ast.Constant) and nothing.value is None):
+            return False
+        asked = condition.left
+    else:
+        return False
+    return (
+        isinstance(asked, ast.Call)
+        and dotted(asked.func).endswith("find_spec")
+        and bool(asked.args)
+        and isinstance(asked.args[0], ast.Name)
+        and asked.args[0].id == param
+    )

@@ -277,3 +277,52 @@ def test_the_engine_names_a_hook_made_alias_as_the_hook_reader_keys_it() -> None
     from tierlock.census import engine, hookmarks
 
     assert engine.HOOK_ALIAS == hookmarks.PREFIX
+
+
+MARK_MAKERS = """\
+import importlib.util
+
+import pytest
+
+
+def needs(modname):
+    return pytest.mark.skipif(importlib.util.find_spec(modname) is None, reason="optional dependency")
+
+
+def needs_not(modname):
+    mark = pytest.mark.skipif(not importlib.util.find_spec(modname), reason="optional dependency")
+    return mark
+
+
+def needs_bool(modname, minversion=None):
+    return pytest.mark.skipif(not bool(importlib.util.find_spec(modname)), reason="optional dependency")
+
+
+def without(modname):
+    return pytest.mark.skipif(importlib.util.find_spec(modname) is not None, reason="runs without it")
+
+
+def other_param(modname, other):
+    return pytest.mark.skipif(importlib.util.find_spec(other) is None, reason="x")
+
+
+requires_dask = needs("dask")
+requires_dask_not = needs_not("dask")
+requires_dask_bool = needs_bool("dask")
+without_dask = without("dask")
+other_dask = other_param("dask", "numpy")
+"""
+
+
+def test_a_helper_that_returns_only_a_skip_on_its_parameters_module_makes_a_mark_alias(tmp_path: Path) -> None:
+    """``requires_dask = needs("dask")`` where ``needs(modname)`` returns ``skipif(find_spec(modname) is None,
+    reason="optional dependency")``: the alias skips without dask. Read as a flag before, the tests it marks needed
+    nothing, and with a reason naming nothing ``CI=true pytest`` of them went green with the tier missing."""
+    write(tmp_path, "tests/__init__.py", MARK_MAKERS)
+    tests = "from tests import *\n"
+    for alias in ("requires_dask", "requires_dask_not", "requires_dask_bool", "without_dask", "other_dask"):
+        tests += f"\n\n@{alias}\ndef test_{alias}():\n    pass\n"
+    write(tmp_path, "tests/test_marked.py", tests)
+    assert needing(tmp_path) == {
+        "tests/test_marked.py": ["test_requires_dask", "test_requires_dask_bool", "test_requires_dask_not"]
+    }
