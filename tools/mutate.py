@@ -227,6 +227,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/plugin/test_plugin_error_naming_a_failed_root.py",
             "tests/unit/plugin/test_plugin_hidden_by_the_project.py",
             "tests/unit/plugin/test_plugin_parametrized_backend_skips.py",
+            "tests/unit/plugin/test_plugin_failed_names.py",
         ),
     ),
     # What the plugin reads of files without importing them: a test file's tests and marks, a conftest's ignores.

@@ -46,6 +46,8 @@ FOUND = {m for m in ("dask",) if find_spec(m)}
 NOT_A_TABLE = {name: len(name) for name in ("dask",)}
 COMPUTED = {name: find_spec(name) is not None for name in NAMES}
 FILTERED = {name: find_spec(name) is not None for name in ("dask",) if name}
+NOT_THE_NAME = {name: find_spec("dask") is not None for name in ("numba",)}
+NOT_THE_NAME_MADE = {name: _has("dask") for name in ("numba",)}
 """
 
 
@@ -66,6 +68,7 @@ def test_each_table_shape_gives_a_flag_per_entry_it_tries() -> None:
         "FOUND.dask": ["dask"],
     }
     assert tables["COMP.dask"] == [("dask", 0, 16)]
+    assert tables["LITERAL.dask"] == tables["LITERAL.made"] == [("dask", 0, 20)]
     assert tables["LITERAL.numba"] == [("numba", 0, 6)]
 
 
