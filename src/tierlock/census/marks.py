@@ -68,7 +68,7 @@ def _spec(node: ast.expr) -> str | None:
 
 def table_key(node: ast.AST) -> str | None:
     """``HAS.x`` for a flag table's entry read as ``HAS["x"]``, ``HAS.get("x")`` or ``"x" in HAS`` (the table a
-    name or attribute chain, the key a literal): the flag *x* of the table (:mod:`.tables`)."""
+    name or attribute chain, the key a literal): the flag *x* of the table (:mod:`.flagfacts`)."""
     table: ast.expr | None = None
     key: str | None = None
     if isinstance(node, ast.Subscript):
