@@ -1,9 +1,10 @@
 """The availability flags a module defines, read with :mod:`ast`: what a skip or a guard on them stands for.
 
-* ``try: import x`` (or ``importlib.metadata.version("x")``) ``... except ImportError: has_x = False`` (or
-  ``x = None``): :func:`try_flags`;
+* ``try: import x`` (or ``importlib.import_module("x")``, ``__import__("x")``, ``importlib.metadata.version("x")``)
+  ``... except ImportError: has_x = False`` (or ``x = None``): :func:`try_flags`;
 * ``def x_not_available(): try: import x ... except ImportError: return True`` (a module-level function without
-  arguments whose ``except ImportError`` returns a constant): :func:`flag_function`;
+  arguments whose ``except ImportError`` returns a constant), or ``def has_x(): return find_spec("x") is not
+  None``: :func:`flag_function`;
 * flag tables, one module-level name holding a flag per module, read as ``HAS["x"]`` (:func:`table_flags`)::
 
     HAS = {name: importlib.util.find_spec(name) is not None for name in ("dask", "numba")}
