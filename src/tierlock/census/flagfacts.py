@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 
-from tierlock.census.marks import INVERTED, catches_import_error, dotted, literal, looked_up, spec_flag
+from tierlock.census.marks import INVERTED, catches_import_error, dotted, literal, looked_up, spec_flag, spec_test
 from tierlock.census.records import FileFacts
 from tierlock.census.walking import walk
 
@@ -113,15 +113,9 @@ def _made(call: ast.Call, makers: Mapping[str, tuple[int, list[str]]]) -> str | 
 def _tries_var(test: ast.expr, var: str, makers: Mapping[str, tuple[int, list[str]]]) -> bool:
     """Whether *test* is true exactly when the module named by the loop variable *var* is there:
     ``find_spec(var) is not None``, ``bool(find_spec(var))``, ``find_spec(var)``, or a flag maker's ``_has(var)``."""
-    if isinstance(test, ast.Call) and dotted(test.func) == "bool" and len(test.args) == 1:
-        test = test.args[0]
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.IsNot):
-        nothing = test.comparators[0]
-        if not (isinstance(nothing, ast.Constant) and nothing.value is None):
-            return False
-        test = test.left
-    if isinstance(test, ast.Call) and dotted(test.func).endswith("find_spec"):
-        return bool(test.args) and _is(test.args[0], var)
+    asked = spec_test(test)
+    if asked is not None:
+        return asked[1] and _is(asked[0], var)
     if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id in makers:
         index, kinds = makers[test.func.id]
         return kinds == ["flag"] and len(test.args) > index and _is(test.args[index], var)
@@ -205,22 +199,18 @@ def _imported(call: ast.Call) -> str | None:
 
 
 def _returned_spec(body: list[ast.stmt]) -> list[Entry] | None:
-    """The flag entries of a body that only returns ``find_spec("x") is not None`` (or ``bool(...)``, or ``is
-    None``: true without x, :data:`INVERTED`), after a docstring."""
+    """The flag entries of a body that only returns ``find_spec("x") is not None`` (or ``bool(...)``; ``is None``:
+    true without x, :data:`INVERTED`), after a docstring."""
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
         body = body[1:]
     if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
         return None
-    value, line = body[0].value, body[0].lineno
-    spec = spec_flag(value)
-    if spec is not None:
-        return [(spec, 0, line)]
-    if isinstance(value, ast.Compare) and len(value.ops) == 1 and isinstance(value.ops[0], ast.Is):
-        nothing = value.comparators[0]
-        spec = spec_flag(value.left) if isinstance(nothing, ast.Constant) and nothing.value is None else None
-        if spec is not None:
-            return [(spec, 0, line), INVERTED]
-    return None
+    asked = spec_test(body[0].value)
+    module = literal(asked[0]) if asked is not None else None
+    if asked is None or not module:
+        return None
+    entry = (module, 0, body[0].lineno)
+    return [entry] if asked[1] else [entry, INVERTED]
 
 
 def _constant_return(body: list[ast.stmt]) -> bool | None:

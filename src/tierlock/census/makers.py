@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from tierlock.census.marks import absent, catches_import_error, dotted
+from tierlock.census.marks import absent, catches_import_error, dotted, spec_test
 from tierlock.census.walking import walk
 
 #: The calls that try an import by a name they are given: a flag maker calls one (and so names it).
@@ -66,21 +66,5 @@ def _skip_mark(value: ast.expr, param: str = "") -> bool:
 def _absent_param(condition: ast.expr, param: str) -> bool:
     """``find_spec(param) is None`` / ``not find_spec(param)`` / ``not bool(find_spec(param))``: true when the
     module the parameter names cannot be found."""
-    if isinstance(condition, ast.UnaryOp) and isinstance(condition.op, ast.Not):
-        asked = condition.operand
-        if isinstance(asked, ast.Call) and dotted(asked.func) == "bool" and len(asked.args) == 1:
-            asked = asked.args[0]
-    elif isinstance(condition, ast.Compare) and len(condition.ops) == 1 and isinstance(condition.ops[0], ast.Is):
-        nothing = condition.comparators[0]
-        if not (isinstance(nothing, ast.Constant) and nothing.value is None):
-            return False
-        asked = condition.left
-    else:
-        return False
-    return (
-        isinstance(asked, ast.Call)
-        and dotted(asked.func).endswith("find_spec")
-        and bool(asked.args)
-        and isinstance(asked.args[0], ast.Name)
-        and asked.args[0].id == param
-    )
+    asked = spec_test(condition)
+    return asked is not None and not asked[1] and isinstance(asked[0], ast.Name) and asked[0].id == param

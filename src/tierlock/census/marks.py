@@ -66,6 +66,26 @@ def _spec(node: ast.expr) -> str | None:
     return None
 
 
+def spec_test(node: ast.expr) -> tuple[ast.expr, bool] | None:
+    """The argument of the ``find_spec(X)`` a condition asks, and whether the condition is true when X is found:
+    ``find_spec(X)``, ``bool(find_spec(X))``, ``find_spec(X) is not None`` -> (X, True); ``find_spec(X) is None``,
+    ``not find_spec(X)`` -> (X, False). None for any other condition."""
+    found = True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        node, found = node.operand, False
+    if isinstance(node, ast.Call) and dotted(node.func) == "bool" and len(node.args) == 1:
+        node = node.args[0]
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+        nothing = node.comparators[0]
+        if not (isinstance(nothing, ast.Constant) and nothing.value is None):
+            return None
+        found = found != isinstance(node.ops[0], ast.Is)
+        node = node.left
+    if isinstance(node, ast.Call) and dotted(node.func).endswith("find_spec") and node.args:
+        return node.args[0], found
+    return None
+
+
 def table_key(node: ast.AST) -> str | None:
     """``HAS.x`` for a flag table's entry read as ``HAS["x"]``, ``HAS.get("x")`` or ``"x" in HAS`` (the table a
     name or attribute chain, the key a literal): the flag *x* of the table (:mod:`.flagfacts`)."""
