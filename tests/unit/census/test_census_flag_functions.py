@@ -218,6 +218,11 @@ except ModuleNotFoundError:
     arrow = None
 
 try:
+    from pyarrow import parquet
+except ImportError:
+    parquet = None
+
+try:
     import_module(".sibling", "tests")
     HAS_RELATIVE = True
 except ImportError:
@@ -259,6 +264,7 @@ def test_flags_set_by_an_import_call_and_functions_returning_a_spec_need_their_r
     conditions = {
         "by_module": "not HAS_BY_MODULE",
         "by_dunder": "not HAS_BY_DUNDER",
+        "from_import": "parquet is None",
         "bound": "arrow is None",
         "spec": "not has_arrow_spec()",
         "spec_missing": "arrow_spec_missing()",
@@ -277,6 +283,7 @@ def test_flags_set_by_an_import_call_and_functions_returning_a_spec_need_their_r
         "test_bound",
         "test_by_dunder",
         "test_by_module",
+        "test_from_import",
         "test_spec",
         "test_spec_bool",
         "test_spec_missing",

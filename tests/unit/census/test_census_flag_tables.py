@@ -48,6 +48,7 @@ COMPUTED = {name: find_spec(name) is not None for name in NAMES}
 FILTERED = {name: find_spec(name) is not None for name in ("dask",) if name}
 NOT_THE_NAME = {name: find_spec("dask") is not None for name in ("numba",)}
 NOT_THE_NAME_MADE = {name: _has("dask") for name in ("numba",)}
+NOT_THE_ELEMENT = {has_numba for name in ("dask",) if find_spec(name)}
 """
 
 
