@@ -315,7 +315,13 @@ def execute(
         started = early.adopt(argv, str(requirements)) if early is not None else None
         if started is not None:
             _before_verification(target)
-        return _succeeded(what, subproc.run(argv, what=what, log=log, check=False, on_line=on_line, started=started))
+        # The backend's own temporary folders (pip's pip-install-*, a build's) made inside this one: a backend killed
+        # before it could remove them (a second interrupt cuts its grace short) leaves nothing behind either.
+        own = tmp / "tmp"
+        own.mkdir()
+        env = None if started is not None else {**os.environ, "TMPDIR": str(own)}
+        result = subproc.run(argv, what=what, log=log, check=False, on_line=on_line, started=started, env=env)
+        return _succeeded(what, result)
 
 
 def end_recording() -> None:
