@@ -97,6 +97,7 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/installer/backends.py",),
         (
             "tests/unit/installer/test_backends_parts.py",
+            "tests/unit/installer/test_backend_temporary_folders.py",
             "tests/unit/installer/test_early_start_edges.py",
             "tests/cli/test_pip_beside_tierlock_and_the_targets_python.py",
             "tests/cli/test_install_backend_step.py",
