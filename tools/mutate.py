@@ -123,6 +123,8 @@ MODULES: dict[str, Module] = {
             "tests/cli/test_install_cli.py",
         ),
     ),
+    # The pytest gate switched off (-p no:tierlock, autoload disabled), said by check and admit.
+    "gateoff.py": Module(("src/tierlock/gateoff.py",), ("tests/cli/test_gate_switched_off.py",)),
     # The fix a venv whose Python requires-python excludes gets from probe, status, admit (and install-tier).
     "outsidepython.py": Module(
         ("src/tierlock/outsidepython.py", "src/tierlock/probing/tierremedy.py"),
@@ -147,6 +149,7 @@ MODULES: dict[str, Module] = {
             "tests/cli/test_plugin_remedy_replace_armed.py",
             "tests/cli/test_admit.py",
             "tests/cli/test_target_below_requires_python.py",
+            "tests/cli/test_gate_switched_off.py",
         ),
     ),
     # The census's flags and marks made by a helper call (xarray's ``_importorskip``), with their tests.
