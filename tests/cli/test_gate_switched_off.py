@@ -199,3 +199,27 @@ def test_the_gate_off_lets_a_ci_run_go_green_over_a_missing_tier_and_on_again_it
     assert (code, bool(doc["gate_off"])) == (1, True), doc
     pytester.makefile(".toml", pyproject=inner_pyproject(cacheprovider=False))
     assert pytester.runpytest("tests").ret == EXIT_TIER_MISSING
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        (["-p"], []),  # a -p with nothing after it names no plugin
+        (["-x", "-p"], []),
+        (["-x", "no:tierlock"], []),  # only what follows a -p is a plugin argument
+        (["-pno:tierlock", "-p", " tierlock "], ["no:tierlock", "tierlock"]),
+        (["--pdb", "-p", "no:cacheprovider"], ["no:cacheprovider"]),
+    ],
+)
+def test_the_plugin_arguments_are_read_as_pytest_reads_them(words: list[str], expected: list[str]) -> None:
+    from tierlock.gateoff import plugin_args
+
+    assert plugin_args(words) == expected
+
+
+def test_quoted_words_of_pytest_addopts_are_split_as_a_shell_splits_them(tmp_path: Path) -> None:
+    from tierlock.gateoff import gate_off
+
+    (off,) = gate_off(tmp_path, {"PYTEST_ADDOPTS": "-k 'not slow' -p \"no:tierlock\""})
+    assert off.where == "PYTEST_ADDOPTS"
+    assert gate_off(tmp_path, {"PYTEST_ADDOPTS": "-k 'not slow' -p no:cacheprovider"}) == []

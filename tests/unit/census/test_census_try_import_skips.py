@@ -134,3 +134,16 @@ def test_a_strict_run_with_the_tier_missing_fails_closed_instead_of_skipping(
     result = pytester.runpytest("testing")
     assert result.ret == EXIT_TIER_MISSING, result.stdout.str() + result.stderr.str()
     result.stderr.fnmatch_lines(["tierlock: tier brain is required in CI (ci-require) but it is absent:"])
+
+
+def test_a_skip_on_a_flag_that_is_the_first_of_several_statements_of_its_if_is_read(tmp_path: Path) -> None:
+    """The skip's words are looked for from the branch's first statement (a skip before a ``return`` counts)."""
+    write(
+        tmp_path,
+        "tests/test_flag.py",
+        "import pytest\n\ntry:\n    import trio\nexcept ImportError:\n    has_trio = False\nelse:\n"
+        "    has_trio = True\n\n\ndef test_clock():\n    if not has_trio:\n        pytest.skip('no trio')\n"
+        "        return\n    assert trio\n\n\ndef test_plain():\n    pass\n",
+    )
+    uses = census(tmp_path, [TRIO]).tier("trio").outside
+    assert sorted((u.file, u.test) for u in uses) == [("tests/test_flag.py", "test_clock")]
