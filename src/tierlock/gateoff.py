@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from tierlock.errors import TierlockError
+
 #: The plugin's entry point name (``pytest11: tierlock``).
 NAME = "tierlock"
 
@@ -183,17 +185,19 @@ def _line(text: str, key: str, section: str) -> int:
 
 
 def _verification(root: Path) -> Iterable[Off]:
-    """``-p no:tierlock`` in a verification command of the runtime config (``tierlock.runtime.json``)."""
-    path = root / "tierlock.runtime.json"
-    if not path.is_file():
-        return []
-    import json
+    """``-p no:tierlock`` in a verification command of the runtime config (as ``tierlock validate`` finds it:
+    ``tierlock.runtime.json``, ``tierlock.runtime.toml``, or ``[tool.tierlock.runtime]`` in pyproject.toml)."""
+    from tierlock.validators.configfile import discover
 
     try:
-        data = json.loads(_text(path))
-    except ValueError:
+        path = discover(root)
+        data = _runtime(path) if path is not None else None
+    except (OSError, ValueError, RecursionError, TierlockError):
         return []  # (tierlock validate reports it)
+    if path is None:
+        return []
     steps = data.get("verification") if isinstance(data, dict) else None
+    table = "[tool.tierlock.runtime] " if path.name == "pyproject.toml" else ""
     out: list[Off] = []
     for i, step in enumerate(steps if isinstance(steps, list) else []):
         if not isinstance(step, dict):
@@ -202,12 +206,21 @@ def _verification(root: Path) -> Iterable[Off]:
         words = [str(step.get("command", "")), *(str(a) for a in (args if isinstance(args, list) else []))]
         words = [w for word in words for w in (_split(word) if " " in word else [word])]
         if blocked(words):
-            where = f"{path.name}: verification[{i}] ({step.get('key', '')})"
-            out.append(
-                Off(
-                    where,
-                    f"runs pytest with -p no:{NAME}",
-                    f"remove -p no:{NAME} from {where}, then run: tierlock check",
-                )
-            )
+            where = f"{path.name}: {table}verification[{i}] ({step.get('key', '')})"
+            out.append(Off(where, f"runs pytest with -p no:{NAME}", f"remove -p no:{NAME} from {where}{_AGAIN}"))
     return out
+
+
+def _runtime(path: Path) -> object:
+    """The runtime config's document (its table, in pyproject.toml)."""
+    if path.suffix == ".json":
+        import json
+
+        return json.loads(_text(path))
+    if path.name == "pyproject.toml":
+        from tierlock import projectparts
+
+        return projectparts.read(path).get("tool", {}).get("tierlock", {}).get("runtime")
+    import tomllib
+
+    return tomllib.loads(_text(path))

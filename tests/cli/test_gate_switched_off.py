@@ -82,6 +82,29 @@ SHAPES: dict[str, Shape] = {
         {"pytest.ini": "[pytest]\naddopts = --disable-plugin-autoload -p tierlock\n"},
         {},
     ),
+    "verification toml": (
+        {
+            "tierlock.runtime.toml": 'schemaVersion = 1\n[[verification]]\nkey = "t"\n'
+            'command = "pytest -p no:tierlock"\n'
+        },
+        {},
+        "tierlock.runtime.toml: verification[0] (t)",
+        {"tierlock.runtime.toml": 'schemaVersion = 1\n[[verification]]\nkey = "t"\ncommand = "pytest"\n'},
+        {},
+    ),
+    "verification pyproject": (
+        {
+            "pyproject.toml": "\n[tool.tierlock.runtime]\nschemaVersion = 1\n[[tool.tierlock.runtime.verification]]\n"
+            'key = "t"\ncommand = "python"\nargs = ["-m", "pytest", "-pno:tierlock"]\n'
+        },
+        {},
+        "pyproject.toml: [tool.tierlock.runtime] verification[0] (t)",
+        {
+            "pyproject.toml": "\n[tool.tierlock.runtime]\nschemaVersion = 1\n[[tool.tierlock.runtime.verification]]\n"
+            'key = "t"\ncommand = "python"\nargs = ["-m", "pytest"]\n'
+        },
+        {},
+    ),
     "verification command": (
         {
             "tierlock.runtime.json": '{"schemaVersion": 1, "verification": [{"key": "unit", "command": "pytest", '
