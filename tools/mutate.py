@@ -130,7 +130,7 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/outsidepython.py", "src/tierlock/probing/tierremedy.py"),
         (
             "tests/unit/installer/test_outside_requires_python.py",
-            "tests/cli/test_target_below_requires_python.py",
+            "tests/unit/probing/test_tier_remedy_outside.py",
             "tests/unit/probing/test_probe_tier.py",
         ),
     ),
@@ -148,7 +148,6 @@ MODULES: dict[str, Module] = {
             "tests/unit/core/test_remedies.py",
             "tests/cli/test_plugin_remedy_replace_armed.py",
             "tests/cli/test_admit.py",
-            "tests/cli/test_target_below_requires_python.py",
             "tests/cli/test_gate_switched_off.py",
         ),
     ),
