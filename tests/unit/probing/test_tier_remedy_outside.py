@@ -90,3 +90,18 @@ def test_no_venv_or_no_python_found_the_plain_command_with_why(tmp_path: Path, m
     found = outsidepython.outside(a_target(venv, version=(3, 8, 18)), ">=3.99")
     assert found is not None
     assert (found.remake, found.prefix) == (None, str(venv))
+
+
+def test_inside_the_plain_command_names_the_python_before_deep_and_a_managed_one_gets_a_venv(tmp_path: Path) -> None:
+    project = _project(tmp_path / "app", ">=3.8")
+    venv = tmp_path / "venv"
+    remedy, _ = _remedy(project, a_target(venv, version=(3, 11, 7)), python=str(venv), deep=True)
+    assert remedy == f"install-tier brain --python {venv} --deep"
+    stdlib = tmp_path / "stdlib"
+    stdlib.mkdir()
+    (stdlib / "EXTERNALLY-MANAGED").write_text("[externally-managed]\nError = no\n", encoding="utf-8")
+    managed = a_target(Path(sys.base_prefix), version=(3, 11, 7), stdlib=stdlib)
+    remedy, _ = _remedy(project, managed, python="/usr/bin/python3")
+    assert remedy == "/usr/bin/python3 -m venv --without-pip .venv && install-tier brain --python .venv/bin/python"
+    remedy, _ = _remedy(project, managed)  # found by default: nothing to make a venv of by name
+    assert remedy == "install-tier brain"
