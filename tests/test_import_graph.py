@@ -98,6 +98,8 @@ LAZY_IMPORTS: dict[str, str] = {
         f"tierlock.census.{name}": "check runs the census on every project: its rarer branches load their own"
         for name in ("attribute", "cache", "engine", "keptresult", "projectcensus", "report", "summary")
     },
+    "tierlock.gateoff": "check reads one pytest configuration file: the readers of the other kinds stay unloaded",
+    "tierlock.outsidepython": "probe, status and admit ask on every tier not present: a Python inside loads nothing",
     "tierlock.keptrun": "a kept answer loads what reads a changed test file or pyproject.toml only when one changed",
     "tierlock.keptloose": "a kept answer loads what reads a changed pyproject.toml's parts only when it changed",
     "tierlock.keptedit": "a changed test file's facts, then the census worked out again, each only when needed",
@@ -123,6 +125,7 @@ LAZY_IMPORTS: dict[str, str] = {
             ".required",
             ".site",
             ".tier",
+            ".tierremedy",
             ".verdict",
         )
     },

@@ -124,6 +124,17 @@ MODULES: dict[str, Module] = {
             "tests/cli/test_install_cli.py",
         ),
     ),
+    # The pytest gate switched off (-p no:tierlock, autoload disabled), said by check and admit.
+    "gateoff.py": Module(("src/tierlock/gateoff.py",), ("tests/cli/test_gate_switched_off.py",)),
+    # The fix a venv whose Python requires-python excludes gets from probe, status, admit (and install-tier).
+    "outsidepython.py": Module(
+        ("src/tierlock/outsidepython.py", "src/tierlock/probing/tierremedy.py"),
+        (
+            "tests/unit/installer/test_outside_requires_python.py",
+            "tests/unit/probing/test_tier_remedy_outside.py",
+            "tests/unit/probing/test_probe_tier.py",
+        ),
+    ),
     "installer/request.py": Module(("src/tierlock/installer/request.py",), ("tests/unit/installer/test_request.py",)),
     "volume.py": Module(("src/tierlock/volume.py",), ("tests/unit/core/test_volume.py",)),
     # The command line parsed without argparse (its answers compared with argparse's for every command).
@@ -138,6 +149,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/core/test_remedies.py",
             "tests/cli/test_plugin_remedy_replace_armed.py",
             "tests/cli/test_admit.py",
+            "tests/cli/test_gate_switched_off.py",
         ),
     ),
     # The census's flags and marks made by a helper call (xarray's ``_importorskip``), with their tests.

@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from tierlock.frozen import Frozen
 
 if TYPE_CHECKING:
+    from tierlock.environment import Target
     from tierlock.errors import TierlockError
+    from tierlock.outsidepython import Outside
     from tierlock.probing import TierProbe
     from tierlock.tiers import Project
 
@@ -149,7 +151,21 @@ def census_part(project: Project, names: Sequence[str]) -> Part:
     remedies = ["tierlock census --fix"] if any(f.fix for f in findings) else []
     remedies.extend(f.remedy for f in findings if not f.fix)
     problems = [f"{f.render()}; to fix: {f.remedy}" for f in findings]
-    return Part("census", "fail" if findings else "pass", counts, problems, "; ".join(dict.fromkeys(remedies)) or None)
+    # The plugin switched off gates nothing (tierlock.gateoff): in CI the part fails closed, elsewhere it warns.
+    from tierlock.gateoff import gate_off
+
+    off = gate_off(project.root)
+    strict = bool(off) and _in_ci()
+    problems += [o.render() if strict else f"warning: {o.render()} (fails in CI)" for o in off]
+    remedies += [o.remedy for o in off] if strict else []
+    failed = bool(findings) or bool(off and strict)
+    return Part("census", "fail" if failed else "pass", counts, problems, "; ".join(dict.fromkeys(remedies)) or None)
+
+
+def _in_ci() -> bool:
+    from tierlock.ci import is_ci
+
+    return is_ci()
 
 
 def runtime_part(project: Project) -> Part:
@@ -219,10 +235,20 @@ def probe_part(project: Project, names: Sequence[str], python: str | Path | None
         exclusive=project.exclusive,
         replace_armed=replace,
         looping=looping,
+        remade=_remade(project, target) if len(results) > sum(r.present for r in results) else None,
     )
     if job is None:
         return part
     return _apart(part, project, names, job, python)
+
+
+def _remade(project: Project, target: Target) -> Outside | None:
+    """Why the target's Python is outside the project's ``requires-python``, with the command that makes its venv
+    again with one inside (None: inside, or no such command: the plain install-tier then)."""
+    from tierlock.outsidepython import outside
+
+    found = outside(target, project.requires_python)
+    return found if found is not None and found.remake is not None else None
 
 
 def _replaces_armed(
@@ -277,6 +303,7 @@ def probe_verdict(
     exclusive: Callable[[str, str], bool] | None = None,
     replace_armed: bool = False,
     looping: Mapping[str, tuple[str, str]] | None = None,
+    remade: Outside | None = None,
 ) -> Part:
     """The probe part from the tiers probed (*results*) and the tiers that could not be probed (*failed*).
 
@@ -285,9 +312,8 @@ def probe_verdict(
     environment that was probed (*python*, as the caller named it); with ``--replace-armed`` when
     *replace_armed* (another armed tier pins what arming them replaces). A tier of *looping* (tier -> its
     remedy and why) is not armed: re-arming it makes another required tier stale, and its remedy names the locks.
+    *remade*: the probed venv runs a Python ``requires-python`` excludes, and this makes it again first.
     """
-    from tierlock.remedies import MANAGED_VENV, install_remedy
-
     if not results and not failed:  # nothing is required: say so rather than pass a check that could not fail
         return Part("probe", "skipped", {"tiers": 0, "tiers_present": 0, "packages": 0, "files_checked": 0})
     from tierlock import volume
@@ -302,13 +328,11 @@ def probe_verdict(
     looping = looping or {}
     problems += [f"tier {r.tier}: {looping[r.tier][1]}" for r in missing if r.tier in looping]
     brief += [f"tier {r.tier}: {looping[r.tier][1]}" for r in missing if r.tier in looping]
+    problems += [remade.why] if remade is not None and missing else []
+    brief += [remade.why] if remade is not None and missing else []
     unlocked = [r.tier for r in missing if r.install_command.startswith("tierlock lock ")]  # no lockfile yet
     arm = [r.tier for r in missing if (r.needs_install or r.project_command is None) and r.tier not in looping]
-    system = any("--system" in r.install_command.split() for r in missing)  # the probed Python is no venv
-    managed = any(f" {MANAGED_VENV} && " in r.install_command for r in missing)  # nor one to install into
-    install = install_remedy(
-        arm, layers or {}, python=python, unlocked=unlocked, exclusive=exclusive, system=system, managed=managed
-    )
+    install = _install(missing, arm, layers or {}, python=python, exclusive=exclusive, unlocked=unlocked, remade=remade)
     if install and replace_armed:
         from tierlock.installer.rearm import with_flag
 
@@ -326,3 +350,28 @@ def probe_verdict(
         "files_checked": sum(distinct.values()),
     }
     return Part("probe", "fail" if missing or failed else "pass", counts, problems, remedy, brief)
+
+
+def _install(
+    missing: Sequence[TierProbe],
+    arm: Sequence[str],
+    layers: Mapping[str, str | None],
+    *,
+    python: str | Path | None,
+    exclusive: Callable[[str, str], bool] | None,
+    unlocked: Sequence[str],
+    remade: Outside | None,
+) -> str | None:
+    """The one ``install-tier`` command arming *arm* in the probed environment (:func:`install_remedy`); its venv
+    made again first when *remade* (its Python outside ``requires-python``), ``--python`` then naming its folder."""
+    from tierlock.remedies import MANAGED_VENV, install_remedy
+
+    if remade is not None and arm:
+        named = None if python is None else remade.prefix
+        install = install_remedy(arm, layers, python=named, unlocked=unlocked, exclusive=exclusive)
+        return f"{remade.remake} && {install}" if install else None
+    system = any("--system" in r.install_command.split() for r in missing)  # the probed Python is no venv
+    managed = any(f" {MANAGED_VENV} && " in r.install_command for r in missing)  # nor one to install into
+    return install_remedy(
+        arm, layers, python=python, unlocked=unlocked, exclusive=exclusive, system=system, managed=managed
+    )

@@ -20,8 +20,9 @@ CACHE_KEY = "tierlock/census"
 #: 5: flag functions (``def has_x(): try: import x ...``) are facts; 6: a flag bound in a try's else:; 7: unittest's
 #: ``skipIf``/``skipUnless`` and ``skipTest``/``SkipTest`` skip, a ``TestCase`` subclass of any name holds tests;
 #: 9: flag tables (``HAS = {name: find_spec(name) is not None for name in (...)}``, read as ``HAS["x"]``), flags set
-#: by ``importlib.import_module("x")`` and functions returning ``find_spec("x") is not None``.
-_SCHEMA = 9
+#: by ``importlib.import_module("x")`` and functions returning ``find_spec("x") is not None``; 10: an import under a
+#: ``try`` whose ``except ImportError`` skips is needed there, not guarded.
+_SCHEMA = 10
 #: Kinds of file, each filtered by its own words (conftests are always parsed).
 KINDS = ("tests", "sources")
 

@@ -177,8 +177,11 @@ class _Reader:
         self.body(node.orelse, scope, inner, cls)
 
     def attempt(self, node: ast.Try | ast.TryStar, scope: str, guards: tuple[str, ...], cls: Func | None) -> None:
-        caught = any(catches_import_error(h) for h in node.handlers)
-        inner = (*guards, "try") if caught else guards
+        caught = [h for h in node.handlers if catches_import_error(h)]
+        # An import whose failure skips (``except ImportError: pytest.skip(...)``) is needed, not guarded: the test
+        # (or, at module level, the file) is skipped without it.
+        guarded = caught and not any(skips(s) for h in caught for s in h.body)
+        inner = (*guards, "try") if guarded else guards
         self.body(node.body, scope, inner, cls)
         for handler in node.handlers:
             self.body(handler.body, scope, guards, cls)

@@ -37,10 +37,16 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
 
     result = project_census(project, args.tiers)
     census = result.findings()
-    ok = report.ok and not census
+    # The plugin switched off (-p no:tierlock, autoload disabled): nothing gates the tests; in CI that fails closed.
+    from tierlock.gateoff import gate_off
+
+    off = gate_off(project.root)
+    strict = bool(off) and _in_ci()
+    ok = report.ok and not census and not (off and strict)
     if ctx.ui.json_mode:
         document = {**report.to_dict(), "ok": ok, "census": [f.to_dict() for f in census]}
         document["census_warnings"] = [w.to_dict() for w in result.warnings]
+        document["gate_off"] = [o.to_dict() for o in off]
         ctx.ui.emit_json(document)
         return EXIT_OK if ok else EXIT_FAILED
     for finding in report.findings:
@@ -49,6 +55,8 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         ctx.ui.line(f"{problem.render()}; to fix: {problem.remedy}")
     for warning in result.warnings:
         ctx.ui.line(f"warning: {warning.render()}; to fix: {warning.remedy}")
+    for place in off:
+        ctx.ui.line(place.render() if strict else f"warning: {place.render()} (fails in CI)")
     for note in _notes(report.coverage):  # what a tier that may build would build from source
         ctx.ui.line(note)
     remedies = merged_remedies(f.remedy for f in report.findings)
@@ -58,8 +66,8 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     if ok:
         ctx.ui.line(f"ok: {tiers}; every lockfile matches its declaration{_proven(report.coverage)}")
         return EXIT_OK
-    ctx.ui.line(f"{len(report.findings) + len(census)} problem(s): {tiers}")
-    for remedy in remedies:
+    ctx.ui.line(f"{len(report.findings) + len(census) + (len(off) if strict else 0)} problem(s): {tiers}")
+    for remedy in [*remedies, *(o.remedy for o in off if strict)]:
         ctx.ui.line(f"  to fix: {remedy}")
     return EXIT_FAILED
 
@@ -80,3 +88,10 @@ def _proven(covered: Sequence[TierCoverage]) -> str:
     from tierlock.lockfiles.nobuild import proven
 
     return proven(covered)
+
+
+def _in_ci() -> bool:
+    """:func:`tierlock.ci.is_ci` (loaded only when the gate is off: a pass never asks)."""
+    from tierlock.ci import is_ci
+
+    return is_ci()

@@ -187,6 +187,7 @@ class Prober:
         """The tier's verdict (:mod:`tierlock.probing.verdict`): every file of its closure; *deep* also
         verifies RECORD hashes. *closure* (``probe --closure``) is the default now; it still needs a lockfile."""
         from tierlock.probing.libremedy import system_remedy
+        from tierlock.probing.tierremedy import tier_remedy
 
         lock, note = self.lock(tier)
         notes: list[str] = [note] if note else []
@@ -205,14 +206,14 @@ class Prober:
         itself = self._project(probed_roots + probed_closure, _reaches_project(lock, self.project.name), deep)
         state = tier_verdict(probed_roots, probed_closure, itself)
         # Only a shared library the system lacks is wrong: no reinstall helps, the library does.
-        install = system_remedy((*probed_roots, *probed_closure)) or install_remedy(
+        install = system_remedy((*probed_roots, *probed_closure)) or tier_remedy(
+            self.project,
             tier,
+            self.target,
             python=self.python,
             deep=deep,
             locked=lock is not None,
-            relock=_relock(self.project, tier),
-            system=not self.target.is_venv,
-            managed=self.target.externally_managed,
+            notes=notes if state != "present" else [],  # (why the Python is outside, said when it matters)
         )
         fix = self._project_command() if itself is not None and not itself.present else None
         broken = any(not d.present for d in (*probed_roots, *probed_closure))
@@ -300,41 +301,6 @@ def _empty_notes(tier: Tier, has_roots: bool, has_others: bool) -> list[str]:
     if not tier.probe:
         return [f"tier {tier.name} has no roots to probe: present by definition"]
     return [f"nothing of tier {tier.name} applies to this environment: present with 0 packages"]
-
-
-def _relock(project: Project, tier: Tier) -> str:
-    from tierlock.lockfiles.sources import remedy
-
-    return remedy(project, tier)
-
-
-def install_remedy(
-    tier: Tier,
-    *,
-    python: str | Path | None,
-    deep: bool,
-    locked: bool,
-    relock: str | None = None,
-    system: bool = False,
-    managed: bool = False,
-) -> str:
-    """The command that makes *tier* present in the environment that was probed, run exactly as printed.
-
-    It names the interpreter when the probe was given one (with ``--system`` when that interpreter is no
-    virtual environment: install-tier refuses it otherwise; a venv of it made first when it is externally
-    managed: install-tier never installs into that), repairs hash mismatches when the probe was deep, and locks
-    first when the tier has no lockfile yet.
-    """
-    from tierlock.remedies import shell_join, venv_of
-
-    command = ["install-tier", str(tier.name), *(["--deep"] if deep else [])]
-    if python is not None and managed:
-        install = venv_of(python, command)
-    else:
-        if python is not None:
-            command[2:2] = ["--python", str(python), *(["--system"] if system else [])]
-        install = shell_join(command)
-    return install if locked else f"{relock or f'tierlock lock {tier.name}'} && {install}"
 
 
 def resolve_target(python: str | Path | Target | None) -> Target:
