@@ -134,3 +134,33 @@ def test_an_extension_of_another_machine_is_named_and_the_printed_reinstall_conv
     again = scene.run("tierlock", "probe", "brain", "--python", str(scene.python))
     assert again.returncode == 0, again.stdout
     assert "already present" in scene.run(*shlex.split(fix)).stdout
+
+
+def test_a_receipt_written_on_a_host_of_another_machine_proves_nothing_here_and_the_printed_fix_converges(
+    tmp_path: Path,
+) -> None:
+    """The venv as an arm64 host armed it, then mounted here: its receipt (written there, by an interpreter of that
+    machine) lists files of the sizes they have. install-tier's no-op fast path must not take it as proof."""
+    scene = Scene(tmp_path, "uv")
+    fix = ["install-tier", "brain", "--python", str(scene.python)]
+    assert scene.run(*fix).returncode == 0  # armed here first: the receipt's shape, as that host writes it
+    so = next((site_packages(scene.venv) / "corelib").glob("_native*.so"))
+    foreign = binaries.elf(machine=OTHER[0], needed=["libc.so.6"])
+    size = so.stat().st_size
+    so.unlink()  # (a new file, as an installer writes it: not through uv's cache's hard link)
+    so.write_bytes(foreign + b"\0" * (size - len(foreign)))  # that host's build, of the size listed
+    path = scene.venv / "tierlock" / "receipts" / "brain.json"
+    receipt = json.loads(path.read_text())
+    receipt["interpreter"]["machine"] = [OWN.elf_class, 1 if OWN.little_endian else 2, OTHER[0]]  # written there
+    path.write_text(json.dumps(receipt))
+
+    probed = scene.run("tierlock", "probe", "brain", "--python", str(scene.python))
+    assert f"is built for {OTHER[1]}" in probed.stdout
+    assert f"to fix: {shlex.join(fix)}" in probed.stdout
+    repaired = scene.run(*shlex.split(shlex.join(fix)))  # exactly as printed
+    assert repaired.returncode == 0, repaired.stdout + repaired.stderr
+    assert "already present" not in repaired.stdout
+    assert "repairing 1 of 3 package(s)" in repaired.stderr
+    assert scene.imports().stdout.strip() == "0"
+    assert scene.run("tierlock", "probe", "brain", "--python", str(scene.python)).returncode == 0
+    assert "already present" in scene.run(*fix).stdout  # the receipt written here proves the next no-op
