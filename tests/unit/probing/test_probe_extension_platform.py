@@ -22,6 +22,7 @@ from tests.support.env import clean_env, make_venv, site_packages
 from tests.support.probe_env import platform_tag, uv_install
 from tests.support.wheels import EXT_SUFFIX, build_wheel
 from tierlock.probing import SiteIndex, elf, elfmatch, probe_distribution
+from tierlock.probing.libproblems import Missing, Unloadable
 from tierlock.probing.site import own_suffixes
 
 
@@ -203,6 +204,8 @@ def test_the_interpreter_read_is_the_file_its_link_names_and_is_read_again_when_
         (3, 1, True, "i386"),
         (183, 2, True, "aarch64"),
         (40, 1, True, "arm"),
+        (8, 1, False, "mips"),
+        (20, 1, False, "ppc"),
         (21, 2, True, "ppc64le"),
         (21, 2, False, "ppc64"),
         (22, 2, False, "s390x"),
@@ -252,3 +255,23 @@ def test_an_elf_file_of_the_targets_own_kind_is_not_refused_whatever_its_dynamic
     (tmp_path / "empty.so").write_bytes(b"")
     assert elfmatch.refused(str(tmp_path / "empty.so"), None, target) == "is not an ELF file (an empty file)"
     assert elfmatch.refused(str(tmp_path / "gone.so"), None, target) is None  # unreadable: the file checks say it
+
+
+def test_a_64_bit_header_cut_inside_its_last_fields_is_cut_short_and_a_whole_one_is_not(tmp_path: Path) -> None:
+    target = elf.ElfInfo(2, True, 62)
+    data = binaries.elf(machine=62)
+    for size, said in ((60, "is cut short (60 bytes, shorter than an ELF header)"), (64, None)):
+        (tmp_path / "x.so").write_bytes(data[:size])
+        assert elfmatch.refused(str(tmp_path / "x.so"), None, target) == said
+
+
+def test_the_problems_compare_by_every_field() -> None:
+    assert Missing("a.so", "libx.so.1") == Missing("a.so", "libx.so.1", None)
+    assert Missing("a.so", "libx.so.1") != Missing("a.so", "liby.so.1")
+    assert Missing("a.so", "libx.so.1", "libz.so") != Missing("a.so", "libx.so.1")
+    assert len({Missing("a.so", "libx.so.1"), Missing("a.so", "libx.so.1")}) == 1
+    assert Unloadable("a.so", "is cut short") == Unloadable("a.so", "is cut short")
+    assert Unloadable("a.so", "is cut short") != Unloadable("b.so", "is cut short")
+    assert Unloadable("a.so", "x") != Missing("a.so", "x")
+    assert len({Unloadable("a.so", "x"), Unloadable("a.so", "x"), Unloadable("a.so", "y")}) == 2
+    assert repr(Unloadable("a.so", "x")) == "Unloadable('a.so', 'x')"
