@@ -428,11 +428,16 @@ MODULES: dict[str, Module] = {
     ),
     "installer/fastpath.py": Module(
         ("src/tierlock/installer/fastpath.py", "src/tierlock/installer/pinscan.py"),
-        ("tests/unit/installer/test_installer_receipts*.py", "tests/unit/installer/test_fastpath_*.py"),
+        (
+            "tests/unit/installer/test_fastpath_other_machine.py",
+            "tests/unit/installer/test_installer_receipts*.py",
+            "tests/unit/installer/test_fastpath_*.py",
+        ),
     ),
     "installer/location.py": Module(
         ("src/tierlock/installer/location.py",),
         (
+            "tests/unit/installer/test_fastpath_other_machine.py",
             "tests/unit/installer/test_installer_target.py",
             "tests/unit/installer/test_fastpath_every_spelling.py",
             "tests/unit/installer/test_location_*.py",
