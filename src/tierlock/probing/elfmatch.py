@@ -15,7 +15,7 @@ import os
 
 from tierlock.probing import elf
 
-ET_REL, ET_EXEC, ET_DYN = 1, 2, 3
+ET_REL, ET_EXEC = 1, 2
 _MACHINES = {
     3: "i386",
     8: "mips",
@@ -25,7 +25,6 @@ _MACHINES = {
     40: "arm",
     62: "x86_64",
     183: "aarch64",
-    243: "riscv",
     258: "loongarch64",
 }
 """``e_machine`` -> the name ``uname -m`` gives (the usual ones)."""

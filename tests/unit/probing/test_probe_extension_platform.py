@@ -260,9 +260,39 @@ def test_an_elf_file_of_the_targets_own_kind_is_not_refused_whatever_its_dynamic
 def test_a_64_bit_header_cut_inside_its_last_fields_is_cut_short_and_a_whole_one_is_not(tmp_path: Path) -> None:
     target = elf.ElfInfo(2, True, 62)
     data = binaries.elf(machine=62)
-    for size, said in ((60, "is cut short (60 bytes, shorter than an ELF header)"), (64, None)):
+    for size in (60, 63, 64):
         (tmp_path / "x.so").write_bytes(data[:size])
+        said = f"is cut short ({size} bytes, shorter than an ELF header)" if size < 64 else None
         assert elfmatch.refused(str(tmp_path / "x.so"), None, target) == said
+    narrow = binaries.elf(elf_class=1, machine=62)
+    for size, said in ((51, "is cut short (51 bytes, shorter than an ELF header)"), (52, None), (len(narrow), None)):
+        (tmp_path / "n.so").write_bytes(narrow[:size])
+        assert elfmatch.refused(str(tmp_path / "n.so"), None, target) == said
+    no_order = bytearray(data)
+    no_order[5] = 0  # a class, but no byte order
+    (tmp_path / "o.so").write_bytes(bytes(no_order))
+    assert (
+        elfmatch.refused(str(tmp_path / "o.so"), None, target)
+        == "has an invalid ELF header (no ELF class or byte order)"
+    )
+
+
+def test_the_interpreter_is_read_once_while_its_file_is_unchanged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads: list[str] = []
+    real = elf.read_file
+
+    def counted(path: str) -> elf.ElfInfo | None:
+        reads.append(path)
+        return real(path)
+
+    monkeypatch.setattr(elf, "read_file", counted)
+    python = tmp_path / "python"
+    python.write_bytes(binaries.elf(machine=183))
+    first = elfmatch.platform_of(str(python))
+    assert elfmatch.platform_of(str(python)) is first
+    assert reads == [str(python)]
 
 
 def test_the_problems_compare_by_every_field() -> None:
@@ -275,3 +305,9 @@ def test_the_problems_compare_by_every_field() -> None:
     assert Unloadable("a.so", "x") != Missing("a.so", "x")
     assert len({Unloadable("a.so", "x"), Unloadable("a.so", "x"), Unloadable("a.so", "y")}) == 2
     assert repr(Unloadable("a.so", "x")) == "Unloadable('a.so', 'x')"
+    assert Missing("a.so", "libx.so.1").describe() == (
+        "compiled artifact a.so needs libx.so.1, which the dynamic loader cannot find"
+    )
+    assert Missing("a.so", "libx.so.1", "liby.so.2").describe() == (
+        "compiled artifact a.so needs libx.so.1 (through liby.so.2), which the dynamic loader cannot find"
+    )
