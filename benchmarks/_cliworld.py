@@ -19,6 +19,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from tests.support.binaries import loadable_stub  # noqa: E402
 from tests.support.tierproject import write_lock  # noqa: E402
 from tests.support.wheels import EXT_SUFFIX, build_wheel  # noqa: E402
 
@@ -82,7 +83,7 @@ def _pins(wheels: Path, tier: str) -> list[tuple[str, str, Path]]:
             f"{name}/util.py": "def f():\n    return 1\n" * 20,
         }
         if tier == "brain" and i % 3 == 0:
-            files[f"{name}/_speed{EXT_SUFFIX}"] = b"\x7fELF" + bytes(range(256)) * 40
+            files[f"{name}/_speed{EXT_SUFFIX}"] = loadable_stub(64) + bytes(range(256)) * 40
         pins.append((name, "1.0", build_wheel(wheels, name, "1.0", files=files)))
     return pins
 

@@ -73,6 +73,15 @@ MODULES: dict[str, Module] = {
         ),
     ),
     "installer/plan.py": Module(("src/tierlock/installer/plan.py",), ("tests/unit/installer/test_installer_plan*.py",)),
+    # Whether the target's loader takes an extension at all: its ELF header against the target interpreter's.
+    "probing/elfmatch.py": Module(
+        ("src/tierlock/probing/elfmatch.py", "src/tierlock/probing/libproblems.py"),
+        (
+            "tests/unit/probing/test_probe_extension_platform.py",
+            "tests/unit/probing/test_probe_library_lookup.py",
+            "tests/cli/test_install_foreign_extension.py",
+        ),
+    ),
     # RECORD's rows read (quoted or not, a NUL byte refused) and the import roots from RECORD and top_level.txt.
     "probing/record.py": Module(
         ("src/tierlock/probing/record.py", "src/tierlock/probing/roots.py"),
@@ -433,11 +442,16 @@ MODULES: dict[str, Module] = {
     ),
     "installer/fastpath.py": Module(
         ("src/tierlock/installer/fastpath.py", "src/tierlock/installer/pinscan.py"),
-        ("tests/unit/installer/test_installer_receipts*.py", "tests/unit/installer/test_fastpath_*.py"),
+        (
+            "tests/unit/installer/test_fastpath_other_machine.py",
+            "tests/unit/installer/test_installer_receipts*.py",
+            "tests/unit/installer/test_fastpath_*.py",
+        ),
     ),
     "installer/location.py": Module(
         ("src/tierlock/installer/location.py",),
         (
+            "tests/unit/installer/test_fastpath_other_machine.py",
             "tests/unit/installer/test_installer_target.py",
             "tests/unit/installer/test_fastpath_every_spelling.py",
             "tests/unit/installer/test_location_*.py",

@@ -39,6 +39,7 @@ from typing import Any
 import pytest
 
 from tests.cli.test_install_cli import StallingIndex, World, index_env
+from tests.support.binaries import loadable_stub
 from tests.support.env import clean_env, make_venv, site_packages
 from tests.support.tierproject import tree_snapshot, write_lock, write_pyproject
 from tests.support.wheels import EXT_SUFFIX, build_wheel
@@ -54,7 +55,7 @@ def bulky_wheel(dest: Path, version: str) -> Path:
     files: dict[str, bytes | str] = {"bulky/__init__.py": f"VERSION = {version!r}\n\ndef main() -> None:\n    pass\n"}
     # Data files, not modules: the backends write each one (slow enough to interrupt) but compile none.
     files.update({f"bulky/data/part_{i:04d}.bin": bytes([i % 251]) * 2048 for i in range(MODULES)})
-    files[f"bulky/_core{EXT_SUFFIX}"] = b"\x7fELF" + b"\0" * 4096
+    files[f"bulky/_core{EXT_SUFFIX}"] = loadable_stub(4100)
     files[f"bulky-{version}.dist-info/entry_points.txt"] = "[console_scripts]\nbulky = bulky:main\n"
     return build_wheel(dest, "bulky", version, files=files)
 

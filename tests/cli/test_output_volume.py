@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.binaries import loadable_stub
 from tests.support.cli import run_cli
 from tests.support.env import make_venv, site_packages
 from tests.support.lockproj import lock_offline
@@ -50,7 +51,7 @@ def locked(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for name in WIDE:
         build_wheel(house, name, "1.0")
     files: dict[str, bytes | str] = {"bulky/__init__.py": ""}
-    files.update(dict.fromkeys(COMPILED, b"\x7fELF" + b"\x00" * 64))
+    files.update(dict.fromkeys(COMPILED, loadable_stub(68)))
     build_wheel(house, "bulky", "1.0", files=files)
     return lock_offline(tmp_path_factory.mktemp("volume-locked") / "loud", house, PYPROJECT)
 

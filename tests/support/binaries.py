@@ -3,8 +3,11 @@ and the loader cache. For the readers' unit tests where no compiler for the form
 
 from __future__ import annotations
 
+import os
 import struct
+import sys
 from collections.abc import Sequence
+from functools import cache
 
 
 def elf(
@@ -76,6 +79,32 @@ def elf(
         section = struct.pack(order + "IIIIIIIIII", 0, 0, 0, 0, 0, 0, 0, headers, 0, 0)
     data = ident + header + loads + dyn + section + strings
     return data + b"\0" * (dynamic - len(data)) + body
+
+
+@cache
+def _own_header() -> tuple[int, bool, int]:
+    """The running interpreter's ELF class, byte order and machine (the tests' venvs are made from it)."""
+    with open(os.path.realpath(sys.executable), "rb") as fh:
+        ident = fh.read(20)
+    little = ident[5] == 1
+    return ident[4], little, struct.unpack("<H" if little else ">H", ident[18:20])[0]
+
+
+def loadable_stub(size: int = 260) -> bytes:
+    """*size* bytes (at least an ELF header's) that the probe takes for an extension module this interpreter's loader
+    loads: an ELF header of its class, byte order and machine, of a shared object without program headers, then
+    zeros. What a test that only needs a compiled file of some size writes (no compiler needed)."""
+    elf_class, little, machine = _own_header()
+    order = "<" if little else ">"
+    wide = elf_class == 2
+    ident = b"\x7fELF" + bytes([elf_class, 1 if little else 2, 1, 0]) + b"\0" * 8
+    if wide:
+        header = struct.pack(order + "HHIQQQIHHHHHH", 3, machine, 1, 0, 0, 0, 0, 64, 56, 0, 64, 0, 0)
+    else:
+        header = struct.pack(order + "HHIIIIIHHHHHH", 3, machine, 1, 0, 0, 0, 0, 52, 32, 0, 40, 0, 0)
+    data = ident + header
+    assert size >= len(data), f"an ELF header takes {len(data)} bytes"
+    return data + b"\0" * (size - len(data))
 
 
 def macho(

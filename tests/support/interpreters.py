@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.binaries import loadable_stub
 from tests.support.env import clean_env
 from tests.support.wheels import build_wheel
 
@@ -91,7 +92,7 @@ def crypto_wheels(dest: Path, target: Interpreter) -> dict[str, Path]:
         dest,
         "cffi",
         "1.17.1",
-        files={"cffi/__init__.py": "import _cffi_backend\n", backend: b"\x7fELF" + b"\0" * 512},
+        files={"cffi/__init__.py": "import _cffi_backend\n", backend: loadable_stub(516)},
         tag=target.cp_tag,
         extension=True,
     )
@@ -104,7 +105,7 @@ def crypto_wheels(dest: Path, target: Interpreter) -> dict[str, Path]:
             "cryptography/__init__.py": "from cryptography.hazmat.bindings import _rust\n",
             "cryptography/hazmat/__init__.py": "",
             "cryptography/hazmat/bindings/__init__.py": "",
-            "cryptography/hazmat/bindings/_rust.abi3.so": b"\x7fELF" + b"\0" * 1024,
+            "cryptography/hazmat/bindings/_rust.abi3.so": loadable_stub(1028),
         },
         tag=target.abi3_tag,
         extension=True,

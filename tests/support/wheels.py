@@ -11,6 +11,8 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
+from tests.support.binaries import loadable_stub
+
 #: The suffix of a compiled extension module on this interpreter.
 EXT_SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
 
@@ -49,7 +51,7 @@ def build_wheel(
     if files is None:
         contents[f"{pkg}/__init__.py"] = f'__version__ = "{version}"\n'.encode()
         if extension:
-            contents[f"{pkg}/_core{EXT_SUFFIX}"] = b"\x7fELF" + b"\0" * 256
+            contents[f"{pkg}/_core{EXT_SUFFIX}"] = loadable_stub(260)
     else:
         for path, data in files.items():
             contents[path] = data.encode() if isinstance(data, str) else data

@@ -357,7 +357,7 @@ def _before_verification(target: Target) -> None:
     import tierlock.probing.relied  # noqa: F401 (the receipt's rows)
     from tierlock.probing import libraries
 
-    libraries.preload([str(p) for p in target.site_paths])
+    libraries.preload([str(p) for p in target.site_paths], str(target.python))
 
 
 class InstallFailed(BackendError):

@@ -269,6 +269,12 @@ def _holds(raw: str, receipt: dict[str, Any], environment: str, pyproject: tuple
     written_for = interpreter.get("environment") if isinstance(interpreter, dict) else None
     if written_for != environment:
         return f"the receipt was written for {written_for}"
+    from tierlock.installer.location import machine_of
+
+    kept = interpreter if isinstance(interpreter, dict) else {}
+    executable = kept.get("executable")
+    if "machine" in kept and kept["machine"] != machine_of(str(executable)):  # (a receipt older than it has none)
+        return f"the receipt was written by an interpreter of another machine than {executable}"
     if receipt.get("stale"):
         return f"{raw} was marked stale: another tier replaced its packages"
     return ""

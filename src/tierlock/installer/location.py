@@ -69,6 +69,19 @@ def environment_key(prefix: str | os.PathLike[str]) -> str:
     return os.path.realpath(os.fspath(prefix))
 
 
+def machine_of(python: str) -> list[int] | None:
+    """The ELF class, byte order and machine of the interpreter *python* (links followed; None: no ELF file): a venv
+    shared with a host of another machine names another file there, whose installed extensions this one refuses."""
+    try:
+        with open(os.path.realpath(python), "rb", buffering=0) as fh:
+            head = fh.read(20)
+    except (OSError, ValueError):
+        return None
+    if len(head) < 20 or head[:4] != b"\x7fELF":
+        return None
+    return [head[4], head[5], int.from_bytes(head[18:20], "little" if head[5] == 1 else "big")]
+
+
 def linked_venv_python(python: str | os.PathLike[str]) -> str | None:
     """The venv interpreter the symlink *python* leads to, one link at a time, when the link itself runs outside
     that venv (see :func:`prefix_of`); None otherwise."""

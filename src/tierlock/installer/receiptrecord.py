@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from tierlock._version import __version__
 from tierlock.frozen import Frozen
-from tierlock.installer.location import environment_key
+from tierlock.installer.location import environment_key, machine_of
 from tierlock.installer.receipts import (
     InstalledDist,
     Receipt,
@@ -86,6 +86,7 @@ def prepare(
             "prefix": str(target.prefix),
             "version": ".".join(str(v) for v in target.version),
             "platform": target.platform,
+            "machine": machine_of(str(target.python)),  # (the no-op fast path compares it: a venv shared between hosts)
         },
         tiers=made,
     )

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from tierlock.probing.distprobe import DistState, TierState
     from tierlock.probing.installedfile import InstalledFile
-    from tierlock.probing.libraries import Missing
+    from tierlock.probing.libraries import Missing, Unloadable
 
 __all__ = ["DistState", "DistributionProbe", "InstalledFile", "TierState", "probe_distribution"]
 
@@ -128,7 +128,7 @@ def _probe(
         records=facts.records,
         editable_source=editable,
         import_roots=kept,
-        missing_libraries=tuple((m.artifact, m.library, m.via) for m in needs),
+        missing_libraries=_library_rows(needs),
         record_size=facts.key[2][1] if isinstance(facts.key[2], tuple) else None,
     )
     if state == "present" and not looked and not deep and len(found) == 1 and stats is not None:
@@ -208,12 +208,24 @@ def _venv_of(site: str) -> str | None:
 
 def _libraries(
     facts: distinfo.DistInfo, index: SiteIndex, deep: bool, seen: dict[str, tuple[int, int, int]]
-) -> list[Missing]:
+) -> list[Missing | Unloadable]:
     """The shared libraries its extensions need that the dynamic loader cannot find (*deep*: nothing kept; *seen*:
     the identities the file checks just took, not taken again)."""
     from tierlock.probing import libraries
 
-    return libraries.unresolved(index, index.sites, facts.compiled, fresh=deep, seen=seen)
+    return libraries.unresolved(
+        index, index.sites, facts.compiled, fresh=deep, seen=seen, python=index.python, suffixes=index.suffixes
+    )
+
+
+def _library_rows(needs: Sequence[Missing | Unloadable]) -> tuple[tuple[str, str, str | None], ...]:
+    """The libraries the loader cannot find, as a probe's result carries them (an extension it refuses is no library
+    the system lacks: a reinstall for this platform mends it, not the system's package manager)."""
+    if not needs:
+        return ()
+    from tierlock.probing.libproblems import Missing
+
+    return tuple((m.artifact, m.library, m.via) for m in needs if isinstance(m, Missing))
 
 
 def _editable(facts: distinfo.DistInfo, reasons: list[str], notes: list[str]) -> Path | None:

@@ -40,7 +40,18 @@ _SPAN = 1 << 16
 class ElfInfo:
     """What the dynamic loader needs to know of one ELF file."""
 
-    __slots__ = ("dynamic", "elf_class", "little_endian", "machine", "needed", "nodeflib", "rpath", "runpath", "soname")
+    __slots__ = (
+        "dynamic",
+        "elf_class",
+        "kind",
+        "little_endian",
+        "machine",
+        "needed",
+        "nodeflib",
+        "rpath",
+        "runpath",
+        "soname",
+    )
 
     def __init__(
         self,
@@ -54,6 +65,7 @@ class ElfInfo:
         soname: str | None = None,
         nodeflib: bool = False,
         dynamic: bool = False,
+        kind: int = 3,
     ) -> None:
         self.elf_class = elf_class
         """1: 32-bit, 2: 64-bit."""
@@ -71,6 +83,8 @@ class ElfInfo:
         """``DF_1_NODEFLIB``: the loader cache and the default folders are not searched for its libraries."""
         self.dynamic = dynamic
         """Whether it has a dynamic section at all (a static executable or an object file has none)."""
+        self.kind = kind
+        """``e_type`` (1: an object file, 2: an executable, 3: a shared object or a position-independent executable)."""
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
@@ -137,7 +151,7 @@ def _parse(read: Read) -> ElfInfo | None:
     order, header_format, phdr_format, phdr_size, dyn_format, shdr_info = _layout(elf_class, "<" if little else ">")
     header = struct.unpack_from(header_format, ident, 16)
     machine, phoff, shoff, phentsize, phnum = header[1], header[4], header[5], header[8], header[9]
-    base = ElfInfo(elf_class, little, machine)
+    base = ElfInfo(elf_class, little, machine, kind=header[0])
     if phnum == PN_XNUM:  # the real count is in the first section header
         info = read(shoff + shdr_info, 4)
         phnum = struct.unpack(order + "I", info)[0] if len(info) == 4 else 0
@@ -175,7 +189,9 @@ def _dynamic(
     strtab = _file_offset(tags.get(DT_STRTAB, [None])[0], loads)
     wanted = [*tags.get(DT_NEEDED, ()), *tags.get(DT_RPATH, ()), *tags.get(DT_RUNPATH, ()), *tags.get(DT_SONAME, ())]
     if strtab is None:
-        return None if wanted else ElfInfo(base.elf_class, base.little_endian, base.machine, dynamic=True)
+        return (
+            None if wanted else ElfInfo(base.elf_class, base.little_endian, base.machine, dynamic=True, kind=base.kind)
+        )
     strings = _strings(read, strtab, tags.get(DT_STRSZ, [0])[0], wanted)
     if strings is None:
         return None
@@ -194,6 +210,7 @@ def _dynamic(
         soname=strings[sonames[0]] if sonames else None,
         nodeflib=any(v & DF_1_NODEFLIB for v in tags.get(DT_FLAGS_1, ())),
         dynamic=True,
+        kind=base.kind,
     )
 
 

@@ -14,8 +14,10 @@ library up in glibc's order:
    (``/lib/<multiarch>``, ``/usr/lib/<multiarch>``, ``/lib64``, ``/usr/lib64``, ``/lib``, ``/usr/lib``),
    unless the object says ``DF_1_NODEFLIB``.
 
-A candidate counts only when it is an ELF file of the same class, byte order and machine (the loader
-skips the others). A library found through a search path (a wheel's ``.libs`` folder through
+An extension the target's loader refuses outright (another class, byte order or machine than the target
+interpreter's own file, no ELF file at all: :mod:`tierlock.probing.elfmatch`) is said so, and what it needs
+is not looked for. A candidate library counts only when it is an ELF file of the same class, byte order and
+machine (the loader skips the others). A library found through a search path (a wheel's ``.libs`` folder through
 ``$ORIGIN``, a runpath, ``LD_LIBRARY_PATH``) is followed in turn: what it needs must be found too; one
 from the loader cache or a default folder is the system's, and its own needs are left to its package
 manager. ``libpython`` is taken as given (the
@@ -36,7 +38,10 @@ import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 
-from tierlock.probing import elf, libcache, libmoved
+from tierlock.probing import elf, elfmatch, libcache, libmoved
+from tierlock.probing.libproblems import Missing, Unloadable
+
+__all__ = ["Identity", "Missing", "Session", "Unloadable", "is_extension", "still_known", "unresolved"]
 
 _PROVIDED = ("libpython",)
 #: The loader's cache, :data:`tierlock.probing.ldcache.PATH` (that module, and :mod:`~tierlock.probing.ldpaths`, are
@@ -46,37 +51,6 @@ LD_CACHE = "/etc/ld.so.cache"
 
 Identity = libcache.Identity
 """A file's size, mtime and inode: while they are unchanged, so is what was read from it."""
-
-
-class Missing:
-    """A library the loader cannot find for one compiled extension."""
-
-    __slots__ = ("artifact", "library", "via")
-
-    def __init__(self, artifact: str, library: str, via: str | None = None) -> None:
-        self.artifact = artifact
-        """The extension's path as RECORD gives it (relative to the site folder)."""
-        self.library = library
-        """The name it asks for (``libmariadb.so.3``)."""
-        self.via = via
-        """The file name of the library that needs it, when that is not the extension itself."""
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Missing) and (self.artifact, self.library, self.via) == (
-            other.artifact,
-            other.library,
-            other.via,
-        )
-
-    def __hash__(self) -> int:
-        return hash((self.artifact, self.library, self.via))
-
-    def __repr__(self) -> str:
-        return f"Missing({self.artifact!r}, {self.library!r}, {self.via!r})"
-
-    def describe(self) -> str:
-        through = f" (through {self.via})" if self.via else ""
-        return f"compiled artifact {self.artifact} needs {self.library}{through}, which the dynamic loader cannot find"
 
 
 _Found = tuple[str, elf.ElfInfo, bool]
@@ -120,6 +94,7 @@ class Session:
         fresh: bool = False,
         library_path: str | None = None,
         cache: str = LD_CACHE,
+        python: str | None = None,
     ) -> None:
         value = os.environ.get("LD_LIBRARY_PATH", "") if library_path is None else library_path
         self.library_path = tuple(p or "." for p in value.split(":")) if value else ()
@@ -131,7 +106,17 @@ class Session:
         self._ids: dict[str, Identity | None] = {}
         self._files: dict[str, elf.ElfInfo | None] = {}
         self._found: dict[tuple[object, ...], _Found | None] = {}
-        self.environment: list[object] = [list(sites), list(self.library_path), cache, list(_identity(cache) or ())]
+        self.platform = elfmatch.platform_of(python) if python is not None else None
+        """The target interpreter's ELF header (*python*'s): an extension of another class or machine is refused."""
+        platform = self.platform
+        machine = [] if platform is None else [platform.elf_class, platform.little_endian, platform.machine]
+        self.environment: list[object] = [
+            list(sites),
+            list(self.library_path),
+            cache,
+            list(_identity(cache) or ()),
+            machine,
+        ]
         self.key = repr(self.environment)
         self.store = libcache.path_for(sites)
         self._kept: dict[str, libcache.Kept] | None = {} if fresh else None
@@ -182,8 +167,10 @@ class Session:
         self._files[path] = info
         return info
 
-    def missing(self, artifact: str, rel: str) -> list[Missing]:
-        """The libraries the extension at *artifact* needs and the loader cannot find (*rel*: how to name it)."""
+    def missing(self, artifact: str, rel: str, loaded: bool = True) -> list[Missing | Unloadable]:
+        """The libraries the extension at *artifact* needs and the loader cannot find (*rel*: how to name it), or
+        the extension itself when the target's loader refuses it (*loaded*: the target imports it, not a build for
+        another Python beside its own)."""
         identity = self.identity(artifact)
         if identity is None:
             return []  # missing: the file checks report it
@@ -192,12 +179,17 @@ class Session:
         info = self.read(artifact)
         if info is None and not os.access(artifact, os.R_OK):
             return []  # unreadable: read again next time
-        # Needing nothing is a verdict too, and so is a readable file that is no ELF object (nothing to look up):
-        # kept with its identity, like every other.
+        refused = elfmatch.refused(artifact, info, self.platform) if self.platform is not None and loaded else None
+        if refused is not None:
+            return [Unloadable(rel, refused)]  # what it needs is not looked for: it is not loaded at all
+        # Needing nothing is a verdict too, and so is a readable file that is no ELF object where no interpreter is
+        # named or the target does not import it (nothing to look up): kept with its identity, like every other.
         missing, relied = self._resolve(artifact, info, rel) if info is not None else ([], ())
         if not missing:
             self._learn(artifact, (identity, relied))
             self.moved.learn(artifact, (identity, relied))
+        elif self.platform is not None and loaded:
+            return [_another_libc(m, self.platform) for m in missing]
         return missing
 
     def _known(self, artifact: str, identity: Identity) -> bool:
@@ -245,14 +237,16 @@ class Session:
 
     def _resolve(
         self, artifact: str, info: elf.ElfInfo, rel: str
-    ) -> tuple[list[Missing], tuple[tuple[str, Identity], ...]]:
+    ) -> tuple[list[Missing | Unloadable], tuple[tuple[str, Identity], ...]]:
         """Every library of the extension's tree, breadth first as the loader loads them."""
-        missing: list[Missing] = []
+        missing: list[Missing | Unloadable] = []
         relied: dict[str, Identity] = {}
         loaded: set[str] = set()
         queue: list[tuple[str, elf.ElfInfo, tuple[str, ...]]] = [(artifact, info, ())]
         seen = {os.path.normpath(artifact)}
         for path, obj, chain in queue:  # the loader's breadth-first order; the loop sees what is appended
+            if not obj.needed:
+                continue  # nothing to look up (nor its search paths to expand)
             origin = os.path.dirname(path)
             rpath = () if obj.runpath else (*_expand(obj.rpath, origin, obj), *chain)
             for name in obj.needed:
@@ -310,6 +304,15 @@ class Session:
         self.moved.save()
 
 
+def _another_libc(problem: Missing | Unloadable, target: elf.ElfInfo) -> Missing | Unloadable:
+    """A C library the loader cannot find, of another family than the target interpreter's (a musl build in a
+    glibc environment): the extension is built for another platform, which no system package mends."""
+    if not isinstance(problem, Missing):
+        return problem
+    other = elfmatch.another_libc(problem.library, target)
+    return problem if other is None else Unloadable(problem.artifact, other)
+
+
 def save_all() -> None:
     """Write the verdicts every session of this process learnt (run when the process ends)."""
     while _UNSAVED:
@@ -331,24 +334,25 @@ def _identity(path: str) -> Identity | None:
     return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-def preload(sites: Sequence[str]) -> None:
+def preload(sites: Sequence[str], python: str | None = None) -> None:
     """Read the verdicts kept for the site folders *sites* and those carried over from other environments now
     (:func:`tierlock.probing.libcache.load` keeps what it parsed while the files are unchanged: a probe round after
     this one, :func:`session_for`, then reads neither again); nothing when they cannot be read."""
     try:
-        session = Session(sites)
+        session = Session(sites, python=python)
         session.kept  # noqa: B018
         session.moved.read()
     except Exception:  # read when the probe needs them, which says what is wrong
         pass
 
 
-def session_for(owner: object, sites: Sequence[str], *, fresh: bool = False) -> Session:
-    """The session of one probe round (*owner*: the site index it shares), made on first use."""
+def session_for(owner: object, sites: Sequence[str], *, fresh: bool = False, python: str | None = None) -> Session:
+    """The session of one probe round (*owner*: the site index it shares; *python*: its target interpreter),
+    made on first use."""
     last = Session.last
     if last is not None and last.owner is owner and last.fresh == fresh:
         return last
-    found = Session(sites, fresh=fresh)
+    found = Session(sites, fresh=fresh, python=python)
     found.owner = owner
     Session.last = found
     return found
@@ -361,13 +365,17 @@ def unresolved(
     *,
     fresh: bool = False,
     seen: Mapping[str, Identity] | None = None,
-) -> list[Missing]:
+    python: str | None = None,
+    suffixes: Sequence[str] | None = None,
+) -> list[Missing | Unloadable]:
     """The needed libraries the loader cannot find, for each extension module among *files* ((path, rel) pairs).
 
     ELF extensions are looked up on Linux and the other ELF systems; Mach-O and PE ones on macOS and
     Windows (:mod:`tierlock.probing.foreign`). An extension that is missing or unreadable is left to
     the file checks. *fresh* (``--deep``) trusts nothing learnt before. *seen*: identities the caller has
-    just taken (path -> size, mtime, inode), used instead of a second ``stat``.
+    just taken (path -> size, mtime, inode), used instead of a second ``stat``. *python*: the target interpreter,
+    whose loader refuses an ELF extension of another class, byte order or machine (:mod:`tierlock.probing.elfmatch`);
+    *suffixes*: the extension suffixes it imports (a build for another Python beside its own is not loaded).
     """
     extensions = [(path, rel) for path, rel in files if is_extension(rel)]
     if not extensions:
@@ -376,17 +384,23 @@ def unresolved(
         from tierlock.probing import foreign
 
         return [Missing(rel, lib) for path, rel in extensions for lib in foreign.missing(path, sites)]
-    session = session_for(owner, sites, fresh=fresh)
+    session = session_for(owner, sites, fresh=fresh, python=python)
     if seen:
         session.know(seen)
-    return [m for path, rel in extensions for m in session.missing(path, rel)]
+    if suffixes is None:
+        return [m for path, rel in extensions for m in session.missing(path, rel)]
+    from tierlock.probing.compiled import loads
+
+    return [m for path, rel in extensions for m in session.missing(path, rel, loads(rel, suffixes))]
 
 
-def still_known(owner: object, sites: Sequence[str], extensions: Iterable[tuple[str, Identity | None]]) -> bool:
+def still_known(
+    owner: object, sites: Sequence[str], extensions: Iterable[tuple[str, Identity | None]], python: str | None = None
+) -> bool:
     """Whether a verdict learnt before (by this process, or kept on disk) still holds for each extension module
     (path, the identity it has now), every library it relies on unchanged: :func:`unresolved` finding nothing
     missing without reading any extension, for a distribution found whole before. False says nothing of what is
     wrong: the caller asks :func:`unresolved`."""
     if sys.platform in ("darwin", "win32"):
         return False
-    return session_for(owner, sites).holds(extensions)
+    return session_for(owner, sites, python=python).holds(extensions)

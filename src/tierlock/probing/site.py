@@ -9,6 +9,7 @@ listings; :mod:`tierlock.probing.distribution` reads the files it needs.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -93,11 +94,15 @@ class SiteIndex:
         dists: dict[str, list[DistInfoDir]] | None = None,
         leftovers: dict[str, list[str]] | None = None,
         suffixes: Sequence[str] | None = None,
+        python: str | None = None,
     ) -> None:
         self.sites = sites
         self.suffixes: tuple[str, ...] = own_suffixes() if suffixes is None else tuple(suffixes)
         """The target's extension-module suffixes (``Target.ext_suffixes``; default: the running interpreter's,
         which is the target when the probe runs inside it, as the pytest plugin does)."""
+        self.python: str | None = python if python is not None or suffixes is not None else sys.executable
+        """The target interpreter (``Target.python``; default: the running one, with its suffixes), whose own ELF
+        header says which extensions its loader refuses (:mod:`tierlock.probing.elfmatch`); None: not checked."""
         self.dists: dict[str, list[DistInfoDir]] = {} if dists is None else dists
         self.leftovers: dict[str, list[str]] = {} if leftovers is None else leftovers
         """Site folder -> names of ``~``-prefixed entries in it."""
@@ -110,9 +115,15 @@ class SiteIndex:
         return f"SiteIndex(sites={self.sites!r}, {sum(map(len, self.dists.values()))} .dist-info folders)"
 
     @classmethod
-    def scan(cls, paths: Iterable[Path | str], suffixes: Sequence[str] | None = None) -> SiteIndex:
+    def scan(
+        cls,
+        paths: Iterable[Path | str],
+        suffixes: Sequence[str] | None = None,
+        python: str | os.PathLike[str] | None = None,
+    ) -> SiteIndex:
         """List the ``.dist-info`` folders of *paths* (in path order, each folder once), for a target whose
-        extension-module suffixes are *suffixes* (default: the running interpreter's).
+        extension-module suffixes are *suffixes* and whose interpreter is *python* (default: the running
+        interpreter's).
 
         A folder's listing is kept per process while the folder is unchanged (its inode, size and modification
         time, older than a second): a folder gains or loses an entry only by changing them."""
@@ -129,7 +140,9 @@ class SiteIndex:
                 continue
             seen.add(same)
             sites.append((folder, st))
-        index = cls(tuple(site for site, _ in sites), suffixes=suffixes)
+        index = cls(
+            tuple(site for site, _ in sites), suffixes=suffixes, python=None if python is None else os.fspath(python)
+        )
         dists = index.dists
         for site, st in sites:
             listed = _listing(site, st) if st is not None else None

@@ -96,7 +96,7 @@ def _confirm_kept(index: SiteIndex, members: Sequence[Root], seen: Memo) -> None
     if extensions:
         from tierlock.probing import libraries
 
-        if not libraries.still_known(index, index.sites, extensions):
+        if not libraries.still_known(index, index.sites, extensions, index.python):
             return
     for key, (_facts, whole) in found:
         seen[key] = whole[0]

@@ -77,7 +77,7 @@ def again(info: DistInfoDir, index: SiteIndex, key: tuple[str | None, tuple[str,
     if kept[2]:
         from tierlock.probing import libraries
 
-        if not libraries.still_known(index, index.sites, kept[2]):
+        if not libraries.still_known(index, index.sites, kept[2], index.python):
             return None
     return kept[0]
 

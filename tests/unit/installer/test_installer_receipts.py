@@ -16,6 +16,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 import tierlock
+from tests.support.binaries import loadable_stub
 from tierlock.environment import Target
 from tierlock.errors import UsageError
 from tierlock.installer import fastpath, inventory, receipts
@@ -32,7 +33,7 @@ def fake_env(tmp_path: Path) -> tuple[Path, Path, Path]:
     site = prefix / "lib" / "python3.11" / "site-packages"
     (site / "pkg").mkdir(parents=True)
     (site / "pkg" / "__init__.py").write_text("x = 1\n")
-    (site / "pkg" / "_core.so").write_bytes(b"\0" * 64)
+    (site / "pkg" / "_core.so").write_bytes(loadable_stub(64))  # an ELF header of this interpreter's, and zeros
     dist = site / "pkg-1.0.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Name: pkg\nVersion: 1.0\n")

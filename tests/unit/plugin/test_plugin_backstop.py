@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.binaries import loadable_stub
 from tests.support.plugin_project import inner_project, write_files
 from tests.support.probe_env import uv_install
 from tests.support.wheels import EXT_SUFFIX, build_wheel
@@ -277,7 +278,7 @@ def binary_wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
         house,
         "brainpkg",
         "1.0",
-        files={"brainpkg/__init__.py": init, f"brainpkg/_core{EXT_SUFFIX}": b"\x7fELF" + b"\0" * 64},
+        files={"brainpkg/__init__.py": init, f"brainpkg/_core{EXT_SUFFIX}": loadable_stub(68)},
     )
     return house
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.binaries import loadable_stub
 from tests.support.plugin_project import CI_VARS, laptop
 from tests.support.probe_env import uv_install
 from tests.support.wheels import EXT_SUFFIX, build_wheel
@@ -238,7 +239,7 @@ def warning_wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
         files={
             "brainpkg/__init__.py": "from brainpkg import _core\n",
             "brainpkg/warnings.py": "class BrainWarning(UserWarning):\n    pass\n",
-            f"brainpkg/_core{EXT_SUFFIX}": b"\x7fELF" + b"\0" * 64,
+            f"brainpkg/_core{EXT_SUFFIX}": loadable_stub(68),
         },
     )
     return house

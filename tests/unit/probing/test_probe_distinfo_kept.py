@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.binaries import loadable_stub
 from tests.support.wheels import EXT_SUFFIX
 from tierlock.probing import SiteIndex, distinfo, keptrows, probe_distribution
 
@@ -27,16 +28,17 @@ def _site(tmp_path: Path) -> Path:
     info = site / "alpha-1.0.dist-info"
     (site / "alpha").mkdir(parents=True)
     info.mkdir()
-    files = {
+    files: dict[str, str | bytes] = {
         "alpha/__init__.py": "X = 1\n",
-        f"_alpha_speedups{EXT_SUFFIX}": "\x7fELF" + "\0" * 60,
+        f"_alpha_speedups{EXT_SUFFIX}": loadable_stub(64),
         "alpha-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: alpha\nVersion: 1.0\n",
         "alpha-1.0.dist-info/INSTALLER": "uv\n",
     }
     rows = []
     for rel, text in files.items():
-        (site / rel).write_text(text)
-        rows.append(f"{rel},,{len(text.encode())}")
+        data = text if isinstance(text, bytes) else text.encode()
+        (site / rel).write_bytes(data)
+        rows.append(f"{rel},,{len(data)}")
     rows.append("alpha-1.0.dist-info/RECORD,,")
     (info / "RECORD").write_text("\n".join(rows) + "\n")
     for folder, dirs, names in os.walk(site):
@@ -120,8 +122,8 @@ def test_a_compiled_module_whose_name_is_no_identifier_still_suits_its_python(tm
     site = _site(tmp_path)
     record = site / "alpha-1.0.dist-info" / "RECORD"
     runtime = f"6ec57f84c680d3a3778b__mypyc{EXT_SUFFIX}"
-    (site / runtime).write_bytes(b"\x7fELF")
-    record.write_text(f"{runtime},,4\n" + record.read_text())
+    (site / runtime).write_bytes(loadable_stub(64))
+    record.write_text(f"{runtime},,64\n" + record.read_text())
     result = probe_distribution("alpha", paths=[site])
     assert result.state == "present", result.reasons
     assert "6ec57f84c680d3a3778b__mypyc" not in result.import_roots

@@ -241,7 +241,7 @@ def test_a_library_of_another_machine_is_passed_over_as_the_loader_passes_it_ove
 
 def test_libraries_are_not_looked_up_for_files_that_only_look_compiled(tmp_path: Path) -> None:
     house = tmp_path / "house"
-    build_wheel(house, "fakepkg", "1.0", extension=True)  # "\x7fELF" and zeros: no ELF class
+    build_wheel(house, "fakepkg", "1.0", extension=True)  # an ELF header and zeros: no dynamic section
     make_venv(tmp_path / "venv")
     uv_install(tmp_path / "venv" / "bin" / "python", house, "fakepkg")
     result = probe_distribution("fakepkg", paths=[site_packages(tmp_path / "venv")])

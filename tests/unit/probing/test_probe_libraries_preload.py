@@ -8,6 +8,7 @@ parsed (each file read again only when it changed since).
 from __future__ import annotations
 
 import marshal
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -27,7 +28,7 @@ def kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, librari
     monkeypatch.setattr(libcache, "_READ", {})
     site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages"
     site.mkdir(parents=True)
-    session = libraries.Session([str(site)])
+    session = libraries.Session([str(site)], python=sys.executable)
     libcache.save(session.store, session.environment, {str(site / "a.so"): VERDICT})
     libcache.save(session.moved.store, session.moved.environment, {"@0/a.so": VERDICT})
     monkeypatch.setattr(libcache, "_READ", {})
@@ -51,9 +52,9 @@ def test_preloaded_verdicts_are_not_parsed_again_by_the_probe_after_the_backend(
 ) -> None:
     site, _ = kept
     parses = _parses(monkeypatch)
-    libraries.preload([str(site)])
+    libraries.preload([str(site)], sys.executable)
     assert len(parses) == 2  # the target's own verdicts and the carried-over ones
-    after = libraries.Session([str(site)])  # the verification's probe round
+    after = libraries.Session([str(site)], python=sys.executable)  # the verification's probe round
     assert after.kept == {str(site / "a.so"): VERDICT}
     assert after.moved.get(str(site / "a.so")) == VERDICT
     assert len(parses) == 2
@@ -63,10 +64,10 @@ def test_a_kept_file_changed_after_the_preload_is_read_again(
     kept: tuple[Path, libraries.Session], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     site, session = kept
-    libraries.preload([str(site)])
+    libraries.preload([str(site)], sys.executable)
     libcache.save(session.store, session.environment, {})  # another process rewrote it meanwhile
     parses = _parses(monkeypatch)
-    assert libraries.Session([str(site)]).kept == {}
+    assert libraries.Session([str(site)], python=sys.executable).kept == {}
     assert len(parses) == 1
 
 
@@ -77,12 +78,12 @@ def test_a_preload_that_fails_is_silent(kept: tuple[Path, libraries.Session], mo
         raise OSError("no")
 
     monkeypatch.setattr(libcache, "load", failing)
-    libraries.preload([str(site)])  # read when the probe needs them, which says what is wrong
+    libraries.preload([str(site)], sys.executable)  # read when the probe needs them, which says what is wrong
 
 
 def test_the_verification_s_verdicts_are_read_while_an_early_backend_runs(
     kept: tuple[Path, libraries.Session], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     site, session = kept
-    backends._before_verification(SimpleNamespace(site_paths=[site]))  # type: ignore[arg-type]
+    backends._before_verification(SimpleNamespace(site_paths=[site], python=Path(sys.executable)))  # type: ignore[arg-type]
     assert set(libcache._READ) == {session.store, session.moved.store}

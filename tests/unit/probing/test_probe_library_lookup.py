@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import marshal
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,14 @@ def session(tmp_path: Path, *, library_path: str = "", cache: Path | None = None
 
 def missing(tmp_path: Path, ext: Path, **kwargs: object) -> list[tuple[str, str | None]]:
     found = session(tmp_path, **kwargs).missing(str(ext), "pkg/_ext.so")  # type: ignore[arg-type]
-    return [(m.library, m.via) for m in found]
+    return [(m.library, m.via) for m in libs(found)]
+
+
+def libs(found: Sequence[libraries.Missing | libraries.Unloadable]) -> list[libraries.Missing]:
+    """*found*, each a library the loader cannot find (these sessions name no interpreter: nothing is refused)."""
+    for m in found:
+        assert isinstance(m, libraries.Missing), m
+    return [m for m in found if isinstance(m, libraries.Missing)]
 
 
 @pytest.fixture(autouse=True)
@@ -186,7 +194,7 @@ def test_a_kept_verdict_is_written_once_read_by_the_next_session_and_dropped_whe
     assert second._files == {}  # nothing was opened: the verdict was reused after a stat of each file
     dep.write_bytes(binaries.elf(machine=183))  # replaced by a library of another machine
     libraries._VERDICTS.clear()
-    assert [m.library for m in session(tmp_path).missing(str(ext), "pkg/_ext.so")] == ["libk.so.1"]
+    assert [m.library for m in libs(session(tmp_path).missing(str(ext), "pkg/_ext.so"))] == ["libk.so.1"]
 
 
 def test_a_kept_file_that_is_damaged_or_for_another_environment_is_no_cache(tmp_path: Path) -> None:
@@ -439,7 +447,7 @@ def test_a_verdict_from_another_environment_is_not_taken_where_a_file_is_not_the
     libraries._VERDICTS.clear()
     (site / "pkg.libs" / "libk.so.1").unlink()
     gone = libraries.Session([str(site)], library_path="", cache=str(tmp_path / "none"))
-    assert [m.library for m in gone.missing(str(ext), "pkg/_ext.so")] == ["libk.so.1"]
+    assert [m.library for m in libs(gone.missing(str(ext), "pkg/_ext.so"))] == ["libk.so.1"]
 
 
 def test_a_kept_place_names_its_site_folder_by_position_and_a_missing_one_is_no_place(tmp_path: Path) -> None:
