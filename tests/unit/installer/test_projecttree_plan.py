@@ -104,7 +104,7 @@ def test_a_receipt_records_only_what_was_armed_with_a_version(tmp_path: Path, so
     """What a receipt records of the tree's packages: each one installed with a readable version, its files."""
     site = tmp_path / "venv" / "site"
     _installed(site, source)
-    target = SimpleNamespace(site_paths=(site,), prefix=tmp_path / "venv")
+    target = SimpleNamespace(site_paths=(site,), prefix=tmp_path / "venv", ext_suffixes=None, python=None)
     step = projecttree.plan([LocalPackage("app", "0.1.0", source, True)], SiteIndex.scan([site]))  # type: ignore[arg-type]
     [dist] = projecttree.dists(step, target)  # type: ignore[arg-type]
     assert (dist.name, dist.version, dist.site, dist.project) == ("app", "0.1.0", "site", True)
@@ -211,7 +211,7 @@ def test_index_option_lines_become_the_backends_arguments_split_at_the_first_spa
 def test_a_receipt_skips_a_package_that_is_not_installed_and_records_the_next(tmp_path: Path, source: Path) -> None:
     site = tmp_path / "venv" / "site"
     _installed(site, source)
-    target = SimpleNamespace(site_paths=(site,), prefix=tmp_path / "venv")
+    target = SimpleNamespace(site_paths=(site,), prefix=tmp_path / "venv", ext_suffixes=None, python=None)
     ghost = LocalPackage("ghost", "1.0", tmp_path / "ghost", True)  # type: ignore[arg-type]
     app = LocalPackage("app", "0.1.0", source, True)  # type: ignore[arg-type]
     steps = projecttree.plan([ghost, app], SiteIndex.scan([site]))
@@ -253,7 +253,7 @@ def test_each_package_to_arm_is_said_with_its_reason_and_the_satisfied_ones_are_
 
     site = tmp_path / "venv" / "site"
     _installed(site, source)
-    target = SimpleNamespace(site_paths=(site,), prefix=tmp_path / "venv")
+    target = SimpleNamespace(site_paths=(site,), prefix=tmp_path / "venv", ext_suffixes=None, python=None)
     app = LocalPackage("app", "0.1.0", source, True)  # type: ignore[arg-type]
     ghost = LocalPackage("ghost", "1.0", tmp_path / "ghost", True)  # type: ignore[arg-type]
     ui = _Ui(fancy)
@@ -261,3 +261,41 @@ def test_each_package_to_arm_is_said_with_its_reason_and_the_satisfied_ones_are_
         projecttree.arm_missing([app, ghost], target, ui, _Installs, again="install-tier brain")  # type: ignore[arg-type]
     said = [entry for entry in ui.said if "from the project tree: " in entry[1]]
     assert said == [(where, "  from the project tree: ghost: not installed")]
+
+
+#: The extension-module suffixes of a CPython 3.12 on x86_64 Linux: another Python than the one running tierlock.
+PY312 = (".cpython-312-x86_64-linux-gnu.so", ".abi3.so", ".so")
+
+
+def test_a_compiled_package_of_the_tree_is_judged_by_the_targets_python_not_tierlocks(tmp_path: Path) -> None:
+    """A path dependency installed (not editable) into a 3.12 target carries ``_core.cpython-312-...so``: judged
+    with tierlock's own suffixes it was "built for another Python", armed again at every install, and still
+    "missing" after it (the install failed)."""
+    from tests.support.binaries import loadable_stub
+
+    source = tmp_path / "app"
+    source.mkdir()
+    site = tmp_path / "venv" / "site"
+    info = site / "app-0.1.0.dist-info"
+    info.mkdir(parents=True)
+    stub = loadable_stub(300)
+    files = {
+        "app/_core.cpython-312-x86_64-linux-gnu.so": stub if isinstance(stub, bytes) else stub.encode(),
+        f"{info.name}/METADATA": b"Metadata-Version: 2.1\nName: app\nVersion: 0.1.0\n",
+        f"{info.name}/direct_url.json": json.dumps({"url": source.as_uri(), "dir_info": {}}).encode(),
+        f"{info.name}/top_level.txt": b"app\n",
+        f"{info.name}/INSTALLER": b"uv\n",
+    }
+    rows = []
+    for rel, data in files.items():
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site / rel).write_bytes(data)
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        rows.append(f"{rel},sha256={digest},{len(data)}")
+    (info / "RECORD").write_text("\n".join([*rows, f"{info.name}/RECORD,,"]) + "\n", encoding="utf-8")
+    app = LocalPackage("app", "0.1.0", source, False)  # type: ignore[arg-type]
+    target = SimpleNamespace(site_paths=(site,), prefix=tmp_path / "venv", ext_suffixes=PY312, python=None)
+    (step,) = projecttree.plan_in([app], target)  # type: ignore[arg-type]
+    assert (step.action, step.reason) == ("satisfied", f"installed from its folder from {source}")
+    (dist,) = projecttree.dists([step], target)  # type: ignore[arg-type]
+    assert ("app/_core.cpython-312-x86_64-linux-gnu.so", 300) in dist.files
