@@ -10,26 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.plugin_project import laptop, write_files
+from tests.support.plugin_project import inner_pyproject, laptop, write_files
 from tierlock.pytest_plugin import EXIT_TIER_MISSING
 
-PYPROJECT = """\
-[project]
-name = "inner"
-version = "0.1"
-dependencies = ["packaging"]
-
-[project.optional-dependencies]
-brain = ["brainpkg"]
-
-[tool.tierlock]
-ci-require = ["brain"]
-
-[tool.tierlock.tiers.brain]
-
-[tool.pytest.ini_options]
-addopts = ["-p", "no:cacheprovider", "-p", "no:hypothesispytest"]
-"""
+PYPROJECT = inner_pyproject(cacheprovider=False, tests="testing/brain/**", strict_markers=False)
 
 HELPERS = """\
 import importlib.util
