@@ -121,11 +121,9 @@ def read_config(root: Path) -> tuple[Path, list[str], str] | None:
     for name, section in _FILES[:2]:
         if (root / name).is_file():  # these count even without the section
             return _ini(root / name, section)
-    pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
-        found = _toml(pyproject)
-        if found is not None:
-            return found
+    found = _toml(root / "pyproject.toml")  # (read as its parts, never stat-ed here: a kept answer holds its parts)
+    if found is not None:
+        return found
     for name, section in _FILES[2:]:
         path = root / name
         if path.is_file() and f"[{section}]" in _text(path):
@@ -187,15 +185,13 @@ def _line(text: str, key: str, section: str) -> int:
 def _verification(root: Path) -> Iterable[Off]:
     """``-p no:tierlock`` in a verification command of the runtime config (as ``tierlock validate`` finds it:
     ``tierlock.runtime.json``, ``tierlock.runtime.toml``, or ``[tool.tierlock.runtime]`` in pyproject.toml)."""
-    from tierlock.validators.configfile import discover
-
     try:
-        path = discover(root)
-        data = _runtime(path) if path is not None else None
+        found = _runtime_config(root)
     except (OSError, ValueError, RecursionError, TierlockError):
         return []  # (tierlock validate reports it)
-    if path is None:
+    if found is None:
         return []
+    path, data = found
     steps = data.get("verification") if isinstance(data, dict) else None
     table = "[tool.tierlock.runtime] " if path.name == "pyproject.toml" else ""
     out: list[Off] = []
@@ -211,16 +207,30 @@ def _verification(root: Path) -> Iterable[Off]:
     return out
 
 
-def _runtime(path: Path) -> object:
-    """The runtime config's document (its table, in pyproject.toml)."""
-    if path.suffix == ".json":
-        import json
+def _runtime_config(root: Path) -> tuple[Path, object] | None:
+    """(file, document) of the runtime config, found as ``tierlock validate`` finds it; pyproject.toml's table read
+    as its parts, never stat-ed (a kept answer holds pyproject.toml by its parts: one replaced by a link to the same
+    parts keeps it)."""
+    from tierlock.validators.configfile import DISCOVERY
 
-        return json.loads(_text(path))
-    if path.name == "pyproject.toml":
-        from tierlock import projectparts
+    for name in DISCOVERY[:2]:
+        path = root / name
+        if os.path.lexists(path):
+            if path.suffix == ".json":
+                import json
 
-        return projectparts.read(path).get("tool", {}).get("tierlock", {}).get("runtime")
-    import tomllib
+                return path, json.loads(_text(path))
+            import tomllib
 
-    return tomllib.loads(_text(path))
+            return path, tomllib.loads(_text(path))
+    from tierlock import projectparts
+
+    pyproject = root / "pyproject.toml"
+    try:
+        data = projectparts.read(pyproject)
+    except (OSError, ValueError, RecursionError):
+        return None
+    tool = data.get("tool")
+    own = tool.get("tierlock") if isinstance(tool, dict) else None
+    runtime = own.get("runtime") if isinstance(own, dict) else None
+    return (pyproject, runtime) if runtime is not None else None
