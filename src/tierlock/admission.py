@@ -152,20 +152,13 @@ def census_part(project: Project, names: Sequence[str]) -> Part:
     remedies.extend(f.remedy for f in findings if not f.fix)
     problems = [f"{f.render()}; to fix: {f.remedy}" for f in findings]
     # The plugin switched off gates nothing (tierlock.gateoff): in CI the part fails closed, elsewhere it warns.
-    from tierlock.gateoff import gate_off
+    from tierlock.gateoff import verdict
 
-    off = gate_off(project.root)
-    strict = bool(off) and _in_ci()
-    problems += [o.render() if strict else f"warning: {o.render()} (fails in CI)" for o in off]
+    off, strict = verdict(project.root)
+    problems += [o.said(strict) for o in off]
     remedies += [o.remedy for o in off] if strict else []
-    failed = bool(findings) or bool(off and strict)
+    failed = bool(findings) or strict
     return Part("census", "fail" if failed else "pass", counts, problems, "; ".join(dict.fromkeys(remedies)) or None)
-
-
-def _in_ci() -> bool:
-    from tierlock.ci import is_ci
-
-    return is_ci()
 
 
 def runtime_part(project: Project) -> Part:

@@ -34,6 +34,10 @@ class Off(NamedTuple):
     def render(self) -> str:
         return f"{self.where}: the tierlock pytest gate is off: {self.what}; to fix: {self.remedy}"
 
+    def said(self, strict: bool) -> str:
+        """The line ``check`` and ``admit`` print: a problem when *strict* (in CI), else a warning."""
+        return self.render() if strict else f"warning: {self.render()} (fails in CI)"
+
     def to_dict(self) -> dict[str, str]:
         return {"where": self.where, "what": self.what, "remedy": self.remedy}
 
@@ -84,6 +88,17 @@ def gate_off(root: Path, environ: Mapping[str, str] | None = None) -> list[Off]:
         out.append(Off(source, what, f"add -p {NAME} to addopts in {file} {section}{_AGAIN}"))
     out.extend(_verification(root))
     return out
+
+
+def verdict(root: Path) -> tuple[list[Off], bool]:
+    """The places that switch the gate off for *root* (:func:`gate_off`), and whether they fail the command (in CI:
+    :func:`tierlock.ci.is_ci`, asked only when there is one) or only warn."""
+    off = gate_off(root)
+    if not off:
+        return off, False
+    from tierlock.ci import is_ci
+
+    return off, is_ci()
 
 
 #: What every remedy ends with: the command that shows the gate on again.

@@ -38,11 +38,10 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     result = project_census(project, args.tiers)
     census = result.findings()
     # The plugin switched off (-p no:tierlock, autoload disabled): nothing gates the tests; in CI that fails closed.
-    from tierlock.gateoff import gate_off
+    from tierlock.gateoff import verdict
 
-    off = gate_off(project.root)
-    strict = bool(off) and _in_ci()
-    ok = report.ok and not census and not (off and strict)
+    off, strict = verdict(project.root)
+    ok = report.ok and not census and not strict
     if ctx.ui.json_mode:
         document = {**report.to_dict(), "ok": ok, "census": [f.to_dict() for f in census]}
         document["census_warnings"] = [w.to_dict() for w in result.warnings]
@@ -56,7 +55,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     for warning in result.warnings:
         ctx.ui.line(f"warning: {warning.render()}; to fix: {warning.remedy}")
     for place in off:
-        ctx.ui.line(place.render() if strict else f"warning: {place.render()} (fails in CI)")
+        ctx.ui.line(place.said(strict))
     for note in _notes(report.coverage):  # what a tier that may build would build from source
         ctx.ui.line(note)
     remedies = merged_remedies(f.remedy for f in report.findings)
@@ -88,10 +87,3 @@ def _proven(covered: Sequence[TierCoverage]) -> str:
     from tierlock.lockfiles.nobuild import proven
 
     return proven(covered)
-
-
-def _in_ci() -> bool:
-    """:func:`tierlock.ci.is_ci` (loaded only when the gate is off: a pass never asks)."""
-    from tierlock.ci import is_ci
-
-    return is_ci()
