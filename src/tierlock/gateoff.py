@@ -173,7 +173,7 @@ def _toml(path: Path) -> tuple[Path, list[str], str] | None:
         data = projectparts.read(path)
     except (OSError, ValueError):
         return None  # (the tier model reports it)
-    table = data.get("tool", {}).get("pytest", {})
+    table = _table(data, "tool", "pytest")
     if not isinstance(table, dict) or not table:
         return None
     section = "[tool.pytest.ini_options]" if "ini_options" in table else "[tool.pytest]"
@@ -245,7 +245,12 @@ def _runtime_config(root: Path) -> tuple[Path, object] | None:
         data = projectparts.read(pyproject)
     except (OSError, ValueError, RecursionError):
         return None
-    tool = data.get("tool")
-    own = tool.get("tierlock") if isinstance(tool, dict) else None
-    runtime = own.get("runtime") if isinstance(own, dict) else None
+    runtime = _table(data, "tool", "tierlock", "runtime")
     return (pyproject, runtime) if runtime is not None else None
+
+
+def _table(data: object, *keys: str) -> object:
+    """``data[k1][k2]...``, or None where a step is missing or not a table (pyproject.toml's ``tool = 1`` is TOML)."""
+    for key in keys:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data
