@@ -242,27 +242,43 @@ def carried(remedy: str, project: str | None) -> str:
     brain && install-tier --project DIR brain``), and so does uv's ``lock`` (:func:`with_project`); one that names
     a project already, another program's command (``python -m venv``, ``uv pip``) and prose are left as they are,
     but for the command that ends a remedy in words (``pin corelib in pyproject.toml; then run: tierlock lock
-    brain``, also when words in brackets follow it: ``...: tierlock lock above (which locks broken first)``).
+    brain``), and a command followed by words in brackets, at the start or at such an end (``tierlock census --fix
+    (applies every census fix above)``, ``...: tierlock lock above (which locks broken first)``).
     *project* as the user wrote it (a relative path stays relative: the remedy runs from the same folder); None or
     empty: *remedy* itself."""
     if not project or not remedy:
         return remedy
     commands = argv_of(remedy)
-    if commands is None:
-        at = remedy.find(THEN_RUN)
-        while at >= 0:  # words, then the command to run: the first ": " the rest of which is a command
-            start = at + len(THEN_RUN)
-            word = remedy.find(" ", start)
-            if remedy.startswith("'", start) or _program(remedy[start : word if word >= 0 else len(remedy)]):
-                tail = remedy[start:]  # (read only where a command could start: a long line is read once)
-                if argv_of(tail) is not None:
-                    return remedy[:start] + carried(tail, project)
-                aside = tail.rfind(" (") if tail.endswith(")") else -1  # the command, then words in brackets
-                if aside > 0 and argv_of(tail[:aside]) is not None:
-                    return remedy[:start] + carried(tail[:aside], project) + tail[aside:]
-            at = remedy.find(THEN_RUN, start)
-        return remedy
-    return " && ".join(shell_join(with_project(argv, project)) for argv in commands)
+    if commands is not None:
+        return " && ".join(shell_join(with_project(argv, project)) for argv in commands)
+    return _carried_from(remedy, 0, project)
+
+
+def _carried_from(remedy: str, start: int, project: str) -> str:
+    """*remedy* with the first command found :func:`carried`: at *start*, then at each tail after a ``: `` (words
+    in brackets may follow it); *remedy* itself when there is none."""
+    while True:
+        word = remedy.find(" ", start)
+        if remedy.startswith("'", start) or _program(remedy[start : word if word >= 0 else len(remedy)]):
+            found = _command_first(remedy[start:], project)  # (read only where a command could start: once a line)
+            if found is not None:
+                return remedy[:start] + found
+        at = remedy.find(THEN_RUN, start)
+        if at < 0:
+            return remedy
+        start = at + len(THEN_RUN)
+
+
+def _command_first(text: str, project: str) -> str | None:
+    """*text* :func:`carried` when it is a command, or a command followed by words in brackets (``tierlock census
+    --fix  (applies every census fix above)``); None when it is neither."""
+    if argv_of(text) is not None:
+        return carried(text, project)
+    aside = text.rfind(" (") if text.endswith(")") else -1
+    head = text[:aside].rstrip(" ") if aside > 0 else ""
+    if head and argv_of(head) is not None:
+        return carried(head, project) + text[len(head) :]
+    return None
 
 
 def carried_argv(commands: list[list[str]], project: str | None) -> list[list[str]]:
@@ -315,8 +331,10 @@ def names_project(words: Iterable[str]) -> bool:
 
 def carried_text(text: str, project: str | None) -> str:
     """*text* (lines people read) with the remedy of each ``to fix: REMEDY`` line (to the line's end)
-    :func:`carried`; without *project*, or without such a line, *text* itself."""
-    if not project or FIX_MARK not in text:
+    :func:`carried`, and in any other line the command a ``: `` introduces (``...; fix them all: tierlock census
+    --fix``, ``next: review the table, then run: tierlock tiers && tierlock lock``); without *project*, or without
+    such a line, *text* itself."""
+    if not project or THEN_RUN not in text:
         return text
     lines = text.split("\n")
     for index, line in enumerate(lines):
@@ -324,6 +342,8 @@ def carried_text(text: str, project: str | None) -> str:
         if at >= 0:
             start = at + len(FIX_MARK)
             lines[index] = line[:start] + carried(line[start:], project)
+        elif THEN_RUN in line:  # (a line that names a command to run: from its first tail after a ": ")
+            lines[index] = _carried_from(line, line.find(THEN_RUN) + len(THEN_RUN), project)
     return "\n".join(lines)
 
 

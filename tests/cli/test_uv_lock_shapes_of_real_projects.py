@@ -197,9 +197,10 @@ def test_init_in_a_workspace_member_reads_the_workspaces_uv_lock_and_arms_the_wo
     assert (table["lock"], table["venv"]) == ("../../uv.lock", "../../.venv")
     assert table["tiers"]["fast"] == {"source": "extra:fast"}
     assert not (member / "uv.lock").exists()
-    next_step = result.stdout.rsplit("next: run `", 1)[1].split("`", 1)[0]
-    assert next_step == "uv lock"
-    assert _sh(next_step, member, env).returncode == 0  # run where init was run, as printed
+    next_step = result.stdout.rsplit("; run: ", 1)[1].strip()
+    assert next_step == "uv lock && tierlock check"
+    ran = _sh(next_step, member, env)
+    assert ran.returncode == 0, ran.stdout + ran.stderr  # run where init was run, as printed
     assert uv(["lock", "--check"], root, env).returncode == 0
     checked = tool("tierlock", ["check"], member, env)
     assert checked.returncode == 0, checked.stdout + checked.stderr

@@ -150,7 +150,7 @@ def _print(ctx: Context, path: Path, proposal: Proposal, *, dry_run: bool, plugi
         ctx.ui.line(
             uvinit.next_step(plugin_group)
             if uvinit.uses_uv_lock(path.parent)
-            else "next: review the table, then run `tierlock tiers` and `tierlock lock`"
+            else "next: review the table, then run: tierlock tiers && tierlock lock"
         )
 
 

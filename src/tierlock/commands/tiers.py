@@ -70,5 +70,5 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     title = f"{project.name or project.root.name}: {len(rows)} tier(s) in {project.relpath(project.pyproject)}"
     ctx.ui.table(title, ["tier", "source", "roots", "layered-on", "lockfile", "ci", "tests"], rows)
     if not project.configured:
-        ctx.ui.line("no [tool.tierlock] table yet: only the base tier; run `tierlock init` to propose tiers")
+        ctx.ui.line("no [tool.tierlock] table yet: only the base tier; to propose tiers, run: tierlock init")
     return EXIT_OK

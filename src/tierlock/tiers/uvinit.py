@@ -145,9 +145,9 @@ _PLUGIN_NAMES = {canonicalize_name(PLUGIN_DISTRIBUTION), "tierlock", "pytest-tie
 def next_step(group: str | None) -> str:
     """What to run after init on a uv project."""
     if group is None:
-        return "next: review the table, then run `tierlock tiers` and `tierlock check` (uv.lock is read as it is)"
+        return "next: review the table, then run: tierlock tiers && tierlock check (uv.lock is read as it is)"
     return (
-        f"next: run `uv lock` (the {group} dependency group now has {PLUGIN_DISTRIBUTION}, whose pytest plugin "
-        f"gates the tests; while your index does not serve {PLUGIN_DISTRIBUTION}, give it a source in "
-        "[tool.uv.sources] first), then `tierlock check`"
+        f"next: the {group} dependency group now has {PLUGIN_DISTRIBUTION}, whose pytest plugin gates the tests "
+        f"(while your index does not serve {PLUGIN_DISTRIBUTION}, give it a source in [tool.uv.sources] first); "
+        "run: uv lock && tierlock check"
     )

@@ -71,7 +71,8 @@ def test_each_tierlock_command_of_a_remedy_gets_the_project_and_the_json_argv_sa
 
 @given(st.text(max_size=60), projects)
 def test_text_that_is_no_command_is_left_byte_for_byte(text: str, project: str) -> None:
-    if argv_of(text) is None and ": " not in text:
+    aside = text.rfind(" (") if text.endswith(")") else -1
+    if argv_of(text) is None and ": " not in text and (aside <= 0 or argv_of(text[:aside].rstrip(" ")) is None):
         assert carried(text, project) == text
 
 
@@ -154,6 +155,17 @@ def test_prose_with_a_command_in_it_is_left_as_it_is() -> None:
     )  # the command, then words in brackets: the command named
     mixed = "pin corelib; then run: tierlock lock brain; then read the log"
     assert carried(mixed, "svc") == mixed  # words after the command that are no aside: left as they are
+
+
+def test_a_command_followed_by_words_in_brackets_names_the_project_and_keeps_the_words() -> None:
+    # (check's last line: run from another folder without the project, census --fix fixed another project or none)
+    remedy = "tierlock census --fix  (applies every census fix above)"
+    assert carried(remedy, "svc") == "tierlock --project svc census --fix  (applies every census fix above)"
+    assert carried_text(f"  to fix: {remedy}", "a b") == (
+        "  to fix: tierlock --project 'a b' census --fix  (applies every census fix above)"
+    )
+    assert carried("tierlock lock brain (x) (y)", "svc") == "tierlock lock brain (x) (y)"  # (no command before " (")
+    assert carried("mark the test (line 3)", "svc") == "mark the test (line 3)"
 
 
 def test_the_command_a_remedy_in_words_ends_with_names_the_project() -> None:
@@ -253,6 +265,9 @@ def _carried_by_reading_every_tail(remedy: str, project: str) -> str:
     commands = argv_of(remedy)
     if commands is not None:
         return " && ".join(shell_join(with_project(argv, project)) for argv in commands)
+    head = remedy[: remedy.rfind(" (")].rstrip(" ") if remedy.endswith(")") and remedy.rfind(" (") > 0 else ""
+    if head and argv_of(head) is not None:  # a command, then words in brackets
+        return _carried_by_reading_every_tail(head, project) + remedy[len(head) :]
     at = remedy.find(": ")
     while at >= 0:
         start = at + 2
@@ -260,8 +275,9 @@ def _carried_by_reading_every_tail(remedy: str, project: str) -> str:
         if argv_of(tail) is not None:
             return remedy[:start] + _carried_by_reading_every_tail(tail, project)
         aside = tail.rfind(" (") if tail.endswith(")") else -1
-        if aside > 0 and argv_of(tail[:aside]) is not None:
-            return remedy[:start] + _carried_by_reading_every_tail(tail[:aside], project) + tail[aside:]
+        head = tail[:aside].rstrip(" ") if aside > 0 else ""
+        if head and argv_of(head) is not None:
+            return remedy[:start] + _carried_by_reading_every_tail(head, project) + tail[len(head) :]
         at = remedy.find(": ", start)
     return remedy
 
