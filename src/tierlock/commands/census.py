@@ -25,20 +25,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+#: What the summary line says after its command (``tierlock check`` shows the census's findings too).
+_BESIDE = "tierlock check lists them beside the lockfiles' findings"
+
+
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from tierlock.census import project_census
 
     project = ctx.project()
     result = project_census(project, args.tiers)
-    if args.fix and result.findings():
+    fixable = [f for f in result.findings() if f.fix]
+    if args.fix and fixable:
         from tierlock.census.fixing import apply
         from tierlock.tiers import load_project
 
-        changed = apply(project.root, project.pyproject, result.findings())
-        before = len(result.findings())
+        changed = apply(project.root, project.pyproject, fixable)
         result = project_census(load_project(project.pyproject), args.tiers)  # the table as it is now
-        if not ctx.ui.json_mode:
-            ctx.ui.line(f"fixed {before} finding(s) in {len(changed)} file(s): {', '.join(changed)}")
+        if not ctx.ui.json_mode:  # (a finding that no edit fixes is not counted: it is said below, with its fix)
+            ctx.ui.line(f"fixed {len(fixable)} finding(s) in {len(changed)} file(s): {', '.join(changed)}")
     findings = result.findings()
     if ctx.ui.json_mode:
         ctx.ui.emit_json(result.to_dict())
@@ -46,10 +50,15 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     _report(ctx, result)
     for warning in result.warnings:
         ctx.ui.line(f"warning: {warning.render()}; to fix: {warning.remedy}")
+    for finding in findings:  # what --fix leaves to a person (a glob matching no file), each with its own fix
+        if not finding.fix:
+            ctx.ui.line(f"{finding.render()}; to fix: {finding.remedy}")
+    fixable = [f for f in findings if f.fix]
+    what = "them all" if len(fixable) == len(findings) else f"{len(fixable)} of them"
     ctx.ui.line(
         f"census: {result.files_read} test file(s) read, {result.files_parsed} parsed, "
         f"{len(result.tiers)} tier(s), {len(findings)} problem(s)"
-        + ("; see: tierlock check, or fix them all: tierlock census --fix" if findings else "")
+        + (f"; fix {what}: tierlock census --fix ({_BESIDE})" if fixable else "")
     )
     return EXIT_FAILED if findings else EXIT_OK
 
