@@ -116,11 +116,10 @@ def admit(project: Project, tiers: Sequence[str] = (), python: str | Path | None
 def lockfile_part(project: Project, names: Sequence[str]) -> Part:
     """The offline lockfile check (drift, hand edits, integrity, layering) of the admitted tiers
     and of every tier they are layered on (a drifted base lock would arm a drifted tier)."""
-    from tierlock.lockfiles.check import check, merged_remedies
+    from tierlock.lockfiles.check import check, one_remedy
 
     chain = [t.name for t in project.with_layers(names)]
     report = check(project, chain or None)
-    remedies = merged_remedies(f.remedy for f in report.findings)
     counts = {
         "tiers": len(report.tiers),
         "lockfiles": report.lockfiles,
@@ -131,7 +130,7 @@ def lockfile_part(project: Project, names: Sequence[str]) -> Part:
         "pass" if report.ok else "fail",
         counts,
         [f.render() for f in report.findings],
-        " && ".join(remedies) or None,
+        one_remedy((f.remedy for f in report.findings), names) or None,
     )
 
 

@@ -27,7 +27,7 @@ def fail_closed(project: Project, tiers: Sequence[Tier]) -> dict[str, ReadResult
     Returns the lockfiles the check read (tier -> result), so they are not read twice.
     """
     from tierlock.errors import CheckFailed, Problem
-    from tierlock.lockfiles.check import findings, merged_remedies, read_locks
+    from tierlock.lockfiles.check import findings, one_remedy, read_locks
 
     chain = project.with_layers(t.name for t in tiers)
     names = [str(t.name) for t in chain]
@@ -42,7 +42,7 @@ def fail_closed(project: Project, tiers: Sequence[Tier]) -> dict[str, ReadResult
         tier=first.tier,
         file=first.file,
         problems=[Problem(f"{f.tier}: {f.kind}: {f.detail}", file=f.file, line=f.line) for f in report.findings],
-        remedy=" && ".join(merged_remedies(f.remedy for f in report.findings)),
+        remedy=one_remedy((f.remedy for f in report.findings), [str(t.name) for t in tiers]),
     )
 
 

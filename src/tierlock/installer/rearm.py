@@ -174,15 +174,18 @@ def relocked(project: Project, probed: TierProbe, command: str) -> str:
     as the refusal's own remedy says (``tierlock lock brain && install-tier brain``)."""
     if not command.rsplit(" && ", maxsplit=1)[-1].startswith("install-tier "):
         return command
-    from tierlock.lockfiles.check import findings, merged_remedies, read_locks
+    from tierlock.lockfiles.check import findings, one_remedy, read_locks
+    from tierlock.remedies import argv_of
 
     chain = project.with_layers([probed.tier])
     if any(not t.lockfile.is_file() for t in chain) and project.lock is None:
         return command  # (no lockfile: the probe's own command locks it first)
     report = findings(project, chain, read_locks(project, chain))
-    first = " && ".join(merged_remedies(f.remedy for f in report.findings))
+    first = one_remedy((f.remedy for f in report.findings), [probed.tier])
     if report.ok or not first or command.startswith(f"{first} && "):
         return command
+    if argv_of(first) is None or first.startswith("tierlock check "):
+        return first  # (an edit in words, or the check that lists several: the install is for after them)
     return f"{first} && {command}"
 
 

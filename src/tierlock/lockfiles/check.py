@@ -272,3 +272,16 @@ def merged_remedies(remedies: Iterable[str]) -> list[str]:
         else:
             out.append(item)
     return out
+
+
+def one_remedy(remedies: Iterable[str], tiers: Sequence[str]) -> str:
+    """The findings' *remedies* as one remedy for *tiers*: their commands chained (``tierlock lock a b && ...``,
+    merged as :func:`merged_remedies` merges them); with an edit in words among several, which no chain can hold
+    (``tierlock lock pandas && layer one on the other: ...`` ran the lock, then failed on the words), ``tierlock
+    check TIERS``, which prints each finding with its own fix. Empty: no remedy."""
+    from tierlock.remedies import argv_of, shell_join
+
+    merged = merged_remedies(remedies)
+    if len(merged) <= 1 or all(argv_of(r) is not None for r in merged):
+        return " && ".join(merged)
+    return shell_join(["tierlock", "check", *tiers])

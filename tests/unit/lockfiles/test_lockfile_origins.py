@@ -6,6 +6,7 @@ both lockfile formats), and the fix it names converges.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -151,3 +152,25 @@ def test_a_lock_a_backend_would_write_naming_a_declared_outside_file_is_refused_
         refuse_foreign(project, tier, entries, "uv")
     assert refused.value.message == "uv would lock brain to 1 file(s) outside the project; nothing was written"
     assert refused.value.remedy == "point helper at a file inside the project in pyproject.toml"
+
+
+def test_an_install_is_not_chained_after_a_fix_in_words_the_check_that_lists_each_fix_is_printed(root: Path) -> None:
+    from types import SimpleNamespace
+
+    from tierlock.installer.rearm import relocked
+    from tierlock.probing import TierProbe
+
+    outside = root.parent / "elsewhere" / "helper-1.0-py3-none-any.whl"
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text(encoding="utf-8").replace('"helper>=1"', f'"helper @ {outside.as_uri()}"'),
+        encoding="utf-8",
+    )
+    project = load_project(root)
+    project.tier("brain").lockfile.write_text(f"helper @ {outside.as_uri()} --hash=sha256:{H}\n", encoding="utf-8")
+    project.tier("base").lockfile.write_text("", encoding="utf-8")
+    remedies = {f.remedy for f in check(project, ["brain"]).findings}
+    assert "tierlock lock base" in remedies  # (a base lockfile without its header) beside the edit in words
+    probed = cast(TierProbe, SimpleNamespace(tier="brain"))
+    # before: `tierlock lock base brain && point helper at ..., then run: tierlock lock brain && install-tier brain`
+    assert relocked(project, probed, "install-tier brain") == "tierlock check brain"

@@ -373,3 +373,17 @@ def test_input_drift_keys_a_requirement_by_its_name_and_marker_and_lists_the_unm
         "brain: gamma>=1 became gamma>=1.0.1; "
         'gamma>=1; python_version < "3.10" became gamma>=1.0.2; python_version < "3.10"'
     ]
+
+
+def test_lock_remedies_become_one_chain_of_commands_or_the_check_that_lists_each_when_words_are_among_them() -> None:
+    from tierlock.lockfiles.check import one_remedy
+
+    assert one_remedy(["tierlock lock base", "tierlock lock brain"], ["brain"]) == "tierlock lock base brain"
+    assert one_remedy(["tierlock lock a", "tierlock lock b --backend pip"], ["a", "b"]) == (
+        "tierlock lock a && tierlock lock b --backend pip"
+    )
+    words = "point helper at a file inside the project in pyproject.toml, then run: tierlock lock brain"
+    assert one_remedy([words, words], ["brain"]) == words  # one remedy, in words: as it is
+    assert one_remedy(["tierlock lock base", words], ["brain", "a b"]) == "tierlock check brain 'a b'"
+    assert one_remedy([words, "edit pyproject.toml"], []) == "tierlock check"
+    assert one_remedy([], ["brain"]) == ""

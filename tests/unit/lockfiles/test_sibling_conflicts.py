@@ -13,7 +13,7 @@ from tests.support.cli import cli_json, run_cli
 from tests.support.lockproj import offline, write_project
 from tests.support.pyproject import pyproject
 from tierlock.cli import main
-from tierlock.errors import ConfigError
+from tierlock.errors import EXIT_FAILED, ConfigError
 from tierlock.lockfiles.locks import LockEntry
 from tierlock.lockfiles.siblings import can_arm_together, disagreements
 from tierlock.tiers import load_project
@@ -199,3 +199,36 @@ def test_a_layering_that_could_not_lock_is_never_suggested_conflicts_are(
         code, _out, _err = run_cli(capsys, "--project", str(folder), "lock", upper, *offline(wheels))
         assert code != 0
         pyproject.write_text(original)
+
+
+def test_a_drift_beside_a_sibling_conflict_is_remedied_by_the_check_that_lists_each_fix_not_a_chain_into_words(
+    project: Path, wheels: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # before: admit said `tierlock lock left && layer one on the other: ...`: the lock ran (without the project
+    # given), then the shell failed on the words
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('"alpha==1.0"', '"alpha>=1.0"'))  # left's input drifts
+    monkeypatch.chdir(tmp_path)  # run from another folder: every command printed names the project
+    code, doc = cli_json(capsys, "--project", str(project), "admit", "--tier", "left", "--tier", "right")
+    part = doc["lockfiles"]
+    assert (code, part["verdict"]) == (1, "fail")
+    assert part["remedy"] == f"tierlock --project {project} check left right"
+    assert part["remedy_argv"] == [["tierlock", "--project", str(project), "check", "left", "right"]]
+    code, out, err = run_cli(capsys, "--project", str(project), "admit", "--tier", "left", "--tier", "right")
+    assert f"admit: lockfiles: to fix: {part['remedy']}\n" in out + err
+    target = tmp_path / "venv"  # (install-tier refuses on the drift before it looks at the target or the siblings)
+    code, refused = cli_json(capsys, "--project", str(project), "install", "left", "right", "--python", str(target))
+    assert (code, refused["error"]["remedy"]) == (EXIT_FAILED, f"tierlock --project {project} lock left")
+    code, out, _ = run_cli(capsys, *part["remedy_argv"][0][1:])  # the remedy, as printed: each finding's own fix
+    fixes = [line.split("to fix: ", 1)[1] for line in out.splitlines() if "to fix: " in line]
+    assert code == 1
+    assert fixes[0] == f"tierlock --project {project} lock left"
+    assert fixes[1].startswith('layer one on the other: set layered-on = "left" in [tool.tierlock.tiers.right], then')
+    assert run_cli(capsys, *fixes[0].split()[1:], *offline(wheels))[0] == 0
+    header = "[tool.tierlock.tiers.right]\n"  # the edit, as the fix words it
+    pyproject.write_text(pyproject.read_text().replace(header, f'{header}layered-on = "left"\n'))
+    relock = fixes[1].split("then run: ", 1)[1].split(" (", 1)[0]
+    assert relock == f"tierlock --project {project} lock right"
+    assert run_cli(capsys, *relock.split()[1:], *offline(wheels))[0] == 0
+    code, doc = cli_json(capsys, "--project", str(project), "admit", "--tier", "left", "--tier", "right")
+    assert doc["lockfiles"]["verdict"] == "pass", doc["lockfiles"]
