@@ -134,7 +134,7 @@ def test_a_project_in_order_passes_both_hooks(hook_env: dict[str, str], hook_con
     root = _project(tmp_path / "demo")
     run = _pre_commit(root, hook_env, hook_config, "--all-files")
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "tierlock check (lockfiles in sync with pyproject.toml)" in run.stdout
+    assert "tierlock check (lockfiles in sync with pyproject.toml, tests gated)" in run.stdout
     assert run.stdout.count("Passed") == 2, run.stdout
 
 
@@ -171,6 +171,22 @@ def test_a_change_to_no_watched_file_skips_both_hooks(
     watched = _pre_commit(root, hook_env, hook_config, "tierlock-check", "--files", "lockfiles/base.txt")
     assert watched.returncode == 0, watched.stdout + watched.stderr
     assert "Passed" in watched.stdout
+
+
+@pytest.mark.usefixtures("git_identity")
+def test_a_new_test_file_needing_a_tier_outside_its_globs_runs_the_check_hook_and_fails_it(
+    hook_env: dict[str, str], hook_config: Path, tmp_path: Path
+) -> None:
+    # before: the hook watched only pyproject.toml and the lockfiles: the commit passed, and CI's admit failed later
+    root = _project(tmp_path / "demo")
+    (root / "tests" / "test_stats.py").write_text("import numpy\n\n\ndef test_mean():\n    assert numpy\n")
+    subprocess.run(["git", "add", "tests/test_stats.py"], cwd=root, check=True)
+    run = _pre_commit(root, hook_env, hook_config, "tierlock-check", "--files", "tests/test_stats.py")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "tests/test_stats.py:1: brain: census-importer:" in run.stdout
+    assert "to fix: tierlock census --fix" in run.stdout
+    ini = _pre_commit(root, hook_env, hook_config, "tierlock-check", "--files", "tox.ini", "conftest.py")
+    assert "(no files to check)Skipped" not in ini.stdout  # (pytest's configuration and conftests are read too)
 
 
 @pytest.mark.usefixtures("git_identity")
