@@ -175,6 +175,32 @@ def test_a_tier_the_project_does_not_declare_fails_the_step_with_the_error_not_a
     assert "arm" not in run.steps  # nothing armed for a tier set that could not be read
 
 
+def test_a_job_on_a_python_the_plugin_does_not_support_arms_and_admits_its_tiers_and_says_pytest_runs_ungated(
+    house: Path, runner_temp: Path, tmp_path: Path
+) -> None:
+    # before: the plugin step failed the job with uv's resolver error (tierlock requires Python >= 3.11)
+    from tests.support.interpreters import interpreter, make_venv_with
+
+    old = interpreter("3.10.13")
+    root = _project(tmp_path, house)
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8").replace('">=3.11"', '">=3.9"'), encoding="utf-8")
+    wheels = {p.name.split("-py3")[0]: p for p in house.glob("*.whl")}
+    write_lock(root, "base", [("basepkg", "1.0", wheels["basepkg-1.0"])])  # (locked again: requires-python moved)
+    make_venv_with(old.python, root / ".venv")
+    run = _run(root, house, tmp_path, runner_temp, "py310", tier="base")
+    assert run.code == 0, run.log
+    assert run.outputs["verdict"] == "pass", run.log
+    assert (
+        "::warning::pytest runs without tierlock's gate in this job: its environment runs Python 3.10.13 and "
+        "tierlock's pytest plugin needs Python >=3.11; tierlock admit still gates the job's tiers"
+    ) in run.log
+    assert not list(site_packages(root / ".venv").glob("tierlock-*.dist-info"))
+    shutil.rmtree(next(site_packages(root / ".venv").glob("basepkg-*.dist-info")))  # the tier lost: armed again
+    again = _run(root, house, tmp_path, runner_temp, "py310-again", tier="base")
+    assert (again.code, again.outputs["verdict"]) == (0, "pass"), again.log
+
+
 def _workflow_steps(page: Path, path: str) -> list[dict[str, Any]]:
     """The steps of the workflow in the ``<!-- file: PATH -->`` block of a page (any job, or a bare ``steps:``)."""
     blocks = [
