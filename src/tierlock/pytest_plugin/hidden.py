@@ -12,6 +12,7 @@ tier then fails at its end (:func:`.backstop.failing_at_end`); a lenient one cou
 
 from __future__ import annotations
 
+import ast
 import os
 from collections.abc import Generator
 from pathlib import Path
@@ -51,9 +52,42 @@ def hidden(gate: Gate, path: Path, config: pytest.Config, failed: set[str]) -> N
             continue
         tier = next((t for t in gate.needing if rel in gate.needing[t] and t in failed), None)
         tier = tier or next((t for t in gate.tiers_of(rel) if t in failed), None)
+        tier = tier or imported_at_top(file, gate.owners, failed)  # (a module pytest collects for its doctests)
         if tier is None or os.fspath(file) in gate.kept_by_tier.get(tier, ()):
             continue  # needs no tier whose import failed, or tierlock kept it out itself (counted already)
         if not selection.collects(file.name):
             continue  # a helper module beside the tests: not a test file
         # not when the run leaves it out on purpose (``--ignore``, a literal ``collect_ignore``, ``--deselect``, ``-k``)
         count_kept(gate, selection, os.fspath(file), tier)
+
+
+def imported_at_top(file: Path, owners: dict[str, str], failed: set[str]) -> str | None:
+    """The tier in *failed* whose root *file* imports in its own top-level code (collecting it imports that root): a
+    module pytest collects for its doctests (``--doctest-modules``), which the census reads no more than any other
+    module of the project; *owners*: root -> tier. None when it imports none, or cannot be read."""
+    try:
+        if os.path.getsize(file) > _LARGEST:
+            return None
+        tree = ast.parse(file.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    body = list(tree.body)
+    while body:
+        node = body.pop(0)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue  # (run only when called)
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            if isinstance(node, ast.ImportFrom) and node.level:
+                continue  # (the project's own package)
+            for name in names:
+                root = name.partition(".")[0]
+                tier = owners.get(root) or owners.get(root.lower())
+                if tier in failed:
+                    return tier
+        body[:0] = [child for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt)]
+    return None
+
+
+#: The largest module read for its imports (a generated file of megabytes is no test module).
+_LARGEST = 4 * 1024 * 1024

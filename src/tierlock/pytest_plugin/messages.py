@@ -52,7 +52,8 @@ def _part(gate: Gate, tier: str) -> str:
     if gate.outside_job(tier):
         return part + " (another matrix job)"
     if _missing(gate, tier) and not _selected(gate, tier):
-        part += " (none of its test files selected)"
+        known = "selected" if gate.exact else "known before collection"  # (a conftest computes collect_ignore)
+        part += f" (none of its test files {known})"
     return part
 
 

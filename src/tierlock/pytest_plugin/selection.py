@@ -119,6 +119,16 @@ class Selection:
                 return True
         return self._conftest_ignored(chain)
 
+    def read_conftests_above(self) -> None:
+        """Read the conftest of each folder from the root to each collection argument for ``collect_ignore``: with
+        ``--doctest-modules`` any module may be a test file the census never read, and one a conftest leaves out at
+        run time can only be counted at collection (:attr:`exact` False when such a conftest computes it)."""
+        root = Path(self.rootdir)
+        for path in self.paths:
+            for folder in [path, *(str(p) for p in Path(path).parents if p == root or root in p.parents)]:
+                if os.path.isdir(folder):
+                    self._conftest_lists(folder)
+
     def _conftest_ignored(self, chain: Sequence[str]) -> bool:
         for folder in chain[1:]:
             lists = self._conftest_lists(folder)

@@ -182,6 +182,8 @@ def weigh(gate: Gate, selection: Selection, cache: QuietCache | None = None) -> 
             kept_out |= counted
             gate.named += named
     gate.expected = len(kept_out)  # a file two gated tiers share is one file
+    if selection.doctest and missing:  # (a module collected for its doctests, left out by a computed collect_ignore)
+        selection.read_conftests_above()
     gate.exact = selection.exact
     damaged = [t for t in gate.states if t in gate.damaged and (t in gate.required or t in gate.ci_require)]
     gate.failing = damaged if gate.strict else []

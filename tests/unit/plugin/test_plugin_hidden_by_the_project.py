@@ -234,3 +234,77 @@ def test_a_root_written_with_capitals_whose_import_failed_counts_the_file_it_hid
     )
     result = strict_run(inner, monkeypatch, "tests")
     assert_failed_closed(result, "  - tests/test_models.py (a test file that needs it, *")
+
+
+DOCTESTED = """\
+import brainpkg
+
+
+def double(x):
+    '''
+    >>> double(2)
+    4
+    '''
+    return brainpkg.twice(x)
+"""
+
+LAZY = """\
+def double(x):
+    '''
+    >>> 1 + 1
+    2
+    '''
+    import brainpkg
+
+    return brainpkg.twice(x)
+"""
+
+DOCTEST_CONFTEST = """\
+import importlib.util
+
+collect_ignore = []
+if importlib.util.find_spec("brainpkg") is None:
+    collect_ignore.append("src/inner/{module}.py")
+"""
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_a_module_collected_for_its_doctests_that_the_conftest_hides_fails_a_strict_run_at_its_end(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: list[str]
+) -> None:
+    # before: "brain absent (none of its test files selected)" and exit 0: the census reads test files, not the
+    # modules --doctest-modules collects, and the conftest left this one out before tierlock was asked
+    write_files(
+        inner.path,
+        {
+            "conftest.py": DOCTEST_CONFTEST.format(module="brainy"),
+            "src/inner/__init__.py": "",
+            "src/inner/brainy.py": DOCTESTED,
+            "tests/test_plain.py": PLAIN,
+        },
+    )
+    result = strict_run(inner, monkeypatch, "--doctest-modules", "src", "tests", *workers)
+    assert_failed_closed(
+        result,
+        "tierlock: brain absent (none of its test files known before collection)",
+        ONE_NEEDED,
+        "  - src/inner/brainy.py (a test file that needs it, ignored by the project's conftest after a failed*",
+    )
+    result.assert_outcomes(passed=1)
+
+
+def test_a_doctested_module_that_imports_the_tier_only_when_called_is_not_counted(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_files(
+        inner.path,
+        {
+            "conftest.py": DOCTEST_CONFTEST.format(module="lazy"),
+            "src/inner/__init__.py": "",
+            "src/inner/lazy.py": LAZY,  # collecting it imports nothing of the tier: the conftest hid it for nothing
+            "tests/test_plain.py": PLAIN,
+        },
+    )
+    result = strict_run(inner, monkeypatch, "--doctest-modules", "src", "tests")
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=1)
