@@ -153,3 +153,33 @@ def test_an_externally_managed_pythons_remedy_makes_a_venv_of_it_and_arms_that_a
 
 def test_a_managed_flag_without_a_named_python_leaves_the_plain_command() -> None:
     assert install_remedy(["a"], {}, managed=True) == "install-tier a"
+
+
+def test_a_venv_outside_requires_python_is_made_again_first_and_the_install_names_its_folder() -> None:
+    from tierlock.outsidepython import Outside
+
+    remade = Outside("the target runs Python 3.8 ...", "rm -f v/bin/python && python3.11 -m venv v", "v")
+    results = [_absent("arrow", "pyarrow"), _absent("polars", "polars")]
+    named = probe_verdict(results, (), NARWHALS, python="v/bin/python", remade=remade)
+    assert named.remedy == "rm -f v/bin/python && python3.11 -m venv v && install-tier arrow polars --python v"
+    assert remade.why in named.problems
+    default = probe_verdict(results, (), NARWHALS, remade=remade)  # (the project's own .venv: no --python)
+    assert default.remedy == "rm -f v/bin/python && python3.11 -m venv v && install-tier arrow polars"
+
+
+def test_required_tiers_kept_apart_admit_one_jobs_tiers_after_the_probes_own_remedy(tmp_path: Path) -> None:
+    from tierlock.admission import Part, _apart
+    from tierlock.tiers import load_project
+
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "p"\nversion = "1"\n[project.optional-dependencies]\na = ["x"]\nb = ["y"]\n'
+        '[tool.tierlock]\nci-require = ["a", "b"]\nconflicts = [["a", "b"]]\n'
+        '[tool.tierlock.tiers.a]\nsource = "extra:a"\n[tool.tierlock.tiers.b]\nsource = "extra:b"\n',
+        encoding="utf-8",
+    )
+    project = load_project(tmp_path)
+    failed = Part("probe", "fail", {}, ["tier a: x absent"], "install-tier a")
+    part = _apart(failed, project, ["a", "b"], ["a"], "/v/bin/python")
+    assert part.remedy == "install-tier a && tierlock admit --tier a --python /v/bin/python"
+    assert part.problems[0].startswith("ci-require names a, b, but conflicts keeps a and b apart")
+    assert _apart(Part("probe", "fail"), project, ["a", "b"], ["a"], None).remedy == "tierlock admit --tier a"
