@@ -15,7 +15,7 @@ from tierlock.lockfiles import read
 from tierlock.lockfiles.check import check
 from tierlock.lockfiles.locks import LockfileError
 from tierlock.lockfiles.origins import problem
-from tierlock.tiers import load_project
+from tierlock.tiers import Project, load_project
 
 H = "a" * 64
 
@@ -118,14 +118,19 @@ def test_a_pylock_wheel_outside_the_project_is_a_finding_at_its_package(where: s
     assert found[0].detail.startswith("helper names a")
 
 
-def test_a_location_the_project_declares_itself_is_fixed_in_pyproject_not_by_locking_again(root: Path) -> None:
+def _declared_outside(root: Path) -> tuple[Project, Path]:
+    """The project with brain's helper declared at a wheel outside it (``helper @ file:///...``), and that wheel."""
     outside = root.parent / "elsewhere" / "helper-1.0-py3-none-any.whl"
     pyproject = root / "pyproject.toml"
     pyproject.write_text(
         pyproject.read_text(encoding="utf-8").replace('"helper>=1"', f'"helper @ {outside.as_uri()}"'),
         encoding="utf-8",
     )
-    project = load_project(root)
+    return load_project(root), outside
+
+
+def test_a_location_the_project_declares_itself_is_fixed_in_pyproject_not_by_locking_again(root: Path) -> None:
+    project, outside = _declared_outside(root)
     lockfile = project.tier("brain").lockfile
     lockfile.write_text(f"helper @ {outside.as_uri()} --hash=sha256:{H}\n", encoding="utf-8")
     [found] = [f for f in check(project, ["brain"]).findings if f.kind == "outside-project"]
@@ -138,13 +143,7 @@ def test_a_lock_a_backend_would_write_naming_a_declared_outside_file_is_refused_
 ) -> None:
     from tierlock.lockfiles.origins import refuse_foreign
 
-    outside = root.parent / "elsewhere" / "helper-1.0-py3-none-any.whl"
-    pyproject = root / "pyproject.toml"
-    pyproject.write_text(
-        pyproject.read_text(encoding="utf-8").replace('"helper>=1"', f'"helper @ {outside.as_uri()}"'),
-        encoding="utf-8",
-    )
-    project = load_project(root)
+    project, outside = _declared_outside(root)
     tier = project.tier("brain")
     tier.lockfile.write_text(f"helper @ {outside.as_uri()} --hash=sha256:{H}\n", encoding="utf-8")
     entries = read(tier.lockfile).lock.entries
@@ -160,13 +159,7 @@ def test_an_install_is_not_chained_after_a_fix_in_words_the_check_that_lists_eac
     from tierlock.installer.rearm import relocked
     from tierlock.probing import TierProbe
 
-    outside = root.parent / "elsewhere" / "helper-1.0-py3-none-any.whl"
-    pyproject = root / "pyproject.toml"
-    pyproject.write_text(
-        pyproject.read_text(encoding="utf-8").replace('"helper>=1"', f'"helper @ {outside.as_uri()}"'),
-        encoding="utf-8",
-    )
-    project = load_project(root)
+    project, outside = _declared_outside(root)
     project.tier("brain").lockfile.write_text(f"helper @ {outside.as_uri()} --hash=sha256:{H}\n", encoding="utf-8")
     project.tier("base").lockfile.write_text("", encoding="utf-8")
     remedies = {f.remedy for f in check(project, ["brain"]).findings}
