@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import os
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -62,32 +62,43 @@ def hidden(gate: Gate, path: Path, config: pytest.Config, failed: set[str]) -> N
 
 
 def imported_at_top(file: Path, owners: dict[str, str], failed: set[str]) -> str | None:
-    """The tier in *failed* whose root *file* imports in its own top-level code (collecting it imports that root): a
-    module pytest collects for its doctests (``--doctest-modules``), which the census reads no more than any other
-    module of the project; *owners*: root -> tier. None when it imports none, or cannot be read."""
+    """The tier in *failed* whose root *file* imports in the code that runs when it is imported (collecting it
+    imports that root): a module pytest collects for its doctests (``--doctest-modules``), which the census reads no
+    more than any other module of the project; *owners*: root -> tier. None when it imports none, or cannot be
+    read."""
     try:
-        if os.path.getsize(file) > _LARGEST:
-            return None
         tree = ast.parse(file.read_bytes())
-    except (OSError, SyntaxError, ValueError):
+    except (OSError, SyntaxError, ValueError, RecursionError):  # (RecursionError: thousands of chained operators)
         return None
-    body = list(tree.body)
-    while body:
-        node = body.pop(0)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue  # (run only when called)
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-            if isinstance(node, ast.ImportFrom) and node.level:
-                continue  # (the project's own package)
-            for name in names:
-                root = name.partition(".")[0]
-                tier = owners.get(root) or owners.get(root.lower())
-                if tier in failed:
-                    return tier
-        body[:0] = [child for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt)]
+    for root in _roots_imported(list(tree.body)):
+        tier = owners.get(root) or owners.get(root.lower())
+        if tier in failed:
+            return tier
     return None
 
 
-#: The largest module read for its imports (a generated file of megabytes is no test module).
-_LARGEST = 4 * 1024 * 1024
+def _roots_imported(body: list[ast.AST]) -> Iterator[str]:
+    """The top-level names of the absolute imports *body* runs, in order: inside ``if``, ``try``, ``with`` and class
+    bodies too, not in a function (run when called) nor under ``if TYPE_CHECKING:`` (never at run time)."""
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        if isinstance(node, ast.Import):
+            yield from (alias.name.partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            yield node.module.partition(".")[0]
+        elif isinstance(node, ast.If) and _type_checking(node.test):
+            yield from _roots_imported(list(node.orelse))
+        else:
+            yield from _roots_imported([c for c in ast.iter_child_nodes(node) if isinstance(c, _BLOCKS)])
+
+
+#: What holds statements below a statement: statements, ``except`` handlers, ``case`` blocks.
+_BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def _type_checking(test: ast.expr) -> bool:
+    """``TYPE_CHECKING`` or ``typing.TYPE_CHECKING`` (any module's)."""
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )

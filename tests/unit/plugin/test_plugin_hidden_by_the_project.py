@@ -293,18 +293,38 @@ def test_a_module_collected_for_its_doctests_that_the_conftest_hides_fails_a_str
     result.assert_outcomes(passed=1)
 
 
-def test_a_doctested_module_that_imports_the_tier_only_when_called_is_not_counted(
-    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+#: Modules whose import imports brainpkg (counted when hidden), each a shape of the code that runs at import.
+RUN_AT_IMPORT = {
+    "in-a-class-body": "class Backend:\n    import brainpkg\n",
+    "after-a-try": "try:\n    import json\nexcept ImportError:\n    pass\nfrom brainpkg.sub import twice\n",
+    "in-an-except": "try:\n    import fastjson\nexcept ImportError:\n    import brainpkg\n",
+    "in-an-if-else": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    pass\nelse:\n    import brainpkg\n",
+    "after-5-kb": "# " + "x" * 6000 + "\nimport brainpkg\n",
+}
+#: Modules whose import imports nothing of the tier (not counted: the conftest hid them for another reason).
+NOT_AT_IMPORT = {
+    "only-when-called": LAZY,
+    "for-type-checkers": "import typing\nif typing.TYPE_CHECKING:\n    import brainpkg\n",
+    "relative": "from .brainpkg import twice\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(RUN_AT_IMPORT) + sorted(NOT_AT_IMPORT))
+def test_a_hidden_doctested_module_counts_only_when_its_import_imports_the_tier(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, shape: str
 ) -> None:
     write_files(
         inner.path,
         {
-            "conftest.py": DOCTEST_CONFTEST.format(module="lazy"),
+            "conftest.py": DOCTEST_CONFTEST.format(module="mod"),
             "src/inner/__init__.py": "",
-            "src/inner/lazy.py": LAZY,  # collecting it imports nothing of the tier: the conftest hid it for nothing
+            "src/inner/mod.py": RUN_AT_IMPORT.get(shape) or NOT_AT_IMPORT[shape],
             "tests/test_plain.py": PLAIN,
         },
     )
     result = strict_run(inner, monkeypatch, "--doctest-modules", "src", "tests")
-    assert result.ret == 0, result.stdout.str()
+    if shape in RUN_AT_IMPORT:
+        assert_failed_closed(result, ONE_NEEDED, "  - src/inner/mod.py (a test file that needs it, *")
+    else:
+        assert result.ret == 0, result.stdout.str()
     result.assert_outcomes(passed=1)
