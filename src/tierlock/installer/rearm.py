@@ -163,7 +163,7 @@ def said(answer: Rearming) -> str | None:
         others = ", ".join(answer.apart)
         return (
             f"declared in conflict with {others} (present here): one environment holds one of them; "
-            f"{answer.command} swaps them"
+            f"to swap them, run: {answer.command}"
         )
     return None
 

@@ -168,6 +168,23 @@ def test_a_command_followed_by_words_in_brackets_names_the_project_and_keeps_the
     assert carried("mark the test (line 3)", "svc") == "mark the test (line 3)"
 
 
+def test_a_line_that_names_a_command_after_a_colon_names_the_project() -> None:
+    # (status and probe's line of a tier kept apart: the swap it names ran from outside found no project)
+    swap = (
+        "  modin: declared in conflict with dask (present here): one environment holds one of them; "
+        "to swap them, run: install-tier modin --python /v/bin/python --replace-armed"
+    )
+    assert carried_text(swap, "svc").endswith(
+        "run: install-tier --project svc modin --python /v/bin/python --replace-armed"
+    )
+    assert carried_text("next: review the table, then run: tierlock tiers && tierlock lock", "svc") == (
+        "next: review the table, then run: tierlock --project svc tiers && tierlock --project svc lock"
+    )
+    plain = "tier brain: tests globs: tests/brain/** (3 files)"
+    assert carried_text(plain, "svc") == plain  # (no command after its colons)
+    assert carried_text("receipt: /x/receipt.json", "svc") == "receipt: /x/receipt.json"  # (no tierlock command)
+
+
 def test_the_command_a_remedy_in_words_ends_with_names_the_project() -> None:
     remedy = "fix tierlock.runtime.json, then run: tierlock validate"
     assert carried(remedy, "svc") == "fix tierlock.runtime.json, then run: tierlock --project svc validate"

@@ -315,7 +315,7 @@ def test_a_tier_declared_in_conflict_with_one_present_and_wanted_gets_no_swap(pr
     assert (answer.loops, answer.apart, answer.remedy) == ((), ("fast",), None)
     assert said(answer) == (
         "declared in conflict with fast (present here): one environment holds one of them; "
-        "install-tier brain --replace-armed swaps them"
+        "to swap them, run: install-tier brain --replace-armed"
     )
     not_here = _rearming(project, tmp_path / "env", ("brain", "fast"), ())  # fast wanted but not present
     assert (not_here.apart, not_here.remedy) == ((), "install-tier brain --replace-armed")
