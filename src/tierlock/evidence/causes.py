@@ -116,7 +116,7 @@ def missing(lines: Sequence[str], exit_code: int | None) -> tuple[str, str] | No
 
 def required_action(cause: Cause, command: str) -> str:
     """The one thing to do about *cause*, as a sentence ending in the command to run again."""
-    again = "then run tierlock verify again"
+    again = "then run again: tierlock verify"
     if cause.kind == "env-variable":
         return (
             f"set the environment variable {cause.name} where tierlock verify runs "

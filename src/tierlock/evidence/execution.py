@@ -141,11 +141,11 @@ class Execution:
         elif step.list == "setup":
             reason = f"setup command {step.name} failed ({how}); verification did not run"
             self._block(
-                step, "setup", reason, f"fix the setup (see the log {log}), then run tierlock verify again", log
+                step, "setup", reason, f"fix the setup (see the log {log}), then run again: tierlock verify", log
             )
         elif step.list == "repair":
             reason = f"the repair ({step.name} {' '.join(step.args)}) failed ({how}); verification was not run again"
-            self._block(step, "setup", reason, f"see the log {log}, then run tierlock verify again", log)
+            self._block(step, "setup", reason, f"see the log {log}, then run again: tierlock verify", log)
 
     def _status(self, step: steps.Step, outcome: process.Outcome, log: Path) -> str:
         if outcome.spawn_error is not None:
@@ -174,11 +174,11 @@ class Execution:
         if kind == "scope":
             action = SCOPE_ACTION
         elif outcome.stage == "log":
-            action = f"make {log.parent} writable (or pass --evidence-dir), then run tierlock verify again"
+            action = f"make {log.parent} writable (or pass --evidence-dir), then run again: tierlock verify"
         elif kind != "toolchain":
-            action = "check the machine (file descriptors, memory), then run tierlock verify again"
+            action = "check the machine (file descriptors, memory), then run again: tierlock verify"
         elif step.list == "setup":
-            action = f"install {step.command} or put it on PATH, then run tierlock verify again"
+            action = f"install {step.command} or put it on PATH, then run again: tierlock verify"
         else:
             action = f"install {step.command} or put it on PATH (the setup list is the place to install it)"
         self._block(step, kind, reason, action, log)

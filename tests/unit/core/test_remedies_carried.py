@@ -180,6 +180,8 @@ def test_a_line_that_names_a_command_after_a_colon_names_the_project() -> None:
     assert carried_text("next: review the table, then run: tierlock tiers && tierlock lock", "svc") == (
         "next: review the table, then run: tierlock --project svc tiers && tierlock --project svc lock"
     )
+    blocked = "fix the setup (see the log /l/setup-1.log), then run again: tierlock verify"  # (verify's blockers)
+    assert carried(blocked, "svc").endswith("then run again: tierlock --project svc verify")
     plain = "tier brain: tests globs: tests/brain/** (3 files)"
     assert carried_text(plain, "svc") == plain  # (no command after its colons)
     assert carried_text("receipt: /x/receipt.json", "svc") == "receipt: /x/receipt.json"  # (no tierlock command)
