@@ -300,12 +300,15 @@ RUN_AT_IMPORT = {
     "in-an-except": "try:\n    import fastjson\nexcept ImportError:\n    import brainpkg\n",
     "in-an-if-else": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    pass\nelse:\n    import brainpkg\n",
     "after-5-kb": "# " + "x" * 6000 + "\nimport brainpkg\n",
+    "under-a-flag": "FAST = True\nif FAST:\n    import brainpkg\n",
 }
 #: Modules whose import imports nothing of the tier (not counted: the conftest hid them for another reason).
 NOT_AT_IMPORT = {
     "only-when-called": LAZY,
     "for-type-checkers": "import typing\nif typing.TYPE_CHECKING:\n    import brainpkg\n",
     "relative": "from .brainpkg import twice\n",
+    "no-python": "import brainpkg\ndef (:\n",  # (unreadable as Python: nothing said of it)
+    "null-bytes": "import brainpkg\n\x00\n",
 }
 
 
@@ -318,13 +321,29 @@ def test_a_hidden_doctested_module_counts_only_when_its_import_imports_the_tier(
         {
             "conftest.py": DOCTEST_CONFTEST.format(module="mod"),
             "src/inner/__init__.py": "",
-            "src/inner/mod.py": RUN_AT_IMPORT.get(shape) or NOT_AT_IMPORT[shape],
             "tests/test_plain.py": PLAIN,
         },
     )
+    (inner.path / "src/inner/mod.py").write_bytes((RUN_AT_IMPORT.get(shape) or NOT_AT_IMPORT[shape]).encode())
     result = strict_run(inner, monkeypatch, "--doctest-modules", "src", "tests")
     if shape in RUN_AT_IMPORT:
         assert_failed_closed(result, ONE_NEEDED, "  - src/inner/mod.py (a test file that needs it, *")
     else:
         assert result.ret == 0, result.stdout.str()
     result.assert_outcomes(passed=1)
+
+
+def test_a_hidden_module_that_cannot_be_read_is_not_counted(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_files(
+        inner.path,
+        {
+            "conftest.py": DOCTEST_CONFTEST.format(module="mod"),
+            "src/inner/__init__.py": "",
+            "tests/test_plain.py": PLAIN,
+        },
+    )
+    (inner.path / "src/inner/mod.py").symlink_to(inner.path / "gone.py")  # (a link to nothing)
+    result = strict_run(inner, monkeypatch, "--doctest-modules", "src", "tests")
+    assert result.ret == 0, result.stdout.str()
