@@ -145,6 +145,16 @@ MODULES: dict[str, Module] = {
         ),
     ),
     "installer/request.py": Module(("src/tierlock/installer/request.py",), ("tests/unit/installer/test_request.py",)),
+    # A uv.lock resolved for some environments only: a target outside them, and the environment that takes it in.
+    "lockfiles/lockplatform.py": Module(
+        ("src/tierlock/lockfiles/lockplatform.py",),
+        ("tests/unit/lockfiles/test_lock_environments.py", "tests/unit/lockfiles/test_lockfiles_reader.py"),
+    ),
+    # uv.lock's drift as findings of the tiers it concerns (an extra named through `project[extra]` too).
+    "lockfiles/committed.py": Module(
+        ("src/tierlock/lockfiles/committed.py",),
+        ("tests/unit/lockfiles/test_uvlock_committed.py", "tests/cli/test_uv_lock_extras_of_the_project.py"),
+    ),
     "volume.py": Module(("src/tierlock/volume.py",), ("tests/unit/core/test_volume.py",)),
     # The command line parsed without argparse (its answers compared with argparse's for every command).
     "quickargs.py": Module(("src/tierlock/quickargs.py",), ("tests/unit/core/test_quickargs.py",)),
