@@ -680,6 +680,7 @@ MODULES: dict[str, Module] = {
                 "uvconflicts",
                 "uvread",
                 "committed",
+                "uvenvironments",
                 "foreignpylock",
                 "markers",
             )
@@ -688,6 +689,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/lockfiles/test_uvlock_committed.py",
             "tests/unit/lockfiles/test_uvlock_reading.py",
             "tests/unit/lockfiles/test_uvconflicts.py",
+            "tests/unit/lockfiles/test_uvenvironments.py",
             "tests/unit/lockfiles/test_uvlock_arbitrary_input.py",
             "tests/unit/lockfiles/test_foreignpylock.py",
             "tests/unit/probing/test_markers_required.py",

@@ -110,3 +110,38 @@ def test_a_target_inside_the_locks_environments_arms_as_before(env: dict[str, st
     armed = tool("install-tier", ["brain"], project, env)
     assert armed.returncode == 0, armed.stdout + armed.stderr
     assert installed(project / ".venv")["winonly"] == "1.0"
+
+
+DECLARED = f"[\"sys_platform == '{OTHER}' and python_version >= '3.8'\"]"
+
+
+@pytest.mark.parametrize(
+    ("declared", "drift"),
+    [
+        (f"[\"sys_platform == '{OTHER}'\", \"sys_platform == '{sys.platform}'\"]", "environments"),
+        ("[]", "environments"),
+        (f"[\"sys_platform=='{OTHER}'\"]", None),
+        (f"\"sys_platform == '{OTHER}' and python_full_version >= '3.9'\"", None),
+        (f"{DECLARED}\nrequired-environments = [\"sys_platform == '{OTHER}'\"]", "required-environments"),
+    ],
+    ids=["one added", "all removed", "respelled", "bound requires-python decides", "required ones added"],
+)
+def test_check_tells_a_change_of_the_environments_as_uv_lock_check_does_and_uv_lock_as_printed_clears_it(
+    env: dict[str, str], tmp_path: Path, declared: str, drift: str | None
+) -> None:
+    project = write_project(tmp_path / "proj", PYPROJECT.replace("ENVIRONMENTS", DECLARED))
+    uv(["lock"], project, env)
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace(f"environments = {DECLARED}", f"environments = {declared}"))
+    stale = uv(["lock", "--check"], project, env, check=False).returncode != 0
+    checked = tool("tierlock", ["check"], project, env)
+    assert (checked.returncode, stale) == ((1, True) if drift else (0, False)), checked.stdout + checked.stderr
+    if drift is None:
+        return
+    assert f"uv.lock: base: input-drift: uv.lock is out of date for pyproject.toml: [tool.uv].{drift}: " in (
+        checked.stdout
+    )
+    remedy = checked.stdout.rstrip().splitlines()[-1].removeprefix("  to fix: ")
+    assert remedy == "uv lock"
+    assert _sh(remedy, project, env).returncode == 0
+    assert tool("tierlock", ["check"], project, env).returncode == 0
