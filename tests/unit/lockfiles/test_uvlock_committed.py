@@ -355,3 +355,19 @@ def test_without_a_project_name_no_requirement_names_the_project() -> None:
 
     reads = sources_read(tomllib.loads('[project.optional-dependencies]\nfull = ["proj[fast]"]\nfast = []'), "")
     assert reads["extra:full"] == {"extra:full"}
+
+
+def test_a_problem_of_the_lock_every_tier_reads_is_one_finding_with_its_own_remedy(tmp_path: Path) -> None:
+    """A package's version edited by hand: the lock cannot be read as uv writes it, whichever tier reads it; the
+    finding is reported once (on the first tier), and its remedy is the lock made again, not ``uv lock``."""
+    from tierlock.lockfiles.check import check
+    from tierlock.lockfiles.uvlock import DAMAGED
+    from tierlock.tiers import load_project
+
+    root = _project(tmp_path)
+    lock = root / "uv.lock"
+    lock.write_text(lock.read_text().replace('name = "alpha"\nversion = "1.1"', 'name = "alpha"\nversion = "1.0"'))
+    report = check(load_project(root), ["brain", "old"])
+    (finding,) = report.findings
+    assert (finding.tier, finding.kind, finding.remedy) == ("base", "integrity", DAMAGED)
+    assert finding.detail == "alpha 1.0: its wheel alpha-1.1-py3-none-any.whl is of version 1.1"
