@@ -150,6 +150,10 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/lockfiles/lockplatform.py",),
         ("tests/unit/lockfiles/test_lock_environments.py", "tests/unit/lockfiles/test_lockfiles_reader.py"),
     ),
+    # [tool.uv] environments and required-environments against the lock's supported and required markers.
+    "lockfiles/uvenvironments.py": Module(
+        ("src/tierlock/lockfiles/uvenvironments.py",), ("tests/unit/lockfiles/test_uvenvironments.py",)
+    ),
     # uv.lock's drift as findings of the tiers it concerns (an extra named through `project[extra]` too).
     "lockfiles/committed.py": Module(
         ("src/tierlock/lockfiles/committed.py",),
