@@ -70,3 +70,9 @@ def test_a_change_of_the_environments_is_drift_naming_both(declared: Table, lock
 def test_a_change_of_the_required_environments_is_drift_of_that_key() -> None:
     found = changes({"environments": [LINUX], "required-environments": [LINUX]}, {"supported-markers": [LINUX]}, None)
     assert found == [f"[tool.uv].required-environments: (none) became {LINUX}"]
+
+
+def test_environments_that_are_no_markers_leave_the_required_ones_compared() -> None:
+    declared = {"environments": ["sys_platform ==="], "required-environments": [LINUX]}
+    found = changes(declared, {"supported-markers": [DARWIN]}, None)
+    assert found == [f"[tool.uv].required-environments: (none) became {LINUX}"]
