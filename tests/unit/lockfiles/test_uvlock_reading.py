@@ -438,6 +438,10 @@ def test_a_dependency_without_a_name_is_a_problem_and_the_ones_after_it_are_kept
         ('{ url = "https://files.example.org/lib-1.0%2Blocal-py3-none-any.whl?x=1" }', "lib-1.0+local-py3-none-any"),
         ('{ path = "wheels\\\\lib-2-cp312-cp312-win_amd64.whl" }', "lib-2-cp312-cp312-win_amd64.whl is of version 2"),
         ('{ filename = "lib-1.1-py3-none-any.whl", url = "https://x.org/download/17" }', "is of version 1.1"),
+        (
+            '{ url = "https://x.org/lib-1.0-py3-none-any.whl" }, { url = "https://x.org/lib-1.2-cp312-abi3-any.whl" }',
+            "lib-1.2-cp312-abi3-any.whl is of version 1.2",
+        ),
         ('{ url = "https://x.org/download/lib-1.0.0-py3-none-any.whl" }', None),
         ('{ url = "https://x.org/download/lib-1.0-1build-py3-none-any.whl" }', None),
         ('{ url = "https://x.org/download/lib-1.0-py3-none-any.whl" }', None),
@@ -452,6 +456,7 @@ def test_a_dependency_without_a_name_is_a_problem_and_the_ones_after_it_are_kept
         "a local version, quoted",
         "a path of another platform",
         "a filename beside the url",
+        "the second of two",
         "the same version written longer",
         "a build tag",
         "the same",
