@@ -612,6 +612,15 @@ MODULES: dict[str, Module] = {
             "tests/cli/test_install_cli.py",
         ),
     ),
+    # The locks of an install: the drift check, a lock for another platform or other environments, the entries.
+    "installer/lockload.py": Module(
+        ("src/tierlock/installer/lockload.py",),
+        (
+            "tests/unit/installer/test_installer_plan.py",
+            "tests/cli/test_uv_lock_environments.py",
+            "tests/cli/test_uv_lock_shapes_of_real_projects.py",
+        ),
+    ),
     "installer/rearm.py": Module(
         ("src/tierlock/installer/rearm.py", "src/tierlock/remedies.py"),
         ("tests/unit/installer/test_rearm.py", "tests/unit/plugin/test_plugin_remedy.py"),
