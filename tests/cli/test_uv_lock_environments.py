@@ -145,3 +145,32 @@ def test_check_tells_a_change_of_the_environments_as_uv_lock_check_does_and_uv_l
     assert remedy == "uv lock"
     assert _sh(remedy, project, env).returncode == 0
     assert tool("tierlock", ["check"], project, env).returncode == 0
+
+
+def test_a_workspace_members_fix_names_the_workspaces_pyproject_where_uv_reads_the_environments(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    from tests.support.uvproject import MEMBER
+    from tests.support.uvproject import PYPROJECT as WORKSPACE
+
+    environments = f"[\"sys_platform == '{OTHER}'\"]"
+    member_text = MEMBER + (
+        '\n[project.optional-dependencies]\nfast = ["testkit"]\n\n'
+        '[tool.tierlock]\nlock = "../../uv.lock"\nvenv = "../../.venv"\n\n[tool.tierlock.tiers.fast]\n'
+    )
+    root = write_project(
+        tmp_path / "ws", WORKSPACE.replace("[tool.uv]\n", f"[tool.uv]\nenvironments = {environments}\n"), member_text
+    )
+    uv(["lock"], root, env)
+    member = root / "packages" / "member"
+    refused = tool("install-tier", ["fast"], member, env)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    remedy = refused.stderr.rstrip().splitlines()[-1].removeprefix("  to fix: ")
+    edit, _, command = remedy.partition(", then run: ")
+    added = re.fullmatch(r'add "(.+)" to \[tool\.uv\] environments in \.\./\.\./pyproject\.toml', edit)
+    assert added is not None, remedy
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace(environments, environments[:-1] + f', "{added.group(1)}"]'))
+    armed = _sh(command, member, env)
+    assert armed.returncode == 0, armed.stdout + armed.stderr
+    assert {"testkit", "member", "beta"} <= set(installed(root / ".venv"))
