@@ -71,14 +71,16 @@ def uv_drift(project: Project, tiers: Sequence[Tier], remedy: str) -> list[Findi
     if lock.version != 1:
         return []  # another schema: read through uv, which judges its own lock
     members = _workspace(project)
-    reads = sources_read(projectparts.read(project.pyproject), str(project.name or ""))
     file = project.relpath(project.lock)
     out: list[Finding] = []
     every = {t.name for t in tiers} == set(project.tiers)
+    reads: dict[str, set[str]] | None = None  # read once, when a change is some extra's or group's
     for change in uvdrift.drift(lock, members, str(project.name or "")):
         if change.source in (None, "project.dependencies"):
             concerned = [BASE]
         else:  # the tiers whose declaration reads the changed one (itself, or through `project[extra]`)
+            if reads is None:
+                reads = sources_read(projectparts.read(project.pyproject), str(project.name or ""))
             concerned = [t.name for t in tiers if change.source in reads.get(t.source, {t.source})]
         if not concerned and every:
             concerned = [BASE]  # an extra or group that no tier reads: the lock as a whole is out of date
