@@ -145,6 +145,20 @@ MODULES: dict[str, Module] = {
         ),
     ),
     "installer/request.py": Module(("src/tierlock/installer/request.py",), ("tests/unit/installer/test_request.py",)),
+    # A uv.lock resolved for some environments only: a target outside them, and the environment that takes it in.
+    "lockfiles/lockplatform.py": Module(
+        ("src/tierlock/lockfiles/lockplatform.py",),
+        ("tests/unit/lockfiles/test_lock_environments.py", "tests/unit/lockfiles/test_lockfiles_reader.py"),
+    ),
+    # [tool.uv] environments and required-environments against the lock's supported and required markers.
+    "lockfiles/uvenvironments.py": Module(
+        ("src/tierlock/lockfiles/uvenvironments.py",), ("tests/unit/lockfiles/test_uvenvironments.py",)
+    ),
+    # uv.lock's drift as findings of the tiers it concerns (an extra named through `project[extra]` too).
+    "lockfiles/committed.py": Module(
+        ("src/tierlock/lockfiles/committed.py",),
+        ("tests/unit/lockfiles/test_uvlock_committed.py", "tests/cli/test_uv_lock_extras_of_the_project.py"),
+    ),
     "volume.py": Module(("src/tierlock/volume.py",), ("tests/unit/core/test_volume.py",)),
     # The command line parsed without argparse (its answers compared with argparse's for every command).
     "quickargs.py": Module(("src/tierlock/quickargs.py",), ("tests/unit/core/test_quickargs.py",)),
@@ -598,6 +612,15 @@ MODULES: dict[str, Module] = {
             "tests/cli/test_install_cli.py",
         ),
     ),
+    # The locks of an install: the drift check, a lock for another platform or other environments, the entries.
+    "installer/lockload.py": Module(
+        ("src/tierlock/installer/lockload.py",),
+        (
+            "tests/unit/installer/test_installer_plan.py",
+            "tests/cli/test_uv_lock_environments.py",
+            "tests/cli/test_uv_lock_shapes_of_real_projects.py",
+        ),
+    ),
     "installer/rearm.py": Module(
         ("src/tierlock/installer/rearm.py", "src/tierlock/remedies.py"),
         ("tests/unit/installer/test_rearm.py", "tests/unit/plugin/test_plugin_remedy.py"),
@@ -670,6 +693,7 @@ MODULES: dict[str, Module] = {
                 "uvconflicts",
                 "uvread",
                 "committed",
+                "uvenvironments",
                 "foreignpylock",
                 "markers",
             )
@@ -678,6 +702,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/lockfiles/test_uvlock_committed.py",
             "tests/unit/lockfiles/test_uvlock_reading.py",
             "tests/unit/lockfiles/test_uvconflicts.py",
+            "tests/unit/lockfiles/test_uvenvironments.py",
             "tests/unit/lockfiles/test_uvlock_arbitrary_input.py",
             "tests/unit/lockfiles/test_foreignpylock.py",
             "tests/unit/probing/test_markers_required.py",

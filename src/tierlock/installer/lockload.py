@@ -47,9 +47,14 @@ def fail_closed(project: Project, tiers: Sequence[Tier]) -> dict[str, ReadResult
 
 
 def load_locks(
-    project: Project, tiers: Sequence[Tier], target: Target, read: Mapping[str, ReadResult | None] | None = None
+    project: Project,
+    tiers: Sequence[Tier],
+    target: Target,
+    read: Mapping[str, ReadResult | None] | None = None,
+    again: str | None = None,
 ) -> dict[NormalizedName, Lock]:
-    """Each tier's lock (from *read* when the drift check read it), refusing a lock made for another platform."""
+    """Each tier's lock (from *read* when the drift check read it), refusing a lock made for another platform
+    (*again*: the install's command, printed after the fix of a uv.lock resolved for other environments)."""
     from tierlock import lockfiles
     from tierlock.lockfiles.locks import LockfileError
     from tierlock.lockfiles.sources import remedy as relock
@@ -83,8 +88,27 @@ def load_locks(
                 else "install-tier --python PYTHON "
                 f"{tier.name} (an interpreter {project.relpath(lock.path)} was resolved for)",
             )
+        _refuse_other_environments(project, tier, lock, target, again)
         locks[tier.name] = lock
     return locks
+
+
+def _refuse_other_environments(project: Project, tier: Tier, lock: Lock, target: Target, again: str | None) -> None:
+    """Refuse (exit 2) a target that none of the environments uv.lock was resolved for holds, naming the one to add
+    to ``[tool.uv] environments`` (in the pyproject.toml beside the lock: the workspace's) and ``uv lock``."""
+    from tierlock.lockfiles.lockplatform import environment_to_add, outside_environments
+
+    why = outside_environments(lock, target)
+    if why is None:
+        return
+    declared = project.relpath(lock.path.parent / "pyproject.toml")
+    edit = f'add "{environment_to_add(lock, target)}" to [tool.uv] environments in {declared}'
+    raise UsageError(
+        f"tier {tier.name!r} cannot be installed into {target.prefix}: {why}; nothing was installed",
+        tier=tier.name,
+        file=str(lock.path),
+        remedy=f"{edit}, then run: uv lock && {again or f'install-tier {tier.name}'}",
+    )
 
 
 def entries_for(

@@ -123,7 +123,7 @@ def _armed(  # noqa: PLR0917
     from tierlock.lockfiles.projectpin import reaches_project
 
     tiers = [project.tier(n) for n in names]
-    locks = lockload.load_locks(project, tiers, target, read)
+    locks = lockload.load_locks(project, tiers, target, read, again=request.command(names))
     entries = [e for e in lockload.entries_for(locks, target, request) if e.name != project.name]  # never pinned
     pins_project = any(reaches_project(lock, project.name) for lock in locks.values())
     roots = lockload.import_roots(tiers)

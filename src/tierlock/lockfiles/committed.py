@@ -11,7 +11,10 @@ leaves out what only concerns the others. tierlock never writes the file.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
 
 from tierlock import fsutil, projectparts
 from tierlock.lockfiles.fileread import ReadResult
@@ -68,18 +71,62 @@ def uv_drift(project: Project, tiers: Sequence[Tier], remedy: str) -> list[Findi
     if lock.version != 1:
         return []  # another schema: read through uv, which judges its own lock
     members = _workspace(project)
-    by_source = {t.source: t.name for t in tiers}
     file = project.relpath(project.lock)
     out: list[Finding] = []
     every = {t.name for t in tiers} == set(project.tiers)
+    reads: dict[str, set[str]] | None = None  # read once, when a change is some extra's or group's
     for change in uvdrift.drift(lock, members, str(project.name or "")):
-        tier = BASE if change.source in (None, "project.dependencies") else by_source.get(change.source or "")
-        if tier is None and every:
-            tier = BASE  # an extra or group that is no tier: the lock as a whole is out of date
-        if tier is None or tier not in {t.name for t in tiers}:
-            continue  # another tier's declaration: the tiers checked still read what they declare
+        if change.source in (None, "project.dependencies"):
+            concerned = [BASE]
+        else:  # the tiers whose declaration reads the changed one (itself, or through `project[extra]`)
+            if reads is None:
+                reads = sources_read(projectparts.read(project.pyproject), str(project.name or ""))
+            concerned = [t.name for t in tiers if change.source in reads.get(t.source, {t.source})]
+        if not concerned and every:
+            concerned = [BASE]  # an extra or group that no tier reads: the lock as a whole is out of date
         detail = f"{file} is out of date for pyproject.toml: {change.detail}"
-        out.append(Finding(tier, "input-drift", file, change.line, detail, remedy))
+        checked = {t.name for t in tiers}  # another tier's declaration: the tiers checked still read theirs
+        out.extend(Finding(t, "input-drift", file, change.line, detail, remedy) for t in concerned if t in checked)
+    return out
+
+
+def sources_read(data: Mapping[str, Any], name: str) -> dict[str, set[str]]:
+    """Each declaration (``project.dependencies``, ``extra:NAME``, ``group:NAME``) -> the declarations it reads:
+    itself, each extra it names the project with (``proj[cli]``: uv.lock records that line, not what ``cli``
+    holds, so a change of ``cli`` is a change of every extra and group that names it), and each group it
+    includes, at any depth (pure over pyproject.toml's parsed *data*)."""
+    project = data.get("project")
+    project = project if isinstance(project, dict) else {}
+    extras = project.get("optional-dependencies")
+    groups = data.get("dependency-groups")
+    direct = {"project.dependencies": _named(project.get("dependencies"), canonicalize_name(name))}
+    for kind, table in (("extra", extras), ("group", groups)):
+        for key, items in (table if isinstance(table, dict) else {}).items():
+            direct.setdefault(f"{kind}:{canonicalize_name(key)}", set()).update(_named(items, canonicalize_name(name)))
+    out: dict[str, set[str]] = {}
+    for source in direct:
+        seen, stack = {source}, [source]
+        while stack:
+            for inner in direct.get(stack.pop(), set()) - seen:
+                seen.add(inner)
+                stack.append(inner)
+        out[source] = seen
+    return out
+
+
+def _named(items: object, project: str) -> set[str]:
+    """The extras (``extra:NAME``) that *items* name *project* with, and the groups (``group:NAME``) they include."""
+    out: set[str] = set()
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("include-group"), str):
+            out.add(f"group:{canonicalize_name(item['include-group'])}")
+            continue
+        try:
+            req = Requirement(item) if isinstance(item, str) else None
+        except InvalidRequirement:
+            continue
+        if req is not None and project and canonicalize_name(req.name) == project:
+            out.update(f"extra:{canonicalize_name(e)}" for e in req.extras)
     return out
 
 

@@ -1,4 +1,5 @@
-"""Single-platform locks (pip-tools): which platform a lock was made for, and whether it fits a target.
+"""Single-platform locks (pip-tools): which platform a lock was made for, and whether it fits a target; a uv.lock
+resolved for some environments only (``[tool.uv] environments``): whether the target is one of them.
 
 A platform id is ``<sysconfig platform>/<implementation>-<major>.<minor>``,
 e.g. ``linux-x86_64/cpython-3.11``: what pip-compile's resolution depended on.
@@ -6,11 +7,15 @@ e.g. ``linux-x86_64/cpython-3.11``: what pip-compile's resolution depended on.
 
 from __future__ import annotations
 
+import re
 import sys
 import sysconfig
 from typing import TYPE_CHECKING
 
+from packaging.markers import InvalidMarker, Marker
+
 from tierlock.lockfiles.locks import Lock
+from tierlock.lockfiles.markers import overlap
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
@@ -40,3 +45,63 @@ def platform_mismatch(lock: Lock, target: Target | str | None = None) -> str | N
         f"but the target is {wanted}; regenerate it on the target platform ({lock.header.command}) "
         f"or make a universal lock: tierlock lock {lock.header.tier} --backend uv"
     )
+
+
+def outside_environments(lock: Lock, target: Target) -> str | None:
+    """Why *target* is in none of the environments *lock* was resolved for (uv.lock's ``supported-markers``,
+    which ``[tool.uv] environments`` sets), or None. Nothing was resolved for it there, so a dependency only
+    it needs is in no entry: ``uv sync`` refuses such a target, and so does ``install-tier``."""
+    if not lock.environments:
+        return None
+    environment = dict(target.marker_env)
+    for text in lock.environments:
+        try:
+            if Marker(text).evaluate(environment):
+                return None
+        except (InvalidMarker, KeyError, ValueError):
+            return None  # a marker this packaging cannot judge: uv decides (never refused on a guess)
+    shown = " or ".join(f"`{text}`" for text in lock.environments)
+    where = ", ".join(f"{key} {environment.get(key, '?')}" for key in ("sys_platform", "platform_machine"))
+    return (
+        f"{lock.path.name} was resolved only for the environments [tool.uv] environments names ({shown}), and the "
+        f"target ({where}, Python {environment.get('python_full_version', '?')}) is in none of them, so no entry "
+        "was resolved for it (uv sync refuses it too)"
+    )
+
+
+def environment_to_add(lock: Lock, target: Target) -> str:
+    """The ``[tool.uv] environments`` entry that takes *target* in and overlaps none of *lock*'s (uv refuses
+    environments that overlap): the widest of the target's ``sys_platform``, then with its machine, its Python's
+    minor version, its full version; else every variable the lock's environments name, pinned to the target's
+    value (no environment that holds it can tell the target apart from them)."""
+    env = target.marker_env
+    named = {m for text in lock.environments for m in _VARIABLES.findall(text)} | {"sys_platform"}
+    named = {"python_full_version" if n == "python_version" else n for n in named}
+    pinned = " and ".join(f"{n} == '{env.get(n, '')}'" for n in sorted(named, key=_VARIABLE_ORDER.index))
+    platform = f"sys_platform == '{env.get('sys_platform', '')}'"
+    machine = f"{platform} and platform_machine == '{env.get('platform_machine', '')}'"
+    for candidate in (
+        platform,
+        machine,
+        f"{machine} and python_version == '{env.get('python_version', '')}'",
+        f"{machine} and python_full_version == '{env.get('python_full_version', '')}'",
+    ):
+        if not any(overlap(Marker(candidate), Marker(text)) for text in lock.environments):
+            return candidate
+    return pinned
+
+
+#: The marker variables of PEP 508, in the order a pinned environment names them.
+_VARIABLE_ORDER = (
+    "sys_platform",
+    "platform_machine",
+    "python_full_version",
+    "implementation_name",
+    "implementation_version",
+    "platform_python_implementation",
+    "platform_system",
+    "platform_release",
+    "platform_version",
+    "os_name",
+)
+_VARIABLES = re.compile(r"\b(" + "|".join(("python_version", *_VARIABLE_ORDER)) + r")\b")

@@ -220,6 +220,7 @@ class Lock(Frozen):
         "pylock",
         "local",
         "requires_python",
+        "environments",
     )
 
     path: Path
@@ -237,6 +238,9 @@ class Lock(Frozen):
     """Packages of the project's own tree the tier needs (built from their folders, not pinned by hash)."""
     requires_python: str | None
     """The Python versions the lock was resolved for (a project's own lock records it; None: any)."""
+    environments: tuple[str, ...]
+    """The only environments the lock was resolved for (uv.lock's ``supported-markers``, from ``[tool.uv]
+    environments``), as marker texts; empty: every one."""
 
     def __init__(  # noqa: PLR0917 (the signature it had as a dataclass)
         self,
@@ -249,8 +253,11 @@ class Lock(Frozen):
         pylock: Any = None,
         local: tuple[LocalPackage, ...] = (),
         requires_python: str | None = None,
+        environments: tuple[str, ...] = (),
     ) -> None:
-        self._init(path, format, header, entries, file_digest, body_digest, pylock, local, requires_python)
+        self._init(
+            path, format, header, entries, file_digest, body_digest, pylock, local, requires_python, environments
+        )
 
     def _values(self) -> tuple[object, ...]:  # the validated pylock is neither compared nor hashed
         return (
@@ -262,6 +269,7 @@ class Lock(Frozen):
             self.body_digest,
             self.local,
             self.requires_python,
+            self.environments,
         )
 
     def __repr__(self) -> str:  # nor shown

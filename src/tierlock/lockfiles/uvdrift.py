@@ -3,8 +3,9 @@
 uv records in its lock what each workspace member declared when it was
 locked (``[package.metadata]``: ``requires-dist``, ``provides-extras``,
 ``requires-dev``; ``[manifest]``: the members, constraints and overrides;
-``requires-python``; ``conflicts``), and ``uv lock --check`` fails when those no
-longer match. The same comparison is made here, semantically: names
+``requires-python``; ``conflicts``; the environments, compared in
+:mod:`tierlock.lockfiles.uvenvironments`), and ``uv lock --check`` fails when
+those no longer match. The same comparison is made here, semantically: names
 normalised, specifiers as sets, markers equivalent on every environment that
 could tell them apart (uv rewrites ``python_version`` as ``python_full_version``
 and folds optional dependencies' extras into their markers). Only a difference
@@ -28,6 +29,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 
 from tierlock import fsutil
+from tierlock.lockfiles import uvenvironments
 from tierlock.lockfiles.markers import equivalent
 from tierlock.lockfiles.uvlock import Package, UvLock
 
@@ -82,6 +84,8 @@ def drift(lock: UvLock, members: Sequence[Member], root: str) -> list[Drift]:
     for name in sorted(listed - declared):
         out.append(Drift(None, f"workspace member {name} removed"))
     out.extend(_conflicts(lock, members))
+    uv_table = _uv_table(members[0].data) if members else {}
+    out.extend(Drift(None, change) for change in uvenvironments.changes(uv_table, lock.document, requires_python))
     for member in members:
         package = _package_of(lock, member) if member.name else None
         if package is None:

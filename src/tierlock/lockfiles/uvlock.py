@@ -34,9 +34,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from packaging.markers import InvalidMarker, Marker
-from packaging.utils import NormalizedName, canonicalize_name
+from packaging.utils import InvalidWheelFilename, NormalizedName, canonicalize_name, parse_wheel_filename
+from packaging.version import InvalidVersion, Version
 
 from tierlock.lockfiles.locks import ReadProblem
 
@@ -214,6 +216,8 @@ def _package(raw: object, line: int | None, problems: list[ReadProblem]) -> Pack
         problems.append(ReadProblem("integrity", line, f"{name}: no version"))
         return None
     wheels = raw.get("wheels", [])
+    for filename, found in _other_versions(version, wheels):
+        problems.append(ReadProblem("integrity", line, f"{name} {version}: its wheel {filename} is of version {found}"))
     sdist = raw.get("sdist")
     return Package(
         name=name,
@@ -228,6 +232,35 @@ def _package(raw: object, line: int | None, problems: list[ReadProblem]) -> Pack
         wheels=tuple(w for w in wheels if isinstance(w, dict)) if isinstance(wheels, list) else (),
         metadata=_shaped(raw.get("metadata", {}), _METADATA, f"{name}: [package.metadata]", line, problems),
     )
+
+
+def _other_versions(version: object, wheels: object) -> list[tuple[str, str]]:
+    """The wheels (file name, its version) whose file name gives another version than the package's: a version
+    edited by hand. uv refuses such a lock ("inconsistent version"), and the file's hash pins the other version."""
+    out: list[tuple[str, str]] = []
+    for wheel in wheels if isinstance(wheels, list) else []:
+        where = next((wheel[k] for k in _WHERE if isinstance(wheel.get(k), str)), "") if isinstance(wheel, dict) else ""
+        filename = where.split("?", 1)[0].split("#", 1)[0].replace("\\", "/").rsplit("/", 1)[-1]
+        parts = filename.split("-")
+        if len(parts) < 5 or parts[1] == version:  # the file name as uv writes it beside the version: the same
+            continue
+        found = _other_version(unquote(filename), str(version))
+        if found is not None:
+            out.append((unquote(filename), found))
+    return out
+
+
+#: Where a wheel of uv.lock names its file, first found first.
+_WHERE = ("filename", "url", "path")
+
+
+def _other_version(filename: str, version: str) -> str | None:
+    """The version of the wheel *filename* when it is not *version* (None: the same, or nothing to compare)."""
+    try:
+        found = parse_wheel_filename(filename)[1]
+        return None if found == Version(version) else str(found)
+    except (InvalidWheelFilename, InvalidVersion):
+        return None  # no version to compare: the backend judges the file
 
 
 def _named_lists(

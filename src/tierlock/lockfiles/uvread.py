@@ -100,6 +100,7 @@ def read(
         body_digest=f"sha256:{digest}",
         local=selection.local if selection else (),
         requires_python=lock.requires_python,
+        environments=lock.supported_markers,
     )
     return ReadResult(result, tuple(problems))
 

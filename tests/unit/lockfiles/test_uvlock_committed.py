@@ -301,3 +301,73 @@ def test_a_package_from_a_wheel_file_names_that_file_for_each_of_its_wheels(tmp_
     (file,) = entry.files
     assert file.path == str(tmp_path / "wheels" / "local-1.0-py3-none-any.whl")
     assert entry.url == (tmp_path / "wheels" / "local-1.0-py3-none-any.whl").as_uri()
+
+
+READS = """\
+[project]
+name = "My.Proj"
+dependencies = ["my-proj[base-extra]", "alpha"]
+
+[project.optional-dependencies]
+Fast = ["gamma", "not a requirement ][", 7]
+full = ["MY_PROJ[fast]", "other[full]", "my-proj"]
+every = ["my-proj[full, Extra.Two] ; python_version >= '3.12'"]
+extra_two = []
+base-extra = []
+
+[dependency-groups]
+suite = ["my-proj[fast]", { include-group = "Lint" }, { include-group = 7 }]
+lint = ["ruff"]
+ci = [{ include-group = "suite" }]
+"""
+
+
+def test_each_declaration_reads_the_extras_it_names_the_project_with_and_the_groups_it_includes_at_any_depth() -> None:
+    from tierlock.lockfiles.committed import sources_read
+
+    reads = sources_read(tomllib.loads(READS), "my-proj")
+    assert reads == {
+        "project.dependencies": {"project.dependencies", "extra:base-extra"},
+        "extra:fast": {"extra:fast"},
+        "extra:full": {"extra:full", "extra:fast"},
+        "extra:every": {"extra:every", "extra:full", "extra:fast", "extra:extra-two"},
+        "extra:extra-two": {"extra:extra-two"},
+        "extra:base-extra": {"extra:base-extra"},
+        "group:suite": {"group:suite", "extra:fast", "group:lint"},
+        "group:lint": {"group:lint"},
+        "group:ci": {"group:ci", "group:suite", "extra:fast", "group:lint"},
+    }
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "project = 1\ndependency-groups = 2", '[project]\noptional-dependencies = 3\ndependencies = "x"'],
+    ids=["nothing", "not tables", "not lists"],
+)
+def test_declarations_of_the_wrong_type_read_nothing(text: str) -> None:
+    from tierlock.lockfiles.committed import sources_read
+
+    assert sources_read(tomllib.loads(text), "my-proj") == {"project.dependencies": {"project.dependencies"}}
+
+
+def test_without_a_project_name_no_requirement_names_the_project() -> None:
+    from tierlock.lockfiles.committed import sources_read
+
+    reads = sources_read(tomllib.loads('[project.optional-dependencies]\nfull = ["proj[fast]"]\nfast = []'), "")
+    assert reads["extra:full"] == {"extra:full"}
+
+
+def test_a_problem_of_the_lock_every_tier_reads_is_one_finding_with_its_own_remedy(tmp_path: Path) -> None:
+    """A package's version edited by hand: the lock cannot be read as uv writes it, whichever tier reads it; the
+    finding is reported once (on the first tier), and its remedy is the lock made again, not ``uv lock``."""
+    from tierlock.lockfiles.check import check
+    from tierlock.lockfiles.uvlock import DAMAGED
+    from tierlock.tiers import load_project
+
+    root = _project(tmp_path)
+    lock = root / "uv.lock"
+    lock.write_text(lock.read_text().replace('name = "alpha"\nversion = "1.1"', 'name = "alpha"\nversion = "1.0"'))
+    report = check(load_project(root), ["brain", "old"])
+    (finding,) = report.findings
+    assert (finding.tier, finding.kind, finding.remedy) == ("base", "integrity", DAMAGED)
+    assert finding.detail == "alpha 1.0: its wheel alpha-1.1-py3-none-any.whl is of version 1.1"

@@ -428,3 +428,64 @@ def test_a_dependency_without_a_name_is_a_problem_and_the_ones_after_it_are_kept
     (app,) = lock.packages
     assert [d.name for d in app.dependencies] == ["beta"]
     assert [(p.line, p.detail) for p in lock.problems] == [(3, "app: a dependency without a name")]
+
+
+@pytest.mark.parametrize(
+    ("wheel", "problem"),
+    [
+        ('{ url = "https://files.example.org/ab/lib-1.1-py3-none-any.whl", hash = "sha256:aa" }', "lib-1.1-py3"),
+        ('{ url = "https://files.example.org/lib-1.1-py3-none-any.whl#sha256=aa" }', "lib-1.1-py3-none-any.whl is"),
+        ('{ url = "https://files.example.org/lib-1.0%2Blocal-py3-none-any.whl?x=1" }', "lib-1.0+local-py3-none-any"),
+        ('{ path = "wheels\\\\lib-2-cp312-cp312-win_amd64.whl" }', "lib-2-cp312-cp312-win_amd64.whl is of version 2"),
+        ('{ filename = "lib-1.1-py3-none-any.whl", url = "https://x.org/download/17" }', "is of version 1.1"),
+        (
+            '{ url = "https://x.org/lib-1.0-py3-none-any.whl" }, { url = "https://x.org/lib-1.2-cp312-abi3-any.whl" }',
+            "lib-1.2-cp312-abi3-any.whl is of version 1.2",
+        ),
+        ('{ url = "https://x.org/download/lib-1.0.0-py3-none-any.whl" }', None),
+        ('{ url = "https://x.org/download/lib-1.0-1build-py3-none-any.whl" }', None),
+        ('{ url = "https://x.org/download/lib-1.0-py3-none-any.whl" }', None),
+        ('{ url = "https://x.org/download/lib-x.y-py3-none-any.whl" }', None),
+        ('{ url = "https://x.org/download/17" }', None),
+        ('{ hash = "sha256:aa" }', None),
+        ("7", None),
+    ],
+    ids=[
+        "a url",
+        "a url with its hash",
+        "a local version, quoted",
+        "a path of another platform",
+        "a filename beside the url",
+        "the second of two",
+        "the same version written longer",
+        "a build tag",
+        "the same",
+        "no version",
+        "no file name",
+        "no place",
+        "not a table",
+    ],
+)
+def test_a_wheel_of_another_version_than_its_package_is_a_problem_on_its_line(
+    tmp_path: Path, wheel: str, problem: str | None
+) -> None:
+    """A version edited by hand in uv.lock: uv refuses the lock ("inconsistent version"), and the file's hash
+    pins the other version, so no backend installs it."""
+    text = (
+        'version = 1\n\n[[package]]\nname = "lib"\nversion = "1.0"\n'
+        f'source = {{ registry = "https://x.org/simple" }}\nwheels = [{wheel}]\n'
+    )
+    problems = parse(text, tmp_path / "uv.lock").problems
+    if problem is None:
+        assert problems == ()
+        return
+    (found,) = problems
+    assert found.line == 3
+    assert found.detail.startswith("lib 1.0: its wheel ")
+    assert problem in found.detail
+    assert str(found.remedy).endswith("rm uv.lock && uv lock")
+
+
+def test_wheels_that_are_not_a_list_are_no_problem_of_their_versions(tmp_path: Path) -> None:
+    text = 'version = 1\n\n[[package]]\nname = "lib"\nversion = "1.0"\nsource = { registry = "https://x.org/s" }\n'
+    assert parse(text + 'wheels = "lib-2.0-py3-none-any.whl"\n', tmp_path / "uv.lock").problems == ()
