@@ -72,7 +72,8 @@ def test_init_reads_uv_lock_and_puts_the_plugin_in_the_test_group(
     assert table["tiers"]["local"] == {"source": "extra:local"}  # reaches a workspace member: uv.lock holds it
     assert data["dependency-groups"][chosen] == result  # type: ignore[index]
     assert f"added {PLUGIN_DISTRIBUTION} (the pytest plugin) to the {chosen} dependency group" in out
-    assert "next: run `uv lock`" in out
+    # the next step as a command after ': ', naming the project given (uv takes its folder)
+    assert f"; run: uv --project {project_dir} lock && tierlock --project {project_dir} check\n" in out
     project = load_project(project_dir)
     assert project.lock == project_dir / "uv.lock"
     assert set(project.tiers) == {"base", "brain", "local"}
