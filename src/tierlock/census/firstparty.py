@@ -102,6 +102,11 @@ class Reach:
             return ("flag", rel, name)
         if name in facts.aliases:
             return ("alias", rel, name)
+        if name in facts.makers:
+            return ("maker", rel, name)
+        if name in facts.made:
+            kind = self.made_kind(rel, name)
+            return None if kind is None else (kind, rel, name)
         head = name.partition(".")[0]
         if head in facts.bindings:  # import a.b [as x]: the longest module prefix that is a project file
             parts = [*facts.bindings[head].split("."), *name.split(".")[1:]]
@@ -133,6 +138,23 @@ class Reach:
             return ("module", target, "") if not rest else self.symbol(target, rest)
         return self.symbol(target, original + (f".{rest}" if rest else ""))
 
+    def maker(self, rel: str, name: str) -> tuple[str, list[str]] | None:
+        """The flag maker *name* read in *rel* (a module's own, or imported): (its file, what it returns), when the
+        module its first parameter names (what :attr:`FileFacts.made` and a made mark keep) is the one it tries."""
+        hit = self.symbol(rel, name)
+        if hit is None or hit[0] != "maker":
+            return None
+        index, kinds = self.facts[hit[1]].makers[hit[2]]
+        return (hit[1], kinds) if index == 0 else None
+
+    def made_kind(self, rel: str, name: str) -> str | None:
+        """``flag`` or ``alias`` for the name *name* that ``name = maker("x")`` binds in *rel*, else None."""
+        callee, _modules, at, _line = self.facts[rel].made[name]
+        found = self.maker(rel, callee)
+        if found is None or at >= len(found[1]):
+            return None
+        return {"flag": "flag", "mark": "alias"}.get(found[1][at])
+
     def guarded(self, rel: str, guards: Sequence[str]) -> bool:
         """Whether code under these guards runs only when what it imports is there (``try``, ``if has_x``)."""
         for guard in guards:
@@ -155,7 +177,9 @@ class Reach:
         """What the flag *name* of *rel* stands for: each root it tries to import (through project modules too)."""
         facts = self.facts[rel]
         out: dict[str, Need] = {}
-        for module, level, line in facts.flags.get(name, ()):
+        made = facts.made.get(name) if name not in facts.flags else None
+        entries = [(m, 0, made[3]) for m in made[1]] if made is not None else facts.flags.get(name, ())
+        for module, level, line in entries:
             if (module, level, line) == INVERTED:
                 continue
             found = self.index.resolve(module, level, (), rel) if module else []
@@ -177,7 +201,7 @@ class Reach:
         hit = self.symbol(rel, name[len(NEGATED) :] if negated else name)
         if hit is None or hit[0] != "flag":
             return []
-        if (INVERTED in self.facts[hit[1]].flags[hit[2]]) != negated:
+        if (INVERTED in self.facts[hit[1]].flags.get(hit[2], ())) != negated:
             return []  # the condition skips when the root is there (``skipif(has_x())``): it needs nothing
         return self.flag_needs(hit[1], hit[2])
 
@@ -186,7 +210,13 @@ class Reach:
         hit = self.symbol(rel, name)
         if hit is None or hit[0] != "alias":
             return None
-        return hit[1], self.facts[hit[1]].aliases[hit[2]]
+        facts = self.facts[hit[1]]
+        if hit[2] in facts.aliases:
+            return hit[1], facts.aliases[hit[2]]
+        _callee, modules, _at, line = facts.made[hit[2]]  # ``requires_x = needs("x")``: skipped without x
+        alias = Func("alias", line, line)
+        alias.skips.extend((SPEC + m, line) for m in modules)
+        return hit[1], alias
 
     # -- modules ----------------------------------------------------------------------
     def module_needs(self, rel: str) -> dict[str, Need]:
@@ -270,7 +300,8 @@ class Reach:
         facts = self.facts.get(rel)
         if facts is None:
             return False
-        return bool(self.module_needs(rel) or facts.flags or facts.aliases) or any(
+        made = any(self.made_kind(rel, name) for name in facts.made)
+        return bool(self.module_needs(rel) or facts.flags or facts.aliases or facts.makers or made) or any(
             self.exported(rel, bound)
             for _module, _level, names, _line, scope, _guards in facts.modules
             if not scope
@@ -280,7 +311,7 @@ class Reach:
     def exported(self, rel: str, name: str) -> bool:
         """Whether the name *name* of *rel* is a flag or a mark alias (its own or imported)."""
         hit = self.symbol(rel, name)
-        return hit is not None and hit[0] in ("flag", "alias")
+        return hit is not None and hit[0] in ("flag", "alias", "maker")
 
 
 def _is_module(rel: str, name: str) -> bool:

@@ -208,11 +208,38 @@ def decorator(deco: ast.expr, func: Func) -> None:
     marks_of(deco, func, deco.lineno, decorator=True)
 
 
+#: How a mark made by a call is kept among a function's marks: ``needs(dask,numba)`` for ``@needs(["dask",
+#: "numba"])`` (the function called, then the modules its first argument names).
+MADE = "("
+
+
+def made_call(node: ast.expr) -> str | None:
+    """The function called by ``needs("x")`` / ``helpers.needs(["x", "y"])``, a call of a function of the project's
+    (not pytest's) whose first argument names modules: a mark or a flag when it is a flag maker."""
+    if not isinstance(node, ast.Call) or not node.args or not literals(node.args[0]):
+        return None
+    name = dotted(node.func) if isinstance(node.func, (ast.Name, ast.Attribute)) else ""
+    return name if name and not name.startswith(("pytest.", "mark.")) else None
+
+
+def literals(node: ast.expr) -> list[str]:
+    """The strings a literal string, or a literal list or tuple of strings, names (empty for anything else)."""
+    items = node.elts if isinstance(node, (ast.List, ast.Tuple)) else [node]
+    found = [literal(i) for i in items]
+    return [f for f in found if f] if all(found) else []
+
+
+def made_mark(node: ast.expr) -> str | None:
+    """``needs(x)`` for ``@needs("x")`` (:data:`MADE`), None for any other mark."""
+    callee = made_call(node)
+    return None if callee is None else f"{callee}{MADE}{','.join(literals(node.args[0]))})"  # type: ignore[attr-defined]
+
+
 def marks_of(value: ast.expr, into: Func, line: int, *, decorator: bool) -> None:
     """The marks in a decorator or a ``pytestmark`` value (a mark, a name, or a list of them)."""
     items = value.elts if isinstance(value, (ast.List, ast.Tuple)) and not decorator else [value]
     for item in items:
-        own = project_mark(item)
+        own = project_mark(item) or made_mark(item)
         if own is not None:  # ``@pytest.mark.gpu``: a hook of a conftest may skip it (:mod:`.hookmarks`)
             into.marks.append((own, line))
         if isinstance(item, (ast.Name, ast.Attribute)):
@@ -259,7 +286,7 @@ def project_mark(node: ast.expr) -> str | None:
 def _named(value: ast.expr) -> list[str]:
     """The mark aliases a ``marks=`` value names (a name, or a list or tuple of them; pytest's own left out)."""
     items = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
-    names = [dotted(i) for i in items if isinstance(i, (ast.Name, ast.Attribute))]
+    names = [dotted(i) if isinstance(i, (ast.Name, ast.Attribute)) else made_mark(i) or "" for i in items]
     return [n for n in names if n and not n.startswith(("pytest.", "mark."))]
 
 
