@@ -188,3 +188,84 @@ def test_a_function_a_hook_calls_and_a_module_the_conftest_imports_are_not_its_t
     result = made.runpytest("testing/test_win.py", "-p", "no:randomly")
     assert result.ret == 0, result.stdout.str()
     result.assert_outcomes(passed=1, skipped=1)
+
+
+#: Tests skipped by a helper's mark, in two files: one test, a class of two, three parameters, and a file's mark.
+COUNTED = {
+    "testing/test_one.py": """\
+        import pytest
+
+        from testing.helpers import needs
+
+
+        @needs("brainpkg")
+        def test_model():
+            pass
+
+
+        @needs("brainpkg")
+        class TestFit:
+            def test_fit(self):
+                pass
+
+            def test_predict(self):
+                pass
+
+
+        @needs("brainpkg")
+        @pytest.mark.parametrize("size", [1, 2, 3])
+        def test_sizes(size):
+            pass
+
+
+        @pytest.mark.skip(reason="another reason")
+        def test_elsewhere():
+            pass
+
+
+        def test_plain():
+            pass
+        """,
+    "testing/test_two.py": """\
+        from testing.helpers import needs
+
+        pytestmark = needs("brainpkg")
+
+
+        def test_load():
+            pass
+
+
+        def test_save():
+            pass
+        """,
+}
+
+
+def test_on_a_laptop_each_skipped_test_the_census_read_as_needing_the_tier_is_counted_not_its_file(
+    made: pytest.Pytester,
+) -> None:
+    write_files(made.path, COUNTED)
+    result = made.runpytest("testing", "-rs")
+    assert result.ret == 0
+    result.assert_outcomes(passed=1, skipped=9)
+    result.stdout.fnmatch_lines(
+        [f"tierlock: 0 test files not collected and 8 tests skipped because brain absent; to run them: {REMEDY}"]
+    )
+    assert "selected test file" not in result.stdout.str()
+    assert "another reason;" not in result.stdout.str()  # a test of no tier's need, skipped for its own reason
+
+
+def test_the_same_count_under_xdist(made: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    write_files(made.path, COUNTED)
+    result = made.runpytest_subprocess("testing", "-n", "2")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["tierlock: 0 test files not collected and 8 tests skipped because brain absent*"])
+
+
+def test_a_narrowed_run_counts_only_the_tests_it_keeps(made: pytest.Pytester) -> None:
+    write_files(made.path, COUNTED)
+    result = made.runpytest("testing/test_one.py::TestFit::test_fit", "testing/test_one.py::test_sizes")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["tierlock: 0 test files not collected and 4 tests skipped because brain absent*"])
