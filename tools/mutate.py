@@ -242,6 +242,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/plugin/test_plugin_real_project_shapes.py",
             "tests/unit/plugin/test_plugin_test_needing_two_missing_tiers.py",
             "tests/unit/plugin/test_plugin_parametrized_backend_skips.py",
+            "tests/unit/plugin/test_plugin_made_marks.py",
         ),
     ),
     # The failed imports (and distribution lookups) the backstop notes: the tests of the skips it ties to them.
