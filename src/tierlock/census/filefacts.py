@@ -42,7 +42,6 @@ from tierlock.census.marks import (
     kind_of,
     leaves,
     literal,
-    literals,
     made_call,
     marks_of,
     refs,
@@ -233,7 +232,13 @@ class _Reader:
         if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in self.makers):
             return False
         index, kinds = self.makers[value.func.id]
-        module = literal(value.args[index]) if len(value.args) > index else None
+        param = self.facts.makers[value.func.id][2]  # (``_importorskip(modname="x")``)
+        given = (
+            value.args[index]
+            if len(value.args) > index
+            else next((k.value for k in value.keywords if k.arg == param), None)
+        )
+        module = literal(given) if given is not None else None
         if not module or len(targets) != 1:
             return False
         target = targets[0]
@@ -257,15 +262,15 @@ class _Reader:
         """``HAS_X = probe("x")`` / ``has_x, requires_x = _importorskip("x")`` calling a function imported from a
         module of the project's (not the standard library's): kept in :attr:`FileFacts.made`, a flag or a mark
         alias when that function is a flag maker (:class:`~tierlock.census.firstparty.Reach` finds out)."""
-        callee = made_call(value)
-        if callee is None or len(targets) != 1 or not self._imported_from_elsewhere(callee):
+        made = made_call(value)
+        if made is None or len(targets) != 1 or not self._imported_from_elsewhere(made[0]):
             return
-        modules = literals(value.args[0])  # type: ignore[attr-defined]
+        callee, keyword, modules = made
         target = targets[0]
         names = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
         for at, name in enumerate(names):
             if isinstance(name, ast.Name):
-                self.facts.made[name.id] = [callee, modules, at, line]
+                self.facts.made[name.id] = [callee, modules, at, line, keyword]
 
     def _imported_from_elsewhere(self, callee: str) -> bool:
         """Whether *callee* (``probe``, ``helpers.probe``) is bound at module level by an import of a module that is
@@ -329,7 +334,8 @@ class _Reader:
             maker = flag_maker(node) if self.text.lines(first, node.end_lineno, IMPORTERS) else None
             if maker is not None:
                 self.makers[node.name] = maker
-                self.facts.makers[node.name] = [maker[0], maker[1]]
+                params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+                self.facts.makers[node.name] = [maker[0], maker[1], params[maker[0]]]
         self.body(node.body, qual, guards, None)
 
     _class = ""

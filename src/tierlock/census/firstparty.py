@@ -138,19 +138,20 @@ class Reach:
             return ("module", target, "") if not rest else self.symbol(target, rest)
         return self.symbol(target, original + (f".{rest}" if rest else ""))
 
-    def maker(self, rel: str, name: str) -> tuple[str, list[str]] | None:
+    def maker(self, rel: str, name: str, keyword: str = "") -> tuple[str, list[str]] | None:
         """The flag maker *name* read in *rel* (a module's own, or imported): (its file, what it returns), when the
-        module its first parameter names (what :attr:`FileFacts.made` and a made mark keep) is the one it tries."""
+        modules a call gives it (what :attr:`FileFacts.made` and a made mark keep: its first argument, or the
+        keyword *keyword*) are the ones it tries."""
         hit = self.symbol(rel, name)
         if hit is None or hit[0] != "maker":
             return None
-        index, kinds = self.facts[hit[1]].makers[hit[2]]
-        return (hit[1], kinds) if index == 0 else None
+        index, kinds, param = self.facts[hit[1]].makers[hit[2]]
+        return (hit[1], kinds) if keyword == param or (not keyword and index == 0) else None
 
     def made_kind(self, rel: str, name: str) -> str | None:
         """``flag`` or ``alias`` for the name *name* that ``name = maker("x")`` binds in *rel*, else None."""
-        callee, _modules, at, _line = self.facts[rel].made[name]
-        found = self.maker(rel, callee)
+        callee, _modules, at, _line, keyword = self.facts[rel].made[name]
+        found = self.maker(rel, callee, keyword)
         if found is None or at >= len(found[1]):
             return None
         return {"flag": "flag", "mark": "alias"}.get(found[1][at])
@@ -213,7 +214,7 @@ class Reach:
         facts = self.facts[hit[1]]
         if hit[2] in facts.aliases:
             return hit[1], facts.aliases[hit[2]]
-        _callee, modules, _at, line = facts.made[hit[2]]  # ``requires_x = needs("x")``: skipped without x
+        _callee, modules, _at, line, _keyword = facts.made[hit[2]]  # ``requires_x = needs("x")``: without x
         alias = Func("alias", line, line)
         alias.skips.extend((SPEC + m, line) for m in modules)
         return hit[1], alias

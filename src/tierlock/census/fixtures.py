@@ -113,11 +113,12 @@ class Needs:
         """Needs of a test marked by a flag maker's call (``@needs("x")``, ``@helpers.needs(["x", "y"])``) whose mark
         skips without the modules it names (:func:`tierlock.census.makers.flag_maker`)."""
         callee, _, named = mark[:-1].partition(MADE)
-        found = self.reach.maker(rel, callee)
+        keyword, _, listed = named.rpartition("=")
+        found = self.reach.maker(rel, callee, keyword)
         if found is None or found[1] != ["mark"]:
             return []
         out: list[Need] = []
-        for module in named.split(","):
+        for module in listed.split(","):
             for root, _where, _at, _how in self.reach.skip_needs(rel, SPEC + module):
                 out.append((root, rel, line, f"@{callee}({module!r}) (skipped without {root}: {found[0]})"))
         return out

@@ -209,17 +209,25 @@ def decorator(deco: ast.expr, func: Func) -> None:
 
 
 #: How a mark made by a call is kept among a function's marks: ``needs(dask,numba)`` for ``@needs(["dask",
-#: "numba"])`` (the function called, then the modules its first argument names).
+#: "numba"])`` (the function called, then the modules its first argument names), ``needs(module=dask)`` for
+#: ``@needs(module="dask")``.
 MADE = "("
 
 
-def made_call(node: ast.expr) -> str | None:
-    """The function called by ``needs("x")`` / ``helpers.needs(["x", "y"])``, a call of a function of the project's
-    (not pytest's) whose first argument names modules: a mark or a flag when it is a flag maker."""
-    if not isinstance(node, ast.Call) or not node.args or not literals(node.args[0]):
+def made_call(node: ast.expr) -> tuple[str, str, list[str]] | None:
+    """(the function called, the keyword naming the modules or ``""``, the modules) of ``needs("x")`` /
+    ``helpers.needs(["x", "y"])`` / ``needs(module="x")``: a call of a function of the project's (not pytest's)
+    whose first argument, or only keyword, names modules: a mark or a flag when it is a flag maker."""
+    if not isinstance(node, ast.Call):
         return None
     name = dotted(node.func) if isinstance(node.func, (ast.Name, ast.Attribute)) else ""
-    return name if name and not name.startswith(("pytest.", "mark.")) else None
+    if not name or name.startswith(("pytest.", "mark.")):
+        return None
+    if node.args:
+        return (name, "", literals(node.args[0])) if literals(node.args[0]) else None
+    if len(node.keywords) == 1 and node.keywords[0].arg and literals(node.keywords[0].value):
+        return name, node.keywords[0].arg, literals(node.keywords[0].value)
+    return None
 
 
 def literals(node: ast.expr) -> list[str]:
@@ -230,9 +238,13 @@ def literals(node: ast.expr) -> list[str]:
 
 
 def made_mark(node: ast.expr) -> str | None:
-    """``needs(x)`` for ``@needs("x")`` (:data:`MADE`), None for any other mark."""
-    callee = made_call(node)
-    return None if callee is None else f"{callee}{MADE}{','.join(literals(node.args[0]))})"  # type: ignore[attr-defined]
+    """``needs(x)`` for ``@needs("x")``, ``needs(module=x)`` for ``@needs(module="x")`` (:data:`MADE`), None for any
+    other mark."""
+    made = made_call(node)
+    if made is None:
+        return None
+    callee, keyword, modules = made
+    return f"{callee}{MADE}{keyword + '=' if keyword else ''}{','.join(modules)})"
 
 
 def marks_of(value: ast.expr, into: Func, line: int, *, decorator: bool) -> None:

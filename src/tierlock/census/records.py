@@ -95,13 +95,14 @@ class FileFacts:
         self.module = Func("module", 1, 1)
         """The module's ``pytestmark`` and the helpers referred to at module level."""
         self.makers: dict[str, list[Any]] = {}
-        """Flag maker -> [the position of its parameter naming the module, the kind of each value it returns]
-        (:func:`tierlock.census.makers.flag_maker`): ``def needs(m): return pytest.mark.skipif(find_spec(m) is None,
-        ...)`` is ``[0, ["mark"]]``, read where another file calls it."""
+        """Flag maker -> [the position of its parameter naming the module, the kind of each value it returns, that
+        parameter's name] (:func:`tierlock.census.makers.flag_maker`): ``def needs(m): return
+        pytest.mark.skipif(find_spec(m) is None, ...)`` is ``[0, ["mark"], "m"]``, read where another file calls it."""
         self.made: dict[str, list[Any]] = {}
-        """Module-level name -> [the function called, the modules its first argument names, the name's position
-        among the targets, line], for ``HAS_X = probe("x")`` / ``requires_x = needs("x")`` with a function imported
-        from elsewhere: a flag or a mark alias when that function is a flag maker of the project's."""
+        """Module-level name -> [the function called, the modules its first argument (or its only keyword) names,
+        the name's position among the targets, line, that keyword or ``""``], for ``HAS_X = probe("x")`` /
+        ``requires_x = needs("x")`` with a function imported from elsewhere: a flag or a mark alias when that
+        function is a flag maker of the project's."""
 
     def tests(self) -> list[str]:
         return [name for name, f in self.functions.items() if f.kind == "test"]
@@ -134,8 +135,11 @@ class FileFacts:
         out.module = Func.from_json(module)
         if made:
             makers, calls = made
-            out.makers = {str(k): [int(v[0]), [str(kind) for kind in v[1]]] for k, v in makers.items()}
+            out.makers = {
+                str(k): [int(i), [str(kind) for kind in kinds], str(p)] for k, (i, kinds, p) in makers.items()
+            }
             out.made = {
-                str(k): [str(f), [str(m) for m in mods], int(at), int(ln)] for k, (f, mods, at, ln) in calls.items()
+                str(k): [str(f), [str(m) for m in mods], int(at), int(ln), str(kw)]
+                for k, (f, mods, at, ln, kw) in calls.items()
             }
         return out

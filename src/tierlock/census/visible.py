@@ -145,7 +145,7 @@ def reachable(facts: FileFacts, start: Iterable[str] | None = None) -> set[str]:
 def lineless(facts: FileFacts) -> FileFacts:
     """*facts* with every line number 0 (an edit that only moved lines - a line added above - gives the same)."""
     imports, modules, bindings, flags, aliases, functions, module, *made = facts.to_json()
-    zeroed = [made[0], {k: [*v[:3], 0] for k, v in made[1].items()}] if made else []
+    zeroed = [made[0], {k: [*v[:3], 0, *v[4:]] for k, v in made[1].items()}] if made else []
     return type(facts).from_json(
         [
             [[root, 0, how, scope, guards] for root, _line, how, scope, guards in imports],

@@ -254,17 +254,67 @@ def test_a_maker_naming_the_module_by_a_later_parameter_is_not_read_by_its_first
 def test_the_makers_and_the_made_names_survive_the_cache() -> None:
     facts = read_file(HELPERS)
     assert facts.makers == {
-        "needs": [0, ["mark"]],
-        "needs_all": [0, ["mark"]],
-        "needs_each": [0, ["mark"]],
-        "probe": [0, ["flag"]],
-        "probe_all": [0, ["flag"]],
-        "_importorskip": [0, ["flag", "mark"]],
+        "needs": [0, ["mark"], "module"],
+        "needs_all": [0, ["mark"], "modules"],
+        "needs_each": [0, ["mark"], "modules"],
+        "probe": [0, ["flag"], "name"],
+        "probe_all": [0, ["flag"], "names"],
+        "_importorskip": [0, ["flag", "mark"], "modname"],
     }
     tests = read_file(TESTS)
-    assert tests.made["has_numba"] == ["_importorskip", ["numba"], 0, 10]
-    assert tests.made["requires_numba"] == ["_importorskip", ["numba"], 1, 10]
+    assert tests.made["has_numba"] == ["_importorskip", ["numba"], 0, 10, ""]
+    assert tests.made["requires_numba"] == ["_importorskip", ["numba"], 1, 10, ""]
     for each in (facts, tests):
         again = FileFacts.from_json(each.to_json())
         assert (again.makers, again.made, again.to_json()) == (each.makers, each.made, each.to_json())
     assert len(read_file("import os\n").to_json()) == 7  # (no maker, nothing made: the facts as they were)
+
+
+KEYWORDS = """\
+import pytest
+
+from helpers import _importorskip, needs, probe
+
+HAS_DASK = probe(name="dask")
+requires_numba = needs(module="numba")
+has_x, requires_dask = _importorskip(modname="dask")
+
+
+@needs(module="dask")
+def test_decorated():
+    pass
+
+
+@requires_numba
+def test_bound():
+    pass
+
+
+@pytest.mark.skipif(not HAS_DASK, reason="optional")
+def test_flag():
+    pass
+
+
+@requires_dask
+def test_pair():
+    pass
+
+
+@needs(reason="dask")
+def test_another_keyword():
+    pass
+"""
+
+
+def test_a_maker_given_its_module_by_the_keyword_of_its_parameter_needs_it(tmp_path: Path) -> None:
+    write(tmp_path, "tests/helpers.py", HELPERS)
+    write(tmp_path, "tests/test_keywords.py", KEYWORDS)
+    write(
+        tmp_path,
+        "tests/test_same.py",
+        HELPERS + "\n\nhas_d, req_d = _importorskip(modname='dask')\n\n\n@req_d\ndef test_a():\n    pass\n",
+    )
+    assert needing(tmp_path) == {
+        "tests/test_keywords.py": ["test_bound", "test_decorated", "test_flag", "test_pair"],
+        "tests/test_same.py": ["test_a"],
+    }
