@@ -318,3 +318,63 @@ def test_a_maker_given_its_module_by_the_keyword_of_its_parameter_needs_it(tmp_p
         "tests/test_keywords.py": ["test_bound", "test_decorated", "test_flag", "test_pair"],
         "tests/test_same.py": ["test_a"],
     }
+
+
+#: Helpers that are no maker of a skip on their parameter's module, or a maker of something else.
+NOT_MADE = {
+    "answers-true-without-it": (
+        "def f(m):\n    try:\n        import_module(m)\n    except ImportError:\n        return True\n"
+        "    return True\n",
+        (0, ["other"]),
+    ),
+    "answers-false-either-way": (
+        "def f(m):\n    try:\n        import_module(m)\n    except ImportError:\n        return False\n"
+        "    return False\n",
+        (0, ["other"]),
+    ),
+    "tries-a-name-of-its-own": (
+        "def f(m):\n    name = 'x'\n    try:\n        import_module(name)\n    except ImportError:\n"
+        "        return False\n    return True\n",
+        None,
+    ),
+    "loops-over-pairs": ("def f(pairs):\n    for name, _v in pairs:\n        find_spec(name)\n    return True\n", None),
+    "loops-over-a-call": (
+        "def f(m):\n    for n in range(3):\n        pass\n    return find_spec(m) is not None\n",
+        (0, ["flag"]),
+    ),
+}
+
+#: Helpers that try their parameter's module but whose mark skips on something else: no skip of that module.
+OTHER_SKIPS = {
+    "loops-over-a-global": "pytest.mark.skipif(any(find_spec(n) is None for n in OTHERS), reason='x')",
+    "a-plain-name": "pytest.mark.skipif(GPU, reason='gpu')",
+    "a-call-with-a-keyword": "pytest.mark.skipif(any((find_spec(n) is None for n in m), key=1), reason='x')",
+    "a-loop-of-two": "pytest.mark.skipif(any(find_spec(n) is None for n in m for k in m), reason='x')",
+    "not-any": "pytest.mark.skipif(not any(find_spec(n) for n in m), reason='x')",
+}
+
+
+@pytest.mark.parametrize("shape", NOT_MADE)
+def test_a_helper_is_read_by_what_it_answers_and_tries(shape: str) -> None:
+    import ast
+
+    from tierlock.census.makers import flag_maker
+
+    source, expected = NOT_MADE[shape]
+    node = ast.parse("from importlib import import_module\nfrom importlib.util import find_spec\n" + source).body[-1]
+    assert isinstance(node, ast.FunctionDef)
+    assert flag_maker(node) == expected
+
+
+@pytest.mark.parametrize("shape", OTHER_SKIPS)
+def test_a_helpers_mark_on_anything_but_its_parameters_modules_is_no_skip_of_them(shape: str) -> None:
+    import ast
+
+    from tierlock.census.makers import flag_maker
+
+    source = f"def needs(m):\n    find_spec(m)\n    return {OTHER_SKIPS[shape]}\n"
+    node = ast.parse(source).body[0]
+    assert isinstance(node, ast.FunctionDef)
+    found = flag_maker(node)
+    assert found is not None
+    assert "mark" not in found[1]
