@@ -20,6 +20,10 @@ from tierlock.pytest_plugin.selection import Selection
 if TYPE_CHECKING:
     from tierlock.census import CensusCache
 
+#: What the census says of a need that is a skip without the root (a skip condition, a mark alias, a helper's
+#: mark, a conftest hook's mark): ``skipped without brainpkg (...)``, ``@needs('brainpkg') (skipped without ...)``.
+_SKIPS = " without "
+
 #: The plugin's census cache entry (its words are the missing tiers' roots, not every tier's as in ``check``).
 CACHE_KEY = "tierlock/census-pytest"
 
@@ -66,9 +70,9 @@ def needing_files(
     selection: Selection,
     cache: CensusCache | None,
 ) -> tuple[dict[str, set[str]], dict[str, dict[str, str]]]:
-    """(tier -> the selected files (relative) outside its globs that need it in this run, tier -> what needs it
-    there: ``file::Class.test`` for a test's own need, ``file`` for every test of the file's, each with the root it
-    needs).
+    """(tier -> the selected files (relative) outside its globs that need it in this run, tier -> what a skip
+    without it skips there: ``file::Class.test`` for a test's own skip condition or mark, ``file`` for its
+    ``pytestmark``'s, each with the root it needs).
 
     *roots*: tier -> the import roots it owns.
     """
@@ -103,6 +107,8 @@ def needing_files(
             if selection.selects(full) and _kept(full, here, selection):
                 files.add(rel)
                 for use in here:
+                    if _SKIPS not in use.how:
+                        continue  # (an import or a fixture: a skip of it for another reason is not the tier's)
                     key = f"{rel}::{use.test}" if use.test and use.scope == "test" else rel
                     tests.setdefault(tier, {}).setdefault(key.replace(os.sep, "/"), use.root)
         out[tier] = files

@@ -223,6 +223,18 @@ COUNTED = {
             pass
 
 
+        @pytest.fixture
+        def model():
+            import brainpkg
+
+            return brainpkg
+
+
+        @pytest.mark.skip(reason="flaky")
+        def test_flaky(model):
+            pass
+
+
         def test_plain():
             pass
         """,
@@ -248,12 +260,13 @@ def test_on_a_laptop_each_skipped_test_the_census_read_as_needing_the_tier_is_co
     write_files(made.path, COUNTED)
     result = made.runpytest("testing", "-rs")
     assert result.ret == 0
-    result.assert_outcomes(passed=1, skipped=9)
+    result.assert_outcomes(passed=1, skipped=10)
     result.stdout.fnmatch_lines(
         [f"tierlock: 0 test files not collected and 8 tests skipped because brain absent; to run them: {REMEDY}"]
     )
     assert "selected test file" not in result.stdout.str()
     assert "another reason;" not in result.stdout.str()  # a test of no tier's need, skipped for its own reason
+    assert "flaky;" not in result.stdout.str()  # a test needing it through a fixture, skipped for its own reason
 
 
 def test_the_same_count_under_xdist(made: pytest.Pytester) -> None:
