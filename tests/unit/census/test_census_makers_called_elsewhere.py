@@ -378,3 +378,15 @@ def test_a_helpers_mark_on_anything_but_its_parameters_modules_is_no_skip_of_the
     found = flag_maker(node)
     assert found is not None
     assert "mark" not in found[1]
+
+
+def test_a_mark_bound_to_another_name_in_a_test_class_marks_nothing(tmp_path: Path) -> None:
+    """Only the class's ``pytestmark`` marks its tests: a mark (a helper's, or a skip on a flag) kept under another
+    name in the class body, or a table entry set there, is no mark of the class."""
+    write(tmp_path, "tests/helpers.py", HELPERS)
+    source = "import pytest\n\nfrom helpers import needs, probe\n\nHAS_X = probe('dask')\nTABLE = {}\n\n\n"
+    source += "class TestPlain:\n"
+    source += "    kept = needs('dask')\n    also = pytest.mark.skipif(not HAS_X, reason='x')\n    TABLE['k'] = 1\n\n"
+    source += "    def test_a(self):\n        pass\n"
+    write(tmp_path, "tests/test_class.py", source)
+    assert needing(tmp_path) == {}
