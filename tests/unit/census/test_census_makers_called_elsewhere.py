@@ -390,3 +390,13 @@ def test_a_mark_bound_to_another_name_in_a_test_class_marks_nothing(tmp_path: Pa
     source += "    def test_a(self):\n        pass\n"
     write(tmp_path, "tests/test_class.py", source)
     assert needing(tmp_path) == {}
+
+
+def test_more_names_than_a_maker_returns_bind_nothing_past_its_values(tmp_path: Path) -> None:
+    write(tmp_path, "tests/helpers.py", HELPERS)
+    source = "import pytest\n\nfrom helpers import _importorskip\n\n"
+    source += "has_a, requires_a, extra = _importorskip('dask')\n\n\n"
+    source += "@pytest.mark.skipif(not extra, reason='x')\ndef test_a():\n    pass\n\n\n"
+    source += "@requires_a\ndef test_b():\n    pass\n"
+    write(tmp_path, "tests/test_three.py", source)
+    assert needing(tmp_path) == {"tests/test_three.py": ["test_b"]}
