@@ -175,10 +175,14 @@ MODULES: dict[str, Module] = {
             "tests/cli/test_gate_switched_off.py",
         ),
     ),
-    # The census's flags and marks made by a helper call (xarray's ``_importorskip``), with their tests.
+    # The census's flags and marks made by a helper call (xarray's ``_importorskip``, ``@needs("x")`` of another
+    # file), with their tests.
     "census/makers.py": Module(
         ("src/tierlock/census/makers.py",),
-        ("tests/unit/census/test_census_made_marks_and_xfail.py",),
+        (
+            "tests/unit/census/test_census_made_marks_and_xfail.py",
+            "tests/unit/census/test_census_makers_called_elsewhere.py",
+        ),
     ),
     # The availability flags a module defines (try/except flags, flag functions, flag tables), with their tests.
     "census/flagfacts.py": Module(
@@ -252,6 +256,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/plugin/test_plugin_real_project_shapes.py",
             "tests/unit/plugin/test_plugin_test_needing_two_missing_tiers.py",
             "tests/unit/plugin/test_plugin_parametrized_backend_skips.py",
+            "tests/unit/plugin/test_plugin_made_marks.py",
         ),
     ),
     # The failed imports (and distribution lookups) the backstop notes: the tests of the skips it ties to them.
@@ -264,6 +269,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/plugin/test_plugin_hidden_by_the_project.py",
             "tests/unit/plugin/test_plugin_parametrized_backend_skips.py",
             "tests/unit/plugin/test_plugin_failed_names.py",
+            "tests/unit/plugin/test_plugin_made_marks.py",
         ),
     ),
     # What the plugin reads of files without importing them: a test file's tests and marks, a conftest's ignores.

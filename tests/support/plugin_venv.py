@@ -49,9 +49,14 @@ def locked_pyproject(
     )
 
 
-def own_venv(tmp_path: Path) -> Path:
-    """A real venv (not the project's) that sees this checkout's pytest and tierlock through a .pth file."""
-    python = make_venv(tmp_path / "elsewhere")
+def own_venv(tmp_path: Path, interpreter: Path | None = None) -> Path:
+    """A real venv (not the project's) that sees this checkout's pytest and tierlock through a .pth file; of
+    *interpreter* (another Python under pyenv: pytest, pluggy and packaging are pure Python) or of this one."""
+    if interpreter is None:
+        python = make_venv(tmp_path / "elsewhere")
+    else:
+        subprocess.run([str(interpreter), "-m", "venv", "--without-pip", str(tmp_path / "elsewhere")], check=True)
+        python = tmp_path / "elsewhere" / "bin" / "python"
     lent = [sysconfig.get_paths()["purelib"], str(Path(__file__).resolve().parents[2] / "src")]
     (site_packages(tmp_path / "elsewhere") / "lent.pth").write_text("\n".join(lent) + "\n")
     return python

@@ -22,7 +22,7 @@ CACHE_KEY = "tierlock/census"
 #: 9: flag tables (``HAS = {name: find_spec(name) is not None for name in (...)}``, read as ``HAS["x"]``), flags set
 #: by ``importlib.import_module("x")`` and functions returning ``find_spec("x") is not None``; 10: an import under a
 #: ``try`` whose ``except ImportError`` skips is needed there, not guarded.
-_SCHEMA = 10
+_SCHEMA = 11
 #: Kinds of file, each filtered by its own words (conftests are always parsed).
 KINDS = ("tests", "sources")
 

@@ -242,12 +242,13 @@ def _read(reading: _Reading, index: ModuleIndex, roots: Sequence[str]) -> Needs:
     """Read the conftests, the project modules that matter and the test files that matter; their needs."""
     from tierlock.census.firstparty import Reach
     from tierlock.census.fixtures import Needs, below
+    from tierlock.census.makers import IMPORTERS
 
     listing = reading.listing
     conftests = [rel for rel in listing.tests if rel.endswith("conftest.py")]
     for rel in conftests:
         reading.take(rel, listing.tests[rel], None, "tests")
-    words = set(roots)
+    words = {*roots, *IMPORTERS}  # (a flag maker's module names no root: ``def needs(m): ... find_spec(m)``)
     pending = dict(reading.modules)
     reach: Reach | None = None
     while pending or reach is None:
@@ -293,6 +294,8 @@ def _words(reach: Reach, rels: Iterable[str]) -> set[str]:
         stem = rel[: -len("/__init__.py")] if rel.endswith("/__init__.py") else rel[: -len(".py")]
         out.add(stem.rsplit("/", 1)[-1])
         out.update(facts.flags)
+        out.update(facts.makers)  # (a test marked ``@needs("x")`` names the maker ``needs``)
+        out.update(n for n in facts.made if reach.made_kind(rel, n))
         # a hook's mark alias (``@gpu``) is named by the tests it marks as ``mark.gpu``
         out.update(f"mark.{a[len(HOOK_ALIAS) :]}" if a.startswith(HOOK_ALIAS) else a for a in facts.aliases)
         for _module, _level, names, _line, scope, _guards in facts.modules:

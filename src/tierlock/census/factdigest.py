@@ -33,10 +33,19 @@ def facts_digest(facts: Any) -> bytes:
     to a fixture's or a helper's body) leaves the facts the census reads, and its result, as they were."""
     if facts is None:
         return digest(None)
-    imports, modules, bindings, flags, aliases, functions, module = facts
+    imports, modules, bindings, flags, aliases, functions, module, *made = facts
     endless = {name: _endless(func) for name, func in functions.items()}
     return digest(
-        [imports, modules, bindings, flags, {k: _endless(f) for k, f in aliases.items()}, endless, _endless(module)]
+        [
+            imports,
+            modules,
+            bindings,
+            flags,
+            {k: _endless(f) for k, f in aliases.items()},
+            endless,
+            _endless(module),
+            *made,
+        ]
     )
 
 

@@ -42,6 +42,7 @@ from tierlock.census.marks import (
     kind_of,
     leaves,
     literal,
+    made_call,
     marks_of,
     refs,
     skips,
@@ -197,7 +198,7 @@ class _Reader:
         value = node.value
         if value is None:
             return
-        if cls is None and isinstance(node, ast.Assign) and self.made(node.targets, value, node.lineno):
+        if cls is None and isinstance(node, ast.Assign) and "pytestmark" not in names and self.made_any(node):
             return
         if "pytestmark" in names:
             if cls is None:  # a class's pytestmark was read with the class
@@ -218,12 +219,26 @@ class _Reader:
         if self.calls:
             self.called(node, "", guards)
 
+    def made_any(self, node: ast.Assign) -> bool:
+        """Whether the module-level assignment *node* calls a flag maker of this file (:meth:`made`: nothing else to
+        read); a call of one from elsewhere is kept too (:meth:`made_elsewhere`)."""
+        if self.made(node.targets, node.value, node.lineno):
+            return True
+        self.made_elsewhere(node.targets, node.value, node.lineno)
+        return False
+
     def made(self, targets: list[ast.expr], value: ast.expr, line: int) -> bool:
         """``has_x, requires_x = _importorskip("x")`` with a :func:`flag_maker`: a flag and a mark alias for ``x``."""
         if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in self.makers):
             return False
         index, kinds = self.makers[value.func.id]
-        module = literal(value.args[index]) if len(value.args) > index else None
+        param = self.facts.makers[value.func.id][2]  # (``_importorskip(modname="x")``)
+        given = (
+            value.args[index]
+            if len(value.args) > index
+            else next((k.value for k in value.keywords if k.arg == param), None)
+        )
+        module = literal(given) if given is not None else None
         if not module or len(targets) != 1:
             return False
         target = targets[0]
@@ -242,6 +257,32 @@ class _Reader:
                 alias.skips.append((call, line))
                 self.facts.aliases[name.id] = alias
         return True
+
+    def made_elsewhere(self, targets: list[ast.expr], value: ast.expr, line: int) -> None:
+        """``HAS_X = probe("x")`` / ``has_x, requires_x = _importorskip("x")`` calling a function imported from a
+        module of the project's (not the standard library's): kept in :attr:`FileFacts.made`, a flag or a mark
+        alias when that function is a flag maker (:class:`~tierlock.census.firstparty.Reach` finds out)."""
+        made = made_call(value)
+        if made is None or len(targets) != 1 or not self._imported_from_elsewhere(made[0]):
+            return
+        callee, keyword, modules = made
+        target = targets[0]
+        names = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+        for at, name in enumerate(names):
+            if isinstance(name, ast.Name):
+                self.facts.made[name.id] = [callee, modules, at, line, keyword]
+
+    def _imported_from_elsewhere(self, callee: str) -> bool:
+        """Whether *callee* (``probe``, ``helpers.probe``) is bound at module level by an import of a module that is
+        not the standard library's."""
+        head, _, rest = callee.partition(".")
+        if rest:
+            bound = self.facts.bindings.get(head)
+            return bound is not None and bound.split(".")[0] not in _STDLIB
+        return any(
+            not scope and (level or module.split(".")[0] not in _STDLIB) and any(b == head for _, b in names)
+            for module, level, names, _line, scope, _guards in self.facts.modules
+        )
 
     def called(self, statement: ast.stmt, scope: str, guards: tuple[str, ...]) -> None:
         if not (self.asks and self.text.lines(statement.lineno, statement.end_lineno, _ASKS)):
@@ -293,6 +334,8 @@ class _Reader:
             maker = flag_maker(node) if self.text.lines(first, node.end_lineno, IMPORTERS) else None
             if maker is not None:
                 self.makers[node.name] = maker
+                params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+                self.facts.makers[node.name] = [maker[0], maker[1], params[maker[0]]]
         self.body(node.body, qual, guards, None)
 
     _class = ""

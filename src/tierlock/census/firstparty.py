@@ -7,6 +7,8 @@ A module is first-party when its file is in the project: below the project
 root, ``src/``, pytest's ``pythonpath``, or the first folder above the test
 file without an ``__init__.py`` (where pytest's default import mode puts it).
 
+The module index (which file a module name stands for) is :mod:`.moduleindex`'s.
+
 Names are followed the same way: ``from jwt.algorithms import has_crypto``
 makes ``has_crypto`` the flag that ``jwt/algorithms.py`` sets in its
 ``try: import cryptography ... except ImportError``; ``from .utils import
@@ -20,119 +22,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tierlock.census.marks import INVERTED, NAMED, NEGATED, SPEC
+from tierlock.census.moduleindex import ModuleIndex, folder_of
 from tierlock.census.records import FileFacts, Func
+
+__all__ = ["ModuleIndex", "Need", "Reach", "folder_of"]  # (the module index lives in .moduleindex, read from here too)
 
 #: (root, file, line, how): one need, where it finally comes from.
 Need = tuple[str, str, int, str]
-
-
-def folder_of(rel: str) -> str:
-    return rel.rsplit("/", 1)[0] if "/" in rel else ""
-
-
-def _join(*parts: str) -> str:
-    return "/".join(p for p in parts if p)
-
-
-class ModuleIndex:
-    """Which project file a module name stands for, from the list of every ``.py`` file known."""
-
-    def __init__(self, files: Iterable[str], paths: Sequence[str] = ("",)) -> None:
-        self.files = set(files)
-        self.paths = tuple(dict.fromkeys(paths))
-        """Folders on the import path (relative to the root; ``""`` is the root)."""
-        self._basedirs: dict[str, str] = {}
-        self._resolved: dict[tuple[str, int, tuple[str, ...], str], list[str]] = {}
-        self._all_folders: set[str] | None = None
-
-    def locate(self, module: str, folder: str) -> str | None:
-        stem = _join(folder, *module.split("."))
-        for candidate in (f"{stem}.py", f"{stem}/__init__.py"):
-            if candidate in self.files:
-                return candidate
-        return None
-
-    def basedir(self, rel: str) -> str:
-        """The first folder above *rel* without an ``__init__.py`` (pytest's default rootdir insertion)."""
-        folder = folder_of(rel)
-        if folder not in self._basedirs:
-            here = folder
-            while here and f"{here}/__init__.py" in self.files:
-                here = folder_of(here)
-            self._basedirs[folder] = here
-        return self._basedirs[folder]
-
-    def packages(self, rel: str) -> list[str]:
-        """The ``__init__.py`` files that run before the module *rel* (its packages, outermost first)."""
-        out: list[str] = []
-        folder = folder_of(rel)
-        stop = self.basedir(rel)
-        while folder != stop:  # every folder below the base one holds an __init__.py
-            out.append(f"{folder}/__init__.py")
-            folder = folder_of(folder)
-        return [p for p in reversed(out) if p != rel]
-
-    def resolve(self, module: str, level: int, names: Sequence[Sequence[str]], importer: str) -> list[str]:
-        """The project files that run when *importer* executes this import (none: not first-party)."""
-        folder = folder_of(importer)
-        key = (module, level, tuple(n for n, _ in names), folder if level else self.basedir(importer))
-        found = self._resolved.get(key)
-        if found is None:
-            found = self._resolved[key] = self._resolve(module, level, names, importer)
-        return found
-
-    def resolved(self) -> Iterable[list[str]]:
-        """The project files each import resolved so far runs."""
-        return self._resolved.values()
-
-    def _resolve(self, module: str, level: int, names: Sequence[Sequence[str]], importer: str) -> list[str]:
-        if level:
-            folder = folder_of(importer)
-            for _ in range(level - 1):
-                folder = folder_of(folder)
-            base = _join(folder, *module.split(".")) if module else folder
-            target = self.locate(module, folder) if module else (f"{folder}/__init__.py" if folder else None)
-            if target is not None and target not in self.files:
-                target = None
-            found = [target] if target else []
-            return found + self._submodules(base, names)
-        parts = module.split(".")
-        places = (self.basedir(importer), *self.paths)
-        for path in places:
-            if self.locate(parts[0], path) is not None:
-                return self._chain(parts, path, names)
-        for path in places:  # no module or package of that name: a folder of modules is a namespace package
-            if _join(path, parts[0]) in self._folders():
-                found = self._chain(parts, path, names)
-                if found:
-                    return found
-        return []
-
-    def _chain(self, parts: Sequence[str], path: str, names: Sequence[Sequence[str]]) -> list[str]:
-        """The files of the import of the module *parts* from the import path folder *path*, outermost first."""
-        chain = [self.locate(".".join(parts[: i + 1]), path) for i in range(len(parts))]
-        found = [c for c in chain if c is not None]
-        return found + self._submodules(_join(path, *parts), names)
-
-    def _folders(self) -> set[str]:
-        """Every folder that holds a known file, at any depth."""
-        if self._all_folders is None:
-            self._all_folders = set()
-            for rel in self.files:
-                folder = folder_of(rel)
-                while folder and folder not in self._all_folders:
-                    self._all_folders.add(folder)
-                    folder = folder_of(folder)
-        return self._all_folders
-
-    def _submodules(self, base: str, names: Sequence[Sequence[str]]) -> list[str]:
-        out = []
-        for name, _bound in names:
-            if name != "*":
-                for candidate in (f"{base}/{name}.py", f"{base}/{name}/__init__.py"):
-                    if candidate in self.files:
-                        out.append(candidate)
-        return out
 
 
 class Reach:
@@ -206,6 +102,11 @@ class Reach:
             return ("flag", rel, name)
         if name in facts.aliases:
             return ("alias", rel, name)
+        if name in facts.makers:
+            return ("maker", rel, name)
+        if name in facts.made:
+            kind = self.made_kind(rel, name)
+            return None if kind is None else (kind, rel, name)
         head = name.partition(".")[0]
         if head in facts.bindings:  # import a.b [as x]: the longest module prefix that is a project file
             parts = [*facts.bindings[head].split("."), *name.split(".")[1:]]
@@ -237,6 +138,24 @@ class Reach:
             return ("module", target, "") if not rest else self.symbol(target, rest)
         return self.symbol(target, original + (f".{rest}" if rest else ""))
 
+    def maker(self, rel: str, name: str, keyword: str = "") -> tuple[str, list[str]] | None:
+        """The flag maker *name* read in *rel* (a module's own, or imported): (its file, what it returns), when the
+        modules a call gives it (what :attr:`FileFacts.made` and a made mark keep: its first argument, or the
+        keyword *keyword*) are the ones it tries."""
+        hit = self.symbol(rel, name)
+        if hit is None or hit[0] != "maker":
+            return None
+        index, kinds, param = self.facts[hit[1]].makers[hit[2]]
+        return (hit[1], kinds) if keyword == param or (not keyword and index == 0) else None
+
+    def made_kind(self, rel: str, name: str) -> str | None:
+        """``flag`` or ``alias`` for the name *name* that ``name = maker("x")`` binds in *rel*, else None."""
+        callee, _modules, at, _line, keyword = self.facts[rel].made[name]
+        found = self.maker(rel, callee, keyword)
+        if found is None or at >= len(found[1]):
+            return None
+        return {"flag": "flag", "mark": "alias"}.get(found[1][at])
+
     def guarded(self, rel: str, guards: Sequence[str]) -> bool:
         """Whether code under these guards runs only when what it imports is there (``try``, ``if has_x``)."""
         for guard in guards:
@@ -259,7 +178,9 @@ class Reach:
         """What the flag *name* of *rel* stands for: each root it tries to import (through project modules too)."""
         facts = self.facts[rel]
         out: dict[str, Need] = {}
-        for module, level, line in facts.flags.get(name, ()):
+        made = facts.made.get(name) if name not in facts.flags else None
+        entries = [(m, 0, made[3]) for m in made[1]] if made is not None else facts.flags.get(name, ())
+        for module, level, line in entries:
             if (module, level, line) == INVERTED:
                 continue
             found = self.index.resolve(module, level, (), rel) if module else []
@@ -281,7 +202,7 @@ class Reach:
         hit = self.symbol(rel, name[len(NEGATED) :] if negated else name)
         if hit is None or hit[0] != "flag":
             return []
-        if (INVERTED in self.facts[hit[1]].flags[hit[2]]) != negated:
+        if (INVERTED in self.facts[hit[1]].flags.get(hit[2], ())) != negated:
             return []  # the condition skips when the root is there (``skipif(has_x())``): it needs nothing
         return self.flag_needs(hit[1], hit[2])
 
@@ -290,7 +211,13 @@ class Reach:
         hit = self.symbol(rel, name)
         if hit is None or hit[0] != "alias":
             return None
-        return hit[1], self.facts[hit[1]].aliases[hit[2]]
+        facts = self.facts[hit[1]]
+        if hit[2] in facts.aliases:
+            return hit[1], facts.aliases[hit[2]]
+        _callee, modules, _at, line, _keyword = facts.made[hit[2]]  # ``requires_x = needs("x")``: without x
+        alias = Func("alias", line, line)
+        alias.skips.extend((SPEC + m, line) for m in modules)
+        return hit[1], alias
 
     # -- modules ----------------------------------------------------------------------
     def module_needs(self, rel: str) -> dict[str, Need]:
@@ -374,7 +301,8 @@ class Reach:
         facts = self.facts.get(rel)
         if facts is None:
             return False
-        return bool(self.module_needs(rel) or facts.flags or facts.aliases) or any(
+        made = any(self.made_kind(rel, name) for name in facts.made)
+        return bool(self.module_needs(rel) or facts.flags or facts.aliases or facts.makers or made) or any(
             self.exported(rel, bound)
             for _module, _level, names, _line, scope, _guards in facts.modules
             if not scope
@@ -384,7 +312,7 @@ class Reach:
     def exported(self, rel: str, name: str) -> bool:
         """Whether the name *name* of *rel* is a flag or a mark alias (its own or imported)."""
         hit = self.symbol(rel, name)
-        return hit is not None and hit[0] in ("flag", "alias")
+        return hit is not None and hit[0] in ("flag", "alias", "maker")
 
 
 def _is_module(rel: str, name: str) -> bool:

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 
 from tierlock.census.firstparty import Need, Reach, folder_of
 from tierlock.census.hookmarks import PREFIX
-from tierlock.census.marks import MARK
+from tierlock.census.marks import MADE, MARK, SPEC
 from tierlock.census.records import FileFacts, Func
 
 #: (file, qualified name) of a fixture definition.
@@ -95,6 +95,9 @@ class Needs:
             if name.startswith(MARK):
                 out.extend(self.hook_marked(rel, name, line))
                 continue
+            if name.endswith(")") and MADE in name:
+                out.extend(self.made_marked(rel, name, line))
+                continue
             found = self.reach.alias(rel, name)
             if found is None:
                 continue
@@ -104,6 +107,20 @@ class Needs:
             for skip, _ in alias.skips:
                 for root, flag_file, at, how in self.reach.skip_needs(where, skip):
                     out.append((root, rel, line, f"@{name} (skipped without {root}: {flag_file}:{at} {how})"))
+        return out
+
+    def made_marked(self, rel: str, mark: str, line: int) -> list[Need]:
+        """Needs of a test marked by a flag maker's call (``@needs("x")``, ``@helpers.needs(["x", "y"])``) whose mark
+        skips without the modules it names (:func:`tierlock.census.makers.flag_maker`)."""
+        callee, _, named = mark[:-1].partition(MADE)
+        keyword, _, listed = named.rpartition("=")
+        found = self.reach.maker(rel, callee, keyword)
+        if found is None or found[1] != ["mark"]:
+            return []
+        out: list[Need] = []
+        for module in listed.split(","):
+            for root, _where, _at, _how in self.reach.skip_needs(rel, SPEC + module):
+                out.append((root, rel, line, f"@{callee}({module!r}) (skipped without {root}: {found[0]})"))
         return out
 
     def hook_marked(self, rel: str, mark: str, line: int) -> list[Need]:

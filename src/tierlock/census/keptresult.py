@@ -44,7 +44,8 @@ _CLASSES: dict[str, type] = {"Census": Census, "TierReport": TierReport, "Use": 
 #: The modules of the census's package (every one: a test holds the list to the folder).
 MODULES = (
     "__init__", "attribute", "cache", "engine", "factdigest", "filefacts", "finding", "firstparty", "fixing",
-    "fixtures", "flagfacts", "hookmarks", "keptresult", "makers", "marks", "mentions", "ondisk", "projectcensus",
+    "fixtures", "flagfacts", "hookmarks", "keptresult", "makers", "marks", "mentions", "moduleindex", "ondisk",
+    "projectcensus",
     "records", "remedy", "report", "rerun", "summary", "tree", "visible", "walking",
 )  # fmt: skip
 #: What a census tells a recorded run that is kept with its result (a ``read`` is an open: none when kept).

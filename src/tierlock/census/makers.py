@@ -19,10 +19,15 @@ def flag_maker(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, list[
     """A helper that tries to import the module its parameter names and says whether it could, as xarray's
     ``def _importorskip(modname): try: importlib.import_module(modname) ... except ImportError: has = False`` with
     ``return has, pytest.mark.skipif(not has, ...)``: (the parameter's position, the kind of each value returned:
-    ``flag`` true with the module, ``mark`` a skip without it, ``other``). None for any other function."""
+    ``flag`` true with the module, ``mark`` a skip without it, ``other``). None for any other function.
+
+    The parameter may name several modules (``needs(["dask", "numba"])``): the module tried is then the variable
+    of a loop over it (``for name in names``, ``all(find_spec(n) for n in names)``). A helper that answers with
+    constants (``except ImportError: return False`` ... ``return True``) is a flag maker too."""
     params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
     if not params:
         return None  # nothing to name the module by
+    named = {p: p for p in params} | _loop_names(node, params)
     index = None
     for stmt in walk(node):
         calls: list[ast.AST] = []
@@ -33,11 +38,13 @@ def flag_maker(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, list[
         for call in calls:
             if isinstance(call, ast.Call) and dotted(call.func).rsplit(".", 1)[-1] in IMPORTERS and call.args:
                 arg = call.args[0]
-                if isinstance(arg, ast.Name) and arg.id in params:
-                    index = params.index(arg.id)
+                if isinstance(arg, ast.Name) and arg.id in named:
+                    index = params.index(named[arg.id])
     returned = next((s.value for s in walk(node) if isinstance(s, ast.Return) and s.value is not None), None)
     if index is None or returned is None:
         return None
+    if _answers_found(node):
+        return index, ["flag"]
     skips = {
         t.id
         for s in walk(node)
@@ -47,6 +54,37 @@ def flag_maker(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, list[
     }
     values = returned.elts if isinstance(returned, ast.Tuple) else [returned]
     return index, [_made_kind(v, skips, params[index]) for v in values]
+
+
+def _loop_names(node: ast.AST, params: list[str]) -> dict[str, str]:
+    """Loop variable -> the parameter it runs over (``for name in names``, ``... for n in names``)."""
+    out: dict[str, str] = {}
+    for sub in walk(node):
+        if not isinstance(sub, (ast.For, ast.comprehension)):
+            continue
+        if isinstance(sub.target, ast.Name) and isinstance(sub.iter, ast.Name) and sub.iter.id in params:
+            out[sub.target.id] = sub.iter.id
+    return out
+
+
+def _answers_found(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether every ``return`` of *node* gives ``True`` or ``False``: ``False`` from each ``except ImportError``
+    and ``True`` somewhere else (``try: import_module(name) except ImportError: return False`` ... ``return
+    True``): true exactly when the module could be imported."""
+    inside: list[ast.expr | None] = []
+    for sub in walk(node):
+        if isinstance(sub, (ast.Try, ast.TryStar)):
+            caught = [h for h in sub.handlers if catches_import_error(h)]
+            inside.extend(r.value for h in caught for s in h.body for r in walk(s) if isinstance(r, ast.Return))
+    every = [r.value for r in walk(node) if isinstance(r, ast.Return)]
+    if not inside or not all(_constant(v) is not None for v in every):
+        return False
+    outside = [v for v in every if all(v is not w for w in inside)]
+    return all(_constant(v) is False for v in inside) and any(_constant(v) is True for v in outside)
+
+
+def _constant(value: ast.expr | None) -> bool | None:
+    return value.value if isinstance(value, ast.Constant) and isinstance(value.value, bool) else None
 
 
 def _made_kind(value: ast.expr, skips: set[str], param: str) -> str:
@@ -65,6 +103,23 @@ def _skip_mark(value: ast.expr, param: str = "") -> bool:
 
 def _absent_param(condition: ast.expr, param: str) -> bool:
     """``find_spec(param) is None`` / ``not find_spec(param)`` / ``not bool(find_spec(param))``: true when the
-    module the parameter names cannot be found."""
+    module the parameter names cannot be found; for a parameter naming several, ``any(find_spec(n) is None for n
+    in param)`` / ``not all(find_spec(n) for n in param)``: true when one of them cannot."""
     asked = spec_test(condition)
-    return asked is not None and not asked[1] and isinstance(asked[0], ast.Name) and asked[0].id == param
+    if asked is not None:
+        return not asked[1] and isinstance(asked[0], ast.Name) and asked[0].id == param
+    wanted = False  # what ``any`` asks of each module: that it is missing; ``not all``: that it is found
+    if isinstance(condition, ast.UnaryOp) and isinstance(condition.op, ast.Not):
+        condition, wanted = condition.operand, True
+    if not (isinstance(condition, ast.Call) and len(condition.args) == 1 and not condition.keywords):
+        return False
+    if dotted(condition.func) != ("all" if wanted else "any"):
+        return False
+    loop = condition.args[0]
+    if not isinstance(loop, (ast.GeneratorExp, ast.ListComp)) or len(loop.generators) != 1:
+        return False
+    each = loop.generators[0]
+    if not (isinstance(each.target, ast.Name) and isinstance(each.iter, ast.Name) and each.iter.id == param):
+        return False
+    asked = spec_test(loop.elt)
+    return asked is not None and asked[1] == wanted and isinstance(asked[0], ast.Name) and asked[0].id == each.target.id

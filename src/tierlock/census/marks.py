@@ -208,11 +208,50 @@ def decorator(deco: ast.expr, func: Func) -> None:
     marks_of(deco, func, deco.lineno, decorator=True)
 
 
+#: How a mark made by a call is kept among a function's marks: ``needs(dask,numba)`` for ``@needs(["dask",
+#: "numba"])`` (the function called, then the modules its first argument names), ``needs(module=dask)`` for
+#: ``@needs(module="dask")``.
+MADE = "("
+
+
+def made_call(node: ast.expr) -> tuple[str, str, list[str]] | None:
+    """(the function called, the keyword naming the modules or ``""``, the modules) of ``needs("x")`` /
+    ``helpers.needs(["x", "y"])`` / ``needs(module="x")``: a call of a function of the project's (not pytest's)
+    whose first argument, or only keyword, names modules: a mark or a flag when it is a flag maker."""
+    if not isinstance(node, ast.Call):
+        return None
+    name = dotted(node.func) if isinstance(node.func, (ast.Name, ast.Attribute)) else ""
+    if not name or name.startswith(("pytest.", "mark.")):
+        return None
+    if node.args:
+        return (name, "", literals(node.args[0])) if literals(node.args[0]) else None
+    if len(node.keywords) == 1 and node.keywords[0].arg and literals(node.keywords[0].value):
+        return name, node.keywords[0].arg, literals(node.keywords[0].value)
+    return None
+
+
+def literals(node: ast.expr) -> list[str]:
+    """The strings a literal string, or a literal list or tuple of strings, names (empty for anything else)."""
+    items = node.elts if isinstance(node, (ast.List, ast.Tuple)) else [node]
+    found = [literal(i) for i in items]
+    return [f for f in found if f] if all(found) else []
+
+
+def made_mark(node: ast.expr) -> str | None:
+    """``needs(x)`` for ``@needs("x")``, ``needs(module=x)`` for ``@needs(module="x")`` (:data:`MADE`), None for any
+    other mark."""
+    made = made_call(node)
+    if made is None:
+        return None
+    callee, keyword, modules = made
+    return f"{callee}{MADE}{keyword + '=' if keyword else ''}{','.join(modules)})"
+
+
 def marks_of(value: ast.expr, into: Func, line: int, *, decorator: bool) -> None:
     """The marks in a decorator or a ``pytestmark`` value (a mark, a name, or a list of them)."""
     items = value.elts if isinstance(value, (ast.List, ast.Tuple)) and not decorator else [value]
     for item in items:
-        own = project_mark(item)
+        own = project_mark(item) or made_mark(item)
         if own is not None:  # ``@pytest.mark.gpu``: a hook of a conftest may skip it (:mod:`.hookmarks`)
             into.marks.append((own, line))
         if isinstance(item, (ast.Name, ast.Attribute)):
@@ -259,7 +298,7 @@ def project_mark(node: ast.expr) -> str | None:
 def _named(value: ast.expr) -> list[str]:
     """The mark aliases a ``marks=`` value names (a name, or a list or tuple of them; pytest's own left out)."""
     items = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
-    names = [dotted(i) for i in items if isinstance(i, (ast.Name, ast.Attribute))]
+    names = [dotted(i) if isinstance(i, (ast.Name, ast.Attribute)) else made_mark(i) or "" for i in items]
     return [n for n in names if n and not n.startswith(("pytest.", "mark."))]
 
 

@@ -94,6 +94,15 @@ class FileFacts:
         """Qualified name (``test_x``, ``TestX.test_y``) -> the function."""
         self.module = Func("module", 1, 1)
         """The module's ``pytestmark`` and the helpers referred to at module level."""
+        self.makers: dict[str, list[Any]] = {}
+        """Flag maker -> [the position of its parameter naming the module, the kind of each value it returns, that
+        parameter's name] (:func:`tierlock.census.makers.flag_maker`): ``def needs(m): return
+        pytest.mark.skipif(find_spec(m) is None, ...)`` is ``[0, ["mark"], "m"]``, read where another file calls it."""
+        self.made: dict[str, list[Any]] = {}
+        """Module-level name -> [the function called, the modules its first argument (or its only keyword) names,
+        the name's position among the targets, line, that keyword or ``""``], for ``HAS_X = probe("x")`` /
+        ``requires_x = needs("x")`` with a function imported from elsewhere: a flag or a mark alias when that
+        function is a flag maker of the project's."""
 
     def tests(self) -> list[str]:
         return [name for name, f in self.functions.items() if f.kind == "test"]
@@ -107,11 +116,12 @@ class FileFacts:
             {k: v.to_json() for k, v in self.aliases.items()},
             {k: v.to_json() for k, v in self.functions.items()},
             self.module.to_json(),
+            *([self.makers, self.made] if self.makers or self.made else []),
         ]
 
     @classmethod
     def from_json(cls, data: Any) -> FileFacts:
-        imports, modules, bindings, flags, aliases, functions, module = data
+        imports, modules, bindings, flags, aliases, functions, module, *made = data
         out = cls()
         out.imports = [(str(a), int(b), str(c), str(d), [str(g) for g in e]) for a, b, c, d, e in imports]
         out.modules = [
@@ -123,4 +133,13 @@ class FileFacts:
         out.aliases = {str(k): Func.from_json(v) for k, v in aliases.items()}
         out.functions = {str(k): Func.from_json(v) for k, v in functions.items()}
         out.module = Func.from_json(module)
+        if made:
+            makers, calls = made
+            out.makers = {
+                str(k): [int(i), [str(kind) for kind in kinds], str(p)] for k, (i, kinds, p) in makers.items()
+            }
+            out.made = {
+                str(k): [str(f), [str(m) for m in mods], int(at), int(ln), str(kw)]
+                for k, (f, mods, at, ln, kw) in calls.items()
+            }
         return out

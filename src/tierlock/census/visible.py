@@ -77,6 +77,8 @@ def module_view(facts: FileFacts, rel: str, foreign: Foreign, roots: Iterable[st
             sorted(bound),
             [[k, v] for k, v in facts.flags.items()],
             [[k, _endless(v)] for k, v in facts.aliases.items()],
+            sorted(facts.makers.items()),
+            sorted(facts.made.items()),
         ]
     )
 
@@ -142,7 +144,8 @@ def reachable(facts: FileFacts, start: Iterable[str] | None = None) -> set[str]:
 
 def lineless(facts: FileFacts) -> FileFacts:
     """*facts* with every line number 0 (an edit that only moved lines - a line added above - gives the same)."""
-    imports, modules, bindings, flags, aliases, functions, module = facts.to_json()
+    imports, modules, bindings, flags, aliases, functions, module, *made = facts.to_json()
+    zeroed = [made[0], {k: [*v[:3], 0, *v[4:]] for k, v in made[1].items()}] if made else []
     return type(facts).from_json(
         [
             [[root, 0, how, scope, guards] for root, _line, how, scope, guards in imports],
@@ -152,6 +155,7 @@ def lineless(facts: FileFacts) -> FileFacts:
             {k: _zeroed(v) for k, v in aliases.items()},
             {k: _zeroed(v) for k, v in functions.items()},
             _zeroed(module),
+            *zeroed,
         ]
     )
 

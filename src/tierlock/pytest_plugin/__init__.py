@@ -279,7 +279,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             failed = failedimports.where_raised(item, exc)
         ever = failedimports.ever(item.config) if report.failed or report.skipped else []
         marks = [m.name for m in item.iter_markers()] if report.skipped else []
-        attribute(gate, report, exc, call.when, failed=failed, ever=ever, marks=marks)
+        test = (str(item.path), item.nodeid) if report.skipped else None
+        attribute(gate, report, exc, call.when, failed=failed, ever=ever, marks=marks, test=test)
     return report
 
 

@@ -67,6 +67,7 @@ def attribute(
     failed: Sequence[str] = (),
     ever: Sequence[str] = (),
     marks: Sequence[str] = (),
+    test: tuple[str, str] | None = None,
 ) -> None:
     """Mark *report* when a missing tier caused it, and turn a failure into a skip unless the run fails on it.
 
@@ -77,13 +78,15 @@ def attribute(
     run: an error (not an assertion) whose message names a root of that tier is attributed to it
     (:func:`.failedimports.named_after_failure`), and so is a skip whose parameter id names one
     (:func:`_parametrized`). *marks*: the names of the item's marks: a skip whose reason and
-    phase name nothing is attributed to a missing tier that one of them names (:func:`_marked`).
+    phase name nothing is attributed to a missing tier that one of them names (:func:`_marked`). *test*: the
+    item's file and node id: a skip of a test the census found needing a missing tier before collection is
+    that tier's (:func:`_read_before`).
     """
     if not kept:
         _unneeded(gate, report, exc)
         return
     if report.skipped:
-        _attribute_skip(gate, report, failed, ever, marks)
+        _attribute_skip(gate, report, failed, ever, marks, test=test)
         return
     if not report.failed or exc is None:
         return
@@ -102,7 +105,15 @@ def attribute(
         report.longrepr = (_where(report), _line(report), f"{gate.reason(tier)} ({detail})")
 
 
-def _attribute_skip(gate: Gate, report: Any, failed: Sequence[str], ever: Sequence[str], marks: Sequence[str]) -> None:
+def _attribute_skip(
+    gate: Gate,
+    report: Any,
+    failed: Sequence[str],
+    ever: Sequence[str],
+    marks: Sequence[str],
+    *,
+    test: tuple[str, str] | None = None,
+) -> None:
     """:func:`attribute` of a skip (an expected failure's too): tierlock's own names its tiers; a reason of the
     project's own names roots of missing tiers (all of them kept); else the roots whose import failed in its phase,
     the item's marks, its parameter id. Its reason gets the tiers' state and the command that runs it."""
@@ -121,6 +132,9 @@ def _attribute_skip(gate: Gate, report: Any, failed: Sequence[str], ever: Sequen
     if hit is None and not names_an_import(reason):
         hit = _parametrized(gate, str(getattr(report, "nodeid", "")), ever)
         reason = f"{reason}; parametrized with {hit[1]}, whose import failed" if hit is not None else reason
+    if hit is None and test is not None:
+        hit = _read_before(gate, *test)
+        reason = f"{reason}; it needs {hit[1]} (read before collection)" if hit is not None else reason
     if hit is None:
         return
     xfail = isinstance(getattr(report, "wasxfail", None), str)
@@ -182,6 +196,22 @@ def _parametrized(gate: Gate, nodeid: str, ever: Sequence[str]) -> tuple[str, st
         root = name if name in gate.owners else _root_of(gate, tier)
         if tier is not None and root in failed:
             return tier, word
+    return None
+
+
+def _read_before(gate: Gate, path: str, nodeid: str) -> tuple[str, str] | None:
+    """(tier, root) for a test the census found needing a missing tier before collection (its own need, or every
+    test of its file's): a skip whose reason names nothing (``skipif(not HAS["x"], reason="optional")``) is counted
+    for the tier, one per test, not one per file."""
+    if not gate.tests_needing:
+        return None
+    rel = relpath(gate, path).replace(os.sep, "/")
+    parts = nodeid.split("::")[1:]
+    qual = ".".join([*parts[:-1], parts[-1].partition("[")[0]]) if parts else ""
+    for tier, found in gate.tests_needing.items():
+        root = found.get(f"{rel}::{qual}") or found.get(rel)
+        if root is not None:
+            return tier, root
     return None
 
 

@@ -23,6 +23,7 @@ _DEFAULTS: dict[str, Any] = {
     "roots": {},
     "needed": {},
     "needing": {},
+    "tests_needing": {},
     "globbed": {},
     "layers": {},
     "failing": [],
@@ -66,7 +67,8 @@ class Gate:
       root given to the smallest tier that provides it);
     * ``needed`` / ``globbed``: per tier the selected files that need it
       (census) and that its globs match; ``needing``: per tier those files
-      the census found (relative, ``/``); ``globs``: every tier's globs;
+      the census found (relative, ``/``); ``tests_needing``: per tier what in them needs it (``file::Class.test``,
+      or ``file`` for each of its tests) and the root: a skip of it is the tier's; ``globs``: every tier's globs;
     * ``layers``: tier -> the tier it is layered on; ``damaged``: tier ->
       its damage lines; ``job``: a matrix job's tiers; ``apart``: tier not
       present -> the present tier it is declared in conflict with (outside a
@@ -104,6 +106,7 @@ class Gate:
         self.roots: dict[str, list[str]] = rest.get("roots", {})
         self.needed: dict[str, int] = rest.get("needed", {})
         self.needing: dict[str, list[str]] = rest.get("needing", {})
+        self.tests_needing: dict[str, dict[str, str]] = rest.get("tests_needing", {})
         self.globbed: dict[str, int] = rest.get("globbed", {})
         self.layers: dict[str, str | None] = rest.get("layers", {})
         self.failing: list[str] = rest.get("failing", [])

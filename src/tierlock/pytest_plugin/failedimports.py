@@ -58,13 +58,15 @@ class FailedImports:
 
     def _note(self, fullname: str) -> None:
         root = fullname.partition(".")[0]
-        if (root in self.owners or root.lower() in self.owners) and fullname not in self.names:
+        if not (root in self.owners or root.lower() in self.owners):
+            return
+        if fullname not in self.names:
             self.names.append(fullname)
-            if fullname not in self.ever:
-                self.ever.append(fullname)
-            top = _importing_top()
-            if top is not None and fullname not in self.tops.setdefault(top, []):
-                self.tops[top].append(fullname)
+        if fullname not in self.ever:
+            self.ever.append(fullname)
+        top = _importing_top()  # (each file's own: a module imported first that failed the same name is not it)
+        if top is not None and fullname not in self.tops.setdefault(top, []):
+            self.tops[top].append(fullname)
 
     def failed_at_top_of(self, files: Iterable[str]) -> list[str]:
         """The roots whose import failed in the top-level code of one of *files* (and that are still not imported)."""
@@ -96,24 +98,24 @@ def _roots(names: Iterable[str]) -> list[str]:
 
 
 _IMPORTLIB = os.path.dirname(importlib.__file__ or "")
-
-
-#: The code objects a comprehension or a generator expression runs in: part of the code around them (their own
-#: frame before Python 3.12 inlines comprehensions, and a generator expression's still).
-_INLINE = frozenset({"<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>"})
+_PLUGGY = os.sep + "pluggy" + os.sep
 
 
 def _importing_top() -> str | None:
-    """The file whose top-level code asked for the import (or the distribution lookup) now failing (None: a function
-    asked). A comprehension there is that code (``HAS = {n: find_spec(n) is not None for n in NAMES}``), on every
-    Python."""
+    """The file whose top-level code, being run as it is imported, asked for the import (or the distribution
+    lookup) now failing, directly or through what it called: ``HAS = _probe("x")`` (``_probe`` a function of its
+    own or of a module it imports), a comprehension (``HAS = all(find_spec(n) for n in NAMES)``), on every Python:
+    the nearest module-level code on the stack. None when a hook or a test asked (pytest calls them through pluggy:
+    no module's import runs in between), and for the modules that import that file (a conftest importing a helper
+    module that tried an optional package for its own use has not tried it)."""
     frame = sys._getframe(1)
     while frame is not None:
-        name = frame.f_code.co_filename
-        if not (
-            name.startswith(("<frozen", _IMPORTLIB + os.sep)) or name == __file__ or frame.f_code.co_name in _INLINE
-        ):
-            return name if frame.f_code.co_name == "<module>" else None
+        code = frame.f_code
+        name = code.co_filename
+        if _PLUGGY in name:
+            return None
+        if code.co_name == "<module>" and not (name.startswith(("<frozen", _IMPORTLIB + os.sep)) or name == __file__):
+            return name
         frame = frame.f_back  # type: ignore[assignment]
     return None
 

@@ -20,6 +20,10 @@ from tierlock.pytest_plugin.selection import Selection
 if TYPE_CHECKING:
     from tierlock.census import CensusCache
 
+#: What the census says of a need that is a skip without the root (a skip condition, a mark alias, a helper's
+#: mark, a conftest hook's mark): ``skipped without brainpkg (...)``, ``@needs('brainpkg') (skipped without ...)``.
+_SKIPS = " without "
+
 #: The plugin's census cache entry (its words are the missing tiers' roots, not every tier's as in ``check``).
 CACHE_KEY = "tierlock/census-pytest"
 
@@ -65,8 +69,10 @@ def needing_files(
     globs: Mapping[str, Sequence[str]],
     selection: Selection,
     cache: CensusCache | None,
-) -> dict[str, set[str]]:
-    """Tier -> the selected files (relative) outside its globs that need it in this run.
+) -> tuple[dict[str, set[str]], dict[str, dict[str, str]]]:
+    """(tier -> the selected files (relative) outside its globs that need it in this run, tier -> what a skip
+    without it skips there: ``file::Class.test`` for a test's own skip condition or mark, ``file`` for its
+    ``pytestmark``'s, each with the root it needs).
 
     *roots*: tier -> the import roots it owns.
     """
@@ -75,7 +81,7 @@ def needing_files(
 
     tiers = [CensusTier(t, tuple(names), tuple(globs.get(t, ()))) for t, names in roots.items()]
     if not tiers:
-        return {}
+        return {}, {}
     result = census(
         root,
         tiers,
@@ -88,6 +94,7 @@ def needing_files(
         paths=list(dict.fromkeys([*DEFAULT_PATHS, *_basedirs(root, selection)])),
     )
     out: dict[str, set[str]] = {}
+    tests: dict[str, dict[str, str]] = {}
     for tier in roots:
         report = result.tier(tier)
         uses = [*report.inside, *report.outside, *report.accepted]
@@ -96,10 +103,16 @@ def needing_files(
             if rel.endswith("conftest.py") or matches(rel, globs.get(tier, ())):
                 continue
             full = str(root / rel)
-            if selection.selects(full) and _kept(full, [u for u in uses if u.file == rel], selection):
+            here = [u for u in uses if u.file == rel]
+            if selection.selects(full) and _kept(full, here, selection):
                 files.add(rel)
+                for use in here:
+                    if _SKIPS not in use.how:
+                        continue  # (an import or a fixture: a skip of it for another reason is not the tier's)
+                    key = f"{rel}::{use.test}" if use.test and use.scope == "test" else rel
+                    tests.setdefault(tier, {}).setdefault(key.replace(os.sep, "/"), use.root)
         out[tier] = files
-    return out
+    return out, tests
 
 
 def _kept(path: str, uses: Sequence[Any], selection: Selection) -> bool:

@@ -167,7 +167,9 @@ def weigh(gate: Gate, selection: Selection, cache: QuietCache | None = None) -> 
     gate.selection = list(selection.paths)
     missing = [t for t in gate.states if t in gate.roots]
     if missing:
-        found = needing_files(root, {t: gate.roots[t] for t in missing}, gate.globs, selection, cache)
+        found, gate.tests_needing = needing_files(
+            root, {t: gate.roots[t] for t in missing}, gate.globs, selection, cache
+        )
         gate.needed = {t: len(files) for t, files in found.items()}
         gate.needing = {t: sorted(f.replace(os.sep, "/") for f in files) for t, files in found.items() if files}
         for tier, files in found.items():

@@ -132,7 +132,7 @@ def test_a_strict_run_whose_skip_comes_from_a_lookup_flag_fails_closed_before_co
     )
 
 
-def test_on_a_laptop_the_run_counts_the_selected_file_that_needs_the_tier(
+def test_on_a_laptop_the_run_counts_the_skipped_test_that_needs_the_tier(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _project(pytester, monkeypatch)
@@ -140,5 +140,8 @@ def test_on_a_laptop_the_run_counts_the_selected_file_that_needs_the_tier(
     assert result.ret == 0
     result.assert_outcomes(passed=1, skipped=1)
     result.stdout.fnmatch_lines(
-        ["tierlock: brain absent; 1 selected test file needs it; to run them: *install-tier brain*"]
+        [
+            "tierlock: 0 test files not collected and 1 test skipped because brain absent; "
+            "to run them: *install-tier brain*"
+        ]
     )

@@ -94,8 +94,25 @@ def test_in_ci_the_entry_of_a_module_of_no_tier_needs_nothing(
     result.assert_outcomes(passed=1)
 
 
-def test_on_a_laptop_the_file_is_named_as_needing_the_tier_with_its_remedy(tabled: pytest.Pytester) -> None:
+def test_on_a_laptop_the_skipped_test_is_counted_for_the_tier_with_its_remedy(tabled: pytest.Pytester) -> None:
     result = tabled.runpytest("testing/test_tables.py", "-rs")
     assert result.ret == 0
     result.assert_outcomes(passed=1, skipped=1)
-    result.stdout.fnmatch_lines([f"tierlock: brain absent; 1 selected test file needs it; to run them: {REMEDY}"])
+    result.stdout.fnmatch_lines(
+        [
+            f"tierlock: 0 test files not collected and 1 test skipped because brain absent; to run them: {REMEDY}",
+            f"SKIPPED * optional; it needs brainpkg (read before collection) (tier brain is absent; to run these "
+            f"tests: {REMEDY})",
+        ]
+    )
+
+
+def test_on_a_laptop_two_skipped_tests_of_one_file_count_as_two(tabled: pytest.Pytester) -> None:
+    """The census reads which test needs the tier: two tests skipped on the entry are two tests (the summary said
+    ``1 selected test file needs it``)."""
+    second = '\n\n@pytest.mark.skipif(not HAS["brainpkg"], reason="optional")\ndef test_needs_brain_too():\n    pass\n'
+    write_files(tabled.path, {"testing/test_tables.py": TESTS + second})
+    result = tabled.runpytest("testing/test_tables.py")
+    assert result.ret == 0
+    result.assert_outcomes(passed=1, skipped=2)
+    result.stdout.fnmatch_lines(["tierlock: 0 test files not collected and 2 tests skipped because brain absent; *"])

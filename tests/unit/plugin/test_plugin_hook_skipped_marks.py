@@ -174,15 +174,20 @@ def test_a_hooks_branch_ties_a_mark_to_a_flag_only_when_it_adds_a_skip(body: str
     assert _hook_marks(body) == found
 
 
-def test_on_a_laptop_the_summary_names_the_selected_files_that_need_the_tier_and_the_remedy(
+def test_on_a_laptop_the_summary_counts_the_skipped_test_that_needs_the_tier_and_the_remedy(
     inner: pytest.Pytester,
 ) -> None:
-    # the skip's reason names nothing, so no test is attributed at run time: the summary still says what the census
-    # read before collection, never "none of its tests were selected"
-    result = inner.runpytest("testing")
+    # the skip's reason names nothing: the test the census read as needing the tier before collection is counted
+    # (one test, not its file; the tests of ``slow`` and ``cuda`` skip for other reasons), never "none of its tests
+    # were selected"
+    result = inner.runpytest("testing", "-rs")
     assert result.ret == 0
     result.stdout.fnmatch_lines(
-        ["tierlock: brain absent; 1 selected test file needs it; to run them: tierlock lock brain*"]
+        [
+            "tierlock: 0 test files not collected and 1 test skipped because brain absent; to run them: "
+            "tierlock lock brain*",
+            "SKIPPED * no gpu here; it needs brainpkg (read before collection) (tier brain is absent; to run these*",
+        ]
     )
     assert "none of its tests were selected" not in result.stdout.str()
 
