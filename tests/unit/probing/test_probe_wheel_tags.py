@@ -16,6 +16,7 @@ import pytest
 from packaging import tags as packaging_tags
 
 from tierlock.probing import SiteIndex, distinfo, probe_distribution
+from tierlock.targetmodel import Target
 from tierlock.wheeltags import Fit, kind
 
 MAC = (
@@ -157,3 +158,50 @@ def test_an_index_of_other_suffixes_without_a_target_judges_no_wheel(tmp_path: P
     index = SiteIndex.scan([tmp_path], (".cpython-399-x86_64-linux-gnu.so",), "/nowhere/python")
     assert index.fit() is None
     assert probe_distribution("winpkg", index=index).state == "present"
+
+
+@pytest.mark.parametrize(
+    ("suffix", "abis"),
+    [
+        (".cpython-312-x86_64-linux-gnu.so", ["cp312"]),
+        (".cpython-313t-x86_64-linux-gnu.so", ["cp313t"]),
+        (".cp312-win_amd64.pyd", ["cp312"]),
+        (".pypy310-pp73-x86_64-linux-gnu.so", ["pypy310_pp73"]),
+        (".graalpy240-310-native-x86_64-linux.so", ["graalpy240_310_native"]),
+        (".abi3.so", ["abi3"]),
+        (".cpython-.so", []),  # no version after the name
+        (".so", []),
+        ("cpython-312-x86_64-linux-gnu.so", []),  # not a suffix
+        ("", []),
+    ],
+)
+def test_the_abi_an_ext_suffix_names(suffix: str, abis: list[str]) -> None:
+    from tierlock.wheeltags import abis_of
+
+    assert abis_of(suffix) == abis
+
+
+def _target(
+    *, implementation: str = "cpython", ext_suffix: str = "", bits: int = 64, platform: str = "linux-x86_64"
+) -> Target:
+    """A target of Python 3.12 on *platform* with no C library named (never this process's platform)."""
+    here = Path("/nowhere")
+    env = {"implementation_name": implementation}
+    return Target(here, here, here, (), here, here, here, env, platform, (3, 12, 1), (), ext_suffix, "", bits)
+
+
+def test_the_tags_of_a_target_on_another_platform_string_are_its_own_platforms() -> None:
+    tags = _target().ordered_tags
+    assert tags[:2] == ("cp312-cp312-linux_x86_64", "cp312-abi3-linux_x86_64")  # (no EXT_SUFFIX: its version's ABI)
+    assert "py312-none-linux_x86_64" in tags
+    assert "py3-none-any" in tags
+    assert _target(bits=32).ordered_tags[0] == "cp312-cp312-linux_i686"  # a 32-bit build on a 64-bit kernel
+    assert _target(bits=32, platform="macosx-11.0-arm64").ordered_tags[0] == "cp312-cp312-macosx_11_0_arm64"
+    assert not Fit.of(_target()).exact
+
+
+def test_the_tags_of_a_pypy_target_are_its_abi_and_pp3() -> None:
+    tags = _target(implementation="pypy", ext_suffix=".pypy310-pp73-x86_64-linux-gnu.so").ordered_tags
+    assert tags[0] == "pp312-pypy310_pp73-linux_x86_64"
+    assert "pp3-none-any" in tags
+    assert not any(t.startswith("cp3") for t in tags)
