@@ -90,13 +90,14 @@ def _same(target: Target) -> bool:
 
 
 def kind(platform: str) -> tuple[str, str]:
-    """A platform tag's system family and machine: ``manylinux_2_17_x86_64`` and ``linux_x86_64`` are
-    ``("linux", "x86_64")``, ``macosx_11_0_arm64`` is ``("macosx", "arm64")``, ``win_amd64`` is ``("win", "amd64")``."""
+    """A platform tag's system family and machine: ``manylinux_2_17_x86_64``, ``musllinux_1_2_x86_64`` and
+    ``linux_x86_64`` are ``("linux", "x86_64")`` (which C library a target of another platform string has is not
+    told here), ``macosx_11_0_arm64`` is ``("macosx", "arm64")``, ``win_amd64`` is ``("win", "amd64")``."""
     family, _, rest = platform.partition("_")
     parts = rest.split("_")
     while parts[:-1] and parts[0].isdigit():
         parts = parts[1:]  # the version numbers (manylinux_2_17_, macosx_11_0_, musllinux_1_2_)
-    family = "linux" if family.startswith("manylinux") else family
+    family = "linux" if "linux" in family else family
     return family, "_".join(parts)
 
 

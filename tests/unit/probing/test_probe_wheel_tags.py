@@ -55,7 +55,7 @@ def _wheel(*lines: str) -> str:
         ("manylinux_2_17_x86_64", ("linux", "x86_64")),
         ("manylinux2014_aarch64", ("linux", "aarch64")),
         ("linux_x86_64", ("linux", "x86_64")),
-        ("musllinux_1_2_x86_64", ("musllinux", "x86_64")),
+        ("musllinux_1_2_x86_64", ("linux", "x86_64")),  # (the C library of another platform string: not told)
         ("macosx_11_0_arm64", ("macosx", "arm64")),
         ("macosx_10_9_universal2", ("macosx", "universal2")),
         ("win_amd64", ("win", "amd64")),
