@@ -60,6 +60,8 @@ def _wheel(*lines: str) -> str:
         ("macosx_10_9_universal2", ("macosx", "universal2")),
         ("win_amd64", ("win", "amd64")),
         ("win32", ("win32", "")),
+        ("linux_386", ("linux", "386")),  # the last part is the machine, digits or not
+        ("macosx_10_15_7_x86_64", ("macosx", "x86_64")),  # however many version numbers
     ],
 )
 def test_a_platform_tag_is_its_system_family_and_machine(platform: str, expected: tuple[str, str]) -> None:
@@ -170,6 +172,8 @@ def test_an_index_of_other_suffixes_without_a_target_judges_no_wheel(tmp_path: P
         (".graalpy240-310-native-x86_64-linux.so", ["graalpy240_310_native"]),
         (".abi3.so", ["abi3"]),
         (".cpython-.so", []),  # no version after the name
+        (".cpython.so", []),
+        (".cpython-312-x86_64-linux-gnu.so.1", ["cp312"]),  # (more dots: the second part still names it)
         (".so", []),
         ("cpython-312-x86_64-linux-gnu.so", []),  # not a suffix
         ("", []),
@@ -195,6 +199,7 @@ def test_the_tags_of_a_target_on_another_platform_string_are_its_own_platforms()
     assert tags[:2] == ("cp312-cp312-linux_x86_64", "cp312-abi3-linux_x86_64")  # (no EXT_SUFFIX: its version's ABI)
     assert "py312-none-linux_x86_64" in tags
     assert "py3-none-any" in tags
+    assert "cp312-none-any" in tags
     assert _target(bits=32).ordered_tags[0] == "cp312-cp312-linux_i686"  # a 32-bit build on a 64-bit kernel
     assert _target(bits=32, platform="macosx-11.0-arm64").ordered_tags[0] == "cp312-cp312-macosx_11_0_arm64"
     assert not Fit.of(_target()).exact
@@ -205,3 +210,14 @@ def test_the_tags_of_a_pypy_target_are_its_abi_and_pp3() -> None:
     assert tags[0] == "pp312-pypy310_pp73-linux_x86_64"
     assert "pp3-none-any" in tags
     assert not any(t.startswith("cp3") for t in tags)
+
+
+def test_the_running_interpreter_as_a_target_is_judged_exactly_with_packagings_own_tags() -> None:
+    """A target on this process's platform, C library and width: packaging's platform range, an exact fit."""
+    from tierlock import wheeltags
+    from tierlock.environment import current
+
+    here = current()
+    assert Fit.of(here).exact
+    assert wheeltags.platform_tags(here) == list(packaging_tags.platform_tags())
+    assert here.ordered_tags == tuple(str(t) for t in packaging_tags.sys_tags())
