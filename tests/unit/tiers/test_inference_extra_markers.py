@@ -72,3 +72,17 @@ def test_the_closure_follows_an_extra_whatever_its_marker_compares_besides() -> 
     }
     assert closure([Requirement("mlpkg[cuda]")], requires) == {"mlpkg", "cudalib", "numpy", "winonly"}
     assert closure([Requirement("mlpkg")], requires) == {"mlpkg", "numpy"}
+
+
+def test_an_aggregate_is_a_tier_whose_roots_two_smaller_tiers_provide() -> None:
+    from tierlock.tiers.inference import aggregates
+
+    assert aggregates({"all": {"a", "b"}, "a": {"a"}, "b": {"b"}}) == {"all": ("a", "b")}
+    assert aggregates({"all": {"a", "b", "c"}, "a": {"a"}, "b": {"b"}}) == {}  # c is its own
+    assert aggregates({"all": {"a", "b"}, "a": {"a"}}) == {}  # one smaller tier: a layer, not an aggregate
+    assert aggregates({"all": {"a", "b"}, "a": {"a"}, "b": {"b"}, "e": set()}) == {"all": ("a", "b")}
+    assert aggregates({"all": {"a", "b", "a[x]"}, "a": {"a"}, "b": {"b"}}) == {"all": ("a", "b")}  # extras aside
+    assert aggregates({"all": {"a", "b"}, "ab": {"a", "b"}, "a": {"a"}, "b": {"b"}}) == {
+        "all": ("a", "b"),
+        "ab": ("a", "b"),
+    }  # (a tier of the same roots is no smaller part)
