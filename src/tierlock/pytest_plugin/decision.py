@@ -224,7 +224,7 @@ class Gate:
     def _remade(self) -> tuple[str, str | None]:
         """The command that makes this venv again with a Python ``requires-python`` admits ("" inside it, or none
         found), and the interpreter a remedy then names: the venv's folder (its old interpreter's name is gone)."""
-        remake = self.outside[1] if len(self.outside) > 2 else ""
+        remake = self.outside[1] if self.outside else ""
         return remake, self.outside[2] if remake and self.python is not None else self.python
 
     def matrix(self) -> str:

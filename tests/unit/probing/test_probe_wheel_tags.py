@@ -221,3 +221,11 @@ def test_the_running_interpreter_as_a_target_is_judged_exactly_with_packagings_o
     assert Fit.of(here).exact
     assert wheeltags.platform_tags(here) == list(packaging_tags.platform_tags())
     assert here.ordered_tags == tuple(str(t) for t in packaging_tags.sys_tags())
+
+
+@pytest.mark.parametrize("count", [1, 2])
+def test_a_wheel_of_one_or_two_tags_names_them_all(tmp_path: Path, count: int) -> None:
+    tags = ["py3-none-win_amd64", "py3-none-win32"][:count]
+    _folder(tmp_path, "winpkg", _wheel(*tags))
+    (reason,) = probe_distribution("winpkg", paths=[tmp_path]).reasons
+    assert reason.startswith(f"installed from a wheel for {', '.join(tags)} (its WHEEL file's tags)"), reason
