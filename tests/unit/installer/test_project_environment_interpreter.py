@@ -40,3 +40,9 @@ def test_choosing_asks_each_candidate_and_remembers_what_the_chosen_one_said(
     assert creation.choose_interpreter(">=3.12.2") is None
     own = f"=={sys.version_info[0]}.{sys.version_info[1]}.*"
     assert creation.choose_interpreter(own) == creation.base_interpreter()
+
+
+def test_a_requires_python_that_is_no_specifier_rules_no_python_out() -> None:
+    """(The project's own check reports it; the interpreter running tierlock is taken.)"""
+    assert creation.choose_interpreter("not a specifier") == creation.base_interpreter()
+    assert creation.choose_interpreter(None) == creation.base_interpreter()
