@@ -17,6 +17,7 @@ import pytest
 
 from tierlock.environment import base_of
 from tierlock.installer.location import incomplete, recreate_command
+from tierlock.venvbase import version_run
 
 
 def _venv(folder: Path, cfg: str | None = None, *, python: bool = True, site: bool = True) -> Path:
@@ -78,6 +79,7 @@ def test_the_command_recreates_over_itself_with_the_interpreter_its_cfg_names_el
     assert recreate_command(str(gone)) == shlex.join([str(same), "-m", "venv", "--without-pip", str(gone)])
     monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
     assert recreate_command(str(gone)) == shlex.join(["rm", "-rf", str(gone)])
+    assert version_run(str(tmp_path / "nowhere" / same.name)) is None  # (not there: nothing to ask)
     (tmp_path / "nocfg").mkdir()
     assert recreate_command(str(tmp_path / "nocfg")) == shlex.join(["rm", "-rf", str(tmp_path / "nocfg")])
 
