@@ -119,6 +119,7 @@ MODULES: dict[str, Module] = {
         (
             "tests/unit/installer/test_project_environment_interpreter.py",
             "tests/cli/test_pip_beside_tierlock_and_the_targets_python.py",
+            "tests/cli/test_remade_with_a_python_that_runs.py",
         ),
     ),
     # What is settled about the target before planning; a failing install into a Python requires-python excludes.
@@ -524,6 +525,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/installer/test_environment.py",
             "tests/unit/installer/test_location_incomplete.py",
             "tests/unit/probing/test_probe_system_site_venv.py",
+            "tests/cli/test_remade_with_a_python_that_runs.py",
         ),
     ),
     # A read-only command's full run's code from one bundle (the import system's checks kept).
@@ -733,6 +735,24 @@ MODULES: dict[str, Module] = {
             "tests/unit/validators/test_validators*.py",
             "tests/unit/validators/test_masking.py",
             "tests/unit/core/test_redaction_cues.py",
+        ),
+    ),
+    # The wheel tags a target accepts, and whether an installed wheel's WHEEL file names one (target10).
+    "wheeltags.py": Module(
+        ("src/tierlock/wheeltags.py",),
+        (
+            "tests/unit/probing/test_probe_wheel_tags.py",
+            "tests/unit/installer/test_build_planning_against_packaging.py",
+            "tests/cli/test_probe_wheel_of_another_platform.py",
+        ),
+    ),
+    # What tierlock init infers: tiers, layers from the closure the project's venv knows, import names, tests.
+    "tiers/inference.py": Module(
+        ("src/tierlock/tiers/inference.py",),
+        (
+            "tests/unit/tiers/test_inference_extra_markers.py",
+            "tests/unit/tiers/test_init_real.py",
+            "tests/cli/test_init_closure_of_another_python.py",
         ),
     ),
     # The loader and the readers it is made of (one per settings key, the lock key's among them).

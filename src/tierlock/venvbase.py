@@ -104,4 +104,32 @@ def base_of(prefix: str | os.PathLike[str]) -> str | None:
 
     inside = os.path.realpath(prefix) + os.sep
     found = shutil.which(f"python{minor}")
-    return found if found and not os.path.realpath(found).startswith(inside) else None
+    if not found or os.path.realpath(found).startswith(inside):
+        return None
+    runs = version_run(found)  # (a pyenv shim of a version not selected is on PATH by that name, and cannot run)
+    return found if runs is not None and ".".join(map(str, runs[:2])) == minor else None
+
+
+_ASK_VERSION = "import sys; print('%d.%d.%d' % sys.version_info[:3])"
+
+
+def version_run(interpreter: str) -> tuple[int, int, int] | None:
+    """The version the interpreter at *interpreter* says it is, when it runs (asked of it, isolated: a name on
+    ``PATH`` says neither whether it runs nor its micro version); None when it does not run or says nothing."""
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            [interpreter, "-I", "-c", _ASK_VERSION],
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    parts = done.stdout.strip().split(".")
+    if done.returncode != 0 or len(parts) != 3 or not all(p.isdigit() for p in parts):
+        return None
+    return (int(parts[0]), int(parts[1]), int(parts[2]))

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from packaging.tags import sys_tags
 
 from tests.cli.test_install_cli import index_env
 from tests.support import binaries
@@ -123,7 +124,12 @@ def test_an_extension_of_another_machine_is_named_and_the_printed_reinstall_conv
     status = scene.run("tierlock", "status", "brain", "--python", str(scene.python), "--json")
     (tier,) = json.loads(status.stdout)["tiers"]
     assert tier["state"] == "partial"
-    assert tier["problems"] == [f"corelib 1.0: {why}"]
+    wheel = (  # the wheel it came from says so too (its WHEEL file's tags: that host's)
+        f"installed from a wheel for {platform_tag().split('-')[0]}-abi3-manylinux_2_17_{OTHER[1]} (its WHEEL file's "
+        f"tags), which this environment does not accept (it takes {next(iter(sys_tags()))} and the like): built for "
+        "another platform or Python"
+    )
+    assert tier["problems"] == [f"corelib 1.0: {why}", f"corelib 1.0: {wheel}"]
     assert tier["remedy"] == fix
 
     repaired = scene.run(*shlex.split(fix))  # exactly as printed

@@ -29,26 +29,44 @@ def base_interpreter() -> str:
     return str(getattr(sys, "_base_executable", None) or sys.executable)
 
 
+#: The interpreters :func:`choose_interpreter` took from PATH, with the versions they said they are.
+_ASKED: dict[str, tuple[int, int, int]] = {}
+
+
 def version_of(interpreter: str) -> tuple[int, int, int]:
-    """The version of an interpreter :func:`choose_interpreter` chose: this one's (its base), else the minor its
-    name says (``python3.9``)."""
+    """The version of an interpreter :func:`choose_interpreter` chose: this one's (its base), else the one it said
+    it is when it was chosen (asked of one not chosen so), else the minor its name says (``python3.9``)."""
     import re
 
+    from tierlock.venvbase import version_run
+
+    own = (sys.version_info[0], sys.version_info[1], sys.version_info[2])
+    if interpreter == base_interpreter():
+        return own
+    known = _ASKED.get(interpreter) or version_run(interpreter)
+    if known is not None:
+        return known
     named = re.search(r"python3\.(\d+)$", interpreter)
-    if interpreter == base_interpreter() or named is None:
-        return (sys.version_info[0], sys.version_info[1], sys.version_info[2])
-    return (3, int(named.group(1)), 0)
+    return own if named is None else (3, int(named.group(1)), 0)
 
 
 def choose_interpreter(requires_python: str | None) -> str | None:
-    """An interpreter satisfying *requires-python*: this one's base, else a ``python3.N`` on PATH (newest first)."""
+    """An interpreter satisfying *requires-python*: this one's base, else a ``python3.N`` on PATH (newest first)
+    that runs and whose own version satisfies it (asked of it: a pyenv shim of a version not selected is on PATH
+    and cannot run, and ``python3.12`` may be 3.12.1 for a ``>=3.12.2`` project)."""
     import shutil
+
+    from tierlock.venvbase import version_run
 
     if _satisfies((sys.version_info[0], sys.version_info[1], sys.version_info[2]), requires_python):
         return base_interpreter()
     for minor in range(20, 7, -1):
         found = shutil.which(f"python3.{minor}")
-        if found and _satisfies((3, minor, 99), requires_python):
+        if not found or not _satisfies((3, minor, 99), requires_python):
+            continue  # (its name rules it out: not asked)
+        runs = version_run(found)
+        if runs is not None and _satisfies(runs, requires_python):
+            _ASKED[found] = runs
             return found
     return None
 

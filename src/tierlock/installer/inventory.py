@@ -38,7 +38,7 @@ def probe_all(
     """
     from tierlock.probing import SiteIndex, probe_distribution
 
-    index = SiteIndex.scan(target.site_paths, target.ext_suffixes, target.python)
+    index = SiteIndex.of(target)
     out: dict[NormalizedName, DistributionProbe] = {}
     for entry in entries:
         if not index.find(entry.name):

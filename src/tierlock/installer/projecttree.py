@@ -207,7 +207,7 @@ def dists(steps: Sequence[LocalStep], target: Target) -> list[InstalledDist]:
     from tierlock.installer.receipts import InstalledDist
     from tierlock.probing import SiteIndex, probe_distribution
 
-    index = SiteIndex.scan(target.site_paths, target.ext_suffixes, target.python)
+    index = SiteIndex.of(target)
     out: list[InstalledDist] = []
     for step in steps:
         result = probe_distribution(step.package.name, index=index)
@@ -234,7 +234,7 @@ def plan_in(packages: Sequence[LocalPackage], target: Target) -> list[LocalStep]
     """:func:`plan` against what *target* holds now (one scan of its site folders)."""
     from tierlock.probing import SiteIndex
 
-    return plan(packages, SiteIndex.scan(target.site_paths, target.ext_suffixes, target.python)) if packages else []
+    return plan(packages, SiteIndex.of(target)) if packages else []
 
 
 def arm_missing(

@@ -122,7 +122,7 @@ def decide(project: Project, tier: Tier, target: Target, *, dry_run: bool) -> Re
     """What removing *tier* from *target* uninstalls and keeps (reads files only; changes nothing)."""
     from tierlock.probing.site import SiteIndex
 
-    index = SiteIndex.scan(target.site_paths, target.ext_suffixes, target.python)
+    index = SiteIndex.of(target)
     found = receipts.load_all(target.prefix)
     own = found.get(tier.name)
     closure = _locked_names(project, tier, target)

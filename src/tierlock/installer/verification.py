@@ -196,7 +196,7 @@ def require_project(
     needs = needs_of(name, list(probes.values()), target.marker_env) if name is not None else []
     if name is None or not needs:
         return []
-    index = SiteIndex.scan(target.site_paths, target.ext_suffixes, target.python)
+    index = SiteIndex.of(target)
     found = project_probe(name, project.root, index, needs)
     if not found.present:
         fix = install_command(target.python, project.root, project.backend, target.site_paths, target.version)

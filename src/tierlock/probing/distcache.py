@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from tierlock.probing.distinfo import DistInfo
     from tierlock.probing.site import DistInfoDir
 
-SCHEMA = 5
+SCHEMA = 6
 _KEEP = 4096
 """At most this many folders per file (then it starts again)."""
 
@@ -56,6 +56,7 @@ PLAIN = (
     "excluded",
     "compiled_sizes",
     "watched",
+    "wheel_tags",
 )
 
 #: The fields named in :data:`PLAIN` of a distribution's facts, at once; RECORD's rows are kept as their bytes.

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from tierlock.probing.distinfo import DistInfo
 
 #: The files of a ``.dist-info`` folder the facts are made of (besides its listing).
-NAMES = ("METADATA", "RECORD", "entry_points.txt", "direct_url.json")
+NAMES = ("METADATA", "RECORD", "entry_points.txt", "direct_url.json", "WHEEL")
 
 
 class Held:
@@ -69,6 +69,7 @@ def build(facts: DistInfo, held: Held | None) -> None:
         except OSError:
             facts.listing = None
     _editable(facts, held)
+    _wheel(facts, held)
     rows, lists_installer = _record(facts, held)
     from tierlock.probing import roots, rowfacts  # (a full run whose facts are kept reads no RECORD)
 
@@ -123,6 +124,29 @@ def _editable(facts: DistInfo, held: Held | None) -> None:
         facts.source = Path(unquote(urlparse(url).path))
     else:
         facts.source_problem = f"editable install with a source that is not a local folder: {url!r}"
+
+
+def _wheel(facts: DistInfo, held: Held | None) -> None:
+    """The tags the WHEEL file lists (``Tag:`` lines, each one tag; a compressed set such as ``py2.py3-none-any``
+    is split: packaging's rule), which the probe judges against the target's (none without a WHEEL file)."""
+    facts.wheel_tags = ()
+    if facts.listing is not None and "WHEEL" not in facts.listing:
+        return
+    try:
+        if held is None:
+            with open(os.path.join(facts.path, "WHEEL"), "rb") as fh:
+                data = fh.read(65536)
+        else:
+            data = held.data["WHEEL"]
+    except (OSError, KeyError):
+        return
+    tags: list[str] = []
+    for line in data.decode("utf-8", "replace").splitlines():
+        name, colon, value = line.partition(":")
+        if colon and name.strip().lower() == "tag" and value.count("-") == 2:
+            interpreters, abis, platforms = (part.split(".") for part in value.strip().split("-"))
+            tags += [f"{i}-{a}-{p}" for i in interpreters for a in abis for p in platforms]
+    facts.wheel_tags = tuple(dict.fromkeys(tags))
 
 
 def _record(facts: DistInfo, held: Held | None) -> tuple[record.Columns | None, bool]:

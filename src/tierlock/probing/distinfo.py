@@ -79,9 +79,14 @@ class DistInfo:
         "unfinished",
         "version_raw",
         "watched",
+        "wheel_tags",
         "whole",
         "wholes",
     )
+
+    wheel_tags: tuple[str, ...]
+    """The tags the WHEEL file lists: the wheel the distribution was installed from (none without one; set by the
+    reader of the folder's files, :func:`tierlock.probing.distfiles.build`, or from the facts kept on disk)."""
 
     def __init__(self, info: DistInfoDir, key: tuple[object, ...], suffixes: tuple[str, ...] = ()) -> None:
         self.path = info.path

@@ -58,7 +58,7 @@ def probe_distribution(
     *paths* are the site folders to look in (``Target.site_paths``); pass a
     prebuilt *index* instead to probe many distributions with one scan (and
     to judge extension modules by a target's suffixes:
-    ``SiteIndex.scan(target.site_paths, target.ext_suffixes)``).
+    ``SiteIndex.of(target)``, which also judges each WHEEL file by the target's tags).
     *import_roots* are the top-level import names to check (default: from
     RECORD, else ``top_level.txt``). *deep* also verifies RECORD hashes.
     *locked_version* is a ``packaging`` Version or a version string.
@@ -90,16 +90,15 @@ def _probe(
     found whole with the same lock and roots: that verdict is kept with the folder's facts and given again.
     """
     key = (locked, declared)
-    if not deep and len(found) == 1:
-        again = wholekept.again(found[0], index, key)
-        if again is not None:
-            return again
+    if not deep and len(found) == 1 and (again := wholekept.again(found[0], index, key)) is not None:
+        return again
     seen: dict[str, tuple[int, int, int]] = {}
     facts, stats = _read_and_stat(found[0], index, seen)
     needs = _libraries(facts, index, deep, seen) if stats is not None else []
+    foreign = _foreign(facts, index)
     if stats is None or stats[0] or stats[1] or deep or len(found) > 1 or index.leftovers.get(facts.site) or needs:
         pass  # something to say, or to look at on disk: the full checks below
-    elif (whole := wholekept.whole(name, facts, key)) is not None:
+    elif foreign is None and (whole := wholekept.whole(name, facts, key)) is not None:
         return wholekept.keep(facts, key, whole[0], seen)
     used, notes = _shadowing(found)
     reasons, version = _folder_reasons(name, used, facts, locked)
@@ -114,7 +113,7 @@ def _probe(
         facts, index, declared=declared, editable=editable, gone=gone, reasons=reasons, notes=notes
     )
     _leftovers(facts, kept, index, reasons)
-    reasons.extend(facts.unfinished)
+    reasons.extend([*facts.unfinished, foreign] if foreign is not None else facts.unfinished)
     state: DistState = "partial" if reasons else ("present-editable" if editable is not None else "present")
     result = DistributionProbe(
         name=name,
@@ -134,6 +133,23 @@ def _probe(
     if state == "present" and not looked and not deep and len(found) == 1 and stats is not None:
         wholekept.keep(facts, key, result, seen)
     return result
+
+
+def _foreign(facts: distinfo.DistInfo, index: SiteIndex) -> str | None:
+    """Why the wheel the distribution was installed from is not for the target (its WHEEL file's tags, none of which
+    the target accepts: another platform's wheel, which a venv armed on another machine holds), or None. Pure wheels
+    (``-any``) are never judged, and the target's tags are made only for a wheel that is not pure."""
+    tags = facts.wheel_tags
+    if not tags or any(t.endswith("-any") for t in tags):
+        return None
+    fit = index.fit()
+    if fit is None or not fit.foreign(tags):
+        return None
+    shown = ", ".join(tags[:2]) + (f" and {len(tags) - 2} more" if len(tags) > 2 else "")
+    return (
+        f"installed from a wheel for {shown} (its WHEEL file's tags), which this environment does not accept "
+        f"(it takes {fit.first} and the like): built for another platform or Python"
+    )
 
 
 def _read_and_stat(

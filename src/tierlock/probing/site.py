@@ -17,6 +17,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from tierlock.targetmodel import Target
+    from tierlock.wheeltags import Fit
+
 #: The characters pip puts between ``~`` and the kept tail of a name it moved
 #: aside during an uninstall (``pip._internal.utils.temp_dir.AdjacentTempDirectory``).
 _PIP_LEADING = frozenset("-~.=%0123456789")
@@ -95,6 +98,8 @@ class SiteIndex:
         leftovers: dict[str, list[str]] | None = None,
         suffixes: Sequence[str] | None = None,
         python: str | None = None,
+        *,
+        target: Target | None = None,
     ) -> None:
         self.sites = sites
         self.suffixes: tuple[str, ...] = own_suffixes() if suffixes is None else tuple(suffixes)
@@ -103,6 +108,10 @@ class SiteIndex:
         self.python: str | None = python if python is not None or suffixes is not None else sys.executable
         """The target interpreter (``Target.python``; default: the running one, with its suffixes), whose own ELF
         header says which extensions its loader refuses (:mod:`tierlock.probing.elfmatch`); None: not checked."""
+        self.target = target
+        """The target whose wheel tags judge each WHEEL file's (None: the running interpreter's when the suffixes are
+        its own, else not judged): :meth:`fit`."""
+        self._fit: Fit | None = None
         self.dists: dict[str, list[DistInfoDir]] = {} if dists is None else dists
         self.leftovers: dict[str, list[str]] = {} if leftovers is None else leftovers
         """Site folder -> names of ``~``-prefixed entries in it."""
@@ -110,6 +119,23 @@ class SiteIndex:
         """When a caller sets it (one command's probes, which look at the folders once): each ``.dist-info``
         folder's facts and the stat of every file RECORD lists, by its path, so a distribution probed again in the
         same command (a root of one tier, a member of another's closure) is not looked at twice."""
+
+    def fit(self) -> Fit | None:
+        """Which wheel tags the target accepts (:class:`tierlock.wheeltags.Fit`), made when first asked: a probe asks
+        only for a distribution whose WHEEL file names no pure wheel. None when the target is not known."""
+        if self._fit is None:
+            from tierlock import wheeltags
+
+            if self.target is not None:
+                self._fit = wheeltags.Fit.of(self.target)
+            elif self.python == sys.executable and self.suffixes == own_suffixes():
+                self._fit = wheeltags.Fit.running()
+        return self._fit
+
+    @classmethod
+    def of(cls, target: Target) -> SiteIndex:
+        """:meth:`scan` of *target*'s site folders, for its extension suffixes, interpreter and wheel tags."""
+        return cls.scan(target.site_paths, target.ext_suffixes, target.python, target=target)
 
     def __repr__(self) -> str:
         return f"SiteIndex(sites={self.sites!r}, {sum(map(len, self.dists.values()))} .dist-info folders)"
@@ -120,6 +146,8 @@ class SiteIndex:
         paths: Iterable[Path | str],
         suffixes: Sequence[str] | None = None,
         python: str | os.PathLike[str] | None = None,
+        *,
+        target: Target | None = None,
     ) -> SiteIndex:
         """List the ``.dist-info`` folders of *paths* (in path order, each folder once), for a target whose
         extension-module suffixes are *suffixes* and whose interpreter is *python* (default: the running
@@ -141,7 +169,10 @@ class SiteIndex:
             seen.add(same)
             sites.append((folder, st))
         index = cls(
-            tuple(site for site, _ in sites), suffixes=suffixes, python=None if python is None else os.fspath(python)
+            tuple(site for site, _ in sites),
+            suffixes=suffixes,
+            python=None if python is None else os.fspath(python),
+            target=target,
         )
         dists = index.dists
         for site, st in sites:

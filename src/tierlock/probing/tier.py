@@ -169,7 +169,7 @@ class Prober:
         self.target = target
         self.python = python
         """The interpreter as the caller named it (None: the running one); remedies name it the same way."""
-        self.index = SiteIndex.scan(target.site_paths, target.ext_suffixes, target.python)
+        self.index = SiteIndex.of(target)
         self.index.checked = {}  # each folder's files stat-ed once for all this prober's tiers
         self.memo: Memo = {}
         """Distributions probed so far with this index (tiers share most of their closures)."""

@@ -35,6 +35,7 @@ _DEFAULTS: dict[str, Any] = {
     "apart": {},
     "rearm": {},
     "python": None,
+    "outside": [],
     "exact": True,
     "project": None,
 }
@@ -73,7 +74,9 @@ class Gate:
       its damage lines; ``job``: a matrix job's tiers; ``apart``: tier not
       present -> the present tier it is declared in conflict with (outside a
       matrix job: this environment holds the other one); ``python``: the
-      interpreter a remedy must name (None: the default target); ``project``: the ``--project`` every
+      interpreter a remedy must name (None: the default target); ``outside``: why this interpreter is outside the
+      project's ``requires-python``, the command that makes its venv again ("" when none) and its prefix (empty
+      inside: every remedy then makes the venv again first); ``project``: the ``--project`` every
       ``tierlock`` and ``install-tier`` command of a remedy names (None: pytest ran where that is the project);
     * ``exact``: whether the counts before collection are the run's own
       (False when ``-k``/``-m`` or a computed ``collect_ignore`` narrow it).
@@ -119,6 +122,7 @@ class Gate:
         self.rearm: dict[str, list[str]] = rest.get("rearm", {})
         """Tier -> the armed tiers whose pins its install-tier replaces (it needs ``--replace-armed``)."""
         self.python: str | None = rest.get("python")
+        self.outside: list[str] = rest.get("outside", [])
         self.exact: bool = rest.get("exact", True)
         self.project: str | None = rest.get("project")
         # Per process (not sent to workers): what this process kept out and attributed.
@@ -211,12 +215,20 @@ class Gate:
         # Re-arming a tier would make stale another this run needs: no install converges, the locks must agree.
         looping = [t for t in names if self.loops(t)]
         names = [t for t in names if t not in looping]
-        command = install_remedy(names, layers, python=self.python, unlocked=unlocked, system=system, managed=managed)
+        remake, python = self._remade()
+        command = install_remedy(names, layers, python=python, unlocked=unlocked, system=system, managed=managed)
         if command and any(t in self.apart or t in self.rearm for t in names):
             command += " --replace-armed"  # the tier it conflicts with is armed (or pins what it replaces)
+        command = f"{remake} && {command}" if remake and command else command
         command = command or ", ".join(self.install[t] for t in names)
         after = ["tierlock matrix"] * bool(jobs) + ["tierlock check"] * bool(looping)
         return carried(" && ".join(c for c in (command, *after) if c), self.project)
+
+    def _remade(self) -> tuple[str, str | None]:
+        """The command that makes this venv again with a Python ``requires-python`` admits ("" inside it, or none
+        found), and the interpreter a remedy then names: the venv's folder (its old interpreter's name is gone)."""
+        remake = self.outside[1] if self.outside else ""
+        return remake, self.outside[2] if remake and self.python is not None else self.python
 
     def matrix(self) -> str:
         """The command that lists the matrix jobs (the remedy of a tier another job runs)."""

@@ -83,7 +83,7 @@ def header_lines(gate: Gate, *, verbose: bool = False) -> list[str]:
         line += f" — {' and '.join(counted) + '; ' if counted else ''}to run them: {gate.remedy(needed)}"
     elif fix:
         line += f"; to fix: {gate.remedy(fix)}"
-    lines = [line, _mode(gate)]
+    lines = [line, _mode(gate), *(f"tierlock: {why}" for why in gate.outside[:1] if missing)]
     for tier in missing:
         shown = gate.damaged.get(tier) or [t for t in gate.broken.get(tier, []) if " absent — " not in t]
         lines.extend(f"tierlock:   {tier}: {text}" for text in _listing(shown, verbose))
@@ -163,6 +163,7 @@ def fail_closed_message(gate: Gate, failing: list[str], *, verbose: bool = False
         needed = gate.globbed.get(tier, 0) + gate.needed.get(tier, 0)
         if needed:
             lines.append(f"  this run selects {needed} test file(s) that need it")
+    lines.extend(f"  {why}" for why in gate.outside[:1])
     lines.append(f"  to fix: {gate.remedy(failing)}")
     lines.append(
         f"tierlock: stopping before collection ({gate.why}), because {COVERAGE_LOSS}. "

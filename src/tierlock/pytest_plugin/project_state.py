@@ -192,6 +192,26 @@ def remedy_python(root: str, text: str) -> str | None:
     return sys.executable
 
 
+def outside_here(text: str) -> list[str]:
+    """Why this interpreter (the run's, which is the target) is outside the project's ``requires-python`` (its
+    pyproject *text*), the command that makes its venv again with one that satisfies it ("" when none is found or
+    it is no venv), and its prefix; empty inside (:attr:`Gate.outside`)."""
+    import tomllib
+
+    try:
+        project = tomllib.loads(text).get("project")
+    except tomllib.TOMLDecodeError:
+        return []
+    wanted = project.get("requires-python") if isinstance(project, dict) else None
+    if not isinstance(wanted, str):
+        return []
+    from tierlock.outsidepython import outside_of
+
+    version = (sys.version_info[0], sys.version_info[1], sys.version_info[2])
+    found = outside_of(version, sys.prefix, sys.prefix != sys.base_prefix, wanted)
+    return [] if found is None else [found.why, found.remake or "", found.prefix]
+
+
 def _configured_venv(text: str) -> str | None:
     import tomllib
 

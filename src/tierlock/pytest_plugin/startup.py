@@ -25,7 +25,7 @@ import pytest
 from tierlock.pytest_plugin.caches import Cache, QuietCache
 from tierlock.pytest_plugin.decision import Gate
 from tierlock.pytest_plugin.needs import needing_files
-from tierlock.pytest_plugin.project_state import gate_for, remedy_python, restrict_owners
+from tierlock.pytest_plugin.project_state import gate_for, outside_here, remedy_python, restrict_owners
 from tierlock.pytest_plugin.selection import Selection
 from tierlock.pytest_plugin.strictness import job_tiers, strictness
 
@@ -47,6 +47,7 @@ def decide(config: pytest.Config, cache: Cache | None, file_or_dir: Sequence[str
     _layers_and_job(gate, text, pyproject)
     if any(state != "present" for state in gate.states.values()) or gate.damaged:
         gate.python = remedy_python(gate.root, text)
+        gate.outside = outside_here(text)
     gate.project = given_project(Path(config.invocation_params.dir), pyproject)
     weigh(gate, Selection(config, file_or_dir), QuietCache(cache) if cache is not None else None)
     return gate

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from packaging.markers import Marker
 from packaging.utils import NormalizedName, canonicalize_name
 
 from tierlock.errors import ConfigError
@@ -269,7 +270,7 @@ def closure(requirements: Sequence[Any], requires_of: Mapping[str, Sequence[Any]
 
     Universal, so it over-approximates: a dependency under a platform or
     Python marker counts; one under an ``extra`` marker counts only when that
-    extra was asked for.
+    extra was asked for, whatever else its marker compares (:func:`_holds`).
     """
     out: set[str] = set()
     stack = [(canonicalize_name(r.name), frozenset(canonicalize_name(e) for e in r.extras)) for r in requirements]
@@ -289,10 +290,40 @@ def closure(requirements: Sequence[Any], requires_of: Mapping[str, Sequence[Any]
 
 
 def _holds(marker: Any, extra: str) -> bool:
+    """Whether *marker* can hold when *extra* is asked for, on some Python and platform: each comparison of another
+    variable holds somewhere (``python_version < "3.11"`` on the project's 3.10, ``sys_platform == "win32"`` on
+    Windows), so only the ``extra`` comparisons decide; never the environment tierlock itself runs in."""
     try:
-        return bool(marker.evaluate({"extra": extra}))
+        return _could(marker._markers, extra)
+    except AttributeError:  # a packaging that keeps its parsed marker otherwise: evaluate it as it stands
+        pass
     except Exception:  # an undefined variable in an odd marker: not asked for
         return False
+    try:
+        return bool(marker.evaluate({"extra": extra}))
+    except Exception:
+        return False
+
+
+def _could(items: list[Any], extra: str) -> bool:
+    """packaging's parsed marker (comparisons, nested lists, ``"and"``, ``"or"``; ``and`` binds first) evaluated
+    with each comparison that does not name ``extra`` taken to hold."""
+    groups: list[list[bool]] = [[]]
+    for item in items:
+        if item == "or":
+            groups.append([])
+        elif isinstance(item, list):
+            groups[-1].append(_could(item, extra))
+        elif isinstance(item, tuple):
+            groups[-1].append(_compared(item, extra))
+    return any(all(group) for group in groups)
+
+
+def _compared(atom: tuple[Any, Any, Any], extra: str) -> bool:
+    """One comparison: the asked *extra* compared when it names ``extra``, else True (some environment has it)."""
+    if not any(type(side).__name__ == "Variable" and side.value == "extra" for side in (atom[0], atom[2])):
+        return True
+    return Marker(" ".join(part.serialize() for part in atom)).evaluate({"extra": extra})
 
 
 def conflicts(data: Mapping[str, Any], tiers: Sequence[tuple[str, str]]) -> tuple[tuple[str, ...], ...]:

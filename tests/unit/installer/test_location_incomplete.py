@@ -17,6 +17,7 @@ import pytest
 
 from tierlock.environment import base_of
 from tierlock.installer.location import incomplete, recreate_command
+from tierlock.venvbase import version_run
 
 
 def _venv(folder: Path, cfg: str | None = None, *, python: bool = True, site: bool = True) -> Path:
@@ -66,15 +67,19 @@ def test_the_command_recreates_over_itself_with_the_interpreter_its_cfg_names_el
     assert base is not None
     assert Path(base).name == f"python{sys.version_info[0]}.{sys.version_info[1]}"
     assert recreate_command(str(venv)) == shlex.join([base, "-m", "venv", "--without-pip", str(venv)])
-    gone = _venv(tmp_path / "gone-base", "home = /nonexistent/bin\nversion = 3.11.7\n")
-    same = tmp_path / "elsewhere" / "python3.11"  # its base moved: a python3.11 on PATH runs what it holds
-    same.parent.mkdir()
+    gone = _venv(tmp_path / "gone-base", f"home = /nonexistent/bin\nversion = {sys.version.split()[0]}\n")
+    same = tmp_path / "elsewhere" / f"python{sys.version_info[0]}.{sys.version_info[1]}"  # its base moved: one on
+    same.parent.mkdir()  # PATH runs what it holds ... once it runs: a script that says nothing is no Python
     same.write_text("#!/bin/sh\n", encoding="utf-8")
     same.chmod(0o755)
     monkeypatch.setenv("PATH", str(same.parent))
+    assert recreate_command(str(gone)) == shlex.join(["rm", "-rf", str(gone)])
+    same.unlink()
+    same.symlink_to(os.path.realpath(sys.executable))
     assert recreate_command(str(gone)) == shlex.join([str(same), "-m", "venv", "--without-pip", str(gone)])
     monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
     assert recreate_command(str(gone)) == shlex.join(["rm", "-rf", str(gone)])
+    assert version_run(str(tmp_path / "nowhere" / same.name)) is None  # (not there: nothing to ask)
     (tmp_path / "nocfg").mkdir()
     assert recreate_command(str(tmp_path / "nocfg")) == shlex.join(["rm", "-rf", str(tmp_path / "nocfg")])
 

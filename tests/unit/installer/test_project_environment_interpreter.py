@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
+import pytest
+
+from tests.support.interpreters import interpreter
 from tierlock.installer import creation
 
 
@@ -12,3 +16,33 @@ def test_the_interpreter_running_tierlock_is_its_own_version_and_a_python3_n_on_
     assert creation.version_of("/usr/bin/python3.9") == (3, 9, 0)
     assert creation.version_of("/opt/bin/python3.13") == (3, 13, 0)
     assert creation.version_of("/opt/bin/python3.13-config") == tuple(sys.version_info[:3])  # not a python3.N
+
+
+def test_an_interpreter_that_runs_is_asked_its_version_whatever_its_name_says(tmp_path: Path) -> None:
+    """A ``python3.9`` on PATH that is 3.12.1 (a link by another name): the version is the one it says it is."""
+    (tmp_path / "python3.9").symlink_to(interpreter("3.12.1").python)
+    assert creation.version_of(str(tmp_path / "python3.9")) == (3, 12, 1)
+    (tmp_path / "python3.13").write_text("#!/bin/sh\nexit 127\n")
+    (tmp_path / "python3.13").chmod(0o755)
+    assert creation.version_of(str(tmp_path / "python3.13")) == (3, 13, 0)  # does not run: its name's minor
+
+
+def test_choosing_asks_each_candidate_and_remembers_what_the_chosen_one_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "python3.13").write_text("#!/bin/sh\necho 3.13.0\nexit 1\n")  # says a version, but fails
+    (tmp_path / "python3.13").chmod(0o755)
+    (tmp_path / "python3.12").symlink_to(interpreter("3.12.1").python)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    chosen = creation.choose_interpreter(">=3.12")
+    assert chosen == str(tmp_path / "python3.12")
+    assert creation._ASKED[chosen] == (3, 12, 1)
+    assert creation.choose_interpreter(">=3.12.2") is None
+    own = f"=={sys.version_info[0]}.{sys.version_info[1]}.*"
+    assert creation.choose_interpreter(own) == creation.base_interpreter()
+
+
+def test_a_requires_python_that_is_no_specifier_rules_no_python_out() -> None:
+    """(The project's own check reports it; the interpreter running tierlock is taken.)"""
+    assert creation.choose_interpreter("not a specifier") == creation.base_interpreter()
+    assert creation.choose_interpreter(None) == creation.base_interpreter()

@@ -40,6 +40,7 @@ DECIDED: dict[str, Any] = {
     "apart": {"fast": "brain"},
     "rearm": {"brain": ["fast"]},
     "python": "/venv/bin/python",
+    "outside": ["the target /venv runs Python 3.10.13, which ...", "rm -f ... && python3.12 -m venv /venv", "/venv"],
     "exact": False,
     "project": "services/api",
 }
@@ -89,6 +90,7 @@ def test_a_gate_made_with_only_its_required_fields_hands_on_empty_lists_and_tabl
         "rearm": {},
         "job": [],
         "python": None,
+        "outside": [],
         "exact": True,
         "project": None,
     }
