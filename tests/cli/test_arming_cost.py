@@ -128,7 +128,9 @@ def test_verification_reads_each_record_and_metadata_the_backend_wrote_once_afte
     package_files = {p for p in reads.opened() if p.startswith(site) and ".dist-info" + os.sep not in p}
     assert all(p.endswith(".so") for p in package_files), package_files  # ELF headers only, no hashing
     assert {p for p in reads.during if p.startswith(site)} <= {  # while it ran: a finished folder's own files
-        os.path.join(i, own) for i in infos for own in ("RECORD", "METADATA", "entry_points.txt")
+        os.path.join(i, own)
+        for i in infos
+        for own in ("RECORD", "METADATA", "entry_points.txt", "WHEEL")  # (its tags)
     }
 
 

@@ -125,7 +125,10 @@ class Gate:
         self.outside: list[str] = rest.get("outside", [])
         self.exact: bool = rest.get("exact", True)
         self.project: str | None = rest.get("project")
-        # Per process (not sent to workers): what this process kept out and attributed.
+        self._per_process()
+
+    def _per_process(self) -> None:
+        """What each process keeps for itself (never sent to workers): what it kept out and attributed."""
         self.ci_require: list[str] = list(self.required)
         """The project's ``ci-require`` tiers (``required`` becomes a matrix job's own tiers; damage uses both)."""
         self.all_owners: dict[str, str] = {}
