@@ -136,6 +136,7 @@ LAZY_IMPORTS: dict[str, str] = {
             ".caches",
             ".collection",
             ".decision",
+            ".hidden",
             ".needs",
             ".project_state",
             ".selection",

@@ -79,7 +79,10 @@ def imported_at_top(file: Path, owners: dict[str, str], failed: set[str]) -> str
 
 def _roots_imported(body: list[ast.AST]) -> Iterator[str]:
     """The top-level names of the absolute imports *body* runs, in order: inside ``if``, ``try``, ``with`` and class
-    bodies too, not in a function (run when called) nor under ``if TYPE_CHECKING:`` (never at run time)."""
+    bodies too, not in a function (run when called) nor under ``if TYPE_CHECKING:`` (never at run time: the census's
+    rule, :func:`tierlock.census.marks.type_checking`, loaded only when a file was hidden)."""
+    from tierlock.census.marks import type_checking
+
     for node in body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
@@ -87,7 +90,7 @@ def _roots_imported(body: list[ast.AST]) -> Iterator[str]:
             yield from (alias.name.partition(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
             yield node.module.partition(".")[0]
-        elif isinstance(node, ast.If) and _type_checking(node.test):
+        elif isinstance(node, ast.If) and type_checking(node.test):
             yield from _roots_imported(list(node.orelse))
         else:
             yield from _roots_imported([c for c in ast.iter_child_nodes(node) if isinstance(c, _BLOCKS)])
@@ -95,10 +98,3 @@ def _roots_imported(body: list[ast.AST]) -> Iterator[str]:
 
 #: What holds statements below a statement: statements, ``except`` handlers, ``case`` blocks.
 _BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
-
-
-def _type_checking(test: ast.expr) -> bool:
-    """``TYPE_CHECKING`` or ``typing.TYPE_CHECKING`` (any module's)."""
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
