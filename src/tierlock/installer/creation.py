@@ -19,7 +19,7 @@ def _satisfies(version: tuple[int, int, int], requires_python: str | None) -> bo
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
     try:
-        return SpecifierSet(requires_python).contains(".".join(map(str, version)), prereleases=True)
+        return SpecifierSet(requires_python).contains(".".join(map(str, version)))  # (never a pre-release)
     except InvalidSpecifier:
         return True
 

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.support.interpreters import interpreter
-from tierlock.installer import creation
+from tierlock import load_project
+from tierlock.errors import BackendError
+from tierlock.installer import backends, creation
+
+if TYPE_CHECKING:
+    from tierlock.tiers import Project
 
 
 def test_the_interpreter_running_tierlock_is_its_own_version_and_a_python3_n_on_path_is_its_minor() -> None:
@@ -46,3 +53,49 @@ def test_a_requires_python_that_is_no_specifier_rules_no_python_out() -> None:
     """(The project's own check reports it; the interpreter running tierlock is taken.)"""
     assert creation.choose_interpreter("not a specifier") == creation.base_interpreter()
     assert creation.choose_interpreter(None) == creation.base_interpreter()
+
+
+def _project(folder: Path, requires_python: str) -> Project:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "pyproject.toml").write_text(
+        f'[project]\nname = "p"\nrequires-python = "{requires_python}"\n\n[tool.tierlock]\n', encoding="utf-8"
+    )
+    return load_project(folder)
+
+
+def test_the_base_interpreter_is_the_one_tierlocks_venv_was_made_from_not_the_venvs_own() -> None:
+    base = getattr(sys, "_base_executable", None)
+    assert base
+    assert creation.base_interpreter() == base
+    if sys.prefix != sys.base_prefix:  # the suite runs in a venv: its own python is not its base
+        assert creation.base_interpreter() != sys.executable
+
+
+def test_with_pip_the_project_environment_is_made_without_pip_when_tierlocks_pip_runs_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    own = f">={sys.version_info[0]}.{sys.version_info[1]}"
+    project = _project(tmp_path / "proj", own)
+    folder = str(project.root / ".venv")
+    notes: list[str] = []
+    monkeypatch.setenv("PATH", os.defpath)
+    creation.create(folder, project=project, backend="pip", note=notes.append)
+    assert (project.root / ".venv" / "pyvenv.cfg").is_file()
+    assert backends.own_pip_sites(sys.version_info[:3])  # so the venv was made --without-pip
+    assert not list((project.root / ".venv").glob("lib/python*/site-packages/pip"))
+    assert notes == [f"created the project environment .venv with python -m venv ({creation.base_interpreter()})"]
+
+
+def test_a_uv_that_cannot_be_started_is_said_with_the_uv_venv_the_person_can_run_instead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _project(tmp_path / "proj", f">={sys.version_info[0]}.{sys.version_info[1]}")
+    broken = tmp_path / "uv"
+    broken.write_text("#!/nonexistent/interpreter\n")
+    broken.chmod(0o755)
+    monkeypatch.setenv(backends.UV_ENV, str(broken))
+    folder = str(project.root / ".venv")
+    with pytest.raises(BackendError) as raised:
+        creation.create(folder, project=project, backend="uv", note=lambda _: None)
+    assert raised.value.remedy == f"create it yourself (uv venv {folder}), then run the same command"
+    assert not (project.root / ".venv" / "pyvenv.cfg").exists()
