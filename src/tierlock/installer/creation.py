@@ -51,18 +51,21 @@ def version_of(interpreter: str) -> tuple[int, int, int]:
 
 
 def choose_interpreter(requires_python: str | None) -> str | None:
-    """An interpreter satisfying *requires-python*: this one's base, else a ``python3.N`` on PATH (newest first)
-    that runs and whose own version satisfies it (asked of it: a pyenv shim of a version not selected is on PATH
-    and cannot run, and ``python3.12`` may be 3.12.1 for a ``>=3.12.2`` project)."""
+    """An interpreter satisfying *requires-python*: this one's base, else a ``python3.N`` on PATH (newest first),
+    then ``python3`` and ``python``, that runs and whose own version satisfies it (asked of it: a pyenv shim of a
+    version not selected is on PATH and cannot run, ``python3.12`` may be 3.12.1 for a ``>=3.12.2`` project, and
+    an image may name its Python ``python3`` only)."""
     import shutil
 
     from tierlock.venvbase import version_run
 
     if _satisfies((sys.version_info[0], sys.version_info[1], sys.version_info[2]), requires_python):
         return base_interpreter()
-    for minor in range(20, 7, -1):
-        found = shutil.which(f"python3.{minor}")
-        if not found or not _satisfies((3, minor, 99), requires_python):
+    names = [*(f"python3.{minor}" for minor in range(20, 7, -1)), "python3", "python"]
+    for name in names:
+        found = shutil.which(name)
+        minor = name[len("python3.") :] if name.startswith("python3.") else None
+        if not found or (minor is not None and not _satisfies((3, int(minor), 99), requires_python)):
             continue  # (its name rules it out: not asked)
         runs = version_run(found)
         if runs is not None and _satisfies(runs, requires_python):
@@ -71,8 +74,9 @@ def choose_interpreter(requires_python: str | None) -> str | None:
     return None
 
 
-def create(folder: str, *, project: Project, backend: str, note: Callable[[str], None]) -> None:
-    """Create the project environment at *folder* (``uv venv`` with the uv backend, else ``python -m venv``)."""
+def create(folder: str, *, project: Project, backend: str, again: str, note: Callable[[str], None]) -> None:
+    """Create the project environment at *folder* (``uv venv`` with the uv backend, else ``python -m venv``);
+    *again* is the command that repeats the install, for the remedies."""
     from pathlib import Path
 
     from tierlock import subproc
@@ -97,10 +101,10 @@ def create(folder: str, *, project: Project, backend: str, note: Callable[[str],
     else:
         if interpreter is None:
             raise UsageError(
-                f"no Python satisfying requires-python {project.requires_python!r} was found to create the "
-                f"project environment {shown}; nothing was installed",
+                f"no Python satisfying requires-python {project.requires_python!r} was found on PATH to create "
+                f"the project environment {shown}; nothing was installed",
                 file=str(project.pyproject),
-                remedy=f"python3.X -m venv {folder} (a Python that satisfies {project.requires_python})",
+                remedy=_without_python(folder, str(project.requires_python), again),
             )
         argv = [interpreter, "-m", "venv", folder]
         if backends.own_pip_sites(version_of(interpreter)):
@@ -109,13 +113,26 @@ def create(folder: str, *, project: Project, backend: str, note: Callable[[str],
     result = subproc.run(
         argv,
         what=f"creating the project environment {shown}",
-        remedy=f"create it yourself ({'uv venv' if uv else 'python -m venv'} {folder}), then run the same command",
+        remedy=f"create it yourself ({'uv venv' if uv else 'python -m venv'} {folder}), then run: {again}",
         check=False,
     )
     if result.returncode != 0 or not os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
         raise BackendError(
             f"creating the project environment {shown} failed (exit {result.returncode}): {subproc.display(argv)}",
             detail=subproc.redact(result.tail()),
-            remedy=f"create it yourself ({how} {folder}), then run the same command",
+            remedy=f"create it yourself ({how} {folder}), then run: {again}",
         )
     note(f"created the project environment {shown} with {how} ({interpreter or project.requires_python or 'python'})")
+
+
+def _without_python(folder: str, requires_python: str, again: str) -> str:
+    """The fix when no Python on PATH satisfies *requires_python*: uv, when it is on this machine, finds or fetches
+    one (``uv venv --python``); else one must be installed first."""
+    from tierlock.installer import backends
+    from tierlock.remedies import shell_join
+
+    uv = backends.find_uv()
+    if uv is None:
+        where = "python.org, pyenv or your system's packages"
+        return f"install a Python that satisfies {requires_python} ({where}), then run: {again}"
+    return f"{shell_join([str(uv), 'venv', '--python', requires_python, folder])} && {again}"

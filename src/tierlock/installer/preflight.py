@@ -136,7 +136,8 @@ def created(
             )
         from tierlock.installer.creation import create
 
-        create(location.folder, project=project, backend=request.backend or project.backend, note=ui.note)
+        backend = request.backend or project.backend
+        create(location.folder, project=project, backend=backend, again=request.command(names), note=ui.note)
     return environment.resolve(location.python, pending=pending)
 
 

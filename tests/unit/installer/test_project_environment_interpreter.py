@@ -79,7 +79,7 @@ def test_with_pip_the_project_environment_is_made_without_pip_when_tierlocks_pip
     folder = str(project.root / ".venv")
     notes: list[str] = []
     monkeypatch.setenv("PATH", os.defpath)
-    creation.create(folder, project=project, backend="pip", note=notes.append)
+    creation.create(folder, project=project, backend="pip", again="install-tier base", note=notes.append)
     assert (project.root / ".venv" / "pyvenv.cfg").is_file()
     assert backends.own_pip_sites(sys.version_info[:3])  # so the venv was made --without-pip
     assert not list((project.root / ".venv").glob("lib/python*/site-packages/pip"))
@@ -96,6 +96,6 @@ def test_a_uv_that_cannot_be_started_is_said_with_the_uv_venv_the_person_can_run
     monkeypatch.setenv(backends.UV_ENV, str(broken))
     folder = str(project.root / ".venv")
     with pytest.raises(BackendError) as raised:
-        creation.create(folder, project=project, backend="uv", note=lambda _: None)
-    assert raised.value.remedy == f"create it yourself (uv venv {folder}), then run the same command"
+        creation.create(folder, project=project, backend="uv", again="install-tier base", note=lambda _: None)
+    assert raised.value.remedy == f"create it yourself (uv venv {folder}), then run: install-tier base"
     assert not (project.root / ".venv" / "pyvenv.cfg").exists()
