@@ -120,6 +120,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/installer/test_project_environment_interpreter.py",
             "tests/cli/test_pip_beside_tierlock_and_the_targets_python.py",
             "tests/cli/test_remade_with_a_python_that_runs.py",
+            "tests/cli/test_project_environment_without_a_python_on_path.py",
         ),
     ),
     # What is settled about the target before planning; a failing install into a Python requires-python excludes.
