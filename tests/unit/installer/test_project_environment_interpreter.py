@@ -99,3 +99,59 @@ def test_a_uv_that_cannot_be_started_is_said_with_the_uv_venv_the_person_can_run
         creation.create(folder, project=project, backend="uv", again="install-tier base", note=lambda _: None)
     assert raised.value.remedy == f"create it yourself (uv venv {folder}), then run: install-tier base"
     assert not (project.root / ".venv" / "pyvenv.cfg").exists()
+
+
+def _uv_script(folder: Path, body: str) -> Path:
+    script = folder / "uv"
+    script.write_text(f"#!/bin/sh\n{body}\n")
+    script.chmod(0o755)
+    return script
+
+
+@pytest.mark.parametrize(
+    ("body", "exit_code"),
+    [("exit 0", 0), ('mkdir -p "$2" && touch "$2/pyvenv.cfg" && exit 1', 1)],
+    ids=["exits-0-without-pyvenv-cfg", "makes-pyvenv-cfg-but-fails"],
+)
+def test_a_uv_venv_that_fails_or_makes_no_venv_is_a_backend_error_naming_its_exit_and_the_install_to_rerun(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str, exit_code: int
+) -> None:
+    project = _project(tmp_path / "proj", f">={sys.version_info[0]}.{sys.version_info[1]}")
+    monkeypatch.setenv(backends.UV_ENV, str(_uv_script(tmp_path, body)))
+    notes: list[str] = []
+    with pytest.raises(BackendError) as raised:
+        creation.create(
+            str(project.root / ".venv"), project=project, backend="uv", again="install-tier base", note=notes.append
+        )
+    assert f"creating the project environment .venv failed (exit {exit_code})" in str(raised.value)
+    assert raised.value.remedy == f"create it yourself (uv venv {project.root / '.venv'}), then run: install-tier base"
+    assert notes == []
+
+
+def test_uv_is_handed_the_interpreter_chosen_else_the_requires_python_specifier(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """uv is told which Python: the one found that satisfies requires-python, else the specifier itself."""
+    said = tmp_path / "argv"
+    makes = '/bin/mkdir -p "$2" && /usr/bin/touch "$2/pyvenv.cfg"'
+    monkeypatch.setenv(backends.UV_ENV, str(_uv_script(tmp_path, f'echo "$@" > {said}\n{makes}')))
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "python3.12").symlink_to(interpreter("3.12.1").python)
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    found = _project(tmp_path / "found", ">=3.12")
+    creation.create(
+        str(found.root / ".venv"), project=found, backend="uv", again="install-tier base", note=lambda _: None
+    )
+    assert said.read_text().split() == [
+        "venv",
+        str(found.root / ".venv"),
+        "--python",
+        str(tmp_path / "bin" / "python3.12"),
+    ]
+    missing = _project(tmp_path / "missing", ">=3.99")
+    notes: list[str] = []
+    creation.create(
+        str(missing.root / ".venv"), project=missing, backend="uv", again="install-tier base", note=notes.append
+    )
+    assert said.read_text().split() == ["venv", str(missing.root / ".venv"), "--python", ">=3.99"]
+    assert notes == ["created the project environment .venv with uv venv (>=3.99)"]
