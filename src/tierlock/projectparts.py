@@ -59,11 +59,19 @@ def parts(document: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in document.items():
         if key == "tool" and isinstance(value, dict):
-            value = {name: table for name, table in value.items() if name in TOOLS}
+            value = {name: table for name, table in value.items() if _read(name, table, document)}
         elif key == "project" and isinstance(value, dict):
             value = {name: item for name, item in value.items() if name not in INERT}
         out[key] = value
     return out
+
+
+def _read(name: str, table: object, document: dict[str, Any]) -> bool:
+    """Whether ``[tool.NAME]`` is a part: tierlock's, pytest's and uv's; Poetry's dependency tables in a document
+    without ``[project]`` (the tier model refuses such a project: :mod:`tierlock.tiers.elsewhere`)."""
+    if name in TOOLS:
+        return True
+    return name == "poetry" and "project" not in document and isinstance(table, dict)
 
 
 def read(path: str | os.PathLike[str]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from tierlock.scratch import write_atomic
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+    from typing import Any
 
     from tierlock.census import Census, CensusTier
     from tierlock.cli import Context
@@ -48,6 +49,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _refuse_dependencies_elsewhere(path: Path, data: dict[str, Any]) -> None:
+    """Refuse a project without ``[project]`` whose dependencies Poetry, setup.cfg or setup.py declare: its tiers
+    would read none of them (:mod:`tierlock.tiers.elsewhere`); nothing is written."""
+    from tierlock.tiers import elsewhere
+
+    found = elsewhere.poetry(data) or elsewhere.setuptools(path.parent, data)
+    if found is not None:
+        raise ConfigError(
+            f"{path}: {elsewhere.message(found)}; nothing was written",
+            file=str(path),
+            remedy=found.remedy("tierlock init"),
+        )
+
+
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from tierlock.tiers.init import Around, Asked, environment_requires, is_tooling, propose, test_dirs
     from tierlock.tiers.loader import find_pyproject, parse_toml
@@ -61,6 +76,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         raise ConfigError(f"{path} is not UTF-8 text", file=str(path)) from exc
     root = path.parent
     data = parse_toml(text.removeprefix("\ufeff"), path)
+    _refuse_dependencies_elsewhere(path, data)
     groups = list(args.groups)
     all_groups = bool(args.all_groups)
     declared = [str(g) for g in (data.get("dependency-groups") or {})]

@@ -61,7 +61,9 @@ class Metadata(Frozen):
 
 
 def read_metadata(r: Reader, data: Mapping[str, Any]) -> Metadata:
-    """Read the standard metadata of the parsed pyproject *data*, reporting problems through *r*."""
+    """Read the standard metadata of the parsed pyproject *data*, reporting problems through *r*; a project
+    whose dependencies only Poetry's tables hold is refused (:mod:`tierlock.tiers.elsewhere`)."""
+    _refuse_poetry_only(r, data)
     project = r.table(data.get("project", {}), "project")
     requires_python = _requires_python(r, project)
     dependencies = r.requirements(project.get("dependencies", []), "project", "dependencies")
@@ -77,6 +79,23 @@ def read_metadata(r: Reader, data: Mapping[str, Any]) -> Metadata:
         group_table=group_table,
         resolver=_resolver(group_table),
     )
+
+
+def _refuse_poetry_only(r: Reader, data: Mapping[str, Any]) -> None:
+    if "project" in data or "tool" not in data:
+        return
+    from tierlock.tiers import elsewhere
+
+    found = elsewhere.poetry(data)
+    if found is not None:
+        from tierlock.errors import ConfigError
+
+        raise ConfigError(
+            f"{r.pyproject}: {elsewhere.message(found)}",
+            file=str(r.pyproject),
+            line=r.line_of("tool.poetry.dependencies", None),
+            remedy=found.remedy("tierlock tiers"),
+        )
 
 
 def _name(project: Mapping[str, Any]) -> NormalizedName | None:

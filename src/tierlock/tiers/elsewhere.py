@@ -1,0 +1,77 @@
+"""Dependencies declared where tierlock does not read them: a project without a ``[project]`` table (PEP 621)
+whose dependencies Poetry's own tables, ``setup.cfg`` or ``setup.py`` hold.
+
+tierlock reads a tier's dependencies from ``[project]`` and ``[dependency-groups]`` only. Without this check such
+a project's base tier read no dependency at all: ``tierlock lock`` wrote an empty lock, ``check`` and ``probe``
+said ok, and CI admitted an environment without any of them. A project without ``[project]`` whose
+dependencies are its ``[dependency-groups]`` alone (an application, PEP 735) is not refused.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+#: The step that moves Poetry's tables into ``[project]`` and ``[dependency-groups]`` (Poetry 2 reads both),
+#: keeping Poetry's own data and build backend, without locking.
+POETRY_MOVE = "uv tool run migrate-to-uv --skip-lock --keep-current-build-backend --keep-current-data"
+
+_INSTALL_REQUIRES = re.compile(rb"\b(?:install_requires|extras_require)\b")
+
+
+class Elsewhere(NamedTuple):
+    """Where the dependencies are declared, and the step that moves them into ``[project]``: a command, or words
+    (*command* false)."""
+
+    where: str
+    step: str
+    command: bool
+
+    def remedy(self, then: str) -> str:
+        """The fix: the step, then *then* (the command that reads the project again)."""
+        return f"{self.step} && {then}" if self.command else f"{self.step}, then run: {then}"
+
+
+def poetry(data: Mapping[str, Any]) -> Elsewhere | None:
+    """Dependencies in ``[tool.poetry.dependencies]`` (besides ``python``) or ``[tool.poetry.extras]`` of a
+    document without ``[project]`` (pure)."""
+    if "project" in data:
+        return None
+    tool = data.get("tool")
+    table = tool.get("poetry") if isinstance(tool, dict) else None
+    if not isinstance(table, dict):
+        return None
+    dependencies = table.get("dependencies")
+    named = [k for k in dependencies if str(k).lower() != "python"] if isinstance(dependencies, dict) else []
+    if not named and not table.get("extras"):
+        return None
+    return Elsewhere("[tool.poetry.dependencies] (Poetry's own tables)", POETRY_MOVE, command=True)
+
+
+def setuptools(root: Path, data: Mapping[str, Any]) -> Elsewhere | None:
+    """``install_requires``/``extras_require`` in ``setup.cfg`` or ``setup.py`` beside a pyproject.toml without
+    ``[project]``."""
+    if "project" in data:
+        return None
+    for name in ("setup.cfg", "setup.py"):
+        try:
+            text = (root / name).read_bytes()
+        except OSError:
+            continue
+        if _INSTALL_REQUIRES.search(text):
+            step = "move them into [project] (PEP 621: dependencies, optional-dependencies)"
+            return Elsewhere(f"{name} (install_requires)", step, command=False)
+    return None
+
+
+def message(found: Elsewhere) -> str:
+    return (
+        f"this project has no [project] table and declares its dependencies in {found.where}, which tierlock does "
+        "not read: a tier's dependencies come from [project] (PEP 621) and [dependency-groups] (PEP 735), so its "
+        "base tier would lock and check none of them"
+    )
