@@ -113,6 +113,11 @@ MODULES: dict[str, Module] = {
             "tests/cli/test_no_build_install.py",
         ),
     ),
+    # Dependencies declared where tierlock does not read them (Poetry's tables, setup.cfg, setup.py).
+    "tiers/elsewhere.py": Module(
+        ("src/tierlock/tiers/elsewhere.py",),
+        ("tests/cli/test_dependencies_declared_where_tierlock_does_not_read.py",),
+    ),
     # The project environment made when missing (python -m venv keeps its own pip where tierlock's cannot run).
     "installer/creation.py": Module(
         ("src/tierlock/installer/creation.py",),
