@@ -42,6 +42,10 @@ MOVE_BY_HAND = (
 )
 
 
+#: Poetry's dependencies without an extra: the base alone is read from Poetry's table.
+POETRY_BASE_ONLY = POETRY.replace('[tool.poetry.extras]\nbrain = ["numpy"]\n\n', "").replace(", optional = true", "")
+
+
 def _project(folder: Path, pyproject: str, files: dict[str, str] | None = None) -> Path:
     folder.mkdir(parents=True)
     (folder / "pyproject.toml").write_text(pyproject, encoding="utf-8")
@@ -74,6 +78,11 @@ def test_a_poetry_project_without_project_table_is_refused_by_every_command_with
     [
         ((POETRY, {}), "[tool.poetry.dependencies]", f"{elsewhere.POETRY_MOVE} && tierlock --project {{root}} init"),
         (
+            (POETRY_BASE_ONLY, {}),
+            "[tool.poetry.dependencies]",
+            f"{elsewhere.POETRY_MOVE} && tierlock --project {{root}} init",
+        ),
+        (
             (
                 '[build-system]\nrequires = ["setuptools"]\n\n[tool.ruff]\nline-length = 100\n',
                 {"setup.cfg": "[metadata]\nname = legacy\n\n[options]\ninstall_requires =\n    requests\n"},
@@ -90,7 +99,7 @@ def test_a_poetry_project_without_project_table_is_refused_by_every_command_with
             MOVE_BY_HAND,
         ),
     ],
-    ids=["poetry", "setup.cfg", "setup.py"],
+    ids=["poetry", "poetry-without-extras", "setup.cfg", "setup.py"],
 )
 def test_init_refuses_a_project_whose_dependencies_it_would_not_read_and_writes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], case: tuple[str, dict[str, str]], where: str, fix: str
