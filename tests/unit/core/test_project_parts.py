@@ -43,6 +43,15 @@ def test_the_parts_leave_out_other_tools_tables_and_the_projects_prose_and_keep_
     assert projectparts.parts({"tool": 1, "project": "x"}) == {"tool": 1, "project": "x"}  # not tables: as they are
 
 
+def test_poetrys_tables_are_a_part_only_of_a_document_without_project_where_they_hold_the_dependencies() -> None:
+    poetry = {"dependencies": {"python": "^3.10", "requests": "^2"}, "description": "prose"}
+    without = {"tool": {"poetry": poetry, "ruff": {"line-length": 100}}}
+    assert projectparts.parts(without) == {"tool": {"poetry": poetry}}
+    beside = {"project": {"name": "p"}, "tool": {"poetry": poetry}}
+    assert projectparts.parts(beside) == {"project": {"name": "p"}, "tool": {}}
+    assert projectparts.parts({"tool": {"poetry": "not a table"}}) == {"tool": {}}
+
+
 def test_every_project_key_left_out_is_one_no_reader_of_tierlock_uses() -> None:
     """(The JSON schema of the runtime config has a ``description`` of its own: not a pyproject reader.)"""
     src = Path(projectparts.__file__).parent
