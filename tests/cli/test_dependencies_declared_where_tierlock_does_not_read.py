@@ -98,8 +98,13 @@ def test_a_poetry_project_without_project_table_is_refused_by_every_command_with
             "setup.py (install_requires)",
             MOVE_BY_HAND,
         ),
+        (
+            ("[tool.ruff]\nline-length = 100\n", {"Pipfile": '[packages]\nrequests = "*"\n'}),
+            "Pipfile (Pipenv's)",
+            f"{elsewhere.POETRY_MOVE} && tierlock --project {{root}} init",
+        ),
     ],
-    ids=["poetry", "poetry-without-extras", "setup.cfg", "setup.py"],
+    ids=["poetry", "poetry-without-extras", "setup.cfg", "setup.py", "pipfile"],
 )
 def test_init_refuses_a_project_whose_dependencies_it_would_not_read_and_writes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], case: tuple[str, dict[str, str]], where: str, fix: str

@@ -1,5 +1,5 @@
 """Dependencies declared where tierlock does not read them: a project without a ``[project]`` table (PEP 621)
-whose dependencies Poetry's own tables, ``setup.cfg`` or ``setup.py`` hold.
+whose dependencies Poetry's own tables, ``setup.cfg``, ``setup.py`` or Pipenv's ``Pipfile`` hold.
 
 tierlock reads a tier's dependencies from ``[project]`` and ``[dependency-groups]`` only. Without this check such
 a project's base tier read no dependency at all: ``tierlock lock`` wrote an empty lock, ``check`` and ``probe``
@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-#: The step that moves Poetry's tables into ``[project]`` and ``[dependency-groups]`` (Poetry 2 reads both),
-#: keeping Poetry's own data and build backend, without locking.
+#: The step that moves Poetry's tables (or a Pipfile's) into ``[project]`` and ``[dependency-groups]`` (Poetry 2
+#: reads both), keeping the tool's own data and build backend, without locking.
 POETRY_MOVE = "uv tool run migrate-to-uv --skip-lock --keep-current-build-backend --keep-current-data"
 
 _INSTALL_REQUIRES = re.compile(rb"\b(?:install_requires|extras_require)\b")
@@ -54,10 +54,12 @@ def poetry(data: Mapping[str, Any]) -> Elsewhere | None:
 
 
 def setuptools(root: Path, data: Mapping[str, Any]) -> Elsewhere | None:
-    """``install_requires``/``extras_require`` in ``setup.cfg`` or ``setup.py`` beside a pyproject.toml without
-    ``[project]``."""
+    """``install_requires``/``extras_require`` in ``setup.cfg`` or ``setup.py``, or a ``Pipfile``, beside a
+    pyproject.toml without ``[project]`` (read by ``init`` only: the other commands read pyproject.toml)."""
     if "project" in data:
         return None
+    if (root / "Pipfile").is_file():
+        return Elsewhere("Pipfile (Pipenv's)", POETRY_MOVE, command=True)
     for name in ("setup.cfg", "setup.py"):
         try:
             text = (root / name).read_bytes()
