@@ -69,18 +69,22 @@ def test_a_poetry_project_without_project_table_is_refused_by_every_command_with
     said = out + err
     assert code == 2, said
     assert "declares its dependencies in [tool.poetry.dependencies] (Poetry's own tables)" in said
-    assert f"{elsewhere.POETRY_MOVE} && tierlock" in said
+    assert f"{elsewhere.POETRY_MOVE} {shlex.quote(os.path.relpath(root))} && tierlock --project {root} " in said
     assert not (root / "lockfiles").exists()
 
 
 @pytest.mark.parametrize(
     ("case", "where", "fix"),
     [
-        ((POETRY, {}), "[tool.poetry.dependencies]", f"{elsewhere.POETRY_MOVE} && tierlock --project {{root}} init"),
+        (
+            (POETRY, {}),
+            "[tool.poetry.dependencies]",
+            f"{elsewhere.POETRY_MOVE} {{here}} && tierlock --project {{root}} init",
+        ),
         (
             (POETRY_BASE_ONLY, {}),
             "[tool.poetry.dependencies]",
-            f"{elsewhere.POETRY_MOVE} && tierlock --project {{root}} init",
+            f"{elsewhere.POETRY_MOVE} {{here}} && tierlock --project {{root}} init",
         ),
         (
             (
@@ -101,7 +105,7 @@ def test_a_poetry_project_without_project_table_is_refused_by_every_command_with
         (
             ("[tool.ruff]\nline-length = 100\n", {"Pipfile": '[packages]\nrequests = "*"\n'}),
             "Pipfile (Pipenv's)",
-            f"{elsewhere.POETRY_MOVE} && tierlock --project {{root}} init",
+            f"{elsewhere.POETRY_MOVE} {{here}} && tierlock --project {{root}} init",
         ),
     ],
     ids=["poetry", "poetry-without-extras", "setup.cfg", "setup.py", "pipfile"],
@@ -114,7 +118,7 @@ def test_init_refuses_a_project_whose_dependencies_it_would_not_read_and_writes_
     code, out, err = run_cli(capsys, "--project", str(root), "init")
     assert code == 2, out + err
     assert f"declares its dependencies in {where}" in err
-    assert f"to fix: {fix.format(root=root)}" in err
+    assert f"to fix: {fix.format(root=root, here=shlex.quote(os.path.relpath(root)))}" in err
     assert (root / "pyproject.toml").read_bytes() == before
 
 
@@ -146,21 +150,24 @@ def test_a_project_whose_dependencies_tierlock_reads_is_not_refused(
 
 
 @pytest.mark.network
-def test_the_poetry_step_run_as_printed_moves_the_dependencies_and_init_proposes_the_extra(tmp_path: Path) -> None:
+def test_the_poetry_step_run_as_printed_from_the_parent_folder_moves_the_dependencies_and_init_proposes_the_extra(
+    tmp_path: Path,
+) -> None:
     root = _project(tmp_path / "poet", POETRY)
     env = clean_env()
     env["PATH"] = os.pathsep.join([str(bin_dir()), env.get("PATH", "")])
     env["UV_CACHE_DIR"] = str(tmp_path / "uv-cache")
+    tierlock = str(bin_dir() / "tierlock")
     first = subprocess.run(
-        [str(bin_dir() / "tierlock"), "init"], cwd=root, env=env, capture_output=True, text=True, check=False
+        [tierlock, "--project", "poet", "init"], cwd=tmp_path, env=env, capture_output=True, text=True, check=False
     )
     assert first.returncode == 2, first.stderr
     fix = next(x for x in first.stderr.splitlines() if x.strip().startswith("to fix:")).split("to fix:", 1)[1]
     assert shlex.split(fix)[:3] == ["uv", "tool", "run"]
-    run = subprocess.run(fix.strip(), shell=True, cwd=root, env=env, capture_output=True, text=True, check=False)
+    run = subprocess.run(fix.strip(), shell=True, cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stdout + run.stderr
     tiers = subprocess.run(
-        [str(bin_dir() / "tierlock"), "tiers"], cwd=root, env=env, capture_output=True, text=True, check=False
+        [tierlock, "--project", "poet", "tiers"], cwd=tmp_path, env=env, capture_output=True, text=True, check=False
     )
     assert tiers.returncode == 0, tiers.stderr
     assert "brain" in tiers.stdout

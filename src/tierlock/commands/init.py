@@ -59,7 +59,7 @@ def _refuse_dependencies_elsewhere(path: Path, data: dict[str, Any]) -> None:
         raise ConfigError(
             f"{path}: {elsewhere.message(found)}; nothing was written",
             file=str(path),
-            remedy=found.remedy("tierlock init"),
+            remedy=found.remedy("tierlock init", path.parent),
         )
 
 

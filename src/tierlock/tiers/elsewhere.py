@@ -32,9 +32,20 @@ class Elsewhere(NamedTuple):
     step: str
     command: bool
 
-    def remedy(self, then: str) -> str:
-        """The fix: the step, then *then* (the command that reads the project again)."""
-        return f"{self.step} && {then}" if self.command else f"{self.step}, then run: {then}"
+    def remedy(self, then: str, root: Path) -> str:
+        """The fix: the step (given the project's folder *root* when it is not the working folder: the step acts on
+        the working folder by default), then *then* (the command that reads the project again)."""
+        if not self.command:
+            return f"{self.step}, then run: {then}"
+        import os
+        import shlex
+
+        try:
+            where = os.path.relpath(root)
+        except (OSError, ValueError):  # no working folder (removed), or another drive
+            where = str(root)
+        step = self.step if where == os.curdir else f"{self.step} {shlex.quote(where)}"
+        return f"{step} && {then}"
 
 
 def poetry(data: Mapping[str, Any]) -> Elsewhere | None:

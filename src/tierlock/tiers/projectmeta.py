@@ -94,7 +94,7 @@ def _refuse_poetry_only(r: Reader, data: Mapping[str, Any]) -> None:
             f"{r.pyproject}: {elsewhere.message(found)}",
             file=str(r.pyproject),
             line=r.line_of("tool.poetry.dependencies", None),
-            remedy=found.remedy("tierlock tiers"),
+            remedy=found.remedy("tierlock tiers", r.pyproject.parent),
         )
 
 
