@@ -9,7 +9,9 @@ dependencies are its ``[dependency-groups]`` alone (an application, PEP 735) is 
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -37,9 +39,6 @@ class Elsewhere(NamedTuple):
         the working folder by default), then *then* (the command that reads the project again)."""
         if not self.command:
             return f"{self.step}, then run: {then}"
-        import os
-        import shlex
-
         try:
             where = os.path.relpath(root)
         except (OSError, ValueError):  # no working folder (removed), or another drive
