@@ -172,3 +172,16 @@ def test_the_poetry_step_run_as_printed_from_the_parent_folder_moves_the_depende
     assert tiers.returncode == 0, tiers.stderr
     assert "brain" in tiers.stdout
     assert "requests" in (root / "pyproject.toml").read_text(encoding="utf-8").split("[project]", 1)[1]
+
+
+def test_from_a_working_folder_that_is_gone_the_step_names_the_project_by_its_whole_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    found = elsewhere.poetry({"tool": {"poetry": {"dependencies": {"requests": "^2"}}}})
+    assert found is not None
+    root = tmp_path / "poet"
+    assert found.remedy("tierlock tiers", root) == f"{elsewhere.POETRY_MOVE} {root} && tierlock tiers"
