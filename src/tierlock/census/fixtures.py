@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 
 from tierlock.census.firstparty import Need, Reach, folder_of
 from tierlock.census.hookmarks import PREFIX
-from tierlock.census.marks import MADE, MARK, SPEC
+from tierlock.census.marks import MADE, MARK, SPEC, made_args
 from tierlock.census.records import FileFacts, Func
 
 #: (file, qualified name) of a fixture definition.
@@ -112,13 +112,12 @@ class Needs:
     def made_marked(self, rel: str, mark: str, line: int) -> list[Need]:
         """Needs of a test marked by a flag maker's call (``@needs("x")``, ``@helpers.needs(["x", "y"])``) whose mark
         skips without the modules it names (:func:`tierlock.census.makers.flag_maker`)."""
-        callee, _, named = mark[:-1].partition(MADE)
-        keyword, _, listed = named.rpartition("=")
-        found = self.reach.maker(rel, callee, keyword)
+        callee, args = made_args(mark)
+        found = self.reach.maker(rel, callee, args)
         if found is None or found[1] != ["mark"]:
             return []
         out: list[Need] = []
-        for module in listed.split(","):
+        for module in found[2]:
             for root, _where, _at, _how in self.reach.skip_needs(rel, SPEC + module):
                 out.append((root, rel, line, f"@{callee}({module!r}) (skipped without {root}: {found[0]})"))
         return out

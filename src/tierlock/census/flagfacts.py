@@ -29,6 +29,56 @@ from tierlock.census.walking import walk
 
 #: A flag entry: (module, level, line), as :attr:`tierlock.census.records.FileFacts.flags` holds them.
 Entry = tuple[str, int, int]
+#: The head of a flag entry's module that is the name of another flag (``NO_X = not HAS_X``: ``@HAS_X``): the
+#: flag stands for what that one does, read where its file reads the name (its own, or imported).
+SAME = "@"
+
+
+def unwrap(value: ast.expr) -> tuple[ast.expr, bool]:
+    """(the flag a condition reads, whether the condition is true without it): ``not HAS_X``, ``bool(has_x())``,
+    ``x is None`` / ``x == None`` / ``x is False`` (true without it), ``x is not None`` (with it), nested."""
+    negated = False
+    while True:
+        if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
+            value, negated = value.operand, not negated
+        elif isinstance(value, ast.Call) and dotted(value.func) == "bool" and len(value.args) == 1:
+            value = value.args[0]
+        elif _to_nothing(value):
+            negated = negated != isinstance(value.ops[0], (ast.Is, ast.Eq))  # type: ignore[attr-defined]
+            value = value.left  # type: ignore[attr-defined]
+        else:
+            return value, negated
+
+
+def _to_nothing(node: ast.expr) -> bool:
+    """``x is None``, ``x == None``, ``x is False``, ``x is not None``, ``x != None``..."""
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1):
+        return False
+    other = node.comparators[0]
+    kinds = (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)
+    return isinstance(node.ops[0], kinds) and isinstance(other, ast.Constant) and other.value in (None, False)
+
+
+def derived(value: ast.expr, line: int) -> list[Entry] | None:
+    """The entries of a module-level flag computed from another flag or a ``find_spec``: ``NO_X = not HAS_X``,
+    ``HAS_X = x is not None`` (``x = None`` when its import failed), ``NO_X = x is None``, ``HAS = bool(has_x())``,
+    ``MISSING = find_spec("x") is None``, ``HAS = has_x()``: :data:`SAME` and the name read (a flag when that name is
+    one, which :class:`~tierlock.census.firstparty.Reach` finds out), :data:`INVERTED` after it when true without it.
+    None for anything else."""
+    inner, negated = unwrap(value)
+    spec = spec_flag(inner)
+    if spec is not None:
+        entry = (spec, 0, line)
+    elif isinstance(inner, (ast.Name, ast.Attribute)) or (
+        isinstance(inner, ast.Call) and not inner.args and not inner.keywords
+    ):
+        name = dotted(inner)
+        if not name:
+            return None
+        entry = (SAME + name, 0, line)  # (``X = Y`` too: X is a flag only when Y is one)
+    else:
+        return None
+    return [entry, INVERTED] if negated else [entry]
 
 
 def table_flags(

@@ -137,9 +137,22 @@ def absent(node: ast.expr) -> list[str]:
         return present(node.left)  # type: ignore[attr-defined]
     if isinstance(node, ast.BoolOp):
         return [n for value in node.values for n in absent(value)]
-    if _bare_call(node) and dotted(node):
-        return [NEGATED + dotted(node)]  # a flag function true without its root: ``x_not_available()``
+    if (_bare_call(node) or isinstance(node, (ast.Name, ast.Attribute))) and dotted(node):
+        # a flag true without its root: ``x_not_available()``, ``NO_X = not has("x")`` read as ``skipif(NO_X)``
+        return [NEGATED + dotted(node)]
     return []
+
+
+def condition(node: ast.expr) -> ast.expr:
+    """The expression a skip condition given as a string stands for (``skipif("not has_x")``: pytest evaluates it
+    in the test module's namespace); any other node as it is, a string that is no expression as it is."""
+    text = literal(node)
+    if text is None:
+        return node
+    try:
+        return ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return node
 
 
 def _bare_call(node: ast.expr) -> bool:
@@ -208,26 +221,34 @@ def decorator(deco: ast.expr, func: Func) -> None:
     marks_of(deco, func, deco.lineno, decorator=True)
 
 
-#: How a mark made by a call is kept among a function's marks: ``needs(dask,numba)`` for ``@needs(["dask",
-#: "numba"])`` (the function called, then the modules its first argument names), ``needs(module=dask)`` for
-#: ``@needs(module="dask")``.
+#: How a mark made by a call is kept among a function's marks: ``needs(0=dask,numba)`` for ``@needs(["dask",
+#: "numba"])`` (the function called, then each argument naming modules: by its position or its keyword, ``;``
+#: between them), ``needs(reason=optional;module=dask)`` for ``@needs(reason="optional", module="dask")``.
 MADE = "("
 
 
-def made_call(node: ast.expr) -> tuple[str, str, list[str]] | None:
-    """(the function called, the keyword naming the modules or ``""``, the modules) of ``needs("x")`` /
-    ``helpers.needs(["x", "y"])`` / ``needs(module="x")``: a call of a function of the project's (not pytest's)
-    whose first argument, or only keyword, names modules: a mark or a flag when it is a flag maker."""
+def made_call(node: ast.expr) -> tuple[str, dict[str, list[str]]] | None:
+    """(the function called, the modules each argument names, by position ``"0"``, ``"1"``... or by keyword) of
+    ``needs("x")``, ``helpers.needs(["x", "y"])``, ``needs("a", "b")``, ``needs("optional", "x")``,
+    ``needs(module="x")``: a call of a function of the project's (not pytest's) with an argument that names modules
+    (a literal dotted name, or a list or tuple of them): a mark or a flag when it is a flag maker, which of its
+    arguments names the module the maker says (:func:`tierlock.census.makers.given`). Positions stop at a
+    ``*starred`` argument."""
     if not isinstance(node, ast.Call):
         return None
     name = dotted(node.func) if isinstance(node.func, (ast.Name, ast.Attribute)) else ""
     if not name or name.startswith(("pytest.", "mark.")):
         return None
-    if node.args:
-        return (name, "", literals(node.args[0])) if literals(node.args[0]) else None
-    if len(node.keywords) == 1 and node.keywords[0].arg and literals(node.keywords[0].value):
-        return name, node.keywords[0].arg, literals(node.keywords[0].value)
-    return None
+    args: dict[str, list[str]] = {}
+    for at, arg in enumerate(node.args):
+        if isinstance(arg, ast.Starred):
+            break
+        if modules(arg):
+            args[str(at)] = modules(arg)
+    for keyword in node.keywords:
+        if keyword.arg and modules(keyword.value):
+            args[keyword.arg] = modules(keyword.value)
+    return (name, args) if args else None
 
 
 def literals(node: ast.expr) -> list[str]:
@@ -237,14 +258,32 @@ def literals(node: ast.expr) -> list[str]:
     return [f for f in found if f] if all(found) else []
 
 
+def modules(node: ast.expr) -> list[str]:
+    """The :func:`literals` of *node* when each is a dotted name (a module's; a reason such as ``"needs dask"`` is
+    none)."""
+    found = literals(node)
+    return found if all(all(part.isidentifier() for part in f.split(".")) for f in found) else []
+
+
 def made_mark(node: ast.expr) -> str | None:
-    """``needs(x)`` for ``@needs("x")``, ``needs(module=x)`` for ``@needs(module="x")`` (:data:`MADE`), None for any
-    other mark."""
+    """``needs(0=x)`` for ``@needs("x")``, ``needs(module=x)`` for ``@needs(module="x")`` (:data:`MADE`), None for
+    any other mark."""
     made = made_call(node)
     if made is None:
         return None
-    callee, keyword, modules = made
-    return f"{callee}{MADE}{keyword + '=' if keyword else ''}{','.join(modules)})"
+    callee, args = made
+    given = ";".join(key + "=" + ",".join(found) for key, found in args.items())
+    return f"{callee}{MADE}{given})"
+
+
+def made_args(mark: str) -> tuple[str, dict[str, list[str]]]:
+    """(the function called, its arguments naming modules) of a mark :func:`made_mark` wrote."""
+    callee, _, inner = mark.removesuffix(")").partition(MADE)
+    args = {}
+    for part in inner.split(";"):
+        key, _, found = part.partition("=")
+        args[key] = found.split(",")
+    return callee, args
 
 
 def marks_of(value: ast.expr, into: Func, line: int, *, decorator: bool) -> None:
@@ -268,7 +307,7 @@ def marks_of(value: ast.expr, into: Func, line: int, *, decorator: bool) -> None
             name = dotted(sub.func)
             if name.endswith(("mark.skipif", "mark.xfail")):  # ``xfail(not has_x)`` runs the test only to fail
                 conditions = [*sub.args[:1], *(k.value for k in sub.keywords if k.arg == "condition")]
-                into.skips.extend((n, line) for c in conditions for n in absent(c))
+                into.skips.extend((n, line) for c in conditions for n in absent(condition(c)))
             elif name in ("pytest.param", "param"):  # ``pytest.param(..., marks=needs_x)``: a param's mark aliases
                 into.marks.extend((n, line) for k in sub.keywords if k.arg == "marks" for n in _named(k.value))
             elif _unittest(name, "skipIf") and sub.args:
