@@ -301,6 +301,8 @@ class _Reader:
                 if text is not None:
                     how = f"importorskip({text!r})"
                     self.facts.imports.append((text.split(".")[0], node.lineno, how, scope, list(guards)))
+                    # (a module of the project's: what its import needs, the test file needs to run)
+                    self.facts.modules.append((text, 0, [], node.lineno, scope, list(guards)))
             elif name.endswith("getfixturevalue") and node.args and scope in self.facts.functions:
                 text = literal(node.args[0])
                 if text is not None:

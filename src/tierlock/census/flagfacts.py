@@ -223,6 +223,9 @@ def _tried(body: list[ast.stmt]) -> tuple[list[tuple[str, int, int]], set[str]]:
                 bound.update(alias.asname or alias.name.split(".")[0] for alias in sub.names)
             elif isinstance(sub, ast.ImportFrom):
                 tried.append((sub.module or "", sub.level, sub.lineno))
+                # ``from proj import helpers``: the module imported may be a name of it (``proj.helpers``)
+                here = f"{sub.module}." if sub.module else ""
+                tried.extend((here + a.name, sub.level, sub.lineno) for a in sub.names if a.name != "*")
                 bound.update(a.asname or a.name for a in sub.names)
             elif isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Constant) and sub.value.value is True:
                 bound.update(t.id for t in sub.targets if isinstance(t, ast.Name))
