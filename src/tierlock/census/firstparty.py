@@ -31,8 +31,6 @@ __all__ = ["ModuleIndex", "Need", "Reach", "folder_of"]  # (the module index liv
 
 #: (root, file, line, how): one need, where it finally comes from.
 Need = tuple[str, str, int, str]
-#: How many flags computed one from another are followed (``A = not B``, ``B = not C``...).
-_DEPTH = 16
 
 
 class Reach:
@@ -169,7 +167,7 @@ class Reach:
             return None
         return {"flag": "flag", "mark": "alias"}.get(found[1][at])
 
-    def inverted(self, rel: str, name: str, depth: int = 0) -> bool:
+    def inverted(self, rel: str, name: str) -> bool:
         """Whether the flag *name* of *rel* is true without what it stands for: a flag function's ``except
         ImportError: return True``, ``NO_X = not has("x")``, ``NO_X = not HAS_X`` (an inverted flag's inverse
         is not), through imports."""
@@ -178,10 +176,10 @@ class Reach:
             return bool(facts.made[name][4]) if name in facts.made else False
         entries = facts.flags[name]
         flip = INVERTED in entries
-        for module, _level, _line in entries if depth < _DEPTH else ():
+        for module, _level, _line in entries:
             hit = self.symbol(rel, module[len(SAME) :]) if module.startswith(SAME) else None
             if hit is not None and hit[0] == "flag":
-                return flip != self.inverted(hit[1], hit[2], depth + 1)
+                return flip != self.inverted(hit[1], hit[2])
         return flip
 
     def guarded(self, rel: str, guards: Sequence[str]) -> bool:
@@ -202,7 +200,7 @@ class Reach:
         wanted = root.lower()
         return any(g.startswith(NAMED) and wanted in g[len(NAMED) :] for g in guards)
 
-    def flag_needs(self, rel: str, name: str, depth: int = 0) -> list[Need]:
+    def flag_needs(self, rel: str, name: str) -> list[Need]:
         """What the flag *name* of *rel* stands for: each root it tries to import (through project modules too, and
         through the flags it is computed from)."""
         facts = self.facts[rel]
@@ -211,22 +209,22 @@ class Reach:
         maker = self.maker(rel, made[0], made[1]) if made is not None else None
         entries = [(m, 0, made[3]) for m in maker[2]] if made is not None and maker else facts.flags.get(name, ())
         for module, level, line in entries:
-            if (module, level, line) == INVERTED:
-                continue
-            if module.startswith(SAME):
-                hit = self.symbol(rel, module[len(SAME) :]) if depth < _DEPTH else None
-                for need in self.flag_needs(hit[1], hit[2], depth + 1) if hit is not None and hit[0] == "flag" else ():
+            if (module, level, line) != INVERTED:
+                for need in self._entry_needs(rel, module, level, line):
                     out.setdefault(need[0], need)
-                continue
-            found = self.index.resolve(module, level, (), rel) if module else []
-            if found:
-                for target in found:
-                    for root, need in self.module_needs(target).items():
-                        out.setdefault(root, need)
-            elif level == 0 and module.split(".")[0] in self.roots:
-                root = module.split(".")[0]
-                out.setdefault(root, (root, rel, line, f"tries {root}"))
         return list(out.values())
+
+    def _entry_needs(self, rel: str, module: str, level: int, line: int) -> list[Need]:
+        """What one flag entry of *rel* stands for: the flag it is computed from (:data:`SAME`), what importing a
+        project module needs, or the root it tries."""
+        if module.startswith(SAME):
+            hit = self.symbol(rel, module[len(SAME) :])  # (a flag: a cycle of them is none, :meth:`_holds`)
+            return self.flag_needs(hit[1], hit[2]) if hit is not None and hit[0] == "flag" else []
+        found = self.index.resolve(module, level, (), rel) if module else []
+        if found:
+            return [need for target in found for need in self.module_needs(target).values()]
+        root = module.split(".", maxsplit=1)[0]
+        return [(root, rel, line, f"tries {root}")] if level == 0 and root in self.roots else []
 
     def skip_needs(self, rel: str, name: str) -> list[Need]:
         """The roots whose absence the skip condition name *name* (read in *rel*) stands for."""
