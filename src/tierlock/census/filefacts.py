@@ -28,8 +28,10 @@ import ast
 import gc
 import sys
 
+from tierlock.census.astnames import dotted, literal
 from tierlock.census.flagfacts import derived, flag_function, table_flags, try_flags, unwrap
 from tierlock.census.hookmarks import HOOKS, PREFIX, hook_skips
+from tierlock.census.madecalls import made_call
 from tierlock.census.makers import IMPORTERS, flag_maker, given
 from tierlock.census.marks import (
     INVERTED,
@@ -37,13 +39,10 @@ from tierlock.census.marks import (
     catches_import_error,
     decorator,
     dispatch,
-    dotted,
     guard_names,
     is_test_case,
     kind_of,
     leaves,
-    literal,
-    made_call,
     marks_of,
     refs,
     skips,

@@ -17,7 +17,8 @@ from collections.abc import Mapping, Sequence
 
 from tierlock.census.firstparty import Need, Reach, folder_of
 from tierlock.census.hookmarks import PREFIX
-from tierlock.census.marks import MADE, MARK, SPEC, made_args
+from tierlock.census.madecalls import MADE, made_args
+from tierlock.census.marks import MARK, SPEC
 from tierlock.census.records import FileFacts, Func
 
 #: (file, qualified name) of a fixture definition.

@@ -23,7 +23,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 
-from tierlock.census.marks import INVERTED, catches_import_error, dotted, literal, looked_up, spec_flag, spec_test
+from tierlock.census.astnames import dotted, literal
+from tierlock.census.marks import INVERTED, catches_import_error, looked_up, spec_flag, spec_test
 from tierlock.census.records import FileFacts
 from tierlock.census.walking import walk
 

@@ -10,7 +10,8 @@ import ast
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tierlock.census.marks import NEGATED, absent, catches_import_error, dotted, spec_test
+from tierlock.census.astnames import dotted
+from tierlock.census.marks import NEGATED, absent, catches_import_error, spec_test
 from tierlock.census.walking import walk
 
 #: The calls that try an import by a name they are given: a flag maker calls one (and so names it).
@@ -72,8 +73,8 @@ def flag_maker(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, list[
 def given(maker: Sequence[Any], args: Mapping[str, list[str]]) -> list[str]:
     """The modules a call gives the flag maker *maker* (``[position, kinds, parameter]``, as
     :attr:`~tierlock.census.records.FileFacts.makers` keeps it), from the literals of its arguments *args* (by
-    position, ``"0"``, ``"1"``..., and by keyword: :func:`~tierlock.census.marks.made_call`): the parameter's, by its
-    keyword or its position; for ``*modules``, every argument from its position on."""
+    position, ``"0"``, ``"1"``..., and by keyword: :func:`~tierlock.census.madecalls.made_call`): the parameter's, by
+    its keyword or its position; for ``*modules``, every argument from its position on."""
     index, _kinds, param = maker
     if param.startswith("*"):
         return [m for key, found in args.items() if key.isdigit() and int(key) >= index for m in found]

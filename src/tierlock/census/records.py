@@ -101,7 +101,7 @@ class FileFacts:
         ...)`` is ``[0, ["mark"], "m"]``, read where another file calls it."""
         self.made: dict[str, list[Any]] = {}
         """Module-level name -> [the function called, the modules each argument names (by position ``"0"``... or by
-        keyword: :func:`tierlock.census.marks.made_call`), the name's position among the targets, line, whether the
+        keyword: :func:`tierlock.census.madecalls.made_call`), the name's position among the targets, line, whether the
         call is negated], for ``HAS_X = probe("x")`` / ``requires_x = needs("x")`` / ``NO_X = not probe("x")`` with
         a function imported from elsewhere: a flag or a mark alias when that function is a flag maker of the
         project's (which argument names its module: :func:`tierlock.census.makers.given`)."""
