@@ -142,12 +142,13 @@ class Reach:
 
     def _holds(self, rel: str, entries: Sequence[tuple[str, int, int]]) -> bool:
         """Whether a flag's entries stand for something: each flag one names (``NO_X = not HAS_X``: ``@HAS_X``) is
-        a flag where *rel* reads it (a name that is none makes ``X = not Y`` no flag)."""
-        return all(
-            (hit := self.symbol(rel, module[len(SAME) :])) is not None and hit[0] == "flag"
-            for module, _level, _line in entries
-            if module.startswith(SAME)
-        )
+        a flag where *rel* reads it (a name that is none makes ``X = not Y`` no flag); of several (``HAS_X and
+        HAS_Y``), each true with its root (``HAS_X and NO_Y`` is true with neither alone: no flag)."""
+        hits = [self.symbol(rel, module[len(SAME) :]) for module, _level, _line in entries if module.startswith(SAME)]
+        if not all(hit is not None and hit[0] == "flag" for hit in hits):
+            return False
+        several = len([e for e in entries if e != INVERTED]) > 1
+        return not several or not any(self.inverted(hit[1], hit[2]) for hit in hits if hit is not None)
 
     def maker(self, rel: str, name: str, args: Mapping[str, list[str]]) -> tuple[str, list[str], list[str]] | None:
         """The flag maker *name* read in *rel* (a module's own, or imported): (its file, what it returns, the modules

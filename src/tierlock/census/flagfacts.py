@@ -65,21 +65,25 @@ def derived(value: ast.expr, line: int) -> list[Entry] | None:
     ``HAS_X = x is not None`` (``x = None`` when its import failed), ``NO_X = x is None``, ``HAS = bool(has_x())``,
     ``MISSING = find_spec("x") is None``, ``HAS = has_x()``: :data:`SAME` and the name read (a flag when that name is
     one, which :class:`~tierlock.census.firstparty.Reach` finds out), :data:`INVERTED` after it when true without it.
+    ``HAS_BOTH = HAS_X and HAS_Y`` (each part a flag as it is, not negated): one entry per part, true with them all.
     None for anything else."""
     inner, negated = unwrap(value)
-    spec = spec_flag(inner)
-    if spec is not None:
-        entry = (spec, 0, line)
-    elif isinstance(inner, (ast.Name, ast.Attribute)) or (
-        isinstance(inner, ast.Call) and not inner.args and not inner.keywords
-    ):
-        name = dotted(inner)
-        if not name:
-            return None
-        entry = (SAME + name, 0, line)  # (``X = Y`` too: X is a flag only when Y is one)
-    else:
+    parts = inner.values if isinstance(inner, ast.BoolOp) and isinstance(inner.op, ast.And) else [inner]
+    entries = [_part(part, line) for part in parts]
+    if None in entries:
         return None
-    return [entry, INVERTED] if negated else [entry]
+    found = [e for e in entries if e is not None]
+    return [*found, INVERTED] if negated else found
+
+
+def _part(node: ast.expr, line: int) -> Entry | None:
+    """The entry of a flag as it is read (a ``find_spec``, a name, an attribute chain, a call without arguments)."""
+    spec = spec_flag(node)
+    if spec is not None:
+        return (spec, 0, line)
+    bare = isinstance(node, ast.Call) and not node.args and not node.keywords
+    name = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) or bare else ""
+    return (SAME + name, 0, line) if name else None  # (``X = Y`` too: X is a flag only when Y is one)
 
 
 def table_flags(

@@ -73,6 +73,14 @@ NEEDING = {
     "unittest-skipif": ("import unittest\nfrom helpers import NO_DASK", "@unittest.skipIf(NO_DASK, 'x')"),
     "unittest-skipunless": ("import unittest\nfrom helpers import HAS_DASK", "@unittest.skipUnless(HAS_DASK, 'x')"),
     "xfail": ("from helpers import NO_DASK", "@pytest.mark.xfail(NO_DASK, reason='x')"),
+    "and": (
+        "from helpers import HAS_DASK, has_dask\n\nBOTH = HAS_DASK and has_dask()",
+        "@pytest.mark.skipif(not BOTH, reason='x')",
+    ),
+    "not-and": (
+        "import helpers\n\nNONE = not (helpers.HAS_DASK and helpers.has_dask())",
+        "@pytest.mark.skipif(NONE, reason='x')",
+    ),
 }
 
 #: Each shape: a test that does not need dask (skipped when it is there, or on a flag of no tier, or on no flag).
@@ -87,6 +95,14 @@ NOT_NEEDING = {
     "copy-of-no-flag": ("CI = False\nLOCAL = not CI", "@pytest.mark.skipif(LOCAL, reason='x')"),
     "string-runs-without-it": ("from helpers import NO_DASK", "@pytest.mark.skipif('not NO_DASK', reason='x')"),
     "string-no-expression": ("from helpers import NO_DASK", "@pytest.mark.skipif('NO_DASK is', reason='x')"),
+    "and-of-an-inverted-flag": (
+        "from helpers import NO_DASK, has_dask\n\nODD = has_dask() and NO_DASK",
+        "@pytest.mark.skipif(not ODD, reason='x')",
+    ),
+    "and-of-no-flag": (
+        "import os\nfrom helpers import HAS_DASK\n\nBOTH = HAS_DASK and os.sep",
+        "@pytest.mark.skipif(not BOTH, reason='x')",
+    ),
 }
 
 
