@@ -160,3 +160,10 @@ def test_flags_computed_from_each_other_in_a_cycle_are_no_flags(tmp_path: Path) 
     write(tmp_path, "tests/b.py", "from a import A\nB = not A\n")
     write(tmp_path, "tests/test_x.py", _test_file("from a import A", "@pytest.mark.skipif(not A, reason='x')"))
     assert needing(tmp_path) == {}
+
+
+def test_a_flag_of_two_flags_of_one_root_is_one_use(tmp_path: Path) -> None:
+    write(tmp_path, "tests/helpers.py", HELPERS)
+    write(tmp_path, "tests/test_x.py", _test_file(*NEEDING["and"]))
+    said = [(u.test, u.root) for u in census(tmp_path, [DASK]).tier("parallel").outside]
+    assert said == [("test_a", "dask")]

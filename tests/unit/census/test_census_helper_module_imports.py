@@ -84,3 +84,15 @@ def test_an_importorskip_of_a_module_of_no_project_needs_nothing(tmp_path: Path)
         'import pytest\nyaml = pytest.importorskip("yaml.constructor")\n\n\ndef test_a():\n    pass\n',
     )
     assert needing(tmp_path) == {}
+
+
+def test_a_try_flag_of_a_relative_import_named_like_a_root_needs_nothing(tmp_path: Path) -> None:
+    """``from . import dask`` tries a module of the project's named ``dask`` (there is none): not the package."""
+    write(tmp_path, "tests/__init__.py", "")
+    write(
+        tmp_path,
+        "tests/test_x.py",
+        "import pytest\n\ntry:\n    from . import dask\n    HAS = True\nexcept ImportError:\n    HAS = False\n\n\n"
+        "@pytest.mark.skipif(not HAS, reason='x')\ndef test_a():\n    pass\n",
+    )
+    assert needing(tmp_path) == {}
