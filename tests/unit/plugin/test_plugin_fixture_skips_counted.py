@@ -13,13 +13,9 @@ make a test skipped for another reason the tier's.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.support.censusfiles import write
 from tests.support.plugin_project import inner_pyproject, laptop, write_files
-from tierlock.census import CensusTier, census
 
 PYPROJECT = inner_pyproject(cacheprovider=False, tests="testing/brain/**", strict_markers=False)
 REMEDY = "tierlock lock brain && install-tier brain"  # no lockfile in this small project
@@ -114,19 +110,6 @@ def test_a_test_skipped_for_another_reason_whose_fixture_imports_the_package_is_
     result.assert_outcomes(passed=1, skipped=1)
     result.stdout.fnmatch_lines(["SKIPPED * windows only"])
     assert "skipped because brain absent" not in result.stdout.str()
-
-
-def test_the_census_says_the_fixture_skips_without_the_root(tmp_path: Path) -> None:
-    write(tmp_path, "testing/__init__.py", "")
-    write(tmp_path, "testing/helpers.py", HELPERS)
-    write(tmp_path, "testing/conftest.py", CONFTEST)
-    write(tmp_path, "testing/test_x.py", "def test_a(model):\n    pass\n\n\ndef test_b(needs_brain):\n    pass\n")
-    tier = CensusTier("brain", ("brainpkg",), ("testing/brain/**",))
-    said = {(u.test, u.how) for u in census(tmp_path, [tier]).tier("brain").outside}
-    assert said == {
-        ("test_a", "fixture model (testing/conftest.py:13 skipped without brainpkg)"),
-        ("test_b", "fixture needs_brain (testing/conftest.py:8 skipped without brainpkg)"),
-    }
 
 
 def test_a_parameter_of_the_fixture_skipped_for_another_reason_is_not_counted(project: pytest.Pytester) -> None:
