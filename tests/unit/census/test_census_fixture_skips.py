@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.support.censusfiles import write
 from tierlock.census import CensusTier, census
 
@@ -78,3 +80,27 @@ def test_a_fixture_that_skips_says_so_and_one_whose_param_skips_or_that_imports_
         ("test_param", "fixture backend (tests/conftest.py:17 needs brainpkg)"),
         ("test_import", "fixture loaded (tests/conftest.py:24 needs brainpkg)"),
     }
+
+
+@pytest.mark.parametrize("where", ["tests/conftest.py", "tests/sub/conftest.py"], ids=["outermost", "middle"])
+def test_a_fixture_overriding_one_that_overrides_another_needs_what_the_next_ones_up_need(
+    tmp_path: Path, where: str
+) -> None:
+    """``table(table)`` in a test file, in ``tests/sub/conftest.py``, then ``tests/conftest.py``'s ``table``; the root
+    imported by the outermost or by the middle one: each override asks the next one up, never itself again nor one
+    further up first."""
+    outer = "import pytest\n\n\n@pytest.fixture\ndef table():\n    return 1\n"
+    middle = "import pytest\n\n\n@pytest.fixture\ndef table(table):\n    return table\n"
+    own = {"tests/conftest.py": outer, "tests/sub/conftest.py": middle}
+    own[where] = own[where].replace("    return", "    import brainpkg\n\n    return")
+    write(tmp_path, "tests/__init__.py", "")
+    write(tmp_path, "tests/sub/__init__.py", "")
+    for rel, text in own.items():
+        write(tmp_path, rel, text)
+    write(
+        tmp_path,
+        "tests/sub/test_x.py",
+        "import pytest\n\n\n@pytest.fixture\ndef table(table):\n    return table\n\n\ndef test_a(table):\n    pass\n",
+    )
+    said = {(u.test, u.root) for u in census(tmp_path, [BRAIN]).tier("brain").outside}
+    assert said == {("test_a", "brainpkg")}
