@@ -167,3 +167,33 @@ def test_a_flag_of_two_flags_of_one_root_is_one_use(tmp_path: Path) -> None:
     write(tmp_path, "tests/test_x.py", _test_file(*NEEDING["and"]))
     said = [(u.test, u.root) for u in census(tmp_path, [DASK]).tier("parallel").outside]
     assert said == [("test_a", "dask")]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # a flag function whose ``except ImportError`` returns nothing (``return``): false without the module
+        (
+            "def has_dask():\n    try:\n        import dask\n    except ImportError:\n        return\n"
+            "    return True\n\nHAS = has_dask()",
+            {"tests/test_x.py": ["test_a"]},
+        ),
+        # ``import_module(name, package)``: the module is its first argument, not the package
+        (
+            "import importlib\n\ntry:\n    importlib.import_module('dask', 'tests')\n    HAS = True\n"
+            "except ImportError:\n    HAS = False",
+            {"tests/test_x.py": ["test_a"]},
+        ),
+        (
+            "import importlib\n\ntry:\n    importlib.import_module('json', 'dask')\n    HAS = True\n"
+            "except ImportError:\n    HAS = False",
+            {},
+        ),
+    ],
+    ids=["bare-return", "import-module-with-a-package", "package-named-like-a-root"],
+)
+def test_a_flag_read_through_its_function_or_its_import_call(
+    tmp_path: Path, source: str, expected: dict[str, list[str]]
+) -> None:
+    write(tmp_path, "tests/test_x.py", _test_file(source, "@pytest.mark.skipif(not HAS, reason='x')"))
+    assert needing(tmp_path) == expected
