@@ -163,3 +163,10 @@ def test_a_call_keeps_each_argument_naming_modules_and_no_reason_in_words() -> N
     )
     assert facts.made["HAS"][:2] == ["needs_why", {"1": ["dask"], "extra": ["a", "b.c"]}]
     assert facts.functions["test_a"].marks == [("needs_why(0=optional;module=dask)", 4)]
+
+
+def test_a_bound_mark_of_a_maker_says_the_file_that_binds_it(tmp_path: Path) -> None:
+    write(tmp_path, "tests/helpers.py", HELPERS)
+    write(tmp_path, "tests/test_x.py", _test_file(*NEEDING["bound-mark"]))
+    said = [(u.test, u.how) for u in census(tmp_path, [DASK]).tier("parallel").outside]
+    assert said == [("test_a", "@needs_dask (skipped without dask: tests/test_x.py:0 find_spec('dask'))")]
