@@ -189,6 +189,8 @@ MODULES: dict[str, Module] = {
         (
             "tests/unit/census/test_census_made_marks_and_xfail.py",
             "tests/unit/census/test_census_makers_called_elsewhere.py",
+            "tests/unit/census/test_census_maker_arguments.py",
+            "tests/unit/census/test_census_computed_flags.py",
         ),
     ),
     # The availability flags a module defines (try/except flags, flag functions, flag tables), with their tests.
@@ -199,6 +201,8 @@ MODULES: dict[str, Module] = {
             "tests/unit/census/test_census_flag_functions.py",
             "tests/unit/census/test_census_flag_in_try_else.py",
             "tests/unit/census/test_census_metadata_version_flags.py",
+            "tests/unit/census/test_census_computed_flags.py",
+            "tests/unit/census/test_census_helper_module_imports.py",
         ),
     ),
     # What a stretch of a source can name, and the walk in ast.walk's order: the file reader's shortcuts.
@@ -277,6 +281,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/plugin/test_plugin_parametrized_backend_skips.py",
             "tests/unit/plugin/test_plugin_failed_names.py",
             "tests/unit/plugin/test_plugin_made_marks.py",
+            "tests/unit/plugin/test_plugin_doctested_module_skips.py",
         ),
     ),
     # What the plugin reads of files without importing them: a test file's tests and marks, a conftest's ignores.
@@ -299,6 +304,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/plugin/test_plugin_backstop_reports.py",
             "tests/unit/plugin/test_plugin_test_needing_two_missing_tiers.py",
             "tests/unit/plugin/test_plugin_backstop.py",
+            "tests/unit/plugin/test_plugin_helper_module_skips.py",
         ),
     ),
     # The plugin's header, summary and fail-closed lines: the counts and the command on each.

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from tierlock.census.fixtures import Needs
+from tierlock.census.fixtures import Needs, needed
 from tierlock.census.report import CensusTier, TierReport, Use
 
 #: (tier as written, line, test or None for the whole module).
@@ -44,8 +44,10 @@ def file_uses(needs: Needs, rel: str) -> tuple[list[Use], list[Marker]]:
         uses.append(Use(rel, line if where == rel else 1, how, root=root, scope="file"))
     module_auto = needs.autouse(rel)
     for name, _ in module_auto:
-        for root, (_, where, at, _how) in needs.fixture(rel, name).items():
-            uses.append(Use(rel, 1, f"autouse fixture {name} ({where}:{at} needs {root})", root=root, scope="file"))
+        for root, (_, where, at, how) in needs.fixture(rel, name).items():
+            uses.append(
+                Use(rel, 1, f"autouse fixture {name} ({needed(where, at, root, how)})", root=root, scope="file")
+            )
     for qual in facts.tests():
         uses.extend(_test_uses(needs, rel, qual, {n for n, _ in module_auto}))
         func = facts.functions[qual]
@@ -66,8 +68,8 @@ def _test_uses(needs: Needs, rel: str, qual: str, module_auto: set[str]) -> list
     for name, line in dict.fromkeys(requests):
         if name in module_auto:
             continue  # counted once for the whole file
-        for root, (_, where, at, _how) in needs.fixture(rel, name, klass).items():
-            out.append(Use(rel, line, f"fixture {name} ({where}:{at} needs {root})", root=root, test=qual))
+        for root, (_, where, at, how) in needs.fixture(rel, name, klass).items():
+            out.append(Use(rel, line, f"fixture {name} ({needed(where, at, root, how)})", root=root, test=qual))
     return out
 
 

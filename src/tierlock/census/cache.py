@@ -21,8 +21,9 @@ CACHE_KEY = "tierlock/census"
 #: ``skipIf``/``skipUnless`` and ``skipTest``/``SkipTest`` skip, a ``TestCase`` subclass of any name holds tests;
 #: 9: flag tables (``HAS = {name: find_spec(name) is not None for name in (...)}``, read as ``HAS["x"]``), flags set
 #: by ``importlib.import_module("x")`` and functions returning ``find_spec("x") is not None``; 10: an import under a
-#: ``try`` whose ``except ImportError`` skips is needed there, not guarded.
-_SCHEMA = 11
+#: ``try`` whose ``except ImportError`` skips is needed there, not guarded; 12: flags computed from flags (``NO_X =
+#: not HAS_X``), a flag maker's module by any argument (``needs(reason, module)``, ``*modules``), string conditions.
+_SCHEMA = 12
 #: Kinds of file, each filtered by its own words (conftests are always parsed).
 KINDS = ("tests", "sources")
 

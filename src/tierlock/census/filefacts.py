@@ -28,21 +28,21 @@ import ast
 import gc
 import sys
 
-from tierlock.census.flagfacts import flag_function, table_flags, try_flags
+from tierlock.census.astnames import dotted, literal
+from tierlock.census.flagfacts import derived, flag_function, table_flags, try_flags, unwrap
 from tierlock.census.hookmarks import HOOKS, PREFIX, hook_skips
-from tierlock.census.makers import IMPORTERS, flag_maker
+from tierlock.census.madecalls import made_call
+from tierlock.census.makers import IMPORTERS, flag_maker, given
 from tierlock.census.marks import (
+    INVERTED,
     absent,
     catches_import_error,
     decorator,
     dispatch,
-    dotted,
     guard_names,
     is_test_case,
     kind_of,
     leaves,
-    literal,
-    made_call,
     marks_of,
     refs,
     skips,
@@ -203,21 +203,28 @@ class _Reader:
         if "pytestmark" in names:
             if cls is None:  # a class's pytestmark was read with the class
                 marks_of(value, self.facts.module, node.lineno, decorator=False)
-        else:
-            spec = spec_flag(value)
-            if spec is not None and cls is None:
-                for name in names:
-                    self.facts.flags[name] = [(spec, 0, node.lineno)]
-            elif cls is None and isinstance(value, ast.Call) and ".mark." in f".{dotted(value.func)}":
-                alias = Func("alias", node.lineno, node.lineno)
-                marks_of(value, alias, node.lineno, decorator=False)
-                if alias.tiers or alias.skips or alias.marks:
-                    for name in names:
-                        self.facts.aliases[name] = alias
-            elif cls is None:  # ``HAS = {name: find_spec(name) is not None for name in (...)}``: a flag per entry
-                table_flags(names, value, node.lineno, self.facts, self.makers)
+        elif cls is None:
+            self.flagged(names, value, node.lineno)
         if self.calls:
             self.called(node, "", guards)
+
+    def flagged(self, names: list[str], value: ast.expr, line: int) -> None:
+        """A module-level ``find_spec`` flag, mark alias, flag table or flag computed from a flag bound to *names*."""
+        spec = spec_flag(value)
+        if spec is not None:
+            for name in names:
+                self.facts.flags[name] = [(spec, 0, line)]
+        elif isinstance(value, ast.Call) and ".mark." in f".{dotted(value.func)}":
+            alias = Func("alias", line, line)
+            marks_of(value, alias, line, decorator=False)
+            if alias.tiers or alias.skips or alias.marks:
+                for name in names:
+                    self.facts.aliases[name] = alias
+        elif not table_flags(names, value, line, self.facts, self.makers):
+            # (``HAS = {name: find_spec(name) is not None for name in (...)}``: a flag per entry, above)
+            entries = derived(value, line)  # ``NO_X = not HAS_X``, ``HAS_X = x is not None``
+            for name in names if entries else ():
+                self.facts.flags.setdefault(name, entries)  # type: ignore[arg-type]
 
     def made_any(self, node: ast.Assign) -> bool:
         """Whether the module-level assignment *node* calls a flag maker of this file (:meth:`made`: nothing else to
@@ -228,30 +235,25 @@ class _Reader:
         return False
 
     def made(self, targets: list[ast.expr], value: ast.expr, line: int) -> bool:
-        """``has_x, requires_x = _importorskip("x")`` with a :func:`flag_maker`: a flag and a mark alias for ``x``."""
-        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in self.makers):
+        """``has_x, requires_x = _importorskip("x")`` with a :func:`flag_maker`: a flag and a mark alias for ``x``;
+        ``NO_X = not has("x")``: a flag true without ``x``."""
+        inner, negated = unwrap(value)
+        made = made_call(inner)
+        if made is None or made[0] not in self.makers or len(targets) != 1:
             return False
-        index, kinds = self.makers[value.func.id]
-        param = self.facts.makers[value.func.id][2]  # (``_importorskip(modname="x")``)
-        given = (
-            value.args[index]
-            if len(value.args) > index
-            else next((k.value for k in value.keywords if k.arg == param), None)
-        )
-        module = literal(given) if given is not None else None
-        if not module or len(targets) != 1:
-            return False
+        kinds = self.makers[made[0]][1]
+        found = given(self.facts.makers[made[0]], made[1])  # (``_importorskip(modname="x")``, ``needs(*modules)``)
         target = targets[0]
         names = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
-        if len(names) != len(kinds):
+        if not found or len(names) != len(kinds) or (negated and kinds != ["flag"]):
             return False
-        call = f"{value.func.id}({module!r}) at {line}"  # the flag a made mark reads (no file names it)
-        self.facts.flags[call] = [(module, 0, line)]
+        call = f"{made[0]}({found[0]!r}) at {line}"  # the flag a made mark reads (no file names it)
+        self.facts.flags[call] = [(m, 0, line) for m in found]
         for name, kind in zip(names, kinds, strict=True):
             if not isinstance(name, ast.Name):
                 continue
             if kind == "flag":
-                self.facts.flags[name.id] = [(module, 0, line)]
+                self.facts.flags[name.id] = [*((m, 0, line) for m in found), *([INVERTED] if negated else [])]
             elif kind == "mark":
                 alias = Func("alias", line, line)
                 alias.skips.append((call, line))
@@ -259,18 +261,20 @@ class _Reader:
         return True
 
     def made_elsewhere(self, targets: list[ast.expr], value: ast.expr, line: int) -> None:
-        """``HAS_X = probe("x")`` / ``has_x, requires_x = _importorskip("x")`` calling a function imported from a
-        module of the project's (not the standard library's): kept in :attr:`FileFacts.made`, a flag or a mark
-        alias when that function is a flag maker (:class:`~tierlock.census.firstparty.Reach` finds out)."""
-        made = made_call(value)
+        """``HAS_X = probe("x")`` / ``has_x, requires_x = _importorskip("x")`` / ``NO_X = not probe("x")`` calling a
+        function imported from a module of the project's (not the standard library's): kept in
+        :attr:`FileFacts.made`, a flag or a mark alias when that function is a flag maker
+        (:class:`~tierlock.census.firstparty.Reach` finds out)."""
+        inner, negated = unwrap(value)
+        made = made_call(inner)
         if made is None or len(targets) != 1 or not self._imported_from_elsewhere(made[0]):
             return
-        callee, keyword, modules = made
+        callee, args = made
         target = targets[0]
         names = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
         for at, name in enumerate(names):
             if isinstance(name, ast.Name):
-                self.facts.made[name.id] = [callee, modules, at, line, keyword]
+                self.facts.made[name.id] = [callee, args, at, line, negated]
 
     def _imported_from_elsewhere(self, callee: str) -> bool:
         """Whether *callee* (``probe``, ``helpers.probe``) is bound at module level by an import of a module that is
@@ -296,6 +300,8 @@ class _Reader:
                 if text is not None:
                     how = f"importorskip({text!r})"
                     self.facts.imports.append((text.split(".")[0], node.lineno, how, scope, list(guards)))
+                    # (a module of the project's: what its import needs, the test file needs to run)
+                    self.facts.modules.append((text, 0, [], node.lineno, scope, list(guards)))
             elif name.endswith("getfixturevalue") and node.args and scope in self.facts.functions:
                 text = literal(node.args[0])
                 if text is not None:
@@ -333,9 +339,8 @@ class _Reader:
             flag_function(node, self.facts)
             maker = flag_maker(node) if self.text.lines(first, node.end_lineno, IMPORTERS) else None
             if maker is not None:
-                self.makers[node.name] = maker
-                params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
-                self.facts.makers[node.name] = [maker[0], maker[1], params[maker[0]]]
+                self.makers[node.name] = maker[:2]
+                self.facts.makers[node.name] = list(maker)
         self.body(node.body, qual, guards, None)
 
     _class = ""

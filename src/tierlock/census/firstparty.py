@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from tierlock.census.flagfacts import SAME
+from tierlock.census.makers import given
 from tierlock.census.marks import INVERTED, NAMED, NEGATED, SPEC
 from tierlock.census.moduleindex import ModuleIndex, folder_of
 from tierlock.census.records import FileFacts, Func
@@ -98,7 +100,7 @@ class Reach:
         if facts is None:
             self._missed(rel)
             return None
-        if name in facts.flags:
+        if name in facts.flags and self._holds(rel, facts.flags[name]):
             return ("flag", rel, name)
         if name in facts.aliases:
             return ("alias", rel, name)
@@ -138,23 +140,48 @@ class Reach:
             return ("module", target, "") if not rest else self.symbol(target, rest)
         return self.symbol(target, original + (f".{rest}" if rest else ""))
 
-    def maker(self, rel: str, name: str, keyword: str = "") -> tuple[str, list[str]] | None:
-        """The flag maker *name* read in *rel* (a module's own, or imported): (its file, what it returns), when the
-        modules a call gives it (what :attr:`FileFacts.made` and a made mark keep: its first argument, or the
-        keyword *keyword*) are the ones it tries."""
+    def _holds(self, rel: str, entries: Sequence[tuple[str, int, int]]) -> bool:
+        """Whether a flag's entries stand for something: each flag one names (``NO_X = not HAS_X``: ``@HAS_X``) is
+        a flag where *rel* reads it (a name that is none makes ``X = not Y`` no flag); of several (``HAS_X and
+        HAS_Y``), each true with its root (``HAS_X and NO_Y`` is true with neither alone: no flag)."""
+        hits = [self.symbol(rel, module[len(SAME) :]) for module, _level, _line in entries if module.startswith(SAME)]
+        if not all(hit is not None and hit[0] == "flag" for hit in hits):
+            return False
+        several = len([e for e in entries if e != INVERTED]) > 1
+        return not several or not any(self.inverted(hit[1], hit[2]) for hit in hits if hit is not None)
+
+    def maker(self, rel: str, name: str, args: Mapping[str, list[str]]) -> tuple[str, list[str], list[str]] | None:
+        """The flag maker *name* read in *rel* (a module's own, or imported): (its file, what it returns, the modules
+        the call's arguments *args* give it: :func:`~tierlock.census.makers.given`), when they give it some."""
         hit = self.symbol(rel, name)
         if hit is None or hit[0] != "maker":
             return None
-        index, kinds, param = self.facts[hit[1]].makers[hit[2]]
-        return (hit[1], kinds) if keyword == param or (not keyword and index == 0) else None
+        maker = self.facts[hit[1]].makers[hit[2]]
+        found = given(maker, args)
+        return (hit[1], maker[1], found) if found else None
 
     def made_kind(self, rel: str, name: str) -> str | None:
         """``flag`` or ``alias`` for the name *name* that ``name = maker("x")`` binds in *rel*, else None."""
-        callee, _modules, at, _line, keyword = self.facts[rel].made[name]
-        found = self.maker(rel, callee, keyword)
-        if found is None or at >= len(found[1]):
+        callee, args, at, _line, negated = self.facts[rel].made[name]
+        found = self.maker(rel, callee, args)
+        if found is None or at >= len(found[1]) or (negated and found[1] != ["flag"]):
             return None
         return {"flag": "flag", "mark": "alias"}.get(found[1][at])
+
+    def inverted(self, rel: str, name: str) -> bool:
+        """Whether the flag *name* of *rel* is true without what it stands for: a flag function's ``except
+        ImportError: return True``, ``NO_X = not has("x")``, ``NO_X = not HAS_X`` (an inverted flag's inverse
+        is not), through imports."""
+        facts = self.facts[rel]
+        if name not in facts.flags:
+            return bool(facts.made[name][4]) if name in facts.made else False
+        entries = facts.flags[name]
+        flip = INVERTED in entries
+        for module, _level, _line in entries:
+            hit = self.symbol(rel, module[len(SAME) :]) if module.startswith(SAME) else None
+            if hit is not None and hit[0] == "flag":
+                return flip != self.inverted(hit[1], hit[2])
+        return flip
 
     def guarded(self, rel: str, guards: Sequence[str]) -> bool:
         """Whether code under these guards runs only when what it imports is there (``try``, ``if has_x``)."""
@@ -175,23 +202,30 @@ class Reach:
         return any(g.startswith(NAMED) and wanted in g[len(NAMED) :] for g in guards)
 
     def flag_needs(self, rel: str, name: str) -> list[Need]:
-        """What the flag *name* of *rel* stands for: each root it tries to import (through project modules too)."""
+        """What the flag *name* of *rel* stands for: each root it tries to import (through project modules too, and
+        through the flags it is computed from)."""
         facts = self.facts[rel]
         out: dict[str, Need] = {}
         made = facts.made.get(name) if name not in facts.flags else None
-        entries = [(m, 0, made[3]) for m in made[1]] if made is not None else facts.flags.get(name, ())
+        maker = self.maker(rel, made[0], made[1]) if made is not None else None
+        entries = [(m, 0, made[3]) for m in maker[2]] if made is not None and maker else facts.flags.get(name, ())
         for module, level, line in entries:
-            if (module, level, line) == INVERTED:
-                continue
-            found = self.index.resolve(module, level, (), rel) if module else []
-            if found:
-                for target in found:
-                    for root, need in self.module_needs(target).items():
-                        out.setdefault(root, need)
-            elif level == 0 and module.split(".")[0] in self.roots:
-                root = module.split(".")[0]
-                out.setdefault(root, (root, rel, line, f"tries {root}"))
+            if (module, level, line) != INVERTED:
+                for need in self._entry_needs(rel, module, level, line):
+                    out.setdefault(need[0], need)
         return list(out.values())
+
+    def _entry_needs(self, rel: str, module: str, level: int, line: int) -> list[Need]:
+        """What one flag entry of *rel* stands for: the flag it is computed from (:data:`SAME`), what importing a
+        project module needs, or the root it tries."""
+        if module.startswith(SAME):
+            hit = self.symbol(rel, module[len(SAME) :])  # (a flag: a cycle of them is none, :meth:`_holds`)
+            return self.flag_needs(hit[1], hit[2]) if hit is not None and hit[0] == "flag" else []
+        found = self.index.resolve(module, level, (), rel) if module else []
+        if found:
+            return [need for target in found for need in self.module_needs(target).values()]
+        root = module.split(".", maxsplit=1)[0]
+        return [(root, rel, line, f"tries {root}")] if level == 0 and root in self.roots else []
 
     def skip_needs(self, rel: str, name: str) -> list[Need]:
         """The roots whose absence the skip condition name *name* (read in *rel*) stands for."""
@@ -202,7 +236,7 @@ class Reach:
         hit = self.symbol(rel, name[len(NEGATED) :] if negated else name)
         if hit is None or hit[0] != "flag":
             return []
-        if (INVERTED in self.facts[hit[1]].flags.get(hit[2], ())) != negated:
+        if self.inverted(hit[1], hit[2]) != negated:
             return []  # the condition skips when the root is there (``skipif(has_x())``): it needs nothing
         return self.flag_needs(hit[1], hit[2])
 
@@ -214,9 +248,10 @@ class Reach:
         facts = self.facts[hit[1]]
         if hit[2] in facts.aliases:
             return hit[1], facts.aliases[hit[2]]
-        _callee, modules, _at, line, _keyword = facts.made[hit[2]]  # ``requires_x = needs("x")``: without x
+        callee, args, _at, line, _negated = facts.made[hit[2]]  # ``requires_x = needs("x")``: without x
+        found = self.maker(hit[1], callee, args)
         alias = Func("alias", line, line)
-        alias.skips.extend((SPEC + m, line) for m in modules)
+        alias.skips.extend((SPEC + m, line) for m in (found[2] if found is not None else ()))
         return hit[1], alias
 
     # -- modules ----------------------------------------------------------------------

@@ -17,7 +17,8 @@ from collections.abc import Mapping, Sequence
 
 from tierlock.census.firstparty import Need, Reach, folder_of
 from tierlock.census.hookmarks import PREFIX
-from tierlock.census.marks import MADE, MARK, SPEC
+from tierlock.census.madecalls import MADE, made_args
+from tierlock.census.marks import MARK, SPEC
 from tierlock.census.records import FileFacts, Func
 
 #: (file, qualified name) of a fixture definition.
@@ -112,13 +113,12 @@ class Needs:
     def made_marked(self, rel: str, mark: str, line: int) -> list[Need]:
         """Needs of a test marked by a flag maker's call (``@needs("x")``, ``@helpers.needs(["x", "y"])``) whose mark
         skips without the modules it names (:func:`tierlock.census.makers.flag_maker`)."""
-        callee, _, named = mark[:-1].partition(MADE)
-        keyword, _, listed = named.rpartition("=")
-        found = self.reach.maker(rel, callee, keyword)
+        callee, args = made_args(mark)
+        found = self.reach.maker(rel, callee, args)
         if found is None or found[1] != ["mark"]:
             return []
         out: list[Need] = []
-        for module in listed.split(","):
+        for module in found[2]:
             for root, _where, _at, _how in self.reach.skip_needs(rel, SPEC + module):
                 out.append((root, rel, line, f"@{callee}({module!r}) (skipped without {root}: {found[0]})"))
         return out
@@ -180,12 +180,15 @@ class Needs:
         if chain:
             where, qual = chain[0]
             func = self.facts[where].functions[qual]
-            for need in self.own(where, qual):
-                out.setdefault(need[0], need)
+            for root, in_file, line, how in self.own(where, qual):
+                if SKIPPED in how and line < func.line:  # a mark of one of its ``params``: the others run
+                    how = f"a parameter of it needs {root}"
+                out.setdefault(root, (root, in_file, line, how))
             for request, _ in func.requests:
                 inner = self.fixture(rel, request, klass, chain[0] if request == name else None)
-                for root, (_, in_file, at, _how) in inner.items():
-                    out.setdefault(root, (root, where, func.line, f"fixture {request} ({in_file}:{at} needs {root})"))
+                for root, (_, in_file, at, how) in inner.items():
+                    said = f"fixture {request} ({needed(in_file, at, root, how)})"
+                    out.setdefault(root, (root, where, func.line, said))
         self._fixtures[key] = out
         self._open.discard(key)
         return out
@@ -245,3 +248,14 @@ class Needs:
                     if found:
                         out.append((conftest, func.fixture, func, found))
         return out
+
+
+#: What a need that is a skip says (``skipped without brainpkg (...)``, ``@needs('x') (skipped without x: ...)``).
+SKIPPED = " without "
+
+
+def needed(where: str, at: int, root: str, how: str) -> str:
+    """``tests/conftest.py:5 needs brainpkg`` for a fixture's need *how* of *root*; ``... skipped without brainpkg``
+    when it is a skip (the fixture skips on a flag): a test the run skips for a reason naming nothing is then the
+    tier's, counted one per test (:mod:`tierlock.pytest_plugin.needs`)."""
+    return f"{where}:{at} {'skipped without' if SKIPPED in how else 'needs'} {root}"

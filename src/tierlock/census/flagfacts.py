@@ -23,12 +23,67 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 
-from tierlock.census.marks import INVERTED, catches_import_error, dotted, literal, looked_up, spec_flag, spec_test
+from tierlock.census.astnames import dotted, literal
+from tierlock.census.marks import INVERTED, catches_import_error, looked_up, spec_flag, spec_test
 from tierlock.census.records import FileFacts
 from tierlock.census.walking import walk
 
 #: A flag entry: (module, level, line), as :attr:`tierlock.census.records.FileFacts.flags` holds them.
 Entry = tuple[str, int, int]
+#: The head of a flag entry's module that is the name of another flag (``NO_X = not HAS_X``: ``@HAS_X``): the
+#: flag stands for what that one does, read where its file reads the name (its own, or imported).
+SAME = "@"
+
+
+def unwrap(value: ast.expr) -> tuple[ast.expr, bool]:
+    """(the flag a condition reads, whether the condition is true without it): ``not HAS_X``, ``bool(has_x())``,
+    ``x is None`` / ``x == None`` / ``x is False`` (true without it), ``x is not None`` (with it), nested."""
+    negated = False
+    while True:
+        if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
+            value, negated = value.operand, not negated
+        elif isinstance(value, ast.Call) and dotted(value.func) == "bool" and len(value.args) == 1:
+            value = value.args[0]
+        elif _to_nothing(value):
+            negated = negated != isinstance(value.ops[0], (ast.Is, ast.Eq))  # type: ignore[attr-defined]
+            value = value.left  # type: ignore[attr-defined]
+        else:
+            return value, negated
+
+
+def _to_nothing(node: ast.expr) -> bool:
+    """``x is None``, ``x == None``, ``x is False``, ``x is not None``, ``x != None``..."""
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1):
+        return False
+    other = node.comparators[0]
+    kinds = (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)
+    return isinstance(node.ops[0], kinds) and isinstance(other, ast.Constant) and other.value in (None, False)
+
+
+def derived(value: ast.expr, line: int) -> list[Entry] | None:
+    """The entries of a module-level flag computed from another flag or a ``find_spec``: ``NO_X = not HAS_X``,
+    ``HAS_X = x is not None`` (``x = None`` when its import failed), ``NO_X = x is None``, ``HAS = bool(has_x())``,
+    ``MISSING = find_spec("x") is None``, ``HAS = has_x()``: :data:`SAME` and the name read (a flag when that name is
+    one, which :class:`~tierlock.census.firstparty.Reach` finds out), :data:`INVERTED` after it when true without it.
+    ``HAS_BOTH = HAS_X and HAS_Y`` (each part a flag as it is, not negated): one entry per part, true with them all.
+    None for anything else."""
+    inner, negated = unwrap(value)
+    parts = inner.values if isinstance(inner, ast.BoolOp) and isinstance(inner.op, ast.And) else [inner]
+    entries = [_part(part, line) for part in parts]
+    if None in entries:
+        return None
+    found = [e for e in entries if e is not None]
+    return [*found, INVERTED] if negated else found
+
+
+def _part(node: ast.expr, line: int) -> Entry | None:
+    """The entry of a flag as it is read (a ``find_spec``, a name, an attribute chain, a call without arguments)."""
+    spec = spec_flag(node)
+    if spec is not None:
+        return (spec, 0, line)
+    bare = isinstance(node, ast.Call) and not node.args and not node.keywords
+    name = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) or bare else ""
+    return (SAME + name, 0, line) if name else None  # (``X = Y`` too: X is a flag only when Y is one)
 
 
 def table_flags(
@@ -173,6 +228,9 @@ def _tried(body: list[ast.stmt]) -> tuple[list[tuple[str, int, int]], set[str]]:
                 bound.update(alias.asname or alias.name.split(".")[0] for alias in sub.names)
             elif isinstance(sub, ast.ImportFrom):
                 tried.append((sub.module or "", sub.level, sub.lineno))
+                # ``from proj import helpers``: the module imported may be a name of it (``proj.helpers``)
+                here = f"{sub.module}." if sub.module else ""
+                tried.extend((here + a.name, sub.level, sub.lineno) for a in sub.names if a.name != "*")
                 bound.update(a.asname or a.name for a in sub.names)
             elif isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Constant) and sub.value.value is True:
                 bound.update(t.id for t in sub.targets if isinstance(t, ast.Name))

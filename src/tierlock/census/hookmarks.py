@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import ast
 
-from tierlock.census.marks import absent, dotted, leaves, literal, present, skips
+from tierlock.census.astnames import dotted, literal
+from tierlock.census.marks import absent, leaves, present, skips
 from tierlock.census.walking import walk
 
 #: The hooks whose skips reach tests by their marks.

@@ -43,8 +43,9 @@ SCHEMA = 6
 _CLASSES: dict[str, type] = {"Census": Census, "TierReport": TierReport, "Use": Use}
 #: The modules of the census's package (every one: a test holds the list to the folder).
 MODULES = (
-    "__init__", "attribute", "cache", "engine", "factdigest", "filefacts", "finding", "firstparty", "fixing",
-    "fixtures", "flagfacts", "hookmarks", "keptresult", "makers", "marks", "mentions", "moduleindex", "ondisk",
+    "__init__", "astnames", "attribute", "cache", "engine", "factdigest", "filefacts", "finding", "firstparty",
+    "fixing", "fixtures", "flagfacts", "hookmarks", "keptresult", "madecalls", "makers", "marks", "mentions",
+    "moduleindex", "ondisk",
     "projectcensus",
     "records", "remedy", "report", "rerun", "summary", "tree", "visible", "walking",
 )  # fmt: skip

@@ -7,24 +7,32 @@ binds, for each module-level call with a literal module name, the flag and the m
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from tierlock.census.marks import absent, catches_import_error, dotted, spec_test
+from tierlock.census.astnames import dotted
+from tierlock.census.marks import NEGATED, absent, catches_import_error, spec_test
 from tierlock.census.walking import walk
 
 #: The calls that try an import by a name they are given: a flag maker calls one (and so names it).
 IMPORTERS = ("import_module", "__import__", "find_spec")
 
 
-def flag_maker(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, list[str]] | None:
+def flag_maker(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, list[str], str] | None:
     """A helper that tries to import the module its parameter names and says whether it could, as xarray's
     ``def _importorskip(modname): try: importlib.import_module(modname) ... except ImportError: has = False`` with
     ``return has, pytest.mark.skipif(not has, ...)``: (the parameter's position, the kind of each value returned:
-    ``flag`` true with the module, ``mark`` a skip without it, ``other``). None for any other function.
+    ``flag`` true with the module, ``mark`` a skip without it, ``other``), and that parameter's name. None for any
+    other function. The parameter may be any of them: a later one (``needs(reason, module)``), a keyword-only one
+    (position -1), or ``*modules`` (its name so written, its position the first it takes: every argument from there
+    on names a module).
 
     The parameter may name several modules (``needs(["dask", "numba"])``): the module tried is then the variable
     of a loop over it (``for name in names``, ``all(find_spec(n) for n in names)``). A helper that answers with
     constants (``except ImportError: return False`` ... ``return True``) is a flag maker too."""
-    params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+    args = node.args
+    positional = [a.arg for a in (*args.posonlyargs, *args.args)]
+    params = [*positional, *([args.vararg.arg] if args.vararg else []), *(a.arg for a in args.kwonlyargs)]
     if not params:
         return None  # nothing to name the module by
     named = {p: p for p in params} | _loop_names(node, params)
@@ -43,17 +51,34 @@ def flag_maker(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, list[
     returned = next((s.value for s in walk(node) if isinstance(s, ast.Return) and s.value is not None), None)
     if index is None or returned is None:
         return None
+    param = params[index]
+    if args.vararg is not None and param == args.vararg.arg:
+        index, param = len(positional), "*" + param
+    elif index >= len(positional):
+        index = -1  # keyword-only
     if _answers_found(node):
-        return index, ["flag"]
+        return index, ["flag"], param
+    name = param.lstrip("*")
     skips = {
         t.id
         for s in walk(node)
-        if isinstance(s, ast.Assign) and _skip_mark(s.value, params[index])
+        if isinstance(s, ast.Assign) and _skip_mark(s.value, name)
         for t in s.targets
         if isinstance(t, ast.Name)
     }
     values = returned.elts if isinstance(returned, ast.Tuple) else [returned]
-    return index, [_made_kind(v, skips, params[index]) for v in values]
+    return index, [_made_kind(v, skips, name) for v in values], param
+
+
+def given(maker: Sequence[Any], args: Mapping[str, list[str]]) -> list[str]:
+    """The modules a call gives the flag maker *maker* (``[position, kinds, parameter]``, as
+    :attr:`~tierlock.census.records.FileFacts.makers` keeps it), from the literals of its arguments *args* (by
+    position, ``"0"``, ``"1"``..., and by keyword: :func:`~tierlock.census.madecalls.made_call`): the parameter's, by
+    its keyword or its position; for ``*modules``, every argument from its position on."""
+    index, _kinds, param = maker
+    if param.startswith("*"):
+        return [m for key, found in args.items() if key.isdigit() and int(key) >= index for m in found]
+    return list(args.get(param) or (args.get(str(index), []) if index >= 0 else []))
 
 
 def _loop_names(node: ast.AST, params: list[str]) -> dict[str, str]:
@@ -98,7 +123,8 @@ def _skip_mark(value: ast.expr, param: str = "") -> bool:
     parameter *param* names: a skip when what the condition stands for is absent."""
     if not (isinstance(value, ast.Call) and dotted(value.func).endswith("mark.skipif") and value.args):
         return False
-    return bool(absent(value.args[0])) or _absent_param(value.args[0], param)
+    named = [n for n in absent(value.args[0]) if not n.startswith(NEGATED)]  # (``skipif(GPU)``: no flag's absence)
+    return bool(named) or _absent_param(value.args[0], param)
 
 
 def _absent_param(condition: ast.expr, param: str) -> bool:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ast
 
+from tierlock.census.astnames import dotted, literal
+from tierlock.census.madecalls import made_mark
 from tierlock.census.records import Func
 from tierlock.census.walking import walk
 from tierlock.importnames import import_names
@@ -39,24 +41,6 @@ def is_test_case(node: ast.ClassDef) -> bool:
     """A ``unittest.TestCase`` subclass as written (``unittest.TestCase``, ``IsolatedAsyncioTestCase``): pytest
     collects it whatever its name or ``python_classes`` says."""
     return any(dotted(base).endswith("TestCase") for base in node.bases)
-
-
-def dotted(node: ast.expr) -> str:
-    """``a.b.c`` for a name or attribute chain (a call: its function's name); ``""`` otherwise."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        head = dotted(node.value)
-        return f"{head}.{node.attr}" if head else ""
-    if isinstance(node, ast.Call):
-        return dotted(node.func)
-    return ""
-
-
-def literal(node: ast.expr | None) -> str | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    return None
 
 
 def _spec(node: ast.expr) -> str | None:
@@ -137,9 +121,22 @@ def absent(node: ast.expr) -> list[str]:
         return present(node.left)  # type: ignore[attr-defined]
     if isinstance(node, ast.BoolOp):
         return [n for value in node.values for n in absent(value)]
-    if _bare_call(node) and dotted(node):
-        return [NEGATED + dotted(node)]  # a flag function true without its root: ``x_not_available()``
+    if (_bare_call(node) or isinstance(node, (ast.Name, ast.Attribute))) and dotted(node):
+        # a flag true without its root: ``x_not_available()``, ``NO_X = not has("x")`` read as ``skipif(NO_X)``
+        return [NEGATED + dotted(node)]
     return []
+
+
+def condition(node: ast.expr) -> ast.expr:
+    """The expression a skip condition given as a string stands for (``skipif("not has_x")``: pytest evaluates it
+    in the test module's namespace); any other node as it is, a string that is no expression as it is."""
+    text = literal(node)
+    if text is None:
+        return node
+    try:
+        return ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return node
 
 
 def _bare_call(node: ast.expr) -> bool:
@@ -208,45 +205,6 @@ def decorator(deco: ast.expr, func: Func) -> None:
     marks_of(deco, func, deco.lineno, decorator=True)
 
 
-#: How a mark made by a call is kept among a function's marks: ``needs(dask,numba)`` for ``@needs(["dask",
-#: "numba"])`` (the function called, then the modules its first argument names), ``needs(module=dask)`` for
-#: ``@needs(module="dask")``.
-MADE = "("
-
-
-def made_call(node: ast.expr) -> tuple[str, str, list[str]] | None:
-    """(the function called, the keyword naming the modules or ``""``, the modules) of ``needs("x")`` /
-    ``helpers.needs(["x", "y"])`` / ``needs(module="x")``: a call of a function of the project's (not pytest's)
-    whose first argument, or only keyword, names modules: a mark or a flag when it is a flag maker."""
-    if not isinstance(node, ast.Call):
-        return None
-    name = dotted(node.func) if isinstance(node.func, (ast.Name, ast.Attribute)) else ""
-    if not name or name.startswith(("pytest.", "mark.")):
-        return None
-    if node.args:
-        return (name, "", literals(node.args[0])) if literals(node.args[0]) else None
-    if len(node.keywords) == 1 and node.keywords[0].arg and literals(node.keywords[0].value):
-        return name, node.keywords[0].arg, literals(node.keywords[0].value)
-    return None
-
-
-def literals(node: ast.expr) -> list[str]:
-    """The strings a literal string, or a literal list or tuple of strings, names (empty for anything else)."""
-    items = node.elts if isinstance(node, (ast.List, ast.Tuple)) else [node]
-    found = [literal(i) for i in items]
-    return [f for f in found if f] if all(found) else []
-
-
-def made_mark(node: ast.expr) -> str | None:
-    """``needs(x)`` for ``@needs("x")``, ``needs(module=x)`` for ``@needs(module="x")`` (:data:`MADE`), None for any
-    other mark."""
-    made = made_call(node)
-    if made is None:
-        return None
-    callee, keyword, modules = made
-    return f"{callee}{MADE}{keyword + '=' if keyword else ''}{','.join(modules)})"
-
-
 def marks_of(value: ast.expr, into: Func, line: int, *, decorator: bool) -> None:
     """The marks in a decorator or a ``pytestmark`` value (a mark, a name, or a list of them)."""
     items = value.elts if isinstance(value, (ast.List, ast.Tuple)) and not decorator else [value]
@@ -268,7 +226,7 @@ def marks_of(value: ast.expr, into: Func, line: int, *, decorator: bool) -> None
             name = dotted(sub.func)
             if name.endswith(("mark.skipif", "mark.xfail")):  # ``xfail(not has_x)`` runs the test only to fail
                 conditions = [*sub.args[:1], *(k.value for k in sub.keywords if k.arg == "condition")]
-                into.skips.extend((n, line) for c in conditions for n in absent(c))
+                into.skips.extend((n, line) for c in conditions for n in absent(condition(c)))
             elif name in ("pytest.param", "param"):  # ``pytest.param(..., marks=needs_x)``: a param's mark aliases
                 into.marks.extend((n, line) for k in sub.keywords if k.arg == "marks" for n in _named(k.value))
             elif _unittest(name, "skipIf") and sub.args:

@@ -95,14 +95,16 @@ class FileFacts:
         self.module = Func("module", 1, 1)
         """The module's ``pytestmark`` and the helpers referred to at module level."""
         self.makers: dict[str, list[Any]] = {}
-        """Flag maker -> [the position of its parameter naming the module, the kind of each value it returns, that
-        parameter's name] (:func:`tierlock.census.makers.flag_maker`): ``def needs(m): return
-        pytest.mark.skipif(find_spec(m) is None, ...)`` is ``[0, ["mark"], "m"]``, read where another file calls it."""
+        """Flag maker -> [the position of its parameter naming the module (-1: keyword-only), the kind of each value
+        it returns, that parameter's name (``*modules`` for every argument from the position on)]
+        (:func:`tierlock.census.makers.flag_maker`): ``def needs(m): return pytest.mark.skipif(find_spec(m) is None,
+        ...)`` is ``[0, ["mark"], "m"]``, read where another file calls it."""
         self.made: dict[str, list[Any]] = {}
-        """Module-level name -> [the function called, the modules its first argument (or its only keyword) names,
-        the name's position among the targets, line, that keyword or ``""``], for ``HAS_X = probe("x")`` /
-        ``requires_x = needs("x")`` with a function imported from elsewhere: a flag or a mark alias when that
-        function is a flag maker of the project's."""
+        """Module-level name -> [the function called, the modules each argument names (by position ``"0"``... or by
+        keyword: :func:`tierlock.census.madecalls.made_call`), the name's position among the targets, line, whether the
+        call is negated], for ``HAS_X = probe("x")`` / ``requires_x = needs("x")`` / ``NO_X = not probe("x")`` with
+        a function imported from elsewhere: a flag or a mark alias when that function is a flag maker of the
+        project's (which argument names its module: :func:`tierlock.census.makers.given`)."""
 
     def tests(self) -> list[str]:
         return [name for name, f in self.functions.items() if f.kind == "test"]
@@ -139,7 +141,13 @@ class FileFacts:
                 str(k): [int(i), [str(kind) for kind in kinds], str(p)] for k, (i, kinds, p) in makers.items()
             }
             out.made = {
-                str(k): [str(f), [str(m) for m in mods], int(at), int(ln), str(kw)]
-                for k, (f, mods, at, ln, kw) in calls.items()
+                str(k): [
+                    str(f),
+                    {str(a): [str(m) for m in mods] for a, mods in args.items()},
+                    int(at),
+                    int(ln),
+                    bool(n),
+                ]
+                for k, (f, args, at, ln, n) in calls.items()
             }
         return out

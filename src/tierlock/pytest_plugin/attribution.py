@@ -122,6 +122,9 @@ def all_from_skip_reason(reason: str, owners: Mapping[str, str], words: Mapping[
     match = _IMPORTORSKIP.search(reason)
     if match:
         hit = _owned(_root(match.group(1)), owners)
+        failed = _NO_MODULE.search(reason, match.end()) or _FROM_MODULE.search(reason, match.end())
+        if hit is None and failed is not None:  # ``could not import 'proj.helpers': No module named 'brainpkg'``
+            hit = _owned(_root(failed.group(1)), owners)
         return [hit] if hit is not None else []
     hits: list[tuple[str, str]] = []
     for word in _WORD.findall(reason):

@@ -173,13 +173,24 @@ def ever(config: pytest.Config) -> list[str]:
 
 def where_raised(item: pytest.Item, exc: BaseException) -> list[str]:
     """The missing roots whose import failed at the top of a module (not the test's own) whose code raised *exc*:
-    a conftest's ``HAS = find_spec(...)`` read by its own ``pytest_runtest_setup``, which skips."""
+    a conftest's ``HAS = find_spec(...)`` read by its own ``pytest_runtest_setup``, which skips.
+
+    A doctest's own module counts (:func:`_doctested`): ``try: import x; HAS_X = True except ImportError: HAS_X =
+    False`` at its top, its doctest skipped on the flag (by an example, a hook, a mark a hook added): no static
+    reading sees why, as the census does for a test file's own flags."""
     finder = item.config.stash.get(_KEY, None)
     if finder is None:
         return []
-    files, tb = [], exc.__traceback__
+    files, names, tb = [], set(), exc.__traceback__
     while tb is not None:
         files.append(tb.tb_frame.f_code.co_filename)
+        names.add(tb.tb_frame.f_code.co_name)
         tb = tb.tb_next
     own = str(getattr(item, "path", ""))
-    return finder.failed_at_top_of(f for f in files if f != own)
+    doctested = _doctested(item) and "_check_all_skipped" not in names  # (pytest's: every example marked +SKIP)
+    return finder.failed_at_top_of([*(f for f in files if f != own), *([own] if doctested else [])])
+
+
+def _doctested(item: pytest.Item) -> bool:
+    """Whether *item* is a module's doctest (``--doctest-modules``; not a text file's: no module's top runs)."""
+    return type(item).__name__ == "DoctestItem" and type(item.parent).__name__ == "DoctestModule"

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 #: What the census says of a need that is a skip without the root (a skip condition, a mark alias, a helper's
 #: mark, a conftest hook's mark): ``skipped without brainpkg (...)``, ``@needs('brainpkg') (skipped without ...)``.
-_SKIPS = " without "
+_SKIPS = " without "  # (tierlock.census.fixtures.SKIPPED: a fixture that skips says it too)
 
 #: The plugin's census cache entry (its words are the missing tiers' roots, not every tier's as in ``check``).
 CACHE_KEY = "tierlock/census-pytest"

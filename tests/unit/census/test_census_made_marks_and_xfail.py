@@ -153,7 +153,7 @@ def test_a_helper_is_a_flag_maker_only_when_it_imports_the_module_its_parameter_
 
     tree = ast.parse(source)
     found = {n.name: flag_maker(n) for n in tree.body if isinstance(n, ast.FunctionDef)}
-    assert {k: v for k, v in found.items() if v is not None} == kinds
+    assert {k: v[:2] for k, v in found.items() if v is not None} == kinds
 
 
 def test_a_maker_named_importorskip_bound_to_two_names_at_once_is_still_an_importorskip() -> None:

@@ -32,6 +32,10 @@ WORDS = {"brainpkg": "brain", "pyyaml": "yaml-tier", "scikit-learn": "ml"}
         ("needs PyYAML", ("yaml-tier", "PyYAML")),
         ("needs scikit-learn >= 1.4", ("ml", "scikit-learn")),
         ("brainpkg.fs is not there", ("brain", "brainpkg")),
+        # a module (of the project's, or a package) whose own import failed on the root: it runs once the root is there
+        ("could not import 'testing.helpers': No module named 'brainpkg'", ("brain", "brainpkg")),
+        ("could not import 'other': No module named 'brainpkg.fs'", ("brain", "brainpkg")),
+        ("could not import 'other': cannot import name 'x' from 'brainpkg' (unknown location)", ("brain", "brainpkg")),
     ],
 )
 def test_a_skip_reason_naming_a_missing_root_is_attributed_to_its_tier(reason: str, expected: tuple[str, str]) -> None:
@@ -45,7 +49,8 @@ def test_a_skip_reason_naming_a_missing_root_is_attributed_to_its_tier(reason: s
         "needs mybrainpkg",
         "needs brainpkg2 or brainpkg_extra",
         "could not import 'notbrainpkg': No module named 'notbrainpkg'",
-        "could not import 'other': No module named 'brainpkg'",  # the module asked for is what counts
+        "could not import 'other': No module named 'notbrainpkg'",
+        "could not import 'other': cannot import name 'x' from 'notbrainpkg'",
         "",
     ],
 )
