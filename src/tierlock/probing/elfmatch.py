@@ -29,7 +29,7 @@ _MACHINES = {
 }
 """``e_machine`` -> the name ``uname -m`` gives (the usual ones)."""
 _KINDS = {ET_REL: "an ELF object file (.o)", ET_EXEC: "an ELF executable"}
-_PLATFORMS: dict[str, tuple[tuple[int, int, int] | None, elf.ElfInfo | None]] = {}
+_PLATFORMS: dict[str, tuple[tuple[int, int, int, int] | None, elf.ElfInfo | None]] = {}
 """What was read of each interpreter, by the path it was named by: the identity of the file it resolves to."""
 
 
@@ -41,7 +41,7 @@ def platform_of(python: str) -> elf.ElfInfo | None:
         st = os.stat(real)
     except (OSError, ValueError):
         return None
-    identity = (st.st_size, st.st_mtime_ns, st.st_ino)
+    identity = (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
     known = _PLATFORMS.get(python)
     if known is not None and known[0] == identity:
         return known[1]

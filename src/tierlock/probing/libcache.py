@@ -1,6 +1,6 @@
 """The library verdicts of earlier probes, kept on disk so that a new process need not read every extension again.
 
-A verdict is kept only when every library was found; it names the identity (size, mtime, inode) of
+A verdict is kept only when every library was found; it names the identity (size, mtime, inode, ctime) of
 the extension and of every library it was found to rely on, and the search environment
 (``LD_LIBRARY_PATH``, the loader cache's identity). A later probe stats those files and reuses the
 verdict only when none changed; anything else is looked up again. A probe with ``--deep`` ignores
@@ -25,9 +25,9 @@ if TYPE_CHECKING:  # (``collections.abc`` loads ``collections``: every kept answ
     from collections.abc import Mapping, Sequence
     from typing import Any
 
-SCHEMA = 2
+SCHEMA = 3
 
-Identity = tuple[int, int, int]
+Identity = tuple[int, int, int, int]
 Kept = tuple[Identity, tuple[tuple[str, Identity], ...]]
 """An extension's identity and every library it relies on, with theirs."""
 
@@ -103,10 +103,10 @@ def _key(environment: list[object]) -> list[object]:
 
 
 def _identity(values: Sequence[object]) -> Identity:
-    size, mtime, inode = values
-    if not (isinstance(size, int) and isinstance(mtime, int) and isinstance(inode, int)):
-        raise TypeError("an identity is three integers")
-    return (size, mtime, inode)
+    size, mtime, inode, ctime = values
+    if not (isinstance(size, int) and isinstance(mtime, int) and isinstance(inode, int) and isinstance(ctime, int)):
+        raise TypeError("an identity is four integers")
+    return (size, mtime, inode, ctime)
 
 
 def dump(path: str, document: dict[str, Any]) -> None:
