@@ -33,17 +33,24 @@ Kept = tuple[Identity, tuple[tuple[str, Identity], ...]]
 
 
 def folder() -> str | None:
-    """Where the cache files live (None: caching is off)."""
+    """Where the cache files live (None: caching is off).
+
+    Only an absolute folder of the user's: a relative ``XDG_CACHE_HOME`` is ignored (the XDG base directory rule),
+    and a home folder that is not known (``HOME`` unset and no password entry for the user: a container run as a
+    user id of its own) is no cache, never a ``~`` folder made in the working folder."""
     explicit = os.environ.get("TIERLOCK_CACHE_DIR")
     if explicit is not None:
         return explicit or None
     if sys.platform == "win32":
         base = os.environ.get("LOCALAPPDATA")
-    elif sys.platform == "darwin":
-        base = os.path.join(os.path.expanduser("~"), "Library", "Caches")
     else:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "tierlock") if base else None
+        home = os.path.expanduser("~")  # (``~`` itself when it cannot be told)
+        if sys.platform == "darwin":
+            base = os.path.join(home, "Library", "Caches")
+        else:
+            xdg = os.environ.get("XDG_CACHE_HOME")
+            base = xdg if xdg and os.path.isabs(xdg) else os.path.join(home, ".cache")
+    return os.path.join(base, "tierlock") if base and os.path.isabs(base) else None
 
 
 def path_for(sites: Sequence[str], kind: str = "libraries") -> str | None:
