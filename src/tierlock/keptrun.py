@@ -84,6 +84,8 @@ WRITES = frozenset(
 #: Audit event prefixes that make a run's answer more than a function of what it read.
 EFFECTS = ("subprocess.", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.system", "os.kill", "socket.")
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+#: How a file is opened to be digested: never waiting (a FIFO), never made a terminal's controlling one.
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
 #: Files up to this size are known by a digest of their bytes; larger ones by their size, time and inode.
 DIGESTED = 1 << 20
 #: How recent (ns) a modification may be before a run is not kept: within the file system's clock resolution.
@@ -173,12 +175,13 @@ def digest(path: str) -> bytes | tuple[int, ...] | int:
     """The sha256 of a file's bytes, or ``-errno`` when it cannot be read.
 
     A file larger than :data:`DIGESTED` (a compiled library whose header the probe reads) is known by its
-    :func:`stat_sig` instead, the identity :mod:`tierlock.probing.libcache` keeps its verdicts by.
+    :func:`stat_sig` instead, the identity :mod:`tierlock.probing.libcache` keeps its verdicts by; so is anything
+    but a regular file (a FIFO put where a file was: opened without waiting, never read).
     """
     try:
-        with open(path, "rb") as fh:
+        with open(os.open(path, _READ_FLAGS), "rb") as fh:
             st = os.fstat(fh.fileno())
-            if st.st_size > DIGESTED:
+            if st.st_size > DIGESTED or st.st_mode & 0o170000 != 0o100000:
                 return sig_of(st)
             data = fh.read()
     except OSError as exc:

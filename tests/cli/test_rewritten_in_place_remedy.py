@@ -78,7 +78,13 @@ class Scene:
     def run(self, *argv: str, **env: str) -> subprocess.CompletedProcess[str]:
         program = shutil.which(argv[0], path=str(bin_dir())) or argv[0]
         return subprocess.run(
-            [program, *argv[1:]], cwd=self.root, env={**self.env, **env}, capture_output=True, text=True, check=False
+            [program, *argv[1:]],
+            cwd=self.root,
+            env={**self.env, **env},
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=120,  # (a wait on a FIFO fails the test, never hangs the run)
         )
 
     def imports(self) -> subprocess.CompletedProcess[str]:

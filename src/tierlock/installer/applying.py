@@ -64,6 +64,10 @@ def apply(
     cleared = leftovers.clear(target.site_paths, {s.name for s in plan.changes}, {str(k): v for k, v in probes.items()})
     for path in cleared:
         ui.detail(f"  deleted {path}: left by an interrupted pip uninstall or upgrade")
+    for path in leftovers.specials({s.name for s in plan.changes}, {str(k): v for k, v in probes.items()}):
+        ui.detail(
+            f"  deleted {path}: no file an installer writes (a FIFO, a socket or a device), which it would wait on"
+        )
 
     from tierlock.installer import receiptrecord
 

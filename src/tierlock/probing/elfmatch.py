@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 
 from tierlock.probing import elf
+from tierlock.probing.regular import open_bytes
 
 ET_REL, ET_EXEC = 1, 2
 _MACHINES = {
@@ -86,7 +87,7 @@ def refused(path: str, info: elf.ElfInfo | None, target: elf.ElfInfo) -> str | N
 def _header_problem(path: str) -> str | None:
     """What is wrong with the first bytes of a readable file :func:`tierlock.probing.elf.parse` could not read."""
     try:
-        with open(path, "rb", buffering=0) as fh:
+        with open_bytes(path, buffering=0) as fh:
             head = fh.read(64)
     except OSError:
         return None

@@ -17,6 +17,7 @@ from operator import attrgetter
 from tierlock.keptnote import noting, stat_all
 from tierlock.probing import compiled, distinfo
 from tierlock.probing.compiled import is_compiled
+from tierlock.probing.regular import open_bytes
 
 _SHOWN = 3
 """How many file names a reason lists before saying 'and N more'."""
@@ -165,7 +166,7 @@ def _hash_matches(path: str, recorded: str) -> bool:
     except ValueError:
         return False
     try:
-        with open(path, "rb") as fh:
+        with open_bytes(path) as fh:
             for chunk in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(chunk)
     except OSError:
