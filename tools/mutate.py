@@ -620,7 +620,12 @@ MODULES: dict[str, Module] = {
     # The backend step of an arming, and its repair made again without uv's cache (real uv and pip armings).
     "installer/applying.py": Module(
         ("src/tierlock/installer/applying.py",),
-        ("tests/cli/test_rewritten_in_place_remedy.py", "tests/cli/test_install_early_hostile.py"),
+        ("tests/cli/test_uv_repair_without_cache.py", "tests/cli/test_rewritten_in_place_remedy.py"),
+    ),
+    # An installed file opened to be read, never waited on (a FIFO in its place).
+    "probing/regular.py": Module(
+        ("src/tierlock/probing/regular.py",),
+        ("tests/unit/probing/test_probe_fifo_in_place.py", "tests/unit/probing/test_probe_facts_ahead.py"),
     ),
     # Library verdicts carried to hard links of the same files in another environment, forgotten once found wanting.
     "probing/libmoved.py": Module(
