@@ -11,6 +11,7 @@ then on disk for the next one), rewrites a file so, and compares the verdict wit
 from __future__ import annotations
 
 import os
+import struct
 import subprocess
 from pathlib import Path
 
@@ -168,8 +169,26 @@ def _linked(site: Path, to: Path) -> Path:
     return to
 
 
+def _another_machine(built: dict[str, Path], into: Path) -> Path:
+    """The extension as built for another machine (its ELF header's machine field): one the loader refuses."""
+    data = bytearray(built["extension"].read_bytes())
+    order = "<" if data[5] == 1 else ">"
+    machine = struct.unpack(order + "H", data[18:20])[0]
+    data[18:20] = struct.pack(order + "H", 62 if machine == 183 else 183)
+    out = into / built["extension"].name
+    out.write_bytes(bytes(data))
+    return out
+
+
+@pytest.mark.parametrize("other", ["needs-a-library-gone", "another-machine"])
 def test_a_verdict_carried_to_hard_links_is_taken_until_a_file_is_rewritten_in_place_through_them(
-    site: Path, built: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, elf_reads: list[str]
+    site: Path,
+    built: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    elf_reads: list[str],
+    other: str,
 ) -> None:
     """What uv does from its cache: a new environment's files are hard links of the first's (their status change
     time moves with each link). The library verdict learnt for the same files at the same places carries over; once
@@ -183,7 +202,8 @@ def test_a_verdict_carried_to_hard_links_is_taken_until_a_file_is_rewritten_in_p
     assert [p for p in elf_reads if p.startswith(str(before))] == []  # carried over: no extension read
     assert result.to_dict() == _cold(before, monkeypatch)
     _next_process(monkeypatch)
-    _cp_p(built["other-extension"], site / EXTENSION)  # through every link: one inode
+    replacement = built["other-extension"] if other == "needs-a-library-gone" else _another_machine(built, tmp_path)
+    _cp_p(replacement, site / EXTENSION)  # through every link: one inode
     assert _probe(site).state == "partial"
     assert _probe(site).to_dict() == _cold(site, monkeypatch)
     _next_process(monkeypatch)
