@@ -32,6 +32,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from tests.support.binaries import loadable_stub  # noqa: E402
 from tests.support.env import clean_env  # noqa: E402
 from tests.support.wheels import build_wheel  # noqa: E402
 
@@ -49,7 +50,7 @@ def generate(work: Path) -> tuple[Path, Path]:
         files: dict[str, bytes | str] = {f"{name}/__init__.py": "VALUE = 1\n"}
         for m in range(MODULES - 1):
             files[f"{name}/mod{m}.py"] = f"X = {m}\n" * 20
-        files[f"{name}/_core.so"] = b"\x7fELF" + b"\0" * 4096
+        files[f"{name}/_core.so"] = loadable_stub(4100)  # (an ELF header this interpreter's loader takes, and zeros)
         build_wheel(wheels, name, "1.0", files=files, extension=True)
     site = work / "site"
     uv = Path(sys.executable).parent / "uv"

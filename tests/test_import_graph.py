@@ -147,6 +147,7 @@ LAZY_IMPORTS: dict[str, str] = {
     **{
         f"tierlock.installer.{name}": _INSTALL
         for name in (
+            "applying",
             "backendrun",
             "backends",
             "builds",

@@ -471,11 +471,16 @@ MODULES: dict[str, Module] = {
     ),
     "installer/receiptrecord.py": Module(
         ("src/tierlock/installer/receiptrecord.py",),
-        ("tests/unit/installer/test_receipts_prepared.py", "tests/unit/installer/test_receipts_rewritten_*.py"),
+        (
+            "tests/unit/installer/test_fastpath_changed_in_place.py",
+            "tests/unit/installer/test_receipts_prepared.py",
+            "tests/unit/installer/test_receipts_rewritten_*.py",
+        ),
     ),
     "installer/fastpath.py": Module(
         ("src/tierlock/installer/fastpath.py", "src/tierlock/installer/pinscan.py"),
         (
+            "tests/unit/installer/test_fastpath_changed_in_place.py",
             "tests/unit/installer/test_fastpath_other_machine.py",
             "tests/unit/installer/test_installer_receipts*.py",
             "tests/unit/installer/test_fastpath_*.py",
@@ -623,6 +628,25 @@ MODULES: dict[str, Module] = {
     "installer/treestep.py": Module(
         ("src/tierlock/installer/treestep.py",),
         ("tests/unit/installer/test_treestep.py", "tests/cli/test_remedies_project_tree.py"),
+    ),
+    # The backend step of an arming, and its repair made again without uv's cache (real uv and pip armings).
+    "installer/applying.py": Module(
+        ("src/tierlock/installer/applying.py",),
+        ("tests/cli/test_uv_repair_without_cache.py", "tests/cli/test_rewritten_in_place_remedy.py"),
+    ),
+    # An installed file opened to be read, never waited on (a FIFO in its place).
+    "probing/regular.py": Module(
+        ("src/tierlock/probing/regular.py",),
+        ("tests/unit/probing/test_probe_fifo_in_place.py", "tests/unit/probing/test_probe_facts_ahead.py"),
+    ),
+    # Library verdicts carried to hard links of the same files in another environment, forgotten once found wanting.
+    "probing/libmoved.py": Module(
+        ("src/tierlock/probing/libmoved.py",),
+        (
+            "tests/unit/probing/test_probe_rewritten_in_place.py",
+            "tests/unit/probing/test_probe_library_lookup.py",
+            "tests/unit/probing/test_probe_libraries_preload.py",
+        ),
     ),
     "installer/run.py": Module(
         ("src/tierlock/installer/run.py",),

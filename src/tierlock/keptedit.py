@@ -80,11 +80,11 @@ def refreshed(entry: dict[str, Any], changed: dict[str, tuple[int, ...]]) -> Non
     for name, sig in changed.items():
         summaries[name] = (sig, None, *summaries[name][2:])
         if name in entry["stats"]:
-            entry["stats"][name] = sig[:5]
+            entry["stats"][name] = sig
     for folder_path, was in entry["scans"].items():
         if isinstance(was, tuple):
             entry["scans"][folder_path] = tuple(
-                (name, changed.get(os.path.join(folder_path, name), sig)[:5]) for name, sig in was
+                (name, changed.get(os.path.join(folder_path, name), sig)) for name, sig in was
             )
 
 
@@ -98,10 +98,10 @@ def parts_refreshed(entry: dict[str, Any], changed: dict[str, tuple[int, ...]]) 
         for table in ("stats", "lstats"):
             was = entry[table].get(name)
             if was is not None and was[0] == sig[0]:
-                entry[table][name] = sig[:5]
+                entry[table][name] = sig
         folder_path, base = os.path.split(name)
         was = entry["scans"].get(folder_path)
         if isinstance(was, tuple):
             entry["scans"][folder_path] = tuple(
-                (item, sig[:5] if item == base and found[0] == sig[0] else found) for item, found in was
+                (item, sig if item == base and found[0] == sig[0] else found) for item, found in was
             )

@@ -35,7 +35,7 @@ def same_kind(path: str, now: tuple[int, ...], was: tuple[int, ...], loose: Cont
     which takes its kind; a pyproject.toml kept by its parts, whose look-ups find it and take its kind), is
     still a file of the same kind (:func:`tierlock.keptrun.summaries_hold` or :func:`parts_hold` then reads
     it again)."""
-    return path in loose and len(now) == len(was) == 5 and now[0] == was[0]
+    return path in loose and len(now) == len(was) == 6 and now[0] == was[0]
 
 
 def parts_hold(

@@ -15,13 +15,13 @@ environment variable it read (``os.environ`` is watched); its output and exit
 code are captured as they are written. The entry kept (``runs-*.marshal``
 in tierlock's cache folder, ``$TIERLOCK_CACHE_DIR``) holds:
 
-* the identity (kind, size, modification time in ns, inode, device) and a
+* the identity (kind, size, modification time in ns, inode, device, status change time in ns) and a
   digest of the bytes of every file opened (pyproject.toml, each lockfile,
   ``uv.lock``, requirement files, test files, receipts, RECORD files ...): an
   unchanged identity is an unchanged file (any write moves the time, and a
   file modified within two seconds of the run is never kept); a changed one is
   read and digested again, so a checkout that rewrote it unchanged keeps the answer;
-* the kind, size, modification time and inode of every path looked up (every
+* the kind, size, modification time, inode and status change time of every path looked up (every
   installed file of the locked closure the probe checks, missing ones too);
 * the names in every folder listed, and with :func:`os.scandir` each entry's
   kind, size, modification time and inode;
@@ -71,7 +71,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Bump when the kept entry's shape or meaning changes.
-SCHEMA = 5
+SCHEMA = 6
 #: The commands whose answer may be kept.
 COMMANDS = frozenset({"check", "probe", "status", "admit"})
 #: Global options that take a value (``--project DIR``), to find the command on a command line.
@@ -84,6 +84,8 @@ WRITES = frozenset(
 #: Audit event prefixes that make a run's answer more than a function of what it read.
 EFFECTS = ("subprocess.", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.system", "os.kill", "socket.")
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+#: How a file is opened to be digested: never waiting (a FIFO), never made a terminal's controlling one.
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
 #: Files up to this size are known by a digest of their bytes; larger ones by their size, time and inode.
 DIGESTED = 1 << 20
 #: How recent (ns) a modification may be before a run is not kept: within the file system's clock resolution.
@@ -132,31 +134,30 @@ def who(argv: Sequence[str]) -> list[object]:
 
 # -- what a path is now ---------------------------------------------------------------------------------
 def stat_sig(path: str, *, follow: bool = True) -> tuple[int, ...]:
-    """A path's kind, size, modification time (ns), inode and device; ``(-errno,)`` when it cannot be looked up.
+    """A path's kind, size, modification time (ns), inode, device and the time its status last changed (ns: a
+    write that put back the size and the modification time, ``cp -p`` or ``touch -r``, still moves that one);
+    ``(-errno,)`` when it cannot be looked up.
 
-    A folder's size and time are left out (they change whenever an entry is added or removed): what a
+    A folder's size and times are left out (they change whenever an entry is added or removed): what a
     command learns from a folder's entries it learns by listing it, and a listing is kept apart.
     """
     try:
         st = os.stat(path, follow_symlinks=follow)
     except OSError as exc:
         return (failed(exc),)
-    if st.st_mode & 0o170000 == 0o040000:
-        return (st.st_mode, st.st_ino, st.st_dev)
-    return (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
+    return sig_of(st)
 
 
-def identity(path: str) -> tuple[int, ...]:
-    """A file's :func:`stat_sig` and the time its status last changed (ns): a write that put back the size and
-    the modification time (``os.utime``) still moves that one. What a file read is kept by (a folder, or a path
-    that cannot be looked up: its :func:`stat_sig`)."""
-    try:
-        st = os.stat(path)
-    except OSError as exc:
-        return (failed(exc),)
+def sig_of(st: os.stat_result) -> tuple[int, ...]:
+    """:func:`stat_sig` of a look-up's result *st*."""
     if st.st_mode & 0o170000 == 0o040000:
         return (st.st_mode, st.st_ino, st.st_dev)
     return (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, st.st_ctime_ns)
+
+
+def identity(path: str) -> tuple[int, ...]:
+    """What a file read is kept by: its :func:`stat_sig` (a folder, or a path that cannot be looked up, too)."""
+    return stat_sig(path)
 
 
 def failed(exc: OSError) -> int:
@@ -174,13 +175,14 @@ def digest(path: str) -> bytes | tuple[int, ...] | int:
     """The sha256 of a file's bytes, or ``-errno`` when it cannot be read.
 
     A file larger than :data:`DIGESTED` (a compiled library whose header the probe reads) is known by its
-    :func:`stat_sig` instead, the identity :mod:`tierlock.probing.libcache` keeps its verdicts by.
+    :func:`stat_sig` instead, the identity :mod:`tierlock.probing.libcache` keeps its verdicts by; so is anything
+    but a regular file (a FIFO put where a file was: opened without waiting, never read).
     """
     try:
-        with open(path, "rb") as fh:
+        with open(os.open(path, _READ_FLAGS), "rb") as fh:
             st = os.fstat(fh.fileno())
-            if st.st_size > DIGESTED:
-                return (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
+            if st.st_size > DIGESTED or st.st_mode & 0o170000 != 0o100000:
+                return sig_of(st)
             data = fh.read()
     except OSError as exc:
         return failed(exc)
@@ -233,8 +235,7 @@ def holds(entry: dict[str, Any], argv: Sequence[str], seen: list[Any] | None = N
                 found = looked[path] = identity(path)
             return found
 
-        def sig(path: str) -> tuple[int, ...]:
-            return look(path)[:5]
+        sig = look
 
         parts: dict[str, bytes] = entry.get("parts") or {}  # pyproject.toml kept by its parts too
         if not isinstance(entry["code"], int):

@@ -9,7 +9,7 @@ import os
 import sys
 from _frozen_importlib_external import FileFinder
 
-from tierlock.keptrun import WRITE_FLAGS, listing, modified_since, scan, stat_sig
+from tierlock.keptrun import WRITE_FLAGS, listing, modified_since, scan, sig_of, stat_sig
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,9 +27,7 @@ def seen_sig(path: str, found: os.stat_result | int | None, *, follow: bool = Tr
         return stat_sig(path, follow=follow)
     if isinstance(found, int):
         return (found,)
-    if found.st_mode & 0o170000 == 0o040000:
-        return (found.st_mode, found.st_ino, found.st_dev)
-    return (found.st_mode, found.st_size, found.st_mtime_ns, found.st_ino, found.st_dev)
+    return sig_of(found)
 
 
 def sig_table(

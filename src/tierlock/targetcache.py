@@ -7,7 +7,7 @@ process to learn its paths, markers and extension suffixes: 20-30 ms of every
 and on the machine (``os.uname()``, the C library). It is kept here, in the
 user's cache folder (:func:`tierlock.probing.libcache.folder`: ``$TIERLOCK_CACHE_DIR``,
 an empty value turning the cache off), with the identity (inode, size,
-modification time) of everything it depends on: the interpreter's file, the
+modification time, status change time) of everything it depends on: the interpreter's file, the
 ``pyvenv.cfg`` beside it and one up, its site folders (each by its inode: the
 same folder), and in them every ``.pth`` file and ``sitecustomize`` (the only
 entries of a site folder that change what the interpreter says: one coming,
@@ -27,7 +27,7 @@ import time
 
 from tierlock.venvbase import cfg_text, parsed, system_site
 
-SCHEMA = 2
+SCHEMA = 3
 _RACY_NS = 1_000_000_000
 
 
@@ -39,13 +39,14 @@ def _path(exe: str, kind: str = "target") -> str | None:
     return None if where is None else named(where, kind, exe)
 
 
-def identity(place: str) -> tuple[int, int, int] | None:
-    """*place*'s inode, size and modification time (ns); None when it cannot be looked up."""
+def identity(place: str) -> tuple[int, int, int, int] | None:
+    """*place*'s inode, size, modification time and status change time (ns: moved by a rewrite that puts the size
+    and modification time back); None when it cannot be looked up."""
     try:
         st = os.stat(place)
     except (OSError, ValueError):
         return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns)
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def stamp(exe: str, cfg_folders: tuple[str, ...], sites: tuple[str, ...]) -> list[object]:
@@ -70,7 +71,7 @@ def _settled(now: list[object]) -> bool:
     newest = 0
     for part in now[1:]:
         ident = part[1] if isinstance(part, tuple) and len(part) == 2 else part
-        if isinstance(ident, tuple) and len(ident) == 3:
+        if isinstance(ident, tuple) and len(ident) == 4:
             newest = max(newest, ident[2])
     return newest < time.time_ns() - _RACY_NS
 

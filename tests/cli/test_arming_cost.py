@@ -93,16 +93,30 @@ def _counting_reads(monkeypatch: pytest.MonkeyPatch, under: Path) -> _Reads:
     real_exit: Callable[..., Any] = ahead.Ahead.__exit__
     prefix = str(under) + os.sep
 
-    def counting_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+    def count(file: Any) -> None:
         if isinstance(file, (str, os.PathLike)) and os.fspath(file).startswith(prefix):
             counter = reads.after if reads.ended else reads.during
             counter[os.path.realpath(os.fspath(file))] += 1
+
+    def counting_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        count(file)
         return real_open(file, *args, **kwargs)
+
+    real_os_open: Callable[..., int] = os.open
+    skipped = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC | getattr(os, "O_DIRECTORY", 0)
+
+    def counting_os_open(file: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        """A file opened to be read through :func:`os.open` (:mod:`tierlock.probing.regular`: never waiting on a
+        FIFO); not a folder opened to look files up from, nor a write."""
+        if not flags & skipped:
+            count(file)
+        return real_os_open(file, flags, *args, **kwargs)
 
     def ending(self: ahead.Ahead, *exc: object) -> None:
         real_exit(self, *exc)  # the thread stopped and joined: what follows is after the backend
         reads.ended = True
 
+    monkeypatch.setattr(os, "open", counting_os_open)
     monkeypatch.setattr(builtins, "open", counting_open)
     monkeypatch.setattr(ahead.Ahead, "__exit__", ending)
     return reads

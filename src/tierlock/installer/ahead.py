@@ -78,8 +78,8 @@ GIVE_UP = 5.0
 #: this coarse. A stamp newer than that is looked at again at the next look.
 TICK_NS = 20_000_000
 
-Stamp = tuple[int, int, int]
-"""A file's inode, size and modification time (ns): :func:`tierlock.targetcache.identity`."""
+Stamp = tuple[int, int, int, int]
+"""A file's inode, size, modification and status change times (ns): :func:`tierlock.targetcache.identity`."""
 
 
 class Ahead:

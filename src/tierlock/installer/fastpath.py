@@ -3,7 +3,9 @@
 A receipt records the digests of ``pyproject.toml`` and of every lockfile the
 tier was armed from (the tier and what it is layered on), the interpreter,
 the tierlock version and the size of every installed file. When all of them
-still match, the offline drift check would give the verdict it gave at install
+still match, and no compiled file's status changed after the receipt was written (a rewrite in place that
+put its size and modification time back is another file for the probe, which reads its header), the
+offline drift check would give the verdict it gave at install
 time (it is a function of exactly those files and of tierlock's own code), the
 plan would be all ``satisfied``, and the probe would find every file - so
 nothing is loaded, planned or started.
@@ -188,8 +190,24 @@ def load_receipt(path: str) -> dict[str, Any] | None:
     return data
 
 
-def verify_files(packages: Iterable[dict[str, Any]], prefix: str) -> tuple[int, str]:
-    """Stat every recorded file; (files checked, the first difference or "")."""
+def written_at(path: str) -> int | None:
+    """When the receipt at *path* was written (its modification time, ns); None when it cannot be looked up or is
+    dated later than this machine's clock says it is now (the clock was set back since: nothing can be dated
+    against it)."""
+    try:
+        written = os.stat(path).st_mtime_ns
+    except OSError:
+        return None
+    import time  # (built in: no file read)
+
+    return written if written <= time.time_ns() else None
+
+
+def verify_files(packages: Iterable[dict[str, Any]], prefix: str, written: int | None = None) -> tuple[int, str]:
+    """Stat every recorded file; (files checked, the first difference or ""). With *written* (the receipt's
+    :func:`written_at`), a compiled file (extension module or shared library) whose status changed after it is a
+    difference: rewritten in place, its size and modification time put back (``cp -p``), it is another file for
+    the probe, which reads its header and what it needs."""
     stat = os.stat
     files = 0
     for package in packages:
@@ -197,11 +215,38 @@ def verify_files(packages: Iterable[dict[str, Any]], prefix: str) -> tuple[int, 
         for rel, size in package.get("files", ()):
             files += 1
             try:
-                if stat(site + rel).st_size != size:
-                    return files, f"{package.get('name')}: {rel} changed size"
+                found = stat(site + rel)
             except OSError:
                 return files, f"{package.get('name')}: {rel} is missing"
+            if found.st_size != size:
+                return files, f"{package.get('name')}: {rel} changed size"
+            if written is not None and found.st_ctime_ns > written and _compiled(rel):
+                return files, f"{package.get('name')}: {rel} changed since the receipt was written"
     return files, ""
+
+
+def compiled_changed(packages: Iterable[dict[str, Any]], prefix: str, written: int) -> bool:
+    """Whether a compiled file the receipt's *packages* list is there with its status changed after *written*
+    (what :func:`verify_files` steps aside for; one missing or resized the probe says)."""
+    from tierlock.compiledname import is_compiled
+
+    for package in packages:
+        site = os.path.join(prefix, str(package.get("site", ""))) + os.sep
+        for rel, _size in package.get("files", ()):
+            if is_compiled(rel):
+                try:
+                    if os.stat(site + rel).st_ctime_ns > written:
+                        return True
+                except OSError:
+                    continue
+    return False
+
+
+def _compiled(rel: str) -> bool:
+    """:func:`tierlock.compiledname.is_compiled` (loaded only for a file that changed since its receipt)."""
+    from tierlock.compiledname import is_compiled
+
+    return is_compiled(rel)
 
 
 # -- the check -----------------------------------------------------------------
@@ -233,9 +278,13 @@ def check(
     names: list[str] = []
     pins: dict[str, str] = {}
     for raw in dict.fromkeys(canonical(t) for t in tiers):
-        receipt = load_receipt(os.path.join(prefix, *RECEIPTS_DIR, f"{raw}.json"))
+        path = os.path.join(prefix, *RECEIPTS_DIR, f"{raw}.json")
+        receipt = load_receipt(path)
         if receipt is None:
             return None, f"no receipt for {raw} in {prefix}"
+        written = written_at(path)
+        if written is None:
+            return None, f"the receipt of {raw} is dated later than this machine's clock (set back since?)"
         why = _holds(raw, receipt, environment, (pyproject, pyproject_digest))
         if not why and install_project and receipt.get("without_project"):
             why = f"{raw} was armed without the project itself (--no-install-project)"
@@ -245,7 +294,7 @@ def check(
         why = why or _lock_matches(raw, receipt, packages)
         if why:
             return None, why
-        checked, why = verify_files(packages, prefix)
+        checked, why = verify_files(packages, prefix, written)
         if why:
             return None, why
         files += checked

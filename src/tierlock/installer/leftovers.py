@@ -8,13 +8,16 @@ repairs a package, :func:`clear` deletes the leftovers that belong to it, and
 only those: a leftover belongs to a package when pip made its name from one of
 the package's top-level names (its ``.dist-info`` folder, its import roots,
 the first parts of its RECORD), or from those of a moved-aside ``.dist-info``
-whose METADATA names the package.
+whose METADATA names the package. :func:`specials` deletes a FIFO, socket or device standing in a ``.dist-info``
+folder of a package the backend is about to repair (no installer writes one there, and one named RECORD holds the
+backend's uninstall forever).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import stat
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,6 +43,30 @@ def clear(sites: Sequence[Path], names: Collection[str], probes: Mapping[str, Di
                 except OSError:
                     continue
             deleted.append(path)
+    return deleted
+
+
+def specials(names: Collection[str], probes: Mapping[str, DistributionProbe]) -> list[str]:
+    """Delete what stands in the ``.dist-info`` folder of each package of *names* and is no file an installer writes
+    there (a FIFO, a socket, a device: the backend, reading RECORD to uninstall, would wait on a FIFO forever);
+    return the paths deleted."""
+    deleted: list[str] = []
+    for name in sorted({normalize(n) for n in names}):
+        probe = probes.get(name)
+        folder = None if probe is None else probe.dist_info_dir
+        try:
+            entries = list(os.scandir(folder)) if folder is not None else []
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                mode = entry.stat(follow_symlinks=False).st_mode
+                if stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode):
+                    continue
+                os.unlink(entry.path)
+            except OSError:
+                continue
+            deleted.append(entry.path)
     return deleted
 
 

@@ -4,12 +4,14 @@ while the backend installs (:func:`prepare`), and the receipts themselves after 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 from tierlock._version import __version__
 from tierlock.frozen import Frozen
+from tierlock.installer import fastpath
 from tierlock.installer.location import environment_key, machine_of
 from tierlock.installer.receipts import (
     InstalledDist,
@@ -127,7 +129,7 @@ def record(
             "left_out": left_out,
             "without_project": without,
         }
-        if existing is not None and _same(existing, same, [d.to_dict() for d in tier_dists]):
+        if existing is not None and _kept(existing, same, tier_dists, target):
             continue
         if backend:
             backend_of = (backend, backend_version or "")
@@ -150,6 +152,29 @@ def record(
         )
         written.append(str(write(target.prefix, document)))
     return written
+
+
+def _kept(existing: Receipt, wanted: Mapping[str, Any], dists: Sequence[InstalledDist], target: Target) -> bool:
+    """Whether *existing* already says what a new receipt would (:func:`_same`): then it is left as it is, dated again
+    when a compiled file it lists changed since it was written (:func:`_dated`: for the no-op fast path)."""
+    if not _same(existing, wanted, [d.to_dict() for d in dists]):
+        return False
+    if not _dated(existing, target):
+        with suppress(OSError):  # (not dated again: the fast path steps aside, the full path vouches)
+            os.utime(existing.path)
+    return True
+
+
+def _dated(existing: Receipt, target: Target) -> bool:
+    """Whether *existing* is dated no earlier than the last change of every compiled file it lists, as the no-op
+    fast path needs it (:func:`tierlock.installer.fastpath.compiled_changed`): one whose files changed since (a
+    hard link made to them, a file repaired or rewritten in place and found whole now) or dated past the clock is
+    dated again (what it says is what a new one would say)."""
+    written = fastpath.written_at(str(existing.path))
+    if written is None:
+        return False
+    packages = [p for p in existing.data.get("packages", ()) if isinstance(p, dict)]
+    return not fastpath.compiled_changed(packages, str(target.prefix), written)
 
 
 def _same(existing: Receipt, wanted: Mapping[str, Any], packages: list[dict[str, Any]]) -> bool:

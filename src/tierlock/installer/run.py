@@ -15,14 +15,24 @@ writes live in the target environment (packages,
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tierlock.errors import BackendError, Interrupted, TierlockError, UsageError
+from tierlock.errors import BackendError, Interrupted, UsageError
 from tierlock.frozen import replace
-from tierlock.installer import builds, failures, fastpath, lockload, projecttree, receipts, treestep, verification
+from tierlock.installer import (
+    applying,
+    builds,
+    failures,
+    fastpath,
+    lockload,
+    projecttree,
+    receipts,
+    treestep,
+    verification,
+)
+from tierlock.installer.applying import phase
 from tierlock.installer.job import Job
 from tierlock.installer.plan import Plan
 from tierlock.installer.preflight import (
@@ -43,8 +53,6 @@ if TYPE_CHECKING:
 
     from tierlock import environment
     from tierlock.environment import Target
-    from tierlock.installer.backendrun import Ran
-    from tierlock.installer.backends import Backend
     from tierlock.installer.location import Location
     from tierlock.installer.progress import Progress
     from tierlock.installer.receiptrecord import Prepared
@@ -94,7 +102,7 @@ def install(
         pending = environment.start(location.python)  # the target starts while the drift check runs
     target, names = _named_tiers(project, request, ui, location, names=names, pending=pending)
     tiers = [project.tier(n) for n in names]
-    with _phase(ui, f"checking the lockfiles of {', '.join(names)}"):
+    with phase(ui, f"checking the lockfiles of {', '.join(names)}"):
         read = lockload.fail_closed(project, tiers)
     rules = builds.policy(project, tiers, read)
     if target is None:
@@ -197,14 +205,14 @@ def _install_locked(
                 outcome.waited = True
                 return outcome
         (progress or ui.note)(f"planning {len(entries)} package(s) for {', '.join(names)} in {target.prefix}")
-        with _phase(ui, f"probing {len(entries)} package(s) in {target.prefix}"):
+        with phase(ui, f"probing {len(entries)} package(s) in {target.prefix}"):
             plan, probes = _probe_and_plan(entries, target, roots, deep=request.deep)
         plan = plan.forced(forced)
         backend_name = backend_version = backend_seconds = None
         cleared: list[str] = []
         prepared: Prepared | None = None
         if not plan.is_noop:
-            probes, cleared, ran, prepared = _apply(project, request, ui, job, plan=plan, probes=probes)
+            probes, cleared, ran, prepared = applying.apply(project, request, ui, job, plan=plan, probes=probes)
             backend_name, backend_version, backend_seconds = ran
         verification.require_libraries(probes, names, again=request.command(names))
         dists = verification.inventory_dists(entries, probes, target)
@@ -281,86 +289,13 @@ def _record(
         raise
 
 
-def _apply(
-    project: Project,
-    request: Request,
-    ui: Progress,
-    job: Job,
-    *,
-    plan: Plan,
-    probes: Mapping[NormalizedName, DistributionProbe],
-) -> tuple[dict[NormalizedName, DistributionProbe], list[str], Ran, Prepared | None]:
-    """Carry out a plan with changes: refuse what must not happen, run the backend, verify with the probe.
-
-    Returns the probes after it, the pip leftovers deleted, the backend that ran, and the receipts' parts made
-    while it ran (None: not made then).
-    """
-    from tierlock.installer import ahead, leftovers, selfguard
-    from tierlock.installer.target import armed_conflicts_for, mark_stale, refuse_armed_conflicts, refuse_unwritable
-
-    tiers, target, entries, roots = job.tiers, job.target, job.entries, job.roots
-    names = [str(t.name) for t in tiers]
-    command = request.command(names)
-    selfguard.refuse(plan, target, project=project, tiers=names, command=command)
-    replaced_armed = armed_conflicts_for(project, plan, target, tiers)
-    if not request.replace_armed:
-        refuse_armed_conflicts(replaced_armed, names, command=command)
-    refuse_unwritable(target)
-    for other, rows in replaced_armed.items():  # before the backend changes anything, even if it fails
-        mark_stale(target.prefix, other, by=names, packages=[name for name, _old, _new in rows])
-        ui.note(f"{other}: marked stale - arming {', '.join(names)} replaces {', '.join(r[0] for r in rows)}")
-    cleared = leftovers.clear(target.site_paths, {s.name for s in plan.changes}, {str(k): v for k, v in probes.items()})
-    for path in cleared:
-        ui.detail(f"  deleted {path}: left by an interrupted pip uninstall or upgrade")
-
-    from tierlock.installer import receiptrecord
-
-    def prepare() -> Prepared:
-        return receiptrecord.prepare(project, tiers=tiers, locks=job.locks, target=target)
-
-    try:  # the verification's reading and the receipts' parts, beside the backend
-        with ahead.Ahead(target, [s.name for s in plan.changes], also=prepare) as reading:
-            ran = _execute(project, request, ui, job, plan)
-    except TierlockError as exc:  # status reports it, with its remedy, until the tier installs
-        failures.write(target.prefix, names, exc.to_dict())
-        raise
-    with _phase(ui, f"verifying {len(entries)} package(s) with the probe"):
-        after = verification.verify(
-            entries,
-            target,
-            roots,
-            names,
-            again=command,
-            deep=request.deep,
-            before=probes,
-            changed_names={s.name for s in plan.changes},
-        )
-    made = reading.made
-    return after, cleared, ran, made if isinstance(made, receiptrecord.Prepared) else None
-
-
 def _arm_tree(
     project: Project, request: Request, ui: Progress, job: Job, ran: tuple[str | None, str | None]
 ) -> tuple[list[projecttree.LocalStep], str | None, str | None]:
     """:func:`tierlock.installer.treestep.arm` with the backend this request chooses."""
-    return treestep.arm(project, request, ui, job, ran, backend=lambda: _backend(project, request, job.target))
-
-
-def _backend(project: Project, request: Request, target: Target) -> Backend:
-    from tierlock.installer import backends
-
-    return backends.choose(request.backend or project.backend, target)
-
-
-def _execute(project: Project, request: Request, ui: Progress, job: Job, plan: Plan) -> Ran:
-    """Run the backend on the plan's changes (never building what a no-build tier holds)."""
-    from tierlock.installer import backendrun
-
-    backend = _backend(project, request, job.target)
-    names = [str(t.name) for t in job.tiers]
-    index = request.index or lockload.index_lines([s.entry for s in plan.changes])
-    step = backendrun.Step(job.target, names, job.rules, request.command(names), index)
-    return backendrun.run(project, ui, backend, plan, step)
+    return treestep.arm(
+        project, request, ui, job, ran, backend=lambda: applying.backend_for(project, request, job.target)
+    )
 
 
 def _required_project(
@@ -383,16 +318,6 @@ def _result(plan: Plan) -> Result:
     if plan.of("install") or plan.of("replace"):
         return "installed"
     return "repaired" if plan.of("repair") else "unchanged"
-
-
-@contextmanager
-def _phase(ui: Progress, text: str) -> Iterator[None]:
-    """A spinner naming the phase on a terminal; nothing elsewhere (plain output keeps its few lines)."""
-    if ui.fancy and not ui.quiet:
-        with ui.status(text):
-            yield
-    else:
-        yield
 
 
 def _unchanged(noop: fastpath.NoOp, started: float) -> Outcome:

@@ -21,7 +21,10 @@ from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from functools import cache
 
-_OTHER_LIBS = (".pyd", ".dll", ".dylib")
+from tierlock.compiledname import is_compiled
+
+__all__ = ["ANOTHER_PYTHON", "check_artifact", "is_compiled", "loads", "module_name", "module_path"]
+
 #: What :func:`check_artifact` says of an extension module the target does not import.
 ANOTHER_PYTHON = "is built for another Python"
 #: An extension module's ABI part: ``.cpython-313-x86_64-linux-gnu.so``, ``.cpython-313t-darwin.so``,
@@ -33,25 +36,6 @@ _TAGGED = r"\.(?:cpython-[0-9]+[a-z]*-[^./]+|cp[0-9]+[a-z]*-[^./]+|pypy[0-9]+-pp
 def _tagged() -> re.Pattern[str]:
     """:data:`_TAGGED` compiled, when a compiled file is first checked (a probe whose verdicts are kept checks none)."""
     return re.compile(_TAGGED)
-
-
-def _so_named(path: str) -> bool:
-    """Whether *path* matches ``\\.so(\\.[0-9]+)*$`` (a shared library's name, ``.so`` or ``.so.1.2``), told without
-    compiling the pattern: ``$`` also holds before a last newline."""
-    return _so_at_end(path) or (path.endswith("\n") and _so_at_end(path[:-1]))
-
-
-def _so_at_end(path: str) -> bool:
-    parts = path.split(".")
-    at = len(parts) - 1
-    while at > 0 and parts[at].isascii() and parts[at].isdigit():
-        at -= 1
-    return at > 0 and parts[at] == "so"
-
-
-def is_compiled(path: str) -> bool:
-    """Whether *path* names a compiled artifact (extension module or shared library)."""
-    return path.endswith(_OTHER_LIBS) or _so_named(path)
 
 
 def module_name(filename: str, suffixes: Sequence[str]) -> str | None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tierlock.probing import metadata, record
+from tierlock.probing.regular import open_bytes, open_text
 
 if TYPE_CHECKING:
     from tierlock.probing.distinfo import DistInfo
@@ -51,7 +52,7 @@ def take(path: str, needs: frozenset[str] = frozenset()) -> Held | None:
     for name in NAMES:
         if name in listing:
             try:
-                with open(f"{path}{os.sep}{name}", "rb", buffering=0) as fh:
+                with open_bytes(f"{path}{os.sep}{name}", buffering=0) as fh:
                     data[name] = fh.read()
             except OSError:
                 return None
@@ -110,7 +111,7 @@ def _editable(facts: DistInfo, held: Held | None) -> None:
 
     try:
         if held is None:
-            with open(os.path.join(facts.path, "direct_url.json"), encoding="utf-8") as fh:
+            with open_text(os.path.join(facts.path, "direct_url.json")) as fh:
                 data = json.load(fh)
         else:
             data = json.loads(held.data["direct_url.json"].decode("utf-8"))
@@ -134,7 +135,7 @@ def _wheel(facts: DistInfo, held: Held | None) -> None:
         return
     try:
         if held is None:
-            with open(os.path.join(facts.path, "WHEEL"), "rb") as fh:
+            with open_bytes(os.path.join(facts.path, "WHEEL")) as fh:
                 data = fh.read(65536)
         else:
             data = held.data["WHEEL"]

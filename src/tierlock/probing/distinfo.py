@@ -43,8 +43,9 @@ _PREPARED: dict[tuple[str, tuple[str, ...]], tuple[distfiles.Held, DistInfo]] = 
 _FINISHED = frozenset(("METADATA", "RECORD", "INSTALLER"))
 """What a folder an installer finished lists (:func:`prepare` waits for them)."""
 _REL = itemgetter(1)
-Stamp = tuple[int, int, int]
-"""A file's inode, size and modification time."""
+Stamp = tuple[int, int, int, int]
+"""A file's inode, size, modification time and status change time (ns): a rewrite that puts the size and the
+modification time back (``cp -p``, ``touch -r``, ``rsync -t --inplace``) still moves the last, which no call sets."""
 
 
 class DistInfo:
@@ -226,7 +227,7 @@ def read(info: DistInfoDir, suffixes: Sequence[str], *, again: bool = False) -> 
             st = os.stat(info.path)
         except OSError:
             st = None
-        if st is not None and kept.key[0] == (st.st_ino, st.st_size, st.st_mtime_ns):
+        if st is not None and kept.key[0] == (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns):
             return kept, True
     key = _identity(info.path)
     settled = _settled(key)
@@ -290,15 +291,17 @@ def own_unchanged(facts: DistInfo) -> bool:
         record = os.stat(facts.own[1])
     except OSError:
         return False
-    return (meta.st_ino, meta.st_size, meta.st_mtime_ns) == facts.key[1] and (
+    return (meta.st_ino, meta.st_size, meta.st_mtime_ns, meta.st_ctime_ns) == facts.key[1] and (
         record.st_ino,
         record.st_size,
         record.st_mtime_ns,
+        record.st_ctime_ns,
     ) == facts.key[2]
 
 
 def _identity(path: str) -> tuple[object, ...]:
-    """(inode, size, modification time) of the folder, its METADATA and its RECORD (None for one missing)."""
+    """(inode, size, modification time, status change time) of the folder, its METADATA and its RECORD (None for
+    one missing)."""
     out: list[object] = []
     stat = os.stat
     for place in (path, f"{path}{os.sep}METADATA", f"{path}{os.sep}RECORD"):
@@ -307,7 +310,7 @@ def _identity(path: str) -> tuple[object, ...]:
         except OSError:
             out.append(None)
             continue
-        out.append((st.st_ino, st.st_size, st.st_mtime_ns))
+        out.append((st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
     return tuple(out)
 
 
@@ -334,7 +337,7 @@ def prepare(info: DistInfoDir, suffixes: tuple[str, ...]) -> bool:
     held = distfiles.take(info.path, _FINISHED)
     if held is None or b".dist-info/INSTALLER" not in held.data["RECORD"]:
         return False  # not finished yet: the wheel's own RECORD (an installer's lists INSTALLER) or none
-    sizes = ((0, len(held.data["METADATA"]), 0), (0, len(held.data["RECORD"]), 0))  # the identities come at read
+    sizes = ((0, len(held.data["METADATA"]), 0, 0), (0, len(held.data["RECORD"]), 0, 0))  # the identities come at read
     facts = _build(info, (None, *sizes), suffixes, held)
     if facts.problems or facts.record_problem or facts.unfinished:
         return False

@@ -92,7 +92,7 @@ def _probe(
     key = (locked, declared)
     if not deep and len(found) == 1 and (again := wholekept.again(found[0], index, key)) is not None:
         return again
-    seen: dict[str, tuple[int, int, int]] = {}
+    seen: dict[str, tuple[int, int, int, int]] = {}
     facts, stats = _read_and_stat(found[0], index, seen)
     needs = _libraries(facts, index, deep, seen) if stats is not None else []
     foreign = _foreign(facts, index)
@@ -153,7 +153,7 @@ def _foreign(facts: distinfo.DistInfo, index: SiteIndex) -> str | None:
 
 
 def _read_and_stat(
-    info: DistInfoDir, index: SiteIndex, seen: dict[str, tuple[int, int, int]]
+    info: DistInfoDir, index: SiteIndex, seen: dict[str, tuple[int, int, int, int]]
 ) -> tuple[distinfo.DistInfo, tuple[list[str], list[str], list[str]] | None]:
     """The folder's facts and the stat of every file RECORD lists (None: no RECORD); compiled ones' in *seen*
     (once per folder when the index keeps them: :attr:`SiteIndex.checked`)."""
@@ -223,7 +223,7 @@ def _venv_of(site: str) -> str | None:
 
 
 def _libraries(
-    facts: distinfo.DistInfo, index: SiteIndex, deep: bool, seen: dict[str, tuple[int, int, int]]
+    facts: distinfo.DistInfo, index: SiteIndex, deep: bool, seen: dict[str, tuple[int, int, int, int]]
 ) -> list[Missing | Unloadable]:
     """The shared libraries its extensions need that the dynamic loader cannot find (*deep*: nothing kept; *seen*:
     the identities the file checks just took, not taken again)."""

@@ -14,6 +14,8 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable
 
+from tierlock.probing.regular import open_bytes
+
 Read = Callable[[int, int], bytes]
 """``read(offset, size)``: up to *size* bytes of the file from *offset* (fewer at its end)."""
 
@@ -115,7 +117,7 @@ def parse_bytes(data: bytes) -> ElfInfo | None:
 def read_file(path: str) -> ElfInfo | None:
     """:func:`parse` of the file at *path* (None when it cannot be opened or is not ELF)."""
     try:
-        with open(path, "rb", buffering=0) as fh:
+        with open_bytes(path, buffering=0) as fh:
             head = fh.read(4096)  # the ELF header and, in almost every file, the program headers
 
             def read(offset: int, size: int) -> bytes:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 
 from tierlock.probing import elf
+from tierlock.probing.regular import open_bytes
 
 ET_REL, ET_EXEC = 1, 2
 _MACHINES = {
@@ -29,7 +30,7 @@ _MACHINES = {
 }
 """``e_machine`` -> the name ``uname -m`` gives (the usual ones)."""
 _KINDS = {ET_REL: "an ELF object file (.o)", ET_EXEC: "an ELF executable"}
-_PLATFORMS: dict[str, tuple[tuple[int, int, int] | None, elf.ElfInfo | None]] = {}
+_PLATFORMS: dict[str, tuple[tuple[int, int, int, int] | None, elf.ElfInfo | None]] = {}
 """What was read of each interpreter, by the path it was named by: the identity of the file it resolves to."""
 
 
@@ -41,7 +42,7 @@ def platform_of(python: str) -> elf.ElfInfo | None:
         st = os.stat(real)
     except (OSError, ValueError):
         return None
-    identity = (st.st_size, st.st_mtime_ns, st.st_ino)
+    identity = (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
     known = _PLATFORMS.get(python)
     if known is not None and known[0] == identity:
         return known[1]
@@ -86,7 +87,7 @@ def refused(path: str, info: elf.ElfInfo | None, target: elf.ElfInfo) -> str | N
 def _header_problem(path: str) -> str | None:
     """What is wrong with the first bytes of a readable file :func:`tierlock.probing.elf.parse` could not read."""
     try:
-        with open(path, "rb", buffering=0) as fh:
+        with open_bytes(path, buffering=0) as fh:
             head = fh.read(64)
     except OSError:
         return None

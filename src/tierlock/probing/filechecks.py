@@ -17,11 +17,12 @@ from operator import attrgetter
 from tierlock.keptnote import noting, stat_all
 from tierlock.probing import compiled, distinfo
 from tierlock.probing.compiled import is_compiled
+from tierlock.probing.regular import open_bytes
 
 _SHOWN = 3
 """How many file names a reason lists before saying 'and N more'."""
 _SIZE = attrgetter("st_size")
-_STAMP = attrgetter("st_ino", "st_size", "st_mtime_ns")
+_STAMP = attrgetter("st_ino", "st_size", "st_mtime_ns", "st_ctime_ns")
 _AT = os.stat in os.supports_dir_fd
 """Whether a path can be looked up from a folder's descriptor here (POSIX)."""
 _FOLDER = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -32,7 +33,7 @@ STALE: tuple[list[str], list[str], list[str]] = ([], [], [])
 
 
 def stat_rows(
-    facts: distinfo.DistInfo, confirm: bool, seen: dict[str, tuple[int, int, int]]
+    facts: distinfo.DistInfo, confirm: bool, seen: dict[str, tuple[int, int, int, int]]
 ) -> tuple[list[str], list[str], list[str]]:
     """Stat every file RECORD lists (this is the probe's hot path): (the RECORD paths missing, the sizes that
     differ as reasons say them, the RECORD paths resized). With *confirm*, METADATA and RECORD are stat-ed
@@ -83,11 +84,12 @@ def _sizes(facts: distinfo.DistInfo) -> list[int]:
     return list(map(_SIZE, stat_all(facts.paths)))
 
 
-def still_whole(facts: distinfo.DistInfo, stamps: list[tuple[int, int, int]]) -> bool:
+def still_whole(facts: distinfo.DistInfo, stamps: list[tuple[int, int, int, int]]) -> bool:
     """Whether the folder, METADATA, RECORD and the compiled files still have the identities (inode, size,
-    modification time) *stamps* (what they had when the distribution was last found whole) and every other file
-    RECORD lists is there with its recorded size: each file stat-ed once, in C. The fast way for a distribution
-    found whole before; False says nothing of what is wrong: the caller takes the full way (:func:`stat_rows`)."""
+    modification time, status change time) *stamps* (what they had when the distribution was last found whole)
+    and every other file RECORD lists is there with its recorded size: each file stat-ed once, in C. The fast way
+    for a distribution found whole before; False says nothing of what is wrong: the caller takes the full way
+    (:func:`stat_rows`)."""
     try:
         return (
             list(map(_STAMP, stat_all(facts.watched))) == stamps
@@ -97,7 +99,7 @@ def still_whole(facts: distinfo.DistInfo, stamps: list[tuple[int, int, int]]) ->
         return False
 
 
-def all_still_whole(kept: Sequence[tuple[distinfo.DistInfo, list[tuple[int, int, int]]]]) -> bool:
+def all_still_whole(kept: Sequence[tuple[distinfo.DistInfo, list[tuple[int, int, int, int]]]]) -> bool:
     """:func:`still_whole` of many distributions at once (facts, stamps): each file stat-ed once, in two C passes
     over them all; False when any one is not (without saying which)."""
     watched = list(chain.from_iterable(facts.watched for facts, _stamps in kept))
@@ -110,14 +112,14 @@ def all_still_whole(kept: Sequence[tuple[distinfo.DistInfo, list[tuple[int, int,
         return False
 
 
-def _stat_compiled(facts: distinfo.DistInfo, seen: dict[str, tuple[int, int, int]]) -> bool:
+def _stat_compiled(facts: distinfo.DistInfo, seen: dict[str, tuple[int, int, int, int]]) -> bool:
     """Stat the compiled files, keeping their identities in *seen*: whether each has its recorded size
     (``OSError`` when one is missing)."""
     stat = os.stat
     whole = True
     for (full, _rel), size in zip(facts.compiled, facts.compiled_sizes, strict=True):
         st = stat(full)
-        seen[full] = (st.st_size, st.st_mtime_ns, st.st_ino)
+        seen[full] = (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
         whole = whole and (size is None or st.st_size == size)
     return whole
 
@@ -164,7 +166,7 @@ def _hash_matches(path: str, recorded: str) -> bool:
     except ValueError:
         return False
     try:
-        with open(path, "rb") as fh:
+        with open_bytes(path) as fh:
             for chunk in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(chunk)
     except OSError:

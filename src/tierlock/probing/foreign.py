@@ -23,6 +23,8 @@ import os
 import struct
 from collections.abc import Callable, Sequence
 
+from tierlock.probing.regular import open_bytes
+
 Read = Callable[[int, int], bytes]
 
 MH_MAGIC, MH_MAGIC_64 = 0xFEEDFACE, 0xFEEDFACF
@@ -167,7 +169,7 @@ def missing(path: str, sites: Sequence[str], *, system: str | None = None) -> li
     """The libraries the Mach-O or PE extension at *path* needs that its system's loader cannot find;
     *system*: the Windows system folder (default: ``%SystemRoot%\\System32``)."""
     try:
-        with open(path, "rb", buffering=0) as fh:
+        with open_bytes(path, buffering=0) as fh:
 
             def read(offset: int, size: int) -> bytes:
                 fh.seek(offset)

@@ -1,6 +1,6 @@
 """The library verdicts of earlier probes, kept on disk so that a new process need not read every extension again.
 
-A verdict is kept only when every library was found; it names the identity (size, mtime, inode) of
+A verdict is kept only when every library was found; it names the identity (size, mtime, inode, ctime) of
 the extension and of every library it was found to rely on, and the search environment
 (``LD_LIBRARY_PATH``, the loader cache's identity). A later probe stats those files and reuses the
 verdict only when none changed; anything else is looked up again. A probe with ``--deep`` ignores
@@ -25,25 +25,32 @@ if TYPE_CHECKING:  # (``collections.abc`` loads ``collections``: every kept answ
     from collections.abc import Mapping, Sequence
     from typing import Any
 
-SCHEMA = 2
+SCHEMA = 3
 
-Identity = tuple[int, int, int]
+Identity = tuple[int, int, int, int]
 Kept = tuple[Identity, tuple[tuple[str, Identity], ...]]
 """An extension's identity and every library it relies on, with theirs."""
 
 
 def folder() -> str | None:
-    """Where the cache files live (None: caching is off)."""
+    """Where the cache files live (None: caching is off).
+
+    Only an absolute folder of the user's: a relative ``XDG_CACHE_HOME`` is ignored (the XDG base directory rule),
+    and a home folder that is not known (``HOME`` unset and no password entry for the user: a container run as a
+    user id of its own) is no cache, never a ``~`` folder made in the working folder."""
     explicit = os.environ.get("TIERLOCK_CACHE_DIR")
     if explicit is not None:
         return explicit or None
     if sys.platform == "win32":
         base = os.environ.get("LOCALAPPDATA")
-    elif sys.platform == "darwin":
-        base = os.path.join(os.path.expanduser("~"), "Library", "Caches")
     else:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "tierlock") if base else None
+        home = os.path.expanduser("~")  # (``~`` itself when it cannot be told)
+        if sys.platform == "darwin":
+            base = os.path.join(home, "Library", "Caches")
+        else:
+            xdg = os.environ.get("XDG_CACHE_HOME")
+            base = xdg if xdg and os.path.isabs(xdg) else os.path.join(home, ".cache")
+    return os.path.join(base, "tierlock") if base and os.path.isabs(base) else None
 
 
 def path_for(sites: Sequence[str], kind: str = "libraries") -> str | None:
@@ -103,10 +110,10 @@ def _key(environment: list[object]) -> list[object]:
 
 
 def _identity(values: Sequence[object]) -> Identity:
-    size, mtime, inode = values
-    if not (isinstance(size, int) and isinstance(mtime, int) and isinstance(inode, int)):
-        raise TypeError("an identity is three integers")
-    return (size, mtime, inode)
+    size, mtime, inode, ctime = values
+    if not (isinstance(size, int) and isinstance(mtime, int) and isinstance(inode, int) and isinstance(ctime, int)):
+        raise TypeError("an identity is four integers")
+    return (size, mtime, inode, ctime)
 
 
 def dump(path: str, document: dict[str, Any]) -> None:

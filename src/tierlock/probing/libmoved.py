@@ -6,8 +6,11 @@ inode, size and modification time), pip unpacks the same wheel. An extension's l
 on where each library it relied on is, and on the search environment (``LD_LIBRARY_PATH``, the loader
 cache). So a verdict learnt in one environment holds in another when the extension and every library it
 relied on are at the same place relative to their site folder (a library outside the site folders: at
-the same absolute place) with the same identity - which :meth:`Moved.get` leaves to the caller to check
-with one ``stat`` each, exactly as for a verdict kept for the environment itself.
+the same absolute place) with the same inode, size and modification time (a hard link moves the status
+change time, which the environment's own verdicts are kept by too) - which :meth:`Moved.get` leaves to the
+caller to check with one ``stat`` each - and the environment has no verdict of its own for the file (one
+that no longer holds says the file changed). A place whose file is found wanting is forgotten
+(:meth:`Moved.forget`).
 
 Kept in one file per search environment (:mod:`tierlock.probing.libcache`), paths inside a site folder
 written ``@N/rel`` (N: which of the site folders).
@@ -30,6 +33,7 @@ class Moved:
         self.store = libcache.path_for((repr(environment),), kind="moved-libraries")
         self._kept: dict[str, libcache.Kept] | None = None
         self._learnt: dict[str, libcache.Kept] = {}
+        self._dropped: set[str] = set()
 
     def _verdicts(self) -> dict[str, libcache.Kept]:
         if self._kept is None:  # read on the first extension the environment's own verdicts do not know
@@ -80,12 +84,27 @@ class Moved:
         relied = tuple((self.relative(library) or library, identity) for library, identity in verdict[1])
         self._verdicts()[key] = self._learnt[key] = (verdict[0], relied)
 
+    def forget(self, artifact: str) -> bool:
+        """Drop the verdict kept for *artifact*'s place: the file there now has something missing (a verdict another
+        environment learnt of a file since rewritten in place, a hard link to it, is given to none). Whether there
+        was one (:meth:`save` then writes the file without it)."""
+        key = self.relative(artifact)
+        if key is None or key not in self._verdicts():
+            return False
+        del self._verdicts()[key]
+        self._learnt.pop(key, None)
+        self._dropped.add(key)
+        return True
+
     def save(self) -> None:
-        """Add what this environment learnt to the file as it is now (other processes and sessions write it too:
-        what they kept stays)."""
-        if not self._learnt:
+        """Add what this environment learnt to the file as it is now, less what it found wrong (other processes
+        and sessions write it too: what they kept stays)."""
+        if not self._learnt and not self._dropped:
             return
         kept = libcache.load(self.store, self.environment)
         kept.update(self._learnt)
+        for key in self._dropped - self._learnt.keys():
+            kept.pop(key, None)
         libcache.save(self.store, self.environment, kept)
         self._learnt = {}
+        self._dropped = set()

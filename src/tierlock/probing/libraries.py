@@ -25,7 +25,8 @@ interpreter provides it). Mach-O (macOS) and PE (Windows) extensions are read an
 :mod:`tierlock.probing.foreign` on the system they belong to.
 
 Cheap by design: an extension's verdict is kept for the process with the identity (size, mtime,
-inode) of the extension and of every library it was found to rely on; a later probe stats those
+inode, ctime: a rewrite that puts the size and mtime back still moves the last) of the extension and of
+every library it was found to rely on; a later probe stats those
 files again and reuses the verdict when none changed (kept on disk for the environment by
 :mod:`tierlock.probing.libcache`, and for any environment with the same files at the same places of
 its site folder by :mod:`tierlock.probing.libmoved`). Within one probe (one site index) every
@@ -50,7 +51,7 @@ LD_CACHE = "/etc/ld.so.cache"
 """Libraries the interpreter itself provides (linked in, or loaded before any extension)."""
 
 Identity = libcache.Identity
-"""A file's size, mtime and inode: while they are unchanged, so is what was read from it."""
+"""A file's size, mtime, inode and status change time (ns): while they are unchanged, so is what was read from it."""
 
 
 _Found = tuple[str, elf.ElfInfo, bool]
@@ -181,6 +182,7 @@ class Session:
             return []  # unreadable: read again next time
         refused = elfmatch.refused(artifact, info, self.platform) if self.platform is not None and loaded else None
         if refused is not None:
+            self._forget(artifact)
             return [Unloadable(rel, refused)]  # what it needs is not looked for: it is not loaded at all
         # Needing nothing is a verdict too, and so is a readable file that is no ELF object where no interpreter is
         # named or the target does not import it (nothing to look up): kept with its identity, like every other.
@@ -188,26 +190,31 @@ class Session:
         if not missing:
             self._learn(artifact, (identity, relied))
             self.moved.learn(artifact, (identity, relied))
-        elif self.platform is not None and loaded:
+            return missing
+        self._forget(artifact)  # (another environment's link to this very file takes no verdict of it)
+        if self.platform is not None and loaded:
             return [_another_libc(m, self.platform) for m in missing]
         return missing
 
     def _known(self, artifact: str, identity: Identity) -> bool:
-        """Whether a verdict learnt before still holds: this process's, this environment's kept one, or one
-        learnt at the same place of another environment's site folder (each library stat-ed once)."""
-        if self._still(_VERDICTS.get((artifact, self.key)), identity):
+        """Whether a verdict learnt before still holds: this process's, this environment's kept one, or, when this
+        environment has none of its own, one learnt at the same place of another environment's site folder (each
+        library stat-ed once)."""
+        mine = _VERDICTS.get((artifact, self.key))
+        if self._still(mine, identity):
             return True
         kept = self.kept.get(artifact)
         if self._still(kept, identity):
             assert kept is not None
             _VERDICTS[artifact, self.key] = kept  # what tierlock.probing.relied gives the receipt
             return True
+        if mine is not None or kept is not None:
+            return False  # this environment's own verdict no longer holds: the file is read again
         moved = self.moved.get(artifact)
-        if self._still(moved, identity):
-            assert moved is not None
-            self._learn(artifact, moved)
-            return True
-        return False
+        if moved is None or not self._carried(moved, identity):
+            return False
+        self._learn(artifact, (identity, tuple((path, self.identity(path) or (0, 0, 0, 0)) for path, _ in moved[1])))
+        return True
 
     def holds(self, extensions: Iterable[tuple[str, Identity | None]]) -> bool:
         """Whether a verdict learnt before still holds for each extension (path, identity): :meth:`missing`
@@ -220,12 +227,29 @@ class Session:
 
     def _learn(self, artifact: str, verdict: libcache.Kept) -> None:
         _VERDICTS[artifact, self.key] = self.learnt[artifact] = self.kept[artifact] = verdict
+        self._unsaved()
+
+    def _forget(self, artifact: str) -> None:
+        """The file at *artifact* has something missing: the verdict its place lent other environments goes."""
+        if self.moved.forget(artifact):
+            self._unsaved()
+
+    def _unsaved(self) -> None:
+        """Write what this session learnt or forgot when the process ends."""
         if self not in _UNSAVED:
             if not _UNSAVED:
                 import atexit
 
                 atexit.register(save_all)
             _UNSAVED.append(self)
+
+    def _carried(self, verdict: libcache.Kept, identity: Identity) -> bool:
+        """Whether a verdict learnt in another environment is about this very file (the same inode, size and
+        modification time: a hard link to it, as uv makes from its cache, which moves its status change time) and
+        every library it relies on is that one too."""
+        return verdict[0][:3] == identity[:3] and all(
+            (self.identity(path) or ())[:3] == was[:3] for path, was in verdict[1]
+        )
 
     def _still(self, verdict: libcache.Kept | None, identity: Identity) -> bool:
         """Whether a verdict is about this very file and every library it relies on is unchanged."""
@@ -258,7 +282,7 @@ class Session:
                     continue
                 where, lib, followed = found
                 loaded.update(n for n in (name, lib.soname) if n)
-                relied[where] = self.identity(where) or (0, 0, 0)
+                relied[where] = self.identity(where) or (0, 0, 0, 0)
                 if followed and os.path.normpath(where) not in seen:
                     seen.add(os.path.normpath(where))
                     queue.append((where, lib, rpath if not obj.runpath else chain))
@@ -331,7 +355,7 @@ def _identity(path: str) -> Identity | None:
         st = os.stat(path)
     except (OSError, ValueError):
         return None
-    return (st.st_size, st.st_mtime_ns, st.st_ino)
+    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
 
 
 def preload(sites: Sequence[str], python: str | None = None) -> None:
@@ -373,7 +397,7 @@ def unresolved(
     ELF extensions are looked up on Linux and the other ELF systems; Mach-O and PE ones on macOS and
     Windows (:mod:`tierlock.probing.foreign`). An extension that is missing or unreadable is left to
     the file checks. *fresh* (``--deep``) trusts nothing learnt before. *seen*: identities the caller has
-    just taken (path -> size, mtime, inode), used instead of a second ``stat``. *python*: the target interpreter,
+    just taken (path -> size, mtime, inode, ctime), used instead of a second ``stat``. *python*: the target interpreter,
     whose loader refuses an ELF extension of another class, byte order or machine (:mod:`tierlock.probing.elfmatch`);
     *suffixes*: the extension suffixes it imports (a build for another Python beside its own is not loaded).
     """

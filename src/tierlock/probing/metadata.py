@@ -10,6 +10,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from tierlock.probing.regular import open_bytes, open_text
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -78,7 +80,7 @@ def version_reasons(raw: str, locked: str | None) -> tuple[str | None, tuple[str
 
 def metadata_version(path: str) -> str | None:
     """The ``Version`` header of a METADATA file, reading no further than the headers need."""
-    with open(path, "rb", buffering=0) as fh:
+    with open_bytes(path, buffering=0) as fh:
         head = fh.read(_HEAD)
         return version_in(head, fh.read if len(head) == _HEAD else None)
 
@@ -123,7 +125,7 @@ def headers(path: str, name: str) -> list[str]:
     wanted = name.lower()
     values: list[str] = []
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
+        with open_text(path, errors="replace") as fh:
             for line in fh:
                 if not line.strip():
                     break
@@ -138,7 +140,7 @@ def headers(path: str, name: str) -> list[str]:
 def console_scripts(path: str) -> list[str]:
     """The script names of the ``[console_scripts]`` and ``[gui_scripts]`` sections of an entry_points.txt."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
+        with open_text(path, errors="replace") as fh:
             text = fh.read()
     except OSError:
         return []

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from itertools import repeat
 
+from tierlock.probing.regular import open_bytes
+
 
 def _commas(lines: list[str]) -> set[int]:
     """How many commas the lines hold (one set for them all, counted in C)."""
@@ -33,7 +35,7 @@ class Unreadable(ValueError):
 def read_rows(path: str) -> tuple[Columns, bool]:
     """The rows of the RECORD at *path* as columns, and whether it lists INSTALLER (an installer's RECORD does;
     the wheel's own does not). ``OSError``, ``UnicodeDecodeError`` or :class:`Unreadable` when it cannot be read."""
-    with open(path, "rb", buffering=0) as fh:
+    with open_bytes(path, buffering=0) as fh:
         data = fh.read()
     return rows_in(data)
 

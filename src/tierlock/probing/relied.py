@@ -40,7 +40,7 @@ def relied_outside_each(groups: Iterable[tuple[Iterable[str], Sequence[str]]]) -
             )
         out: dict[str, int] = {}
         for place in sorted(chain.from_iterable(map(where.__getitem__, set(filter(where.__contains__, paths))))):
-            for library, (size, _mtime, _inode) in relied[place]:
+            for library, (size, *_rest) in relied[place]:
                 if not os.path.normpath(library).startswith(inside):
                     out.setdefault(library, size)
         answers.append(list(out.items()))

@@ -11,6 +11,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from tierlock.probing.compiled import module_name
+from tierlock.probing.regular import open_text
 
 _NOT_ROOTS = (".dist-info", ".data", ".libs")
 
@@ -60,7 +61,7 @@ def roots_from_heads(heads: Mapping[str, bool], suffixes: Sequence[str]) -> tupl
 
 def roots_from_top_level(dist_info: str) -> tuple[str, ...]:
     try:
-        with open(os.path.join(dist_info, "top_level.txt"), encoding="utf-8", errors="replace") as fh:
+        with open_text(os.path.join(dist_info, "top_level.txt"), errors="replace") as fh:
             names = [line.strip() for line in fh]
     except OSError:
         return ()

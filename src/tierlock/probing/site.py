@@ -115,7 +115,7 @@ class SiteIndex:
         self.dists: dict[str, list[DistInfoDir]] = {} if dists is None else dists
         self.leftovers: dict[str, list[str]] = {} if leftovers is None else leftovers
         """Site folder -> names of ``~``-prefixed entries in it."""
-        self.checked: dict[str, tuple[Any, Any, dict[str, tuple[int, int, int]]]] | None = None
+        self.checked: dict[str, tuple[Any, Any, dict[str, tuple[int, int, int, int]]]] | None = None
         """When a caller sets it (one command's probes, which look at the folders once): each ``.dist-info``
         folder's facts and the stat of every file RECORD lists, by its path, so a distribution probed again in the
         same command (a root of one tier, a member of another's closure) is not looked at twice."""
@@ -191,7 +191,7 @@ class SiteIndex:
         return self.dists.get(normalize(name), ())
 
 
-_LISTED: dict[str, tuple[tuple[int, int, int], tuple[DistInfoDir, ...], tuple[str, ...]]] = {}
+_LISTED: dict[str, tuple[tuple[int, int, int, int], tuple[DistInfoDir, ...], tuple[str, ...]]] = {}
 _SETTLED_NS = 1_000_000_000
 
 
@@ -199,7 +199,7 @@ def _listing(site: str, st: os.stat_result) -> tuple[tuple[DistInfoDir, ...], tu
     """The ``.dist-info`` folders and ``~`` leftovers of *site* (stat-ed as *st*), kept while it is unchanged."""
     import time
 
-    stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
+    stamp = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     kept = _LISTED.get(site)
     if kept is not None and kept[0] == stamp:
         return kept[1], kept[2]

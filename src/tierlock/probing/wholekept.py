@@ -20,7 +20,9 @@ from tierlock.probing.distprobe import DistributionProbe
 from tierlock.probing.site import DistInfoDir, SiteIndex, normalize
 
 # A verdict given when the distribution was found whole, the identities its watched files had, its extensions'.
-Whole = tuple["DistributionProbe", list[tuple[int, int, int]], tuple[tuple[str, "tuple[int, int, int] | None"], ...]]
+Whole = tuple[
+    "DistributionProbe", list[tuple[int, int, int, int]], tuple[tuple[str, "tuple[int, int, int, int] | None"], ...]
+]
 
 
 def keep(
@@ -33,8 +35,8 @@ def keep(
 
     stamps: list[Any] = [part for part in facts.key if isinstance(part, tuple)]
     for path, _rel in facts.compiled:
-        taken = seen.get(path)  # (size, modification time, inode); none when the rows were stat-ed one by one
-        stamps.append(None if taken is None else (taken[2], taken[0], taken[1]))
+        taken = seen.get(path)  # (size, modification time, inode, status change); none when stat-ed one by one
+        stamps.append(None if taken is None else (taken[2], taken[0], taken[1], taken[3]))
     extensions = tuple((path, seen.get(path)) for path, rel in facts.compiled if is_extension(rel))
     facts.whole[key] = (result, stamps, extensions)
     said = [stamps, extensions, result.version_text, result.import_roots, result.record_size]

@@ -11,6 +11,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tierlock import compiledname
 from tierlock.lockfiles import requirements
 from tierlock.probing import compiled, metadata, site
 
@@ -44,7 +45,7 @@ def test_a_hash_is_hexadecimal_exactly_when_the_pattern_says_so(text: str) -> No
 @given(TEXTS)
 @settings(max_examples=500)
 def test_a_shared_librarys_name_is_told_as_the_pattern_tells_it(text: str) -> None:
-    assert compiled._so_named(text) == (re.search(r"\.so(\.[0-9]+)*$", text) is not None)
+    assert compiledname._so_named(text) == (re.search(r"\.so(\.[0-9]+)*$", text) is not None)
     assert compiled.is_compiled(text + ".so.1\n") == (re.search(r"\.so(\.[0-9]+)*$", text + ".so.1\n") is not None)
 
 

@@ -449,8 +449,8 @@ def test_a_refreshed_entry_holds_the_edited_file_by_its_identity(scene: Scene) -
     keptedit.parts_refreshed(entry, seen[0][1])
     identity = keptrun.identity(path)
     assert entry["files"][path] == (identity, None)
-    assert entry["stats"][path] == identity[:5]
-    assert dict(entry["scans"][str(scene.root)])["pyproject.toml"] == identity[:5]
+    assert entry["stats"][path] == identity
+    assert dict(entry["scans"][str(scene.root)])["pyproject.toml"] == identity
     assert scene.holds(entry) == (True, [])  # the next run parses nothing
     scene.pyproject.write_text(TEXT.replace('"a>=1"', '"a>=2"'))
     assert scene.holds(entry)[0] is False
@@ -459,21 +459,21 @@ def test_a_refreshed_entry_holds_the_edited_file_by_its_identity(scene: Scene) -
 def test_a_refresh_leaves_a_look_up_of_another_kind_as_it_was() -> None:
     entry: dict[str, Any] = {
         "files": {"/p": ((1, 2), b"x")},
-        "stats": {"/p": (0o100644, 1, 2, 3, 4)},
-        "lstats": {"/p": (0o120777, 9, 9, 9, 9)},
-        "scans": {"/": (("p", (0o120777, 9, 9, 9, 9)), ("q", (1,))), "/other": -2},
+        "stats": {"/p": (0o100644, 1, 2, 3, 4, 5)},
+        "lstats": {"/p": (0o120777, 9, 9, 9, 9, 9)},
+        "scans": {"/": (("p", (0o120777, 9, 9, 9, 9, 9)), ("q", (1,))), "/other": -2},
     }
     keptedit.parts_refreshed(entry, {"/p": (0o100644, 5, 6, 7, 8, 9)})
     assert entry["files"]["/p"] == ((0o100644, 5, 6, 7, 8, 9), None)
-    assert entry["stats"]["/p"] == (0o100644, 5, 6, 7, 8)
-    assert entry["lstats"]["/p"] == (0o120777, 9, 9, 9, 9)
-    assert entry["scans"]["/"] == (("p", (0o120777, 9, 9, 9, 9)), ("q", (1,)))
+    assert entry["stats"]["/p"] == (0o100644, 5, 6, 7, 8, 9)
+    assert entry["lstats"]["/p"] == (0o120777, 9, 9, 9, 9, 9)
+    assert entry["scans"]["/"] == (("p", (0o120777, 9, 9, 9, 9, 9)), ("q", (1,)))
 
 
 def test_a_scanned_folder_holds_only_with_the_same_names_each_loose_one_still_of_its_kind() -> None:
     from tierlock.keptloose import entries_hold
 
-    file, other = (0o100644, 1, 2, 3, 4), (0o100644, 9, 9, 9, 4)
+    file, other = (0o100644, 1, 2, 3, 4, 5), (0o100644, 9, 9, 9, 4, 9)
     loose = {"/d/pyproject.toml"}
     was = (("a", file), ("pyproject.toml", file))
     assert entries_hold("/d", (("a", file), ("pyproject.toml", other)), was, loose)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tierlock.probing import SiteIndex, distcache, distfiles, distinfo, metadata, probe_distribution
+from tierlock.probing import SiteIndex, distcache, distfiles, distinfo, metadata, probe_distribution, regular
 
 EXT = ".cpython-311-x86_64-linux-gnu.so"
 OTHER_EXT = ".cpython-312-x86_64-linux-gnu.so"
@@ -209,13 +209,13 @@ def test_the_folder_is_read_at_one_moment_listing_first_and_only_the_files_the_f
 ) -> None:
     info = _folder(tmp_path / "lib" / "site", {"alpha/__init__.py": "", "alpha-1.0.dist-info/top_level.txt": "a\n"})
     opened: list[str] = []
-    real = open
+    real = regular.open_bytes
 
-    def counting(file: object, *args: object, **kwargs: object) -> object:
-        opened.append(os.path.basename(str(file)))
-        return real(file, *args, **kwargs)  # type: ignore[call-overload]
+    def counting(file: str, buffering: int = -1) -> object:
+        opened.append(os.path.basename(file))
+        return real(file, buffering)
 
-    monkeypatch.setattr("builtins.open", counting)
+    monkeypatch.setattr(distfiles, "open_bytes", counting)
     held = distfiles.take(str(info))
     monkeypatch.undo()
     assert held is not None

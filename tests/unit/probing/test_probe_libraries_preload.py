@@ -18,7 +18,7 @@ import pytest
 from tierlock.installer import backends
 from tierlock.probing import libcache, libraries
 
-VERDICT: libcache.Kept = ((10, 20, 30), ())
+VERDICT: libcache.Kept = ((10, 20, 30, 40), ())
 
 
 @pytest.fixture

@@ -200,8 +200,8 @@ def test_a_kept_verdict_is_written_once_read_by_the_next_session_and_dropped_whe
 def test_a_kept_file_that_is_damaged_or_for_another_environment_is_no_cache(tmp_path: Path) -> None:
     environment: list[object] = [["site"], [], "/etc/ld.so.cache", []]
     path = tmp_path / "kept.json"
-    libcache.save(str(path), environment, {"/x/_ext.so": ((1, 2, 3), (("/lib/liba.so", (4, 5, 6)),))})
-    assert libcache.load(str(path), environment) == {"/x/_ext.so": ((1, 2, 3), (("/lib/liba.so", (4, 5, 6)),))}
+    libcache.save(str(path), environment, {"/x/_ext.so": ((1, 2, 3, 9), (("/lib/liba.so", (4, 5, 6, 9)),))})
+    assert libcache.load(str(path), environment) == {"/x/_ext.so": ((1, 2, 3, 9), (("/lib/liba.so", (4, 5, 6, 9)),))}
     assert libcache.load(str(path), [*environment[:3], [1, 1, 1]]) == {}
     document = marshal.loads(path.read_bytes())
     for damage in ({"schema": 99}, {"verdicts": {"/x": [[1, 2], []]}}, {"verdicts": {"/x": [[1, 2, "3"], []]}}):
@@ -369,20 +369,22 @@ def test_each_machine_searches_its_debian_multiarch_folders_and_names_its_platfo
     assert missing(tmp_path, ext) == ([] if platform else [("libplat.so.1", None)])
 
 
-def test_a_file_changed_without_changing_its_identity_is_read_again_only_by_a_deep_probe(tmp_path: Path) -> None:
+def test_a_file_rewritten_with_its_size_and_modification_time_put_back_is_read_again(tmp_path: Path) -> None:
     ext = lib(tmp_path / "site" / "pkg", "_ext.so", needed=["liba.so.1"])
     before = os.stat(ext)
     first = session(tmp_path).read(str(ext))
     assert first is not None
     assert first.needed == ("liba.so.1",)
-    with open(ext, "r+b") as fh:  # the same size, inode and mtime: only the bytes differ
+    with open(ext, "r+b") as fh:  # the same size, inode and mtime: the bytes and the status change time differ
         fh.write(binaries.elf(needed=["libb.so.1"]))
     os.utime(ext, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(ext)
+    assert (after.st_ino, after.st_size, after.st_mtime_ns) == (before.st_ino, before.st_size, before.st_mtime_ns)
     kept = session(tmp_path).read(str(ext))
     fresh = libraries.Session([str(tmp_path / "site")], fresh=True, library_path="").read(str(ext))
     assert kept is not None
     assert fresh is not None
-    assert (kept.needed, fresh.needed) == (("liba.so.1",), ("libb.so.1",))
+    assert (kept.needed, fresh.needed) == (("libb.so.1",), ("libb.so.1",))
 
 
 def test_one_probe_round_shares_one_session_and_a_new_index_or_depth_starts_another() -> None:
@@ -470,7 +472,7 @@ def test_kept_places_only_looked_up_are_not_written_again(tmp_path: Path) -> Non
     moved.save()
     assert moved.store is not None
     assert not os.path.exists(moved.store)  # nothing learnt: nothing written
-    moved.learn(str(tmp_path / "site" / "pkg" / "_ext.so"), ((1, 2, 3), (("/usr/lib/libc.so.6", (4, 5, 6)),)))
+    moved.learn(str(tmp_path / "site" / "pkg" / "_ext.so"), ((1, 2, 3, 9), (("/usr/lib/libc.so.6", (4, 5, 6, 9)),)))
     moved.save()
     written = Path(moved.store).read_bytes()
     Path(moved.store).unlink()
@@ -478,7 +480,8 @@ def test_kept_places_only_looked_up_are_not_written_again(tmp_path: Path) -> Non
     assert not os.path.exists(moved.store)
     Path(moved.store).write_bytes(written)
     again = Moved([str(tmp_path / "other")], ["env"])
-    assert again.get(str(tmp_path / "other" / "pkg" / "_ext.so")) == ((1, 2, 3), (("/usr/lib/libc.so.6", (4, 5, 6)),))
+    found = again.get(str(tmp_path / "other" / "pkg" / "_ext.so"))
+    assert found == ((1, 2, 3, 9), (("/usr/lib/libc.so.6", (4, 5, 6, 9)),))
     assert moved.absolute("/usr/lib/libc.so.6") == "/usr/lib/libc.so.6"
 
 
@@ -488,25 +491,25 @@ def test_two_environments_that_learn_in_one_process_both_keep_what_they_learnt(t
     one, two = Moved([str(tmp_path / "one")], ["env"]), Moved([str(tmp_path / "two")], ["env"])
     assert one.get(str(tmp_path / "one" / "a.so")) is None  # each read the file before the other wrote it
     assert two.get(str(tmp_path / "two" / "b.so")) is None
-    one.learn(str(tmp_path / "one" / "a.so"), ((1, 1, 1), ()))
-    two.learn(str(tmp_path / "two" / "b.so"), ((2, 2, 2), ()))
+    one.learn(str(tmp_path / "one" / "a.so"), ((1, 1, 1, 1), ()))
+    two.learn(str(tmp_path / "two" / "b.so"), ((2, 2, 2, 2), ()))
     one.save()
     two.save()
     three = Moved([str(tmp_path / "three")], ["env"])
-    assert three.get(str(tmp_path / "three" / "a.so")) == ((1, 1, 1), ())
-    assert three.get(str(tmp_path / "three" / "b.so")) == ((2, 2, 2), ())
+    assert three.get(str(tmp_path / "three" / "a.so")) == ((1, 1, 1, 1), ())
+    assert three.get(str(tmp_path / "three" / "b.so")) == ((2, 2, 2, 2), ())
 
 
 def test_a_kept_file_this_process_read_is_parsed_again_only_when_it_changed(tmp_path: Path) -> None:
     environment: list[object] = [["site"], [], "/etc/ld.so.cache", []]
     path = str(tmp_path / "kept.marshal")
-    first = {"/x/_ext.so": ((1, 2, 3), (("/lib/liba.so", (4, 5, 6)),))}
+    first = {"/x/_ext.so": ((1, 2, 3, 9), (("/lib/liba.so", (4, 5, 6, 9)),))}
     libcache.save(path, environment, first)
     loaded = libcache.load(path, environment)
-    loaded["/y/_other.so"] = ((7, 8, 9), ())  # a session adds what it learns to its own copy
+    loaded["/y/_other.so"] = ((7, 8, 9, 9), ())  # a session adds what it learns to its own copy
     assert libcache.load(path, environment) == first
     assert libcache.load(path, [*environment[:3], [1, 1, 1]]) == {}  # the same file, another environment
-    second = {**first, "/z/_new.so": ((3, 2, 1), ())}
+    second = {**first, "/z/_new.so": ((3, 2, 1, 0), ())}
     libcache.save(path, environment, second)  # written again (by this process or another)
     assert libcache.load(path, environment) == second
 

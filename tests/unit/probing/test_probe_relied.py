@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tierlock.probing import libraries, relied
 
-_ID = (0, 0, 0)
+_ID = (0, 0, 0, 0)
 
 
 def _one_by_one(paths: Iterable[str], sites: Sequence[str]) -> list[tuple[str, int]]:
@@ -23,7 +23,7 @@ def _one_by_one(paths: Iterable[str], sites: Sequence[str]) -> list[tuple[str, i
     out: dict[str, int] = {}
     for (path, _environment), (_identity, libs) in libraries._VERDICTS.items():
         if path in wanted:
-            for library, (size, _mtime, _inode) in libs:
+            for library, (size, *_rest) in libs:
                 if not os.path.normpath(library).startswith(inside):
                     out.setdefault(library, size)
     return list(out.items())
