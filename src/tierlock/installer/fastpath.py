@@ -32,6 +32,9 @@ RECEIPTS_DIR = ("tierlock", "receipts")
 FAILURES_DIR = ("tierlock", "failures")
 #: The receipts' format (:mod:`tierlock.installer.receipts` writes it; a receipt of another is not read).
 SCHEMA = 1
+#: A receipt whose shared objects' rows carry the time each was written (a receipt without it vouches for their
+#: sizes only: the first install-tier after the upgrade goes the full way, and writes it again with them).
+STAMPED = "shared_objects_dated"
 #: The most a config, pyproject.toml or lockfile may hold (:data:`tierlock.fsutil.MAX_BYTES`).
 MAX_BYTES = 64 * 1024 * 1024
 
@@ -189,18 +192,23 @@ def load_receipt(path: str) -> dict[str, Any] | None:
 
 
 def verify_files(packages: Iterable[dict[str, Any]], prefix: str) -> tuple[int, str]:
-    """Stat every recorded file; (files checked, the first difference or "")."""
+    """Stat every recorded file; (files checked, the first difference or ""). A shared object's row carries the
+    time it was written (:func:`tierlock.installer.receipts.file_rows`): one rewritten since, at its size, is a
+    difference (the probe reads what it needs, which another build's file changes)."""
     stat = os.stat
     files = 0
     for package in packages:
         site = os.path.join(prefix, str(package.get("site", ""))) + os.sep
-        for rel, size in package.get("files", ()):
+        for rel, size, *written in package.get("files", ()):
             files += 1
             try:
-                if stat(site + rel).st_size != size:
-                    return files, f"{package.get('name')}: {rel} changed size"
+                st = stat(site + rel)
             except OSError:
                 return files, f"{package.get('name')}: {rel} is missing"
+            if st.st_size != size:
+                return files, f"{package.get('name')}: {rel} changed size"
+            if written and st.st_mtime_ns != written[0]:
+                return files, f"{package.get('name')}: {rel} was written again since it was armed"
     return files, ""
 
 
@@ -237,6 +245,8 @@ def check(
         if receipt is None:
             return None, f"no receipt for {raw} in {prefix}"
         why = _holds(raw, receipt, environment, (pyproject, pyproject_digest))
+        if not why and not receipt.get(STAMPED):
+            why = f"the receipt of {raw} does not date its shared objects (written by an older tierlock)"
         if not why and install_project and receipt.get("without_project"):
             why = f"{raw} was armed without the project itself (--no-install-project)"
         if not why and os.path.lexists(os.path.join(prefix, *FAILURES_DIR, f"{raw}.json")):

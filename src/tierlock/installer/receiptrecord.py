@@ -12,6 +12,7 @@ from tierlock._version import __version__
 from tierlock.frozen import Frozen
 from tierlock.installer.location import environment_key, machine_of
 from tierlock.installer.receipts import (
+    STAMPED,
     InstalledDist,
     Receipt,
     build,
@@ -161,6 +162,7 @@ def _same(existing: Receipt, wanted: Mapping[str, Any], packages: list[dict[str,
         and existing.data.get("left_out") == wanted["left_out"]
         and bool(existing.data.get("without_project")) == wanted["without_project"]
         and "stale" not in existing.data
+        and bool(existing.data.get(STAMPED))
         and existing.data.get("tierlock_version") == __version__
         and existing.packages == packages
     )
