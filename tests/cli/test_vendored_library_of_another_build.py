@@ -142,3 +142,40 @@ def test_another_builds_extension_needing_its_own_vendored_library_is_the_packag
     assert scene.imports() == "7"
     scene.mix_in_the_other_build(builds["theirs"])
     _said_and_repaired(scene, backend)
+
+
+def _zero_the_header(scene: Scene) -> None:
+    """The extension's ELF header overwritten in place (``dd conv=notrunc``): its size kept, no ELF file any more."""
+    with open(site_packages(scene.venv) / EXTENSION, "r+b") as fh:
+        fh.write(b"\0" * 20)
+
+
+@pytest.mark.parametrize("backend", ["uv", "pip"])
+@pytest.mark.parametrize("damage", ["another-build", "header-zeroed"])
+def test_a_shared_object_rewritten_at_its_size_after_arming_is_repaired_by_the_printed_fix(
+    tmp_path: Path, builds: dict[str, Path], backend: str, damage: str
+) -> None:
+    """Armed by install-tier (a receipt: every file's size), then a shared object rewritten at the same size. The
+    probe reads what it needs and whether it loads, and prints ``install-tier brain``. Before: that command took
+    the receipt's no-op fast path (sizes only) and answered "already present (...); nothing to do", so the printed
+    fix never fixed. Now the receipt keeps when each shared object was written, and the fast path sees the rewrite."""
+    scene = Scene(tmp_path, builds, backend)
+    armed = scene.run(*shlex.split(scene.fix))
+    assert armed.returncode == 0, armed.stdout + armed.stderr
+    assert scene.imports() == "7"
+    if damage == "another-build":
+        scene.mix_in_the_other_build(builds["theirs"])
+        _said_and_repaired(scene, backend)
+        return
+    _zero_the_header(scene)
+    assert "invalid ELF header" in scene.imports()
+    probed = scene.run("tierlock", "probe", "brain", "--python", str(scene.python))
+    assert f"compiled extension {EXTENSION} is not an ELF file (no compiled code)" in probed.stdout
+    assert f"brain is partial; to fix: {scene.fix}" in probed.stdout
+    repaired = scene.run(*shlex.split(scene.fix))  # exactly as printed
+    assert repaired.returncode == 0, repaired.stdout + repaired.stderr
+    assert "already present" not in repaired.stdout
+    assert f"{backend}: installing 0, replacing 0, repairing 1 of 3 package(s)" in repaired.stderr
+    assert scene.imports() == "7"
+    assert scene.run("tierlock", "probe", "brain", "--python", str(scene.python)).returncode == 0
+    assert "already present" in scene.run(*shlex.split(scene.fix)).stdout

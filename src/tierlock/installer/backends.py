@@ -88,6 +88,11 @@ class UvBackend(Frozen):
         argv += ["--no-deps", "--require-hashes", "-r", str(requirements)]
         for name in reinstall:
             argv += ["--reinstall-package", name]
+        if reinstall:
+            # A repair reads nothing from uv's cache: uv hard-links the files it installs to its cache's, so a file
+            # damaged in place (``cp -p`` or ``dd`` over it) damaged the cache's too, and a reinstall from there
+            # (a wheel of a --find-links folder is never fetched again) brought the same damage back.
+            argv.append("--no-cache")
         if ALL in no_build:
             argv.append("--no-build")
         else:
