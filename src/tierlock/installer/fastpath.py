@@ -212,6 +212,36 @@ def verify_files(packages: Iterable[dict[str, Any]], prefix: str) -> tuple[int, 
     return files, ""
 
 
+def beside(packages: Iterable[dict[str, Any]], prefix: str, listed: dict[str, dict[str, list[str]]]) -> str:
+    """Why a recorded package has another metadata folder of its name beside its own ("" when none): a second
+    ``.dist-info`` (another version's, left by a tool that installed over it, or copied in) is what
+    ``importlib.metadata`` may read first, and the probe finds the package partial for it; its files alone do not
+    tell. *listed*: site folder -> its metadata folders by name, each folder listed once per check."""
+    for package in packages:
+        site = os.path.join(prefix, str(package.get("site", "")))
+        folders = listed.get(site)
+        if folders is None:
+            folders = listed[site] = _metadata_folders(site)
+        own = str(package.get("dist_info", ""))
+        others = [f for f in folders.get(canonical(str(package.get("name", ""))), ()) if f != own]
+        if others:
+            return f"{package.get('name')}: {', '.join(sorted(others))} beside {own}"
+    return ""
+
+
+def _metadata_folders(site: str) -> dict[str, list[str]]:
+    """The ``.dist-info`` and ``.egg-info`` entries of *site* by the name they carry (``name-version.dist-info``)."""
+    out: dict[str, list[str]] = {}
+    try:
+        entries = os.listdir(site)
+    except OSError:
+        return out
+    for entry in entries:
+        if entry.endswith((".dist-info", ".egg-info")):
+            out.setdefault(canonical(entry.rpartition(".")[0].partition("-")[0]), []).append(entry)
+    return out
+
+
 # -- the check -----------------------------------------------------------------
 
 
@@ -240,6 +270,7 @@ def check(
     files = 0
     names: list[str] = []
     pins: dict[str, str] = {}
+    listed: dict[str, dict[str, list[str]]] = {}
     for raw in dict.fromkeys(canonical(t) for t in tiers):
         receipt = load_receipt(os.path.join(prefix, *RECEIPTS_DIR, f"{raw}.json"))
         if receipt is None:
@@ -256,6 +287,7 @@ def check(
         if why:
             return None, why
         checked, why = verify_files(packages, prefix)
+        why = why or beside(packages, prefix, listed)
         if why:
             return None, why
         files += checked
