@@ -134,3 +134,13 @@ def test_the_pip_beside_tierlock_serves_only_a_target_whose_python_it_runs_on(
     with pytest.raises(TierlockError) as caught:
         backends.choose("pip", newer)
     assert "no installer backend" in caught.value.message
+
+
+def test_a_uv_install_that_repairs_reads_nothing_from_uvs_cache(tmp_path: Path) -> None:
+    """uv hard-links installed files to its cache's: a file damaged in place damaged the cache's copy, and a repair
+    from there brought the damage back (a --find-links wheel is never fetched again)."""
+    uv = backends.UvBackend(tmp_path / "uv")
+    target, requirements = a_target(tmp_path), tmp_path / "r.txt"
+    repairing = uv.install_argv(target, requirements, reinstall=["corelib"])
+    assert repairing[-3:] == ["--reinstall-package", "corelib", "--no-cache"]
+    assert "--no-cache" not in uv.install_argv(target, requirements, reinstall=[])
