@@ -88,7 +88,7 @@ MODULES: dict[str, Module] = {
         (
             "tests/unit/probing/test_vendored_library_names.py",
             "tests/unit/installer/test_inventory_verdicts.py",
-            "tests/cli/test_vendored_library_of_another_build.py",
+            "tests/unit/probing/test_probe_libraries.py",
         ),
     ),
     # RECORD's rows read (quoted or not, a NUL byte refused) and the import roots from RECORD and top_level.txt.

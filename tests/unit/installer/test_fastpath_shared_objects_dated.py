@@ -93,3 +93,12 @@ def test_a_receipt_an_older_tierlock_wrote_is_no_noop(venv: Path) -> None:
 )
 def test_which_files_are_shared_objects(rel: str, shared: bool) -> None:
     assert receipts.shared_object(rel) is shared
+
+
+def test_a_dated_row_is_a_recorded_path_like_any_other(venv: Path) -> None:
+    """(What install-tier reads to tell its own files from others': a shared object's row of three counts too.)"""
+    receipt = receipts.load(receipts.receipt_path(venv, "brain"))
+    assert receipt is not None
+    assert receipts.recorded_paths(venv, [receipt]) == {
+        str(venv / SITE / rel) for rel in ("pkg/__init__.py", "pkg/_core.so", "pkg-1.0.dist-info/METADATA")
+    }

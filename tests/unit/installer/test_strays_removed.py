@@ -47,3 +47,9 @@ def test_one_folder_other_names_and_links_are_left_alone(tmp_path: Path) -> None
 def test_folders_on_two_site_paths_count_together(tmp_path: Path) -> None:
     one, two = _site(tmp_path / "a", "corelib-1.0.dist-info"), _site(tmp_path / "b", "corelib-2.0.dist-info")
     assert removed([one, two], [("corelib", "1.0")]) == [str(two / "corelib-2.0.dist-info")]
+
+
+def test_a_package_with_one_folder_does_not_stop_the_look_at_the_next(tmp_path: Path) -> None:
+    site = _site(tmp_path, "alpha-1.0.dist-info", "corelib-1.0.dist-info", "corelib-2.0.dist-info")
+    gone = removed([site], [("alpha", "1.0"), ("corelib", "1.0")])
+    assert [Path(p).name for p in gone] == ["corelib-2.0.dist-info"]
