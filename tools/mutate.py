@@ -644,6 +644,7 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/installer/lockload.py",),
         (
             "tests/unit/installer/test_installer_plan.py",
+            "tests/unit/installer/test_universal_relock.py",
             "tests/cli/test_single_platform_lock_for_another_python.py",
             "tests/cli/test_uv_lock_environments.py",
             "tests/cli/test_uv_lock_shapes_of_real_projects.py",
