@@ -80,3 +80,19 @@ def test_the_reason_says_whose_library_it_is() -> None:
         "dynamic loader cannot find (a library the package's wheel vendors, by its hashed name: only its own "
         "install provides it)"
     )
+
+
+def test_problems_are_equal_by_their_fields_only() -> None:
+    """(A probe's reasons are compared and kept by these values: libcache, the verdicts of two probes.)"""
+    from tierlock.probing.libproblems import Unloadable
+
+    one = Missing("pkg/_native.so", "libz-0a1b2c3d.so.1")
+    assert one == Missing("pkg/_native.so", "libz-0a1b2c3d.so.1")
+    assert one != Missing("pkg/_native.so", "libz-0a1b2c3d.so.1", "libpng.so.16")
+    assert one != Missing("pkg/_other.so", "libz-0a1b2c3d.so.1")
+    assert one != ("pkg/_native.so", "libz-0a1b2c3d.so.1", None)
+    assert len({one, Missing("pkg/_native.so", "libz-0a1b2c3d.so.1")}) == 1
+    refused = Unloadable("pkg/_native.so", "is not an ELF file (an empty file)")
+    assert refused == Unloadable("pkg/_native.so", "is not an ELF file (an empty file)")
+    assert refused != Unloadable("pkg/_native.so", "is built for aarch64")
+    assert refused != ("pkg/_native.so", "is not an ELF file (an empty file)")
