@@ -199,16 +199,16 @@ def verify_files(packages: Iterable[dict[str, Any]], prefix: str) -> tuple[int, 
     files = 0
     for package in packages:
         site = os.path.join(prefix, str(package.get("site", ""))) + os.sep
-        for rel, size, *written in package.get("files", ()):
+        for row in package.get("files", ()):
             files += 1
             try:
-                st = stat(site + rel)
+                st = stat(site + row[0])
             except OSError:
-                return files, f"{package.get('name')}: {rel} is missing"
-            if st.st_size != size:
-                return files, f"{package.get('name')}: {rel} changed size"
-            if written and st.st_mtime_ns != written[0]:
-                return files, f"{package.get('name')}: {rel} was written again since it was armed"
+                return files, f"{package.get('name')}: {row[0]} is missing"
+            if st.st_size != row[1]:
+                return files, f"{package.get('name')}: {row[0]} changed size"
+            if len(row) > 2 and st.st_mtime_ns != row[2]:
+                return files, f"{package.get('name')}: {row[0]} was written again since it was armed"
     return files, ""
 
 
@@ -390,7 +390,7 @@ def try_noop(
         return None, "the target needs inspecting"
     try:
         return check(tiers, target[0], target[1], pyproject, install_project=install_project)
-    except (TypeError, ValueError, AttributeError) as exc:  # a receipt of an unexpected shape
+    except (TypeError, ValueError, AttributeError, IndexError, KeyError) as exc:  # a receipt of an unexpected shape
         return None, f"a receipt could not be read: {exc}"
 
 
