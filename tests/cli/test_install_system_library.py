@@ -79,7 +79,7 @@ def test_a_removed_system_library_fails_install_probe_and_status_until_provided_
     assert list((tmp_path / "cache").glob("libraries-*.marshal"))  # the console script kept what its probe learnt
     receipt = json.loads((scene.venv / "tierlock" / "receipts" / "brain.json").read_text())
     (corelib,) = [p for p in receipt["packages"] if p["name"] == "corelib"]
-    assert any(rel.endswith("/opt/lib/libtierdep.so.1") for rel, _size in corelib["files"])
+    assert any(rel.endswith("/opt/lib/libtierdep.so.1") for rel, *_ in corelib["files"])
     assert "already present" in scene.install().stdout  # the no-op fast path
 
     aside = tmp_path / "aside"

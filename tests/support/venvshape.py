@@ -28,7 +28,7 @@ def venv_shaped(prefix: Path) -> receipts.InstalledDist:
     (site / "pkg-1.0.dist-info").mkdir()
     (site / "pkg-1.0.dist-info" / "METADATA").write_text("Name: pkg\nVersion: 1.0\n", encoding="utf-8")
     files = ("pkg/__init__.py", "pkg/_core.so", "pkg-1.0.dist-info/METADATA")
-    rows = tuple((rel, (site / rel).stat().st_size) for rel in files)
+    rows = receipts.file_rows((str(site / rel), rel, (site / rel).stat().st_size, None) for rel in files)
     return receipts.InstalledDist("pkg", "1.0", "lib/python3.11/site-packages", "pkg-1.0.dist-info", rows)
 
 

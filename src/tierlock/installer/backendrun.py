@@ -71,6 +71,7 @@ def run(project: Project, ui: Progress, backend: Backend, plan: Plan, step: Step
     watcher = builds.Watcher(say, builds.announce(say, planned))
     no_build = step.rules.flags(plan.changes)
     backends.end_recording()  # (before the version's thread: nothing it does is part of a kept plan)
+    _strays(ui, step.target, plan)
     version = background(backend.version)  # asked while the backend installs
     with ui.status(doing):
         try:
@@ -89,6 +90,18 @@ def run(project: Project, ui: Progress, backend: Backend, plan: Plan, step: Step
                 exc, tiers=step.tiers, rules=step.rules, command=step.command, no_build=no_build, backend=backend.name
             ) from None
     return Ran(backend.name, version(), result.seconds)
+
+
+def _strays(ui: Progress, target: Target, plan: Plan) -> None:
+    """Remove the metadata folders of another version beside a package the backend writes again
+    (:mod:`tierlock.installer.strays`): pip's reinstall leaves them."""
+    changed = [(str(c.entry.name), str(c.entry.version)) for c in plan.changes if c.action in ("repair", "replace")]
+    if not changed:
+        return
+    from tierlock.installer.strays import removed
+
+    for path in removed(target.site_paths, changed):
+        ui.detail(f"removed {path}: another version's metadata beside a package this install writes again")
 
 
 #: How long the install waits, once the backend has ended, for the backend's version asked beside it (seconds).

@@ -34,6 +34,9 @@ RECEIPTS_DIR = ("tierlock", "receipts")
 FAILURES_DIR = ("tierlock", "failures")
 #: The receipts' format (:mod:`tierlock.installer.receipts` writes it; a receipt of another is not read).
 SCHEMA = 1
+#: A receipt whose shared objects' rows carry the time each was written (a receipt without it vouches for their
+#: sizes only: the first install-tier after the upgrade goes the full way, and writes it again with them).
+STAMPED = "shared_objects_dated"
 #: The most a config, pyproject.toml or lockfile may hold (:data:`tierlock.fsutil.MAX_BYTES`).
 MAX_BYTES = 64 * 1024 * 1024
 
@@ -207,21 +210,24 @@ def verify_files(packages: Iterable[dict[str, Any]], prefix: str, written: int |
     """Stat every recorded file; (files checked, the first difference or ""). With *written* (the receipt's
     :func:`written_at`), a compiled file (extension module or shared library) whose status changed after it is a
     difference: rewritten in place, its size and modification time put back (``cp -p``), it is another file for
-    the probe, which reads its header and what it needs."""
+    the probe, which reads its header and what it needs. A shared object's row carries the time it was written
+    (:func:`tierlock.installer.receipts.file_rows`): one rewritten since, at its size, is a difference too."""
     stat = os.stat
     files = 0
     for package in packages:
         site = os.path.join(prefix, str(package.get("site", ""))) + os.sep
-        for rel, size in package.get("files", ()):
+        for row in package.get("files", ()):
             files += 1
             try:
-                found = stat(site + rel)
+                found = stat(site + row[0])
             except OSError:
-                return files, f"{package.get('name')}: {rel} is missing"
-            if found.st_size != size:
-                return files, f"{package.get('name')}: {rel} changed size"
-            if written is not None and found.st_ctime_ns > written and _compiled(rel):
-                return files, f"{package.get('name')}: {rel} changed since the receipt was written"
+                return files, f"{package.get('name')}: {row[0]} is missing"
+            if found.st_size != row[1]:
+                return files, f"{package.get('name')}: {row[0]} changed size"
+            if len(row) > 2 and found.st_mtime_ns != row[2]:
+                return files, f"{package.get('name')}: {row[0]} was written again since it was armed"
+            if written is not None and found.st_ctime_ns > written and _compiled(row[0]):
+                return files, f"{package.get('name')}: {row[0]} changed since the receipt was written"
     return files, ""
 
 
@@ -232,10 +238,10 @@ def compiled_changed(packages: Iterable[dict[str, Any]], prefix: str, written: i
 
     for package in packages:
         site = os.path.join(prefix, str(package.get("site", ""))) + os.sep
-        for rel, _size in package.get("files", ()):
-            if is_compiled(rel):
+        for row in package.get("files", ()):
+            if is_compiled(row[0]):
                 try:
-                    if os.stat(site + rel).st_ctime_ns > written:
+                    if os.stat(site + row[0]).st_ctime_ns > written:
                         return True
                 except OSError:
                     continue
@@ -247,6 +253,36 @@ def _compiled(rel: str) -> bool:
     from tierlock.compiledname import is_compiled
 
     return is_compiled(rel)
+
+
+def beside(packages: Iterable[dict[str, Any]], prefix: str, listed: dict[str, dict[str, list[str]]]) -> str:
+    """Why a recorded package has another metadata folder of its name beside its own ("" when none): a second
+    ``.dist-info`` (another version's, left by a tool that installed over it, or copied in) is what
+    ``importlib.metadata`` may read first, and the probe finds the package partial for it; its files alone do not
+    tell. *listed*: site folder -> its metadata folders by name, each folder listed once per check."""
+    for package in packages:
+        site = os.path.join(prefix, str(package.get("site", "")))
+        folders = listed.get(site)
+        if folders is None:
+            folders = listed[site] = _metadata_folders(site)
+        own = str(package.get("dist_info", ""))
+        others = [f for f in folders.get(canonical(str(package.get("name", ""))), ()) if f != own]
+        if others:
+            return f"{package.get('name')}: {', '.join(sorted(others))} beside {own}"
+    return ""
+
+
+def _metadata_folders(site: str) -> dict[str, list[str]]:
+    """The ``.dist-info`` and ``.egg-info`` entries of *site* by the name they carry (``name-version.dist-info``)."""
+    out: dict[str, list[str]] = {}
+    try:
+        entries = os.listdir(site)
+    except OSError:
+        return out
+    for entry in entries:
+        if entry.endswith((".dist-info", ".egg-info")):
+            out.setdefault(canonical(entry.rpartition(".")[0].partition("-")[0]), []).append(entry)
+    return out
 
 
 # -- the check -----------------------------------------------------------------
@@ -277,6 +313,7 @@ def check(
     files = 0
     names: list[str] = []
     pins: dict[str, str] = {}
+    listed: dict[str, dict[str, list[str]]] = {}
     for raw in dict.fromkeys(canonical(t) for t in tiers):
         path = os.path.join(prefix, *RECEIPTS_DIR, f"{raw}.json")
         receipt = load_receipt(path)
@@ -286,6 +323,8 @@ def check(
         if written is None:
             return None, f"the receipt of {raw} is dated later than this machine's clock (set back since?)"
         why = _holds(raw, receipt, environment, (pyproject, pyproject_digest))
+        if not why and not receipt.get(STAMPED):
+            why = f"the receipt of {raw} does not date its shared objects (written by an older tierlock)"
         if not why and install_project and receipt.get("without_project"):
             why = f"{raw} was armed without the project itself (--no-install-project)"
         if not why and os.path.lexists(os.path.join(prefix, *FAILURES_DIR, f"{raw}.json")):
@@ -295,6 +334,7 @@ def check(
         if why:
             return None, why
         checked, why = verify_files(packages, prefix, written)
+        why = why or beside(packages, prefix, listed)
         if why:
             return None, why
         files += checked
@@ -397,7 +437,7 @@ def try_noop(
         return None, "the target needs inspecting"
     try:
         return check(tiers, target[0], target[1], pyproject, install_project=install_project)
-    except (TypeError, ValueError, AttributeError) as exc:  # a receipt of an unexpected shape
+    except (TypeError, ValueError, AttributeError, IndexError, KeyError) as exc:  # a receipt of an unexpected shape
         return None, f"a receipt could not be read: {exc}"
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tierlock.installer.plan import Installed
-from tierlock.installer.receipts import InstalledDist
+from tierlock.installer.receipts import InstalledDist, file_rows
 from tierlock.lockfiles.locks import LockEntry
 
 _FULL = itemgetter(0)
@@ -91,9 +91,10 @@ def dists_of(
         found.append((entry, result, result.dist_info_dir, site, folder))
     # The system libraries its extensions rely on: the no-op fast path then notices one going away.
     relied = relied_outside_each((map(_FULL, result.records), [site]) for _entry, result, _info, site, _folder in found)
+    written = _written() if found else {}
     out: list[InstalledDist] = []
     for (entry, result, info, site, folder), libraries in zip(found, relied, strict=True):
-        files = tuple((rel, size) for _full, rel, size, _hash in result.records if size is not None)
+        files = file_rows(result.records, written)
         files += tuple((os.path.relpath(lib, site), size) for lib, size in libraries)
         if result.record_size is not None:  # RECORD gives no size of its own: the size it had when verified
             files += ((f"{folder}/RECORD", result.record_size),)
@@ -104,13 +105,26 @@ def dists_of(
     return out
 
 
+def _written() -> dict[str, int]:
+    """Full path -> ``st_mtime_ns`` of every extension and library the probe's library verdicts of this process were
+    given for (their identities: size, time, inode), so that a receipt dates them without a second ``stat``."""
+    from tierlock.probing import libraries
+
+    out: dict[str, int] = {}
+    for (path, _environment), (identity, libs) in libraries._VERDICTS.items():
+        out[path] = identity[1]
+        for library, (_size, mtime, *_rest) in libs:
+            out.setdefault(library, mtime)
+    return out
+
+
 def project_dist(probe: DistributionProbe, prefix: Path) -> list[InstalledDist]:
     """What a receipt records of the project itself, installed from its source (marked as such: its version is
     its source's, not a lock's)."""
     if probe.dist_info_dir is None or probe.version_text is None:
         return []
     site, folder = os.path.split(probe.dist_info_dir)
-    files = tuple((rel, size) for _full, rel, size, _hash in probe.records if size is not None)
+    files = file_rows(probe.records)
     relsite = os.path.relpath(site, prefix)
     return [InstalledDist(probe.name, probe.version_text, relsite, folder, files, project=True)]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from tierlock.errors import UsageError
+from tierlock.errors import TierlockError, UsageError
 
 if TYPE_CHECKING:
     from packaging.utils import NormalizedName
@@ -79,11 +79,10 @@ def load_locks(
         mismatch = lockfiles.platform_mismatch(lock, target)
         if mismatch:
             raise UsageError(
-                f"tier {tier.name!r} cannot be installed here: {mismatch}; nothing was installed"
-                + (" (lock it again on this platform)" if project.lock is None else ""),
+                f"tier {tier.name!r} cannot be installed here: {mismatch}; nothing was installed",
                 tier=tier.name,
                 file=str(tier.lockfile),
-                remedy=relock(project, tier)
+                remedy=universal_relock(project, tiers, target)
                 if project.lock is None
                 else "install-tier --python PYTHON "
                 f"{tier.name} (an interpreter {project.relpath(lock.path)} was resolved for)",
@@ -91,6 +90,39 @@ def load_locks(
         _refuse_other_environments(project, tier, lock, target, again)
         locks[tier.name] = lock
     return locks
+
+
+def universal_relock(project: Project, tiers: Sequence[Tier], target: Target) -> str:
+    """The one command that makes *tiers* installable into *target* when a lock among them (or below them) was made
+    by pip-tools for another platform: a universal lock (``--backend uv``: locking again with pip-tools, the
+    project's backend, makes tierlock's own Python's platform's lock again) of every such tier and of every one
+    layered on it, up to *tiers* (a lock records the digest of the one below, and a tier locked alone is resolved
+    against the pins of the one below: a single-platform lock there fails or narrows it)."""
+    from tierlock import lockfiles
+
+    def foreign(tier: Tier) -> bool:
+        try:
+            return lockfiles.platform_mismatch(lockfiles.load_tier(project, tier), target) is not None
+        except (OSError, ValueError, TierlockError):  # a lock that cannot be read is refused on its own
+            return False
+
+    chains: list[list[Tier]] = []  # each tier asked for, then the ones it is layered on, down to the bottom
+    for tier in tiers:
+        chain = [tier]
+        while (
+            chain[-1].layered_on is not None
+            and chain[-1].layered_on in project.tiers
+            and len(chain) <= len(project.tiers)
+        ):
+            chain.append(project.tiers[chain[-1].layered_on])
+        chains.append(chain)
+    chosen: set[str] = set()
+    for chain in chains:
+        for place, tier in enumerate(chain):
+            if foreign(tier):
+                chosen.update(str(t.name) for t in chain[: place + 1])
+    names = [str(name) for name in project.tiers if name in chosen] or [str(t.name) for t in tiers]
+    return f"tierlock lock {' '.join(names)} --backend uv"
 
 
 def _refuse_other_environments(project: Project, tier: Tier, lock: Lock, target: Target, again: str | None) -> None:

@@ -204,7 +204,7 @@ def dists(steps: Sequence[LocalStep], target: Target) -> list[InstalledDist]:
     """What a receipt records of the local packages, read after they were armed (the fast path stats them)."""
     from contextlib import suppress
 
-    from tierlock.installer.receipts import InstalledDist
+    from tierlock.installer.receipts import InstalledDist, file_rows
     from tierlock.probing import SiteIndex, probe_distribution
 
     index = SiteIndex.of(target)
@@ -214,7 +214,7 @@ def dists(steps: Sequence[LocalStep], target: Target) -> list[InstalledDist]:
         if result.dist_info_dir is None or result.version_text is None:
             continue
         site, folder = os.path.split(result.dist_info_dir)
-        files = tuple((rel, size) for _full, rel, size, _hash in result.records if size is not None)
+        files = file_rows(result.records)
         with suppress(OSError):
             files += ((f"{folder}/RECORD", os.stat(os.path.join(result.dist_info_dir, "RECORD")).st_size),)
         out.append(

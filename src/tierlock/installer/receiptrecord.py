@@ -14,6 +14,7 @@ from tierlock.frozen import Frozen
 from tierlock.installer import fastpath
 from tierlock.installer.location import environment_key, machine_of
 from tierlock.installer.receipts import (
+    STAMPED,
     InstalledDist,
     Receipt,
     build,
@@ -186,6 +187,7 @@ def _same(existing: Receipt, wanted: Mapping[str, Any], packages: list[dict[str,
         and existing.data.get("left_out") == wanted["left_out"]
         and bool(existing.data.get("without_project")) == wanted["without_project"]
         and "stale" not in existing.data
+        and bool(existing.data.get(STAMPED))
         and existing.data.get("tierlock_version") == __version__
         and existing.packages == packages
     )

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from tierlock.environment import Target
 
 SCHEMA = fastpath.SCHEMA  # (each defined once, where the no-op fast path reads the receipts)
+STAMPED = fastpath.STAMPED
 RECEIPTS_DIR = fastpath.RECEIPTS_DIR
 
 
@@ -45,6 +46,44 @@ def file_digest(path: Path) -> str:
     return digest(os.fspath(path)) if data is None else _digest_of(data)
 
 
+#: What the probe reads inside a file beyond its size (its ELF, Mach-O or PE headers and needs): a shared object.
+_SHARED = (".so", ".pyd", ".dll", ".dylib")
+
+Row = tuple[str, int] | tuple[str, int, int]
+"""A recorded file: (path relative to the site folder, size), with its ``st_mtime_ns`` for a shared object."""
+
+
+def shared_object(rel: str) -> bool:
+    """Whether *rel* names a shared object (an extension module or a library: ``x.so``, ``libz-0a1b2c3d.so.1``)."""
+    name = rel.rpartition("/")[2]
+    return name.endswith(_SHARED) or ".so." in name
+
+
+def file_rows(
+    records: Iterable[tuple[str, str, int | None, Any]], written: Mapping[str, int] | None = None
+) -> tuple[Row, ...]:
+    """A receipt's rows of a probe's RECORD rows (full path, RECORD path, size, hash) that carry a size (*written*:
+    full path -> ``st_mtime_ns`` the probe read already, for the shared objects it judged; the others are stat-ed).
+
+    A shared object's row also carries the time it was last written: the probe reads what such a file needs and
+    whether this machine can load it, which another build's file of the same size changes (``cp -p`` of another
+    version's extension). The no-op fast path then sees that rewrite and goes the full way, whose probe finds it
+    and whose repair mends it (a receipt of sizes alone answered the probe's own fix "already present")."""
+    rows: list[Row] = []
+    for full, rel, size, _hash in records:
+        if size is None:
+            continue
+        if shared_object(rel):
+            when = (written or {}).get(full)
+            try:
+                rows.append((rel, size, os.stat(full).st_mtime_ns if when is None else when))
+                continue
+            except OSError:
+                pass
+        rows.append((rel, size))
+    return tuple(rows)
+
+
 class InstalledDist(Frozen):
     """One installed distribution as a receipt records it (a :class:`~tierlock.frozen.Frozen` value: building a
     dataclass at import cost probe and status about a millisecond a class)."""
@@ -56,8 +95,9 @@ class InstalledDist(Frozen):
     site: str
     """The site folder holding the ``.dist-info`` (RECORD paths are relative to it), relative to the prefix."""
     dist_info: str
-    files: tuple[tuple[str, int], ...]
-    """RECORD entries that carry a size (``.pyc`` left out: they are regenerated)."""
+    files: tuple[Row, ...]
+    """RECORD entries that carry a size (``.pyc`` left out: they are regenerated), a shared object's with its
+    ``st_mtime_ns`` (:func:`file_rows`)."""
     project: bool = False
     """Installed from the project's tree (the project itself, a workspace member): no lock pins its version."""
 
@@ -67,7 +107,7 @@ class InstalledDist(Frozen):
         version: str,
         site: str,
         dist_info: str,
-        files: tuple[tuple[str, int], ...],
+        files: tuple[Row, ...],
         project: bool = False,
     ) -> None:
         self._init(name, version, site, dist_info, files, project)
@@ -177,6 +217,7 @@ def build(
         "file_count": sum(len(p.files) for p in packages),
         "packages": [p.to_dict(as_read=False) for p in sorted(packages, key=lambda p: p.name)],
         "left_out": sorted(left_out),
+        STAMPED: True,
     }
     if without_project:
         document["without_project"] = True
@@ -324,12 +365,13 @@ def remove(prefix: Path, tier: str) -> bool:
 
 
 def recorded_paths(prefix: Path, receipts: Iterable[Receipt]) -> set[str]:
-    """Every file any of *receipts* records (absolute paths; a row of another shape than ``[path, size]`` left out)."""
+    """Every file any of *receipts* records (absolute paths; a row of another shape than ``[path, size]`` or
+    ``[path, size, mtime_ns]`` left out)."""
     out: set[str] = set()
     for receipt in receipts:
         for package in receipt.packages:
             site = os.path.join(prefix, str(package.get("site", "")))
             for row in package.get("files", []):
-                if isinstance(row, list) and len(row) == 2 and isinstance(row[0], str) and "\0" not in row[0]:
+                if isinstance(row, list) and len(row) in {2, 3} and isinstance(row[0], str) and "\0" not in row[0]:
                     out.add(os.path.normpath(os.path.join(site, row[0])))
     return out

@@ -42,8 +42,8 @@ def platform_mismatch(lock: Lock, target: Target | str | None = None) -> str | N
         return None
     return (
         f"{lock.path} was locked for {lock.header.platform} only (pip-tools makes single-platform locks), "
-        f"but the target is {wanted}; regenerate it on the target platform ({lock.header.command}) "
-        f"or make a universal lock: tierlock lock {lock.header.tier} --backend uv"
+        f"but the target is {wanted}; regenerate it on a machine of the target's platform ({lock.header.command}) "
+        "or make a universal lock (--backend uv)"
     )
 
 

@@ -5,6 +5,20 @@ find (:class:`Missing`: the system's to provide), or the extension itself, which
 
 from __future__ import annotations
 
+import re
+
+#: The name auditwheel gives a library it copies into a wheel's ``<name>.libs`` folder: the library's own name
+#: with the first 8 hex digits of its hash before ``.so`` (``libjpeg-8a13c6e0.so.62.4.0``,
+#: ``libscipy_openblas64_-56d6093b.so``).
+_VENDORED = re.compile(r"-[0-9a-f]{8}\.so(?:\.[0-9][0-9.]*)?$")
+
+
+def vendored(library: str) -> bool:
+    """Whether *library* is named as a wheel vendors it (auditwheel's hashed name): no system provides that file, only
+    the package's own wheel does, so when the loader cannot find it a reinstall of the package is the fix (an
+    extension of another build of the package asks for its own build's copy: the package's files are mixed)."""
+    return _VENDORED.search(library) is not None
+
 
 class Missing:
     """A library the loader cannot find for one compiled extension."""
@@ -34,7 +48,10 @@ class Missing:
 
     def describe(self) -> str:
         through = f" (through {self.via})" if self.via else ""
-        return f"compiled artifact {self.artifact} needs {self.library}{through}, which the dynamic loader cannot find"
+        text = f"compiled artifact {self.artifact} needs {self.library}{through}, which the dynamic loader cannot find"
+        if vendored(self.library):
+            text += " (a library the package's wheel vendors, by its hashed name: only its own install provides it)"
+        return text
 
 
 class Unloadable:

@@ -28,8 +28,14 @@ class Probed(Protocol):
 
 def only_libraries(result: Probed) -> bool:
     """Whether everything wrong with a probed distribution is a library the system lacks (its files are
-    whole: reinstalling it cannot help)."""
-    return bool(result.missing_libraries) and len(result.reasons) == len(result.missing_libraries)
+    whole: reinstalling it cannot help). A library its wheel vendors (:func:`~tierlock.probing.libproblems.vendored`)
+    is none the system lacks: an extension asking for one that is not there is another build's, and the package's
+    reinstall mends it."""
+    if not result.missing_libraries or len(result.reasons) != len(result.missing_libraries):
+        return False
+    from tierlock.probing.libproblems import vendored
+
+    return not any(vendored(library) for _artifact, library, _via in result.missing_libraries)
 
 
 def system_remedy(results: Iterable[Probed]) -> str | None:

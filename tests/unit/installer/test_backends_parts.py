@@ -134,3 +134,15 @@ def test_the_pip_beside_tierlock_serves_only_a_target_whose_python_it_runs_on(
     with pytest.raises(TierlockError) as caught:
         backends.choose("pip", newer)
     assert "no installer backend" in caught.value.message
+
+
+def test_a_uv_repair_reads_uvs_cache_first_and_its_retry_without_it_is_the_installers(tmp_path: Path) -> None:
+    """A repair from a whole cache costs no download (a large wheel is not fetched again); only a repair uv left
+    damaged (its cache's copy damaged in place through a hard link) is made again with ``--no-cache``, by
+    :mod:`tierlock.installer.applying` (tests/cli/test_uv_repair_without_cache.py)."""
+    uv = backends.UvBackend(tmp_path / "uv")
+    target, requirements = a_target(tmp_path), tmp_path / "r.txt"
+    repairing = uv.install_argv(target, requirements, reinstall=["corelib"])
+    assert repairing[-2:] == ["--reinstall-package", "corelib"]
+    assert "--no-cache" not in repairing
+    assert "--no-cache" not in uv.install_argv(target, requirements, reinstall=[])

@@ -98,7 +98,7 @@ def test_no_tier_named_is_never_a_noop(venv: Path) -> None:
     "change",
     [
         lambda d: d["packages"][0].update(files=[["pkg/__init__.py"]]),  # ValueError
-        lambda d: d["packages"][0].update(files=[["pkg/__init__.py", 6, 7]]),  # ValueError
+        lambda d: d["packages"][0].update(files=[[]]),  # ValueError
         lambda d: d["packages"][0].update(files=[5]),  # TypeError
         lambda d: d.update(packages=5),  # TypeError
     ],

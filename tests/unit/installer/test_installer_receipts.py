@@ -88,7 +88,7 @@ def test_record_sizes_are_read_and_pyc_and_sizeless_rows_left_out_and_record_its
     record = site / "pkg-1.0.dist-info" / "RECORD"
     assert files == (
         ("pkg/__init__.py", 6),
-        ("pkg/_core.so", 64),
+        ("pkg/_core.so", 64, (site / "pkg" / "_core.so").stat().st_mtime_ns),  # a shared object: when it was written
         ("pkg-1.0.dist-info/METADATA", 23),
         ("pkg-1.0.dist-info/RECORD", record.stat().st_size),
     )

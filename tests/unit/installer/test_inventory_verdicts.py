@@ -57,7 +57,8 @@ def test_the_project_itself_is_recorded_as_the_project_and_nothing_without_its_f
     (dist,) = inventory.project_dist(probe, prefix)
     assert dist.project is True
     assert (dist.name, dist.version, dist.site) == ("pkg", "1.0", "lib/python3.11/site-packages")
-    assert dist.files[:2] == (("pkg/__init__.py", 6), ("pkg/_core.so", 64))
+    written = (site / "pkg" / "_core.so").stat().st_mtime_ns
+    assert dist.files[:2] == (("pkg/__init__.py", 6), ("pkg/_core.so", 64, written))
     assert inventory.project_dist(DistributionProbe("pkg", "absent"), prefix) == []
     unreadable = DistributionProbe("pkg", "partial", dist_info_dir=probe.dist_info_dir)  # a METADATA without a version
     assert inventory.project_dist(unreadable, prefix) == []

@@ -298,4 +298,5 @@ def test_a_compiled_package_of_the_tree_is_judged_by_the_targets_python_not_tier
     (step,) = projecttree.plan_in([app], target)  # type: ignore[arg-type]
     assert (step.action, step.reason) == ("satisfied", f"installed from its folder from {source}")
     (dist,) = projecttree.dists([step], target)  # type: ignore[arg-type]
-    assert ("app/_core.cpython-312-x86_64-linux-gnu.so", 300) in dist.files
+    written = (site / "app/_core.cpython-312-x86_64-linux-gnu.so").stat().st_mtime_ns
+    assert ("app/_core.cpython-312-x86_64-linux-gnu.so", 300, written) in dist.files

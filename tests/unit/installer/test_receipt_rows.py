@@ -57,11 +57,12 @@ def test_each_package_records_the_libraries_outside_the_site_folder_its_own_exte
     probes = {e.name: probe_distribution(str(e.name), paths=[site]) for e in entries}
     pkg, other = inventory.dists_of(entries, probes, prefix)
     assert (pkg.name, pkg.site, pkg.dist_info) == ("pkg", "lib/python3.11/site-packages", "pkg-1.0.dist-info")
-    assert pkg.files[:2] == (("pkg/__init__.py", 6), ("pkg/_core.so", 64))
+    written = (site / "pkg" / "_core.so").stat().st_mtime_ns  # a shared object's row: the time it was written too
+    assert pkg.files[:2] == (("pkg/__init__.py", 6), ("pkg/_core.so", 64, written))
     assert ("../../../../opt/libfoo.so.1", 7) in pkg.files  # relative to the site folder, with its size
-    assert not [rel for rel, _size in pkg.files if "libin" in rel or "libbar" in rel]  # inside the site; another's
+    assert not [row for row in pkg.files if "libin" in row[0] or "libbar" in row[0]]  # inside the site; another's
     assert [f for f in other.files if "libbar" in f[0]] == [(os.path.relpath("/usr/lib/libbar.so.2", site), 9)]
-    assert not [rel for rel, _size in other.files if "libfoo" in rel]
+    assert not [row for row in other.files if "libfoo" in row[0]]
 
 
 def test_records_size_is_the_one_the_verification_read_else_the_one_on_disk(tmp_path: Path) -> None:

@@ -133,7 +133,8 @@ def test_a_library_in_the_wheels_own_libs_folder_is_found_through_an_origin_runp
     assert probe(venv, "origpkg").reasons == [
         "compiled artifact origpkg.libs/libbundled-0a1b2c3d.so.1 is missing",
         f"compiled artifact origpkg/_native{EXT_SUFFIX} needs libbundled-0a1b2c3d.so.1, "
-        "which the dynamic loader cannot find",
+        "which the dynamic loader cannot find (a library the package's wheel vendors, by its hashed name: only its "
+        "own install provides it)",
     ]
 
 
