@@ -86,9 +86,12 @@ UNNEEDED = {
 
 
 def _test_file(head: str, decorator: str) -> str:
-    return (
-        f"import pytest\n{head}\n\n\n{decorator}\ndef test_needs_brain():\n    pass\n\n\ndef test_plain():\n    pass\n"
-    )
+    if decorator.startswith("@unittest."):  # on a TestCase's method, as unittest's skips are meant (and every
+        # pytest this plugin supports reports them skipped: 9.0 fails a plain function that raises SkipTest)
+        test = f"class TestBrain(unittest.TestCase):\n    {decorator}\n    def test_needs_brain(self):\n        pass\n"
+    else:
+        test = f"{decorator}\ndef test_needs_brain():\n    pass\n"
+    return f"import pytest\n{head}\n\n\n{test}\n\ndef test_plain():\n    pass\n"
 
 
 @pytest.fixture
