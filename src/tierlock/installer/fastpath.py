@@ -264,7 +264,7 @@ def beside(packages: Iterable[dict[str, Any]], prefix: str, listed: dict[str, di
         site = os.path.join(prefix, str(package.get("site", "")))
         folders = listed.get(site)
         if folders is None:
-            folders = listed[site] = _metadata_folders(site)
+            folders = listed[site] = metadata_folders(site)
         own = str(package.get("dist_info", ""))
         others = [f for f in folders.get(canonical(str(package.get("name", ""))), ()) if f != own]
         if others:
@@ -272,7 +272,7 @@ def beside(packages: Iterable[dict[str, Any]], prefix: str, listed: dict[str, di
     return ""
 
 
-def _metadata_folders(site: str) -> dict[str, list[str]]:
+def metadata_folders(site: str) -> dict[str, list[str]]:
     """The ``.dist-info`` and ``.egg-info`` entries of *site* by the name they carry (``name-version.dist-info``)."""
     out: dict[str, list[str]] = {}
     try:

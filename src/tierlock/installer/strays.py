@@ -15,9 +15,7 @@ import os
 import shutil
 from collections.abc import Iterable, Sequence
 
-from tierlock.installer.fastpath import canonical
-
-_SUFFIXES = (".dist-info", ".egg-info")
+from tierlock.installer.fastpath import canonical, metadata_folders
 
 
 def _name_and_version(folder: str) -> tuple[str, str]:
@@ -33,16 +31,12 @@ def removed(sites: Sequence[str | os.PathLike[str]], packages: Iterable[tuple[st
     if not wanted:
         return []
     found: dict[str, list[str]] = {}
-    for site in sites:
-        try:
-            entries = sorted(os.listdir(site))
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.endswith(_SUFFIXES):
-                name, _version = _name_and_version(entry)
-                if name in wanted:
-                    found.setdefault(name, []).append(os.path.join(os.fspath(site), entry))
+    for place in sites:
+        site = os.fspath(place)
+        by_name = metadata_folders(site)  # (the fast path's listing: one reading of a folder's names)
+        for name in wanted:
+            for entry in sorted(by_name.get(name, ())):
+                found.setdefault(name, []).append(os.path.join(site, entry))
     out: list[str] = []
     for name, folders in found.items():
         if len(folders) < 2:
