@@ -679,6 +679,7 @@ MODULES: dict[str, Module] = {
     "installer/lockload.py": Module(
         ("src/tierlock/installer/lockload.py",),
         (
+            "tests/unit/installer/test_lockload_ways_out.py",
             "tests/unit/installer/test_installer_plan.py",
             "tests/unit/installer/test_universal_relock.py",
             "tests/cli/test_single_platform_lock_for_another_python.py",
