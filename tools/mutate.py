@@ -122,10 +122,13 @@ MODULES: dict[str, Module] = {
             "tests/cli/test_no_build_install.py",
         ),
     ),
-    # Dependencies declared where tierlock does not read them (Poetry's tables, setup.cfg, setup.py).
+    # Dependencies declared where tierlock does not read them (Poetry's tables, setup.cfg, setup.py, requirements).
     "tiers/elsewhere.py": Module(
         ("src/tierlock/tiers/elsewhere.py",),
-        ("tests/cli/test_dependencies_declared_where_tierlock_does_not_read.py",),
+        (
+            "tests/unit/tiers/test_elsewhere_requirements.py",
+            "tests/cli/test_dependencies_declared_where_tierlock_does_not_read.py",
+        ),
     ),
     # The project environment made when missing (python -m venv keeps its own pip where tierlock's cannot run).
     "installer/creation.py": Module(

@@ -69,7 +69,7 @@ def test_a_poetry_project_without_project_table_is_refused_by_every_command_with
     said = out + err
     assert code == 2, said
     assert "declares its dependencies in [tool.poetry.dependencies] (Poetry's own tables)" in said
-    assert f"{elsewhere.POETRY_MOVE} {shlex.quote(os.path.relpath(root))} && tierlock --project {root} " in said
+    assert f"{elsewhere.MIGRATE} {shlex.quote(os.path.relpath(root))} && tierlock --project {root} " in said
     assert not (root / "lockfiles").exists()
 
 
@@ -79,12 +79,12 @@ def test_a_poetry_project_without_project_table_is_refused_by_every_command_with
         (
             (POETRY, {}),
             "[tool.poetry.dependencies]",
-            f"{elsewhere.POETRY_MOVE} {{here}} && tierlock --project {{root}} init",
+            f"{elsewhere.MIGRATE} {{here}} && tierlock --project {{root}} init",
         ),
         (
             (POETRY_BASE_ONLY, {}),
             "[tool.poetry.dependencies]",
-            f"{elsewhere.POETRY_MOVE} {{here}} && tierlock --project {{root}} init",
+            f"{elsewhere.MIGRATE} {{here}} && tierlock --project {{root}} init",
         ),
         (
             (
@@ -105,10 +105,26 @@ def test_a_poetry_project_without_project_table_is_refused_by_every_command_with
         (
             ("[tool.ruff]\nline-length = 100\n", {"Pipfile": '[packages]\nrequests = "*"\n'}),
             "Pipfile (Pipenv's)",
-            f"{elsewhere.POETRY_MOVE} {{here}} && tierlock --project {{root}} init",
+            f"{elsewhere.MIGRATE} {{here}} && tierlock --project {{root}} init",
+        ),
+        (
+            (
+                "[tool.ruff]\nline-length = 100\n",
+                {"requirements.txt": "# app\nrequests==2.31.0 \\\n    --hash=sha256:aa\n"},
+            ),
+            "requirements.txt (pip's)",
+            f"{elsewhere.MIGRATE} {{here}} && tierlock --project {{root}} init",
+        ),
+        (
+            (
+                "[tool.black]\nline-length = 100\n",
+                {"requirements.in": "-r base.in\n", "requirements.txt": "requests==2.31.0\n"},
+            ),
+            "requirements.in (pip-tools')",
+            f"{elsewhere.MIGRATE} {{here}} && tierlock --project {{root}} init",
         ),
     ],
-    ids=["poetry", "poetry-without-extras", "setup.cfg", "setup.py", "pipfile"],
+    ids=["poetry", "poetry-without-extras", "setup.cfg", "setup.py", "pipfile", "requirements.txt", "requirements.in"],
 )
 def test_init_refuses_a_project_whose_dependencies_it_would_not_read_and_writes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], case: tuple[str, dict[str, str]], where: str, fix: str
@@ -137,8 +153,22 @@ def test_init_refuses_a_project_whose_dependencies_it_would_not_read_and_writes_
         ('[tool.poetry]\nname = "p"\n\n[tool.poetry.dependencies]\npython = "^3.10"\n', {}),
         # a setup.py that declares nothing to install
         ('[build-system]\nrequires = ["setuptools"]\n', {"setup.py": "from setuptools import setup\nsetup()\n"}),
+        # an application whose tiers are its groups, with a requirements file kept for another tool
+        ('[dependency-groups]\nbrain = ["numpy"]\n', {"requirements.txt": "mkdocs\n"}),
+        # the project's own [project], and a requirements file beside it
+        ('[project]\nname = "p"\nversion = "1"\n', {"requirements.txt": "requests\n"}),
+        # a requirements file naming nothing to install: comments and options only
+        ("[tool.ruff]\nline-length = 100\n", {"requirements.txt": "# none yet\n\n--index-url https://x.invalid\n"}),
     ],
-    ids=["groups-only", "poetry-2-with-project", "poetry-python-only", "setup-py-without-requires"],
+    ids=[
+        "groups-only",
+        "poetry-2-with-project",
+        "poetry-python-only",
+        "setup-py-without-requires",
+        "groups-and-requirements",
+        "project-and-requirements",
+        "requirements-naming-nothing",
+    ],
 )
 def test_a_project_whose_dependencies_tierlock_reads_is_not_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], pyproject: str, files: dict[str, str]
@@ -184,4 +214,57 @@ def test_from_a_working_folder_that_is_gone_the_step_names_the_project_by_its_wh
     found = elsewhere.poetry({"tool": {"poetry": {"dependencies": {"requests": "^2"}}}})
     assert found is not None
     root = tmp_path / "poet"
-    assert found.remedy("tierlock tiers", root) == f"{elsewhere.POETRY_MOVE} {root} && tierlock tiers"
+    assert found.remedy("tierlock tiers", root) == f"{elsewhere.MIGRATE} {root} && tierlock tiers"
+
+
+@pytest.mark.parametrize("name", ["requirements.txt", "requirements.in"])
+def test_init_in_a_folder_without_pyproject_whose_requirements_file_names_packages_prints_the_step_that_writes_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    root = tmp_path / "app"
+    root.mkdir()
+    (root / name).write_text("requests==2.31.0\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, "--project", str(root), "init")
+    assert code == 2, out + err
+    assert "this folder has no pyproject.toml and declares its dependencies in " + name in err
+    here = shlex.quote(os.path.relpath(root))
+    assert f"to fix: {elsewhere.MIGRATE} {here} && tierlock --project {root} init" in err
+    assert sorted(p.name for p in root.iterdir()) == [name]
+
+
+def test_init_in_a_folder_without_pyproject_or_requirements_still_says_there_is_no_project(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "requirements.txt").write_text("# nothing yet\n", encoding="utf-8")
+    code, _out, err = run_cli(capsys, "--project", str(tmp_path), "init")
+    assert code == 2
+    assert "no pyproject.toml in" in err
+    assert "to fix: run tierlock inside a project, or pass --project DIR" in err
+
+
+@pytest.mark.network
+def test_the_requirements_step_run_as_printed_from_the_parent_folder_writes_the_project_and_init_reads_it(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "app"
+    root.mkdir()
+    (root / "requirements.txt").write_text("requests==2.31.0\n", encoding="utf-8")
+    (root / "requirements-dev.txt").write_text("pytest\n", encoding="utf-8")
+    env = clean_env()
+    env["PATH"] = os.pathsep.join([str(bin_dir()), env.get("PATH", "")])
+    env["UV_CACHE_DIR"] = str(tmp_path / "uv-cache")
+    tierlock = str(bin_dir() / "tierlock")
+    first = subprocess.run(
+        [tierlock, "--project", "app", "init"], cwd=tmp_path, env=env, capture_output=True, text=True, check=False
+    )
+    assert first.returncode == 2, first.stderr
+    fix = next(x for x in first.stderr.splitlines() if x.strip().startswith("to fix:")).split("to fix:", 1)[1]
+    run = subprocess.run(fix.strip(), shell=True, cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stdout + run.stderr
+    tiers = subprocess.run(
+        [tierlock, "--project", "app", "tiers"], cwd=tmp_path, env=env, capture_output=True, text=True, check=False
+    )
+    assert tiers.returncode == 0, tiers.stderr
+    (base,) = [line.split() for line in tiers.stdout.splitlines() if line.startswith("base ")]
+    assert base[1:3] == ["project.dependencies", "1"]  # its one root, read from [project] now
+    assert "requests==2.31.0" in (root / "pyproject.toml").read_text(encoding="utf-8").split("[project]", 1)[1]

@@ -50,25 +50,47 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _refuse_dependencies_elsewhere(path: Path, data: dict[str, Any]) -> None:
-    """Refuse a project without ``[project]`` whose dependencies Poetry, setup.cfg or setup.py declare: its tiers
-    would read none of them (:mod:`tierlock.tiers.elsewhere`); nothing is written."""
+    """Refuse a project without ``[project]`` whose dependencies Poetry, setup.cfg, setup.py, a Pipfile or a
+    requirements file declare: its tiers would read none of them (:mod:`tierlock.tiers.elsewhere`); nothing is
+    written."""
     from tierlock.tiers import elsewhere
 
-    found = elsewhere.poetry(data) or elsewhere.setuptools(path.parent, data)
+    root = path.parent
+    found = elsewhere.poetry(data) or elsewhere.setuptools(root, data) or elsewhere.requirements(root, data)
     if found is not None:
         raise ConfigError(
             f"{path}: {elsewhere.message(found)}; nothing was written",
             file=str(path),
-            remedy=found.remedy("tierlock init", path.parent),
+            remedy=found.remedy("tierlock init", root),
         )
+
+
+def _find_pyproject(start: Path) -> Path:
+    """The project's pyproject.toml; none at or above *start*, whose requirements file names what it installs: the
+    step that writes one from it (migrate-to-uv), then ``init`` again."""
+    from tierlock.fsutil import NoPyproject
+    from tierlock.tiers import elsewhere
+    from tierlock.tiers.loader import find_pyproject
+
+    try:
+        return find_pyproject(start)
+    except NoPyproject:
+        found = elsewhere.requirements(start, None)
+        if found is None:
+            raise
+        raise ConfigError(
+            f"{start.resolve()}: {elsewhere.message(found, pyproject=False)}; nothing was written",
+            file=str(start.resolve() / found.where.split(" ", 1)[0]),
+            remedy=found.remedy("tierlock init", start.resolve()),
+        ) from None
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from tierlock.tiers.init import Around, Asked, environment_requires, is_tooling, propose, test_dirs
-    from tierlock.tiers.loader import find_pyproject, parse_toml
+    from tierlock.tiers.loader import parse_toml
     from tierlock.tiers.reach import workspace_members
 
-    path = find_pyproject(Path(ctx.project_arg or "."))
+    path = _find_pyproject(Path(ctx.project_arg or "."))
     raw = read_bytes(path)  # at most 64 MiB
     try:
         text = raw.decode("utf-8")
