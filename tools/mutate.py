@@ -661,6 +661,11 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/probing/regular.py",),
         ("tests/unit/probing/test_probe_fifo_in_place.py", "tests/unit/probing/test_probe_facts_ahead.py"),
     ),
+    # Console scripts that run another path's interpreter: a venv moved or copied (its scripts' first lines).
+    "probing/scriptheads.py": Module(
+        ("src/tierlock/probing/scriptheads.py",),
+        ("tests/unit/probing/test_script_heads.py", "tests/cli/test_venv_moved_or_copied.py"),
+    ),
     # Library verdicts carried to hard links of the same files in another environment, forgotten once found wanting.
     "probing/libmoved.py": Module(
         ("src/tierlock/probing/libmoved.py",),

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from tierlock.probing.distinfo import DistInfo
     from tierlock.probing.site import DistInfoDir
 
-SCHEMA = 6
+SCHEMA = 7
 _KEEP = 4096
 """At most this many folders per file (then it starts again)."""
 

@@ -189,14 +189,22 @@ def _unfinished(facts: DistInfo, has_record: bool, lists_installer: bool, held: 
             "the install never finished"
         )
     if "entry_points.txt" in names and has_record:
+        scripts = _scripts(facts, held)
         listed = {os.path.basename(rel) for rel in facts.outside}
-        missing = [script for script in _scripts(facts, held) if script not in listed and f"{script}.exe" not in listed]
+        missing = [script for script in scripts if script not in listed and f"{script}.exe" not in listed]
         missing = _renamed_away(os.path.basename(facts.path), missing, listed)
         if len(missing) == 1:
             facts.unfinished.append(f"console script of its entry points is not installed: {missing[0]}")
         elif missing:
             shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
             facts.unfinished.append(f"{len(missing)} console scripts of its entry points are not installed: {shown}")
+        named = set(scripts)
+        written = [rel for rel in facts.outside if os.path.basename(rel) in named]
+        if written:
+            from tierlock.probing import scriptheads
+
+            paths = [os.path.normpath(os.path.join(facts.site, rel)) for rel in written]
+            facts.unfinished.extend(scriptheads.elsewhere(paths))
 
 
 #: Console scripts an installer names after the interpreter it installs for, whatever the wheel's entry points say

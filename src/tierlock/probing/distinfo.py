@@ -139,7 +139,7 @@ class DistInfo:
         self.outside: list[str] = []
         """RECORD paths that leave the site folder (console scripts in ``bin/``, data files)."""
         self.unfinished: list[str] = []
-        """Signs that an installer never finished (INSTALLER, its own RECORD, the console scripts)."""
+        """Signs that an installer never finished (INSTALLER, its own RECORD, the console scripts), or a venv moved."""
         self.recorded_roots: tuple[str, ...] = ()
         """The import roots RECORD's first path parts name (``top_level.txt``'s without a RECORD)."""
         self.whole: dict[tuple[str | None, tuple[str, ...]], tuple[Any, list[Stamp], tuple[Any, ...]]] = {}
