@@ -3,8 +3,8 @@
 :func:`apply` carries out a plan with changes for :func:`tierlock.installer.run.install`: the refusals that come
 before anything changes (tierlock's own packages, another armed tier's pins, a target it cannot write), pip's
 leftovers cleared, the backend run (:mod:`tierlock.installer.backendrun`) while the verification's reading is made
-beside it (:mod:`tierlock.installer.ahead`), then the probe of what it changed. A repair uv made from a damaged copy
-in its cache is made once more without it (:func:`_verified`).
+beside it (:mod:`tierlock.installer.ahead`), then the probe of what it changed. What uv wrote from a damaged copy in
+its cache is written once more without it (:func:`_verified`).
 """
 
 from __future__ import annotations
@@ -95,13 +95,14 @@ def _verified(
     plan: Plan,
     probes: Mapping[NormalizedName, DistributionProbe],
 ) -> dict[NormalizedName, DistributionProbe]:
-    """:func:`tierlock.installer.verification.verify` of the packages the backend changed; when uv left some it was
-    asked to repair (there at their locked version, damaged) still damaged, they are installed once more without
-    uv's cache.
+    """:func:`tierlock.installer.verification.verify` of the packages the backend changed; when uv left some of
+    those it installed, replaced or repaired there at their locked version but damaged, they are installed once
+    more without uv's cache.
 
-    uv installs the files of a wheel as hard links to the copy it unpacked into its cache: a file of the environment
+    uv installs the files of a wheel as hard links to the copy it unpacked into its cache: a file of an environment
     written in place (cut short by a full disk, ``truncate``, ``cp -p`` over it) is written in the cache too, and
-    a reinstall from it links the damaged bytes again - the same command, printed as the fix, forever."""
+    a reinstall from it links the damaged bytes again - the same command, printed as the fix, forever; an install
+    into another environment (a fresh one, a CI job sharing the cache) links them too."""
     names = [str(t.name) for t in job.tiers]
 
     def verify() -> dict[NormalizedName, DistributionProbe]:
@@ -119,17 +120,17 @@ def _verified(
     try:
         return verify()
     except BackendError:
-        repaired = {str(s.name) for s in plan.of("repair")}  # (there, at its version, and damaged before it ran)
-        entries = [e for e in job.entries if str(e.name) in repaired]
+        written = {str(s.name) for s in plan.changes}
+        entries = [e for e in job.entries if str(e.name) in written]
         after, _ = verification.probe_and_plan(entries, job.target, job.roots, deep=request.deep)
         uv = backend_for(project, request, job.target)
         if not after.of("repair") or not isinstance(uv, UvBackend):
             raise
     damaged = Plan(tuple(after.of("repair")))
     ui.note(
-        f"uv: {', '.join(str(s.name) for s in damaged.steps)} still damaged after its reinstall (uv links installed"
-        " files from its cache, which a change made in place through such a link damages too): installing again"
-        " without uv's cache"
+        f"uv: {', '.join(str(s.name) for s in damaged.steps)} damaged as uv wrote it (uv links installed files from"
+        " its cache, which a change made in place through such a link damages too): installing again without uv's"
+        " cache"
     )
     execute(project, request, ui, job, damaged, backend=_UvWithoutCache(uv.executable, uv.name))
     return verify()
