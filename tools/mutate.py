@@ -247,6 +247,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/plugin/test_plugin_remedy_loops.py",
             "tests/unit/plugin/test_plugin_damage.py",
             "tests/unit/plugin/test_pytest_plugin_selection.py",
+            "tests/unit/plugin/test_plugin_hidden_by_the_project.py",
             "tests/cli/test_matrix_jobs.py",
         ),
     ),
@@ -306,6 +307,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/plugin/test_pytest_plugin_selection.py",
             "tests/unit/plugin/test_plugin_named_inside_a_gated_folder.py",
             "tests/unit/plugin/test_plugin_gating_edges.py",
+            "tests/unit/plugin/test_plugin_hidden_by_the_project.py",
         ),
     ),
     # Which missing tier (or tiers) a skip reason or an error points to: its unit tests, then the backstop's.

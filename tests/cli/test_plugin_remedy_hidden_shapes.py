@@ -3,9 +3,10 @@
 A project whose tests hide the tier in the ways the census and the run-time backstop learned last: xarray's made
 flag and mark (``has_brain, requires_brain = _importorskip("brainpkg")``, the reason naming nothing), an expected
 failure on the flag (``xfail(not has_brain)``), a mark alias in ``pytest.param``, a module-level skip, and a
-``conftest.py`` that computes ``collect_ignore`` from ``find_spec`` (so the selection is read at collection and the
-run fails at its end). pytest runs in a real venv of its own; the printed ``to fix:`` command is run exactly as
-printed (the index options from the user's configuration), and the next strict run passes with every test run.
+``conftest.py`` that computes ``collect_ignore`` from ``find_spec`` (a run of the file it may leave out is read at
+collection and fails at its end; a run of every file stops before collection, on those no branch can leave out).
+pytest runs in a real venv of its own; the printed ``to fix:`` command is run exactly as printed (the index options
+from the user's configuration), and the next strict run passes with every test run.
 """
 
 from __future__ import annotations
@@ -107,10 +108,15 @@ def test_the_strict_runs_remedy_for_hidden_shapes_run_as_printed_makes_the_next_
     write_files(project, FILES)
     python = own_venv(tmp_path)
     strict = {"CI": "true"}
-    first = run(python, project, "tests", extra=strict)
+    others = ("--ignore=tests/test_made.py", "--ignore=tests/test_module_skip.py")
+    hidden = run(python, project, "tests", *others, extra=strict)  # only the file the conftest may leave out
+    assert hidden.returncode == EXIT_TIER_MISSING, hidden.stdout + hidden.stderr
+    assert "tests/test_models.py (a test file that needs it, ignored by the project's conftest" in hidden.stdout
+    first = run(python, project, "tests", extra=strict)  # the others no branch of it can leave out: known now
     assert first.returncode == EXIT_TIER_MISSING, first.stdout + first.stderr
-    assert "tests/test_models.py (a test file that needs it, ignored by the project's conftest" in first.stdout
-    printed = remedy_of(first.stdout, "to fix: ")
+    assert "stopping before collection" in first.stderr, first.stderr
+    assert remedy_of(hidden.stdout, "to fix: ") == remedy_of(first.stderr, "to fix: ")
+    printed = remedy_of(first.stderr, "to fix: ")
     assert printed == shlex.join(["install-tier", "brain", "--python", str(python)])
     armed = run_printed(printed, project, offline(house))
     assert armed.returncode == 0, armed.stdout + armed.stderr

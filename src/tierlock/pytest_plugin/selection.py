@@ -65,6 +65,7 @@ class Selection:
         self.exact = True
         """False when a conftest computes ``collect_ignore`` at run time (or ``-k``/``-m`` can see too little)."""
         self._conftest_cache: dict[str, tuple[list[str], list[str]] | None] = {}
+        self._possible_cache: dict[str, tuple[list[str], list[str]] | None] = {}
 
     def _arguments(self, config: pytest.Config, file_or_dir: Sequence[str]) -> tuple[list[str], list[tuple[str, str]]]:
         named: list[tuple[str, str]] = []
@@ -146,6 +147,25 @@ class Selection:
                 self.exact = False
             self._conftest_cache[folder] = found
         return self._conftest_cache[folder]
+
+    def surely_collected(self, path: str) -> bool:
+        """Whether no conftest above the absolute *path* can leave it out at run time: each one that computes its
+        ``collect_ignore`` (:attr:`exact` False) only adds literal names, none of which covers *path* whichever
+        branch runs (``if sys.version_info < (3, 12): collect_ignore_glob.append("*_695.py")``)."""
+        root = Path(self.rootdir)
+        chain = [path, *(str(p) for p in Path(path).parents if p == root or root in p.parents)]
+        for folder in chain[1:]:
+            if self._conftest_lists(folder) is not None:
+                continue  # read exactly: :meth:`ignored` applies it
+            if folder not in self._possible_cache:
+                self._possible_cache[folder] = possible_collect_ignore(Path(folder) / "conftest.py")
+            possible = self._possible_cache[folder]
+            if possible is None:
+                return False
+            plain, globs = possible
+            if any(c in plain for c in chain) or any(fnmatch.fnmatch(c, g) for c in chain for g in globs):
+                return False
+        return True
 
     def deselected(self, rel: str) -> bool:
         """Whether ``--deselect`` removes every test of the file at *rel* (a prefix of its node ids)."""
@@ -233,6 +253,31 @@ def read_collect_ignore(conftest: Path) -> tuple[list[str], list[str]] | None:
     mentions = sum(1 for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id.startswith("collect_ignore"))
     if mentions != literal:
         return None  # computed, conditional or changed somewhere else: only pytest knows
+    folder = conftest.parent
+    return (
+        [os.path.abspath(folder / p) for p in found["collect_ignore"]],
+        [os.path.abspath(folder / p) for p in found["collect_ignore_glob"]],
+    )
+
+
+def possible_collect_ignore(conftest: Path) -> tuple[list[str], list[str]] | None:
+    """Every name a conftest's ``collect_ignore`` and ``collect_ignore_glob`` may hold whichever of its branches run
+    (absolute paths): the literal names of each assignment, ``+=``, ``append`` and ``extend`` anywhere in it. None
+    when one of them is not literal, or the lists are read or changed another way: then any file may be left out."""
+    try:
+        tree = ast.parse(conftest.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
+        return None
+    found: dict[str, list[str]] = {"collect_ignore": [], "collect_ignore_glob": []}
+    literal = mentions = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id.startswith("collect_ignore"):
+            mentions += 1
+        elif isinstance(node, ast.stmt) and (hit := _literal_ignore(node)) is not None:
+            found[hit[0]] += hit[1]
+            literal += 1
+    if mentions != literal:
+        return None
     folder = conftest.parent
     return (
         [os.path.abspath(folder / p) for p in found["collect_ignore"]],

@@ -178,8 +178,10 @@ def weigh(gate: Gate, selection: Selection, cache: QuietCache | None = None) -> 
                 gate.gated[tier] = [*gate.gated.get(tier, []), *sorted(files)]  # another job runs them whole
                 gate.globs[tier] = [*gate.globs.get(tier, []), *sorted(files)]
     kept_out: set[str] = set()
+    reached: dict[str, set[str]] = {t: {str(root / f) for f in files} for t, files in found.items()} if missing else {}
     for tier, globs in gate.globs.items():
         counted, named = _selected(_globbed(root, globs, selection), selection)
+        reached.setdefault(tier, set()).update(counted)
         gate.globbed[tier] = len(counted) + named
         if tier in gate.gated:
             kept_out |= counted
@@ -190,12 +192,13 @@ def weigh(gate: Gate, selection: Selection, cache: QuietCache | None = None) -> 
     gate.exact = selection.exact
     damaged = [t for t in gate.states if t in gate.damaged and (t in gate.required or t in gate.ci_require)]
     gate.failing = damaged if gate.strict else []
-    if gate.exact:
-        gate.failing += [
-            t
-            for t in gate.required
-            if gate.fails_closed_on(t) and t not in gate.failing and (gate.globbed.get(t) or gate.needed.get(t))
-        ]
+    for tier in gate.required:
+        needed = gate.globbed.get(tier) or gate.needed.get(tier)
+        if not (needed and gate.fails_closed_on(tier)) or tier in gate.failing:
+            continue
+        # (a conftest computing collect_ignore: a file no branch of it can leave out is still known now)
+        if gate.exact or any(selection.surely_collected(f) for f in reached.get(tier, ())):
+            gate.failing.append(tier)
 
 
 def _selected(files: set[str], selection: Selection) -> tuple[set[str], int]:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tierlock.pytest_plugin.attribution import all_from_skip_reason, from_exception, from_skip_reason
-from tierlock.pytest_plugin.selection import read_collect_ignore
+from tierlock.pytest_plugin.selection import possible_collect_ignore, read_collect_ignore
 from tierlock.pytest_plugin.static_items import keep, read_items
 
 OWNERS = {"brainpkg": "brain", "yaml": "yaml-tier"}
@@ -249,3 +249,56 @@ def test_a_file_too_deep_to_parse_is_read_as_one_that_does_not_parse(tmp_path: P
     assert read_items("import pytest\n" + chain + "def test_a():\n    pass\n", ["test"], ["Test"]) is None
     (tmp_path / "conftest.py").write_text('collect_ignore = ["brain"]\n' + chain)
     assert read_collect_ignore(tmp_path / "conftest.py") is None
+
+
+@pytest.mark.parametrize(
+    ("source", "plain", "globs"),
+    [
+        (
+            "import sys\ncollect_ignore = []\nif sys.platform == 'x':\n    collect_ignore.append('brain')\n",
+            ["brain"],
+            [],
+        ),
+        (
+            "collect_ignore_glob = ['a*']\ntry:\n    import x\nexcept ImportError:\n    collect_ignore_glob += ['b*']\n"
+            "else:\n    collect_ignore_glob.extend(['c*', 'd*'])\n",
+            [],
+            ["a*", "b*", "c*", "d*"],
+        ),
+        ("def pytest_configure(config):\n    collect_ignore.append('x')\ncollect_ignore = []\n", ["x"], []),
+        ("collect_ignore = ['one']\n", ["one"], []),
+        ("import os\n", [], []),
+    ],
+)
+def test_every_literal_name_of_any_branch_is_what_a_computed_collect_ignore_may_hold(
+    tmp_path: Path, source: str, plain: list[str], globs: list[str]
+) -> None:
+    (tmp_path / "conftest.py").write_text(source)
+    found = possible_collect_ignore(tmp_path / "conftest.py")
+    assert found is not None
+    assert (sorted(found[0]), sorted(found[1])) == (
+        [str(tmp_path / p) for p in plain],
+        [str(tmp_path / g) for g in globs],
+    )
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "collect_ignore = [name for name in ('a',)]\n",
+        "collect_ignore = []\ncollect_ignore.append(NAME)\n",
+        "collect_ignore = []\nkept = collect_ignore\n",
+        "collect_ignore = []\ncollect_ignore.insert(0, 'x')\n",
+        "collect_ignore = [\n",
+        "collect_ignore_glob: list = []\n",
+    ],
+)
+def test_a_collect_ignore_with_a_name_that_is_not_literal_may_hold_anything(tmp_path: Path, source: str) -> None:
+    (tmp_path / "conftest.py").write_text(source)
+    assert possible_collect_ignore(tmp_path / "conftest.py") is None
+
+
+def test_a_conftest_that_cannot_be_read_may_hold_anything(tmp_path: Path) -> None:
+    assert possible_collect_ignore(tmp_path / "conftest.py") is None
+    (tmp_path / "conftest.py").write_bytes(b"\xff\xfe")
+    assert possible_collect_ignore(tmp_path / "conftest.py") is None

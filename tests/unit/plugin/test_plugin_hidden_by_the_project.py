@@ -15,6 +15,7 @@ import pytest
 from tests.support.plugin_project import (
     REQUIRED_ABSENT,
     assert_failed_closed,
+    assert_stopped_before_collection,
     inner_project,
     strict_run,
     write_files,
@@ -347,3 +348,48 @@ def test_a_hidden_module_that_cannot_be_read_is_not_counted(
     (inner.path / "src/inner/mod.py").symlink_to(inner.path / "gone.py")  # (a link to nothing)
     result = strict_run(inner, monkeypatch, "--doctest-modules", "src", "tests")
     assert result.ret == 0, result.stdout.str()
+
+
+#: cattrs' tests/conftest.py, reduced: ``collect_ignore_glob`` computed at run time from literal names only, none of
+#: which can cover a file that needs the tier.
+LITERAL_BRANCHES_CONFTEST = """\
+import platform
+import sys
+
+collect_ignore_glob = []
+if sys.version_info < (3, 14):
+    collect_ignore_glob.append("test_gen_dict_649.py")
+    collect_ignore_glob.append("**/test_msgspec_314_cpython.py")
+if platform.python_implementation() == "PyPy":
+    collect_ignore_glob += ["*_cpython.py"]
+"""
+
+
+def test_a_conftest_whose_computed_collect_ignore_cannot_cover_a_file_that_needs_the_tier_stops_before_collection(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_files(inner.path, {"tests/conftest.py": LITERAL_BRANCHES_CONFTEST, **MODELS_AND_PLAIN})
+    result = strict_run(inner, monkeypatch, "tests")
+    assert_stopped_before_collection(result)
+    assert "passed" not in result.stdout.str()  # before, every test ran and the run failed only at its end
+
+
+@pytest.mark.parametrize(
+    "conftest",
+    [
+        # a literal name of one branch that covers the file that needs the tier
+        LITERAL_BRANCHES_CONFTEST + 'if sys.platform == "win32":\n    collect_ignore_glob.append("*_models.py")\n',
+        # a name that is not literal: any file may be left out
+        LITERAL_BRANCHES_CONFTEST + 'collect_ignore_glob.append("test_%s.py" % platform.machine())\n',
+        # the list read another way
+        LITERAL_BRANCHES_CONFTEST + "IGNORED = collect_ignore_glob\n",
+    ],
+    ids=["a-branch-covers-it", "a-name-not-literal", "the-list-read-elsewhere"],
+)
+def test_a_conftest_that_may_leave_out_a_file_that_needs_the_tier_is_still_weighed_at_collection(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, conftest: str
+) -> None:
+    write_files(inner.path, {"tests/conftest.py": conftest, **MODELS_AND_PLAIN})
+    result = strict_run(inner, monkeypatch, "tests")
+    assert_failed_closed(result, ONE_NEEDED)
+    assert "stopping before collection" not in result.stdout.str() + result.stderr.str()
