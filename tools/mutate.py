@@ -656,7 +656,12 @@ MODULES: dict[str, Module] = {
     # The backend step of an arming, and its repair made again without uv's cache (real uv and pip armings).
     "installer/applying.py": Module(
         ("src/tierlock/installer/applying.py",),
-        ("tests/cli/test_uv_repair_without_cache.py", "tests/cli/test_rewritten_in_place_remedy.py"),
+        (
+            "tests/cli/test_uv_repair_without_cache.py",
+            "tests/cli/test_rewritten_in_place_remedy.py",
+            "tests/cli/test_install_target.py",
+            "tests/cli/test_no_build_install.py",
+        ),
     ),
     # An installed file opened to be read, never waited on (a FIFO in its place).
     "probing/regular.py": Module(
