@@ -394,3 +394,50 @@ def test_an_unknown_platform_or_no_build_tier_is_a_config_error_with_its_line(
     assert "(did you mean 'linux-x86_64'?)" in err
     assert "[tool.tierlock].platforms[2]: 'windows-x86_64' and 'win_amd64' are one platform (win_amd64)" in err
     assert "[tool.tierlock].no-build[0]: unknown tier 'bse'" in err
+
+
+@pytest.mark.parametrize("fmt", ["requirements", "pylock", "uv.lock"])
+def test_platforms_without_the_lock_of_a_no_build_tier_proves_nothing_and_its_fix_converges(
+    fmt: str, tmp_path: Path, index: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # before: the tier was left out of the table, and `ok: every no-build tier installs from wheels on ...`, exit 0
+    import os
+    import subprocess
+
+    from tests.support.env import bin_dir
+
+    folder = project(tmp_path / "app", index, ["purepkg"], fmt="requirements" if fmt == "uv.lock" else fmt)
+    if fmt == "uv.lock":
+        pyproject = folder / "pyproject.toml"
+        text = pyproject.read_text(encoding="utf-8").replace('format = "requirements"\n', 'lock = "uv.lock"\n')
+        pyproject.write_text(text, encoding="utf-8")
+    lockfile = {"requirements": "lockfiles/base.txt", "pylock": "lockfiles/pylock.base.toml"}.get(fmt, "uv.lock")
+    tool = "uv" if fmt == "uv.lock" else "tierlock"
+    fix = f"uv --project {folder} lock" if tool == "uv" else f"tierlock --project {folder} lock base native"
+    code, out, _ = run_cli(capsys, "--project", str(folder), "platforms")
+    assert code == 1, out
+    assert "ok:" not in out
+    assert out.splitlines() == [
+        f"base (no-build): {lockfile}: no lockfile, so no wheel can be proven for linux-x86_64, linux-x86_64-musl, "
+        f"macos-arm64, windows-x86_64; to fix: {fix}",
+        "1 no-build tier(s) not locked, nothing proven: base",
+    ]
+    code, document = cli_json(capsys, "--project", str(folder), "platforms", "base")
+    assert (code, document["ok"]) == (1, False)
+    assert [(t["tier"], t["record"], t["proven"], t["command"]) for t in document["tiers"]] == [
+        ("base", "no-lockfile", False, ["uv", "lock"] if fmt == "uv.lock" else ["tierlock", "lock", "base", "native"])
+    ]
+
+    if tool == "uv":  # run as printed, from outside the project (uv's own command)
+        env = {**os.environ, "PATH": f"{bin_dir()}{os.pathsep}{os.environ['PATH']}"}
+        done = subprocess.run(fix.split(), cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stderr
+    else:
+        code, _, err = run_cli(capsys, *fix.split()[1:])
+        assert code == 0, err
+    code, out, _ = run_cli(capsys, "--project", str(folder), "platforms", "base")
+    assert code == 0, out
+    assert out.splitlines()[-1] == (
+        "ok: every no-build tier installs from wheels on linux-x86_64, linux-x86_64-musl, macos-arm64, "
+        "windows-x86_64 (Python 3.11, 3.12)"
+    )
