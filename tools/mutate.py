@@ -876,6 +876,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/lockfiles/test_artifact_record_quick_read_fuzzed.py",
             "tests/unit/lockfiles/test_wheel_coverage.py",
             "tests/unit/lockfiles/test_no_build_proof.py",
+            "tests/unit/lockfiles/test_no_build_outside_environments.py",
             "tests/unit/tiers/test_platforms.py",
             "tests/unit/installer/test_buildfailure.py",
         ),

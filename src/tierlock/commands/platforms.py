@@ -102,6 +102,7 @@ def document(
             "record": "no-lockfile",
             "record_file": None,
             "single_platform": None,
+            "environments": [],
             "proven": False,
             "cells": [],
             "gaps": [],
@@ -120,7 +121,7 @@ def document(
 
 
 def _text(ctx: Context, project: Project, covered: Sequence[TierCoverage], unlocked: Sequence[Tier]) -> None:
-    from tierlock.lockfiles.nobuild import by_package, record_problem, relock_command
+    from tierlock.lockfiles.nobuild import by_package, outside, record_problem, relock_command
     from tierlock.tiers.platforms import python_versions, version_text, versions_text
 
     pythons = [version_text(v) for v, _ in python_versions(project.requires_python)]
@@ -136,21 +137,32 @@ def _text(ctx: Context, project: Project, covered: Sequence[TierCoverage], unloc
         ctx.ui.table(title, ["platform", *(f"Python {v}" for v in pythons)], rows)
         for gaps in by_package(coverage.gaps):
             _package(ctx, project, coverage, gaps)
+        for problem in outside(project, coverage) if coverage.no_build else ():
+            ctx.ui.line(f"  {problem.detail}")
+            ctx.ui.line(f"    to fix: {problem.remedy}")
     names = ", ".join(p.name for p in project.platforms)
     for tier in unlocked:
         where, fix = project.relpath(tier.lockfile), relock_command(project, str(tier.name))
         ctx.ui.line(
             f"{tier.name} (no-build): {where}: no lockfile, so no wheel can be proven for {names}; to fix: {fix}"
         )
-    failing = [c.tier for c in covered if c.no_build and not c.proven]
-    if failing:
-        ctx.ui.line(f"{len(failing)} no-build tier(s) would build from source somewhere: {', '.join(failing)}")
+    _verdict(ctx, covered, unlocked, f"{names} (Python {versions_text(pythons)})")
+
+
+def _verdict(ctx: Context, covered: Sequence[TierCoverage], unlocked: Sequence[Tier], where: str) -> None:
+    """The last line(s): which no-build tiers would build, are locked for some platforms only, are not locked."""
+    no_build = [c for c in covered if c.no_build and not c.proven]
+    building = [c.tier for c in no_build if c.gaps or not c.record.usable or c.single_platform is not None]
+    if building:
+        ctx.ui.line(f"{len(building)} no-build tier(s) would build from source somewhere: {', '.join(building)}")
+    elsewhere = [c.tier for c in no_build if c.outside]
+    if elsewhere:
+        ctx.ui.line(f"{len(elsewhere)} no-build tier(s) locked for some platforms only: {', '.join(elsewhere)}")
     if unlocked:
-        ctx.ui.line(
-            f"{len(unlocked)} no-build tier(s) not locked, nothing proven: {', '.join(t.name for t in unlocked)}"
-        )
-    if not failing and not unlocked:
-        ctx.ui.line(f"ok: every no-build tier installs from wheels on {names} (Python {versions_text(pythons)})")
+        listed = ", ".join(t.name for t in unlocked)
+        ctx.ui.line(f"{len(unlocked)} no-build tier(s) not locked, nothing proven: {listed}")
+    if not no_build and not unlocked:
+        ctx.ui.line(f"ok: every no-build tier installs from wheels on {where}")
 
 
 def _package(ctx: Context, project: Project, coverage: TierCoverage, gaps: Sequence[Gap]) -> None:
@@ -172,7 +184,9 @@ def _package(ctx: Context, project: Project, coverage: TierCoverage, gaps: Seque
 
 
 def _cell(cell: Any) -> str:
-    """``3/3 wheels``, or ``2/3, builds sdonly``."""
+    """``3/3 wheels``, ``2/3, builds sdonly``, or ``not in the lock`` (outside the environments it was made for)."""
+    if cell.outside:
+        return "not in the lock"
     wheels = cell.packages - len(cell.builds)
     if not cell.builds:
         return f"{wheels}/{cell.packages} wheels"
