@@ -882,7 +882,10 @@ MODULES: dict[str, Module] = {
         ),
     ),
     # The coverage table's command (its verdict and exit code): its CLI tests, which lock from a local index.
-    "platforms": Module(("src/tierlock/commands/platforms.py",), ("tests/cli/test_no_build_check.py",)),
+    "platforms": Module(
+        ("src/tierlock/commands/platforms.py",),
+        ("tests/cli/test_no_build_check.py", "tests/cli/test_no_build_uv_environments.py"),
+    ),
 }
 
 ALIASES = {

@@ -245,6 +245,14 @@ def test_an_older_lockfile_without_a_record_still_reads_and_check_says_to_lock_i
     assert finding["kind"] == "no-artifacts"
     assert "records no artifacts" in finding["detail"]
     assert finding["remedy"] == f"tierlock --project {folder} lock base"
+    code, table, _ = run_cli(capsys, "--project", str(folder), "platforms")
+    assert code == 1
+    first, *rest = table.splitlines()
+    assert first.startswith("base (no-build): lockfiles/base.txt: lockfiles/base.txt records no artifacts")
+    assert first.endswith(f"; to fix: tierlock --project {folder} lock base")  # (no --backend: a universal lock)
+    assert rest[0] == "native (may build): lockfiles/native.txt"  # the next tier's table still follows
+    windows = next(line for line in rest if line.startswith("windows-x86_64"))
+    assert windows.split("  ")[-1] == "3/4, builds glibconly"  # (winextra applies there; glibconly is built)
     code, out, _ = run_cli(capsys, *finding["remedy"].split()[1:])
     assert code == 0, out
     assert run_cli(capsys, "--project", str(folder), "check")[0] == 0
@@ -315,6 +323,8 @@ def test_a_pip_tools_lock_records_nothing_and_check_says_a_universal_lock_proves
     assert finding["kind"] == "no-artifacts"
     assert "single-platform lock" in finding["detail"]
     assert finding["remedy"] == f"tierlock --project {folder} lock base --backend uv"
+    table = run_cli(capsys, "--project", str(folder), "platforms", "base")[1]
+    assert table.splitlines()[0].endswith(f"; to fix: tierlock --project {folder} lock base --backend uv")
     assert run_cli(capsys, *finding["remedy"].split()[1:])[0] == 0
     assert run_cli(capsys, "--project", str(folder), "check")[0] == 0
 
