@@ -128,7 +128,7 @@ def test_the_manifest_declares_both_hooks_for_pip_installing_pre_commit() -> Non
         assert hook["always_run"] is True  # at every commit: a file pattern misses deletions and other lock-dirs
         assert "files" not in hook
         assert hook["additional_dependencies"] == [".[cli]"]
-    assert hooks["tierlock-check"]["entry"] == "tierlock check"
+    assert hooks["tierlock-check"]["entry"] == "tierlock check --strict"  # fails what CI fails
     assert hooks["tierlock-validate"]["entry"] == "tierlock validate"
 
 
@@ -291,3 +291,22 @@ def test_the_documented_monorepo_config_checks_each_project_in_its_subfolder(
     assert run.stdout.count("Failed") == 1, run.stdout
     assert "lockfiles/base.txt: base: hand-edit" in run.stdout
     assert "to fix: tierlock --project worker lock base brain" in run.stdout
+
+
+@pytest.mark.usefixtures("git_identity")
+def test_a_commit_that_switches_the_pytest_gate_off_fails_the_check_hook_as_it_fails_in_ci(
+    hook_env: dict[str, str], hook_config: Path, tmp_path: Path
+) -> None:
+    # before: `tierlock check` outside CI only warns (the gate switched off fails in CI): the commit passed the
+    # hook, and CI's check and admit failed it later
+    assert "CI" not in hook_env
+    root = _project(tmp_path / "demo")
+    pyproject = root / "pyproject.toml"
+    text = pyproject.read_text(encoding="utf-8")
+    pyproject.write_text(text.replace('testpaths = ["tests"]', 'testpaths = ["tests"]\naddopts = "-p no:tierlock"'))
+    subprocess.run(["git", "add", "pyproject.toml"], cwd=root, check=True)
+    run = _staged(root, hook_env, hook_config, "tierlock-check")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "Failed" in run.stdout
+    assert "the tierlock pytest gate is off: addopts holds -p no:tierlock" in run.stdout
+    assert "to fix: remove -p no:tierlock from addopts in pyproject.toml" in run.stdout
