@@ -212,6 +212,14 @@ def test_musl_is_its_own_platform_no_marker_tells_it_and_moving_the_package_to_a
     assert not any("with a marker" in r for r in gap["remedies"])
     assert any("markers cannot tell musl from glibc" in r for r in gap["remedies"])
     assert gap["remedies"][-1].startswith("move glibconly out of [project].dependencies into an extra")
+    table = run_cli(capsys, "--project", str(folder), "platforms", "base")[1].splitlines()  # one gap, as text
+    assert table[-7:-5] == [
+        f"  glibconly 1.0 (lockfiles/base.txt:{gap['line']}) has no wheel for:",
+        "    linux-x86_64-musl (musllinux_1_2_x86_64) on Python 3.11, 3.12: the lock has wheels only for "
+        "cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64, "
+        "cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64",
+    ]
+    assert table[-1] == "1 no-build tier(s) would build from source somewhere: base"
     pyproject = folder / "pyproject.toml"  # the native extra already holds it: leave it out of base
     pyproject.write_text(pyproject.read_text().replace(', "glibconly"]', "]"))
     assert run_cli(capsys, "--project", str(folder), *gap["command"][1:])[0] == 0

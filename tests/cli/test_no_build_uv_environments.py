@@ -59,6 +59,8 @@ def test_a_platform_outside_the_locks_environments_is_not_proven_by_a_pure_wheel
     assert code == 1, out
     assert "windows-x86_64 (win_amd64)            not in the lock  not in the lock" in out
     assert out.splitlines()[-1] == "1 no-build tier(s) locked for some platforms only: base"
+    assert "would build from source" not in out  # (its record is usable, and no package lacks a wheel)
+    assert "    to fix: add \"sys_platform == 'win32'\" to [tool.uv] environments in pyproject.toml" in out
     code, document = cli_json(capsys, "--project", str(folder), "check")
     assert code == 1
     (finding,) = document["findings"]
