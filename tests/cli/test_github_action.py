@@ -95,6 +95,7 @@ def test_an_armed_tier_passes_and_the_job_gets_its_environment_and_tier_set(
     assert '"admitted":true' in run.outputs["admit"]
     assert run.env == {"TIERLOCK_TIERS": "base brain", "TIERLOCK_STRICT": "1", "VIRTUAL_ENV": str(venv)}
     assert run.path == [str(runner_temp / "tierlock-action" / "bin")]  # tierlock for the job's later steps
+    assert "with the job's Python" not in run.log  # (the tool runs on the job's python3: tierlock makes the venv)
     installed = {p.name for p in site_packages(venv).glob("*.dist-info")}
     assert {"corelib-1.0.dist-info", "helper-1.0.dist-info", "basepkg-1.0.dist-info"} <= installed
     assert any(name.startswith("tierlock-") for name in installed)  # the pytest plugin, for the gate
