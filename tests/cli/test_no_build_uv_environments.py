@@ -1,4 +1,5 @@
-"""The no-build proof of a ``uv.lock`` resolved for some environments only (``[tool.uv] environments``).
+"""The no-build proof of a ``uv.lock`` resolved for some environments only (``[tool.uv] environments``), and of a
+PEP 751 ``pylock.toml`` made for some (its own ``environments``).
 
 uv resolves such a lock for those environments alone and keeps only the wheels they can use; ``uv sync`` (and
 ``install-tier``) refuse a machine none of them holds. A declared platform outside them installs nothing: the proof
@@ -113,4 +114,46 @@ def test_the_environment_to_add_applied_and_uv_lock_run_as_printed_prove_the_pla
     assert code == 0, out
     assert out.splitlines()[-1] == (
         "ok: every no-build tier installs from wheels on linux-x86_64, windows-x86_64 (Python 3.11, 3.12)"
+    )
+
+
+PYLOCK = """\
+lock-version = "1.0"
+created-by = "another-tool"
+requires-python = ">=3.11,<3.13"
+environments = ["sys_platform == 'linux'"]
+
+[[packages]]
+name = "purepkg"
+version = "1.0"
+wheels = [{ name = "purepkg-1.0-py3-none-any.whl", url = "https://example.invalid/purepkg-1.0-py3-none-any.whl", \
+hashes = { sha256 = "0000000000000000000000000000000000000000000000000000000000000000" } }]
+"""
+
+
+def test_a_platform_outside_a_pylocks_own_environments_is_not_proven_either(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # before: `ok: every no-build tier installs from wheels on linux-x86_64, windows-x86_64`, exit 0; installing it
+    # on Windows fails (packaging's select(): the lock's environments)
+    folder = tmp_path / "app"
+    folder.mkdir()
+    text = PYPROJECT.format(base='"purepkg"', environments="").replace('lock = "uv.lock"', 'lock = "pylock.toml"')
+    (folder / "pyproject.toml").write_text(text.replace("[tool.uv]\nenvironments = []\n\n", ""), encoding="utf-8")
+    (folder / "pylock.toml").write_text(PYLOCK, encoding="utf-8")
+    code, out, _ = run_cli(capsys, "--project", str(folder), "platforms")
+    assert code == 1, out
+    assert "windows-x86_64 (win_amd64)            not in the lock  not in the lock" in out
+    code, document = cli_json(capsys, "--project", str(folder), "check")
+    assert code == 1
+    (finding,) = document["findings"]
+    assert (finding["kind"], finding["file"]) == ("outside-environments", "pylock.toml")
+    assert finding["detail"].startswith(
+        'pylock.toml was resolved only for the environments its `environments` names (`sys_platform == "linux"`): '
+        "windows-x86_64 (win_amd64) on Python 3.11, 3.12 is in none of them, so nothing installs there (its "
+        "installer refuses it)"
+    )
+    assert finding["remedy"] == (
+        "regenerate pylock.toml with the tool that wrote it for \"sys_platform == 'win32'\" too, or take "
+        "windows-x86_64 out of [tool.tierlock].platforms"
     )

@@ -120,20 +120,25 @@ def outside(project: Project, coverage: TierCoverage) -> list[CoverageProblem]:
         pythons.setdefault(cell.platform, []).append(cell.python)
     shown = " or ".join(f"`{text}`" for text in coverage.environments)
     declared = "pyproject.toml" if project.lock is None else project.relpath(project.lock.parent / "pyproject.toml")
+    uv = coverage.lockfile.rsplit("/", 1)[-1] == "uv.lock"  # (else a PEP 751 lock's own `environments`)
+    where = "[tool.uv] environments" if uv else "its `environments`"
     out: list[CoverageProblem] = []
     for platform in [p for p in project.platforms if p.name in pythons]:
         versions = pythons[platform.name]
         # (the widest environment that overlaps none of the lock's: the platform's, else one per Python version)
         add = dict.fromkeys(environment_for(coverage.environments, _environment(platform, v)) for v in versions)
         detail = (
-            f"{coverage.lockfile} was resolved only for the environments [tool.uv] environments names ({shown}): "
+            f"{coverage.lockfile} was resolved only for the environments {where} names ({shown}): "
             f"{platform.label} on Python {versions_text(versions)} is in none of them, so nothing installs there "
-            f"(uv sync refuses it); tier {coverage.tier} installs from wheels only (no-build)"
+            f"({'uv sync' if uv else 'its installer'} refuses it); tier {coverage.tier} installs from wheels only "
+            "(no-build)"
         )
         edit = " and ".join(f'"{a}"' for a in add)
+        relock, leave = relock_command(project, coverage.tier), f"take {platform.name} out of [tool.tierlock].platforms"
         remedy = (
-            f"add {edit} to [tool.uv] environments in {declared}, or take {platform.name} out of "
-            f"[tool.tierlock].platforms; then run: {relock_command(project, coverage.tier)}"
+            f"add {edit} to [tool.uv] environments in {declared}, or {leave}; then run: {relock}"
+            if uv
+            else f"{relock} for {edit} too, or {leave}"
         )
         out.append(CoverageProblem(coverage.tier, "outside-environments", coverage.lockfile, None, detail, remedy))
     return out

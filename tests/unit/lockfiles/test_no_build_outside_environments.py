@@ -105,3 +105,21 @@ def test_a_lock_of_every_environment_or_a_marker_packaging_cannot_judge_holds_ev
     assert environment_for(overlapping, env) == (
         "sys_platform == 'linux' and platform_machine == 'x86_64' and python_version == '3.11'"
     )
+
+
+def test_a_pylocks_own_environments_are_said_as_its_own_with_the_tool_that_wrote_it() -> None:
+    app = project(["linux-x86_64", "windows-x86_64"])
+    found = _uv_lock("sys_platform == 'linux'")
+    platforms = app.platforms
+    coverage = tier_coverage(
+        "base", found, record(NAT, GLIBC), platforms, PYTHONS, no_build=True, lockfile="pylock.toml"
+    )
+    (problem,) = outside(app, coverage)
+    assert problem.detail.startswith(
+        "pylock.toml was resolved only for the environments its `environments` names (`sys_platform == 'linux'`)"
+    )
+    assert "(its installer refuses it)" in problem.detail
+    assert problem.remedy == (
+        "tierlock lock base for \"sys_platform == 'win32'\" too, or take windows-x86_64 out of "
+        "[tool.tierlock].platforms"
+    )
