@@ -157,3 +157,24 @@ def test_a_platform_outside_a_pylocks_own_environments_is_not_proven_either(
         "regenerate pylock.toml with the tool that wrote it for \"sys_platform == 'win32'\" too, or take "
         "windows-x86_64 out of [tool.tierlock].platforms"
     )
+
+
+def test_install_tier_refuses_a_target_outside_a_pylocks_environments_in_the_pylocks_words(tmp_path: Path) -> None:
+    """The lock's environments, now read from a pylock too, leave install-tier's refusal packaging's (its
+    ``select()``): not uv.lock's, whose fix (``[tool.uv] environments``, ``uv lock``) does not apply to it."""
+    import sys
+
+    folder = tmp_path / "app"
+    folder.mkdir()
+    text = PYPROJECT.format(base='"purepkg"', environments="").replace('lock = "uv.lock"', 'lock = "pylock.toml"')
+    (folder / "pyproject.toml").write_text(text.replace("[tool.uv]\nenvironments = []\n\n", ""), encoding="utf-8")
+    (folder / "pylock.toml").write_text(PYLOCK.replace("'linux'", "'win32'"), encoding="utf-8")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    argv = [str(bin_dir() / "install-tier"), "base", "--project", str(folder), "--python", str(venv)]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "pylock.toml: " in done.stderr
+    assert "nothing was installed" in done.stderr
+    assert "[tool.uv]" not in done.stderr
+    assert "uv lock" not in done.stderr
