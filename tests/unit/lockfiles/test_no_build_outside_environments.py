@@ -123,3 +123,24 @@ def test_a_pylocks_own_environments_are_said_as_its_own_with_the_tool_that_wrote
         "tierlock lock base for \"sys_platform == 'win32'\" too, or take windows-x86_64 out of "
         "[tool.tierlock].platforms"
     )
+
+
+def test_a_project_that_reads_its_uv_lock_names_the_pyproject_beside_the_lock_and_uv_lock() -> None:
+    import tomllib
+
+    from tierlock.tiers.loader import parse_project
+
+    text = (
+        '[project]\nname = "app"\nrequires-python = ">=3.11,<3.13"\ndependencies = []\n'
+        '[tool.tierlock]\nlock = "uv.lock"\nplatforms = ["linux-x86_64", "windows-x86_64"]\n'
+    )
+    app = parse_project(tomllib.loads(text), pyproject=Path("/app/pyproject.toml"), text=text)
+    found = _uv_lock("sys_platform == 'linux'")
+    coverage = tier_coverage(
+        "base", found, record(NAT, GLIBC), app.platforms, PYTHONS, no_build=True, lockfile="uv.lock"
+    )
+    (problem,) = outside(app, coverage)
+    assert problem.remedy == (
+        "add \"sys_platform == 'win32'\" to [tool.uv] environments in pyproject.toml, or take windows-x86_64 out "
+        "of [tool.tierlock].platforms; then run: uv lock"
+    )
