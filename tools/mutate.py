@@ -892,9 +892,15 @@ MODULES: dict[str, Module] = {
             "tests/unit/lockfiles/test_artifact_record_quick_read_fuzzed.py",
             "tests/unit/lockfiles/test_wheel_coverage.py",
             "tests/unit/lockfiles/test_no_build_proof.py",
+            "tests/unit/lockfiles/test_no_build_outside_environments.py",
             "tests/unit/tiers/test_platforms.py",
             "tests/unit/installer/test_buildfailure.py",
         ),
+    ),
+    # The coverage table's command (its verdict and exit code): its CLI tests, which lock from a local index.
+    "platforms": Module(
+        ("src/tierlock/commands/platforms.py",),
+        ("tests/cli/test_no_build_check.py", "tests/cli/test_no_build_uv_environments.py"),
     ),
 }
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import cli_json
+from tests.support.cli import cli_json, run_cli
 from tests.support.plugin_project import inner_pyproject, laptop, write_files
 from tests.support.tierproject import write_lock
 from tierlock.pytest_plugin import EXIT_TIER_MISSING
@@ -246,3 +246,23 @@ def test_quoted_words_of_pytest_addopts_are_split_as_a_shell_splits_them(tmp_pat
     (off,) = gate_off(tmp_path, {"PYTEST_ADDOPTS": "-k 'not slow' -p \"no:tierlock\""})
     assert off.where == "PYTEST_ADDOPTS"
     assert gate_off(tmp_path, {"PYTEST_ADDOPTS": "-k 'not slow' -p no:cacheprovider"}) == []
+
+
+def test_check_strict_fails_a_laptop_run_where_ci_would_and_passes_once_the_gate_is_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``check --strict`` (the pre-commit hook's): the gate switched off fails outside CI too, with the edit."""
+    root = _project(tmp_path, monkeypatch, {"pytest.ini": "[pytest]\naddopts = -p no:tierlock\n"}, {})
+    code, out, _ = run_cli(capsys, "--project", str(root), "check")
+    assert code == 0, out  # a laptop: a warning
+    assert "(fails in CI)" in out
+    code, out, _ = run_cli(capsys, "--project", str(root), "check", "--strict")
+    assert code == 1, out
+    assert "warning:" not in out
+    assert "1 problem(s)" in out
+    fix = f"remove -p no:tierlock from addopts in pytest.ini:2, then run: tierlock --project {root} check"
+    assert f"  to fix: {fix}" in out
+    (root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")  # the edit; then the command, as printed
+    assert run_cli(capsys, *shlex.split(fix.split(", then run: ")[1])[1:])[0] == 0
+    code, out, _ = run_cli(capsys, "--project", str(root), "check", "--strict")
+    assert code == 0, out

@@ -95,6 +95,7 @@ def test_an_armed_tier_passes_and_the_job_gets_its_environment_and_tier_set(
     assert '"admitted":true' in run.outputs["admit"]
     assert run.env == {"TIERLOCK_TIERS": "base brain", "TIERLOCK_STRICT": "1", "VIRTUAL_ENV": str(venv)}
     assert run.path == [str(runner_temp / "tierlock-action" / "bin")]  # tierlock for the job's later steps
+    assert "with the job's Python" not in run.log  # (the tool runs on the job's python3: tierlock makes the venv)
     installed = {p.name for p in site_packages(venv).glob("*.dist-info")}
     assert {"corelib-1.0.dist-info", "helper-1.0.dist-info", "basepkg-1.0.dist-info"} <= installed
     assert any(name.startswith("tierlock-") for name in installed)  # the pytest plugin, for the gate
@@ -233,3 +234,78 @@ def test_the_documented_workflows_use_the_action_as_written(house: Path, runner_
     assert run.code == 0, run.log
     assert run.outputs["verdict"] == "pass"
     assert (Path(run.env["VIRTUAL_ENV"]) / "bin" / "python").is_file()  # what the test step runs
+
+
+def _only(folder: Path, *names: str) -> Path:
+    """A folder of links to the commands a job's shell needs and nothing else (no Python among them)."""
+    folder.mkdir(parents=True)
+    for name in names:
+        target = shutil.which(name, path="/usr/bin:/bin")
+        assert target is not None, name
+        (folder / name).symlink_to(target)
+    return folder
+
+
+def _runner_with(path: list[Path], root: Path, links: Path, tmp_path: Path, name: str, **inputs: str) -> ActionRun:
+    """The action on a runner whose PATH is *path* (as ``actions/setup-python`` leaves it), in a RUNNER_TEMP of its
+    own (the tool is installed afresh)."""
+    env = {**_env(links, tmp_path / "uv-cache"), "PATH": os.pathsep.join(str(p) for p in path)}
+    runner = tmp_path / f"runner-{name}"
+    runner.mkdir()
+    return run_action(ROOT / "action.yml", inputs, cwd=root, env=env, workdir=tmp_path / name, runner_temp=runner)
+
+
+def test_a_runner_whose_python3_is_older_than_tierlocks_installs_the_tool_with_a_newer_python_on_path(
+    house: Path, tmp_path: Path
+) -> None:
+    """``actions/setup-python`` with ``python-version: 3.10`` (or ubuntu-22.04's own python3): python3 is 3.10, and
+    tierlock needs 3.11. Before: the install step made the tool's venv with it, pip refused tierlock, and the job
+    failed before arming anything; a newer Python on PATH (``python3.12``) was never tried."""
+    from tests.support.interpreters import PYENV, interpreter
+
+    interpreter("3.10.13")
+    interpreter("3.12.1")
+    tools = _only(tmp_path / "tools", "bash", "cat", "tr", "env", "uname", "sed")
+    root = _project(tmp_path, house)
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8").replace('">=3.11"', '">=3.10"'), encoding="utf-8")
+    wheels = {p.name.split("-py3")[0]: p for p in house.glob("*.whl")}
+    write_lock(root, "base", [("basepkg", "1.0", wheels["basepkg-1.0"])])
+    # the how-to's workflow: setup-python puts both on PATH, the last one listed first (python3)
+    steps = _workflow_steps(ROOT / "docs" / "howto" / "pre-commit-and-github-action.md", ".github/workflows/py310.yml")
+    assert steps[1]["with"]["python-version"].split() == ["3.12", "3.10"]
+    assert _action_step(steps)["with"] == {"tier": "base"}
+    path = [PYENV / "3.10.13" / "bin", PYENV / "3.12.1" / "bin", tools]
+    run = _runner_with(path, root, house, tmp_path, "py310-first", **_action_step(steps)["with"])
+    assert run.code == 0, run.log
+    assert run.outputs["verdict"] == "pass", run.log
+    tool = Path(run.path[0]).parent
+    assert (tool / "pyvenv.cfg").read_text(encoding="utf-8").count("3.12.1") >= 1, run.log
+    # the job's own environment is the job's Python (python3 on PATH), not the tool's
+    assert "version = 3.10.13" in (root / ".venv" / "pyvenv.cfg").read_text(encoding="utf-8")
+    assert "created the project environment" in run.log
+    assert "with the job's Python 3.10.13" in run.log
+    ungated = "::warning::pytest runs without tierlock's gate in this job: its environment runs Python 3.10.13"
+    assert ungated in run.log
+    assert next(site_packages(root / ".venv").glob("basepkg-1.0.dist-info"))
+
+
+def test_a_runner_with_no_python_tierlock_runs_on_fails_the_install_step_with_the_workflow_fix(
+    house: Path, tmp_path: Path
+) -> None:
+    from tests.support.interpreters import PYENV, interpreter
+
+    interpreter("3.10.13")
+    tools = _only(tmp_path / "tools", "bash", "cat", "tr", "env", "uname", "sed")
+    root = _project(tmp_path, house)
+    run = _runner_with([PYENV / "3.10.13" / "bin", tools], root, house, tmp_path, "py310-only", tier="base")
+    assert run.code == 1, run.log
+    assert (
+        "::error::tierlock needs Python >=3.11 and this runner's PATH has none (python3 is Python 3.10.13)" in run.log
+    )
+    assert (
+        "to fix: add the Python tierlock runs on to actions/setup-python, listed before the job's own: "
+        'python-version: "3.12\\n3.10" (one per line; the last one listed is the job\'s python3)'
+    ) in run.log
+    assert "Traceback" not in run.log
+    assert list(run.steps) == ["install"]

@@ -212,6 +212,14 @@ def test_musl_is_its_own_platform_no_marker_tells_it_and_moving_the_package_to_a
     assert not any("with a marker" in r for r in gap["remedies"])
     assert any("markers cannot tell musl from glibc" in r for r in gap["remedies"])
     assert gap["remedies"][-1].startswith("move glibconly out of [project].dependencies into an extra")
+    table = run_cli(capsys, "--project", str(folder), "platforms", "base")[1].splitlines()  # one gap, as text
+    assert table[-7:-5] == [
+        f"  glibconly 1.0 (lockfiles/base.txt:{gap['line']}) has no wheel for:",
+        "    linux-x86_64-musl (musllinux_1_2_x86_64) on Python 3.11, 3.12: the lock has wheels only for "
+        "cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64, "
+        "cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64",
+    ]
+    assert table[-1] == "1 no-build tier(s) would build from source somewhere: base"
     pyproject = folder / "pyproject.toml"  # the native extra already holds it: leave it out of base
     pyproject.write_text(pyproject.read_text().replace(', "glibconly"]', "]"))
     assert run_cli(capsys, "--project", str(folder), *gap["command"][1:])[0] == 0
@@ -245,6 +253,14 @@ def test_an_older_lockfile_without_a_record_still_reads_and_check_says_to_lock_i
     assert finding["kind"] == "no-artifacts"
     assert "records no artifacts" in finding["detail"]
     assert finding["remedy"] == f"tierlock --project {folder} lock base"
+    code, table, _ = run_cli(capsys, "--project", str(folder), "platforms")
+    assert code == 1
+    first, *rest = table.splitlines()
+    assert first.startswith("base (no-build): lockfiles/base.txt: lockfiles/base.txt records no artifacts")
+    assert first.endswith(f"; to fix: tierlock --project {folder} lock base")  # (no --backend: a universal lock)
+    assert rest[0] == "native (may build): lockfiles/native.txt"  # the next tier's table still follows
+    windows = next(line for line in rest if line.startswith("windows-x86_64"))
+    assert windows.split("  ")[-1] == "3/4, builds glibconly"  # (winextra applies there; glibconly is built)
     code, out, _ = run_cli(capsys, *finding["remedy"].split()[1:])
     assert code == 0, out
     assert run_cli(capsys, "--project", str(folder), "check")[0] == 0
@@ -315,6 +331,8 @@ def test_a_pip_tools_lock_records_nothing_and_check_says_a_universal_lock_proves
     assert finding["kind"] == "no-artifacts"
     assert "single-platform lock" in finding["detail"]
     assert finding["remedy"] == f"tierlock --project {folder} lock base --backend uv"
+    table = run_cli(capsys, "--project", str(folder), "platforms", "base")[1]
+    assert table.splitlines()[0].endswith(f"; to fix: tierlock --project {folder} lock base --backend uv")
     assert run_cli(capsys, *finding["remedy"].split()[1:])[0] == 0
     assert run_cli(capsys, "--project", str(folder), "check")[0] == 0
 
@@ -394,3 +412,50 @@ def test_an_unknown_platform_or_no_build_tier_is_a_config_error_with_its_line(
     assert "(did you mean 'linux-x86_64'?)" in err
     assert "[tool.tierlock].platforms[2]: 'windows-x86_64' and 'win_amd64' are one platform (win_amd64)" in err
     assert "[tool.tierlock].no-build[0]: unknown tier 'bse'" in err
+
+
+@pytest.mark.parametrize("fmt", ["requirements", "pylock", "uv.lock"])
+def test_platforms_without_the_lock_of_a_no_build_tier_proves_nothing_and_its_fix_converges(
+    fmt: str, tmp_path: Path, index: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # before: the tier was left out of the table, and `ok: every no-build tier installs from wheels on ...`, exit 0
+    import os
+    import subprocess
+
+    from tests.support.env import bin_dir
+
+    folder = project(tmp_path / "app", index, ["purepkg"], fmt="requirements" if fmt == "uv.lock" else fmt)
+    if fmt == "uv.lock":
+        pyproject = folder / "pyproject.toml"
+        text = pyproject.read_text(encoding="utf-8").replace('format = "requirements"\n', 'lock = "uv.lock"\n')
+        pyproject.write_text(text, encoding="utf-8")
+    lockfile = {"requirements": "lockfiles/base.txt", "pylock": "lockfiles/pylock.base.toml"}.get(fmt, "uv.lock")
+    tool = "uv" if fmt == "uv.lock" else "tierlock"
+    fix = f"uv --project {folder} lock" if tool == "uv" else f"tierlock --project {folder} lock base native"
+    code, out, _ = run_cli(capsys, "--project", str(folder), "platforms")
+    assert code == 1, out
+    assert "ok:" not in out
+    assert out.splitlines() == [
+        f"base (no-build): {lockfile}: no lockfile, so no wheel can be proven for linux-x86_64, linux-x86_64-musl, "
+        f"macos-arm64, windows-x86_64; to fix: {fix}",
+        "1 no-build tier(s) not locked, nothing proven: base",
+    ]
+    code, document = cli_json(capsys, "--project", str(folder), "platforms", "base")
+    assert (code, document["ok"]) == (1, False)
+    assert [(t["tier"], t["record"], t["proven"], t["command"]) for t in document["tiers"]] == [
+        ("base", "no-lockfile", False, ["uv", "lock"] if fmt == "uv.lock" else ["tierlock", "lock", "base", "native"])
+    ]
+
+    if tool == "uv":  # run as printed, from outside the project (uv's own command)
+        env = {**os.environ, "PATH": f"{bin_dir()}{os.pathsep}{os.environ['PATH']}"}
+        done = subprocess.run(fix.split(), cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stderr
+    else:
+        code, _, err = run_cli(capsys, *fix.split()[1:])
+        assert code == 0, err
+    code, out, _ = run_cli(capsys, "--project", str(folder), "platforms", "base")
+    assert code == 0, out
+    assert out.splitlines()[-1] == (
+        "ok: every no-build tier installs from wheels on linux-x86_64, linux-x86_64-musl, macos-arm64, "
+        "windows-x86_64 (Python 3.11, 3.12)"
+    )

@@ -6,7 +6,8 @@ user's ``repo:`` entry would (the one the README and the how-to show, pointed at
 the hooks into their own virtualenv, once for this module (``try-repo`` would build that virtualenv again at every
 call, in a store of its own), and run them in a real git repository: a project whose lockfiles and runtime config
 are in order passes both hooks; one whose pyproject.toml drifted from its lockfiles and whose runtime config is
-invalid fails each, naming what is wrong; a change to no file a hook watches skips it.
+invalid fails each, naming what is wrong; both run at every commit, one that only deletes a lockfile or changes a
+lockfile in another lock-dir included.
 
 Offline: pip (inside pre-commit's virtualenv) reads a local folder holding tierlock's dependencies and its
 build backend, repacked from this environment.
@@ -124,8 +125,10 @@ def test_the_manifest_declares_both_hooks_for_pip_installing_pre_commit() -> Non
     for hook in hooks.values():
         assert hook["language"] == "python"
         assert hook["pass_filenames"] is False  # each looks at the whole project
+        assert hook["always_run"] is True  # at every commit: a file pattern misses deletions and other lock-dirs
+        assert "files" not in hook
         assert hook["additional_dependencies"] == [".[cli]"]
-    assert hooks["tierlock-check"]["entry"] == "tierlock check"
+    assert hooks["tierlock-check"]["entry"] == "tierlock check --strict"  # fails what CI fails
     assert hooks["tierlock-validate"]["entry"] == "tierlock validate"
 
 
@@ -161,16 +164,63 @@ def test_a_drifted_lock_and_an_invalid_runtime_config_fail_their_hooks_naming_wh
 
 
 @pytest.mark.usefixtures("git_identity")
-def test_a_change_to_no_watched_file_skips_both_hooks(
+def test_both_hooks_run_at_every_commit_whichever_files_it_changes(
     hook_env: dict[str, str], hook_config: Path, tmp_path: Path
 ) -> None:
+    # a file pattern cannot see what check reads: another lock-dir, `lock = "pylock.toml"`, a deleted file
     root = _project(tmp_path / "demo")
     run = _pre_commit(root, hook_env, hook_config, "--files", "README.md")
     assert run.returncode == 0, run.stdout + run.stderr
-    assert run.stdout.count("(no files to check)Skipped") == 2, run.stdout
-    watched = _pre_commit(root, hook_env, hook_config, "tierlock-check", "--files", "lockfiles/base.txt")
-    assert watched.returncode == 0, watched.stdout + watched.stderr
-    assert "Passed" in watched.stdout
+    assert "Skipped" not in run.stdout, run.stdout
+    assert run.stdout.count("Passed") == 2, run.stdout
+
+
+def _staged(root: Path, env: dict[str, str], config: Path, hook: str) -> subprocess.CompletedProcess[str]:
+    """The hook as ``git commit`` runs it: on the staged files (pre-commit leaves deleted files out of them)."""
+    return _pre_commit(root, env, config, hook)
+
+
+@pytest.mark.usefixtures("git_identity")
+def test_a_commit_that_only_deletes_a_lockfile_fails_the_check_hook(
+    hook_env: dict[str, str], hook_config: Path, tmp_path: Path
+) -> None:
+    # before: pre-commit hands a hook no deleted file, so the hook was skipped and the commit passed
+    root = _project(tmp_path / "demo")
+    subprocess.run(["git", "rm", "-q", "lockfiles/brain.txt"], cwd=root, check=True)
+    run = _staged(root, hook_env, hook_config, "tierlock-check")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "Failed" in run.stdout
+    assert "to fix: tierlock lock brain" in run.stdout
+
+
+@pytest.mark.usefixtures("git_identity")
+def test_a_commit_that_only_deletes_the_runtime_config_fails_the_validate_hook(
+    hook_env: dict[str, str], hook_config: Path, tmp_path: Path
+) -> None:
+    root = _project(tmp_path / "demo")
+    subprocess.run(["git", "rm", "-q", "tierlock.runtime.json"], cwd=root, check=True)
+    run = _staged(root, hook_env, hook_config, "tierlock-validate")
+    assert run.returncode != 0, run.stdout + run.stderr
+    assert "no runtime config found" in run.stdout
+
+
+@pytest.mark.usefixtures("git_identity")
+def test_a_drifted_lockfile_in_another_lock_dir_fails_the_check_hook(
+    hook_env: dict[str, str], hook_config: Path, tmp_path: Path
+) -> None:
+    # before: the hook watched lockfiles/ only: a lock-dir of another name was never checked
+    root = _project(tmp_path / "demo")
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8").replace('lock-dir = "lockfiles"', 'lock-dir = "locks"'))
+    subprocess.run(["git", "mv", "lockfiles", "locks"], cwd=root, check=True)
+    subprocess.run(["git", "commit", "-qam", "locks"], cwd=root, check=True)
+    lockfile = root / "locks" / "base.txt"
+    lockfile.write_text(lockfile.read_text(encoding="utf-8").replace("tabulate==0.10.0", "tabulate==0.9.0"))
+    subprocess.run(["git", "add", "locks/base.txt"], cwd=root, check=True)
+    run = _staged(root, hook_env, hook_config, "tierlock-check")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "Failed" in run.stdout
+    assert "locks/base.txt" in run.stdout
 
 
 @pytest.mark.usefixtures("git_identity")
@@ -208,3 +258,55 @@ def test_the_documented_pre_commit_config_runs_as_written(
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.count("Passed") == 2, run.stdout
+
+
+@pytest.mark.usefixtures("git_identity")
+def test_the_documented_monorepo_config_checks_each_project_in_its_subfolder(
+    hook_env: dict[str, str], hook_config: Path, tmp_path: Path
+) -> None:
+    """The how-to's monorepo snippet: a hook entry per project (``args: [--project, DIR]``); the project whose lock
+    drifted fails its own entry, naming its lockfile, and the other passes."""
+    root = tmp_path / "monorepo"
+    root.mkdir()
+    for name in ("api", "worker"):
+        shutil.copytree(DEMO, root / name, ignore=shutil.ignore_patterns("build", "__pycache__", "*.egg-info", ".venv"))
+    repo = yaml.safe_load(hook_config.read_text(encoding="utf-8"))["repos"][0]
+    documented = yaml.safe_load(_snippet(HOWTO, "monorepo/.pre-commit-config.yaml"))
+    documented["repos"][0].update(repo=repo["repo"], rev=repo["rev"])
+    config = root / ".pre-commit-config.yaml"
+    config.write_text(yaml.safe_dump(documented), encoding="utf-8")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(["git", "commit", "-qm", "two projects"], cwd=root, check=True)
+    passed = _pre_commit(root, hook_env, config, "--all-files")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert passed.stdout.count("Passed") == 3, passed.stdout
+
+    lockfile = root / "worker" / "lockfiles" / "base.txt"
+    lockfile.write_text(lockfile.read_text(encoding="utf-8").replace("tabulate==0.10.0", "tabulate==0.9.0"))
+    subprocess.run(["git", "add", "worker/lockfiles/base.txt"], cwd=root, check=True)
+    run = _pre_commit(root, hook_env, config)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "tierlock check (api)" in run.stdout
+    assert run.stdout.count("Failed") == 1, run.stdout
+    assert "lockfiles/base.txt: base: hand-edit" in run.stdout
+    assert "to fix: tierlock --project worker lock base brain" in run.stdout
+
+
+@pytest.mark.usefixtures("git_identity")
+def test_a_commit_that_switches_the_pytest_gate_off_fails_the_check_hook_as_it_fails_in_ci(
+    hook_env: dict[str, str], hook_config: Path, tmp_path: Path
+) -> None:
+    # before: `tierlock check` outside CI only warns (the gate switched off fails in CI): the commit passed the
+    # hook, and CI's check and admit failed it later
+    assert "CI" not in hook_env
+    root = _project(tmp_path / "demo")
+    pyproject = root / "pyproject.toml"
+    text = pyproject.read_text(encoding="utf-8")
+    pyproject.write_text(text.replace('testpaths = ["tests"]', 'testpaths = ["tests"]\naddopts = "-p no:tierlock"'))
+    subprocess.run(["git", "add", "pyproject.toml"], cwd=root, check=True)
+    run = _staged(root, hook_env, hook_config, "tierlock-check")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "Failed" in run.stdout
+    assert "the tierlock pytest gate is off: addopts holds -p no:tierlock" in run.stdout
+    assert "to fix: remove -p no:tierlock from addopts in pyproject.toml" in run.stdout

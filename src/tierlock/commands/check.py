@@ -25,6 +25,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="TIER",
         help="tiers to check, with the tiers they are layered on (default: every tier)",
     )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail where a CI run fails (the pytest gate switched off), not only warn: for pre-commit hooks",
+    )
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
@@ -41,6 +46,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     from tierlock.gateoff import verdict
 
     off, strict = verdict(project.root)
+    strict = strict or (bool(off) and args.strict)  # (a pre-commit hook judges a commit as CI will)
     ok = report.ok and not census and not strict
     if ctx.ui.json_mode:
         document = {**report.to_dict(), "ok": ok, "census": [f.to_dict() for f in census]}

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tierlock.cli import Context
     from tierlock.lockfiles.coverage import Gap, TierCoverage
-    from tierlock.tiers import Project
+    from tierlock.tiers import Project, Tier
     from tierlock.tiers.platforms import Platform
 
 #: Plain lines even on a terminal: read offline from the lockfiles, like check.
@@ -51,12 +51,15 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
             file=str(project.pyproject),
             remedy=EXAMPLE,
         )
-    covered = project_coverage(project, tiers, read_locks(project, tiers))
-    ok = all(c.proven for c in covered if c.no_build)
+    locks = read_locks(project, tiers)
+    covered = project_coverage(project, tiers, locks)
+    # a no-build tier without its lock proves nothing (before: left out, and "ok: every no-build tier installs")
+    unlocked = [t for t in tiers if locks.get(t.name) is None and not project.builds(t.name)]
+    ok = not unlocked and all(c.proven for c in covered if c.no_build)
     if ctx.ui.json_mode:
-        ctx.ui.emit_json(document(project, covered, ok))
+        ctx.ui.emit_json(document(project, covered, ok, unlocked))
     else:
-        _text(ctx, project, covered)
+        _text(ctx, project, covered, unlocked)
     return EXIT_OK if ok else EXIT_FAILED
 
 
@@ -75,8 +78,11 @@ def _parse(names: Sequence[str]) -> tuple[Platform, ...]:
     return tuple(out)
 
 
-def document(project: Project, covered: Sequence[TierCoverage], ok: bool) -> dict[str, Any]:
-    """The ``--json`` document: the platforms, the Python versions, each tier's cells and gaps with remedies."""
+def document(
+    project: Project, covered: Sequence[TierCoverage], ok: bool, unlocked: Sequence[Tier] = ()
+) -> dict[str, Any]:
+    """The ``--json`` document: the platforms, the Python versions, each tier's cells and gaps with remedies (a
+    no-build tier without its lock: ``"record": "no-lockfile"`` and the command that makes it)."""
     from tierlock.lockfiles.nobuild import by_package, relock_command, remedies
     from tierlock.tiers.platforms import python_versions, version_text
 
@@ -88,6 +94,22 @@ def document(project: Project, covered: Sequence[TierCoverage], ok: bool) -> dic
             shown["remedies"] = fixes[(gap.name, gap.version)]
             shown["command"] = relock_command(project, coverage.tier).split()
         tiers.append(entry)
+    tiers += [
+        {
+            "tier": str(tier.name),
+            "no_build": True,
+            "lockfile": project.relpath(tier.lockfile),
+            "record": "no-lockfile",
+            "record_file": None,
+            "single_platform": None,
+            "environments": [],
+            "proven": False,
+            "cells": [],
+            "gaps": [],
+            "command": relock_command(project, str(tier.name)).split(),
+        }
+        for tier in unlocked
+    ]
     return {
         "ok": ok,
         "platforms": [
@@ -98,8 +120,8 @@ def document(project: Project, covered: Sequence[TierCoverage], ok: bool) -> dic
     }
 
 
-def _text(ctx: Context, project: Project, covered: Sequence[TierCoverage]) -> None:
-    from tierlock.lockfiles.nobuild import by_package, record_problem
+def _text(ctx: Context, project: Project, covered: Sequence[TierCoverage], unlocked: Sequence[Tier]) -> None:
+    from tierlock.lockfiles.nobuild import by_package, outside, record_problem, relock_command
     from tierlock.tiers.platforms import python_versions, version_text, versions_text
 
     pythons = [version_text(v) for v, _ in python_versions(project.requires_python)]
@@ -115,12 +137,32 @@ def _text(ctx: Context, project: Project, covered: Sequence[TierCoverage]) -> No
         ctx.ui.table(title, ["platform", *(f"Python {v}" for v in pythons)], rows)
         for gaps in by_package(coverage.gaps):
             _package(ctx, project, coverage, gaps)
-    failing = [c.tier for c in covered if c.no_build and not c.proven]
-    if failing:
-        ctx.ui.line(f"{len(failing)} no-build tier(s) would build from source somewhere: {', '.join(failing)}")
-    else:
-        shown = ", ".join(p.name for p in project.platforms)
-        ctx.ui.line(f"ok: every no-build tier installs from wheels on {shown} (Python {versions_text(pythons)})")
+        for problem in outside(project, coverage) if coverage.no_build else ():
+            ctx.ui.line(f"  {problem.detail}")
+            ctx.ui.line(f"    to fix: {problem.remedy}")
+    names = ", ".join(p.name for p in project.platforms)
+    for tier in unlocked:
+        where, fix = project.relpath(tier.lockfile), relock_command(project, str(tier.name))
+        ctx.ui.line(
+            f"{tier.name} (no-build): {where}: no lockfile, so no wheel can be proven for {names}; to fix: {fix}"
+        )
+    _verdict(ctx, covered, unlocked, f"{names} (Python {versions_text(pythons)})")
+
+
+def _verdict(ctx: Context, covered: Sequence[TierCoverage], unlocked: Sequence[Tier], where: str) -> None:
+    """The last line(s): which no-build tiers would build, are locked for some platforms only, are not locked."""
+    no_build = [c for c in covered if c.no_build and not c.proven]
+    building = [c.tier for c in no_build if c.gaps or not c.record.usable or c.single_platform is not None]
+    if building:
+        ctx.ui.line(f"{len(building)} no-build tier(s) would build from source somewhere: {', '.join(building)}")
+    elsewhere = [c.tier for c in no_build if c.outside]
+    if elsewhere:
+        ctx.ui.line(f"{len(elsewhere)} no-build tier(s) locked for some platforms only: {', '.join(elsewhere)}")
+    if unlocked:
+        listed = ", ".join(t.name for t in unlocked)
+        ctx.ui.line(f"{len(unlocked)} no-build tier(s) not locked, nothing proven: {listed}")
+    if not no_build and not unlocked:
+        ctx.ui.line(f"ok: every no-build tier installs from wheels on {where}")
 
 
 def _package(ctx: Context, project: Project, coverage: TierCoverage, gaps: Sequence[Gap]) -> None:
@@ -142,7 +184,9 @@ def _package(ctx: Context, project: Project, coverage: TierCoverage, gaps: Seque
 
 
 def _cell(cell: Any) -> str:
-    """``3/3 wheels``, or ``2/3, builds sdonly``."""
+    """``3/3 wheels``, ``2/3, builds sdonly``, or ``not in the lock`` (outside the environments it was made for)."""
+    if cell.outside:
+        return "not in the lock"
     wheels = cell.packages - len(cell.builds)
     if not cell.builds:
         return f"{wheels}/{cell.packages} wheels"

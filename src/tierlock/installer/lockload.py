@@ -130,7 +130,7 @@ def _refuse_other_environments(project: Project, tier: Tier, lock: Lock, target:
     to ``[tool.uv] environments`` (in the pyproject.toml beside the lock: the workspace's) and ``uv lock``."""
     from tierlock.lockfiles.lockplatform import environment_to_add, outside_environments
 
-    why = outside_environments(lock, target)
+    why = outside_environments(lock, target) if lock.format == "uv" else None  # (a pylock's: packaging's select())
     if why is None:
         return
     declared = project.relpath(lock.path.parent / "pyproject.toml")

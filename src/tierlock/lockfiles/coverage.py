@@ -11,8 +11,8 @@ built from source there. For a ``no-build`` tier a gap is a failure of
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from functools import lru_cache
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache, partial
 from typing import Any, Literal
 
 from tierlock.frozen import Frozen
@@ -88,12 +88,15 @@ class Gap(Frozen):
 class Cell(Frozen):
     """One platform at one Python version: how many packages apply there and which of them need a build."""
 
-    _fields = ("platform", "python", "packages", "builds")
+    _fields = ("platform", "python", "packages", "builds", "outside")
 
     platform: str
     python: str
     packages: int
     builds: tuple[str, ...]
+    outside: bool
+    """The lock was resolved for none of the environments there (uv.lock's ``[tool.uv] environments``): nothing
+    installs there (``uv sync`` refuses it), whatever wheels its entries have."""
 
     def __init__(
         self,
@@ -101,8 +104,9 @@ class Cell(Frozen):
         python: str,
         packages: int,
         builds: tuple[str, ...],
+        outside: bool = False,
     ) -> None:
-        self._init(platform, python, packages, builds)
+        self._init(platform, python, packages, builds, outside)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -110,11 +114,22 @@ class Cell(Frozen):
             "python": self.python,
             "packages": self.packages,
             "builds": list(self.builds),
+            "outside": self.outside,
         }
 
 
 class TierCoverage(Frozen):
-    _fields = ("tier", "no_build", "lockfile", "record", "cells", "gaps", "record_file", "single_platform")
+    _fields = (
+        "tier",
+        "no_build",
+        "lockfile",
+        "record",
+        "cells",
+        "gaps",
+        "record_file",
+        "single_platform",
+        "environments",
+    )
 
     tier: str
     no_build: bool
@@ -126,6 +141,8 @@ class TierCoverage(Frozen):
     """The artifact record's file relative to the project (requirements format), else None."""
     single_platform: str | None
     """The platform a single-platform lock (pip-tools) was made for: it proves nothing about others."""
+    environments: tuple[str, ...]
+    """The only environments the lock was resolved for (uv.lock's ``[tool.uv] environments``; empty: every one)."""
 
     def __init__(  # noqa: PLR0917 (the signature it had as a dataclass)
         self,
@@ -137,13 +154,20 @@ class TierCoverage(Frozen):
         gaps: tuple[Gap, ...] = (),
         record_file: str | None = None,
         single_platform: str | None = None,
+        environments: tuple[str, ...] = (),
     ) -> None:
-        self._init(tier, no_build, lockfile, record, cells, gaps, record_file, single_platform)
+        self._init(tier, no_build, lockfile, record, cells, gaps, record_file, single_platform, environments)
 
     @property
     def proven(self) -> bool:
-        """Whether every package applies with a wheel everywhere (with a usable record of a universal lock)."""
-        return self.record.usable and self.single_platform is None and not self.gaps
+        """Whether every package applies with a wheel everywhere (with a usable record of a universal lock made for
+        every platform and Python version)."""
+        return self.record.usable and self.single_platform is None and not self.gaps and not self.outside
+
+    @property
+    def outside(self) -> list[Cell]:
+        """The cells the lock was resolved for none of the environments of (:attr:`Cell.outside`)."""
+        return [c for c in self.cells if c.outside]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -153,6 +177,7 @@ class TierCoverage(Frozen):
             "record": self.record.state,
             "record_file": self.record_file,
             "single_platform": self.single_platform,
+            "environments": list(self.environments),
             "proven": self.proven,
             "cells": [c.to_dict() for c in self.cells],
             "gaps": [g.to_dict() for g in self.gaps],
@@ -174,19 +199,34 @@ def tier_coverage(
     single = lock.header.platform if lock.header is not None else None
     if not record.usable or single is not None:
         return TierCoverage(tier, no_build, lockfile, record, record_file=record_file, single_platform=single)
-    cells, gaps = gaps_of(lock.entries, record, platforms, pythons)
-    return TierCoverage(tier, no_build, lockfile, record, tuple(cells), tuple(gaps), record_file)
+    held = None
+    if lock.environments:  # (uv.lock's [tool.uv] environments: a platform none of them holds gets nothing)
+        from tierlock.lockfiles.lockplatform import inside
+
+        held = partial(inside, lock)
+    cells, gaps = gaps_of(lock.entries, record, platforms, pythons, held)
+    return TierCoverage(
+        tier, no_build, lockfile, record, tuple(cells), tuple(gaps), record_file, environments=lock.environments
+    )
 
 
 def gaps_of(
-    entries: Sequence[LockEntry], record: Record, platforms: Sequence[Platform], pythons: Sequence[Python]
+    entries: Sequence[LockEntry],
+    record: Record,
+    platforms: Sequence[Platform],
+    pythons: Sequence[Python],
+    held: Callable[[Mapping[str, str]], bool] | None = None,
 ) -> tuple[list[Cell], list[Gap]]:
-    """Per platform and Python version, the entries that apply and those without a wheel; and those as gaps."""
+    """Per platform and Python version, the entries that apply and those without a wheel; and those as gaps. Where
+    *held* (the lock's environments) does not hold, the cell is outside the lock: no entry is judged there."""
     cells: list[Cell] = []
     failing: dict[tuple[int, str], list[str]] = {}
     for platform in platforms:
         for python, micro in pythons:
             environment = platform.marker_environment(python, micro)
+            if held is not None and not held(environment):
+                cells.append(Cell(platform.name, version_text(python), 0, (), outside=True))
+                continue
             accepted = platform.tags(python)
             applicable = [(i, e) for i, e in enumerate(entries) if e.applies(environment)]
             builds = [(i, e) for i, e in applicable if not _has_wheel(record.files_for(e), accepted)]

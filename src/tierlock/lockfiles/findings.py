@@ -24,6 +24,7 @@ FindingKind = Literal[
     "sibling-conflict",
     "no-artifacts",
     "no-wheel",
+    "outside-environments",
 ]
 KINDS: tuple[FindingKind, ...] = get_args(FindingKind)
 """Every kind, in the order reports count them."""

@@ -76,6 +76,7 @@ def read(
         pylock=replace(pylock, packages=kept),
         local=tuple(local),
         requires_python=str(pylock.requires_python) if pylock.requires_python else None,
+        environments=tuple(str(marker) for marker in pylock.environments or ()),
     )
     return ReadResult(lock, tuple(problems))
 

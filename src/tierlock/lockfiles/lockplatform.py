@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import sys
 import sysconfig
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from packaging.markers import InvalidMarker, Marker
@@ -51,15 +52,9 @@ def outside_environments(lock: Lock, target: Target) -> str | None:
     """Why *target* is in none of the environments *lock* was resolved for (uv.lock's ``supported-markers``,
     which ``[tool.uv] environments`` sets), or None. Nothing was resolved for it there, so a dependency only
     it needs is in no entry: ``uv sync`` refuses such a target, and so does ``install-tier``."""
-    if not lock.environments:
-        return None
     environment = dict(target.marker_env)
-    for text in lock.environments:
-        try:
-            if Marker(text).evaluate(environment):
-                return None
-        except (InvalidMarker, KeyError, ValueError):
-            return None  # a marker this packaging cannot judge: uv decides (never refused on a guess)
+    if inside(lock, environment):
+        return None
     shown = " or ".join(f"`{text}`" for text in lock.environments)
     where = ", ".join(f"{key} {environment.get(key, '?')}" for key in ("sys_platform", "platform_machine"))
     return (
@@ -74,8 +69,25 @@ def environment_to_add(lock: Lock, target: Target) -> str:
     environments that overlap): the widest of the target's ``sys_platform``, then with its machine, its Python's
     minor version, its full version; else every variable the lock's environments name, pinned to the target's
     value (no environment that holds it can tell the target apart from them)."""
-    env = target.marker_env
-    named = {m for text in lock.environments for m in _VARIABLES.findall(text)} | {"sys_platform"}
+    return environment_for(lock.environments, target.marker_env)
+
+
+def inside(lock: Lock, environment: Mapping[str, str]) -> bool:
+    """Whether one of the environments *lock* was resolved for holds *environment* (a marker environment; a lock
+    of every environment, or a marker this packaging cannot judge: yes, as :func:`outside_environments`)."""
+    for text in lock.environments:
+        try:
+            if Marker(text).evaluate(dict(environment)):
+                return True
+        except (InvalidMarker, KeyError, ValueError):
+            return True  # a marker this packaging cannot judge: uv decides (never refused on a guess)
+    return not lock.environments
+
+
+def environment_for(environments: Sequence[str], env: Mapping[str, str]) -> str:
+    """:func:`environment_to_add` for the marker environment *env* (a declared platform's, a target's), beside a
+    lock's *environments*."""
+    named = {m for text in environments for m in _VARIABLES.findall(text)} | {"sys_platform"}
     named = {"python_full_version" if n == "python_version" else n for n in named}
     pinned = " and ".join(f"{n} == '{env.get(n, '')}'" for n in sorted(named, key=_VARIABLE_ORDER.index))
     platform = f"sys_platform == '{env.get('sys_platform', '')}'"
@@ -86,7 +98,7 @@ def environment_to_add(lock: Lock, target: Target) -> str:
         f"{machine} and python_version == '{env.get('python_version', '')}'",
         f"{machine} and python_full_version == '{env.get('python_full_version', '')}'",
     ):
-        if not any(overlap(Marker(candidate), Marker(text)) for text in lock.environments):
+        if not any(overlap(Marker(candidate), Marker(text)) for text in environments):
             return candidate
     return pinned
 

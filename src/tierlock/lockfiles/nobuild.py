@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from tierlock.lockfiles.artifacts import Record
     from tierlock.lockfiles.coverage import Gap, TierCoverage
 
-ProblemKind = Literal["no-wheel", "no-artifacts"]
+ProblemKind = Literal["no-wheel", "no-artifacts", "outside-environments"]
 
 
 class CoverageProblem(Frozen):
@@ -97,6 +97,7 @@ def problems(project: Project, covered: Sequence[TierCoverage]) -> list[Coverage
             detail = record_problem(project, coverage)
             out.append(CoverageProblem(coverage.tier, "no-artifacts", coverage.lockfile, None, detail, command))
             continue
+        out += outside(project, coverage)
         fixes_of = {(g[0].name, g[0].version): remedies(project, coverage.tier, g) for g in by_package(coverage.gaps)}
         relock = relock_command(project, coverage.tier)
         for gap in coverage.gaps:
@@ -106,6 +107,46 @@ def problems(project: Project, covered: Sequence[TierCoverage]) -> list[Coverage
             facts = {**gap.to_dict(), "remedies": fixes, "command": relock.split()}
             out.append(CoverageProblem(coverage.tier, "no-wheel", coverage.lockfile, gap.line, detail, remedy, facts))
     return out
+
+
+def outside(project: Project, coverage: TierCoverage) -> list[CoverageProblem]:
+    """A no-build tier's lock resolved for none of the environments of a declared platform (uv.lock's ``[tool.uv]
+    environments``): nothing installs there, whatever wheels its packages publish (one problem per platform, with
+    the environment to add; ``uv sync`` refuses such a machine, and so does ``install-tier``)."""
+    from tierlock.lockfiles.lockplatform import environment_for
+
+    pythons: dict[str, list[str]] = {}
+    for cell in coverage.outside:
+        pythons.setdefault(cell.platform, []).append(cell.python)
+    shown = " or ".join(f"`{text}`" for text in coverage.environments)
+    declared = "pyproject.toml" if project.lock is None else project.relpath(project.lock.parent / "pyproject.toml")
+    uv = coverage.lockfile.rsplit("/", 1)[-1] == "uv.lock"  # (else a PEP 751 lock's own `environments`)
+    where = "[tool.uv] environments" if uv else "its `environments`"
+    out: list[CoverageProblem] = []
+    for platform in [p for p in project.platforms if p.name in pythons]:
+        versions = pythons[platform.name]
+        # (the widest environment that overlaps none of the lock's: the platform's, else one per Python version)
+        add = dict.fromkeys(environment_for(coverage.environments, _environment(platform, v)) for v in versions)
+        detail = (
+            f"{coverage.lockfile} was resolved only for the environments {where} names ({shown}): "
+            f"{platform.label} on Python {versions_text(versions)} is in none of them, so nothing installs there "
+            f"({'uv sync' if uv else 'its installer'} refuses it); tier {coverage.tier} installs from wheels only "
+            "(no-build)"
+        )
+        edit = " and ".join(f'"{a}"' for a in add)
+        relock, leave = relock_command(project, coverage.tier), f"take {platform.name} out of [tool.tierlock].platforms"
+        remedy = (
+            f"add {edit} to [tool.uv] environments in {declared}, or {leave}; then run: {relock}"
+            if uv
+            else f"{relock} for {edit} too, or {leave}"
+        )
+        out.append(CoverageProblem(coverage.tier, "outside-environments", coverage.lockfile, None, detail, remedy))
+    return out
+
+
+def _environment(platform: Platform, version: str) -> dict[str, str]:
+    major, minor = (int(part) for part in version.split("."))
+    return platform.marker_environment((major, minor))
 
 
 def relock_command(project: Project, tier: str) -> str:

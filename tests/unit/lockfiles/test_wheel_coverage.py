@@ -112,7 +112,13 @@ def test_a_tier_without_a_usable_record_or_with_a_single_platform_lock_proves_no
     good = tier_coverage("base", lock(NAT), record(NAT), [LINUX], PYTHONS, no_build=True, lockfile="b", record_file="r")
     assert good.proven
     assert good.to_dict()["record_file"] == "r"
-    assert good.to_dict()["cells"][0] == {"platform": "linux-x86_64", "python": "3.11", "packages": 1, "builds": []}
+    assert good.to_dict()["cells"][0] == {
+        "platform": "linux-x86_64",
+        "python": "3.11",
+        "packages": 1,
+        "builds": [],
+        "outside": False,
+    }
 
 
 def test_a_nearer_machine_outranks_another_machine_of_the_same_os_and_python() -> None:
