@@ -1,0 +1,165 @@
+"""The regular expressions a full run compiles, kept beside its code bundle (:mod:`tierlock.keptpatterns`).
+
+Each test runs a real interpreter (this one, and the other Pythons of this machine where they are) on tierlock's
+sources: the first run compiles its patterns through ``re`` and keeps what ``re`` handed to ``_sre.compile``; the
+next one hands that over itself, without parsing a pattern, and every pattern behaves as ``re`` compiles it (its
+flags, groups, group names and matches). A kept file of another interpreter, cut short, or with a program
+``_sre`` refuses: the patterns are compiled as without it.
+"""
+
+from __future__ import annotations
+
+import json
+import marshal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import tierlock
+from tests.support.env import clean_env
+
+SRC = str(Path(tierlock.__file__).parent.parent)
+#: Patterns of every kind: text and bytes, flags given and inline, named groups, case folding beyond ASCII,
+#: look-behind, a verbose one, and each matched against a few texts (bytes patterns: the texts encoded).
+CASES = [
+    (r"(?P<major>\d+)\.(?P<minor>\d+)(?:\.(?P<micro>\d+))?", 0, ["3.11.7", "x3.12", "10.0"]),
+    (r"straße|ǅ[a-z]+", "I", ["STRASSE", "ǆabc", "Straße", "ǲxy"]),
+    (r"(?x) ^ \s* (?P<name> [a-z0-9._-]+ ) \s* (?: \[ (?P<extras> [^\]]* ) \] )?", 0, ["  pkg[a,b]", "Pkg"]),
+    (r"(?<=-)\w+(?=\.so$)", 0, ["lib-abc.so", "lib-abc.so.1"]),
+    (r"^\s*#.*$", "M", ["a\n  # b\nc"]),
+    (b"[\x80-\xff]+", 0, ["abc\u00e9"]),
+    (rb"(?i)glibc_(\d+)\.(\d+)", 0, ["GLIBC_2.17"]),
+    (r"a.b", "S", ["a\nb", "acb"]),
+    (r"[^\W\d_]+", "A", ["héllo wörld"]),
+]
+#: Run on tierlock's sources: install the patterns kept beside BUNDLE, count the patterns ``re`` parses, compile
+#: CASES, save, print what each pattern is and matches.
+SCRIPT = """
+import json, sys
+from tierlock import keptpatterns
+keptpatterns.install(BUNDLE)
+import re
+parser = sys.modules.get("re._parser") or sys.modules["sre_parse"]
+parses = []
+original = parser.parse
+parser.parse = lambda *args, **kwargs: (parses.append(args[0]), original(*args, **kwargs))[1]
+seen = []
+for text, flags, samples in CASES:
+    pattern = re.compile(text, getattr(re, flags) if flags else 0)
+    found = []
+    for sample in samples:
+        sample = sample.encode("utf-8") if isinstance(text, bytes) else sample
+        found.append([repr(m.group(0)) + repr(m.span()) + repr(m.groupdict()) for m in pattern.finditer(sample)])
+    seen.append([repr(pattern.pattern), int(pattern.flags), pattern.groups, dict(pattern.groupindex), found])
+keptpatterns.save()
+print(json.dumps({"parsed": len([p for p in parses if isinstance(p, (str, bytes))]), "seen": seen}))
+"""
+PYTHONS = [sys.executable] + [
+    str(found) for found in sorted(Path.home().glob(".pyenv/versions/3.1[023].*/bin/python")) if found.is_file()
+]
+
+
+def _run(python: str, bundle: Path, script: str = SCRIPT, cases: list[Any] = CASES) -> dict[str, Any]:
+    code = f"BUNDLE = {str(bundle)!r}\nCASES = {cases!r}\n{script}"
+    env = clean_env({"PYTHONPATH": SRC})
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    done = subprocess.run([python, "-c", code], env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def _plain(python: str, tmp_path: Path) -> dict[str, Any]:
+    """What ``re`` alone makes of CASES (no patterns kept: a bundle path that names no bundle)."""
+    return _run(python, tmp_path / "plain" / "none")
+
+
+@pytest.mark.parametrize("python", PYTHONS, ids=lambda p: p.split("/versions/")[-1].split("/")[0])
+def test_a_second_run_hands_the_kept_patterns_over_without_parsing_them_and_each_behaves_as_re_compiles_it(
+    python: str, tmp_path: Path
+) -> None:
+    bundle = tmp_path / "tierlock-check.x.bundle"
+    first = _run(python, bundle)
+    kept = tmp_path / "tierlock-check.x.patterns"
+    assert first["parsed"] == len(CASES)
+    assert kept.is_file()
+    written = kept.stat()
+    second = _run(python, bundle)
+    assert second["parsed"] == 0
+    assert second["seen"] == first["seen"] == _plain(python, tmp_path)["seen"]
+    again = kept.stat()
+    assert (again.st_ino, again.st_mtime_ns) == (written.st_ino, written.st_mtime_ns)  # (nothing new: not written)
+
+
+def _spoil(kept: Path, how: str) -> None:
+    if how == "cut short":
+        kept.write_bytes(kept.read_bytes()[:100])
+    elif how == "another interpreter":
+        stamp, table = marshal.loads(kept.read_bytes())
+        kept.write_bytes(marshal.dumps(((*stamp[:1], "another build", *stamp[2:]), table)))
+    else:  # every program made one that _sre refuses, or one argument of the wrong kind
+        stamp, table = marshal.loads(kept.read_bytes())
+        if how == "programs refused":
+            table = {key: (args[0], [255, *args[1][1:]], *args[2:]) for key, args in table.items()}
+        else:
+            table = {key: (args[0], args[1], "groups", *args[3:]) for key, args in table.items()}
+        kept.write_bytes(marshal.dumps((stamp, table)))
+
+
+@pytest.mark.parametrize("how", ["cut short", "another interpreter", "programs refused", "arguments of another kind"])
+def test_a_kept_file_that_does_not_hold_leaves_every_pattern_to_re(how: str, tmp_path: Path) -> None:
+    bundle = tmp_path / "tierlock-check.x.bundle"
+    first = _run(sys.executable, bundle)
+    _spoil(tmp_path / "tierlock-check.x.patterns", how)
+    second = _run(sys.executable, bundle)
+    assert second["parsed"] == len(CASES)
+    assert second["seen"] == first["seen"]
+    assert _run(sys.executable, bundle)["parsed"] == 0  # (written again by the run that compiled them)
+
+
+#: Run on tierlock's sources: a pattern ``re`` refuses, and one compiled with ``re.DEBUG`` (which prints).
+REFUSED = """
+import re, sys
+from tierlock import keptpatterns
+keptpatterns.install(BUNDLE)
+try:
+    re.compile("(unclosed")
+except re.error as error:
+    print("refused:", error)
+re.compile("ab+", re.DEBUG)
+keptpatterns.save()
+"""
+
+
+def test_a_pattern_re_refuses_still_raises_and_re_debug_still_prints(tmp_path: Path) -> None:
+    bundle = tmp_path / "tierlock-check.x.bundle"
+    runs = []
+    for _ in range(2):
+        code = f"BUNDLE = {str(bundle)!r}\n{REFUSED}"
+        env = clean_env({"PYTHONPATH": SRC})
+        runs.append(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True))
+    plain = subprocess.run(
+        [sys.executable, "-c", REFUSED.replace("keptpatterns.install(BUNDLE)", "").replace("keptpatterns.save()", "")],
+        env=clean_env({"PYTHONPATH": SRC}),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "refused: missing ), unterminated subpattern" in plain.stdout
+    assert "MAX_REPEAT 1 MAXREPEAT" in plain.stdout
+    assert runs[0].stdout == runs[1].stdout == plain.stdout
+    assert not (tmp_path / "tierlock-check.x.patterns").exists()  # (neither kept: nothing to write)
+
+
+def test_a_run_that_compiles_more_patterns_than_the_limit_keeps_none(tmp_path: Path) -> None:
+    bundle = tmp_path / "tierlock-check.x.bundle"
+    many = [(f"x{n}y+", 0, ["x1yy"]) for n in range(450)]
+    assert _run(sys.executable, bundle, cases=many)["parsed"] == 450
+    assert not (tmp_path / "tierlock-check.x.patterns").exists()
+    _run(sys.executable, bundle)
+    fewer = many[:100]
+    assert _run(sys.executable, bundle, cases=fewer)["parsed"] == 100
+    assert _run(sys.executable, bundle, cases=fewer + CASES)["parsed"] == 0  # (both runs' patterns kept: 109)
