@@ -190,6 +190,7 @@ def _lock(argv: list[str]) -> int:
         return _interrupted(argv, "tierlock")
     if code is not None:
         return code
+    _bundled("lock")
     from tierlock import lockrecord
 
     return lockrecord.run(argv, lambda: _cli(argv))

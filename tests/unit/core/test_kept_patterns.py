@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import marshal
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -163,3 +164,42 @@ def test_a_run_that_compiles_more_patterns_than_the_limit_keeps_none(tmp_path: P
     fewer = many[:100]
     assert _run(sys.executable, bundle, cases=fewer)["parsed"] == 100
     assert _run(sys.executable, bundle, cases=fewer + CASES)["parsed"] == 0  # (both runs' patterns kept: 109)
+
+
+#: Run on a copy of tierlock's sources: what a full run does first (the command's bundle and patterns), then the
+#: parsers it loads; print how many patterns ``re`` parsed.
+FULL_RUN = """
+import json, sys
+import tierlock.codebundle as bundle
+bundle.SETTLE_NS = 0  # (the copy's sources were written just now)
+from tierlock._entry import _bundled
+_bundled(COMMAND)
+parser = sys.modules.get("re._parser") or sys.modules["sre_parse"]
+parses = []
+original = parser.parse
+parser.parse = lambda *args, **kwargs: (parses.append(args[0]), original(*args, **kwargs))[1]
+import tomllib, json, packaging.requirements
+bundle.save()
+from tierlock import keptpatterns
+keptpatterns.save()
+print(json.dumps(len([p for p in parses if isinstance(p, (str, bytes))])))
+"""
+
+
+@pytest.mark.parametrize("command", ["check", "lock", "install"])
+def test_a_full_run_serves_the_patterns_its_parsers_compile_from_the_file_beside_its_bundle(
+    command: str, tmp_path: Path
+) -> None:
+    copy = tmp_path / "src"
+    shutil.copytree(Path(tierlock.__file__).parent, copy / "tierlock", ignore=shutil.ignore_patterns("__pycache__"))
+    env = clean_env({"PYTHONPATH": str(copy)})
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    code = f"COMMAND = {command!r}\n{FULL_RUN}"
+    runs = [
+        subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, cwd=tmp_path)
+        for _ in range(2)
+    ]
+    assert int(runs[0].stdout) > 20  # (tomllib's, json's and packaging's)
+    assert int(runs[1].stdout) == 0
+    cache = copy / "tierlock" / "__pycache__"
+    assert [path.suffix for path in sorted(cache.glob(f"tierlock-{command}.*"))] == [".bundle", ".patterns"]
