@@ -173,9 +173,11 @@ def _kept(argv: list[str]) -> int:
 def _bundled(command: str) -> None:
     """*command*'s modules served from its code bundle (:mod:`tierlock.codebundle`) and the regular expressions
     they compile from the patterns kept beside it (:mod:`tierlock.keptpatterns`)."""
-    from tierlock import codebundle, keptpatterns
+    from tierlock import codebundle
 
     codebundle.install(command)
+    from tierlock import keptpatterns  # (after: ``re`` and what it loads come from the bundle)
+
     keptpatterns.install(codebundle.path_of(command))
 
 

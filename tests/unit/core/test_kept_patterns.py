@@ -167,9 +167,9 @@ def test_a_run_that_compiles_more_patterns_than_the_limit_keeps_none(tmp_path: P
 
 
 #: Run on a copy of tierlock's sources: what a full run does first (the command's bundle and patterns), then the
-#: parsers it loads; print how many patterns ``re`` parsed.
+#: parsers it loads; print how many patterns ``re`` parsed, and which of ``re``'s modules the bundle served.
 FULL_RUN = """
-import json, sys
+import sys
 import tierlock.codebundle as bundle
 bundle.SETTLE_NS = 0  # (the copy's sources were written just now)
 from tierlock._entry import _bundled
@@ -178,11 +178,13 @@ parser = sys.modules.get("re._parser") or sys.modules["sre_parse"]
 parses = []
 original = parser.parse
 parser.parse = lambda *args, **kwargs: (parses.append(args[0]), original(*args, **kwargs))[1]
-import tomllib, json, packaging.requirements
+import tomllib, json, packaging.requirements  # (json's patterns too)
 bundle.save()
 from tierlock import keptpatterns
 keptpatterns.save()
-print(json.dumps(len([p for p in parses if isinstance(p, (str, bytes))])))
+served = sorted(name for name in ("re", "re._parser", "enum", "functools") if name in bundle._served)
+import json
+print(json.dumps([len([p for p in parses if isinstance(p, (str, bytes))]), served]))
 """
 
 
@@ -199,7 +201,8 @@ def test_a_full_run_serves_the_patterns_its_parsers_compile_from_the_file_beside
         subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, cwd=tmp_path)
         for _ in range(2)
     ]
-    assert int(runs[0].stdout) > 20  # (tomllib's, json's and packaging's)
-    assert int(runs[1].stdout) == 0
+    first, second = (json.loads(run.stdout) for run in runs)
+    assert first[0] > 20  # (tomllib's, json's and packaging's)
+    assert second == [0, ["enum", "functools", "re", "re._parser"]]  # (re itself, too, from the bundle)
     cache = copy / "tierlock" / "__pycache__"
     assert [path.suffix for path in sorted(cache.glob(f"tierlock-{command}.*"))] == [".bundle", ".patterns"]
