@@ -206,3 +206,39 @@ def test_a_full_run_serves_the_patterns_its_parsers_compile_from_the_file_beside
     assert second == [0, ["enum", "functools", "re", "re._parser"]]  # (re itself, too, from the bundle)
     cache = copy / "tierlock" / "__pycache__"
     assert [path.suffix for path in sorted(cache.glob(f"tierlock-{command}.*"))] == [".bundle", ".patterns"]
+
+
+def test_at_the_limit_a_run_keeps_its_patterns_and_beyond_it_only_its_own(tmp_path: Path) -> None:
+    bundle = tmp_path / "tierlock-check.x.bundle"
+    first = [(f"a{n}b+", 0, ["a1bb"]) for n in range(300)]
+    second = [(f"c{n}d+", 0, ["c1dd"]) for n in range(150)]
+    assert _run(sys.executable, bundle, cases=first)["parsed"] == 300
+    assert _run(sys.executable, bundle, cases=second)["parsed"] == 150  # (450 with the first's: only its own kept)
+    assert _run(sys.executable, bundle, cases=second)["parsed"] == 0
+    assert _run(sys.executable, bundle, cases=first)["parsed"] == 300
+    (tmp_path / "tierlock-check.x.patterns").unlink()
+    exactly = [(f"e{n}f+", 0, ["e1ff"]) for n in range(400)]
+    assert _run(sys.executable, bundle, cases=exactly)["parsed"] == 400
+    assert _run(sys.executable, bundle, cases=exactly)["parsed"] == 0  # (400: kept)
+
+
+def test_without_byte_code_written_no_patterns_are_written(tmp_path: Path) -> None:
+    bundle = tmp_path / "tierlock-check.x.bundle"
+    code = f"BUNDLE = {str(bundle)!r}\nCASES = {CASES!r}\n{SCRIPT}"
+    env = clean_env({"PYTHONPATH": SRC, "PYTHONDONTWRITEBYTECODE": "1"})
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout)["parsed"] == len(CASES)
+    assert not (tmp_path / "tierlock-check.x.patterns").exists()
+
+
+def test_a_compile_that_hands_nothing_over_compiles_the_pattern_and_keeps_nothing(tmp_path: Path) -> None:
+    """``re``'s engine reached another way than the one :func:`tierlock.keptpatterns.install` notes (a program that
+    put the real ``_sre`` back): the pattern is ``re``'s, and nothing is kept for it."""
+    bundle = tmp_path / "tierlock-check.x.bundle"
+    put_back = "(sys.modules.get('re._compiler') or sys.modules['sre_compile'])._sre = _sre\n"
+    script = SCRIPT.replace("import re\n", f"import re, _sre\n{put_back}", 1)
+    for _ in range(2):
+        got = _run(sys.executable, bundle, script=script)
+        assert got["parsed"] == len(CASES)
+        assert got["seen"] == _plain(sys.executable, tmp_path)["seen"]
+    assert not (tmp_path / "tierlock-check.x.patterns").exists()
