@@ -157,8 +157,8 @@ def test_a_pattern_re_refuses_still_raises_and_re_debug_still_prints(tmp_path: P
 
 def test_a_run_that_compiles_more_patterns_than_the_limit_keeps_none(tmp_path: Path) -> None:
     bundle = tmp_path / "tierlock-check.x.bundle"
-    many = [(f"x{n}y+", 0, ["x1yy"]) for n in range(450)]
-    assert _run(sys.executable, bundle, cases=many)["parsed"] == 450
+    many = [(f"x{n}y+", 0, ["x1yy"]) for n in range(401)]
+    assert _run(sys.executable, bundle, cases=many)["parsed"] == 401
     assert not (tmp_path / "tierlock-check.x.patterns").exists()
     _run(sys.executable, bundle)
     fewer = many[:100]
@@ -218,8 +218,9 @@ def test_at_the_limit_a_run_keeps_its_patterns_and_beyond_it_only_its_own(tmp_pa
     assert _run(sys.executable, bundle, cases=first)["parsed"] == 300
     (tmp_path / "tierlock-check.x.patterns").unlink()
     exactly = [(f"e{n}f+", 0, ["e1ff"]) for n in range(400)]
-    assert _run(sys.executable, bundle, cases=exactly)["parsed"] == 400
-    assert _run(sys.executable, bundle, cases=exactly)["parsed"] == 0  # (400: kept)
+    assert _run(sys.executable, bundle, cases=exactly[:300])["parsed"] == 300
+    assert _run(sys.executable, bundle, cases=exactly[300:])["parsed"] == 100
+    assert _run(sys.executable, bundle, cases=exactly)["parsed"] == 0  # (400 with the first's: all kept)
 
 
 def test_without_byte_code_written_no_patterns_are_written(tmp_path: Path) -> None:
@@ -242,3 +243,69 @@ def test_a_compile_that_hands_nothing_over_compiles_the_pattern_and_keeps_nothin
         assert got["parsed"] == len(CASES)
         assert got["seen"] == _plain(sys.executable, tmp_path)["seen"]
     assert not (tmp_path / "tierlock-check.x.patterns").exists()
+
+
+#: Run on tierlock's sources: patterns through ``re`` after INSTALL, twice the same, and re.Scanner (whose compile
+#: is called with one argument, a parsed pattern; it parses its phrases itself): print how many patterns were parsed
+#: and what they matched.
+AROUND = """
+import json, sys, types
+import re, _sre
+from tierlock import keptpatterns
+PREPARE
+keptpatterns.install(BUNDLE)
+parser = sys.modules.get("re._parser") or sys.modules["sre_parse"]
+parses = []
+original = parser.parse
+parser.parse = lambda *args, **kwargs: (parses.append(args[0]), original(*args, **kwargs))[1]
+found = [re.compile(r"(?P<n>[0-9]+)-([a-z]+)").findall("12-ab 3-c"), re.compile(b"x+", re.I).findall(b"xXy")]
+upper = lambda scanner, token: token.upper()
+scanner = re.Scanner([(r"[0-9]+", lambda scanner, token: int(token)), (r"\\s+", None), (r"[a-z]+", upper)])
+found.append(repr(scanner.scan("12 ab 345 c")))
+keptpatterns.save()
+print(json.dumps([len([p for p in parses if isinstance(p, (str, bytes))]), repr(found)]))
+"""
+
+
+def _around(bundle: Path | None, prepare: str = "") -> list[Any]:
+    code = AROUND.replace("PREPARE", prepare).replace("BUNDLE", repr(None if bundle is None else str(bundle)))
+    env = clean_env({"PYTHONPATH": SRC})
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    result: list[Any] = json.loads(done.stdout)
+    return result
+
+
+#: What AROUND finds with nothing installed (re's own compile).
+FOUND = "[[('12', 'ab'), ('3', 'c')], [b'xX'], \"([12, 'AB', 345, 'C'], '')\"]"
+
+
+def test_a_scanners_patterns_compiled_with_one_argument_are_res_own_and_the_kept_ones_served(tmp_path: Path) -> None:
+    bundle = tmp_path / "tierlock-check.x.bundle"
+    assert _around(bundle)[1] == FOUND
+    assert _around(bundle) == [3, FOUND]  # (the scanner parses its 3 phrases itself; its whole is re's: never kept)
+
+
+@pytest.mark.parametrize(
+    "prepare",
+    [
+        "",  # (no bundle: nothing to serve from)
+        "(sys.modules.get('re._compiler') or sys.modules['sre_compile'])._sre = types.SimpleNamespace(**vars(_sre))",
+    ],
+    ids=["no bundle", "re's engine not a module"],
+)
+def test_without_a_bundle_or_with_an_re_it_does_not_know_nothing_is_served_nor_kept(
+    prepare: str, tmp_path: Path
+) -> None:
+    bundle = None if not prepare else tmp_path / "tierlock-check.x.bundle"
+    for _ in range(2):
+        assert _around(bundle, prepare) == [5, FOUND]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_bundle_whose_folder_cannot_be_written_keeps_nothing_and_the_run_goes_on(tmp_path: Path) -> None:
+    bundle = tmp_path / "missing" / "tierlock-check.x.bundle"
+    for _ in range(2):
+        assert _around(bundle) == [5, FOUND]
+    assert list(tmp_path.iterdir()) == []
