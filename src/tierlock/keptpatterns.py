@@ -41,7 +41,8 @@ DEBUG = 128
 _kept: dict[tuple[str | bytes, int], tuple[Any, ...]] = {}
 #: What this run compiled or was served: written back (with what was kept) when it compiled one anew.
 _used: dict[tuple[str | bytes, int], tuple[Any, ...]] = {}
-_new: list[bool] = []
+#: What this run compiled anew.
+_new: dict[tuple[str | bytes, int], tuple[Any, ...]] = {}
 _where: list[str] = []
 #: The arguments ``_sre.compile`` was last handed, per thread.
 _handed: dict[int, tuple[Any, ...]] = {}
@@ -54,13 +55,13 @@ def _stamp() -> tuple[Any, ...]:
 def install(bundle: str | None) -> None:
     """Serve the patterns kept beside *bundle* (the command's code bundle's path; None: nothing) to ``re`` from now
     on, and note the others as ``re`` compiles them."""
-    if bundle is None or _where or not bundle.endswith(".bundle"):
+    if bundle is None or _where:
         return
     compiler: Any = sys.modules.get("re._compiler") or sys.modules.get("sre_compile")  # (3.11 on / 3.10)
     original, sre = getattr(compiler, "compile", None), getattr(compiler, "_sre", None)
-    if compiler is None or not callable(original) or type(sre) is not type(sys):
+    if not callable(original) or type(sre) is not type(sys):
         return
-    where = f"{bundle[: -len('.bundle')]}.patterns"
+    where = f"{bundle.rpartition('.')[0]}.patterns"
     _where.append(where)
     try:
         with open(where, "rb") as handle:
@@ -106,10 +107,9 @@ def _serving(original: Callable[..., Any], compile: Callable[..., Any]) -> Calla
         _handed.pop(get_ident(), None)
         pattern = original(p, flags)
         handed = _handed.pop(get_ident(), None)
-        if handed is not None and len(handed) == 6 and handed[0] is p:
+        if handed is not None and len(handed) == 6:
             _, final, code, groups, index, names = handed
-            _used[key] = (int(final), list(map(int, code)), groups, dict(index), names)
-            _new.append(True)
+            _used[key] = _new[key] = (int(final), list(map(int, code)), groups, dict(index), names)
         return pattern
 
     return served
