@@ -61,7 +61,7 @@ def install(bundle: str | None) -> None:
     original, sre = getattr(compiler, "compile", None), getattr(compiler, "_sre", None)
     if not callable(original) or type(sre) is not type(sys):
         return
-    where = f"{bundle.rpartition('.')[0]}.patterns"
+    where = f"{bundle.removesuffix('.bundle')}.patterns"  # (beside it, whatever its name)
     _where.append(where)
     try:
         with open(where, "rb") as handle:

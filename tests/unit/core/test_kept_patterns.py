@@ -63,19 +63,22 @@ PYTHONS = [sys.executable] + [
 ]
 
 
-def _run(python: str, bundle: Path, script: str = SCRIPT, cases: list[Any] = CASES) -> dict[str, Any]:
-    code = f"BUNDLE = {str(bundle)!r}\nCASES = {cases!r}\n{script}"
+def _run(python: str, bundle: Path | None, script: str = SCRIPT, cases: list[Any] = CASES) -> dict[str, Any]:
+    """SCRIPT (or *script*) run by *python* with the patterns kept beside *bundle*, in its folder (or a folder of
+    its own): a file written anywhere else there is seen by the tests that look."""
+    code = f"BUNDLE = {None if bundle is None else str(bundle)!r}\nCASES = {cases!r}\n{script}"
     env = clean_env({"PYTHONPATH": SRC})
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    done = subprocess.run([python, "-c", code], env=env, capture_output=True, text=True, check=False)
+    cwd = bundle.parent if bundle is not None and bundle.parent.is_dir() else None
+    done = subprocess.run([python, "-c", code], env=env, capture_output=True, text=True, check=False, cwd=cwd)
     assert done.returncode == 0, done.stderr
     result: dict[str, Any] = json.loads(done.stdout)
     return result
 
 
 def _plain(python: str, tmp_path: Path) -> dict[str, Any]:
-    """What ``re`` alone makes of CASES (no patterns kept: a bundle path that names no bundle)."""
-    return _run(python, tmp_path / "plain" / "none")
+    """What ``re`` alone makes of CASES (no bundle: nothing served nor kept)."""
+    return _run(python, None)
 
 
 @pytest.mark.parametrize("python", PYTHONS, ids=lambda p: p.split("/versions/")[-1].split("/")[0])
@@ -271,7 +274,8 @@ def _around(bundle: Path | None, prepare: str = "") -> list[Any]:
     code = AROUND.replace("PREPARE", prepare).replace("BUNDLE", repr(None if bundle is None else str(bundle)))
     env = clean_env({"PYTHONPATH": SRC})
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
+    cwd = bundle.parent if bundle is not None and bundle.parent.is_dir() else None
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False, cwd=cwd)
     assert done.returncode == 0, done.stderr
     result: list[Any] = json.loads(done.stdout)
     return result
@@ -309,3 +313,11 @@ def test_a_bundle_whose_folder_cannot_be_written_keeps_nothing_and_the_run_goes_
     for _ in range(2):
         assert _around(bundle) == [5, FOUND]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_patterns_are_kept_beside_the_bundle_whatever_its_name_and_nowhere_else(tmp_path: Path) -> None:
+    for name in ("tierlock-check.x.bundle", "bundle", "a.b"):
+        folder = tmp_path / name.replace(".", "-")
+        folder.mkdir()
+        _run(sys.executable, folder / name)
+        assert sorted(path.name for path in folder.iterdir()) == [f"{name.removesuffix('.bundle')}.patterns"]
