@@ -578,6 +578,8 @@ MODULES: dict[str, Module] = {
             "tests/unit/core/test_code_bundle_loading.py",
         ),
     ),
+    # The regular expressions a full run compiles, kept beside its code bundle.
+    "keptpatterns.py": Module(("src/tierlock/keptpatterns.py",), ("tests/unit/core/test_kept_patterns.py",)),
     # Whether a bundle's entry still holds: its source, and the folders searched for it as the path finder sees them.
     "bundleholds.py": Module(
         ("src/tierlock/bundleholds.py",),

@@ -94,8 +94,9 @@ def _exit(code: int) -> NoReturn:
             stream.flush()
         except (OSError, ValueError):  # a reader that left (`| head`), or a closed stream
             pass
-    if "tierlock.codebundle" in sys.modules:  # the code this run loaded from its files, kept for the next run
-        sys.modules["tierlock.codebundle"].save()
+    for kept in ("tierlock.codebundle", "tierlock.keptpatterns"):  # the code this run loaded from its files, and the
+        if kept in sys.modules:  # regular expressions it compiled, kept for the next run
+            sys.modules[kept].save()
     os._exit(code)
 
 
@@ -160,15 +161,24 @@ def _kept(argv: list[str]) -> int:
         return _interrupted(argv, "tierlock")
     if code is not None:
         return code
-    from tierlock import codebundle
-
-    codebundle.install(command)  # (the rest of the modules from one file, before the run is recorded)
+    _bundled(command)  # (the rest of the modules from one file, before the run is recorded)
     from tierlock.lightpathlib import light_pathlib
 
     light_pathlib()  # (no thread of tierlock's runs yet: none can meet the stand-in)
     from tierlock import keptrecord
 
     return keptrecord.run(argv, lambda: _cli(argv))
+
+
+def _bundled(command: str) -> None:
+    """*command*'s modules served from its code bundle (:mod:`tierlock.codebundle`) and the regular expressions
+    they compile from the patterns kept beside it (:mod:`tierlock.keptpatterns`)."""
+    from tierlock import codebundle
+
+    codebundle.install(command)
+    from tierlock import keptpatterns  # (after: ``re`` and what it loads come from the bundle)
+
+    keptpatterns.install(codebundle.path_of(command))
 
 
 def _lock(argv: list[str]) -> int:
@@ -182,6 +192,7 @@ def _lock(argv: list[str]) -> int:
         return _interrupted(argv, "tierlock")
     if code is not None:
         return code
+    _bundled("lock")
     from tierlock import lockrecord
 
     return lockrecord.run(argv, lambda: _cli(argv))
@@ -259,9 +270,7 @@ def _armed(tail: list[str], argv: list[str], prog: str | None) -> int:
     try:
         early = earlyarm.start(tail)
         if early is not None:
-            from tierlock import codebundle
-
-            codebundle.install("install")
+            _bundled("install")
         recording = _recording() if early is None else None
         code = _cli(argv, prog)
         earlyarm.finish(code)  # (an early backend nobody took over is waited for: an interrupt may land there)
