@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from tierlock.evidence.gitcall import run_git
+from tierlock.evidence.hiddenedits import hidden
 
 
 class GitUnavailable(Exception):
@@ -62,7 +63,8 @@ def find(start: Path) -> Checkout | None:
 
 
 def changes(top: Path, not_checked: list[str] | None = None) -> list[str]:
-    """Paths that differ from HEAD: modified, staged, deleted, or untracked and not ignored."""
+    """Paths that differ from HEAD: modified, staged, deleted, or untracked and not ignored (also edits of files
+    flagged assume-unchanged or skip-worktree, which git status does not show)."""
     return status(top, not_checked)[1]
 
 
@@ -103,6 +105,7 @@ def status(top: Path, not_checked: list[str] | None = None) -> tuple[str | None,
             i += 1
         elif kind == "? ":
             paths.append(entry[2:])
+    paths.extend(path for path in hidden(str(top), pathspec(not_checked)) if path not in paths)
     return commit, paths
 
 

@@ -24,6 +24,7 @@ import stat
 from tierlock.evidence import IN_GIT_DIR, MAX_LISTED, RECEIPT, RECEIPT_VERSION, discovery, trust
 from tierlock.evidence.answer import Verdict, listed, quote
 from tierlock.evidence.gitcall import run_git
+from tierlock.evidence.hiddenedits import hidden, reveal
 
 # Not ``typing``: it imports ``re``; this module stays on os, json and hashlib (and no pathlib, no subprocess).
 TYPE_CHECKING = False
@@ -235,15 +236,20 @@ def _uncommitted(verdict: Verdict, top: str, evidence_rel: str | None) -> Verdic
         top, "status", "--porcelain=v2", "-z", "--untracked-files=normal", "--ignore-submodules=dirty", *spec
     )
     paths = _status_paths(out) if status == 0 else ["(git status failed)"]
+    flagged = hidden(top, spec)
+    paths.extend(path for path in flagged if path not in paths)
     if not paths:
         return verdict
     stash = ["git", "-C", top, "stash", "push", "--include-untracked", *spec]
+    remedy = " ".join(quote(a) for a in stash)
+    if flagged:  # git stash passes them by until their flags are cleared
+        remedy = " && ".join([*(" ".join(quote(a) for a in step) for step in reveal(top, flagged)), remedy])
     refused = Verdict(
         False,
         "uncommitted",
         f"{verdict.message}, but the working tree has {len(paths)} uncommitted change(s) ({listed(paths)}): "
         "the tree as it stands was not verified (commit and run tierlock verify, or --head to ask about HEAD alone)",
-        " ".join(quote(a) for a in stash),
+        remedy,
         commit=verdict.commit,
         tree=verdict.tree,
         receipt=verdict.receipt,

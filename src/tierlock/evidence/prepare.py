@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tierlock.errors import ConfigError, UsageError
-from tierlock.evidence import activation, discovery, gitbind, refconfig, steps, store
+from tierlock.evidence import activation, discovery, gitbind, hiddenedits, refconfig, steps, store
 from tierlock.evidence.answer import listed, verify_command
 from tierlock.evidence.config import VALIDATION_CACHE, Validated, find_config, sha256, validated
 from tierlock.evidence.process import GRACE_SECONDS
@@ -223,9 +223,12 @@ def _dirty(checkout: gitbind.Checkout | None, allow_dirty: bool, not_checked: li
 
 
 def stash_command(top: Path, not_checked: list[str]) -> str:
-    """``git stash`` of every uncommitted change but the folders *not_checked* (an evidence folder)."""
+    """``git stash`` of every uncommitted change but the folders *not_checked* (an evidence folder); the flags
+    that hide an edit from git (assume-unchanged, skip-worktree) cleared first, else the stash passes it by."""
     spec = gitbind.pathspec(not_checked)
-    return shlex.join(["git", "-C", str(top), "stash", "push", "--include-untracked", *spec])
+    stash = shlex.join(["git", "-C", str(top), "stash", "push", "--include-untracked", *spec])
+    flagged = hiddenedits.hidden(str(top), spec)
+    return " && ".join([*map(shlex.join, hiddenedits.reveal(str(top), flagged)), stash])
 
 
 def _base(options: Options, checkout: gitbind.Checkout | None) -> BaseConfig:

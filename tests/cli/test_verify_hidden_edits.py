@@ -1,0 +1,124 @@
+"""Edits git status does not show: files flagged assume-unchanged or skip-worktree (runtime12).
+
+``git update-index --assume-unchanged lib.py`` (or ``--skip-worktree``, a common way to keep a local
+setting out of commits) makes ``git status`` and ``git stash`` pass an edited ``lib.py`` by. Before,
+``tierlock verify`` ran on it as on a clean tree and recorded evidence for HEAD's tree, and
+``tierlock verified`` said a tree verified when the file tested was not the file committed. Now such
+an edit is an uncommitted change like any other: verify refuses to start, names it, and its printed
+remedy (the flags cleared, then the stash) brings the tree back; the gate says no; an edit a command
+makes to a flagged file during the run makes the receipt unusable. A flagged file left as committed,
+and a skip-worktree file a sparse checkout leaves out, are no change.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.support.gitrepo import check, git, make_repo, verified_json, verify_json
+
+#: The check passes on the committed lib.py only.
+OK = "import lib\nassert lib.X == 1, lib.X\nprint('ok')\n"
+
+pytestmark = pytest.mark.usefixtures("git_identity")
+
+
+def shell(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """A printed remedy run exactly as printed, with this venv's scripts on PATH."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    return subprocess.run(command, shell=True, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+
+
+def _edited(repo: Path) -> None:
+    (repo / "lib.py").write_text("X = 2\n")
+
+
+def _deleted(repo: Path) -> None:
+    (repo / "lib.py").unlink()
+
+
+def _folder(repo: Path) -> None:
+    (repo / "lib.py").unlink()
+    (repo / "lib.py").mkdir()
+
+
+def _crlf(repo: Path) -> None:
+    (repo / "lib.py").write_bytes(b"X = 1\r\n")
+
+
+EDITS: dict[str, Callable[[Path], None]] = {"edited": _edited, "deleted": _deleted, "a folder": _folder, "crlf": _crlf}
+FLAGS = {"assume-unchanged": ["--assume-unchanged"], "skip-worktree": ["--skip-worktree"]}
+FLAGS["both"] = FLAGS["assume-unchanged"] + FLAGS["skip-worktree"]
+
+
+def _repo(tmp_path: Path, flag: str) -> Path:
+    repo = make_repo(tmp_path / "r", {"ok.py": OK, "lib.py": "X = 1\n"}, [check("unit", "ok.py")])
+    git(repo, "update-index", *FLAGS[flag], "lib.py")
+    return repo
+
+
+@pytest.mark.parametrize("edit", list(EDITS))
+@pytest.mark.parametrize("flag", list(FLAGS))
+def test_a_hidden_edit_is_an_uncommitted_change_to_verify_and_to_the_gate(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, flag: str, edit: str
+) -> None:
+    repo = _repo(tmp_path, flag)
+    assert verify_json(capsys, repo)[0] == 0
+    EDITS[edit](repo)
+    assert git(repo, "status", "--porcelain") == ""  # what git itself says
+    code, gate = verified_json(capsys, repo)
+    assert (code, gate["reason"], gate["files"]) == (1, "uncommitted", ["lib.py"])
+    assert shell(gate["remedy"], tmp_path).returncode == 0
+    assert verified_json(capsys, repo)[0] == 0
+    assert (repo / "lib.py").read_text() == "X = 1\n"
+
+
+@pytest.mark.parametrize("flag", list(FLAGS))
+def test_verify_refuses_to_start_on_a_hidden_edit_and_its_printed_remedy_fixes_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, flag: str
+) -> None:
+    from tierlock.cli import main
+
+    repo = _repo(tmp_path, flag)
+    _edited(repo)
+    capsys.readouterr()
+    assert main(["--project", str(repo), "verify"]) == 2
+    err = capsys.readouterr().err
+    assert "1 uncommitted change(s) (lib.py)" in err
+    remedy = err.split("to fix:", 1)[1].split("   # or commit", 1)[0].strip()
+    ran = shell(remedy, tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    code, doc = verify_json(capsys, repo)
+    assert (code, doc["usable"]) == (0, True)
+
+
+def test_a_command_that_edits_a_flagged_file_makes_the_receipt_unusable(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    edit = "import pathlib\npathlib.Path('lib.py').write_text('X = 3\\n')\n"
+    checks = [check("unit", "ok.py"), check("edit", "edit.py")]
+    repo = make_repo(tmp_path / "r", {"ok.py": OK, "lib.py": "X = 1\n", "edit.py": edit}, checks)
+    git(repo, "update-index", "--skip-worktree", "lib.py")
+    code, doc = verify_json(capsys, repo)
+    assert (code, doc["usable"]) == (0, False)  # the checks passed; the receipt is no evidence
+    assert "the working tree changed during the run: lib.py" in str(doc)
+    assert verified_json(capsys, repo)[0] == 1
+
+
+def test_a_flagged_file_as_committed_and_a_sparse_checkouts_absent_file_are_no_change(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    repo = make_repo(
+        tmp_path / "r", {"ok.py": "print('ok')\n", "lib.py": "X = 1\n", "far/data.txt": "d\n"}, [check("unit", "ok.py")]
+    )
+    git(repo, "update-index", "--assume-unchanged", "lib.py")
+    git(repo, "sparse-checkout", "set", "--no-cone", "/*", "!/far/")
+    assert not (repo / "far" / "data.txt").exists()
+    code, doc = verify_json(capsys, repo)
+    assert (code, doc["usable"]) == (0, True)
+    assert verified_json(capsys, repo)[0] == 0
