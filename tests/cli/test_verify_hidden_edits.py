@@ -122,3 +122,14 @@ def test_a_flagged_file_as_committed_and_a_sparse_checkouts_absent_file_are_no_c
     code, doc = verify_json(capsys, repo)
     assert (code, doc["usable"]) == (0, True)
     assert verified_json(capsys, repo)[0] == 0
+
+
+def test_the_remedy_of_an_ordinary_edit_is_the_stash_alone(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from tierlock.cli import main
+
+    repo = make_repo(tmp_path / "r", {"ok.py": OK, "lib.py": "X = 1\n"}, [check("unit", "ok.py")])
+    (repo / "notes.txt").write_text("untracked\n")
+    capsys.readouterr()
+    assert main(["--project", str(repo), "verify"]) == 2
+    remedy = capsys.readouterr().err.split("to fix:", 1)[1].split("   # or commit", 1)[0].strip()
+    assert remedy == f"git -C {repo} stash push --include-untracked"

@@ -228,7 +228,7 @@ def stash_command(top: Path, not_checked: list[str]) -> str:
     spec = gitbind.pathspec(not_checked)
     stash = shlex.join(["git", "-C", str(top), "stash", "push", "--include-untracked", *spec])
     flagged = hiddenedits.hidden(str(top), spec)
-    return " && ".join([*map(shlex.join, hiddenedits.reveal(str(top), flagged)), stash])
+    return " && ".join([*map(shlex.join, hiddenedits.reveal(str(top), flagged)), stash]) if flagged else stash
 
 
 def _base(options: Options, checkout: gitbind.Checkout | None) -> BaseConfig:
