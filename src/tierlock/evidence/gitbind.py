@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from tierlock.evidence.gitcall import run_git
+from tierlock.evidence.gitcall import evidence_pathspec, run_git
 from tierlock.evidence.hiddenedits import hidden
 
 
@@ -69,10 +69,8 @@ def changes(top: Path, not_checked: list[str] | None = None) -> list[str]:
 
 
 def pathspec(not_checked: list[str] | None) -> list[str]:
-    """The pathspec of the whole tree but the folders *not_checked* (relative to the top)."""
-    if not not_checked:
-        return []
-    return ["--", ".", *(f":(exclude,literal){rel}" for rel in not_checked)]
+    """The pathspec of the whole tree but what tierlock writes in the evidence folders *not_checked*."""
+    return evidence_pathspec(not_checked)
 
 
 def status(top: Path, not_checked: list[str] | None = None) -> tuple[str | None, list[str]]:

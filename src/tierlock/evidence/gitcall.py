@@ -52,3 +52,21 @@ def run_git(top: str, *args: str) -> tuple[int, bytes, bytes]:
     os.close(err_r)
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status), b"".join(chunks[out_r]), b"".join(chunks[err_r])
+
+
+#: What tierlock writes in an evidence folder, as glob pathspecs below it: the validator's record (and its
+#: temporary file while it is replaced) and the run folders (``20261204T205030.982283Z-PID-HEX``).
+WRITTEN = (".validated.json", "..validated.json.*.tmp", "[0-9]*Z-*/**")
+
+
+def evidence_pathspec(not_checked: list[str] | None) -> list[str]:
+    """The pathspec of the whole tree but what tierlock writes in the evidence folders *not_checked* (relative
+    to the top). Nothing else in such a folder is left out: ``--evidence-dir src`` keeps every file of ``src``
+    in the tree check, tracked or not."""
+    if not not_checked:
+        return []
+    spec = ["--", "."]
+    for rel in not_checked:
+        folder = "".join("\\" + c if c in "*?[\\" else c for c in rel)  # literal in a glob pathspec
+        spec.extend(f":(exclude,glob){folder}/{written}" for written in WRITTEN)
+    return spec

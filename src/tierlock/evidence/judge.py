@@ -23,7 +23,7 @@ import stat
 
 from tierlock.evidence import IN_GIT_DIR, MAX_LISTED, RECEIPT, RECEIPT_VERSION, discovery, trust
 from tierlock.evidence.answer import Verdict, listed, quote
-from tierlock.evidence.gitcall import run_git
+from tierlock.evidence.gitcall import evidence_pathspec, run_git
 from tierlock.evidence.hiddenedits import hidden, reveal
 
 # Not ``typing``: it imports ``re``; this module stays on os, json and hashlib (and no pathlib, no subprocess).
@@ -231,7 +231,7 @@ def _search(base: Verdict, search: _Search, folder: str, config_from: str | None
 
 def _uncommitted(verdict: Verdict, top: str, evidence_rel: str | None) -> Verdict:
     """*verdict* (HEAD verified), unless the working tree has uncommitted changes: then not verified, naming them."""
-    spec = ["--", ".", f":(exclude,literal){evidence_rel}"] if evidence_rel else []
+    spec = evidence_pathspec([evidence_rel] if evidence_rel else None)
     status, out = _git(
         top, "status", "--porcelain=v2", "-z", "--untracked-files=normal", "--ignore-submodules=dirty", *spec
     )
