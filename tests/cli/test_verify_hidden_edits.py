@@ -133,3 +133,35 @@ def test_the_remedy_of_an_ordinary_edit_is_the_stash_alone(capsys: pytest.Captur
     assert main(["--project", str(repo), "verify"]) == 2
     remedy = capsys.readouterr().err.split("to fix:", 1)[1].split("   # or commit", 1)[0].strip()
     assert remedy == f"git -C {repo} stash push --include-untracked"
+
+
+def test_flagged_symlinks_count_by_their_target_and_every_batch_is_hashed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tierlock.evidence import hiddenedits
+
+    repo = make_repo(tmp_path / "r", {"a.py": "A\n", "b.py": "B\n", "c.py": "C\n"}, [check("unit", "a.py")])
+    (repo / "link").symlink_to("a.py")
+    (repo / "other").symlink_to("b.py")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "links")
+    git(repo, "update-index", "--assume-unchanged", "a.py", "b.py", "c.py", "link", "other")
+    monkeypatch.setattr(hiddenedits, "BATCH", 2)  # three files: two batches
+    assert hiddenedits.hidden(str(repo), []) == []
+    (repo / "link").unlink()
+    (repo / "link").symlink_to("b.py")  # another target
+    (repo / "other").unlink()
+    (repo / "other").write_text("B\n")  # a file where the link was
+    (repo / "c.py").write_text("C2\n")  # in the second batch
+    assert hiddenedits.hidden(str(repo), []) == ["c.py", "link", "other"]
+
+
+def test_a_sparse_checkouts_absent_file_does_not_end_the_search(tmp_path: Path) -> None:
+    from tierlock.evidence import hiddenedits
+
+    files = {"ok.py": "print('ok')\n", "far/data.txt": "d\n", "lib.py": "X = 1\n"}
+    repo = make_repo(tmp_path / "r", files, [check("unit", "ok.py")])
+    git(repo, "sparse-checkout", "set", "--no-cone", "/*", "!/far/")
+    git(repo, "update-index", "--assume-unchanged", "lib.py")
+    (repo / "lib.py").write_text("X = 2\n")
+    assert hiddenedits.hidden(str(repo), []) == ["lib.py"]
