@@ -70,3 +70,43 @@ def evidence_pathspec(not_checked: list[str] | None) -> list[str]:
         folder = "".join("\\" + c if c in "*?[\\" else c for c in rel)  # literal in a glob pathspec
         spec.extend(f":(exclude,glob){folder}/{written}" for written in WRITTEN)
     return spec
+
+
+#: ``git status`` as every tree check runs it. ``--ignore-submodules=none``: a submodule whose own files were
+#: edited (or hold an untracked file) is a change, as its checked-out commit moving is: the content tested is
+#: not what the commit records.
+STATUS = ("status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal", "--ignore-submodules=none")
+
+
+def parse_status(out: str) -> tuple[str | None, list[str], list[str]]:
+    """(HEAD's commit, the paths that differ from it, the submodules among them whose own files changed) of
+    ``git status`` (:data:`STATUS`) output."""
+    commit: str | None = None
+    paths: list[str] = []
+    submodules: list[str] = []
+    entries = out.split("\0")
+    i = 0
+    while i < len(entries):
+        entry = entries[i]
+        i += 1
+        kind = entry[:2]
+        if entry.startswith("# branch.oid "):
+            oid = entry[len("# branch.oid ") :]
+            commit = oid if len(oid) >= 40 and all(c in "0123456789abcdef" for c in oid) else None
+        elif kind in ("1 ", "u "):  # ordinary or unmerged: the path is the last of 8 or 10 fields
+            fields = entry.split(" ", 8 if kind == "1 " else 10)
+            paths.append(fields[-1])
+            sub = fields[2]  # N... for a file; S<commit changed><modified><untracked> for a submodule
+            if sub[:1] == "S" and (sub[2:3] == "M" or sub[3:4] == "U"):
+                submodules.append(fields[-1])
+        elif kind == "2 ":  # renamed or copied: the path, then its origin as the next entry
+            paths.append(entry.split(" ", 9)[-1])
+            i += 1
+        elif kind == "? ":
+            paths.append(entry[2:])
+    return commit, paths, submodules
+
+
+def submodule_stash(top: str) -> list[str]:
+    """The git command that stashes the edits inside every submodule (the top's ``git stash`` leaves them)."""
+    return ["git", "-C", top, "submodule", "foreach", "--recursive", "git stash push --include-untracked"]

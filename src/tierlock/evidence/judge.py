@@ -23,7 +23,7 @@ import stat
 
 from tierlock.evidence import IN_GIT_DIR, MAX_LISTED, RECEIPT, RECEIPT_VERSION, discovery, trust
 from tierlock.evidence.answer import Verdict, listed, quote
-from tierlock.evidence.gitcall import evidence_pathspec, run_git
+from tierlock.evidence.gitcall import STATUS, evidence_pathspec, parse_status, run_git, submodule_stash
 from tierlock.evidence.hiddenedits import hidden, reveal
 
 # Not ``typing``: it imports ``re``; this module stays on os, json and hashlib (and no pathlib, no subprocess).
@@ -232,18 +232,17 @@ def _search(base: Verdict, search: _Search, folder: str, config_from: str | None
 def _uncommitted(verdict: Verdict, top: str, evidence_rel: str | None) -> Verdict:
     """*verdict* (HEAD verified), unless the working tree has uncommitted changes: then not verified, naming them."""
     spec = evidence_pathspec([evidence_rel] if evidence_rel else None)
-    status, out = _git(
-        top, "status", "--porcelain=v2", "-z", "--untracked-files=normal", "--ignore-submodules=dirty", *spec
-    )
-    paths = _status_paths(out) if status == 0 else ["(git status failed)"]
+    status, out = _git(top, *STATUS, *spec)
+    _, paths, submodules = parse_status(out) if status == 0 else (None, ["(git status failed)"], [])
     flagged = hidden(top, spec)
     paths.extend(path for path in flagged if path not in paths)
     if not paths:
         return verdict
-    stash = ["git", "-C", top, "stash", "push", "--include-untracked", *spec]
-    remedy = " ".join(quote(a) for a in stash)
-    if flagged:  # git stash passes them by until their flags are cleared
-        remedy = " && ".join([*(" ".join(quote(a) for a in step) for step in reveal(top, flagged)), remedy])
+    steps = reveal(top, flagged) if flagged else []  # git stash passes flagged files by until they are cleared
+    if submodules:  # and edits inside a submodule
+        steps.append(submodule_stash(top))
+    steps.append(["git", "-C", top, "stash", "push", "--include-untracked", *spec])
+    remedy = " && ".join(" ".join(quote(a) for a in step) for step in steps)
     refused = Verdict(
         False,
         "uncommitted",
@@ -257,25 +256,6 @@ def _uncommitted(verdict: Verdict, top: str, evidence_rel: str | None) -> Verdic
     )
     refused.files = paths[: MAX_LISTED * 5]
     return refused
-
-
-def _status_paths(out: str) -> list[str]:
-    """The paths of ``git status --porcelain=v2 -z`` output."""
-    paths: list[str] = []
-    entries = out.split("\0")
-    i = 0
-    while i < len(entries):
-        entry = entries[i]
-        i += 1
-        kind = entry[:2]
-        if kind in ("1 ", "u "):  # ordinary or unmerged: the path is the last of 8 or 10 fields
-            paths.append(entry.split(" ", 8 if kind == "1 " else 10)[-1])
-        elif kind == "2 ":  # renamed or copied: the path, then its origin as the next entry
-            paths.append(entry.split(" ", 9)[-1])
-            i += 1
-        elif kind == "? ":
-            paths.append(entry[2:])
-    return paths
 
 
 def _stale(base: Verdict, newest: dict[str, Any], top: str, ref: str | None) -> Verdict:
