@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -55,13 +56,25 @@ def _untracked(repo: Path) -> None:
     (repo / "dep" / "new.py").write_text("Y = 1\n")
 
 
-@pytest.mark.parametrize("change", [_edited, _untracked], ids=["edited", "untracked"])
+def _moved(repo: Path) -> None:
+    _edited(repo)
+    git(repo / "dep", "commit", "-q", "-am", "moved")
+
+
+def _moved_and_staged(repo: Path) -> None:
+    _moved(repo)
+    git(repo, "add", "dep")
+
+
+CHANGES = [_edited, _untracked, _moved, _moved_and_staged]
+
+
+@pytest.mark.parametrize("change", CHANGES, ids=["edited", "untracked", "commit moved", "commit moved, staged"])
 def test_an_edit_inside_a_submodule_makes_verified_say_no_and_the_remedy_brings_the_tree_back(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, change: object
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, change: Callable[[Path], None]
 ) -> None:
     repo = _repo(tmp_path)
     assert verify_json(capsys, repo)[0] == 0
-    assert callable(change)
     change(repo)
     code, gate = verified_json(capsys, repo)
     assert (code, gate["reason"], gate["files"]) == (1, "uncommitted", ["dep"])
@@ -71,13 +84,14 @@ def test_an_edit_inside_a_submodule_makes_verified_say_no_and_the_remedy_brings_
     assert (repo / "dep" / "lib.py").read_text() == "X = 1\n"
 
 
+@pytest.mark.parametrize("change", [_edited, _moved], ids=["edited", "commit moved"])
 def test_verify_refuses_to_start_on_an_edit_inside_a_submodule_and_its_remedy_fixes_it(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, change: Callable[[Path], None]
 ) -> None:
     from tierlock.cli import main
 
     repo = _repo(tmp_path)
-    _edited(repo)
+    change(repo)
     capsys.readouterr()
     assert main(["--project", str(repo), "verify"]) == 2
     err = capsys.readouterr().err

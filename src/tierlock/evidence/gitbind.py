@@ -80,8 +80,8 @@ def status(top: Path, not_checked: list[str] | None = None) -> tuple[str | None,
     return commit, paths
 
 
-def edited_submodules(top: Path, not_checked: list[str] | None = None) -> list[str]:
-    """The submodules whose own files were edited (or hold an untracked file)."""
+def changed_submodules(top: Path, not_checked: list[str] | None = None) -> list[str]:
+    """The submodules whose checkout differs from HEAD's record (a file edited or untracked, the commit moved)."""
     return parse_status(git(top, *STATUS, *pathspec(not_checked)))[2]
 
 

@@ -79,8 +79,8 @@ STATUS = ("status", "--porcelain=v2", "--branch", "-z", "--untracked-files=norma
 
 
 def parse_status(out: str) -> tuple[str | None, list[str], list[str]]:
-    """(HEAD's commit, the paths that differ from it, the submodules among them whose own files changed) of
-    ``git status`` (:data:`STATUS`) output."""
+    """(HEAD's commit, the paths that differ from it, the submodules among them: a file in it edited or
+    untracked, its commit moved, or another commit staged for it) of ``git status`` (:data:`STATUS`) output."""
     commit: str | None = None
     paths: list[str] = []
     submodules: list[str] = []
@@ -96,8 +96,8 @@ def parse_status(out: str) -> tuple[str | None, list[str], list[str]]:
         elif kind in ("1 ", "u "):  # ordinary or unmerged: the path is the last of 8 or 10 fields
             fields = entry.split(" ", 8 if kind == "1 " else 10)
             paths.append(fields[-1])
-            sub = fields[2]  # N... for a file; S<commit changed><modified><untracked> for a submodule
-            if sub[:1] == "S" and (sub[2:3] == "M" or sub[3:4] == "U"):
+            sub = fields[2]  # N... for a file; S<commit moved><modified><untracked> for a submodule
+            if sub[:1] == "S":  # listed: its checkout, or the commit staged for it, differs
                 submodules.append(fields[-1])
         elif kind == "2 ":  # renamed or copied: the path, then its origin as the next entry
             paths.append(entry.split(" ", 9)[-1])
@@ -107,6 +107,13 @@ def parse_status(out: str) -> tuple[str | None, list[str], list[str]]:
     return commit, paths, submodules
 
 
-def submodule_stash(top: str) -> list[str]:
-    """The git command that stashes the edits inside every submodule (the top's ``git stash`` leaves them)."""
-    return ["git", "-C", top, "submodule", "foreach", "--recursive", "git stash push --include-untracked"]
+def remedy(top: str, spec: list[str], submodules: list[str]) -> list[list[str]]:
+    """The git commands that bring the tree back to HEAD (but what *spec* leaves out). The top's stash leaves
+    submodules as they are: with *submodules*, the edits inside each are stashed there first, the commit staged
+    for each is unstaged, and each is checked out again at the commit HEAD records (its own commits stay)."""
+    stash = ["git", "-C", top, "stash", "push", "--include-untracked", *spec]
+    if not submodules:
+        return [stash]
+    inside = ["git", "-C", top, "submodule", "foreach", "--recursive", "git stash push --include-untracked"]
+    unstage = ["git", "-C", top, "reset", "-q", "--", *submodules]
+    return [inside, stash, unstage, ["git", "-C", top, "submodule", "update", "--recursive"]]

@@ -23,7 +23,8 @@ import stat
 
 from tierlock.evidence import IN_GIT_DIR, MAX_LISTED, RECEIPT, RECEIPT_VERSION, discovery, trust
 from tierlock.evidence.answer import Verdict, listed, quote
-from tierlock.evidence.gitcall import STATUS, evidence_pathspec, parse_status, run_git, submodule_stash
+from tierlock.evidence.gitcall import STATUS, evidence_pathspec, parse_status, run_git
+from tierlock.evidence.gitcall import remedy as git_remedy
 from tierlock.evidence.hiddenedits import hidden, reveal
 
 # Not ``typing``: it imports ``re``; this module stays on os, json and hashlib (and no pathlib, no subprocess).
@@ -239,9 +240,7 @@ def _uncommitted(verdict: Verdict, top: str, evidence_rel: str | None) -> Verdic
     if not paths:
         return verdict
     steps = reveal(top, flagged) if flagged else []  # git stash passes flagged files by until they are cleared
-    if submodules:  # and edits inside a submodule
-        steps.append(submodule_stash(top))
-    steps.append(["git", "-C", top, "stash", "push", "--include-untracked", *spec])
+    steps.extend(git_remedy(top, spec, submodules))
     remedy = " && ".join(" ".join(quote(a) for a in step) for step in steps)
     refused = Verdict(
         False,

@@ -16,10 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tierlock.errors import ConfigError, UsageError
-from tierlock.evidence import activation, discovery, gitbind, hiddenedits, refconfig, steps, store
+from tierlock.evidence import activation, discovery, gitbind, gitcall, hiddenedits, refconfig, steps, store
 from tierlock.evidence.answer import listed, verify_command
 from tierlock.evidence.config import VALIDATION_CACHE, Validated, find_config, sha256, validated
-from tierlock.evidence.gitcall import submodule_stash
 from tierlock.evidence.process import GRACE_SECONDS
 from tierlock.setup_derivation import from_lockfiles
 
@@ -226,13 +225,11 @@ def _dirty(checkout: gitbind.Checkout | None, allow_dirty: bool, not_checked: li
 def stash_command(top: Path, not_checked: list[str]) -> str:
     """``git stash`` of every uncommitted change but what tierlock writes in *not_checked* (an evidence folder); the
     flags that hide an edit from git (assume-unchanged, skip-worktree) cleared first, and each submodule's own edits
-    stashed in the submodule, else the stash passes them by."""
+    stashed in the submodule and each submodule checked out again at HEAD's commit, else the stash passes them by."""
     spec = gitbind.pathspec(not_checked)
     flagged = hiddenedits.hidden(str(top), spec)
     steps = hiddenedits.reveal(str(top), flagged) if flagged else []
-    if gitbind.edited_submodules(top, not_checked):  # the top's stash leaves a submodule's own edits
-        steps.append(submodule_stash(str(top)))
-    steps.append(["git", "-C", str(top), "stash", "push", "--include-untracked", *spec])
+    steps.extend(gitcall.remedy(str(top), spec, gitbind.changed_submodules(top, not_checked)))
     return " && ".join(map(shlex.join, steps))
 
 
