@@ -153,7 +153,8 @@ def test_flagged_symlinks_count_by_their_target_and_every_batch_is_hashed(
     (repo / "other").unlink()
     (repo / "other").write_text("B\n")  # a file where the link was
     (repo / "c.py").write_text("C2\n")  # in the second batch
-    assert hiddenedits.hidden(str(repo), []) == ["c.py", "link", "other"]
+    (repo / "a.py").unlink()  # gone, before the others: they are still looked at
+    assert hiddenedits.hidden(str(repo), []) == ["a.py", "c.py", "link", "other"]
 
 
 def test_a_sparse_checkouts_absent_file_does_not_end_the_search(tmp_path: Path) -> None:
