@@ -166,3 +166,20 @@ def test_a_sparse_checkouts_absent_file_does_not_end_the_search(tmp_path: Path) 
     git(repo, "update-index", "--assume-unchanged", "lib.py")
     (repo / "lib.py").write_text("X = 2\n")
     assert hiddenedits.hidden(str(repo), []) == ["lib.py"]
+
+
+def test_a_flagged_symlink_in_a_sha256_repository_is_hashed_as_that_repository_hashes(tmp_path: Path) -> None:
+    from tierlock.evidence import hiddenedits
+
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git(repo, "init", "-q", "--object-format=sha256", "-b", "main")
+    (repo / "a.py").write_text("A\n")
+    (repo / "link").symlink_to("a.py")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "first")
+    git(repo, "update-index", "--assume-unchanged", "a.py", "link")
+    assert hiddenedits.hidden(str(repo), []) == []
+    (repo / "link").unlink()
+    (repo / "link").symlink_to("b.py")
+    assert hiddenedits.hidden(str(repo), []) == ["link"]
