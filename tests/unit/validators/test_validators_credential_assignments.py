@@ -140,3 +140,19 @@ def test_verify_refuses_an_assignment_and_records_an_accepted_one_redacted(
     receipt = Path(line["receipt"]).read_text()
     assert SECRET not in out.out + out.err + receipt
     assert f"--password={REDACTED}" in receipt
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("--password=ab", []),  # under three characters: no value
+        ("--password=abc", ["abc"]),  # three: one
+        ("--password=falsehood", ["falsehood"]),  # a word of the list is only the whole value
+        ("--password=$DB_PW --token=tok3n --api-key=none", ["tok3n"]),  # a reference does not end the search
+        ("x_token=tok3n&y_secret=s3cret", ["tok3n", "s3cret"]),
+    ],
+)
+def test_the_values_found_are_exactly_the_values_given_to_credential_names(text: str, found: list[str]) -> None:
+    from tierlock.secretnames import assigned
+
+    assert [text[start:end] for start, end, _ in assigned(text)] == found
