@@ -27,7 +27,7 @@ def test_every_kind_of_entry_gives_its_path_and_submodules_are_told_apart() -> N
         _ordinary("untracked", sub="S..U", mode="160000"),
         _ordinary("staged", xy="M.", sub="S...", mode="160000"),
         f"2 R. N... 100644 100644 100644 {Z} {Z} R100 new name.py",
-        "old name.py",
+        "? old name.py",  # the origin, whatever it looks like, is not an entry of its own
         f"u UU N... 100644 100644 100644 100644 {Z} {Z} {Z} both.py",
         "? new.py",
         "! ignored.py",
