@@ -799,6 +799,7 @@ MODULES: dict[str, Module] = {
             # The credential shapes and the one redaction every output passes (moved out of credentials.py).
             "src/tierlock/secretshapes.py",
             "src/tierlock/secretkeys.py",
+            "src/tierlock/secretnames.py",
             "src/tierlock/redaction.py",
         ),
         # The quick example tests first: with ``pytest -x`` most mutants die there, before the property tests.

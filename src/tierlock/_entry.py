@@ -220,16 +220,24 @@ def tierlock() -> NoReturn:
     code = version(sys.argv[1:])
     if code is not None:
         _exit(code)
-    code = _fast(sys.argv[1:], command=True)
-    if code is None and "verified" in sys.argv[1:]:  # the gate a pre-push hook calls: no argparse, no CLI
+    try:
+        code = _tierlock(sys.argv[1:])
+    except KeyboardInterrupt:  # a signal while a command's modules load, before the command's own handling of one
+        code = _interrupted(sys.argv[1:], "tierlock")
+    _exit(code)
+
+
+def _tierlock(argv: list[str]) -> int:
+    code = _fast(argv, command=True)
+    if code is None and "verified" in argv:  # the gate a pre-push hook calls: no argparse, no CLI
         from tierlock.evidence.fastgate import fast
 
-        code = fast(sys.argv[1:])
-    if code is None and sys.argv[1:2] == ["install"]:
-        code = _arm(sys.argv[2:], sys.argv[1:])
+        code = fast(argv)
+    if code is None and argv[:1] == ["install"]:
+        code = _arm(argv[1:], argv)
     if code is None:
-        code = _kept(sys.argv[1:])
-    _exit(code)
+        code = _kept(argv)
+    return code
 
 
 def _arm(tail: list[str], argv: list[str], prog: str | None = None) -> int:
@@ -301,7 +309,10 @@ def install_tier() -> NoReturn:
     import gc
 
     gc.disable()
-    code = _fast(sys.argv[1:], command=False)
-    if code is None:
-        code = _arm(sys.argv[1:], ["install", *sys.argv[1:]], prog="install-tier")
+    try:
+        code = _fast(sys.argv[1:], command=False)
+        if code is None:
+            code = _arm(sys.argv[1:], ["install", *sys.argv[1:]], prog="install-tier")
+    except KeyboardInterrupt:  # a signal while the command's modules load, before the command's own handling of one
+        code = _interrupted(sys.argv[1:], "install-tier")
     _exit(code)

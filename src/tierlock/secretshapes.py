@@ -33,6 +33,8 @@ from tierlock.secretkeys import (
     run_of,
     standalone,
 )
+from tierlock.secretnames import CUES as _NAME_CUES
+from tierlock.secretnames import assigned
 
 _ALNUM = "A-Za-z0-9"
 _URLSAFE = "A-Za-z0-9_-"
@@ -183,6 +185,9 @@ _CUES = LazyPattern(
     + "|[Aa][Uu][Tt][Hh][Oo][Rr][Ii][Zz][Aa][Tt][Ii][Oo][Nn]|private_key|"
     + "|".join(DER_CUES)
     + "|(?i:datadog|dd[_-]?ap|twilio)"
+    + "|(?i:"
+    + "|".join(re.escape(cue) for cue in _NAME_CUES)
+    + ")"
 )
 #: :data:`_CUES` as substrings of an ASCII text: its case-sensitive branches, then (in the lowered text) the
 #: others. On ASCII text a case-insensitive branch matches exactly where its lowered spelling is found.
@@ -193,6 +198,7 @@ _CASED = (
 _UNCASED = (
     *(cue.lower() for shape in SHAPES if shape.nocase for cue in shape.cues),
     *("bearer", "basic", "authorization", "datadog", "ddap", "dd_ap", "dd-ap", "twilio"),
+    *_NAME_CUES,
 )
 
 
@@ -240,3 +246,5 @@ def find(text: str) -> Iterator[Span]:
     if "datadog" in lowered or "dd" in lowered or "twilio" in lowered:
         yield from named(text)
     yield from standalone(text)
+    if "=" in text:  # last: a value that is also of a known shape is named by its shape
+        yield from assigned(text)

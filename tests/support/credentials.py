@@ -99,6 +99,10 @@ def shapes(rng: random.Random = _RNG) -> dict[str, str]:
         + "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") for _ in range(33))
         + "Q",
         "pypi-any": "py" + "pi-" + _tail(80, _ALNUM + "_-", rng),
+        "assigned-env": "PGPASS" + "WORD=" + _tail(16, rng=rng),
+        "assigned-option": "--api-" + "key=" + _tail(24, rng=rng),
+        "assigned-query": "https://api.example.invalid/v1?access_" + "token=" + _tail(20, rng=rng) + "&page=2",
+        "assigned-pat": "GH_" + "PAT=" + _tail(12, rng=rng),
     }
 
 
@@ -171,6 +175,18 @@ BENIGN: tuple[str, ...] = (
     "ACCESS_LOG_FORMAT=combined",
     "AccountName=ciassets;EndpointSuffix=core.windows.net",
     "dd_apikey_rotation_days=30",
+    # Near misses of a credential name given a value: a name that only contains the word, a reference.
+    "--token-file=/run/secrets/registry",
+    "TOKENIZERS_PARALLELISM=false",
+    "MAX_TOKENS=4096",
+    "--password=$DB_PASSWORD",
+    "PGPASSWORD=${PGPASSWORD}",
+    "--api-key=@api-key.txt",
+    "--password-stdin",
+    "--no-password",
+    "sort_key=name",
+    "--auth=basic",
+    "USE_TOKEN=true",
     "twilio-python",
     "SG.example",
     "pypi-simple-index-mirror-configuration-for-the-corporate-proxy",

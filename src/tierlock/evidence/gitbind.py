@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from tierlock.evidence.gitcall import run_git
+from tierlock.evidence.gitcall import STATUS, evidence_pathspec, parse_status, run_git
+from tierlock.evidence.hiddenedits import hidden
 
 
 class GitUnavailable(Exception):
@@ -62,48 +63,26 @@ def find(start: Path) -> Checkout | None:
 
 
 def changes(top: Path, not_checked: list[str] | None = None) -> list[str]:
-    """Paths that differ from HEAD: modified, staged, deleted, or untracked and not ignored."""
+    """Paths that differ from HEAD: modified, staged, deleted, or untracked and not ignored (also edits of files
+    flagged assume-unchanged or skip-worktree, which git status does not show)."""
     return status(top, not_checked)[1]
 
 
 def pathspec(not_checked: list[str] | None) -> list[str]:
-    """The pathspec of the whole tree but the folders *not_checked* (relative to the top)."""
-    if not not_checked:
-        return []
-    return ["--", ".", *(f":(exclude,literal){rel}" for rel in not_checked)]
+    """The pathspec of the whole tree but what tierlock writes in the evidence folders *not_checked*."""
+    return evidence_pathspec(not_checked)
 
 
 def status(top: Path, not_checked: list[str] | None = None) -> tuple[str | None, list[str]]:
-    """(HEAD's commit, the paths that differ from it) from one ``git status``; *not_checked*: folders left out."""
-    out = git(
-        top,
-        "status",
-        "--porcelain=v2",
-        "--branch",
-        "-z",
-        "--untracked-files=normal",
-        "--ignore-submodules=dirty",
-        *pathspec(not_checked),
-    )
-    commit: str | None = None
-    paths: list[str] = []
-    entries = out.split("\0")
-    i = 0
-    while i < len(entries):
-        entry = entries[i]
-        i += 1
-        kind = entry[:2]
-        if entry.startswith("# branch.oid "):
-            oid = entry[len("# branch.oid ") :]
-            commit = oid if _oid(oid) else None
-        elif kind in ("1 ", "u "):  # ordinary or unmerged: the path is the last of 8 or 10 fields
-            paths.append(entry.split(" ", 8 if kind == "1 " else 10)[-1])
-        elif kind == "2 ":  # renamed or copied: the path, then its origin as the next entry
-            paths.append(entry.split(" ", 9)[-1])
-            i += 1
-        elif kind == "? ":
-            paths.append(entry[2:])
+    """(HEAD's commit, the paths that differ from it) from one ``git status``; *not_checked*: evidence folders."""
+    commit, paths, _ = parse_status(git(top, *STATUS, *pathspec(not_checked)))
+    paths.extend(path for path in hidden(str(top), pathspec(not_checked)) if path not in paths)
     return commit, paths
+
+
+def changed_submodules(top: Path, not_checked: list[str] | None = None) -> list[str]:
+    """The submodules whose checkout differs from HEAD's record (a file edited or untracked, the commit moved)."""
+    return parse_status(git(top, *STATUS, *pathspec(not_checked)))[2]
 
 
 def resolve(top: Path, ref: str) -> str | None:

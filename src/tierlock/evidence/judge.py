@@ -23,7 +23,9 @@ import stat
 
 from tierlock.evidence import IN_GIT_DIR, MAX_LISTED, RECEIPT, RECEIPT_VERSION, discovery, trust
 from tierlock.evidence.answer import Verdict, listed, quote
-from tierlock.evidence.gitcall import run_git
+from tierlock.evidence.gitcall import STATUS, evidence_pathspec, parse_status, run_git
+from tierlock.evidence.gitcall import remedy as git_remedy
+from tierlock.evidence.hiddenedits import hidden, reveal
 
 # Not ``typing``: it imports ``re``; this module stays on os, json and hashlib (and no pathlib, no subprocess).
 TYPE_CHECKING = False
@@ -230,20 +232,22 @@ def _search(base: Verdict, search: _Search, folder: str, config_from: str | None
 
 def _uncommitted(verdict: Verdict, top: str, evidence_rel: str | None) -> Verdict:
     """*verdict* (HEAD verified), unless the working tree has uncommitted changes: then not verified, naming them."""
-    spec = ["--", ".", f":(exclude,literal){evidence_rel}"] if evidence_rel else []
-    status, out = _git(
-        top, "status", "--porcelain=v2", "-z", "--untracked-files=normal", "--ignore-submodules=dirty", *spec
-    )
-    paths = _status_paths(out) if status == 0 else ["(git status failed)"]
+    spec = evidence_pathspec([evidence_rel] if evidence_rel else None)
+    status, out = _git(top, *STATUS, *spec)
+    _, paths, submodules = parse_status(out) if status == 0 else (None, ["(git status failed)"], [])
+    flagged = hidden(top, spec)
+    paths.extend(path for path in flagged if path not in paths)
     if not paths:
         return verdict
-    stash = ["git", "-C", top, "stash", "push", "--include-untracked", *spec]
+    steps = reveal(top, flagged) if flagged else []  # git stash passes flagged files by until they are cleared
+    steps.extend(git_remedy(top, spec, submodules))
+    remedy = " && ".join(" ".join(quote(a) for a in step) for step in steps)
     refused = Verdict(
         False,
         "uncommitted",
         f"{verdict.message}, but the working tree has {len(paths)} uncommitted change(s) ({listed(paths)}): "
         "the tree as it stands was not verified (commit and run tierlock verify, or --head to ask about HEAD alone)",
-        " ".join(quote(a) for a in stash),
+        remedy,
         commit=verdict.commit,
         tree=verdict.tree,
         receipt=verdict.receipt,
@@ -251,25 +255,6 @@ def _uncommitted(verdict: Verdict, top: str, evidence_rel: str | None) -> Verdic
     )
     refused.files = paths[: MAX_LISTED * 5]
     return refused
-
-
-def _status_paths(out: str) -> list[str]:
-    """The paths of ``git status --porcelain=v2 -z`` output."""
-    paths: list[str] = []
-    entries = out.split("\0")
-    i = 0
-    while i < len(entries):
-        entry = entries[i]
-        i += 1
-        kind = entry[:2]
-        if kind in ("1 ", "u "):  # ordinary or unmerged: the path is the last of 8 or 10 fields
-            paths.append(entry.split(" ", 8 if kind == "1 " else 10)[-1])
-        elif kind == "2 ":  # renamed or copied: the path, then its origin as the next entry
-            paths.append(entry.split(" ", 9)[-1])
-            i += 1
-        elif kind == "? ":
-            paths.append(entry[2:])
-    return paths
 
 
 def _stale(base: Verdict, newest: dict[str, Any], top: str, ref: str | None) -> Verdict:

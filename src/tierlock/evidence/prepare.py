@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tierlock.errors import ConfigError, UsageError
-from tierlock.evidence import activation, discovery, gitbind, refconfig, steps, store
+from tierlock.evidence import activation, discovery, gitbind, gitcall, hiddenedits, refconfig, steps, store
 from tierlock.evidence.answer import listed, verify_command
 from tierlock.evidence.config import VALIDATION_CACHE, Validated, find_config, sha256, validated
 from tierlock.evidence.process import GRACE_SECONDS
@@ -223,9 +223,14 @@ def _dirty(checkout: gitbind.Checkout | None, allow_dirty: bool, not_checked: li
 
 
 def stash_command(top: Path, not_checked: list[str]) -> str:
-    """``git stash`` of every uncommitted change but the folders *not_checked* (an evidence folder)."""
+    """``git stash`` of every uncommitted change but what tierlock writes in *not_checked* (an evidence folder); the
+    flags that hide an edit from git (assume-unchanged, skip-worktree) cleared first, and each submodule's own edits
+    stashed in the submodule and each submodule checked out again at HEAD's commit, else the stash passes them by."""
     spec = gitbind.pathspec(not_checked)
-    return shlex.join(["git", "-C", str(top), "stash", "push", "--include-untracked", *spec])
+    flagged = hiddenedits.hidden(str(top), spec)
+    steps = hiddenedits.reveal(str(top), flagged) if flagged else []
+    steps.extend(gitcall.remedy(str(top), spec, gitbind.changed_submodules(top, not_checked)))
+    return " && ".join(map(shlex.join, steps))
 
 
 def _base(options: Options, checkout: gitbind.Checkout | None) -> BaseConfig:

@@ -1,0 +1,98 @@
+"""A value given to a credential name: ``DB_PASSWORD=hunter2``, ``--api-key=...``, ``?token=...``.
+
+The runtime config refuses a credential name in ``env`` (RC009); the same assignment written as an
+argument (``env PGPASSWORD=... psql``, ``docker run -e API_TOKEN=...``, ``--password=...``) or in a
+URL's query (``?access_token=...``) is the same credential saved. Found when a name of letters,
+digits, ``_`` and ``-`` that *ends* in a credential word (so ``--token-file=PATH`` and
+``TOKENIZERS_PARALLELISM=false`` are not), is a well-known password variable, or ends in ``_pass``,
+``_pwd`` or ``_pat``, is followed by ``=`` and a value: at least three characters up to a space,
+a quote, ``&``, ``;``, ``,``, ``|``, ``<`` or ``>``. A value that refers to a credential instead of
+being one is not: a variable (``$TOKEN``, ``%TOKEN%``), a file (``@file``, ``/run/secrets/x``,
+``~/x``, ``file:``, ``env:``, ``fd:``), a mask (``****``, ``[redacted]``), a boolean or ``none``.
+
+Part of the one linear-time search of :mod:`tierlock.secretshapes`: each candidate ``=`` is found by a
+pattern of bounded length, its name read back at most :data:`NAME_MAX` characters, and its value
+measured once; the search goes on after the value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tierlock.secretkeys import LazyPattern, Span, run_end, run_of
+
+#: Name endings (lower case, ``-`` read as ``_``) of a credential: the RC009 words that can end a name.
+ENDINGS = (
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "passphrase",
+    "credential",
+    "credentials",
+    "api_key",
+    "apikey",
+    "private_key",
+    "privatekey",
+    "access_key",
+    "accesskey",
+    "auth_key",
+    "authkey",
+    "signing_key",
+    "client_key",
+    "session_key",
+    "secret_key",
+    "secretkey",
+    "_pass",
+    "_pwd",
+    "_pat",
+)
+#: Whole names of well-known password variables (RC009's list), lower case.
+WHOLE = frozenset({"sshpass", "mysql_pwd", "rediscli_auth", "npm_config__auth", "pgpass", "ldappass"})
+#: What a text must hold (lowered) to be searched: the last word of every name above, and ``=``.
+CUES = (
+    *("token=", "secret=", "password=", "passwd=", "phrase=", "credential=", "credentials=", "key="),
+    *("pass=", "pwd=", "pat=", "auth="),
+)
+NAME_MAX = 128
+#: How much of a value tells whether it is one (longer than every word of :data:`_NOT_A_VALUE`).
+HEAD = 8
+_CANDIDATE = LazyPattern(r"(?i:token|secret|passw(?:or)?d|phrase|credentials?|key|pass|pwd|pat|auth)=")
+_NAME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+_VALUE = "^\\s\"'`&;,|<>"
+_NOT_A_VALUE = frozenset({"true", "false", "none", "null", "yes", "off"})
+_REFERENCES = ("$", "%", "@", "/", "~", "*", "[", "{", "(", "file:", "env:", "fd:")
+
+
+def credential_name(name: str) -> bool:
+    """Whether *name* (as written before ``=``) names a credential."""
+    norm = name.lower().replace("-", "_").lstrip("_")
+    return norm in WHOLE or norm.endswith(ENDINGS)
+
+
+def _is_value(head: str) -> bool:
+    """Whether a value that starts with *head* (its first :data:`HEAD` characters, or all of it) is one."""
+    lowered = head.lower()
+    return len(head) >= 3 and lowered not in _NOT_A_VALUE and not lowered.startswith(_REFERENCES)
+
+
+def assigned(text: str) -> Iterator[Span]:
+    """The values given to credential names in *text* (the value only: the name stays readable).
+
+    A value is measured to its end only once it is known to be one (its head tells): then the search goes
+    on after it, so no character is measured twice."""
+    value_run = run_of(_VALUE)
+    i = 0
+    while (m := _CANDIDATE.search(text, i)) is not None:
+        eq, at = m.end() - 1, m.end()
+        i = at
+        before = text[max(0, eq - NAME_MAX) : eq]
+        start = eq - (len(before) - len(before.rstrip(_NAME_CHARS)))  # the name: read back, in C
+        if start > m.start() or not credential_name(text[start:eq]):
+            continue
+        head = value_run.match(text, at, at + HEAD)
+        if head is None or not _is_value(head.group()):
+            continue
+        end = run_end(value_run, text, at)
+        yield at, end, "value of a credential name"
+        i = end
