@@ -248,6 +248,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/plugin/test_plugin_damage.py",
             "tests/unit/plugin/test_pytest_plugin_selection.py",
             "tests/unit/plugin/test_plugin_hidden_by_the_project.py",
+            "tests/unit/plugin/test_plugin_fail_closed_edges.py",
             "tests/cli/test_matrix_jobs.py",
         ),
     ),

@@ -79,6 +79,17 @@ def test_a_strict_run_selecting_files_of_a_glob_of_file_names_fails_closed(file_
     )
 
 
+def test_a_strict_run_counts_a_whole_file_and_a_test_named_inside_another_of_the_globs_as_two(
+    file_glob: pytest.Pytester,
+) -> None:
+    (file_glob.path / "tests" / "test_brain_more.py").write_text(IMPORTS_BRAIN)
+    result = file_glob.runpytest(
+        "--tierlock-strict", "tests/test_brain_model.py", "tests/test_brain_more.py::test_brain"
+    )
+    assert result.ret == EXIT_TIER_MISSING
+    result.stderr.fnmatch_lines(["  this run selects 2 test file(s) that need it"])
+
+
 def test_a_strict_run_weighs_only_the_files_it_selects(file_glob: pytest.Pytester) -> None:
     """A file beside the tier's, importing its root but not selected, does not make the run need the tier."""
     result = file_glob.runpytest("--tierlock-strict", "tests/test_base.py")
