@@ -95,14 +95,15 @@ def _verified(
     plan: Plan,
     probes: Mapping[NormalizedName, DistributionProbe],
 ) -> dict[NormalizedName, DistributionProbe]:
-    """:func:`tierlock.installer.verification.verify` of the packages the backend changed; when uv left some of
-    those it installed, replaced or repaired there at their locked version but damaged, they are installed once
-    more without uv's cache.
+    """:func:`tierlock.installer.verification.verify` of the packages the backend changed; when uv left some it
+    was asked to repair still damaged, or some it installed or replaced with a file of another size than RECORD's
+    that is linked elsewhere (uv's cache), they are installed once more without uv's cache.
 
     uv installs the files of a wheel as hard links to the copy it unpacked into its cache: a file of an environment
     written in place (cut short by a full disk, ``truncate``, ``cp -p`` over it) is written in the cache too, and
     a reinstall from it links the damaged bytes again - the same command, printed as the fix, forever; an install
-    into another environment (a fresh one, a CI job sharing the cache) links them too."""
+    into another environment (a fresh one, a CI job sharing the cache) links them too. A file missing, or an
+    import root the wheel does not ship, is no copy of the cache's: that install fails as it is."""
     names = [str(t.name) for t in job.tiers]
 
     def verify() -> dict[NormalizedName, DistributionProbe]:
@@ -121,12 +122,14 @@ def _verified(
         return verify()
     except BackendError:
         written = {str(s.name) for s in plan.changes}
+        repaired = {str(s.name) for s in plan.of("repair")}  # (there, at its version, and damaged before it ran)
         entries = [e for e in job.entries if str(e.name) in written]
-        after, _ = verification.probe_and_plan(entries, job.target, job.roots, deep=request.deep)
+        after, found = verification.probe_and_plan(entries, job.target, job.roots, deep=request.deep)
+        steps = [s for s in after.of("repair") if str(s.name) in repaired or _linked_and_resized(found.get(s.name))]
         uv = backend_for(project, request, job.target)
-        if not after.of("repair") or not isinstance(uv, UvBackend):
+        if not steps or not isinstance(uv, UvBackend):
             raise
-    damaged = Plan(tuple(after.of("repair")))
+    damaged = Plan(tuple(steps))
     ui.note(
         f"uv: {', '.join(str(s.name) for s in damaged.steps)} damaged as uv wrote it (uv links installed files from"
         " its cache, which a change made in place through such a link damages too): installing again without uv's"
@@ -134,6 +137,21 @@ def _verified(
     )
     execute(project, request, ui, job, damaged, backend=_UvWithoutCache(uv.executable, uv.name))
     return verify()
+
+
+def _linked_and_resized(probe: DistributionProbe | None) -> bool:
+    """Whether a file of the distribution *probe* found has another size than RECORD says and another link
+    (uv's cache's copy, written in place through a link of another environment)."""
+    import os
+
+    for row in probe.records if probe is not None else ():
+        try:
+            info = os.stat(row[0])
+        except OSError:
+            continue  # missing: no copy of the cache's
+        if info.st_nlink > 1 and row[2] is not None and info.st_size != row[2]:
+            return True
+    return False
 
 
 def backend_for(project: Project, request: Request, target: Target) -> Backend:
