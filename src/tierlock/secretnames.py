@@ -21,32 +21,15 @@ from collections.abc import Iterator
 
 from tierlock.secretkeys import LazyPattern, Span, run_end, run_of
 
-#: Name endings (lower case, ``-`` read as ``_``) of a credential: the RC009 words that can end a name.
-ENDINGS = (
-    "token",
-    "secret",
-    "password",
-    "passwd",
-    "passphrase",
-    "credential",
-    "credentials",
-    "api_key",
-    "apikey",
-    "private_key",
-    "privatekey",
-    "access_key",
-    "accesskey",
-    "auth_key",
-    "authkey",
-    "signing_key",
-    "client_key",
+#: The words of a credential's name (lower case), in RC009's order: a name holding one anywhere is refused in ``env``
+#: (:data:`tierlock.validators.credentials.CREDENTIAL_WORDS`, with ``bearer``).
+WORDS = (
+    *("token", "secret", "password", "api_key", "apikey", "credential", "passwd", "passphrase"),
+    *("private_key", "privatekey", "access_key", "accesskey", "auth_key", "authkey", "signing_key", "client_key"),
     "session_key",
-    "secret_key",
-    "secretkey",
-    "_pass",
-    "_pwd",
-    "_pat",
 )
+#: Name endings (lower case, ``-`` read as ``_``) of a credential: the words above, and the endings that only end one.
+ENDINGS = (*WORDS, "credentials", "secret_key", "secretkey", "_pass", "_pwd", "_pat")
 #: Whole names of well-known password variables (RC009's list), lower case.
 WHOLE = frozenset({"sshpass", "mysql_pwd", "rediscli_auth", "npm_config__auth", "pgpass", "ldappass"})
 #: What a text must hold (lowered) to be searched: the last word of every name above, and ``=``.

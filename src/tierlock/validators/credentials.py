@@ -10,30 +10,12 @@ from __future__ import annotations
 import re
 
 from tierlock.redaction import REDACTED, credential_kind, redact, spans
+from tierlock.secretnames import WORDS
 from tierlock.secretshapes import SHAPES, Shape
 
 #: An env name containing one of these (case-insensitively, anywhere) is refused.
 #: The first six are those of the specrails-core runtime config validator; the rest cannot be ordinary names either.
-CREDENTIAL_WORDS = (
-    "token",
-    "secret",
-    "password",
-    "api_key",
-    "apikey",
-    "credential",
-    "passwd",
-    "passphrase",
-    "private_key",
-    "privatekey",
-    "access_key",
-    "accesskey",
-    "auth_key",
-    "authkey",
-    "signing_key",
-    "client_key",
-    "session_key",
-    "bearer",
-)
+CREDENTIAL_WORDS = (*WORDS, "bearer")
 _NAME_RE = re.compile("|".join(re.escape(w) for w in CREDENTIAL_WORDS), re.IGNORECASE)
 
 #: Well-known variables that hold a password without saying "password" (whole names, in any case:
