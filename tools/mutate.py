@@ -660,6 +660,7 @@ MODULES: dict[str, Module] = {
     "installer/applying.py": Module(
         ("src/tierlock/installer/applying.py",),
         (
+            "tests/unit/installer/test_applying_cache_signature.py",
             "tests/cli/test_uv_repair_without_cache.py",
             "tests/cli/test_rewritten_in_place_remedy.py",
             "tests/cli/test_install_target.py",
