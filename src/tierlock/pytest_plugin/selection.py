@@ -253,11 +253,7 @@ def read_collect_ignore(conftest: Path) -> tuple[list[str], list[str]] | None:
     mentions = sum(1 for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id.startswith("collect_ignore"))
     if mentions != literal:
         return None  # computed, conditional or changed somewhere else: only pytest knows
-    folder = conftest.parent
-    return (
-        [os.path.abspath(folder / p) for p in found["collect_ignore"]],
-        [os.path.abspath(folder / p) for p in found["collect_ignore_glob"]],
-    )
+    return _absolute(conftest, found)
 
 
 def possible_collect_ignore(conftest: Path) -> tuple[list[str], list[str]] | None:
@@ -278,6 +274,12 @@ def possible_collect_ignore(conftest: Path) -> tuple[list[str], list[str]] | Non
             literal += 1
     if mentions != literal:
         return None
+    return _absolute(conftest, found)
+
+
+def _absolute(conftest: Path, found: dict[str, list[str]]) -> tuple[list[str], list[str]]:
+    """The names of ``collect_ignore`` and ``collect_ignore_glob`` in *found*, as absolute paths below *conftest*'s
+    folder."""
     folder = conftest.parent
     return (
         [os.path.abspath(folder / p) for p in found["collect_ignore"]],
