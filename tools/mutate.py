@@ -795,6 +795,15 @@ MODULES: dict[str, Module] = {
             "tests/unit/lockfiles/test_marker_texts_arbitrary.py",
         ),
     ),
+    # A credential given as an option's own argument, and the value given to a credential's name.
+    "secretargs": Module(
+        ("src/tierlock/secretargs.py", "src/tierlock/secretnames.py", "src/tierlock/validators/secrets.py"),
+        (
+            "tests/unit/validators/test_validators_credential_options.py",
+            "tests/unit/validators/test_validators_credential_assignments.py",
+            "tests/unit/validators/test_validators_s*.py",
+        ),
+    ),
     "validators": Module(
         (
             *(f"src/tierlock/validators/{name}.py" for name in ("credentials", "scope", "rules", "renderers")),

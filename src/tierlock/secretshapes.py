@@ -246,5 +246,5 @@ def find(text: str) -> Iterator[Span]:
     if "datadog" in lowered or "dd" in lowered or "twilio" in lowered:
         yield from named(text)
     yield from standalone(text)
-    if "=" in text:  # last: a value that is also of a known shape is named by its shape
+    if "=" in text or "-" in text:  # last: a value that is also of a known shape is named by its shape
         yield from assigned(text)

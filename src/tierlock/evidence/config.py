@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from tierlock import fsutil
+from tierlock import fsutil, secretargs
 from tierlock._version import __version__
 from tierlock.errors import ConfigError, TierlockError
 from tierlock.evidence import discovery, gitbind, steps, store
@@ -107,12 +107,12 @@ def _folders(config: dict[str, Any], config_dir: Path, root: Path) -> list[list[
 def credential_shaped(config: dict[str, Any]) -> bool:
     """Whether a command or argument of *config* holds something the redactor masks (an accepted credential)."""
 
-    return any(
-        redact(text) != text
-        for name in ("setup", "verification")
-        for command in config.get(name, [])
-        for text in (command["command"], *command.get("args", []))
-    )
+    for name in ("setup", "verification"):
+        for command in config.get(name, []):
+            words = [command["command"], *command.get("args", [])]
+            if any(redact(text) != text for text in words) or any(secretargs.found(words)):
+                return True
+    return False
 
 
 class Validated(NamedTuple):

@@ -14,6 +14,7 @@ import errno
 import os
 from pathlib import Path
 
+from tierlock import secretargs
 from tierlock.evidence import RUN_MARK, activation, causes, process, steps, store, tails
 from tierlock.evidence.blockers import Blocker
 from tierlock.evidence.prepare import Prepared
@@ -60,13 +61,20 @@ class Execution:
 
         return redact(text)
 
+    def shown_args(self, step: steps.Step) -> list[str]:
+        """A step's arguments as recorded: each :meth:`shown`, and one that holds a credential by its option
+        (``--password hunter2``) redacted too."""
+        if not self.p.redact_args:
+            return list(step.args)
+        return [self.shown(a) for a in secretargs.redacted(step.argv)[1:]]
+
     def _record(self, step: steps.Step) -> CommandRecord:
         return CommandRecord(
             list=step.list,
             key=step.key,
             label=step.label,
             command=self.shown(step.command),
-            args=[self.shown(a) for a in step.args],
+            args=self.shown_args(step),
             cwd=step.cwd,
             env_names=sorted(step.env),
             command_source=step.source,
@@ -144,7 +152,8 @@ class Execution:
                 step, "setup", reason, f"fix the setup (see the log {log}), then run again: tierlock verify", log
             )
         elif step.list == "repair":
-            reason = f"the repair ({step.name} {' '.join(step.args)}) failed ({how}); verification was not run again"
+            shown = " ".join(self.shown_args(step))
+            reason = f"the repair ({step.name} {shown}) failed ({how}); verification was not run again"
             self._block(step, "setup", reason, f"see the log {log}, then run again: tierlock verify", log)
 
     def _status(self, step: steps.Step, outcome: process.Outcome, log: Path) -> str:
@@ -194,7 +203,7 @@ class Execution:
                 kind,
                 self.shown(self.mask(reason)),
                 self.shown(step.command),
-                tuple(self.shown(a) for a in step.args),
+                tuple(self.shown_args(step)),
                 step.cwd,
                 self.shown(self.mask(action)),
                 str(log),

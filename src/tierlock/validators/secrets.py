@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from tierlock import secretargs
 from tierlock.validators.credentials import credential_kind
 from tierlock.validators.jsonpos import MAX_DEPTH, JsonPath
 from tierlock.validators.results import Finding, dotted
@@ -76,8 +77,11 @@ def _acceptable(path: JsonPath) -> bool:
     return (path[2] == "args" and isinstance(path[3], int)) or (path[2] == "env" and isinstance(path[3], str))
 
 
-def allowances(document: Any, out: list[Finding]) -> dict[JsonPath, tuple[int, str]]:
-    """The paths accepted by ``acceptedCredentials`` (with the entry index and reason); RC018 findings to *out*."""
+def allowances(
+    document: Any, out: list[Finding], by_option: frozenset[JsonPath] = frozenset()
+) -> dict[JsonPath, tuple[int, str]]:
+    """The paths accepted by ``acceptedCredentials`` (with the entry index and reason); RC018 findings to *out*.
+    *by_option*: the arguments that hold a credential by their option (:func:`by_their_option`)."""
     accepted: dict[JsonPath, tuple[int, str]] = {}
     entries = document.get(ALLOWANCES) if isinstance(document, dict) else None
     if not isinstance(entries, list):
@@ -110,7 +114,9 @@ def allowances(document: Any, out: list[Finding]) -> dict[JsonPath, tuple[int, s
                     related=(ALLOWANCES, first, "path"),
                 )
             )
-        elif not isinstance(value := _value(document, path), str) or credential_kind(value) is None:
+        elif path not in by_option and (
+            not isinstance(value := _value(document, path), str) or credential_kind(value) is None
+        ):
             out.append(
                 Finding(
                     "RC018",
@@ -139,9 +145,10 @@ def _what(path: JsonPath) -> str:
 def check(document: Any) -> tuple[list[Finding], list[Accepted]]:
     """RC014 for every credential-shaped string (keys too), RC018 for bad allowances, and what was accepted."""
     out: list[Finding] = []
-    allowed = allowances(document, out)
+    by_option = by_their_option(document)
+    allowed = allowances(document, out, frozenset(by_option))
     accepted: list[Accepted] = []
-    for path, kind, at_key in _credentials(document):
+    for path, kind, at_key in (*_credentials(document), *((p, secretargs.KIND, False) for p in by_option)):
         if at_key:
             name = "env name" if len(path) == 4 and path[2] == "env" else "key"
             out.append(Finding("RC014", path, f"{name} is a credential ({kind}): {NEVER_SAVED}", at_key=True))
@@ -152,6 +159,23 @@ def check(document: Any) -> tuple[list[Finding], list[Accepted]]:
             out.append(Finding("RC014", path, f"{_what(path)} holds a credential ({kind}): {NEVER_SAVED}"))
     accepted.sort(key=lambda a: a.allowance)
     return out, accepted
+
+
+def by_their_option(document: Any) -> list[JsonPath]:
+    """The ``args`` entries of every command that hold a credential by the option before them
+    (:mod:`tierlock.secretargs`: ``["--password", "hunter2"]``) and not by their own shape."""
+    out: list[JsonPath] = []
+    for name in _LISTS:
+        commands = document.get(name) if isinstance(document, dict) else None
+        for index, command in enumerate(commands if isinstance(commands, list) else ()):
+            args = command.get("args") if isinstance(command, dict) else None
+            if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+                continue
+            head = command.get("command")
+            words = [head if isinstance(head, str) else "", *args]
+            found = (i - 1 for i in secretargs.found(words) if i)
+            out.extend((name, index, "args", i) for i in found if credential_kind(args[i]) is None)
+    return out
 
 
 def _credentials(document: Any) -> Iterator[tuple[JsonPath, str, bool]]:
