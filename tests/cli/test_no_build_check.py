@@ -330,11 +330,29 @@ def test_a_pip_tools_lock_records_nothing_and_check_says_a_universal_lock_proves
     (finding,) = document["findings"]
     assert finding["kind"] == "no-artifacts"
     assert "single-platform lock" in finding["detail"]
-    assert finding["remedy"] == f"tierlock --project {folder} lock base --backend uv"
+    assert finding["remedy"] == f"tierlock --project {folder} lock base native --backend uv"
     table = run_cli(capsys, "--project", str(folder), "platforms", "base")[1]
-    assert table.splitlines()[0].endswith(f"; to fix: tierlock --project {folder} lock base --backend uv")
+    assert table.splitlines()[0].endswith(f"; to fix: tierlock --project {folder} lock base native --backend uv")
     assert run_cli(capsys, *finding["remedy"].split()[1:])[0] == 0
     assert run_cli(capsys, "--project", str(folder), "check")[0] == 0
+
+
+def test_a_pip_tools_lock_under_a_layered_tier_is_fixed_by_one_command_that_relocks_both(
+    tmp_path: Path, index: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before: the fix relocked base alone (``lock base --backend uv``); native, layered on it, then said base-moved
+    # and needed a second command.
+    folder = project(tmp_path / "app", index, ["purepkg"], platforms='["linux-x86_64"]')
+    monkeypatch.setenv("PIP_INDEX_URL", index)
+    code, _, err = run_cli(capsys, "--project", str(folder), "-q", "lock", "--backend", "pip")
+    assert code == 0, err
+    code, document = cli_json(capsys, "--project", str(folder), "check")
+    assert code == 1
+    remedies = {f["remedy"] for f in document["findings"]}
+    assert remedies == {f"tierlock --project {folder} lock base native --backend uv"}
+    assert run_cli(capsys, *remedies.pop().split()[1:])[0] == 0
+    code, out, err = run_cli(capsys, "--project", str(folder), "check")
+    assert code == 0, out + err
 
 
 def test_platforms_prints_the_coverage_table_and_proves_with_given_platforms(

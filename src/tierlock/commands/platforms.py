@@ -121,7 +121,7 @@ def document(
 
 
 def _text(ctx: Context, project: Project, covered: Sequence[TierCoverage], unlocked: Sequence[Tier]) -> None:
-    from tierlock.lockfiles.nobuild import by_package, outside, record_problem, relock_command
+    from tierlock.lockfiles.nobuild import by_package, outside, record_fix, record_problem, relock_command
     from tierlock.tiers.platforms import python_versions, version_text, versions_text
 
     pythons = [version_text(v) for v, _ in python_versions(project.requires_python)]
@@ -129,8 +129,7 @@ def _text(ctx: Context, project: Project, covered: Sequence[TierCoverage], unloc
         kind = "no-build" if coverage.no_build else "may build"
         title = f"{coverage.tier} ({kind}): {coverage.lockfile}"
         if not coverage.record.usable or coverage.single_platform is not None:
-            flag = " --backend uv" if coverage.single_platform is not None else ""
-            ctx.ui.line(f"{title}: {record_problem(project, coverage)}; to fix: tierlock lock {coverage.tier}{flag}")
+            ctx.ui.line(f"{title}: {record_problem(project, coverage)}; to fix: {record_fix(project, coverage)}")
             continue
         cells = {(c.platform, c.python): c for c in coverage.cells}
         rows = [[p.label, *(_cell(cells[(p.name, v)]) for v in pythons)] for p in project.platforms]

@@ -90,11 +90,8 @@ def problems(project: Project, covered: Sequence[TierCoverage]) -> list[Coverage
     for coverage in covered:
         if not coverage.no_build:
             continue
-        command = relock_command(project, coverage.tier) if project.lock else f"tierlock lock {coverage.tier}"
-        if coverage.single_platform is not None:
-            command += " --backend uv"  # pip-tools locks one platform: only a universal lock proves the others
         if not coverage.record.usable or coverage.single_platform is not None:
-            detail = record_problem(project, coverage)
+            detail, command = record_problem(project, coverage), record_fix(project, coverage)
             out.append(CoverageProblem(coverage.tier, "no-artifacts", coverage.lockfile, None, detail, command))
             continue
         out += outside(project, coverage)
@@ -158,6 +155,15 @@ def relock_command(project: Project, tier: str) -> str:
         return remedy(project)
     above = [str(t) for t in project.tiers if any(m.name == tier for m in project.chain(t))]
     return " ".join(["tierlock", "lock", *above])
+
+
+def record_fix(project: Project, coverage: TierCoverage) -> str:
+    """The one command that records a tier's artifacts: its lock made again (``uv lock`` for a lock the project
+    commits). A pip-tools lock is made again universal (``--backend uv``), a new body: with the tiers layered on
+    it (else each says base-moved, a second command); a missing or stale record, the same body: the tier alone."""
+    if coverage.single_platform is not None:
+        return relock_command(project, coverage.tier) + " --backend uv"
+    return relock_command(project, coverage.tier) if project.lock else f"tierlock lock {coverage.tier}"
 
 
 def record_problem(project: Project, coverage: TierCoverage) -> str:
