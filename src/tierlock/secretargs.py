@@ -15,6 +15,8 @@ command, then its arguments):
   ``-p PASSWORD`` after ``login`` for the container tools (``docker login -p``, ``podman``, ``helm registry``).
 
 A tool is known by the base name of any earlier word (``sudo docker login -p x``, ``uv run curl -u a:b``).
+A word with spaces is read as a shell script too (``["bash", "-c", "curl -u a:b https://..."]``): the whole
+word holds the credential when its own words (split as a POSIX shell splits them) hold one.
 """
 
 from __future__ import annotations
@@ -35,12 +37,13 @@ _LOGIN = frozenset({"docker", "podman", "nerdctl", "buildah", "skopeo", "helm", 
 #: Tools whose ``--password`` is a switch that makes them ask (``mysql --password DB``, ``psql --password DB``).
 _ASKING = _MYSQL | {"psql", "pg_dump", "pg_dumpall", "pg_restore", "pg_basebackup", "pgbench", "createdb", "dropdb"}
 _ASKING |= {"createuser", "dropuser", "vacuumdb", "reindexdb", "clusterdb", "mongosh", "mongo"}
-_TOOLS = _ASKING | _LOGIN | {"curl", "sshpass"}
+#: The tools whose own options are read (by their base name).
+TOOLS = _ASKING | _LOGIN | {"curl", "sshpass"}
 
 
 def _tool(word: str) -> str | None:
     base = word.replace("\\", "/").rsplit("/", 1)[-1].lower().removesuffix(".exe")
-    return base if base in _TOOLS else None
+    return base if base in TOOLS else None
 
 
 def _user_password(value: str) -> bool:
@@ -66,8 +69,19 @@ def _takes_password(tool: str | None, login: bool, word: str, value: str) -> boo
     return False
 
 
+def _in_script(word: str) -> bool:
+    """Whether *word* is a shell script (``bash -c "curl -u a:b ..."``) whose own words hold one."""
+    import shlex
+
+    try:
+        return any(found(shlex.split(word)))
+    except ValueError:  # (an unclosed quote: not a script shlex reads)
+        return False
+
+
 def found(words: Sequence[str]) -> Iterator[int]:
-    """The index of each word of *words* (a command, then its arguments) that is a credential by its option."""
+    """The index of each word of *words* (a command, then its arguments) that is a credential by its option, or
+    a script (a word with spaces) whose words hold one."""
     tool: str | None = None
     login = False
     after_option = False
@@ -76,7 +90,9 @@ def found(words: Sequence[str]) -> Iterator[int]:
             after_option = False
             yield i
             continue
-        if (known := _tool(word)) is not None:
+        if " " in word and _in_script(word):
+            yield i
+        elif (known := _tool(word)) is not None:
             tool, login = known, False
         elif word == "login":
             login = True

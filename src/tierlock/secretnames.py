@@ -95,8 +95,11 @@ def assigned(text: str) -> Iterator[Span]:
     """The values given to credential names in *text* (the value only: the name stays readable).
 
     A value is measured to its end only once it is known to be one (its head tells): then the search goes
-    on after it, so no character is measured twice."""
+    on after it, so no character is measured twice. A value in quotes (``API_TOKEN="..."``, ``--password
+    'x y'``) ends at the closing quote of its line; each quote character's next place is found once and kept
+    while the search is before it, so a text of opening quotes is still read once."""
     value_run = run_of(_VALUE)
+    closing: dict[str, int] = {}
     i = 0
     while (m := _CANDIDATE.search(text, i)) is not None:
         eq, at = m.start(1), m.end()
@@ -106,6 +109,13 @@ def assigned(text: str) -> Iterator[Span]:
         spaced = text[eq] != "="
         if start > m.start() or not (credential_option if spaced else credential_name)(text[start:eq]):
             continue
+        if at < len(text) and text[at] in "\"'":
+            found = _quoted(text, at, closing)
+            if found is None or (spaced and not option_value(text[found[0] : found[1]])):
+                continue
+            yield found[0], found[1], "value of a credential name"
+            i = found[1] + 1
+            continue
         head = value_run.match(text, at, at + HEAD)
         if head is None or not _is_value(head.group()):
             continue
@@ -114,3 +124,18 @@ def assigned(text: str) -> Iterator[Span]:
             continue
         yield at, end, "value of a credential name"
         i = end
+
+
+def _quoted(text: str, at: int, closing: dict[str, int]) -> tuple[int, int] | None:
+    """The value inside the quote that opens at *at* (start, end), when it is one: up to the closing quote on
+    its line, else (a quote left open) the run of value characters after it."""
+    quote = text[at]
+    close = closing.get(quote, -2)
+    if close <= at:
+        close = closing[quote] = text.find(quote, at + 1)
+    end = close if close >= 0 else len(text)
+    if not _is_value(text[at + 1 : min(end, at + 1 + HEAD)]):
+        return None
+    if close < 0 or text.find("\n", at + 1, close) >= 0:  # (up to the first line end: the value ends there)
+        return at + 1, run_end(run_of(_VALUE), text, at + 1)
+    return at + 1, close

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import string
+import time
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,8 @@ REFUSED: dict[str, tuple[str, list[str], int]] = {
     "mariadb-dump attached": ("mariadb-dump", ["-u", "root", f"-p{SECRET}"], 2),
     "mysql's api key option": ("mysql", ["--api-key", SECRET], 1),
     "windows exe": ("C:\\tools\\curl.exe", ["-u", f"a:{SECRET}"], 1),
+    "a shell script": ("bash", ["-c", f"curl -fsS -u admin:{SECRET} https://x.invalid"], 1),
+    "a script's quoted password": ("sh", ["-c", f"set -e; docker login -p '{SECRET}' r.invalid && echo ok"], 1),
 }
 
 #: Neighbours that are not a credential: references, metavariables, specifications, other tools' -p and -u.
@@ -71,6 +74,8 @@ ACCEPTED: dict[str, tuple[str, list[str]]] = {
     "ansible asks for the vault": ("ansible-playbook", ["--ask-vault-password", "site.yml"]),
     "a switch without a value": ("tool", ["--no-password", "target"]),
     "a boolean": ("tool", ["--api-key", "none"]),
+    "a script with a variable": ("bash", ["-c", "twine upload --password $TWINE_PASSWORD dist/*"]),
+    "a script shlex cannot read": ("sh", ["-c", "echo 'unclosed"]),
 }
 
 
@@ -134,6 +139,49 @@ def test_a_printed_line_that_gives_a_long_option_its_credential_is_redacted(line
 
 
 @pytest.mark.parametrize(
+    ("line", "shown"),
+    [
+        (f'export API_TOKEN="{SECRET}"', f'export API_TOKEN="{REDACTED}"'),
+        (f"PGPASSWORD='{SECRET}' psql -h db", f"PGPASSWORD='{REDACTED}' psql -h db"),
+        (f'twine upload --password "{SECRET} x" dist', f'twine upload --password "{REDACTED}" dist'),
+        (f'DB_PASS="{SECRET}\nnext line"', f'DB_PASS="{REDACTED}\nnext line"'),  # a quote left open on its line
+        (f'DB_PASS="{SECRET}', f'DB_PASS="{REDACTED}'),
+        ('API_TOKEN="$API_TOKEN" TOKEN="" pw="ab"', 'API_TOKEN="$API_TOKEN" TOKEN="" pw="ab"'),
+    ],
+)
+def test_a_quoted_value_of_a_credential_name_is_redacted_to_its_closing_quote(line: str, shown: str) -> None:
+    # Before: a value in quotes was no value (its first character, a quote, ends the run), printed as written.
+    assert redact(line) == shown
+
+
+def test_a_script_that_assigns_a_quoted_credential_is_refused() -> None:
+    result = validate_runtime_config(_document("bash", ["-c", f'export API_TOKEN="{SECRET}" && make deploy']))
+    assert [(e.rule, e.path) for e in result.errors] == [("RC014", ("verification", 0, "args", 1))]
+    assert SECRET not in _every_output(result)
+
+
+def _cost(text: str) -> float:
+    """The least of three times :func:`redact` takes on *text* (the least: another process's slice is not ours)."""
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        redact(text)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+@pytest.mark.parametrize(
+    "unit",
+    ['a_password="abc\n', 'a_password="$x ', "--token 'abc ", 'x_token="'],
+    ids=["open quotes, one line each", "references before one far quote", "options and quotes", "quotes only"],
+)
+def test_adversarial_quotes_cost_in_proportion_to_the_text(unit: str) -> None:
+    # Four times the text costs about four times as much (a search that went back over each quoted run: sixteen).
+    small, large = unit * 6_000 + '"', unit * 24_000 + '"'
+    assert _cost(large) < 9 * _cost(small)
+
+
+@pytest.mark.parametrize(
     "line",
     ["usage: twine upload [--password PASSWORD] [--token TOKEN]", "pass --password-stdin", "--token $TOKEN"],
 )
@@ -157,7 +205,9 @@ _OPTIONS = st.sampled_from(["--password", "--token", "-api-key", "--client-secre
 _VALUES = st.text(string.ascii_letters + string.digits + "._+!#", min_size=3, max_size=40).filter(
     lambda v: not re.fullmatch(r"[A-Z_]+[.]*", v) and v.lower() not in {"true", "false", "none", "null", "yes", "off"}
 )
-_WORDS = st.lists(st.text(string.ascii_lowercase, min_size=1, max_size=8), max_size=4)
+_WORDS = st.lists(
+    st.text(string.ascii_lowercase, min_size=1, max_size=8).filter(lambda w: w not in secretargs.TOOLS), max_size=4
+)
 
 
 @given(before=_WORDS, option=_OPTIONS, value=_VALUES, after=_WORDS)
