@@ -37,6 +37,7 @@ LAZY_IMPORTS: dict[str, str] = {
     "tierlock.output": "rich loads only for a terminal; plain lines and JSON never need it",
     "tierlock.remedies": "imported by the plugin: re and shlex load only when a remedy is rendered",
     "tierlock.secretkeys": "every printed line is searched: binascii loads only to decode a candidate key",
+    "tierlock.secretargs": "read by admit's runtime config check: shlex loads only for an argument with spaces",
     "tierlock.interrupts": "installed by every command before it starts: the signal modules load when it is armed",
     "tierlock.armplan": "checked before the install's imports: the digest loads only for a plan found",
     "tierlock.earlyarm": "runs before the install's imports: the lock, the process, the scratch folder load when used",

@@ -96,10 +96,8 @@ def assigned(text: str) -> Iterator[Span]:
 
     A value is measured to its end only once it is known to be one (its head tells): then the search goes
     on after it, so no character is measured twice. A value in quotes (``API_TOKEN="..."``, ``--password
-    'x y'``) ends at the closing quote of its line; each quote character's next place is found once and kept
-    while the search is before it, so a text of opening quotes is still read once."""
+    'x y'``) ends at the closing quote of its line."""
     value_run = run_of(_VALUE)
-    closing: dict[str, int] = {}
     i = 0
     while (m := _CANDIDATE.search(text, i)) is not None:
         eq, at = m.start(1), m.end()
@@ -110,7 +108,7 @@ def assigned(text: str) -> Iterator[Span]:
         if start > m.start() or not (credential_option if spaced else credential_name)(text[start:eq]):
             continue
         if at < len(text) and text[at] in "\"'":
-            found = _quoted(text, at, closing)
+            found = _quoted(text, at)
             if found is None or (spaced and not option_value(text[found[0] : found[1]])):
                 continue
             yield found[0], found[1], "value of a credential name"
@@ -126,13 +124,12 @@ def assigned(text: str) -> Iterator[Span]:
         i = end
 
 
-def _quoted(text: str, at: int, closing: dict[str, int]) -> tuple[int, int] | None:
+def _quoted(text: str, at: int) -> tuple[int, int] | None:
     """The value inside the quote that opens at *at* (start, end), when it is one: up to the closing quote on
-    its line, else (a quote left open) the run of value characters after it."""
+    its line, else (a quote left open) the run of value characters after it. (The search for the closing quote
+    stops at the next quote of its kind, at the latest the next candidate's: no character is searched twice.)"""
     quote = text[at]
-    close = closing.get(quote, -2)
-    if close <= at:
-        close = closing[quote] = text.find(quote, at + 1)
+    close = text.find(quote, at + 1)
     end = close if close >= 0 else len(text)
     if not _is_value(text[at + 1 : min(end, at + 1 + HEAD)]):
         return None
