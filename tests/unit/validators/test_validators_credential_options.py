@@ -243,7 +243,7 @@ def test_a_credential_beside_a_nest_deeper_than_any_parsed_document_is_still_fou
     deep: Any = f"--password={SECRET}"
     for _ in range(MAX_DEPTH + 2):
         deep = [deep]
-    document = {"a": deep, "b": [{"c": f"--token={SECRET}"}]}
+    document = {"b": [{"c": f"--token={SECRET}"}], "a": deep}  # (the nest is walked first: the last pushed)
     assert [(f.rule, f.path) for f in check(document)[0]] == [("RC014", ("b", 0, "c"))]
 
 
@@ -252,3 +252,21 @@ def test_a_name_that_is_the_credential_word_alone_gives_its_value(text: str) -> 
     from tierlock.secretnames import assigned
 
     assert [text[start:end] for start, end, _ in assigned(text)] == [SECRET]
+
+
+def test_an_allowance_for_another_list_of_a_command_is_refused() -> None:
+    document = _document("tool", [], acceptedCredentials=[{"path": "/verification/0/x-extra/0", "reason": "r"}])
+    document["verification"][0]["x-extra"] = [f"--password={SECRET}"]
+    found = validate_runtime_config(document).errors
+    assert [e.message for e in found if e.rule == "RC018"] == [
+        "points at verification[0].x-extra[0]: only an args entry or an env value of a command can be accepted"
+    ]
+
+
+def test_a_credential_shaped_env_name_is_called_an_env_name_and_a_key_elsewhere_a_key() -> None:
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    document = _document("tool", [])
+    document["verification"][0]["env"] = {token: "1"}
+    document["verification"][0]["policy"] = {"x": {token: "1"}}
+    messages = sorted(e.message.split(" (")[0] for e in validate_runtime_config(document).errors if e.rule == "RC014")
+    assert messages == ["env name is a credential", "key is a credential"]
