@@ -176,6 +176,14 @@ def test_a_tier_the_project_does_not_declare_fails_the_step_with_the_error_not_a
     assert "arm" not in run.steps  # nothing armed for a tier set that could not be read
 
 
+def test_a_comma_separated_tier_list_is_read_name_by_name(house: Path, runner_temp: Path, tmp_path: Path) -> None:
+    # Before: "base,brian" was one name, refused as "unknown tier 'base,brian'" whatever its parts.
+    root = _project(tmp_path, house)
+    run = _run(root, house, tmp_path, runner_temp, "commas", tiers="base,brian")
+    assert run.code == 2, run.log
+    assert "::error::unknown tier 'brian'; declared tiers: base, brain (did you mean 'brain'?)" in run.log
+
+
 def test_a_job_on_a_python_the_plugin_does_not_support_arms_and_admits_its_tiers_and_says_pytest_runs_ungated(
     house: Path, runner_temp: Path, tmp_path: Path
 ) -> None:
