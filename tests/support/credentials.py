@@ -103,6 +103,7 @@ def shapes(rng: random.Random = _RNG) -> dict[str, str]:
         "assigned-option": "--api-" + "key=" + _tail(24, rng=rng),
         "assigned-query": "https://api.example.invalid/v1?access_" + "token=" + _tail(20, rng=rng) + "&page=2",
         "assigned-pat": "GH_" + "PAT=" + _tail(12, rng=rng),
+        "assigned-quoted": "API_" + 'TOKEN="' + _tail(18, rng=rng) + '"',
     }
 
 
@@ -193,4 +194,10 @@ BENIGN: tuple[str, ...] = (
     "hf_hub_download_timeout_seconds_for_large_models",
     "Basic usage: run --basic with 9 workers",
     "MIIEvgIBADANBgkqhkiG9w0BAQEFAAOC",
+    # Near misses of a credential given to its option with a space, or in quotes.
+    "usage: twine upload [--password PASSWORD] [--token TOKEN]",
+    "--token $TWINE_TOKEN",
+    "--ask-pass site.yml",
+    "gh auth login --with-token --hostname github.com",
+    'TOKEN="" API_TOKEN="$API_TOKEN"',
 )
