@@ -618,6 +618,15 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/installer/treerefusal.py",),
         ("tests/unit/installer/test_treerefusal.py", "tests/unit/installer/test_projecttree_failures.py"),
     ),
+    # The project's own install judged with its tiers (a script of a moved venv), and the project a closure requires.
+    "probing/project.py": Module(
+        ("src/tierlock/probing/project.py",),
+        (
+            "tests/unit/probing/test_probe_project_itself.py",
+            "tests/unit/probing/test_probe_tier_project.py",
+            "tests/cli/test_project_itself_moved_or_copied.py",
+        ),
+    ),
     # The project's tree step: what it installs, its failure's remedy, the record of that failure, what status says
     # of it (unit tests first, then the real installs with uv and pip).
     "installer/projecttree.py": Module(

@@ -17,13 +17,12 @@ folders declare (through the user's own index configuration).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from tierlock.frozen import Frozen
+from tierlock.probing.project import installed_origin, same_folder
 
 if TYPE_CHECKING:
     from tierlock.environment import Target
@@ -85,9 +84,9 @@ def _decide(package: LocalPackage, index: SiteIndex) -> LocalStep:
     if not found:
         return LocalStep(package, "install", "not installed")
     info = found[0]
-    origin = _origin(info.path)
+    origin = installed_origin(info.path)
     how = "editable" if package.editable else "from its folder"
-    if origin is None or _same_folder(origin[0], package.path) is False:
+    if origin is None or same_folder(origin[0], package.path) is False:
         where = f"from {origin[0]}" if origin else "from an index or a wheel"
         return LocalStep(package, "install", f"installed {where}, not {how} from {package.path}")
     if origin[1] != package.editable:
@@ -107,29 +106,6 @@ def _broken(name: str, index: SiteIndex) -> str | None:
 
     found = probe_distribution(name, index=index)
     return found.reasons[0] if found.state == "partial" and found.reasons else None
-
-
-def _origin(dist_info: str) -> tuple[str, bool] | None:
-    """(the folder URL, editable) that ``direct_url.json`` records, or None (not installed from a folder)."""
-    try:
-        with open(os.path.join(dist_info, "direct_url.json"), encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
-        return None
-    url = data.get("url") if isinstance(data, dict) else None
-    dir_info = data.get("dir_info") if isinstance(data, dict) else None
-    if not isinstance(url, str) or not url.startswith("file:") or not isinstance(dir_info, dict):
-        return None
-    return url, bool(dir_info.get("editable"))
-
-
-def _same_folder(url: str, folder: Path) -> bool:
-    from urllib.parse import unquote, urlsplit
-
-    try:
-        return os.path.samefile(unquote(urlsplit(url).path), folder)
-    except OSError:
-        return False
 
 
 def _same_version(installed: str, declared: str) -> bool:

@@ -13,6 +13,7 @@ tiers arm those), with the project's backend: ``uv pip install --python PY
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -122,6 +123,43 @@ def _satisfies(version: str | None, spec: str) -> bool:
         return Requirement(spec).specifier.contains(version, prereleases=True)
     except InvalidVersion:
         return False
+
+
+def installed_origin(dist_info: str) -> tuple[str, bool] | None:
+    """(the folder URL, editable) that ``direct_url.json`` records, or None (not installed from a folder)."""
+    try:
+        with open(os.path.join(dist_info, "direct_url.json"), encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    url = data.get("url") if isinstance(data, dict) else None
+    dir_info = data.get("dir_info") if isinstance(data, dict) else None
+    if not isinstance(url, str) or not url.startswith("file:") or not isinstance(dir_info, dict):
+        return None
+    return url, bool(dir_info.get("editable"))
+
+
+def same_folder(url: str, folder: Path) -> bool:
+    """Whether the ``file:`` *url* names *folder* (the same file: a link or another spelling is the same)."""
+    from urllib.parse import unquote, urlsplit
+
+    try:
+        return os.path.samefile(unquote(urlsplit(url).path), folder)
+    except OSError:
+        return False
+
+
+def own_install(name: str, root: Path, index: SiteIndex, *, deep: bool = False) -> DistributionProbe | None:
+    """The project *name* installed in the target of *index* from its own folder *root* (by ``install-tier``,
+    ``uv sync``, ``pip install -e .``), when that install is not whole: a console script that runs another
+    environment's Python (the venv copied or moved), a file it installed gone. None when it is whole, not
+    installed, or installed from elsewhere (an index, another checkout): nothing here says it should be."""
+    found = index.find(name)
+    origin = installed_origin(found[0].path) if found else None
+    if origin is None or not same_folder(origin[0], root):
+        return None
+    verdict = probe_distribution(name, index=index, deep=deep)
+    return None if verdict.present else verdict
 
 
 def install_command(

@@ -57,7 +57,8 @@ class TierProbe(Frozen):
     install_command: str = ""
     """The one command that makes the tier present (it installs the project first when that is missing)."""
     project: DistributionProbe | None = None
-    """The project itself, when a package of the closure requires it (None otherwise)."""
+    """The project itself, when a package of the closure requires it, or when the tier's lock arms it and its
+    install from the project's folder is not whole (None otherwise)."""
     project_command: str | None = None
     """The command that installs the project, when :attr:`project` is not present."""
 
@@ -204,6 +205,10 @@ class Prober:
         notes.extend(said)
         probed_roots, probed_closure = probe_parts(self.index, roots, others, deep=deep, memo=self.memo)
         itself = self._project(probed_roots + probed_closure, _reaches_project(lock, self.project.name), deep)
+        if itself is None and self._arms_itself(lock):
+            from tierlock.probing.project import own_install
+
+            itself = own_install(str(self.project.name), self.project.root, self.index, deep=deep)
         state = tier_verdict(probed_roots, probed_closure, itself)
         # Only a shared library the system lacks is wrong: no reinstall helps, the library does.
         install = system_remedy((*probed_roots, *probed_closure)) or tier_remedy(
@@ -230,6 +235,14 @@ class Prober:
             project=itself,
             project_command=fix,
         )
+
+    def _arms_itself(self, lock: Lock | None) -> bool:
+        """Whether arming the tier installs the project itself (a package: every tier's install does, as ``uv sync``
+        does; a uv.lock says so by listing it among its local packages)."""
+        name = self.project.name
+        if lock is None or name is None:
+            return False
+        return any(p.name == name for p in lock.local) if self.project.lock is not None else self.project.package
 
     def _project(self, probed: Sequence[DistributionProbe], pinned: bool, deep: bool) -> DistributionProbe | None:
         """The project itself, when its lock pins it and an installed package of the closure requires it."""

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tierlock.probing import SiteIndex, probe_distribution
-from tierlock.probing.project import install_command, needs_of, project_probe
+from tierlock.probing.project import install_command, installed_origin, needs_of, own_install, project_probe
 
 LINUX = {"python_version": "3.12", "sys_platform": "linux", "python_full_version": "3.12.1"}
 
@@ -139,3 +139,39 @@ def test_a_requiring_package_whose_metadata_went_away_requires_nothing(tmp_path:
     found = _probed(site, "gcsfs")
     (site / "gcsfs-1.0.dist-info" / "METADATA").unlink()
     assert needs_of("app", found, LINUX) == []
+
+
+def test_the_projects_own_install_from_its_folder_is_judged_only_when_it_is_not_whole(tmp_path: Path) -> None:
+    # Before, the project's own install was judged only when a package of the closure required it.
+    source = tmp_path / "src-tree"
+    source.mkdir()
+    site = tmp_path / "site"
+    _dist(site, "app", "0.1.0", editable=source)
+    assert own_install("app", source, SiteIndex.scan([site])) is None  # whole: the tier's verdict says nothing more
+    (site / "app" / "__init__.py").unlink()
+    found = own_install("app", source, SiteIndex.scan([site]))
+    assert found is not None
+    assert (found.name, found.state) == ("app", "partial")
+    assert own_install("app", tmp_path / "another-checkout", SiteIndex.scan([site])) is None  # not this project's
+    assert own_install("other", source, SiteIndex.scan([site])) is None  # not installed
+
+
+@pytest.mark.parametrize(
+    ("written", "origin"),
+    [
+        ('{"url": "URL", "dir_info": {"editable": true}}', ("URL", True)),
+        ('{"url": "URL", "dir_info": {}}', ("URL", False)),
+        ('{"url": "URL", "archive_info": {}}', None),  # a wheel or an sdist, not a folder
+        ('{"url": "https://example.invalid/x", "dir_info": {}}', None),
+        ('{"url": 3, "dir_info": {}}', None),
+        ("[]", None),
+        ("{", None),
+    ],
+)
+def test_where_an_install_came_from_is_read_from_direct_url_json(
+    tmp_path: Path, written: str, origin: tuple[str, bool] | None
+) -> None:
+    url = tmp_path.as_uri()
+    (tmp_path / "direct_url.json").write_text(written.replace("URL", url))
+    assert installed_origin(str(tmp_path)) == (None if origin is None else (url, origin[1]))
+    assert installed_origin(str(tmp_path / "none")) is None
