@@ -123,3 +123,45 @@ def test_a_venv_whose_base_python_was_replaced_by_another_version_is_named_and_t
     ran = _run([python, "-c", "import sys, tool; print('%d.%d' % sys.version_info[:2])"], root, env)
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.strip() == ("3.12" if old == "still-there" else "3.13")
+
+
+@pytest.mark.parametrize("backend", ["uv", "pip"])
+def test_a_venv_whose_python_was_removed_and_made_again_by_the_other_version_left_is_armed_again_not_a_noop(
+    tmp_path: Path, links: Path, backend: str
+) -> None:
+    # `python3.12 -m venv` links to python3.12 itself; the upgrade removes it and leaves python3 (3.13). The printed
+    # fix of "no interpreter" makes the venv again with that python3: a 3.13 venv over the 3.12 one, whose packages
+    # are not on its path. Before, install-tier answered "already present" from the 3.12 receipt (its files still
+    # there, in lib/python3.12) while the probe said absent and printed that same install-tier: a loop.
+    made, now = interpreter("3.12.1"), interpreter("3.13.0")
+    root, env = _project(tmp_path, links)
+    system = tmp_path / "system" / "bin"
+    system.mkdir(parents=True)
+    (system / "python3.12").symlink_to(made.python.resolve())
+    venv = tmp_path / "venv"
+    subprocess.run([str(system / "python3.12"), "-m", "venv", str(venv)], check=True, env=env, capture_output=True)
+    cfg = venv / "pyvenv.cfg"  # (as a venv of a Python before 3.11 writes it, or one whose `executable` is gone)
+    cfg.write_text("".join(x for x in cfg.read_text(encoding="utf-8").splitlines(True) if "executable" not in x))
+    python = str(venv / "bin" / "python")
+    install = [str(bin_dir() / "install-tier"), "brain", "--python", python, "--backend", backend]
+    assert _run(install, root, env).returncode == 0
+    (system / "python3.12").unlink()
+    (system / "python3").symlink_to(now.python.resolve())
+
+    probe = [str(bin_dir() / "tierlock"), "probe", "brain", "--python", python]
+    gone = _run(probe, root, env)
+    assert gone.returncode == 2, gone.stdout + gone.stderr
+    assert "its interpreter is gone" in gone.stdout + gone.stderr
+    remade = subprocess.run(_fix(gone.stdout + gone.stderr), shell=True, cwd=root, env=env, check=False)
+    assert remade.returncode == 0
+    for _ in range(3):  # each printed fix, as printed, until the probe says present
+        probed = _run(probe, root, env)
+        if probed.returncode == 0:
+            break
+        fix = _fix(probed.stdout + probed.stderr)
+        done = subprocess.run(fix, shell=True, cwd=root, env=env, capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "already present" not in done.stdout + done.stderr, fix
+    assert probed.returncode == 0, probed.stdout + probed.stderr
+    ran = _run([python, "-c", "import sys, tool; print('%d.%d' % sys.version_info[:2])"], root, env)
+    assert ran.stdout.strip() == "3.13", ran.stderr
