@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -77,16 +78,18 @@ def test_the_interpreter_of_the_version_is_the_one_that_runs_it_not_the_one_name
 
 def test_the_fix_makes_the_venv_again_with_the_python_that_made_it_when_it_is_there(tmp_path: Path) -> None:
     old = interpreter("3.12.1")
-    made_by = str(old.python.resolve())
+    made_by = tmp_path / "base" / "py"  # a name that says no version: the venv's python3.12 is removed all the same
+    made_by.parent.mkdir()
+    made_by.symlink_to(old.python.resolve())
     prefix = _venv(tmp_path, f"version = 3.12.1\nexecutable = {made_by}\n")
     exe = prefix / "bin" / "python"
     fix = remedy_for_other(exe, str(prefix), "3.12.1", ["brain"])
     gone, again = fix.split(" && ")
     names = {os.path.basename(p) for p in shlex.split(gone)[2:]}
     assert shlex.split(gone)[:2] == ["rm", "-f"]
-    assert names == {"python", "python3", "python3.12", os.path.basename(made_by)}
+    assert names == {"python", "python3", "python3.12", "py"}
     assert {os.path.dirname(p) for p in shlex.split(gone)[2:]} == {str(prefix / "bin")}
-    assert shlex.split(again) == [made_by, "-m", "venv", "--without-pip", str(prefix)]
+    assert shlex.split(again) == [str(made_by), "-m", "venv", "--without-pip", str(prefix)]
 
 
 def test_the_fix_moves_the_venv_to_the_python_it_runs_and_arms_its_tiers_again_when_none_is_there(
@@ -134,6 +137,25 @@ def test_the_answer_of_such_a_venv_is_refused_naming_both_versions_and_the_armed
     targetanswer._refuse_made_by_other(exe, str(prefix), str(purelib), (3, 12, 9))
     (prefix / "pyvenv.cfg").write_text("home = /usr/bin\n", encoding="utf-8")
     targetanswer._refuse_made_by_other(exe, str(prefix), str(purelib), (3, 13, 0))
+
+
+def test_the_answer_of_a_real_interpreter_in_such_a_venv_is_refused_until_it_has_its_site_folder(
+    tmp_path: Path,
+) -> None:
+    # The 3.13 interpreter run as the venv's python, the venv's pyvenv.cfg saying 3.12.1 made it: its answer read.
+    new = interpreter("3.13.0")
+    real = new.python.resolve()
+    prefix = _venv(tmp_path, f"home = {real.parent}\nversion = 3.12.1\nexecutable = {tmp_path / 'gone'}\n")
+    exe = prefix / "bin" / "python"
+    exe.symlink_to(real)
+    answer = subprocess.run(targetanswer.inspection(exe), capture_output=True, text=True, check=True).stdout
+    with pytest.raises(UsageError, match=r"was made by Python 3\.12\.1"):
+        targetanswer.parse(exe, answer)
+    site = prefix / "lib" / "python3.13" / "site-packages"  # one made for it (an install that went on): not refused
+    site.mkdir(parents=True)
+    target = targetanswer.parse(exe, answer)
+    assert target.purelib == site
+    assert target.version[:2] == (3, 13)
 
 
 def test_the_receipts_folder_is_the_installers() -> None:
