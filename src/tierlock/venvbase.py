@@ -179,7 +179,9 @@ def remedy_for_other(exe: str | os.PathLike[str], prefix: str, made: str, armed:
     """The command that makes the venv at *prefix* (whose interpreter *exe* runs another version than *made*, the
     one that made it) whole: made again over itself by an interpreter of *made* when one is still there (what it
     holds stays, and is on the path again); else moved to the version it runs now (``venv --upgrade``, by the
-    interpreter the venv's ``python`` leads to) and the *armed* tiers installed again for it."""
+    interpreter the venv's ``python`` leads to) and, when tiers are *armed* there (their receipts), every armed tier
+    installed again for it (``--armed``: a receipt of a tier the project no longer declares is passed over, where
+    naming it would be refused)."""
     import shlex
 
     minor = ".".join(made.split(".")[:2])
@@ -193,4 +195,4 @@ def remedy_for_other(exe: str | os.PathLike[str], prefix: str, made: str, armed:
     upgrade = shlex.join([os.path.realpath(exe), "-m", "venv", "--upgrade", "--without-pip", prefix])
     if not armed:
         return upgrade
-    return f"{upgrade} && {shlex.join(['install-tier', *armed, '--python', os.fspath(exe)])}"
+    return f"{upgrade} && {shlex.join(['install-tier', '--armed', '--python', os.fspath(exe)])}"

@@ -105,7 +105,7 @@ def test_the_fix_moves_the_venv_to_the_python_it_runs_and_arms_its_tiers_again_w
         upgrade = [str(new.python.resolve()), "-m", "venv", "--upgrade", "--without-pip", str(prefix)]
         assert remedy_for_other(exe, str(prefix), "3.12.1", []) == shlex.join(upgrade)
         fix = remedy_for_other(exe, str(prefix), "3.12.1", ["brain", "gpu"])
-        assert fix == f"{shlex.join(upgrade)} && install-tier brain gpu --python {exe}"
+        assert fix == f"{shlex.join(upgrade)} && install-tier --armed --python {exe}"
     finally:
         os.environ["PATH"] = saved
 
@@ -132,7 +132,7 @@ def test_the_answer_of_such_a_venv_is_refused_naming_both_versions_and_the_armed
     assert f"its interpreter {exe} now runs Python 3.13.0 ({new.python.resolve()}:" in said
     assert f"{purelib} does not exist" in said
     assert caught.value.remedy is not None
-    assert caught.value.remedy.endswith(f"install-tier brain gpu --python {exe}")
+    assert caught.value.remedy.endswith(f"install-tier --armed --python {exe}")
     # the same Python's minor, or nothing said: no refusal
     targetanswer._refuse_made_by_other(exe, str(prefix), str(purelib), (3, 12, 9))
     (prefix / "pyvenv.cfg").write_text("home = /usr/bin\n", encoding="utf-8")
