@@ -173,9 +173,11 @@ def locate(python: str | None, project: Project) -> Location:
     if python is not None:
         return Location(python, "--python")
     active = os.environ.get("VIRTUAL_ENV")
-    if active:  # the running environment itself is described in-process
-        return Location(active_venv(), "VIRTUAL_ENV")
     folder = project_environment(project.root, project.venv)
+    if active and (os.path.lexists(active) or environment_key(active) != environment_key(folder)):
+        return Location(active_venv(), "VIRTUAL_ENV")  # (the running environment itself is described in-process)
+    # (an active venv that is the project's own, removed while it was active - `rm -rf .venv` before making it
+    # again - is the project environment, which install-tier creates: not "no interpreter" with no command)
     if is_running_environment(folder):
         return Location(None, "project", folder)  # tierlock runs from the project's own environment
     return Location(folder, "project", folder)
@@ -249,9 +251,10 @@ def resolve_existing(python: str | None, project: Project, tiers: Sequence[str] 
                 f"the project environment {shown} {location.problem}",
                 remedy=f"{recreate_command(location.folder)} && {arm}",
             )
+        active = os.environ.get("VIRTUAL_ENV")
+        how = "it was the active virtual environment" if active else "no virtual environment active"
         raise UsageError(
-            f"the project environment {shown} does not exist "
-            "(no --python given and no virtual environment active); install-tier creates it",
+            f"the project environment {shown} does not exist (no --python given and {how}); install-tier creates it",
             remedy=arm,
         )
     return environment.resolve(location.python)
