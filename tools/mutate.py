@@ -487,6 +487,7 @@ MODULES: dict[str, Module] = {
     "installer/receiptrecord.py": Module(
         ("src/tierlock/installer/receiptrecord.py",),
         (
+            "tests/unit/installer/test_fastpath_other_machine.py",
             "tests/unit/installer/test_fastpath_changed_in_place.py",
             "tests/unit/installer/test_receipts_prepared.py",
             "tests/unit/installer/test_receipts_rewritten_*.py",
@@ -532,6 +533,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/installer/test_environment.py",
             "tests/unit/installer/test_location_incomplete.py",
             "tests/unit/installer/test_hostile2_environment_replaced.py",
+            "tests/unit/installer/test_venv_made_by_another_python.py",
         ),
     ),
     # A process started on os alone before subprocess loads, and taken over later as a Popen.
@@ -562,6 +564,7 @@ MODULES: dict[str, Module] = {
         ("src/tierlock/venvbase.py",),
         (
             "tests/unit/probing/test_pyvenv_cfg_read_as_cpython_reads_it.py",
+            "tests/unit/installer/test_venv_made_by_another_python.py",
             "tests/cli/test_target_whose_base_python_is_gone.py",
             "tests/unit/core/test_target_cache.py",
             "tests/unit/installer/test_environment.py",

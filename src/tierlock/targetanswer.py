@@ -6,11 +6,12 @@ command, :mod:`tierlock.targetcache`) and reads the answer with :func:`parse`.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from tierlock.errors import UsageError
 from tierlock.targetmodel import Target
-from tierlock.venvbase import remedy_for_none
+from tierlock.venvbase import made_by_other, remedy_for_none, remedy_for_other
 
 #: What :func:`tierlock.environment.inspect` runs in the target: only ``os``, ``sys``, ``sysconfig`` and ``_imp``
 #: (no ``json``, no ``platform``, no ``importlib.metadata``: each costs milliseconds of the target's start-up), on
@@ -88,6 +89,8 @@ def parse(exe: Path, stdout: str) -> Target:
     markers = fields[HEAD : HEAD + len(MARKERS)]
     suffixes, ext_suffix, libc, bits = fields[HEAD + len(MARKERS) : fixed]
     major, minor, micro = (int(v) for v in version.split("."))
+    if prefix != base_prefix and not os.path.isdir(purelib):
+        _refuse_made_by_other(exe, prefix, purelib, (major, minor, micro))
     return Target(
         python=exe,
         prefix=Path(prefix),
@@ -103,4 +106,32 @@ def parse(exe: Path, stdout: str) -> Target:
         ext_suffix=ext_suffix,
         libc=libc,
         bits=int(bits),
+    )
+
+
+#: Where the receipts of the tiers armed in a target are (:data:`tierlock.installer.fastpath.RECEIPTS_DIR`, which
+#: this module cannot import: the installer's location module imports this one).
+_RECEIPTS = ("tierlock", "receipts")
+
+
+def _refuse_made_by_other(exe: Path, prefix: str, purelib: str, runs: tuple[int, int, int]) -> None:
+    """Refuse a venv whose interpreter runs another Python than the one that made it (:func:`made_by_other`; only
+    asked when the site-packages it would read is missing, one stat on every other answer): nothing it holds is on
+    that interpreter's path, so every package would be absent, and an install would start a second site-packages
+    beside the first. The fix makes it whole (:func:`remedy_for_other`)."""
+    made = made_by_other(prefix, runs)
+    if made is None:
+        return
+    now = ".".join(map(str, runs))
+    real = os.path.realpath(exe)
+    try:
+        names = os.listdir(os.path.join(prefix, *_RECEIPTS))
+        armed = sorted(n[: -len(".json")] for n in names if n.endswith(".json"))
+    except OSError:
+        armed = []
+    raise UsageError(
+        f"the environment {prefix} was made by Python {made} (its pyvenv.cfg), but its interpreter {exe} now runs "
+        f"Python {now} ({real}: the interpreter it was made from was replaced, as an upgrade of the system's python3 "
+        f"does); {purelib} does not exist, and what the environment holds is not on that interpreter's path",
+        remedy=remedy_for_other(exe, prefix, made, armed),
     )

@@ -133,3 +133,66 @@ def version_run(interpreter: str) -> tuple[int, int, int] | None:
     if done.returncode != 0 or len(parts) != 3 or not all(p.isdigit() for p in parts):
         return None
     return (int(parts[0]), int(parts[1]), int(parts[2]))
+
+
+# -- a venv whose interpreter now runs another Python than the one it was made by ------------------
+
+
+def made_by_other(prefix: str | os.PathLike[str], runs: tuple[int, int, int]) -> str | None:
+    """The version (``3.12.1``) that made the venv at *prefix*, by its ``pyvenv.cfg``, when its interpreter now runs
+    Python *runs* of another minor version: the interpreter its ``bin/python`` leads to was replaced (an upgrade of
+    the system's ``python3``, a link moved to another version). Its packages are then in a ``site-packages`` that
+    interpreter never reads. None when the venv's settings say nothing else (or cannot be read)."""
+    values = settings(prefix)
+    made = "" if values is None else values.get("version_info") or values.get("version") or ""
+    parts = made.split(".")
+    if len(parts) < 2 or not parts[0].isdigit() or not parts[1].isdigit():
+        return None
+    if (int(parts[0]), int(parts[1])) == tuple(runs[:2]):
+        return None
+    return ".".join(parts[:3])
+
+
+def interpreter_of_version(prefix: str | os.PathLike[str], minor: str) -> str | None:
+    """An interpreter of version *minor* (``3.12``) that made, or could have made, the venv at *prefix*: the one its
+    ``pyvenv.cfg`` names (``executable``, ``home``), else a ``pythonX.Y`` on ``PATH``; each asked for its version
+    (a name says neither that it runs nor which version it is now). None when none runs that version."""
+    import shutil
+
+    values = settings(prefix) or {}
+    home = values.get("home", "")
+    names = [values.get("executable", "")]
+    if home:
+        names += [os.path.join(home, f"python{minor}"), os.path.join(home, "python3")]
+    names.append(shutil.which(f"python{minor}") or "")
+    inside = (os.path.abspath(prefix) + os.sep, os.path.realpath(prefix) + os.sep)
+    for name in dict.fromkeys(n for n in names if n):
+        if os.path.abspath(name).startswith(inside) or not os.access(name, os.X_OK):
+            continue  # (one of the venv's own names: the fix removes them before it runs)
+        runs = version_run(name)
+        if runs is not None and ".".join(map(str, runs[:2])) == minor:
+            return name
+    return None
+
+
+def remedy_for_other(exe: str | os.PathLike[str], prefix: str, made: str, armed: list[str]) -> str:
+    """The command that makes the venv at *prefix* (whose interpreter *exe* runs another version than *made*, the
+    one that made it) whole: made again over itself by an interpreter of *made* when one is still there (what it
+    holds stays, and is on the path again); else moved to the version it runs now (``venv --upgrade``, by the
+    interpreter the venv's ``python`` leads to) and, when tiers are *armed* there (their receipts), every armed tier
+    installed again for it (``--armed``: a receipt of a tier the project no longer declares is passed over, where
+    naming it would be refused)."""
+    import shlex
+
+    minor = ".".join(made.split(".")[:2])
+    old = interpreter_of_version(prefix, minor)
+    if old is not None:
+        path = os.path.abspath(exe)
+        folder = os.path.dirname(path)
+        names = dict.fromkeys(["python", "python3", f"python{minor}", os.path.basename(old), os.path.basename(path)])
+        gone = shlex.join(["rm", "-f", *(os.path.join(folder, name) for name in names)])
+        return f"{gone} && {shlex.join([old, '-m', 'venv', '--without-pip', prefix])}"
+    upgrade = shlex.join([os.path.realpath(exe), "-m", "venv", "--upgrade", "--without-pip", prefix])
+    if not armed:
+        return upgrade
+    return f"{upgrade} && {shlex.join(['install-tier', '--armed', '--python', os.fspath(exe)])}"

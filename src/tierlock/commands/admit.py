@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="probe the environment of this interpreter or environment folder "
         "(default: as for install-tier and status: the active venv, else the project's environment: "
-        "$TIERLOCK_PROJECT_ENVIRONMENT, [tool.tierlock].venv or .venv)",
+        "$TIERLOCK_PROJECT_ENVIRONMENT, $UV_PROJECT_ENVIRONMENT, [tool.tierlock].venv or .venv)",
     )
 
 

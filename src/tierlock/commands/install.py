@@ -68,7 +68,7 @@ def target_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         default=None,
         help="the interpreter (or environment folder) to act on (default: the active venv, else the project's "
-        "environment: $TIERLOCK_PROJECT_ENVIRONMENT, [tool.tierlock].venv or .venv)",
+        "environment: $TIERLOCK_PROJECT_ENVIRONMENT, $UV_PROJECT_ENVIRONMENT, [tool.tierlock].venv or .venv)",
     )
     parser.add_argument(
         "--system",

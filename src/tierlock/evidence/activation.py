@@ -1,8 +1,8 @@
 """The environment verify's commands run in, activated the way ``uv run`` activates it.
 
 The target is the active virtual environment (``VIRTUAL_ENV``) when there is one, else the
-project's own environment (``$TIERLOCK_PROJECT_ENVIRONMENT``, else ``[tool.tierlock].venv``,
-else ``.venv`` beside ``pyproject.toml``), as ``install-tier`` chooses it. Each command
+project's own environment (``$TIERLOCK_PROJECT_ENVIRONMENT``, else ``$UV_PROJECT_ENVIRONMENT``, else
+``[tool.tierlock].venv``, else ``.venv`` beside ``pyproject.toml``), as ``install-tier`` chooses it. Each command
 starts with the target activated when the target exists at that moment: its ``bin`` folder
 first on ``PATH``, ``VIRTUAL_ENV`` set to it, ``PYTHONHOME`` unset. So a setup that creates
 or arms the environment arms every later command with it, and ``pytest`` in a check is the

@@ -364,6 +364,9 @@ def _holds(raw: str, receipt: dict[str, Any], environment: str, pyproject: tuple
     executable = kept.get("executable")
     if "machine" in kept and kept["machine"] != machine_of(str(executable)):  # (a receipt older than it has none)
         return f"the receipt was written by an interpreter of another machine than {executable}"
+    real = kept.get("real")  # (the interpreter the venv's link led to: replaced by another version, the venv breaks)
+    if real is not None and real != os.path.realpath(str(executable)):  # (a receipt older than it has none)
+        return f"{executable} led to {real} when {raw} was installed; it leads to another interpreter now"
     if receipt.get("stale"):
         return f"{raw} was marked stale: another tier replaced its packages"
     return ""

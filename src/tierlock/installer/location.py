@@ -1,9 +1,10 @@
 """Which environment tierlock acts on, under one name, and whether it is whole.
 
 * :func:`locate`: ``--python``, else the active virtual environment, else the
-  project's own environment (``$TIERLOCK_PROJECT_ENVIRONMENT``, else
-  ``[tool.tierlock].venv``, else ``.venv`` beside ``pyproject.toml``) - like uv,
-  never the interpreter that happens to run tierlock.
+  project's own environment (``$TIERLOCK_PROJECT_ENVIRONMENT``, else uv's
+  ``$UV_PROJECT_ENVIRONMENT``, else ``[tool.tierlock].venv``, else ``.venv``
+  beside ``pyproject.toml``) - like uv, never the interpreter that happens to
+  run tierlock.
 * :func:`prefix_of` and :func:`environment_key`: the environment an
   interpreter path runs in, decided as Python decides it (a ``pyvenv.cfg``
   beside the path it is started from, or one folder up, symlinks not followed
@@ -33,6 +34,9 @@ if TYPE_CHECKING:
 
 #: Overrides where the project's environment is (absolute, or relative to the project root).
 PROJECT_ENV_VAR = "TIERLOCK_PROJECT_ENVIRONMENT"
+#: Where uv puts a project's environment (``uv sync``, ``uv run``): the project environment when tierlock's own
+#: variable is not set (a CI image that sets it has its tiers armed where uv syncs and runs the tests).
+UV_ENV_VAR = "UV_PROJECT_ENVIRONMENT"
 DEFAULT_VENV = ".venv"
 #: An environment's interpreter, relative to its folder.
 OWN_PYTHON = os.path.join("Scripts", "python.exe") if os.name == "nt" else os.path.join("bin", "python")
@@ -110,15 +114,16 @@ def _configured_venv(pyproject_text: str) -> str | None:
 
 
 def project_environment(root: str | os.PathLike[str], configured: str | None) -> str:
-    """The project's environment folder: ``$TIERLOCK_PROJECT_ENVIRONMENT``, else *configured*, else ``.venv``."""
-    chosen = os.environ.get(PROJECT_ENV_VAR) or configured or DEFAULT_VENV
+    """The project's environment folder: ``$TIERLOCK_PROJECT_ENVIRONMENT``, else ``$UV_PROJECT_ENVIRONMENT`` (where
+    uv syncs it), else *configured*, else ``.venv``; relative to *root*, as uv reads its variable."""
+    chosen = os.environ.get(PROJECT_ENV_VAR) or os.environ.get(UV_ENV_VAR) or configured or DEFAULT_VENV
     return os.path.normpath(os.path.join(os.fspath(root), os.path.expanduser(chosen)))
 
 
 def quick_project_environment(pyproject: str) -> str | None:
     """:func:`project_environment` for the fast path (no TOML parsing), or None when the full path must decide."""
     root = os.path.dirname(pyproject)
-    if not os.environ.get(PROJECT_ENV_VAR):
+    if not (os.environ.get(PROJECT_ENV_VAR) or os.environ.get(UV_ENV_VAR)):
         try:
             with open(pyproject, encoding="utf-8") as handle:
                 if _configured_venv(handle.read()) is not None:
@@ -168,9 +173,11 @@ def locate(python: str | None, project: Project) -> Location:
     if python is not None:
         return Location(python, "--python")
     active = os.environ.get("VIRTUAL_ENV")
-    if active:  # the running environment itself is described in-process
-        return Location(active_venv(), "VIRTUAL_ENV")
     folder = project_environment(project.root, project.venv)
+    if active and (os.path.lexists(active) or environment_key(active) != environment_key(folder)):
+        return Location(active_venv(), "VIRTUAL_ENV")  # (the running environment itself is described in-process)
+    # (an active venv that is the project's own, removed while it was active - `rm -rf .venv` before making it
+    # again - is the project environment, which install-tier creates: not "no interpreter" with no command)
     if is_running_environment(folder):
         return Location(None, "project", folder)  # tierlock runs from the project's own environment
     return Location(folder, "project", folder)
@@ -244,9 +251,10 @@ def resolve_existing(python: str | None, project: Project, tiers: Sequence[str] 
                 f"the project environment {shown} {location.problem}",
                 remedy=f"{recreate_command(location.folder)} && {arm}",
             )
+        active = os.environ.get("VIRTUAL_ENV")
+        how = "it was the active virtual environment" if active else "no virtual environment active"
         raise UsageError(
-            f"the project environment {shown} does not exist "
-            "(no --python given and no virtual environment active); install-tier creates it",
+            f"the project environment {shown} does not exist (no --python given and {how}); install-tier creates it",
             remedy=arm,
         )
     return environment.resolve(location.python)

@@ -90,6 +90,7 @@ def prepare(
             "version": ".".join(str(v) for v in target.version),
             "platform": target.platform,
             "machine": machine_of(str(target.python)),  # (the no-op fast path compares it: a venv shared between hosts)
+            "real": os.path.realpath(target.python),  # (and this: the interpreter a venv's link leads to replaced)
         },
         tiers=made,
     )
@@ -127,6 +128,7 @@ def record(
             "lockfiles": chain,
             "pyproject": pyproject,
             "environment": environment,
+            "interpreter": prepared.interpreter,
             "left_out": left_out,
             "without_project": without,
         }
@@ -184,6 +186,7 @@ def _same(existing: Receipt, wanted: Mapping[str, Any], packages: list[dict[str,
         existing.lockfile_paths == wanted["lockfiles"]
         and existing.pyproject == wanted["pyproject"]
         and existing.data.get("interpreter", {}).get("environment") == wanted["environment"]
+        and existing.data.get("interpreter") == wanted["interpreter"]
         and existing.data.get("left_out") == wanted["left_out"]
         and bool(existing.data.get("without_project")) == wanted["without_project"]
         and "stale" not in existing.data

@@ -178,7 +178,7 @@ def remedy_python(root: str, text: str) -> str | None:
     """``sys.executable`` when ``install-tier`` would pick another environment by default, else None.
 
     The default is the active virtual environment, else the project's
-    (``$TIERLOCK_PROJECT_ENVIRONMENT``, ``[tool.tierlock].venv``, ``.venv``).
+    (``$TIERLOCK_PROJECT_ENVIRONMENT``, ``$UV_PROJECT_ENVIRONMENT``, ``[tool.tierlock].venv``, ``.venv``).
     """
     from tierlock.installer.location import environment_key, project_environment
 

@@ -63,3 +63,55 @@ def test_the_machine_is_read_from_the_file_the_interpreter_links_to(tmp_path: Pa
     real.write_bytes(binaries.elf()[:19])
     assert machine_of(str(tmp_path / "python")) is None  # cut short
     assert machine_of(str(tmp_path / "gone")) is None
+
+
+def _relink(path: Path, real: object, *, drop: bool = False) -> None:
+    doc = json.loads(path.read_text())
+    if drop:
+        doc["interpreter"].pop("real", None)
+    else:
+        doc["interpreter"]["real"] = real
+    path.write_text(json.dumps(doc))
+
+
+def test_the_fast_path_holds_only_while_the_venvs_interpreter_leads_to_the_file_it_led_to(tmp_path: Path) -> None:
+    # A venv made by `python3 -m venv` links to the name python3; an upgrade moves that name to another version:
+    # the venv's interpreter runs it, without the site folder the receipt's files are in.
+    prefix, site, project = fake_env(tmp_path)
+    path = write_receipt(prefix, site, project).path
+    python = str(prefix / "bin" / "python")
+    args = (["brain"], prefix, environment_key(prefix), project / "pyproject.toml")
+    _relink(path, os.path.realpath(sys.executable))
+    noop, why = fastpath.check(*args)
+    assert noop is not None, why
+    other = str(tmp_path / "python3.99")
+    _relink(path, other)
+    noop, why = fastpath.check(*args)
+    assert noop is None
+    assert why == f"{python} led to {other} when brain was installed; it leads to another interpreter now"
+    _relink(path, None, drop=True)  # a receipt written before it was kept
+    noop, why = fastpath.check(*args)
+    assert noop is not None, why
+
+
+def test_a_receipt_records_the_file_the_venvs_interpreter_leads_to_and_is_written_again_when_it_changes(
+    tmp_path: Path,
+) -> None:
+    from tierlock.installer.receiptrecord import _same
+
+    prefix, site, project = fake_env(tmp_path)
+    receipt = write_receipt(prefix, site, project)
+    kept = dict(receipt.data["interpreter"])
+    wanted = {
+        "lockfiles": receipt.lockfile_paths,
+        "pyproject": receipt.pyproject,
+        "environment": kept["environment"],
+        "interpreter": kept,
+        "left_out": receipt.data.get("left_out"),
+        "without_project": bool(receipt.data.get("without_project")),
+    }
+    packages = receipt.packages
+    assert receipt.data.get("shared_objects_dated")
+    assert _same(receipt, wanted, packages)
+    wanted["interpreter"] = {**kept, "real": str(tmp_path / "python3.99")}
+    assert not _same(receipt, wanted, packages)

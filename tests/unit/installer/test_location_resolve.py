@@ -78,3 +78,60 @@ def test_a_pyproject_that_cannot_be_read_leaves_the_project_environment_to_the_f
     (project / "pyproject.toml").write_bytes(b"\xff\xfe not utf-8")
     assert quick_project_environment(str(project / "pyproject.toml")) is None
     assert quick_project_environment(str(project / "no-such-pyproject.toml")) is None
+
+
+def test_uv_project_environment_is_the_project_environment_after_tierlocks_own_variable(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tierlock.installer.location import project_environment
+
+    monkeypatch.delenv("UV_PROJECT_ENVIRONMENT", raising=False)
+    assert project_environment(project, None) == str(project / ".venv")
+    assert project_environment(project, "env") == str(project / "env")
+    monkeypatch.setenv("UV_PROJECT_ENVIRONMENT", "../opt/venv")  # relative to the project, as uv reads it
+    assert project_environment(project, None) == str(project.parent / "opt" / "venv")
+    assert project_environment(project, "env") == str(project.parent / "opt" / "venv")
+    monkeypatch.setenv("UV_PROJECT_ENVIRONMENT", "")  # set but empty: as unset
+    assert project_environment(project, "env") == str(project / "env")
+    monkeypatch.setenv("UV_PROJECT_ENVIRONMENT", "/opt/uv")
+    monkeypatch.setenv("TIERLOCK_PROJECT_ENVIRONMENT", "/opt/own")
+    assert project_environment(project, "env") == "/opt/own"
+
+
+def test_the_fast_path_finds_the_uv_project_environment_without_reading_the_declared_one(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced = project.parent / "synced"
+    (synced / "bin").mkdir(parents=True)
+    (synced / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (project / "pyproject.toml").write_text(PYPROJECT + '\n[tool.tierlock]\nvenv = "env"\n')
+    assert quick_project_environment(str(project / "pyproject.toml")) is None  # the full path reads `venv`
+    monkeypatch.setenv("UV_PROJECT_ENVIRONMENT", str(synced))
+    assert quick_project_environment(str(project / "pyproject.toml")) == str(synced)
+
+
+def test_an_active_venv_that_is_the_project_environment_removed_is_the_project_environment_to_create(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `rm -rf .venv` while it was active: VIRTUAL_ENV still names it. Before, "no interpreter at .../.venv" with
+    # "pass --python PATH to a python executable" (no command); install-tier creates the project environment.
+    from tierlock.installer.location import locate
+
+    loaded = load_project(project)
+    monkeypatch.setenv("VIRTUAL_ENV", str(project / ".venv"))
+    where = locate(None, loaded)
+    assert (where.source, where.folder, where.missing) == ("project", str(project / ".venv"), True)
+    with pytest.raises(UsageError) as refused:
+        resolve_existing(None, loaded, ["brain"])
+    assert str(refused.value).startswith(
+        "the project environment .venv does not exist (no --python given and it was the active virtual environment)"
+    )
+    assert refused.value.remedy == "install-tier brain"
+    monkeypatch.setenv("VIRTUAL_ENV", str(project / "other"))  # another venv removed: still the active one
+    assert locate(None, loaded).source == "VIRTUAL_ENV"
+    (project / ".venv").mkdir()  # there (even half-made): the active one, as before
+    monkeypatch.setenv("VIRTUAL_ENV", str(project / ".venv"))
+    assert locate(None, loaded).source == "VIRTUAL_ENV"
+    monkeypatch.delenv("VIRTUAL_ENV")
+    with pytest.raises(UsageError, match=r"no virtual environment active\); install-tier creates it"):
+        resolve_existing(None, loaded)

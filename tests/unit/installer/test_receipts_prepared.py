@@ -102,3 +102,29 @@ def test_the_project_itself_goes_into_a_tiers_receipt_only_when_that_tiers_lock_
     receipt = receipts.load_tier(target.prefix, "brain")
     assert receipt is not None
     assert receipt.package_names == {"pkg"}
+
+
+def test_a_receipt_records_the_real_path_of_the_venvs_interpreter_and_is_written_again_when_it_leads_elsewhere(
+    tmp_path: Path,
+) -> None:
+    import os
+    import sys
+
+    root, target = _project(tmp_path / "proj"), _target(tmp_path / "venv")
+    python = Path(target.python)
+    python.parent.mkdir(parents=True, exist_ok=True)
+    first = tmp_path / "base" / "python3.12"
+    first.parent.mkdir()
+    first.symlink_to(sys.executable)
+    python.symlink_to(first)
+    made = _record(root, target, prepared=True)
+    assert made["brain"]["interpreter"]["real"] == os.path.realpath(sys.executable)
+    assert _record(root, target, prepared=True) == {}  # the same receipt: none written
+    other = tmp_path / "other" / "python3"
+    other.parent.mkdir()
+    other.write_bytes(b"")
+    first.unlink()
+    first.symlink_to(other)  # the base's name moved to another interpreter
+    again = _record(root, target, prepared=True)
+    assert set(again) == {"base", "brain"}
+    assert again["brain"]["interpreter"]["real"] == str(other)
