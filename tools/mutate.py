@@ -203,6 +203,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/census/test_census_makers_called_elsewhere.py",
             "tests/unit/census/test_census_maker_arguments.py",
             "tests/unit/census/test_census_computed_flags.py",
+            "tests/unit/census/test_census_any_of_several_roots.py",
         ),
     ),
     # The availability flags a module defines (try/except flags, flag functions, flag tables), with their tests.
@@ -215,6 +216,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/census/test_census_metadata_version_flags.py",
             "tests/unit/census/test_census_computed_flags.py",
             "tests/unit/census/test_census_helper_module_imports.py",
+            "tests/unit/census/test_census_any_of_several_roots.py",
         ),
     ),
     # What a stretch of a source can name, and the walk in ast.walk's order: the file reader's shortcuts.
@@ -282,6 +284,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/plugin/test_plugin_test_needing_two_missing_tiers.py",
             "tests/unit/plugin/test_plugin_parametrized_backend_skips.py",
             "tests/unit/plugin/test_plugin_made_marks.py",
+            "tests/unit/plugin/test_plugin_any_of_several_tiers.py",
         ),
     ),
     # The failed imports (and distribution lookups) the backstop notes: the tests of the skips it ties to them.
