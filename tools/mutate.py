@@ -234,7 +234,10 @@ MODULES: dict[str, Module] = {
     # Test files a project's conftest keeps out at run time, counted for the missing tier, with their tests.
     "pytest_plugin/hidden.py": Module(
         ("src/tierlock/pytest_plugin/hidden.py",),
-        ("tests/unit/plugin/test_plugin_hidden_by_the_project.py",),
+        (
+            "tests/unit/plugin/test_plugin_hidden_by_the_project.py",
+            "tests/unit/plugin/test_plugin_doctest_modules_left_out_by_a_flag.py",
+        ),
     ),
     # Where the plugin finds its project and which --project its remedies name (the module's test set is every
     # plugin test: too big to run per mutant): the tests of the project's place, the remedy it prints, the
