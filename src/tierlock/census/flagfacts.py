@@ -186,10 +186,13 @@ def _is(node: ast.expr, var: str) -> bool:
 
 def try_flags(node: ast.Try | ast.TryStar, facts: FileFacts) -> None:
     """Availability flags of a module-level ``try: import x ... except ImportError: has_x = False`` (the name
-    bound in the ``try`` body or in its ``else:``, which runs only when the import succeeded)."""
+    bound in the ``try`` body or in its ``else:``, which runs only when the import succeeded). A body that is itself
+    a ``try`` of one import falling back to another (aiohttp's ``try: import brotlicffi as brotli except
+    ImportError: import brotli``) makes a flag true with either one (:data:`~tierlock.census.marks.ANY`)."""
     tried, bound = tried_imports(node.body)
     if not tried:
         return
+    tried = _either_import(node.body) or tried
     bound |= tried_imports(node.orelse)[1]
     for handler in node.handlers:
         for stmt in handler.body:
@@ -199,6 +202,20 @@ def try_flags(node: ast.Try | ast.TryStar, facts: FileFacts) -> None:
                 for target in sub.targets:  # type: ignore[attr-defined]
                     if isinstance(target, ast.Name) and target.id in bound:
                         facts.flags[target.id] = tried
+
+
+def _either_import(body: list[ast.stmt]) -> list[Entry] | None:
+    """The entries of a body that is one ``try:`` of one import whose ``except ImportError:`` handlers each import
+    one other: each is an alternative, and :data:`~tierlock.census.marks.ANY` after them. None for anything else."""
+    if len(body) != 1 or not isinstance(body[0], ast.Try) or body[0].orelse or body[0].finalbody:
+        return None
+    inner = body[0]
+    if not inner.handlers or not all(catches_import_error(h) for h in inner.handlers):
+        return None
+    parts = [tried_imports(inner.body)[0], *(tried_imports(h.body)[0] for h in inner.handlers)]
+    if any(len(part) != 1 for part in parts):
+        return None
+    return [part[0] for part in parts] + [ANY]
 
 
 def flag_function(node: ast.FunctionDef | ast.AsyncFunctionDef, facts: FileFacts) -> None:

@@ -2,11 +2,13 @@
 
 ``skipif(not (HAS_PANDAS or HAS_POLARS))``, ``HAS_FRAME = HAS_PANDAS or HAS_POLARS``, ``skipif(not HAS_PANDAS and not
 HAS_POLARS)``, ``skipUnless(HAS_PANDAS or HAS_POLARS)``, a maker's ``skipif(all(find_spec(m) is None for m in
-modules))`` or ``skipif(not any(find_spec(m) for m in modules))``, and ``try: import pandas except ImportError: lib =
-pytest.importorskip("polars")``: before, the first ones needed nothing (no flag's truth read from an ``or``), ``not A
-and not B`` needed both, and the fallback needed polars whether or not pandas was there. Now each needs the root of
-the smallest tier among the alternatives (the fewest roots, then the first declared), its use saying which others
-run it too; when an alternative is no root of the census's (a base package, or, in the plugin, a tier that is
+modules))`` or ``skipif(not any(find_spec(m) for m in modules))``, ``try: import pandas except ImportError: lib =
+pytest.importorskip("polars")``, and a flag set when neither of two imports tried one after the other worked
+(aiohttp's ``try: try: import brotlicffi as brotli except ImportError: import brotli except ImportError: brotli =
+None``): before, the first ones needed nothing (no flag's truth read from an ``or``), ``not A and not B`` needed both,
+the fallback needed polars whether or not pandas was there, and the nested fallback's flag needed both. Now each needs
+the root of the smallest tier among the alternatives (the fewest roots, then the first declared), its use saying which
+others run it too; when an alternative is no root of the census's (a base package, or, in the plugin, a tier that is
 present), or is no flag, the test may run without any tier and needs nothing.
 """
 
@@ -44,6 +46,14 @@ HAS_FRAME = HAS_PANDAS or HAS_POLARS
 NO_FRAME = not (HAS_PANDAS or HAS_POLARS)
 ON_CI = bool(os.environ.get("CI"))
 
+try:
+    try:
+        import polars as frame
+    except ImportError:
+        import pandas as frame
+except ImportError:
+    frame = None
+
 
 def needs_any(*modules):
     return pytest.mark.skipif(all(find_spec(m) is None for m in modules), reason="needs one of them")
@@ -71,6 +81,7 @@ ANY_OF = {
     "three-ways": "@pytest.mark.skipif(not (HAS_PANDAS or HAS_POLARS or find_spec('pyarrow')), reason='x')",
     "maker-all-missing": "@needs_any('pandas', 'polars')",
     "maker-not-any-found": "@needs_one_of(['pandas', 'polars'])",
+    "nested-try-fallback": "@pytest.mark.skipif(frame is None, reason='x')",  # (aiohttp's brotlicffi or brotli)
 }
 
 #: What each needs: nothing (it may run without any tier), or every root (each one is needed).
