@@ -48,7 +48,7 @@ def plain():
 '''
 
 #: Each conftest of the package: how it leaves ``mod.py`` out without brainpkg.
-CONFTESTS = {
+CONFTESTS: dict[str, str] = {
     "networkx": """\
 try:
     import brainpkg
@@ -86,12 +86,45 @@ except ImportError:
 """,
 }
 
+#: A conftest whose branch on the flag calls other things too before leaving the module out (a function, a method
+#: of another object): the branch is read all the same.
+BUSY = (
+    CONFTESTS["networkx"]
+    .replace(
+        "if not has_brainpkg:\n",
+        'if not has_brainpkg:\n    print("no brainpkg")\n    os.environ.setdefault("X", "1")\n',
+    )
+    .replace("try:", "import os\n\ntry:", 1)
+)
+
+#: A branch on the flag that only asks the list something (``count``): it leaves nothing out; the module is left out
+#: for another reason.
+ASKS = """\
+import os
+
+try:
+    import brainpkg
+
+    has_brainpkg = True
+except ImportError:
+    has_brainpkg = False
+
+collect_ignore = []
+if os.environ.get("INNER_NEVER_SET") is None:
+    collect_ignore += ["mod.py"]
+if not has_brainpkg:
+    collect_ignore.count("mod.py")
+"""
+
 #: Conftests that leave ``mod.py`` out for something else: nothing counts, a strict run is green.
 OTHER = {
+    "asks-the-list-only": ASKS,
     "another-package": CONFTESTS["networkx"].replace("brainpkg", "lxml"),
     "unconditional": 'collect_ignore = ["mod.py"]\n',
     "version": 'import sys\n\ncollect_ignore = []\nif sys.version_info < (4,):\n    collect_ignore += ["mod.py"]\n',
 }
+
+CONFTESTS["busy-branch"] = BUSY
 
 ARGS = ("--doctest-modules", "pkg", "--ignore-glob=*/tests/*")
 
@@ -148,3 +181,34 @@ def test_with_the_tier_armed_the_module_is_collected_and_its_doctest_runs(
     result = strict_run(pytester, monkeypatch, *ARGS)
     assert result.ret == 0, result.stdout.str() + result.stderr.str()
     result.assert_outcomes(passed=2)
+
+
+#: The inner project with a tier whose import root is not all lower case (black's ``IPython``).
+CASED_PYPROJECT = """\
+[project]
+name = "inner"
+version = "0.1"
+dependencies = ["packaging"]
+
+[project.optional-dependencies]
+brain = ["brainpkg"]
+
+[tool.tierlock]
+ci-require = ["brain"]
+
+[tool.tierlock.tiers.brain]
+import-roots = { brainpkg = ["BrainPkg"] }
+
+[tool.pytest.ini_options]
+addopts = ["-p", "no:hypothesispytest", "-p", "no:cacheprovider"]
+"""
+
+
+def test_in_ci_a_module_left_out_on_the_flag_of_a_root_spelled_in_capitals_fails_the_run_closed(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conftest = CONFTESTS["networkx"].replace("import brainpkg", "import BrainPkg")
+    files = {"pkg/__init__.py": "", "pkg/conftest.py": conftest, "pkg/mod.py": MODULE, "pkg/plain.py": PLAIN}
+    inner_project(pytester, monkeypatch, files, pyproject=CASED_PYPROJECT)
+    result = strict_run(pytester, monkeypatch, *ARGS)
+    assert_failed_closed(result, "  - pkg/mod.py (a test file that needs it, ignored by the project's conftest*")
