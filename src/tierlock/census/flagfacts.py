@@ -267,9 +267,14 @@ def tried_imports(body: list[ast.stmt]) -> tuple[list[tuple[str, int, int]], set
 def failed_first(body: list[ast.stmt]) -> list[str]:
     """The guards of what an ``except ImportError:`` of a ``try`` with *body* runs: ``|x`` for each root the body
     imports (that code runs only after one of them failed: ``try: import x except ImportError: lib =
-    pytest.importorskip("y")`` needs y only where x is missing, :meth:`~tierlock.census.firstparty.Reach.guarded`)."""
-    found = tried_imports(body)[0]
-    return list(dict.fromkeys(EITHER + module.split(".")[0] for module, level, _ in found if module and not level))
+    pytest.importorskip("y")`` needs y only where x is missing, :meth:`~tierlock.census.firstparty.Reach.guarded`),
+    or ``pytest.importorskip("x")``s (``except pytest.skip.Exception:`` then importing another)."""
+    found = [module for module, level, _ in tried_imports(body)[0] if not level]
+    for stmt in body:
+        for sub in walk(stmt):
+            if isinstance(sub, ast.Call) and dotted(sub.func).endswith("importorskip") and sub.args:
+                found.append(literal(sub.args[0]) or "")
+    return list(dict.fromkeys(EITHER + module.split(".")[0] for module in found if module))
 
 
 #: The calls that import the module they name: ``importlib.import_module("x")``, ``__import__("x")``.

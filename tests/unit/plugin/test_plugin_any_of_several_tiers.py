@@ -4,7 +4,8 @@
 HAS_PL and not HAS_PD)``, ``unittest.skipUnless(HAS_PL or HAS_PD)``, a helper's ``@needs_any("pdpkg", "plpkg")``
 (``skipif(all(find_spec(m) is None for m in modules))``), ``skipif(frame is None)`` after aiohttp's nested ``try:
 import pdpkg as frame except ImportError: import plpkg as frame`` (before: needing both, so a strict run with either
-armed stopped), and a ``try: import pdpkg`` falling back to
+armed stopped), ``pytest.importorskip("pdpkg")`` falling back on ``except pytest.skip.Exception:`` (the same), and a
+``try: import pdpkg`` falling back to
 ``pytest.importorskip("plpkg")``: before, the census read nothing of the first four (``CI=true pytest`` with neither
 tier armed printed ``none of its tests were selected`` and exited 0 with the test skipped; a laptop counted nothing;
 the helper's reason, naming both packages, was counted on both tiers' lines, each arming both),
@@ -126,6 +127,15 @@ UNNEEDED = {
     "maker-runs-without": '@runs_without("pdpkg", "plpkg")',
 }
 
+#: Whole test files that fall back from one import to another: the shape's name -> the file.
+FILES = {
+    "fallback": FALLBACK,
+    "importorskip-chain": FALLBACK.replace(
+        "    import pdpkg as lib\nexcept ImportError:",
+        '    lib = pytest.importorskip("pdpkg")\nexcept pytest.skip.Exception:',
+    ),
+}
+
 FALLBACK_FROM_THE_STANDARD_LIBRARY = FALLBACK.replace("import pdpkg as lib", "import json as lib")
 
 
@@ -164,11 +174,11 @@ def _arm(monkeypatch: pytest.MonkeyPatch, site: Path) -> None:
 
 
 def _write(made: pytest.Pytester, shape: str) -> None:
-    body = FALLBACK if shape == "fallback" else _test_file(SHAPES[shape])
+    body = FILES[shape] if shape in FILES else _test_file(SHAPES[shape])
     write_files(made.path, {"testing/test_x.py": body})
 
 
-ALL = [*SHAPES, "fallback"]
+ALL = [*SHAPES, *FILES]
 
 
 @pytest.mark.parametrize("shape", ALL)
@@ -203,7 +213,7 @@ def test_in_ci_with_either_tier_the_test_runs_and_the_run_is_green(
     result.assert_outcomes(passed=2)
 
 
-@pytest.mark.parametrize("shape", [s for s in ALL if s != "fallback"])
+@pytest.mark.parametrize("shape", SHAPES)
 def test_on_a_laptop_the_skipped_test_counts_once_for_the_tier_that_runs_it(made: pytest.Pytester, shape: str) -> None:
     _write(made, shape)
     result = made.runpytest("testing/test_x.py", "-rs")
@@ -216,8 +226,9 @@ def test_on_a_laptop_the_skipped_test_counts_once_for_the_tier_that_runs_it(made
     )
 
 
-def test_on_a_laptop_the_fallbacks_skip_counts_once_for_the_tier_it_imports(made: pytest.Pytester) -> None:
-    _write(made, "fallback")
+@pytest.mark.parametrize("shape", FILES)
+def test_on_a_laptop_the_fallbacks_skip_counts_once_for_the_tier_it_imports(made: pytest.Pytester, shape: str) -> None:
+    _write(made, shape)
     result = made.runpytest("testing/test_x.py", "-rs")
     assert result.ret == 5, result.stdout.str()  # (the module's own skip: nothing collected)
     out = result.stdout.str()
