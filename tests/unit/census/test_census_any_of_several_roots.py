@@ -164,3 +164,10 @@ def test_a_fallback_import_after_a_failed_one_needs_its_root_only_when_the_first
     assert found == set(needed)
     # (the plugin reads with the roots of the missing tiers only: pandas present, the fallback never runs)
     assert needs(tmp_path, [TIERS[1]]) == {}
+
+
+def test_a_makers_use_names_every_module_of_the_call_and_the_others_that_run_it(tmp_path: Path) -> None:
+    write(tmp_path, "tests/helpers.py", HELPERS)
+    write(tmp_path, "tests/test_x.py", _test_file(ANY_OF["maker-all-missing"]))
+    said = {u.how for u in census(tmp_path, TIERS).tier("polars").outside}
+    assert said == {"@needs_any('pandas', 'polars') (skipped without polars: tests/helpers.py; runs with pandas too)"}
