@@ -203,6 +203,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/census/test_census_makers_called_elsewhere.py",
             "tests/unit/census/test_census_maker_arguments.py",
             "tests/unit/census/test_census_computed_flags.py",
+            "tests/unit/census/test_census_any_of_several_roots.py",
         ),
     ),
     # The availability flags a module defines (try/except flags, flag functions, flag tables), with their tests.
@@ -215,6 +216,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/census/test_census_metadata_version_flags.py",
             "tests/unit/census/test_census_computed_flags.py",
             "tests/unit/census/test_census_helper_module_imports.py",
+            "tests/unit/census/test_census_any_of_several_roots.py",
         ),
     ),
     # What a stretch of a source can name, and the walk in ast.walk's order: the file reader's shortcuts.
@@ -232,7 +234,10 @@ MODULES: dict[str, Module] = {
     # Test files a project's conftest keeps out at run time, counted for the missing tier, with their tests.
     "pytest_plugin/hidden.py": Module(
         ("src/tierlock/pytest_plugin/hidden.py",),
-        ("tests/unit/plugin/test_plugin_hidden_by_the_project.py",),
+        (
+            "tests/unit/plugin/test_plugin_hidden_by_the_project.py",
+            "tests/unit/plugin/test_plugin_doctest_modules_left_out_by_a_flag.py",
+        ),
     ),
     # Where the plugin finds its project and which --project its remedies name (the module's test set is every
     # plugin test: too big to run per mutant): the tests of the project's place, the remedy it prints, the
@@ -282,6 +287,7 @@ MODULES: dict[str, Module] = {
             "tests/unit/plugin/test_plugin_test_needing_two_missing_tiers.py",
             "tests/unit/plugin/test_plugin_parametrized_backend_skips.py",
             "tests/unit/plugin/test_plugin_made_marks.py",
+            "tests/unit/plugin/test_plugin_any_of_several_tiers.py",
         ),
     ),
     # The failed imports (and distribution lookups) the backstop notes: the tests of the skips it ties to them.

@@ -23,7 +23,7 @@ CACHE_KEY = "tierlock/census"
 #: by ``importlib.import_module("x")`` and functions returning ``find_spec("x") is not None``; 10: an import under a
 #: ``try`` whose ``except ImportError`` skips is needed there, not guarded; 12: flags computed from flags (``NO_X =
 #: not HAS_X``), a flag maker's module by any argument (``needs(reason, module)``, ``*modules``), string conditions.
-_SCHEMA = 12
+_SCHEMA = 13
 #: Kinds of file, each filtered by its own words (conftests are always parsed).
 KINDS = ("tests", "sources")
 

@@ -160,13 +160,13 @@ def _worked_out(  # noqa: PLR0917 (survey's own parts, in its order)
 ) -> Census:
     """The census worked out: the files read (or their facts taken from *memo*), followed, and reported."""
     from tierlock.census.attribute import Tiers, file_uses
-    from tierlock.census.firstparty import ModuleIndex
+    from tierlock.census.firstparty import ModuleIndex, ranked
 
     matches = globs_matcher()
     known = Tiers(tiers)
     reading = _Reading(tree, listing, modules, memo)
     index = ModuleIndex([*listing.tests, *modules], inputs["paths"])
-    needs = _read(reading, index, sorted(known.providers))
+    needs = _read(reading, index, ranked(t.roots for t in tiers))
     limit_to, report = inputs["limit_to"], inputs["report"]
     keep = set(limit_to) if limit_to is not None else None
     uses = {rel: file_uses(needs, rel) for rel in sorted(reading.parsed) if rel in listing.tests}

@@ -29,12 +29,14 @@ import gc
 import sys
 
 from tierlock.census.astnames import dotted, literal
-from tierlock.census.flagfacts import derived, flag_function, table_flags, try_flags, unwrap
+from tierlock.census.flagfacts import derived, failed_first, flag_function, table_flags, try_flags, unwrap
 from tierlock.census.hookmarks import HOOKS, PREFIX, hook_skips
 from tierlock.census.madecalls import made_call
 from tierlock.census.makers import IMPORTERS, flag_maker, given
 from tierlock.census.marks import (
+    EITHER,
     INVERTED,
+    SPEC,
     absent,
     catches_import_error,
     decorator,
@@ -184,8 +186,9 @@ class _Reader:
         guarded = caught and not any(skips(s) for h in caught for s in h.body)
         inner = (*guards, "try") if guarded else guards
         self.body(node.body, scope, inner, cls)
+        fallback = (*guards, *failed_first(node.body))  # (an ``except ImportError:`` importing another instead)
         for handler in node.handlers:
-            self.body(handler.body, scope, guards, cls)
+            self.body(handler.body, scope, fallback if handler in caught else guards, cls)
         self.body(node.orelse, scope, inner, cls)
         self.body(node.finalbody, scope, guards, cls)
         if caught and not scope:
@@ -254,9 +257,9 @@ class _Reader:
                 continue
             if kind == "flag":
                 self.facts.flags[name.id] = [*((m, 0, line) for m in found), *([INVERTED] if negated else [])]
-            elif kind == "mark":
+            elif kind in ("mark", "either"):  # (``either``: a skip only when none of them is there)
                 alias = Func("alias", line, line)
-                alias.skips.append((call, line))
+                alias.skips.append((call if kind == "mark" else EITHER.join(SPEC + m for m in found), line))
                 self.facts.aliases[name.id] = alias
         return True
 

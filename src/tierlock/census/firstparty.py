@@ -23,14 +23,26 @@ from typing import Any
 
 from tierlock.census.flagfacts import SAME
 from tierlock.census.makers import given
-from tierlock.census.marks import INVERTED, NAMED, NEGATED, SPEC
+from tierlock.census.marks import ANY, EITHER, INVERTED, NAMED, NEGATED, SPEC
 from tierlock.census.moduleindex import ModuleIndex, folder_of
 from tierlock.census.records import FileFacts, Func
 
-__all__ = ["ModuleIndex", "Need", "Reach", "folder_of"]  # (the module index lives in .moduleindex, read from here too)
+# (the module index lives in .moduleindex, read from here too)
+__all__ = ["ModuleIndex", "Need", "Reach", "folder_of", "ranked"]
 
 #: (root, file, line, how): one need, where it finally comes from.
 Need = tuple[str, str, int, str]
+
+
+def ranked(tiers: Iterable[Sequence[str]]) -> list[str]:
+    """The roots of *tiers* (each tier's roots, in the project's order), the root of the smallest tier first (the
+    fewest roots, then the first declared, then by name): of several alternatives (``has_x or has_y``) the need is
+    that of the one first here (:meth:`Reach.either`), the same whichever way the census is worked out."""
+    best: dict[str, tuple[int, int]] = {}
+    for order, roots in enumerate(tiers):
+        for root in roots:
+            best[root] = min(best.get(root, (len(set(roots)), order)), (len(set(roots)), order))
+    return sorted(best, key=lambda root: (best[root], root))
 
 
 class Reach:
@@ -40,6 +52,8 @@ class Reach:
         self.index = index
         self.facts = facts
         self.roots = frozenset(roots)
+        self.rank = {root: at for at, root in enumerate(roots)} if isinstance(roots, (list, tuple)) else {}
+        """Root -> its place among the alternatives of an any-of need (:func:`ranked`; by name when not given)."""
         self._needs: dict[str, dict[str, Need]] = {}
         self._imports: dict[str, list[str]] = {}
         self._scoped: dict[str, tuple[dict[str, list[Any]], dict[str, list[Any]]]] = {}
@@ -147,7 +161,7 @@ class Reach:
         hits = [self.symbol(rel, module[len(SAME) :]) for module, _level, _line in entries if module.startswith(SAME)]
         if not all(hit is not None and hit[0] == "flag" for hit in hits):
             return False
-        several = len([e for e in entries if e != INVERTED]) > 1
+        several = len([e for e in entries if e not in (INVERTED, ANY)]) > 1
         return not several or not any(self.inverted(hit[1], hit[2]) for hit in hits if hit is not None)
 
     def maker(self, rel: str, name: str, args: Mapping[str, list[str]]) -> tuple[str, list[str], list[str]] | None:
@@ -166,7 +180,7 @@ class Reach:
         found = self.maker(rel, callee, args)
         if found is None or at >= len(found[1]) or (negated and found[1] != ["flag"]):
             return None
-        return {"flag": "flag", "mark": "alias"}.get(found[1][at])
+        return {"flag": "flag", "mark": "alias", "either": "alias"}.get(found[1][at])
 
     def inverted(self, rel: str, name: str) -> bool:
         """Whether the flag *name* of *rel* is true without what it stands for: a flag function's ``except
@@ -184,9 +198,14 @@ class Reach:
         return flip
 
     def guarded(self, rel: str, guards: Sequence[str]) -> bool:
-        """Whether code under these guards runs only when what it imports is there (``try``, ``if has_x``)."""
+        """Whether code under these guards runs only when what it imports is there (``try``, ``if has_x``), or runs
+        only after imports failed whose roots are all none of the census's (an ``except ImportError:`` falling back
+        to another package: ``|x``; the package tried first may well be there, and then nothing of it runs)."""
+        failed = [g[len(EITHER) :] for g in guards if g.startswith(EITHER)]
+        if failed and not any(root in self.roots for root in failed):
+            return True
         for guard in guards:
-            if guard.startswith(NAMED):
+            if guard.startswith((NAMED, EITHER)):
                 continue
             if guard == "try" or guard.startswith(SPEC):
                 return True
@@ -209,11 +228,22 @@ class Reach:
         made = facts.made.get(name) if name not in facts.flags else None
         maker = self.maker(rel, made[0], made[1]) if made is not None else None
         entries = [(m, 0, made[3]) for m in maker[2]] if made is not None and maker else facts.flags.get(name, ())
-        for module, level, line in entries:
-            if (module, level, line) != INVERTED:
-                for need in self._entry_needs(rel, module, level, line):
-                    out.setdefault(need[0], need)
+        parts = [self._entry_needs(rel, *entry) for entry in entries if entry not in (INVERTED, ANY)]
+        for need in self.either(parts) if ANY in entries else [n for part in parts for n in part]:
+            out.setdefault(need[0], need)
         return list(out.values())
+
+    def either(self, parts: Sequence[list[Need]]) -> list[Need]:
+        """The needs of a condition true with any one of *parts* (each what one alternative needs): none when an
+        alternative needs no root of the census's (it may be there: a base package, or a tier that is present),
+        else those of the one whose first root is first in :attr:`rank` (the smallest tier's), the fewest first, each
+        saying which others would do (``tries pyarrow; runs with polars too``)."""
+        if not parts or not all(parts):
+            return []
+        last = len(self.rank)
+        chosen = min(parts, key=lambda part: (len(part), min((self.rank.get(n[0], last), n[0]) for n in part)))
+        others = ", ".join(dict.fromkeys(n[0] for part in parts if part is not chosen for n in part))
+        return [(root, rel, line, f"{how}; runs with {others} too") for root, rel, line, how in chosen]
 
     def _entry_needs(self, rel: str, module: str, level: int, line: int) -> list[Need]:
         """What one flag entry of *rel* stands for: the flag it is computed from (:data:`SAME`), what importing a
@@ -228,7 +258,10 @@ class Reach:
         return [(root, rel, line, f"tries {root}")] if level == 0 and root in self.roots else []
 
     def skip_needs(self, rel: str, name: str) -> list[Need]:
-        """The roots whose absence the skip condition name *name* (read in *rel*) stands for."""
+        """The roots whose absence the skip condition name *name* (read in *rel*) stands for (``has_x|has_y``: the
+        roots of one alternative, :meth:`either`)."""
+        if EITHER in name:
+            return self.either([self.skip_needs(rel, part) for part in name.split(EITHER)])
         if name.startswith(SPEC):
             root = name[len(SPEC) :].split(".", maxsplit=1)[0]
             return [(root, rel, 0, f"find_spec({root!r})")] if root in self.roots else []
@@ -248,10 +281,12 @@ class Reach:
         facts = self.facts[hit[1]]
         if hit[2] in facts.aliases:
             return hit[1], facts.aliases[hit[2]]
-        callee, args, _at, line, _negated = facts.made[hit[2]]  # ``requires_x = needs("x")``: without x
+        callee, args, at, line, _negated = facts.made[hit[2]]  # ``requires_x = needs("x")``: without x
         found = self.maker(hit[1], callee, args)
         alias = Func("alias", line, line)
-        alias.skips.extend((SPEC + m, line) for m in (found[2] if found is not None else ()))
+        specs = [SPEC + m for m in (found[2] if found is not None else ())]
+        either = found is not None and found[1][at] == "either"  # (``needs_any("x", "y")``: without both)
+        alias.skips.extend([(EITHER.join(specs), line)] if either else [(spec, line) for spec in specs])
         return hit[1], alias
 
     # -- modules ----------------------------------------------------------------------

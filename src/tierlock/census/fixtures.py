@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from tierlock.census.firstparty import Need, Reach, folder_of
 from tierlock.census.hookmarks import PREFIX
 from tierlock.census.madecalls import MADE, made_args
-from tierlock.census.marks import MARK, SPEC
+from tierlock.census.marks import EITHER, MARK, SPEC
 from tierlock.census.records import FileFacts, Func
 
 #: (file, qualified name) of a fixture definition.
@@ -115,12 +115,23 @@ class Needs:
         skips without the modules it names (:func:`tierlock.census.makers.flag_maker`)."""
         callee, args = made_args(mark)
         found = self.reach.maker(rel, callee, args)
-        if found is None or found[1] != ["mark"]:
+        if found is None or found[1] not in (["mark"], ["either"]):
             return []
         out: list[Need] = []
-        for module in found[2]:
-            for root, _where, _at, _how in self.reach.skip_needs(rel, SPEC + module):
-                out.append((root, rel, line, f"@{callee}({module!r}) (skipped without {root}: {found[0]})"))
+        # (``either``: ``@needs_any("x", "y")`` skips only without both; one of them is needed, :meth:`Reach.either`)
+        tokens = [EITHER.join(SPEC + m for m in found[2])] if found[1] == ["either"] else [SPEC + m for m in found[2]]
+        for token, module in zip(tokens, found[2], strict=False):
+            said = ", ".join(map(repr, found[2])) if EITHER in token else repr(module)
+            for root, _where, _at, how in self.reach.skip_needs(rel, token):
+                more = how.partition("; ")[2]  # (``runs with y too``)
+                out.append(
+                    (
+                        root,
+                        rel,
+                        line,
+                        f"@{callee}({said}) (skipped without {root}: {found[0]}{'; ' * bool(more)}{more})",
+                    )
+                )
         return out
 
     def hook_marked(self, rel: str, mark: str, line: int) -> list[Need]:

@@ -24,7 +24,7 @@ import ast
 from collections.abc import Mapping
 
 from tierlock.census.astnames import dotted, literal
-from tierlock.census.marks import INVERTED, catches_import_error, looked_up, spec_flag, spec_test
+from tierlock.census.marks import ANY, EITHER, INVERTED, catches_import_error, looked_up, spec_flag, spec_test
 from tierlock.census.records import FileFacts
 from tierlock.census.walking import walk
 
@@ -65,14 +65,17 @@ def derived(value: ast.expr, line: int) -> list[Entry] | None:
     ``HAS_X = x is not None`` (``x = None`` when its import failed), ``NO_X = x is None``, ``HAS = bool(has_x())``,
     ``MISSING = find_spec("x") is None``, ``HAS = has_x()``: :data:`SAME` and the name read (a flag when that name is
     one, which :class:`~tierlock.census.firstparty.Reach` finds out), :data:`INVERTED` after it when true without it.
-    ``HAS_BOTH = HAS_X and HAS_Y`` (each part a flag as it is, not negated): one entry per part, true with them all.
+    ``HAS_BOTH = HAS_X and HAS_Y`` (each part a flag as it is, not negated): one entry per part, true with them all;
+    ``HAS_ANY = HAS_X or HAS_Y``: the same, and :data:`~tierlock.census.marks.ANY` (true with any one of them).
     None for anything else."""
     inner, negated = unwrap(value)
-    parts = inner.values if isinstance(inner, ast.BoolOp) and isinstance(inner.op, ast.And) else [inner]
+    parts = inner.values if isinstance(inner, ast.BoolOp) else [inner]
     entries = [_part(part, line) for part in parts]
     if None in entries:
         return None
     found = [e for e in entries if e is not None]
+    if isinstance(inner, ast.BoolOp) and isinstance(inner.op, ast.Or):
+        found.append(ANY)
     return [*found, INVERTED] if negated else found
 
 
@@ -183,11 +186,14 @@ def _is(node: ast.expr, var: str) -> bool:
 
 def try_flags(node: ast.Try | ast.TryStar, facts: FileFacts) -> None:
     """Availability flags of a module-level ``try: import x ... except ImportError: has_x = False`` (the name
-    bound in the ``try`` body or in its ``else:``, which runs only when the import succeeded)."""
-    tried, bound = _tried(node.body)
+    bound in the ``try`` body or in its ``else:``, which runs only when the import succeeded). A body that is itself
+    a ``try`` of one import falling back to another (aiohttp's ``try: import brotlicffi as brotli except
+    ImportError: import brotli``) makes a flag true with either one (:data:`~tierlock.census.marks.ANY`)."""
+    tried, bound = tried_imports(node.body)
     if not tried:
         return
-    bound |= _tried(node.orelse)[1]
+    tried = _either_import(node.body) or tried
+    bound |= tried_imports(node.orelse)[1]
     for handler in node.handlers:
         for stmt in handler.body:
             for sub in walk(stmt):
@@ -196,6 +202,20 @@ def try_flags(node: ast.Try | ast.TryStar, facts: FileFacts) -> None:
                 for target in sub.targets:  # type: ignore[attr-defined]
                     if isinstance(target, ast.Name) and target.id in bound:
                         facts.flags[target.id] = tried
+
+
+def _either_import(body: list[ast.stmt]) -> list[Entry] | None:
+    """The entries of a body that is one ``try:`` of one import whose ``except ImportError:`` handlers each import
+    one other: each is an alternative, and :data:`~tierlock.census.marks.ANY` after them. None for anything else."""
+    if len(body) != 1 or not isinstance(body[0], ast.Try) or body[0].orelse or body[0].finalbody:
+        return None
+    inner = body[0]
+    if not inner.handlers or not all(catches_import_error(h) for h in inner.handlers):
+        return None
+    parts = [tried_imports(inner.body)[0], *(tried_imports(h.body)[0] for h in inner.handlers)]
+    if any(len(part) != 1 for part in parts):
+        return None
+    return [part[0] for part in parts] + [ANY]
 
 
 def flag_function(node: ast.FunctionDef | ast.AsyncFunctionDef, facts: FileFacts) -> None:
@@ -210,14 +230,14 @@ def flag_function(node: ast.FunctionDef | ast.AsyncFunctionDef, facts: FileFacts
     for stmt in node.body:
         if not isinstance(stmt, (ast.Try, ast.TryStar)):
             continue
-        tried, _ = _tried(stmt.body)
+        tried, _ = tried_imports(stmt.body)
         answers = {_constant_return(h.body) for h in stmt.handlers if catches_import_error(h)}
         if tried and len(answers) == 1 and None not in answers:
             facts.flags[node.name] = [*tried, INVERTED] if answers.pop() else tried
             return
 
 
-def _tried(body: list[ast.stmt]) -> tuple[list[tuple[str, int, int]], set[str]]:
+def tried_imports(body: list[ast.stmt]) -> tuple[list[tuple[str, int, int]], set[str]]:
     """(module, level, line) of each import in a ``try`` body, and the names it binds (``x = True`` too)."""
     tried: list[tuple[str, int, int]] = []
     bound: set[str] = set()
@@ -242,6 +262,19 @@ def _tried(body: list[ast.stmt]) -> tuple[list[tuple[str, int, int]], set[str]]:
                 if module:
                     tried.append((module, 0, sub.lineno))
     return tried, bound
+
+
+def failed_first(body: list[ast.stmt]) -> list[str]:
+    """The guards of what an ``except ImportError:`` of a ``try`` with *body* runs: ``|x`` for each root the body
+    imports (that code runs only after one of them failed: ``try: import x except ImportError: lib =
+    pytest.importorskip("y")`` needs y only where x is missing, :meth:`~tierlock.census.firstparty.Reach.guarded`),
+    or ``pytest.importorskip("x")``s (``except pytest.skip.Exception:`` then importing another)."""
+    found = [module for module, level, _ in tried_imports(body)[0] if not level]
+    for stmt in body:
+        for sub in walk(stmt):
+            if isinstance(sub, ast.Call) and dotted(sub.func).endswith("importorskip") and sub.args:
+                found.append(literal(sub.args[0]) or "")
+    return list(dict.fromkeys(EITHER + module.split(".")[0] for module in found if module))
 
 
 #: The calls that import the module they name: ``importlib.import_module("x")``, ``__import__("x")``.

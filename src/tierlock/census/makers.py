@@ -60,9 +60,9 @@ def flag_maker(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, list[
         return index, ["flag"], param
     name = param.lstrip("*")
     skips = {
-        t.id
+        t.id: kind
         for s in walk(node)
-        if isinstance(s, ast.Assign) and _skip_mark(s.value, name)
+        if isinstance(s, ast.Assign) and (kind := _skip_kind(s.value, name))
         for t in s.targets
         if isinstance(t, ast.Name)
     }
@@ -112,40 +112,48 @@ def _constant(value: ast.expr | None) -> bool | None:
     return value.value if isinstance(value, ast.Constant) and isinstance(value.value, bool) else None
 
 
-def _made_kind(value: ast.expr, skips: set[str], param: str) -> str:
-    if _skip_mark(value, param) or (isinstance(value, ast.Name) and value.id in skips):
-        return "mark"
+def _made_kind(value: ast.expr, skips: Mapping[str, str], param: str) -> str:
+    kind = _skip_kind(value, param) or (skips.get(value.id) if isinstance(value, ast.Name) else None)
+    if kind is not None:
+        return kind
     return "flag" if isinstance(value, (ast.Name, ast.Compare, ast.Call)) else "other"
 
 
-def _skip_mark(value: ast.expr, param: str = "") -> bool:
-    """``pytest.mark.skipif(not has, ...)``, or ``skipif(find_spec(param) is None, ...)`` on the module the
-    parameter *param* names: a skip when what the condition stands for is absent."""
+def _skip_kind(value: ast.expr, param: str = "") -> str | None:
+    """``mark`` for ``pytest.mark.skipif(not has, ...)``, or ``skipif(find_spec(param) is None, ...)`` on the module
+    the parameter *param* names: a skip when what the condition stands for is absent; ``either`` for a skip when
+    every module the parameter names is absent (``skipif(all(find_spec(n) is None for n in param))``: any one of
+    them runs the test); None for anything else."""
     if not (isinstance(value, ast.Call) and dotted(value.func).endswith("mark.skipif") and value.args):
-        return False
+        return None
     named = [n for n in absent(value.args[0]) if not n.startswith(NEGATED)]  # (``skipif(GPU)``: no flag's absence)
-    return bool(named) or _absent_param(value.args[0], param)
+    return "mark" if named else _absent_param(value.args[0], param)
 
 
-def _absent_param(condition: ast.expr, param: str) -> bool:
-    """``find_spec(param) is None`` / ``not find_spec(param)`` / ``not bool(find_spec(param))``: true when the
-    module the parameter names cannot be found; for a parameter naming several, ``any(find_spec(n) is None for n
-    in param)`` / ``not all(find_spec(n) for n in param)``: true when one of them cannot."""
+def _absent_param(condition: ast.expr, param: str) -> str | None:
+    """``mark`` for ``find_spec(param) is None`` / ``not find_spec(param)`` / ``not bool(find_spec(param))``: true
+    when the module the parameter names cannot be found; for a parameter naming several, ``any(find_spec(n) is None
+    for n in param)`` / ``not all(find_spec(n) for n in param)``: true when one of them cannot; ``either`` for
+    ``all(find_spec(n) is None for n in param)`` / ``not any(find_spec(n) for n in param)``: true when none can."""
     asked = spec_test(condition)
     if asked is not None:
-        return not asked[1] and isinstance(asked[0], ast.Name) and asked[0].id == param
-    wanted = False  # what ``any`` asks of each module: that it is missing; ``not all``: that it is found
-    if isinstance(condition, ast.UnaryOp) and isinstance(condition.op, ast.Not):
-        condition, wanted = condition.operand, True
+        return "mark" if not asked[1] and isinstance(asked[0], ast.Name) and asked[0].id == param else None
+    negated = isinstance(condition, ast.UnaryOp) and isinstance(condition.op, ast.Not)
+    condition = condition.operand if isinstance(condition, ast.UnaryOp) and negated else condition
     if not (isinstance(condition, ast.Call) and len(condition.args) == 1 and not condition.keywords):
-        return False
-    if dotted(condition.func) != ("all" if wanted else "any"):
-        return False
+        return None
     loop = condition.args[0]
     if not isinstance(loop, (ast.GeneratorExp, ast.ListComp)) or len(loop.generators) != 1:
-        return False
+        return None
     each = loop.generators[0]
     if not (isinstance(each.target, ast.Name) and isinstance(each.iter, ast.Name) and each.iter.id == param):
-        return False
+        return None
     asked = spec_test(loop.elt)
-    return asked is not None and asked[1] == wanted and isinstance(asked[0], ast.Name) and asked[0].id == each.target.id
+    if asked is None or not isinstance(asked[0], ast.Name) or asked[0].id != each.target.id:
+        return None
+    if asked[1] != negated:  # (``any(find_spec(n) for n in param)``: a skip when one is there)
+        return None
+    # ``any(... is None)`` / ``not all(...)``: one missing skips; ``all(... is None)`` / ``not any(...)``: all missing
+    return {("any", False): "mark", ("all", True): "mark", ("all", False): "either", ("any", True): "either"}.get(
+        (dotted(condition.func), negated)
+    )

@@ -26,6 +26,13 @@ NAMED = "="
 NEGATED = "!"
 #: The flag entry (module, level, line) that marks a flag function true when its import fails.
 INVERTED = (NEGATED, 0, 0)
+#: What joins the alternatives of a skip token that any one of them satisfies: ``skipif(not (has_x or has_y))``
+#: is ``has_x|has_y`` (skipped only when every one is absent), and, at the head of a guard, a root whose import
+#: failed for the code under it to run (``except ImportError: lib = pytest.importorskip("y")`` after ``import x``:
+#: ``|x``). The flag entry :data:`ANY` marks a flag true with any one of its entries (``HAS = HAS_X or HAS_Y``).
+EITHER = "|"
+#: The flag entry (module, level, line) that marks a flag true when any one of its other entries is.
+ANY = (EITHER, 0, 0)
 FIXTURE_DECORATORS = ("pytest.fixture", "fixture", "pytest_asyncio.fixture")
 _IMPORT_ERRORS = (
     "ImportError",
@@ -99,7 +106,18 @@ def present(node: ast.expr) -> list[str]:
         return [name]
     if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
         return [n for value in node.values for n in present(value)]
+    if isinstance(node, ast.BoolOp):  # ``has_x or has_y``: true with either one
+        return either([present(value) for value in node.values])
     return []
+
+
+def either(parts: list[list[str]]) -> list[str]:
+    """The one token a condition true when any one of *parts* is stands for (``has_x|has_y``): each part one name
+    whose truth it needs; none when a part names none (or several: ``(has_x and has_y) or has_z`` is left out),
+    as the condition may then hold without any root."""
+    if any(len(part) != 1 for part in parts):
+        return []
+    return [EITHER.join(dict.fromkeys(part[0] for part in parts))]
 
 
 def _compares_to_nothing(node: ast.expr, ops: tuple[type[ast.cmpop], ...]) -> bool:
@@ -119,6 +137,10 @@ def absent(node: ast.expr) -> list[str]:
         return [key] if key is not None else []
     if _compares_to_nothing(node, (ast.Is, ast.Eq)):
         return present(node.left)  # type: ignore[attr-defined]
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):  # ``not has_x and not has_y``: neither there
+        parts = [found for found in (absent(value) for value in node.values) if found]
+        # (a part that names nothing, ``"gpu" in item.keywords``, is what else the skip asks: left as it was)
+        return either(parts) if len(parts) > 1 else [n for part in parts for n in part]
     if isinstance(node, ast.BoolOp):
         return [n for value in node.values for n in absent(value)]
     if (_bare_call(node) or isinstance(node, (ast.Name, ast.Attribute))) and dotted(node):

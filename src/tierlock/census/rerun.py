@@ -29,7 +29,7 @@ from tierlock.census.attribute import file_uses
 from tierlock.census.cache import Memo
 from tierlock.census.engine import share, survey
 from tierlock.census.filefacts import FileFacts
-from tierlock.census.firstparty import ModuleIndex, Reach
+from tierlock.census.firstparty import ModuleIndex, Reach, ranked
 from tierlock.census.fixtures import Needs, below
 from tierlock.census.report import CensusTier
 from tierlock.census.summary import canonical, facts_of, names_any
@@ -171,7 +171,7 @@ def alone_holds(
             now[rel] = facts_of(text, rel)
         else:  # not parsed; an autouse fixture that needs a root still makes it a file that needs it
             now[rel] = FileFacts() if any(below(rel, c) for c in apart["autouse"]) else None
-    roots = {root_name for tier in inputs["tiers"] for root_name in tier[1]}
+    roots = ranked(tier[1] for tier in inputs["tiers"])
     index = ModuleIndex([*apart["tests"], *apart["modules"]], inputs["paths"])
     conftests = [rel for rel in apart["tests"] if rel.endswith("conftest.py")]
     needs = Needs(Reach(index, KeptFacts(calls, apart["parsed"], now), roots), conftests)
@@ -218,7 +218,8 @@ def readers_hold(  # noqa: PLR0917 (the census's record, as alone_holds takes it
             return False
         added += [(rel, fresh)] if fresh else []
         now[rel] = new
-    return not added or _added_need_nothing(apart, added, Reach(index, KeptFacts(calls, apart["parsed"], now), roots))
+    reach = Reach(index, KeptFacts(calls, apart["parsed"], now), ranked(tier[1] for tier in inputs["tiers"]))
+    return not added or _added_need_nothing(apart, added, reach)
 
 
 def _moved_alike(  # noqa: PLR0917 (the two facts of the file and what their views are compared with)

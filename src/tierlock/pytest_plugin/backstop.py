@@ -121,6 +121,7 @@ def _attribute_skip(
     tiers = _own_tiers(gate, reason)
     own = tiers[0] if tiers else None
     hits = [] if own is not None else all_from_skip_reason(reason, gate.owners, gate.words)
+    hits = _one_of(gate, hits, test)
     tiers = tiers or [tier for tier, _ in hits]
     hit = (own, "") if own is not None else (hits[0] if hits else None)
     if hit is None and not names_an_import(reason):
@@ -146,6 +147,18 @@ def _attribute_skip(
     elif own is None and isinstance(report.longrepr, tuple):
         path, line, _ = report.longrepr
         report.longrepr = (path, line, f"{reason} ({said})")
+
+
+def _one_of(gate: Gate, hits: list[tuple[str, str]], test: tuple[str, str] | None) -> list[tuple[str, str]]:
+    """*hits* (the missing tiers a skip's reason names), or only the one the census read the test needing before
+    collection when it read that any one of several roots runs it (``needs one of pdpkg, plpkg``, from ``skipif(all(
+    find_spec(m) is None for m in modules))``): counted once, for the tier whose arming runs it."""
+    if len(hits) < 2 or test is None:
+        return hits
+    before = _read_before(gate, *test)
+    if before is None or " (or " not in before[1]:
+        return hits
+    return [hit for hit in hits if hit[0] == before[0]] or hits
 
 
 def _after_failed_import(gate: Gate, failed: Sequence[str]) -> tuple[str, str] | None:

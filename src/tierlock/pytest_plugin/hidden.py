@@ -13,6 +13,8 @@ tier then fails at its end (:func:`.backstop.failing_at_end`); a lenient one cou
 from __future__ import annotations
 
 import ast
+import fnmatch
+import functools
 import os
 from collections.abc import Generator, Iterator
 from pathlib import Path
@@ -53,6 +55,7 @@ def hidden(gate: Gate, path: Path, config: pytest.Config, failed: set[str]) -> N
         tier = next((t for t in gate.needing if rel in gate.needing[t] and t in failed), None)
         tier = tier or next((t for t in gate.tiers_of(rel) if t in failed), None)
         tier = tier or imported_at_top(file, gate.owners, failed)  # (a module pytest collects for its doctests)
+        tier = tier or ignored_without(file, Path(gate.root), gate.owners, failed)
         if tier is None or os.fspath(file) in gate.kept_by_tier.get(tier, ()):
             continue  # needs no tier whose import failed, or tierlock kept it out itself (counted already)
         if not selection.collects(file.name):
@@ -94,6 +97,91 @@ def _roots_imported(body: list[ast.AST]) -> Iterator[str]:
             yield from _roots_imported(list(node.orelse))
         else:
             yield from _roots_imported([c for c in ast.iter_child_nodes(node) if isinstance(c, _BLOCKS)])
+
+
+def ignored_without(file: Path, root: Path, owners: dict[str, str], failed: set[str]) -> str | None:
+    """The tier in *failed* a ``conftest.py`` at or above *file* (up to *root*) leaves *file* out without: networkx's
+    ``if not has_numpy: collect_ignore += needs_numpy`` (``needs_numpy`` a module-level list of literal names,
+    ``has_numpy`` a flag of the conftest's own ``try: import numpy``), ``.extend(...)``, ``.append("x.py")``, and
+    ``collect_ignore_glob`` the same way: the modules it names (collected for their doctests) need numpy, though no
+    import of theirs says so at their top. None when no such branch names *file*."""
+    folder = file.parent
+    while folder == root or root in folder.parents:
+        conftest = folder / "conftest.py"
+        if conftest.is_file():
+            rel = file.relative_to(folder).as_posix()
+            for roots, names, patterns in _ignored_on_flags(os.fspath(conftest)):
+                tiers = [owners.get(r) or owners.get(r.lower()) for r in roots]
+                if rel in names or any(fnmatch.fnmatch(rel, p) for p in patterns):
+                    found = next((t for t in tiers if t in failed), None)
+                    if found is not None:
+                        return found
+        folder = folder.parent
+    return None
+
+
+@functools.lru_cache(maxsize=64)
+def _ignored_on_flags(path: str) -> list[tuple[list[str], set[str], set[str]]]:
+    """(the roots a module-level ``if`` of the conftest *path* skips on, the names and globs its body adds to
+    ``collect_ignore`` / ``collect_ignore_glob``), for each such ``if`` that reads a flag of the conftest's own."""
+    from tierlock.census.filefacts import read_file
+    from tierlock.census.flagfacts import tried_imports
+    from tierlock.census.marks import SPEC, absent
+
+    try:
+        source = Path(path).read_text(encoding="utf-8")
+        tree = ast.parse(source)
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
+        return []
+    flags = read_file(source).flags
+    lists = {
+        t.id: [e.value for e in n.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        for n in tree.body
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.List | ast.Tuple)
+        for t in n.targets
+        if isinstance(t, ast.Name)
+    }
+    out = []
+    for node in tree.body:
+        if isinstance(node, ast.If):  # ``if not has_x:`` (a flag of the conftest's), ``if find_spec("x") is None:``
+            tried = [flags.get(name, []) if name[:1] != SPEC else [(name[1:], 0, 0)] for name in absent(node.test)]
+            body = node.body
+        elif isinstance(node, ast.Try):  # ``try: import x`` ... ``except ImportError: collect_ignore...``
+            tried, body = [tried_imports(node.body)[0]], [s for h in node.handlers for s in h.body]
+        else:
+            continue
+        roots = [m.split(".")[0] for entries in tried for m, level, _line in entries if m[:1].isalpha() and not level]
+        added = _added(body, lists)
+        if roots and (added["collect_ignore"] or added["collect_ignore_glob"]):
+            out.append((roots, set(added["collect_ignore"]), set(added["collect_ignore_glob"])))
+    return out
+
+
+def _added(body: list[ast.stmt], lists: dict[str, list[str]]) -> dict[str, list[str]]:
+    """What the statements *body* add to ``collect_ignore`` and ``collect_ignore_glob``: ``+= [...]`` or a list of
+    *lists* (module-level lists of literals, by name), ``.extend(...)`` the same, ``.append("x")``."""
+    out: dict[str, list[str]] = {"collect_ignore": [], "collect_ignore_glob": []}
+    for stmt in body:
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id in out:
+            out[stmt.target.id] += _strings(stmt.value, lists)
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            func = stmt.value.func
+            if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in out):
+                continue
+            args = stmt.value.args
+            if func.attr == "extend" and len(args) == 1:
+                out[func.value.id] += _strings(args[0], lists)
+            elif func.attr == "append" and len(args) == 1:
+                out[func.value.id] += _strings(ast.List([args[0]]), lists)
+    return out
+
+
+def _strings(node: ast.expr, lists: dict[str, list[str]]) -> list[str]:
+    if isinstance(node, ast.Name):
+        return list(lists.get(node.id, []))
+    if isinstance(node, ast.List | ast.Tuple):
+        return [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return []
 
 
 #: What holds statements below a statement: statements, ``except`` handlers, ``case`` blocks.

@@ -11,6 +11,7 @@ needs it whenever any test of the file is kept.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,10 @@ if TYPE_CHECKING:
 #: What the census says of a need that is a skip without the root (a skip condition, a mark alias, a helper's
 #: mark, a conftest hook's mark): ``skipped without brainpkg (...)``, ``@needs('brainpkg') (skipped without ...)``.
 _SKIPS = " without "  # (tierlock.census.fixtures.SKIPPED: a fixture that skips says it too)
+
+#: What the census adds to a need that any one of several roots meets (``tries pyarrow; runs with polars too``:
+#: :meth:`tierlock.census.firstparty.Reach.either`): the test is that one tier's, and the others are said with it.
+_ALSO = re.compile(r"; runs with ([^;()]+) too")
 
 #: The plugin's census cache entry (its words are the missing tiers' roots, not every tier's as in ``check``).
 CACHE_KEY = "tierlock/census-pytest"
@@ -110,7 +115,9 @@ def needing_files(
                     if _SKIPS not in use.how:
                         continue  # (an import or a fixture: a skip of it for another reason is not the tier's)
                     key = f"{rel}::{use.test}" if use.test and use.scope == "test" else rel
-                    tests.setdefault(tier, {}).setdefault(key.replace(os.sep, "/"), use.root)
+                    also = _ALSO.search(use.how)
+                    needed = f"{use.root} (or {also.group(1)})" if also else use.root
+                    tests.setdefault(tier, {}).setdefault(key.replace(os.sep, "/"), needed)
         out[tier] = files
     return out, tests
 

@@ -313,6 +313,20 @@ NOT_AT_IMPORT = {
 }
 
 
+#: A conftest that tries brainpkg (the import fails in the run) and hides the module for another reason: whether the
+#: module counts is then up to its own import. (Hidden on brainpkg's own flag, as :data:`DOCTEST_CONFTEST` does, it
+#: counts whatever it imports: ``test_plugin_doctest_modules_left_out_by_a_flag.py``.)
+OTHER_REASON_CONFTEST = """\
+import importlib.util
+import os
+
+HAS = importlib.util.find_spec("brainpkg") is not None
+collect_ignore = []
+if os.environ.get("INNER_NEVER_SET") is None:
+    collect_ignore.append("src/inner/{module}.py")
+"""
+
+
 @pytest.mark.parametrize("shape", sorted(RUN_AT_IMPORT) + sorted(NOT_AT_IMPORT))
 def test_a_hidden_doctested_module_counts_only_when_its_import_imports_the_tier(
     inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, shape: str
@@ -320,7 +334,7 @@ def test_a_hidden_doctested_module_counts_only_when_its_import_imports_the_tier(
     write_files(
         inner.path,
         {
-            "conftest.py": DOCTEST_CONFTEST.format(module="mod"),
+            "conftest.py": OTHER_REASON_CONFTEST.format(module="mod"),
             "src/inner/__init__.py": "",
             "tests/test_plain.py": PLAIN,
         },
