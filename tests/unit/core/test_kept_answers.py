@@ -9,6 +9,7 @@ looked at something modified just now is not kept. (The console-script runs: ``t
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -504,6 +505,28 @@ def test_the_answer_is_never_kept_for_a_terminal(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(sys, "stderr", Stream(False))
     assert not keptfirst.terminal()
     assert keptrun.replay(ARGV) is None or True  # no terminal: decided by the entry (none here)
+
+
+@pytest.mark.parametrize("stream", ["none", "closed"])
+def test_output_that_cannot_be_asked_counts_as_a_terminal(monkeypatch: pytest.MonkeyPatch, stream: str) -> None:
+    """No stdout (``None``: a GUI launcher, a closed descriptor at start) or a closed one: never kept."""
+    closed = io.StringIO()
+    closed.close()
+    monkeypatch.setattr(sys, "stdout", None if stream == "none" else closed)
+    assert keptfirst.terminal()
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    monkeypatch.setattr(sys, "stderr", None if stream == "none" else closed)
+    assert keptfirst.terminal()
+
+
+def test_a_private_folder_is_new_and_for_its_user_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    one, two = keptfirst.private_folder("tierlock-x-"), keptfirst.private_folder("tierlock-x-")
+    assert one != two
+    for made in (one, two):
+        assert Path(made).parent == tmp_path
+        assert Path(made).name.startswith(f"tierlock-x-{os.getpid()}-")
+        assert os.stat(made).st_mode & 0o7777 == 0o700
 
 
 def test_the_machine_is_named_without_its_host_name() -> None:
