@@ -282,6 +282,22 @@ def test_a_kept_lock_whose_rest_does_not_load_ends_its_compiles_and_is_no_answer
     assert _scratch_left(scene) == []
 
 
+def test_a_kept_lock_whose_rest_has_no_shadows_is_no_answer(scene: Scene) -> None:
+    """An entry kept before its shadows were (keptsig.shadows): what a module put first on the search path would
+    change is unknown, so it is no answer, though everything else in it holds."""
+    record(scene, scene.command())
+    path = _entry_path(scene)
+    entry = lockkept.load(path)
+    assert entry is not None
+    rest = marshal.loads(entry["rest"])
+    del rest["shadows"]
+    from tierlock.probing.libcache import dump
+
+    dump(path, entry | {"rest": marshal.dumps(rest)})
+    assert lockkept.replay(ARGV) is None
+    assert _scratch_left(scene) == []
+
+
 def test_a_lock_entry_kept_as_one_document_is_no_answer_and_is_kept_anew(
     scene: Scene, capsys: pytest.CaptureFixture[str]
 ) -> None:
