@@ -9,6 +9,7 @@ looked at something modified just now is not kept. (The console-script runs: ``t
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import subprocess
@@ -533,6 +534,17 @@ def test_the_machine_is_named_without_its_host_name() -> None:
     uname = os.uname()
     machine = keptrun.who(ARGV)[-1]
     assert machine == [uname.sysname, uname.release, uname.version, uname.machine]
+
+
+@pytest.mark.parametrize("mode", [0o700, 0o755, 0o701])
+def test_a_folder_is_known_by_its_kind_inode_and_device_whatever_its_permissions(tmp_path: Path, mode: int) -> None:
+    """A folder's size and times change with its entries: what a command learns from them it learns by listing."""
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    folder.chmod(mode)
+    st = folder.stat()
+    assert keptfirst.sig_of(st) == keptrun.stat_sig(str(folder)) == (st.st_mode, st.st_ino, st.st_dev)
+    assert keptfirst.digest(str(folder)) == -errno.EISDIR  # (a folder read: its error, as any read that fails)
 
 
 def test_a_missing_folder_lists_as_its_error(tmp_path: Path) -> None:
