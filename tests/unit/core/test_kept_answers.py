@@ -10,6 +10,7 @@ looked at something modified just now is not kept. (The console-script runs: ``t
 from __future__ import annotations
 
 import errno
+import hashlib
 import io
 import os
 import subprocess
@@ -545,6 +546,14 @@ def test_a_folder_is_known_by_its_kind_inode_and_device_whatever_its_permissions
     st = folder.stat()
     assert keptfirst.sig_of(st) == keptrun.stat_sig(str(folder)) == (st.st_mode, st.st_ino, st.st_dev)
     assert keptfirst.digest(str(folder)) == -errno.EISDIR  # (a folder read: its error, as any read that fails)
+
+
+@pytest.mark.parametrize("mode", [0o600, 0o755, 0o701])
+def test_a_regular_file_is_known_by_its_bytes_whatever_its_permissions(tmp_path: Path, mode: int) -> None:
+    script = tmp_path / "script"
+    script.write_bytes(b"#!/bin/sh\n")
+    script.chmod(mode)
+    assert keptfirst.digest(str(script)) == hashlib.sha256(b"#!/bin/sh\n").digest()
 
 
 def test_a_missing_folder_lists_as_its_error(tmp_path: Path) -> None:
