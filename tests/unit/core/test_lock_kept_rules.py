@@ -200,12 +200,17 @@ def test_compiles_still_running_when_one_differs_are_ended_at_once(scene: Scene)
     entry = keptrun.load(entry_path)
     assert entry is not None
     marker = f"sleeper-{os.getpid()}"
-    bye = scene.root / "asked-to-stop"
-    sleeper = f"import time\ntry:\n    time.sleep(60)\nexcept KeyboardInterrupt:\n    open({str(bye)!r}, 'w').close()"
+    bye, ready = scene.root / "asked-to-stop", scene.root / "sleeping"
+    sleeper = (
+        f"import time\ntry:\n    open({str(ready)!r}, 'w').close()\n    time.sleep(60)\n"
+        f"except KeyboardInterrupt:\n    open({str(bye)!r}, 'w').close()"
+    )
     slow = dict(entry["compiles"][0], argv=[sys.executable, "-c", sleeper, marker])
     entry["compiles"][0]["sha256"] = "0" * 64  # the first compile now writes something else
-    first = entry["compiles"][0]["argv"]  # ... a moment late: the other is waiting in its sleep when asked to stop
-    entry["compiles"][0]["argv"] = [*first[:2], "import time; time.sleep(2)\n" + first[2], *first[3:]]
+    first = entry["compiles"][0]["argv"]  # ... once the other is waiting in its sleep (asked to stop there)
+    wait = f"import os, time\nt = time.monotonic()\nwhile not os.path.exists({str(ready)!r})"
+    wait += " and time.monotonic() - t < 30:\n    time.sleep(0.01)\n"
+    entry["compiles"][0]["argv"] = [*first[:2], wait + first[2], *first[3:]]
     entry["compiles"].append(slow)
     from tierlock.probing.libcache import dump
 
