@@ -102,6 +102,8 @@ LAZY_IMPORTS: dict[str, str] = {
     "tierlock.gateoff": "check reads one pytest configuration file: the readers of the other kinds stay unloaded",
     "tierlock.outsidepython": "probe, status and admit ask on every tier not present: a Python inside loads nothing",
     "tierlock.keptrun": "a kept answer loads what reads a changed test file or pyproject.toml only when one changed",
+    "tierlock.keptseal": "a kept answer given only reads its entry: the atomic writer loads when one is sealed",
+    "tierlock.lockkept": "a kept lock starts its compiles first: the checks of all else it rests on load beside them",
     "tierlock.keptloose": "a kept answer loads what reads a changed pyproject.toml's parts only when it changed",
     "tierlock.keptedit": "a changed test file's facts, then the census worked out again, each only when needed",
     "tierlock.keptrecord": "a recorded run digests the census's facts only when the census ran (probe never does)",

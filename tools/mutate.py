@@ -452,6 +452,17 @@ MODULES: dict[str, Module] = {
             "tests/cli/test_lock_kept.py",
         ),
     ),
+    # What a kept lock reads before its compiles start (and the kept answers with it): the cache folder, the entry's
+    # file, a file's digest, a private folder, whether the output is a terminal.
+    "keptfirst.py": Module(
+        ("src/tierlock/keptfirst.py",),
+        (
+            "tests/unit/probing/test_cache_folder_of_the_user.py",
+            "tests/unit/core/test_lock_kept_rules.py",
+            "tests/unit/core/test_kept_answers.py",
+            "tests/unit/probing/test_probe_fifo_in_place.py",
+        ),
+    ),
     "lockkept": Module(
         ("src/tierlock/lockkept.py", "src/tierlock/lockrecord.py"),
         (

@@ -148,13 +148,18 @@ def _kept(argv: list[str]) -> int:
     import gc
 
     gc.disable()
-    from tierlock import keptrun
+    from tierlock import keptfirst
 
-    if (command := keptrun.command_of(argv)) is None:
+    if keptfirst.command_word(argv) == "lock":  # (its compiles start before keptrun loads: tierlock.lockkept)
         gc.enable()
         from tierlock import lockkept
 
         return _lock(argv) if lockkept.is_lock(argv) else _cli(argv)
+    from tierlock import keptrun
+
+    if (command := keptrun.command_of(argv)) is None:
+        gc.enable()
+        return _cli(argv)
     try:
         code = keptrun.replay(argv)
     except KeyboardInterrupt:

@@ -15,8 +15,8 @@ import os
 import sys
 
 from tierlock._version import __version__
-from tierlock.keptrun import _sha256, digest, failed, listing, load, scan, stat_sig, terminal
-from tierlock.probing.libcache import folder
+from tierlock.keptfirst import digest, failed, folder, terminal
+from tierlock.keptrun import _sha256, listing, load, scan, stat_sig
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -20,10 +20,11 @@ from __future__ import annotations
 import os
 
 from tierlock import armplan
+from tierlock.keptfirst import digest, folder
 from tierlock.keptrecord import Recorder, _real_stat
-from tierlock.keptrun import SETTLE_NS, digest, listing, scan, stat_sig
+from tierlock.keptrun import SETTLE_NS, listing, scan, stat_sig
 from tierlock.keptsig import module_files, shadows, unsettled, writes
-from tierlock.probing.libcache import dump, folder
+from tierlock.probing.libcache import dump
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

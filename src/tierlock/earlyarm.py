@@ -28,7 +28,7 @@ import os
 
 from tierlock.armplan import OWN, REQUIREMENTS, config_holds, eligible, find, inner_holds, outer_holds, placed
 from tierlock.earlyyield import DEEP, YIELD, Yielded, regained
-from tierlock.probing.libcache import folder
+from tierlock.keptfirst import folder
 from tierlock.spawning import Spawned, as_popen, spawn, watch
 
 TYPE_CHECKING = False

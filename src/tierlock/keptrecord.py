@@ -14,26 +14,13 @@ import time
 
 from tierlock import keptnote
 from tierlock.collector import Paused
+from tierlock.keptfirst import digest, entry_path, failed, folder, terminal
 from tierlock.keptnote import Packed, packed_bytes
-from tierlock.keptrun import (
-    EFFECTS,
-    SCHEMA,
-    SETTLE_NS,
-    WRITES,
-    _sha256,
-    digest,
-    entry_path,
-    failed,
-    identity,
-    modified_since,
-    stat_sig,
-    terminal,
-    who,
-)
+from tierlock.keptrun import EFFECTS, SCHEMA, SETTLE_NS, WRITES, _sha256, identity, modified_since, stat_sig, who
 from tierlock.keptseal import seal
 from tierlock.keptsig import looked, module_files, parent, recent, unsettled, writes
 from tierlock.keptwatch import Tee, WatchedEnviron
-from tierlock.probing.libcache import dump, folder
+from tierlock.probing.libcache import dump
 
 #: What is taken from here besides :class:`Recorder` (the other recorders take the rest from :mod:`tierlock.keptsig`).
 __all__ = ["Recorder", "module_files", "run"]

@@ -62,8 +62,8 @@ from time import time_ns
 from tierlock import keptseal
 from tierlock._version import __version__
 from tierlock.fasthash import sha256  # (no OpenSSL start-up: hashlib loads it)
+from tierlock.keptfirst import command_word, digest, entry_path, failed, folder, sig_of, terminal
 from tierlock.keptseal import seal
-from tierlock.probing.libcache import folder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -74,8 +74,6 @@ if TYPE_CHECKING:
 SCHEMA = 6
 #: The commands whose answer may be kept.
 COMMANDS = frozenset({"check", "probe", "status", "admit"})
-#: Global options that take a value (``--project DIR``), to find the command on a command line.
-_VALUED = ("--project", "--color")
 #: Audit events that change something outside the process (with a path first: allowed in the cache folder).
 WRITES = frozenset(
     {"os.remove", "os.rename", "os.mkdir", "os.rmdir", "os.truncate", "os.chmod", "os.chown", "os.utime"}
@@ -84,10 +82,6 @@ WRITES = frozenset(
 #: Audit event prefixes that make a run's answer more than a function of what it read.
 EFFECTS = ("subprocess.", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.system", "os.kill", "socket.")
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
-#: How a file is opened to be digested: never waiting (a FIFO), never made a terminal's controlling one.
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
-#: Files up to this size are known by a digest of their bytes; larger ones by their size, time and inode.
-DIGESTED = 1 << 20
 #: How recent (ns) a modification may be before a run is not kept: within the file system's clock resolution.
 SETTLE_NS = 2_000_000_000
 
@@ -96,28 +90,6 @@ def command_of(argv: Sequence[str]) -> str | None:
     """The command *argv* runs when it is one whose answer may be kept (exact names only), else None."""
     word = command_word(argv)
     return word if word in COMMANDS else None
-
-
-def command_word(argv: Sequence[str]) -> str | None:
-    """The command *argv* names after the global options; None when help or the version comes first."""
-    takes_value = False
-    for token in argv:
-        if takes_value:
-            takes_value = False
-        elif token.startswith("-"):
-            if token in ("-h", "--help", "--version", "--"):
-                return None
-            takes_value = token in _VALUED
-        else:
-            return token
-    return None
-
-
-def entry_path(where: str, argv: Sequence[str]) -> str:
-    """The file that keeps the answer of *argv* run here (one per command line, folder, interpreter and module
-    search path: two setups that run the same command take turns with none)."""
-    data = "\0".join([*argv, "", os.getcwd(), sys.executable, sys.version, __version__, "", *sys.path])
-    return os.path.join(where, f"runs-{_sha256(data.encode('utf-8', 'surrogateescape')).hexdigest()[:24]}.marshal")
 
 
 def _sha256(data: bytes) -> Any:
@@ -148,45 +120,15 @@ def stat_sig(path: str, *, follow: bool = True) -> tuple[int, ...]:
     return sig_of(st)
 
 
-def sig_of(st: os.stat_result) -> tuple[int, ...]:
-    """:func:`stat_sig` of a look-up's result *st*."""
-    if st.st_mode & 0o170000 == 0o040000:
-        return (st.st_mode, st.st_ino, st.st_dev)
-    return (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, st.st_ctime_ns)
-
-
 def identity(path: str) -> tuple[int, ...]:
     """What a file read is kept by: its :func:`stat_sig` (a folder, or a path that cannot be looked up, too)."""
     return stat_sig(path)
-
-
-def failed(exc: OSError) -> int:
-    """What a look-up, read or listing that failed is known by: its negative ``errno``."""
-    return -(exc.errno or 1)
 
 
 def modified_since(sig: tuple[int, ...], since_ns: int) -> bool:
     """Whether the file whose :func:`stat_sig` is *sig* was modified at or after *since_ns* (folders and
     paths that could not be looked up: no)."""
     return len(sig) >= 5 and sig[2] >= since_ns
-
-
-def digest(path: str) -> bytes | tuple[int, ...] | int:
-    """The sha256 of a file's bytes, or ``-errno`` when it cannot be read.
-
-    A file larger than :data:`DIGESTED` (a compiled library whose header the probe reads) is known by its
-    :func:`stat_sig` instead, the identity :mod:`tierlock.probing.libcache` keeps its verdicts by; so is anything
-    but a regular file (a FIFO put where a file was: opened without waiting, never read).
-    """
-    try:
-        with open(os.open(path, _READ_FLAGS), "rb") as fh:
-            st = os.fstat(fh.fileno())
-            if st.st_size > DIGESTED or st.st_mode & 0o170000 != 0o100000:
-                return sig_of(st)
-            data = fh.read()
-    except OSError as exc:
-        return failed(exc)
-    return bytes(_sha256(data).digest())
 
 
 def listing(path: str) -> tuple[str, ...] | int:
@@ -382,20 +324,3 @@ def settled(paths: Iterable[str]) -> bool:
     will be seen)."""
     since = time_ns() - SETTLE_NS
     return all(not modified_since(stat_sig(path), since) for path in paths)
-
-
-def private_folder(prefix: str) -> str:
-    """A new folder only this process uses, in the temporary folder (``tempfile``'s choice of it, without
-    importing ``tempfile``: a kept lock and an early backend make theirs before anything else loads)."""
-    base = next((os.environ[n] for n in ("TMPDIR", "TEMP", "TMP") if os.environ.get(n)), "/tmp")
-    path = os.path.join(base, f"{prefix}{os.getpid()}-{os.urandom(6).hex()}")
-    os.mkdir(path, 0o700)
-    return path
-
-
-def terminal() -> bool:
-    """Whether stdout or stderr is a terminal (output then depends on its width and colours: never kept)."""
-    try:
-        return sys.stdout.isatty() or sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        return True

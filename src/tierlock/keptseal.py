@@ -19,7 +19,6 @@ import marshal  # loaded by every interpreter at start-up: no import cost
 from os import fstat
 
 from tierlock.fasthash import sha256  # (no OpenSSL start-up: hashlib loads it)
-from tierlock.probing.libcache import put
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -90,6 +89,8 @@ def seal(path: str, entry: dict[str, Any]) -> None:
         head = marshal.dumps({key: value for key, value in entry.items() if key not in TAIL} | {"rest": _sha(rest)})
     except (ValueError, KeyError):  # a value marshal cannot write, or not an answer's entry: no entry
         return
+    from tierlock.probing.libcache import put  # (only to write: a kept answer given reads, and loads no probing)
+
     put(path, SEAL2 + _sha(head) + len(head).to_bytes(8, "little") + head + rest)
 
 

@@ -9,7 +9,8 @@ import os
 import sys
 from _frozen_importlib_external import FileFinder
 
-from tierlock.keptrun import WRITE_FLAGS, listing, modified_since, scan, sig_of, stat_sig
+from tierlock.keptfirst import sig_of
+from tierlock.keptrun import WRITE_FLAGS, listing, modified_since, scan, stat_sig
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

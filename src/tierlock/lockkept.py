@@ -16,20 +16,22 @@ yanked version, a new file of a pinned version change what uv writes, and the
 lock then runs in full, a uv run later). Anything else different, and the
 compiles are ended at once and the lock runs in full.
 
-Imports nothing beyond :mod:`tierlock.keptrun`: it runs before the command line is parsed.
+It runs before the command line is parsed, and its compiles start on what :mod:`tierlock.keptfirst` reads
+(the entry, the files' bytes) before anything else loads: :mod:`tierlock.keptrun`, which checks everything else
+the entry rests on, loads once they run, beside them.
 """
 
 from __future__ import annotations
 
 import _signal as signal  # type: ignore[import-not-found,unused-ignore]  # the C module: ``signal`` loads enum
+import marshal  # loaded by every interpreter at start-up (it reads byte code): no import cost
 import os
 import sys
 import time
 
-from tierlock import keptrun
 from tierlock.fasthash import sha256  # (no OpenSSL start-up: hashlib loads it)
 from tierlock.interrupts import GRACE, again, received
-from tierlock.probing.libcache import folder
+from tierlock.keptfirst import command_word, digest, entry_path, folder, private_folder, terminal
 from tierlock.spawning import spawn
 
 TYPE_CHECKING = False
@@ -47,7 +49,7 @@ WORK = "{work}"
 
 def is_lock(argv: Sequence[str]) -> bool:
     """Whether *argv* runs ``tierlock lock`` (not its help)."""
-    return keptrun.command_word(argv) == "lock" and not any(a in ("-h", "--help") for a in argv)
+    return command_word(argv) == "lock" and not any(a in ("-h", "--help") for a in argv)
 
 
 def environ_digest() -> str:
@@ -64,15 +66,15 @@ def output_digest(data: bytes, work: str) -> str:
 
 def replay(argv: Sequence[str]) -> int | None:
     """Print the kept answer of the lock *argv* and return its exit code when it still holds; else None."""
-    if keptrun.terminal():
+    if terminal():
         return None
     where = folder()
     if where is None:
         return None
-    entry = keptrun.load(keptrun.entry_path(where, argv))
+    entry = load(entry_path(where, argv))
     if entry is None or entry.get("kind") != KIND or entry.get("environ") != environ_digest():
         return None
-    if not isinstance(entry.get("shadows"), dict):  # (kept before its shadows were: keptsig.shadows)
+    if not isinstance(entry.get("rest"), bytes):  # (kept before its head and rest were: one marshal document)
         return None
     runs: list[_Compile] = []
     try:
@@ -80,9 +82,14 @@ def replay(argv: Sequence[str]) -> int | None:
             return None
         for item in entry["compiles"]:  # (each one kept as it starts: one that cannot start ends those before it)
             runs.append(_Compile.start(item))
+        # (once the compiles run: the rest of the entry read, and keptrun loaded, beside them, not before them)
+        if not _unpacked(entry) or not isinstance(entry.get("shadows"), dict):  # (shadows: keptsig.shadows)
+            return None
+        from tierlock import keptrun
+
         if not keptrun.holds(entry, argv) or not all(run.same() for run in runs):
             return None
-    except (KeyError, TypeError, ValueError, AttributeError, OSError):
+    except (KeyError, TypeError, ValueError, EOFError, AttributeError, OSError):
         return None
     finally:
         _end(runs)
@@ -93,10 +100,45 @@ def replay(argv: Sequence[str]) -> int | None:
     return code
 
 
+#: What a lock's entry holds in its head, read before its compiles start; the rest (what the lock looked up and
+#: listed, the command line, its output) is one ``marshal`` document in the head's ``rest``, read once they run.
+HEAD = ("kind", "environ", "files", "compiles")
+
+
+def packed(entry: dict[str, Any]) -> dict[str, Any] | None:
+    """*entry* as it is kept: :data:`HEAD`, and the rest as the bytes of one ``marshal`` document (None: a value
+    ``marshal`` cannot write, not kept)."""
+    try:
+        rest = marshal.dumps({key: value for key, value in entry.items() if key not in HEAD})
+    except ValueError:
+        return None
+    return {key: entry[key] for key in HEAD} | {"rest": rest}
+
+
+def _unpacked(entry: dict[str, Any]) -> bool:
+    """Read the rest of *entry* (:func:`packed`) into it: whether it was one (a table of names not the head's)."""
+    rest = marshal.loads(entry.pop("rest"))
+    if not isinstance(rest, dict) or not rest.keys().isdisjoint(HEAD):
+        return False
+    entry.update(rest)
+    return True
+
+
+def load(path: str) -> dict[str, Any] | None:
+    """The lock's entry kept at *path* (plain ``marshal``, as :func:`tierlock.lockrecord.run` writes it), or None
+    when there is none or it does not load."""
+    try:
+        with open(path, "rb") as fh:
+            loaded = marshal.loads(fh.read())
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    return loaded if isinstance(loaded, dict) else None
+
+
 def _files_hold(files: dict[str, tuple[object, object]]) -> bool:
-    """Whether every file the lock read still has the bytes it had (the first of what :func:`keptrun.holds`
-    checks, and what an edit changes)."""
-    return all(keptrun.digest(path) == was for path, (_sig, was) in files.items())
+    """Whether every file the lock read still has the bytes it had (the first of what
+    :func:`tierlock.keptrun.holds` checks, and what an edit changes)."""
+    return all(digest(path) == was for path, (_sig, was) in files.items())
 
 
 class _Compile:
@@ -110,7 +152,7 @@ class _Compile:
 
     @classmethod
     def start(cls, item: dict[str, Any]) -> _Compile:
-        run = cls(item, keptrun.private_folder(f"{SCRATCH}kept-"))
+        run = cls(item, private_folder(f"{SCRATCH}kept-"))
         try:
             run._launch()
         except BaseException:  # nothing of it is left: no process was started, its folder goes

@@ -23,10 +23,11 @@ import tempfile
 
 from tierlock import keptrecord, lockstart
 from tierlock.earlysweep import sweep_locks
-from tierlock.keptrun import SETTLE_NS, digest, entry_path, terminal, who
+from tierlock.keptfirst import digest, entry_path, folder, terminal
+from tierlock.keptrun import SETTLE_NS, who
 from tierlock.keptsig import looked, module_files, unsettled
-from tierlock.lockkept import KIND, SCRATCH, environ_digest
-from tierlock.probing.libcache import dump, folder
+from tierlock.lockkept import KIND, SCRATCH, environ_digest, packed
+from tierlock.probing.libcache import dump
 from tierlock.redaction import credential_kind
 
 TYPE_CHECKING = False
@@ -153,6 +154,7 @@ def _recorded(argv: Sequence[str], command: Callable[[], int]) -> int:
         code = command()
     path = entry_path(where, argv)
     entry = recorder.entry(who(argv), code)
+    entry = None if entry is None else packed(entry)
     if entry is not None:
         dump(path, entry)
         with contextlib.suppress(OSError):

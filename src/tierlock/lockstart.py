@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tierlock import interrupts, subproc
+from tierlock.keptfirst import folder
 from tierlock.lockkept import output_digest
-from tierlock.probing.libcache import folder
 from tierlock.redaction import credential_kind
 from tierlock.scratch import write_atomic
 

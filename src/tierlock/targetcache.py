@@ -33,7 +33,8 @@ _RACY_NS = 1_000_000_000
 
 def _path(exe: str, kind: str = "target") -> str | None:
     """The cache file of *kind* for *exe* (or another key) in tierlock's cache folder; None: caching is off."""
-    from tierlock.probing.libcache import folder, named
+    from tierlock.keptfirst import folder
+    from tierlock.probing.libcache import named
 
     where = folder()
     return None if where is None else named(where, kind, exe)

@@ -47,10 +47,9 @@ def test_a_second_run_gives_the_same_answer_without_loading_the_model(kept: Worl
         "tierlock.exitcodes",
         "tierlock.fasthash",  # (the seals' sha256, from the interpreter's C module)
         "tierlock.interrupts",
+        "tierlock.keptfirst",  # (the cache folder, the entry's file, the files' digests)
         "tierlock.keptrun",
         "tierlock.keptseal",  # (the entry's two parts: the look-ups read once the files read hold)
-        "tierlock.probing",
-        "tierlock.probing.libcache",
     }
 
 

@@ -47,9 +47,13 @@ class Project:
         self.cache = root / "cache"
         self.tmp = root / "tmp"
         self.tmp.mkdir(exist_ok=True)
+        self.raw = ""
 
-    def run(self, *more: str, cache: bool = True, **extra: str) -> tuple[subprocess.CompletedProcess[str], bool]:
-        """One console-script run of ``lock``; its result and whether it was answered from the kept lock."""
+    def run(
+        self, *more: str, cache: bool = True, before: str = "", **extra: str
+    ) -> tuple[subprocess.CompletedProcess[str], bool]:
+        """One console-script run of ``lock`` (*before*: code run first); its result and whether it was answered
+        from the kept lock. Its whole standard error, ``-X importtime``'s lines too, is kept in :attr:`raw`."""
         argv = ["--project", str(self.folder), "-q", "lock", "--backend", "uv", "--no-index"]
         argv += ["--find-links", str(self.wheels), *more]
         env = {**clean_env(), "TIERLOCK_CACHE_DIR": str(self.cache) if cache else "", "TMPDIR": str(self.tmp)}
@@ -58,13 +62,14 @@ class Project:
         env["XDG_CONFIG_HOME"] = str(self.root / "config")
         env.update(extra)
         proc = subprocess.run(
-            [sys.executable, "-X", "importtime", "-c", ENTRY.format(argv=argv)],
+            [sys.executable, "-X", "importtime", "-c", before + ENTRY.format(argv=argv)],
             capture_output=True,
             text=True,
             check=False,
             env=env,
             cwd=self.folder,
         )
+        self.raw = proc.stderr
         modules, stderr = loaded(proc.stderr), without_importtime(proc.stderr)
         return subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout, stderr), not modules & HEAVY
 
@@ -101,6 +106,29 @@ def settled() -> None:
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
     return Project(tmp_path, build_wheel_dir(tmp_path / "wheels"))
+
+
+#: Code run before the lock that marks, among ``-X importtime``'s lines, where the first compile was started.
+MARK_SPAWN = (
+    "import os, sys; sys.addaudithook(lambda e, a, s=[]: e == 'os.posix_spawn' and not s"
+    " and (s.append(1), os.write(2, b'-- spawned\\n'))); "
+)
+#: What a kept lock's compiles do not wait for: the modules that check everything else its entry rests on.
+BESIDE = {"tierlock.keptrun", "tierlock.keptseal"}
+#: What a kept lock loads at no time (an answer given only reads: the cache files' writer and the probe package).
+NEVER = {"tierlock.probing.libcache", "tierlock.probing"}
+
+
+def test_a_kept_lock_starts_its_compiles_before_it_loads_the_checks_of_the_rest(project: Project) -> None:
+    """The compiles start on what the entry's head and the files read say (:mod:`tierlock.keptfirst`); the
+    look-ups, listings and the rest of the entry are checked once uv runs, beside it, with what loads for them."""
+    _kept(project, "--upgrade")
+    done, kept = project.run("--upgrade", before=MARK_SPAWN)
+    assert (done.returncode, kept) == (0, True), done.stderr
+    head, mark, tail = project.raw.partition("-- spawned\n")
+    assert mark, "no compile was started"
+    assert loaded(head) & (BESIDE | NEVER) == set()
+    assert loaded(tail) & (BESIDE | NEVER) == BESIDE
 
 
 @pytest.mark.parametrize("more", [(), ("--upgrade",), ("brain",)], ids=["every tier", "upgrade", "one tier"])

@@ -99,7 +99,8 @@ class _File:
 
 
 def _path(site: str, suffixes: tuple[str, ...]) -> str | None:
-    from tierlock.probing.libcache import folder, named
+    from tierlock.keptfirst import folder
+    from tierlock.probing.libcache import named
 
     where = folder()
     return None if where is None else named(where, "distinfo", "\0".join((site, *suffixes)))

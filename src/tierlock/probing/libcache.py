@@ -20,6 +20,8 @@ import marshal  # loaded by every interpreter at start-up (it reads the byte cod
 import os
 import sys
 
+from tierlock.keptfirst import folder  # (the cache folder: a kept lock finds it before this module loads)
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # (``collections.abc`` loads ``collections``: every kept answer imports this module first)
     from collections.abc import Mapping, Sequence
@@ -30,27 +32,6 @@ SCHEMA = 3
 Identity = tuple[int, int, int, int]
 Kept = tuple[Identity, tuple[tuple[str, Identity], ...]]
 """An extension's identity and every library it relies on, with theirs."""
-
-
-def folder() -> str | None:
-    """Where the cache files live (None: caching is off).
-
-    Only an absolute folder of the user's: a relative ``XDG_CACHE_HOME`` is ignored (the XDG base directory rule),
-    and a home folder that is not known (``HOME`` unset and no password entry for the user: a container run as a
-    user id of its own) is no cache, never a ``~`` folder made in the working folder."""
-    explicit = os.environ.get("TIERLOCK_CACHE_DIR")
-    if explicit is not None:
-        return explicit or None
-    if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA")
-    else:
-        home = os.path.expanduser("~")  # (``~`` itself when it cannot be told)
-        if sys.platform == "darwin":
-            base = os.path.join(home, "Library", "Caches")
-        else:
-            xdg = os.environ.get("XDG_CACHE_HOME")
-            base = xdg if xdg and os.path.isabs(xdg) else os.path.join(home, ".cache")
-    return os.path.join(base, "tierlock") if base and os.path.isabs(base) else None
 
 
 def path_for(sites: Sequence[str], kind: str = "libraries") -> str | None:

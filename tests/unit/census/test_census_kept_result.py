@@ -24,8 +24,8 @@ from tierlock.census import CACHE_KEY, CensusTier, DiskTree, FolderCache, Memo, 
 from tierlock.census import engine as census_engine
 from tierlock.census.keptresult import SETTLE_NS, Kept, decoded, encoded
 from tierlock.census.summary import canonical
+from tierlock.keptfirst import folder
 from tierlock.keptrecord import Recorder
-from tierlock.probing.libcache import folder
 
 OLD = time.time() - 60
 TIERS = [CensusTier("brain", ("brainpkg",), ("tests/brain/**",)), CensusTier("plots", ("plotspkg",), ())]

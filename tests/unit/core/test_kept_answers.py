@@ -9,6 +9,9 @@ looked at something modified just now is not kept. (The console-script runs: ``t
 
 from __future__ import annotations
 
+import errno
+import hashlib
+import io
 import os
 import subprocess
 import sys
@@ -19,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tierlock import fsutil, keptrecord, keptrun
+from tierlock import fsutil, keptfirst, keptrecord, keptrun
 from tierlock.keptrecord import Recorder
 
 OLD = time.time() - 60
@@ -385,7 +388,7 @@ def test_a_run_that_may_not_be_kept_removes_the_entry_it_replaces(
     monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(scene.cache))
     monkeypatch.setattr(keptrecord, "terminal", lambda: False)
     keptrecord.run(ARGV, scene.command)
-    path = Path(keptrun.entry_path(str(scene.cache), ARGV))
+    path = Path(keptfirst.entry_path(str(scene.cache), ARGV))
     assert path.is_file()
     keptrecord.run(ARGV, _writes_outside(scene))
     assert not path.exists()
@@ -425,18 +428,18 @@ def test_a_large_file_is_known_by_its_size_time_and_inode(tmp_path: Path) -> Non
     big.write_bytes(b"\0" * ((1 << 20) + 1))
     small = tmp_path / "small.txt"
     small.write_bytes(b"\0" * (1 << 20))
-    assert keptrun.digest(str(big)) == keptrun.stat_sig(str(big))
-    assert isinstance(keptrun.digest(str(small)), bytes)
-    assert keptrun.digest(str(tmp_path / "missing")) == -2
+    assert keptfirst.digest(str(big)) == keptrun.stat_sig(str(big))
+    assert isinstance(keptfirst.digest(str(small)), bytes)
+    assert keptfirst.digest(str(tmp_path / "missing")) == -2
     assert keptrun.stat_sig(str(tmp_path / "missing")) == (-2,)
 
 
 def test_another_module_search_path_keeps_its_own_entry(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """A console script and ``python -c`` with ``PYTHONPATH`` running the same command do not take turns."""
-    here = keptrun.entry_path(str(tmp_path), ARGV)
+    here = keptfirst.entry_path(str(tmp_path), ARGV)
     monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
-    assert keptrun.entry_path(str(tmp_path), ARGV) != here
-    assert keptrun.entry_path(str(tmp_path), [*ARGV, "x"]) != keptrun.entry_path(str(tmp_path), ARGV)
+    assert keptfirst.entry_path(str(tmp_path), ARGV) != here
+    assert keptfirst.entry_path(str(tmp_path), [*ARGV, "x"]) != keptfirst.entry_path(str(tmp_path), ARGV)
 
 
 def test_a_folder_looked_up_holds_when_entries_come_and_go(scene: Scene) -> None:
@@ -499,11 +502,33 @@ def test_the_answer_is_never_kept_for_a_terminal(monkeypatch: pytest.MonkeyPatch
     for out, err in ((True, False), (False, True), (True, True)):
         monkeypatch.setattr(sys, "stdout", Stream(out))
         monkeypatch.setattr(sys, "stderr", Stream(err))
-        assert keptrun.terminal()
+        assert keptfirst.terminal()
     monkeypatch.setattr(sys, "stdout", Stream(False))
     monkeypatch.setattr(sys, "stderr", Stream(False))
-    assert not keptrun.terminal()
+    assert not keptfirst.terminal()
     assert keptrun.replay(ARGV) is None or True  # no terminal: decided by the entry (none here)
+
+
+@pytest.mark.parametrize("stream", ["none", "closed"])
+def test_output_that_cannot_be_asked_counts_as_a_terminal(monkeypatch: pytest.MonkeyPatch, stream: str) -> None:
+    """No stdout (``None``: a GUI launcher, a closed descriptor at start) or a closed one: never kept."""
+    closed = io.StringIO()
+    closed.close()
+    monkeypatch.setattr(sys, "stdout", None if stream == "none" else closed)
+    assert keptfirst.terminal()
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    monkeypatch.setattr(sys, "stderr", None if stream == "none" else closed)
+    assert keptfirst.terminal()
+
+
+def test_a_private_folder_is_new_and_for_its_user_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    one, two = keptfirst.private_folder("tierlock-x-"), keptfirst.private_folder("tierlock-x-")
+    assert one != two
+    for made in (one, two):
+        assert Path(made).parent == tmp_path
+        assert Path(made).name.startswith(f"tierlock-x-{os.getpid()}-")
+        assert os.stat(made).st_mode & 0o7777 == 0o700
 
 
 def test_the_machine_is_named_without_its_host_name() -> None:
@@ -512,10 +537,29 @@ def test_the_machine_is_named_without_its_host_name() -> None:
     assert machine == [uname.sysname, uname.release, uname.version, uname.machine]
 
 
+@pytest.mark.parametrize("mode", [0o700, 0o755, 0o701])
+def test_a_folder_is_known_by_its_kind_inode_and_device_whatever_its_permissions(tmp_path: Path, mode: int) -> None:
+    """A folder's size and times change with its entries: what a command learns from them it learns by listing."""
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    folder.chmod(mode)
+    st = folder.stat()
+    assert keptfirst.sig_of(st) == keptrun.stat_sig(str(folder)) == (st.st_mode, st.st_ino, st.st_dev)
+    assert keptfirst.digest(str(folder)) == -errno.EISDIR  # (a folder read: its error, as any read that fails)
+
+
+@pytest.mark.parametrize("mode", [0o600, 0o755, 0o701])
+def test_a_regular_file_is_known_by_its_bytes_whatever_its_permissions(tmp_path: Path, mode: int) -> None:
+    script = tmp_path / "script"
+    script.write_bytes(b"#!/bin/sh\n")
+    script.chmod(mode)
+    assert keptfirst.digest(str(script)) == hashlib.sha256(b"#!/bin/sh\n").digest()
+
+
 def test_a_missing_folder_lists_as_its_error(tmp_path: Path) -> None:
     missing = str(tmp_path / "missing")
     assert keptrun.listing(missing) == keptrun.scan(missing) == -2
-    assert keptrun.failed(OSError("no errno")) == -1
+    assert keptfirst.failed(OSError("no errno")) == -1
 
 
 def test_a_modification_counts_only_for_a_file_from_the_given_time() -> None:

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tierlock import keptnote, keptrecord, keptrun
+from tierlock import keptfirst, keptnote, keptrecord, keptrun
 from tierlock.census import CensusTier, FolderCache, census, read_file
 from tierlock.census.factdigest import digest, facts_digest
 from tierlock.census.records import FileFacts
@@ -102,7 +102,7 @@ def test_each_test_file_the_census_read_is_kept_by_its_facts_not_its_bytes(proje
     sig, bytes_were, calls, _shown = entry["summaries"][str(project.uses)]
     assert sig == keptrun.identity(str(project.uses))
     assert sig == keptrun.stat_sig(str(project.uses))
-    assert bytes_were == keptrun.digest(str(project.uses))
+    assert bytes_were == keptfirst.digest(str(project.uses))
     assert [name for name, _words, _facts in calls] == ["tests/brain/test_brain.py"]
     assert calls[0][2] == facts_digest(taken(USES, "tests/brain/test_brain.py", calls[0][1]))
     _, _, (conftest_call,), _ = entry["summaries"][str(project.conftest)]
@@ -332,7 +332,7 @@ def _kept(project: Project, monkeypatch: pytest.MonkeyPatch) -> Path:
     recorder = Recorder(str(project.cache))
     with recorder:
         code = project.command()
-    kept = Path(keptrun.entry_path(str(project.cache), ARGV))
+    kept = Path(keptfirst.entry_path(str(project.cache), ARGV))
     recorder.keep(str(kept), keptrun.who(ARGV), code)
     return kept
 

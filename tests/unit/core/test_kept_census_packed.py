@@ -26,9 +26,9 @@ from tierlock.census import engine as census_engine
 from tierlock.census.factdigest import facts_digest
 from tierlock.census.keptresult import Kept
 from tierlock.keptedit import Decoded
+from tierlock.keptfirst import folder
 from tierlock.keptnote import Packed, packed_bytes
 from tierlock.keptrecord import Recorder
-from tierlock.probing.libcache import folder
 
 OLD = time.time() - 60
 ARGV = ["--project", "p", "check"]

@@ -12,6 +12,7 @@ is not kept. (The console-script runs with real uv: ``tests/cli/test_lock_kept.p
 from __future__ import annotations
 
 import contextlib
+import marshal
 import os
 import shutil
 import signal
@@ -84,7 +85,7 @@ def scene(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Scene]:
     monkeypatch.setenv("TIERLOCK_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
-    monkeypatch.setattr(keptrun, "terminal", lambda: False)
+    monkeypatch.setattr(lockkept, "terminal", lambda: False)
     # Whatever was modified before the run counts as settled (a source file just edited, or mutated, too);
     # the rule itself: test_a_path_looked_up_that_was_modified_just_before_the_lock_is_not_kept.
     monkeypatch.setattr(lockrecord, "SETTLE_NS", 0)
@@ -199,12 +200,17 @@ def test_compiles_still_running_when_one_differs_are_ended_at_once(scene: Scene)
     entry = keptrun.load(entry_path)
     assert entry is not None
     marker = f"sleeper-{os.getpid()}"
-    bye = scene.root / "asked-to-stop"
-    sleeper = f"import time\ntry:\n    time.sleep(60)\nexcept KeyboardInterrupt:\n    open({str(bye)!r}, 'w').close()"
+    bye, ready = scene.root / "asked-to-stop", scene.root / "sleeping"
+    sleeper = (
+        f"import time\ntry:\n    open({str(ready)!r}, 'w').close()\n    time.sleep(60)\n"
+        f"except KeyboardInterrupt:\n    open({str(bye)!r}, 'w').close()"
+    )
     slow = dict(entry["compiles"][0], argv=[sys.executable, "-c", sleeper, marker])
     entry["compiles"][0]["sha256"] = "0" * 64  # the first compile now writes something else
-    first = entry["compiles"][0]["argv"]  # ... a moment late: the other is waiting in its sleep when asked to stop
-    entry["compiles"][0]["argv"] = [*first[:2], "import time; time.sleep(2)\n" + first[2], *first[3:]]
+    first = entry["compiles"][0]["argv"]  # ... once the other is waiting in its sleep (asked to stop there)
+    wait = f"import os, time\nt = time.monotonic()\nwhile not os.path.exists({str(ready)!r})"
+    wait += " and time.monotonic() - t < 30:\n    time.sleep(0.01)\n"
+    entry["compiles"][0]["argv"] = [*first[:2], wait + first[2], *first[3:]]
     entry["compiles"].append(slow)
     from tierlock.probing.libcache import dump
 
@@ -242,6 +248,82 @@ def test_a_compile_that_does_not_stop_when_asked_is_killed_after_the_grace_perio
         assert _running(marker) == []
     finally:
         _kill(marker)
+
+
+def _entry_path(scene: Scene) -> str:
+    return next(str(p) for p in scene.cache.glob("runs-*.marshal"))
+
+
+def _scratch_left(scene: Scene) -> list[str]:
+    return [p.name for p in scene.root.iterdir() if p.name.startswith("tierlock-lock-")]
+
+
+def test_a_kept_lock_keeps_what_starts_its_compiles_in_its_head_and_the_rest_as_one_document(scene: Scene) -> None:
+    record(scene, scene.command())
+    entry = lockkept.load(_entry_path(scene))
+    assert entry is not None
+    assert sorted(entry) == sorted([*lockkept.HEAD, "rest"])
+    rest = marshal.loads(entry["rest"])
+    assert {"who", "stats", "lstats", "lists", "scans", "shadows", "out", "code"} <= rest.keys()
+    assert rest.keys().isdisjoint(lockkept.HEAD)
+
+
+@pytest.mark.parametrize(
+    "rest",
+    [b"", b"\xffnot marshal", marshal.dumps([1, 2]), marshal.dumps({"compiles": []}), marshal.dumps({"who": 1})],
+    ids=["empty", "not marshal", "not a table", "a name of the head", "without the rest of the table"],
+)
+def test_a_kept_lock_whose_rest_does_not_load_ends_its_compiles_and_is_no_answer(scene: Scene, rest: bytes) -> None:
+    """The rest is read once the compiles run: one that does not load (or holds a name of the head, or lacks
+    what the checks need) ends them, removes their folders, and the lock runs in full."""
+    record(scene, scene.command())
+    path = _entry_path(scene)
+    entry = lockkept.load(path)
+    assert entry is not None
+    from tierlock.probing.libcache import dump
+
+    dump(path, entry | {"rest": rest})
+    assert lockkept.replay(ARGV) is None
+    assert _scratch_left(scene) == []
+
+
+def test_a_kept_lock_whose_rest_has_no_shadows_is_no_answer(scene: Scene) -> None:
+    """An entry kept before its shadows were (keptsig.shadows): what a module put first on the search path would
+    change is unknown, so it is no answer, though everything else in it holds."""
+    record(scene, scene.command())
+    path = _entry_path(scene)
+    entry = lockkept.load(path)
+    assert entry is not None
+    rest = marshal.loads(entry["rest"])
+    del rest["shadows"]
+    from tierlock.probing.libcache import dump
+
+    dump(path, entry | {"rest": marshal.dumps(rest)})
+    assert lockkept.replay(ARGV) is None
+    assert _scratch_left(scene) == []
+
+
+def test_a_lock_entry_kept_as_one_document_is_no_answer_and_is_kept_anew(
+    scene: Scene, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An entry an older tierlock kept (head and rest one table) starts no compile; the lock runs in full and
+    is kept again in two parts."""
+    record(scene, scene.command())
+    path = _entry_path(scene)
+    entry = lockkept.load(path)
+    assert entry is not None
+    from tierlock.probing.libcache import dump
+
+    dump(path, {key: value for key, value in entry.items() if key != "rest"} | marshal.loads(entry["rest"]))
+    spawned: list[object] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lockkept, "spawn", lambda *a, **k: spawned.append(a))
+        assert lockkept.replay(ARGV) is None
+    assert spawned == []
+    assert record(scene, scene.command()) == 0
+    capsys.readouterr()
+    assert lockkept.replay(ARGV) == 0
+    assert capsys.readouterr().out == "locked one\n"
 
 
 def _popen() -> None:

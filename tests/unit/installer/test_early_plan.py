@@ -496,7 +496,8 @@ def test_a_run_whose_plan_was_not_all_installs_keeps_none(tmp_path: Path, monkey
 def test_a_fact_outside_the_target_that_changed_makes_the_plan_not_hold(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tierlock.keptrun import digest, listing, stat_sig
+    from tierlock.keptfirst import digest
+    from tierlock.keptrun import listing, stat_sig
 
     f = tmp_path / "lock.txt"
     f.write_text("a==1\n", encoding="utf-8")

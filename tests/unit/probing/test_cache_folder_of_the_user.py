@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.env import clean_env
-from tierlock.probing import libcache
+from tierlock import keptfirst
 
 
 @pytest.fixture
@@ -32,17 +32,17 @@ def user(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 def test_the_folder_is_the_users_and_an_absolute_xdg_cache_home_moves_it(
     user: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert libcache.folder() == str(user / "home" / ".cache" / "tierlock")
+    assert keptfirst.folder() == str(user / "home" / ".cache" / "tierlock")
     monkeypatch.setenv("XDG_CACHE_HOME", str(user / "xdg"))
-    assert libcache.folder() == str(user / "xdg" / "tierlock")
+    assert keptfirst.folder() == str(user / "xdg" / "tierlock")
     monkeypatch.setenv("TIERLOCK_CACHE_DIR", "")
-    assert libcache.folder() is None
+    assert keptfirst.folder() is None
 
 
 @pytest.mark.parametrize("relative", ["relcache", ".cache", "./x", "~nobody-here/x"])
 def test_a_relative_xdg_cache_home_is_ignored(user: Path, monkeypatch: pytest.MonkeyPatch, relative: str) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", relative)
-    assert libcache.folder() == str(user / "home" / ".cache" / "tierlock")
+    assert keptfirst.folder() == str(user / "home" / ".cache" / "tierlock")
 
 
 def test_a_home_that_cannot_be_told_is_no_cache(user: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -53,9 +53,9 @@ def test_a_home_that_cannot_be_told_is_no_cache(user: Path, monkeypatch: pytest.
 
     monkeypatch.setattr(pwd, "getpwuid", nobody)
     assert os.path.expanduser("~") == "~"  # the case
-    assert libcache.folder() is None
+    assert keptfirst.folder() is None
     monkeypatch.setenv("XDG_CACHE_HOME", str(user / "xdg"))  # an absolute one of the user's still counts
-    assert libcache.folder() == str(user / "xdg" / "tierlock")
+    assert keptfirst.folder() == str(user / "xdg" / "tierlock")
 
 
 ENTRY = "import sys; sys.argv[1:] = {argv!r}; from tierlock._entry import tierlock; tierlock()"

@@ -17,7 +17,7 @@ import pytest
 
 from tests.unit.probing.test_probe_rewritten_in_place import EXTENSION, _install, built  # noqa: F401 (a fixture)
 from tests.unit.probing.test_probe_whole_again import _cold, _forget
-from tierlock import keptrun
+from tierlock import keptfirst, keptrun
 from tierlock.probing import SiteIndex, distribution, regular
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
@@ -93,10 +93,10 @@ def test_a_fifo_in_place_of_the_wheel_file_is_read_as_none(site: Path, alarm: No
 def test_a_recorded_runs_digest_of_a_fifo_is_its_identity_never_a_wait(tmp_path: Path, alarm: None) -> None:
     fifo = tmp_path / "RECORD"
     os.mkfifo(fifo)
-    assert keptrun.digest(str(fifo)) == keptrun.stat_sig(str(fifo))
+    assert keptfirst.digest(str(fifo)) == keptrun.stat_sig(str(fifo))
     (tmp_path / "file").write_bytes(b"x")
-    assert isinstance(keptrun.digest(str(tmp_path / "file")), bytes)
-    assert keptrun.digest(str(tmp_path / "none")) == keptrun.failed(FileNotFoundError(2, "none"))
+    assert isinstance(keptfirst.digest(str(tmp_path / "file")), bytes)
+    assert keptfirst.digest(str(tmp_path / "none")) == keptfirst.failed(FileNotFoundError(2, "none"))
 
 
 def test_only_a_regular_file_is_opened_to_be_read(tmp_path: Path, alarm: None) -> None:

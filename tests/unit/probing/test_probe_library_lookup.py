@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import binaries
+from tierlock import keptfirst
 from tierlock.probing import elf, ldpaths, libcache, libraries, libremedy, provider, relied
 from tierlock.probing.distribution import DistributionProbe
 
@@ -221,14 +222,14 @@ def test_a_kept_file_that_is_damaged_or_for_another_environment_is_no_cache(tmp_
 
 def test_the_cache_folder_follows_the_platforms_convention(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TIERLOCK_CACHE_DIR", "")
-    assert libcache.folder() is None
+    assert keptfirst.folder() is None
     assert libcache.path_for(["/site"]) is None
     monkeypatch.delenv("TIERLOCK_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", "/xdg")
-    assert libcache.folder() == "/xdg/tierlock"
+    assert keptfirst.folder() == "/xdg/tierlock"
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("HOME", "/home/me")
-    assert libcache.folder() == "/home/me/.cache/tierlock"
+    assert keptfirst.folder() == "/home/me/.cache/tierlock"
     a, b = libcache.path_for(["/site"]), libcache.path_for(["/site", "/other"])
     assert a is not None
     assert a != b
