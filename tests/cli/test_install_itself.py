@@ -15,32 +15,19 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.env import bin_dir, clean_env
-from tests.support.probe_env import BACKEND
-from tests.support.tierproject import make_project
+from tests.support.tierproject import make_project, offline_env, package_project
 from tests.support.uvproject import editable_source, installed, tool
 
 pytestmark = pytest.mark.slow
 
-BUILD_SYSTEM = '\n[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n'
-
 
 @pytest.fixture
 def env(wheelhouse: dict[str, Path], tmp_path: Path) -> dict[str, str]:
-    folder = str(next(iter(wheelhouse.values())).parent)
-    cache = str(tmp_path / "cache")
-    extra = {"UV_NO_INDEX": "1", "UV_FIND_LINKS": folder, "UV_CACHE_DIR": cache, "PIP_NO_INDEX": "1"}
-    return clean_env({**extra, "PIP_FIND_LINKS": folder, "PATH": f"{bin_dir()}:/usr/bin:/bin"})
+    return offline_env(wheelhouse, tmp_path / "cache")
 
 
 def _package(root: Path, wheelhouse: dict[str, Path]) -> Path:
-    make_project(root, wheelhouse)
-    pyproject = root / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text() + BUILD_SYSTEM, encoding="utf-8")
-    (root / "backend.py").write_text(BACKEND.format(name="app", version="0.1.0"), encoding="utf-8")
-    (root / "src" / "app").mkdir(parents=True)
-    (root / "src" / "app" / "__init__.py").write_text("VALUE = 1\n", encoding="utf-8")
-    return root
+    return package_project(root, wheelhouse)
 
 
 @pytest.mark.parametrize("backend", ["uv", "pip"])

@@ -17,15 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.env import bin_dir, clean_env
 from tests.support.interpreters import interpreter
-from tests.support.probe_env import BACKEND
-from tests.support.tierproject import make_project
+from tests.support.tierproject import offline_env, package_project
 from tests.support.uvproject import tool
 
 pytestmark = pytest.mark.slow
 
-BUILD_SYSTEM = '\n[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n'
+APP = "import sys\n\n\ndef main():\n    print(sys.prefix)\n"
 #: The test backend's editable wheel, with the project's console script ``app`` (it prints the running prefix).
 WITH_SCRIPT = """
 
@@ -39,20 +37,11 @@ def build_editable(wheel_directory, config_settings=None, metadata_directory=Non
 
 @pytest.fixture
 def env(wheelhouse: dict[str, Path], tmp_path: Path) -> dict[str, str]:
-    folder = str(next(iter(wheelhouse.values())).parent)
-    cache = str(tmp_path / "cache")
-    extra = {"UV_NO_INDEX": "1", "UV_FIND_LINKS": folder, "UV_CACHE_DIR": cache, "PIP_NO_INDEX": "1"}
-    return clean_env({**extra, "PIP_FIND_LINKS": folder, "PATH": f"{bin_dir()}:/usr/bin:/bin"})
+    return offline_env(wheelhouse, tmp_path / "cache")
 
 
 def _package(root: Path, wheelhouse: dict[str, Path]) -> Path:
-    make_project(root, wheelhouse)
-    pyproject = root / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text() + BUILD_SYSTEM, encoding="utf-8")
-    (root / "backend.py").write_text(BACKEND.format(name="app", version="0.1.0") + WITH_SCRIPT, encoding="utf-8")
-    (root / "src" / "app").mkdir(parents=True)
-    (root / "src" / "app" / "__init__.py").write_text("import sys\n\n\ndef main():\n    print(sys.prefix)\n")
-    return root
+    return package_project(root, wheelhouse, backend_extra=WITH_SCRIPT, init=APP)
 
 
 def _armed(root: Path, env: dict[str, str], tmp_path: Path, backend: str, *extra: str) -> Path:

@@ -8,7 +8,12 @@ tails that mix capitals, small letters and digits, as issued tokens do.
 from __future__ import annotations
 
 import base64
+import json
 import random
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tierlock.validators import ValidationResult
 
 _RNG = random.Random(20261130)
 _ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -201,3 +206,17 @@ BENIGN: tuple[str, ...] = (
     "gh auth login --with-token --hostname github.com",
     'TOKEN="" API_TOKEN="$API_TOKEN"',
 )
+
+
+def every_output(result: ValidationResult) -> str:
+    """What a validation prints in each of its four formats (text, JSON, GitHub annotations, SARIF), joined."""
+    from tierlock.validators.renderers import github_lines, json_document, sarif_document, text_lines
+
+    return "\n".join(
+        [
+            "\n".join(text_lines(result)),
+            json.dumps(json_document(result)),
+            "\n".join(github_lines(result)),
+            json.dumps(sarif_document(result)),
+        ]
+    )

@@ -162,3 +162,32 @@ def changes(before: Mapping[str, object], after: Mapping[str, object]) -> list[s
     """Paths added, removed or changed between two snapshots."""
     keys = set(before) | set(after)
     return sorted(k for k in keys if before.get(k) != after.get(k))
+
+
+#: A ``[build-system]`` whose backend is the project's own ``backend.py`` (:data:`tests.support.probe_env.BACKEND`).
+IN_TREE_BUILD_SYSTEM = '\n[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n'
+
+
+def package_project(
+    root: Path, wheels: Mapping[str, Path], *, backend_extra: str = "", init: str = "VALUE = 1\n"
+) -> Path:
+    """:func:`make_project` as a package ``app`` built by an in-tree backend (editable installs offline, no download);
+    *backend_extra* is appended to the backend (a redefined ``build_editable``), *init* is ``app/__init__.py``."""
+    from tests.support.probe_env import BACKEND
+
+    make_project(root, wheels)
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + IN_TREE_BUILD_SYSTEM, encoding="utf-8")
+    (root / "backend.py").write_text(BACKEND.format(name="app", version="0.1.0") + backend_extra, encoding="utf-8")
+    (root / "src" / "app").mkdir(parents=True)
+    (root / "src" / "app" / "__init__.py").write_text(init, encoding="utf-8")
+    return root
+
+
+def offline_env(wheels: Mapping[str, Path], cache: Path) -> dict[str, str]:
+    """uv and pip reading only the wheels' folder (uv's cache at *cache*), this checkout's console scripts first."""
+    from tests.support.env import bin_dir, clean_env
+
+    folder = str(next(iter(wheels.values())).parent)
+    extra = {"UV_NO_INDEX": "1", "UV_FIND_LINKS": folder, "UV_CACHE_DIR": str(cache), "PIP_NO_INDEX": "1"}
+    return clean_env({**extra, "PIP_FIND_LINKS": folder, "PATH": f"{bin_dir()}:/usr/bin:/bin"})

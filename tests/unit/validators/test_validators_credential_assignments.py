@@ -17,10 +17,9 @@ from typing import Any
 
 import pytest
 
-from tests.support.credentials import BENIGN
+from tests.support.credentials import BENIGN, every_output
 from tierlock.redaction import REDACTED, redact
 from tierlock.validators import validate_runtime_config
-from tierlock.validators.renderers import github_lines, json_document, sarif_document, text_lines
 
 SECRET = "Hunt3r2" + "pa55wordQ"
 SPELLINGS = {
@@ -39,17 +38,6 @@ SPELLINGS = {
 }
 
 
-def _every_output(result: Any) -> str:
-    return "\n".join(
-        [
-            "\n".join(text_lines(result)),
-            json.dumps(json_document(result)),
-            "\n".join(github_lines(result)),
-            json.dumps(sarif_document(result)),
-        ]
-    )
-
-
 @pytest.mark.parametrize("spelling", list(SPELLINGS))
 def test_a_credential_name_given_a_value_in_an_argument_is_refused_and_never_echoed(spelling: str) -> None:
     args = SPELLINGS[spelling]
@@ -58,7 +46,7 @@ def test_a_credential_name_given_a_value_in_an_argument_is_refused_and_never_ech
     result = validate_runtime_config(document)
     assert [(e.rule, e.path) for e in result.errors] == [("RC014", ("verification", 0, "args", at))]
     assert "value of a credential name" in result.errors[0].message
-    assert SECRET not in _every_output(result)
+    assert SECRET not in every_output(result)
     shown = redact(args[at])
     assert SECRET not in shown
     assert REDACTED in shown
@@ -78,7 +66,7 @@ def test_the_same_in_any_other_field_is_refused(field: str) -> None:
         command[field] = value
     result = validate_runtime_config(document)
     assert [e.rule for e in result.errors] == ["RC014"]
-    assert SECRET not in _every_output(result)
+    assert SECRET not in every_output(result)
 
 
 @pytest.mark.parametrize("value", [v for v in BENIGN if "=" in v or "password" in v])
@@ -97,7 +85,7 @@ def test_an_assignment_accepted_on_purpose_is_reported_and_its_value_never_shown
     result = validate_runtime_config(document)
     assert result.ok
     assert [a.kind for a in result.accepted] == ["value of a credential name"]
-    assert "public-demo-pw" not in _every_output(result)
+    assert "public-demo-pw" not in every_output(result)
 
 
 @pytest.mark.parametrize(

@@ -20,10 +20,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.support.credentials import every_output
 from tierlock import secretargs
 from tierlock.redaction import REDACTED, redact
 from tierlock.validators import validate_runtime_config
-from tierlock.validators.renderers import github_lines, json_document, sarif_document, text_lines
 
 SECRET = "Hunt3r2" + "pa55wordQ"
 
@@ -82,24 +82,13 @@ def _document(command: str, args: list[str], **extra: Any) -> dict[str, Any]:
     return {"schemaVersion": 1, "verification": [{"key": "k", "command": command, "args": args}], **extra}
 
 
-def _every_output(result: Any) -> str:
-    return "\n".join(
-        [
-            "\n".join(text_lines(result)),
-            json.dumps(json_document(result)),
-            "\n".join(github_lines(result)),
-            json.dumps(sarif_document(result)),
-        ]
-    )
-
-
 @pytest.mark.parametrize("case", list(REFUSED))
 def test_a_credential_given_as_its_options_argument_is_refused_at_its_argument_and_never_echoed(case: str) -> None:
     command, args, at = REFUSED[case]
     result = validate_runtime_config(_document(command, args))
     assert [(e.rule, e.path) for e in result.errors] == [("RC014", ("verification", 0, "args", at))]
     assert secretargs.KIND in result.errors[0].message
-    assert SECRET not in _every_output(result)
+    assert SECRET not in every_output(result)
     assert SECRET not in " ".join(secretargs.redacted([command, *args]))
 
 
@@ -156,7 +145,7 @@ def test_a_quoted_value_of_a_credential_name_is_redacted_to_its_closing_quote(li
 def test_a_script_that_assigns_a_quoted_credential_is_refused() -> None:
     result = validate_runtime_config(_document("bash", ["-c", f'export API_TOKEN="{SECRET}" && make deploy']))
     assert [(e.rule, e.path) for e in result.errors] == [("RC014", ("verification", 0, "args", 1))]
-    assert SECRET not in _every_output(result)
+    assert SECRET not in every_output(result)
 
 
 @pytest.mark.parametrize(
@@ -173,7 +162,7 @@ def test_an_options_credential_accepted_on_purpose_is_reported_and_an_allowance_
     result = validate_runtime_config(_document("tool", args, acceptedCredentials=allowance))
     assert result.ok
     assert [a.kind for a in result.accepted] == [secretargs.KIND]
-    assert "public-demo-pw" not in _every_output(result)
+    assert "public-demo-pw" not in every_output(result)
     wrong = [{"path": "/verification/0/args/0", "reason": "points at the option"}]
     refused = validate_runtime_config(_document("tool", args, acceptedCredentials=wrong))
     assert sorted(e.rule for e in refused.errors) == ["RC014", "RC018"]

@@ -21,22 +21,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.support.credentials import BENIGN, GLUES, shapes
+from tests.support.credentials import BENIGN, GLUES, every_output, shapes
 from tierlock.validators import ValidationResult, validate_runtime_config
 from tierlock.validators.renderers import github_lines, json_document, sarif_document, text_lines
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def every_output(result: ValidationResult) -> str:
-    return "\n".join(
-        [
-            "\n".join(text_lines(result)),
-            json.dumps(json_document(result)),
-            "\n".join(github_lines(result)),
-            json.dumps(sarif_document(result)),
-        ]
-    )
 
 
 def assert_formats_agree(result: ValidationResult) -> None:

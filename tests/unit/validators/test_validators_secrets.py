@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from tests.support.credentials import BENIGN, GLUES, shapes
+from tests.support.credentials import BENIGN, GLUES, every_output, shapes
 from tierlock.cli import main
 from tierlock.validators import ValidationResult, validate_runtime_config
 from tierlock.validators.credentials import REDACTED, credential_kind, redact, spans
-from tierlock.validators.renderers import RENDERERS, github_lines, json_document, sarif_document, text_lines
+from tierlock.validators.renderers import RENDERERS
 from tierlock.validators.results import AcceptedCredential, Location, ValidationError
 
 SHAPES = shapes()
@@ -30,17 +30,6 @@ def glued(name: str, value: str, glue: str) -> str:
         glue = glue + "-" if glue and glue[-1] in _B64 else glue
         return glue + value + "-_x"
     return glue + value + "xY_9"
-
-
-def every_output(result: ValidationResult) -> str:
-    return "\n".join(
-        [
-            "\n".join(text_lines(result)),
-            json.dumps(json_document(result)),
-            "\n".join(github_lines(result)),
-            json.dumps(sarif_document(result)),
-        ]
-    )
 
 
 def library_text(result: ValidationResult) -> str:
