@@ -163,6 +163,7 @@ LAZY_IMPORTS: dict[str, str] = {
             "lockload",
             "preflight",
             "projecttree",
+            "receiptfiles",
             "receipts",
             "removal",
             "request",

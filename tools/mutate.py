@@ -511,7 +511,11 @@ MODULES: dict[str, Module] = {
         ),
     ),
     "installer/fastpath.py": Module(
-        ("src/tierlock/installer/fastpath.py", "src/tierlock/installer/pinscan.py"),
+        (
+            "src/tierlock/installer/fastpath.py",
+            "src/tierlock/installer/pinscan.py",
+            "src/tierlock/installer/receiptfiles.py",
+        ),
         (
             "tests/unit/installer/test_fastpath_changed_in_place.py",
             "tests/unit/installer/test_fastpath_other_machine.py",

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from tierlock._version import __version__
 from tierlock.frozen import Frozen
-from tierlock.installer import fastpath
+from tierlock.installer import receiptfiles
 from tierlock.installer.location import environment_key, machine_of
 from tierlock.installer.receipts import (
     STAMPED,
@@ -170,14 +170,14 @@ def _kept(existing: Receipt, wanted: Mapping[str, Any], dists: Sequence[Installe
 
 def _dated(existing: Receipt, target: Target) -> bool:
     """Whether *existing* is dated no earlier than the last change of every compiled file it lists, as the no-op
-    fast path needs it (:func:`tierlock.installer.fastpath.compiled_changed`): one whose files changed since (a
+    fast path needs it (:func:`tierlock.installer.receiptfiles.compiled_changed`): one whose files changed since (a
     hard link made to them, a file repaired or rewritten in place and found whole now) or dated past the clock is
     dated again (what it says is what a new one would say)."""
-    written = fastpath.written_at(str(existing.path))
+    written = receiptfiles.written_at(str(existing.path))
     if written is None:
         return False
     packages = [p for p in existing.data.get("packages", ()) if isinstance(p, dict)]
-    return not fastpath.compiled_changed(packages, str(target.prefix), written)
+    return not receiptfiles.compiled_changed(packages, str(target.prefix), written)
 
 
 def _same(existing: Receipt, wanted: Mapping[str, Any], packages: list[dict[str, Any]]) -> bool:

@@ -15,7 +15,7 @@ import os
 import shutil
 from collections.abc import Iterable, Sequence
 
-from tierlock.installer.fastpath import canonical, metadata_folders
+from tierlock.installer.receiptfiles import canonical, metadata_folders
 
 
 def _name_and_version(folder: str) -> tuple[str, str]:

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from tests.unit.installer.test_installer_receipts import fake_env, write_receipt
-from tierlock.installer import fastpath, receiptrecord, receipts
+from tierlock.installer import fastpath, receiptfiles, receiptrecord, receipts
 from tierlock.installer.location import environment_key
 
 
@@ -61,13 +61,13 @@ def test_a_receipt_dated_later_than_the_clock_proves_nothing(tmp_path: Path) -> 
     path = write_receipt(prefix, site, project).path
     ahead = time.time() + 3600
     os.utime(path, (ahead, ahead))
-    assert fastpath.written_at(str(path)) is None
+    assert receiptfiles.written_at(str(path)) is None
     noop, why = fastpath.check(*_args(prefix, project))
     assert noop is None
     assert why == "the receipt of brain is dated later than this machine's clock (set back since?)"
     os.utime(path, (ahead - 7200, ahead - 7200))
-    assert fastpath.written_at(str(path)) == path.stat().st_mtime_ns
-    assert fastpath.written_at(str(tmp_path / "none.json")) is None
+    assert receiptfiles.written_at(str(path)) == path.stat().st_mtime_ns
+    assert receiptfiles.written_at(str(tmp_path / "none.json")) is None
 
 
 def test_only_a_compiled_file_there_whose_status_changed_after_the_receipt_counts(tmp_path: Path) -> None:
@@ -75,14 +75,14 @@ def test_only_a_compiled_file_there_whose_status_changed_after_the_receipt_count
     path = write_receipt(prefix, site, project).path
     packages = json.loads(path.read_text())["packages"]
     written = path.stat().st_mtime_ns
-    assert not fastpath.compiled_changed(packages, str(prefix), written)
+    assert not receiptfiles.compiled_changed(packages, str(prefix), written)
     _in_place(site / "pkg" / "__init__.py")
-    assert not fastpath.compiled_changed(packages, str(prefix), written)  # no compiled file
-    assert fastpath.compiled_changed(packages, str(prefix), 0)  # every file is newer than that
+    assert not receiptfiles.compiled_changed(packages, str(prefix), written)  # no compiled file
+    assert receiptfiles.compiled_changed(packages, str(prefix), 0)  # every file is newer than that
     _in_place(site / "pkg" / "_core.so")
-    assert fastpath.compiled_changed(packages, str(prefix), written)
+    assert receiptfiles.compiled_changed(packages, str(prefix), written)
     (site / "pkg" / "_core.so").unlink()  # gone: the probe says so, not this
-    assert not fastpath.compiled_changed(packages, str(prefix), 0)
+    assert not receiptfiles.compiled_changed(packages, str(prefix), 0)
 
 
 def test_a_receipt_that_says_the_same_is_written_again_only_when_older_than_a_compiled_file(tmp_path: Path) -> None:

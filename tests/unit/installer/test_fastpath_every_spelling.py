@@ -18,7 +18,7 @@ import pytest
 from packaging.utils import canonicalize_name
 
 from tests.support.venvshape import armed, project
-from tierlock.installer import fastpath
+from tierlock.installer import fastpath, receiptfiles
 from tierlock.installer.location import PROJECT_ENV_VAR, environment_key
 
 
@@ -74,7 +74,7 @@ def test_every_spelling_of_a_tier_name_reaches_its_receipt(tmp_path: Path, clean
         assert noop is not None, (spelling, why)
         assert noop.tiers == ["my-tier"]
     for name in ("_x", "-x-", "..x", "x_", "A.b-C_d"):  # as packaging normalizes them, separators at the ends too
-        assert fastpath.canonical(name) == canonicalize_name(name)
+        assert receiptfiles.canonical(name) == canonicalize_name(name)
 
 
 def test_the_active_venv_is_the_target_when_no_interpreter_is_named(tmp_path: Path, clean: pytest.MonkeyPatch) -> None:

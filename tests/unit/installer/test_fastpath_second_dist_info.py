@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.venvshape import armed, project
-from tierlock.installer import fastpath
+from tierlock.installer import fastpath, receiptfiles
 from tierlock.installer.location import environment_key
 
 SITE = Path("lib/python3.11/site-packages")
@@ -40,13 +40,16 @@ def test_another_packages_folder_or_no_metadata_folder_keeps_the_noop(venv: Path
 
 
 def test_a_site_folder_that_cannot_be_listed_finds_nothing_beside() -> None:
-    assert fastpath.beside([{"name": "pkg", "site": "nowhere", "dist_info": "pkg-1.0.dist-info"}], "/no/such", {}) == ""
+    assert (
+        receiptfiles.beside([{"name": "pkg", "site": "nowhere", "dist_info": "pkg-1.0.dist-info"}], "/no/such", {})
+        == ""
+    )
 
 
 def test_each_site_folder_is_listed_once_for_every_package_of_every_tier(venv: Path) -> None:
     listed: dict[str, dict[str, list[str]]] = {}
     row = {"name": "pkg", "site": str(SITE), "dist_info": "pkg-1.0.dist-info"}
-    assert fastpath.beside([row, row], str(venv), listed) == ""
+    assert receiptfiles.beside([row, row], str(venv), listed) == ""
     assert list(listed) == [str(venv / SITE)]
     (venv / SITE / "pkg-2.0.dist-info").mkdir()
-    assert fastpath.beside([row], str(venv), listed) == ""  # (what was listed is what this check saw)
+    assert receiptfiles.beside([row], str(venv), listed) == ""  # (what was listed is what this check saw)

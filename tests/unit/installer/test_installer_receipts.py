@@ -19,7 +19,7 @@ import tierlock
 from tests.support.binaries import loadable_stub
 from tierlock.environment import Target
 from tierlock.errors import UsageError
-from tierlock.installer import fastpath, inventory, receipts
+from tierlock.installer import fastpath, inventory, receiptfiles, receipts
 from tierlock.installer.location import environment_key
 from tierlock.installer.locking import environment_lock, lock_path
 from tierlock.installer.preflight import refuse_target
@@ -272,7 +272,7 @@ def test_tier_names_are_normalized_like_packaging_does() -> None:
     from packaging.utils import canonicalize_name
 
     for name in ("Brain", "my_tier", "a.-_b", "GPU--Fast", "x"):
-        assert fastpath.canonical(name) == canonicalize_name(name)
+        assert receiptfiles.canonical(name) == canonicalize_name(name)
 
 
 def test_a_receipt_of_an_unexpected_shape_sends_the_fast_path_the_full_way(tmp_path: Path) -> None:
