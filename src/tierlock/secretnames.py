@@ -127,7 +127,8 @@ def assigned(text: str) -> Iterator[Span]:
 def _quoted(text: str, at: int) -> tuple[int, int] | None:
     """The value inside the quote that opens at *at* (start, end), when it is one: up to the closing quote on
     its line, else (a quote left open) the run of value characters after it. (The search for the closing quote
-    stops at the next quote of its kind, at the latest the next candidate's: no character is searched twice.)"""
+    stops at the next quote of its kind, at the latest the next candidate's of that kind: each character is
+    searched at most once for each kind of quote.)"""
     quote = text[at]
     close = text.find(quote, at + 1)
     end = close if close >= 0 else len(text)
