@@ -10,14 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_uv_project_environment import _project, _run, links  # noqa: F401 (the wheels' fixture)
+from tests.cli.test_uv_project_environment import _run, links  # noqa: F401 (the wheels' fixture)
 from tests.support.env import bin_dir
+from tests.support.tierproject import tool_project
 
 pytestmark = pytest.mark.slow
 
 
 def test_the_removed_active_project_venv_is_created_again_by_the_printed_fix(tmp_path: Path, links: Path) -> None:  # noqa: F811
-    root, env = _project(tmp_path, links)
+    root, env = tool_project(tmp_path, links)
     env["VIRTUAL_ENV"] = str(root / ".venv")
     status = _run([str(bin_dir() / "tierlock"), "status", "brain"], root, env)
     said = status.stdout + status.stderr

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.env import bin_dir, clean_env
+from tests.support.env import bin_dir
 from tests.support.interpreters import interpreter
-from tests.support.tierproject import write_lock, write_pyproject
+from tests.support.tierproject import tool_project
 from tests.support.wheels import build_wheel
 
 pytestmark = pytest.mark.slow
@@ -28,26 +28,6 @@ def links(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def _project(tmp_path: Path, links: Path, **extra: str) -> tuple[Path, dict[str, str]]:
-    root = tmp_path / "proj"
-    write_pyproject(root, brain=("tool>=1",))
-    base = [("basepkg", "1.0", links / "basepkg-1.0-py3-none-any.whl")]
-    write_lock(root, "base", base)
-    write_lock(root, "brain", [*base, ("tool", "1.0", links / "tool-1.0-py3-none-any.whl")])
-    env = clean_env(
-        {
-            "UV_FIND_LINKS": str(links),
-            "UV_CACHE_DIR": str(tmp_path / "uv-cache"),
-            "PIP_NO_INDEX": "1",
-            "PIP_FIND_LINKS": str(links),
-            "TIERLOCK_CACHE_DIR": str(tmp_path / "tl-cache"),
-            **extra,
-        }
-    )
-    env["PATH"] = f"{bin_dir()}:{env['PATH']}"
-    return root, env
-
-
 def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
 
@@ -58,7 +38,7 @@ def test_the_project_environment_is_where_uv_project_environment_puts_it(
 ) -> None:
     synced = tmp_path / "opt" / "venv"  # where `uv sync` made it
     value = str(synced) if spelled == "absolute" else "../opt/venv"
-    root, env = _project(tmp_path, links, UV_PROJECT_ENVIRONMENT=value)
+    root, env = tool_project(tmp_path, links, UV_PROJECT_ENVIRONMENT=value)
     made = interpreter("3.12.1")
     subprocess.run([str(made.python), "-m", "venv", "--without-pip", str(synced)], check=True, env=env)
 
@@ -86,7 +66,7 @@ def test_the_project_environment_is_where_uv_project_environment_puts_it(
 
 
 def test_a_missing_uv_project_environment_is_made_there_by_install_tier(tmp_path: Path, links: Path) -> None:
-    root, env = _project(tmp_path, links, UV_PROJECT_ENVIRONMENT="envs/app")
+    root, env = tool_project(tmp_path, links, UV_PROJECT_ENVIRONMENT="envs/app")
     armed = _run([str(bin_dir() / "install-tier"), "brain"], root, env)
     assert armed.returncode == 0, armed.stdout + armed.stderr
     assert (root / "envs" / "app" / "pyvenv.cfg").is_file()

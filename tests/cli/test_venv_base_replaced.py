@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.env import bin_dir, clean_env
+from tests.support.env import bin_dir
 from tests.support.interpreters import interpreter
-from tests.support.tierproject import write_lock, write_pyproject
+from tests.support.tierproject import tool_project
 from tests.support.wheels import build_wheel
 
 pytestmark = pytest.mark.slow
@@ -45,23 +45,10 @@ def _fix(said: str) -> str:
 
 
 def _project(tmp_path: Path, links: Path) -> tuple[Path, dict[str, str]]:
-    root = tmp_path / "proj"
-    write_pyproject(root, brain=("tool>=1",))
-    base = [("basepkg", "1.0", links / "basepkg-1.0-py3-none-any.whl")]
-    write_lock(root, "base", base)
-    write_lock(root, "brain", [*base, ("tool", "1.0", links / "tool-1.0-py3-none-any.whl")])
-    env = clean_env(
-        {
-            "UV_FIND_LINKS": str(links),
-            "UV_CACHE_DIR": str(tmp_path / "uv-cache"),
-            "PIP_NO_INDEX": "1",
-            "PIP_FIND_LINKS": str(links),
-            "TIERLOCK_CACHE_DIR": str(tmp_path / "tl-cache"),
-        }
-    )
+    root, env = tool_project(tmp_path, links)
     # no pythonX.Y of pyenv's shims on PATH: the Python that made the venv is found only where the venv names it
     path = [p for p in env["PATH"].split(os.pathsep) if ".pyenv" not in p]
-    env["PATH"] = os.pathsep.join([str(bin_dir()), *path])
+    env["PATH"] = os.pathsep.join(path)
     return root, env
 
 

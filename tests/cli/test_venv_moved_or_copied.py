@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.env import bin_dir, clean_env
+from tests.support.env import bin_dir
 from tests.support.interpreters import interpreter
-from tests.support.tierproject import write_lock, write_pyproject
+from tests.support.tierproject import tool_project
 from tests.support.wheels import build_wheel
 
 pytestmark = pytest.mark.slow
@@ -54,21 +54,7 @@ def test_a_venv_moved_or_copied_elsewhere_is_partial_naming_the_script_and_the_p
     tmp_path: Path, links: Path, backend: str, how: str
 ) -> None:
     target = interpreter("3.12.1")
-    root = tmp_path / "proj"
-    write_pyproject(root, brain=("tool>=1",))
-    base = [("basepkg", "1.0", links / "basepkg-1.0-py3-none-any.whl")]
-    write_lock(root, "base", base)
-    write_lock(root, "brain", [*base, ("tool", "1.0", links / "tool-1.0-py3-none-any.whl")])
-    env = clean_env(
-        {
-            "UV_FIND_LINKS": str(links),
-            "UV_CACHE_DIR": str(tmp_path / "uv-cache"),
-            "PIP_NO_INDEX": "1",
-            "PIP_FIND_LINKS": str(links),
-            "TIERLOCK_CACHE_DIR": str(tmp_path / "tl-cache"),
-        }
-    )
-    env["PATH"] = f"{bin_dir()}:{env['PATH']}"
+    root, env = tool_project(tmp_path, links)
     built = tmp_path / "build" / "venv"
     subprocess.run([str(target.python), "-m", "venv", str(built)], check=True, env=env, capture_output=True)
     arm = [str(bin_dir() / "install-tier"), "brain", "--python", str(built / "bin" / "python"), "--backend", backend]

@@ -191,3 +191,29 @@ def offline_env(wheels: Mapping[str, Path], cache: Path) -> dict[str, str]:
     folder = str(next(iter(wheels.values())).parent)
     extra = {"UV_NO_INDEX": "1", "UV_FIND_LINKS": folder, "UV_CACHE_DIR": str(cache), "PIP_NO_INDEX": "1"}
     return clean_env({**extra, "PIP_FIND_LINKS": folder, "PATH": f"{bin_dir()}:/usr/bin:/bin"})
+
+
+def tool_project(tmp_path: Path, links: Path, **extra: str) -> tuple[Path, dict[str, str]]:
+    """``tmp_path/proj``: ``brain`` (``tool>=1``) layered on ``base`` (``basepkg``), both locked to the wheels
+    ``basepkg-1.0`` and ``tool-1.0`` in *links*; and the environment its commands run in: uv and pip read *links*
+    only, uv's cache and tierlock's are under *tmp_path*, *extra* set, this checkout's console scripts first on
+    PATH."""
+    from tests.support.env import bin_dir, clean_env
+
+    root = tmp_path / "proj"
+    write_pyproject(root, brain=("tool>=1",))
+    base = [("basepkg", "1.0", links / "basepkg-1.0-py3-none-any.whl")]
+    write_lock(root, "base", base)
+    write_lock(root, "brain", [*base, ("tool", "1.0", links / "tool-1.0-py3-none-any.whl")])
+    env = clean_env(
+        {
+            "UV_FIND_LINKS": str(links),
+            "UV_CACHE_DIR": str(tmp_path / "uv-cache"),
+            "PIP_NO_INDEX": "1",
+            "PIP_FIND_LINKS": str(links),
+            "TIERLOCK_CACHE_DIR": str(tmp_path / "tl-cache"),
+            **extra,
+        }
+    )
+    env["PATH"] = f"{bin_dir()}:{env['PATH']}"
+    return root, env
