@@ -24,7 +24,7 @@ import pytest
 from tierlock.pytest_plugin import failedimports
 from tierlock.pytest_plugin.collection import count_kept
 from tierlock.pytest_plugin.decision import Gate
-from tierlock.pytest_plugin.selection import Selection
+from tierlock.pytest_plugin.selection import Selection, ignore_addition
 
 
 class ProjectIgnores:
@@ -158,21 +158,14 @@ def _ignored_on_flags(path: str) -> list[tuple[list[str], set[str], set[str]]]:
 
 
 def _added(body: list[ast.stmt], lists: dict[str, list[str]]) -> dict[str, list[str]]:
-    """What the statements *body* add to ``collect_ignore`` and ``collect_ignore_glob``: ``+= [...]`` or a list of
-    *lists* (module-level lists of literals, by name), ``.extend(...)`` the same, ``.append("x")``."""
+    """What the statements *body* add to ``collect_ignore`` and ``collect_ignore_glob``
+    (:func:`.selection.ignore_addition`, an assignment aside): ``+= [...]`` or a list of *lists* (module-level lists
+    of literals, by name), ``.extend(...)`` the same, ``.append("x")``."""
     out: dict[str, list[str]] = {"collect_ignore": [], "collect_ignore_glob": []}
     for stmt in body:
-        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id in out:
-            out[stmt.target.id] += _strings(stmt.value, lists)
-        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-            func = stmt.value.func
-            if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in out):
-                continue
-            args = stmt.value.args
-            if func.attr == "extend" and len(args) == 1:
-                out[func.value.id] += _strings(args[0], lists)
-            elif func.attr == "append" and len(args) == 1:
-                out[func.value.id] += _strings(ast.List([args[0]]), lists)
+        hit = None if isinstance(stmt, ast.Assign) else ignore_addition(stmt)
+        if hit is not None:
+            out[hit[0]] += _strings(hit[1], lists)
     return out
 
 

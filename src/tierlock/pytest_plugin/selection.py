@@ -287,8 +287,9 @@ def _absolute(conftest: Path, found: dict[str, list[str]]) -> tuple[list[str], l
     )
 
 
-def _literal_ignore(node: ast.stmt) -> tuple[str, list[str]] | None:
-    """(name, values) of ``name = [...]``, ``name += [...]``, ``name.append(...)`` / ``.extend([...])`` with strings."""
+def ignore_addition(node: ast.stmt) -> tuple[str, ast.expr] | None:
+    """(``collect_ignore`` or ``collect_ignore_glob``, what it is given or grows by) of ``name = ...``, ``name +=
+    ...``, ``name.extend(...)`` and ``name.append(x)`` (as ``[x]``); None for any other statement."""
     value: ast.expr | None = None
     name: str | None = None
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
@@ -306,6 +307,15 @@ def _literal_ignore(node: ast.stmt) -> tuple[str, list[str]] | None:
                 return None
     if name not in ("collect_ignore", "collect_ignore_glob") or value is None:
         return None
+    return name, value
+
+
+def _literal_ignore(node: ast.stmt) -> tuple[str, list[str]] | None:
+    """(name, values) of an :func:`ignore_addition` whose value is a list or tuple of strings only."""
+    hit = ignore_addition(node)
+    if hit is None:
+        return None
+    name, value = hit
     if not isinstance(value, (ast.List, ast.Tuple)):
         return None
     values = [e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
